@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hello world, as in the CoMOS paper: a timer task wakes 8 times a second
+ * and multicasts to its group; the hello task answers each tick by sending
+ * "Hello World" to the radio task, which prints it with the module's time.
+ * The wiring lives in hello.toml, not here: these handlers only name their
+ * output ports.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hello.h"
+#include "motet/motet.h"
+#include "motet/port.h"
+
+static mt_err_t ticker_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT) {
+        uint32_t period = 0;
+        if (msg->len != sizeof period) return MT_ERR_INVALID;
+        memcpy(&period, msg->data, sizeof period); /* the init string: u32 ticks */
+        return timer_start(0, period, true);
+    }
+    if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
+    return MT_OK;
+}
+
+static mt_err_t hello_task(void *state, msg_t *msg)
+{
+    (void) state;
+    static char greeting[] = "Hello World";
+    if (msg->port == PORT_0) return sched_send(0, greeting, sizeof greeting - 1, 0);
+    return MT_OK;
+}
+
+static mt_err_t radio_task(void *state, msg_t *msg)
+{
+    uint32_t *sent = state;
+    if (msg->port != PORT_0) return MT_OK;
+    uint32_t us = (uint32_t) ((uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND);
+    char line[96];
+    int n =
+        snprintf(line, sizeof line, "[%6lu.%03lu ms] radio: %.*s\n", (unsigned long) (us / 1000u),
+                 (unsigned long) (us % 1000u), (int) msg->len, (const char *) msg->data);
+    if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+    (*sent)++;
+    return MT_OK;
+}
+
+static const program_t hello_programs[] = {
+    {.id = 1, .name = "timer", .handler = ticker_task, .state_size = 0},
+    {.id = 2, .name = "hello", .handler = hello_task, .state_size = 0},
+    {.id = 3, .name = "radio", .handler = radio_task, .state_size = sizeof(uint32_t)},
+};
+
+mt_err_t hello_start(void)
+{
+    program_register(hello_programs, sizeof hello_programs / sizeof hello_programs[0]);
+    mt_err_t err = appmgr_load(hello_desc, hello_desc_len);
+    if (!err) err = appmgr_last_result()->err;
+    return err;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application manager: the highest-priority system task. It takes a
+ * binary application description (appdesc.h) on its PORT_0, validates it,
+ * maps relative task and group ids to device ids, and then, in two stages,
+ * creates every local task, remote control block and local group membership,
+ * and only then initialises the local tasks. If any step fails, everything
+ * this description created is removed again and the error is logged.
+ */
+#ifndef MOTET_APPMGR_H
+#define MOTET_APPMGR_H
+
+#include "motet/appdesc.h"
+
+/* Priority of the manager: the top level, above every application task. */
+#define APPMGR_PRIO ((mt_prio_t) (MOTET_PRIO_LEVELS - 1))
+
+typedef struct appmgr_result {
+    mt_err_t err;        /* outcome of the last description */
+    uint16_t bad_offset; /* for MT_ERR_DESC_*: the offending byte */
+    mt_pid_t pid_base;   /* device pid of relative pid 0 */
+    uint8_t group_base;  /* device group of relative group 0 */
+    uint8_t created;     /* local tasks created */
+} appmgr_result_t;
+
+/* Create the manager task (pid MT_PID_APPMGR); boot, after sched_init(). */
+mt_err_t appmgr_start(void);
+/* Hand a description to the manager (a message to its PORT_0); task
+ * context or boot. The outcome is in appmgr_last_result() once handled. */
+mt_err_t appmgr_load(const uint8_t *desc, uint16_t len);
+/* Outcome of the most recent description handled. */
+const appmgr_result_t *appmgr_last_result(void);
+
+#endif /* MOTET_APPMGR_H */

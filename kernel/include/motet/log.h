@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OS event log: compact timestamped records in a ring buffer, drained by
+ * the host. Compiled out entirely with MOTET_EVENT_LOG=0: log_event() is then
+ * an empty inline function and log.c contributes no code.
+ *
+ * A record is 8 bytes: 32-bit time, type, pid, 16-bit argument. When the
+ * ring is full the oldest record is overwritten and `overruns` counts it, so
+ * a host always knows what it missed.
+ */
+#ifndef MOTET_LOG_H
+#define MOTET_LOG_H
+
+#include "motet/config.h"
+#include "motet/types.h"
+
+typedef enum {
+    EV_SEND = 1, /* pid = sender, arg = dst << 8 | port */
+    EV_START,    /* pid = task, arg = port */
+    EV_END,      /* pid = task, arg = port */
+    EV_ALLOC,    /* pid = owner, arg = size */
+    EV_FREE,     /* pid = owner, arg = size */
+    EV_TIMER,    /* pid = owner, arg = timer index */
+    EV_SLEEP,    /* arg = sleep mode */
+    EV_WAKE,
+    EV_ERROR,   /* pid = running task, arg = mt_err_t */
+    EV_CREATE,  /* pid = task, arg = priority */
+    EV_KILL,    /* pid = task */
+    EV_MIGRATE, /* pid = task, arg = destination module */
+    EV_BUS,     /* arg = frame bytes */
+    EV_TYPE_COUNT
+} log_event_type_t;
+
+typedef struct log_record {
+    uint32_t time;
+    uint8_t type;
+    mt_pid_t pid;
+    uint16_t arg;
+} log_record_t;
+
+#if MOTET_EVENT_LOG
+
+/* Empty the ring; boot only. */
+void log_init(void);
+/* Append a record (any context). */
+void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg);
+/* Copy out up to `max` oldest records and remove them; returns how many. */
+unsigned log_drain(log_record_t *out, unsigned max);
+/* Records overwritten before they were drained since log_init(). */
+uint32_t log_overruns(void);
+/* Short name of an event type ("SEND"). */
+const char *log_type_name(uint8_t type);
+/* Log an error for the running task and return it: `return log_error(e);`. */
+mt_err_t log_error(mt_err_t err);
+
+#else /* compiled out: the same API, empty, so callers need no #if */
+
+static inline void log_init(void)
+{
+}
+static inline void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    (void) type;
+    (void) pid;
+    (void) arg;
+}
+static inline unsigned log_drain(log_record_t *out, unsigned max)
+{
+    (void) out;
+    (void) max;
+    return 0;
+}
+static inline uint32_t log_overruns(void)
+{
+    return 0;
+}
+static inline const char *log_type_name(uint8_t type)
+{
+    (void) type;
+    return "?";
+}
+static inline mt_err_t log_error(mt_err_t err)
+{
+    return err;
+}
+
+#endif
+
+/* Record an event; vanishes when the log is compiled out. */
+static inline void log_event(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    log_record(type, pid, arg);
+}
+
+#endif /* MOTET_LOG_H */

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The multicast manager: messages to (MT_PID_MULTICAST, group) go to every
+ * member of the group. Each module keeps only its local members; with a bus
+ * the message goes out once and every module delivers it locally. Members
+ * are served in priority order (highest first), each by the normal dispatch
+ * rules.
+ */
+#ifndef MOTET_MCAST_H
+#define MOTET_MCAST_H
+
+#include "motet/sched.h"
+
+/* Forget every membership; boot only. */
+void mcast_init(void);
+/* Add local task `pid`'s input `port` to `group`. MT_ERR_NO_SLAB when full. */
+mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port);
+/* Remove every membership of `pid` (kill, migration); returns how many. */
+unsigned mcast_leave_all(mt_pid_t pid);
+/* Deliver to the local members of `group`; returns the first error or MT_OK. */
+mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
+/* Local members of `group`. */
+uint8_t mcast_member_count(uint8_t group);
+
+#endif /* MOTET_MCAST_H */

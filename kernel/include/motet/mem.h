@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memory manager: one heap with an owner per block.
+ *
+ * Address-ordered first fit with coalescing of neighbours on free, so the
+ * lowest addresses are reused first and fragmentation stays low. Every block
+ * records the pid that owns it; mem_free_all() reclaims a killed task's
+ * blocks. Semantics are those of the C library: mem_realloc(NULL, n) is
+ * mem_alloc(n), mem_realloc(p, 0) frees p and returns NULL, mem_free(NULL)
+ * does nothing. Errors (exhaustion, double free, foreign pointer) return
+ * NULL or an error code and are logged, never crash.
+ *
+ * Example:
+ *
+ *     char *buf = mem_alloc(64);          // owned by the running task
+ *     buf = mem_realloc(buf, 128);
+ *     mem_free(buf);
+ */
+#ifndef MOTET_MEM_H
+#define MOTET_MEM_H
+
+#include "motet/types.h"
+
+/* Owner of blocks that belong to the kernel (e.g. queued message payloads). */
+#define MEM_OWNER_KERNEL MT_PID_NONE
+
+typedef struct mem_stats {
+    uint16_t heap_size;    /* bytes managed, headers included */
+    uint16_t in_use;       /* bytes in allocated blocks, headers included */
+    uint16_t high_water;   /* largest in_use seen since mem_init() */
+    uint16_t largest_free; /* largest block mem_alloc() could return now */
+    uint16_t free_blocks;  /* number of free fragments */
+    uint16_t alloc_count;  /* allocated blocks */
+    uint16_t failures;     /* allocations refused since mem_init() */
+} mem_stats_t;
+
+/* Reset the heap to one free block; boot only. */
+void mem_init(void);
+/* Allocate `size` bytes owned by the running task (the kernel in an
+ * interrupt); NULL if exhausted. */
+void *mem_alloc(size_t size);
+/* Allocate `size` bytes owned by `owner`; NULL if exhausted. */
+void *mem_alloc_owned(size_t size, mt_pid_t owner);
+/* Resize keeping the owner and contents; NULL (old block kept) on failure. */
+void *mem_realloc(void *ptr, size_t size);
+/* Free a block; NULL is ignored. MT_ERR_DOUBLE_FREE or MT_ERR_BAD_POINTER. */
+mt_err_t mem_free(void *ptr);
+/* Free every block owned by `owner`; returns how many were freed. */
+unsigned mem_free_all(mt_pid_t owner);
+/* Owner of a live heap block, or MEM_OWNER_KERNEL if ptr is not one. */
+mt_pid_t mem_owner(const void *ptr);
+/* Give a live block to another owner. MT_ERR_BAD_POINTER if not live. */
+mt_err_t mem_set_owner(void *ptr, mt_pid_t owner);
+/* True if ptr is the start of a live heap block. */
+bool mem_is_heap(const void *ptr);
+/* Usable bytes of a live block (at least what was asked). */
+size_t mem_block_size(const void *ptr);
+/* Fill *stats; any context. */
+void mem_get_stats(mem_stats_t *stats);
+
+#endif /* MOTET_MEM_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Program registry: the code images a module can instantiate as tasks.
+ * An application description names programs by id; each module's firmware
+ * registers the programs it carries (a const table, normally in ROM).
+ *
+ * Example:
+ *
+ *     static const program_t my_programs[] = {
+ *         {.id = 1, .name = "timer", .handler = timer_task, .state_size = 8},
+ *     };
+ *     program_register(my_programs, 1);
+ */
+#ifndef MOTET_PROGRAM_H
+#define MOTET_PROGRAM_H
+
+#include "motet/sched.h"
+
+typedef struct program {
+    uint8_t id;
+    const char *name;
+    task_handler_t handler;
+    uint16_t state_size;
+} program_t;
+
+/* Use `table` (n entries, ids unique) as this module's programs. */
+void program_register(const program_t *table, uint8_t n);
+/* The program with this id, or NULL. */
+const program_t *program_find(uint8_t id);
+
+#endif /* MOTET_PROGRAM_H */

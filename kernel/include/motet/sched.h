@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The message scheduler: tasks, messages and the dispatch rules.
+ *
+ * A task is a handler `mt_err_t h(void *state, msg_t *msg)` plus its state,
+ * a priority and an output-port table. Sending is a preemption point: a local
+ * destination of equal or higher priority that is initialised and not already
+ * on the stack runs at once, nested on the one shared stack; anything else is
+ * queued by priority, then creation order, and runs when every frame above
+ * it has returned. Interrupts post with sched_post_isr(); those messages
+ * preempt only when strictly higher and run at interrupt exit.
+ *
+ * Example:
+ *
+ *     static mt_err_t blink(void *state, msg_t *msg) {
+ *         if (msg->port == PORT_INIT) timer_start(0, TIMER_MS(125), true);
+ *         if (msg->port == PORT_TIMEOUT0) sched_send(0, "on", 3, 0);
+ *         return MT_OK;
+ *     }
+ *     static const route_t blink_routes[] = {{.pid = 0x20, .port = 0}};
+ *     sched_task_create(&(task_spec_t){.pid = 0x11, .prio = 2,
+ *         .handler = blink, .routes = blink_routes, .n_routes = 1});
+ *     sched_task_init(0x11, NULL, 0);
+ */
+#ifndef MOTET_SCHED_H
+#define MOTET_SCHED_H
+
+#include "motet/config.h"
+#include "motet/types.h"
+
+/* System input ports, then application ports PORT_0 .. PORT_0+N-1. */
+enum {
+    PORT_INIT = 0,
+    PORT_FINAL,
+    PORT_SERIALIZE,
+    PORT_DESERIALIZE,
+    PORT_TIMEOUT0,
+    PORT_TIMEOUT1,
+    PORT_TIMEOUT2,
+    PORT_TIMEOUT3,
+    PORT_0,
+    PORT_LIMIT = PORT_0 + MOTET_APP_PORTS /* one past the last valid port */
+};
+
+/* Message flags. */
+#define MSG_HEAP     0x01u /* payload is a heap block the message owns */
+#define MSG_FROM_ISR 0x02u /* posted from interrupt context */
+
+typedef struct msg msg_t;
+struct msg {
+    msg_t *next;    /* queue link (kernel use) */
+    void *data;     /* payload, may be NULL when len == 0 */
+    uint16_t len;   /* payload bytes */
+    uint16_t seq;   /* creation order stamp */
+    mt_pid_t dst;   /* destination task */
+    mt_port_t port; /* destination input port */
+    mt_pid_t src;   /* sending task, MT_PID_NONE from the kernel/ISR */
+    uint8_t flags;  /* MSG_* */
+};
+
+typedef mt_err_t (*task_handler_t)(void *state, msg_t *msg);
+
+/* One output port: where messages sent on it go. */
+typedef struct route {
+    mt_pid_t pid;   /* destination task, or MT_PID_MULTICAST */
+    mt_port_t port; /* destination input port, or the group id */
+} route_t;
+
+/* Task flags. */
+#define TASK_MOVABLE 0x01u
+
+/* Everything sched_task_create() needs. `routes` is copied. */
+typedef struct task_spec {
+    mt_pid_t pid;
+    mt_prio_t prio;
+    uint8_t flags; /* TASK_MOVABLE */
+    task_handler_t handler;
+    uint16_t state_size;   /* bytes of zeroed state owned by the task */
+    const route_t *routes; /* output-port table */
+    uint8_t n_routes;
+} task_spec_t;
+
+/* Reset the scheduler to no tasks and an empty queue; boot only. */
+void sched_init(void);
+
+/* Create a local task (not yet initialised: messages to it are held).
+ * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
+mt_err_t sched_task_create(const task_spec_t *spec);
+/* Post PORT_INIT with a copy of `data`; held messages follow once handled. */
+mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
+/* Deliver PORT_FINAL, then free the task's messages, timers, memory and
+ * control block; deferred until the task leaves the stack if it is on it. */
+mt_err_t sched_task_kill(mt_pid_t pid);
+/* Record a task that lives on another module (for routing). */
+mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
+/* True if a local task with this pid exists. */
+bool sched_task_exists(mt_pid_t pid);
+
+/* Send through output port `out` of the running task; task context.
+ * With MSG_HEAP, `data` must be a heap block owned by the sender: ownership
+ * moves to the message on success and stays with the sender on error.
+ * Without it the payload is borrowed: passed as is to an immediate handler,
+ * deep-copied when the message has to wait. */
+mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);
+/* Send to (pid, port) directly; same payload rules as sched_send(). */
+mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
+/* Post from interrupt context: always queued, preempts at interrupt exit
+ * only if strictly higher than the running priority. */
+mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
+
+/* Take the payload of the message being handled: the heap block itself
+ * (zero copy) or a new heap copy; the caller owns it and must mem_free() it.
+ * NULL for an empty payload or when the heap is exhausted (logged). */
+void *sched_take_msg(msg_t *msg);
+
+/* Pid of the task whose handler is running, MT_PID_NONE when none. */
+mt_pid_t sched_current_pid(void);
+/* Priority of the running handler, -1 when the stack is empty. */
+mt_prio_t sched_running_prio(void);
+/* Number of handler frames on the shared stack. */
+uint8_t sched_stack_depth(void);
+/* Messages waiting in the queue (held pre-INIT messages included). */
+uint8_t sched_queued_count(void);
+
+/* Run every queued message that is due, then return (no sleep); task
+ * context with an empty stack. Returns the number of handlers run. */
+unsigned sched_run_pending(void);
+/* The main loop: dispatch, then sleep until the next event; never returns
+ * unless sched_stop() was called from a handler. */
+void sched_run(void);
+/* Make sched_run() return once the stack is empty. */
+void sched_stop(void);
+
+/* Port hooks around interrupt handlers that may post messages. */
+void sched_isr_enter(void);
+/* Called by the port after the interrupt body, interrupts enabled, still on
+ * the interrupted stack: runs queued handlers that outrank the running one. */
+void sched_isr_exit(void);
+
+/* Hook for the bus manager: called for messages to remote tasks. */
+typedef mt_err_t (*sched_remote_send_fn)(mt_module_t module, const msg_t *msg, mt_prio_t prio);
+/* Install the remote-send hook (NULL: remote sends fail with MT_ERR_NO_ROUTE). */
+void sched_set_remote_send(sched_remote_send_fn fn);
+
+#endif /* MOTET_SCHED_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Slab caches: fixed-size objects for kernel metadata (task blocks, queued
+ * messages, timers, routes), so that metadata never fragments the heap.
+ *
+ * A cache is defined statically with its storage; allocation and free are
+ * O(1) and safe from interrupts (they hold interrupts off briefly). A free
+ * list threads the free objects; a bitmap catches double frees.
+ *
+ * Example:
+ *
+ *     SLAB_DEFINE(timer_cache, timer_t, 16);
+ *     timer_t *t = slab_alloc(&timer_cache);
+ *     slab_free(&timer_cache, t);
+ */
+#ifndef MOTET_SLAB_H
+#define MOTET_SLAB_H
+
+#include "motet/types.h"
+
+typedef struct slab_cache {
+    uint8_t *storage;  /* count * obj_size bytes */
+    uint8_t *used_map; /* one bit per object */
+    void *free_list;   /* threaded through free objects */
+    uint16_t obj_size; /* rounded up to hold a pointer */
+    uint8_t count;     /* objects in the cache */
+    uint8_t in_use;
+    uint8_t high_water;
+    uint8_t failures; /* allocations refused */
+    const char *name; /* for reports */
+} slab_cache_t;
+
+#define SLAB_OBJ_SIZE(type) (sizeof(type) < sizeof(void *) ? sizeof(void *) : sizeof(type))
+
+/* Define a cache named `name` of `count` objects of `type`. */
+#define SLAB_DEFINE(name, type, count)                                                             \
+    static union {                                                                                 \
+        type obj;                                                                                  \
+        void *link;                                                                                \
+    } name##_storage[(count)];                                                                     \
+    static uint8_t name##_used[((count) + 7) / 8];                                                 \
+    slab_cache_t name = {(uint8_t *) name##_storage,                                               \
+                         name##_used,                                                              \
+                         NULL,                                                                     \
+                         (uint16_t) sizeof(name##_storage[0]),                                     \
+                         (count),                                                                  \
+                         0,                                                                        \
+                         0,                                                                        \
+                         0,                                                                        \
+                         #name}
+
+/* Thread every object onto the free list; boot or test reset only. */
+void slab_init(slab_cache_t *cache);
+/* One zeroed object, or NULL (logged as MT_ERR_NO_SLAB) when exhausted; any context. */
+void *slab_alloc(slab_cache_t *cache);
+/* Return an object. MT_ERR_DOUBLE_FREE or MT_ERR_BAD_POINTER; any context. */
+mt_err_t slab_free(slab_cache_t *cache, void *obj);
+/* True if obj is a live object of this cache. */
+bool slab_owns(const slab_cache_t *cache, const void *obj);
+
+#endif /* MOTET_SLAB_H */

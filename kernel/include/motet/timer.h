@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time manager: up to four virtual timers per task on one hardware
+ * compare, kept as a delta list (each entry stores the ticks after the one
+ * before it). The compare is programmed only to the nearest expiry, so no
+ * interrupt happens while nothing is due, and at most half the counter range
+ * ahead, so the 16-bit AVR counter wraps safely. Expiry posts a message to
+ * PORT_TIMEOUT0+n of the owning task. Periodic timers re-arm from their
+ * deadline, not from the handler, so they never drift.
+ *
+ * Example (in a handler):
+ *
+ *     timer_start(0, TIMER_MS(125), true);   // PORT_TIMEOUT0 8 times a second
+ *     timer_stop(0);
+ */
+#ifndef MOTET_TIMER_H
+#define MOTET_TIMER_H
+
+#include "motet/port.h"
+#include "motet/types.h"
+
+#define TIMERS_PER_TASK 4
+
+/* Ticks in `ms` milliseconds / `us` microseconds of this port's clock. */
+#define TIMER_MS(ms) ((uint32_t) ((uint64_t) (ms) *PORT_TICKS_PER_SECOND / 1000u))
+#define TIMER_US(us) ((uint32_t) ((uint64_t) (us) *PORT_TICKS_PER_SECOND / 1000000u))
+
+/* Reset: no timers, compare disabled; boot only. */
+void timer_init(void);
+/* Start (or restart) timer `n` of the running task to fire after `ticks`
+ * (1 .. 2^31-1), then every `ticks` if periodic. MT_ERR_NO_TIMER if n >= 4,
+ * MT_ERR_NO_SLAB if the timer cache is exhausted, MT_ERR_INVALID for 0. */
+mt_err_t timer_start(uint8_t n, uint32_t ticks, bool periodic);
+/* Same for an explicit owner (kernel and migration use); any context. */
+mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);
+/* Stop timer `n` of the running task; MT_ERR_STATE if it is not running. */
+mt_err_t timer_stop(uint8_t n);
+/* Stop timer `n` of `owner`; MT_ERR_STATE if it is not running. */
+mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n);
+/* Stop every timer of `owner` (task kill); returns how many. */
+unsigned timer_stop_all(mt_pid_t owner);
+/* Ticks until timer `n` of `owner` fires; false if not running. */
+bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
+/* Ticks until the nearest expiry; false if no timer is running. */
+bool timer_next_deadline(uint32_t *ticks);
+/* Kernel time in ticks, extended to 32 bits from the port counter. */
+uint32_t timer_now(void);
+/* Port hook: the compare interrupt fired. Interrupt context. */
+void timer_isr_compare(void);
+/* Number of compare interrupts taken since timer_init() (tickless proof). */
+uint32_t timer_interrupt_count(void);
+
+#endif /* MOTET_TIMER_H */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Motet's common types and error codes, shared by every kernel component.
+ */
+#ifndef MOTET_TYPES_H
+#define MOTET_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t mt_pid_t;    /* device-wide task id */
+typedef uint8_t mt_port_t;   /* input port of a task */
+typedef int8_t mt_prio_t;    /* 0 lowest .. MOTET_PRIO_LEVELS-1 highest */
+typedef uint8_t mt_module_t; /* bus address of a module */
+
+/* Error codes: every failing call returns one and logs an EV_ERROR event. */
+typedef enum {
+    MT_OK = 0,
+    MT_ERR_INVALID,       /* argument out of range */
+    MT_ERR_NO_TASK,       /* no task with that pid */
+    MT_ERR_NO_PORT,       /* no such input or output port */
+    MT_ERR_QUEUE_FULL,    /* message pool exhausted */
+    MT_ERR_NO_MEM,        /* heap exhausted */
+    MT_ERR_NO_SLAB,       /* a metadata slab cache is exhausted */
+    MT_ERR_NO_TIMER,      /* timer index beyond the four per task */
+    MT_ERR_DOUBLE_FREE,   /* block or object already free */
+    MT_ERR_BAD_POINTER,   /* pointer not from this allocator */
+    MT_ERR_EXISTS,        /* pid already in use */
+    MT_ERR_STATE,         /* operation not valid in the current state */
+    MT_ERR_NO_PROGRAM,    /* unknown program id */
+    MT_ERR_NO_ROUTE,      /* destination unreachable (remote, no bus) */
+    MT_ERR_DESC_HEADER,   /* application description: bad header */
+    MT_ERR_DESC_LENGTH,   /* ... a length or offset outside the buffer */
+    MT_ERR_DESC_TASK,     /* ... a bad task description */
+    MT_ERR_DESC_ROUTE,    /* ... a bad output route */
+    MT_ERR_DESC_GROUP,    /* ... a bad multicast group */
+    MT_ERR_DESC_CHECKSUM, /* ... checksum mismatch */
+    MT_ERR_COUNT
+} mt_err_t;
+
+/* Pids. Application tasks get 0x01 .. 0xEF. The system range 0xF0 .. 0xFE
+ * is global: an application description uses those values as they are,
+ * while it numbers its own tasks relatively (0, 1, ...). */
+#define MT_PID_NONE      0x00u /* no task: the kernel itself */
+#define MT_PID_FIRST_APP 0x10u /* first pid the application manager hands out */
+#define MT_PID_LAST_APP  0xEFu
+#define MT_PID_SYSTEM    0xF0u /* first global pid */
+#define MT_PID_MULTICAST 0xF0u /* virtual: multicast manager, port = group */
+#define MT_PID_TIMESYNC  0xF1u /* virtual: time synchronisation */
+#define MT_PID_MIGRATOR  0xF2u /* virtual: the local task migrator */
+#define MT_PID_APPMGR    0xF3u /* the application manager task */
+#define MT_PID_INVALID   0xFFu
+
+/* Short, stable name of an error code ("MT_ERR_NO_MEM"). */
+const char *mt_strerror(mt_err_t err);
+
+#endif /* MOTET_TYPES_H */

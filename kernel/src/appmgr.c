@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application manager task.
+ *
+ * It runs at the top priority so that no application task can run while an
+ * application is half built. A description is first validated as a whole
+ * (appdesc.c) and its programs checked, so a bad one creates nothing. Then
+ * stage one creates every local task, remote control block and local group
+ * membership; if any of those fails, all of them are removed again. Stage
+ * two posts PORT_INIT to each local task; those messages wait in the queue
+ * until the manager returns, so every task exists before any initialises.
+ */
+#include <string.h>
+
+#include "motet/appmgr.h"
+#include "motet/log.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/program.h"
+#include "sched_internal.h"
+
+static struct {
+    appmgr_result_t last;
+    mt_pid_t next_pid;  /* first device pid not yet handed out */
+    uint8_t next_group; /* first device group not yet handed out */
+} M;
+
+static mt_pid_t device_pid(mt_pid_t base, uint8_t rel)
+{
+    return (mt_pid_t) (base + rel);
+}
+
+/* Translate a relative route into a device route. */
+static route_t map_route(const uint8_t *entry, mt_pid_t pid_base, uint8_t group_base)
+{
+    route_t r = {.pid = entry[0], .port = entry[1]};
+    if (r.pid == MT_PID_MULTICAST)
+        r.port = (mt_port_t) (group_base + entry[1]);
+    else if (r.pid < MT_PID_SYSTEM)
+        r.pid = device_pid(pid_base, entry[0]);
+    return r;
+}
+
+static bool is_local(const appdesc_task_t *t)
+{
+    return t->module == MOTET_MODULE_ID;
+}
+
+/* Every program a local task needs must be on this module. */
+static mt_err_t check_programs(const appdesc_t *d)
+{
+    for (uint8_t i = 0; i < d->num_tasks; i++) {
+        appdesc_task_t t;
+        appdesc_task(d, i, &t);
+        if (is_local(&t) && !program_find(t.prog_id)) return MT_ERR_NO_PROGRAM;
+    }
+    return MT_OK;
+}
+
+static mt_err_t create_task(const appdesc_task_t *t, mt_pid_t base, uint8_t group_base)
+{
+    mt_pid_t pid = device_pid(base, t->rel_pid);
+    if (!is_local(t)) return sched_task_create_remote(pid, t->prio, t->module);
+    /* A scratch table on the heap, not the stack: small modules have a
+     * few hundred bytes of stack, and the scheduler copies the table. */
+    route_t *routes = NULL;
+    if (t->num_routes) {
+        routes = mem_alloc_owned(t->num_routes * sizeof(route_t), MEM_OWNER_KERNEL);
+        if (!routes) return MT_ERR_NO_MEM;
+    }
+    for (uint8_t r = 0; r < t->num_routes; r++)
+        routes[r] = map_route(&t->routes[r * APPDESC_ENTRY_SIZE], base, group_base);
+    const program_t *prog = program_find(t->prog_id);
+    task_spec_t spec = {.pid = pid,
+                        .prio = t->prio,
+                        .flags = t->flags,
+                        .handler = prog->handler,
+                        .state_size = prog->state_size,
+                        .routes = routes,
+                        .n_routes = t->num_routes};
+    mt_err_t err = sched_task_create(&spec);
+    mem_free(routes);
+    return err;
+}
+
+static mt_err_t join_groups(const appdesc_t *d, mt_pid_t base, uint8_t group_base)
+{
+    for (uint8_t g = 0; g < d->num_groups; g++) {
+        appdesc_group_t grp;
+        appdesc_group(d, g, &grp);
+        for (uint8_t k = 0; k < grp.num_members; k++) {
+            const uint8_t *e = &grp.members[k * APPDESC_ENTRY_SIZE];
+            mt_pid_t pid = device_pid(base, e[0]);
+            if (!sched_find_task(pid)) continue; /* a member on another module */
+            mt_err_t err = mcast_join((uint8_t) (group_base + grp.rel_group), pid, e[1]);
+            if (err) return err;
+        }
+    }
+    return MT_OK;
+}
+
+/* Remove whatever stage one created for tasks 0 .. n-1. */
+static void undo_creation(const appdesc_t *d, uint8_t n, mt_pid_t base)
+{
+    for (uint8_t i = 0; i < n; i++) {
+        appdesc_task_t t;
+        appdesc_task(d, i, &t);
+        mt_pid_t pid = device_pid(base, t.rel_pid);
+        mcast_leave_all(pid);
+        if (is_local(&t))
+            sched_task_kill(pid); /* not initialised: no FINAL */
+        else
+            sched_task_remove_remote(pid);
+    }
+}
+
+static mt_err_t create_all(const appdesc_t *d, mt_pid_t base, uint8_t group_base)
+{
+    uint8_t done = 0; /* tasks created so far */
+    mt_err_t err = MT_OK;
+    while (done < d->num_tasks) {
+        appdesc_task_t t;
+        appdesc_task(d, done, &t);
+        err = create_task(&t, base, group_base);
+        if (err) break; /* the failing task created nothing itself */
+        if (is_local(&t)) M.last.created++;
+        done++;
+    }
+    if (!err) err = join_groups(d, base, group_base);
+    if (err) {
+        undo_creation(d, done, base);
+        M.last.created = 0;
+    }
+    return err;
+}
+
+static void init_all(const appdesc_t *d, mt_pid_t base)
+{
+    for (uint8_t i = 0; i < d->num_tasks; i++) {
+        appdesc_task_t t;
+        appdesc_task(d, i, &t);
+        if (is_local(&t)) sched_task_init(device_pid(base, t.rel_pid), t.init, t.init_len);
+    }
+}
+
+static mt_err_t load(const uint8_t *buf, uint16_t len)
+{
+    appdesc_t d;
+    mt_err_t err = appdesc_parse(buf, len, &d);
+    M.last.bad_offset = d.bad_offset;
+    if (err) return err;
+    err = check_programs(&d);
+    if (err) return log_error(err);
+    if ((unsigned) M.next_pid + d.num_tasks - 1u > MT_PID_LAST_APP ||
+        M.next_group + d.num_groups > UINT8_MAX)
+        return log_error(MT_ERR_NO_SLAB);
+    M.last.pid_base = M.next_pid;
+    M.last.group_base = M.next_group;
+    err = create_all(&d, M.next_pid, M.next_group);
+    if (err) return err;
+    M.next_pid = (mt_pid_t) (M.next_pid + d.num_tasks);
+    M.next_group = (uint8_t) (M.next_group + d.num_groups);
+    init_all(&d, M.last.pid_base);
+    return MT_OK;
+}
+
+static mt_err_t appmgr_handler(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_0) return MT_OK;
+    memset(&M.last, 0, sizeof M.last);
+    M.last.err = load(msg->data, msg->len);
+    return MT_OK; /* the outcome is recorded and already logged */
+}
+
+mt_err_t appmgr_start(void)
+{
+    memset(&M, 0, sizeof M);
+    M.next_pid = MT_PID_FIRST_APP;
+    M.last.err = MT_ERR_STATE; /* nothing loaded yet */
+    task_spec_t spec = {.pid = MT_PID_APPMGR, .prio = APPMGR_PRIO, .handler = appmgr_handler};
+    mt_err_t err = sched_task_create(&spec);
+    if (err) return err;
+    return sched_task_init(MT_PID_APPMGR, NULL, 0);
+}
+
+mt_err_t appmgr_load(const uint8_t *desc, uint16_t len)
+{
+    return sched_send_to(MT_PID_APPMGR, PORT_0, (void *) desc, len, 0);
+}
+
+const appmgr_result_t *appmgr_last_result(void)
+{
+    return &M.last;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Start-up in named stages: the port, then the components that others
+ * depend on (log and memory first, the scheduler last), then the
+ * application manager, the first task; interrupts are enabled last.
+ */
+#include "motet/motet.h"
+#include "motet/port.h"
+
+void motet_boot(void)
+{
+    port_init();
+    log_init();
+    mem_init();
+    timer_init();
+    mcast_init();
+    sched_init();
+    appmgr_start();
+    port_irq_enable(); /* the module is live: interrupts may now post */
+}

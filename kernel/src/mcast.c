@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Multicast: local group membership and delivery in priority order.
+ *
+ * Only this module's members are recorded (the other modules record theirs),
+ * which keeps the table small; the bus manager sends a multicast once and
+ * every module calls mcast_deliver() for its own members.
+ */
+#include <string.h>
+
+#include "motet/log.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "sched_internal.h"
+
+typedef struct member {
+    mt_pid_t pid; /* MT_PID_NONE marks a free entry */
+    mt_port_t port;
+    uint8_t group;
+} member_t;
+
+static member_t members[MOTET_MAX_GROUP_MEMBERS];
+
+void mcast_init(void)
+{
+    memset(members, 0, sizeof members);
+}
+
+mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
+{
+    if (pid == MT_PID_NONE || port < PORT_0 || port >= PORT_LIMIT) return log_error(MT_ERR_INVALID);
+    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
+        if (members[i].pid != MT_PID_NONE) continue;
+        members[i] = (member_t){.pid = pid, .port = port, .group = group};
+        return MT_OK;
+    }
+    return log_error(MT_ERR_NO_SLAB);
+}
+
+unsigned mcast_leave_all(mt_pid_t pid)
+{
+    unsigned n = 0;
+    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
+        if (members[i].pid != pid || pid == MT_PID_NONE) continue;
+        members[i].pid = MT_PID_NONE;
+        n++;
+    }
+    return n;
+}
+
+uint8_t mcast_member_count(uint8_t group)
+{
+    uint8_t n = 0;
+    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++)
+        if (members[i].pid != MT_PID_NONE && members[i].group == group) n++;
+    return n;
+}
+
+static mt_prio_t member_prio(const member_t *m)
+{
+    task_t *t = sched_find_task(m->pid);
+    return t ? t->prio : -1;
+}
+
+/* Indices of the group's members, highest priority first (insertion sort:
+ * groups are a handful of entries). */
+static uint8_t collect_sorted(uint8_t group, uint8_t *order)
+{
+    uint8_t n = 0;
+    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
+        if (members[i].pid == MT_PID_NONE || members[i].group != group) continue;
+        uint8_t j = n++;
+        while (j > 0 && member_prio(&members[order[j - 1]]) < member_prio(&members[i])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    return n;
+}
+
+mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
+{
+    uint8_t order[MOTET_MAX_GROUP_MEMBERS];
+    uint8_t n = collect_sorted(group, order);
+    mt_err_t first = MT_OK;
+    /* Each member gets the payload borrowed; one that must wait copies it.
+     * A heap payload handed to the group is freed once all have it. */
+    for (uint8_t k = 0; k < n; k++) {
+        task_t *t = sched_find_task(members[order[k]].pid);
+        mt_err_t err = t ? sched_deliver(t, members[order[k]].port, data, len,
+                                         (uint8_t) (flags & (uint8_t) ~MSG_HEAP), from_isr)
+                         : log_error(MT_ERR_NO_TASK);
+        if (err && !first) first = err;
+    }
+    if ((flags & MSG_HEAP) && data) mem_free(data);
+    return first;
+}

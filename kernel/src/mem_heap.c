@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap (mem.h): address-ordered first fit over one static array.
+ *
+ * Every block starts with a 4-byte header: a 15-bit block size (header
+ * included) with the top bit set while allocated, the owner pid and a check
+ * byte computed from the block's offset, size and owner. Free blocks are kept
+ * on a free list in address order, linked by 16-bit heap offsets stored in
+ * their payload, so the smallest block is a header plus two bytes (rounded
+ * to the alignment) whatever the pointer size.
+ *
+ * A pointer handed to mem_free() and friends is trusted only once the heap
+ * walk reaches it exactly: the walk starts at the nearest free block below
+ * it and steps over the allocated blocks that follow. A foreign pointer, an
+ * interior pointer or a forged header therefore can never be mistaken for a
+ * block, and a rejected pointer changes nothing. The check byte catches
+ * headers overwritten by a stray write and, in stale headers left inside
+ * merged free blocks, tells a double free from a random interior pointer.
+ *
+ * Interrupt handlers may allocate (message payloads), so every change of the
+ * free list happens with interrupts held off.
+ */
+#include <string.h>
+
+#include "motet/config.h"
+#include "motet/log.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+#include "motet/sched.h"
+
+typedef union {
+    void *ptr;
+    uint32_t word;
+} mem_align_t;
+
+typedef struct {
+    uint16_t size; /* block bytes, header included; MEM_USED while allocated */
+    uint8_t owner; /* MEM_OWNER_KERNEL while free */
+    uint8_t check; /* hdr_check() of the three fields above */
+} mem_hdr_t;
+
+_Static_assert(sizeof(mem_hdr_t) == 4, "the block header must stay 4 bytes");
+
+#define MEM_HDR      ((uint16_t) sizeof(mem_hdr_t))
+#define MEM_USED     0x8000u
+#define MEM_NIL      0xFFFFu /* end of the free list: offsets stay below 0x8000 */
+#define MEM_ALIGN    ((uint16_t) _Alignof(mem_align_t))
+#define MEM_ROUND(n) ((uint16_t) (((n) + MEM_ALIGN - 1u) / MEM_ALIGN * MEM_ALIGN))
+/* A free block must hold its header and the 16-bit free-list link. */
+#define MEM_MIN_BLOCK MEM_ROUND(MEM_HDR + sizeof(uint16_t))
+/* First header sits so that every payload (header + 4) is aligned. */
+#define MEM_FIRST       ((uint16_t) ((MEM_ALIGN - MEM_HDR % MEM_ALIGN) % MEM_ALIGN))
+#define MEM_END         ((uint16_t) (MEM_FIRST + (MOTET_HEAP_SIZE - MEM_FIRST) / MEM_ALIGN * MEM_ALIGN))
+#define MEM_MAX_PAYLOAD ((uint16_t) (MEM_END - MEM_FIRST - MEM_HDR))
+
+static union {
+    uint8_t bytes[MOTET_HEAP_SIZE];
+    mem_align_t align;
+} heap;
+
+static uint16_t free_head;   /* lowest free block, MEM_NIL if none */
+static mem_stats_t counters; /* largest_free and free_blocks are computed */
+
+/* Where a live block sits, and the free block below it (for coalescing). */
+typedef struct {
+    uint16_t blk;
+    uint16_t prev_free;
+} mem_loc_t;
+
+/* ---- headers and links: memcpy keeps the byte array free of aliasing ---- */
+
+static uint8_t hdr_check(uint16_t off, uint16_t size, uint8_t owner)
+{
+    /* The offset is mixed in so that header bytes copied elsewhere fail. */
+    return (uint8_t) (0xA5u ^ off ^ (off >> 8) ^ (size * 3u) ^ (size >> 8) ^ owner);
+}
+
+static mem_hdr_t hdr_get(uint16_t off)
+{
+    mem_hdr_t h;
+    memcpy(&h, &heap.bytes[off], sizeof h);
+    return h;
+}
+
+static void hdr_put(uint16_t off, uint16_t size, uint8_t owner)
+{
+    mem_hdr_t h = {size, owner, hdr_check(off, size, owner)};
+    memcpy(&heap.bytes[off], &h, sizeof h);
+}
+
+static uint16_t blk_size(mem_hdr_t h)
+{
+    return (uint16_t) (h.size & ~MEM_USED);
+}
+
+/* A header the walk may trust: its check byte and size are plausible. */
+static bool hdr_valid(uint16_t off, mem_hdr_t h)
+{
+    return h.check == hdr_check(off, h.size, h.owner) && blk_size(h) >= MEM_MIN_BLOCK &&
+           blk_size(h) <= MEM_END - off;
+}
+
+static bool blk_used(mem_hdr_t h)
+{
+    return (h.size & MEM_USED) != 0;
+}
+
+static uint16_t link_get(uint16_t off)
+{
+    uint16_t next;
+    memcpy(&next, &heap.bytes[off + MEM_HDR], sizeof next);
+    /* A link that does not move forward was overwritten: end the list there
+     * rather than loop forever (the list is address-ordered). */
+    return next > off && next < MEM_END ? next : MEM_NIL;
+}
+
+static void link_put(uint16_t off, uint16_t next)
+{
+    memcpy(&heap.bytes[off + MEM_HDR], &next, sizeof next);
+}
+
+/* Successor of `prev` on the free list; MEM_NIL as `prev` means the head. */
+static uint16_t next_free(uint16_t prev)
+{
+    return prev == MEM_NIL ? free_head : link_get(prev);
+}
+
+static void set_next_free(uint16_t prev, uint16_t next)
+{
+    if (prev == MEM_NIL)
+        free_head = next;
+    else
+        link_put(prev, next);
+}
+
+/* Block bytes needed for a payload of `size`; 0 if it can never fit. */
+static uint16_t block_need(size_t size)
+{
+    if (size > MEM_MAX_PAYLOAD) return 0;
+    uint16_t need = MEM_ROUND(size + MEM_HDR);
+    return need < MEM_MIN_BLOCK ? MEM_MIN_BLOCK : need;
+}
+
+static void account_alloc(uint16_t bytes)
+{
+    counters.in_use += bytes;
+    if (counters.in_use > counters.high_water) counters.high_water = counters.in_use;
+}
+
+/* ---- the allocator proper; all of these run with interrupts off ---- */
+
+/* Allocate `need` bytes from free block f; split only if the rest can live. */
+static void carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
+{
+    uint16_t size = blk_size(hdr_get(f));
+    uint16_t next = link_get(f);
+    if (size - need >= MEM_MIN_BLOCK) {
+        uint16_t rest = f + need;
+        hdr_put(rest, size - need, MEM_OWNER_KERNEL);
+        link_put(rest, next);
+        next = rest;
+        size = need;
+    }
+    set_next_free(prev, next);
+    hdr_put(f, size | MEM_USED, owner);
+    counters.alloc_count++;
+    account_alloc(size);
+}
+
+/* First fit: the lowest free block that is large enough. */
+static uint16_t take(uint16_t need, uint8_t owner)
+{
+    uint16_t prev = MEM_NIL;
+    uint16_t f = free_head;
+    while (f != MEM_NIL && blk_size(hdr_get(f)) < need) {
+        prev = f;
+        f = link_get(f);
+    }
+    if (f != MEM_NIL) carve(f, prev, need, owner);
+    return f;
+}
+
+/* Merge free block b with the free block right after it, if adjacent. */
+static void merge_next(uint16_t b)
+{
+    uint16_t size = blk_size(hdr_get(b));
+    uint16_t next = link_get(b);
+    if (next == MEM_NIL || b + size != next) return;
+    link_put(b, link_get(next));
+    hdr_put(b, size + blk_size(hdr_get(next)), MEM_OWNER_KERNEL);
+}
+
+/* Free live block blk whose free predecessor is prev; returns where the
+ * resulting (possibly merged) free block starts. */
+static uint16_t release(uint16_t blk, uint16_t prev)
+{
+    uint16_t size = blk_size(hdr_get(blk));
+    counters.in_use -= size;
+    counters.alloc_count--;
+    hdr_put(blk, size, MEM_OWNER_KERNEL);
+    link_put(blk, next_free(prev));
+    set_next_free(prev, blk);
+    merge_next(blk);
+    if (prev == MEM_NIL || prev + blk_size(hdr_get(prev)) != blk) return blk;
+    merge_next(prev);
+    return prev;
+}
+
+/* Interior pointer into block `h`: a stale free header left by a merge means
+ * the block was freed before; anything else was never a block. */
+static mt_err_t classify_interior(uint16_t off, mem_hdr_t h)
+{
+    mem_hdr_t stale = hdr_get(off);
+    if (!blk_used(h) && !blk_used(stale) && stale.check == hdr_check(off, stale.size, stale.owner))
+        return MT_ERR_DOUBLE_FREE;
+    return MT_ERR_BAD_POINTER;
+}
+
+/* Heap offset of ptr's header if ptr lies on a payload boundary. */
+static bool to_offset(const void *ptr, uint16_t *off)
+{
+    uintptr_t p = (uintptr_t) ptr;
+    uintptr_t base = (uintptr_t) heap.bytes;
+    if (p < base + MEM_FIRST + MEM_HDR || p >= base + MEM_END) return false;
+    *off = (uint16_t) (p - base - MEM_HDR);
+    return (*off - MEM_FIRST) % MEM_ALIGN == 0;
+}
+
+/* Find the live block whose payload is ptr by walking up to it. */
+static mt_err_t locate(const void *ptr, mem_loc_t *loc)
+{
+    uint16_t off;
+    if (!to_offset(ptr, &off)) return MT_ERR_BAD_POINTER;
+    uint16_t prev = MEM_NIL;
+    for (uint16_t f = free_head; f != MEM_NIL && f <= off; f = link_get(f)) prev = f;
+    if (prev == off) return MT_ERR_DOUBLE_FREE;
+    /* Between two free blocks every block is allocated: step over them. */
+    for (uint16_t b = prev == MEM_NIL ? MEM_FIRST : prev; b <= off;) {
+        mem_hdr_t h = hdr_get(b);
+        if (!hdr_valid(b, h)) return MT_ERR_BAD_POINTER; /* corrupted: trust nothing */
+        if (b == off) {
+            loc->blk = b;
+            loc->prev_free = prev;
+            return blk_used(h) ? MT_OK : MT_ERR_DOUBLE_FREE;
+        }
+        if (off < b + blk_size(h)) return classify_interior(off, h);
+        b += blk_size(h);
+    }
+    return MT_ERR_BAD_POINTER;
+}
+
+/* locate() with interrupts held off, for the read-only queries. */
+static mt_err_t locate_hdr(const void *ptr, mem_hdr_t *h)
+{
+    mem_loc_t loc;
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = locate(ptr, &loc);
+    if (err == MT_OK) *h = hdr_get(loc.blk);
+    port_irq_restore(s);
+    return err;
+}
+
+/* ---- realloc helpers ---- */
+
+/* Shrink live block loc to `need` bytes, freeing the tail if it can live. */
+static void shrink(mem_loc_t loc, uint16_t need)
+{
+    mem_hdr_t h = hdr_get(loc.blk);
+    uint16_t size = blk_size(h);
+    if (size - need < MEM_MIN_BLOCK) return;
+    hdr_put(loc.blk, need | MEM_USED, h.owner);
+    /* The tail becomes a block of its own, then is freed like any other. */
+    hdr_put(loc.blk + need, (size - need) | MEM_USED, h.owner);
+    counters.alloc_count++;
+    release(loc.blk + need, loc.prev_free);
+}
+
+/* Grow live block loc to `need` bytes into the free block right after it. */
+static bool grow(mem_loc_t loc, uint16_t need)
+{
+    mem_hdr_t h = hdr_get(loc.blk);
+    uint16_t size = blk_size(h);
+    uint16_t next = next_free(loc.prev_free);
+    if (next != loc.blk + size) return false;
+    uint16_t total = size + blk_size(hdr_get(next));
+    if (total < need) return false;
+    uint16_t after = link_get(next);
+    if (total - need >= MEM_MIN_BLOCK) {
+        hdr_put(loc.blk + need, total - need, MEM_OWNER_KERNEL);
+        link_put(loc.blk + need, after);
+        after = loc.blk + need;
+        total = need;
+    }
+    set_next_free(loc.prev_free, after);
+    hdr_put(loc.blk, total | MEM_USED, h.owner);
+    account_alloc(total - size);
+    return true;
+}
+
+static bool resize_in_place(mem_loc_t loc, uint16_t need)
+{
+    if (need == 0) return false;
+    if (need <= blk_size(hdr_get(loc.blk))) {
+        shrink(loc, need);
+        return true;
+    }
+    return grow(loc, need);
+}
+
+/* No room in place: copy into a new block of the same owner. */
+static void *move_block(void *ptr, size_t size, mem_hdr_t old)
+{
+    void *p = mem_alloc_owned(size, old.owner);
+    if (p == NULL) return NULL;
+    memcpy(p, ptr, blk_size(old) - MEM_HDR);
+    mem_free(ptr);
+    return p;
+}
+
+/* ---- public interface ---- */
+
+void mem_init(void)
+{
+    /* Clearing drops stale headers, so classification never sees old ones. */
+    memset(heap.bytes, 0, sizeof heap.bytes);
+    memset(&counters, 0, sizeof counters);
+    counters.heap_size = MEM_END - MEM_FIRST;
+    hdr_put(MEM_FIRST, counters.heap_size, MEM_OWNER_KERNEL);
+    link_put(MEM_FIRST, MEM_NIL);
+    free_head = MEM_FIRST;
+}
+
+void *mem_alloc(size_t size)
+{
+    /* An interrupt borrows the interrupted task's frame, not its identity:
+     * its blocks belong to the kernel so killing that task cannot free them. */
+    mt_pid_t owner = port_in_isr() ? MEM_OWNER_KERNEL : sched_current_pid();
+    return mem_alloc_owned(size, owner);
+}
+
+/* mem_alloc(0) returns NULL without logging an error: C allows malloc(0) to
+ * return NULL, it wastes no heap, and it mirrors mem_realloc(p, 0). */
+void *mem_alloc_owned(size_t size, mt_pid_t owner)
+{
+    if (size == 0) return NULL;
+    uint16_t need = block_need(size);
+    uint16_t blk = MEM_NIL;
+    port_irq_state_t s = port_irq_save();
+    if (need != 0) blk = take(need, owner);
+    if (blk == MEM_NIL && counters.failures < UINT16_MAX) counters.failures++;
+    port_irq_restore(s);
+    if (blk == MEM_NIL) {
+        log_error(MT_ERR_NO_MEM);
+        return NULL;
+    }
+    /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
+    log_event(EV_ALLOC, owner, blk_size(hdr_get(blk)) - MEM_HDR);
+    return &heap.bytes[blk + MEM_HDR];
+}
+
+void *mem_realloc(void *ptr, size_t size)
+{
+    if (ptr == NULL) return mem_alloc(size);
+    if (size == 0) {
+        mem_free(ptr);
+        return NULL;
+    }
+    mem_loc_t loc;
+    mem_hdr_t old = {0, 0, 0};
+    bool done = false;
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = locate(ptr, &loc);
+    if (err == MT_OK) {
+        old = hdr_get(loc.blk);
+        done = resize_in_place(loc, block_need(size));
+    }
+    port_irq_restore(s);
+    if (err != MT_OK) {
+        log_error(err);
+        return NULL;
+    }
+    if (!done) return move_block(ptr, size, old);
+    uint16_t now = blk_size(hdr_get(loc.blk));
+    if (now != blk_size(old)) {
+        log_event(EV_FREE, old.owner, blk_size(old) - MEM_HDR);
+        log_event(EV_ALLOC, old.owner, now - MEM_HDR);
+    }
+    return ptr;
+}
+
+mt_err_t mem_free(void *ptr)
+{
+    if (ptr == NULL) return MT_OK;
+    mem_loc_t loc;
+    mem_hdr_t h = {0, 0, 0};
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = locate(ptr, &loc);
+    if (err == MT_OK) {
+        h = hdr_get(loc.blk);
+        release(loc.blk, loc.prev_free);
+    }
+    port_irq_restore(s);
+    if (err != MT_OK) return log_error(err);
+    log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    return MT_OK;
+}
+
+/* Interrupts stay off for the whole walk: an interrupt handler freeing the
+ * block ahead could merge it away under the walk's feet. */
+unsigned mem_free_all(mt_pid_t owner)
+{
+    unsigned freed = 0;
+    uint16_t prev = MEM_NIL;
+    port_irq_state_t s = port_irq_save();
+    for (uint16_t b = MEM_FIRST; b < MEM_END;) {
+        mem_hdr_t h = hdr_get(b);
+        if (!hdr_valid(b, h)) {
+            log_error(MT_ERR_STATE); /* corrupted heap: stop, change nothing more */
+            break;
+        }
+        if (blk_used(h) && h.owner == owner) {
+            log_event(EV_FREE, owner, blk_size(h) - MEM_HDR);
+            b = release(b, prev);
+            freed++;
+            h = hdr_get(b);
+        }
+        if (!blk_used(h)) prev = b;
+        b += blk_size(h);
+    }
+    port_irq_restore(s);
+    return freed;
+}
+
+mt_pid_t mem_owner(const void *ptr)
+{
+    mem_hdr_t h;
+    return locate_hdr(ptr, &h) == MT_OK ? h.owner : MEM_OWNER_KERNEL;
+}
+
+mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
+{
+    mem_loc_t loc;
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = locate(ptr, &loc);
+    if (err == MT_OK) hdr_put(loc.blk, hdr_get(loc.blk).size, owner);
+    port_irq_restore(s);
+    return err == MT_OK ? MT_OK : log_error(MT_ERR_BAD_POINTER);
+}
+
+bool mem_is_heap(const void *ptr)
+{
+    mem_hdr_t h;
+    return locate_hdr(ptr, &h) == MT_OK;
+}
+
+size_t mem_block_size(const void *ptr)
+{
+    mem_hdr_t h;
+    return locate_hdr(ptr, &h) == MT_OK ? (size_t) (blk_size(h) - MEM_HDR) : 0;
+}
+
+void mem_get_stats(mem_stats_t *stats)
+{
+    port_irq_state_t s = port_irq_save();
+    *stats = counters;
+    stats->largest_free = 0;
+    stats->free_blocks = 0;
+    for (uint16_t f = free_head; f != MEM_NIL; f = link_get(f)) {
+        uint16_t payload = blk_size(hdr_get(f)) - MEM_HDR;
+        if (payload > stats->largest_free) stats->largest_free = payload;
+        stats->free_blocks++;
+    }
+    port_irq_restore(s);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+#include "motet/program.h"
+
+static const program_t *programs;
+static uint8_t program_count;
+
+void program_register(const program_t *table, uint8_t n)
+{
+    programs = table;
+    program_count = n;
+}
+
+const program_t *program_find(uint8_t id)
+{
+    for (uint8_t i = 0; i < program_count; i++)
+        if (programs[i].id == id) return &programs[i];
+    return NULL;
+}

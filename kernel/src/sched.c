@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The message scheduler: task control blocks and the dispatch rules.
+ *
+ * There is one stack. A handler that must run now is simply called, nested
+ * on top of whatever is running (stack preemption); the C call stack is the
+ * scheduler's stack of frames, and S.current / S.running_prio describe its
+ * top. A message that cannot run now waits in the priority queue
+ * (sched_queue.c) and runs when every frame that outranks it has returned.
+ */
+#include <string.h>
+
+#include "motet/log.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+#include "motet/slab.h"
+#include "motet/timer.h"
+#include "sched_internal.h"
+
+SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
+SLAB_DEFINE(msg_cache, msg_t, MOTET_MAX_QUEUED_MSGS);
+SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
+
+static struct {
+    task_t *tasks[MOTET_MAX_TASKS]; /* live local tasks, by slot */
+    remote_task_t *remotes[MOTET_MAX_REMOTE_TASKS];
+    task_t *current;        /* task of the top handler frame, NULL if none */
+    mt_prio_t running_prio; /* its priority, -1 when the stack is empty */
+    uint8_t depth;          /* handler frames on the stack */
+    uint8_t held;           /* messages held for uninitialised tasks */
+    uint16_t next_seq;      /* creation-order stamp of the next message */
+    volatile bool stop;
+    unsigned dispatched;
+    sched_remote_send_fn remote_send;
+} S;
+
+void sched_init(void)
+{
+    memset(&S, 0, sizeof S);
+    S.running_prio = -1;
+    slab_init(&task_cache);
+    slab_init(&msg_cache);
+    slab_init(&remote_cache);
+    queue_init();
+}
+
+/* ---- lookup ---- */
+
+task_t *sched_find_task(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++)
+        if (S.tasks[i] && S.tasks[i]->pid == pid) return S.tasks[i];
+    return NULL;
+}
+
+/* The slot holding pid's remote block; for MT_PID_NONE, a free slot. */
+static remote_task_t **find_remote_slot(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_REMOTE_TASKS; i++) {
+        remote_task_t *r = S.remotes[i];
+        if (r ? r->pid == pid : pid == MT_PID_NONE) return &S.remotes[i];
+    }
+    return NULL;
+}
+
+static remote_task_t *find_remote(mt_pid_t pid)
+{
+    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
+    return slot ? *slot : NULL;
+}
+
+bool sched_task_exists(mt_pid_t pid)
+{
+    return sched_find_task(pid) != NULL;
+}
+
+mt_pid_t sched_current_pid(void)
+{
+    return S.current ? S.current->pid : MT_PID_NONE;
+}
+
+mt_prio_t sched_running_prio(void)
+{
+    return S.running_prio;
+}
+
+uint8_t sched_stack_depth(void)
+{
+    return S.depth;
+}
+
+uint8_t sched_queued_count(void)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t n = (uint8_t) (queue_length() + S.held);
+    port_irq_restore(s);
+    return n;
+}
+
+void sched_set_remote_send(sched_remote_send_fn fn)
+{
+    S.remote_send = fn;
+}
+
+/* ---- task creation ---- */
+
+static bool pid_is_assignable(mt_pid_t pid)
+{
+    /* Virtual pids (multicast, time sync, migrator) have no control block. */
+    return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
+           (pid < MT_PID_SYSTEM || pid > MT_PID_MIGRATOR);
+}
+
+static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
+{
+    if (!spec->n_routes) return MT_OK;
+    t->routes = mem_alloc_owned(spec->n_routes * sizeof(out_route_t), spec->pid);
+    if (!t->routes) return MT_ERR_NO_MEM;
+    for (uint8_t i = 0; i < spec->n_routes; i++) {
+        t->routes[i].local = NULL;
+        t->routes[i].pid = spec->routes[i].pid;
+        t->routes[i].port = spec->routes[i].port;
+    }
+    t->n_routes = spec->n_routes;
+    return MT_OK;
+}
+
+static mt_err_t validate_spec(const task_spec_t *spec)
+{
+    if (!spec || !spec->handler || !pid_is_assignable(spec->pid)) return MT_ERR_INVALID;
+    if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
+    if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
+    if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
+    if (sched_find_task(spec->pid) || find_remote(spec->pid)) return MT_ERR_EXISTS;
+    return MT_OK;
+}
+
+static int8_t free_task_slot(void)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++)
+        if (!S.tasks[i]) return (int8_t) i;
+    return -1;
+}
+
+mt_err_t sched_task_create(const task_spec_t *spec)
+{
+    mt_err_t err = validate_spec(spec);
+    if (err) return log_error(err);
+    int8_t slot = free_task_slot();
+    task_t *t = slot < 0 ? NULL : slab_alloc(&task_cache);
+    if (!t) return log_error(MT_ERR_NO_SLAB);
+    t->handler = spec->handler;
+    t->pid = spec->pid;
+    t->prio = spec->prio;
+    t->flags = spec->flags;
+    if (spec->state_size) {
+        t->state = mem_alloc_owned(spec->state_size, spec->pid);
+        if (!t->state)
+            err = MT_ERR_NO_MEM;
+        else
+            memset(t->state, 0, spec->state_size);
+    }
+    if (!err) err = copy_routes(t, spec);
+    if (err) {
+        mem_free_all(spec->pid);
+        slab_free(&task_cache, t);
+        return log_error(err);
+    }
+    S.tasks[slot] = t;
+    log_event(EV_CREATE, t->pid, (uint16_t) t->prio);
+    return MT_OK;
+}
+
+mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
+{
+    if (!pid_is_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
+        return log_error(MT_ERR_INVALID);
+    if (sched_find_task(pid) || find_remote(pid)) return log_error(MT_ERR_EXISTS);
+    remote_task_t **slot = find_remote_slot(MT_PID_NONE);
+    remote_task_t *r = slot ? slab_alloc(&remote_cache) : NULL;
+    if (!r) return log_error(MT_ERR_NO_SLAB);
+    r->pid = pid;
+    r->prio = prio;
+    r->module = module;
+    *slot = r;
+    return MT_OK;
+}
+
+mt_err_t sched_task_remove_remote(mt_pid_t pid)
+{
+    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
+    if (!slot) return log_error(MT_ERR_NO_TASK);
+    slab_free(&remote_cache, *slot);
+    *slot = NULL;
+    return MT_OK;
+}
+
+/* ---- running handlers ---- */
+
+static void release_payload(msg_t *m)
+{
+    if ((m->flags & MSG_HEAP) && m->data) mem_free(m->data);
+    m->flags &= (uint8_t) ~MSG_HEAP;
+    m->data = NULL;
+}
+
+static void release_held(task_t *t);
+static void finish_kill(task_t *t);
+
+/* Push a frame for t, run its handler, pop. Interrupts are enabled. */
+static void run_handler(task_t *t, msg_t *m)
+{
+    task_t *below = S.current;
+    mt_prio_t below_prio = S.running_prio;
+    S.current = t;
+    S.running_prio = t->prio;
+    S.depth++;
+    t->flags |= TASK_ON_STACK;
+    log_event(EV_START, t->pid, m->port);
+    mt_err_t result = t->handler(t->state, m);
+    log_event(EV_END, t->pid, m->port);
+    if (result != MT_OK) log_error(result);
+    t->flags &= (uint8_t) ~TASK_ON_STACK;
+    S.depth--;
+    S.current = below;
+    S.running_prio = below_prio;
+    S.dispatched++;
+    release_payload(m);
+    if (m->port == PORT_INIT && !(t->flags & TASK_INITIALISED)) {
+        t->flags |= TASK_INITIALISED;
+        release_held(t);
+    }
+    if (t->flags & TASK_KILL_PENDING) finish_kill(t);
+}
+
+/* Rule 5: run queued messages while they outrank the frame below. */
+static void drain_above(mt_prio_t floor)
+{
+    for (;;) {
+        port_irq_state_t s = port_irq_save();
+        msg_t *m = queue_pop_above(floor);
+        port_irq_restore(s);
+        if (!m) return;
+        task_t *t = sched_find_task(m->dst);
+        if (t)
+            run_handler(t, m);
+        else
+            release_payload(m); /* unreachable: kill purges its messages */
+        slab_free(&msg_cache, m);
+    }
+}
+
+unsigned sched_run_pending(void)
+{
+    unsigned before = S.dispatched;
+    drain_above(S.running_prio);
+    return S.dispatched - before;
+}
+
+/* ---- queueing ---- */
+
+/* Give the message its own copy of a borrowed payload, or take a heap one. */
+static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags)
+{
+    m->len = len;
+    if (!len) {
+        if (flags & MSG_HEAP) mem_free(data);
+        m->data = NULL;
+        return MT_OK;
+    }
+    if (flags & MSG_HEAP) {
+        if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) return MT_ERR_BAD_POINTER;
+        m->data = data;
+        m->flags |= MSG_HEAP;
+        return MT_OK;
+    }
+    m->data = mem_alloc_owned(len, MEM_OWNER_KERNEL);
+    if (!m->data) return MT_ERR_NO_MEM;
+    memcpy(m->data, data, len);
+    m->flags |= MSG_HEAP;
+    return MT_OK;
+}
+
+static void hold(task_t *t, msg_t *m)
+{
+    msg_t **link = &t->held;
+    while (*link) link = &(*link)->next;
+    m->next = NULL;
+    *link = m;
+    S.held++;
+}
+
+/* Rule 7: once PORT_INIT is handled, held messages join the queue in
+ * creation order; the caller's drain then runs them if they are due. */
+static void release_held(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    while (t->held) {
+        msg_t *m = t->held;
+        t->held = m->next;
+        S.held--;
+        queue_insert_by_seq(m, t->prio);
+    }
+    port_irq_restore(s);
+}
+
+static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
+                        bool from_isr)
+{
+    msg_t *m = slab_alloc(&msg_cache);
+    if (!m) return log_error(MT_ERR_QUEUE_FULL);
+    m->dst = t->pid;
+    m->port = port;
+    m->src = from_isr ? MT_PID_NONE : sched_current_pid();
+    m->flags = from_isr ? MSG_FROM_ISR : 0;
+    mt_err_t err = own_payload(m, data, len, flags);
+    if (err) { /* the memory manager has logged why */
+        slab_free(&msg_cache, m);
+        return err;
+    }
+    port_irq_state_t s = port_irq_save();
+    m->seq = S.next_seq++;
+    if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT)
+        hold(t, m);
+    else
+        queue_push(m, t->prio);
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* ---- sending ---- */
+
+/* Rules 1 and 4: run now if initialised (or this is its INIT), not on the
+ * stack, not frozen, and at least as important as the running handler. */
+static bool can_run_now(const task_t *t, mt_port_t port)
+{
+    if (t->flags & (TASK_ON_STACK | TASK_FROZEN | TASK_KILL_PENDING)) return false;
+    if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT) return false;
+    return t->prio >= S.running_prio;
+}
+
+static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    if ((flags & MSG_HEAP) && len && mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK)
+        return MT_ERR_BAD_POINTER;
+    msg_t m = {.next = NULL,
+               .data = len ? data : NULL,
+               .len = len,
+               .dst = t->pid,
+               .port = port,
+               .src = sched_current_pid(),
+               .flags = (uint8_t) (flags & MSG_HEAP)};
+    if (!len && (flags & MSG_HEAP)) mem_free(data);
+    port_irq_state_t s = port_irq_save();
+    m.seq = S.next_seq++;
+    port_irq_restore(s);
+    run_handler(t, &m);
+    drain_above(S.running_prio);
+    return MT_OK;
+}
+
+mt_err_t sched_deliver(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
+                       bool from_isr)
+{
+    log_event(EV_SEND, from_isr ? MT_PID_NONE : sched_current_pid(),
+              (uint16_t) ((t->pid << 8) | port));
+    /* Failures below are logged where they arise (queue, memory). */
+    if (!from_isr && can_run_now(t, port)) return run_now(t, port, data, len, flags);
+    return enqueue(t, port, data, len, flags, from_isr);
+}
+
+static mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    remote_task_t *r = find_remote(pid);
+    if (!r) return log_error(MT_ERR_NO_TASK);
+    if (!S.remote_send) return log_error(MT_ERR_NO_ROUTE);
+    msg_t m = {.next = NULL,
+               .data = data,
+               .len = len,
+               .dst = pid,
+               .port = port,
+               .src = sched_current_pid(),
+               .flags = (uint8_t) (flags & MSG_HEAP)};
+    mt_err_t err = S.remote_send(r->module, &m, r->prio);
+    if (err) return log_error(err);
+    if (flags & MSG_HEAP) mem_free(data); /* the bus manager copied it */
+    return MT_OK;
+}
+
+static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, uint8_t flags)
+{
+    if (flags & (uint8_t) ~MSG_HEAP) return MT_ERR_INVALID;
+    if (len && !data) return MT_ERR_INVALID;
+    if (port >= PORT_LIMIT) return MT_ERR_NO_PORT;
+    return MT_OK;
+}
+
+mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    if (pid == MT_PID_MULTICAST) {
+        if (flags & (uint8_t) ~MSG_HEAP) return log_error(MT_ERR_INVALID);
+        return mcast_deliver(port, data, len, flags, port_in_isr());
+    }
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    task_t *t = sched_find_task(pid);
+    if (!t) return send_remote(pid, port, data, len, flags);
+    return sched_deliver(t, port, data, len, flags, port_in_isr());
+}
+
+mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *self = S.current;
+    if (!self) return log_error(MT_ERR_STATE);
+    if (out >= self->n_routes) return log_error(MT_ERR_NO_PORT);
+    out_route_t *r = &self->routes[out];
+    if (r->pid == MT_PID_MULTICAST) return sched_send_to(r->pid, r->port, data, len, flags);
+    mt_err_t err = check_send_args(r->port, data, len, flags);
+    if (err) return log_error(err);
+    if (!r->local) r->local = sched_find_task(r->pid);
+    if (!r->local) return send_remote(r->pid, r->port, data, len, flags);
+    return sched_deliver(r->local, r->port, data, len, flags, port_in_isr());
+}
+
+mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    if (pid == MT_PID_MULTICAST) return mcast_deliver(port, data, len, flags, true);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    return sched_deliver(t, port, data, len, flags, true);
+}
+
+mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(MT_ERR_NO_TASK);
+    if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
+    if (len && !data) return log_error(MT_ERR_INVALID);
+    return sched_deliver(t, PORT_INIT, (void *) data, len, 0, false);
+}
+
+void *sched_take_msg(msg_t *msg)
+{
+    if (!msg || !msg->len || !msg->data) return NULL;
+    if (msg->flags & MSG_HEAP) {
+        mem_set_owner(msg->data, sched_current_pid());
+        msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed after the handler */
+        return msg->data;
+    }
+    void *copy = mem_alloc(msg->len);
+    if (copy) memcpy(copy, msg->data, msg->len);
+    return copy;
+}
+
+/* ---- killing ---- */
+
+static void discard_list(msg_t *m, uint16_t *count)
+{
+    while (m) {
+        msg_t *next = m->next;
+        release_payload(m);
+        slab_free(&msg_cache, m);
+        (*count)++;
+        m = next;
+    }
+}
+
+static void forget_routes_to(const task_t *dead)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++) {
+        task_t *t = S.tasks[i];
+        for (uint8_t r = 0; t && r < t->n_routes; r++)
+            if (t->routes[r].local == dead) t->routes[r].local = NULL;
+    }
+}
+
+static void unlink_task(const task_t *t)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++)
+        if (S.tasks[i] == t) S.tasks[i] = NULL;
+}
+
+/* FINAL runs as the task's last handler; then everything it owned goes. */
+static void finish_kill(task_t *t)
+{
+    t->flags &= (uint8_t) ~TASK_KILL_PENDING;
+    t->flags |= TASK_FROZEN; /* nothing new may start on it */
+    if (t->flags & TASK_INITIALISED) {
+        msg_t m = {.next = NULL,
+                   .data = NULL,
+                   .len = 0,
+                   .seq = 0,
+                   .dst = t->pid,
+                   .port = PORT_FINAL,
+                   .src = sched_current_pid(),
+                   .flags = 0};
+        t->flags &= (uint8_t) ~TASK_INITIALISED; /* FINAL must not release held */
+        run_handler(t, &m);
+    }
+    uint16_t dropped = 0;
+    port_irq_state_t s = port_irq_save();
+    msg_t *queued = queue_remove_for(t->pid, t->prio);
+    msg_t *held = t->held;
+    t->held = NULL;
+    for (msg_t *m = held; m; m = m->next) S.held--;
+    unlink_task(t);
+    port_irq_restore(s);
+    discard_list(queued, &dropped);
+    discard_list(held, &dropped);
+    timer_stop_all(t->pid);
+    mcast_leave_all(t->pid);
+    forget_routes_to(t);
+    mem_free_all(t->pid);
+    log_event(EV_KILL, t->pid, dropped);
+    slab_free(&task_cache, t);
+}
+
+mt_err_t sched_task_kill(mt_pid_t pid)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t || (t->flags & TASK_KILL_PENDING)) return log_error(MT_ERR_NO_TASK);
+    t->flags |= TASK_KILL_PENDING;
+    if (!(t->flags & TASK_ON_STACK)) finish_kill(t);
+    return MT_OK;
+}
+
+/* ---- interrupts and the main loop ---- */
+
+void sched_isr_enter(void)
+{
+}
+
+void sched_isr_exit(void)
+{
+    /* Rule 3: only what strictly outranks the interrupted frame runs here. */
+    drain_above(S.running_prio);
+}
+
+static port_sleep_mode_t choose_sleep_mode(void)
+{
+    uint32_t ticks;
+    if (!timer_next_deadline(&ticks)) return PORT_SLEEP_NONE_DUE;
+    return ticks >= PORT_SLEEP_DEEP_MIN_TICKS ? PORT_SLEEP_DEEP : PORT_SLEEP_IDLE;
+}
+
+void sched_stop(void)
+{
+    S.stop = true;
+}
+
+void sched_run(void)
+{
+    S.stop = false;
+    while (!S.stop) {
+        drain_above(-1);
+        if (S.stop) break;
+        port_irq_state_t s = port_irq_save();
+        if (queue_top_prio() < 0) {
+            port_sleep_mode_t mode = choose_sleep_mode();
+            log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
+            port_sleep(mode); /* rule 6: no idle task, no tick */
+            log_event(EV_WAKE, MT_PID_NONE, 0);
+        }
+        port_irq_restore(s);
+    }
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Slab caches (slab.h): fixed-size objects on a free list threaded through
+ * the free objects themselves, so a cache costs no memory beyond its storage
+ * and a one-bit-per-object map. The map, not the free list, decides whether
+ * an object is live: a double free is caught before it could put the same
+ * object on the list twice and hand it out to two owners.
+ *
+ * Interrupt handlers allocate messages and timers, so the list and the map
+ * change only with interrupts held off; zeroing and logging happen after.
+ */
+#include <string.h>
+
+#include "motet/log.h"
+#include "motet/port.h"
+#include "motet/slab.h"
+
+/* The link lives in the first bytes of a free object; memcpy because the
+ * storage is declared as the cache's own union type. */
+static void *link_get(const uint8_t *obj)
+{
+    void *next;
+    memcpy(&next, obj, sizeof next);
+    return next;
+}
+
+static void link_put(uint8_t *obj, void *next)
+{
+    memcpy(obj, &next, sizeof next);
+}
+
+static bool map_test(const slab_cache_t *cache, unsigned idx)
+{
+    return (cache->used_map[idx / 8u] >> (idx % 8u)) & 1u;
+}
+
+static void map_flip(slab_cache_t *cache, unsigned idx)
+{
+    cache->used_map[idx / 8u] ^= (uint8_t) (1u << (idx % 8u));
+}
+
+/* Index of obj if it is the start of an object in this cache's storage. */
+static bool obj_index(const slab_cache_t *cache, const void *obj, unsigned *idx)
+{
+    uintptr_t p = (uintptr_t) obj;
+    uintptr_t base = (uintptr_t) cache->storage;
+    if (p < base) return false;
+    uintptr_t delta = p - base;
+    if (delta >= (uintptr_t) cache->count * cache->obj_size || delta % cache->obj_size != 0)
+        return false;
+    *idx = (unsigned) (delta / cache->obj_size);
+    return true;
+}
+
+void slab_init(slab_cache_t *cache)
+{
+    /* Threaded from the top down so the lowest object is handed out first. */
+    cache->free_list = NULL;
+    for (unsigned i = cache->count; i-- > 0;) {
+        uint8_t *obj = cache->storage + (size_t) i * cache->obj_size;
+        link_put(obj, cache->free_list);
+        cache->free_list = obj;
+    }
+    memset(cache->used_map, 0, (cache->count + 7u) / 8u);
+    cache->in_use = 0;
+    cache->high_water = 0;
+    cache->failures = 0;
+}
+
+void *slab_alloc(slab_cache_t *cache)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t *obj = cache->free_list;
+    if (obj == NULL) {
+        if (cache->failures < UINT8_MAX) cache->failures++;
+        port_irq_restore(s);
+        log_error(MT_ERR_NO_SLAB);
+        return NULL;
+    }
+    cache->free_list = link_get(obj);
+    map_flip(cache, (unsigned) ((size_t) (obj - cache->storage) / cache->obj_size));
+    cache->in_use++;
+    if (cache->in_use > cache->high_water) cache->high_water = cache->in_use;
+    port_irq_restore(s);
+    memset(obj, 0, cache->obj_size);
+    return obj;
+}
+
+mt_err_t slab_free(slab_cache_t *cache, void *obj)
+{
+    unsigned idx;
+    if (!obj_index(cache, obj, &idx)) return log_error(MT_ERR_BAD_POINTER);
+    port_irq_state_t s = port_irq_save();
+    bool live = map_test(cache, idx);
+    if (live) {
+        map_flip(cache, idx);
+        link_put(obj, cache->free_list);
+        cache->free_list = obj;
+        cache->in_use--;
+    }
+    port_irq_restore(s);
+    return live ? MT_OK : log_error(MT_ERR_DOUBLE_FREE);
+}
+
+bool slab_owns(const slab_cache_t *cache, const void *obj)
+{
+    unsigned idx;
+    return obj_index(cache, obj, &idx) && map_test(cache, idx);
+}

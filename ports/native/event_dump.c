@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native module's host link for the event log: records drained from the
+ * kernel's ring are written as text lines that `motet log` reads
+ * (tools/motetlib/eventlog.py):
+ *
+ *     EV <time_us> <TYPE> <pid> <arg>
+ *     LOST <n>          records overwritten before they could be drained
+ *
+ * Draining happens whenever the module goes to sleep and when it halts, so
+ * the ring only has to hold one busy period's events.
+ */
+#include <stdio.h>
+
+#include "motet/log.h"
+#include "motet/port.h"
+#include "native.h"
+
+static FILE *dump;
+static uint32_t lost_reported;
+
+void native_event_dump_open(const char *path)
+{
+    native_event_dump_close();
+    lost_reported = 0;
+    if (!path) return;
+    dump = fopen(path, "w");
+    if (!dump) {
+        perror(path);
+        port_halt(2);
+    }
+    fprintf(dump, "# motet event log, port %s, %u ticks per second\n", PORT_NAME,
+            (unsigned) PORT_TICKS_PER_SECOND);
+}
+
+void native_event_dump_flush(void)
+{
+    if (!dump) return;
+    uint32_t lost = log_overruns();
+    if (lost != lost_reported) {
+        fprintf(dump, "LOST %lu\n", (unsigned long) (lost - lost_reported));
+        lost_reported = lost;
+    }
+    log_record_t rec[16];
+    unsigned n;
+    while ((n = log_drain(rec, 16)) > 0)
+        for (unsigned i = 0; i < n; i++)
+            fprintf(dump, "EV %lu %s %u %u\n",
+                    (unsigned long) ((uint64_t) rec[i].time * 1000000u / PORT_TICKS_PER_SECOND),
+                    log_type_name(rec[i].type), rec[i].pid, rec[i].arg);
+}
+
+void native_event_dump_close(void)
+{
+    if (!dump) return;
+    fclose(dump);
+    dump = NULL;
+}

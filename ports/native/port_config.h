@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Native (Linux process) port constants. One tick is one microsecond of the
+ * module's clock: simulated (deterministic, the default for tests) or real.
+ */
+#ifndef PORT_CONFIG_H
+#define PORT_CONFIG_H
+
+#define PORT_NAME             "native"
+#define PORT_COUNTER_BITS     32
+#define PORT_TICKS_PER_SECOND 1000000u
+/* Waits longer than 2 ms may use the deep sleep mode. */
+#define PORT_SLEEP_DEEP_MIN_TICKS 2000u
+
+#endif /* PORT_CONFIG_H */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The empty port: every hook of motet/port.h with its duty, and nothing
+ * else. Copy this directory to ports/<name>/, fill in each function for the
+ * processor, and build with -DMOTET_PORT=<name>. It compiles (CI builds it)
+ * so that a hook added to port.h without a template entry fails the build.
+ */
+#include "motet/port.h"
+#include "motet/sched.h"
+#include "motet/timer.h"
+
+static port_counter_t counter; /* stands in for a hardware register */
+
+void port_init(void)
+{
+    /* Clocks, console UART, the free-running counter and its compare
+     * channel, the interrupt vector table; leave interrupts disabled. */
+    counter = 0;
+}
+
+void port_halt(int status)
+{
+    /* Report status (semihosting, a simulator marker, a LED) and stop. */
+    (void) status;
+    for (;;) {
+    }
+}
+
+port_irq_state_t port_irq_save(void)
+{
+    /* Read the interrupt-enable bit, clear it, return what it was. */
+    return 0;
+}
+
+void port_irq_restore(port_irq_state_t state)
+{
+    /* Write the bit back; a pending interrupt is then taken at once. */
+    (void) state;
+}
+
+void port_irq_enable(void)
+{
+}
+
+bool port_in_isr(void)
+{
+    /* True inside an interrupt body (e.g. IPSR != 0 on Cortex-M). */
+    return false;
+}
+
+port_counter_t port_counter_read(void)
+{
+    return counter;
+}
+
+void port_compare_set(port_counter_t at)
+{
+    /* Program the compare register; its interrupt calls, in order,
+     * sched_isr_enter(), timer_isr_compare(), then on the way out with
+     * interrupts enabled sched_isr_exit(). */
+    (void) at;
+}
+
+void port_compare_disable(void)
+{
+}
+
+void port_sleep(port_sleep_mode_t mode)
+{
+    /* Pick the hardware mode for `mode`, then enable interrupts and sleep
+     * in one step (SEI; SLEEP on AVR, CPSIE i; WFI on Cortex-M) so that an
+     * interrupt between the two cannot be missed. */
+    (void) mode;
+}
+
+void port_console_write(const char *text, size_t n)
+{
+    (void) text;
+    (void) n;
+}
+
+uint32_t port_cycles(void)
+{
+    return 0;
+}

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: MIT
+"""The `motet` command line without a build: event-log parsing and export,
+the size report, and argument handling."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MOTET = ROOT / "tools" / "motet"
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import build, eventlog, setup_env  # noqa: E402
+
+# A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
+# nested and allocates; console text and a comment are mixed in.
+SAMPLE = """\
+# motet event log, module 0
+boot: native port, simulated clock
+EV 0 CREATE 16 3
+EV 0 CREATE 0x11 5
+EV 125000 TIMER 16 0
+EV 125000 START 16 4
+EV 125010 SEND 16 0x1108
+EV 125010 START 17 8
+EV 125012 ALLOC 17 32
+EV 125020 END 17 8
+[   125.000 ms] radio: Hello World
+EV 125030 END 16 4
+LOST 3
+EV 125040 ERROR 16 5
+EV 125050 SLEEP 0 1
+EV 250000 WAKE 0 0
+"""
+
+
+def motet(*args, stdin=None):
+    return subprocess.run([sys.executable, str(MOTET), *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, input=stdin, timeout=60)
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / "events.txt"
+    path.write_text(SAMPLE)
+    return path
+
+
+# ---- parsing ----
+
+def test_parse_reads_records_and_skips_other_lines():
+    recs = eventlog.parse(SAMPLE)
+    events = [r for r in recs if isinstance(r, eventlog.Event)]
+    assert len(events) == 12
+    assert events[0] == eventlog.Event(0, "CREATE", 16, 3, line=3)
+    assert events[4] == eventlog.Event(125010, "SEND", 16, 0x1108, line=7)
+    lost = [r for r in recs if isinstance(r, eventlog.Lost)]
+    assert lost == [eventlog.Lost(3, line=13)]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("EV 10 START 16", "expected 'EV <time_us> <TYPE> <pid> <arg>'"),
+    ("EV ten START 16 4", "time 'ten' is not an integer"),
+    ("EV 10 JUMP 16 4", "unknown event type 'JUMP'"),
+    ("EV 10 START 300 4", "pid 300 does not fit in 8 bits"),
+    ("EV 10 START 16 70000", "arg 70000 does not fit in 16 bits"),
+    ("EV 10 START -1 4", "pid -1 is negative"),
+    ("LOST many", "count 'many' is not an integer"),
+])
+def test_parse_rejects_malformed_records_with_line_number(line, message):
+    with pytest.raises(eventlog.LogFormatError) as err:
+        eventlog.parse("EV 0 WAKE 0 0\n" + line + "\n", "dump.txt")
+    assert str(err.value).startswith("dump.txt:2: ")
+    assert message in str(err.value)
+
+
+def test_event_types_match_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/log.h").read_text()
+    names = [n for n in re.findall(r"^\s*EV_(\w+)", header, re.M) if n != "TYPE_COUNT"]
+    assert tuple(names) == eventlog.EVENT_TYPES
+
+
+def test_error_names_match_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/types.h").read_text()
+    names = [n for n in re.findall(r"^\s*(MT_(?:OK|ERR_\w+))", header, re.M)
+             if n != "MT_ERR_COUNT"]
+    assert tuple(names) == eventlog.ERRORS
+
+
+def test_reserved_pid_names_match_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/types.h").read_text()
+    pids = {name: int(value, 16)
+            for name, value in re.findall(r"#define MT_PID_(\w+)\s+(0x[0-9A-Fa-f]+)u", header)}
+    assert eventlog.PID_NAMES == {pids["NONE"]: "kernel", pids["MULTICAST"]: "multicast",
+                                  pids["TIMESYNC"]: "timesync", pids["MIGRATOR"]: "migrator",
+                                  pids["APPMGR"]: "appmgr"}
+
+
+# ---- table ----
+
+def test_table_decodes_arguments_and_nesting():
+    lines = eventlog.format_table(eventlog.parse(SAMPLE))
+    text = "\n".join(lines)
+    assert "-> 0x11 P0" in text             # SEND arg = dst << 8 | port 8
+    assert "TIMEOUT0" in text                # START port 4
+    assert "32 B" in text                    # ALLOC size
+    assert "MT_ERR_NO_MEM" in text           # ERROR code 5
+    assert "3 records lost" in text
+    assert lines[-1] == "12 events, 3 lost"
+    nested = next(line for line in lines if "START" in line and "0x11" in line)
+    outer = next(line for line in lines if "START" in line and "0x10" in line)
+    assert nested.index("START") > outer.index("START")
+
+
+# ---- Chrome trace ----
+
+def test_chrome_export_pairs_start_and_end_per_task():
+    trace = eventlog.to_chrome(eventlog.parse(SAMPLE))
+    events = trace["traceEvents"]
+    durations = [(e["ph"], e["tid"], e["ts"]) for e in events if e["ph"] in "BE"]
+    assert durations == [("B", 16, 125000), ("B", 17, 125010), ("E", 17, 125020),
+                         ("E", 16, 125030)]
+    instants = [e for e in events if e["ph"] == "i"]
+    assert {e["name"] for e in instants} >= {"CREATE", "TIMER", "SEND", "ALLOC", "ERROR",
+                                             "SLEEP", "WAKE", "LOST 3"}
+    names = {e["tid"]: e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert names[16] == "task 0x10" and names[0] == "kernel"
+
+
+def test_chrome_export_drops_unmatched_end():
+    trace = eventlog.to_chrome(eventlog.parse("EV 5 END 16 8\nEV 6 START 16 8\n"))
+    phases = [e["ph"] for e in trace["traceEvents"] if e["ph"] in "BE"]
+    assert phases == ["B"]
+    assert trace["otherData"]["unmatched_end_dropped"] == 1
+
+
+# ---- the command line ----
+
+def test_motet_log_prints_table(sample):
+    res = motet("log", sample)
+    assert res.returncode == 0, res.stderr
+    assert "START" in res.stdout and "12 events, 3 lost" in res.stdout
+
+
+def test_motet_log_reads_stdin():
+    res = motet("log", "-", stdin=SAMPLE)
+    assert res.returncode == 0, res.stderr
+    assert "12 events" in res.stdout
+
+
+def test_motet_log_exports_chrome_json(sample, tmp_path):
+    out = tmp_path / "trace.json"
+    res = motet("log", sample, "--chrome", out)
+    assert res.returncode == 0, res.stderr
+    trace = json.loads(out.read_text())
+    assert sum(1 for e in trace["traceEvents"] if e["ph"] == "B") == 2
+    assert "perfetto" in res.stdout
+
+
+def test_motet_log_reports_bad_lines(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("EV 1 START 16 8\nEV 2 BOGUS 16 8\n")
+    res = motet("log", bad)
+    assert res.returncode == 1
+    assert f"{bad}:2: unknown event type 'BOGUS'" in res.stderr
+
+
+def test_motet_log_missing_file(tmp_path):
+    res = motet("log", tmp_path / "nope.txt")
+    assert res.returncode == 1
+    assert "cannot read" in res.stderr
+
+
+def test_unknown_command_fails():
+    res = motet("frobnicate")
+    assert res.returncode == 2
+    assert "invalid choice" in res.stderr
+
+
+# ---- size report and setup plan (no build needed) ----
+
+SIZE_OUTPUT = """\
+   text\t   data\t    bss\t    dec\t    hex\tfilename
+    400\t      0\t    520\t    920\t    398\tlog.c.o (ex build/kernel/libmotet_kernel.a)
+   2000\t      8\t    100\t   2108\t    83c\tsched.c.o (ex build/kernel/libmotet_kernel.a)
+"""
+
+
+def test_size_report_passes_when_log_compiles_out():
+    logged = build.parse_size_output(SIZE_OUTPUT)
+    assert logged["log.c.o"] == (400, 0, 520)
+    nolog = {"log.c.o": (0, 0, 0), "sched.c.o": (1900, 8, 100)}
+    lines, failures = build.size_report(logged, nolog)
+    assert failures == []
+    assert any(line.startswith("total") and "-1020" in line for line in lines)
+
+
+def test_size_report_fails_when_log_code_remains():
+    logged = build.parse_size_output(SIZE_OUTPUT)
+    nolog = {"log.c.o": (12, 0, 0), "sched.c.o": (2000, 8, 100)}
+    _, failures = build.size_report(logged, nolog)
+    assert any("log.c.o still has 12 B of text" in f for f in failures)
+
+
+def test_size_report_fails_when_nolog_not_smaller():
+    sizes = build.parse_size_output(SIZE_OUTPUT)
+    _, failures = build.size_report(sizes, dict(sizes, **{"log.c.o": (0, 0, 920)}))
+    assert any("not smaller" in f for f in failures)
+
+
+def test_setup_package_groups_are_known_and_unique():
+    pkgs = setup_env.packages_for(setup_env.all_groups())
+    assert len(pkgs) == len(set(pkgs))
+    assert {"cmake", "ninja-build", "libcmocka-dev", "valgrind"} <= set(pkgs)
+    with pytest.raises(ValueError):
+        setup_env.packages_for(["no-such-group"])

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application manager: relative ids mapped to device ids, two-stage
+ * creation (every task exists before any is initialised), remote control
+ * blocks for tasks placed elsewhere, local multicast membership, and
+ * all-or-nothing behaviour when a description is bad or resources run out.
+ */
+#include <string.h>
+
+#include "test_support.h"
+
+/* ---- a small description builder (format: motet/appdesc.h) ---- */
+
+typedef struct {
+    uint8_t buf[256];
+    uint16_t data; /* next free byte of the data region */
+    uint8_t tasks, groups;
+} builder_t;
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t) v;
+    p[1] = (uint8_t) (v >> 8);
+}
+
+static void begin(builder_t *b, uint8_t tasks, uint8_t groups)
+{
+    memset(b, 0, sizeof *b);
+    memcpy(b->buf, APPDESC_MAGIC, 4);
+    b->buf[4] = APPDESC_VERSION;
+    b->buf[5] = tasks;
+    b->buf[6] = groups;
+    b->data =
+        (uint16_t) (APPDESC_HEADER_SIZE + tasks * APPDESC_TASK_SIZE + groups * APPDESC_GROUP_SIZE);
+}
+
+static uint16_t add_data(builder_t *b, const uint8_t *bytes, uint16_t n)
+{
+    uint16_t off = b->data;
+    memcpy(&b->buf[off], bytes, n);
+    b->data = (uint16_t) (b->data + n);
+    return off;
+}
+
+/* routes: n pairs (dst, port) */
+static void add_task(builder_t *b, uint8_t prog, uint8_t prio, uint8_t module,
+                     const uint8_t *routes, uint8_t n_routes, const uint8_t *init,
+                     uint16_t init_len)
+{
+    uint8_t *t = &b->buf[APPDESC_HEADER_SIZE + b->tasks * APPDESC_TASK_SIZE];
+    t[0] = prog;
+    t[1] = b->tasks++;
+    t[2] = prio;
+    t[3] = 0;
+    t[4] = module;
+    t[5] = n_routes;
+    if (n_routes) put16(&t[6], add_data(b, routes, (uint16_t) (n_routes * 2)));
+    if (init_len) {
+        put16(&t[8], add_data(b, init, init_len));
+        put16(&t[10], init_len);
+    }
+}
+
+static void add_group(builder_t *b, const uint8_t *members, uint8_t n)
+{
+    uint8_t *g = &b->buf[APPDESC_HEADER_SIZE + b->buf[5] * APPDESC_TASK_SIZE +
+                         b->groups * APPDESC_GROUP_SIZE];
+    g[0] = b->groups++;
+    g[1] = n;
+    put16(&g[2], add_data(b, members, (uint16_t) (n * 2)));
+}
+
+static uint16_t finish(builder_t *b)
+{
+    put16(&b->buf[8], b->data);
+    put16(&b->buf[10], 0);
+    put16(&b->buf[10], appdesc_crc16(b->buf, b->data));
+    return b->data;
+}
+
+/* ---- programs that record what happens to them ---- */
+
+static char events[128];
+static bool b_is_local;
+
+static void note(char what)
+{
+    size_t n = strlen(events);
+    events[n] = what;
+    events[n + 1] = 0;
+}
+
+static mt_err_t prog_a(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT) {
+        note('I');
+        /* Every task of the application exists before any initialises. */
+        if (b_is_local) assert_true(sched_task_exists(appmgr_last_result()->pid_base + 1));
+        if (msg->len) note((char) ((const uint8_t *) msg->data)[0]);
+        return sched_send(0, NULL, 0, 0);
+    }
+    note('a');
+    return MT_OK;
+}
+
+static mt_err_t prog_b(void *state, msg_t *msg)
+{
+    (void) state;
+    note(msg->port == PORT_INIT ? 'J' : 'b');
+    return MT_OK;
+}
+
+static const program_t programs[] = {
+    {.id = 1, .name = "a", .handler = prog_a, .state_size = 4},
+    {.id = 2, .name = "b", .handler = prog_b, .state_size = 0},
+};
+
+static int setup(void **state)
+{
+    test_boot(state);
+    program_register(programs, 2);
+    events[0] = 0;
+    b_is_local = true;
+    return 0;
+}
+
+/* a (rel 0) routes its port 0 to group 0, whose member is b (rel 1) PORT_0 */
+static uint16_t two_task_app(builder_t *b, uint8_t b_module)
+{
+    begin(b, 2, 1);
+    const uint8_t a_routes[] = {MT_PID_MULTICAST, 0};
+    const uint8_t init[] = {'x'};
+    add_task(b, 1, 1, 0, a_routes, 1, init, 1);
+    add_task(b, 2, 2, b_module, NULL, 0, NULL, 0);
+    const uint8_t members[] = {1, PORT_0};
+    add_group(b, members, 1);
+    return finish(b);
+}
+
+static void test_load_creates_maps_and_initialises_in_two_stages(void **state)
+{
+    (void) state;
+    builder_t b;
+    uint16_t len = two_task_app(&b, 0);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    const appmgr_result_t *r = appmgr_last_result();
+    assert_int_equal(r->err, MT_OK);
+    assert_int_equal(r->created, 2);
+    assert_int_equal(r->pid_base, MT_PID_FIRST_APP);
+    assert_true(sched_task_exists(MT_PID_FIRST_APP));
+    assert_true(sched_task_exists(MT_PID_FIRST_APP + 1));
+    assert_int_equal(mcast_member_count(r->group_base), 1);
+    /* b (prio 2) initialises first; a's init string 'x' arrives; a's
+     * multicast then reaches b. */
+    assert_string_equal(events, "JIxb");
+}
+
+static void test_second_load_gets_fresh_ids(void **state)
+{
+    (void) state;
+    builder_t b;
+    uint16_t len = two_task_app(&b, 0);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    const appmgr_result_t *r = appmgr_last_result();
+    assert_int_equal(r->err, MT_OK);
+    assert_int_equal(r->pid_base, MT_PID_FIRST_APP + 2);
+    assert_int_equal(r->group_base, 1);
+    assert_true(sched_task_exists(MT_PID_FIRST_APP + 3));
+}
+
+static void test_task_on_other_module_gets_a_remote_block_only(void **state)
+{
+    (void) state;
+    builder_t b;
+    b_is_local = false;
+    uint16_t len = two_task_app(&b, 3);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(appmgr_last_result()->created, 1);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP + 1));
+    /* A second remote block for the same pid is refused: it exists. */
+    assert_int_equal(sched_task_create_remote(MT_PID_FIRST_APP + 1, 2, 3), MT_ERR_EXISTS);
+    assert_int_equal(mcast_member_count(appmgr_last_result()->group_base), 0);
+}
+
+static void test_malformed_description_creates_nothing(void **state)
+{
+    (void) state;
+    builder_t b;
+    uint16_t len = two_task_app(&b, 0);
+    b.buf[APPDESC_HEADER_SIZE + APPDESC_TASK_SIZE + 2] = MOTET_PRIO_LEVELS; /* b's prio */
+    put16(&b.buf[10], 0);
+    put16(&b.buf[10], appdesc_crc16(b.buf, len));
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK); /* the message was delivered */
+    const appmgr_result_t *r = appmgr_last_result();
+    assert_int_equal(r->err, MT_ERR_DESC_TASK);
+    assert_int_equal(r->bad_offset, APPDESC_HEADER_SIZE + APPDESC_TASK_SIZE + 2);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(test_count_logged_errors(MT_ERR_DESC_TASK), 1);
+    assert_string_equal(events, "");
+}
+
+static void test_unknown_program_creates_nothing(void **state)
+{
+    (void) state;
+    builder_t b;
+    begin(&b, 2, 0);
+    add_task(&b, 1, 1, 0, NULL, 0, NULL, 0);
+    add_task(&b, 9, 1, 0, NULL, 0, NULL, 0);
+    uint16_t len = finish(&b);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+}
+
+static void test_resource_exhaustion_mid_creation_rolls_back(void **state)
+{
+    (void) state;
+    builder_t b;
+    uint8_t n = MOTET_MAX_TASKS; /* one more than the slab has left */
+    begin(&b, n, 0);
+    for (uint8_t i = 0; i < n; i++) add_task(&b, 2, 1, 0, NULL, 0, NULL, 0);
+    uint16_t len = finish(&b);
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_SLAB);
+    for (uint8_t i = 0; i < n; i++) assert_false(sched_task_exists(MT_PID_FIRST_APP + i));
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+    assert_string_equal(events, ""); /* nobody was initialised */
+    /* The pids were not consumed: a good description gets the first ones. */
+    uint16_t good = two_task_app(&b, 0);
+    assert_int_equal(appmgr_load(b.buf, good), MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, MT_PID_FIRST_APP);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_load_creates_maps_and_initialises_in_two_stages, setup),
+        cmocka_unit_test_setup(test_second_load_gets_fresh_ids, setup),
+        cmocka_unit_test_setup(test_task_on_other_module_gets_a_remote_block_only, setup),
+        cmocka_unit_test_setup(test_malformed_description_creates_nothing, setup),
+        cmocka_unit_test_setup(test_unknown_program_creates_nothing, setup),
+        cmocka_unit_test_setup(test_resource_exhaustion_mid_creation_rolls_back, setup),
+    };
+    return cmocka_run_group_tests_name("application manager", tests, NULL, NULL);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event log: what a message exchange records, timestamps, and the
+ * overrun count when the host drains too slowly (nothing lost silently).
+ */
+#include "test_support.h"
+
+static mt_err_t echo(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_0) port_native_busy(250); /* 250 us of work */
+    return MT_OK;
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    task_spec_t spec = {.pid = 0x20, .prio = 2, .handler = echo};
+    sched_task_create(&spec);
+    sched_task_init(0x20, NULL, 0);
+    log_record_t sink[MOTET_LOG_ENTRIES];
+    log_drain(sink, MOTET_LOG_ENTRIES);
+    return 0;
+}
+
+static void test_message_records_send_start_end_with_times(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x20, PORT_0, NULL, 0, 0), MT_OK);
+    log_record_t rec[8];
+    assert_int_equal(log_drain(rec, 8), 3);
+    assert_int_equal(rec[0].type, EV_SEND);
+    assert_int_equal(rec[0].arg, (0x20 << 8) | PORT_0);
+    assert_int_equal(rec[1].type, EV_START);
+    assert_int_equal(rec[1].pid, 0x20);
+    assert_int_equal(rec[2].type, EV_END);
+    assert_int_equal(rec[2].time - rec[1].time, 250);
+    assert_string_equal(log_type_name(rec[0].type), "SEND");
+}
+
+static void test_overrun_keeps_newest_and_counts_the_lost(void **state)
+{
+    (void) state;
+    for (unsigned i = 0; i < MOTET_LOG_ENTRIES + 10; i++) log_record(EV_TIMER, 0x20, (uint16_t) i);
+    assert_int_equal(log_overruns(), 10);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    assert_int_equal(log_drain(rec, MOTET_LOG_ENTRIES), MOTET_LOG_ENTRIES);
+    assert_int_equal(rec[0].arg, 10); /* the ten oldest were overwritten */
+    assert_int_equal(rec[MOTET_LOG_ENTRIES - 1].arg, MOTET_LOG_ENTRIES + 9);
+}
+
+static void test_errors_are_logged_with_their_code(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x21, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
+    log_record_t rec[8];
+    unsigned n = log_drain(rec, 8);
+    assert_true(n >= 1);
+    assert_int_equal(rec[n - 1].type, EV_ERROR);
+    assert_int_equal(rec[n - 1].arg, MT_ERR_NO_TASK);
+    assert_string_equal(mt_strerror(MT_ERR_NO_TASK), "MT_ERR_NO_TASK");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_message_records_send_start_end_with_times, setup),
+        cmocka_unit_test_setup(test_overrun_keeps_newest_and_counts_the_lost, setup),
+        cmocka_unit_test_setup(test_errors_are_logged_with_their_code, setup),
+    };
+    return cmocka_run_group_tests_name("event log", tests, NULL, NULL);
+}

@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap: first fit, splitting, coalescing, error detection, realloc,
+ * owners, statistics and events.
+ *
+ * Sizes are derived from the allocator itself (mem_block_size() and the
+ * header size measured in setup) so the tests hold for any alignment.
+ */
+#include <string.h>
+
+#include "test_support.h"
+
+static size_t hdr; /* header bytes per block, measured in setup */
+
+static mem_stats_t stats(void)
+{
+    mem_stats_t s;
+    mem_get_stats(&s);
+    return s;
+}
+
+static char *at(void *p, size_t offset)
+{
+    return (char *) p + offset;
+}
+
+/* Address of the block right after p's block. */
+static char *after(void *p)
+{
+    return at(p, mem_block_size(p) + hdr);
+}
+
+static void fill(void *p, size_t n, uint8_t seed)
+{
+    for (size_t i = 0; i < n; i++) ((uint8_t *) p)[i] = (uint8_t) (seed + i);
+}
+
+static void assert_filled(const void *p, size_t n, uint8_t seed)
+{
+    for (size_t i = 0; i < n; i++) assert_int_equal(((const uint8_t *) p)[i], (uint8_t) (seed + i));
+}
+
+/* Allocate everything that is left, so only freed blocks can serve. */
+static void *fill_heap(void)
+{
+    void *rest = mem_alloc(stats().largest_free);
+    assert_non_null(rest);
+    assert_int_equal(stats().free_blocks, 0);
+    return rest;
+}
+
+static unsigned drain_all(log_record_t *rec)
+{
+    return log_drain(rec, MOTET_LOG_ENTRIES);
+}
+
+static int mem_setup(void **state)
+{
+    test_boot(state);
+    /* Other components may allocate at boot; these tests want an empty heap
+     * with a known layout. Nothing is dispatched while they run, so no one
+     * uses the blocks this drops. */
+    mem_init();
+    void *probe = mem_alloc(1);
+    hdr = stats().in_use - mem_block_size(probe);
+    mem_init();
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    drain_all(rec);
+    return 0;
+}
+
+static void test_init_state(void **state)
+{
+    (void) state;
+    mem_stats_t s = stats();
+    assert_int_equal(hdr, 4);
+    assert_in_range(s.heap_size, MOTET_HEAP_SIZE - 8, MOTET_HEAP_SIZE);
+    assert_int_equal(s.in_use, 0);
+    assert_int_equal(s.high_water, 0);
+    assert_int_equal(s.largest_free, s.heap_size - hdr);
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(s.alloc_count, 0);
+    assert_int_equal(s.failures, 0);
+}
+
+static void test_alloc_basic(void **state)
+{
+    (void) state;
+    char *p = mem_alloc(10);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t) p % _Alignof(void *), 0);
+    assert_int_equal((uintptr_t) p % _Alignof(uint32_t), 0);
+    assert_true(mem_is_heap(p));
+    assert_in_range(mem_block_size(p), 10, 10 + 8);
+    fill(p, 10, 1);
+    mem_stats_t s = stats();
+    assert_int_equal(s.alloc_count, 1);
+    assert_int_equal(s.in_use, mem_block_size(p) + hdr);
+    char *q = mem_alloc(10);
+    assert_ptr_equal(q, after(p)); /* split from the same free block */
+    assert_filled(p, 10, 1);
+    assert_int_equal(stats().alloc_count, 2);
+}
+
+static void test_alloc_zero_returns_null_silently(void **state)
+{
+    (void) state;
+    assert_null(mem_alloc(0));
+    assert_null(mem_alloc_owned(0, 0x42));
+    mem_stats_t s = stats();
+    assert_int_equal(s.failures, 0);
+    assert_int_equal(s.alloc_count, 0);
+    assert_int_equal(s.in_use, 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 0);
+}
+
+static void test_first_fit_reuses_lowest_block(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(64);
+    char *b = mem_alloc(8);
+    char *c = mem_alloc(32);
+    char *d = mem_alloc(8);
+    assert_true(a < b && b < c && c < d);
+    /* c is freed last and fits best: LIFO or best fit would choose it. */
+    assert_int_equal(mem_free(a), MT_OK);
+    assert_int_equal(mem_free(c), MT_OK);
+    char *x = mem_alloc(16);
+    assert_ptr_equal(x, a);
+    /* The remainder of a's hole is still the lowest fit. */
+    char *y = mem_alloc(30);
+    assert_ptr_equal(y, after(x));
+    /* Nothing below c is left that fits 32 bytes. */
+    assert_ptr_equal(mem_alloc(32), c);
+}
+
+static void test_split_leaves_usable_remainder(void **state)
+{
+    (void) state;
+    mem_stats_t s0 = stats();
+    char *p = mem_alloc(100);
+    mem_stats_t s = stats();
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(s.largest_free, s0.largest_free - mem_block_size(p) - hdr);
+    /* The remainder is a whole block: all of it can be allocated. */
+    char *rest = mem_alloc(s.largest_free);
+    assert_ptr_equal(rest, after(p));
+    assert_int_equal(stats().free_blocks, 0);
+    assert_int_equal(stats().in_use, s.heap_size);
+}
+
+static void test_exact_fit_takes_whole_hole(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(40);
+    char *guard = mem_alloc(8);
+    (void) guard;
+    size_t hole = mem_block_size(a);
+    mem_free(a);
+    assert_int_equal(stats().free_blocks, 2);
+    char *p = mem_alloc(hole);
+    assert_ptr_equal(p, a);
+    assert_int_equal(mem_block_size(p), hole);
+    assert_int_equal(stats().free_blocks, 1); /* the hole is gone, no sliver */
+}
+
+/* Three neighbours a, b, c with the rest of the heap allocated. */
+static void three_blocks(char **a, char **b, char **c)
+{
+    *a = mem_alloc(24);
+    *b = mem_alloc(40);
+    *c = mem_alloc(16);
+    fill_heap();
+}
+
+static void test_coalesce_with_next(void **state)
+{
+    (void) state;
+    char *a, *b, *c;
+    three_blocks(&a, &b, &c);
+    size_t merged = mem_block_size(a) + hdr + mem_block_size(b);
+    mem_free(b);
+    mem_free(a);
+    assert_int_equal(stats().free_blocks, 1);
+    assert_int_equal(stats().largest_free, merged);
+    /* Only a merged a+b can hold this. */
+    assert_ptr_equal(mem_alloc(merged), a);
+}
+
+static void test_coalesce_with_previous(void **state)
+{
+    (void) state;
+    char *a, *b, *c;
+    three_blocks(&a, &b, &c);
+    size_t merged = mem_block_size(a) + hdr + mem_block_size(b);
+    mem_free(a);
+    mem_free(b);
+    assert_int_equal(stats().free_blocks, 1);
+    assert_int_equal(stats().largest_free, merged);
+    assert_ptr_equal(mem_alloc(merged), a);
+}
+
+static void test_coalesce_with_both_neighbours(void **state)
+{
+    (void) state;
+    char *a, *b, *c;
+    three_blocks(&a, &b, &c);
+    size_t merged = mem_block_size(a) + mem_block_size(b) + mem_block_size(c) + 2 * hdr;
+    mem_free(a);
+    mem_free(c);
+    assert_int_equal(stats().free_blocks, 2);
+    mem_free(b);
+    assert_int_equal(stats().free_blocks, 1);
+    assert_int_equal(stats().largest_free, merged);
+    assert_ptr_equal(mem_alloc(merged), a);
+    assert_int_equal(stats().free_blocks, 0);
+}
+
+static void test_coalesce_with_heap_tail(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(16);
+    char *b = mem_alloc(16);
+    mem_free(b);
+    assert_int_equal(stats().free_blocks, 1);
+    mem_free(a);
+    mem_stats_t s = stats();
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(s.largest_free, s.heap_size - hdr);
+    assert_int_equal(s.in_use, 0);
+}
+
+static void test_exhaustion_returns_null_and_logs(void **state)
+{
+    (void) state;
+    mem_stats_t s0 = stats();
+    assert_null(mem_alloc(s0.heap_size)); /* header does not fit */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 1);
+    assert_int_equal(stats().failures, 1);
+    assert_null(mem_alloc(SIZE_MAX)); /* no overflow into a small block */
+    assert_null(mem_alloc_owned(SIZE_MAX - 2, 0x42));
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 2);
+    assert_int_equal(stats().failures, 3);
+    assert_int_equal(stats().alloc_count, 0);
+    assert_int_equal(stats().largest_free, s0.largest_free);
+
+    void *all = fill_heap();
+    assert_null(mem_alloc(1));
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 1);
+    assert_int_equal(stats().failures, 4);
+    assert_int_equal(mem_free(all), MT_OK);
+    assert_non_null(mem_alloc(1));
+}
+
+static void test_fragmentation_stats(void **state)
+{
+    (void) state;
+    char *p[8];
+    for (int i = 0; i < 8; i++) p[i] = mem_alloc(16);
+    fill_heap();
+    size_t one = mem_block_size(p[0]);
+    for (int i = 0; i < 8; i += 2) mem_free(p[i]);
+    mem_stats_t s = stats();
+    assert_int_equal(s.free_blocks, 4);
+    assert_int_equal(s.largest_free, one);
+    mem_free(p[1]); /* joins p[0] and p[2] */
+    s = stats();
+    assert_int_equal(s.free_blocks, 3);
+    assert_int_equal(s.largest_free, 3 * one + 2 * hdr);
+    assert_int_equal(s.alloc_count, 8 - 5 + 1);
+}
+
+static void test_double_free_detected(void **state)
+{
+    (void) state;
+    char *p = mem_alloc(16);
+    char *q = mem_alloc(16);
+    assert_int_equal(mem_free(p), MT_OK);
+    mem_stats_t before = stats();
+    assert_int_equal(mem_free(p), MT_ERR_DOUBLE_FREE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 1);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    /* The block is on the free list once: handed out once, not twice. */
+    assert_ptr_equal(mem_alloc(16), p);
+    char *r = mem_alloc(16);
+    assert_ptr_not_equal(r, p);
+    assert_ptr_equal(r, after(q));
+}
+
+static void test_double_free_of_merged_block(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(16);
+    char *b = mem_alloc(16);
+    char *guard = mem_alloc(16);
+    (void) guard;
+    mem_free(a);
+    mem_free(b); /* b's header is now inside a's free block */
+    mem_stats_t before = stats();
+    assert_int_equal(mem_free(b), MT_ERR_DOUBLE_FREE);
+    assert_int_equal(mem_free(a), MT_ERR_DOUBLE_FREE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 2);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_ptr_equal(mem_alloc(mem_block_size(guard) * 2 + hdr), a);
+}
+
+static void test_foreign_and_interior_pointers_rejected(void **state)
+{
+    (void) state;
+    int local = 0;
+    char *p = mem_alloc(32);
+    char *q = mem_alloc(8);
+    fill(p, 32, 7);
+    mem_stats_t before = stats();
+    assert_int_equal(mem_free(&local), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_free(p + 1), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_free(p + 8), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_free(p - hdr), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_free((void *) ((uintptr_t) q + MOTET_HEAP_SIZE)), MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 5);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_true(mem_is_heap(p));
+    assert_filled(p, 32, 7);
+    assert_false(mem_is_heap(p + 8));
+    assert_int_equal(mem_block_size(p + 8), 0);
+    assert_int_equal(mem_owner(p + 8), MEM_OWNER_KERNEL);
+    assert_false(mem_is_heap(&local));
+    assert_null(mem_realloc(p + 8, 100));
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    assert_int_equal(stats().alloc_count, 2);
+}
+
+static void test_forged_header_rejected(void **state)
+{
+    (void) state;
+    char *p = mem_alloc(16);
+    char *big = mem_alloc(64);
+    /* A copy of a genuine header inside a payload is still not a block. */
+    memcpy(big + 16, p - hdr, hdr);
+    memcpy(big + 16 - hdr, p - hdr, hdr);
+    mem_stats_t before = stats();
+    assert_int_equal(mem_free(big + 16 + hdr), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_free(big + 16), MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 2);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_int_equal(mem_free(big), MT_OK);
+    assert_int_equal(mem_free(p), MT_OK);
+    assert_int_equal(stats().free_blocks, 1);
+}
+
+/* A check byte alone would accept one forgery in 256: try them all. */
+static void test_forged_header_any_check_byte_rejected(void **state)
+{
+    (void) state;
+    struct {
+        uint16_t size; /* layout of a header: size | allocated bit, owner, check */
+        uint8_t owner;
+        uint8_t check;
+    } fake = {(uint16_t) (0x8000u | 32u), 0x42, 0};
+    char *big = mem_alloc(128);
+    char *q = mem_alloc(8);
+    char *forged = big + 32; /* aligned like a real payload */
+    mem_stats_t before = stats();
+    for (unsigned c = 0; c < 256; c++) {
+        fake.check = (uint8_t) c;
+        memcpy(forged - hdr, &fake, sizeof fake);
+        assert_int_equal(mem_free(forged), MT_ERR_BAD_POINTER);
+        assert_false(mem_is_heap(forged));
+        assert_int_equal(mem_owner(forged), MEM_OWNER_KERNEL);
+        assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    }
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_ptr_equal(mem_alloc(8), after(q));
+}
+
+static void test_free_null_is_noop(void **state)
+{
+    (void) state;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    mem_stats_t before = stats();
+    assert_int_equal(mem_free(NULL), MT_OK);
+    assert_int_equal(drain_all(rec), 0);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+}
+
+static void test_realloc_null_allocates(void **state)
+{
+    (void) state;
+    char *p = mem_realloc(NULL, 20);
+    assert_non_null(p);
+    assert_true(mem_is_heap(p));
+    assert_true(mem_block_size(p) >= 20);
+    assert_int_equal(mem_owner(p), sched_current_pid());
+    assert_int_equal(stats().alloc_count, 1);
+}
+
+static void test_realloc_zero_frees(void **state)
+{
+    (void) state;
+    char *p = mem_alloc(20);
+    assert_null(mem_realloc(p, 0));
+    assert_false(mem_is_heap(p));
+    mem_stats_t s = stats();
+    assert_int_equal(s.alloc_count, 0);
+    assert_int_equal(s.in_use, 0);
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 0);
+}
+
+static void test_realloc_grows_in_place(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(16);
+    char *b = mem_alloc(16);
+    char *c = mem_alloc(16);
+    fill(a, 16, 3);
+    fill(c, 16, 9);
+    size_t room = mem_block_size(a) + hdr + mem_block_size(b);
+    mem_free(b);
+    char *r = mem_realloc(a, room);
+    assert_ptr_equal(r, a);
+    assert_int_equal(mem_block_size(r), room);
+    assert_filled(r, 16, 3);
+    assert_filled(c, 16, 9);
+    assert_int_equal(stats().alloc_count, 2);
+    assert_int_equal(stats().in_use, mem_block_size(r) + mem_block_size(c) + 2 * hdr);
+    /* c's block is last before the free tail: grows into it. */
+    char *g = mem_realloc(c, 500);
+    assert_ptr_equal(g, c);
+    assert_true(mem_block_size(g) >= 500);
+    assert_filled(g, 16, 9);
+}
+
+static void test_realloc_moves_and_keeps_contents(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(16);
+    char *b = mem_alloc(16);
+    fill(a, 16, 5);
+    fill(b, 16, 50);
+    assert_int_equal(mem_set_owner(a, 0x33), MT_OK);
+    char *r = mem_realloc(a, 64);
+    assert_non_null(r);
+    assert_ptr_not_equal(r, a);
+    assert_true(mem_block_size(r) >= 64);
+    assert_filled(r, 16, 5);
+    assert_filled(b, 16, 50);
+    assert_int_equal(mem_owner(r), 0x33);
+    assert_false(mem_is_heap(a));
+    assert_int_equal(stats().alloc_count, 2);
+    assert_int_equal(stats().in_use, mem_block_size(r) + mem_block_size(b) + 2 * hdr);
+}
+
+static void test_realloc_failure_keeps_old_block(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(16);
+    char *b = mem_alloc(16);
+    (void) b;
+    fill(a, 16, 11);
+    size_t size = mem_block_size(a);
+    mem_stats_t s0 = stats();
+    assert_null(mem_realloc(a, s0.heap_size));
+    assert_null(mem_realloc(a, SIZE_MAX));
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 2);
+    assert_true(mem_is_heap(a));
+    assert_int_equal(mem_block_size(a), size);
+    assert_filled(a, 16, 11);
+    mem_stats_t s = stats();
+    assert_int_equal(s.failures, 2);
+    assert_int_equal(s.alloc_count, 2);
+    assert_int_equal(s.in_use, s0.in_use);
+    assert_int_equal(s.largest_free, s0.largest_free);
+}
+
+static void test_realloc_shrinks_in_place(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(200);
+    char *guard = mem_alloc(8);
+    (void) guard;
+    fill(a, 16, 21);
+    char *r = mem_realloc(a, 16);
+    assert_ptr_equal(r, a);
+    assert_true(mem_block_size(r) < 200);
+    assert_filled(r, 16, 21);
+    assert_int_equal(stats().free_blocks, 2); /* the freed tail and the heap end */
+    assert_ptr_equal(mem_alloc(100), after(r));
+}
+
+static void test_owner_recorded_and_changed(void **state)
+{
+    (void) state;
+    char *p = mem_alloc_owned(10, 0x42);
+    assert_int_equal(mem_owner(p), 0x42);
+    assert_int_equal(mem_owner(mem_alloc(10)), MT_PID_NONE); /* no task running */
+    assert_int_equal(mem_set_owner(p, 0x43), MT_OK);
+    assert_int_equal(mem_owner(p), 0x43);
+    assert_true(mem_is_heap(p)); /* the header stays consistent */
+    assert_int_equal(mem_free(p), MT_OK);
+    assert_int_equal(mem_owner(p), MEM_OWNER_KERNEL);
+    assert_int_equal(mem_set_owner(p, 0x44), MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    assert_int_equal(mem_owner(NULL), MEM_OWNER_KERNEL);
+}
+
+static void *task_block;
+
+static mt_err_t alloc_on_init(void *st, msg_t *msg)
+{
+    (void) st;
+    if (msg->port == PORT_INIT) task_block = mem_alloc(24);
+    return MT_OK;
+}
+
+/* Runs on the booted kernel as is (no heap reset): it dispatches. */
+static void test_alloc_owned_by_running_task(void **state)
+{
+    (void) state;
+    task_block = NULL;
+    task_spec_t spec = {.pid = 0x20, .prio = 3, .handler = alloc_on_init};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(0x20, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_non_null(task_block);
+    assert_int_equal(mem_owner(task_block), 0x20);
+}
+
+static void test_free_all_frees_one_owner(void **state)
+{
+    (void) state;
+    char *p1 = mem_alloc_owned(16, 0x20);
+    char *p2 = mem_alloc_owned(16, 0x20);
+    char *q1 = mem_alloc_owned(16, 0x21);
+    char *p3 = mem_alloc_owned(16, 0x20);
+    char *q2 = mem_alloc_owned(16, 0x21);
+    char *p4 = mem_alloc_owned(16, 0x20);
+    fill(q1, 16, 1);
+    fill(q2, 16, 2);
+    assert_int_equal(mem_free_all(0x20), 4);
+    assert_false(mem_is_heap(p1) || mem_is_heap(p2) || mem_is_heap(p3) || mem_is_heap(p4));
+    assert_int_equal(mem_owner(q1), 0x21);
+    assert_int_equal(mem_owner(q2), 0x21);
+    assert_filled(q1, 16, 1);
+    assert_filled(q2, 16, 2);
+    mem_stats_t s = stats();
+    assert_int_equal(s.alloc_count, 2);
+    assert_int_equal(s.free_blocks, 3); /* p1+p2, p3, p4+tail */
+    assert_int_equal(s.largest_free, s.heap_size - (size_t) (after(q2) - p1) - hdr);
+    assert_int_equal(mem_free_all(0x20), 0);
+    assert_int_equal(mem_free_all(0x21), 2);
+    s = stats();
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(s.in_use, 0);
+    assert_int_equal(s.largest_free, s.heap_size - hdr);
+}
+
+static void test_high_water_mark(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(100);
+    char *b = mem_alloc(200);
+    uint16_t peak = stats().in_use;
+    assert_int_equal(peak, mem_block_size(a) + mem_block_size(b) + 2 * hdr);
+    assert_int_equal(stats().high_water, peak);
+    mem_free(a);
+    mem_free(b);
+    assert_int_equal(stats().in_use, 0);
+    assert_int_equal(stats().high_water, peak);
+    char *c = mem_alloc(10);
+    assert_int_equal(stats().high_water, peak);
+    c = mem_realloc(c, 1000); /* grows in place: still counted */
+    assert_int_equal(stats().high_water, mem_block_size(c) + hdr);
+}
+
+static void test_alloc_and_free_events(void **state)
+{
+    (void) state;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    char *p = mem_alloc_owned(30, 0x42);
+    assert_int_equal(drain_all(rec), 1);
+    assert_int_equal(rec[0].type, EV_ALLOC);
+    assert_int_equal(rec[0].pid, 0x42);
+    assert_int_equal(rec[0].arg, mem_block_size(p));
+    uint16_t size = (uint16_t) mem_block_size(p);
+    assert_int_equal(mem_free(p), MT_OK);
+    assert_int_equal(drain_all(rec), 1);
+    assert_int_equal(rec[0].type, EV_FREE);
+    assert_int_equal(rec[0].pid, 0x42);
+    assert_int_equal(rec[0].arg, size);
+    assert_int_equal(mem_free(p), MT_ERR_DOUBLE_FREE);
+    assert_int_equal(drain_all(rec), 1);
+    assert_int_equal(rec[0].type, EV_ERROR); /* no EV_FREE for a refused free */
+    assert_int_equal(rec[0].arg, MT_ERR_DOUBLE_FREE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_init_state, mem_setup),
+        cmocka_unit_test_setup(test_alloc_basic, mem_setup),
+        cmocka_unit_test_setup(test_alloc_zero_returns_null_silently, mem_setup),
+        cmocka_unit_test_setup(test_first_fit_reuses_lowest_block, mem_setup),
+        cmocka_unit_test_setup(test_split_leaves_usable_remainder, mem_setup),
+        cmocka_unit_test_setup(test_exact_fit_takes_whole_hole, mem_setup),
+        cmocka_unit_test_setup(test_coalesce_with_next, mem_setup),
+        cmocka_unit_test_setup(test_coalesce_with_previous, mem_setup),
+        cmocka_unit_test_setup(test_coalesce_with_both_neighbours, mem_setup),
+        cmocka_unit_test_setup(test_coalesce_with_heap_tail, mem_setup),
+        cmocka_unit_test_setup(test_exhaustion_returns_null_and_logs, mem_setup),
+        cmocka_unit_test_setup(test_fragmentation_stats, mem_setup),
+        cmocka_unit_test_setup(test_double_free_detected, mem_setup),
+        cmocka_unit_test_setup(test_double_free_of_merged_block, mem_setup),
+        cmocka_unit_test_setup(test_foreign_and_interior_pointers_rejected, mem_setup),
+        cmocka_unit_test_setup(test_forged_header_rejected, mem_setup),
+        cmocka_unit_test_setup(test_forged_header_any_check_byte_rejected, mem_setup),
+        cmocka_unit_test_setup(test_free_null_is_noop, mem_setup),
+        cmocka_unit_test_setup(test_realloc_null_allocates, mem_setup),
+        cmocka_unit_test_setup(test_realloc_zero_frees, mem_setup),
+        cmocka_unit_test_setup(test_realloc_grows_in_place, mem_setup),
+        cmocka_unit_test_setup(test_realloc_moves_and_keeps_contents, mem_setup),
+        cmocka_unit_test_setup(test_realloc_failure_keeps_old_block, mem_setup),
+        cmocka_unit_test_setup(test_realloc_shrinks_in_place, mem_setup),
+        cmocka_unit_test_setup(test_owner_recorded_and_changed, mem_setup),
+        cmocka_unit_test_setup(test_alloc_owned_by_running_task, test_boot),
+        cmocka_unit_test_setup(test_free_all_frees_one_owner, mem_setup),
+        cmocka_unit_test_setup(test_high_water_mark, mem_setup),
+        cmocka_unit_test_setup(test_alloc_and_free_events, mem_setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dispatch rules of DESIGN.md, one group of tests per rule. Each test
+ * records the order in which handlers start and end and compares it with
+ * the order the rule demands, so breaking a rule changes the trace.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "test_support.h"
+
+/* ---- a trace of handler activity: "A( B( )B )A" ---- */
+
+static char trace[512];
+
+static void note(const char *s)
+{
+    strncat(trace, s, sizeof trace - strlen(trace) - 1);
+}
+
+/* Per-test behaviour of the generic handler below, keyed by pid. */
+typedef void (*action_fn)(msg_t *msg);
+static action_fn actions[256];
+
+static mt_err_t traced(void *state, msg_t *msg)
+{
+    (void) state;
+    char name[8];
+    mt_pid_t self = sched_current_pid();
+    if (msg->port == PORT_INIT || msg->port == PORT_FINAL) {
+        snprintf(name, sizeof name, "%c%s ", 'A' + self - 0x20, msg->port == PORT_INIT ? "i" : "f");
+        note(name);
+        return MT_OK;
+    }
+    snprintf(name, sizeof name, "%c%d( ", 'A' + self - 0x20, msg->port - PORT_0);
+    note(name);
+    if (actions[self]) actions[self](msg);
+    snprintf(name, sizeof name, ")%c ", 'A' + self - 0x20);
+    note(name);
+    return MT_OK;
+}
+
+/* Task A is pid 0x20, B 0x21, ... */
+#define PID(letter) ((mt_pid_t) (0x20 + (letter) - 'A'))
+
+static void make_task(char letter, mt_prio_t prio)
+{
+    task_spec_t spec = {.pid = PID(letter), .prio = prio, .handler = traced};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID(letter), NULL, 0), MT_OK);
+}
+
+static void send(char letter, int app_port)
+{
+    assert_int_equal(sched_send_to(PID(letter), (mt_port_t) (PORT_0 + app_port), NULL, 0, 0),
+                     MT_OK);
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    memset(trace, 0, sizeof trace);
+    memset(actions, 0, sizeof actions);
+    return 0;
+}
+
+/* ---- rule 1: immediate nested dispatch for equal or higher priority ---- */
+
+static void a_sends_to_b(msg_t *msg)
+{
+    if (msg->port != PORT_0) return;
+    note("send ");
+    send('B', 0);
+    note("sent ");
+}
+
+static void test_rule1_equal_priority_runs_nested(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 2);
+    actions[PID('A')] = a_sends_to_b;
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( send B0( )B sent )A ");
+}
+
+static uint8_t depth_seen;
+static void record_depth(msg_t *msg)
+{
+    (void) msg;
+    depth_seen = sched_stack_depth();
+}
+
+static void test_rule1_higher_priority_runs_nested_on_same_stack(void **state)
+{
+    (void) state;
+    make_task('A', 1);
+    make_task('B', 5);
+    actions[PID('A')] = a_sends_to_b;
+    actions[PID('B')] = record_depth;
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( send B0( )B sent )A ");
+    assert_int_equal(depth_seen, 2); /* B's frame sat on top of A's */
+}
+
+/* ---- rule 2: lower priority waits, ordered by priority then creation ---- */
+
+static void test_rule2_lower_priority_is_queued(void **state)
+{
+    (void) state;
+    make_task('A', 3);
+    make_task('B', 2);
+    actions[PID('A')] = a_sends_to_b;
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( send sent )A B0( )B ");
+}
+
+static void a_sends_mixed(msg_t *msg)
+{
+    (void) msg;
+    send('B', 1); /* prio 1 */
+    send('D', 3); /* prio 3 */
+    send('B', 2); /* prio 1, created after the first */
+    send('C', 2); /* prio 2 */
+    send('D', 4); /* prio 3, created after the first */
+    assert_int_equal(sched_queued_count(), 5);
+}
+
+static void test_rule2_queue_orders_by_priority_then_creation(void **state)
+{
+    (void) state;
+    make_task('A', 6);
+    make_task('B', 1);
+    make_task('C', 2);
+    make_task('D', 3);
+    actions[PID('A')] = a_sends_mixed;
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( )A D3( )D D4( )D C2( )C B1( )B B2( )B ");
+}
+
+/* ---- rule 3: interrupt posts preempt only when strictly higher ---- */
+
+static char isr_target;
+static bool isr_body_done;
+static bool handler_saw_isr_context;
+static bool handler_saw_irq_disabled;
+
+static void isr_posts(void)
+{
+    assert_true(port_in_isr());
+    note("isr ");
+    assert_int_equal(sched_post_isr(PID(isr_target), PORT_0, NULL, 0, 0), MT_OK);
+    isr_body_done = true;
+}
+
+static void raise_interrupt(msg_t *msg)
+{
+    (void) msg;
+    note("raise ");
+    port_native_irq_raise(0);
+    note("back ");
+}
+
+static void check_context(msg_t *msg)
+{
+    (void) msg;
+    handler_saw_isr_context = port_in_isr() || !isr_body_done;
+    /* Interrupts must be enabled: a save must report them on. */
+    port_irq_state_t s = port_irq_save();
+    port_irq_state_t again = port_irq_save();
+    handler_saw_irq_disabled = (s == again);
+    port_irq_restore(again);
+    port_irq_restore(s);
+}
+
+static void test_rule3_isr_post_strictly_higher_runs_at_interrupt_exit(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 3);
+    actions[PID('A')] = raise_interrupt;
+    actions[PID('B')] = check_context;
+    port_native_irq_attach(0, isr_posts);
+    isr_target = 'B';
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr B0( )B back )A ");
+    assert_false(handler_saw_isr_context);
+    assert_false(handler_saw_irq_disabled);
+}
+
+static void test_rule3_isr_post_equal_priority_waits(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 2);
+    actions[PID('A')] = raise_interrupt;
+    port_native_irq_attach(0, isr_posts);
+    isr_target = 'B';
+    trace[0] = 0;
+    send('A', 0);
+    /* A task-context send to B would nest (rule 1); from an ISR it waits. */
+    assert_string_equal(trace, "A0( raise isr back )A B0( )B ");
+}
+
+static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
+{
+    (void) state;
+    make_task('B', 3);
+    port_native_irq_attach(0, isr_posts);
+    isr_target = 'B';
+    trace[0] = 0;
+    port_irq_state_t s = port_irq_save();
+    port_native_irq_raise(0);
+    note("masked ");
+    port_irq_restore(s);
+    assert_string_equal(trace, "masked isr B0( )B ");
+}
+
+/* ---- rule 4: a task on the stack is guarded ---- */
+
+static void b_sends_back_to_a(msg_t *msg)
+{
+    (void) msg;
+    note("back ");
+    send('A', 1);
+    note("queued ");
+}
+
+static void test_rule4_message_to_task_on_stack_waits(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 3);
+    actions[PID('A')] = a_sends_to_b;
+    actions[PID('B')] = b_sends_back_to_a;
+    trace[0] = 0;
+    send('A', 0);
+    /* A1 runs only after A0 has returned: A never runs twice on the stack;
+     * without the guard A1 would start inside B0. */
+    assert_string_equal(trace, "A0( send B0( back queued )B sent )A A1( )A ");
+}
+
+static int self_sends_left;
+static void b_sends_to_self(msg_t *msg)
+{
+    (void) msg;
+    if (self_sends_left-- > 0) send('B', 1);
+    note("tail ");
+}
+
+static void test_rule4_self_send_runs_after_return(void **state)
+{
+    (void) state;
+    make_task('B', 3);
+    actions[PID('B')] = b_sends_to_self;
+    self_sends_left = 2;
+    trace[0] = 0;
+    send('B', 0);
+    assert_string_equal(trace, "B0( tail )B B1( tail )B B1( tail )B ");
+    assert_int_equal(sched_stack_depth(), 0);
+}
+
+/* ---- rule 5: on return, the queue head runs only if it outranks the frame below ---- */
+
+static void b_queues_for_c_and_d(msg_t *msg)
+{
+    (void) msg;
+    note("q ");
+    send('C', 0); /* prio 2: above A (1), below B (3) */
+    send('D', 0); /* prio 1: equal to A */
+}
+
+static void test_rule5_head_runs_only_if_it_outranks_frame_below(void **state)
+{
+    (void) state;
+    make_task('A', 1);
+    make_task('B', 3);
+    make_task('C', 2);
+    make_task('D', 1);
+    actions[PID('A')] = a_sends_to_b;
+    actions[PID('B')] = b_queues_for_c_and_d;
+    trace[0] = 0;
+    send('A', 0);
+    /* C outranks A and runs before A resumes; D does not, so A resumes. */
+    assert_string_equal(trace, "A0( send B0( q )B C0( )C sent )A D0( )D ");
+}
+
+/* ---- rule 6: nothing to do, the module sleeps until the next deadline ---- */
+
+static mt_err_t stopper(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT) return timer_start(0, TIMER_MS(100), false);
+    if (msg->port == PORT_TIMEOUT0) sched_stop();
+    return MT_OK;
+}
+
+static void test_rule6_idle_sleeps_until_the_next_deadline(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = 0x30, .prio = 1, .handler = stopper};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(0x30, NULL, 0), MT_OK);
+    uint64_t t0 = port_native_time();
+    uint32_t sleeps = port_native_sleep_count();
+    sched_run();
+    assert_int_equal(port_native_time() - t0, TIMER_MS(100));
+    assert_int_equal(port_native_sleep_count() - sleeps, 1); /* one sleep, no polling */
+    assert_int_equal(port_native_sleep_ticks(), TIMER_MS(100));
+    assert_int_equal(timer_interrupt_count(), 1); /* no periodic tick */
+}
+
+/* ---- rule 7: messages wait until PORT_INIT has been handled ---- */
+
+static void test_rule7_messages_held_until_init_handled(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID('B'), .prio = 2, .handler = traced};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    send('B', 1);
+    send('B', 2);
+    assert_string_equal(trace, "");
+    assert_int_equal(sched_queued_count(), 2);
+    assert_int_equal(sched_task_init(PID('B'), NULL, 0), MT_OK);
+    assert_string_equal(trace, "Bi B1( )B B2( )B ");
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void a_inits_b(msg_t *msg)
+{
+    (void) msg;
+    send('C', 0);                       /* queued, created first */
+    send('B', 1);                       /* held, created second */
+    sched_task_init(PID('B'), NULL, 0); /* queued behind both */
+    send('C', 1);                       /* queued, created last */
+}
+
+static void test_rule7_released_messages_keep_creation_order(void **state)
+{
+    (void) state;
+    make_task('A', 5);
+    make_task('C', 2);
+    task_spec_t spec = {.pid = PID('B'), .prio = 2, .handler = traced};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    actions[PID('A')] = a_inits_b;
+    trace[0] = 0;
+    send('A', 0);
+    /* B's INIT, then its held message, which was created before C1. */
+    assert_string_equal(trace, "A0( )A C0( )C Bi B1( )B C1( )C ");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_rule1_equal_priority_runs_nested, setup),
+        cmocka_unit_test_setup(test_rule1_higher_priority_runs_nested_on_same_stack, setup),
+        cmocka_unit_test_setup(test_rule2_lower_priority_is_queued, setup),
+        cmocka_unit_test_setup(test_rule2_queue_orders_by_priority_then_creation, setup),
+        cmocka_unit_test_setup(test_rule3_isr_post_strictly_higher_runs_at_interrupt_exit, setup),
+        cmocka_unit_test_setup(test_rule3_isr_post_equal_priority_waits, setup),
+        cmocka_unit_test_setup(test_rule3_isr_post_while_masked_runs_on_unmask, setup),
+        cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
+        cmocka_unit_test_setup(test_rule4_self_send_runs_after_return, setup),
+        cmocka_unit_test_setup(test_rule5_head_runs_only_if_it_outranks_frame_below, setup),
+        cmocka_unit_test_setup(test_rule6_idle_sleeps_until_the_next_deadline, setup),
+        cmocka_unit_test_setup(test_rule7_messages_held_until_init_handled, setup),
+        cmocka_unit_test_setup(test_rule7_released_messages_keep_creation_order, setup),
+    };
+    return cmocka_run_group_tests_name("dispatch rules", tests, NULL, NULL);
+}

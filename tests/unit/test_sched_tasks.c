@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Task life cycle and messaging services: kill with FINAL and free-all,
+ * payload ownership (take), multicast order, and every error path of the
+ * scheduler (unknown pid or port, full queue, exhausted heap), each of which
+ * must return its code and log it.
+ */
+#include <string.h>
+
+#include "test_support.h"
+
+static unsigned finals;
+static unsigned received;
+static void *taken;
+static uint8_t last_byte;
+static char order[64];
+
+static mt_err_t worker(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT) return timer_start(0, TIMER_MS(10), true);
+    if (msg->port == PORT_FINAL) {
+        finals++;
+        return MT_OK;
+    }
+    if (msg->port == PORT_0) {
+        received++;
+        if (msg->len) last_byte = ((uint8_t *) msg->data)[0];
+    }
+    if (msg->port == PORT_0 + 1) taken = sched_take_msg(msg);
+    if (msg->port == PORT_0 + 2) mem_alloc(100); /* a leak the kill must reclaim */
+    if (msg->port == PORT_0 + 3) sched_task_kill(sched_current_pid());
+    return MT_OK;
+}
+
+static mt_err_t member(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port >= PORT_0) {
+        size_t n = strlen(order);
+        order[n] = (char) ('a' + sched_current_pid() - 0x40);
+        order[n + 1] = 0;
+    }
+    return MT_OK;
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    finals = received = 0;
+    taken = NULL;
+    last_byte = 0;
+    order[0] = 0;
+    return 0;
+}
+
+static void make(mt_pid_t pid, mt_prio_t prio, task_handler_t h)
+{
+    task_spec_t spec = {.pid = pid, .prio = prio, .handler = h, .state_size = 16};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+}
+
+/* ---- kill ---- */
+
+static void test_kill_delivers_final_and_frees_everything(void **state)
+{
+    (void) state;
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    make(0x20, 2, worker);
+    assert_int_equal(sched_send_to(0x20, PORT_0 + 2, NULL, 0, 0), MT_OK); /* leaks 100 B */
+    uint32_t remaining;
+    assert_true(timer_remaining(0x20, 0, &remaining));
+    assert_int_equal(sched_task_kill(0x20), MT_OK);
+    assert_int_equal(finals, 1);
+    assert_false(sched_task_exists(0x20));
+    assert_false(timer_remaining(0x20, 0, &remaining));
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+    assert_int_equal(after.alloc_count, before.alloc_count);
+}
+
+static void test_kill_drops_queued_messages_and_logs_how_many(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    make(0x21, 5, worker);
+    /* Queue three messages for 0x20 by sending from an ISR-like context. */
+    port_irq_state_t s = port_irq_save();
+    for (int i = 0; i < 3; i++) assert_int_equal(sched_post_isr(0x20, PORT_0, "x", 1, 0), MT_OK);
+    log_record_t drop[MOTET_LOG_ENTRIES];
+    log_drain(drop, MOTET_LOG_ENTRIES);
+    assert_int_equal(sched_task_kill(0x20), MT_OK);
+    port_irq_restore(s);
+    assert_int_equal(received, 0);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    bool found = false;
+    for (unsigned i = 0; i < n; i++)
+        if (rec[i].type == EV_KILL && rec[i].pid == 0x20) found = rec[i].arg == 3;
+    assert_true(found);
+    mem_stats_t st;
+    mem_get_stats(&st);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_kill_of_running_task_is_deferred_until_it_returns(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    assert_int_equal(sched_send_to(0x20, PORT_0 + 3, NULL, 0, 0), MT_OK);
+    assert_int_equal(finals, 1);
+    assert_false(sched_task_exists(0x20));
+    assert_int_equal(sched_stack_depth(), 0);
+}
+
+static void test_send_after_kill_is_an_error(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    assert_int_equal(sched_task_kill(0x20), MT_OK);
+    assert_int_equal(sched_send_to(0x20, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
+    assert_int_equal(sched_task_kill(0x20), MT_ERR_NO_TASK);
+}
+
+/* ---- payload ownership ---- */
+
+static void test_take_of_heap_payload_is_zero_copy_and_moves_ownership(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    uint8_t *block = mem_alloc(8);
+    block[0] = 42;
+    assert_int_equal(sched_send_to(0x20, PORT_0 + 1, block, 8, MSG_HEAP), MT_OK);
+    assert_ptr_equal(taken, block);
+    assert_int_equal(mem_owner(block), 0x20);
+}
+
+static void test_take_of_borrowed_payload_is_a_deep_copy(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    uint8_t local[4] = {7, 8, 9, 10};
+    assert_int_equal(sched_send_to(0x20, PORT_0 + 1, local, 4, 0), MT_OK);
+    assert_non_null(taken);
+    assert_ptr_not_equal(taken, local);
+    assert_memory_equal(taken, local, 4);
+    assert_int_equal(mem_owner(taken), 0x20);
+}
+
+static void test_queued_borrowed_payload_is_copied_at_send_time(void **state)
+{
+    (void) state;
+    make(0x20, 1, worker);
+    make(0x21, 5, worker);
+    uint8_t local[1] = {5};
+    port_irq_state_t s = port_irq_save(); /* queue it: no dispatch while masked */
+    assert_int_equal(sched_post_isr(0x20, PORT_0, local, 1, 0), MT_OK);
+    local[0] = 99; /* the sender reuses its buffer at once */
+    port_irq_restore(s);
+    sched_run_pending();
+    assert_int_equal(received, 1);
+    assert_int_equal(last_byte, 5);
+}
+
+static void test_untaken_heap_payload_is_freed_after_the_handler(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    void *block = mem_alloc(32);
+    assert_int_equal(sched_send_to(0x20, PORT_0, block, 32, MSG_HEAP), MT_OK);
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count);
+}
+
+/* ---- multicast ---- */
+
+static void test_multicast_reaches_local_members_in_priority_order(void **state)
+{
+    (void) state;
+    make(0x40, 1, member); /* a */
+    make(0x41, 4, member); /* b */
+    make(0x42, 2, member); /* c */
+    assert_int_equal(mcast_join(3, 0x40, PORT_0), MT_OK);
+    assert_int_equal(mcast_join(3, 0x41, PORT_0), MT_OK);
+    assert_int_equal(mcast_join(3, 0x42, PORT_0), MT_OK);
+    assert_int_equal(mcast_join(4, 0x40, PORT_0), MT_OK);
+    assert_int_equal(mcast_member_count(3), 3);
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 3, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "bca");
+    assert_int_equal(sched_task_kill(0x40), MT_OK);
+    assert_int_equal(mcast_member_count(3), 2);
+    assert_int_equal(mcast_member_count(4), 0);
+}
+
+/* ---- errors: a code and a logged event each ---- */
+
+static void test_send_to_unknown_pid_is_rejected_and_logged(void **state)
+{
+    (void) state;
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_send_to(0x77, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+}
+
+static void test_send_to_unknown_port_is_rejected_and_logged(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(sched_send_to(0x20, PORT_LIMIT, NULL, 0, 0), MT_ERR_NO_PORT);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(received, 0);
+}
+
+static mt_err_t route_user(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_0) *(mt_err_t *) msg->data = sched_send(3, NULL, 0, 0);
+    return MT_OK;
+}
+
+static void test_send_on_missing_output_port_is_rejected(void **state)
+{
+    (void) state;
+    static const route_t one[] = {{.pid = 0x20, .port = PORT_0}};
+    make(0x20, 2, worker);
+    task_spec_t spec = {
+        .pid = 0x22, .prio = 2, .handler = route_user, .routes = one, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(0x22, NULL, 0), MT_OK);
+    mt_err_t seen = MT_OK;
+    assert_int_equal(sched_send_to(0x22, PORT_0, &seen, sizeof seen, 0), MT_OK);
+    assert_int_equal(seen, MT_ERR_NO_PORT);
+}
+
+static void test_full_queue_is_rejected_and_nothing_is_lost(void **state)
+{
+    (void) state;
+    make(0x20, 1, worker);
+    unsigned accepted = 0, refused = 0;
+    test_count_logged_errors(MT_OK);
+    port_irq_state_t s = port_irq_save();
+    for (int i = 0; i < MOTET_MAX_QUEUED_MSGS + 5; i++) {
+        mt_err_t err = sched_post_isr(0x20, PORT_0, NULL, 0, 0);
+        if (err == MT_OK)
+            accepted++;
+        else {
+            assert_int_equal(err, MT_ERR_QUEUE_FULL);
+            refused++;
+        }
+    }
+    port_irq_restore(s);
+    assert_int_equal(accepted, MOTET_MAX_QUEUED_MSGS);
+    assert_int_equal(refused, 5);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 5);
+    sched_run_pending();
+    assert_int_equal(received, accepted); /* every accepted message arrives */
+}
+
+static void test_payload_copy_on_exhausted_heap_is_rejected(void **state)
+{
+    (void) state;
+    make(0x20, 1, worker);
+    make(0x21, 5, worker);
+    mem_stats_t st;
+    mem_get_stats(&st);
+    void *hog = mem_alloc(st.largest_free - 16);
+    assert_non_null(hog);
+    static uint8_t big[200];
+    test_count_logged_errors(MT_OK);
+    port_irq_state_t s = port_irq_save();
+    assert_int_equal(sched_post_isr(0x20, PORT_0, big, sizeof big, 0), MT_ERR_NO_MEM);
+    port_irq_restore(s);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 1);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_create_rejects_duplicates_and_bad_specs(void **state)
+{
+    (void) state;
+    make(0x20, 2, worker);
+    task_spec_t dup = {.pid = 0x20, .prio = 2, .handler = worker};
+    assert_int_equal(sched_task_create(&dup), MT_ERR_EXISTS);
+    task_spec_t virt = {.pid = MT_PID_MULTICAST, .prio = 2, .handler = worker};
+    assert_int_equal(sched_task_create(&virt), MT_ERR_INVALID);
+    task_spec_t prio = {.pid = 0x23, .prio = MOTET_PRIO_LEVELS, .handler = worker};
+    assert_int_equal(sched_task_create(&prio), MT_ERR_INVALID);
+    task_spec_t nohandler = {.pid = 0x23, .prio = 1};
+    assert_int_equal(sched_task_create(&nohandler), MT_ERR_INVALID);
+    assert_int_equal(sched_task_init(0x20, NULL, 0), MT_ERR_STATE); /* twice */
+}
+
+static void test_task_slab_exhaustion_is_reported(void **state)
+{
+    (void) state;
+    unsigned made = 0;
+    mt_err_t err = MT_OK;
+    for (mt_pid_t pid = 0x20; err == MT_OK; pid++) {
+        task_spec_t spec = {.pid = pid, .prio = 1, .handler = worker};
+        err = sched_task_create(&spec);
+        if (err == MT_OK) made++;
+    }
+    assert_int_equal(err, MT_ERR_NO_SLAB);
+    assert_int_equal(made, MOTET_MAX_TASKS - 1); /* the manager holds one */
+}
+
+static void test_remote_send_without_bus_is_no_route(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(0x50, 2, 3), MT_OK);
+    assert_int_equal(sched_send_to(0x50, PORT_0, NULL, 0, 0), MT_ERR_NO_ROUTE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_kill_delivers_final_and_frees_everything, setup),
+        cmocka_unit_test_setup(test_kill_drops_queued_messages_and_logs_how_many, setup),
+        cmocka_unit_test_setup(test_kill_of_running_task_is_deferred_until_it_returns, setup),
+        cmocka_unit_test_setup(test_send_after_kill_is_an_error, setup),
+        cmocka_unit_test_setup(test_take_of_heap_payload_is_zero_copy_and_moves_ownership, setup),
+        cmocka_unit_test_setup(test_take_of_borrowed_payload_is_a_deep_copy, setup),
+        cmocka_unit_test_setup(test_queued_borrowed_payload_is_copied_at_send_time, setup),
+        cmocka_unit_test_setup(test_untaken_heap_payload_is_freed_after_the_handler, setup),
+        cmocka_unit_test_setup(test_multicast_reaches_local_members_in_priority_order, setup),
+        cmocka_unit_test_setup(test_send_to_unknown_pid_is_rejected_and_logged, setup),
+        cmocka_unit_test_setup(test_send_to_unknown_port_is_rejected_and_logged, setup),
+        cmocka_unit_test_setup(test_send_on_missing_output_port_is_rejected, setup),
+        cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
+        cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
+        cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),
+        cmocka_unit_test_setup(test_task_slab_exhaustion_is_reported, setup),
+        cmocka_unit_test_setup(test_remote_send_without_bus_is_no_route, setup),
+    };
+    return cmocka_run_group_tests_name("tasks and messages", tests, NULL, NULL);
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time manager on the native port's simulated clock: expiry order and
+ * exact ticks, periodic timers without drift, stop and restart, the limits,
+ * tickless operation, the counter wrap and the remaining-time queries.
+ */
+#include <string.h>
+
+#include "test_support.h"
+
+#define PID_A    0x20
+#define PID_B    0x21
+#define PID_STOP 0x2F
+#define MAX_HITS 1100
+
+/* One delivered timeout: who, which port, when (simulated ticks). */
+typedef struct hit {
+    mt_pid_t pid;
+    mt_port_t port;
+    uint64_t time;
+} hit_t;
+
+static hit_t hits[MAX_HITS];
+static unsigned n_hits;
+static uint32_t handler_busy;             /* work each timeout handler declares */
+static uint8_t start_from_handler = 0xFF; /* timer index started at INIT */
+static mt_err_t start_result;
+
+static mt_err_t recorder(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT && start_from_handler != 0xFF)
+        start_result = timer_start(start_from_handler, 700, false);
+    if (msg->port < PORT_TIMEOUT0 || msg->port > PORT_TIMEOUT3) return MT_OK;
+    if (n_hits < MAX_HITS)
+        hits[n_hits++] = (hit_t){.pid = msg->dst, .port = msg->port, .time = port_native_time()};
+    if (handler_busy) port_native_busy(handler_busy);
+    return MT_OK;
+}
+
+static mt_err_t stopper(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_0) sched_stop();
+    return MT_OK;
+}
+
+static void make_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
+{
+    task_spec_t spec = {.pid = pid, .prio = prio, .handler = handler};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+    sched_run_pending();
+}
+
+static void make_tasks(void)
+{
+    memset(hits, 0, sizeof hits);
+    n_hits = 0;
+    handler_busy = 0;
+    start_from_handler = 0xFF;
+    make_task(PID_A, 2, recorder);
+    make_task(PID_B, 2, recorder);
+    make_task(PID_STOP, 6, stopper);
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    make_tasks();
+    return 0;
+}
+
+static int setup_at_wrap(void **state)
+{
+    (void) state;
+    test_boot_at(0xFFFFF000u);
+    make_tasks();
+    return 0;
+}
+
+static void isr_stop(void)
+{
+    assert_int_equal(sched_post_isr(PID_STOP, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+/* Run the kernel's main loop (sleeping between events) until simulated
+ * tick `at`, when an external interrupt stops it. */
+static void run_until(uint64_t at)
+{
+    port_native_irq_attach(7, isr_stop);
+    port_native_irq_schedule(7, at);
+    sched_run();
+    assert_true(port_native_time() >= at);
+}
+
+static void assert_hit(unsigned i, mt_pid_t pid, unsigned timer, uint64_t time)
+{
+    assert_true(i < n_hits);
+    assert_int_equal(hits[i].pid, pid);
+    assert_int_equal(hits[i].port, PORT_TIMEOUT0 + timer);
+    assert_int_equal(hits[i].time, time);
+}
+
+/* ---- ordering ---- */
+
+static void test_timers_fire_in_deadline_order_whatever_the_start_order(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 500, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 1, 100, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 0, 400, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 2, 300, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 3, 200, false), MT_OK);
+    run_until(1000);
+    assert_int_equal(n_hits, 5);
+    assert_hit(0, PID_A, 1, 100);
+    assert_hit(1, PID_A, 3, 200);
+    assert_hit(2, PID_A, 2, 300);
+    assert_hit(3, PID_B, 0, 400);
+    assert_hit(4, PID_A, 0, 500);
+    assert_int_equal(timer_interrupt_count(), 5);
+}
+
+static void test_equal_deadlines_both_fire_in_start_order(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 2, 300, false), MT_OK);
+    port_native_busy(100);
+    assert_int_equal(timer_start_for(PID_A, 1, 200, false), MT_OK); /* also due at 300 */
+    assert_int_equal(timer_start_for(PID_A, 0, 200, false), MT_OK);
+    run_until(1000);
+    assert_int_equal(n_hits, 3);
+    assert_hit(0, PID_B, 2, 300);
+    assert_hit(1, PID_A, 1, 300);
+    assert_hit(2, PID_A, 0, 300);
+    assert_int_equal(timer_interrupt_count(), 1); /* one compare for all three */
+}
+
+static void test_expiry_is_logged_with_owner_and_index(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 3, 50, false), MT_OK);
+    test_count_logged_errors(MT_OK); /* empty the log */
+    port_native_busy(100);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    unsigned found = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type != EV_TIMER) continue;
+        assert_int_equal(rec[i].pid, PID_B);
+        assert_int_equal(rec[i].arg, 3);
+        assert_int_equal(rec[i].time, 50);
+        found++;
+    }
+    assert_int_equal(found, 1);
+}
+
+/* ---- periodic ---- */
+
+static void test_periodic_timer_does_not_drift_over_1000_periods(void **state)
+{
+    (void) state;
+    handler_busy = 237; /* each handler works a while after its expiry */
+    assert_int_equal(timer_start_for(PID_A, 0, 1000, true), MT_OK);
+    run_until(1000u * 1000u + 500u);
+    assert_int_equal(n_hits, 1000);
+    for (unsigned k = 0; k < 1000; k++) assert_hit(k, PID_A, 0, (uint64_t) (k + 1) * 1000u);
+    assert_int_equal(timer_interrupt_count(), 1000);
+}
+
+static void test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 1000, true), MT_OK);
+    port_irq_state_t s = port_irq_save();
+    port_native_busy(2500); /* deadlines 1000 and 2000 pass with interrupts off */
+    assert_int_equal(n_hits, 0);
+    port_irq_restore(s);
+    assert_int_equal(n_hits, 2); /* both caught up at once */
+    assert_hit(0, PID_A, 0, 2500);
+    assert_hit(1, PID_A, 0, 2500);
+    port_native_busy(2000);
+    assert_int_equal(n_hits, 4);
+    assert_hit(2, PID_A, 0, 3000); /* back on the grid, not 3500 */
+    assert_hit(3, PID_A, 0, 4000);
+}
+
+/* ---- stop and restart ---- */
+
+static void test_stopped_timer_is_never_delivered(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 500, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 1, 800, true), MT_OK);
+    port_native_busy(200);
+    assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
+    assert_int_equal(timer_stop_for(PID_A, 1), MT_OK);
+    run_until(10000);
+    assert_int_equal(n_hits, 0);
+    assert_int_equal(timer_interrupt_count(), 0);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_stop_for(PID_A, 0), MT_ERR_STATE); /* not running */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+}
+
+static void test_stopping_the_head_leaves_the_others_on_time(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 300, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 0, 700, false), MT_OK);
+    port_native_busy(100);
+    assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
+    run_until(2000);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_B, 0, 700);
+}
+
+static void test_restart_replaces_the_running_timer(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 2, 500, true), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 0, 600, false), MT_OK);
+    port_native_busy(300);
+    /* The head moves behind B: the compare must follow it, or a spurious
+     * interrupt comes at 500. */
+    assert_int_equal(timer_start_for(PID_A, 2, 500, false), MT_OK); /* now one-shot */
+    run_until(5000);
+    assert_int_equal(n_hits, 2);
+    assert_hit(0, PID_B, 0, 600);
+    assert_hit(1, PID_A, 2, 800);
+    assert_int_equal(timer_interrupt_count(), 2);
+}
+
+static void test_timer_started_while_the_head_is_overdue_keeps_its_length(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 1000, false), MT_OK);
+    port_irq_state_t s = port_irq_save();
+    port_native_busy(1500); /* A is due, its interrupt held */
+    assert_int_equal(timer_start_for(PID_B, 0, 300, false), MT_OK);
+    port_irq_restore(s);
+    port_native_busy(1000);
+    assert_int_equal(n_hits, 2);
+    assert_hit(0, PID_A, 0, 1500);
+    assert_hit(1, PID_B, 0, 1800);
+}
+
+static void test_timer_started_after_a_long_idle_fires_on_time(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
+    run_until(0xF0000000u); /* idle for most of the 32-bit time range */
+    assert_int_equal(timer_start_for(PID_B, 1, 0x20000000u, false), MT_OK);
+    run_until(0x120000000u);
+    assert_int_equal(n_hits, 2);
+    assert_hit(0, PID_A, 0, 100);
+    assert_hit(1, PID_B, 1, 0x110000000u);
+}
+
+static void test_timer_start_in_a_handler_belongs_to_the_running_task(void **state)
+{
+    (void) state;
+    start_from_handler = 1;
+    start_result = MT_ERR_COUNT;
+    make_task(0x22, 3, recorder);
+    assert_int_equal(start_result, MT_OK);
+    run_until(1000);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, 0x22, 1, 700);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start(0, 10, false), MT_ERR_STATE); /* no running task */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+}
+
+/* ---- limits ---- */
+
+static void test_fifth_timer_of_a_task_is_rejected(void **state)
+{
+    (void) state;
+    for (uint8_t n = 0; n < TIMERS_PER_TASK; n++)
+        assert_int_equal(timer_start_for(PID_A, n, 1000, false), MT_OK);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start_for(PID_A, TIMERS_PER_TASK, 1000, false), MT_ERR_NO_TIMER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TIMER), 1);
+    start_from_handler = TIMERS_PER_TASK; /* the same through timer_start() */
+    make_task(0x22, 3, recorder);
+    assert_int_equal(start_result, MT_ERR_NO_TIMER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TIMER), 1);
+}
+
+static void test_tick_counts_out_of_range_are_invalid(void **state)
+{
+    (void) state;
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 0, 0, false), MT_ERR_INVALID);
+    assert_int_equal(timer_start_for(PID_A, 0, 0x80000000u, true), MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 2);
+    assert_int_equal(timer_start_for(PID_A, 0, 0x7FFFFFFFu, false), MT_OK);
+    uint32_t left = 0;
+    assert_true(timer_remaining(PID_A, 0, &left));
+    assert_int_equal(left, 0x7FFFFFFFu);
+}
+
+static void test_exhausted_timer_cache_is_reported(void **state)
+{
+    (void) state;
+    unsigned started = 0;
+    for (mt_pid_t pid = 0x40; started < MOTET_MAX_TIMERS; pid++)
+        for (uint8_t n = 0; n < TIMERS_PER_TASK && started < MOTET_MAX_TIMERS; n++, started++)
+            assert_int_equal(timer_start_for(pid, n, 10000, false), MT_OK);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_ERR_NO_SLAB);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
+    /* A restart reuses its own block; a stop makes room for a new one. */
+    assert_int_equal(timer_start_for(0x40, 0, 20000, false), MT_OK);
+    assert_int_equal(timer_stop_for(0x40, 1), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
+    port_native_busy(200);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 0, 100);
+}
+
+/* ---- tickless ---- */
+
+static void test_no_timer_no_interrupt_for_ten_seconds(void **state)
+{
+    (void) state;
+    uint32_t sleeps = port_native_sleep_count();
+    run_until(TIMER_MS(10000));
+    assert_int_equal(port_native_time(), TIMER_MS(10000));
+    assert_int_equal(timer_interrupt_count(), 0);
+    assert_int_equal(port_native_sleep_count() - sleeps, 1); /* one sleep, no polling */
+}
+
+static void test_one_second_timer_takes_one_interrupt_per_expiry(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, TIMER_MS(1000), true), MT_OK);
+    run_until(TIMER_MS(10500));
+    assert_int_equal(n_hits, 10);
+    assert_int_equal(timer_interrupt_count(), 10);
+    assert_hit(9, PID_A, 0, TIMER_MS(10000));
+}
+
+/* ---- counter wrap ---- */
+
+static void test_timers_cross_the_32_bit_counter_wrap(void **state)
+{
+    (void) state;
+    assert_int_equal(port_counter_read(), 0xFFFFF000u);
+    assert_int_equal(timer_now(), 0xFFFFF000u);
+    assert_int_equal(timer_start_for(PID_A, 0, 0x2000, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 1, 0x800, true), MT_OK);
+    run_until(0x2400);
+    assert_int_equal(n_hits, 5);
+    assert_hit(0, PID_B, 1, 0x800);
+    assert_hit(1, PID_B, 1, 0x1000); /* the counter reads 0 here */
+    assert_hit(2, PID_B, 1, 0x1800);
+    assert_hit(3, PID_A, 0, 0x2000); /* started first, so first on a tie */
+    assert_hit(4, PID_B, 1, 0x2000);
+    assert_int_equal(port_counter_read(), 0x1400u);
+    assert_int_equal(timer_now(), 0x1400u);
+}
+
+/* ---- queries ---- */
+
+static void test_remaining_time_and_next_deadline(void **state)
+{
+    (void) state;
+    uint32_t left = 0;
+    assert_false(timer_next_deadline(&left));
+    assert_false(timer_remaining(PID_A, 0, &left));
+    assert_int_equal(timer_start_for(PID_A, 0, 1000, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 1, 5000, true), MT_OK);
+    port_native_busy(300);
+    assert_true(timer_remaining(PID_A, 0, &left));
+    assert_int_equal(left, 700);
+    assert_true(timer_remaining(PID_A, 1, &left));
+    assert_int_equal(left, 4700);
+    assert_false(timer_remaining(PID_B, 0, &left));
+    assert_true(timer_next_deadline(&left));
+    assert_int_equal(left, 700);
+    port_native_busy(5200); /* 5500: A0 expired, A1 fired once, next at 10000 */
+    assert_false(timer_remaining(PID_A, 0, &left));
+    assert_true(timer_remaining(PID_A, 1, &left));
+    assert_int_equal(left, 4500);
+    assert_true(timer_next_deadline(&left));
+    assert_int_equal(left, 4500);
+    assert_int_equal(timer_stop_for(PID_A, 1), MT_OK);
+    assert_false(timer_next_deadline(&left));
+}
+
+/* ---- kill ---- */
+
+static void test_kill_stops_the_tasks_timers(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 3, 200, true), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 0, 300, false), MT_OK);
+    assert_int_equal(sched_task_kill(PID_A), MT_OK);
+    uint32_t left;
+    assert_false(timer_remaining(PID_A, 0, &left));
+    assert_false(timer_remaining(PID_A, 3, &left));
+    run_until(1000);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_B, 0, 300);
+    assert_int_equal(timer_interrupt_count(), 1);
+}
+
+static void test_stop_all_counts_what_it_stopped(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 0, 100, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 2, 50, true), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 1, 150, false), MT_OK);
+    assert_int_equal(timer_stop_all(PID_B), 2);
+    assert_int_equal(timer_stop_all(PID_B), 0);
+    port_native_busy(1000);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 1, 150);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_timers_fire_in_deadline_order_whatever_the_start_order, setup),
+        cmocka_unit_test_setup(test_equal_deadlines_both_fire_in_start_order, setup),
+        cmocka_unit_test_setup(test_expiry_is_logged_with_owner_and_index, setup),
+        cmocka_unit_test_setup(test_periodic_timer_does_not_drift_over_1000_periods, setup),
+        cmocka_unit_test_setup(test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late,
+                               setup),
+        cmocka_unit_test_setup(test_stopped_timer_is_never_delivered, setup),
+        cmocka_unit_test_setup(test_stopping_the_head_leaves_the_others_on_time, setup),
+        cmocka_unit_test_setup(test_restart_replaces_the_running_timer, setup),
+        cmocka_unit_test_setup(test_timer_started_while_the_head_is_overdue_keeps_its_length,
+                               setup),
+        cmocka_unit_test_setup(test_timer_started_after_a_long_idle_fires_on_time, setup),
+        cmocka_unit_test_setup(test_timer_start_in_a_handler_belongs_to_the_running_task, setup),
+        cmocka_unit_test_setup(test_fifth_timer_of_a_task_is_rejected, setup),
+        cmocka_unit_test_setup(test_tick_counts_out_of_range_are_invalid, setup),
+        cmocka_unit_test_setup(test_exhausted_timer_cache_is_reported, setup),
+        cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
+        cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
+        cmocka_unit_test_setup(test_timers_cross_the_32_bit_counter_wrap, setup_at_wrap),
+        cmocka_unit_test_setup(test_remaining_time_and_next_deadline, setup),
+        cmocka_unit_test_setup(test_kill_stops_the_tasks_timers, setup),
+        cmocka_unit_test_setup(test_stop_all_counts_what_it_stopped, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""Host-side tools for the Motet kernel."""

@@ -1,0 +1,347 @@
+# SPDX-License-Identifier: MIT
+"""The `motet` command line: one entry point for setting up, building,
+testing, running and measuring Motet. See `motet --help`."""
+
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+
+from . import build, setup_env
+
+ROOT = build.ROOT
+
+# What `motet test` formats and lints: every C source and header below these.
+LINT_DIRS = ("kernel", "ports", "apps", "tests", "bench")
+# What `motet test` runs with pytest after the unit tests.
+PYTEST_DIRS = ("tests/scenario", "tests/tools")
+PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
+
+
+def _add_build_args(p):
+    p.add_argument("--port", default=build.DEFAULT_PORT,
+                   help="port to build for, a directory under ports/ (default: %(default)s)")
+    p.add_argument("--build-dir", default=None,
+                   help="build directory, relative to the repository root "
+                        "(default: $MOTET_BUILD_DIR or build)")
+
+
+# ---- setup, build -----------------------------------------------------------
+
+def cmd_setup(args):
+    groups = setup_env.all_groups() if args.all else setup_env.DEFAULT_GROUPS
+    return setup_env.setup(groups)
+
+
+def cmd_build(args):
+    return build.build(args.build_dir, args.port, targets=args.target or ())
+
+
+def cmd_size(args):
+    return build.size_check(args.build_dir, args.port)
+
+
+# ---- test -------------------------------------------------------------------
+
+def lint_files():
+    """Tracked (and new, not ignored) *.c/*.h files under LINT_DIRS."""
+    try:
+        res = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
+                              "-z", "--", *LINT_DIRS], cwd=ROOT, capture_output=True)
+        ok = res.returncode == 0
+    except FileNotFoundError:
+        ok = False
+    if ok:
+        names = [n for n in res.stdout.decode().split("\0") if n]
+    else:  # not a git checkout: every file on disk
+        names = [str(p.relative_to(ROOT)) for d in LINT_DIRS if (ROOT / d).is_dir()
+                 for p in (ROOT / d).rglob("*")]
+    return sorted({n for n in names if n.endswith((".c", ".h")) and (ROOT / n).is_file()})
+
+
+def _clang_format_violations(name):
+    res = subprocess.run(["clang-format", "--dry-run", "--Werror", name], cwd=ROOT,
+                         capture_output=True, text=True)
+    if res.returncode == 0:
+        return 0
+    return max(1, res.stderr.count("error:"))
+
+
+def lint():
+    """clang-format check of every C file; returns (status, detail)."""
+    files = lint_files()
+    if not (ROOT / ".clang-format").exists():
+        print("lint: error: no .clang-format at the repository root", file=sys.stderr)
+        return 1, "no .clang-format"
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            counts = list(pool.map(_clang_format_violations, files))
+    except FileNotFoundError:
+        print("lint: error: clang-format not found (run `./motet setup`)", file=sys.stderr)
+        return 1, "clang-format missing"
+    bad = [(f, n) for f, n in zip(files, counts) if n]
+    if not bad:
+        print(f"lint: {len(files)} C files formatted as .clang-format says")
+        return 0, f"{len(files)} files"
+    print(f"lint: {len(bad)} of {len(files)} C files are not clang-formatted:", file=sys.stderr)
+    for f, n in bad:
+        print(f"    {f}  ({n} place{'s' if n > 1 else ''})", file=sys.stderr)
+    print("lint: see the differences with `clang-format --dry-run FILE`, fix with:\n"
+          "    clang-format -i " + " ".join(f for f, _ in bad), file=sys.stderr)
+    return 1, f"{len(bad)} file{'s' if len(bad) > 1 else ''} not formatted"
+
+
+def unit_tests(bdir):
+    cmd = ["ctest", "--test-dir", bdir, "--output-on-failure",
+           "--parallel", str(os.cpu_count() or 2)]
+    status = build.run(cmd).returncode
+    return status, "ctest" if status == 0 else "ctest failed"
+
+
+def _has_pytest_files(dirs):
+    for d in dirs:
+        for p in (ROOT / d).rglob("*.py"):
+            if p.name.startswith("test_") or p.name.endswith("_test.py"):
+                return True
+    return False
+
+
+def scenario_tests(bdir):
+    dirs = [d for d in PYTEST_DIRS if (ROOT / d).is_dir()]
+    if not dirs:
+        return 0, "no test directories"
+    env = dict(os.environ, MOTET_BUILD_DIR=str(bdir))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *dirs]
+    status = build.run(cmd, cwd=ROOT, env=env).returncode
+    if status == PYTEST_NO_TESTS:
+        if _has_pytest_files(dirs):
+            print("scenario: error: pytest collected no tests although test files exist",
+                  file=sys.stderr)
+            return 1, "no tests collected"
+        return 0, "no tests yet"
+    return status, "pytest" if status == 0 else "pytest failed"
+
+
+def cmd_test(args):
+    results = []  # (stage, status or None for skipped, detail)
+
+    def stage(name):
+        print(f"\n== {name}", flush=True)
+
+    stage("setup")
+    status = setup_env.setup()
+    results.append(("setup", status, "packages"))
+    if status == 0:
+        stage("lint")
+        results.append(("lint", *lint()))
+        stage("build")
+        status = build.build(args.build_dir, args.port)
+        results.append(("build", status, "-Werror"))
+    if status == 0:
+        bdir = build.build_dir(args.build_dir)
+        stage("unit")
+        results.append(("unit", *unit_tests(bdir)))
+        stage("scenario")
+        results.append(("scenario", *scenario_tests(bdir)))
+        stage("size")
+        st = build.size_check(args.build_dir, args.port, do_build=False)
+        results.append(("size", st, "log on vs off"))
+    done = {r[0] for r in results}
+    for name in ("setup", "lint", "build", "unit", "scenario", "size"):
+        if name not in done:
+            results.append((name, None, "skipped: an earlier stage failed"))
+    return _summary(results)
+
+
+def _summary(results):
+    print("\n== summary")
+    failed = []
+    for name, status, detail in results:
+        word = "skip" if status is None else ("ok" if status == 0 else "FAIL")
+        if status:
+            failed.append(name)
+        print(f"  {name:<9} {word:<5} {detail}")
+    if failed or any(s is None for _, s, _ in results):
+        print(f"motet test: FAILED ({', '.join(failed) or 'incomplete'})")
+        return 1
+    print("motet test: all stages passed")
+    return 0
+
+
+# ---- demo, run-hello --------------------------------------------------------
+
+def run_hello(bdir, flags):
+    """Run the hello application with `flags`; its output goes to ours."""
+    exe = build.hello_binary(bdir)
+    if not exe.exists():
+        print(f"error: {exe} was not built", file=sys.stderr)
+        return 1
+    print("$ " + " ".join([str(exe.relative_to(ROOT) if exe.is_relative_to(ROOT) else exe),
+                           *flags]), flush=True)
+    try:
+        return subprocess.run([str(exe), *flags]).returncode
+    except KeyboardInterrupt:
+        return 130
+
+
+HELLO_TARGET = "hello"
+
+
+def demo_hello(build_dir_arg, port):
+    """The current demo: build hello and run one simulated second (8 greetings)."""
+    status = build.build(build_dir_arg, port, targets=[HELLO_TARGET])
+    if status != 0:
+        return status
+    print("demo: the hello application, one second of simulated time", flush=True)
+    return run_hello(build.build_dir(build_dir_arg), ["--sim", "--until", "1"])
+
+
+# What `motet demo` runs after setup: demo(build_dir_arg, port) -> status.
+DEMO = demo_hello
+
+
+def cmd_demo(args):
+    status = setup_env.setup(quiet=True)
+    if status != 0:
+        return status
+    return DEMO(args.build_dir, args.port)
+
+
+def cmd_run_hello(args):
+    status = build.build(args.build_dir, args.port, targets=[HELLO_TARGET])
+    if status != 0:
+        return status
+    flags = ["--realtime"] if args.realtime else ["--sim"]
+    if args.until is not None:
+        flags += ["--until", args.until]
+    if args.seed is not None:
+        flags += ["--seed", str(args.seed)]
+    extra = list(args.extra)
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    return run_hello(build.build_dir(args.build_dir), flags + extra)
+
+
+# ---- bench, log, appc -------------------------------------------------------
+
+def cmd_bench(args):
+    from . import bench
+    return bench.bench(args.build_dir, args.output, args.port)
+
+
+def cmd_log(args):
+    from . import eventlog
+    try:
+        if args.file == "-":
+            records = eventlog.parse(sys.stdin.read(), "<stdin>")
+        else:
+            records = eventlog.read(args.file)
+    except OSError as e:
+        print(f"log: error: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 1
+    except eventlog.LogFormatError as e:
+        print(f"log: error: {e}", file=sys.stderr)
+        return 1
+    if args.chrome:
+        try:
+            eventlog.write_chrome(records, args.chrome)
+        except OSError as e:
+            print(f"log: error: cannot write {args.chrome}: {e.strerror}", file=sys.stderr)
+            return 1
+        n = sum(1 for r in records if isinstance(r, eventlog.Event))
+        print(f"log: wrote {args.chrome} ({n} events); open it in https://ui.perfetto.dev")
+        return 0
+    try:
+        for line in eventlog.format_table(records):
+            print(line)
+    except BrokenPipeError:
+        sys.stderr.close()
+    return 0
+
+
+def cmd_appc(argv):
+    try:
+        from . import appc
+    except ImportError as e:
+        print(f"appc: error: the application compiler is not available ({e})", file=sys.stderr)
+        return 1
+    return appc.main(argv)
+
+
+# ---- argument parsing -------------------------------------------------------
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="motet",
+        description="Motet's command line: set up, build, test, run and measure.",
+        epilog="`motet appc ARGS...` runs the application-description compiler "
+               "(see `motet appc --help`).")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    s = sub.add_parser("setup", help="install the packages building and testing need (apt)")
+    s.add_argument("--all", action="store_true",
+                   help="also the emulated ports' tools (Cortex-M/QEMU, AVR/simavr)")
+    s.set_defaults(func=cmd_setup)
+
+    s = sub.add_parser("build", help="configure (once) and build with CMake and Ninja")
+    s.add_argument("--target", action="append", metavar="T",
+                   help="build only target T (repeatable; default: everything)")
+    _add_build_args(s)
+    s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("test", help="setup, lint, build, unit and scenario tests, size check")
+    _add_build_args(s)
+    s.set_defaults(func=cmd_test)
+
+    s = sub.add_parser("demo", help="setup, build and run the demo application")
+    _add_build_args(s)
+    s.set_defaults(func=cmd_demo)
+
+    s = sub.add_parser("run-hello", help="build and run the hello application",
+                       description="Build and run apps/hello. Simulated time unless "
+                                   "--realtime; without --until it runs until interrupted. "
+                                   "Arguments after -- go to the program unchanged.")
+    s.add_argument("--realtime", action="store_true", help="real clock instead of simulated")
+    s.add_argument("--until", metavar="S", help="stop after S seconds of module time")
+    s.add_argument("--seed", metavar="N", type=int, help="seed of the simulation")
+    s.add_argument("extra", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    _add_build_args(s)
+    s.set_defaults(func=cmd_run_hello)
+
+    s = sub.add_parser("bench", help="count kernel instructions per operation (callgrind), "
+                                     "write docs/benchmarks.md")
+    s.add_argument("--output", metavar="FILE",
+                   help="where to write the report (default: docs/benchmarks.md)")
+    _add_build_args(s)
+    s.set_defaults(func=cmd_bench)
+
+    s = sub.add_parser("size", help="kernel footprint with and without the event log")
+    _add_build_args(s)
+    s.set_defaults(func=cmd_size)
+
+    s = sub.add_parser("log", help="show an event-log dump, or export Chrome trace JSON",
+                       description="Read an event-log dump (lines `EV <time_us> <TYPE> "
+                                   "<pid> <arg>`, see tools/motetlib/eventlog.py) and print "
+                                   "it as a table, or export it for Perfetto.")
+    s.add_argument("file", metavar="FILE", help="the dump ('-' for standard input)")
+    s.add_argument("--chrome", metavar="OUT.json",
+                   help="write Chrome trace JSON (open in https://ui.perfetto.dev)")
+    s.set_defaults(func=cmd_log)
+
+    sub.add_parser("appc", help="compile an application description (motet appc --help)",
+                   add_help=False)
+    return p
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv and argv[0] == "appc":
+            return cmd_appc(argv[1:])
+        args = parser().parse_args(argv)
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("motet: interrupted", file=sys.stderr)
+        return 130

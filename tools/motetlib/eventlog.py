@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: MIT
+"""Event-log dumps: parsing, a readable table, and Chrome trace JSON export.
+
+The dump format
+---------------
+
+A native Motet program started with `--log FILE` writes the kernel's event
+log (kernel/include/motet/log.h) to FILE as text, one record per line:
+
+    EV <time_us> <TYPE> <pid> <arg>
+
+  time_us  time of the event in microseconds of the module's clock (decimal
+           integer; simulated or real time, whichever the module runs on)
+  TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
+           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS
+  pid      task id, decimal or 0x-hex (0 = the kernel itself)
+  arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
+           SEND: destination pid << 8 | input port; START, END: input port;
+           ALLOC, FREE: bytes; TIMER: timer index; SLEEP: sleep mode;
+           ERROR: mt_err_t code; CREATE: priority; MIGRATE: destination
+           module; BUS: frame bytes
+
+Two more line kinds are understood:
+
+    LOST <count>     the ring overwrote <count> records before they were
+                     drained (log_overruns()); shown as a gap
+    # anything       a comment
+
+Every other line (a program's ordinary output) is ignored, so a dump may be
+interleaved with console text. A line that starts with `EV` but does not
+have the five fields above is an error, reported with its line number.
+
+Example:
+
+    EV 125000 START 16 4
+    EV 125000 SEND 16 4616
+    EV 125003 END 16 4
+
+Chrome trace export: START and END of a task become a "B"/"E" duration pair
+on that task's track (tid = pid), every other record an instant event. The
+JSON opens in https://ui.perfetto.dev and chrome://tracing.
+"""
+
+import json
+from dataclasses import dataclass, replace
+
+EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
+               "CREATE", "KILL", "MIGRATE", "BUS")
+
+# Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
+SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
+                "TIMEOUT2", "TIMEOUT3")
+
+# mt_err_t in order (kernel/include/motet/types.h).
+ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR_QUEUE_FULL",
+          "MT_ERR_NO_MEM", "MT_ERR_NO_SLAB", "MT_ERR_NO_TIMER", "MT_ERR_DOUBLE_FREE",
+          "MT_ERR_BAD_POINTER", "MT_ERR_EXISTS", "MT_ERR_STATE", "MT_ERR_NO_PROGRAM",
+          "MT_ERR_NO_ROUTE", "MT_ERR_DESC_HEADER", "MT_ERR_DESC_LENGTH", "MT_ERR_DESC_TASK",
+          "MT_ERR_DESC_ROUTE", "MT_ERR_DESC_GROUP", "MT_ERR_DESC_CHECKSUM")
+
+SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
+
+# Reserved pids (types.h; tests/tools/test_cli.py checks both tables above
+# and this one against the headers).
+PID_NAMES = {0x00: "kernel", 0xF0: "multicast", 0xF1: "timesync", 0xF2: "migrator",
+             0xF3: "appmgr"}
+
+
+class LogFormatError(ValueError):
+    """A malformed `EV` line; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Event:
+    time_us: int
+    type: str
+    pid: int
+    arg: int
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Lost:
+    count: int
+    line: int = 0
+
+
+def _int(text, what, where):
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise LogFormatError(f"{where}: {what} {text!r} is not an integer") from None
+    if value < 0:
+        raise LogFormatError(f"{where}: {what} {value} is negative")
+    return value
+
+
+def parse_line(line, where="<line>"):
+    """An Event, a Lost, or None for a line that is not a record."""
+    fields = line.split()
+    if not fields:
+        return None
+    if fields[0] == "EV":
+        if len(fields) != 5:
+            raise LogFormatError(f"{where}: expected 'EV <time_us> <TYPE> <pid> <arg>', "
+                                 f"got {line.strip()!r}")
+        time_us = _int(fields[1], "time", where)
+        etype = fields[2].upper()
+        if etype not in EVENT_TYPES:
+            raise LogFormatError(f"{where}: unknown event type {fields[2]!r} "
+                                 f"(known: {' '.join(EVENT_TYPES)})")
+        pid = _int(fields[3], "pid", where)
+        arg = _int(fields[4], "arg", where)
+        if pid > 0xFF:
+            raise LogFormatError(f"{where}: pid {pid} does not fit in 8 bits")
+        if arg > 0xFFFF:
+            raise LogFormatError(f"{where}: arg {arg} does not fit in 16 bits")
+        return Event(time_us, etype, pid, arg)
+    if fields[0] == "LOST":
+        if len(fields) != 2:
+            raise LogFormatError(f"{where}: expected 'LOST <count>', got {line.strip()!r}")
+        return Lost(_int(fields[1], "count", where))
+    return None
+
+
+def parse(text, name="<log>"):
+    """All records of a dump, in file order."""
+    records = []
+    for n, line in enumerate(text.splitlines(), 1):
+        rec = parse_line(line, f"{name}:{n}")
+        if rec is not None:
+            records.append(replace(rec, line=n))
+    return records
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return parse(f.read(), str(path))
+
+
+# ---- readable table --------------------------------------------------------
+
+def pid_name(pid):
+    if pid in PID_NAMES:
+        return PID_NAMES[pid]
+    return f"0x{pid:02x}"
+
+
+def port_name(port):
+    if port < len(SYSTEM_PORTS):
+        return SYSTEM_PORTS[port]
+    return f"P{port - len(SYSTEM_PORTS)}"
+
+
+def describe(ev):
+    """Human-readable meaning of an event's argument."""
+    t, a = ev.type, ev.arg
+    if t == "SEND":
+        return f"-> {pid_name(a >> 8)} {port_name(a & 0xFF)}"
+    if t in ("START", "END"):
+        return port_name(a)
+    if t in ("ALLOC", "FREE"):
+        return f"{a} B"
+    if t == "TIMER":
+        return f"timer {a}"
+    if t == "SLEEP":
+        return SLEEP_MODES[a] if a < len(SLEEP_MODES) else f"mode {a}"
+    if t == "ERROR":
+        return ERRORS[a] if a < len(ERRORS) else f"error {a}"
+    if t == "CREATE":
+        return f"prio {a}"
+    if t == "MIGRATE":
+        return f"to module {a}"
+    if t == "BUS":
+        return f"{a} B frame"
+    return "" if a == 0 else str(a)
+
+
+def format_table(records):
+    """The dump as aligned text lines; handlers nested on the stack are
+    indented (START/END pairs, up to three levels)."""
+    lines = [f"{'time (ms)':>12}  {'event':<14} {'task':<10} detail"]
+    depth = 0
+    for rec in records:
+        if isinstance(rec, Lost):
+            lines.append(f"{'':>12}  ... {rec.count} records lost (log ring overrun) ...")
+            continue
+        if rec.type == "END":
+            depth = max(0, depth - 1)
+        event = "  " * min(depth, 3) + rec.type
+        lines.append(f"{rec.time_us / 1000:>12.3f}  {event:<14} "
+                     f"{pid_name(rec.pid):<10} {describe(rec)}".rstrip())
+        if rec.type == "START":
+            depth += 1
+    events = sum(1 for r in records if isinstance(r, Event))
+    lost = sum(r.count for r in records if isinstance(r, Lost))
+    lines.append(f"{events} events" + (f", {lost} lost" if lost else ""))
+    return lines
+
+
+# ---- Chrome trace JSON -----------------------------------------------------
+
+MODULE_PID = 0  # the Chrome "process": one module per dump for now
+
+
+def to_chrome(records, module_name="module 0"):
+    """A Chrome trace (dict) of the records: B/E per task, instants for the rest.
+
+    An END without a START (its START was lost to an overrun or predates the
+    dump) is dropped; a START without END stays open, which viewers show as
+    running to the end of the trace."""
+    events = [{"ph": "M", "name": "process_name", "pid": MODULE_PID, "tid": 0,
+               "args": {"name": module_name}}]
+    open_starts = {}
+    tids = set()
+    dropped = 0
+    last_time = 0
+    for rec in records:
+        if isinstance(rec, Lost):
+            events.append({"ph": "i", "s": "p", "name": f"LOST {rec.count}", "pid": MODULE_PID,
+                           "tid": 0, "ts": last_time})
+            continue
+        last_time = rec.time_us
+        tids.add(rec.pid)
+        base = {"pid": MODULE_PID, "tid": rec.pid, "ts": rec.time_us}
+        if rec.type == "START":
+            open_starts[rec.pid] = open_starts.get(rec.pid, 0) + 1
+            events.append({**base, "ph": "B", "name": port_name(rec.arg), "cat": "task",
+                           "args": {"port": rec.arg}})
+        elif rec.type == "END":
+            if open_starts.get(rec.pid, 0) == 0:
+                dropped += 1
+                continue
+            open_starts[rec.pid] -= 1
+            events.append({**base, "ph": "E"})
+        else:
+            events.append({**base, "ph": "i", "s": "t", "name": rec.type, "cat": "kernel",
+                           "args": {"arg": rec.arg, "detail": describe(rec)}})
+    for tid in sorted(tids):
+        events.append({"ph": "M", "name": "thread_name", "pid": MODULE_PID, "tid": tid,
+                       "args": {"name": pid_name(tid) if tid in PID_NAMES else f"task {tid:#04x}"}})
+    return {"traceEvents": events, "displayTimeUnit": "ms",
+            "otherData": {"source": "motet log", "unmatched_end_dropped": dropped}}
+
+
+def write_chrome(records, path):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(to_chrome(records), f, indent=1)
+        f.write("\n")

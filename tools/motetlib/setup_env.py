@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: MIT
+"""`motet setup`: install what building and testing Motet needs, idempotently.
+
+Every package the project needs is listed here and nowhere else. Setup
+checks each one first (`dpkg -s`) and only when something is missing runs
+`apt-get update` and `apt-get install -y --no-install-recommends` for the
+missing ones, which needs root. Run as another user, it prints the exact
+command to run as root and fails.
+
+pytest is the exception: whatever pytest the running Python can already
+import is used. Otherwise the Debian package python3-pytest is installed
+when this is the system Python, and `pip install pytest` is used for any
+other interpreter (a virtualenv, pyenv).
+"""
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+# Package groups. "native" is what `motet test` and `motet demo` need today;
+# the emulated ports (Cortex-M on QEMU, AVR on simavr) are installed with
+# `motet setup --all` and will join DEFAULT_GROUPS when those ports exist.
+PACKAGES = {
+    "native": [
+        "cmake",
+        "ninja-build",
+        "gcc",
+        "binutils",  # `size` for the footprint check
+        "libcmocka-dev",
+        "clang-format",
+        "valgrind",
+        "spin",
+    ],
+    "cortex-m": [
+        "gcc-arm-none-eabi",
+        "libnewlib-arm-none-eabi",
+        "qemu-system-arm",
+    ],
+    "avr": [
+        "gcc-avr",
+        "avr-libc",
+        "binutils-avr",
+        "simavr",
+        "libsimavr-dev",
+        "libelf-dev",  # pkg-config --cflags --libs simavr needs it
+    ],
+}
+DEFAULT_GROUPS = ("native",)
+PYTEST_DEB = "python3-pytest"
+PYTEST_PIP = "pytest"
+
+
+def packages_for(groups):
+    """The Debian packages of `groups`, in order, without duplicates."""
+    out = []
+    for group in groups:
+        if group not in PACKAGES:
+            raise ValueError(f"unknown package group {group!r} (known: {', '.join(PACKAGES)})")
+        for pkg in PACKAGES[group]:
+            if pkg not in out:
+                out.append(pkg)
+    return out
+
+
+def deb_installed(pkg):
+    """True if dpkg reports `pkg` as installed (not merely known)."""
+    try:
+        res = subprocess.run(["dpkg", "-s", pkg], capture_output=True, text=True)
+    except FileNotFoundError:
+        return False
+    if res.returncode != 0:
+        return False
+    for line in res.stdout.splitlines():
+        if line.startswith("Status:"):
+            return line.split()[-1] == "installed"
+    return False
+
+
+def pytest_importable():
+    return importlib.util.find_spec("pytest") is not None
+
+
+def is_system_python():
+    """True if the running interpreter is Debian's python3 (apt can serve it)."""
+    exe = os.path.realpath(sys.executable)
+    return exe.startswith("/usr/bin/python3")
+
+
+def plan(groups):
+    """(missing Debian packages, whether pytest must come from pip)."""
+    missing = [p for p in packages_for(groups) if not deb_installed(p)]
+    pip_pytest = False
+    if not pytest_importable():
+        if is_system_python():
+            if PYTEST_DEB not in missing:
+                missing.append(PYTEST_DEB)
+        else:
+            pip_pytest = True
+    return missing, pip_pytest
+
+
+def _apt_command(missing):
+    return "apt-get update && apt-get install -y --no-install-recommends " + " ".join(missing)
+
+
+def _run(cmd, env=None):
+    print("setup: $ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, env=env).returncode
+
+
+def apt_install(missing):
+    if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
+        print("setup: error: this is not a Debian-like system (no apt-get/dpkg); install the "
+              "equivalents of these Debian packages by hand: " + " ".join(missing),
+              file=sys.stderr)
+        return 1
+    if os.geteuid() != 0:
+        print("setup: error: missing packages: " + " ".join(missing), file=sys.stderr)
+        print("setup: run this as root, then try again:\n    " + _apt_command(missing),
+              file=sys.stderr)
+        return 1
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if _run(["apt-get", "update"], env) != 0:
+        print("setup: error: apt-get update failed", file=sys.stderr)
+        return 1
+    if _run(["apt-get", "install", "-y", "--no-install-recommends"] + missing, env) != 0:
+        print("setup: error: apt-get install failed for: " + " ".join(missing), file=sys.stderr)
+        return 1
+    still = [p for p in missing if p != PYTEST_DEB and not deb_installed(p)]
+    if still:
+        print("setup: error: still not installed after apt-get: " + " ".join(still),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def pip_install_pytest():
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", PYTEST_PIP]
+    if _run(cmd) != 0:
+        print(f"setup: error: could not install pytest for {sys.executable}; run:\n    "
+              + " ".join(cmd), file=sys.stderr)
+        return 1
+    importlib.invalidate_caches()
+    return 0
+
+
+def setup(groups=DEFAULT_GROUPS, quiet=False):
+    """Install whatever `groups` need that is missing. Returns an exit status."""
+    try:
+        missing, pip_pytest = plan(groups)
+    except ValueError as e:
+        print(f"setup: error: {e}", file=sys.stderr)
+        return 1
+    if not missing and not pip_pytest:
+        if not quiet:
+            n = len(packages_for(groups))
+            print(f"setup: all {n} packages of {', '.join(groups)} present, pytest importable")
+        return 0
+    if missing:
+        status = apt_install(missing)
+        if status != 0:
+            return status
+    if pip_pytest:
+        status = pip_install_pytest()
+        if status != 0:
+            return status
+    if not pytest_importable():
+        print(f"setup: error: pytest is still not importable by {sys.executable}",
+              file=sys.stderr)
+        return 1
+    print("setup: done")
+    return 0
+
+
+def all_groups():
+    return tuple(PACKAGES)
