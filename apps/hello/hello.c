@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "hello.h"
+
+#ifndef HELLO_GREETINGS
+#define HELLO_GREETINGS 0 /* stop after this many greetings; 0: never */
+#endif
 #include "motet/motet.h"
 #include "motet/port.h"
 
@@ -45,6 +49,7 @@ static mt_err_t radio_task(void *state, msg_t *msg)
                  (unsigned long) (us % 1000u), (int) msg->len, (const char *) msg->data);
     if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
     (*sent)++;
+    if (HELLO_GREETINGS && *sent == HELLO_GREETINGS) port_halt(0);
     return MT_OK;
 }
 

@@ -8,7 +8,7 @@
 static mt_err_t echo(void *state, msg_t *msg)
 {
     (void) state;
-    if (msg->port == PORT_0) port_native_busy(250); /* 250 us of work */
+    if (msg->port == PORT_0) tport_busy(250); /* 250 us of work */
     return MT_OK;
 }
 

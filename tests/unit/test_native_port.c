@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "native.h"
 #include "test_support.h"
 
 #define PID_T    0x30 /* the task interrupts post to */

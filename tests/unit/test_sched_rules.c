@@ -161,7 +161,7 @@ static void raise_interrupt(msg_t *msg)
 {
     (void) msg;
     note("raise ");
-    port_native_irq_raise(0);
+    tport_irq_raise(0);
     note("back ");
 }
 
@@ -184,7 +184,7 @@ static void test_rule3_isr_post_strictly_higher_runs_at_interrupt_exit(void **st
     make_task('B', 3);
     actions[PID('A')] = raise_interrupt;
     actions[PID('B')] = check_context;
-    port_native_irq_attach(0, isr_posts);
+    tport_irq_attach(0, isr_posts);
     isr_target = 'B';
     trace[0] = 0;
     send('A', 0);
@@ -199,7 +199,7 @@ static void test_rule3_isr_post_equal_priority_waits(void **state)
     make_task('A', 2);
     make_task('B', 2);
     actions[PID('A')] = raise_interrupt;
-    port_native_irq_attach(0, isr_posts);
+    tport_irq_attach(0, isr_posts);
     isr_target = 'B';
     trace[0] = 0;
     send('A', 0);
@@ -211,11 +211,11 @@ static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
 {
     (void) state;
     make_task('B', 3);
-    port_native_irq_attach(0, isr_posts);
+    tport_irq_attach(0, isr_posts);
     isr_target = 'B';
     trace[0] = 0;
     port_irq_state_t s = port_irq_save();
-    port_native_irq_raise(0);
+    tport_irq_raise(0);
     note("masked ");
     port_irq_restore(s);
     assert_string_equal(trace, "masked isr B0( )B ");
@@ -306,12 +306,12 @@ static void test_rule6_idle_sleeps_until_the_next_deadline(void **state)
     task_spec_t spec = {.pid = 0x30, .prio = 1, .handler = stopper};
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(0x30, NULL, 0), MT_OK);
-    uint64_t t0 = port_native_time();
-    uint32_t sleeps = port_native_sleep_count();
+    uint64_t t0 = tport_time();
+    uint32_t sleeps = tport_sleep_count();
     sched_run();
-    assert_int_equal(port_native_time() - t0, TIMER_MS(100));
-    assert_int_equal(port_native_sleep_count() - sleeps, 1); /* one sleep, no polling */
-    assert_int_equal(port_native_sleep_ticks(), TIMER_MS(100));
+    assert_int_equal(tport_time() - t0, TIMER_MS(100));
+    assert_int_equal(tport_sleep_count() - sleeps, 1); /* one sleep, no polling */
+    assert_int_equal(tport_sleep_ticks(), TIMER_MS(100));
     assert_int_equal(timer_interrupt_count(), 1); /* no periodic tick */
 }
 

@@ -3,10 +3,7 @@
 
 void test_boot_at(uint32_t counter_start)
 {
-    native_options_t opt = {
-        .realtime = false, .seed = 1, .until_ticks = 0, .counter_start = counter_start};
-    port_native_configure(&opt);
-    motet_boot();
+    tport_boot(counter_start);
 }
 
 int test_boot(void **state)

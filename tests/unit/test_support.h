@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared fixtures for the kernel unit tests: a fresh kernel on the native
- * port's simulated clock before every test.
+ * Shared fixtures for the kernel unit tests: a fresh kernel before every
+ * test, on whichever port the tests are built for (test_port.h).
  */
 #ifndef TEST_SUPPORT_H
 #define TEST_SUPPORT_H
@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "motet/motet.h"
-#include "native.h"
+#include "test_port.h"
 
-/* cmocka setup: simulated clock (counter starting at 0), seed 1, fresh kernel. */
+/* cmocka setup: counter starting at 0, fresh kernel. */
 int test_boot(void **state);
 /* Same, with the counter starting at `counter_start` (wrap tests). */
 void test_boot_at(uint32_t counter_start);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The time manager on the native port's simulated clock: expiry order and
+ * The time manager on the port's clock: expiry order and
  * exact ticks, periodic timers without drift, stop and restart, the limits,
  * tickless operation, the counter wrap and the remaining-time queries.
  */
@@ -33,8 +33,8 @@ static mt_err_t recorder(void *state, msg_t *msg)
         start_result = timer_start(start_from_handler, 700, false);
     if (msg->port < PORT_TIMEOUT0 || msg->port > PORT_TIMEOUT3) return MT_OK;
     if (n_hits < MAX_HITS)
-        hits[n_hits++] = (hit_t){.pid = msg->dst, .port = msg->port, .time = port_native_time()};
-    if (handler_busy) port_native_busy(handler_busy);
+        hits[n_hits++] = (hit_t){.pid = msg->dst, .port = msg->port, .time = tport_time()};
+    if (handler_busy) tport_busy(handler_busy);
     return MT_OK;
 }
 
@@ -88,10 +88,10 @@ static void isr_stop(void)
  * tick `at`, when an external interrupt stops it. */
 static void run_until(uint64_t at)
 {
-    port_native_irq_attach(7, isr_stop);
-    port_native_irq_schedule(7, at);
+    tport_irq_attach(7, isr_stop);
+    tport_irq_schedule(7, at);
     sched_run();
-    assert_true(port_native_time() >= at);
+    assert_true(tport_time() >= at);
 }
 
 static void assert_hit(unsigned i, mt_pid_t pid, unsigned timer, uint64_t time)
@@ -126,7 +126,7 @@ static void test_equal_deadlines_both_fire_in_start_order(void **state)
 {
     (void) state;
     assert_int_equal(timer_start_for(PID_B, 2, 300, false), MT_OK);
-    port_native_busy(100);
+    tport_busy(100);
     assert_int_equal(timer_start_for(PID_A, 1, 200, false), MT_OK); /* also due at 300 */
     assert_int_equal(timer_start_for(PID_A, 0, 200, false), MT_OK);
     run_until(1000);
@@ -142,7 +142,7 @@ static void test_expiry_is_logged_with_owner_and_index(void **state)
     (void) state;
     assert_int_equal(timer_start_for(PID_B, 3, 50, false), MT_OK);
     test_count_logged_errors(MT_OK); /* empty the log */
-    port_native_busy(100);
+    tport_busy(100);
     log_record_t rec[MOTET_LOG_ENTRIES];
     unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
     unsigned found = 0;
@@ -174,13 +174,13 @@ static void test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late(void 
     (void) state;
     assert_int_equal(timer_start_for(PID_A, 0, 1000, true), MT_OK);
     port_irq_state_t s = port_irq_save();
-    port_native_busy(2500); /* deadlines 1000 and 2000 pass with interrupts off */
+    tport_busy(2500); /* deadlines 1000 and 2000 pass with interrupts off */
     assert_int_equal(n_hits, 0);
     port_irq_restore(s);
     assert_int_equal(n_hits, 2); /* both caught up at once */
     assert_hit(0, PID_A, 0, 2500);
     assert_hit(1, PID_A, 0, 2500);
-    port_native_busy(2000);
+    tport_busy(2000);
     assert_int_equal(n_hits, 4);
     assert_hit(2, PID_A, 0, 3000); /* back on the grid, not 3500 */
     assert_hit(3, PID_A, 0, 4000);
@@ -193,7 +193,7 @@ static void test_stopped_timer_is_never_delivered(void **state)
     (void) state;
     assert_int_equal(timer_start_for(PID_A, 0, 500, false), MT_OK);
     assert_int_equal(timer_start_for(PID_A, 1, 800, true), MT_OK);
-    port_native_busy(200);
+    tport_busy(200);
     assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
     assert_int_equal(timer_stop_for(PID_A, 1), MT_OK);
     run_until(10000);
@@ -209,7 +209,7 @@ static void test_stopping_the_head_leaves_the_others_on_time(void **state)
     (void) state;
     assert_int_equal(timer_start_for(PID_A, 0, 300, false), MT_OK);
     assert_int_equal(timer_start_for(PID_B, 0, 700, false), MT_OK);
-    port_native_busy(100);
+    tport_busy(100);
     assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
     run_until(2000);
     assert_int_equal(n_hits, 1);
@@ -221,7 +221,7 @@ static void test_restart_replaces_the_running_timer(void **state)
     (void) state;
     assert_int_equal(timer_start_for(PID_A, 2, 500, true), MT_OK);
     assert_int_equal(timer_start_for(PID_B, 0, 600, false), MT_OK);
-    port_native_busy(300);
+    tport_busy(300);
     /* The head moves behind B: the compare must follow it, or a spurious
      * interrupt comes at 500. */
     assert_int_equal(timer_start_for(PID_A, 2, 500, false), MT_OK); /* now one-shot */
@@ -237,10 +237,10 @@ static void test_timer_started_while_the_head_is_overdue_keeps_its_length(void *
     (void) state;
     assert_int_equal(timer_start_for(PID_A, 0, 1000, false), MT_OK);
     port_irq_state_t s = port_irq_save();
-    port_native_busy(1500); /* A is due, its interrupt held */
+    tport_busy(1500); /* A is due, its interrupt held */
     assert_int_equal(timer_start_for(PID_B, 0, 300, false), MT_OK);
     port_irq_restore(s);
-    port_native_busy(1000);
+    tport_busy(1000);
     assert_int_equal(n_hits, 2);
     assert_hit(0, PID_A, 0, 1500);
     assert_hit(1, PID_B, 0, 1800);
@@ -316,7 +316,7 @@ static void test_exhausted_timer_cache_is_reported(void **state)
     assert_int_equal(timer_start_for(0x40, 0, 20000, false), MT_OK);
     assert_int_equal(timer_stop_for(0x40, 1), MT_OK);
     assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
-    port_native_busy(200);
+    tport_busy(200);
     assert_int_equal(n_hits, 1);
     assert_hit(0, PID_A, 0, 100);
 }
@@ -326,11 +326,11 @@ static void test_exhausted_timer_cache_is_reported(void **state)
 static void test_no_timer_no_interrupt_for_ten_seconds(void **state)
 {
     (void) state;
-    uint32_t sleeps = port_native_sleep_count();
+    uint32_t sleeps = tport_sleep_count();
     run_until(TIMER_MS(10000));
-    assert_int_equal(port_native_time(), TIMER_MS(10000));
+    assert_int_equal(tport_time(), TIMER_MS(10000));
     assert_int_equal(timer_interrupt_count(), 0);
-    assert_int_equal(port_native_sleep_count() - sleeps, 1); /* one sleep, no polling */
+    assert_int_equal(tport_sleep_count() - sleeps, 1); /* one sleep, no polling */
 }
 
 static void test_one_second_timer_takes_one_interrupt_per_expiry(void **state)
@@ -373,7 +373,7 @@ static void test_remaining_time_and_next_deadline(void **state)
     assert_false(timer_remaining(PID_A, 0, &left));
     assert_int_equal(timer_start_for(PID_A, 0, 1000, false), MT_OK);
     assert_int_equal(timer_start_for(PID_A, 1, 5000, true), MT_OK);
-    port_native_busy(300);
+    tport_busy(300);
     assert_true(timer_remaining(PID_A, 0, &left));
     assert_int_equal(left, 700);
     assert_true(timer_remaining(PID_A, 1, &left));
@@ -381,7 +381,7 @@ static void test_remaining_time_and_next_deadline(void **state)
     assert_false(timer_remaining(PID_B, 0, &left));
     assert_true(timer_next_deadline(&left));
     assert_int_equal(left, 700);
-    port_native_busy(5200); /* 5500: A0 expired, A1 fired once, next at 10000 */
+    tport_busy(5200); /* 5500: A0 expired, A1 fired once, next at 10000 */
     assert_false(timer_remaining(PID_A, 0, &left));
     assert_true(timer_remaining(PID_A, 1, &left));
     assert_int_equal(left, 4500);
@@ -417,7 +417,7 @@ static void test_stop_all_counts_what_it_stopped(void **state)
     assert_int_equal(timer_start_for(PID_A, 1, 150, false), MT_OK);
     assert_int_equal(timer_stop_all(PID_B), 2);
     assert_int_equal(timer_stop_all(PID_B), 0);
-    port_native_busy(1000);
+    tport_busy(1000);
     assert_int_equal(n_hits, 1);
     assert_hit(0, PID_A, 1, 150);
 }

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A cmocka-compatible subset for bare-metal ports, where the real cmocka
+ * (malloc, stdio, signals) does not fit. The kernel unit tests include
+ * <cmocka.h>; on a microcontroller this header answers, with the same
+ * assertion macros and the same result lines, so one test source runs on
+ * every port. Output goes through port_console_write(); a failed assertion
+ * longjmps back to the runner, as cmocka does.
+ *
+ * TEST_TEXT(s) lets a port keep strings out of RAM (AVR: PSTR); it must
+ * then also define tshim_write_text() to print such a string.
+ */
+#ifndef MOTET_EMBEDDED_CMOCKA_H
+#define MOTET_EMBEDDED_CMOCKA_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef TEST_TEXT
+#define TEST_TEXT(s) (s)
+#endif
+
+typedef void (*CMUnitTestFunction)(void **state);
+typedef int (*CMFixtureFunction)(void **state);
+
+struct CMUnitTest {
+    const char *name;
+    CMUnitTestFunction test_func;
+    CMFixtureFunction setup_func;
+    CMFixtureFunction teardown_func;
+    void *initial_state;
+};
+
+#define cmocka_unit_test(f)                                                                        \
+    {                                                                                              \
+        TEST_TEXT(#f), f, NULL, NULL, NULL                                                         \
+    }
+#define cmocka_unit_test_setup(f, setup)                                                           \
+    {                                                                                              \
+        TEST_TEXT(#f), f, setup, NULL, NULL                                                        \
+    }
+#define cmocka_unit_test_setup_teardown(f, setup, teardown)                                        \
+    {                                                                                              \
+        TEST_TEXT(#f), f, setup, teardown, NULL                                                    \
+    }
+
+/* Run the group; prints cmocka's result lines; returns the failure count. */
+int tshim_run(const char *group, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
+              CMFixtureFunction teardown);
+#define cmocka_run_group_tests_name(name, tests, setup, teardown)                                  \
+    tshim_run(TEST_TEXT(name), tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
+#define cmocka_run_group_tests(tests, setup, teardown)                                             \
+    cmocka_run_group_tests_name(#tests, tests, setup, teardown)
+
+/* Assertion back ends: each reports and longjmps when the check fails. */
+void tshim_check(bool ok, const char *what, const char *file, int line);
+void tshim_check_int(bool ok, intmax_t a, intmax_t b, const char *op, const char *file, int line);
+void tshim_check_string(const char *a, const char *b, bool equal, const char *file, int line);
+void tshim_check_memory(const void *a, const void *b, size_t n, const char *file, int line);
+
+#define TSHIM_INT(a, b, ok, op)                                                                    \
+    tshim_check_int((ok), (intmax_t) (a), (intmax_t) (b), op, TEST_TEXT(__FILE__), __LINE__)
+#define assert_true(c)         tshim_check(!!(c), TEST_TEXT(#c), TEST_TEXT(__FILE__), __LINE__)
+#define assert_false(c)        tshim_check(!(c), TEST_TEXT("!(" #c ")"), TEST_TEXT(__FILE__), __LINE__)
+#define assert_int_equal(a, b) TSHIM_INT(a, b, (intmax_t) (a) == (intmax_t) (b), TEST_TEXT("!="))
+#define assert_int_not_equal(a, b)                                                                 \
+    TSHIM_INT(a, b, (intmax_t) (a) != (intmax_t) (b), TEST_TEXT("=="))
+#define assert_in_range(v, lo, hi)                                                                 \
+    do {                                                                                           \
+        TSHIM_INT(v, lo, (intmax_t) (v) >= (intmax_t) (lo), TEST_TEXT("<"));                       \
+        TSHIM_INT(v, hi, (intmax_t) (v) <= (intmax_t) (hi), TEST_TEXT(">"));                       \
+    } while (0)
+#define assert_null(p)     assert_true((p) == NULL)
+#define assert_non_null(p) assert_true((p) != NULL)
+#define assert_ptr_equal(a, b)                                                                     \
+    TSHIM_INT((uintptr_t) (a), (uintptr_t) (b), (const void *) (a) == (const void *) (b),          \
+              TEST_TEXT("!="))
+#define assert_ptr_not_equal(a, b)                                                                 \
+    TSHIM_INT((uintptr_t) (a), (uintptr_t) (b), (const void *) (a) != (const void *) (b),          \
+              TEST_TEXT("=="))
+#define assert_string_equal(a, b) tshim_check_string((a), (b), true, TEST_TEXT(__FILE__), __LINE__)
+#define assert_string_not_equal(a, b)                                                              \
+    tshim_check_string((a), (b), false, TEST_TEXT(__FILE__), __LINE__)
+#define assert_memory_equal(a, b, n)                                                               \
+    tshim_check_memory((a), (b), (n), TEST_TEXT(__FILE__), __LINE__)
+#define fail() tshim_check(false, TEST_TEXT("fail()"), TEST_TEXT(__FILE__), __LINE__)
+
+#endif /* MOTET_EMBEDDED_CMOCKA_H */
