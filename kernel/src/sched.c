@@ -22,8 +22,19 @@ SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
 SLAB_DEFINE(msg_cache, msg_t, MOTET_MAX_QUEUED_MSGS);
 SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
 
+/* Local tasks are found by pid in an open-addressed table (linear probing),
+ * a power of two at least as large as the task cache: application pids are
+ * handed out consecutively, so a lookup is one probe in practice. */
+#define TASK_TABLE_SIZE                                                                            \
+    (MOTET_MAX_TASKS <= 8    ? 8u                                                                  \
+     : MOTET_MAX_TASKS <= 16 ? 16u                                                                 \
+     : MOTET_MAX_TASKS <= 32 ? 32u                                                                 \
+     : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
+                             : 256u)
+#define TASK_SLOT(pid) ((uint8_t) ((pid) & (TASK_TABLE_SIZE - 1u)))
+
 static struct {
-    task_t *tasks[MOTET_MAX_TASKS]; /* live local tasks, by slot */
+    task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
     remote_task_t *remotes[MOTET_MAX_REMOTE_TASKS];
     task_t *current;        /* task of the top handler frame, NULL if none */
     mt_prio_t running_prio; /* its priority, -1 when the stack is empty */
@@ -49,9 +60,39 @@ void sched_init(void)
 
 task_t *sched_find_task(mt_pid_t pid)
 {
-    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++)
-        if (S.tasks[i] && S.tasks[i]->pid == pid) return S.tasks[i];
+    uint8_t slot = TASK_SLOT(pid);
+    for (uint16_t probes = 0; probes < TASK_TABLE_SIZE; probes++) {
+        task_t *t = S.tasks[slot];
+        if (!t) return NULL;
+        if (t->pid == pid) return t;
+        slot = TASK_SLOT(slot + 1u);
+    }
     return NULL;
+}
+
+static void table_insert(task_t *t)
+{
+    uint8_t slot = TASK_SLOT(t->pid);
+    while (S.tasks[slot]) slot = TASK_SLOT(slot + 1u);
+    S.tasks[slot] = t;
+}
+
+/* Remove t and close the gap (backward-shift deletion), so that lookups
+ * can keep stopping at the first empty slot. */
+static void table_remove(const task_t *t)
+{
+    uint8_t hole = TASK_SLOT(t->pid);
+    while (S.tasks[hole] != t) hole = TASK_SLOT(hole + 1u);
+    S.tasks[hole] = NULL;
+    for (uint8_t next = TASK_SLOT(hole + 1u); S.tasks[next]; next = TASK_SLOT(next + 1u)) {
+        uint8_t home = TASK_SLOT(S.tasks[next]->pid);
+        /* Move it back unless its home lies cyclically in (hole, next]. */
+        bool stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
+        if (stays) continue;
+        S.tasks[hole] = S.tasks[next];
+        S.tasks[next] = NULL;
+        hole = next;
+    }
 }
 
 /* The slot holding pid's remote block; for MT_PID_NONE, a free slot. */
@@ -136,20 +177,12 @@ static mt_err_t validate_spec(const task_spec_t *spec)
     return MT_OK;
 }
 
-static int8_t free_task_slot(void)
-{
-    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++)
-        if (!S.tasks[i]) return (int8_t) i;
-    return -1;
-}
-
 mt_err_t sched_task_create(const task_spec_t *spec)
 {
     mt_err_t err = validate_spec(spec);
     if (err) return log_error(err);
-    int8_t slot = free_task_slot();
-    task_t *t = slot < 0 ? NULL : slab_alloc(&task_cache);
-    if (!t) return log_error(MT_ERR_NO_SLAB);
+    task_t *t = slab_alloc(&task_cache); /* logs MT_ERR_NO_SLAB itself */
+    if (!t) return MT_ERR_NO_SLAB;
     t->handler = spec->handler;
     t->pid = spec->pid;
     t->prio = spec->prio;
@@ -167,7 +200,7 @@ mt_err_t sched_task_create(const task_spec_t *spec)
         slab_free(&task_cache, t);
         return log_error(err);
     }
-    S.tasks[slot] = t;
+    table_insert(t);
     log_event(EV_CREATE, t->pid, (uint16_t) t->prio);
     return MT_OK;
 }
@@ -178,8 +211,9 @@ mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t modu
         return log_error(MT_ERR_INVALID);
     if (sched_find_task(pid) || find_remote(pid)) return log_error(MT_ERR_EXISTS);
     remote_task_t **slot = find_remote_slot(MT_PID_NONE);
-    remote_task_t *r = slot ? slab_alloc(&remote_cache) : NULL;
-    if (!r) return log_error(MT_ERR_NO_SLAB);
+    if (!slot) return log_error(MT_ERR_NO_SLAB);
+    remote_task_t *r = slab_alloc(&remote_cache); /* logs its own exhaustion */
+    if (!r) return MT_ERR_NO_SLAB;
     r->pid = pid;
     r->prio = prio;
     r->module = module;
@@ -234,10 +268,13 @@ static void run_handler(task_t *t, msg_t *m)
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
 }
 
-/* Rule 5: run queued messages while they outrank the frame below. */
+/* Rule 5: run queued messages while they outrank the frame below.
+ * The empty check needs no lock: the caller has already restored the
+ * running priority, so an interrupt that queues a message outranking this
+ * frame runs it at its own exit; a stale "empty" loses nothing. */
 static void drain_above(mt_prio_t floor)
 {
-    for (;;) {
+    while (!queue_is_empty_hint()) {
         port_irq_state_t s = port_irq_save();
         msg_t *m = queue_pop_above(floor);
         port_irq_restore(s);
@@ -352,9 +389,8 @@ static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uin
                .src = sched_current_pid(),
                .flags = (uint8_t) (flags & MSG_HEAP)};
     if (!len && (flags & MSG_HEAP)) mem_free(data);
-    port_irq_state_t s = port_irq_save();
-    m.seq = S.next_seq++;
-    port_irq_restore(s);
+    /* No creation stamp: the stamp orders queued messages, and this one
+     * never waits in the queue. */
     run_handler(t, &m);
     drain_above(S.running_prio);
     return MT_OK;
@@ -470,17 +506,11 @@ static void discard_list(msg_t *m, uint16_t *count)
 
 static void forget_routes_to(const task_t *dead)
 {
-    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++) {
+    for (uint16_t i = 0; i < TASK_TABLE_SIZE; i++) {
         task_t *t = S.tasks[i];
         for (uint8_t r = 0; t && r < t->n_routes; r++)
             if (t->routes[r].local == dead) t->routes[r].local = NULL;
     }
-}
-
-static void unlink_task(const task_t *t)
-{
-    for (uint8_t i = 0; i < MOTET_MAX_TASKS; i++)
-        if (S.tasks[i] == t) S.tasks[i] = NULL;
 }
 
 /* FINAL runs as the task's last handler; then everything it owned goes. */
@@ -506,7 +536,7 @@ static void finish_kill(task_t *t)
     msg_t *held = t->held;
     t->held = NULL;
     for (msg_t *m = held; m; m = m->next) S.held--;
-    unlink_task(t);
+    table_remove(t);
     port_irq_restore(s);
     discard_list(queued, &dropped);
     discard_list(held, &dropped);

@@ -14,7 +14,7 @@ typedef struct level {
 } level_t;
 
 static level_t levels[MOTET_PRIO_LEVELS];
-static uint16_t nonempty; /* bit p set: level p holds a message */
+static volatile uint16_t nonempty; /* bit p set: level p holds a message */
 static uint8_t length;
 
 void queue_init(void)
@@ -101,6 +101,11 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
     }
     if (!l->head) nonempty &= (uint16_t) ~(1u << prio);
     return removed;
+}
+
+bool queue_is_empty_hint(void)
+{
+    return nonempty == 0;
 }
 
 uint8_t queue_length(void)

@@ -308,6 +308,27 @@ static void test_task_slab_exhaustion_is_reported(void **state)
     assert_int_equal(made, MOTET_MAX_TASKS - 1); /* the manager holds one */
 }
 
+static void test_tasks_stay_reachable_when_colliding_pids_are_killed(void **state)
+{
+    (void) state;
+    /* Pids 16 apart share a home slot in the pid table; killing one in the
+     * middle of a probe chain must not hide the ones after it. */
+    const mt_pid_t pids[] = {0x20, 0x30, 0x40, 0x21, 0x50};
+    for (unsigned i = 0; i < 5; i++) make(pids[i], 1, worker);
+    assert_int_equal(sched_task_kill(0x30), MT_OK);
+    assert_int_equal(sched_task_kill(0x20), MT_OK);
+    assert_true(sched_task_exists(0x40));
+    assert_true(sched_task_exists(0x21));
+    assert_true(sched_task_exists(0x50));
+    assert_false(sched_task_exists(0x30));
+    received = 0;
+    assert_int_equal(sched_send_to(0x50, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x21, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(received, 2);
+    make(0x30, 1, worker); /* the freed slots are reusable */
+    assert_true(sched_task_exists(0x30));
+}
+
 static void test_remote_send_without_bus_is_no_route(void **state)
 {
     (void) state;
@@ -334,6 +355,7 @@ int main(void)
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),
         cmocka_unit_test_setup(test_task_slab_exhaustion_is_reported, setup),
+        cmocka_unit_test_setup(test_tasks_stay_reachable_when_colliding_pids_are_killed, setup),
         cmocka_unit_test_setup(test_remote_send_without_bus_is_no_route, setup),
     };
     return cmocka_run_group_tests_name("tasks and messages", tests, NULL, NULL);
