@@ -37,7 +37,7 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
         overruns++;
     }
     log_record_t *r = &ring[(head + count) & (MOTET_LOG_ENTRIES - 1)];
-    r->time = timer_now();
+    r->time = timer_now_irq_off();
     r->type = (uint8_t) type;
     r->pid = pid;
     r->arg = arg;

@@ -61,6 +61,11 @@ static uint32_t now_locked(void)
     return kernel_now;
 }
 
+uint32_t timer_now_irq_off(void)
+{
+    return now_locked();
+}
+
 uint32_t timer_now(void)
 {
     port_irq_state_t s = port_irq_save();

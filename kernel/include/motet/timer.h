@@ -45,6 +45,8 @@ bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
 bool timer_next_deadline(uint32_t *ticks);
 /* Kernel time in ticks, extended to 32 bits from the port counter. */
 uint32_t timer_now(void);
+/* timer_now() for a caller that already holds interrupts off. */
+uint32_t timer_now_irq_off(void);
 /* Port hook: the compare interrupt fired. Interrupt context. */
 void timer_isr_compare(void);
 /* Number of compare interrupts taken since timer_init() (tickless proof). */
