@@ -9,10 +9,18 @@
  * membership; if any of those fails, all of them are removed again. Stage
  * two posts PORT_INIT to each local task; those messages wait in the queue
  * until the manager returns, so every task exists before any initialises.
+ *
+ * On a multi-module device every module's manager gets the description
+ * (bus_app_load()). After stage one it reports its outcome to the bus
+ * manager and keeps the description until the device-wide verdict comes on
+ * BUS_APPMGR_PORT_VERDICT: MT_OK runs stage two, an error from any module
+ * undoes stage one here too. Ids are handed out only on success, so every
+ * module keeps mapping relative ids to the same device ids.
  */
 #include <string.h>
 
 #include "motet/appmgr.h"
+#include "motet/bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
@@ -23,6 +31,8 @@ static struct {
     appmgr_result_t last;
     mt_pid_t next_pid;  /* first device pid not yet handed out */
     uint8_t next_group; /* first device group not yet handed out */
+    uint8_t *held;      /* created here, waiting for the other modules */
+    uint16_t held_len;
 } M;
 
 static mt_pid_t device_pid(mt_pid_t base, uint8_t rel)
@@ -43,7 +53,7 @@ static route_t map_route(const uint8_t *entry, mt_pid_t pid_base, uint8_t group_
 
 static bool is_local(const appdesc_task_t *t)
 {
-    return t->module == MOTET_MODULE_ID;
+    return t->module == bus_self();
 }
 
 /* Every program a local task needs must be on this module. */
@@ -143,33 +153,79 @@ static void init_all(const appdesc_t *d, mt_pid_t base)
     }
 }
 
-static mt_err_t load(const uint8_t *buf, uint16_t len)
+/* Stage one: validate, then create this module's part. */
+static mt_err_t create_part(const uint8_t *buf, uint16_t len, appdesc_t *d)
 {
-    appdesc_t d;
-    mt_err_t err = appdesc_parse(buf, len, &d);
-    M.last.bad_offset = d.bad_offset;
+    mt_err_t err = appdesc_parse(buf, len, d);
+    M.last.bad_offset = d->bad_offset;
     if (err) return err;
-    err = check_programs(&d);
+    err = check_programs(d);
     if (err) return log_error(err);
-    if ((unsigned) M.next_pid + d.num_tasks - 1u > MT_PID_LAST_APP ||
-        M.next_group + d.num_groups > UINT8_MAX)
+    if ((unsigned) M.next_pid + d->num_tasks - 1u > MT_PID_LAST_APP ||
+        M.next_group + d->num_groups > UINT8_MAX)
         return log_error(MT_ERR_NO_SLAB);
     M.last.pid_base = M.next_pid;
     M.last.group_base = M.next_group;
-    err = create_all(&d, M.next_pid, M.next_group);
-    if (err) return err;
-    M.next_pid = (mt_pid_t) (M.next_pid + d.num_tasks);
-    M.next_group = (uint8_t) (M.next_group + d.num_groups);
-    init_all(&d, M.last.pid_base);
-    return MT_OK;
+    return create_all(d, M.next_pid, M.next_group);
+}
+
+/* Stage two: hand out the ids for good and initialise the local tasks. */
+static void commit(const appdesc_t *d)
+{
+    M.next_pid = (mt_pid_t) (M.next_pid + d->num_tasks);
+    M.next_group = (uint8_t) (M.next_group + d->num_groups);
+    init_all(d, M.last.pid_base);
+}
+
+/* Keep the description until the verdict, or undo stage one if we cannot. */
+static mt_err_t hold(msg_t *msg, const appdesc_t *d)
+{
+    M.held_len = msg->len;
+    M.held = sched_take_msg(msg);
+    if (M.held) return MT_OK;
+    undo_creation(d, d->num_tasks, M.last.pid_base);
+    M.last.created = 0;
+    return MT_ERR_NO_MEM; /* logged by sched_take_msg() */
+}
+
+static mt_err_t load(msg_t *msg)
+{
+    appdesc_t d;
+    mt_err_t err = create_part(msg->data, msg->len, &d);
+    if (!bus_active()) {
+        if (!err) commit(&d);
+        return err;
+    }
+    if (!err) err = hold(msg, &d);
+    bus_app_created(err); /* the verdict follows on BUS_APPMGR_PORT_VERDICT */
+    return err;
+}
+
+/* The device-wide verdict on the description held since stage one. */
+static void decide(const msg_t *msg)
+{
+    if (!M.held || msg->len != 1) return; /* our own stage one failed */
+    mt_err_t verdict = (mt_err_t) ((const uint8_t *) msg->data)[0];
+    appdesc_t d;
+    appdesc_parse(M.held, M.held_len, &d); /* valid: parsed in stage one */
+    if (verdict == MT_OK) {
+        commit(&d);
+    } else {
+        undo_creation(&d, d.num_tasks, M.last.pid_base);
+        M.last.created = 0;
+        M.last.err = verdict;
+    }
+    mem_free(M.held);
+    M.held = NULL;
 }
 
 static mt_err_t appmgr_handler(void *state, msg_t *msg)
 {
     (void) state;
+    if (msg->port == BUS_APPMGR_PORT_VERDICT) decide(msg);
     if (msg->port != PORT_0) return MT_OK;
     memset(&M.last, 0, sizeof M.last);
-    M.last.err = load(msg->data, msg->len);
+    M.last.err = load(msg);
     return MT_OK; /* the outcome is recorded and already logged */
 }
 

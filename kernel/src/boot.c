@@ -4,6 +4,7 @@
  * depend on (log and memory first, the scheduler last), then the
  * application manager, the first task; interrupts are enabled last.
  */
+#include "motet/bus.h"
 #include "motet/motet.h"
 #include "motet/port.h"
 
@@ -15,6 +16,7 @@ void motet_boot(void)
     timer_init();
     mcast_init();
     sched_init();
+    bus_init();
     appmgr_start();
     port_irq_enable(); /* the module is live: interrupts may now post */
 }

@@ -22,6 +22,8 @@ static const char *const names[MT_ERR_COUNT] = {
     [MT_ERR_DESC_ROUTE] = "MT_ERR_DESC_ROUTE",
     [MT_ERR_DESC_GROUP] = "MT_ERR_DESC_GROUP",
     [MT_ERR_DESC_CHECKSUM] = "MT_ERR_DESC_CHECKSUM",
+    [MT_ERR_BUS_CORRUPT] = "MT_ERR_BUS_CORRUPT",
+    [MT_ERR_BUS_DOWN] = "MT_ERR_BUS_DOWN",
 };
 
 const char *mt_strerror(mt_err_t err)

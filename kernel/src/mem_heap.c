@@ -9,13 +9,17 @@
  * their payload, so the smallest block is a header plus two bytes (rounded
  * to the alignment) whatever the pointer size.
  *
- * A pointer handed to mem_free() and friends is trusted only once the heap
- * walk reaches it exactly: the walk starts at the nearest free block below
- * it and steps over the allocated blocks that follow. A foreign pointer, an
- * interior pointer or a forged header therefore can never be mistaken for a
- * block, and a rejected pointer changes nothing. The check byte catches
- * headers overwritten by a stray write and, in stale headers left inside
- * merged free blocks, tells a double free from a random interior pointer.
+ * A pointer handed to mem_free() and friends is trusted only if it is the
+ * start of a live block. With MOTET_MEM_START_MAP (the default) a bitmap with
+ * one bit per alignment granule records where live blocks start, so the check
+ * is O(1); without it (to save RAM on the smallest parts) the heap walk must
+ * reach the pointer exactly, starting at the nearest free block below it and
+ * stepping over the allocated blocks that follow. Either way a foreign
+ * pointer, an interior pointer or a forged header can never be mistaken for
+ * a block, and a rejected pointer changes nothing. The walk also classifies
+ * rejected pointers: the check byte catches headers overwritten by a stray
+ * write and, in stale headers left inside merged free blocks, tells a double
+ * free from a random interior pointer.
  *
  * Interrupt handlers may allocate (message payloads), so every change of the
  * free list happens with interrupts held off.
@@ -57,6 +61,10 @@ static union {
     uint8_t bytes[MOTET_HEAP_SIZE];
     mem_align_t align;
 } heap;
+
+/* One bit per granule of the heap: set where a live block starts. */
+#define MEM_GRANULES ((MEM_END - MEM_FIRST) / MEM_ALIGN)
+static uint8_t live_starts[MOTET_MEM_START_MAP ? (MEM_GRANULES + 7u) / 8u : 1u];
 
 static uint16_t free_head;   /* lowest free block, MEM_NIL if none */
 static mem_stats_t counters; /* largest_free and free_blocks are computed */
@@ -119,6 +127,25 @@ static void link_put(uint16_t off, uint16_t next)
     memcpy(&heap.bytes[off + MEM_HDR], &next, sizeof next);
 }
 
+/* ---- the map of live block starts ---- */
+
+static void start_mark(uint16_t off, bool live)
+{
+    if (!MOTET_MEM_START_MAP) return;
+    uint16_t g = (uint16_t) ((off - MEM_FIRST) / MEM_ALIGN);
+    uint8_t bit = (uint8_t) (1u << (g & 7u));
+    if (live)
+        live_starts[g >> 3] |= bit;
+    else
+        live_starts[g >> 3] &= (uint8_t) ~bit;
+}
+
+static bool start_is_live(uint16_t off)
+{
+    uint16_t g = (uint16_t) ((off - MEM_FIRST) / MEM_ALIGN);
+    return (live_starts[g >> 3] >> (g & 7u)) & 1u;
+}
+
 /* Successor of `prev` on the free list; MEM_NIL as `prev` means the head. */
 static uint16_t next_free(uint16_t prev)
 {
@@ -163,6 +190,7 @@ static void carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
     }
     set_next_free(prev, next);
     hdr_put(f, size | MEM_USED, owner);
+    start_mark(f, true);
     counters.alloc_count++;
     account_alloc(size);
 }
@@ -198,6 +226,7 @@ static uint16_t release(uint16_t blk, uint16_t prev)
     counters.in_use -= size;
     counters.alloc_count--;
     hdr_put(blk, size, MEM_OWNER_KERNEL);
+    start_mark(blk, false);
     link_put(blk, next_free(prev));
     set_next_free(prev, blk);
     merge_next(blk);
@@ -226,11 +255,32 @@ static bool to_offset(const void *ptr, uint16_t *off)
     return (*off - MEM_FIRST) % MEM_ALIGN == 0;
 }
 
-/* Find the live block whose payload is ptr by walking up to it. */
+/* The free block below off (MEM_NIL if none): where a freed block joins the
+ * address-ordered list. */
+static uint16_t free_below(uint16_t off)
+{
+    uint16_t prev = MEM_NIL;
+    for (uint16_t f = free_head; f != MEM_NIL && f < off; f = link_get(f)) prev = f;
+    return prev;
+}
+
+/* The O(1) check: ptr's header is a live block start and intact. */
+static bool locate_fast(uint16_t off, mem_loc_t *loc)
+{
+    if (!MOTET_MEM_START_MAP || !start_is_live(off)) return false;
+    mem_hdr_t h = hdr_get(off);
+    if (!hdr_valid(off, h) || !blk_used(h)) return false; /* let the walk say why */
+    loc->blk = off;
+    loc->prev_free = free_below(off);
+    return true;
+}
+
+/* Find the live block whose payload is ptr: the map, else a walk up to it. */
 static mt_err_t locate(const void *ptr, mem_loc_t *loc)
 {
     uint16_t off;
     if (!to_offset(ptr, &off)) return MT_ERR_BAD_POINTER;
+    if (locate_fast(off, loc)) return MT_OK;
     uint16_t prev = MEM_NIL;
     for (uint16_t f = free_head; f != MEM_NIL && f <= off; f = link_get(f)) prev = f;
     if (prev == off) return MT_ERR_DOUBLE_FREE;
@@ -323,6 +373,7 @@ void mem_init(void)
 {
     /* Clearing drops stale headers, so classification never sees old ones. */
     memset(heap.bytes, 0, sizeof heap.bytes);
+    memset(live_starts, 0, sizeof live_starts);
     memset(&counters, 0, sizeof counters);
     counters.heap_size = MEM_END - MEM_FIRST;
     hdr_put(MEM_FIRST, counters.heap_size, MEM_OWNER_KERNEL);

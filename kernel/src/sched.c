@@ -7,16 +7,27 @@
  * scheduler's stack of frames, and S.current / S.running_prio describe its
  * top. A message that cannot run now waits in the priority queue
  * (sched_queue.c) and runs when every frame that outranks it has returned.
+ *
+ * Threads (MOTET_THREADS, thread.c) add contexts with stacks of their own.
+ * This stack is then one context among them, K: S describes K's frames
+ * even while a thread runs, and the hooks below hand over the CPU. A
+ * handler only ever runs on K: a send from a thread that must run at once
+ * is handed to K (thread_call_on_k), and every drain first lets threads
+ * that outrank K's frame and queue head run (thread_k_yield). With threads
+ * compiled out the hooks are empty inline functions and vanish.
  */
 #include <string.h>
 
+#include "motet/bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/slab.h"
 #include "motet/timer.h"
+#include "motet/timesync.h"
 #include "sched_internal.h"
+#include "thread_internal.h"
 
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
 SLAB_DEFINE(msg_cache, msg_t, MOTET_MAX_QUEUED_MSGS);
@@ -54,6 +65,7 @@ void sched_init(void)
     slab_init(&msg_cache);
     slab_init(&remote_cache);
     queue_init();
+    thread_init(); /* no thread, K runs (empty without threads) */
 }
 
 /* ---- lookup ---- */
@@ -118,6 +130,10 @@ bool sched_task_exists(mt_pid_t pid)
 
 mt_pid_t sched_current_pid(void)
 {
+    if (MOTET_THREADS && thread_running()) {
+        task_t *bound = thread_running_task();
+        return bound ? bound->pid : MT_PID_NONE;
+    }
     return S.current ? S.current->pid : MT_PID_NONE;
 }
 
@@ -241,24 +257,36 @@ static void release_payload(msg_t *m)
 
 static void release_held(task_t *t);
 static void finish_kill(task_t *t);
+static void destroy(task_t *t);
 
-/* Push a frame for t, run its handler, pop. Interrupts are enabled. */
-static void run_handler(task_t *t, msg_t *m)
+/* The frame below a handler's: what the top of the stack becomes again
+ * when the handler returns. */
+typedef struct frame {
+    task_t *task;
+    mt_prio_t prio;
+} frame_t;
+
+/* Push a frame for t on top of the stack. */
+static void push_frame(task_t *t)
 {
-    task_t *below = S.current;
-    mt_prio_t below_prio = S.running_prio;
     S.current = t;
     S.running_prio = t->prio;
     S.depth++;
     t->flags |= TASK_ON_STACK;
+}
+
+/* Run t's handler in the frame just pushed for it, then pop to `below`.
+ * Interrupts are enabled. */
+static void run_pushed(task_t *t, msg_t *m, frame_t below)
+{
     log_event(EV_START, t->pid, m->port);
     mt_err_t result = t->handler(t->state, m);
     log_event(EV_END, t->pid, m->port);
     if (result != MT_OK) log_error(result);
     t->flags &= (uint8_t) ~TASK_ON_STACK;
     S.depth--;
-    S.current = below;
-    S.running_prio = below_prio;
+    S.current = below.task;
+    S.running_prio = below.prio;
     S.dispatched++;
     release_payload(m);
     if (m->port == PORT_INIT && !(t->flags & TASK_INITIALISED)) {
@@ -268,20 +296,82 @@ static void run_handler(task_t *t, msg_t *m)
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
 }
 
+/* Push a frame for t, run its handler, pop. Interrupts are enabled. */
+static void run_handler(task_t *t, msg_t *m)
+{
+    frame_t below = {S.current, S.running_prio};
+    push_frame(t);
+    run_pushed(t, m, below);
+}
+
+#if MOTET_THREADS
+/* A handler a thread must run at once: K runs it for the thread. */
+typedef struct k_call {
+    task_t *task;
+    msg_t *msg;
+} k_call_t;
+
+static void run_call(void *arg)
+{
+    k_call_t *c = arg;
+    run_handler(c->task, c->msg);
+}
+
+static void run_on_k(task_t *t, msg_t *m)
+{
+    k_call_t c = {t, m};
+    thread_call_on_k(run_call, &c);
+}
+
+static void finish_kill_call(void *arg)
+{
+    finish_kill(arg);
+}
+#else
+static inline void run_on_k(task_t *t, msg_t *m)
+{
+    (void) t;
+    (void) m;
+}
+static inline void finish_kill_call(void *arg)
+{
+    (void) arg;
+}
+#endif
+
 /* Rule 5: run queued messages while they outrank the frame below.
- * The empty check needs no lock: the caller has already restored the
- * running priority, so an interrupt that queues a message outranking this
- * frame runs it at its own exit; a stale "empty" loses nothing. */
+ *
+ * While it drains, the running priority never drops back to the floor:
+ * from taking a message off the queue to starting its handler, and from
+ * one handler's return to taking the next, it stays at the level just
+ * taken. An interrupt that comes in between therefore runs at its exit
+ * only what outranks that level, as it would during the handler (rule 3);
+ * seeing the floor instead, it would run later messages of the level before
+ * the one just taken (rule 2), and drain the rest of the queue itself,
+ * nested here, holding this loop's message, again for each such interrupt
+ * under a steady load: stack and message pool without bound. The priority
+ * goes back to the floor with interrupts off, once nothing above the floor
+ * is left. The first empty check needs no lock: the caller has already
+ * restored the running priority, so an interrupt that queues a message
+ * outranking this frame runs it at its own exit; a stale "empty" loses
+ * nothing. */
 static void drain_above(mt_prio_t floor)
 {
-    while (!queue_is_empty_hint()) {
+    for (bool first = true;; first = false) {
+        thread_k_yield(floor); /* threads that outrank the frame and the head */
+        if (first && queue_is_empty_hint()) return;
         port_irq_state_t s = port_irq_save();
         msg_t *m = queue_pop_above(floor);
+        task_t *t = m ? sched_find_task(m->dst) : NULL;
+        task_t *below = S.current;
+        if (t)
+            push_frame(t);
+        else if (!m)
+            S.running_prio = floor;
         port_irq_restore(s);
         if (!m) return;
-        task_t *t = sched_find_task(m->dst);
         if (t)
-            run_handler(t, m);
+            run_pushed(t, m, (frame_t){below, t->prio}); /* held: see above */
         else
             release_payload(m); /* unreachable: kill purges its messages */
         slab_free(&msg_cache, m);
@@ -290,6 +380,8 @@ static void drain_above(mt_prio_t floor)
 
 unsigned sched_run_pending(void)
 {
+    /* In a thread: whatever outranks it has run already. */
+    if (MOTET_THREADS && thread_running()) return 0;
     unsigned before = S.dispatched;
     drain_above(S.running_prio);
     return S.dispatched - before;
@@ -358,7 +450,9 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
     }
     port_irq_state_t s = port_irq_save();
     m->seq = S.next_seq++;
-    if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT)
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT)
         hold(t, m);
     else
         queue_push(m, t->prio);
@@ -372,8 +466,10 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
  * stack, not frozen, and at least as important as the running handler. */
 static bool can_run_now(const task_t *t, mt_port_t port)
 {
-    if (t->flags & (TASK_ON_STACK | TASK_FROZEN | TASK_KILL_PENDING)) return false;
+    if (t->flags & (TASK_ON_STACK | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)) return false;
     if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT) return false;
+    /* A thread counts as the running task: its level decides. */
+    if (MOTET_THREADS && thread_running()) return t->prio >= thread_running_prio();
     return t->prio >= S.running_prio;
 }
 
@@ -391,6 +487,12 @@ static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uin
     if (!len && (flags & MSG_HEAP)) mem_free(data);
     /* No creation stamp: the stamp orders queued messages, and this one
      * never waits in the queue. */
+    if (MOTET_THREADS && thread_running()) {
+        /* The handler must run on the kernel stack: K preempts the thread
+         * for it, and the payload stays on the thread's stack meanwhile. */
+        run_on_k(t, &m);
+        return MT_OK;
+    }
     run_handler(t, &m);
     drain_above(S.running_prio);
     return MT_OK;
@@ -403,7 +505,10 @@ mt_err_t sched_deliver(task_t *t, mt_port_t port, void *data, uint16_t len, uint
               (uint16_t) ((t->pid << 8) | port));
     /* Failures below are logged where they arise (queue, memory). */
     if (!from_isr && can_run_now(t, port)) return run_now(t, port, data, len, flags);
-    return enqueue(t, port, data, len, flags, from_isr);
+    mt_err_t err = enqueue(t, port, data, len, flags, from_isr);
+    /* A message to a thread may have woken one that outranks the sender. */
+    if (MOTET_THREADS && !err && !from_isr && (t->flags & TASK_THREAD)) thread_preempt_point();
+    return err;
 }
 
 static mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
@@ -436,8 +541,9 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
 {
     if (pid == MT_PID_MULTICAST) {
         if (flags & (uint8_t) ~MSG_HEAP) return log_error(MT_ERR_INVALID);
-        return mcast_deliver(port, data, len, flags, port_in_isr());
+        return bus_multicast(port, data, len, flags, port_in_isr());
     }
+    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
     task_t *t = sched_find_task(pid);
@@ -447,11 +553,12 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
 
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
-    task_t *self = S.current;
+    task_t *self = MOTET_THREADS && thread_running() ? thread_running_task() : S.current;
     if (!self) return log_error(MT_ERR_STATE);
     if (out >= self->n_routes) return log_error(MT_ERR_NO_PORT);
     out_route_t *r = &self->routes[out];
-    if (r->pid == MT_PID_MULTICAST) return sched_send_to(r->pid, r->port, data, len, flags);
+    if (r->pid == MT_PID_MULTICAST || r->pid == MT_PID_TIMESYNC)
+        return sched_send_to(r->pid, r->port, data, len, flags);
     mt_err_t err = check_send_args(r->port, data, len, flags);
     if (err) return log_error(err);
     if (!r->local) r->local = sched_find_task(r->pid);
@@ -461,7 +568,8 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 
 mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    if (pid == MT_PID_MULTICAST) return mcast_deliver(port, data, len, flags, true);
+    if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
+    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
     task_t *t = sched_find_task(pid);
@@ -530,6 +638,12 @@ static void finish_kill(task_t *t)
         t->flags &= (uint8_t) ~TASK_INITIALISED; /* FINAL must not release held */
         run_handler(t, &m);
     }
+    destroy(t);
+}
+
+/* Everything a dead task owned goes. */
+static void destroy(task_t *t)
+{
     uint16_t dropped = 0;
     port_irq_state_t s = port_irq_save();
     msg_t *queued = queue_remove_for(t->pid, t->prio);
@@ -552,8 +666,13 @@ mt_err_t sched_task_kill(mt_pid_t pid)
 {
     task_t *t = sched_find_task(pid);
     if (!t || (t->flags & TASK_KILL_PENDING)) return log_error(MT_ERR_NO_TASK);
+    if (t->flags & TASK_THREAD) return log_error(MT_ERR_STATE); /* only thread_exit() */
     t->flags |= TASK_KILL_PENDING;
-    if (!(t->flags & TASK_ON_STACK)) finish_kill(t);
+    if (t->flags & TASK_ON_STACK) return MT_OK;
+    if (MOTET_THREADS && thread_running())
+        thread_call_on_k(finish_kill_call, t); /* FINAL runs on the kernel stack */
+    else
+        finish_kill(t);
     return MT_OK;
 }
 
@@ -565,6 +684,11 @@ void sched_isr_enter(void)
 
 void sched_isr_exit(void)
 {
+    /* On a thread's stack: the thread code decides whether to switch. */
+    if (MOTET_THREADS && thread_running()) {
+        thread_isr_exit();
+        return;
+    }
     /* Rule 3: only what strictly outranks the interrupted frame runs here. */
     drain_above(S.running_prio);
 }
@@ -583,12 +707,16 @@ void sched_stop(void)
 
 void sched_run(void)
 {
+    if (MOTET_THREADS && thread_running()) return; /* the main loop is K's */
     S.stop = false;
+    thread_k_in_run(true);
     while (!S.stop) {
         drain_above(-1);
         if (S.stop) break;
         port_irq_state_t s = port_irq_save();
-        if (queue_top_prio() < 0) {
+        /* No idle task: K sleeps here itself when no thread is ready, or
+         * (MANTIS baseline) hands the CPU to the idle thread. */
+        if (queue_top_prio() < 0 && !thread_any_ready() && !thread_k_idle_switch()) {
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */
@@ -596,4 +724,45 @@ void sched_run(void)
         }
         port_irq_restore(s);
     }
+    thread_k_in_run(false);
 }
+
+/* ---- thread support (thread_internal.h) ---- */
+
+#if MOTET_THREADS
+
+void sched_task_bind(task_t *t, thread_t *th)
+{
+    t->state = th; /* a bound task has no state of its own */
+    t->flags |= TASK_THREAD | TASK_INITIALISED;
+}
+
+void sched_task_destroy(task_t *t)
+{
+    t->flags &= (uint8_t) ~(TASK_INITIALISED | TASK_THREAD);
+    t->state = NULL;
+    destroy(t);
+}
+
+void sched_msg_release(msg_t *m)
+{
+    release_payload(m);
+    slab_free(&msg_cache, m);
+}
+
+port_sleep_mode_t sched_sleep_mode(void)
+{
+    return choose_sleep_mode();
+}
+
+bool sched_k_idle(void)
+{
+    return S.depth == 0 && !S.stop && queue_top_prio() < 0;
+}
+
+void sched_k_preempt(void)
+{
+    drain_above(S.running_prio);
+}
+
+#endif /* MOTET_THREADS */

@@ -13,6 +13,9 @@
 #define TASK_ON_STACK     0x20u /* a handler frame of this task is live */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
+/* Bound to a thread (thread.h): messages go to its mailbox, state is the
+ * thread. Zero without threads, so that tests of it fold away. */
+#define TASK_THREAD (MOTET_THREADS ? 0x02u : 0u)
 
 /* An output port: the destination and a cache of its local control block. */
 typedef struct out_route {

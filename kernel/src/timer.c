@@ -20,6 +20,16 @@
  *
  * Every list operation holds interrupts off: tasks start and stop timers,
  * the compare interrupt expires them.
+ *
+ * Kernel timers (threads: sleeps, slices, ticks) are ordinary entries whose
+ * owner is MT_PID_NONE; their expiry calls thread_timer_fired(index) in the
+ * interrupt instead of posting a message.
+ *
+ * Periodic mode (MOTET_TIMER_PERIODIC=1), kept to measure what tickless
+ * saves: the compare fires every MOTET_TICK_US whether anything is due or
+ * not, and each tick expires the timers whose deadline it has reached, so
+ * timers keep their tick-granular phase but fire up to a tick late. Starting
+ * or stopping a timer then never touches the compare.
  */
 #include "motet/timer.h"
 #include "motet/config.h"
@@ -27,11 +37,19 @@
 #include "motet/port.h"
 #include "motet/sched.h"
 #include "motet/slab.h"
+#include "thread_internal.h"
 
 /* Longest wait programmed into the compare (counter-wrap safety). */
 #define COMPARE_MAX_AHEAD ((uint32_t) PORT_COUNTER_HALF - 1u)
 /* Timer lengths must stay below half the 32-bit kernel time range. */
 #define TICKS_LIMIT 0x80000000u
+/* Periodic mode: the tick in port ticks. */
+#define TICK TIMER_US(MOTET_TICK_US)
+
+#if MOTET_TIMER_PERIODIC &&                                                                        \
+    (MOTET_TICK_US * PORT_TICKS_PER_SECOND / 1000000u >= (1u << (PORT_COUNTER_BITS - 1)))
+#error "MOTET_TICK_US must be shorter than half the port counter's range"
+#endif
 
 typedef struct timer_block timer_block_t;
 struct timer_block {
@@ -49,6 +67,9 @@ static uint32_t list_base;
 static uint32_t kernel_now;
 static port_counter_t last_counter;
 static uint32_t compare_interrupts;
+#if MOTET_TIMER_PERIODIC
+static uint32_t tick_base; /* kernel time of the last tick */
+#endif
 
 /* ------------------------------------------------------------------ time */
 
@@ -149,7 +170,10 @@ static void expire_head(void)
     timer_block_t *t = timer_head;
     timer_head = t->next;
     list_base += t->delta; /* now the expired deadline */
-    sched_post_isr(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index), NULL, 0, 0);
+    if (MOTET_THREADS && t->owner == MT_PID_NONE)
+        thread_timer_fired(t->index);
+    else
+        sched_post_isr(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index), NULL, 0, 0);
     log_event(EV_TIMER, t->owner, t->index);
     if (t->period)
         (void) list_insert(t, t->period);
@@ -157,11 +181,38 @@ static void expire_head(void)
         (void) slab_free(&timer_cache, t);
 }
 
+#if MOTET_TIMER_PERIODIC
+/* Expire every head whose deadline the last tick has reached. */
+static void expire_at_tick(void)
+{
+    while (timer_head && (int32_t) (tick_base - list_base - timer_head->delta) >= 0) expire_head();
+}
+
+/* Take every tick that is due, then arm the compare for the next; irq off. */
+static void tick_service(void)
+{
+    for (;;) {
+        uint32_t since = now_locked() - tick_base;
+        if (since >= TICK) {
+            tick_base += TICK;
+            expire_at_tick();
+            continue;
+        }
+        uint32_t wait = TICK - since;
+        port_counter_t armed_at = last_counter;
+        port_compare_set((port_counter_t) (armed_at + wait));
+        if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return;
+    }
+}
+#endif
+
 /* Expire everything due, then arm the compare for what is left; irq off.
  * Normally runs in the compare interrupt; in task context only when a
- * deadline passed while interrupts were held off. */
+ * deadline passed while interrupts were held off. Periodic: the next tick
+ * does it all. */
 static void timer_service(void)
 {
+    if (MOTET_TIMER_PERIODIC) return;
     while (compare_arm()) expire_head();
 }
 
@@ -169,7 +220,11 @@ void timer_isr_compare(void)
 {
     port_irq_state_t s = port_irq_save();
     compare_interrupts++;
+#if MOTET_TIMER_PERIODIC
+    tick_service();
+#else
     timer_service();
+#endif
     port_irq_restore(s);
 }
 
@@ -190,15 +245,16 @@ void timer_init(void)
     kernel_now = last_counter;
     list_base = kernel_now;
     port_compare_disable();
+#if MOTET_TIMER_PERIODIC
+    tick_base = kernel_now;
+    tick_service(); /* the first tick */
+#endif
     port_irq_restore(s);
 }
 
-mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
+/* Start (or restart) timer `n` of `owner`; arguments checked. */
+static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
 {
-    if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
-    if (ticks == 0 || ticks >= TICKS_LIMIT || owner == MT_PID_NONE)
-        return log_error(MT_ERR_INVALID);
-
     port_irq_state_t s = port_irq_save();
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
@@ -214,6 +270,14 @@ mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodi
     if (list_insert(t, late + ticks) || was_head) timer_service();
     port_irq_restore(s);
     return MT_OK;
+}
+
+mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
+{
+    if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
+    if (ticks == 0 || ticks >= TICKS_LIMIT || owner == MT_PID_NONE)
+        return log_error(MT_ERR_INVALID);
+    return start(owner, n, ticks, periodic);
 }
 
 mt_err_t timer_start(uint8_t n, uint32_t ticks, bool periodic)
@@ -286,6 +350,34 @@ bool timer_next_deadline(uint32_t *ticks)
     port_irq_state_t s = port_irq_save();
     bool running = timer_head != NULL;
     if (running && ticks) *ticks = ticks_until(timer_head->delta);
+#if MOTET_TIMER_PERIODIC
+    /* The module wakes at the next tick, due or not. */
+    uint32_t since = now_locked() - tick_base;
+    uint32_t to_tick = since >= TICK ? 0u : TICK - since;
+    if (ticks && (!running || to_tick < *ticks)) *ticks = to_tick;
+    running = true;
+#endif
     port_irq_restore(s);
     return running;
 }
+
+#if MOTET_THREADS
+mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic)
+{
+    if (ticks == 0 || ticks >= TICKS_LIMIT) return log_error(MT_ERR_INVALID);
+    return start(MT_PID_NONE, id, ticks, periodic);
+}
+
+bool timer_kernel_stop(uint8_t id)
+{
+    port_irq_state_t s = port_irq_save();
+    bool was_head = false;
+    timer_block_t *t = list_remove(MT_PID_NONE, id, &was_head);
+    if (t) {
+        (void) slab_free(&timer_cache, t);
+        if (was_head) timer_service();
+    }
+    port_irq_restore(s);
+    return t != NULL;
+}
+#endif

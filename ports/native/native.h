@@ -43,6 +43,8 @@ void port_native_configure(const native_options_t *opt);
 
 /* Module time: 64-bit ticks since configure or boot (never wraps). */
 uint64_t port_native_time(void);
+/* True when configured for the real clock. */
+bool port_native_realtime(void);
 /* Declare `ticks` of computation by the running code. Sim: the clock
  * advances and every interrupt that falls due meanwhile is delivered at its
  * exact tick, preempting the caller; time spent preempted does not count as
@@ -70,5 +72,61 @@ void native_event_dump_close(void);
 
 /* Deterministic pseudo-random numbers (xorshift64*), seeded by options. */
 uint64_t port_native_random(void);
+
+/* ---- multi-module devices: the bus link (bus_native.c, docs/bus.md) ----
+ *
+ * Each module of a device is a process; a hub process models the bus and
+ * keeps the simulated clocks of all modules coherent: a module's clock moves
+ * only as far as the hub grants, so a frame from another module arrives as
+ * an interrupt at its exact simulated tick. The bus interface is external
+ * line NATIVE_BUS_LINE. */
+
+#define NATIVE_BUS_LINE (NATIVE_IRQ_LINES - 1)
+
+/* The time-grant hook: called before the simulated clock moves from `now`
+ * towards `want` (UINT64_MAX: asleep with nothing scheduled). Returns where
+ * the clock may move: above `now`, and at most `want` unless `sleeping`
+ * (a module powered off meanwhile wakes later; what fell due is taken
+ * late). It may schedule interrupts above `now` up to the time it returns
+ * (port_native_irq_schedule), never raise one. NULL removes it; reset by
+ * boot. */
+typedef uint64_t (*native_grant_fn)(uint64_t now, uint64_t want, bool sleeping);
+void port_native_set_grant_hook(native_grant_fn fn);
+
+typedef struct native_bus_options {
+    const char *socket;      /* the hub's Unix socket; NULL: no bus */
+    uint8_t module;          /* this module's bus address */
+    uint32_t frame_ns;       /* CPU time per frame sent or received */
+    uint32_t byte_ns;        /* CPU time per byte copied to or from the bus */
+    uint8_t timesync_window; /* pairs of the time-sync fit; 0: the default */
+} native_bus_options_t;
+
+/* Parse --bus PATH, --module N, --bus-frame-ns N, --bus-byte-ns N,
+ * --timesync-window N like port_native_parse_args() (defaults: no bus,
+ * module 0, no CPU cost); returns the remaining argc. */
+int port_native_bus_parse_args(int argc, char **argv, native_bus_options_t *opt);
+/* After motet_boot(): connect to the hub, learn the device's modules, take
+ * the bus interrupt line and the grant hook, and bus_start(). Exits with
+ * status 2 and a message if the hub cannot be reached or the clock is the
+ * real one (the link is driven by the simulated clock). Nothing without a
+ * socket. At the end of the run (the hub says so) the module prints its bus
+ * counters and halts with status 0. */
+void port_native_bus_start(const native_bus_options_t *opt);
+/* True once port_native_bus_start() connected. */
+bool port_native_bus_connected(void);
+/* Port internal: forget pending bus events and test hooks; port_init(). */
+void native_bus_reset(void);
+
+/* Tests without a hub: frames given to port_bus_send() go to `fn` instead,
+ * and the test plays the interface with the two calls below (each an
+ * interrupt on NATIVE_BUS_LINE at absolute tick `at`). NULL: back to the
+ * hub. Needs MOTET_BUS. */
+typedef void (*native_bus_tx_fn)(const uint8_t *frame, uint16_t n);
+void port_native_bus_capture(native_bus_tx_fn fn);
+/* A frame arrives at `at`; `*accepted` (if not NULL) gets the kernel's
+ * answer once it is taken. */
+void port_native_bus_inject_rx(const uint8_t *frame, uint16_t n, uint64_t at, bool *accepted);
+/* The frame in the interface ends with `result` at `at`. */
+void port_native_bus_inject_tx_done(uint8_t result, uint64_t at);
 
 #endif /* PORT_NATIVE_H */

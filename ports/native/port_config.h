@@ -11,5 +11,18 @@
 #define PORT_TICKS_PER_SECOND 1000000u
 /* Waits longer than 2 ms may use the deep sleep mode. */
 #define PORT_SLEEP_DEEP_MIN_TICKS 2000u
+/* A bus driver: the hub link of bus_native.c (docs/bus.md). */
+#define PORT_HAS_BUS 1
+
+/* Threads (context_native.c): a suspended context is its stack pointer; the
+ * callee-saved registers sit on its stack. Interrupts are signals, which
+ * Linux delivers on the interrupted stack, so a thread stack also holds the
+ * signal frame (up to ~3.5 KB with AVX-512 state) and the interrupt path. */
+#define PORT_HAS_THREADS 1
+typedef struct port_context {
+    void *sp;
+} port_context_t;
+#define PORT_THREAD_STACK_EXTRA 12288u
+#define PORT_THREAD_STACK_MIN   16384u
 
 #endif /* PORT_CONFIG_H */

@@ -27,6 +27,12 @@
  * "native: idle with nothing scheduled, stopping" on stderr, exit status 0.
  * Reaching --until stops it with status 0 too.
  *
+ * Time grants (multi-module devices only). When the bus link (bus_native.c)
+ * installs a grant hook, the simulated clock never moves without asking it
+ * first: busy work and sleep ask to move to a time and move only as far as
+ * the hub allows, which is where a frame from another module may arrive.
+ * Without a hook nothing changes.
+ *
  * Real clock. CLOCK_MONOTONIC microseconds since configuration; the compare
  * is a POSIX timer that raises SIGALRM (a past deadline fires at once);
  * sleeping blocks in pselect() with the interrupt signals unblocked; scheduled
@@ -92,6 +98,8 @@ static bool rt_timer_created;
 static uint64_t sleep_ticks;
 static uint32_t sleep_count;
 static uint64_t rng_state;
+
+static native_grant_fn grant_hook; /* NULL: a module on its own */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -340,6 +348,11 @@ uint64_t port_native_time(void)
     return now_ticks();
 }
 
+bool port_native_realtime(void)
+{
+    return options.realtime;
+}
+
 uint32_t port_cycles(void)
 {
     if (options.realtime) return (uint32_t) monotonic_ns();
@@ -378,6 +391,23 @@ void port_compare_disable(void)
     if (options.realtime && rt_timer_created) rt_timer_arm(UINT64_MAX);
 }
 
+/* ------------------------------------------------ time grants (bus link) */
+
+void port_native_set_grant_hook(native_grant_fn fn)
+{
+    grant_hook = fn;
+}
+
+/* How far the simulated clock may move towards `want` now: all the way
+ * without a hook; with one, as far as it grants (see native.h). */
+static uint64_t granted(uint64_t want, bool sleeping)
+{
+    if (!grant_hook || want <= sim_now) return want;
+    uint64_t to = grant_hook(sim_now, want, sleeping);
+    if (to <= sim_now || (!sleeping && to > want)) native_fatal("bus: time grant out of range");
+    return to;
+}
+
 /* ------------------------------------------------------------- busy, sleep */
 
 /* Move the simulated clock to `to`; stops the module when that would pass
@@ -400,8 +430,9 @@ static void sim_busy(uint32_t ticks)
         if (work == 0) return;
         uint64_t at, step = work;
         if (next_event(&at) >= 0 && at - sim_now < step) step = at - sim_now;
-        sim_advance(sim_now + step, false);
-        work -= step;
+        uint64_t to = granted(sim_now + step, false); /* short: a frame comes then */
+        work -= to - sim_now;
+        sim_advance(to, false);
     }
 }
 
@@ -422,10 +453,28 @@ void port_native_busy(uint32_t ticks)
         sim_busy(ticks);
 }
 
+/* With a grant hook: move as the hub allows until an event is due. Nothing
+ * scheduled is no reason to stop: another module may send a frame. */
+static void sim_advance_granted(void)
+{
+    uint64_t at;
+    bool have = next_event(&at) >= 0;
+    while (!have || at > sim_now) {
+        uint64_t until = options.until_ticks ? options.until_ticks + 1u : UINT64_MAX;
+        uint64_t want = have ? at : until;
+        sim_advance(granted(want, true), true);
+        have = next_event(&at) >= 0;
+    }
+}
+
 /* Jump the clock to the next event, or stop the module if none will come. */
 static void sim_advance_to_next_event(void)
 {
     uint64_t at;
+    if (grant_hook) {
+        sim_advance_granted();
+        return;
+    }
     if (next_event(&at) >= 0) {
         if (at > sim_now) sim_advance(at, true);
         return;
@@ -557,6 +606,8 @@ void port_init(void)
     atomic_store(&irq_pending, 0u);
     memset(line_isr, 0, sizeof line_isr);
     schedule_len = 0;
+    grant_hook = NULL;
+    native_bus_reset();
     reset_clock();
 }
 

@@ -7,7 +7,9 @@
 #   motet_port_firmware(t)  turn executable t into a firmware image
 #   MOTET_PORT_RUNNER       command list that runs an image: the image path
 #                           is appended; exit status = the program's status
-set(MOTET_PORT_KERNEL_DEFS MOTET_HEAP_SIZE=1024)
+# MOTET_BUS=1 builds the bus manager against this port's bus hooks; a port
+# without a bus driver yet leaves MOTET_BUS out (it defaults to 0).
+set(MOTET_PORT_KERNEL_DEFS MOTET_HEAP_SIZE=1024 MOTET_BUS=1)
 set(MOTET_PORT_RUNNER "")
 function(motet_port_firmware target)
   target_link_libraries(${target} PRIVATE motet_port)

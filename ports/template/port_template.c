@@ -5,6 +5,7 @@
  * processor, and build with -DMOTET_PORT=<name>. It compiles (CI builds it)
  * so that a hook added to port.h without a template entry fails the build.
  */
+#include "motet/bus.h"
 #include "motet/port.h"
 #include "motet/sched.h"
 #include "motet/timer.h"
@@ -83,3 +84,45 @@ uint32_t port_cycles(void)
 {
     return 0;
 }
+
+bool port_bus_send(const uint8_t *frame, uint16_t n)
+{
+    /* Start sending `frame` in this module's bus slot (keep the pointer: it
+     * stays valid until the end). Stamp a time-sync frame with
+     * bus_frame_stamp() when it completes on the wire. The bus interrupt
+     * calls, between sched_isr_enter() and sched_isr_exit():
+     * bus_isr_rx(frame, n, capture) for each frame received (answering the
+     * sender with its result: false means corrupt, send again), and
+     * bus_isr_tx_done(result) once every receiver answered this one. */
+    (void) frame;
+    (void) n;
+    return false;
+}
+
+#if MOTET_THREADS
+void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*entry)(void *),
+                       void *arg)
+{
+    /* Lay out on [stack, stack + size) the frame that the switch below
+     * pops: its callee-saved registers (entry and arg among them) and a
+     * return address into a few lines of assembly that call entry(arg),
+     * with the stack aligned as the ABI wants at a call. Store the stack
+     * pointer of that frame in *ctx. */
+    (void) stack;
+    (void) size;
+    (void) entry;
+    (void) arg;
+    ctx->sp = NULL;
+}
+
+void port_context_switch(port_context_t *from, port_context_t *to)
+{
+    /* In assembly: push the callee-saved registers, save the stack pointer
+     * in *from, load *to's, pop its registers, return into it. It is also
+     * called from sched_isr_exit(), so the port must run that exit dispatch
+     * on the interrupted stack in thread mode, with the interrupt's frame
+     * left below (docs/threads.md, "Port hooks"). */
+    (void) from;
+    (void) to;
+}
+#endif

@@ -79,15 +79,29 @@ void tshim_check(bool ok, const char *what, const char *file, int line)
     failed(file, line);
 }
 
-void tshim_check_int(bool ok, intmax_t a, intmax_t b, const char *op, const char *file, int line)
+void tshim_check_int(intmax_t a, intmax_t b, tshim_cmp_t cmp, const char *op, const char *file,
+                     int line)
 {
-    if (ok) return;
+    if ((a == b) == (cmp == TSHIM_EQ)) return;
     put("[  ERROR   ] --- ");
     put_hex((uintmax_t) a);
     put(" ");
     tshim_write_text(op);
     put(" ");
     put_hex((uintmax_t) b);
+    put("\n");
+    failed(file, line);
+}
+
+void tshim_check_range(intmax_t v, intmax_t lo, intmax_t hi, const char *file, int line)
+{
+    if (v >= lo && v <= hi) return;
+    put("[  ERROR   ] --- ");
+    put_hex((uintmax_t) v);
+    put(" is not within the range ");
+    put_hex((uintmax_t) lo);
+    put("-");
+    put_hex((uintmax_t) hi);
     put("\n");
     failed(file, line);
 }

@@ -3,6 +3,8 @@
  * The dispatch rules of DESIGN.md, one group of tests per rule. Each test
  * records the order in which handlers start and end and compares it with
  * the order the rule demands, so breaking a rule changes the trace.
+ *
+ * MOTET_TEST_KERNEL: default nothreads
  */
 #include <stdio.h>
 #include <string.h>

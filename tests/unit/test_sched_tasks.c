@@ -4,6 +4,8 @@
  * payload ownership (take), multicast order, and every error path of the
  * scheduler (unknown pid or port, full queue, exhausted heap), each of which
  * must return its code and log it.
+ *
+ * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 

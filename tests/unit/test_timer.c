@@ -3,6 +3,8 @@
  * The time manager on the port's clock: expiry order and
  * exact ticks, periodic timers without drift, stop and restart, the limits,
  * tickless operation, the counter wrap and the remaining-time queries.
+ *
+ * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 

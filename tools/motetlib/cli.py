@@ -332,6 +332,7 @@ def parser():
 
     sub.add_parser("appc", help="compile an application description (motet appc --help)",
                    add_help=False)
+    sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
     return p
 
 
@@ -340,6 +341,9 @@ def main(argv=None):
     try:
         if argv and argv[0] == "appc":
             return cmd_appc(argv[1:])
+        if argv and argv[0] == "run":
+            from . import run_device
+            return run_device.main(argv[1:])
         args = parser().parse_args(argv)
         return args.func(args)
     except KeyboardInterrupt:

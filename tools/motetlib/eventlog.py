@@ -18,7 +18,8 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            SEND: destination pid << 8 | input port; START, END: input port;
            ALLOC, FREE: bytes; TIMER: timer index; SLEEP: sleep mode;
            ERROR: mt_err_t code; CREATE: priority; MIGRATE: destination
-           module; BUS: frame bytes
+           module; BUS: frame bytes, bit 15 set for a frame received
+           (clear: sent), pid = the frame's destination task or virtual pid
 
 Two more line kinds are understood:
 
@@ -56,7 +57,8 @@ ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR
           "MT_ERR_NO_MEM", "MT_ERR_NO_SLAB", "MT_ERR_NO_TIMER", "MT_ERR_DOUBLE_FREE",
           "MT_ERR_BAD_POINTER", "MT_ERR_EXISTS", "MT_ERR_STATE", "MT_ERR_NO_PROGRAM",
           "MT_ERR_NO_ROUTE", "MT_ERR_DESC_HEADER", "MT_ERR_DESC_LENGTH", "MT_ERR_DESC_TASK",
-          "MT_ERR_DESC_ROUTE", "MT_ERR_DESC_GROUP", "MT_ERR_DESC_CHECKSUM")
+          "MT_ERR_DESC_ROUTE", "MT_ERR_DESC_GROUP", "MT_ERR_DESC_CHECKSUM",
+          "MT_ERR_BUS_CORRUPT", "MT_ERR_BUS_DOWN")
 
 SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
 
@@ -172,7 +174,7 @@ def describe(ev):
     if t == "MIGRATE":
         return f"to module {a}"
     if t == "BUS":
-        return f"{a} B frame"
+        return f"{'received' if a & 0x8000 else 'sent'} {a & 0x7FFF} B frame"
     return "" if a == 0 else str(a)
 
 

@@ -53,6 +53,13 @@
 #define MOTET_HEAP_SIZE 4096
 #endif
 
+/* Heap pointer checks in O(1) through a bitmap of live block starts (one bit
+ * per alignment granule: heap/64 bytes on 8-byte alignment); 0 saves that
+ * RAM and checks by walking the heap instead. */
+#ifndef MOTET_MEM_START_MAP
+#define MOTET_MEM_START_MAP 1
+#endif
+
 /* Event log: 1 compiles it in, 0 compiles it out entirely. */
 #ifndef MOTET_EVENT_LOG
 #define MOTET_EVENT_LOG 1
@@ -71,6 +78,98 @@
 /* This module's bus address (set per module by the build or at boot). */
 #ifndef MOTET_MODULE_ID
 #define MOTET_MODULE_ID 0
+#endif
+
+/* Multi-module bus: 1 compiles in the bus manager (remote routing, multicast
+ * over the bus, time sync, application loading across modules); the port must
+ * then define PORT_HAS_BUS and implement the bus hooks of port.h. 0 leaves it
+ * all out: single-module builds, ports without a bus driver yet. */
+#ifndef MOTET_BUS
+#define MOTET_BUS 0
+#endif
+
+/* Frames the bus manager can hold for sending (its priority queue). */
+#ifndef MOTET_BUS_TX_QUEUE
+#define MOTET_BUS_TX_QUEUE 8
+#endif
+
+/* Largest payload of one bus frame: a description travels in one frame. */
+#ifndef MOTET_BUS_PAYLOAD_MAX
+#define MOTET_BUS_PAYLOAD_MAX MOTET_APP_DESC_MAX
+#endif
+
+/* Times a frame is sent while receivers reject it as corrupt; then it is
+ * given up and logged (MT_ERR_BUS_CORRUPT). */
+#ifndef MOTET_BUS_RETRIES
+#define MOTET_BUS_RETRIES 8
+#endif
+
+/* Module addresses are 0 .. MOTET_BUS_MODULES-1 (membership is a bit mask). */
+#ifndef MOTET_BUS_MODULES
+#define MOTET_BUS_MODULES 16
+#endif
+
+/* Time sync: samples kept for the offset and drift fit (1: offset only). */
+#ifndef MOTET_TIMESYNC_WINDOW
+#define MOTET_TIMESYNC_WINDOW 8
+#endif
+
+/* Threads (thread.h, docs/threads.md): 1 compiles in blocking contexts with
+ * their own stacks, scheduled in the tasks' priority space; the port must
+ * define PORT_HAS_THREADS and the context hooks of port.h. 0 leaves no
+ * thread code or data at all. */
+#ifndef MOTET_THREADS
+#define MOTET_THREADS 0
+#endif
+
+/* Thread control blocks. */
+#ifndef MOTET_MAX_THREADS
+#define MOTET_MAX_THREADS 4
+#endif
+
+/* Thread scheduling policies (MOTET_THREAD_POLICY), one per build. */
+#define MOTET_POLICY_FIFO   1 /* run to completion in arrival order (event-driven baseline) */
+#define MOTET_POLICY_PRIO   2 /* fixed priority; round robin among equals if MOTET_THREAD_RR */
+#define MOTET_POLICY_MANTIS 3 /* the original MANTIS kernel, as a measured baseline */
+#define MOTET_POLICY_RETOS  4 /* event-boosting dynamic priorities beside FIFO/RR classes */
+#define MOTET_POLICY_VOP    5 /* value of preemption: preemption-free periods */
+
+#ifndef MOTET_THREAD_POLICY
+#define MOTET_THREAD_POLICY MOTET_POLICY_PRIO
+#endif
+
+/* Fixed-priority policy: 1 compiles in the slice timer, so that threads of
+ * class THREAD_CLASS_RR share the CPU with equals in slices. */
+#ifndef MOTET_THREAD_RR
+#define MOTET_THREAD_RR 0
+#endif
+
+/* Time slice (round robin), default quantum (event boosting, value of
+ * preemption), in microseconds. */
+#ifndef MOTET_THREAD_SLICE_US
+#define MOTET_THREAD_SLICE_US 10000
+#endif
+
+/* 1 compiles in thread_sleep() (one virtual timer per sleeping thread). */
+#ifndef MOTET_THREAD_SLEEP
+#define MOTET_THREAD_SLEEP 1
+#endif
+
+/* Value of preemption: quanta of thread work between the changes of mode
+ * (normal round robin <-> preemption-free period). */
+#ifndef MOTET_VOP_DELTA_QUANTA
+#define MOTET_VOP_DELTA_QUANTA 100
+#endif
+
+/* Timer mode: 0 tickless (the compare is armed for the nearest deadline),
+ * 1 periodic (a tick every MOTET_TICK_US serves the timers due). */
+#ifndef MOTET_TIMER_PERIODIC
+#define MOTET_TIMER_PERIODIC 0
+#endif
+
+/* Periodic timer: the tick, in microseconds. */
+#ifndef MOTET_TICK_US
+#define MOTET_TICK_US 10000
 #endif
 
 /* ---- validation ---- */
@@ -92,11 +191,69 @@
 #if MOTET_HEAP_SIZE < 64 || MOTET_HEAP_SIZE > 32767
 #error "MOTET_HEAP_SIZE must be 64..32767 bytes (block sizes are 15-bit)"
 #endif
+#if MOTET_MEM_START_MAP != 0 && MOTET_MEM_START_MAP != 1
+#error "MOTET_MEM_START_MAP must be 0 or 1"
+#endif
 #if MOTET_EVENT_LOG != 0 && MOTET_EVENT_LOG != 1
 #error "MOTET_EVENT_LOG must be 0 or 1"
 #endif
 #if (MOTET_LOG_ENTRIES & (MOTET_LOG_ENTRIES - 1)) != 0 || MOTET_LOG_ENTRIES < 4
 #error "MOTET_LOG_ENTRIES must be a power of two, at least 4"
+#endif
+#if MOTET_BUS != 0 && MOTET_BUS != 1
+#error "MOTET_BUS must be 0 or 1"
+#endif
+#if MOTET_BUS_TX_QUEUE < 1 || MOTET_BUS_TX_QUEUE > 64
+#error "MOTET_BUS_TX_QUEUE must be 1..64"
+#endif
+#if MOTET_BUS_PAYLOAD_MAX < MOTET_APP_DESC_MAX || MOTET_BUS_PAYLOAD_MAX > 60000
+#error "MOTET_BUS_PAYLOAD_MAX must be MOTET_APP_DESC_MAX..60000 (a description is one frame)"
+#endif
+#if MOTET_BUS_RETRIES < 1 || MOTET_BUS_RETRIES > 255
+#error "MOTET_BUS_RETRIES must be 1..255"
+#endif
+#if MOTET_BUS_MODULES < 2 || MOTET_BUS_MODULES > 32
+#error "MOTET_BUS_MODULES must be 2..32 (membership is a 32-bit mask)"
+#endif
+#if MOTET_MODULE_ID >= MOTET_BUS_MODULES
+#error "MOTET_MODULE_ID must be below MOTET_BUS_MODULES"
+#endif
+#if MOTET_TIMESYNC_WINDOW < 1 || MOTET_TIMESYNC_WINDOW > 32
+#error "MOTET_TIMESYNC_WINDOW must be 1..32"
+#endif
+
+#if MOTET_THREADS != 0 && MOTET_THREADS != 1
+#error "MOTET_THREADS must be 0 or 1"
+#endif
+#if MOTET_MAX_THREADS < 1 || MOTET_MAX_THREADS > 32
+#error "MOTET_MAX_THREADS must be 1..32 (a thread's id is its kernel timer id)"
+#endif
+#if MOTET_THREAD_POLICY < MOTET_POLICY_FIFO || MOTET_THREAD_POLICY > MOTET_POLICY_VOP
+#error "MOTET_THREAD_POLICY must be one of MOTET_POLICY_FIFO .. MOTET_POLICY_VOP"
+#endif
+#if MOTET_THREAD_RR != 0 && MOTET_THREAD_RR != 1
+#error "MOTET_THREAD_RR must be 0 or 1"
+#endif
+#if MOTET_THREAD_RR && MOTET_THREAD_POLICY != MOTET_POLICY_PRIO
+#error "MOTET_THREAD_RR belongs to MOTET_POLICY_PRIO (the other policies slice on their own)"
+#endif
+#if MOTET_THREAD_SLICE_US < 100 || MOTET_THREAD_SLICE_US > 1000000
+#error "MOTET_THREAD_SLICE_US must be 100..1000000"
+#endif
+#if MOTET_THREAD_SLEEP != 0 && MOTET_THREAD_SLEEP != 1
+#error "MOTET_THREAD_SLEEP must be 0 or 1"
+#endif
+#if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS && !MOTET_THREAD_SLEEP
+#error "the MANTIS baseline keeps its sleep queue: MOTET_THREAD_SLEEP must be 1"
+#endif
+#if MOTET_VOP_DELTA_QUANTA < 1 || MOTET_VOP_DELTA_QUANTA > 10000
+#error "MOTET_VOP_DELTA_QUANTA must be 1..10000"
+#endif
+#if MOTET_TIMER_PERIODIC != 0 && MOTET_TIMER_PERIODIC != 1
+#error "MOTET_TIMER_PERIODIC must be 0 or 1"
+#endif
+#if MOTET_TICK_US < 100 || MOTET_TICK_US > 1000000
+#error "MOTET_TICK_US must be 100..1000000"
 #endif
 
 #endif /* MOTET_CONFIG_H */

@@ -6,13 +6,16 @@
 #define MOTET_MOTET_H
 
 #include "motet/appmgr.h"
+#include "motet/bus.h"
 #include "motet/config.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/program.h"
 #include "motet/sched.h"
+#include "motet/thread.h"
 #include "motet/timer.h"
+#include "motet/timesync.h"
 #include "motet/types.h"
 
 /* Bring up every kernel component in order (port first); boot only. */

@@ -15,11 +15,15 @@
  *   timer_isr_compare()  from the compare interrupt;
  *   sched_isr_enter() / sched_isr_exit() around every interrupt that may
  *   post messages; sched_isr_exit() runs higher-priority handlers at
- *   interrupt exit with interrupts enabled (DESIGN rule 3).
+ *   interrupt exit with interrupts enabled (DESIGN rule 3);
+ *   with MOTET_BUS, from the bus interrupt (between enter and exit):
+ *   bus_isr_rx() for each frame received, bus_isr_tx_done() once the frame
+ *   given to port_bus_send() is finished (bus.h).
  */
 #ifndef MOTET_PORT_H
 #define MOTET_PORT_H
 
+#include "motet/config.h"
 #include "motet/types.h"
 #include "port_config.h"
 
@@ -34,6 +38,12 @@
 #endif
 #ifndef PORT_SLEEP_DEEP_MIN_TICKS
 #error "port_config.h must define PORT_SLEEP_DEEP_MIN_TICKS"
+#endif
+#if MOTET_BUS && !defined(PORT_HAS_BUS)
+#error "MOTET_BUS=1 needs a bus driver: PORT_HAS_BUS in port_config.h and port_bus_send()"
+#endif
+#if MOTET_THREADS && !defined(PORT_HAS_THREADS)
+#error "MOTET_THREADS=1 needs thread contexts: PORT_HAS_THREADS in port_config.h (port.h)"
 #endif
 #if PORT_COUNTER_BITS == 16
 typedef uint16_t port_counter_t;
@@ -99,5 +109,47 @@ void port_console_write(const char *text, size_t n);
 
 /* Free-running cycle or instruction counter for benchmarks (wraps). */
 uint32_t port_cycles(void);
+
+/* ---- bus: frame I/O (only referenced by the kernel with MOTET_BUS) ---- */
+
+/* How a frame given to port_bus_send() ended, as bus_isr_tx_done() reports. */
+typedef enum {
+    PORT_BUS_SENT,       /* every receiver acknowledged it */
+    PORT_BUS_REJECTED,   /* a receiver found it corrupt (NACK): send it again */
+    PORT_BUS_UNREACHABLE /* its destination is absent, dead or not answering */
+} port_bus_result_t;
+
+/* Hand one encoded frame (bus.h) to the bus interface; task or interrupt
+ * context, irq on. The interface sends it in this module's arbitration slot,
+ * waits while a receiver is busy (flow control, nothing is dropped) and
+ * calls bus_isr_tx_done() from its interrupt when every receiver answered.
+ * `frame` stays valid until then. A polled copy into the interface spends
+ * its CPU time here, blocking the caller. A time-sync frame
+ * (bus_frame_is_sync()) must carry, via bus_frame_stamp(), the sender's
+ * counter at the instant the frame is complete at the receivers (driver or
+ * interface hardware). Returns false while the interface still holds one. */
+bool port_bus_send(const uint8_t *frame, uint16_t n);
+
+/* ---- threads: contexts (only with MOTET_THREADS; docs/threads.md) ----
+ *
+ * port_config.h of a port with threads defines PORT_HAS_THREADS, the type
+ * port_context_t (what a suspended context keeps outside its stack, usually
+ * just the stack pointer), PORT_THREAD_STACK_EXTRA (bytes a thread stack
+ * needs beyond the thread's own frames: its saved registers, plus the
+ * frames of interrupts if they run on the interrupted stack) and
+ * PORT_THREAD_STACK_MIN. The kernel stack is the stack the module booted
+ * on; a thread never runs message handlers. */
+#if MOTET_THREADS
+/* Prepare *ctx so that the first port_context_switch() to it calls
+ * entry(arg) on the stack [stack, stack + size) with irq off; entry never
+ * returns. Task context. */
+void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*entry)(void *),
+                       void *arg);
+/* Save the running context (callee-saved registers, stack pointer) in
+ * *from and resume *to; returns when some context switches back to *from.
+ * irq off on both sides; may be called at interrupt exit (in
+ * sched_isr_exit()), where the interrupted frames stay on the stack. */
+void port_context_switch(port_context_t *from, port_context_t *to);
+#endif
 
 #endif /* MOTET_PORT_H */

@@ -36,6 +36,8 @@ typedef enum {
     MT_ERR_DESC_ROUTE,    /* ... a bad output route */
     MT_ERR_DESC_GROUP,    /* ... a bad multicast group */
     MT_ERR_DESC_CHECKSUM, /* ... checksum mismatch */
+    MT_ERR_BUS_CORRUPT,   /* a bus frame failed its length or checksum check */
+    MT_ERR_BUS_DOWN,      /* the destination module did not take a frame */
     MT_ERR_COUNT
 } mt_err_t;
 

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Programs for applications that span modules. Each message carries a
+ * sequence number and the sender's kernel time, so every receiver can say
+ * whether messages arrive complete and in order, and how long they took
+ * (in the receiver's clock: comparable across modules when the device's
+ * clocks are exact, see the devices directory). Every line starts with the
+ * module's own time:
+ *
+ *     [     12.345 ms] pong 0x11: seq 3 sent 12.100 in order
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "motet/motet.h"
+#include "motet/port.h"
+#include "pingpong.h"
+
+typedef struct stamp {
+    uint32_t seq;
+    uint32_t sent; /* the sender's kernel time */
+} stamp_t;
+
+typedef struct series {
+    uint32_t period; /* ticks between messages */
+    uint32_t count;  /* messages to send, 0: no limit */
+    uint32_t sent;
+} series_t;
+
+/* Print one line with the module's time (ms) in front. */
+static void say(const char *fmt, ...)
+{
+    char line[160];
+    uint32_t now = timer_now();
+    int n = snprintf(line, sizeof line, "[%7lu.%03lu ms] ", (unsigned long) (now / 1000u),
+                     (unsigned long) (now % 1000u));
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t) n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int) sizeof line - 2) n = (int) sizeof line - 2;
+    line[n++] = '\n';
+    port_console_write(line, (size_t) n);
+}
+
+/* Kernel time as "ms.us" for the lines above. */
+#define MS(t) (unsigned long) ((t) / 1000u), (unsigned long) ((t) % 1000u)
+
+static const char *order(uint32_t *expected, uint32_t seq)
+{
+    const char *verdict = seq == *expected ? " in order" : " OUT OF ORDER";
+    *expected = seq + 1u;
+    return verdict;
+}
+
+/* INIT: u32 period, u32 count (both optional); starts timer 0. */
+static mt_err_t start_series(series_t *s, const msg_t *msg)
+{
+    memset(s, 0, sizeof *s);
+    if (msg->len >= 4) memcpy(&s->period, msg->data, 4);
+    if (msg->len >= 8) memcpy(&s->count, (const uint8_t *) msg->data + 4, 4);
+    if (!s->period) return MT_ERR_INVALID;
+    return timer_start(0, s->period, true);
+}
+
+/* The next stamp of a series, false once it is complete. */
+static bool next_stamp(series_t *s, stamp_t *p)
+{
+    if (s->count && s->sent == s->count) return false;
+    p->seq = ++s->sent;
+    p->sent = timer_now();
+    return true;
+}
+
+/* pinger: sends a stamp every period on output 0, prints each reply's
+ * round-trip time. */
+static mt_err_t pinger(void *state, msg_t *msg)
+{
+    series_t *s = state;
+    stamp_t p;
+    if (msg->port == PORT_INIT) return start_series(s, msg);
+    if (msg->port == PORT_TIMEOUT0) return next_stamp(s, &p) ? sched_send(0, &p, sizeof p, 0) : 0;
+    if (msg->port != PORT_0 || msg->len != sizeof p) return MT_OK;
+    memcpy(&p, msg->data, sizeof p);
+    say("ping: seq %lu rtt %lu us", (unsigned long) p.seq, (unsigned long) (timer_now() - p.sent));
+    return MT_OK;
+}
+
+/* ponger: checks the order of what arrives and sends it back on output 0. */
+static mt_err_t ponger(void *state, msg_t *msg)
+{
+    uint32_t *expected = state;
+    stamp_t p;
+    if (msg->port == PORT_INIT) *expected = 1;
+    if (msg->port != PORT_0 || msg->len != sizeof p) return MT_OK;
+    memcpy(&p, msg->data, sizeof p);
+    say("pong 0x%02x: seq %lu sent %lu.%03lu%s", sched_current_pid(), (unsigned long) p.seq,
+        MS(p.sent), order(expected, p.seq));
+    return sched_send(0, msg->data, msg->len, 0);
+}
+
+/* caster: every period, a unicast on output 1 (if wired) and a multicast
+ * on output 0, both with the same stamp. */
+static mt_err_t caster(void *state, msg_t *msg)
+{
+    series_t *s = state;
+    stamp_t p;
+    if (msg->port == PORT_INIT) return start_series(s, msg);
+    if (msg->port != PORT_TIMEOUT0 || !next_stamp(s, &p)) return MT_OK;
+    say("cast: seq %lu", (unsigned long) p.seq);
+    mt_err_t err = sched_send(1, &p, sizeof p, 0);
+    if (err && err != MT_ERR_NO_PORT) return err;
+    return sched_send(0, &p, sizeof p, 0);
+}
+
+/* member (of a group, or a plain receiver): prints what arrives, with
+ * its own priority, in what order. */
+static mt_err_t member(void *state, msg_t *msg)
+{
+    uint32_t *expected = state;
+    stamp_t p;
+    if (msg->port == PORT_INIT) *expected = 1;
+    if (msg->port != PORT_0 || msg->len != sizeof p) return MT_OK;
+    memcpy(&p, msg->data, sizeof p);
+    say("member 0x%02x prio %d: seq %lu sent %lu.%03lu%s", sched_current_pid(),
+        sched_running_prio(), (unsigned long) p.seq, MS(p.sent), order(expected, p.seq));
+    return MT_OK;
+}
+
+/* clock: a time-sync beacon on output 0 (wired to the timesync pid) every
+ * period: this module keeps the device's global clock. */
+static mt_err_t clock_task(void *state, msg_t *msg)
+{
+    series_t *s = state;
+    if (msg->port == PORT_INIT) return start_series(s, msg);
+    if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
+    return MT_OK;
+}
+
+static const program_t programs[] = {
+    {.id = 1, .name = "pinger", .handler = pinger, .state_size = sizeof(series_t)},
+    {.id = 2, .name = "ponger", .handler = ponger, .state_size = sizeof(uint32_t)},
+    {.id = 3, .name = "caster", .handler = caster, .state_size = sizeof(series_t)},
+    {.id = 4, .name = "member", .handler = member, .state_size = sizeof(uint32_t)},
+    {.id = 5, .name = "clock", .handler = clock_task, .state_size = sizeof(series_t)},
+};
+
+void pingpong_register(void)
+{
+    program_register(programs, sizeof programs / sizeof programs[0]);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * board.h on a host, from the simulator (board_sim.h). Times are module
+ * microseconds; sample i of the ADC is taken at i / fs seconds.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "board.h"
+#include "board_sim.h"
+
+static sim_t *sim;
+static sim_scenario_t scenario;
+static const cost_cpu_t *cpu;
+static void (*work_fn)(uint32_t us);
+
+int board_sim_open(const char *path)
+{
+    char err[200];
+    if (sim_scenario_load(path, &scenario, err, sizeof err) != 0) {
+        fprintf(stderr, "ssl: scenario: %s\n", err);
+        return -1;
+    }
+    sim_destroy(sim);
+    sim = sim_create(&scenario);
+    if (!sim) {
+        fprintf(stderr, "ssl: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+const sim_scenario_t *board_sim_scenario(void)
+{
+    return &scenario;
+}
+
+void board_sim_set_cpu(const cost_cpu_t *c)
+{
+    cpu = c;
+}
+
+const cost_cpu_t *board_sim_cpu(void)
+{
+    return cpu ? cpu : cost_cpu_find("arm7");
+}
+
+void board_sim_on_work(void (*fn)(uint32_t us))
+{
+    work_fn = fn;
+}
+
+static bool in_scenario(uint32_t t_us)
+{
+    return (double) t_us <= scenario.duration_s * 1e6;
+}
+
+bool board_mic_read(uint8_t ch, uint32_t t_us, int16_t *out, uint16_t n)
+{
+    uint64_t end = (uint64_t) floor((double) t_us * scenario.sample_rate_hz / 1e6 + 1e-6);
+    if (!sim || !in_scenario(t_us) || ch >= SIM_MICS || end < n) return false;
+    sim_mic_block(sim, ch, end, n, out);
+    return true;
+}
+
+bool board_temp_read(uint32_t t_us, int16_t *temp_q4)
+{
+    if (!sim || !in_scenario(t_us)) return false;
+    *temp_q4 = sim_temp_read(sim, t_us);
+    return true;
+}
+
+void board_geometry(srp_geometry_t *g)
+{
+    for (unsigned m = 0; m < SIM_MICS; m++) sim_mic_position(sim, m, &g->x[m], &g->y[m]);
+    g->sample_rate = scenario.sample_rate_hz;
+    g->speed_of_sound = scenario.speed_of_sound;
+}
+
+int32_t board_true_angle(uint32_t t_us, uint16_t n)
+{
+    double t1 = t_us / 1e6, t0 = t1 - n / scenario.sample_rate_hz;
+    double a = sim_true_angle(sim, t0, t1);
+    if (a < 0) return (int32_t) a;
+    return (int32_t) lround(a * 10.0) % 3600;
+}
+
+void board_work(const cost_t *c)
+{
+    if (work_fn) work_fn(cost_us(board_sim_cpu(), c));
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The board on a host: board.h served by the sensor simulator. The program
+ * (main_native.c or standalone.c) opens a scenario, picks the processor of
+ * the cost model and says what declared work does to its clock.
+ */
+#ifndef APPS_SSL_BOARD_SIM_H
+#define APPS_SSL_BOARD_SIM_H
+
+#include <stdint.h>
+
+#include "dsp/cost.h"
+#include "sim/sim.h"
+
+/* Load the scenario file and build the simulator; 0, or -1 with a message
+ * on stderr. */
+int board_sim_open(const char *path);
+/* The scenario being simulated (after board_sim_open()). */
+const sim_scenario_t *board_sim_scenario(void);
+/* The processor board_work() charges for (default: arm7). */
+void board_sim_set_cpu(const cost_cpu_t *cpu);
+const cost_cpu_t *board_sim_cpu(void);
+/* What board_work() does with the microseconds it computed. */
+void board_sim_on_work(void (*fn)(uint32_t us));
+
+#endif /* APPS_SSL_BOARD_SIM_H */

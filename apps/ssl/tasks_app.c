@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The programs this firmware carries, by the ids the descriptions use, and
+ * the application's start: register them, then hand the description to the
+ * application manager, which creates, wires and initialises the tasks.
+ */
+#include "dsp/fbd.h"
+#include "dsp/vote.h"
+#include "motet/motet.h"
+#include "ssl_app.h"
+#include "tasks.h"
+#include "tasks_state.h"
+
+#define PROGRAM(id_, name_, fn, size)                                                              \
+    {                                                                                              \
+        .id = (id_), .name = (name_), .handler = (fn), .state_size = (uint16_t) (size)             \
+    }
+
+static const program_t ssl_programs[] = {
+    PROGRAM(SSL_PROG_MIC, "mic", ssl_mic_task, sizeof(mic_state_t)),
+    PROGRAM(SSL_PROG_SC, "sc", ssl_sc_task, sizeof(sc_task_state_t)),
+    PROGRAM(SSL_PROG_VOTE, "vote", ssl_vote_task, sizeof(vote_t)),
+    PROGRAM(SSL_PROG_HT, "ht", ssl_ht_task, sizeof(ht_state_t)),
+    PROGRAM(SSL_PROG_RADIO, "radio", ssl_radio_task, 0),
+    PROGRAM(SSL_PROG_TEMP, "temp", ssl_temp_task, sizeof(temp_state_t)),
+    PROGRAM(SSL_PROG_EWMA, "ewma", ssl_ewma_task, sizeof(fbd_ewma_t)),
+    PROGRAM(SSL_PROG_ALERT, "alert", ssl_alert_task, sizeof(fbd_alert_t)),
+};
+
+mt_err_t ssl_start(const uint8_t *desc, uint16_t len)
+{
+    program_register(ssl_programs, sizeof ssl_programs / sizeof ssl_programs[0]);
+    mt_err_t err = appmgr_load(desc, len);
+    if (!err) err = appmgr_last_result()->err;
+    return err;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SSL tasks: mic (sampling and FFT, one per channel), sc (noise and
+ * detection, one per channel), vote, and ht (SRP-PHAT). Spectra travel as
+ * heap blocks handed over with MSG_HEAP and taken with sched_take_msg(),
+ * so no spectrum is ever copied. Each handler declares its computation to
+ * the board with the cost model (dsp/cost.h), so that a simulated module's
+ * clock moves as the modelled processor's would.
+ */
+#include <string.h>
+
+#include "board.h"
+#include "dsp/fft.h"
+#include "dsp/sc.h"
+#include "dsp/srp.h"
+#include "dsp/vote.h"
+#include "motet/motet.h"
+#include "ssl_app.h"
+#include "tasks.h"
+#include "tasks_state.h"
+
+/* Little-endian init-string fields (the description's byte order). */
+static uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+uint32_t ssl_now_us(void)
+{
+    return (uint32_t) ((uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND);
+}
+
+/* Hand a heap block on; on failure it is still ours, so free it. */
+static mt_err_t send_block(uint8_t out, void *block, uint16_t len)
+{
+    mt_err_t err = sched_send(out, block, len, MSG_HEAP);
+    if (err) mem_free(block);
+    return err;
+}
+
+/* ---- mic: every period, the block just captured, windowed and FFT'd ---- */
+
+static mt_err_t mic_init(mic_state_t *s, const msg_t *msg)
+{
+    if (msg->len != 5) return MT_ERR_INVALID; /* u8 channel, u32 period (us) */
+    const uint8_t *p = msg->data;
+    s->channel = p[0];
+    s->period_us = get_u32(p + 1);
+    if (s->channel >= SSL_CHANNELS || s->period_us == 0) return MT_ERR_INVALID;
+    s->next_us = ssl_now_us() + s->period_us;
+    return timer_start(0, TIMER_US(s->period_us), true);
+}
+
+static mt_err_t mic_block(mic_state_t *s)
+{
+    uint16_t len = (uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t));
+    ssl_spectrum_t *sp = mem_alloc(len);
+    if (!sp) return MT_ERR_NO_MEM;
+    int16_t *samples = (int16_t *) (void *) sp->bins;
+    uint32_t t = s->next_us;
+    s->next_us += s->period_us;
+    if (!board_mic_read(s->channel, t, samples, SSL_N)) { /* the scenario is over */
+        mem_free(sp);
+        return timer_stop(0);
+    }
+    fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
+    uint8_t e = fft_real(samples, SSL_LOG2N, NULL);
+    sp->t_us = t;
+    sp->block = s->block++;
+    sp->channel = s->channel;
+    sp->exponent = e;
+    sp->bin_lo = 0;
+    sp->nbins = SSL_N / 2u;
+    sp->signal_bins = 0;
+    cost_t c = {0};
+    cost_adc_copy(&c, SSL_N);
+    cost_window(&c, SSL_LOG2N);
+    cost_fft_real(&c, SSL_LOG2N);
+    board_work(&c);
+    return send_block(0, sp, len);
+}
+
+mt_err_t ssl_mic_task(void *state, msg_t *msg)
+{
+    mic_state_t *s = state;
+    if (msg->port == PORT_INIT) return mic_init(s, msg);
+    if (msg->port == PORT_TIMEOUT0) return mic_block(s);
+    return MT_OK;
+}
+
+/* ---- sc: noise estimate and detection; holds the band until the vote ---- */
+
+static const sc_config_t sc_cfg = SSL_SC_CONFIG;
+
+static mt_err_t sc_spectrum(sc_task_state_t *s, msg_t *msg)
+{
+    ssl_spectrum_t *sp = sched_take_msg(msg);
+    if (!sp) return MT_ERR_NO_MEM;
+    bool sound, training = s->sc.trained < sc_cfg.train_blocks;
+    cq15_t *band = sp->bins + SSL_BIN_LO;
+    sp->signal_bins = sc_process(&s->sc, &sc_cfg, band, sp->exponent, &sound);
+    /* The band moves to the front: what goes on is the header and the
+     * band, a message shorter than its block (no reallocation: every heap
+     * operation walks the heap, see docs/benchmarks-ssl.md). */
+    memmove(sp->bins, band, SSL_NBINS * sizeof(cq15_t));
+    sp->bin_lo = SSL_BIN_LO;
+    sp->nbins = SSL_NBINS;
+    mem_free(s->held); /* a block the vote never decided */
+    s->held = sp;
+    cost_t c = {0};
+    cost_sc(&c, SSL_NBINS, sp->signal_bins, training);
+    board_work(&c);
+    ssl_verdict_t v = {.block = sp->block, .channel = s->channel, .sound = sound};
+    return sched_send(0, &v, sizeof v, 0);
+}
+
+static mt_err_t sc_decision(sc_task_state_t *s, const msg_t *msg)
+{
+    const ssl_decision_t *d = msg->data;
+    if (msg->len != sizeof *d || !s->held || s->held->block != d->block) return MT_OK;
+    ssl_spectrum_t *sp = s->held;
+    s->held = NULL;
+    if (!d->sound) return mem_free(sp);
+    return send_block(1, sp, (uint16_t) (sizeof *sp + sp->nbins * sizeof(cq15_t)));
+}
+
+mt_err_t ssl_sc_task(void *state, msg_t *msg)
+{
+    sc_task_state_t *s = state;
+    if (msg->port == PORT_INIT) {
+        if (msg->len != 1 || *(const uint8_t *) msg->data >= SSL_CHANNELS) return MT_ERR_INVALID;
+        s->channel = *(const uint8_t *) msg->data;
+        sc_init(&s->sc, s->noise, &sc_cfg);
+        return MT_OK;
+    }
+    if (msg->port == PORT_0) return sc_spectrum(s, msg);
+    if (msg->port == PORT_0 + 1) return sc_decision(s, msg);
+    return MT_OK;
+}
+
+/* ---- vote ---- */
+
+mt_err_t ssl_vote_task(void *state, msg_t *msg)
+{
+    vote_t *v = state;
+    const ssl_verdict_t *in = msg->data;
+    if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
+    vote_result_t r =
+        vote_add(v, in->block, in->channel, in->sound != 0, SSL_CHANNELS, SSL_VOTE_NEED);
+    cost_t c = {0};
+    cost_vote(&c);
+    board_work(&c);
+    if (r == VOTE_PENDING) return MT_OK;
+    ssl_decision_t d = {.block = in->block, .sound = r == VOTE_SOUND};
+    return sched_send(0, &d, sizeof d, 0);
+}
+
+/* ---- ht: SRP-PHAT once the four bands of a block are in ---- */
+
+static mt_err_t ht_init(ht_state_t *s)
+{
+    srp_config_t cfg = {
+        .n_angles = SSL_ANGLES, .log2n = SSL_LOG2N, .bin_lo = SSL_BIN_LO, .nbins = SSL_NBINS};
+    srp_geometry_t g;
+    board_geometry(&g);
+    s->workspace = mem_alloc(srp_workspace_size(&cfg));
+    if (!s->workspace) return MT_ERR_NO_MEM;
+    return srp_init(&s->srp, &cfg, &g, s->workspace) == 0 ? MT_OK : MT_ERR_INVALID;
+}
+
+static void ht_drop(ht_state_t *s)
+{
+    for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
+        mem_free(s->spec[c]);
+        s->spec[c] = NULL;
+    }
+}
+
+static mt_err_t ht_locate(ht_state_t *s)
+{
+    cq15_t *bands[SSL_CHANNELS];
+    for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
+        bands[c] = s->spec[c]->bins;
+        srp_phat(bands[c], SSL_NBINS);
+    }
+    srp_cross(&s->srp, bands);
+    srp_result_t r;
+    srp_locate(&s->srp, &r);
+    cost_t c = {0};
+    cost_srp(&c, SSL_NBINS, r.entries, SSL_ANGLES);
+    board_work(&c);
+    ssl_direction_t d = {.t_us = s->spec[0]->t_us,
+                         .block = s->block,
+                         .angle_ddeg = r.angle_ddeg,
+                         .entries = r.entries};
+    ht_drop(s);
+    return sched_send(0, &d, sizeof d, 0);
+}
+
+static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
+{
+    ssl_spectrum_t *sp = sched_take_msg(msg);
+    if (!sp) return MT_ERR_NO_MEM;
+    if (sp->channel >= SSL_CHANNELS || sp->nbins != SSL_NBINS) return mem_free(sp);
+    if (sp->block != s->block) { /* a new block: whatever is left is stale */
+        ht_drop(s);
+        s->block = sp->block;
+    }
+    mem_free(s->spec[sp->channel]);
+    s->spec[sp->channel] = sp;
+    for (uint8_t c = 0; c < SSL_CHANNELS; c++)
+        if (!s->spec[c]) return MT_OK;
+    return ht_locate(s);
+}
+
+mt_err_t ssl_ht_task(void *state, msg_t *msg)
+{
+    ht_state_t *s = state;
+    if (msg->port == PORT_INIT) return ht_init(s);
+    if (msg->port == PORT_0) return ht_spectrum(s, msg);
+    return MT_OK;
+}

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thread-Metric's suite, in its spirit, for Motet's message tasks on the
+ * Cortex-M port. Thread-Metric (Express Logic) counts how many times a
+ * small scenario completes in a fixed interval; these seven scenarios keep
+ * its names and shapes, written with messages instead of threads:
+ *
+ *   cooperative     a dispatcher queues one message for each of five
+ *                   equal-priority workers below it; they run to completion
+ *                   one after another from the queue, in FIFO order, and
+ *                   the last one wakes the dispatcher for the next round
+ *                   (rules 2, 5)
+ *   preemptive      five tasks of rising priority pass a token round a
+ *                   ring: each send preempts at once, nested (rule 1); the
+ *                   top one's send to the bottom one, on the stack, waits
+ *   interrupt       a task pends a spare line; the interrupt posts back to
+ *                   that task, which is on the stack, so it waits (rule 3:
+ *                   no preemption by an equal priority)
+ *   interrupt_preemption  a low task pends a line; the interrupt posts to a
+ *                   high task, which preempts at interrupt exit and sends
+ *                   back to the low one
+ *   message         16-byte messages there and back between two tasks: down
+ *                   to the lower one queued (payload copied), back up nested
+ *   synchronisation Motet has no semaphores yet: a lock server task grants
+ *                   and takes back a token by message handshake
+ *   memory          mem_alloc(128) + mem_free() in a loop
+ *
+ * Each scenario runs for INTERVAL ticks (100 ms of virtual time, 10^8
+ * instructions under `-icount shift=0`), stopped by a one-shot timer into a
+ * top-priority task, and prints
+ *     tm <name> <iterations> <clocks> <stack bytes>
+ * where clocks is the measured interval (the harness divides to get
+ * instructions per iteration) and stack bytes the shared stack's high-water
+ * mark during the scenario (the stack is repainted before each). Every
+ * scenario checks its own rules as it runs (who preempted whom, stack depth,
+ * payload contents, lock ownership); a violation prints FAILED and the
+ * program exits with status 1.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cortex_m.h"
+#include "motet/motet.h"
+#include "motet/port.h"
+
+#ifndef TM_INTERVAL
+#define TM_INTERVAL 1000u /* ticks */
+#endif
+
+#define PID_STOP   0x20
+#define PID_BASE   0x21 /* scenario tasks: PID_BASE + 0 .. 4 */
+#define PRIO_TOP   (MOTET_PRIO_LEVELS - 1)
+#define RING       5u
+#define MAX_TASKS  6u /* per scenario */
+#define MSG_BYTES  16u
+#define HEAP_BYTES 128u
+#define LINE       (PORT_CM_SPARE_IRQ_FIRST + 0u)
+
+enum { PORT_KICK = PORT_0, PORT_REPLY, PORT_GRANT, PORT_RELEASE };
+
+static volatile bool stop;
+static unsigned iterations;
+static unsigned counts[MAX_TASKS];
+static unsigned violations;
+static int status;
+
+static unsigned first_violation; /* source line of the first one */
+
+static void expect_at(bool ok, unsigned line)
+{
+    if (ok) return;
+    if (!violations++) first_violation = line;
+}
+#define expect(ok) expect_at((ok), __LINE__)
+
+static mt_pid_t pid(unsigned i)
+{
+    return (mt_pid_t) (PID_BASE + i);
+}
+
+static unsigned index_of(const msg_t *msg)
+{
+    return (unsigned) (msg->dst - PID_BASE);
+}
+
+static void send(unsigned i, mt_port_t port, void *data, uint16_t len)
+{
+    expect(sched_send_to(pid(i), port, data, len, 0) == MT_OK);
+}
+
+static mt_err_t stop_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_TIMEOUT0) stop = true;
+    return MT_OK;
+}
+
+/* ---- cooperative: run to completion from the queue ---- */
+
+static unsigned next_worker;
+
+static mt_err_t coop_dispatcher(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK || stop) return MT_OK;
+    for (unsigned i = 1; i <= RING; i++) send(i, PORT_KICK, NULL, 0); /* below: queued */
+    expect(sched_queued_count() == RING);
+    return MT_OK;
+}
+
+static mt_err_t coop_worker(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    unsigned i = index_of(msg);
+    expect(i == next_worker && sched_stack_depth() == 1u); /* FIFO, one at a time */
+    next_worker = i % RING + 1u;
+    counts[i]++;
+    iterations++;
+    if (i == RING) send(0, PORT_KICK, NULL, 0); /* above: runs nested, queues a round */
+    return MT_OK;
+}
+
+/* ---- preemptive: a ring of five rising priorities ---- */
+
+static mt_err_t ring_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    unsigned i = index_of(msg);
+    counts[i]++;
+    iterations++;
+    expect(sched_stack_depth() == i + 1u); /* each one nested on the one below */
+    if (!stop) send((i + 1u) % RING, PORT_KICK, NULL, 0);
+    return MT_OK;
+}
+
+static void ring_check(void)
+{
+    for (unsigned i = 1; i < RING; i++) expect(counts[i] + 1u >= counts[0]);
+}
+
+/* ---- interrupt, interrupt preemption ---- */
+
+static void isr_to_self(void)
+{
+    counts[1]++;
+    expect(sched_post_isr(pid(0), PORT_KICK, NULL, 0, 0) == MT_OK);
+}
+
+static mt_err_t irq_self_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    counts[0]++;
+    iterations++;
+    if (stop) return MT_OK;
+    unsigned isr_before = counts[1];
+    port_cm_irq_raise(LINE);
+    /* The interrupt ran at once; its post waits (equal priority, and this
+     * task is on the stack). */
+    expect(counts[1] == isr_before + 1u && sched_queued_count() == 1u);
+    return MT_OK;
+}
+
+static void isr_to_high(void)
+{
+    expect(sched_post_isr(pid(1), PORT_KICK, NULL, 0, 0) == MT_OK);
+}
+
+static mt_err_t irq_low_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    counts[0]++;
+    if (stop) return MT_OK;
+    unsigned high_before = counts[1];
+    port_cm_irq_raise(LINE);
+    expect(counts[1] == high_before + 1u); /* the high task ran at interrupt exit */
+    return MT_OK;
+}
+
+static mt_err_t irq_high_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    expect(!port_in_isr() && sched_stack_depth() == 2u); /* above the low task */
+    counts[1]++;
+    iterations++;
+    send(0, PORT_KICK, NULL, 0); /* the low task is on the stack: waits */
+    return MT_OK;
+}
+
+/* ---- message: 16 bytes down (queued, copied) and back up (nested) ---- */
+
+static uint32_t next_word;
+
+static mt_err_t msg_high_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_REPLY) {
+        uint32_t words[MSG_BYTES / 4];
+        expect(msg->len == MSG_BYTES);
+        memcpy(words, msg->data, MSG_BYTES);
+        expect(words[0] == next_word && words[3] == next_word + 3u);
+        next_word += 4u;
+        iterations++;
+    }
+    if (msg->port != PORT_KICK && msg->port != PORT_REPLY) return MT_OK;
+    if (stop) return MT_OK;
+    uint32_t words[MSG_BYTES / 4] = {next_word, next_word + 1u, next_word + 2u, next_word + 3u};
+    send(1, PORT_KICK, words, MSG_BYTES); /* lower priority: queued, copied */
+    return MT_OK;
+}
+
+static mt_err_t msg_low_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    expect(msg->len == MSG_BYTES && (msg->flags & MSG_HEAP)); /* a copy */
+    send(0, PORT_REPLY, msg->data, msg->len);                 /* higher: runs nested */
+    return MT_OK;
+}
+
+/* ---- synchronisation: a lock server, by message handshake ---- */
+
+static mt_pid_t lock_owner = MT_PID_NONE;
+static bool in_critical;
+
+static mt_err_t lock_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_KICK) { /* acquire */
+        expect(lock_owner == MT_PID_NONE);
+        lock_owner = msg->src;
+        expect(sched_send_to(msg->src, PORT_GRANT, NULL, 0, 0) == MT_OK);
+    } else if (msg->port == PORT_RELEASE) {
+        expect(lock_owner == msg->src && !in_critical);
+        lock_owner = MT_PID_NONE;
+    }
+    return MT_OK;
+}
+
+static mt_err_t client_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_GRANT) {
+        expect(lock_owner == pid(1) && !in_critical);
+        in_critical = true;
+        iterations++;
+        in_critical = false;
+        send(0, PORT_RELEASE, NULL, 0);
+    }
+    if ((msg->port == PORT_KICK || msg->port == PORT_GRANT) && !stop)
+        send(0, PORT_KICK, NULL, 0); /* acquire: the grant waits for us to return */
+    return MT_OK;
+}
+
+/* ---- memory ---- */
+
+static mt_err_t memory_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_KICK) return MT_OK;
+    while (!stop) {
+        void *p = mem_alloc(HEAP_BYTES);
+        expect(p != NULL);
+        if (p) memset(p, 0xA5, 4);
+        expect(mem_free(p) == MT_OK);
+        iterations++;
+    }
+    return MT_OK;
+}
+
+/* ---- running a scenario ---- */
+
+typedef struct scenario {
+    const char *name;
+    task_handler_t handlers[MAX_TASKS];
+    mt_prio_t prios[MAX_TASKS];
+    void (*isr)(void);
+    void (*check)(void);
+} scenario_t;
+
+static const scenario_t scenarios[] = {
+    {.name = "cooperative",
+     .handlers = {coop_dispatcher, coop_worker, coop_worker, coop_worker, coop_worker, coop_worker},
+     .prios = {3, 2, 2, 2, 2, 2}},
+    {.name = "preemptive",
+     .handlers = {ring_task, ring_task, ring_task, ring_task, ring_task},
+     .prios = {1, 2, 3, 4, 5},
+     .check = ring_check},
+    {.name = "interrupt", .handlers = {irq_self_task}, .prios = {2}, .isr = isr_to_self},
+    {.name = "interrupt_preemption",
+     .handlers = {irq_low_task, irq_high_task},
+     .prios = {2, 4},
+     .isr = isr_to_high},
+    {.name = "message", .handlers = {msg_high_task, msg_low_task}, .prios = {4, 2}},
+    {.name = "synchronisation", .handlers = {lock_task, client_task}, .prios = {4, 2}},
+    {.name = "memory", .handlers = {memory_task}, .prios = {2}},
+};
+#define NUM_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+static void create(mt_pid_t p, mt_prio_t prio, task_handler_t handler)
+{
+    task_spec_t spec = {.pid = p, .prio = prio, .handler = handler};
+    if (sched_task_create(&spec) != MT_OK || sched_task_init(p, NULL, 0) != MT_OK) {
+        printf("FAILED: cannot create task 0x%02x\n", p);
+        port_halt(1);
+    }
+}
+
+/* A fresh kernel per scenario; the kick runs it all, nested in this call. */
+static void run(const scenario_t *s)
+{
+    motet_boot();
+    stop = false;
+    iterations = violations = 0;
+    memset(counts, 0, sizeof counts);
+    lock_owner = MT_PID_NONE;
+    in_critical = false;
+    next_word = 0;
+    next_worker = 1;
+    create(PID_STOP, PRIO_TOP, stop_task);
+    for (unsigned i = 0; i < MAX_TASKS && s->handlers[i]; i++)
+        create(pid(i), s->prios[i], s->handlers[i]);
+    if (s->isr) port_cm_irq_attach(LINE, s->isr);
+    port_cm_stack_repaint();
+    uint32_t start = port_cycles();
+    expect(timer_start_for(PID_STOP, 0, TM_INTERVAL, false) == MT_OK);
+    send(s->handlers[1] == client_task ? 1u : 0u, PORT_KICK, NULL, 0);
+    sched_run_pending();
+    uint32_t clocks = port_cycles() - start;
+    if (s->check) s->check();
+    expect(stop && iterations > 0);
+    if (violations) {
+        printf("FAILED %s: %u rule violations, the first at line %u\n", s->name, violations,
+               first_violation);
+        status = 1;
+    }
+    printf("tm %s %u %lu %lu\n", s->name, iterations, (unsigned long) clocks,
+           (unsigned long) port_cm_stack_high_water());
+}
+
+int main(void)
+{
+    printf("bench_tm: %s, event log %s, interval %u ticks\n", PORT_NAME,
+           MOTET_EVENT_LOG ? "on" : "off", TM_INTERVAL);
+    for (size_t i = 0; i < NUM_SCENARIOS; i++) run(&scenarios[i]);
+    printf("bench_tm: %s\n", status ? "FAILED" : "done");
+    return status;
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bus manager: messages between modules (DESIGN rule 8).
+ *
+ * Modules share one bus. A message to a task on another module, a multicast,
+ * a time-sync beacon and an application description each travel as one
+ * frame: a 10-byte header, the payload, and a CRC-16 over both. The manager
+ * keeps the frames waiting to be sent in a queue ordered by priority (then
+ * by age) and hands them to the port one at a time; the bus interface sends
+ * a frame in this module's slot and reports when every receiver has taken
+ * it (hardware flow control). A receiver that finds a frame corrupt rejects
+ * it: the frame is counted, logged, never delivered, and sent again.
+ * Duplicates that a retransmission may cause are recognised by the
+ * sender's sequence number and acknowledged without a second delivery.
+ *
+ * Frame layout (little-endian; docs/bus.md):
+ *
+ *   0 type (| BUS_TYPE_RETRY)   1 src module   2 dst module (BUS_BROADCAST:
+ *   all)   3 seq
+ *   4 dst pid   5 dst port or group   6 src pid   7 priority
+ *   8 payload length u16   10 payload   10+len CRC-16/CCITT-FALSE u16
+ *
+ * Multicast goes out once as a broadcast; every module delivers it to its
+ * own members (mcast.h), the sender once the frame has gone. An application
+ * description goes to every module the same way, so every module sees
+ * descriptions in the same order; each creates its part, broadcasts the
+ * outcome, and initialisation starts only when every module has reported.
+ *
+ * Without MOTET_BUS the same calls exist as inline stand-ins: multicast is
+ * local, the module is MOTET_MODULE_ID, and loading never waits.
+ *
+ * Example (a native module's main, after motet_boot()):
+ *
+ *     bus_start(2, 0x1Fu);                 // module 2 of modules 0..4
+ *     if (loader) bus_app_load(desc, desc_len);
+ *     sched_run();
+ */
+#ifndef MOTET_BUS_H
+#define MOTET_BUS_H
+
+#include "motet/config.h"
+#include "motet/mcast.h"
+#include "motet/port.h"
+#include "motet/sched.h"
+#include "motet/types.h"
+
+/* Frame types (byte 0). */
+enum {
+    BUS_FRAME_DATA = 1, /* a message to (pid, port) on the destination module */
+    BUS_FRAME_MCAST,    /* a multicast to group `port`, broadcast */
+    BUS_FRAME_SYNC,     /* a time-sync beacon: u32 stamp, broadcast */
+    BUS_FRAME_DESC,     /* an application description, broadcast */
+    BUS_FRAME_CREATED,  /* a module's outcome of creating its part: u8 error */
+    BUS_FRAME_TYPE_END
+};
+
+#define BUS_TYPE_RETRY   0x80u /* type byte flag: a repeated transmission */
+#define BUS_BROADCAST    0xFFu /* destination module of a broadcast frame */
+#define BUS_HEADER_SIZE  10u
+#define BUS_CRC_SIZE     2u
+#define BUS_OVERHEAD     (BUS_HEADER_SIZE + BUS_CRC_SIZE)
+#define BUS_FRAME_MAX    (BUS_OVERHEAD + MOTET_BUS_PAYLOAD_MAX)
+#define BUS_SYNC_PAYLOAD 4u /* a beacon carries the sender's u32 stamp */
+
+/* The application manager's input for the device-wide verdict on a
+ * description: one byte, MT_OK (initialise) or the first module's error
+ * (undo stage one). */
+#define BUS_APPMGR_PORT_VERDICT (PORT_0 + 1)
+
+/* A decoded frame; `payload` points into the buffer it was decoded from. */
+typedef struct bus_frame {
+    uint8_t type; /* BUS_FRAME_* */
+    bool retry;   /* sent again after a receiver rejected it */
+    mt_module_t src;
+    mt_module_t dst;
+    uint8_t seq;
+    mt_pid_t pid;
+    mt_port_t port;
+    mt_pid_t src_pid;
+    mt_prio_t prio;
+    uint16_t len;
+    const uint8_t *payload;
+} bus_frame_t;
+
+/* Counters of this module's bus traffic since bus_start(). */
+typedef struct bus_stats {
+    uint32_t tx_frames;        /* frames acknowledged by every receiver */
+    uint32_t tx_bytes;         /* their bytes, overhead included */
+    uint32_t tx_retransmits;   /* sends repeated after a receiver rejected one */
+    uint32_t tx_given_up;      /* frames abandoned after MOTET_BUS_RETRIES */
+    uint32_t tx_unreachable;   /* frames whose destination did not take them */
+    uint32_t tx_queue_full;    /* sends refused: the queue was full */
+    uint32_t rx_frames;        /* frames accepted (duplicates included) */
+    uint32_t rx_corrupt;       /* frames rejected: bad length or checksum */
+    uint32_t rx_duplicates;    /* retransmissions already delivered */
+    uint32_t rx_undeliverable; /* good frames for no task here (logged) */
+    uint8_t tx_queue_high;     /* most frames queued at once */
+} bus_stats_t;
+
+/* ---- frames: pure functions, on every build ---- */
+
+/* Encode `f` (f->payload, f->len) into `out`; returns the frame size, or 0
+ * if it would exceed `cap` or MOTET_BUS_PAYLOAD_MAX. */
+uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap);
+/* Check length and CRC of `n` bytes and fill *f (pointing into buf).
+ * MT_ERR_BUS_CORRUPT if the frame is damaged or its type unknown. */
+mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f);
+/* Flag an encoded frame as a retransmission and reseal it. */
+void bus_frame_set_retry(uint8_t *frame, uint16_t n);
+/* True if the encoded frame is a time-sync beacon to be stamped on send. */
+bool bus_frame_is_sync(const uint8_t *frame, uint16_t n);
+/* Write the sender's stamp into an encoded beacon and fix its CRC. */
+void bus_frame_stamp(uint8_t *frame, uint16_t n, uint32_t stamp);
+/* The stamp of a decoded beacon. */
+uint32_t bus_frame_sync_stamp(const bus_frame_t *f);
+
+#if MOTET_BUS
+
+/* ---- the manager ---- */
+
+/* Reset to no bus (inactive, empty queue, no time sync); boot only. */
+void bus_init(void);
+/* Join the bus as module `self`; `modules` has bit m set for every module m
+ * of the device (self included). Installs the remote-send hook; after
+ * motet_boot(), once, task context. MT_ERR_INVALID for a bad address or
+ * mask. */
+mt_err_t bus_start(mt_module_t self, uint32_t modules);
+/* True once bus_start() succeeded. */
+bool bus_active(void);
+/* This module's address (MOTET_MODULE_ID before bus_start()). */
+mt_module_t bus_self(void);
+/* The modules of the device (bit mask), only this one before bus_start(). */
+uint32_t bus_modules(void);
+/* Counters since bus_start(). */
+const bus_stats_t *bus_stats(void);
+/* Frames waiting in the queue, the one in the interface included. */
+uint8_t bus_tx_pending(void);
+
+/* A message to (pid, port) on module `module`, whatever this module's
+ * routing says: for kernel services that address a module rather than a
+ * task (the task migrator). The payload is copied; any context.
+ * MT_ERR_INVALID for this module or one not on the device. */
+mt_err_t bus_send_to(mt_module_t module, mt_pid_t pid, mt_port_t port, const void *data,
+                     uint16_t len, mt_prio_t prio);
+/* A message to a multicast group: with the bus up, one broadcast frame and
+ * local delivery once it has gone; otherwise local delivery now. Any
+ * context; a MSG_HEAP payload is consumed on success. */
+mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
+
+/* Port hook, interrupt context: a frame arrived; `capture` is the counter
+ * when it was complete. Returns false to reject it (corrupt): the interface
+ * then tells the sender to send it again. */
+bool bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture);
+/* Port hook, interrupt context: the frame given to port_bus_send() ended. */
+void bus_isr_tx_done(port_bus_result_t result);
+
+/* ---- application descriptions across modules ---- */
+
+/* Load a description on every module: it is broadcast and each module's
+ * manager handles it in bus order (this one included, once it has gone).
+ * Without the bus started: appmgr_load(). MT_ERR_STATE while an earlier
+ * description still waits for its device-wide verdict. */
+mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
+/* Manager hook after stage one with the bus up: `err` is this module's
+ * outcome. It is broadcast; once every module has reported, the manager
+ * gets the verdict on BUS_APPMGR_PORT_VERDICT. Task context. */
+void bus_app_created(mt_err_t err);
+
+#else /* no bus: one module, everything local */
+
+static inline void bus_init(void)
+{
+}
+static inline bool bus_active(void)
+{
+    return false;
+}
+static inline mt_module_t bus_self(void)
+{
+    return MOTET_MODULE_ID;
+}
+static inline mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags,
+                                     bool from_isr)
+{
+    return mcast_deliver(group, data, len, flags, from_isr);
+}
+static inline void bus_app_created(mt_err_t err)
+{
+    (void) err;
+}
+
+#endif /* MOTET_BUS */
+
+#endif /* MOTET_BUS_H */

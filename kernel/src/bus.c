@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bus manager (see bus.h): the send queue, retransmission, receive
+ * dispatch and duplicate detection.
+ *
+ * The queue. Frames wait encoded, in heap blocks, in an array sorted by
+ * priority and then by age; queue[0] is the next to go or, while `in_flight`
+ * is set, the one the interface holds, which nothing may overtake (a bus
+ * transfer is not preempted). Every change happens with interrupts off:
+ * tasks queue frames and the bus interrupt finishes them.
+ *
+ * Sequence numbers. Each link (this module to one module, or to all by
+ * broadcast) numbers its frames; a frame sent again after a rejection
+ * carries BUS_TYPE_RETRY. A receiver that already took a frame, because
+ * only another receiver rejected the broadcast, sees the retry with the
+ * number it accepted last on that link and acknowledges it without a
+ * second delivery. First transmissions are never taken for duplicates.
+ */
+#include <string.h>
+
+#include "bus_internal.h"
+#include "motet/log.h"
+#include "motet/mem.h"
+#include "motet/timer.h"
+#include "motet/timesync.h"
+
+#if MOTET_BUS
+
+/* EV_BUS argument flag: a frame received (clear: sent). */
+#define LOG_BUS_RX 0x8000u
+
+typedef struct tx_entry {
+    uint8_t *frame; /* heap block owned by the kernel */
+    uint16_t n;
+    mt_prio_t prio;
+    uint8_t tries; /* transmissions rejected so far */
+} tx_entry_t;
+
+static struct {
+    tx_entry_t queue[MOTET_BUS_TX_QUEUE];
+    uint8_t count;
+    bool in_flight;
+    bool active;
+    mt_module_t self;
+    uint32_t modules;
+    uint8_t tx_seq[MOTET_BUS_MODULES + 1]; /* per destination; last: broadcast */
+    uint8_t rx_seq[MOTET_BUS_MODULES][2];  /* last accepted: unicast, broadcast */
+    uint32_t rx_seen[2];                   /* which rx_seq entries are valid */
+    bus_stats_t stats;
+} B;
+
+static uint32_t bit(mt_module_t m)
+{
+    return (uint32_t) 1u << m;
+}
+
+static bool is_member(mt_module_t m)
+{
+    return m < MOTET_BUS_MODULES && (B.modules & bit(m));
+}
+
+static mt_err_t remote_send(mt_module_t module, const msg_t *msg, mt_prio_t prio);
+
+/* ---- state ---- */
+
+void bus_init(void)
+{
+    port_irq_state_t s = port_irq_save();
+    memset(&B, 0, sizeof B);
+    port_irq_restore(s);
+    timesync_reset();
+}
+
+mt_err_t bus_start(mt_module_t self, uint32_t modules)
+{
+    if (!((self < MOTET_BUS_MODULES) && (modules & bit(self)))) return log_error(MT_ERR_INVALID);
+    if (MOTET_BUS_MODULES < 32 && (modules >> MOTET_BUS_MODULES) != 0)
+        return log_error(MT_ERR_INVALID);
+    port_irq_state_t s = port_irq_save();
+    memset(&B, 0, sizeof B); /* after motet_boot(): the heap holds no frame */
+    B.self = self;
+    B.modules = modules;
+    B.active = true;
+    port_irq_restore(s);
+    timesync_reset();
+    bus_app_reset();
+    sched_set_remote_send(remote_send);
+    return MT_OK;
+}
+
+bool bus_active(void)
+{
+    return B.active;
+}
+
+mt_module_t bus_self(void)
+{
+    return B.active ? B.self : (mt_module_t) MOTET_MODULE_ID;
+}
+
+uint32_t bus_modules(void)
+{
+    return B.active ? B.modules : bit(MOTET_MODULE_ID);
+}
+
+const bus_stats_t *bus_stats(void)
+{
+    return &B.stats;
+}
+
+uint8_t bus_tx_pending(void)
+{
+    return B.count;
+}
+
+/* ---- sending ---- */
+
+/* Hand queue[0] to the interface unless it holds a frame already. */
+static void kick(void)
+{
+    port_irq_state_t s = port_irq_save();
+    bool go = !B.in_flight && B.count > 0;
+    if (go) B.in_flight = true;
+    port_irq_restore(s);
+    if (!go) return;
+    /* queue[0] cannot move meanwhile: inserts go behind a frame in flight. */
+    if (!port_bus_send(B.queue[0].frame, B.queue[0].n)) {
+        B.in_flight = false; /* the port broke its contract: try at the next kick */
+        log_error(MT_ERR_STATE);
+    }
+}
+
+/* Insert by priority, behind equal priorities and the frame in flight. */
+static void insert(const tx_entry_t *e)
+{
+    uint8_t at = B.in_flight ? 1u : 0u;
+    while (at < B.count && B.queue[at].prio >= e->prio) at++;
+    memmove(&B.queue[at + 1], &B.queue[at], (size_t) (B.count - at) * sizeof B.queue[0]);
+    B.queue[at] = *e;
+    B.count++;
+    if (B.count > B.stats.tx_queue_high) B.stats.tx_queue_high = B.count;
+}
+
+static uint8_t next_seq(mt_module_t dst)
+{
+    uint8_t link = dst == BUS_BROADCAST ? (uint8_t) MOTET_BUS_MODULES : dst;
+    return B.tx_seq[link]++;
+}
+
+mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
+                        const void *payload, uint16_t len)
+{
+    if (!B.active) return log_error(MT_ERR_NO_ROUTE); /* no bus (yet) */
+    if (len > MOTET_BUS_PAYLOAD_MAX || !(dst == BUS_BROADCAST || is_member(dst)))
+        return log_error(MT_ERR_INVALID);
+    uint16_t n = (uint16_t) (BUS_OVERHEAD + len);
+    uint8_t *frame = mem_alloc_owned(n, MEM_OWNER_KERNEL);
+    if (!frame) return MT_ERR_NO_MEM; /* logged by the memory manager */
+    bus_frame_t f = {.type = type,
+                     .src = B.self,
+                     .dst = dst,
+                     .pid = pid,
+                     .port = port,
+                     .src_pid = port_in_isr() ? MT_PID_NONE : sched_current_pid(),
+                     .prio = prio < 0 ? 0 : prio,
+                     .len = len,
+                     .payload = payload};
+    port_irq_state_t s = port_irq_save();
+    bool room = B.count < MOTET_BUS_TX_QUEUE;
+    if (room) {
+        f.seq = next_seq(dst);
+        bus_frame_encode(&f, frame, n);
+        insert(&(tx_entry_t){.frame = frame, .n = n, .prio = f.prio, .tries = 0});
+    } else {
+        B.stats.tx_queue_full++;
+    }
+    port_irq_restore(s);
+    if (!room) {
+        mem_free(frame);
+        return log_error(MT_ERR_QUEUE_FULL);
+    }
+    kick();
+    return MT_OK;
+}
+
+/* The remote-send hook of the scheduler: a message to a task elsewhere. */
+static mt_err_t remote_send(mt_module_t module, const msg_t *msg, mt_prio_t prio)
+{
+    if (module == B.self || !is_member(module)) return MT_ERR_NO_ROUTE;
+    return bus_send_frame(BUS_FRAME_DATA, module, msg->dst, msg->port, prio, msg->data, msg->len);
+}
+
+mt_err_t bus_send_to(mt_module_t module, mt_pid_t pid, mt_port_t port, const void *data,
+                     uint16_t len, mt_prio_t prio)
+{
+    if (!B.active || module == B.self || !is_member(module)) return log_error(MT_ERR_INVALID);
+    return bus_send_frame(BUS_FRAME_DATA, module, pid, port, prio, data, len);
+}
+
+mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
+{
+    if (!B.active) return mcast_deliver(group, data, len, flags, from_isr);
+    if (len && !data) return log_error(MT_ERR_INVALID);
+    mt_prio_t prio = from_isr ? BUS_PRIO_SYSTEM : sched_running_prio();
+    mt_err_t err =
+        bus_send_frame(BUS_FRAME_MCAST, BUS_BROADCAST, MT_PID_MULTICAST, group, prio, data, len);
+    if (err) return err;
+    if ((flags & MSG_HEAP) && data) mem_free(data); /* the frame holds a copy */
+    return MT_OK;
+}
+
+/* ---- a frame's end ---- */
+
+/* Our own frame went out: what the sender does once everyone has it. */
+static void sent(const uint8_t *frame, uint16_t n)
+{
+    bus_frame_t f;
+    if (bus_frame_decode(frame, n, &f) != MT_OK) return; /* our own: cannot fail */
+    log_event(EV_BUS, f.pid, n);
+    B.stats.tx_frames++;
+    B.stats.tx_bytes += n;
+    if (f.type == BUS_FRAME_MCAST)
+        mcast_deliver(f.port, (void *) f.payload, f.len, 0, true);
+    else if (f.type == BUS_FRAME_SYNC)
+        timesync_beacon_sent();
+    else if (f.type == BUS_FRAME_DESC)
+        bus_app_description(&f, true);
+    else if (f.type == BUS_FRAME_CREATED)
+        bus_app_report(B.self, f.payload[0]);
+}
+
+void bus_isr_tx_done(port_bus_result_t result)
+{
+    if (!B.in_flight) return; /* spurious */
+    tx_entry_t *head = &B.queue[0];
+    if (result == PORT_BUS_REJECTED && ++head->tries < MOTET_BUS_RETRIES) {
+        B.stats.tx_retransmits++;
+        bus_frame_set_retry(head->frame, head->n);
+        B.in_flight = false;
+        kick();
+        return;
+    }
+    port_irq_state_t s = port_irq_save();
+    tx_entry_t done = *head;
+    B.count--;
+    memmove(&B.queue[0], &B.queue[1], (size_t) B.count * sizeof B.queue[0]);
+    B.in_flight = false;
+    port_irq_restore(s);
+    if (result == PORT_BUS_SENT) {
+        sent(done.frame, done.n);
+    } else if (result == PORT_BUS_REJECTED) {
+        B.stats.tx_given_up++;
+        log_error(MT_ERR_BUS_CORRUPT);
+    } else {
+        B.stats.tx_unreachable++;
+        log_error(MT_ERR_BUS_DOWN);
+    }
+    mem_free(done.frame);
+    kick();
+}
+
+/* ---- receiving ---- */
+
+/* Kernel time of a counter capture taken moments ago (wrap-safe). */
+static uint32_t capture_time(port_counter_t capture)
+{
+    return timer_now() - (port_counter_t) (port_counter_read() - capture);
+}
+
+static bool is_duplicate(const bus_frame_t *f)
+{
+    uint8_t link = f->dst == BUS_BROADCAST ? 1u : 0u;
+    bool dup = f->retry && (B.rx_seen[link] & bit(f->src)) && B.rx_seq[f->src][link] == f->seq;
+    B.rx_seq[f->src][link] = f->seq;
+    B.rx_seen[link] |= bit(f->src);
+    return dup;
+}
+
+static void dispatch(const bus_frame_t *f, uint32_t local)
+{
+    void *data = (void *) f->payload; /* borrowed: a queued message copies it */
+    mt_err_t err = MT_OK;
+    if (f->type == BUS_FRAME_DATA)
+        err = sched_post_isr(f->pid, f->port, data, f->len, 0);
+    else if (f->type == BUS_FRAME_MCAST)
+        err = mcast_deliver(f->port, data, f->len, 0, true);
+    else if (f->type == BUS_FRAME_SYNC)
+        timesync_beacon(bus_frame_sync_stamp(f), local);
+    else if (f->type == BUS_FRAME_DESC)
+        bus_app_description(f, false);
+    else if (f->type == BUS_FRAME_CREATED)
+        bus_app_report(f->src, f->payload[0]);
+    if (err) B.stats.rx_undeliverable++; /* logged where it failed */
+}
+
+bool bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
+{
+    uint32_t local = capture_time(capture);
+    bus_frame_t f;
+    bool ok = B.active && bus_frame_decode(frame, n, &f) == MT_OK;
+    /* A frame that passes the CRC but names no sender or receiver we know
+     * is as wrong as a corrupt one: rejected, never delivered. */
+    if (ok) ok = f.src != B.self && is_member(f.src) && (f.dst == B.self || f.dst == BUS_BROADCAST);
+    if (!ok) {
+        B.stats.rx_corrupt++;
+        log_error(MT_ERR_BUS_CORRUPT);
+        return false; /* never delivered: the sender sends it again */
+    }
+    B.stats.rx_frames++;
+    log_event(EV_BUS, f.pid, (uint16_t) (n | LOG_BUS_RX));
+    if (is_duplicate(&f)) {
+        B.stats.rx_duplicates++;
+        return true;
+    }
+    dispatch(&f, local);
+    return true;
+}
+
+#endif /* MOTET_BUS */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Application descriptions across modules (see bus.h).
+ *
+ * The loader broadcasts a description; every module, the loader included
+ * once its frame has been acknowledged, hands it to its application manager in the
+ * order the bus carried it, so every module maps relative ids to the same
+ * device ids. Each manager creates its part (stage one) and reports the
+ * outcome in a broadcast; every module counts the reports in bus order and,
+ * once every module of the device has reported, gives its manager the same
+ * verdict: MT_OK (initialise) or the first error reported (undo). No task
+ * is initialised, so none can send, before every module has created its
+ * tasks and its remote control blocks.
+ */
+#include "bus_internal.h"
+#include "motet/appmgr.h"
+#include "motet/log.h"
+
+#if MOTET_BUS
+
+static struct {
+    bool busy;         /* a description is between broadcast and verdict */
+    uint32_t reported; /* modules whose outcome has come */
+    uint8_t verdict;   /* MT_OK or the first error reported */
+} A;
+
+void bus_app_reset(void)
+{
+    A.busy = false;
+    A.reported = 0;
+    A.verdict = MT_OK;
+}
+
+mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
+{
+    if (!bus_active()) return appmgr_load(desc, len);
+    if (A.busy) return log_error(MT_ERR_STATE);
+    if (len > MOTET_APP_DESC_MAX || (len && !desc)) return log_error(MT_ERR_DESC_LENGTH);
+    mt_err_t err = bus_send_frame(BUS_FRAME_DESC, BUS_BROADCAST, MT_PID_APPMGR, PORT_0,
+                                  BUS_PRIO_SYSTEM, desc, len);
+    if (!err) A.busy = true;
+    return err;
+}
+
+void bus_app_description(const bus_frame_t *f, bool own)
+{
+    /* The loader counts from its load on: another module's outcome can
+     * come before the loader's own frame is acknowledged by everyone. */
+    if (!own) {
+        A.busy = true;
+        A.reported = 0;
+        A.verdict = MT_OK;
+    }
+    sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0);
+}
+
+void bus_app_created(mt_err_t err)
+{
+    uint8_t outcome = (uint8_t) err;
+    if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                       BUS_PRIO_SYSTEM, &outcome, 1) != MT_OK)
+        bus_app_report(bus_self(), outcome); /* logged; the others cannot know */
+}
+
+void bus_app_report(mt_module_t from, uint8_t err)
+{
+    if (!A.busy || from >= MOTET_BUS_MODULES) return;
+    A.reported |= (uint32_t) 1u << from;
+    if (err != MT_OK && A.verdict == MT_OK) A.verdict = err;
+    if ((A.reported & bus_modules()) != bus_modules()) return;
+    A.busy = false;
+    uint8_t verdict = A.verdict;
+    sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, &verdict, 1, 0);
+}
+
+#endif /* MOTET_BUS */

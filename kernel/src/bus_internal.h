@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bus manager internals shared by its files: bus.c (queue, send, receive),
+ * bus_app.c (application loading across modules) and timesync.c (beacons).
+ */
+#ifndef MOTET_BUS_INTERNAL_H
+#define MOTET_BUS_INTERNAL_H
+
+#include "motet/bus.h"
+
+/* Priority of the kernel's own frames (beacons, descriptions, outcomes):
+ * the top level, the application manager's. */
+#define BUS_PRIO_SYSTEM ((mt_prio_t) (MOTET_PRIO_LEVELS - 1))
+
+#if MOTET_BUS
+
+/* Encode a frame from this module and queue it by priority; any context.
+ * MT_ERR_INVALID (payload too long, bad destination), MT_ERR_NO_MEM,
+ * MT_ERR_QUEUE_FULL; each logged. */
+mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
+                        const void *payload, uint16_t len);
+
+/* ---- bus_app.c ---- */
+
+/* Forget any description in progress; bus_start(). */
+void bus_app_reset(void);
+/* A description frame reached this module (received, or `own` sent):
+ * hand it to the application manager; interrupt context. */
+void bus_app_description(const bus_frame_t *f, bool own);
+/* Module `from` reported its outcome of stage one; interrupt context. */
+void bus_app_report(mt_module_t from, uint8_t err);
+
+#endif /* MOTET_BUS */
+
+#endif /* MOTET_BUS_INTERNAL_H */

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Threads: the mechanism (thread.h, docs/threads.md). Contexts, the kernel
+ * stack as a context of its own, blocking with the sleep-in-place fast path,
+ * waking, and the decisions between a thread and the kernel stack; the order
+ * among threads is the policy's (thread_internal.h).
+ *
+ * Contexts. K is the kernel stack: boot code, sched_run() and every message
+ * handler run there. Its claim on the CPU is the priority of its top frame
+ * (S.running_prio in sched.c), or that of the queue head, or, with neither,
+ * "background" (boot or test code outside sched_run(): below every thread,
+ * but runnable) or "idle" (sched_run() with nothing to do: no claim). A
+ * thread's claim is its level, t->prio. One rule set decides, everywhere:
+ *
+ *   K before a ready thread of level p     if a frame of K is at p or above
+ *                                          (it started first: running keeps
+ *                                          the CPU against an equal), or the
+ *                                          queue head is above p (rule 5: a
+ *                                          queued message must outrank).
+ *   K before the running thread of level p if a frame or the queue head is
+ *                                          strictly above p (rule 3), or the
+ *                                          thread handed K a send (rule 1).
+ *   a ready thread before the running one  as the policy says (strictly
+ *                                          higher, or a slice ran out).
+ *
+ * Where decisions happen. In K: every drain of the message queue first runs
+ * the threads that outrank K's frame and queue head (thread_k_yield), so a
+ * thread made ready by a handler, a semaphore post or an interrupt preempts
+ * K there, with K's frames left below on the kernel stack. In a thread: its
+ * blocking calls, its preemption points (sends, posts, creation), and the
+ * exit of every interrupt it was interrupted by (thread_isr_exit, still on
+ * its stack, in the port's interrupt frame, which simply waits there until
+ * the thread is resumed and returns through it).
+ *
+ * Sends from threads. A message that must run at once (rule 1) is handed
+ * to K: the thread goes back into the ready structure first among its
+ * equals and switches to K, which runs the handler and whatever then
+ * outranks the thread, and switches back. A message to a bound thread goes
+ * to its mailbox (thread_sem.c).
+ *
+ * No idle thread. A thread that blocks when no thread is ready and K is
+ * idle does not switch anywhere: it marks itself BLOCKED_RUNNING and calls
+ * port_sleep() from its own stack. If the interrupt that wakes the module
+ * wakes this thread, it simply carries on: no context switch (MANTIS's
+ * fast path). Otherwise it switches to whoever now has the claim. Interrupt
+ * exits during that sleep decide nothing (T.sleeping): the blocking call
+ * decides once port_sleep() returns. Only the MANTIS baseline policy keeps
+ * an idle thread (policy_idle), to be measured against.
+ */
+#include <string.h>
+
+#include "motet/log.h"
+#include "motet/timer.h"
+#include "thread_internal.h"
+
+#if MOTET_THREADS
+
+/* Paint of unused stack; the lowest GUARD_BYTES of a guarded stack must
+ * keep it. */
+#define STACK_PAINT 0xA5u
+#define GUARD_BYTES 16u
+/* Exit status of a module whose guarded thread overflowed its stack. */
+#define HALT_STACK_OVERFLOW 3
+
+static thread_t threads[MOTET_MAX_THREADS];
+
+static struct {
+    thread_t *current;       /* running thread; NULL: K runs */
+    port_context_t k_ctx;    /* K, while a thread runs */
+    port_context_t dead_ctx; /* where an exiting thread's registers go */
+    void (*call)(void *);    /* a handler a thread handed to K */
+    void *call_arg;          /* its argument */
+    mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
+    uint32_t switches;       /* port_context_switch() calls */
+    volatile uint8_t ready;  /* threads in the ready structure */
+    bool k_in_run;           /* K is inside sched_run() */
+    volatile bool sleeping;  /* the current thread sleeps in its blocking call */
+} T;
+
+void thread_init(void)
+{
+    memset(threads, 0, sizeof threads);
+    memset(&T, 0, sizeof T);
+    T.k_floor = -1;
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
+    policy_init();
+}
+
+thread_t *thread_running(void)
+{
+    return T.current;
+}
+
+thread_t *thread_self(void)
+{
+    return T.current;
+}
+
+thread_t *thread_by_id(uint8_t id)
+{
+    return id < MOTET_MAX_THREADS ? &threads[id] : NULL;
+}
+
+mt_prio_t thread_prio(const thread_t *t)
+{
+    return t->prio;
+}
+
+int8_t thread_dyn_prio(const thread_t *t)
+{
+    return t->dyn;
+}
+
+uint32_t thread_switch_count(void)
+{
+    return T.switches;
+}
+
+bool thread_any_ready(void)
+{
+    return T.ready != 0;
+}
+
+void thread_k_in_run(bool in)
+{
+    T.k_in_run = in;
+}
+
+/* ---- stacks ---- */
+
+bool thread_stack_guard_ok(const thread_t *t)
+{
+    for (uint8_t i = 0; i < GUARD_BYTES; i++)
+        if (t->stack[i] != STACK_PAINT) return false;
+    return true;
+}
+
+size_t thread_stack_high_water(const thread_t *t)
+{
+    size_t untouched = 0;
+    while (untouched < t->stack_size && t->stack[untouched] == STACK_PAINT) untouched++;
+    return t->stack_size - untouched;
+}
+
+/* The run-time check for threads the stack analyser could not size. A
+ * broken guard means memory below the stack is already damaged: stop. */
+static void check_guard(const thread_t *t)
+{
+    if (!(t->flags & THREAD_F_GUARD) || thread_stack_guard_ok(t)) return;
+    static const char msg[] = "motet: thread stack overflow\n";
+    port_console_write(msg, sizeof msg - 1);
+    port_halt(HALT_STACK_OVERFLOW);
+}
+
+/* ---- the decisions ---- */
+
+static void ready_add(thread_t *t, uint8_t how)
+{
+    t->state = TS_READY;
+    policy_ready(t, how);
+    T.ready++;
+}
+
+static void ready_take(thread_t *t)
+{
+    policy_remove(t);
+    T.ready--;
+}
+
+/* K before a ready thread of level p; K's top frame is at `floor`. */
+static bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
+{
+    return floor >= p || queue_top_prio() > p;
+}
+
+/* K before the running thread cur. */
+static bool k_beats_running(const thread_t *cur)
+{
+    return T.call || T.k_floor > cur->prio || queue_top_prio() > cur->prio;
+}
+
+/* K has no claim at all: sched_run() with nothing to do. */
+static bool k_idle(void)
+{
+    return T.k_in_run && sched_k_idle();
+}
+
+/* Who runs after the running thread gave up the CPU (it is blocked or back
+ * in the ready structure): a thread, K (*to_k), or nobody (NULL). */
+static thread_t *next_context(bool *to_k)
+{
+    thread_t *best = policy_peek();
+    *to_k = false;
+    if (T.call) {
+        *to_k = true;
+        return NULL;
+    }
+    if (best && !k_beats_ready(T.k_floor, best->prio)) return best;
+    if (!k_idle()) *to_k = true;
+    return NULL; /* K idle and no thread: nobody (best is NULL then) */
+}
+
+/* The running thread's CPU time since it got the CPU or was last charged. */
+static void charge(thread_t *t)
+{
+    if (!policy_timed()) return;
+    uint32_t now = timer_now();
+    policy_charge(t, now - t->run_from);
+    t->run_from = now;
+}
+
+/* t gets the CPU (the switch itself follows). */
+static void take_cpu(thread_t *t)
+{
+    if (t->state == TS_READY) ready_take(t);
+    t->state = TS_RUNNING;
+    if (policy_timed()) t->run_from = timer_now();
+    policy_started(t);
+}
+
+/* Switch from the running context to `to` (NULL: K); irq off. Returns when
+ * something switches back. `save` overrides where the registers go. */
+static void switch_to(thread_t *to, port_context_t *save)
+{
+    thread_t *from = T.current;
+    if (from == to) return;
+    if (from) check_guard(from);
+    T.current = to;
+    T.switches++;
+    port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
+    port_context_switch(out, to ? &to->ctx : &T.k_ctx);
+}
+
+/* From a thread that gave up the CPU: run `next` or K. */
+static void run_next(thread_t *next, bool to_k)
+{
+    if (!to_k) take_cpu(next);
+    switch_to(to_k ? NULL : next, NULL);
+}
+
+/* A scheduling point in the running thread: keep the CPU, or hand it to
+ * whoever outranks it; irq off. */
+static void reschedule_running(void)
+{
+    thread_t *cur = T.current;
+    charge(cur);
+    thread_t *best = policy_peek();
+    if (!k_beats_running(cur) && !(best && policy_preempts(best, cur))) {
+        policy_started(cur); /* re-arm a slice if equals appeared */
+        return;
+    }
+    if (cur->flags & THREAD_F_IDLE)
+        cur->state = TS_BLOCKED; /* picked again only when nothing else can run */
+    else
+        ready_add(cur, READY_PREEMPTED);
+    bool to_k;
+    thread_t *next = next_context(&to_k);
+    if (!next && !to_k) next = cur; /* unreachable: cur itself is ready */
+    run_next(next, to_k);
+}
+
+/* Nothing can run and K is idle: the blocked thread puts the module to
+ * sleep itself, from its own stack. */
+static void sleep_in_place(thread_t *cur)
+{
+    cur->state = TS_BLOCKED_RUNNING;
+    T.sleeping = true;
+    port_sleep_mode_t mode = sched_sleep_mode();
+    log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
+    port_sleep(mode);
+    log_event(EV_WAKE, MT_PID_NONE, 0);
+    T.sleeping = false;
+    if (cur->state == TS_BLOCKED_RUNNING) cur->state = TS_BLOCKED; /* not for us */
+}
+
+void thread_block(void)
+{
+    thread_t *cur = T.current;
+    charge(cur);
+    for (;;) {
+        if (cur->state == TS_RUNNING) { /* woken during its own sleep: fast path */
+            if (policy_timed()) cur->run_from = timer_now();
+            policy_started(cur);
+            return;
+        }
+        bool to_k;
+        thread_t *next = next_context(&to_k);
+        if (!next && !to_k) next = policy_idle();
+        if (next || to_k) {
+            run_next(next, to_k);
+            return; /* resumed: whoever switched back made it RUNNING */
+        }
+        sleep_in_place(cur);
+    }
+}
+
+void thread_wake(thread_t *t)
+{
+    if (t->state == TS_BLOCKED_RUNNING) {
+        t->state = TS_RUNNING; /* still current: it just carries on */
+        return;
+    }
+    if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
+}
+
+/* ---- K's side ----
+ *
+ * K only ever waits for a thread here (or, MANTIS baseline, in
+ * thread_k_idle_switch), at the top of a drain whose frame below has
+ * priority `floor`. That is K's claim while it waits, recorded in
+ * T.k_floor for the threads' decisions: S.running_prio may read higher,
+ * since a drain holds the level of the message it just ran until it takes
+ * the next (sched.c), but no frame of that level is on the stack. */
+
+void thread_k_yield(mt_prio_t floor)
+{
+    if (!T.ready && !T.call) return; /* a stale hint loses nothing: see drain_above() */
+    port_irq_state_t s = port_irq_save();
+    for (;;) {
+        if (T.call) { /* a thread's send: run it now, interrupts on */
+            void (*fn)(void *) = T.call;
+            T.call = NULL;
+            port_irq_restore(s);
+            fn(T.call_arg);
+            s = port_irq_save();
+            continue;
+        }
+        thread_t *best = policy_peek();
+        if (!best || k_beats_ready(floor, best->prio)) break;
+        take_cpu(best);
+        T.k_floor = floor;     /* K's claim while it waits (see below) */
+        switch_to(best, NULL); /* K waits here, its frames below */
+    }
+    port_irq_restore(s);
+}
+
+bool thread_k_idle_switch(void)
+{
+    thread_t *idle = policy_idle();
+    if (!idle) return false;
+    take_cpu(idle);
+    T.k_floor = -1;        /* idle in sched_run(): no frame */
+    switch_to(idle, NULL); /* back when K has work; sched_run() drains */
+    return true;
+}
+
+void thread_call_on_k(void (*fn)(void *), void *arg)
+{
+    port_irq_state_t s = port_irq_save();
+    thread_t *cur = T.current;
+    charge(cur);
+    T.call = fn;
+    T.call_arg = arg;
+    ready_add(cur, READY_PREEMPTED);
+    switch_to(NULL, NULL);
+    port_irq_restore(s);
+}
+
+/* ---- thread side ---- */
+
+void thread_isr_exit(void)
+{
+    port_irq_state_t s = port_irq_save();
+    if (!T.sleeping && T.current->state == TS_RUNNING) reschedule_running();
+    port_irq_restore(s);
+}
+
+void thread_preempt_point(void)
+{
+    if (!T.current) {
+        sched_k_preempt();
+        return;
+    }
+    port_irq_state_t s = port_irq_save();
+    if (T.current->state == TS_RUNNING) reschedule_running();
+    port_irq_restore(s);
+}
+
+mt_err_t thread_yield(void)
+{
+    thread_t *cur = T.current;
+    if (!cur) return log_error(MT_ERR_STATE);
+    port_irq_state_t s = port_irq_save();
+    charge(cur);
+    if (policy_peek()) { /* behind its equals: the policy says who they are */
+        ready_add(cur, READY_YIELD);
+        bool to_k;
+        thread_t *next = next_context(&to_k);
+        run_next(next ? next : cur, to_k);
+    }
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* ---- life cycle ---- */
+
+/* Every thread starts here, on its own stack, with irq off. */
+static void thread_start(void *arg)
+{
+    thread_t *t = arg;
+    port_irq_enable();
+    t->entry(t->arg);
+    thread_exit();
+}
+
+static mt_err_t validate(const thread_spec_t *spec)
+{
+    if (!spec || !spec->entry || !spec->stack) return MT_ERR_INVALID;
+    if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
+    if (spec->stack_size < THREAD_STACK_BYTES(spec->stack_need)) return MT_ERR_INVALID;
+    if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
+    return MT_OK;
+}
+
+static thread_t *free_slot(void)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++)
+        if (threads[i].state == TS_FREE && !(threads[i].flags & THREAD_F_IDLE)) return &threads[i];
+    return NULL;
+}
+
+/* Never runs: messages to a bound task go to its thread's mailbox. */
+static mt_err_t bound_handler(void *state, msg_t *msg)
+{
+    (void) state;
+    (void) msg;
+    return MT_OK;
+}
+
+static mt_err_t bind_task(thread_t *t, const thread_spec_t *spec)
+{
+    if (spec->pid == MT_PID_NONE) return MT_OK;
+    task_spec_t ts = {.pid = spec->pid,
+                      .prio = spec->prio,
+                      .handler = bound_handler,
+                      .routes = spec->routes,
+                      .n_routes = spec->n_routes};
+    mt_err_t err = sched_task_create(&ts); /* logs its own errors */
+    if (err) return err;
+    t->task = sched_find_task(spec->pid);
+    sched_task_bind(t->task, t);
+    return MT_OK;
+}
+
+/* Fill in t from spec (its slot is still free: nothing else sees it). */
+static mt_err_t setup(thread_t *t, const thread_spec_t *spec)
+{
+    uint8_t id = t->id;
+    memset(t, 0, sizeof *t);
+    t->id = id;
+    t->entry = spec->entry;
+    t->arg = spec->arg;
+    t->stack = spec->stack;
+    t->stack_size = spec->stack_size;
+    t->prio = spec->prio;
+    t->cls = spec->cls;
+    if (!spec->stack_need) t->flags |= THREAD_F_GUARD;
+    memset(t->stack, STACK_PAINT, t->stack_size);
+    mt_err_t err = policy_thread_init(t);
+    if (err) return log_error(err);
+    return bind_task(t, spec);
+}
+
+mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
+{
+    if (port_in_isr()) return log_error(MT_ERR_STATE);
+    mt_err_t err = validate(spec);
+    if (err) return log_error(err);
+    thread_t *t = free_slot();
+    if (!t) return log_error(MT_ERR_NO_SLAB);
+    err = setup(t, spec);
+    if (err) {
+        t->state = TS_FREE;
+        return err;
+    }
+    port_context_init(&t->ctx, t->stack, t->stack_size, thread_start, t);
+    if (out) *out = t;
+    port_irq_state_t s = port_irq_save();
+    ready_add(t, READY_WOKEN);
+    port_irq_restore(s);
+    thread_preempt_point(); /* it runs now if it outranks the creator */
+    return MT_OK;
+}
+
+void thread_exit(void)
+{
+    thread_t *cur = T.current;
+    if (!cur || (cur->flags & THREAD_F_IDLE)) { /* K cannot exit */
+        log_error(MT_ERR_STATE);
+        port_halt(2);
+    }
+    thread_mail_purge(cur);
+    if (cur->task) sched_task_destroy(cur->task);
+    if (MOTET_THREAD_SLEEP) timer_kernel_stop(cur->id);
+    (void) port_irq_save(); /* for good: this context never resumes */
+    charge(cur);            /* lets the policy drop its slice timer */
+    check_guard(cur);
+    cur->state = TS_FREE;
+    cur->task = NULL;
+    bool to_k;
+    thread_t *next = next_context(&to_k);
+    if (!next && !to_k) next = policy_idle(); /* else K sleeps in sched_run() */
+    if (next) take_cpu(next);
+    switch_to(next, &T.dead_ctx);
+    for (;;) {
+    }
+}
+
+#endif /* MOTET_THREADS */

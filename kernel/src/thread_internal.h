@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thread internals shared by thread*.c and the hooks the scheduler and the
+ * timers call. With MOTET_THREADS=0 the hooks are empty inline functions
+ * (as log.h does), so sched.c and timer.c compile to what they were.
+ *
+ * The policy interface. Everything a scheduling policy decides sits behind
+ * the policy_* functions below, implemented by exactly one
+ * thread_policy_*.c per build (MOTET_THREAD_POLICY). thread.c owns the
+ * mechanism: contexts, the kernel stack K, blocking, waking, the fast path.
+ * A policy owns its ready structure, the order among threads, slices and
+ * CPU accounting. Between a thread and K only levels count (prio), by the
+ * rules in thread.c; between two threads only the policy's order does.
+ */
+#ifndef MOTET_THREAD_INTERNAL_H
+#define MOTET_THREAD_INTERNAL_H
+
+#include "motet/thread.h"
+#include "sched_internal.h"
+
+#if MOTET_THREADS
+
+/* Thread states. */
+enum {
+    TS_FREE = 0,
+    TS_READY,           /* in the policy's ready structure */
+    TS_RUNNING,         /* holds the CPU (or lent it to K for a send) */
+    TS_BLOCKED,         /* waits: semaphore, mailbox or sleep */
+    TS_BLOCKED_RUNNING, /* waits, but still current: it put the module to
+                         * sleep from its blocking call (fast path) */
+};
+
+/* Flags. */
+#define THREAD_F_GUARD 0x01u /* no analyser figure: check the guard words */
+#define THREAD_F_MAIL  0x02u /* blocked in thread_receive() */
+#define THREAD_F_SLEEP 0x04u /* blocked in thread_sleep() */
+#define THREAD_F_SLICE 0x08u /* policy: its slice or quantum ran out */
+#define THREAD_F_LONG  0x10u /* value of preemption: a long job (beta) */
+#define THREAD_F_IDLE  0x20u /* the MANTIS baseline's idle thread */
+#define THREAD_F_ARMED 0x40u /* policy: its slice timer is armed */
+
+struct thread {
+    port_context_t ctx;
+    thread_t *next; /* ready structure or semaphore wait list */
+    thread_entry_t entry;
+    void *arg;
+    uint8_t *stack; /* lowest address */
+    size_t stack_size;
+    task_t *task;        /* bound task (mailbox, routes), NULL if none */
+    msg_t *mail;         /* mailbox FIFO */
+    msg_t *mail_tail;    /* its last message */
+    msg_t *last_mail;    /* returned by the last receive, freed at the next */
+    uint32_t run_from;   /* timer_now() when it last got the CPU (timed policies) */
+    uint32_t quantum;    /* policy: ticks left of its slice or quantum */
+    uint32_t cpu;        /* policy: CPU ticks not yet turned into decay */
+    uint32_t sleep_left; /* MANTIS baseline: ticks left in the sleep queue */
+    mt_prio_t prio;      /* level in the shared priority space */
+    uint8_t state;       /* TS_* */
+    uint8_t cls;         /* THREAD_CLASS_* */
+    uint8_t id;          /* index; also the id of its sleep timer */
+    uint8_t flags;       /* THREAD_F_* */
+    uint8_t key;         /* policy: its place in the ready structure */
+    int8_t dyn;          /* event boosting: dynamic priority */
+    uint8_t mail_count;
+};
+
+/* How a thread enters the ready structure. */
+enum {
+    READY_WOKEN,     /* made ready (created, woken): behind its equals */
+    READY_PREEMPTED, /* lost the CPU to a higher context: before its equals,
+                      * unless the policy says its slice is over */
+    READY_YIELD      /* gave the CPU to its equals: behind them */
+};
+
+/* Kernel timer ids (timer_kernel_start): 0 .. MOTET_MAX_THREADS-1 are the
+ * threads' sleeps; these belong to the policies. */
+#define THREAD_TIMER_SLICE 0xF0u
+#define THREAD_TIMER_TICK  0xF1u
+
+/* ---- thread.c: the mechanism ---- */
+
+/* Forget every thread, reset the policy; boot (sched_init). */
+void thread_init(void);
+/* The running thread, NULL when K (the kernel stack) runs. */
+thread_t *thread_running(void);
+/* Make a blocked thread ready; irq off, any context (no switch here). */
+void thread_wake(thread_t *t);
+/* The running thread blocks (state and wait list set by the caller);
+ * returns when it runs again; irq off, thread. */
+void thread_block(void);
+/* A task-context action may have made someone outrank the running context:
+ * let it run (K: runs threads and messages above its frame); irq on. */
+void thread_preempt_point(void);
+/* Run fn(arg) on the kernel stack now, from a thread (K preempts it for the
+ * call, dispatch rule 1); irq on, thread. */
+void thread_call_on_k(void (*fn)(void *), void *arg);
+/* Threads by id (timer ids). */
+thread_t *thread_by_id(uint8_t id);
+
+/* ---- thread_sem.c: waiting and waking ---- */
+
+/* A message for the thread's pid arrived; irq off, any context. */
+void thread_mail_push(thread_t *t, msg_t *m);
+/* Free the mailbox of an exiting thread. */
+void thread_mail_purge(thread_t *t);
+
+/* ---- the policy (thread_policy_*.c) ---- */
+
+/* Reset; boot, after the threads are cleared. */
+void policy_init(void);
+/* A new thread: class check and initial state. MT_ERR_INVALID if the
+ * policy has no such class. */
+mt_err_t policy_thread_init(thread_t *t);
+/* t enters the ready structure (READY_*); irq off. */
+void policy_ready(thread_t *t, uint8_t how);
+/* t leaves the ready structure (it gets the CPU or exits); irq off. */
+void policy_remove(thread_t *t);
+/* The ready thread the policy would run next, NULL if none; O(1); irq off. */
+thread_t *policy_peek(void);
+/* Whether ready thread c should take the CPU from running thread cur now
+ * (c is policy_peek()); irq off. */
+bool policy_preempts(const thread_t *c, const thread_t *cur);
+/* cur got the CPU (after a switch, or kept it at a scheduling point);
+ * irq off. Timed policies arm their slice here. */
+void policy_started(thread_t *cur);
+/* cur leaves the CPU or reaches a scheduling point after running `ran`
+ * ticks since policy_started(); irq off. */
+void policy_charge(thread_t *cur, uint32_t ran);
+/* The running thread is about to block waiting for `ev`; irq off. */
+void policy_blocking(thread_t *cur, thread_event_t ev);
+/* A kernel timer of the policy fired; interrupt context. */
+void policy_timer(uint8_t id);
+/* The idle thread to run when nothing else can (MANTIS baseline), or NULL:
+ * the blocking thread then sleeps in place. */
+thread_t *policy_idle(void);
+/* Arm the wake-up of the running thread in `ticks` (it is marked blocked
+ * already); MT_ERR_NO_SLAB if no timer is free. */
+mt_err_t policy_sleep(thread_t *cur, uint32_t ticks);
+/* A semaphore operation happened (the MANTIS baseline rescans its sleep
+ * queue there); irq off. */
+void policy_sem_op(void);
+/* Whether the policy reads the clock at each switch (policy_charge). */
+bool policy_timed(void);
+
+/* ---- thread_ready.c: the O(1) ready structure most policies use ----
+ * Keys are 0 .. MOTET_PRIO_LEVELS * THREAD_SUBLEVELS - 1, higher runs
+ * first; a FIFO per key, a bitmap of non-empty levels and one of non-empty
+ * sub-levels per level, so the best key is two bit scans away. */
+#if MOTET_THREAD_POLICY == MOTET_POLICY_RETOS
+#define THREAD_SUBLEVELS 9 /* dynamic priorities 0..7, then the real-time classes */
+#elif MOTET_THREAD_POLICY == MOTET_POLICY_VOP
+#define THREAD_SUBLEVELS 2 /* long jobs, short jobs */
+#else
+#define THREAD_SUBLEVELS 1
+#endif
+
+void rq_init(void);
+/* Append t at key t->key, or put it first among that key. */
+void rq_push(thread_t *t, bool first);
+/* Unlink t (it must be in the structure). */
+void rq_remove(thread_t *t);
+/* Link t into key t->key just before `pos` (a thread of that key), or
+ * last if pos is NULL; for policies that order a key themselves. */
+void rq_insert_before(thread_t *t, thread_t *pos);
+/* First thread of the highest non-empty key, NULL if none. */
+thread_t *rq_peek(void);
+/* First thread of key `key`, NULL if none. */
+thread_t *rq_first(uint8_t key);
+/* Threads in the structure. */
+uint8_t rq_count(void);
+
+/* ---- timer.c: kernel timers ---- */
+
+/* Start kernel timer `id` (owner MT_PID_NONE): its expiry calls
+ * thread_timer_fired(id) in interrupt context instead of posting. */
+mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic);
+/* Stop it; false if it was not running. */
+bool timer_kernel_stop(uint8_t id);
+/* Kernel timer `id` expired; interrupt context. */
+void thread_timer_fired(uint8_t id);
+
+/* ---- sched.c: what threads need from the scheduler ---- */
+
+/* Bind task pid (just created) to thread th: its messages go to the
+ * mailbox. */
+void sched_task_bind(task_t *t, thread_t *th);
+/* Remove a bound task without FINAL (the thread exits). */
+void sched_task_destroy(task_t *t);
+/* Free a queued message and its payload. */
+void sched_msg_release(msg_t *m);
+/* The sleep mode for the next timer deadline. */
+port_sleep_mode_t sched_sleep_mode(void);
+/* True if K has nothing to run: it sits in sched_run() with no frame, no
+ * queued message and no stop request. */
+bool sched_k_idle(void);
+/* K's preemption point: run what outranks its top frame; K only. */
+void sched_k_preempt(void);
+
+/* ---- hooks called by sched.c and timer.c ---- */
+
+/* The running thread's priority level (a thread runs). */
+static inline mt_prio_t thread_running_prio(void)
+{
+    return thread_running()->prio;
+}
+/* The running thread's bound task, NULL if none (a thread runs). */
+static inline task_t *thread_running_task(void)
+{
+    return thread_running()->task;
+}
+/* K side of a scheduling point: run threads that outrank its frame below
+ * (priority `floor`) and the queue head; K only, irq on. */
+void thread_k_yield(mt_prio_t floor);
+/* Interrupt exit while a thread runs (sched_isr_exit). */
+void thread_isr_exit(void);
+/* sched_run() entered (true) or left (false) its loop. */
+void thread_k_in_run(bool in);
+/* K has nothing to do in sched_run(): hand the CPU to the idle thread
+ * (MANTIS baseline) and return once K has work; false if there is none. */
+bool thread_k_idle_switch(void);
+/* True if some thread is ready (read without the lock: a hint). */
+bool thread_any_ready(void);
+
+#else /* MOTET_THREADS == 0: the hooks vanish */
+
+static inline void thread_init(void)
+{
+}
+static inline thread_t *thread_running(void)
+{
+    return NULL;
+}
+static inline mt_prio_t thread_running_prio(void)
+{
+    return -1;
+}
+static inline task_t *thread_running_task(void)
+{
+    return NULL;
+}
+static inline void thread_k_yield(mt_prio_t floor)
+{
+    (void) floor;
+}
+static inline void thread_isr_exit(void)
+{
+}
+static inline void thread_k_in_run(bool in)
+{
+    (void) in;
+}
+static inline bool thread_k_idle_switch(void)
+{
+    return false;
+}
+static inline bool thread_any_ready(void)
+{
+    return false;
+}
+static inline void thread_preempt_point(void)
+{
+}
+static inline void thread_call_on_k(void (*fn)(void *), void *arg)
+{
+    (void) fn;
+    (void) arg;
+}
+static inline void thread_mail_push(thread_t *t, msg_t *m)
+{
+    (void) t;
+    (void) m;
+}
+static inline void thread_timer_fired(uint8_t id)
+{
+    (void) id;
+}
+
+#endif /* MOTET_THREADS */
+
+#endif /* MOTET_THREAD_INTERNAL_H */

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Policy MOTET_POLICY_VOP: optimising the value of preemption (Moubarak
+ * and Watfa). Threads of a level share the CPU round robin with a quantum
+ * (MOTET_THREAD_SLICE_US), but the scheduler cuts involuntary context
+ * switches by opening preemption-free periods.
+ *
+ * Job sizes come from the quantum. A thread that used its whole quantum
+ * and was switched out for it (an involuntary switch) gets a full quantum
+ * again and counts as long (beta). A thread that blocked on its own keeps
+ * only what it had left; with less than a full quantum it counts as short
+ * (alpha): it is likely to block again soon.
+ *
+ * Periods. Every delta of thread work (MOTET_VOP_DELTA_QUANTA quanta of
+ * CPU time) the mode changes. In a preemption-free period short threads
+ * run before long ones of their level, and a short thread runs to
+ * completion: no quantum end takes the CPU from it, so it blocks on its
+ * own, with no involuntary switch; a long thread running when the period
+ * opens gives way to a short one. After another delta the normal round
+ * robin returns. Priorities between levels, and the kernel stack's
+ * handlers, preempt as always: only switches among equals are saved.
+ *
+ * Keys: level * 2 + 1 for short threads during a preemption-free period,
+ * level * 2 otherwise; the ready threads are re-keyed when the mode
+ * changes. The quantum timer is tickless: armed only while an equal waits
+ * and the running thread may be sliced.
+ */
+#include "motet/timer.h"
+#include "thread_internal.h"
+
+#if MOTET_THREADS && MOTET_THREAD_POLICY == MOTET_POLICY_VOP
+
+#define QUANTUM TIMER_US(MOTET_THREAD_SLICE_US)
+#define DELTA   ((uint32_t) MOTET_VOP_DELTA_QUANTA * QUANTUM)
+
+static struct {
+    thread_t *armed_for; /* the quantum timer runs for it */
+    uint32_t work;       /* thread CPU ticks since the mode changed */
+    bool free_period;    /* a preemption-free period is open */
+} V;
+
+bool thread_vop_preemption_free(void)
+{
+    return V.free_period;
+}
+
+static bool is_short(const thread_t *t)
+{
+    return !(t->flags & THREAD_F_LONG);
+}
+
+static uint8_t key_of(const thread_t *t)
+{
+    return (uint8_t) (t->prio * 2 + (V.free_period && is_short(t) ? 1 : 0));
+}
+
+void policy_init(void)
+{
+    rq_init();
+    V.armed_for = NULL;
+    V.work = 0;
+    V.free_period = false;
+}
+
+mt_err_t policy_thread_init(thread_t *t)
+{
+    if (t->cls == THREAD_CLASS_DEFAULT) t->cls = THREAD_CLASS_RR;
+    if (t->cls != THREAD_CLASS_RR) return MT_ERR_INVALID;
+    t->quantum = QUANTUM;
+    t->flags |= THREAD_F_LONG;
+    return MT_OK;
+}
+
+/* A full quantum again: the job counts as long. */
+static void renew(thread_t *t)
+{
+    t->quantum = QUANTUM;
+    t->flags = (uint8_t) ((t->flags & ~THREAD_F_SLICE) | THREAD_F_LONG);
+}
+
+void policy_ready(thread_t *t, uint8_t how)
+{
+    bool spent = t->flags & THREAD_F_SLICE;
+    if (spent || !t->quantum) {
+        renew(t); /* involuntary switch, or blocked with nothing left */
+    } else if (how != READY_PREEMPTED) {
+        /* Blocked or yielded on its own: it keeps the rest of its quantum,
+         * which makes it short unless it never ran. */
+        if (t->quantum < QUANTUM) t->flags &= (uint8_t) ~THREAD_F_LONG;
+    }
+    t->key = key_of(t);
+    rq_push(t, how == READY_PREEMPTED && !spent);
+}
+
+void policy_remove(thread_t *t)
+{
+    rq_remove(t);
+}
+
+thread_t *policy_peek(void)
+{
+    return rq_peek();
+}
+
+bool policy_preempts(const thread_t *c, const thread_t *cur)
+{
+    uint8_t kc = c->key, kr = key_of(cur);
+    if (kc != kr) return kc > kr;
+    if (V.free_period && is_short(cur)) return false; /* runs to completion */
+    return cur->flags & THREAD_F_SLICE;
+}
+
+/* The mode changed: every ready thread moves to its new key. */
+static void rekey_ready(void)
+{
+    for (uint8_t id = 0; id < MOTET_MAX_THREADS; id++) {
+        thread_t *t = thread_by_id(id);
+        if (t->state != TS_READY) continue;
+        rq_remove(t);
+        t->key = key_of(t);
+        rq_push(t, false);
+    }
+}
+
+void policy_started(thread_t *cur)
+{
+    thread_t *best = rq_peek();
+    bool sliced = !(V.free_period && is_short(cur));
+    bool contended = sliced && best && best->prio == cur->prio;
+    if (contended && V.armed_for != cur) {
+        V.armed_for = cur;
+        if (timer_kernel_start(THREAD_TIMER_SLICE, cur->quantum ? cur->quantum : 1, false))
+            V.armed_for = NULL;
+    } else if (!contended && V.armed_for) {
+        timer_kernel_stop(THREAD_TIMER_SLICE);
+        V.armed_for = NULL;
+    }
+}
+
+void policy_charge(thread_t *cur, uint32_t ran)
+{
+    cur->quantum = ran < cur->quantum ? cur->quantum - ran : 0;
+    if (!cur->quantum) cur->flags |= THREAD_F_SLICE;
+    if (V.armed_for == cur) {
+        timer_kernel_stop(THREAD_TIMER_SLICE);
+        V.armed_for = NULL;
+    }
+    V.work += ran;
+    if (V.work < DELTA) return;
+    V.work = 0; /* after each delta of work, the other mode */
+    V.free_period = !V.free_period;
+    rekey_ready();
+}
+
+void policy_blocking(thread_t *cur, thread_event_t ev)
+{
+    (void) cur;
+    (void) ev;
+}
+
+void policy_timer(uint8_t id)
+{
+    if (id == THREAD_TIMER_SLICE) V.armed_for = NULL; /* the interrupt exit charges */
+}
+
+thread_t *policy_idle(void)
+{
+    return NULL;
+}
+
+mt_err_t policy_sleep(thread_t *cur, uint32_t ticks)
+{
+    return timer_kernel_start(cur->id, ticks, false);
+}
+
+void policy_sem_op(void)
+{
+}
+
+bool policy_timed(void)
+{
+    return true;
+}
+
+#endif

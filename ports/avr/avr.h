@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AVR port extras: what an ATmega128 application, a test or a benchmark
+ * uses beyond motet/port.h. Portable kernel code never includes this.
+ *
+ * Interrupts that may post messages are written with PORT_AVR_ISR, which
+ * wraps the body in the kernel's interrupt hooks and runs the exit dispatch
+ * at the tail, still in the interrupt's frame on the one stack but with
+ * interrupts enabled again (DESIGN rule 3):
+ *
+ *     PORT_AVR_ISR(INT4_vect)
+ *     {
+ *         sched_post_isr(PID_RADIO, PORT_0, NULL, 0, 0);
+ *     }
+ *
+ * port_in_isr() is true in the body and false in the tail; interrupts that
+ * arrive during the tail nest (each runs its own body and tail). An
+ * interrupt that posts nothing may use plain ISR() from <avr/interrupt.h>;
+ * it then neither ends a sleep (port_sleep() goes back to sleep) nor
+ * dispatches anything.
+ *
+ * Unit tests (tests/unit/test_port_avr.c) build the port with
+ * PORT_AVR_TEST_CLOCK=1: Timer1 is then clocked only while the CPU sleeps or
+ * while a test declares work with tport_busy(), so code takes no ticks, as on
+ * the native port's simulated clock; each interrupt stops the clock on entry
+ * and puts it back on exit. The test port supplies the tport_avr_ hooks.
+ */
+#ifndef PORT_AVR_H
+#define PORT_AVR_H
+
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <stdint.h>
+
+#include "motet/port.h"
+#include "motet/sched.h"
+
+#ifndef PORT_AVR_TEST_CLOCK
+#define PORT_AVR_TEST_CLOCK 0
+#endif
+
+/* Interrupt nesting of PORT_AVR_ISR bodies (port_in_isr()). */
+extern volatile uint8_t port_avr_isr_depth;
+/* Set by every PORT_AVR_ISR: the interrupt may have made work (port_sleep). */
+extern volatile uint8_t port_avr_woken;
+
+/* Test-clock hooks, defined by the test port and called only when
+ * PORT_AVR_TEST_CLOCK is 1. An interrupt entry stops Timer1 first thing and
+ * hands over the clock-select bits it found; the hook returns what to put
+ * back on exit (0 when the clock was running for a sleep). */
+uint8_t tport_avr_isr_enter(uint8_t clock_select);
+void tport_avr_sleep_enter(void);
+void tport_avr_sleep_begin(void);
+void tport_avr_sleep_end(void);
+
+#if PORT_AVR_TEST_CLOCK
+#define PORT_AVR_CLOCK_ENTER()                                                                     \
+    uint8_t port_avr_clock_ = TCCR1B;                                                              \
+    TCCR1B = 0;                                                                                    \
+    port_avr_clock_ = tport_avr_isr_enter(port_avr_clock_)
+#define PORT_AVR_CLOCK_EXIT() (TCCR1B = port_avr_clock_)
+#else
+#define PORT_AVR_CLOCK_ENTER() ((void) 0)
+#define PORT_AVR_CLOCK_EXIT()  ((void) 0)
+#endif
+
+/* Define the service routine of `vector` (an avr-libc name such as
+ * TIMER1_COMPA_vect); the braces that follow are its body. */
+#define PORT_AVR_ISR(vector)                                                                       \
+    static inline void vector##_body(void) __attribute__((always_inline));                         \
+    ISR(vector)                                                                                    \
+    {                                                                                              \
+        PORT_AVR_CLOCK_ENTER();                                                                    \
+        port_avr_isr_depth++;                                                                      \
+        sched_isr_enter();                                                                         \
+        vector##_body();                                                                           \
+        port_avr_isr_depth--;                                                                      \
+        port_avr_woken = 1;                                                                        \
+        sei();                                                                                     \
+        sched_isr_exit();                                                                          \
+        cli();                                                                                     \
+        PORT_AVR_CLOCK_EXIT();                                                                     \
+    }                                                                                              \
+    static inline void vector##_body(void)
+
+/* Counter value port_init() starts Timer1 at (default 0); tests set it to
+ * begin near a wrap. */
+extern uint16_t port_avr_counter_preset;
+
+/* Deepest mode port_sleep() may use. Power-save stops Timer1 and every
+ * clkIO peripheral; lower the limit to PORT_SLEEP_IDLE while such a
+ * peripheral (a second timer, a UART receiver) must wake the module. */
+void port_avr_sleep_limit(port_sleep_mode_t deepest);
+
+/* Stack discipline: the free RAM between the static data and the top of the
+ * stack is painted at start-up; the high-water mark is the painted bytes
+ * that were overwritten since. port_halt() reports it to the harness. */
+uint16_t port_avr_stack_used(void);
+/* Bytes between the end of the static data and the top of the stack. */
+uint16_t port_avr_stack_size(void);
+
+/* Wait until the console has sent its last byte. */
+void port_avr_console_flush(void);
+
+#endif /* PORT_AVR_H */

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+# Build hooks of the AVR port (ATmega128 on simavr), included by the
+# top-level CMakeLists.txt before the kernel is configured. Configure with
+#   cmake -S . -B build-avr -G Ninja -DMOTET_PORT=avr \
+#         -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-avr.cmake [-DMOTET_AVR_F_CPU=4000000]
+if(NOT CMAKE_SYSTEM_PROCESSOR STREQUAL "avr")
+  message(FATAL_ERROR "MOTET_PORT=avr needs -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-avr.cmake")
+endif()
+
+# ---- clock -------------------------------------------------------------------
+set(MOTET_AVR_F_CPU 8000000 CACHE STRING "ATmega128 clock in Hz: 4000000 or 8000000")
+set_property(CACHE MOTET_AVR_F_CPU PROPERTY STRINGS 4000000 8000000)
+if(NOT MOTET_AVR_F_CPU MATCHES "^[48]000000$")
+  message(FATAL_ERROR "MOTET_AVR_F_CPU must be 4000000 or 8000000, not ${MOTET_AVR_F_CPU}")
+endif()
+add_compile_definitions(F_CPU=${MOTET_AVR_F_CPU}UL)
+
+# ---- kernel configuration for 4 KB of SRAM -----------------------------------
+# About 1.8 KB of static kernel data with the event log (heap 1 KB, 32 log
+# records of 8 B, 16 queued messages, 8 tasks, 8 timers), leaving over 2 KB
+# for the one shared stack and the application.
+set(MOTET_PORT_KERNEL_DEFS
+  MOTET_HEAP_SIZE=1024
+  MOTET_MAX_TASKS=8
+  MOTET_MAX_REMOTE_TASKS=4
+  MOTET_MAX_QUEUED_MSGS=16
+  MOTET_MAX_TIMERS=8
+  MOTET_MAX_GROUP_MEMBERS=8
+  MOTET_LOG_ENTRIES=32
+)
+
+# Kernel unit tests that cannot run on this port, with the reason. Each
+# entry is `program` or `program:test_case`; tests/CMakeLists.txt is asked to
+# honour the list (see the report in docs/benchmarks-avr.md).
+set(MOTET_PORT_SKIP_TESTS
+  # Starts the counter at 0xFFFFF000 and asserts port_counter_read() ==
+  # 0xFFFFF000: a 16-bit counter cannot hold that value (inherently 32-bit).
+  test_timer:test_timers_cross_the_32_bit_counter_wrap
+)
+
+# ---- the simavr harness --------------------------------------------------------
+# The runner needs tools/simavr-harness (motet-simavr), a host program. Give
+# the one a native build made (-DMOTET_SIMAVR_HARNESS=/path/to/motet-simavr),
+# or leave this empty and the AVR build compiles its own copy with the host
+# compiler (needs libsimavr-dev, libelf-dev and pkg-config).
+set(MOTET_SIMAVR_HARNESS "" CACHE FILEPATH
+    "motet-simavr from a native build; empty: build one here with the host compiler")
+set(MOTET_SIMAVR_INCLUDE "")
+find_program(MOTET_PKG_CONFIG pkg-config)
+if(MOTET_PKG_CONFIG)
+  execute_process(COMMAND ${MOTET_PKG_CONFIG} --cflags-only-I simavr
+                  OUTPUT_VARIABLE simavr_cflags RESULT_VARIABLE simavr_rc
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(simavr_rc EQUAL 0)
+    string(REGEX REPLACE "^-I" "" MOTET_SIMAVR_INCLUDE "${simavr_cflags}")
+  endif()
+endif()
+
+set(motet_harness "${MOTET_SIMAVR_HARNESS}")
+if(NOT motet_harness)
+  include(${MOTET_ROOT}/tools/simavr-harness/host-build.cmake)
+  motet_simavr_host_build(motet_harness)
+endif()
+
+# ---- images and the runner ------------------------------------------------------
+# ctest runs each image through tools/motetlib/port_avr.py, which starts the
+# harness, passes the console through and exits with the firmware's status
+# (or fails on a timeout); the image path is appended.
+set(MOTET_PORT_RUNNER
+  ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/port_avr.py run
+  --freq ${MOTET_AVR_F_CPU} --harness ${motet_harness} --timeout 100)
+
+# motet_port_firmware(target [port_library]): turn executable `target` into
+# an ATmega128 image (NAME.elf, with its linker map NAME.elf.map). Kernel
+# unit tests (sources under tests/) link the test variant of the port;
+# everything else links motet_port (or the library given, e.g.
+# motet_port_nolog) and must fit the 4 KB of internal SRAM.
+function(motet_port_firmware target)
+  set(port_library motet_port)
+  if(ARGC GREATER 1)
+    set(port_library ${ARGV1})
+  endif()
+  get_target_property(dir ${target} SOURCE_DIR)
+  string(FIND "${dir}/" "${MOTET_ROOT}/tests/" at)
+  set_target_properties(${target} PROPERTIES SUFFIX ".elf")
+  target_link_options(${target} PRIVATE LINKER:-Map=$<TARGET_FILE:${target}>.map)
+  if(at EQUAL 0)
+    target_link_libraries(${target} PRIVATE motet_port_test)
+  else()
+    target_link_libraries(${target} PRIVATE ${port_library})
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/port_avr.py check-ram
+              $<TARGET_FILE:${target}>
+      VERBATIM)
+  endif()
+endfunction()
+
+# The benchmark images (cycle counts by GPIO edges, bench/avr). Added here
+# because the top-level CMakeLists.txt adds only bench/native; its targets
+# link the kernel and port libraries defined after this file, by name.
+add_subdirectory(${MOTET_ROOT}/bench/avr ${CMAKE_BINARY_DIR}/bench/avr)

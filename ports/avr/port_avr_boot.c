@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AVR port: start-up, halt, stack painting, the vector table's catch-all.
+ *
+ * Vector table and C start-up come from avr-libc (crtatmega128.o): reset
+ * sets SP to __stack (the top of RAM, or the top of external SRAM for test
+ * images), copies .data and clears .bss; every vector without an ISR jumps
+ * to BADISR_vect below. The .init sections used here run before main():
+ *
+ *   .init3  with PORT_AVR_XMEM: enable external SRAM (MCUCR.SRE) before
+ *           .data and .bss, which may lie there, are initialised;
+ *   .init8  paint the free RAM between the static data and the stack.
+ *
+ * Halt marker: port_halt() disables interrupts, lets the console drain,
+ * then sleeps with interrupts off holding a mailbox in registers: r21:r20 =
+ * 0x4D54 ("MT"), r25:r24 = the status, r23:r22 = the stack high-water mark
+ * in bytes. The harness (tools/simavr-harness) stops there; on a chip the
+ * core stays asleep, registers readable by a debugger.
+ */
+#include <avr/sleep.h>
+#include <stdlib.h>
+
+#include "avr.h"
+#include "port_avr_internal.h"
+
+#if defined(__has_include)
+#if __has_include(<avr/avr_mcu_section.h>)
+/* simavr reads the MCU and its clock from this section of the image. */
+#include <avr/avr_mcu_section.h>
+AVR_MCU(F_CPU, "atmega128");
+#endif
+#endif
+
+#ifndef PORT_AVR_XMEM
+#define PORT_AVR_XMEM 0
+#endif
+
+#define STACK_PAINT    0xA5u
+#define HALT_MAGIC     0x4D54u
+#define STATUS_BAD_ISR 3 /* an interrupt without a handler fired */
+
+extern uint8_t __heap_start; /* end of .data, .bss and .noinit (linker) */
+extern uint8_t __stack;      /* top of the stack (avr-libc, linker) */
+
+/* Naked .init code runs inline in the start-up sequence: no prologue, no
+ * return; r1 is already zero and SP is set. */
+__attribute__((naked, used, section(".init3"))) static void enable_xmem(void)
+{
+    if (PORT_AVR_XMEM) MCUCR |= _BV(SRE); /* 60 KB at 0x1100, no wait states */
+}
+
+__attribute__((naked, used, section(".init8"))) static void paint_stack(void)
+{
+    /* Below SP nothing is live yet; main() has not been called. */
+    uint8_t *p = &__heap_start;
+    uint8_t *sp = (uint8_t *) SP;
+    while (p < sp) *p++ = STACK_PAINT;
+}
+
+uint16_t port_avr_stack_size(void)
+{
+    return (uint16_t) (&__stack - &__heap_start + 1);
+}
+
+uint16_t port_avr_stack_used(void)
+{
+    const uint8_t *p = &__heap_start;
+    while (p <= &__stack && *p == STACK_PAINT) p++;
+    return (uint16_t) (&__stack - p + 1);
+}
+
+/* Every call resets the port fully: each unit test boots anew. */
+void port_init(void)
+{
+    cli();
+    port_avr_isr_depth = 0;
+    port_avr_woken = 0;
+    port_avr_sleep_limit(PORT_SLEEP_NONE_DUE);
+    port_avr_console_init();
+    port_avr_timer_init();
+}
+
+void port_halt(int status)
+{
+    cli();
+    port_avr_console_flush();
+    set_sleep_mode(SLEEP_MODE_PWR_DOWN);
+    sleep_enable();
+    register uint16_t st __asm__("r24") = (uint16_t) status;
+    register uint16_t used __asm__("r22") = port_avr_stack_used();
+    register uint16_t magic __asm__("r20") = HALT_MAGIC;
+    for (;;) __asm__ volatile("sleep" ::"r"(st), "r"(used), "r"(magic));
+}
+
+/* main() returning, or a call of exit(), halts the module with that status;
+ * avr-libc's own exit() would spin with interrupts off, which says nothing
+ * to the harness. (The C start-up calls exit() with main()'s result.) */
+void exit(int status)
+{
+    port_halt(status);
+    __builtin_unreachable();
+}
+
+/* An enabled interrupt without a service routine: stop, rather than let
+ * avr-libc's default jump to the reset vector restart the module. */
+ISR(BADISR_vect)
+{
+    static const char msg[] = "avr: interrupt without a handler\n";
+    port_console_write(msg, sizeof msg - 1);
+    port_halt(STATUS_BAD_ISR);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AVR port: the interrupt flag and sleep.
+ *
+ * The I bit of SREG is the whole interrupt state; a saved state is that bit
+ * alone. Sleeping uses the AVR guarantee that the instruction after SEI runs
+ * before any interrupt: "sei; sleep" cannot lose a wake-up that arrives
+ * between the two.
+ */
+#include <avr/sleep.h>
+
+#include "avr.h"
+
+volatile uint8_t port_avr_isr_depth;
+volatile uint8_t port_avr_woken;
+
+static port_sleep_mode_t sleep_limit = PORT_SLEEP_NONE_DUE;
+
+port_irq_state_t port_irq_save(void)
+{
+    port_irq_state_t was = SREG & _BV(SREG_I);
+    cli();
+    return was;
+}
+
+void port_irq_restore(port_irq_state_t state)
+{
+    if (state) sei();
+}
+
+void port_irq_enable(void)
+{
+    sei();
+}
+
+bool port_in_isr(void)
+{
+    return port_avr_isr_depth != 0;
+}
+
+void port_avr_sleep_limit(port_sleep_mode_t deepest)
+{
+    sleep_limit = deepest;
+}
+
+/* Timer1 (the counter) runs on clkIO, which only idle keeps: any wait with a
+ * deadline is idle. With nothing due the module may power-save; Timer1 then
+ * stops, so the kernel's clock loses that time (it has no deadline to miss),
+ * and only external interrupts (INT7:0), the TWI address match, Timer0 on its
+ * 32 kHz crystal or the watchdog wake it. */
+static uint8_t hardware_mode(port_sleep_mode_t mode)
+{
+    if (mode > sleep_limit) mode = sleep_limit;
+    return mode == PORT_SLEEP_NONE_DUE ? SLEEP_MODE_PWR_SAVE : SLEEP_MODE_IDLE;
+}
+
+/* Enter with irq off; return with irq off once an interrupt that may have
+ * made work (a PORT_AVR_ISR) has run. Interrupts that post nothing (plain
+ * ISR()) wake the core too: it goes straight back to sleep. */
+void port_sleep(port_sleep_mode_t mode)
+{
+    set_sleep_mode(hardware_mode(mode));
+    port_avr_woken = 0;
+    if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_enter();
+    do {
+        if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_begin();
+        sleep_enable();
+        __asm__ volatile("sei\n\tsleep" ::: "memory");
+        cli();
+        sleep_disable();
+        if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_end();
+    } while (!port_avr_woken);
+}

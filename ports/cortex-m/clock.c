@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Time on the Cortex-M port: the free-running counter (TIMER1 and its epoch
+ * count), the kernel's compare (TIMER0), the port-private alarm (dual timer
+ * 1) and the cycle counter. cortex_m.h gives the overall picture.
+ *
+ * Reading the clock. TIMER1 counts down from EPOCH_CLOCKS-1 to 0 and then
+ * reloads; its interrupt flag rises as the value reaches 0. The epoch count
+ * is advanced by that interrupt, or by a reader who sees the flag before the
+ * interrupt ran. With that convention the value 0 already belongs to the
+ * next epoch, so clocks since the restart are
+ *     epoch * EPOCH_CLOCKS + (EPOCH_CLOCKS - 1 - value)
+ * with `epoch` one less when value is 0 (that count closes the old epoch).
+ *
+ * One-shots. A CMSDK down counter loaded with n interrupts n clocks later,
+ * give or take one against TIMER1's phase; both are loaded with one clock
+ * to spare, and their interrupts compare the clock with the deadline before
+ * acting, so they never act early. Waits beyond MAX_LOAD clocks (86 s) are
+ * covered by intermediate interrupts that only re-load.
+ */
+#include "motet/port.h"
+#include "motet/timer.h"
+#include "mps2.h"
+#include "port_cm_internal.h"
+
+#define CLOCKS_PER_TICK PORT_CM_CLOCKS_PER_TICK
+#define TICKS_PER_EPOCH (0xFFFFFFFFu / CLOCKS_PER_TICK)
+#define EPOCH_CLOCKS    (TICKS_PER_EPOCH * CLOCKS_PER_TICK)
+#define MAX_LOAD        0x80000000u
+
+/* A point in time: epochs and clocks into the epoch (0 .. EPOCH_CLOCKS-1). */
+typedef struct clock_point {
+    uint32_t epoch;
+    uint32_t clocks;
+} clock_point_t;
+
+/* A one-shot timer channel driven towards a deadline in clocks. */
+typedef struct oneshot {
+    uint64_t due; /* clocks since the restart */
+    bool armed;
+    void (*load)(uint32_t clocks); /* start the hardware for this many clocks */
+} oneshot_t;
+
+static volatile uint32_t epoch;
+static uint32_t counter_start;
+static uint32_t next_counter_start;
+
+/* ------------------------------------------------------------ the counter */
+
+/* Interrupts off. Inlined: every kernel path that logs or touches a timer
+ * reads the clock, several times over. */
+static inline __attribute__((always_inline)) clock_point_t clock_read_locked(void)
+{
+    uint32_t e = epoch;
+    uint32_t v = CM_TIMER1->value;
+    if (CM_TIMER1->intr) { /* wrapped, the interrupt not yet run */
+        v = CM_TIMER1->value;
+        e++;
+    }
+    if (v == 0u) return (clock_point_t){.epoch = e - 1u, .clocks = EPOCH_CLOCKS - 1u};
+    return (clock_point_t){.epoch = e, .clocks = EPOCH_CLOCKS - 1u - v};
+}
+
+/* Any context: PRIMASK saved and put back around the read. */
+static inline __attribute__((always_inline)) clock_point_t clock_read(void)
+{
+    uint32_t primask;
+    __asm volatile("mrs %0, primask\n"
+                   "cpsid i"
+                   : "=r"(primask)
+                   :
+                   : "memory");
+    clock_point_t p = clock_read_locked();
+    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+    return p;
+}
+
+static uint64_t point_clocks(clock_point_t p)
+{
+    return (uint64_t) p.epoch * EPOCH_CLOCKS + p.clocks;
+}
+
+static uint64_t point_ticks(clock_point_t p)
+{
+    return (uint64_t) p.epoch * TICKS_PER_EPOCH + p.clocks / CLOCKS_PER_TICK;
+}
+
+void cm_epoch_isr(void)
+{
+    CM_TIMER1->intr = 1u;
+    epoch++;
+}
+
+port_counter_t port_counter_read(void)
+{
+    clock_point_t p = clock_read();
+    return (port_counter_t) (counter_start + p.epoch * TICKS_PER_EPOCH +
+                             p.clocks / CLOCKS_PER_TICK);
+}
+
+uint64_t port_cm_time(void)
+{
+    return point_ticks(clock_read());
+}
+
+uint64_t port_cm_clocks(void)
+{
+    return point_clocks(clock_read());
+}
+
+uint32_t port_cycles(void)
+{
+    return (uint32_t) point_clocks(clock_read());
+}
+
+void port_cm_set_counter_start(uint32_t start)
+{
+    next_counter_start = start;
+}
+
+/* ------------------------------------------------------------ one-shots */
+
+/* Load the channel for the rest of its wait; interrupts off. */
+static void oneshot_program(const oneshot_t *t, uint64_t now)
+{
+    uint64_t wait = t->due > now ? t->due - now : 0u;
+    t->load(wait >= MAX_LOAD ? MAX_LOAD : (uint32_t) wait + 1u);
+}
+
+/* In the channel's interrupt: true once the deadline has come (and the
+ * channel is then disarmed), else re-load for the rest. */
+static bool oneshot_expired(oneshot_t *t)
+{
+    if (!t->armed) return false; /* cancelled after it fired */
+    uint64_t now = point_clocks(clock_read());
+    if (now < t->due) {
+        oneshot_program(t, now);
+        return false;
+    }
+    t->armed = false;
+    return true;
+}
+
+/* ------------------------------------------------------------ the compare */
+
+static void timer0_load(uint32_t clocks)
+{
+    CM_TIMER0->ctrl = 0u;
+    CM_TIMER0->reload = 0xFFFFFFFFu; /* stopped by the interrupt long before */
+    CM_TIMER0->value = clocks;
+    CM_TIMER0->intr = 1u;
+    CM_TIMER0->ctrl = TIMER_CTRL_EN | TIMER_CTRL_IE;
+}
+
+static oneshot_t compare = {.load = timer0_load};
+
+static void timer0_stop(void)
+{
+    CM_TIMER0->ctrl = 0u;
+    CM_TIMER0->intr = 1u;
+    NVIC_ICPR(0) = 1u << IRQ_TIMER0; /* a fired, untaken compare is replaced */
+}
+
+void port_compare_set(port_counter_t at)
+{
+    timer0_stop();
+    clock_point_t now = clock_read();
+    uint64_t now_ticks = point_ticks(now);
+    uint32_t distance = (uint32_t) (at - (counter_start + (uint32_t) now_ticks));
+    compare.armed = true;
+    if (distance == 0u || distance >= PORT_COUNTER_HALF) { /* due: take it now */
+        compare.due = point_clocks(now);
+        NVIC_ISPR(0) = 1u << IRQ_TIMER0;
+        return;
+    }
+    compare.due = (now_ticks + distance) * CLOCKS_PER_TICK;
+    oneshot_program(&compare, point_clocks(now));
+}
+
+void port_compare_disable(void)
+{
+    timer0_stop();
+    compare.armed = false;
+}
+
+void cm_compare_isr(void)
+{
+    CM_TIMER0->ctrl = 0u;
+    CM_TIMER0->intr = 1u;
+    if (oneshot_expired(&compare)) cm_kernel_isr(timer_isr_compare);
+}
+
+/* ------------------------------------------------------------ the alarm */
+
+static void dualtimer_load(uint32_t clocks)
+{
+    CM_DUALTIMER1->ctrl = 0u;
+    CM_DUALTIMER1->intclr = 1u;
+    CM_DUALTIMER1->load = clocks;
+    CM_DUALTIMER1->ctrl = DUAL_CTRL_EN | DUAL_CTRL_IE | DUAL_CTRL_32BIT | DUAL_CTRL_ONESHOT;
+}
+
+static oneshot_t alarm = {.load = dualtimer_load};
+static port_cm_isr_fn alarm_fn;
+
+static void dualtimer_stop(void)
+{
+    CM_DUALTIMER1->ctrl = 0u;
+    CM_DUALTIMER1->intclr = 1u;
+    NVIC_ICPR(0) = 1u << IRQ_DUALTIMER;
+}
+
+void port_cm_alarm_set(uint64_t at, port_cm_isr_fn fn)
+{
+    port_irq_state_t s = port_irq_save();
+    dualtimer_stop();
+    alarm_fn = fn;
+    alarm.armed = true;
+    alarm.due = at * CLOCKS_PER_TICK;
+    uint64_t now = point_clocks(clock_read_locked());
+    if (alarm.due <= now)
+        NVIC_ISPR(0) = 1u << IRQ_DUALTIMER;
+    else
+        oneshot_program(&alarm, now);
+    port_irq_restore(s);
+}
+
+void port_cm_alarm_cancel(void)
+{
+    port_irq_state_t s = port_irq_save();
+    dualtimer_stop();
+    alarm.armed = false;
+    port_irq_restore(s);
+}
+
+void cm_alarm_isr(void)
+{
+    CM_DUALTIMER1->ctrl = 0u;
+    CM_DUALTIMER1->intclr = 1u;
+    if (oneshot_expired(&alarm) && alarm_fn) alarm_fn();
+}
+
+/* ------------------------------------------------------------ start-up */
+
+/* Restart the clock: tick 0 begins now, the counter reads the start value. */
+void cm_clock_init(void)
+{
+    timer0_stop();
+    compare.armed = false;
+    dualtimer_stop();
+    alarm.armed = false;
+    CM_TIMER1->ctrl = 0u;
+    CM_TIMER1->reload = EPOCH_CLOCKS - 1u;
+    CM_TIMER1->value = EPOCH_CLOCKS - 1u;
+    CM_TIMER1->intr = 1u;
+    NVIC_ICPR(0) = 1u << IRQ_TIMER1;
+    epoch = 0;
+    counter_start = next_counter_start;
+    CM_TIMER1->ctrl = TIMER_CTRL_EN | TIMER_CTRL_IE;
+
+    NVIC_IPR(IRQ_TIMER1) = PORT_CM_PRIO_EPOCH;
+    NVIC_IPR(IRQ_TIMER0) = PORT_CM_PRIO_COMPARE;
+    NVIC_IPR(IRQ_DUALTIMER) = PORT_CM_PRIO_ALARM;
+    NVIC_ISER(0) = (1u << IRQ_TIMER0) | (1u << IRQ_TIMER1) | (1u << IRQ_DUALTIMER);
+}

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# Build hooks of the Cortex-M port (see ports/template/port.cmake). Needs
+# -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-cortex-m.cmake. Images run under
+# QEMU (mps2-an385) through tools/motetlib/port_cortex_m.py.
+
+# The kernel's defaults (config.h) fit this board's 4 MB of RAM.
+set(MOTET_PORT_KERNEL_DEFS "")
+
+# The runner: boots QEMU with the deterministic flags, passes the console
+# through and exits with the program's status (or 124 after its timeout).
+set(MOTET_PORT_RUNNER ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/port_cortex_m.py)
+
+# Every kernel unit test runs on this port.
+set(MOTET_PORT_SKIP_TESTS "")
+
+# Link `target` as an image for the board, with the port library (default
+# motet_port; pass motet_port_nolog for the kernel without event log), a
+# linker map beside the image (the footprint report reads it) and a size
+# summary after each link.
+function(motet_port_firmware target)
+  set(port_library motet_port)
+  if(ARGC GREATER 1)
+    set(port_library ${ARGV1})
+  endif()
+  target_link_libraries(${target} PRIVATE ${port_library})
+  target_link_options(${target} PRIVATE -Wl,-Map=$<TARGET_FILE:${target}>.map)
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_SIZE} $<TARGET_FILE:${target}>
+    VERBATIM)
+endfunction()

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the Cortex-M port share with each other (and nothing
+ * outside ports/cortex-m/ includes).
+ */
+#ifndef PORT_CM_INTERNAL_H
+#define PORT_CM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "cortex_m.h"
+
+static inline uint32_t cm_ipsr(void)
+{
+    uint32_t ipsr;
+    __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return ipsr;
+}
+
+/* Start-up stages, called by port_init() with interrupts off. */
+void cm_console_init(void);
+void cm_irq_init(void);
+void cm_clock_init(void);
+void cm_sleep_init(void);
+
+/* Print and stop with status 3: a port invariant broke (fault, stray
+ * interrupt, misuse). Any context. */
+void cm_fatal(const char *what, uint32_t value) __attribute__((noreturn));
+void cm_console_puts(const char *s);
+void cm_console_putu(uint32_t v);
+void cm_console_puthex(uint32_t v);
+
+/* Run `body` as a posting interrupt: sched_isr_enter(), body, then the exit
+ * dispatch (PendSV). Interrupt context. */
+void cm_kernel_isr(port_cm_isr_fn body);
+
+/* Exception and interrupt entry points (startup.c's vector table). */
+void Reset_Handler(void);
+void NMI_Handler(void);
+void HardFault_Handler(void);
+void PendSV_Handler(void);
+void cm_line_isr(void);
+void cm_epoch_isr(void);
+void cm_compare_isr(void);
+void cm_alarm_isr(void);
+
+#endif /* PORT_CM_INTERNAL_H */

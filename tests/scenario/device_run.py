@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for the multi-module scenarios: run `motet run` on a device and
+read back what happened.
+
+`motet run` is tools/motetlib/run_device.py (the `motet` command line
+hands `run` to it); the tests call it as a module so that they do not
+depend on how the command line is wired, with --no-build because the
+session's build fixture has built everything already.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT, RUN_TIMEOUT_S
+
+DEVICES = ROOT / "devices"
+TOOLS = ROOT / "tools"
+sys.path.insert(0, str(TOOLS))
+
+from motetlib import eventlog  # noqa: E402
+
+LINE = re.compile(r"^m(\d+)\| \[\s*(\d+\.\d{3}) ms\] (.*)$")
+PONG = re.compile(r"pong 0x[0-9a-f]+: seq (\d+) sent (\d+\.\d{3}) (in order|OUT OF ORDER)")
+PING = re.compile(r"ping: seq (\d+) rtt (\d+) us")
+MEMBER = re.compile(r"member 0x([0-9a-f]+) prio (\d+): seq (\d+) sent (\d+\.\d{3}) "
+                    r"(in order|OUT OF ORDER)")
+CAST = re.compile(r"cast: seq (\d+)")
+
+
+def motet_run_cmd(build_dir, device, *args, extra=()):
+    cmd = [sys.executable, "-m", "motetlib.run_device", str(device), "--no-build",
+           "--build-dir", str(build_dir), *map(str, args)]
+    return cmd + (["--", *extra] if extra else [])
+
+
+def env():
+    return dict(os.environ, PYTHONPATH=str(TOOLS))
+
+
+class Run:
+    """A finished run: its output lines and its report."""
+
+    def __init__(self, stdout, report):
+        self.stdout = stdout
+        self.report = report
+        self.lines = stdout.splitlines()
+
+    def module_lines(self, regex):
+        """(module, time_ms, match) for every module line matching regex."""
+        out = []
+        for line in self.lines:
+            m = LINE.match(line)
+            if m:
+                found = regex.search(m.group(3))
+                if found:
+                    out.append((int(m.group(1)), float(m.group(2)), found))
+        return out
+
+    def hub_notes(self, text):
+        return [line for line in self.lines if line.startswith("hub|") and text in line]
+
+    def kernel(self, module):
+        return self.report["modules"][str(module)]["kernel"]
+
+    def module(self, module):
+        return self.report["modules"][str(module)]
+
+
+def run_device(build_dir, tmp_path, device, *args, extra=(), log_dir=None):
+    """Run a device to the end; fails the test on a non-zero status."""
+    report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*')))}.json"
+    more = ["--report", report_path]
+    if log_dir is not None:
+        more += ["--log-dir", log_dir]
+    cmd = motet_run_cmd(build_dir, device, *args, *more, extra=extra)
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 0, (f"{' '.join(cmd)} exited with {res.returncode}:\n"
+                                 f"{res.stdout[-4000:]}{res.stderr[-2000:]}")
+    return Run(res.stdout, json.loads(report_path.read_text()))
+
+
+def events(log_dir, module):
+    """The event-log records of one module (--log-dir)."""
+    return [r for r in eventlog.read(Path(log_dir) / f"m{module}.log")
+            if isinstance(r, eventlog.Event)]

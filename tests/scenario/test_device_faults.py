@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: MIT
+"""Faults injected by the hub on command, and what each one did. The
+device must keep working: messages that can still be delivered are all
+delivered, once and in order; whatever could not be is reported.
+"""
+
+import os
+import signal
+import subprocess
+
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import (CAST, DEVICES, MEMBER, PING, PONG, env, events, motet_run_cmd,
+                        run_device)
+
+TWO = DEVICES / "two-module.toml"
+FIVE = DEVICES / "five-module.toml"
+ERR_BUS_CORRUPT = 20  # index of MT_ERR_BUS_CORRUPT in types.h (eventlog.ERRORS)
+
+
+def pong_seqs(run):
+    return [int(m.group(1)) for _, _, m in run.module_lines(PONG)]
+
+
+def test_corrupt_frames_are_detected_counted_logged_retransmitted_never_delivered(
+        build_dir, tmp_path):
+    logs = tmp_path / "logs"
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.5, "--fault", "corrupt:1@0.1:3",
+                     "--fault", "corrupt:0@0.2:2", log_dir=logs)
+    # What the faults did: 5 frames damaged on the wire, each rejected by
+    # its receiver and sent again by its sender.
+    assert len(run.hub_notes("corrupted on its way to m1")) == 3
+    assert len(run.hub_notes("corrupted on its way to m0")) == 2
+    assert len(run.hub_notes("rejected frame")) == 5
+    assert run.report["bus"]["corrupted"] == 5 and run.report["bus"]["rejected"] == 5
+    assert run.kernel(1)["rx_corrupt"] == 3 and run.kernel(0)["tx_retransmits"] == 3
+    assert run.kernel(0)["rx_corrupt"] == 2 and run.kernel(1)["tx_retransmits"] == 2
+    assert run.kernel(0)["tx_given_up"] == run.kernel(1)["tx_given_up"] == 0
+    # Logged by the receiving kernel as MT_ERR_BUS_CORRUPT.
+    for mod, n in ((1, 3), (0, 2)):
+        errors = [e for e in events(logs, mod) if e.type == "ERROR" and e.arg == ERR_BUS_CORRUPT]
+        assert len(errors) == n, (mod, errors)
+    # Never delivered: every message once, in order, none missing.
+    seqs = pong_seqs(run)
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) == 49
+    assert "OUT OF ORDER" not in run.stdout
+    pings = [int(m.group(1)) for _, _, m in run.module_lines(PING)]
+    assert pings == list(range(1, len(pings) + 1))
+
+
+def test_powered_off_module_is_woken_by_a_message(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.3, "--fault", "off:1@0.105",
+                     "--exact-clocks")
+    off = run.hub_notes("m1 is powered off")
+    woken = run.hub_notes("m1 is woken by frame")
+    assert len(off) == 1 and len(woken) == 1
+    assert "DATA m0->m1" in woken[0]  # the next ping
+    assert run.report["bus"]["wakeups"] == 1
+    assert 0.005 < run.module(1)["off_s"] < 0.006  # from 0.105 s to the ping at ~0.1105 s
+    seqs = pong_seqs(run)
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) == 29
+    # The ping that woke it waited for the wake-up (6 us), then for its
+    # sender's next TDMA slot: one round of 2 modules x 10 us later.
+    rtts = [int(m.group(2)) for _, _, m in run.module_lines(PING)]
+    usual = max(set(rtts), key=rtts.count)
+    assert rtts.count(usual + 20) == 1 and rtts.count(usual) == len(rtts) - 1, rtts
+
+
+def test_delayed_frame_arrives_late_in_order(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.1, "--fault", "delay:1@0.05:700",
+                     "--exact-clocks")
+    assert len(run.hub_notes("delayed by 700 us")) == 1
+    rtts = [int(m.group(2)) for _, _, m in run.module_lines(PING)]
+    usual = max(set(rtts), key=rtts.count)
+    assert sorted(rtts) == [usual] * (len(rtts) - 1) + [usual + 700]
+    seqs = pong_seqs(run)
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def member_seqs(run, module):
+    return sorted({int(m.group(3)) for mod, _, m in run.module_lines(MEMBER) if mod == module})
+
+
+def test_killed_module_is_reported_and_the_device_keeps_working(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, FIVE, "--until", 0.3, "--fault", "kill:3@0.1")
+    assert run.module(3)["state"] == "killed"
+    assert run.hub_notes("m3 killed")
+    casts = [int(m.group(1)) for _, _, m in run.module_lines(CAST)]
+    for mod in (0, 1, 2, 4):  # everyone else still gets every multicast
+        assert member_seqs(run, mod)[:len(casts) - 1] == casts[:len(casts) - 1], mod
+    assert max(member_seqs(run, 3)) <= 5  # nothing after 0.1 s
+    assert "OUT OF ORDER" not in run.stdout
+
+
+def test_frozen_module_is_reported_and_skipped(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, FIVE, "--until", 0.4, "--fault", "freeze:2@0.1")
+    m2 = run.module(2)
+    assert m2["state"] == "frozen" and m2["unresponsive"]
+    notes = run.hub_notes("m2 did not acknowledge")
+    assert len(notes) == 1 and "unresponsive (frozen)" in notes[0]
+    casts = [int(m.group(1)) for _, _, m in run.module_lines(CAST)]
+    assert len(casts) >= 15
+    for mod in (0, 1, 3, 4):  # flow control held the others up once, then went on
+        assert member_seqs(run, mod)[:len(casts) - 2] == casts[:len(casts) - 2], mod
+    assert max(member_seqs(run, 2)) <= 5
+    assert "OUT OF ORDER" not in run.stdout
+
+
+def test_unicast_to_a_killed_module_is_reported_unreachable(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.1, "--fault", "kill:1@0.05")
+    assert run.kernel(0)["tx_unreachable"] >= 4  # every ping after the kill
+    assert run.hub_notes("is unreachable: m0 is told so")
+    assert run.module(1)["state"] == "killed"
+
+
+def test_interrupt_stops_every_process(build_dir, tmp_path):
+    """Ctrl-C (SIGINT to the run) stops it cleanly: the modules print their
+    counters and no process is left behind."""
+    marker = "424242"
+    cmd = motet_run_cmd(build_dir, TWO, "--seed", marker)  # runs until stopped
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env(), stdout=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:  # wait for the device to be up, not for a time
+            if "pong" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=RUN_TIMEOUT_S)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "stopped: interrupted" in rest
+    assert rest.count("bus: module") == 2  # both modules stopped cleanly
+    leftovers = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read()
+            except OSError:
+                continue
+            if f"{marker}000".encode() in cmdline or f"{marker}001".encode() in cmdline:
+                leftovers.append(pid)
+    assert not leftovers, f"module processes left behind: {leftovers}"
+
+
+def test_module_that_cannot_start_is_reported(build_dir, tmp_path):
+    cmd = motet_run_cmd(build_dir, TWO, "--until", 0.1) + ["--", "--no-such-option"]
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 1
+    assert "exited with status 2 before joining the bus" in res.stdout
+    assert "unknown argument '--no-such-option'" in res.stdout

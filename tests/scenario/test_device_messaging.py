@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+"""Multi-module devices in simulated time: messages between modules
+(DESIGN rule 8), multicast, application loading across modules and
+determinism, through `motet run` (device_run.py).
+
+Every module prints its own time; `--exact-clocks` makes those comparable
+between modules where a test needs it.
+"""
+
+import pytest
+
+from device_run import CAST, DEVICES, MEMBER, PING, PONG, events, run_device
+
+TWO = DEVICES / "two-module.toml"
+FIVE = DEVICES / "five-module.toml"
+
+
+def contiguous(seqs):
+    return seqs == list(range(1, len(seqs) + 1))
+
+
+def test_cross_module_messages_arrive_complete_and_in_order(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, TWO, "--until", 1)
+    pongs = [int(m.group(1)) for _, _, m in run.module_lines(PONG)]
+    verdicts = {m.group(3) for _, _, m in run.module_lines(PONG)}
+    pings = [int(m.group(1)) for _, _, m in run.module_lines(PING)]
+    # One ping every 10 ms from ~10.5 ms on: 99 in the first second.
+    assert len(pongs) == 99 and contiguous(pongs), pongs
+    assert verdicts == {"in order"}
+    assert contiguous(pings) and len(pings) >= 98, pings
+    assert {mod for mod, _, _ in run.module_lines(PONG)} == {1}
+    assert {mod for mod, _, _ in run.module_lines(PING)} == {0}
+    assert run.report["bus"]["by_type"]["DATA"] >= 2 * len(pings)
+    for mid in (0, 1):
+        k = run.kernel(mid)
+        assert k["tx_retransmits"] == k["rx_corrupt"] == k["tx_unreachable"] == 0, k
+
+
+def test_same_seed_same_output(build_dir, tmp_path):
+    first = run_device(build_dir, tmp_path, FIVE, "--until", 0.2, "--seed", 5)
+    second = run_device(build_dir, tmp_path, FIVE, "--until", 0.2, "--seed", 5)
+    other = run_device(build_dir, tmp_path, FIVE, "--until", 0.2, "--seed", 6)
+    assert first.stdout == second.stdout
+    ppm = [first.module(i)["ppm"] for i in range(5)]
+    assert ppm != [other.module(i)["ppm"] for i in range(5)]  # the seed draws the clocks
+    assert all(abs(p) <= 20 for p in ppm)
+
+
+def members_by_module_and_seq(run):
+    got = {}
+    for mod, _, m in run.module_lines(MEMBER):
+        got.setdefault((mod, int(m.group(3))), []).append((int(m.group(2)), m.group(1), m.group(5)))
+    return got
+
+
+def test_multicast_reaches_every_member_in_priority_order_sent_once(build_dir, tmp_path):
+    run = run_device(build_dir, tmp_path, FIVE, "--until", 0.5)
+    casts = [int(m.group(1)) for _, _, m in run.module_lines(CAST)]
+    assert len(casts) >= 20 and contiguous(casts)
+    got = members_by_module_and_seq(run)
+    # mcast.toml: the group's members per module, with their priorities.
+    group = {0: [4, 1], 1: [5, 3, 2], 2: [3], 3: [6, 1], 4: [2]}
+    delivered = [s for s in casts if all((mod, s) in got for mod in group)]
+    assert delivered == casts[:len(delivered)] and len(delivered) >= len(casts) - 1
+    for seq in delivered:
+        for mod, prios in group.items():
+            lines = got[(mod, seq)]
+            if mod == 0:  # the caster's module also has the unicast target "near"
+                lines = [x for x in lines if x[0] != 2]
+            assert [p for p, _, _ in lines] == prios, (mod, seq, lines)
+            assert {v for _, _, v in lines} == {"in order"}
+    # Once on the bus per multicast, whatever the number of members.
+    assert run.report["bus"]["by_type"]["MCAST"] in (len(casts), len(casts) - 1)
+    # Each module's membership table holds its own members only: a module
+    # received every multicast frame once.
+    for mod in range(1, 5):
+        assert run.kernel(mod)["rx_undeliverable"] == 0
+
+
+def test_initialisation_starts_after_every_module_created_its_part(build_dir, tmp_path):
+    logs = tmp_path / "logs"
+    run = run_device(build_dir, tmp_path, FIVE, "--until", 0.05, "--exact-clocks", log_dir=logs)
+    assert run.report["bus"]["by_type"]["DESC"] == 1  # the description, broadcast once
+    assert run.report["bus"]["by_type"]["CREATED"] == 5  # one outcome per module
+    created, inits = [], []
+    for mod in range(5):
+        evs = events(logs, mod)
+        app_creates = [e.time_us for e in evs if e.type == "CREATE" and 0x10 <= e.pid <= 0xEF]
+        assert app_creates, f"module {mod} created no task"
+        created.append(max(app_creates))
+        inits.append(min(e.time_us for e in evs
+                         if e.type == "START" and e.arg == 0 and 0x10 <= e.pid <= 0xEF))
+    # Exact clocks: every module's times are global times.
+    assert max(created) <= min(inits), (created, inits)
+    # Every module created remote control blocks for the others: the caster
+    # reaches "near" locally and the group on every module.
+    assert len(run.module_lines(CAST)) >= 1
+
+
+@pytest.mark.parametrize("app", ["pingpong", "mcast"])
+def test_descriptions_load_on_every_module(build_dir, tmp_path, app):
+    device = TWO if app == "pingpong" else FIVE
+    run = run_device(build_dir, tmp_path, device, "--until", 0.03, extra=["--app", app])
+    assert "MT_ERR" not in run.stdout
+    n = len(run.report["modules"])
+    assert run.report["bus"]["by_type"]["CREATED"] == n

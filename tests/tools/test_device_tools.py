@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: MIT
+"""The multi-module tools without a build: device descriptions, fault
+specifications, the hub's clock arithmetic and its view of bus frames."""
+
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import device, hub  # noqa: E402
+
+MINIMAL = """
+[device]
+program = "apps/pingpong/pingpong"
+[[module]]
+id = 0
+[[module]]
+id = 3
+cpu_mhz = 6
+bus_cycles_per_byte = 20
+bus_cycles_per_frame = 300
+clock = { ppm = -7.5, hz = 32768, start = 42 }
+"""
+
+
+@pytest.mark.parametrize("name", ["two-module.toml", "five-module.toml"])
+def test_shipped_devices_parse(name):
+    dev = device.load(ROOT / "devices" / name)
+    assert dev.loader == 0
+    assert [m.id for m in dev.modules] == list(range(len(dev.modules)))
+    assert all(m.kind == "native" for m in dev.modules)
+    assert all(m.stamp_hz == 32768 for m in dev.modules)
+
+
+def test_defaults_and_costs():
+    dev = device.parse(MINIMAL, "x.toml")
+    assert dev.name == "x" and dev.loader == 0 and dev.max_ppm == 20
+    assert dev.bus == device.Bus()
+    m = dev.module(3)
+    assert (m.name, m.kind, m.counter_start, m.stamp_hz, m.ppm) == ("m3", "native", 42, 32768,
+                                                                    -7.5)
+    assert m.byte_ns == 3333 and m.frame_ns == 50000  # 20 and 300 cycles at 6 MHz
+    assert dev.module(0).byte_ns == 0
+
+
+def test_clocks_are_drawn_from_the_seed_within_max_ppm():
+    dev = device.parse(MINIMAL, "x.toml")
+    a, b = dev.clock_ppm(1), dev.clock_ppm(1)
+    assert a == b and a[3] == -7.5 and abs(a[0]) <= 20
+    assert dev.clock_ppm(2)[0] != a[0]
+    exact = device.exact_clocks(dev)
+    assert exact.clock_ppm(1) == {0: 0.0, 3: 0.0}
+    assert exact.module(3).counter_start == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[module]]\nid = 0\n", "no program"),
+    ("[device]\nprogram='p'\n", "no [[module]]"),
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\n[[module]]\nid = 0\n", "module id 0 is used twice"),
+    ("[device]\nprogram='p'\n[[module]]\nid = 16\n", "id 16 is not a bus address"),
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\nkind = 'z80'\n", "kind 'z80' is not one of"),
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\ncolour = 1\n", "unknown field colour"),
+    ("[device]\nprogram='p'\nloader = 4\n[[module]]\nid = 0\n", "loader 4 is not a module"),
+    ("[device]\nprogram='p'\n[bus]\nslot_us = 0\n[[module]]\nid = 0\n", "'slot_us' must be > 0"),
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\nclock = { hz = 2000000 }\n", "finer than"),
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\ncpu_mhz = true\n", "not a boolean"),
+    ("[device\n", "not valid TOML"),
+])
+def test_bad_descriptions_name_the_problem(text, message):
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(text, "bad.toml")
+    assert message in str(err.value)
+    assert str(err.value).startswith("bad.toml")
+
+
+@pytest.mark.parametrize("spec, fault", [
+    ("kill:2@1.5", hub.Fault("kill", 2, 1_500_000_000)),
+    ("corrupt:1@0.1:3", hub.Fault("corrupt", 1, 100_000_000, count=3)),
+    ("corrupt:*@0", hub.Fault("corrupt", None, 0)),
+    ("delay:0@2:250", hub.Fault("delay", 0, 2_000_000_000, delay_ns=250_000)),
+    ("off:4@0.25", hub.Fault("off", 4, 250_000_000)),
+    ("freeze:3@1", hub.Fault("freeze", 3, 1_000_000_000)),
+])
+def test_fault_specs(spec, fault):
+    assert hub.parse_fault(spec) == fault
+
+
+@pytest.mark.parametrize("spec", ["explode:1@1", "kill:*@1", "kill:1", "delay:1@1",
+                                  "kill:1@1:2", "corrupt:1@1:0", "kill:x@1", "kill:1@-1"])
+def test_bad_fault_specs(spec):
+    with pytest.raises(ValueError, match="bad fault"):
+        hub.parse_fault(spec)
+
+
+def test_clock_ticks_and_their_global_instants():
+    for ppm in (0.0, 20.0, -20.0, 13.37):
+        c = hub.Clock(ppm, 0, 1_000_000)
+        for tick in (1, 999_999, 10**9 + 7):
+            g = c.at(tick)  # the first nanosecond at which the counter shows `tick`
+            assert c.floor(g) == tick
+            assert c.floor(g - 1) == tick - 1
+            assert c.ceil(g - 1) == tick
+    fast = hub.Clock(20.0, 0, 1_000_000)
+    assert fast.floor(10**9) == 1_000_020  # one second: 20 us ahead
+    assert fast.exact(10**9) == Fraction(1_000_020)
+
+
+def test_stamp_resolution_and_wrap():
+    rtc = hub.Clock(0.0, 0, 32768)
+    assert rtc.stamp(1_000_000) == 977  # 1000 us: the 32nd edge at 976.56 us
+    assert rtc.stamp(10**9) == 1_000_000  # edge 32768 is exactly 1 s
+    near_wrap = hub.Clock(0.0, 2**32 - 10, 1_000_000)
+    assert near_wrap.stamp(20_000) == 10  # 20 us later the counter wrapped
+
+
+def test_frame_layout_matches_the_kernel():
+    """The bytes test_bus_frame.c checks: DATA from 1 to 2, seq 7, pid 0x12,
+    port 9, src pid 0x10, prio 3, payload "hello"."""
+    body = bytes([1, 1, 2, 7, 0x12, 9, 0x10, 3, 5, 0]) + b"hello"
+    frame = bytearray(body + b"\0\0")
+    hub.reseal(frame)
+    assert hub.frame_ok(frame)
+    assert hub.crc16(b"123456789") == 0x29B1
+    frame[12] ^= 0x04
+    assert not hub.frame_ok(frame)
+
+
+def test_sync_stamp_is_written_and_resealed():
+    frame = bytearray([3, 0, 0xFF, 0, 0xF1, 8, 0x10, 7, 4, 0, 0, 0, 0, 0, 0, 0])
+    hub.reseal(frame)
+    hub.stamp_sync(frame, 0xDEADBEEF)
+    assert frame[10:14] == bytes([0xEF, 0xBE, 0xAD, 0xDE])
+    assert hub.frame_ok(frame)
+
+
+def test_interactive_commands_are_faults_now():
+    assert hub.parse_command("corrupt 1 3", 5) == hub.Fault("corrupt", 1, 5, count=3)
+    assert hub.parse_command("  kill 2 ", 7) == hub.Fault("kill", 2, 7)
+    assert hub.parse_command("delay * 250", 0) == hub.Fault("delay", None, 0, delay_ns=250_000)
+    for bad in ("kill", "explode 1", "kill 1 2 3"):
+        with pytest.raises(ValueError):
+            hub.parse_command(bad, 0)

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bus manager on the native port, with the test playing the bus
+ * interface: frames given to port_bus_send() are captured, and the test
+ * delivers received frames and transmission results as bus interrupts at
+ * chosen simulated ticks. Covered: remote routing (rule 8), the priority
+ * queue and the frame in flight, retransmission after a rejection and its
+ * duplicate at the receivers, unreachable modules, corrupt and misaddressed
+ * frames (rejected, counted, logged, never delivered), multicast once on
+ * the bus and local members in priority order, time-sync beacons, and the
+ * application manager waiting for every module before initialising.
+ */
+#include <string.h>
+
+#include "native.h"
+#include "test_support.h"
+
+#define SELF    1u
+#define MODULES 0x7u /* modules 0, 1, 2 */
+#define GROUP   3u
+#define SLOT    160u
+
+static uint8_t sent[24][SLOT];
+static uint16_t sent_len[24];
+static unsigned n_sent;
+static char got[64];
+
+static void capture(const uint8_t *frame, uint16_t n)
+{
+    assert_true(n <= SLOT && n_sent < 24);
+    memcpy(sent[n_sent], frame, n);
+    sent_len[n_sent++] = n;
+}
+
+static bus_frame_t last_sent(void)
+{
+    bus_frame_t f;
+    assert_true(n_sent > 0);
+    assert_int_equal(bus_frame_decode(sent[n_sent - 1], sent_len[n_sent - 1], &f), MT_OK);
+    return f;
+}
+
+static void note(char c)
+{
+    size_t n = strlen(got);
+    got[n] = c;
+    got[n + 1] = 0;
+}
+
+/* Records its name letter and the payload's first byte. */
+static mt_err_t recorder(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port < PORT_0) return MT_OK;
+    note(sched_current_pid() == 0x20 ? 'A' : 'B');
+    if (msg->len) note(((const char *) msg->data)[0]);
+    return MT_OK;
+}
+
+static void make_task(mt_pid_t pid, mt_prio_t prio)
+{
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = pid, .prio = prio, .handler = recorder}), MT_OK);
+    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+}
+
+static void drain_log(void)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+}
+
+static int setup_local(void **state)
+{
+    test_boot(state);
+    n_sent = 0;
+    got[0] = 0;
+    make_task(0x20, 2); /* A */
+    make_task(0x21, 5); /* B */
+    assert_int_equal(mcast_join(GROUP, 0x20, PORT_0), MT_OK);
+    assert_int_equal(mcast_join(GROUP, 0x21, PORT_0), MT_OK);
+    assert_int_equal(sched_task_create_remote(0x30, 4, 2), MT_OK);
+    assert_int_equal(sched_task_create_remote(0x31, 1, 2), MT_OK);
+    assert_int_equal(sched_task_create_remote(0x32, 6, 0), MT_OK);
+    drain_log();
+    return 0;
+}
+
+static int setup(void **state)
+{
+    setup_local(state);
+    port_native_bus_capture(capture);
+    assert_int_equal(bus_start(SELF, MODULES), MT_OK);
+    return 0;
+}
+
+/* Let the interface report the frame in flight `ticks` from now. */
+static void finish_tx(uint8_t result)
+{
+    port_native_bus_inject_tx_done(result, tport_time() + 10);
+    tport_busy(20);
+}
+
+/* A frame from module `src` arrives; returns the kernel's answer. */
+static bool receive(const bus_frame_t *f, bool damage)
+{
+    uint8_t buf[SLOT];
+    uint16_t n = bus_frame_encode(f, buf, sizeof buf);
+    assert_true(n > 0);
+    if (damage) buf[n / 2] ^= 0x10u;
+    bool accepted = false;
+    port_native_bus_inject_rx(buf, n, tport_time() + 10, &accepted);
+    tport_busy(20);
+    return accepted;
+}
+
+static bus_frame_t frame_from(mt_module_t src, mt_pid_t pid, const char *text)
+{
+    return (bus_frame_t){.type = BUS_FRAME_DATA,
+                         .src = src,
+                         .dst = SELF,
+                         .seq = 5,
+                         .pid = pid,
+                         .port = PORT_0,
+                         .src_pid = 0x40,
+                         .prio = 2,
+                         .len = (uint16_t) strlen(text),
+                         .payload = (const uint8_t *) text};
+}
+
+static void test_remote_send_is_one_data_frame(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x30, PORT_0 + 2, "xyz", 3, 0), MT_OK);
+    assert_int_equal(n_sent, 1);
+    bus_frame_t f = last_sent();
+    assert_int_equal(f.type, BUS_FRAME_DATA);
+    assert_int_equal(f.src, SELF);
+    assert_int_equal(f.dst, 2);
+    assert_int_equal(f.pid, 0x30);
+    assert_int_equal(f.port, PORT_0 + 2);
+    assert_int_equal(f.prio, 4);
+    assert_int_equal(f.len, 3);
+    assert_memory_equal(f.payload, "xyz", 3);
+    assert_int_equal(bus_tx_pending(), 1);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(bus_tx_pending(), 0);
+    assert_int_equal(bus_stats()->tx_frames, 1);
+    assert_int_equal(bus_stats()->tx_bytes, BUS_OVERHEAD + 3);
+}
+
+static void test_send_to_a_module_directly(void **state)
+{
+    (void) state;
+    assert_int_equal(bus_send_to(0, MT_PID_MIGRATOR, PORT_0, "m", 1, 6), MT_OK);
+    bus_frame_t f = last_sent();
+    assert_int_equal(f.dst, 0);
+    assert_int_equal(f.pid, MT_PID_MIGRATOR);
+    assert_int_equal(f.prio, 6);
+    assert_int_equal(bus_send_to(SELF, 0x20, PORT_0, NULL, 0, 1), MT_ERR_INVALID);
+    assert_int_equal(bus_send_to(7, 0x20, PORT_0, NULL, 0, 1), MT_ERR_INVALID);
+}
+
+/* Rule 8: waiting frames go by the destination's priority, equal ones in
+ * order; the frame already in the interface is never overtaken. */
+static void test_queue_orders_by_priority(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x31, PORT_0, "a", 1, 0), MT_OK); /* prio 1: goes at once */
+    assert_int_equal(sched_send_to(0x31, PORT_0, "b", 1, 0), MT_OK); /* prio 1 */
+    assert_int_equal(sched_send_to(0x30, PORT_0, "c", 1, 0), MT_OK); /* prio 4 */
+    assert_int_equal(sched_send_to(0x32, PORT_0, "d", 1, 0), MT_OK); /* prio 6 */
+    assert_int_equal(sched_send_to(0x30, PORT_0, "e", 1, 0), MT_OK); /* prio 4 */
+    char order[8] = {0};
+    for (int i = 0; i < 5; i++) {
+        order[i] = (char) last_sent().payload[0];
+        finish_tx(PORT_BUS_SENT);
+    }
+    assert_string_equal(order, "adceb");
+    assert_int_equal(bus_stats()->tx_queue_high, 5);
+}
+
+static void test_rejected_frame_is_sent_again_then_given_up(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x30, PORT_0, "r", 1, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x31, PORT_0, "n", 1, 0), MT_OK);
+    bus_frame_t first = last_sent();
+    assert_false(first.retry);
+    for (unsigned i = 1; i < MOTET_BUS_RETRIES; i++) {
+        finish_tx(PORT_BUS_REJECTED);
+        bus_frame_t again = last_sent();
+        assert_true(again.retry);
+        assert_int_equal(again.seq, first.seq);
+        assert_int_equal(again.payload[0], 'r');
+    }
+    assert_int_equal(bus_stats()->tx_retransmits, MOTET_BUS_RETRIES - 1);
+    drain_log();
+    finish_tx(PORT_BUS_REJECTED); /* the last allowed transmission */
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_CORRUPT), 1);
+    assert_int_equal(bus_stats()->tx_given_up, 1);
+    assert_int_equal(last_sent().payload[0], 'n'); /* the queue goes on */
+}
+
+static void test_unreachable_destination_is_dropped_and_logged(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x30, PORT_0, "u", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_UNREACHABLE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_DOWN), 1);
+    assert_int_equal(bus_stats()->tx_unreachable, 1);
+    assert_int_equal(bus_tx_pending(), 0);
+}
+
+static void test_received_frame_is_delivered(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "hi");
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "Ah");
+    assert_int_equal(bus_stats()->rx_frames, 1);
+}
+
+static void test_corrupt_frame_is_rejected_counted_logged_not_delivered(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "bad");
+    assert_false(receive(&f, true));
+    assert_string_equal(got, "");
+    assert_int_equal(bus_stats()->rx_corrupt, 1);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_CORRUPT), 1);
+    assert_true(receive(&f, false)); /* the retransmission gets through */
+    assert_string_equal(got, "Ab");
+}
+
+static void test_misaddressed_frames_are_rejected(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "x");
+    f.dst = 2; /* for another module */
+    assert_false(receive(&f, false));
+    f = frame_from(5, 0x20, "x"); /* from a module not on this device */
+    assert_false(receive(&f, false));
+    f = frame_from(SELF, 0x20, "x"); /* from ourselves */
+    assert_false(receive(&f, false));
+    assert_string_equal(got, "");
+    assert_int_equal(bus_stats()->rx_corrupt, 3);
+}
+
+/* A broadcast one receiver rejected comes again; those that took it
+ * acknowledge the repeat without delivering it twice. */
+static void test_retransmission_is_not_delivered_twice(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "1");
+    assert_true(receive(&f, false));
+    f.retry = true;
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "A1");
+    assert_int_equal(bus_stats()->rx_duplicates, 1);
+    f.retry = false; /* the same number in a first transmission is new */
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "A1A1");
+    bus_frame_t other = frame_from(0, 0x20, "2"); /* another sender, same number */
+    other.retry = true;
+    assert_true(receive(&other, false));
+    assert_string_equal(got, "A1A1A2");
+}
+
+static void test_received_data_for_no_task_is_counted(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x66, "?");
+    assert_true(receive(&f, false)); /* a good frame: acknowledged */
+    assert_int_equal(bus_stats()->rx_undeliverable, 1);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+}
+
+/* Multicast: one broadcast frame; the sender's own members get it once it
+ * has gone, like every other module's, highest priority first. */
+static void test_multicast_once_on_the_bus(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, GROUP, "m", 1, 0), MT_OK);
+    assert_int_equal(n_sent, 1);
+    bus_frame_t f = last_sent();
+    assert_int_equal(f.type, BUS_FRAME_MCAST);
+    assert_int_equal(f.dst, BUS_BROADCAST);
+    assert_int_equal(f.port, GROUP);
+    assert_string_equal(got, ""); /* not before the bus has carried it */
+    finish_tx(PORT_BUS_SENT);
+    assert_string_equal(got, "BmAm");
+    assert_int_equal(n_sent, 1);
+}
+
+static void test_received_multicast_in_priority_order(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(0, MT_PID_MULTICAST, "g");
+    f.type = BUS_FRAME_MCAST;
+    f.dst = BUS_BROADCAST;
+    f.port = GROUP;
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "BgAg");
+}
+
+static void test_queue_full_is_refused(void **state)
+{
+    (void) state;
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "q", 1, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "q", 1, 0), MT_ERR_QUEUE_FULL);
+    assert_int_equal(bus_stats()->tx_queue_full, 1);
+}
+
+static void test_without_bus_multicast_is_local(void **state)
+{
+    (void) state;
+    assert_false(bus_active());
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, GROUP, "l", 1, 0), MT_OK);
+    assert_string_equal(got, "BlAl");
+    assert_int_equal(sched_send_to(0x30, PORT_0, "x", 1, 0), MT_ERR_NO_ROUTE);
+    assert_int_equal(bus_self(), MOTET_MODULE_ID);
+}
+
+static void test_timesync_beacons(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(MT_PID_TIMESYNC, PORT_0, NULL, 0, 0), MT_OK);
+    assert_true(bus_frame_is_sync(sent[0], sent_len[0]));
+    assert_int_equal(last_sent().prio, MOTET_PRIO_LEVELS - 1);
+    assert_false(timesync_is_reference());
+    finish_tx(PORT_BUS_SENT);
+    assert_true(timesync_is_reference());
+    /* A beacon from module 0, complete here at `at`, stamped 5000000. */
+    uint8_t beacon[BUS_OVERHEAD + BUS_SYNC_PAYLOAD];
+    static const uint8_t blank[4];
+    bus_frame_t b = {.type = BUS_FRAME_SYNC, .src = 0, .dst = BUS_BROADCAST, .len = 4};
+    b.payload = blank;
+    uint16_t n = bus_frame_encode(&b, beacon, sizeof beacon);
+    bus_frame_stamp(beacon, n, 5000000u);
+    uint64_t at = tport_time() + 10;
+    uint32_t local_at = (uint32_t) at; /* the counter starts at 0 */
+    port_native_bus_inject_rx(beacon, n, at, NULL);
+    tport_busy(20);
+    assert_false(timesync_is_reference());
+    assert_int_equal(timesync_global(local_at), 5000000u);
+    assert_int_equal(timesync_global(local_at + 100u), 5000100u);
+}
+
+/* ---- application descriptions across modules ---- */
+
+static char inits[16];
+
+static mt_err_t init_recorder(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT) strcat(inits, "I");
+    return MT_OK;
+}
+
+static const program_t programs[] = {{.id = 1, .name = "t", .handler = init_recorder}};
+
+/* Two tasks: relative 0 here (module 1), relative 1 on module 2. */
+static uint16_t two_module_desc(uint8_t *b)
+{
+    memset(b, 0, 64);
+    memcpy(b, APPDESC_MAGIC, 4);
+    b[4] = APPDESC_VERSION;
+    b[5] = 2;
+    uint8_t *t0 = b + APPDESC_HEADER_SIZE, *t1 = t0 + APPDESC_TASK_SIZE;
+    t0[0] = 1, t0[1] = 0, t0[2] = 1, t0[4] = SELF;
+    t1[0] = 1, t1[1] = 1, t1[2] = 1, t1[4] = 2;
+    uint16_t len = APPDESC_HEADER_SIZE + 2 * APPDESC_TASK_SIZE;
+    b[8] = (uint8_t) len;
+    uint16_t crc = appdesc_crc16(b, len);
+    b[10] = (uint8_t) crc, b[11] = (uint8_t) (crc >> 8);
+    return len;
+}
+
+static void report_from(mt_module_t m, mt_err_t err)
+{
+    uint8_t e = (uint8_t) err;
+    bus_frame_t f = {.type = BUS_FRAME_CREATED, .src = m, .dst = BUS_BROADCAST, .len = 1};
+    f.payload = &e;
+    f.pid = MT_PID_APPMGR;
+    assert_true(receive(&f, false));
+}
+
+/* Loads the description and runs stage one here; returns the base pid. */
+static mt_pid_t load_and_create(void)
+{
+    static uint8_t desc[64];
+    inits[0] = 0;
+    program_register(programs, 1);
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    assert_int_equal(last_sent().type, BUS_FRAME_DESC);
+    assert_int_equal(bus_app_load(desc, 12), MT_ERR_STATE); /* one at a time */
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    finish_tx(PORT_BUS_SENT); /* gone: our manager takes it too */
+    mt_pid_t base = appmgr_last_result()->pid_base;
+    assert_true(sched_task_exists(base));
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.payload[0], MT_OK);
+    finish_tx(PORT_BUS_SENT); /* our outcome reached everyone */
+    return base;
+}
+
+static void test_description_waits_for_every_module(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    assert_string_equal(inits, ""); /* module 2 has not reported */
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(sched_send_to(base + 1, PORT_0, "r", 1, 0), MT_OK); /* remote block */
+    assert_int_equal(last_sent().dst, 2);
+}
+
+static void test_description_undone_when_a_module_fails(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(2, MT_ERR_NO_PROGRAM);
+    report_from(0, MT_OK);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(base));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+    /* Ids were not handed out: the next description gets the same base. */
+    assert_int_equal(load_and_create(), base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_remote_send_is_one_data_frame, setup),
+        cmocka_unit_test_setup(test_send_to_a_module_directly, setup),
+        cmocka_unit_test_setup(test_queue_orders_by_priority, setup),
+        cmocka_unit_test_setup(test_rejected_frame_is_sent_again_then_given_up, setup),
+        cmocka_unit_test_setup(test_unreachable_destination_is_dropped_and_logged, setup),
+        cmocka_unit_test_setup(test_received_frame_is_delivered, setup),
+        cmocka_unit_test_setup(test_corrupt_frame_is_rejected_counted_logged_not_delivered, setup),
+        cmocka_unit_test_setup(test_misaddressed_frames_are_rejected, setup),
+        cmocka_unit_test_setup(test_retransmission_is_not_delivered_twice, setup),
+        cmocka_unit_test_setup(test_received_data_for_no_task_is_counted, setup),
+        cmocka_unit_test_setup(test_multicast_once_on_the_bus, setup),
+        cmocka_unit_test_setup(test_received_multicast_in_priority_order, setup),
+        cmocka_unit_test_setup(test_queue_full_is_refused, setup),
+        cmocka_unit_test_setup(test_without_bus_multicast_is_local, setup_local),
+        cmocka_unit_test_setup(test_timesync_beacons, setup),
+        cmocka_unit_test_setup(test_description_waits_for_every_module, setup),
+        cmocka_unit_test_setup(test_description_undone_when_a_module_fails, setup),
+    };
+    return cmocka_run_group_tests_name("bus manager", tests, NULL, NULL);
+}

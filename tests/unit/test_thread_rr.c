@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fixed priorities with round robin (MOTET_THREAD_RR=1): threads of class
+ * RR share the CPU with their equals in slices of MOTET_THREAD_SLICE_US,
+ * counted in their own CPU time; FIFO-class equals do not alternate; a
+ * higher thread still preempts at once.
+ *
+ * MOTET_TEST_KERNEL: thr_rr
+ */
+#include <string.h>
+
+#include "test_support.h"
+
+#define STACK  THREAD_STACK_BYTES(0)
+#define CHUNK  1000u                          /* ticks of work per step: 1 ms */
+#define SLICE  (MOTET_THREAD_SLICE_US / 1000) /* steps per slice */
+#define STEPS  (3 * SLICE)
+#define PID_GO 0x30
+#define PID_H  0x31
+
+static uint8_t stacks[3][STACK];
+static char runs[256]; /* one letter per step */
+static uint8_t cls;
+static sem_t gate;
+
+static int setup(void **state)
+{
+    test_boot(state);
+    memset(runs, 0, sizeof runs);
+    sem_init(&gate, 0);
+    return 0;
+}
+
+static void step(char who)
+{
+    size_t n = strlen(runs);
+    if (n < sizeof runs - 1) runs[n] = who;
+    tport_busy(CHUNK);
+}
+
+static void worker(void *arg)
+{
+    char who = (char) (intptr_t) arg;
+    for (unsigned i = 0; i < STEPS; i++) step(who);
+}
+
+static void spawn(int i, char who, mt_prio_t prio)
+{
+    thread_spec_t spec = {.entry = worker,
+                          .arg = (void *) (intptr_t) who,
+                          .stack = stacks[i],
+                          .stack_size = STACK,
+                          .prio = prio,
+                          .cls = cls};
+    assert_int_equal(thread_create(&spec, NULL), MT_OK);
+}
+
+/* Create the threads from a handler above them, so none runs before all
+ * exist; they start when it returns. */
+static mt_err_t creator(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_0) return MT_OK;
+    spawn(0, 'A', 2);
+    spawn(1, 'B', 2);
+    return MT_OK;
+}
+
+static void run_two(uint8_t klass)
+{
+    cls = klass;
+    task_spec_t spec = {.pid = PID_GO, .prio = 5, .handler = creator};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_GO, NULL, 0), MT_OK);
+    assert_int_equal(sched_send_to(PID_GO, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+/* Expected letters: runs of `len` steps, alternating from 'A'. */
+static void expect_alternation(unsigned len, unsigned total_each)
+{
+    char want[256] = {0};
+    unsigned a = 0, b = 0;
+    for (size_t n = 0; a + b < 2 * total_each; n++) {
+        bool a_turn = (n / len) % 2 == 0;
+        if ((a_turn && a < total_each) || b >= total_each) {
+            want[strlen(want)] = 'A';
+            a++;
+        } else {
+            want[strlen(want)] = 'B';
+            b++;
+        }
+    }
+    assert_string_equal(runs, want);
+}
+
+static void test_round_robin_alternates_equal_priorities(void **state)
+{
+    (void) state;
+    run_two(THREAD_CLASS_RR);
+    expect_alternation(SLICE, STEPS); /* AAAAAAAAAABBBBBBBBBBAAAA... */
+}
+
+static void test_fifo_class_equals_run_to_completion(void **state)
+{
+    (void) state;
+    run_two(THREAD_CLASS_FIFO);
+    expect_alternation(STEPS, STEPS); /* all of A, then all of B */
+}
+
+/* A handler that interrupts A for 5 ms: that time is not A's slice. */
+static mt_err_t busy_handler(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_0) tport_busy(5 * CHUNK);
+    return MT_OK;
+}
+
+static void isr_posts_h(void)
+{
+    sched_post_isr(PID_H, PORT_0, NULL, 0, 0);
+}
+
+static void test_slice_counts_only_the_threads_own_cpu_time(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_H, .prio = 6, .handler = busy_handler};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_H, NULL, 0), MT_OK);
+    tport_irq_attach(0, isr_posts_h);
+    tport_irq_schedule(0, tport_time() + 3500); /* in A's fourth step */
+    run_two(THREAD_CLASS_RR);
+    expect_alternation(SLICE, STEPS);
+}
+
+static void high(void *arg)
+{
+    (void) arg;
+    sem_wait(&gate);
+    step('H');
+}
+
+static void isr_opens_gate(void)
+{
+    sem_post_isr(&gate);
+}
+
+static void test_higher_thread_preempts_mid_slice(void **state)
+{
+    (void) state;
+    thread_spec_t spec = {
+        .entry = high, .stack = stacks[2], .stack_size = STACK, .prio = 4, .cls = THREAD_CLASS_RR};
+    assert_int_equal(thread_create(&spec, NULL), MT_OK);
+    tport_irq_attach(0, isr_opens_gate);
+    tport_irq_schedule(0, tport_time() + 2500); /* in A's third step */
+    run_two(THREAD_CLASS_RR);
+    /* H runs at once after A's third step; A then finishes its slice. */
+    assert_memory_equal(runs, "AAAHAAAAAAABBBBBBBBBB", 21);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_round_robin_alternates_equal_priorities, setup),
+        cmocka_unit_test_setup(test_fifo_class_equals_run_to_completion, setup),
+        cmocka_unit_test_setup(test_slice_counts_only_the_threads_own_cpu_time, setup),
+        cmocka_unit_test_setup(test_higher_thread_preempts_mid_slice, setup),
+    };
+    return cmocka_run_group_tests_name("round robin", tests, NULL, NULL);
+}

@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: MIT
+"""Device descriptions: which modules a device has and how its bus behaves.
+
+A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
+`motet run` simulates; the format, with every default:
+
+    [device]
+    name = "two-module"
+    program = "apps/pingpong/pingpong"  # native module binary, relative to
+                                        # the build directory (or absolute)
+    args = ["--app", "pingpong"]        # arguments for every module
+    loader = 0                          # module that loads the application
+    max_ppm = 20                        # clock error drawn within +/-max_ppm
+                                        # for modules whose clock has no ppm
+
+    [bus]
+    bandwidth = 8000000     # bytes per second on the wire
+    slot_us = 10            # TDMA slot; slot k belongs to the (k mod N)-th
+                            # module in id order
+    ack_timeout_us = 20000  # a receiver silent this long is unresponsive
+
+    [[module]]              # one per module
+    id = 0                  # bus address, 0 .. 15, unique
+    name = "compute"        # default "m<id>"
+    kind = "native"         # only native modules can run for now
+    program = "..."         # overrides [device] program
+    args = []               # appended to [device] args
+    cpu_mhz = 6             # for the bus driver's CPU cost:
+    bus_cycles_per_frame = 300  # cycles per frame sent or received
+    bus_cycles_per_byte = 12    # cycles per byte copied to or from the bus
+    clock = { ppm = 12.5, hz = 32768, start = 0 }
+                            # frequency error; resolution of the time-sync
+                            # stamps (the paper's 32.768 kHz RTC); initial
+                            # counter value. Defaults: random, 1000000, 0.
+    power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
+    sensors = ["microphone"]    # recorded, passed as --sensor NAME
+
+Everything is validated here, with the file and field named in the error,
+before any process starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import tomllib
+from pathlib import Path
+
+KINDS = ("native", "cortex-m", "avr")
+RUNNABLE_KINDS = ("native",)
+MAX_MODULES = 16  # MOTET_BUS_MODULES: ids 0 .. 15
+
+
+class DeviceError(Exception):
+    """A device description that cannot be used; the message says where."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Power:
+    active_mw: float = 10.0
+    sleep_mw: float = 0.1
+    off_uw: float = 1.0
+    wake_us: float = 500.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Module:
+    id: int
+    name: str
+    kind: str
+    program: str
+    args: tuple[str, ...]
+    cpu_mhz: float
+    bus_cycles_per_frame: float
+    bus_cycles_per_byte: float
+    ppm: float | None  # None: drawn from the seed
+    stamp_hz: int
+    counter_start: int
+    power: Power
+    sensors: tuple[str, ...]
+
+    @property
+    def frame_ns(self) -> int:
+        """CPU time per frame sent or received, ns."""
+        return round(self.bus_cycles_per_frame * 1000 / self.cpu_mhz)
+
+    @property
+    def byte_ns(self) -> int:
+        """CPU time per byte copied to or from the bus, ns."""
+        return round(self.bus_cycles_per_byte * 1000 / self.cpu_mhz)
+
+
+@dataclasses.dataclass(frozen=True)
+class Bus:
+    bandwidth: int = 8_000_000
+    slot_us: float = 10.0
+    ack_timeout_us: float = 20_000.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    name: str
+    path: str
+    modules: tuple[Module, ...]
+    bus: Bus
+    loader: int
+    max_ppm: float
+
+    def module(self, mid: int) -> Module:
+        for m in self.modules:
+            if m.id == mid:
+                return m
+        raise KeyError(mid)
+
+    def clock_ppm(self, seed: int) -> dict[int, float]:
+        """Each module's frequency error: its own, or drawn from the seed
+        uniformly within +/-max_ppm (the same seed, the same clocks)."""
+        rng = random.Random(f"clocks/{seed}")
+        out = {}
+        for m in self.modules:
+            drawn = rng.uniform(-self.max_ppm, self.max_ppm)
+            out[m.id] = m.ppm if m.ppm is not None else round(drawn, 3)
+        return out
+
+
+def _get(table, key, types, where, default=None, required=False):
+    if key not in table:
+        if required:
+            raise DeviceError(f"{where}: missing '{key}'")
+        return default
+    value = table[key]
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise DeviceError(f"{where}: '{key}' must be {_type_name(types)}, not a boolean")
+    if not isinstance(value, types):
+        raise DeviceError(f"{where}: '{key}' must be {_type_name(types)}, got {value!r}")
+    return value
+
+
+def _type_name(types):
+    names = {int: "an integer", float: "a number", str: "a string", list: "a list",
+             dict: "a table", bool: "true or false"}
+    types = types if isinstance(types, tuple) else (types,)
+    return " or ".join(names.get(t, t.__name__) for t in types)
+
+
+def _positive(value, key, where, zero_ok=False):
+    if value < 0 or (value == 0 and not zero_ok):
+        raise DeviceError(f"{where}: '{key}' must be {'>= 0' if zero_ok else '> 0'}, "
+                          f"got {value}")
+    return value
+
+
+def _unknown(table, known, where):
+    extra = sorted(set(table) - set(known))
+    if extra:
+        raise DeviceError(f"{where}: unknown field{'s' if len(extra) > 1 else ''} "
+                          f"{', '.join(extra)} (known: {', '.join(known)})")
+
+
+def _strings(table, key, where):
+    items = _get(table, key, list, where, [])
+    for item in items:
+        if not isinstance(item, str):
+            raise DeviceError(f"{where}: '{key}' must be a list of strings, got {item!r}")
+    return tuple(items)
+
+
+NUM = (int, float)
+
+
+def _power(table, where):
+    _unknown(table, ("active_mw", "sleep_mw", "off_uw", "wake_us"), where)
+    d = Power()
+    return Power(
+        active_mw=_positive(_get(table, "active_mw", NUM, where, d.active_mw), "active_mw", where,
+                            True),
+        sleep_mw=_positive(_get(table, "sleep_mw", NUM, where, d.sleep_mw), "sleep_mw", where, True),
+        off_uw=_positive(_get(table, "off_uw", NUM, where, d.off_uw), "off_uw", where, True),
+        wake_us=_positive(_get(table, "wake_us", NUM, where, d.wake_us), "wake_us", where, True))
+
+
+def _module(table, where, device_program, device_args):
+    _unknown(table, ("id", "name", "kind", "program", "args", "cpu_mhz", "bus_cycles_per_frame",
+                     "bus_cycles_per_byte", "clock", "power", "sensors"), where)
+    mid = _get(table, "id", int, where, required=True)
+    if not 0 <= mid < MAX_MODULES:
+        raise DeviceError(f"{where}: id {mid} is not a bus address 0..{MAX_MODULES - 1}")
+    kind = _get(table, "kind", str, where, "native")
+    if kind not in KINDS:
+        raise DeviceError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    program = _get(table, "program", str, where, device_program)
+    if not program:
+        raise DeviceError(f"{where}: no program (set [device] program or the module's)")
+    clock = _get(table, "clock", dict, where, {})
+    _unknown(clock, ("ppm", "hz", "start"), f"{where}.clock")
+    ppm = _get(clock, "ppm", NUM, f"{where}.clock")
+    if ppm is not None and abs(ppm) > 500:
+        raise DeviceError(f"{where}.clock: ppm {ppm} is beyond +/-500")
+    hz = _positive(_get(clock, "hz", int, f"{where}.clock", 1_000_000), "hz", f"{where}.clock")
+    if hz > 1_000_000:
+        raise DeviceError(f"{where}.clock: hz {hz} is finer than the 1 MHz counter")
+    start = _get(clock, "start", int, f"{where}.clock", 0)
+    if not 0 <= start < 2**32:
+        raise DeviceError(f"{where}.clock: start {start} is not a 32-bit counter value")
+    return Module(
+        id=mid, name=_get(table, "name", str, where, f"m{mid}"), kind=kind, program=program,
+        args=device_args + _strings(table, "args", where),
+        cpu_mhz=_positive(_get(table, "cpu_mhz", NUM, where, 8.0), "cpu_mhz", where),
+        bus_cycles_per_frame=_positive(_get(table, "bus_cycles_per_frame", NUM, where, 0),
+                                       "bus_cycles_per_frame", where, True),
+        bus_cycles_per_byte=_positive(_get(table, "bus_cycles_per_byte", NUM, where, 0),
+                                      "bus_cycles_per_byte", where, True),
+        ppm=ppm, stamp_hz=hz, counter_start=start,
+        power=_power(_get(table, "power", dict, where, {}), f"{where}.power"),
+        sensors=_strings(table, "sensors", where))
+
+
+def _bus(table, where):
+    _unknown(table, ("bandwidth", "slot_us", "ack_timeout_us"), where)
+    d = Bus()
+    return Bus(
+        bandwidth=_positive(_get(table, "bandwidth", int, where, d.bandwidth), "bandwidth", where),
+        slot_us=_positive(_get(table, "slot_us", NUM, where, d.slot_us), "slot_us", where),
+        ack_timeout_us=_positive(_get(table, "ack_timeout_us", NUM, where, d.ack_timeout_us),
+                                 "ack_timeout_us", where))
+
+
+def parse(text: str, path: str = "<device>") -> Device:
+    """A validated Device from TOML text."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise DeviceError(f"{path}: not valid TOML: {e}") from None
+    _unknown(doc, ("device", "bus", "module"), path)
+    dev = _get(doc, "device", dict, path, {})
+    _unknown(dev, ("name", "program", "args", "loader", "max_ppm"), f"{path} [device]")
+    program = _get(dev, "program", str, f"{path} [device]", "")
+    args = _strings(dev, "args", f"{path} [device]")
+    tables = _get(doc, "module", list, path, [])
+    if not tables:
+        raise DeviceError(f"{path}: no [[module]]")
+    modules = tuple(_module(t, f"{path} module #{i + 1}", program, args)
+                    for i, t in enumerate(tables))
+    ids = [m.id for m in modules]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise DeviceError(f"{path}: module id {dup[0]} is used twice")
+    loader = _get(dev, "loader", int, f"{path} [device]", min(ids))
+    if loader not in ids:
+        raise DeviceError(f"{path} [device]: loader {loader} is not a module of the device")
+    max_ppm = _get(dev, "max_ppm", NUM, f"{path} [device]", 20)
+    if not 0 <= max_ppm <= 500:
+        raise DeviceError(f"{path} [device]: max_ppm {max_ppm} is not within 0..500")
+    return Device(name=_get(dev, "name", str, f"{path} [device]", Path(path).stem), path=path,
+                  modules=tuple(sorted(modules, key=lambda m: m.id)),
+                  bus=_bus(_get(doc, "bus", dict, path, {}), f"{path} [bus]"),
+                  loader=loader, max_ppm=max_ppm)
+
+
+def load(path) -> Device:
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise DeviceError(f"cannot read {path}: {e.strerror}") from None
+    return parse(text, str(path))
+
+
+def exact_clocks(dev: Device) -> Device:
+    """The same device with every clock exact and starting at 0, so that
+    times printed by different modules can be compared directly."""
+    mods = tuple(dataclasses.replace(m, ppm=0.0, counter_start=0) for m in dev.modules)
+    return dataclasses.replace(dev, modules=mods)

@@ -1,0 +1,1124 @@
+# SPDX-License-Identifier: MIT
+"""The bus hub: the simulated bus of a multi-module device, and the time
+master that keeps the modules' simulated clocks coherent.
+
+Each native module is a process with its own simulated clock; it connects
+to the hub over a Unix socket (ports/native/bus_native.c) and may move its
+clock only as far as the hub grants. The hub runs a conservative
+discrete-event simulation in global time (integer nanoseconds):
+
+1. It waits until every running module is blocked asking to advance
+   (ADVANCE: "I am at tick t and want to reach tick w"), collecting what the
+   modules did meanwhile: frames handed to their interface (TX), frames
+   taken out of it (RXDONE, accepted or rejected), probe answers.
+2. It applies those inputs in a fixed order (time, module id, sequence), so
+   the wall-clock order of socket reads never matters.
+3. It picks the next global time N: the earliest of its own bus events and
+   the modules' wants, processes every bus event at N (slot arbitration,
+   end of a transfer, acknowledgements, wake-ups, faults, probes), and
+   releases exactly the modules that have something at N: their events and
+   a grant to N in their own ticks.
+
+No module is ever granted a tick at which something might still happen to
+it, so a frame arrives as an interrupt at its exact tick, and the same seed
+gives the same run. Details, and the bus model (TDMA slots, bandwidth, CPU
+cost, flow control, power, faults): docs/bus.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import heapq
+import json
+import os
+import random
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+# ---- the frame format (kernel/include/motet/bus.h) -----------------------
+
+FRAME_TYPES = {1: "DATA", 2: "MCAST", 3: "SYNC", 4: "DESC", 5: "CREATED"}
+TYPE_RETRY = 0x80
+BROADCAST = 0xFF
+HEADER = 10
+OVERHEAD = 12
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE, as bus frames and descriptions use."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+def frame_ok(frame: bytes) -> bool:
+    if len(frame) < OVERHEAD:
+        return False
+    n = frame[8] | frame[9] << 8
+    return len(frame) == OVERHEAD + n and crc16(frame[:-2]) == (frame[-2] | frame[-1] << 8)
+
+
+def reseal(frame: bytearray) -> None:
+    crc = crc16(frame[:-2])
+    frame[-2] = crc & 0xFF
+    frame[-1] = crc >> 8
+
+
+def stamp_sync(frame: bytearray, stamp: int) -> None:
+    """Write a beacon's stamp (the interface's job, bus_frame_stamp())."""
+    frame[HEADER:HEADER + 4] = struct.pack("<I", stamp & 0xFFFFFFFF)
+    reseal(frame)
+
+
+# ---- the link protocol (ports/native/bus_native.c) -------------------------
+
+LINK_VERSION = 1
+EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
+RESULT_SENT, RESULT_REJECTED, RESULT_UNREACHABLE = 0, 1, 2
+RESULT_NAMES = {RESULT_SENT: "sent", RESULT_REJECTED: "rejected", RESULT_UNREACHABLE: "unreachable"}
+STATS_FIELDS = ("tx_frames", "tx_bytes", "tx_retransmits", "tx_given_up", "tx_unreachable",
+                "tx_queue_full", "rx_frames", "rx_corrupt", "rx_duplicates", "rx_undeliverable",
+                "tx_queue_high", "beacons")
+
+
+def pack_msg(mtype: str, body: bytes = b"") -> bytes:
+    return struct.pack("<IB", 1 + len(body), ord(mtype)) + body
+
+
+class HubError(Exception):
+    """The run cannot go on (a module did not start, the link broke)."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM, noticed at a point where no message is half read."""
+
+
+# ---- clocks ----------------------------------------------------------------
+
+class Clock:
+    """A module's clock: counter ticks of 1 us running `ppm` fast, so that
+    tick(g) = floor(g * (1e9 + ppb) / 1e12) for global time g in ns."""
+
+    DEN = 10**12
+
+    def __init__(self, ppm: float, start: int, stamp_hz: int):
+        self.ppm = ppm
+        self.num = 10**9 + round(ppm * 1000)
+        self.start = start
+        self.stamp_hz = stamp_hz
+
+    def floor(self, g: int) -> int:
+        return g * self.num // self.DEN
+
+    def ceil(self, g: int) -> int:
+        return -((-g * self.num) // self.DEN)
+
+    def at(self, tick: int) -> int:
+        """The first global ns at which the clock shows `tick`."""
+        return -((-tick * self.DEN) // self.num)
+
+    def exact(self, g: int) -> Fraction:
+        return Fraction(g * self.num, self.DEN)
+
+    def stamp(self, g: int) -> int:
+        """The counter at g, truncated to the stamp clock's last edge (a
+        32.768 kHz RTC is good to 30.5 us), modulo 2^32."""
+        counter = self.start + self.floor(g)
+        if self.stamp_hz < 1_000_000:
+            edges = counter * self.stamp_hz // 1_000_000
+            counter = -((-edges * 1_000_000) // self.stamp_hz)
+        return counter & 0xFFFFFFFF
+
+
+# ---- the simulation state ----------------------------------------------------
+
+@dataclasses.dataclass
+class Transfer:
+    """One frame from the moment a module's interface holds it."""
+    id: int
+    src: "Mod"
+    frame: bytearray
+    ready: int
+    dst: int = 0
+    ftype: str = "?"
+    receivers: list = dataclasses.field(default_factory=list)
+    acks: dict = dataclasses.field(default_factory=dict)
+    started: int | None = None
+    end: int | None = None
+    done: bool = False
+    retry: bool = False
+
+
+@dataclasses.dataclass
+class Mod:
+    """The hub's view of one module."""
+    spec: object
+    clock: Clock
+    index: int
+    proc: subprocess.Popen | None = None
+    conn: socket.socket | None = None
+    rbuf: bytearray = dataclasses.field(default_factory=bytearray)
+    obuf: bytearray = dataclasses.field(default_factory=bytearray)
+    lines: list = dataclasses.field(default_factory=list)
+    inbox: list = dataclasses.field(default_factory=list)
+    outbox: list = dataclasses.field(default_factory=list)
+    blocked: bool = False
+    want: int | None = None  # tick; None: asleep with nothing scheduled
+    sleeping: bool = False
+    granted: int = 0
+    granted_at: int = 0  # global ns of the last grant
+    dead: bool = False
+    exit_note: str = ""
+    frozen: bool = False
+    final_state: str = ""
+    power: str = "on"  # on, off, waking
+    off_pending: bool = False
+    unresponsive: bool = False
+    rx: Transfer | None = None  # the frame in its receive buffer
+    tx: Transfer | None = None  # the frame in its send buffer
+    seq: int = 0
+    stats: dict | None = None
+    busy_ns: int = 0
+    sleep_ns: int = 0
+    off_ns: int = 0
+    off_since: int = 0
+    tx_frames: int = 0
+    rx_frames: int = 0
+
+    @property
+    def id(self) -> int:
+        return self.spec.id
+
+    @property
+    def live(self) -> bool:
+        return not self.dead and not self.frozen
+
+    def energy_mj(self) -> float:
+        p = self.spec.power
+        return (p.active_mw * self.busy_ns + p.sleep_mw * self.sleep_ns +
+                p.off_uw / 1000 * self.off_ns) / 1e9
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """A fault injected on command: `kind` at `at_ns` on module `module`
+    (None: any receiver); `count` frames, `delay_ns` for a delay."""
+    kind: str
+    module: int | None
+    at_ns: int
+    count: int = 1
+    delay_ns: int = 0
+
+    def describe(self) -> str:
+        who = "any module" if self.module is None else f"m{self.module}"
+        extra = f" x{self.count}" if self.kind == "corrupt" and self.count > 1 else ""
+        if self.kind == "delay":
+            extra = f" by {self.delay_ns / 1000:g} us"
+        return f"{self.kind} {who}{extra}"
+
+
+FAULT_KINDS = ("kill", "freeze", "off", "corrupt", "delay")
+
+
+def parse_command(line: str, at_ns: int) -> Fault:
+    """An interactive command, `KIND MODULE [N]` (e.g. `corrupt 1 3`), as a
+    fault at `at_ns` (the hub's current time)."""
+    words = line.split()
+    if len(words) not in (2, 3):
+        raise ValueError(f"bad command {line.strip()!r} (KIND MODULE [N], KIND one of "
+                         f"{', '.join(FAULT_KINDS)})")
+    extra = f":{words[2]}" if len(words) == 3 else ""
+    f = parse_fault(f"{words[0]}:{words[1]}@0{extra}")
+    return dataclasses.replace(f, at_ns=at_ns)
+
+
+def parse_fault(spec: str) -> Fault:
+    """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
+    corrupt the next N frames it receives (default 1); delay the next frame
+    it receives by N microseconds. MODULE may be * for corrupt and delay."""
+    try:
+        kind, rest = spec.split(":", 1)
+        who, when = rest.split("@", 1)
+        extra = None
+        if ":" in when:
+            when, extra = when.split(":", 1)
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {kind!r} (known: {', '.join(FAULT_KINDS)})")
+        module = None if who == "*" else int(who)
+        if module is None and kind not in ("corrupt", "delay"):
+            raise ValueError(f"{kind} needs a module number")
+        at_ns = round(float(when) * 1e9)
+        if at_ns < 0:
+            raise ValueError("negative time")
+        if kind == "delay":
+            if extra is None:
+                raise ValueError("delay needs :MICROSECONDS")
+            return Fault(kind, module, at_ns, delay_ns=round(float(extra) * 1000))
+        count = int(extra) if extra is not None else 1
+        if count < 1 or (extra is not None and kind != "corrupt"):
+            raise ValueError("only corrupt takes a count (>= 1)")
+        return Fault(kind, module, at_ns, count=count)
+    except ValueError as e:
+        raise ValueError(f"bad fault {spec!r}: {e} (format KIND:MODULE@SECONDS[:N])") from None
+
+
+# ---- the hub ---------------------------------------------------------------
+
+class Hub:
+    """One run of a device. `launch(mod, socket_path)` returns the argv of a
+    module process; output lines go to `out` (a callable taking a str)."""
+
+    STALL_S = 60.0  # wall-clock seconds a module may take between two requests
+
+    def __init__(self, device, sock_path, launch, *, seed=1, until_s=None, faults=(),
+                 probe_s=None, probe_warmup_s=0.0, trace=False, out=print, progress=False,
+                 commands=None):
+        self.device = device
+        self.sock_path = sock_path
+        self.launch = launch
+        self.seed = seed
+        self.until_ns = None if until_s is None else round(until_s * 1e9)
+        self.faults = list(faults)
+        self.trace = trace
+        self.out = out
+        self.progress = progress
+        self.rng = random.Random(f"hub/{seed}")
+        ppm = device.clock_ppm(seed)
+        self.mods = {}
+        for i, spec in enumerate(device.modules):
+            clock = Clock(ppm[spec.id], spec.counter_start, spec.stamp_hz)
+            self.mods[spec.id] = Mod(spec=spec, clock=clock, index=i)
+        self.slot_ns = round(device.bus.slot_us * 1000)
+        self.ack_timeout_ns = round(device.bus.ack_timeout_us * 1000)
+        self.now = 0
+        self.heap = []
+        self.hseq = 0
+        self.bus_free_at = 0
+        self.next_tid = 1
+        self.notes = []
+        self.events_log = []
+        self.counters = {"frames": 0, "bytes": 0, "by_type": {}, "bus_busy_ns": 0,
+                         "rejected": 0, "corrupted": 0, "delayed": 0, "waits_busy_receiver": 0,
+                         "wakeups": 0, "unreachable": 0, "retransmissions": 0}
+        self.corrupt_left = {}
+        self.delay_next = {}
+        self.reference = None
+        self.probe_truth = {}
+        self.probes = []
+        self.probe_s = probe_s
+        self.probe_warmup_ns = round(probe_warmup_s * 1e9)
+        self.sel = selectors.DefaultSelector()
+        self.listener = None
+        self.end_reason = None
+        self.last_progress = 0.0
+        self.stop_requested = False
+        self.unreachable_noted = set()
+        self.commands = commands  # a file whose lines are fault commands, or None
+        self.command_buf = b""
+
+    # ---- notes and output ----
+
+    def note(self, text, module=None, t=None):
+        t = self.now if t is None else t
+        self.notes.append(f"hub| [{t / 1e9:11.6f} s] {text}")
+        self.events_log.append({"t": t / 1e9, "module": module, "what": text})
+
+    def flush_output(self):
+        for line in self.notes:
+            self.out(line)
+        self.notes.clear()
+        for m in sorted(self.mods.values(), key=lambda m: m.id):
+            for line in m.lines:
+                self.out(f"m{m.id}| {line}")
+            m.lines.clear()
+
+    def show_progress(self, force=False):
+        if not self.progress:
+            return
+        wall = time.monotonic()
+        if not force and wall - self.last_progress < 0.5:
+            return
+        self.last_progress = wall
+        until = f" / {self.until_ns / 1e9:g} s" if self.until_ns else ""
+        sys.stderr.write(f"\rmotet run: t = {self.now / 1e9:.3f} s{until}, "
+                         f"{self.counters['frames']} frames   ")
+        sys.stderr.flush()
+
+    # ---- the event queue ----
+
+    def push(self, t, kind, *data):
+        heapq.heappush(self.heap, (t, self.hseq, kind, data))
+        self.hseq += 1
+
+    def deliver(self, m, t, body, probe=None):
+        """An event for module m at global time t, at its next tick."""
+        if m.dead:
+            return
+        tick = max(m.clock.ceil(t), m.granted + 1)
+        for _, _, kind, data in self.heap:  # keep one module's events in order
+            if kind == "deliver" and data[0] is m and data[1] > tick:
+                tick = data[1]
+        when = m.clock.at(tick)
+        if probe is not None:
+            self.probe_truth[(probe, m.id)] = when
+        self.push(when, "deliver", m, tick, body)
+
+    # ---- processes and sockets ----
+
+    def start(self):
+        try:
+            os.unlink(self.sock_path)
+        except FileNotFoundError:
+            pass
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.sock_path)
+        self.listener.listen(len(self.mods))
+        for m in self.mods.values():
+            argv = self.launch(m, self.sock_path)
+            m.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, start_new_session=True)
+            os.set_blocking(m.proc.stdout.fileno(), False)
+            self.sel.register(m.proc.stdout, selectors.EVENT_READ, ("out", m))
+        self.sel.register(self.listener, selectors.EVENT_READ, ("listen", None))
+        self.handshake()
+        if self.commands is not None:
+            os.set_blocking(self.commands.fileno(), False)
+            self.sel.register(self.commands, selectors.EVENT_READ, ("cmd", None))
+
+    def handshake(self):
+        pending = dict(self.mods)
+        deadline = time.monotonic() + self.STALL_S
+        while any(m.conn is None for m in self.mods.values()):
+            for m in self.mods.values():
+                if m.conn is None and m.proc.poll() is not None:
+                    self.drain_output(m, final=True)
+                    self.flush_output()
+                    raise HubError(f"module {m.id} ({m.spec.name}) exited with status "
+                                   f"{m.proc.returncode} before joining the bus")
+            self.check_interrupt()
+            if time.monotonic() > deadline:
+                raise HubError("modules did not connect: "
+                               + ", ".join(f"m{i}" for i, m in pending.items() if not m.conn))
+            for key, _ in self.sel.select(timeout=0.2):
+                what, m = key.data
+                if what == "out":
+                    self.drain_output(m)
+                elif what == "listen":
+                    self.accept()
+        mask = sum(1 << m.id for m in self.mods.values())
+        for m in self.mods.values():
+            m.conn.sendall(pack_msg("W", struct.pack("<I", mask)))
+        self.sel.unregister(self.listener)
+        self.listener.close()
+        self.listener = None
+
+    def accept(self):
+        conn, _ = self.listener.accept()
+        conn.setblocking(True)
+        header = self.read_exact(conn, 5)
+        length, mtype = struct.unpack("<IB", header)
+        body = self.read_exact(conn, length - 1)
+        if chr(mtype) != "H" or len(body) != 8 + 5:
+            raise HubError("a module spoke before saying hello")
+        mid, version = struct.unpack_from("<BI", body, 8)
+        if version != LINK_VERSION:
+            raise HubError(f"module {mid} speaks link version {version}, not {LINK_VERSION}")
+        m = self.mods.get(mid)
+        if m is None or m.conn is not None:
+            raise HubError(f"a module announced itself as {mid}, which is not expected")
+        m.conn = conn
+        conn.setblocking(False)
+        self.sel.register(conn, selectors.EVENT_READ, ("sock", m))
+
+    @staticmethod
+    def read_exact(conn, n):
+        data = b""
+        while len(data) < n:
+            chunk = conn.recv(n - len(data))
+            if not chunk:
+                raise HubError("a module closed the link during the handshake")
+            data += chunk
+        return data
+
+    def drain_output(self, m, final=False):
+        """Read what module m printed; complete lines go to this step."""
+        while True:
+            try:
+                chunk = os.read(m.proc.stdout.fileno(), 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:
+                final = True
+                break
+            m.obuf += chunk
+        *lines, rest = m.obuf.split(b"\n")
+        m.obuf = bytearray(rest)
+        m.lines.extend(line.decode(errors="replace").rstrip("\r") for line in lines)
+        if final and m.obuf:
+            m.lines.append(m.obuf.decode(errors="replace"))
+            m.obuf = bytearray()
+
+    def send(self, m, mtype, body=b""):
+        if m.dead or m.conn is None:
+            return
+        try:
+            m.conn.setblocking(True)
+            m.conn.sendall(pack_msg(mtype, body))
+            m.conn.setblocking(False)
+        except OSError:
+            self.module_gone(m)
+
+    def read_socket(self, m):
+        try:
+            chunk = m.conn.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.module_gone(m)
+            return
+        m.rbuf += chunk
+        while len(m.rbuf) >= 5:
+            length, mtype = struct.unpack_from("<IB", m.rbuf)
+            if len(m.rbuf) < 4 + length:
+                break
+            body = bytes(m.rbuf[5:4 + length])
+            del m.rbuf[:4 + length]
+            self.message(m, chr(mtype), body)
+
+    def message(self, m, mtype, body):
+        if m.dead:
+            return
+        (local,) = struct.unpack_from("<Q", body)
+        rest = body[8:]
+        if m.unresponsive and self.end_reason is None:
+            m.unresponsive = False
+            self.unreachable_noted = {k for k in self.unreachable_noted if k[1] != m.id}
+            self.note(f"m{m.id} answers again", m.id)
+        if mtype == "A":
+            want, sleeping = struct.unpack_from("<QB", rest)
+            self.drain_output(m)  # everything it printed before asking
+            m.blocked = True
+            m.want = None if want == 0xFFFFFFFFFFFFFFFF else want
+            m.sleeping = bool(sleeping)
+            return
+        m.seq += 1
+        m.inbox.append((local, m.seq, mtype, rest))
+
+    def module_gone(self, m):
+        if m.dead:
+            return
+        m.dead = True
+        m.blocked = False
+        try:
+            self.sel.unregister(m.conn)
+        except (KeyError, ValueError):
+            pass
+        status = m.proc.poll() if m.proc else None
+        if status is None and m.proc:
+            try:
+                status = m.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                status = None
+        self.drain_output(m, final=True)
+        if not m.exit_note:
+            m.exit_note = f"exited with status {status}" if status is not None else "link lost"
+            if self.end_reason is None:
+                self.note(f"m{m.id} {m.exit_note}", m.id)
+        self.forget_module(m)
+
+    # ---- waiting for the modules ----
+
+    def read_commands(self):
+        """Interactive faults: each line applies at the next step (so at the
+        hub's current time, which depends on the wall clock: not repeatable,
+        unlike --fault)."""
+        try:
+            chunk = os.read(self.commands.fileno(), 4096)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.sel.unregister(self.commands)
+            return
+        self.command_buf += chunk
+        *lines, self.command_buf = self.command_buf.split(b"\n")
+        for line in lines:
+            text = line.decode(errors="replace").strip()
+            if not text:
+                continue
+            try:
+                self.push(self.now, "fault", parse_command(text, self.now))
+            except ValueError as e:
+                self.note(f"command ignored: {e}")
+
+    def request_stop(self, signum, frame):
+        """Signal handler: only a flag, so that no message is torn."""
+        self.stop_requested = True
+
+    def check_interrupt(self):
+        if self.stop_requested:
+            raise Interrupted()
+
+    def waiting_for(self):
+        return [m for m in self.mods.values() if m.live and not m.blocked]
+
+    def wait_quiescent(self):
+        deadline = time.monotonic() + self.STALL_S
+        while self.waiting_for():
+            self.check_interrupt()
+            events = self.sel.select(timeout=0.2)
+            for key, _ in events:
+                what, m = key.data
+                if what == "sock":
+                    self.read_socket(m)
+                elif what == "out":
+                    self.drain_output(m)
+                elif what == "cmd":
+                    self.read_commands()
+            if events:
+                deadline = time.monotonic() + self.STALL_S
+            elif time.monotonic() > deadline:
+                names = ", ".join(f"m{m.id}" for m in self.waiting_for())
+                raise HubError(f"no answer for {self.STALL_S:.0f} s (wall clock) from {names}")
+
+    # ---- applying what the modules did ----
+
+    def global_of(self, m, tick):
+        return max(m.clock.at(tick), self.now)
+
+    def apply_inputs(self):
+        inputs = []
+        for m in self.mods.values():
+            for local, seq, mtype, body in m.inbox:
+                inputs.append((self.global_of(m, local), m.id, seq, m, mtype, body))
+            m.inbox.clear()
+        for t, _, _, m, mtype, body in sorted(inputs, key=lambda x: x[:3]):
+            if mtype == "T":
+                self.on_tx(m, t, bytearray(body))
+            elif mtype == "R":
+                self.on_rxdone(m, t, bool(body[0]))
+            elif mtype == "P":
+                self.on_probe_answer(m, body)
+            elif mtype == "K":
+                values = struct.unpack_from(f"<{len(STATS_FIELDS)}I", body)
+                m.stats = dict(zip(STATS_FIELDS, values))
+        for m in self.mods.values():
+            if m.off_pending and m.blocked and m.sleeping and m.tx is None and m.rx is None:
+                self.power_off(m)
+
+    def on_tx(self, m, t, frame):
+        tr = Transfer(id=self.next_tid, src=m, frame=frame, ready=t)
+        self.next_tid += 1
+        if len(frame) >= OVERHEAD:
+            tr.dst = frame[2]
+            tr.ftype = FRAME_TYPES.get(frame[0] & ~TYPE_RETRY, "?")
+            tr.retry = bool(frame[0] & TYPE_RETRY)
+        m.tx = tr
+        if tr.retry:
+            self.counters["retransmissions"] += 1
+        if self.trace:
+            self.note(f"m{m.id} hands frame #{tr.id} ({self.frame_name(tr)}) to the bus", m.id)
+        if tr.dst != BROADCAST and (tr.dst not in self.mods or self.mods[tr.dst].dead):
+            self.finish(tr, RESULT_UNREACHABLE, t)
+            return
+        self.schedule_slot(tr, t)
+
+    def frame_name(self, tr):
+        dst = "all" if tr.dst == BROADCAST else f"m{tr.dst}"
+        return f"{tr.ftype} m{tr.src.id}->{dst}, {len(tr.frame)} B"
+
+    def on_rxdone(self, m, t, ok):
+        tr = m.rx
+        m.rx = None
+        if tr is None or tr.done:
+            return
+        tr.acks[m.id] = ok
+        if not ok:
+            self.counters["rejected"] += 1
+            self.note(f"m{m.id} rejected frame #{tr.id} ({self.frame_name(tr)}) as corrupt: "
+                      f"not delivered, m{tr.src.id} will send it again", m.id, t)
+        self.check_complete(tr, t)
+
+    # ---- TDMA arbitration and transfers ----
+
+    def schedule_slot(self, tr, t):
+        """The start of the sender's next own slot at or after t."""
+        n = len(self.mods)
+        k = -(-t // self.slot_ns)
+        k += (tr.src.index - k) % n
+        self.push(k * self.slot_ns, "slot", tr)
+
+    def receivers_of(self, tr):
+        if tr.dst == BROADCAST:
+            cands = [m for m in self.mods.values() if m is not tr.src]
+        else:
+            cands = [self.mods[tr.dst]] if tr.dst in self.mods else []
+        return [m for m in cands if not m.dead and not m.unresponsive]
+
+    def on_slot(self, tr):
+        if tr.done or tr.src.dead:
+            return
+        if self.bus_free_at > self.now:  # someone else's transfer is on the wire
+            self.schedule_slot(tr, self.bus_free_at)
+            return
+        recv = self.receivers_of(tr)
+        if tr.dst != BROADCAST and not recv:
+            self.finish(tr, RESULT_UNREACHABLE, self.now)
+            return
+        not_ready = [r for r in recv if r.power != "on" or r.rx is not None]
+        for r in not_ready:
+            if r.power == "off":
+                self.wake(r, tr)
+        if not_ready:
+            if any(r.rx is not None for r in not_ready):
+                self.counters["waits_busy_receiver"] += 1
+            self.schedule_slot(tr, self.now + 1)
+            return
+        wire = -(-len(tr.frame) * 10**9 // self.device.bus.bandwidth)
+        tr.started = self.now
+        tr.end = self.now + wire
+        tr.receivers = recv
+        self.bus_free_at = tr.end
+        self.counters["bus_busy_ns"] += wire
+        self.push(tr.end, "txend", tr)
+
+    def on_txend(self, tr):
+        if tr.done:
+            return
+        c = self.counters
+        c["frames"] += 1
+        c["bytes"] += len(tr.frame)
+        c["by_type"][tr.ftype] = c["by_type"].get(tr.ftype, 0) + 1
+        tr.src.tx_frames += 1
+        if tr.ftype == "SYNC":
+            stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
+            self.reference = tr.src.id
+        tr.receivers = [r for r in tr.receivers if not r.dead and not r.unresponsive]
+        for r in tr.receivers:
+            self.receive(r, tr)
+        if not tr.receivers:
+            self.finish(tr, RESULT_SENT, self.now)
+            return
+        self.push(self.now + self.ack_timeout_ns, "acktimeout", tr)
+
+    def receive(self, r, tr):
+        frame = bytearray(tr.frame)
+        at = self.now
+        left = self.corrupt_left.get(r.id, 0) or self.corrupt_left.get(None, 0)
+        if left:
+            key = r.id if self.corrupt_left.get(r.id, 0) else None
+            self.corrupt_left[key] -= 1
+            bit = self.rng.randrange(len(frame) * 8)
+            frame[bit // 8] ^= 1 << (bit % 8)
+            self.counters["corrupted"] += 1
+            self.note(f"fault: frame #{tr.id} ({self.frame_name(tr)}) corrupted on its way to "
+                      f"m{r.id}: bit {bit % 8} of byte {bit // 8} flipped", r.id)
+        delay = self.delay_next.pop(r.id, 0) or self.delay_next.pop(None, 0)
+        if delay:
+            at += delay
+            self.counters["delayed"] += 1
+            self.note(f"fault: frame #{tr.id} ({self.frame_name(tr)}) to m{r.id} delayed by "
+                      f"{delay / 1000:g} us", r.id)
+        r.rx = tr
+        r.rx_frames += 1
+        body = struct.pack("<I", r.clock.stamp(at)) + bytes(frame)
+        self.deliver(r, at, struct.pack("<B", EV_RX) + body)
+
+    def check_complete(self, tr, t):
+        if tr.done:
+            return
+        waiting = [r for r in tr.receivers if r.id not in tr.acks and not r.dead
+                   and not r.unresponsive]
+        if waiting:
+            return
+        answered = [tr.acks[r.id] for r in tr.receivers if r.id in tr.acks]
+        if not answered and tr.dst != BROADCAST:
+            self.finish(tr, RESULT_UNREACHABLE, t)
+        elif not all(answered):
+            self.finish(tr, RESULT_REJECTED, t)
+        else:
+            self.finish(tr, RESULT_SENT, t)
+
+    def on_acktimeout(self, tr):
+        if tr.done:
+            return
+        for r in tr.receivers:
+            if r.id not in tr.acks and not r.dead and not r.unresponsive:
+                self.mark_unresponsive(r, tr)
+        self.check_complete(tr, self.now)
+
+    def mark_unresponsive(self, r, tr):
+        r.unresponsive = True
+        r.rx = None
+        state = "frozen" if r.frozen else "silent"
+        self.note(f"m{r.id} did not acknowledge frame #{tr.id} ({self.frame_name(tr)}) within "
+                  f"{self.ack_timeout_ns / 1e6:g} ms: unresponsive ({state}); frames to it now "
+                  f"fail as unreachable, broadcasts skip it", r.id)
+
+    def finish(self, tr, result, t):
+        tr.done = True
+        if tr.src.tx is tr:
+            tr.src.tx = None
+        if result == RESULT_UNREACHABLE:
+            self.counters["unreachable"] += 1
+            if (tr.src.id, tr.dst) not in self.unreachable_noted:  # the first of a series
+                self.unreachable_noted.add((tr.src.id, tr.dst))
+                self.note(f"frame #{tr.id} ({self.frame_name(tr)}) is unreachable: m{tr.src.id} "
+                          f"is told so (further ones are only counted)", tr.src.id, t)
+        self.deliver(tr.src, t, struct.pack("<BB", EV_TX_DONE, result))
+
+    # ---- power ----
+
+    def wake(self, r, tr):
+        r.power = "waking"
+        self.counters["wakeups"] += 1
+        wake_ns = round(r.spec.power.wake_us * 1000)
+        self.note(f"m{r.id} is woken by frame #{tr.id} ({self.frame_name(tr)}); powered on in "
+                  f"{wake_ns / 1000:g} us", r.id)
+        self.push(self.now + wake_ns, "wakedone", r)
+
+    def on_wakedone(self, r):
+        if r.dead:
+            return
+        r.off_ns += self.now - r.off_since
+        r.power = "on"
+        r.granted_at = self.now
+        self.note(f"m{r.id} is powered on", r.id)
+
+    def power_off(self, m):
+        m.off_pending = False
+        self.account(m, self.now)
+        m.power = "off"
+        m.off_since = self.now
+        self.note(f"m{m.id} is powered off (its clock runs on; a frame for it wakes it)", m.id)
+
+    # ---- faults ----
+
+    def on_fault(self, f):
+        self.note(f"fault: {f.describe()}", f.module)
+        m = self.mods.get(f.module) if f.module is not None else None
+        if f.module is not None and (m is None or m.dead):
+            self.note(f"fault ignored: no live module {f.module}")
+            return
+        if f.kind == "kill":
+            m.exit_note = "killed by fault injection"
+            self.note(f"m{m.id} killed: frames to it fail as unreachable, broadcasts skip it",
+                      m.id)
+            if m.proc and m.proc.poll() is None:
+                if m.frozen:
+                    os.kill(m.proc.pid, signal.SIGCONT)
+                m.proc.kill()
+            self.module_gone(m)
+        elif f.kind == "freeze":
+            m.frozen = True
+            if m.proc and m.proc.poll() is None:
+                os.kill(m.proc.pid, signal.SIGSTOP)
+            self.note(f"m{m.id} frozen: it runs no more; frames to it wait for its answer",
+                      m.id)
+        elif f.kind == "off":
+            if m.power == "on":
+                m.off_pending = True  # once it sleeps with its interface idle
+                if m.blocked and m.sleeping and m.tx is None and m.rx is None:
+                    self.power_off(m)
+        elif f.kind == "corrupt":
+            self.corrupt_left[f.module] = self.corrupt_left.get(f.module, 0) + f.count
+        elif f.kind == "delay":
+            self.delay_next[f.module] = f.delay_ns
+
+    def forget_module(self, m):
+        """A module died: nothing may wait for it any more."""
+        m.rx = None
+        if m.tx is not None:
+            m.tx.done = True
+            m.tx = None
+        for tr in self.open_transfers():
+            if m in tr.receivers:
+                self.check_complete(tr, self.now)
+
+    def open_transfers(self):
+        seen = []
+        for _, _, kind, data in self.heap:
+            if kind in ("slot", "txend", "acktimeout") and not data[0].done:
+                if data[0] not in seen:
+                    seen.append(data[0])
+        return seen
+
+    # ---- probes: measuring the time-sync error ----
+
+    def on_probe(self, pid):
+        for m in self.mods.values():
+            if m.live and m.power == "on" and m.id != self.reference:
+                self.deliver(m, self.now, struct.pack("<BI", EV_PROBE, pid), probe=pid)
+
+    def on_probe_answer(self, m, body):
+        pid, local, estimate, synced = struct.unpack_from("<IIIB", body)
+        when = self.probe_truth.pop((pid, m.id), None)
+        if when is None or self.reference is None or not synced:
+            return
+        ref = self.mods[self.reference].clock
+        truth = (ref.start + ref.exact(when)) % 2**32
+        err = Fraction(estimate) - truth
+        if err > 2**31:
+            err -= 2**32
+        elif err < -2**31:
+            err += 2**32
+        if when >= self.probe_warmup_ns:
+            self.probes.append((when / 1e9, m.id, float(err)))
+
+    def schedule_probes(self):
+        if not self.probe_s or self.until_ns is None:
+            return
+        period = round(self.probe_s * 1e9)
+        t = self.rng.randrange(period)
+        pid = 1
+        while t <= self.until_ns:
+            self.push(t, "probe", pid)
+            pid += 1
+            t += period + self.rng.randrange(-period // 8, period // 8 + 1)
+
+    # ---- the main loop ----
+
+    def next_time(self):
+        cands = [self.heap[0][0]] if self.heap else []
+        for m in self.mods.values():
+            if m.live and m.blocked and m.power == "on" and m.want is not None:
+                cands.append(max(m.clock.at(m.want), self.now))
+        return min(cands) if cands else None
+
+    def process_events(self):
+        while self.heap and self.heap[0][0] <= self.now:
+            _, _, kind, data = heapq.heappop(self.heap)
+            if kind == "deliver":
+                m, tick, body = data
+                if not m.dead:
+                    m.outbox.append(struct.pack("<Q", tick) + body)
+            elif kind == "slot":
+                self.on_slot(*data)
+            elif kind == "txend":
+                self.on_txend(*data)
+            elif kind == "acktimeout":
+                self.on_acktimeout(*data)
+            elif kind == "wakedone":
+                self.on_wakedone(*data)
+            elif kind == "fault":
+                self.on_fault(*data)
+            elif kind == "probe":
+                self.on_probe(*data)
+
+    def account(self, m, until):
+        span = until - m.granted_at
+        if span > 0:
+            if m.power != "on":
+                pass  # counted when it comes back on
+            elif m.sleeping:
+                m.sleep_ns += span
+            else:
+                m.busy_ns += span
+        m.granted_at = until
+
+    def wake_modules(self):
+        for m in sorted(self.mods.values(), key=lambda m: m.id):
+            if not m.live or not m.blocked:
+                continue
+            due = m.power == "on" and m.want is not None and m.clock.at(m.want) <= self.now
+            if m.power == "on" and m.want is not None and m.want < m.clock.floor(self.now):
+                due = True  # powered on again after its wake-up time passed
+            if not (m.outbox or due):
+                continue
+            tick = m.clock.floor(self.now)
+            if not m.sleeping and m.want is not None:
+                tick = min(tick, m.want)
+            tick = max(tick, m.granted + 1)
+            self.account(m, self.now)
+            for ev in m.outbox:
+                self.send(m, "E", ev)
+            m.outbox.clear()
+            m.granted = tick
+            m.blocked = False
+            self.send(m, "G", struct.pack("<Q", tick))
+
+    def run(self):
+        """Run until the time limit, an idle device or an interrupt; returns
+        the report (a dict)."""
+        previous = {}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                previous[sig] = signal.signal(sig, self.request_stop)
+            except ValueError:  # not the main thread: no signals here
+                pass
+        try:
+            self.start()
+            for f in self.faults:
+                self.push(f.at_ns, "fault", f)
+            self.schedule_probes()
+            while True:
+                self.wait_quiescent()
+                self.check_interrupt()
+                self.apply_inputs()
+                self.flush_output()
+                self.show_progress()
+                n = self.next_time()
+                if n is None and self.until_ns is None:
+                    self.end_reason = "idle: nothing scheduled on any module"
+                    break
+                if n is None:  # idle until the time limit: let it pass
+                    self.note("idle: nothing scheduled on any module")
+                    n = self.until_ns + 1
+                if self.until_ns is not None and n > self.until_ns:
+                    self.now = self.until_ns
+                    self.end_reason = "time limit"
+                    break
+                if not any(m.live for m in self.mods.values()):
+                    self.end_reason = "no module left running"
+                    break
+                self.now = n
+                self.process_events()
+                self.wake_modules()
+        except (Interrupted, KeyboardInterrupt):
+            self.end_reason = "interrupted"
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        return self.report()
+
+    def stop(self):
+        """Tell every module the run is over, collect its counters, and make
+        sure no process outlives the hub."""
+        if self.end_reason is None:
+            self.end_reason = "error"
+        for m in self.mods.values():
+            m.final_state = ("killed" if m.exit_note.startswith("killed") else
+                             "exited" if m.dead else "frozen" if m.frozen else
+                             "off" if m.power != "on" else "running")
+            if m.dead or m.proc is None:
+                continue
+            self.account(m, self.now)
+            if m.power != "on":
+                m.off_ns += self.now - m.off_since
+            if m.frozen and m.proc.poll() is None:
+                os.kill(m.proc.pid, signal.SIGCONT)
+        # A module that was running when we stopped gets QUIT once it asks
+        # for time; each prints its counters and exits.
+        quit_sent = set()
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            for m in self.mods.values():
+                if not m.dead and m.blocked and m.id not in quit_sent:
+                    quit_sent.add(m.id)
+                    self.send(m, "Q", b"\x00")
+            if not any(m.proc is not None and m.proc.poll() is None for m in self.mods.values()):
+                break
+            for key, _ in self.sel.select(timeout=0.1):
+                what, m = key.data
+                if what == "sock":
+                    self.read_socket(m)
+                elif what == "out":
+                    self.drain_output(m)
+        for m in self.mods.values():  # what they said before exiting
+            while m.conn is not None and not m.dead:
+                self.read_socket(m)
+                if not m.dead:
+                    break
+        for m in self.mods.values():
+            if m.proc is None:
+                continue
+            if m.proc.poll() is None:
+                m.proc.kill()
+                m.proc.wait()
+            self.drain_output(m, final=True)
+            for local, seq, mtype, body in m.inbox:
+                if mtype == "K":
+                    m.stats = dict(zip(STATS_FIELDS, struct.unpack_from(
+                        f"<{len(STATS_FIELDS)}I", body)))
+            m.inbox.clear()
+            m.proc.stdout.close()
+            if m.conn is not None:
+                m.conn.close()
+        self.sel.close()
+        if self.listener is not None:
+            self.listener.close()
+        try:
+            os.unlink(self.sock_path)
+        except OSError as e:
+            if e.errno != errno.ENOENT:
+                raise
+        self.note(f"stopped: {self.end_reason}")
+        self.flush_output()
+        if self.progress:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+    # ---- the report ----
+
+    def probe_summary(self):
+        if not self.probes:
+            return None
+        errs = [e for _, _, e in self.probes]
+        per = {}
+        for _, mid, e in self.probes:
+            per.setdefault(mid, []).append(e)
+        rms = (sum(e * e for e in errs) / len(errs)) ** 0.5
+        return {"count": len(errs), "max_abs_us": max(abs(e) for e in errs),
+                "mean_us": sum(errs) / len(errs), "rms_us": rms, "reference": self.reference,
+                "per_module": {str(k): {"count": len(v), "max_abs_us": max(abs(e) for e in v)}
+                               for k, v in sorted(per.items())}}
+
+    def report(self):
+        mods = {}
+        for m in sorted(self.mods.values(), key=lambda m: m.id):
+            note = m.exit_note if m.final_state in ("killed", "exited") else ""
+            mods[str(m.id)] = {
+                "name": m.spec.name, "state": m.final_state, "note": note,
+                "ppm": m.clock.ppm, "unresponsive": m.unresponsive,
+                "frames_sent": m.tx_frames, "frames_received": m.rx_frames,
+                "busy_s": m.busy_ns / 1e9, "sleep_s": m.sleep_ns / 1e9, "off_s": m.off_ns / 1e9,
+                "energy_mj": m.energy_mj(), "kernel": m.stats}
+        bus = dict(self.counters)
+        bus["utilisation"] = bus["bus_busy_ns"] / self.now if self.now else 0.0
+        bus["model"] = {"bandwidth_Bps": self.device.bus.bandwidth,
+                        "slot_us": self.device.bus.slot_us,
+                        "ack_timeout_us": self.device.bus.ack_timeout_us}
+        return {"device": self.device.name, "seed": self.seed, "end_s": self.now / 1e9,
+                "reason": self.end_reason, "bus": bus, "modules": mods,
+                "events": self.events_log, "timesync": self.probe_summary()}
+
+
+def summary_lines(report):
+    """Human-readable lines of a report (what `motet run` prints last)."""
+    b = report["bus"]
+    types = ", ".join(f"{k} {v}" for k, v in sorted(b["by_type"].items())) or "none"
+    lines = [f"bus: {b['frames']} frames ({types}), {b['bytes']} B, "
+             f"{100 * b['utilisation']:.2f} % busy; {b['retransmissions']} retransmitted, "
+             f"{b['rejected']} rejected, {b['corrupted']} corrupted and {b['delayed']} delayed "
+             f"by faults, {b['waits_busy_receiver']} waits for a busy receiver, "
+             f"{b['wakeups']} wake-ups, {b['unreachable']} unreachable"]
+    for mid, m in report["modules"].items():
+        lines.append(f"m{mid} {m['name']}: {m['note'] or m['state']}"
+                     f", clock {m['ppm']:+.3f} ppm, sent {m['frames_sent']} received "
+                     f"{m['frames_received']}, busy {m['busy_s'] * 1e3:.3f} ms, asleep "
+                     f"{m['sleep_s']:.3f} s, off {m['off_s']:.3f} s, {m['energy_mj']:.3f} mJ")
+    ts = report.get("timesync")
+    if ts:
+        lines.append(f"timesync: {ts['count']} probes against m{ts['reference']}: max |error| "
+                     f"{ts['max_abs_us']:.2f} us, rms {ts['rms_us']:.2f} us, mean "
+                     f"{ts['mean_us']:+.2f} us")
+    return lines
+
+
+def write_report(report, path):
+    with open(path, "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)

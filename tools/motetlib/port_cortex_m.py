@@ -1,0 +1,649 @@
+# SPDX-License-Identifier: MIT
+"""Run Cortex-M images of Motet under QEMU (mps2-an385), deterministically.
+
+    python3 tools/motetlib/port_cortex_m.py [--timeout S] [--icount-shift N] IMAGE.elf
+
+boots the image with -icount (one instruction per 2^N ns of virtual time,
+no real-time pacing: every run is identical), passes the UART0 console
+through to standard output and exits with the program's status, which the
+firmware reports through semihosting (ports/cortex-m/startup.c). A program
+that does not finish within the timeout (wall clock) is killed and the
+status is 124, with a message on standard error.
+
+Also the home of the Cortex-M benchmarks: `bench(build_dir)` runs the
+images of bench/cortex-m (and the unit-test images, for their stack
+high-water marks), reads the footprint from the archives and linker maps,
+and writes docs/benchmarks-cortex-m.md; `--bench BUILD_DIR` does the same
+from the command line. How each figure is measured is written into that
+document (see render()).
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+QEMU = "qemu-system-arm"
+MACHINE = "mps2-an385"
+DEFAULT_TIMEOUT_S = 90.0
+DEFAULT_ICOUNT_SHIFT = 0
+TIMEOUT_STATUS = 124
+
+
+class RunnerError(RuntimeError):
+    pass
+
+
+def qemu_command(elf, icount_shift=DEFAULT_ICOUNT_SHIFT):
+    """The QEMU command line that runs `elf` deterministically."""
+    return [QEMU, "-M", MACHINE, "-display", "none", "-monitor", "none",
+            "-serial", "stdio", "-semihosting-config", "enable=on,target=native",
+            "-icount", f"shift={icount_shift},align=off,sleep=off",
+            "-kernel", str(elf)]
+
+
+def _qemu_path():
+    path = shutil.which(QEMU)
+    if path is None:
+        raise RunnerError(f"{QEMU} not found (install qemu-system-arm, or "
+                          f"`./motet setup --all`)")
+    return path
+
+
+def _pump(src, sinks):
+    """Copy QEMU's output to each sink (a binary stream or a bytearray); a
+    stream that closes (a pipe to `head`) is dropped, the others go on."""
+    sinks = list(sinks)
+    for chunk in iter(lambda: src.read1(4096), b""):
+        for sink in list(sinks):
+            if isinstance(sink, bytearray):
+                sink.extend(chunk)
+                continue
+            try:
+                sink.write(chunk)
+                sink.flush()
+            except (BrokenPipeError, ValueError):
+                sinks.remove(sink)
+
+
+def run_captured(elf, timeout=DEFAULT_TIMEOUT_S, icount_shift=DEFAULT_ICOUNT_SHIFT,
+                 echo=True):
+    """Run `elf`; returns (status, console bytes). Status 124: timed out."""
+    elf = Path(elf)
+    if not elf.is_file():
+        raise RunnerError(f"no such image: {elf}")
+    cmd = qemu_command(elf, icount_shift)
+    cmd[0] = _qemu_path()
+    out = bytearray()
+    sinks = [out] + ([sys.stdout.buffer] if echo else [])
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    pump = threading.Thread(target=_pump, args=(proc.stdout, sinks), daemon=True)
+    pump.start()
+    try:
+        status = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pump.join(timeout=5)
+        sys.stdout.flush()
+        print(f"\ncortex-m: {elf.name} did not finish within {timeout:g} s of wall-clock "
+              f"time; QEMU killed (the program never called port_halt(): a hang, a "
+              f"lock-up after a fault, or a wait with no event due)", file=sys.stderr)
+        return TIMEOUT_STATUS, bytes(out)
+    pump.join(timeout=5)
+    return status, bytes(out)
+
+
+def run(elf, timeout=DEFAULT_TIMEOUT_S, icount_shift=DEFAULT_ICOUNT_SHIFT):
+    """Run `elf`, console to standard output; returns its exit status."""
+    return run_captured(elf, timeout, icount_shift, echo=True)[0]
+
+
+# ---- benchmarks ---------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORT = ROOT / "docs" / "benchmarks-cortex-m.md"
+CONFIGS = (("log on", ""), ("log off", "_nolog"))
+LOOP_SHIFT = 0     # bench_kernel, bench_tm: one instruction per ns
+LATENCY_SHIFT = 7  # bench_latency: 128 ns per instruction, 40 ns per clock
+NS_PER_CLOCK = 40  # the 25 MHz timer clock of mps2-an385
+TM_INTERVAL_MS = 100
+
+# CoMOS and RETOS footprints quoted in their papers (MSP430 builds).
+ANCHORS = (("CoMOS (MSP430)", 15616, 836), ("RETOS (MSP430)", 18314, 748))
+
+# Kernel objects by component, for the footprint table; anything else is
+# listed under its own name.
+COMPONENTS = (
+    ("scheduler", ("sched.c", "sched_queue.c")),
+    ("memory: heap and slabs", ("mem_heap.c", "slab.c")),
+    ("time: delta timers", ("timer.c",)),
+    ("event log", ("log.c",)),
+    ("multicast", ("mcast.c",)),
+    ("applications: descriptions, manager, programs", ("appdesc.c", "appmgr.c", "program.c")),
+    ("boot, error names", ("boot.c", "errors.c")),
+)
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Op:
+    """A figure from bench_kernel: op minus baseline, per operation."""
+    name: str
+    op: str
+    baseline: str
+    includes: str
+
+
+OPS = (
+    Op("immediate local dispatch", "immediate", "empty",
+       "sched_send_to() to a higher-priority local task, the nested dispatch on the shared "
+       "stack, the (counting) handler, the return to the sender"),
+    Op("queued dispatch", "chain", "immediate",
+       "a send to a lower-priority task from a nested handler (queue insert), then at that "
+       "handler's return the queue check, dequeue and run; a chain minus the immediate dispatch "
+       "that carries it"),
+    Op("message round trip", "roundtrip", "immediate",
+       "task A sends to B (equal priority: nested), B replies to A (on the stack: queued), A "
+       "handles the reply after returning; minus the immediate dispatch that starts A"),
+    Op("interrupt post to handler", "irq", "empty",
+       "pending a spare NVIC line, the interrupt body's sched_post_isr(), PendSV, the "
+       "thread-mode trampoline, sched_isr_exit() running the (counting) handler, NMI back to "
+       "the interrupted code"),
+    Op("exit dispatch with nothing to run", "irq_nopost", "empty",
+       "the same interrupt with a body that posts nothing: the cost of the exit-dispatch "
+       "machinery alone"),
+    Op("bare interrupt (Super-Simple-Tasker floor)", "irq_direct", "empty",
+       "the same line with a body that runs without the kernel's hooks: raise, the port's "
+       "line dispatch, a one-line body; the hardware does the rest"),
+    Op("mem_alloc + mem_free", "mem", "empty",
+       "mem_alloc(32) and mem_free() on a quiet heap, owner bookkeeping and statistics"),
+    Op("slab_alloc + slab_free", "slab", "empty",
+       "slab_alloc() (zeroing 16 bytes) and slab_free() with its double-free check"),
+)
+
+TM_TESTS = (
+    ("cooperative", "a dispatcher queues one message for each of five equal-priority workers "
+                    "below it; they run to completion from the queue in FIFO order"),
+    ("preemptive", "five tasks of rising priority pass a token round a ring, each send "
+                   "preempting at once (nested); the top one's send to the bottom one waits"),
+    ("interrupt", "a task pends a spare line; the interrupt posts back to that task (equal "
+                  "priority: it waits, no preemption)"),
+    ("interrupt_preemption", "a task pends a line; the interrupt posts to a higher task, which "
+                             "preempts at interrupt exit and sends back"),
+    ("message", "16-byte messages down to a lower task (queued, payload copied) and back up "
+                "(nested, payload borrowed)"),
+    ("synchronisation", "no semaphores yet: a lock-server task grants and takes back a token "
+                        "by message handshake (acquire, grant, release)"),
+    ("memory", "mem_alloc(128) + mem_free() in a loop"),
+)
+
+
+def _bench_dir(bdir):
+    return Path(bdir) / "bench" / "cortex-m"
+
+
+def _image(bdir, name):
+    path = _bench_dir(bdir) / name
+    if not path.is_file():
+        raise BenchError(f"{path} was not built (configure with -DMOTET_PORT=cortex-m and "
+                         f"build)")
+    return path
+
+
+def _run_image(path, shift):
+    status, out = run_captured(path, timeout=DEFAULT_TIMEOUT_S, icount_shift=shift, echo=False)
+    text = out.decode(errors="replace")
+    if status != 0:
+        raise BenchError(f"{path.name} (icount shift {shift}) failed with status {status}:\n"
+                         f"{text[-3000:]}")
+    return text
+
+
+def _build(bdir):
+    """Bring the images up to date if `bdir` is a configured build tree."""
+    if (Path(bdir) / "build.ninja").exists():
+        res = subprocess.run(["cmake", "--build", str(bdir)], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise BenchError(f"build failed in {bdir}:\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
+
+
+def _instructions(clocks, shift):
+    return clocks * NS_PER_CLOCK / (1 << shift)
+
+
+def _fmt(value):
+    """An integer when the value is one within the measuring grain (0.08 for the
+    loops, whose clocks are 40 instructions apart over 1,000 calls)."""
+    return f"{value:.0f}" if abs(value - round(value)) <= 0.1 else f"{value:.1f}"
+
+
+def kernel_ops(text):
+    """bench_kernel output -> ({op: instructions per call}, timer instructions per expiry)."""
+    loops = {}
+    for m in re.finditer(r"^op (\w+) (\d+) (\d+)$", text, re.M):
+        loops.setdefault(m[1], {})[int(m[2])] = int(m[3])
+    per_op = {}
+    for op, runs in loops.items():
+        (n1, c1), (n2, c2) = sorted(runs.items())
+        per_op[op] = _instructions(c2 - c1, LOOP_SHIFT) / (n2 - n1)
+    steals = sorted((int(k), int(c), int(i)) for k, c, i in
+                    re.findall(r"^steal timer (\d+) (\d+) (\d+)$", text, re.M))
+    if len(per_op) < len(OPS) or len(steals) != 2:
+        raise BenchError(f"bench_kernel printed too little:\n{text[-2000:]}")
+    (k1, c1, i1), (k2, c2, i2) = steals
+    timer = (_instructions(c2 - c1, LOOP_SHIFT) - 4 * (i2 - i1)) / (k2 - k1)
+    return per_op, timer
+
+
+def latencies(text):
+    """bench_latency output -> {name: instructions}; repeats must agree within one."""
+    raw = {}
+    for name, clocks in re.findall(r"^(read|irq|irq_direct|timer) (\d+)$", text, re.M):
+        raw.setdefault(name, []).append(int(clocks))
+    if set(raw) != {"read", "irq", "irq_direct", "timer"}:
+        raise BenchError(f"bench_latency printed too little:\n{text[-2000:]}")
+    # Between two reads a whole number of instructions ran, and at this shift
+    # the clock pins it down to +-0.32: round each sample.
+    instr = {k: [round(_instructions(c, LATENCY_SHIFT)) for c in v] for k, v in raw.items()}
+    read = min(instr["read"])
+    out = {}
+    for name in ("irq", "irq_direct", "timer"):
+        values = [v - read for v in instr[name]] if name != "timer" else instr[name]
+        if max(values) - min(values) > 1:
+            raise BenchError(f"bench_latency: {name} varies across repeats: {values}")
+        out[name] = sum(values) / len(values)
+    return out
+
+
+def thread_metric(text):
+    """bench_tm output -> {test: (iterations, instructions per iteration, stack bytes)}."""
+    out = {}
+    for name, n, clocks, stack in re.findall(r"^tm (\w+) (\d+) (\d+) (\d+)$", text, re.M):
+        out[name] = (int(n), _instructions(int(clocks), LOOP_SHIFT) / int(n), int(stack))
+    if set(out) != {t for t, _ in TM_TESTS}:
+        raise BenchError(f"bench_tm printed too little:\n{text[-2000:]}")
+    return out
+
+
+def test_stacks(bdir):
+    """{image: (stack high-water bytes, stack size)} of every kernel unit-test
+    image and of hello. (The port's own tests repaint the stack as part of
+    testing the painting, so their final mark covers only the last test.)"""
+    bdir = Path(bdir)
+    images = [p for p in sorted((bdir / "tests").glob("test_*")) if p.is_file() and not p.suffix]
+    images.append(bdir / "apps" / "hello" / "hello")
+    out = {}
+    for path in images:
+        if not path.is_file():
+            continue
+        m = re.search(r"stack high-water (\d+) of (\d+) bytes", _run_image(path, LOOP_SHIFT))
+        if m:
+            out[path.name] = (int(m[1]), int(m[2]))
+    return out
+
+
+# ---- footprint ---------------------------------------------------------------------
+
+def _size_tool():
+    path = shutil.which("arm-none-eabi-size")
+    if path is None:
+        raise BenchError("arm-none-eabi-size not found (binutils-arm-none-eabi)")
+    return path
+
+
+def archive_sizes(archive):
+    """{object: (text, data, bss)} of an archive (Berkeley format)."""
+    res = subprocess.run([_size_tool(), str(archive)], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise BenchError(f"size {archive}: {res.stderr.strip()}")
+    out = {}
+    for line in res.stdout.splitlines()[1:]:
+        f = line.split()
+        if len(f) >= 6 and f[0].isdigit():
+            out[f[5].removesuffix(".obj").removesuffix(".o")] = tuple(int(x) for x in f[:3])
+    return out
+
+
+_MAP_SECTION = re.compile(r"^ (\.\S+|COMMON)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+))?$")
+_MAP_CONT = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$")
+
+
+def map_sizes(map_path, library):
+    """{object: [rom, ram]} of the objects of `library` linked into an image,
+    from its GNU ld map: .text/.rodata count as ROM, .data as both, .bss as RAM."""
+    text = Path(map_path).read_text(errors="replace")
+    start = text.find("Linker script and memory map")
+    if start < 0:
+        raise BenchError(f"{map_path}: not a GNU ld map")
+    out = {}
+    pending = None
+    for line in text[start:].splitlines():
+        m = _MAP_SECTION.match(line)
+        if m and m[2] is None:
+            pending = m[1]
+            continue
+        if m:
+            name, size, origin = m[1], int(m[3], 16), m[4]
+        else:
+            c = _MAP_CONT.match(line) if pending else None
+            pending, name = None, pending
+            if not c:
+                continue
+            size, origin = int(c[2], 16), c[3]
+        lib = re.match(rf".*{re.escape(library)}\((.+?)\)$", origin)
+        if not lib or size == 0:
+            continue
+        entry = out.setdefault(lib[1].removesuffix(".obj").removesuffix(".o"), [0, 0])
+        if name.startswith((".text", ".rodata")):
+            entry[0] += size
+        elif name.startswith(".data"):
+            entry[0] += size
+            entry[1] += size
+        elif name.startswith((".bss", "COMMON")):
+            entry[1] += size
+    return out
+
+
+def _components(sizes, rom_ram):
+    """Group per-object sizes by COMPONENTS: [(component, rom, ram)]."""
+    rows = []
+    seen = set()
+    for component, files in COMPONENTS:
+        present = [f for f in files if f in sizes]
+        seen.update(present)
+        if present:
+            rom = sum(rom_ram(sizes[f])[0] for f in present)
+            ram = sum(rom_ram(sizes[f])[1] for f in present)
+            rows.append((component, rom, ram))
+    for f in sorted(set(sizes) - seen):
+        rows.append((f, *rom_ram(sizes[f])))
+    return rows
+
+
+def _archive_rom_ram(tdb):
+    text, data, bss = tdb
+    return text + data, data + bss
+
+
+def footprint(bdir):
+    """Per-component ROM/RAM of both kernels, the port, and linked images."""
+    bdir = Path(bdir)
+    kernel = {}
+    for config, suffix in CONFIGS:
+        archive = bdir / "kernel" / f"libmotet_kernel{suffix}.a"
+        if not archive.is_file():
+            raise BenchError(f"{archive} was not built")
+        kernel[config] = archive_sizes(archive)
+    port = archive_sizes(bdir / "ports" / "cortex-m" / "libmotet_port.a")
+    images = []
+    for label, image, lib in (("hello (log on)", bdir / "apps" / "hello" / "hello",
+                               "libmotet_kernel.a"),
+                              ("bench_tm (log on)", _bench_dir(bdir) / "bench_tm",
+                               "libmotet_kernel.a"),
+                              ("bench_tm (log off)", _bench_dir(bdir) / "bench_tm_nolog",
+                               "libmotet_kernel_nolog.a")):
+        map_path = Path(f"{image}.map")
+        if map_path.is_file():
+            linked = map_sizes(map_path, lib)
+            images.append((label, sum(v[0] for v in linked.values()),
+                           sum(v[1] for v in linked.values())))
+    return kernel, port, images
+
+
+# ---- the report --------------------------------------------------------------------
+
+def _heap_size():
+    """The default MOTET_HEAP_SIZE of config.h, or None."""
+    try:
+        text = (ROOT / "kernel" / "include" / "motet" / "config.h").read_text()
+    except OSError:
+        return None
+    m = re.search(r"#define MOTET_HEAP_SIZE (\d+)", text)
+    return int(m[1]) if m else None
+
+
+def _tool_version(cmd):
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True)
+    except FileNotFoundError:
+        return "not found"
+    lines = (res.stdout or res.stderr).strip().splitlines()
+    return lines[0].strip() if lines else "unknown"
+
+
+def render(ops, timers, lat, tm, stacks, foot):
+    configs = [c for c, _ in CONFIGS]
+    out = []
+    w = out.append
+    w("## Cortex-M port (QEMU mps2-an385): kernel operations in instructions")
+    w("")
+    w("Generated by `tools/motetlib/port_cortex_m.py --bench BUILD_DIR` (function `bench()`), "
+      "from the images of bench/cortex-m built for `-DMOTET_PORT=cortex-m`.")
+    w("")
+    w("Instructions executed on an emulated Cortex-M3 under QEMU `-icount` (one instruction, "
+      "one unit of virtual time), read off the board's 25 MHz timer, which QEMU does not "
+      "pace by the host: identical from run to run. Hardware exception entry and return "
+      "execute no instructions, so they are **not** in these figures; on silicon each entry "
+      "costs 12 cycles and each return about 10 (6 for a tail-chain), which the interrupt rows "
+      "would add three times (the interrupt, PendSV by tail-chain, NMI).")
+    w("")
+    w("| operation | " + " | ".join(f"instructions ({c})" for c in configs)
+      + " | what it includes |")
+    w("|---|" + "---:|" * len(configs) + "---|")
+    for op in OPS:
+        vals = [ops[c][op.op] - ops[c][op.baseline] for c in configs]
+        w(f"| {op.name} | " + " | ".join(_fmt(v) for v in vals) + f" | {op.includes} |")
+    w("| timer expiry to handler | " + " | ".join(_fmt(timers[c]) for c in configs)
+      + " | a periodic timer's compare interrupt, the port's deadline check, delta-list "
+        "expiry and re-arm, the post to TIMEOUT0, the exit dispatch, the (counting) handler and "
+        "the return: instructions taken from a busy loop per expiry |")
+    w("")
+    w("### Latencies: instructions to the first statement of the handler")
+    w("")
+    w("| from | to | " + " | ".join(f"instructions ({c})" for c in configs) + " |")
+    w("|---|---|" + "---:|" * len(configs))
+    w("| `port_cm_irq_raise()` of a line whose body posts | the posted task's handler, run at "
+      "interrupt exit | " + " | ".join(_fmt(lat[c]["irq"]) for c in configs) + " |")
+    w("| the same, body without the kernel | the body (SST floor) | "
+      + " | ".join(_fmt(lat[c]["irq_direct"]) for c in configs) + " |")
+    w("| a timer's deadline (the compare due) | its TIMEOUT0 handler's counter read | "
+      + " | ".join(_fmt(lat[c]["timer"]) for c in configs) + " |")
+    w("")
+    w("### Thread-Metric-style suite")
+    w("")
+    w(f"Thread-Metric counts how often a scenario completes in a fixed interval. Here each "
+      f"runs for {TM_INTERVAL_MS} ms of virtual time ({TM_INTERVAL_MS * 10**6:,} instructions "
+      f"at one per ns) with message tasks in place of threads; 'instructions/iteration' is "
+      f"the interval divided by the count, the figure that carries over to another clock. "
+      f"Each scenario checks its rules while it runs (bench/cortex-m/bench_tm.c) and the "
+      f"build runs it as a test. Stack: the shared stack's high-water mark during the "
+      f"scenario (painted before each).")
+    w("")
+    w("| scenario | " + " | ".join(f"iterations ({c}) | instructions/iteration ({c})"
+                                   for c in configs) + " | stack bytes (log on) | scenario |")
+    w("|---|" + "---:|---:|" * len(configs) + "---:|---|")
+    for name, what in TM_TESTS:
+        cells = []
+        for c in configs:
+            n, per, _ = tm[c][name]
+            cells += [f"{n:,}", _fmt(per)]
+        w(f"| {name} | " + " | ".join(cells) + f" | {tm[configs[0]][name][2]} | {what} |")
+    w("")
+    w("### Shared stack high-water marks")
+    w("")
+    w("Stack painting: reset fills the stack (16 KB, at the bottom of RAM, so that an "
+      "overflow faults) with a pattern; `port_halt()` prints the deepest word that changed. "
+      "Interrupt frames and the exit dispatch's frames are included: everything runs on the "
+      "one stack (MSP).")
+    w("")
+    w("| program | stack bytes used |")
+    w("|---|---:|")
+    for name, (used, _size) in stacks.items():
+        w(f"| {name} | {used} |")
+    w("")
+    w("### Footprint")
+    w("")
+    kernel, port, images = foot
+    w("ROM (text + rodata + data) and RAM (data + bss) per kernel component, from "
+      "`arm-none-eabi-size` of the kernel archives (every object, whether an application "
+      "links it or not), built `-O2 -mcpu=cortex-m3 -mthumb` with the defaults of "
+      "config.h. RAM includes the static pools: the 4,096-byte heap (memory), the slab "
+      "caches (scheduler, time), the 64-entry event ring (event log).")
+    w("")
+    w("| component | ROM (log on) | RAM (log on) | ROM (log off) | RAM (log off) |")
+    w("|---|---:|---:|---:|---:|")
+    per_config = {c: {r[0]: r[1:] for r in _components(kernel[c], _archive_rom_ram)}
+                  for c in configs}
+    names = list(dict.fromkeys(n for c in configs for n in per_config[c]))
+    totals = {c: [0, 0] for c in configs}
+    for n in names:
+        cells = []
+        for c in configs:
+            rom, ram = per_config[c].get(n, (0, 0))
+            totals[c][0] += rom
+            totals[c][1] += ram
+            cells += [f"{rom:,}", f"{ram:,}"]
+        w(f"| {n} | " + " | ".join(cells) + " |")
+    w("| **kernel total** | " + " | ".join(f"**{totals[c][0]:,}** | **{totals[c][1]:,}**"
+                                          for c in configs) + " |")
+    port_rom = sum(t + d for t, d, _ in port.values())
+    port_ram = sum(d + b for _, d, b in port.values())
+    w(f"| Cortex-M port (ports/cortex-m) | {port_rom:,} | {port_ram:,} | {port_rom:,} | "
+      f"{port_ram:,} |")
+    for label, rom, ram in ANCHORS:
+        w(f"| *anchor: {label}* | *{rom:,}* | *{ram:,}* | | |")
+    w("")
+    heap = _heap_size()
+    if heap:
+        w(f"Most of the kernel's RAM is the heap (MOTET_HEAP_SIZE, {heap:,} bytes by default); "
+          f"without it the kernel keeps {totals[configs[0]][1] - heap:,} bytes (log on) and "
+          f"{totals[configs[1]][1] - heap:,} bytes (log off) of static RAM for its slab caches, "
+          f"tables and event ring, sized by config.h. The anchors are the papers' figures for "
+          f"16-bit MSP430 code and their own configurations; the stack is extra everywhere "
+          f"(see the high-water marks above).")
+        w("")
+    w("Kernel objects as linked into whole images (linker map; `--gc-sections` drops what "
+      "the image does not call):")
+    w("")
+    w("| image | kernel ROM | kernel RAM |")
+    w("|---|---:|---:|")
+    for label, rom, ram in images:
+        w(f"| {label} | {rom:,} | {ram:,} |")
+    w("")
+    w("### Method")
+    w("")
+    w("- Counting: `port_cycles()` reads the 25 MHz CMSDK TIMER1 (QEMU has no DWT cycle "
+      "counter). Under `-icount shift=S` one instruction is 2^S ns and one timer clock 40 ns, "
+      "so instructions = clocks x 40 / 2^S.")
+    w("- Operations (bench_kernel.c, shift 0): a driver task calls each operation 16 times to "
+      "warm up, then 1,000 and 2,000 times, reading the clock around each loop; the figure is "
+      "the difference of the two loops divided by 1,000, less its baseline (the empty call, "
+      "or the immediate dispatch that carries a chain). The clock's 40-instruction grain "
+      "becomes 0.08 instructions per operation. Each target handler counts its runs and the "
+      "driver checks them while still on the stack, so a dispatch that queued when it "
+      "should have nested fails the run instead of giving a figure.")
+    w("- Timer expiry (shift 0): a periodic one-tick (100 us) timer expires 200, then 1,000 "
+      "times into a priority-5 task while the driver spins in a loop of exactly four "
+      "instructions; per expiry = (instructions elapsed - 4 x loop iterations) over the "
+      "800 extra expiries.")
+    w(f"- Latencies (bench_latency.c, shift {LATENCY_SHIFT}): at 128 ns per instruction the "
+      "40 ns clock ticks at least three times per instruction, so two clock reads give the "
+      "exact number of instructions between them. The interrupt rows subtract the distance "
+      "between two back-to-back reads; the timer row counts from the deadline tick (the "
+      "compare fires within one clock of it) to the handler's read, that read's entry "
+      "included. Eight repeats must agree within one instruction.")
+    w("- The interrupt path: a body that posts pends PendSV (lowest priority); PendSV pushes "
+      "an exception frame that returns into a thread-mode trampoline, which runs "
+      "`sched_isr_exit()` with interrupts enabled and then pends NMI, whose handler drops "
+      "the trampoline's frame and returns through the interrupted code's own frame "
+      "(ports/cortex-m/irq.c).")
+    w("- Tick: 100 us (the 25 MHz clock / 2,500, in software). Interval and timer figures "
+      "use it; at shift 0 a tick is 100,000 instructions.")
+    w("")
+    w("### Environment")
+    w("")
+    w(f"- emulator: {_tool_version(['qemu-system-arm', '--version'])}, machine {MACHINE}, "
+      f"`-icount shift=S,align=off,sleep=off`")
+    w(f"- compiler: {_tool_version(['arm-none-eabi-gcc', '--version'])}, "
+      "`-O2 -mcpu=cortex-m3 -mthumb -ffunction-sections -fdata-sections`, newlib-nano")
+    w("- kernel configuration: defaults of kernel/include/motet/config.h")
+    w("")
+    return "\n".join(out)
+
+
+def bench(build_dir, output=None):
+    """Run every Cortex-M benchmark in `build_dir`, write the report; returns its rows
+    [(operation, {config: instructions})] (empty on error, reported on stderr)."""
+    bdir = Path(build_dir)
+    try:
+        _build(bdir)
+        ops, timers, lat, tm = {}, {}, {}, {}
+        for config, suffix in CONFIGS:
+            ops[config], timers[config] = kernel_ops(
+                _run_image(_image(bdir, f"bench_kernel{suffix}"), LOOP_SHIFT))
+            lat[config] = latencies(_run_image(_image(bdir, f"bench_latency{suffix}"),
+                                               LATENCY_SHIFT))
+            tm[config] = thread_metric(_run_image(_image(bdir, f"bench_tm{suffix}"),
+                                                  LOOP_SHIFT))
+        stacks = test_stacks(bdir)
+        foot = footprint(bdir)
+    except (BenchError, RunnerError) as e:
+        print(f"cortex-m bench: error: {e}", file=sys.stderr)
+        return []
+    text = render(ops, timers, lat, tm, stacks, foot)
+    out = Path(output) if output else REPORT
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("<!-- SPDX-License-Identifier: MIT -->\n" + text)
+    rows = [(op.name, {c: ops[c][op.op] - ops[c][op.baseline] for c, _ in CONFIGS})
+            for op in OPS]
+    rows.append(("timer expiry to handler", {c: timers[c] for c, _ in CONFIGS}))
+    for name in ("irq", "irq_direct", "timer"):
+        rows.append((f"latency: {name}", {c: lat[c][name] for c, _ in CONFIGS}))
+    for name, _ in TM_TESTS:
+        rows.append((f"thread-metric: {name} (instructions/iteration)",
+                     {c: tm[c][name][1] for c, _ in CONFIGS}))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'figure':<{width}}" + "".join(f"{c:>12}" for c, _ in CONFIGS))
+    for name, vals in rows:
+        print(f"{name:<{width}}" + "".join(f"{_fmt(vals[c]):>12}" for c, _ in CONFIGS))
+    print(f"cortex-m bench: wrote {out}")
+    return rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="port_cortex_m.py",
+        description="Run a Motet Cortex-M image under QEMU mps2-an385 with -icount; exit "
+                    "with the program's status (124 on timeout).")
+    p.add_argument("elf", help="the image (an ELF linked for ports/cortex-m)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                   help="wall-clock seconds before QEMU is killed (default: %(default)s)")
+    p.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT,
+                   help="QEMU -icount shift: 2^N ns per instruction (default: %(default)s)")
+    p.add_argument("--bench", action="store_true",
+                   help="ELF is a build directory: run the benchmarks and write the report")
+    p.add_argument("--output", default=None,
+                   help="with --bench: the report (default: docs/benchmarks-cortex-m.md)")
+    args = p.parse_args(argv)
+    try:
+        if args.bench:
+            rows = bench(args.elf, args.output)
+            return 0 if rows else 1
+        return run(args.elf, args.timeout, args.icount_shift)
+    except (RunnerError, BenchError) as e:
+        print(f"cortex-m: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

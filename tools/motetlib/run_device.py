@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+"""`motet run DEVICE.toml`: run a multi-module device in simulated time.
+
+Builds the module program(s), starts the bus hub and one process per
+module, prints what the modules print (each line prefixed `mN| `, in a
+deterministic order) and the hub's notes (`hub| `), and stops cleanly at
+--until, when the device has nothing left to do, or on Ctrl-C, leaving no
+process behind. The same seed gives the same output.
+
+    motet run devices/two-module.toml --until 2 --seed 7
+    motet run devices/five-module.toml --until 5 --fault corrupt:1@0.5:3 --report out.json
+    motet run devices/two-module.toml --until 2 -- --app pingpong   # extra module args
+
+Faults (--fault, repeatable; or typed with --interactive as KIND M [N]),
+at simulated SECONDS:
+    kill:M@S      kill module M            freeze:M@S   stop module M's CPU
+    off:M@S       power M off; a frame for it wakes it
+    corrupt:M@S[:N]  flip a bit in the next N frames M receives (M may be *)
+    delay:M@S:US     deliver the next frame M receives US microseconds late
+
+The `motet` command line (tools/motetlib/cli.py) hands `motet run ...` to
+main() as it does for appc, so that `--` keeps its meaning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from . import build, device as devmod, hub as hubmod
+
+
+def module_argv(dev, m, sock_path, bdir, seed, log_dir, extra):
+    """The command line of module m's process."""
+    prog = Path(m.program)
+    exe = prog if prog.is_absolute() else bdir / prog
+    argv = [str(exe), "--sim", "--seed", str(seed * 1000 + m.id), "--bus", sock_path,
+            "--module", str(m.id), "--bus-frame-ns", str(m.frame_ns),
+            "--bus-byte-ns", str(m.byte_ns), "--counter-start", str(m.counter_start)]
+    if log_dir:
+        argv += ["--log", str(Path(log_dir) / f"m{m.id}.log")]
+    if m.id == dev.loader:
+        argv.append("--loader")
+    for s in m.sensors:
+        argv += ["--sensor", s]
+    return argv + list(m.args) + list(extra)
+
+
+def programs(dev):
+    return sorted({m.program for m in dev.modules})
+
+
+def build_targets(dev):
+    """CMake targets for the module programs: the file names."""
+    return sorted({Path(p).name for p in programs(dev) if not Path(p).is_absolute()})
+
+
+def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
+        probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
+        commands=None):
+    """Run `dev`; returns (exit status, report dict)."""
+    not_native = [m for m in dev.modules if m.kind not in devmod.RUNNABLE_KINDS]
+    if not_native:
+        m = not_native[0]
+        out(f"run: error: module {m.id} is a {m.kind} module; only native modules can run yet")
+        return 2, None
+    for p in programs(dev):
+        exe = Path(p) if Path(p).is_absolute() else bdir / p
+        if not exe.exists():
+            out(f"run: error: {exe} was not built")
+            return 1, None
+    if log_dir:
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    with tempfile.TemporaryDirectory(prefix="motet-bus-") as tmp:
+        sock = os.path.join(tmp, "bus.sock")
+
+        def launch(mod, path):
+            return module_argv(dev, mod.spec, path, bdir, seed, log_dir, extra)
+
+        hub = hubmod.Hub(dev, sock, launch, seed=seed, until_s=until, faults=faults,
+                         probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=out,
+                         progress=progress, commands=commands)
+        try:
+            report = hub.run()  # it stops its modules on SIGINT and SIGTERM
+        except hubmod.HubError as e:
+            out(f"run: error: {e}")
+            return 1, None
+    for line in hubmod.summary_lines(report):
+        out(line)
+    if report_path:
+        hubmod.write_report(report, report_path)
+    status = 130 if report["reason"] == "interrupted" else 0
+    if report["reason"] == "error":
+        status = 1
+    return status, report
+
+
+def add_arguments(p):
+    p.add_argument("device", metavar="DEVICE.toml", help="the device description")
+    p.add_argument("--until", metavar="S", type=float,
+                   help="stop after S seconds of simulated time (default: when idle)")
+    p.add_argument("--seed", metavar="N", type=int, default=1,
+                   help="seed of the simulation: clocks, faults, probes (default 1)")
+    p.add_argument("--fault", metavar="SPEC", action="append", default=[],
+                   help="inject a fault, e.g. corrupt:1@0.5:3 (see --help)")
+    p.add_argument("--log-dir", metavar="DIR", help="write each module's event log to DIR/mN.log")
+    p.add_argument("--report", metavar="FILE.json", help="write the run's report as JSON")
+    p.add_argument("--probe", metavar="S", type=float,
+                   help="measure the time-sync error about every S seconds")
+    p.add_argument("--probe-warmup", metavar="S", type=float, default=0.0,
+                   help="leave probes before S seconds out of the figures")
+    p.add_argument("--trace", action="store_true", help="note every frame on the bus")
+    p.add_argument("--interactive", action="store_true",
+                   help="read fault commands from standard input while running, one per line: "
+                        "KIND MODULE [N], e.g. `kill 2`, `corrupt 1 3`, `delay 0 500`")
+    p.add_argument("--no-build", action="store_true", help="do not build the programs first")
+    p.add_argument("--port", default=build.DEFAULT_PORT, help=argparse.SUPPRESS)
+    p.add_argument("--build-dir", default=None,
+                   help="build directory (default: $MOTET_BUILD_DIR or build)")
+    p.add_argument("--exact-clocks", action="store_true",
+                   help="every clock exact (0 ppm, counter from 0): module times comparable")
+
+
+def cmd_run(args):
+    try:
+        dev = devmod.load(args.device)
+        if args.exact_clocks:
+            dev = devmod.exact_clocks(dev)
+        faults = [hubmod.parse_fault(f) for f in args.fault]
+    except (devmod.DeviceError, ValueError) as e:
+        print(f"run: error: {e}", file=sys.stderr)
+        return 2
+    if not args.no_build:
+        status = build.build(args.build_dir, args.port, targets=build_targets(dev))
+        if status != 0:
+            return status
+    extra = list(getattr(args, "extra", ()))
+
+    closed = False
+
+    def out(line):
+        nonlocal closed
+        if closed:
+            return
+        try:
+            print(line, flush=True)
+        except BrokenPipeError:  # e.g. piped into head: the run still ends cleanly
+            closed = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+    status, _ = run(dev, build.build_dir(args.build_dir), seed=args.seed, until=args.until,
+                    faults=faults, log_dir=args.log_dir, report_path=args.report,
+                    probe_s=args.probe, probe_warmup_s=args.probe_warmup, trace=args.trace,
+                    extra=extra, out=out, commands=sys.stdin if args.interactive else None)
+    return status
+
+
+def main(argv=None):
+    """`motet run ARGS`; everything after `--` goes to every module."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    p = argparse.ArgumentParser(prog="motet run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="Arguments after -- go to every module's program.")
+    add_arguments(p)
+    args = p.parse_args(argv)
+    args.extra = extra
+    try:
+        return cmd_run(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,598 @@
+# SPDX-License-Identifier: MIT
+"""stackcheck: worst-case stack depth of a built ELF, from its call graph.
+
+For AVR (avr-objdump), ARM Thumb (arm-none-eabi-objdump) and x86-64
+(objdump), after RETOS's stack-size analysis: disassemble the linked
+program, build the call graph (direct calls, and tail jumps into another
+function), give every function its frame, and take the deepest path from
+each root. The figures size thread stacks (thread.h, THREAD_STACK_BYTES)
+and the kernel stack.
+
+Frames. GCC's -fstack-usage writes one .su file per object: the bytes each
+function's frame takes, return address included (on all three targets).
+Those are used first (--su DIR, searched recursively; by default the ELF's
+directory tree). A function without one (assembly, libgcc, libc) gets an
+estimate from its prologue: pushes and stack-pointer subtraction, plus the
+return address (x86-64 8, AVR 2, ARM 0: `bl` leaves it in lr). On x86-64 a
+leaf function may also use the 128-byte red zone below the stack pointer,
+which .su files do not count: it is added to leaves unless the program was
+built with -mno-red-zone (--no-red-zone). A frame of dynamic size (alloca,
+variable-length arrays) is refused unless annotated.
+
+Refusals. The analysis fails, loudly, on recursion (a cycle in the call
+graph: the depth has no bound) and on an indirect call or jump it cannot
+resolve (a call through a pointer leaves a hole in the graph). Each refusal
+names the functions involved; the exit status is 1 and the figure of every
+root that reaches the problem is 0 in the --header output, so the kernel
+falls back to its run-time guard for those threads (thread.h). Calls that
+never return (abort) and the jumps of switch tables can be accepted by
+annotation.
+
+Annotations (--annotations FILE), one per line, `#` comments:
+    indirect FUNC -> T1 T2 ...   the indirect calls and jumps in FUNC reach
+                                 only T1, T2... (fnmatch patterns allowed,
+                                 e.g. `indirect run_handler -> *_handler`)
+    jumptable FUNC               FUNC's indirect jumps are switch tables
+                                 inside it (x86-64 `jmp *%reg`, AVR ijmp)
+    frame FUNC BYTES             FUNC's frame, overriding .su and estimate
+    noreturn FUNC                calls into FUNC are not followed
+    cut CALLER -> CALLEE         that call never happens on the stacks analysed
+                                 (e.g. a kernel path taken only on the kernel
+                                 stack, analysed for a thread entry)
+    root FUNC                    analyse FUNC (as --root)
+    isr FUNC                     FUNC is an interrupt entry (as --isr)
+    isr-frame BYTES              what the hardware pushes per interrupt
+    isr-nesting N                interrupts that may nest (default 1)
+
+Kernel stack. With --isr, the report adds "kernel stack": the deepest root
+named by --kernel (default: the first root) plus, per nesting level, the
+deepest interrupt entry and its hardware frame. Motet runs handlers at
+interrupt exit with interrupts enabled, so every priority level that can
+preempt may add an interrupt: give the bound with isr-nesting.
+
+Usage:
+    stackcheck ELF --root FUNC [--root ...] [--isr FUNC ...] [--kernel FUNC]
+               [--annotations FILE] [--su DIR ...] [--no-red-zone]
+               [--header OUT.h] [--objdump CMD] [-v]
+Exit status: 0 every root analysed, 1 a refusal, 2 a usage or tool error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# ELF e_machine values of the supported targets.
+EM_ARM, EM_X86_64, EM_AVR = 40, 62, 83
+ARCHES = {EM_ARM: "arm", EM_X86_64: "x86-64", EM_AVR: "avr"}
+OBJDUMP = {"arm": "arm-none-eabi-objdump", "x86-64": "objdump", "avr": "avr-objdump"}
+RETURN_ADDRESS = {"arm": 0, "x86-64": 8, "avr": 2}
+RED_ZONE = 128  # x86-64 System V
+WORD = {"arm": 4, "x86-64": 8, "avr": 2}
+
+
+class StackError(Exception):
+    """A usage or tool problem (not a refusal)."""
+
+
+@dataclass
+class Insn:
+    addr: int
+    mnemonic: str
+    operands: str
+    target: str | None  # symbol of a direct branch target ("foo" or "foo+0x10")
+
+
+@dataclass
+class Function:
+    name: str
+    addr: int
+    insns: list[Insn] = field(default_factory=list)
+    calls: set[str] = field(default_factory=set)       # pushes a return address
+    tails: set[str] = field(default_factory=set)       # jumps in: reuses the frame
+    indirect_calls: list[int] = field(default_factory=list)
+    indirect_jumps: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Annotations:
+    indirect: dict[str, list[str]] = field(default_factory=dict)
+    jumptable: set[str] = field(default_factory=set)
+    frame: dict[str, int] = field(default_factory=dict)
+    noreturn: set[str] = field(default_factory=set)
+    cuts: set[tuple[str, str]] = field(default_factory=set)
+    roots: list[str] = field(default_factory=list)
+    isrs: list[str] = field(default_factory=list)
+    isr_frame: int | None = None
+    isr_nesting: int = 1
+
+
+@dataclass
+class Result:
+    depth: int = 0
+    path: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+# ---- input ------------------------------------------------------------------
+
+def elf_arch(path: Path) -> str:
+    """Target of an ELF file from its header."""
+    with open(path, "rb") as f:
+        head = f.read(20)
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        raise StackError(f"{path}: not an ELF file")
+    order = "little" if head[5] == 1 else "big"
+    machine = int.from_bytes(head[18:20], order)
+    if machine not in ARCHES:
+        raise StackError(f"{path}: unsupported machine {machine} (AVR, ARM, x86-64 only)")
+    return ARCHES[machine]
+
+
+def parse_annotations(text: str, origin: str = "<annotations>") -> Annotations:
+    ann = Annotations()
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        kind, args = words[0], words[1:]
+        try:
+            if kind == "indirect" and len(args) >= 3 and args[1] == "->":
+                ann.indirect.setdefault(args[0], []).extend(args[2:])
+            elif kind == "jumptable" and len(args) == 1:
+                ann.jumptable.add(args[0])
+            elif kind == "frame" and len(args) == 2:
+                ann.frame[args[0]] = int(args[1], 0)
+            elif kind == "noreturn" and len(args) == 1:
+                ann.noreturn.add(args[0])
+            elif kind == "cut" and len(args) == 3 and args[1] == "->":
+                ann.cuts.add((args[0], args[2]))
+            elif kind == "root" and len(args) == 1:
+                ann.roots.append(args[0])
+            elif kind == "isr" and len(args) == 1:
+                ann.isrs.append(args[0])
+            elif kind == "isr-frame" and len(args) == 1:
+                ann.isr_frame = int(args[0], 0)
+            elif kind == "isr-nesting" and len(args) == 1:
+                ann.isr_nesting = int(args[0], 0)
+            else:
+                raise ValueError
+        except ValueError:
+            raise StackError(f"{origin}:{n}: cannot read annotation {raw.strip()!r}") from None
+    return ann
+
+
+SU_LINE = re.compile(r"^(?P<loc>.*):(?P<name>[^:\s]+)\s+(?P<bytes>\d+)\s+(?P<kind>[a-z,]+)\s*$")
+
+
+def parse_su(text: str) -> dict[str, tuple[int, str]]:
+    """A .su file: {function: (bytes, qualifier)}; clones keep their suffix."""
+    out: dict[str, tuple[int, str]] = {}
+    for line in text.splitlines():
+        m = SU_LINE.match(line.strip())
+        if m:
+            out[m["name"]] = (int(m["bytes"]), m["kind"])
+    return out
+
+
+def su_name(symbol: str) -> str:
+    """The .su name of a symbol: GCC's clones (foo.constprop.0, foo.isra.1,
+    foo.part.0) appear there without their number."""
+    return re.sub(r"\.\d+$", "", symbol)
+
+
+def load_su(dirs: list[Path]) -> tuple[dict[str, tuple[int, str]], set[str]]:
+    """Every .su under dirs. A name defined in several files (static
+    functions) keeps its largest frame and is reported as ambiguous."""
+    frames: dict[str, tuple[int, str]] = {}
+    ambiguous: set[str] = set()
+    for d in dirs:
+        for su in sorted(Path(d).rglob("*.su")):
+            for name, (size, kind) in parse_su(su.read_text(errors="replace")).items():
+                if name in frames:
+                    if frames[name][0] != size:
+                        ambiguous.add(name)
+                    if frames[name][0] >= size:
+                        continue
+                frames[name] = (size, kind)
+    return frames, ambiguous
+
+
+FUNC_HEADER = re.compile(r"^([0-9a-f]+) <(.+)>:$")
+INSN_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
+TARGET = re.compile(r"<([^>]+)>")
+
+
+def parse_objdump(text: str) -> dict[str, Function]:
+    """Functions of `objdump -d --no-show-raw-insn` output, by name."""
+    funcs: dict[str, Function] = {}
+    cur: Function | None = None
+    for line in text.splitlines():
+        m = FUNC_HEADER.match(line)
+        if m:
+            cur = Function(m[2], int(m[1], 16))
+            funcs.setdefault(cur.name, cur)
+            continue
+        m = INSN_LINE.match(line)
+        if not m or cur is None:
+            continue
+        mnem, rest = m[2], m[3]
+        if mnem in ("notrack", "bnd", "rep", "repz", "lock", "data16", "cs"):
+            parts = rest.split(None, 1)  # a prefix: the instruction follows
+            if not parts:
+                continue
+            mnem, rest = parts[0], parts[1] if len(parts) > 1 else ""
+        t = TARGET.search(rest)
+        cur.insns.append(Insn(int(m[1], 16), mnem, rest, t[1] if t else None))
+    return funcs
+
+
+def disassemble(elf: Path, objdump: str) -> str:
+    if not shutil.which(objdump):
+        raise StackError(f"{objdump} not found (install the target's binutils)")
+    res = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(elf)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise StackError(f"{objdump} failed: {res.stderr.strip()}")
+    return res.stdout
+
+
+# ---- the call graph ---------------------------------------------------------
+
+def _callee(target: str | None, funcs: dict[str, Function], self_name: str) -> str | None:
+    """The function a direct branch enters, or None if it stays inside
+    (a branch to self+offset) or leaves for something unknown."""
+    if not target:
+        return None
+    base, _, off = target.partition("+")
+    if base == self_name:
+        return None
+    if off and int(off, 16) != 0:
+        return None  # into the middle of something: not an entry
+    return base if base in funcs else None
+
+
+X86_CALL = ("call", "callq")
+X86_JUMPS = ("jmp", "jmpq")
+AVR_CALL = ("call", "rcall")
+AVR_JUMPS = ("jmp", "rjmp")
+ARM_CALL = ("bl", "blx")
+ARM_JUMPS = ("b", "b.w", "b.n")
+# Conditional branches, which may also be tail calls into another function.
+X86_JCC = re.compile(r"^j(?!mp)[a-z]+$")
+ARM_BCC = re.compile(r"^b(eq|ne|cs|cc|hs|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.[nw])?$")
+
+
+def classify(arch: str, funcs: dict[str, Function]) -> None:
+    """Fill calls, tails and indirect sites of every function."""
+    for f in funcs.values():
+        for i in f.insns:
+            op, ops = i.mnemonic, i.operands
+            if arch == "x86-64":
+                if op in X86_CALL:
+                    _direct_or_indirect(f, i, funcs, ops.startswith("*"), call=True)
+                elif op in X86_JUMPS:
+                    _direct_or_indirect(f, i, funcs, ops.startswith("*"), call=False)
+                elif X86_JCC.match(op):
+                    _direct_or_indirect(f, i, funcs, False, call=False)
+            elif arch == "avr":
+                if op in AVR_CALL:
+                    _direct_or_indirect(f, i, funcs, False, call=True)
+                elif op in ("icall", "eicall"):
+                    f.indirect_calls.append(i.addr)
+                elif op in AVR_JUMPS:
+                    _direct_or_indirect(f, i, funcs, False, call=False)
+                elif op in ("ijmp", "eijmp"):
+                    f.indirect_jumps.append(i.addr)
+            elif arch == "arm":
+                reg = re.fullmatch(r"r\d+|ip|lr|sl|fp", ops.strip()) is not None
+                if op in ARM_CALL:
+                    _direct_or_indirect(f, i, funcs, reg, call=True)
+                elif op in ARM_JUMPS or ARM_BCC.match(op):
+                    _direct_or_indirect(f, i, funcs, False, call=False)
+                elif op == "bx" and ops.strip() != "lr":
+                    f.indirect_jumps.append(i.addr)
+                elif op.startswith(("mov", "ldr")) and ops.replace(" ", "").startswith("pc,"):
+                    if not ops.replace(" ", "").startswith("pc,[sp]"):  # else a return
+                        f.indirect_jumps.append(i.addr)
+
+
+def _direct_or_indirect(f: Function, i: Insn, funcs, indirect: bool, call: bool) -> None:
+    if indirect:
+        (f.indirect_calls if call else f.indirect_jumps).append(i.addr)
+        return
+    callee = _callee(i.target, funcs, f.name)
+    if callee:
+        (f.calls if call else f.tails).add(callee)
+    elif call and i.target == f.name:
+        f.calls.add(f.name)  # a call to its own entry: recursion (AVR's
+        # `rcall .+0`, which reserves two bytes, lands mid-function instead)
+
+
+def x86_register_jump(f: Function, addr: int) -> bool:
+    """`jmp *%reg`: GCC's switch tables (a pointer tail call goes through
+    memory or a register too, hence only with `jumptable`)."""
+    return any(i.addr == addr and i.operands.startswith("*%") for i in f.insns)
+
+
+# ---- frames -----------------------------------------------------------------
+
+def estimate_frame(arch: str, f: Function) -> int:
+    """Bytes a function without a .su entry pushes in its prologue, plus
+    the return address its caller pushed."""
+    size = RETURN_ADDRESS[arch]
+    for i in f.insns[:24]:
+        op, ops = i.mnemonic, i.operands.replace(" ", "")
+        if arch == "x86-64":
+            if op in ("push", "pushq"):
+                size += 8
+            elif op in ("sub", "subq") and ops.endswith(",%rsp") and ops.startswith("$"):
+                size += _number(ops[1:])
+            elif op in X86_CALL + X86_JUMPS + ("ret", "retq"):
+                break
+        elif arch == "avr":
+            if op == "push":
+                size += 1
+            elif op == "rcall" and ops.startswith(".+0"):
+                size += 2  # reserves room for a local
+            elif op == "sbiw" and ops.startswith("r28,"):
+                size += _number(ops.split(",")[1])
+            elif op == "subi" and ops.startswith("r28,"):
+                size += _number(ops.split(",")[1]) & 0xFF
+            elif op in AVR_CALL + AVR_JUMPS + ("ret", "reti"):
+                break
+        elif arch == "arm":
+            if op in ("push", "push.w", "stmdb") and "{" in ops:
+                regs = ops[ops.index("{") + 1:ops.index("}")]
+                size += 4 * _arm_reg_count(regs)
+            elif op in ("vpush", "vpush.64") and "{" in ops:
+                size += 8 * _arm_reg_count(ops[ops.index("{") + 1:ops.index("}")])
+            elif op in ("sub", "sub.w", "subw") and ops.startswith("sp,") and "#" in ops:
+                size += _number(ops[ops.index("#") + 1:])
+            elif op in ARM_CALL + ARM_JUMPS + ("bx", "pop"):
+                break
+    return size
+
+
+def _number(text: str) -> int:
+    """The number at the start of an operand ("0x28", "40\t@ 0x28")."""
+    m = re.match(r"\s*#?(-?(?:0x[0-9a-fA-F]+|\d+))", text)
+    if not m:
+        raise StackError(f"cannot read a number from {text!r}")
+    return int(m[1], 0)
+
+
+def _arm_reg_count(regs: str) -> int:
+    n = 0
+    for part in regs.split(","):
+        if "-" in part:
+            lo, hi = (int(re.sub(r"\D", "", x) or 0) for x in part.split("-"))
+            n += hi - lo + 1
+        elif part:
+            n += 1
+    return n
+
+
+# ---- the analysis -----------------------------------------------------------
+
+class Analyser:
+    def __init__(self, arch: str, funcs: dict[str, Function], su: dict[str, tuple[int, str]],
+                 ann: Annotations, red_zone: bool = True, ambiguous: set[str] | None = None):
+        self.arch, self.funcs, self.su, self.ann = arch, funcs, su, ann
+        self.red_zone = red_zone and arch == "x86-64"
+        self.ambiguous = ambiguous or set()
+        self.memo: dict[str, Result] = {}
+        self.notes: list[str] = []
+
+    def frame(self, name: str) -> tuple[int, str | None]:
+        """(bytes, problem or None) of one function's own frame."""
+        if name in self.ann.frame:
+            return self.ann.frame[name], None
+        f = self.funcs.get(name)
+        leaf = f is not None and not f.calls and not f.indirect_calls
+        key = name if name in self.su else su_name(name)
+        if key in self.su:
+            size, kind = self.su[key]
+            if "dynamic" in kind and "bounded" not in kind:
+                return size, f"{name}: frame of dynamic size (alloca or a VLA); annotate `frame`"
+            if key in self.ambiguous:
+                self.notes.append(f"{name}: several static functions of this name; "
+                                  f"the largest frame is used")
+        elif f is not None:
+            size = estimate_frame(self.arch, f)
+            self.notes.append(f"{name}: no .su entry, frame estimated from its prologue: {size} B")
+        else:
+            return 0, f"{name}: not found in the disassembly"
+        if self.red_zone and leaf:
+            size += RED_ZONE
+        return size, None
+
+    def targets(self, f: Function) -> tuple[list[str], list[str]]:
+        """(indirect targets, problems) of f's indirect calls and jumps."""
+        problems = []
+        pats = self.ann.indirect.get(f.name)
+        jumps = [a for a in f.indirect_jumps
+                 if not (f.name in self.ann.jumptable
+                         and (self.arch != "x86-64" or x86_register_jump(f, a)))]
+        sites = f.indirect_calls + jumps
+        if not sites:
+            return [], []
+        if pats is None:
+            where = ", ".join(hex(a) for a in sites)
+            problems.append(f"{f.name}: indirect call or jump it cannot resolve (at {where}); "
+                            f"annotate `indirect {f.name} -> TARGETS`")
+            return [], problems
+        found = sorted({n for p in pats for n in self.funcs if fnmatch.fnmatchcase(n, p)})
+        missing = [p for p in pats if not any(fnmatch.fnmatchcase(n, p) for n in self.funcs)]
+        if missing:
+            problems.append(f"{f.name}: annotated targets not in the program: {' '.join(missing)}")
+        return found, problems
+
+    def depth(self, name: str, stack: list[str] | None = None) -> Result:
+        """Worst case from entering `name` (its return address included)."""
+        stack = stack or []
+        if name in self.memo:
+            return self.memo[name]
+        if name in stack:
+            cycle = stack[stack.index(name):] + [name]
+            return Result(0, [], [f"recursion: {' -> '.join(cycle)}"])
+        own, problem = self.frame(name)
+        res = Result(own, [name], [problem] if problem else [])
+        f = self.funcs.get(name)
+        if f is None:
+            self.memo[name] = res
+            return res
+        indirect, problems = self.targets(f)
+        res.problems += problems
+        callees = [(c, own) for c in sorted(f.calls | set(indirect))]
+        callees += [(t, 0) for t in sorted(f.tails)]
+        callees = [(c, b) for c, b in callees
+                   if c not in self.ann.noreturn and (name, c) not in self.ann.cuts]
+        for callee, base in callees:
+            sub = self.depth(callee, stack + [name])
+            for p in sub.problems:
+                if p not in res.problems:
+                    res.problems.append(p)
+            if base + sub.depth > res.depth:
+                res.depth = base + sub.depth
+                res.path = ([name] if base else [name + " (tail)"]) + sub.path
+        self.memo[name] = res  # refused results stay refused: nothing is lost
+        return res
+
+
+# ---- the command ------------------------------------------------------------
+
+def analyse(elf: Path, roots: list[str], isrs: list[str] = (), kernel: str | None = None,
+            ann: Annotations | None = None, su_dirs: list[Path] | None = None,
+            red_zone: bool = True, objdump: str | None = None) -> dict:
+    """Analyse `elf`; returns {"arch", "roots": {name: Result},
+    "kernel": Result or None, "notes": [...]}."""
+    ann = ann or Annotations()
+    arch = elf_arch(elf)
+    funcs = parse_objdump(disassemble(elf, objdump or OBJDUMP[arch]))
+    classify(arch, funcs)
+    su, ambiguous = load_su(su_dirs if su_dirs is not None else [elf.parent])
+    a = Analyser(arch, funcs, su, ann, red_zone, ambiguous)
+    roots = list(dict.fromkeys(list(roots) + ann.roots))
+    isrs = list(dict.fromkeys(list(isrs) + ann.isrs))
+    out = {"arch": arch, "roots": {}, "kernel": None, "notes": a.notes}
+    for r in roots + isrs:
+        if r not in funcs:
+            out["roots"][r] = Result(0, [], [f"{r}: no such function in {elf.name}"])
+        else:
+            out["roots"][r] = a.depth(r)
+    if isrs and roots:
+        out["kernel"] = kernel_stack(out["roots"], kernel or roots[0], isrs, ann, arch)
+    return out
+
+
+# What the hardware pushes when it takes an interrupt, by default.
+ISR_FRAME = {"arm": 32, "avr": 2, "x86-64": 0}
+
+
+def kernel_stack(results: dict, kernel: str, isrs: list[str], ann: Annotations,
+                 arch: str) -> Result:
+    base = results[kernel]
+    worst = max(isrs, key=lambda n: results[n].depth)
+    hw = ann.isr_frame if ann.isr_frame is not None else ISR_FRAME[arch]
+    per = results[worst].depth + hw
+    res = Result(base.depth + ann.isr_nesting * per,
+                 base.path + [f"+ {ann.isr_nesting} x interrupt {worst} ({per} B)"],
+                 list(base.problems))
+    for n in isrs:
+        res.problems += [p for p in results[n].problems if p not in res.problems]
+    return res
+
+
+def c_name(name: str) -> str:
+    return re.sub(r"\W", "_", name)
+
+
+def header_text(out: dict) -> str:
+    lines = ["/* Generated by `motet stack` (tools/motetlib/stackcheck.py): worst-case",
+             " * stack bytes per root; 0 = refused (recursion or an unresolved indirect",
+             " * call): the thread then gets a guarded default stack. */",
+             "#ifndef MOTET_STACK_SIZES_H", "#define MOTET_STACK_SIZES_H"]
+    for name, r in out["roots"].items():
+        lines.append(f"#define MOTET_STACK_{c_name(name)} {0 if r.problems else r.depth}")
+    if out["kernel"] is not None:
+        k = out["kernel"]
+        lines.append(f"#define MOTET_STACK_KERNEL {0 if k.problems else k.depth}")
+    lines.append("#endif")
+    return "\n".join(lines) + "\n"
+
+
+def report(out: dict, verbose: bool) -> tuple[list[str], bool]:
+    lines = [f"stack: worst-case depth per root ({out['arch']}, bytes)"]
+    refused = False
+    items = list(out["roots"].items())
+    if out["kernel"] is not None:
+        items.append(("kernel stack", out["kernel"]))
+    for name, r in items:
+        if r.problems:
+            refused = True
+            lines.append(f"  {name:<28} REFUSED")
+            lines += [f"      {p}" for p in r.problems]
+        else:
+            lines.append(f"  {name:<28} {r.depth:>6}   {' > '.join(r.path)}")
+    if verbose:
+        lines += [f"  note: {n}" for n in dict.fromkeys(out["notes"])]
+    return lines, refused
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="motet stack", description=(
+        "Worst-case stack depth of each root of an ELF (AVR, ARM Thumb, x86-64) from its "
+        "call graph and GCC's -fstack-usage files; refuses recursion and unresolved indirect "
+        "calls."))
+    p.add_argument("elf", type=Path)
+    p.add_argument("--root", action="append", default=[], help="entry to analyse (repeatable)")
+    p.add_argument("--isr", action="append", default=[], help="interrupt entry (repeatable)")
+    p.add_argument("--kernel", help="root that runs on the kernel stack (default: first root)")
+    p.add_argument("--annotations", type=Path, help="annotation file (see --help of the module)")
+    p.add_argument("--su", action="append", type=Path,
+                   help="directory searched for .su files (default: the ELF's directory)")
+    p.add_argument("--no-red-zone", action="store_true",
+                   help="x86-64: the program was built with -mno-red-zone")
+    p.add_argument("--header", type=Path, help="write #define MOTET_STACK_<root> lines here")
+    p.add_argument("--objdump", help="objdump to use (default: by the ELF's machine)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also print estimates and notes")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        ann = (parse_annotations(args.annotations.read_text(), str(args.annotations))
+               if args.annotations else Annotations())
+        if not args.root and not ann.roots:
+            raise StackError("no root: name at least one with --root or `root` annotations")
+        out = analyse(args.elf, args.root, args.isr, args.kernel, ann, args.su,
+                      not args.no_red_zone, args.objdump)
+    except (StackError, OSError) as e:
+        print(f"stack: error: {e}", file=sys.stderr)
+        return 2
+    lines, refused = report(out, args.verbose)
+    print("\n".join(lines))
+    if args.header:
+        args.header.write_text(header_text(out))
+    if refused:
+        print("stack: REFUSED: the figures above marked REFUSED have no bound; those threads "
+              "need the run-time guard (stack_need 0)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * motet-simavr: a cycle-exact host harness for AVR firmware on libsimavr.
+ *
+ * main.c reads the command line into options_t; sim.c runs the image and
+ * fills result_t. See docs/simavr-harness.md for the command line, the
+ * trace format and what simavr 1.6 does not charge.
+ */
+#ifndef SIMAVR_HARNESS_H
+#define SIMAVR_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses of the harness itself; a halted firmware's own status
+ * (0 .. HARNESS_STATUS_MAX) is passed through unchanged. */
+#define HARNESS_STATUS_MAX 123
+#define EXIT_LIMIT         124 /* --max-cycles or --timeout reached */
+#define EXIT_ERROR         125 /* bad command line, unreadable image */
+#define EXIT_ABNORMAL      126 /* crash, or a stop without the halt marker */
+
+#define HARNESS_MAX_PINS 32
+#define HARNESS_LINES    8 /* INT0 .. INT7 */
+
+/* Halt mailbox: port_halt() leaves these in registers, then sleeps with
+ * interrupts off (see ports/avr/port_avr_boot.c). */
+#define HALT_MAGIC_LO  0x54 /* r20: 'T' */
+#define HALT_MAGIC_HI  0x4D /* r21: 'M' */
+#define HALT_REG_MAGIC 20
+#define HALT_REG_STACK 22
+#define HALT_REG_STATUS 24
+
+/* One injected interrupt: a low pulse on external line INTn. */
+typedef struct inject {
+    uint64_t cycle;
+    uint8_t line;
+} inject_t;
+
+/* A GPIO pin to trace: port letter and bit. */
+typedef struct trace_pin {
+    char port;
+    uint8_t bit;
+} trace_pin_t;
+
+typedef struct options {
+    const char *elf;
+    const char *mcu;     /* NULL: from the image's .mmcu section */
+    uint32_t freq;       /* 0: from the image, else 8 MHz */
+    uint64_t max_cycles; /* 0: no limit */
+    double timeout;      /* wall-clock seconds, 0: none */
+    inject_t *injects;   /* sorted by cycle after parsing */
+    size_t n_injects;
+    size_t cap_injects;
+    uint32_t pulse; /* low-pulse width of an injection, cycles */
+    trace_pin_t pins[HARNESS_MAX_PINS];
+    unsigned n_pins;
+    const char *trace_path; /* edge file; NULL: none */
+    bool trace_sleep;       /* also record sleep/wake in the edge file */
+    const char *json_path;  /* summary as JSON; NULL: none */
+    bool quiet;             /* no summary line on stderr */
+    bool xram;              /* model 60 KB of external SRAM behind MCUCR.SRE */
+    bool timer_hold;        /* keep TCNT1/TCNT3 while their clock is stopped */
+} options_t;
+
+typedef enum {
+    RUN_HALTED,  /* port_halt(): status is valid */
+    RUN_LIMIT,   /* --max-cycles */
+    RUN_TIMEOUT, /* --timeout */
+    RUN_CRASHED, /* simavr reported a crash */
+    RUN_STOPPED, /* slept with interrupts off, but without the marker */
+} run_end_t;
+
+typedef struct result {
+    run_end_t end;
+    int status;          /* firmware status when halted */
+    uint16_t stack_used; /* bytes, from the halt mailbox */
+    uint64_t cycles;     /* total simulated cycles */
+    uint64_t asleep;     /* cycles spent in SLEEP */
+    uint64_t sleeps;     /* times the core entered SLEEP */
+    uint64_t edges;      /* traced GPIO edges */
+    uint64_t injected;   /* interrupts injected */
+    double wall;         /* seconds of host time */
+    uint32_t freq;
+    char mcu[64];
+} result_t;
+
+/* Run the image as opt says; 0 when it ran (res describes how it ended),
+ * EXIT_ERROR when it could not be started (message on stderr). */
+int harness_run(const options_t *opt, result_t *res);
+
+#endif /* SIMAVR_HARNESS_H */

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulation side of motet-simavr: load the image into libsimavr, wire
+ * USART0 to stdout, inject external interrupts at exact cycles, stamp GPIO
+ * edges with the cycle counter, count the cycles spent asleep, and stop on
+ * the firmware's halt marker.
+ *
+ * Cycle stamps. An edge is stamped with avr->cycle when the port register
+ * changes, i.e. the cycle at which the writing instruction started (simavr
+ * adds an instruction's cycles after executing it). Every edge is stamped
+ * the same way, so differences between edges are exact instruction cycles.
+ *
+ * Two fidelity fixes for the ATmega128, both on by default:
+ *  - external SRAM: the ATmega128 addresses up to 60 KB of external SRAM
+ *    once MCUCR.SRE is set. simavr 1.6 has no external memory interface, so
+ *    the data space is allocated to 64 KB and the limit simavr checks
+ *    (ramend) follows SRE. Images that never set SRE keep the 4 KB limit.
+ *  - timer hold: a 16-bit timer stopped by clearing its clock-select bits
+ *    keeps TCNTn on the chip; simavr 1.6 restarts it from 0. The harness
+ *    remembers the value at the stop and writes it back at the restart.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "avr_extint.h"
+#include "avr_ioport.h"
+#include "avr_uart.h"
+#include "harness.h"
+#include "sim_avr.h"
+#include "sim_elf.h"
+#include "sim_io.h"
+#include "sim_irq.h"
+
+/* ATmega128 data-space addresses used by the fidelity fixes. */
+#define M128_MCUCR    0x55
+#define M128_SRE      0x80
+#define M128_RAMEND   0x10FF
+#define XRAM_END      0xFFFF
+#define CS_MASK       0x07
+#define TIMEOUT_CHECK 0x3FFFu /* run-loop iterations between wall-clock checks */
+
+/* A 16-bit timer whose count is held while its clock is stopped. */
+typedef struct timer_hold {
+    uint16_t tccrb, tcntl, tcnth;
+    avr_io_write_t cs_write, tcnt_write;
+    void *cs_param, *tcnt_wparam;
+    avr_io_read_t tcnt_read;
+    void *tcnt_rparam;
+    uint16_t held;
+} timer_hold_t;
+
+/* A pin level change the harness drives (half of an injected pulse). */
+typedef struct drive {
+    uint64_t cycle;
+    uint8_t line;
+    uint8_t level;
+} drive_t;
+
+static avr_t *avr;
+static const options_t *opt;
+static result_t *res;
+static FILE *trace;
+
+static drive_t *drives;
+static size_t n_drives, next_drive;
+static avr_irq_t *line_irq[HARNESS_LINES];
+
+static uint8_t pin_level[HARNESS_MAX_PINS];
+
+static avr_io_write_t mcucr_write;
+static void *mcucr_param;
+static timer_hold_t holds[2] = {
+    {.tccrb = 0x4E, .tcntl = 0x4C, .tcnth = 0x4D}, /* Timer/Counter1 */
+    {.tccrb = 0x8A, .tcntl = 0x88, .tcnth = 0x89}, /* Timer/Counter3 */
+};
+
+/* ---------------------------------------------------------------- logging */
+
+/* simavr's own messages: errors only (crashes, bad addresses), on stderr. */
+static void sim_logger(avr_t *a, const int level, const char *fmt, va_list ap)
+{
+    (void) a;
+    if (level != LOG_ERROR) return;
+    fputs("simavr: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+static void trace_event(uint64_t cycle, const char *name, unsigned level)
+{
+    if (trace) fprintf(trace, "%llu %s %u\n", (unsigned long long) cycle, name, level);
+}
+
+/* ------------------------------------------------------------------ USART0 */
+
+static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void) irq;
+    (void) param;
+    putchar((int) (value & 0xFFu));
+}
+
+static void wire_uart(void)
+{
+    uint32_t flags = 0;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~(uint32_t) AVR_UART_FLAG_STDIO; /* we print the bytes ourselves */
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    avr_irq_t *out = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
+    if (out) avr_irq_register_notify(out, uart_out, NULL);
+}
+
+/* ------------------------------------------------------------ GPIO edges */
+
+static void pin_changed(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void) irq;
+    unsigned i = (unsigned) (uintptr_t) param;
+    uint8_t level = (uint8_t) (value & 1u); /* upper bits carry flags */
+    if (level == pin_level[i]) return;      /* every PORT write notifies */
+    pin_level[i] = level;
+    res->edges++;
+    char name[3] = {opt->pins[i].port, (char) ('0' + opt->pins[i].bit), 0};
+    trace_event(avr->cycle, name, level);
+}
+
+static int wire_pins(void)
+{
+    for (unsigned i = 0; i < opt->n_pins; i++) {
+        const trace_pin_t *p = &opt->pins[i];
+        avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(p->port), p->bit);
+        if (!irq) {
+            fprintf(stderr, "motet-simavr: no pin %c%u on %s\n", p->port, p->bit, res->mcu);
+            return EXIT_ERROR;
+        }
+        avr_irq_register_notify(irq, pin_changed, (void *) (uintptr_t) i);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ injected interrupts */
+
+/* INT0..3 are PD0..3, INT4..7 are PE4..7 on the ATmega128. */
+static avr_irq_t *line_pin_irq(uint8_t line)
+{
+    char port = line < 4 ? 'D' : 'E';
+    return avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), line);
+}
+
+static int drive_cmp(const void *a, const void *b)
+{
+    const drive_t *x = a, *y = b;
+    if (x->cycle != y->cycle) return x->cycle < y->cycle ? -1 : 1;
+    return (int) x->level - (int) y->level; /* a release before a new pulse */
+}
+
+static void apply_drive(const drive_t *d)
+{
+    avr_raise_irq(line_irq[d->line], d->level);
+    char name[5] = {'I', 'N', 'T', (char) ('0' + d->line), 0};
+    trace_event(avr->cycle, name, d->level ? 0u : 1u); /* 1: pulse asserted */
+    if (!d->level) res->injected++;
+}
+
+static avr_cycle_count_t drive_due(struct avr_t *a, avr_cycle_count_t when, void *param)
+{
+    (void) a;
+    (void) param;
+    while (next_drive < n_drives && drives[next_drive].cycle <= when)
+        apply_drive(&drives[next_drive++]);
+    return next_drive < n_drives ? drives[next_drive].cycle : 0;
+}
+
+/* Every injection becomes a falling edge at its cycle and a rising edge
+ * `pulse` cycles later; the lines idle high (as with pull-ups). */
+static int plan_injections(void)
+{
+    if (!opt->n_injects) return 0;
+    drives = calloc(opt->n_injects * 2, sizeof *drives);
+    if (!drives) return EXIT_ERROR;
+    for (size_t i = 0; i < opt->n_injects; i++) {
+        const inject_t *in = &opt->injects[i];
+        drives[n_drives++] = (drive_t){in->cycle, in->line, 0};
+        drives[n_drives++] = (drive_t){in->cycle + opt->pulse, in->line, 1};
+    }
+    qsort(drives, n_drives, sizeof *drives, drive_cmp);
+    for (uint8_t line = 0; line < HARNESS_LINES; line++) {
+        line_irq[line] = line_pin_irq(line);
+        if (!line_irq[line]) return EXIT_ERROR;
+    }
+    for (size_t i = 0; i < n_drives; i++)
+        if (drives[i].level) avr_raise_irq(line_irq[drives[i].line], 1);
+    uint64_t first = drives[0].cycle > avr->cycle ? drives[0].cycle - avr->cycle : 1;
+    avr_cycle_timer_register(avr, first, drive_due, NULL);
+    return 0;
+}
+
+/* ---------------------------------------------------- external SRAM (XMEM) */
+
+static void mcucr_written(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    (void) param;
+    if (mcucr_write)
+        mcucr_write(a, addr, v, mcucr_param);
+    else
+        a->data[addr] = v;
+    a->ramend = (v & M128_SRE) ? XRAM_END : M128_RAMEND;
+}
+
+static void wire_xram(void)
+{
+    avr_io_addr_t io = AVR_DATA_TO_IO(M128_MCUCR);
+    mcucr_write = avr->io[io].w.c;
+    mcucr_param = avr->io[io].w.param;
+    avr->io[io].w.c = mcucr_written;
+    avr->io[io].w.param = NULL;
+}
+
+/* ------------------------------------------------------------ timer hold */
+
+static bool hold_stopped(const timer_hold_t *h)
+{
+    return (avr->data[h->tccrb] & CS_MASK) == 0;
+}
+
+static uint16_t hold_read_running(timer_hold_t *h)
+{
+    uint8_t lo = h->tcnt_read ? h->tcnt_read(avr, h->tcntl, h->tcnt_rparam) : avr->data[h->tcntl];
+    return (uint16_t) (lo | avr->data[h->tcnth] << 8);
+}
+
+/* simavr rebases the timer on a TCNT write; it maps 0xFFFF to 0, so that
+ * value is written as 0xFFFE, which it places at the very end of its tick
+ * (the next count follows within a cycle). */
+static void hold_restore(timer_hold_t *h)
+{
+    uint16_t v = h->held == 0xFFFFu ? 0xFFFEu : h->held;
+    avr->data[h->tcnth] = (uint8_t) (v >> 8);
+    h->tcnt_write(avr, h->tcntl, (uint8_t) v, h->tcnt_wparam);
+}
+
+static void hold_cs_written(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    timer_hold_t *h = param;
+    bool was_stopped = hold_stopped(h);
+    bool stops = (v & CS_MASK) == 0;
+    if (!was_stopped && stops) h->held = hold_read_running(h);
+    h->cs_write(a, addr, v, h->cs_param);
+    if (was_stopped && !stops) hold_restore(h);
+}
+
+static uint8_t hold_tcnt_read(struct avr_t *a, avr_io_addr_t addr, void *param)
+{
+    timer_hold_t *h = param;
+    if (!hold_stopped(h)) return h->tcnt_read(a, addr, h->tcnt_rparam);
+    a->data[h->tcntl] = (uint8_t) h->held;
+    a->data[h->tcnth] = (uint8_t) (h->held >> 8); /* the high byte reads latched */
+    return (uint8_t) h->held;
+}
+
+static void hold_tcnt_written(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    timer_hold_t *h = param;
+    if (!hold_stopped(h)) {
+        h->tcnt_write(a, addr, v, h->tcnt_wparam);
+        return;
+    }
+    a->data[h->tcntl] = v;
+    h->held = (uint16_t) (v | a->data[h->tcnth] << 8);
+}
+
+static void wire_hold(timer_hold_t *h)
+{
+    avr_io_addr_t cs = AVR_DATA_TO_IO(h->tccrb), cnt = AVR_DATA_TO_IO(h->tcntl);
+    h->cs_write = avr->io[cs].w.c;
+    h->cs_param = avr->io[cs].w.param;
+    h->tcnt_write = avr->io[cnt].w.c;
+    h->tcnt_wparam = avr->io[cnt].w.param;
+    h->tcnt_read = avr->io[cnt].r.c;
+    h->tcnt_rparam = avr->io[cnt].r.param;
+    if (!h->cs_write || !h->tcnt_write || !h->tcnt_read) return; /* not a timer here */
+    h->held = 0;
+    avr->io[cs].w.c = hold_cs_written;
+    avr->io[cs].w.param = h;
+    avr->io[cnt].w.c = hold_tcnt_written;
+    avr->io[cnt].w.param = h;
+    avr->io[cnt].r.c = hold_tcnt_read;
+    avr->io[cnt].r.param = h;
+}
+
+/* ------------------------------------------------------------- start-up */
+
+/* The pacing of sleep to real time is what the simavr CLI does; a
+ * measurement harness wants simulated time only. */
+static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
+{
+    (void) a;
+    (void) how_long;
+}
+
+static bool is_atmega128(void)
+{
+    return strcmp(res->mcu, "atmega128") == 0;
+}
+
+static int make_core(elf_firmware_t *fw)
+{
+    snprintf(res->mcu, sizeof res->mcu, "%s",
+             opt->mcu ? opt->mcu : fw->mmcu[0] ? fw->mmcu : "atmega128");
+    avr = avr_make_mcu_by_name(res->mcu);
+    if (!avr) {
+        fprintf(stderr, "motet-simavr: simavr does not know the MCU '%s'\n", res->mcu);
+        return EXIT_ERROR;
+    }
+    bool xram = opt->xram && is_atmega128();
+    if (xram) avr->ramend = XRAM_END; /* allocate the whole data space */
+    avr_init(avr);
+    if (xram) avr->ramend = M128_RAMEND; /* until the firmware sets SRE */
+    avr_load_firmware(avr, fw);
+    res->freq = opt->freq ? opt->freq : fw->frequency ? fw->frequency : 8000000u;
+    avr->frequency = res->freq;
+    avr->sleep = no_sleep;
+    avr->log = LOG_ERROR;
+    if (xram) wire_xram();
+    if (opt->timer_hold && is_atmega128())
+        for (unsigned i = 0; i < sizeof holds / sizeof holds[0]; i++) wire_hold(&holds[i]);
+    return 0;
+}
+
+static int load(void)
+{
+    elf_firmware_t fw;
+    memset(&fw, 0, sizeof fw);
+    if (elf_read_firmware(opt->elf, &fw) != 0) {
+        fprintf(stderr, "motet-simavr: cannot load '%s' as an AVR ELF image\n", opt->elf);
+        return EXIT_ERROR;
+    }
+    int err = make_core(&fw);
+    if (!err) wire_uart();
+    if (!err) err = wire_pins();
+    if (!err) err = plan_injections();
+    return err;
+}
+
+/* ---------------------------------------------------------------- running */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static uint16_t reg_pair(unsigned r)
+{
+    return (uint16_t) (avr->data[r] | avr->data[r + 1] << 8);
+}
+
+/* cpu_Done means "slept with interrupts off": was it port_halt()? */
+static void read_halt(void)
+{
+    if (avr->data[HALT_REG_MAGIC] != HALT_MAGIC_LO ||
+        avr->data[HALT_REG_MAGIC + 1] != HALT_MAGIC_HI) {
+        res->end = RUN_STOPPED;
+        return;
+    }
+    res->end = RUN_HALTED;
+    res->status = (int16_t) reg_pair(HALT_REG_STATUS);
+    res->stack_used = reg_pair(HALT_REG_STACK);
+}
+
+/* One simavr step; true while the firmware keeps running. */
+static bool step(void)
+{
+    int before = avr->state;
+    uint64_t c0 = avr->cycle;
+    int state = avr_run(avr);
+    if (before == cpu_Sleeping) res->asleep += avr->cycle - c0;
+    if (before != cpu_Sleeping && state == cpu_Sleeping) {
+        res->sleeps++;
+        if (opt->trace_sleep) trace_event(avr->cycle, "SLEEP", 1);
+    }
+    if (before == cpu_Sleeping && state != cpu_Sleeping && opt->trace_sleep)
+        trace_event(avr->cycle, "SLEEP", 0);
+    if (state == cpu_Done) {
+        read_halt();
+        return false;
+    }
+    if (state == cpu_Crashed) {
+        res->end = RUN_CRASHED;
+        return false;
+    }
+    return true;
+}
+
+static void run_loop(double start)
+{
+    for (unsigned long n = 1;; n++) {
+        if (!step()) return;
+        if (opt->max_cycles && avr->cycle >= opt->max_cycles) {
+            res->end = RUN_LIMIT;
+            return;
+        }
+        if (opt->timeout > 0 && (n & TIMEOUT_CHECK) == 0 && now_seconds() - start > opt->timeout) {
+            res->end = RUN_TIMEOUT;
+            return;
+        }
+    }
+}
+
+int harness_run(const options_t *options, result_t *result)
+{
+    opt = options;
+    res = result;
+    memset(res, 0, sizeof *res);
+    avr_global_logger_set(sim_logger);
+    if (opt->trace_path) {
+        trace = fopen(opt->trace_path, "w");
+        if (!trace) {
+            perror(opt->trace_path);
+            return EXIT_ERROR;
+        }
+        fprintf(trace, "# motet-simavr trace: cycle name level (cycles at %s)\n", opt->elf);
+    }
+    int err = load();
+    if (err) return err;
+    double start = now_seconds();
+    run_loop(start);
+    res->wall = now_seconds() - start;
+    res->cycles = avr->cycle;
+    fflush(stdout);
+    if (trace) fclose(trace);
+    avr_terminate(avr);
+    return 0;
+}
