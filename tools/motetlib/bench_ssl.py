@@ -76,7 +76,7 @@ CATEGORIES = (
 )
 # Written as section "ssl" (tools/motetlib/report.py) of this file; pass
 # --output docs/benchmarks.md to put it in the shared report instead.
-DEFAULT_OUTPUT = build.ROOT / "docs" / "benchmarks-ssl.md"
+DEFAULT_OUTPUT = report.REPORT
 KERNEL = ("messaging", "event logging", "memory", "timers")
 HOST = ("native port", "simulated time (cost model)")
 REST = ("application glue", "C library")
