@@ -16,11 +16,17 @@
 #include "dsp/srp.h"
 
 /* The ADC codes of microphone `ch` for the n samples that end at time
- * t_us; false once the scenario has ended (no more data). */
+ * t_us; false once the scenario has ended (no more data) or if this
+ * module has no such microphone. */
 bool board_mic_read(uint8_t ch, uint32_t t_us, int16_t *out, uint16_t n);
 /* The temperature sensor sampled at t_us, 1/16 degree C; false once the
- * scenario has ended. */
+ * scenario has ended or if this module has no temperature sensor. */
 bool board_temp_read(uint32_t t_us, int16_t *temp_q4);
+/* Whether this module has microphone `ch`, the temperature sensor, the
+ * radio: a task placed on a module without its hardware refuses INIT. */
+bool board_has_mic(uint8_t ch);
+bool board_has_temp(void);
+bool board_has_radio(void);
 /* Microphone positions, sample rate and speed of sound. */
 void board_geometry(srp_geometry_t *g);
 /* For reports only: the true azimuth (tenths of a degree) of the source

@@ -13,6 +13,8 @@ static sim_t *sim;
 static sim_scenario_t scenario;
 static const cost_cpu_t *cpu;
 static void (*work_fn)(uint32_t us);
+static uint8_t mics = (1u << SIM_MICS) - 1u;
+static bool has_temp = true, has_radio = true;
 
 int board_sim_open(const char *path)
 {
@@ -45,6 +47,28 @@ const cost_cpu_t *board_sim_cpu(void)
     return cpu ? cpu : cost_cpu_find("arm7");
 }
 
+void board_sim_set_sensors(uint8_t mic_mask, bool temp, bool radio)
+{
+    mics = mic_mask;
+    has_temp = temp;
+    has_radio = radio;
+}
+
+bool board_has_mic(uint8_t ch)
+{
+    return ch < SIM_MICS && (mics >> ch & 1u);
+}
+
+bool board_has_temp(void)
+{
+    return has_temp;
+}
+
+bool board_has_radio(void)
+{
+    return has_radio;
+}
+
 void board_sim_on_work(void (*fn)(uint32_t us))
 {
     work_fn = fn;
@@ -58,14 +82,14 @@ static bool in_scenario(uint32_t t_us)
 bool board_mic_read(uint8_t ch, uint32_t t_us, int16_t *out, uint16_t n)
 {
     uint64_t end = (uint64_t) floor((double) t_us * scenario.sample_rate_hz / 1e6 + 1e-6);
-    if (!sim || !in_scenario(t_us) || ch >= SIM_MICS || end < n) return false;
+    if (!sim || !in_scenario(t_us) || !board_has_mic(ch) || end < n) return false;
     sim_mic_block(sim, ch, end, n, out);
     return true;
 }
 
 bool board_temp_read(uint32_t t_us, int16_t *temp_q4)
 {
-    if (!sim || !in_scenario(t_us)) return false;
+    if (!sim || !in_scenario(t_us) || !has_temp) return false;
     *temp_q4 = sim_temp_read(sim, t_us);
     return true;
 }

@@ -7,6 +7,7 @@
 #ifndef APPS_SSL_BOARD_SIM_H
 #define APPS_SSL_BOARD_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dsp/cost.h"
@@ -20,6 +21,13 @@ const sim_scenario_t *board_sim_scenario(void);
 /* The processor board_work() charges for (default: arm7). */
 void board_sim_set_cpu(const cost_cpu_t *cpu);
 const cost_cpu_t *board_sim_cpu(void);
+/* The sensors this module carries (default: all, one module hosting the
+ * whole application). A module of a device serves only its own: the
+ * microphones in mic_mask (bit c: channel c), the temperature sensor, the
+ * radio. The simulator behind them is the same on every module (same
+ * scenario, same seed, any sample computable at any time), so the modules
+ * see one consistent world. */
+void board_sim_set_sensors(uint8_t mic_mask, bool temp, bool radio);
 /* What board_work() does with the microseconds it computed. */
 void board_sim_on_work(void (*fn)(uint32_t us));
 

@@ -19,14 +19,25 @@ mt_err_t ssl_temp_task(void *state, msg_t *msg);
 mt_err_t ssl_ewma_task(void *state, msg_t *msg);
 mt_err_t ssl_alert_task(void *state, msg_t *msg);
 
-/* Register every program, then load the description; after motet_boot(). */
+/* Register every program; after motet_boot(). */
+void ssl_register(void);
+/* Register every program, then load the description on this module alone;
+ * after motet_boot(). */
 mt_err_t ssl_start(const uint8_t *desc, uint16_t len);
+
+/* INIT of a task placed on a module without its hardware: says so on the
+ * console ("ssl: module 1 has no microphone 2: its task is not started")
+ * and returns MT_ERR_INVALID, which the kernel logs. */
+mt_err_t ssl_missing(const char *hardware);
 
 /* Module time in microseconds (the port's ticks converted). */
 uint32_t ssl_now_us(void);
 
-/* Generated from ssl_single.toml by `motet appc` at build time. */
+/* Generated from ssl_single.toml and ssl_device.toml by `motet appc` at
+ * build time. */
 extern const uint8_t ssl_single_desc[];
 extern const uint16_t ssl_single_desc_len;
+extern const uint8_t ssl_device_desc[];
+extern const uint16_t ssl_device_desc_len;
 
 #endif /* APPS_SSL_TASKS_H */

@@ -4,6 +4,8 @@
  * the application's start: register them, then hand the description to the
  * application manager, which creates, wires and initialises the tasks.
  */
+#include <stdio.h>
+
 #include "dsp/fbd.h"
 #include "dsp/vote.h"
 #include "motet/motet.h"
@@ -27,10 +29,24 @@ static const program_t ssl_programs[] = {
     PROGRAM(SSL_PROG_ALERT, "alert", ssl_alert_task, sizeof(fbd_alert_t)),
 };
 
-mt_err_t ssl_start(const uint8_t *desc, uint16_t len)
+void ssl_register(void)
 {
     program_register(ssl_programs, sizeof ssl_programs / sizeof ssl_programs[0]);
+}
+
+mt_err_t ssl_start(const uint8_t *desc, uint16_t len)
+{
+    ssl_register();
     mt_err_t err = appmgr_load(desc, len);
     if (!err) err = appmgr_last_result()->err;
     return err;
+}
+
+mt_err_t ssl_missing(const char *hardware)
+{
+    char line[120];
+    int n = snprintf(line, sizeof line, "ssl: module %u has no %s: its task is not started\n",
+                     (unsigned) bus_self(), hardware);
+    if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+    return MT_ERR_INVALID;
 }

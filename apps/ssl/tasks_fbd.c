@@ -19,14 +19,19 @@ static uint32_t get_u32(const uint8_t *p)
 
 /* ---- temp: a one-shot timer for the phase, then a periodic one ---- */
 
+/* Like the microphones (tasks_ssl.c), the samples sit on a grid of module
+ * time, `phase` after each multiple of the period, whenever INIT ran. */
 static mt_err_t temp_init(temp_state_t *s, const msg_t *msg)
 {
     if (msg->len != 8) return MT_ERR_INVALID; /* u32 period, u32 phase (us) */
     s->period_us = get_u32(msg->data);
     uint32_t phase = get_u32((const uint8_t *) msg->data + 4);
-    if (s->period_us == 0 || phase == 0) return MT_ERR_INVALID;
-    s->next_us = ssl_now_us() + phase;
-    return timer_start(0, TIMER_US(phase), false);
+    if (s->period_us == 0 || phase == 0 || phase >= s->period_us) return MT_ERR_INVALID;
+    if (!board_has_temp()) return ssl_missing("temperature sensor");
+    uint32_t now = ssl_now_us();
+    s->next_us = now / s->period_us * s->period_us + phase;
+    if (s->next_us <= now) s->next_us += s->period_us;
+    return timer_start(0, TIMER_US(s->next_us - now), false);
 }
 
 static mt_err_t temp_sample(temp_state_t *s)

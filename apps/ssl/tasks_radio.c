@@ -63,6 +63,7 @@ static void report_alert(const ssl_reading_t *r)
 mt_err_t ssl_radio_task(void *state, msg_t *msg)
 {
     (void) state;
+    if (msg->port == PORT_INIT && !board_has_radio()) return ssl_missing("radio");
     cost_t c = {0};
     cost_radio(&c, msg->len);
     if (msg->port == PORT_0 && msg->len == sizeof(ssl_direction_t)) {

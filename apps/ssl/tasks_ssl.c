@@ -40,6 +40,11 @@ static mt_err_t send_block(uint8_t out, void *block, uint16_t len)
 
 /* ---- mic: every period, the block just captured, windowed and FFT'd ---- */
 
+/* Capture windows end on multiples of the period in module time, not at
+ * INIT plus a period: the modules of a device initialise at slightly
+ * different instants (each after its own bus traffic), but their clocks
+ * share one time base, so on the grid the four channels' windows are the
+ * same 512 sampling instants and their block numbers agree. */
 static mt_err_t mic_init(mic_state_t *s, const msg_t *msg)
 {
     if (msg->len != 5) return MT_ERR_INVALID; /* u8 channel, u32 period (us) */
@@ -47,12 +52,23 @@ static mt_err_t mic_init(mic_state_t *s, const msg_t *msg)
     s->channel = p[0];
     s->period_us = get_u32(p + 1);
     if (s->channel >= SSL_CHANNELS || s->period_us == 0) return MT_ERR_INVALID;
-    s->next_us = ssl_now_us() + s->period_us;
-    return timer_start(0, TIMER_US(s->period_us), true);
+    if (!board_has_mic(s->channel)) {
+        static const char *const mics[SSL_CHANNELS] = {"microphone 0", "microphone 1",
+                                                       "microphone 2", "microphone 3"};
+        return ssl_missing(mics[s->channel]);
+    }
+    uint32_t now = ssl_now_us();
+    s->next_us = (now / s->period_us + 1u) * s->period_us;
+    return timer_start(0, TIMER_US(s->next_us - now), false);
 }
 
 static mt_err_t mic_block(mic_state_t *s)
 {
+    if (!s->periodic) { /* on the grid now: every period from here */
+        s->periodic = 1;
+        mt_err_t err = timer_start(0, TIMER_US(s->period_us), true);
+        if (err) return err;
+    }
     uint16_t len = (uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t));
     ssl_spectrum_t *sp = mem_alloc(len);
     if (!sp) return MT_ERR_NO_MEM;
@@ -66,7 +82,7 @@ static mt_err_t mic_block(mic_state_t *s)
     fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
     uint8_t e = fft_real(samples, SSL_LOG2N, NULL);
     sp->t_us = t;
-    sp->block = s->block++;
+    sp->block = (uint16_t) (t / s->period_us - 1u); /* the same on every module */
     sp->channel = s->channel;
     sp->exponent = e;
     sp->bin_lo = 0;

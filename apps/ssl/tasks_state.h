@@ -15,8 +15,8 @@
 typedef struct mic_state {
     uint32_t period_us; /* block period */
     uint32_t next_us;   /* end of the next block's capture window */
-    uint16_t block;     /* number of the next block */
     uint8_t channel;
+    uint8_t periodic; /* the periodic timer runs (after the first, aligning one) */
 } mic_state_t;
 
 typedef struct sc_task_state {

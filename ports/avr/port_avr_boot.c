@@ -84,10 +84,12 @@ void port_halt(int status)
 {
     cli();
     port_avr_console_flush();
+    uint16_t stack = port_avr_stack_used();
     set_sleep_mode(SLEEP_MODE_PWR_DOWN);
     sleep_enable();
+    /* Bound to registers only from here: no call may come in between. */
     register uint16_t st __asm__("r24") = (uint16_t) status;
-    register uint16_t used __asm__("r22") = port_avr_stack_used();
+    register uint16_t used __asm__("r22") = stack;
     register uint16_t magic __asm__("r20") = HALT_MAGIC;
     for (;;) __asm__ volatile("sleep" ::"r"(st), "r"(used), "r"(magic));
 }

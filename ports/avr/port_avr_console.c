@@ -17,7 +17,9 @@ static bool sent_any; /* TXC0 only ever sets after a byte was sent */
 
 void port_avr_console_init(void)
 {
-    UCSR0B = 0;
+    /* Already on (a second boot, as each unit test does): leave it as it is
+     * rather than disturb a byte still shifting out. */
+    if (UCSR0B & _BV(TXEN0)) return;
     UBRR0H = (uint8_t) (UBRR_VALUE >> 8);
     UBRR0L = (uint8_t) UBRR_VALUE;
     UCSR0A = _BV(U2X0) | _BV(TXC0); /* writing TXC0 clears it */

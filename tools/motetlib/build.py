@@ -39,8 +39,9 @@ def _cached_value(cache, key):
     return m.group(1) if m else None
 
 
-def configure(bdir, port=DEFAULT_PORT):
-    """Configure `bdir` with Ninja once; again only if the port changed."""
+def configure(bdir, port=DEFAULT_PORT, extra=()):
+    """Configure `bdir` with Ninja once; again only if the port changed.
+    A port with cmake/toolchain-<port>.cmake is cross-compiled with it."""
     cache_file = bdir / "CMakeCache.txt"
     if cache_file.exists():
         cache = cache_file.read_text(errors="replace")
@@ -52,18 +53,27 @@ def configure(bdir, port=DEFAULT_PORT):
         if _cached_value(cache, "MOTET_PORT") == port and (bdir / "build.ninja").exists():
             return 0
     cmd = ["cmake", "-G", "Ninja", "-S", ROOT, "-B", bdir, f"-DMOTET_PORT={port}",
-           f"-DPython3_EXECUTABLE={sys.executable}"]
+           f"-DPython3_EXECUTABLE={sys.executable}", *extra]
+    toolchain = ROOT / "cmake" / f"toolchain-{port}.cmake"
+    if toolchain.exists():
+        cmd.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
     return run(cmd).returncode
 
 
-def build(bdir=None, port=DEFAULT_PORT, targets=()):
+def port_build_dir(bdir, port):
+    """Build directory of `port` beside the native one: build-<port>."""
+    bdir = build_dir(bdir)
+    return bdir if port == DEFAULT_PORT else bdir.with_name(f"{bdir.name}-{port}")
+
+
+def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     """Configure if needed, then build. Returns an exit status."""
     bdir = build_dir(bdir)
     if not (ROOT / "ports" / port).is_dir():
         known = sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
         print(f"error: no port {port!r} (ports/ has: {', '.join(known)})", file=sys.stderr)
         return 1
-    status = configure(bdir, port)
+    status = configure(bdir, port, extra)
     if status != 0:
         print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
         return status

@@ -202,32 +202,36 @@ def format_table(records):
 
 # ---- Chrome trace JSON -----------------------------------------------------
 
-MODULE_PID = 0  # the Chrome "process": one module per dump for now
+MODULE_PID = 0  # the Chrome "process" of a single dump
 
 
-def to_chrome(records, module_name="module 0"):
-    """A Chrome trace (dict) of the records: B/E per task, instants for the rest.
-
-    An END without a START (its START was lost to an overrun or predates the
-    dump) is dropped; a START without END stays open, which viewers show as
-    running to the end of the trace."""
-    events = [{"ph": "M", "name": "process_name", "pid": MODULE_PID, "tid": 0,
-               "args": {"name": module_name}}]
+def _chrome_events(records, pid, module_name, task_names):
+    """(trace events, unmatched ENDs dropped) of one module's records as
+    Chrome process `pid`: B/E per task (tid = task pid), instants for the
+    rest. task_names: {task pid: name} for the tracks and slices."""
+    names = {**PID_NAMES, **(task_names or {})}
+    events = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+               "args": {"name": module_name}},
+              {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0,
+               "args": {"sort_index": pid}}]
     open_starts = {}
     tids = set()
     dropped = 0
     last_time = 0
     for rec in records:
         if isinstance(rec, Lost):
-            events.append({"ph": "i", "s": "p", "name": f"LOST {rec.count}", "pid": MODULE_PID,
+            events.append({"ph": "i", "s": "p", "name": f"LOST {rec.count}", "pid": pid,
                            "tid": 0, "ts": last_time})
             continue
         last_time = rec.time_us
         tids.add(rec.pid)
-        base = {"pid": MODULE_PID, "tid": rec.pid, "ts": rec.time_us}
+        base = {"pid": pid, "tid": rec.pid, "ts": rec.time_us}
         if rec.type == "START":
             open_starts[rec.pid] = open_starts.get(rec.pid, 0) + 1
-            events.append({**base, "ph": "B", "name": port_name(rec.arg), "cat": "task",
+            name = port_name(rec.arg)
+            if rec.pid in (task_names or {}):
+                name = f"{task_names[rec.pid]} {name}"
+            events.append({**base, "ph": "B", "name": name, "cat": "task",
                            "args": {"port": rec.arg}})
         elif rec.type == "END":
             if open_starts.get(rec.pid, 0) == 0:
@@ -239,10 +243,36 @@ def to_chrome(records, module_name="module 0"):
             events.append({**base, "ph": "i", "s": "t", "name": rec.type, "cat": "kernel",
                            "args": {"arg": rec.arg, "detail": describe(rec)}})
     for tid in sorted(tids):
-        events.append({"ph": "M", "name": "thread_name", "pid": MODULE_PID, "tid": tid,
-                       "args": {"name": pid_name(tid) if tid in PID_NAMES else f"task {tid:#04x}"}})
+        label = names.get(tid, f"task {tid:#04x}")
+        events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                       "args": {"name": label}})
+    return events, dropped
+
+
+def to_chrome(records, module_name="module 0"):
+    """A Chrome trace (dict) of the records: B/E per task, instants for the rest.
+
+    An END without a START (its START was lost to an overrun or predates the
+    dump) is dropped; a START without END stays open, which viewers show as
+    running to the end of the trace."""
+    events, dropped = _chrome_events(records, MODULE_PID, module_name, None)
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"source": "motet log", "unmatched_end_dropped": dropped}}
+
+
+def to_chrome_device(modules):
+    """One Chrome trace of a whole device: `modules` is a list of
+    (module id, module name, records, {task pid: task name}); each module is
+    a process (pid = its id), each task a track in it, named. The modules'
+    times go in as they are, so they line up only if the clocks were
+    exact (`motet run --exact-clocks`, or a device file that says so)."""
+    events, dropped = [], 0
+    for mid, name, records, task_names in modules:
+        evs, d = _chrome_events(records, mid, name, task_names)
+        events += evs
+        dropped += d
+    return {"traceEvents": events, "displayTimeUnit": "ms",
+            "otherData": {"source": "motet device logs", "unmatched_end_dropped": dropped}}
 
 
 def write_chrome(records, path):

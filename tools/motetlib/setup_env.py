@@ -19,9 +19,9 @@ import shutil
 import subprocess
 import sys
 
-# Package groups. "native" is what `motet test` and `motet demo` need today;
-# the emulated ports (Cortex-M on QEMU, AVR on simavr) are installed with
-# `motet setup --all` and will join DEFAULT_GROUPS when those ports exist.
+# Package groups: the native build, and the tool chain and emulator of each
+# emulated port (Cortex-M on QEMU, AVR on simavr). `motet test` runs the
+# kernel tests on every port, so every group is installed by default.
 PACKAGES = {
     "native": [
         "cmake",
@@ -47,7 +47,7 @@ PACKAGES = {
         "libelf-dev",  # pkg-config --cflags --libs simavr needs it
     ],
 }
-DEFAULT_GROUPS = ("native",)
+DEFAULT_GROUPS = ("native", "cortex-m", "avr")
 PYTEST_DEB = "python3-pytest"
 PYTEST_PIP = "pytest"
 

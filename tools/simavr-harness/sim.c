@@ -106,7 +106,9 @@ static void wire_uart(void)
 {
     uint32_t flags = 0;
     avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
-    flags &= ~(uint32_t) AVR_UART_FLAG_STDIO; /* we print the bytes ourselves */
+    /* We print the bytes ourselves; and simavr's default usleep(1) on every
+     * poll of the status register would make a polled console crawl. */
+    flags &= ~(uint32_t) (AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
     avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
     avr_irq_t *out = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
     if (out) avr_irq_register_notify(out, uart_out, NULL);

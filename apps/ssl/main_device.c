@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SSL + FBD on a multi-module device (run by `motet run` or `motet demo`):
+ * the same program on every module, told by the hub which module it is.
+ *
+ *     ssl_device --scenario FILE [--cpu NAME] [--sensor S]... [--loader]
+ *                [--desc FILE.bin] [bus options] [native options]
+ *
+ * Every module registers the same programs; the loader broadcasts the
+ * description (the built-in ssl_device.toml, or a compiled FILE.bin from
+ * `motet appc`) and each module creates its own part of it.
+ *
+ * --cpu is this module's processor for the cost model (msp430, arm7,
+ * atmega128): each module charges its work at its own speed. --sensor names
+ * the hardware this module carries, one per option: microphone:N (channel
+ * N of the array), temperature, radio. On a bus the module serves only
+ * those; alone (no --bus) it has them all, like the single-module build.
+ *
+ * Every module reads the same scenario file and builds the same simulator
+ * (every random value is a hash of the seed, so any module can compute any
+ * sample), and each asks it only for its own sensors. The sampling instants
+ * line up because the device's clocks share one time base: the device file
+ * gives every module an exact clock starting at 0 (devices/ssl-device.toml),
+ * so module time is the simulation's global time, and the microphone tasks
+ * capture on multiples of the block period (tasks_ssl.c). Drifting clocks
+ * would need the capture instants placed by time sync instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board_sim.h"
+#include "motet/motet.h"
+#include "native.h"
+#include "ssl_app.h"
+#include "tasks.h"
+
+typedef struct options {
+    const char *scenario;
+    const cost_cpu_t *cpu;
+    const char *desc_path;
+    bool loader;
+    uint8_t mics; /* bit c: microphone c */
+    bool temp, radio;
+} options_t;
+
+static void usage(const char *why, const char *arg)
+{
+    fprintf(stderr,
+            "ssl_device: %s%s%s\n"
+            "usage: ssl_device --scenario FILE [--cpu NAME] [--sensor microphone:N|temperature|"
+            "radio]... [--loader] [--desc FILE.bin] [--bus SOCKET --module N ...]\n",
+            why, arg ? ": " : "", arg ? arg : "");
+    exit(2);
+}
+
+static void heap_report(void)
+{
+    mem_stats_t st;
+    mem_get_stats(&st);
+    fprintf(stderr, "ssl: module %u heap high water %u of %u bytes, %u allocation failures\n",
+            (unsigned) bus_self(), (unsigned) st.high_water, (unsigned) st.heap_size,
+            (unsigned) st.failures);
+}
+
+static void busy(uint32_t us)
+{
+    port_native_busy((uint32_t) ((uint64_t) us * PORT_TICKS_PER_SECOND / 1000000u));
+}
+
+static const char *option(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0') return NULL;
+    if (*i + 1 >= argc) usage("missing value", argv[*i]);
+    return argv[++*i];
+}
+
+static void add_sensor(options_t *o, const char *s)
+{
+    static const char mic[] = "microphone:";
+    if (strncmp(s, mic, sizeof mic - 1) == 0) {
+        char *end;
+        unsigned long ch = strtoul(s + sizeof mic - 1, &end, 10);
+        if (*end || end == s + sizeof mic - 1 || ch >= SSL_CHANNELS)
+            usage("microphone:N needs a channel 0..3", s);
+        o->mics |= (uint8_t) (1u << ch);
+    } else if (strcmp(s, "temperature") == 0) {
+        o->temp = true;
+    } else if (strcmp(s, "radio") == 0) {
+        o->radio = true;
+    } else {
+        usage("unknown sensor", s);
+    }
+}
+
+static void parse(int argc, char **argv, options_t *o)
+{
+    const char *v;
+    for (int i = 1; i < argc; i++) {
+        if ((v = option(argc, argv, &i, "--scenario"))) {
+            o->scenario = v;
+        } else if ((v = option(argc, argv, &i, "--cpu"))) {
+            o->cpu = cost_cpu_find(v);
+            if (!o->cpu) usage("unknown --cpu (msp430, arm7, atmega128)", v);
+        } else if ((v = option(argc, argv, &i, "--sensor"))) {
+            add_sensor(o, v);
+        } else if ((v = option(argc, argv, &i, "--desc"))) {
+            o->desc_path = v;
+        } else if (strcmp(argv[i], "--loader") == 0) {
+            o->loader = true;
+        } else {
+            usage("unknown argument", argv[i]);
+        }
+    }
+    if (!o->scenario) usage("--scenario FILE is required", NULL);
+}
+
+/* A compiled description (`motet appc X.toml -o X.bin`) into buf; its
+ * length, or 0 with a message. The manager validates the contents. */
+static uint16_t read_desc(const char *path, uint8_t *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return 0;
+    }
+    size_t n = fread(buf, 1, cap, f);
+    bool more = fgetc(f) != EOF;
+    fclose(f);
+    if (n == 0 || more) {
+        fprintf(stderr, "ssl_device: %s: %s\n", path,
+                n ? "larger than MOTET_APP_DESC_MAX" : "empty");
+        return 0;
+    }
+    return (uint16_t) n;
+}
+
+static int load(const options_t *o)
+{
+    static uint8_t buf[MOTET_APP_DESC_MAX];
+    const uint8_t *desc = ssl_device_desc;
+    uint16_t len = ssl_device_desc_len;
+    if (o->desc_path) {
+        desc = buf;
+        len = read_desc(o->desc_path, buf, sizeof buf);
+        if (!len) return 2;
+    }
+    mt_err_t err = bus_app_load(desc, len);
+    if (err) {
+        fprintf(stderr, "ssl_device: cannot load the description: %s\n", mt_strerror(err));
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    native_options_t opt;
+    native_bus_options_t bus;
+    int rest = port_native_parse_args(argc, argv, &opt);
+    rest = port_native_bus_parse_args(rest, argv, &bus);
+    options_t o = {.cpu = cost_cpu_find("arm7")};
+    parse(rest, argv, &o);
+    if (board_sim_open(o.scenario) != 0) return 2;
+    board_sim_set_cpu(o.cpu);
+    board_sim_on_work(busy);
+    if (bus.socket) board_sim_set_sensors(o.mics, o.temp, o.radio);
+    port_native_configure(&opt);
+    motet_boot();
+    atexit(heap_report);
+    ssl_register();
+    port_native_bus_start(&bus);
+    if (o.loader || !bus.socket) {
+        int status = load(&o);
+        if (status) return status;
+    }
+    sched_run();
+    return 0;
+}

@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: MIT
+"""SSL + FBD on the five-module device (devices/ssl-device.toml), placed as
+the paper's figure 8 places it (apps/ssl/ssl_device.toml): vote and HT on
+the compute module 1 (arm7 cost model), microphone c with its mic and SC
+tasks on sensing module 2 + c (msp430), the radio on module 2, the
+temperature chain on module 3. Each module is its own process with its own
+sensors and cost model, joined by the simulated bus (`motet run`).
+
+Same scenarios, same stated tolerance as the single module
+(tests/scenario/test_ssl.py: TOLERANCE_DEG, one sample of delay on the
+array's diagonal at 16 kHz); here the four channels are sampled on four
+modules, their spectra cross the bus to HT and the decisions come back by
+multicast, so any misalignment of the modules' capture windows or loss on
+the way would show as a wrong or missing direction.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import DEVICES, TOOLS, env, events, run_device
+from test_ssl import (ALERT_DEADLINE_US, ANGLES, FIRST_S, GAP_S, SOURCE_S, TOLERANCE_DEG,
+                      angle_error, full_blocks, sources_schedule, write_scenario)
+
+from motetlib import ssl_demo  # noqa: E402 (device_run put tools/ on the path)
+
+DEVICE = DEVICES / "ssl-device.toml"
+DESCRIPTION = ROOT / "apps" / "ssl" / "ssl_device.toml"
+COMPUTE, RADIO_MODULE, TEMP_MODULE = 1, 2, 3
+SENSING = (2, 3, 4, 5)
+
+
+def run_ssl(build_dir, tmp_path, scenario, *more, logs=False):
+    """Run the device on `scenario` until it is idle; (run, detections,
+    alerts, log dir or None). Extra module arguments in `more`."""
+    log_dir = tmp_path / f"logs-{len(list(tmp_path.glob('logs-*')))}" if logs else None
+    run = run_device(build_dir, tmp_path, DEVICE, extra=["--scenario", scenario, *more],
+                     log_dir=log_dir)
+    found, alerts = ssl_demo.parse_radio(run.lines)
+    return run, found, alerts, log_dir
+
+
+def pids():
+    """{task name: pid} and {task name: module} of ssl_device.toml."""
+    names = ssl_demo.task_names(DESCRIPTION)
+    return {n: p for p, n, _ in names}, {n: m for _, n, m in names}
+
+
+def compile_description(tmp_path, name, module):
+    """A copy of ssl_device.toml with task `name` on `module` (one number
+    changed), compiled with `motet appc`; the .bin path."""
+    text = DESCRIPTION.read_text()
+    head = f'name = "{name}"\n'
+    at = text.index(head)
+    line = text.index("module = ", at)
+    end = text.index("\n", line)
+    changed = text[:line] + f"module = {module}" + text[end:]
+    assert changed.count("\n") == text.count("\n") and changed != text
+    src = tmp_path / f"ssl_{name}_on_{module}.toml"
+    src.write_text(changed)
+    out = src.with_suffix(".bin")
+    res = subprocess.run([sys.executable, "-m", "motetlib.appc", str(src), "-o", str(out)],
+                         cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return out
+
+
+def check_located(found, duration):
+    """test_ssl's criteria: every estimate within TOLERANCE_DEG of a single
+    true source, none without one, each source in at least half of its full
+    blocks."""
+    report = "\n".join(f"t {d['t']} angle {d['angle']} true {d['truth']}" for d in found)
+    assert found
+    assert all(d["truth"] is not None for d in found), f"detections without a source:\n{report}"
+    bad = [d for d in found if angle_error(d["angle"], d["truth"]) > TOLERANCE_DEG]
+    assert not bad, f"outside {TOLERANCE_DEG:.2f} degrees: {bad}\n{report}"
+    blocks = {d["block"] for d in found}
+    for angle, start, length, kind in sources_schedule():
+        full = full_blocks(start, length, duration)
+        hits = [b for b in full if b in blocks]
+        assert 2 * len(hits) >= len(full), f"{kind} at {angle}: {len(hits)} of {len(full)}"
+
+
+@pytest.fixture(scope="module")
+def short_scenario(tmp_path_factory):
+    """Two talkers and a fire, 8 s: for the placement tests."""
+    path = tmp_path_factory.mktemp("ssl-device") / "short.toml"
+    return write_scenario(path, seed=4, duration=8.0,
+                          sources=[(75.0, 1.5, 2.5, "speech"), (200.0, 4.5, 2.5, "noise")],
+                          fires=[(5.0, 20.0, 3.0)])
+
+
+@pytest.fixture(scope="module")
+def baseline(build_dir, tmp_path_factory, short_scenario):
+    """The figure 8 placement on the short scenario."""
+    return run_ssl(build_dir, tmp_path_factory.mktemp("base"), short_scenario)
+
+
+def test_sources_at_twelve_angles_are_located_on_the_device(build_dir, tmp_path):
+    """Twelve sources (8 on the 45-degree grid, 4 off it), speech and noise,
+    at 10 dB SNR: located within TOLERANCE_DEG across five modules, and the
+    same detections as the single module (tests/scenario/test_ssl.py)."""
+    duration = FIRST_S + len(ANGLES) * (SOURCE_S + GAP_S)
+    path = write_scenario(tmp_path / "angles.toml", seed=3, duration=duration,
+                          sources=sources_schedule())
+    run, found, _, _ = run_ssl(build_dir, tmp_path, path)
+    check_located(found, duration)
+    single = subprocess.run([str(build_dir / "apps/ssl/ssl"), "--scenario", str(path)],
+                            capture_output=True, text=True, timeout=RUN_TIMEOUT_S).stdout
+    single_found, _ = ssl_demo.parse_radio(f"m0| {line}" for line in single.splitlines())
+    assert [(d["block"], d["angle"]) for d in found] == \
+        [(d["block"], d["angle"]) for d in single_found]
+    # The spectra really crossed the bus: 4 bands per detection into m1.
+    assert run.module(COMPUTE)["frames_received"] >= 4 * len(found)
+
+
+@pytest.mark.parametrize("snr_db, reference", [(0.0, -20.0), (40.0, -20.0)])
+def test_noise_only_gives_no_detection_on_the_device(build_dir, tmp_path, snr_db, reference):
+    path = write_scenario(tmp_path / "noise.toml", seed=5, duration=30.0, snr_db=snr_db)
+    path.write_text(path.read_text().replace("[noise]", f"[noise]\nreference_dbfs = {reference}"))
+    run, found, alerts, _ = run_ssl(build_dir, tmp_path, path)
+    assert found == [] and alerts == [], run.stdout[-3000:]
+    # ... although every block went through the FFTs and the vote.
+    assert run.module(COMPUTE)["frames_received"] >= 4 * 100
+
+
+def open_handler(records, t_us, pid_set):
+    """(pid, start, end) of a handler of `pid_set` running at t_us, or None."""
+    return ssl_demo.handler_at(records, t_us, pid_set)
+
+
+def test_fire_alert_preempts_a_busy_fft_on_the_device(build_dir, tmp_path):
+    """Module 3 (msp430 model) samples the temperature 10 ms into each
+    block, while its microphone task is in a ~50 ms FFT. Its event log must
+    show temp, ewma and alert running nested inside that FFT, and the alert
+    must reach the radio on module 2 (over the bus) within 10 ms of the
+    sampling instant, while module 2's own FFT is running too."""
+    fires = [(3.0, 20.0, 3.0), (15.0, 20.0, 3.0), (27.0, 20.0, 3.0)]
+    path = write_scenario(tmp_path / "fire.toml", seed=11, duration=36.0, snr_db=20.0,
+                          fires=fires)
+    _, _, alerts, logs = run_ssl(build_dir, tmp_path, path, logs=True)
+    assert len(alerts) == len(fires), alerts
+    pid, _ = pids()
+    m3 = [r for r in events(logs, TEMP_MODULE)]
+    m2 = [r for r in events(logs, RADIO_MODULE)]
+    chain = {pid["temp"], pid["ewma"], pid["alert"]}
+    for a in alerts:
+        t = round(a["t"] * 1e6)
+        latency_us = round(a["latency"] * 1e6)
+        assert latency_us < ALERT_DEADLINE_US, alerts
+        fft = open_handler(m3, t, {pid["mic1"]})
+        assert fft is not None, f"no FFT running on m3 when the fire was sampled ({t} us)"
+        _, f_start, f_end = fft
+        assert f_end - f_start > ALERT_DEADLINE_US, f"the FFT {fft} is not a long one"
+        runs = [(r.pid, r.time_us) for r in m3
+                if r.type in ("START", "END") and r.pid in chain and t <= r.time_us < f_end]
+        assert {p for p, _ in runs} == chain, f"the FBD chain did not run inside {fft}: {runs}"
+        assert all(f_start < when < f_end for _, when in runs)
+        radio = open_handler(m2, t + latency_us - 1, {pid["radio"]})
+        assert radio is not None, f"the radio was not printing the alert at {t + latency_us}"
+        assert open_handler(m2, radio[1], {pid["mic0"]}) is not None, \
+            "m2's FFT was not running when the alert arrived"
+
+
+@pytest.mark.parametrize("task, module", [("vote", 5), ("alert", 1)])
+def test_moving_a_task_is_one_number(build_dir, tmp_path, short_scenario, baseline, task,
+                                     module):
+    """Change one `module` number in the description: the task runs on the
+    new module (its CREATE record is there) and the application's output is
+    unchanged: the same blocks at the same angles, the same alert, within
+    the deadline. (alert on m1: the FBD chain now crosses the bus twice.)"""
+    moved = compile_description(tmp_path, task, module)
+    _, found, alerts, logs = run_ssl(build_dir, tmp_path, short_scenario, "--desc", moved,
+                                     logs=True)
+    _, base_found, base_alerts, _ = baseline
+    pid, home = pids()
+    assert home[task] != module
+    created = {r.pid for r in events(logs, module) if r.type == "CREATE"}
+    assert pid[task] in created
+    assert pid[task] not in {r.pid for r in events(logs, home[task]) if r.type == "CREATE"}
+    assert [(d["block"], d["angle"], d["truth"]) for d in found] == \
+        [(d["block"], d["angle"], d["truth"]) for d in base_found]
+    assert len(found) >= 10
+    assert [a["t"] for a in alerts] == [a["t"] for a in base_alerts] and len(alerts) == 1
+    assert all(a["latency"] * 1e6 < ALERT_DEADLINE_US for a in alerts)
+
+
+def test_a_task_without_its_hardware_says_so(build_dir, tmp_path, short_scenario):
+    """mic2 moved to the compute module, which has no microphone: its INIT
+    is refused with a message naming the module and the hardware, and
+    nothing is located (HT needs the four bands of a block)."""
+    moved = compile_description(tmp_path, "mic2", COMPUTE)
+    run, found, _, _ = run_ssl(build_dir, tmp_path, short_scenario, "--desc", moved)
+    assert any("m1| ssl: module 1 has no microphone 2: its task is not started" in line
+               for line in run.lines), run.stdout[-2000:]
+    assert found == []  # HT needs all four bands: nothing is located
+
+
+def test_same_scenario_same_output_on_the_device(build_dir, tmp_path, short_scenario, baseline):
+    again = run_ssl(build_dir, tmp_path, short_scenario)[0]
+    assert again.stdout == baseline[0].stdout
+
+
+def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp_path):
+    """`motet demo`'s run (ssl_demo.run_demo) on its scenario: every
+    direction within the tolerance, one alert, a line per module, and a
+    Chrome trace with a process per module, named task tracks and balanced
+    START/END slices."""
+    lines = []
+    status, summary = ssl_demo.run_demo(build_dir, out_dir=tmp_path, print_=lines.append)
+    assert status == 0, "\n".join(lines)
+    text = "\n".join(lines)
+    assert summary["detections"] and len(summary["alerts"]) == 1
+    for d in summary["detections"]:
+        assert d["truth"] is not None and angle_error(d["angle"], d["truth"]) <= TOLERANCE_DEG
+    assert "fire alert at t=9.260 s, latency" in text and "was preempted" in text
+    for mid in (1, 2, 3, 4, 5):
+        assert any(line.startswith(f"  m{mid} ") and "%" in line for line in lines), text
+    trace = json.loads(summary["trace"].read_text())["traceEvents"]
+    procs = {e["pid"]: e["args"]["name"] for e in trace if e.get("name") == "process_name"}
+    assert sorted(procs) == [1, 2, 3, 4, 5] and "ht" in procs[1]
+    threads = {(e["pid"], e["args"]["name"]) for e in trace if e.get("name") == "thread_name"}
+    assert {(1, "ht"), (1, "vote"), (3, "temp"), (2, "radio")} <= threads
+    depth = {}
+    for e in trace:
+        if e["ph"] in ("B", "E"):
+            key = (e["pid"], e["tid"])
+            depth[key] = depth.get(key, 0) + (1 if e["ph"] == "B" else -1)
+            assert depth[key] >= 0
+    assert set(depth.values()) == {0}
+    assert any(e["ph"] == "B" and e["name"] == "ht P0" for e in trace)

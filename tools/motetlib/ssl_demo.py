@@ -1,0 +1,325 @@
+# SPDX-License-Identifier: MIT
+"""`motet demo`: sound localisation and fire detection on a simulated
+five-module device (apps/ssl, devices/ssl-device.toml).
+
+Builds the module program, runs the device in simulated time with a
+scenario (default apps/ssl/scenarios/demo.toml: a few talkers and noise
+bursts round the array, one fire) through the same hub as `motet run`, and
+prints what a person wants to know: each direction found against the true
+one, each fire alert with its latency, and per module how busy it was, how
+long it slept, the messages it sent and handled, its bus frames and its
+energy. It writes the modules' event logs as one Chrome trace
+(out/ssl-demo-trace.json: a process per module, a track per task) that
+opens in https://ui.perfetto.dev.
+
+    python3 -m motetlib.ssl_demo [--scenario FILE] [--build-dir DIR] [--out DIR]
+
+What the radio task prints (apps/ssl/tasks_radio.c) is the source of the
+detections and alerts; the hub's report gives busy, sleep, frames and
+energy; the event logs give message counts and whether an FFT was running
+on the temperature module when a fire was sampled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import shutil
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+from . import build, device as devmod, eventlog, run_device
+
+ROOT = build.ROOT
+DEVICE = ROOT / "devices" / "ssl-device.toml"
+SCENARIO = ROOT / "apps" / "ssl" / "scenarios" / "demo.toml"
+DESCRIPTION = ROOT / "apps" / "ssl" / "ssl_device.toml"
+OUT_DIR = ROOT / "out"
+TRACE_NAME = "ssl-demo-trace.json"
+TARGET = "ssl_device"
+
+FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: pids follow the description's order
+APP_PORT_0 = 8        # PORT_0: input ports below it are system ports
+MULTICAST_PID = 0xF0  # MT_PID_MULTICAST
+
+MODULE_LINE = re.compile(r"^m(\d+)\| \[\s*(\d+\.\d{3}) ms\] radio: (.*)$")
+DETECTION = re.compile(r"ssl block=(\d+) t_ms=([\d.]+) angle=([\d.]+) true=([\d.]+|-) "
+                       r"latency_ms=([\d.]+)")
+ALERT = re.compile(r"fire alert sample_ms=([\d.]+) latency_us=(\d+) temp=(-?[\d.]+)")
+
+
+def angle_error(a, b):
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def task_names(description=DESCRIPTION):
+    """[(pid, name, module)] of the description's tasks, in its order."""
+    doc = tomllib.loads(Path(description).read_text())
+    return [(FIRST_APP_PID + i, t["name"], t.get("module", 0))
+            for i, t in enumerate(doc["task"])]
+
+
+def parse_radio(lines):
+    """(detections, alerts) from the device's output lines: detections as
+    dicts with t (capture end, s), angle, truth (None: no single source),
+    latency (s); alerts with t (sampling instant, s), latency (s), temp."""
+    found, alerts = [], []
+    for line in lines:
+        m = MODULE_LINE.match(line)
+        if not m:
+            continue
+        d = DETECTION.search(m.group(3))
+        if d:
+            truth = None if d.group(4) == "-" else float(d.group(4))
+            found.append({"block": int(d.group(1)), "t": float(d.group(2)) / 1e3,
+                          "angle": float(d.group(3)), "truth": truth,
+                          "latency": float(d.group(5)) / 1e3})
+        a = ALERT.search(m.group(3))
+        if a:
+            alerts.append({"t": float(a.group(1)) / 1e3, "latency": int(a.group(2)) / 1e6,
+                           "temp": float(a.group(3))})
+    return found, alerts
+
+
+def handler_at(records, t_us, pids):
+    """(pid, start, end) of a handler of one of `pids` that was running at
+    t_us, from START/END records; None if none was."""
+    open_at = {}
+    for r in records:
+        if not isinstance(r, eventlog.Event) or r.pid not in pids:
+            continue
+        if r.type == "START":
+            open_at[r.pid] = r.time_us
+        elif r.type == "END" and r.pid in open_at:
+            start = open_at.pop(r.pid)
+            if start <= t_us < r.time_us:
+                return r.pid, start, r.time_us
+    return None
+
+
+def message_counts(records):
+    """(messages the module's tasks sent, messages its tasks handled on
+    their application ports). A message to a local task is a SEND record; one
+    to another module (or a multicast) is a frame, logged as BUS when it
+    goes out (pid: its destination). Timer expiries and INIT are not
+    counted."""
+    def app(pid):
+        return FIRST_APP_PID <= pid < 0xF0
+
+    sent = handled = 0
+    for r in records:
+        if not isinstance(r, eventlog.Event):
+            continue
+        if r.type == "SEND" and app(r.pid):
+            sent += 1
+        elif r.type == "BUS" and not r.arg & 0x8000 and (app(r.pid) or r.pid == MULTICAST_PID):
+            sent += 1
+        elif r.type == "START" and app(r.pid) and r.arg >= APP_PORT_0:
+            handled += 1
+    return sent, handled
+
+
+# ---- the printed report ------------------------------------------------------
+
+def scenario_lines(scenario):
+    doc = tomllib.loads(Path(scenario).read_text())
+    out = [f"scenario {rel(scenario)}: {doc.get('duration', 10):g} s, seed "
+           f"{doc.get('seed', 1)}, noise {doc.get('noise', {}).get('snr_db', 20):g} dB below "
+           f"the reference level"]
+    for s in doc.get("source", []):
+        start = s.get("start", 0)
+        out.append(f"  {s.get('kind', 'speech'):<6} at {s.get('angle', 0):5.1f} deg, "
+                   f"{start:g} - {start + s.get('duration', 1):g} s")
+    for f in doc.get("fire", []):
+        out.append(f"  fire   from {f.get('time', 0):g} s (+{f.get('rise', 20):g} C, "
+                   f"tau {f.get('tau', 10):g} s)")
+    return out
+
+
+def rel(path):
+    p = Path(path).resolve()
+    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
+
+
+def detection_lines(found):
+    out = [f"Directions found ({len(found)} blocks; angles counter-clockwise from +x):"]
+    errors = []
+    for d in found:
+        if d["truth"] is None:
+            out.append(f"  t={d['t']:7.3f} s  direction {d['angle']:5.1f}\u00b0  "
+                       f"(no single source was sounding)")
+            continue
+        err = angle_error(d["angle"], d["truth"])
+        errors.append(err)
+        out.append(f"  t={d['t']:7.3f} s  direction {d['angle']:5.1f}\u00b0  (true "
+                   f"{d['truth']:5.1f}\u00b0, error {err:.1f}\u00b0)  on the radio "
+                   f"{d['latency'] * 1e3:.0f} ms later")
+    if errors:
+        rms = math.sqrt(sum(e * e for e in errors) / len(errors))
+        stray = len(found) - len(errors)
+        out.append(f"  {len(errors)} with a true direction: RMS error {rms:.2f}\u00b0, largest "
+                   f"{max(errors):.1f}\u00b0; {stray} without one")
+    return out
+
+
+def alert_lines(alerts, fft_checks):
+    out = [f"Fire alerts ({len(alerts)}):"]
+    for a, fft in zip(alerts, fft_checks):
+        note = ""
+        if fft:
+            name, start, end = fft
+            note = (f"; {name}'s FFT ({(end - start) / 1e3:.0f} ms) was running and "
+                    f"was preempted")
+        out.append(f"  fire alert at t={a['t']:.3f} s, latency {a['latency'] * 1e3:.2f} ms "
+                   f"(sampling to radio, {a['temp']:.2f} C){note}")
+    if not alerts:
+        out.append("  none")
+    return out
+
+
+def module_lines(dev, report, counts):
+    end = report["end_s"] or 1.0
+    head = (f"  {'module':<16} {'cpu':<7} {'busy':>7} {'asleep':>7} {'msgs sent':>9} "
+            f"{'received':>8} {'frames out/in':>13} {'energy':>10}")
+    out = ["Modules (busy and asleep: share of the run's simulated time):", head]
+    for spec in dev.modules:
+        m = report["modules"][str(spec.id)]
+        cpu = module_cpu(spec)
+        sent, handled = counts.get(spec.id, (0, 0))
+        frames = f"{m['frames_sent']}/{m['frames_received']}"
+        out.append(f"  m{spec.id} {spec.name:<13} {cpu:<7} {100 * m['busy_s'] / end:6.2f}% "
+                   f"{100 * m['sleep_s'] / end:6.2f}% {sent:>9} {handled:>8} {frames:>13} "
+                   f"{m['energy_mj']:7.1f} mJ")
+    b = report["bus"]
+    out.append(f"  bus: {b['frames']} frames, {b['bytes']} bytes, "
+               f"{100 * b['utilisation']:.2f} % of its time busy, "
+               f"{b['retransmissions']} retransmitted")
+    return out
+
+
+# ---- the run -----------------------------------------------------------------
+
+def places(names):
+    """{module: [task names]} of the description."""
+    out = {}
+    for _, name, module in names:
+        out.setdefault(module, []).append(name)
+    return out
+
+
+def module_cpu(spec):
+    """The cost model a module runs with (its --cpu argument)."""
+    args = list(spec.args)
+    return next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--cpu"), "arm7")
+
+
+def module_name(spec, where):
+    tasks = ", ".join(where.get(spec.id, [])) or "no tasks"
+    return f"m{spec.id} {spec.name}: {tasks}"
+
+
+def device_lines(dev, names):
+    where = places(names)
+    out = [f"device {rel(dev.path)}, tasks placed by {rel(DESCRIPTION)} (the paper's figure 8):"]
+    for spec in dev.modules:
+        sensors = ", ".join(spec.sensors) or "no sensors"
+        out.append(f"  m{spec.id} {spec.name:<8} {module_cpu(spec):<6} {spec.cpu_mhz:>3g} MHz, "
+                   f"{sensors:<25} tasks: {', '.join(where.get(spec.id, [])) or '-'}")
+    return out
+
+
+def write_trace(dev, log_dir, names, path):
+    where = places(names)
+    by_pid = {pid: name for pid, name, _ in names}
+    mods = [(spec.id, module_name(spec, where), eventlog.read(Path(log_dir) / f"m{spec.id}.log"),
+             by_pid) for spec in dev.modules]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(eventlog.to_chrome_device(mods), f)
+        f.write("\n")
+    return {mid: recs for mid, _, recs, _ in mods}
+
+
+def check_ffts(alerts, records, names):
+    """For each alert, the microphone task that was in its FFT on the
+    temperature module when the temperature was sampled, or None."""
+    temp_module = next(m for _, n, m in names if n == "temp")
+    mics = {pid: n for pid, n, m in names if n.startswith("mic") and m == temp_module}
+    out = []
+    for a in alerts:
+        hit = handler_at(records.get(temp_module, []), round(a["t"] * 1e6), set(mics))
+        out.append((mics[hit[0]], hit[1], hit[2]) if hit else None)
+    return out
+
+
+def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
+    """Run the device on `scenario` and print the report; returns (status,
+    summary dict) with the detections, alerts and the trace's path."""
+    dev = devmod.load(DEVICE)
+    names = task_names()
+    lines = []
+    log_dir = Path(out_dir) / "ssl-demo-logs"
+    shutil.rmtree(log_dir, ignore_errors=True)
+    t0 = time.monotonic()
+    status, report = run_device.run(dev, bdir, seed=seed, log_dir=log_dir,
+                                    extra=["--scenario", str(Path(scenario).resolve())],
+                                    out=lines.append, progress=False)
+    wall = time.monotonic() - t0
+    if status != 0 or report is None:
+        for line in lines[-40:]:
+            print_(line)
+        print_(f"demo: the device run failed (status {status})")
+        return status or 1, None
+    found, alerts = parse_radio(lines)
+    trace = Path(out_dir) / TRACE_NAME
+    records = write_trace(dev, log_dir, names, trace)
+    counts = {mid: message_counts(recs) for mid, recs in records.items()}
+    print_("")
+    for line in scenario_lines(scenario):
+        print_(line)
+    for line in device_lines(dev, names):
+        print_(line)
+    print_("")
+    for block in (detection_lines(found), alert_lines(alerts, check_ffts(alerts, records, names)),
+                  module_lines(dev, report, counts)):
+        for line in block:
+            print_(line)
+        print_("")
+    print_(f"Trace: {rel(trace)} (open it in https://ui.perfetto.dev); event logs in "
+           f"{rel(log_dir)}/")
+    print_(f"{report['end_s']:.2f} s of simulated time in {wall:.1f} s")
+    return 0, {"detections": found, "alerts": alerts, "trace": trace, "report": report}
+
+
+def demo(build_dir_arg, port):
+    """`motet demo`: build the module program, run the device, report."""
+    status = build.build(build_dir_arg, port, targets=[TARGET])
+    if status != 0:
+        return status
+    print("demo: sound localisation and fire detection on a simulated five-module device",
+          flush=True)
+    return run_demo(build.build_dir(build_dir_arg))[0]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python3 -m motetlib.ssl_demo", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--scenario", default=str(SCENARIO), help="scenario file (apps/ssl/README.md)")
+    p.add_argument("--build-dir", default=None, help="default: $MOTET_BUILD_DIR or build")
+    p.add_argument("--out", default=str(OUT_DIR), help="where the trace and logs go")
+    p.add_argument("--seed", type=int, default=1, help="the hub's seed (default 1)")
+    p.add_argument("--no-build", action="store_true", help="do not build first")
+    args = p.parse_args(argv)
+    if not args.no_build:
+        status = build.build(args.build_dir, build.DEFAULT_PORT, targets=[TARGET])
+        if status != 0:
+            return status
+    return run_demo(build.build_dir(args.build_dir), args.scenario, args.out, args.seed)[0]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
