@@ -43,11 +43,13 @@ static mt_err_t radio_task(void *state, msg_t *msg)
     uint32_t *sent = state;
     if (msg->port != PORT_0) return MT_OK;
     uint32_t us = (uint32_t) ((uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND);
-    char line[96];
-    int n =
-        snprintf(line, sizeof line, "[%6lu.%03lu ms] radio: %.*s\n", (unsigned long) (us / 1000u),
-                 (unsigned long) (us % 1000u), (int) msg->len, (const char *) msg->data);
+    char line[40];
+    int n = snprintf(line, sizeof line, "[%6lu.%03lu ms] radio: ", (unsigned long) (us / 1000u),
+                     (unsigned long) (us % 1000u));
     if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+    /* The payload is no C string, and avr-libc's printf has no "%.*s". */
+    port_console_write((const char *) msg->data, msg->len);
+    port_console_write("\n", 1);
     (*sent)++;
     if (HELLO_GREETINGS && *sent == HELLO_GREETINGS) port_halt(0);
     return MT_OK;

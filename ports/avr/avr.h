@@ -60,17 +60,17 @@ void tport_avr_sleep_end(void);
     port_avr_clock_ = tport_avr_isr_enter(port_avr_clock_)
 #define PORT_AVR_CLOCK_EXIT() (TCCR1B = port_avr_clock_)
 /* A body kept out of line keeps the entry (and so the clock stop) short. */
-#define PORT_AVR_BODY_INLINE noinline
+#define PORT_AVR_BODY static __attribute__((noinline))
 #else
 #define PORT_AVR_CLOCK_ENTER() ((void) 0)
 #define PORT_AVR_CLOCK_EXIT()  ((void) 0)
-#define PORT_AVR_BODY_INLINE   always_inline
+#define PORT_AVR_BODY          static inline __attribute__((always_inline))
 #endif
 
 /* Define the service routine of `vector` (an avr-libc name such as
  * TIMER1_COMPA_vect); the braces that follow are its body. */
 #define PORT_AVR_ISR(vector)                                                                       \
-    static inline void vector##_body(void) __attribute__((PORT_AVR_BODY_INLINE));                  \
+    PORT_AVR_BODY void vector##_body(void);                                                        \
     ISR(vector)                                                                                    \
     {                                                                                              \
         PORT_AVR_CLOCK_ENTER();                                                                    \
@@ -84,7 +84,7 @@ void tport_avr_sleep_end(void);
         cli();                                                                                     \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
-    static inline void vector##_body(void)
+    PORT_AVR_BODY void vector##_body(void)
 
 /* Counter value port_init() starts Timer1 at (default 0); tests set it to
  * begin near a wrap. */

@@ -15,6 +15,11 @@ if(NOT MOTET_AVR_F_CPU MATCHES "^[48]000000$")
 endif()
 add_compile_definitions(F_CPU=${MOTET_AVR_F_CPU}UL)
 
+# ---- threads ------------------------------------------------------------------
+# Thread contexts (port_avr_context.c): the default kernels have threads,
+# and test_threads / test_thread_idle run on the port.
+set(MOTET_PORT_THREADS ON)
+
 # ---- kernel configuration for 4 KB of SRAM -----------------------------------
 # About 1.8 KB of static kernel data with the event log (heap 1 KB, 32 log
 # records of 8 B, 16 queued messages, 8 tasks, 8 timers), leaving over 2 KB
@@ -29,12 +34,13 @@ set(MOTET_PORT_KERNEL_DEFS
   MOTET_LOG_ENTRIES=32
 )
 
-# Kernel unit tests that cannot run on this port, with the reason. Each
-# entry is `program` or `program:test_case`; tests/CMakeLists.txt is asked to
-# honour the list (see the report in docs/benchmarks-avr.md).
+# Kernel unit test cases that cannot pass on this port, with the reason.
+# Each entry is `program:test_case`; tests/CMakeLists.txt compiles the list
+# into that program, whose runner reports the cases as skipped.
 set(MOTET_PORT_SKIP_TESTS
-  # Starts the counter at 0xFFFFF000 and asserts port_counter_read() ==
-  # 0xFFFFF000: a 16-bit counter cannot hold that value (inherently 32-bit).
+  # Boots the counter at 0xFFFFF000 and asserts port_counter_read() ==
+  # 0xFFFFF000 and timer_now() == 0xFFFFF000: a 16-bit counter cannot hold
+  # that value (inherently 32-bit). The rest of test_timer runs.
   test_timer:test_timers_cross_the_32_bit_counter_wrap
 )
 
@@ -95,7 +101,17 @@ function(motet_port_firmware target)
   endif()
 endfunction()
 
+# The hello application runs from the test command too: it halts with status
+# 0 after its eighth greeting. (Deferred: the top level enables testing after
+# this file.)
+if(MOTET_BUILD_TESTS)
+  cmake_language(DEFER CALL add_test NAME hello_avr COMMAND ${MOTET_PORT_RUNNER}
+                 $<TARGET_FILE:hello>)
+endif()
+
 # The benchmark images (cycle counts by GPIO edges, bench/avr). Added here
 # because the top-level CMakeLists.txt adds only bench/native; its targets
 # link the kernel and port libraries defined after this file, by name.
 add_subdirectory(${MOTET_ROOT}/bench/avr ${CMAKE_BINARY_DIR}/bench/avr)
+# The tree-position energy benchmark (bench/avr-energy, bench_energy.py).
+add_subdirectory(${MOTET_ROOT}/bench/avr-energy ${CMAKE_BINARY_DIR}/bench/avr-energy)

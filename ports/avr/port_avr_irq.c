@@ -46,8 +46,8 @@ void port_avr_sleep_limit(port_sleep_mode_t deepest)
 /* Timer1 (the counter) runs on clkIO, which only idle keeps: any wait with a
  * deadline is idle. With nothing due the module may power-save; Timer1 then
  * stops, so the kernel's clock loses that time (it has no deadline to miss),
- * and only external interrupts (INT7:0), the TWI address match, Timer0 on its
- * 32 kHz crystal or the watchdog wake it. */
+ * and only INT3:0 (any sense), INT7:4 (low level), the TWI address match,
+ * Timer0 on its 32 kHz crystal or the watchdog wake it. */
 static uint8_t hardware_mode(port_sleep_mode_t mode)
 {
     if (mode > sleep_limit) mode = sleep_limit;

@@ -3,7 +3,7 @@
  * AVR port: the free-running counter, the compare, the cycle counter.
  *
  * Counter: Timer/Counter1 in normal mode (counts 0..0xFFFF and wraps), from
- * the system clock through the /64 prescaler (port_config.h). Its overflow
+ * the system clock through the /256 prescaler (port_config.h). Its overflow
  * interrupt stays off: the kernel extends the count itself (timer.c).
  *
  * Compare: OCR1A. The hardware sets OCF1A at the timer clock after TCNT1

@@ -4,15 +4,18 @@
  * variable MOTET_AVR_F_CPU, passed to every file as F_CPU).
  *
  * The counter is Timer/Counter1, free running in normal mode from the
- * system clock through the /64 prescaler; OCR1A is the kernel's compare.
+ * system clock through the /256 prescaler; OCR1A is the kernel's compare.
  *
  *   F_CPU   tick    ticks/s   counter wraps   longest compare (half range)
- *   8 MHz   8 us    125000    every 524 ms    262 ms
- *   4 MHz   16 us    62500    every 1.05 s    524 ms
+ *   8 MHz   32 us    31250    every 2.10 s    1.05 s
+ *   4 MHz   64 us    15625    every 4.19 s    2.10 s
  *
- * /64 keeps a tick longer than the interrupt entry of the port (about 45
- * cycles), which the unit tests' stepped clock relies on (avr.h), and
- * wakes a module on a long timer only every 262 ms (8 MHz) to re-arm.
+ * Why /256: the kernel re-arms the compare at least every half range to see
+ * every wrap, so a module waiting on a long timer wakes every 1.05 s (8 MHz)
+ * rather than every 262 ms at /64 or 33 ms at /8; a timer of up to a second
+ * costs one interrupt per expiry. A tick also stays far longer than the
+ * port's interrupt entry (about 45 cycles), which the unit tests' stepped
+ * clock relies on (avr.h).
  */
 #ifndef PORT_CONFIG_H
 #define PORT_CONFIG_H
@@ -24,11 +27,26 @@
 #define PORT_NAME         "avr"
 #define PORT_COUNTER_BITS 16
 /* Timer1 prescaler and the clock-select bits (CS12:0) that choose it. */
-#define PORT_AVR_PRESCALER    64u
-#define PORT_AVR_TIMER1_CS    0x03u
+#define PORT_AVR_PRESCALER    256u
+#define PORT_AVR_TIMER1_CS    0x04u
 #define PORT_TICKS_PER_SECOND (F_CPU / PORT_AVR_PRESCALER) /* usable in #if */
 /* Timer1 stops in every mode below idle, so DEEP is idle too (see
  * port_sleep()); the kernel's choice still says how long the wait is. */
 #define PORT_SLEEP_DEEP_MIN_TICKS (PORT_TICKS_PER_SECOND / 500u) /* 2 ms */
+
+/* Threads (port_avr_context.c): a suspended context is its stack pointer,
+ * with 20 bytes below it (18 call-saved registers, the return address).
+ * Interrupts land on whatever stack is current, so a thread stack also
+ * holds an interrupt frame (PORT_AVR_ISR saves 15 registers, SREG, RAMPZ
+ * and its return address: about 20 bytes), the body and the exit path up
+ * to the next switch. EXTRA covers the switch frame and two nested
+ * interrupts with their kernel calls; MIN is what a guarded thread of
+ * unknown need gets. */
+#define PORT_HAS_THREADS 1
+typedef struct port_context {
+    uint8_t *sp;
+} port_context_t;
+#define PORT_THREAD_STACK_EXTRA 160u
+#define PORT_THREAD_STACK_MIN   256u
 
 #endif /* PORT_CONFIG_H */

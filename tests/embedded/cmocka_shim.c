@@ -131,9 +131,33 @@ static void banner(const char *tag, const char *name)
     put("\n");
 }
 
-static bool run_one(const struct CMUnitTest *t)
+/* TSHIM_SKIP: space-separated test cases this port cannot run (from the
+ * port's MOTET_PORT_SKIP_TESTS, with the reason written there). */
+#ifndef TSHIM_SKIP
+#define TSHIM_SKIP ""
+#endif
+
+static bool listed_for_skip(const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = TSHIM_SKIP; *p;) {
+        while (*p == ' ') p++;
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, name, n) == 0) return true;
+        p += len;
+    }
+    return false;
+}
+
+typedef enum { TEST_PASSED, TEST_FAILED, TEST_SKIPPED } outcome_t;
+
+static outcome_t run_one(const struct CMUnitTest *t)
 {
     void *state = t->initial_state;
+    if (listed_for_skip(t->name)) {
+        banner("[  SKIPPED ] ", t->name);
+        return TEST_SKIPPED;
+    }
     banner("[ RUN      ] ", t->name);
     in_test = true;
     bool ok = false;
@@ -145,28 +169,36 @@ static bool run_one(const struct CMUnitTest *t)
     }
     in_test = false;
     banner(ok ? "[       OK ] " : "[  FAILED  ] ", t->name);
-    return ok;
+    return ok ? TEST_PASSED : TEST_FAILED;
 }
 
 int tshim_run(const char *group, const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup,
               CMFixtureFunction teardown)
 {
     void *state = NULL;
-    int failures = 0;
+    int failures = 0, skipped = 0;
     put("[==========] ");
     tshim_write_text(group);
     put(": Running ");
     put_int((intmax_t) n);
     put(" test(s).\n");
     if (setup && setup(&state) != 0) return (int) n;
-    for (size_t i = 0; i < n; i++)
-        if (!run_one(&tests[i])) failures++;
+    for (size_t i = 0; i < n; i++) {
+        outcome_t o = run_one(&tests[i]);
+        failures += o == TEST_FAILED;
+        skipped += o == TEST_SKIPPED;
+    }
     if (teardown) teardown(&state);
     put("[==========] ");
-    put_int((intmax_t) n);
+    put_int((intmax_t) n - skipped);
     put(" test(s) run.\n[  PASSED  ] ");
-    put_int((intmax_t) n - failures);
+    put_int((intmax_t) n - failures - skipped);
     put(" test(s).\n");
+    if (skipped) {
+        put("[  SKIPPED ] ");
+        put_int(skipped);
+        put(" test(s).\n");
+    }
     if (failures) {
         put("[  FAILED  ] ");
         put_int(failures);

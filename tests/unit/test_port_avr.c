@@ -9,7 +9,7 @@
  * native port's simulated clock, so the tests' exact tick counts hold; the
  * hardware still does the counting, the compare matching and the waking.
  * tport_busy() starts the clock and stops it the moment the counter has
- * moved by the ticks asked (a tight poll, far inside one 64-cycle tick);
+ * moved by the ticks asked (a tight poll, far inside one 256-cycle tick);
  * ticks that nested work (a handler preempting it) declared are not its own.
  *
  * Time since boot extends TCNT1 with its overflow interrupt (TOIE1), which
@@ -125,12 +125,15 @@ void tport_avr_sleep_enter(void)
     sleep_count++;
 }
 
-/* Something must be able to end the sleep: the kernel's compare or a
- * scheduled line (the overflow interrupt alone never does). Otherwise stop,
- * as the native port does. */
+/* Something must be able to end the sleep: the kernel's compare, a
+ * scheduled line, or a line already raised (a scheduled one is raised from
+ * the compare interrupt, and taken only once interrupts are on again); the
+ * overflow interrupt alone never does. Otherwise stop, as the native port
+ * does. */
 void tport_avr_sleep_begin(void)
 {
-    if (!(TIMSK & _BV(OCIE1A)) && schedule_len == 0) {
+    bool line_pending = (EIFR & EIMSK) != 0;
+    if (!(TIMSK & _BV(OCIE1A)) && schedule_len == 0 && !line_pending) {
         static const char msg[] = "avr test: idle with nothing scheduled, stopping\n";
         port_console_write(msg, sizeof msg - 1);
         port_halt(0);
@@ -150,7 +153,7 @@ void tport_avr_sleep_end(void)
 
 /* The test port's own interrupts stop the clock as their first act and keep
  * their work in a separate function, so that the entry (which saves only
- * the registers a call may clobber) stays well inside one 64-cycle tick. */
+ * the registers a call may clobber) stays well inside one 256-cycle tick. */
 #define CLOCKED_ISR(vector, body)                                                                  \
     ISR(vector)                                                                                    \
     {                                                                                              \

@@ -25,10 +25,10 @@
 
 /* Halt mailbox: port_halt() leaves these in registers, then sleeps with
  * interrupts off (see ports/avr/port_avr_boot.c). */
-#define HALT_MAGIC_LO  0x54 /* r20: 'T' */
-#define HALT_MAGIC_HI  0x4D /* r21: 'M' */
-#define HALT_REG_MAGIC 20
-#define HALT_REG_STACK 22
+#define HALT_MAGIC_LO   0x54 /* r20: 'T' */
+#define HALT_MAGIC_HI   0x4D /* r21: 'M' */
+#define HALT_REG_MAGIC  20
+#define HALT_REG_STACK  22
 #define HALT_REG_STATUS 24
 
 /* One injected interrupt: a low pulse on external line INTn. */
@@ -55,12 +55,15 @@ typedef struct options {
     uint32_t pulse; /* low-pulse width of an injection, cycles */
     trace_pin_t pins[HARNESS_MAX_PINS];
     unsigned n_pins;
-    const char *trace_path; /* edge file; NULL: none */
-    bool trace_sleep;       /* also record sleep/wake in the edge file */
-    const char *json_path;  /* summary as JSON; NULL: none */
-    bool quiet;             /* no summary line on stderr */
-    bool xram;              /* model 60 KB of external SRAM behind MCUCR.SRE */
-    bool timer_hold;        /* keep TCNT1/TCNT3 while their clock is stopped */
+    const char *trace_path;   /* edge file; NULL: none */
+    bool trace_sleep;         /* also record sleep/wake in the edge file */
+    const char *json_path;    /* summary as JSON; NULL: none */
+    bool quiet;               /* no summary line on stderr */
+    bool xram;                /* model 60 KB of external SRAM behind MCUCR.SRE */
+    bool timer_hold;          /* keep TCNT1/TCNT3 while their clock is stopped */
+    const char *profile_path; /* flat cycle profile per function; NULL: none */
+    trace_pin_t profile_gate; /* count only while this pin is high ... */
+    bool profile_gated;       /* ... if set */
 } options_t;
 
 typedef enum {
@@ -73,14 +76,15 @@ typedef enum {
 
 typedef struct result {
     run_end_t end;
-    int status;          /* firmware status when halted */
-    uint16_t stack_used; /* bytes, from the halt mailbox */
-    uint64_t cycles;     /* total simulated cycles */
-    uint64_t asleep;     /* cycles spent in SLEEP */
-    uint64_t sleeps;     /* times the core entered SLEEP */
-    uint64_t edges;      /* traced GPIO edges */
-    uint64_t injected;   /* interrupts injected */
-    double wall;         /* seconds of host time */
+    int status;              /* firmware status when halted */
+    uint16_t stack_used;     /* bytes, from the halt mailbox */
+    uint64_t cycles;         /* total simulated cycles */
+    uint64_t asleep;         /* cycles spent in SLEEP */
+    uint64_t asleep_mode[8]; /* the same by sleep mode (SM2:0: 0 idle, 3 power-save) */
+    uint64_t sleeps;         /* times the core entered SLEEP */
+    uint64_t edges;          /* traced GPIO edges */
+    uint64_t injected;       /* interrupts injected */
+    double wall;             /* seconds of host time */
     uint32_t freq;
     char mcu[64];
 } result_t;

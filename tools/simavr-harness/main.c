@@ -38,7 +38,10 @@ static const char usage_text[] =
     "                           repeatable\n"
     "  -o, --trace-out FILE     write edges there, one 'CYCLE NAME LEVEL' line each;\n"
     "                           injections appear as 'CYCLE INTn 1' (asserted) / '0'\n"
-    "      --trace-sleep        also write 'CYCLE SLEEP 1' at each sleep, 'SLEEP 0' at wake\n"
+    "      --trace-sleep        also write 'CYCLE SLEEP M' when the core sleeps (M = 1 +\n"
+    "                           SM2:0: 1 idle, 4 power-save, ...) and 'CYCLE SLEEP 0' at wake\n"
+    "      --profile FILE       write a flat profile: cycles spent in each function\n"
+    "      --profile-gate PIN   count only while PIN (e.g. A1) is high\n"
     "  -j, --json FILE          write the summary (cycles, asleep, stack, ...) as JSON\n"
     "  -q, --quiet              no summary line on stderr\n"
     "  -h, --help               this text\n"
@@ -125,15 +128,21 @@ static void parse_irq_file(options_t *o, const char *path)
     fclose(f);
 }
 
+/* "B0" -> port 'B', bit 0. */
+static trace_pin_t parse_pin(const char *p)
+{
+    char port = (char) toupper((unsigned char) p[0]);
+    if (port < 'A' || port > 'G' || p[1] < '0' || p[1] > '7' || p[2])
+        usage_error("bad pin '%s' (want a port letter and a bit, e.g. B0)", p);
+    return (trace_pin_t){.port = port, .bit = (uint8_t) (p[1] - '0')};
+}
+
 /* B0,B1,E4 */
 static void parse_pins(options_t *o, char *arg)
 {
     for (char *p = strtok(arg, ","); p; p = strtok(NULL, ",")) {
-        char port = (char) toupper((unsigned char) p[0]);
-        if (port < 'A' || port > 'G' || p[1] < '0' || p[1] > '7' || p[2])
-            usage_error("bad pin '%s' (want a port letter and a bit, e.g. B0)", p);
         if (o->n_pins == HARNESS_MAX_PINS) usage_error("%s", "too many --trace pins");
-        o->pins[o->n_pins++] = (trace_pin_t){.port = port, .bit = (uint8_t) (p[1] - '0')};
+        o->pins[o->n_pins++] = parse_pin(p);
     }
 }
 
@@ -156,7 +165,15 @@ static void check_injects(options_t *o)
     }
 }
 
-enum { OPT_NO_XRAM = 256, OPT_NO_HOLD, OPT_IRQ_FILE, OPT_PULSE, OPT_TRACE_SLEEP };
+enum {
+    OPT_NO_XRAM = 256,
+    OPT_NO_HOLD,
+    OPT_IRQ_FILE,
+    OPT_PULSE,
+    OPT_TRACE_SLEEP,
+    OPT_PROFILE,
+    OPT_PROFILE_GATE
+};
 
 static const struct option long_options[] = {
     {"freq", required_argument, NULL, 'f'},
@@ -171,6 +188,8 @@ static const struct option long_options[] = {
     {"trace", required_argument, NULL, 'p'},
     {"trace-out", required_argument, NULL, 'o'},
     {"trace-sleep", no_argument, NULL, OPT_TRACE_SLEEP},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"profile-gate", required_argument, NULL, OPT_PROFILE_GATE},
     {"json", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -180,22 +199,60 @@ static const struct option long_options[] = {
 static void parse_option(options_t *o, int c, char *arg)
 {
     switch (c) {
-    case 'f': o->freq = (uint32_t) parse_u64(arg, "bad frequency '%s'"); break;
-    case 'm': o->mcu = arg; break;
-    case 'c': o->max_cycles = parse_u64(arg, "bad cycle count '%s'"); break;
-    case 't': o->timeout = parse_seconds(arg); break;
-    case OPT_NO_XRAM: o->xram = false; break;
-    case OPT_NO_HOLD: o->timer_hold = false; break;
-    case 'i': parse_irq(o, arg); break;
-    case OPT_IRQ_FILE: parse_irq_file(o, arg); break;
-    case OPT_PULSE: o->pulse = (uint32_t) parse_u64(arg, "bad pulse width '%s'"); break;
-    case 'p': parse_pins(o, arg); break;
-    case 'o': o->trace_path = arg; break;
-    case OPT_TRACE_SLEEP: o->trace_sleep = true; break;
-    case 'j': o->json_path = arg; break;
-    case 'q': o->quiet = true; break;
-    case 'h': fputs(usage_text, stdout); exit(0);
-    default: usage_error("%s", "unknown option");
+    case 'f':
+        o->freq = (uint32_t) parse_u64(arg, "bad frequency '%s'");
+        break;
+    case 'm':
+        o->mcu = arg;
+        break;
+    case 'c':
+        o->max_cycles = parse_u64(arg, "bad cycle count '%s'");
+        break;
+    case 't':
+        o->timeout = parse_seconds(arg);
+        break;
+    case OPT_NO_XRAM:
+        o->xram = false;
+        break;
+    case OPT_NO_HOLD:
+        o->timer_hold = false;
+        break;
+    case 'i':
+        parse_irq(o, arg);
+        break;
+    case OPT_IRQ_FILE:
+        parse_irq_file(o, arg);
+        break;
+    case OPT_PULSE:
+        o->pulse = (uint32_t) parse_u64(arg, "bad pulse width '%s'");
+        break;
+    case 'p':
+        parse_pins(o, arg);
+        break;
+    case 'o':
+        o->trace_path = arg;
+        break;
+    case OPT_TRACE_SLEEP:
+        o->trace_sleep = true;
+        break;
+    case OPT_PROFILE:
+        o->profile_path = arg;
+        break;
+    case OPT_PROFILE_GATE:
+        o->profile_gate = parse_pin(arg);
+        o->profile_gated = true;
+        break;
+    case 'j':
+        o->json_path = arg;
+        break;
+    case 'q':
+        o->quiet = true;
+        break;
+    case 'h':
+        fputs(usage_text, stdout);
+        exit(0);
+    default:
+        usage_error("%s", "unknown option");
     }
 }
 
@@ -222,6 +279,10 @@ static const char *end_name(run_end_t end)
     return names[end];
 }
 
+/* ATmega128 sleep modes by SM2:0 (reserved codes keep their number). */
+static const char *const mode_names[8] = {"idle",  "adc-noise", "power-down", "power-save",
+                                          "mode4", "mode5",     "standby",    "ext-standby"};
+
 static double percent(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double) part / (double) whole : 0.0;
@@ -232,12 +293,27 @@ static void print_summary(const result_t *r)
     fprintf(stderr, "motet-simavr: %s", end_name(r->end));
     if (r->end == RUN_HALTED) fprintf(stderr, ", status %d, stack %u B", r->status, r->stack_used);
     fprintf(stderr,
-            " | %llu cycles = %.6f s at %lu Hz | asleep %llu cycles (%.2f %%) in %llu sleeps"
-            " | %llu edges, %llu injected | host %.2f s\n",
+            " | %llu cycles = %.6f s at %lu Hz | asleep %llu cycles (%.2f %%) in %llu sleeps",
             (unsigned long long) r->cycles, (double) r->cycles / r->freq, (unsigned long) r->freq,
             (unsigned long long) r->asleep, percent(r->asleep, r->cycles),
-            (unsigned long long) r->sleeps, (unsigned long long) r->edges,
+            (unsigned long long) r->sleeps);
+    for (unsigned m = 0; m < 8; m++)
+        if (r->asleep_mode[m] && r->asleep_mode[m] != r->asleep)
+            fprintf(stderr, ", %s %llu", mode_names[m], (unsigned long long) r->asleep_mode[m]);
+    fprintf(stderr, " | %llu edges, %llu injected | host %.2f s\n", (unsigned long long) r->edges,
             (unsigned long long) r->injected, r->wall);
+}
+
+static void write_modes(FILE *f, const result_t *r)
+{
+    const char *sep = "";
+    fprintf(f, "{");
+    for (unsigned m = 0; m < 8; m++) {
+        if (!r->asleep_mode[m]) continue;
+        fprintf(f, "%s\"%s\": %llu", sep, mode_names[m], (unsigned long long) r->asleep_mode[m]);
+        sep = ", ";
+    }
+    fprintf(f, "}");
 }
 
 static int write_json(const char *path, const result_t *r)
@@ -249,12 +325,15 @@ static int write_json(const char *path, const result_t *r)
     }
     fprintf(f,
             "{\"end\": \"%s\", \"status\": %d, \"stack_used\": %u, \"cycles\": %llu,"
-            " \"asleep\": %llu, \"sleeps\": %llu, \"edges\": %llu, \"injected\": %llu,"
-            " \"freq\": %lu, \"mcu\": \"%s\", \"wall\": %.3f}\n",
+            " \"asleep\": %llu, \"asleep_by_mode\": ",
             end_name(r->end), r->status, r->stack_used, (unsigned long long) r->cycles,
-            (unsigned long long) r->asleep, (unsigned long long) r->sleeps,
-            (unsigned long long) r->edges, (unsigned long long) r->injected,
-            (unsigned long) r->freq, r->mcu, r->wall);
+            (unsigned long long) r->asleep);
+    write_modes(f, r);
+    fprintf(f,
+            ", \"sleeps\": %llu, \"edges\": %llu, \"injected\": %llu, \"freq\": %lu,"
+            " \"mcu\": \"%s\", \"wall\": %.3f}\n",
+            (unsigned long long) r->sleeps, (unsigned long long) r->edges,
+            (unsigned long long) r->injected, (unsigned long) r->freq, r->mcu, r->wall);
     return fclose(f) == 0 ? 0 : EXIT_ERROR;
 }
 

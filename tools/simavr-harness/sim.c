@@ -10,7 +10,15 @@
  * adds an instruction's cycles after executing it). Every edge is stamped
  * the same way, so differences between edges are exact instruction cycles.
  *
- * Two fidelity fixes for the ATmega128, both on by default:
+ * The run step. After SEI or RETI the chip executes one more instruction
+ * before it takes a pending interrupt; simavr 1.6 executes two. So "sei;
+ * sleep; cli" with an interrupt pending would never take it in simavr
+ * (SLEEP does not sleep then, and CLI comes first), where the chip wakes at
+ * once and runs the interrupt. The harness runs the core with its own copy
+ * of simavr's run step (avr_callback_run_raw()) that shortens the wait to
+ * one instruction, on every MCU.
+ *
+ * Fidelity fixes for the ATmega128, on by default:
  *  - external SRAM: the ATmega128 addresses up to 60 KB of external SRAM
  *    once MCUCR.SRE is set. simavr 1.6 has no external memory interface, so
  *    the data space is allocated to 64 KB and the limit simavr checks
@@ -18,6 +26,12 @@
  *  - timer hold: a 16-bit timer stopped by clearing its clock-select bits
  *    keeps TCNTn on the chip; simavr 1.6 restarts it from 0. The harness
  *    remembers the value at the stop and writes it back at the restart.
+ *  - interrupt flag registers (TIFR, ETIFR, EIFR): on the chip a flag
+ *    clears when written 1 and a 0 leaves it alone. simavr 1.6 stores EIFR
+ *    as written, and its TIFR handlers (three timers share TIFR) can cancel
+ *    an interrupt whose flag was written 0 -- e.g. a Timer1 overflow pending
+ *    while OCF1B is cleared. The harness gives these registers the chip's
+ *    write-one-to-clear behaviour, cancelling exactly the vectors written.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,12 +43,18 @@
 #include "avr_ioport.h"
 #include "avr_uart.h"
 #include "harness.h"
+#include "profile.h"
 #include "sim_avr.h"
+#include "sim_core.h"
 #include "sim_elf.h"
+#include "sim_interrupts.h"
 #include "sim_io.h"
 #include "sim_irq.h"
 
 /* ATmega128 data-space addresses used by the fidelity fixes. */
+#define M128_EIFR     0x58
+#define M128_TIFR     0x56
+#define M128_ETIFR    0x7C
 #define M128_MCUCR    0x55
 #define M128_SRE      0x80
 #define M128_RAMEND   0x10FF
@@ -69,6 +89,9 @@ static size_t n_drives, next_drive;
 static avr_irq_t *line_irq[HARNESS_LINES];
 
 static uint8_t pin_level[HARNESS_MAX_PINS];
+static bool profiling; /* --profile, and the gate (if any) is open */
+static bool sleeping;
+static uint8_t sleep_mode; /* SM2:0 of the sleep in progress */
 
 static avr_io_write_t mcucr_write;
 static void *mcucr_param;
@@ -128,8 +151,22 @@ static void pin_changed(struct avr_irq_t *irq, uint32_t value, void *param)
     trace_event(avr->cycle, name, level);
 }
 
+static void gate_changed(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void) irq;
+    (void) param;
+    profiling = (value & 1u) != 0;
+}
+
 static int wire_pins(void)
 {
+    if (opt->profile_path && opt->profile_gated) {
+        const trace_pin_t *g = &opt->profile_gate;
+        avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(g->port), g->bit);
+        if (!irq) return EXIT_ERROR;
+        avr_irq_register_notify(irq, gate_changed, NULL);
+    }
+    profiling = opt->profile_path && !opt->profile_gated;
     for (unsigned i = 0; i < opt->n_pins; i++) {
         const trace_pin_t *p = &opt->pins[i];
         avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(p->port), p->bit);
@@ -220,6 +257,31 @@ static void wire_xram(void)
     avr->io[io].w.param = NULL;
 }
 
+/* ---------------------------------------------------- interrupt flags */
+
+/* Write one to clear: each bit written 1 clears its flag and cancels the
+ * interrupt it requests; bits written 0 change nothing. */
+static void flags_written(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    (void) param;
+    avr_int_table_p table = &a->interrupts;
+    for (int i = 0; i < table->vector_count; i++) {
+        avr_int_vector_t *vec = table->vector[i];
+        if (vec->raised.reg == addr && (v >> vec->raised.bit) & 1u) avr_clear_interrupt(a, vec);
+    }
+    a->data[addr] &= (uint8_t) ~v;
+}
+
+static void wire_flags(void)
+{
+    static const uint16_t regs[] = {M128_TIFR, M128_ETIFR, M128_EIFR};
+    for (unsigned i = 0; i < sizeof regs / sizeof regs[0]; i++) {
+        avr_io_addr_t io = AVR_DATA_TO_IO(regs[i]);
+        avr->io[io].w.c = flags_written;
+        avr->io[io].w.param = NULL;
+    }
+}
+
 /* ------------------------------------------------------------ timer hold */
 
 static bool hold_stopped(const timer_hold_t *h)
@@ -294,12 +356,65 @@ static void wire_hold(timer_hold_t *h)
 
 /* ------------------------------------------------------------- start-up */
 
-/* The pacing of sleep to real time is what the simavr CLI does; a
- * measurement harness wants simulated time only. */
-static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
+/* -------------------------------------------------------- the run step */
+
+/* simavr sets interrupt_state to -2 when SEI or RETI sets the I bit: two
+ * more instructions before a pending interrupt is taken. */
+#define SIMAVR_I_DELAY (-2)
+
+/* simavr 1.6's avr_callback_run_raw(), step for step, with the chip's
+ * one-instruction delay after SEI/RETI. */
+static void run_step(avr_t *a)
 {
-    (void) a;
-    (void) how_long;
+    avr_flashaddr_t new_pc = a->pc;
+    if (a->state == cpu_Running) {
+        uint64_t c0 = a->cycle;
+        avr_flashaddr_t pc = a->pc;
+        bool counted = profiling; /* as the gate stood when the instruction began */
+        new_pc = avr_run_one(a);
+        if (counted) profile_add(pc, a->cycle - c0);
+    }
+    if (a->interrupt_state == SIMAVR_I_DELAY) a->interrupt_state = SIMAVR_I_DELAY + 1;
+    avr_cycle_count_t how_long = avr_cycle_timer_process(a);
+    a->pc = new_pc;
+    if (a->state == cpu_Sleeping) {
+        if (!a->sreg[S_I]) {
+            a->state = cpu_Done; /* sleeping with interrupts off */
+            return;
+        }
+        a->sleep(a, how_long);
+        a->cycle += 1 + how_long;
+    }
+    if ((a->state == cpu_Running || a->state == cpu_Sleeping) && a->interrupt_state)
+        avr_service_interrupts(a);
+}
+
+/* ---------------------------------------------------------------- sleep */
+
+/* simavr calls this each time a sleeping core skips ahead to its next
+ * cycle timer, then adds 1 + how_long to the cycle counter; the core may
+ * enter and leave the sleep within one avr_run(). Its default paces the
+ * skip to real time, which a measurement wants none of: here it is only
+ * counted. */
+static void sim_sleep(avr_t *a, avr_cycle_count_t how_long)
+{
+    if (!sleeping) {
+        sleeping = true;
+        res->sleeps++;
+        sleep_mode = (a->data[M128_MCUCR] >> 2) & 0x7u; /* SM2 in bit 2, SM1:0 in 4:3 */
+        sleep_mode = (uint8_t) ((sleep_mode & 1u) << 2 | sleep_mode >> 1);
+        if (opt->trace_sleep) trace_event(a->cycle, "SLEEP", 1u + sleep_mode);
+    }
+    res->asleep += 1 + how_long;
+    res->asleep_mode[sleep_mode] += 1 + how_long;
+}
+
+/* Called after every step: the sleep ended once the core runs again. */
+static void sleep_check(int state)
+{
+    if (!sleeping || state == cpu_Sleeping) return;
+    sleeping = false;
+    if (opt->trace_sleep) trace_event(avr->cycle, "SLEEP", 0);
 }
 
 static bool is_atmega128(void)
@@ -310,7 +425,9 @@ static bool is_atmega128(void)
 static int make_core(elf_firmware_t *fw)
 {
     snprintf(res->mcu, sizeof res->mcu, "%s",
-             opt->mcu ? opt->mcu : fw->mmcu[0] ? fw->mmcu : "atmega128");
+             opt->mcu      ? opt->mcu
+             : fw->mmcu[0] ? fw->mmcu
+                           : "atmega128");
     avr = avr_make_mcu_by_name(res->mcu);
     if (!avr) {
         fprintf(stderr, "motet-simavr: simavr does not know the MCU '%s'\n", res->mcu);
@@ -323,9 +440,11 @@ static int make_core(elf_firmware_t *fw)
     avr_load_firmware(avr, fw);
     res->freq = opt->freq ? opt->freq : fw->frequency ? fw->frequency : 8000000u;
     avr->frequency = res->freq;
-    avr->sleep = no_sleep;
+    avr->run = run_step;
+    avr->sleep = sim_sleep;
     avr->log = LOG_ERROR;
     if (xram) wire_xram();
+    if (is_atmega128()) wire_flags();
     if (opt->timer_hold && is_atmega128())
         for (unsigned i = 0; i < sizeof holds / sizeof holds[0]; i++) wire_hold(&holds[i]);
     return 0;
@@ -339,6 +458,7 @@ static int load(void)
         fprintf(stderr, "motet-simavr: cannot load '%s' as an AVR ELF image\n", opt->elf);
         return EXIT_ERROR;
     }
+    if (opt->profile_path && profile_init(&fw) != 0) return EXIT_ERROR;
     int err = make_core(&fw);
     if (!err) wire_uart();
     if (!err) err = wire_pins();
@@ -376,16 +496,8 @@ static void read_halt(void)
 /* One simavr step; true while the firmware keeps running. */
 static bool step(void)
 {
-    int before = avr->state;
-    uint64_t c0 = avr->cycle;
     int state = avr_run(avr);
-    if (before == cpu_Sleeping) res->asleep += avr->cycle - c0;
-    if (before != cpu_Sleeping && state == cpu_Sleeping) {
-        res->sleeps++;
-        if (opt->trace_sleep) trace_event(avr->cycle, "SLEEP", 1);
-    }
-    if (before == cpu_Sleeping && state != cpu_Sleeping && opt->trace_sleep)
-        trace_event(avr->cycle, "SLEEP", 0);
+    sleep_check(state);
     if (state == cpu_Done) {
         read_halt();
         return false;
@@ -434,6 +546,13 @@ int harness_run(const options_t *options, result_t *result)
     res->cycles = avr->cycle;
     fflush(stdout);
     if (trace) fclose(trace);
+    if (opt->profile_path) {
+        char what[48] = "the whole run";
+        if (opt->profile_gated)
+            snprintf(what, sizeof what, "while %c%u is high", opt->profile_gate.port,
+                     opt->profile_gate.bit);
+        if (profile_write(opt->profile_path, what) != 0) return EXIT_ERROR;
+    }
     avr_terminate(avr);
     return 0;
 }
