@@ -21,6 +21,7 @@
 #include "bus_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
+#include "motet/migrate.h"
 #include "motet/timer.h"
 #include "motet/timesync.h"
 
@@ -85,7 +86,7 @@ mt_err_t bus_start(mt_module_t self, uint32_t modules)
     timesync_reset();
     bus_app_reset();
     sched_set_remote_send(remote_send);
-    return MT_OK;
+    return migrate_start(); /* one migrator per module on the bus */
 }
 
 bool bus_active(void)
@@ -187,6 +188,8 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
 static mt_err_t remote_send(mt_module_t module, const msg_t *msg, mt_prio_t prio)
 {
     if (module == B.self || !is_member(module)) return MT_ERR_NO_ROUTE;
+    mt_err_t err;
+    if (migrate_bus_hold(msg, &err)) return err; /* frozen for a migration */
     return bus_send_frame(BUS_FRAME_DATA, module, msg->dst, msg->port, prio, msg->data, msg->len);
 }
 
@@ -219,7 +222,9 @@ static void sent(const uint8_t *frame, uint16_t n)
     log_event(EV_BUS, f.pid, n);
     B.stats.tx_frames++;
     B.stats.tx_bytes += n;
-    if (f.type == BUS_FRAME_MCAST)
+    if (f.type == BUS_FRAME_MCAST && f.pid == MT_PID_MIGRATOR)
+        migrate_bus_own(&f);
+    else if (f.type == BUS_FRAME_MCAST)
         mcast_deliver(f.port, (void *) f.payload, f.len, 0, true);
     else if (f.type == BUS_FRAME_SYNC)
         timesync_beacon_sent();
@@ -255,6 +260,7 @@ void bus_isr_tx_done(port_bus_result_t result)
         B.stats.tx_unreachable++;
         log_error(MT_ERR_BUS_DOWN);
     }
+    migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */
     mem_free(done.frame);
     kick();
 }
@@ -280,7 +286,12 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
 {
     void *data = (void *) f->payload; /* borrowed: a queued message copies it */
     mt_err_t err = MT_OK;
-    if (f->type == BUS_FRAME_DATA)
+    bool data_frame = f->type == BUS_FRAME_DATA;
+    if ((data_frame || f->type == BUS_FRAME_MCAST) && f->pid == MT_PID_MIGRATOR)
+        migrate_bus_rx(f);
+    else if (data_frame && migrate_bus_forward(f, &err))
+        ; /* for a task that has moved: sent on to where it is */
+    else if (data_frame)
         err = sched_post_isr(f->pid, f->port, data, f->len, 0);
     else if (f->type == BUS_FRAME_MCAST)
         err = mcast_deliver(f->port, data, f->len, 0, true);

@@ -24,6 +24,7 @@ static const char *const names[MT_ERR_COUNT] = {
     [MT_ERR_DESC_CHECKSUM] = "MT_ERR_DESC_CHECKSUM",
     [MT_ERR_BUS_CORRUPT] = "MT_ERR_BUS_CORRUPT",
     [MT_ERR_BUS_DOWN] = "MT_ERR_BUS_DOWN",
+    [MT_ERR_NOT_MOVABLE] = "MT_ERR_NOT_MOVABLE",
 };
 
 const char *mt_strerror(mt_err_t err)

@@ -96,3 +96,15 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
     if ((flags & MSG_HEAP) && data) mem_free(data);
     return first;
 }
+
+uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max)
+{
+    uint8_t n = 0;
+    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS && n < max; i++) {
+        if (members[i].pid != pid || pid == MT_PID_NONE) continue;
+        pairs[2 * n] = members[i].group;
+        pairs[2 * n + 1] = members[i].port;
+        n++;
+    }
+    return n;
+}

@@ -16,3 +16,10 @@ const program_t *program_find(uint8_t id)
         if (programs[i].id == id) return &programs[i];
     return NULL;
 }
+
+const program_t *program_find_handler(task_handler_t handler)
+{
+    for (uint8_t i = 0; i < program_count; i++)
+        if (programs[i].handler == handler) return &programs[i];
+    return NULL;
+}

@@ -164,9 +164,10 @@ void sched_set_remote_send(sched_remote_send_fn fn)
 
 static bool pid_is_assignable(mt_pid_t pid)
 {
-    /* Virtual pids (multicast, time sync, migrator) have no control block. */
+    /* Virtual pids (multicast, time sync) have no control block; the
+     * migrator is a kernel task (migrate.c). */
     return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
-           (pid < MT_PID_SYSTEM || pid > MT_PID_MIGRATOR);
+           (pid < MT_PID_SYSTEM || pid > MT_PID_TIMESYNC);
 }
 
 static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
@@ -766,3 +767,75 @@ void sched_k_preempt(void)
 }
 
 #endif /* MOTET_THREADS */
+
+/* ---- migration support (sched_internal.h; used by sched_migrate.c) ---- */
+
+msg_t *sched_msg_alloc(void)
+{
+    msg_t *m = slab_alloc(&msg_cache);
+    if (!m) log_error(MT_ERR_QUEUE_FULL);
+    return m;
+}
+
+void sched_msg_free(msg_t *m)
+{
+    release_payload(m);
+    slab_free(&msg_cache, m);
+}
+
+void sched_held_add(int16_t delta)
+{
+    S.held = (uint8_t) (S.held + delta);
+}
+
+uint16_t sched_msg_stamp(void)
+{
+    return S.next_seq++;
+}
+
+mt_err_t sched_task_call(task_t *t, msg_t *m)
+{
+    frame_t below = {S.current, S.running_prio};
+    push_frame(t);
+    log_event(EV_START, t->pid, m->port);
+    mt_err_t result = t->handler(t->state, m);
+    log_event(EV_END, t->pid, m->port);
+    t->flags &= (uint8_t) ~TASK_ON_STACK;
+    S.depth--;
+    S.current = below.task;
+    S.running_prio = below.prio;
+    S.dispatched++;
+    release_payload(m);
+    if (t->flags & TASK_KILL_PENDING) {
+        finish_kill(t);
+        result = MT_ERR_NO_TASK;
+    }
+    drain_above(S.running_prio);
+    return result;
+}
+
+void sched_task_link(task_t *t)
+{
+    table_insert(t);
+}
+
+void sched_task_unlink(task_t *t)
+{
+    table_remove(t);
+    forget_routes_to(t);
+}
+
+void sched_task_free(task_t *t)
+{
+    slab_free(&task_cache, t);
+}
+
+remote_task_t *sched_remote_find(mt_pid_t pid)
+{
+    return find_remote(pid);
+}
+
+uint8_t sched_msg_spare(void)
+{
+    return (uint8_t) (msg_cache.count - msg_cache.in_use);
+}

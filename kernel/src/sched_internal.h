@@ -74,4 +74,28 @@ bool queue_is_empty_hint(void);
 /* Messages in the queue. */
 uint8_t queue_length(void);
 
+/* ---- sched.c: migration support (sched_migrate.c builds on these) ---- */
+
+/* A message block from the pool; NULL (logged) when it is empty. */
+msg_t *sched_msg_alloc(void);
+/* Free a message that is in no list, and its heap payload. */
+void sched_msg_free(msg_t *m);
+/* Count messages added to (or taken from) a task's held list; irq off. */
+void sched_held_add(int16_t delta);
+/* The next creation-order stamp; irq off. */
+uint16_t sched_msg_stamp(void);
+/* Run t's handler for m now, on top of the caller, and return its result
+ * (MT_ERR_NO_TASK if it killed itself); the payload is released after.
+ * t must not be on the stack. Task context. */
+mt_err_t sched_task_call(task_t *t, msg_t *m);
+/* Enter t in the pid table / remove it and every route cached to it; irq off. */
+void sched_task_link(task_t *t);
+void sched_task_unlink(task_t *t);
+/* Return an unlinked control block to its cache. */
+void sched_task_free(task_t *t);
+/* The remote control block of pid, or NULL. */
+remote_task_t *sched_remote_find(mt_pid_t pid);
+/* Message blocks left in the pool (a hint: interrupts may take one). */
+uint8_t sched_msg_spare(void);
+
 #endif /* MOTET_SCHED_INTERNAL_H */

@@ -381,3 +381,37 @@ bool timer_kernel_stop(uint8_t id)
     return t != NULL;
 }
 #endif
+
+/* ---- migration (migrate.c): a timer's phase, read and restored ---- */
+
+bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period)
+{
+    port_irq_state_t s = port_irq_save();
+    uint32_t rel = 0;
+    timer_block_t *t = timer_head;
+    for (; t; t = t->next) {
+        rel += t->delta;
+        if (t->owner == owner && t->index == n) break;
+    }
+    if (t) {
+        *remaining = ticks_until(rel);
+        *period = t->period;
+    }
+    port_irq_restore(s);
+    return t != NULL;
+}
+
+mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period)
+{
+    if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
+    if (first == 0 || first >= TICKS_LIMIT || period >= TICKS_LIMIT || owner == MT_PID_NONE)
+        return log_error(MT_ERR_INVALID);
+    /* Started with `first` as its length, then given its own period, with
+     * interrupts off throughout so that it cannot expire in between. */
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = start(owner, n, first, period != 0);
+    for (timer_block_t *t = timer_head; !err && t; t = t->next)
+        if (t->owner == owner && t->index == n) t->period = period;
+    port_irq_restore(s);
+    return err;
+}

@@ -17,8 +17,8 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port;
            ALLOC, FREE: bytes; TIMER: timer index; SLEEP: sleep mode;
-           ERROR: mt_err_t code; CREATE: priority; MIGRATE: destination
-           module; BUS: frame bytes, bit 15 set for a frame received
+           ERROR: mt_err_t code; CREATE: priority; MIGRATE: phase << 8 |
+           the other module (migrate_phase_t, migrate.h); BUS: frame bytes, bit 15 set for a frame received
            (clear: sent), pid = the frame's destination task or virtual pid
 
 Two more line kinds are understood:
@@ -58,9 +58,13 @@ ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR
           "MT_ERR_BAD_POINTER", "MT_ERR_EXISTS", "MT_ERR_STATE", "MT_ERR_NO_PROGRAM",
           "MT_ERR_NO_ROUTE", "MT_ERR_DESC_HEADER", "MT_ERR_DESC_LENGTH", "MT_ERR_DESC_TASK",
           "MT_ERR_DESC_ROUTE", "MT_ERR_DESC_GROUP", "MT_ERR_DESC_CHECKSUM",
-          "MT_ERR_BUS_CORRUPT", "MT_ERR_BUS_DOWN")
+          "MT_ERR_BUS_CORRUPT", "MT_ERR_BUS_DOWN", "MT_ERR_NOT_MOVABLE")
 
 SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
+
+# migrate_phase_t (kernel/include/motet/migrate.h): EV_MIGRATE's arg >> 8.
+MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUMED",
+                  "DISCARDED", "KILLED", "REFUSED", "DONE")
 
 # Reserved pids (types.h; tests/tools/test_cli.py checks both tables above
 # and this one against the headers).
@@ -172,7 +176,9 @@ def describe(ev):
     if t == "CREATE":
         return f"prio {a}"
     if t == "MIGRATE":
-        return f"to module {a}"
+        phase = a >> 8
+        name = MIGRATE_PHASES[phase] if phase < len(MIGRATE_PHASES) else f"phase {phase}"
+        return f"{name} m{a & 0xFF}"
     if t == "BUS":
         return f"{'received' if a & 0x8000 else 'sent'} {a & 0x7FFF} B frame"
     return "" if a == 0 else str(a)

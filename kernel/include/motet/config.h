@@ -109,6 +109,32 @@
 #define MOTET_BUS_MODULES 16
 #endif
 
+/* Task migration (MOTET_BUS builds, migrate.h): migrations one module
+ * takes part in at once (as source, destination or bystander). */
+#ifndef MOTET_MIGRATE_SLOTS
+#define MOTET_MIGRATE_SLOTS 2
+#endif
+
+/* Protocol records waiting for the migrator task (its input ring). */
+#ifndef MOTET_MIGRATE_RING
+#define MOTET_MIGRATE_RING 16
+#endif
+
+/* Milliseconds a source waits for replies before it asks again; after
+ * MOTET_MIGRATE_ROUNDS such waits the migration fails. */
+#ifndef MOTET_MIGRATE_TIMEOUT_MS
+#define MOTET_MIGRATE_TIMEOUT_MS 20
+#endif
+#ifndef MOTET_MIGRATE_ROUNDS
+#define MOTET_MIGRATE_ROUNDS 4
+#endif
+
+/* Image bytes per bus frame of a migration (at most the frame payload
+ * less 4 bytes of header); smaller chunks need less heap on the way. */
+#ifndef MOTET_MIGRATE_CHUNK
+#define MOTET_MIGRATE_CHUNK (MOTET_BUS_PAYLOAD_MAX - 4)
+#endif
+
 /* Time sync: samples kept for the offset and drift fit (1: offset only). */
 #ifndef MOTET_TIMESYNC_WINDOW
 #define MOTET_TIMESYNC_WINDOW 8
@@ -217,6 +243,18 @@
 #endif
 #if MOTET_MODULE_ID >= MOTET_BUS_MODULES
 #error "MOTET_MODULE_ID must be below MOTET_BUS_MODULES"
+#endif
+#if MOTET_MIGRATE_SLOTS < 1 || MOTET_MIGRATE_SLOTS > 16
+#error "MOTET_MIGRATE_SLOTS must be 1..16"
+#endif
+#if MOTET_MIGRATE_RING < 4 || MOTET_MIGRATE_RING > 255
+#error "MOTET_MIGRATE_RING must be 4..255"
+#endif
+#if MOTET_MIGRATE_TIMEOUT_MS < 1 || MOTET_MIGRATE_ROUNDS < 1 || MOTET_MIGRATE_ROUNDS > 255
+#error "MOTET_MIGRATE_TIMEOUT_MS must be at least 1, MOTET_MIGRATE_ROUNDS 1..255"
+#endif
+#if MOTET_MIGRATE_CHUNK < 64 || MOTET_MIGRATE_CHUNK > MOTET_BUS_PAYLOAD_MAX - 4
+#error "MOTET_MIGRATE_CHUNK must be 64..MOTET_BUS_PAYLOAD_MAX-4"
 #endif
 #if MOTET_TIMESYNC_WINDOW < 1 || MOTET_TIMESYNC_WINDOW > 32
 #error "MOTET_TIMESYNC_WINDOW must be 1..32"

@@ -26,7 +26,7 @@ typedef enum {
     EV_ERROR,   /* pid = running task, arg = mt_err_t */
     EV_CREATE,  /* pid = task, arg = priority */
     EV_KILL,    /* pid = task */
-    EV_MIGRATE, /* pid = task, arg = destination module */
+    EV_MIGRATE, /* pid = task, arg = phase << 8 | other module (migrate.h) */
     EV_BUS,     /* arg = frame bytes */
     EV_TYPE_COUNT
 } log_event_type_t;

@@ -17,6 +17,9 @@ void mcast_init(void);
 mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port);
 /* Remove every membership of `pid` (kill, migration); returns how many. */
 unsigned mcast_leave_all(mt_pid_t pid);
+/* Migration: write up to `max` memberships of `pid` as (group, port) byte
+ * pairs; returns how many. */
+uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max);
 /* Deliver to the local members of `group`; returns the first error or MT_OK. */
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
 /* Local members of `group`. */

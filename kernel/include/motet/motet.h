@@ -11,6 +11,7 @@
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
+#include "motet/migrate.h"
 #include "motet/program.h"
 #include "motet/sched.h"
 #include "motet/thread.h"

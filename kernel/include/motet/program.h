@@ -28,4 +28,8 @@ void program_register(const program_t *table, uint8_t n);
 /* The program with this id, or NULL. */
 const program_t *program_find(uint8_t id);
 
+/* The program whose code is `handler`, or NULL (migration: the destination
+ * finds the same program by its id). */
+const program_t *program_find_handler(task_handler_t handler);
+
 #endif /* MOTET_PROGRAM_H */

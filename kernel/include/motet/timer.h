@@ -41,6 +41,12 @@ mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n);
 unsigned timer_stop_all(mt_pid_t owner);
 /* Ticks until timer `n` of `owner` fires; false if not running. */
 bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
+/* Migration: ticks until timer `n` of `owner` fires and its period (0:
+ * one-shot); false if it is not running. Any context. */
+bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period);
+/* Migration: start timer `n` of `owner` to fire after `first` ticks, then
+ * every `period` ticks (0: once), so that a moved timer keeps its phase. */
+mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
 /* Ticks until the nearest expiry; false if no timer is running. */
 bool timer_next_deadline(uint32_t *ticks);
 /* Kernel time in ticks, extended to 32 bits from the port counter. */

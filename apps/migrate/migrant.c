@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Programs for migration tests and benchmarks. Every line a module prints
+ * starts with its time, and names the module, so that a test can follow a
+ * task from module to module (with exact clocks, times compare across
+ * modules):
+ *
+ *     [  120.250 ms] sink 0x10 at m2: from 0x11 seq 57 in order
+ *     [  121.003 ms] mig 0x10 FROZEN m1 MT_OK live=0
+ *
+ * sender  numbered messages to its output 0 (a task or a group) every
+ *         period; a refused send is tried again with the same number, so
+ *         the numbers that left are exactly 1, 2, 3, ...
+ * sink    movable: checks each sender's numbers (in order, DUPLICATE, GAP),
+ *         counts a periodic timer, fires a one-shot timer, and carries
+ *         `pad` extra bytes of state in a block of its own (a pointer the
+ *         kernel cannot follow: it serialises it itself)
+ * mover   asks for a task to move between two modules every period
+ * script  asks for migrations at given times
+ * clock   the time-sync reference (beacons)
+ * hog     takes nearly all of its module's heap (the out-of-memory case)
+ * fixed   not movable
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "migrant.h"
+#include "motet/motet.h"
+#include "motet/port.h"
+
+static int32_t state_override = -1; /* migrant_register() */
+
+static void say(const char *fmt, ...)
+{
+    char line[160];
+    uint32_t now = timer_now();
+    int n = snprintf(line, sizeof line, "[%7lu.%03lu ms] ", (unsigned long) (now / 1000u),
+                     (unsigned long) (now % 1000u));
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t) n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int) sizeof line - 2) n = (int) sizeof line - 2;
+    line[n++] = '\n';
+    port_console_write(line, (size_t) n);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* Field `i` (u32) of an init payload, or `otherwise`. */
+static uint32_t init_u32(const msg_t *msg, unsigned i, uint32_t otherwise)
+{
+    return msg->len >= 4 * (i + 1) ? get32((const uint8_t *) msg->data + 4 * i) : otherwise;
+}
+
+/* ---- sender ---- */
+
+typedef struct sender {
+    uint32_t next; /* number of the next message */
+} sender_t;
+
+/* INIT: u32 period (ticks), u32 first (ticks before the first message). */
+static mt_err_t sender(void *state, msg_t *msg)
+{
+    sender_t *s = state;
+    if (msg->port == PORT_INIT) {
+        s->next = 1;
+        uint32_t period = init_u32(msg, 0, 0), first = init_u32(msg, 1, period);
+        if (!period) return MT_ERR_INVALID;
+        return timer_start_phase(sched_current_pid(), 0, first ? first : 1, period);
+    }
+    if (msg->port != PORT_TIMEOUT0) return MT_OK;
+    uint8_t m[5] = {sched_current_pid()};
+    put32(m + 1, s->next);
+    mt_err_t err = sched_send(0, m, sizeof m, 0);
+    if (err == MT_OK)
+        s->next++;
+    else
+        say("sender 0x%02x: seq %lu refused: %s", m[0], (unsigned long) s->next, mt_strerror(err));
+    return MT_OK;
+}
+
+/* ---- sink ---- */
+
+#define SINK_SENDERS 6
+
+typedef struct sink {
+    uint32_t ticks;    /* periodic timer 0 expiries */
+    uint32_t received; /* messages handled */
+    uint16_t pad_len;
+    uint8_t n_from;
+    struct {
+        mt_pid_t pid;
+        uint32_t next;
+    } from[SINK_SENDERS];
+    uint8_t *pad; /* pad_len bytes of extra state, its own block */
+} sink_t;
+
+/* The serialised form: the fields above, little-endian, then the pad. */
+#define SINK_FIXED (4 + 4 + 2 + 1 + SINK_SENDERS * 5)
+_Static_assert(SINK_FIXED == MIGRANT_STATE_MIN, "migrant.h states the size");
+
+static uint8_t pad_byte(mt_pid_t pid, uint16_t i)
+{
+    return (uint8_t) (i * 7u + pid);
+}
+
+static const char *check_seq(sink_t *s, mt_pid_t from, uint32_t seq)
+{
+    uint8_t i = 0;
+    while (i < s->n_from && s->from[i].pid != from) i++;
+    if (i == s->n_from) {
+        if (i == SINK_SENDERS) return "UNTRACKED";
+        s->n_from++;
+        s->from[i].pid = from;
+        s->from[i].next = 1;
+    }
+    uint32_t want = s->from[i].next;
+    if (seq < want) return "DUPLICATE";
+    s->from[i].next = seq + 1;
+    return seq == want ? "in order" : "GAP";
+}
+
+static mt_err_t sink_serialize(const sink_t *s)
+{
+    if (state_override == 0) return migrate_state(NULL, 0); /* moves with no state */
+    uint8_t *b = mem_alloc(SINK_FIXED + s->pad_len);
+    if (!b) return MT_ERR_NO_MEM; /* refused: it stays where it is */
+    memset(b, 0, SINK_FIXED);
+    put32(b, s->ticks);
+    put32(b + 4, s->received);
+    b[8] = (uint8_t) s->pad_len;
+    b[9] = (uint8_t) (s->pad_len >> 8);
+    b[10] = s->n_from;
+    for (uint8_t i = 0; i < s->n_from; i++) {
+        b[11 + 5 * i] = s->from[i].pid;
+        put32(b + 12 + 5 * i, s->from[i].next);
+    }
+    if (s->pad_len) memcpy(b + SINK_FIXED, s->pad, s->pad_len);
+    mt_err_t err = migrate_state(b, (uint16_t) (SINK_FIXED + s->pad_len));
+    if (err) mem_free(b);
+    return err;
+}
+
+static mt_err_t sink_deserialize(sink_t *s, const msg_t *msg)
+{
+    const uint8_t *b = msg->data;
+    if (state_override == 0 && msg->len == 0) return MT_OK; /* no state: starts afresh */
+    if (msg->len < SINK_FIXED) return MT_ERR_INVALID;
+    uint16_t pad = (uint16_t) (b[8] | b[9] << 8);
+    if (msg->len != SINK_FIXED + pad || b[10] > SINK_SENDERS) return MT_ERR_INVALID;
+    s->pad = pad ? mem_alloc(pad) : NULL;
+    if (pad && !s->pad) return MT_ERR_NO_MEM; /* the copy goes, the task stays */
+    s->ticks = get32(b);
+    s->received = get32(b + 4);
+    s->pad_len = pad;
+    s->n_from = b[10];
+    for (uint8_t i = 0; i < s->n_from; i++) {
+        s->from[i].pid = b[11 + 5 * i];
+        s->from[i].next = get32(b + 12 + 5 * i);
+    }
+    if (pad) memcpy(s->pad, b + SINK_FIXED, pad);
+    bool intact = true;
+    for (uint16_t i = 0; i < pad; i++)
+        intact = intact && s->pad[i] == pad_byte(sched_current_pid(), i);
+    say("sink 0x%02x at m%u: arrived, state %u bytes, pad %s", sched_current_pid(), bus_self(),
+        msg->len, intact ? "intact" : "CORRUPT");
+    return MT_OK;
+}
+
+/* INIT: u32 tick period (0: none), u32 pad bytes, u32 one-shot timer 1
+ * (ticks, 0: none). */
+static mt_err_t sink_init(sink_t *s, const msg_t *msg)
+{
+    uint32_t tick = init_u32(msg, 0, 0), pad = init_u32(msg, 1, 0), once = init_u32(msg, 2, 0);
+    if (!pad && state_override >= SINK_FIXED) pad = (uint32_t) state_override - SINK_FIXED;
+    s->pad_len = (uint16_t) pad;
+    s->pad = pad ? mem_alloc(pad) : NULL;
+    if (pad && !s->pad) return MT_ERR_NO_MEM;
+    for (uint16_t i = 0; i < pad; i++) s->pad[i] = pad_byte(sched_current_pid(), i);
+    say("sink 0x%02x at m%u: started, pad %lu", sched_current_pid(), bus_self(),
+        (unsigned long) pad);
+    mt_err_t err = tick ? timer_start(0, tick, true) : MT_OK;
+    if (!err && once) err = timer_start(1, once, false);
+    return err;
+}
+
+static mt_err_t sink(void *state, msg_t *msg)
+{
+    sink_t *s = state;
+    mt_pid_t me = sched_current_pid();
+    switch (msg->port) {
+    case PORT_INIT:
+        return sink_init(s, msg);
+    case PORT_SERIALIZE:
+        return sink_serialize(s);
+    case PORT_DESERIALIZE:
+        return sink_deserialize(s, msg);
+    case PORT_TIMEOUT0:
+        say("sink 0x%02x at m%u: tick %lu", me, bus_self(), (unsigned long) ++s->ticks);
+        return MT_OK;
+    case PORT_TIMEOUT1:
+        say("sink 0x%02x at m%u: timer 1 fired", me, bus_self());
+        return MT_OK;
+    default:
+        break;
+    }
+    if (msg->port < PORT_0 || msg->len != 5) return MT_OK;
+    const uint8_t *m = msg->data;
+    uint32_t seq = get32(m + 1);
+    s->received++;
+    say("sink 0x%02x at m%u: from 0x%02x seq %lu %s", me, bus_self(), m[0], (unsigned long) seq,
+        check_seq(s, m[0], seq));
+    return MT_OK;
+}
+
+/* ---- mover and script ---- */
+
+typedef struct mover {
+    uint32_t count, done;
+    mt_pid_t pid;
+    mt_module_t a, b;
+} mover_t;
+
+static void ask(const char *who, mt_pid_t pid, mt_module_t dest)
+{
+    mt_err_t err = migrate_request(pid, dest);
+    say("%s: 0x%02x -> m%u asked: %s", who, pid, dest, mt_strerror(err));
+}
+
+/* INIT: u32 period, u32 count, u8 pid, u8 module a, u8 module b: moves
+ * pid to b, a, b, ... */
+static mt_err_t mover(void *state, msg_t *msg)
+{
+    mover_t *s = state;
+    if (msg->port == PORT_INIT) {
+        if (msg->len < 11) return MT_ERR_INVALID;
+        const uint8_t *d = msg->data;
+        s->count = get32(d + 4);
+        s->pid = d[8];
+        s->a = d[9];
+        s->b = d[10];
+        return timer_start(0, get32(d), true);
+    }
+    if (msg->port != PORT_TIMEOUT0 || s->done == s->count) return MT_OK;
+    ask("mover", s->pid, s->done++ % 2 ? s->a : s->b);
+    if (s->done == s->count) timer_stop(0);
+    return MT_OK;
+}
+
+typedef struct script {
+    uint8_t steps[64]; /* (u16 at ms, u8 pid, u8 dest) each */
+    uint8_t n, next;
+} script_t;
+
+static void script_arm(script_t *s)
+{
+    if (s->next == s->n) return;
+    const uint8_t *st = &s->steps[4 * s->next];
+    uint32_t at = TIMER_MS(st[0] | st[1] << 8), now = timer_now();
+    timer_start(0, at > now ? at - now : 1, false);
+}
+
+/* INIT: up to 16 steps (u16 at ms, u8 pid, u8 dest), in time order. */
+static mt_err_t script(void *state, msg_t *msg)
+{
+    script_t *s = state;
+    if (msg->port == PORT_INIT) {
+        s->n = (uint8_t) (msg->len / 4 < 16 ? msg->len / 4 : 16);
+        memcpy(s->steps, msg->data, 4u * s->n);
+        script_arm(s);
+        return MT_OK;
+    }
+    if (msg->port != PORT_TIMEOUT0 || s->next == s->n) return MT_OK;
+    const uint8_t *st = &s->steps[4 * s->next++];
+    ask("script", st[2], st[3]);
+    script_arm(s);
+    return MT_OK;
+}
+
+/* ---- clock, hog, fixed ---- */
+
+/* INIT: u32 period: a time-sync beacon (output 0) every period. */
+static mt_err_t clock_task(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT) return timer_start(0, init_u32(msg, 0, TIMER_MS(100)), true);
+    if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
+    return MT_OK;
+}
+
+/* INIT: u32 bytes to leave free: takes the rest of the heap, for good. */
+static mt_err_t hog(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_INIT) return MT_OK;
+    uint32_t keep = init_u32(msg, 0, 256), took = 0;
+    mem_stats_t st;
+    for (mem_get_stats(&st); st.largest_free > keep + 64u; mem_get_stats(&st)) {
+        uint32_t n = st.largest_free - keep;
+        if (!mem_alloc(n > 1024u ? 1024u : n)) break;
+        took += n > 1024u ? 1024u : n;
+    }
+    say("hog at m%u: took %lu bytes, largest free %u", bus_self(), (unsigned long) took,
+        st.largest_free);
+    return MT_OK;
+}
+
+static mt_err_t fixed(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT)
+        say("fixed 0x%02x at m%u: started", sched_current_pid(), bus_self());
+    return MT_OK;
+}
+
+static const program_t programs[] = {
+    {.id = 10, .name = "sender", .handler = sender, .state_size = sizeof(sender_t)},
+    {.id = 11, .name = "sink", .handler = sink, .state_size = sizeof(sink_t)},
+    {.id = 12, .name = "mover", .handler = mover, .state_size = sizeof(mover_t)},
+    {.id = 13, .name = "script", .handler = script, .state_size = sizeof(script_t)},
+    {.id = 14, .name = "clock", .handler = clock_task, .state_size = 0},
+    {.id = 15, .name = "hog", .handler = hog, .state_size = 0},
+    {.id = 16, .name = "fixed", .handler = fixed, .state_size = 0},
+};
+
+void migrant_register(int32_t state_bytes)
+{
+    state_override = state_bytes;
+    program_register(programs, sizeof programs / sizeof programs[0]);
+}
+
+/* ---- the observer ---- */
+
+static const char *const phase_names[MIG_PHASE_END] = {
+    [MIG_REQUESTED] = "REQUESTED", [MIG_FROZEN] = "FROZEN", [MIG_ATTACHED] = "ATTACHED",
+    [MIG_LEFT] = "LEFT",           [MIG_LIVE] = "LIVE",     [MIG_RESUMED] = "RESUMED",
+    [MIG_DISCARDED] = "DISCARDED", [MIG_KILLED] = "KILLED", [MIG_REFUSED] = "REFUSED",
+    [MIG_DONE] = "DONE",
+};
+
+void migrant_observe(const migrate_event_t *ev)
+{
+    const char *name =
+        ev->phase < MIG_PHASE_END && phase_names[ev->phase] ? phase_names[ev->phase] : "?";
+    say("mig 0x%02x %s m%u %s live=%d", ev->pid, name, ev->other, mt_strerror(ev->err),
+        migrate_live(ev->pid) ? 1 : 0);
+}

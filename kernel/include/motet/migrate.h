@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The task migrator: moving a running task to another module, atomically.
+ *
+ * Every module runs one migrator, a kernel task with the pid MT_PID_MIGRATOR
+ * at the lowest priority (it works only when its module has nothing else to
+ * do, so it never catches a task in the middle of a handler). Any task on
+ * any module may ask for a migration with migrate_request(); the request
+ * goes to the task's current module, the source, and the migrators then
+ * follow the protocol of the CoMOS paper (docs/migration.md):
+ *
+ *   1. REQUEST    reaches the source (forwarded along the routing tables).
+ *   2. FREEZE     the source stops the task (its messages are held), has it
+ *                 serialise itself (PORT_SERIALIZE), takes its timers with
+ *                 their remaining time stamped in global time, its output
+ *                 table and its group memberships, and multicasts FREEZE.
+ *   3. REPLY      every other migrator holds back, at the sender, whatever
+ *                 its module sends to the task from now on, and answers on
+ *                 the same bus queue, behind anything already sent to it.
+ *   4. TRANSFER   with every reply in, the source sends the image to the
+ *                 destination, which creates the task, still held, and
+ *                 hands it its state (PORT_DESERIALIZE).
+ *   5. RESULT     the destination answers; the source decides and
+ *                 multicasts the outcome. Success: every module routes the
+ *                 task to the destination and releases what it held back;
+ *                 the source forwards the task's held messages in order and
+ *                 the destination starts the task (timers re-armed, minus
+ *                 the time the migration took). Failure: the task resumes
+ *                 at the source, or, if it cannot, is killed (KILLED).
+ *
+ * Guarantees: at no instant is the task live on two modules (the source
+ * decides alone, and the destination starts only on its word); no message
+ * to the task is lost, duplicated or reordered (per sender); a timer that
+ * falls due during the migration fires once, on the module where the task
+ * ends up; a destination that dies or has no memory leaves the task running
+ * at the source. Protocol model: models/migration.pml.
+ *
+ * The task's side. A movable task (TASK_MOVABLE) answers PORT_SERIALIZE by
+ * putting its state in one heap block and handing it over with
+ * migrate_state(); returning an error refuses the migration. On the
+ * destination it gets PORT_DESERIALIZE with that state as the payload
+ * (sched_take_msg() keeps the block); an error there fails the migration
+ * and the task stays where it was. PORT_INIT is not run again.
+ *
+ * Example:
+ *
+ *     if (msg->port == PORT_SERIALIZE) {
+ *         counter_t *copy = mem_alloc(sizeof *copy);
+ *         if (!copy) return MT_ERR_NO_MEM;   // refused: the task stays
+ *         *copy = *state;
+ *         return migrate_state(copy, sizeof *copy);
+ *     }
+ *     if (msg->port == PORT_DESERIALIZE && msg->len == sizeof *state)
+ *         memcpy(state, msg->data, sizeof *state);
+ *
+ *     migrate_request(0x12, 3);   // anywhere: move task 0x12 to module 3
+ */
+#ifndef MOTET_MIGRATE_H
+#define MOTET_MIGRATE_H
+
+#include "motet/bus.h"
+#include "motet/config.h"
+#include "motet/log.h"
+#include "motet/sched.h"
+#include "motet/types.h"
+
+/* What happened to a migrating task on this module: the EV_MIGRATE event
+ * (arg = phase << 8 | the other module) and the observer's argument. */
+typedef enum {
+    MIG_REQUESTED = 1, /* requester: the request left (other = destination) */
+    MIG_FROZEN,        /* source: the task stopped; it is not live anywhere */
+    MIG_ATTACHED,      /* destination: the task exists here, held (other = source) */
+    MIG_LEFT,          /* source: the task is gone; routed to other = destination */
+    MIG_LIVE,          /* destination: the task runs here (other = source) */
+    MIG_RESUMED,       /* source: failed (err), the task runs here again */
+    MIG_DISCARDED,     /* destination: failed, the copy here is gone */
+    MIG_KILLED,        /* source: failed and could not resume: the task is dead */
+    MIG_REFUSED,       /* source or requester: refused before anything moved */
+    MIG_DONE,          /* every module: the outcome (err), routes updated */
+    MIG_PHASE_END
+} migrate_phase_t;
+
+typedef struct migrate_event {
+    mt_pid_t pid;
+    uint8_t phase;     /* migrate_phase_t */
+    mt_module_t other; /* see each phase */
+    mt_err_t err;      /* MIG_RESUMED, MIG_REFUSED, MIG_DONE: the outcome */
+} migrate_event_t;
+
+/* Called by the migrator (task context) at each phase on this module. */
+typedef void (*migrate_observer_fn)(const migrate_event_t *ev);
+
+/* True if task pid is live here: on this module, started, not frozen for
+ * a migration. Any build, any context. */
+bool migrate_live(mt_pid_t pid);
+
+/* Frames of the protocol: the input port of a migrator frame (bus.c). */
+enum {
+    MIG_MSG_REQUEST = PORT_0, /* u8 pid, u8 dest, u8 requester, u8 hops */
+    MIG_MSG_FREEZE,           /* multicast: u8 pid, u8 id, u8 source, u8 dest, u8 prio */
+    MIG_MSG_REPLY,            /* u8 pid, u8 id, u8 err */
+    MIG_MSG_STATE,            /* u8 pid, u8 id, u16 offset, image bytes */
+    MIG_MSG_ATTACHED,         /* u8 pid, u8 id, u8 err */
+    MIG_MSG_RESULT,           /* multicast: u8 pid, u8 id, u8 err, u8 source, u8 dest */
+    MIG_MSG_FORWARD,          /* u8 pid, u8 id, then (u8 port, u16 len, bytes)... */
+    MIG_MSG_END,              /* u8 pid, u8 id, u16 messages forwarded */
+    MIG_MSG_REFUSED,          /* u8 pid, u8 err */
+    MIG_MSG_PING,             /* u8 pid, u8 id: are you there (answer: none) */
+    MIG_MSG_ABORT,            /* u8 pid, u8 id: drop the copy of a failed migration */
+    MIG_MSG_KICK,             /* local only: the migrator has work */
+    MIG_MSG_END_KIND
+};
+
+/* Outcome of a RESULT that killed the task (it could not resume). */
+#define MIG_RESULT_KILLED MT_ERR_NO_TASK
+
+#if MOTET_BUS
+
+/* Ask for task `pid` to move to module `dest`; any module, task or
+ * interrupt context. The request is queued for the local migrator, which
+ * forwards it to the task's module; the outcome arrives later (observer,
+ * EV_MIGRATE, EV_ERROR). Errors now: MT_ERR_INVALID (dest not on the
+ * device), MT_ERR_NO_TASK (pid unknown here), MT_ERR_NOT_MOVABLE (a local
+ * task without TASK_MOVABLE), MT_ERR_NO_ROUTE (no bus). */
+mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest);
+/* From a PORT_SERIALIZE handler: `block` (a heap block of the running
+ * task, or NULL with len 0) is the task's state; the migrator owns it from
+ * now on. MT_ERR_STATE outside a serialisation, MT_ERR_BAD_POINTER. */
+mt_err_t migrate_state(void *block, uint16_t len);
+/* Observe this module's migration phases (NULL: none). */
+void migrate_set_observer(migrate_observer_fn fn);
+/* Migrations this module takes part in right now. */
+uint8_t migrate_active(void);
+
+/* ---- kernel hooks (bus.c) ---- */
+
+/* Create this module's migrator task; bus_start(). */
+mt_err_t migrate_start(void);
+/* A frame for MT_PID_MIGRATOR arrived (unicast or multicast); interrupt. */
+void migrate_bus_rx(const bus_frame_t *f);
+/* Our own multicast to the migrators went out; interrupt. */
+void migrate_bus_own(const bus_frame_t *f);
+/* A frame of ours ended with `result`; interrupt. */
+void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result);
+/* The remote-send path: true if the migrator took msg (its destination is
+ * frozen for a migration here); *err is then the outcome. Task context. */
+bool migrate_bus_hold(const msg_t *msg, mt_err_t *err);
+/* A DATA frame about to be delivered: for a task that is not here, it is
+ * forwarded along the route if there is one (a sender with a stale route);
+ * for a frozen task when the message pool is down to the migrator's
+ * reserve, it is dropped (*err: MT_ERR_QUEUE_FULL). True if it was handled
+ * here; interrupt. */
+bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err);
+
+#else /* no bus: nowhere to go */
+
+static inline mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
+{
+    (void) pid;
+    (void) dest;
+    return log_error(MT_ERR_NO_ROUTE);
+}
+static inline mt_err_t migrate_state(void *block, uint16_t len)
+{
+    (void) block;
+    (void) len;
+    return log_error(MT_ERR_STATE);
+}
+static inline void migrate_set_observer(migrate_observer_fn fn)
+{
+    (void) fn;
+}
+static inline uint8_t migrate_active(void)
+{
+    return 0;
+}
+
+#endif /* MOTET_BUS */
+
+#endif /* MOTET_MIGRATE_H */

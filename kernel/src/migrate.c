@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The task migrator (migrate.h): the common machinery. The source's side of
+ * the protocol is in migrate_source.c, the destination's and the bystanders'
+ * in migrate_peer.c; docs/migration.md walks through the whole of it.
+ *
+ * One migrator per module, in two halves:
+ *
+ * - In the bus interrupt (migrate_bus_*), only what must happen at the
+ *   frame's place in bus order: copying image chunks and forwarded messages
+ *   where they belong, and switching the task's group memberships from the
+ *   source to the destination at the outcome's frame, so that every
+ *   multicast reaches the task once. Every other frame becomes a record in
+ *   a ring for the task half.
+ * - The migrator task (pid MT_PID_MIGRATOR, priority 0) does the rest. At
+ *   the lowest level, and never started at once (only posted to), it runs
+ *   with nothing below it on the stack: no handler is half-way through a
+ *   send when it freezes a route, and the migrating task is not running
+ *   when it is serialised or replaced.
+ *
+ * Output. Control frames go straight to the bus queue, or wait in a small
+ * queue of their own while it is full; bulk frames (image chunks, forwarded
+ * messages) go one at a time per migration, each once the previous has
+ * ended, which bounds the heap they take and tells at once if the
+ * destination has stopped answering. Any frame of ours ending wakes the
+ * task when it is waiting for room.
+ */
+#include <string.h>
+
+#include "bus_internal.h"
+#include "migrate_internal.h"
+#include "motet/mem.h"
+#include "motet/program.h"
+#include "motet/timesync.h"
+
+#if MOTET_BUS
+
+mig_t MIG;
+static migrate_observer_fn observer;
+
+uint32_t mig_bit(mt_module_t m)
+{
+    return (uint32_t) 1u << m;
+}
+
+/* ---- slots ---- */
+
+slot_t *mig_slot_new(void)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
+        slot_t *s = &MIG.slots[i];
+        if (s->role != ROLE_FREE) continue;
+        memset(s, 0, sizeof *s);
+        s->out_to = MIG_NO_MODULE;
+        return s;
+    }
+    return NULL;
+}
+
+static void free_list(msg_t *m)
+{
+    while (m) {
+        msg_t *next = m->next;
+        sched_mig_msg_free(m);
+        m = next;
+    }
+}
+
+void mig_slot_free(slot_t *s)
+{
+    port_irq_state_t st = port_irq_save();
+    s->role = ROLE_FREE; /* first: the interrupt half stops looking at it */
+    port_irq_restore(st);
+    mem_free(s->head);
+    mem_free(s->state);
+    free_list(s->out);
+    free_list(s->fwd);
+    memset(s, 0, sizeof *s);
+}
+
+slot_t *mig_slot_find(uint8_t role, mt_pid_t pid, uint8_t id)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
+        slot_t *s = &MIG.slots[i];
+        if (s->role != ROLE_FREE && s->pid == pid && s->id == id && (!role || s->role == role))
+            return s;
+    }
+    return NULL;
+}
+
+slot_t *mig_slot_of(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
+        if (MIG.slots[i].role != ROLE_FREE && MIG.slots[i].pid == pid) return &MIG.slots[i];
+    return NULL;
+}
+
+uint8_t migrate_active(void)
+{
+    uint8_t n = 0;
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) n += MIG.slots[i].role != ROLE_FREE;
+    return n;
+}
+
+/* ---- the input ring and waking the task ---- */
+
+void mig_kick(void)
+{
+    port_irq_state_t s = port_irq_save();
+    bool post = !MIG.kick_pending;
+    MIG.kick_pending = true;
+    port_irq_restore(s);
+    /* Posted, never sent: the migrator must not run nested on a handler. */
+    bool lost = post && sched_post_isr(MT_PID_MIGRATOR, MIG_MSG_KICK, NULL, 0, 0) != MT_OK;
+    if (lost) MIG.kick_pending = false; /* the next frame tries again */
+    MIG.kick_lost = lost;
+}
+
+bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    bool room = MIG.ring_count < MOTET_MIGRATE_RING && len <= MIG_CTRL_MAX;
+    if (room) {
+        mig_record_t *r =
+            &MIG.ring[(uint8_t) (MIG.ring_head + MIG.ring_count) % MOTET_MIGRATE_RING];
+        r->kind = kind;
+        r->from = from;
+        r->len = len;
+        memcpy(r->data, data, len);
+        MIG.ring_count++;
+    }
+    port_irq_restore(s);
+    if (!room) {
+        log_error(MT_ERR_QUEUE_FULL);
+        return false;
+    }
+    mig_kick();
+    return true;
+}
+
+static bool ring_pop(mig_record_t *out)
+{
+    port_irq_state_t s = port_irq_save();
+    bool any = MIG.ring_count > 0;
+    if (any) {
+        *out = MIG.ring[MIG.ring_head];
+        MIG.ring_head = (uint8_t) ((MIG.ring_head + 1u) % MOTET_MIGRATE_RING);
+        MIG.ring_count--;
+    }
+    port_irq_restore(s);
+    return any;
+}
+
+/* ---- output ---- */
+
+static bool bus_has_room(void)
+{
+    return bus_tx_pending() < MOTET_BUS_TX_QUEUE;
+}
+
+/* Queue one frame to the migrator of `to` (BUS_BROADCAST: every module).
+ * MT_ERR_QUEUE_FULL (not logged) when the bus queue has no room: try
+ * again once a frame has ended. */
+mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len)
+{
+    if (!bus_has_room()) {
+        MIG.want_room = true;
+        return MT_ERR_QUEUE_FULL;
+    }
+    uint8_t type = to == BUS_BROADCAST ? BUS_FRAME_MCAST : BUS_FRAME_DATA;
+    mt_err_t err = bus_send_frame(type, to, MT_PID_MIGRATOR, kind, prio, data, len);
+    if (err == MT_ERR_NO_MEM) MIG.want_room = true; /* frames that end free heap too */
+    return err;
+}
+
+static bool ctrl_try(const mig_ctrl_t *c)
+{
+    mt_err_t err = mig_frame(c->kind, c->to, c->prio, c->data, c->len);
+    return err != MT_ERR_QUEUE_FULL && err != MT_ERR_NO_MEM; /* others: logged, given up */
+}
+
+void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data, uint8_t len)
+{
+    mig_ctrl_t c = {.kind = kind, .to = to, .prio = prio, .len = len};
+    memcpy(c.data, data, len);
+    if (!MIG.ctrl_count && ctrl_try(&c)) return;
+    if (MIG.ctrl_count == MIG_CTRL_QUEUE) {
+        log_error(MT_ERR_QUEUE_FULL); /* lost: the source's timeouts ask again */
+        return;
+    }
+    MIG.ctrl[(uint8_t) (MIG.ctrl_head + MIG.ctrl_count) % MIG_CTRL_QUEUE] = c;
+    MIG.ctrl_count++;
+    MIG.want_room = true;
+}
+
+/* Control frames first, in order, then each migration's bulk. */
+static void pump(void)
+{
+    while (MIG.ctrl_count && ctrl_try(&MIG.ctrl[MIG.ctrl_head])) {
+        MIG.ctrl_head = (uint8_t) ((MIG.ctrl_head + 1u) % MIG_CTRL_QUEUE);
+        MIG.ctrl_count--;
+    }
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
+        slot_t *s = &MIG.slots[i];
+        if (s->role == ROLE_SOURCE)
+            mig_source_pump(s);
+        else if (s->role != ROLE_FREE)
+            mig_peer_pump(s);
+    }
+}
+
+/* ---- reporting ---- */
+
+void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err)
+{
+    log_event(EV_MIGRATE, pid, (uint16_t) ((phase << 8) | other));
+    if (!observer) return;
+    migrate_event_t ev = {.pid = pid, .phase = phase, .other = other, .err = err};
+    observer(&ev);
+}
+
+void migrate_set_observer(migrate_observer_fn fn)
+{
+    observer = fn;
+}
+
+void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester)
+{
+    log_error(err);
+    mig_notify(pid, MIG_REFUSED, requester, err);
+    if (requester != bus_self()) {
+        uint8_t d[2] = {pid, (uint8_t) err};
+        mig_ctrl(MIG_MSG_REFUSED, requester, MIG_CTRL_PRIO, d, 2);
+    }
+}
+
+/* ---- timers ---- */
+
+mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len)
+{
+    mig_image_t img;
+    mt_err_t err = mig_image_decode(head, head_len, &img);
+    if (err) return err;
+    uint32_t elapsed = timesync_now() - img.stamp;
+    if ((int32_t) elapsed < 0) elapsed = 0; /* the two clocks a little apart */
+    for (uint8_t i = 0; i < img.n_timers && !err; i++) {
+        const mig_timer_t *t = &img.timers[i];
+        mig_rearm_t r = mig_timer_rearm(t->remaining, t->period, elapsed);
+        mt_port_t port = (mt_port_t) (PORT_TIMEOUT0 + t->index);
+        if (r.fire_now) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
+        if (!err && r.first) err = timer_start_phase(pid, t->index, r.first, t->period);
+    }
+    return err;
+}
+
+/* ---- requests ---- */
+
+bool mig_movable(const task_t *t)
+{
+    return (t->flags & TASK_MOVABLE) && !(t->flags & TASK_THREAD);
+}
+
+mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
+{
+    if (!bus_active()) return log_error(MT_ERR_NO_ROUTE);
+    if (dest >= MOTET_BUS_MODULES || !(bus_modules() & mig_bit(dest)))
+        return log_error(MT_ERR_INVALID);
+    task_t *t = sched_find_task(pid);
+    if (t && !mig_movable(t)) return log_error(MT_ERR_NOT_MOVABLE);
+    if (!t && !sched_mig_remote(pid, NULL, NULL)) return log_error(MT_ERR_NO_TASK);
+    uint8_t d[4] = {pid, dest, bus_self(), 0};
+    return mig_ring_push(MIG_MSG_REQUEST, bus_self(), d, 4) ? MT_OK : MT_ERR_QUEUE_FULL;
+}
+
+/* A request here: this is the source, or it goes on along the route. */
+static void on_request(const mig_record_t *r)
+{
+    mt_pid_t pid = r->data[0];
+    mt_module_t dest = r->data[1], requester = r->data[2];
+    uint8_t hops = r->data[3];
+    task_t *t = sched_find_task(pid);
+    if (t) {
+        mig_source_begin(t, dest, requester);
+        return;
+    }
+    mt_module_t where;
+    if (!sched_mig_remote(pid, &where, NULL)) {
+        mig_refuse(pid, MT_ERR_NO_TASK, requester);
+        return;
+    }
+    if (hops >= MIG_MAX_HOPS || where == bus_self()) {
+        mig_refuse(pid, MT_ERR_NO_ROUTE, requester);
+        return;
+    }
+    if (requester == bus_self() && hops == 0) mig_notify(pid, MIG_REQUESTED, dest, MT_OK);
+    uint8_t d[4] = {pid, dest, requester, (uint8_t) (hops + 1u)};
+    mig_ctrl(MIG_MSG_REQUEST, where, MIG_CTRL_PRIO, d, 4);
+}
+
+/* ---- the task ---- */
+
+static void handle(const mig_record_t *r)
+{
+    if (r->kind < MIG_MSG_END_KIND) MIG.silent &= ~mig_bit(r->from); /* it speaks */
+    switch (r->kind) {
+    case MIG_MSG_REQUEST:
+        on_request(r);
+        break;
+    case MIG_MSG_REFUSED:
+        log_error((mt_err_t) r->data[1]);
+        mig_notify(r->data[0], MIG_REFUSED, r->from, (mt_err_t) r->data[1]);
+        break;
+    case MIG_MSG_PING:
+        mig_source_ping(r);
+        break;
+    case MIG_MSG_REPLY:
+    case MIG_MSG_ATTACHED:
+    case MIG_REC_TX_END:
+    case MIG_REC_COMMITTED:
+        mig_source_record(r);
+        break;
+    default:
+        mig_peer_record(r);
+        break;
+    }
+}
+
+/* Keep the timeout tick running while a migration waits for an answer. */
+static void update_tick(void)
+{
+    bool need = false;
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
+        need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
+    if (need == MIG.ticking) return;
+    MIG.ticking = need;
+    uint32_t tick = TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u;
+    if (need)
+        timer_start_for(MT_PID_MIGRATOR, 0, tick ? tick : 1u, true);
+    else
+        timer_stop_for(MT_PID_MIGRATOR, 0);
+}
+
+static mt_err_t migrator(void *state, msg_t *msg)
+{
+    (void) state;
+    /* A task wired to the migrator asks with (pid, dest). */
+    if (msg->port == MIG_MSG_REQUEST && msg->len == 2)
+        migrate_request(((const uint8_t *) msg->data)[0], ((const uint8_t *) msg->data)[1]);
+    if (sched_stack_depth() > 1) { /* sent to directly: not with a handler below */
+        mig_kick();
+        return MT_OK;
+    }
+    port_irq_state_t s = port_irq_save();
+    MIG.kick_pending = false;
+    port_irq_restore(s);
+    for (uint8_t i = 0; msg->port == PORT_TIMEOUT0 && i < MOTET_MIGRATE_SLOTS; i++) {
+        if (MIG.slots[i].role == ROLE_SOURCE)
+            mig_source_tick(&MIG.slots[i]);
+        else
+            mig_peer_tick(&MIG.slots[i]);
+    }
+    mig_record_t r;
+    while (ring_pop(&r)) handle(&r);
+    pump();
+    update_tick();
+    return MT_OK;
+}
+
+mt_err_t migrate_start(void)
+{
+    port_irq_state_t s = port_irq_save();
+    memset(&MIG, 0, sizeof MIG);
+    port_irq_restore(s);
+    task_spec_t spec = {.pid = MT_PID_MIGRATOR, .prio = MIG_TASK_PRIO, .handler = migrator};
+    mt_err_t err = sched_task_create(&spec);
+    if (err) return err;
+    return sched_task_init(MT_PID_MIGRATOR, NULL, 0);
+}
+
+/* ---- the interrupt half (bus.c) ---- */
+
+void migrate_bus_rx(const bus_frame_t *f)
+{
+    if (f->port == MIG_MSG_STATE) {
+        mig_peer_rx_state(f);
+    } else if (f->port == MIG_MSG_FORWARD) {
+        mig_peer_rx_forward(f);
+    } else {
+        if (f->port == MIG_MSG_RESULT) mig_peer_rx_result(f);
+        mig_ring_push(f->port, f->src, f->payload, (uint8_t) (f->len < 255 ? f->len : 255));
+    }
+}
+
+void migrate_bus_own(const bus_frame_t *f)
+{
+    if (f->port == MIG_MSG_RESULT) mig_source_own_result(f);
+}
+
+void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result)
+{
+    if (MIG.kick_lost) mig_kick();
+    bool ours = n >= BUS_HEADER_SIZE + 2u && (frame[0] & ~BUS_TYPE_RETRY) == BUS_FRAME_DATA &&
+                frame[4] == MT_PID_MIGRATOR;
+    if (ours) {
+        const uint8_t *p = frame + BUS_HEADER_SIZE;
+        uint8_t d[4] = {frame[5], p[0], p[1], (uint8_t) result};
+        mig_ring_push(MIG_REC_TX_END, frame[2], d, 4);
+    } else if (MIG.want_room) {
+        MIG.want_room = false;
+        mig_kick();
+    }
+}
+
+bool migrate_bus_hold(const msg_t *msg, mt_err_t *err)
+{
+    slot_t *s = mig_peer_holding(msg->dst);
+    if (!s) return false;
+    *err = mig_peer_hold(s, msg->port, msg->data, msg->len);
+    return true;
+}
+
+bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
+{
+    if (MIG.kick_lost) mig_kick();
+    task_t *t = sched_find_task(f->pid);
+    if (t && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE) {
+        *err = log_error(MT_ERR_QUEUE_FULL); /* lost, counted: the reserve is the migrator's */
+        return true;
+    }
+    if (t) return false;
+    slot_t *s = mig_peer_holding(f->pid);
+    if (s) {
+        mig_peer_hold(s, f->port, f->payload, f->len);
+        return true;
+    }
+    mt_module_t where;
+    mt_prio_t prio;
+    if (!sched_mig_remote(f->pid, &where, &prio)) return false;
+    if (where == bus_self() || where == f->src) return false; /* no loops */
+    bus_send_frame(BUS_FRAME_DATA, where, f->pid, f->port, prio, f->payload, f->len);
+    return true;
+}
+
+#endif /* MOTET_BUS */

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Task migrator internals shared by its files: migrate_image.c (the image
+ * format and the timer arithmetic: pure functions, unit-tested on their
+ * own), sched_migrate.c (what the scheduler does for a migration) and
+ * migrate.c (the protocol).
+ *
+ * The image is what travels from the source to the destination, little-
+ * endian and byte by byte, so that an 8-bit and a 32-bit module read it
+ * alike; the state block follows it on the wire:
+ *
+ *   0 version (1)  1 pid  2 prio  3 flags  4 program id
+ *   5 routes  6 timers  7 groups   8 u32 stamp (global time)   12 u16 state bytes
+ *   14 routes x (u8 pid, u8 port)
+ *      timers x (u8 index, u32 remaining, u32 period; 0: one-shot)
+ *      groups x (u8 group, u8 port)
+ */
+#ifndef MOTET_MIGRATE_INTERNAL_H
+#define MOTET_MIGRATE_INTERNAL_H
+
+#include "motet/migrate.h"
+#include "motet/timer.h"
+#include "sched_internal.h"
+
+#define MIG_IMAGE_VERSION 1u
+#define MIG_IMAGE_HEADER  14u
+#define MIG_ROUTE_BYTES   2u
+#define MIG_TIMER_BYTES   9u
+#define MIG_GROUP_BYTES   2u
+
+/* Message blocks a migration leaves to the rest of the module: a frozen
+ * task's messages could otherwise take the whole pool, and the migrator,
+ * which is woken by a message, could never finish and release them. */
+#define MIG_RESERVE 4u
+
+/* A timer as it travels: remaining ticks when the image was stamped. */
+typedef struct mig_timer {
+    uint8_t index;
+    uint32_t remaining;
+    uint32_t period; /* 0: one-shot */
+} mig_timer_t;
+
+/* The image without its state. Routes and groups are raw byte pairs
+ * (pid, port) and (group, port): encoding copies them, decoding leaves the
+ * pointers in the buffer; mig_image_route() and mig_image_group() read
+ * them. */
+typedef struct mig_image {
+    mt_pid_t pid;
+    mt_prio_t prio;
+    uint8_t flags;
+    uint8_t program;
+    uint8_t n_routes;
+    uint8_t n_timers;
+    uint8_t n_groups;
+    uint32_t stamp;
+    uint16_t state_len;
+    const uint8_t *routes;
+    const uint8_t *groups;
+    mig_timer_t timers[TIMERS_PER_TASK];
+} mig_image_t;
+
+/* ---- migrate_image.c: pure ---- */
+
+/* Bytes of the encoded image, state excluded. */
+uint16_t mig_image_size(const mig_image_t *img);
+/* Encode into out (cap bytes); returns the size, 0 if it does not fit. */
+uint16_t mig_image_encode(const mig_image_t *img, uint8_t *out, uint16_t cap);
+/* Decode the first n bytes; MT_ERR_INVALID for a short or bad image. */
+mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img);
+/* Route or group i of a decoded image. */
+route_t mig_image_route(const mig_image_t *img, uint8_t i);
+void mig_image_group(const mig_image_t *img, uint8_t i, uint8_t *group, mt_port_t *port);
+
+/* A timer re-armed `elapsed` ticks after its image was stamped. */
+typedef struct mig_rearm {
+    bool fire_now;  /* it fell due meanwhile: post its timeout once, now */
+    uint32_t first; /* ticks to its next expiry, 0: none (a one-shot that fired) */
+} mig_rearm_t;
+/* Remaining time minus the elapsed time; a periodic timer keeps its phase
+ * and a timer that fell due meanwhile fires once, however late. */
+mig_rearm_t mig_timer_rearm(uint32_t remaining, uint32_t period, uint32_t elapsed);
+
+/* Little-endian helpers for the frames. */
+static inline void mig_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t) v;
+    p[1] = (uint8_t) (v >> 8);
+}
+static inline uint16_t mig_get16(const uint8_t *p)
+{
+    return (uint16_t) (p[0] | (uint16_t) (p[1] << 8));
+}
+
+/* ---- sched_migrate.c: the scheduler's part ---- */
+
+/* Hold every message for t from now on, queued ones included, in order:
+ * the task stops (it counts as not initialised; TASK_FROZEN marks why). */
+void sched_mig_freeze(task_t *t);
+/* Start a frozen task again: its held messages join the queue in the order
+ * they were held, behind everything already queued. */
+void sched_mig_thaw(task_t *t);
+/* Unlink and return the held messages of t, oldest first. */
+msg_t *sched_mig_take_held(task_t *t);
+/* Insert list (oldest first) into t's held messages after the first
+ * `index` of them (all of them if fewer). Any context. */
+void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index);
+/* A held message for dst: a heap copy of the payload. NULL if out of
+ * memory or if only MIG_RESERVE message blocks are left (logged). Any
+ * context. */
+msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len);
+/* Free a message taken from a held list and its payload. */
+void sched_mig_msg_free(msg_t *m);
+/* Run t's handler for `port` now (payload: a kernel heap block or NULL),
+ * on top of the caller; returns the handler's result (MT_ERR_NO_TASK if it
+ * killed itself). t must not be on the stack. Task context. */
+mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len);
+/* The task leaves: its control block becomes a remote one on `module`;
+ * everything it owned here is freed, and *held gets its held messages
+ * (taken in the same step, so that none can slip in between).
+ * MT_ERR_NO_SLAB (nothing changed) if no remote block is free. */
+mt_err_t sched_mig_move_out(task_t *t, mt_module_t module, msg_t **held);
+/* The task arrives: a local, frozen control block replaces its remote one
+ * (if any), atomically for senders. Returns it, or NULL (*err says why). */
+task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err);
+/* Where the remote task pid lives; false if it has no remote block. */
+bool sched_mig_remote(mt_pid_t pid, mt_module_t *module, mt_prio_t *prio);
+/* Route remote task pid to `module` from now on. */
+mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module);
+
+/* ---- the protocol: migrate.c, migrate_source.c, migrate_peer.c ---- */
+
+#if MOTET_BUS
+
+#include "motet/bus.h"
+
+#define MIG_TASK_PRIO  0 /* the migrator task: the lowest level */
+#define MIG_CTRL_PRIO  ((mt_prio_t) (MOTET_PRIO_LEVELS - 1)) /* control frames */
+#define MIG_CTRL_MAX   6u                                    /* payload bytes of a control frame */
+#define MIG_CTRL_QUEUE 8u /* control frames waiting for room on the bus */
+#define MIG_CHUNK_HDR  4u /* STATE: pid, id, u16 offset */
+#define MIG_FWD_HDR    2u /* FORWARD: pid, id */
+#define MIG_FWD_ENTRY  3u /* FORWARD: per message u8 port, u16 len */
+#define MIG_MAX_HOPS   4u /* a request follows at most this many stale routes */
+#define MIG_NO_MODULE  0xFFu
+
+/* Records of the ring that never travel, after the frame kinds. */
+enum { MIG_REC_TX_END = MIG_MSG_END_KIND, MIG_REC_RECEIVED, MIG_REC_COMMITTED };
+
+typedef enum { ROLE_FREE, ROLE_SOURCE, ROLE_DEST, ROLE_PEER } mig_role_t;
+
+typedef enum {
+    ST_REPLIES,    /* source: FREEZE sent, waiting for every reply */
+    ST_SENDING,    /* source: the image goes to the destination */
+    ST_ATTACHING,  /* source: image sent, waiting for ATTACHED */
+    ST_DECIDED,    /* source: RESULT ok queued, waiting for it to go out */
+    ST_FORWARDING, /* source: held messages, then END, to the destination */
+    ST_HOLDING,    /* peer, dest: holding back sends; dest: receiving */
+    ST_FAILED,     /* dest: could not attach, waiting for the outcome */
+    ST_ATTACHED,   /* dest: task created, frozen, waiting for the outcome */
+    ST_COMMITTED,  /* dest: success, waiting for END */
+    ST_FLUSHING    /* peer, dest: sending what was held back, then done */
+} mig_step_t;
+
+/* One migration this module takes part in. */
+typedef struct slot {
+    uint8_t role; /* mig_role_t: ROLE_FREE marks an empty slot */
+    uint8_t step; /* mig_step_t */
+    mt_pid_t pid;
+    uint8_t id; /* the source's number for this migration */
+    mt_module_t source, dest, requester;
+    mt_prio_t prio;     /* the task's: replies and bulk frames go at it */
+    uint8_t rounds;     /* source: timeouts so far */
+    bool in_flight;     /* a bulk frame of this migration is on the bus */
+    bool hold;          /* local sends to the task are held back here */
+    bool rx_done;       /* dest: no more image bytes expected */
+    mt_err_t err;       /* dest: why the image cannot be attached */
+    uint32_t waiting;   /* source: modules whose reply is missing */
+    uint32_t since;     /* kernel time the current wait began */
+    msg_t *out;         /* held back here, oldest first */
+    mt_module_t out_to; /* where they go once the outcome is known */
+    uint8_t *head;      /* the image without the state */
+    uint16_t head_len;
+    uint8_t *state; /* the state block */
+    uint16_t state_len;
+    uint16_t offset;    /* image bytes sent (source) or received (dest) */
+    msg_t *fwd;         /* source: held messages still to forward */
+    uint16_t fwd_count; /* messages forwarded (source) or received (dest) */
+} slot_t;
+
+/* A protocol record for the task half: a frame's kind, sender, payload. */
+typedef struct mig_record {
+    uint8_t kind;
+    mt_module_t from;
+    uint8_t len;
+    uint8_t data[MIG_CTRL_MAX];
+} mig_record_t;
+
+/* The outcome of a migration this module was the source of, kept for a
+ * module that missed the RESULT multicast and asks (PING). */
+typedef struct mig_outcome {
+    mt_pid_t pid;
+    uint8_t id;
+    uint8_t err; /* MT_OK, an error, or MIG_RESULT_KILLED */
+    mt_module_t dest;
+} mig_outcome_t;
+
+#define MIG_OUTCOMES 2u
+
+/* A control frame waiting for room in the bus queue. */
+typedef struct mig_ctrl {
+    uint8_t kind;
+    mt_module_t to; /* BUS_BROADCAST: multicast */
+    mt_prio_t prio;
+    uint8_t len;
+    uint8_t data[MIG_CTRL_MAX];
+} mig_ctrl_t;
+
+typedef struct mig {
+    slot_t slots[MOTET_MIGRATE_SLOTS];
+    mig_record_t ring[MOTET_MIGRATE_RING];
+    uint8_t ring_head, ring_count;
+    mig_ctrl_t ctrl[MIG_CTRL_QUEUE];
+    uint8_t ctrl_head, ctrl_count;
+    volatile bool kick_pending; /* a KICK message waits for the task */
+    volatile bool want_room;    /* output waits for a frame to end */
+    volatile bool kick_lost;    /* a KICK found no message block: try again */
+    bool ticking;               /* the timeout tick runs */
+    uint8_t next_id;
+    uint32_t silent; /* modules a frame of ours could not reach, until they speak */
+    mig_outcome_t outcomes[MIG_OUTCOMES]; /* the latest decided here, a ring */
+    uint8_t next_outcome;
+    slot_t *serialising; /* the source slot whose task is in PORT_SERIALIZE */
+} mig_t;
+
+extern mig_t MIG; /* the one migrator of this module */
+
+/* migrate.c */
+uint32_t mig_bit(mt_module_t m);
+slot_t *mig_slot_new(void);
+void mig_slot_free(slot_t *s);
+/* The slot of migration (pid, id) in `role` (ROLE_FREE: any role). */
+slot_t *mig_slot_find(uint8_t role, mt_pid_t pid, uint8_t id);
+/* Any slot of pid. */
+slot_t *mig_slot_of(mt_pid_t pid);
+void mig_kick(void);
+bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t len);
+mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len);
+void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data, uint8_t len);
+void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err);
+void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester);
+bool mig_movable(const task_t *t);
+/* Re-arm the image's timers for pid, less the time since it was stamped;
+ * those due meanwhile post their timeout once. */
+mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
+
+/* migrate_source.c */
+void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester);
+void mig_source_record(const mig_record_t *r);
+void mig_source_pump(slot_t *s);
+void mig_source_tick(slot_t *s);
+bool mig_source_waiting(const slot_t *s);
+/* A module asks about a migration (PING): if it is one decided here and
+ * over, send it the outcome again. */
+void mig_source_ping(const mig_record_t *r);
+void mig_source_own_result(const bus_frame_t *f); /* interrupt */
+
+/* migrate_peer.c */
+void mig_peer_record(const mig_record_t *r);
+void mig_peer_pump(slot_t *s);
+void mig_peer_tick(slot_t *s);
+bool mig_peer_waiting(const slot_t *s);
+void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result);
+slot_t *mig_peer_holding(mt_pid_t pid);
+mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len);
+void mig_peer_rx_state(const bus_frame_t *f);   /* interrupt */
+void mig_peer_rx_forward(const bus_frame_t *f); /* interrupt */
+void mig_peer_rx_result(const bus_frame_t *f);  /* interrupt */
+
+#endif /* MOTET_BUS */
+
+#endif /* MOTET_MIGRATE_INTERNAL_H */

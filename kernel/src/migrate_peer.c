@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The task migrator, the other modules' side: the destination and every
+ * bystander (migrate.c has the overview).
+ *
+ * On FREEZE a module holds back whatever its tasks send to the migrating
+ * task from then on, and replies to the source at the task's priority: the
+ * bus queue keeps equal priorities in order, so the reply arrives behind
+ * every message this module sent to the task before. On the outcome it
+ * routes the task where it now is and sends what it held back there, in
+ * order; until the last has gone, new sends join the end of the line.
+ *
+ * The destination also receives the image (in the bus interrupt, into
+ * blocks allocated when the first chunk arrives: out of memory is an
+ * answer, at once, not a lost frame), creates the task frozen, gives it its state,
+ * and answers. On success it waits for END: by then the forwarded messages
+ * have been put first in the task's held list (they were sent to it
+ * earlier than anything held back here, which comes next, before anything
+ * that arrived directly). Then the timers are re-armed and the task starts.
+ * On failure the copy is dropped and whatever reached it goes back to the
+ * source, behind what was held back.
+ */
+#include <string.h>
+
+#include "bus_internal.h"
+#include "migrate_internal.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/program.h"
+
+#if MOTET_BUS
+
+/* ---- holding back ---- */
+
+slot_t *mig_peer_holding(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
+        slot_t *s = &MIG.slots[i];
+        if (s->role != ROLE_FREE && s->hold && s->pid == pid) return s;
+    }
+    return NULL;
+}
+
+static void append(slot_t *s, msg_t *list)
+{
+    port_irq_state_t st = port_irq_save();
+    msg_t **link = &s->out;
+    while (*link) link = &(*link)->next;
+    *link = list;
+    port_irq_restore(st);
+}
+
+mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len)
+{
+    msg_t *m = sched_mig_msg(s->pid, port, data, len); /* logs exhaustion */
+    if (!m) return MT_ERR_QUEUE_FULL;
+    append(s, m);
+    return MT_OK;
+}
+
+/* Send what was held back, in order, then forget the migration. Two
+ * places of the bus queue are left to the module's other senders. */
+static void flush(slot_t *s)
+{
+    while (s->out) {
+        msg_t *m = s->out;
+        if (bus_tx_pending() + (MOTET_BUS_TX_QUEUE > 2 ? 2u : 0u) >= MOTET_BUS_TX_QUEUE) {
+            MIG.want_room = true;
+            return;
+        }
+        mt_err_t err =
+            bus_send_frame(BUS_FRAME_DATA, s->out_to, s->pid, m->port, s->prio, m->data, m->len);
+        if (err == MT_ERR_NO_MEM) {
+            MIG.want_room = true;
+            return;
+        }
+        port_irq_state_t st = port_irq_save();
+        s->out = m->next; /* sent, or given up and logged */
+        port_irq_restore(st);
+        sched_mig_msg_free(m);
+    }
+    mig_slot_free(s);
+}
+
+void mig_peer_pump(slot_t *s)
+{
+    if (s->step == ST_FLUSHING) flush(s);
+}
+
+/* ---- FREEZE ---- */
+
+static void reply(mt_pid_t pid, uint8_t id, mt_module_t source, mt_prio_t prio, mt_err_t err)
+{
+    uint8_t d[3] = {pid, id, (uint8_t) err};
+    /* At the task's priority: behind every message already queued for it. */
+    mig_ctrl(MIG_MSG_REPLY, source, prio, d, 3);
+}
+
+/* A slot for a new migration of pid. One still flushing an earlier
+ * migration of the same task carries on as the new one: what it holds back
+ * was sent before what will be held back now, and all of it goes, in that
+ * order, wherever the task ends up. */
+static slot_t *hold_for(const uint8_t *d)
+{
+    slot_t *s = mig_slot_of(d[0]);
+    if (s && s->step != ST_FLUSHING) return NULL; /* two migrations of one task */
+    if (!s) s = mig_slot_new();
+    if (!s) return NULL;
+    s->pid = d[0];
+    s->id = d[1];
+    s->source = d[2];
+    s->dest = d[3];
+    s->prio = (mt_prio_t) d[4];
+    s->out_to = MIG_NO_MODULE;
+    s->offset = s->head_len = s->state_len = s->fwd_count = 0;
+    s->rx_done = false;
+    s->err = MT_OK;
+    s->step = ST_HOLDING;
+    s->hold = true;
+    s->since = timer_now();
+    s->role = d[3] == bus_self() ? ROLE_DEST : ROLE_PEER; /* last: the interrupt looks */
+    return s;
+}
+
+static void on_freeze(const mig_record_t *r)
+{
+    const uint8_t *d = r->data;
+    if (r->len < 5 || d[2] == bus_self()) return;
+    mt_prio_t prio = (mt_prio_t) d[4];
+    if (sched_task_exists(d[0])) { /* the task is here, not at the source */
+        reply(d[0], d[1], d[2], prio, MT_ERR_STATE);
+        return;
+    }
+    slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]); /* asked again */
+    if (!s) s = hold_for(d);
+    reply(d[0], d[1], d[2], prio, s ? MT_OK : MT_ERR_NO_SLAB);
+}
+
+/* ---- the image (interrupt) ---- */
+
+static void finish_rx(slot_t *s)
+{
+    s->rx_done = true;
+    uint8_t d[2] = {s->pid, s->id};
+    mig_ring_push(MIG_REC_RECEIVED, s->source, d, 2);
+}
+
+/* The first chunk carries the whole header: allocate both blocks. */
+static bool start_rx(slot_t *s, const uint8_t *b, uint16_t n)
+{
+    if (n < MIG_IMAGE_HEADER) return false;
+    uint16_t head = (uint16_t) (MIG_IMAGE_HEADER + b[5] * MIG_ROUTE_BYTES + b[6] * MIG_TIMER_BYTES +
+                                b[7] * MIG_GROUP_BYTES);
+    if (head > n) return false;
+    s->head_len = head;
+    s->state_len = mig_get16(b + 12);
+    s->head = mem_alloc_owned(head, MEM_OWNER_KERNEL);
+    if (s->state_len) s->state = mem_alloc_owned(s->state_len, MEM_OWNER_KERNEL);
+    if (!s->head || (s->state_len && !s->state)) s->err = MT_ERR_NO_MEM;
+    return true;
+}
+
+/* Image bytes [offset, offset+n) into the header, then the state. */
+static void copy_in(slot_t *s, const uint8_t *b, uint16_t n)
+{
+    uint16_t off = s->offset, total = (uint16_t) (s->head_len + s->state_len);
+    if (s->err || off >= total) return;
+    if (n > total - off) n = (uint16_t) (total - off); /* never past the blocks */
+    uint16_t to_head = off < s->head_len ? (uint16_t) (s->head_len - off) : 0u;
+    if (to_head > n) to_head = n;
+    if (to_head) memcpy(s->head + off, b, to_head);
+    if (n > to_head) memcpy(s->state + (off + to_head - s->head_len), b + to_head, n - to_head);
+}
+
+void mig_peer_rx_state(const bus_frame_t *f)
+{
+    if (f->len < MIG_CHUNK_HDR) return;
+    const uint8_t *p = f->payload;
+    slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
+    if (!s || s->rx_done || s->step != ST_HOLDING || f->src != s->source) return;
+    uint16_t off = mig_get16(p + 2), n = (uint16_t) (f->len - MIG_CHUNK_HDR);
+    const uint8_t *b = p + MIG_CHUNK_HDR;
+    if (off != s->offset || (off == 0 && !start_rx(s, b, n))) {
+        if (!s->err) s->err = MT_ERR_INVALID;
+        finish_rx(s);
+        return;
+    }
+    copy_in(s, b, n);
+    s->offset = (uint16_t) (s->offset + n);
+    /* Out of memory: say so now rather than after the whole image. */
+    if (s->err || s->offset >= s->head_len + s->state_len) finish_rx(s);
+}
+
+/* ---- attaching ---- */
+
+static void answer(const slot_t *s, mt_err_t err)
+{
+    uint8_t d[3] = {s->pid, s->id, (uint8_t) err};
+    mig_ctrl(MIG_MSG_ATTACHED, s->source, MIG_CTRL_PRIO, d, 3);
+}
+
+/* The task's control block, frozen, with what was held back here first. */
+static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
+{
+    const program_t *prog = program_find(img->program);
+    *err = img->pid != s->pid ? MT_ERR_INVALID : prog ? MT_OK : MT_ERR_NO_PROGRAM;
+    if (*err) return NULL;
+    route_t *routes = NULL;
+    if (img->n_routes) {
+        routes = mem_alloc_owned(img->n_routes * sizeof(route_t), MEM_OWNER_KERNEL);
+        if (!routes) {
+            *err = MT_ERR_NO_MEM;
+            return NULL;
+        }
+    }
+    for (uint8_t i = 0; i < img->n_routes; i++) routes[i] = mig_image_route(img, i);
+    task_spec_t spec = {.pid = s->pid,
+                        .prio = img->prio,
+                        .flags = (uint8_t) (img->flags & TASK_MOVABLE),
+                        .handler = prog->handler,
+                        .state_size = prog->state_size,
+                        .routes = routes,
+                        .n_routes = img->n_routes};
+    task_t *t = sched_mig_move_in(&spec, err);
+    mem_free(routes);
+    if (!t) return NULL;
+    /* First: anything that reaches the task from now on is newer. */
+    sched_mig_hold_at(t, s->out, 0);
+    s->out = NULL;
+    s->hold = false;
+    return t;
+}
+
+/* The copy goes; what reached it joins what is held back for the source. */
+static void drop_copy(slot_t *s)
+{
+    task_t *t = sched_find_task(s->pid);
+    msg_t *held = NULL;
+    if (t && (t->flags & TASK_FROZEN) && sched_mig_move_out(t, s->source, &held) == MT_OK)
+        append(s, held);
+    s->hold = true;
+}
+
+static mt_err_t deserialise(slot_t *s, task_t *t)
+{
+    uint8_t *block = s->state; /* the task's from now on, or freed after */
+    s->state = NULL;
+    mt_err_t err = sched_mig_call(t, PORT_DESERIALIZE, block, s->state_len);
+    if (err) drop_copy(s);
+    return err;
+}
+
+static void attach(slot_t *s)
+{
+    mig_image_t img;
+    mt_err_t err = s->err;
+    task_t *t = NULL;
+    if (!err) err = mig_image_decode(s->head, s->head_len, &img);
+    if (!err) t = create(s, &img, &err);
+    if (!err) err = deserialise(s, t);
+    s->since = timer_now();
+    if (err) {
+        log_error(err);
+        mem_free(s->state);
+        s->state = NULL;
+        s->step = ST_FAILED; /* still holding back, for the source now */
+        answer(s, err);
+        return;
+    }
+    s->step = ST_ATTACHED;
+    mig_notify(s->pid, MIG_ATTACHED, s->source, MT_OK);
+    answer(s, MT_OK);
+}
+
+/* ---- the outcome ---- */
+
+void mig_peer_rx_result(const bus_frame_t *f)
+{
+    if (f->len < 5) return;
+    const uint8_t *p = f->payload;
+    slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
+    mig_image_t img;
+    if (!s || p[2] != MT_OK || s->step != ST_ATTACHED) return;
+    if (mig_image_decode(s->head, s->head_len, &img) != MT_OK) return;
+    /* The outcome's place in bus order: later multicasts are ours. */
+    for (uint8_t i = 0; i < img.n_groups; i++) {
+        uint8_t group;
+        mt_port_t port;
+        mig_image_group(&img, i, &group, &port);
+        mcast_join(group, s->pid, port);
+    }
+}
+
+/* The migration is over without the task here: the copy (if any) goes,
+ * and what was held back goes to the source. */
+static void give_up(slot_t *s, mt_err_t why)
+{
+    if (s->role == ROLE_DEST) {
+        drop_copy(s);
+        mig_notify(s->pid, MIG_DISCARDED, s->source, why);
+    }
+    s->out_to = s->source;
+    s->step = ST_FLUSHING;
+}
+
+static void drop_held_back(slot_t *s)
+{
+    while (s->out) {
+        msg_t *m = s->out;
+        s->out = m->next;
+        log_error(MT_ERR_NO_TASK); /* the task is dead: nowhere to go */
+        sched_mig_msg_free(m);
+    }
+}
+
+static void on_result(const mig_record_t *r)
+{
+    const uint8_t *d = r->data;
+    if (r->len < 5) return;
+    mt_pid_t pid = d[0];
+    mt_err_t err = (mt_err_t) d[2];
+    mig_notify(pid, MIG_DONE, d[4], err);
+    if (err == MT_OK && !sched_task_exists(pid)) sched_mig_reroute(pid, d[4]);
+    if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
+        sched_task_remove_remote(pid);
+    slot_t *s = mig_slot_find(ROLE_FREE, pid, d[1]);
+    if (!s) return;
+    s->since = timer_now();
+    if (s->role == ROLE_DEST && err == MT_OK) {
+        if (s->step == ST_ATTACHED) s->step = ST_COMMITTED;
+        return;
+    }
+    give_up(s, err);
+    if (err == MT_OK) s->out_to = s->dest;
+    if (err == MIG_RESULT_KILLED) drop_held_back(s);
+}
+
+static void on_abort(const mig_record_t *r)
+{
+    slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
+    if (s && s->step != ST_COMMITTED && s->step != ST_FLUSHING) give_up(s, MT_ERR_STATE);
+}
+
+/* ---- a source that has gone silent ---- */
+
+bool mig_peer_waiting(const slot_t *s)
+{
+    return (s->role == ROLE_PEER || s->role == ROLE_DEST) && s->step != ST_FLUSHING;
+}
+
+/* Waiting for the source too long: ask whether it is still there. */
+void mig_peer_tick(slot_t *s)
+{
+    if (!mig_peer_waiting(s) || timer_now() - s->since < TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)) return;
+    s->since = timer_now();
+    uint8_t d[2] = {s->pid, s->id};
+    mig_ctrl(MIG_MSG_PING, s->source, MIG_CTRL_PRIO, d, 2);
+}
+
+/* A source that cannot be reached decides nothing more: the task was there
+ * and is gone with it (or comes back with it). The destination never
+ * starts its copy without the source's END, so dropping it is safe. */
+void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
+{
+    if (kind != MIG_MSG_PING || result == PORT_BUS_SENT || to != s->source) return;
+    if (!mig_peer_waiting(s)) return;
+    log_error(MT_ERR_BUS_DOWN);
+    mig_notify(s->pid, MIG_DONE, s->dest, MT_ERR_BUS_DOWN);
+    give_up(s, MT_ERR_BUS_DOWN);
+}
+
+/* ---- forwarded messages and the start ---- */
+
+void mig_peer_rx_forward(const bus_frame_t *f)
+{
+    if (f->len < MIG_FWD_HDR) return;
+    const uint8_t *p = f->payload;
+    slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
+    task_t *t = s ? sched_find_task(s->pid) : NULL;
+    if (!t || f->src != s->source) return;
+    for (uint16_t at = MIG_FWD_HDR; at + MIG_FWD_ENTRY <= f->len;) {
+        uint16_t n = mig_get16(p + at + 1);
+        if (at + MIG_FWD_ENTRY + n > f->len) break;
+        /* After the ones forwarded before, ahead of everything else. */
+        msg_t *m = sched_mig_msg(s->pid, p[at], p + at + MIG_FWD_ENTRY, n);
+        if (m) sched_mig_hold_at(t, m, s->fwd_count); /* else logged: lost */
+        s->fwd_count++;
+        at = (uint16_t) (at + MIG_FWD_ENTRY + n);
+    }
+}
+
+static void on_end(const mig_record_t *r)
+{
+    slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
+    if (!s || s->step != ST_COMMITTED || r->len < 4) return;
+    if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
+    task_t *t = sched_find_task(s->pid);
+    if (t) {
+        mt_err_t err = mig_rearm(s->pid, s->head, s->head_len);
+        if (err) log_error(err);
+        sched_mig_thaw(t);
+    }
+    mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
+    mig_slot_free(s);
+}
+
+void mig_peer_record(const mig_record_t *r)
+{
+    if (r->kind == MIG_MSG_FREEZE) {
+        on_freeze(r);
+    } else if (r->kind == MIG_REC_RECEIVED) {
+        slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
+        if (s && s->step == ST_HOLDING) attach(s);
+    } else if (r->kind == MIG_MSG_RESULT) {
+        on_result(r);
+    } else if (r->kind == MIG_MSG_END) {
+        on_end(r);
+    } else if (r->kind == MIG_MSG_ABORT && r->len >= 2) {
+        on_abort(r);
+    }
+}
+
+#endif /* MOTET_BUS */

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The task migrator, the source's side (migrate.c has the overview).
+ *
+ * The source alone decides. It freezes the task and has it serialise
+ * itself, multicasts FREEZE, waits for every other module's reply (each
+ * reply follows, on its module's bus queue, whatever that module had
+ * already sent to the task), sends the image, and waits for the
+ * destination's ATTACHED. Then it multicasts the outcome. On success the
+ * task is routed to the destination once that RESULT has gone out (the
+ * bus order of the frame is the instant the task changes module for
+ * multicasts too), and its held messages follow it in order, closed by END.
+ * On failure the task resumes here, or is killed if it cannot.
+ *
+ * A module that does not answer is asked again after a timeout, with a
+ * unicast whose failure tells the bus manager's verdict: unreachable (dead,
+ * or stopped) means it can send nothing more, so it is no longer waited
+ * for, nor in later migrations until a frame from it arrives again; an
+ * unreachable destination fails the migration.
+ */
+#include <string.h>
+
+#include "bus_internal.h"
+#include "migrate_internal.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/program.h"
+#include "motet/timesync.h"
+
+#if MOTET_BUS
+
+#define TIMEOUT_TICKS TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)
+
+static uint16_t image_total(const slot_t *s)
+{
+    return (uint16_t) (s->head_len + s->state_len);
+}
+
+static mt_err_t check(const task_t *t, mt_module_t dest)
+{
+    if (!mig_movable(t)) return MT_ERR_NOT_MOVABLE;
+    if (dest == bus_self() || dest >= MOTET_BUS_MODULES || !(bus_modules() & mig_bit(dest)))
+        return MT_ERR_INVALID;
+    if (!(t->flags & TASK_INITIALISED) || (t->flags & (TASK_FROZEN | TASK_KILL_PENDING)) ||
+        (t->flags & TASK_ON_STACK) || mig_slot_of(t->pid))
+        return MT_ERR_STATE; /* not started, dying, or on the move already */
+    if (!program_find_handler(t->handler)) return MT_ERR_NO_PROGRAM;
+    return MT_OK;
+}
+
+/* ---- serialising ---- */
+
+mt_err_t migrate_state(void *block, uint16_t len)
+{
+    slot_t *s = MIG.serialising;
+    if (!s || sched_current_pid() != s->pid) return log_error(MT_ERR_STATE);
+    if (block && !mem_is_heap(block)) return log_error(MT_ERR_BAD_POINTER);
+    if ((len && !block) || (block && len > mem_block_size(block))) return log_error(MT_ERR_INVALID);
+    mem_free(s->state); /* a second call replaces the first */
+    s->state = NULL;
+    s->state_len = 0;
+    if (block && !len) mem_free(block);
+    if (!block || !len) return MT_OK;
+    mem_set_owner(block, MEM_OWNER_KERNEL); /* survives the task leaving */
+    s->state = block;
+    s->state_len = len;
+    return MT_OK;
+}
+
+static mt_err_t serialise(slot_t *s, task_t *t)
+{
+    MIG.serialising = s;
+    mt_err_t err = sched_mig_call(t, PORT_SERIALIZE, NULL, 0);
+    MIG.serialising = NULL;
+    return err;
+}
+
+/* Stop the task's timers, keeping what was left of each, stamped with the
+ * global time. */
+static void take_timers(mig_image_t *img, mt_pid_t pid)
+{
+    port_irq_state_t st = port_irq_save();
+    img->stamp = timesync_now();
+    img->n_timers = 0;
+    for (uint8_t n = 0; n < TIMERS_PER_TASK; n++) {
+        mig_timer_t *t = &img->timers[img->n_timers];
+        if (!timer_info(pid, n, &t->remaining, &t->period)) continue;
+        t->index = n;
+        timer_stop_for(pid, n);
+        img->n_timers++;
+    }
+    port_irq_restore(st);
+}
+
+/* The image header of task pid into s->head; its timers are taken last,
+ * once nothing can fail any more. */
+static mt_err_t build_image(slot_t *s, mt_pid_t pid)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return MT_ERR_NO_TASK; /* it killed itself meanwhile */
+    uint8_t groups[2 * MOTET_MAX_GROUP_MEMBERS];
+    mig_image_t img = {.pid = pid,
+                       .prio = t->prio,
+                       .flags = (uint8_t) (t->flags & TASK_MOVABLE),
+                       .program = program_find_handler(t->handler)->id,
+                       .n_routes = t->n_routes,
+                       .n_timers = TIMERS_PER_TASK, /* room for all, for now */
+                       .n_groups = mcast_memberships(pid, groups, MOTET_MAX_GROUP_MEMBERS),
+                       .state_len = s->state_len,
+                       .groups = groups};
+    uint16_t most = mig_image_size(&img);
+    if (most > MOTET_MIGRATE_CHUNK || (uint32_t) most + s->state_len > UINT16_MAX)
+        return MT_ERR_INVALID; /* the header must fit in the first frame */
+    uint8_t *routes =
+        t->n_routes ? mem_alloc_owned(t->n_routes * MIG_ROUTE_BYTES, MEM_OWNER_KERNEL) : NULL;
+    s->head = mem_alloc_owned(most, MEM_OWNER_KERNEL);
+    if (!s->head || (t->n_routes && !routes)) {
+        mem_free(routes);
+        return MT_ERR_NO_MEM;
+    }
+    for (uint8_t i = 0; i < t->n_routes; i++) {
+        routes[2 * i] = t->routes[i].pid;
+        routes[2 * i + 1] = t->routes[i].port;
+    }
+    img.routes = routes;
+    take_timers(&img, pid);
+    s->head_len = mig_image_encode(&img, s->head, most);
+    mem_free(routes);
+    return MT_OK;
+}
+
+/* ---- failing: the task resumes here ---- */
+
+/* The task runs here again; false if it could not and was killed. */
+static bool resume(slot_t *s, mt_err_t why)
+{
+    task_t *t = sched_find_task(s->pid);
+    if (!t) return false;
+    mt_err_t err = s->head ? mig_rearm(s->pid, s->head, s->head_len) : MT_OK;
+    if (err) {
+        sched_task_kill(s->pid); /* frozen: no FINAL; its held messages go too */
+        mig_notify(s->pid, MIG_KILLED, s->dest, err);
+        return false;
+    }
+    sched_mig_thaw(t);
+    mig_notify(s->pid, MIG_RESUMED, s->dest, why);
+    return true;
+}
+
+/* Announce the outcome to every module, and keep it for any that missed
+ * it. */
+static void announce(const slot_t *s, mt_err_t outcome)
+{
+    mig_outcome_t *o = &MIG.outcomes[MIG.next_outcome];
+    MIG.next_outcome = (uint8_t) ((MIG.next_outcome + 1u) % MIG_OUTCOMES);
+    *o = (mig_outcome_t){.pid = s->pid, .id = s->id, .err = (uint8_t) outcome, .dest = s->dest};
+    uint8_t d[5] = {s->pid, s->id, (uint8_t) outcome, bus_self(), s->dest};
+    mig_ctrl(MIG_MSG_RESULT, BUS_BROADCAST, MIG_CTRL_PRIO, d, 5);
+}
+
+void mig_source_ping(const mig_record_t *r)
+{
+    if (r->len < 2 || mig_slot_find(ROLE_SOURCE, r->data[0], r->data[1])) return; /* ongoing */
+    for (uint8_t i = 0; i < MIG_OUTCOMES; i++) {
+        const mig_outcome_t *o = &MIG.outcomes[i];
+        if (!o->pid || o->pid != r->data[0] || o->id != r->data[1]) continue;
+        uint8_t d[5] = {o->pid, o->id, o->err, bus_self(), o->dest};
+        mig_ctrl(MIG_MSG_RESULT, r->from, MIG_CTRL_PRIO, d, 5); /* to it alone */
+        return;
+    }
+}
+
+static void fail(slot_t *s, mt_err_t err)
+{
+    log_error(err);
+    mt_err_t outcome = resume(s, err) ? err : MIG_RESULT_KILLED;
+    announce(s, outcome);
+    mig_notify(s->pid, MIG_DONE, s->dest, outcome);
+    mig_slot_free(s);
+}
+
+/* ---- the steps ---- */
+
+void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester)
+{
+    mt_pid_t pid = t->pid;
+    mt_err_t err = check(t, dest);
+    slot_t *s = err ? NULL : mig_slot_new();
+    if (!err && !s) err = MT_ERR_NO_SLAB;
+    if (err) {
+        mig_refuse(pid, err, requester);
+        return;
+    }
+    s->pid = pid;
+    s->id = ++MIG.next_id;
+    s->source = bus_self();
+    s->dest = dest;
+    s->requester = requester;
+    s->prio = t->prio;
+    s->role = ROLE_SOURCE;
+    s->step = ST_REPLIES;
+    sched_mig_freeze(t);
+    mig_notify(pid, MIG_FROZEN, dest, MT_OK);
+    err = serialise(s, t);
+    if (!err) err = build_image(s, pid);
+    if (err) { /* refused before anything left this module */
+        resume(s, err);
+        mig_slot_free(s);
+        mig_refuse(pid, err, requester);
+        return;
+    }
+    /* A module known to be gone sends nothing: no reply to wait for. */
+    s->waiting = bus_modules() & ~mig_bit(bus_self()) & ~MIG.silent;
+    s->since = timer_now();
+    uint8_t d[5] = {pid, s->id, bus_self(), dest, (uint8_t) s->prio};
+    mig_ctrl(MIG_MSG_FREEZE, BUS_BROADCAST, MIG_CTRL_PRIO, d, 5);
+}
+
+static void start_sending(slot_t *s)
+{
+    s->step = ST_SENDING;
+    s->offset = 0;
+    mig_source_pump(s);
+}
+
+static void on_reply(slot_t *s, mt_module_t from, mt_err_t err)
+{
+    if (!s || s->step != ST_REPLIES) return;
+    if (err) {
+        fail(s, err);
+        return;
+    }
+    s->waiting &= ~mig_bit(from);
+    if (!s->waiting) start_sending(s);
+}
+
+static void decide(slot_t *s)
+{
+    s->step = ST_DECIDED;
+    mem_free(s->head); /* no way back: the task will not resume here */
+    mem_free(s->state);
+    s->head = s->state = NULL;
+    announce(s, MT_OK);
+}
+
+static void on_attached(slot_t *s, const mig_record_t *r)
+{
+    if (!s) { /* a copy of a migration already given up: drop it */
+        uint8_t d[2] = {r->data[0], r->data[1]};
+        mig_ctrl(MIG_MSG_ABORT, r->from, MIG_CTRL_PRIO, d, 2);
+        return;
+    }
+    if (s->step != ST_SENDING && s->step != ST_ATTACHING) return;
+    if (r->data[2] != MT_OK)
+        fail(s, (mt_err_t) r->data[2]);
+    else if (!sched_find_task(s->pid))
+        fail(s, MT_ERR_NO_TASK); /* killed meanwhile: the copy must not start */
+    else
+        decide(s);
+}
+
+/* Our RESULT went out: the task leaves, its held messages follow. */
+static void on_committed(slot_t *s)
+{
+    if (!s || s->step != ST_DECIDED) return;
+    task_t *t = sched_find_task(s->pid);
+    msg_t *held = NULL;
+    mt_err_t err = t ? sched_mig_move_out(t, s->dest, &held) : MT_ERR_NO_TASK;
+    if (err == MT_ERR_NO_SLAB) { /* no route to keep: the copy here goes anyway */
+        held = sched_mig_take_held(t);
+        sched_task_kill(s->pid);
+    }
+    s->fwd = held;
+    s->fwd_count = 0;
+    s->step = ST_FORWARDING;
+    mig_notify(s->pid, MIG_LEFT, s->dest, MT_OK);
+    mig_notify(s->pid, MIG_DONE, s->dest, MT_OK);
+    mig_source_pump(s);
+}
+
+/* A bulk frame ended, or a probe did. */
+static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
+{
+    bool bulk = kind == MIG_MSG_STATE || kind == MIG_MSG_FORWARD || kind == MIG_MSG_END;
+    if (bulk) s->in_flight = false;
+    if (result != PORT_BUS_SENT) {
+        MIG.silent |= mig_bit(to);
+        if (to == s->dest && s->step <= ST_ATTACHING) {
+            fail(s, MT_ERR_BUS_DOWN); /* the destination is gone: stay here */
+        } else if (to == s->dest) {
+            log_error(MT_ERR_BUS_DOWN); /* gone after the decision: so is the task */
+            mig_slot_free(s);
+        } else if (kind == MIG_MSG_FREEZE && s->step == ST_REPLIES) {
+            s->waiting &= ~mig_bit(to); /* dead: it sends nothing any more */
+            if (!s->waiting) start_sending(s);
+        }
+        return;
+    }
+    if (kind == MIG_MSG_END) {
+        mig_slot_free(s);
+    } else if (kind == MIG_MSG_STATE && s->offset == image_total(s)) {
+        s->step = ST_ATTACHING;
+        s->since = timer_now();
+        s->rounds = 0;
+    }
+}
+
+void mig_source_record(const mig_record_t *r)
+{
+    const uint8_t *d = r->data;
+    if (r->kind == MIG_REC_TX_END) { /* d: kind, pid, id, result; from: to */
+        slot_t *s = mig_slot_find(ROLE_FREE, d[1], d[2]);
+        if (d[0] == MIG_MSG_REQUEST && d[3] != PORT_BUS_SENT) { /* d[2]: the dest */
+            log_error(MT_ERR_BUS_DOWN);
+            mig_notify(d[1], MIG_REFUSED, r->from, MT_ERR_BUS_DOWN);
+        } else if (s && s->role == ROLE_SOURCE)
+            tx_end(s, r->from, d[0], d[3]);
+        else if (s)
+            mig_peer_tx_end(s, r->from, d[0], d[3]);
+        return;
+    }
+    if (r->len < 2) return;
+    slot_t *s = mig_slot_find(ROLE_SOURCE, d[0], d[1]);
+    if (r->kind == MIG_MSG_REPLY && r->len >= 3)
+        on_reply(s, r->from, (mt_err_t) d[2]);
+    else if (r->kind == MIG_MSG_ATTACHED && r->len >= 3)
+        on_attached(s, r);
+    else if (r->kind == MIG_REC_COMMITTED)
+        on_committed(s);
+}
+
+void mig_source_own_result(const bus_frame_t *f)
+{
+    if (f->len < 5) return;
+    const uint8_t *p = f->payload;
+    slot_t *s = mig_slot_find(ROLE_SOURCE, p[0], p[1]);
+    if (!s || p[2] != MT_OK || s->step != ST_DECIDED) return;
+    /* The outcome's place in bus order: later multicasts are the
+     * destination's to deliver to the task. */
+    mcast_leave_all(s->pid);
+    mig_ring_push(MIG_REC_COMMITTED, bus_self(), p, 2);
+}
+
+/* ---- output ---- */
+
+/* Copy image bytes [off, off+n) from the header, then the state. */
+static void copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
+{
+    uint16_t from_head = off < s->head_len ? (uint16_t) (s->head_len - off) : 0u;
+    if (from_head > n) from_head = n;
+    if (from_head) memcpy(out, s->head + off, from_head);
+    if (n > from_head)
+        memcpy(out + from_head, s->state + (off + from_head - s->head_len),
+               (size_t) (n - from_head));
+}
+
+static void send_chunk(slot_t *s)
+{
+    uint16_t n = (uint16_t) (image_total(s) - s->offset);
+    if (n > MOTET_MIGRATE_CHUNK) n = MOTET_MIGRATE_CHUNK;
+    uint8_t *buf = mem_alloc_owned(MIG_CHUNK_HDR + n, MEM_OWNER_KERNEL);
+    if (!buf) {
+        MIG.want_room = true; /* frames that end give heap back */
+        return;
+    }
+    buf[0] = s->pid;
+    buf[1] = s->id;
+    mig_put16(buf + 2, s->offset);
+    copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n);
+    mt_err_t err = mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n));
+    mem_free(buf);
+    if (!err) {
+        s->in_flight = true;
+        s->offset = (uint16_t) (s->offset + n);
+    } else if (err != MT_ERR_QUEUE_FULL && err != MT_ERR_NO_MEM) {
+        fail(s, err);
+    }
+}
+
+/* How many held messages from the head of s->fwd fit in one frame. */
+static uint8_t pack_count(slot_t *s, uint16_t *size)
+{
+    uint8_t k = 0;
+    *size = MIG_FWD_HDR;
+    for (msg_t *m = s->fwd; m && k < UINT8_MAX; m = m->next, k++) {
+        uint16_t need = (uint16_t) (MIG_FWD_ENTRY + m->len);
+        if (*size + need > MIG_CHUNK_HDR + MOTET_MIGRATE_CHUNK) break;
+        *size = (uint16_t) (*size + need);
+    }
+    return k;
+}
+
+static void pack(const slot_t *s, uint8_t k, uint8_t *buf)
+{
+    buf[0] = s->pid;
+    buf[1] = s->id;
+    uint8_t *p = buf + MIG_FWD_HDR;
+    const msg_t *m = s->fwd;
+    for (uint8_t i = 0; i < k; i++, m = m->next) {
+        p[0] = m->port;
+        mig_put16(p + 1, m->len);
+        if (m->len) memcpy(p + MIG_FWD_ENTRY, m->data, m->len);
+        p += MIG_FWD_ENTRY + m->len;
+    }
+}
+
+static void drop_forwarded(slot_t *s, uint8_t k)
+{
+    for (uint8_t i = 0; i < k; i++) {
+        msg_t *m = s->fwd;
+        s->fwd = m->next;
+        sched_mig_msg_free(m);
+        s->fwd_count++;
+    }
+}
+
+static void send_end(slot_t *s)
+{
+    uint8_t d[4] = {s->pid, s->id, 0, 0};
+    mig_put16(d + 2, s->fwd_count);
+    if (mig_frame(MIG_MSG_END, s->dest, s->prio, d, 4) == MT_OK) s->in_flight = true;
+}
+
+static void send_forward(slot_t *s)
+{
+    if (!s->fwd) {
+        send_end(s);
+        return;
+    }
+    uint16_t size;
+    uint8_t k = pack_count(s, &size);
+    if (!k) { /* larger than a frame: it cannot follow the task (logged) */
+        log_error(MT_ERR_INVALID);
+        drop_forwarded(s, 1);
+        return;
+    }
+    uint8_t *buf = mem_alloc_owned(size, MEM_OWNER_KERNEL);
+    if (!buf) {
+        MIG.want_room = true;
+        return;
+    }
+    pack(s, k, buf);
+    mt_err_t err = mig_frame(MIG_MSG_FORWARD, s->dest, s->prio, buf, size);
+    mem_free(buf);
+    if (err == MT_OK) {
+        s->in_flight = true;
+        drop_forwarded(s, k);
+    }
+}
+
+void mig_source_pump(slot_t *s)
+{
+    if (s->in_flight) return;
+    if (s->step == ST_SENDING && s->offset < image_total(s))
+        send_chunk(s);
+    else if (s->step == ST_FORWARDING)
+        send_forward(s);
+}
+
+/* ---- timeouts ---- */
+
+bool mig_source_waiting(const slot_t *s)
+{
+    return s->role == ROLE_SOURCE && (s->step == ST_REPLIES || s->step == ST_ATTACHING);
+}
+
+void mig_source_tick(slot_t *s)
+{
+    if (!mig_source_waiting(s) || timer_now() - s->since < TIMEOUT_TICKS) return;
+    s->since = timer_now();
+    if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
+        fail(s, MT_ERR_BUS_DOWN);
+        return;
+    }
+    uint8_t d[5] = {s->pid, s->id, bus_self(), s->dest, (uint8_t) s->prio};
+    if (s->step == ST_ATTACHING) {
+        mig_ctrl(MIG_MSG_PING, s->dest, MIG_CTRL_PRIO, d, 2);
+        return;
+    }
+    for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
+        if (s->waiting & mig_bit(m)) mig_ctrl(MIG_MSG_FREEZE, m, MIG_CTRL_PRIO, d, 5);
+}
+
+#endif /* MOTET_BUS */

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the scheduler does for a migration (migrate_internal.h), built on
+ * the few primitives sched.c exposes for it (sched_internal.h).
+ *
+ * Freezing uses rule 7: a frozen task counts as not initialised, so every
+ * message for it is held, in creation order, and nothing runs it; the flag
+ * TASK_FROZEN says why. A task arriving on a module is created the same way
+ * (not initialised, frozen), so messages that reach it before the migration
+ * is complete wait too. Thawing releases the held messages in list order,
+ * not by stamp: the migrator splices lists from several modules into the
+ * one order that each sender's messages must keep.
+ *
+ * Every list and table change happens with interrupts off: bus frames post
+ * to tasks from the receive interrupt, and the migrator changes a task's
+ * place while other handlers may preempt it.
+ */
+#include <string.h>
+
+#include "migrate_internal.h"
+#include "motet/log.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+
+static uint16_t list_length(const msg_t *m)
+{
+    uint16_t n = 0;
+    for (; m; m = m->next) n++;
+    return n;
+}
+
+void sched_mig_freeze(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    /* Queued messages are older than any held one: they go first. */
+    msg_t *queued = queue_remove_for(t->pid, t->prio);
+    if (queued) {
+        msg_t *last = queued;
+        while (last->next) last = last->next;
+        last->next = t->held;
+        t->held = queued;
+        sched_held_add((int16_t) list_length(queued));
+    }
+    t->flags = (uint8_t) ((t->flags & ~TASK_INITIALISED) | TASK_FROZEN);
+    port_irq_restore(s);
+}
+
+void sched_mig_thaw(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    t->flags = (uint8_t) ((t->flags & ~TASK_FROZEN) | TASK_INITIALISED);
+    while (t->held) {
+        msg_t *m = t->held;
+        t->held = m->next;
+        sched_held_add(-1);
+        m->seq = sched_msg_stamp(); /* the order of the list, from now */
+        queue_push(m, t->prio);
+    }
+    port_irq_restore(s);
+}
+
+msg_t *sched_mig_take_held(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    msg_t *list = t->held;
+    t->held = NULL;
+    sched_held_add((int16_t) -list_length(list));
+    port_irq_restore(s);
+    return list;
+}
+
+void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index)
+{
+    if (!list) return;
+    msg_t *last = list;
+    while (last->next) last = last->next;
+    port_irq_state_t s = port_irq_save();
+    msg_t **link = &t->held;
+    for (uint16_t i = 0; i < index && *link; i++) link = &(*link)->next;
+    last->next = *link;
+    *link = list;
+    sched_held_add((int16_t) list_length(list));
+    port_irq_restore(s);
+}
+
+msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
+{
+    if (sched_msg_spare() <= MIG_RESERVE) { /* the migrator's own wake-ups need them */
+        log_error(MT_ERR_QUEUE_FULL);
+        return NULL;
+    }
+    msg_t *m = sched_msg_alloc(); /* logs an empty pool */
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    m->dst = dst;
+    m->port = port;
+    m->src = MT_PID_NONE;
+    m->flags = MSG_FROM_ISR;
+    if (len) {
+        m->data = mem_alloc_owned(len, MEM_OWNER_KERNEL); /* logs exhaustion */
+        if (!m->data) {
+            sched_msg_free(m);
+            return NULL;
+        }
+        memcpy(m->data, data, len);
+        m->len = len;
+        m->flags |= MSG_HEAP;
+    }
+    return m;
+}
+
+void sched_mig_msg_free(msg_t *m)
+{
+    sched_msg_free(m);
+}
+
+mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len)
+{
+    msg_t m = {.next = NULL,
+               .data = len ? block : NULL,
+               .len = len,
+               .seq = 0,
+               .dst = t->pid,
+               .port = port,
+               .src = sched_current_pid(),
+               .flags = (uint8_t) (block ? MSG_HEAP : 0)};
+    if (block && !len) mem_free(block);
+    return sched_task_call(t, &m);
+}
+
+mt_err_t sched_mig_move_out(task_t *t, mt_module_t module, msg_t **held)
+{
+    port_irq_state_t s = port_irq_save();
+    /* Take the held messages and swap the control block for a remote one
+     * in one step: a message sent in between would be lost with the task. */
+    sched_task_unlink(t);
+    mt_err_t err = sched_task_create_remote(t->pid, t->prio, module);
+    if (err) {
+        sched_task_link(t);
+        port_irq_restore(s);
+        return err;
+    }
+    *held = t->held;
+    t->held = NULL;
+    sched_held_add((int16_t) -list_length(*held));
+    msg_t *queued = queue_remove_for(t->pid, t->prio); /* none while frozen */
+    port_irq_restore(s);
+    while (queued) {
+        msg_t *next = queued->next;
+        sched_msg_free(queued);
+        queued = next;
+    }
+    timer_stop_all(t->pid);
+    mcast_leave_all(t->pid);
+    mem_free_all(t->pid);
+    sched_task_free(t);
+    return MT_OK;
+}
+
+task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err)
+{
+    port_irq_state_t s = port_irq_save();
+    remote_task_t *r = sched_remote_find(spec->pid);
+    remote_task_t was = r ? *r : (remote_task_t){0};
+    if (r) sched_task_remove_remote(spec->pid);
+    *err = sched_task_create(spec);
+    task_t *t = *err ? NULL : sched_find_task(spec->pid);
+    if (t)
+        t->flags |= TASK_FROZEN; /* not initialised either: rule 7 holds */
+    else if (r)
+        sched_task_create_remote(was.pid, was.prio, was.module);
+    port_irq_restore(s);
+    return t;
+}
+
+bool sched_mig_remote(mt_pid_t pid, mt_module_t *module, mt_prio_t *prio)
+{
+    remote_task_t *r = sched_remote_find(pid);
+    if (!r) return false;
+    if (module) *module = r->module;
+    if (prio) *prio = r->prio;
+    return true;
+}
+
+mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module)
+{
+    remote_task_t *r = sched_remote_find(pid);
+    if (!r) return MT_ERR_NO_TASK;
+    r->module = module;
+    return MT_OK;
+}
+
+bool migrate_live(mt_pid_t pid)
+{
+    task_t *t = sched_find_task(pid);
+    return t && (t->flags & TASK_INITIALISED) && !(t->flags & TASK_FROZEN);
+}

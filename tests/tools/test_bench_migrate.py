@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: MIT
+"""The migration benchmark's pieces that need no device run: the SVG
+writer, the parsing of a run's lines and of a callgrind profile, the fit,
+and the event-log table of migration phases against migrate.h."""
+
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import bench_migrate, eventlog, svgplot  # noqa: E402
+
+
+def test_svg_chart_is_well_formed_and_draws_every_series():
+    text = svgplot.render("t <1>", "x", "y", [("a", [(0, 1), (10, 5)]), ("b & c", [(0, 2)])],
+                          dashed=("b & c",))
+    root = ET.fromstring(text)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(root.findall(f"{ns}polyline")) == 2
+    assert len(root.findall(f"{ns}circle")) == 2  # markers on the solid series only
+    labels = [t.text for t in root.findall(f"{ns}text")]
+    assert "t <1>" in labels and "b & c" in labels
+
+
+def test_ticks_are_round_and_cover_the_range():
+    ticks = svgplot.nice_ticks(0, 29.4)
+    assert ticks[0] <= 0 and ticks[-1] >= 29.4
+    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
+    assert len(steps) == 1 and steps.pop() in (5, 10)
+
+
+def test_latencies_pair_each_freeze_with_its_arrival():
+    lines = ["m1| [    100.000 ms] mig 0x10 FROZEN m0 MT_OK live=0",
+             "m0| [    101.500 ms] mig 0x10 ATTACHED m1 MT_OK live=0",
+             "m0| [    102.000 ms] mig 0x10 LIVE m1 MT_OK live=1",
+             "m0| [    200.000 ms] mig 0x10 FROZEN m1 MT_OK live=0",
+             "m1| [    200.750 ms] mig 0x10 ATTACHED m0 MT_OK live=0",
+             "m1| [    201.000 ms] mig 0x10 LIVE m0 MT_OK live=1"]
+    got = bench_migrate.latencies(lines)
+    assert [(round(a, 3), round(b, 3)) for a, b in got] == [(1.5, 2.0), (0.75, 1.0)]
+
+
+def test_fit_recovers_a_line():
+    b0, slope = bench_migrate.fit([(0, 3.5), (1000, 16.5), (2000, 29.5)])
+    assert abs(b0 - 3.5) < 1e-9 and abs(slope - 0.013) < 1e-12
+
+
+def test_callgrind_profile_counts_kernel_self_cost_not_calls(tmp_path):
+    profile = tmp_path / "cg.out"
+    profile.write_text("""events: Ir
+fl=(1) /src/kernel/src/migrate.c
+fn=(1) migrator
+10 100
+cfl=(2) /src/ports/native/bus_native.c
+cfn=(2) port_bus_send
+calls=1 5
+12 900
+fl=(2)
+fn=(2)
+5 900
+fl=(3) /usr/lib/libc.so
+fn=(3) __memcpy_avx_unaligned_erms
+1 40
+fn=(4) write
+1 70
+""")
+    # migrator's own 100 and the block copy's 40; not the call's 900
+    # (the port's own cost), nor the port, nor write().
+    assert bench_migrate.callgrind_kernel_ir(profile) == 140
+
+
+def test_event_log_names_the_migration_phases_of_migrate_h():
+    header = (ROOT / "kernel" / "include" / "motet" / "migrate.h").read_text()
+    body = header[header.index("typedef enum {"):header.index("} migrate_phase_t;")]
+    names = re.findall(r"^\s*MIG_([A-Z_]+)", body, re.M)
+    assert names[0] == "REQUESTED" and "= 1," in body and names[-1] == "PHASE_END"
+    assert eventlog.MIGRATE_PHASES == ("?", *names[:-1])

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the scheduler does for a migration (sched_migrate.c), on one
+ * module: freezing holds every message in order and runs nothing, thawing
+ * releases them in the order held, lists are spliced where the migrator
+ * puts them, a handler is called for SERIALIZE with its result, and a task
+ * leaves (remote control block) and arrives (local, frozen) without a
+ * sender ever finding neither.
+ */
+#include <string.h>
+
+#include "migrate_internal.h"
+#include "test_support.h"
+
+#define T     0x20
+#define HIGH  0x21
+#define OTHER 0x22
+
+static char got[64];
+static mt_err_t serialize_result;
+
+static void note(char c)
+{
+    size_t n = strlen(got);
+    got[n] = c;
+    got[n + 1] = 0;
+}
+
+static mt_err_t recorder(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_SERIALIZE) {
+        note('S');
+        return serialize_result;
+    }
+    if (msg->port >= PORT_0 && msg->len) note(((const char *) msg->data)[0]);
+    return MT_OK;
+}
+
+/* A higher task that sends to T while T is frozen. */
+static mt_err_t sender(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_0) sched_send_to(T, PORT_0, msg->data, msg->len, 0);
+    return MT_OK;
+}
+
+static void make(mt_pid_t pid, mt_prio_t prio, task_handler_t h)
+{
+    task_spec_t spec = {.pid = pid, .prio = prio, .flags = TASK_MOVABLE, .handler = h};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    memset(got, 0, sizeof got);
+    serialize_result = MT_OK;
+    make(T, 2, recorder);
+    make(HIGH, 5, sender);
+    return 0;
+}
+
+static void post(mt_pid_t pid, const char *c)
+{
+    assert_int_equal(sched_post_isr(pid, PORT_0, (void *) c, 1, 0), MT_OK);
+}
+
+static void test_frozen_task_holds_everything_in_order(void **state)
+{
+    (void) state;
+    post(T, "a"); /* queued before the freeze */
+    post(T, "b");
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    assert_false(migrate_live(T));
+    post(T, "c");                                                    /* from an interrupt */
+    assert_int_equal(sched_send_to(HIGH, PORT_0, "d", 1, 0), MT_OK); /* from a task */
+    sched_run_pending();
+    assert_string_equal(got, ""); /* nothing ran */
+    assert_int_equal(sched_queued_count(), 4);
+    sched_mig_thaw(t);
+    assert_true(migrate_live(T));
+    sched_run_pending();
+    assert_string_equal(got, "abcd");
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_lists_are_spliced_where_the_migrator_puts_them(void **state)
+{
+    (void) state;
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    post(T, "x"); /* arrived directly: goes last */
+    msg_t *held_back = sched_mig_msg(T, PORT_0, "h", 1);
+    sched_mig_hold_at(t, held_back, 0); /* held back elsewhere: before */
+    msg_t *f1 = sched_mig_msg(T, PORT_0, "1", 1), *f2 = sched_mig_msg(T, PORT_0, "2", 1);
+    sched_mig_hold_at(t, f1, 0); /* forwarded: first, in their order */
+    sched_mig_hold_at(t, f2, 1);
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, "12hx");
+}
+
+static void test_take_held_empties_the_list(void **state)
+{
+    (void) state;
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    post(T, "p");
+    post(T, "q");
+    msg_t *list = sched_mig_take_held(t);
+    assert_non_null(list);
+    assert_int_equal(((const char *) list->data)[0], 'p');
+    assert_int_equal(((const char *) list->next->data)[0], 'q');
+    assert_null(list->next->next);
+    assert_int_equal(sched_queued_count(), 0);
+    while (list) {
+        msg_t *next = list->next;
+        sched_mig_msg_free(list);
+        list = next;
+    }
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, "");
+}
+
+static void test_serialize_runs_now_with_its_result(void **state)
+{
+    (void) state;
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    post(T, "m");
+    assert_int_equal(sched_mig_call(t, PORT_SERIALIZE, NULL, 0), MT_OK);
+    serialize_result = MT_ERR_STATE;
+    assert_int_equal(sched_mig_call(t, PORT_SERIALIZE, NULL, 0), MT_ERR_STATE);
+    assert_string_equal(got, "SS"); /* the held message did not run */
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, "SSm");
+}
+
+static void test_task_leaves_and_arrives(void **state)
+{
+    (void) state;
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    post(T, "z");
+    msg_t *held = NULL;
+    assert_int_equal(sched_mig_move_out(t, 3, &held), MT_OK);
+    assert_non_null(held);
+    assert_int_equal(((const char *) held->data)[0], 'z');
+    sched_mig_msg_free(held);
+    assert_false(sched_task_exists(T));
+    mt_module_t where;
+    mt_prio_t prio;
+    assert_true(sched_mig_remote(T, &where, &prio));
+    assert_int_equal(where, 3);
+    assert_int_equal(prio, 2);
+    assert_int_equal(sched_mig_reroute(T, 4), MT_OK);
+    assert_true(sched_mig_remote(T, &where, NULL));
+    assert_int_equal(where, 4);
+    /* It comes back: local and frozen, the remote block gone. */
+    mt_err_t err;
+    task_spec_t spec = {.pid = T, .prio = 2, .flags = TASK_MOVABLE, .handler = recorder};
+    t = sched_mig_move_in(&spec, &err);
+    assert_int_equal(err, MT_OK);
+    assert_non_null(t);
+    assert_false(sched_mig_remote(T, NULL, NULL));
+    assert_false(migrate_live(T));
+    post(T, "w"); /* held until it starts */
+    sched_run_pending();
+    assert_string_equal(got, "");
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, "w");
+}
+
+static void test_arrival_that_fails_keeps_the_remote_block(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(OTHER, 1, 2), MT_OK);
+    mt_err_t err;
+    task_spec_t bad = {.pid = OTHER, .prio = MOTET_PRIO_LEVELS, .handler = recorder};
+    assert_null(sched_mig_move_in(&bad, &err));
+    assert_int_equal(err, MT_ERR_INVALID);
+    mt_module_t where;
+    assert_true(sched_mig_remote(OTHER, &where, NULL));
+    assert_int_equal(where, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_frozen_task_holds_everything_in_order, setup),
+        cmocka_unit_test_setup(test_lists_are_spliced_where_the_migrator_puts_them, setup),
+        cmocka_unit_test_setup(test_take_held_empties_the_list, setup),
+        cmocka_unit_test_setup(test_serialize_runs_now_with_its_result, setup),
+        cmocka_unit_test_setup(test_task_leaves_and_arrives, setup),
+        cmocka_unit_test_setup(test_arrival_that_fails_keeps_the_remote_block, setup),
+    };
+    return cmocka_run_group_tests_name("scheduler support for migration", tests, NULL, NULL);
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The task migrator on one native module, with the test playing the bus
+ * and the other modules (as test_native_bus.c does): the frames the
+ * migrator sends are captured, the test delivers the others' frames and
+ * the ends of transmissions at chosen simulated ticks.
+ *
+ * As a bystander: the reply to FREEZE goes behind every message already
+ * queued for the task (the order the protocol rests on), later sends are
+ * held back, and on the outcome they go to the task's new module, in
+ * order. As the source: refusals, the task frozen and serialised, its
+ * image sent once every module replied, resumed when the destination is
+ * unreachable, and on success routed away with its held messages
+ * forwarded, then END.
+ */
+#include <string.h>
+
+#include "migrate_internal.h"
+#include "native.h"
+#include "test_support.h"
+
+#define SELF    1u
+#define MODULES 0x7u /* modules 0, 1, 2 */
+#define REMOTE  0x30 /* a movable task on module 0 */
+#define LOCAL   0x20 /* a movable task here */
+#define FIXED   0x21 /* a task here that may not move */
+#define SLOT    256u
+
+static uint8_t sent[32][SLOT];
+static uint16_t sent_len[32];
+static unsigned n_sent;
+static char got[32];
+
+static void capture(const uint8_t *frame, uint16_t n)
+{
+    assert_true(n <= SLOT && n_sent < 32);
+    memcpy(sent[n_sent], frame, n);
+    sent_len[n_sent++] = n;
+}
+
+static bus_frame_t sent_frame(unsigned i)
+{
+    bus_frame_t f;
+    assert_true(i < n_sent);
+    assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+    return f;
+}
+
+static void finish_tx(uint8_t result)
+{
+    port_native_bus_inject_tx_done(result, tport_time() + 10);
+    tport_busy(20);
+}
+
+static void receive(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
+                    uint16_t len)
+{
+    static uint8_t seq;
+    bus_frame_t f = {.type = type,
+                     .src = src,
+                     .dst = type == BUS_FRAME_MCAST ? BUS_BROADCAST : SELF,
+                     .seq = seq++,
+                     .pid = pid,
+                     .port = port,
+                     .prio = 2,
+                     .len = len,
+                     .payload = p};
+    uint8_t buf[SLOT];
+    uint16_t n = bus_frame_encode(&f, buf, sizeof buf);
+    assert_true(n > 0);
+    bool accepted = false;
+    port_native_bus_inject_rx(buf, n, tport_time() + 10, &accepted);
+    tport_busy(20);
+    assert_true(accepted);
+}
+
+/* A migrator frame from module src. */
+static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint16_t len)
+{
+    uint8_t type =
+        kind == MIG_MSG_FREEZE || kind == MIG_MSG_RESULT ? BUS_FRAME_MCAST : BUS_FRAME_DATA;
+    receive(type, src, MT_PID_MIGRATOR, kind, p, len);
+}
+
+static mt_err_t task(void *state, msg_t *msg)
+{
+    (void) state;
+    size_t n = strlen(got);
+    if (msg->port == PORT_SERIALIZE) {
+        got[n] = 'S';
+        void *block = mem_alloc(3);
+        memcpy(block, "abc", 3);
+        return migrate_state(block, 3);
+    }
+    if (msg->port >= PORT_0 && msg->len) got[n] = ((const char *) msg->data)[0];
+    return MT_OK;
+}
+
+static const program_t programs[] = {{.id = 9, .name = "task", .handler = task}};
+
+static int setup(void **state)
+{
+    test_boot(state);
+    n_sent = 0;
+    memset(got, 0, sizeof got);
+    program_register(programs, 1);
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(LOCAL, NULL, 0), MT_OK);
+    spec = (task_spec_t){.pid = FIXED, .prio = 2, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(FIXED, NULL, 0), MT_OK);
+    assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
+    port_native_bus_capture(capture);
+    assert_int_equal(bus_start(SELF, MODULES), MT_OK);
+    return 0;
+}
+
+static void expect_data(unsigned i, mt_module_t dst, char c)
+{
+    bus_frame_t f = sent_frame(i);
+    assert_int_equal(f.type, BUS_FRAME_DATA);
+    assert_int_equal(f.dst, dst);
+    assert_int_equal(f.pid, REMOTE);
+    assert_int_equal(f.payload[0], c);
+}
+
+/* ---- a bystander ---- */
+
+static void test_reply_goes_behind_queued_messages_later_ones_are_held(void **state)
+{
+    (void) state;
+    for (const char *c = "abc"; *c; c++)
+        assert_int_equal(sched_send_to(REMOTE, PORT_0, (void *) c, 1, 0), MT_OK);
+    assert_int_equal(n_sent, 1);                    /* 'a' in the interface, 'b' and 'c' queued */
+    const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2}; /* pid, id, source 0, dest 2, prio 2 */
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    assert_int_equal(migrate_active(), 1);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held back */
+    for (int i = 0; i < 3; i++) finish_tx(PORT_BUS_SENT);
+    expect_data(0, 0, 'a');
+    expect_data(1, 0, 'b');
+    expect_data(2, 0, 'c');
+    bus_frame_t reply = sent_frame(3); /* only now: behind c */
+    assert_int_equal(reply.pid, MT_PID_MIGRATOR);
+    assert_int_equal(reply.port, MIG_MSG_REPLY);
+    assert_int_equal(reply.dst, 0);
+    assert_int_equal(reply.prio, 2); /* the task's priority */
+    const uint8_t ok[3] = {REMOTE, 1, MT_OK};
+    assert_memory_equal(reply.payload, ok, 3);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 4); /* 'd' waits */
+    /* Success: the task is on module 2 now; 'd' goes there, then 'e'. */
+    const uint8_t result[5] = {REMOTE, 1, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, result, 5);
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 2);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "e", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_SENT);
+    expect_data(4, 2, 'd');
+    expect_data(5, 2, 'e');
+    assert_int_equal(migrate_active(), 0);
+}
+
+static void test_failed_migration_releases_to_the_source(void **state)
+{
+    (void) state;
+    const uint8_t freeze[5] = {REMOTE, 7, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "f", 1, 0), MT_OK);
+    assert_int_equal(n_sent, 1);
+    const uint8_t result[5] = {REMOTE, 7, MT_ERR_NO_MEM, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, result, 5);
+    expect_data(1, 0, 'f'); /* still on module 0 */
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+}
+
+/* ---- the source ---- */
+
+static void test_requests_that_are_refused_at_once(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(FIXED, 2), MT_ERR_NOT_MOVABLE);
+    assert_int_equal(migrate_request(0x7E, 2), MT_ERR_NO_TASK);
+    assert_int_equal(migrate_request(LOCAL, 9), MT_ERR_INVALID); /* not on the device */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NOT_MOVABLE), 1);
+    assert_int_equal(n_sent, 0);
+    assert_true(migrate_live(LOCAL));
+}
+
+/* Ask, let FREEZE go and every module reply: the image goes out. */
+static void freeze_and_reply(uint8_t *id)
+{
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending(); /* the migrator runs */
+    assert_string_equal(got, "S");
+    assert_false(migrate_live(LOCAL));
+    bus_frame_t freeze = sent_frame(0);
+    assert_int_equal(freeze.type, BUS_FRAME_MCAST);
+    assert_int_equal(freeze.port, MIG_MSG_FREEZE);
+    *id = freeze.payload[1];
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "h", 1, 0), MT_OK); /* held */
+    const uint8_t reply[3] = {LOCAL, *id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    assert_int_equal(n_sent, 1);
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    bus_frame_t chunk = sent_frame(1);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    assert_int_equal(chunk.dst, 2);
+    assert_int_equal(chunk.len, MIG_CHUNK_HDR + MIG_IMAGE_HEADER + 3); /* no routes, timers */
+    assert_memory_equal(chunk.payload + chunk.len - 3, "abc", 3);
+}
+
+static void test_unreachable_destination_leaves_the_task_here(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_UNREACHABLE);
+    assert_true(migrate_live(LOCAL));
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t failed[5] = {LOCAL, id, MT_ERR_BUS_DOWN, SELF, 2};
+    assert_memory_equal(result.payload, failed, 5);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* the held message ran here */
+}
+
+static void test_success_moves_the_task_and_forwards_its_messages(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    assert_int_equal(result.payload[2], MT_OK);
+    assert_true(sched_task_exists(LOCAL)); /* until the outcome has gone out */
+    finish_tx(PORT_BUS_SENT);
+    assert_false(sched_task_exists(LOCAL));
+    mt_module_t where;
+    assert_true(sched_mig_remote(LOCAL, &where, NULL));
+    assert_int_equal(where, 2);
+    bus_frame_t fwd = sent_frame(3);
+    assert_int_equal(fwd.port, MIG_MSG_FORWARD);
+    const uint8_t one[6] = {LOCAL, id, PORT_0, 1, 0, 'h'};
+    assert_memory_equal(fwd.payload, one, 6);
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t end = sent_frame(4);
+    assert_int_equal(end.port, MIG_MSG_END);
+    assert_int_equal(end.payload[2], 1); /* one message forwarded */
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(migrate_active(), 0);
+    assert_string_equal(got, "S"); /* 'h' ran nowhere here */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_reply_goes_behind_queued_messages_later_ones_are_held, setup),
+        cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
+        cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
+        cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
+        cmocka_unit_test_setup(test_success_moves_the_task_and_forwards_its_messages, setup),
+    };
+    return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
+}
