@@ -24,6 +24,15 @@
  * so module time is the simulation's global time, and the microphone tasks
  * capture on multiples of the block period (tasks_ssl.c). Drifting clocks
  * would need the capture instants placed by time sync instead.
+ *
+ * Run-time migration (--migrate PID:MODULE@S, built when the kernel has
+ * the task migrator, SSL_MIGRATION from CMakeLists.txt): the loader asks
+ * for task PID to move to MODULE at module time S, from an interrupt line
+ * of the native port scheduled for that tick (migrate_request() may be
+ * called from any context). vote, ewma and alert move as copies of their
+ * plain-data states; sc and ht refuse (tasks_ssl.c). Without the migrator
+ * the option is refused and not named in the usage line (the scenario test
+ * looks for it there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +44,22 @@
 #include "ssl_app.h"
 #include "tasks.h"
 
+#if SSL_MIGRATION
+#include "motet/migrate.h"
+#define MIGRATE_USAGE " [--migrate PID:MODULE@S]"
+#else
+#define MIGRATE_USAGE ""
+#endif
+
+/* The native interrupt line that makes the --migrate request. */
+#define MIGRATE_LINE 0
+
+typedef struct migration {
+    unsigned long pid, dest;
+    double at_s;
+    bool wanted;
+} migration_t;
+
 typedef struct options {
     const char *scenario;
     const cost_cpu_t *cpu;
@@ -42,6 +67,7 @@ typedef struct options {
     bool loader;
     uint8_t mics; /* bit c: microphone c */
     bool temp, radio;
+    migration_t migrate;
 } options_t;
 
 static void usage(const char *why, const char *arg)
@@ -49,7 +75,8 @@ static void usage(const char *why, const char *arg)
     fprintf(stderr,
             "ssl_device: %s%s%s\n"
             "usage: ssl_device --scenario FILE [--cpu NAME] [--sensor microphone:N|temperature|"
-            "radio]... [--loader] [--desc FILE.bin] [--bus SOCKET --module N ...]\n",
+            "radio]... [--loader] [--desc FILE.bin]" MIGRATE_USAGE
+            " [--bus SOCKET --module N ...]\n",
             why, arg ? ": " : "", arg ? arg : "");
     exit(2);
 }
@@ -96,6 +123,21 @@ static void add_sensor(options_t *o, const char *s)
     }
 }
 
+/* PID:MODULE@SECONDS, e.g. 0x18:4@3.1 */
+static void parse_migration(const char *v, migration_t *m)
+{
+    if (!SSL_MIGRATION) usage("--migrate needs the task migrator, not in this kernel", v);
+    char *end;
+    m->pid = strtoul(v, &end, 0);
+    if (*end++ != ':') usage("--migrate PID:MODULE@SECONDS", v);
+    m->dest = strtoul(end, &end, 0);
+    if (*end++ != '@') usage("--migrate PID:MODULE@SECONDS", v);
+    m->at_s = strtod(end, &end);
+    if (*end || m->pid > 0xFF || m->dest > 0xFF || !(m->at_s >= 0))
+        usage("--migrate PID:MODULE@SECONDS", v);
+    m->wanted = true;
+}
+
 static void parse(int argc, char **argv, options_t *o)
 {
     const char *v;
@@ -109,6 +151,8 @@ static void parse(int argc, char **argv, options_t *o)
             add_sensor(o, v);
         } else if ((v = option(argc, argv, &i, "--desc"))) {
             o->desc_path = v;
+        } else if ((v = option(argc, argv, &i, "--migrate"))) {
+            parse_migration(v, &o->migrate);
         } else if (strcmp(argv[i], "--loader") == 0) {
             o->loader = true;
         } else {
@@ -136,6 +180,32 @@ static uint16_t read_desc(const char *path, uint8_t *buf, size_t cap)
         return 0;
     }
     return (uint16_t) n;
+}
+
+#if SSL_MIGRATION
+static migration_t pending;
+
+/* The interrupt at the requested tick: ask, and say what came of asking. */
+static void migrate_isr(void)
+{
+    mt_err_t err = migrate_request((mt_pid_t) pending.pid, (mt_module_t) pending.dest);
+    char line[96];
+    int n = snprintf(line, sizeof line, "ssl: migration of task 0x%02lx to module %lu asked: %s\n",
+                     pending.pid, pending.dest, mt_strerror(err));
+    if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+}
+#endif
+
+/* The loader makes the --migrate request (every module gets the option). */
+static void schedule_migration(const migration_t *m)
+{
+#if SSL_MIGRATION
+    pending = *m;
+    port_native_irq_attach(MIGRATE_LINE, migrate_isr);
+    port_native_irq_schedule(MIGRATE_LINE, (uint64_t) (m->at_s * PORT_TICKS_PER_SECOND));
+#else
+    (void) m;
+#endif
 }
 
 static int load(const options_t *o)
@@ -176,6 +246,7 @@ int main(int argc, char **argv)
     if (o.loader || !bus.socket) {
         int status = load(&o);
         if (status) return status;
+        if (o.migrate.wanted) schedule_migration(&o.migrate);
     }
     sched_run();
     return 0;

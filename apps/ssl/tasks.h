@@ -6,6 +6,7 @@
 #ifndef APPS_SSL_TASKS_H
 #define APPS_SSL_TASKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "motet/sched.h"
@@ -29,6 +30,13 @@ mt_err_t ssl_start(const uint8_t *desc, uint16_t len);
  * console ("ssl: module 1 has no microphone 2: its task is not started")
  * and returns MT_ERR_INVALID, which the kernel logs. */
 mt_err_t ssl_missing(const char *hardware);
+
+/* Migration of a task whose state is plain data (no pointers: vote, ewma,
+ * alert): PORT_SERIALIZE hands the migrator a copy of the `size` bytes of
+ * `state`, PORT_DESERIALIZE on the destination copies them back. True if
+ * msg was one of those two, with the handler's result in *err. SC and HT
+ * hold heap pointers and refuse to move instead (tasks_ssl.c). */
+bool ssl_plain_state_port(void *state, uint16_t size, const msg_t *msg, mt_err_t *err);
 
 /* Module time in microseconds (the port's ticks converted). */
 uint32_t ssl_now_us(void);

@@ -5,6 +5,7 @@
  * application manager, which creates, wires and initialises the tasks.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "dsp/fbd.h"
 #include "dsp/vote.h"
@@ -12,6 +13,10 @@
 #include "ssl_app.h"
 #include "tasks.h"
 #include "tasks_state.h"
+
+#if SSL_MIGRATION
+#include "motet/migrate.h"
+#endif
 
 #define PROGRAM(id_, name_, fn, size)                                                              \
     {                                                                                              \
@@ -49,4 +54,35 @@ mt_err_t ssl_missing(const char *hardware)
                      (unsigned) bus_self(), hardware);
     if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
     return MT_ERR_INVALID;
+}
+
+/* Hand the migrator a copy of the state (it owns the copy once accepted). */
+static mt_err_t serialize_copy(const void *state, uint16_t size)
+{
+#if SSL_MIGRATION
+    void *copy = mem_alloc(size);
+    if (!copy) return MT_ERR_NO_MEM; /* refused: the task stays where it is */
+    memcpy(copy, state, size);
+    mt_err_t err = migrate_state(copy, size);
+    if (err) mem_free(copy);
+    return err;
+#else
+    (void) state;
+    (void) size;
+    return MT_ERR_STATE; /* no migrator in this kernel: never asked */
+#endif
+}
+
+bool ssl_plain_state_port(void *state, uint16_t size, const msg_t *msg, mt_err_t *err)
+{
+    if (msg->port == PORT_SERIALIZE) {
+        *err = serialize_copy(state, size);
+        return true;
+    }
+    if (msg->port == PORT_DESERIALIZE) {
+        *err = msg->len == size ? MT_OK : MT_ERR_INVALID;
+        if (!*err) memcpy(state, msg->data, size);
+        return true;
+    }
+    return false;
 }

@@ -65,6 +65,8 @@ mt_err_t ssl_temp_task(void *state, msg_t *msg)
 mt_err_t ssl_ewma_task(void *state, msg_t *msg)
 {
     fbd_ewma_t *f = state;
+    mt_err_t err;
+    if (ssl_plain_state_port(f, sizeof *f, msg, &err)) return err;
     if (msg->port != PORT_0 || msg->len != sizeof(ssl_reading_t)) return MT_OK;
     ssl_reading_t r = *(const ssl_reading_t *) msg->data;
     r.avg_q8 = fbd_ewma_update(f, r.temp_q4, SSL_EWMA_SHIFT);
@@ -81,6 +83,8 @@ mt_err_t ssl_alert_task(void *state, msg_t *msg)
     static const fbd_alert_config_t cfg = {.threshold_q16 = SSL_ALERT_THRESHOLD,
                                            .shift = SSL_ALERT_SHIFT};
     fbd_alert_t *a = state;
+    mt_err_t err;
+    if (ssl_plain_state_port(a, sizeof *a, msg, &err)) return err;
     if (msg->port != PORT_0 || msg->len != sizeof(ssl_reading_t)) return MT_OK;
     ssl_reading_t r = *(const ssl_reading_t *) msg->data;
     bool raised = fbd_alert_update(a, &cfg, r.avg_q8);

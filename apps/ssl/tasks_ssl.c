@@ -151,6 +151,9 @@ mt_err_t ssl_sc_task(void *state, msg_t *msg)
     }
     if (msg->port == PORT_0) return sc_spectrum(s, msg);
     if (msg->port == PORT_0 + 1) return sc_decision(s, msg);
+    /* Not yet movable at run time: the held band is a heap pointer (it
+     * would have to be dropped or shipped). Refusing leaves it in place. */
+    if (msg->port == PORT_SERIALIZE) return MT_ERR_STATE;
     return MT_OK;
 }
 
@@ -159,6 +162,8 @@ mt_err_t ssl_sc_task(void *state, msg_t *msg)
 mt_err_t ssl_vote_task(void *state, msg_t *msg)
 {
     vote_t *v = state;
+    mt_err_t err;
+    if (ssl_plain_state_port(v, sizeof *v, msg, &err)) return err;
     const ssl_verdict_t *in = msg->data;
     if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
     vote_result_t r =
@@ -234,5 +239,8 @@ mt_err_t ssl_ht_task(void *state, msg_t *msg)
     ht_state_t *s = state;
     if (msg->port == PORT_INIT) return ht_init(s);
     if (msg->port == PORT_0) return ht_spectrum(s, msg);
+    /* Not yet movable at run time: its tables and bands are heap pointers
+     * (the tables would be rebuilt from the geometry on arrival). */
+    if (msg->port == PORT_SERIALIZE) return MT_ERR_STATE;
     return MT_OK;
 }

@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from conftest import ROOT, RUN_TIMEOUT_S
-from device_run import DEVICES, TOOLS, env, events, run_device
+from device_run import DEVICES, env, events, run_device
 from test_ssl import (ALERT_DEADLINE_US, ANGLES, FIRST_S, GAP_S, SOURCE_S, TOLERANCE_DEG,
                       angle_error, full_blocks, sources_schedule, write_scenario)
 
@@ -200,6 +200,36 @@ def test_a_task_without_its_hardware_says_so(build_dir, tmp_path, short_scenario
     assert found == []  # HT needs all four bands: nothing is located
 
 
+def migration_supported(build_dir):
+    """True if ssl_device takes --migrate: it is built with it once the
+    kernel has the task migrator (apps/ssl/CMakeLists.txt, SSL_MIGRATION)."""
+    res = subprocess.run([str(build_dir / "apps/ssl/ssl_device"), "--no-such-option"],
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    return "--migrate" in res.stderr
+
+
+def test_run_time_migration_keeps_detections(build_dir, tmp_path, short_scenario, baseline):
+    """The vote moves from m1 to m4 at 3.1 s, between two blocks' verdicts,
+    while a talker is being located: every block is still located at the
+    same angle, and from then on the vote runs on m4."""
+    if not migration_supported(build_dir):
+        pytest.skip("the kernel has no task migrator yet (kernel/src/migrate.c): ssl_device "
+                    "was built without --migrate")
+    pid, home = pids()
+    at_s, dest = 3.1, 4
+    _, found, alerts, logs = run_ssl(build_dir, tmp_path, short_scenario, "--migrate",
+                                     f"{pid['vote']}:{dest}@{at_s}", logs=True)
+    _, base_found, base_alerts, _ = baseline
+    assert [(d["block"], d["angle"]) for d in found] == \
+        [(d["block"], d["angle"]) for d in base_found]
+    assert [a["t"] for a in alerts] == [a["t"] for a in base_alerts]
+    later = at_s * 1e6 + 250e3
+    assert any(r.type == "START" and r.pid == pid["vote"] and r.time_us > later
+               for r in events(logs, dest))
+    assert not any(r.type == "START" and r.pid == pid["vote"] and r.time_us > later
+                   for r in events(logs, home["vote"]))
+
+
 def test_same_scenario_same_output_on_the_device(build_dir, tmp_path, short_scenario, baseline):
     again = run_ssl(build_dir, tmp_path, short_scenario)[0]
     assert again.stdout == baseline[0].stdout
@@ -217,7 +247,8 @@ def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp
     assert summary["detections"] and len(summary["alerts"]) == 1
     for d in summary["detections"]:
         assert d["truth"] is not None and angle_error(d["angle"], d["truth"]) <= TOLERANCE_DEG
-    assert "fire alert at t=9.260 s, latency" in text and "was preempted" in text
+    assert "fire alert at t=9.260 s, latency" in text
+    assert "into mic1's" in text and "FFT, which the FBD chain preempted" in text
     for mid in (1, 2, 3, 4, 5):
         assert any(line.startswith(f"  m{mid} ") and "%" in line for line in lines), text
     trace = json.loads(summary["trace"].read_text())["traceEvents"]

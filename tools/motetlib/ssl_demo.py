@@ -42,6 +42,8 @@ OUT_DIR = ROOT / "out"
 TRACE_NAME = "ssl-demo-trace.json"
 TARGET = "ssl_device"
 
+BLOCK_PERIOD_S = 0.25  # the microphones' period in ssl_device.toml
+BLOCK_SAMPLES = 512    # SSL_N
 FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: pids follow the description's order
 APP_PORT_0 = 8        # PORT_0: input ports below it are system ports
 MULTICAST_PID = 0xF0  # MT_PID_MULTICAST
@@ -132,7 +134,7 @@ def scenario_lines(scenario):
            f"the reference level"]
     for s in doc.get("source", []):
         start = s.get("start", 0)
-        out.append(f"  {s.get('kind', 'speech'):<6} at {s.get('angle', 0):5.1f} deg, "
+        out.append(f"  {s.get('kind', 'speech'):<6} at {s.get('angle', 0):5.1f}\u00b0, "
                    f"{start:g} - {start + s.get('duration', 1):g} s")
     for f in doc.get("fire", []):
         out.append(f"  fire   from {f.get('time', 0):g} s (+{f.get('rise', 20):g} C, "
@@ -145,7 +147,23 @@ def rel(path):
     return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
 
 
-def detection_lines(found):
+def heard_blocks(scenario):
+    """Capture-window ends (s) of the blocks that lie wholly inside one
+    source's sound: the blocks there is something to locate in."""
+    doc = tomllib.loads(Path(scenario).read_text())
+    block = BLOCK_SAMPLES / doc.get("array", {}).get("sample_rate", 16000)
+    ends = set()
+    for s in doc.get("source", []):
+        start = s.get("start", 0)
+        stop = start + s.get("duration", 1)
+        k = math.ceil((start + block) / BLOCK_PERIOD_S - 1e-9)
+        while k * BLOCK_PERIOD_S <= stop + 1e-9:
+            ends.add(round(k * BLOCK_PERIOD_S, 6))
+            k += 1
+    return ends
+
+
+def detection_lines(found, heard):
     out = [f"Directions found ({len(found)} blocks; angles counter-clockwise from +x):"]
     errors = []
     for d in found:
@@ -158,24 +176,27 @@ def detection_lines(found):
         out.append(f"  t={d['t']:7.3f} s  direction {d['angle']:5.1f}\u00b0  (true "
                    f"{d['truth']:5.1f}\u00b0, error {err:.1f}\u00b0)  on the radio "
                    f"{d['latency'] * 1e3:.0f} ms later")
+    if not found:
+        out.append("  none")
     if errors:
         rms = math.sqrt(sum(e * e for e in errors) / len(errors))
-        stray = len(found) - len(errors)
-        out.append(f"  {len(errors)} with a true direction: RMS error {rms:.2f}\u00b0, largest "
-                   f"{max(errors):.1f}\u00b0; {stray} without one")
+        out.append(f"  error: RMS {rms:.2f}\u00b0, largest {max(errors):.1f}\u00b0")
+    located = sum(1 for d in found if round(d["t"], 6) in heard)
+    out.append(f"  located {located} of the {len(heard)} blocks lying wholly within a source; "
+               f"{len(found) - len(errors)} detections while no single source was sounding")
     return out
 
 
 def alert_lines(alerts, fft_checks):
     out = [f"Fire alerts ({len(alerts)}):"]
     for a, fft in zip(alerts, fft_checks):
-        note = ""
-        if fft:
-            name, start, end = fft
-            note = (f"; {name}'s FFT ({(end - start) / 1e3:.0f} ms) was running and "
-                    f"was preempted")
         out.append(f"  fire alert at t={a['t']:.3f} s, latency {a['latency'] * 1e3:.2f} ms "
-                   f"(sampling to radio, {a['temp']:.2f} C){note}")
+                   f"(sampling to radio; {a['temp']:.2f} C)")
+        if fft:
+            module, name, start, end = fft
+            into, length = a["t"] * 1e3 - start / 1e3, (end - start) / 1e3
+            out.append(f"    m{module} sampled it {into:.0f} ms into {name}'s {length:.0f} ms FFT, "
+                       f"which the FBD chain preempted")
     if not alerts:
         out.append("  none")
     return out
@@ -183,9 +204,10 @@ def alert_lines(alerts, fft_checks):
 
 def module_lines(dev, report, counts):
     end = report["end_s"] or 1.0
-    head = (f"  {'module':<16} {'cpu':<7} {'busy':>7} {'asleep':>7} {'msgs sent':>9} "
-            f"{'received':>8} {'frames out/in':>13} {'energy':>10}")
-    out = ["Modules (busy and asleep: share of the run's simulated time):", head]
+    head = (f"  {'module':<16} {'cpu':<7} {'busy':>7} {'asleep':>7} {'msgs out':>9} "
+            f"{'msgs in':>8} {'frames out/in':>13} {'energy':>10}")
+    out = ["Modules (busy, asleep: of the simulated time; msgs: sent and handled by its "
+           "tasks; frames: bus)", head]
     for spec in dev.modules:
         m = report["modules"][str(spec.id)]
         cpu = module_cpu(spec)
@@ -252,7 +274,7 @@ def check_ffts(alerts, records, names):
     out = []
     for a in alerts:
         hit = handler_at(records.get(temp_module, []), round(a["t"] * 1e6), set(mics))
-        out.append((mics[hit[0]], hit[1], hit[2]) if hit else None)
+        out.append((temp_module, mics[hit[0]], hit[1], hit[2]) if hit else None)
     return out
 
 
@@ -284,7 +306,8 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     for line in device_lines(dev, names):
         print_(line)
     print_("")
-    for block in (detection_lines(found), alert_lines(alerts, check_ffts(alerts, records, names)),
+    for block in (detection_lines(found, heard_blocks(scenario)),
+                  alert_lines(alerts, check_ffts(alerts, records, names)),
                   module_lines(dev, report, counts)):
         for line in block:
             print_(line)
