@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from . import build, setup_env
+from . import build, setup_env, stackcheck, thread_size
 
 ROOT = build.ROOT
 
@@ -39,7 +39,8 @@ def cmd_build(args):
 
 
 def cmd_size(args):
-    return build.size_check(args.build_dir, args.port)
+    status = build.size_check(args.build_dir, args.port)
+    return status or thread_size.check(args.build_dir, args.port)
 
 
 # ---- test -------------------------------------------------------------------
@@ -170,7 +171,8 @@ def cmd_test(args):
         results.append(("scenario", *scenario_tests(bdir)))
         stage("size")
         st = build.size_check(args.build_dir, args.port, do_build=False)
-        results.append(("size", st, "log on vs off"))
+        st = st or thread_size.check(args.build_dir, args.port)
+        results.append(("size", st, "log on vs off, threads off"))
         stage("ports")
         results.append(("ports", *port_tests(args.build_dir)))
     done = {r[0] for r in results}
@@ -259,8 +261,9 @@ def cmd_run_hello(args):
 # ---- bench, log, appc -------------------------------------------------------
 
 def cmd_bench(args):
-    from . import bench
-    return bench.bench(args.build_dir, args.output, args.port)
+    from . import bench_all
+    only = args.only.split(",") if args.only else bench_all.ALL
+    return bench_all.run(args.build_dir, args.port, only)
 
 
 def cmd_log(args):
@@ -344,10 +347,11 @@ def parser():
     _add_build_args(s)
     s.set_defaults(func=cmd_run_hello)
 
-    s = sub.add_parser("bench", help="count kernel instructions per operation (callgrind), "
-                                     "write docs/benchmarks.md")
-    s.add_argument("--output", metavar="FILE",
-                   help="where to write the report (default: docs/benchmarks.md)")
+    s = sub.add_parser("bench", help="run the benchmarks (instructions, cycles, bytes) and "
+                                     "write their sections of docs/benchmarks.md")
+    s.add_argument("--only", metavar="A,B",
+                   help="only these: native, cortex-m, avr, device, ssl, migration "
+                        "(default: all; the other sections are kept)")
     _add_build_args(s)
     s.set_defaults(func=cmd_bench)
 
@@ -367,6 +371,8 @@ def parser():
     sub.add_parser("appc", help="compile an application description (motet appc --help)",
                    add_help=False)
     sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
+    sub.add_parser("stack", help="worst-case stack of a built ELF (motet stack --help)",
+                   add_help=False)
     return p
 
 
@@ -375,6 +381,8 @@ def main(argv=None):
     try:
         if argv and argv[0] == "appc":
             return cmd_appc(argv[1:])
+        if argv and argv[0] == "stack":
+            return stackcheck.main(argv[1:])
         if argv and argv[0] == "run":
             from . import run_device
             return run_device.main(argv[1:])

@@ -86,6 +86,9 @@ def check(bdir=None, port=build.DEFAULT_PORT):
     except RuntimeError as e:
         print(f"size: error: {e}", file=sys.stderr)
         return 1
+    if not any(THREAD_OBJECT.match(n) and sum(v) for n, v in threads.items()):
+        print(f"size: threads: the {port} port has no thread contexts yet; nothing to compare")
+        return 0
     lines, failures = report(threads, nothreads, symbols)
     print(f"size: threads compiled out, {port} port ({LIBS[0]} vs {LIBS[1]})")
     for line in lines:

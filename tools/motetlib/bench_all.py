@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT
+"""`motet bench`: every benchmark, each into its section of docs/benchmarks.md.
+
+Benchmarks that render a whole markdown report of their own (the ports, the
+device) write it to a scratch file; it is folded in here as a section with
+its headings one level down. Those that already write sections (native,
+SSL, migration) write directly. `--only` picks some; the others' sections
+stay as they were.
+"""
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from . import build, report
+
+ALL = ("native", "cortex-m", "avr", "device", "ssl", "migration", "energy")
+
+
+def _absorb(name, path):
+    """Fold the markdown report at `path` into section `name`: its own
+    section of that name if it has one, else the whole file one level down."""
+    sections = report.read_sections(Path(path))
+    if name in sections:
+        report.write_section(name, sections[name])
+        return
+    text = Path(path).read_text()
+    text = re.sub(r"^<!--.*?-->\n", "", text)  # the SPDX line of a standalone file
+    text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
+    report.write_section(name, text)
+
+
+def _native(bdir, port):
+    from . import bench
+    return bench.bench(bdir, None, port)
+
+
+def _cortex_m(bdir, port):
+    from . import port_cortex_m
+    pdir = build.port_build_dir(bdir, "cortex-m")
+    if build.build(pdir, "cortex-m") != 0:
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cortex-m.md"
+        if not port_cortex_m.bench(pdir, out):
+            return 1
+        _absorb("cortex-m", out)
+    return 0
+
+
+def _avr(bdir, port):
+    from . import port_avr
+    pdir = build.port_build_dir(bdir, "avr")
+    if build.build(pdir, "avr") != 0:
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "avr.md"
+        status = port_avr.bench(pdir, None, out)
+        if status == 0:
+            _absorb("avr", out)
+        return status
+
+
+def _device(bdir, port):
+    from . import bench_device
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "device.md"
+        args = ["--output", str(out)] + (["--build-dir", str(bdir)] if bdir else [])
+        status = bench_device.main(args)
+        if status == 0:
+            _absorb("device", out)
+        return status
+
+
+def _ssl(bdir, port):
+    from . import bench_ssl
+    return bench_ssl.bench(bdir, report.REPORT, port)
+
+
+def _migration(bdir, port):
+    try:
+        from . import bench_migrate
+    except ImportError:
+        print("bench: migration: no benchmark yet", file=sys.stderr)
+        return 0
+    return bench_migrate.main(["--build-dir", str(build.build_dir(bdir))])
+
+
+def _energy(bdir, port):
+    from . import bench_energy
+    return bench_energy.bench(bdir)
+
+
+RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
+           "ssl": _ssl, "migration": _migration, "energy": _energy}
+
+
+def run(bdir=None, port=build.DEFAULT_PORT, only=ALL):
+    """Run the chosen benchmarks; an exit status (the first failure's)."""
+    failed = []
+    for name in only:
+        if name not in RUNNERS:
+            print(f"bench: error: unknown benchmark {name!r} (known: {', '.join(ALL)})",
+                  file=sys.stderr)
+            return 2
+        print(f"\n== bench {name}", flush=True)
+        if RUNNERS[name](bdir, port) != 0:
+            failed.append(name)
+    if failed:
+        print(f"bench: FAILED: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    print(f"bench: wrote {report.REPORT.relative_to(build.ROOT)}")
+    return 0
