@@ -73,8 +73,12 @@ def _device(bdir, port):
 
 
 def _ssl(bdir, port):
-    from . import bench_ssl
-    return bench_ssl.bench(bdir, report.REPORT, port)
+    from . import bench_ssl, bench_ssl_ports
+    status = bench_ssl.bench(bdir, report.REPORT, port)
+    pdir = build.port_build_dir(bdir, "cortex-m")  # the same chain on Cortex-M
+    if build.build(pdir, "cortex-m") != 0:
+        return 1
+    return bench_ssl_ports.bench(pdir, report.REPORT) or status
 
 
 def _migration(bdir, port):
