@@ -39,6 +39,18 @@ static void map_flip(slab_cache_t *cache, unsigned idx)
     cache->used_map[idx / 8u] ^= (uint8_t) (1u << (idx % 8u));
 }
 
+/* Object index of byte offset `delta` into the storage, rounded down for
+ * an offset inside an object. An 8-bit core has no divide instruction (a
+ * 16-bit division costs ~200 cycles on the ATmega128), so small caches
+ * multiply by a reciprocal instead: for delta = idx * size exactly,
+ * delta * ceil(2^16 / size) = idx * 2^16 + idx * e with e < size, and
+ * idx * e < count * size < 2^16, so the shift returns idx. */
+static unsigned index_of(const slab_cache_t *cache, uintptr_t delta)
+{
+    if (cache->recip) return (unsigned) (((uint32_t) (uint16_t) delta * cache->recip) >> 16);
+    return (unsigned) (delta / cache->obj_size);
+}
+
 /* Index of obj if it is the start of an object in this cache's storage. */
 static bool obj_index(const slab_cache_t *cache, const void *obj, unsigned *idx)
 {
@@ -46,10 +58,10 @@ static bool obj_index(const slab_cache_t *cache, const void *obj, unsigned *idx)
     uintptr_t base = (uintptr_t) cache->storage;
     if (p < base) return false;
     uintptr_t delta = p - base;
-    if (delta >= (uintptr_t) cache->count * cache->obj_size || delta % cache->obj_size != 0)
-        return false;
-    *idx = (unsigned) (delta / cache->obj_size);
-    return true;
+    if (delta >= (uintptr_t) cache->count * cache->obj_size) return false;
+    *idx = index_of(cache, delta);
+    /* Multiplying back rejects a pointer inside an object. */
+    return (uintptr_t) *idx * cache->obj_size == delta;
 }
 
 void slab_init(slab_cache_t *cache)
@@ -62,6 +74,9 @@ void slab_init(slab_cache_t *cache)
         cache->free_list = obj;
     }
     memset(cache->used_map, 0, (cache->count + 7u) / 8u);
+    uint32_t span = (uint32_t) cache->count * cache->obj_size;
+    cache->recip =
+        span < 0x10000u ? (uint16_t) ((0x10000u + cache->obj_size - 1u) / cache->obj_size) : 0u;
     cache->in_use = 0;
     cache->high_water = 0;
     cache->failures = 0;
@@ -78,7 +93,7 @@ void *slab_alloc(slab_cache_t *cache)
         return NULL;
     }
     cache->free_list = link_get(obj);
-    map_flip(cache, (unsigned) ((size_t) (obj - cache->storage) / cache->obj_size));
+    map_flip(cache, index_of(cache, (uintptr_t) (obj - cache->storage)));
     cache->in_use++;
     if (cache->in_use > cache->high_water) cache->high_water = cache->in_use;
     port_irq_restore(s);

@@ -20,6 +20,19 @@ SLAB_DEFINE(things, thing_t, THINGS);
 SLAB_DEFINE(tiny, uint8_t, 3);
 SLAB_DEFINE(others, thing_t, 2);
 
+/* Indices come from a multiply by a reciprocal when the storage spans less
+ * than 64 KB and from a division otherwise: one cache on each side. */
+typedef struct {
+    uint8_t bytes[37]; /* an odd size, so that reciprocal rounding matters */
+} odd_t;
+SLAB_DEFINE(odd_small, odd_t, 200);
+#if UINTPTR_MAX > 0xFFFFu
+typedef struct {
+    uint8_t bytes[333];
+} big_t;
+SLAB_DEFINE(odd_big, big_t, 250); /* 83 KB: past the reciprocal's range */
+#endif
+
 static int slab_setup(void **state)
 {
     test_boot(state);
@@ -215,6 +228,37 @@ static void test_init_resets_cache(void **state)
     alloc_all(objs);
 }
 
+/* Every object of `cache` is handed out once, its interior pointers are
+ * refused, and each frees exactly once. */
+static void check_every_index(slab_cache_t *cache)
+{
+    slab_init(cache);
+    uint8_t *first = slab_alloc(cache);
+    assert_ptr_equal(first, cache->storage);
+    for (unsigned i = 1; i < cache->count; i++)
+        assert_ptr_equal(slab_alloc(cache), cache->storage + (size_t) i * cache->obj_size);
+    assert_null(slab_alloc(cache));
+    for (unsigned i = 0; i < cache->count; i++) {
+        uint8_t *obj = cache->storage + (size_t) i * cache->obj_size;
+        assert_int_equal(slab_free(cache, obj + 1), MT_ERR_BAD_POINTER);
+        assert_int_equal(slab_free(cache, obj + cache->obj_size - 1), MT_ERR_BAD_POINTER);
+        assert_int_equal(slab_free(cache, obj), MT_OK);
+        assert_int_equal(slab_free(cache, obj), MT_ERR_DOUBLE_FREE);
+    }
+    assert_int_equal(cache->in_use, 0);
+}
+
+static void test_indices_by_reciprocal_and_by_division(void **state)
+{
+    (void) state;
+    check_every_index(&odd_small);
+    assert_int_not_equal(odd_small.recip, 0);
+#if UINTPTR_MAX > 0xFFFFu
+    check_every_index(&odd_big);
+    assert_int_equal(odd_big.recip, 0);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +271,7 @@ int main(void)
         cmocka_unit_test_setup(test_high_water, slab_setup),
         cmocka_unit_test_setup(test_reuse_last_freed, slab_setup),
         cmocka_unit_test_setup(test_init_resets_cache, slab_setup),
+        cmocka_unit_test_setup(test_indices_by_reciprocal_and_by_division, slab_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

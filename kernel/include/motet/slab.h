@@ -28,6 +28,7 @@ typedef struct slab_cache {
     uint8_t high_water;
     uint8_t failures; /* allocations refused */
     const char *name; /* for reports */
+    uint16_t recip;   /* ceil(2^16 / obj_size), 0: divide (set by slab_init) */
 } slab_cache_t;
 
 #define SLAB_OBJ_SIZE(type) (sizeof(type) < sizeof(void *) ? sizeof(void *) : sizeof(type))
@@ -47,7 +48,8 @@ typedef struct slab_cache {
                          0,                                                                        \
                          0,                                                                        \
                          0,                                                                        \
-                         #name}
+                         #name,                                                                    \
+                         0}
 
 /* Thread every object onto the free list; boot or test reset only. */
 void slab_init(slab_cache_t *cache);
