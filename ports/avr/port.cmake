@@ -115,3 +115,6 @@ endif()
 add_subdirectory(${MOTET_ROOT}/bench/avr ${CMAKE_BINARY_DIR}/bench/avr)
 # The tree-position energy benchmark (bench/avr-energy, bench_energy.py).
 add_subdirectory(${MOTET_ROOT}/bench/avr-energy ${CMAKE_BINARY_DIR}/bench/avr-energy)
+# The high-load benchmarks: preemption and timer overhead (bench/avr-energy-load,
+# bench_energy_load.py).
+add_subdirectory(${MOTET_ROOT}/bench/avr-energy-load ${CMAKE_BINARY_DIR}/bench/avr-energy-load)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import build, report
 
-ALL = ("native", "cortex-m", "avr", "device", "ssl", "migration", "energy")
+ALL = ("native", "cortex-m", "avr", "device", "ssl", "migration", "energy", "energy-load")
 
 
 def _absorb(name, path):
@@ -95,8 +95,14 @@ def _energy(bdir, port):
     return bench_energy.bench(bdir)
 
 
+def _energy_load(bdir, port):
+    from . import bench_energy_load
+    return bench_energy_load.bench(bdir)
+
+
 RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
-           "ssl": _ssl, "migration": _migration, "energy": _energy}
+           "ssl": _ssl, "migration": _migration, "energy": _energy,
+           "energy-load": _energy_load}
 
 
 def run(bdir=None, port=build.DEFAULT_PORT, only=ALL):

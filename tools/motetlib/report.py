@@ -14,7 +14,7 @@ REPORT = ROOT / "docs" / "benchmarks.md"
 
 SECTION_ORDER = ["native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports", "ssl-device",
                  "threads",
-                 "energy"]
+                 "energy", "energy-load"]
 
 HEADER = """<!-- SPDX-License-Identifier: MIT -->
 # Motet benchmarks
