@@ -64,8 +64,11 @@
 
 static thread_t threads[MOTET_MAX_THREADS];
 
+/* The running thread (NULL: K runs); global so that thread_running() is an
+ * inline load on the scheduler's send path. */
+thread_t *thread_current;
+
 static struct {
-    thread_t *current;       /* running thread; NULL: K runs */
     port_context_t k_ctx;    /* K, while a thread runs */
     port_context_t dead_ctx; /* where an exiting thread's registers go */
     void (*call)(void *);    /* a handler a thread handed to K */
@@ -81,19 +84,15 @@ void thread_init(void)
 {
     memset(threads, 0, sizeof threads);
     memset(&T, 0, sizeof T);
+    thread_current = NULL;
     T.k_floor = -1;
     for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
     policy_init();
 }
 
-thread_t *thread_running(void)
-{
-    return T.current;
-}
-
 thread_t *thread_self(void)
 {
-    return T.current;
+    return thread_current;
 }
 
 thread_t *thread_by_id(uint8_t id)
@@ -222,10 +221,10 @@ static void take_cpu(thread_t *t)
  * something switches back. `save` overrides where the registers go. */
 static void switch_to(thread_t *to, port_context_t *save)
 {
-    thread_t *from = T.current;
+    thread_t *from = thread_current;
     if (from == to) return;
     if (from) check_guard(from);
-    T.current = to;
+    thread_current = to;
     T.switches++;
     port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
@@ -242,7 +241,7 @@ static void run_next(thread_t *next, bool to_k)
  * whoever outranks it; irq off. */
 static void reschedule_running(void)
 {
-    thread_t *cur = T.current;
+    thread_t *cur = thread_current;
     charge(cur);
     thread_t *best = policy_peek();
     if (!k_beats_running(cur) && !(best && policy_preempts(best, cur))) {
@@ -275,7 +274,7 @@ static void sleep_in_place(thread_t *cur)
 
 void thread_block(void)
 {
-    thread_t *cur = T.current;
+    thread_t *cur = thread_current;
     charge(cur);
     for (;;) {
         if (cur->state == TS_RUNNING) { /* woken during its own sleep: fast path */
@@ -347,7 +346,7 @@ bool thread_k_idle_switch(void)
 void thread_call_on_k(void (*fn)(void *), void *arg)
 {
     port_irq_state_t s = port_irq_save();
-    thread_t *cur = T.current;
+    thread_t *cur = thread_current;
     charge(cur);
     T.call = fn;
     T.call_arg = arg;
@@ -361,24 +360,24 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 void thread_isr_exit(void)
 {
     port_irq_state_t s = port_irq_save();
-    if (!T.sleeping && T.current->state == TS_RUNNING) reschedule_running();
+    if (!T.sleeping && thread_current->state == TS_RUNNING) reschedule_running();
     port_irq_restore(s);
 }
 
 void thread_preempt_point(void)
 {
-    if (!T.current) {
+    if (!thread_current) {
         sched_k_preempt();
         return;
     }
     port_irq_state_t s = port_irq_save();
-    if (T.current->state == TS_RUNNING) reschedule_running();
+    if (thread_current->state == TS_RUNNING) reschedule_running();
     port_irq_restore(s);
 }
 
 mt_err_t thread_yield(void)
 {
-    thread_t *cur = T.current;
+    thread_t *cur = thread_current;
     if (!cur) return log_error(MT_ERR_STATE);
     port_irq_state_t s = port_irq_save();
     charge(cur);
@@ -484,7 +483,7 @@ mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
 
 void thread_exit(void)
 {
-    thread_t *cur = T.current;
+    thread_t *cur = thread_current;
     if (!cur || (cur->flags & THREAD_F_IDLE)) { /* K cannot exit */
         log_error(MT_ERR_STATE);
         port_halt(2);

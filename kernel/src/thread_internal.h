@@ -81,8 +81,13 @@ enum {
 
 /* Forget every thread, reset the policy; boot (sched_init). */
 void thread_init(void);
+/* The running thread, NULL when K (the kernel stack) runs (thread.c). */
+extern thread_t *thread_current;
 /* The running thread, NULL when K (the kernel stack) runs. */
-thread_t *thread_running(void);
+static inline thread_t *thread_running(void)
+{
+    return thread_current;
+}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* The running thread blocks (state and wait list set by the caller);
