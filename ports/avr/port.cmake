@@ -113,6 +113,29 @@ endif()
 # because the top-level CMakeLists.txt adds only bench/native; its targets
 # link the kernel and port libraries defined after this file, by name.
 add_subdirectory(${MOTET_ROOT}/bench/avr ${CMAKE_BINARY_DIR}/bench/avr)
+# motet_avr_bench_kernel(PREFIX NAME THREADS DEFS...): a kernel library
+# PREFIX_kernel_NAME and an AVR port library PREFIX_port_NAME built with their
+# own configuration (DEFS, plus MOTET_THREADS=THREADS), for benchmark images
+# whose policy or pool sizes are compile-time choices.
+function(motet_avr_bench_kernel prefix name threads)
+  file(GLOB sources ${MOTET_ROOT}/kernel/src/*.c)
+  set(kernel ${prefix}_kernel_${name})
+  add_library(${kernel} STATIC ${sources})
+  target_include_directories(${kernel} PUBLIC ${MOTET_ROOT}/kernel/include
+                                              ${MOTET_ROOT}/ports/avr)
+  target_compile_definitions(${kernel} PUBLIC MOTET_THREADS=${threads} ${ARGN})
+  set(port ${prefix}_port_${name})
+  add_library(${port} STATIC
+    ${MOTET_ROOT}/ports/avr/port_avr_boot.c ${MOTET_ROOT}/ports/avr/port_avr_console.c
+    ${MOTET_ROOT}/ports/avr/port_avr_context.c ${MOTET_ROOT}/ports/avr/port_avr_irq.c
+    ${MOTET_ROOT}/ports/avr/port_avr_timer.c)
+  target_include_directories(${port} PUBLIC ${MOTET_ROOT}/ports/avr)
+  target_link_libraries(${port} PUBLIC ${kernel})
+  if(MOTET_SIMAVR_INCLUDE)
+    target_include_directories(${port} PRIVATE ${MOTET_SIMAVR_INCLUDE})
+  endif()
+endfunction()
+
 # The tree-position energy benchmark (bench/avr-energy, bench_energy.py).
 add_subdirectory(${MOTET_ROOT}/bench/avr-energy ${CMAKE_BINARY_DIR}/bench/avr-energy)
 # The high-load benchmarks: preemption and timer overhead (bench/avr-energy-load,
