@@ -23,8 +23,10 @@ static mt_err_t ticker_task(void *state, msg_t *msg)
     if (msg->port == PORT_INIT) {
         uint32_t period = 0;
         if (msg->len != sizeof period) return MT_ERR_INVALID;
-        memcpy(&period, msg->data, sizeof period); /* the init string: u32 ticks */
-        return timer_start(0, period, true);
+        /* The init string is a time, not ticks, so one description gives
+         * the same rate on every port's clock. */
+        memcpy(&period, msg->data, sizeof period); /* microseconds */
+        return timer_start(0, TIMER_US(period), true);
     }
     if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
     return MT_OK;

@@ -107,6 +107,12 @@ endfunction()
 if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL add_test NAME hello_avr COMMAND ${MOTET_PORT_RUNNER}
                  $<TARGET_FILE:hello>)
+  # And it keeps time: the eighth greeting comes one second after boot (plus
+  # the few milliseconds of boot), as hello.toml's period asks.
+  cmake_language(DEFER CALL add_test NAME hello_avr_period COMMAND ${MOTET_PORT_RUNNER}
+                 $<TARGET_FILE:hello>)
+  cmake_language(DEFER CALL set_tests_properties hello_avr_period PROPERTIES
+                 PASS_REGULAR_EXPRESSION [=[\[ +100[0-9]\.[0-9]+ ms\] radio: Hello World]=])
 endif()
 
 # The benchmark images (cycle counts by GPIO edges, bench/avr). Added here
