@@ -6,6 +6,13 @@
  * and a sender on S send numbered messages to T, and D may die at any
  * moment or refuse the task (out of memory).
  *
+ * The point of no return is D taking END, not S's decision: from RESULT ok
+ * until END is through, S keeps T frozen with copies of what it forwarded
+ * (kq) and holds what is sent to T on S (sq), and P keeps holding until
+ * CONFIRM. END through: CONFIRM, the copies go, sq follows T to D. D dead
+ * before END: S takes T back (kq, then sq, in that order) and sends a
+ * second, failed RESULT, on which P releases to S.
+ *
  * The bus. Every module's frames to another go through one queue per
  * priority: `lo` is T's priority (its messages, the replies, the forwarded
  * messages and END), `hi` the migrators' control frames. Frames of equal
@@ -18,17 +25,19 @@
  *   - the task handles each sender's messages once and in order (assertion
  *     in `task`: no duplicate, no reordering);
  *   - never live on two modules (ltl `single`);
- *   - no message lost: every one is handled, unless D died after S had
- *     committed the task to it (ltl `complete`, weak fairness);
+ *   - no message lost: every one is handled, unless D died after it had
+ *     started the task (taken END: the task then dies with its module, like
+ *     any task of a module that dies) (ltl `complete`, weak fairness);
  *   - progress: the task ends up live on one module, the same proviso
  *     (ltl `settles`, weak fairness);
  *   - no deadlock (pan's invalid end states).
  *
  * Broken variants, each of which must fail (models/migration_*.pml and
  * tests/tools/test_spin_migration.py): BROKEN_REPLY_OVERTAKES (replies at
- * control priority: they may overtake the bystander's messages), and
+ * control priority: they may overtake the bystander's messages),
  * BROKEN_RELEASE_BEFORE_ROUTE (a bystander releases what it held back
- * before it updates its route).
+ * before it updates its route), and BROKEN_NO_COPIES (the source keeps no
+ * copy of what it forwarded: a destination dying before END loses them).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -39,11 +48,11 @@
 #define NP 3 /* messages from the sender on P */
 #define NS 2 /* messages from the sender on S (local to the source) */
 
-mtype = { DATA, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, END };
+mtype = { DATA, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, END, CONFIRM };
 
 #define L(f, t) ((f) * 3 + (t))
 chan lo[9] = [6] of { mtype, byte };
-chan hi[9] = [2] of { mtype, byte };
+chan hi[9] = [3] of { mtype, byte };
 
 /* A message is sender * 16 + number: sender 1 is P's, sender 2 is S's. */
 #define FROM_P(n) (16 + (n))
@@ -52,12 +61,16 @@ chan hi[9] = [2] of { mtype, byte };
 chan tq[3] = [6] of { byte }; /* held or queued for T on each module */
 chan fq = [6] of { byte };    /* on D: forwarded by S; they go first */
 chan outb = [4] of { byte };  /* on P: held back during the migration */
+chan kq = [6] of { byte };    /* on S: copies of what it forwarded, kept until END is through */
+chan sq = [4] of { byte };    /* on S: local sends held back after the commit, same */
 
 bit live[3];     /* T runs there */
 bit tcb[3];      /* T's control block is there (live or frozen) */
 byte route[3];   /* where each module's sends to T go */
 bit crashed;     /* D has died */
 bit committed;   /* S has decided: T is D's */
+bit started;     /* D has taken END: the point of no return */
+bit shold;       /* S holds back sends to T (from the commit until END is through) */
 bit hold;        /* P holds back its sends to T */
 byte sent_p, sent_s;
 byte next_p = 1, next_s = 1; /* T's next expected number per sender */
@@ -90,6 +103,25 @@ check:
     goto end
 }
 
+/* P learns where T is: it routes there and releases what it held back. */
+inline release(to)
+{
+#ifdef BROKEN_RELEASE_BEFORE_ROUTE
+    do
+    :: nempty(outb) -> outb?v; SEND(lo[L(P, route[P])], route[P], DATA, v)
+    :: empty(outb) -> break
+    od;
+    route[P] = to;
+#else
+    route[P] = to;
+    do
+    :: nempty(outb) -> outb?v; SEND(lo[L(P, route[P])], route[P], DATA, v)
+    :: empty(outb) -> break
+    od;
+#endif
+    hold = 0
+}
+
 proctype bystander()
 {
     byte v;
@@ -105,22 +137,11 @@ end:
             lo[L(P, S)]!REPLY(0) /* behind everything sent to T before */
 #endif
         }
-    :: atomic { hi[L(S, P)]?RESULT(v) ->
-#ifdef BROKEN_RELEASE_BEFORE_ROUTE
-            do
-            :: nempty(outb) -> outb?v; lo[L(P, route[P])]!DATA(v)
-            :: empty(outb) -> break
-            od;
-            route[P] = (committed -> D : S);
-#else
-            if :: v -> route[P] = D :: else -> skip fi;
-            do
-            :: nempty(outb) -> outb?v; SEND(lo[L(P, route[P])], route[P], DATA, v)
-            :: empty(outb) -> break
-            od;
-#endif
-            hold = 0
-        }
+    /* RESULT ok: the task is D's, but D has not started it: keep holding. */
+    :: atomic { hi[L(S, P)]?RESULT(eval(1)) -> skip }
+    /* CONFIRM (D has it all) or a failure, first or second outcome. */
+    :: atomic { hi[L(S, P)]?CONFIRM(v) -> release(D) }
+    :: atomic { hi[L(S, P)]?RESULT(eval(0)) -> release(S) }
     :: atomic { lo[L(S, P)]?DATA(v) -> ARRIVE(P, v) }
     od
 }
@@ -140,7 +161,7 @@ end:
         }
     :: atomic { hi[L(S, D)]?RESULT(v) -> if :: !v -> tcb[D] = 0 :: else -> skip fi }
     :: atomic { lo[L(S, D)]?FWD(v) -> fq!v }
-    :: atomic { lo[L(S, D)]?END(v) -> live[D] = 1 }
+    :: atomic { lo[L(S, D)]?END(v) -> live[D] = 1; started = 1 }
     :: atomic { lo[L(S, D)]?DATA(v) -> ARRIVE(D, v) }
     :: atomic { lo[L(P, D)]?DATA(v) -> ARRIVE(D, v) }
     od
@@ -151,8 +172,13 @@ inline move_out()
 {
     tcb[S] = 0;
     route[S] = D;
+    shold = 1;
     do
+#ifdef BROKEN_NO_COPIES
     :: nempty(tq[S]) -> tq[S]?v; SEND(lo[L(S, D)], D, FWD, v)
+#else
+    :: nempty(tq[S]) -> tq[S]?v; kq!v; SEND(lo[L(S, D)], D, FWD, v)
+#endif
     :: empty(tq[S]) -> break
     od;
     SEND(lo[L(S, D)], D, END, 0)
@@ -172,9 +198,9 @@ proctype source()
     bit from_p, from_d;
 end:
     do
-    :: atomic { sent_s < NS -> sent_s++; v = FROM_S(sent_s); ARRIVE(S, v) }
-    :: atomic { lo[L(P, S)]?DATA(v) -> ARRIVE(S, v) }
-    :: atomic { lo[L(D, S)]?DATA(v) -> ARRIVE(S, v) }
+    :: atomic { sent_s < NS -> sent_s++; v = FROM_S(sent_s); if :: shold -> sq!v :: else -> ARRIVE(S, v) fi }
+    :: atomic { lo[L(P, S)]?DATA(v) -> if :: shold -> sq!v :: else -> ARRIVE(S, v) fi }
+    :: atomic { lo[L(D, S)]?DATA(v) -> if :: shold -> sq!v :: else -> ARRIVE(S, v) fi }
     :: atomic { st == 0 ->
             live[S] = 0; /* frozen: messages are held in tq[S] */
             hi[L(S, P)]!FREEZE(0);
@@ -191,6 +217,27 @@ end:
             st = 2
         }
     :: atomic { (st == 1 || st == 2) && crashed -> fail() } /* D unreachable */
+    /* Committed, END not through yet. */
+    :: atomic { st == 3 && started -> /* END went through: D has it all */
+            hi[L(S, P)]!CONFIRM(0);
+            do :: nempty(kq) -> kq?v :: empty(kq) -> break od;
+            shold = 0;
+            do
+            :: nempty(sq) -> sq?v; SEND(lo[L(S, D)], D, DATA, v)
+            :: empty(sq) -> break
+            od;
+            st = 9
+        }
+    :: atomic { st == 3 && crashed && !started -> /* D died before END: resume */
+            do :: nempty(kq) -> kq?v; tq[S]!v :: empty(kq) -> break od;
+            do :: nempty(sq) -> sq?v; tq[S]!v :: empty(sq) -> break od;
+            tcb[S] = 1;
+            route[S] = S;
+            shold = 0;
+            live[S] = 1;
+            hi[L(S, P)]!RESULT(0); /* the second outcome */
+            st = 9
+        }
     :: atomic { st == 2 && hi[L(D, S)]?[ATTACHED] ->
             hi[L(D, S)]?ATTACHED(v);
             if
@@ -199,7 +246,7 @@ end:
                 hi[L(S, P)]!RESULT(1);
                 SEND(hi[L(S, D)], D, RESULT, 1);
                 move_out();
-                st = 9
+                st = 3
             :: else -> fail()
             fi
         }
@@ -222,5 +269,5 @@ init
 }
 
 ltl single { [] !(live[S] && live[D]) }
-ltl complete { <> ((next_p == NP + 1 && next_s == NS + 1) || (crashed && committed)) }
-ltl settles { <> [] ((live[S] || live[D]) || (crashed && committed)) }
+ltl complete { <> ((next_p == NP + 1 && next_s == NS + 1) || (crashed && started)) }
+ltl settles { <> [] ((live[S] || live[D]) || (crashed && started)) }

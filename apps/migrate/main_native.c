@@ -9,7 +9,8 @@
  *
  * Every module registers the same programs and prints its migration phases
  * (migrant_observe); the loader loads the description NAME (migrate,
- * migrate_cases, migrate_bench) on the whole device. --state makes every
+ * migrate_cases, migrate_window, migrate_burst, migrate_bench) on the whole
+ * device. --state makes every
  * sink whose description gives it no pad serialise that many bytes (0, or
  * at least 41: its own fields and a pad; the benchmark's state size).
  * --quiet prints no migration phases (the instruction counts).
@@ -31,6 +32,8 @@ typedef struct app {
 static const app_t apps[] = {
     {"migrate", migrate_desc, &migrate_desc_len},
     {"migrate_cases", migrate_cases_desc, &migrate_cases_desc_len},
+    {"migrate_window", migrate_window_desc, &migrate_window_desc_len},
+    {"migrate_burst", migrate_burst_desc, &migrate_burst_desc_len},
     {"migrate_bench", migrate_bench_desc, &migrate_bench_desc_len},
 };
 

@@ -9,8 +9,9 @@
  *     [  121.003 ms] mig 0x10 FROZEN m1 MT_OK live=0
  *
  * sender  numbered messages to its output 0 (a task or a group) every
- *         period; a refused send is tried again with the same number, so
- *         the numbers that left are exactly 1, 2, 3, ...
+ *         period, forever or `count` of them; a refused send is tried
+ *         again with the same number, so the numbers that left are exactly
+ *         1, 2, 3, ...; the first refusal of a run of them is printed
  * sink    movable: checks each sender's numbers (in order, DUPLICATE, GAP),
  *         counts a periodic timer, fires a one-shot timer, and carries
  *         `pad` extra bytes of state in a block of its own (a pointer the
@@ -65,27 +66,38 @@ static uint32_t init_u32(const msg_t *msg, unsigned i, uint32_t otherwise)
 /* ---- sender ---- */
 
 typedef struct sender {
-    uint32_t next; /* number of the next message */
+    uint32_t next;    /* number of the next message */
+    uint32_t count;   /* messages to send, 0: no end */
+    uint32_t refused; /* refusals so far */
+    bool refusing;    /* the last try was refused */
 } sender_t;
 
-/* INIT: u32 period (ticks), u32 first (ticks before the first message). */
+/* INIT: u32 period (ticks), u32 first (ticks before the first message),
+ * u32 count (0: no end). */
 static mt_err_t sender(void *state, msg_t *msg)
 {
     sender_t *s = state;
     if (msg->port == PORT_INIT) {
         s->next = 1;
+        s->count = init_u32(msg, 2, 0);
         uint32_t period = init_u32(msg, 0, 0), first = init_u32(msg, 1, period);
         if (!period) return MT_ERR_INVALID;
         return timer_start_phase(sched_current_pid(), 0, first ? first : 1, period);
     }
-    if (msg->port != PORT_TIMEOUT0) return MT_OK;
+    if (msg->port != PORT_TIMEOUT0 || (s->count && s->next > s->count)) return MT_OK;
     uint8_t m[5] = {sched_current_pid()};
     put32(m + 1, s->next);
     mt_err_t err = sched_send(0, m, sizeof m, 0);
-    if (err == MT_OK)
-        s->next++;
-    else
+    if (err && !s->refusing)
         say("sender 0x%02x: seq %lu refused: %s", m[0], (unsigned long) s->next, mt_strerror(err));
+    s->refusing = err != MT_OK;
+    s->refused += err != MT_OK;
+    if (err == MT_OK && s->count && s->next == s->count) {
+        timer_stop(0);
+        say("sender 0x%02x: sent %lu, %lu refusals", m[0], (unsigned long) s->count,
+            (unsigned long) s->refused);
+    }
+    if (err == MT_OK) s->next++;
     return MT_OK;
 }
 

@@ -15,6 +15,10 @@ extern const uint8_t migrate_desc[];
 extern const uint16_t migrate_desc_len;
 extern const uint8_t migrate_cases_desc[];
 extern const uint16_t migrate_cases_desc_len;
+extern const uint8_t migrate_window_desc[];
+extern const uint16_t migrate_window_desc_len;
+extern const uint8_t migrate_burst_desc[];
+extern const uint16_t migrate_burst_desc_len;
 extern const uint8_t migrate_bench_desc[];
 extern const uint16_t migrate_bench_desc_len;
 

@@ -214,6 +214,14 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 
 /* ---- a frame's end ---- */
 
+/* A multicast, ours or received, to the group's members here; the source
+ * of a task on the move keeps a copy of those for it (migrate.h). */
+static mt_err_t deliver_cast(uint8_t group, const void *data, uint16_t len)
+{
+    migrate_bus_cast(group, data, len);
+    return mcast_deliver(group, (void *) data, len, 0, true);
+}
+
 /* Our own frame went out: what the sender does once everyone has it. */
 static void sent(const uint8_t *frame, uint16_t n)
 {
@@ -225,7 +233,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     if (f.type == BUS_FRAME_MCAST && f.pid == MT_PID_MIGRATOR)
         migrate_bus_own(&f);
     else if (f.type == BUS_FRAME_MCAST)
-        mcast_deliver(f.port, (void *) f.payload, f.len, 0, true);
+        deliver_cast(f.port, f.payload, f.len);
     else if (f.type == BUS_FRAME_SYNC)
         timesync_beacon_sent();
     else if (f.type == BUS_FRAME_DESC)
@@ -294,7 +302,7 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
     else if (data_frame)
         err = sched_post_isr(f->pid, f->port, data, f->len, 0);
     else if (f->type == BUS_FRAME_MCAST)
-        err = mcast_deliver(f->port, data, f->len, 0, true);
+        err = deliver_cast(f->port, data, f->len);
     else if (f->type == BUS_FRAME_SYNC)
         timesync_beacon(bus_frame_sync_stamp(f), local);
     else if (f->type == BUS_FRAME_DESC)
@@ -304,7 +312,7 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
     if (err) B.stats.rx_undeliverable++; /* logged where it failed */
 }
 
-bool bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
+bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
 {
     uint32_t local = capture_time(capture);
     bus_frame_t f;
@@ -315,16 +323,18 @@ bool bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
     if (!ok) {
         B.stats.rx_corrupt++;
         log_error(MT_ERR_BUS_CORRUPT);
-        return false; /* never delivered: the sender sends it again */
+        return BUS_RX_REJECTED; /* never delivered: the sender sends it again */
     }
+    /* Not taken, not seen (no sequence number recorded): offered again. */
+    if (f.type == BUS_FRAME_DATA && migrate_bus_busy(&f)) return BUS_RX_BUSY;
     B.stats.rx_frames++;
     log_event(EV_BUS, f.pid, (uint16_t) (n | LOG_BUS_RX));
     if (is_duplicate(&f)) {
         B.stats.rx_duplicates++;
-        return true;
+        return BUS_RX_ACCEPTED;
     }
     dispatch(&f, local);
-    return true;
+    return BUS_RX_ACCEPTED;
 }
 
 #endif /* MOTET_BUS */

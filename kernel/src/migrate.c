@@ -57,7 +57,7 @@ slot_t *mig_slot_new(void)
     return NULL;
 }
 
-static void free_list(msg_t *m)
+void mig_free_list(msg_t *m)
 {
     while (m) {
         msg_t *next = m->next;
@@ -73,8 +73,9 @@ void mig_slot_free(slot_t *s)
     port_irq_restore(st);
     mem_free(s->head);
     mem_free(s->state);
-    free_list(s->out);
-    free_list(s->fwd);
+    mig_free_list(s->out);
+    mig_free_list(s->fwd);
+    mig_free_list(s->casts);
     memset(s, 0, sizeof *s);
 }
 
@@ -396,6 +397,11 @@ void migrate_bus_own(const bus_frame_t *f)
     if (f->port == MIG_MSG_RESULT) mig_source_own_result(f);
 }
 
+void migrate_bus_cast(uint8_t group, const void *data, uint16_t len)
+{
+    mig_source_record_cast(group, data, len);
+}
+
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result)
 {
     if (MIG.kick_lost) mig_kick();
@@ -419,14 +425,21 @@ bool migrate_bus_hold(const msg_t *msg, mt_err_t *err)
     return true;
 }
 
-bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
+bool migrate_bus_busy(const bus_frame_t *f)
 {
     if (MIG.kick_lost) mig_kick();
+    if (f->pid == MT_PID_MIGRATOR || sched_msg_spare() > MIG_RESERVE) return false;
     task_t *t = sched_find_task(f->pid);
-    if (t && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE) {
-        *err = log_error(MT_ERR_QUEUE_FULL); /* lost, counted: the reserve is the migrator's */
-        return true;
-    }
+    bool held = t ? (t->flags & TASK_FROZEN) != 0 : mig_peer_holding(f->pid) != NULL;
+    if (held) log_error(MT_ERR_QUEUE_FULL); /* the reserve is the migrator's: wait */
+    return held;
+}
+
+bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
+{
+    (void) err; /* what it sends on is logged where it fails */
+    if (MIG.kick_lost) mig_kick();
+    task_t *t = sched_find_task(f->pid);
     if (t) return false;
     slot_t *s = mig_peer_holding(f->pid);
     if (s) {

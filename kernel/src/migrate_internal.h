@@ -28,11 +28,6 @@
 #define MIG_TIMER_BYTES   9u
 #define MIG_GROUP_BYTES   2u
 
-/* Message blocks a migration leaves to the rest of the module: a frozen
- * task's messages could otherwise take the whole pool, and the migrator,
- * which is woken by a message, could never finish and release them. */
-#define MIG_RESERVE 4u
-
 /* A timer as it travels: remaining ticks when the image was stamped. */
 typedef struct mig_timer {
     uint8_t index;
@@ -153,12 +148,13 @@ typedef enum {
     ST_SENDING,    /* source: the image goes to the destination */
     ST_ATTACHING,  /* source: image sent, waiting for ATTACHED */
     ST_DECIDED,    /* source: RESULT ok queued, waiting for it to go out */
-    ST_FORWARDING, /* source: held messages, then END, to the destination */
+    ST_FORWARDING, /* source: copies of the held messages, then END, to the destination;
+                      the task stays here, frozen, until END is through */
     ST_HOLDING,    /* peer, dest: holding back sends; dest: receiving */
     ST_FAILED,     /* dest: could not attach, waiting for the outcome */
     ST_ATTACHED,   /* dest: task created, frozen, waiting for the outcome */
-    ST_COMMITTED,  /* dest: success, waiting for END */
-    ST_FLUSHING    /* peer, dest: sending what was held back, then done */
+    ST_COMMITTED,  /* dest: success, waiting for END; peer: still holding, waiting for CONFIRM */
+    ST_FLUSHING    /* every role: sending what was held back, then done */
 } mig_step_t;
 
 /* One migration this module takes part in. */
@@ -183,8 +179,12 @@ typedef struct slot {
     uint8_t *state; /* the state block */
     uint16_t state_len;
     uint16_t offset;    /* image bytes sent (source) or received (dest) */
-    msg_t *fwd;         /* source: held messages still to forward */
+    msg_t *fwd;         /* source: held messages at the commit, kept until END is through */
+    msg_t *fwd_next;    /* source: the first of them not forwarded yet */
     uint16_t fwd_count; /* messages forwarded (source) or received (dest) */
+    msg_t *casts;       /* source: multicasts to the task's groups since the commit */
+    bool recording;     /* source: multicasts to its groups go to `casts` (interrupt) */
+    bool dest_lost;     /* source: the destination was unreachable before the commit */
 } slot_t;
 
 /* A protocol record for the task half: a frame's kind, sender, payload. */
@@ -200,7 +200,7 @@ typedef struct mig_record {
 typedef struct mig_outcome {
     mt_pid_t pid;
     uint8_t id;
-    uint8_t err; /* MT_OK, an error, or MIG_RESULT_KILLED */
+    uint8_t err; /* MT_OK (confirmed: the destination took END), an error, or MIG_RESULT_KILLED */
     mt_module_t dest;
 } mig_outcome_t;
 
@@ -238,6 +238,8 @@ extern mig_t MIG; /* the one migrator of this module */
 uint32_t mig_bit(mt_module_t m);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
+/* Free a list of held messages. */
+void mig_free_list(msg_t *m);
 /* The slot of migration (pid, id) in `role` (ROLE_FREE: any role). */
 slot_t *mig_slot_find(uint8_t role, mt_pid_t pid, uint8_t id);
 /* Any slot of pid. */
@@ -263,12 +265,17 @@ bool mig_source_waiting(const slot_t *s);
  * over, send it the outcome again. */
 void mig_source_ping(const mig_record_t *r);
 void mig_source_own_result(const bus_frame_t *f); /* interrupt */
+/* A multicast to `group` is delivered here; interrupt. */
+void mig_source_record_cast(uint8_t group, const void *data, uint16_t len);
 
 /* migrate_peer.c */
 void mig_peer_record(const mig_record_t *r);
 void mig_peer_pump(slot_t *s);
 void mig_peer_tick(slot_t *s);
 bool mig_peer_waiting(const slot_t *s);
+/* Send what s holds back to s->out_to, in order; the slot is freed once
+ * the last has gone (any role). */
+void mig_flush(slot_t *s);
 void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result);
 slot_t *mig_peer_holding(mt_pid_t pid);
 mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len);

@@ -6,9 +6,11 @@
  * On FREEZE a module holds back whatever its tasks send to the migrating
  * task from then on, and replies to the source at the task's priority: the
  * bus queue keeps equal priorities in order, so the reply arrives behind
- * every message this module sent to the task before. On the outcome it
- * routes the task where it now is and sends what it held back there, in
- * order; until the last has gone, new sends join the end of the line.
+ * every message this module sent to the task before. On a failed outcome,
+ * or on CONFIRM after a successful one (the destination has started the
+ * task: before that a second, failed outcome may still come), it routes
+ * the task where it now is and sends what it held back there, in order;
+ * until the last has gone, new sends join the end of the line.
  *
  * The destination also receives the image (in the bus interrupt, into
  * blocks allocated when the first chunk arrives: out of memory is an
@@ -58,9 +60,8 @@ mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len
     return MT_OK;
 }
 
-/* Send what was held back, in order, then forget the migration. Two
- * places of the bus queue are left to the module's other senders. */
-static void flush(slot_t *s)
+/* Two places of the bus queue are left to the module's other senders. */
+void mig_flush(slot_t *s)
 {
     while (s->out) {
         msg_t *m = s->out;
@@ -84,7 +85,7 @@ static void flush(slot_t *s)
 
 void mig_peer_pump(slot_t *s)
 {
-    if (s->step == ST_FLUSHING) flush(s);
+    if (s->step == ST_FLUSHING) mig_flush(s);
 }
 
 /* ---- FREEZE ---- */
@@ -319,20 +320,33 @@ static void on_result(const mig_record_t *r)
     if (r->len < 5) return;
     mt_pid_t pid = d[0];
     mt_err_t err = (mt_err_t) d[2];
-    mig_notify(pid, MIG_DONE, d[4], err);
-    if (err == MT_OK && !sched_task_exists(pid)) sched_mig_reroute(pid, d[4]);
-    if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
-        sched_task_remove_remote(pid);
     slot_t *s = mig_slot_find(ROLE_FREE, pid, d[1]);
-    if (!s) return;
-    s->since = timer_now();
-    if (s->role == ROLE_DEST && err == MT_OK) {
-        if (s->step == ST_ATTACHED) s->step = ST_COMMITTED;
+    if (s) s->since = timer_now();
+    /* Success is not final until CONFIRM: the destination may die before it
+     * starts the task, and then a second RESULT sends everyone back. */
+    if (err == MT_OK) {
+        if (s && (s->role == ROLE_PEER || s->step == ST_ATTACHED)) s->step = ST_COMMITTED;
         return;
     }
+    mig_notify(pid, MIG_DONE, d[4], err);
+    if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
+        sched_task_remove_remote(pid);
+    if (!s || (s->role == ROLE_PEER && s->step == ST_FLUSHING)) return;
     give_up(s, err);
-    if (err == MT_OK) s->out_to = s->dest;
     if (err == MIG_RESULT_KILLED) drop_held_back(s);
+}
+
+/* The destination has taken END: the task runs there. */
+static void on_confirm(const mig_record_t *r)
+{
+    const uint8_t *d = r->data;
+    if (r->len < 4) return;
+    mig_notify(d[0], MIG_DONE, d[3], MT_OK);
+    if (!sched_task_exists(d[0])) sched_mig_reroute(d[0], d[3]);
+    slot_t *s = mig_slot_find(ROLE_PEER, d[0], d[1]);
+    if (!s || s->step == ST_FLUSHING) return;
+    s->out_to = d[3];
+    s->step = ST_FLUSHING;
 }
 
 static void on_abort(const mig_record_t *r)
@@ -415,6 +429,8 @@ void mig_peer_record(const mig_record_t *r)
         on_result(r);
     } else if (r->kind == MIG_MSG_END) {
         on_end(r);
+    } else if (r->kind == MIG_MSG_CONFIRM) {
+        on_confirm(r);
     } else if (r->kind == MIG_MSG_ABORT && r->len >= 2) {
         on_abort(r);
     }

@@ -7,10 +7,18 @@
  * reply follows, on its module's bus queue, whatever that module had
  * already sent to the task), sends the image, and waits for the
  * destination's ATTACHED. Then it multicasts the outcome. On success the
- * task is routed to the destination once that RESULT has gone out (the
- * bus order of the frame is the instant the task changes module for
- * multicasts too), and its held messages follow it in order, closed by END.
- * On failure the task resumes here, or is killed if it cannot.
+ * task's group memberships move to the destination at that RESULT's place
+ * in bus order, and copies of its held messages follow it in order, closed
+ * by END. Until END is through the source keeps everything it needs to
+ * take the task back: the task itself (frozen: its state, routes and what
+ * is sent to it here since), the image (timers, groups), the held messages
+ * it forwarded, and the multicasts to the task's groups. END through: the
+ * destination runs the task; the source multicasts CONFIRM, drops all of
+ * that and sends what it held since to the destination. END (or any frame
+ * before it) unreachable: the destination never started the task; it
+ * resumes here and a second RESULT, a failure, sends everyone back here.
+ * On failure before the decision the task resumes here, or is killed if it
+ * cannot.
  *
  * A module that does not answer is asked again after a timeout, with a
  * unicast whose failure tells the bus manager's verdict: unreachable (dead,
@@ -147,15 +155,38 @@ static bool resume(slot_t *s, mt_err_t why)
     return true;
 }
 
-/* Announce the outcome to every module, and keep it for any that missed
- * it. */
+/* Keep the final outcome for any module that missed it (a success once
+ * confirmed; a second outcome replaces the first). */
+static void keep_outcome(const slot_t *s, mt_err_t outcome)
+{
+    mig_outcome_t *o = NULL;
+    for (uint8_t i = 0; i < MIG_OUTCOMES && !o; i++)
+        if (MIG.outcomes[i].pid == s->pid && MIG.outcomes[i].id == s->id) o = &MIG.outcomes[i];
+    if (!o) {
+        o = &MIG.outcomes[MIG.next_outcome];
+        MIG.next_outcome = (uint8_t) ((MIG.next_outcome + 1u) % MIG_OUTCOMES);
+    }
+    *o = (mig_outcome_t){.pid = s->pid, .id = s->id, .err = (uint8_t) outcome, .dest = s->dest};
+}
+
+/* Announce the outcome to every module (`to`: BUS_BROADCAST) or one. */
+static void send_result(mt_pid_t pid, uint8_t id, mt_err_t outcome, mt_module_t dest,
+                        mt_module_t to)
+{
+    uint8_t d[5] = {pid, id, (uint8_t) outcome, bus_self(), dest};
+    mig_ctrl(MIG_MSG_RESULT, to, MIG_CTRL_PRIO, d, 5);
+}
+
+static void send_confirm(mt_pid_t pid, uint8_t id, mt_module_t dest, mt_module_t to)
+{
+    uint8_t d[4] = {pid, id, bus_self(), dest};
+    mig_ctrl(MIG_MSG_CONFIRM, to, MIG_CTRL_PRIO, d, 4);
+}
+
 static void announce(const slot_t *s, mt_err_t outcome)
 {
-    mig_outcome_t *o = &MIG.outcomes[MIG.next_outcome];
-    MIG.next_outcome = (uint8_t) ((MIG.next_outcome + 1u) % MIG_OUTCOMES);
-    *o = (mig_outcome_t){.pid = s->pid, .id = s->id, .err = (uint8_t) outcome, .dest = s->dest};
-    uint8_t d[5] = {s->pid, s->id, (uint8_t) outcome, bus_self(), s->dest};
-    mig_ctrl(MIG_MSG_RESULT, BUS_BROADCAST, MIG_CTRL_PRIO, d, 5);
+    if (outcome != MT_OK) keep_outcome(s, outcome);
+    send_result(s->pid, s->id, outcome, s->dest, BUS_BROADCAST);
 }
 
 void mig_source_ping(const mig_record_t *r)
@@ -164,8 +195,8 @@ void mig_source_ping(const mig_record_t *r)
     for (uint8_t i = 0; i < MIG_OUTCOMES; i++) {
         const mig_outcome_t *o = &MIG.outcomes[i];
         if (!o->pid || o->pid != r->data[0] || o->id != r->data[1]) continue;
-        uint8_t d[5] = {o->pid, o->id, o->err, bus_self(), o->dest};
-        mig_ctrl(MIG_MSG_RESULT, r->from, MIG_CTRL_PRIO, d, 5); /* to it alone */
+        send_result(o->pid, o->id, (mt_err_t) o->err, o->dest, r->from); /* to it alone */
+        if (o->err == MT_OK) send_confirm(o->pid, o->id, o->dest, r->from);
         return;
     }
 }
@@ -236,10 +267,7 @@ static void on_reply(slot_t *s, mt_module_t from, mt_err_t err)
 
 static void decide(slot_t *s)
 {
-    s->step = ST_DECIDED;
-    mem_free(s->head); /* no way back: the task will not resume here */
-    mem_free(s->state);
-    s->head = s->state = NULL;
+    s->step = ST_DECIDED; /* the image stays: the task may yet come back */
     announce(s, MT_OK);
 }
 
@@ -259,10 +287,78 @@ static void on_attached(slot_t *s, const mig_record_t *r)
         decide(s);
 }
 
-/* Our RESULT went out: the task leaves, its held messages follow. */
+/* The groups of the image, joined again here. */
+static void rejoin(const slot_t *s)
+{
+    mig_image_t img;
+    if (mig_image_decode(s->head, s->head_len, &img) != MT_OK) return;
+    for (uint8_t i = 0; i < img.n_groups; i++) {
+        uint8_t group;
+        mt_port_t port;
+        mig_image_group(&img, i, &group, &port);
+        mcast_join(group, s->pid, port);
+    }
+}
+
+/* The destination cannot have taken END: the task resumes here with, in
+ * order, the copies of what was forwarded, what was not yet, what was sent
+ * to it here since the commit, then the multicasts to its groups since. */
+static void take_back(slot_t *s, mt_err_t why)
+{
+    log_error(why);
+    task_t *t = sched_find_task(s->pid);
+    port_irq_state_t st = port_irq_save();
+    /* One step for the bus interrupt: every multicast is either among the
+     * recorded ones or delivered to the task's memberships here. */
+    s->recording = false;
+    msg_t *casts = s->casts;
+    s->casts = NULL;
+    if (t) {
+        sched_mig_hold_at(t, s->fwd, 0);
+        sched_mig_hold_at(t, casts, UINT16_MAX);
+        s->fwd = s->fwd_next = NULL;
+        casts = NULL;
+        rejoin(s);
+    }
+    port_irq_restore(st);
+    s->casts = casts; /* freed with the slot */
+    mt_err_t outcome = t && resume(s, why) ? why : MIG_RESULT_KILLED;
+    announce(s, outcome); /* the second outcome: everyone routes back here */
+    mig_notify(s->pid, MIG_DONE, s->dest, outcome);
+    mig_slot_free(s);
+}
+
+/* Our RESULT went out: copies of the held messages follow the task, the
+ * task itself stays here, frozen, until END is through. */
 static void on_committed(slot_t *s)
 {
     if (!s || s->step != ST_DECIDED) return;
+    task_t *t = sched_find_task(s->pid);
+    s->fwd = s->fwd_next = t ? sched_mig_take_held(t) : NULL;
+    s->fwd_count = 0;
+    s->step = ST_FORWARDING;
+    if (s->dest_lost)
+        take_back(s, MT_ERR_BUS_DOWN);
+    else
+        mig_source_pump(s);
+}
+
+/* END is through: the destination runs the task. Everyone may send to it
+ * there; the task here becomes a remote control block, and what was sent
+ * to it here since the commit follows it. */
+static void confirm(slot_t *s)
+{
+    port_irq_state_t st = port_irq_save();
+    s->recording = false; /* the destination had those too: a member since RESULT */
+    port_irq_restore(st);
+    send_confirm(s->pid, s->id, s->dest, BUS_BROADCAST);
+    keep_outcome(s, MT_OK);
+    mig_free_list(s->fwd);
+    mig_free_list(s->casts);
+    mem_free(s->head);
+    mem_free(s->state);
+    s->fwd = s->fwd_next = s->casts = NULL;
+    s->head = s->state = NULL;
     task_t *t = sched_find_task(s->pid);
     msg_t *held = NULL;
     mt_err_t err = t ? sched_mig_move_out(t, s->dest, &held) : MT_ERR_NO_TASK;
@@ -270,12 +366,13 @@ static void on_committed(slot_t *s)
         held = sched_mig_take_held(t);
         sched_task_kill(s->pid);
     }
-    s->fwd = held;
-    s->fwd_count = 0;
-    s->step = ST_FORWARDING;
+    s->out = held;
+    s->out_to = s->dest;
+    s->hold = true; /* later sends from here join the end of the line */
+    s->step = ST_FLUSHING;
     mig_notify(s->pid, MIG_LEFT, s->dest, MT_OK);
     mig_notify(s->pid, MIG_DONE, s->dest, MT_OK);
-    mig_source_pump(s);
+    mig_flush(s);
 }
 
 /* A bulk frame ended, or a probe did. */
@@ -287,17 +384,18 @@ static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
         MIG.silent |= mig_bit(to);
         if (to == s->dest && s->step <= ST_ATTACHING) {
             fail(s, MT_ERR_BUS_DOWN); /* the destination is gone: stay here */
-        } else if (to == s->dest) {
-            log_error(MT_ERR_BUS_DOWN); /* gone after the decision: so is the task */
-            mig_slot_free(s);
+        } else if (to == s->dest && s->step == ST_DECIDED) {
+            s->dest_lost = true; /* taken back once our RESULT is out */
+        } else if (to == s->dest && s->step == ST_FORWARDING) {
+            take_back(s, MT_ERR_BUS_DOWN); /* END never reached it */
         } else if (kind == MIG_MSG_FREEZE && s->step == ST_REPLIES) {
             s->waiting &= ~mig_bit(to); /* dead: it sends nothing any more */
             if (!s->waiting) start_sending(s);
         }
         return;
     }
-    if (kind == MIG_MSG_END) {
-        mig_slot_free(s);
+    if (kind == MIG_MSG_END && s->step == ST_FORWARDING) {
+        confirm(s);
     } else if (kind == MIG_MSG_STATE && s->offset == image_total(s)) {
         s->step = ST_ATTACHING;
         s->since = timer_now();
@@ -336,9 +434,32 @@ void mig_source_own_result(const bus_frame_t *f)
     slot_t *s = mig_slot_find(ROLE_SOURCE, p[0], p[1]);
     if (!s || p[2] != MT_OK || s->step != ST_DECIDED) return;
     /* The outcome's place in bus order: later multicasts are the
-     * destination's to deliver to the task. */
+     * destination's to deliver to the task, and recorded here in case it
+     * never starts it. */
     mcast_leave_all(s->pid);
+    s->recording = true;
     mig_ring_push(MIG_REC_COMMITTED, bus_self(), p, 2);
+}
+
+void mig_source_record_cast(uint8_t group, const void *data, uint16_t len)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
+        slot_t *s = &MIG.slots[i];
+        mig_image_t img;
+        if (s->role != ROLE_SOURCE || !s->recording ||
+            mig_image_decode(s->head, s->head_len, &img) != MT_OK)
+            continue;
+        for (uint8_t k = 0; k < img.n_groups; k++) {
+            uint8_t g;
+            mt_port_t port;
+            mig_image_group(&img, k, &g, &port);
+            msg_t *m = g == group ? sched_mig_msg(s->pid, port, data, len) : NULL;
+            if (!m) continue; /* not the group, or no room (logged) */
+            msg_t **link = &s->casts;
+            while (*link) link = &(*link)->next;
+            *link = m;
+        }
+    }
 }
 
 /* ---- output ---- */
@@ -382,7 +503,7 @@ static uint8_t pack_count(slot_t *s, uint16_t *size)
 {
     uint8_t k = 0;
     *size = MIG_FWD_HDR;
-    for (msg_t *m = s->fwd; m && k < UINT8_MAX; m = m->next, k++) {
+    for (msg_t *m = s->fwd_next; m && k < UINT8_MAX; m = m->next, k++) {
         uint16_t need = (uint16_t) (MIG_FWD_ENTRY + m->len);
         if (*size + need > MIG_CHUNK_HDR + MOTET_MIGRATE_CHUNK) break;
         *size = (uint16_t) (*size + need);
@@ -395,7 +516,7 @@ static void pack(const slot_t *s, uint8_t k, uint8_t *buf)
     buf[0] = s->pid;
     buf[1] = s->id;
     uint8_t *p = buf + MIG_FWD_HDR;
-    const msg_t *m = s->fwd;
+    const msg_t *m = s->fwd_next;
     for (uint8_t i = 0; i < k; i++, m = m->next) {
         p[0] = m->port;
         mig_put16(p + 1, m->len);
@@ -404,12 +525,11 @@ static void pack(const slot_t *s, uint8_t k, uint8_t *buf)
     }
 }
 
-static void drop_forwarded(slot_t *s, uint8_t k)
+/* The next k have gone; their copies stay until END is through. */
+static void skip_forwarded(slot_t *s, uint8_t k)
 {
     for (uint8_t i = 0; i < k; i++) {
-        msg_t *m = s->fwd;
-        s->fwd = m->next;
-        sched_mig_msg_free(m);
+        s->fwd_next = s->fwd_next->next;
         s->fwd_count++;
     }
 }
@@ -423,7 +543,7 @@ static void send_end(slot_t *s)
 
 static void send_forward(slot_t *s)
 {
-    if (!s->fwd) {
+    if (!s->fwd_next) {
         send_end(s);
         return;
     }
@@ -431,7 +551,7 @@ static void send_forward(slot_t *s)
     uint8_t k = pack_count(s, &size);
     if (!k) { /* larger than a frame: it cannot follow the task (logged) */
         log_error(MT_ERR_INVALID);
-        drop_forwarded(s, 1);
+        skip_forwarded(s, 1);
         return;
     }
     uint8_t *buf = mem_alloc_owned(size, MEM_OWNER_KERNEL);
@@ -444,12 +564,16 @@ static void send_forward(slot_t *s)
     mem_free(buf);
     if (err == MT_OK) {
         s->in_flight = true;
-        drop_forwarded(s, k);
+        skip_forwarded(s, k);
     }
 }
 
 void mig_source_pump(slot_t *s)
 {
+    if (s->step == ST_FLUSHING) {
+        mig_flush(s);
+        return;
+    }
     if (s->in_flight) return;
     if (s->step == ST_SENDING && s->offset < image_total(s))
         send_chunk(s);

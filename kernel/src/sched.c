@@ -438,6 +438,8 @@ static void release_held(task_t *t)
 static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
                         bool from_isr)
 {
+    if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
+        return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
     msg_t *m = slab_alloc(&msg_cache);
     if (!m) return log_error(MT_ERR_QUEUE_FULL);
     m->dst = t->pid;

@@ -13,6 +13,12 @@
 #define TASK_ON_STACK     0x20u /* a handler frame of this task is live */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
+/* Message blocks a migration leaves to the rest of the module: a frozen
+ * task's messages could otherwise take the whole pool, and the migrator,
+ * which is woken by a message, could never finish and release them. A send
+ * to a frozen task that would take one of them is refused, to be retried
+ * (MT_ERR_QUEUE_FULL; a bus frame is answered busy, bus.h). */
+#define MIG_RESERVE 4u
 /* Bound to a thread (thread.h): messages go to its mailbox, state is the
  * thread. Zero without threads, so that tests of it fold away. */
 #define TASK_THREAD (MOTET_THREADS ? 0x02u : 0u)

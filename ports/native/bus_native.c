@@ -46,7 +46,7 @@ enum {
     MSG_HELLO = 'H',   /* module -> hub: u8 module, u32 version */
     MSG_ADVANCE = 'A', /* u64 now, u64 want, u8 sleeping */
     MSG_TX = 'T',      /* u64 now, frame */
-    MSG_RXDONE = 'R',  /* u64 now, u8 accepted */
+    MSG_RXDONE = 'R',  /* u64 now, u8 verdict: 0 rejected, 1 accepted, 2 busy (bus_rx_t) */
     MSG_PROBE = 'P',   /* u64 now, u32 id, u32 local, u32 global, u8 synced */
     MSG_STATS = 'K',   /* u32 counters..., at the end of the run */
     MSG_WELCOME = 'W', /* hub -> module: u32 modules */
@@ -206,9 +206,9 @@ static uint64_t grant(uint64_t now, uint64_t want, bool sleeping)
 
 /* ---------------------------------------------------- the bus interrupt */
 
-static void send_rxdone(bool accepted)
+static void send_rxdone(bus_rx_t verdict)
 {
-    uint8_t b = accepted ? 1u : 0u;
+    uint8_t b = (uint8_t) verdict;
     if (L.fd >= 0) send_msg(MSG_RXDONE, &b, 1);
 }
 
@@ -228,9 +228,9 @@ static void handle(bus_event_t *e)
 {
     if (e->kind == EV_RX) {
         port_native_busy(copy_ticks(e->n)); /* the CPU reads the frame out */
-        bool ok = bus_isr_rx(e->frame, e->n, (port_counter_t) e->value);
-        if (e->accepted) *e->accepted = ok;
-        send_rxdone(ok);
+        bus_rx_t verdict = bus_isr_rx(e->frame, e->n, (port_counter_t) e->value);
+        if (e->accepted) *e->accepted = verdict == BUS_RX_ACCEPTED;
+        send_rxdone(verdict);
     } else if (e->kind == EV_TX_DONE) {
         L.tx_busy = false;
         bus_isr_tx_done((port_bus_result_t) e->result);

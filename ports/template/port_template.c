@@ -92,7 +92,9 @@ bool port_bus_send(const uint8_t *frame, uint16_t n)
      * bus_frame_stamp() when it completes on the wire. The bus interrupt
      * calls, between sched_isr_enter() and sched_isr_exit():
      * bus_isr_rx(frame, n, capture) for each frame received (answering the
-     * sender with its result: false means corrupt, send again), and
+     * sender with its result: BUS_RX_REJECTED means corrupt, send again;
+     * BUS_RX_BUSY means keep it unacknowledged and offer it again later,
+     * the sender waiting meanwhile), and
      * bus_isr_tx_done(result) once every receiver answered this one. */
     (void) frame;
     (void) n;

@@ -84,13 +84,17 @@ def test_bad_descriptions_name_the_problem(text, message):
     ("delay:0@2:250", hub.Fault("delay", 0, 2_000_000_000, delay_ns=250_000)),
     ("off:4@0.25", hub.Fault("off", 4, 250_000_000)),
     ("freeze:3@1", hub.Fault("freeze", 3, 1_000_000_000)),
+    ("kill:2@frame:0xf2:15", hub.Fault("kill", 2, 0, frame=(0xF2, 15))),
+    ("freeze:4@frame:16:8:3", hub.Fault("freeze", 4, 0, count=3, frame=(16, 8))),
 ])
 def test_fault_specs(spec, fault):
     assert hub.parse_fault(spec) == fault
 
 
 @pytest.mark.parametrize("spec", ["explode:1@1", "kill:*@1", "kill:1", "delay:1@1",
-                                  "kill:1@1:2", "corrupt:1@1:0", "kill:x@1", "kill:1@-1"])
+                                  "kill:1@1:2", "corrupt:1@1:0", "kill:x@1", "kill:1@-1",
+                                  "off:1@frame:1:2", "kill:1@frame:1", "kill:1@frame:256:1",
+                                  "kill:1@frame:1:1:0", "kill:*@frame:1:1"])
 def test_bad_fault_specs(spec):
     with pytest.raises(ValueError, match="bad fault"):
         hub.parse_fault(spec)

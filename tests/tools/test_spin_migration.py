@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The SPIN model of the task migration protocol (models/migration.pml):
-it must verify, and each deliberately broken variant must fail.
+it must verify, and each deliberately broken variant must fail. The model
+is the protocol with the CONFIRM step: the destination may die at any
+moment, and no message is lost unless it dies after it started the task.
 
 Each check builds the verifier (`spin -a`, then the C compiler) in a
 temporary directory and runs it; the whole state space of the model is a
@@ -61,7 +63,8 @@ def test_task_is_never_live_on_two_modules(tmp_path):
 @pytest.mark.parametrize("claim", ["complete", "settles"])
 def test_no_message_is_lost_and_the_task_settles(tmp_path, claim):
     """Under weak fairness: every message is handled and the task ends up
-    live on one module (unless the destination died after the commit)."""
+    live on one module, however early the destination dies, unless it had
+    already started the task (taken END), which then dies with it."""
     errors, out = verify(tmp_path, "migration.pml", "-a", "-f", "-N", claim)
     assert errors == 0, out
 
@@ -75,3 +78,14 @@ def test_broken_variant_fails_verification(tmp_path, variant):
     # The counterexample: the task gets a bystander's message out of order.
     trail = counterexample(tmp_path, variant)
     assert any("next_p" in line for line in trail), trail
+
+
+def test_without_copies_a_destination_dying_before_end_loses_messages(tmp_path):
+    """The protocol as it was before CONFIRM: the source frees what it
+    forwards. A destination dying between the commit and END loses those
+    messages, and the task, taken back, handles a later one first."""
+    errors, out = verify(tmp_path, "migration_no_copies.pml", noclaim=True)
+    assert errors >= 1, out
+    assert "assertion violated" in out
+    trail = counterexample(tmp_path, "migration_no_copies.pml")
+    assert any("next_" in line for line in trail), trail

@@ -7,11 +7,12 @@
  *
  * As a bystander: the reply to FREEZE goes behind every message already
  * queued for the task (the order the protocol rests on), later sends are
- * held back, and on the outcome they go to the task's new module, in
- * order. As the source: refusals, the task frozen and serialised, its
- * image sent once every module replied, resumed when the destination is
- * unreachable, and on success routed away with its held messages
- * forwarded, then END.
+ * held back, still after RESULT ok, and on CONFIRM they go to the task's
+ * new module, in order. As the source: refusals, the task frozen and
+ * serialised, its image sent once every module replied, resumed when the
+ * destination is unreachable; on success its held messages forwarded,
+ * then END, the task kept here frozen until END is through, then CONFIRM
+ * and routed away; and taken back when END is unreachable.
  */
 #include <string.h>
 
@@ -29,7 +30,7 @@
 static uint8_t sent[32][SLOT];
 static uint16_t sent_len[32];
 static unsigned n_sent;
-static char got[32];
+static char got[64];
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
@@ -52,8 +53,9 @@ static void finish_tx(uint8_t result)
     tport_busy(20);
 }
 
-static void receive(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
-                    uint16_t len)
+/* Offer a frame to this module; true if it took it. */
+static bool offer(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
+                  uint16_t len)
 {
     static uint8_t seq;
     bus_frame_t f = {.type = type,
@@ -71,14 +73,21 @@ static void receive(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port,
     bool accepted = false;
     port_native_bus_inject_rx(buf, n, tport_time() + 10, &accepted);
     tport_busy(20);
-    assert_true(accepted);
+    return accepted;
+}
+
+static void receive(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
+                    uint16_t len)
+{
+    assert_true(offer(type, src, pid, port, p, len));
 }
 
 /* A migrator frame from module src. */
 static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint16_t len)
 {
-    uint8_t type =
-        kind == MIG_MSG_FREEZE || kind == MIG_MSG_RESULT ? BUS_FRAME_MCAST : BUS_FRAME_DATA;
+    uint8_t type = kind == MIG_MSG_FREEZE || kind == MIG_MSG_RESULT || kind == MIG_MSG_CONFIRM
+                       ? BUS_FRAME_MCAST
+                       : BUS_FRAME_DATA;
     receive(type, src, MT_PID_MIGRATOR, kind, p, len);
 }
 
@@ -150,16 +159,46 @@ static void test_reply_goes_behind_queued_messages_later_ones_are_held(void **st
     assert_memory_equal(reply.payload, ok, 3);
     finish_tx(PORT_BUS_SENT);
     assert_int_equal(n_sent, 4); /* 'd' waits */
-    /* Success: the task is on module 2 now; 'd' goes there, then 'e'. */
+    /* Success, not final yet: module 2 may die before it starts the task,
+     * so 'd' and 'e' still wait, and the route is unchanged. */
     const uint8_t result[5] = {REMOTE, 1, MT_OK, 0, 2};
     from_migrator(0, MIG_MSG_RESULT, result, 5);
     mt_module_t where;
     assert_true(sched_mig_remote(REMOTE, &where, NULL));
-    assert_int_equal(where, 2);
+    assert_int_equal(where, 0);
     assert_int_equal(sched_send_to(REMOTE, PORT_0, "e", 1, 0), MT_OK);
+    assert_int_equal(n_sent, 4);
+    /* CONFIRM: the task runs on module 2; 'd' goes there, then 'e', 'f'. */
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 2);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "f", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_SENT);
     finish_tx(PORT_BUS_SENT);
     expect_data(4, 2, 'd');
     expect_data(5, 2, 'e');
+    expect_data(6, 2, 'f');
+    assert_int_equal(migrate_active(), 0);
+}
+
+static void test_second_outcome_releases_to_the_source(void **state)
+{
+    (void) state;
+    const uint8_t freeze[5] = {REMOTE, 3, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "g", 1, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 3, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    assert_int_equal(n_sent, 1); /* 'g' still held */
+    /* The destination died before END: the source took the task back. */
+    const uint8_t failed[5] = {REMOTE, 3, MT_ERR_BUS_DOWN, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, failed, 5);
+    expect_data(1, 0, 'g');
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
     assert_int_equal(migrate_active(), 0);
 }
 
@@ -231,34 +270,106 @@ static void test_unreachable_destination_leaves_the_task_here(void **state)
     assert_string_equal(got, "Sh"); /* the held message ran here */
 }
 
-static void test_success_moves_the_task_and_forwards_its_messages(void **state)
+/* The image is in, module 2 attached it, our RESULT ok went out and 'h'
+ * was forwarded: END is the frame on the bus. 'k' is sent here meanwhile. */
+static void commit_and_forward(uint8_t *id)
 {
-    (void) state;
-    uint8_t id;
-    freeze_and_reply(&id);
+    freeze_and_reply(id);
     finish_tx(PORT_BUS_SENT); /* the chunk */
-    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    const uint8_t attached[3] = {LOCAL, *id, MT_OK};
     from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
     bus_frame_t result = sent_frame(2);
     assert_int_equal(result.port, MIG_MSG_RESULT);
     assert_int_equal(result.payload[2], MT_OK);
-    assert_true(sched_task_exists(LOCAL)); /* until the outcome has gone out */
     finish_tx(PORT_BUS_SENT);
-    assert_false(sched_task_exists(LOCAL));
-    mt_module_t where;
-    assert_true(sched_mig_remote(LOCAL, &where, NULL));
-    assert_int_equal(where, 2);
+    /* Committed, but the task stays here, frozen, until END is through. */
+    assert_true(sched_task_exists(LOCAL));
+    assert_false(migrate_live(LOCAL));
     bus_frame_t fwd = sent_frame(3);
     assert_int_equal(fwd.port, MIG_MSG_FORWARD);
-    const uint8_t one[6] = {LOCAL, id, PORT_0, 1, 0, 'h'};
+    const uint8_t one[6] = {LOCAL, *id, PORT_0, 1, 0, 'h'};
     assert_memory_equal(fwd.payload, one, 6);
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "k", 1, 0), MT_OK); /* held here */
     finish_tx(PORT_BUS_SENT);
     bus_frame_t end = sent_frame(4);
     assert_int_equal(end.port, MIG_MSG_END);
     assert_int_equal(end.payload[2], 1); /* one message forwarded */
+    assert_int_equal(n_sent, 5);
+}
+
+static void test_success_moves_the_task_once_end_is_through(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    finish_tx(PORT_BUS_SENT); /* END went through: module 2 runs the task */
+    assert_false(sched_task_exists(LOCAL));
+    mt_module_t where;
+    assert_true(sched_mig_remote(LOCAL, &where, NULL));
+    assert_int_equal(where, 2);
+    bus_frame_t confirm = sent_frame(5);
+    assert_int_equal(confirm.type, BUS_FRAME_MCAST);
+    assert_int_equal(confirm.port, MIG_MSG_CONFIRM);
+    const uint8_t c[4] = {LOCAL, id, SELF, 2};
+    assert_memory_equal(confirm.payload, c, 4);
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t k = sent_frame(6); /* what was held here follows the task */
+    assert_int_equal(k.type, BUS_FRAME_DATA);
+    assert_int_equal(k.dst, 2);
+    assert_int_equal(k.pid, LOCAL);
+    assert_int_equal(k.payload[0], 'k');
     finish_tx(PORT_BUS_SENT);
     assert_int_equal(migrate_active(), 0);
-    assert_string_equal(got, "S"); /* 'h' ran nowhere here */
+    assert_string_equal(got, "S"); /* 'h' and 'k' ran nowhere here */
+}
+
+static void test_end_unreachable_takes_the_task_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    finish_tx(PORT_BUS_UNREACHABLE); /* END: module 2 is gone */
+    assert_true(migrate_live(LOCAL));
+    bus_frame_t result = sent_frame(5); /* the second outcome */
+    assert_int_equal(result.type, BUS_FRAME_MCAST);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t failed[5] = {LOCAL, id, MT_ERR_BUS_DOWN, SELF, 2};
+    assert_memory_equal(result.payload, failed, 5);
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_DOWN), 2); /* the bus, the migrator */
+    sched_run_pending();
+    assert_string_equal(got, "Shk"); /* the forwarded copy, then what was held here */
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "m", 1, 0), MT_OK); /* runs here */
+    sched_run_pending();
+    assert_string_equal(got, "Shkm");
+}
+
+/* Flow control: while the task is frozen, sends that would take the
+ * migrator's reserve of message blocks are refused (the local sender is
+ * told, and tries again), and a bus frame is answered busy: not taken, not
+ * dropped; offered again once there is room, it is taken, once. */
+static void test_frozen_task_at_the_reserve_refuses_and_answers_busy(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    unsigned taken = 0;
+    while (sched_send_to(LOCAL, PORT_0, "x", 1, 0) == MT_OK) taken++;
+    assert_true(taken > 4 && taken < 40);
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "x", 1, 0), MT_ERR_QUEUE_FULL);
+    assert_int_equal(sched_msg_spare(), MIG_RESERVE); /* the reserve is intact */
+    const uint8_t r = 'r';
+    assert_false(offer(BUS_FRAME_DATA, 0, LOCAL, PORT_0, &r, 1)); /* busy */
+    assert_int_equal(bus_stats()->rx_undeliverable, 0);
+    assert_int_equal(bus_stats()->rx_corrupt, 0);
+    finish_tx(PORT_BUS_UNREACHABLE); /* the chunk: the task resumes here */
+    sched_run_pending();
+    assert_true(offer(BUS_FRAME_DATA, 0, LOCAL, PORT_0, &r, 1)); /* room now */
+    sched_run_pending();
+    char want[64] = "Sh";
+    memset(want + 2, 'x', taken);
+    want[2 + taken] = 'r';
+    assert_string_equal(got, want);
 }
 
 int main(void)
@@ -268,7 +379,10 @@ int main(void)
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
-        cmocka_unit_test_setup(test_success_moves_the_task_and_forwards_its_messages, setup),
+        cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
+        cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
+        cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
+        cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
 }

@@ -15,7 +15,10 @@ slots of 10 us), exact clocks. apps/migrate/migrate_bench.toml moves the
 sink between modules 0 and 1 every 100 ms, ten times, with nothing else on
 the bus. Latency, as the paper defines it: from the request's arrival at
 the source (its FROZEN line) to the end of deserialisation at the
-destination (ATTACHED); also to the moment the task runs there (LIVE).
+destination (ATTACHED); also to the moment the task runs there (LIVE),
+and to the moment the source knows END went through and multicasts
+CONFIRM (its LEFT line), after which the other modules release what they
+held back.
 """
 
 from __future__ import annotations
@@ -41,10 +44,10 @@ SIZE_FOR_COUNTS = 256
 PAPER_BASE_MS, PAPER_PER_BYTE_MS = 3.5, 0.013
 MOVES = 10
 LINE = re.compile(r"^m(\d+)\| \[\s*(\d+\.\d{3}) ms\] (.*)$")
-MIG = re.compile(r"mig 0x10 (FROZEN|ATTACHED|LIVE|RESUMED) m(\d+)")
+MIG = re.compile(r"mig 0x10 (FROZEN|ATTACHED|LIVE|LEFT|RESUMED) m(\d+)")
 # The migrator's entry points: its task and its bus hooks (migrate.h).
 ENTRIES = ("migrator", "migrate_bus_rx", "migrate_bus_own", "migrate_bus_tx_end",
-           "migrate_bus_hold", "migrate_bus_forward")
+           "migrate_bus_hold", "migrate_bus_forward", "migrate_bus_cast")
 LIBC_COPY = re.compile(r"^(__)?mem(cpy|set|move|cmp)")
 
 
@@ -88,22 +91,23 @@ def run_quiet(dev, bdir, until, extra):
 
 
 def latencies(lines):
-    """[(to ATTACHED, to LIVE)] in ms for each migration of the run."""
+    """[(to ATTACHED, to LIVE, to confirmed)] in ms for each migration of
+    the run."""
     events = []
     for line in lines:
         m = LINE.match(line)
         found = MIG.search(m.group(3)) if m else None
         if found:
             events.append((float(m.group(2)), found.group(1)))
-    out, start, attached = [], None, None
+    out, start, seen = [], None, {}
     for t, what in sorted(events):
         if what == "FROZEN":
-            start, attached = t, None
-        elif what == "ATTACHED" and start is not None:
-            attached = t - start
-        elif what == "LIVE" and attached is not None:
-            out.append((attached, t - start))
-            start = None
+            start, seen = t, {}
+        elif what in ("ATTACHED", "LIVE", "LEFT") and start is not None:
+            seen[what] = t - start
+            if len(seen) == 3:
+                out.append((seen["ATTACHED"], seen["LIVE"], seen["LEFT"]))
+                start = None
         elif what == "RESUMED":
             raise BenchError(f"a migration failed: {lines[-20:]}")
     return out
@@ -113,8 +117,9 @@ def measure_latency(bdir, n, state):
     runs = latencies(run_quiet(device(n), bdir, MOVES * 0.1 + 0.1, ["--state", str(state)]))
     if len(runs) != MOVES:
         raise BenchError(f"{n} modules, {state} B: {len(runs)} migrations, not {MOVES}")
-    return (statistics.mean(a for a, _ in runs), statistics.mean(b for _, b in runs),
-            min(a for a, _ in runs), max(a for a, _ in runs))
+    return (statistics.mean(a for a, _, _ in runs), statistics.mean(b for _, b, _ in runs),
+            min(a for a, _, _ in runs), max(a for a, _, _ in runs),
+            statistics.mean(c for _, _, c in runs))
 
 
 def fit(points):
@@ -216,7 +221,9 @@ def render(sizes, counts, instr, env):
         f"{MOVES} times per point, on an otherwise quiet bus. Latency as the paper defines it: "
         "from the request's arrival at the source to the end of deserialisation at the "
         "destination; *to live* adds the forwarding of held messages and END, until the task "
-        "runs at the destination.",
+        "runs at the destination; *to confirmed* ends when the source has END's "
+        "acknowledgement and multicasts CONFIRM (docs/migration.md), the point from which the "
+        "other modules release what they held back and the source frees its copies.",
         "",
         "**What the bus model assumes** (docs/bus.md): every frame costs its sender and its "
         "receiver the polled copy of the paper's drivers, 300 cycles + 20 cycles per byte "
@@ -228,11 +235,12 @@ def render(sizes, counts, instr, env):
         "",
         "### Latency against state size (2 modules)",
         "",
-        "| state (B) | to deserialised (ms) | min .. max (ms) | to live (ms) | paper (ms) |",
-        "|---:|---:|---:|---:|---:|",
+        "| state (B) | to deserialised (ms) | min .. max (ms) | to live (ms) | "
+        "to confirmed (ms) | paper (ms) |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
-    for s, (a, live, lo, hi) in sizes.items():
-        lines.append(f"| {s} | {a:.3f} | {lo:.3f} .. {hi:.3f} | {live:.3f} | "
+    for s, (a, live, lo, hi, conf) in sizes.items():
+        lines.append(f"| {s} | {a:.3f} | {lo:.3f} .. {hi:.3f} | {live:.3f} | {conf:.3f} | "
                      f"{PAPER_BASE_MS + PAPER_PER_BYTE_MS * s:.2f} |")
     lines += [
         "",
@@ -254,11 +262,11 @@ def render(sizes, counts, instr, env):
         "",
         f"### Latency against module count ({SIZE_FOR_COUNTS} B of state)",
         "",
-        "| modules | to deserialised (ms) | to live (ms) |",
-        "|---:|---:|---:|",
+        "| modules | to deserialised (ms) | to live (ms) | to confirmed (ms) |",
+        "|---:|---:|---:|---:|",
     ]
-    for n, (a, live, *_) in counts.items():
-        lines.append(f"| {n} | {a:.3f} | {live:.3f} |")
+    for n, (a, live, _, _, conf) in counts.items():
+        lines.append(f"| {n} | {a:.3f} | {live:.3f} | {conf:.3f} |")
     c0, cslope = fit([(n, a) for n, (a, *_) in counts.items()])
     lines += [
         "",

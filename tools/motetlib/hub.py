@@ -86,6 +86,8 @@ def stamp_sync(frame: bytearray, stamp: int) -> None:
 LINK_VERSION = 1
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
 RESULT_SENT, RESULT_REJECTED, RESULT_UNREACHABLE = 0, 1, 2
+RX_REJECTED, RX_ACCEPTED, RX_BUSY = 0, 1, 2  # a receiver's answer (bus_rx_t)
+BUSY_RETRY_NS = 1_000_000  # a frame a receiver answered busy is offered again after this
 RESULT_NAMES = {RESULT_SENT: "sent", RESULT_REJECTED: "rejected", RESULT_UNREACHABLE: "unreachable"}
 STATS_FIELDS = ("tx_frames", "tx_bytes", "tx_retransmits", "tx_given_up", "tx_unreachable",
                 "tx_queue_full", "rx_frames", "rx_corrupt", "rx_duplicates", "rx_undeliverable",
@@ -158,6 +160,7 @@ class Transfer:
     end: int | None = None
     done: bool = False
     retry: bool = False
+    attempt: int = 0  # offers of the frame on the wire (a busy receiver makes more)
 
 
 @dataclasses.dataclass
@@ -213,18 +216,25 @@ class Mod:
 @dataclasses.dataclass(frozen=True)
 class Fault:
     """A fault injected on command: `kind` at `at_ns` on module `module`
-    (None: any receiver); `count` frames, `delay_ns` for a delay."""
+    (None: any receiver); `count` frames, `delay_ns` for a delay. With
+    `frame` = (pid, port), a kill or freeze happens instead when `module`
+    is about to take the `count`-th frame for that pid and port: at the end
+    of its transfer, before the module has it (it never takes it)."""
     kind: str
     module: int | None
     at_ns: int
     count: int = 1
     delay_ns: int = 0
+    frame: tuple[int, int] | None = None
 
     def describe(self) -> str:
         who = "any module" if self.module is None else f"m{self.module}"
         extra = f" x{self.count}" if self.kind == "corrupt" and self.count > 1 else ""
         if self.kind == "delay":
             extra = f" by {self.delay_ns / 1000:g} us"
+        if self.frame is not None:
+            extra = (f" as frame {self.count} for pid {self.frame[0]:#04x} port "
+                     f"{self.frame[1]} reaches it")
         return f"{self.kind} {who}{extra}"
 
 
@@ -243,13 +253,32 @@ def parse_command(line: str, at_ns: int) -> Fault:
     return dataclasses.replace(f, at_ns=at_ns)
 
 
+def parse_frame_fault(kind: str, who: str, trigger: str) -> Fault:
+    """KIND:MODULE@frame:PID:PORT[:N]: kill or freeze MODULE when the N-th
+    frame (default 1) for task PID, input PORT is about to reach it."""
+    if kind not in ("kill", "freeze"):
+        raise ValueError(f"only kill and freeze can be triggered by a frame, not {kind!r}")
+    words = trigger.split(":")
+    if len(words) not in (3, 4) or words[0] != "frame":
+        raise ValueError("a frame trigger is frame:PID:PORT[:N]")
+    pid, port = int(words[1], 0), int(words[2], 0)
+    count = int(words[3], 0) if len(words) == 4 else 1
+    if not (0 <= pid <= 0xFF and 0 <= port <= 0xFF) or count < 1:
+        raise ValueError("PID and PORT are bytes, N >= 1")
+    return Fault(kind, int(who), 0, count=count, frame=(pid, port))
+
+
 def parse_fault(spec: str) -> Fault:
     """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
     corrupt the next N frames it receives (default 1); delay the next frame
-    it receives by N microseconds. MODULE may be * for corrupt and delay."""
+    it receives by N microseconds. MODULE may be * for corrupt and delay.
+    KIND:MODULE@frame:PID:PORT[:N] -- kill or freeze MODULE when the N-th
+    frame for PID and PORT is about to reach it (parse_frame_fault)."""
     try:
         kind, rest = spec.split(":", 1)
         who, when = rest.split("@", 1)
+        if when.startswith("frame:"):
+            return parse_frame_fault(kind, who, when)
         extra = None
         if ":" in when:
             when, extra = when.split(":", 1)
@@ -270,7 +299,8 @@ def parse_fault(spec: str) -> Fault:
             raise ValueError("only corrupt takes a count (>= 1)")
         return Fault(kind, module, at_ns, count=count)
     except ValueError as e:
-        raise ValueError(f"bad fault {spec!r}: {e} (format KIND:MODULE@SECONDS[:N])") from None
+        raise ValueError(f"bad fault {spec!r}: {e} (format KIND:MODULE@SECONDS[:N] or "
+                         f"KIND:MODULE@frame:PID:PORT[:N])") from None
 
 
 # ---- the hub ---------------------------------------------------------------
@@ -289,7 +319,9 @@ class Hub:
         self.launch = launch
         self.seed = seed
         self.until_ns = None if until_s is None else round(until_s * 1e9)
-        self.faults = list(faults)
+        self.faults = [f for f in faults if f.frame is None]
+        self.frame_faults = [f for f in faults if f.frame is not None]
+        self.frame_seen = [0] * len(self.frame_faults)
         self.trace = trace
         self.out = out
         self.progress = progress
@@ -310,7 +342,7 @@ class Hub:
         self.events_log = []
         self.counters = {"frames": 0, "bytes": 0, "by_type": {}, "bus_busy_ns": 0,
                          "rejected": 0, "corrupted": 0, "delayed": 0, "waits_busy_receiver": 0,
-                         "wakeups": 0, "unreachable": 0, "retransmissions": 0}
+                         "wakeups": 0, "unreachable": 0, "retransmissions": 0, "busy": 0}
         self.corrupt_left = {}
         self.delay_next = {}
         self.reference = None
@@ -610,7 +642,7 @@ class Hub:
             if mtype == "T":
                 self.on_tx(m, t, bytearray(body))
             elif mtype == "R":
-                self.on_rxdone(m, t, bool(body[0]))
+                self.on_rxdone(m, t, body[0])
             elif mtype == "P":
                 self.on_probe_answer(m, body)
             elif mtype == "K":
@@ -641,11 +673,15 @@ class Hub:
         dst = "all" if tr.dst == BROADCAST else f"m{tr.dst}"
         return f"{tr.ftype} m{tr.src.id}->{dst}, {len(tr.frame)} B"
 
-    def on_rxdone(self, m, t, ok):
+    def on_rxdone(self, m, t, verdict):
         tr = m.rx
         m.rx = None
         if tr is None or tr.done:
             return
+        if verdict == RX_BUSY and tr.dst != BROADCAST:
+            self.busy_receiver(m, tr, t)
+            return
+        ok = verdict == RX_ACCEPTED
         tr.acks[m.id] = ok
         if not ok:
             self.counters["rejected"] += 1
@@ -707,13 +743,30 @@ class Hub:
         if tr.ftype == "SYNC":
             stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
             self.reference = tr.src.id
+        self.frame_triggers(tr)
         tr.receivers = [r for r in tr.receivers if not r.dead and not r.unresponsive]
         for r in tr.receivers:
             self.receive(r, tr)
-        if not tr.receivers:
-            self.finish(tr, RESULT_SENT, self.now)
+        if not tr.receivers:  # a unicast whose receiver died on the way was not delivered
+            self.finish(tr, RESULT_SENT if tr.dst == BROADCAST else RESULT_UNREACHABLE, self.now)
             return
-        self.push(self.now + self.ack_timeout_ns, "acktimeout", tr)
+        self.push(self.now + self.ack_timeout_ns, "acktimeout", tr, tr.attempt)
+
+    def frame_triggers(self, tr):
+        """Faults that a frame sets off as it reaches a receiver, before the
+        receiver has it."""
+        if len(tr.frame) < OVERHEAD or (tr.frame[0] & ~TYPE_RETRY) not in (1, 2):
+            return
+        pid, port = tr.frame[4], tr.frame[5]
+        for i, f in enumerate(self.frame_faults):
+            r = self.mods.get(f.module)
+            if f.frame != (pid, port) or r not in tr.receivers or r.dead or tr.retry:
+                continue
+            self.frame_seen[i] += 1
+            if self.frame_seen[i] == f.count:
+                self.note(f"fault trigger: frame #{tr.id} ({self.frame_name(tr)}) is frame "
+                          f"{f.count} for pid {pid:#04x} port {port} to reach m{r.id}", r.id)
+                self.on_fault(f)
 
     def receive(self, r, tr):
         frame = bytearray(tr.frame)
@@ -753,8 +806,22 @@ class Hub:
         else:
             self.finish(tr, RESULT_SENT, t)
 
-    def on_acktimeout(self, tr):
-        if tr.done:
+    def busy_receiver(self, r, tr, t):
+        """r answered busy: its interface keeps nothing and the frame stays in
+        the sender's, which offers it again later; the sender is told nothing
+        (it waits, like a sender behind a full receive buffer)."""
+        self.counters["busy"] += 1
+        if (tr.src.id, r.id, "busy") not in self.unreachable_noted:  # the first of a series
+            self.unreachable_noted.add((tr.src.id, r.id, "busy"))
+            self.note(f"m{r.id} answered frame #{tr.id} ({self.frame_name(tr)}) busy: offered "
+                      f"again every {BUSY_RETRY_NS / 1e6:g} ms until taken (further busy "
+                      f"answers of m{r.id} to m{tr.src.id} are only counted)", r.id, t)
+        tr.attempt += 1
+        tr.receivers, tr.acks, tr.started, tr.end = [], {}, None, None
+        self.schedule_slot(tr, t + BUSY_RETRY_NS)
+
+    def on_acktimeout(self, tr, attempt):
+        if tr.done or attempt != tr.attempt:
             return
         for r in tr.receivers:
             if r.id not in tr.acks and not r.dead and not r.unresponsive:
@@ -1105,6 +1172,7 @@ def summary_lines(report):
              f"{100 * b['utilisation']:.2f} % busy; {b['retransmissions']} retransmitted, "
              f"{b['rejected']} rejected, {b['corrupted']} corrupted and {b['delayed']} delayed "
              f"by faults, {b['waits_busy_receiver']} waits for a busy receiver, "
+             f"{b.get('busy', 0)} busy answers, "
              f"{b['wakeups']} wake-ups, {b['unreachable']} unreachable"]
     for mid, m in report["modules"].items():
         lines.append(f"m{mid} {m['name']}: {m['note'] or m['state']}"

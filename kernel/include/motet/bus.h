@@ -147,10 +147,18 @@ mt_err_t bus_send_to(mt_module_t module, mt_pid_t pid, mt_port_t port, const voi
  * context; a MSG_HEAP payload is consumed on success. */
 mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
 
+/* A receiver's answer to a frame (bus_isr_rx()). */
+typedef enum {
+    BUS_RX_REJECTED = 0, /* corrupt: the sender sends it again */
+    BUS_RX_ACCEPTED = 1, /* taken */
+    BUS_RX_BUSY = 2      /* no room now: the interface leaves it unacknowledged and takes it
+                            again later; the sender's interface waits (flow control) */
+} bus_rx_t;
+
 /* Port hook, interrupt context: a frame arrived; `capture` is the counter
- * when it was complete. Returns false to reject it (corrupt): the interface
- * then tells the sender to send it again. */
-bool bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture);
+ * when it was complete. BUS_RX_BUSY only for a frame to a task frozen for
+ * a migration while the message pool is down to the migrator's reserve. */
+bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture);
 /* Port hook, interrupt context: the frame given to port_bus_send() ended. */
 void bus_isr_tx_done(port_bus_result_t result);
 

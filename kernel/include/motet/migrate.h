@@ -21,19 +21,25 @@
  *                 destination, which creates the task, still held, and
  *                 hands it its state (PORT_DESERIALIZE).
  *   5. RESULT     the destination answers; the source decides and
- *                 multicasts the outcome. Success: every module routes the
- *                 task to the destination and releases what it held back;
- *                 the source forwards the task's held messages in order and
- *                 the destination starts the task (timers re-armed, minus
- *                 the time the migration took). Failure: the task resumes
- *                 at the source, or, if it cannot, is killed (KILLED).
+ *                 multicasts the outcome. Failure: the task resumes at the
+ *                 source, or, if it cannot, is killed (KILLED). Success:
+ *                 the source forwards copies of the task's held messages
+ *                 in order, then END, on which the destination starts the
+ *                 task (timers re-armed, minus the time the migration
+ *                 took); the source keeps the task frozen and the other
+ *                 modules keep holding meanwhile.
+ *   6. CONFIRM    END went through: every module routes the task to the
+ *                 destination and releases what it held back. END did not
+ *                 (the destination died): the source takes the task back
+ *                 with all its messages and multicasts a failed RESULT.
  *
  * Guarantees: at no instant is the task live on two modules (the source
- * decides alone, and the destination starts only on its word); no message
+ * decides alone, and the destination starts only on its END); no message
  * to the task is lost, duplicated or reordered (per sender); a timer that
  * falls due during the migration fires once, on the module where the task
- * ends up; a destination that dies or has no memory leaves the task running
- * at the source. Protocol model: models/migration.pml.
+ * ends up; a destination that dies before it has started the task, or has
+ * no memory, leaves it running at the source. Protocol model:
+ * models/migration.pml.
  *
  * The task's side. A movable task (TASK_MOVABLE) answers PORT_SERIALIZE by
  * putting its state in one heap block and handing it over with
@@ -107,6 +113,7 @@ enum {
     MIG_MSG_REFUSED,          /* u8 pid, u8 err */
     MIG_MSG_PING,             /* u8 pid, u8 id: are you there (answer: none) */
     MIG_MSG_ABORT,            /* u8 pid, u8 id: drop the copy of a failed migration */
+    MIG_MSG_CONFIRM,          /* multicast: u8 pid, u8 id, u8 source, u8 dest: it runs */
     MIG_MSG_KICK,             /* local only: the migrator has work */
     MIG_MSG_END_KIND
 };
@@ -140,17 +147,23 @@ mt_err_t migrate_start(void);
 void migrate_bus_rx(const bus_frame_t *f);
 /* Our own multicast to the migrators went out; interrupt. */
 void migrate_bus_own(const bus_frame_t *f);
+/* A multicast to `group` is about to be delivered here (received or our
+ * own); interrupt. */
+void migrate_bus_cast(uint8_t group, const void *data, uint16_t len);
 /* A frame of ours ended with `result`; interrupt. */
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result);
 /* The remote-send path: true if the migrator took msg (its destination is
  * frozen for a migration here); *err is then the outcome. Task context. */
 bool migrate_bus_hold(const msg_t *msg, mt_err_t *err);
 /* A DATA frame about to be delivered: for a task that is not here, it is
- * forwarded along the route if there is one (a sender with a stale route);
- * for a frozen task when the message pool is down to the migrator's
- * reserve, it is dropped (*err: MT_ERR_QUEUE_FULL). True if it was handled
- * here; interrupt. */
+ * forwarded along the route if there is one (a sender with a stale route).
+ * True if it was handled here; interrupt. */
 bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err);
+/* True if a DATA frame that has just arrived must wait (bus_isr_rx()
+ * answers BUS_RX_BUSY): it is for a task frozen or held back here for a
+ * migration, and the message pool is down to the migrator's reserve
+ * (logged: MT_ERR_QUEUE_FULL). Interrupt. */
+bool migrate_bus_busy(const bus_frame_t *f);
 
 #else /* no bus: nowhere to go */
 
