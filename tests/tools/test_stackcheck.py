@@ -249,3 +249,160 @@ def test_cut_removes_a_call_that_never_happens_on_that_stack(tmp_path):
     su = su_frames(elf)
     assert full.depth == su["main"] + su["middle"] + su["leaf"]
     assert part.depth == su["main"] + su["shallow"]
+
+
+# ---- stack preemption: handler calls bounded by the task set ----
+
+# A miniature of Motet's dispatch: handlers are called through a program
+# table, and a handler's send runs the next handler nested (recursion in the
+# static call graph). The image holds the table and a binary application
+# description (appc) naming the tasks by program id.
+PREEMPT = r"""
+typedef int (*handler_t)(void *state, void *msg);
+typedef struct program {
+    unsigned char id;
+    const char *name;
+    handler_t handler;
+    unsigned short state_size;
+} program_t;
+volatile int sink;
+static int handler_a(void *state, void *msg);
+static int handler_b(void *state, void *msg);
+__attribute__((used)) const program_t programs[] = {
+    {1, "a", handler_a, 0},
+    {2, "b", handler_b, 4},
+};
+__attribute__((used)) const unsigned char desc[] = {DESC};
+const program_t *volatile table = programs; /* keeps the calls indirect */
+
+__attribute__((noinline)) int dispatch(int id)
+{
+    volatile char frame[6];
+    frame[0] = (char) id;
+    for (unsigned i = 0; i < sizeof programs / sizeof programs[0]; i++)
+        if (table[i].id == id) sink += table[i].handler((void *) frame, 0);
+    return frame[0];
+}
+__attribute__((noinline)) int send(int id)
+{
+    volatile char copy[10];
+    copy[0] = (char) id;
+    return dispatch(copy[0]) + copy[1];
+}
+static int handler_a(void *state, void *msg)
+{
+    (void) state;
+    (void) msg;
+    volatile char buf[12];
+    buf[0] = 2;
+    return send(buf[0]) + buf[3];
+}
+static int handler_b(void *state, void *msg)
+{
+    (void) state;
+    (void) msg;
+    volatile char buf[30];
+    for (int i = 0; i < 30; i++) buf[i] = (char) i;
+    RECURSE
+    return buf[sink % 30];
+}
+int main(void)
+{
+    sink = desc[0] + dispatch(1);
+    for (;;) {
+    }
+}
+"""
+
+PREEMPT_APP = """
+[app]
+name = "mini"
+[programs]
+a = 1
+b = 2
+[[task]]
+name = "a"
+program = "a"
+priority = 1
+[[task]]
+name = "b"
+program = "b"
+priority = 2
+"""
+
+PREEMPT_ANNOTATIONS = "root main\ndispatch dispatch\nprograms programs\nappdesc desc\n"
+
+
+def build_preempt(tmp_path, arch, recurse=False):
+    from motetlib import appc
+
+    desc = ", ".join(str(b) for b in appc.compile_text(PREEMPT_APP))
+    src = PREEMPT.replace("DESC", desc)
+    src = src.replace("RECURSE", "if (sink == 12345) buf[2] = (char) handler_b(state, msg);"
+                      if recurse else "")
+    return build(tmp_path, "preempt_r" if recurse else "preempt", src, arch)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_stack_preemption_is_refused_without_the_dispatch_table(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    out = stackcheck.analyse(elf, ["main"])
+    assert any("dispatch: indirect call" in p for p in out["roots"]["main"].problems)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_kernel_stack_is_the_deepest_nesting_of_the_image_tasks(tmp_path, arch):
+    """The tasks come from the image (program table + description); the
+    bound is main's path to the handler call, a's path to the next one, and
+    b whole: exactly the deepest stack this program can build."""
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
+    out = stackcheck.analyse(elf, [], ann=ann)
+    k = out["kernel"]
+    assert not k.problems, k.problems
+    su = su_frames(elf)
+    b = stackcheck.analyse(elf, ["handler_b"])["roots"]["handler_b"]  # with its libgcc calls
+    deepest = su["main"] + su["dispatch"] + su["handler_a"] + su["send"] + su["dispatch"] + b.depth
+    assert k.depth == deepest, (k.path, su)
+    assert any("handler_b [desc task 1, prio 2]" in t for t in k.path)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_application_recursion_is_still_refused(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch, recurse=True)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
+    out = stackcheck.analyse(elf, [], ann=ann)
+    assert any("recursion: handler_b -> handler_b" in p for p in out["kernel"].problems)
+
+
+def test_a_description_task_without_its_program_is_an_error(tmp_path):
+    if not have("avr"):
+        pytest.skip("avr-gcc not installed")
+    elf = build_preempt(tmp_path, "avr")
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS.replace("programs programs\n", ""))
+    out = stackcheck.analyse(elf, [], ann=ann)
+    assert out["kernel"].problems == [
+        "task set: desc: task 0 runs program 1, which no program table (none named) holds"]
+
+
+def test_bound_sums_distinct_elements_and_interrupts():
+    from motetlib.stack_preempt import Element, bound
+
+    root = Element("main", 40, 30)
+    a, b = Element("a", 50, 20), Element("b", 60, None)
+    # No interrupt: b can only be the top (it starts nothing).
+    assert bound(root, [a, b], [], 0)[0] == 30 + 20 + 60
+    # One interrupt: it may land anywhere; best at the top of b, or inside
+    # a (a's full instead of its reach) with b above.
+    isr = Element("isr", 25, 10)
+    assert bound(root, [a, b], [isr], 1)[0] == 30 + 20 + 60 + 30 + 25
+    # A root that starts nothing needs an interrupt before any task runs.
+    idle = Element("main", 40, None)
+    assert bound(idle, [a, b], [], 0)[0] == 40
+    assert bound(idle, [a, b], [isr], 1)[0] == 40 + 20 + 60 + 25
