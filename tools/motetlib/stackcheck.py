@@ -375,6 +375,11 @@ def _direct_or_indirect(f: Function, i: Insn, funcs, indirect: bool, call: bool)
         # `rcall .+0`, which reserves two bytes, lands mid-function instead)
 
 
+def named(symbol: str, names) -> bool:
+    """`symbol` is one of `names`, or a GCC clone of one (run_pushed.isra.0)."""
+    return symbol in names or symbol.split(".")[0] in names
+
+
 def x86_register_jump(f: Function, addr: int) -> bool:
     """`jmp *%reg`: GCC's switch tables (a pointer tail call goes through
     memory or a register too, hence only with `jumptable`)."""
@@ -482,7 +487,7 @@ class Analyser:
         jumps = [a for a in f.indirect_jumps
                  if not (f.name in self.ann.jumptable
                          and (self.arch != "x86-64" or x86_register_jump(f, a)))]
-        calls = [] if f.name in self.ann.dispatch else f.indirect_calls
+        calls = [] if named(f.name, self.ann.dispatch) else f.indirect_calls
         sites = calls + jumps
         if not sites:
             return [], []
@@ -519,7 +524,7 @@ class Analyser:
         if f is None:
             self.memo[name] = res
             return res
-        if name in self.ann.dispatch and f.indirect_calls:
+        if named(name, self.ann.dispatch) and f.indirect_calls:
             res.reach, res.reach_path = own, [name, "(handler call)"]
         indirect, problems = self.targets(f)
         res.problems += problems
@@ -528,7 +533,7 @@ class Analyser:
         callees = [(c, b) for c, b in callees
                    if c not in self.ann.noreturn and (name, c) not in self.ann.cuts]
         for callee, base in callees:
-            if callee in self.ann.bounded:  # a new activation: counted apart
+            if named(callee, self.ann.bounded):  # a new activation: counted apart
                 if res.reach is None or base > res.reach:
                     res.reach, res.reach_path = base, [name, f"({callee})"]
                 continue
@@ -608,10 +613,10 @@ def preempted_kernel_stack(elf: Path, a: Analyser, kernel: str, isrs: list[str])
         problems.append("no tasks: name the image's `programs` and `appdesc`, or `task` lines")
     elements = [element(t.handler, f"{t.handler} [{t.origin}"
                         + ("" if t.prio is None else f", prio {t.prio}") + "]") for t in tasks]
-    for fn, count in sorted(ann.bounded.items()):
-        if fn in a.funcs:
-            n = len(tasks) if count == "tasks" else int(count)
-            elements += [element(fn, f"{fn} #{i + 1}") for i in range(n)]
+    for fn in sorted(n for n in a.funcs if named(n, ann.bounded)):
+        count = ann.bounded.get(fn, ann.bounded.get(fn.split(".")[0]))
+        n = len(tasks) if count == "tasks" else int(count)
+        elements += [element(fn, f"{fn} #{i + 1}") for i in range(n)]
     hw = hardware_frame(ann, a.arch)
     isr_elements = [element(i, i, hw) for i in isrs]
     nesting = ann.isr_nesting if ann.isr_nesting is not None else len(isrs)
