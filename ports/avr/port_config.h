@@ -47,7 +47,7 @@
 typedef struct port_context {
     uint8_t *sp;
 } port_context_t;
-#define PORT_THREAD_STACK_EXTRA 176u
+#define PORT_THREAD_STACK_EXTRA 135u
 #define PORT_THREAD_STACK_MIN   256u
 
 #endif /* PORT_CONFIG_H */

@@ -306,9 +306,17 @@ static int handler_b(void *state, void *msg)
     RECURSE
     return buf[sink % 30];
 }
+/* An interrupt's post: it reaches the dispatch in the call graph, but the
+ * rules say no handler starts under it (`no-dispatch`). */
+__attribute__((noinline)) int poster(void)
+{
+    volatile char b[4];
+    b[0] = 2;
+    return send(b[0]) + b[1];
+}
 int main(void)
 {
-    sink = desc[0] + dispatch(1);
+    sink = desc[0] + dispatch(1) + poster();
     for (;;) {
     }
 }
@@ -355,8 +363,9 @@ def test_stack_preemption_is_refused_without_the_dispatch_table(tmp_path, arch):
 @pytest.mark.parametrize("arch", ["avr", "arm"])
 def test_kernel_stack_is_the_deepest_nesting_of_the_image_tasks(tmp_path, arch):
     """The tasks come from the image (program table + description); the
-    bound is main's path to the handler call, a's path to the next one, and
-    b whole: exactly the deepest stack this program can build."""
+    bound is main's deepest path to a handler call (through poster), a's
+    path to the next one, and b whole: the deepest stack this program can
+    build."""
     if not have(arch):
         pytest.skip(f"{GCC[arch][0]} not installed")
     elf = build_preempt(tmp_path, arch)
@@ -366,7 +375,8 @@ def test_kernel_stack_is_the_deepest_nesting_of_the_image_tasks(tmp_path, arch):
     assert not k.problems, k.problems
     su = su_frames(elf)
     b = stackcheck.analyse(elf, ["handler_b"])["roots"]["handler_b"]  # with its libgcc calls
-    deepest = su["main"] + su["dispatch"] + su["handler_a"] + su["send"] + su["dispatch"] + b.depth
+    to_call = su["main"] + su["poster"] + su["send"] + su["dispatch"]
+    deepest = to_call + su["handler_a"] + su["send"] + su["dispatch"] + b.depth
     assert k.depth == deepest, (k.path, su)
     assert any("handler_b [desc task 1, prio 2]" in t for t in k.path)
 
@@ -379,6 +389,21 @@ def test_application_recursion_is_still_refused(tmp_path, arch):
     ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
     out = stackcheck.analyse(elf, [], ann=ann)
     assert any("recursion: handler_b -> handler_b" in p for p in out["kernel"].problems)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_no_dispatch_takes_no_path_into_a_handler_call(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    su = su_frames(elf)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
+    loud = stackcheck.analyse(elf, ["poster"], ann=ann)["roots"]["poster"]
+    assert loud.reach == su["poster"] + su["send"] + su["dispatch"]
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "no-dispatch poster\n")
+    quiet = stackcheck.analyse(elf, ["poster"], ann=ann)["roots"]["poster"]
+    assert quiet.reach is None
+    assert quiet.depth == su["poster"] + su["send"]
 
 
 def test_a_description_task_without_its_program_is_an_error(tmp_path):
@@ -406,3 +431,16 @@ def test_bound_sums_distinct_elements_and_interrupts():
     idle = Element("main", 40, None)
     assert bound(idle, [a, b], [], 0)[0] == 40
     assert bound(idle, [a, b], [isr], 1)[0] == 40 + 20 + 60 + 25
+
+
+def test_stack_paint_fails_a_bound_below_the_paint_or_a_short_thread_allowance():
+    """The checks of the AVR test stack_hello_avr (tools/motetlib/stack_paint.py)."""
+    from motetlib import stack_paint
+
+    assert stack_paint.failures(1027, 344, 135, 135) == []
+    assert stack_paint.failures(300, 344) == ["the bound 300 B is below the measured 344 B"]
+    assert stack_paint.failures(1027, 344, 134, 135, "ports/avr/port_config.h") == [
+        "PORT_THREAD_STACK_EXTRA (134 B) is below the analysed 135 B: raise it in "
+        "ports/avr/port_config.h"]
+    config = ROOT / "ports" / "avr" / "port_config.h"
+    assert stack_paint.port_thread_extra(config) > 0

@@ -56,6 +56,19 @@ def port_thread_extra(config: Path) -> int:
     return int(m[1])
 
 
+def failures(bound: int, measured: int, extra: int | None = None,
+             need: int | None = None, config: str = "port_config.h") -> list[str]:
+    """What is wrong with the figures: a bound below the measurement, or a
+    thread allowance below the analysed figure."""
+    out = []
+    if bound < measured:
+        out.append(f"the bound {bound} B is below the measured {measured} B")
+    if extra is not None and need is not None and extra < need:
+        out.append(f"PORT_THREAD_STACK_EXTRA ({extra} B) is below the analysed {need} B: "
+                   f"raise it in {config}")
+    return out
+
+
 def check(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path | None,
           harness: str | None) -> int:
     out = stackcheck.analyse(elf, [], ann.isrs, ann=ann, su_dirs=su)
@@ -68,18 +81,14 @@ def check(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path |
     measured = painted_high_water(elf, harness)
     print(f"{elf.name}: kernel stack bound {kernel.depth} B, painted high-water mark "
           f"{measured} B, margin {kernel.depth - measured} B")
-    failed = kernel.depth < measured
-    if failed:
-        print(f"stack_paint: FAIL: the bound {kernel.depth} B is below the measured "
-              f"{measured} B", file=sys.stderr)
+    extra = need = None
     if config is not None:
         extra, need = port_thread_extra(config), out["thread_extra"].depth
         print(f"PORT_THREAD_STACK_EXTRA {extra} B, analysed interrupts on a thread {need} B")
-        if extra < need:
-            print(f"stack_paint: FAIL: PORT_THREAD_STACK_EXTRA ({extra} B) is below the "
-                  f"analysed {need} B: raise it in {config}", file=sys.stderr)
-            failed = True
-    return 1 if failed else 0
+    wrong = failures(kernel.depth, measured, extra, need, str(config))
+    for w in wrong:
+        print(f"stack_paint: FAIL: {w}", file=sys.stderr)
+    return 1 if wrong else 0
 
 
 def main(argv: list[str]) -> int:

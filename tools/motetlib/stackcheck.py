@@ -55,6 +55,8 @@ Annotations (--annotations FILE), one per line, `#` comments:
                                  (or once per task) on the stack
     programs SYMBOL / appdesc SYMBOL / task HANDLER [PRIO]
                                  the task set (stack_tasks.py)
+    no-dispatch FUNC ...         no handler starts under FUNC: its paths into
+                                 dispatch and bounded functions are not taken
     k-only CALLER -> CALLEE      cut only for what lands on a thread's stack
     include FILE                 read FILE too (relative to this file)
 
@@ -143,6 +145,7 @@ class Annotations:
     programs: list[str] = field(default_factory=list)
     appdescs: list[str] = field(default_factory=list)
     k_only: set[tuple[str, str]] = field(default_factory=set)
+    no_dispatch: set[str] = field(default_factory=set)
     hooks: dict[str, str] = field(default_factory=dict)  # FUNC -> setter
 
 
@@ -205,6 +208,8 @@ def parse_annotations(text: str, origin: str = "<annotations>",
                 ann.isr_nesting = int(args[0], 0)
             elif kind == "dispatch" and args:
                 ann.dispatch.update(args)
+            elif kind == "no-dispatch" and args:
+                ann.no_dispatch.update(args)
             elif kind == "bounded" and len(args) == 2 and (args[1] == "tasks"
                                                           or args[1].isdigit()):
                 ann.bounded[args[0]] = args[1]
@@ -452,7 +457,7 @@ class Analyser:
         self.arch, self.funcs, self.su, self.ann = arch, funcs, su, ann
         self.red_zone = red_zone and arch == "x86-64"
         self.ambiguous = ambiguous or set()
-        self.memo: dict[str, Result] = {}
+        self.memo: dict[tuple[str, bool], Result] = {}
         self.notes: list[str] = []
 
     def frame(self, name: str) -> tuple[int, str | None]:
@@ -509,12 +514,15 @@ class Analyser:
             problems.append(f"{f.name}: annotated targets not in the program: {' '.join(missing)}")
         return found, problems
 
-    def depth(self, name: str, stack: list[str] | None = None) -> Result:
+    def depth(self, name: str, stack: list[str] | None = None, quiet: bool = False) -> Result:
         """Worst case from entering `name` (its return address included),
-        and the deepest point where a new activation begins (`reach`)."""
+        and the deepest point where a new activation begins (`reach`).
+        `quiet`: under a `no-dispatch` function, where no handler starts, so
+        the calls into dispatch and bounded functions are not taken."""
         stack = stack or []
-        if name in self.memo:
-            return self.memo[name]
+        quiet = quiet or named(name, self.ann.no_dispatch)
+        if (name, quiet) in self.memo:
+            return self.memo[name, quiet]
         if name in stack:
             cycle = stack[stack.index(name):] + [name]
             return Result(0, [], [f"recursion: {' -> '.join(cycle)}"])
@@ -522,9 +530,9 @@ class Analyser:
         res = Result(own, [name], [problem] if problem else [])
         f = self.funcs.get(name)
         if f is None:
-            self.memo[name] = res
+            self.memo[name, quiet] = res
             return res
-        if named(name, self.ann.dispatch) and f.indirect_calls:
+        if named(name, self.ann.dispatch) and f.indirect_calls and not quiet:
             res.reach, res.reach_path = own, [name, "(handler call)"]
         indirect, problems = self.targets(f)
         res.problems += problems
@@ -533,11 +541,14 @@ class Analyser:
         callees = [(c, b) for c, b in callees
                    if c not in self.ann.noreturn and (name, c) not in self.ann.cuts]
         for callee, base in callees:
-            if named(callee, self.ann.bounded):  # a new activation: counted apart
+            activation = named(callee, self.ann.bounded)
+            if quiet and (activation or named(callee, self.ann.dispatch)):
+                continue  # never taken here
+            if activation:  # a new activation: counted apart
                 if res.reach is None or base > res.reach:
                     res.reach, res.reach_path = base, [name, f"({callee})"]
                 continue
-            sub = self.depth(callee, stack + [name])
+            sub = self.depth(callee, stack + [name], quiet)
             for p in sub.problems:
                 if p not in res.problems:
                     res.problems.append(p)
@@ -547,7 +558,7 @@ class Analyser:
             if sub.reach is not None and (res.reach is None or base + sub.reach > res.reach):
                 res.reach = base + sub.reach
                 res.reach_path = ([name] if base else [name + " (tail)"]) + sub.reach_path
-        self.memo[name] = res  # refused results stay refused: nothing is lost
+        self.memo[name, quiet] = res  # refused results stay refused: nothing is lost
         return res
 
 
