@@ -444,3 +444,19 @@ def test_stack_paint_fails_a_bound_below_the_paint_or_a_short_thread_allowance()
         "ports/avr/port_config.h"]
     config = ROOT / "ports" / "avr" / "port_config.h"
     assert stack_paint.port_thread_extra(config) > 0
+
+
+def test_recorded_high_water_mark_is_read_from_its_table_row(tmp_path):
+    from motetlib import stack_paint
+
+    report = tmp_path / "benchmarks.md"
+    report.write_text("| image | stack bytes used |\n|---|---:|\n| hello.elf | 344 |\n"
+                      "| bench_avr.elf | 382 |\n")
+    assert stack_paint.recorded_high_water(Path("x/bench_avr.elf"), report) == 382
+    with pytest.raises(stackcheck_errors(stack_paint), match="0 stack rows for other.elf"):
+        stack_paint.recorded_high_water(Path("other.elf"), report)
+
+
+def stackcheck_errors(stack_paint):
+    """StackError as stack_paint sees it (it imports stackcheck as a script)."""
+    return stack_paint.stackcheck.StackError

@@ -13,9 +13,14 @@ unless
 It prints both figures and the margin; the margin is reported, not judged:
 the bound is sound, not tight (docs/threads.md, "The kernel stack").
 
+Images that do not halt on their own (the benchmark images wait for the
+interrupts their benchmark run injects) take the mark their benchmark run
+recorded instead: --measured-from docs/benchmarks.md reads the row of IMAGE
+in a "| image | stack bytes used |" table ("Shared stack high-water mark").
+
     stack_paint.py IMAGE.elf --annotations FILE [--annotations ...]
                    [--su DIR ...] [--port-config port_config.h]
-                   [--harness motet-simavr]
+                   [--harness motet-simavr | --measured-from FILE]
 Exit status: 0 pass, 1 fail, 2 usage or tool error.
 """
 
@@ -49,6 +54,15 @@ def painted_high_water(elf: Path, harness: str | None) -> int:
     return int(run["stack_used"])
 
 
+def recorded_high_water(elf: Path, table: Path) -> int:
+    """The high-water mark recorded for IMAGE in a benchmark report."""
+    rows = re.findall(rf"^\|\s*{re.escape(elf.name)}\s*\|\s*(\d+)\s*\|\s*$", table.read_text(),
+                      re.M)
+    if len(rows) != 1:
+        raise stackcheck.StackError(f"{table}: {len(rows)} stack rows for {elf.name}, not one")
+    return int(rows[0])
+
+
 def port_thread_extra(config: Path) -> int:
     m = EXTRA.search(config.read_text())
     if not m:
@@ -70,7 +84,7 @@ def failures(bound: int, measured: int, extra: int | None = None,
 
 
 def check(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path | None,
-          harness: str | None) -> int:
+          harness: str | None, recorded: Path | None = None) -> int:
     out = stackcheck.analyse(elf, [], ann.isrs, ann=ann, su_dirs=su)
     lines, refused = stackcheck.report(out, False)
     print("\n".join(lines))
@@ -78,9 +92,12 @@ def check(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path |
     if refused or kernel is None:
         print(f"stack_paint: FAIL: {elf.name}: the analysis refused the image", file=sys.stderr)
         return 1
-    measured = painted_high_water(elf, harness)
+    if recorded is not None:
+        measured, source = recorded_high_water(elf, recorded), f"recorded in {recorded.name}"
+    else:
+        measured, source = painted_high_water(elf, harness), "measured now"
     print(f"{elf.name}: kernel stack bound {kernel.depth} B, painted high-water mark "
-          f"{measured} B, margin {kernel.depth - measured} B")
+          f"{measured} B ({source}), margin {kernel.depth - measured} B")
     extra = need = None
     if config is not None:
         extra, need = port_thread_extra(config), out["thread_extra"].depth
@@ -98,13 +115,15 @@ def main(argv: list[str]) -> int:
     p.add_argument("--su", action="append", type=Path, default=[])
     p.add_argument("--port-config", type=Path)
     p.add_argument("--harness")
+    p.add_argument("--measured-from", type=Path,
+                   help="take the painted mark from this report instead of a run")
     args = p.parse_args(argv)
     try:
         ann = stackcheck.Annotations()
         for path in args.annotations:
             stackcheck.parse_annotations(path.read_text(), str(path), ann)
         return check(args.elf, ann, args.su or [args.elf.parent], args.port_config,
-                     args.harness)
+                     args.harness, args.measured_from)
     except (stackcheck.StackError, OSError) as e:
         print(f"stack_paint: error: {e}", file=sys.stderr)
         return 2
