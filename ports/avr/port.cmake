@@ -115,6 +115,34 @@ if(MOTET_BUILD_TESTS)
                  PASS_REGULAR_EXPRESSION [=[\[ +100[0-9]\.[0-9]+ ms\] radio: Hello World]=])
 endif()
 
+# The stack analyser on the hello image: its kernel-stack bound must cover
+# the painted high-water mark, and PORT_THREAD_STACK_EXTRA its figure for
+# interrupts on a thread (tools/motetlib/stack_paint.py).
+if(MOTET_BUILD_TESTS)
+  cmake_language(DEFER CALL add_test NAME stack_hello_avr COMMAND
+    ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py $<TARGET_FILE:hello>
+    --annotations ${MOTET_ROOT}/apps/hello/hello.stack
+    --annotations ${MOTET_ROOT}/ports/avr/stack.annot
+    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel.dir
+    --su ${CMAKE_BINARY_DIR}/apps/hello
+    --port-config ${MOTET_ROOT}/ports/avr/port_config.h
+    --harness ${motet_harness})
+  # The benchmark images wait for injected interrupts: their bound is
+  # compared with the mark their benchmark run recorded.
+  cmake_language(DEFER CALL add_test NAME stack_bench_avr COMMAND
+    ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
+    ${CMAKE_BINARY_DIR}/bench/avr/bench_avr.elf
+    --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
+    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel.dir
+    --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
+  cmake_language(DEFER CALL add_test NAME stack_bench_avr_nolog COMMAND
+    ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
+    ${CMAKE_BINARY_DIR}/bench/avr/bench_avr_nolog.elf
+    --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
+    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel_nolog.dir
+    --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
+endif()
+
 # The benchmark images (cycle counts by GPIO edges, bench/avr). Added here
 # because the top-level CMakeLists.txt adds only bench/native; its targets
 # link the kernel and port libraries defined after this file, by name.

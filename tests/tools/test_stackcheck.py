@@ -249,3 +249,214 @@ def test_cut_removes_a_call_that_never_happens_on_that_stack(tmp_path):
     su = su_frames(elf)
     assert full.depth == su["main"] + su["middle"] + su["leaf"]
     assert part.depth == su["main"] + su["shallow"]
+
+
+# ---- stack preemption: handler calls bounded by the task set ----
+
+# A miniature of Motet's dispatch: handlers are called through a program
+# table, and a handler's send runs the next handler nested (recursion in the
+# static call graph). The image holds the table and a binary application
+# description (appc) naming the tasks by program id.
+PREEMPT = r"""
+typedef int (*handler_t)(void *state, void *msg);
+typedef struct program {
+    unsigned char id;
+    const char *name;
+    handler_t handler;
+    unsigned short state_size;
+} program_t;
+volatile int sink;
+static int handler_a(void *state, void *msg);
+static int handler_b(void *state, void *msg);
+__attribute__((used)) const program_t programs[] = {
+    {1, "a", handler_a, 0},
+    {2, "b", handler_b, 4},
+};
+__attribute__((used)) const unsigned char desc[] = {DESC};
+const program_t *volatile table = programs; /* keeps the calls indirect */
+
+__attribute__((noinline)) int dispatch(int id)
+{
+    volatile char frame[6];
+    frame[0] = (char) id;
+    for (unsigned i = 0; i < sizeof programs / sizeof programs[0]; i++)
+        if (table[i].id == id) sink += table[i].handler((void *) frame, 0);
+    return frame[0];
+}
+__attribute__((noinline)) int send(int id)
+{
+    volatile char copy[10];
+    copy[0] = (char) id;
+    return dispatch(copy[0]) + copy[1];
+}
+static int handler_a(void *state, void *msg)
+{
+    (void) state;
+    (void) msg;
+    volatile char buf[12];
+    buf[0] = 2;
+    return send(buf[0]) + buf[3];
+}
+static int handler_b(void *state, void *msg)
+{
+    (void) state;
+    (void) msg;
+    volatile char buf[30];
+    for (int i = 0; i < 30; i++) buf[i] = (char) i;
+    RECURSE
+    return buf[sink % 30];
+}
+/* An interrupt's post: it reaches the dispatch in the call graph, but the
+ * rules say no handler starts under it (`no-dispatch`). */
+__attribute__((noinline)) int poster(void)
+{
+    volatile char b[4];
+    b[0] = 2;
+    return send(b[0]) + b[1];
+}
+int main(void)
+{
+    sink = desc[0] + dispatch(1) + poster();
+    for (;;) {
+    }
+}
+"""
+
+PREEMPT_APP = """
+[app]
+name = "mini"
+[programs]
+a = 1
+b = 2
+[[task]]
+name = "a"
+program = "a"
+priority = 1
+[[task]]
+name = "b"
+program = "b"
+priority = 2
+"""
+
+PREEMPT_ANNOTATIONS = "root main\ndispatch dispatch\nprograms programs\nappdesc desc\n"
+
+
+def build_preempt(tmp_path, arch, recurse=False):
+    from motetlib import appc
+
+    desc = ", ".join(str(b) for b in appc.compile_text(PREEMPT_APP))
+    src = PREEMPT.replace("DESC", desc)
+    src = src.replace("RECURSE", "if (sink == 12345) buf[2] = (char) handler_b(state, msg);"
+                      if recurse else "")
+    return build(tmp_path, "preempt_r" if recurse else "preempt", src, arch)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_stack_preemption_is_refused_without_the_dispatch_table(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    out = stackcheck.analyse(elf, ["main"])
+    assert any("dispatch: indirect call" in p for p in out["roots"]["main"].problems)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_kernel_stack_is_the_deepest_nesting_of_the_image_tasks(tmp_path, arch):
+    """The tasks come from the image (program table + description); the
+    bound is main's deepest path to a handler call (through poster), a's
+    path to the next one, and b whole: the deepest stack this program can
+    build."""
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
+    out = stackcheck.analyse(elf, [], ann=ann)
+    k = out["kernel"]
+    assert not k.problems, k.problems
+    su = su_frames(elf)
+    b = stackcheck.analyse(elf, ["handler_b"])["roots"]["handler_b"]  # with its libgcc calls
+    to_call = su["main"] + su["poster"] + su["send"] + su["dispatch"]
+    deepest = to_call + su["handler_a"] + su["send"] + su["dispatch"] + b.depth
+    assert k.depth == deepest, (k.path, su)
+    assert any("handler_b [desc task 1, prio 2]" in t for t in k.path)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_application_recursion_is_still_refused(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch, recurse=True)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
+    out = stackcheck.analyse(elf, [], ann=ann)
+    assert any("recursion: handler_b -> handler_b" in p for p in out["kernel"].problems)
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_no_dispatch_takes_no_path_into_a_handler_call(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    su = su_frames(elf)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS)
+    loud = stackcheck.analyse(elf, ["poster"], ann=ann)["roots"]["poster"]
+    assert loud.reach == su["poster"] + su["send"] + su["dispatch"]
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "no-dispatch poster\n")
+    quiet = stackcheck.analyse(elf, ["poster"], ann=ann)["roots"]["poster"]
+    assert quiet.reach is None
+    assert quiet.depth == su["poster"] + su["send"]
+
+
+def test_a_description_task_without_its_program_is_an_error(tmp_path):
+    if not have("avr"):
+        pytest.skip("avr-gcc not installed")
+    elf = build_preempt(tmp_path, "avr")
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS.replace("programs programs\n", ""))
+    out = stackcheck.analyse(elf, [], ann=ann)
+    assert out["kernel"].problems == [
+        "task set: desc: task 0 runs program 1, which no program table (none named) holds"]
+
+
+def test_bound_sums_distinct_elements_and_interrupts():
+    from motetlib.stack_preempt import Element, bound
+
+    root = Element("main", 40, 30)
+    a, b = Element("a", 50, 20), Element("b", 60, None)
+    # No interrupt: b can only be the top (it starts nothing).
+    assert bound(root, [a, b], [], 0)[0] == 30 + 20 + 60
+    # One interrupt: it may land anywhere; best at the top of b, or inside
+    # a (a's full instead of its reach) with b above.
+    isr = Element("isr", 25, 10)
+    assert bound(root, [a, b], [isr], 1)[0] == 30 + 20 + 60 + 30 + 25
+    # A root that starts nothing needs an interrupt before any task runs.
+    idle = Element("main", 40, None)
+    assert bound(idle, [a, b], [], 0)[0] == 40
+    assert bound(idle, [a, b], [isr], 1)[0] == 40 + 20 + 60 + 25
+
+
+def test_stack_paint_fails_a_bound_below_the_paint_or_a_short_thread_allowance():
+    """The checks of the AVR test stack_hello_avr (tools/motetlib/stack_paint.py)."""
+    from motetlib import stack_paint
+
+    assert stack_paint.failures(1027, 344, 135, 135) == []
+    assert stack_paint.failures(300, 344) == ["the bound 300 B is below the measured 344 B"]
+    assert stack_paint.failures(1027, 344, 134, 135, "ports/avr/port_config.h") == [
+        "PORT_THREAD_STACK_EXTRA (134 B) is below the analysed 135 B: raise it in "
+        "ports/avr/port_config.h"]
+    config = ROOT / "ports" / "avr" / "port_config.h"
+    assert stack_paint.port_thread_extra(config) > 0
+
+
+def test_recorded_high_water_mark_is_read_from_its_table_row(tmp_path):
+    from motetlib import stack_paint
+
+    report = tmp_path / "benchmarks.md"
+    report.write_text("| image | stack bytes used |\n|---|---:|\n| hello.elf | 344 |\n"
+                      "| bench_avr.elf | 382 |\n")
+    assert stack_paint.recorded_high_water(Path("x/bench_avr.elf"), report) == 382
+    with pytest.raises(stackcheck_errors(stack_paint), match="0 stack rows for other.elf"):
+        stack_paint.recorded_high_water(Path("other.elf"), report)
+
+
+def stackcheck_errors(stack_paint):
+    """StackError as stack_paint sees it (it imports stackcheck as a script)."""
+    return stack_paint.stackcheck.StackError

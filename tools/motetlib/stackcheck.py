@@ -31,7 +31,11 @@ annotation.
 Annotations (--annotations FILE), one per line, `#` comments:
     indirect FUNC -> T1 T2 ...   the indirect calls and jumps in FUNC reach
                                  only T1, T2... (fnmatch patterns allowed,
-                                 e.g. `indirect run_handler -> *_handler`)
+                                 e.g. `indirect run_handler -> *_handler`);
+                                 `-` alone: they have no target here
+    indirect FUNC -> T... if S   the same, but only if function S (the one
+                                 that sets the pointer) is in the image;
+                                 without S the pointer is never set
     jumptable FUNC               FUNC's indirect jumps are switch tables
                                  inside it (x86-64 `jmp *%reg`, AVR ijmp)
     frame FUNC BYTES             FUNC's frame, overriding .su and estimate
@@ -42,13 +46,28 @@ Annotations (--annotations FILE), one per line, `#` comments:
     root FUNC                    analyse FUNC (as --root)
     isr FUNC                     FUNC is an interrupt entry (as --isr)
     isr-frame BYTES              what the hardware pushes per interrupt
-    isr-nesting N                interrupts that may nest (default 1)
+    isr-nesting N                interrupts that may nest (default: 1; with
+                                 `dispatch`, the number of interrupt entries)
 
-Kernel stack. With --isr, the report adds "kernel stack": the deepest root
-named by --kernel (default: the first root) plus, per nesting level, the
-deepest interrupt entry and its hardware frame. Motet runs handlers at
-interrupt exit with interrupts enabled, so every priority level that can
-preempt may add an interrupt: give the bound with isr-nesting.
+    dispatch FUNC ...            FUNC's indirect calls are task-handler calls
+                                 (the kernel's stack preemption, below)
+    bounded FUNC N|tasks         FUNC starts an activation at most N times
+                                 (or once per task) on the stack
+    programs SYMBOL / appdesc SYMBOL / task HANDLER [PRIO]
+                                 the task set (stack_tasks.py)
+    no-dispatch FUNC ...         no handler starts under FUNC: its paths into
+                                 dispatch and bounded functions are not taken
+    k-only CALLER -> CALLEE      cut only for what lands on a thread's stack
+    include FILE                 read FILE too (relative to this file)
+
+Kernel stack. With --isr and no `dispatch` lines, the report adds "kernel
+stack": the deepest root named by --kernel (default: the first root) plus,
+per nesting level, the deepest interrupt entry and its hardware frame. With
+`dispatch` lines (a Motet image, whose handlers preempt by nesting on the
+one stack), the kernel stack is the bound of stack_preempt.py over the
+image's task set instead, and "interrupts on a thread" is what interrupts
+add to a thread's stack (PORT_THREAD_STACK_EXTRA). docs/threads.md gives
+the argument.
 
 Usage:
     stackcheck ELF --root FUNC [--root ...] [--isr FUNC ...] [--kernel FUNC]
@@ -68,6 +87,12 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:
+    from . import stack_preempt, stack_tasks
+except ImportError:  # run as a script: tools/motetlib/stackcheck.py
+    import stack_preempt  # type: ignore[no-redef]
+    import stack_tasks  # type: ignore[no-redef]
 
 # ELF e_machine values of the supported targets.
 EM_ARM, EM_X86_64, EM_AVR = 40, 62, 83
@@ -111,7 +136,17 @@ class Annotations:
     roots: list[str] = field(default_factory=list)
     isrs: list[str] = field(default_factory=list)
     isr_frame: int | None = None
-    isr_nesting: int = 1
+    isr_nesting: int | None = None
+    # The kernel stack (stack_preempt.py): handler-call sites, functions a
+    # cycle may pass only a bounded number of times, the task set.
+    dispatch: set[str] = field(default_factory=set)
+    bounded: dict[str, str] = field(default_factory=dict)
+    tasks: list[tuple[str, int | None]] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)
+    appdescs: list[str] = field(default_factory=list)
+    k_only: set[tuple[str, str]] = field(default_factory=set)
+    no_dispatch: set[str] = field(default_factory=set)
+    hooks: dict[str, str] = field(default_factory=dict)  # FUNC -> setter
 
 
 @dataclass
@@ -119,6 +154,10 @@ class Result:
     depth: int = 0
     path: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # Deepest point at which a new handler activation can begin (a handler
+    # call, or a call into a bounded function), None if none can.
+    reach: int | None = None
+    reach_path: list[str] = field(default_factory=list)
 
 
 # ---- input ------------------------------------------------------------------
@@ -136,8 +175,9 @@ def elf_arch(path: Path) -> str:
     return ARCHES[machine]
 
 
-def parse_annotations(text: str, origin: str = "<annotations>") -> Annotations:
-    ann = Annotations()
+def parse_annotations(text: str, origin: str = "<annotations>",
+                      ann: Annotations | None = None) -> Annotations:
+    ann = ann if ann is not None else Annotations()
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -145,7 +185,10 @@ def parse_annotations(text: str, origin: str = "<annotations>") -> Annotations:
         words = line.split()
         kind, args = words[0], words[1:]
         try:
-            if kind == "indirect" and len(args) >= 3 and args[1] == "->":
+            if kind == "indirect" and len(args) >= 5 and args[1] == "->" and args[-2] == "if":
+                ann.indirect.setdefault(args[0], []).extend(args[2:-2])
+                ann.hooks[args[0]] = args[-1]
+            elif kind == "indirect" and len(args) >= 3 and args[1] == "->":
                 ann.indirect.setdefault(args[0], []).extend(args[2:])
             elif kind == "jumptable" and len(args) == 1:
                 ann.jumptable.add(args[0])
@@ -153,8 +196,8 @@ def parse_annotations(text: str, origin: str = "<annotations>") -> Annotations:
                 ann.frame[args[0]] = int(args[1], 0)
             elif kind == "noreturn" and len(args) == 1:
                 ann.noreturn.add(args[0])
-            elif kind == "cut" and len(args) == 3 and args[1] == "->":
-                ann.cuts.add((args[0], args[2]))
+            elif kind in ("cut", "k-only") and len(args) == 3 and args[1] == "->":
+                (ann.cuts if kind == "cut" else ann.k_only).add((args[0], args[2]))
             elif kind == "root" and len(args) == 1:
                 ann.roots.append(args[0])
             elif kind == "isr" and len(args) == 1:
@@ -163,6 +206,26 @@ def parse_annotations(text: str, origin: str = "<annotations>") -> Annotations:
                 ann.isr_frame = int(args[0], 0)
             elif kind == "isr-nesting" and len(args) == 1:
                 ann.isr_nesting = int(args[0], 0)
+            elif kind == "dispatch" and args:
+                ann.dispatch.update(args)
+            elif kind == "no-dispatch" and args:
+                ann.no_dispatch.update(args)
+            elif kind == "bounded" and len(args) == 2 and (args[1] == "tasks"
+                                                          or args[1].isdigit()):
+                ann.bounded[args[0]] = args[1]
+            elif kind == "task" and len(args) in (1, 2):
+                ann.tasks.append((args[0], int(args[1], 0) if len(args) == 2 else None))
+            elif kind == "programs" and len(args) == 1:
+                ann.programs.append(args[0])
+            elif kind == "appdesc" and len(args) == 1:
+                ann.appdescs.append(args[0])
+            elif kind == "include" and len(args) == 1:
+                inc = Path(origin).parent / args[0]
+                try:
+                    body = inc.read_text()
+                except OSError as e:
+                    raise StackError(f"{origin}:{n}: cannot include {inc}: {e}") from None
+                parse_annotations(body, str(inc), ann)
             else:
                 raise ValueError
         except ValueError:
@@ -317,6 +380,11 @@ def _direct_or_indirect(f: Function, i: Insn, funcs, indirect: bool, call: bool)
         # `rcall .+0`, which reserves two bytes, lands mid-function instead)
 
 
+def named(symbol: str, names) -> bool:
+    """`symbol` is one of `names`, or a GCC clone of one (run_pushed.isra.0)."""
+    return symbol in names or symbol.split(".")[0] in names
+
+
 def x86_register_jump(f: Function, addr: int) -> bool:
     """`jmp *%reg`: GCC's switch tables (a pointer tail call goes through
     memory or a register too, hence only with `jumptable`)."""
@@ -389,7 +457,7 @@ class Analyser:
         self.arch, self.funcs, self.su, self.ann = arch, funcs, su, ann
         self.red_zone = red_zone and arch == "x86-64"
         self.ambiguous = ambiguous or set()
-        self.memo: dict[str, Result] = {}
+        self.memo: dict[tuple[str, bool], Result] = {}
         self.notes: list[str] = []
 
     def frame(self, name: str) -> tuple[int, str | None]:
@@ -416,15 +484,25 @@ class Analyser:
         return size, None
 
     def targets(self, f: Function) -> tuple[list[str], list[str]]:
-        """(indirect targets, problems) of f's indirect calls and jumps."""
+        """(indirect targets, problems) of f's indirect calls and jumps. The
+        indirect calls of a `dispatch` function are handler calls: they end
+        an activation (reach) instead of being followed."""
         problems = []
         pats = self.ann.indirect.get(f.name)
         jumps = [a for a in f.indirect_jumps
                  if not (f.name in self.ann.jumptable
                          and (self.arch != "x86-64" or x86_register_jump(f, a)))]
-        sites = f.indirect_calls + jumps
+        calls = [] if named(f.name, self.ann.dispatch) else f.indirect_calls
+        sites = calls + jumps
         if not sites:
             return [], []
+        setter = self.ann.hooks.get(f.name)
+        if setter is not None and setter not in self.funcs:
+            self.notes.append(f"{f.name}: its hook is never set ({setter} is not in the "
+                              f"image): the indirect call has no target")
+            return [], []
+        if pats == ["-"]:
+            return [], []  # annotated: no target in this image
         if pats is None:
             where = ", ".join(hex(a) for a in sites)
             problems.append(f"{f.name}: indirect call or jump it cannot resolve (at {where}); "
@@ -436,11 +514,15 @@ class Analyser:
             problems.append(f"{f.name}: annotated targets not in the program: {' '.join(missing)}")
         return found, problems
 
-    def depth(self, name: str, stack: list[str] | None = None) -> Result:
-        """Worst case from entering `name` (its return address included)."""
+    def depth(self, name: str, stack: list[str] | None = None, quiet: bool = False) -> Result:
+        """Worst case from entering `name` (its return address included),
+        and the deepest point where a new activation begins (`reach`).
+        `quiet`: under a `no-dispatch` function, where no handler starts, so
+        the calls into dispatch and bounded functions are not taken."""
         stack = stack or []
-        if name in self.memo:
-            return self.memo[name]
+        quiet = quiet or named(name, self.ann.no_dispatch)
+        if (name, quiet) in self.memo:
+            return self.memo[name, quiet]
         if name in stack:
             cycle = stack[stack.index(name):] + [name]
             return Result(0, [], [f"recursion: {' -> '.join(cycle)}"])
@@ -448,8 +530,10 @@ class Analyser:
         res = Result(own, [name], [problem] if problem else [])
         f = self.funcs.get(name)
         if f is None:
-            self.memo[name] = res
+            self.memo[name, quiet] = res
             return res
+        if named(name, self.ann.dispatch) and f.indirect_calls and not quiet:
+            res.reach, res.reach_path = own, [name, "(handler call)"]
         indirect, problems = self.targets(f)
         res.problems += problems
         callees = [(c, own) for c in sorted(f.calls | set(indirect))]
@@ -457,14 +541,24 @@ class Analyser:
         callees = [(c, b) for c, b in callees
                    if c not in self.ann.noreturn and (name, c) not in self.ann.cuts]
         for callee, base in callees:
-            sub = self.depth(callee, stack + [name])
+            activation = named(callee, self.ann.bounded)
+            if quiet and (activation or named(callee, self.ann.dispatch)):
+                continue  # never taken here
+            if activation:  # a new activation: counted apart
+                if res.reach is None or base > res.reach:
+                    res.reach, res.reach_path = base, [name, f"({callee})"]
+                continue
+            sub = self.depth(callee, stack + [name], quiet)
             for p in sub.problems:
                 if p not in res.problems:
                     res.problems.append(p)
             if base + sub.depth > res.depth:
                 res.depth = base + sub.depth
                 res.path = ([name] if base else [name + " (tail)"]) + sub.path
-        self.memo[name] = res  # refused results stay refused: nothing is lost
+            if sub.reach is not None and (res.reach is None or base + sub.reach > res.reach):
+                res.reach = base + sub.reach
+                res.reach_path = ([name] if base else [name + " (tail)"]) + sub.reach_path
+        self.memo[name, quiet] = res  # refused results stay refused: nothing is lost
         return res
 
 
@@ -483,29 +577,93 @@ def analyse(elf: Path, roots: list[str], isrs: list[str] = (), kernel: str | Non
     a = Analyser(arch, funcs, su, ann, red_zone, ambiguous)
     roots = list(dict.fromkeys(list(roots) + ann.roots))
     isrs = list(dict.fromkeys(list(isrs) + ann.isrs))
-    out = {"arch": arch, "roots": {}, "kernel": None, "notes": a.notes}
+    out = {"arch": arch, "roots": {}, "kernel": None, "thread_extra": None, "notes": a.notes}
     for r in roots + isrs:
         if r not in funcs:
             out["roots"][r] = Result(0, [], [f"{r}: no such function in {elf.name}"])
         else:
             out["roots"][r] = a.depth(r)
-    if isrs and roots:
+    if ann.dispatch and roots:
+        out["kernel"] = preempted_kernel_stack(elf, a, kernel or roots[0], isrs)
+        if isrs:
+            k_ann = Annotations(**{**ann.__dict__, "cuts": ann.cuts | ann.k_only})
+            on_thread = Analyser(arch, funcs, su, k_ann, red_zone, ambiguous)
+            out["thread_extra"] = interrupts_on_a_thread(on_thread, isrs)
+    elif isrs and roots:
         out["kernel"] = kernel_stack(out["roots"], kernel or roots[0], isrs, ann, arch)
     return out
 
 
-# What the hardware pushes when it takes an interrupt, by default.
-ISR_FRAME = {"arm": 32, "avr": 2, "x86-64": 0}
+def hardware_frame(ann: Annotations, arch: str) -> int:
+    return ann.isr_frame if ann.isr_frame is not None else ISR_FRAME[arch]
+
+
+def preempted_kernel_stack(elf: Path, a: Analyser, kernel: str, isrs: list[str]) -> Result:
+    """The kernel stack of an image whose handlers preempt on it: the
+    bound of stack_preempt.py over the image's task set."""
+    ann, problems, terms = a.ann, [], []
+
+    def element(name: str, label: str, extra: int = 0) -> stack_preempt.Element:
+        if name not in a.funcs:  # a missing task handler is caught above
+            problems.append(f"{name}: no such function in {elf.name}")
+            return stack_preempt.Element(label, 0, None)
+        r = a.depth(name)
+        problems.extend(p for p in r.problems if p not in problems)
+        reach = None if r.reach is None else r.reach + extra
+        return stack_preempt.Element(label, r.depth + extra, reach)
+
+    by_addr = {f.addr: f.name for f in a.funcs.values()}
+    linked = [(h, p) for h, p in ann.tasks if h in a.funcs]
+    a.notes += [f"task {h}: not in the image, so never created" for h, _ in ann.tasks
+                if h not in a.funcs]
+    try:
+        tasks = stack_tasks.task_set(elf, a.arch, ann.programs, ann.appdescs, linked, by_addr)
+    except stack_tasks.ImageError as e:
+        return Result(0, [], [f"task set: {e}"])
+    if not tasks:
+        problems.append("no tasks: name the image's `programs` and `appdesc`, or `task` lines")
+    elements = [element(t.handler, f"{t.handler} [{t.origin}"
+                        + ("" if t.prio is None else f", prio {t.prio}") + "]") for t in tasks]
+    for fn in sorted(n for n in a.funcs if named(n, ann.bounded)):
+        count = ann.bounded.get(fn, ann.bounded.get(fn.split(".")[0]))
+        n = len(tasks) if count == "tasks" else int(count)
+        elements += [element(fn, f"{fn} #{i + 1}") for i in range(n)]
+    hw = hardware_frame(ann, a.arch)
+    isr_elements = [element(i, i, hw) for i in isrs]
+    nesting = ann.isr_nesting if ann.isr_nesting is not None else len(isrs)
+    root = element(kernel, kernel)
+    depth, terms = stack_preempt.bound(root, elements, isr_elements, nesting)
+    terms.insert(0, f"{len(tasks)} tasks, {nesting} nested interrupt(s) of {len(isrs)}")
+    return Result(depth, terms, problems)
+
+
+def interrupts_on_a_thread(a: Analyser, isrs: list[str]) -> Result:
+    """What interrupts add to a thread's stack: each nesting level's
+    interrupt, its body and its exit up to the switch away, with the paths
+    that run only on the kernel stack cut (`k-only`)."""
+    hw = hardware_frame(a.ann, a.arch)
+    nesting = a.ann.isr_nesting if a.ann.isr_nesting is not None else len(isrs)
+    costs = sorted(((a.depth(i).depth + hw, i) for i in isrs), reverse=True)[:nesting]
+    res = Result(sum(c for c, _ in costs), [f"{i} {c}" for c, i in costs])
+    for i in isrs:
+        res.problems += [p for p in a.depth(i).problems if p not in res.problems]
+    return res
+
+
+# What the hardware pushes when it takes an interrupt, beyond what the
+# interrupt entry's frame counts: on AVR the return address, which the frame
+# already counts as for a call; on Cortex-M the 8-word exception frame.
+ISR_FRAME = {"arm": 32, "avr": 0, "x86-64": 0}
 
 
 def kernel_stack(results: dict, kernel: str, isrs: list[str], ann: Annotations,
                  arch: str) -> Result:
     base = results[kernel]
     worst = max(isrs, key=lambda n: results[n].depth)
-    hw = ann.isr_frame if ann.isr_frame is not None else ISR_FRAME[arch]
-    per = results[worst].depth + hw
-    res = Result(base.depth + ann.isr_nesting * per,
-                 base.path + [f"+ {ann.isr_nesting} x interrupt {worst} ({per} B)"],
+    per = results[worst].depth + hardware_frame(ann, arch)
+    nesting = ann.isr_nesting if ann.isr_nesting is not None else 1
+    res = Result(base.depth + nesting * per,
+                 base.path + [f"+ {nesting} x interrupt {worst} ({per} B)"],
                  list(base.problems))
     for n in isrs:
         res.problems += [p for p in results[n].problems if p not in res.problems]
@@ -526,6 +684,9 @@ def header_text(out: dict) -> str:
     if out["kernel"] is not None:
         k = out["kernel"]
         lines.append(f"#define MOTET_STACK_KERNEL {0 if k.problems else k.depth}")
+    if out.get("thread_extra") is not None:
+        t = out["thread_extra"]
+        lines.append(f"#define MOTET_STACK_THREAD_EXTRA {0 if t.problems else t.depth}")
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 
@@ -536,6 +697,8 @@ def report(out: dict, verbose: bool) -> tuple[list[str], bool]:
     items = list(out["roots"].items())
     if out["kernel"] is not None:
         items.append(("kernel stack", out["kernel"]))
+    if out.get("thread_extra") is not None:
+        items.append(("interrupts on a thread", out["thread_extra"]))
     for name, r in items:
         if r.problems:
             refused = True
@@ -557,7 +720,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--root", action="append", default=[], help="entry to analyse (repeatable)")
     p.add_argument("--isr", action="append", default=[], help="interrupt entry (repeatable)")
     p.add_argument("--kernel", help="root that runs on the kernel stack (default: first root)")
-    p.add_argument("--annotations", type=Path, help="annotation file (see --help of the module)")
+    p.add_argument("--annotations", action="append", type=Path, default=[],
+                   help="annotation file (repeatable; see the module's docstring)")
     p.add_argument("--su", action="append", type=Path,
                    help="directory searched for .su files (default: the ELF's directory)")
     p.add_argument("--no-red-zone", action="store_true",
@@ -574,8 +738,9 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     try:
-        ann = (parse_annotations(args.annotations.read_text(), str(args.annotations))
-               if args.annotations else Annotations())
+        ann = Annotations()
+        for path in args.annotations:
+            parse_annotations(path.read_text(), str(path), ann)
         if not args.root and not ann.roots:
             raise StackError("no root: name at least one with --root or `root` annotations")
         out = analyse(args.elf, args.root, args.isr, args.kernel, ann, args.su,
