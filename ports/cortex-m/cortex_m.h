@@ -126,6 +126,10 @@ void port_cm_irq_set_priority(uint8_t irq, uint8_t prio);
 /* Pend the line in the NVIC: taken before the next instruction if
  * interrupts are enabled and nothing more urgent runs, else when they are. */
 void port_cm_irq_raise(uint8_t irq);
+/* From an interrupt body: the stack pointer of the code it interrupted, on
+ * that code's stack (PSP if it was a thread, MSP otherwise); the body
+ * itself always runs on MSP. */
+uintptr_t port_cm_interrupted_sp(void);
 /* Interrupts that ran a body between sched_isr_enter() and the exit
  * dispatch, and exit dispatches run, since port_init(). */
 uint32_t port_cm_kernel_irqs(void);

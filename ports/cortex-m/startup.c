@@ -133,10 +133,14 @@ void cm_fault_report(const uint32_t *frame)
     }
 }
 
-/* Every fault comes here; everything runs on MSP, so the frame is there. */
+/* Every fault comes here. The frame is on the faulting code's stack: MSP
+ * for K and handlers, PSP for a thread (EXC_RETURN bit 2). */
 __attribute__((naked)) void HardFault_Handler(void)
 {
-    __asm volatile("mrs r0, msp\n"
+    __asm volatile("tst lr, #4\n"
+                   "ite eq\n"
+                   "mrseq r0, msp\n"
+                   "mrsne r0, psp\n"
                    "b cm_fault_report\n");
 }
 
