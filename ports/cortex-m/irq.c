@@ -205,41 +205,53 @@ __attribute__((naked, noreturn)) void cm_exit_trampoline(void)
 
 /* Step 2: fabricate the frame that returns into the trampoline, on the
  * stack the interrupted code ran on. That is always thread code (PendSV
- * cannot preempt a handler), so lr holds EXC_RETURN 0xFFFFFFF9 (MSP: K) or
- * 0xFFFFFFFD (PSP: a thread, context.c) and stays valid; bit 2 tells which.
- * The trampoline then runs on the interrupted context's own stack. */
+ * cannot preempt a handler), so lr holds EXC_RETURN 0xFFFFFFF9 (MSP: K) or,
+ * with threads, 0xFFFFFFFD (PSP: a thread, context.c) and stays valid; bit 2
+ * tells which. The trampoline then runs on the interrupted context's own
+ * stack. Without threads everything is on MSP and the test is left out. */
 __attribute__((naked)) void PendSV_Handler(void)
 {
     __asm volatile("movw r0, #:lower16:cm_exit_trampoline\n"
                    "movt r0, #:upper16:cm_exit_trampoline\n"
                    "bic r0, r0, #1\n"      /* a stacked pc has bit 0 clear */
                    "mov r1, #0x01000000\n" /* xPSR: Thumb state only */
+#if MOTET_THREADS
                    "tst lr, #4\n"
                    "bne 1f\n"
+#endif
                    "sub sp, sp, #32\n"
                    "str r0, [sp, #24]\n"
                    "str r1, [sp, #28]\n"
                    "bx lr\n"
+#if MOTET_THREADS
                    "1: mrs r2, psp\n"
                    "sub r2, r2, #32\n"
                    "str r0, [r2, #24]\n"
                    "str r1, [r2, #28]\n"
                    "msr psp, r2\n"
-                   "bx lr\n");
+                   "bx lr\n"
+#endif
+    );
 }
 
 /* Step 4: drop the trampoline's frame from the stack it was pushed on; the
  * exception return then unstacks the frame of the interrupted code. */
 __attribute__((naked)) void NMI_Handler(void)
 {
-    __asm volatile("tst lr, #4\n"
-                   "bne 1f\n"
-                   "add sp, sp, #32\n"
-                   "bx lr\n"
-                   "1: mrs r0, psp\n"
-                   "add r0, r0, #32\n"
-                   "msr psp, r0\n"
-                   "bx lr\n");
+    __asm volatile(
+#if MOTET_THREADS
+        "tst lr, #4\n"
+        "bne 1f\n"
+#endif
+        "add sp, sp, #32\n"
+        "bx lr\n"
+#if MOTET_THREADS
+        "1: mrs r0, psp\n"
+        "add r0, r0, #32\n"
+        "msr psp, r0\n"
+        "bx lr\n"
+#endif
+    );
 }
 
 /* ------------------------------------------------------------ start-up */

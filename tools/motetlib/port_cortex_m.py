@@ -506,7 +506,30 @@ def _render_threads(thr, w):
     w("")
 
 
-def render(ops, timers, lat, tm, stacks, foot, thr=None):
+def _render_nothreads(ops, timers, lat, tm, nothr, w):
+    on = CONFIGS[0][0]
+    n_ops, n_timer = nothr["ops"]
+    w("### What thread support costs the task path")
+    w("")
+    w(f"The port's default kernel has threads (`MOTET_PORT_THREADS`), so the figures above "
+      f"include the scheduler's thread hooks even where no thread exists. The same images "
+      f"linked with `motet_kernel_nothreads` (threads compiled out, event log on):")
+    w("")
+    w(f"| figure | threads in ({on}) | threads out ({on}) | difference |")
+    w("|---|---:|---:|---:|")
+    rows = [(op.name, ops[on][op.op] - ops[on][op.baseline], n_ops[op.op] - n_ops[op.baseline])
+            for op in OPS]
+    rows.append(("timer expiry to handler", timers[on], n_timer))
+    rows += [(f"latency: {k}", lat[on][k], nothr["lat"][k]) for k in ("irq", "irq_direct",
+                                                                     "timer")]
+    rows += [(f"thread-metric {name} (instructions/iteration)", tm[on][name][1],
+              nothr["tm"][name][1]) for name, _ in TM_TESTS]
+    for name, with_thr, without in rows:
+        w(f"| {name} | {_fmt(with_thr)} | {_fmt(without)} | {_fmt(with_thr - without)} |")
+    w("")
+
+
+def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None):
     configs = [c for c, _ in CONFIGS]
     out = []
     w = out.append
@@ -566,6 +589,8 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None):
     w("")
     if thr:
         _render_threads(thr, w)
+    if nothr:
+        _render_nothreads(ops, timers, lat, tm, nothr, w)
     w("### Shared stack high-water marks")
     w("")
     w("Stack painting: reset fills the stack (16 KB, at the bottom of RAM, so that an "
@@ -685,12 +710,17 @@ def bench(build_dir, output=None):
                                                   LOOP_SHIFT))
             thr[config] = thread_figures(_run_image(_image(bdir, f"bench_threads{suffix}"),
                                                     LOOP_SHIFT))
+        nothr = {
+            "ops": kernel_ops(_run_image(_image(bdir, "bench_kernel_nothreads"), LOOP_SHIFT)),
+            "lat": latencies(_run_image(_image(bdir, "bench_latency_nothreads"), LATENCY_SHIFT)),
+            "tm": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads"), LOOP_SHIFT)),
+        }
         stacks = test_stacks(bdir)
         foot = footprint(bdir)
     except (BenchError, RunnerError) as e:
         print(f"cortex-m bench: error: {e}", file=sys.stderr)
         return []
-    text = render(ops, timers, lat, tm, stacks, foot, thr)
+    text = render(ops, timers, lat, tm, stacks, foot, thr, nothr)
     out = Path(output) if output else REPORT
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("<!-- SPDX-License-Identifier: MIT -->\n" + text)
