@@ -36,7 +36,8 @@
  * holds beyond that is what the exit dispatch left on it (the 32-byte
  * hardware frame, then in the same bytes below it PendSV's 32-byte frame
  * and the trampoline's calls up to the switch), to compare with the allowance
- * `allowance <PORT_THREAD_STACK_EXTRA> <per level> <PORT_THREAD_STACK_MIN>`.
+ * `allowance <PORT_THREAD_STACK_EXTRA> <per level> <PORT_THREAD_STACK_MIN>`;
+ * more than the per-level allowance fails the run.
  */
 #include <stdio.h>
 
@@ -245,6 +246,10 @@ static void measure_exit_stack(void)
     create(thread_b, stack_b, 4, &b);
     create(interrupted, stack_a, 2, &x);
     if (b_runs != 16u) fail("B's runs at the exit", b_runs, 16);
+    /* The port's allowance per interrupt level must cover what was left. */
+    if (exit_high_water - own_depth > PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES)
+        fail("exit dispatch bytes within the allowance", exit_high_water - own_depth,
+             PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES);
     printf("exitstack %lu %lu\n", (unsigned long) own_depth, (unsigned long) exit_high_water);
 }
 
