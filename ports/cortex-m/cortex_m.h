@@ -76,10 +76,13 @@
  * `-icount shift=S` one clock is 40 / 2^S instructions, so at shift 0 a
  * benchmark converts clocks to instructions by multiplying by 40.
  *
- * Stack. One stack, MSP, at the bottom of RAM (an overflow faults instead of
- * overwriting data). Reset paints it; port_cm_stack_high_water() finds the
- * deepest word written since reset (or the last port_cm_stack_repaint()),
- * and port_halt() prints it: "cortex-m: stack high-water N of M bytes".
+ * Stack. The kernel stack, MSP, at the bottom of RAM (an overflow faults
+ * instead of overwriting data): boot, every handler and every interrupt body
+ * run there. Reset paints it; port_cm_stack_high_water() finds the deepest
+ * word written since reset (or the last port_cm_stack_repaint()), and
+ * port_halt() prints it: "cortex-m: stack high-water N of M bytes". Threads
+ * (context.c) run on stacks of their own through PSP; an interrupt leaves
+ * only its hardware frame and the exit dispatch on them (port_config.h).
  */
 #ifndef PORT_CORTEX_M_H
 #define PORT_CORTEX_M_H
@@ -126,6 +129,10 @@ void port_cm_irq_set_priority(uint8_t irq, uint8_t prio);
 /* Pend the line in the NVIC: taken before the next instruction if
  * interrupts are enabled and nothing more urgent runs, else when they are. */
 void port_cm_irq_raise(uint8_t irq);
+/* From an interrupt body: the stack pointer of the code it interrupted, on
+ * that code's stack (PSP if it was a thread, MSP otherwise); the body
+ * itself always runs on MSP. */
+uintptr_t port_cm_interrupted_sp(void);
 /* Interrupts that ran a body between sched_isr_enter() and the exit
  * dispatch, and exit dispatches run, since port_init(). */
 uint32_t port_cm_kernel_irqs(void);

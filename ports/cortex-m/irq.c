@@ -5,20 +5,25 @@
  * through PendSV, a thread-mode trampoline and NMI. cortex_m.h explains why
  * the handlers run in thread mode and not inside PendSV.
  *
- * The exit dispatch, step by step (one shared stack, MSP, throughout):
+ * The exit dispatch, step by step, for thread code T on either stack: K on
+ * MSP, or a thread on PSP (context.c); interrupt bodies always run on MSP:
  *
  *   1. Thread code T runs; interrupt X comes. The hardware stacks frame F_T
  *      (r0-r3, r12, lr, pc, xPSR of T) and runs X's body through
  *      cm_kernel_isr(), which pends PendSV.
  *   2. When no interrupt body is left to run, PendSV (lowest priority)
  *      tail-chains with F_T still stacked. It pushes a fabricated frame F_X
- *      (pc = cm_exit_trampoline, xPSR = Thumb only) below F_T and returns:
- *      the hardware unstacks F_X and enters the trampoline in thread mode,
- *      interrupts enabled, its stack pointer just below F_T.
+ *      (pc = cm_exit_trampoline, xPSR = Thumb only) below F_T, on T's stack
+ *      (EXC_RETURN bit 2 says MSP or PSP), and returns: the hardware
+ *      unstacks F_X and enters the trampoline in thread mode, interrupts
+ *      enabled, its stack pointer just below F_T.
  *   3. The trampoline calls sched_isr_exit(): queued handlers that outrank
- *      the interrupted one run here, preemptible by any interrupt.
+ *      the interrupted one run here, preemptible by any interrupt. If T is
+ *      a thread, the trampoline may switch to another context instead
+ *      (thread_isr_exit); it carries on from here, on T's stack, only when
+ *      T is resumed, so steps 3 and 4 of different contexts never mix.
  *   4. It then pends NMI. NMI stacks the trampoline's frame, discards it
- *      (add sp, #32) and returns through F_T: T resumes with every register
+ *      (32 bytes off the stack it came from) and returns through F_T: T resumes with every register
  *      and its flags as they were.
  *
  * Frame alignment: F_T starts 8-byte aligned (CCR.STKALIGN); F_X is 32
@@ -28,6 +33,7 @@
  */
 #include "motet/port.h"
 #include "motet/sched.h"
+#include "motet/thread.h"
 #include "mps2.h"
 #include "port_cm_internal.h"
 
@@ -148,6 +154,21 @@ void cm_kernel_isr(port_cm_isr_fn body)
     SCB_ICSR = ICSR_PENDSVSET;
 }
 
+uintptr_t port_cm_interrupted_sp(void)
+{
+    uint32_t sp;
+    /* Interrupted thread mode (the only active exception) runs on PSP
+     * exactly while a thread is the current context (context.c). */
+#if MOTET_THREADS
+    if ((SCB_ICSR & ICSR_RETTOBASE) && thread_self()) {
+        __asm volatile("mrs %0, psp" : "=r"(sp));
+        return sp;
+    }
+#endif
+    __asm volatile("mrs %0, msp" : "=r"(sp));
+    return sp;
+}
+
 uint32_t port_cm_kernel_irqs(void)
 {
     return kernel_irqs;
@@ -182,27 +203,55 @@ __attribute__((naked, noreturn)) void cm_exit_trampoline(void)
                    "1: b 1b\n");
 }
 
-/* Step 2: fabricate the frame that returns into the trampoline. The
- * interrupted code is always thread code on MSP (PendSV cannot preempt a
- * handler), so lr holds EXC_RETURN 0xFFFFFFF9 and stays valid. */
+/* Step 2: fabricate the frame that returns into the trampoline, on the
+ * stack the interrupted code ran on. That is always thread code (PendSV
+ * cannot preempt a handler), so lr holds EXC_RETURN 0xFFFFFFF9 (MSP: K) or,
+ * with threads, 0xFFFFFFFD (PSP: a thread, context.c) and stays valid; bit 2
+ * tells which. The trampoline then runs on the interrupted context's own
+ * stack. Without threads everything is on MSP and the test is left out. */
 __attribute__((naked)) void PendSV_Handler(void)
 {
     __asm volatile("movw r0, #:lower16:cm_exit_trampoline\n"
                    "movt r0, #:upper16:cm_exit_trampoline\n"
                    "bic r0, r0, #1\n"      /* a stacked pc has bit 0 clear */
                    "mov r1, #0x01000000\n" /* xPSR: Thumb state only */
+#if MOTET_THREADS
+                   "tst lr, #4\n"
+                   "bne 1f\n"
+#endif
                    "sub sp, sp, #32\n"
                    "str r0, [sp, #24]\n"
                    "str r1, [sp, #28]\n"
-                   "bx lr\n");
+                   "bx lr\n"
+#if MOTET_THREADS
+                   "1: mrs r2, psp\n"
+                   "sub r2, r2, #32\n"
+                   "str r0, [r2, #24]\n"
+                   "str r1, [r2, #28]\n"
+                   "msr psp, r2\n"
+                   "bx lr\n"
+#endif
+    );
 }
 
-/* Step 4: drop the trampoline's frame; the exception return then unstacks
- * the frame of the interrupted code. */
+/* Step 4: drop the trampoline's frame from the stack it was pushed on; the
+ * exception return then unstacks the frame of the interrupted code. */
 __attribute__((naked)) void NMI_Handler(void)
 {
-    __asm volatile("add sp, sp, #32\n"
-                   "bx lr\n");
+    __asm volatile(
+#if MOTET_THREADS
+        "tst lr, #4\n"
+        "bne 1f\n"
+#endif
+        "add sp, sp, #32\n"
+        "bx lr\n"
+#if MOTET_THREADS
+        "1: mrs r0, psp\n"
+        "add r0, r0, #32\n"
+        "msr psp, r0\n"
+        "bx lr\n"
+#endif
+    );
 }
 
 /* ------------------------------------------------------------ start-up */

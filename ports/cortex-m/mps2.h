@@ -24,6 +24,7 @@
 #define ICSR_NMIPENDSET (1u << 31)
 #define ICSR_PENDSVSET  (1u << 28)
 #define ICSR_PENDSVCLR  (1u << 27)
+#define ICSR_RETTOBASE  (1u << 11) /* the running exception is the only active one */
 #define SCR_SLEEPDEEP   (1u << 2)
 #define CCR_STKALIGN    (1u << 9)
 #define SCB_MMFAR       CM_REG(0xE000ED34u)

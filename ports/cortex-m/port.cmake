@@ -6,6 +6,14 @@
 # The kernel's defaults (config.h) fit this board's 4 MB of RAM.
 set(MOTET_PORT_KERNEL_DEFS "")
 
+# Thread contexts (context.c): the default kernels have threads, and every
+# thread unit test runs on the port.
+set(MOTET_PORT_THREADS ON)
+# The test-only kernel variants (kernel/CMakeLists.txt: no threads, periodic
+# timer, each thread policy) are built here too, with a port library each,
+# so the tests that name them run under QEMU as on native.
+set(MOTET_PORT_KERNEL_VARIANTS ON)
+
 # The runner: boots QEMU with the deterministic flags, passes the console
 # through and exits with the program's status (or 124 after its timeout).
 set(MOTET_PORT_RUNNER ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/port_cortex_m.py)

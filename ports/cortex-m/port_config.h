@@ -30,4 +30,35 @@
 #error "PORT_TICKS_PER_SECOND must divide the 25 MHz timer clock"
 #endif
 
+/* Threads (context.c): a suspended context is its stack pointer and the
+ * CONTROL value that selects it; threads run on PSP, the kernel stack and
+ * every interrupt body on MSP. What an interrupt leaves on the stack of the
+ * thread it interrupts is therefore only its exit dispatch (irq.c), per
+ * nesting level:
+ *   the hardware frame F_T           32 B, +4 when the processor realigns
+ *   below it, one after the other    PendSV's fabricated frame (32 B,
+ *   in the same bytes                unstacked on entry to the trampoline),
+ *                                    the trampoline's calls up to the switch
+ *                                    to another context (port_context_switch's
+ *                                    36 B included), NMI's frame (32 B)
+ * `motet stack --root cm_exit_dispatch` finds 80 B of calls with the
+ * fixed-priority policy, and bench/cortex-m/bench_threads.c measures 72 B;
+ * policies that arm kernel timers there (RR slices, RETOS, VOP) go deeper
+ * and the analyser refuses them (the timer path's recursion), so 160 B are
+ * allowed. A second interrupt can land in the trampoline while interrupts
+ * are still on (before thread_isr_exit masks them, or after, before NMI):
+ * two levels are allowed, as for the AVR port. MIN is what a guarded
+ * thread of unknown need gets. */
+#define PORT_HAS_THREADS 1
+typedef struct port_context {
+    void *sp;
+    uint32_t control;
+} port_context_t;
+#define PORT_CM_EXIT_FRAME_BYTES 36u
+#define PORT_CM_EXIT_PATH_BYTES  160u
+#define PORT_CM_ISR_NESTING      2u
+#define PORT_THREAD_STACK_EXTRA                                                                    \
+    (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))
+#define PORT_THREAD_STACK_MIN 1024u
+
 #endif /* PORT_CONFIG_H */

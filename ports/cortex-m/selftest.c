@@ -8,7 +8,8 @@
  * while interrupts land anywhere in a drain; compares land on their exact tick at
  * every distance, including beyond one TIMER0 load and one epoch; wake-ups
  * for the port's own bookkeeping do not end a sleep; the stack painting
- * measures.
+ * measures; threads run on PSP, interrupt bodies on MSP, and a thread
+ * preempted at an interrupt exit gets every register back.
  */
 #include <string.h>
 
@@ -337,6 +338,118 @@ static void test_port_wake_ups_do_not_end_a_sleep(void **state)
     assert_int_equal(port_cm_sleep_ticks(), 20);
 }
 
+/* ---- threads (context.c): PSP for threads, MSP for everything else ---- */
+
+#if MOTET_THREADS
+#define THREAD_STACK THREAD_STACK_BYTES(0)
+
+static uint8_t stack_a[THREAD_STACK], stack_b[THREAD_STACK];
+static sem_t wake_b;
+static uint32_t control_in_a, control_in_b;
+static uintptr_t sp_in_a, body_sp, interrupted_sp;
+
+static bool in_stack(uintptr_t p, const uint8_t *stack)
+{
+    return p >= (uintptr_t) stack && p < (uintptr_t) stack + THREAD_STACK;
+}
+
+static uint32_t read_control(void)
+{
+    uint32_t control;
+    __asm volatile("mrs %0, control" : "=r"(control));
+    return control;
+}
+
+static void isr_wakes_b(void)
+{
+    volatile uint8_t here = 0;
+    body_sp = (uintptr_t) &here;
+    interrupted_sp = port_cm_interrupted_sp();
+    note("isrB ");
+    sem_post_isr(&wake_b);
+}
+
+/* Higher than A: preempts it at the exit of each interrupt. */
+static void thread_b(void *arg)
+{
+    (void) arg;
+    for (;;) {
+        sem_wait(&wake_b);
+        control_in_b = read_control();
+        note("B ");
+    }
+}
+
+/* Loads r4-r11 (less the frame pointer r7), pends the line whose body wakes
+ * B, and reads them back: B and K run in between, on other stacks. */
+static void callee_saved_across_a_switch(uint32_t out[7])
+{
+    __asm volatile(
+        "movw r4, #0x4444\n"
+        "movw r5, #0x5555\n"
+        "movw r6, #0x6666\n"
+        "movw r8, #0x8888\n"
+        "movw r9, #0x9999\n"
+        "movw r10, #0xAAAA\n"
+        "movw r11, #0xBBBB\n"
+        "str %[bit], [%[ispr]]\n"
+        "dsb\n"
+        "isb\n" /* interrupt, exit dispatch, B, K: then back here */
+        "str r4, [%[out], #0]\n"
+        "str r5, [%[out], #4]\n"
+        "str r6, [%[out], #8]\n"
+        "str r8, [%[out], #12]\n"
+        "str r9, [%[out], #16]\n"
+        "str r10, [%[out], #20]\n"
+        "str r11, [%[out], #24]\n"
+        :
+        : [bit] "r"(1u << (LINE_LOW % 32u)), [ispr] "r"(&NVIC_ISPR(LINE_LOW / 32u)), [out] "r"(out)
+        : "r4", "r5", "r6", "r8", "r9", "r10", "r11", "memory");
+}
+
+/* Preempted by B at two interrupt exits: once with r0-r3, r12 and the
+ * flags live (they come back through the hardware frame on A's stack),
+ * once with the callee-saved registers live (the switch's frame). */
+static void thread_a(void *arg)
+{
+    uint32_t *out = arg;
+    control_in_a = read_control();
+    sp_in_a = (uintptr_t) &arg;
+    run_interrupted_code(0xF8000000u, out);
+    callee_saved_across_a_switch(out + 6);
+    note("A ");
+}
+
+static void test_threads_run_on_psp_and_get_every_register_back(void **state)
+{
+    (void) state;
+    static const uint32_t want[13] = {
+        0x10101111u, 0x20202222u, 0x30303333u, 0x40404444u, 0x50505555u, 0xF8000000u, 0x4444u,
+        0x5555u,     0x6666u,     0x8888u,     0x9999u,     0xAAAAu,     0xBBBBu};
+    uint32_t out[13] = {0};
+    thread_t *ta, *tb;
+    trace[0] = '\0';
+    sem_init(&wake_b, 0);
+    port_cm_irq_attach(LINE_LOW, isr_wakes_b);
+    thread_spec_t b = {
+        .entry = thread_b, .stack = stack_b, .stack_size = sizeof stack_b, .prio = 4};
+    assert_int_equal(thread_create(&b, &tb), MT_OK); /* runs, waits for the interrupt */
+    thread_spec_t a = {
+        .entry = thread_a, .arg = out, .stack = stack_a, .stack_size = sizeof stack_a, .prio = 2};
+    assert_int_equal(thread_create(&a, &ta), MT_OK); /* runs to its exit */
+    assert_string_equal(trace, "isrB B isrB B A ");
+    assert_memory_equal(out, want, sizeof want);
+    assert_int_equal(control_in_a & 3u, 2u); /* privileged, PSP */
+    assert_int_equal(control_in_b & 3u, 2u);
+    assert_int_equal(read_control() & 3u, 0u); /* K: MSP */
+    assert_true(in_stack(sp_in_a, stack_a));
+    /* The hardware frame went to A's stack, the body ran on the kernel's. */
+    assert_true(in_stack(interrupted_sp, stack_a));
+    assert_false(in_stack(body_sp, stack_a) || in_stack(body_sp, stack_b));
+    assert_true(thread_stack_guard_ok(ta) && thread_stack_guard_ok(tb));
+}
+#endif
+
 /* ---- the stack ---- */
 
 __attribute__((noinline)) static void use_stack(size_t bytes)
@@ -369,6 +482,9 @@ int main(void)
         cmocka_unit_test_setup(test_timers_land_on_their_tick_at_every_distance, setup),
         cmocka_unit_test_setup(test_port_wake_ups_do_not_end_a_sleep, setup),
         cmocka_unit_test_setup(test_stack_painting_measures_what_runs, setup),
+#if MOTET_THREADS
+        cmocka_unit_test_setup(test_threads_run_on_psp_and_get_every_register_back, setup),
+#endif
     };
     return cmocka_run_group_tests_name("cortex-m port", tests, NULL, NULL);
 }

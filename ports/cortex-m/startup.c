@@ -133,10 +133,14 @@ void cm_fault_report(const uint32_t *frame)
     }
 }
 
-/* Every fault comes here; everything runs on MSP, so the frame is there. */
+/* Every fault comes here. The frame is on the faulting code's stack: MSP
+ * for K and handlers, PSP for a thread (EXC_RETURN bit 2). */
 __attribute__((naked)) void HardFault_Handler(void)
 {
-    __asm volatile("mrs r0, msp\n"
+    __asm volatile("tst lr, #4\n"
+                   "ite eq\n"
+                   "mrseq r0, msp\n"
+                   "mrsne r0, psp\n"
                    "b cm_fault_report\n");
 }
 
@@ -213,6 +217,20 @@ void port_init(void)
     /* A test whose assertion failed inside an interrupt body longjmps back
      * to its runner still in handler mode: nothing sane can follow. */
     if (cm_ipsr() != 0u) cm_fatal("port_init() called in handler mode, exception", cm_ipsr());
+    /* One that failed inside a thread longjmps back still on PSP (the
+     * thread's stack pointer, now holding the runner's frames): carry on
+     * with the same value on MSP, where the kernel stack and every
+     * interrupt body belong (context.c). */
+    __asm volatile("mrs r0, control\n"
+                   "tst r0, #2\n"
+                   "beq 1f\n"
+                   "mov r1, sp\n"
+                   "msr msp, r1\n"
+                   "bic r0, r0, #2\n"
+                   "msr control, r0\n"
+                   "isb\n"
+                   "1:\n" ::
+                       : "r0", "r1", "cc", "memory");
     cm_console_init();
     cm_irq_init();
     cm_clock_init();

@@ -33,5 +33,8 @@ void tport_irq_schedule(uint8_t line, uint64_t at);
 uint32_t tport_sleep_count(void);
 /* Ticks spent in port_sleep() since tport_boot(). */
 uint64_t tport_sleep_ticks(void);
+/* From an interrupt body: an address on the stack of the code the interrupt
+ * interrupted (where its frame went; the body itself may run elsewhere). */
+uintptr_t tport_interrupted_stack(void);
 
 #endif /* TEST_PORT_H */

@@ -316,3 +316,9 @@ uint64_t tport_sleep_ticks(void)
 {
     return sleep_ticks;
 }
+
+/* Interrupts run on the interrupted stack: the stack pointer is there. */
+uintptr_t tport_interrupted_stack(void)
+{
+    return (uintptr_t) SP;
+}

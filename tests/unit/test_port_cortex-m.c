@@ -15,8 +15,10 @@
  * WFI rather than spinning, so that long stretches of work cost no emulation
  * time; to the kernel nothing differs from a spinning loop, since interrupts
  * preempt it at their exact ticks. With interrupts off it spins (a pending
- * interrupt would end every WFI at once). Work is measured on the counter,
- * so time taken by preempting handlers counts towards it.
+ * interrupt would end every WFI at once). Work is the caller's own ticks,
+ * as on the other ports: interrupts, and the handlers or threads they start,
+ * run only where the wait loop opens interrupts, after it has counted the
+ * ticks it waited, so the time they take does not count.
  *
  * Scheduled lines wait in a list ordered by time; the alarm fires at the
  * earliest and raises it. tport_busy() shares the alarm: it arms it for
@@ -115,15 +117,20 @@ static void spin_until(uint64_t end)
 
 void tport_busy(uint32_t ticks)
 {
-    uint64_t end = port_cm_time() + ticks;
     if (irqs_off()) {
-        spin_until(end);
+        spin_until(port_cm_time() + ticks);
         return;
     }
-    while (port_cm_time() < end) {
+    uint64_t left = ticks;
+    while (left) {
         port_irq_state_t s = port_irq_save();
-        alarm_arm(end);
-        if (port_cm_time() < end) __asm volatile("wfi" ::: "memory");
+        uint64_t from = port_cm_time();
+        alarm_arm(from + left);
+        if (port_cm_time() < from + left) __asm volatile("wfi" ::: "memory");
+        /* Counted before the waking interrupt runs: whatever it starts is
+         * not the caller's work. */
+        uint64_t worked = port_cm_time() - from;
+        left -= worked < left ? worked : left;
         port_irq_restore(s); /* the waking interrupt runs here */
     }
     port_irq_state_t s = port_irq_save();
@@ -164,4 +171,9 @@ uint32_t tport_sleep_count(void)
 uint64_t tport_sleep_ticks(void)
 {
     return port_cm_sleep_ticks();
+}
+
+uintptr_t tport_interrupted_stack(void)
+{
+    return port_cm_interrupted_sp();
 }

@@ -49,3 +49,9 @@ uint64_t tport_sleep_ticks(void)
 {
     return port_native_sleep_ticks();
 }
+
+/* Signal handlers run on the interrupted stack: this frame is there. */
+uintptr_t tport_interrupted_stack(void)
+{
+    return (uintptr_t) __builtin_frame_address(0);
+}

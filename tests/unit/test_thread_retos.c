@@ -15,7 +15,7 @@
 #define STACK    THREAD_STACK_BYTES(0)
 #define PID_R    0x50
 #define LEVEL    2
-#define EVENT_AT 5000u /* 5 ms into the CPU-bound thread's run */
+#define EVENT_AT TIMER_MS(5) /* into the CPU-bound thread's run */
 
 static uint8_t stacks[3][STACK];
 static thread_t *radio, *cpu;
@@ -43,7 +43,7 @@ static void radio_thread(void *arg)
 static void cpu_thread(void *arg)
 {
     (void) arg;
-    for (int i = 0; i < 40; i++) tport_busy(1000); /* 40 ms of computing */
+    for (int i = 0; i < 40; i++) tport_busy(TIMER_MS(1)); /* 40 ms of computing */
     cpu_done = true;
 }
 
@@ -95,7 +95,7 @@ static void test_without_the_boost_it_waits_for_the_decay(void **state)
     assert_int_equal(dyn_when_blocked, 4);
     /* Equal dynamic priorities: the running thread keeps the CPU until
      * 8 ms of computing cost it one level. */
-    assert_int_equal(latency, 8000);
+    assert_int_equal(latency, TIMER_MS(8));
 }
 
 static int8_t dyn_after_sleep;
@@ -122,7 +122,7 @@ static sem_t sem;
 static void computer(void *arg)
 {
     (void) arg;
-    tport_busy(25000); /* 25 ms: three 8 ms steps */
+    tport_busy(TIMER_MS(25)); /* three 8 ms steps */
     sem_wait_ev(&sem, THREAD_EV_SENSOR);
     dyn_after_computing = thread_dyn_prio(thread_self());
 }

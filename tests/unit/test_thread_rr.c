@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 #define STACK  THREAD_STACK_BYTES(0)
-#define CHUNK  1000u                          /* ticks of work per step: 1 ms */
+#define CHUNK  TIMER_MS(1)                    /* ticks of work per step */
 #define SLICE  (MOTET_THREAD_SLICE_US / 1000) /* steps per slice */
 #define STEPS  (3 * SLICE)
 #define PID_GO 0x30
@@ -127,7 +127,7 @@ static void test_slice_counts_only_the_threads_own_cpu_time(void **state)
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(PID_H, NULL, 0), MT_OK);
     tport_irq_attach(0, isr_posts_h);
-    tport_irq_schedule(0, tport_time() + 3500); /* in A's fourth step */
+    tport_irq_schedule(0, tport_time() + CHUNK * 7 / 2); /* in A's fourth step */
     run_two(THREAD_CLASS_RR);
     expect_alternation(SLICE, STEPS);
 }
@@ -151,7 +151,7 @@ static void test_higher_thread_preempts_mid_slice(void **state)
         .entry = high, .stack = stacks[2], .stack_size = STACK, .prio = 4, .cls = THREAD_CLASS_RR};
     assert_int_equal(thread_create(&spec, NULL), MT_OK);
     tport_irq_attach(0, isr_opens_gate);
-    tport_irq_schedule(0, tport_time() + 2500); /* in A's third step */
+    tport_irq_schedule(0, tport_time() + CHUNK * 5 / 2); /* in A's third step */
     run_two(THREAD_CLASS_RR);
     /* H runs at once after A's third step; A then finishes its slice. */
     assert_memory_equal(runs, "AAAHAAAAAAABBBBBBBBBB", 21);

@@ -186,6 +186,21 @@ TM_TESTS = (
 )
 
 
+THREAD_PAIRS = (
+    ("post_wait_equal", "thread -> thread via semaphore, equals",
+     "A posts B's semaphore (B ready, no preemption among equals) and waits on its own "
+     "(switch to B); B posts back and waits (switch to A): two posts, two waits, two "
+     "switches"),
+    ("post_preempt", "thread -> higher thread via semaphore",
+     "A's post switches to the higher B at once; B posts back and waits (switch to A); A's "
+     "wait finds the count: two posts, two waits, two switches"),
+    ("isr_wake", "interrupt post wakes a higher thread",
+     "A pends a line whose body posts B's semaphore; the exit dispatch, on A's stack, "
+     "switches to B, whose wait switches back; NMI returns to A: interrupt, PendSV, "
+     "trampoline, two switches"),
+)
+
+
 def _bench_dir(bdir):
     return Path(bdir) / "bench" / "cortex-m"
 
@@ -271,6 +286,32 @@ def thread_metric(text):
     if set(out) != {t for t, _ in TM_TESTS}:
         raise BenchError(f"bench_tm printed too little:\n{text[-2000:]}")
     return out
+
+
+def thread_figures(text):
+    """bench_threads output -> {figure: instructions} and stack lines."""
+    loops = {}
+    for name, n, clocks in re.findall(r"^thr (\w+) (\d+) (\d+)$", text, re.M):
+        loops.setdefault(name, {})[int(n)] = int(clocks)
+    steals = sorted((int(k), int(c), int(i)) for k, c, i in
+                    re.findall(r"^steal sleep (\d+) (\d+) (\d+)$", text, re.M))
+    allowance = re.search(r"^allowance (\d+) (\d+) (\d+)$", text, re.M)
+    exitstack = re.search(r"^exitstack (\d+) (\d+)$", text, re.M)
+    stacks = {name: (int(hw), int(size))
+              for name, hw, size in re.findall(r"^stack (\w+) (\d+) (\d+)$", text, re.M)}
+    if (set(loops) != {p for p, _, _ in THREAD_PAIRS} or len(steals) != 2 or not allowance
+            or not exitstack):
+        raise BenchError(f"bench_threads printed too little:\n{text[-2000:]}")
+    out = {}
+    for name, runs in loops.items():
+        (n1, c1), (n2, c2) = sorted(runs.items())
+        out[name] = _instructions(c2 - c1, LOOP_SHIFT) / (n2 - n1)
+    (k1, c1, i1), (k2, c2, i2) = steals
+    out["sleep"] = (_instructions(c2 - c1, LOOP_SHIFT) - 4 * (i2 - i1)) / (k2 - k1)
+    extra, per_level, minimum = (int(v) for v in allowance.groups())
+    own, high = (int(v) for v in exitstack.groups())
+    return {"figures": out, "stacks": stacks, "extra": extra, "per_level": per_level,
+            "min": minimum, "exit_own": own, "exit_high": high}
 
 
 def test_stacks(bdir):
@@ -419,7 +460,76 @@ def _tool_version(cmd):
     return lines[0].strip() if lines else "unknown"
 
 
-def render(ops, timers, lat, tm, stacks, foot):
+def _render_threads(thr, w):
+    configs = [c for c, _ in CONFIGS]
+    w("### Threads")
+    w("")
+    w("Threads run on PSP, the kernel stack and every interrupt body on MSP "
+      "(ports/cortex-m/context.c). bench_threads.c, shift 0, each pair timed over 1,000 and "
+      "2,000 iterations in thread A (figure = the difference / 1,000), every iteration "
+      "checked: B ran, and exactly two context switches happened. A switch is half an "
+      "iteration's figure at most, since each iteration also posts and waits twice.")
+    w("")
+    w("| figure | " + " | ".join(f"instructions/iteration ({c})" for c in configs)
+      + " | per switch (log on) | what an iteration is |")
+    w("|---|" + "---:|" * len(configs) + "---:|---|")
+    for name, label, what in THREAD_PAIRS:
+        vals = [thr[c]["figures"][name] for c in configs]
+        w(f"| {label} | " + " | ".join(_fmt(v) for v in vals) + f" | {_fmt(vals[0] / 2)} | "
+          f"{what} |")
+    vals = [thr[c]["figures"]["sleep"] for c in configs]
+    w("| sleep one tick and wake | " + " | ".join(_fmt(v) for v in vals) + " | | "
+      "`thread_sleep(1)` (a kernel timer), the switch to the kernel stack spinning below, "
+      "the compare interrupt, the expiry waking the thread, the exit dispatch switching back "
+      "to it; by stolen time: (instructions elapsed - 4 x spin-loop iterations) over 400 "
+      "extra sleeps |")
+    w("")
+    t = thr[configs[0]]
+    below = t["exit_high"] - t["exit_own"]
+    w("Thread stack high-water marks (log on; every thread stack is painted at creation, "
+      f"`thread_stack_high_water()`), against the allowance: `PORT_THREAD_STACK_EXTRA` = "
+      f"{t['extra']} B ({t['extra'] // t['per_level']} interrupt levels of {t['per_level']} "
+      f"B each) on top of a thread's own frames, `PORT_THREAD_STACK_MIN` = {t['min']} B for a "
+      f"thread of unknown need (these threads have that).")
+    w("")
+    w("| thread | high-water bytes | stack bytes |")
+    w("|---|---:|---:|")
+    for name, (hw, size) in t["stacks"].items():
+        w(f"| {name} | {hw} | {size} |")
+    w("")
+    w(f"What one interrupt's exit dispatch leaves on a thread's stack, measured: a thread "
+      f"whose own frames reach {t['exit_own']} B pends the isr_wake line 16 times (each exit "
+      f"switches to the higher thread and back); its high-water mark is {t['exit_high']} B, "
+      f"so **{below} B** lay below its frame: the 32-byte hardware frame, then in the same "
+      f"bytes below it PendSV's frame and the trampoline's calls up to the switch; "
+      f"{t['per_level']} B are allowed per level.")
+    w("")
+
+
+def _render_nothreads(ops, timers, lat, tm, nothr, w):
+    on = CONFIGS[0][0]
+    n_ops, n_timer = nothr["ops"]
+    w("### What thread support costs the task path")
+    w("")
+    w(f"The port's default kernel has threads (`MOTET_PORT_THREADS`), so the figures above "
+      f"include the scheduler's thread hooks even where no thread exists. The same images "
+      f"linked with `motet_kernel_nothreads` (threads compiled out, event log on):")
+    w("")
+    w(f"| figure | threads in ({on}) | threads out ({on}) | difference |")
+    w("|---|---:|---:|---:|")
+    rows = [(op.name, ops[on][op.op] - ops[on][op.baseline], n_ops[op.op] - n_ops[op.baseline])
+            for op in OPS]
+    rows.append(("timer expiry to handler", timers[on], n_timer))
+    rows += [(f"latency: {k}", lat[on][k], nothr["lat"][k]) for k in ("irq", "irq_direct",
+                                                                     "timer")]
+    rows += [(f"thread-metric {name} (instructions/iteration)", tm[on][name][1],
+              nothr["tm"][name][1]) for name, _ in TM_TESTS]
+    for name, with_thr, without in rows:
+        w(f"| {name} | {_fmt(with_thr)} | {_fmt(without)} | {_fmt(with_thr - without)} |")
+    w("")
+
+
+def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None):
     configs = [c for c, _ in CONFIGS]
     out = []
     w = out.append
@@ -477,12 +587,17 @@ def render(ops, timers, lat, tm, stacks, foot):
             cells += [f"{n:,}", _fmt(per)]
         w(f"| {name} | " + " | ".join(cells) + f" | {tm[configs[0]][name][2]} | {what} |")
     w("")
+    if thr:
+        _render_threads(thr, w)
+    if nothr:
+        _render_nothreads(ops, timers, lat, tm, nothr, w)
     w("### Shared stack high-water marks")
     w("")
     w("Stack painting: reset fills the stack (16 KB, at the bottom of RAM, so that an "
       "overflow faults) with a pattern; `port_halt()` prints the deepest word that changed. "
-      "Interrupt frames and the exit dispatch's frames are included: everything runs on the "
-      "one stack (MSP).")
+      "Interrupt frames and the exit dispatch's frames are included: everything but threads "
+      "runs on the one stack (MSP); a thread's stack (PSP) is one of its own, painted and "
+      "measured by the kernel (the unit tests' thread stacks are not in these figures).")
     w("")
     w("| program | stack bytes used |")
     w("|---|---:|")
@@ -585,7 +700,7 @@ def bench(build_dir, output=None):
     bdir = Path(build_dir)
     try:
         _build(bdir)
-        ops, timers, lat, tm = {}, {}, {}, {}
+        ops, timers, lat, tm, thr = {}, {}, {}, {}, {}
         for config, suffix in CONFIGS:
             ops[config], timers[config] = kernel_ops(
                 _run_image(_image(bdir, f"bench_kernel{suffix}"), LOOP_SHIFT))
@@ -593,12 +708,19 @@ def bench(build_dir, output=None):
                                                LATENCY_SHIFT))
             tm[config] = thread_metric(_run_image(_image(bdir, f"bench_tm{suffix}"),
                                                   LOOP_SHIFT))
+            thr[config] = thread_figures(_run_image(_image(bdir, f"bench_threads{suffix}"),
+                                                    LOOP_SHIFT))
+        nothr = {
+            "ops": kernel_ops(_run_image(_image(bdir, "bench_kernel_nothreads"), LOOP_SHIFT)),
+            "lat": latencies(_run_image(_image(bdir, "bench_latency_nothreads"), LATENCY_SHIFT)),
+            "tm": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads"), LOOP_SHIFT)),
+        }
         stacks = test_stacks(bdir)
         foot = footprint(bdir)
     except (BenchError, RunnerError) as e:
         print(f"cortex-m bench: error: {e}", file=sys.stderr)
         return []
-    text = render(ops, timers, lat, tm, stacks, foot)
+    text = render(ops, timers, lat, tm, stacks, foot, thr, nothr)
     out = Path(output) if output else REPORT
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("<!-- SPDX-License-Identifier: MIT -->\n" + text)
@@ -610,6 +732,9 @@ def bench(build_dir, output=None):
     for name, _ in TM_TESTS:
         rows.append((f"thread-metric: {name} (instructions/iteration)",
                      {c: tm[c][name][1] for c, _ in CONFIGS}))
+    for name in [p for p, _, _ in THREAD_PAIRS] + ["sleep"]:
+        rows.append((f"threads: {name} (instructions/iteration)",
+                     {c: thr[c]["figures"][name] for c, _ in CONFIGS}))
     width = max(len(r[0]) for r in rows)
     print(f"{'figure':<{width}}" + "".join(f"{c:>12}" for c, _ in CONFIGS))
     for name, vals in rows:

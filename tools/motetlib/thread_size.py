@@ -26,7 +26,7 @@ from pathlib import Path
 from . import build
 
 LIBS = ("libmotet_kernel.a", "libmotet_kernel_nothreads.a")
-THREAD_OBJECT = re.compile(r"^thread[a-z_]*\.c\.o$")
+THREAD_OBJECT = re.compile(r"^thread[a-z_]*\.c\.o(bj)?$")  # .obj: cross builds
 THREAD_SYMBOL = re.compile(r"^(thread_|sem_|policy_|rq_|port_context_|timer_kernel_)")
 
 
