@@ -17,9 +17,14 @@
  * to the same pids, under the kernel's policy (MOTET_THREAD_POLICY); the
  * messages go to their mailboxes.
  *
- * What the harness measures: PB0 toggles at the end of every packet job (its
- * edges, paired in order with the injected INT0 pulses, give E_t), PB1 at
- * the end of every sensing job; the cycles the core sleeps give I_t. A
+ * What the harness measures: PB2 toggles at the entry of every INT0
+ * interrupt and PB0 at the end of every packet job; each packet job end,
+ * paired in order with the pulse whose interrupt was taken, gives E_t. (A
+ * pulse that comes while the previous edge still waits for its interrupt,
+ * interrupts being off, is one edge to the chip: that packet is lost, and
+ * pairing ends with pulses would shift every later latency by one packet.)
+ * PB1 toggles at the end of every sensing job; the cycles the core sleeps
+ * give I_t. A
  * pulse on INT1 ends the experiment: the module halts with status 0, or 2
  * if a packet post found the message pool full (a lost packet would break
  * the pairing of arrivals and ends).
@@ -70,6 +75,7 @@ static void packet_job(void)
 
 PORT_AVR_ISR(INT0_vect)
 {
+    PORTB ^= _BV(2); /* this edge was taken: a packet the node really received */
     if (sched_post_isr(PID_PACKET, PORT_0, NULL, 0, 0) != MT_OK) lost = 1;
 }
 
@@ -155,7 +161,7 @@ static void start_jobs(void)
 int main(void)
 {
     motet_boot();
-    DDRB |= _BV(0) | _BV(1);
+    DDRB |= _BV(0) | _BV(1) | _BV(2);
     /* INT0 (PD0) packets and INT1 (PD1) end: inputs, pulled up, falling edge
      * (edge sense on INT3:0 also wakes the core from power-save). */
     DDRD &= (uint8_t) ~(_BV(0) | _BV(1));
