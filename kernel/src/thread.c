@@ -231,14 +231,14 @@ static void take_cpu(thread_t *t)
 static void count_switch(const thread_t *from, const thread_t *to)
 {
     T.switches++;
+    uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
-        T.why.from_kernel++;
+        cause = &T.why.from_kernel;
     } else if (from->state == TS_READY) {
-        T.why.involuntary++;
+        cause = &T.why.involuntary;
         if (to && to->prio == from->prio) T.why.to_equal++;
-    } else {
-        T.why.voluntary++; /* blocked, or exiting (TS_FREE) */
     }
+    (*cause)++;
 }
 
 /* Switch from the running context to `to` (NULL: K); irq off. Returns when

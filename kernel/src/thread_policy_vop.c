@@ -11,14 +11,17 @@
  * only what it had left; with less than a full quantum it counts as short
  * (alpha): it is likely to block again soon.
  *
- * Periods. Every delta of thread work (MOTET_VOP_DELTA_QUANTA quanta of
- * CPU time) the mode changes. In a preemption-free period short threads
- * run before long ones of their level, and a short thread runs to
- * completion: no quantum end takes the CPU from it, so it blocks on its
- * own, with no involuntary switch; a long thread running when the period
- * opens gives way to a short one. After another delta the normal round
- * robin returns. Priorities between levels, and the kernel stack's
- * handlers, preempt as always: only switches among equals are saved.
+ * Periods. After every delta of thread work (MOTET_VOP_DELTA_QUANTA
+ * quanta of CPU time) in round robin, a preemption-free period opens: a
+ * long thread running then gives way to the waiting short ones (the one
+ * involuntary switch the period costs), and only short threads run, each
+ * to completion: no quantum end takes the CPU from it, so it blocks on its
+ * own, with no involuntary switch. The period ends after another delta of
+ * work, or as soon as no short thread is left to run (the paper's return
+ * to round robin when short jobs cannot fill the period): a long thread
+ * never runs inside one, so a short one never has to preempt it there.
+ * Priorities between levels, and the kernel stack's handlers, preempt as
+ * always: only switches among equals are saved.
  *
  * Keys: level * 2 + 1 for short threads during a preemption-free period,
  * level * 2 otherwise; the ready threads are re-keyed when the mode
@@ -122,8 +125,17 @@ static void rekey_ready(void)
     }
 }
 
+/* Open or close a preemption-free period; delta of work starts again. */
+static void set_free_period(bool free)
+{
+    V.free_period = free;
+    V.work = 0;
+    rekey_ready();
+}
+
 void policy_started(thread_t *cur)
 {
+    if (V.free_period && !is_short(cur)) set_free_period(false); /* no short job left */
     thread_t *best = rq_peek();
     bool sliced = !(V.free_period && is_short(cur));
     bool contended = sliced && best && best->prio == cur->prio;
@@ -146,10 +158,7 @@ void policy_charge(thread_t *cur, uint32_t ran)
         V.armed_for = NULL;
     }
     V.work += ran;
-    if (V.work < DELTA) return;
-    V.work = 0; /* after each delta of work, the other mode */
-    V.free_period = !V.free_period;
-    rekey_ready();
+    if (V.work >= DELTA) set_free_period(!V.free_period); /* after each delta of work */
 }
 
 void policy_blocking(thread_t *cur, thread_event_t ev)
