@@ -9,7 +9,9 @@
  *   packet   ENERGY_LP_CYCLES of work per packet; packets are low pulses on
  *            INT0 that the harness injects at Poisson times of rate
  *            (2^n - 1) f_s, and the interrupt posts one message per packet.
- * Packets outrank sensing (the paper gives forwarding the higher priority).
+ * Packets outrank sensing (the paper gives forwarding the higher priority);
+ * ENERGY_ONE_LEVEL = 1 puts both threads on one level instead, for a policy
+ * that orders them itself (event boosting).
  *
  * ENERGY_THREADS = 0: both jobs are Motet message tasks; the packet post
  * preempts a running sensing handler at interrupt exit (stack preemption,
@@ -45,8 +47,12 @@
 /* 1/f_s in kernel ticks: one second. */
 #define ENERGY_PERIOD_TICKS ((uint32_t) PORT_TICKS_PER_SECOND)
 
+#ifndef ENERGY_ONE_LEVEL
+#define ENERGY_ONE_LEVEL 0
+#endif
+
 enum { PID_SENSE = 0x20, PID_PACKET = 0x21 };
-enum { PRIO_SENSE = 2, PRIO_PACKET = 4 };
+enum { PRIO_SENSE = 2, PRIO_PACKET = ENERGY_ONE_LEVEL ? PRIO_SENSE : 4 };
 
 static volatile uint8_t lost;
 

@@ -48,9 +48,10 @@ VARIANTS = {  # image name -> label
     "fifo": "threads, FIFO (TinyOS-like)",
     "mantis": "threads, MANTIS original",
     "retos": "threads, RETOS boosting",
+    "retos_one": "threads, RETOS boosting, one level",
     "vop": "threads, value of preemption",
 }
-PREEMPTIVE = ("tasks", "prio", "rr", "mantis", "retos", "vop")
+PREEMPTIVE = ("tasks", "prio", "rr", "mantis", "retos", "retos_one", "vop")
 PLOTS = build.ROOT / "docs" / "plots"
 
 
