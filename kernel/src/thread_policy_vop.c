@@ -37,9 +37,8 @@
 #define DELTA   ((uint32_t) MOTET_VOP_DELTA_QUANTA * QUANTUM)
 
 static struct {
-    thread_t *armed_for; /* the quantum timer runs for it */
-    uint32_t work;       /* thread CPU ticks since the mode changed */
-    bool free_period;    /* a preemption-free period is open */
+    uint32_t work;    /* thread CPU ticks since the mode changed */
+    bool free_period; /* a preemption-free period is open */
 } V;
 
 bool thread_vop_preemption_free(void)
@@ -60,7 +59,7 @@ static uint8_t key_of(const thread_t *t)
 void policy_init(void)
 {
     rq_init();
-    V.armed_for = NULL;
+    thread_slice_reset();
     V.work = 0;
     V.free_period = false;
 }
@@ -138,25 +137,16 @@ void policy_started(thread_t *cur)
     if (V.free_period && !is_short(cur)) set_free_period(false); /* no short job left */
     thread_t *best = rq_peek();
     bool sliced = !(V.free_period && is_short(cur));
-    bool contended = sliced && best && best->prio == cur->prio;
-    if (contended && V.armed_for != cur) {
-        V.armed_for = cur;
-        if (timer_kernel_start(THREAD_TIMER_SLICE, cur->quantum ? cur->quantum : 1, false))
-            V.armed_for = NULL;
-    } else if (!contended && V.armed_for) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        V.armed_for = NULL;
-    }
+    if (sliced && best && best->prio == cur->prio) /* an equal waits */
+        thread_slice_arm(cur, cur->quantum ? cur->quantum : 1);
+    else
+        thread_slice_disarm();
 }
 
 void policy_charge(thread_t *cur, uint32_t ran)
 {
     cur->quantum = ran < cur->quantum ? cur->quantum - ran : 0;
     if (!cur->quantum) cur->flags |= THREAD_F_SLICE;
-    if (V.armed_for == cur) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        V.armed_for = NULL;
-    }
     V.work += ran;
     if (V.work >= DELTA) set_free_period(!V.free_period); /* after each delta of work */
 }
@@ -169,7 +159,7 @@ void policy_blocking(thread_t *cur, thread_event_t ev)
 
 void policy_timer(uint8_t id)
 {
-    if (id == THREAD_TIMER_SLICE) V.armed_for = NULL; /* the interrupt exit charges */
+    if (id == THREAD_TIMER_SLICE) thread_slice_expired(); /* the interrupt exit charges */
 }
 
 thread_t *policy_idle(void)

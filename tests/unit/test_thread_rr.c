@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "thread_internal.h"
 
 #define STACK  THREAD_STACK_BYTES(0)
 #define CHUNK  1000u                          /* ticks of work per step: 1 ms */
@@ -137,6 +138,35 @@ static void test_fifo_class_equals_switch_only_voluntarily(void **state)
     assert_int_equal(st.voluntary, 2);
 }
 
+static mt_err_t idle_handler(void *state, msg_t *msg)
+{
+    (void) state;
+    (void) msg;
+    return MT_OK;
+}
+
+static void isr_posts_low(void)
+{
+    sched_post_isr(PID_H, PORT_0, NULL, 0, 0);
+}
+
+/* The slice timer is started once per slice that has a waiting equal, and
+ * interrupts in between, which leave the running thread on the CPU, do not
+ * touch it: A B A B A, then B alone with nothing to slice for. */
+static void test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_H, .prio = 1, .handler = idle_handler}; /* below A and B */
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_H, NULL, 0), MT_OK);
+    tport_irq_attach(0, isr_posts_low);
+    for (uint64_t at = 1500; at < 50000; at += 2000) tport_irq_schedule(0, tport_time() + at);
+    steps_each = 2 * SLICE + SLICE / 2;
+    run_two(THREAD_CLASS_RR);
+    expect_alternation(SLICE, steps_each);
+    assert_int_equal(thread_slice_starts(), 5);
+}
+
 /* A handler that interrupts A for 5 ms: that time is not A's slice. */
 static mt_err_t busy_handler(void *state, msg_t *msg)
 {
@@ -194,6 +224,8 @@ int main(void)
         cmocka_unit_test_setup(test_fifo_class_equals_run_to_completion, setup),
         cmocka_unit_test_setup(test_slice_ends_are_involuntary_switches_to_equals, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_switch_only_voluntarily, setup),
+        cmocka_unit_test_setup(test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone,
+                               setup),
         cmocka_unit_test_setup(test_slice_counts_only_the_threads_own_cpu_time, setup),
         cmocka_unit_test_setup(test_higher_thread_preempts_mid_slice, setup),
     };

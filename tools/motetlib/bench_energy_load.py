@@ -266,9 +266,10 @@ def _why(res, positions, freq):
         "which its algorithm, as written, does not do. Only policies without slicing among "
         "equals (fixed priority with FIFO among equals, Motet tasks) have no involuntary "
         "switch on one level; they also have the fewest busy cycles. Round robin and value "
-        "of preemption pay most of their extra busy cycles not in switches but in the "
-        "slice timer, armed and stopped through the kernel timer list at scheduling points "
-        "(a flat profile of n = 6 puts the timer code first).", ""]
+        "of preemption pay most of their extra busy cycles not in switches but in time "
+        "keeping: reading the clock to charge the running thread at every scheduling point "
+        "and starting the slice timer through the kernel timer list (a flat profile of "
+        "n = 6 puts timer_now and the timer list first).", ""]
 
 
 def plot_preempt(res, variants, positions):
