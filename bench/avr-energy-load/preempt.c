@@ -1,35 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The high-load preemption benchmark (value-of-preemption paper, section
- * 5.4) on the ATmega128, run by tools/motetlib/bench_energy_load.py under
- * motet-simavr.
+ * The high-load preemption benchmark of the value-of-preemption paper
+ * (section 5.4) on the ATmega128, run by tools/motetlib/bench_energy_load.py
+ * under motet-simavr.
  *
- * Four neighbours send packets: each is a Poisson stream of low pulses on
- * its own external interrupt line (INT0..INT3, injected by the harness),
- * and each line posts to its own packet job (PRELOAD_LP_CYCLES of work per
- * packet). Beside them one long sensing job (PRELOAD_LS_CYCLES of work)
- * runs every PRELOAD_PERIOD_TICKS from a periodic kernel timer.
+ * The paper runs four copies of the tree-position benchmark at once, one
+ * per neighbour. Each copy here is what the MANTIS benchmark runs on a
+ * node: a sensing job of PRELOAD_LS_CYCLES every second from a periodic
+ * kernel timer, and a packet job of PRELOAD_LP_CYCLES per packet, the
+ * packets being a Poisson stream of low pulses on the copy's own external
+ * interrupt line (INT0..INT3, injected by the harness). So eight jobs: four
+ * long sensing jobs released together every second, four streams of short
+ * packet jobs.
  *
- * PRELOAD_THREADS = 0: the five jobs are Motet message tasks (stack
- * preemption, no context switch); 1: they are threads bound to the same
- * pids, under the kernel's policy. PRELOAD_EQUAL = 1 puts every job on one
- * priority level (the paper's round-robin setting), 0 ranks packets above
- * sensing. PRELOAD_RR = 1 makes the threads of class RR.
+ * PRELOAD_THREADS = 0: the jobs are Motet message tasks (no context
+ * switch); 1: threads bound to the same pids under the kernel's policy.
+ * PRELOAD_EQUAL = 1 puts all eight on one priority level (the paper's
+ * setting: MOS round robin among equals), 0 ranks packets above sensing.
+ * PRELOAD_RR = 1 makes the threads of class RR.
  *
- * Counting, from the application side (the kernel only counts all
- * switches, thread_switch_count()): a switch is voluntary when the thread
- * it leaves is blocked in its receive, so each thread compares the switch
- * count before and after every receive: if it moved, this thread left the
- * CPU there, voluntarily, once. Every other switch is involuntary. As a
- * cross-check the jobs count preemptions directly: a job that starts while
- * another job is part-way through its work has preempted it.
+ * Eight thread stacks do not fit beside the kernel in the 4 KB of internal
+ * SRAM: the thread images enable the external SRAM (PORT_AVR_XMEM) and
+ * keep the thread stacks there, above the linker's data region; the kernel
+ * stack and all static data stay inside.
+ *
+ * Counting is the kernel's (thread_switch_stats()). As a cross-check the
+ * jobs count preemptions themselves: a job that starts while another is
+ * part-way through its work has preempted it.
  *
  * A pulse on INT6, before the first packet, marks the start: the switches
- * of boot (into each new thread) are left out. PB0 toggles at the end of
- * each packet job, PB1 at the end of each sensing job. A pulse on INT7
- * ends the run: the firmware prints "preload total vol started-over lost"
- * counted since the mark on the console and halts (status 2 if a post
- * found the pool full).
+ * of boot are left out. PB0 toggles at the end of each packet job, PB1 at
+ * the end of each sensing job. A pulse on INT7 ends the run: the firmware
+ * prints "preload <switches> <voluntary> <involuntary> <to an equal>
+ * <from the kernel stack> <jobs started over another> <lost>" counted since
+ * the mark and halts (status 2 if a post found the pool full).
  */
 #include <avr/io.h>
 #include <stdio.h>
@@ -42,7 +46,7 @@
 #endif
 
 #ifndef PRELOAD_LS_CYCLES
-#define PRELOAD_LS_CYCLES 3000000UL
+#define PRELOAD_LS_CYCLES 300000UL
 #endif
 #ifndef PRELOAD_LP_CYCLES
 #define PRELOAD_LP_CYCLES 4000UL
@@ -54,25 +58,16 @@
 #define PRELOAD_RR 0
 #endif
 #define PRELOAD_PERIOD_TICKS ((uint32_t) PORT_TICKS_PER_SECOND)
-#define NEIGHBOURS           4u
+#define COPIES               4u
 
-enum { PID_SENSE = 0x20, PID_PACKET0 = 0x21 };
+/* Copy i: sensing job PID_SENSE0 + i, packet job PID_PACKET0 + i. */
+enum { PID_SENSE0 = 0x20, PID_PACKET0 = 0x28 };
 enum { PRIO_SENSE = 2, PRIO_PACKET = PRELOAD_EQUAL ? 2 : 4 };
 
 static volatile uint8_t lost;
 static volatile uint8_t in_work;    /* jobs part-way through their work */
 static volatile uint32_t preempted; /* job starts while another was working */
-static volatile uint32_t voluntary; /* receives that switched their thread out */
-static uint32_t mark_total, mark_voluntary, mark_preempted;
-
-static uint32_t switches(void)
-{
-#if PRELOAD_THREADS
-    return thread_switch_count();
-#else
-    return 0;
-#endif
-}
+static uint32_t mark_preempted;
 
 /* Busy work of `cycles` (a multiple of 4), interruptible everywhere. */
 static void work(uint32_t cycles)
@@ -98,6 +93,13 @@ static void job(uint32_t cycles, uint8_t pin)
     SREG = sreg;
 }
 
+/* Job i of 0 .. 2 * COPIES - 1: the sensing jobs first, then the packet jobs. */
+static mt_pid_t pid_of(uint8_t i)
+{
+    if (i < COPIES) return (mt_pid_t) (PID_SENSE0 + i);
+    return (mt_pid_t) (PID_PACKET0 + (i - COPIES));
+}
+
 static void post(uint8_t i)
 {
     if (sched_post_isr((mt_pid_t) (PID_PACKET0 + i), PORT_0, NULL, 0, 0) != MT_OK) lost = 1;
@@ -120,27 +122,92 @@ PORT_AVR_ISR(INT3_vect)
     post(3);
 }
 
+#if PRELOAD_THREADS
+
+static thread_switch_stats_t mark;
+
 /* The start of the measurement. */
 ISR(INT6_vect)
 {
-    mark_total = switches();
-    mark_voluntary = voluntary;
+    thread_switch_stats(&mark);
     mark_preempted = preempted;
 }
 
 /* The end of the experiment: report the counters and halt where we are. */
 ISR(INT7_vect)
 {
-    char line[64];
-    int n = snprintf(line, sizeof line, "preload %lu %lu %lu %u\n",
-                     (unsigned long) (switches() - mark_total),
-                     (unsigned long) (voluntary - mark_voluntary),
+    thread_switch_stats_t now;
+    thread_switch_stats(&now);
+    char line[96];
+    int n = snprintf(line, sizeof line, "preload %lu %lu %lu %lu %lu %lu %u\n",
+                     (unsigned long) (now.voluntary + now.involuntary + now.from_kernel -
+                                      mark.voluntary - mark.involuntary - mark.from_kernel),
+                     (unsigned long) (now.voluntary - mark.voluntary),
+                     (unsigned long) (now.involuntary - mark.involuntary),
+                     (unsigned long) (now.to_equal - mark.to_equal),
+                     (unsigned long) (now.from_kernel - mark.from_kernel),
                      (unsigned long) (preempted - mark_preempted), (unsigned) lost);
     port_console_write(line, (size_t) n);
     port_halt(lost ? 2 : 0);
 }
 
-#if !PRELOAD_THREADS
+/* Thread stacks in external SRAM, above the linker's data region (which
+ * ends at the top of the internal SRAM, 0x10FF). Interrupts land on the
+ * running thread's stack and their tails nest (five sources here), deeper
+ * than the port's 256-byte guarded minimum allows at the highest rates:
+ * twice that, still guarded. */
+#define STACK_BYTES   (2 * THREAD_STACK_BYTES(0))
+#define XSRAM_START   0x1100u
+#define thread_stacks ((uint8_t(*)[STACK_BYTES]) XSRAM_START)
+
+static void sense_thread(void *arg)
+{
+    (void) arg;
+    if (timer_start(0, PRELOAD_PERIOD_TICKS, true) != MT_OK) port_halt(1);
+    for (;;) {
+        msg_t *m = thread_receive_ev(THREAD_EV_TIMER);
+        if (m && m->port == PORT_TIMEOUT0) job(PRELOAD_LS_CYCLES, _BV(1));
+    }
+}
+
+static void packet_thread(void *arg)
+{
+    (void) arg;
+    for (;;) {
+        msg_t *m = thread_receive_ev(THREAD_EV_RADIO);
+        if (m && m->port == PORT_0) job(PRELOAD_LP_CYCLES, _BV(0));
+    }
+}
+
+static void start_jobs(void)
+{
+    for (uint8_t i = 0; i < 2 * COPIES; i++) {
+        bool sensing = i < COPIES;
+        thread_spec_t spec = {.entry = sensing ? sense_thread : packet_thread,
+                              .stack = thread_stacks[i],
+                              .stack_size = STACK_BYTES,
+                              .prio = sensing ? PRIO_SENSE : PRIO_PACKET,
+                              .cls = PRELOAD_RR ? THREAD_CLASS_RR : THREAD_CLASS_DEFAULT,
+                              .pid = pid_of(i)};
+        if (thread_create(&spec, NULL) != MT_OK) port_halt(1);
+    }
+}
+
+#else /* !PRELOAD_THREADS: message tasks, no switches to count */
+
+ISR(INT6_vect)
+{
+    mark_preempted = preempted;
+}
+
+ISR(INT7_vect)
+{
+    char line[64];
+    int n = snprintf(line, sizeof line, "preload 0 0 0 0 0 %lu %u\n",
+                     (unsigned long) (preempted - mark_preempted), (unsigned) lost);
+    port_console_write(line, (size_t) n);
+    port_halt(lost ? 2 : 0);
+}
 
 static mt_err_t sense_handler(void *state, msg_t *msg)
 {
@@ -159,63 +226,13 @@ static mt_err_t packet_handler(void *state, msg_t *msg)
 
 static void start_jobs(void)
 {
-    for (uint8_t i = 0; i <= NEIGHBOURS; i++) {
-        task_spec_t spec = {.pid = (mt_pid_t) (PID_SENSE + i),
-                            .prio = i ? PRIO_PACKET : PRIO_SENSE,
-                            .handler = i ? packet_handler : sense_handler};
+    for (uint8_t i = 0; i < 2 * COPIES; i++) {
+        bool sensing = i < COPIES;
+        task_spec_t spec = {.pid = pid_of(i),
+                            .prio = sensing ? PRIO_SENSE : PRIO_PACKET,
+                            .handler = sensing ? sense_handler : packet_handler};
         if (sched_task_create(&spec) != MT_OK || sched_task_init(spec.pid, NULL, 0) != MT_OK)
             port_halt(1);
-    }
-}
-
-#else /* PRELOAD_THREADS */
-
-static uint8_t stacks[NEIGHBOURS + 1][THREAD_STACK_BYTES(0)];
-
-/* Receive the next message, counting a voluntary switch if this thread
- * left the CPU while it waited. */
-static msg_t *receive(thread_event_t ev)
-{
-    uint32_t before = thread_switch_count();
-    msg_t *m = thread_receive_ev(ev);
-    if (thread_switch_count() != before) {
-        uint8_t sreg = SREG;
-        cli();
-        voluntary++;
-        SREG = sreg;
-    }
-    return m;
-}
-
-static void sense_thread(void *arg)
-{
-    (void) arg;
-    if (timer_start(0, PRELOAD_PERIOD_TICKS, true) != MT_OK) port_halt(1);
-    for (;;) {
-        msg_t *m = receive(THREAD_EV_TIMER);
-        if (m && m->port == PORT_TIMEOUT0) job(PRELOAD_LS_CYCLES, _BV(1));
-    }
-}
-
-static void packet_thread(void *arg)
-{
-    (void) arg;
-    for (;;) {
-        msg_t *m = receive(THREAD_EV_RADIO);
-        if (m && m->port == PORT_0) job(PRELOAD_LP_CYCLES, _BV(0));
-    }
-}
-
-static void start_jobs(void)
-{
-    for (uint8_t i = 0; i <= NEIGHBOURS; i++) {
-        thread_spec_t spec = {.entry = i ? packet_thread : sense_thread,
-                              .stack = stacks[i],
-                              .stack_size = sizeof stacks[i],
-                              .prio = i ? PRIO_PACKET : PRIO_SENSE,
-                              .cls = PRELOAD_RR ? THREAD_CLASS_RR : THREAD_CLASS_DEFAULT,
-                              .pid = (mt_pid_t) (PID_SENSE + i)};
-        if (thread_create(&spec, NULL) != MT_OK) port_halt(1);
     }
 }
 

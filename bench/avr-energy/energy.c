@@ -9,7 +9,9 @@
  *   packet   ENERGY_LP_CYCLES of work per packet; packets are low pulses on
  *            INT0 that the harness injects at Poisson times of rate
  *            (2^n - 1) f_s, and the interrupt posts one message per packet.
- * Packets outrank sensing (the paper gives forwarding the higher priority).
+ * Packets outrank sensing (the paper gives forwarding the higher priority);
+ * ENERGY_ONE_LEVEL = 1 puts both threads on one level instead, for a policy
+ * that orders them itself (event boosting).
  *
  * ENERGY_THREADS = 0: both jobs are Motet message tasks; the packet post
  * preempts a running sensing handler at interrupt exit (stack preemption,
@@ -17,9 +19,14 @@
  * to the same pids, under the kernel's policy (MOTET_THREAD_POLICY); the
  * messages go to their mailboxes.
  *
- * What the harness measures: PB0 toggles at the end of every packet job (its
- * edges, paired in order with the injected INT0 pulses, give E_t), PB1 at
- * the end of every sensing job; the cycles the core sleeps give I_t. A
+ * What the harness measures: PB2 toggles at the entry of every INT0
+ * interrupt and PB0 at the end of every packet job; each packet job end,
+ * paired in order with the pulse whose interrupt was taken, gives E_t. (A
+ * pulse that comes while the previous edge still waits for its interrupt,
+ * interrupts being off, is one edge to the chip: that packet is lost, and
+ * pairing ends with pulses would shift every later latency by one packet.)
+ * PB1 toggles at the end of every sensing job; the cycles the core sleeps
+ * give I_t. A
  * pulse on INT1 ends the experiment: the module halts with status 0, or 2
  * if a packet post found the message pool full (a lost packet would break
  * the pairing of arrivals and ends).
@@ -40,8 +47,12 @@
 /* 1/f_s in kernel ticks: one second. */
 #define ENERGY_PERIOD_TICKS ((uint32_t) PORT_TICKS_PER_SECOND)
 
+#ifndef ENERGY_ONE_LEVEL
+#define ENERGY_ONE_LEVEL 0
+#endif
+
 enum { PID_SENSE = 0x20, PID_PACKET = 0x21 };
-enum { PRIO_SENSE = 2, PRIO_PACKET = 4 };
+enum { PRIO_SENSE = 2, PRIO_PACKET = ENERGY_ONE_LEVEL ? PRIO_SENSE : 4 };
 
 static volatile uint8_t lost;
 
@@ -70,6 +81,7 @@ static void packet_job(void)
 
 PORT_AVR_ISR(INT0_vect)
 {
+    PORTB ^= _BV(2); /* this edge was taken: a packet the node really received */
     if (sched_post_isr(PID_PACKET, PORT_0, NULL, 0, 0) != MT_OK) lost = 1;
 }
 
@@ -155,7 +167,7 @@ static void start_jobs(void)
 int main(void)
 {
     motet_boot();
-    DDRB |= _BV(0) | _BV(1);
+    DDRB |= _BV(0) | _BV(1) | _BV(2);
     /* INT0 (PD0) packets and INT1 (PD1) end: inputs, pulled up, falling edge
      * (edge sense on INT3:0 also wakes the core from power-save). */
     DDRD &= (uint8_t) ~(_BV(0) | _BV(1));

@@ -69,15 +69,16 @@ static thread_t threads[MOTET_MAX_THREADS];
 thread_t *thread_current;
 
 static struct {
-    port_context_t k_ctx;    /* K, while a thread runs */
-    port_context_t dead_ctx; /* where an exiting thread's registers go */
-    void (*call)(void *);    /* a handler a thread handed to K */
-    void *call_arg;          /* its argument */
-    mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
-    uint32_t switches;       /* port_context_switch() calls */
-    volatile uint8_t ready;  /* threads in the ready structure */
-    bool k_in_run;           /* K is inside sched_run() */
-    volatile bool sleeping;  /* the current thread sleeps in its blocking call */
+    port_context_t k_ctx;      /* K, while a thread runs */
+    port_context_t dead_ctx;   /* where an exiting thread's registers go */
+    void (*call)(void *);      /* a handler a thread handed to K */
+    void *call_arg;            /* its argument */
+    mt_prio_t k_floor;         /* K's top frame while a thread runs (-1: none) */
+    uint32_t switches;         /* port_context_switch() calls */
+    thread_switch_stats_t why; /* the same, by cause */
+    volatile uint8_t ready;    /* threads in the ready structure */
+    bool k_in_run;             /* K is inside sched_run() */
+    volatile bool sleeping;    /* the current thread sleeps in its blocking call */
 } T;
 
 void thread_init(void)
@@ -113,6 +114,13 @@ int8_t thread_dyn_prio(const thread_t *t)
 uint32_t thread_switch_count(void)
 {
     return T.switches;
+}
+
+void thread_switch_stats(thread_switch_stats_t *out)
+{
+    port_irq_state_t s = port_irq_save();
+    *out = T.why;
+    port_irq_restore(s);
 }
 
 bool thread_any_ready(void)
@@ -217,6 +225,22 @@ static void take_cpu(thread_t *t)
     policy_started(t);
 }
 
+/* Book a switch from `from` to `to` (NULL: K) under its cause. A thread
+ * that is back in the ready structure still had work: the switch was
+ * forced on it. K and the idle thread have no work of their own to lose. */
+static void count_switch(const thread_t *from, const thread_t *to)
+{
+    T.switches++;
+    uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
+    if (!from || (from->flags & THREAD_F_IDLE)) {
+        cause = &T.why.from_kernel;
+    } else if (from->state == TS_READY) {
+        cause = &T.why.involuntary;
+        if (to && to->prio == from->prio) T.why.to_equal++;
+    }
+    (*cause)++;
+}
+
 /* Switch from the running context to `to` (NULL: K); irq off. Returns when
  * something switches back. `save` overrides where the registers go. */
 static void switch_to(thread_t *to, port_context_t *save)
@@ -225,7 +249,7 @@ static void switch_to(thread_t *to, port_context_t *save)
     if (from == to) return;
     if (from) check_guard(from);
     thread_current = to;
-    T.switches++;
+    count_switch(from, to);
     port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }

@@ -147,6 +147,42 @@ void policy_sem_op(void);
 /* Whether the policy reads the clock at each switch (policy_charge). */
 bool policy_timed(void);
 
+/* ---- thread_slice.c: the slice timer of the timed policies ----
+ * Compiled only for a policy that slices; elsewhere the calls vanish. */
+#define THREAD_HAS_SLICE_TIMER                                                                     \
+    ((MOTET_THREAD_POLICY == MOTET_POLICY_PRIO && MOTET_THREAD_RR) ||                              \
+     MOTET_THREAD_POLICY == MOTET_POLICY_RETOS || MOTET_THREAD_POLICY == MOTET_POLICY_VOP)
+#if THREAD_HAS_SLICE_TIMER
+
+/* Have the slice timer expire `ticks` after t->run_from (t gets or keeps
+ * the CPU now); a no-op if it already runs for t towards that instant;
+ * irq off. */
+void thread_slice_arm(thread_t *t, uint32_t ticks);
+/* Stop the slice timer if it runs (nothing contends); irq off. */
+void thread_slice_disarm(void);
+/* The slice timer fired (policy_timer); interrupt context. */
+void thread_slice_expired(void);
+/* Forget it; boot (policy_init). */
+void thread_slice_reset(void);
+/* Times the slice timer was started since boot (tests, benchmarks). */
+uint32_t thread_slice_starts(void);
+#else
+static inline void thread_slice_arm(thread_t *t, uint32_t ticks)
+{
+    (void) t;
+    (void) ticks;
+}
+static inline void thread_slice_disarm(void)
+{
+}
+static inline void thread_slice_expired(void)
+{
+}
+static inline void thread_slice_reset(void)
+{
+}
+#endif
+
 /* ---- thread_ready.c: the O(1) ready structure most policies use ----
  * Keys are 0 .. MOTET_PRIO_LEVELS * THREAD_SUBLEVELS - 1, higher runs
  * first; a FIFO per key, a bitmap of non-empty levels and one of non-empty

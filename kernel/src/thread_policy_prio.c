@@ -22,9 +22,6 @@
 
 #define SLICE TIMER_US(MOTET_THREAD_SLICE_US)
 
-/* The thread the slice timer runs for, NULL if it is not armed. */
-static thread_t *armed_for;
-
 static bool is_rr(const thread_t *t)
 {
     return MOTET_THREAD_RR && t->cls == THREAD_CLASS_RR;
@@ -33,7 +30,7 @@ static bool is_rr(const thread_t *t)
 void policy_init(void)
 {
     rq_init();
-    armed_for = NULL;
+    thread_slice_reset();
 }
 
 mt_err_t policy_thread_init(thread_t *t)
@@ -75,15 +72,10 @@ bool policy_preempts(const thread_t *c, const thread_t *cur)
 void policy_started(thread_t *cur)
 {
     if (!MOTET_THREAD_RR) return;
-    bool contended = is_rr(cur) && rq_first(cur->key);
-    if (contended && armed_for != cur) {
-        armed_for = cur;
-        if (timer_kernel_start(THREAD_TIMER_SLICE, cur->quantum ? cur->quantum : 1, false))
-            armed_for = NULL; /* no timer free: no slicing until one is */
-    } else if (!contended && armed_for) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        armed_for = NULL;
-    }
+    if (is_rr(cur) && rq_first(cur->key)) /* an equal waits */
+        thread_slice_arm(cur, cur->quantum ? cur->quantum : 1);
+    else
+        thread_slice_disarm();
 }
 
 void policy_charge(thread_t *cur, uint32_t ran)
@@ -91,10 +83,6 @@ void policy_charge(thread_t *cur, uint32_t ran)
     if (!is_rr(cur)) return;
     cur->quantum = ran < cur->quantum ? cur->quantum - ran : 0;
     if (!cur->quantum) cur->flags |= THREAD_F_SLICE;
-    if (armed_for == cur) { /* re-armed for the rest when it runs again */
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        armed_for = NULL;
-    }
 }
 
 void policy_blocking(thread_t *cur, thread_event_t ev)
@@ -107,7 +95,7 @@ void policy_timer(uint8_t id)
 {
     /* The slice ran out: the interrupt exit charges the thread and finds
      * its slice spent. */
-    if (id == THREAD_TIMER_SLICE) armed_for = NULL;
+    if (id == THREAD_TIMER_SLICE) thread_slice_expired();
 }
 
 thread_t *policy_idle(void)

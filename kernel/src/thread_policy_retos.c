@@ -39,8 +39,6 @@
 #define DYN_MAX  7
 #define KEY_RT   8
 
-static thread_t *armed_for;
-
 static bool is_other(const thread_t *t)
 {
     return t->cls == THREAD_CLASS_OTHER;
@@ -55,7 +53,7 @@ static uint8_t key_of(const thread_t *t)
 void policy_init(void)
 {
     rq_init();
-    armed_for = NULL;
+    thread_slice_reset();
 }
 
 mt_err_t policy_thread_init(thread_t *t)
@@ -149,14 +147,10 @@ void policy_started(thread_t *cur)
     /* Only a waiting thread of this level can take over at a decay step
      * or a quantum end; without one no timer is needed. */
     thread_t *best = rq_peek();
-    bool contended = cur->cls != THREAD_CLASS_FIFO && best && best->prio == cur->prio;
-    if (contended && armed_for != cur) {
-        armed_for = cur;
-        if (timer_kernel_start(THREAD_TIMER_SLICE, next_event(cur), false)) armed_for = NULL;
-    } else if (!contended && armed_for) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        armed_for = NULL;
-    }
+    if (cur->cls != THREAD_CLASS_FIFO && best && best->prio == cur->prio)
+        thread_slice_arm(cur, next_event(cur));
+    else
+        thread_slice_disarm();
 }
 
 void policy_charge(thread_t *cur, uint32_t ran)
@@ -172,10 +166,6 @@ void policy_charge(thread_t *cur, uint32_t ran)
             if (cur->dyn > 0) cur->dyn--;
         }
     }
-    if (armed_for == cur) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        armed_for = NULL;
-    }
 }
 
 void policy_blocking(thread_t *cur, thread_event_t ev)
@@ -189,7 +179,7 @@ void policy_blocking(thread_t *cur, thread_event_t ev)
 
 void policy_timer(uint8_t id)
 {
-    if (id == THREAD_TIMER_SLICE) armed_for = NULL; /* the interrupt exit charges */
+    if (id == THREAD_TIMER_SLICE) thread_slice_expired(); /* the interrupt exit charges */
 }
 
 thread_t *policy_idle(void)

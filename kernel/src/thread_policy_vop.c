@@ -11,14 +11,17 @@
  * only what it had left; with less than a full quantum it counts as short
  * (alpha): it is likely to block again soon.
  *
- * Periods. Every delta of thread work (MOTET_VOP_DELTA_QUANTA quanta of
- * CPU time) the mode changes. In a preemption-free period short threads
- * run before long ones of their level, and a short thread runs to
- * completion: no quantum end takes the CPU from it, so it blocks on its
- * own, with no involuntary switch; a long thread running when the period
- * opens gives way to a short one. After another delta the normal round
- * robin returns. Priorities between levels, and the kernel stack's
- * handlers, preempt as always: only switches among equals are saved.
+ * Periods. After every delta of thread work (MOTET_VOP_DELTA_QUANTA
+ * quanta of CPU time) in round robin, a preemption-free period opens: a
+ * long thread running then gives way to the waiting short ones (the one
+ * involuntary switch the period costs), and only short threads run, each
+ * to completion: no quantum end takes the CPU from it, so it blocks on its
+ * own, with no involuntary switch. The period ends after another delta of
+ * work, or as soon as no short thread is left to run (the paper's return
+ * to round robin when short jobs cannot fill the period): a long thread
+ * never runs inside one, so a short one never has to preempt it there.
+ * Priorities between levels, and the kernel stack's handlers, preempt as
+ * always: only switches among equals are saved.
  *
  * Keys: level * 2 + 1 for short threads during a preemption-free period,
  * level * 2 otherwise; the ready threads are re-keyed when the mode
@@ -34,9 +37,8 @@
 #define DELTA   ((uint32_t) MOTET_VOP_DELTA_QUANTA * QUANTUM)
 
 static struct {
-    thread_t *armed_for; /* the quantum timer runs for it */
-    uint32_t work;       /* thread CPU ticks since the mode changed */
-    bool free_period;    /* a preemption-free period is open */
+    uint32_t work;    /* thread CPU ticks since the mode changed */
+    bool free_period; /* a preemption-free period is open */
 } V;
 
 bool thread_vop_preemption_free(void)
@@ -57,7 +59,7 @@ static uint8_t key_of(const thread_t *t)
 void policy_init(void)
 {
     rq_init();
-    V.armed_for = NULL;
+    thread_slice_reset();
     V.work = 0;
     V.free_period = false;
 }
@@ -122,34 +124,31 @@ static void rekey_ready(void)
     }
 }
 
+/* Open or close a preemption-free period; delta of work starts again. */
+static void set_free_period(bool free)
+{
+    V.free_period = free;
+    V.work = 0;
+    rekey_ready();
+}
+
 void policy_started(thread_t *cur)
 {
+    if (V.free_period && !is_short(cur)) set_free_period(false); /* no short job left */
     thread_t *best = rq_peek();
     bool sliced = !(V.free_period && is_short(cur));
-    bool contended = sliced && best && best->prio == cur->prio;
-    if (contended && V.armed_for != cur) {
-        V.armed_for = cur;
-        if (timer_kernel_start(THREAD_TIMER_SLICE, cur->quantum ? cur->quantum : 1, false))
-            V.armed_for = NULL;
-    } else if (!contended && V.armed_for) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        V.armed_for = NULL;
-    }
+    if (sliced && best && best->prio == cur->prio) /* an equal waits */
+        thread_slice_arm(cur, cur->quantum ? cur->quantum : 1);
+    else
+        thread_slice_disarm();
 }
 
 void policy_charge(thread_t *cur, uint32_t ran)
 {
     cur->quantum = ran < cur->quantum ? cur->quantum - ran : 0;
     if (!cur->quantum) cur->flags |= THREAD_F_SLICE;
-    if (V.armed_for == cur) {
-        timer_kernel_stop(THREAD_TIMER_SLICE);
-        V.armed_for = NULL;
-    }
     V.work += ran;
-    if (V.work < DELTA) return;
-    V.work = 0; /* after each delta of work, the other mode */
-    V.free_period = !V.free_period;
-    rekey_ready();
+    if (V.work >= DELTA) set_free_period(!V.free_period); /* after each delta of work */
 }
 
 void policy_blocking(thread_t *cur, thread_event_t ev)
@@ -160,7 +159,7 @@ void policy_blocking(thread_t *cur, thread_event_t ev)
 
 void policy_timer(uint8_t id)
 {
-    if (id == THREAD_TIMER_SLICE) V.armed_for = NULL; /* the interrupt exit charges */
+    if (id == THREAD_TIMER_SLICE) thread_slice_expired(); /* the interrupt exit charges */
 }
 
 thread_t *policy_idle(void)

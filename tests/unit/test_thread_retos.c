@@ -98,6 +98,44 @@ static void test_without_the_boost_it_waits_for_the_decay(void **state)
     assert_int_equal(latency, TIMER_MS(8));
 }
 
+static sem_t go;
+static int8_t dyn_of_cpu;
+
+static void boosted_cpu_thread(void *arg)
+{
+    (void) arg;
+    sem_wait_ev(&go, THREAD_EV_TIMER); /* a timer wait: 4 + 3 */
+    dyn_of_cpu = thread_dyn_prio(thread_self());
+    cpu_thread(NULL);
+}
+
+/* Dynamic priorities order threads within a level only: a packet thread
+ * one level up (the tree-position benchmark's layout) preempts a lower
+ * thread at once, however far that one was boosted and however low its
+ * own dynamic priority is. */
+static void test_a_higher_level_preempts_whatever_the_boosts(void **state)
+{
+    (void) state;
+    sem_init(&go, 0);
+    radio_event = THREAD_EV_NONE; /* no boost: it stays at 4, below 7 */
+    thread_spec_t spec = {.entry = radio_thread,
+                          .stack = stacks[0],
+                          .stack_size = STACK,
+                          .prio = LEVEL + 2,
+                          .pid = PID_R};
+    assert_int_equal(thread_create(&spec, &radio), MT_OK);
+    dyn_when_blocked = thread_dyn_prio(radio);
+    cpu = spawn(1, boosted_cpu_thread, MT_PID_NONE, THREAD_CLASS_DEFAULT);
+    tport_irq_attach(0, isr_packet);
+    uint64_t start = tport_time();
+    tport_irq_schedule(0, start + EVENT_AT);
+    sem_post(&go);
+    assert_true(cpu_done);
+    assert_int_equal(dyn_of_cpu, 7);
+    assert_int_equal(dyn_when_blocked, 4);
+    assert_int_equal(received_at - start, EVENT_AT); /* the instant it arrived */
+}
+
 static int8_t dyn_after_sleep;
 
 static void sleeper(void *arg)
@@ -138,7 +176,6 @@ static void test_cpu_time_decays_and_a_sensor_wait_boosts_by_one(void **state)
 }
 
 static char order[8];
-static sem_t go;
 
 static void rt_thread(void *arg)
 {
@@ -183,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_radio_thread_preempts_cpu_bound_thread_at_once, setup),
         cmocka_unit_test_setup(test_without_the_boost_it_waits_for_the_decay, setup),
+        cmocka_unit_test_setup(test_a_higher_level_preempts_whatever_the_boosts, setup),
         cmocka_unit_test_setup(test_timer_wait_boosts_by_three, setup),
         cmocka_unit_test_setup(test_cpu_time_decays_and_a_sensor_wait_boosts_by_one, setup),
         cmocka_unit_test_setup(test_real_time_class_ranks_above_every_dynamic_thread, setup),

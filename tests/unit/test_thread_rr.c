@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "thread_internal.h"
 
 #define STACK  THREAD_STACK_BYTES(0)
 #define CHUNK  TIMER_MS(1)                    /* ticks of work per step */
@@ -21,12 +22,14 @@
 static uint8_t stacks[3][STACK];
 static char runs[256]; /* one letter per step */
 static uint8_t cls;
+static unsigned steps_each; /* steps of work per worker */
 static sem_t gate;
 
 static int setup(void **state)
 {
     test_boot(state);
     memset(runs, 0, sizeof runs);
+    steps_each = STEPS;
     sem_init(&gate, 0);
     return 0;
 }
@@ -41,7 +44,7 @@ static void step(char who)
 static void worker(void *arg)
 {
     char who = (char) (intptr_t) arg;
-    for (unsigned i = 0; i < STEPS; i++) step(who);
+    for (unsigned i = 0; i < steps_each; i++) step(who);
 }
 
 static void spawn(int i, char who, mt_prio_t prio)
@@ -107,6 +110,63 @@ static void test_fifo_class_equals_run_to_completion(void **state)
     expect_alternation(STEPS, STEPS); /* all of A, then all of B */
 }
 
+/* Each slice end that hands the CPU to the waiting equal is an
+ * involuntary switch to an equal; the exits are voluntary. (Two and a half
+ * slices of work each, so that no exit coincides with a slice end.) */
+static void test_slice_ends_are_involuntary_switches_to_equals(void **state)
+{
+    (void) state;
+    thread_switch_stats_t st;
+    steps_each = 2 * SLICE + SLICE / 2;
+    run_two(THREAD_CLASS_RR);
+    expect_alternation(SLICE, steps_each); /* A B A B, A ends, B ends: four slice ends */
+    thread_switch_stats(&st);
+    assert_int_equal(st.involuntary, 4);
+    assert_int_equal(st.to_equal, 4);
+    assert_int_equal(st.voluntary, 2);   /* A exits to B, B exits to K */
+    assert_int_equal(st.from_kernel, 1); /* K starts A */
+    assert_int_equal(thread_switch_count(), 7);
+}
+
+static void test_fifo_class_equals_switch_only_voluntarily(void **state)
+{
+    (void) state;
+    thread_switch_stats_t st;
+    run_two(THREAD_CLASS_FIFO);
+    thread_switch_stats(&st);
+    assert_int_equal(st.involuntary, 0);
+    assert_int_equal(st.voluntary, 2);
+}
+
+static mt_err_t idle_handler(void *state, msg_t *msg)
+{
+    (void) state;
+    (void) msg;
+    return MT_OK;
+}
+
+static void isr_posts_low(void)
+{
+    sched_post_isr(PID_H, PORT_0, NULL, 0, 0);
+}
+
+/* The slice timer is started once per slice that has a waiting equal, and
+ * interrupts in between, which leave the running thread on the CPU, do not
+ * touch it: A B A B A, then B alone with nothing to slice for. */
+static void test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_H, .prio = 1, .handler = idle_handler}; /* below A and B */
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_H, NULL, 0), MT_OK);
+    tport_irq_attach(0, isr_posts_low);
+    for (uint64_t at = 1500; at < 50000; at += 2000) tport_irq_schedule(0, tport_time() + at);
+    steps_each = 2 * SLICE + SLICE / 2;
+    run_two(THREAD_CLASS_RR);
+    expect_alternation(SLICE, steps_each);
+    assert_int_equal(thread_slice_starts(), 5);
+}
+
 /* A handler that interrupts A for 5 ms: that time is not A's slice. */
 static mt_err_t busy_handler(void *state, msg_t *msg)
 {
@@ -162,6 +222,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_round_robin_alternates_equal_priorities, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_run_to_completion, setup),
+        cmocka_unit_test_setup(test_slice_ends_are_involuntary_switches_to_equals, setup),
+        cmocka_unit_test_setup(test_fifo_class_equals_switch_only_voluntarily, setup),
+        cmocka_unit_test_setup(test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone,
+                               setup),
         cmocka_unit_test_setup(test_slice_counts_only_the_threads_own_cpu_time, setup),
         cmocka_unit_test_setup(test_higher_thread_preempts_mid_slice, setup),
     };

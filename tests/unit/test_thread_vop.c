@@ -4,8 +4,10 @@
  * part of its quantum left) that starts in a preemption-free period runs to
  * completion, even past the end of its quantum, while the same job in the
  * normal round robin is cut at its quantum end by the long, CPU-bound
- * thread beside it. This kernel changes mode every 3 quanta of thread work
- * (MOTET_VOP_DELTA_QUANTA=3).
+ * thread beside it; and the long thread never runs inside a
+ * preemption-free period (the period ends when no short job is left). A
+ * period opens after every 3 quanta of thread work in round robin
+ * (MOTET_VOP_DELTA_QUANTA=3 in this kernel).
  *
  * MOTET_TEST_KERNEL: thr_vop
  */
@@ -18,7 +20,7 @@
 #define STACK   THREAD_STACK_BYTES(0)
 #define QUANTUM TIMER_US(MOTET_THREAD_SLICE_US)
 #define JOB     (QUANTUM * 6 / 10) /* longer than what a short job has left */
-#define PERIOD  (4 * QUANTUM)      /* a job starts every 4 quanta */
+#define PERIOD  (3 * QUANTUM / 2)  /* a job starts every 1.5 quanta */
 #define JOBS    12
 
 typedef struct job {
@@ -32,6 +34,7 @@ static uint8_t stacks[2][STACK];
 static job_t jobs[JOBS];
 static sem_t sem;
 static volatile bool done;
+static volatile unsigned long_ran_in_free_period; /* chunks of the long job */
 static thread_t *short_thread;
 
 static int setup(void **state)
@@ -40,6 +43,7 @@ static int setup(void **state)
     memset(jobs, 0, sizeof jobs);
     sem_init(&sem, 0);
     done = false;
+    long_ran_in_free_period = 0;
     return 0;
 }
 
@@ -62,7 +66,10 @@ static void short_jobs(void *arg)
 static void long_job(void *arg)
 {
     (void) arg;
-    while (!done) tport_busy(QUANTUM / 10);
+    while (!done) {
+        if (thread_vop_preemption_free()) long_ran_in_free_period++;
+        tport_busy(QUANTUM / 10);
+    }
 }
 
 static void isr_job(void)
@@ -90,11 +97,17 @@ static void test_short_jobs_run_to_completion_in_the_preemption_free_period(void
             assert_int_equal(jobs[j].switches, 0);
             protected_jobs++;
         } else if (jobs[j].is_short && took > JOB) {
-            cut_jobs++; /* the same job, sliced in the normal round robin */
+            /* The same job in round robin: cut at its quantum end, it
+             * waits out the long job's full quantum. */
+            assert_int_equal(took, JOB + QUANTUM);
+            cut_jobs++;
         }
     }
     assert_true(protected_jobs >= 2);
     assert_true(cut_jobs >= 2);
+    /* Only short jobs run in a preemption-free period: it ends as soon as
+     * none is left, so the long job never runs inside one. */
+    assert_int_equal(long_ran_in_free_period, 0);
 }
 
 int main(void)

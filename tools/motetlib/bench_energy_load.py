@@ -3,11 +3,13 @@
 (bench/avr-energy-load), section "energy-load" of docs/benchmarks.md.
 
 Preemption (value-of-preemption paper, section 5.4; preempt.c): four
-neighbours' packet streams, each a Poisson process of pulses on its own
-INT line (fixed seed), plus a long sensing job once a second. Per kernel
-policy and priority layout the firmware counts context switches, splits
-them into voluntary (the thread left the CPU in its receive) and
-involuntary (all others), and the harness counts the cycles awake.
+copies of the MANTIS tree-position benchmark at once, one per neighbour:
+each a sensing job of l_s = 300,000 cycles every second and a Poisson
+stream of packets (fixed seed) of l_p = 4,000 cycles each, at the rate
+(2^n - 1) f_s of tree position n. On a build at 4 MHz (the MANTIS
+benchmark's clock), per kernel policy and priority layout, the kernel
+counts the context switches by cause (thread_switch_stats()) and the
+harness counts the cycles awake and the packet jobs served.
 
 Timer overhead (RETOS paper, figure 3b; blink.c): a blink task of period
 20..1000 ms on a tickless kernel and on a periodic one (10 ms tick); the
@@ -15,9 +17,11 @@ harness's flat profile gives the cycles spent in the timer code (the
 compare vector and every function of kernel/src/timer.c and
 ports/avr/port_avr_timer.c) over a fixed simulated duration.
 
-`motet bench --only energy-load` runs both on the default AVR build and
-writes the section and plots under docs/plots/; `--smoke` (ctest
-energy_load_smoke) runs a short version and checks it.
+`motet bench --only energy-load` runs the preemption sweep on the 4 MHz
+AVR build (the one `--only energy` uses) and the blink sweep on the
+default AVR build, and writes the section and plots under docs/plots/;
+`--smoke` (ctest energy_load_smoke) runs a short version of both on one
+build and checks them.
 """
 import argparse
 import json
@@ -32,26 +36,29 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import build, report, svgplot
-from .port_avr import find_harness
+from .port_avr import find_harness, read_trace
 
 SEED = 2026
 START = 200_000  # first possible arrival, past boot (cycles)
 MARK = 150_000  # the INT6 pulse that starts the counts
 MIN_GAP = 1000  # cycles between two pulses on one line (one latched edge at a time)
-LS = 3_000_000  # sensing-job cycles (preempt.c PRELOAD_LS_CYCLES)
-LP = 4000  # packet-job cycles (PRELOAD_LP_CYCLES)
-RATES = (5, 10, 20, 30)  # packets per second per neighbour
-MAIN_RATE = 20
-NEIGHBOURS = 4
+LS = 300_000  # sensing-job cycles, the paper's l_s (preempt.c PRELOAD_LS_CYCLES)
+LP = 4000  # packet-job cycles, the MANTIS benchmark's l_p (PRELOAD_LP_CYCLES)
+FS = 1  # sensing jobs per second per copy, f_s (the paper's 1000 ms)
+QUANTUM_MS = 20  # MOS's time slice, the kernels' MOTET_THREAD_SLICE_US
+DELTA_QUANTA = 100  # the paper's delta, MOTET_VOP_DELTA_QUANTA
+POSITIONS = (0, 3, 4, 5, 6, 7)  # tree positions n: (2^n - 1) packets/s per copy; 0: none
+COPIES = 4
 SECONDS = 60  # the paper's run length
 VARIANTS = {  # image suffix -> label
-    "tasks_ranked": "Motet tasks (stack preemption), packets above sensing",
-    "prio_ranked": "fixed priority, packets above sensing",
-    "rr_ranked": "fixed priority + RR, packets above sensing",
-    "vop_ranked": "value of preemption, packets above sensing",
-    "prio_equal": "fixed priority, one level (FIFO among equals)",
-    "rr_equal": "fixed priority + RR, one level",
-    "vop_equal": "value of preemption, one level",
+    "tasks_equal": "Motet tasks, one level (event-driven: run to completion)",
+    "prio_equal": "threads, fixed priority, one level (FIFO among equals)",
+    "rr_equal": "threads, round robin, one level (MOS: the paper's before)",
+    "vop_equal": "threads, value of preemption, one level (the paper's after)",
+    "tasks_ranked": "Motet tasks, packets above sensing (stack preemption)",
+    "prio_ranked": "threads, fixed priority, packets above sensing",
+    "rr_ranked": "threads, round robin, packets above sensing",
+    "vop_ranked": "threads, value of preemption, packets above sensing",
 }
 BLINK_PERIODS = (20, 50, 100, 200, 500, 1000)
 BLINK_SECONDS = 60
@@ -72,11 +79,16 @@ def _harness(harness, *args):
 
 # ---------------------------------------------------------------- preemption
 
+def rate_of(n):
+    """Packets per second per copy at tree position n (MANTIS equation 1)."""
+    return (2 ** n - 1) * FS
+
+
 def arrivals(rate, freq, seconds, seed=SEED):
     """[(cycle, line)] of the four neighbours' Poisson streams, sorted."""
     out = []
     end = START + seconds * freq
-    for i in range(NEIGHBOURS):
+    for i in range(COPIES if rate else 0):
         rng = random.Random(seed * 10 + i)
         t = START
         while True:
@@ -87,29 +99,49 @@ def arrivals(rate, freq, seconds, seed=SEED):
     return sorted(out)
 
 
-def run_preempt(harness, elf, rate, freq, seconds):
-    arr = arrivals(rate, freq, seconds)
-    end = START + seconds * freq + freq // 2  # past the last sensing job
+def parse_counts(text):
+    """The firmware's "preload ..." line as a dict, None if absent."""
+    m = re.search(r"preload (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)", text)
+    if not m:
+        return None
+    keys = ("total", "vol", "invol", "equal", "kernel", "nested", "pool_full")
+    return dict(zip(keys, (int(x) for x in m.groups())))
+
+
+def run_preempt(harness, elf, n, freq, seconds):
+    arr = arrivals(rate_of(n), freq, seconds)
+    end = START + seconds * freq + freq // 2  # past the last sensing jobs
     with tempfile.TemporaryDirectory() as tmp:
-        irq, js = Path(tmp) / "irq.txt", Path(tmp) / "run.json"
-        irq.write_text(f"INT6 {MARK}\n" + "".join(f"INT{i} {c}\n" for c, i in arr) + f"INT7 {end}\n")
-        res = _harness(harness, "-q", "-f", freq, "--irq-file", irq, "-j", js, "-c",
-                       end + freq, elf)
+        irq, js, edges = Path(tmp) / "irq.txt", Path(tmp) / "run.json", Path(tmp) / "e.txt"
+        irq.write_text(f"INT6 {MARK}\n" + "".join(f"INT{i} {c}\n" for c, i in arr)
+                       + f"INT7 {end}\n")
+        res = _harness(harness, "-q", "-f", freq, "--irq-file", irq, "-p", "B0,B1", "-o", edges,
+                       "-j", js, "-c", end + freq, elf)
         summary = json.loads(js.read_text()) if js.exists() else {}
-    m = re.search(r"preload (\d+) (\d+) (\d+) (\d+)", res.stdout)
-    total, vol, started, lost = (int(x) for x in m.groups()) if m else (0, 0, 0, 1)
+        ev = read_trace(edges) if edges.exists() else {}
+    counts = parse_counts(res.stdout)
+    served = sum(1 for c, _ in ev.get("B0", []) if c > MARK)
+    senses = sum(1 for c, _ in ev.get("B1", []) if c > MARK)
     cycles, asleep = summary.get("cycles", 0), summary.get("asleep", 0)
-    return {"rate": rate, "status": res.returncode, "ok": res.returncode == 0 and m is not None,
-            "packets": len(arr), "total": total, "vol": vol, "invol": total - vol,
-            "nested": started, "cycles": cycles, "busy": cycles - asleep,
-            "stderr": res.stderr.strip()[-300:]}
+    p = {"n": n, "status": res.returncode, "packets": len(arr), "served": served,
+         "senses": senses, "cycles": cycles, "busy": cycles - asleep,
+         "stderr": res.stderr.strip()[-300:]}
+    p.update(counts or {"total": 0, "vol": 0, "invol": 0, "equal": 0, "kernel": 0,
+                        "nested": 0, "pool_full": 1})
+    consistent = p["vol"] + p["invol"] + p["kernel"] == p["total"] and p["equal"] <= p["invol"]
+    # A pulse that comes while the one before on its line still waits for
+    # its interrupt (interrupts off) is one edge to the chip: that packet
+    # is lost to the node, and shown, but the run stays comparable.
+    p["ok"] = res.returncode == 0 and counts is not None and consistent
+    p["overloaded"] = res.returncode == 2  # a post found the message pool full
+    return p
 
 
-def sweep_preempt(bdir, harness, freq, variants, rates, seconds):
+def sweep_preempt(bdir, harness, freq, variants, positions, seconds):
     elf = lambda v: Path(bdir) / "bench" / "avr-energy-load" / f"preload_{v}.elf"
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        futs = {(v, r): pool.submit(run_preempt, harness, elf(v), r, freq, seconds)
-                for v in variants for r in rates}
+        futs = {(v, n): pool.submit(run_preempt, harness, elf(v), n, freq, seconds)
+                for v in variants for n in positions}
     return {k: f.result() for k, f in futs.items()}
 
 
@@ -121,79 +153,135 @@ def _change(new, old):
     return "—" if old == 0 else f"{100.0 * (new - old) / old:+.1f} %"
 
 
-def render_preempt(res, freq, variants, rates, seconds):
+def _load(n, freq):
+    return 100.0 * COPIES * FS * (LS + LP * rate_of(n)) / freq
+
+
+def _validity(p):
+    if p["ok"]:
+        return "yes"
+    if p["overloaded"]:
+        return "NO: overloaded, the pool of 128 messages ran full"
+    return f"NO, status {p['status']}"
+
+
+def render_preempt(res, freq, variants, positions, seconds):
+    top = positions[-1]
+    loaded = [n for n in positions if n]
     lines = [
         "### Preemption under high load (value-of-preemption paper, 5.4)", "",
         "`bench/avr-energy-load/preempt.c` on the ATmega128 at "
-        f"{freq / 1e6:g} MHz under motet-simavr. Four neighbours send packets: each is a "
-        f"Poisson stream on its own INT line (INT0..INT3, seed {SEED}), and each packet is "
-        f"{LP:,} cycles of work in that neighbour's packet job; one sensing job of "
-        f"{LS:,} cycles ({LS / freq * 1e3:g} ms) runs every second from a periodic kernel "
-        f"timer. {seconds} s simulated per point (the paper ran one minute). "
-        "Switches are `thread_switch_count()`; a switch is **voluntary** when the "
-        "thread it leaves was blocked in its receive (the firmware compares the count "
-        "around every receive), **involuntary** otherwise. Busy cycles are the cycles "
-        "the core was awake; the work itself is the same in every column. Two priority "
-        "layouts: *ranked* (packets one level above sensing, as in the tree-position "
-        "benchmark) and *one level* (the paper's setting: every job on one level, "
-        "round robin where the class is RR). Motet's VOP policy only saves switches "
-        "among equals (levels preempt as always), so it is compared on both.", "",
-        f"At {MAIN_RATE} packets/s per neighbour:", "",
-        "| configuration | packets | switches | voluntary | involuntary | jobs started "
-        "over another | busy cycles | valid |",
-        "|---|---:|---:|---:|---:|---:|---:|---|"]
-    for v in variants:
-        p = res[(v, MAIN_RATE)]
-        lines.append(f"| {VARIANTS[v]} | {p['packets']:,} | {p['total']:,} | {p['vol']:,} | "
-                     f"{p['invol']:,} | {p['nested']:,} | {p['busy']:,} | "
-                     f"{'yes' if p['ok'] else 'NO, status %d' % p['status']} |")
-    lines += ["", "Involuntary switches by packet rate per neighbour:", "",
-              "| configuration | " + " | ".join(f"{r}/s" for r in rates) + " |",
-              "|---|" + "---:|" * len(rates)]
-    for v in variants:
-        if v.startswith("tasks"):
+        f"{freq / 1e6:g} MHz under motet-simavr. The paper's workload: four copies of the "
+        "MANTIS tree-position benchmark run at once, one per neighbour. Each copy is a "
+        f"sensing job of l_s = {LS:,} cycles ({LS / freq * 1e3:g} ms) every "
+        f"{1000 // FS} ms from a periodic kernel timer (the paper's l_s and period; its text "
+        "swaps the two names) and a packet job of l_p = "
+        f"{LP:,} cycles per packet, the packets a Poisson stream on the copy's own INT "
+        f"line (INT0..INT3, seed {SEED}) at (2^n − 1) f_s per copy for tree position n. The "
+        "paper gives no n, only *high load*: n = "
+        f"{loaded[0]}..{top} is swept, {_load(loaded[0], freq):.0f} % to "
+        f"{_load(top, freq):.0f} % of the CPU, and n = 0 (no packets: the sensing jobs "
+        "alone) shows where the switches come from. Eight jobs, so eight threads: their stacks "
+        "are in external SRAM (the ATmega128's 4 KB hold the kernel and 1.9 KB of kernel "
+        "stack besides; simavr charges no extra cycle for an external access, a chip one "
+        "per access without wait states). Quantum: MOS's 20 ms time slice (the paper's "
+        "baseline is MOS round robin and gives no quantum of its own); δ = "
+        f"{DELTA_QUANTA} quanta of work (the paper's); α/β by the quantum left, as in the "
+        f"paper. {seconds} s simulated per point (the paper ran one minute).", "",
+        "Switches are counted by the kernel (`thread_switch_stats()`), from a mark after "
+        "boot: **voluntary** when the thread that leaves is blocked (its receive), "
+        "**involuntary** when it is still ready (preempted by a higher context, or its "
+        "quantum ran out, or the policy put an equal first); *to an equal* are the "
+        "involuntary ones that gave the CPU to a thread of the same level, the only kind "
+        "a quantum decides and the paper's definition; *from the kernel stack* are "
+        "switches into a thread from the kernel stack. Busy cycles are the cycles the "
+        "core was awake; the work is the same in every row. Every packet must be served "
+        "(a PB0 edge per packet job counts it); a pulse that came while the one before on "
+        "its line still waited for its interrupt, interrupts being off for more than the "
+        f"{MIN_GAP:,}-cycle minimum gap, is one edge to the chip, and that packet is lost. "
+        "A run is valid if the module ended with status 0 and its counts add up; status 2 "
+        "means a post found the pool of 128 messages full: the node could not keep up.", ""]
+    for n in positions:
+        lines += [f"#### n = {n}: {rate_of(n)} packets/s per copy, "
+                  f"{_load(n, freq):.0f} % load", "",
+                  "| configuration | packets served / sent | switches | voluntary | involuntary | "
+                  "to an equal | from the kernel stack | jobs started over another | "
+                  "busy cycles | valid |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for v in variants:
+            p = res[(v, n)]
+            lines.append(f"| {VARIANTS[v]} | {p['served']:,} / {p['packets']:,} | "
+                         f"{p['total']:,} | {p['vol']:,} | {p['invol']:,} | {p['equal']:,} | "
+                         f"{p['kernel']:,} | {p['nested']:,} | {p['busy']:,} | "
+                         f"{_validity(p)} |")
+        lines.append("")
+    lines += ["#### Against the target", "",
+              "The paper: more than 70 % fewer context switches with value of preemption than "
+              "with its round robin (aim: 90 % fewer involuntary switches). Value of "
+              "preemption against round robin, both on one level:", "",
+              "| n | involuntary (RR → VOP) | reduction | all switches (RR → VOP) | reduction "
+              "| busy cycles | ≥ 70 % involuntary |",
+              "|---:|---:|---:|---:|---:|---:|---|"]
+    met = []
+    for n in positions:
+        a, b = res.get(("rr_equal", n)), res.get(("vop_equal", n))
+        if not a or not b or not (a["ok"] and b["ok"]):
+            lines.append(f"| {n} | — | — | — | — | — | no valid pair of runs |")
             continue
-        lines.append(f"| {VARIANTS[v]} | " + " | ".join(
-            f"{res[(v, r)]['invol']:,}" + ("" if res[(v, r)]["ok"] else " ✗") for r in rates)
-            + " |")
-    lines += ["", "#### Against the target", ""]
-    base = res[("prio_ranked", MAIN_RATE)]
-    for v in ("vop_ranked", "vop_equal"):
-        if ("prio_ranked", MAIN_RATE) in res and (v, MAIN_RATE) in res:
-            p = res[(v, MAIN_RATE)]
-            lines.append(f"- {VARIANTS[v]} against fixed priority (ranked): involuntary "
-                         f"{p['invol']:,} vs {base['invol']:,}, reduction "
-                         f"**{_pct(p['invol'], base['invol'])}**; busy cycles "
-                         f"{_change(p['busy'], base['busy'])}.")
-    if ("rr_equal", MAIN_RATE) in res and ("vop_equal", MAIN_RATE) in res:
-        a, b = res[("rr_equal", MAIN_RATE)], res[("vop_equal", MAIN_RATE)]
-        lines.append(f"- value of preemption against fixed priority + RR, both on one level "
-                     f"(the paper's before/after): involuntary {b['invol']:,} vs "
-                     f"{a['invol']:,}, reduction **{_pct(b['invol'], a['invol'])}**.")
-    best = min((res[(v, MAIN_RATE)]["invol"] for v in ("vop_ranked", "vop_equal")
-                if (v, MAIN_RATE) in res), default=None)
-    if best is not None and base["invol"]:
-        red = 100.0 * (base["invol"] - best) / base["invol"]
-        verdict = "met" if red >= 70 else "NOT met"
-        lines.append(f"- Paper's figure (at least 70 % fewer involuntary switches): **{verdict}** "
-                     f"here ({red:.1f} % at best against fixed priority). In this workload the "
-                     "packet jobs (0.5 ms) never use a whole quantum, so the only involuntary "
-                     "switches are those of the long sensing job: preemptions by packets "
-                     "(ranked layout, under every policy) and, on one level, quantum ends or "
-                     "the preference VOP gives to short threads in a preemption-free period, "
-                     "which still takes the CPU from the running long job.")
-    lines.append("")
+        red = 100.0 * (a["invol"] - b["invol"]) / a["invol"] if a["invol"] else 0.0
+        met.append(red >= 70)
+        lines.append(f"| {n} | {a['invol']:,} → {b['invol']:,} | {_pct(b['invol'], a['invol'])} "
+                     f"| {a['total']:,} → {b['total']:,} | {_pct(b['total'], a['total'])} | "
+                     f"{_change(b['busy'], a['busy'])} | {'met' if red >= 70 else 'NOT met'} |")
+    verdict = ("met at every n" if met and all(met) else
+               "NOT met at any n" if not any(met) else
+               f"met at {sum(met)} of {len(met)} positions")
+    lines += ["", f"Target (at least 70 % fewer involuntary switches): **{verdict}**.", ""]
+    lines += _why(res, positions, freq)
     return lines
 
 
-def plot_preempt(res, variants, rates):
-    series = [(VARIANTS[v], [(r, res[(v, r)]["invol"]) for r in rates])
-              for v in variants if not v.startswith("tasks")]
-    svgplot.write(PLOTS / "energy-load-invol.svg", "Involuntary context switches, 4 neighbours",
-                  "packets/s per neighbour", "involuntary switches", series)
-    series = [(VARIANTS[v], [(r, res[(v, r)]["busy"] / 1e6) for r in rates]) for v in variants]
-    svgplot.write(PLOTS / "energy-load-busy.svg", "Busy cycles, 4 neighbours",
-                  "packets/s per neighbour", "busy cycles (millions)", series)
+def _why(res, positions, freq):
+    """The explanation, from the runs without packets (n = 0)."""
+    base, vop = res.get(("rr_equal", 0)), res.get(("vop_equal", 0))
+    loaded = [n for n in positions if n and res.get(("rr_equal", n), {}).get("ok")]
+    if not base or not vop or not loaded or not base["ok"]:
+        return []
+    share = lambda n: 100.0 * base["invol"] / max(1, res[("rr_equal", n)]["invol"])
+    return [
+        f"Why. Without any packet (n = 0) round robin already makes {base['invol']:,} "
+        "involuntary switches: the four sensing jobs, released together every second, cut "
+        f"each other at every quantum end (l_s is {LS / (QUANTUM_MS * freq / 1000):.2f} "
+        f"quanta at {freq / 1e6:g} MHz). That is {share(loaded[0]):.0f} % of round robin's "
+        f"involuntary switches at n = {loaded[0]} and {share(loaded[-1]):.0f} % at "
+        f"n = {loaded[-1]}. Value of "
+        f"preemption leaves them ({vop['invol']:,} at n = 0): a sensing job that has used a "
+        "full quantum is long (β), and the paper runs only short jobs (α) in a "
+        "preemption-free period, so long jobs are cut at every quantum end as before. A "
+        f"period opens once per δ = {DELTA_QUANTA} quanta ({DELTA_QUANTA * QUANTUM_MS / 1000:g} "
+        "s) of work and lasts only while short jobs wait (packet jobs, or a sensing job "
+        "released with part of a quantum left), so it spares only the few quantum ends "
+        "that fall inside it: value of preemption stays within a few per cent of round "
+        "robin at every n. The paper's figure needs the long jobs' own quantum ends to go, "
+        "which its algorithm, as written, does not do. Only policies without slicing among "
+        "equals (fixed priority with FIFO among equals, Motet tasks) have no involuntary "
+        "switch on one level; they also have the fewest busy cycles. Round robin and value "
+        "of preemption pay most of their extra busy cycles not in switches but in time "
+        "keeping: reading the clock to charge the running thread at every scheduling point "
+        "and starting the slice timer through the kernel timer list (a flat profile of "
+        "n = 6 puts timer_now and the timer list first).", ""]
+
+
+def plot_preempt(res, variants, positions):
+    threads = [v for v in variants if not v.startswith("tasks")]
+    series = [(VARIANTS[v], [(rate_of(n), res[(v, n)]["invol"]) for n in positions])
+              for v in threads]
+    svgplot.write(PLOTS / "energy-load-invol.svg", "Involuntary context switches, 4 copies",
+                  "packets/s per copy", "involuntary switches", series)
+    series = [(VARIANTS[v], [(rate_of(n), res[(v, n)]["busy"] / 1e6) for n in positions])
+              for v in variants]
+    svgplot.write(PLOTS / "energy-load-busy.svg", "Busy cycles, 4 copies",
+                  "packets/s per copy", "busy cycles (millions)", series)
 
 
 # ------------------------------------------------------------- timer overhead
@@ -292,55 +380,61 @@ def plot_blink(res, periods):
 
 # ---------------------------------------------------------------- entry points
 
-def run_all(bdir, harness, rates, seconds, blink_seconds, periods=BLINK_PERIODS):
-    freq = _freq(bdir)
-    pre = sweep_preempt(bdir, harness, freq, list(VARIANTS), rates, seconds)
-    blink = sweep_blink(bdir, harness, freq, periods, blink_seconds)
-    return freq, pre, blink
+def run_all(pdir, bdir, harness, positions, seconds, blink_seconds, periods=BLINK_PERIODS):
+    """The preemption sweep on build `pdir`, the blink sweep on `bdir`."""
+    pre = sweep_preempt(pdir, harness, _freq(pdir), list(VARIANTS), positions, seconds)
+    blink = sweep_blink(bdir, harness, _freq(bdir), periods, blink_seconds)
+    return pre, blink
 
 
 def bench(bdir=None, harness=None, prebuilt=None):
-    """Full run on the default AVR build (or `prebuilt`); writes section
+    """Full run: preemption on the 4 MHz AVR build (the energy benchmark's),
+    blink on the default AVR build (or both on `prebuilt`); writes section
     "energy-load" and its plots; exit status."""
     if prebuilt:
-        pdir = Path(prebuilt)
+        pdir = ddir = Path(prebuilt)
     else:
-        pdir = build.port_build_dir(bdir, "avr")
-        if build.build(pdir, "avr") != 0:
+        base = build.build_dir(bdir)
+        pdir = base.with_name(f"{base.name}-avr-4mhz")
+        ddir = build.port_build_dir(bdir, "avr")
+        if (build.build(pdir, "avr", extra=["-DMOTET_AVR_F_CPU=4000000"]) != 0
+                or build.build(ddir, "avr") != 0):
             return 1
-    exe = harness or find_harness(str(pdir / "tools" / "motet-simavr"))
-    freq, pre, blink = run_all(pdir, exe, RATES, SECONDS, BLINK_SECONDS)
+    exe = harness or find_harness(str(ddir / "tools" / "motet-simavr"))
+    pre, blink = run_all(pdir, ddir, exe, POSITIONS, SECONDS, BLINK_SECONDS)
     text = "\n".join(
         ["The high-load benchmarks on the ATmega128 (`bench/avr-energy-load/`, "
          "`tools/motetlib/bench_energy_load.py`, `motet bench --only energy-load`). simavr "
          "charges neither the interrupt response nor the wake-up (docs/simavr-harness.md).", ""]
-        + render_preempt(pre, freq, list(VARIANTS), RATES, SECONDS)
-        + render_blink(blink, freq, BLINK_PERIODS, BLINK_SECONDS)
+        + render_preempt(pre, _freq(pdir), list(VARIANTS), POSITIONS, SECONDS)
+        + render_blink(blink, _freq(ddir), BLINK_PERIODS, BLINK_SECONDS)
         + ["Plots: " + ", ".join(f"![{n}](plots/{n}.svg)" for n in
                                  ("energy-load-invol", "energy-load-busy", "energy-load-timer")),
            ""])
     PLOTS.mkdir(parents=True, exist_ok=True)
-    plot_preempt(pre, list(VARIANTS), RATES)
+    plot_preempt(pre, list(VARIANTS), POSITIONS)
     plot_blink(blink, BLINK_PERIODS)
     report.write_section("energy-load", text)
     print(text)
+    # An overloaded node is a result, not a failure of the benchmark.
     ok = all(p["ok"] for p in blink.values()) and all(
-        p["ok"] for (v, _), p in pre.items() if v != "prio_equal")
+        p["ok"] or p["overloaded"] for p in pre.values())
     return 0 if ok else 1
 
 
 def smoke(bdir, harness):
-    """ctest: every preemption image at one rate for 2 s (a few hundred
+    """ctest: every preemption image at n = 5 for 2 s (a few hundred
     packets), the blink pair at two periods for 2 s; all must end cleanly
-    with consistent counts."""
-    freq, pre, blink = run_all(Path(bdir), harness, (20,), 2, 2, (20, 1000))
+    with consistent counts, and every thread image must switch."""
+    pre, blink = run_all(Path(bdir), Path(bdir), harness, (5,), 2, 2, (20, 1000))
     status = 0
-    for (v, r), p in sorted(pre.items()):
-        print(f"{v:13} {r}/s: {p['packets']} packets, switches {p['total']} "
-              f"(voluntary {p['vol']}, involuntary {p['invol']}), busy {p['busy']}"
+    for (v, n), p in sorted(pre.items()):
+        print(f"{v:13} n={n}: {p['served']}/{p['packets']} packets, switches {p['total']} "
+              f"(voluntary {p['vol']}, involuntary {p['invol']}, to an equal {p['equal']}, "
+              f"from the kernel stack {p['kernel']}), busy {p['busy']}"
               + ("" if p["ok"] else f"  FAILED status {p['status']} {p['stderr']}"))
         threads = not v.startswith("tasks")
-        if not p["ok"] or p["invol"] < 0 or (threads and p["vol"] == 0):
+        if not p["ok"] or (threads and p["vol"] == 0) or p["senses"] < COPIES:
             status = 1
     for (k, per), p in sorted(blink.items()):
         print(f"blink {k:8} {per:4} ms: timer {p['timer']} cycles, {p['irqs']} compare "

@@ -93,6 +93,21 @@ typedef struct thread_spec {
     uint8_t n_routes;
 } thread_spec_t;
 
+/* Context switches since boot by why the CPU changed hands, counted by the
+ * kernel at every port_context_switch(). voluntary + involuntary +
+ * from_kernel is thread_switch_count(). */
+typedef struct thread_switch_stats {
+    uint32_t voluntary;   /* the thread left blocked (waiting) or exiting */
+    uint32_t involuntary; /* the thread left still ready: a higher context
+                           * preempted it, its slice ran out, it yielded or
+                           * handed a send to the kernel stack */
+    uint32_t to_equal;    /* of the involuntary ones, those whose CPU went to
+                           * a thread of its own level (slice or quantum end,
+                           * the policy's order among equals) */
+    uint32_t from_kernel; /* the kernel stack (or an idle thread) gave the CPU
+                           * to a thread */
+} thread_switch_stats_t;
+
 /* A counting semaphore; waiters are woken highest priority first. */
 typedef struct sem {
     thread_t *waiters;
@@ -154,6 +169,8 @@ uint32_t thread_mantis_ticks(void);
 
 /* Context switches since boot (every port_context_switch()). */
 uint32_t thread_switch_count(void);
+/* The same switches split by cause into *out; any context. */
+void thread_switch_stats(thread_switch_stats_t *out);
 /* Deepest use of t's stack so far, in bytes (the stack is painted at
  * creation); for a guarded thread also checks its guard. */
 size_t thread_stack_high_water(const thread_t *t);
