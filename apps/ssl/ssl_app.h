@@ -13,6 +13,7 @@
 #ifndef APPS_SSL_APP_H
 #define APPS_SSL_APP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dsp/q15.h"
@@ -76,7 +77,9 @@ enum {
 /* ---- messages ---- */
 
 /* mic -> sc -> ht: one channel's spectrum, a heap block handed over. The
- * microphone task sends all SSL_N/2 bins; SC keeps only the band. */
+ * microphone task sends only the band SC and HT use (SSL_NBINS bins from
+ * SSL_BIN_LO, 620 bytes with the header): it fits a bus frame, so sc need
+ * not share a module with its microphone. */
 typedef struct ssl_spectrum {
     uint32_t t_us;        /* end of the capture window (module time) */
     uint16_t block;       /* block number, from 0 */
@@ -85,8 +88,11 @@ typedef struct ssl_spectrum {
     uint8_t channel;      /* microphone */
     uint8_t exponent;     /* block exponent of the FFT */
     uint8_t bin_lo;       /* bins[0] is bin bin_lo */
+    uint8_t reserved[3];  /* 0; puts bins[] on a 4-byte boundary, so that a
+                             copy of the bins moves words, not bytes */
     cq15_t bins[];
 } ssl_spectrum_t;
+_Static_assert(offsetof(ssl_spectrum_t, bins) % 4 == 0, "spectrum bins must be word aligned");
 
 /* sc -> vote */
 typedef struct ssl_verdict {

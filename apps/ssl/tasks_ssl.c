@@ -38,6 +38,18 @@ static mt_err_t send_block(uint8_t out, void *block, uint16_t len)
     return err;
 }
 
+/* Only the band goes on (to sc, then HT): the header and 151 bins, a
+ * message shorter than its block (no reallocation: every heap operation
+ * walks the heap, see docs/benchmarks-ssl.md) and short enough for a bus
+ * frame, so that sc may run on another module than its microphone. */
+void ssl_band_to_front(ssl_spectrum_t *sp)
+{
+    if (sp->bin_lo == SSL_BIN_LO && sp->nbins == SSL_NBINS) return;
+    memmove(sp->bins, sp->bins + SSL_BIN_LO - sp->bin_lo, SSL_NBINS * sizeof(cq15_t));
+    sp->bin_lo = SSL_BIN_LO;
+    sp->nbins = SSL_NBINS;
+}
+
 /* ---- mic: every period, the block just captured, windowed and FFT'd ---- */
 
 /* Capture windows end on multiples of the period in module time, not at
@@ -88,12 +100,15 @@ static mt_err_t mic_block(mic_state_t *s)
     sp->bin_lo = 0;
     sp->nbins = SSL_N / 2u;
     sp->signal_bins = 0;
-    cost_t c = {0};
-    cost_adc_copy(&c, SSL_N);
-    cost_window(&c, SSL_LOG2N);
-    cost_fft_real(&c, SSL_LOG2N);
-    board_work(&c);
-    return send_block(0, sp, len);
+    ssl_band_to_front(sp);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_adc_copy(&c, SSL_N);
+        cost_window(&c, SSL_LOG2N);
+        cost_fft_real(&c, SSL_LOG2N);
+        board_work(&c);
+    }
+    return send_block(0, sp, SSL_BAND_LEN);
 }
 
 mt_err_t ssl_mic_task(void *state, msg_t *msg)
@@ -112,20 +127,19 @@ static mt_err_t sc_spectrum(sc_task_state_t *s, msg_t *msg)
 {
     ssl_spectrum_t *sp = sched_take_msg(msg);
     if (!sp) return MT_ERR_NO_MEM;
+    if (sp->bin_lo != SSL_BIN_LO || sp->nbins != SSL_NBINS) {
+        mem_free(sp);
+        return MT_ERR_INVALID; /* not a band from a mic task */
+    }
     bool sound, training = s->sc.trained < sc_cfg.train_blocks;
-    cq15_t *band = sp->bins + SSL_BIN_LO;
-    sp->signal_bins = sc_process(&s->sc, &sc_cfg, band, sp->exponent, &sound);
-    /* The band moves to the front: what goes on is the header and the
-     * band, a message shorter than its block (no reallocation: every heap
-     * operation walks the heap, see docs/benchmarks-ssl.md). */
-    memmove(sp->bins, band, SSL_NBINS * sizeof(cq15_t));
-    sp->bin_lo = SSL_BIN_LO;
-    sp->nbins = SSL_NBINS;
+    sp->signal_bins = sc_process(&s->sc, &sc_cfg, sp->bins, sp->exponent, &sound);
     mem_free(s->held); /* a block the vote never decided */
     s->held = sp;
-    cost_t c = {0};
-    cost_sc(&c, SSL_NBINS, sp->signal_bins, training);
-    board_work(&c);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_sc(&c, SSL_NBINS, sp->signal_bins, training);
+        board_work(&c);
+    }
     ssl_verdict_t v = {.block = sp->block, .channel = s->channel, .sound = sound};
     return sched_send(0, &v, sizeof v, 0);
 }
@@ -151,9 +165,8 @@ mt_err_t ssl_sc_task(void *state, msg_t *msg)
     }
     if (msg->port == PORT_0) return sc_spectrum(s, msg);
     if (msg->port == PORT_0 + 1) return sc_decision(s, msg);
-    /* Not yet movable at run time: the held band is a heap pointer (it
-     * would have to be dropped or shipped). Refusing leaves it in place. */
-    if (msg->port == PORT_SERIALIZE) return MT_ERR_STATE;
+    mt_err_t err;
+    if (ssl_sc_migration_port(s, msg, &err)) return err;
     return MT_OK;
 }
 
@@ -168,9 +181,11 @@ mt_err_t ssl_vote_task(void *state, msg_t *msg)
     if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
     vote_result_t r =
         vote_add(v, in->block, in->channel, in->sound != 0, SSL_CHANNELS, SSL_VOTE_NEED);
-    cost_t c = {0};
-    cost_vote(&c);
-    board_work(&c);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_vote(&c);
+        board_work(&c);
+    }
     if (r == VOTE_PENDING) return MT_OK;
     ssl_decision_t d = {.block = in->block, .sound = r == VOTE_SOUND};
     return sched_send(0, &d, sizeof d, 0);
@@ -178,7 +193,7 @@ mt_err_t ssl_vote_task(void *state, msg_t *msg)
 
 /* ---- ht: SRP-PHAT once the four bands of a block are in ---- */
 
-static mt_err_t ht_init(ht_state_t *s)
+mt_err_t ssl_ht_tables(ht_state_t *s)
 {
     srp_config_t cfg = {
         .n_angles = SSL_ANGLES, .log2n = SSL_LOG2N, .bin_lo = SSL_BIN_LO, .nbins = SSL_NBINS};
@@ -207,9 +222,11 @@ static mt_err_t ht_locate(ht_state_t *s)
     srp_cross(&s->srp, bands);
     srp_result_t r;
     srp_locate(&s->srp, &r);
-    cost_t c = {0};
-    cost_srp(&c, SSL_NBINS, r.entries, SSL_ANGLES);
-    board_work(&c);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_srp(&c, SSL_NBINS, r.entries, SSL_ANGLES);
+        board_work(&c);
+    }
     ssl_direction_t d = {.t_us = s->spec[0]->t_us,
                          .block = s->block,
                          .angle_ddeg = r.angle_ddeg,
@@ -237,10 +254,9 @@ static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
 mt_err_t ssl_ht_task(void *state, msg_t *msg)
 {
     ht_state_t *s = state;
-    if (msg->port == PORT_INIT) return ht_init(s);
+    if (msg->port == PORT_INIT) return ssl_ht_tables(s);
     if (msg->port == PORT_0) return ht_spectrum(s, msg);
-    /* Not yet movable at run time: its tables and bands are heap pointers
-     * (the tables would be rebuilt from the geometry on arrival). */
-    if (msg->port == PORT_SERIALIZE) return MT_ERR_STATE;
+    mt_err_t err;
+    if (ssl_ht_migration_port(s, msg, &err)) return err;
     return MT_OK;
 }
