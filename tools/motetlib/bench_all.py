@@ -14,8 +14,8 @@ from pathlib import Path
 
 from . import build, report
 
-ALL = ("native", "cortex-m", "avr", "device", "ssl", "ssl-ports", "migration", "energy",
-       "energy-load")
+ALL = ("native", "cortex-m", "avr", "device", "ssl", "ssl-ports", "ssl-avr", "migration",
+       "energy", "energy-load")
 
 
 def _absorb(name, path):
@@ -86,6 +86,14 @@ def _ssl_ports(bdir, port):
     return bench_ssl_ports.bench(pdir, report.REPORT)
 
 
+def _ssl_avr(bdir, port):
+    from . import bench_ssl_avr
+    pdir = build.port_build_dir(bdir, "avr")  # a sensing module's share on the ATmega128
+    if build.build(pdir, "avr") != 0:
+        return 1
+    return bench_ssl_avr.bench(pdir, report.REPORT)
+
+
 def _migration(bdir, port):
     try:
         from . import bench_migrate
@@ -106,7 +114,8 @@ def _energy_load(bdir, port):
 
 
 RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
-           "ssl": _ssl, "ssl-ports": _ssl_ports, "migration": _migration, "energy": _energy,
+           "ssl": _ssl, "ssl-ports": _ssl_ports, "ssl-avr": _ssl_avr,
+           "migration": _migration, "energy": _energy,
            "energy-load": _energy_load}
 
 
