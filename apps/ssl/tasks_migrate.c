@@ -7,11 +7,11 @@
  *
  * sc: the per-bin noise estimate (the learnt background: without it the
  * channel would train again and miss the next four blocks), the training
- * count, and the band held for the vote's decision, if one is pending (the
- * decision is forwarded to the new module and must find the band there,
+ * count, and the spectrum held for the vote's decision, if one is pending (the
+ * decision is forwarded to the new module and must find the spectrum there,
  * or HT would lack that channel for the block).
  *
- * ht: the block being gathered and the bands already in. The SRP tables
+ * ht: the block being gathered and the spectra already in. The SRP tables
  * (16 KB) do not travel: they are a function of the array geometry, so the
  * destination builds them again.
  *
@@ -26,18 +26,18 @@
 #include "tasks.h"
 #include "tasks_state.h"
 
-/* A band as SC sends it on: channel c, SSL_NBINS bins from SSL_BIN_LO. */
-static bool band_ok(const ssl_spectrum_t *sp, uint8_t channel)
+/* A spectrum as mic sends it: channel c, SSL_SENT_BINS bins from bin 0. */
+static bool spectrum_ok(const ssl_spectrum_t *sp, uint8_t channel)
 {
-    return sp->channel == channel && sp->nbins == SSL_NBINS && sp->bin_lo == SSL_BIN_LO &&
+    return sp->channel == channel && sp->nbins == SSL_SENT_BINS && sp->bin_lo == 0 &&
            sp->signal_bins <= SSL_NBINS;
 }
 
-/* A heap copy of the band at `bytes` (SSL_BAND_LEN of them), or NULL. */
-static ssl_spectrum_t *band_copy(const uint8_t *bytes)
+/* A heap copy of the spectrum at `bytes` (SSL_SPECTRUM_MSG_LEN of them), or NULL. */
+static ssl_spectrum_t *spectrum_copy(const uint8_t *bytes)
 {
-    ssl_spectrum_t *sp = mem_alloc(SSL_BAND_LEN);
-    if (sp) memcpy(sp, bytes, SSL_BAND_LEN);
+    ssl_spectrum_t *sp = mem_alloc(SSL_SPECTRUM_MSG_LEN);
+    if (sp) memcpy(sp, bytes, SSL_SPECTRUM_MSG_LEN);
     return sp;
 }
 
@@ -45,7 +45,7 @@ static ssl_spectrum_t *band_copy(const uint8_t *bytes)
 
 static mt_err_t sc_serialize(const sc_task_state_t *s)
 {
-    uint16_t held = s->held ? SSL_BAND_LEN : 0;
+    uint16_t held = s->held ? SSL_SPECTRUM_MSG_LEN : 0;
     uint8_t *image = mem_alloc((uint16_t) (sizeof(sc_image_t) + held));
     if (!image) return MT_ERR_NO_MEM; /* refused: the task stays */
     sc_image_t head = {.held_len = held, .channel = s->channel, .trained = s->sc.trained};
@@ -61,15 +61,16 @@ static mt_err_t sc_deserialize(sc_task_state_t *s, const msg_t *msg)
     const uint8_t *bytes = msg->data;
     if (msg->len < sizeof head) return MT_ERR_INVALID;
     memcpy(&head, bytes, sizeof head);
-    if (head.channel >= SSL_CHANNELS || (head.held_len != 0 && head.held_len != SSL_BAND_LEN) ||
+    if (head.channel >= SSL_CHANNELS ||
+        (head.held_len != 0 && head.held_len != SSL_SPECTRUM_MSG_LEN) ||
         msg->len != sizeof head + head.held_len)
         return MT_ERR_INVALID;
     ssl_spectrum_t *held = NULL;
     if (head.held_len) {
         ssl_spectrum_t band;
         memcpy(&band, bytes + sizeof head, sizeof band);
-        if (!band_ok(&band, head.channel)) return MT_ERR_INVALID;
-        held = band_copy(bytes + sizeof head);
+        if (!spectrum_ok(&band, head.channel)) return MT_ERR_INVALID;
+        held = spectrum_copy(bytes + sizeof head);
         if (!held) return MT_ERR_NO_MEM;
     }
     memcpy(s->noise, head.noise, sizeof s->noise);
@@ -107,31 +108,31 @@ static mt_err_t ht_serialize(const ht_state_t *s)
     ht_image_t head = {.block = s->block};
     for (uint8_t c = 0; c < SSL_CHANNELS; c++)
         if (s->spec[c]) head.present |= (uint8_t) (1u << c);
-    uint16_t len = (uint16_t) (sizeof head + bands_in(head.present) * SSL_BAND_LEN);
+    uint16_t len = (uint16_t) (sizeof head + bands_in(head.present) * SSL_SPECTRUM_MSG_LEN);
     uint8_t *image = mem_alloc(len);
     if (!image) return MT_ERR_NO_MEM; /* refused: the task stays */
     memcpy(image, &head, sizeof head);
     uint8_t *at = image + sizeof head;
     for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
         if (!s->spec[c]) continue;
-        memcpy(at, s->spec[c], SSL_BAND_LEN);
-        at += SSL_BAND_LEN;
+        memcpy(at, s->spec[c], SSL_SPECTRUM_MSG_LEN);
+        at += SSL_SPECTRUM_MSG_LEN;
     }
     return ssl_hand_over_image(image, len);
 }
 
-/* Check every band of the image before allocating any. */
+/* Check every spectrum of the image before allocating any. */
 static bool ht_image_ok(const ht_image_t *head, const uint8_t *bands, uint16_t len)
 {
     if (head->present >> SSL_CHANNELS ||
-        len != sizeof *head + bands_in(head->present) * SSL_BAND_LEN)
+        len != sizeof *head + bands_in(head->present) * SSL_SPECTRUM_MSG_LEN)
         return false;
     for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
         if (!(head->present & (1u << c))) continue;
         ssl_spectrum_t band;
         memcpy(&band, bands, sizeof band);
-        if (!band_ok(&band, c) || band.block != head->block) return false;
-        bands += SSL_BAND_LEN;
+        if (!spectrum_ok(&band, c) || band.block != head->block) return false;
+        bands += SSL_SPECTRUM_MSG_LEN;
     }
     return true;
 }
@@ -149,9 +150,9 @@ static mt_err_t ht_deserialize(ht_state_t *s, const msg_t *msg)
     s->block = head.block;
     for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
         if (!(head.present & (1u << c))) continue;
-        s->spec[c] = band_copy(bands);
+        s->spec[c] = spectrum_copy(bands);
         if (!s->spec[c]) return MT_ERR_NO_MEM;
-        bands += SSL_BAND_LEN;
+        bands += SSL_SPECTRUM_MSG_LEN;
     }
     return MT_OK;
 }

@@ -38,18 +38,6 @@ static mt_err_t send_block(uint8_t out, void *block, uint16_t len)
     return err;
 }
 
-/* Only the band goes on (to sc, then HT): the header and 151 bins, a
- * message shorter than its block (no reallocation: every heap operation
- * walks the heap, see docs/benchmarks-ssl.md) and short enough for a bus
- * frame, so that sc may run on another module than its microphone. */
-void ssl_band_to_front(ssl_spectrum_t *sp)
-{
-    if (sp->bin_lo == SSL_BIN_LO && sp->nbins == SSL_NBINS) return;
-    memmove(sp->bins, sp->bins + SSL_BIN_LO - sp->bin_lo, SSL_NBINS * sizeof(cq15_t));
-    sp->bin_lo = SSL_BIN_LO;
-    sp->nbins = SSL_NBINS;
-}
-
 /* ---- mic: every period, the block just captured, windowed and FFT'd ---- */
 
 /* Capture windows end on multiples of the period in module time, not at
@@ -98,9 +86,8 @@ static mt_err_t mic_block(mic_state_t *s)
     sp->channel = s->channel;
     sp->exponent = e;
     sp->bin_lo = 0;
-    sp->nbins = SSL_N / 2u;
+    sp->nbins = SSL_SENT_BINS; /* the rest of the block is not sent */
     sp->signal_bins = 0;
-    ssl_band_to_front(sp);
     if (SSL_COST_MODEL) {
         cost_t c = {0};
         cost_adc_copy(&c, SSL_N);
@@ -108,7 +95,7 @@ static mt_err_t mic_block(mic_state_t *s)
         cost_fft_real(&c, SSL_LOG2N);
         board_work(&c);
     }
-    return send_block(0, sp, SSL_BAND_LEN);
+    return send_block(0, sp, SSL_SPECTRUM_MSG_LEN);
 }
 
 mt_err_t ssl_mic_task(void *state, msg_t *msg)
@@ -127,12 +114,12 @@ static mt_err_t sc_spectrum(sc_task_state_t *s, msg_t *msg)
 {
     ssl_spectrum_t *sp = sched_take_msg(msg);
     if (!sp) return MT_ERR_NO_MEM;
-    if (sp->bin_lo != SSL_BIN_LO || sp->nbins != SSL_NBINS) {
+    if (sp->bin_lo != 0 || sp->nbins != SSL_SENT_BINS) {
         mem_free(sp);
-        return MT_ERR_INVALID; /* not a band from a mic task */
+        return MT_ERR_INVALID; /* not a spectrum from a mic task */
     }
     bool sound, training = s->sc.trained < sc_cfg.train_blocks;
-    sp->signal_bins = sc_process(&s->sc, &sc_cfg, sp->bins, sp->exponent, &sound);
+    sp->signal_bins = sc_process(&s->sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &sound);
     mem_free(s->held); /* a block the vote never decided */
     s->held = sp;
     if (SSL_COST_MODEL) {
@@ -151,7 +138,7 @@ static mt_err_t sc_decision(sc_task_state_t *s, const msg_t *msg)
     ssl_spectrum_t *sp = s->held;
     s->held = NULL;
     if (!d->sound) return mem_free(sp);
-    return send_block(1, sp, (uint16_t) (sizeof *sp + sp->nbins * sizeof(cq15_t)));
+    return send_block(1, sp, SSL_SPECTRUM_MSG_LEN);
 }
 
 mt_err_t ssl_sc_task(void *state, msg_t *msg)
@@ -216,7 +203,7 @@ static mt_err_t ht_locate(ht_state_t *s)
 {
     cq15_t *bands[SSL_CHANNELS];
     for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
-        bands[c] = s->spec[c]->bins;
+        bands[c] = s->spec[c]->bins + SSL_BIN_LO;
         srp_phat(bands[c], SSL_NBINS);
     }
     srp_cross(&s->srp, bands);
@@ -239,7 +226,8 @@ static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
 {
     ssl_spectrum_t *sp = sched_take_msg(msg);
     if (!sp) return MT_ERR_NO_MEM;
-    if (sp->channel >= SSL_CHANNELS || sp->nbins != SSL_NBINS) return mem_free(sp);
+    if (sp->channel >= SSL_CHANNELS || sp->bin_lo != 0 || sp->nbins != SSL_SENT_BINS)
+        return mem_free(sp);
     if (sp->block != s->block) { /* a new block: whatever is left is stale */
         ht_drop(s);
         s->block = sp->block;

@@ -24,39 +24,32 @@ typedef struct mic_state {
 typedef struct sc_task_state {
     sc_state_t sc;
     uint32_t noise[SSL_NBINS];
-    ssl_spectrum_t *held; /* band of the last block, awaiting the vote */
+    ssl_spectrum_t *held; /* spectrum of the last block, awaiting the vote */
     uint8_t channel;
 } sc_task_state_t;
 
 typedef struct ht_state {
     srp_t srp;
     void *workspace;                    /* srp tables, on the heap, ours */
-    ssl_spectrum_t *spec[SSL_CHANNELS]; /* bands of the block being gathered */
+    ssl_spectrum_t *spec[SSL_CHANNELS]; /* spectra of the block being gathered */
     uint16_t block;
 } ht_state_t;
-
-/* Move the band SC and HT use to the front of a spectrum's block, bins[0]
- * being bin SSL_BIN_LO (mic, before it sends); nothing if it is there. */
-void ssl_band_to_front(ssl_spectrum_t *sp);
 
 /* HT's SRP tables: allocate its workspace and build them from the board's
  * geometry (INIT, and on arrival after a migration: they are not moved). */
 mt_err_t ssl_ht_tables(ht_state_t *s);
 
-/* Bytes of a spectrum message holding a band (header and SSL_NBINS bins). */
-#define SSL_BAND_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_NBINS * sizeof(cq15_t)))
-
-/* sc's migration image: this header, then the held band (held_len bytes,
- * 0 or SSL_BAND_LEN). */
+/* sc's migration image: this header, then the held spectrum message
+ * (held_len bytes, 0 or SSL_SPECTRUM_MSG_LEN). */
 typedef struct sc_image {
     uint32_t noise[SSL_NBINS];
-    uint16_t held_len; /* bytes of the held band that follow; 0: none */
+    uint16_t held_len; /* bytes of the held spectrum that follow; 0: none */
     uint8_t channel;
     uint8_t trained;
 } sc_image_t;
 
-/* ht's migration image: this header, then a band of SSL_BAND_LEN bytes for
- * each bit of `present`, in channel order. */
+/* ht's migration image: this header, then a spectrum message
+ * (SSL_SPECTRUM_MSG_LEN bytes) for each bit of `present`, in channel order. */
 typedef struct ht_image {
     uint16_t block;
     uint8_t present; /* bit c: channel c's band follows */

@@ -24,8 +24,8 @@
  *
  * BENCH_SSL_STANDALONE: the chain as plain calls. Otherwise the Motet
  * version as apps/ssl/tasks_ssl.c does it: a periodic timer drives mic
- * (a mem_alloc()'d block: sample, window, FFT, the band moved to its
- * front and sent to sc with MSG_HEAP); sc takes it, runs SC, sends its
+ * (a mem_alloc()'d block: sample, window, FFT, sent to sc with MSG_HEAP
+ * up to the band's top); sc takes it, runs SC, sends its
  * verdict to vote; vote decides and sends the decision back; sc frees the
  * band (no HT on this module). A driver task below them spins.
  */
@@ -145,7 +145,6 @@ enum { PID_DRIVER = 0x20, PID_MIC, PID_SC, PID_VOTE };
 enum { PRIO_DRIVER = 1, PRIO_SSL = 2 }; /* the SSL tasks share one, as in ssl_single.toml */
 #define PERIOD_US    200000u /* a block every 200 ms: the chain takes less */
 #define SPECTRUM_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t)))
-#define BAND_LEN     ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_NBINS * sizeof(cq15_t)))
 
 static uint16_t mic_block;
 static ssl_spectrum_t *held;
@@ -169,11 +168,10 @@ static mt_err_t mic_task(void *state, msg_t *msg)
     fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
     sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
     sp->channel = 0;
-    memmove(sp->bins, sp->bins + SSL_BIN_LO, SSL_NBINS * sizeof(cq15_t)); /* only the band goes */
-    sp->bin_lo = SSL_BIN_LO;
-    sp->nbins = SSL_NBINS;
+    sp->bin_lo = 0;
+    sp->nbins = SSL_SENT_BINS; /* up to the band's top: the rest is not sent */
     sp->signal_bins = 0;
-    mt_err_t err = sched_send(0, sp, BAND_LEN, MSG_HEAP);
+    mt_err_t err = sched_send(0, sp, SSL_SPECTRUM_MSG_LEN, MSG_HEAP);
     if (err) {
         failures++;
         mem_free(sp);
@@ -188,7 +186,7 @@ static mt_err_t sc_task(void *state, msg_t *msg)
         ssl_spectrum_t *sp = sched_take_msg(msg);
         if (!sp) return MT_ERR_NO_MEM;
         bool is_sound;
-        sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins, sp->exponent, &is_sound);
+        sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &is_sound);
         mem_free(held);
         held = sp;
         ssl_verdict_t v = {.block = sp->block, .channel = 0, .sound = is_sound};

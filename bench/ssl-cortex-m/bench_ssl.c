@@ -13,10 +13,10 @@
  * for n = N1, N2 blocks after a warm-up (per block: the difference / 16).
  *
  * Otherwise the Motet version, as apps/ssl/tasks_ssl.c does it: a periodic
- * timer drives mic (copy, window, FFT into a mem_alloc()'d block, the band
- * moved to its front and sent to sc with MSG_HEAP); sc takes it
- * (sched_take_msg), runs SC and sends its verdict to vote; vote decides
- * and sends the decision back; sc frees the block. Meanwhile the driver task spins in a
+ * timer drives mic (copy, window, FFT into a mem_alloc()'d block, sent to
+ * sc with MSG_HEAP up to the band's top); sc takes it (sched_take_msg),
+ * runs SC and sends its verdict to vote; vote decides and sends the
+ * decision back; sc frees the block. Meanwhile the driver task spins in a
  * loop of four instructions an iteration; the chain's cost is what the
  * loop did not get. Prints
  *     steal <k> <clocks> <iterations>
@@ -116,7 +116,6 @@ enum { PID_DRIVER = 0x20, PID_MIC, PID_SC, PID_VOTE };
 enum { PRIO_DRIVER = 1, PRIO_MIC = 3, PRIO_SC = 4, PRIO_VOTE = 5 };
 #define PERIOD_TICKS 10u /* 1 ms: 1,000,000 instructions at shift 0 */
 #define SPECTRUM_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t)))
-#define BAND_LEN     ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_NBINS * sizeof(cq15_t)))
 
 static uint32_t sc_noise[SSL_NBINS];
 static sc_state_t sc;
@@ -143,11 +142,10 @@ static mt_err_t mic_task(void *state, msg_t *msg)
     fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
     sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
     sp->channel = 0;
-    memmove(sp->bins, sp->bins + SSL_BIN_LO, SSL_NBINS * sizeof(cq15_t)); /* only the band goes */
-    sp->bin_lo = SSL_BIN_LO;
-    sp->nbins = SSL_NBINS;
+    sp->bin_lo = 0;
+    sp->nbins = SSL_SENT_BINS; /* up to the band's top: the rest is not sent */
     sp->signal_bins = 0;
-    mt_err_t err = sched_send(0, sp, BAND_LEN, MSG_HEAP);
+    mt_err_t err = sched_send(0, sp, SSL_SPECTRUM_MSG_LEN, MSG_HEAP);
     if (err) mem_free(sp);
     return err;
 }
@@ -159,7 +157,7 @@ static mt_err_t sc_task(void *state, msg_t *msg)
         ssl_spectrum_t *sp = sched_take_msg(msg);
         if (!sp) return MT_ERR_NO_MEM;
         bool sound;
-        sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins, sp->exponent, &sound);
+        sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &sound);
         mem_free(held);
         held = sp;
         ssl_verdict_t v = {.block = sp->block, .channel = 0, .sound = sound};

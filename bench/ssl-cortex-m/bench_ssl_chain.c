@@ -23,10 +23,8 @@
  *     steal <n> <clocks> <iterations>
  * per block: (40 * dclocks - 4 * diterations) / (N2 - N1). Then the cost
  * of a block's heap operations alone (the four spectra's mem_alloc and
- * mem_free, in the chain's order), and of one band's move to the front
- * of its block (a mic task's glue before it sends), as loops:
+ * mem_free, in the chain's order), as a loop:
  *     mem <n> <clocks>
- *     move <n> <clocks>
  */
 #include <stdio.h>
 #include <string.h>
@@ -227,22 +225,6 @@ __attribute__((noinline)) static uint32_t timed_mem(unsigned n)
     return port_cycles() - start;
 }
 
-/* Task glue the standalone build has no counterpart for: a mic task
- * moving its band to the front of its block before it sends it
- * (tasks_ssl.c). */
-__attribute__((noinline)) static uint32_t timed_move(unsigned n)
-{
-    static uint32_t words[SPECTRUM_LEN / sizeof(uint32_t)];
-    ssl_spectrum_t *sp = (ssl_spectrum_t *) (void *) words;
-    uint32_t start = port_cycles();
-    for (unsigned i = 0; i < n; i++) {
-        sp->bin_lo = 0;
-        sp->nbins = SSL_N / 2u;
-        ssl_band_to_front(sp);
-    }
-    return port_cycles() - start;
-}
-
 static mt_err_t driver_task(void *state, msg_t *msg)
 {
     (void) state;
@@ -259,10 +241,6 @@ static mt_err_t driver_task(void *state, msg_t *msg)
     timed_mem(16);
     uint32_t m1 = timed_mem(MEM_N1), m2 = timed_mem(MEM_N2);
     printf("mem %u %lu\nmem %u %lu\n", MEM_N1, (unsigned long) m1, MEM_N2, (unsigned long) m2);
-    timed_move(16);
-    m1 = timed_move(MEM_N1);
-    m2 = timed_move(MEM_N2);
-    printf("move %u %lu\nmove %u %lu\n", MEM_N1, (unsigned long) m1, MEM_N2, (unsigned long) m2);
     mem_stats_t st;
     mem_get_stats(&st);
     printf("heap high water %u of %u bytes, %u allocation failures\n", (unsigned) st.high_water,

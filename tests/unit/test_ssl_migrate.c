@@ -68,7 +68,7 @@ void board_work(const cost_t *c)
 
 /* ---- helpers ---- */
 
-static uint8_t image[sizeof(sc_image_t) + 2 * SSL_BAND_LEN];
+static uint8_t image[sizeof(sc_image_t) + 2 * SSL_SPECTRUM_MSG_LEN];
 
 static int setup(void **state)
 {
@@ -110,13 +110,13 @@ static uint16_t heap_in_use(void)
 static void put_band(uint8_t *at, uint8_t c, uint16_t block)
 {
     ssl_spectrum_t head = {.block = block,
-                           .nbins = SSL_NBINS,
+                           .nbins = SSL_SENT_BINS,
                            .signal_bins = 20,
                            .channel = c,
                            .exponent = 3,
-                           .bin_lo = SSL_BIN_LO};
+                           .bin_lo = 0};
     memcpy(at, &head, sizeof head);
-    for (unsigned i = sizeof head; i < SSL_BAND_LEN; i++) at[i] = (uint8_t) (i * 7u + c);
+    for (unsigned i = sizeof head; i < SSL_SPECTRUM_MSG_LEN; i++) at[i] = (uint8_t) (i * 7u + c);
 }
 
 static void put_sc_head(uint8_t channel, uint8_t trained, uint16_t held_len)
@@ -136,9 +136,10 @@ static sc_task_state_t *sc_state(void)
 static void test_sc_image_restores_estimate_and_held_band(void **state)
 {
     (void) state;
-    put_sc_head(2, 4, SSL_BAND_LEN);
+    put_sc_head(2, 4, SSL_SPECTRUM_MSG_LEN);
     put_band(image + sizeof(sc_image_t), 2, 17);
-    assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + SSL_BAND_LEN), MT_OK);
+    assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + SSL_SPECTRUM_MSG_LEN),
+                     MT_OK);
     sc_task_state_t *s = sc_state();
     assert_int_equal(s->channel, 2);
     assert_int_equal(s->sc.trained, 4);
@@ -146,7 +147,7 @@ static void test_sc_image_restores_estimate_and_held_band(void **state)
     assert_int_equal(s->noise[0], 1000);
     assert_int_equal(s->noise[SSL_NBINS - 1], 1000 + SSL_NBINS - 1);
     assert_non_null(s->held);
-    assert_memory_equal(s->held, image + sizeof(sc_image_t), SSL_BAND_LEN);
+    assert_memory_equal(s->held, image + sizeof(sc_image_t), SSL_SPECTRUM_MSG_LEN);
     assert_int_equal(mem_owner(s->held), SC); /* the task's own block */
 }
 
@@ -169,12 +170,12 @@ static void test_malformed_sc_images_are_refused_before_allocating(void **state)
     assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) - 1), MT_ERR_INVALID);
     put_sc_head(1, 0, 100); /* a band of the wrong size */
     assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + 100), MT_ERR_INVALID);
-    put_sc_head(1, 0, SSL_BAND_LEN); /* length and header disagree */
+    put_sc_head(1, 0, SSL_SPECTRUM_MSG_LEN); /* length and header disagree */
     put_band(image + sizeof(sc_image_t), 1, 3);
-    assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + SSL_BAND_LEN - 4),
+    assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + SSL_SPECTRUM_MSG_LEN - 4),
                      MT_ERR_INVALID);
     put_band(image + sizeof(sc_image_t), 0, 3); /* another channel's band */
-    assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + SSL_BAND_LEN),
+    assert_int_equal(deliver(SC, PORT_DESERIALIZE, sizeof(sc_image_t) + SSL_SPECTRUM_MSG_LEN),
                      MT_ERR_INVALID);
     assert_null(sc_state()->held);
     assert_null(sc_state()->sc.noise); /* the state was never touched */
@@ -187,7 +188,7 @@ static void test_sc_refuses_a_spectrum_that_is_not_a_band(void **state)
     ssl_spectrum_t whole = {.nbins = SSL_N / 2u, .bin_lo = 0};
     memcpy(image, &whole, sizeof whole);
     uint16_t before = heap_in_use();
-    assert_int_equal(deliver(SC, PORT_0, SSL_BAND_LEN), MT_ERR_INVALID);
+    assert_int_equal(deliver(SC, PORT_0, SSL_SPECTRUM_MSG_LEN), MT_ERR_INVALID);
     assert_int_equal(heap_in_use(), before); /* freed, not held */
 }
 
@@ -203,16 +204,17 @@ static void test_malformed_ht_images_are_refused_before_allocating(void **state)
 {
     (void) state;
     uint16_t before = heap_in_use();
-    const uint16_t two = (uint16_t) (sizeof(ht_image_t) + 2 * SSL_BAND_LEN);
+    const uint16_t two = (uint16_t) (sizeof(ht_image_t) + 2 * SSL_SPECTRUM_MSG_LEN);
     put_ht_head(9, 0x10); /* a fifth channel */
     assert_int_equal(deliver(HT, PORT_DESERIALIZE, sizeof(ht_image_t)), MT_ERR_INVALID);
     put_ht_head(9, 0x05); /* channels 0 and 2, but only one band */
     put_band(image + sizeof(ht_image_t), 0, 9);
-    assert_int_equal(deliver(HT, PORT_DESERIALIZE, sizeof(ht_image_t) + SSL_BAND_LEN),
+    assert_int_equal(deliver(HT, PORT_DESERIALIZE, sizeof(ht_image_t) + SSL_SPECTRUM_MSG_LEN),
                      MT_ERR_INVALID);
-    put_band(image + sizeof(ht_image_t) + SSL_BAND_LEN, 1, 9); /* channel 1 where 2 belongs */
+    put_band(image + sizeof(ht_image_t) + SSL_SPECTRUM_MSG_LEN, 1,
+             9); /* channel 1 where 2 belongs */
     assert_int_equal(deliver(HT, PORT_DESERIALIZE, two), MT_ERR_INVALID);
-    put_band(image + sizeof(ht_image_t) + SSL_BAND_LEN, 2, 8); /* another block's band */
+    put_band(image + sizeof(ht_image_t) + SSL_SPECTRUM_MSG_LEN, 2, 8); /* another block's band */
     assert_int_equal(deliver(HT, PORT_DESERIALIZE, two), MT_ERR_INVALID);
     assert_int_equal(heap_in_use(), before);
 }
@@ -226,7 +228,7 @@ static void test_ht_without_room_for_its_tables_says_so(void **state)
     if (srp_workspace_size(&cfg) < MOTET_HEAP_SIZE) skip();
     put_ht_head(9, 0x01);
     put_band(image + sizeof(ht_image_t), 0, 9);
-    assert_int_equal(deliver(HT, PORT_DESERIALIZE, sizeof(ht_image_t) + SSL_BAND_LEN),
+    assert_int_equal(deliver(HT, PORT_DESERIALIZE, sizeof(ht_image_t) + SSL_SPECTRUM_MSG_LEN),
                      MT_ERR_NO_MEM);
 }
 

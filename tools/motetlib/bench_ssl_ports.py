@@ -20,9 +20,7 @@ port's default kernel.
 
 Per block: standalone (clocks(N2) - clocks(N1)) * 40 / (N2 - N1); Motet,
 by stolen time, (40 * dclocks - 4 * diterations) / (N2 - N1). Memory: the
-block's heap operations timed in a loop. Band move (full chain): a mic
-task's copy of the band to the front of its block, timed in a loop,
-times four (every mic task moves its band, every block).
+block's heap operations timed in a loop.
 """
 
 import argparse
@@ -58,9 +56,9 @@ def _loop(text, tag):
 
 
 def per_block(text):
-    """An image's output -> dict: work (instructions per block), mem, move
-    (instructions per pass of those loops, or None), found: the detections
-    [(block, angle)]."""
+    """An image's output -> dict: work (instructions per block), mem
+    (instructions per pass of the heap loop, or None), found: the
+    detections [(block, angle)]."""
     blocks = _pairs(text, "block")
     steals = {int(m[1]): (int(m[2]), int(m[3]))
               for m in re.finditer(r"^steal (\d+) (\d+) (\d+)$", text, re.M)}
@@ -71,8 +69,7 @@ def per_block(text):
         (n1, (c1, i1)), (n2, (c2, i2)) = sorted(steals.items())
         work = (NS_PER_CLOCK * (c2 - c1) - 4 * (i2 - i1)) / (n2 - n1)
     found = [(int(m[1]), int(m[2])) for m in re.finditer(r"^detect (\d+) (\d+) -?\d+$", text, re.M)]
-    return {"work": work, "mem": _loop(text, "mem"), "move": _loop(text, "move"),
-            "found": found}
+    return {"work": work, "mem": _loop(text, "mem"), "found": found}
 
 
 def check_same_detections(res):
@@ -84,15 +81,16 @@ def check_same_detections(res):
                              f"{res[name]['found']}\nvs\n{base}")
 
 
-def split(res, channels=4):
+def split(res):
     """The overhead and its parts (instructions per block)."""
     base, on, off = (res[v]["work"] for v in VARIANTS)
     mem = res["motet_nolog"]["mem"]
-    move = 0.0
-    if res["motet"]["move"] is not None:  # every mic task moves its band, every block
-        move = res["motet_nolog"]["move"] * channels
-    return {"base": base, "on": on, "off": off, "log": on - off, "mem": mem, "move": move,
-            "rest": off - base - mem - move, "mem_on": res["motet"]["mem"]}
+    return {"base": base, "on": on, "off": off, "log": on - off, "mem": mem,
+            "rest": off - base - mem, "mem_on": res["motet"]["mem"]}
+
+
+def _verdict(pct):
+    return "meets" if pct <= TARGET_PCT else "misses"
 
 
 def _pct(x, base):
@@ -135,8 +133,6 @@ def render(full, one):
              f"{paper['log']} |")
     w.append(f"| memory (four spectra: mem_alloc + mem_free, log off) | {f['mem']:.0f} | "
              f"{pct(f['mem'])} | {paper['memory']} |")
-    w.append(f"| the mic tasks move their bands to the front of the block (4 memmoves of "
-             f"604 B) | {f['move']:.0f} | {pct(f['move'])} | |")
     w.append("")
     total = 100 * (f["on"] - f["base"]) / f["base"]
     w.append(f"With the log on the heap operations cost {f['mem_on']:.0f} instructions per block "
@@ -144,19 +140,15 @@ def render(full, one):
              "four timer expiries (interrupt, delta list, dispatch), the sends with their "
              "dispatches (four spectra with MSG_HEAP, four verdicts, the decision multicast to "
              "four sc, and on a sound block four bands to HT and the direction) and the tasks' "
-             "own glue (message checks, headers). The band move is application glue, not "
-             "kernel work: a mic task sends only the band SC and HT use (620 of 1040 bytes), "
-             "which fits a bus frame, so that sc can run on another module (and migrate); "
-             "the standalone build reads the band in place.\n")
-    verdict = "meets" if total <= TARGET_PCT else "misses"
+             "own glue (message checks, headers). A mic task sends its spectrum up to the "
+             "top of the band SC and HT use (660 of 1040 bytes, a bus frame's worth, so that "
+             "sc may run on another module), where the FFT left it: no copy.\n")
+    total_off = 100 * (f["off"] - f["base"]) / f["base"]
     w.append(f"The paper reports {PAPER_PCT} % for this chain with a sound source (its table "
              f"II: one mPlatform module, 2.4 ms over {PAPER_BASE_MS} ms; 0.84 % without one; the "
              f"figures here average blocks with and without a source, half each); the target "
-             f"here is "
-             f"{TARGET_PCT} %. Motet's {total:.2f} % {verdict} the "
-             f"target; without the event log it is {100 * (f['off'] - f['base']) / f['base']:.2f} "
-             f"%, and the kernel's share alone (messaging, timers and memory, without the band "
-             f"move and the log) {100 * (f['rest'] + f['mem']) / f['base']:.2f} %.\n")
+             f"here is {TARGET_PCT} %. Motet's {total:.2f} % {_verdict(total)} the target; "
+             f"without the event log, {total_off:.2f} % {_verdict(total_off)} it.\n")
     w.append("One channel without HT (bench/ssl-cortex-m/bench_ssl.c, the port's default "
              "kernel with its 4 KB heap, which holds one spectrum): the per-block kernel work "
              "is paid per channel while the denominator lacks HT, so its percentage is the "
