@@ -223,20 +223,39 @@ def device_with_second_compute_module(tmp_path):
     return path
 
 
+# Migration images (apps/ssl/tasks_state.h): sc's header (noise estimate)
+# and ht's, and a spectrum message (16-byte header, 161 bins of 4 bytes).
+SC_IMAGE_HEAD, HT_IMAGE_HEAD, SPECTRUM_MSG = 608, 4, 16 + 161 * 4
+MIG_FROZEN = 2  # migrate_phase_t
+
+
+def image_bytes(logs, module, pid):
+    """Bytes of the image task `pid` serialised when it froze on `module`
+    (the ALLOC record its SERIALIZE handler left), or None."""
+    records = list(events(logs, module))
+    for i, r in enumerate(records):
+        if r.type == "MIGRATE" and r.pid == pid and r.arg >> 8 == MIG_FROZEN:
+            allocs = [a.arg for a in records[i:i + 6] if a.type == "ALLOC" and a.pid == pid]
+            return allocs[0] if allocs else None
+    return None
+
+
 def test_run_time_migration_keeps_detections(build_dir, tmp_path, short_scenario, baseline):
     """While a talker is being located (1.5 - 4 s), three tasks move at run
-    time: sc2 from m4 to the compute module m1 at 2.6 s (its noise
-    estimate, and the band it holds if the vote has not decided yet), the
-    vote from m1 to m4 at 3.1 s, between two blocks' verdicts, and HT from
-    m1 to a second compute module m6 at 3.35 s (the bands it has gathered
-    go with it; it builds its SRP tables again there). Every block is still
-    located at the same angle as without the moves, the alert is the same,
-    and from then on each task runs on its new module only."""
+    time: sc2 from m4 to the compute module m1 at 2.55 s, after its verdict
+    on block 9 and before the decision (its noise estimate and the spectrum
+    it holds go with it), the vote from m1 to m4 at 3.1 s, between two
+    blocks' verdicts, and HT from m1 to a second compute module m6 at
+    3.3079 s, while block 12's spectra arrive (m1 takes them 250 us apart
+    from 3.3076 s: the ones already in go with it; it builds its SRP tables
+    again there). Every block is still located at the same angle as without
+    the moves, the alert is the same, and from then on each task runs on
+    its new module only."""
     if not migration_supported(build_dir):
         pytest.skip("the kernel has no task migrator yet (kernel/src/migrate.c): ssl_device "
                     "was built without --migrate")
     pid, home = pids()
-    moves = [("sc2", 1, 2.6), ("vote", 4, 3.1), ("ht", 6, 3.35)]
+    moves = [("sc2", 1, 2.55), ("vote", 4, 3.1), ("ht", 6, 3.3079)]
     args = [a for name, dest, at_s in moves
             for a in ("--migrate", f"{pid[name]}:{dest}@{at_s}")]
     run, found, alerts, logs = run_ssl(build_dir, tmp_path, short_scenario, *args, logs=True,
@@ -254,8 +273,14 @@ def test_run_time_migration_keeps_detections(build_dir, tmp_path, short_scenario
                    for r in events(logs, dest)), f"{name} never ran on m{dest}"
         assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
                        for r in events(logs, home[name])), f"{name} still ran on m{home[name]}"
-    # Detections after each move were made with the moved tasks.
-    assert any(d["t"] > 3.35 + 0.25 for d in found)
+    # The moves carried spectra in flight (if not, the bus timing changed
+    # and the times above no longer fall where they should).
+    assert image_bytes(logs, home["sc2"], pid["sc2"]) == SC_IMAGE_HEAD + SPECTRUM_MSG
+    ht_image = image_bytes(logs, home["ht"], pid["ht"])
+    assert ht_image is not None and ht_image > HT_IMAGE_HEAD, ht_image
+    assert (ht_image - HT_IMAGE_HEAD) % SPECTRUM_MSG == 0, ht_image
+    # Detections after the last move were made with the moved tasks.
+    assert any(d["t"] > 3.3079 + 0.25 for d in found)
 
 
 def test_same_scenario_same_output_on_the_device(build_dir, tmp_path, short_scenario, baseline):
