@@ -110,7 +110,7 @@ def render(res, freq):
              "the verdict. The Motet build is the application's structure (apps/ssl/"
              "tasks_ssl.c): a periodic timer starts mic, whose spectrum block (mem_alloc) goes "
              "to sc with MSG_HEAP; sc sends its verdict to a vote task on the same module, "
-             "whose decision comes back and frees the band (on the device the verdict and the "
+             "whose decision comes back and frees the spectrum (on the device the verdict and the "
              "decision cross the bus, whose driver is not measured here). Same DSP code as "
              "apps/ssl, same blocks; all three images voted the same "
              f"{len(res['standalone']['sound'])} of 32 blocks sound (checked by the script). "
@@ -136,7 +136,7 @@ def render(res, freq):
     top = ", ".join(f"{f} {c:.0f}" for c, f in res["motet"]["kernel_top"])
     w.append(f"Heaviest kernel functions per block (log on, harness profile): {top}. \"The "
              "rest\" is the timer interrupt and expiry that starts each block, three sends "
-             "(the band with MSG_HEAP, the verdict, the decision) with their dispatches and "
+             "(the spectrum with MSG_HEAP, the verdict, the decision) with their dispatches and "
              "payload copies, and the handlers' checks.\n")
     w.append(f"simavr 1.6 charges no cycles for interrupt entry; a real ATmega128 adds at least "
              f"{INTERRUPT_ENTRY} per interrupt, one (the timer) per block here: "

@@ -139,7 +139,7 @@ def render(full, one):
              "(their log entries are counted under event logging). \"The rest\" is per block "
              "four timer expiries (interrupt, delta list, dispatch), the sends with their "
              "dispatches (four spectra with MSG_HEAP, four verdicts, the decision multicast to "
-             "four sc, and on a sound block four bands to HT and the direction) and the tasks' "
+             "four sc, and on a sound block four spectra to HT and the direction) and the tasks' "
              "own glue (message checks, headers). A mic task sends its spectrum up to the "
              "top of the band SC and HT use (660 of 1040 bytes, a bus frame's worth, so that "
              "sc may run on another module), where the FFT left it: no copy.\n")
