@@ -37,4 +37,12 @@ int32_t board_true_angle(uint32_t t_us, uint16_t n);
 /* The running task did this work: charge its time (native: simulated). */
 void board_work(const cost_t *c);
 
+/* Whether the SSL handlers declare their work with the cost model at all:
+ * the simulated boards need it; a firmware build on real (or emulated)
+ * time sets SSL_COST_MODEL=0, so that its handlers carry no accounting
+ * the standalone build lacks (bench/ssl-cortex-m). */
+#ifndef SSL_COST_MODEL
+#define SSL_COST_MODEL 1
+#endif
+
 #endif /* APPS_SSL_BOARD_H */

@@ -25,13 +25,15 @@
  * capture on multiples of the block period (tasks_ssl.c). Drifting clocks
  * would need the capture instants placed by time sync instead.
  *
- * Run-time migration (--migrate PID:MODULE@S, built when the kernel has
- * the task migrator, SSL_MIGRATION from CMakeLists.txt): the loader asks
- * for task PID to move to MODULE at module time S, from an interrupt line
- * of the native port scheduled for that tick (migrate_request() may be
- * called from any context). vote, ewma and alert move as copies of their
- * plain-data states; sc and ht refuse (tasks_ssl.c). Without the migrator
- * the option is refused and not named in the usage line (the scenario test
+ * Run-time migration (--migrate PID:MODULE@S, up to MAX_MIGRATIONS times,
+ * built when the kernel has the task migrator, SSL_MIGRATION from
+ * CMakeLists.txt): the loader asks for task PID to move to MODULE at
+ * module time S, from an interrupt line of the native port scheduled for
+ * that tick (migrate_request() may be called from any context); the
+ * requests go in time order, one line rescheduled for the next. vote, ewma
+ * and alert move as copies of their plain-data states, sc and ht as images
+ * they flatten themselves (tasks_migrate.c). Without the migrator the
+ * option is refused and not named in the usage line (the scenario test
  * looks for it there).
  */
 #include <stdio.h>
@@ -51,13 +53,13 @@
 #define MIGRATE_USAGE ""
 #endif
 
-/* The native interrupt line that makes the --migrate request. */
-#define MIGRATE_LINE 0
+/* The native interrupt line that makes the --migrate requests. */
+#define MIGRATE_LINE   0
+#define MAX_MIGRATIONS 4
 
 typedef struct migration {
     unsigned long pid, dest;
     double at_s;
-    bool wanted;
 } migration_t;
 
 typedef struct options {
@@ -67,7 +69,8 @@ typedef struct options {
     bool loader;
     uint8_t mics; /* bit c: microphone c */
     bool temp, radio;
-    migration_t migrate;
+    migration_t migrate[MAX_MIGRATIONS]; /* in time order */
+    uint8_t n_migrate;
 } options_t;
 
 static void usage(const char *why, const char *arg)
@@ -123,10 +126,12 @@ static void add_sensor(options_t *o, const char *s)
     }
 }
 
-/* PID:MODULE@SECONDS, e.g. 0x18:4@3.1 */
-static void parse_migration(const char *v, migration_t *m)
+/* PID:MODULE@SECONDS, e.g. 0x18:4@3.1, into o->migrate in time order. */
+static void parse_migration(const char *v, options_t *o)
 {
     if (!SSL_MIGRATION) usage("--migrate needs the task migrator, not in this kernel", v);
+    if (o->n_migrate == MAX_MIGRATIONS) usage("too many --migrate options (at most 4)", v);
+    migration_t *m = &o->migrate[o->n_migrate];
     char *end;
     m->pid = strtoul(v, &end, 0);
     if (*end++ != ':') usage("--migrate PID:MODULE@SECONDS", v);
@@ -135,7 +140,12 @@ static void parse_migration(const char *v, migration_t *m)
     m->at_s = strtod(end, &end);
     if (*end || m->pid > 0xFF || m->dest > 0xFF || !(m->at_s >= 0))
         usage("--migrate PID:MODULE@SECONDS", v);
-    m->wanted = true;
+    for (migration_t *p = m; p > o->migrate && p[-1].at_s > p->at_s; p--) {
+        migration_t later = p[-1];
+        p[-1] = *p;
+        *p = later;
+    }
+    o->n_migrate++;
 }
 
 static void parse(int argc, char **argv, options_t *o)
@@ -152,7 +162,7 @@ static void parse(int argc, char **argv, options_t *o)
         } else if ((v = option(argc, argv, &i, "--desc"))) {
             o->desc_path = v;
         } else if ((v = option(argc, argv, &i, "--migrate"))) {
-            parse_migration(v, &o->migrate);
+            parse_migration(v, o);
         } else if (strcmp(argv[i], "--loader") == 0) {
             o->loader = true;
         } else {
@@ -183,28 +193,39 @@ static uint16_t read_desc(const char *path, uint8_t *buf, size_t cap)
 }
 
 #if SSL_MIGRATION
-static migration_t pending;
+static migration_t pending[MAX_MIGRATIONS];
+static uint8_t n_pending, next_pending;
 
-/* The interrupt at the requested tick: ask, and say what came of asking. */
+static uint64_t migration_tick(const migration_t *m)
+{
+    return (uint64_t) (m->at_s * PORT_TICKS_PER_SECOND);
+}
+
+/* The interrupt at a requested tick: ask, say what came of asking, and
+ * set the line for the next request. */
 static void migrate_isr(void)
 {
-    mt_err_t err = migrate_request((mt_pid_t) pending.pid, (mt_module_t) pending.dest);
+    const migration_t *m = &pending[next_pending++];
+    mt_err_t err = migrate_request((mt_pid_t) m->pid, (mt_module_t) m->dest);
     char line[96];
     int n = snprintf(line, sizeof line, "ssl: migration of task 0x%02lx to module %lu asked: %s\n",
-                     pending.pid, pending.dest, mt_strerror(err));
+                     m->pid, m->dest, mt_strerror(err));
     if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+    if (next_pending < n_pending)
+        port_native_irq_schedule(MIGRATE_LINE, migration_tick(&pending[next_pending]));
 }
 #endif
 
-/* The loader makes the --migrate request (every module gets the option). */
-static void schedule_migration(const migration_t *m)
+/* The loader makes the --migrate requests (every module gets the options). */
+static void schedule_migrations(const options_t *o)
 {
 #if SSL_MIGRATION
-    pending = *m;
+    memcpy(pending, o->migrate, sizeof pending);
+    n_pending = o->n_migrate;
     port_native_irq_attach(MIGRATE_LINE, migrate_isr);
-    port_native_irq_schedule(MIGRATE_LINE, (uint64_t) (m->at_s * PORT_TICKS_PER_SECOND));
+    port_native_irq_schedule(MIGRATE_LINE, migration_tick(&pending[0]));
 #else
-    (void) m;
+    (void) o;
 #endif
 }
 
@@ -246,7 +267,7 @@ int main(int argc, char **argv)
     if (o.loader || !bus.socket) {
         int status = load(&o);
         if (status) return status;
-        if (o.migrate.wanted) schedule_migration(&o.migrate);
+        if (o.n_migrate) schedule_migrations(&o);
     }
     sched_run();
     return 0;

@@ -13,6 +13,7 @@
 #ifndef APPS_SSL_APP_H
 #define APPS_SSL_APP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dsp/q15.h"
@@ -76,7 +77,10 @@ enum {
 /* ---- messages ---- */
 
 /* mic -> sc -> ht: one channel's spectrum, a heap block handed over. The
- * microphone task sends all SSL_N/2 bins; SC keeps only the band. */
+ * message holds bins 0 up to the top of the band SC and HT use
+ * (SSL_SENT_BINS; the band starts at bins[SSL_BIN_LO], where the FFT left
+ * it: nothing is moved), 660 bytes with the header: it fits a bus frame,
+ * so sc need not share a module with its microphone. */
 typedef struct ssl_spectrum {
     uint32_t t_us;        /* end of the capture window (module time) */
     uint16_t block;       /* block number, from 0 */
@@ -85,8 +89,15 @@ typedef struct ssl_spectrum {
     uint8_t channel;      /* microphone */
     uint8_t exponent;     /* block exponent of the FFT */
     uint8_t bin_lo;       /* bins[0] is bin bin_lo */
+    uint8_t reserved[3];  /* 0; puts bins[] on a 4-byte boundary, so that a
+                             copy of the bins moves words, not bytes */
     cq15_t bins[];
 } ssl_spectrum_t;
+_Static_assert(offsetof(ssl_spectrum_t, bins) % 4 == 0, "spectrum bins must be word aligned");
+
+/* Bins of a spectrum message, and its bytes (header and bins). */
+#define SSL_SENT_BINS        (SSL_BIN_LO + SSL_NBINS)
+#define SSL_SPECTRUM_MSG_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_SENT_BINS * sizeof(cq15_t)))
 
 /* sc -> vote */
 typedef struct ssl_verdict {

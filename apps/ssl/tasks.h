@@ -35,8 +35,15 @@ mt_err_t ssl_missing(const char *hardware);
  * alert): PORT_SERIALIZE hands the migrator a copy of the `size` bytes of
  * `state`, PORT_DESERIALIZE on the destination copies them back. True if
  * msg was one of those two, with the handler's result in *err. SC and HT
- * hold heap pointers and refuse to move instead (tasks_ssl.c). */
+ * hold heap pointers and flatten their states themselves
+ * (tasks_migrate.c). */
 bool ssl_plain_state_port(void *state, uint16_t size, const msg_t *msg, mt_err_t *err);
+
+/* From a PORT_SERIALIZE handler: hand the migrator `image`, a heap block of
+ * `len` bytes of the running task's (the migrator owns it once accepted;
+ * on an error it is freed here and the migration is refused). Without the
+ * migrator in the kernel: MT_ERR_STATE. */
+mt_err_t ssl_hand_over_image(void *image, uint16_t len);
 
 /* Module time in microseconds (the port's ticks converted). */
 uint32_t ssl_now_us(void);

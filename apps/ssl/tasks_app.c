@@ -56,21 +56,25 @@ mt_err_t ssl_missing(const char *hardware)
     return MT_ERR_INVALID;
 }
 
-/* Hand the migrator a copy of the state (it owns the copy once accepted). */
-static mt_err_t serialize_copy(const void *state, uint16_t size)
+mt_err_t ssl_hand_over_image(void *image, uint16_t len)
 {
 #if SSL_MIGRATION
+    mt_err_t err = migrate_state(image, len);
+#else
+    (void) len;
+    mt_err_t err = MT_ERR_STATE; /* no migrator in this kernel: never asked */
+#endif
+    if (err) mem_free(image);
+    return err;
+}
+
+/* Hand the migrator a copy of the state. */
+static mt_err_t serialize_copy(const void *state, uint16_t size)
+{
     void *copy = mem_alloc(size);
     if (!copy) return MT_ERR_NO_MEM; /* refused: the task stays where it is */
     memcpy(copy, state, size);
-    mt_err_t err = migrate_state(copy, size);
-    if (err) mem_free(copy);
-    return err;
-#else
-    (void) state;
-    (void) size;
-    return MT_ERR_STATE; /* no migrator in this kernel: never asked */
-#endif
+    return ssl_hand_over_image(copy, size);
 }
 
 bool ssl_plain_state_port(void *state, uint16_t size, const msg_t *msg, mt_err_t *err)

@@ -86,14 +86,16 @@ static mt_err_t mic_block(mic_state_t *s)
     sp->channel = s->channel;
     sp->exponent = e;
     sp->bin_lo = 0;
-    sp->nbins = SSL_N / 2u;
+    sp->nbins = SSL_SENT_BINS; /* the rest of the block is not sent */
     sp->signal_bins = 0;
-    cost_t c = {0};
-    cost_adc_copy(&c, SSL_N);
-    cost_window(&c, SSL_LOG2N);
-    cost_fft_real(&c, SSL_LOG2N);
-    board_work(&c);
-    return send_block(0, sp, len);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_adc_copy(&c, SSL_N);
+        cost_window(&c, SSL_LOG2N);
+        cost_fft_real(&c, SSL_LOG2N);
+        board_work(&c);
+    }
+    return send_block(0, sp, SSL_SPECTRUM_MSG_LEN);
 }
 
 mt_err_t ssl_mic_task(void *state, msg_t *msg)
@@ -112,20 +114,19 @@ static mt_err_t sc_spectrum(sc_task_state_t *s, msg_t *msg)
 {
     ssl_spectrum_t *sp = sched_take_msg(msg);
     if (!sp) return MT_ERR_NO_MEM;
+    if (sp->bin_lo != 0 || sp->nbins != SSL_SENT_BINS) {
+        mem_free(sp);
+        return MT_ERR_INVALID; /* not a spectrum from a mic task */
+    }
     bool sound, training = s->sc.trained < sc_cfg.train_blocks;
-    cq15_t *band = sp->bins + SSL_BIN_LO;
-    sp->signal_bins = sc_process(&s->sc, &sc_cfg, band, sp->exponent, &sound);
-    /* The band moves to the front: what goes on is the header and the
-     * band, a message shorter than its block (no reallocation: every heap
-     * operation walks the heap, see docs/benchmarks-ssl.md). */
-    memmove(sp->bins, band, SSL_NBINS * sizeof(cq15_t));
-    sp->bin_lo = SSL_BIN_LO;
-    sp->nbins = SSL_NBINS;
+    sp->signal_bins = sc_process(&s->sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &sound);
     mem_free(s->held); /* a block the vote never decided */
     s->held = sp;
-    cost_t c = {0};
-    cost_sc(&c, SSL_NBINS, sp->signal_bins, training);
-    board_work(&c);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_sc(&c, SSL_NBINS, sp->signal_bins, training);
+        board_work(&c);
+    }
     ssl_verdict_t v = {.block = sp->block, .channel = s->channel, .sound = sound};
     return sched_send(0, &v, sizeof v, 0);
 }
@@ -137,7 +138,7 @@ static mt_err_t sc_decision(sc_task_state_t *s, const msg_t *msg)
     ssl_spectrum_t *sp = s->held;
     s->held = NULL;
     if (!d->sound) return mem_free(sp);
-    return send_block(1, sp, (uint16_t) (sizeof *sp + sp->nbins * sizeof(cq15_t)));
+    return send_block(1, sp, SSL_SPECTRUM_MSG_LEN);
 }
 
 mt_err_t ssl_sc_task(void *state, msg_t *msg)
@@ -151,9 +152,8 @@ mt_err_t ssl_sc_task(void *state, msg_t *msg)
     }
     if (msg->port == PORT_0) return sc_spectrum(s, msg);
     if (msg->port == PORT_0 + 1) return sc_decision(s, msg);
-    /* Not yet movable at run time: the held band is a heap pointer (it
-     * would have to be dropped or shipped). Refusing leaves it in place. */
-    if (msg->port == PORT_SERIALIZE) return MT_ERR_STATE;
+    mt_err_t err;
+    if (ssl_sc_migration_port(s, msg, &err)) return err;
     return MT_OK;
 }
 
@@ -168,9 +168,11 @@ mt_err_t ssl_vote_task(void *state, msg_t *msg)
     if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
     vote_result_t r =
         vote_add(v, in->block, in->channel, in->sound != 0, SSL_CHANNELS, SSL_VOTE_NEED);
-    cost_t c = {0};
-    cost_vote(&c);
-    board_work(&c);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_vote(&c);
+        board_work(&c);
+    }
     if (r == VOTE_PENDING) return MT_OK;
     ssl_decision_t d = {.block = in->block, .sound = r == VOTE_SOUND};
     return sched_send(0, &d, sizeof d, 0);
@@ -178,7 +180,7 @@ mt_err_t ssl_vote_task(void *state, msg_t *msg)
 
 /* ---- ht: SRP-PHAT once the four bands of a block are in ---- */
 
-static mt_err_t ht_init(ht_state_t *s)
+mt_err_t ssl_ht_tables(ht_state_t *s)
 {
     srp_config_t cfg = {
         .n_angles = SSL_ANGLES, .log2n = SSL_LOG2N, .bin_lo = SSL_BIN_LO, .nbins = SSL_NBINS};
@@ -201,15 +203,17 @@ static mt_err_t ht_locate(ht_state_t *s)
 {
     cq15_t *bands[SSL_CHANNELS];
     for (uint8_t c = 0; c < SSL_CHANNELS; c++) {
-        bands[c] = s->spec[c]->bins;
+        bands[c] = s->spec[c]->bins + SSL_BIN_LO;
         srp_phat(bands[c], SSL_NBINS);
     }
     srp_cross(&s->srp, bands);
     srp_result_t r;
     srp_locate(&s->srp, &r);
-    cost_t c = {0};
-    cost_srp(&c, SSL_NBINS, r.entries, SSL_ANGLES);
-    board_work(&c);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_srp(&c, SSL_NBINS, r.entries, SSL_ANGLES);
+        board_work(&c);
+    }
     ssl_direction_t d = {.t_us = s->spec[0]->t_us,
                          .block = s->block,
                          .angle_ddeg = r.angle_ddeg,
@@ -222,7 +226,8 @@ static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
 {
     ssl_spectrum_t *sp = sched_take_msg(msg);
     if (!sp) return MT_ERR_NO_MEM;
-    if (sp->channel >= SSL_CHANNELS || sp->nbins != SSL_NBINS) return mem_free(sp);
+    if (sp->channel >= SSL_CHANNELS || sp->bin_lo != 0 || sp->nbins != SSL_SENT_BINS)
+        return mem_free(sp);
     if (sp->block != s->block) { /* a new block: whatever is left is stale */
         ht_drop(s);
         s->block = sp->block;
@@ -237,10 +242,9 @@ static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
 mt_err_t ssl_ht_task(void *state, msg_t *msg)
 {
     ht_state_t *s = state;
-    if (msg->port == PORT_INIT) return ht_init(s);
+    if (msg->port == PORT_INIT) return ssl_ht_tables(s);
     if (msg->port == PORT_0) return ht_spectrum(s, msg);
-    /* Not yet movable at run time: its tables and bands are heap pointers
-     * (the tables would be rebuilt from the geometry on arrival). */
-    if (msg->port == PORT_SERIALIZE) return MT_ERR_STATE;
+    mt_err_t err;
+    if (ssl_ht_migration_port(s, msg, &err)) return err;
     return MT_OK;
 }

@@ -13,9 +13,9 @@
  * for n = N1, N2 blocks after a warm-up (per block: the difference / 16).
  *
  * Otherwise the Motet version, as apps/ssl/tasks_ssl.c does it: a periodic
- * timer drives mic (copy, window, FFT into a mem_alloc()'d spectrum sent to
- * sc with MSG_HEAP); sc takes it (sched_take_msg), runs SC, moves the band
- * to the front and sends its verdict to vote; vote decides and sends the
+ * timer drives mic (copy, window, FFT into a mem_alloc()'d block, sent to
+ * sc with MSG_HEAP up to the band's top); sc takes it (sched_take_msg),
+ * runs SC and sends its verdict to vote; vote decides and sends the
  * decision back; sc frees the block. Meanwhile the driver task spins in a
  * loop of four instructions an iteration; the chain's cost is what the
  * loop did not get. Prints
@@ -143,9 +143,9 @@ static mt_err_t mic_task(void *state, msg_t *msg)
     sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
     sp->channel = 0;
     sp->bin_lo = 0;
-    sp->nbins = SSL_N / 2u;
+    sp->nbins = SSL_SENT_BINS; /* up to the band's top: the rest is not sent */
     sp->signal_bins = 0;
-    mt_err_t err = sched_send(0, sp, SPECTRUM_LEN, MSG_HEAP);
+    mt_err_t err = sched_send(0, sp, SSL_SPECTRUM_MSG_LEN, MSG_HEAP);
     if (err) mem_free(sp);
     return err;
 }
@@ -157,11 +157,7 @@ static mt_err_t sc_task(void *state, msg_t *msg)
         ssl_spectrum_t *sp = sched_take_msg(msg);
         if (!sp) return MT_ERR_NO_MEM;
         bool sound;
-        cq15_t *band = sp->bins + SSL_BIN_LO;
-        sp->signal_bins = sc_process(&sc, &sc_cfg, band, sp->exponent, &sound);
-        memmove(sp->bins, band, SSL_NBINS * sizeof(cq15_t));
-        sp->bin_lo = SSL_BIN_LO;
-        sp->nbins = SSL_NBINS;
+        sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &sound);
         mem_free(held);
         held = sp;
         ssl_verdict_t v = {.block = sp->block, .channel = 0, .sound = sound};

@@ -175,3 +175,6 @@ add_subdirectory(${MOTET_ROOT}/bench/avr-energy ${CMAKE_BINARY_DIR}/bench/avr-en
 # The high-load benchmarks: preemption and timer overhead (bench/avr-energy-load,
 # bench_energy_load.py).
 add_subdirectory(${MOTET_ROOT}/bench/avr-energy-load ${CMAKE_BINARY_DIR}/bench/avr-energy-load)
+# A sensing module's share of the SSL chain, Motet vs standalone (bench/avr-ssl,
+# bench_ssl_avr.py).
+add_subdirectory(${MOTET_ROOT}/bench/avr-ssl ${CMAKE_BINARY_DIR}/bench/avr-ssl)

@@ -36,3 +36,23 @@ function(motet_port_firmware target)
     COMMAND ${CMAKE_SIZE} $<TARGET_FILE:${target}>
     VERBATIM)
 endfunction()
+
+# motet_cortex_m_bench_kernel(PREFIX DEFS...): a kernel library PREFIX_kernel
+# and a port library PREFIX_port built with a configuration of their own
+# (DEFS, e.g. MOTET_USER_CONFIG for a larger heap), for benchmark images
+# that need more than the defaults above. The same sources as motet_port.
+function(motet_cortex_m_bench_kernel prefix)
+  file(GLOB sources ${MOTET_ROOT}/kernel/src/*.c)
+  add_library(${prefix}_kernel STATIC ${sources})
+  target_include_directories(${prefix}_kernel PUBLIC ${MOTET_ROOT}/kernel/include
+                                                     ${MOTET_ROOT}/ports/cortex-m)
+  target_compile_definitions(${prefix}_kernel PUBLIC ${ARGN})
+  set(port_sources)
+  foreach(s startup.c console.c irq.c clock.c sleep.c)
+    list(APPEND port_sources ${MOTET_ROOT}/ports/cortex-m/${s})
+  endforeach()
+  add_library(${prefix}_port STATIC ${port_sources})
+  target_include_directories(${prefix}_port PUBLIC ${MOTET_ROOT}/ports/cortex-m)
+  target_link_libraries(${prefix}_port PUBLIC ${prefix}_kernel)
+  target_link_options(${prefix}_port INTERFACE -T${MOTET_ROOT}/ports/cortex-m/link.ld)
+endfunction()

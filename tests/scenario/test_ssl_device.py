@@ -33,11 +33,11 @@ COMPUTE, RADIO_MODULE, TEMP_MODULE = 1, 2, 3
 SENSING = (2, 3, 4, 5)
 
 
-def run_ssl(build_dir, tmp_path, scenario, *more, logs=False):
+def run_ssl(build_dir, tmp_path, scenario, *more, logs=False, device=DEVICE):
     """Run the device on `scenario` until it is idle; (run, detections,
     alerts, log dir or None). Extra module arguments in `more`."""
     log_dir = tmp_path / f"logs-{len(list(tmp_path.glob('logs-*')))}" if logs else None
-    run = run_device(build_dir, tmp_path, DEVICE, extra=["--scenario", scenario, *more],
+    run = run_device(build_dir, tmp_path, device, extra=["--scenario", scenario, *more],
                      log_dir=log_dir)
     found, alerts = ssl_demo.parse_radio(run.lines)
     return run, found, alerts, log_dir
@@ -208,26 +208,79 @@ def migration_supported(build_dir):
     return "--migrate" in res.stderr
 
 
+def device_with_second_compute_module(tmp_path):
+    """devices/ssl-device.toml plus module 6, a copy of the compute module
+    (arm7-class, no sensors): somewhere HT can move to and keep up (on a
+    sensing module's processor it takes seconds a block)."""
+    text = DEVICE.read_text()
+    start = text.index("[[module]]\nid = 1\n")
+    end = text.index("[[module]]", start + 1)
+    module = text[start:end].replace("id = 1\n", "id = 6\n", 1)
+    module = module.replace('name = "compute"', 'name = "compute2"', 1)
+    assert module != text[start:end]
+    path = tmp_path / "ssl-device-six.toml"
+    path.write_text(text.rstrip() + "\n\n" + module.rstrip() + "\n")
+    return path
+
+
+# Migration images (apps/ssl/tasks_state.h): sc's header (noise estimate)
+# and ht's, and a spectrum message (16-byte header, 161 bins of 4 bytes).
+SC_IMAGE_HEAD, HT_IMAGE_HEAD, SPECTRUM_MSG = 608, 4, 16 + 161 * 4
+MIG_FROZEN = 2  # migrate_phase_t
+
+
+def image_bytes(logs, module, pid):
+    """Bytes of the image task `pid` serialised when it froze on `module`
+    (the ALLOC record its SERIALIZE handler left), or None."""
+    records = list(events(logs, module))
+    for i, r in enumerate(records):
+        if r.type == "MIGRATE" and r.pid == pid and r.arg >> 8 == MIG_FROZEN:
+            allocs = [a.arg for a in records[i:i + 6] if a.type == "ALLOC" and a.pid == pid]
+            return allocs[0] if allocs else None
+    return None
+
+
 def test_run_time_migration_keeps_detections(build_dir, tmp_path, short_scenario, baseline):
-    """The vote moves from m1 to m4 at 3.1 s, between two blocks' verdicts,
-    while a talker is being located: every block is still located at the
-    same angle, and from then on the vote runs on m4."""
+    """While a talker is being located (1.5 - 4 s), three tasks move at run
+    time: sc2 from m4 to the compute module m1 at 2.55 s, after its verdict
+    on block 9 and before the decision (its noise estimate and the spectrum
+    it holds go with it), the vote from m1 to m4 at 3.1 s, between two
+    blocks' verdicts, and HT from m1 to a second compute module m6 at
+    3.3079 s, while block 12's spectra arrive (m1 takes them 250 us apart
+    from 3.3076 s: the ones already in go with it; it builds its SRP tables
+    again there). Every block is still located at the same angle as without
+    the moves, the alert is the same, and from then on each task runs on
+    its new module only."""
     if not migration_supported(build_dir):
         pytest.skip("the kernel has no task migrator yet (kernel/src/migrate.c): ssl_device "
                     "was built without --migrate")
     pid, home = pids()
-    at_s, dest = 3.1, 4
-    _, found, alerts, logs = run_ssl(build_dir, tmp_path, short_scenario, "--migrate",
-                                     f"{pid['vote']}:{dest}@{at_s}", logs=True)
+    moves = [("sc2", 1, 2.55), ("vote", 4, 3.1), ("ht", 6, 3.3079)]
+    args = [a for name, dest, at_s in moves
+            for a in ("--migrate", f"{pid[name]}:{dest}@{at_s}")]
+    run, found, alerts, logs = run_ssl(build_dir, tmp_path, short_scenario, *args, logs=True,
+                                       device=device_with_second_compute_module(tmp_path))
     _, base_found, base_alerts, _ = baseline
+    asked = [line for line in run.lines if "ssl: migration of task" in line]
+    assert len(asked) == len(moves) and all(line.endswith("asked: MT_OK") for line in asked), asked
     assert [(d["block"], d["angle"]) for d in found] == \
         [(d["block"], d["angle"]) for d in base_found]
+    assert len(found) >= 10
     assert [a["t"] for a in alerts] == [a["t"] for a in base_alerts]
-    later = at_s * 1e6 + 250e3
-    assert any(r.type == "START" and r.pid == pid["vote"] and r.time_us > later
-               for r in events(logs, dest))
-    assert not any(r.type == "START" and r.pid == pid["vote"] and r.time_us > later
-                   for r in events(logs, home["vote"]))
+    for name, dest, at_s in moves:
+        later = at_s * 1e6 + 250e3
+        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                   for r in events(logs, dest)), f"{name} never ran on m{dest}"
+        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                       for r in events(logs, home[name])), f"{name} still ran on m{home[name]}"
+    # The moves carried spectra in flight (if not, the bus timing changed
+    # and the times above no longer fall where they should).
+    assert image_bytes(logs, home["sc2"], pid["sc2"]) == SC_IMAGE_HEAD + SPECTRUM_MSG
+    ht_image = image_bytes(logs, home["ht"], pid["ht"])
+    assert ht_image is not None and ht_image > HT_IMAGE_HEAD, ht_image
+    assert (ht_image - HT_IMAGE_HEAD) % SPECTRUM_MSG == 0, ht_image
+    # Detections after the last move were made with the moved tasks.
+    assert any(d["t"] > 3.3079 + 0.25 for d in found)
 
 
 def test_same_scenario_same_output_on_the_device(build_dir, tmp_path, short_scenario, baseline):

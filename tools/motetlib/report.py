@@ -12,7 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "docs" / "benchmarks.md"
 
-SECTION_ORDER = ["native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports", "ssl-device",
+SECTION_ORDER = ["native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports", "ssl-avr",
+                 "ssl-device",
                  "threads",
                  "energy", "energy-load"]
 
