@@ -350,7 +350,8 @@ def parser():
     s = sub.add_parser("bench", help="run the benchmarks (instructions, cycles, bytes) and "
                                      "write their sections of docs/benchmarks.md")
     s.add_argument("--only", metavar="A,B",
-                   help="only these: native, cortex-m, avr, device, ssl, migration "
+                   help="only these: native, cortex-m, avr, device, ssl, ssl-ports, "
+                        "ssl-avr, migration, energy, energy-load "
                         "(default: all; the other sections are kept)")
     _add_build_args(s)
     s.set_defaults(func=cmd_bench)
