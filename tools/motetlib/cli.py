@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from . import build, setup_env, stackcheck, thread_size
+from . import bench_all, build, setup_env, stackcheck, thread_size
 
 ROOT = build.ROOT
 
@@ -261,7 +261,6 @@ def cmd_run_hello(args):
 # ---- bench, log, appc -------------------------------------------------------
 
 def cmd_bench(args):
-    from . import bench_all
     only = args.only.split(",") if args.only else bench_all.ALL
     return bench_all.run(args.build_dir, args.port, only)
 
@@ -350,8 +349,7 @@ def parser():
     s = sub.add_parser("bench", help="run the benchmarks (instructions, cycles, bytes) and "
                                      "write their sections of docs/benchmarks.md")
     s.add_argument("--only", metavar="A,B",
-                   help="only these: native, cortex-m, avr, device, ssl, ssl-ports, "
-                        "ssl-avr, migration, energy, energy-load "
+                   help=f"only these: {', '.join(bench_all.ALL)} "
                         "(default: all; the other sections are kept)")
     _add_build_args(s)
     s.set_defaults(func=cmd_bench)
