@@ -17,24 +17,24 @@
 
 /* The link lives in the first bytes of a free object; memcpy because the
  * storage is declared as the cache's own union type. */
-static void *link_get(const uint8_t *obj)
+static MT_INLINE void *link_get(const uint8_t *obj)
 {
     void *next;
     memcpy(&next, obj, sizeof next);
     return next;
 }
 
-static void link_put(uint8_t *obj, void *next)
+static MT_INLINE void link_put(uint8_t *obj, void *next)
 {
     memcpy(obj, &next, sizeof next);
 }
 
-static bool map_test(const slab_cache_t *cache, unsigned idx)
+static MT_INLINE bool map_test(const slab_cache_t *cache, unsigned idx)
 {
     return (cache->used_map[idx / 8u] >> (idx % 8u)) & 1u;
 }
 
-static void map_flip(slab_cache_t *cache, unsigned idx)
+static MT_INLINE void map_flip(slab_cache_t *cache, unsigned idx)
 {
     cache->used_map[idx / 8u] ^= (uint8_t) (1u << (idx % 8u));
 }
@@ -45,7 +45,7 @@ static void map_flip(slab_cache_t *cache, unsigned idx)
  * multiply by a reciprocal instead: for delta = idx * size exactly,
  * delta * ceil(2^16 / size) = idx * 2^16 + idx * e with e < size, and
  * idx * e < count * size < 2^16, so the shift returns idx. */
-static unsigned index_of(const slab_cache_t *cache, uintptr_t delta)
+static MT_INLINE unsigned index_of(const slab_cache_t *cache, uintptr_t delta)
 {
     if (cache->recip) return (unsigned) (((uint32_t) (uint16_t) delta * cache->recip) >> 16);
     return (unsigned) (delta / cache->obj_size);
@@ -82,7 +82,8 @@ void slab_init(slab_cache_t *cache)
     cache->failures = 0;
 }
 
-void *slab_alloc(slab_cache_t *cache)
+/* Unlink the first free object and mark it live; NULL (logged) if none. */
+static MT_INLINE void *take_object(slab_cache_t *cache)
 {
     port_irq_state_t s = port_irq_save();
     uint8_t *obj = cache->free_list;
@@ -97,7 +98,18 @@ void *slab_alloc(slab_cache_t *cache)
     cache->in_use++;
     if (cache->in_use > cache->high_water) cache->high_water = cache->in_use;
     port_irq_restore(s);
-    memset(obj, 0, cache->obj_size);
+    return obj;
+}
+
+void *slab_alloc_uninit(slab_cache_t *cache)
+{
+    return take_object(cache);
+}
+
+void *slab_alloc(slab_cache_t *cache)
+{
+    uint8_t *obj = take_object(cache);
+    if (obj) memset(obj, 0, cache->obj_size);
     return obj;
 }
 

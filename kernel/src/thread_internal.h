@@ -88,6 +88,14 @@ static inline thread_t *thread_running(void)
 {
     return thread_current;
 }
+/* Threads in the ready structure (thread.c); global so that the send path
+ * reads it inline. */
+extern volatile uint8_t thread_ready_count;
+/* True if some thread was ready at the instant of reading (a hint). */
+static MT_INLINE bool thread_ready_hint(void)
+{
+    return thread_ready_count != 0;
+}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* The running thread blocks (state and wait list set by the caller);
@@ -242,6 +250,10 @@ static inline mt_prio_t thread_running_prio(void)
 static inline task_t *thread_running_task(void)
 {
     return NULL;
+}
+static inline bool thread_ready_hint(void)
+{
+    return false;
 }
 static inline void thread_k_yield(mt_prio_t floor)
 {

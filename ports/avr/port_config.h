@@ -49,4 +49,29 @@ typedef struct port_context {
 #define PORT_THREAD_STACK_EXTRA 160u
 #define PORT_THREAD_STACK_MIN   256u
 
+/* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): a call costs more
+ * than the SREG access it wraps, and the kernel's hot paths take the lock
+ * several times. The I bit of SREG is the whole state. */
+#include <avr/io.h>
+#define PORT_IRQ_INLINE 1
+/* Nesting of PORT_AVR_ISR bodies (port_avr_irq.c). */
+extern volatile uint8_t port_avr_isr_depth;
+static inline uint8_t port_irq_save(void)
+{
+    uint8_t was = SREG & _BV(SREG_I);
+    __asm__ volatile("cli" ::: "memory");
+    return was;
+}
+/* The instruction after SEI always runs before a pending interrupt: the
+ * NOP makes the interrupt come before the caller's next statement, as it
+ * did when SEI was followed by the RET of a call. */
+static inline void port_irq_restore(uint8_t state)
+{
+    if (state) __asm__ volatile("sei\n\tnop" ::: "memory");
+}
+static inline bool port_in_isr(void)
+{
+    return port_avr_isr_depth != 0;
+}
+
 #endif /* PORT_CONFIG_H */

@@ -30,4 +30,32 @@
 #error "PORT_TICKS_PER_SECOND must divide the 25 MHz timer clock"
 #endif
 
+/* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): each is one or
+ * two instructions, less than the call that would wrap it. */
+#define PORT_IRQ_INLINE 1
+static inline uint8_t port_irq_save(void)
+{
+    uint32_t primask;
+    __asm volatile("mrs %0, primask\n"
+                   "cpsid i"
+                   : "=r"(primask)
+                   :
+                   : "memory");
+    return (uint8_t) primask;
+}
+static inline void port_irq_restore(uint8_t state)
+{
+    /* The ISB lets a pending interrupt in before the next instruction. */
+    if (!state)
+        __asm volatile("cpsie i\n"
+                       "isb" ::
+                           : "memory");
+}
+static inline bool port_in_isr(void)
+{
+    uint32_t ipsr;
+    __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return ipsr != 0u;
+}
+
 #endif /* PORT_CONFIG_H */
