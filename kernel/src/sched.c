@@ -51,7 +51,11 @@ SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
      : MOTET_MAX_TASKS <= 32 ? 32u                                                                 \
      : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
                              : 256u)
-#define TASK_SLOT(pid) ((uint8_t) ((pid) & (TASK_TABLE_SIZE - 1u)))
+/* The home slot folds the high nibble in: the system tasks (0xF0..) then
+ * sit at the top of the table, away from application pids, which start at
+ * the bottom (0x10..) and stay one probe each. */
+#define TASK_SLOT(pid)  ((uint8_t) (((pid) ^ ((pid) >> 4)) & (TASK_TABLE_SIZE - 1u)))
+#define NEXT_SLOT(slot) ((uint8_t) (((slot) + 1u) & (TASK_TABLE_SIZE - 1u)))
 
 static struct {
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
@@ -86,7 +90,7 @@ task_t *sched_find_task(mt_pid_t pid)
         task_t *t = S.tasks[slot];
         if (!t) return NULL;
         if (t->pid == pid) return t;
-        slot = TASK_SLOT(slot + 1u);
+        slot = NEXT_SLOT(slot);
     }
     return NULL;
 }
@@ -94,7 +98,7 @@ task_t *sched_find_task(mt_pid_t pid)
 static void table_insert(task_t *t)
 {
     uint8_t slot = TASK_SLOT(t->pid);
-    while (S.tasks[slot]) slot = TASK_SLOT(slot + 1u);
+    while (S.tasks[slot]) slot = NEXT_SLOT(slot);
     S.tasks[slot] = t;
 }
 
@@ -103,9 +107,9 @@ static void table_insert(task_t *t)
 static void table_remove(const task_t *t)
 {
     uint8_t hole = TASK_SLOT(t->pid);
-    while (S.tasks[hole] != t) hole = TASK_SLOT(hole + 1u);
+    while (S.tasks[hole] != t) hole = NEXT_SLOT(hole);
     S.tasks[hole] = NULL;
-    for (uint8_t next = TASK_SLOT(hole + 1u); S.tasks[next]; next = TASK_SLOT(next + 1u)) {
+    for (uint8_t next = NEXT_SLOT(hole); S.tasks[next]; next = NEXT_SLOT(next)) {
         uint8_t home = TASK_SLOT(S.tasks[next]->pid);
         /* Move it back unless its home lies cyclically in (hole, next]. */
         bool stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
@@ -402,7 +406,7 @@ static void drain_above(mt_prio_t floor)
         if (first && queue_levels == 0) return;
         port_irq_state_t s = port_irq_save();
         msg_t *m = queue_pop_above(floor);
-        task_t *t = m ? sched_find_task(m->dst) : NULL;
+        task_t *t = m ? find_local(m->dst) : NULL;
         task_t *below = S.current;
         if (t)
             push_frame(t);
@@ -493,7 +497,9 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
     m->port = port;
     m->src = from_isr ? MT_PID_NONE : current_pid();
     m->flags = from_isr ? MSG_FROM_ISR : 0;
-    mt_err_t err = own_payload(m, data, len, flags);
+    m->len = 0;
+    m->data = NULL;
+    mt_err_t err = len || flags ? own_payload(m, data, len, flags) : MT_OK;
     if (err) { /* the memory manager has logged why */
         slab_free(&msg_cache, m);
         return err;
@@ -665,9 +671,10 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     task_t *t = S.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && send_args_ok(port, data, len, flags) && runs_at_once(t))
-        return run_at_once(t, port, data, len, flags);
-    return send_to_general(pid, port, data, len, flags);
+    if (!t || t->pid != pid || !send_args_ok(port, data, len, flags))
+        return send_to_general(pid, port, data, len, flags);
+    if (runs_at_once(t)) return run_at_once(t, port, data, len, flags);
+    return sched_deliver(t, port, data, len, flags, port_in_isr());
 }
 
 /* sched_send() for everything but the fast path. */
@@ -694,8 +701,10 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     if (self && !thread_running() && out < self->n_routes) {
         out_route_t *r = &self->routes[out];
         task_t *t = r->local;
-        if (t && send_args_ok(r->port, data, len, flags) && runs_at_once(t))
-            return run_at_once(t, r->port, data, len, flags);
+        if (t && send_args_ok(r->port, data, len, flags)) {
+            if (runs_at_once(t)) return run_at_once(t, r->port, data, len, flags);
+            return sched_deliver(t, r->port, data, len, flags, port_in_isr());
+        }
     }
     return send_general(out, data, len, flags);
 }
@@ -708,7 +717,10 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
     if (err) return log_error(err);
     task_t *t = find_local(pid);
     if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-    return sched_deliver(t, port, data, len, flags, true);
+    /* sched_deliver(..., true) without its tests for task context: an
+     * interrupt's message always waits (rules 2 and 3). */
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
+    return enqueue(t, port, data, len, flags, true);
 }
 
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)

@@ -56,7 +56,7 @@ typedef struct port_context {
 #define PORT_IRQ_INLINE 1
 /* Nesting of PORT_AVR_ISR bodies (port_avr_irq.c). */
 extern volatile uint8_t port_avr_isr_depth;
-static inline uint8_t port_irq_save(void)
+static MT_INLINE uint8_t port_irq_save(void)
 {
     uint8_t was = SREG & _BV(SREG_I);
     __asm__ volatile("cli" ::: "memory");
@@ -65,11 +65,11 @@ static inline uint8_t port_irq_save(void)
 /* The instruction after SEI always runs before a pending interrupt: the
  * NOP makes the interrupt come before the caller's next statement, as it
  * did when SEI was followed by the RET of a call. */
-static inline void port_irq_restore(uint8_t state)
+static MT_INLINE void port_irq_restore(uint8_t state)
 {
     if (state) __asm__ volatile("sei\n\tnop" ::: "memory");
 }
-static inline bool port_in_isr(void)
+static MT_INLINE bool port_in_isr(void)
 {
     return port_avr_isr_depth != 0;
 }

@@ -33,7 +33,7 @@
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): each is one or
  * two instructions, less than the call that would wrap it. */
 #define PORT_IRQ_INLINE 1
-static inline uint8_t port_irq_save(void)
+static MT_INLINE uint8_t port_irq_save(void)
 {
     uint32_t primask;
     __asm volatile("mrs %0, primask\n"
@@ -43,7 +43,7 @@ static inline uint8_t port_irq_save(void)
                    : "memory");
     return (uint8_t) primask;
 }
-static inline void port_irq_restore(uint8_t state)
+static MT_INLINE void port_irq_restore(uint8_t state)
 {
     /* The ISB lets a pending interrupt in before the next instruction. */
     if (!state)
@@ -51,7 +51,7 @@ static inline void port_irq_restore(uint8_t state)
                        "isb" ::
                            : "memory");
 }
-static inline bool port_in_isr(void)
+static MT_INLINE bool port_in_isr(void)
 {
     uint32_t ipsr;
     __asm volatile("mrs %0, ipsr" : "=r"(ipsr));

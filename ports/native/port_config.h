@@ -35,7 +35,7 @@ typedef struct port_context {
 /* The interrupt flag and the interrupt-body flag (port_native.c). */
 extern volatile sig_atomic_t port_native_irq_disabled;
 extern volatile sig_atomic_t port_native_in_isr;
-static inline uint8_t port_irq_save(void)
+static MT_INLINE uint8_t port_irq_save(void)
 {
     uint8_t was = (uint8_t) port_native_irq_disabled;
     port_native_irq_disabled = 1;
@@ -43,11 +43,11 @@ static inline uint8_t port_irq_save(void)
     return was;
 }
 void port_irq_enable(void);
-static inline void port_irq_restore(uint8_t state)
+static MT_INLINE void port_irq_restore(uint8_t state)
 {
     if (!state) port_irq_enable();
 }
-static inline bool port_in_isr(void)
+static MT_INLINE bool port_in_isr(void)
 {
     return port_native_in_isr != 0;
 }
