@@ -42,15 +42,15 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
     port_irq_state_t s = port_irq_save();
     log_record_t *r = write_at;
     write_at = r + 1 == ring + MOTET_LOG_ENTRIES ? ring : r + 1;
+    r->type = (uint8_t) type; /* stored first: the arguments need no saving */
+    r->pid = pid;
+    r->arg = arg;
+    r->time = timer_now_irq_off();
     /* Full: keep the newest; the oldest record is overwritten and counted. */
     if (count == MOTET_LOG_ENTRIES)
         overruns++;
     else
         count++;
-    r->type = (uint8_t) type; /* stored first: the arguments need no saving */
-    r->pid = pid;
-    r->arg = arg;
-    r->time = timer_now_irq_off();
     port_irq_restore(s);
 }
 

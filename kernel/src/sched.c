@@ -862,7 +862,7 @@ void sched_run(void)
         port_irq_state_t s = port_irq_save();
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
-        if (queue_top_prio() < 0 && !thread_any_ready() && !thread_k_idle_switch()) {
+        if (queue_levels == 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */
