@@ -51,9 +51,10 @@ SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
      : MOTET_MAX_TASKS <= 32 ? 32u                                                                 \
      : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
                              : 256u)
-/* The home slot folds the high nibble in: the system tasks (0xF0..) then
- * sit at the top of the table, away from application pids, which start at
- * the bottom (0x10..) and stay one probe each. */
+/* The home slot folds the high nibble in (a permutation of the 8-bit pids):
+ * the system tasks (0xF0, 0xF1, ...) then take the top slots counting down,
+ * while application pids (0x10, 0x11, ...) fill the table from the bottom,
+ * so that neither displaces the other until the table is nearly full. */
 #define TASK_SLOT(pid)  ((uint8_t) (((pid) ^ ((pid) >> 4)) & (TASK_TABLE_SIZE - 1u)))
 #define NEXT_SLOT(slot) ((uint8_t) (((slot) + 1u) & (TASK_TABLE_SIZE - 1u)))
 

@@ -104,11 +104,6 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
     return removed;
 }
 
-bool queue_is_empty_hint(void)
-{
-    return queue_levels == 0;
-}
-
 uint8_t queue_length(void)
 {
     return length;

@@ -116,11 +116,6 @@ uint32_t thread_switch_count(void)
     return T.switches;
 }
 
-bool thread_any_ready(void)
-{
-    return thread_ready_count != 0;
-}
-
 void thread_k_in_run(bool in)
 {
     T.k_in_run = in;

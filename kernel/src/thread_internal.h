@@ -231,8 +231,6 @@ void thread_k_in_run(bool in);
 /* K has nothing to do in sched_run(): hand the CPU to the idle thread
  * (MANTIS baseline) and return once K has work; false if there is none. */
 bool thread_k_idle_switch(void);
-/* True if some thread is ready (read without the lock: a hint). */
-bool thread_any_ready(void);
 
 #else /* MOTET_THREADS == 0: the hooks vanish */
 
@@ -267,10 +265,6 @@ static inline void thread_k_in_run(bool in)
     (void) in;
 }
 static inline bool thread_k_idle_switch(void)
-{
-    return false;
-}
-static inline bool thread_any_ready(void)
 {
     return false;
 }
