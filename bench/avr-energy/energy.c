@@ -67,16 +67,28 @@ static void work(uint32_t cycles)
     if (cycles >= 4u) _delay_loop_2((uint16_t) (cycles / 4u));
 }
 
+/* Flip one marker pin with interrupts held off: the packet job preempts
+ * the sensing job, and a preemption between the read and the write of an
+ * open PORTB ^= would let the sensing job write back a stale PB0, an extra
+ * edge that shifts every later packet's pairing with its arrival. */
+static void toggle_marker(uint8_t pin)
+{
+    uint8_t sreg = SREG;
+    cli();
+    PORTB ^= pin;
+    SREG = sreg;
+}
+
 static void sense_job(void)
 {
     work(ENERGY_LS_CYCLES);
-    PORTB ^= _BV(1);
+    toggle_marker(_BV(1));
 }
 
 static void packet_job(void)
 {
     work(ENERGY_LP_CYCLES);
-    PORTB ^= _BV(0);
+    toggle_marker(_BV(0));
 }
 
 PORT_AVR_ISR(INT0_vect)

@@ -16,32 +16,41 @@ mt_err_t log_error(mt_err_t err)
     return err;
 }
 
+/* Record counts fit a byte on the small rings of 8-bit parts. */
+#if MOTET_LOG_ENTRIES < 256
+typedef uint8_t log_count_t;
+#else
+typedef uint16_t log_count_t;
+#endif
+
 static log_record_t ring[MOTET_LOG_ENTRIES];
-static uint16_t head;  /* next record to drain */
-static uint16_t count; /* records in the ring */
+static log_record_t *write_at = ring; /* where the next record goes */
+static log_count_t count;             /* records in the ring, the newest before write_at */
 static uint32_t overruns;
 
 void log_init(void)
 {
-    head = count = 0;
+    write_at = ring;
+    count = 0;
     overruns = 0;
 }
 
+/* The hot path: one pointer step instead of index arithmetic, the clock
+ * read in place. */
 void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     port_irq_state_t s = port_irq_save();
-    if (count == MOTET_LOG_ENTRIES) {
-        /* Keep the newest: the oldest record is overwritten and counted. */
-        head = (uint16_t) ((head + 1) & (MOTET_LOG_ENTRIES - 1));
-        count--;
-        overruns++;
-    }
-    log_record_t *r = &ring[(head + count) & (MOTET_LOG_ENTRIES - 1)];
-    r->time = timer_now_irq_off();
-    r->type = (uint8_t) type;
+    log_record_t *r = write_at;
+    write_at = r + 1 == ring + MOTET_LOG_ENTRIES ? ring : r + 1;
+    r->type = (uint8_t) type; /* stored first: the arguments need no saving */
     r->pid = pid;
     r->arg = arg;
-    count++;
+    r->time = timer_now_irq_off();
+    /* Full: keep the newest; the oldest record is overwritten and counted. */
+    if (count == MOTET_LOG_ENTRIES)
+        overruns++;
+    else
+        count++;
     port_irq_restore(s);
 }
 
@@ -49,9 +58,10 @@ unsigned log_drain(log_record_t *out, unsigned max)
 {
     unsigned n = 0;
     port_irq_state_t s = port_irq_save();
+    unsigned oldest = (unsigned) (write_at - ring - count) & (MOTET_LOG_ENTRIES - 1u);
     while (count && n < max) {
-        out[n++] = ring[head];
-        head = (uint16_t) ((head + 1) & (MOTET_LOG_ENTRIES - 1));
+        out[n++] = ring[oldest];
+        oldest = (oldest + 1u) & (MOTET_LOG_ENTRIES - 1u);
         count--;
     }
     port_irq_restore(s);

@@ -77,43 +77,43 @@ typedef struct {
 
 /* ---- headers and links: memcpy keeps the byte array free of aliasing ---- */
 
-static uint8_t hdr_check(uint16_t off, uint16_t size, uint8_t owner)
+static MT_INLINE uint8_t hdr_check(uint16_t off, uint16_t size, uint8_t owner)
 {
     /* The offset is mixed in so that header bytes copied elsewhere fail. */
     return (uint8_t) (0xA5u ^ off ^ (off >> 8) ^ (size * 3u) ^ (size >> 8) ^ owner);
 }
 
-static mem_hdr_t hdr_get(uint16_t off)
+static MT_INLINE mem_hdr_t hdr_get(uint16_t off)
 {
     mem_hdr_t h;
     memcpy(&h, &heap.bytes[off], sizeof h);
     return h;
 }
 
-static void hdr_put(uint16_t off, uint16_t size, uint8_t owner)
+static MT_INLINE void hdr_put(uint16_t off, uint16_t size, uint8_t owner)
 {
     mem_hdr_t h = {size, owner, hdr_check(off, size, owner)};
     memcpy(&heap.bytes[off], &h, sizeof h);
 }
 
-static uint16_t blk_size(mem_hdr_t h)
+static MT_INLINE uint16_t blk_size(mem_hdr_t h)
 {
     return (uint16_t) (h.size & ~MEM_USED);
 }
 
 /* A header the walk may trust: its check byte and size are plausible. */
-static bool hdr_valid(uint16_t off, mem_hdr_t h)
+static MT_INLINE bool hdr_valid(uint16_t off, mem_hdr_t h)
 {
     return h.check == hdr_check(off, h.size, h.owner) && blk_size(h) >= MEM_MIN_BLOCK &&
            blk_size(h) <= MEM_END - off;
 }
 
-static bool blk_used(mem_hdr_t h)
+static MT_INLINE bool blk_used(mem_hdr_t h)
 {
     return (h.size & MEM_USED) != 0;
 }
 
-static uint16_t link_get(uint16_t off)
+static MT_INLINE uint16_t link_get(uint16_t off)
 {
     uint16_t next;
     memcpy(&next, &heap.bytes[off + MEM_HDR], sizeof next);
@@ -122,14 +122,14 @@ static uint16_t link_get(uint16_t off)
     return next > off && next < MEM_END ? next : MEM_NIL;
 }
 
-static void link_put(uint16_t off, uint16_t next)
+static MT_INLINE void link_put(uint16_t off, uint16_t next)
 {
     memcpy(&heap.bytes[off + MEM_HDR], &next, sizeof next);
 }
 
 /* ---- the map of live block starts ---- */
 
-static void start_mark(uint16_t off, bool live)
+static MT_INLINE void start_mark(uint16_t off, bool live)
 {
     if (!MOTET_MEM_START_MAP) return;
     uint16_t g = (uint16_t) ((off - MEM_FIRST) / MEM_ALIGN);
@@ -140,19 +140,19 @@ static void start_mark(uint16_t off, bool live)
         live_starts[g >> 3] &= (uint8_t) ~bit;
 }
 
-static bool start_is_live(uint16_t off)
+static MT_INLINE bool start_is_live(uint16_t off)
 {
     uint16_t g = (uint16_t) ((off - MEM_FIRST) / MEM_ALIGN);
     return (live_starts[g >> 3] >> (g & 7u)) & 1u;
 }
 
 /* Successor of `prev` on the free list; MEM_NIL as `prev` means the head. */
-static uint16_t next_free(uint16_t prev)
+static MT_INLINE uint16_t next_free(uint16_t prev)
 {
     return prev == MEM_NIL ? free_head : link_get(prev);
 }
 
-static void set_next_free(uint16_t prev, uint16_t next)
+static MT_INLINE void set_next_free(uint16_t prev, uint16_t next)
 {
     if (prev == MEM_NIL)
         free_head = next;
@@ -264,23 +264,26 @@ static uint16_t free_below(uint16_t off)
     return prev;
 }
 
-/* The O(1) check: ptr's header is a live block start and intact. */
-static bool locate_fast(uint16_t off, mem_loc_t *loc)
+/* The O(1) check: ptr's header is a live block start and intact. The free
+ * block below it costs a walk of the free list, so only callers that
+ * change the list (free, realloc) ask for it. */
+static bool locate_fast(uint16_t off, mem_loc_t *loc, bool want_prev)
 {
     if (!MOTET_MEM_START_MAP || !start_is_live(off)) return false;
     mem_hdr_t h = hdr_get(off);
     if (!hdr_valid(off, h) || !blk_used(h)) return false; /* let the walk say why */
     loc->blk = off;
-    loc->prev_free = free_below(off);
+    loc->prev_free = want_prev ? free_below(off) : MEM_NIL;
     return true;
 }
 
-/* Find the live block whose payload is ptr: the map, else a walk up to it. */
-static mt_err_t locate(const void *ptr, mem_loc_t *loc)
+/* Find the live block whose payload is ptr: the map, else a walk up to it
+ * (which finds the free block below it on the way). */
+static mt_err_t locate(const void *ptr, mem_loc_t *loc, bool want_prev)
 {
     uint16_t off;
     if (!to_offset(ptr, &off)) return MT_ERR_BAD_POINTER;
-    if (locate_fast(off, loc)) return MT_OK;
+    if (locate_fast(off, loc, want_prev)) return MT_OK;
     uint16_t prev = MEM_NIL;
     for (uint16_t f = free_head; f != MEM_NIL && f <= off; f = link_get(f)) prev = f;
     if (prev == off) return MT_ERR_DOUBLE_FREE;
@@ -304,7 +307,7 @@ static mt_err_t locate_hdr(const void *ptr, mem_hdr_t *h)
 {
     mem_loc_t loc;
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = locate(ptr, &loc);
+    mt_err_t err = locate(ptr, &loc, false);
     if (err == MT_OK) *h = hdr_get(loc.blk);
     port_irq_restore(s);
     return err;
@@ -420,7 +423,7 @@ void *mem_realloc(void *ptr, size_t size)
     mem_hdr_t old = {0, 0, 0};
     bool done = false;
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = locate(ptr, &loc);
+    mt_err_t err = locate(ptr, &loc, true);
     if (err == MT_OK) {
         old = hdr_get(loc.blk);
         done = resize_in_place(loc, block_need(size));
@@ -445,7 +448,7 @@ mt_err_t mem_free(void *ptr)
     mem_loc_t loc;
     mem_hdr_t h = {0, 0, 0};
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = locate(ptr, &loc);
+    mt_err_t err = locate(ptr, &loc, true);
     if (err == MT_OK) {
         h = hdr_get(loc.blk);
         release(loc.blk, loc.prev_free);
@@ -492,7 +495,7 @@ mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
     mem_loc_t loc;
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = locate(ptr, &loc);
+    mt_err_t err = locate(ptr, &loc, false);
     if (err == MT_OK) hdr_put(loc.blk, hdr_get(loc.blk).size, owner);
     port_irq_restore(s);
     return err == MT_OK ? MT_OK : log_error(MT_ERR_BAD_POINTER);

@@ -15,6 +15,15 @@
  * is handed to K (thread_call_on_k), and every drain first lets threads
  * that outrank K's frame and queue head run (thread_k_yield). With threads
  * compiled out the hooks are empty inline functions and vanish.
+ *
+ * The fast path. Most sends are the plain case of rule 1: a handler on K
+ * sends to an initialised local task that is on no frame, not frozen, not
+ * being killed, not bound to a thread, and at least as important as the
+ * sender. sched_send() and sched_send_to() recognise it with one flags test
+ * and two comparisons (runs_at_once) and call the handler straight away
+ * (run_at_once); every other case, and every send from an interrupt or a
+ * thread, goes through sched_deliver(), which applies the rules one by one.
+ * Both paths share the frame push and pop, so the rules stay in one place.
  */
 #include <string.h>
 
@@ -42,7 +51,12 @@ SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
      : MOTET_MAX_TASKS <= 32 ? 32u                                                                 \
      : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
                              : 256u)
-#define TASK_SLOT(pid) ((uint8_t) ((pid) & (TASK_TABLE_SIZE - 1u)))
+/* The home slot folds the high nibble in (a permutation of the 8-bit pids):
+ * the system tasks (0xF0, 0xF1, ...) then take the top slots counting down,
+ * while application pids (0x10, 0x11, ...) fill the table from the bottom,
+ * so that neither displaces the other until the table is nearly full. */
+#define TASK_SLOT(pid)  ((uint8_t) (((pid) ^ ((pid) >> 4)) & (TASK_TABLE_SIZE - 1u)))
+#define NEXT_SLOT(slot) ((uint8_t) (((slot) + 1u) & (TASK_TABLE_SIZE - 1u)))
 
 static struct {
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
@@ -77,7 +91,7 @@ task_t *sched_find_task(mt_pid_t pid)
         task_t *t = S.tasks[slot];
         if (!t) return NULL;
         if (t->pid == pid) return t;
-        slot = TASK_SLOT(slot + 1u);
+        slot = NEXT_SLOT(slot);
     }
     return NULL;
 }
@@ -85,7 +99,7 @@ task_t *sched_find_task(mt_pid_t pid)
 static void table_insert(task_t *t)
 {
     uint8_t slot = TASK_SLOT(t->pid);
-    while (S.tasks[slot]) slot = TASK_SLOT(slot + 1u);
+    while (S.tasks[slot]) slot = NEXT_SLOT(slot);
     S.tasks[slot] = t;
 }
 
@@ -94,9 +108,9 @@ static void table_insert(task_t *t)
 static void table_remove(const task_t *t)
 {
     uint8_t hole = TASK_SLOT(t->pid);
-    while (S.tasks[hole] != t) hole = TASK_SLOT(hole + 1u);
+    while (S.tasks[hole] != t) hole = NEXT_SLOT(hole);
     S.tasks[hole] = NULL;
-    for (uint8_t next = TASK_SLOT(hole + 1u); S.tasks[next]; next = TASK_SLOT(next + 1u)) {
+    for (uint8_t next = NEXT_SLOT(hole); S.tasks[next]; next = NEXT_SLOT(next)) {
         uint8_t home = TASK_SLOT(S.tasks[next]->pid);
         /* Move it back unless its home lies cyclically in (hole, next]. */
         bool stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
@@ -128,13 +142,27 @@ bool sched_task_exists(mt_pid_t pid)
     return sched_find_task(pid) != NULL;
 }
 
-mt_pid_t sched_current_pid(void)
+static MT_INLINE mt_pid_t current_pid(void)
 {
     if (MOTET_THREADS && thread_running()) {
         task_t *bound = thread_running_task();
         return bound ? bound->pid : MT_PID_NONE;
     }
     return S.current ? S.current->pid : MT_PID_NONE;
+}
+
+mt_pid_t sched_current_pid(void)
+{
+    return current_pid();
+}
+
+/* sched_find_task() with its first probe inline: pids are consecutive, so
+ * the home slot almost always holds the task. */
+static MT_INLINE task_t *find_local(mt_pid_t pid)
+{
+    task_t *t = S.tasks[TASK_SLOT(pid)];
+    if (!t || t->pid == pid) return t;
+    return sched_find_task(pid);
 }
 
 mt_prio_t sched_running_prio(void)
@@ -249,10 +277,17 @@ mt_err_t sched_task_remove_remote(mt_pid_t pid)
 
 /* ---- running handlers ---- */
 
-static void release_payload(msg_t *m)
+static void free_payload(msg_t *m)
 {
-    if ((m->flags & MSG_HEAP) && m->data) mem_free(m->data);
+    if (m->data) mem_free(m->data);
     m->flags &= (uint8_t) ~MSG_HEAP;
+    m->data = NULL;
+}
+
+/* Free a heap payload the message still owns; borrowed ones stay. */
+static MT_INLINE void release_payload(msg_t *m)
+{
+    if (m->flags & MSG_HEAP) free_payload(m);
     m->data = NULL;
 }
 
@@ -268,7 +303,7 @@ typedef struct frame {
 } frame_t;
 
 /* Push a frame for t on top of the stack. */
-static void push_frame(task_t *t)
+static MT_INLINE void push_frame(task_t *t)
 {
     S.current = t;
     S.running_prio = t->prio;
@@ -276,9 +311,9 @@ static void push_frame(task_t *t)
     t->flags |= TASK_ON_STACK;
 }
 
-/* Run t's handler in the frame just pushed for it, then pop to `below`.
- * Interrupts are enabled. */
-static void run_pushed(task_t *t, msg_t *m, frame_t below)
+/* Call t's handler in the frame just pushed for it, pop to `below` and
+ * free the payload unless the handler took it. Interrupts are enabled. */
+static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
 {
     log_event(EV_START, t->pid, m->port);
     mt_err_t result = t->handler(t->state, m);
@@ -289,8 +324,15 @@ static void run_pushed(task_t *t, msg_t *m, frame_t below)
     S.current = below.task;
     S.running_prio = below.prio;
     S.dispatched++;
-    release_payload(m);
-    if (m->port == PORT_INIT && !(t->flags & TASK_INITIALISED)) {
+    if (m->flags & MSG_HEAP) free_payload(m);
+}
+
+/* Run t's handler in the frame just pushed for it, then pop to `below`;
+ * INIT releases the held messages (rule 7), a pending kill completes. */
+static void run_pushed(task_t *t, msg_t *m, frame_t below)
+{
+    call_pushed(t, m, below);
+    if (!(t->flags & TASK_INITIALISED) && m->port == PORT_INIT) {
         t->flags |= TASK_INITIALISED;
         release_held(t);
     }
@@ -359,11 +401,13 @@ static inline void finish_kill_call(void *arg)
 static void drain_above(mt_prio_t floor)
 {
     for (bool first = true;; first = false) {
-        thread_k_yield(floor); /* threads that outrank the frame and the head */
-        if (first && queue_is_empty_hint()) return;
+        /* Threads that outrank the frame and the head. The hint covers a
+         * handler a thread handed to K too: that thread waits ready. */
+        if (thread_ready_hint()) thread_k_yield(floor);
+        if (first && queue_levels == 0) return;
         port_irq_state_t s = port_irq_save();
         msg_t *m = queue_pop_above(floor);
-        task_t *t = m ? sched_find_task(m->dst) : NULL;
+        task_t *t = m ? find_local(m->dst) : NULL;
         task_t *below = S.current;
         if (t)
             push_frame(t);
@@ -377,6 +421,15 @@ static void drain_above(mt_prio_t floor)
             release_payload(m); /* unreachable: kill purges its messages */
         slab_free(&msg_cache, m);
     }
+}
+
+/* Whether a drain at `floor` may find work: a message above it or a ready
+ * thread. Read without the lock, like drain_above()'s first check, and
+ * safe for the same reason: whatever an interrupt adds after this read and
+ * outranks the frame runs at that interrupt's exit. */
+static MT_INLINE bool drain_may_run(mt_prio_t floor)
+{
+    return queue_may_outrank(floor) || thread_ready_hint();
 }
 
 unsigned sched_run_pending(void)
@@ -440,13 +493,16 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
 {
     if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
         return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
-    msg_t *m = slab_alloc(&msg_cache);
+    msg_t *m = slab_alloc_uninit(&msg_cache); /* every field is set below */
     if (!m) return log_error(MT_ERR_QUEUE_FULL);
+    m->next = NULL;
     m->dst = t->pid;
     m->port = port;
-    m->src = from_isr ? MT_PID_NONE : sched_current_pid();
+    m->src = from_isr ? MT_PID_NONE : current_pid();
     m->flags = from_isr ? MSG_FROM_ISR : 0;
-    mt_err_t err = own_payload(m, data, len, flags);
+    m->len = 0;
+    m->data = NULL;
+    mt_err_t err = len || flags ? own_payload(m, data, len, flags) : MT_OK;
     if (err) { /* the memory manager has logged why */
         slab_free(&msg_cache, m);
         return err;
@@ -497,15 +553,66 @@ static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uin
         return MT_OK;
     }
     run_handler(t, &m);
-    drain_above(S.running_prio);
+    if (drain_may_run(S.running_prio)) drain_above(S.running_prio);
     return MT_OK;
 }
+
+/* ---- the fast path: rule 1 in its common case ---- */
+
+/* Flags that decide rules 1, 4 and 7 for a message that is not INIT: the
+ * task must be initialised and none of the others may be set. */
+#define RUN_NOW_FLAGS                                                                              \
+    (TASK_INITIALISED | TASK_ON_STACK | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)
+
+/* A task-context send from K that can_run_now() would accept; false sends
+ * the message the long way (sched_deliver), which decides it again. */
+static MT_INLINE bool runs_at_once(const task_t *t)
+{
+    return (t->flags & RUN_NOW_FLAGS) == TASK_INITIALISED && t->prio >= S.running_prio &&
+           !thread_running() && !port_in_isr();
+}
+
+/* A heap payload moves to the message (an empty one is freed at once);
+ * false if it is not a block the sender owns (the heap has logged why). */
+static bool adopt_payload(msg_t *m, void *data)
+{
+    if (m->len) return mem_set_owner(m->data, MEM_OWNER_KERNEL) == MT_OK;
+    mem_free(data);
+    m->flags = 0;
+    return true;
+}
+
+/* Run t's handler now, nested on the caller (rule 1), for a message that
+ * never waits: no queue block, no creation stamp, a borrowed payload passed
+ * as is. Then run what the handler queued above the sender (rule 5). The
+ * message is filled field by field: a zeroing loop costs more on 8 bits. */
+static mt_err_t run_at_once(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    frame_t below = {S.current, S.running_prio};
+    msg_t m;
+    m.next = NULL;
+    m.data = len ? data : NULL;
+    m.len = len;
+    m.seq = 0;
+    m.dst = t->pid;
+    m.port = port;
+    m.src = below.task ? below.task->pid : MT_PID_NONE;
+    m.flags = flags;
+    log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port));
+    if (flags && !adopt_payload(&m, data)) return MT_ERR_BAD_POINTER;
+    push_frame(t);
+    call_pushed(t, &m, below);
+    if (t->flags & TASK_KILL_PENDING) finish_kill(t);
+    if (drain_may_run(below.prio)) drain_above(below.prio);
+    return MT_OK;
+}
+
+/* ---- the general path: every rule, one by one ---- */
 
 mt_err_t sched_deliver(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
                        bool from_isr)
 {
-    log_event(EV_SEND, from_isr ? MT_PID_NONE : sched_current_pid(),
-              (uint16_t) ((t->pid << 8) | port));
+    log_event(EV_SEND, from_isr ? MT_PID_NONE : current_pid(), (uint16_t) ((t->pid << 8) | port));
     /* Failures below are logged where they arise (queue, memory). */
     if (!from_isr && can_run_now(t, port)) return run_now(t, port, data, len, flags);
     mt_err_t err = enqueue(t, port, data, len, flags, from_isr);
@@ -540,7 +647,15 @@ static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, 
     return MT_OK;
 }
 
-mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+/* check_send_args() == MT_OK, as one inline test for the fast path. */
+static MT_INLINE bool send_args_ok(mt_port_t port, const void *data, uint16_t len, uint8_t flags)
+{
+    return !(flags & (uint8_t) ~MSG_HEAP) && (data || !len) && port < PORT_LIMIT;
+}
+
+/* sched_send_to() for everything but the fast path. */
+static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                            uint8_t flags)
 {
     if (pid == MT_PID_MULTICAST) {
         if (flags & (uint8_t) ~MSG_HEAP) return log_error(MT_ERR_INVALID);
@@ -549,12 +664,24 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
-    task_t *t = sched_find_task(pid);
+    task_t *t = find_local(pid);
     if (!t) return send_remote(pid, port, data, len, flags);
     return sched_deliver(t, port, data, len, flags, port_in_isr());
 }
 
-mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+/* Virtual pids never sit in the task table, so a hit there is a local task:
+ * the fast path needs no other test of the pid. */
+mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *t = S.tasks[TASK_SLOT(pid)];
+    if (!t || t->pid != pid || !send_args_ok(port, data, len, flags))
+        return send_to_general(pid, port, data, len, flags);
+    if (runs_at_once(t)) return run_at_once(t, port, data, len, flags);
+    return sched_deliver(t, port, data, len, flags, port_in_isr());
+}
+
+/* sched_send() for everything but the fast path. */
+static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = MOTET_THREADS && thread_running() ? thread_running_task() : S.current;
     if (!self) return log_error(MT_ERR_STATE);
@@ -569,15 +696,34 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     return sched_deliver(r->local, r->port, data, len, flags, port_in_isr());
 }
 
+/* A route's cached control block is set only for a local task (and cleared
+ * when that task goes), so the fast path trusts it as it is. */
+mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *self = S.current;
+    if (self && !thread_running() && out < self->n_routes) {
+        out_route_t *r = &self->routes[out];
+        task_t *t = r->local;
+        if (t && send_args_ok(r->port, data, len, flags)) {
+            if (runs_at_once(t)) return run_at_once(t, r->port, data, len, flags);
+            return sched_deliver(t, r->port, data, len, flags, port_in_isr());
+        }
+    }
+    return send_general(out, data, len, flags);
+}
+
 mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
-    task_t *t = sched_find_task(pid);
+    task_t *t = find_local(pid);
     if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-    return sched_deliver(t, port, data, len, flags, true);
+    /* sched_deliver(..., true) without its tests for task context: an
+     * interrupt's message always waits (rules 2 and 3). */
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
+    return enqueue(t, port, data, len, flags, true);
 }
 
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
@@ -719,7 +865,7 @@ void sched_run(void)
         port_irq_state_t s = port_irq_save();
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
-        if (queue_top_prio() < 0 && !thread_any_ready() && !thread_k_idle_switch()) {
+        if (queue_levels == 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */

@@ -74,11 +74,17 @@ msg_t *queue_pop_above(mt_prio_t floor);
 mt_prio_t queue_top_prio(void);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
-/* True if no level held a message at the instant of reading; may be read
- * without the lock (see drain_above() for why that is safe). */
-bool queue_is_empty_hint(void);
 /* Messages in the queue. */
 uint8_t queue_length(void);
+/* Bit p set: level p holds a message. Written with irq off only. */
+extern volatile uint16_t queue_levels;
+/* True if some level above `floor` held a message at the instant of
+ * reading; a hint, read without the lock (see drain_above()). */
+static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
+{
+    if (floor < 0) return queue_levels != 0;
+    return (uint16_t) (queue_levels >> (uint8_t) floor) > 1u;
+}
 
 /* ---- sched.c: migration support (sched_migrate.c builds on these) ---- */
 

@@ -14,13 +14,13 @@ typedef struct level {
 } level_t;
 
 static level_t levels[MOTET_PRIO_LEVELS];
-static volatile uint16_t nonempty; /* bit p set: level p holds a message */
+volatile uint16_t queue_levels; /* bit p set: level p holds a message */
 static uint8_t length;
 
 void queue_init(void)
 {
     for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++) levels[p].head = levels[p].tail = NULL;
-    nonempty = 0;
+    queue_levels = 0;
     length = 0;
 }
 
@@ -39,7 +39,7 @@ void queue_push(msg_t *m, mt_prio_t prio)
     else
         l->head = m;
     l->tail = m;
-    nonempty |= (uint16_t) (1u << prio);
+    queue_levels |= (uint16_t) (1u << prio);
     length++;
 }
 
@@ -53,15 +53,16 @@ void queue_insert_by_seq(msg_t *m, mt_prio_t prio)
     m->next = *link;
     *link = m;
     if (!m->next) l->tail = m;
-    nonempty |= (uint16_t) (1u << prio);
+    queue_levels |= (uint16_t) (1u << prio);
     length++;
 }
 
 mt_prio_t queue_top_prio(void)
 {
-    if (!nonempty) return -1;
+    uint16_t bits = queue_levels;
+    if (!bits) return -1;
     /* Highest set bit: count leading zeros of the bitmap in an unsigned. */
-    return (mt_prio_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) nonempty));
+    return (mt_prio_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) bits));
 }
 
 msg_t *queue_pop_above(mt_prio_t floor)
@@ -73,7 +74,7 @@ msg_t *queue_pop_above(mt_prio_t floor)
     l->head = m->next;
     if (!l->head) {
         l->tail = NULL;
-        nonempty &= (uint16_t) ~(1u << top);
+        queue_levels &= (uint16_t) ~(1u << top);
     }
     m->next = NULL;
     length--;
@@ -99,13 +100,8 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
             link = &m->next;
         }
     }
-    if (!l->head) nonempty &= (uint16_t) ~(1u << prio);
+    if (!l->head) queue_levels &= (uint16_t) ~(1u << prio);
     return removed;
-}
-
-bool queue_is_empty_hint(void)
-{
-    return nonempty == 0;
 }
 
 uint8_t queue_length(void)

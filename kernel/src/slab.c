@@ -17,42 +17,55 @@
 
 /* The link lives in the first bytes of a free object; memcpy because the
  * storage is declared as the cache's own union type. */
-static void *link_get(const uint8_t *obj)
+static MT_INLINE void *link_get(const uint8_t *obj)
 {
     void *next;
     memcpy(&next, obj, sizeof next);
     return next;
 }
 
-static void link_put(uint8_t *obj, void *next)
+static MT_INLINE void link_put(uint8_t *obj, void *next)
 {
     memcpy(obj, &next, sizeof next);
 }
 
-static bool map_test(const slab_cache_t *cache, unsigned idx)
+/* Indexes are bytes (a cache holds at most 255 objects): on an 8-bit core
+ * a shift of a byte is a third of the cost of a shift of an int. */
+static MT_INLINE uint8_t map_bit(uint8_t idx)
 {
-    return (cache->used_map[idx / 8u] >> (idx % 8u)) & 1u;
+    return (uint8_t) (1u << (idx & 7u));
 }
 
-static void map_flip(slab_cache_t *cache, unsigned idx)
+static MT_INLINE bool map_test(const slab_cache_t *cache, uint8_t idx)
 {
-    cache->used_map[idx / 8u] ^= (uint8_t) (1u << (idx % 8u));
+    return (cache->used_map[idx >> 3] & map_bit(idx)) != 0;
 }
 
-/* Object index of byte offset `delta` into the storage, rounded down for
- * an offset inside an object. An 8-bit core has no divide instruction (a
- * 16-bit division costs ~200 cycles on the ATmega128), so small caches
- * multiply by a reciprocal instead: for delta = idx * size exactly,
- * delta * ceil(2^16 / size) = idx * 2^16 + idx * e with e < size, and
- * idx * e < count * size < 2^16, so the shift returns idx. */
-static unsigned index_of(const slab_cache_t *cache, uintptr_t delta)
+static MT_INLINE void map_flip(slab_cache_t *cache, uint8_t idx)
 {
-    if (cache->recip) return (unsigned) (((uint32_t) (uint16_t) delta * cache->recip) >> 16);
-    return (unsigned) (delta / cache->obj_size);
+    cache->used_map[idx >> 3] ^= map_bit(idx);
+}
+
+/* Object index of byte offset `delta` into the storage, exact for the
+ * start of an object (obj_index() rejects any other offset). An 8-bit core has no divide
+ * instruction (a 16-bit division costs ~200 cycles on the ATmega128), so small caches multiply by a
+ * reciprocal instead: for delta = idx * size exactly, delta * ceil(2^16 / size) = idx * 2^16 + idx
+ * * e with e < size, and idx * e < count * size < 2^16, so the shift returns idx. The same holds
+ * with 2^8 for an offset below 256, and ceil(2^8 / size) is the reciprocal
+ * rounded up by a byte: where int is 16 bits (8-bit cores), that is one
+ * byte multiply instead of a library call for 16 by 16 bits. */
+static MT_INLINE uint8_t index_of(const slab_cache_t *cache, uintptr_t delta)
+{
+    if (!cache->recip) return (uint8_t) (delta / cache->obj_size);
+    if (sizeof(unsigned) == 2 && delta < 256u) {
+        uint8_t recip8 = (uint8_t) ((cache->recip + 255u) >> 8);
+        return (uint8_t) (((uint16_t) ((uint8_t) delta * recip8)) >> 8);
+    }
+    return (uint8_t) (((uint32_t) (uint16_t) delta * cache->recip) >> 16);
 }
 
 /* Index of obj if it is the start of an object in this cache's storage. */
-static bool obj_index(const slab_cache_t *cache, const void *obj, unsigned *idx)
+static MT_INLINE bool obj_index(const slab_cache_t *cache, const void *obj, uint8_t *idx)
 {
     uintptr_t p = (uintptr_t) obj;
     uintptr_t base = (uintptr_t) cache->storage;
@@ -82,7 +95,8 @@ void slab_init(slab_cache_t *cache)
     cache->failures = 0;
 }
 
-void *slab_alloc(slab_cache_t *cache)
+/* Unlink the first free object and mark it live; NULL (logged) if none. */
+static MT_INLINE void *take_object(slab_cache_t *cache)
 {
     port_irq_state_t s = port_irq_save();
     uint8_t *obj = cache->free_list;
@@ -97,13 +111,24 @@ void *slab_alloc(slab_cache_t *cache)
     cache->in_use++;
     if (cache->in_use > cache->high_water) cache->high_water = cache->in_use;
     port_irq_restore(s);
-    memset(obj, 0, cache->obj_size);
+    return obj;
+}
+
+void *slab_alloc_uninit(slab_cache_t *cache)
+{
+    return take_object(cache);
+}
+
+void *slab_alloc(slab_cache_t *cache)
+{
+    uint8_t *obj = take_object(cache);
+    if (obj) memset(obj, 0, cache->obj_size);
     return obj;
 }
 
 mt_err_t slab_free(slab_cache_t *cache, void *obj)
 {
-    unsigned idx;
+    uint8_t idx;
     if (!obj_index(cache, obj, &idx)) return log_error(MT_ERR_BAD_POINTER);
     port_irq_state_t s = port_irq_save();
     bool live = map_test(cache, idx);
@@ -119,6 +144,6 @@ mt_err_t slab_free(slab_cache_t *cache, void *obj)
 
 bool slab_owns(const slab_cache_t *cache, const void *obj)
 {
-    unsigned idx;
+    uint8_t idx;
     return obj_index(cache, obj, &idx) && map_test(cache, idx);
 }

@@ -67,6 +67,7 @@ static thread_t threads[MOTET_MAX_THREADS];
 /* The running thread (NULL: K runs); global so that thread_running() is an
  * inline load on the scheduler's send path. */
 thread_t *thread_current;
+volatile uint8_t thread_ready_count; /* threads in the ready structure */
 
 static struct {
     port_context_t k_ctx;      /* K, while a thread runs */
@@ -76,7 +77,6 @@ static struct {
     mt_prio_t k_floor;         /* K's top frame while a thread runs (-1: none) */
     uint32_t switches;         /* port_context_switch() calls */
     thread_switch_stats_t why; /* the same, by cause */
-    volatile uint8_t ready;    /* threads in the ready structure */
     bool k_in_run;             /* K is inside sched_run() */
     volatile bool sleeping;    /* the current thread sleeps in its blocking call */
 } T;
@@ -86,6 +86,7 @@ void thread_init(void)
     memset(threads, 0, sizeof threads);
     memset(&T, 0, sizeof T);
     thread_current = NULL;
+    thread_ready_count = 0;
     T.k_floor = -1;
     for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
     policy_init();
@@ -121,11 +122,6 @@ void thread_switch_stats(thread_switch_stats_t *out)
     port_irq_state_t s = port_irq_save();
     *out = T.why;
     port_irq_restore(s);
-}
-
-bool thread_any_ready(void)
-{
-    return T.ready != 0;
 }
 
 void thread_k_in_run(bool in)
@@ -165,13 +161,13 @@ static void ready_add(thread_t *t, uint8_t how)
 {
     t->state = TS_READY;
     policy_ready(t, how);
-    T.ready++;
+    thread_ready_count++;
 }
 
 static void ready_take(thread_t *t)
 {
     policy_remove(t);
-    T.ready--;
+    thread_ready_count--;
 }
 
 /* K before a ready thread of level p; K's top frame is at `floor`. */
@@ -337,7 +333,7 @@ void thread_wake(thread_t *t)
 
 void thread_k_yield(mt_prio_t floor)
 {
-    if (!T.ready && !T.call) return; /* a stale hint loses nothing: see drain_above() */
+    if (!thread_ready_count && !T.call) return; /* a stale hint loses nothing: see drain_above() */
     port_irq_state_t s = port_irq_save();
     for (;;) {
         if (T.call) { /* a thread's send: run it now, interrupts on */

@@ -88,6 +88,14 @@ static inline thread_t *thread_running(void)
 {
     return thread_current;
 }
+/* Threads in the ready structure (thread.c); global so that the send path
+ * reads it inline. */
+extern volatile uint8_t thread_ready_count;
+/* True if some thread was ready at the instant of reading (a hint). */
+static MT_INLINE bool thread_ready_hint(void)
+{
+    return thread_ready_count != 0;
+}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* The running thread blocks (state and wait list set by the caller);
@@ -259,8 +267,6 @@ void thread_k_in_run(bool in);
 /* K has nothing to do in sched_run(): hand the CPU to the idle thread
  * (MANTIS baseline) and return once K has work; false if there is none. */
 bool thread_k_idle_switch(void);
-/* True if some thread is ready (read without the lock: a hint). */
-bool thread_any_ready(void);
 
 #else /* MOTET_THREADS == 0: the hooks vanish */
 
@@ -279,6 +285,10 @@ static inline task_t *thread_running_task(void)
 {
     return NULL;
 }
+static inline bool thread_ready_hint(void)
+{
+    return false;
+}
 static inline void thread_k_yield(mt_prio_t floor)
 {
     (void) floor;
@@ -291,10 +301,6 @@ static inline void thread_k_in_run(bool in)
     (void) in;
 }
 static inline bool thread_k_idle_switch(void)
-{
-    return false;
-}
-static inline bool thread_any_ready(void)
 {
     return false;
 }

@@ -73,8 +73,8 @@ static uint32_t tick_base; /* kernel time of the last tick */
 
 /* ------------------------------------------------------------------ time */
 
-/* Extend the counter to 32 bits; irq off. */
-static uint32_t now_locked(void)
+/* Extends the counter to 32 bits; the event log calls it for every record. */
+uint32_t timer_now_irq_off(void)
 {
     port_counter_t c = port_counter_read();
     kernel_now += (port_counter_t) (c - last_counter);
@@ -82,15 +82,10 @@ static uint32_t now_locked(void)
     return kernel_now;
 }
 
-uint32_t timer_now_irq_off(void)
-{
-    return now_locked();
-}
-
 uint32_t timer_now(void)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t now = now_locked();
+    uint32_t now = timer_now_irq_off();
     port_irq_restore(s);
     return now;
 }
@@ -132,7 +127,7 @@ static timer_block_t *list_remove(mt_pid_t owner, uint8_t index, bool *was_head)
  * overdue and its interrupt has not run yet). */
 static uint32_t list_rebase(void)
 {
-    uint32_t elapsed = now_locked() - list_base;
+    uint32_t elapsed = timer_now_irq_off() - list_base;
     uint32_t step = elapsed;
     if (timer_head) {
         if (step > timer_head->delta) step = timer_head->delta;
@@ -152,7 +147,7 @@ static bool compare_arm(void)
             port_compare_disable();
             return false;
         }
-        uint32_t elapsed = now_locked() - list_base;
+        uint32_t elapsed = timer_now_irq_off() - list_base;
         if (elapsed >= timer_head->delta) return true;
         uint32_t wait = timer_head->delta - elapsed;
         if (wait > COMPARE_MAX_AHEAD) wait = COMPARE_MAX_AHEAD;
@@ -192,7 +187,7 @@ static void expire_at_tick(void)
 static void tick_service(void)
 {
     for (;;) {
-        uint32_t since = now_locked() - tick_base;
+        uint32_t since = timer_now_irq_off() - tick_base;
         if (since >= TICK) {
             tick_base += TICK;
             expire_at_tick();
@@ -327,7 +322,7 @@ unsigned timer_stop_all(mt_pid_t owner)
 /* Ticks from now to a deadline `rel` ticks after list_base (0 if overdue). */
 static uint32_t ticks_until(uint32_t rel)
 {
-    uint32_t elapsed = now_locked() - list_base;
+    uint32_t elapsed = timer_now_irq_off() - list_base;
     return rel > elapsed ? rel - elapsed : 0u;
 }
 
@@ -352,7 +347,7 @@ bool timer_next_deadline(uint32_t *ticks)
     if (running && ticks) *ticks = ticks_until(timer_head->delta);
 #if MOTET_TIMER_PERIODIC
     /* The module wakes at the next tick, due or not. */
-    uint32_t since = now_locked() - tick_base;
+    uint32_t since = timer_now_irq_off() - tick_base;
     uint32_t to_tick = since >= TICK ? 0u : TICK - since;
     if (ticks && (!running || to_tick < *ticks)) *ticks = to_tick;
     running = true;

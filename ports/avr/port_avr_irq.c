@@ -3,8 +3,8 @@
  * AVR port: the interrupt flag and sleep.
  *
  * The I bit of SREG is the whole interrupt state; a saved state is that bit
- * alone. Sleeping uses the AVR guarantee that the instruction after SEI runs
- * before any interrupt: "sei; sleep" cannot lose a wake-up that arrives
+ * alone (the inline primitives are in port_config.h). Sleeping uses the AVR guarantee that the
+ * instruction after SEI runs before any interrupt: "sei; sleep" cannot lose a wake-up that arrives
  * between the two.
  */
 #include <avr/sleep.h>
@@ -16,26 +16,9 @@ volatile uint8_t port_avr_woken;
 
 static port_sleep_mode_t sleep_limit = PORT_SLEEP_NONE_DUE;
 
-port_irq_state_t port_irq_save(void)
-{
-    port_irq_state_t was = SREG & _BV(SREG_I);
-    cli();
-    return was;
-}
-
-void port_irq_restore(port_irq_state_t state)
-{
-    if (state) sei();
-}
-
 void port_irq_enable(void)
 {
     sei();
-}
-
-bool port_in_isr(void)
-{
-    return port_avr_isr_depth != 0;
 }
 
 void port_avr_sleep_limit(port_sleep_mode_t deepest)

@@ -50,4 +50,29 @@ typedef struct port_context {
 #define PORT_THREAD_STACK_EXTRA 135u
 #define PORT_THREAD_STACK_MIN   256u
 
+/* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): a call costs more
+ * than the SREG access it wraps, and the kernel's hot paths take the lock
+ * several times. The I bit of SREG is the whole state. */
+#include <avr/io.h>
+#define PORT_IRQ_INLINE 1
+/* Nesting of PORT_AVR_ISR bodies (port_avr_irq.c). */
+extern volatile uint8_t port_avr_isr_depth;
+static MT_INLINE uint8_t port_irq_save(void)
+{
+    uint8_t was = SREG & _BV(SREG_I);
+    __asm__ volatile("cli" ::: "memory");
+    return was;
+}
+/* The instruction after SEI always runs before a pending interrupt: the
+ * NOP makes the interrupt come before the caller's next statement, as it
+ * did when SEI was followed by the RET of a call. */
+static MT_INLINE void port_irq_restore(uint8_t state)
+{
+    if (state) __asm__ volatile("sei\n\tnop" ::: "memory");
+}
+static MT_INLINE bool port_in_isr(void)
+{
+    return port_avr_isr_depth != 0;
+}
+
 #endif /* PORT_CONFIG_H */

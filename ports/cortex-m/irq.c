@@ -48,33 +48,9 @@ static volatile uint32_t exit_dispatches;
 
 /* ------------------------------------------------------------ PRIMASK */
 
-port_irq_state_t port_irq_save(void)
-{
-    uint32_t primask;
-    __asm volatile("mrs %0, primask\n"
-                   "cpsid i"
-                   : "=r"(primask)
-                   :
-                   : "memory");
-    return (port_irq_state_t) primask;
-}
-
 void port_irq_enable(void)
 {
-    /* The ISB lets a pending interrupt in before the next instruction. */
-    __asm volatile("cpsie i\n"
-                   "isb" ::
-                       : "memory");
-}
-
-void port_irq_restore(port_irq_state_t state)
-{
-    if (!state) port_irq_enable();
-}
-
-bool port_in_isr(void)
-{
-    return cm_ipsr() != 0u;
+    port_irq_restore(0); /* the primitives are inline: port_config.h */
 }
 
 /* ------------------------------------------------------------ lines */

@@ -61,4 +61,32 @@ typedef struct port_context {
     (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))
 #define PORT_THREAD_STACK_MIN 1024u
 
+/* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): each is one or
+ * two instructions, less than the call that would wrap it. */
+#define PORT_IRQ_INLINE 1
+static MT_INLINE uint8_t port_irq_save(void)
+{
+    uint32_t primask;
+    __asm volatile("mrs %0, primask\n"
+                   "cpsid i"
+                   : "=r"(primask)
+                   :
+                   : "memory");
+    return (uint8_t) primask;
+}
+static MT_INLINE void port_irq_restore(uint8_t state)
+{
+    /* The ISB lets a pending interrupt in before the next instruction. */
+    if (!state)
+        __asm volatile("cpsie i\n"
+                       "isb" ::
+                           : "memory");
+}
+static MT_INLINE bool port_in_isr(void)
+{
+    uint32_t ipsr;
+    __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return ipsr != 0u;
+}
+
 #endif /* PORT_CONFIG_H */

@@ -25,4 +25,31 @@ typedef struct port_context {
 #define PORT_THREAD_STACK_EXTRA 12288u
 #define PORT_THREAD_STACK_MIN   16384u
 
+/* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): interrupts are
+ * signals, and "disabled" is a flag the signal handler honours
+ * (port_native.c), so saving is a load and a store. Enabling may have to
+ * take a signal that came meanwhile: port_irq_enable() stays a call. */
+#include <signal.h>
+#include <stdatomic.h>
+#define PORT_IRQ_INLINE 1
+/* The interrupt flag and the interrupt-body flag (port_native.c). */
+extern volatile sig_atomic_t port_native_irq_disabled;
+extern volatile sig_atomic_t port_native_in_isr;
+static MT_INLINE uint8_t port_irq_save(void)
+{
+    uint8_t was = (uint8_t) port_native_irq_disabled;
+    port_native_irq_disabled = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    return was;
+}
+void port_irq_enable(void);
+static MT_INLINE void port_irq_restore(uint8_t state)
+{
+    if (!state) port_irq_enable();
+}
+static MT_INLINE bool port_in_isr(void)
+{
+    return port_native_in_isr != 0;
+}
+
 #endif /* PORT_CONFIG_H */

@@ -4,8 +4,9 @@
  *
  * Interrupts. SIGALRM is the compare interrupt, SIGUSR1 the external lines
  * (irq_pending says which lines). Disabling interrupts only sets the flag
- * irq_disabled: no system call on the hot path. A signal that arrives while
- * the flag is set records itself in irq_pending and returns; enabling again
+ * port_native_irq_disabled (inline, port_config.h): no system call on the
+ * hot path. A signal that arrives while the flag is set records itself in
+ * irq_pending and returns; enabling again
  * takes whatever is pending at once, as a microcontroller takes a pending
  * interrupt the moment its I bit is set. Interrupt bodies run with the real
  * signals blocked (sa_mask, or sigprocmask on the rare enable-with-pending
@@ -77,8 +78,8 @@ static const native_options_t default_options = {
 static native_options_t options = {.seed = 1}; /* the defaults until configured */
 
 /* Interrupt state shared with the signal handler. */
-static volatile sig_atomic_t irq_disabled = 1; /* reset state: irq off */
-static volatile sig_atomic_t in_isr;
+volatile sig_atomic_t port_native_irq_disabled = 1; /* reset state: irq off */
+volatile sig_atomic_t port_native_in_isr;
 static atomic_uint irq_pending;
 static sigset_t irq_signals;
 
@@ -157,20 +158,20 @@ static bool compare_fires(void)
  * flag set. */
 static void run_interrupt(bool compare, unsigned lines)
 {
-    sig_atomic_t outer_in_isr = in_isr;
-    in_isr = 1;
+    sig_atomic_t outer_in_isr = port_native_in_isr;
+    port_native_in_isr = 1;
     sched_isr_enter();
     if (compare) timer_isr_compare();
     for (unsigned line = 0; line < NATIVE_IRQ_LINES; line++)
         if ((lines & (1u << line)) && line_isr[line]) line_isr[line]();
-    in_isr = outer_in_isr;
+    port_native_in_isr = outer_in_isr;
 
     atomic_signal_fence(memory_order_seq_cst);
-    irq_disabled = 0;
+    port_native_irq_disabled = 0;
     unblock_irq_signals();
     sched_isr_exit();
     block_irq_signals(NULL);
-    irq_disabled = 1;
+    port_native_irq_disabled = 1;
     atomic_signal_fence(memory_order_seq_cst);
 }
 
@@ -191,10 +192,10 @@ static void on_irq_signal(int sig)
 {
     int saved_errno = errno;
     if (sig == SIGALRM) atomic_fetch_or(&irq_pending, PENDING_COMPARE);
-    if (!irq_disabled) {
-        irq_disabled = 1;
+    if (!port_native_irq_disabled) {
+        port_native_irq_disabled = 1;
         take_interrupts();
-        irq_disabled = 0; /* the interrupted code had interrupts enabled */
+        port_native_irq_disabled = 0; /* the interrupted code had interrupts enabled */
     }
     errno = saved_errno;
 }
@@ -204,37 +205,19 @@ static void take_pending_now(void)
 {
     sigset_t old;
     block_irq_signals(&old);
-    irq_disabled = 1;
+    port_native_irq_disabled = 1;
     take_interrupts();
-    irq_disabled = 0;
+    port_native_irq_disabled = 0;
     sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-port_irq_state_t port_irq_save(void)
-{
-    port_irq_state_t was = (port_irq_state_t) irq_disabled;
-    irq_disabled = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    return was;
 }
 
 void port_irq_enable(void)
 {
     atomic_signal_fence(memory_order_seq_cst);
-    irq_disabled = 0;
+    port_native_irq_disabled = 0;
     /* A signal from here on finds the flag clear and runs itself; one that
      * came before left its bit, which we must take now. */
     if (atomic_load_explicit(&irq_pending, memory_order_relaxed) != 0u) take_pending_now();
-}
-
-void port_irq_restore(port_irq_state_t state)
-{
-    if (!state) port_irq_enable();
-}
-
-bool port_in_isr(void)
-{
-    return in_isr != 0;
 }
 
 static void install_handlers(void)
@@ -530,9 +513,9 @@ static void real_sleep(void)
             break;
         }
         struct timespec ts, *timeout = real_timeout(&ts);
-        irq_disabled = 0;
+        port_native_irq_disabled = 0;
         int rc = pselect(0, NULL, NULL, NULL, timeout, &open);
-        irq_disabled = 1;
+        port_native_irq_disabled = 1;
         if (rc < 0) break; /* a signal came and its handler ran */
     }
     sleep_ticks += now_ticks() - start;
@@ -596,8 +579,8 @@ void port_init(void)
     sigemptyset(&irq_signals);
     sigaddset(&irq_signals, SIGALRM);
     sigaddset(&irq_signals, SIGUSR1);
-    irq_disabled = 1;
-    in_isr = 0;
+    port_native_irq_disabled = 1;
+    port_native_in_isr = 0;
     if (options.realtime) create_rt_timer();
     if (rt_timer_created) rt_timer_arm(UINT64_MAX); /* also after a switch to sim */
     port_compare_disable();

@@ -313,22 +313,23 @@ static void test_task_slab_exhaustion_is_reported(void **state)
 static void test_tasks_stay_reachable_when_colliding_pids_are_killed(void **state)
 {
     (void) state;
-    /* Pids 16 apart share a home slot in the pid table; killing one in the
-     * middle of a probe chain must not hide the ones after it. */
-    const mt_pid_t pids[] = {0x20, 0x30, 0x40, 0x21, 0x50};
+    /* The home slot is the pid's two nibbles XORed (sched.c): 0x20, 0x31,
+     * 0x46 and 0x57 share one, 0x21 has the next. Killing one in the middle
+     * of a probe chain must not hide the ones after it. */
+    const mt_pid_t pids[] = {0x20, 0x31, 0x46, 0x21, 0x57};
     for (unsigned i = 0; i < 5; i++) make(pids[i], 1, worker);
-    assert_int_equal(sched_task_kill(0x30), MT_OK);
+    assert_int_equal(sched_task_kill(0x31), MT_OK);
     assert_int_equal(sched_task_kill(0x20), MT_OK);
-    assert_true(sched_task_exists(0x40));
+    assert_true(sched_task_exists(0x46));
     assert_true(sched_task_exists(0x21));
-    assert_true(sched_task_exists(0x50));
-    assert_false(sched_task_exists(0x30));
+    assert_true(sched_task_exists(0x57));
+    assert_false(sched_task_exists(0x31));
     received = 0;
-    assert_int_equal(sched_send_to(0x50, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x57, PORT_0, NULL, 0, 0), MT_OK);
     assert_int_equal(sched_send_to(0x21, PORT_0, NULL, 0, 0), MT_OK);
     assert_int_equal(received, 2);
-    make(0x30, 1, worker); /* the freed slots are reusable */
-    assert_true(sched_task_exists(0x30));
+    make(0x31, 1, worker); /* the freed slots are reusable */
+    assert_true(sched_task_exists(0x31));
 }
 
 static void test_remote_send_without_bus_is_no_route(void **state)

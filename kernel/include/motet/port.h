@@ -72,16 +72,24 @@ void port_init(void);
 /* Stop the module with an exit status (emulator exit, process exit). */
 void port_halt(int status);
 
-/* ---- interrupts ---- */
+/* ---- interrupts ----
+ *
+ * The kernel's hot paths take the lock and test the context several times
+ * per message. A port whose port_irq_save(), port_irq_restore() and
+ * port_in_isr() are a few instructions may define those three as static
+ * inline functions in port_config.h (port_irq_state_t is uint8_t there)
+ * and define PORT_IRQ_INLINE; they are then not declared here. */
 
+#ifndef PORT_IRQ_INLINE
 /* Disable interrupts and return the previous state; any context. */
 port_irq_state_t port_irq_save(void);
 /* Restore the state returned by port_irq_save(); any context. */
 void port_irq_restore(port_irq_state_t state);
-/* Enable interrupts unconditionally; task context only. */
-void port_irq_enable(void);
 /* True while an interrupt handler (not the exit dispatch) is running. */
 bool port_in_isr(void);
+#endif
+/* Enable interrupts unconditionally; task context only. */
+void port_irq_enable(void);
 
 /* ---- time: one free-running counter and one compare ---- */
 

@@ -55,6 +55,8 @@ typedef struct slab_cache {
 void slab_init(slab_cache_t *cache);
 /* One zeroed object, or NULL (logged as MT_ERR_NO_SLAB) when exhausted; any context. */
 void *slab_alloc(slab_cache_t *cache);
+/* slab_alloc() without the zeroing, for callers that set every field. */
+void *slab_alloc_uninit(slab_cache_t *cache);
 /* Return an object. MT_ERR_DOUBLE_FREE or MT_ERR_BAD_POINTER; any context. */
 mt_err_t slab_free(slab_cache_t *cache, void *obj);
 /* True if obj is a live object of this cache. */

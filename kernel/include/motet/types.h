@@ -9,6 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Inline even under -Os, for the kernel's hot-path helpers whose call
+ * would cost more than their body (every supported compiler is GCC). */
+#define MT_INLINE inline __attribute__((always_inline))
+/* Never inline: keeps a slow path's register saves out of its fast caller. */
+#define MT_NOINLINE __attribute__((noinline))
+
 typedef uint8_t mt_pid_t;    /* device-wide task id */
 typedef uint8_t mt_port_t;   /* input port of a task */
 typedef int8_t mt_prio_t;    /* 0 lowest .. MOTET_PRIO_LEVELS-1 highest */
