@@ -492,7 +492,7 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
                         bool from_isr)
 {
     if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
-        return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
+        return log_error(MT_ERR_QUEUE_FULL);  /* the migrator's reserve: try again later */
     msg_t *m = slab_alloc_uninit(&msg_cache); /* every field is set below */
     if (!m) return log_error(MT_ERR_QUEUE_FULL);
     m->next = NULL;
