@@ -41,24 +41,36 @@
  *                                    the trampoline's calls up to the switch
  *                                    to another context (port_context_switch's
  *                                    36 B included), NMI's frame (32 B)
- * `motet stack --root cm_exit_dispatch` finds 80 B of calls with the
- * fixed-priority policy, and bench/cortex-m/bench_threads.c measures 72 B;
- * policies that arm kernel timers there (RR slices, RETOS, VOP) go deeper
- * and the analyser refuses them (the timer path's recursion), so 160 B are
- * allowed. A second interrupt can land in the trampoline while interrupts
- * are still on (before thread_isr_exit masks them, or after, before NMI):
- * two levels are allowed, as for the AVR port. MIN is what a guarded
- * thread of unknown need gets. */
+ * `motet stack` finds 80 B of calls there with the fixed-priority, FIFO
+ * and MANTIS policies (ctest stack_hello_cortex_m), and
+ * bench/cortex-m/bench_threads.c measures 72 B; 160 B are allowed. Policies
+ * that charge and re-arm kernel timers at the exit (RR slices, RETOS and
+ * VOP quanta: thread_isr_exit -> ... -> timer_kernel_start ->
+ * timer_service, which may post an expiry) go to 436 B (ctests
+ * stack_thread_{rr,retos,vop}_cortex_m), and get that. A second interrupt
+ * can land in the trampoline while interrupts are still on (before
+ * thread_isr_exit masks them, or after, before NMI): two levels are
+ * allowed, as for the AVR port. MIN is what a guarded thread of unknown
+ * need gets. */
 #define PORT_HAS_THREADS 1
 typedef struct port_context {
     void *sp;
     uint32_t control;
 } port_context_t;
-#define PORT_CM_EXIT_FRAME_BYTES 36u
-#define PORT_CM_EXIT_PATH_BYTES  160u
-#define PORT_CM_ISR_NESTING      2u
-#define PORT_THREAD_STACK_EXTRA                                                                    \
+#define PORT_CM_EXIT_FRAME_BYTES      36u
+#define PORT_CM_EXIT_PATH_BYTES       160u
+#define PORT_CM_EXIT_TIMED_PATH_BYTES 436u
+#define PORT_CM_ISR_NESTING           2u
+#define PORT_CM_THREAD_EXTRA                                                                       \
     (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))
+#define PORT_CM_THREAD_EXTRA_TIMED                                                                 \
+    (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_TIMED_PATH_BYTES))
+#if MOTET_THREAD_RR || MOTET_THREAD_POLICY == MOTET_POLICY_RETOS ||                                \
+    MOTET_THREAD_POLICY == MOTET_POLICY_VOP
+#define PORT_THREAD_STACK_EXTRA PORT_CM_THREAD_EXTRA_TIMED
+#else
+#define PORT_THREAD_STACK_EXTRA PORT_CM_THREAD_EXTRA
+#endif
 #define PORT_THREAD_STACK_MIN 1024u
 
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): each is one or

@@ -404,6 +404,11 @@ def test_no_dispatch_takes_no_path_into_a_handler_call(tmp_path, arch):
     quiet = stackcheck.analyse(elf, ["poster"], ann=ann)["roots"]["poster"]
     assert quiet.reach is None
     assert quiet.depth == su["poster"] + su["send"]
+    # A `preempt` function (a context switch) is not called there either.
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "no-dispatch poster\npreempt send\n")
+    switch_free = stackcheck.analyse(elf, ["poster"], ann=ann)["roots"]["poster"]
+    assert switch_free.depth == su["poster"]
+    assert stackcheck.analyse(elf, ["handler_a"], ann=ann)["roots"]["handler_a"].reach is not None
 
 
 def test_a_description_task_without_its_program_is_an_error(tmp_path):
@@ -460,3 +465,55 @@ def test_recorded_high_water_mark_is_read_from_its_table_row(tmp_path):
 def stackcheck_errors(stack_paint):
     """StackError as stack_paint sees it (it imports stackcheck as a script)."""
     return stack_paint.stackcheck.StackError
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_hook_has_no_target_without_its_setter_and_must_be_named_with_it(tmp_path, arch):
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build(tmp_path, "indirect", INDIRECT, arch)
+    su = su_frames(elf)
+    unset = stackcheck.parse_annotations("hook main set-by install_handler\n")
+    r = stackcheck.analyse(elf, ["main"], ann=unset)["roots"]["main"]
+    assert not r.problems, r.problems
+    assert r.depth == su["main"] + su["two"]
+    # A setter in the image: the call is refused until its targets are named.
+    setter = stackcheck.parse_annotations("hook main set-by install_handler two\n")
+    r = stackcheck.analyse(elf, ["main"], ann=setter)["roots"]["main"]
+    assert any("main: indirect call or jump it cannot resolve" in p for p in r.problems)
+    named = stackcheck.parse_annotations("hook main set-by two\nindirect main -> one two\n")
+    r = stackcheck.analyse(elf, ["main"], ann=named)["roots"]["main"]
+    assert not r.problems and r.depth == su["main"] + max(su["one"], su["two"])
+
+
+def test_isr_exit_puts_only_the_exit_dispatch_on_a_thread_stack(tmp_path):
+    """Cortex-M: bodies run on MSP; a thread's PSP takes, per level, the
+    hardware frame and the exit dispatch below it (stack.annot)."""
+    if not have("arm"):
+        pytest.skip("arm-none-eabi-gcc not installed")
+    elf = build_preempt(tmp_path, "arm")
+    su = su_frames(elf)
+    ann = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "isr poster\nisr-frame 36\n"
+                                       "isr-exit send\nthread-isr-nesting 2\n")
+    out = stackcheck.analyse(elf, [], ann=ann)
+    assert not out["kernel"].problems, out["kernel"].problems
+    exit_dispatch = su["send"] + su["dispatch"]
+    assert out["thread_extra"].depth == 2 * (36 + max(exit_dispatch, 32))
+    # On the kernel stack the interrupt costs the larger of body and exit.
+    body_only = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "isr poster\nisr-frame 36\n")
+    plain = stackcheck.analyse(elf, [], ann=body_only)["kernel"]
+    assert out["kernel"].depth >= plain.depth
+
+
+def test_thread_allowance_may_be_an_expression_of_the_port_config(tmp_path):
+    from motetlib import stack_paint
+
+    config = tmp_path / "port_config.h"
+    config.write_text("#define LEVELS 2u\n#define FRAME 36u\n#define EXTRA_PATH (160u)\n"
+                      "#define PORT_THREAD_STACK_EXTRA \\\n    (LEVELS * (FRAME + EXTRA_PATH))\n")
+    assert stack_paint.port_thread_extra(config) == 392
+    config.write_text("#define PORT_THREAD_STACK_EXTRA (LEVELS * 4)\n")
+    with pytest.raises(stackcheck_errors(stack_paint), match="uses LEVELS, not a #define"):
+        stack_paint.port_thread_extra(config)
+    cm = ROOT / "ports" / "cortex-m" / "port_config.h"
+    assert stack_paint.port_thread_extra(cm) > 0

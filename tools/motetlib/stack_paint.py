@@ -1,15 +1,25 @@
 # SPDX-License-Identifier: MIT
-"""The stack analyser against stack painting, on a real AVR image.
+"""The stack analyser against stack painting, on a real AVR or Cortex-M image.
 
-Runs IMAGE under the simavr harness (the port paints the free RAM before
-main() and reports the painted bytes overwritten at halt: the shared-stack
-high-water mark), analyses the same image with `motet stack`, and fails
-unless
+Runs IMAGE in its emulator, by the ELF's machine: AVR under the simavr
+harness (the port paints the free RAM before main() and reports the
+painted bytes overwritten at halt), Cortex-M under QEMU (the port paints
+its main stack, MSP, at reset and prints "cortex-m: stack high-water N of M
+bytes" at halt). Either mark is the kernel stack's: boot, handlers and,
+on Cortex-M, every interrupt body. It analyses the same image with `motet
+stack` and fails unless
   - the analysis is not refused and its kernel-stack figure is at least the
     measured high-water mark (a bound below a measurement is wrong);
   - with --port-config, the port's PORT_THREAD_STACK_EXTRA is at least the
     analysed "interrupts on a thread" figure (what an interrupt and its
-    exit, up to the switch away, put on a thread's stack).
+    exit, up to the switch away, put on a thread's stack; on Cortex-M that
+    thread's PSP, where only the hardware frame and the exit dispatch
+    land). The constant may be an expression of other #defines of the
+    file (integer arithmetic); --extra-name checks another of its macros
+    (a port whose allowance depends on the thread policy).
+With --thread-only, only the second check is made (images whose own
+code the analyser does not bound, such as the kernel's unit tests, still
+show what interrupts leave on a thread of their kernel).
 It prints both figures and the margin; the margin is reported, not judged:
 the bound is sound, not tight (docs/threads.md, "The kernel stack").
 
@@ -36,13 +46,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import port_avr  # noqa: E402
+import port_cortex_m  # noqa: E402
 import stackcheck  # noqa: E402
 
-EXTRA = re.compile(r"^#define\s+PORT_THREAD_STACK_EXTRA\s+(\d+)u?\b", re.M)
+DEFINE = re.compile(r"^#define[ \t]+(\w+)[ \t]+((?:[^\n]*\\\n)*[^\n]*)$", re.M)
+CM_MARK = re.compile(r"cortex-m: stack high-water (\d+) of (\d+) bytes")
 
 
 def painted_high_water(elf: Path, harness: str | None) -> int:
-    """The image's shared-stack high-water mark, measured by painting."""
+    """The image's kernel-stack high-water mark, measured by painting."""
+    if stackcheck.elf_arch(elf) == "arm":
+        return cortex_m_high_water(elf)
     exe = port_avr.harness_or_exit(harness)
     with tempfile.TemporaryDirectory(prefix="motet-stack-paint-") as work:
         summary = Path(work) / "run.json"
@@ -54,6 +68,17 @@ def painted_high_water(elf: Path, harness: str | None) -> int:
     return int(run["stack_used"])
 
 
+def cortex_m_high_water(elf: Path) -> int:
+    """MSP's high-water mark, as the Cortex-M port prints it at halt."""
+    status, out = port_cortex_m.run_captured(elf, echo=False)
+    text = out.decode(errors="replace")
+    m = CM_MARK.search(text)
+    if status != 0 or not m:
+        raise stackcheck.StackError(f"{elf.name} did not halt with its stack mark under QEMU "
+                                    f"(status {status}): {text.strip()[-300:]}")
+    return int(m[1])
+
+
 def recorded_high_water(elf: Path, table: Path) -> int:
     """The high-water mark recorded for IMAGE in a benchmark report."""
     rows = re.findall(rf"^\|\s*{re.escape(elf.name)}\s*\|\s*(\d+)\s*\|\s*$", table.read_text(),
@@ -63,11 +88,27 @@ def recorded_high_water(elf: Path, table: Path) -> int:
     return int(rows[0])
 
 
-def port_thread_extra(config: Path) -> int:
-    m = EXTRA.search(config.read_text())
-    if not m:
-        raise stackcheck.StackError(f"{config}: no PORT_THREAD_STACK_EXTRA")
-    return int(m[1])
+def port_thread_extra(config: Path, name: str = "PORT_THREAD_STACK_EXTRA") -> int:
+    """The thread allowance `name` of a port_config.h: a number, or integer
+    arithmetic over the file's other numeric #defines."""
+    defines = {n: body.replace("\\\n", " ").strip()
+               for n, body in DEFINE.findall(config.read_text())}
+    if name not in defines:
+        raise stackcheck.StackError(f"{config}: no {name}")
+    return _evaluate(defines, name, config, set())
+
+
+def _evaluate(defines: dict[str, str], name: str, config: Path, seen: set[str]) -> int:
+    if name in seen:
+        raise stackcheck.StackError(f"{config}: {name} is defined in terms of itself")
+    expr = re.sub(r"\b(\d+)[uUlL]*\b", r"\1", defines[name])
+    for ref in set(re.findall(r"\b[A-Za-z_]\w*\b", expr)):
+        if ref not in defines:
+            raise stackcheck.StackError(f"{config}: {name} uses {ref}, not a #define here")
+        expr = re.sub(rf"\b{ref}\b", str(_evaluate(defines, ref, config, seen | {name})), expr)
+    if not re.fullmatch(r"[\d\s()+*/-]+", expr):
+        raise stackcheck.StackError(f"{config}: {name} is not integer arithmetic: {expr!r}")
+    return int(eval(expr.replace("/", "//"), {"__builtins__": {}}))  # digits and + - * / ( )
 
 
 def failures(bound: int, measured: int, extra: int | None = None,
@@ -83,8 +124,29 @@ def failures(bound: int, measured: int, extra: int | None = None,
     return out
 
 
+def check_thread_only(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path,
+                      extra_name: str) -> int:
+    """The thread allowance against the analysed figure, nothing else
+    (main's own figure and the kernel stack's are computed and ignored)."""
+    out = stackcheck.analyse(elf, ["main"], ann.isrs, ann=ann, su_dirs=su)
+    t = out["thread_extra"]
+    if t is None or t.problems:
+        for p in t.problems if t is not None else ["no `dispatch` or `isr` annotations"]:
+            print(f"      {p}")
+        print(f"stack_paint: FAIL: {elf.name}: interrupts on a thread: refused", file=sys.stderr)
+        return 1
+    extra = port_thread_extra(config, extra_name)
+    print(f"{elf.name}: {extra_name} {extra} B, analysed interrupts on a thread {t.depth} B "
+          f"({' > '.join(t.path)})")
+    wrong = failures(0, 0, extra, t.depth, str(config))
+    for w in wrong:
+        print(f"stack_paint: FAIL: {w}", file=sys.stderr)
+    return 1 if wrong else 0
+
+
 def check(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path | None,
-          harness: str | None, recorded: Path | None = None) -> int:
+          harness: str | None, recorded: Path | None = None,
+          extra_name: str = "PORT_THREAD_STACK_EXTRA") -> int:
     out = stackcheck.analyse(elf, [], ann.isrs, ann=ann, su_dirs=su)
     lines, refused = stackcheck.report(out, False)
     print("\n".join(lines))
@@ -100,8 +162,8 @@ def check(elf: Path, ann: stackcheck.Annotations, su: list[Path], config: Path |
           f"{measured} B ({source}), margin {kernel.depth - measured} B")
     extra = need = None
     if config is not None:
-        extra, need = port_thread_extra(config), out["thread_extra"].depth
-        print(f"PORT_THREAD_STACK_EXTRA {extra} B, analysed interrupts on a thread {need} B")
+        extra, need = port_thread_extra(config, extra_name), out["thread_extra"].depth
+        print(f"{extra_name} {extra} B, analysed interrupts on a thread {need} B")
     wrong = failures(kernel.depth, measured, extra, need, str(config))
     for w in wrong:
         print(f"stack_paint: FAIL: {w}", file=sys.stderr)
@@ -117,13 +179,22 @@ def main(argv: list[str]) -> int:
     p.add_argument("--harness")
     p.add_argument("--measured-from", type=Path,
                    help="take the painted mark from this report instead of a run")
+    p.add_argument("--extra-name", default="PORT_THREAD_STACK_EXTRA",
+                   help="the macro of --port-config to check (default: %(default)s)")
+    p.add_argument("--thread-only", action="store_true",
+                   help="check only the thread allowance (needs --port-config)")
     args = p.parse_args(argv)
+    if args.thread_only and args.port_config is None:
+        p.error("--thread-only needs --port-config")
     try:
         ann = stackcheck.Annotations()
         for path in args.annotations:
             stackcheck.parse_annotations(path.read_text(), str(path), ann)
-        return check(args.elf, ann, args.su or [args.elf.parent], args.port_config,
-                     args.harness, args.measured_from)
+        su = args.su or [args.elf.parent]
+        if args.thread_only:
+            return check_thread_only(args.elf, ann, su, args.port_config, args.extra_name)
+        return check(args.elf, ann, su, args.port_config, args.harness, args.measured_from,
+                     args.extra_name)
     except (stackcheck.StackError, OSError) as e:
         print(f"stack_paint: error: {e}", file=sys.stderr)
         return 2

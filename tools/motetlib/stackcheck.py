@@ -48,6 +48,17 @@ Annotations (--annotations FILE), one per line, `#` comments:
     isr-frame BYTES              what the hardware pushes per interrupt
     isr-nesting N                interrupts that may nest (default: 1; with
                                  `dispatch`, the number of interrupt entries)
+    isr-exit FUNC                the port runs every interrupt body on the
+                                 kernel stack and then FUNC, its exit
+                                 dispatch, on the interrupted stack, in the
+                                 bytes the body used (Cortex-M: PendSV's
+                                 trampoline, below the hardware frame)
+    thread-isr-nesting N         interrupt levels on a thread's stack
+                                 (default: isr-nesting)
+    hook FUNC set-by S1 S2 ...   FUNC calls through a pointer that only S1,
+                                 S2... set: with none of them in the image
+                                 the call has no target; with one, the
+                                 image must name the targets (`indirect`)
 
     dispatch FUNC ...            FUNC's indirect calls are task-handler calls
                                  (the kernel's stack preemption, below)
@@ -56,7 +67,11 @@ Annotations (--annotations FILE), one per line, `#` comments:
     programs SYMBOL / appdesc SYMBOL / task HANDLER [PRIO]
                                  the task set (stack_tasks.py)
     no-dispatch FUNC ...         no handler starts under FUNC: its paths into
-                                 dispatch and bounded functions are not taken
+                                 dispatch, bounded and preempt functions are
+                                 not taken
+    preempt FUNC ...             FUNC hands the CPU to another context (a
+                                 thread switch, or K for a handler): never
+                                 called under a no-dispatch function
     k-only CALLER -> CALLEE      cut only for what lands on a thread's stack
     include FILE                 read FILE too (relative to this file)
 
@@ -137,6 +152,8 @@ class Annotations:
     isrs: list[str] = field(default_factory=list)
     isr_frame: int | None = None
     isr_nesting: int | None = None
+    isr_exit: str | None = None
+    thread_isr_nesting: int | None = None
     # The kernel stack (stack_preempt.py): handler-call sites, functions a
     # cycle may pass only a bounded number of times, the task set.
     dispatch: set[str] = field(default_factory=set)
@@ -146,7 +163,8 @@ class Annotations:
     appdescs: list[str] = field(default_factory=list)
     k_only: set[tuple[str, str]] = field(default_factory=set)
     no_dispatch: set[str] = field(default_factory=set)
-    hooks: dict[str, str] = field(default_factory=dict)  # FUNC -> setter
+    preempt: set[str] = field(default_factory=set)
+    hooks: dict[str, list[str]] = field(default_factory=dict)  # FUNC -> setters
 
 
 @dataclass
@@ -187,7 +205,13 @@ def parse_annotations(text: str, origin: str = "<annotations>",
         try:
             if kind == "indirect" and len(args) >= 5 and args[1] == "->" and args[-2] == "if":
                 ann.indirect.setdefault(args[0], []).extend(args[2:-2])
-                ann.hooks[args[0]] = args[-1]
+                ann.hooks.setdefault(args[0], []).append(args[-1])
+            elif kind == "hook" and len(args) >= 3 and args[1] == "set-by":
+                ann.hooks.setdefault(args[0], []).extend(args[2:])
+            elif kind == "isr-exit" and len(args) == 1:
+                ann.isr_exit = args[0]
+            elif kind == "thread-isr-nesting" and len(args) == 1:
+                ann.thread_isr_nesting = int(args[0], 0)
             elif kind == "indirect" and len(args) >= 3 and args[1] == "->":
                 ann.indirect.setdefault(args[0], []).extend(args[2:])
             elif kind == "jumptable" and len(args) == 1:
@@ -210,6 +234,8 @@ def parse_annotations(text: str, origin: str = "<annotations>",
                 ann.dispatch.update(args)
             elif kind == "no-dispatch" and args:
                 ann.no_dispatch.update(args)
+            elif kind == "preempt" and args:
+                ann.preempt.update(args)
             elif kind == "bounded" and len(args) == 2 and (args[1] == "tasks"
                                                           or args[1].isdigit()):
                 ann.bounded[args[0]] = args[1]
@@ -496,10 +522,10 @@ class Analyser:
         sites = calls + jumps
         if not sites:
             return [], []
-        setter = self.ann.hooks.get(f.name)
-        if setter is not None and setter not in self.funcs:
-            self.notes.append(f"{f.name}: its hook is never set ({setter} is not in the "
-                              f"image): the indirect call has no target")
+        setters = self.ann.hooks.get(f.name)
+        if setters is not None and not any(s in self.funcs for s in setters):
+            self.notes.append(f"{f.name}: its hook is never set ({' '.join(setters)}: not in "
+                              f"the image): the indirect call has no target")
             return [], []
         if pats == ["-"]:
             return [], []  # annotated: no target in this image
@@ -542,7 +568,8 @@ class Analyser:
                    if c not in self.ann.noreturn and (name, c) not in self.ann.cuts]
         for callee, base in callees:
             activation = named(callee, self.ann.bounded)
-            if quiet and (activation or named(callee, self.ann.dispatch)):
+            if quiet and (activation or named(callee, self.ann.dispatch)
+                          or named(callee, self.ann.preempt)):
                 continue  # never taken here
             if activation:  # a new activation: counted apart
                 if res.reach is None or base > res.reach:
@@ -630,6 +657,15 @@ def preempted_kernel_stack(elf: Path, a: Analyser, kernel: str, isrs: list[str])
         elements += [element(fn, f"{fn} #{i + 1}") for i in range(n)]
     hw = hardware_frame(ann, a.arch)
     isr_elements = [element(i, i, hw) for i in isrs]
+    if ann.isr_exit is not None:
+        # The body returns before the exit dispatch starts, in the same bytes
+        # above the interrupted code's hardware frame: the larger of the two.
+        ex = element(ann.isr_exit, ann.isr_exit, hw)
+        ex_full = max(ex.full, hw + EXIT_FRAMES.get(a.arch, 0))
+        isr_elements = [stack_preempt.Element(f"{i.name} then {ex.name}", max(i.full, ex_full),
+                                              ex.reach if i.reach is None
+                                              else max(i.reach, ex.reach or 0))
+                        for i in isr_elements]
     nesting = ann.isr_nesting if ann.isr_nesting is not None else len(isrs)
     root = element(kernel, kernel)
     depth, terms = stack_preempt.bound(root, elements, isr_elements, nesting)
@@ -643,6 +679,17 @@ def interrupts_on_a_thread(a: Analyser, isrs: list[str]) -> Result:
     that run only on the kernel stack cut (`k-only`)."""
     hw = hardware_frame(a.ann, a.arch)
     nesting = a.ann.isr_nesting if a.ann.isr_nesting is not None else len(isrs)
+    if a.ann.thread_isr_nesting is not None:
+        nesting = a.ann.thread_isr_nesting
+    if a.ann.isr_exit is not None:
+        # Bodies run on the kernel stack: a thread's stack takes, per level,
+        # the hardware frame and, below it, the exit dispatch up to the switch
+        # (or the exit's own exception frames, if larger).
+        ex = a.depth(a.ann.isr_exit)
+        per = hw + max(ex.depth, EXIT_FRAMES.get(a.arch, 0))
+        # The bodies' own figures (and refusals) belong to the kernel stack.
+        return Result(nesting * per, [f"{nesting} x ({hw} hardware frame + {per - hw} "
+                                      f"{' > '.join(ex.path)})"], list(ex.problems))
     costs = sorted(((a.depth(i).depth + hw, i) for i in isrs), reverse=True)[:nesting]
     res = Result(sum(c for c, _ in costs), [f"{i} {c}" for c, i in costs])
     for i in isrs:
@@ -654,6 +701,10 @@ def interrupts_on_a_thread(a: Analyser, isrs: list[str]) -> Result:
 # interrupt entry's frame counts: on AVR the return address, which the frame
 # already counts as for a call; on Cortex-M the 8-word exception frame.
 ISR_FRAME = {"arm": 32, "avr": 0, "x86-64": 0}
+# What an `isr-exit` dispatch may push in its own bytes besides its calls: on
+# Cortex-M, PendSV's fabricated frame (unstacked as the trampoline starts)
+# and NMI's frame at its end, 32 B each.
+EXIT_FRAMES = {"arm": 32}
 
 
 def kernel_stack(results: dict, kernel: str, isrs: list[str], ann: Annotations,
