@@ -101,6 +101,25 @@ function(motet_port_firmware target)
   endif()
 endfunction()
 
+# Deferred like the tests above; a function, so that the loop variable is
+# expanded when the tests are added.
+function(motet_avr_thread_allowance_tests)
+  foreach(policy prio fifo mantis rr retos vop)
+    set(allowance PORT_AVR_THREAD_EXTRA)
+    if(policy MATCHES "^(rr|retos|vop)$")
+      set(allowance PORT_AVR_THREAD_EXTRA_TIMED)
+    endif()
+    add_test(NAME stack_thread_${policy}_avr COMMAND
+      ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py --thread-only
+      ${CMAKE_BINARY_DIR}/bench/avr-energy/energy_${policy}_ls4000.elf
+      --annotations ${MOTET_ROOT}/kernel/stack/kernel.annot
+      --annotations ${MOTET_ROOT}/ports/avr/stack.annot
+      --su ${CMAKE_BINARY_DIR}/bench/avr-energy/CMakeFiles/energy_kernel_${policy}.dir
+      --su ${CMAKE_BINARY_DIR}/bench/avr-energy/CMakeFiles/energy_port_${policy}.dir
+      --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name ${allowance})
+  endforeach()
+endfunction()
+
 # The hello application runs from the test command too: it halts with status
 # 0 after its eighth greeting. (Deferred: the top level enables testing after
 # this file.)
@@ -126,7 +145,12 @@ if(MOTET_BUILD_TESTS)
     --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel.dir
     --su ${CMAKE_BINARY_DIR}/apps/hello
     --port-config ${MOTET_ROOT}/ports/avr/port_config.h
+    --extra-name PORT_AVR_THREAD_EXTRA
     --harness ${motet_harness})
+  # The thread allowance for every policy, on the energy benchmark's image
+  # of it (bench/avr-energy, event log off): RR, RETOS and VOP re-arm kernel
+  # timers at the interrupt exit and get PORT_AVR_THREAD_EXTRA_TIMED.
+  cmake_language(DEFER CALL motet_avr_thread_allowance_tests)
   # The benchmark images wait for injected interrupts: their bound is
   # compared with the mark their benchmark run recorded.
   cmake_language(DEFER CALL add_test NAME stack_bench_avr COMMAND
