@@ -59,7 +59,7 @@ typedef struct port_context {
 #else
 #define PORT_THREAD_STACK_EXTRA PORT_AVR_THREAD_EXTRA
 #endif
-#define PORT_THREAD_STACK_MIN   256u
+#define PORT_THREAD_STACK_MIN 256u
 
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): a call costs more
  * than the SREG access it wraps, and the kernel's hot paths take the lock
