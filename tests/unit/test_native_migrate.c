@@ -12,7 +12,9 @@
  * serialised, its image sent once every module replied, resumed when the
  * destination is unreachable; on success its held messages forwarded,
  * then END, the task kept here frozen until END is through, then CONFIRM
- * and routed away; and taken back when END is unreachable.
+ * and routed away; and taken back when END is unreachable. As the
+ * destination: message blocks set aside for the forwarded messages before
+ * ATTACHED, or the image refused when the pool cannot spare them.
  */
 #include <string.h>
 
@@ -272,6 +274,26 @@ static void test_unreachable_destination_leaves_the_task_here(void **state)
     assert_string_equal(got, "Sh"); /* the held message ran here */
 }
 
+/* The destination has no room for the held message the image announced:
+ * the task resumes here with it, and everyone is told. */
+static void test_destination_refusing_for_lack_of_blocks_leaves_the_task_here(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t refused[3] = {LOCAL, id, MT_ERR_QUEUE_FULL};
+    from_migrator(2, MIG_MSG_ATTACHED, refused, 3);
+    assert_true(migrate_live(LOCAL));
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t failed[5] = {LOCAL, id, MT_ERR_QUEUE_FULL, SELF, 2};
+    assert_memory_equal(result.payload, failed, 5);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* the held message ran here */
+    assert_int_equal(migrate_active(), 0);
+}
+
 /* The image is in, module 2 attached it, our RESULT ok went out and 'h'
  * was forwarded: END is the frame on the bus. 'k' is sent here meanwhile. */
 static void commit_and_forward(uint8_t *id)
@@ -473,6 +495,8 @@ int main(void)
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
+        cmocka_unit_test_setup(test_destination_refusing_for_lack_of_blocks_leaves_the_task_here,
+                               setup),
         cmocka_unit_test_setup(test_destination_without_room_for_the_forwarded_messages_refuses,
                                setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
