@@ -24,6 +24,7 @@
 #include "motet/migrate.h"
 #include "motet/timer.h"
 #include "motet/timesync.h"
+#include "sched_internal.h"
 
 #if MOTET_BUS
 
@@ -312,6 +313,21 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
     if (err) B.stats.rx_undeliverable++; /* logged where it failed */
 }
 
+/* A message for a task here with no message block left to store it in:
+ * the frame is not taken, and the sender's interface offers it again, as
+ * behind a full receive buffer. Only unicast data frames: a broadcast may
+ * have been taken by other receivers already, a multicast by some of the
+ * groups' members here, and the migrator's own frames must never wait
+ * behind the messages they are to release (migrate.c keeps its own
+ * reserve of blocks for them). */
+static bool no_block_for(const bus_frame_t *f)
+{
+    if (f->type != BUS_FRAME_DATA || f->dst != B.self || f->pid == MT_PID_MIGRATOR) return false;
+    if (sched_msg_spare() > 0 || !sched_task_exists(f->pid)) return false;
+    log_error(MT_ERR_QUEUE_FULL);
+    return true;
+}
+
 bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
 {
     uint32_t local = capture_time(capture);
@@ -327,6 +343,7 @@ bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
     }
     /* Not taken, not seen (no sequence number recorded): offered again. */
     if (f.type == BUS_FRAME_DATA && migrate_bus_busy(&f)) return BUS_RX_BUSY;
+    if (no_block_for(&f)) return BUS_RX_BUSY; /* the hub counts busy answers */
     B.stats.rx_frames++;
     log_event(EV_BUS, f.pid, (uint16_t) (n | LOG_BUS_RX));
     if (is_duplicate(&f)) {

@@ -76,6 +76,7 @@ void mig_slot_free(slot_t *s)
     mig_free_list(s->out);
     mig_free_list(s->fwd);
     mig_free_list(s->casts);
+    mig_free_list(s->reserved);
     memset(s, 0, sizeof *s);
 }
 

@@ -52,6 +52,7 @@ uint16_t mig_image_encode(const mig_image_t *img, uint8_t *out, uint16_t cap)
     out[7] = img->n_groups;
     put32(out + 8, img->stamp);
     mig_put16(out + 12, img->state_len);
+    mig_put16(out + MIG_IMAGE_HELD, img->held);
     uint8_t *p = out + MIG_IMAGE_HEADER;
     if (img->n_routes) memcpy(p, img->routes, img->n_routes * MIG_ROUTE_BYTES);
     p = encode_timers(img, p + img->n_routes * MIG_ROUTE_BYTES);
@@ -87,6 +88,7 @@ mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img)
     img->n_groups = buf[7];
     img->stamp = get32(buf + 8);
     img->state_len = mig_get16(buf + 12);
+    img->held = mig_get16(buf + MIG_IMAGE_HELD);
     if (img->prio < 0 || img->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (img->n_timers > TIMERS_PER_TASK || mig_image_size(img) > n) return MT_ERR_INVALID;
     img->routes = buf + MIG_IMAGE_HEADER;

@@ -9,9 +9,10 @@
  * endian and byte by byte, so that an 8-bit and a 32-bit module read it
  * alike; the state block follows it on the wire:
  *
- *   0 version (1)  1 pid  2 prio  3 flags  4 program id
+ *   0 version (2)  1 pid  2 prio  3 flags  4 program id
  *   5 routes  6 timers  7 groups   8 u32 stamp (global time)   12 u16 state bytes
- *   14 routes x (u8 pid, u8 port)
+ *   14 u16 held messages (the destination sets aside a block for each)
+ *   16 routes x (u8 pid, u8 port)
  *      timers x (u8 index, u32 remaining, u32 period; 0: one-shot)
  *      groups x (u8 group, u8 port)
  */
@@ -22,8 +23,9 @@
 #include "motet/timer.h"
 #include "sched_internal.h"
 
-#define MIG_IMAGE_VERSION 1u
-#define MIG_IMAGE_HEADER  14u
+#define MIG_IMAGE_VERSION 2u
+#define MIG_IMAGE_HEADER  16u
+#define MIG_IMAGE_HELD    14u /* offset of the held-message count */
 #define MIG_ROUTE_BYTES   2u
 #define MIG_TIMER_BYTES   9u
 #define MIG_GROUP_BYTES   2u
@@ -49,6 +51,7 @@ typedef struct mig_image {
     uint8_t n_groups;
     uint32_t stamp;
     uint16_t state_len;
+    uint16_t held; /* messages the source will forward, at most */
     const uint8_t *routes;
     const uint8_t *groups;
     mig_timer_t timers[TIMERS_PER_TASK];
@@ -96,6 +99,8 @@ void sched_mig_freeze(task_t *t);
 void sched_mig_thaw(task_t *t);
 /* Unlink and return the held messages of t, oldest first. */
 msg_t *sched_mig_take_held(task_t *t);
+/* How many messages t holds. */
+uint16_t sched_mig_held_count(const task_t *t);
 /* Insert list (oldest first) into t's held messages after the first
  * `index` of them (all of them if fewer). Any context. */
 void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index);
@@ -103,6 +108,12 @@ void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index);
  * memory or if only MIG_RESERVE message blocks are left (logged). Any
  * context. */
 msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len);
+/* Set `count` message blocks aside into *pool, leaving MIG_RESERVE free:
+ * MT_ERR_QUEUE_FULL (logged, nothing set aside) if the pool cannot. */
+mt_err_t sched_mig_reserve(msg_t **pool, uint16_t count);
+/* As sched_mig_msg(), in a block taken from *pool while it has one. */
+msg_t *sched_mig_msg_from(msg_t **pool, mt_pid_t dst, mt_port_t port, const void *data,
+                          uint16_t len);
 /* Free a message taken from a held list and its payload. */
 void sched_mig_msg_free(msg_t *m);
 /* Run t's handler for `port` now (payload: a kernel heap block or NULL),
@@ -182,6 +193,7 @@ typedef struct slot {
     msg_t *fwd;         /* source: held messages at the commit, kept until END is through */
     msg_t *fwd_next;    /* source: the first of them not forwarded yet */
     uint16_t fwd_count; /* messages forwarded (source) or received (dest) */
+    msg_t *reserved;    /* dest: blocks set aside for the forwarded messages */
     msg_t *casts;       /* source: multicasts to the task's groups since the commit */
     bool recording;     /* source: multicasts to its groups go to `casts` (interrupt) */
     bool dest_lost;     /* source: the destination was unreachable before the commit */

@@ -239,6 +239,11 @@ static void drop_copy(slot_t *s)
     msg_t *held = NULL;
     if (t && (t->flags & TASK_FROZEN) && sched_mig_move_out(t, s->source, &held) == MT_OK)
         append(s, held);
+    port_irq_state_t st = port_irq_save();
+    msg_t *reserved = s->reserved; /* nothing more is forwarded to the copy */
+    s->reserved = NULL;
+    port_irq_restore(st);
+    mig_free_list(reserved);
     s->hold = true;
 }
 
@@ -257,6 +262,11 @@ static void attach(slot_t *s)
     mt_err_t err = s->err;
     task_t *t = NULL;
     if (!err) err = mig_image_decode(s->head, s->head_len, &img);
+    /* Blocks for the messages the source will forward, set aside before
+     * ATTACHED: the pool cannot refuse them later, and FORWARD cannot be
+     * answered busy (the task starts only after END). Not enough: refused,
+     * as out of memory, and the task stays at the source. */
+    if (!err) err = sched_mig_reserve(&s->reserved, img.held);
     if (!err) t = create(s, &img, &err);
     if (!err) err = deserialise(s, t);
     s->since = timer_now();
@@ -264,6 +274,8 @@ static void attach(slot_t *s)
         log_error(err);
         mem_free(s->state);
         s->state = NULL;
+        mig_free_list(s->reserved);
+        s->reserved = NULL;
         s->step = ST_FAILED; /* still holding back, for the source now */
         answer(s, err);
         return;
@@ -395,9 +407,11 @@ void mig_peer_rx_forward(const bus_frame_t *f)
     for (uint16_t at = MIG_FWD_HDR; at + MIG_FWD_ENTRY <= f->len;) {
         uint16_t n = mig_get16(p + at + 1);
         if (at + MIG_FWD_ENTRY + n > f->len) break;
-        /* After the ones forwarded before, ahead of everything else. */
-        msg_t *m = sched_mig_msg(s->pid, p[at], p + at + MIG_FWD_ENTRY, n);
-        if (m) sched_mig_hold_at(t, m, s->fwd_count); /* else logged: lost */
+        /* After the ones forwarded before, ahead of everything else, in a
+         * block set aside at attaching (the payload needs heap: if that is
+         * out, logged and lost). */
+        msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, p[at], p + at + MIG_FWD_ENTRY, n);
+        if (m) sched_mig_hold_at(t, m, s->fwd_count);
         s->fwd_count++;
         at = (uint16_t) (at + MIG_FWD_ENTRY + n);
     }

@@ -247,8 +247,15 @@ void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester)
     mig_ctrl(MIG_MSG_FREEZE, BUS_BROADCAST, MIG_CTRL_PRIO, d, 5);
 }
 
+/* Every reply is in: whatever other modules sent to the task before the
+ * freeze is held here now. The image tells the destination how many
+ * messages will follow it, so that it sets blocks aside for them before
+ * it attaches. (Multicasts and this module's own sends may still add some
+ * until the commit: they follow too, without a block set aside.) */
 static void start_sending(slot_t *s)
 {
+    task_t *t = sched_find_task(s->pid);
+    mig_put16(s->head + MIG_IMAGE_HELD, t ? sched_mig_held_count(t) : 0u);
     s->step = ST_SENDING;
     s->offset = 0;
     mig_source_pump(s);

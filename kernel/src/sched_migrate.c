@@ -70,6 +70,14 @@ msg_t *sched_mig_take_held(task_t *t)
     return list;
 }
 
+uint16_t sched_mig_held_count(const task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    uint16_t n = list_length(t->held);
+    port_irq_restore(s);
+    return n;
+}
+
 void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index)
 {
     if (!list) return;
@@ -84,14 +92,30 @@ void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index)
     port_irq_restore(s);
 }
 
-msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
+mt_err_t sched_mig_reserve(msg_t **pool, uint16_t count)
 {
-    if (sched_msg_spare() <= MIG_RESERVE) { /* the migrator's own wake-ups need them */
-        log_error(MT_ERR_QUEUE_FULL);
-        return NULL;
+    msg_t *got = NULL;
+    for (uint16_t i = 0; i < count; i++) {
+        msg_t *m = sched_msg_spare() > MIG_RESERVE ? sched_msg_alloc() : NULL;
+        if (!m) {
+            while (got) {
+                m = got;
+                got = m->next;
+                sched_msg_free(m);
+            }
+            return log_error(MT_ERR_QUEUE_FULL);
+        }
+        memset(m, 0, sizeof *m);
+        m->next = got;
+        got = m;
     }
-    msg_t *m = sched_msg_alloc(); /* logs an empty pool */
-    if (!m) return NULL;
+    *pool = got;
+    return MT_OK;
+}
+
+/* A held message for dst in block m (from the pool or set aside). */
+static msg_t *fill(msg_t *m, mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
+{
     memset(m, 0, sizeof *m);
     m->dst = dst;
     m->port = port;
@@ -108,6 +132,26 @@ msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t le
         m->flags |= MSG_HEAP;
     }
     return m;
+}
+
+msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
+{
+    if (sched_msg_spare() <= MIG_RESERVE) { /* the migrator's own wake-ups need them */
+        log_error(MT_ERR_QUEUE_FULL);
+        return NULL;
+    }
+    msg_t *m = sched_msg_alloc(); /* logs an empty pool */
+    return m ? fill(m, dst, port, data, len) : NULL;
+}
+
+msg_t *sched_mig_msg_from(msg_t **pool, mt_pid_t dst, mt_port_t port, const void *data,
+                          uint16_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    msg_t *m = *pool;
+    if (m) *pool = m->next;
+    port_irq_restore(s);
+    return m ? fill(m, dst, port, data, len) : sched_mig_msg(dst, port, data, len);
 }
 
 void sched_mig_msg_free(msg_t *m)

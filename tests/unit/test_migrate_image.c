@@ -24,6 +24,7 @@ static mig_image_t sample(void)
                        .n_groups = 1,
                        .stamp = 0xA1B2C3D4u,
                        .state_len = 300,
+                       .held = 0x0102,
                        .routes = routes,
                        .groups = groups};
     img.timers[0] = (mig_timer_t){.index = 0, .remaining = 1234, .period = 10000};
@@ -37,15 +38,16 @@ static void test_image_round_trip_and_layout(void **state)
     mig_image_t img = sample();
     uint8_t buf[64];
     uint16_t n = mig_image_encode(&img, buf, sizeof buf);
-    /* 14-byte header, 2 per route, 9 per timer, 2 per group. */
-    assert_int_equal(n, 14 + 3 * 2 + 2 * 9 + 1 * 2);
+    /* 16-byte header, 2 per route, 9 per timer, 2 per group. */
+    assert_int_equal(n, 16 + 3 * 2 + 2 * 9 + 1 * 2);
     assert_int_equal(mig_image_size(&img), n);
     /* Little-endian, byte by byte: the same on every module. */
-    const uint8_t head[] = {1, 0x20, 3, TASK_MOVABLE, 11, 3, 2, 1, 0xD4, 0xC3, 0xB2, 0xA1, 44, 1};
+    const uint8_t head[] = {2,    0x20, 3,    TASK_MOVABLE, 11, 3, 2, 1,
+                            0xD4, 0xC3, 0xB2, 0xA1,         44, 1, 2, 1};
     assert_memory_equal(buf, head, sizeof head);
-    assert_memory_equal(buf + 14, routes, sizeof routes);
+    assert_memory_equal(buf + 16, routes, sizeof routes);
     const uint8_t timer1[] = {3, 4, 3, 2, 1, 0, 0, 0, 0};
-    assert_memory_equal(buf + 20 + 9, timer1, sizeof timer1);
+    assert_memory_equal(buf + 22 + 9, timer1, sizeof timer1);
     mig_image_t back;
     assert_int_equal(mig_image_decode(buf, n, &back), MT_OK);
     assert_int_equal(back.pid, 0x20);
@@ -53,6 +55,7 @@ static void test_image_round_trip_and_layout(void **state)
     assert_int_equal(back.program, 11);
     assert_int_equal(back.stamp, 0xA1B2C3D4u);
     assert_int_equal(back.state_len, 300);
+    assert_int_equal(back.held, 0x0102);
     assert_int_equal(back.n_timers, 2);
     assert_int_equal(back.timers[0].remaining, 1234);
     assert_int_equal(back.timers[0].period, 10000);
@@ -86,17 +89,17 @@ static void test_bad_images_are_refused(void **state)
     uint16_t n = mig_image_encode(&img, buf, sizeof buf);
     assert_int_equal(mig_image_decode(buf, (uint16_t) (n - 1), &back), MT_ERR_INVALID); /* short */
     assert_int_equal(mig_image_decode(NULL, n, &back), MT_ERR_INVALID);
-    buf[0] = 2; /* an unknown version */
+    buf[0] = 1; /* an older version: no held-message count */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
-    buf[0] = 1;
+    buf[0] = 2;
     buf[2] = MOTET_PRIO_LEVELS; /* a priority out of range */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
     buf[2] = 3;
-    buf[20 + 9] = 0; /* timer index 0 twice */
+    buf[22 + 9] = 0; /* timer index 0 twice */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
-    buf[20 + 9] = TIMERS_PER_TASK; /* no such timer */
+    buf[22 + 9] = TIMERS_PER_TASK; /* no such timer */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
-    buf[20 + 9] = 3;
+    buf[22 + 9] = 3;
     assert_int_equal(mig_image_decode(buf, n, &back), MT_OK);
 }
 

@@ -23,7 +23,7 @@
 static uint8_t sent[24][SLOT];
 static uint16_t sent_len[24];
 static unsigned n_sent;
-static char got[64];
+static char got[96];
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
@@ -276,6 +276,36 @@ static void test_received_data_for_no_task_is_counted(void **state)
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
 }
 
+/* Flow control at the receiver: with no message block left (all held for
+ * a task not initialised yet), a data frame for a task here is answered
+ * busy (not taken, not counted, logged) rather than dropped; offered again
+ * once there is room, it is taken, once. */
+static void test_data_frame_without_a_message_block_is_answered_busy(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = 0x22, .prio = 3, .handler = recorder}),
+                     MT_OK);
+    unsigned held = 0;
+    while (sched_send_to(0x22, PORT_0, "h", 1, 0) == MT_OK) held++;
+    assert_true(held > 4 && held <= MOTET_MAX_QUEUED_MSGS);
+    bus_frame_t f = frame_from(2, 0x20, "r");
+    assert_false(receive(&f, false)); /* busy */
+    assert_false(receive(&f, false)); /* still */
+    assert_int_equal(bus_stats()->rx_frames, 0);
+    assert_int_equal(bus_stats()->rx_undeliverable, 0);
+    assert_int_equal(bus_stats()->rx_corrupt, 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 3); /* the send, two offers */
+    assert_int_equal(sched_task_init(0x22, NULL, 0), MT_OK);
+    sched_run_pending();             /* the held messages run and give their blocks back */
+    assert_true(receive(&f, false)); /* the same frame, offered again */
+    sched_run_pending();
+    char want[2 * MOTET_MAX_QUEUED_MSGS + 3] = "";
+    for (unsigned i = 0; i < held; i++) strcat(want, "Bh");
+    strcat(want, "Ar");
+    assert_string_equal(got, want);
+    assert_int_equal(bus_stats()->rx_frames, 1);
+}
+
 /* Multicast: one broadcast frame; the sender's own members get it once it
  * has gone, like every other module's, highest priority first. */
 static void test_multicast_once_on_the_bus(void **state)
@@ -450,6 +480,7 @@ int main(void)
         cmocka_unit_test_setup(test_received_multicast_in_priority_order, setup),
         cmocka_unit_test_setup(test_queue_full_is_refused, setup),
         cmocka_unit_test_setup(test_without_bus_multicast_is_local, setup_local),
+        cmocka_unit_test_setup(test_data_frame_without_a_message_block_is_answered_busy, setup),
         cmocka_unit_test_setup(test_timesync_beacons, setup),
         cmocka_unit_test_setup(test_description_waits_for_every_module, setup),
         cmocka_unit_test_setup(test_description_undone_when_a_module_fails, setup),

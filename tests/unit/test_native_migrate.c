@@ -12,7 +12,9 @@
  * serialised, its image sent once every module replied, resumed when the
  * destination is unreachable; on success its held messages forwarded,
  * then END, the task kept here frozen until END is through, then CONFIRM
- * and routed away; and taken back when END is unreachable.
+ * and routed away; and taken back when END is unreachable. As the
+ * destination: message blocks set aside for the forwarded messages before
+ * ATTACHED, or the image refused when the pool cannot spare them.
  */
 #include <string.h>
 
@@ -253,6 +255,8 @@ static void freeze_and_reply(uint8_t *id)
     assert_int_equal(chunk.dst, 2);
     assert_int_equal(chunk.len, MIG_CHUNK_HDR + MIG_IMAGE_HEADER + 3); /* no routes, timers */
     assert_memory_equal(chunk.payload + chunk.len - 3, "abc", 3);
+    /* 'h' is held: the destination is told one message will follow. */
+    assert_int_equal(mig_get16(chunk.payload + MIG_CHUNK_HDR + MIG_IMAGE_HELD), 1);
 }
 
 static void test_unreachable_destination_leaves_the_task_here(void **state)
@@ -270,12 +274,34 @@ static void test_unreachable_destination_leaves_the_task_here(void **state)
     assert_string_equal(got, "Sh"); /* the held message ran here */
 }
 
+/* The destination has no room for the held message the image announced:
+ * the task resumes here with it, and everyone is told. */
+static void test_destination_refusing_for_lack_of_blocks_leaves_the_task_here(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t refused[3] = {LOCAL, id, MT_ERR_QUEUE_FULL};
+    from_migrator(2, MIG_MSG_ATTACHED, refused, 3);
+    assert_true(migrate_live(LOCAL));
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t failed[5] = {LOCAL, id, MT_ERR_QUEUE_FULL, SELF, 2};
+    assert_memory_equal(result.payload, failed, 5);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* the held message ran here */
+    assert_int_equal(migrate_active(), 0);
+}
+
 /* The image is in, module 2 attached it, our RESULT ok went out and 'h'
  * was forwarded: END is the frame on the bus. 'k' is sent here meanwhile. */
 static void commit_and_forward(uint8_t *id)
 {
     freeze_and_reply(id);
     finish_tx(PORT_BUS_SENT); /* the chunk */
+    /* Held after the image counted 'h': forwarded too, into no set-aside block. */
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "j", 1, 0), MT_OK);
     const uint8_t attached[3] = {LOCAL, *id, MT_OK};
     from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
     bus_frame_t result = sent_frame(2);
@@ -287,13 +313,14 @@ static void commit_and_forward(uint8_t *id)
     assert_false(migrate_live(LOCAL));
     bus_frame_t fwd = sent_frame(3);
     assert_int_equal(fwd.port, MIG_MSG_FORWARD);
-    const uint8_t one[6] = {LOCAL, *id, PORT_0, 1, 0, 'h'};
-    assert_memory_equal(fwd.payload, one, 6);
+    const uint8_t two[10] = {LOCAL, *id, PORT_0, 1, 0, 'h', PORT_0, 1, 0, 'j'};
+    assert_int_equal(fwd.len, 10);
+    assert_memory_equal(fwd.payload, two, 10);
     assert_int_equal(sched_send_to(LOCAL, PORT_0, "k", 1, 0), MT_OK); /* held here */
     finish_tx(PORT_BUS_SENT);
     bus_frame_t end = sent_frame(4);
     assert_int_equal(end.port, MIG_MSG_END);
-    assert_int_equal(end.payload[2], 1); /* one message forwarded */
+    assert_int_equal(end.payload[2], 2); /* two messages forwarded */
     assert_int_equal(n_sent, 5);
 }
 
@@ -313,14 +340,14 @@ static void test_success_moves_the_task_once_end_is_through(void **state)
     const uint8_t c[4] = {LOCAL, id, SELF, 2};
     assert_memory_equal(confirm.payload, c, 4);
     finish_tx(PORT_BUS_SENT);
-    bus_frame_t k = sent_frame(6); /* what was held here follows the task */
+    bus_frame_t k = sent_frame(6); /* what was held here since the commit follows the task */
     assert_int_equal(k.type, BUS_FRAME_DATA);
     assert_int_equal(k.dst, 2);
     assert_int_equal(k.pid, LOCAL);
     assert_int_equal(k.payload[0], 'k');
     finish_tx(PORT_BUS_SENT);
     assert_int_equal(migrate_active(), 0);
-    assert_string_equal(got, "S"); /* 'h' and 'k' ran nowhere here */
+    assert_string_equal(got, "S"); /* 'h', 'j' and 'k' ran nowhere here */
 }
 
 static void test_end_unreachable_takes_the_task_back(void **state)
@@ -338,10 +365,10 @@ static void test_end_unreachable_takes_the_task_back(void **state)
     assert_int_equal(migrate_active(), 0);
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_DOWN), 2); /* the bus, the migrator */
     sched_run_pending();
-    assert_string_equal(got, "Shk"); /* the forwarded copy, then what was held here */
+    assert_string_equal(got, "Shjk"); /* the forwarded copy, then what was held here */
     assert_int_equal(sched_send_to(LOCAL, PORT_0, "m", 1, 0), MT_OK); /* runs here */
     sched_run_pending();
-    assert_string_equal(got, "Shkm");
+    assert_string_equal(got, "Shjkm");
 }
 
 /* Flow control: while the task is frozen, sends that would take the
@@ -372,6 +399,91 @@ static void test_frozen_task_at_the_reserve_refuses_and_answers_busy(void **stat
     assert_string_equal(got, want);
 }
 
+/* ---- the destination ---- */
+
+/* FREEZE from module 0 moving REMOTE here; the reply goes out. */
+static void freeze_here(uint8_t id)
+{
+    const uint8_t freeze[5] = {REMOTE, id, 0, SELF, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT);
+}
+
+/* The image of REMOTE (program 9, no state) announcing `held` forwarded
+ * messages; returns the error ATTACHED answers. */
+static mt_err_t image_here(uint8_t id, uint16_t held)
+{
+    mig_image_t img = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .program = 9, .held = held};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, id, 0, 0};
+    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER),
+                     MIG_IMAGE_HEADER);
+    unsigned before = n_sent;
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending(); /* the migrator attaches */
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t attached = sent_frame(before);
+    assert_int_equal(attached.port, MIG_MSG_ATTACHED);
+    assert_int_equal(attached.dst, 0);
+    finish_tx(PORT_BUS_SENT);
+    return (mt_err_t) attached.payload[2];
+}
+
+/* The destination's own senders hold back all but the migrator's reserve:
+ * no room for the two messages the source will forward, so the image is
+ * refused like one that does not fit (the source then resumes the task)
+ * and what was held back here goes to the source, every one. */
+static void test_destination_without_room_for_the_forwarded_messages_refuses(void **state)
+{
+    (void) state;
+    freeze_here(4);
+    unsigned held = 0;
+    while (sched_send_to(REMOTE, PORT_0, "x", 1, 0) == MT_OK) held++;
+    assert_true(held > 4);
+    assert_int_equal(sched_msg_spare(), MIG_RESERVE);
+    assert_int_equal(image_here(4, 2), MT_ERR_QUEUE_FULL);
+    assert_false(sched_task_exists(REMOTE)); /* no copy here */
+    assert_int_equal(sched_msg_spare(), MIG_RESERVE);
+    unsigned first = n_sent;
+    const uint8_t failed[5] = {REMOTE, 4, MT_ERR_QUEUE_FULL, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, failed, 5);
+    for (unsigned guard = 0; n_sent - first < held && guard < 64; guard++) {
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_int_equal(n_sent - first, held);
+    assert_int_equal(migrate_active(), 0);
+    for (unsigned i = first; i < n_sent; i++) expect_data(i, 0, 'x');
+}
+
+/* With room, the blocks are set aside at ATTACHED: the pool then fills up
+ * to the reserve with the task's own senders here, and both forwarded
+ * messages are still stored, first, and run once END has come. */
+static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void **state)
+{
+    (void) state;
+    freeze_here(5);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held back */
+    uint8_t spare = sched_msg_spare();
+    assert_int_equal(image_here(5, 2), MT_OK);
+    assert_int_equal(sched_msg_spare(), spare - 2);
+    unsigned later = 0;
+    while (sched_send_to(REMOTE, PORT_0, "y", 1, 0) == MT_OK) later++;
+    assert_int_equal(sched_msg_spare(), MIG_RESERVE);
+    const uint8_t ok[5] = {REMOTE, 5, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    const uint8_t fwd[10] = {REMOTE, 5, PORT_0, 1, 0, 'p', PORT_0, 1, 0, 'q'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    const uint8_t end[4] = {REMOTE, 5, 2, 0};
+    from_migrator(0, MIG_MSG_END, end, 4);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
+    char want[64] = "pqd";
+    memset(want + 3, 'y', later);
+    want[3 + later] = 0;
+    assert_string_equal(got, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +495,12 @@ int main(void)
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
+        cmocka_unit_test_setup(test_destination_refusing_for_lack_of_blocks_leaves_the_task_here,
+                               setup),
+        cmocka_unit_test_setup(test_destination_without_room_for_the_forwarded_messages_refuses,
+                               setup),
+        cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
+                               setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
 }

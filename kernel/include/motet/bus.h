@@ -156,8 +156,9 @@ typedef enum {
 } bus_rx_t;
 
 /* Port hook, interrupt context: a frame arrived; `capture` is the counter
- * when it was complete. BUS_RX_BUSY only for a frame to a task frozen for
- * a migration while the message pool is down to the migrator's reserve. */
+ * when it was complete. BUS_RX_BUSY only for a unicast data frame to a
+ * task here while the message pool has no block for it (for a task frozen
+ * for a migration: while the pool is down to the migrator's reserve). */
 bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture);
 /* Port hook, interrupt context: the frame given to port_bus_send() ended. */
 void bus_isr_tx_done(port_bus_result_t result);
