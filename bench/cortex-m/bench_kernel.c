@@ -46,6 +46,7 @@
  */
 #include <stdio.h>
 
+#include "bench_spin.h"
 #include "cortex_m.h"
 #include "motet/motet.h"
 #include "motet/port.h"
@@ -243,21 +244,6 @@ static void run_op(const bench_op_t *op)
     }
     printf("op %s %u %lu\n", op->name, N1, (unsigned long) c1);
     printf("op %s %u %lu\n", op->name, N2, (unsigned long) c2);
-}
-
-/* Spin until *flag is set: exactly four instructions an iteration (load,
- * count, compare, branch); returns the iterations. */
-static uint32_t spin_until_set(volatile uint32_t *flag)
-{
-    uint32_t n = 0, seen;
-    __asm volatile("1: ldr %1, [%2]\n"
-                   "adds %0, %0, #1\n"
-                   "cmp %1, #0\n"
-                   "beq 1b\n"
-                   : "+r"(n), "=&r"(seen)
-                   : "r"(flag)
-                   : "cc", "memory");
-    return n;
 }
 
 static void steal_timer(uint32_t expiries)

@@ -41,6 +41,7 @@
  */
 #include <stdio.h>
 
+#include "bench_spin.h"
 #include "cortex_m.h"
 #include "motet/motet.h"
 #include "motet/port.h"
@@ -180,21 +181,6 @@ static void sleeper(void *arg)
     (void) arg;
     for (uint32_t i = 0; i < sleep_goal; i++) thread_sleep(1);
     sleeps_done = 1;
-}
-
-/* Spin until *flag is set: exactly four instructions an iteration (load,
- * count, compare, branch); returns the iterations. */
-static uint32_t spin_until_set(volatile uint32_t *flag)
-{
-    uint32_t n = 0, seen;
-    __asm volatile("1: ldr %1, [%2]\n"
-                   "adds %0, %0, #1\n"
-                   "cmp %1, #0\n"
-                   "beq 1b\n"
-                   : "+r"(n), "=&r"(seen)
-                   : "r"(flag)
-                   : "cc", "memory");
-    return n;
 }
 
 static void steal_sleep(uint32_t sleeps)

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench_spin.h"
 #include "cortex_m.h"
 #include "dsp/fft.h"
 #include "dsp/sc.h"
@@ -188,21 +189,6 @@ static mt_err_t vote_task(void *state, msg_t *msg)
     if (r == VOTE_PENDING) return MT_OK;
     ssl_decision_t d = {.block = in->block, .sound = r == VOTE_SOUND};
     return sched_send(0, &d, sizeof d, 0);
-}
-
-/* Spin until *flag is set: exactly four instructions an iteration (load,
- * count, compare, branch); returns the iterations. */
-static uint32_t spin_until_set(volatile uint32_t *flag)
-{
-    uint32_t n = 0, seen;
-    __asm volatile("1: ldr %1, [%2]\n"
-                   "adds %0, %0, #1\n"
-                   "cmp %1, #0\n"
-                   "beq 1b\n"
-                   : "+r"(n), "=&r"(seen)
-                   : "r"(flag)
-                   : "cc", "memory");
-    return n;
 }
 
 static void steal(uint32_t blocks, bool print)

@@ -156,6 +156,7 @@ int main(void)
 
 #else /* the Motet build */
 
+#include "bench_spin.h"
 #include "tasks.h"
 #include "tasks_state.h"
 
@@ -184,21 +185,6 @@ static mt_err_t sink_task(void *state, msg_t *msg)
     uint16_t first = (uint16_t) (board_bench_first_t_us() / PERIOD_US - 1u);
     record((uint16_t) (d->block - first), d->angle_ddeg);
     return MT_OK;
-}
-
-/* Spin until *flag is set: exactly four instructions an iteration (load,
- * count, compare, branch); returns the iterations. */
-static uint32_t spin_until_set(volatile uint32_t *flag)
-{
-    uint32_t n = 0, seen;
-    __asm volatile("1: ldr %1, [%2]\n"
-                   "adds %0, %0, #1\n"
-                   "cmp %1, #0\n"
-                   "beq 1b\n"
-                   : "+r"(n), "=&r"(seen)
-                   : "r"(flag)
-                   : "cc", "memory");
-    return n;
 }
 
 /* Spin until channel 0 has read `reads` blocks and the tick that read the

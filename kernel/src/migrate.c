@@ -29,6 +29,7 @@
 
 #include "bus_internal.h"
 #include "migrate_internal.h"
+#include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/program.h"
 #include "motet/timesync.h"
@@ -251,6 +252,19 @@ mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len)
         mt_port_t port = (mt_port_t) (PORT_TIMEOUT0 + t->index);
         if (r.fire_now) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
         if (!err && r.first) err = timer_start_phase(pid, t->index, r.first, t->period);
+    }
+    return err;
+}
+
+mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len)
+{
+    mig_image_t img;
+    mt_err_t err = mig_image_decode(head, head_len, &img);
+    for (uint8_t i = 0; !err && i < img.n_groups; i++) {
+        uint8_t group;
+        mt_port_t port;
+        mig_image_group(&img, i, &group, &port);
+        mcast_join(group, pid, port);
     }
     return err;
 }

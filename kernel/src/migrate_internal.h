@@ -266,6 +266,9 @@ bool mig_movable(const task_t *t);
 /* Re-arm the image's timers for pid, less the time since it was stamped;
  * those due meanwhile post their timeout once. */
 mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
+/* Join pid to the image's groups on this module (their membership tables
+ * hold local members only); the decoder's error if the head is malformed. */
+mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
 
 /* migrate_source.c */
 void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester);

@@ -292,16 +292,9 @@ void mig_peer_rx_result(const bus_frame_t *f)
     if (f->len < 5) return;
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
-    mig_image_t img;
     if (!s || p[2] != MT_OK || s->step != ST_ATTACHED) return;
-    if (mig_image_decode(s->head, s->head_len, &img) != MT_OK) return;
     /* The outcome's place in bus order: later multicasts are ours. */
-    for (uint8_t i = 0; i < img.n_groups; i++) {
-        uint8_t group;
-        mt_port_t port;
-        mig_image_group(&img, i, &group, &port);
-        mcast_join(group, s->pid, port);
-    }
+    mig_rejoin(s->pid, s->head, s->head_len);
 }
 
 /* The migration is over without the task here: the copy (if any) goes,

@@ -295,18 +295,6 @@ static void on_attached(slot_t *s, const mig_record_t *r)
 }
 
 /* The groups of the image, joined again here. */
-static void rejoin(const slot_t *s)
-{
-    mig_image_t img;
-    if (mig_image_decode(s->head, s->head_len, &img) != MT_OK) return;
-    for (uint8_t i = 0; i < img.n_groups; i++) {
-        uint8_t group;
-        mt_port_t port;
-        mig_image_group(&img, i, &group, &port);
-        mcast_join(group, s->pid, port);
-    }
-}
-
 /* The destination cannot have taken END: the task resumes here with, in
  * order, the copies of what was forwarded, what was not yet, what was sent
  * to it here since the commit, then the multicasts to its groups since. */
@@ -325,7 +313,7 @@ static void take_back(slot_t *s, mt_err_t why)
         sched_mig_hold_at(t, casts, UINT16_MAX);
         s->fwd = s->fwd_next = NULL;
         casts = NULL;
-        rejoin(s);
+        mig_rejoin(s->pid, s->head, s->head_len);
     }
     port_irq_restore(st);
     s->casts = casts; /* freed with the slot */
