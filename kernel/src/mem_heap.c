@@ -491,30 +491,39 @@ mt_pid_t mem_owner(const void *ptr)
     return locate_hdr(ptr, &h) == MT_OK ? h.owner : MEM_OWNER_KERNEL;
 }
 
+/* mem_set_owner() for a pointer the O(1) check did not accept, or without
+ * the start map: the walk decides. Out of line, so that the fast path
+ * saves no registers for it. */
+static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
+{
+    mem_loc_t loc;
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = locate(ptr, &loc, false);
+    if (err == MT_OK) hdr_put(loc.blk, hdr_get(loc.blk).size, owner);
+    port_irq_restore(s);
+    return err == MT_OK ? MT_OK : log_error(MT_ERR_BAD_POINTER);
+}
+
 /* Every MSG_HEAP hand-over comes here twice (send, take), so the O(1) check
- * of locate_fast() is done in place; only a pointer it rejects, or a heap
- * without the start map, pays for the call and the walk. */
+ * of locate_fast() is done in place. */
 mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
     uint16_t off;
-    if (!to_offset(ptr, &off)) return log_error(MT_ERR_BAD_POINTER);
-    bool ok;
-    port_irq_state_t s = port_irq_save();
-    mem_hdr_t h = hdr_get(off);
-    if (MOTET_MEM_START_MAP && start_is_live(off) && blk_used(h) && hdr_valid(off, h)) {
-        ok = true;
-    } else {
-        mem_loc_t loc;
-        ok = locate(ptr, &loc, false) == MT_OK;
+    if (MOTET_MEM_START_MAP && to_offset(ptr, &off)) {
+        port_irq_state_t s = port_irq_save();
+        mem_hdr_t h = hdr_get(off);
+        if (start_is_live(off) && blk_used(h) && hdr_valid(off, h)) {
+            /* The check byte is linear in the owner: swap the owner rather
+             * than compute it again from the whole header. */
+            h.check ^= (uint8_t) (h.owner ^ owner);
+            h.owner = owner;
+            memcpy(&heap.bytes[off], &h, sizeof h);
+            port_irq_restore(s);
+            return MT_OK;
+        }
+        port_irq_restore(s);
     }
-    /* The check byte is linear in the owner: swap the owner in place of
-     * computing it again from the whole header. */
-    if (ok) {
-        mem_hdr_t moved = {h.size, owner, (uint8_t) (h.check ^ h.owner ^ owner)};
-        memcpy(&heap.bytes[off], &moved, sizeof moved);
-    }
-    port_irq_restore(s);
-    return ok ? MT_OK : log_error(MT_ERR_BAD_POINTER);
+    return set_owner_located(ptr, owner);
 }
 
 bool mem_is_heap(const void *ptr)
