@@ -63,23 +63,18 @@ static mt_prio_t member_prio(const member_t *m)
 }
 
 /* Indices of the group's members, highest priority first (insertion sort:
- * groups are a handful of entries). Each member's priority is looked up
- * once, not at every comparison. */
+ * groups are a handful of entries). */
 static uint8_t collect_sorted(uint8_t group, uint8_t *order)
 {
-    mt_prio_t prio[MOTET_MAX_GROUP_MEMBERS];
     uint8_t n = 0;
     for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
         if (members[i].pid == MT_PID_NONE || members[i].group != group) continue;
-        mt_prio_t p = member_prio(&members[i]);
         uint8_t j = n++;
-        while (j > 0 && prio[j - 1] < p) {
+        while (j > 0 && member_prio(&members[order[j - 1]]) < member_prio(&members[i])) {
             order[j] = order[j - 1];
-            prio[j] = prio[j - 1];
             j--;
         }
         order[j] = i;
-        prio[j] = p;
     }
     return n;
 }
