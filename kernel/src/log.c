@@ -6,7 +6,7 @@
 #include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
-#include "motet/timer.h"
+#include "timer_clock.h"
 
 #if MOTET_EVENT_LOG
 
@@ -45,7 +45,7 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
     r->type = (uint8_t) type; /* stored first: the arguments need no saving */
     r->pid = pid;
     r->arg = arg;
-    r->time = timer_now_irq_off();
+    r->time = timer_clock_extend();
     /* Full: keep the newest; the oldest record is overwritten and counted. */
     if (count == MOTET_LOG_ENTRIES)
         overruns++;

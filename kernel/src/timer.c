@@ -38,6 +38,7 @@
 #include "motet/sched.h"
 #include "motet/slab.h"
 #include "thread_internal.h"
+#include "timer_clock.h"
 
 /* Longest wait programmed into the compare (counter-wrap safety). */
 #define COMPARE_MAX_AHEAD ((uint32_t) PORT_COUNTER_HALF - 1u)
@@ -64,8 +65,8 @@ SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 static timer_block_t *timer_head;
 static uint32_t list_base;
-static uint32_t kernel_now;
-static port_counter_t last_counter;
+uint32_t timer_clock_now;
+port_counter_t timer_clock_counter;
 static uint32_t compare_interrupts;
 #if MOTET_TIMER_PERIODIC
 static uint32_t tick_base; /* kernel time of the last tick */
@@ -73,13 +74,10 @@ static uint32_t tick_base; /* kernel time of the last tick */
 
 /* ------------------------------------------------------------------ time */
 
-/* Extends the counter to 32 bits; the event log calls it for every record. */
+/* The event log uses timer_clock_extend() directly (timer_clock.h). */
 uint32_t timer_now_irq_off(void)
 {
-    port_counter_t c = port_counter_read();
-    kernel_now += (port_counter_t) (c - last_counter);
-    last_counter = c;
-    return kernel_now;
+    return timer_clock_extend();
 }
 
 uint32_t timer_now(void)
@@ -151,7 +149,7 @@ static bool compare_arm(void)
         if (elapsed >= timer_head->delta) return true;
         uint32_t wait = timer_head->delta - elapsed;
         if (wait > COMPARE_MAX_AHEAD) wait = COMPARE_MAX_AHEAD;
-        port_counter_t armed_at = last_counter;
+        port_counter_t armed_at = timer_clock_counter;
         port_compare_set((port_counter_t) (armed_at + wait));
         /* If the counter got there while we armed, the interrupt may never
          * come: go round and look again. */
@@ -194,7 +192,7 @@ static void tick_service(void)
             continue;
         }
         uint32_t wait = TICK - since;
-        port_counter_t armed_at = last_counter;
+        port_counter_t armed_at = timer_clock_counter;
         port_compare_set((port_counter_t) (armed_at + wait));
         if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return;
     }
@@ -236,12 +234,12 @@ void timer_init(void)
     slab_init(&timer_cache);
     timer_head = NULL;
     compare_interrupts = 0;
-    last_counter = port_counter_read();
-    kernel_now = last_counter;
-    list_base = kernel_now;
+    timer_clock_counter = port_counter_read();
+    timer_clock_now = timer_clock_counter;
+    list_base = timer_clock_now;
     port_compare_disable();
 #if MOTET_TIMER_PERIODIC
-    tick_base = kernel_now;
+    tick_base = timer_clock_now;
     tick_service(); /* the first tick */
 #endif
     port_irq_restore(s);

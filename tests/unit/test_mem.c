@@ -510,6 +510,41 @@ static void test_owner_recorded_and_changed(void **state)
     assert_int_equal(mem_owner(NULL), MEM_OWNER_KERNEL);
 }
 
+/* The hand-over check (MSG_HEAP) refuses every pointer mem_free() refuses,
+ * changes nothing when it does, and keeps a header it rewrites valid. */
+static void test_set_owner_refuses_foreign_interior_forged(void **state)
+{
+    (void) state;
+    int local = 0;
+    char *p = mem_alloc_owned(32, 0x42);
+    char *big = mem_alloc(128);
+    char *forged = big + 32; /* aligned like a real payload */
+    mem_stats_t before = stats();
+    assert_int_equal(mem_set_owner(&local, 0x43), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_set_owner(p + 8, 0x43), MT_ERR_BAD_POINTER);
+    assert_int_equal(mem_set_owner(p - hdr, 0x43), MT_ERR_BAD_POINTER);
+    memcpy(forged - hdr, p - hdr, hdr); /* a copy of a genuine header */
+    assert_int_equal(mem_set_owner(forged, 0x43), MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 4);
+    assert_int_equal(mem_owner(p), 0x42);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    /* Owner swaps keep the check byte right: the block stays a block. */
+    assert_int_equal(mem_set_owner(p, MEM_OWNER_KERNEL), MT_OK);
+    assert_int_equal(mem_set_owner(p, 0x43), MT_OK);
+    assert_int_equal(mem_owner(p), 0x43);
+    assert_true(mem_is_heap(p));
+    /* A stray write to the owner byte breaks the check: refused. */
+    p[-(int) hdr + 2] ^= 0x01;
+    assert_int_equal(mem_set_owner(p, 0x44), MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    p[-(int) hdr + 2] ^= 0x01;
+    assert_int_equal(mem_owner(p), 0x43);
+    assert_int_equal(mem_free(p), MT_OK);
+    assert_int_equal(mem_free(big), MT_OK);
+    assert_int_equal(stats().alloc_count, 0);
+}
+
 static void *task_block;
 
 static mt_err_t alloc_on_init(void *st, msg_t *msg)
@@ -620,6 +655,7 @@ int main(void)
         cmocka_unit_test_setup(test_foreign_and_interior_pointers_rejected, mem_setup),
         cmocka_unit_test_setup(test_forged_header_rejected, mem_setup),
         cmocka_unit_test_setup(test_forged_header_any_check_byte_rejected, mem_setup),
+        cmocka_unit_test_setup(test_set_owner_refuses_foreign_interior_forged, mem_setup),
         cmocka_unit_test_setup(test_free_null_is_noop, mem_setup),
         cmocka_unit_test_setup(test_realloc_null_allocates, mem_setup),
         cmocka_unit_test_setup(test_realloc_zero_frees, mem_setup),

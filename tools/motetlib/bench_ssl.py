@@ -73,7 +73,7 @@ SIM_ENTRIES = ("sim_mic_block", "sim_temp_read", "sim_true_angle")
 CATEGORIES = (
     ("event logging", r"/kernel/(src/log\.c|include/motet/log\.h)$"),
     ("memory", r"/kernel/src/(mem_heap|slab)\.c$"),
-    ("timers", r"/kernel/src/timer\.c$"),
+    ("timers", r"/kernel/src/timer(\.c|_clock\.h)$"),
     ("messaging", r"/kernel/(src|include)/"),
     ("native port", r"/ports/native/"),
     ("simulated time (cost model)", r"/apps/ssl/(dsp/cost\.c|board_sim\.c)$"),
