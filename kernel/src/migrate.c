@@ -440,10 +440,28 @@ bool migrate_bus_hold(const msg_t *msg, mt_err_t *err)
     return true;
 }
 
+/* A frame for a task that lives on a third module: migrate_bus_forward()
+ * passes it on there. */
+static bool passes_on(const bus_frame_t *f)
+{
+    mt_module_t where;
+    mt_prio_t prio;
+    if (sched_find_task(f->pid) || mig_peer_holding(f->pid)) return false;
+    if (!sched_mig_remote(f->pid, &where, &prio)) return false;
+    return where != bus_self() && where != f->src;
+}
+
 bool migrate_bus_busy(const bus_frame_t *f)
 {
     if (MIG.kick_lost) mig_kick();
-    if (f->pid == MT_PID_MIGRATOR || sched_msg_spare() > MIG_RESERVE) return false;
+    if (f->pid == MT_PID_MIGRATOR) return false;
+    /* Passing it on needs a place in our own send queue: without one the
+     * frame waits at its sender rather than being lost here. */
+    if (bus_tx_pending() >= MOTET_BUS_TX_QUEUE && passes_on(f)) {
+        log_error(MT_ERR_QUEUE_FULL);
+        return true;
+    }
+    if (sched_msg_spare() > MIG_RESERVE) return false;
     task_t *t = sched_find_task(f->pid);
     bool held = t ? (t->flags & TASK_FROZEN) != 0 : mig_peer_holding(f->pid) != NULL;
     if (held) log_error(MT_ERR_QUEUE_FULL); /* the reserve is the migrator's: wait */

@@ -306,6 +306,37 @@ static void test_data_frame_without_a_message_block_is_answered_busy(void **stat
     assert_int_equal(bus_stats()->rx_frames, 1);
 }
 
+/* A frame for a task on a third module (it moved there) is passed on; with
+ * our own send queue full it is answered busy instead of being lost, and
+ * passed on once there is room. */
+static void test_frame_to_pass_on_waits_for_room_to_send(void **state)
+{
+    (void) state;
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++)
+        assert_int_equal(sched_send_to(0x31, PORT_0, "q", 1, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x31, PORT_0, "q", 1, 0), MT_ERR_QUEUE_FULL);
+    assert_true(test_count_logged_errors(MT_ERR_QUEUE_FULL) > 0); /* the refused send */
+    bus_frame_t f = frame_from(0, 0x30, "p");                     /* 0x30 lives on module 2 */
+    assert_false(receive(&f, false));                             /* busy */
+    assert_int_equal(bus_stats()->rx_frames, 0);
+    assert_int_equal(bus_stats()->rx_undeliverable, 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1); /* the offer */
+    finish_tx(PORT_BUS_SENT);                                         /* one place free */
+    assert_true(receive(&f, false));
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++) finish_tx(PORT_BUS_SENT);
+    unsigned passed = 0; /* ahead of the 0x31 frames: its priority is higher */
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t out;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &out), MT_OK);
+        if (out.pid != 0x30) continue;
+        assert_int_equal(out.dst, 2);
+        assert_int_equal(out.len, 1);
+        assert_int_equal(out.payload[0], 'p');
+        passed++;
+    }
+    assert_int_equal(passed, 1);
+}
+
 /* Multicast: one broadcast frame; the sender's own members get it once it
  * has gone, like every other module's, highest priority first. */
 static void test_multicast_once_on_the_bus(void **state)
@@ -481,6 +512,7 @@ int main(void)
         cmocka_unit_test_setup(test_queue_full_is_refused, setup),
         cmocka_unit_test_setup(test_without_bus_multicast_is_local, setup_local),
         cmocka_unit_test_setup(test_data_frame_without_a_message_block_is_answered_busy, setup),
+        cmocka_unit_test_setup(test_frame_to_pass_on_waits_for_room_to_send, setup),
         cmocka_unit_test_setup(test_timesync_beacons, setup),
         cmocka_unit_test_setup(test_description_waits_for_every_module, setup),
         cmocka_unit_test_setup(test_description_undone_when_a_module_fails, setup),
