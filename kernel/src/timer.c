@@ -280,9 +280,10 @@ mt_err_t timer_start(uint8_t n, uint32_t ticks, bool periodic)
     return timer_start_for(me, n, ticks, periodic);
 }
 
-mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n)
+/* Stop timer n of owner (MT_PID_NONE: the kernel's); false if it was not
+ * running. The compare follows the new head. */
+static bool stop(mt_pid_t owner, uint8_t n)
 {
-    if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
     port_irq_state_t s = port_irq_save();
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
@@ -291,7 +292,13 @@ mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n)
         if (was_head) timer_service();
     }
     port_irq_restore(s);
-    return t ? MT_OK : log_error(MT_ERR_STATE);
+    return t != NULL;
+}
+
+mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n)
+{
+    if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
+    return stop(owner, n) ? MT_OK : log_error(MT_ERR_STATE);
 }
 
 mt_err_t timer_stop(uint8_t n)
@@ -363,15 +370,7 @@ mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic)
 
 bool timer_kernel_stop(uint8_t id)
 {
-    port_irq_state_t s = port_irq_save();
-    bool was_head = false;
-    timer_block_t *t = list_remove(MT_PID_NONE, id, &was_head);
-    if (t) {
-        (void) slab_free(&timer_cache, t);
-        if (was_head) timer_service();
-    }
-    port_irq_restore(s);
-    return t != NULL;
+    return stop(MT_PID_NONE, id);
 }
 #endif
 
