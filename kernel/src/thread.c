@@ -206,7 +206,7 @@ static thread_t *next_context(bool *to_k)
 /* The running thread's CPU time since it got the CPU or was last charged. */
 static void charge(thread_t *t)
 {
-    if (!policy_timed()) return;
+    if (!MOTET_THREAD_TIMED) return;
     uint32_t now = timer_now();
     policy_charge(t, now - t->run_from);
     t->run_from = now;
@@ -217,7 +217,7 @@ static void take_cpu(thread_t *t)
 {
     if (t->state == TS_READY) ready_take(t);
     t->state = TS_RUNNING;
-    if (policy_timed()) t->run_from = timer_now();
+    if (MOTET_THREAD_TIMED) t->run_from = timer_now();
     policy_started(t);
 }
 
@@ -298,7 +298,7 @@ void thread_block(void)
     charge(cur);
     for (;;) {
         if (cur->state == TS_RUNNING) { /* woken during its own sleep: fast path */
-            if (policy_timed()) cur->run_from = timer_now();
+            if (MOTET_THREAD_TIMED) cur->run_from = timer_now();
             policy_started(cur);
             return;
         }

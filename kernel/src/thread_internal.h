@@ -152,8 +152,6 @@ mt_err_t policy_sleep(thread_t *cur, uint32_t ticks);
 /* A semaphore operation happened (the MANTIS baseline rescans its sleep
  * queue there); irq off. */
 void policy_sem_op(void);
-/* Whether the policy reads the clock at each switch (policy_charge). */
-bool policy_timed(void);
 
 /* ---- thread_slice.c: the slice timer of the timed policies ----
  * Compiled only for a policy that slices; elsewhere the calls vanish. */

@@ -84,9 +84,4 @@ void policy_sem_op(void)
 {
 }
 
-bool policy_timed(void)
-{
-    return false;
-}
-
 #endif

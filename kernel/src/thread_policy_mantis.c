@@ -176,9 +176,4 @@ void policy_sem_op(void)
     update_sleep_counters();
 }
 
-bool policy_timed(void)
-{
-    return false;
-}
-
 #endif

@@ -112,9 +112,4 @@ void policy_sem_op(void)
 {
 }
 
-bool policy_timed(void)
-{
-    return MOTET_THREAD_RR;
-}
-
 #endif

@@ -196,9 +196,4 @@ void policy_sem_op(void)
 {
 }
 
-bool policy_timed(void)
-{
-    return true;
-}
-
 #endif

@@ -170,6 +170,14 @@
 #define MOTET_THREAD_RR 0
 #endif
 
+/* 1 if the policy charges the running thread for its CPU time (it reads the
+ * clock at every switch) and re-arms a kernel timer for its slice or
+ * quantum, at interrupt exits too: round robin, event boosting, value of
+ * preemption. The ports size a thread's interrupt allowance by it. */
+#define MOTET_THREAD_TIMED                                                                         \
+    ((MOTET_THREAD_POLICY == MOTET_POLICY_PRIO && MOTET_THREAD_RR) ||                              \
+     MOTET_THREAD_POLICY == MOTET_POLICY_RETOS || MOTET_THREAD_POLICY == MOTET_POLICY_VOP)
+
 /* Time slice (round robin), default quantum (event boosting, value of
  * preemption), in microseconds. */
 #ifndef MOTET_THREAD_SLICE_US
