@@ -21,28 +21,15 @@
 
 #include "migrant.h"
 #include "motet/motet.h"
-#include "native.h"
+#include "native_module.h"
 
-typedef struct app {
-    const char *name;
-    const uint8_t *desc;
-    const uint16_t *len;
-} app_t;
-
-static const app_t apps[] = {
+static const native_module_app_t apps[] = {
     {"migrate", migrate_desc, &migrate_desc_len},
     {"migrate_cases", migrate_cases_desc, &migrate_cases_desc_len},
     {"migrate_window", migrate_window_desc, &migrate_window_desc_len},
     {"migrate_burst", migrate_burst_desc, &migrate_burst_desc_len},
     {"migrate_bench", migrate_bench_desc, &migrate_bench_desc_len},
 };
-
-static const app_t *find_app(const char *name)
-{
-    for (size_t i = 0; i < sizeof apps / sizeof apps[0]; i++)
-        if (strcmp(apps[i].name, name) == 0) return &apps[i];
-    return NULL;
-}
 
 static int usage(const char *what, const char *arg)
 {
@@ -52,45 +39,32 @@ static int usage(const char *what, const char *arg)
 
 int main(int argc, char **argv)
 {
-    native_options_t opt;
-    native_bus_options_t bus;
-    int rest = port_native_parse_args(argc, argv, &opt);
-    rest = port_native_bus_parse_args(rest, argv, &bus);
-    const app_t *app = &apps[0];
-    bool loader = false;
+    native_module_t m;
+    int rest = native_module_parse_args(argc, argv, &m);
+    m.app = &apps[0];
     long state = -1;
     bool quiet = false;
     for (int i = 1; i < rest; i++) {
-        if (strcmp(argv[i], "--loader") == 0) {
-            loader = true;
-        } else if (strcmp(argv[i], "--app") == 0 && i + 1 < rest) {
-            app = find_app(argv[++i]);
-            if (!app) return usage("no application", argv[i]);
-        } else if (strcmp(argv[i], "--state") == 0 && i + 1 < rest) {
+        int took = native_module_app_option(&m, "migrate", apps, sizeof apps / sizeof apps[0], rest,
+                                            argv, &i);
+        if (took < 0) return 2;
+        if (took) continue;
+        if (strcmp(argv[i], "--state") == 0 && i + 1 < rest) {
             char *end;
             state = strtol(argv[++i], &end, 0);
             if (*end || state > 16384 || (state != 0 && state < MIGRANT_STATE_MIN))
                 return usage("bad --state (0, or 41 .. 16384)", argv[i]);
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = true;
-        } else if (strcmp(argv[i], "--sensor") == 0 && i + 1 < rest) {
-            i++; /* recorded by the device file, not used here */
         } else {
             return usage("unknown argument", argv[i]);
         }
     }
-    port_native_configure(&opt);
-    motet_boot();
+    native_module_boot(&m);
     migrant_register((int32_t) state);
-    port_native_bus_start(&bus);
+    port_native_bus_start(&m.bus);
     if (!quiet) migrate_set_observer(migrant_observe);
-    if (loader || !bus.socket) {
-        mt_err_t err = bus_app_load(app->desc, *app->len);
-        if (err) {
-            fprintf(stderr, "migrate: cannot load '%s': %s\n", app->name, mt_strerror(err));
-            return 1;
-        }
-    }
+    if (native_module_load_app(&m, "migrate")) return 1;
     sched_run();
     return 0;
 }

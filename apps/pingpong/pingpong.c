@@ -9,13 +9,11 @@
  *
  *     [     12.345 ms] pong 0x11: seq 3 sent 12.100 in order
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "motet/motet.h"
-#include "motet/port.h"
 #include "pingpong.h"
+#include "say.h"
 
 typedef struct stamp {
     uint32_t seq;
@@ -27,22 +25,6 @@ typedef struct series {
     uint32_t count;  /* messages to send, 0: no limit */
     uint32_t sent;
 } series_t;
-
-/* Print one line with the module's time (ms) in front. */
-static void say(const char *fmt, ...)
-{
-    char line[160];
-    uint32_t now = timer_now();
-    int n = snprintf(line, sizeof line, "[%7lu.%03lu ms] ", (unsigned long) (now / 1000u),
-                     (unsigned long) (now % 1000u));
-    va_list ap;
-    va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof line - (size_t) n - 1, fmt, ap);
-    va_end(ap);
-    if (n > (int) sizeof line - 2) n = (int) sizeof line - 2;
-    line[n++] = '\n';
-    port_console_write(line, (size_t) n);
-}
 
 /* Kernel time as "ms.us" for the lines above. */
 #define MS(t) (unsigned long) ((t) / 1000u), (unsigned long) ((t) % 1000u)

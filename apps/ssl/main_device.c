@@ -42,7 +42,7 @@
 
 #include "board_sim.h"
 #include "motet/motet.h"
-#include "native.h"
+#include "native_module.h"
 #include "ssl_app.h"
 #include "tasks.h"
 
@@ -66,7 +66,6 @@ typedef struct options {
     const char *scenario;
     const cost_cpu_t *cpu;
     const char *desc_path;
-    bool loader;
     uint8_t mics; /* bit c: microphone c */
     bool temp, radio;
     migration_t migrate[MAX_MIGRATIONS]; /* in time order */
@@ -148,7 +147,8 @@ static void parse_migration(const char *v, options_t *o)
     o->n_migrate++;
 }
 
-static void parse(int argc, char **argv, options_t *o)
+/* The program's own options into o, --loader into *loader. */
+static void parse(int argc, char **argv, options_t *o, bool *loader)
 {
     const char *v;
     for (int i = 1; i < argc; i++) {
@@ -164,7 +164,7 @@ static void parse(int argc, char **argv, options_t *o)
         } else if ((v = option(argc, argv, &i, "--migrate"))) {
             parse_migration(v, o);
         } else if (strcmp(argv[i], "--loader") == 0) {
-            o->loader = true;
+            *loader = true;
         } else {
             usage("unknown argument", argv[i]);
         }
@@ -249,22 +249,19 @@ static int load(const options_t *o)
 
 int main(int argc, char **argv)
 {
-    native_options_t opt;
-    native_bus_options_t bus;
-    int rest = port_native_parse_args(argc, argv, &opt);
-    rest = port_native_bus_parse_args(rest, argv, &bus);
+    native_module_t m;
+    int rest = native_module_parse_args(argc, argv, &m);
     options_t o = {.cpu = cost_cpu_find("arm7")};
-    parse(rest, argv, &o);
+    parse(rest, argv, &o, &m.loader);
     if (board_sim_open(o.scenario) != 0) return 2;
     board_sim_set_cpu(o.cpu);
     board_sim_on_work(busy);
-    if (bus.socket) board_sim_set_sensors(o.mics, o.temp, o.radio);
-    port_native_configure(&opt);
-    motet_boot();
+    if (m.bus.socket) board_sim_set_sensors(o.mics, o.temp, o.radio);
+    native_module_boot(&m);
     atexit(heap_report);
     ssl_register();
-    port_native_bus_start(&bus);
-    if (o.loader || !bus.socket) {
+    port_native_bus_start(&m.bus);
+    if (native_module_loads(&m)) {
         int status = load(&o);
         if (status) return status;
         if (o.n_migrate) schedule_migrations(&o);
