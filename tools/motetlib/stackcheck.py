@@ -423,6 +423,7 @@ def estimate_frame(arch: str, f: Function) -> int:
     """Bytes a function without a .su entry pushes in its prologue, plus
     the return address its caller pushed."""
     size = RETURN_ADDRESS[arch]
+    frame_pointer = False
     for i in f.insns[:24]:
         op, ops = i.mnemonic, i.operands.replace(" ", "")
         if arch == "x86-64":
@@ -433,13 +434,18 @@ def estimate_frame(arch: str, f: Function) -> int:
             elif op in X86_CALL + X86_JUMPS + ("ret", "retq"):
                 break
         elif arch == "avr":
+            # Y is the frame pointer only once the prologue has read SP into
+            # it; before that, arithmetic on r28 is a pointer (an address's
+            # low byte), not a frame.
             if op == "push":
                 size += 1
             elif op == "rcall" and ops.startswith(".+0"):
                 size += 2  # reserves room for a local
-            elif op == "sbiw" and ops.startswith("r28,"):
+            elif op == "in" and ops.startswith("r28,0x3d"):
+                frame_pointer = True
+            elif op == "sbiw" and ops.startswith("r28,") and frame_pointer:
                 size += _number(ops.split(",")[1])
-            elif op == "subi" and ops.startswith("r28,"):
+            elif op == "subi" and ops.startswith("r28,") and frame_pointer:
                 size += _number(ops.split(",")[1]) & 0xFF
             elif op in AVR_CALL + AVR_JUMPS + ("ret", "reti"):
                 break
