@@ -20,17 +20,22 @@ SLAB_DEFINE(things, thing_t, THINGS);
 SLAB_DEFINE(tiny, uint8_t, 3);
 SLAB_DEFINE(others, thing_t, 2);
 
-/* Indices come from a multiply by a reciprocal when the storage spans less
- * than 64 KB and from a division otherwise: one cache on each side. */
+/* Indices come from a multiply by the inverse of the size's odd part
+ * modulo 256: an odd size, an even one with an odd part above 255, and a
+ * storage past 64 KB must all index exactly. */
 typedef struct {
-    uint8_t bytes[37]; /* an odd size, so that reciprocal rounding matters */
+    uint8_t bytes[37];
 } odd_t;
+typedef struct {
+    uint8_t bytes[8 * 259]; /* a multiple of any pointer's alignment */
+} even_t;
+SLAB_DEFINE(even_wide, even_t, 6);
 SLAB_DEFINE(odd_small, odd_t, 200);
 #if UINTPTR_MAX > 0xFFFFu
 typedef struct {
     uint8_t bytes[333];
 } big_t;
-SLAB_DEFINE(odd_big, big_t, 250); /* 83 KB: past the reciprocal's range */
+SLAB_DEFINE(odd_big, big_t, 250); /* 83 KB: offsets past 16 bits */
 #endif
 
 static int slab_setup(void **state)
@@ -248,14 +253,14 @@ static void check_every_index(slab_cache_t *cache)
     assert_int_equal(cache->in_use, 0);
 }
 
-static void test_indices_by_reciprocal_and_by_division(void **state)
+static void test_indices_of_odd_even_and_wide_sizes(void **state)
 {
     (void) state;
     check_every_index(&odd_small);
-    assert_int_not_equal(odd_small.recip, 0);
+    check_every_index(&even_wide);
+    assert_int_equal(even_wide.obj_size >> even_wide.shift, 259);
 #if UINTPTR_MAX > 0xFFFFu
     check_every_index(&odd_big);
-    assert_int_equal(odd_big.recip, 0);
 #endif
 }
 
@@ -271,7 +276,7 @@ int main(void)
         cmocka_unit_test_setup(test_high_water, slab_setup),
         cmocka_unit_test_setup(test_reuse_last_freed, slab_setup),
         cmocka_unit_test_setup(test_init_resets_cache, slab_setup),
-        cmocka_unit_test_setup(test_indices_by_reciprocal_and_by_division, slab_setup),
+        cmocka_unit_test_setup(test_indices_of_odd_even_and_wide_sizes, slab_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

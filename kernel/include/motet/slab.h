@@ -12,10 +12,17 @@
  *     SLAB_DEFINE(timer_cache, timer_t, 16);
  *     timer_t *t = slab_alloc(&timer_cache);
  *     slab_free(&timer_cache, t);
+ *
+ * The file that defines a cache may use SLAB_TAKE() and SLAB_PUT() on a hot
+ * path instead: the same code inline, with the cache's size and count as
+ * constants, so that the index arithmetic folds away.
  */
 #ifndef MOTET_SLAB_H
 #define MOTET_SLAB_H
 
+#include <string.h>
+
+#include "motet/port.h"
 #include "motet/types.h"
 
 typedef struct slab_cache {
@@ -28,7 +35,8 @@ typedef struct slab_cache {
     uint8_t high_water;
     uint8_t failures; /* allocations refused */
     const char *name; /* for reports */
-    uint16_t recip;   /* ceil(2^16 / obj_size), 0: divide (set by slab_init) */
+    uint8_t shift;    /* obj_size = odd << shift (set by slab_init) */
+    uint8_t inverse;  /* odd * inverse = 1 modulo 256 (set by slab_init) */
 } slab_cache_t;
 
 #define SLAB_OBJ_SIZE(type) (sizeof(type) < sizeof(void *) ? sizeof(void *) : sizeof(type))
@@ -49,6 +57,7 @@ typedef struct slab_cache {
                          0,                                                                        \
                          0,                                                                        \
                          #name,                                                                    \
+                         0,                                                                        \
                          0}
 
 /* Thread every object onto the free list; boot or test reset only. */
@@ -61,5 +70,113 @@ void *slab_alloc_uninit(slab_cache_t *cache);
 mt_err_t slab_free(slab_cache_t *cache, void *obj);
 /* True if obj is a live object of this cache. */
 bool slab_owns(const slab_cache_t *cache, const void *obj);
+
+/* ---- the bodies of slab_alloc_uninit() and slab_free(), inline ----
+ *
+ * A cache's geometry: where its objects and map are, how big and how many;
+ * an object's index is (offset >> shift) * inverse modulo 256 (slab.c). */
+typedef struct slab_geometry {
+    uint8_t *storage;
+    uint8_t *map;
+    uint16_t size;
+    uint8_t count;
+    uint8_t shift;
+    uint8_t inverse;
+} slab_geometry_t;
+
+/* Count and log an exhausted cache / log a bad or double free; out of line. */
+void slab_refused(slab_cache_t *cache);
+mt_err_t slab_rejected(mt_err_t err);
+
+/* Bit of object idx in its map byte: a table where int is 16 bits (8-bit
+ * cores shift by a variable amount one bit per loop turn). */
+extern const uint8_t slab_bit_in_byte[8];
+static MT_INLINE uint8_t slab_map_bit(uint8_t idx)
+{
+    if (sizeof(unsigned) == 2) return slab_bit_in_byte[idx & 7u];
+    return (uint8_t) (1u << (idx & 7u));
+}
+
+/* The inverse of an odd number modulo 256 by Newton's iteration (odd * odd
+ * is 1 modulo 8; each step doubles the correct low bits). */
+static MT_INLINE uint8_t slab_inverse_mod_256(uint8_t odd)
+{
+    uint8_t x = odd;
+    x = (uint8_t) (x * (2u - odd * x));
+    return (uint8_t) (x * (2u - odd * x));
+}
+
+/* Index of obj if it is the start of an object of this geometry. With
+ * size = odd << shift and offset = idx * size, offset >> shift is idx * odd,
+ * and times the inverse of odd modulo 256 that is idx modulo 256, idx
+ * itself: no divide (an 8-bit core has none). Any other offset, below the
+ * storage (it wraps to a huge one), inside an object or past the storage,
+ * gives some byte whose multiple cannot equal it, since idx * size for an
+ * index below count lies in the storage. */
+static MT_INLINE bool slab_index(slab_geometry_t g, const void *obj, uint8_t *idx)
+{
+    uintptr_t delta = (uintptr_t) obj - (uintptr_t) g.storage;
+    *idx = (uint8_t) ((uint8_t) (delta >> g.shift) * g.inverse);
+    return *idx < g.count && (uintptr_t) *idx * g.size == delta;
+}
+
+/* The first free object of a cache of geometry g, marked live, or NULL
+ * (not logged: the caller reports it, slab_refused()); irq off. */
+static MT_INLINE void *slab_take_irq_off(slab_cache_t *cache, slab_geometry_t g)
+{
+    uint8_t *obj = (uint8_t *) cache->free_list;
+    if (obj == NULL) return NULL;
+    /* The link lives in the first bytes of a free object; memcpy because
+     * the storage is declared as the cache's own union type. */
+    memcpy(&cache->free_list, obj, sizeof(void *));
+    /* Objects come from the cache's own list: the index is exact. */
+    uint8_t idx = (uint8_t) ((uint8_t) ((uintptr_t) (obj - g.storage) >> g.shift) * g.inverse);
+    g.map[idx >> 3] ^= slab_map_bit(idx);
+    if (++cache->in_use > cache->high_water) cache->high_water = cache->in_use;
+    return obj;
+}
+
+/* slab_alloc_uninit() of a cache of geometry g. */
+static MT_INLINE void *slab_take(slab_cache_t *cache, slab_geometry_t g)
+{
+    port_irq_state_t s = port_irq_save();
+    void *obj = slab_take_irq_off(cache, g);
+    port_irq_restore(s);
+    if (obj == NULL) slab_refused(cache);
+    return obj;
+}
+
+/* slab_free() of a cache of geometry g. The map, not the free list, says
+ * whether an object is live, so a double free cannot list it twice. */
+static MT_INLINE mt_err_t slab_put(slab_cache_t *cache, slab_geometry_t g, void *obj)
+{
+    uint8_t idx;
+    if (!slab_index(g, obj, &idx)) return slab_rejected(MT_ERR_BAD_POINTER);
+    uint8_t *byte = &g.map[idx >> 3];
+    uint8_t bit = slab_map_bit(idx);
+    port_irq_state_t s = port_irq_save();
+    bool live = (*byte & bit) != 0;
+    if (live) {
+        *byte ^= bit;
+        memcpy(obj, &cache->free_list, sizeof(void *));
+        cache->free_list = obj;
+        cache->in_use--;
+    }
+    port_irq_restore(s);
+    return live ? MT_OK : slab_rejected(MT_ERR_DOUBLE_FREE);
+}
+
+/* The geometry of the cache `name` defined in this file, as constants. */
+#define SLAB_GEOMETRY(name)                                                                        \
+    ((slab_geometry_t){                                                                            \
+        (uint8_t *) name##_storage, name##_used, (uint16_t) sizeof(name##_storage[0]),             \
+        (uint8_t) (sizeof(name##_storage) / sizeof(name##_storage[0])),                            \
+        (uint8_t) __builtin_ctz(sizeof(name##_storage[0])),                                        \
+        slab_inverse_mod_256(                                                                      \
+            (uint8_t) (sizeof(name##_storage[0]) >> __builtin_ctz(sizeof(name##_storage[0]))))})
+/* slab_alloc_uninit() / slab_free() of the cache `name` defined in this
+ * file, inline and with its geometry folded to constants. */
+#define SLAB_TAKE(name)     slab_take(&name, SLAB_GEOMETRY(name))
+#define SLAB_PUT(name, obj) slab_put(&name, SLAB_GEOMETRY(name), (obj))
 
 #endif /* MOTET_SLAB_H */
