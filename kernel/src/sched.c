@@ -327,16 +327,24 @@ static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
     if (m->flags & MSG_HEAP) free_payload(m);
 }
 
-/* Run t's handler in the frame just pushed for it, then pop to `below`;
- * INIT releases the held messages (rule 7), a pending kill completes. */
-static void run_pushed(task_t *t, msg_t *m, frame_t below)
+/* After a handler of a task not yet initialised or being killed: INIT
+ * releases the held messages (rule 7), a pending kill completes. */
+static MT_NOINLINE void after_handler_rare(task_t *t, const msg_t *m)
 {
-    call_pushed(t, m, below);
     if (!(t->flags & TASK_INITIALISED) && m->port == PORT_INIT) {
         t->flags |= TASK_INITIALISED;
         release_held(t);
     }
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
+}
+
+/* Run t's handler in the frame just pushed for it, then pop to `below`;
+ * one flags test sends the rare cases out of line. */
+static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below)
+{
+    call_pushed(t, m, below);
+    if ((t->flags & (TASK_INITIALISED | TASK_KILL_PENDING)) != TASK_INITIALISED)
+        after_handler_rare(t, m);
 }
 
 /* Push a frame for t, run its handler, pop. Interrupts are enabled. */
@@ -419,7 +427,7 @@ static void drain_above(mt_prio_t floor)
             run_pushed(t, m, (frame_t){below, t->prio}); /* held: see above */
         else
             release_payload(m); /* unreachable: kill purges its messages */
-        slab_free(&msg_cache, m);
+        SLAB_PUT(msg_cache, m);
     }
 }
 
@@ -492,8 +500,8 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
                         bool from_isr)
 {
     if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
-        return log_error(MT_ERR_QUEUE_FULL);  /* the migrator's reserve: try again later */
-    msg_t *m = slab_alloc_uninit(&msg_cache); /* every field is set below */
+        return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
+    msg_t *m = SLAB_TAKE(msg_cache);         /* every field is set below */
     if (!m) return log_error(MT_ERR_QUEUE_FULL);
     m->next = NULL;
     m->dst = t->pid;
@@ -712,7 +720,9 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     return send_general(out, data, len, flags);
 }
 
-mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+/* sched_post_isr() for everything but the bare message below. */
+static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                             uint8_t flags)
 {
     if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
@@ -724,6 +734,41 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
      * interrupt's message always waits (rules 2 and 3). */
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
     return enqueue(t, port, data, len, flags, true);
+}
+
+/* enqueue() of a message without payload from an interrupt to an
+ * initialised task bound to no thread: it joins the queue (rules 2 and 3),
+ * block and queue taken in one critical section. */
+static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
+{
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
+    port_irq_state_t s = port_irq_save();
+    msg_t *m = slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
+    if (!m) {
+        port_irq_restore(s);
+        slab_refused(&msg_cache);
+        return log_error(MT_ERR_QUEUE_FULL);
+    }
+    m->data = NULL;
+    m->len = 0;
+    m->seq = S.next_seq++;
+    m->dst = t->pid;
+    m->port = port;
+    m->src = MT_PID_NONE;
+    m->flags = MSG_FROM_ISR;
+    queue_push(m, t->prio);
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* Virtual pids never sit in the task table (see sched_send_to()). */
+mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *t = S.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
+        (t->flags & (TASK_INITIALISED | TASK_THREAD)) == TASK_INITIALISED)
+        return post_bare_isr(t, port);
+    return post_isr_general(pid, port, data, len, flags);
 }
 
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
@@ -860,7 +905,7 @@ void sched_run(void)
     S.stop = false;
     thread_k_in_run(true);
     while (!S.stop) {
-        drain_above(-1);
+        if (drain_may_run(-1)) drain_above(-1);
         if (S.stop) break;
         port_irq_state_t s = port_irq_save();
         /* No idle task: K sleeps here itself when no thread is ready, or

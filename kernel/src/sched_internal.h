@@ -59,31 +59,121 @@ mt_err_t sched_deliver(task_t *t, mt_port_t port, void *data, uint16_t len, uint
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
 
-/* ---- sched_queue.c: one FIFO per priority level and a bitmap ---- */
+/* ---- sched_queue.c: one FIFO per priority level and a bitmap ----
+ *
+ * The operations on every message's path (push, top, pop) are inline
+ * here: on an 8-bit core a call costs more than the operation. */
+
+/* Bit p set: level p holds a message. A byte when the levels fit in one. */
+#if MOTET_PRIO_LEVELS <= 8
+typedef uint8_t queue_bits_t;
+#else
+typedef uint16_t queue_bits_t;
+#endif
+
+typedef struct queue_level {
+    msg_t *head;
+    msg_t *tail;
+} queue_level_t;
+
+/* The queue's state, for the inline operations below only. */
+extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
+extern uint8_t queue_count;
+/* The level bitmap; written with irq off only, read without the lock as a
+ * hint (see drain_above()). */
+extern volatile queue_bits_t queue_levels;
+/* queue_level_bit[p] == 1 << p: where int is 16 bits (8-bit cores), a
+ * shift by a variable amount is a loop of one bit per turn. */
+extern const queue_bits_t queue_level_bit[];
 
 /* Empty every level; boot only. */
 void queue_init(void);
-/* Append m at level prio (creation order within a level); irq off. */
-void queue_push(msg_t *m, mt_prio_t prio);
 /* Insert m at level prio before the first message created after it; irq off. */
 void queue_insert_by_seq(msg_t *m, mt_prio_t prio);
-/* Remove and return the oldest message of the highest level above floor,
- * or NULL when no level above floor holds one; irq off. */
-msg_t *queue_pop_above(mt_prio_t floor);
-/* Highest non-empty level, -1 when the queue is empty; irq off. */
-mt_prio_t queue_top_prio(void);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
 /* Messages in the queue. */
 uint8_t queue_length(void);
-/* Bit p set: level p holds a message. Written with irq off only. */
-extern volatile uint16_t queue_levels;
+
+/* The bit of level p in the bitmap. */
+static MT_INLINE queue_bits_t queue_bit(mt_prio_t p)
+{
+    if (sizeof(unsigned) == 2) return queue_level_bit[(uint8_t) p];
+    return (queue_bits_t) (1u << p);
+}
+
+/* Append m at level prio (creation order within a level); irq off. */
+static MT_INLINE void queue_push(msg_t *m, mt_prio_t prio)
+{
+    queue_level_t *l = &queue_level[(uint8_t) prio];
+    m->next = NULL;
+    if (l->tail)
+        l->tail->next = m;
+    else
+        l->head = m;
+    l->tail = m;
+    queue_levels |= queue_bit(prio);
+    queue_count++;
+}
+
+/* Highest set bit of a non-zero bitmap: clz where it is an instruction,
+ * a binary search of a byte (or two) where int is 16 bits. */
+static MT_INLINE mt_prio_t queue_highest_bit(queue_bits_t bits)
+{
+    if (sizeof(unsigned) != 2)
+        return (mt_prio_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) bits));
+    uint8_t top = 0;
+    uint8_t byte = (uint8_t) bits;
+    if (sizeof(queue_bits_t) > 1 && (bits >> 8)) {
+        top = 8;
+        byte = (uint8_t) (bits >> 8);
+    }
+    if (byte & 0xF0u) {
+        top += 4;
+        byte >>= 4;
+    }
+    if (byte & 0x0Cu) {
+        top += 2;
+        byte >>= 2;
+    }
+    return (mt_prio_t) (top + (byte >> 1));
+}
+
+/* Highest non-empty level, -1 when the queue is empty; irq off. */
+static MT_INLINE mt_prio_t queue_top_prio(void)
+{
+    queue_bits_t bits = queue_levels;
+    return bits ? queue_highest_bit(bits) : -1;
+}
+
+/* Remove and return the oldest message of the highest level above floor,
+ * or NULL when no level above floor holds one; irq off. */
+static MT_INLINE msg_t *queue_pop_above(mt_prio_t floor)
+{
+    queue_bits_t bits = queue_levels;
+    if (!bits) return NULL;
+    mt_prio_t top = queue_highest_bit(bits);
+    if (top <= floor) return NULL;
+    queue_level_t *l = &queue_level[(uint8_t) top];
+    msg_t *m = l->head;
+    l->head = m->next;
+    if (!l->head) {
+        l->tail = NULL;
+        queue_levels = (queue_bits_t) (bits & ~queue_bit(top));
+    }
+    m->next = NULL;
+    queue_count--;
+    return m;
+}
+
 /* True if some level above `floor` held a message at the instant of
  * reading; a hint, read without the lock (see drain_above()). */
 static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
 {
-    if (floor < 0) return queue_levels != 0;
-    return (uint16_t) (queue_levels >> (uint8_t) floor) > 1u;
+    queue_bits_t bits = queue_levels;
+    if (floor < 0) return bits != 0;
+    /* Levels above floor: every bit from floor + 1 up. */
+    return (bits & (queue_bits_t) ~((queue_bit(floor) << 1) - 1u)) != 0;
 }
 
 /* ---- sched.c: migration support (sched_migrate.c builds on these) ---- */

@@ -8,20 +8,22 @@
  */
 #include "sched_internal.h"
 
-typedef struct level {
-    msg_t *head;
-    msg_t *tail;
-} level_t;
-
-static level_t levels[MOTET_PRIO_LEVELS];
-volatile uint16_t queue_levels; /* bit p set: level p holds a message */
-static uint8_t length;
+queue_level_t queue_level[MOTET_PRIO_LEVELS];
+volatile queue_bits_t queue_levels;
+uint8_t queue_count;
+const queue_bits_t queue_level_bit[] = {
+    0x01u,  0x02u,  0x04u,  0x08u,  0x10u,   0x20u,   0x40u,   0x80u,
+#if MOTET_PRIO_LEVELS > 8 /* queue_bits_t has 16 bits */
+    0x100u, 0x200u, 0x400u, 0x800u, 0x1000u, 0x2000u, 0x4000u, 0x8000u,
+#endif
+};
 
 void queue_init(void)
 {
-    for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++) levels[p].head = levels[p].tail = NULL;
+    for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
+        queue_level[p].head = queue_level[p].tail = NULL;
     queue_levels = 0;
-    length = 0;
+    queue_count = 0;
 }
 
 static bool seq_before(uint16_t a, uint16_t b)
@@ -30,22 +32,9 @@ static bool seq_before(uint16_t a, uint16_t b)
     return (int16_t) (uint16_t) (a - b) < 0;
 }
 
-void queue_push(msg_t *m, mt_prio_t prio)
-{
-    level_t *l = &levels[prio];
-    m->next = NULL;
-    if (l->tail)
-        l->tail->next = m;
-    else
-        l->head = m;
-    l->tail = m;
-    queue_levels |= (uint16_t) (1u << prio);
-    length++;
-}
-
 void queue_insert_by_seq(msg_t *m, mt_prio_t prio)
 {
-    level_t *l = &levels[prio];
+    queue_level_t *l = &queue_level[prio];
     msg_t **link = &l->head;
     while (*link && !seq_before(m->seq, (*link)->seq)) {
         link = &(*link)->next;
@@ -53,37 +42,13 @@ void queue_insert_by_seq(msg_t *m, mt_prio_t prio)
     m->next = *link;
     *link = m;
     if (!m->next) l->tail = m;
-    queue_levels |= (uint16_t) (1u << prio);
-    length++;
-}
-
-mt_prio_t queue_top_prio(void)
-{
-    uint16_t bits = queue_levels;
-    if (!bits) return -1;
-    /* Highest set bit: count leading zeros of the bitmap in an unsigned. */
-    return (mt_prio_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) bits));
-}
-
-msg_t *queue_pop_above(mt_prio_t floor)
-{
-    mt_prio_t top = queue_top_prio();
-    if (top <= floor) return NULL;
-    level_t *l = &levels[top];
-    msg_t *m = l->head;
-    l->head = m->next;
-    if (!l->head) {
-        l->tail = NULL;
-        queue_levels &= (uint16_t) ~(1u << top);
-    }
-    m->next = NULL;
-    length--;
-    return m;
+    queue_levels |= queue_bit(prio);
+    queue_count++;
 }
 
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
 {
-    level_t *l = &levels[prio];
+    queue_level_t *l = &queue_level[prio];
     msg_t *removed = NULL, **removed_tail = &removed;
     msg_t **link = &l->head;
     l->tail = NULL;
@@ -94,17 +59,17 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
             m->next = NULL;
             *removed_tail = m;
             removed_tail = &m->next;
-            length--;
+            queue_count--;
         } else {
             l->tail = m;
             link = &m->next;
         }
     }
-    if (!l->head) queue_levels &= (uint16_t) ~(1u << prio);
+    if (!l->head) queue_levels &= (queue_bits_t) ~queue_bit(prio);
     return removed;
 }
 
 uint8_t queue_length(void)
 {
-    return length;
+    return queue_count;
 }
