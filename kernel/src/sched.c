@@ -737,8 +737,9 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
 }
 
 /* enqueue() of a message without payload from an interrupt to an
- * initialised task bound to no thread: it joins the queue (rules 2 and 3),
- * block and queue taken in one critical section. */
+ * initialised task: it joins the queue (rules 2 and 3) or the mailbox of
+ * the thread bound to the task, block and list taken in one critical
+ * section. */
 static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
 {
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
@@ -756,7 +757,10 @@ static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
     m->port = port;
     m->src = MT_PID_NONE;
     m->flags = MSG_FROM_ISR;
-    queue_push(m, t->prio);
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else
+        queue_push(m, t->prio);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -765,8 +769,7 @@ static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
 mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     task_t *t = S.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
-        (t->flags & (TASK_INITIALISED | TASK_THREAD)) == TASK_INITIALISED)
+    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT && (t->flags & TASK_INITIALISED))
         return post_bare_isr(t, port);
     return post_isr_general(pid, port, data, len, flags);
 }
@@ -941,7 +944,7 @@ void sched_task_destroy(task_t *t)
 void sched_msg_release(msg_t *m)
 {
     release_payload(m);
-    slab_free(&msg_cache, m);
+    SLAB_PUT(msg_cache, m);
 }
 
 port_sleep_mode_t sched_sleep_mode(void)
@@ -973,7 +976,7 @@ msg_t *sched_msg_alloc(void)
 void sched_msg_free(msg_t *m)
 {
     release_payload(m);
-    slab_free(&msg_cache, m);
+    SLAB_PUT(msg_cache, m);
 }
 
 void sched_held_add(int16_t delta)
