@@ -172,7 +172,8 @@ static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
 {
     queue_bits_t bits = queue_levels;
     if (floor < 0) return bits != 0;
-    /* Levels above floor: every bit from floor + 1 up. */
+    if (sizeof(unsigned) != 2) return (unsigned) (bits >> floor) > 1u;
+    /* Levels above floor: every bit from floor + 1 up, without a shift loop. */
     return (bits & (queue_bits_t) ~((queue_bit(floor) << 1) - 1u)) != 0;
 }
 
