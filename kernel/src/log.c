@@ -26,13 +26,18 @@ typedef uint16_t log_count_t;
 static log_record_t ring[MOTET_LOG_ENTRIES];
 static log_record_t *write_at = ring; /* where the next record goes */
 static log_count_t count;             /* records in the ring, the newest before write_at */
-static uint32_t overruns;
+/* Records overwritten: counted in count's width, which is one byte on the
+ * small rings of 8-bit parts (a full ring pays this on every record), with
+ * the wraps of that count beside it. */
+static log_count_t overrun_low;
+static uint32_t overrun_laps;
 
 void log_init(void)
 {
     write_at = ring;
     count = 0;
-    overruns = 0;
+    overrun_low = 0;
+    overrun_laps = 0;
 }
 
 /* The hot path: one pointer step instead of index arithmetic, the clock
@@ -47,10 +52,10 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
     r->arg = arg;
     r->time = timer_clock_extend();
     /* Full: keep the newest; the oldest record is overwritten and counted. */
-    if (count == MOTET_LOG_ENTRIES)
-        overruns++;
-    else
+    if (count != MOTET_LOG_ENTRIES)
         count++;
+    else if (++overrun_low == 0)
+        overrun_laps++;
     port_irq_restore(s);
 }
 
@@ -70,7 +75,10 @@ unsigned log_drain(log_record_t *out, unsigned max)
 
 uint32_t log_overruns(void)
 {
-    return overruns;
+    port_irq_state_t s = port_irq_save();
+    uint32_t lost = overrun_laps << (8u * sizeof overrun_low) | overrun_low;
+    port_irq_restore(s);
+    return lost;
 }
 
 static const char *const type_names[EV_TYPE_COUNT] = {
