@@ -38,11 +38,16 @@ typedef uint32_t log_offset_t;
 static log_record_t ring[MOTET_LOG_ENTRIES];
 static log_offset_t write_offset; /* where the next record goes */
 static log_count_t count;         /* records in the ring, the newest before write_offset */
-/* Records overwritten: counted in count's width, which is one byte on the
- * small rings of 8-bit parts (a full ring pays this on every record), with
- * the wraps of that count beside it. */
-static log_count_t overrun_low;
-static uint32_t overrun_laps;
+/* Records overwritten. A full ring pays the count on every record: the
+ * small rings of 8-bit parts count in a byte, with its wraps beside it;
+ * the others in one 32-bit word. */
+#if MOTET_LOG_ENTRIES < 256
+typedef uint8_t log_lost_t;
+#else
+typedef uint32_t log_lost_t;
+#endif
+static log_lost_t overrun_low;
+static uint32_t overrun_laps; /* wraps of a one-byte overrun_low */
 
 void log_init(void)
 {
@@ -66,7 +71,7 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
     /* Full: keep the newest; the oldest record is overwritten and counted. */
     if (count != MOTET_LOG_ENTRIES)
         count++;
-    else if (++overrun_low == 0)
+    else if (++overrun_low == 0 && sizeof overrun_low == 1)
         overrun_laps++;
     port_irq_restore(s);
 }
@@ -89,7 +94,7 @@ unsigned log_drain(log_record_t *out, unsigned max)
 uint32_t log_overruns(void)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t lost = overrun_laps << (8u * sizeof overrun_low) | overrun_low;
+    uint32_t lost = sizeof overrun_low == 1 ? overrun_laps << 8 | overrun_low : overrun_low;
     port_irq_restore(s);
     return lost;
 }
