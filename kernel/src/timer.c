@@ -4,7 +4,8 @@
  * hardware compare.
  *
  * Time. Kernel time is the port counter extended to 32 bits: every read adds
- * the (counter-width) distance since the previous read. While a timer runs,
+ * the (counter-width) distance since the previous read (timer_clock.h: with
+ * a 32-bit counter that is the counter itself). While a timer runs,
  * the compare fires at least every PORT_COUNTER_HALF-1 ticks, so no counter
  * wrap goes unseen. With no timer running nothing reads the counter, so a
  * 16-bit port loses whole wraps of idle time; that is the price of having no
@@ -65,8 +66,8 @@ SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 static timer_block_t *timer_head;
 static uint32_t list_base;
-uint32_t timer_clock_now;
 port_counter_t timer_clock_counter;
+uint16_t timer_clock_wraps;
 static uint32_t compare_interrupts;
 #if MOTET_TIMER_PERIODIC
 static uint32_t tick_base; /* kernel time of the last tick */
@@ -145,11 +146,12 @@ static bool compare_arm(void)
             port_compare_disable();
             return false;
         }
-        uint32_t elapsed = timer_now_irq_off() - list_base;
+        uint32_t now = timer_now_irq_off();
+        uint32_t elapsed = now - list_base;
         if (elapsed >= timer_head->delta) return true;
         uint32_t wait = timer_head->delta - elapsed;
         if (wait > COMPARE_MAX_AHEAD) wait = COMPARE_MAX_AHEAD;
-        port_counter_t armed_at = timer_clock_counter;
+        port_counter_t armed_at = timer_clock_counter_at(now);
         port_compare_set((port_counter_t) (armed_at + wait));
         /* If the counter got there while we armed, the interrupt may never
          * come: go round and look again. */
@@ -185,14 +187,15 @@ static void expire_at_tick(void)
 static void tick_service(void)
 {
     for (;;) {
-        uint32_t since = timer_now_irq_off() - tick_base;
+        uint32_t now = timer_now_irq_off();
+        uint32_t since = now - tick_base;
         if (since >= TICK) {
             tick_base += TICK;
             expire_at_tick();
             continue;
         }
         uint32_t wait = TICK - since;
-        port_counter_t armed_at = timer_clock_counter;
+        port_counter_t armed_at = timer_clock_counter_at(now);
         port_compare_set((port_counter_t) (armed_at + wait));
         if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return;
     }
@@ -234,12 +237,13 @@ void timer_init(void)
     slab_init(&timer_cache);
     timer_head = NULL;
     compare_interrupts = 0;
+    /* Kernel time starts at the counter (timer_clock.h). */
     timer_clock_counter = port_counter_read();
-    timer_clock_now = timer_clock_counter;
-    list_base = timer_clock_now;
+    timer_clock_wraps = 0;
+    list_base = timer_clock_counter;
     port_compare_disable();
 #if MOTET_TIMER_PERIODIC
-    tick_base = timer_clock_now;
+    tick_base = list_base;
     tick_service(); /* the first tick */
 #endif
     port_irq_restore(s);

@@ -49,6 +49,18 @@ static void test_overrun_keeps_newest_and_counts_the_lost(void **state)
     assert_int_equal(rec[MOTET_LOG_ENTRIES - 1].arg, MOTET_LOG_ENTRIES + 9);
 }
 
+/* The count of lost records outgrows the ring's own count (one byte on the
+ * small rings) and carries on exactly. */
+static void test_overrun_count_carries_past_its_low_part(void **state)
+{
+    (void) state;
+    const uint32_t lost = 65536u + 300u;
+    for (uint32_t i = 0; i < MOTET_LOG_ENTRIES + lost; i++) log_record(EV_TIMER, 0x20, 7);
+    assert_int_equal(log_overruns(), lost);
+    log_init();
+    assert_int_equal(log_overruns(), 0);
+}
+
 static void test_errors_are_logged_with_their_code(void **state)
 {
     (void) state;
@@ -66,6 +78,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_message_records_send_start_end_with_times, setup),
         cmocka_unit_test_setup(test_overrun_keeps_newest_and_counts_the_lost, setup),
+        cmocka_unit_test_setup(test_overrun_count_carries_past_its_low_part, setup),
         cmocka_unit_test_setup(test_errors_are_logged_with_their_code, setup),
     };
     return cmocka_run_group_tests_name("event log", tests, NULL, NULL);
