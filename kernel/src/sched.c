@@ -402,33 +402,48 @@ static inline void finish_kill_call(void *arg)
  * nested here, holding this loop's message, again for each such interrupt
  * under a steady load: stack and message pool without bound. The priority
  * goes back to the floor with interrupts off, once nothing above the floor
- * is left. The first empty check needs no lock: the caller has already
- * restored the running priority, so an interrupt that queues a message
- * outranking this frame runs it at its own exit; a stale "empty" loses
- * nothing. */
-static void drain_above(mt_prio_t floor)
+ * is left, and they stay off on return: entered and left with interrupts
+ * off, it turns them on only to run a handler (or a thread), so a caller
+ * that finds nothing to run never lets an interrupt in (an interrupt's
+ * exit, sched_isr_exit()). */
+static void drain_held_off(mt_prio_t floor)
 {
-    for (bool first = true;; first = false) {
+    for (;;) {
         /* Threads that outrank the frame and the head. The hint covers a
          * handler a thread handed to K too: that thread waits ready. */
-        if (thread_ready_hint()) thread_k_yield(floor);
-        if (first && queue_levels == 0) return;
-        port_irq_state_t s = port_irq_save();
+        if (thread_ready_hint()) {
+            port_irq_enable();
+            thread_k_yield(floor);
+            (void) port_irq_save();
+        }
         msg_t *m = queue_pop_above(floor);
-        task_t *t = m ? find_local(m->dst) : NULL;
-        task_t *below = S.current;
-        if (t)
-            push_frame(t);
-        else if (!m)
+        if (!m) {
             S.running_prio = floor;
-        port_irq_restore(s);
-        if (!m) return;
+            return;
+        }
+        task_t *t = find_local(m->dst);
+        task_t *below = S.current;
+        if (t) push_frame(t);
+        port_irq_enable();
         if (t)
             run_pushed(t, m, (frame_t){below, t->prio}); /* held: see above */
         else
             release_payload(m); /* unreachable: kill purges its messages */
         SLAB_PUT(msg_cache, m);
+        (void) port_irq_save();
     }
+}
+
+/* drain_held_off() for a caller with interrupts on. The first empty check
+ * needs no lock: the caller has already restored the running priority, so
+ * an interrupt that queues a message outranking this frame runs it at its
+ * own exit; a stale "empty" loses nothing. */
+static void drain_above(mt_prio_t floor)
+{
+    if (!thread_ready_hint() && queue_levels == 0) return;
+    port_irq_state_t s = port_irq_save();
+    drain_held_off(floor);
+    port_irq_restore(s);
 }
 
 /* Whether a drain at `floor` may find work: a message above it or a ready
@@ -881,13 +896,14 @@ void sched_isr_enter(void)
 
 void sched_isr_exit(void)
 {
-    /* On a thread's stack: the thread code decides whether to switch. */
+    /* On a thread's stack: the thread code decides whether to switch, with
+     * interrupts off, as a switch needs them. */
     if (MOTET_THREADS && thread_running()) {
         thread_isr_exit();
         return;
     }
     /* Rule 3: only what strictly outranks the interrupted frame runs here. */
-    drain_above(S.running_prio);
+    drain_held_off(S.running_prio);
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)
@@ -908,9 +924,12 @@ void sched_run(void)
     S.stop = false;
     thread_k_in_run(true);
     while (!S.stop) {
-        if (drain_may_run(-1)) drain_above(-1);
-        if (S.stop) break;
         port_irq_state_t s = port_irq_save();
+        if (drain_may_run(-1)) drain_held_off(-1);
+        if (S.stop) {
+            port_irq_restore(s);
+            break;
+        }
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
         if (queue_levels == 0 && !thread_ready_hint() && !thread_k_idle_switch()) {

@@ -5,16 +5,20 @@
  *
  * Interrupts that may post messages are written with PORT_AVR_ISR, which
  * wraps the body in the kernel's interrupt hooks and runs the exit dispatch
- * at the tail, still in the interrupt's frame on the one stack but with
- * interrupts enabled again (DESIGN rule 3):
+ * at the tail, still in the interrupt's frame on the one stack (DESIGN rule
+ * 3):
  *
  *     PORT_AVR_ISR(INT4_vect)
  *     {
  *         sched_post_isr(PID_RADIO, PORT_0, NULL, 0, 0);
  *     }
  *
- * port_in_isr() is true in the body and false in the tail; interrupts that
- * arrive during the tail nest (each runs its own body and tail). An
+ * port_in_isr() is true in the body and false in the tail. The tail turns
+ * interrupts on only while it runs a handler that outranks the interrupted
+ * one (sched_isr_exit()); interrupts that arrive then nest (each
+ * runs its own body and tail), and a tail with nothing to run returns
+ * without letting one in, so at most one interrupt per priority level
+ * plus one sits on the stack (ports/avr/stack.annot). An
  * interrupt that posts nothing may use plain ISR() from <avr/interrupt.h>;
  * it then neither ends a sleep (port_sleep() goes back to sleep) nor
  * dispatches anything.
@@ -79,9 +83,7 @@ void tport_avr_sleep_end(void);
         vector##_body();                                                                           \
         port_avr_isr_depth--;                                                                      \
         port_avr_woken = 1;                                                                        \
-        sei();                                                                                     \
         sched_isr_exit();                                                                          \
-        cli();                                                                                     \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
     PORT_AVR_BODY void vector##_body(void)

@@ -47,11 +47,13 @@
  * not run handlers itself: it pushes a fabricated exception frame whose
  * return address is the exit trampoline and returns into it. The trampoline
  * therefore runs in thread mode, on the interrupted (shared, MSP) stack, with
- * interrupts enabled and no exception active: sched_isr_exit() runs the
- * handlers there, any interrupt can preempt them (its own exit dispatch nests
- * above), port_in_isr() (IPSR != 0) is false, and a failed test assertion
- * can longjmp out of a handler. Back from sched_isr_exit(), the trampoline
- * pends NMI; the NMI handler drops its own frame and returns through the
+ * no exception active and interrupts masked until sched_isr_exit()
+ * finds a handler to run: it runs the handlers there with interrupts on, any
+ * interrupt can preempt them (its own exit dispatch nests above),
+ * port_in_isr() (IPSR != 0) is false, and a failed test assertion can
+ * longjmp out of a handler. Back from sched_isr_exit(), the
+ * trampoline pends NMI; the NMI handler unmasks interrupts, drops its own
+ * frame and returns through the
  * frame that the hardware stacked when the first interrupt came, restoring
  * every register of the interrupted code, xPSR included (QK and
  * Super-Simple Tasker return the same way). NMI is reserved for this.

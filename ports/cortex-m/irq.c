@@ -14,17 +14,22 @@
  *   2. When no interrupt body is left to run, PendSV (lowest priority)
  *      tail-chains with F_T still stacked. It pushes a fabricated frame F_X
  *      (pc = cm_exit_trampoline, xPSR = Thumb only) below F_T, on T's stack
- *      (EXC_RETURN bit 2 says MSP or PSP), and returns: the hardware
- *      unstacks F_X and enters the trampoline in thread mode, interrupts
- *      enabled, its stack pointer just below F_T.
- *   3. The trampoline calls sched_isr_exit(): queued handlers that outrank
- *      the interrupted one run here, preemptible by any interrupt. If T is
+ *      (EXC_RETURN bit 2 says MSP or PSP), masks interrupts (PRIMASK) and
+ *      returns: the hardware unstacks F_X and enters the trampoline in
+ *      thread mode, interrupts masked, its stack pointer just below F_T.
+ *   3. The trampoline calls sched_isr_exit(): queued handlers that
+ *      outrank the interrupted one run here with interrupts on, preemptible
+ *      by any interrupt; with nothing to run, interrupts stay masked, so no
+ *      second exit dispatch nests on this one unless it runs a handler of a
+ *      higher level (at most one per priority level on the stack). If T is
  *      a thread, the trampoline may switch to another context instead
  *      (thread_isr_exit); it carries on from here, on T's stack, only when
  *      T is resumed, so steps 3 and 4 of different contexts never mix.
- *   4. It then pends NMI. NMI stacks the trampoline's frame, discards it
- *      (32 bytes off the stack it came from) and returns through F_T: T resumes with every register
- *      and its flags as they were.
+ *   4. It then pends NMI, which PRIMASK does not mask. NMI stacks the
+ *      trampoline's frame, discards it (32 bytes off the stack it came
+ *      from), unmasks interrupts (T ran with them on: it was interrupted)
+ *      and returns through F_T: T resumes with every register and its
+ *      flags as they were.
  *
  * Frame alignment: F_T starts 8-byte aligned (CCR.STKALIGN); F_X is 32
  * bytes with xPSR bit 9 clear, so the trampoline starts on the same aligned
@@ -157,7 +162,7 @@ uint32_t port_cm_exit_dispatches(void)
 
 /* ------------------------------------------------------------ exit dispatch */
 
-/* Step 3, in thread mode with interrupts enabled. */
+/* Step 3, in thread mode with interrupts masked. */
 void cm_exit_dispatch(void);
 void cm_exit_dispatch(void)
 {
@@ -198,6 +203,7 @@ __attribute__((naked)) void PendSV_Handler(void)
                    "sub sp, sp, #32\n"
                    "str r0, [sp, #24]\n"
                    "str r1, [sp, #28]\n"
+                   "cpsid i\n"
                    "bx lr\n"
 #if MOTET_THREADS
                    "1: mrs r2, psp\n"
@@ -205,27 +211,29 @@ __attribute__((naked)) void PendSV_Handler(void)
                    "str r0, [r2, #24]\n"
                    "str r1, [r2, #28]\n"
                    "msr psp, r2\n"
+                   "cpsid i\n"
                    "bx lr\n"
 #endif
     );
 }
 
-/* Step 4: drop the trampoline's frame from the stack it was pushed on; the
- * exception return then unstacks the frame of the interrupted code. */
+/* Step 4: drop the trampoline's frame from the stack it was pushed on and
+ * unmask interrupts; the exception return then unstacks the frame of the
+ * interrupted code. */
 __attribute__((naked)) void NMI_Handler(void)
 {
-    __asm volatile(
+    __asm volatile("cpsie i\n"
 #if MOTET_THREADS
-        "tst lr, #4\n"
-        "bne 1f\n"
+                   "tst lr, #4\n"
+                   "bne 1f\n"
 #endif
-        "add sp, sp, #32\n"
-        "bx lr\n"
+                   "add sp, sp, #32\n"
+                   "bx lr\n"
 #if MOTET_THREADS
-        "1: mrs r0, psp\n"
-        "add r0, r0, #32\n"
-        "msr psp, r0\n"
-        "bx lr\n"
+                   "1: mrs r0, psp\n"
+                   "add r0, r0, #32\n"
+                   "msr psp, r0\n"
+                   "bx lr\n"
 #endif
     );
 }

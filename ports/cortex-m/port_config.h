@@ -47,11 +47,11 @@
  * that charge and re-arm kernel timers at the exit (RR slices, RETOS and
  * VOP quanta: thread_isr_exit -> ... -> timer_kernel_start ->
  * timer_service, which may post an expiry) go to 436 B (ctests
- * stack_thread_{rr,retos,vop}_cortex_m), and get that. A second interrupt
- * can land in the trampoline while interrupts are still on (before
- * thread_isr_exit masks them, or after, before NMI): two levels are
- * allowed, as for the AVR port. MIN is what a guarded thread of unknown
- * need gets. */
+ * stack_thread_{rr,retos,vop}_cortex_m), and get that. No second
+ * interrupt lands there: the trampoline runs with interrupts masked from
+ * PendSV to NMI unless it runs a handler, and it never runs one on a
+ * thread's stack (irq.c). MIN is what a guarded thread of unknown need
+ * gets. */
 #define PORT_HAS_THREADS 1
 typedef struct port_context {
     void *sp;
@@ -60,7 +60,7 @@ typedef struct port_context {
 #define PORT_CM_EXIT_FRAME_BYTES      36u
 #define PORT_CM_EXIT_PATH_BYTES       160u
 #define PORT_CM_EXIT_TIMED_PATH_BYTES 436u
-#define PORT_CM_ISR_NESTING           2u
+#define PORT_CM_ISR_NESTING           1u
 #define PORT_CM_THREAD_EXTRA                                                                       \
     (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))
 #define PORT_CM_THREAD_EXTRA_TIMED                                                                 \

@@ -10,9 +10,10 @@
  * takes whatever is pending at once, as a microcontroller takes a pending
  * interrupt the moment its I bit is set. Interrupt bodies run with the real
  * signals blocked (sa_mask, or sigprocmask on the rare enable-with-pending
- * path), so a body is never nested; sched_isr_exit() then runs with the flag
- * clear and the signals unblocked, still in the same frame, so an interrupt
- * can preempt the handlers it dispatches (DESIGN rule 3).
+ * path), so a body is never nested; sched_isr_exit() then runs with the
+ * signals unblocked but the flag still set, in the same frame, and clears it
+ * only while it runs a handler, so an interrupt can preempt the handlers it
+ * dispatches (DESIGN rule 3) but never nests on an exit with nothing to run.
  *
  * Simulated clock. The 64-bit tick counter sim_now moves only in port_sleep()
  * (a jump to the next event) and port_native_busy() (step by step to each
@@ -154,8 +155,8 @@ static bool compare_fires(void)
 }
 
 /* One interrupt entry: the body with further interrupts held, then the exit
- * dispatch with them enabled. Entered and left with signals blocked and the
- * flag set. */
+ * dispatch, which enables them only to run handlers. Entered and left with
+ * signals blocked and the flag set. */
 static void run_interrupt(bool compare, unsigned lines)
 {
     sig_atomic_t outer_in_isr = port_native_in_isr;
@@ -166,12 +167,11 @@ static void run_interrupt(bool compare, unsigned lines)
         if ((lines & (1u << line)) && line_isr[line]) line_isr[line]();
     port_native_in_isr = outer_in_isr;
 
-    atomic_signal_fence(memory_order_seq_cst);
-    port_native_irq_disabled = 0;
+    /* Signals from here on find the flag set and only record themselves;
+     * sched_isr_exit() clears it (taking them) only to run a handler. */
     unblock_irq_signals();
     sched_isr_exit();
     block_irq_signals(NULL);
-    port_native_irq_disabled = 1;
     atomic_signal_fence(memory_order_seq_cst);
 }
 

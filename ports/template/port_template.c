@@ -57,8 +57,8 @@ port_counter_t port_counter_read(void)
 void port_compare_set(port_counter_t at)
 {
     /* Program the compare register; its interrupt calls, in order,
-     * sched_isr_enter(), timer_isr_compare(), then on the way out with
-     * interrupts enabled sched_isr_exit(). */
+     * sched_isr_enter(), timer_isr_compare(), then on the way out, with
+     * interrupts still off, sched_isr_exit(). */
     (void) at;
 }
 

@@ -438,6 +438,42 @@ def test_bound_sums_distinct_elements_and_interrupts():
     assert bound(idle, [a, b], [isr], 1)[0] == 40 + 20 + 60 + 25
 
 
+def test_priority_levels_count_an_unknown_priority_as_a_level_of_its_own():
+    from motetlib.stack_preempt import priority_levels
+
+    assert priority_levels([1, 2, 2, 1]) == 2
+    assert priority_levels([3, None, None]) == 3
+    assert priority_levels([]) == 0
+
+
+@pytest.mark.parametrize("arch", ["avr", "arm"])
+def test_an_interrupt_that_may_come_again_is_charged_once_per_level_and_on_top(tmp_path, arch):
+    """`isr-reentry levels`: the port turns interrupts on in an exit
+    dispatch only to run a task above the interrupted frame, so the same
+    entry may be on the stack again, once per priority level of the task set
+    (two here: a at 1, b at 2), each where its exit starts a task, with one
+    more on top. Without it, each entry counts once, which such a port would
+    break. (poster stands for an interrupt whose exit dispatches.)"""
+    if not have(arch):
+        pytest.skip(f"{GCC[arch][0]} not installed")
+    elf = build_preempt(tmp_path, arch)
+    once = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "isr poster\n")
+    again = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "isr poster\nisr-reentry levels\n")
+    k_once = stackcheck.analyse(elf, [], ann=once)["kernel"]
+    k_again = stackcheck.analyse(elf, [], ann=again)["kernel"]
+    assert not k_once.problems and not k_again.problems
+    poster = stackcheck.analyse(elf, ["poster"], ann=once)["roots"]["poster"]
+    hw = stackcheck.ISR_FRAME[arch]
+    # Two more interrupts, each its frame and its path to the dispatch, and
+    # each the gain of starting the next activation anywhere in an element.
+    assert k_again.depth >= k_once.depth + 2 * (poster.reach + hw)
+    assert "3 nested interrupt(s) of 1 (one per priority level, 2, and 1 on top)" in k_again.path[0]
+    # An entry whose exit cannot start a task is never below another one.
+    quiet = stackcheck.parse_annotations(PREEMPT_ANNOTATIONS + "isr poster\nno-dispatch poster\n"
+                                         "isr-reentry levels\n")
+    assert "1 nested interrupt(s) of 1" in stackcheck.analyse(elf, [], ann=quiet)["kernel"].path[0]
+
+
 def test_stack_paint_fails_a_bound_below_the_paint_or_a_short_thread_allowance():
     """The checks of the AVR test stack_hello_avr (tools/motetlib/stack_paint.py)."""
     from motetlib import stack_paint

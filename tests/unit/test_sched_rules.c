@@ -223,6 +223,47 @@ static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
     assert_string_equal(trace, "masked isr B0( )B ");
 }
 
+/* An interrupt storm whose exits find nothing to run: each interrupt comes
+ * again from its own body, and posts to a task equal to the running one,
+ * which waits (rule 3). Every exit must return without letting the next
+ * interrupt in, so none of them runs deeper than the first by a whole
+ * interrupt frame; an exit that turned interrupts on regardless would take
+ * each next one on top of itself. (The next one may come an instruction or
+ * a return later in the interrupted code than the first: on AVR one
+ * instruction runs after RETI.) */
+#define STORM 6
+/* Less than any port's interrupt frame: AVR saves 15 or more registers and
+ * a return address, Cortex-M stacks 32 B, native a signal frame. */
+#define NEST_MIN_BYTES 16u
+static uint8_t storm_left, storm_seen;
+static uintptr_t storm_depth[STORM];
+
+static void isr_storms(void)
+{
+    volatile uint8_t here = 0;
+    if (storm_seen < STORM) storm_depth[storm_seen++] = (uintptr_t) &here;
+    assert_int_equal(sched_post_isr(PID(isr_target), PORT_0, NULL, 0, 0), MT_OK);
+    if (--storm_left) tport_irq_raise(0); /* pending until this one has returned */
+}
+
+static void test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 2);
+    actions[PID('A')] = raise_interrupt;
+    tport_irq_attach(0, isr_storms);
+    isr_target = 'B';
+    storm_left = STORM;
+    storm_seen = 0;
+    trace[0] = 0;
+    send('A', 0);
+    assert_int_equal(storm_seen, STORM);
+    for (uint8_t i = 1; i < STORM; i++)
+        assert_true(storm_depth[i] + NEST_MIN_BYTES > storm_depth[0]);
+    assert_string_equal(trace, "A0( raise back )A B0( )B B0( )B B0( )B B0( )B B0( )B B0( )B ");
+}
+
 /* ---- rule 4: a task on the stack is guarded ---- */
 
 static void b_sends_back_to_a(msg_t *msg)
@@ -367,6 +408,8 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_isr_post_equal_priority_waits, setup),
         cmocka_unit_test_setup(test_rule3_isr_post_while_masked_runs_on_unmask, setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
+        cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
+                               setup),
         cmocka_unit_test_setup(test_rule4_self_send_runs_after_return, setup),
         cmocka_unit_test_setup(test_rule5_head_runs_only_if_it_outranks_frame_below, setup),
         cmocka_unit_test_setup(test_rule6_idle_sleeps_until_the_next_deadline, setup),

@@ -25,7 +25,12 @@ What bounds the sequence (docs/threads.md, "The kernel stack"):
   - a bounded function appears at most its bound (finish_kill: once per
     task, FINAL being the last handler a task runs);
   - the port's interrupt nesting: at most `nesting` interrupt frames, each
-    interrupt entry at most once.
+    interrupt entry at most once; or, where the port's exit dispatch turns
+    interrupts on only to run a task above the interrupted frame
+    (`isr-reentry levels`), any entry again, but at most one interrupt per
+    priority level of the task set plus one on top (priority_levels()): each
+    exit dispatch that let another interrupt in runs at a level of its own,
+    strictly above the one below it.
 
 Priority order (rule 1: a nested handler is at least as important as the
 one below) is not used: FINAL (kill) and SERIALIZE (migration) handlers run
@@ -53,6 +58,12 @@ class Element:
     name: str
     full: int
     reach: int | None
+
+
+def priority_levels(prios: list[int | None]) -> int:
+    """Distinct priority levels of a task set; a task of unknown priority
+    (None) may be on any, so it counts as a level of its own."""
+    return len({p for p in prios if p is not None}) + sum(p is None for p in prios)
 
 
 def bound(root: Element, elements: list[Element], isrs: list[Element],

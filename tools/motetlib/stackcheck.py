@@ -48,6 +48,12 @@ Annotations (--annotations FILE), one per line, `#` comments:
     isr-frame BYTES              what the hardware pushes per interrupt
     isr-nesting N                interrupts that may nest (default: 1; with
                                  `dispatch`, the number of interrupt entries)
+    isr-reentry levels           with `dispatch`: an interrupt entry may be
+                                 on the stack again, once per priority level
+                                 of the task set, below the `isr-nesting`
+                                 bodies on top (the port's exit dispatch
+                                 turns interrupts on only to run a task above
+                                 the interrupted frame: sched_isr_exit)
     isr-exit FUNC                the port runs every interrupt body on the
                                  kernel stack and then FUNC, its exit
                                  dispatch, on the interrupted stack, in the
@@ -154,6 +160,7 @@ class Annotations:
     isr_nesting: int | None = None
     isr_exit: str | None = None
     thread_isr_nesting: int | None = None
+    isr_reentry_levels: bool = False
     # The kernel stack (stack_preempt.py): handler-call sites, functions a
     # cycle may pass only a bounded number of times, the task set.
     dispatch: set[str] = field(default_factory=set)
@@ -210,6 +217,8 @@ def parse_annotations(text: str, origin: str = "<annotations>",
                 ann.hooks.setdefault(args[0], []).extend(args[2:])
             elif kind == "isr-exit" and len(args) == 1:
                 ann.isr_exit = args[0]
+            elif kind == "isr-reentry" and args == ["levels"]:
+                ann.isr_reentry_levels = True
             elif kind == "thread-isr-nesting" and len(args) == 1:
                 ann.thread_isr_nesting = int(args[0], 0)
             elif kind == "indirect" and len(args) >= 3 and args[1] == "->":
@@ -673,9 +682,26 @@ def preempted_kernel_stack(elf: Path, a: Analyser, kernel: str, isrs: list[str])
                                               else max(i.reach, ex.reach or 0))
                         for i in isr_elements]
     nesting = ann.isr_nesting if ann.isr_nesting is not None else len(isrs)
+    note = ""
+    if ann.isr_reentry_levels and isr_elements:
+        # An exit dispatch that turns interrupts on runs a task above the
+        # frame it interrupted, so each one below the top has a level of its
+        # own, and may be any entry. It sits where it starts that task (its
+        # body has returned): each is charged the deepest entry's reach, the
+        # task itself being an element of its own. On top, the bodies nest as
+        # before (`isr-nesting`, each entry once).
+        levels = stack_preempt.priority_levels([t.prio for t in tasks])
+        reaching = [i for i in isr_elements if i.reach is not None]
+        worst = max(reaching, key=lambda i: i.reach) if reaching else None
+        top = sorted(isr_elements, key=lambda i: i.full, reverse=True)[:nesting]
+        isr_elements = [stack_preempt.Element(f"{worst.name} (level {k + 1})", worst.reach,
+                                              worst.reach)
+                        for k in range(levels if worst else 0)] + top
+        note = f" (one per priority level, {levels}, and {len(top)} on top)"
+        nesting = len(isr_elements)
     root = element(kernel, kernel)
     depth, terms = stack_preempt.bound(root, elements, isr_elements, nesting)
-    terms.insert(0, f"{len(tasks)} tasks, {nesting} nested interrupt(s) of {len(isrs)}")
+    terms.insert(0, f"{len(tasks)} tasks, {nesting} nested interrupt(s) of {len(isrs)}{note}")
     return Result(depth, terms, problems)
 
 

@@ -14,8 +14,9 @@
  * Hooks the port calls back into the kernel:
  *   timer_isr_compare()  from the compare interrupt;
  *   sched_isr_enter() / sched_isr_exit() around every interrupt that may
- *   post messages; sched_isr_exit() runs higher-priority handlers at
- *   interrupt exit with interrupts enabled (DESIGN rule 3);
+ *   post messages; sched_isr_exit(), called with interrupts off, runs
+ *   higher-priority handlers at interrupt exit, turning interrupts on only
+ *   for them (DESIGN rule 3);
  *   with MOTET_BUS, from the bus interrupt (between enter and exit):
  *   bus_isr_rx() for each frame received, bus_isr_tx_done() once the frame
  *   given to port_bus_send() is finished (bus.h).

@@ -133,8 +133,12 @@ void sched_stop(void);
 
 /* Port hooks around interrupt handlers that may post messages. */
 void sched_isr_enter(void);
-/* Called by the port after the interrupt body, interrupts enabled, still on
- * the interrupted stack: runs queued handlers that outrank the running one. */
+/* Called by the port after the interrupt body, irq off, still on the
+ * interrupted stack: runs queued handlers that outrank the running one,
+ * turning interrupts on only while one (or a thread) runs; returns with irq
+ * off. An interrupt that finds nothing to run thus never lets another nest
+ * on its frame, which bounds the interrupts on the stack by the priority
+ * levels (docs/threads.md, "The kernel stack"). */
 void sched_isr_exit(void);
 
 /* Hook for the bus manager: called for messages to remote tasks. */
