@@ -44,7 +44,7 @@
  * and the AVR test `stack_hello_avr` fails if EXTRA falls below it; the
  * tests stack_thread_<policy>_avr do the same on the energy benchmark's
  * image of each policy. Policies that charge and re-arm kernel timers at the
- * interrupt exit (RR slices, RETOS and VOP quanta) go deeper (VOP 278 B)
+ * interrupt exit (RR slices, RETOS and VOP quanta) go deeper (183 B)
  * and get the TIMED figure. MIN is what a guarded thread of unknown need
  * gets. */
 #define PORT_HAS_THREADS 1
@@ -52,7 +52,7 @@ typedef struct port_context {
     uint8_t *sp;
 } port_context_t;
 #define PORT_AVR_THREAD_EXTRA       150u
-#define PORT_AVR_THREAD_EXTRA_TIMED 280u
+#define PORT_AVR_THREAD_EXTRA_TIMED 192u
 #if MOTET_THREAD_TIMED
 #define PORT_THREAD_STACK_EXTRA PORT_AVR_THREAD_EXTRA_TIMED
 #else
