@@ -908,9 +908,10 @@ void sched_isr_exit(void)
 
 static port_sleep_mode_t choose_sleep_mode(void)
 {
-    uint32_t ticks;
-    if (!timer_next_deadline(&ticks)) return PORT_SLEEP_NONE_DUE;
-    return ticks >= PORT_SLEEP_DEEP_MIN_TICKS ? PORT_SLEEP_DEEP : PORT_SLEEP_IDLE;
+    const bool has_deep = (uint32_t) PORT_SLEEP_DEEP_MIN_TICKS != PORT_SLEEP_NO_DEEP;
+    uint32_t ticks = 0;
+    if (!timer_next_deadline(has_deep ? &ticks : NULL)) return PORT_SLEEP_NONE_DUE;
+    return has_deep && ticks >= PORT_SLEEP_DEEP_MIN_TICKS ? PORT_SLEEP_DEEP : PORT_SLEEP_IDLE;
 }
 
 void sched_stop(void)

@@ -30,9 +30,9 @@
 #define PORT_AVR_PRESCALER    256u
 #define PORT_AVR_TIMER1_CS    0x04u
 #define PORT_TICKS_PER_SECOND (F_CPU / PORT_AVR_PRESCALER) /* usable in #if */
-/* Timer1 stops in every mode below idle, so DEEP is idle too (see
- * port_sleep()); the kernel's choice still says how long the wait is. */
-#define PORT_SLEEP_DEEP_MIN_TICKS (PORT_TICKS_PER_SECOND / 500u) /* 2 ms */
+/* Timer1 stops in every mode below idle, so DEEP would be idle too (see
+ * port_sleep()): no deep mode, and no clock read per sleep to pick one. */
+#define PORT_SLEEP_DEEP_MIN_TICKS PORT_SLEEP_NO_DEEP
 
 /* Threads (port_avr_context.c): a suspended context is its stack pointer,
  * with 20 bytes below it (18 call-saved registers, the return address).

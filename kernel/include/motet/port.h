@@ -40,6 +40,10 @@
 #ifndef PORT_SLEEP_DEEP_MIN_TICKS
 #error "port_config.h must define PORT_SLEEP_DEEP_MIN_TICKS"
 #endif
+/* PORT_SLEEP_DEEP_MIN_TICKS of a port whose PORT_SLEEP_DEEP is no deeper
+ * than PORT_SLEEP_IDLE: the kernel then never reads the clock to choose
+ * between them (it says IDLE whenever a timer runs). */
+#define PORT_SLEEP_NO_DEEP 0xFFFFFFFFu
 #if MOTET_BUS && !defined(PORT_HAS_BUS)
 #error "MOTET_BUS=1 needs a bus driver: PORT_HAS_BUS in port_config.h and port_bus_send()"
 #endif
