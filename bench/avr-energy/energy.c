@@ -32,9 +32,9 @@
  * the pairing of arrivals and ends).
  */
 #include <avr/io.h>
-#include <util/delay_basic.h>
 
 #include "avr.h"
+#include "energy_work.h"
 #include "motet/motet.h"
 #if ENERGY_THREADS
 #include "motet/thread.h"
@@ -56,17 +56,6 @@ enum { PRIO_SENSE = 2, PRIO_PACKET = ENERGY_ONE_LEVEL ? PRIO_SENSE : 4 };
 
 static volatile uint8_t lost;
 
-/* Busy work of exactly `cycles` (a multiple of 4) in _delay_loop_2's four
- * cycles per turn, interruptible everywhere: it stands for computation. */
-static void work(uint32_t cycles)
-{
-    while (cycles >= 4UL * 60000UL) {
-        _delay_loop_2(60000u);
-        cycles -= 4UL * 60000UL;
-    }
-    if (cycles >= 4u) _delay_loop_2((uint16_t) (cycles / 4u));
-}
-
 /* Flip one marker pin with interrupts held off: the packet job preempts
  * the sensing job, and a preemption between the read and the write of an
  * open PORTB ^= would let the sensing job write back a stale PB0, an extra
@@ -81,13 +70,13 @@ static void toggle_marker(uint8_t pin)
 
 static void sense_job(void)
 {
-    work(ENERGY_LS_CYCLES);
+    energy_work(ENERGY_LS_CYCLES);
     toggle_marker(_BV(1));
 }
 
 static void packet_job(void)
 {
-    work(ENERGY_LP_CYCLES);
+    energy_work(ENERGY_LP_CYCLES);
     toggle_marker(_BV(0));
 }
 

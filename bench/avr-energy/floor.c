@@ -42,7 +42,8 @@
 #include <avr/io.h>
 #include <avr/sleep.h>
 #include <stdint.h>
-#include <util/delay_basic.h>
+
+#include "energy_work.h"
 
 #if defined(__has_include)
 #if __has_include(<avr/avr_mcu_section.h>)
@@ -87,22 +88,11 @@ static void __attribute__((noreturn)) halt(uint16_t status)
     for (;;) __asm__ volatile("sleep" ::"r"(st), "r"(used), "r"(magic));
 }
 
-/* Busy work of exactly `cycles` (a multiple of 4) in _delay_loop_2's four
- * cycles per turn, interruptible everywhere, as in energy.c. */
-static void work(uint32_t cycles)
-{
-    while (cycles >= 4UL * 60000UL) {
-        _delay_loop_2(60000u);
-        cycles -= 4UL * 60000UL;
-    }
-    if (cycles >= 4u) _delay_loop_2((uint16_t) (cycles / 4u));
-}
-
 /* Inline: a call and return would cost every packet 8 cycles more. */
 static inline __attribute__((always_inline)) void packet_job(void)
 {
     sei();
-    work(ENERGY_LP_CYCLES);
+    energy_work(ENERGY_LP_CYCLES);
     /* Off again: INT0 writes PORTB and the count. */
     cli();
     PORTB ^= _BV(0);
@@ -176,7 +166,7 @@ int main(void)
             sense_due = 0;
             sensing = 1;
             sei();
-            work(ENERGY_LS_CYCLES);
+            energy_work(ENERGY_LS_CYCLES);
             cli(); /* PB1 shares PORTB with the packet jobs */
             sensing = 0;
             PORTB ^= _BV(1);
