@@ -349,7 +349,9 @@ bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks)
     return t != NULL;
 }
 
-bool timer_next_deadline(uint32_t *ticks)
+/* timer_next_deadline() with the wait asked for, out of line: the clock
+ * arithmetic needs registers that the plain question should not save. */
+static MT_NOINLINE bool next_deadline_ticks(uint32_t *ticks)
 {
     port_irq_state_t s = port_irq_save();
     bool running = timer_head != NULL;
@@ -361,6 +363,17 @@ bool timer_next_deadline(uint32_t *ticks)
     if (ticks && (!running || to_tick < *ticks)) *ticks = to_tick;
     running = true;
 #endif
+    port_irq_restore(s);
+    return running;
+}
+
+bool timer_next_deadline(uint32_t *ticks)
+{
+    if (ticks || MOTET_TIMER_PERIODIC) return next_deadline_ticks(ticks);
+    /* Only whether a timer runs: asked before every sleep where the port
+     * has no deep mode to choose. */
+    port_irq_state_t s = port_irq_save();
+    bool running = timer_head != NULL;
     port_irq_restore(s);
     return running;
 }
