@@ -429,8 +429,8 @@ static void drain_held_off(mt_prio_t floor)
             run_pushed(t, m, (frame_t){below, t->prio}); /* held: see above */
         else
             release_payload(m); /* unreachable: kill purges its messages */
-        SLAB_PUT(msg_cache, m);
         (void) port_irq_save();
+        SLAB_PUT_KNOWN_IRQ_OFF(msg_cache, m); /* the queue holds blocks of the pool only */
     }
 }
 
@@ -902,10 +902,6 @@ mt_err_t sched_task_kill(mt_pid_t pid)
 }
 
 /* ---- interrupts and the main loop ---- */
-
-void sched_isr_enter(void)
-{
-}
 
 void sched_isr_exit(void)
 {
