@@ -20,10 +20,16 @@ typedef struct member {
 } member_t;
 
 static member_t members[MOTET_MAX_GROUP_MEMBERS];
+/* One past the last entry in use: scans stop there, so a delivery reads
+ * as many entries as the module has memberships, not the whole table.
+ * Entries keep their place while in use (a delivery holds their indices
+ * across handlers that may kill a member). */
+static uint8_t members_end;
 
 void mcast_init(void)
 {
     memset(members, 0, sizeof members);
+    members_end = 0;
 }
 
 mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
@@ -32,6 +38,7 @@ mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
     for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
         if (members[i].pid != MT_PID_NONE) continue;
         members[i] = (member_t){.pid = pid, .port = port, .group = group};
+        if (i >= members_end) members_end = (uint8_t) (i + 1u);
         return MT_OK;
     }
     return log_error(MT_ERR_NO_SLAB);
@@ -40,18 +47,19 @@ mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
 unsigned mcast_leave_all(mt_pid_t pid)
 {
     unsigned n = 0;
-    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
+    for (uint8_t i = 0; i < members_end; i++) {
         if (members[i].pid != pid || pid == MT_PID_NONE) continue;
         members[i].pid = MT_PID_NONE;
         n++;
     }
+    while (members_end > 0 && members[members_end - 1u].pid == MT_PID_NONE) members_end--;
     return n;
 }
 
 uint8_t mcast_member_count(uint8_t group)
 {
     uint8_t n = 0;
-    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++)
+    for (uint8_t i = 0; i < members_end; i++)
         if (members[i].pid != MT_PID_NONE && members[i].group == group) n++;
     return n;
 }
@@ -67,10 +75,11 @@ static mt_prio_t member_prio(const member_t *m)
 static uint8_t collect_sorted(uint8_t group, uint8_t *order)
 {
     uint8_t n = 0;
-    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
+    for (uint8_t i = 0; i < members_end; i++) {
         if (members[i].pid == MT_PID_NONE || members[i].group != group) continue;
         uint8_t j = n++;
-        while (j > 0 && member_prio(&members[order[j - 1]]) < member_prio(&members[i])) {
+        mt_prio_t prio = j > 0 ? member_prio(&members[i]) : 0; /* the first needs none */
+        while (j > 0 && member_prio(&members[order[j - 1]]) < prio) {
             order[j] = order[j - 1];
             j--;
         }
@@ -100,7 +109,7 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max)
 {
     uint8_t n = 0;
-    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS && n < max; i++) {
+    for (uint8_t i = 0; i < members_end && n < max; i++) {
         if (members[i].pid != pid || pid == MT_PID_NONE) continue;
         pairs[2 * n] = members[i].group;
         pairs[2 * n + 1] = members[i].port;

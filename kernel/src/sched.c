@@ -429,8 +429,8 @@ static void drain_held_off(mt_prio_t floor)
             run_pushed(t, m, (frame_t){below, t->prio}); /* held: see above */
         else
             release_payload(m); /* unreachable: kill purges its messages */
-        SLAB_PUT(msg_cache, m);
         (void) port_irq_save();
+        SLAB_PUT_KNOWN_IRQ_OFF(msg_cache, m); /* the queue holds blocks of the pool only */
     }
 }
 
@@ -555,17 +555,25 @@ static bool can_run_now(const task_t *t, mt_port_t port)
     return t->prio >= S.running_prio;
 }
 
+/* A heap payload run at once goes straight to the destination (see
+ * MSG_DST_OWNS): one hand-over where a queued message needs two. The
+ * sender may be killed meanwhile (by the receiver, say) without taking the
+ * block along, and the receiver cannot be: it is on the stack. */
+static MT_INLINE bool give_to_receiver(void *data, const task_t *t)
+{
+    return mem_set_owner(data, t->pid) == MT_OK;
+}
+
 static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    if ((flags & MSG_HEAP) && len && mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK)
-        return MT_ERR_BAD_POINTER;
+    if ((flags & MSG_HEAP) && len && !give_to_receiver(data, t)) return MT_ERR_BAD_POINTER;
     msg_t m = {.next = NULL,
                .data = len ? data : NULL,
                .len = len,
                .dst = t->pid,
                .port = port,
                .src = sched_current_pid(),
-               .flags = (uint8_t) (flags & MSG_HEAP)};
+               .flags = (uint8_t) ((flags & MSG_HEAP) && len ? MSG_HEAP | MSG_DST_OWNS : 0)};
     if (!len && (flags & MSG_HEAP)) mem_free(data);
     /* No creation stamp: the stamp orders queued messages, and this one
      * never waits in the queue. */
@@ -595,11 +603,14 @@ static MT_INLINE bool runs_at_once(const task_t *t)
            !thread_running() && !port_in_isr();
 }
 
-/* A heap payload moves to the message (an empty one is freed at once);
- * false if it is not a block the sender owns (the heap has logged why). */
-static bool adopt_payload(msg_t *m, void *data)
+/* A heap payload goes to the receiver t (an empty one is freed at once);
+ * false if it is not a live heap block (the heap has logged why). */
+static bool adopt_payload(msg_t *m, void *data, const task_t *t)
 {
-    if (m->len) return mem_set_owner(m->data, MEM_OWNER_KERNEL) == MT_OK;
+    if (m->len) {
+        m->flags = MSG_HEAP | MSG_DST_OWNS;
+        return give_to_receiver(data, t);
+    }
     mem_free(data);
     m->flags = 0;
     return true;
@@ -622,7 +633,7 @@ static mt_err_t run_at_once(task_t *t, mt_port_t port, void *data, uint16_t len,
     m.src = below.task ? below.task->pid : MT_PID_NONE;
     m.flags = flags;
     log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port));
-    if (flags && !adopt_payload(&m, data)) return MT_ERR_BAD_POINTER;
+    if (flags && !adopt_payload(&m, data, t)) return MT_ERR_BAD_POINTER;
     push_frame(t);
     call_pushed(t, &m, below);
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
@@ -802,8 +813,10 @@ void *sched_take_msg(msg_t *msg)
 {
     if (!msg || !msg->len || !msg->data) return NULL;
     if (msg->flags & MSG_HEAP) {
-        mem_set_owner(msg->data, sched_current_pid());
-        msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed after the handler */
+        mt_pid_t taker = current_pid();
+        if (!(msg->flags & MSG_DST_OWNS) || msg->dst != taker) mem_set_owner(msg->data, taker);
+        /* No longer freed after the handler. */
+        msg->flags &= (uint8_t) ~(MSG_HEAP | MSG_DST_OWNS);
         return msg->data;
     }
     void *copy = mem_alloc(msg->len);
@@ -889,10 +902,6 @@ mt_err_t sched_task_kill(mt_pid_t pid)
 }
 
 /* ---- interrupts and the main loop ---- */
-
-void sched_isr_enter(void)
-{
-}
 
 void sched_isr_exit(void)
 {

@@ -13,6 +13,11 @@
 #define TASK_ON_STACK     0x20u /* a handler frame of this task is live */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
+/* Internal message flag, above the public MSG_*: the heap payload of a
+ * message run at once was handed straight to its destination, which is on
+ * the stack while the message lives (a kill waits until it leaves), so
+ * sched_take_msg() by the destination has no hand-over left to do. */
+#define MSG_DST_OWNS 0x80u
 /* Message blocks a migration leaves to the rest of the module: a frozen
  * task's messages could otherwise take the whole pool, and the migrator,
  * which is woken by a message, could never finish and release them. A send

@@ -180,6 +180,59 @@ static void test_untaken_heap_payload_is_freed_after_the_handler(void **state)
 
 /* ---- multicast ---- */
 
+static mt_err_t member_killing_next(void *state, msg_t *msg)
+{
+    if (msg->port == PORT_0) assert_int_equal(sched_task_kill(0x42), MT_OK);
+    return member(state, msg);
+}
+
+static void test_multicast_skips_a_member_an_earlier_one_killed(void **state)
+{
+    (void) state;
+    make(0x40, 1, member);
+    make(0x41, 4, member_killing_next);
+    make(0x42, 2, member);
+    for (mt_pid_t pid = 0x40; pid <= 0x42; pid++)
+        assert_int_equal(mcast_join(3, pid, PORT_0), MT_OK);
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 3, NULL, 0, 0), MT_ERR_NO_TASK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+    assert_string_equal(order, "ba"); /* c died under b's handler */
+    assert_int_equal(mcast_member_count(3), 2);
+}
+
+static void test_multicast_members_that_leave_and_join_keep_priority_order(void **state)
+{
+    (void) state;
+    make(0x40, 1, member);
+    make(0x41, 4, member);
+    make(0x42, 2, member);
+    make(0x43, 3, member);
+    for (mt_pid_t pid = 0x40; pid <= 0x42; pid++)
+        assert_int_equal(mcast_join(5, pid, PORT_0), MT_OK);
+    assert_int_equal(mcast_join(6, 0x41, PORT_0), MT_OK);
+    assert_int_equal(mcast_leave_all(0x41), 2);
+    assert_int_equal(mcast_join(5, 0x43, PORT_0), MT_OK);
+    assert_int_equal(mcast_member_count(5), 3);
+    assert_int_equal(mcast_member_count(6), 0);
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 5, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "dca");
+    uint8_t pairs[4];
+    assert_int_equal(mcast_memberships(0x43, pairs, 2), 1);
+    assert_int_equal(pairs[0], 5);
+    assert_int_equal(pairs[1], PORT_0);
+}
+
+static void test_multicast_table_full_is_rejected_and_logged(void **state)
+{
+    (void) state;
+    for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++)
+        assert_int_equal(mcast_join(7, 0x40, PORT_0), MT_OK);
+    assert_int_equal(mcast_join(7, 0x41, PORT_0), MT_ERR_NO_SLAB);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
+    assert_int_equal(mcast_leave_all(0x40), MOTET_MAX_GROUP_MEMBERS);
+    assert_int_equal(mcast_join(7, 0x41, PORT_0), MT_OK);
+}
+
 static void test_multicast_reaches_local_members_in_priority_order(void **state)
 {
     (void) state;
@@ -351,6 +404,10 @@ int main(void)
         cmocka_unit_test_setup(test_queued_borrowed_payload_is_copied_at_send_time, setup),
         cmocka_unit_test_setup(test_untaken_heap_payload_is_freed_after_the_handler, setup),
         cmocka_unit_test_setup(test_multicast_reaches_local_members_in_priority_order, setup),
+        cmocka_unit_test_setup(test_multicast_skips_a_member_an_earlier_one_killed, setup),
+        cmocka_unit_test_setup(test_multicast_members_that_leave_and_join_keep_priority_order,
+                               setup),
+        cmocka_unit_test_setup(test_multicast_table_full_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_pid_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_port_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_on_missing_output_port_is_rejected, setup),

@@ -120,6 +120,13 @@ static MT_INLINE bool slab_index(slab_geometry_t g, const void *obj, uint8_t *id
     return *idx < g.count && (uintptr_t) *idx * g.size == delta;
 }
 
+/* Index of obj, which is known to be an object of this geometry. */
+static MT_INLINE uint8_t slab_known_index(slab_geometry_t g, const void *obj)
+{
+    uintptr_t delta = (uintptr_t) obj - (uintptr_t) g.storage;
+    return (uint8_t) ((uint8_t) (delta >> g.shift) * g.inverse);
+}
+
 /* The first free object of a cache of geometry g, marked live, or NULL
  * (not logged: the caller reports it, slab_refused()); irq off. */
 static MT_INLINE void *slab_take_irq_off(slab_cache_t *cache, slab_geometry_t g)
@@ -130,7 +137,7 @@ static MT_INLINE void *slab_take_irq_off(slab_cache_t *cache, slab_geometry_t g)
      * the storage is declared as the cache's own union type. */
     memcpy(&cache->free_list, obj, sizeof(void *));
     /* Objects come from the cache's own list: the index is exact. */
-    uint8_t idx = (uint8_t) ((uint8_t) ((uintptr_t) (obj - g.storage) >> g.shift) * g.inverse);
+    uint8_t idx = slab_known_index(g, obj);
     g.map[idx >> 3] ^= slab_map_bit(idx);
     if (++cache->in_use > cache->high_water) cache->high_water = cache->in_use;
     return obj;
@@ -166,6 +173,22 @@ static MT_INLINE mt_err_t slab_put(slab_cache_t *cache, slab_geometry_t g, void 
     return live ? MT_OK : slab_rejected(MT_ERR_DOUBLE_FREE);
 }
 
+/* slab_put() of an object the caller knows came from this cache (a link of
+ * a list only its objects join), irq off: the pointer needs no check, and
+ * the map still catches a double free. */
+static MT_INLINE mt_err_t slab_put_known_irq_off(slab_cache_t *cache, slab_geometry_t g, void *obj)
+{
+    uint8_t idx = slab_known_index(g, obj);
+    uint8_t *byte = &g.map[idx >> 3];
+    uint8_t bit = slab_map_bit(idx);
+    if (!(*byte & bit)) return slab_rejected(MT_ERR_DOUBLE_FREE);
+    *byte ^= bit;
+    memcpy(obj, &cache->free_list, sizeof(void *));
+    cache->free_list = obj;
+    cache->in_use--;
+    return MT_OK;
+}
+
 /* The geometry of the cache `name` defined in this file, as constants. */
 #define SLAB_GEOMETRY(name)                                                                        \
     ((slab_geometry_t){                                                                            \
@@ -178,5 +201,7 @@ static MT_INLINE mt_err_t slab_put(slab_cache_t *cache, slab_geometry_t g, void 
  * file, inline and with its geometry folded to constants. */
 #define SLAB_TAKE(name)     slab_take(&name, SLAB_GEOMETRY(name))
 #define SLAB_PUT(name, obj) slab_put(&name, SLAB_GEOMETRY(name), (obj))
+/* slab_put_known_irq_off() of the cache `name` defined in this file. */
+#define SLAB_PUT_KNOWN_IRQ_OFF(name, obj) slab_put_known_irq_off(&name, SLAB_GEOMETRY(name), (obj))
 
 #endif /* MOTET_SLAB_H */

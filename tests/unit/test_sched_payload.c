@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Who owns a MSG_HEAP payload, on every path a message can take: run at
+ * once (handed straight to the receiver) or queued (held by the kernel),
+ * taken or not, forwarded, with the receiver or the sender killed while the
+ * message lives, and a payload that is not a heap block refused.
+ *
+ * MOTET_TEST_KERNEL: default nothreads
+ */
+#include <string.h>
+
+#include "test_support.h"
+
+#define SENDER    0x10
+#define RECEIVER  0x20
+#define FORWARDEE 0x22
+
+/* Receiver ports: what its handler does with the payload. */
+enum {
+    LOOK = PORT_0,    /* read it, leave it */
+    TAKE,             /* take it */
+    TAKE_AND_FORWARD, /* take it and send it on to FORWARDEE */
+    TAKE_AND_DIE,     /* take it, then kill itself */
+    KILL_SENDER_LOOK, /* kill the sender, then read it */
+    KILL_SENDER_TAKE, /* kill the sender, then take it */
+};
+
+/* Sender ports: what it sends. */
+enum {
+    SEND_BLOCK = PORT_0, /* a fresh heap block of its own (byte 0: receiver port) */
+    SEND_BLOCK_AND_DIE,  /* the same, then kill itself */
+    SEND_STACK,          /* a stack buffer marked MSG_HEAP */
+    SEND_FREED,          /* a block already freed, marked MSG_HEAP */
+};
+
+#define BLOCK_LEN  24
+#define BLOCK_BYTE 0x5A
+
+static uint8_t *sent;             /* the block the sender sent last */
+static mt_err_t send_result;      /* what sched_send_to() returned to it */
+static mt_pid_t owner_in_handler; /* owner of the payload as the receiver saw it */
+static bool payload_intact;       /* the receiver found every byte as sent */
+static void *taken;               /* what the receiver (or FORWARDEE) took */
+static unsigned handled;
+
+static bool intact(const uint8_t *p)
+{
+    for (uint16_t i = 1; i < BLOCK_LEN; i++)
+        if (p[i] != BLOCK_BYTE) return false;
+    return true;
+}
+
+static mt_err_t receiver(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_INIT && !msg->len) return MT_OK;
+    handled++;
+    owner_in_handler = mem_owner(msg->data);
+    if (msg->port == KILL_SENDER_LOOK || msg->port == KILL_SENDER_TAKE)
+        assert_int_equal(sched_task_kill(SENDER), MT_OK);
+    payload_intact = mem_is_heap(msg->data) && intact(msg->data);
+    if (msg->port == LOOK || msg->port == KILL_SENDER_LOOK) return MT_OK;
+    taken = sched_take_msg(msg);
+    if (msg->port == TAKE_AND_FORWARD) {
+        void *block = taken;
+        taken = NULL;
+        return sched_send_to(FORWARDEE, TAKE, block, BLOCK_LEN, MSG_HEAP);
+    }
+    if (msg->port == TAKE_AND_DIE) return sched_task_kill(RECEIVER);
+    return MT_OK;
+}
+
+static mt_err_t forwardee(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == TAKE) taken = sched_take_msg(msg);
+    return MT_OK;
+}
+
+static mt_err_t sender(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port < PORT_0) return MT_OK;
+    mt_port_t to = *(const uint8_t *) msg->data;
+    if (msg->port == SEND_STACK) {
+        uint8_t local[BLOCK_LEN] = {0};
+        send_result = sched_send_to(RECEIVER, to, local, sizeof local, MSG_HEAP);
+        return MT_OK;
+    }
+    sent = mem_alloc(BLOCK_LEN);
+    assert_non_null(sent);
+    memset(sent, BLOCK_BYTE, BLOCK_LEN);
+    if (msg->port == SEND_FREED) mem_free(sent);
+    send_result = sched_send_to(RECEIVER, to, sent, BLOCK_LEN, MSG_HEAP);
+    if (send_result != MT_OK && msg->port != SEND_FREED) mem_free(sent); /* still ours */
+    if (msg->port == SEND_BLOCK_AND_DIE) return sched_task_kill(SENDER);
+    return MT_OK;
+}
+
+static void make(mt_pid_t pid, mt_prio_t prio, task_handler_t h, bool init)
+{
+    task_spec_t spec = {.pid = pid, .prio = prio, .handler = h, .state_size = 8};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    if (init) assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+}
+
+static unsigned blocks_in_use(void)
+{
+    mem_stats_t s;
+    mem_get_stats(&s);
+    return (unsigned) s.alloc_count;
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    sent = NULL;
+    taken = NULL;
+    send_result = MT_ERR_STATE;
+    owner_in_handler = MT_PID_INVALID;
+    payload_intact = false;
+    handled = 0;
+    return 0;
+}
+
+/* Sender at sender_prio, receiver at receiver_prio (at once when not
+ * lower), FORWARDEE above both; the sender is started on `cmd` and sends
+ * to the receiver's port `to`. */
+static void run(mt_prio_t sender_prio, mt_prio_t receiver_prio, mt_port_t cmd, mt_port_t to)
+{
+    make(SENDER, sender_prio, sender, true);
+    make(RECEIVER, receiver_prio, receiver, true);
+    make(FORWARDEE, 6, forwardee, true);
+    uint8_t port = to;
+    assert_int_equal(sched_send_to(SENDER, cmd, &port, 1, 0), MT_OK);
+    sched_run_pending();
+}
+
+/* ---- run at once: the payload goes straight to the receiver ---- */
+
+static void test_at_once_the_receiver_owns_the_payload_in_its_handler(void **state)
+{
+    (void) state;
+    unsigned before = blocks_in_use();
+    run(2, 3, SEND_BLOCK, LOOK);
+    assert_int_equal(send_result, MT_OK);
+    assert_int_equal(handled, 1);
+    assert_int_equal(owner_in_handler, RECEIVER);
+    assert_true(payload_intact);
+    assert_int_equal(blocks_in_use(), before + 3); /* the three states; the block is freed */
+}
+
+static void test_at_once_a_taken_payload_stays_with_the_receiver(void **state)
+{
+    (void) state;
+    run(2, 3, SEND_BLOCK, TAKE);
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), RECEIVER);
+    assert_true(intact(taken));
+}
+
+static void test_a_taken_and_forwarded_payload_ends_with_the_last_taker(void **state)
+{
+    (void) state;
+    run(2, 3, SEND_BLOCK, TAKE_AND_FORWARD);
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), FORWARDEE);
+    assert_true(intact(taken));
+}
+
+static void test_a_receiver_killed_after_taking_frees_the_payload(void **state)
+{
+    (void) state;
+    unsigned before = blocks_in_use();
+    run(2, 3, SEND_BLOCK, TAKE_AND_DIE);
+    assert_false(sched_task_exists(RECEIVER));
+    assert_false(mem_is_heap(sent));
+    assert_int_equal(blocks_in_use(), before + 2); /* sender's and forwardee's states */
+}
+
+static void test_a_sender_killed_under_the_receiver_leaves_the_payload_alone(void **state)
+{
+    (void) state;
+    unsigned before = blocks_in_use();
+    run(2, 3, SEND_BLOCK, KILL_SENDER_LOOK);
+    assert_true(payload_intact); /* the kill waited for the sender to leave the stack */
+    assert_false(sched_task_exists(SENDER));
+    assert_int_equal(blocks_in_use(), before + 2);
+}
+
+static void test_a_payload_taken_after_the_sender_is_killed_survives_it(void **state)
+{
+    (void) state;
+    run(2, 3, SEND_BLOCK, KILL_SENDER_TAKE);
+    assert_false(sched_task_exists(SENDER));
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), RECEIVER);
+    assert_true(intact(taken));
+}
+
+static void test_init_run_at_once_hands_its_payload_to_the_task(void **state)
+{
+    (void) state;
+    make(SENDER, 2, sender, true);
+    make(RECEIVER, 3, receiver, false); /* INIT goes the general way */
+    uint8_t port = PORT_INIT;
+    assert_int_equal(sched_send_to(SENDER, SEND_BLOCK, &port, 1, 0), MT_OK);
+    assert_int_equal(send_result, MT_OK);
+    assert_int_equal(owner_in_handler, RECEIVER);
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), RECEIVER);
+}
+
+/* ---- queued: the kernel holds the payload until the receiver runs ---- */
+
+static void test_queued_the_kernel_holds_the_payload_until_taken(void **state)
+{
+    (void) state;
+    run(4, 3, SEND_BLOCK, TAKE);
+    assert_int_equal(handled, 1);
+    assert_int_equal(owner_in_handler, MEM_OWNER_KERNEL);
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), RECEIVER);
+}
+
+static void test_queued_payload_survives_its_sender_killed_before_delivery(void **state)
+{
+    (void) state;
+    run(4, 3, SEND_BLOCK_AND_DIE, TAKE);
+    assert_false(sched_task_exists(SENDER));
+    assert_int_equal(handled, 1);
+    assert_true(payload_intact);
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), RECEIVER);
+}
+
+/* ---- refused: not a live heap block ---- */
+
+static void test_a_stack_buffer_marked_heap_is_refused_at_once_and_queued(void **state)
+{
+    (void) state;
+    run(2, 3, SEND_STACK, LOOK);
+    assert_int_equal(send_result, MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    assert_int_equal(handled, 0);
+    setup(state);
+    run(4, 3, SEND_STACK, LOOK);
+    assert_int_equal(send_result, MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    assert_int_equal(handled, 0);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_a_freed_block_marked_heap_is_refused(void **state)
+{
+    (void) state;
+    run(2, 3, SEND_FREED, LOOK);
+    assert_int_equal(send_result, MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    assert_int_equal(handled, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_at_once_the_receiver_owns_the_payload_in_its_handler, setup),
+        cmocka_unit_test_setup(test_at_once_a_taken_payload_stays_with_the_receiver, setup),
+        cmocka_unit_test_setup(test_a_taken_and_forwarded_payload_ends_with_the_last_taker, setup),
+        cmocka_unit_test_setup(test_a_receiver_killed_after_taking_frees_the_payload, setup),
+        cmocka_unit_test_setup(test_a_sender_killed_under_the_receiver_leaves_the_payload_alone,
+                               setup),
+        cmocka_unit_test_setup(test_a_payload_taken_after_the_sender_is_killed_survives_it, setup),
+        cmocka_unit_test_setup(test_init_run_at_once_hands_its_payload_to_the_task, setup),
+        cmocka_unit_test_setup(test_queued_the_kernel_holds_the_payload_until_taken, setup),
+        cmocka_unit_test_setup(test_queued_payload_survives_its_sender_killed_before_delivery,
+                               setup),
+        cmocka_unit_test_setup(test_a_stack_buffer_marked_heap_is_refused_at_once_and_queued,
+                               setup),
+        cmocka_unit_test_setup(test_a_freed_block_marked_heap_is_refused, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
