@@ -165,6 +165,15 @@ static MT_INLINE task_t *find_local(mt_pid_t pid)
     return sched_find_task(pid);
 }
 
+/* A send looks its destination up and tests it with interrupts on, so a
+ * handler run at an interrupt's exit may kill the task in between and free
+ * its control block. With interrupts off, true if t is still pid's; once
+ * pushed (on the stack) or its message queued, a kill waits or purges. */
+static MT_INLINE bool still_there(const task_t *t, mt_pid_t pid)
+{
+    return find_local(pid) == t;
+}
+
 mt_prio_t sched_running_prio(void)
 {
     return S.running_prio;
@@ -311,6 +320,14 @@ static MT_INLINE void push_frame(task_t *t)
     t->flags |= TASK_ON_STACK;
 }
 
+static MT_INLINE void pop_frame(task_t *t, frame_t below)
+{
+    t->flags &= (uint8_t) ~TASK_ON_STACK;
+    S.depth--;
+    S.current = below.task;
+    S.running_prio = below.prio;
+}
+
 /* Call t's handler in the frame just pushed for it, pop to `below` and
  * free the payload unless the handler took it. Interrupts are enabled. */
 static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
@@ -319,10 +336,7 @@ static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
     mt_err_t result = t->handler(t->state, m);
     log_event(EV_END, t->pid, m->port);
     if (result != MT_OK) log_error(result);
-    t->flags &= (uint8_t) ~TASK_ON_STACK;
-    S.depth--;
-    S.current = below.task;
-    S.running_prio = below.prio;
+    pop_frame(t, below);
     S.dispatched++;
     if (m->flags & MSG_HEAP) free_payload(m);
 }
@@ -531,6 +545,15 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
         return err;
     }
     port_irq_state_t s = port_irq_save();
+    if (!from_isr && !still_there(t, m->dst)) { /* killed meanwhile */
+        port_irq_restore(s);
+        if ((m->flags & MSG_HEAP) && (flags & MSG_HEAP))
+            mem_set_owner(data, m->src); /* the sender keeps it on error */
+        else
+            release_payload(m);
+        SLAB_PUT(msg_cache, m);
+        return log_error(MT_ERR_NO_TASK);
+    }
     m->seq = S.next_seq++;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, m);
@@ -543,6 +566,14 @@ static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uin
 }
 
 /* ---- sending ---- */
+
+/* Pop a frame pushed for a handler that did not run; a kill asked for
+ * meanwhile completes. */
+static void unpush(task_t *t, frame_t below)
+{
+    pop_frame(t, below);
+    if (t->flags & TASK_KILL_PENDING) finish_kill(t);
+}
 
 /* Rules 1 and 4: run now if initialised (or this is its INIT), not on the
  * stack, not frozen, and at least as important as the running handler. */
@@ -566,24 +597,44 @@ static MT_INLINE bool give_to_receiver(void *data, const task_t *t)
 
 static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    if ((flags & MSG_HEAP) && len && !give_to_receiver(data, t)) return MT_ERR_BAD_POINTER;
+    mt_pid_t pid = t->pid;
+    bool heap = (flags & MSG_HEAP) && len;
     msg_t m = {.next = NULL,
                .data = len ? data : NULL,
                .len = len,
-               .dst = t->pid,
+               .dst = pid,
                .port = port,
                .src = sched_current_pid(),
-               .flags = (uint8_t) ((flags & MSG_HEAP) && len ? MSG_HEAP | MSG_DST_OWNS : 0)};
-    if (!len && (flags & MSG_HEAP)) mem_free(data);
+               .flags = (uint8_t) (heap ? MSG_HEAP | MSG_DST_OWNS : 0)};
     /* No creation stamp: the stamp orders queued messages, and this one
      * never waits in the queue. */
     if (MOTET_THREADS && thread_running()) {
+        if (heap && !give_to_receiver(data, t)) return MT_ERR_BAD_POINTER;
+        if (!len && (flags & MSG_HEAP)) mem_free(data);
         /* The handler must run on the kernel stack: K preempts the thread
          * for it, and the payload stays on the thread's stack meanwhile. */
         run_on_k(t, &m);
         return MT_OK;
     }
-    run_handler(t, &m);
+    frame_t below = {S.current, S.running_prio};
+    port_irq_state_t s = port_irq_save();
+    if (!still_there(t, pid)) { /* killed since the lookup: nothing was handed over */
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    if (!can_run_now(t, port)) { /* frozen since the test */
+        port_irq_restore(s);
+        return enqueue(t, port, data, len, flags, false);
+    }
+    push_frame(t);
+    port_irq_restore(s);
+    /* On the stack now: the receiver cannot be killed under its payload. */
+    if (heap && !give_to_receiver(data, t)) {
+        unpush(t, below);
+        return MT_ERR_BAD_POINTER;
+    }
+    if (!len && (flags & MSG_HEAP)) mem_free(data);
+    run_pushed(t, &m, below);
     if (drain_may_run(S.running_prio)) drain_above(S.running_prio);
     return MT_OK;
 }
@@ -632,9 +683,23 @@ static mt_err_t run_at_once(task_t *t, mt_port_t port, void *data, uint16_t len,
     m.port = port;
     m.src = below.task ? below.task->pid : MT_PID_NONE;
     m.flags = flags;
-    log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port));
-    if (flags && !adopt_payload(&m, data, t)) return MT_ERR_BAD_POINTER;
+    port_irq_state_t s = port_irq_save();
+    if (!still_there(t, m.dst)) { /* killed since the lookup: nothing was handed over */
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    if (!runs_at_once(t)) { /* frozen since the test */
+        port_irq_restore(s);
+        return sched_deliver(t, port, data, len, flags, false);
+    }
     push_frame(t);
+    port_irq_restore(s);
+    log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port));
+    /* On the stack now: the receiver cannot be killed under its payload. */
+    if (flags && !adopt_payload(&m, data, t)) {
+        unpush(t, below);
+        return MT_ERR_BAD_POINTER;
+    }
     call_pushed(t, &m, below);
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
     if (drain_may_run(below.prio)) drain_above(below.prio);

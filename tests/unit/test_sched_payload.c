@@ -243,6 +243,11 @@ static void test_a_stack_buffer_marked_heap_is_refused_at_once_and_queued(void *
     assert_int_equal(send_result, MT_ERR_BAD_POINTER);
     assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
     assert_int_equal(handled, 0);
+    /* The frame pushed for the receiver before the payload was checked is
+     * gone: the receiver runs at once again. */
+    assert_int_equal(sched_stack_depth(), 0);
+    assert_int_equal(sched_send_to(RECEIVER, LOOK, NULL, 0, 0), MT_OK);
+    assert_int_equal(handled, 1);
     setup(state);
     run(4, 3, SEND_STACK, LOOK);
     assert_int_equal(send_result, MT_ERR_BAD_POINTER);
