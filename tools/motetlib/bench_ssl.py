@@ -597,8 +597,9 @@ def render_events(events, results):
       f"({events.get('TIMER', 0):.0f} expiries: four microphones and the thermometer)")
     w(f"- event logging: {cat['event logging'] / logged:.0f} per record ({logged:.0f} records)")
     w(f"- memory: {cat['memory']:.0f} instructions for {heap_ops:.0f} ALLOC/FREE records "
-      f"and {2 * 2 * 4} ownership changes (two MSG_HEAP hand-overs per channel, each a "
-      "mem_set_owner() at the send and at sched_take_msg())")
+      "and the spectra's MSG_HEAP hand-overs (mem_set_owner(): one for a message run at "
+      "once, straight to its receiver; two for a queued one, to the kernel at the send and "
+      "to the receiver at sched_take_msg())")
     w("")
     return out
 
