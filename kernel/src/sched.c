@@ -670,10 +670,16 @@ static bool adopt_payload(msg_t *m, void *data, const task_t *t)
 /* Run t's handler now, nested on the caller (rule 1), for a message that
  * never waits: no queue block, no creation stamp, a borrowed payload passed
  * as is. Then run what the handler queued above the sender (rule 5). The
- * message is filled field by field: a zeroing loop costs more on 8 bits. */
-static mt_err_t run_at_once(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+ * message is filled field by field: a zeroing loop costs more on 8 bits.
+ * The caller looked t up and tested it with interrupts off (state `s`), so
+ * no handler run at an interrupt's exit could kill it in between; its frame
+ * is pushed before they come back on, and on the stack a kill waits. */
+static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void *data, uint16_t len,
+                            uint8_t flags)
 {
     frame_t below = {S.current, S.running_prio};
+    push_frame(t);
+    port_irq_restore(s);
     msg_t m;
     m.next = NULL;
     m.data = len ? data : NULL;
@@ -683,17 +689,6 @@ static mt_err_t run_at_once(task_t *t, mt_port_t port, void *data, uint16_t len,
     m.port = port;
     m.src = below.task ? below.task->pid : MT_PID_NONE;
     m.flags = flags;
-    port_irq_state_t s = port_irq_save();
-    if (!still_there(t, m.dst)) { /* killed since the lookup: nothing was handed over */
-        port_irq_restore(s);
-        return log_error(MT_ERR_NO_TASK);
-    }
-    if (!runs_at_once(t)) { /* frozen since the test */
-        port_irq_restore(s);
-        return sched_deliver(t, port, data, len, flags, false);
-    }
-    push_frame(t);
-    port_irq_restore(s);
     log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port));
     /* On the stack now: the receiver cannot be killed under its payload. */
     if (flags && !adopt_payload(&m, data, t)) {
@@ -772,11 +767,16 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
  * the fast path needs no other test of the pid. */
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
+    if (!send_args_ok(port, data, len, flags)) return send_to_general(pid, port, data, len, flags);
+    port_irq_state_t s = port_irq_save(); /* from the lookup to the push: see run_at_once() */
     task_t *t = S.tasks[TASK_SLOT(pid)];
-    if (!t || t->pid != pid || !send_args_ok(port, data, len, flags))
-        return send_to_general(pid, port, data, len, flags);
-    if (runs_at_once(t)) return run_at_once(t, port, data, len, flags);
-    return sched_deliver(t, port, data, len, flags, port_in_isr());
+    if (t && t->pid == pid) {
+        if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
+        port_irq_restore(s);
+        return sched_deliver(t, port, data, len, flags, port_in_isr());
+    }
+    port_irq_restore(s);
+    return send_to_general(pid, port, data, len, flags);
 }
 
 /* sched_send() for everything but the fast path. */
@@ -802,10 +802,12 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     task_t *self = S.current;
     if (self && !thread_running() && out < self->n_routes) {
         out_route_t *r = &self->routes[out];
-        task_t *t = r->local;
-        if (t && send_args_ok(r->port, data, len, flags)) {
-            if (runs_at_once(t)) return run_at_once(t, r->port, data, len, flags);
-            return sched_deliver(t, r->port, data, len, flags, port_in_isr());
+        if (send_args_ok(r->port, data, len, flags)) {
+            port_irq_state_t s = port_irq_save(); /* see run_at_once() */
+            task_t *t = r->local;
+            if (t && runs_at_once(t)) return run_at_once(t, s, r->port, data, len, flags);
+            port_irq_restore(s);
+            if (t) return sched_deliver(t, r->port, data, len, flags, port_in_isr());
         }
     }
     return send_general(out, data, len, flags);

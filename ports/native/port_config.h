@@ -43,9 +43,17 @@ static MT_INLINE uint8_t port_irq_save(void)
     return was;
 }
 void port_irq_enable(void);
+/* Interrupts that came while the flag was set (port_native.c), and taking
+ * them: enabling is inline, the rare taking is not. */
+extern atomic_uint port_native_irq_pending;
+void port_native_take_pending(void);
 static MT_INLINE void port_irq_restore(uint8_t state)
 {
-    if (!state) port_irq_enable();
+    if (state) return;
+    atomic_signal_fence(memory_order_seq_cst);
+    port_native_irq_disabled = 0;
+    if (atomic_load_explicit(&port_native_irq_pending, memory_order_relaxed) != 0u)
+        port_native_take_pending();
 }
 static MT_INLINE bool port_in_isr(void)
 {

@@ -3,10 +3,10 @@
  * The native port: a Motet module as a Linux process (see native.h).
  *
  * Interrupts. SIGALRM is the compare interrupt, SIGUSR1 the external lines
- * (irq_pending says which lines). Disabling interrupts only sets the flag
+ * (port_native_irq_pending says which lines). Disabling interrupts only sets the flag
  * port_native_irq_disabled (inline, port_config.h): no system call on the
  * hot path. A signal that arrives while the flag is set records itself in
- * irq_pending and returns; enabling again
+ * port_native_irq_pending and returns; enabling again
  * takes whatever is pending at once, as a microcontroller takes a pending
  * interrupt the moment its I bit is set. Interrupt bodies run with the real
  * signals blocked (sa_mask, or sigprocmask on the rare enable-with-pending
@@ -58,7 +58,7 @@
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "signal handlers need lock-free atomics");
 
-/* irq_pending bits: one per external line, then the compare. */
+/* port_native_irq_pending bits: one per external line, then the compare. */
 #define PENDING_LINES   ((1u << NATIVE_IRQ_LINES) - 1u)
 #define PENDING_COMPARE (1u << NATIVE_IRQ_LINES)
 /* Room for scheduled external interrupts (sim and real). */
@@ -81,7 +81,7 @@ static native_options_t options = {.seed = 1}; /* the defaults until configured 
 /* Interrupt state shared with the signal handler. */
 volatile sig_atomic_t port_native_irq_disabled = 1; /* reset state: irq off */
 volatile sig_atomic_t port_native_in_isr;
-static atomic_uint irq_pending;
+atomic_uint port_native_irq_pending;
 static sigset_t irq_signals;
 
 /* The compare, in absolute ticks; only touched with interrupts off. */
@@ -179,7 +179,7 @@ static void run_interrupt(bool compare, unsigned lines)
 static void take_interrupts(void)
 {
     for (;;) {
-        unsigned bits = atomic_exchange(&irq_pending, 0u);
+        unsigned bits = atomic_exchange(&port_native_irq_pending, 0u);
         bool compare = (bits & PENDING_COMPARE) && compare_fires();
         unsigned lines = bits & PENDING_LINES;
         if (!compare && lines == 0) return;
@@ -191,7 +191,7 @@ static void take_interrupts(void)
 static void on_irq_signal(int sig)
 {
     int saved_errno = errno;
-    if (sig == SIGALRM) atomic_fetch_or(&irq_pending, PENDING_COMPARE);
+    if (sig == SIGALRM) atomic_fetch_or(&port_native_irq_pending, PENDING_COMPARE);
     if (!port_native_irq_disabled) {
         port_native_irq_disabled = 1;
         take_interrupts();
@@ -201,7 +201,7 @@ static void on_irq_signal(int sig)
 }
 
 /* Rare path of enabling: something arrived while interrupts were off. */
-static void take_pending_now(void)
+void port_native_take_pending(void)
 {
     sigset_t old;
     block_irq_signals(&old);
@@ -213,11 +213,9 @@ static void take_pending_now(void)
 
 void port_irq_enable(void)
 {
-    atomic_signal_fence(memory_order_seq_cst);
-    port_native_irq_disabled = 0;
     /* A signal from here on finds the flag clear and runs itself; one that
-     * came before left its bit, which we must take now. */
-    if (atomic_load_explicit(&irq_pending, memory_order_relaxed) != 0u) take_pending_now();
+     * came before left its bit, which port_irq_restore() takes now. */
+    port_irq_restore(0);
 }
 
 static void install_handlers(void)
@@ -247,7 +245,7 @@ void port_native_irq_attach(uint8_t line, native_isr_fn isr)
 void port_native_irq_raise(uint8_t line)
 {
     check_line(line);
-    atomic_fetch_or(&irq_pending, 1u << line);
+    atomic_fetch_or(&port_native_irq_pending, 1u << line);
     raise(SIGUSR1);
 }
 
@@ -371,14 +369,14 @@ void port_compare_set(port_counter_t at)
     /* The kernel never arms more than half the range ahead: beyond is past. */
     compare_at = distance >= COUNTER_HALF ? now : now + distance;
     compare_state = COMPARE_ARMED;
-    atomic_fetch_and(&irq_pending, ~PENDING_COMPARE);
+    atomic_fetch_and(&port_native_irq_pending, ~PENDING_COMPARE);
     if (options.realtime) rt_timer_arm(compare_at);
 }
 
 void port_compare_disable(void)
 {
     compare_state = COMPARE_OFF;
-    atomic_fetch_and(&irq_pending, ~PENDING_COMPARE);
+    atomic_fetch_and(&port_native_irq_pending, ~PENDING_COMPARE);
     if (options.realtime && rt_timer_created) rt_timer_arm(UINT64_MAX);
 }
 
@@ -481,7 +479,7 @@ static void sim_advance_to_next_event(void)
 static void sim_sleep(void)
 {
     /* An interrupt already pending wakes the module without any wait. */
-    if (atomic_load(&irq_pending) == 0u) sim_advance_to_next_event();
+    if (atomic_load(&port_native_irq_pending) == 0u) sim_advance_to_next_event();
     port_irq_enable();
     deliver_due_events();
     (void) port_irq_save();
@@ -516,7 +514,7 @@ static void real_sleep(void)
     for (;;) {
         check_until(now_ticks());
         deliver_due_events(); /* flag set: only records them */
-        if (atomic_load(&irq_pending) != 0u) {
+        if (atomic_load(&port_native_irq_pending) != 0u) {
             take_interrupts();
             break;
         }
@@ -594,7 +592,7 @@ void port_init(void)
     port_compare_disable();
     install_handlers();
     unblock_irq_signals();
-    atomic_store(&irq_pending, 0u);
+    atomic_store(&port_native_irq_pending, 0u);
     memset(line_isr, 0, sizeof line_isr);
     schedule_len = 0;
     grant_hook = NULL;
