@@ -38,16 +38,6 @@ void port_avr_timer_init(void)
     if (!PORT_AVR_TEST_CLOCK) TCCR1B = PORT_AVR_TIMER1_CS;
 }
 
-port_counter_t port_counter_read(void)
-{
-    /* TCNT1 is read through the shared TEMP register: keep interrupts out. */
-    uint8_t sreg = SREG;
-    cli();
-    uint16_t now = TCNT1;
-    SREG = sreg;
-    return now;
-}
-
 void port_compare_set(port_counter_t at)
 {
     OCR1A = (uint16_t) (at - 1u);

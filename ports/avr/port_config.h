@@ -85,4 +85,17 @@ static MT_INLINE bool port_in_isr(void)
     return port_avr_isr_depth != 0;
 }
 
+/* The counter inline too (port.h, PORT_COUNTER_INLINE): Timer1 in normal
+ * mode (port_avr_timer.c), read through the shared TEMP register, so with
+ * interrupts held off. */
+#define PORT_COUNTER_INLINE 1
+static MT_INLINE uint16_t port_counter_read(void)
+{
+    uint8_t sreg = SREG;
+    __asm__ volatile("cli" ::: "memory");
+    uint16_t now = TCNT1;
+    SREG = sreg;
+    return now;
+}
+
 #endif /* PORT_CONFIG_H */

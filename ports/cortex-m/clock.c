@@ -18,15 +18,21 @@
  * acting, so they never act early. Waits beyond MAX_LOAD clocks (86 s) are
  * covered by intermediate interrupts that only re-load.
  */
+#include <stddef.h>
+
 #include "motet/port.h"
 #include "motet/timer.h"
 #include "mps2.h"
 #include "port_cm_internal.h"
 
 #define CLOCKS_PER_TICK PORT_CM_CLOCKS_PER_TICK
-#define TICKS_PER_EPOCH (0xFFFFFFFFu / CLOCKS_PER_TICK)
-#define EPOCH_CLOCKS    (TICKS_PER_EPOCH * CLOCKS_PER_TICK)
-#define MAX_LOAD        0x80000000u
+#define TICKS_PER_EPOCH PORT_CM_TICKS_PER_EPOCH
+#define EPOCH_CLOCKS    PORT_CM_EPOCH_CLOCKS
+
+_Static_assert(offsetof(cmsdk_timer_t, value) == PORT_CM_COUNTER_VALUE_OFFSET &&
+                   offsetof(cmsdk_timer_t, intr) == PORT_CM_COUNTER_INTR_OFFSET,
+               "port_counter_read() (port_config.h) reads TIMER1's value and intr");
+#define MAX_LOAD 0x80000000u
 
 /* A point in time: epochs and clocks into the epoch (0 .. EPOCH_CLOCKS-1). */
 typedef struct clock_point {
@@ -43,9 +49,10 @@ typedef struct oneshot {
 
 static volatile uint32_t epoch;
 /* The counter at the start of the current epoch (counter_start plus the
- * epochs' ticks), kept by the epoch interrupt: port_counter_read(), which
- * every log record pays for, then needs no product. */
-static volatile uint32_t epoch_counter;
+ * epochs' ticks), kept by the epoch interrupt: port_counter_read()
+ * (port_config.h), which every log record pays for, then needs no product. */
+volatile uint32_t port_cm_epoch_counter;
+#define epoch_counter port_cm_epoch_counter
 static uint32_t counter_start;
 static uint32_t next_counter_start;
 
@@ -94,27 +101,6 @@ void cm_epoch_isr(void)
     CM_TIMER1->intr = 1u;
     epoch++;
     epoch_counter += TICKS_PER_EPOCH;
-}
-
-/* clock_read() and point_ticks() folded onto epoch_counter: the count 0
- * closes the previous epoch, whose last tick is epoch_counter - 1. */
-port_counter_t port_counter_read(void)
-{
-    uint32_t primask;
-    __asm volatile("mrs %0, primask\n"
-                   "cpsid i"
-                   : "=r"(primask)
-                   :
-                   : "memory");
-    uint32_t base = epoch_counter;
-    uint32_t v = CM_TIMER1->value;
-    if (CM_TIMER1->intr) { /* wrapped, the interrupt not yet run */
-        v = CM_TIMER1->value;
-        base += TICKS_PER_EPOCH;
-    }
-    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
-    if (v == 0u) return base - 1u;
-    return base + (EPOCH_CLOCKS - 1u - v) / CLOCKS_PER_TICK;
 }
 
 uint64_t port_cm_time(void)

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "port_config.h"
+
 #define CM_REG(addr) (*(volatile uint32_t *) (addr))
 
 /* ---- system control block ---- */
@@ -63,7 +65,7 @@ typedef struct cmsdk_timer {
 #define TIMER_CTRL_EN (1u << 0)
 #define TIMER_CTRL_IE (1u << 3)
 #define CM_TIMER0     ((cmsdk_timer_t *) 0x40000000u)
-#define CM_TIMER1     ((cmsdk_timer_t *) 0x40001000u)
+#define CM_TIMER1     ((cmsdk_timer_t *) PORT_CM_COUNTER_BASE) /* port_config.h */
 
 /* ---- CMSDK APB dual timer: two SP804-style down counters ---- */
 typedef struct cmsdk_dualtimer {

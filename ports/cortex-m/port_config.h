@@ -100,4 +100,37 @@ static MT_INLINE bool port_in_isr(void)
     return ipsr != 0u;
 }
 
+/* The counter inline too (port.h, PORT_COUNTER_INLINE): every event record
+ * reads it. TIMER1 (a CMSDK down counter, mps2.h) counts clocks down from
+ * EPOCH_CLOCKS - 1 to 0 and reloads; clock.c keeps the counter value at the
+ * start of the current epoch, and a reader who sees the wrap's flag before
+ * its interrupt ran counts the next epoch itself. The count 0 closes the
+ * previous epoch. */
+#define PORT_COUNTER_INLINE          1
+#define PORT_CM_COUNTER_BASE         0x40001000u
+#define PORT_CM_COUNTER_VALUE_OFFSET 4u
+#define PORT_CM_COUNTER_INTR_OFFSET  12u
+#define PORT_CM_TICKS_PER_EPOCH      (0xFFFFFFFFu / PORT_CM_CLOCKS_PER_TICK)
+#define PORT_CM_EPOCH_CLOCKS         (PORT_CM_TICKS_PER_EPOCH * PORT_CM_CLOCKS_PER_TICK)
+extern volatile uint32_t port_cm_epoch_counter;
+static MT_INLINE uint32_t port_counter_read(void)
+{
+    volatile uint32_t *timer = (volatile uint32_t *) PORT_CM_COUNTER_BASE;
+    uint32_t primask;
+    __asm volatile("mrs %0, primask\n"
+                   "cpsid i"
+                   : "=r"(primask)
+                   :
+                   : "memory");
+    uint32_t base = port_cm_epoch_counter;
+    uint32_t v = timer[PORT_CM_COUNTER_VALUE_OFFSET / 4u];
+    if (timer[PORT_CM_COUNTER_INTR_OFFSET / 4u]) { /* wrapped, the interrupt not yet run */
+        v = timer[PORT_CM_COUNTER_VALUE_OFFSET / 4u];
+        base += PORT_CM_TICKS_PER_EPOCH;
+    }
+    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+    if (v == 0u) return base - 1u;
+    return base + (PORT_CM_EPOCH_CLOCKS - 1u - v) / PORT_CM_CLOCKS_PER_TICK;
+}
+
 #endif /* PORT_CONFIG_H */

@@ -98,8 +98,13 @@ void port_irq_enable(void);
 
 /* ---- time: one free-running counter and one compare ---- */
 
-/* Current value of the free-running counter; any context. */
+/* Current value of the free-running counter; any context. A port whose
+ * read is a few instructions may define it as a static inline function in
+ * port_config.h, returning a uint16_t or uint32_t of PORT_COUNTER_BITS, and
+ * define PORT_COUNTER_INLINE: every event record reads the counter. */
+#ifndef PORT_COUNTER_INLINE
 port_counter_t port_counter_read(void);
+#endif
 /* Interrupt once when the counter reaches `at`; replaces any earlier
  * compare; irq off. A deadline already passed may fire late or not at all:
  * the kernel re-reads the counter after arming. */
