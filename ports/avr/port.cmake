@@ -88,17 +88,26 @@ function(motet_port_firmware target)
   endif()
   get_target_property(dir ${target} SOURCE_DIR)
   string(FIND "${dir}/" "${MOTET_ROOT}/tests/" at)
-  set_target_properties(${target} PROPERTIES SUFFIX ".elf")
-  target_link_options(${target} PRIVATE LINKER:-Map=$<TARGET_FILE:${target}>.map)
   if(at EQUAL 0)
+    set_target_properties(${target} PROPERTIES SUFFIX ".elf")
+    target_link_options(${target} PRIVATE LINKER:-Map=$<TARGET_FILE:${target}>.map)
     target_link_libraries(${target} PRIVATE motet_port_test)
   else()
     target_link_libraries(${target} PRIVATE ${port_library})
-    add_custom_command(TARGET ${target} POST_BUILD
-      COMMAND ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/port_avr.py check-ram
-              $<TARGET_FILE:${target}>
-      VERBATIM)
+    motet_avr_image(${target})
   endif()
+endfunction()
+
+# motet_avr_image(target): executable `target` as an ATmega128 image,
+# NAME.elf with its linker map NAME.elf.map, checked after the link to fit
+# the 4 KB of internal SRAM (tools/motetlib/port_avr.py check-ram).
+function(motet_avr_image target)
+  set_target_properties(${target} PROPERTIES SUFFIX ".elf")
+  target_link_options(${target} PRIVATE LINKER:-Map=$<TARGET_FILE:${target}>.map)
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/port_avr.py check-ram
+            $<TARGET_FILE:${target}>
+    VERBATIM)
 endfunction()
 
 # Deferred like the tests above; a function, so that the loop variable is
