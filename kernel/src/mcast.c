@@ -96,8 +96,9 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
     /* Each member gets the payload borrowed; one that must wait copies it.
      * A heap payload handed to the group is freed once all have it. */
     for (uint8_t k = 0; k < n; k++) {
-        task_t *t = sched_find_task(members[order[k]].pid);
-        mt_err_t err = t ? sched_deliver(t, members[order[k]].port, data, len,
+        mt_pid_t pid = members[order[k]].pid;
+        task_t *t = sched_find_task(pid);
+        mt_err_t err = t ? sched_deliver(t, pid, members[order[k]].port, data, len,
                                          (uint8_t) (flags & (uint8_t) ~MSG_HEAP), from_isr)
                          : log_error(MT_ERR_NO_TASK);
         if (err && !first) first = err;

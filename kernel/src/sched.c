@@ -374,18 +374,24 @@ static void run_handler(task_t *t, msg_t *m)
 typedef struct k_call {
     task_t *task;
     msg_t *msg;
+    void *data;
+    uint8_t flags;
+    mt_err_t result;
 } k_call_t;
+
+static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags);
 
 static void run_call(void *arg)
 {
     k_call_t *c = arg;
-    run_handler(c->task, c->msg);
+    c->result = run_checked(c->task, c->msg, c->data, c->flags);
 }
 
-static void run_on_k(task_t *t, msg_t *m)
+static mt_err_t run_on_k(task_t *t, msg_t *m, void *data, uint8_t flags)
 {
-    k_call_t c = {t, m};
+    k_call_t c = {t, m, data, flags, MT_OK};
     thread_call_on_k(run_call, &c);
+    return c.result;
 }
 
 static void finish_kill_call(void *arg)
@@ -393,10 +399,13 @@ static void finish_kill_call(void *arg)
     finish_kill(arg);
 }
 #else
-static inline void run_on_k(task_t *t, msg_t *m)
+static inline mt_err_t run_on_k(task_t *t, msg_t *m, void *data, uint8_t flags)
 {
     (void) t;
     (void) m;
+    (void) data;
+    (void) flags;
+    return MT_OK;
 }
 static inline void finish_kill_call(void *arg)
 {
@@ -425,11 +434,7 @@ static void drain_held_off(mt_prio_t floor)
     for (;;) {
         /* Threads that outrank the frame and the head. The hint covers a
          * handler a thread handed to K too: that thread waits ready. */
-        if (thread_ready_hint()) {
-            port_irq_enable();
-            thread_k_yield(floor);
-            (void) port_irq_save();
-        }
+        if (thread_ready_hint()) thread_k_yield(floor); /* turns them on only to run */
         msg_t *m = queue_pop_above(floor);
         if (!m) {
             S.running_prio = floor;
@@ -525,15 +530,15 @@ static void release_held(task_t *t)
     port_irq_restore(s);
 }
 
-static mt_err_t enqueue(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
-                        bool from_isr)
+static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                        uint8_t flags, bool from_isr)
 {
     if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
         return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
     msg_t *m = SLAB_TAKE(msg_cache);         /* every field is set below */
     if (!m) return log_error(MT_ERR_QUEUE_FULL);
     m->next = NULL;
-    m->dst = t->pid;
+    m->dst = pid;
     m->port = port;
     m->src = from_isr ? MT_PID_NONE : current_pid();
     m->flags = from_isr ? MSG_FROM_ISR : 0;
@@ -595,9 +600,38 @@ static MT_INLINE bool give_to_receiver(void *data, const task_t *t)
     return mem_set_owner(data, t->pid) == MT_OK;
 }
 
-static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+/* run_now() on the kernel stack, for K or for a thread's send (K runs it):
+ * with interrupts off, t checked to be still m->dst's and able to run now,
+ * its frame pushed; then the heap payload handed over (on the stack, the
+ * receiver cannot be killed under it) and the handler run. A task killed
+ * meanwhile gets nothing (MT_ERR_NO_TASK, the sender keeps its payload);
+ * one frozen meanwhile gets the message queued. */
+static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags)
 {
-    mt_pid_t pid = t->pid;
+    frame_t below = {S.current, S.running_prio};
+    port_irq_state_t s = port_irq_save();
+    if (!still_there(t, m->dst)) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    if (!can_run_now(t, m->port)) {
+        port_irq_restore(s);
+        return enqueue(t, m->dst, m->port, data, m->len, flags, false);
+    }
+    push_frame(t);
+    port_irq_restore(s);
+    if ((m->flags & MSG_HEAP) && !give_to_receiver(data, t)) {
+        unpush(t, below); /* the caller drains what came meanwhile */
+        return MT_ERR_BAD_POINTER;
+    }
+    if (!m->len && (flags & MSG_HEAP)) mem_free(data);
+    run_pushed(t, m, below);
+    return MT_OK;
+}
+
+static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                        uint8_t flags)
+{
     bool heap = (flags & MSG_HEAP) && len;
     msg_t m = {.next = NULL,
                .data = len ? data : NULL,
@@ -607,36 +641,13 @@ static mt_err_t run_now(task_t *t, mt_port_t port, void *data, uint16_t len, uin
                .src = sched_current_pid(),
                .flags = (uint8_t) (heap ? MSG_HEAP | MSG_DST_OWNS : 0)};
     /* No creation stamp: the stamp orders queued messages, and this one
-     * never waits in the queue. */
-    if (MOTET_THREADS && thread_running()) {
-        if (heap && !give_to_receiver(data, t)) return MT_ERR_BAD_POINTER;
-        if (!len && (flags & MSG_HEAP)) mem_free(data);
-        /* The handler must run on the kernel stack: K preempts the thread
-         * for it, and the payload stays on the thread's stack meanwhile. */
-        run_on_k(t, &m);
-        return MT_OK;
-    }
-    frame_t below = {S.current, S.running_prio};
-    port_irq_state_t s = port_irq_save();
-    if (!still_there(t, pid)) { /* killed since the lookup: nothing was handed over */
-        port_irq_restore(s);
-        return log_error(MT_ERR_NO_TASK);
-    }
-    if (!can_run_now(t, port)) { /* frozen since the test */
-        port_irq_restore(s);
-        return enqueue(t, port, data, len, flags, false);
-    }
-    push_frame(t);
-    port_irq_restore(s);
-    /* On the stack now: the receiver cannot be killed under its payload. */
-    if (heap && !give_to_receiver(data, t)) {
-        unpush(t, below);
-        return MT_ERR_BAD_POINTER;
-    }
-    if (!len && (flags & MSG_HEAP)) mem_free(data);
-    run_pushed(t, &m, below);
+     * never waits in the queue. A thread's send must run on the kernel
+     * stack: K preempts the thread for it, and the message stays on the
+     * thread's stack meanwhile. */
+    if (MOTET_THREADS && thread_running()) return run_on_k(t, &m, data, flags);
+    mt_err_t err = run_checked(t, &m, data, flags);
     if (drain_may_run(S.running_prio)) drain_above(S.running_prio);
-    return MT_OK;
+    return err;
 }
 
 /* ---- the fast path: rule 1 in its common case ---- */
@@ -693,6 +704,7 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
     /* On the stack now: the receiver cannot be killed under its payload. */
     if (flags && !adopt_payload(&m, data, t)) {
         unpush(t, below);
+        if (drain_may_run(below.prio)) drain_above(below.prio);
         return MT_ERR_BAD_POINTER;
     }
     call_pushed(t, &m, below);
@@ -703,13 +715,16 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
 
 /* ---- the general path: every rule, one by one ---- */
 
-mt_err_t sched_deliver(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
-                       bool from_isr)
+mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                       uint8_t flags, bool from_isr)
 {
-    log_event(EV_SEND, from_isr ? MT_PID_NONE : current_pid(), (uint16_t) ((t->pid << 8) | port));
+    /* pid, not t->pid: t was looked up for pid with interrupts on, and may
+     * be another task's block by now; run_now() and enqueue() check it
+     * with them off before they act on it (still_there()). */
+    log_event(EV_SEND, from_isr ? MT_PID_NONE : current_pid(), (uint16_t) ((pid << 8) | port));
     /* Failures below are logged where they arise (queue, memory). */
-    if (!from_isr && can_run_now(t, port)) return run_now(t, port, data, len, flags);
-    mt_err_t err = enqueue(t, port, data, len, flags, from_isr);
+    if (!from_isr && can_run_now(t, port)) return run_now(t, pid, port, data, len, flags);
+    mt_err_t err = enqueue(t, pid, port, data, len, flags, from_isr);
     /* A message to a thread may have woken one that outranks the sender. */
     if (MOTET_THREADS && !err && !from_isr && (t->flags & TASK_THREAD)) thread_preempt_point();
     return err;
@@ -760,7 +775,7 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
     if (err) return log_error(err);
     task_t *t = find_local(pid);
     if (!t) return send_remote(pid, port, data, len, flags);
-    return sched_deliver(t, port, data, len, flags, port_in_isr());
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
 }
 
 /* Virtual pids never sit in the task table, so a hit there is a local task:
@@ -773,7 +788,7 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     if (t && t->pid == pid) {
         if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
         port_irq_restore(s);
-        return sched_deliver(t, port, data, len, flags, port_in_isr());
+        return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
     }
     port_irq_restore(s);
     return send_to_general(pid, port, data, len, flags);
@@ -792,7 +807,7 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
     if (err) return log_error(err);
     if (!r->local) r->local = sched_find_task(r->pid);
     if (!r->local) return send_remote(r->pid, r->port, data, len, flags);
-    return sched_deliver(r->local, r->port, data, len, flags, port_in_isr());
+    return sched_deliver(r->local, r->pid, r->port, data, len, flags, port_in_isr());
 }
 
 /* A route's cached control block is set only for a local task (and cleared
@@ -807,7 +822,7 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
             task_t *t = r->local;
             if (t && runs_at_once(t)) return run_at_once(t, s, r->port, data, len, flags);
             port_irq_restore(s);
-            if (t) return sched_deliver(t, r->port, data, len, flags, port_in_isr());
+            if (t) return sched_deliver(t, r->pid, r->port, data, len, flags, port_in_isr());
         }
     }
     return send_general(out, data, len, flags);
@@ -826,7 +841,7 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
     /* sched_deliver(..., true) without its tests for task context: an
      * interrupt's message always waits (rules 2 and 3). */
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
-    return enqueue(t, port, data, len, flags, true);
+    return enqueue(t, pid, port, data, len, flags, true);
 }
 
 /* enqueue() of a message without payload from an interrupt to an
@@ -873,7 +888,7 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
     if (!t) return log_error(MT_ERR_NO_TASK);
     if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
     if (len && !data) return log_error(MT_ERR_INVALID);
-    return sched_deliver(t, PORT_INIT, (void *) data, len, 0, false);
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
 }
 
 void *sched_take_msg(msg_t *msg)

@@ -58,9 +58,10 @@ typedef struct remote_task {
 
 /* The local task with this pid, or NULL. */
 task_t *sched_find_task(mt_pid_t pid);
-/* Deliver one message to local task t by the dispatch rules. */
-mt_err_t sched_deliver(task_t *t, mt_port_t port, void *data, uint16_t len, uint8_t flags,
-                       bool from_isr);
+/* Deliver one message to local task t, looked up for `pid`, by the
+ * dispatch rules; MT_ERR_NO_TASK if t stopped being pid's meanwhile. */
+mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                       uint8_t flags, bool from_isr);
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
 

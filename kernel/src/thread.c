@@ -339,9 +339,9 @@ void thread_k_yield(mt_prio_t floor)
         if (T.call) { /* a thread's send: run it now, interrupts on */
             void (*fn)(void *) = T.call;
             T.call = NULL;
-            port_irq_restore(s);
+            port_irq_enable(); /* whatever the caller held: a handler runs with them on */
             fn(T.call_arg);
-            s = port_irq_save();
+            (void) port_irq_save();
             continue;
         }
         thread_t *best = policy_peek();

@@ -256,7 +256,9 @@ static inline task_t *thread_running_task(void)
     return thread_running()->task;
 }
 /* K side of a scheduling point: run threads that outrank its frame below
- * (priority `floor`) and the queue head; K only, irq on. */
+ * (priority `floor`) and the queue head; K only, irq on or off (restored on
+ * return; turned on only to run a thread's handler call, or by the thread
+ * switched to). */
 void thread_k_yield(mt_prio_t floor);
 /* Interrupt exit while a thread runs (sched_isr_exit). */
 void thread_isr_exit(void);
