@@ -138,7 +138,7 @@ static MT_INLINE void *slab_take_irq_off(slab_cache_t *cache, slab_geometry_t g)
     memcpy(&cache->free_list, obj, sizeof(void *));
     /* Objects come from the cache's own list: the index is exact. */
     uint8_t idx = slab_known_index(g, obj);
-    g.map[idx >> 3] ^= slab_map_bit(idx);
+    g.map[idx >> 3] |= slab_map_bit(idx); /* set, not flipped: a corrupt list cannot clear it */
     if (++cache->in_use > cache->high_water) cache->high_water = cache->in_use;
     return obj;
 }
@@ -164,7 +164,7 @@ static MT_INLINE mt_err_t slab_put(slab_cache_t *cache, slab_geometry_t g, void 
     port_irq_state_t s = port_irq_save();
     bool live = (*byte & bit) != 0;
     if (live) {
-        *byte ^= bit;
+        *byte &= (uint8_t) ~bit;
         memcpy(obj, &cache->free_list, sizeof(void *));
         cache->free_list = obj;
         cache->in_use--;
@@ -182,7 +182,7 @@ static MT_INLINE mt_err_t slab_put_known_irq_off(slab_cache_t *cache, slab_geome
     uint8_t *byte = &g.map[idx >> 3];
     uint8_t bit = slab_map_bit(idx);
     if (!(*byte & bit)) return slab_rejected(MT_ERR_DOUBLE_FREE);
-    *byte ^= bit;
+    *byte &= (uint8_t) ~bit;
     memcpy(obj, &cache->free_list, sizeof(void *));
     cache->free_list = obj;
     cache->in_use--;
