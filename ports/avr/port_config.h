@@ -40,19 +40,19 @@
  * holds what an interrupt puts there: its frame, its body and its exit up
  * to the switch away (another 20 bytes). EXTRA is the stack analyser's
  * figure for that, over the port's interrupt entries (ports/avr/stack.annot)
- * in the hello image: `motet stack` reports it as "interrupts on a thread",
+ * in the hello image (110 B): `motet stack` reports it as "interrupts on a thread",
  * and the AVR test `stack_hello_avr` fails if EXTRA falls below it; the
  * tests stack_thread_<policy>_avr do the same on the energy benchmark's
  * image of each policy. Policies that charge and re-arm kernel timers at the
- * interrupt exit (RR slices, RETOS and VOP quanta) go deeper (183 B)
+ * interrupt exit (RR slices, RETOS and VOP quanta) go deeper (142 B)
  * and get the TIMED figure. MIN is what a guarded thread of unknown need
  * gets. */
 #define PORT_HAS_THREADS 1
 typedef struct port_context {
     uint8_t *sp;
 } port_context_t;
-#define PORT_AVR_THREAD_EXTRA       150u
-#define PORT_AVR_THREAD_EXTRA_TIMED 192u
+#define PORT_AVR_THREAD_EXTRA       112u
+#define PORT_AVR_THREAD_EXTRA_TIMED 144u
 #if MOTET_THREAD_TIMED
 #define PORT_THREAD_STACK_EXTRA PORT_AVR_THREAD_EXTRA_TIMED
 #else
