@@ -110,12 +110,25 @@ function(motet_avr_image target)
     VERBATIM)
 endfunction()
 
+# The benchmark images with and without the event log; deferred, and a
+# function for the same reason as the next.
+function(motet_avr_stack_bench_tests)
+  foreach(log "" _nolog)
+    add_test(NAME stack_bench_avr${log} COMMAND
+      ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
+      ${CMAKE_BINARY_DIR}/bench/avr/bench_avr${log}.elf
+      --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
+      --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel${log}.dir
+      --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
+  endforeach()
+endfunction()
+
 # Deferred like the tests above; a function, so that the loop variable is
 # expanded when the tests are added.
 function(motet_avr_thread_allowance_tests)
   foreach(policy prio fifo mantis rr retos vop)
     set(allowance PORT_AVR_THREAD_EXTRA)
-    if(policy MATCHES "^(rr|retos|vop)$")
+    if(policy IN_LIST MOTET_THREAD_TIMED_POLICIES)
       set(allowance PORT_AVR_THREAD_EXTRA_TIMED)
     endif()
     add_test(NAME stack_thread_${policy}_avr COMMAND
@@ -162,18 +175,7 @@ if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL motet_avr_thread_allowance_tests)
   # The benchmark images wait for injected interrupts: their bound is
   # compared with the mark their benchmark run recorded.
-  cmake_language(DEFER CALL add_test NAME stack_bench_avr COMMAND
-    ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
-    ${CMAKE_BINARY_DIR}/bench/avr/bench_avr.elf
-    --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
-    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel.dir
-    --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
-  cmake_language(DEFER CALL add_test NAME stack_bench_avr_nolog COMMAND
-    ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
-    ${CMAKE_BINARY_DIR}/bench/avr/bench_avr_nolog.elf
-    --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
-    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel_nolog.dir
-    --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
+  cmake_language(DEFER CALL motet_avr_stack_bench_tests)
 endif()
 
 # The benchmark images (cycle counts by GPIO edges, bench/avr). Added here
