@@ -600,6 +600,19 @@ static MT_INLINE bool give_to_receiver(void *data, const task_t *t)
     return mem_set_owner(data, t->pid) == MT_OK;
 }
 
+/* A heap payload goes to the receiver t (an empty one is freed at once);
+ * false if it is not a live heap block (the heap has logged why). */
+static bool adopt_payload(msg_t *m, void *data, const task_t *t)
+{
+    if (m->len) {
+        m->flags = MSG_HEAP | MSG_DST_OWNS;
+        return give_to_receiver(data, t);
+    }
+    mem_free(data);
+    m->flags = 0;
+    return true;
+}
+
 /* run_now() on the kernel stack, for K or for a thread's send (K runs it):
  * with interrupts off, t checked to be still m->dst's and able to run now,
  * its frame pushed; then the heap payload handed over (on the stack, the
@@ -620,11 +633,10 @@ static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags)
     }
     push_frame(t);
     port_irq_restore(s);
-    if ((m->flags & MSG_HEAP) && !give_to_receiver(data, t)) {
+    if ((flags & MSG_HEAP) && !adopt_payload(m, data, t)) {
         unpush(t, below); /* the caller drains what came meanwhile */
         return MT_ERR_BAD_POINTER;
     }
-    if (!m->len && (flags & MSG_HEAP)) mem_free(data);
     run_pushed(t, m, below);
     return MT_OK;
 }
@@ -632,14 +644,13 @@ static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags)
 static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                         uint8_t flags)
 {
-    bool heap = (flags & MSG_HEAP) && len;
     msg_t m = {.next = NULL,
                .data = len ? data : NULL,
                .len = len,
                .dst = pid,
                .port = port,
                .src = sched_current_pid(),
-               .flags = (uint8_t) (heap ? MSG_HEAP | MSG_DST_OWNS : 0)};
+               .flags = 0}; /* a heap payload's flags are set as it is handed over */
     /* No creation stamp: the stamp orders queued messages, and this one
      * never waits in the queue. A thread's send must run on the kernel
      * stack: K preempts the thread for it, and the message stays on the
@@ -663,19 +674,6 @@ static MT_INLINE bool runs_at_once(const task_t *t)
 {
     return (t->flags & RUN_NOW_FLAGS) == TASK_INITIALISED && t->prio >= S.running_prio &&
            !thread_running() && !port_in_isr();
-}
-
-/* A heap payload goes to the receiver t (an empty one is freed at once);
- * false if it is not a live heap block (the heap has logged why). */
-static bool adopt_payload(msg_t *m, void *data, const task_t *t)
-{
-    if (m->len) {
-        m->flags = MSG_HEAP | MSG_DST_OWNS;
-        return give_to_receiver(data, t);
-    }
-    mem_free(data);
-    m->flags = 0;
-    return true;
 }
 
 /* Run t's handler now, nested on the caller (rule 1), for a message that
