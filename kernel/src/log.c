@@ -16,13 +16,6 @@ mt_err_t log_error(mt_err_t err)
     return err;
 }
 
-/* Record counts fit a byte on the small rings of 8-bit parts. */
-#if MOTET_LOG_ENTRIES < 256
-typedef uint8_t log_count_t;
-#else
-typedef uint16_t log_count_t;
-#endif
-
 /* Byte offsets into the ring: a byte on rings of up to 256 bytes, where
  * the step to the next record then wraps by itself. */
 _Static_assert(sizeof(log_record_t) == 8, "a log record is 8 bytes (log.h)");
@@ -35,58 +28,79 @@ typedef uint16_t log_offset_t;
 typedef uint32_t log_offset_t;
 #endif
 
+/*
+ * Two positions in an endless sequence of records: `written` (the next
+ * record goes there) and `drained` (the oldest not yet drained, which may
+ * since have been overwritten). Each is a lap of the ring and a place in
+ * it; of the laps only their difference is kept, `laps_ahead`. A record
+ * then only steps the write offset, and the full-ring bookkeeping happens
+ * once per lap or at drain time:
+ *     pending = laps_ahead * ENTRIES + written slot - drained slot
+ *     overwritten = folded_overruns + (pending - ENTRIES if above ENTRIES)
+ * A lap that would put `written` three laps ahead moves `drained` one lap
+ * on and adds a ring's worth to folded_overruns instead. pending stays
+ * above ENTRIES across that fold, so the count is exact however long
+ * nobody drains, and the laps difference never outgrows a byte.
+ */
 static log_record_t ring[MOTET_LOG_ENTRIES];
-static log_offset_t write_offset; /* where the next record goes */
-static log_count_t count;         /* records in the ring, the newest before write_offset */
-/* Records overwritten. A full ring pays the count on every record: the
- * small rings of 8-bit parts count in a byte, with its wraps beside it;
- * the others in one 32-bit word. */
-#if MOTET_LOG_ENTRIES < 256
-typedef uint8_t log_lost_t;
-#else
-typedef uint32_t log_lost_t;
-#endif
-static log_lost_t overrun_low;
-static uint32_t overrun_laps; /* wraps of a one-byte overrun_low */
+static log_offset_t write_offset; /* byte offset of the written position */
+static log_offset_t drained_slot; /* record index of the drained position */
+static uint8_t laps_ahead;        /* laps of written beyond drained: 0 .. 2 */
+static uint32_t folded_overruns;  /* overwritten records folded in by laps */
 
 void log_init(void)
 {
     write_offset = 0;
-    count = 0;
-    overrun_low = 0;
-    overrun_laps = 0;
+    drained_slot = 0;
+    laps_ahead = 0;
+    folded_overruns = 0;
 }
 
-/* The hot path: a byte offset stepped and masked (no compare), the clock
- * read in place. */
+/* Interrupts off: records written but not drained, overwritten ones included. */
+static uint32_t records_pending(void)
+{
+    return (uint32_t) laps_ahead * MOTET_LOG_ENTRIES + write_offset / sizeof(log_record_t) -
+           drained_slot;
+}
+
+/* The hot path: a byte offset stepped and masked, the clock read in place,
+ * one branch (not taken but once a lap). */
 void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     port_irq_state_t s = port_irq_save();
     log_record_t *r = (log_record_t *) ((char *) ring + write_offset);
-    write_offset = (log_offset_t) ((write_offset + sizeof *r) & (RING_BYTES - 1u));
+    log_offset_t next = (log_offset_t) ((write_offset + sizeof *r) & (RING_BYTES - 1u));
+    write_offset = next;
     r->type = (uint8_t) type; /* stored first: the arguments need no saving */
     r->pid = pid;
     r->arg = arg;
-    r->time = timer_clock_extend();
-    /* Full: keep the newest; the oldest record is overwritten and counted. */
-    if (count != MOTET_LOG_ENTRIES)
-        count++;
-    else if (++overrun_low == 0 && sizeof overrun_low == 1)
-        overrun_laps++;
+    timer_clock_extend_into(&r->time);
+    if (next == 0) { /* this record completes a lap */
+        if (laps_ahead == 2)
+            folded_overruns += MOTET_LOG_ENTRIES;
+        else
+            laps_ahead++;
+    }
     port_irq_restore(s);
 }
 
 unsigned log_drain(log_record_t *out, unsigned max)
 {
-    unsigned n = 0;
     port_irq_state_t s = port_irq_save();
-    unsigned oldest =
-        (unsigned) (write_offset / sizeof(log_record_t) - count) & (MOTET_LOG_ENTRIES - 1u);
-    while (count && n < max) {
-        out[n++] = ring[oldest];
-        oldest = (oldest + 1u) & (MOTET_LOG_ENTRIES - 1u);
-        count--;
+    uint32_t pending = records_pending();
+    /* Full: the oldest record kept is the one the next record overwrites. */
+    if (pending > MOTET_LOG_ENTRIES) {
+        folded_overruns += pending - MOTET_LOG_ENTRIES;
+        drained_slot = (log_offset_t) (write_offset / sizeof(log_record_t));
+        pending = MOTET_LOG_ENTRIES;
     }
+    unsigned n = 0;
+    while (n < pending && n < max) {
+        out[n++] = ring[drained_slot];
+        drained_slot = (log_offset_t) ((drained_slot + 1u) & (MOTET_LOG_ENTRIES - 1u));
+    }
+    pending -= n;
+    laps_ahead = drained_slot + pending >= MOTET_LOG_ENTRIES;
     port_irq_restore(s);
     return n;
 }
@@ -94,7 +108,9 @@ unsigned log_drain(log_record_t *out, unsigned max)
 uint32_t log_overruns(void)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t lost = sizeof overrun_low == 1 ? overrun_laps << 8 | overrun_low : overrun_low;
+    uint32_t pending = records_pending();
+    uint32_t lost = folded_overruns;
+    if (pending > MOTET_LOG_ENTRIES) lost += pending - MOTET_LOG_ENTRIES;
     port_irq_restore(s);
     return lost;
 }

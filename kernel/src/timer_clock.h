@@ -14,6 +14,8 @@
 #ifndef MOTET_TIMER_CLOCK_H
 #define MOTET_TIMER_CLOCK_H
 
+#include <string.h>
+
 #include "motet/port.h"
 #include "motet/types.h"
 
@@ -33,16 +35,39 @@ typedef union {
 /* timer_now_irq_off(), inline. Interrupts must be held off. */
 static MT_INLINE uint32_t timer_clock_extend(void)
 {
-    port_counter_t c = port_counter_read();
+    port_counter_t c = port_counter_read_irq_off();
     if (PORT_COUNTER_BITS == 32) return c;
+    /* The previous read is stored over at once: 8-bit compilers then keep
+     * fewer values alive and need no call-saved registers. */
+    port_counter_t last = timer_clock_counter;
+    timer_clock_counter = c;
     timer_clock_halves_t t;
     t.half[TIMER_CLOCK_LOW] = (uint16_t) c;
     t.half[!TIMER_CLOCK_LOW] = timer_clock_wraps;
     /* A read at least once per wrap (timer.c) sees every wrap as a step
      * back of the counter. */
-    if (c < timer_clock_counter) timer_clock_wraps = ++t.half[!TIMER_CLOCK_LOW];
-    timer_clock_counter = c;
+    if (c < last) timer_clock_wraps = ++t.half[!TIMER_CLOCK_LOW];
     return t.time;
+}
+
+/* timer_clock_extend() stored into *time, each half as soon as it is
+ * known: 8-bit compilers then never hold all of kernel time in registers
+ * (the event log stamps its records so). Interrupts must be held off. */
+static MT_INLINE void timer_clock_extend_into(uint32_t *time)
+{
+    port_counter_t c = port_counter_read_irq_off();
+    if (PORT_COUNTER_BITS == 32) {
+        *time = c;
+        return;
+    }
+    char *halves = (char *) time;
+    port_counter_t last = timer_clock_counter;
+    timer_clock_counter = c;
+    uint16_t half = (uint16_t) c;
+    memcpy(halves + TIMER_CLOCK_LOW * sizeof half, &half, sizeof half);
+    half = timer_clock_wraps;
+    if (c < last) timer_clock_wraps = ++half;
+    memcpy(halves + !TIMER_CLOCK_LOW * sizeof half, &half, sizeof half);
 }
 
 /* The counter at the read that returned kernel time `now`: its low bits,

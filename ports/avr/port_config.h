@@ -87,13 +87,19 @@ static MT_INLINE bool port_in_isr(void)
 
 /* The counter inline too (port.h, PORT_COUNTER_INLINE): Timer1 in normal
  * mode (port_avr_timer.c), read through the shared TEMP register, so with
- * interrupts held off. */
-#define PORT_COUNTER_INLINE 1
+ * interrupts held off; a caller already holding them off skips the SREG
+ * save (PORT_COUNTER_IRQ_OFF_INLINE), as every event record does. */
+#define PORT_COUNTER_INLINE         1
+#define PORT_COUNTER_IRQ_OFF_INLINE 1
+static MT_INLINE uint16_t port_counter_read_irq_off(void)
+{
+    return TCNT1;
+}
 static MT_INLINE uint16_t port_counter_read(void)
 {
     uint8_t sreg = SREG;
     __asm__ volatile("cli" ::: "memory");
-    uint16_t now = TCNT1;
+    uint16_t now = port_counter_read_irq_off();
     SREG = sreg;
     return now;
 }

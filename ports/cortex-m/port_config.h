@@ -113,24 +113,30 @@ static MT_INLINE bool port_in_isr(void)
 #define PORT_CM_TICKS_PER_EPOCH      (0xFFFFFFFFu / PORT_CM_CLOCKS_PER_TICK)
 #define PORT_CM_EPOCH_CLOCKS         (PORT_CM_TICKS_PER_EPOCH * PORT_CM_CLOCKS_PER_TICK)
 extern volatile uint32_t port_cm_epoch_counter;
-static MT_INLINE uint32_t port_counter_read(void)
+#define PORT_COUNTER_IRQ_OFF_INLINE 1
+static MT_INLINE uint32_t port_counter_read_irq_off(void)
 {
     volatile uint32_t *timer = (volatile uint32_t *) PORT_CM_COUNTER_BASE;
-    uint32_t primask;
-    __asm volatile("mrs %0, primask\n"
-                   "cpsid i"
-                   : "=r"(primask)
-                   :
-                   : "memory");
     uint32_t base = port_cm_epoch_counter;
     uint32_t v = timer[PORT_CM_COUNTER_VALUE_OFFSET / 4u];
     if (timer[PORT_CM_COUNTER_INTR_OFFSET / 4u]) { /* wrapped, the interrupt not yet run */
         v = timer[PORT_CM_COUNTER_VALUE_OFFSET / 4u];
         base += PORT_CM_TICKS_PER_EPOCH;
     }
-    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
     if (v == 0u) return base - 1u;
     return base + (PORT_CM_EPOCH_CLOCKS - 1u - v) / PORT_CM_CLOCKS_PER_TICK;
+}
+static MT_INLINE uint32_t port_counter_read(void)
+{
+    uint32_t primask;
+    __asm volatile("mrs %0, primask\n"
+                   "cpsid i"
+                   : "=r"(primask)
+                   :
+                   : "memory");
+    uint32_t now = port_counter_read_irq_off();
+    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+    return now;
 }
 
 #endif /* PORT_CONFIG_H */

@@ -61,6 +61,79 @@ static void test_overrun_count_carries_past_its_low_part(void **state)
     assert_int_equal(log_overruns(), 0);
 }
 
+/* A reference ring: what the log promises after `written` records and
+ * drains up to `drained`, with a full ring keeping the newest. */
+typedef struct {
+    uint32_t written, drained, lost;
+} log_model_t;
+
+static void model_write(log_model_t *m, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) log_record(EV_TIMER, 0x20, (uint16_t) m->written++);
+}
+
+static uint32_t model_overruns(const log_model_t *m)
+{
+    uint32_t pending = m->written - m->drained;
+    return m->lost + (pending > MOTET_LOG_ENTRIES ? pending - MOTET_LOG_ENTRIES : 0u);
+}
+
+static void drain_and_check(log_model_t *m, unsigned max)
+{
+    assert_int_equal(log_overruns(), model_overruns(m));
+    if (m->written - m->drained > MOTET_LOG_ENTRIES) {
+        m->lost = model_overruns(m);
+        m->drained = m->written - MOTET_LOG_ENTRIES;
+    }
+    unsigned expected = m->written - m->drained < max ? m->written - m->drained : max;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    assert_int_equal(log_drain(rec, max), expected);
+    for (unsigned i = 0; i < expected; i++) { /* oldest first */
+        assert_int_equal(rec[i].type, EV_TIMER);
+        assert_int_equal(rec[i].arg, (uint16_t) (m->drained + i));
+    }
+    m->drained += expected;
+    assert_int_equal(log_overruns(), m->lost);
+}
+
+/* Writes and drains of every size against the ring's laps: a ring just
+ * full, a lap and one more, several laps unread, partial drains that leave
+ * the drain position mid-ring. */
+static void test_drains_across_laps_keep_order_and_exact_overruns(void **state)
+{
+    (void) state;
+    const unsigned n = MOTET_LOG_ENTRIES;
+    const unsigned writes[] = {1,         n - 1,     1,         n, n + 1, 2 * n - 1, 2 * n,
+                               2 * n + 3, 3 * n + 5, 7 * n - 2, 3, n / 2, n / 2 + 1};
+    const unsigned drains[] = {n, 3, n, 1, n / 2, n, 5, n - 1, 2, n, 1, n - 2, n};
+    log_model_t m = {.lost = log_overruns()};
+    for (unsigned round = 0; round < 4; round++)
+        for (unsigned i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+            model_write(&m, writes[i] + round);
+            drain_and_check(&m, drains[i]);
+        }
+    drain_and_check(&m, n);
+    drain_and_check(&m, n); /* empty */
+    assert_true(m.lost > 0);
+}
+
+/* A long undrained stretch leaves the newest ring's worth, in order, and an
+ * exact count; logging and draining then carry on as from empty. */
+static void test_undrained_laps_then_drains_resume(void **state)
+{
+    (void) state;
+    const uint32_t lost_before = log_overruns();
+    log_model_t m = {.lost = lost_before};
+    model_write(&m, 1000u * MOTET_LOG_ENTRIES + 3u);
+    drain_and_check(&m, 2);
+    model_write(&m, 5);
+    drain_and_check(&m, MOTET_LOG_ENTRIES);
+    drain_and_check(&m, MOTET_LOG_ENTRIES);
+    model_write(&m, MOTET_LOG_ENTRIES);
+    drain_and_check(&m, MOTET_LOG_ENTRIES);
+    assert_int_equal(m.lost - lost_before, 999u * MOTET_LOG_ENTRIES + 6u);
+}
+
 static void test_errors_are_logged_with_their_code(void **state)
 {
     (void) state;
@@ -79,6 +152,8 @@ int main(void)
         cmocka_unit_test_setup(test_message_records_send_start_end_with_times, setup),
         cmocka_unit_test_setup(test_overrun_keeps_newest_and_counts_the_lost, setup),
         cmocka_unit_test_setup(test_overrun_count_carries_past_its_low_part, setup),
+        cmocka_unit_test_setup(test_drains_across_laps_keep_order_and_exact_overruns, setup),
+        cmocka_unit_test_setup(test_undrained_laps_then_drains_resume, setup),
         cmocka_unit_test_setup(test_errors_are_logged_with_their_code, setup),
     };
     return cmocka_run_group_tests_name("event log", tests, NULL, NULL);

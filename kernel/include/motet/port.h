@@ -105,6 +105,13 @@ void port_irq_enable(void);
 #ifndef PORT_COUNTER_INLINE
 port_counter_t port_counter_read(void);
 #endif
+#ifndef PORT_COUNTER_IRQ_OFF_INLINE
+/* The counter for a caller holding irq off; port_config.h may supply a cheaper inline one. */
+static MT_INLINE port_counter_t port_counter_read_irq_off(void)
+{
+    return port_counter_read();
+}
+#endif
 /* Interrupt once when the counter reaches `at`; replaces any earlier
  * compare; irq off. A deadline already passed may fire late or not at all:
  * the kernel re-reads the counter after arming. */
