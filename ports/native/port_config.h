@@ -60,4 +60,19 @@ static MT_INLINE bool port_in_isr(void)
     return port_native_in_isr != 0;
 }
 
+/* The counter read under a held lock inline (port.h,
+ * PORT_COUNTER_IRQ_OFF_INLINE): every event record reads it. The simulated
+ * clock's read is two loads and an add; the real clock's stays out of line
+ * (port_native.c). */
+#define PORT_COUNTER_IRQ_OFF_INLINE 1
+extern bool port_native_realtime_counter;
+extern uint32_t port_native_counter_start;
+extern uint64_t port_native_sim_now;
+uint32_t port_native_realtime_counter_read(void);
+static MT_INLINE uint32_t port_counter_read_irq_off(void)
+{
+    if (port_native_realtime_counter) return port_native_realtime_counter_read();
+    return port_native_counter_start + (uint32_t) port_native_sim_now;
+}
+
 #endif /* PORT_CONFIG_H */

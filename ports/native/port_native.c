@@ -92,7 +92,12 @@ static native_isr_fn line_isr[NATIVE_IRQ_LINES];
 static scheduled_irq_t schedule[SCHEDULE_MAX]; /* in scheduling order */
 static unsigned schedule_len;
 
-static uint64_t sim_now;
+/* The simulated clock, and the options the inline counter read
+ * (port_config.h) needs: exported, every event record reads the counter. */
+uint64_t port_native_sim_now;
+#define sim_now port_native_sim_now
+bool port_native_realtime_counter;
+uint32_t port_native_counter_start;
 static uint64_t epoch_ns; /* real clock: CLOCK_MONOTONIC at configuration */
 static timer_t rt_timer;
 static bool rt_timer_created;
@@ -319,17 +324,14 @@ static void deliver_due_events(void)
 
 /* ------------------------------------------------------------ time: counter */
 
-static MT_NOINLINE port_counter_t realtime_counter_read(void)
+MT_NOINLINE port_counter_t port_native_realtime_counter_read(void)
 {
     return (port_counter_t) (options.counter_start + now_ticks());
 }
 
-/* The real clock's read is out of line, so that the simulated clock's,
- * which every log record pays for, needs no stack frame. */
 port_counter_t port_counter_read(void)
 {
-    if (options.realtime) return realtime_counter_read();
-    return (port_counter_t) (options.counter_start + sim_now);
+    return port_counter_read_irq_off();
 }
 
 uint64_t port_native_time(void)
@@ -563,6 +565,8 @@ static void reset_clock(void)
 void port_native_configure(const native_options_t *opt)
 {
     options = *opt;
+    port_native_realtime_counter = opt->realtime;
+    port_native_counter_start = opt->counter_start;
     reset_clock();
     native_event_dump_open(opt->log_path);
 }
