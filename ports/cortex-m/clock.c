@@ -48,11 +48,11 @@ typedef struct oneshot {
 } oneshot_t;
 
 static volatile uint32_t epoch;
-/* The counter at the start of the current epoch (counter_start plus the
- * epochs' ticks), kept by the epoch interrupt: port_counter_read()
- * (port_config.h), which every log record pays for, then needs no product. */
-volatile uint32_t port_cm_epoch_counter;
-#define epoch_counter port_cm_epoch_counter
+/* The counter at the current epoch's last tick (counter_start plus the
+ * epochs' ticks, less one), kept by the epoch interrupt:
+ * port_counter_read() (port_config.h), which every log record pays for,
+ * then needs no product and no case for the value 0. */
+volatile uint32_t port_cm_epoch_last_tick;
 static uint32_t counter_start;
 static uint32_t next_counter_start;
 
@@ -96,11 +96,15 @@ static uint64_t point_ticks(clock_point_t p)
     return (uint64_t) p.epoch * TICKS_PER_EPOCH + p.clocks / CLOCKS_PER_TICK;
 }
 
+/* Raised as the value reaches 0, the old epoch's last clock: the epoch is
+ * counted once the counter has reloaded (a clock later at most), so that
+ * no reader sees the value 0 with the next epoch counted. */
 void cm_epoch_isr(void)
 {
+    while (CM_TIMER1->value == 0u) continue;
     CM_TIMER1->intr = 1u;
     epoch++;
-    epoch_counter += TICKS_PER_EPOCH;
+    port_cm_epoch_last_tick += TICKS_PER_EPOCH;
 }
 
 uint64_t port_cm_time(void)
@@ -261,7 +265,7 @@ void cm_clock_init(void)
     NVIC_ICPR(0) = 1u << IRQ_TIMER1;
     epoch = 0;
     counter_start = next_counter_start;
-    epoch_counter = counter_start;
+    port_cm_epoch_last_tick = counter_start + TICKS_PER_EPOCH - 1u;
     CM_TIMER1->ctrl = TIMER_CTRL_EN | TIMER_CTRL_IE;
 
     NVIC_IPR(IRQ_TIMER1) = PORT_CM_PRIO_EPOCH;

@@ -102,29 +102,31 @@ static MT_INLINE bool port_in_isr(void)
 
 /* The counter inline too (port.h, PORT_COUNTER_INLINE): every event record
  * reads it. TIMER1 (a CMSDK down counter, mps2.h) counts clocks down from
- * EPOCH_CLOCKS - 1 to 0 and reloads; clock.c keeps the counter value at the
- * start of the current epoch, and a reader who sees the wrap's flag before
- * its interrupt ran counts the next epoch itself. The count 0 closes the
- * previous epoch. */
+ * EPOCH_CLOCKS - 1 to 0 and reloads, the value 0 being the epoch's last
+ * clock, so the tick of value v is the epoch's last tick minus v / CPT for
+ * every v: no special case. clock.c keeps the counter at the current
+ * epoch's last tick; its interrupt, raised as the value reaches 0, moves it
+ * on only once the counter has reloaded, and a reader who sees the flag
+ * before the interrupt ran moves it on itself if the counter has reloaded.
+ * Under a held lock (PORT_COUNTER_IRQ_OFF_INLINE) no PRIMASK is saved. */
 #define PORT_COUNTER_INLINE          1
 #define PORT_CM_COUNTER_BASE         0x40001000u
 #define PORT_CM_COUNTER_VALUE_OFFSET 4u
 #define PORT_CM_COUNTER_INTR_OFFSET  12u
 #define PORT_CM_TICKS_PER_EPOCH      (0xFFFFFFFFu / PORT_CM_CLOCKS_PER_TICK)
 #define PORT_CM_EPOCH_CLOCKS         (PORT_CM_TICKS_PER_EPOCH * PORT_CM_CLOCKS_PER_TICK)
-extern volatile uint32_t port_cm_epoch_counter;
+extern volatile uint32_t port_cm_epoch_last_tick;
 #define PORT_COUNTER_IRQ_OFF_INLINE 1
 static MT_INLINE uint32_t port_counter_read_irq_off(void)
 {
     volatile uint32_t *timer = (volatile uint32_t *) PORT_CM_COUNTER_BASE;
-    uint32_t base = port_cm_epoch_counter;
+    uint32_t last_tick = port_cm_epoch_last_tick;
     uint32_t v = timer[PORT_CM_COUNTER_VALUE_OFFSET / 4u];
-    if (timer[PORT_CM_COUNTER_INTR_OFFSET / 4u]) { /* wrapped, the interrupt not yet run */
+    if (timer[PORT_CM_COUNTER_INTR_OFFSET / 4u]) { /* the epoch ended, the interrupt not yet run */
         v = timer[PORT_CM_COUNTER_VALUE_OFFSET / 4u];
-        base += PORT_CM_TICKS_PER_EPOCH;
+        if (v != 0u) last_tick += PORT_CM_TICKS_PER_EPOCH; /* reloaded: the next epoch */
     }
-    if (v == 0u) return base - 1u;
-    return base + (PORT_CM_EPOCH_CLOCKS - 1u - v) / PORT_CM_CLOCKS_PER_TICK;
+    return last_tick - v / PORT_CM_CLOCKS_PER_TICK;
 }
 static MT_INLINE uint32_t port_counter_read(void)
 {
