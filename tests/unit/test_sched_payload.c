@@ -3,7 +3,9 @@
  * Who owns a MSG_HEAP payload, on every path a message can take: run at
  * once (handed straight to the receiver) or queued (held by the kernel),
  * taken or not, forwarded, with the receiver or the sender killed while the
- * message lives, and a payload that is not a heap block refused.
+ * message lives, and a payload that is not a heap block refused. And a
+ * borrowed payload that has to wait: copied, into the message block itself
+ * when it is small, into a heap block otherwise.
  *
  * MOTET_TEST_KERNEL: default nothreads
  */
@@ -234,6 +236,78 @@ static void test_queued_payload_survives_its_sender_killed_before_delivery(void 
     assert_int_equal(mem_owner(taken), RECEIVER);
 }
 
+/* ---- borrowed and queued: the message keeps a copy ---- */
+
+#define SMALL_LEN  5 /* fits in the message block */
+#define COPIED_LEN 6 /* one byte more: copied into a heap block */
+
+static unsigned blocks_after_send; /* heap blocks right after the borrowed send */
+static uint8_t seen[COPIED_LEN];
+static uint16_t seen_len;
+
+/* Sends a borrowed stack buffer of the length it is given to the lower
+ * receiver, then scribbles over the buffer before the receiver can run. */
+static mt_err_t borrower(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port < PORT_0) return MT_OK;
+    uint8_t len = *(const uint8_t *) msg->data;
+    uint8_t local[COPIED_LEN] = {1, 2, 3, 4, 5, 6};
+    send_result = sched_send_to(RECEIVER, PORT_0, local, len, 0);
+    blocks_after_send = blocks_in_use();
+    memset(local, 0, sizeof local);
+    return MT_OK;
+}
+
+static mt_err_t keeper(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port < PORT_0) return MT_OK;
+    handled++;
+    seen_len = msg->len;
+    memcpy(seen, msg->data, msg->len);
+    taken = sched_take_msg(msg);
+    return MT_OK;
+}
+
+/* The borrower (above) sends `len` bytes to the keeper (below); returns
+ * the heap blocks in use before. */
+static unsigned send_borrowed(uint8_t len)
+{
+    make(SENDER, 4, borrower, true);
+    make(RECEIVER, 3, keeper, true);
+    unsigned before = blocks_in_use();
+    assert_int_equal(sched_send_to(SENDER, PORT_0, &len, 1, 0), MT_OK);
+    assert_int_equal(send_result, MT_OK);
+    assert_int_equal(handled, 1);
+    static const uint8_t sent_bytes[COPIED_LEN] = {1, 2, 3, 4, 5, 6};
+    assert_int_equal(seen_len, len);
+    assert_memory_equal(seen, sent_bytes, len);
+    /* Taken, it is the receiver's own heap copy, whichever way it waited. */
+    assert_true(mem_is_heap(taken));
+    assert_int_equal(mem_owner(taken), RECEIVER);
+    assert_memory_equal(taken, sent_bytes, len);
+    return before;
+}
+
+static void test_a_small_borrowed_payload_waits_in_the_message_block(void **state)
+{
+    (void) state;
+    unsigned before = send_borrowed(SMALL_LEN);
+    assert_int_equal(blocks_after_send, before); /* no heap block while it waited */
+    assert_int_equal(blocks_in_use(), before + 1);
+    mem_free(taken);
+}
+
+static void test_a_larger_borrowed_payload_waits_in_a_heap_copy(void **state)
+{
+    (void) state;
+    unsigned before = send_borrowed(COPIED_LEN);
+    assert_int_equal(blocks_after_send, before + 1);
+    assert_int_equal(blocks_in_use(), before + 1); /* the copy itself, now taken */
+    mem_free(taken);
+}
+
 /* ---- refused: not a live heap block ---- */
 
 static void test_a_stack_buffer_marked_heap_is_refused_at_once_and_queued(void **state)
@@ -279,6 +353,8 @@ int main(void)
         cmocka_unit_test_setup(test_queued_the_kernel_holds_the_payload_until_taken, setup),
         cmocka_unit_test_setup(test_queued_payload_survives_its_sender_killed_before_delivery,
                                setup),
+        cmocka_unit_test_setup(test_a_small_borrowed_payload_waits_in_the_message_block, setup),
+        cmocka_unit_test_setup(test_a_larger_borrowed_payload_waits_in_a_heap_copy, setup),
         cmocka_unit_test_setup(test_a_stack_buffer_marked_heap_is_refused_at_once_and_queued,
                                setup),
         cmocka_unit_test_setup(test_a_freed_block_marked_heap_is_refused, setup),
