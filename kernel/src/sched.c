@@ -345,17 +345,23 @@ static MT_INLINE void pop_frame(task_t *t, frame_t below)
     S.running_prio = below.prio;
 }
 
-/* Call t's handler in the frame just pushed for it, pop to `below` and
- * free the payload unless the handler took it. Interrupts are enabled. */
-static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
+/* call_pushed() once its start is logged. */
+static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below)
 {
-    log_event(EV_START, t->pid, m->port);
     mt_err_t result = t->handler(t->state, m);
     log_event(EV_END, t->pid, m->port);
     if (result != MT_OK) log_error(result);
     pop_frame(t, below);
     S.dispatched++;
     if (m->flags & MSG_HEAP) free_payload(m);
+}
+
+/* Call t's handler in the frame just pushed for it, pop to `below` and
+ * free the payload unless the handler took it. Interrupts are enabled. */
+static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
+{
+    log_event(EV_START, t->pid, m->port);
+    call_started(t, m, below);
 }
 
 /* After a handler of a task not yet initialised or being killed: INIT
@@ -721,14 +727,16 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
     m.port = port;
     m.src = below.task ? below.task->pid : MT_PID_NONE;
     m.flags = flags;
-    log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port));
     /* On the stack now: the receiver cannot be killed under its payload. */
     if (flags && !adopt_payload(&m, data, t)) {
+        log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port)); /* after its ERROR */
         unpush(t, below);
         if (drain_may_run(below.prio)) drain_above(below.prio);
         return MT_ERR_BAD_POINTER;
     }
-    call_pushed(t, &m, below);
+    /* The send and the start it causes, at the same instant: one record. */
+    log_event(EV_RUN, t->pid, (uint16_t) ((m.src << 8) | port));
+    call_started(t, &m, below);
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
     if (drain_may_run(below.prio)) drain_above(below.prio);
     return MT_OK;

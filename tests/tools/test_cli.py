@@ -84,6 +84,16 @@ def test_event_types_match_the_kernel_header():
     assert tuple(names) == eventlog.EVENT_TYPES
 
 
+def test_a_run_record_reads_as_its_send_and_its_start():
+    recs = eventlog.parse("EV 7 RUN 0x11 0x1008\nEV 9 END 0x11 8\n")
+    assert recs == [eventlog.Event(7, "SEND", 0x10, 0x1108, line=1),
+                    eventlog.Event(7, "START", 0x11, 8, line=1),
+                    eventlog.Event(9, "END", 0x11, 8, line=2)]
+    trace = eventlog.to_chrome(recs)
+    assert [e["ph"] for e in trace["traceEvents"]
+            if e.get("tid") == 0x11 and e["ph"] != "M"] == ["B", "E"]
+
+
 def test_error_names_match_the_kernel_header():
     header = (ROOT / "kernel/include/motet/types.h").read_text()
     names = [n for n in re.findall(r"^\s*(MT_(?:OK|ERR_\w+))", header, re.M)

@@ -23,19 +23,49 @@ static int setup(void **state)
     return 0;
 }
 
-static void test_message_records_send_start_end_with_times(void **state)
+/* A send whose receiver starts at once is one RUN record (the SEND and the
+ * START it stands for), then the END. */
+static void test_message_run_at_once_records_run_and_end_with_times(void **state)
 {
     (void) state;
     assert_int_equal(sched_send_to(0x20, PORT_0, NULL, 0, 0), MT_OK);
     log_record_t rec[8];
-    assert_int_equal(log_drain(rec, 8), 3);
-    assert_int_equal(rec[0].type, EV_SEND);
-    assert_int_equal(rec[0].arg, (0x20 << 8) | PORT_0);
-    assert_int_equal(rec[1].type, EV_START);
+    assert_int_equal(log_drain(rec, 8), 2);
+    assert_int_equal(rec[0].type, EV_RUN);
+    assert_int_equal(rec[0].pid, 0x20);
+    assert_int_equal(rec[0].arg, (MT_PID_NONE << 8) | PORT_0);
+    assert_int_equal(rec[1].type, EV_END);
     assert_int_equal(rec[1].pid, 0x20);
-    assert_int_equal(rec[2].type, EV_END);
-    assert_int_equal(rec[2].time - rec[1].time, 250);
-    assert_string_equal(log_type_name(rec[0].type), "SEND");
+    assert_int_equal(rec[1].time - rec[0].time, 250);
+    assert_string_equal(log_type_name(rec[0].type), "RUN");
+}
+
+/* A higher-priority sender: its message waits, so the send and the start
+ * are two records, the start after the sender's END. */
+static mt_err_t forward(void *state, msg_t *msg)
+{
+    (void) state;
+    return msg->port == PORT_0 ? sched_send_to(0x20, PORT_0, NULL, 0, 0) : MT_OK;
+}
+
+static void test_queued_message_records_send_then_start(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = 0x21, .prio = 3, .handler = forward};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(0x21, NULL, 0), MT_OK);
+    log_record_t rec[16];
+    log_drain(rec, 16);
+    assert_int_equal(sched_send_to(0x21, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(log_drain(rec, 16), 5);
+    const uint8_t types[] = {EV_RUN, EV_SEND, EV_END, EV_START, EV_END};
+    const mt_pid_t pids[] = {0x21, 0x21, 0x21, 0x20, 0x20};
+    for (unsigned i = 0; i < 5; i++) {
+        assert_int_equal(rec[i].type, types[i]);
+        assert_int_equal(rec[i].pid, pids[i]);
+    }
+    assert_int_equal(rec[1].arg, (0x20 << 8) | PORT_0);
+    assert_string_equal(log_type_name(rec[1].type), "SEND");
 }
 
 static void test_overrun_keeps_newest_and_counts_the_lost(void **state)
@@ -149,7 +179,8 @@ static void test_errors_are_logged_with_their_code(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_message_records_send_start_end_with_times, setup),
+        cmocka_unit_test_setup(test_message_run_at_once_records_run_and_end_with_times, setup),
+        cmocka_unit_test_setup(test_queued_message_records_send_then_start, setup),
         cmocka_unit_test_setup(test_overrun_keeps_newest_and_counts_the_lost, setup),
         cmocka_unit_test_setup(test_overrun_count_carries_past_its_low_part, setup),
         cmocka_unit_test_setup(test_drains_across_laps_keep_order_and_exact_overruns, setup),

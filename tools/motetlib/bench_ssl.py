@@ -589,7 +589,7 @@ def render_events(events, results):
     w("| " + " | ".join(f"{events[k]:.1f}" for k in sorted(events)) + " |")
     w("")
     cat = results["sound"]["motet"].by_category
-    sends, logged = events.get("SEND", 0), sum(events.values())
+    sends, logged = events.get("SEND", 0) + events.get("RUN", 0), sum(events.values())
     heap_ops = events.get("ALLOC", 0) + events.get("FREE", 0)
     w(f"- messaging: {cat['messaging'] / sends:.0f} instructions per message "
       f"({sends:.0f} messages: send, dispatch, return, queue when needed)")

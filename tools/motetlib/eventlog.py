@@ -12,14 +12,19 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
   time_us  time of the event in microseconds of the module's clock (decimal
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
-           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS
+           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port;
            ALLOC, FREE: bytes; TIMER: timer index; SLEEP: sleep mode;
            ERROR: mt_err_t code; CREATE: priority; MIGRATE: phase << 8 |
            the other module (migrate_phase_t, migrate.h); BUS: frame bytes, bit 15 set for a frame received
-           (clear: sent), pid = the frame's destination task or virtual pid
+           (clear: sent), pid = the frame's destination task or virtual pid;
+           RUN: sender pid << 8 | input port, pid = the receiver
+
+A RUN record is a send whose receiver started at once (rule 1's fast
+path): the kernel writes one record for the two events, and parse() gives
+it back as the SEND and the START it stands for, at its time.
 
 Two more line kinds are understood:
 
@@ -46,7 +51,7 @@ import json
 from dataclasses import dataclass, replace
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
-               "CREATE", "KILL", "MIGRATE", "BUS")
+               "CREATE", "KILL", "MIGRATE", "BUS", "RUN")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -129,13 +134,22 @@ def parse_line(line, where="<line>"):
     return None
 
 
+def expand(rec):
+    """The events a record stands for: a RUN is its SEND and its START."""
+    if isinstance(rec, Event) and rec.type == "RUN":
+        sender, port = rec.arg >> 8, rec.arg & 0xFF
+        return [replace(rec, type="SEND", pid=sender, arg=rec.pid << 8 | port),
+                replace(rec, type="START", arg=port)]
+    return [rec]
+
+
 def parse(text, name="<log>"):
-    """All records of a dump, in file order."""
+    """All events of a dump, in file order (RUN records expanded)."""
     records = []
     for n, line in enumerate(text.splitlines(), 1):
         rec = parse_line(line, f"{name}:{n}")
         if rec is not None:
-            records.append(replace(rec, line=n))
+            records.extend(expand(replace(rec, line=n)))
     return records
 
 

@@ -28,6 +28,8 @@ typedef enum {
     EV_KILL,    /* pid = task */
     EV_MIGRATE, /* pid = task, arg = phase << 8 | other module (migrate.h) */
     EV_BUS,     /* arg = frame bytes */
+    EV_RUN,     /* pid = receiver, arg = sender << 8 | port: a send run at once, its
+                 * SEND and START in one record */
     EV_TYPE_COUNT
 } log_event_type_t;
 
