@@ -109,8 +109,17 @@ static MT_INLINE uint16_t blk_size(mem_hdr_t h)
 /* A header the walk may trust: its check byte and size are plausible. */
 static MT_INLINE bool hdr_valid(uint16_t off, mem_hdr_t h)
 {
+    /* Offsets and sizes stay below 0x8000: their sum cannot wrap. */
     return h.check == hdr_check(off, h.size, h.owner) && blk_size(h) >= MEM_MIN_BLOCK &&
-           blk_size(h) <= MEM_END - off;
+           (uint16_t) (off + blk_size(h)) <= MEM_END;
+}
+
+/* Size of the block at off, without the rest of its header. */
+static MT_INLINE uint16_t size_at(uint16_t off)
+{
+    uint16_t size;
+    memcpy(&size, &heap.bytes[off + offsetof(mem_hdr_t, size)], sizeof size);
+    return (uint16_t) (size & ~MEM_USED);
 }
 
 static MT_INLINE bool blk_used(mem_hdr_t h)
@@ -195,7 +204,7 @@ static void account_alloc(uint16_t bytes)
  * Returns the size of the block handed out. */
 static uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
 {
-    uint16_t size = blk_size(hdr_get(f));
+    uint16_t size = size_at(f);
     uint16_t next = link_get(f);
     if (size - need >= MEM_MIN_BLOCK) {
         uint16_t rest = f + need;
@@ -218,7 +227,7 @@ static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
 {
     uint16_t prev = MEM_NIL;
     uint16_t f = free_head;
-    while (f != MEM_NIL && blk_size(hdr_get(f)) < need) {
+    while (f != MEM_NIL && size_at(f) < need) {
         prev = f;
         f = link_get(f);
     }
@@ -229,21 +238,21 @@ static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
 /* Free live block blk whose free predecessor is prev; returns where the
  * resulting (possibly merged) free block starts. The merges are decided
  * first, so that each header and link is written once. */
-static uint16_t release(uint16_t blk, uint16_t size, uint16_t prev)
+static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t prev)
 {
     counters.in_use -= size;
     counters.alloc_count--;
     start_mark(blk, false);
     uint16_t next = next_free(prev);
     if (next == blk + size) {
-        size += blk_size(hdr_get(next));
+        size += size_at(next);
         next = link_get(next);
     }
     /* Written even when the block joins prev: a stale free header is how
      * a later free of the same pointer is told from a random one. */
     hdr_put(blk, size, MEM_OWNER_KERNEL);
     if (prev != MEM_NIL) {
-        uint16_t prev_size = blk_size(hdr_get(prev));
+        uint16_t prev_size = size_at(prev);
         if (prev + prev_size == blk) {
             hdr_put(prev, prev_size + size, MEM_OWNER_KERNEL);
             link_put(prev, next);
@@ -253,6 +262,11 @@ static uint16_t release(uint16_t blk, uint16_t size, uint16_t prev)
     link_put(blk, next);
     set_next_free(prev, blk);
     return blk;
+}
+
+static uint16_t release(uint16_t blk, uint16_t size, uint16_t prev)
+{
+    return release_inline(blk, size, prev);
 }
 
 /* Interior pointer into block `h`: a stale free header left by a merge means
@@ -361,7 +375,7 @@ static bool grow(mem_loc_t loc, uint16_t need)
     uint16_t size = blk_size(h);
     uint16_t next = next_free(loc.prev_free);
     if (next != loc.blk + size) return false;
-    uint16_t total = size + blk_size(hdr_get(next));
+    uint16_t total = size + size_at(next);
     if (total < need) return false;
     uint16_t after = link_get(next);
     if (total - need >= MEM_MIN_BLOCK) {
@@ -379,7 +393,7 @@ static bool grow(mem_loc_t loc, uint16_t need)
 static bool resize_in_place(mem_loc_t loc, uint16_t need)
 {
     if (need == 0) return false;
-    if (need <= blk_size(hdr_get(loc.blk))) {
+    if (need <= size_at(loc.blk)) {
         shrink(loc, need);
         return true;
     }
@@ -461,7 +475,7 @@ void *mem_realloc(void *ptr, size_t size)
         return NULL;
     }
     if (!done) return move_block(ptr, size, old);
-    uint16_t now = blk_size(hdr_get(loc.blk));
+    uint16_t now = size_at(loc.blk);
     if (now != blk_size(old)) {
         log_event(EV_FREE, old.owner, blk_size(old) - MEM_HDR);
         log_event(EV_ALLOC, old.owner, now - MEM_HDR);
@@ -497,7 +511,13 @@ mt_err_t mem_free(void *ptr)
         port_irq_restore(s);
         return free_located(ptr);
     }
-    release(off, blk_size(h), free_below(off));
+    /* In line where int is 16 bits: an 8-bit core pays for a call in saved
+     * registers, a 32-bit one for the inlined body in a deeper frame (an
+     * interrupt on a thread's stack may free). */
+    if (sizeof(unsigned) == 2)
+        release_inline(off, blk_size(h), free_below(off));
+    else
+        release(off, blk_size(h), free_below(off));
     port_irq_restore(s);
     log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
@@ -586,7 +606,7 @@ void mem_get_stats(mem_stats_t *stats)
     stats->largest_free = 0;
     stats->free_blocks = 0;
     for (uint16_t f = free_head; f != MEM_NIL; f = link_get(f)) {
-        uint16_t payload = blk_size(hdr_get(f)) - MEM_HDR;
+        uint16_t payload = size_at(f) - MEM_HDR;
         if (payload > stats->largest_free) stats->largest_free = payload;
         stats->free_blocks++;
     }
