@@ -235,15 +235,14 @@ static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
     return f;
 }
 
-/* Free live block blk whose free predecessor is prev; returns where the
- * resulting (possibly merged) free block starts. The merges are decided
- * first, so that each header and link is written once. */
-static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t prev)
+/* Free live block blk whose free neighbours on the list are prev and next;
+ * returns where the resulting (possibly merged) free block starts. The
+ * merges are decided first, so that each header and link is written once. */
+static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t prev, uint16_t next)
 {
     counters.in_use -= size;
     counters.alloc_count--;
     start_mark(blk, false);
-    uint16_t next = next_free(prev);
     if (next == blk + size) {
         size += size_at(next);
         next = link_get(next);
@@ -264,9 +263,10 @@ static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t p
     return blk;
 }
 
-static uint16_t release(uint16_t blk, uint16_t size, uint16_t prev)
+/* release_inline() out of line, for the callers off mem_free()'s fast path. */
+static uint16_t release(uint16_t blk, uint16_t size, uint16_t prev, uint16_t next)
 {
-    return release_inline(blk, size, prev);
+    return release_inline(blk, size, prev, next);
 }
 
 /* Interior pointer into block `h`: a stale free header left by a merge means
@@ -289,13 +289,21 @@ static MT_INLINE bool to_offset(const void *ptr, uint16_t *off)
     return rel % MEM_ALIGN == 0;
 }
 
-/* The free block below off (MEM_NIL if none): where a freed block joins the
- * address-ordered list. */
-static MT_INLINE uint16_t free_below(uint16_t off)
+/* The free blocks below and above off (MEM_NIL if none): where a freed
+ * block joins the address-ordered list. */
+static MT_INLINE uint16_t free_around(uint16_t off, uint16_t *above)
 {
     uint16_t prev = MEM_NIL;
-    for (uint16_t f = free_head; f != MEM_NIL && f < off; f = link_get(f)) prev = f;
+    uint16_t f = free_head;
+    for (; f != MEM_NIL && f < off; f = link_get(f)) prev = f;
+    *above = f;
     return prev;
+}
+
+static MT_INLINE uint16_t free_below(uint16_t off)
+{
+    uint16_t above;
+    return free_around(off, &above);
 }
 
 /* The O(1) check: ptr is the payload of a live block start whose header
@@ -303,7 +311,9 @@ static MT_INLINE uint16_t free_below(uint16_t off)
 static MT_INLINE bool live_start(const void *ptr, uint16_t *off, mem_hdr_t *h)
 {
     if (!MOTET_MEM_START_MAP || !to_offset(ptr, off) || !start_is_live(*off)) return false;
-    *h = hdr_get(*off);
+    /* Read through ptr, which the caller holds already: the same bytes as
+     * hdr_get(*off). */
+    memcpy(h, (const uint8_t *) ptr - MEM_HDR, sizeof *h);
     return blk_used(*h) && hdr_valid(*off, *h);
 }
 
@@ -365,7 +375,7 @@ static void shrink(mem_loc_t loc, uint16_t need)
     /* The tail becomes a block of its own, then is freed like any other. */
     hdr_put(loc.blk + need, (size - need) | MEM_USED, h.owner);
     counters.alloc_count++;
-    release(loc.blk + need, size - need, loc.prev_free);
+    release(loc.blk + need, size - need, loc.prev_free, next_free(loc.prev_free));
 }
 
 /* Grow live block loc to `need` bytes into the free block right after it. */
@@ -495,7 +505,7 @@ static MT_NOINLINE mt_err_t free_located(void *ptr)
         return log_error(err);
     }
     mem_hdr_t h = hdr_get(loc.blk);
-    release(loc.blk, blk_size(h), loc.prev_free);
+    release(loc.blk, blk_size(h), loc.prev_free, next_free(loc.prev_free));
     port_irq_restore(s);
     log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
@@ -514,10 +524,12 @@ mt_err_t mem_free(void *ptr)
     /* In line where int is 16 bits: an 8-bit core pays for a call in saved
      * registers, a 32-bit one for the inlined body in a deeper frame (an
      * interrupt on a thread's stack may free). */
+    uint16_t next;
+    uint16_t prev = free_around(off, &next);
     if (sizeof(unsigned) == 2)
-        release_inline(off, blk_size(h), free_below(off));
+        release_inline(off, blk_size(h), prev, next);
     else
-        release(off, blk_size(h), free_below(off));
+        release(off, blk_size(h), prev, next);
     port_irq_restore(s);
     log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
@@ -538,7 +550,7 @@ unsigned mem_free_all(mt_pid_t owner)
         }
         if (blk_used(h) && h.owner == owner) {
             log_event(EV_FREE, owner, blk_size(h) - MEM_HDR);
-            b = release(b, blk_size(h), prev);
+            b = release(b, blk_size(h), prev, next_free(prev));
             freed++;
             h = hdr_get(b);
         }
@@ -581,8 +593,9 @@ mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
     }
     /* The check byte is linear in the owner: swap the owner rather than
      * compute it again from the whole header. */
-    heap.bytes[off + offsetof(mem_hdr_t, owner)] = owner;
-    heap.bytes[off + offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ owner);
+    uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;
+    hdr[offsetof(mem_hdr_t, owner)] = owner;
+    hdr[offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ owner);
     port_irq_restore(s);
     return MT_OK;
 }
