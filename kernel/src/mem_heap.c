@@ -442,22 +442,28 @@ void *mem_alloc(size_t size)
     return mem_alloc_owned(size, owner);
 }
 
+/* An allocation that cannot be served: counted and logged, out of line. */
+static MT_NOINLINE void *alloc_refused(void)
+{
+    port_irq_state_t s = port_irq_save();
+    if (counters.failures < UINT16_MAX) counters.failures++;
+    port_irq_restore(s);
+    log_error(MT_ERR_NO_MEM);
+    return NULL;
+}
+
 /* mem_alloc(0) returns NULL without logging an error: C allows malloc(0) to
  * return NULL, it wastes no heap, and it mirrors mem_realloc(p, 0). */
 void *mem_alloc_owned(size_t size, mt_pid_t owner)
 {
     if (size == 0) return NULL;
     uint16_t need = block_need(size);
-    uint16_t blk = MEM_NIL;
+    if (need == 0) return alloc_refused();
     uint16_t got = 0;
     port_irq_state_t s = port_irq_save();
-    if (need != 0) blk = take(need, owner, &got);
-    if (blk == MEM_NIL && counters.failures < UINT16_MAX) counters.failures++;
+    uint16_t blk = take(need, owner, &got);
     port_irq_restore(s);
-    if (blk == MEM_NIL) {
-        log_error(MT_ERR_NO_MEM);
-        return NULL;
-    }
+    if (blk == MEM_NIL) return alloc_refused();
     /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
     log_event(EV_ALLOC, owner, got - MEM_HDR);
     return &heap.bytes[blk + MEM_HDR];
