@@ -32,6 +32,7 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/sched.h"
+#include "motet/slab.h"
 
 typedef union {
     void *ptr;
@@ -108,8 +109,17 @@ static MT_INLINE uint16_t blk_size(mem_hdr_t h)
 /* A header the walk may trust: its check byte and size are plausible. */
 static MT_INLINE bool hdr_valid(uint16_t off, mem_hdr_t h)
 {
+    /* Offsets and sizes stay below 0x8000: their sum cannot wrap. */
     return h.check == hdr_check(off, h.size, h.owner) && blk_size(h) >= MEM_MIN_BLOCK &&
-           blk_size(h) <= MEM_END - off;
+           (uint16_t) (off + blk_size(h)) <= MEM_END;
+}
+
+/* Size of the block at off, without the rest of its header. */
+static MT_INLINE uint16_t size_at(uint16_t off)
+{
+    uint16_t size;
+    memcpy(&size, &heap.bytes[off + offsetof(mem_hdr_t, size)], sizeof size);
+    return (uint16_t) (size & ~MEM_USED);
 }
 
 static MT_INLINE bool blk_used(mem_hdr_t h)
@@ -133,21 +143,31 @@ static MT_INLINE void link_put(uint16_t off, uint16_t next)
 
 /* ---- the map of live block starts ---- */
 
+/* The map bit of off's granule, in live_starts[start_byte(off)]. The slab
+ * caches' table of bits serves 8-bit cores, which shift by a variable
+ * amount one bit per loop turn. */
+static MT_INLINE uint8_t start_bit(uint16_t off)
+{
+    return slab_map_bit((uint8_t) ((uint16_t) (off - MEM_FIRST) / MEM_ALIGN));
+}
+
+static MT_INLINE uint16_t start_byte(uint16_t off)
+{
+    return (uint16_t) ((uint16_t) (off - MEM_FIRST) / MEM_ALIGN / 8u);
+}
+
 static MT_INLINE void start_mark(uint16_t off, bool live)
 {
     if (!MOTET_MEM_START_MAP) return;
-    uint16_t g = (uint16_t) (off - MEM_FIRST) / MEM_ALIGN;
-    uint8_t bit = (uint8_t) (1u << (g & 7u));
     if (live)
-        live_starts[g >> 3] |= bit;
+        live_starts[start_byte(off)] |= start_bit(off);
     else
-        live_starts[g >> 3] &= (uint8_t) ~bit;
+        live_starts[start_byte(off)] &= (uint8_t) ~start_bit(off);
 }
 
 static MT_INLINE bool start_is_live(uint16_t off)
 {
-    uint16_t g = (uint16_t) (off - MEM_FIRST) / MEM_ALIGN;
-    return (live_starts[g >> 3] >> (g & 7u)) & 1u;
+    return (live_starts[start_byte(off)] & start_bit(off)) != 0;
 }
 
 /* Successor of `prev` on the free list; MEM_NIL as `prev` means the head. */
@@ -180,10 +200,11 @@ static void account_alloc(uint16_t bytes)
 
 /* ---- the allocator proper; all of these run with interrupts off ---- */
 
-/* Allocate `need` bytes from free block f; split only if the rest can live. */
-static void carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
+/* Allocate `need` bytes from free block f; split only if the rest can live.
+ * Returns the size of the block handed out. */
+static uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
 {
-    uint16_t size = blk_size(hdr_get(f));
+    uint16_t size = size_at(f);
     uint16_t next = link_get(f);
     if (size - need >= MEM_MIN_BLOCK) {
         uint16_t rest = f + need;
@@ -197,40 +218,40 @@ static void carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
     start_mark(f, true);
     counters.alloc_count++;
     account_alloc(size);
+    return size;
 }
 
-/* First fit: the lowest free block that is large enough. */
-static uint16_t take(uint16_t need, uint8_t owner)
+/* First fit: the lowest free block that is large enough, MEM_NIL if none;
+ * *size is what it was cut to. */
+static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
 {
     uint16_t prev = MEM_NIL;
     uint16_t f = free_head;
-    while (f != MEM_NIL && blk_size(hdr_get(f)) < need) {
+    while (f != MEM_NIL && size_at(f) < need) {
         prev = f;
         f = link_get(f);
     }
-    if (f != MEM_NIL) carve(f, prev, need, owner);
+    if (f != MEM_NIL) *size = carve(f, prev, need, owner);
     return f;
 }
 
-/* Free live block blk whose free predecessor is prev; returns where the
- * resulting (possibly merged) free block starts. The merges are decided
- * first, so that each header and link is written once. */
-static uint16_t release(uint16_t blk, uint16_t prev)
+/* Free live block blk whose free neighbours on the list are prev and next;
+ * returns where the resulting (possibly merged) free block starts. The
+ * merges are decided first, so that each header and link is written once. */
+static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t prev, uint16_t next)
 {
-    uint16_t size = blk_size(hdr_get(blk));
     counters.in_use -= size;
     counters.alloc_count--;
     start_mark(blk, false);
-    uint16_t next = next_free(prev);
     if (next == blk + size) {
-        size += blk_size(hdr_get(next));
+        size += size_at(next);
         next = link_get(next);
     }
     /* Written even when the block joins prev: a stale free header is how
      * a later free of the same pointer is told from a random one. */
     hdr_put(blk, size, MEM_OWNER_KERNEL);
     if (prev != MEM_NIL) {
-        uint16_t prev_size = blk_size(hdr_get(prev));
+        uint16_t prev_size = size_at(prev);
         if (prev + prev_size == blk) {
             hdr_put(prev, prev_size + size, MEM_OWNER_KERNEL);
             link_put(prev, next);
@@ -240,6 +261,12 @@ static uint16_t release(uint16_t blk, uint16_t prev)
     link_put(blk, next);
     set_next_free(prev, blk);
     return blk;
+}
+
+/* release_inline() out of line, for the callers off mem_free()'s fast path. */
+static uint16_t release(uint16_t blk, uint16_t size, uint16_t prev, uint16_t next)
+{
+    return release_inline(blk, size, prev, next);
 }
 
 /* Interior pointer into block `h`: a stale free header left by a merge means
@@ -262,25 +289,41 @@ static MT_INLINE bool to_offset(const void *ptr, uint16_t *off)
     return rel % MEM_ALIGN == 0;
 }
 
-/* The free block below off (MEM_NIL if none): where a freed block joins the
- * address-ordered list. */
-static uint16_t free_below(uint16_t off)
+/* The free blocks below and above off (MEM_NIL if none): where a freed
+ * block joins the address-ordered list. */
+static MT_INLINE uint16_t free_around(uint16_t off, uint16_t *above)
 {
     uint16_t prev = MEM_NIL;
-    for (uint16_t f = free_head; f != MEM_NIL && f < off; f = link_get(f)) prev = f;
+    uint16_t f = free_head;
+    for (; f != MEM_NIL && f < off; f = link_get(f)) prev = f;
+    *above = f;
     return prev;
 }
 
-/* The O(1) check: ptr's header is a live block start and intact. The free
- * block below it costs a walk of the free list, so only callers that
- * change the list (free, realloc) ask for it. */
-static bool locate_fast(uint16_t off, mem_loc_t *loc, bool want_prev)
+static MT_INLINE uint16_t free_below(uint16_t off)
 {
-    if (!MOTET_MEM_START_MAP || !start_is_live(off)) return false;
-    mem_hdr_t h = hdr_get(off);
-    if (!hdr_valid(off, h) || !blk_used(h)) return false; /* let the walk say why */
-    loc->blk = off;
-    loc->prev_free = want_prev ? free_below(off) : MEM_NIL;
+    uint16_t above;
+    return free_around(off, &above);
+}
+
+/* The O(1) check: ptr is the payload of a live block start whose header
+ * (*h, at *off) is intact. False leaves the verdict to the walk. */
+static MT_INLINE bool live_start(const void *ptr, uint16_t *off, mem_hdr_t *h)
+{
+    if (!MOTET_MEM_START_MAP || !to_offset(ptr, off) || !start_is_live(*off)) return false;
+    /* Read through ptr, which the caller holds already: the same bytes as
+     * hdr_get(*off). */
+    memcpy(h, (const uint8_t *) ptr - MEM_HDR, sizeof *h);
+    return blk_used(*h) && hdr_valid(*off, *h);
+}
+
+/* The O(1) check, then the free block below (a walk of the free list, so
+ * only callers that change the list ask for it). */
+static bool locate_fast(const void *ptr, mem_loc_t *loc, bool want_prev)
+{
+    mem_hdr_t h;
+    if (!live_start(ptr, &loc->blk, &h)) return false;
+    loc->prev_free = want_prev ? free_below(loc->blk) : MEM_NIL;
     return true;
 }
 
@@ -288,9 +331,9 @@ static bool locate_fast(uint16_t off, mem_loc_t *loc, bool want_prev)
  * (which finds the free block below it on the way). */
 static mt_err_t locate(const void *ptr, mem_loc_t *loc, bool want_prev)
 {
+    if (locate_fast(ptr, loc, want_prev)) return MT_OK;
     uint16_t off;
     if (!to_offset(ptr, &off)) return MT_ERR_BAD_POINTER;
-    if (locate_fast(off, loc, want_prev)) return MT_OK;
     uint16_t prev = MEM_NIL;
     for (uint16_t f = free_head; f != MEM_NIL && f <= off; f = link_get(f)) prev = f;
     if (prev == off) return MT_ERR_DOUBLE_FREE;
@@ -332,7 +375,7 @@ static void shrink(mem_loc_t loc, uint16_t need)
     /* The tail becomes a block of its own, then is freed like any other. */
     hdr_put(loc.blk + need, (size - need) | MEM_USED, h.owner);
     counters.alloc_count++;
-    release(loc.blk + need, loc.prev_free);
+    release(loc.blk + need, size - need, loc.prev_free, next_free(loc.prev_free));
 }
 
 /* Grow live block loc to `need` bytes into the free block right after it. */
@@ -342,7 +385,7 @@ static bool grow(mem_loc_t loc, uint16_t need)
     uint16_t size = blk_size(h);
     uint16_t next = next_free(loc.prev_free);
     if (next != loc.blk + size) return false;
-    uint16_t total = size + blk_size(hdr_get(next));
+    uint16_t total = size + size_at(next);
     if (total < need) return false;
     uint16_t after = link_get(next);
     if (total - need >= MEM_MIN_BLOCK) {
@@ -360,7 +403,7 @@ static bool grow(mem_loc_t loc, uint16_t need)
 static bool resize_in_place(mem_loc_t loc, uint16_t need)
 {
     if (need == 0) return false;
-    if (need <= blk_size(hdr_get(loc.blk))) {
+    if (need <= size_at(loc.blk)) {
         shrink(loc, need);
         return true;
     }
@@ -399,23 +442,30 @@ void *mem_alloc(size_t size)
     return mem_alloc_owned(size, owner);
 }
 
+/* An allocation that cannot be served: counted and logged, out of line. */
+static MT_NOINLINE void *alloc_refused(void)
+{
+    port_irq_state_t s = port_irq_save();
+    if (counters.failures < UINT16_MAX) counters.failures++;
+    port_irq_restore(s);
+    log_error(MT_ERR_NO_MEM);
+    return NULL;
+}
+
 /* mem_alloc(0) returns NULL without logging an error: C allows malloc(0) to
  * return NULL, it wastes no heap, and it mirrors mem_realloc(p, 0). */
 void *mem_alloc_owned(size_t size, mt_pid_t owner)
 {
     if (size == 0) return NULL;
     uint16_t need = block_need(size);
-    uint16_t blk = MEM_NIL;
+    if (need == 0) return alloc_refused();
+    uint16_t got = 0;
     port_irq_state_t s = port_irq_save();
-    if (need != 0) blk = take(need, owner);
-    if (blk == MEM_NIL && counters.failures < UINT16_MAX) counters.failures++;
+    uint16_t blk = take(need, owner, &got);
     port_irq_restore(s);
-    if (blk == MEM_NIL) {
-        log_error(MT_ERR_NO_MEM);
-        return NULL;
-    }
+    if (blk == MEM_NIL) return alloc_refused();
     /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
-    log_event(EV_ALLOC, owner, blk_size(hdr_get(blk)) - MEM_HDR);
+    log_event(EV_ALLOC, owner, got - MEM_HDR);
     return &heap.bytes[blk + MEM_HDR];
 }
 
@@ -441,7 +491,7 @@ void *mem_realloc(void *ptr, size_t size)
         return NULL;
     }
     if (!done) return move_block(ptr, size, old);
-    uint16_t now = blk_size(hdr_get(loc.blk));
+    uint16_t now = size_at(loc.blk);
     if (now != blk_size(old)) {
         log_event(EV_FREE, old.owner, blk_size(old) - MEM_HDR);
         log_event(EV_ALLOC, old.owner, now - MEM_HDR);
@@ -449,19 +499,44 @@ void *mem_realloc(void *ptr, size_t size)
     return ptr;
 }
 
+/* mem_free() of a pointer the O(1) check did not accept, or without the
+ * start map: the walk decides. Out of line, as in mem_set_owner(). */
+static MT_NOINLINE mt_err_t free_located(void *ptr)
+{
+    mem_loc_t loc;
+    port_irq_state_t s = port_irq_save();
+    mt_err_t err = locate(ptr, &loc, true);
+    if (err != MT_OK) {
+        port_irq_restore(s);
+        return log_error(err);
+    }
+    mem_hdr_t h = hdr_get(loc.blk);
+    release(loc.blk, blk_size(h), loc.prev_free, next_free(loc.prev_free));
+    port_irq_restore(s);
+    log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    return MT_OK;
+}
+
 mt_err_t mem_free(void *ptr)
 {
     if (ptr == NULL) return MT_OK;
-    mem_loc_t loc;
-    mem_hdr_t h = {0, 0, 0};
+    uint16_t off;
+    mem_hdr_t h;
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = locate(ptr, &loc, true);
-    if (err == MT_OK) {
-        h = hdr_get(loc.blk);
-        release(loc.blk, loc.prev_free);
+    if (!live_start(ptr, &off, &h)) {
+        port_irq_restore(s);
+        return free_located(ptr);
     }
+    /* In line where int is 16 bits: an 8-bit core pays for a call in saved
+     * registers, a 32-bit one for the inlined body in a deeper frame (an
+     * interrupt on a thread's stack may free). */
+    uint16_t next;
+    uint16_t prev = free_around(off, &next);
+    if (sizeof(unsigned) == 2)
+        release_inline(off, blk_size(h), prev, next);
+    else
+        release(off, blk_size(h), prev, next);
     port_irq_restore(s);
-    if (err != MT_OK) return log_error(err);
     log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
 }
@@ -481,7 +556,7 @@ unsigned mem_free_all(mt_pid_t owner)
         }
         if (blk_used(h) && h.owner == owner) {
             log_event(EV_FREE, owner, blk_size(h) - MEM_HDR);
-            b = release(b, prev);
+            b = release(b, blk_size(h), prev, next_free(prev));
             freed++;
             h = hdr_get(b);
         }
@@ -516,20 +591,19 @@ static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
 mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
     uint16_t off;
-    if (MOTET_MEM_START_MAP && to_offset(ptr, &off)) {
-        port_irq_state_t s = port_irq_save();
-        mem_hdr_t h = hdr_get(off);
-        if (start_is_live(off) && blk_used(h) && hdr_valid(off, h)) {
-            /* The check byte is linear in the owner: swap the owner rather
-             * than compute it again from the whole header. */
-            heap.bytes[off + offsetof(mem_hdr_t, owner)] = owner;
-            heap.bytes[off + offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ owner);
-            port_irq_restore(s);
-            return MT_OK;
-        }
+    mem_hdr_t h;
+    port_irq_state_t s = port_irq_save();
+    if (!live_start(ptr, &off, &h)) {
         port_irq_restore(s);
+        return set_owner_located(ptr, owner);
     }
-    return set_owner_located(ptr, owner);
+    /* The check byte is linear in the owner: swap the owner rather than
+     * compute it again from the whole header. */
+    uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;
+    hdr[offsetof(mem_hdr_t, owner)] = owner;
+    hdr[offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ owner);
+    port_irq_restore(s);
+    return MT_OK;
 }
 
 bool mem_is_heap(const void *ptr)
@@ -551,7 +625,7 @@ void mem_get_stats(mem_stats_t *stats)
     stats->largest_free = 0;
     stats->free_blocks = 0;
     for (uint16_t f = free_head; f != MEM_NIL; f = link_get(f)) {
-        uint16_t payload = blk_size(hdr_get(f)) - MEM_HDR;
+        uint16_t payload = size_at(f) - MEM_HDR;
         if (payload > stats->largest_free) stats->largest_free = payload;
         stats->free_blocks++;
     }

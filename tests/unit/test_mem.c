@@ -545,6 +545,36 @@ static void test_set_owner_refuses_foreign_interior_forged(void **state)
     assert_int_equal(stats().alloc_count, 0);
 }
 
+/* A live block whose size was overwritten to reach past the heap's end is
+ * refused whatever its check byte, by every entry that trusts a header. */
+static void test_live_header_size_past_heap_end_refused(void **state)
+{
+    (void) state;
+    char *p = mem_alloc(16);
+    char *q = mem_alloc(16);
+    fill(q, 16, 3);
+    uint8_t saved[8];
+    memcpy(saved, p - hdr, hdr);
+    uint16_t size = (uint16_t) (0x8000u | 0x7FF0u); /* allocated, beyond any heap */
+    memcpy(p - hdr, &size, sizeof size);
+    mem_stats_t before = stats();
+    for (unsigned c = 0; c < 256; c++) {
+        p[-(int) hdr + 3] = (char) c;
+        assert_int_equal(mem_free(p), MT_ERR_BAD_POINTER);
+        assert_int_equal(mem_set_owner(p, 0x43), MT_ERR_BAD_POINTER);
+        assert_false(mem_is_heap(p));
+        assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 2);
+    }
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_filled(q, 16, 3);
+    memcpy(p - hdr, saved, hdr);
+    assert_int_equal(mem_free(p), MT_OK);
+    assert_int_equal(mem_free(q), MT_OK);
+    assert_int_equal(stats().alloc_count, 0);
+    assert_int_equal(stats().free_blocks, 1);
+}
+
 static void *task_block;
 
 static mt_err_t alloc_on_init(void *st, msg_t *msg)
@@ -656,6 +686,7 @@ int main(void)
         cmocka_unit_test_setup(test_forged_header_rejected, mem_setup),
         cmocka_unit_test_setup(test_forged_header_any_check_byte_rejected, mem_setup),
         cmocka_unit_test_setup(test_set_owner_refuses_foreign_interior_forged, mem_setup),
+        cmocka_unit_test_setup(test_live_header_size_past_heap_end_refused, mem_setup),
         cmocka_unit_test_setup(test_free_null_is_noop, mem_setup),
         cmocka_unit_test_setup(test_realloc_null_allocates, mem_setup),
         cmocka_unit_test_setup(test_realloc_zero_frees, mem_setup),
