@@ -116,8 +116,8 @@ uint32_t log_overruns(void)
 }
 
 static const char *const type_names[EV_TYPE_COUNT] = {
-    "?",     "SEND", "START", "END",    "ALLOC", "FREE",    "TIMER",
-    "SLEEP", "WAKE", "ERROR", "CREATE", "KILL",  "MIGRATE", "BUS",   "RUN",
+    "?",    "SEND",  "START",  "END",  "ALLOC",   "FREE", "TIMER", "SLEEP",
+    "WAKE", "ERROR", "CREATE", "KILL", "MIGRATE", "BUS",  "RUN",
 };
 
 const char *log_type_name(uint8_t type)
