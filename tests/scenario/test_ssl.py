@@ -31,11 +31,15 @@ import math
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, RUN_TIMEOUT_S
+
+sys.path.insert(0, str(ROOT / "tools"))
+from motetlib import eventlog  # noqa: E402
 
 SSL = "apps/ssl/ssl"
 STANDALONE = "apps/ssl/ssl_standalone"
@@ -176,13 +180,12 @@ def test_noise_only_gives_no_detection(run_program, tmp_path, snr_db, reference)
 
 
 def read_log(path):
-    """[(time_us, type, pid, arg)] from an event-log dump."""
+    """[(time_us, type, pid, arg)] from an event-log dump (a RUN record
+    read as its SEND and START)."""
     events = []
-    for line in Path(path).read_text().splitlines():
-        f = line.split()
-        if len(f) == 5 and f[0] == "EV":
-            events.append((int(f[1]), f[2], int(f[3], 0), int(f[4], 0)))
-        assert not line.startswith("LOST"), "the event log lost records"
+    for rec in eventlog.read(path):
+        assert isinstance(rec, eventlog.Event), "the event log lost records"
+        events.append((rec.time_us, rec.type, rec.pid, rec.arg))
     return events
 
 
