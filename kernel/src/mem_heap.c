@@ -586,8 +586,8 @@ static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
     return err == MT_OK ? MT_OK : log_error(MT_ERR_BAD_POINTER);
 }
 
-/* Every MSG_HEAP hand-over comes here twice (send, take), so the O(1) check
- * of locate_fast() is done in place. */
+/* Every queued MSG_HEAP hand-over comes here twice (send, take), so the
+ * O(1) check (live_start()) is done in place. */
 mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
     uint16_t off;

@@ -5,12 +5,13 @@
  * 1) and the cycle counter. cortex_m.h gives the overall picture.
  *
  * Reading the clock. TIMER1 counts down from EPOCH_CLOCKS-1 to 0 and then
- * reloads; its interrupt flag rises as the value reaches 0. The epoch count
- * is advanced by that interrupt, or by a reader who sees the flag before the
- * interrupt ran. With that convention the value 0 already belongs to the
- * next epoch, so clocks since the restart are
+ * reloads; its interrupt flag rises as the value reaches 0, the old epoch's
+ * last clock. The epoch count is advanced by that interrupt once the counter
+ * has reloaded, or by a reader who sees the flag before the interrupt ran
+ * and a value already reloaded (not 0). Either way clocks since the restart
+ * are
  *     epoch * EPOCH_CLOCKS + (EPOCH_CLOCKS - 1 - value)
- * with `epoch` one less when value is 0 (that count closes the old epoch).
+ * with no special case, the rule port_counter_read() follows too.
  *
  * One-shots. A CMSDK down counter loaded with n interrupts n clocks later,
  * give or take one against TIMER1's phase; both are loaded with one clock
@@ -64,11 +65,10 @@ static inline __attribute__((always_inline)) clock_point_t clock_read_locked(voi
 {
     uint32_t e = epoch;
     uint32_t v = CM_TIMER1->value;
-    if (CM_TIMER1->intr) { /* wrapped, the interrupt not yet run */
+    if (CM_TIMER1->intr) { /* reached 0, the interrupt not yet run */
         v = CM_TIMER1->value;
-        e++;
+        if (v != 0u) e++; /* reloaded: the next epoch */
     }
-    if (v == 0u) return (clock_point_t){.epoch = e - 1u, .clocks = EPOCH_CLOCKS - 1u};
     return (clock_point_t){.epoch = e, .clocks = EPOCH_CLOCKS - 1u - v};
 }
 

@@ -107,7 +107,8 @@ static MT_INLINE bool port_in_isr(void)
  * every v: no special case. clock.c keeps the counter at the current
  * epoch's last tick; its interrupt, raised as the value reaches 0, moves it
  * on only once the counter has reloaded, and a reader who sees the flag
- * before the interrupt ran moves it on itself if the counter has reloaded.
+ * before the interrupt ran adds the epoch to its own result if the counter
+ * has reloaded (clock.c's clock_read_locked() follows the same rule).
  * Under a held lock (PORT_COUNTER_IRQ_OFF_INLINE) no PRIMASK is saved. */
 #define PORT_COUNTER_INLINE          1
 #define PORT_CM_COUNTER_BASE         0x40001000u

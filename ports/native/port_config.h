@@ -62,7 +62,7 @@ static MT_INLINE bool port_in_isr(void)
 
 /* The counter read under a held lock inline (port.h,
  * PORT_COUNTER_IRQ_OFF_INLINE): every event record reads it. The simulated
- * clock's read is two loads and an add; the real clock's stays out of line
+ * clock's read is three loads and an add; the real clock's stays out of line
  * (port_native.c). */
 #define PORT_COUNTER_IRQ_OFF_INLINE 1
 extern bool port_native_realtime_counter;

@@ -92,6 +92,7 @@ def test_a_run_record_reads_as_its_send_and_its_start():
     trace = eventlog.to_chrome(recs)
     assert [e["ph"] for e in trace["traceEvents"]
             if e.get("tid") == 0x11 and e["ph"] != "M"] == ["B", "E"]
+    assert eventlog.describe(eventlog.parse_line("EV 7 RUN 0x11 0x1008")) == "0x10 -> P0, at once"
 
 
 def test_error_names_match_the_kernel_header():

@@ -79,8 +79,8 @@ static void test_overrun_keeps_newest_and_counts_the_lost(void **state)
     assert_int_equal(rec[MOTET_LOG_ENTRIES - 1].arg, MOTET_LOG_ENTRIES + 9);
 }
 
-/* The count of lost records outgrows the ring's own count (one byte on the
- * small rings) and carries on exactly. */
+/* The count of lost records outgrows 16 bits (laps folded in while nobody
+ * drains) and carries on exactly. */
 static void test_overrun_count_carries_past_its_low_part(void **state)
 {
     (void) state;

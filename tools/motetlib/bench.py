@@ -282,7 +282,7 @@ def render(raw, env):
       "hardware exception entry instead, so these two figures say more about the native "
       "port than about the kernel.")
     w("- With the event log on, every figure includes the records the operation writes "
-      "(SEND, START, END, ALLOC, FREE, TIMER); with it off, `log_event()` compiles to "
+      "(SEND, START, END, RUN for a send run at once, ALLOC, FREE, TIMER); with it off, `log_event()` compiles to "
       "nothing.")
     w("- The timer figure is measured on the simulated clock: `port_native_busy()` "
       "advances it and delivers the compare interrupt (a signal) at its exact tick.")

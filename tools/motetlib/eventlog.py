@@ -179,6 +179,8 @@ def describe(ev):
         return f"-> {pid_name(a >> 8)} {port_name(a & 0xFF)}"
     if t in ("START", "END"):
         return port_name(a)
+    if t == "RUN":  # parse() expands it; a bare parse_line() may hand one in
+        return f"{pid_name(a >> 8)} -> {port_name(a & 0xFF)}, at once"
     if t in ("ALLOC", "FREE"):
         return f"{a} B"
     if t == "TIMER":
