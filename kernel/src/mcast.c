@@ -71,14 +71,22 @@ static mt_prio_t member_prio(const member_t *m)
 }
 
 /* Indices of the group's members, highest priority first (insertion sort:
- * groups are a handful of entries). */
+ * groups are a handful of entries). A member not above the last one so far
+ * (all of them, when the group shares one level) is appended without
+ * looking up the others again. */
 static uint8_t collect_sorted(uint8_t group, uint8_t *order)
 {
     uint8_t n = 0;
+    mt_prio_t last_prio = 0; /* of order[n - 1] */
     for (uint8_t i = 0; i < members_end; i++) {
         if (members[i].pid == MT_PID_NONE || members[i].group != group) continue;
         uint8_t j = n++;
-        mt_prio_t prio = j > 0 ? member_prio(&members[i]) : 0; /* the first needs none */
+        mt_prio_t prio = member_prio(&members[i]);
+        if (j == 0 || prio <= last_prio) {
+            order[j] = i;
+            last_prio = prio;
+            continue;
+        }
         while (j > 0 && member_prio(&members[order[j - 1]]) < prio) {
             order[j] = order[j - 1];
             j--;

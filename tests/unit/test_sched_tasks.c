@@ -222,6 +222,21 @@ static void test_multicast_members_that_leave_and_join_keep_priority_order(void 
     assert_int_equal(pairs[1], PORT_0);
 }
 
+static void test_multicast_members_of_one_level_keep_their_join_order(void **state)
+{
+    (void) state;
+    make(0x40, 2, member);
+    make(0x41, 2, member);
+    make(0x42, 3, member);
+    make(0x43, 2, member);
+    make(0x44, 1, member);
+    static const mt_pid_t joins[] = {0x41, 0x40, 0x43, 0x44, 0x42};
+    for (uint8_t i = 0; i < sizeof joins; i++)
+        assert_int_equal(mcast_join(4, joins[i], PORT_0), MT_OK);
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 4, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "cbade");
+}
+
 static void test_multicast_table_full_is_rejected_and_logged(void **state)
 {
     (void) state;
@@ -462,6 +477,7 @@ int main(void)
         cmocka_unit_test_setup(test_multicast_skips_a_member_an_earlier_one_killed, setup),
         cmocka_unit_test_setup(test_multicast_members_that_leave_and_join_keep_priority_order,
                                setup),
+        cmocka_unit_test_setup(test_multicast_members_of_one_level_keep_their_join_order, setup),
         cmocka_unit_test_setup(test_multicast_table_full_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_pid_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_port_is_rejected_and_logged, setup),
