@@ -103,12 +103,18 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
     mt_err_t first = MT_OK;
     /* Each member gets the payload borrowed; one that must wait copies it.
      * A heap payload handed to the group is freed once all have it. */
+    uint8_t borrowed = (uint8_t) (flags & (uint8_t) ~MSG_HEAP);
     for (uint8_t k = 0; k < n; k++) {
         mt_pid_t pid = members[order[k]].pid;
-        task_t *t = sched_find_task(pid);
-        mt_err_t err = t ? sched_deliver(t, pid, members[order[k]].port, data, len,
-                                         (uint8_t) (flags & (uint8_t) ~MSG_HEAP), from_isr)
-                         : log_error(MT_ERR_NO_TASK);
+        mt_port_t port = members[order[k]].port;
+        mt_err_t err;
+        if (!from_isr) {
+            err = sched_send_local(pid, port, data, len, borrowed);
+        } else {
+            task_t *t = sched_find_task(pid);
+            err = t ? sched_deliver(t, pid, port, data, len, borrowed, true)
+                    : log_error(MT_ERR_NO_TASK);
+        }
         if (err && !first) first = err;
     }
     if ((flags & MSG_HEAP) && data) mem_free(data);

@@ -877,6 +877,22 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     return send_to_general(pid, port, data, len, flags);
 }
 
+mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    port_irq_state_t s = port_irq_save(); /* from the lookup to the push: see run_at_once() */
+    task_t *t = find_local(pid);
+    if (!t) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    if (send_args_ok(port, data, len, flags)) {
+        if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
+        return send_waiting(t, s, port, data, len, flags);
+    }
+    port_irq_restore(s);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+}
+
 /* sched_send() for everything but the fast path. */
 static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
@@ -954,6 +970,16 @@ static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
         queue_push(m, t->prio);
     port_irq_restore(s);
     return MT_OK;
+}
+
+mt_err_t sched_post_isr_to_task(mt_pid_t pid, mt_port_t port)
+{
+    task_t *t = find_local(pid);
+    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
+    if (t->flags & TASK_INITIALISED) return post_bare_isr(t, port);
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((pid << 8) | port));
+    return enqueue(t, pid, port, NULL, 0, 0, true); /* held until its INIT */
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). */
