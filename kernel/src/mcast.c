@@ -71,14 +71,22 @@ static mt_prio_t member_prio(const member_t *m)
 }
 
 /* Indices of the group's members, highest priority first (insertion sort:
- * groups are a handful of entries). */
+ * groups are a handful of entries). A member not above the last one so far
+ * (all of them, when the group shares one level) is appended without
+ * looking up the others again. */
 static uint8_t collect_sorted(uint8_t group, uint8_t *order)
 {
     uint8_t n = 0;
+    mt_prio_t last_prio = 0; /* of order[n - 1] */
     for (uint8_t i = 0; i < members_end; i++) {
         if (members[i].pid == MT_PID_NONE || members[i].group != group) continue;
         uint8_t j = n++;
-        mt_prio_t prio = j > 0 ? member_prio(&members[i]) : 0; /* the first needs none */
+        mt_prio_t prio = member_prio(&members[i]);
+        if (j == 0 || prio <= last_prio) {
+            order[j] = i;
+            last_prio = prio;
+            continue;
+        }
         while (j > 0 && member_prio(&members[order[j - 1]]) < prio) {
             order[j] = order[j - 1];
             j--;
@@ -95,12 +103,18 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
     mt_err_t first = MT_OK;
     /* Each member gets the payload borrowed; one that must wait copies it.
      * A heap payload handed to the group is freed once all have it. */
+    uint8_t borrowed = (uint8_t) (flags & (uint8_t) ~MSG_HEAP);
     for (uint8_t k = 0; k < n; k++) {
         mt_pid_t pid = members[order[k]].pid;
-        task_t *t = sched_find_task(pid);
-        mt_err_t err = t ? sched_deliver(t, pid, members[order[k]].port, data, len,
-                                         (uint8_t) (flags & (uint8_t) ~MSG_HEAP), from_isr)
-                         : log_error(MT_ERR_NO_TASK);
+        mt_port_t port = members[order[k]].port;
+        mt_err_t err;
+        if (!from_isr) {
+            err = sched_send_local(pid, port, data, len, borrowed);
+        } else {
+            task_t *t = sched_find_task(pid);
+            err = t ? sched_deliver(t, pid, port, data, len, borrowed, true)
+                    : log_error(MT_ERR_NO_TASK);
+        }
         if (err && !first) first = err;
     }
     if ((flags & MSG_HEAP) && data) mem_free(data);

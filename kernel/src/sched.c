@@ -21,8 +21,11 @@
  * being killed, not bound to a thread, and at least as important as the
  * sender. sched_send() and sched_send_to() recognise it with one flags test
  * and two comparisons (runs_at_once) and call the handler straight away
- * (run_at_once); every other case, and every send from an interrupt or a
- * thread, goes through sched_deliver(), which applies the rules one by one.
+ * (run_at_once). A send from K that must wait, to such a task on the stack
+ * or less important, with no payload or a small borrowed one, is queued
+ * under the lock of the same lookup (send_waiting); every other case, and
+ * every send from an interrupt or a thread, goes through sched_deliver(),
+ * which applies the rules one by one.
  * Both paths share the frame push and pop, so the rules stay in one place.
  */
 #include <string.h>
@@ -742,6 +745,58 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
     return MT_OK;
 }
 
+/* A task-context send from K to an initialised local task that must wait
+ * (it is on the stack, or less important than the sender), with no payload
+ * or a small borrowed one: enqueue() would take a block, copy the payload
+ * into it and queue it, and the lock the caller holds since its lookup
+ * already rules out the kill enqueue() checks for. Not frozen (the
+ * migrator's reserve, enqueue()), not being killed, not a thread's. */
+#define QUEUE_NOW_FLAGS (TASK_INITIALISED | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)
+
+static MT_INLINE bool queues_at_once(const task_t *t, uint16_t len, uint8_t flags)
+{
+    return (t->flags & QUEUE_NOW_FLAGS) == TASK_INITIALISED && !flags && len <= MSG_INLINE_BYTES &&
+           !thread_running() && !port_in_isr();
+}
+
+/* A send from K that cannot run at once, with interrupts off since the
+ * caller looked t up (state `s`): one queues_at_once() accepts is queued
+ * in that critical section, so that t cannot be killed in between; any
+ * other, or one that finds the pool empty, goes to sched_deliver(), which
+ * logs why it fails. One call in the caller's tail, with nothing of the
+ * caller's live across it. */
+static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_t port, void *data,
+                                         uint16_t len, uint8_t flags)
+{
+    mt_pid_t dst = t->pid; /* t is pid's while interrupts stay off */
+    msg_t *m = queues_at_once(t, len, flags)
+                   ? slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache))
+                   : NULL;
+    if (!m) {
+        port_irq_restore(s);
+        return sched_deliver(t, dst, port, data, len, flags, port_in_isr());
+    }
+    mt_pid_t src = S.current ? S.current->pid : MT_PID_NONE;
+    m->len = len;
+    m->data = NULL;
+    if (len) {
+        m->data = ((msg_block_t *) m)->inline_payload.bytes;
+        memcpy(m->data, data, len);
+    }
+    m->seq = S.next_seq++;
+    m->dst = dst;
+    m->port = port;
+    m->src = src;
+    m->flags = 0;
+    queue_push(m, t->prio);
+    port_irq_restore(s);
+    /* It cannot start before this record: t is on the stack below the
+     * sender or less important, and an interrupt's exit runs only what
+     * outranks the sender (rules 2 and 3). */
+    log_event(EV_SEND, src, (uint16_t) ((dst << 8) | port));
+    return MT_OK;
+}
+
 /* ---- the general path: every rule, one by one ---- */
 
 mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -816,11 +871,26 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     task_t *t = S.tasks[TASK_SLOT(pid)];
     if (t && t->pid == pid) {
         if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
-        port_irq_restore(s);
-        return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+        return send_waiting(t, s, port, data, len, flags);
     }
     port_irq_restore(s);
     return send_to_general(pid, port, data, len, flags);
+}
+
+mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    port_irq_state_t s = port_irq_save(); /* from the lookup to the push: see run_at_once() */
+    task_t *t = find_local(pid);
+    if (!t) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    if (send_args_ok(port, data, len, flags)) {
+        if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
+        return send_waiting(t, s, port, data, len, flags);
+    }
+    port_irq_restore(s);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
 }
 
 /* sched_send() for everything but the fast path. */
@@ -850,8 +920,8 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
             port_irq_state_t s = port_irq_save(); /* see run_at_once() */
             task_t *t = r->local;
             if (t && runs_at_once(t)) return run_at_once(t, s, r->port, data, len, flags);
+            if (t) return send_waiting(t, s, r->port, data, len, flags);
             port_irq_restore(s);
-            if (t) return sched_deliver(t, r->pid, r->port, data, len, flags, port_in_isr());
         }
     }
     return send_general(out, data, len, flags);
@@ -900,6 +970,16 @@ static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
         queue_push(m, t->prio);
     port_irq_restore(s);
     return MT_OK;
+}
+
+mt_err_t sched_post_isr_to_task(mt_pid_t pid, mt_port_t port)
+{
+    task_t *t = find_local(pid);
+    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
+    if (t->flags & TASK_INITIALISED) return post_bare_isr(t, port);
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((pid << 8) | port));
+    return enqueue(t, pid, port, NULL, 0, 0, true); /* held until its INIT */
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). */

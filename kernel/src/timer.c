@@ -38,6 +38,7 @@
 #include "motet/port.h"
 #include "motet/sched.h"
 #include "motet/slab.h"
+#include "sched_internal.h"
 #include "thread_internal.h"
 #include "timer_clock.h"
 
@@ -168,7 +169,7 @@ static void expire_head(void)
     if (MOTET_THREADS && t->owner == MT_PID_NONE)
         thread_timer_fired(t->index);
     else
-        sched_post_isr(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index), NULL, 0, 0);
+        sched_post_isr_to_task(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
     log_event(EV_TIMER, t->owner, t->index);
     if (t->period)
         (void) list_insert(t, t->period);
@@ -272,7 +273,10 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
 mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
 {
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
-    if (ticks == 0 || ticks >= TICKS_LIMIT || owner == MT_PID_NONE)
+    /* A timer belongs to a task: a virtual pid (multicast, time sync) has
+     * no timeouts to receive. */
+    if (ticks == 0 || ticks >= TICKS_LIMIT || owner == MT_PID_NONE || owner == MT_PID_MULTICAST ||
+        owner == MT_PID_TIMESYNC)
         return log_error(MT_ERR_INVALID);
     return start(owner, n, ticks, periodic);
 }

@@ -5,7 +5,9 @@
  * a handler that kills the destination, and even creates another task in
  * the freed control block. The send must then fail with MT_ERR_NO_TASK and
  * leave its heap payload with the sender, never deliver to the newcomer nor
- * touch the freed block.
+ * touch the freed block. A send that takes the lookup's critical section to
+ * its end (run at once, or a small message queued in it) comes before the
+ * kill instead: run, or queued and dropped by the kill.
  *
  * How the interrupt is made to come exactly there: an interrupt already
  * marked pending (port_native_irq_pending) while interrupts are on is taken
@@ -21,7 +23,7 @@
 #include "test_support.h"
 
 enum { PID_SENDER = 0x20, PID_VICTIM = 0x21, PID_KILLER = 0x22, PID_NEWCOMER = 0x23 };
-enum { PORT_SEND_BORROWED = PORT_0, PORT_SEND_HEAP, PORT_SEND_UP };
+enum { PORT_SEND_BORROWED = PORT_0, PORT_SEND_HEAP, PORT_SEND_COPIED };
 
 static unsigned victim_got, newcomer_got;
 static mt_err_t send_err;
@@ -72,6 +74,10 @@ static mt_err_t sender(void *state, msg_t *msg)
         heap_block = mem_alloc(8);
         assert_non_null(heap_block);
         send_err = sched_send_to(PID_VICTIM, PORT_0, heap_block, 8, MSG_HEAP);
+    } else if (msg->port == PORT_SEND_COPIED) {
+        static uint8_t larger_than_a_block_holds[16];
+        send_err = sched_send_to(PID_VICTIM, PORT_0, larger_than_a_block_holds,
+                                 sizeof larger_than_a_block_holds, 0);
     } else {
         send_err = sched_send_to(PID_VICTIM, PORT_0, NULL, 0, 0);
     }
@@ -94,11 +100,28 @@ static void run(mt_prio_t victim_prio, mt_port_t how, bool replace)
 static void test_a_queued_send_to_a_task_killed_and_replaced_meanwhile_fails(void **state)
 {
     (void) state;
-    run(1, PORT_SEND_BORROWED, true); /* below the sender: the message would wait */
+    /* Below the sender, with a payload copied to the heap: the general
+     * path, which queues after the lookup's critical section. */
+    run(1, PORT_SEND_COPIED, true);
     assert_int_equal(send_err, MT_ERR_NO_TASK);
     assert_int_equal(victim_got, 0);
     assert_int_equal(newcomer_got, 0); /* the message was for the victim's pid */
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+}
+
+static void test_a_small_queued_send_comes_before_a_kill_at_its_lookups_end(void **state)
+{
+    (void) state;
+    /* Below the sender, no payload: queued in the lookup's critical
+     * section, so the interrupt comes only once it waits, and the kill
+     * drops it with the victim. */
+    run(1, PORT_SEND_BORROWED, true);
+    assert_int_equal(send_err, MT_OK);
+    assert_int_equal(victim_got, 0);
+    assert_null(sched_find_task(PID_VICTIM));
+    assert_int_equal(newcomer_got, 0);
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 0);
 }
 
 static void test_an_immediate_send_runs_before_a_kill_that_comes_during_it(void **state)
@@ -128,6 +151,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_a_queued_send_to_a_task_killed_and_replaced_meanwhile_fails,
+                               test_boot),
+        cmocka_unit_test_setup(test_a_small_queued_send_comes_before_a_kill_at_its_lookups_end,
                                test_boot),
         cmocka_unit_test_setup(test_an_immediate_send_runs_before_a_kill_that_comes_during_it,
                                test_boot),

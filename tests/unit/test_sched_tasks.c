@@ -222,6 +222,21 @@ static void test_multicast_members_that_leave_and_join_keep_priority_order(void 
     assert_int_equal(pairs[1], PORT_0);
 }
 
+static void test_multicast_members_of_one_level_keep_their_join_order(void **state)
+{
+    (void) state;
+    make(0x40, 2, member);
+    make(0x41, 2, member);
+    make(0x42, 3, member);
+    make(0x43, 2, member);
+    make(0x44, 1, member);
+    static const mt_pid_t joins[] = {0x41, 0x40, 0x43, 0x44, 0x42};
+    for (uint8_t i = 0; i < sizeof joins; i++)
+        assert_int_equal(mcast_join(4, joins[i], PORT_0), MT_OK);
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 4, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "cbade");
+}
+
 static void test_multicast_table_full_is_rejected_and_logged(void **state)
 {
     (void) state;
@@ -316,6 +331,61 @@ static void test_full_queue_is_rejected_and_nothing_is_lost(void **state)
     assert_int_equal(received, accepted); /* every accepted message arrives */
 }
 
+/* A handler above the receiver sends it small borrowed payloads that must
+ * wait (queued under the lookup's lock), a larger one (copied to the heap,
+ * the general path) in between, then more than the pool holds; they run
+ * when the sender returns. */
+static unsigned waited_sent, waited_refused, waited_logged;
+static uint8_t waited_bytes[MOTET_MAX_QUEUED_MSGS + 2];
+static uint8_t waited_count;
+
+static mt_err_t waiting_sender(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_0) return MT_OK;
+    static uint8_t large[6] = {0xEE};
+    for (uint8_t i = 0; i < MOTET_MAX_QUEUED_MSGS + 2; i++) {
+        uint8_t two[2] = {i, (uint8_t) ~i};
+        mt_err_t err = i == 1 ? sched_send_to(0x20, PORT_0 + 4, large, sizeof large, 0)
+                              : sched_send_to(0x20, PORT_0 + 4, two, sizeof two, 0);
+        memset(two, 0, sizeof two); /* the message keeps its own copy */
+        if (err == MT_OK)
+            waited_sent++;
+        else {
+            assert_int_equal(err, MT_ERR_QUEUE_FULL);
+            waited_refused++;
+        }
+    }
+    /* Before the receiver's runs fill the event log. */
+    waited_logged = test_count_logged_errors(MT_ERR_QUEUE_FULL);
+    return MT_OK;
+}
+
+static mt_err_t waiting_receiver(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_0 + 4) return MT_OK;
+    const uint8_t *b = msg->data;
+    if (msg->len == 2 && (uint8_t) (b[0] ^ b[1]) == 0xFFu) waited_bytes[waited_count++] = b[0];
+    if (msg->len == 6 && b[0] == 0xEE) waited_bytes[waited_count++] = 1;
+    return MT_OK;
+}
+
+static void test_waiting_sends_keep_their_order_and_a_full_pool_is_logged(void **state)
+{
+    (void) state;
+    waited_sent = waited_refused = waited_logged = waited_count = 0;
+    make(0x20, 1, waiting_receiver);
+    make(0x21, 3, waiting_sender);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(sched_send_to(0x21, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(waited_refused, 2);
+    assert_int_equal(waited_sent, MOTET_MAX_QUEUED_MSGS);
+    assert_int_equal(waited_logged, 2);
+    assert_int_equal(waited_count, MOTET_MAX_QUEUED_MSGS);
+    for (uint8_t i = 0; i < waited_count; i++) assert_int_equal(waited_bytes[i], i);
+}
+
 static void test_payload_copy_on_exhausted_heap_is_rejected(void **state)
 {
     (void) state;
@@ -407,6 +477,7 @@ int main(void)
         cmocka_unit_test_setup(test_multicast_skips_a_member_an_earlier_one_killed, setup),
         cmocka_unit_test_setup(test_multicast_members_that_leave_and_join_keep_priority_order,
                                setup),
+        cmocka_unit_test_setup(test_multicast_members_of_one_level_keep_their_join_order, setup),
         cmocka_unit_test_setup(test_multicast_table_full_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_pid_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_port_is_rejected_and_logged, setup),
@@ -417,6 +488,8 @@ int main(void)
         cmocka_unit_test_setup(test_task_slab_exhaustion_is_reported, setup),
         cmocka_unit_test_setup(test_tasks_stay_reachable_when_colliding_pids_are_killed, setup),
         cmocka_unit_test_setup(test_remote_send_without_bus_is_no_route, setup),
+        cmocka_unit_test_setup(test_waiting_sends_keep_their_order_and_a_full_pool_is_logged,
+                               setup),
     };
     return cmocka_run_group_tests_name("tasks and messages", tests, NULL, NULL);
 }

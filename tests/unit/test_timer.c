@@ -304,6 +304,16 @@ static void test_tick_counts_out_of_range_are_invalid(void **state)
     assert_int_equal(left, 0x7FFFFFFFu);
 }
 
+static void test_a_timer_for_a_virtual_pid_is_invalid(void **state)
+{
+    (void) state;
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start_for(MT_PID_MULTICAST, 0, 1000, false), MT_ERR_INVALID);
+    assert_int_equal(timer_start_for(MT_PID_TIMESYNC, 0, 1000, true), MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 2);
+    assert_false(timer_remaining(MT_PID_MULTICAST, 0, NULL));
+}
+
 static void test_exhausted_timer_cache_is_reported(void **state)
 {
     (void) state;
@@ -442,6 +452,7 @@ int main(void)
         cmocka_unit_test_setup(test_timer_start_in_a_handler_belongs_to_the_running_task, setup),
         cmocka_unit_test_setup(test_fifth_timer_of_a_task_is_rejected, setup),
         cmocka_unit_test_setup(test_tick_counts_out_of_range_are_invalid, setup),
+        cmocka_unit_test_setup(test_a_timer_for_a_virtual_pid_is_invalid, setup),
         cmocka_unit_test_setup(test_exhausted_timer_cache_is_reported, setup),
         cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
         cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
