@@ -76,7 +76,8 @@ static uint32_t tick_base; /* kernel time of the last tick */
 
 /* ------------------------------------------------------------------ time */
 
-/* The event log uses timer_clock_extend() directly (timer_clock.h). */
+/* The event log extends the clock in place (timer_clock_extend_into(),
+ * timer_clock.h). */
 uint32_t timer_now_irq_off(void)
 {
     return timer_clock_extend();
