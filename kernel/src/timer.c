@@ -7,9 +7,9 @@
  * the (counter-width) distance since the previous read (timer_clock.h: with
  * a 32-bit counter that is the counter itself). While a timer runs,
  * the compare fires at least every PORT_COUNTER_HALF-1 ticks, so no counter
- * wrap goes unseen. With no timer running nothing reads the counter, so a
- * 16-bit port loses whole wraps of idle time; that is the price of having no
- * tick.
+ * wrap goes unseen (a 16-bit counter needs a read once per wrap less 256
+ * ticks). With no timer running nothing reads the counter, so a 16-bit
+ * port loses whole wraps of idle time; that is the price of having no tick.
  *
  * The list. list_base is a kernel time at or before every deadline in the
  * list; the head fires `delta` ticks after list_base, each later entry
@@ -67,7 +67,7 @@ SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 static timer_block_t *timer_head;
 static uint32_t list_base;
-port_counter_t timer_clock_counter;
+uint8_t timer_clock_last_top;
 uint16_t timer_clock_wraps;
 static uint32_t compare_interrupts;
 #if MOTET_TIMER_PERIODIC
@@ -240,9 +240,10 @@ void timer_init(void)
     timer_head = NULL;
     compare_interrupts = 0;
     /* Kernel time starts at the counter (timer_clock.h). */
-    timer_clock_counter = port_counter_read();
+    port_counter_t start = port_counter_read();
+    timer_clock_last_top = timer_clock_top(start);
     timer_clock_wraps = 0;
-    list_base = timer_clock_counter;
+    list_base = start;
     port_compare_disable();
 #if MOTET_TIMER_PERIODIC
     tick_base = list_base;

@@ -8,8 +8,11 @@
  * adds the counter's distance since the previous read, so its low
  * PORT_COUNTER_BITS bits always equal the counter at the last read. Hence
  * a 32-bit counter is kernel time itself, and a 16-bit counter only needs
- * the wraps seen so far as the high half: the extension stores two bytes
- * per read (the counter) and the high half only when the counter wrapped.
+ * the wraps seen so far as the high half. A wrap shows as a step back of
+ * the counter's top byte, so that byte is all a read keeps of the counter:
+ * one byte loaded and stored per read, the high half stored only on a wrap.
+ * The reads must come at least once per wrap less 256 ticks (timer.c
+ * reads at least every half range while a timer runs).
  */
 #ifndef MOTET_TIMER_CLOCK_H
 #define MOTET_TIMER_CLOCK_H
@@ -19,10 +22,16 @@
 #include "motet/port.h"
 #include "motet/types.h"
 
-/* 16-bit counters: the counter at the last read, and the wraps seen up to
- * it (the high half of kernel time). Unused with a 32-bit counter. */
-extern port_counter_t timer_clock_counter;
+/* 16-bit counters: the counter's top byte at the last read, and the wraps
+ * seen up to it (the high half of kernel time). Unused with a 32-bit counter. */
+extern uint8_t timer_clock_last_top;
 extern uint16_t timer_clock_wraps;
+
+/* The counter's top byte: a wrap is the one way it steps back. */
+static MT_INLINE uint8_t timer_clock_top(port_counter_t c)
+{
+    return (uint8_t) (c >> (PORT_COUNTER_BITS - 8));
+}
 
 /* Kernel time as its two 16-bit halves: assembled in place, 8-bit
  * compilers need no 32-bit shift and merge. */
@@ -39,14 +48,12 @@ static MT_INLINE uint32_t timer_clock_extend(void)
     if (PORT_COUNTER_BITS == 32) return c;
     /* The previous read is stored over at once: 8-bit compilers then keep
      * fewer values alive and need no call-saved registers. */
-    port_counter_t last = timer_clock_counter;
-    timer_clock_counter = c;
+    uint8_t last_top = timer_clock_last_top;
+    timer_clock_last_top = timer_clock_top(c);
     timer_clock_halves_t t;
     t.half[TIMER_CLOCK_LOW] = (uint16_t) c;
     t.half[!TIMER_CLOCK_LOW] = timer_clock_wraps;
-    /* A read at least once per wrap (timer.c) sees every wrap as a step
-     * back of the counter. */
-    if (c < last) timer_clock_wraps = ++t.half[!TIMER_CLOCK_LOW];
+    if (timer_clock_top(c) < last_top) timer_clock_wraps = ++t.half[!TIMER_CLOCK_LOW];
     return t.time;
 }
 
@@ -61,21 +68,19 @@ static MT_INLINE void timer_clock_extend_into(uint32_t *time)
         return;
     }
     char *halves = (char *) time;
-    port_counter_t last = timer_clock_counter;
-    timer_clock_counter = c;
+    uint8_t last_top = timer_clock_last_top;
+    timer_clock_last_top = timer_clock_top(c);
     uint16_t half = (uint16_t) c;
     memcpy(halves + TIMER_CLOCK_LOW * sizeof half, &half, sizeof half);
     half = timer_clock_wraps;
-    if (c < last) timer_clock_wraps = ++half;
+    if (timer_clock_top(c) < last_top) timer_clock_wraps = ++half;
     memcpy(halves + !TIMER_CLOCK_LOW * sizeof half, &half, sizeof half);
 }
 
-/* The counter at the read that returned kernel time `now`: its low bits,
- * or on 16-bit counters the stored copy, which spares 8-bit callers
- * keeping all of `now` alive across calls. */
+/* The counter at the read that returned kernel time `now`: its low bits. */
 static MT_INLINE port_counter_t timer_clock_counter_at(uint32_t now)
 {
-    return PORT_COUNTER_BITS == 32 ? (port_counter_t) now : timer_clock_counter;
+    return (port_counter_t) now;
 }
 
 #endif /* MOTET_TIMER_CLOCK_H */

@@ -375,6 +375,37 @@ static void test_timers_cross_the_32_bit_counter_wrap(void **state)
     assert_int_equal(timer_now(), 0x1400u);
 }
 
+/* ---- the clock's read rule (timer_clock.h) ---- */
+
+static int setup_before_a_counter_wrap(void **state)
+{
+    (void) state;
+    test_boot_at(0xFFFFFF00u); /* a 16-bit counter starts at 0xFF00 */
+    return 0;
+}
+
+/* Each read here is a wrap less 256 ticks after the one before, the most
+ * the rule allows: on a 16-bit counter every one crosses a wrap, and an
+ * event record's stamp counts a wrap as timer_now() does. */
+static void test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart(void **state)
+{
+    (void) state;
+    const uint32_t step = 0xFF00u;
+    uint32_t start = timer_now();
+    tport_busy(step);
+    assert_int_equal(timer_now() - start, step);
+    tport_busy(step);
+    log_event(EV_WAKE, 0, 0);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_true(n >= 1);
+    assert_int_equal(rec[n - 1].type, EV_WAKE);
+    assert_int_equal(rec[n - 1].time - start, 2 * step);
+    tport_busy(step);
+    assert_int_equal(timer_now() - start, 3 * step);
+    assert_int_equal((port_counter_t) timer_now(), port_counter_read());
+}
+
 /* ---- queries ---- */
 
 static void test_remaining_time_and_next_deadline(void **state)
@@ -457,6 +488,9 @@ int main(void)
         cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
         cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
         cmocka_unit_test_setup(test_timers_cross_the_32_bit_counter_wrap, setup_at_wrap),
+        cmocka_unit_test_setup(
+            test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart,
+            setup_before_a_counter_wrap),
         cmocka_unit_test_setup(test_remaining_time_and_next_deadline, setup),
         cmocka_unit_test_setup(test_kill_stops_the_tasks_timers, setup),
         cmocka_unit_test_setup(test_stop_all_counts_what_it_stopped, setup),
