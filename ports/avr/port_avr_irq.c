@@ -16,11 +16,6 @@ volatile uint8_t port_avr_woken;
 
 static port_sleep_mode_t sleep_limit = PORT_SLEEP_NONE_DUE;
 
-void port_irq_enable(void)
-{
-    sei();
-}
-
 void port_avr_sleep_limit(port_sleep_mode_t deepest)
 {
     sleep_limit = deepest;

@@ -84,6 +84,13 @@ static MT_INLINE bool port_in_isr(void)
 {
     return port_avr_isr_depth != 0;
 }
+/* Enabling inline too (PORT_IRQ_ENABLE_INLINE): the scheduler's drain loop
+ * enables once per message it runs. The NOP as in port_irq_restore(). */
+#define PORT_IRQ_ENABLE_INLINE 1
+static MT_INLINE void port_irq_enable(void)
+{
+    __asm__ volatile("sei\n\tnop" ::: "memory");
+}
 
 /* The counter inline too (port.h, PORT_COUNTER_INLINE): Timer1 in normal
  * mode (port_avr_timer.c), read through the shared TEMP register, so with

@@ -93,8 +93,10 @@ void port_irq_restore(port_irq_state_t state);
 /* True while an interrupt handler (not the exit dispatch) is running. */
 bool port_in_isr(void);
 #endif
+#ifndef PORT_IRQ_ENABLE_INLINE /* port_config.h may define it inline instead */
 /* Enable interrupts unconditionally; task context only. */
 void port_irq_enable(void);
+#endif
 
 /* ---- time: one free-running counter and one compare ---- */
 
