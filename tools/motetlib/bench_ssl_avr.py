@@ -148,8 +148,8 @@ def render(res, freq):
     verdict = lambda p: "meets" if p <= TARGET_PCT else "misses"
     w.append(f"The paper reports {PAPER_PCT} % for the whole chain on one module (its table II); "
              f"the target is {TARGET_PCT} %. On the sensing module's share (no HT in the "
-             f"denominator) the overhead is {pct_on:.2f} % with the log, which "
-             f"{verdict(pct_on)} the target, and {pct_off:.2f} % without, which "
+             f"denominator) the overhead is {pct_on:.3f} % with the log, which "
+             f"{verdict(pct_on)} the target, and {pct_off:.3f} % without, which "
              f"{verdict(pct_off)} it. The block's computation takes "
              f"{ms(base)} at {freq / 1e6:g} MHz, so a 250 ms block period leaves the module "
              f"idle {100 * (1 - on * 1000 / freq / 250):.0f} % of the time.")
