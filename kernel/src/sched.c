@@ -511,6 +511,17 @@ unsigned sched_run_pending(void)
 
 /* ---- queueing ---- */
 
+/* A borrowed payload of up to MSG_INLINE_BYTES copied into m's own block. */
+static MT_INLINE void copy_into_block(msg_t *m, const void *data, uint16_t len)
+{
+    m->len = len;
+    m->data = NULL;
+    if (len) {
+        m->data = ((msg_block_t *) m)->inline_payload.bytes;
+        memcpy(m->data, data, len);
+    }
+}
+
 /* Give the message block m its own copy of a borrowed payload (in the block
  * when it fits), or take a heap one. */
 static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags)
@@ -522,8 +533,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags)
         return MT_OK;
     }
     if (!(flags & MSG_HEAP) && len <= MSG_INLINE_BYTES) {
-        m->data = ((msg_block_t *) m)->inline_payload.bytes;
-        memcpy(m->data, data, len);
+        copy_into_block(m, data, len);
         return MT_OK;
     }
     if (flags & MSG_HEAP) {
@@ -777,12 +787,7 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_
         return sched_deliver(t, dst, port, data, len, flags, port_in_isr());
     }
     mt_pid_t src = S.current ? S.current->pid : MT_PID_NONE;
-    m->len = len;
-    m->data = NULL;
-    if (len) {
-        m->data = ((msg_block_t *) m)->inline_payload.bytes;
-        memcpy(m->data, data, len);
-    }
+    copy_into_block(m, data, len);
     m->seq = S.next_seq++;
     m->dst = dst;
     m->port = port;

@@ -75,14 +75,9 @@ static inline __attribute__((always_inline)) clock_point_t clock_read_locked(voi
 /* Any context: PRIMASK saved and put back around the read. */
 static inline __attribute__((always_inline)) clock_point_t clock_read(void)
 {
-    uint32_t primask;
-    __asm volatile("mrs %0, primask\n"
-                   "cpsid i"
-                   : "=r"(primask)
-                   :
-                   : "memory");
+    uint32_t primask = port_cm_primask_mask();
     clock_point_t p = clock_read_locked();
-    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+    port_cm_primask_put(primask);
     return p;
 }
 

@@ -75,7 +75,8 @@ typedef struct port_context {
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): each is one or
  * two instructions, less than the call that would wrap it. */
 #define PORT_IRQ_INLINE 1
-static MT_INLINE uint8_t port_irq_save(void)
+/* PRIMASK as it was, interrupts masked from here on. */
+static MT_INLINE uint32_t port_cm_primask_mask(void)
 {
     uint32_t primask;
     __asm volatile("mrs %0, primask\n"
@@ -83,7 +84,17 @@ static MT_INLINE uint8_t port_irq_save(void)
                    : "=r"(primask)
                    :
                    : "memory");
-    return (uint8_t) primask;
+    return primask;
+}
+/* PRIMASK put back in one instruction: for the counter reads, which need
+ * neither port_irq_restore()'s test nor its ISB. */
+static MT_INLINE void port_cm_primask_put(uint32_t primask)
+{
+    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+}
+static MT_INLINE uint8_t port_irq_save(void)
+{
+    return (uint8_t) port_cm_primask_mask();
 }
 static MT_INLINE void port_irq_restore(uint8_t state)
 {
@@ -131,14 +142,9 @@ static MT_INLINE uint32_t port_counter_read_irq_off(void)
 }
 static MT_INLINE uint32_t port_counter_read(void)
 {
-    uint32_t primask;
-    __asm volatile("mrs %0, primask\n"
-                   "cpsid i"
-                   : "=r"(primask)
-                   :
-                   : "memory");
+    uint32_t primask = port_cm_primask_mask();
     uint32_t now = port_counter_read_irq_off();
-    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+    port_cm_primask_put(primask);
     return now;
 }
 
