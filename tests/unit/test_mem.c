@@ -4,7 +4,10 @@
  * owners, statistics and events.
  *
  * Sizes are derived from the allocator itself (mem_block_size() and the
- * header size measured in setup) so the tests hold for any alignment.
+ * header size measured in setup) so the tests hold for any alignment. They
+ * run with the map of live block starts and without it (the walk alone).
+ *
+ * MOTET_TEST_KERNEL: default nostartmap
  */
 #include <string.h>
 
@@ -665,6 +668,34 @@ static void test_alloc_and_free_events(void **state)
     assert_int_equal(rec[0].arg, MT_ERR_DOUBLE_FREE);
 }
 
+/* Blocks over the whole heap: every start is told live or freed, whatever
+ * byte and bit of the map of live starts it falls on. */
+static void test_block_starts_tracked_across_heap(void **state)
+{
+    (void) state;
+    static void *blocks[MOTET_HEAP_SIZE / 16u];
+    size_t n = 0;
+    while (n < sizeof blocks / sizeof blocks[0] && (blocks[n] = mem_alloc(13)) != NULL) n++;
+    assert_true(n < sizeof blocks / sizeof blocks[0]); /* stopped by exhaustion */
+    assert_true(stats().largest_free < 13);
+    for (size_t i = 0; i < n; i += 2) assert_int_equal(mem_free(blocks[i]), MT_OK);
+    for (size_t i = 0; i < n; i++) {
+        bool live = i % 2 != 0;
+        assert_int_equal(mem_is_heap(blocks[i]), live);
+        assert_int_equal(mem_set_owner(blocks[i], 7), live ? MT_OK : MT_ERR_BAD_POINTER);
+        if (!live) assert_int_equal(mem_free(blocks[i]), MT_ERR_DOUBLE_FREE);
+    }
+    for (size_t i = 1; i < n; i += 2) {
+        assert_int_equal(mem_owner(blocks[i]), 7);
+        assert_int_equal(mem_free(blocks[i]), MT_OK);
+    }
+    mem_stats_t s = stats();
+    assert_int_equal(s.in_use, 0);
+    assert_int_equal(s.alloc_count, 0);
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(s.largest_free, s.heap_size - hdr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -699,6 +730,7 @@ int main(void)
         cmocka_unit_test_setup(test_free_all_frees_one_owner, mem_setup),
         cmocka_unit_test_setup(test_high_water_mark, mem_setup),
         cmocka_unit_test_setup(test_alloc_and_free_events, mem_setup),
+        cmocka_unit_test_setup(test_block_starts_tracked_across_heap, mem_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
