@@ -30,6 +30,7 @@
  */
 #include <string.h>
 
+#include "log_ring.h"
 #include "motet/bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
@@ -348,11 +349,22 @@ static MT_INLINE void pop_frame(task_t *t, frame_t below)
     S.running_prio = below.prio;
 }
 
+/* A dispatch's START or END record: appended in line on the paths every
+ * message takes (in_line: run_at_once(), drain_held_off()), through a call
+ * to log_record() on the others, which keeps them small on 8-bit cores. */
+static MT_INLINE void log_dispatch(bool in_line, log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    if (in_line)
+        log_event_inline(type, pid, arg);
+    else
+        log_event(type, pid, arg);
+}
+
 /* call_pushed() once its start is logged. */
-static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below)
+static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below, bool in_line)
 {
     mt_err_t result = t->handler(t->state, m);
-    log_event(EV_END, t->pid, m->port);
+    log_dispatch(in_line, EV_END, t->pid, m->port);
     if (result != MT_OK) log_error(result);
     pop_frame(t, below);
     S.dispatched++;
@@ -361,10 +373,10 @@ static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below)
 
 /* Call t's handler in the frame just pushed for it, pop to `below` and
  * free the payload unless the handler took it. Interrupts are enabled. */
-static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
+static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below, bool in_line)
 {
-    log_event(EV_START, t->pid, m->port);
-    call_started(t, m, below);
+    log_dispatch(in_line, EV_START, t->pid, m->port);
+    call_started(t, m, below, in_line);
 }
 
 /* After a handler of a task not yet initialised or being killed: INIT
@@ -380,9 +392,9 @@ static MT_NOINLINE void after_handler_rare(task_t *t, const msg_t *m)
 
 /* Run t's handler in the frame just pushed for it, then pop to `below`;
  * one flags test sends the rare cases out of line. */
-static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below)
+static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below, bool in_line)
 {
-    call_pushed(t, m, below);
+    call_pushed(t, m, below, in_line);
     if ((t->flags & (TASK_INITIALISED | TASK_KILL_PENDING)) != TASK_INITIALISED)
         after_handler_rare(t, m);
 }
@@ -392,7 +404,7 @@ static void run_handler(task_t *t, msg_t *m)
 {
     frame_t below = {S.current, S.running_prio};
     push_frame(t);
-    run_pushed(t, m, below);
+    run_pushed(t, m, below, false);
 }
 
 #if MOTET_THREADS
@@ -471,7 +483,7 @@ static void drain_held_off(mt_prio_t floor)
         if (t) push_frame(t);
         port_irq_enable();
         if (t)
-            run_pushed(t, m, (frame_t){below, t->prio}); /* held: see above */
+            run_pushed(t, m, (frame_t){below, t->prio}, true); /* held: see above */
         else
             release_payload(m); /* unreachable: kill purges its messages */
         (void) port_irq_save();
@@ -679,7 +691,7 @@ static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags)
         unpush(t, below); /* the caller drains what came meanwhile */
         return MT_ERR_BAD_POINTER;
     }
-    run_pushed(t, m, below);
+    run_pushed(t, m, below, false);
     return MT_OK;
 }
 
@@ -748,8 +760,8 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
         return MT_ERR_BAD_POINTER;
     }
     /* The send and the start it causes, at the same instant: one record. */
-    log_event(EV_RUN, t->pid, (uint16_t) ((m.src << 8) | port));
-    call_started(t, &m, below);
+    log_event_inline(EV_RUN, t->pid, (uint16_t) ((m.src << 8) | port));
+    call_started(t, &m, below, true);
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
     if (drain_may_run(below.prio)) drain_above(below.prio);
     return MT_OK;
@@ -798,7 +810,7 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_
     /* It cannot start before this record: t is on the stack below the
      * sender or less important, and an interrupt's exit runs only what
      * outranks the sender (rules 2 and 3). */
-    log_event(EV_SEND, src, (uint16_t) ((dst << 8) | port));
+    log_event_inline(EV_SEND, src, (uint16_t) ((dst << 8) | port));
     return MT_OK;
 }
 

@@ -26,13 +26,14 @@ every block goes through HT) and background noise alone ("noise": FFT and
 SC only), the two columns of the paper's tables II and V.
 
 Where the instructions go. Callgrind gives each function's own (self) cost
-with the source file of every instruction, inlined code included (so
-log_event() inlined into sched.c counts as event logging). Files are put in
-categories (CATEGORIES); the C library's own instructions are charged
-separately, except those the simulator causes: the simulator (sim/*.c and
-the libm calls inside it) is measured as the inclusive cost of the calls to
-its entry points, and left out of both programs, since it stands for
-hardware (ADCs, a temperature sensor) that costs the modules nothing.
+with the source file of every instruction, inlined code included (so the
+event log's append inlined into sched.c, kernel/src/log_ring.h, counts as
+event logging). Files are put in categories (CATEGORIES); the C library's
+own instructions are charged separately, except those the simulator
+causes: the simulator (sim/*.c and the libm calls inside it) is measured as
+the inclusive cost of the calls to its entry points, and left out of both
+programs, since it stands for hardware (ADCs, a temperature sensor) that
+costs the modules nothing.
 
 Overhead = what the Motet build executes per block beyond the standalone
 build, split into the kernel's messaging, event logging, memory operations
@@ -71,7 +72,7 @@ SIM_ENTRIES = ("sim_mic_block", "sim_temp_read", "sim_true_angle")
 
 # (category, path regex), first match wins; paths are callgrind's file names.
 CATEGORIES = (
-    ("event logging", r"/kernel/(src/log\.c|include/motet/log\.h)$"),
+    ("event logging", r"/kernel/(src/log(\.c|_ring\.h)|include/motet/log\.h)$"),
     ("memory", r"/kernel/src/(mem_heap|slab)\.c$"),
     ("timers", r"/kernel/src/timer(\.c|_clock\.h)$"),
     ("messaging", r"/kernel/(src|include)/"),
