@@ -167,11 +167,12 @@ static void expire_head(void)
     timer_block_t *t = timer_head;
     timer_head = t->next;
     list_base += t->delta; /* now the expired deadline */
+    /* A task timer's one record: its post logs no SEND of its own. */
+    log_event(EV_TIMER, t->owner, t->index);
     if (MOTET_THREADS && t->owner == MT_PID_NONE)
         thread_timer_fired(t->index);
     else
-        sched_post_isr_to_task(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
-    log_event(EV_TIMER, t->owner, t->index);
+        sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
     if (t->period)
         (void) list_insert(t, t->period);
     else
