@@ -140,27 +140,6 @@ static uint32_t list_rebase(void)
 
 /* ------------------------------------------------------------ expiry */
 
-/* Program the compare for the head; true if the head is already due. */
-static bool compare_arm(void)
-{
-    for (;;) {
-        if (!timer_head) {
-            port_compare_disable();
-            return false;
-        }
-        uint32_t now = timer_now_irq_off();
-        uint32_t elapsed = now - list_base;
-        if (elapsed >= timer_head->delta) return true;
-        uint32_t wait = timer_head->delta - elapsed;
-        if (wait > COMPARE_MAX_AHEAD) wait = COMPARE_MAX_AHEAD;
-        port_counter_t armed_at = timer_clock_counter_at(now);
-        port_compare_set((port_counter_t) (armed_at + wait));
-        /* If the counter got there while we armed, the interrupt may never
-         * come: go round and look again. */
-        if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return false;
-    }
-}
-
 /* Pop the due head, tell its owner, re-insert it if periodic. */
 static void expire_head(void)
 {
@@ -173,10 +152,15 @@ static void expire_head(void)
         thread_timer_fired(t->index);
     else
         sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
-    if (t->period)
-        (void) list_insert(t, t->period);
-    else
+    if (!t->period) {
         (void) slab_free(&timer_cache, t);
+    } else if (!timer_head) { /* list_insert() into an empty list, without the call */
+        t->delta = t->period;
+        t->next = NULL;
+        timer_head = t;
+    } else {
+        (void) list_insert(t, t->period);
+    }
 }
 
 #if MOTET_TIMER_PERIODIC
@@ -208,11 +192,40 @@ static void tick_service(void)
 /* Expire everything due, then arm the compare for what is left; irq off.
  * Normally runs in the compare interrupt; in task context only when a
  * deadline passed while interrupts were held off. Periodic: the next tick
- * does it all. */
+ * does it all.
+ *
+ * One clock read serves every expiry of a pass: a deadline at or before it
+ * is due, and list_base never passes it (it moves to expired deadlines
+ * only). A deadline that falls due while the pass runs shows once the
+ * compare is armed: the counter, read afresh, is then past it, and the
+ * loop reads the clock again. The compare is armed at most half the
+ * counter's range after a clock read, as the time extension needs. */
 static void timer_service(void)
 {
     if (MOTET_TIMER_PERIODIC) return;
-    while (compare_arm()) expire_head();
+    uint32_t now = timer_now_irq_off();
+    while (timer_head) {
+        uint32_t elapsed = now - list_base;
+        if (elapsed >= timer_head->delta) {
+            bool kernel_timer = MOTET_THREADS && timer_head->owner == MT_PID_NONE;
+            expire_head();
+            /* The thread policy run by a kernel timer's expiry may start or
+             * stop a timer, moving list_base up to a newer clock read. */
+            if (kernel_timer) now = timer_now_irq_off();
+            continue;
+        }
+        uint32_t ahead = timer_head->delta - elapsed;
+        /* Counter-wide from here: on 8 bits, 16-bit steps. */
+        port_counter_t wait =
+            (port_counter_t) (ahead > COMPARE_MAX_AHEAD ? COMPARE_MAX_AHEAD : ahead);
+        port_counter_t armed_at = timer_clock_counter_at(now);
+        port_compare_set((port_counter_t) (armed_at + wait));
+        /* If the counter got there while we armed, the interrupt may never
+         * come: go round and look again. */
+        if ((port_counter_t) (port_counter_read() - armed_at) < wait) return;
+        now = timer_now_irq_off();
+    }
+    port_compare_disable();
 }
 
 void timer_isr_compare(void)
