@@ -140,15 +140,18 @@ static uint32_t list_rebase(void)
 
 /* ------------------------------------------------------------ expiry */
 
-/* Pop the due head, tell its owner, re-insert it if periodic. */
-static void expire_head(void)
+/* Pop the due head, tell its owner, re-insert it if periodic. True if it
+ * was a kernel timer: the thread policy that its expiry ran may have
+ * started or stopped a timer, moving list_base up to a newer clock read. */
+static bool expire_head(void)
 {
     timer_block_t *t = timer_head;
     timer_head = t->next;
     list_base += t->delta; /* now the expired deadline */
     /* A task timer's one record: its post logs no SEND of its own. */
     log_event(EV_TIMER, t->owner, t->index);
-    if (MOTET_THREADS && t->owner == MT_PID_NONE)
+    bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
+    if (kernel_timer)
         thread_timer_fired(t->index);
     else
         sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
@@ -161,13 +164,15 @@ static void expire_head(void)
     } else {
         (void) list_insert(t, t->period);
     }
+    return kernel_timer;
 }
 
 #if MOTET_TIMER_PERIODIC
 /* Expire every head whose deadline the last tick has reached. */
 static void expire_at_tick(void)
 {
-    while (timer_head && (int32_t) (tick_base - list_base - timer_head->delta) >= 0) expire_head();
+    while (timer_head && (int32_t) (tick_base - list_base - timer_head->delta) >= 0)
+        (void) expire_head();
 }
 
 /* Take every tick that is due, then arm the compare for the next; irq off. */
@@ -207,11 +212,7 @@ static void timer_service(void)
     while (timer_head) {
         uint32_t elapsed = now - list_base;
         if (elapsed >= timer_head->delta) {
-            bool kernel_timer = MOTET_THREADS && timer_head->owner == MT_PID_NONE;
-            expire_head();
-            /* The thread policy run by a kernel timer's expiry may start or
-             * stop a timer, moving list_base up to a newer clock read. */
-            if (kernel_timer) now = timer_now_irq_off();
+            if (expire_head()) now = timer_now_irq_off();
             continue;
         }
         uint32_t ahead = timer_head->delta - elapsed;
