@@ -961,12 +961,11 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
 }
 
 /* enqueue() of a message without payload from an interrupt to an
- * initialised task: it joins the queue (rules 2 and 3) or the mailbox of
- * the thread bound to the task, block and list taken in one critical
- * section. */
-static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
+ * initialised task, unlogged: it joins the queue (rules 2 and 3) or the
+ * mailbox of the thread bound to the task, block and list taken in one
+ * critical section. */
+static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
 {
-    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
     port_irq_state_t s = port_irq_save();
     msg_t *m = slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
     if (!m) {
@@ -989,13 +988,21 @@ static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
     return MT_OK;
 }
 
-mt_err_t sched_post_isr_to_task(mt_pid_t pid, mt_port_t port)
+/* queue_bare_isr() with its SEND record. */
+static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
+{
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
+    return queue_bare_isr(t, port);
+}
+
+/* No SEND record: the expiry's TIMER record, written by the caller just
+ * before, stands for it (eventlog.py expands it). */
+mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port)
 {
     task_t *t = find_local(pid);
     if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
     if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
-    if (t->flags & TASK_INITIALISED) return post_bare_isr(t, port);
-    log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((pid << 8) | port));
+    if (t->flags & TASK_INITIALISED) return queue_bare_isr(t, port);
     return enqueue(t, pid, port, NULL, 0, 0, true); /* held until its INIT */
 }
 

@@ -65,10 +65,11 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 /* A task-context send to the local task pid by the dispatch rules, with
  * sched_send_to()'s fast paths; MT_ERR_NO_TASK (logged) if there is none. */
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
-/* sched_post_isr() of a message without payload to a task, never a virtual
- * pid: what a timer's expiry posts. Its callers' stack then never reaches
- * the multicast and time-sync paths. */
-mt_err_t sched_post_isr_to_task(mt_pid_t pid, mt_port_t port);
+/* A timer expiry's message to its owner, a task (never a virtual pid, so
+ * the stack never reaches the multicast and time-sync paths): sched_post_isr()
+ * of a bare message without the SEND record, which the caller's EV_TIMER
+ * record, logged just before, stands for. Errors are logged as usual. */
+mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port);
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
 

@@ -140,49 +140,39 @@ static uint32_t list_rebase(void)
 
 /* ------------------------------------------------------------ expiry */
 
-/* Program the compare for the head; true if the head is already due. */
-static bool compare_arm(void)
-{
-    for (;;) {
-        if (!timer_head) {
-            port_compare_disable();
-            return false;
-        }
-        uint32_t now = timer_now_irq_off();
-        uint32_t elapsed = now - list_base;
-        if (elapsed >= timer_head->delta) return true;
-        uint32_t wait = timer_head->delta - elapsed;
-        if (wait > COMPARE_MAX_AHEAD) wait = COMPARE_MAX_AHEAD;
-        port_counter_t armed_at = timer_clock_counter_at(now);
-        port_compare_set((port_counter_t) (armed_at + wait));
-        /* If the counter got there while we armed, the interrupt may never
-         * come: go round and look again. */
-        if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return false;
-    }
-}
-
-/* Pop the due head, tell its owner, re-insert it if periodic. */
-static void expire_head(void)
+/* Pop the due head, tell its owner, re-insert it if periodic. True if it
+ * was a kernel timer: the thread policy that its expiry ran may have
+ * started or stopped a timer, moving list_base up to a newer clock read. */
+static bool expire_head(void)
 {
     timer_block_t *t = timer_head;
     timer_head = t->next;
     list_base += t->delta; /* now the expired deadline */
-    if (MOTET_THREADS && t->owner == MT_PID_NONE)
+    /* A task timer's one record: its post logs no SEND of its own. */
+    log_event(EV_TIMER, t->owner, t->index);
+    bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
+    if (kernel_timer)
         thread_timer_fired(t->index);
     else
-        sched_post_isr_to_task(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
-    log_event(EV_TIMER, t->owner, t->index);
-    if (t->period)
-        (void) list_insert(t, t->period);
-    else
+        sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
+    if (!t->period) {
         (void) slab_free(&timer_cache, t);
+    } else if (!timer_head) { /* list_insert() into an empty list, without the call */
+        t->delta = t->period;
+        t->next = NULL;
+        timer_head = t;
+    } else {
+        (void) list_insert(t, t->period);
+    }
+    return kernel_timer;
 }
 
 #if MOTET_TIMER_PERIODIC
 /* Expire every head whose deadline the last tick has reached. */
 static void expire_at_tick(void)
 {
-    while (timer_head && (int32_t) (tick_base - list_base - timer_head->delta) >= 0) expire_head();
+    while (timer_head && (int32_t) (tick_base - list_base - timer_head->delta) >= 0)
+        (void) expire_head();
 }
 
 /* Take every tick that is due, then arm the compare for the next; irq off. */
@@ -207,11 +197,36 @@ static void tick_service(void)
 /* Expire everything due, then arm the compare for what is left; irq off.
  * Normally runs in the compare interrupt; in task context only when a
  * deadline passed while interrupts were held off. Periodic: the next tick
- * does it all. */
+ * does it all.
+ *
+ * One clock read serves every expiry of a pass: a deadline at or before it
+ * is due, and list_base never passes it (it moves to expired deadlines
+ * only). A deadline that falls due while the pass runs shows once the
+ * compare is armed: the counter, read afresh, is then past it, and the
+ * loop reads the clock again. The compare is armed at most half the
+ * counter's range after a clock read, as the time extension needs. */
 static void timer_service(void)
 {
     if (MOTET_TIMER_PERIODIC) return;
-    while (compare_arm()) expire_head();
+    uint32_t now = timer_now_irq_off();
+    while (timer_head) {
+        uint32_t elapsed = now - list_base;
+        if (elapsed >= timer_head->delta) {
+            if (expire_head()) now = timer_now_irq_off();
+            continue;
+        }
+        uint32_t ahead = timer_head->delta - elapsed;
+        /* Counter-wide from here: on 8 bits, 16-bit steps. */
+        port_counter_t wait =
+            (port_counter_t) (ahead > COMPARE_MAX_AHEAD ? COMPARE_MAX_AHEAD : ahead);
+        port_counter_t armed_at = timer_clock_counter_at(now);
+        port_compare_set((port_counter_t) (armed_at + wait));
+        /* If the counter got there while we armed, the interrupt may never
+         * come: go round and look again. */
+        if ((port_counter_t) (port_counter_read() - armed_at) < wait) return;
+        now = timer_now_irq_off();
+    }
+    port_compare_disable();
 }
 
 void timer_isr_compare(void)

@@ -55,9 +55,9 @@ def sample(tmp_path):
 def test_parse_reads_records_and_skips_other_lines():
     recs = eventlog.parse(SAMPLE)
     events = [r for r in recs if isinstance(r, eventlog.Event)]
-    assert len(events) == 12
+    assert len(events) == 13  # the TIMER stands for two
     assert events[0] == eventlog.Event(0, "CREATE", 16, 3, line=3)
-    assert events[4] == eventlog.Event(125010, "SEND", 16, 0x1108, line=7)
+    assert events[5] == eventlog.Event(125010, "SEND", 16, 0x1108, line=7)
     lost = [r for r in recs if isinstance(r, eventlog.Lost)]
     assert lost == [eventlog.Lost(3, line=13)]
 
@@ -95,6 +95,26 @@ def test_a_run_record_reads_as_its_send_and_its_start():
     assert eventlog.describe(eventlog.parse_line("EV 7 RUN 0x11 0x1008")) == "0x10 -> P0, at once"
 
 
+def test_a_task_timer_record_reads_as_its_expiry_and_its_timeout_send():
+    recs = eventlog.parse("EV 50 TIMER 0x21 3\nEV 52 START 0x21 7\n")
+    assert recs == [eventlog.Event(50, "TIMER", 0x21, 3, line=1),
+                    eventlog.Event(50, "SEND", 0, 0x2107, line=1),
+                    eventlog.Event(52, "START", 0x21, 7, line=2)]
+    assert eventlog.describe(recs[1]) == "-> 0x21 TIMEOUT3"
+    assert eventlog.describe(recs[0]) == "timer 3"
+
+
+def test_a_kernel_timer_record_posts_nothing():
+    recs = eventlog.parse("EV 50 TIMER 0 1\n")
+    assert recs == [eventlog.Event(50, "TIMER", 0, 1, line=1)]
+
+
+def test_the_timeout_port_matches_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/sched.h").read_text()
+    ports = re.findall(r"^\s*PORT_(\w+)", header[header.index("PORT_INIT = 0"):], re.M)
+    assert ports.index("TIMEOUT0") == eventlog.PORT_TIMEOUT0
+
+
 def test_error_names_match_the_kernel_header():
     header = (ROOT / "kernel/include/motet/types.h").read_text()
     names = [n for n in re.findall(r"^\s*(MT_(?:OK|ERR_\w+))", header, re.M)
@@ -121,7 +141,7 @@ def test_table_decodes_arguments_and_nesting():
     assert "32 B" in text                    # ALLOC size
     assert "MT_ERR_NO_MEM" in text           # ERROR code 5
     assert "3 records lost" in text
-    assert lines[-1] == "12 events, 3 lost"
+    assert lines[-1] == "13 events, 3 lost"
     nested = next(line for line in lines if "START" in line and "0x11" in line)
     outer = next(line for line in lines if "START" in line and "0x10" in line)
     assert nested.index("START") > outer.index("START")
@@ -155,13 +175,13 @@ def test_chrome_export_drops_unmatched_end():
 def test_motet_log_prints_table(sample):
     res = motet("log", sample)
     assert res.returncode == 0, res.stderr
-    assert "START" in res.stdout and "12 events, 3 lost" in res.stdout
+    assert "START" in res.stdout and "13 events, 3 lost" in res.stdout
 
 
 def test_motet_log_reads_stdin():
     res = motet("log", "-", stdin=SAMPLE)
     assert res.returncode == 0, res.stderr
-    assert "12 events" in res.stdout
+    assert "13 events" in res.stdout
 
 
 def test_motet_log_exports_chrome_json(sample, tmp_path):

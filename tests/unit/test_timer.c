@@ -13,6 +13,7 @@
 #define PID_A    0x20
 #define PID_B    0x21
 #define PID_STOP 0x2F
+#define PID_HOLD 0x2E
 #define MAX_HITS 1100
 
 /* One delivered timeout: who, which port, when (simulated ticks). */
@@ -156,6 +157,61 @@ static void test_expiry_is_logged_with_owner_and_index(void **state)
         found++;
     }
     assert_int_equal(found, 1);
+}
+
+/* Where the first record of `type` for `pid` is among rec[0..n), n if none. */
+static unsigned find_record(const log_record_t *rec, unsigned n, uint8_t type, mt_pid_t pid)
+{
+    unsigned i = 0;
+    while (i < n && !(rec[i].type == type && rec[i].pid == pid)) i++;
+    return i;
+}
+
+static void test_expiry_is_one_timer_record_before_its_handler_starts(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 3, 50, false), MT_OK);
+    test_count_logged_errors(MT_OK); /* empty the log */
+    tport_busy(100);
+    assert_int_equal(n_hits, 1);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    unsigned timer = find_record(rec, n, EV_TIMER, PID_B);
+    assert_true(timer < n);
+    assert_int_equal(rec[timer].arg, 3);
+    /* Its SEND is folded in: the next record is the handler's START. */
+    assert_true(timer + 1 < n);
+    assert_int_equal(rec[timer + 1].type, EV_START);
+    assert_int_equal(rec[timer + 1].pid, PID_B);
+    assert_int_equal(rec[timer + 1].arg, PORT_TIMEOUT3);
+    for (unsigned i = 0; i < n; i++) assert_int_not_equal(rec[i].type, EV_SEND);
+}
+
+static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 1, 50, false), MT_OK);
+    /* Every message block held for a task that never gets its INIT (so
+     * nothing runs them): the expiry's post is refused. */
+    task_spec_t spec = {.pid = PID_HOLD, .prio = 1, .handler = recorder};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    unsigned held = 0;
+    while (sched_post_isr(PID_HOLD, PORT_0, NULL, 0, 0) == MT_OK) held++;
+    assert_true(held > 0);
+    test_count_logged_errors(MT_OK); /* empty the log */
+    tport_busy(100);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    unsigned timer = find_record(rec, n, EV_TIMER, PID_B);
+    assert_true(timer + 2 < n);
+    assert_int_equal(rec[timer].arg, 1);
+    /* The empty pool's error, then the refused post's. */
+    assert_int_equal(rec[timer + 1].type, EV_ERROR);
+    assert_int_equal(rec[timer + 1].arg, MT_ERR_NO_SLAB);
+    assert_int_equal(rec[timer + 2].type, EV_ERROR);
+    assert_int_equal(rec[timer + 2].arg, MT_ERR_QUEUE_FULL);
+    for (unsigned i = 0; i < n; i++) assert_int_not_equal(rec[i].type, EV_SEND);
+    assert_int_equal(n_hits, 0); /* the timeout is lost, and said so */
 }
 
 /* ---- periodic ---- */
@@ -471,6 +527,8 @@ int main(void)
         cmocka_unit_test_setup(test_timers_fire_in_deadline_order_whatever_the_start_order, setup),
         cmocka_unit_test_setup(test_equal_deadlines_both_fire_in_start_order, setup),
         cmocka_unit_test_setup(test_expiry_is_logged_with_owner_and_index, setup),
+        cmocka_unit_test_setup(test_expiry_is_one_timer_record_before_its_handler_starts, setup),
+        cmocka_unit_test_setup(test_refused_expiry_post_logs_timer_then_its_error, setup),
         cmocka_unit_test_setup(test_periodic_timer_does_not_drift_over_1000_periods, setup),
         cmocka_unit_test_setup(test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late,
                                setup),

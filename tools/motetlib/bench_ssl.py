@@ -243,18 +243,21 @@ def _reports(stdout):
 
 
 def events_per_block(bdir, workdir):
-    """Event-log records per block, by type, in the sound scenario."""
+    """Event-log records per block, by type, in the sound scenario, and the
+    messages they stand for (a RUN or a task timer's TIMER holds its SEND)."""
     scenario = write_scenario(workdir, "sound", N2)
     log = Path(workdir) / "events.log"
     subprocess.run([str(bdir / "apps" / "ssl" / "ssl"), "--scenario", str(scenario),
                     "--log", str(log)], capture_output=True, check=True)
     lo, hi = (WARMUP_S + N1 * BLOCK_S) * 1e6, (WARMUP_S + N2 * BLOCK_S) * 1e6
     counts = collections.Counter()
+    messages = 0
     for line in log.read_text().splitlines():
-        f = line.split()
-        if len(f) == 5 and f[0] == "EV" and lo < int(f[1]) <= hi:
-            counts[f[2]] += 1
-    return {k: v / (N2 - N1) for k, v in counts.items()}
+        rec = eventlog.parse_line(line)
+        if isinstance(rec, eventlog.Event) and lo < rec.time_us <= hi:
+            counts[rec.type] += 1
+            messages += sum(1 for ev in eventlog.expand(rec) if ev.type == "SEND")
+    return {k: v / (N2 - N1) for k, v in counts.items()}, messages / (N2 - N1)
 
 
 # ---- accuracy and alert latency (native runs, no callgrind) ----------------
@@ -578,7 +581,7 @@ def render_paper():
             "(kernel row).", ""]
 
 
-def render_events(events, results):
+def render_events(events, sends, results):
     out = []
     w = out.append
     w("#### Per operation (sound)")
@@ -590,7 +593,7 @@ def render_events(events, results):
     w("| " + " | ".join(f"{events[k]:.1f}" for k in sorted(events)) + " |")
     w("")
     cat = results["sound"]["motet"].by_category
-    sends, logged = events.get("SEND", 0) + events.get("RUN", 0), sum(events.values())
+    logged = sum(events.values())
     heap_ops = events.get("ALLOC", 0) + events.get("FREE", 0)
     w(f"- messaging: {cat['messaging'] / sends:.0f} instructions per message "
       f"({sends:.0f} messages: send, dispatch, return, queue when needed)")
@@ -605,7 +608,7 @@ def render_events(events, results):
     return out
 
 
-def render(results, events, acc, lat, env):
+def render(results, events, sends, acc, lat, env):
     """The body of section "ssl"."""
     out = ["## SSL application (native): accuracy, alert latency, overhead",
            "",
@@ -616,7 +619,7 @@ def render(results, events, acc, lat, env):
     out += render_accuracy(acc, lat)
     out += render_overhead(results)
     out += render_paper()
-    out += render_events(events, results)
+    out += render_events(events, sends, results)
     out += ["#### Environment", ""] + [f"- {k}: {v}" for k, v in env] + [""]
     return "\n".join(out)
 
@@ -657,13 +660,13 @@ def bench(bdir=None, output=None, port=build.DEFAULT_PORT, device_only=False):
                 acc = accuracy(bdir, work)
                 lat = alert_latency(bdir, work)
                 results = measure(bdir, work)
-                events = events_per_block(bdir, work)
+                events, sends = events_per_block(bdir, work)
     except (BenchError, subprocess.CalledProcessError) as e:
         print(f"bench-ssl: error: {e}", file=sys.stderr)
         return 1
     out = report.write_section("ssl-device", render_device_section(device), path)
     if not device_only:
-        text = render(results, events, acc, lat, environment())
+        text = render(results, events, sends, acc, lat, environment())
         out = report.write_section("ssl", text, path)
         for kind, per_block in results.items():
             s = summarise(per_block)

@@ -24,7 +24,11 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
-it back as the SEND and the START it stands for, at its time.
+it back as the SEND and the START it stands for, at its time. Likewise a
+TIMER record of a task's timer (pid not 0) is the expiry and the timeout
+message it posts: parse() gives it back as the TIMER and a SEND from the
+kernel (pid 0) to the owner's port TIMEOUT<index>. A kernel timer (pid 0,
+threads) posts nothing and stays a bare TIMER.
 
 Two more line kinds are understood:
 
@@ -57,6 +61,9 @@ EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE"
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
                 "TIMEOUT2", "TIMEOUT3")
 
+# A timer's timeout port: PORT_TIMEOUT0 + its index.
+PORT_TIMEOUT0 = SYSTEM_PORTS.index("TIMEOUT0")
+
 # mt_err_t in order (kernel/include/motet/types.h).
 ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR_QUEUE_FULL",
           "MT_ERR_NO_MEM", "MT_ERR_NO_SLAB", "MT_ERR_NO_TIMER", "MT_ERR_DOUBLE_FREE",
@@ -75,6 +82,10 @@ MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUM
 # and this one against the headers).
 PID_NAMES = {0x00: "kernel", 0xF0: "multicast", 0xF1: "timesync", 0xF2: "migrator",
              0xF3: "appmgr"}
+
+
+# MT_PID_NONE: the kernel, an interrupt (a SEND's sender), or a kernel timer's owner.
+KERNEL_PID = 0x00
 
 
 class LogFormatError(ValueError):
@@ -135,11 +146,15 @@ def parse_line(line, where="<line>"):
 
 
 def expand(rec):
-    """The events a record stands for: a RUN is its SEND and its START."""
+    """The events a record stands for: a RUN is its SEND and its START, a
+    task timer's TIMER is itself and the SEND of its timeout message."""
     if isinstance(rec, Event) and rec.type == "RUN":
         sender, port = rec.arg >> 8, rec.arg & 0xFF
         return [replace(rec, type="SEND", pid=sender, arg=rec.pid << 8 | port),
                 replace(rec, type="START", arg=port)]
+    if isinstance(rec, Event) and rec.type == "TIMER" and rec.pid != KERNEL_PID:
+        port = PORT_TIMEOUT0 + rec.arg
+        return [rec, replace(rec, type="SEND", pid=KERNEL_PID, arg=rec.pid << 8 | port)]
     return [rec]
 
 

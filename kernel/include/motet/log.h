@@ -20,7 +20,8 @@ typedef enum {
     EV_END,      /* pid = task, arg = port */
     EV_ALLOC,    /* pid = owner, arg = size */
     EV_FREE,     /* pid = owner, arg = size */
-    EV_TIMER,    /* pid = owner, arg = timer index */
+    EV_TIMER,    /* pid = owner, arg = timer index; a task's timer: the expiry and
+                  * the SEND of its timeout message in one record */
     EV_SLEEP,    /* arg = sleep mode */
     EV_WAKE,
     EV_ERROR,   /* pid = running task, arg = mt_err_t */
