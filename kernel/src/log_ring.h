@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The event log ring's state and its append, in line. Internal to the
- * kernel: log.c owns the ring (drain, overrun count); the scheduler's
- * dispatch paths, which write two records per message, append here without
- * a call to log_record() (about ten instructions of a record's twenty on
- * 32-bit cores, ten cycles of fifty on 8 bits).
+ * kernel: log.c owns the ring (drain, overrun count); the records every
+ * message writes (the scheduler's dispatch paths) are appended here without
+ * a call to log_record(): about ten instructions of a record's twenty on
+ * 32-bit cores, ten cycles of fifty on 8 bits for some 130 bytes of flash a
+ * copy. Those of a timer expiry or a heap block, one per operation rather
+ * than two per message, are in line on 32-bit cores only.
  *
  * Two positions in an endless sequence of records: `written` (the next
  * record goes there) and `drained` (the oldest not yet drained, which may
@@ -74,9 +76,26 @@ static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint
     log_record_inline(type, pid, arg);
 }
 
+/* log_event() for a record per operation (timer expiry, heap block): in
+ * line where a copy is small, a call where int is 16 bits (8-bit cores). */
+static MT_INLINE void log_event_frequent(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    if (sizeof(unsigned) == 2)
+        log_record(type, pid, arg);
+    else
+        log_record_inline(type, pid, arg);
+}
+
 #else
 
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    (void) type;
+    (void) pid;
+    (void) arg;
+}
+
+static MT_INLINE void log_event_frequent(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     (void) type;
     (void) pid;

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "log_ring.h"
 #include "motet/config.h"
 #include "motet/log.h"
 #include "motet/mem.h"
@@ -474,7 +475,7 @@ void *mem_alloc_owned(size_t size, mt_pid_t owner)
     port_irq_restore(s);
     if (blk == MEM_NIL) return alloc_refused();
     /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
-    log_event(EV_ALLOC, owner, got - MEM_HDR);
+    log_event_frequent(EV_ALLOC, owner, got - MEM_HDR);
     return &heap.bytes[blk + MEM_HDR];
 }
 
@@ -546,7 +547,7 @@ mt_err_t mem_free(void *ptr)
     else
         release(off, blk_size(h), prev, next);
     port_irq_restore(s);
-    log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    log_event_frequent(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
 }
 
