@@ -196,11 +196,26 @@ static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
     return (bits & (queue_bits_t) ~((queue_bit(floor) << 1) - 1u)) != 0;
 }
 
-/* ---- timer.c: a timer's own expiry message ---- */
+/* ---- timer.c: a timer's own expiry message ----
+ *
+ * The release is inline: it follows every expiry's handler, and the list
+ * it may have to search is empty unless a timer was stopped (or a one-shot
+ * expired) with its expiry still waiting. */
+
+/* Timer blocks out of the delta list whose expiry message still waits;
+ * for the test below only. */
+extern struct timer_block *timer_retired;
+
+/* Free m's timer block if it is retired (the release below); irq off. */
+void timer_free_if_retired(msg_t *m);
 
 /* A message of MSG_TIMER_BLOCK is released: its timer may use it again,
  * or its block goes if the timer was retired meanwhile; irq off. */
-void timer_expiry_release_irq_off(msg_t *m);
+static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
+{
+    m->flags = 0;
+    if (timer_retired) timer_free_if_retired(m);
+}
 
 /* ---- sched.c: migration support (sched_migrate.c builds on these) ---- */
 

@@ -31,7 +31,7 @@
  * before the handler has run, that expiry takes a pool block as before, so
  * none is lost or merged. A block stopped (or a one-shot expired) while its
  * message still waits is retired: out of the delta list, freed once its
- * message is released (timer_expiry_release_irq_off()); a restart of the
+ * message is released (timer_expiry_release_irq_off(), sched_internal.h); a restart of the
  * same timer meanwhile takes it back, so a waiting expiry costs no second
  * block where the handler restarts its own timer.
  *
@@ -82,7 +82,7 @@ _Static_assert(offsetof(timer_block_t, expiry) == 0, "a timer's msg_t * must be 
 SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 static timer_block_t *timer_head;
-static timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
+timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
 static uint32_t list_base;
 uint8_t timer_clock_last_top;
 uint16_t timer_clock_wraps;
@@ -184,10 +184,9 @@ static MT_NOINLINE timer_block_t *unretire(mt_pid_t owner, uint8_t index)
     return NULL;
 }
 
-void timer_expiry_release_irq_off(msg_t *m)
+void timer_free_if_retired(msg_t *m)
 {
     timer_block_t *t = (timer_block_t *) (void *) m;
-    m->flags = 0;
     for (timer_block_t **link = &timer_retired; *link; link = &(*link)->next) {
         if (*link != t) continue;
         *link = t->next;
