@@ -190,7 +190,7 @@ void timer_free_if_retired(msg_t *m)
     for (timer_block_t **link = &timer_retired; *link; link = &(*link)->next) {
         if (*link != t) continue;
         *link = t->next;
-        (void) SLAB_PUT_KNOWN_IRQ_OFF(timer_cache, t); /* a retired block: one of ours */
+        (void) slab_free(&timer_cache, t);
         return;
     }
 }
