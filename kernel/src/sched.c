@@ -321,6 +321,17 @@ static MT_INLINE void release_payload(msg_t *m)
     m->data = NULL;
 }
 
+/* Give m's block back where it came from: to its timer (MSG_TIMER_BLOCK)
+ * or to the pool; irq off. Every message block the kernel is done with
+ * comes here. */
+static MT_INLINE void give_block_irq_off(msg_t *m)
+{
+    if (m->flags & MSG_TIMER_BLOCK)
+        timer_expiry_release_irq_off(m);
+    else
+        SLAB_PUT_KNOWN_IRQ_OFF(msg_cache, m); /* lists hold blocks of the pool or timers only */
+}
+
 static void release_held(task_t *t);
 static void finish_kill(task_t *t);
 static void destroy(task_t *t);
@@ -487,7 +498,7 @@ static void drain_held_off(mt_prio_t floor)
         else
             release_payload(m); /* unreachable: kill purges its messages */
         (void) port_irq_save();
-        SLAB_PUT_KNOWN_IRQ_OFF(msg_cache, m); /* the queue holds blocks of the pool only */
+        give_block_irq_off(m);
     }
 }
 
@@ -964,10 +975,10 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
  * initialised task, unlogged: it joins the queue (rules 2 and 3) or the
  * mailbox of the thread bound to the task, block and list taken in one
  * critical section. */
-static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
+static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port, msg_t *own)
 {
     port_irq_state_t s = port_irq_save();
-    msg_t *m = slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
+    msg_t *m = own ? own : slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
     if (!m) {
         port_irq_restore(s);
         slab_refused(&msg_cache);
@@ -979,7 +990,7 @@ static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
     m->dst = t->pid;
     m->port = port;
     m->src = MT_PID_NONE;
-    m->flags = MSG_FROM_ISR;
+    m->flags = own ? MSG_FROM_ISR | MSG_TIMER_BLOCK : MSG_FROM_ISR;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, m);
     else
@@ -992,17 +1003,17 @@ static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
 static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
 {
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
-    return queue_bare_isr(t, port);
+    return queue_bare_isr(t, port, NULL);
 }
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
  * before, stands for it (eventlog.py expands it). */
-mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port)
+mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
     task_t *t = find_local(pid);
     if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
     if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
-    if (t->flags & TASK_INITIALISED) return queue_bare_isr(t, port);
+    if (t->flags & TASK_INITIALISED) return queue_bare_isr(t, port, own);
     return enqueue(t, pid, port, NULL, 0, 0, true); /* held until its INIT */
 }
 
@@ -1045,8 +1056,7 @@ static void discard_list(msg_t *m, uint16_t *count)
 {
     while (m) {
         msg_t *next = m->next;
-        release_payload(m);
-        slab_free(&msg_cache, m);
+        sched_msg_free(m);
         (*count)++;
         m = next;
     }
@@ -1187,8 +1197,7 @@ void sched_task_destroy(task_t *t)
 
 void sched_msg_release(msg_t *m)
 {
-    release_payload(m);
-    SLAB_PUT(msg_cache, m);
+    sched_msg_free(m);
 }
 
 port_sleep_mode_t sched_sleep_mode(void)
@@ -1220,7 +1229,9 @@ msg_t *sched_msg_alloc(void)
 void sched_msg_free(msg_t *m)
 {
     release_payload(m);
-    SLAB_PUT(msg_cache, m);
+    port_irq_state_t s = port_irq_save();
+    give_block_irq_off(m);
+    port_irq_restore(s);
 }
 
 void sched_held_add(int16_t delta)

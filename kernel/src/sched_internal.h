@@ -18,6 +18,9 @@
  * the stack while the message lives (a kill waits until it leaves), so
  * sched_take_msg() by the destination has no hand-over left to do. */
 #define MSG_DST_OWNS 0x80u
+/* Internal message flag: the message is a timer's own (timer.c), to be
+ * given back to it, not to the pool (sched_msg_free()). */
+#define MSG_TIMER_BLOCK 0x40u
 /* Message blocks a migration leaves to the rest of the module: a frozen
  * task's messages could otherwise take the whole pool, and the migrator,
  * which is woken by a message, could never finish and release them. A send
@@ -68,8 +71,10 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
 /* A timer expiry's message to its owner, a task (never a virtual pid, so
  * the stack never reaches the multicast and time-sync paths): sched_post_isr()
  * of a bare message without the SEND record, which the caller's EV_TIMER
- * record, logged just before, stands for. Errors are logged as usual. */
-mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port);
+ * record, logged just before, stands for. It goes in `own`, the timer's
+ * free message block, if given and the task is initialised, else in a pool
+ * block. Errors are logged as usual. */
+mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
 
@@ -191,11 +196,33 @@ static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
     return (bits & (queue_bits_t) ~((queue_bit(floor) << 1) - 1u)) != 0;
 }
 
+/* ---- timer.c: a timer's own expiry message ----
+ *
+ * The release is inline: it follows every expiry's handler, and the list
+ * it may have to search is empty unless a timer was stopped (or a one-shot
+ * expired) with its expiry still waiting. */
+
+/* Timer blocks out of the delta list whose expiry message still waits;
+ * for the test below only. */
+extern struct timer_block *timer_retired;
+
+/* Free m's timer block if it is retired (the release below); irq off. */
+void timer_free_if_retired(msg_t *m);
+
+/* A message of MSG_TIMER_BLOCK is released: its timer may use it again,
+ * or its block goes if the timer was retired meanwhile; irq off. */
+static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
+{
+    m->flags = 0;
+    if (timer_retired) timer_free_if_retired(m);
+}
+
 /* ---- sched.c: migration support (sched_migrate.c builds on these) ---- */
 
 /* A message block from the pool; NULL (logged) when it is empty. */
 msg_t *sched_msg_alloc(void);
-/* Free a message that is in no list, and its heap payload. */
+/* Free a message that is in no list, and its heap payload; its block goes
+ * back to the pool or to its timer (MSG_TIMER_BLOCK). */
 void sched_msg_free(msg_t *m);
 /* Count messages added to (or taken from) a task's held list; irq off. */
 void sched_held_add(int16_t delta);

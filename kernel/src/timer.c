@@ -26,6 +26,15 @@
  * owner is MT_PID_NONE; their expiry calls thread_timer_fired(index) in the
  * interrupt instead of posting a message.
  *
+ * A task timer's block carries its expiry's message: an expiry queues it
+ * rather than a block from the message pool. If the timer fires again
+ * before the handler has run, that expiry takes a pool block as before, so
+ * none is lost or merged. A block stopped (or a one-shot expired) while its
+ * message still waits is retired: out of the delta list, freed once its
+ * message is released (timer_expiry_release_irq_off(), sched_internal.h); a restart of the
+ * same timer meanwhile takes it back, so a waiting expiry costs no second
+ * block where the handler restarts its own timer.
+ *
  * Periodic mode (MOTET_TIMER_PERIODIC=1), kept to measure what tickless
  * saves: the compare fires every MOTET_TICK_US whether anything is due or
  * not, and each tick expires the timers whose deadline it has reached, so
@@ -33,6 +42,9 @@
  * or stopping a timer then never touches the compare.
  */
 #include "motet/timer.h"
+
+#include <stddef.h>
+
 #include "log_ring.h"
 #include "motet/config.h"
 #include "motet/log.h"
@@ -57,6 +69,7 @@
 
 typedef struct timer_block timer_block_t;
 struct timer_block {
+    msg_t expiry; /* first: its msg_t * is the block's; flags != 0 while in use */
     timer_block_t *next;
     uint32_t delta;  /* ticks after the previous entry (head: after list_base) */
     uint32_t period; /* 0: one-shot */
@@ -64,9 +77,12 @@ struct timer_block {
     uint8_t index; /* 0 .. TIMERS_PER_TASK-1 */
 };
 
+_Static_assert(offsetof(timer_block_t, expiry) == 0, "a timer's msg_t * must be its block's");
+
 SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 static timer_block_t *timer_head;
+timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
 static uint32_t list_base;
 uint8_t timer_clock_last_top;
 uint16_t timer_clock_wraps;
@@ -139,6 +155,46 @@ static uint32_t list_rebase(void)
     return elapsed - step;
 }
 
+/* ------------------------------------------------------- retired blocks */
+
+/* A block leaving the list goes now, or once its expiry message is
+ * released if that still waits; irq off. */
+static void retire(timer_block_t *t)
+{
+    if (!t->expiry.flags) {
+        (void) slab_free(&timer_cache, t);
+        return;
+    }
+    t->next = timer_retired;
+    timer_retired = t;
+}
+
+/* Unlink the retired block of timer `index` of `owner`; NULL if none. One
+ * at most: a start takes it back before the timer can be retired again.
+ * Out of line: in start(), on the deepest interrupt path (a slice timer
+ * armed at an interrupt's exit), it would widen start()'s frame. */
+static MT_NOINLINE timer_block_t *unretire(mt_pid_t owner, uint8_t index)
+{
+    for (timer_block_t **link = &timer_retired; *link; link = &(*link)->next) {
+        timer_block_t *t = *link;
+        if (t->owner != owner || t->index != index) continue;
+        *link = t->next;
+        return t;
+    }
+    return NULL;
+}
+
+void timer_free_if_retired(msg_t *m)
+{
+    timer_block_t *t = (timer_block_t *) (void *) m;
+    for (timer_block_t **link = &timer_retired; *link; link = &(*link)->next) {
+        if (*link != t) continue;
+        *link = t->next;
+        (void) slab_free(&timer_cache, t);
+        return;
+    }
+}
+
 /* ------------------------------------------------------------ expiry */
 
 /* Pop the due head, tell its owner, re-insert it if periodic. True if it
@@ -154,10 +210,11 @@ static bool expire_head(void)
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
     if (kernel_timer)
         thread_timer_fired(t->index);
-    else
-        sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index));
+    else /* its own message unless the last expiry's still waits */
+        sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index),
+                                t->expiry.flags ? NULL : &t->expiry);
     if (!t->period) {
-        (void) slab_free(&timer_cache, t);
+        retire(t);
     } else if (!timer_head) { /* list_insert() into an empty list, without the call */
         t->delta = t->period;
         t->next = NULL;
@@ -254,6 +311,7 @@ void timer_init(void)
     port_irq_state_t s = port_irq_save();
     slab_init(&timer_cache);
     timer_head = NULL;
+    timer_retired = NULL;
     compare_interrupts = 0;
     /* Kernel time starts at the counter (timer_clock.h). */
     port_counter_t start = port_counter_read();
@@ -274,6 +332,7 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
     port_irq_state_t s = port_irq_save();
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
+    if (!t) t = unretire(owner, n);
     if (!t) t = slab_alloc(&timer_cache); /* logs MT_ERR_NO_SLAB itself */
     if (!t) {
         port_irq_restore(s);
@@ -314,7 +373,7 @@ static bool stop(mt_pid_t owner, uint8_t n)
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
     if (t) {
-        (void) slab_free(&timer_cache, t);
+        retire(t);
         if (was_head) timer_service();
     }
     port_irq_restore(s);
@@ -341,7 +400,7 @@ unsigned timer_stop_all(mt_pid_t owner)
         bool was_head = false;
         timer_block_t *t = list_remove(owner, n, &was_head);
         if (!t) continue;
-        (void) slab_free(&timer_cache, t);
+        retire(t);
         head_changed = head_changed || was_head;
         stopped++;
     }

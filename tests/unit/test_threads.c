@@ -11,7 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "motet/slab.h"
 #include "test_support.h"
+
+/* The kernel's block caches (slab.h), whose use a mailbox test watches. */
+extern slab_cache_t timer_cache;
+extern slab_cache_t msg_cache;
 
 #define N_STACKS 4
 #define STACK    THREAD_STACK_BYTES(0)
@@ -280,6 +285,35 @@ static void test_receive_takes_messages_in_order_with_payloads(void **state)
     sched_run();
     assert_string_equal(trace, "rx0:one rx1:two rx2:- timeout ");
     assert_false(sched_task_exists(PID_RX)); /* exit removed its task */
+}
+
+/* Two periodic timeouts received, each in its timer's own block: the
+ * message pool is never touched. */
+static uint8_t pool_at_start;
+
+static void receives_timeouts(void *arg)
+{
+    (void) arg;
+    assert_int_equal(timer_start(1, 100, true), MT_OK);
+    for (int n = 0; n < 2; n++) {
+        msg_t *m = thread_receive();
+        assert_int_equal(m->port, PORT_TIMEOUT1);
+        assert_int_equal(msg_cache.in_use, pool_at_start);
+        note("timeout ");
+    }
+    sched_stop();
+}
+
+static void test_a_thread_receives_its_timeouts_without_pool_blocks(void **state)
+{
+    (void) state;
+    pool_at_start = msg_cache.in_use;
+    spawn(0, receives_timeouts, 1, PID_RX);
+    sched_run();
+    assert_string_equal(trace, "timeout timeout ");
+    assert_false(sched_task_exists(PID_RX)); /* exit stopped its timer */
+    assert_int_equal(timer_cache.in_use, 0);
+    assert_int_equal(msg_cache.in_use, pool_at_start);
 }
 
 static void keeps_mail(void *arg)
@@ -596,6 +630,7 @@ int main(void)
         cmocka_unit_test_setup(test_sem_wait_outside_a_thread_is_refused, setup),
         cmocka_unit_test_setup(test_sleep_wakes_at_the_exact_tick, setup),
         cmocka_unit_test_setup(test_receive_takes_messages_in_order_with_payloads, setup),
+        cmocka_unit_test_setup(test_a_thread_receives_its_timeouts_without_pool_blocks, setup),
         cmocka_unit_test_setup(test_exit_frees_mailbox_and_memory, setup),
         cmocka_unit_test_setup(test_thread_preempts_running_handler_which_resumes_after, setup),
         cmocka_unit_test_setup(test_equal_priority_thread_waits_for_the_handler, setup),

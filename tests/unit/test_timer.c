@@ -2,25 +2,35 @@
 /*
  * The time manager on the port's clock: expiry order and
  * exact ticks, periodic timers without drift, stop and restart, the limits,
- * tickless operation, the counter wrap and the remaining-time queries.
+ * tickless operation, the counter wrap and the remaining-time queries, and
+ * the expiry's message that each timer block carries: no pool block, every
+ * expiry delivered once, every block back once its message has run.
  *
  * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 
+#include "motet/slab.h"
 #include "test_support.h"
 
 #define PID_A    0x20
 #define PID_B    0x21
 #define PID_STOP 0x2F
 #define PID_HOLD 0x2E
+#define PID_HOG  0x2D
 #define MAX_HITS 1100
 
-/* One delivered timeout: who, which port, when (simulated ticks). */
+/* The kernel's block caches (slab.h), whose use the tests below watch. */
+extern slab_cache_t timer_cache;
+extern slab_cache_t msg_cache;
+
+/* One delivered timeout: who, which port, when (simulated ticks), and the
+ * message pool's blocks in use while its handler ran. */
 typedef struct hit {
     mt_pid_t pid;
     mt_port_t port;
     uint64_t time;
+    uint8_t pool_in_use;
 } hit_t;
 
 static hit_t hits[MAX_HITS];
@@ -36,7 +46,10 @@ static mt_err_t recorder(void *state, msg_t *msg)
         start_result = timer_start(start_from_handler, 700, false);
     if (msg->port < PORT_TIMEOUT0 || msg->port > PORT_TIMEOUT3) return MT_OK;
     if (n_hits < MAX_HITS)
-        hits[n_hits++] = (hit_t){.pid = msg->dst, .port = msg->port, .time = tport_time()};
+        hits[n_hits++] = (hit_t){.pid = msg->dst,
+                                 .port = msg->port,
+                                 .time = tport_time(),
+                                 .pool_in_use = msg_cache.in_use};
     if (handler_busy) tport_busy(handler_busy);
     return MT_OK;
 }
@@ -45,6 +58,20 @@ static mt_err_t stopper(void *state, msg_t *msg)
 {
     (void) state;
     if (msg->port == PORT_0) sched_stop();
+    return MT_OK;
+}
+
+/* A task more important than A and B, busy for hog_ticks on PORT_0 and then
+ * doing hog_then (if set): their timeouts wait in the queue meanwhile. */
+static uint32_t hog_ticks;
+static void (*hog_then)(void);
+
+static mt_err_t hog(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port != PORT_0) return MT_OK;
+    tport_busy(hog_ticks);
+    if (hog_then) hog_then();
     return MT_OK;
 }
 
@@ -65,6 +92,17 @@ static void make_tasks(void)
     make_task(PID_A, 2, recorder);
     make_task(PID_B, 2, recorder);
     make_task(PID_STOP, 6, stopper);
+    make_task(PID_HOG, 4, hog);
+    hog_ticks = 0;
+    hog_then = NULL;
+}
+
+/* Keep A and B from running for `ticks` from now, then call `then`. */
+static void hog_for(uint32_t ticks, void (*then)(void))
+{
+    hog_ticks = ticks;
+    hog_then = then;
+    assert_int_equal(sched_send_to(PID_HOG, PORT_0, NULL, 0, 0), MT_OK);
 }
 
 static int setup(void **state)
@@ -190,11 +228,12 @@ static void test_expiry_is_one_timer_record_before_its_handler_starts(void **sta
 static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
 {
     (void) state;
-    assert_int_equal(timer_start_for(PID_B, 1, 50, false), MT_OK);
     /* Every message block held for a task that never gets its INIT (so
-     * nothing runs them): the expiry's post is refused. */
+     * nothing runs them): the expiry for it, which must be held too and so
+     * takes a pool block, is refused. */
     task_spec_t spec = {.pid = PID_HOLD, .prio = 1, .handler = recorder};
     assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(timer_start_for(PID_HOLD, 1, 50, false), MT_OK);
     unsigned held = 0;
     while (sched_post_isr(PID_HOLD, PORT_0, NULL, 0, 0) == MT_OK) held++;
     assert_true(held > 0);
@@ -202,7 +241,7 @@ static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
     tport_busy(100);
     log_record_t rec[MOTET_LOG_ENTRIES];
     unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
-    unsigned timer = find_record(rec, n, EV_TIMER, PID_B);
+    unsigned timer = find_record(rec, n, EV_TIMER, PID_HOLD);
     assert_true(timer + 2 < n);
     assert_int_equal(rec[timer].arg, 1);
     /* The empty pool's error, then the refused post's. */
@@ -212,6 +251,170 @@ static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
     assert_int_equal(rec[timer + 2].arg, MT_ERR_QUEUE_FULL);
     for (unsigned i = 0; i < n; i++) assert_int_not_equal(rec[i].type, EV_SEND);
     assert_int_equal(n_hits, 0); /* the timeout is lost, and said so */
+    assert_int_equal(timer_cache.in_use, 0);
+}
+
+/* ---- the expiry's own message ---- */
+
+static void test_expiry_takes_no_block_from_the_message_pool(void **state)
+{
+    (void) state;
+    uint8_t pool = msg_cache.in_use;
+    assert_int_equal(timer_start_for(PID_A, 2, 100, false), MT_OK);
+    tport_busy(200);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 2, 100);
+    assert_int_equal(hits[0].pool_in_use, pool);
+    assert_int_equal(msg_cache.in_use, pool);
+    assert_int_equal(timer_cache.in_use, 0);
+}
+
+static void test_expiry_is_delivered_with_the_message_pool_empty(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_HOLD, .prio = 1, .handler = recorder};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    unsigned held = 0;
+    while (sched_post_isr(PID_HOLD, PORT_0, NULL, 0, 0) == MT_OK) held++;
+    assert_true(held > 0);
+    assert_int_equal(msg_cache.in_use, msg_cache.count); /* the pool is empty */
+    assert_int_equal(timer_start_for(PID_B, 1, 50, false), MT_OK);
+    tport_busy(100);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_B, 1, 50);
+}
+
+static void test_expiry_before_the_last_one_ran_takes_a_pool_block(void **state)
+{
+    (void) state;
+    uint8_t pool = msg_cache.in_use;
+    assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
+    hog_for(120, NULL); /* expiries at 50 and 100 wait: none lost or merged */
+    assert_int_equal(n_hits, 2);
+    assert_hit(0, PID_A, 0, 120);
+    assert_hit(1, PID_A, 0, 120);
+    assert_int_equal(hits[0].pool_in_use, pool + 1); /* the second's */
+    assert_int_equal(msg_cache.in_use, pool);
+    assert_int_equal(timer_cache.in_use, 1);
+    tport_busy(30); /* the phase is kept: the next at 150, in its own block */
+    assert_int_equal(n_hits, 3);
+    assert_hit(2, PID_A, 0, 150);
+    assert_int_equal(hits[2].pool_in_use, pool);
+    assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
+    assert_int_equal(timer_cache.in_use, 0);
+}
+
+static void stop_timer_a0(void)
+{
+    assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
+    assert_int_equal(timer_cache.in_use, 1); /* its expiry still waits in it */
+    uint32_t left;
+    assert_false(timer_remaining(PID_A, 0, &left));
+}
+
+static void test_stop_while_the_expiry_waits_delivers_it_once_then_frees_the_block(void **state)
+{
+    (void) state;
+    uint8_t pool = msg_cache.in_use;
+    assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
+    hog_for(70, stop_timer_a0);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 0, 70);
+    assert_int_equal(timer_cache.in_use, 0);
+    assert_int_equal(msg_cache.in_use, pool);
+    tport_busy(200);
+    assert_int_equal(n_hits, 1);
+}
+
+static void restart_timer_a0(void)
+{
+    assert_int_equal(timer_cache.in_use, 1); /* the expired one-shot's */
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
+    assert_int_equal(timer_cache.in_use, 1); /* it took its block back */
+}
+
+static void test_restart_while_the_expiry_waits_delivers_both(void **state)
+{
+    (void) state;
+    uint8_t pool = msg_cache.in_use;
+    assert_int_equal(timer_start_for(PID_A, 0, 50, false), MT_OK);
+    hog_for(70, restart_timer_a0);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 0, 70); /* the old expiry, once */
+    assert_int_equal(timer_cache.in_use, 1);
+    uint32_t left;
+    assert_true(timer_remaining(PID_A, 0, &left));
+    assert_int_equal(left, 100);
+    tport_busy(200);
+    assert_int_equal(n_hits, 2);
+    assert_hit(1, PID_A, 0, 170); /* the new timer, in full */
+    assert_int_equal(timer_cache.in_use, 0);
+    assert_int_equal(msg_cache.in_use, pool);
+}
+
+static void stop_and_start_timer_a0(void)
+{
+    stop_timer_a0();
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
+    assert_int_equal(timer_cache.in_use, 1); /* it took its block back */
+}
+
+static void test_stop_and_start_while_the_expiry_waits_delivers_both(void **state)
+{
+    (void) state;
+    uint8_t pool = msg_cache.in_use;
+    assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
+    hog_for(70, stop_and_start_timer_a0);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 0, 70); /* the stopped timer's expiry, once */
+    tport_busy(200);
+    assert_int_equal(n_hits, 2);
+    assert_hit(1, PID_A, 0, 170); /* the new one-shot, once */
+    assert_int_equal(timer_cache.in_use, 0);
+    assert_int_equal(msg_cache.in_use, pool);
+}
+
+static void fill_the_timer_cache(void)
+{
+    /* A's expired one-shot keeps its block while its expiry waits. */
+    assert_int_equal(timer_cache.in_use, 1);
+    for (mt_pid_t pid = 0x40; timer_cache.in_use < MOTET_MAX_TIMERS; pid++)
+        assert_int_equal(timer_start_for(pid, 0, 10000, false), MT_OK);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 0, 100, false), MT_ERR_NO_SLAB);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
+    /* A's own restart takes its block back. */
+    assert_int_equal(timer_start_for(PID_A, 0, 100, false), MT_OK);
+}
+
+static void test_a_waiting_expiry_keeps_its_timer_block_until_it_runs(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 50, false), MT_OK);
+    hog_for(70, fill_the_timer_cache);
+    assert_int_equal(n_hits, 1);
+    assert_hit(0, PID_A, 0, 70);
+    assert_int_equal(timer_cache.in_use, MOTET_MAX_TIMERS);
+    tport_busy(100);
+    assert_int_equal(n_hits, 2);
+    assert_hit(1, PID_A, 0, 170);
+    assert_int_equal(timer_cache.in_use, MOTET_MAX_TIMERS - 1);
+}
+
+static void kill_a(void)
+{
+    assert_int_equal(sched_task_kill(PID_A), MT_OK);
+}
+
+static void test_kill_with_expiries_waiting_frees_every_block(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 1, 60, false), MT_OK);
+    hog_for(120, kill_a); /* A0 at 50 (own), 100 (pool); A1 at 60 (own, retired) */
+    assert_int_equal(n_hits, 0);
+    assert_int_equal(timer_cache.in_use, 0);
+    assert_int_equal(msg_cache.in_use, 0);
 }
 
 /* ---- periodic ---- */
@@ -529,6 +732,15 @@ int main(void)
         cmocka_unit_test_setup(test_expiry_is_logged_with_owner_and_index, setup),
         cmocka_unit_test_setup(test_expiry_is_one_timer_record_before_its_handler_starts, setup),
         cmocka_unit_test_setup(test_refused_expiry_post_logs_timer_then_its_error, setup),
+        cmocka_unit_test_setup(test_expiry_takes_no_block_from_the_message_pool, setup),
+        cmocka_unit_test_setup(test_expiry_is_delivered_with_the_message_pool_empty, setup),
+        cmocka_unit_test_setup(test_expiry_before_the_last_one_ran_takes_a_pool_block, setup),
+        cmocka_unit_test_setup(
+            test_stop_while_the_expiry_waits_delivers_it_once_then_frees_the_block, setup),
+        cmocka_unit_test_setup(test_restart_while_the_expiry_waits_delivers_both, setup),
+        cmocka_unit_test_setup(test_stop_and_start_while_the_expiry_waits_delivers_both, setup),
+        cmocka_unit_test_setup(test_a_waiting_expiry_keeps_its_timer_block_until_it_runs, setup),
+        cmocka_unit_test_setup(test_kill_with_expiries_waiting_frees_every_block, setup),
         cmocka_unit_test_setup(test_periodic_timer_does_not_drift_over_1000_periods, setup),
         cmocka_unit_test_setup(test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late,
                                setup),

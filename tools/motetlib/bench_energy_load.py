@@ -161,7 +161,7 @@ def _validity(p):
     if p["ok"]:
         return "yes"
     if p["overloaded"]:
-        return "NO: overloaded, the pool of 128 messages ran full"
+        return "NO: overloaded, the pool of 124 messages ran full"
     return f"NO, status {p['status']}"
 
 
@@ -200,7 +200,7 @@ def render_preempt(res, freq, variants, positions, seconds):
         "its line still waited for its interrupt, interrupts being off for more than the "
         f"{MIN_GAP:,}-cycle minimum gap, is one edge to the chip, and that packet is lost. "
         "A run is valid if the module ended with status 0 and its counts add up; status 2 "
-        "means a post found the pool of 128 messages full: the node could not keep up.", ""]
+        "means a post found the pool of 124 messages full: the node could not keep up.", ""]
     for n in positions:
         lines += [f"#### n = {n}: {rate_of(n)} packets/s per copy, "
                   f"{_load(n, freq):.0f} % load", "",
