@@ -537,15 +537,11 @@ mt_err_t mem_free(void *ptr)
         port_irq_restore(s);
         return free_located(ptr);
     }
-    /* In line where int is 16 bits: an 8-bit core pays for a call in saved
-     * registers, a 32-bit one for the inlined body in a deeper frame (an
-     * interrupt on a thread's stack may free). */
+    /* In line on every core: the one frame is no deeper than this one and
+     * release()'s together, and the walk above leaves it by a tail call. */
     uint16_t next;
     uint16_t prev = free_around(off, &next);
-    if (sizeof(unsigned) == 2)
-        release_inline(off, blk_size(h), prev, next);
-    else
-        release(off, blk_size(h), prev, next);
+    release_inline(off, blk_size(h), prev, next);
     port_irq_restore(s);
     log_event_frequent(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;

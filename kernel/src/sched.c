@@ -733,12 +733,19 @@ static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
 #define RUN_NOW_FLAGS                                                                              \
     (TASK_INITIALISED | TASK_ON_STACK | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)
 
-/* A task-context send from K that can_run_now() would accept; false sends
- * the message the long way (sched_deliver), which decides it again. */
-static MT_INLINE bool runs_at_once(const task_t *t)
+/* A task-context send that can_run_now() would accept, from K (the caller
+ * has ruled out a running thread; K runs only while none does); false
+ * sends the message the long way (sched_deliver), which decides it again. */
+static MT_INLINE bool runs_at_once_from_k(const task_t *t)
 {
     return (t->flags & RUN_NOW_FLAGS) == TASK_INITIALISED && t->prio >= S.running_prio &&
-           !thread_running() && !port_in_isr();
+           !port_in_isr();
+}
+
+/* runs_at_once_from_k() for a caller that has not yet ruled out a thread. */
+static MT_INLINE bool runs_at_once(const task_t *t)
+{
+    return runs_at_once_from_k(t) && !thread_running();
 }
 
 /* Run t's handler now, nested on the caller (rule 1), for a message that
@@ -946,8 +953,8 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
         out_route_t *r = &self->routes[out];
         if (send_args_ok(r->port, data, len, flags)) {
             port_irq_state_t s = port_irq_save(); /* see run_at_once() */
-            task_t *t = r->local;
-            if (t && runs_at_once(t)) return run_at_once(t, s, r->port, data, len, flags);
+            task_t *t = r->local;                 /* K runs: tested above */
+            if (t && runs_at_once_from_k(t)) return run_at_once(t, s, r->port, data, len, flags);
             if (t) return send_waiting(t, s, r->port, data, len, flags);
             port_irq_restore(s);
         }
