@@ -42,7 +42,6 @@ static MT_INLINE uint8_t port_irq_save(void)
     atomic_signal_fence(memory_order_seq_cst);
     return was;
 }
-void port_irq_enable(void);
 /* Interrupts that came while the flag was set (port_native.c), and taking
  * them: enabling is inline, the rare taking is not. */
 extern atomic_uint port_native_irq_pending;
