@@ -22,8 +22,8 @@ typedef struct member {
 static member_t members[MOTET_MAX_GROUP_MEMBERS];
 /* One past the last entry in use: scans stop there, so a delivery reads
  * as many entries as the module has memberships, not the whole table.
- * Entries keep their place while in use (a delivery holds their indices
- * across handlers that may kill a member). */
+ * Entries keep their place while in use: members of one level are
+ * delivered in the order they joined. */
 static uint8_t members_end;
 
 void mcast_init(void)
@@ -64,49 +64,58 @@ uint8_t mcast_member_count(uint8_t group)
     return n;
 }
 
-static mt_prio_t member_prio(const member_t *m)
+static mt_prio_t prio_of(mt_pid_t pid)
 {
-    task_t *t = sched_find_task(m->pid);
+    task_t *t = sched_find_task(pid);
     return t ? t->prio : -1;
 }
 
-/* Indices of the group's members, highest priority first (insertion sort:
- * groups are a handful of entries). A member not above the last one so far
- * (all of them, when the group shares one level) is appended without
- * looking up the others again. */
-static uint8_t collect_sorted(uint8_t group, uint8_t *order)
+/* Whom a delivery addresses: the members as they were when it began, so
+ * that an entry freed and taken by another task under an earlier member's
+ * handler does not redirect it. */
+typedef struct target {
+    mt_pid_t pid;
+    mt_port_t port;
+} target_t;
+
+/* The group's members, highest priority first (insertion sort: groups are
+ * a handful of entries). A member not above the last one so far (all of
+ * them, when the group shares one level) is appended without looking up
+ * the others again. */
+static uint8_t collect_sorted(uint8_t group, target_t *order)
 {
     uint8_t n = 0;
     mt_prio_t last_prio = 0; /* of order[n - 1] */
     for (uint8_t i = 0; i < members_end; i++) {
         if (members[i].pid == MT_PID_NONE || members[i].group != group) continue;
+        target_t m = {members[i].pid, members[i].port};
         uint8_t j = n++;
-        mt_prio_t prio = member_prio(&members[i]);
+        mt_prio_t prio = prio_of(m.pid);
         if (j == 0 || prio <= last_prio) {
-            order[j] = i;
+            order[j] = m;
             last_prio = prio;
             continue;
         }
-        while (j > 0 && member_prio(&members[order[j - 1]]) < prio) {
+        while (j > 0 && prio_of(order[j - 1].pid) < prio) {
             order[j] = order[j - 1];
             j--;
         }
-        order[j] = i;
+        order[j] = m;
     }
     return n;
 }
 
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
 {
-    uint8_t order[MOTET_MAX_GROUP_MEMBERS];
+    target_t order[MOTET_MAX_GROUP_MEMBERS];
     uint8_t n = collect_sorted(group, order);
     mt_err_t first = MT_OK;
     /* Each member gets the payload borrowed; one that must wait copies it.
      * A heap payload handed to the group is freed once all have it. */
     uint8_t borrowed = (uint8_t) (flags & (uint8_t) ~MSG_HEAP);
     for (uint8_t k = 0; k < n; k++) {
-        mt_pid_t pid = members[order[k]].pid;
-        mt_port_t port = members[order[k]].port;
+        mt_pid_t pid = order[k].pid;
+        mt_port_t port = order[k].port;
         mt_err_t err;
         if (!from_isr) {
             err = sched_send_local(pid, port, data, len, borrowed);

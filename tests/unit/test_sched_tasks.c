@@ -200,6 +200,34 @@ static void test_multicast_skips_a_member_an_earlier_one_killed(void **state)
     assert_int_equal(mcast_member_count(3), 2);
 }
 
+/* Kills the next member, then a new task takes its place in the member
+ * table, joining another group. */
+static mt_err_t member_replacing_next(void *state, msg_t *msg)
+{
+    if (msg->port == PORT_0) {
+        assert_int_equal(sched_task_kill(0x42), MT_OK);
+        make(0x43, 2, member);
+        assert_int_equal(mcast_join(9, 0x43, PORT_0), MT_OK);
+    }
+    return member(state, msg);
+}
+
+static void test_multicast_does_not_reach_a_task_joined_during_the_delivery(void **state)
+{
+    (void) state;
+    make(0x40, 1, member);
+    make(0x41, 4, member_replacing_next);
+    make(0x42, 2, member);
+    for (mt_pid_t pid = 0x40; pid <= 0x42; pid++)
+        assert_int_equal(mcast_join(3, pid, PORT_0), MT_OK);
+    /* c's entry is d's now; the delivery still addresses c, who is gone. */
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 3, NULL, 0, 0), MT_ERR_NO_TASK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+    assert_string_equal(order, "ba"); /* not d: it is in group 9 only */
+    assert_int_equal(mcast_member_count(3), 2);
+    assert_int_equal(mcast_member_count(9), 1);
+}
+
 static void test_multicast_members_that_leave_and_join_keep_priority_order(void **state)
 {
     (void) state;
@@ -475,6 +503,8 @@ int main(void)
         cmocka_unit_test_setup(test_untaken_heap_payload_is_freed_after_the_handler, setup),
         cmocka_unit_test_setup(test_multicast_reaches_local_members_in_priority_order, setup),
         cmocka_unit_test_setup(test_multicast_skips_a_member_an_earlier_one_killed, setup),
+        cmocka_unit_test_setup(test_multicast_does_not_reach_a_task_joined_during_the_delivery,
+                               setup),
         cmocka_unit_test_setup(test_multicast_members_that_leave_and_join_keep_priority_order,
                                setup),
         cmocka_unit_test_setup(test_multicast_members_of_one_level_keep_their_join_order, setup),
