@@ -1233,6 +1233,11 @@ msg_t *sched_msg_alloc(void)
     return m;
 }
 
+mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len)
+{
+    return own_payload(m, (void *) data, len, 0); /* borrowed: never freed here */
+}
+
 void sched_msg_free(msg_t *m)
 {
     release_payload(m);

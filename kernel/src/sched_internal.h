@@ -221,6 +221,9 @@ static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
 
 /* A message block from the pool; NULL (logged) when it is empty. */
 msg_t *sched_msg_alloc(void);
+/* Give pool block m (flags set) its own copy of a payload: in the block if
+ * it fits, else on the heap (MSG_HEAP); MT_ERR_NO_MEM, logged, if not. */
+mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len);
 /* Free a message that is in no list, and its heap payload; its block goes
  * back to the pool or to its timer (MSG_TIMER_BLOCK). */
 void sched_msg_free(msg_t *m);

@@ -121,15 +121,9 @@ static msg_t *fill(msg_t *m, mt_pid_t dst, mt_port_t port, const void *data, uin
     m->port = port;
     m->src = MT_PID_NONE;
     m->flags = MSG_FROM_ISR;
-    if (len) {
-        m->data = mem_alloc_owned(len, MEM_OWNER_KERNEL); /* logs exhaustion */
-        if (!m->data) {
-            sched_msg_free(m);
-            return NULL;
-        }
-        memcpy(m->data, data, len);
-        m->len = len;
-        m->flags |= MSG_HEAP;
+    if (sched_msg_copy_payload(m, data, len) != MT_OK) { /* the heap logged it */
+        sched_msg_free(m);
+        return NULL;
     }
     return m;
 }

@@ -103,6 +103,34 @@ static void test_lists_are_spliced_where_the_migrator_puts_them(void **state)
     assert_string_equal(got, "12hx");
 }
 
+/* A forwarded message's payload is copied into its block when it fits
+ * there, as a queued send's is; only a larger one takes a heap block. */
+static void test_forwarded_payloads_take_the_heap_only_when_too_big(void **state)
+{
+    (void) state;
+    static const char big[] = "a payload longer than a block holds";
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    msg_t *small = sched_mig_msg(T, PORT_0, "s", 1);
+    assert_non_null(small);
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count);
+    msg_t *large = sched_mig_msg(T, PORT_0, big, sizeof big);
+    assert_non_null(large);
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count + 1);
+    assert_memory_equal(large->data, big, sizeof big);
+    sched_mig_hold_at(t, small, 0);
+    sched_mig_hold_at(t, large, 1);
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, "sa");
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count); /* freed after its handler */
+}
+
 static void test_take_held_empties_the_list(void **state)
 {
     (void) state;
@@ -195,6 +223,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_frozen_task_holds_everything_in_order, setup),
         cmocka_unit_test_setup(test_lists_are_spliced_where_the_migrator_puts_them, setup),
+        cmocka_unit_test_setup(test_forwarded_payloads_take_the_heap_only_when_too_big, setup),
         cmocka_unit_test_setup(test_take_held_empties_the_list, setup),
         cmocka_unit_test_setup(test_serialize_runs_now_with_its_result, setup),
         cmocka_unit_test_setup(test_task_leaves_and_arrives, setup),
