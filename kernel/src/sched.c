@@ -971,30 +971,47 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
     return enqueue(t, pid, port, data, len, flags, true);
 }
 
-/* enqueue() of a message without payload from an interrupt to an
- * initialised task, unlogged: it joins the queue (rules 2 and 3) or the
- * mailbox of the thread bound to the task, block and list taken in one
- * critical section. */
-static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port, msg_t *own)
+/* Fill in the message block m, without payload, from an interrupt to the
+ * initialised task t, and queue it (rules 2 and 3) or put it in the
+ * mailbox of the thread bound to t; irq off. */
+static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uint8_t flags)
 {
-    port_irq_state_t s = port_irq_save();
-    msg_t *m = own ? own : slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
-    if (!m) {
-        port_irq_restore(s);
-        slab_refused(&msg_cache);
-        return log_error(MT_ERR_QUEUE_FULL);
-    }
     m->data = NULL;
     m->len = 0;
     m->seq = S.next_seq++;
     m->dst = t->pid;
     m->port = port;
     m->src = MT_PID_NONE;
-    m->flags = own ? MSG_FROM_ISR | MSG_TIMER_BLOCK : MSG_FROM_ISR;
+    m->flags = flags;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, m);
     else
         queue_push(m, t->prio);
+}
+
+/* enqueue() of a message without payload from an interrupt to an
+ * initialised task, unlogged, in a block from the pool taken in the same
+ * critical section. */
+static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
+{
+    port_irq_state_t s = port_irq_save();
+    msg_t *m = slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
+    if (!m) {
+        port_irq_restore(s);
+        slab_refused(&msg_cache);
+        return log_error(MT_ERR_QUEUE_FULL);
+    }
+    push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* queue_bare_isr() in a timer's own block `own` (MSG_TIMER_BLOCK), which
+ * cannot run out; out of line, one copy for both ways in below. */
+static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, mt_port_t port, msg_t *own)
+{
+    port_irq_state_t s = port_irq_save();
+    push_bare_irq_off(t, port, own, MSG_FROM_ISR | MSG_TIMER_BLOCK);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -1003,18 +1020,33 @@ static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port, msg_t *own)
 static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
 {
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
-    return queue_bare_isr(t, port, NULL);
+    return queue_bare_isr(t, port);
+}
+
+/* sched_post_timer_expiry() for all but its common case: out of line, so
+ * that the calls here cost that case no saved registers. Rare: the last
+ * expiry's message still waits, or the task is not initialised, or not in
+ * its home slot. */
+static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, msg_t *own)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
+    if (own && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, port, own);
+    /* A block from the pool, held until its INIT if it must be. */
+    return enqueue(t, pid, port, NULL, 0, 0, true);
 }
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
- * before, stands for it (eventlog.py expands it). */
+ * before, stands for it (eventlog.py expands it). The common case, the
+ * timer's own block for an initialised task in its home slot, is a tail
+ * call that needs no saved registers. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
-    task_t *t = find_local(pid);
-    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
-    if (t->flags & TASK_INITIALISED) return queue_bare_isr(t, port, own);
-    return enqueue(t, pid, port, NULL, 0, 0, true); /* held until its INIT */
+    task_t *t = S.tasks[TASK_SLOT(pid)];
+    if (own && t && t->pid == pid && port < PORT_LIMIT && (t->flags & TASK_INITIALISED))
+        return queue_timer_block(t, port, own);
+    return post_expiry_general(pid, port, own);
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). */
