@@ -360,9 +360,9 @@ static MT_INLINE void pop_frame(task_t *t, frame_t below)
     S.running_prio = below.prio;
 }
 
-/* A dispatch's START or END record: appended in line on the paths every
- * message takes (in_line: run_at_once(), drain_held_off()), through a call
- * to log_record() on the others, which keeps them small on 8-bit cores. */
+/* A dispatch's END record: appended in line on the paths every message
+ * takes (in_line: run_at_once(), drain_held_off()), through a call to
+ * log_record() on the others, which keeps them small on 8-bit cores. */
 static MT_INLINE void log_dispatch(bool in_line, log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     if (in_line)
@@ -384,10 +384,10 @@ static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below, bool in_l
 
 /* Call t's handler in the frame just pushed for it, pop to `below` and
  * free the payload unless the handler took it. Interrupts are enabled. */
-static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below, bool in_line)
+static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
 {
-    log_dispatch(in_line, EV_START, t->pid, m->port);
-    call_started(t, m, below, in_line);
+    log_event(EV_START, t->pid, m->port);
+    call_started(t, m, below, false);
 }
 
 /* After a handler of a task not yet initialised or being killed: INIT
@@ -401,13 +401,18 @@ static MT_NOINLINE void after_handler_rare(task_t *t, const msg_t *m)
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
 }
 
-/* Run t's handler in the frame just pushed for it, then pop to `below`;
- * one flags test sends the rare cases out of line. */
-static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below, bool in_line)
+/* After t's handler: one flags test sends the rare cases out of line. */
+static MT_INLINE void after_handler(task_t *t, const msg_t *m)
 {
-    call_pushed(t, m, below, in_line);
     if ((t->flags & (TASK_INITIALISED | TASK_KILL_PENDING)) != TASK_INITIALISED)
         after_handler_rare(t, m);
+}
+
+/* Run t's handler in the frame just pushed for it, then pop to `below`. */
+static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below)
+{
+    call_pushed(t, m, below);
+    after_handler(t, m);
 }
 
 /* Push a frame for t, run its handler, pop. Interrupts are enabled. */
@@ -415,7 +420,7 @@ static void run_handler(task_t *t, msg_t *m)
 {
     frame_t below = {S.current, S.running_prio};
     push_frame(t);
-    run_pushed(t, m, below, false);
+    run_pushed(t, m, below);
 }
 
 #if MOTET_THREADS
@@ -491,12 +496,18 @@ static void drain_held_off(mt_prio_t floor)
         }
         task_t *t = find_local(m->dst);
         task_t *below = S.current;
-        if (t) push_frame(t);
+        if (t) {
+            push_frame(t);
+            /* Logged with interrupts still off: it needs no lock of its own. */
+            log_event_inline_irq_off(EV_START, t->pid, m->port);
+        }
         port_irq_enable();
-        if (t)
-            run_pushed(t, m, (frame_t){below, t->prio}, true); /* held: see above */
-        else
+        if (t) {
+            call_started(t, m, (frame_t){below, t->prio}, true); /* held: see above */
+            after_handler(t, m);
+        } else {
             release_payload(m); /* unreachable: kill purges its messages */
+        }
         (void) port_irq_save();
         give_block_irq_off(m);
     }
@@ -702,7 +713,7 @@ static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags)
         unpush(t, below); /* the caller drains what came meanwhile */
         return MT_ERR_BAD_POINTER;
     }
-    run_pushed(t, m, below, false);
+    run_pushed(t, m, below);
     return MT_OK;
 }
 
@@ -817,11 +828,12 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_
     m->src = src;
     m->flags = 0;
     queue_push(m, t->prio);
+    /* Before the lock goes, so that it needs none of its own; the message
+     * could not start before it anyway: t is on the stack below the sender
+     * or less important, and an interrupt's exit runs only what outranks
+     * the sender (rules 2 and 3). */
+    log_event_inline_irq_off(EV_SEND, src, (uint16_t) ((dst << 8) | port));
     port_irq_restore(s);
-    /* It cannot start before this record: t is on the stack below the
-     * sender or less important, and an interrupt's exit runs only what
-     * outranks the sender (rules 2 and 3). */
-    log_event_inline(EV_SEND, src, (uint16_t) ((dst << 8) | port));
     return MT_OK;
 }
 
