@@ -776,13 +776,13 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
     m.flags = flags;
     /* On the stack now: the receiver cannot be killed under its payload. */
     if (flags && !adopt_payload(&m, data, t)) {
-        log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port)); /* after its ERROR */
+        log_event(EV_SEND, m.src, (uint16_t) ((m.dst << 8) | m.port)); /* after its ERROR */
         unpush(t, below);
         if (drain_may_run(below.prio)) drain_above(below.prio);
         return MT_ERR_BAD_POINTER;
     }
     /* The send and the start it causes, at the same instant: one record. */
-    log_event_inline(EV_RUN, t->pid, (uint16_t) ((m.src << 8) | port));
+    log_event_inline(EV_RUN, m.dst, (uint16_t) ((m.src << 8) | m.port));
     call_started(t, &m, below, true);
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
     if (drain_may_run(below.prio)) drain_above(below.prio);
