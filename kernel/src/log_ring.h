@@ -49,11 +49,11 @@ extern uint8_t log_laps_ahead;        /* laps of written beyond drained: 0 .. 2 
 extern uint32_t log_folded_overruns;  /* overwritten records folded in by laps */
 /* (The drained position is log.c's alone.) */
 
-/* log_record(), inline: a byte offset stepped and masked, the clock read in
- * place, one branch (not taken but once a lap). Any context. */
-static MT_INLINE void log_record_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+/* log_record(), inline, for a caller holding irq off: a byte offset
+ * stepped and masked, the clock read in place, one branch (not taken but
+ * once a lap). */
+static MT_INLINE void log_record_inline_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
-    port_irq_state_t s = port_irq_save();
     log_record_t *r = (log_record_t *) ((char *) log_ring + log_write_offset);
     log_offset_t next = (log_offset_t) ((log_write_offset + sizeof *r) & (LOG_RING_BYTES - 1u));
     log_write_offset = next;
@@ -67,6 +67,13 @@ static MT_INLINE void log_record_inline(log_event_type_t type, mt_pid_t pid, uin
         else
             log_laps_ahead++;
     }
+}
+
+/* log_record(), inline; any context. */
+static MT_INLINE void log_record_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    port_irq_state_t s = port_irq_save();
+    log_record_inline_irq_off(type, pid, arg);
     port_irq_restore(s);
 }
 
@@ -74,6 +81,12 @@ static MT_INLINE void log_record_inline(log_event_type_t type, mt_pid_t pid, uin
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     log_record_inline(type, pid, arg);
+}
+
+/* log_event_inline() for a caller holding irq off: no lock of its own. */
+static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    log_record_inline_irq_off(type, pid, arg);
 }
 
 /* log_event() for a record per operation (timer expiry, heap block): in
@@ -89,6 +102,13 @@ static MT_INLINE void log_event_frequent(log_event_type_t type, mt_pid_t pid, ui
 #else
 
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    (void) type;
+    (void) pid;
+    (void) arg;
+}
+
+static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     (void) type;
     (void) pid;

@@ -360,9 +360,9 @@ static MT_INLINE void pop_frame(task_t *t, frame_t below)
     S.running_prio = below.prio;
 }
 
-/* A dispatch's START or END record: appended in line on the paths every
- * message takes (in_line: run_at_once(), drain_held_off()), through a call
- * to log_record() on the others, which keeps them small on 8-bit cores. */
+/* A dispatch's END record: appended in line on the paths every message
+ * takes (in_line: run_at_once(), drain_held_off()), through a call to
+ * log_record() on the others, which keeps them small on 8-bit cores. */
 static MT_INLINE void log_dispatch(bool in_line, log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     if (in_line)
@@ -384,10 +384,10 @@ static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below, bool in_l
 
 /* Call t's handler in the frame just pushed for it, pop to `below` and
  * free the payload unless the handler took it. Interrupts are enabled. */
-static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below, bool in_line)
+static MT_INLINE void call_pushed(task_t *t, msg_t *m, frame_t below)
 {
-    log_dispatch(in_line, EV_START, t->pid, m->port);
-    call_started(t, m, below, in_line);
+    log_event(EV_START, t->pid, m->port);
+    call_started(t, m, below, false);
 }
 
 /* After a handler of a task not yet initialised or being killed: INIT
@@ -401,13 +401,18 @@ static MT_NOINLINE void after_handler_rare(task_t *t, const msg_t *m)
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
 }
 
-/* Run t's handler in the frame just pushed for it, then pop to `below`;
- * one flags test sends the rare cases out of line. */
-static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below, bool in_line)
+/* After t's handler: one flags test sends the rare cases out of line. */
+static MT_INLINE void after_handler(task_t *t, const msg_t *m)
 {
-    call_pushed(t, m, below, in_line);
     if ((t->flags & (TASK_INITIALISED | TASK_KILL_PENDING)) != TASK_INITIALISED)
         after_handler_rare(t, m);
+}
+
+/* Run t's handler in the frame just pushed for it, then pop to `below`. */
+static MT_INLINE void run_pushed(task_t *t, msg_t *m, frame_t below)
+{
+    call_pushed(t, m, below);
+    after_handler(t, m);
 }
 
 /* Push a frame for t, run its handler, pop. Interrupts are enabled. */
@@ -415,7 +420,7 @@ static void run_handler(task_t *t, msg_t *m)
 {
     frame_t below = {S.current, S.running_prio};
     push_frame(t);
-    run_pushed(t, m, below, false);
+    run_pushed(t, m, below);
 }
 
 #if MOTET_THREADS
@@ -491,12 +496,18 @@ static void drain_held_off(mt_prio_t floor)
         }
         task_t *t = find_local(m->dst);
         task_t *below = S.current;
-        if (t) push_frame(t);
+        if (t) {
+            push_frame(t);
+            /* Logged with interrupts still off: it needs no lock of its own. */
+            log_event_inline_irq_off(EV_START, t->pid, m->port);
+        }
         port_irq_enable();
-        if (t)
-            run_pushed(t, m, (frame_t){below, t->prio}, true); /* held: see above */
-        else
+        if (t) {
+            call_started(t, m, (frame_t){below, t->prio}, true); /* held: see above */
+            after_handler(t, m);
+        } else {
             release_payload(m); /* unreachable: kill purges its messages */
+        }
         (void) port_irq_save();
         give_block_irq_off(m);
     }
@@ -534,14 +545,30 @@ unsigned sched_run_pending(void)
 
 /* ---- queueing ---- */
 
-/* A borrowed payload of up to MSG_INLINE_BYTES copied into m's own block. */
+/* A borrowed payload of up to MSG_INLINE_BYTES copied into m's own block,
+ * unrolled: for so few bytes a call to memcpy() costs more than the copy,
+ * and on 8 bits it makes the caller keep its values in saved registers. */
+_Static_assert(MSG_INLINE_BYTES == 5u, "copy_into_block() copies up to five bytes");
 static MT_INLINE void copy_into_block(msg_t *m, const void *data, uint16_t len)
 {
     m->len = len;
     m->data = NULL;
     if (len) {
-        m->data = ((msg_block_t *) m)->inline_payload.bytes;
-        memcpy(m->data, data, len);
+        uint8_t *to = ((msg_block_t *) m)->inline_payload.bytes;
+        const uint8_t *from = data;
+        m->data = to;
+        switch (len) {
+        case 5:
+            to[4] = from[4]; /* fall through */
+        case 4:
+            to[3] = from[3]; /* fall through */
+        case 3:
+            to[2] = from[2]; /* fall through */
+        case 2:
+            to[1] = from[1]; /* fall through */
+        default:
+            to[0] = from[0];
+        }
     }
 }
 
@@ -702,7 +729,7 @@ static mt_err_t run_checked(task_t *t, msg_t *m, void *data, uint8_t flags)
         unpush(t, below); /* the caller drains what came meanwhile */
         return MT_ERR_BAD_POINTER;
     }
-    run_pushed(t, m, below, false);
+    run_pushed(t, m, below);
     return MT_OK;
 }
 
@@ -772,13 +799,13 @@ static mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void 
     m.flags = flags;
     /* On the stack now: the receiver cannot be killed under its payload. */
     if (flags && !adopt_payload(&m, data, t)) {
-        log_event(EV_SEND, m.src, (uint16_t) ((t->pid << 8) | port)); /* after its ERROR */
+        log_event(EV_SEND, m.src, (uint16_t) ((m.dst << 8) | m.port)); /* after its ERROR */
         unpush(t, below);
         if (drain_may_run(below.prio)) drain_above(below.prio);
         return MT_ERR_BAD_POINTER;
     }
     /* The send and the start it causes, at the same instant: one record. */
-    log_event_inline(EV_RUN, t->pid, (uint16_t) ((m.src << 8) | port));
+    log_event_inline(EV_RUN, m.dst, (uint16_t) ((m.src << 8) | m.port));
     call_started(t, &m, below, true);
     if (t->flags & TASK_KILL_PENDING) finish_kill(t);
     if (drain_may_run(below.prio)) drain_above(below.prio);
@@ -824,11 +851,12 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_
     m->src = src;
     m->flags = 0;
     queue_push(m, t->prio);
+    /* Before the lock goes, so that it needs none of its own; the message
+     * could not start before it anyway: t is on the stack below the sender
+     * or less important, and an interrupt's exit runs only what outranks
+     * the sender (rules 2 and 3). */
+    log_event_inline_irq_off(EV_SEND, src, (uint16_t) ((dst << 8) | port));
     port_irq_restore(s);
-    /* It cannot start before this record: t is on the stack below the
-     * sender or less important, and an interrupt's exit runs only what
-     * outranks the sender (rules 2 and 3). */
-    log_event_inline(EV_SEND, src, (uint16_t) ((dst << 8) | port));
     return MT_OK;
 }
 
@@ -978,30 +1006,47 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
     return enqueue(t, pid, port, data, len, flags, true);
 }
 
-/* enqueue() of a message without payload from an interrupt to an
- * initialised task, unlogged: it joins the queue (rules 2 and 3) or the
- * mailbox of the thread bound to the task, block and list taken in one
- * critical section. */
-static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port, msg_t *own)
+/* Fill in the message block m, without payload, from an interrupt to the
+ * initialised task t, and queue it (rules 2 and 3) or put it in the
+ * mailbox of the thread bound to t; irq off. */
+static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uint8_t flags)
 {
-    port_irq_state_t s = port_irq_save();
-    msg_t *m = own ? own : slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
-    if (!m) {
-        port_irq_restore(s);
-        slab_refused(&msg_cache);
-        return log_error(MT_ERR_QUEUE_FULL);
-    }
     m->data = NULL;
     m->len = 0;
     m->seq = S.next_seq++;
     m->dst = t->pid;
     m->port = port;
     m->src = MT_PID_NONE;
-    m->flags = own ? MSG_FROM_ISR | MSG_TIMER_BLOCK : MSG_FROM_ISR;
+    m->flags = flags;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, m);
     else
         queue_push(m, t->prio);
+}
+
+/* enqueue() of a message without payload from an interrupt to an
+ * initialised task, unlogged, in a block from the pool taken in the same
+ * critical section. */
+static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
+{
+    port_irq_state_t s = port_irq_save();
+    msg_t *m = slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache));
+    if (!m) {
+        port_irq_restore(s);
+        slab_refused(&msg_cache);
+        return log_error(MT_ERR_QUEUE_FULL);
+    }
+    push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* queue_bare_isr() in a timer's own block `own` (MSG_TIMER_BLOCK), which
+ * cannot run out; out of line, one copy for both ways in below. */
+static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, mt_port_t port, msg_t *own)
+{
+    port_irq_state_t s = port_irq_save();
+    push_bare_irq_off(t, port, own, MSG_FROM_ISR | MSG_TIMER_BLOCK);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -1010,18 +1055,33 @@ static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port, msg_t *own)
 static MT_INLINE mt_err_t post_bare_isr(task_t *t, mt_port_t port)
 {
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) ((t->pid << 8) | port));
-    return queue_bare_isr(t, port, NULL);
+    return queue_bare_isr(t, port);
+}
+
+/* sched_post_timer_expiry() for all but its common case: out of line, so
+ * that the calls here cost that case no saved registers. Rare: the last
+ * expiry's message still waits, or the task is not initialised, or not in
+ * its home slot. */
+static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, msg_t *own)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
+    if (own && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, port, own);
+    /* A block from the pool, held until its INIT if it must be. */
+    return enqueue(t, pid, port, NULL, 0, 0, true);
 }
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
- * before, stands for it (eventlog.py expands it). */
+ * before, stands for it (eventlog.py expands it). The common case, the
+ * timer's own block for an initialised task in its home slot, is a tail
+ * call that needs no saved registers. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
-    task_t *t = find_local(pid);
-    if (!t) return log_error(find_remote(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
-    if (t->flags & TASK_INITIALISED) return queue_bare_isr(t, port, own);
-    return enqueue(t, pid, port, NULL, 0, 0, true); /* held until its INIT */
+    task_t *t = S.tasks[TASK_SLOT(pid)];
+    if (own && t && t->pid == pid && port < PORT_LIMIT && (t->flags & TASK_INITIALISED))
+        return queue_timer_block(t, port, own);
+    return post_expiry_general(pid, port, own);
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). */
