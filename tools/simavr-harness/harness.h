@@ -55,15 +55,16 @@ typedef struct options {
     uint32_t pulse; /* low-pulse width of an injection, cycles */
     trace_pin_t pins[HARNESS_MAX_PINS];
     unsigned n_pins;
-    const char *trace_path;   /* edge file; NULL: none */
-    bool trace_sleep;         /* also record sleep/wake in the edge file */
-    const char *json_path;    /* summary as JSON; NULL: none */
-    bool quiet;               /* no summary line on stderr */
-    bool xram;                /* model 60 KB of external SRAM behind MCUCR.SRE */
-    bool timer_hold;          /* keep TCNT1/TCNT3 while their clock is stopped */
-    const char *profile_path; /* flat cycle profile per function; NULL: none */
-    trace_pin_t profile_gate; /* count only while this pin is high ... */
-    bool profile_gated;       /* ... if set */
+    const char *trace_path;      /* edge file; NULL: none */
+    bool trace_sleep;            /* also record sleep/wake in the edge file */
+    const char *json_path;       /* summary as JSON; NULL: none */
+    bool quiet;                  /* no summary line on stderr */
+    bool xram;                   /* model 60 KB of external SRAM behind MCUCR.SRE */
+    bool timer_hold;             /* keep TCNT1/TCNT3 while their clock is stopped */
+    const char *profile_path;    /* flat cycle profile per function; NULL: none */
+    trace_pin_t profile_gate;    /* count only while this pin is high ... */
+    bool profile_gated;          /* ... if set */
+    const char *profile_pc_path; /* the same per instruction address; NULL: none */
 } options_t;
 
 typedef enum {

@@ -42,6 +42,8 @@ static const char usage_text[] =
     "                           SM2:0: 1 idle, 4 power-save, ...) and 'CYCLE SLEEP 0' at wake\n"
     "      --profile FILE       write a flat profile: cycles spent in each function\n"
     "      --profile-gate PIN   count only while PIN (e.g. A1) is high\n"
+    "      --profile-pc FILE    with --profile: also write cycles and executions per\n"
+    "                           instruction address (annotate a disassembly with it)\n"
     "  -j, --json FILE          write the summary (cycles, asleep, stack, ...) as JSON\n"
     "  -q, --quiet              no summary line on stderr\n"
     "  -h, --help               this text\n"
@@ -172,7 +174,8 @@ enum {
     OPT_PULSE,
     OPT_TRACE_SLEEP,
     OPT_PROFILE,
-    OPT_PROFILE_GATE
+    OPT_PROFILE_GATE,
+    OPT_PROFILE_PC
 };
 
 static const struct option long_options[] = {
@@ -190,6 +193,7 @@ static const struct option long_options[] = {
     {"trace-sleep", no_argument, NULL, OPT_TRACE_SLEEP},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"profile-gate", required_argument, NULL, OPT_PROFILE_GATE},
+    {"profile-pc", required_argument, NULL, OPT_PROFILE_PC},
     {"json", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -242,6 +246,9 @@ static void parse_option(options_t *o, int c, char *arg)
         o->profile_gate = parse_pin(arg);
         o->profile_gated = true;
         break;
+    case OPT_PROFILE_PC:
+        o->profile_pc_path = arg;
+        break;
     case 'j':
         o->json_path = arg;
         break;
@@ -267,6 +274,8 @@ static void parse_args(int argc, char **argv, options_t *o)
         parse_option(o, c, optarg);
     if (optind != argc - 1) usage_error("%s", "give exactly one IMAGE.elf");
     if (o->pulse == 0) usage_error("%s", "--pulse must be at least 1 cycle");
+    if ((o->profile_gated || o->profile_pc_path) && !o->profile_path)
+        usage_error("%s", "--profile-gate and --profile-pc need --profile");
     o->elf = argv[optind];
     check_injects(o);
 }

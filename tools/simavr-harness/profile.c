@@ -18,6 +18,11 @@ typedef struct func {
 } func_t;
 
 static func_t *funcs;
+/* Per instruction word (byte address / 2): cycles and executions. The
+ * largest AVR flash is 256 KiB. */
+#define PC_WORDS (256u * 1024u / 2u)
+static uint64_t pc_cycles[PC_WORDS];
+static uint32_t pc_runs[PC_WORDS];
 static size_t n_funcs;
 static uint64_t unknown_cycles;
 
@@ -54,6 +59,10 @@ int profile_init(const elf_firmware_t *fw)
 
 void profile_add(uint32_t pc, uint64_t cycles)
 {
+    if (pc / 2u < PC_WORDS) {
+        pc_cycles[pc / 2u] += cycles;
+        pc_runs[pc / 2u]++;
+    }
     size_t lo = 0, hi = n_funcs; /* last function at or below pc */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -66,6 +75,31 @@ void profile_add(uint32_t pc, uint64_t cycles)
         unknown_cycles += cycles;
     else
         funcs[lo - 1].cycles += cycles;
+}
+
+/* The function holding byte address pc, by address (before the sort by
+ * cycles in profile_write()). */
+static const char *func_at(uint32_t pc)
+{
+    const char *name = "(no symbol)";
+    for (size_t i = 0; i < n_funcs && funcs[i].addr <= pc; i++) name = funcs[i].name;
+    return name;
+}
+
+int profile_write_pcs(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    fprintf(f, "# motet-simavr profile: cycles and executions per instruction, %s\n", what);
+    fprintf(f, "# address cycles executions function\n");
+    for (uint32_t w = 0; w < PC_WORDS; w++)
+        if (pc_runs[w])
+            fprintf(f, "0x%05x %llu %lu %s\n", (unsigned) (w * 2u),
+                    (unsigned long long) pc_cycles[w], (unsigned long) pc_runs[w], func_at(w * 2u));
+    return fclose(f);
 }
 
 static int cycles_cmp(const void *a, const void *b)

@@ -17,5 +17,8 @@ int profile_init(const elf_firmware_t *fw);
 void profile_add(uint32_t pc, uint64_t cycles);
 /* Write the profile, heaviest first; `what` says what was profiled. */
 int profile_write(const char *path, const char *what);
+/* Write cycles and executions per instruction address, in address order,
+ * over the same run and gate as the flat profile. */
+int profile_write_pcs(const char *path, const char *what);
 
 #endif /* SIMAVR_HARNESS_PROFILE_H */

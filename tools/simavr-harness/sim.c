@@ -551,6 +551,9 @@ int harness_run(const options_t *options, result_t *result)
         if (opt->profile_gated)
             snprintf(what, sizeof what, "while %c%u is high", opt->profile_gate.port,
                      opt->profile_gate.bit);
+        /* Per address first: profile_write() sorts the functions by cycles. */
+        if (opt->profile_pc_path && profile_write_pcs(opt->profile_pc_path, what) != 0)
+            return EXIT_ERROR;
         if (profile_write(opt->profile_path, what) != 0) return EXIT_ERROR;
     }
     avr_terminate(avr);
