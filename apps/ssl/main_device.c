@@ -5,6 +5,7 @@
  *
  *     ssl_device --scenario FILE [--cpu NAME] [--sensor S]... [--loader]
  *                [--desc FILE.bin] [bus options] [native options]
+ *     ssl_device --scenario FILE --check
  *
  * Every module registers the same programs; the loader broadcasts the
  * description (the built-in ssl_device.toml, or a compiled FILE.bin from
@@ -15,6 +16,10 @@
  * the hardware this module carries, one per option: microphone:N (channel
  * N of the array), temperature, radio. On a bus the module serves only
  * those; alone (no --bus) it has them all, like the single-module build.
+ *
+ * --check reads the scenario as a module would, says what is wrong with it
+ * (status 2) or nothing (status 0), and runs nothing: `motet demo` asks
+ * once, before it starts five modules that would each refuse the file.
  *
  * Every module reads the same scenario file and builds the same simulator
  * (every random value is a hash of the seed, so any module can compute any
@@ -68,6 +73,7 @@ typedef struct options {
     const char *desc_path;
     uint8_t mics; /* bit c: microphone c */
     bool temp, radio;
+    bool check;                          /* --check: read the scenario, run nothing */
     migration_t migrate[MAX_MIGRATIONS]; /* in time order */
     uint8_t n_migrate;
 } options_t;
@@ -78,7 +84,8 @@ static void usage(const char *why, const char *arg)
             "ssl_device: %s%s%s\n"
             "usage: ssl_device --scenario FILE [--cpu NAME] [--sensor microphone:N|temperature|"
             "radio]... [--loader] [--desc FILE.bin]" MIGRATE_USAGE
-            " [--bus SOCKET --module N ...]\n",
+            " [--bus SOCKET --module N ...]\n"
+            "       ssl_device --scenario FILE --check\n",
             why, arg ? ": " : "", arg ? arg : "");
     exit(2);
 }
@@ -165,6 +172,8 @@ static void parse(int argc, char **argv, options_t *o, bool *loader)
             parse_migration(v, o);
         } else if (strcmp(argv[i], "--loader") == 0) {
             *loader = true;
+        } else if (strcmp(argv[i], "--check") == 0) {
+            o->check = true;
         } else {
             usage("unknown argument", argv[i]);
         }
@@ -254,6 +263,7 @@ int main(int argc, char **argv)
     options_t o = {.cpu = cost_cpu_find("arm7")};
     parse(rest, argv, &o, &m.loader);
     if (board_sim_open(o.scenario) != 0) return 2;
+    if (o.check) return 0;
     board_sim_set_cpu(o.cpu);
     board_sim_on_work(busy);
     if (m.bus.socket) board_sim_set_sensors(o.mics, o.temp, o.radio);

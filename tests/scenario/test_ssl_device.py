@@ -317,3 +317,44 @@ def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp
             assert depth[key] >= 0
     assert set(depth.values()) == {0}
     assert any(e["ph"] == "B" and e["name"] == "ht P0" for e in trace)
+
+
+@pytest.mark.parametrize("content, says", [
+    ("seed = 1\nduration = 3.0\n[array]\nside = -0.2\n", "bad.toml:4: 'side' = -0.2 is outside"),
+    ("seed = 1\nduration = 3.0\n[[source]]\nangle = 30\nstart = 0.5\nduration = 1.0\n"
+     "kind = \"whistle\"\n", "bad.toml:7: 'kind' must be \"speech\" or \"noise\""),
+    (None, "bad.toml: No such file or directory"),
+])
+def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tmp_path, content,
+                                                                   says):
+    """A scenario the module program's reader refuses is reported once, with
+    its line, and no module is started: no event logs, no trace, status 2
+    (before, each of the five modules printed the error and the device run
+    failed)."""
+    scenario = tmp_path / "bad.toml"
+    if content is not None:
+        scenario.write_text(content)
+    out = tmp_path / "out"
+    lines = []
+    status, summary = ssl_demo.run_demo(build_dir, scenario, out_dir=out, print_=lines.append)
+    text = "\n".join(lines)
+    assert status == 2 and summary is None, text
+    assert sum(says in line for line in lines) == 1, text
+    assert "refused, no module started" in text
+    assert not out.exists()
+
+
+def test_demo_command_takes_a_scenario_seed_and_output_directory(build_dir, tmp_path):
+    """`motet demo --scenario FILE --seed N --out DIR` from another directory:
+    the relative scenario path is the caller's, the trace lands in DIR."""
+    scenario = tmp_path / "short.toml"
+    scenario.write_text((ROOT / "apps/ssl/scenarios/demo.toml").read_text()
+                        .replace("duration = 14.0", "duration = 3.0"))
+    r = subprocess.run([str(ROOT / "motet"), "demo", "--scenario", "short.toml", "--seed", "5",
+                        "--out", "trace-here", "--build-dir", str(build_dir)],
+                       cwd=tmp_path, capture_output=True, text=True, env=env(),
+                       timeout=RUN_TIMEOUT_S)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"scenario {scenario.resolve()}: 3 s" in r.stdout, r.stdout
+    assert (tmp_path / "trace-here" / "ssl-demo-trace.json").is_file()
+    assert "direction" in r.stdout

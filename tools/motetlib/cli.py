@@ -7,6 +7,7 @@ import concurrent.futures
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from . import bench_all, build, setup_env, stackcheck, thread_size
 
@@ -216,7 +217,7 @@ def run_hello(bdir, flags):
 HELLO_TARGET = "hello"
 
 
-def demo_hello(build_dir_arg, port):
+def demo_hello(build_dir_arg, port, **_):
     """The first demo: build hello and run one simulated second (8 greetings)."""
     status = build.build(build_dir_arg, port, targets=[HELLO_TARGET])
     if status != 0:
@@ -225,14 +226,16 @@ def demo_hello(build_dir_arg, port):
     return run_hello(build.build_dir(build_dir_arg), ["--sim", "--until", "1"])
 
 
-def demo_ssl(build_dir_arg, port):
+def demo_ssl(build_dir_arg, port, scenario=None, out=None, seed=1):
     """Sound localisation and fire detection on the simulated five-module
     device, with a readable report and a Perfetto trace (ssl_demo.py)."""
     from . import ssl_demo
-    return ssl_demo.demo(build_dir_arg, port)
+    return ssl_demo.demo(build_dir_arg, port, scenario or ssl_demo.SCENARIO,
+                         out or ssl_demo.OUT_DIR, seed)
 
 
-# What `motet demo` runs after setup: demo(build_dir_arg, port) -> status.
+# What `motet demo` runs after setup: demo(build_dir_arg, port, scenario=,
+# out=, seed=) -> status.
 DEMO = demo_ssl
 
 
@@ -240,7 +243,9 @@ def cmd_demo(args):
     status = setup_env.setup(quiet=True)
     if status != 0:
         return status
-    return DEMO(args.build_dir, args.port)
+    scenario = Path(args.scenario).resolve() if args.scenario else None
+    out = Path(args.out).resolve() if args.out else None
+    return DEMO(args.build_dir, args.port, scenario=scenario, out=out, seed=args.seed)
 
 
 def cmd_run_hello(args):
@@ -332,6 +337,11 @@ def parser():
 
     s = sub.add_parser("demo", help="setup, build and run the demo: sound localisation and fire "
                                     "detection on a simulated five-module device")
+    s.add_argument("--scenario", metavar="FILE",
+                   help="sound sources, noise and fires to simulate (format: apps/ssl/README.md; "
+                        "default apps/ssl/scenarios/demo.toml)")
+    s.add_argument("--seed", type=int, default=1, help="the bus hub's seed (default 1)")
+    s.add_argument("--out", metavar="DIR", help="where the trace and event logs go (default out/)")
     _add_build_args(s)
     s.set_defaults(func=cmd_demo)
 

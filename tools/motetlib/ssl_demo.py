@@ -12,7 +12,12 @@ energy. It writes the modules' event logs as one Chrome trace
 (out/ssl-demo-trace.json: a process per module, a track per task) that
 opens in https://ui.perfetto.dev.
 
+    ./motet demo [--scenario FILE] [--seed N] [--out DIR]
     python3 -m motetlib.ssl_demo [--scenario FILE] [--build-dir DIR] [--out DIR]
+
+A scenario is checked once, by the module program's own reader
+(`ssl_device --check`), before the five modules start: a file that is
+missing or wrong gets one message naming its line, not five.
 
 What the radio task prints (apps/ssl/tasks_radio.c) is the source of the
 detections and alerts; the hub's report gives busy, sleep, frames and
@@ -27,6 +32,7 @@ import json
 import math
 import re
 import shutil
+import subprocess
 import sys
 import time
 import tomllib
@@ -278,9 +284,28 @@ def check_ffts(alerts, records, names):
     return out
 
 
+def check_scenario(bdir, scenario):
+    """What the module program's reader says is wrong with `scenario`
+    (`ssl_device --check`), or None if it would run."""
+    exe = Path(bdir) / "apps" / "ssl" / TARGET
+    r = subprocess.run([str(exe), "--scenario", str(Path(scenario).resolve()), "--check"],
+                       capture_output=True, text=True)
+    if r.returncode == 0:
+        return None
+    return (r.stderr.strip() or r.stdout.strip()
+            or f"{TARGET} --check exited with status {r.returncode}")
+
+
 def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     """Run the device on `scenario` and print the report; returns (status,
-    summary dict) with the detections, alerts and the trace's path."""
+    summary dict) with the detections, alerts and the trace's path. A
+    scenario the modules would refuse is reported once, with status 2."""
+    problem = check_scenario(bdir, scenario)
+    if problem:
+        print_(f"demo: {problem}")
+        print_(f"demo: scenario {scenario} refused, no module started (the format: "
+               "apps/ssl/README.md, \"Scenario files\")")
+        return 2, None
     dev = devmod.load(DEVICE)
     names = task_names()
     lines = []
@@ -318,14 +343,14 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     return 0, {"detections": found, "alerts": alerts, "trace": trace, "report": report}
 
 
-def demo(build_dir_arg, port):
+def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, seed=1):
     """`motet demo`: build the module program, run the device, report."""
     status = build.build(build_dir_arg, port, targets=[TARGET])
     if status != 0:
         return status
     print("demo: sound localisation and fire detection on a simulated five-module device",
           flush=True)
-    return run_demo(build.build_dir(build_dir_arg))[0]
+    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir, seed)[0]
 
 
 def main(argv=None):
