@@ -75,33 +75,13 @@ def run(harness, elf, *args):
                           capture_output=True, text=True)
 
 
-def flat(path):
-    out = {}
-    for line in path.read_text().splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        fields = line.split()
-        out[fields[2]] = int(fields[0])
-    return out
-
-
-def per_pc(path):
-    rows = []
-    for line in path.read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        addr, cycles, runs, func = line.split()
-        rows.append((int(addr, 16), int(cycles), int(runs), func))
-    return rows
-
-
 def test_per_address_profile_counts_the_gated_loop_exactly(image):
     harness, elf, work = image
     prof, pcs = work / "flat.txt", work / "pcs.txt"
     r = run(harness, elf, "--profile", str(prof), "--profile-pc", str(pcs), "--profile-gate",
             "A1")
     assert r.returncode == 0, r.stderr
-    rows = per_pc(pcs)
+    rows = port_avr.read_profile_pcs(pcs)
     assert [a for a, *_ in rows] == sorted(a for a, *_ in rows), "not in address order"
     assert not any(func == "outside_loop" for *_, func in rows), "counted outside the gate"
     loop = [runs for _, _, runs, func in rows if func == "gated_loop"]
@@ -111,7 +91,7 @@ def test_per_address_profile_counts_the_gated_loop_exactly(image):
     by_func = {}
     for _, cycles, _, func in rows:
         by_func[func] = by_func.get(func, 0) + cycles
-    assert by_func == flat(prof)
+    assert by_func == port_avr.read_profile(prof)
 
 
 def test_per_address_profile_needs_the_flat_one(image):

@@ -29,7 +29,8 @@ import tempfile
 from pathlib import Path
 
 from . import build, report
-from .port_avr import BenchError, _harness_run, harness_or_exit, read_trace, windows
+from .port_avr import (BenchError, _harness_run, harness_or_exit, read_profile, read_trace,
+                       windows)
 
 N1, N2, MEM_N = 8, 16, 32  # as in bench_avr_ssl.c
 VARIANTS = ("standalone", "motet", "motet_nolog")
@@ -52,13 +53,7 @@ def _profile(exe, elf, pin, work):
     status, out, err = _harness_run(exe, elf, ["--profile", str(path), "--profile-gate", pin])
     if status != 0:
         raise BenchError(f"{elf.name} failed under the profiler (status {status}):\n{out}{err}")
-    funcs = {}
-    for line in path.read_text().splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        fields = line.split()
-        funcs[fields[2]] = int(fields[0])
-    return funcs
+    return read_profile(path)
 
 
 def measure(exe, elf, work):

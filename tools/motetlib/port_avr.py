@@ -171,6 +171,30 @@ def read_trace(path):
     return events
 
 
+def read_profile(path):
+    """{function: cycles} from a motet-simavr flat profile (--profile),
+    heaviest first."""
+    funcs = {}
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        fields = line.split()
+        funcs[fields[2]] = int(fields[0])
+    return funcs
+
+
+def read_profile_pcs(path):
+    """[(address, cycles, executions, function)] in address order from a
+    motet-simavr per-instruction profile (--profile-pc)."""
+    rows = []
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        addr, cycles, runs, func = line.split()
+        rows.append((int(addr, 16), int(cycles), int(runs), func))
+    return rows
+
+
 def windows(events):
     """Durations of the high pulses of one pin, in order."""
     out, rise = [], None
@@ -242,15 +266,7 @@ def _analyse(events):
 
 def _top_functions(path, runs, n=5):
     """[(cycles per run, function)] of the heaviest functions of a profile."""
-    out = []
-    for line in Path(path).read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        fields = line.split()
-        out.append((int(fields[0]) / runs, fields[2]))
-        if len(out) == n:
-            break
-    return out
+    return [(cycles / runs, func) for func, cycles in list(read_profile(path).items())[:n]]
 
 
 def measure_image(exe, elf, work):
