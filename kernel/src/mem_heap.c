@@ -527,9 +527,11 @@ static MT_NOINLINE mt_err_t free_located(void *ptr)
     return MT_OK;
 }
 
-mt_err_t mem_free(void *ptr)
+/* mem_free() of a pointer that is not NULL: out of line, so that a free
+ * of NULL (an application's "nothing held yet") returns before this
+ * frame's register saves. */
+static MT_NOINLINE mt_err_t free_block(void *ptr)
 {
-    if (ptr == NULL) return MT_OK;
     uint16_t off;
     mem_hdr_t h;
     port_irq_state_t s = port_irq_save();
@@ -545,6 +547,12 @@ mt_err_t mem_free(void *ptr)
     port_irq_restore(s);
     log_event_frequent(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
+}
+
+mt_err_t mem_free(void *ptr)
+{
+    if (ptr == NULL) return MT_OK;
+    return free_block(ptr);
 }
 
 /* Interrupts stay off for the whole walk: an interrupt handler freeing the
