@@ -1088,12 +1088,11 @@ static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
 }
 
 /* queue_bare_isr() in a timer's own block `own` (MSG_TIMER_BLOCK), which
- * cannot run out; out of line, one copy for both ways in below. */
+ * cannot run out; irq off, as every timer expiry is posted (timer.c), so
+ * no lock of its own. Out of line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, mt_port_t port, msg_t *own)
 {
-    port_irq_state_t s = port_irq_save();
     push_bare_irq_off(t, port, own, MSG_FROM_ISR | MSG_TIMER_BLOCK);
-    port_irq_restore(s);
     return MT_OK;
 }
 

@@ -73,7 +73,7 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
  * of a bare message without the SEND record, which the caller's EV_TIMER
  * record, logged just before, stands for. It goes in `own`, the timer's
  * free message block, if given and the task is initialised, else in a pool
- * block. Errors are logged as usual. */
+ * block. Errors are logged as usual. Irq off (the timer service's). */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);

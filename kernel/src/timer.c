@@ -287,16 +287,26 @@ static void timer_service(void)
     port_compare_disable();
 }
 
-void timer_isr_compare(void)
+/* The compare interrupt's work; irq off. */
+static MT_INLINE void compare_service(void)
 {
-    port_irq_state_t s = port_irq_save();
     compare_interrupts++;
 #if MOTET_TIMER_PERIODIC
     tick_service();
 #else
     timer_service();
 #endif
+}
+
+void timer_isr_compare(void)
+{
+#ifdef PORT_ISR_IRQ_OFF /* the port calls it with interrupts held off */
+    compare_service();
+#else
+    port_irq_state_t s = port_irq_save();
+    compare_service();
     port_irq_restore(s);
+#endif
 }
 
 uint32_t timer_interrupt_count(void)
