@@ -97,7 +97,6 @@ typedef struct queue_level {
 
 /* The queue's state, for the inline operations below only. */
 extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
-extern uint8_t queue_count;
 /* The level bitmap; written with irq off only, read without the lock as a
  * hint (see drain_above()). */
 extern volatile queue_bits_t queue_levels;
@@ -111,7 +110,8 @@ void queue_init(void);
 void queue_insert_by_seq(msg_t *m, mt_prio_t prio);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
-/* Messages in the queue. */
+/* Messages in the queue, counted (no count is kept: it would cost every
+ * message two updates for the sake of this query); irq off. */
 uint8_t queue_length(void);
 
 /* The bit of level p in the bitmap. */
@@ -132,7 +132,6 @@ static MT_INLINE void queue_push(msg_t *m, mt_prio_t prio)
         l->head = m;
     l->tail = m;
     queue_levels |= queue_bit(prio);
-    queue_count++;
 }
 
 /* Highest set bit of a non-zero bitmap: clz where it is an instruction,
@@ -181,7 +180,6 @@ static MT_INLINE msg_t *queue_pop_above(mt_prio_t floor)
         queue_levels = (queue_bits_t) (bits & ~queue_bit(top));
     }
     m->next = NULL;
-    queue_count--;
     return m;
 }
 
