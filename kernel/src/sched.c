@@ -1024,12 +1024,13 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     task_t *self = S.current;
     if (self && !thread_running() && out < self->n_routes) {
         out_route_t *r = &self->routes[out];
-        if (send_args_ok(r->port, data, len, flags)) {
+        mt_port_t port = r->port;
+        if (send_args_ok(port, data, len, flags)) {
             port_irq_state_t s = port_irq_save(); /* see run_at_once() */
             task_t *t = r->local;                 /* K runs: tested above */
             if (t && runs_at_once_from_k(t))
-                return run_at_once_routed(t, s, r->port, data, len, flags);
-            if (t) return send_waiting(t, send_how(s, r->port, flags), data, len);
+                return run_at_once_routed(t, s, port, data, len, flags);
+            if (t) return send_waiting(t, send_how(s, port, flags), data, len);
             port_irq_restore(s);
         }
     }
