@@ -825,17 +825,17 @@ typedef uint16_t send_how_t;
 static MT_INLINE send_how_t send_how(port_irq_state_t s, mt_port_t port, uint8_t flags)
 {
     S.handed_irq = s;
-    return (send_how_t) (port | (uint16_t) flags << 8);
+    return (send_how_t) ((uint16_t) port << 8 | flags);
 }
 
 static MT_INLINE mt_port_t how_port(send_how_t how)
 {
-    return (mt_port_t) how;
+    return (mt_port_t) (how >> 8);
 }
 
 static MT_INLINE uint8_t how_flags(send_how_t how)
 {
-    return (uint8_t) (how >> 8);
+    return (uint8_t) how;
 }
 
 /* run_at_once_body() of a send handed on by send_how(). */
@@ -877,7 +877,6 @@ static MT_INLINE bool queues_at_once(const task_t *t, uint16_t len, uint8_t flag
  * caller's live across it. */
 static MT_NOINLINE mt_err_t send_waiting(task_t *t, send_how_t how, void *data, uint16_t len)
 {
-    port_irq_state_t s = S.handed_irq;
     mt_port_t port = how_port(how);
     uint8_t flags = how_flags(how);
     mt_pid_t dst = t->pid; /* t is pid's while interrupts stay off */
@@ -885,7 +884,7 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, send_how_t how, void *data, 
                    ? slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache))
                    : NULL;
     if (!m) {
-        port_irq_restore(s);
+        port_irq_restore(S.handed_irq);
         return sched_deliver(t, dst, port, data, len, flags, port_in_isr());
     }
     mt_pid_t src = S.current ? S.current->pid : MT_PID_NONE;
@@ -901,7 +900,7 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, send_how_t how, void *data, 
      * or less important, and an interrupt's exit runs only what outranks
      * the sender (rules 2 and 3). */
     log_event_inline_irq_off(EV_SEND, src, (uint16_t) ((dst << 8) | port));
-    port_irq_restore(s);
+    port_irq_restore(S.handed_irq);
     return MT_OK;
 }
 
