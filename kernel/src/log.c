@@ -43,6 +43,11 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
     log_record_inline(type, pid, arg);
 }
 
+void log_record_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    log_record_inline_irq_off(type, pid, arg);
+}
+
 unsigned log_drain(log_record_t *out, unsigned max)
 {
     port_irq_state_t s = port_irq_save();

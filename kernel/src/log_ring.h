@@ -6,7 +6,8 @@
  * a call to log_record(): about ten instructions of a record's twenty on
  * 32-bit cores, ten cycles of fifty on 8 bits for some 130 bytes of flash a
  * copy. Those of a timer expiry or a heap block, one per operation rather
- * than two per message, are in line on 32-bit cores only.
+ * than two per message, are in line on 32-bit cores only; all of them are
+ * written inside the caller's own critical section where it has one.
  *
  * Two positions in an endless sequence of records: `written` (the next
  * record goes there) and `drained` (the oldest not yet drained, which may
@@ -89,14 +90,19 @@ static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t p
     log_record_inline_irq_off(type, pid, arg);
 }
 
-/* log_event() for a record per operation (timer expiry, heap block): in
- * line where a copy is small, a call where int is 16 bits (8-bit cores). */
-static MT_INLINE void log_event_frequent(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+/* log_record_inline_irq_off() out of line (log.c). */
+void log_record_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg);
+
+/* log_event() for a record per operation (timer expiry, heap block), by a
+ * caller holding irq off (its own critical section: no lock of the
+ * record's own): in line where a copy is small, a call where int is 16
+ * bits (8-bit cores). */
+static MT_INLINE void log_event_frequent_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     if (sizeof(unsigned) == 2)
-        log_record(type, pid, arg);
+        log_record_irq_off(type, pid, arg);
     else
-        log_record_inline(type, pid, arg);
+        log_record_inline_irq_off(type, pid, arg);
 }
 
 #else
@@ -115,7 +121,7 @@ static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t p
     (void) arg;
 }
 
-static MT_INLINE void log_event_frequent(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+static MT_INLINE void log_event_frequent_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     (void) type;
     (void) pid;

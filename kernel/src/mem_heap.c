@@ -472,10 +472,13 @@ void *mem_alloc_owned(size_t size, mt_pid_t owner)
     uint16_t got = 0;
     port_irq_state_t s = port_irq_save();
     uint16_t blk = take(need, owner, &got);
-    port_irq_restore(s);
-    if (blk == MEM_NIL) return alloc_refused();
+    if (blk == MEM_NIL) {
+        port_irq_restore(s);
+        return alloc_refused();
+    }
     /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
-    log_event_frequent(EV_ALLOC, owner, got - MEM_HDR);
+    log_event_frequent_irq_off(EV_ALLOC, owner, got - MEM_HDR);
+    port_irq_restore(s);
     return &heap.bytes[blk + MEM_HDR];
 }
 
@@ -527,9 +530,11 @@ static MT_NOINLINE mt_err_t free_located(void *ptr)
     return MT_OK;
 }
 
-mt_err_t mem_free(void *ptr)
+/* mem_free() of a pointer that is not NULL: out of line, so that a free
+ * of NULL (an application's "nothing held yet") returns before this
+ * frame's register saves. */
+static MT_NOINLINE mt_err_t free_block(void *ptr)
 {
-    if (ptr == NULL) return MT_OK;
     uint16_t off;
     mem_hdr_t h;
     port_irq_state_t s = port_irq_save();
@@ -542,9 +547,15 @@ mt_err_t mem_free(void *ptr)
     uint16_t next;
     uint16_t prev = free_around(off, &next);
     release_inline(off, blk_size(h), prev, next);
+    log_event_frequent_irq_off(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     port_irq_restore(s);
-    log_event_frequent(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
+}
+
+mt_err_t mem_free(void *ptr)
+{
+    if (ptr == NULL) return MT_OK;
+    return free_block(ptr);
 }
 
 /* Interrupts stay off for the whole walk: an interrupt handler freeing the

@@ -90,6 +90,8 @@ static struct {
     volatile bool stop;
     unsigned dispatched;
     sched_remote_send_fn remote_send;
+    /* The lock state a fast path hands on (send_how_t). */
+    port_irq_state_t handed_irq;
 } S;
 
 void sched_init(void)
@@ -812,21 +814,45 @@ static MT_INLINE mt_err_t run_at_once_body(task_t *t, port_irq_state_t s, mt_por
     return MT_OK;
 }
 
-static MT_NOINLINE mt_err_t run_at_once(task_t *t, port_irq_state_t s, mt_port_t port, void *data,
-                                        uint16_t len, uint8_t flags)
+/* How the fast paths hand a send on to run_at_once() or send_waiting():
+ * with interrupts still off since the lookup, the state to restore in
+ * S.handed_irq (nothing can run between the store and the callee's read)
+ * and the port and flags in one 16-bit argument. The callee then takes four
+ * arguments, which 8-bit cores pass in registers the caller need not save,
+ * so that the caller saves none and the call is a jump. */
+typedef uint16_t send_how_t;
+
+static MT_INLINE send_how_t send_how(port_irq_state_t s, mt_port_t port, uint8_t flags)
 {
-    return run_at_once_body(t, s, port, data, len, flags);
+    S.handed_irq = s;
+    return (send_how_t) ((uint16_t) port << 8 | flags);
+}
+
+static MT_INLINE mt_port_t how_port(send_how_t how)
+{
+    return (mt_port_t) (how >> 8);
+}
+
+static MT_INLINE uint8_t how_flags(send_how_t how)
+{
+    return (uint8_t) how;
+}
+
+/* run_at_once_body() of a send handed on by send_how(). */
+static MT_NOINLINE mt_err_t run_at_once(task_t *t, send_how_t how, void *data, uint16_t len)
+{
+    return run_at_once_body(t, S.handed_irq, how_port(how), data, len, how_flags(how));
 }
 
 /* run_at_once() for sched_send(), the send along a task graph's edges:
  * in line on 32-bit cores (one frame where the call makes two, about 20
- * instructions less per message), a call on 8-bit ones, where a second copy
+ * instructions less per message), a jump on 8-bit ones, where a second copy
  * of the body would cost several hundred bytes of flash. */
 static MT_INLINE mt_err_t run_at_once_routed(task_t *t, port_irq_state_t s, mt_port_t port,
                                              void *data, uint16_t len, uint8_t flags)
 {
     if (sizeof(unsigned) > 2) return run_at_once_body(t, s, port, data, len, flags);
-    return run_at_once(t, s, port, data, len, flags);
+    return run_at_once(t, send_how(s, port, flags), data, len);
 }
 
 /* A task-context send from K to an initialised local task that must wait
@@ -844,20 +870,21 @@ static MT_INLINE bool queues_at_once(const task_t *t, uint16_t len, uint8_t flag
 }
 
 /* A send from K that cannot run at once, with interrupts off since the
- * caller looked t up (state `s`): one queues_at_once() accepts is queued
+ * caller looked t up (handed on by send_how()): one queues_at_once() accepts is queued
  * in that critical section, so that t cannot be killed in between; any
  * other, or one that finds the pool empty, goes to sched_deliver(), which
- * logs why it fails. One call in the caller's tail, with nothing of the
+ * logs why it fails. A jump in the caller's tail, with nothing of the
  * caller's live across it. */
-static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_t port, void *data,
-                                         uint16_t len, uint8_t flags)
+static MT_NOINLINE mt_err_t send_waiting(task_t *t, send_how_t how, void *data, uint16_t len)
 {
+    mt_port_t port = how_port(how);
+    uint8_t flags = how_flags(how);
     mt_pid_t dst = t->pid; /* t is pid's while interrupts stay off */
     msg_t *m = queues_at_once(t, len, flags)
                    ? slab_take_irq_off(&msg_cache, SLAB_GEOMETRY(msg_cache))
                    : NULL;
     if (!m) {
-        port_irq_restore(s);
+        port_irq_restore(S.handed_irq);
         return sched_deliver(t, dst, port, data, len, flags, port_in_isr());
     }
     mt_pid_t src = S.current ? S.current->pid : MT_PID_NONE;
@@ -873,7 +900,7 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, port_irq_state_t s, mt_port_
      * or less important, and an interrupt's exit runs only what outranks
      * the sender (rules 2 and 3). */
     log_event_inline_irq_off(EV_SEND, src, (uint16_t) ((dst << 8) | port));
-    port_irq_restore(s);
+    port_irq_restore(S.handed_irq);
     return MT_OK;
 }
 
@@ -950,8 +977,8 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     port_irq_state_t s = port_irq_save(); /* from the lookup to the push: see run_at_once() */
     task_t *t = S.tasks[TASK_SLOT(pid)];
     if (t && t->pid == pid) {
-        if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
-        return send_waiting(t, s, port, data, len, flags);
+        if (runs_at_once(t)) return run_at_once(t, send_how(s, port, flags), data, len);
+        return send_waiting(t, send_how(s, port, flags), data, len);
     }
     port_irq_restore(s);
     return send_to_general(pid, port, data, len, flags);
@@ -966,8 +993,8 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
         return log_error(MT_ERR_NO_TASK);
     }
     if (send_args_ok(port, data, len, flags)) {
-        if (runs_at_once(t)) return run_at_once(t, s, port, data, len, flags);
-        return send_waiting(t, s, port, data, len, flags);
+        if (runs_at_once(t)) return run_at_once(t, send_how(s, port, flags), data, len);
+        return send_waiting(t, send_how(s, port, flags), data, len);
     }
     port_irq_restore(s);
     return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
@@ -996,12 +1023,13 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     task_t *self = S.current;
     if (self && !thread_running() && out < self->n_routes) {
         out_route_t *r = &self->routes[out];
-        if (send_args_ok(r->port, data, len, flags)) {
+        mt_port_t port = r->port;
+        if (send_args_ok(port, data, len, flags)) {
             port_irq_state_t s = port_irq_save(); /* see run_at_once() */
             task_t *t = r->local;                 /* K runs: tested above */
             if (t && runs_at_once_from_k(t))
-                return run_at_once_routed(t, s, r->port, data, len, flags);
-            if (t) return send_waiting(t, s, r->port, data, len, flags);
+                return run_at_once_routed(t, s, port, data, len, flags);
+            if (t) return send_waiting(t, send_how(s, port, flags), data, len);
             port_irq_restore(s);
         }
     }
@@ -1060,12 +1088,11 @@ static MT_INLINE mt_err_t queue_bare_isr(task_t *t, mt_port_t port)
 }
 
 /* queue_bare_isr() in a timer's own block `own` (MSG_TIMER_BLOCK), which
- * cannot run out; out of line, one copy for both ways in below. */
+ * cannot run out; irq off, as every timer expiry is posted (timer.c), so
+ * no lock of its own. Out of line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, mt_port_t port, msg_t *own)
 {
-    port_irq_state_t s = port_irq_save();
     push_bare_irq_off(t, port, own, MSG_FROM_ISR | MSG_TIMER_BLOCK);
-    port_irq_restore(s);
     return MT_OK;
 }
 
@@ -1120,7 +1147,9 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
     return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
 }
 
-void *sched_take_msg(msg_t *msg)
+/* sched_take_msg() for all but a heap payload run at once and taken by
+ * its receiver: out of line, so that the common case saves no registers. */
+static MT_NOINLINE void *take_msg_general(msg_t *msg)
 {
     if (!msg || !msg->len || !msg->data) return NULL;
     if (msg->flags & MSG_HEAP) {
@@ -1133,6 +1162,18 @@ void *sched_take_msg(msg_t *msg)
     void *copy = mem_alloc(msg->len);
     if (copy) memcpy(copy, msg->data, msg->len);
     return copy;
+}
+
+/* The common case: the receiver of a heap payload run at once (it owns the
+ * block already, MSG_DST_OWNS) takes it; no hand-over left to do. */
+void *sched_take_msg(msg_t *msg)
+{
+    if (msg && (msg->flags & (MSG_HEAP | MSG_DST_OWNS)) == (MSG_HEAP | MSG_DST_OWNS) && msg->len &&
+        msg->data && msg->dst == current_pid()) {
+        msg->flags &= (uint8_t) ~(MSG_HEAP | MSG_DST_OWNS);
+        return msg->data;
+    }
+    return take_msg_general(msg);
 }
 
 /* ---- killing ---- */

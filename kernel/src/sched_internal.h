@@ -73,7 +73,7 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
  * of a bare message without the SEND record, which the caller's EV_TIMER
  * record, logged just before, stands for. It goes in `own`, the timer's
  * free message block, if given and the task is initialised, else in a pool
- * block. Errors are logged as usual. */
+ * block. Errors are logged as usual. Irq off (the timer service's). */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
@@ -97,7 +97,6 @@ typedef struct queue_level {
 
 /* The queue's state, for the inline operations below only. */
 extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
-extern uint8_t queue_count;
 /* The level bitmap; written with irq off only, read without the lock as a
  * hint (see drain_above()). */
 extern volatile queue_bits_t queue_levels;
@@ -111,7 +110,8 @@ void queue_init(void);
 void queue_insert_by_seq(msg_t *m, mt_prio_t prio);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
-/* Messages in the queue. */
+/* Messages in the queue, counted (no count is kept: it would cost every
+ * message two updates for the sake of this query); irq off. */
 uint8_t queue_length(void);
 
 /* The bit of level p in the bitmap. */
@@ -132,7 +132,6 @@ static MT_INLINE void queue_push(msg_t *m, mt_prio_t prio)
         l->head = m;
     l->tail = m;
     queue_levels |= queue_bit(prio);
-    queue_count++;
 }
 
 /* Highest set bit of a non-zero bitmap: clz where it is an instruction,
@@ -181,7 +180,6 @@ static MT_INLINE msg_t *queue_pop_above(mt_prio_t floor)
         queue_levels = (queue_bits_t) (bits & ~queue_bit(top));
     }
     m->next = NULL;
-    queue_count--;
     return m;
 }
 

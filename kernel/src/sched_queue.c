@@ -10,7 +10,6 @@
 
 queue_level_t queue_level[MOTET_PRIO_LEVELS];
 volatile queue_bits_t queue_levels;
-uint8_t queue_count;
 const queue_bits_t queue_level_bit[] = {
     0x01u,  0x02u,  0x04u,  0x08u,  0x10u,   0x20u,   0x40u,   0x80u,
 #if MOTET_PRIO_LEVELS > 8 /* queue_bits_t has 16 bits */
@@ -23,7 +22,6 @@ void queue_init(void)
     for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
         queue_level[p].head = queue_level[p].tail = NULL;
     queue_levels = 0;
-    queue_count = 0;
 }
 
 static bool seq_before(uint16_t a, uint16_t b)
@@ -43,7 +41,6 @@ void queue_insert_by_seq(msg_t *m, mt_prio_t prio)
     *link = m;
     if (!m->next) l->tail = m;
     queue_levels |= queue_bit(prio);
-    queue_count++;
 }
 
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
@@ -59,7 +56,6 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
             m->next = NULL;
             *removed_tail = m;
             removed_tail = &m->next;
-            queue_count--;
         } else {
             l->tail = m;
             link = &m->next;
@@ -71,5 +67,8 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
 
 uint8_t queue_length(void)
 {
-    return queue_count;
+    uint8_t n = 0;
+    for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
+        for (const msg_t *m = queue_level[p].head; m; m = m->next) n++;
+    return n;
 }

@@ -206,7 +206,7 @@ static bool expire_head(void)
     timer_head = t->next;
     list_base += t->delta; /* now the expired deadline */
     /* A task timer's one record: its post logs no SEND of its own. */
-    log_event_frequent(EV_TIMER, t->owner, t->index);
+    log_event_frequent_irq_off(EV_TIMER, t->owner, t->index);
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
     if (kernel_timer)
         thread_timer_fired(t->index);
@@ -287,16 +287,26 @@ static void timer_service(void)
     port_compare_disable();
 }
 
-void timer_isr_compare(void)
+/* The compare interrupt's work; irq off. */
+static MT_INLINE void compare_service(void)
 {
-    port_irq_state_t s = port_irq_save();
     compare_interrupts++;
 #if MOTET_TIMER_PERIODIC
     tick_service();
 #else
     timer_service();
 #endif
+}
+
+void timer_isr_compare(void)
+{
+#ifdef PORT_ISR_IRQ_OFF /* the port calls it with interrupts held off */
+    compare_service();
+#else
+    port_irq_state_t s = port_irq_save();
+    compare_service();
     port_irq_restore(s);
+#endif
 }
 
 uint32_t timer_interrupt_count(void)

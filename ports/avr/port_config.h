@@ -65,6 +65,9 @@ typedef struct port_context {
  * several times. The I bit of SREG is the whole state. */
 #include <avr/io.h>
 #define PORT_IRQ_INLINE 1
+/* An interrupt's body runs with the I bit clear (port.h): the hardware
+ * clears it on entry and PORT_AVR_ISR sets it only in the exit dispatch. */
+#define PORT_ISR_IRQ_OFF 1
 /* Nesting of PORT_AVR_ISR bodies (port_avr_irq.c). */
 extern volatile uint8_t port_avr_isr_depth;
 static MT_INLINE uint8_t port_irq_save(void)

@@ -12,7 +12,10 @@
  * context; "irq off" means the caller holds interrupts disabled.
  *
  * Hooks the port calls back into the kernel:
- *   timer_isr_compare()  from the compare interrupt;
+ *   timer_isr_compare()  from the compare interrupt (a port whose
+ *   interrupt bodies run with interrupts held off may say so by defining
+ *   PORT_ISR_IRQ_OFF in port_config.h: the kernel then takes no lock of its
+ *   own there);
  *   sched_isr_enter() / sched_isr_exit() around every interrupt that may
  *   post messages; sched_isr_exit(), called with interrupts off, runs
  *   higher-priority handlers at interrupt exit, turning interrupts on only
