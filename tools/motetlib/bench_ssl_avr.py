@@ -29,8 +29,8 @@ import tempfile
 from pathlib import Path
 
 from . import build, report
-from .port_avr import (BenchError, _harness_run, harness_or_exit, read_profile, read_trace,
-                       windows)
+from .port_avr import (BenchError, _harness_run, harness_or_exit, read_profile,
+                       read_profile_pcs, read_trace, windows)
 
 N1, N2, MEM_N = 8, 16, 32  # as in bench_avr_ssl.c
 VARIANTS = ("standalone", "motet", "motet_nolog")
@@ -47,13 +47,78 @@ def _window(events, pin):
     return w[0]
 
 
+# The kernel's work in a block, by operation: the functions each runs in.
+# A kernel function not named here is reported as "other kernel code", so
+# nothing is left out of the table.
+OPERATIONS = (
+    ("timer interrupt and expiry", ("__vectors", "__vector_12", "timer_isr_compare",
+                                    "timer_service", "timer_now_irq_off", "port_compare_set",
+                                    "sched_post_timer_expiry", "queue_timer_block",
+                                    "sched_isr_exit")),
+    ("dispatch: run a handler, return, take the next", ("run_at_once", "drain_held_off",
+                                                        "drain_above")),
+    ("send: checks, lookup, queueing", ("sched_send", "send_waiting")),
+    ("heap: alloc, hand-over, take, free", ("mem_alloc", "mem_alloc_owned", "mem_free",
+                                            "mem_set_owner", "sched_take_msg",
+                                            "sched_current_pid")),
+    ("event records written by a call", ("log_record",)),
+)
+# The calling convention's instructions: saved registers and calls.
+CONVENTION = {"push", "pop", "call", "rcall", "icall", "ret", "reti", "jmp", "rjmp", "ijmp"}
+
+
 def _profile(exe, elf, pin, work):
-    """{function: cycles} while `pin` was high."""
+    """({function: cycles}, per-instruction rows) while `pin` was high."""
     path = Path(work) / f"profile-{elf.stem}-{pin}.txt"
-    status, out, err = _harness_run(exe, elf, ["--profile", str(path), "--profile-gate", pin])
+    pcs = Path(work) / f"profile-pc-{elf.stem}-{pin}.txt"
+    status, out, err = _harness_run(exe, elf, ["--profile", str(path), "--profile-pc", str(pcs),
+                                               "--profile-gate", pin])
     if status != 0:
         raise BenchError(f"{elf.name} failed under the profiler (status {status}):\n{out}{err}")
-    return read_profile(path)
+    return read_profile(path), read_profile_pcs(pcs)
+
+
+def _disassembly(elf):
+    """({address: mnemonic}, {function: entry address}) of an AVR image."""
+    text = subprocess.run(["avr-objdump", "-d", str(elf)], capture_output=True, text=True,
+                          check=True).stdout
+    ops, entries = {}, {}
+    for line in text.splitlines():
+        m = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
+        if m:
+            entries[m.group(2)] = int(m.group(1), 16)
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*\t(\S+)", line)
+        if m:
+            ops[int(m.group(1), 16)] = m.group(2)
+    return ops, entries
+
+
+def _operations(elf, pcs1, pcs3, app):
+    """Per block, for each kernel operation (OPERATIONS, then any other
+    kernel function): cycles, cycles in the calling convention's
+    instructions, and {function: calls} from the executions of its entry."""
+    ops, entries = _disassembly(elf)
+    per_block = {}
+    for sign, rows in ((-1, pcs1), (1, pcs3)):
+        for addr, cycles, runs, func in rows:
+            c = per_block.setdefault(func, {"cycles": 0, "convention": 0, "calls": 0})
+            c["cycles"] += sign * cycles / (N2 - N1)
+            if ops.get(addr) in CONVENTION:
+                c["convention"] += sign * cycles / (N2 - N1)
+            if addr == entries.get(func):
+                c["calls"] += sign * runs / (N2 - N1)
+    named = {f for _, funcs in OPERATIONS for f in funcs}
+    other = tuple(f for f, c in per_block.items()
+                  if f not in named and not app.match(f) and round(c["cycles"]) > 0)
+    table = []
+    for name, funcs in OPERATIONS + (("other kernel code", other),):
+        rows = [(f, per_block[f]) for f in funcs if f in per_block]
+        table.append({"operation": name,
+                      "cycles": sum(c["cycles"] for _, c in rows),
+                      "convention": sum(c["convention"] for _, c in rows),
+                      "calls": {f: c["calls"] for f, c in rows if round(c["calls"]) > 0}})
+    return table
 
 
 def measure(exe, elf, work):
@@ -68,27 +133,64 @@ def measure(exe, elf, work):
     res = {"sound": [int(b) for b in re.findall(r"^sound (\d+)$", out, re.M)],
            "stack": json.loads(summary.read_text()).get("stack_used"), "mem": None}
     if "A2" in events:  # the Motet builds: stolen time, heap loop
-        p1, p3 = _profile(exe, elf, "A1", work), _profile(exe, elf, "A3", work)
+        (p1, pcs1), (p3, pcs3) = _profile(exe, elf, "A1", work), _profile(exe, elf, "A3", work)
         first -= p1.get(SPIN, 0)
         second -= p3.get(SPIN, 0)
         res["mem"] = (_window(events, "A4") - _window(events, "A2")) / MEM_N
         res["kernel_top"] = _kernel_top(p1, p3)
+        res["operations"] = _operations(elf, pcs1, pcs3, APP_FUNCTIONS)
     res["work"] = (second - first) / (N2 - N1)
     return res
 
 
+# The application's and the C library's functions: the rest is the kernel's
+# (the interrupt vectors are the kernel's port, listed in OPERATIONS).
+APP_FUNCTIONS = re.compile(r"^(fft_|sc_|vote_|trig_|max_component|sample_block|mic_task|sc_task|"
+                           r"vote_task|note_decision|driver_task|main$|__(?!vector)\w+|"
+                           r"mem(move|cpy|set)|spin_until_set)")
+
+
 def _kernel_top(p1, p3, n=6):
     """The heaviest functions per block that are not the application's."""
-    app = re.compile(r"^(fft_|sc_|vote_|trig_|max_component|sample_block|mic_task|sc_task|"
-                     r"vote_task|note_decision|__\w+|mem(move|cpy|set)|spin_until_set)")
     per = {f: (p3.get(f, 0) - p1.get(f, 0)) / (N2 - N1) for f in set(p1) | set(p3)}
-    kern = sorted(((c, f) for f, c in per.items() if not app.match(f) and c > 0), reverse=True)
+    kern = sorted(((c, f) for f, c in per.items()
+                   if not APP_FUNCTIONS.match(f) and not f.startswith("__") and c > 0),
+                  reverse=True)
     return kern[:n]
 
 
 def _freq(bdir):
     m = re.search(r"^MOTET_AVR_F_CPU:\w+=(\d+)$", (bdir / "CMakeCache.txt").read_text(), re.M)
     return int(m.group(1)) if m else 8_000_000
+
+
+def _operations_lines(res, over_on, over_off):
+    """The per-operation table: where the kernel's cycles of a block go."""
+    on = {o["operation"]: o for o in res["motet"]["operations"]}
+    off = {o["operation"]: o for o in res["motet_nolog"]["operations"]}
+    w = ["Where the Motet build's cycles go, per block, by kernel operation (the harness's "
+         "profile per instruction, `--profile-pc`; *saves and calls*: the push, pop, call and "
+         "return instructions of those functions, the calling convention's share; *calls*: "
+         "executions of each function's entry):\n",
+         "| operation | log on | log off | saves and calls (log on) | functions (calls per "
+         "block, log on) |",
+         "|---|---:|---:|---:|---|"]
+    total_on = total_off = conv = 0.0
+    for name, o in on.items():
+        o_off = off.get(name, {"cycles": 0.0})
+        if not o["calls"] and round(o["cycles"]) == 0 and round(o_off["cycles"]) == 0:
+            continue  # "other kernel code" when there is none
+        calls = ", ".join(f"{f} {c:.0f}" for f, c in o["calls"].items()) or "-"
+        w.append(f"| {name} | {o['cycles']:.0f} | {o_off['cycles']:.0f} | "
+                 f"{o['convention']:.0f} | {calls} |")
+        total_on += o["cycles"]
+        total_off += o_off["cycles"]
+        conv += o["convention"]
+    w.append(f"| **kernel** | **{total_on:.0f}** | **{total_off:.0f}** | **{conv:.0f}** | |")
+    w.append(f"| the tasks' glue and the rest (overhead less kernel) | {over_on - total_on:.0f} | "
+             f"{over_off - total_off:.0f} | | mic, sc, vote against the standalone's calls |")
+    w.append("")
+    return w
 
 
 def render(res, freq):
@@ -128,6 +230,7 @@ def render(res, freq):
     w.append(f"| memory (mem_alloc of the spectrum block + mem_free, log off) | {mem:.0f} | "
              f"{pct(mem)} |")
     w.append("")
+    w += _operations_lines(res, on - base, off - base)
     top = ", ".join(f"{f} {c:.0f}" for c, f in res["motet"]["kernel_top"])
     w.append(f"Heaviest kernel functions per block (log on, harness profile): {top}. \"The "
              "rest\" is the timer interrupt and expiry that starts each block, three sends "

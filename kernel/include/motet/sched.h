@@ -119,7 +119,8 @@ mt_pid_t sched_current_pid(void);
 mt_prio_t sched_running_prio(void);
 /* Number of handler frames on the shared stack. */
 uint8_t sched_stack_depth(void);
-/* Messages waiting in the queue (held pre-INIT messages included). */
+/* Messages waiting in the queue (held pre-INIT messages included); a
+ * diagnostic: it counts them, with interrupts held off for the walk. */
 uint8_t sched_queued_count(void);
 
 /* Run every queued message that is due, then return (no sleep); task
