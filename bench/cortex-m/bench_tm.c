@@ -104,7 +104,11 @@ static mt_err_t coop_dispatcher(void *state, msg_t *msg)
     (void) state;
     if (msg->port != PORT_KICK || stop) return MT_OK;
     for (unsigned i = 1; i <= RING; i++) send(i, PORT_KICK, NULL, 0); /* below: queued */
-    expect(sched_queued_count() == RING);
+    /* Checked in the first round only: sched_queued_count() walks the
+     * queue, which is the benchmark's cost, not the scenario's. */
+    static bool checked;
+    if (!checked) expect(sched_queued_count() == RING);
+    checked = true;
     return MT_OK;
 }
 
@@ -158,8 +162,9 @@ static mt_err_t irq_self_task(void *state, msg_t *msg)
     unsigned isr_before = counts[1];
     port_cm_irq_raise(LINE);
     /* The interrupt ran at once; its post waits (equal priority, and this
-     * task is on the stack). */
-    expect(counts[1] == isr_before + 1u && sched_queued_count() == 1u);
+     * task is on the stack). The queue is counted in the first round only
+     * (see coop_dispatcher()). */
+    expect(counts[1] == isr_before + 1u && (iterations > 1 || sched_queued_count() == 1u));
     return MT_OK;
 }
 

@@ -6,8 +6,10 @@
  * a call to log_record(): about ten instructions of a record's twenty on
  * 32-bit cores, ten cycles of fifty on 8 bits for some 130 bytes of flash a
  * copy. Those of a timer expiry or a heap block, one per operation rather
- * than two per message, are in line on 32-bit cores only; all of them are
- * written inside the caller's own critical section where it has one.
+ * than two per message, are in line on 32-bit cores only; on the common
+ * paths (an expiry, an allocation, a free the O(1) check accepts) they are
+ * written inside the caller's own critical section, while the rare ones
+ * (a free the heap walk decides, mem_realloc()) log after it.
  *
  * Two positions in an endless sequence of records: `written` (the next
  * record goes there) and `drained` (the oldest not yet drained, which may

@@ -344,17 +344,21 @@ def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tm
     assert not out.exists()
 
 
-def test_demo_command_takes_a_scenario_seed_and_output_directory(build_dir, tmp_path):
-    """`motet demo --scenario FILE --seed N --out DIR` from another directory:
-    the relative scenario path is the caller's, the trace lands in DIR."""
+def test_demo_command_runs_the_users_scenario_into_their_directory(build_dir, tmp_path):
+    """`motet demo --scenario FILE --out DIR` from another directory: the
+    relative scenario path is the caller's, the report follows that file
+    (its length, its seed, its one source's angle, not the demo's), and the
+    trace lands in DIR."""
     scenario = tmp_path / "short.toml"
-    scenario.write_text((ROOT / "apps/ssl/scenarios/demo.toml").read_text()
-                        .replace("duration = 14.0", "duration = 3.0"))
-    r = subprocess.run([str(ROOT / "motet"), "demo", "--scenario", "short.toml", "--seed", "5",
+    scenario.write_text("seed = 9\nduration = 3.0\n[noise]\nsnr_db = 20\n"
+                        "[[source]]\nangle = 250\nstart = 0.5\nduration = 2.0\n"
+                        "kind = \"noise\"\n")
+    r = subprocess.run([str(ROOT / "motet"), "demo", "--scenario", "short.toml",
                         "--out", "trace-here", "--build-dir", str(build_dir)],
                        cwd=tmp_path, capture_output=True, text=True, env=env(),
                        timeout=RUN_TIMEOUT_S)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert f"scenario {scenario.resolve()}: 3 s" in r.stdout, r.stdout
+    assert f"scenario {scenario.resolve()}: 3 s, seed 9" in r.stdout, r.stdout
+    found = [line for line in r.stdout.splitlines() if "direction" in line and "true" in line]
+    assert found and all("(true 250.0°" in line for line in found), r.stdout
     assert (tmp_path / "trace-here" / "ssl-demo-trace.json").is_file()
-    assert "direction" in r.stdout

@@ -63,8 +63,10 @@ OPERATIONS = (
                                             "take_msg_general", "sched_current_pid")),
     ("event records written by a call", ("log_record", "log_record_irq_off")),
 )
-# The calling convention's instructions: saved registers and calls.
-CONVENTION = {"push", "pop", "call", "rcall", "icall", "ret", "reti", "jmp", "rjmp", "ijmp"}
+# The calling convention's instructions: saved registers, calls and
+# returns; a jump only where it enters a function (a tail call), not a
+# branch inside one (_disassembly()).
+CONVENTION = {"push", "pop", "call", "rcall", "icall", "ret", "reti", "tail-jump"}
 
 
 def _profile(exe, elf, pin, work):
@@ -90,7 +92,11 @@ def _disassembly(elf):
             continue
         m = re.match(r"^\s+([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*\t(\S+)", line)
         if m:
-            ops[int(m.group(1), 16)] = m.group(2)
+            op = m.group(2)
+            # objdump names a jump's target <func> at an entry, <func+0x..> inside
+            if op in ("jmp", "rjmp") and re.search(r"<[^+>]+>$", line):
+                op = "tail-jump"
+            ops[int(m.group(1), 16)] = op
     return ops, entries
 
 
@@ -170,7 +176,8 @@ def _operations_lines(res, over_on, over_off):
     off = {o["operation"]: o for o in res["motet_nolog"]["operations"]}
     w = ["Where the Motet build's cycles go, per block, by kernel operation (the harness's "
          "profile per instruction, `--profile-pc`; *saves and calls*: the push, pop, call and "
-         "return instructions of those functions, the calling convention's share; *calls*: "
+         "return instructions of those functions and their jumps into another function (tail "
+         "calls), the calling convention's share; *calls*: "
          "executions of each function's entry):\n",
          "| operation | log on | log off | saves and calls (log on) | functions (calls per "
          "block, log on) |",

@@ -226,16 +226,16 @@ def demo_hello(build_dir_arg, port, **_):
     return run_hello(build.build_dir(build_dir_arg), ["--sim", "--until", "1"])
 
 
-def demo_ssl(build_dir_arg, port, scenario=None, out=None, seed=1):
+def demo_ssl(build_dir_arg, port, scenario=None, out=None):
     """Sound localisation and fire detection on the simulated five-module
     device, with a readable report and a Perfetto trace (ssl_demo.py)."""
     from . import ssl_demo
     return ssl_demo.demo(build_dir_arg, port, scenario or ssl_demo.SCENARIO,
-                         out or ssl_demo.OUT_DIR, seed)
+                         out or ssl_demo.OUT_DIR)
 
 
 # What `motet demo` runs after setup: demo(build_dir_arg, port, scenario=,
-# out=, seed=) -> status.
+# out=) -> status.
 DEMO = demo_ssl
 
 
@@ -245,7 +245,7 @@ def cmd_demo(args):
         return status
     scenario = Path(args.scenario).resolve() if args.scenario else None
     out = Path(args.out).resolve() if args.out else None
-    return DEMO(args.build_dir, args.port, scenario=scenario, out=out, seed=args.seed)
+    return DEMO(args.build_dir, args.port, scenario=scenario, out=out)
 
 
 def cmd_run_hello(args):
@@ -338,9 +338,8 @@ def parser():
     s = sub.add_parser("demo", help="setup, build and run the demo: sound localisation and fire "
                                     "detection on a simulated five-module device")
     s.add_argument("--scenario", metavar="FILE",
-                   help="sound sources, noise and fires to simulate (format: apps/ssl/README.md; "
-                        "default apps/ssl/scenarios/demo.toml)")
-    s.add_argument("--seed", type=int, default=1, help="the bus hub's seed (default 1)")
+                   help="sound sources, noise, fires and the seed of their randomness (format: "
+                        "apps/ssl/README.md; default apps/ssl/scenarios/demo.toml)")
     s.add_argument("--out", metavar="DIR", help="where the trace and event logs go (default out/)")
     _add_build_args(s)
     s.set_defaults(func=cmd_demo)

@@ -173,13 +173,13 @@ def read_trace(path):
 
 def read_profile(path):
     """{function: cycles} from a motet-simavr flat profile (--profile),
-    heaviest first."""
+    heaviest first; static functions of one name add up."""
     funcs = {}
     for line in Path(path).read_text().splitlines():
         if line.startswith("#") or not line.strip():
             continue
-        fields = line.split()
-        funcs[fields[2]] = int(fields[0])
+        cycles, _, func = line.split(None, 2)  # "(no symbol)" has a space
+        funcs[func] = funcs.get(func, 0) + int(cycles)
     return funcs
 
 
@@ -190,7 +190,7 @@ def read_profile_pcs(path):
     for line in Path(path).read_text().splitlines():
         if line.startswith("#") or not line.strip():
             continue
-        addr, cycles, runs, func = line.split()
+        addr, cycles, runs, func = line.split(None, 3)
         rows.append((int(addr, 16), int(cycles), int(runs), func))
     return rows
 
@@ -266,7 +266,8 @@ def _analyse(events):
 
 def _top_functions(path, runs, n=5):
     """[(cycles per run, function)] of the heaviest functions of a profile."""
-    return [(cycles / runs, func) for func, cycles in list(read_profile(path).items())[:n]]
+    heaviest = sorted(read_profile(path).items(), key=lambda fc: -fc[1])[:n]
+    return [(cycles / runs, func) for func, cycles in heaviest]
 
 
 def measure_image(exe, elf, work):

@@ -12,7 +12,7 @@ energy. It writes the modules' event logs as one Chrome trace
 (out/ssl-demo-trace.json: a process per module, a track per task) that
 opens in https://ui.perfetto.dev.
 
-    ./motet demo [--scenario FILE] [--seed N] [--out DIR]
+    ./motet demo [--scenario FILE] [--out DIR]
     python3 -m motetlib.ssl_demo [--scenario FILE] [--build-dir DIR] [--out DIR]
 
 A scenario is checked once, by the module program's own reader
@@ -288,8 +288,13 @@ def check_scenario(bdir, scenario):
     """What the module program's reader says is wrong with `scenario`
     (`ssl_device --check`), or None if it would run."""
     exe = Path(bdir) / "apps" / "ssl" / TARGET
-    r = subprocess.run([str(exe), "--scenario", str(Path(scenario).resolve()), "--check"],
-                       capture_output=True, text=True)
+    if not exe.is_file():
+        return f"{exe} is not built (`./motet build --target {TARGET}`)"
+    try:
+        r = subprocess.run([str(exe), "--scenario", str(Path(scenario).resolve()), "--check"],
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return f"{TARGET} --check did not finish reading the scenario within 60 s"
     if r.returncode == 0:
         return None
     return (r.stderr.strip() or r.stdout.strip()
@@ -343,14 +348,14 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     return 0, {"detections": found, "alerts": alerts, "trace": trace, "report": report}
 
 
-def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, seed=1):
+def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR):
     """`motet demo`: build the module program, run the device, report."""
     status = build.build(build_dir_arg, port, targets=[TARGET])
     if status != 0:
         return status
     print("demo: sound localisation and fire detection on a simulated five-module device",
           flush=True)
-    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir, seed)[0]
+    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir)[0]
 
 
 def main(argv=None):
