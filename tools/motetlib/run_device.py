@@ -36,11 +36,16 @@ from pathlib import Path
 from . import build, device as devmod, hub as hubmod
 
 
+def program_path(bdir, program):
+    """Where a device file's module program is: as given if absolute, else
+    in the build tree."""
+    prog = Path(program)
+    return prog if prog.is_absolute() else Path(bdir) / prog
+
+
 def module_argv(dev, m, sock_path, bdir, seed, log_dir, extra):
     """The command line of module m's process."""
-    prog = Path(m.program)
-    exe = prog if prog.is_absolute() else bdir / prog
-    argv = [str(exe), "--sim", "--seed", str(seed * 1000 + m.id), "--bus", sock_path,
+    argv = [str(program_path(bdir, m.program)), "--sim", "--seed", str(seed * 1000 + m.id), "--bus", sock_path,
             "--module", str(m.id), "--bus-frame-ns", str(m.frame_ns),
             "--bus-byte-ns", str(m.byte_ns), "--counter-start", str(m.counter_start)]
     if log_dir:
@@ -71,7 +76,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         out(f"run: error: module {m.id} is a {m.kind} module; only native modules can run yet")
         return 2, None
     for p in programs(dev):
-        exe = Path(p) if Path(p).is_absolute() else bdir / p
+        exe = program_path(bdir, p)
         if not exe.exists():
             out(f"run: error: {exe} was not built")
             return 1, None

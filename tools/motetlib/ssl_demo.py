@@ -284,12 +284,12 @@ def check_ffts(alerts, records, names):
     return out
 
 
-def check_scenario(bdir, scenario):
-    """What the module program's reader says is wrong with `scenario`
+def check_scenario(dev, bdir, scenario):
+    """What the device's module program says is wrong with `scenario`
     (`ssl_device --check`), or None if it would run."""
-    exe = Path(bdir) / "apps" / "ssl" / TARGET
+    exe = run_device.program_path(bdir, dev.modules[0].program)
     if not exe.is_file():
-        return f"{exe} is not built (`./motet build --target {TARGET}`)"
+        return f"{exe} is not built (`./motet build --target {exe.name}`)"
     try:
         r = subprocess.run([str(exe), "--scenario", str(Path(scenario).resolve()), "--check"],
                            capture_output=True, text=True, timeout=60)
@@ -305,13 +305,13 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     """Run the device on `scenario` and print the report; returns (status,
     summary dict) with the detections, alerts and the trace's path. A
     scenario the modules would refuse is reported once, with status 2."""
-    problem = check_scenario(bdir, scenario)
+    dev = devmod.load(DEVICE)
+    problem = check_scenario(dev, bdir, scenario)
     if problem:
         print_(f"demo: {problem}")
         print_(f"demo: scenario {scenario} refused, no module started (the format: "
                "apps/ssl/README.md, \"Scenario files\")")
         return 2, None
-    dev = devmod.load(DEVICE)
     names = task_names()
     lines = []
     log_dir = Path(out_dir) / "ssl-demo-logs"
