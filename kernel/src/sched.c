@@ -904,16 +904,6 @@ static MT_NOINLINE mt_err_t send_waiting(task_t *t, send_how_t how, void *data, 
     return MT_OK;
 }
 
-/* A task-context send to the local task t, looked up with interrupts off
- * (state `s`) and its arguments checked: at once (rule 1) or queued, by the
- * fast paths, which restore `s`. */
-static MT_INLINE mt_err_t hand_on(task_t *t, port_irq_state_t s, mt_port_t port, void *data,
-                                  uint16_t len, uint8_t flags)
-{
-    if (runs_at_once(t)) return run_at_once(t, send_how(s, port, flags), data, len);
-    return send_waiting(t, send_how(s, port, flags), data, len);
-}
-
 /* ---- the general path: every rule, one by one ---- */
 
 mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -986,7 +976,10 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     if (!send_args_ok(port, data, len, flags)) return send_to_general(pid, port, data, len, flags);
     port_irq_state_t s = port_irq_save(); /* from the lookup to the push: see run_at_once() */
     task_t *t = S.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid) return hand_on(t, s, port, data, len, flags);
+    if (t && t->pid == pid) {
+        if (runs_at_once(t)) return run_at_once(t, send_how(s, port, flags), data, len);
+        return send_waiting(t, send_how(s, port, flags), data, len);
+    }
     port_irq_restore(s);
     return send_to_general(pid, port, data, len, flags);
 }
@@ -999,7 +992,10 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
         port_irq_restore(s);
         return log_error(MT_ERR_NO_TASK);
     }
-    if (send_args_ok(port, data, len, flags)) return hand_on(t, s, port, data, len, flags);
+    if (send_args_ok(port, data, len, flags)) {
+        if (runs_at_once(t)) return run_at_once(t, send_how(s, port, flags), data, len);
+        return send_waiting(t, send_how(s, port, flags), data, len);
+    }
     port_irq_restore(s);
     return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
 }
