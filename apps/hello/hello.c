@@ -17,40 +17,42 @@
 #include "motet/motet.h"
 #include "motet/port.h"
 
-static mt_err_t ticker_task(void *state, msg_t *msg)
+static mt_err_t ticker_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_INIT) {
+    if (port == PORT_INIT) {
         uint32_t period = 0;
-        if (msg->len != sizeof period) return MT_ERR_INVALID;
+        if (len != sizeof period) return MT_ERR_INVALID;
         /* The init string is a time, not ticks, so one description gives
          * the same rate on every port's clock. */
-        memcpy(&period, msg->data, sizeof period); /* microseconds */
+        memcpy(&period, data, sizeof period); /* microseconds */
         return timer_start(0, TIMER_US(period), true);
     }
-    if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
+    if (port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
     return MT_OK;
 }
 
-static mt_err_t hello_task(void *state, msg_t *msg)
+static mt_err_t hello_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
     static char greeting[] = "Hello World";
-    if (msg->port == PORT_0) return sched_send(0, greeting, sizeof greeting - 1, 0);
+    if (port == PORT_0) return sched_send(0, greeting, sizeof greeting - 1, 0);
     return MT_OK;
 }
 
-static mt_err_t radio_task(void *state, msg_t *msg)
+static mt_err_t radio_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     uint32_t *sent = state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     uint32_t us = (uint32_t) ((uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND);
     char line[40];
     int n = snprintf(line, sizeof line, "[%6lu.%03lu ms] radio: ", (unsigned long) (us / 1000u),
                      (unsigned long) (us % 1000u));
     if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
     /* The payload is no C string, and avr-libc's printf has no "%.*s". */
-    port_console_write((const char *) msg->data, msg->len);
+    port_console_write((const char *) data, len);
     port_console_write("\n", 1);
     (*sent)++;
     if (HELLO_GREETINGS && *sent == HELLO_GREETINGS) port_halt(0);

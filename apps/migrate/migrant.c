@@ -41,9 +41,9 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* Field `i` (u32) of an init payload, or `otherwise`. */
-static uint32_t init_u32(const msg_t *msg, unsigned i, uint32_t otherwise)
+static uint32_t init_u32(const void *data, uint16_t len, unsigned i, uint32_t otherwise)
 {
-    return msg->len >= 4 * (i + 1) ? get32((const uint8_t *) msg->data + 4 * i) : otherwise;
+    return len >= 4 * (i + 1) ? get32((const uint8_t *) data + 4 * i) : otherwise;
 }
 
 /* ---- sender ---- */
@@ -57,17 +57,17 @@ typedef struct sender {
 
 /* INIT: u32 period (ticks), u32 first (ticks before the first message),
  * u32 count (0: no end). */
-static mt_err_t sender(void *state, msg_t *msg)
+static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
 {
     sender_t *s = state;
-    if (msg->port == PORT_INIT) {
+    if (port == PORT_INIT) {
         s->next = 1;
-        s->count = init_u32(msg, 2, 0);
-        uint32_t period = init_u32(msg, 0, 0), first = init_u32(msg, 1, period);
+        s->count = init_u32(data, len, 2, 0);
+        uint32_t period = init_u32(data, len, 0, 0), first = init_u32(data, len, 1, period);
         if (!period) return MT_ERR_INVALID;
         return timer_start_phase(sched_current_pid(), 0, first ? first : 1, period);
     }
-    if (msg->port != PORT_TIMEOUT0 || (s->count && s->next > s->count)) return MT_OK;
+    if (port != PORT_TIMEOUT0 || (s->count && s->next > s->count)) return MT_OK;
     uint8_t m[5] = {sched_current_pid()};
     put32(m + 1, s->next);
     mt_err_t err = sched_send(0, m, sizeof m, 0);
@@ -146,13 +146,13 @@ static mt_err_t sink_serialize(const sink_t *s)
     return err;
 }
 
-static mt_err_t sink_deserialize(sink_t *s, const msg_t *msg)
+static mt_err_t sink_deserialize(sink_t *s, const void *data, uint16_t len)
 {
-    const uint8_t *b = msg->data;
-    if (state_override == 0 && msg->len == 0) return MT_OK; /* no state: starts afresh */
-    if (msg->len < SINK_FIXED) return MT_ERR_INVALID;
+    const uint8_t *b = data;
+    if (state_override == 0 && len == 0) return MT_OK; /* no state: starts afresh */
+    if (len < SINK_FIXED) return MT_ERR_INVALID;
     uint16_t pad = (uint16_t) (b[8] | b[9] << 8);
-    if (msg->len != SINK_FIXED + pad || b[10] > SINK_SENDERS) return MT_ERR_INVALID;
+    if (len != SINK_FIXED + pad || b[10] > SINK_SENDERS) return MT_ERR_INVALID;
     s->pad = pad ? mem_alloc(pad) : NULL;
     if (pad && !s->pad) return MT_ERR_NO_MEM; /* the copy goes, the task stays */
     s->ticks = get32(b);
@@ -167,16 +167,17 @@ static mt_err_t sink_deserialize(sink_t *s, const msg_t *msg)
     bool intact = true;
     for (uint16_t i = 0; i < pad; i++)
         intact = intact && s->pad[i] == pad_byte(sched_current_pid(), i);
-    say("sink 0x%02x at m%u: arrived, state %u bytes, pad %s", sched_current_pid(), bus_self(),
-        msg->len, intact ? "intact" : "CORRUPT");
+    say("sink 0x%02x at m%u: arrived, state %u bytes, pad %s", sched_current_pid(), bus_self(), len,
+        intact ? "intact" : "CORRUPT");
     return MT_OK;
 }
 
 /* INIT: u32 tick period (0: none), u32 pad bytes, u32 one-shot timer 1
  * (ticks, 0: none). */
-static mt_err_t sink_init(sink_t *s, const msg_t *msg)
+static mt_err_t sink_init(sink_t *s, const void *data, uint16_t len)
 {
-    uint32_t tick = init_u32(msg, 0, 0), pad = init_u32(msg, 1, 0), once = init_u32(msg, 2, 0);
+    uint32_t tick = init_u32(data, len, 0, 0), pad = init_u32(data, len, 1, 0),
+             once = init_u32(data, len, 2, 0);
     if (!pad && state_override >= SINK_FIXED) pad = (uint32_t) state_override - SINK_FIXED;
     s->pad_len = (uint16_t) pad;
     s->pad = pad ? mem_alloc(pad) : NULL;
@@ -189,17 +190,17 @@ static mt_err_t sink_init(sink_t *s, const msg_t *msg)
     return err;
 }
 
-static mt_err_t sink(void *state, msg_t *msg)
+static mt_err_t sink(void *state, mt_port_t port, void *data, uint16_t len)
 {
     sink_t *s = state;
     mt_pid_t me = sched_current_pid();
-    switch (msg->port) {
+    switch (port) {
     case PORT_INIT:
-        return sink_init(s, msg);
+        return sink_init(s, data, len);
     case PORT_SERIALIZE:
         return sink_serialize(s);
     case PORT_DESERIALIZE:
-        return sink_deserialize(s, msg);
+        return sink_deserialize(s, data, len);
     case PORT_TIMEOUT0:
         say("sink 0x%02x at m%u: tick %lu", me, bus_self(), (unsigned long) ++s->ticks);
         return MT_OK;
@@ -209,8 +210,8 @@ static mt_err_t sink(void *state, msg_t *msg)
     default:
         break;
     }
-    if (msg->port < PORT_0 || msg->len != 5) return MT_OK;
-    const uint8_t *m = msg->data;
+    if (port < PORT_0 || len != 5) return MT_OK;
+    const uint8_t *m = data;
     uint32_t seq = get32(m + 1);
     s->received++;
     say("sink 0x%02x at m%u: from 0x%02x seq %lu %s", me, bus_self(), m[0], (unsigned long) seq,
@@ -234,19 +235,19 @@ static void ask(const char *who, mt_pid_t pid, mt_module_t dest)
 
 /* INIT: u32 period, u32 count, u8 pid, u8 module a, u8 module b: moves
  * pid to b, a, b, ... */
-static mt_err_t mover(void *state, msg_t *msg)
+static mt_err_t mover(void *state, mt_port_t port, void *data, uint16_t len)
 {
     mover_t *s = state;
-    if (msg->port == PORT_INIT) {
-        if (msg->len < 11) return MT_ERR_INVALID;
-        const uint8_t *d = msg->data;
+    if (port == PORT_INIT) {
+        if (len < 11) return MT_ERR_INVALID;
+        const uint8_t *d = data;
         s->count = get32(d + 4);
         s->pid = d[8];
         s->a = d[9];
         s->b = d[10];
         return timer_start(0, get32(d), true);
     }
-    if (msg->port != PORT_TIMEOUT0 || s->done == s->count) return MT_OK;
+    if (port != PORT_TIMEOUT0 || s->done == s->count) return MT_OK;
     ask("mover", s->pid, s->done++ % 2 ? s->a : s->b);
     if (s->done == s->count) timer_stop(0);
     return MT_OK;
@@ -266,16 +267,16 @@ static void script_arm(script_t *s)
 }
 
 /* INIT: up to 16 steps (u16 at ms, u8 pid, u8 dest), in time order. */
-static mt_err_t script(void *state, msg_t *msg)
+static mt_err_t script(void *state, mt_port_t port, void *data, uint16_t len)
 {
     script_t *s = state;
-    if (msg->port == PORT_INIT) {
-        s->n = (uint8_t) (msg->len / 4 < 16 ? msg->len / 4 : 16);
-        memcpy(s->steps, msg->data, 4u * s->n);
+    if (port == PORT_INIT) {
+        s->n = (uint8_t) (len / 4 < 16 ? len / 4 : 16);
+        memcpy(s->steps, data, 4u * s->n);
         script_arm(s);
         return MT_OK;
     }
-    if (msg->port != PORT_TIMEOUT0 || s->next == s->n) return MT_OK;
+    if (port != PORT_TIMEOUT0 || s->next == s->n) return MT_OK;
     const uint8_t *st = &s->steps[4 * s->next++];
     ask("script", st[2], st[3]);
     script_arm(s);
@@ -285,20 +286,20 @@ static mt_err_t script(void *state, msg_t *msg)
 /* ---- clock, hog, fixed ---- */
 
 /* INIT: u32 period: a time-sync beacon (output 0) every period. */
-static mt_err_t clock_task(void *state, msg_t *msg)
+static mt_err_t clock_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, init_u32(msg, 0, TIMER_MS(100)), true);
-    if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
+    if (port == PORT_INIT) return timer_start(0, init_u32(data, len, 0, TIMER_MS(100)), true);
+    if (port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
     return MT_OK;
 }
 
 /* INIT: u32 bytes to leave free: takes the rest of the heap, for good. */
-static mt_err_t hog(void *state, msg_t *msg)
+static mt_err_t hog(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port != PORT_INIT) return MT_OK;
-    uint32_t keep = init_u32(msg, 0, 256), took = 0;
+    if (port != PORT_INIT) return MT_OK;
+    uint32_t keep = init_u32(data, len, 0, 256), took = 0;
     mem_stats_t st;
     for (mem_get_stats(&st); st.largest_free > keep + 64u; mem_get_stats(&st)) {
         uint32_t n = st.largest_free - keep;
@@ -310,11 +311,12 @@ static mt_err_t hog(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t fixed(void *state, msg_t *msg)
+static mt_err_t fixed(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT)
-        say("fixed 0x%02x at m%u: started", sched_current_pid(), bus_self());
+    if (port == PORT_INIT) say("fixed 0x%02x at m%u: started", sched_current_pid(), bus_self());
     return MT_OK;
 }
 

@@ -37,11 +37,11 @@ static const char *order(uint32_t *expected, uint32_t seq)
 }
 
 /* INIT: u32 period, u32 count (both optional); starts timer 0. */
-static mt_err_t start_series(series_t *s, const msg_t *msg)
+static mt_err_t start_series(series_t *s, const void *data, uint16_t len)
 {
     memset(s, 0, sizeof *s);
-    if (msg->len >= 4) memcpy(&s->period, msg->data, 4);
-    if (msg->len >= 8) memcpy(&s->count, (const uint8_t *) msg->data + 4, 4);
+    if (len >= 4) memcpy(&s->period, data, 4);
+    if (len >= 8) memcpy(&s->count, (const uint8_t *) data + 4, 4);
     if (!s->period) return MT_ERR_INVALID;
     return timer_start(0, s->period, true);
 }
@@ -57,39 +57,39 @@ static bool next_stamp(series_t *s, stamp_t *p)
 
 /* pinger: sends a stamp every period on output 0, prints each reply's
  * round-trip time. */
-static mt_err_t pinger(void *state, msg_t *msg)
+static mt_err_t pinger(void *state, mt_port_t port, void *data, uint16_t len)
 {
     series_t *s = state;
     stamp_t p;
-    if (msg->port == PORT_INIT) return start_series(s, msg);
-    if (msg->port == PORT_TIMEOUT0) return next_stamp(s, &p) ? sched_send(0, &p, sizeof p, 0) : 0;
-    if (msg->port != PORT_0 || msg->len != sizeof p) return MT_OK;
-    memcpy(&p, msg->data, sizeof p);
+    if (port == PORT_INIT) return start_series(s, data, len);
+    if (port == PORT_TIMEOUT0) return next_stamp(s, &p) ? sched_send(0, &p, sizeof p, 0) : 0;
+    if (port != PORT_0 || len != sizeof p) return MT_OK;
+    memcpy(&p, data, sizeof p);
     say("ping: seq %lu rtt %lu us", (unsigned long) p.seq, (unsigned long) (timer_now() - p.sent));
     return MT_OK;
 }
 
 /* ponger: checks the order of what arrives and sends it back on output 0. */
-static mt_err_t ponger(void *state, msg_t *msg)
+static mt_err_t ponger(void *state, mt_port_t port, void *data, uint16_t len)
 {
     uint32_t *expected = state;
     stamp_t p;
-    if (msg->port == PORT_INIT) *expected = 1;
-    if (msg->port != PORT_0 || msg->len != sizeof p) return MT_OK;
-    memcpy(&p, msg->data, sizeof p);
+    if (port == PORT_INIT) *expected = 1;
+    if (port != PORT_0 || len != sizeof p) return MT_OK;
+    memcpy(&p, data, sizeof p);
     say("pong 0x%02x: seq %lu sent %lu.%03lu%s", sched_current_pid(), (unsigned long) p.seq,
         MS(p.sent), order(expected, p.seq));
-    return sched_send(0, msg->data, msg->len, 0);
+    return sched_send(0, data, len, 0);
 }
 
 /* caster: every period, a unicast on output 1 (if wired) and a multicast
  * on output 0, both with the same stamp. */
-static mt_err_t caster(void *state, msg_t *msg)
+static mt_err_t caster(void *state, mt_port_t port, void *data, uint16_t len)
 {
     series_t *s = state;
     stamp_t p;
-    if (msg->port == PORT_INIT) return start_series(s, msg);
-    if (msg->port != PORT_TIMEOUT0 || !next_stamp(s, &p)) return MT_OK;
+    if (port == PORT_INIT) return start_series(s, data, len);
+    if (port != PORT_TIMEOUT0 || !next_stamp(s, &p)) return MT_OK;
     say("cast: seq %lu", (unsigned long) p.seq);
     mt_err_t err = sched_send(1, &p, sizeof p, 0);
     if (err && err != MT_ERR_NO_PORT) return err;
@@ -98,13 +98,13 @@ static mt_err_t caster(void *state, msg_t *msg)
 
 /* member (of a group, or a plain receiver): prints what arrives, with
  * its own priority, in what order. */
-static mt_err_t member(void *state, msg_t *msg)
+static mt_err_t member(void *state, mt_port_t port, void *data, uint16_t len)
 {
     uint32_t *expected = state;
     stamp_t p;
-    if (msg->port == PORT_INIT) *expected = 1;
-    if (msg->port != PORT_0 || msg->len != sizeof p) return MT_OK;
-    memcpy(&p, msg->data, sizeof p);
+    if (port == PORT_INIT) *expected = 1;
+    if (port != PORT_0 || len != sizeof p) return MT_OK;
+    memcpy(&p, data, sizeof p);
     say("member 0x%02x prio %d: seq %lu sent %lu.%03lu%s", sched_current_pid(),
         sched_running_prio(), (unsigned long) p.seq, MS(p.sent), order(expected, p.seq));
     return MT_OK;
@@ -112,11 +112,11 @@ static mt_err_t member(void *state, msg_t *msg)
 
 /* clock: a time-sync beacon on output 0 (wired to the timesync pid) every
  * period: this module keeps the device's global clock. */
-static mt_err_t clock_task(void *state, msg_t *msg)
+static mt_err_t clock_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     series_t *s = state;
-    if (msg->port == PORT_INIT) return start_series(s, msg);
-    if (msg->port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
+    if (port == PORT_INIT) return start_series(s, data, len);
+    if (port == PORT_TIMEOUT0) return sched_send(0, NULL, 0, 0);
     return MT_OK;
 }
 

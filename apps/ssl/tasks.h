@@ -11,14 +11,14 @@
 
 #include "motet/sched.h"
 
-mt_err_t ssl_mic_task(void *state, msg_t *msg);
-mt_err_t ssl_sc_task(void *state, msg_t *msg);
-mt_err_t ssl_vote_task(void *state, msg_t *msg);
-mt_err_t ssl_ht_task(void *state, msg_t *msg);
-mt_err_t ssl_radio_task(void *state, msg_t *msg);
-mt_err_t ssl_temp_task(void *state, msg_t *msg);
-mt_err_t ssl_ewma_task(void *state, msg_t *msg);
-mt_err_t ssl_alert_task(void *state, msg_t *msg);
+mt_err_t ssl_mic_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_sc_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_vote_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_ht_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_radio_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_temp_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_ewma_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_alert_task(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* Register every program; after motet_boot(). */
 void ssl_register(void);
@@ -37,7 +37,8 @@ mt_err_t ssl_missing(const char *hardware);
  * msg was one of those two, with the handler's result in *err. SC and HT
  * hold heap pointers and flatten their states themselves
  * (tasks_migrate.c). */
-bool ssl_plain_state_port(void *state, uint16_t size, const msg_t *msg, mt_err_t *err);
+bool ssl_plain_state_port(void *state, uint16_t size, mt_port_t port, const void *data,
+                          uint16_t len, mt_err_t *err);
 
 /* From a PORT_SERIALIZE handler: hand the migrator `image`, a heap block of
  * `len` bytes of the running task's (the migrator owns it once accepted;

@@ -77,15 +77,16 @@ static mt_err_t serialize_copy(const void *state, uint16_t size)
     return ssl_hand_over_image(copy, size);
 }
 
-bool ssl_plain_state_port(void *state, uint16_t size, const msg_t *msg, mt_err_t *err)
+bool ssl_plain_state_port(void *state, uint16_t size, mt_port_t port, const void *data,
+                          uint16_t len, mt_err_t *err)
 {
-    if (msg->port == PORT_SERIALIZE) {
+    if (port == PORT_SERIALIZE) {
         *err = serialize_copy(state, size);
         return true;
     }
-    if (msg->port == PORT_DESERIALIZE) {
-        *err = msg->len == size ? MT_OK : MT_ERR_INVALID;
-        if (!*err) memcpy(state, msg->data, size);
+    if (port == PORT_DESERIALIZE) {
+        *err = len == size ? MT_OK : MT_ERR_INVALID;
+        if (!*err) memcpy(state, data, size);
         return true;
     }
     return false;

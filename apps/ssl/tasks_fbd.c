@@ -21,11 +21,11 @@ static uint32_t get_u32(const uint8_t *p)
 
 /* Like the microphones (tasks_ssl.c), the samples sit on a grid of module
  * time, `phase` after each multiple of the period, whenever INIT ran. */
-static mt_err_t temp_init(temp_state_t *s, const msg_t *msg)
+static mt_err_t temp_init(temp_state_t *s, const void *data, uint16_t len)
 {
-    if (msg->len != 8) return MT_ERR_INVALID; /* u32 period, u32 phase (us) */
-    s->period_us = get_u32(msg->data);
-    uint32_t phase = get_u32((const uint8_t *) msg->data + 4);
+    if (len != 8) return MT_ERR_INVALID; /* u32 period, u32 phase (us) */
+    s->period_us = get_u32(data);
+    uint32_t phase = get_u32((const uint8_t *) data + 4);
     if (s->period_us == 0 || phase == 0 || phase >= s->period_us) return MT_ERR_INVALID;
     if (!board_has_temp()) return ssl_missing("temperature sensor");
     uint32_t now = ssl_now_us();
@@ -52,23 +52,23 @@ static mt_err_t temp_sample(temp_state_t *s)
     return sched_send(0, &r, sizeof r, 0);
 }
 
-mt_err_t ssl_temp_task(void *state, msg_t *msg)
+mt_err_t ssl_temp_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     temp_state_t *s = state;
-    if (msg->port == PORT_INIT) return temp_init(s, msg);
-    if (msg->port == PORT_TIMEOUT0) return temp_sample(s);
+    if (port == PORT_INIT) return temp_init(s, data, len);
+    if (port == PORT_TIMEOUT0) return temp_sample(s);
     return MT_OK;
 }
 
 /* ---- ewma ---- */
 
-mt_err_t ssl_ewma_task(void *state, msg_t *msg)
+mt_err_t ssl_ewma_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     fbd_ewma_t *f = state;
     mt_err_t err;
-    if (ssl_plain_state_port(f, sizeof *f, msg, &err)) return err;
-    if (msg->port != PORT_0 || msg->len != sizeof(ssl_reading_t)) return MT_OK;
-    ssl_reading_t r = *(const ssl_reading_t *) msg->data;
+    if (ssl_plain_state_port(f, sizeof *f, port, data, len, &err)) return err;
+    if (port != PORT_0 || len != sizeof(ssl_reading_t)) return MT_OK;
+    ssl_reading_t r = *(const ssl_reading_t *) data;
     r.avg_q8 = fbd_ewma_update(f, r.temp_q4, SSL_EWMA_SHIFT);
     cost_t c = {0};
     cost_ewma(&c);
@@ -78,15 +78,15 @@ mt_err_t ssl_ewma_task(void *state, msg_t *msg)
 
 /* ---- alert ---- */
 
-mt_err_t ssl_alert_task(void *state, msg_t *msg)
+mt_err_t ssl_alert_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     static const fbd_alert_config_t cfg = {.threshold_q16 = SSL_ALERT_THRESHOLD,
                                            .shift = SSL_ALERT_SHIFT};
     fbd_alert_t *a = state;
     mt_err_t err;
-    if (ssl_plain_state_port(a, sizeof *a, msg, &err)) return err;
-    if (msg->port != PORT_0 || msg->len != sizeof(ssl_reading_t)) return MT_OK;
-    ssl_reading_t r = *(const ssl_reading_t *) msg->data;
+    if (ssl_plain_state_port(a, sizeof *a, port, data, len, &err)) return err;
+    if (port != PORT_0 || len != sizeof(ssl_reading_t)) return MT_OK;
+    ssl_reading_t r = *(const ssl_reading_t *) data;
     bool raised = fbd_alert_update(a, &cfg, r.avg_q8);
     cost_t c = {0};
     cost_alert(&c);

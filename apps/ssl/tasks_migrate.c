@@ -55,15 +55,15 @@ static mt_err_t sc_serialize(const sc_task_state_t *s)
     return ssl_hand_over_image(image, (uint16_t) (sizeof head + held));
 }
 
-static mt_err_t sc_deserialize(sc_task_state_t *s, const msg_t *msg)
+static mt_err_t sc_deserialize(sc_task_state_t *s, const void *data, uint16_t len)
 {
     sc_image_t head;
-    const uint8_t *bytes = msg->data;
-    if (msg->len < sizeof head) return MT_ERR_INVALID;
+    const uint8_t *bytes = data;
+    if (len < sizeof head) return MT_ERR_INVALID;
     memcpy(&head, bytes, sizeof head);
     if (head.channel >= SSL_CHANNELS ||
         (head.held_len != 0 && head.held_len != SSL_SPECTRUM_MSG_LEN) ||
-        msg->len != sizeof head + head.held_len)
+        len != sizeof head + head.held_len)
         return MT_ERR_INVALID;
     ssl_spectrum_t *held = NULL;
     if (head.held_len) {
@@ -81,14 +81,15 @@ static mt_err_t sc_deserialize(sc_task_state_t *s, const msg_t *msg)
     return MT_OK;
 }
 
-bool ssl_sc_migration_port(sc_task_state_t *s, const msg_t *msg, mt_err_t *err)
+bool ssl_sc_migration_port(sc_task_state_t *s, mt_port_t port, const void *data, uint16_t len,
+                           mt_err_t *err)
 {
-    if (msg->port == PORT_SERIALIZE) {
+    if (port == PORT_SERIALIZE) {
         *err = sc_serialize(s);
         return true;
     }
-    if (msg->port == PORT_DESERIALIZE) {
-        *err = sc_deserialize(s, msg);
+    if (port == PORT_DESERIALIZE) {
+        *err = sc_deserialize(s, data, len);
         return true;
     }
     return false;
@@ -137,14 +138,14 @@ static bool ht_image_ok(const ht_image_t *head, const uint8_t *bands, uint16_t l
     return true;
 }
 
-static mt_err_t ht_deserialize(ht_state_t *s, const msg_t *msg)
+static mt_err_t ht_deserialize(ht_state_t *s, const void *data, uint16_t len)
 {
     ht_image_t head;
-    const uint8_t *bytes = msg->data;
-    if (msg->len < sizeof head) return MT_ERR_INVALID;
+    const uint8_t *bytes = data;
+    if (len < sizeof head) return MT_ERR_INVALID;
     memcpy(&head, bytes, sizeof head);
     const uint8_t *bands = bytes + sizeof head;
-    if (!ht_image_ok(&head, bands, msg->len)) return MT_ERR_INVALID;
+    if (!ht_image_ok(&head, bands, len)) return MT_ERR_INVALID;
     mt_err_t err = ssl_ht_tables(s);
     if (err) return err; /* the copy here is dropped, with whatever it allocated */
     s->block = head.block;
@@ -157,14 +158,15 @@ static mt_err_t ht_deserialize(ht_state_t *s, const msg_t *msg)
     return MT_OK;
 }
 
-bool ssl_ht_migration_port(ht_state_t *s, const msg_t *msg, mt_err_t *err)
+bool ssl_ht_migration_port(ht_state_t *s, mt_port_t port, const void *data, uint16_t len,
+                           mt_err_t *err)
 {
-    if (msg->port == PORT_SERIALIZE) {
+    if (port == PORT_SERIALIZE) {
         *err = ht_serialize(s);
         return true;
     }
-    if (msg->port == PORT_DESERIALIZE) {
-        *err = ht_deserialize(s, msg);
+    if (port == PORT_DESERIALIZE) {
+        *err = ht_deserialize(s, data, len);
         return true;
     }
     return false;

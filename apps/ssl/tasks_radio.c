@@ -60,18 +60,18 @@ static void report_alert(const ssl_reading_t *r)
     if (n > 0) emit(line, n, now);
 }
 
-mt_err_t ssl_radio_task(void *state, msg_t *msg)
+mt_err_t ssl_radio_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_INIT && !board_has_radio()) return ssl_missing("radio");
+    if (port == PORT_INIT && !board_has_radio()) return ssl_missing("radio");
     cost_t c = {0};
-    cost_radio(&c, msg->len);
-    if (msg->port == PORT_0 && msg->len == sizeof(ssl_direction_t)) {
+    cost_radio(&c, len);
+    if (port == PORT_0 && len == sizeof(ssl_direction_t)) {
         board_work(&c);
-        report_direction(msg->data);
-    } else if (msg->port == PORT_0 + 1 && msg->len == sizeof(ssl_reading_t)) {
+        report_direction(data);
+    } else if (port == PORT_0 + 1 && len == sizeof(ssl_reading_t)) {
         board_work(&c);
-        report_alert(msg->data);
+        report_alert(data);
     }
     return MT_OK;
 }

@@ -2,7 +2,7 @@
 /*
  * The SSL tasks: mic (sampling and FFT, one per channel), sc (noise and
  * detection, one per channel), vote, and ht (SRP-PHAT). Spectra travel as
- * heap blocks handed over with MSG_HEAP and taken with sched_take_msg(),
+ * heap blocks handed over with MSG_HEAP and taken with sched_take(),
  * so no spectrum is ever copied. Each handler declares its computation to
  * the board with the cost model (dsp/cost.h), so that a simulated module's
  * clock moves as the modelled processor's would.
@@ -45,10 +45,10 @@ static mt_err_t send_block(uint8_t out, void *block, uint16_t len)
  * different instants (each after its own bus traffic), but their clocks
  * share one time base, so on the grid the four channels' windows are the
  * same 512 sampling instants and their block numbers agree. */
-static mt_err_t mic_init(mic_state_t *s, const msg_t *msg)
+static mt_err_t mic_init(mic_state_t *s, const void *data, uint16_t len)
 {
-    if (msg->len != 5) return MT_ERR_INVALID; /* u8 channel, u32 period (us) */
-    const uint8_t *p = msg->data;
+    if (len != 5) return MT_ERR_INVALID; /* u8 channel, u32 period (us) */
+    const uint8_t *p = data;
     s->channel = p[0];
     s->period_us = get_u32(p + 1);
     if (s->channel >= SSL_CHANNELS || s->period_us == 0) return MT_ERR_INVALID;
@@ -98,11 +98,11 @@ static mt_err_t mic_block(mic_state_t *s)
     return send_block(0, sp, SSL_SPECTRUM_MSG_LEN);
 }
 
-mt_err_t ssl_mic_task(void *state, msg_t *msg)
+mt_err_t ssl_mic_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     mic_state_t *s = state;
-    if (msg->port == PORT_INIT) return mic_init(s, msg);
-    if (msg->port == PORT_TIMEOUT0) return mic_block(s);
+    if (port == PORT_INIT) return mic_init(s, data, len);
+    if (port == PORT_TIMEOUT0) return mic_block(s);
     return MT_OK;
 }
 
@@ -110,9 +110,9 @@ mt_err_t ssl_mic_task(void *state, msg_t *msg)
 
 static const sc_config_t sc_cfg = SSL_SC_CONFIG;
 
-static mt_err_t sc_spectrum(sc_task_state_t *s, msg_t *msg)
+static mt_err_t sc_spectrum(sc_task_state_t *s, void *data, uint16_t len)
 {
-    ssl_spectrum_t *sp = sched_take_msg(msg);
+    ssl_spectrum_t *sp = sched_take(data, len);
     if (!sp) return MT_ERR_NO_MEM;
     if (sp->bin_lo != 0 || sp->nbins != SSL_SENT_BINS) {
         mem_free(sp);
@@ -131,41 +131,41 @@ static mt_err_t sc_spectrum(sc_task_state_t *s, msg_t *msg)
     return sched_send(0, &v, sizeof v, 0);
 }
 
-static mt_err_t sc_decision(sc_task_state_t *s, const msg_t *msg)
+static mt_err_t sc_decision(sc_task_state_t *s, const void *data, uint16_t len)
 {
-    const ssl_decision_t *d = msg->data;
-    if (msg->len != sizeof *d || !s->held || s->held->block != d->block) return MT_OK;
+    const ssl_decision_t *d = data;
+    if (len != sizeof *d || !s->held || s->held->block != d->block) return MT_OK;
     ssl_spectrum_t *sp = s->held;
     s->held = NULL;
     if (!d->sound) return mem_free(sp);
     return send_block(1, sp, SSL_SPECTRUM_MSG_LEN);
 }
 
-mt_err_t ssl_sc_task(void *state, msg_t *msg)
+mt_err_t ssl_sc_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     sc_task_state_t *s = state;
-    if (msg->port == PORT_INIT) {
-        if (msg->len != 1 || *(const uint8_t *) msg->data >= SSL_CHANNELS) return MT_ERR_INVALID;
-        s->channel = *(const uint8_t *) msg->data;
+    if (port == PORT_INIT) {
+        if (len != 1 || *(const uint8_t *) data >= SSL_CHANNELS) return MT_ERR_INVALID;
+        s->channel = *(const uint8_t *) data;
         sc_init(&s->sc, s->noise, &sc_cfg);
         return MT_OK;
     }
-    if (msg->port == PORT_0) return sc_spectrum(s, msg);
-    if (msg->port == PORT_0 + 1) return sc_decision(s, msg);
+    if (port == PORT_0) return sc_spectrum(s, data, len);
+    if (port == PORT_0 + 1) return sc_decision(s, data, len);
     mt_err_t err;
-    if (ssl_sc_migration_port(s, msg, &err)) return err;
+    if (ssl_sc_migration_port(s, port, data, len, &err)) return err;
     return MT_OK;
 }
 
 /* ---- vote ---- */
 
-mt_err_t ssl_vote_task(void *state, msg_t *msg)
+mt_err_t ssl_vote_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     vote_t *v = state;
     mt_err_t err;
-    if (ssl_plain_state_port(v, sizeof *v, msg, &err)) return err;
-    const ssl_verdict_t *in = msg->data;
-    if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
+    if (ssl_plain_state_port(v, sizeof *v, port, data, len, &err)) return err;
+    const ssl_verdict_t *in = data;
+    if (port != PORT_0 || len != sizeof *in) return MT_OK;
     vote_result_t r =
         vote_add(v, in->block, in->channel, in->sound != 0, SSL_CHANNELS, SSL_VOTE_NEED);
     if (SSL_COST_MODEL) {
@@ -222,9 +222,9 @@ static mt_err_t ht_locate(ht_state_t *s)
     return sched_send(0, &d, sizeof d, 0);
 }
 
-static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
+static mt_err_t ht_spectrum(ht_state_t *s, void *data, uint16_t len)
 {
-    ssl_spectrum_t *sp = sched_take_msg(msg);
+    ssl_spectrum_t *sp = sched_take(data, len);
     if (!sp) return MT_ERR_NO_MEM;
     if (sp->channel >= SSL_CHANNELS || sp->bin_lo != 0 || sp->nbins != SSL_SENT_BINS)
         return mem_free(sp);
@@ -239,12 +239,12 @@ static mt_err_t ht_spectrum(ht_state_t *s, msg_t *msg)
     return ht_locate(s);
 }
 
-mt_err_t ssl_ht_task(void *state, msg_t *msg)
+mt_err_t ssl_ht_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     ht_state_t *s = state;
-    if (msg->port == PORT_INIT) return ssl_ht_tables(s);
-    if (msg->port == PORT_0) return ht_spectrum(s, msg);
+    if (port == PORT_INIT) return ssl_ht_tables(s);
+    if (port == PORT_0) return ht_spectrum(s, data, len);
     mt_err_t err;
-    if (ssl_ht_migration_port(s, msg, &err)) return err;
+    if (ssl_ht_migration_port(s, port, data, len, &err)) return err;
     return MT_OK;
 }

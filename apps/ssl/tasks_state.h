@@ -61,8 +61,10 @@ typedef struct ht_image {
  * PORT_DESERIALIZE rebuilds the state from it on the destination (a
  * malformed image: MT_ERR_INVALID, and the task stays where it was). True
  * if msg was one of those two ports, with the handler's result in *err. */
-bool ssl_sc_migration_port(sc_task_state_t *s, const msg_t *msg, mt_err_t *err);
-bool ssl_ht_migration_port(ht_state_t *s, const msg_t *msg, mt_err_t *err);
+bool ssl_sc_migration_port(sc_task_state_t *s, mt_port_t port, const void *data, uint16_t len,
+                           mt_err_t *err);
+bool ssl_ht_migration_port(ht_state_t *s, mt_port_t port, const void *data, uint16_t len,
+                           mt_err_t *err);
 
 typedef struct temp_state {
     uint32_t period_us;

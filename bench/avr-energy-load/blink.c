@@ -25,11 +25,13 @@ enum { PID_BLINK = 0x20 };
 
 static volatile uint32_t toggles;
 
-static mt_err_t blink_handler(void *state, msg_t *msg)
+static mt_err_t blink_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, TIMER_MS(BLINK_PERIOD_MS), true);
-    if (msg->port == PORT_TIMEOUT0) {
+    if (port == PORT_INIT) return timer_start(0, TIMER_MS(BLINK_PERIOD_MS), true);
+    if (port == PORT_TIMEOUT0) {
         PORTB ^= _BV(0);
         toggles++;
     }

@@ -209,18 +209,22 @@ ISR(INT7_vect)
     port_halt(lost ? 2 : 0);
 }
 
-static mt_err_t sense_handler(void *state, msg_t *msg)
+static mt_err_t sense_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, PRELOAD_PERIOD_TICKS, true);
-    if (msg->port == PORT_TIMEOUT0) job(PRELOAD_LS_CYCLES, _BV(1));
+    if (port == PORT_INIT) return timer_start(0, PRELOAD_PERIOD_TICKS, true);
+    if (port == PORT_TIMEOUT0) job(PRELOAD_LS_CYCLES, _BV(1));
     return MT_OK;
 }
 
-static mt_err_t packet_handler(void *state, msg_t *msg)
+static mt_err_t packet_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) job(PRELOAD_LP_CYCLES, _BV(0));
+    if (port == PORT_0) job(PRELOAD_LP_CYCLES, _BV(0));
     return MT_OK;
 }
 

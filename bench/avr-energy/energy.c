@@ -94,18 +94,22 @@ ISR(INT1_vect)
 
 #if !ENERGY_THREADS
 
-static mt_err_t sense_handler(void *state, msg_t *msg)
+static mt_err_t sense_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, ENERGY_PERIOD_TICKS, true);
-    if (msg->port == PORT_TIMEOUT0) sense_job();
+    if (port == PORT_INIT) return timer_start(0, ENERGY_PERIOD_TICKS, true);
+    if (port == PORT_TIMEOUT0) sense_job();
     return MT_OK;
 }
 
-static mt_err_t packet_handler(void *state, msg_t *msg)
+static mt_err_t packet_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) packet_job();
+    if (port == PORT_0) packet_job();
     return MT_OK;
 }
 

@@ -152,10 +152,12 @@ static volatile uint8_t wake;
 static volatile uint16_t done_blocks, wake_at;
 static volatile uint8_t failures; /* an API call failed: the driver gives up */
 
-static mt_err_t mic_task(void *state, msg_t *msg)
+static mt_err_t mic_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_TIMEOUT0) return MT_OK;
+    if (port != PORT_TIMEOUT0) return MT_OK;
     if (mic_block == BLOCKS) return timer_stop(0);
     ssl_spectrum_t *sp = mem_alloc(SPECTRUM_LEN);
     if (!sp) {
@@ -179,11 +181,11 @@ static mt_err_t mic_task(void *state, msg_t *msg)
     return err;
 }
 
-static mt_err_t sc_task(void *state, msg_t *msg)
+static mt_err_t sc_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_0) {
-        ssl_spectrum_t *sp = sched_take_msg(msg);
+    if (port == PORT_0) {
+        ssl_spectrum_t *sp = sched_take(data, len);
         if (!sp) return MT_ERR_NO_MEM;
         bool is_sound;
         sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &is_sound);
@@ -192,9 +194,9 @@ static mt_err_t sc_task(void *state, msg_t *msg)
         ssl_verdict_t v = {.block = sp->block, .channel = 0, .sound = is_sound};
         return sched_send(0, &v, sizeof v, 0);
     }
-    if (msg->port == PORT_0 + 1) {
-        const ssl_decision_t *d = msg->data;
-        if (msg->len != sizeof *d || !held || held->block != d->block) return MT_OK;
+    if (port == PORT_0 + 1) {
+        const ssl_decision_t *d = data;
+        if (len != sizeof *d || !held || held->block != d->block) return MT_OK;
         note_decision(d->block, d->sound);
         ssl_spectrum_t *sp = held;
         held = NULL;
@@ -205,11 +207,11 @@ static mt_err_t sc_task(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t vote_task(void *state, msg_t *msg)
+static mt_err_t vote_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    const ssl_verdict_t *in = msg->data;
-    if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
+    const ssl_verdict_t *in = data;
+    if (port != PORT_0 || len != sizeof *in) return MT_OK;
     vote_result_t r = vote_add(&votes, in->block, in->channel, in->sound != 0, 1, 1);
     if (r == VOTE_PENDING) return MT_OK;
     ssl_decision_t d = {.block = in->block, .sound = r == VOTE_SOUND};
@@ -240,10 +242,12 @@ __attribute__((noinline)) static void heap_passes(unsigned n)
     }
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_INIT) return MT_OK;
+    if (port != PORT_INIT) return MT_OK;
     wait_blocks(WARMUP);
     MARK_UP(PIN_FIRST);
     wait_blocks(WARMUP + N1);

@@ -83,22 +83,27 @@ static void fail(const char *what)
 
 /* ---- target tasks ---- */
 
-static mt_err_t count_task(void *state, msg_t *msg)
+static mt_err_t count_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) port;
+    (void) data;
+    (void) len;
     (void) state;
-    runs[msg->dst - PID_DRIVER]++;
+    runs[sched_current_pid() - PID_DRIVER]++;
     return MT_OK;
 }
 
 /* PORT_0: the chain's carrier, sends to LOW (queued below it). PORT_0 + 1:
  * PING's partner, answers PING (queued: PING is on the stack). */
-static mt_err_t server_task(void *state, msg_t *msg)
+static mt_err_t server_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
     mt_err_t err = MT_OK;
-    if (msg->port == PORT_0)
+    if (port == PORT_0)
         err = sched_send_to(PID_LOW, PORT_0, NULL, 0, 0);
-    else if (msg->port == PORT_0 + 1)
+    else if (port == PORT_0 + 1)
         err = sched_send_to(PID_PING, PORT_0 + 1, NULL, 0, 0);
     if (err != MT_OK) failures++;
     return MT_OK;
@@ -106,33 +111,39 @@ static mt_err_t server_task(void *state, msg_t *msg)
 
 /* PING starts a round trip on PORT_0; the answer comes back on PORT_0 + 1,
  * run when PING's first handler has returned. */
-static mt_err_t ping_task(void *state, msg_t *msg)
+static mt_err_t ping_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0 + 1) {
+    if (port == PORT_0 + 1) {
         MARK_DOWN(PORTA, 3);
         runs[PID_PING - PID_DRIVER]++;
-    } else if (msg->port == PORT_0) {
+    } else if (port == PORT_0) {
         MARK_UP(PORTA, 3);
         if (sched_send_to(PID_SERVER, PORT_0 + 1, NULL, 0, 0) != MT_OK) failures++;
     }
     return MT_OK;
 }
 
-static mt_err_t irq_task(void *state, msg_t *msg)
+static mt_err_t irq_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     MARK_UP(PORTA, 6);
     MARK_DOWN(PORTA, 6);
     if (++runs[PID_IRQ - PID_DRIVER] == IRQ_EVENTS) port_halt(failures ? 1 : 0);
     return MT_OK;
 }
 
-static mt_err_t timer_task(void *state, msg_t *msg)
+static mt_err_t timer_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_TIMEOUT0) return MT_OK;
+    if (port != PORT_TIMEOUT0) return MT_OK;
     MARK_UP(PORTA, 7);
     MARK_DOWN(PORTA, 7);
     runs[PID_TIMER - PID_DRIVER]++;
@@ -233,25 +244,27 @@ static void wait_for_interrupts(void)
     MARK_UP(PORTC, 7); /* the harness injects from here on */
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) {
+    if (port == PORT_INIT) {
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) run_op(&ops[i]);
         /* Timer expiry: a periodic timer whose compare matches toggle OC1A. */
         TCCR1A |= _BV(COM1A0);
         DDRB |= _BV(5);
         if (timer_start_for(PID_TIMER, 0, TIMER_PERIOD, true) != MT_OK) fail("timer start");
-    } else if (msg->port == PORT_0) {
+    } else if (port == PORT_0) {
         wait_for_interrupts();
     }
     return MT_OK;
 }
 
 /* The timer task tells the driver when it has run REPEAT + 1 times. */
-static mt_err_t timer_then_driver(void *state, msg_t *msg)
+static mt_err_t timer_then_driver(void *state, mt_port_t port, void *data, uint16_t len)
 {
-    timer_task(state, msg);
+    timer_task(state, port, data, len);
     if (runs[PID_TIMER - PID_DRIVER] == REPEAT + 1 &&
         sched_send_to(PID_DRIVER, PORT_0, NULL, 0, 0) != MT_OK)
         failures++;

@@ -97,40 +97,50 @@ static void check(bool ok)
 
 /* ---- target tasks and interrupt bodies ---- */
 
-static mt_err_t count_task(void *state, msg_t *msg)
+static mt_err_t count_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) runs[msg->dst - PID_DRIVER]++;
+    if (port == PORT_0) runs[sched_current_pid() - PID_DRIVER]++;
     return MT_OK;
 }
 
-static mt_err_t carrier_task(void *state, msg_t *msg)
+static mt_err_t carrier_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) check(sched_send_to(PID_LOW, PORT_0, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_send_to(PID_LOW, PORT_0, NULL, 0, 0) == MT_OK);
     return MT_OK;
 }
 
 /* PORT_0: start a round trip; PORT_1: its reply (counted). */
-static mt_err_t ping_task(void *state, msg_t *msg)
+static mt_err_t ping_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) check(sched_send_to(PID_PONG, PORT_0, NULL, 0, 0) == MT_OK);
-    if (msg->port == PORT_0 + 1) runs[PID_PING - PID_DRIVER]++;
+    if (port == PORT_0) check(sched_send_to(PID_PONG, PORT_0, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0 + 1) runs[PID_PING - PID_DRIVER]++;
     return MT_OK;
 }
 
-static mt_err_t pong_task(void *state, msg_t *msg)
+static mt_err_t pong_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) check(sched_send_to(PID_PING, PORT_0 + 1, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_send_to(PID_PING, PORT_0 + 1, NULL, 0, 0) == MT_OK);
     return MT_OK;
 }
 
-static mt_err_t timer_task(void *state, msg_t *msg)
+static mt_err_t timer_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_TIMEOUT0) return MT_OK;
+    if (port != PORT_TIMEOUT0) return MT_OK;
     if (++runs[PID_TIMER - PID_DRIVER] == timer_goal) timer_done = 1;
     return MT_OK;
 }
@@ -266,10 +276,12 @@ static void steal_timer(uint32_t expiries)
            (unsigned long) iterations);
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_INIT) return MT_OK;
+    if (port != PORT_INIT) return MT_OK;
     for (size_t i = 0; i < NUM_OPS; i++) run_op(&ops[i]);
     steal_timer(K1);
     steal_timer(K2);

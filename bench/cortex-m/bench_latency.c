@@ -38,19 +38,23 @@ static volatile uint32_t stamp; /* port_cycles() at the handler's start */
 static volatile uint64_t stamp64;
 static int status;
 
-static mt_err_t irq_task(void *state, msg_t *msg)
+static mt_err_t irq_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) port;
+    (void) data;
+    (void) len;
     stamp = port_cycles();
     (void) state;
-    (void) msg;
     return MT_OK;
 }
 
-static mt_err_t timer_task(void *state, msg_t *msg)
+static mt_err_t timer_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) port;
+    (void) data;
+    (void) len;
     stamp64 = port_cm_clocks();
     (void) state;
-    (void) msg;
     return MT_OK;
 }
 
@@ -111,10 +115,12 @@ static void drain_log(void)
     }
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_INIT) return MT_OK;
+    if (port != PORT_INIT) return MT_OK;
     for (unsigned i = 0; i < REPEAT; i++) {
         drain_log();
         measure_read();

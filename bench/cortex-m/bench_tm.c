@@ -78,9 +78,9 @@ static mt_pid_t pid(unsigned i)
     return (mt_pid_t) (PID_BASE + i);
 }
 
-static unsigned index_of(const msg_t *msg)
+static unsigned index_of(void)
 {
-    return (unsigned) (msg->dst - PID_BASE);
+    return (unsigned) (sched_current_pid() - PID_BASE);
 }
 
 static void send(unsigned i, mt_port_t port, void *data, uint16_t len)
@@ -88,10 +88,12 @@ static void send(unsigned i, mt_port_t port, void *data, uint16_t len)
     expect(sched_send_to(pid(i), port, data, len, 0) == MT_OK);
 }
 
-static mt_err_t stop_task(void *state, msg_t *msg)
+static mt_err_t stop_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_TIMEOUT0) stop = true;
+    if (port == PORT_TIMEOUT0) stop = true;
     return MT_OK;
 }
 
@@ -99,10 +101,12 @@ static mt_err_t stop_task(void *state, msg_t *msg)
 
 static unsigned next_worker;
 
-static mt_err_t coop_dispatcher(void *state, msg_t *msg)
+static mt_err_t coop_dispatcher(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK || stop) return MT_OK;
+    if (port != PORT_KICK || stop) return MT_OK;
     for (unsigned i = 1; i <= RING; i++) send(i, PORT_KICK, NULL, 0); /* below: queued */
     /* Checked in the first round only: sched_queued_count() walks the
      * queue, which is the benchmark's cost, not the scenario's. */
@@ -112,11 +116,13 @@ static mt_err_t coop_dispatcher(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t coop_worker(void *state, msg_t *msg)
+static mt_err_t coop_worker(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
-    unsigned i = index_of(msg);
+    if (port != PORT_KICK) return MT_OK;
+    unsigned i = index_of();
     expect(i == next_worker && sched_stack_depth() == 1u); /* FIFO, one at a time */
     next_worker = i % RING + 1u;
     counts[i]++;
@@ -127,11 +133,13 @@ static mt_err_t coop_worker(void *state, msg_t *msg)
 
 /* ---- preemptive: a ring of five rising priorities ---- */
 
-static mt_err_t ring_task(void *state, msg_t *msg)
+static mt_err_t ring_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
-    unsigned i = index_of(msg);
+    if (port != PORT_KICK) return MT_OK;
+    unsigned i = index_of();
     counts[i]++;
     iterations++;
     expect(sched_stack_depth() == i + 1u); /* each one nested on the one below */
@@ -152,10 +160,12 @@ static void isr_to_self(void)
     expect(sched_post_isr(pid(0), PORT_KICK, NULL, 0, 0) == MT_OK);
 }
 
-static mt_err_t irq_self_task(void *state, msg_t *msg)
+static mt_err_t irq_self_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
+    if (port != PORT_KICK) return MT_OK;
     counts[0]++;
     iterations++;
     if (stop) return MT_OK;
@@ -173,10 +183,12 @@ static void isr_to_high(void)
     expect(sched_post_isr(pid(1), PORT_KICK, NULL, 0, 0) == MT_OK);
 }
 
-static mt_err_t irq_low_task(void *state, msg_t *msg)
+static mt_err_t irq_low_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
+    if (port != PORT_KICK) return MT_OK;
     counts[0]++;
     if (stop) return MT_OK;
     unsigned high_before = counts[1];
@@ -185,10 +197,12 @@ static mt_err_t irq_low_task(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t irq_high_task(void *state, msg_t *msg)
+static mt_err_t irq_high_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
+    if (port != PORT_KICK) return MT_OK;
     expect(!port_in_isr() && sched_stack_depth() == 2u); /* above the low task */
     counts[1]++;
     iterations++;
@@ -200,30 +214,30 @@ static mt_err_t irq_high_task(void *state, msg_t *msg)
 
 static uint32_t next_word;
 
-static mt_err_t msg_high_task(void *state, msg_t *msg)
+static mt_err_t msg_high_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_REPLY) {
+    if (port == PORT_REPLY) {
         uint32_t words[MSG_BYTES / 4];
-        expect(msg->len == MSG_BYTES);
-        memcpy(words, msg->data, MSG_BYTES);
+        expect(len == MSG_BYTES);
+        memcpy(words, data, MSG_BYTES);
         expect(words[0] == next_word && words[3] == next_word + 3u);
         next_word += 4u;
         iterations++;
     }
-    if (msg->port != PORT_KICK && msg->port != PORT_REPLY) return MT_OK;
+    if (port != PORT_KICK && port != PORT_REPLY) return MT_OK;
     if (stop) return MT_OK;
     uint32_t words[MSG_BYTES / 4] = {next_word, next_word + 1u, next_word + 2u, next_word + 3u};
     send(1, PORT_KICK, words, MSG_BYTES); /* lower priority: queued, copied */
     return MT_OK;
 }
 
-static mt_err_t msg_low_task(void *state, msg_t *msg)
+static mt_err_t msg_low_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
-    expect(msg->len == MSG_BYTES && (msg->flags & MSG_HEAP)); /* a copy */
-    send(0, PORT_REPLY, msg->data, msg->len);                 /* higher: runs nested */
+    if (port != PORT_KICK) return MT_OK;
+    expect(len == MSG_BYTES && data); /* queued: a copy of the sender's words */
+    send(0, PORT_REPLY, data, len);   /* higher: runs nested */
     return MT_OK;
 }
 
@@ -232,41 +246,47 @@ static mt_err_t msg_low_task(void *state, msg_t *msg)
 static mt_pid_t lock_owner = MT_PID_NONE;
 static bool in_critical;
 
-static mt_err_t lock_task(void *state, msg_t *msg)
+static mt_err_t lock_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_KICK) { /* acquire */
+    if (port == PORT_KICK) { /* acquire */
         expect(lock_owner == MT_PID_NONE);
-        lock_owner = msg->src;
-        expect(sched_send_to(msg->src, PORT_GRANT, NULL, 0, 0) == MT_OK);
-    } else if (msg->port == PORT_RELEASE) {
-        expect(lock_owner == msg->src && !in_critical);
+        lock_owner = sched_sender();
+        expect(sched_send_to(sched_sender(), PORT_GRANT, NULL, 0, 0) == MT_OK);
+    } else if (port == PORT_RELEASE) {
+        expect(lock_owner == sched_sender() && !in_critical);
         lock_owner = MT_PID_NONE;
     }
     return MT_OK;
 }
 
-static mt_err_t client_task(void *state, msg_t *msg)
+static mt_err_t client_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_GRANT) {
+    if (port == PORT_GRANT) {
         expect(lock_owner == pid(1) && !in_critical);
         in_critical = true;
         iterations++;
         in_critical = false;
         send(0, PORT_RELEASE, NULL, 0);
     }
-    if ((msg->port == PORT_KICK || msg->port == PORT_GRANT) && !stop)
+    if ((port == PORT_KICK || port == PORT_GRANT) && !stop)
         send(0, PORT_KICK, NULL, 0); /* acquire: the grant waits for us to return */
     return MT_OK;
 }
 
 /* ---- memory ---- */
 
-static mt_err_t memory_task(void *state, msg_t *msg)
+static mt_err_t memory_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_KICK) return MT_OK;
+    if (port != PORT_KICK) return MT_OK;
     while (!stop) {
         void *p = mem_alloc(HEAP_BYTES);
         expect(p != NULL);

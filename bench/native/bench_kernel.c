@@ -71,17 +71,22 @@ static volatile unsigned failures;
 
 /* ---- target tasks ---- */
 
-static mt_err_t count_task(void *state, msg_t *msg)
+static mt_err_t count_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) port;
+    (void) data;
+    (void) len;
     (void) state;
-    runs[msg->dst - PID_DRIVER]++;
+    runs[sched_current_pid() - PID_DRIVER]++;
     return MT_OK;
 }
 
-static mt_err_t carrier_task(void *state, msg_t *msg)
+static mt_err_t carrier_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0 && sched_send_to(PID_LOW, PORT_0, NULL, 0, 0) != MT_OK) failures++;
+    if (port == PORT_0 && sched_send_to(PID_LOW, PORT_0, NULL, 0, 0) != MT_OK) failures++;
     return MT_OK;
 }
 
@@ -202,10 +207,12 @@ static void run_current_op(void)
     printf("bench_kernel: %-9s n=%u ok\n", op->name, current_n);
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) run_current_op();
+    if (port == PORT_INIT) run_current_op();
     return MT_OK;
 }
 

@@ -131,10 +131,12 @@ static void check(bool ok)
     if (!ok) failures++;
 }
 
-static mt_err_t mic_task(void *state, msg_t *msg)
+static mt_err_t mic_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_TIMEOUT0) return MT_OK;
+    if (port != PORT_TIMEOUT0) return MT_OK;
     ssl_spectrum_t *sp = mem_alloc(SPECTRUM_LEN);
     if (!sp) return MT_ERR_NO_MEM;
     int16_t *samples = (int16_t *) (void *) sp->bins;
@@ -151,11 +153,11 @@ static mt_err_t mic_task(void *state, msg_t *msg)
     return err;
 }
 
-static mt_err_t sc_task(void *state, msg_t *msg)
+static mt_err_t sc_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_0) {
-        ssl_spectrum_t *sp = sched_take_msg(msg);
+    if (port == PORT_0) {
+        ssl_spectrum_t *sp = sched_take(data, len);
         if (!sp) return MT_ERR_NO_MEM;
         bool sound;
         sp->signal_bins = sc_process(&sc, &sc_cfg, sp->bins + SSL_BIN_LO, sp->exponent, &sound);
@@ -164,9 +166,9 @@ static mt_err_t sc_task(void *state, msg_t *msg)
         ssl_verdict_t v = {.block = sp->block, .channel = 0, .sound = sound};
         return sched_send(0, &v, sizeof v, 0);
     }
-    if (msg->port == PORT_0 + 1) {
-        const ssl_decision_t *d = msg->data;
-        if (msg->len != sizeof *d || !held || held->block != d->block) return MT_OK;
+    if (port == PORT_0 + 1) {
+        const ssl_decision_t *d = data;
+        if (len != sizeof *d || !held || held->block != d->block) return MT_OK;
         if (d->sound) sound_blocks++;
         ssl_spectrum_t *sp = held;
         held = NULL;
@@ -180,11 +182,11 @@ static mt_err_t sc_task(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t vote_task(void *state, msg_t *msg)
+static mt_err_t vote_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    const ssl_verdict_t *in = msg->data;
-    if (msg->port != PORT_0 || msg->len != sizeof *in) return MT_OK;
+    const ssl_verdict_t *in = data;
+    if (port != PORT_0 || len != sizeof *in) return MT_OK;
     vote_result_t r = vote_add(&votes, in->block, in->channel, in->sound != 0, 1, 1);
     if (r == VOTE_PENDING) return MT_OK;
     ssl_decision_t d = {.block = in->block, .sound = r == VOTE_SOUND};
@@ -221,10 +223,12 @@ __attribute__((noinline)) static uint32_t timed_mem(unsigned n)
     return port_cycles() - start;
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_INIT) return MT_OK;
+    if (port != PORT_INIT) return MT_OK;
     steal(WARMUP, false);
     steal(N1, true);
     steal(N2, true);

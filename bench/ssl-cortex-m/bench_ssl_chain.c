@@ -177,11 +177,11 @@ static volatile uint32_t wake;
 static unsigned failures;
 
 /* ht's output: the detections, numbered from the first block read. */
-static mt_err_t sink_task(void *state, msg_t *msg)
+static mt_err_t sink_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    const ssl_direction_t *d = msg->data;
-    if (msg->port != PORT_0 || msg->len != sizeof *d) return MT_OK;
+    const ssl_direction_t *d = data;
+    if (port != PORT_0 || len != sizeof *d) return MT_OK;
     uint16_t first = (uint16_t) (board_bench_first_t_us() / PERIOD_US - 1u);
     record((uint16_t) (d->block - first), d->angle_ddeg);
     return MT_OK;
@@ -211,10 +211,12 @@ __attribute__((noinline)) static uint32_t timed_mem(unsigned n)
     return port_cycles() - start;
 }
 
-static mt_err_t driver_task(void *state, msg_t *msg)
+static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_INIT) return MT_OK;
+    if (port != PORT_INIT) return MT_OK;
     uint32_t i0, i1, i2;
     uint32_t c0 = wait_reads(WARMUP, &i0);
     uint32_t c1 = wait_reads(WARMUP + N1, &i1);

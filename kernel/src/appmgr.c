@@ -178,34 +178,34 @@ static void commit(const appdesc_t *d)
 }
 
 /* Keep the description until the verdict, or undo stage one if we cannot. */
-static mt_err_t hold(msg_t *msg, const appdesc_t *d)
+static mt_err_t hold(void *data, uint16_t len, const appdesc_t *d)
 {
-    M.held_len = msg->len;
-    M.held = sched_take_msg(msg);
+    M.held_len = len;
+    M.held = sched_take(data, len);
     if (M.held) return MT_OK;
     undo_creation(d, d->num_tasks, M.last.pid_base);
     M.last.created = 0;
     return MT_ERR_NO_MEM; /* logged by sched_take_msg() */
 }
 
-static mt_err_t load(msg_t *msg)
+static mt_err_t load(void *data, uint16_t len)
 {
     appdesc_t d;
-    mt_err_t err = create_part(msg->data, msg->len, &d);
+    mt_err_t err = create_part(data, len, &d);
     if (!bus_active()) {
         if (!err) commit(&d);
         return err;
     }
-    if (!err) err = hold(msg, &d);
+    if (!err) err = hold(data, len, &d);
     bus_app_created(err); /* the verdict follows on BUS_APPMGR_PORT_VERDICT */
     return err;
 }
 
 /* The device-wide verdict on the description held since stage one. */
-static void decide(const msg_t *msg)
+static void decide(const void *data, uint16_t len)
 {
-    if (!M.held || msg->len != 1) return; /* our own stage one failed */
-    mt_err_t verdict = (mt_err_t) ((const uint8_t *) msg->data)[0];
+    if (!M.held || len != 1) return; /* our own stage one failed */
+    mt_err_t verdict = (mt_err_t) ((const uint8_t *) data)[0];
     appdesc_t d;
     appdesc_parse(M.held, M.held_len, &d); /* valid: parsed in stage one */
     if (verdict == MT_OK) {
@@ -219,13 +219,13 @@ static void decide(const msg_t *msg)
     M.held = NULL;
 }
 
-static mt_err_t appmgr_handler(void *state, msg_t *msg)
+static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == BUS_APPMGR_PORT_VERDICT) decide(msg);
-    if (msg->port != PORT_0) return MT_OK;
+    if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
+    if (port != PORT_0) return MT_OK;
     memset(&M.last, 0, sizeof M.last);
-    M.last.err = load(msg);
+    M.last.err = load(data, len);
     return MT_OK; /* the outcome is recorded and already logged */
 }
 

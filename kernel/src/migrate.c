@@ -356,12 +356,12 @@ static void update_tick(void)
         timer_stop_for(MT_PID_MIGRATOR, 0);
 }
 
-static mt_err_t migrator(void *state, msg_t *msg)
+static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     /* A task wired to the migrator asks with (pid, dest). */
-    if (msg->port == MIG_MSG_REQUEST && msg->len == 2)
-        migrate_request(((const uint8_t *) msg->data)[0], ((const uint8_t *) msg->data)[1]);
+    if (port == MIG_MSG_REQUEST && len == 2)
+        migrate_request(((const uint8_t *) data)[0], ((const uint8_t *) data)[1]);
     if (sched_stack_depth() > 1) { /* sent to directly: not with a handler below */
         mig_kick();
         return MT_OK;
@@ -369,7 +369,7 @@ static mt_err_t migrator(void *state, msg_t *msg)
     port_irq_state_t s = port_irq_save();
     MIG.kick_pending = false;
     port_irq_restore(s);
-    for (uint8_t i = 0; msg->port == PORT_TIMEOUT0 && i < MOTET_MIGRATE_SLOTS; i++) {
+    for (uint8_t i = 0; port == PORT_TIMEOUT0 && i < MOTET_MIGRATE_SLOTS; i++) {
         if (MIG.slots[i].role == ROLE_SOURCE)
             mig_source_tick(&MIG.slots[i]);
         else

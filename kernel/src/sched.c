@@ -83,6 +83,7 @@ static struct {
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
     remote_task_t *remotes[MOTET_MAX_REMOTE_TASKS];
     task_t *current;        /* task of the top handler frame, NULL if none */
+    msg_t *msg;             /* the message its handler was given */
     mt_prio_t running_prio; /* its priority, -1 when the stack is empty */
     uint8_t depth;          /* handler frames on the stack */
     uint8_t held;           /* messages held for uninitialised tasks */
@@ -376,7 +377,10 @@ static MT_INLINE void log_dispatch(bool in_line, log_event_type_t type, mt_pid_t
 /* call_pushed() once its start is logged. */
 static MT_INLINE void call_started(task_t *t, msg_t *m, frame_t below, bool in_line)
 {
-    mt_err_t result = t->handler(t->state, m);
+    msg_t *outer = S.msg;
+    S.msg = m;
+    mt_err_t result = t->handler(t->state, m->port, m->data, m->len);
+    S.msg = outer;
     log_dispatch(in_line, EV_END, t->pid, m->port);
     if (result != MT_OK) log_error(result);
     pop_frame(t, below);
@@ -1176,6 +1180,29 @@ void *sched_take_msg(msg_t *msg)
     return take_msg_general(msg);
 }
 
+/* The running handler's own message: not the message of a frame below,
+ * whose heap payload this handler may have been lent. */
+static msg_t *handled_msg(void)
+{
+    return MOTET_THREADS && thread_running() ? NULL : S.msg;
+}
+
+void *sched_take(void *data, uint16_t len)
+{
+    msg_t *m = handled_msg();
+    if (m && data && m->data == data && m->len == len) return sched_take_msg(m);
+    if (!len || !data) return NULL;
+    void *copy = mem_alloc(len);
+    if (copy) memcpy(copy, data, len);
+    return copy;
+}
+
+mt_pid_t sched_sender(void)
+{
+    msg_t *m = handled_msg();
+    return m ? m->src : MT_PID_NONE;
+}
+
 /* ---- killing ---- */
 
 static void discard_list(msg_t *m, uint16_t *count)
@@ -1380,7 +1407,10 @@ mt_err_t sched_task_call(task_t *t, msg_t *m)
     frame_t below = {S.current, S.running_prio};
     push_frame(t);
     log_event(EV_START, t->pid, m->port);
-    mt_err_t result = t->handler(t->state, m);
+    msg_t *outer = S.msg;
+    S.msg = m;
+    mt_err_t result = t->handler(t->state, m->port, m->data, m->len);
+    S.msg = outer;
     log_event(EV_END, t->pid, m->port);
     t->flags &= (uint8_t) ~TASK_ON_STACK;
     S.depth--;

@@ -439,10 +439,12 @@ static thread_t *free_slot(void)
 }
 
 /* Never runs: messages to a bound task go to its thread's mailbox. */
-static mt_err_t bound_handler(void *state, msg_t *msg)
+static mt_err_t bound_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) port;
+    (void) data;
+    (void) len;
     (void) state;
-    (void) msg;
     return MT_OK;
 }
 

@@ -48,10 +48,12 @@ static void note(const char *s)
 
 /* ---- tasks and interrupt bodies ---- */
 
-static mt_err_t low_task(void *state, msg_t *msg)
+static mt_err_t low_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     note("L(");
     low_in_isr = port_in_isr();
     if (raise_high_in_low) port_cm_irq_raise(LINE_HIGH);
@@ -59,20 +61,24 @@ static mt_err_t low_task(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t high_task(void *state, msg_t *msg)
+static mt_err_t high_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     note("H ");
     high_depth = sched_stack_depth();
     high_in_isr = port_in_isr();
     return MT_OK;
 }
 
-static mt_err_t timed_task(void *state, msg_t *msg)
+static mt_err_t timed_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_TIMEOUT0) timed_at = port_cm_time();
+    if (port == PORT_TIMEOUT0) timed_at = port_cm_time();
     return MT_OK;
 }
 
@@ -204,20 +210,24 @@ static void test_interrupted_code_gets_its_registers_and_flags_back(void **state
 static unsigned next_worker, order_errors, worker_runs, stress_ticks;
 
 /* Queues one message for each worker (below it): they run from the queue. */
-static mt_err_t dispatcher_task(void *state, msg_t *msg)
+static mt_err_t dispatcher_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0 || stress_ticks >= STRESS_TICKS) return MT_OK;
+    if (port != PORT_0 || stress_ticks >= STRESS_TICKS) return MT_OK;
     for (unsigned i = 0; i < WORKERS; i++)
         assert_int_equal(sched_send_to((mt_pid_t) (PID_WORKER + i), PORT_0, NULL, 0, 0), MT_OK);
     return MT_OK;
 }
 
-static mt_err_t worker_task(void *state, msg_t *msg)
+static mt_err_t worker_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
-    unsigned i = (unsigned) (msg->dst - PID_WORKER);
+    if (port != PORT_0) return MT_OK;
+    unsigned i = (unsigned) (sched_current_pid() - PID_WORKER);
     if (i != next_worker) order_errors++;
     next_worker = (i + 1u) % WORKERS;
     worker_runs++;
@@ -226,10 +236,12 @@ static mt_err_t worker_task(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t ticker_task(void *state, msg_t *msg)
+static mt_err_t ticker_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_TIMEOUT0) stress_ticks++;
+    if (port == PORT_TIMEOUT0) stress_ticks++;
     return MT_OK;
 }
 

@@ -90,24 +90,26 @@ static void note(char what)
     events[n + 1] = 0;
 }
 
-static mt_err_t prog_a(void *state, msg_t *msg)
+static mt_err_t prog_a(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_INIT) {
+    if (port == PORT_INIT) {
         note('I');
         /* Every task of the application exists before any initialises. */
         if (b_is_local) assert_true(sched_task_exists(appmgr_last_result()->pid_base + 1));
-        if (msg->len) note((char) ((const uint8_t *) msg->data)[0]);
+        if (len) note((char) ((const uint8_t *) data)[0]);
         return sched_send(0, NULL, 0, 0);
     }
     note('a');
     return MT_OK;
 }
 
-static mt_err_t prog_b(void *state, msg_t *msg)
+static mt_err_t prog_b(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    note(msg->port == PORT_INIT ? 'J' : 'b');
+    note(port == PORT_INIT ? 'J' : 'b');
     return MT_OK;
 }
 

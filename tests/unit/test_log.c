@@ -5,10 +5,12 @@
  */
 #include "test_support.h"
 
-static mt_err_t echo(void *state, msg_t *msg)
+static mt_err_t echo(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) tport_busy(250); /* 250 us of work */
+    if (port == PORT_0) tport_busy(250); /* 250 us of work */
     return MT_OK;
 }
 
@@ -42,10 +44,12 @@ static void test_message_run_at_once_records_run_and_end_with_times(void **state
 
 /* A higher-priority sender: its message waits, so the send and the start
  * are two records, the start after the sender's END. */
-static mt_err_t forward(void *state, msg_t *msg)
+static mt_err_t forward(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    return msg->port == PORT_0 ? sched_send_to(0x20, PORT_0, NULL, 0, 0) : MT_OK;
+    return port == PORT_0 ? sched_send_to(0x20, PORT_0, NULL, 0, 0) : MT_OK;
 }
 
 static void test_queued_message_records_send_then_start(void **state)

@@ -580,10 +580,12 @@ static void test_live_header_size_past_heap_end_refused(void **state)
 
 static void *task_block;
 
-static mt_err_t alloc_on_init(void *st, msg_t *msg)
+static mt_err_t alloc_on_init(void *st, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) st;
-    if (msg->port == PORT_INIT) task_block = mem_alloc(24);
+    if (port == PORT_INIT) task_block = mem_alloc(24);
     return MT_OK;
 }
 

@@ -26,22 +26,22 @@ static void note(char c)
     got[n + 1] = 0;
 }
 
-static mt_err_t recorder(void *state, msg_t *msg)
+static mt_err_t recorder(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_SERIALIZE) {
+    if (port == PORT_SERIALIZE) {
         note('S');
         return serialize_result;
     }
-    if (msg->port >= PORT_0 && msg->len) note(((const char *) msg->data)[0]);
+    if (port >= PORT_0 && len) note(((const char *) data)[0]);
     return MT_OK;
 }
 
 /* A higher task that sends to T while T is frozen. */
-static mt_err_t sender(void *state, msg_t *msg)
+static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_0) sched_send_to(T, PORT_0, msg->data, msg->len, 0);
+    if (port == PORT_0) sched_send_to(T, PORT_0, data, len, 0);
     return MT_OK;
 }
 

@@ -48,12 +48,12 @@ static void note(char c)
 }
 
 /* Records its name letter and the payload's first byte. */
-static mt_err_t recorder(void *state, msg_t *msg)
+static mt_err_t recorder(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port < PORT_0) return MT_OK;
+    if (port < PORT_0) return MT_OK;
     note(sched_current_pid() == 0x20 ? 'A' : 'B');
-    if (msg->len) note(((const char *) msg->data)[0]);
+    if (len) note(((const char *) data)[0]);
     return MT_OK;
 }
 
@@ -413,10 +413,12 @@ static void test_timesync_beacons(void **state)
 
 static char inits[16];
 
-static mt_err_t init_recorder(void *state, msg_t *msg)
+static mt_err_t init_recorder(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) strcat(inits, "I");
+    if (port == PORT_INIT) strcat(inits, "I");
     return MT_OK;
 }
 

@@ -93,17 +93,17 @@ static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint1
     receive(type, src, MT_PID_MIGRATOR, kind, p, len);
 }
 
-static mt_err_t task(void *state, msg_t *msg)
+static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     size_t n = strlen(got);
-    if (msg->port == PORT_SERIALIZE) {
+    if (port == PORT_SERIALIZE) {
         got[n] = 'S';
         void *block = mem_alloc(3);
         memcpy(block, "abc", 3);
         return migrate_state(block, 3);
     }
-    if (msg->port >= PORT_0 && msg->len) got[n] = ((const char *) msg->data)[0];
+    if (port >= PORT_0 && len) got[n] = ((const char *) data)[0];
     return MT_OK;
 }
 

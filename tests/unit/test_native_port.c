@@ -42,10 +42,12 @@ static void note(const char *s)
 }
 
 /* The task interrupt bodies post to: records the context it runs in. */
-static mt_err_t task_t_handler(void *state, msg_t *msg)
+static mt_err_t task_t_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     task_runs++;
     task_saw_in_isr = port_in_isr();
     task_saw_body_done = body_done;
@@ -62,11 +64,13 @@ static mt_err_t task_t_handler(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t stopper(void *state, msg_t *msg)
+static mt_err_t stopper(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, TIMER_MS(20), false);
-    if (msg->port == PORT_TIMEOUT0) sched_stop();
+    if (port == PORT_INIT) return timer_start(0, TIMER_MS(20), false);
+    if (port == PORT_TIMEOUT0) sched_stop();
     return MT_OK;
 }
 

@@ -30,17 +30,21 @@ static mt_err_t send_err;
 static void *heap_block;
 static bool replace_victim;
 
-static mt_err_t victim(void *state, msg_t *msg)
+static mt_err_t victim(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port >= PORT_0) victim_got++;
+    if (port >= PORT_0) victim_got++;
     return MT_OK;
 }
 
-static mt_err_t newcomer(void *state, msg_t *msg)
+static mt_err_t newcomer(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port >= PORT_0) newcomer_got++;
+    if (port >= PORT_0) newcomer_got++;
     return MT_OK;
 }
 
@@ -51,10 +55,12 @@ static void make(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
     assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
 }
 
-static mt_err_t killer(void *state, msg_t *msg)
+static mt_err_t killer(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     assert_int_equal(sched_task_kill(PID_VICTIM), MT_OK);
     if (replace_victim) make(PID_NEWCOMER, 1, newcomer);
     return MT_OK;
@@ -65,16 +71,18 @@ static void isr_wakes_killer(void)
     assert_int_equal(sched_post_isr(PID_KILLER, PORT_0, NULL, 0, 0), MT_OK);
 }
 
-static mt_err_t sender(void *state, msg_t *msg)
+static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port < PORT_0) return MT_OK;
+    if (port < PORT_0) return MT_OK;
     atomic_fetch_or(&port_native_irq_pending, 1u << 0); /* taken at the next unmask */
-    if (msg->port == PORT_SEND_HEAP) {
+    if (port == PORT_SEND_HEAP) {
         heap_block = mem_alloc(8);
         assert_non_null(heap_block);
         send_err = sched_send_to(PID_VICTIM, PORT_0, heap_block, 8, MSG_HEAP);
-    } else if (msg->port == PORT_SEND_COPIED) {
+    } else if (port == PORT_SEND_COPIED) {
         static uint8_t larger_than_a_block_holds[16];
         send_err = sched_send_to(PID_VICTIM, PORT_0, larger_than_a_block_holds,
                                  sizeof larger_than_a_block_holds, 0);

@@ -52,39 +52,40 @@ static bool intact(const uint8_t *p)
     return true;
 }
 
-static mt_err_t receiver(void *state, msg_t *msg)
+static mt_err_t receiver(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_INIT && !msg->len) return MT_OK;
+    if (port == PORT_INIT && !len) return MT_OK;
     handled++;
-    owner_in_handler = mem_owner(msg->data);
-    if (msg->port == KILL_SENDER_LOOK || msg->port == KILL_SENDER_TAKE)
+    owner_in_handler = mem_owner(data);
+    if (port == KILL_SENDER_LOOK || port == KILL_SENDER_TAKE)
         assert_int_equal(sched_task_kill(SENDER), MT_OK);
-    payload_intact = mem_is_heap(msg->data) && intact(msg->data);
-    if (msg->port == LOOK || msg->port == KILL_SENDER_LOOK) return MT_OK;
-    taken = sched_take_msg(msg);
-    if (msg->port == TAKE_AND_FORWARD) {
+    payload_intact = mem_is_heap(data) && intact(data);
+    if (port == LOOK || port == KILL_SENDER_LOOK) return MT_OK;
+    taken = sched_take(data, len);
+    if (port == TAKE_AND_FORWARD) {
         void *block = taken;
         taken = NULL;
         return sched_send_to(FORWARDEE, TAKE, block, BLOCK_LEN, MSG_HEAP);
     }
-    if (msg->port == TAKE_AND_DIE) return sched_task_kill(RECEIVER);
+    if (port == TAKE_AND_DIE) return sched_task_kill(RECEIVER);
     return MT_OK;
 }
 
-static mt_err_t forwardee(void *state, msg_t *msg)
+static mt_err_t forwardee(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == TAKE) taken = sched_take_msg(msg);
+    if (port == TAKE) taken = sched_take(data, len);
     return MT_OK;
 }
 
-static mt_err_t sender(void *state, msg_t *msg)
+static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) len;
     (void) state;
-    if (msg->port < PORT_0) return MT_OK;
-    mt_port_t to = *(const uint8_t *) msg->data;
-    if (msg->port == SEND_STACK) {
+    if (port < PORT_0) return MT_OK;
+    mt_port_t to = *(const uint8_t *) data;
+    if (port == SEND_STACK) {
         uint8_t local[BLOCK_LEN] = {0};
         send_result = sched_send_to(RECEIVER, to, local, sizeof local, MSG_HEAP);
         return MT_OK;
@@ -92,10 +93,10 @@ static mt_err_t sender(void *state, msg_t *msg)
     sent = mem_alloc(BLOCK_LEN);
     assert_non_null(sent);
     memset(sent, BLOCK_BYTE, BLOCK_LEN);
-    if (msg->port == SEND_FREED) mem_free(sent);
+    if (port == SEND_FREED) mem_free(sent);
     send_result = sched_send_to(RECEIVER, to, sent, BLOCK_LEN, MSG_HEAP);
-    if (send_result != MT_OK && msg->port != SEND_FREED) mem_free(sent); /* still ours */
-    if (msg->port == SEND_BLOCK_AND_DIE) return sched_task_kill(SENDER);
+    if (send_result != MT_OK && port != SEND_FREED) mem_free(sent); /* still ours */
+    if (port == SEND_BLOCK_AND_DIE) return sched_task_kill(SENDER);
     return MT_OK;
 }
 
@@ -247,26 +248,27 @@ static uint16_t seen_len;
 
 /* Sends a borrowed stack buffer of the length it is given to the lower
  * receiver, then scribbles over the buffer before the receiver can run. */
-static mt_err_t borrower(void *state, msg_t *msg)
+static mt_err_t borrower(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) len;
     (void) state;
-    if (msg->port < PORT_0) return MT_OK;
-    uint8_t len = *(const uint8_t *) msg->data;
+    if (port < PORT_0) return MT_OK;
+    uint8_t lent = *(const uint8_t *) data;
     uint8_t local[COPIED_LEN] = {1, 2, 3, 4, 5, 6};
-    send_result = sched_send_to(RECEIVER, PORT_0, local, len, 0);
+    send_result = sched_send_to(RECEIVER, PORT_0, local, lent, 0);
     blocks_after_send = blocks_in_use();
     memset(local, 0, sizeof local);
     return MT_OK;
 }
 
-static mt_err_t keeper(void *state, msg_t *msg)
+static mt_err_t keeper(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port < PORT_0) return MT_OK;
+    if (port < PORT_0) return MT_OK;
     handled++;
-    seen_len = msg->len;
-    memcpy(seen, msg->data, msg->len);
-    taken = sched_take_msg(msg);
+    seen_len = len;
+    memcpy(seen, data, len);
+    taken = sched_take(data, len);
     return MT_OK;
 }
 

@@ -21,22 +21,24 @@ static void note(const char *s)
 }
 
 /* Per-test behaviour of the generic handler below, keyed by pid. */
-typedef void (*action_fn)(msg_t *msg);
+typedef void (*action_fn)(mt_port_t port);
 static action_fn actions[256];
 
-static mt_err_t traced(void *state, msg_t *msg)
+static mt_err_t traced(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
     char name[8];
     mt_pid_t self = sched_current_pid();
-    if (msg->port == PORT_INIT || msg->port == PORT_FINAL) {
-        snprintf(name, sizeof name, "%c%s ", 'A' + self - 0x20, msg->port == PORT_INIT ? "i" : "f");
+    if (port == PORT_INIT || port == PORT_FINAL) {
+        snprintf(name, sizeof name, "%c%s ", 'A' + self - 0x20, port == PORT_INIT ? "i" : "f");
         note(name);
         return MT_OK;
     }
-    snprintf(name, sizeof name, "%c%d( ", 'A' + self - 0x20, msg->port - PORT_0);
+    snprintf(name, sizeof name, "%c%d( ", 'A' + self - 0x20, port - PORT_0);
     note(name);
-    if (actions[self]) actions[self](msg);
+    if (actions[self]) actions[self](port);
     snprintf(name, sizeof name, ")%c ", 'A' + self - 0x20);
     note(name);
     return MT_OK;
@@ -68,9 +70,9 @@ static int setup(void **state)
 
 /* ---- rule 1: immediate nested dispatch for equal or higher priority ---- */
 
-static void a_sends_to_b(msg_t *msg)
+static void a_sends_to_b(mt_port_t port)
 {
-    if (msg->port != PORT_0) return;
+    if (port != PORT_0) return;
     note("send ");
     send('B', 0);
     note("sent ");
@@ -88,9 +90,9 @@ static void test_rule1_equal_priority_runs_nested(void **state)
 }
 
 static uint8_t depth_seen;
-static void record_depth(msg_t *msg)
+static void record_depth(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     depth_seen = sched_stack_depth();
 }
 
@@ -120,9 +122,9 @@ static void test_rule2_lower_priority_is_queued(void **state)
     assert_string_equal(trace, "A0( send sent )A B0( )B ");
 }
 
-static void a_sends_mixed(msg_t *msg)
+static void a_sends_mixed(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     send('B', 1); /* prio 1 */
     send('D', 3); /* prio 3 */
     send('B', 2); /* prio 1, created after the first */
@@ -159,17 +161,17 @@ static void isr_posts(void)
     isr_body_done = true;
 }
 
-static void raise_interrupt(msg_t *msg)
+static void raise_interrupt(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     note("raise ");
     tport_irq_raise(0);
     note("back ");
 }
 
-static void check_context(msg_t *msg)
+static void check_context(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     handler_saw_isr_context = port_in_isr() || !isr_body_done;
     /* Interrupts must be enabled: a save must report them on. */
     port_irq_state_t s = port_irq_save();
@@ -266,9 +268,9 @@ static void test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest(void *
 
 /* ---- rule 4: a task on the stack is guarded ---- */
 
-static void b_sends_back_to_a(msg_t *msg)
+static void b_sends_back_to_a(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     note("back ");
     send('A', 1);
     note("queued ");
@@ -289,9 +291,9 @@ static void test_rule4_message_to_task_on_stack_waits(void **state)
 }
 
 static int self_sends_left;
-static void b_sends_to_self(msg_t *msg)
+static void b_sends_to_self(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     if (self_sends_left-- > 0) send('B', 1);
     note("tail ");
 }
@@ -310,9 +312,9 @@ static void test_rule4_self_send_runs_after_return(void **state)
 
 /* ---- rule 5: on return, the queue head runs only if it outranks the frame below ---- */
 
-static void b_queues_for_c_and_d(msg_t *msg)
+static void b_queues_for_c_and_d(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     note("q ");
     send('C', 0); /* prio 2: above A (1), below B (3) */
     send('D', 0); /* prio 1: equal to A */
@@ -335,11 +337,13 @@ static void test_rule5_head_runs_only_if_it_outranks_frame_below(void **state)
 
 /* ---- rule 6: nothing to do, the module sleeps until the next deadline ---- */
 
-static mt_err_t stopper(void *state, msg_t *msg)
+static mt_err_t stopper(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, TIMER_MS(100), false);
-    if (msg->port == PORT_TIMEOUT0) sched_stop();
+    if (port == PORT_INIT) return timer_start(0, TIMER_MS(100), false);
+    if (port == PORT_TIMEOUT0) sched_stop();
     return MT_OK;
 }
 
@@ -374,9 +378,9 @@ static void test_rule7_messages_held_until_init_handled(void **state)
     assert_int_equal(sched_queued_count(), 0);
 }
 
-static void a_inits_b(msg_t *msg)
+static void a_inits_b(mt_port_t port)
 {
-    (void) msg;
+    (void) port;
     send('C', 0);                       /* queued, created first */
     send('B', 1);                       /* held, created second */
     sched_task_init(PID('B'), NULL, 0); /* queued behind both */

@@ -17,28 +17,30 @@ static void *taken;
 static uint8_t last_byte;
 static char order[64];
 
-static mt_err_t worker(void *state, msg_t *msg)
+static mt_err_t worker(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port == PORT_INIT) return timer_start(0, TIMER_MS(10), true);
-    if (msg->port == PORT_FINAL) {
+    if (port == PORT_INIT) return timer_start(0, TIMER_MS(10), true);
+    if (port == PORT_FINAL) {
         finals++;
         return MT_OK;
     }
-    if (msg->port == PORT_0) {
+    if (port == PORT_0) {
         received++;
-        if (msg->len) last_byte = ((uint8_t *) msg->data)[0];
+        if (len) last_byte = ((uint8_t *) data)[0];
     }
-    if (msg->port == PORT_0 + 1) taken = sched_take_msg(msg);
-    if (msg->port == PORT_0 + 2) mem_alloc(100); /* a leak the kill must reclaim */
-    if (msg->port == PORT_0 + 3) sched_task_kill(sched_current_pid());
+    if (port == PORT_0 + 1) taken = sched_take(data, len);
+    if (port == PORT_0 + 2) mem_alloc(100); /* a leak the kill must reclaim */
+    if (port == PORT_0 + 3) sched_task_kill(sched_current_pid());
     return MT_OK;
 }
 
-static mt_err_t member(void *state, msg_t *msg)
+static mt_err_t member(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port >= PORT_0) {
+    if (port >= PORT_0) {
         size_t n = strlen(order);
         order[n] = (char) ('a' + sched_current_pid() - 0x40);
         order[n + 1] = 0;
@@ -180,10 +182,10 @@ static void test_untaken_heap_payload_is_freed_after_the_handler(void **state)
 
 /* ---- multicast ---- */
 
-static mt_err_t member_killing_next(void *state, msg_t *msg)
+static mt_err_t member_killing_next(void *state, mt_port_t port, void *data, uint16_t len)
 {
-    if (msg->port == PORT_0) assert_int_equal(sched_task_kill(0x42), MT_OK);
-    return member(state, msg);
+    if (port == PORT_0) assert_int_equal(sched_task_kill(0x42), MT_OK);
+    return member(state, port, data, len);
 }
 
 static void test_multicast_skips_a_member_an_earlier_one_killed(void **state)
@@ -202,14 +204,14 @@ static void test_multicast_skips_a_member_an_earlier_one_killed(void **state)
 
 /* Kills the next member, then a new task takes its place in the member
  * table, joining another group. */
-static mt_err_t member_replacing_next(void *state, msg_t *msg)
+static mt_err_t member_replacing_next(void *state, mt_port_t port, void *data, uint16_t len)
 {
-    if (msg->port == PORT_0) {
+    if (port == PORT_0) {
         assert_int_equal(sched_task_kill(0x42), MT_OK);
         make(0x43, 2, member);
         assert_int_equal(mcast_join(9, 0x43, PORT_0), MT_OK);
     }
-    return member(state, msg);
+    return member(state, port, data, len);
 }
 
 static void test_multicast_does_not_reach_a_task_joined_during_the_delivery(void **state)
@@ -314,10 +316,11 @@ static void test_send_to_unknown_port_is_rejected_and_logged(void **state)
     assert_int_equal(received, 0);
 }
 
-static mt_err_t route_user(void *state, msg_t *msg)
+static mt_err_t route_user(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) *(mt_err_t *) msg->data = sched_send(3, NULL, 0, 0);
+    if (port == PORT_0) *(mt_err_t *) data = sched_send(3, NULL, 0, 0);
     return MT_OK;
 }
 
@@ -367,10 +370,12 @@ static unsigned waited_sent, waited_refused, waited_logged;
 static uint8_t waited_bytes[MOTET_MAX_QUEUED_MSGS + 2];
 static uint8_t waited_count;
 
-static mt_err_t waiting_sender(void *state, msg_t *msg)
+static mt_err_t waiting_sender(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     static uint8_t large[6] = {0xEE};
     for (uint8_t i = 0; i < MOTET_MAX_QUEUED_MSGS + 2; i++) {
         uint8_t two[2] = {i, (uint8_t) ~i};
@@ -389,13 +394,13 @@ static mt_err_t waiting_sender(void *state, msg_t *msg)
     return MT_OK;
 }
 
-static mt_err_t waiting_receiver(void *state, msg_t *msg)
+static mt_err_t waiting_receiver(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    if (msg->port != PORT_0 + 4) return MT_OK;
-    const uint8_t *b = msg->data;
-    if (msg->len == 2 && (uint8_t) (b[0] ^ b[1]) == 0xFFu) waited_bytes[waited_count++] = b[0];
-    if (msg->len == 6 && b[0] == 0xEE) waited_bytes[waited_count++] = 1;
+    if (port != PORT_0 + 4) return MT_OK;
+    const uint8_t *b = data;
+    if (len == 2 && (uint8_t) (b[0] ^ b[1]) == 0xFFu) waited_bytes[waited_count++] = b[0];
+    if (len == 6 && b[0] == 0xEE) waited_bytes[waited_count++] = 1;
     return MT_OK;
 }
 

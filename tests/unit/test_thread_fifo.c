@@ -60,10 +60,12 @@ static void spawn(int i, thread_entry_t entry, char who, mt_prio_t prio)
     assert_int_equal(thread_create(&spec, NULL), MT_OK);
 }
 
-static mt_err_t creator(void *state, msg_t *msg)
+static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     spawn(0, job, 'L', 1);
     spawn(1, job, 'H', 5);
     spawn(2, job, 'M', 3);
@@ -96,10 +98,12 @@ static void test_a_woken_higher_thread_does_not_preempt(void **state)
     assert_string_equal(trace, "L L isr L H H H ");
 }
 
-static mt_err_t handler(void *state, msg_t *msg)
+static mt_err_t handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) note("h ");
+    if (port == PORT_0) note("h ");
     return MT_OK;
 }
 

@@ -18,10 +18,12 @@
 static uint8_t stacks[2][STACK];
 static char runs[128];
 
-static mt_err_t stopper(void *state, msg_t *msg)
+static mt_err_t stopper(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) sched_stop();
+    if (port == PORT_0) sched_stop();
     return MT_OK;
 }
 
@@ -84,10 +86,12 @@ static void worker(void *arg)
     }
 }
 
-static mt_err_t creator(void *state, msg_t *msg)
+static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     for (int i = 0; i < 2; i++) {
         thread_spec_t spec = {.entry = worker,
                               .arg = (void *) (intptr_t) ('A' + i),

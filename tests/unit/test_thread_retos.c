@@ -192,10 +192,12 @@ static void other_thread(void *arg)
 
 /* Wakes the dynamic thread, then creates the real-time one: both become
  * ready under this handler, which outranks them. */
-static mt_err_t starter(void *state, msg_t *msg)
+static mt_err_t starter(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     sem_post(&go);
     spawn(1, rt_thread, MT_PID_NONE, THREAD_CLASS_FIFO);
     return MT_OK;

@@ -60,10 +60,12 @@ static void spawn(int i, char who, mt_prio_t prio)
 
 /* Create the threads from a handler above them, so none runs before all
  * exist; they start when it returns. */
-static mt_err_t creator(void *state, msg_t *msg)
+static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     spawn(0, 'A', 2);
     spawn(1, 'B', 2);
     return MT_OK;
@@ -138,10 +140,12 @@ static void test_fifo_class_equals_switch_only_voluntarily(void **state)
     assert_int_equal(st.voluntary, 2);
 }
 
-static mt_err_t idle_handler(void *state, msg_t *msg)
+static mt_err_t idle_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) port;
+    (void) data;
+    (void) len;
     (void) state;
-    (void) msg;
     return MT_OK;
 }
 
@@ -168,10 +172,12 @@ static void test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone(voi
 }
 
 /* A handler that interrupts A for 5 ms: that time is not A's slice. */
-static mt_err_t busy_handler(void *state, msg_t *msg)
+static mt_err_t busy_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) tport_busy(5 * CHUNK);
+    if (port == PORT_0) tport_busy(5 * CHUNK);
     return MT_OK;
 }
 

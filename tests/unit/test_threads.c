@@ -356,10 +356,12 @@ static void hi_thread(void *arg)
     }
 }
 
-static mt_err_t raising_handler(void *state, msg_t *msg)
+static mt_err_t raising_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     note("H( ");
     tport_irq_raise(0); /* the ISR posts the semaphore */
     note("back ");
@@ -401,15 +403,17 @@ static void test_equal_priority_thread_waits_for_the_handler(void **state)
 
 static bool handler_on_thread_stack;
 
-static mt_err_t recording_handler(void *state, msg_t *msg)
+static mt_err_t recording_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
     int local = 0;
-    if (msg->port < PORT_0) return MT_OK;
+    if (port < PORT_0) return MT_OK;
     handler_local = &local;
     handler_on_thread_stack = on_stack(0, &local);
     char s[24];
-    snprintf(s, sizeof s, "H%d( )H ", msg->port - PORT_0);
+    snprintf(s, sizeof s, "H%d( )H ", port - PORT_0);
     note(s);
     return MT_OK;
 }
@@ -511,20 +515,24 @@ static void isr_posts_b(void)
     sem_post_isr(&sem_b);
 }
 
-static mt_err_t handler_l(void *state, msg_t *msg)
+static mt_err_t handler_l(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     note("L( ");
     sem_post(&sem); /* wakes A, which preempts L at once */
     note(")L ");
     return MT_OK;
 }
 
-static mt_err_t handler_m(void *state, msg_t *msg)
+static mt_err_t handler_m(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     char s[8];
     snprintf(s, sizeof s, "M%d( ", sched_stack_depth());
     note(s);
@@ -558,10 +566,12 @@ static void test_nested_preemption_unwinds_in_order(void **state)
 #define PID_Q1 0x44
 #define PID_Q2 0x45
 
-static mt_err_t q_handler(void *state, msg_t *msg)
+static mt_err_t q_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     note(sched_current_pid() == PID_Q1 ? "M1 " : "M2 ");
     if (sched_current_pid() == PID_Q1) sem_post(&sem);
     return MT_OK;

@@ -39,25 +39,29 @@ static uint32_t handler_busy;             /* work each timeout handler declares 
 static uint8_t start_from_handler = 0xFF; /* timer index started at INIT */
 static mt_err_t start_result;
 
-static mt_err_t recorder(void *state, msg_t *msg)
+static mt_err_t recorder(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_INIT && start_from_handler != 0xFF)
+    if (port == PORT_INIT && start_from_handler != 0xFF)
         start_result = timer_start(start_from_handler, 700, false);
-    if (msg->port < PORT_TIMEOUT0 || msg->port > PORT_TIMEOUT3) return MT_OK;
+    if (port < PORT_TIMEOUT0 || port > PORT_TIMEOUT3) return MT_OK;
     if (n_hits < MAX_HITS)
-        hits[n_hits++] = (hit_t){.pid = msg->dst,
-                                 .port = msg->port,
+        hits[n_hits++] = (hit_t){.pid = sched_current_pid(),
+                                 .port = port,
                                  .time = tport_time(),
                                  .pool_in_use = msg_cache.in_use};
     if (handler_busy) tport_busy(handler_busy);
     return MT_OK;
 }
 
-static mt_err_t stopper(void *state, msg_t *msg)
+static mt_err_t stopper(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) sched_stop();
+    if (port == PORT_0) sched_stop();
     return MT_OK;
 }
 
@@ -66,10 +70,12 @@ static mt_err_t stopper(void *state, msg_t *msg)
 static uint32_t hog_ticks;
 static void (*hog_then)(void);
 
-static mt_err_t hog(void *state, msg_t *msg)
+static mt_err_t hog(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port != PORT_0) return MT_OK;
+    if (port != PORT_0) return MT_OK;
     tport_busy(hog_ticks);
     if (hog_then) hog_then();
     return MT_OK;

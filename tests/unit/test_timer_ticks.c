@@ -20,19 +20,23 @@
 static uint64_t hits[4][MAX_HITS];
 static unsigned n_hits[4];
 
-static mt_err_t recorder(void *state, msg_t *msg)
+static mt_err_t recorder(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port < PORT_TIMEOUT0 || msg->port > PORT_TIMEOUT3) return MT_OK;
-    unsigned n = msg->port - PORT_TIMEOUT0;
+    if (port < PORT_TIMEOUT0 || port > PORT_TIMEOUT3) return MT_OK;
+    unsigned n = port - PORT_TIMEOUT0;
     if (n_hits[n] < MAX_HITS) hits[n][n_hits[n]++] = tport_time();
     return MT_OK;
 }
 
-static mt_err_t stopper(void *state, msg_t *msg)
+static mt_err_t stopper(void *state, mt_port_t port, void *data, uint16_t len)
 {
+    (void) data;
+    (void) len;
     (void) state;
-    if (msg->port == PORT_0) sched_stop();
+    if (port == PORT_0) sched_stop();
     return MT_OK;
 }
 

@@ -45,19 +45,19 @@
  * putting its state in one heap block and handing it over with
  * migrate_state(); returning an error refuses the migration. On the
  * destination it gets PORT_DESERIALIZE with that state as the payload
- * (sched_take_msg() keeps the block); an error there fails the migration
+ * (sched_take() keeps the block); an error there fails the migration
  * and the task stays where it was. PORT_INIT is not run again.
  *
  * Example:
  *
- *     if (msg->port == PORT_SERIALIZE) {
+ *     if (port == PORT_SERIALIZE) {
  *         counter_t *copy = mem_alloc(sizeof *copy);
  *         if (!copy) return MT_ERR_NO_MEM;   // refused: the task stays
  *         *copy = *state;
  *         return migrate_state(copy, sizeof *copy);
  *     }
- *     if (msg->port == PORT_DESERIALIZE && msg->len == sizeof *state)
- *         memcpy(state, msg->data, sizeof *state);
+ *     if (port == PORT_DESERIALIZE && len == sizeof *state)
+ *         memcpy(state, data, sizeof *state);
  *
  *     migrate_request(0x12, 3);   // anywhere: move task 0x12 to module 3
  */

@@ -2,7 +2,8 @@
 /*
  * The message scheduler: tasks, messages and the dispatch rules.
  *
- * A task is a handler `mt_err_t h(void *state, msg_t *msg)` plus its state,
+ * A task is a handler `mt_err_t h(void *state, mt_port_t port, void *data,
+ * uint16_t len)` plus its state,
  * a priority and an output-port table. Sending is a preemption point: a local
  * destination of equal or higher priority that is initialised and not already
  * on the stack runs at once, nested on the one shared stack; anything else is
@@ -12,9 +13,9 @@
  *
  * Example:
  *
- *     static mt_err_t blink(void *state, msg_t *msg) {
- *         if (msg->port == PORT_INIT) timer_start(0, TIMER_MS(125), true);
- *         if (msg->port == PORT_TIMEOUT0) sched_send(0, "on", 3, 0);
+ *     static mt_err_t blink(void *state, mt_port_t port, void *data, uint16_t len) {
+ *         if (port == PORT_INIT) timer_start(0, TIMER_MS(125), true);
+ *         if (port == PORT_TIMEOUT0) sched_send(0, "on", 3, 0);
  *         return MT_OK;
  *     }
  *     static const route_t blink_routes[] = {{.pid = 0x20, .port = 0}};
@@ -58,7 +59,11 @@ struct msg {
     uint8_t flags;  /* MSG_* */
 };
 
-typedef mt_err_t (*task_handler_t)(void *state, msg_t *msg);
+/* A task's message handler: the task's state, then the message's input
+ * port and payload (`data` is NULL when `len` is 0). The payload is the
+ * handler's to read until it returns; sched_take() keeps it for longer.
+ * The sender is sched_sender(). A result other than MT_OK is logged. */
+typedef mt_err_t (*task_handler_t)(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* One output port: where messages sent on it go. */
 typedef struct route {
@@ -108,10 +113,17 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
  * only if strictly higher than the running priority. */
 mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
 
-/* Take the payload of the message being handled: the heap block itself
- * (zero copy) or a new heap copy; the caller owns it and must mem_free() it.
- * NULL for an empty payload or when the heap is exhausted (logged). */
+/* In a handler, keep the payload `data` of `len` bytes it was given: the
+ * heap block itself when the message carried one (zero copy), else a new
+ * heap copy; the caller owns the result and must mem_free() it. NULL for an
+ * empty payload or when the heap is exhausted (logged). */
+void *sched_take(void *data, uint16_t len);
+/* Take the payload of a message a thread received (thread_receive()), by
+ * the same rules as sched_take(). */
 void *sched_take_msg(msg_t *msg);
+/* Pid of the task that sent the message being handled; MT_PID_NONE when it
+ * came from the kernel, an interrupt or a timer, or outside a handler. */
+mt_pid_t sched_sender(void);
 
 /* Pid of the task whose handler is running, MT_PID_NONE when none. */
 mt_pid_t sched_current_pid(void);

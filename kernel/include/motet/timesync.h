@@ -23,7 +23,7 @@
  *
  * Example (a task on the reference module, once a second):
  *
- *     if (msg->port == PORT_TIMEOUT0) sched_send_to(MT_PID_TIMESYNC, PORT_0, NULL, 0, 0);
+ *     if (port == PORT_TIMEOUT0) sched_send_to(MT_PID_TIMESYNC, PORT_0, NULL, 0, 0);
  *
  * and anywhere:  uint32_t t = timesync_now();   // global ticks
  */
