@@ -11,7 +11,8 @@
  * empty window leaves the operation itself (call and return excluded).
  *
  *   PA0 empty       the baseline: SBI, call of an empty function, CBI
- *   PA1 immediate   sched_send_to() to a higher-priority task, nested (rule 1)
+ *   PA1 immediate   sched_send() along a route to a higher-priority task,
+ *                   nested (rule 1)
  *   PA2 chain       send to a higher carrier that sends to a task between it
  *                   and the driver: queued, run at the carrier's return
  *   PA3 round trip  raised in PING's handler right before it sends to its
@@ -24,6 +25,7 @@
  *   PA7 timer task  raised first thing in the handler of a periodic timer
  *   PB5 OC1A        toggled by Timer1 itself at every compare match
  *   PC0 irq body    raised first thing in the INT0 interrupt body
+ *   PC1 by pid      sched_send_to() by pid to the same task as PA1
  *   PC7 ready       raised when the module waits (asleep) for the injections
  *
  * Every target handler counts its runs; the driver checks after each
@@ -83,15 +85,24 @@ static void fail(const char *what)
 
 /* ---- target tasks ---- */
 
-static mt_err_t count_task(void *state, mt_port_t port, void *data, uint16_t len)
-{
-    (void) port;
-    (void) data;
-    (void) len;
-    (void) state;
-    runs[sched_current_pid() - PID_DRIVER]++;
-    return MT_OK;
-}
+/* The output ports (routes) of the tasks that send. */
+enum { DRIVER_TO_IMMEDIATE, DRIVER_TO_CARRIER, DRIVER_TO_PING };
+enum { SERVER_TO_LOW, SERVER_TO_PING };
+enum { PING_TO_SERVER };
+
+/* A task that only counts its messages: the least a handler does. */
+#define COUNTING_TASK(name, pid)                                                                   \
+    static mt_err_t name(void *state, mt_port_t port, void *data, uint16_t len)                    \
+    {                                                                                              \
+        (void) state;                                                                              \
+        (void) port;                                                                               \
+        (void) data;                                                                               \
+        (void) len;                                                                                \
+        runs[(pid) -PID_DRIVER]++;                                                                 \
+        return MT_OK;                                                                              \
+    }
+COUNTING_TASK(immediate_task, PID_IMMEDIATE)
+COUNTING_TASK(low_task, PID_LOW)
 
 /* PORT_0: the chain's carrier, sends to LOW (queued below it). PORT_0 + 1:
  * PING's partner, answers PING (queued: PING is on the stack). */
@@ -102,9 +113,9 @@ static mt_err_t server_task(void *state, mt_port_t port, void *data, uint16_t le
     (void) state;
     mt_err_t err = MT_OK;
     if (port == PORT_0)
-        err = sched_send_to(PID_LOW, PORT_0, NULL, 0, 0);
+        err = sched_send(SERVER_TO_LOW, NULL, 0, 0);
     else if (port == PORT_0 + 1)
-        err = sched_send_to(PID_PING, PORT_0 + 1, NULL, 0, 0);
+        err = sched_send(SERVER_TO_PING, NULL, 0, 0);
     if (err != MT_OK) failures++;
     return MT_OK;
 }
@@ -121,7 +132,7 @@ static mt_err_t ping_task(void *state, mt_port_t port, void *data, uint16_t len)
         runs[PID_PING - PID_DRIVER]++;
     } else if (port == PORT_0) {
         MARK_UP(PORTA, 3);
-        if (sched_send_to(PID_SERVER, PORT_0 + 1, NULL, 0, 0) != MT_OK) failures++;
+        if (sched_send(PING_TO_SERVER, NULL, 0, 0) != MT_OK) failures++;
     }
     return MT_OK;
 }
@@ -168,12 +179,17 @@ __attribute__((noinline)) static void op_empty(void)
 
 __attribute__((noinline)) static void op_immediate(void)
 {
+    if (sched_send(DRIVER_TO_IMMEDIATE, NULL, 0, 0) != MT_OK) failures++;
+}
+
+__attribute__((noinline)) static void op_by_pid(void)
+{
     if (sched_send_to(PID_IMMEDIATE, PORT_0, NULL, 0, 0) != MT_OK) failures++;
 }
 
 __attribute__((noinline)) static void op_chain(void)
 {
-    if (sched_send_to(PID_SERVER, PORT_0, NULL, 0, 0) != MT_OK) failures++;
+    if (sched_send(DRIVER_TO_CARRIER, NULL, 0, 0) != MT_OK) failures++;
 }
 
 __attribute__((noinline)) static void op_mem(void)
@@ -202,9 +218,16 @@ MEASURED(chain, 2)
 MEASURED(mem, 4)
 MEASURED(slab, 5)
 
+__attribute__((noinline)) static void measure_by_pid(void)
+{
+    MARK_UP(PORTC, 1);
+    op_by_pid();
+    MARK_DOWN(PORTC, 1);
+}
+
 static void start_round_trip(void)
 {
-    if (sched_send_to(PID_PING, PORT_0, NULL, 0, 0) != MT_OK) failures++;
+    if (sched_send(DRIVER_TO_PING, NULL, 0, 0) != MT_OK) failures++;
 }
 
 typedef struct bench_op {
@@ -214,9 +237,10 @@ typedef struct bench_op {
 } bench_op_t;
 
 static const bench_op_t ops[] = {
-    {"empty", measure_empty, MT_PID_NONE}, {"immediate", measure_immediate, PID_IMMEDIATE},
-    {"chain", measure_chain, PID_LOW},     {"roundtrip", start_round_trip, PID_PING},
-    {"mem", measure_mem, MT_PID_NONE},     {"slab", measure_slab, MT_PID_NONE},
+    {"empty", measure_empty, MT_PID_NONE},     {"immediate", measure_immediate, PID_IMMEDIATE},
+    {"by pid", measure_by_pid, PID_IMMEDIATE}, {"chain", measure_chain, PID_LOW},
+    {"roundtrip", start_round_trip, PID_PING}, {"mem", measure_mem, MT_PID_NONE},
+    {"slab", measure_slab, MT_PID_NONE},
 };
 
 /* Warm-up, then REPEAT measured runs; still in the driver's handler, so
@@ -273,12 +297,30 @@ static mt_err_t timer_then_driver(void *state, mt_port_t port, void *data, uint1
 
 /* ---- main ---- */
 
-static void create_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
+static void create_routed(mt_pid_t pid, mt_prio_t prio, task_handler_t handler,
+                          const route_t *routes, uint8_t n_routes)
 {
-    task_spec_t spec = {.pid = pid, .prio = prio, .handler = handler};
+    task_spec_t spec = {
+        .pid = pid, .prio = prio, .handler = handler, .routes = routes, .n_routes = n_routes};
     if (sched_task_create(&spec) != MT_OK || sched_task_init(pid, NULL, 0) != MT_OK)
         fail("task creation");
 }
+
+static void create_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
+{
+    create_routed(pid, prio, handler, NULL, 0);
+}
+
+static const route_t driver_routes[] = {
+    [DRIVER_TO_IMMEDIATE] = {PID_IMMEDIATE, PORT_0},
+    [DRIVER_TO_CARRIER] = {PID_SERVER, PORT_0},
+    [DRIVER_TO_PING] = {PID_PING, PORT_0},
+};
+static const route_t server_routes[] = {
+    [SERVER_TO_LOW] = {PID_LOW, PORT_0},
+    [SERVER_TO_PING] = {PID_PING, PORT_0 + 1},
+};
+static const route_t ping_routes[] = {[PING_TO_SERVER] = {PID_SERVER, PORT_0 + 1}};
 
 static void report_config(void)
 {
@@ -298,13 +340,13 @@ int main(void)
     PORTC = 0;
     slab_init(&bench_cache);
     report_config();
-    create_task(PID_IMMEDIATE, PRIO_NESTED, count_task);
-    create_task(PID_SERVER, PRIO_NESTED, server_task);
-    create_task(PID_LOW, PRIO_LOW, count_task);
-    create_task(PID_PING, PRIO_PING, ping_task);
+    create_task(PID_IMMEDIATE, PRIO_NESTED, immediate_task);
+    create_routed(PID_SERVER, PRIO_NESTED, server_task, server_routes, 2);
+    create_task(PID_LOW, PRIO_LOW, low_task);
+    create_routed(PID_PING, PRIO_PING, ping_task, ping_routes, 1);
     create_task(PID_IRQ, PRIO_EVENT, irq_task);
     create_task(PID_TIMER, PRIO_EVENT, timer_then_driver);
-    create_task(PID_DRIVER, PRIO_DRIVER, driver_task);
+    create_routed(PID_DRIVER, PRIO_DRIVER, driver_task, driver_routes, 3);
     sched_run(); /* the driver runs, then the timer, then the interrupts */
     return 1;
 }

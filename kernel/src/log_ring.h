@@ -97,14 +97,14 @@ void log_record_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg);
 
 /* log_event() for a record per operation (timer expiry, heap block), by a
  * caller holding irq off (its own critical section: no lock of the
- * record's own): in line where a copy is small, a call where int is 16
- * bits (8-bit cores). */
+ * record's own): in line, or a call where flash is tight (port.h). */
 static MT_INLINE void log_event_frequent_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
-    if (sizeof(unsigned) == 2)
-        log_record_irq_off(type, pid, arg);
-    else
-        log_record_inline_irq_off(type, pid, arg);
+#ifdef PORT_FLASH_TIGHT
+    log_record_irq_off(type, pid, arg);
+#else
+    log_record_inline_irq_off(type, pid, arg);
+#endif
 }
 
 #else

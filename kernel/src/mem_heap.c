@@ -155,14 +155,16 @@ static MT_INLINE uint8_t start_bit(uint16_t off)
 static MT_INLINE uint16_t start_byte(uint16_t off)
 {
     uint16_t granule = (uint16_t) ((uint16_t) (off - MEM_FIRST) / MEM_ALIGN);
-    /* Where the map index fits in a byte, granule / 8 is put together from
-     * the granule's two bytes: 8-bit shifts are unrolled, a 16-bit one is a
-     * loop. */
-    if (sizeof(unsigned) == 2 && MEM_GRANULES <= 2048u) {
+    /* Where the map index fits in a byte and a 16-bit shift is a loop
+     * (port.h, PORT_SHIFT_LOOPS), granule / 8 is put together from the
+     * granule's two bytes, whose 8-bit shifts are unrolled. */
+#ifdef PORT_SHIFT_LOOPS
+    if (MEM_GRANULES <= 2048u) {
         uint8_t high = (uint8_t) (granule >> 8);
         uint8_t low = (uint8_t) granule;
         return (uint8_t) ((uint8_t) (high << 5) | (uint8_t) (low >> 3));
     }
+#endif
     return granule / 8u;
 }
 

@@ -50,7 +50,7 @@ static mt_err_t check(const task_t *t, mt_module_t dest)
     if (dest == bus_self() || dest >= MOTET_BUS_MODULES || !(bus_modules() & mig_bit(dest)))
         return MT_ERR_INVALID;
     if (!(t->flags & TASK_INITIALISED) || (t->flags & (TASK_FROZEN | TASK_KILL_PENDING)) ||
-        (t->flags & TASK_ON_STACK) || mig_slot_of(t->pid))
+        task_on_stack(t) || mig_slot_of(t->pid))
         return MT_ERR_STATE; /* not started, dying, or on the move already */
     if (!program_find_handler(t->handler)) return MT_ERR_NO_PROGRAM;
     return MT_OK;

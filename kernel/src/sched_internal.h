@@ -1,51 +1,70 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scheduler internals shared by the kernel's own components (queue,
- * multicast, application manager, migration). Applications never include it.
+ * Scheduler internals shared by the kernel's own components: the task
+ * control block and its frame on the shared stack (task.c, dispatch.c,
+ * send.c), the message queue and pool (queue.c), and what multicast, the
+ * application manager and migration build on. Applications never include
+ * it. docs/architecture.md explains how the pieces fit.
  */
 #ifndef MOTET_SCHED_INTERNAL_H
 #define MOTET_SCHED_INTERNAL_H
 
+#include "motet/port.h"
 #include "motet/sched.h"
 
 /* Internal task flags, above the public TASK_MOVABLE. */
+#define TASK_INIT_RUNNING 0x04u /* its PORT_INIT handler is on the stack */
 #define TASK_INITIALISED  0x10u /* PORT_INIT has been handled */
-#define TASK_ON_STACK     0x20u /* a handler frame of this task is live */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
-/* Internal message flag, above the public MSG_*: the heap payload of a
- * message run at once was handed straight to its destination, which is on
- * the stack while the message lives (a kill waits until it leaves), so
- * sched_take_msg() by the destination has no hand-over left to do. */
-#define MSG_DST_OWNS 0x80u
-/* Internal message flag: the message is a timer's own (timer.c), to be
- * given back to it, not to the pool (sched_msg_free()). */
+/* Bound to a thread (thread.h): messages go to its mailbox, state is the
+ * thread. Zero without threads, so that tests of it fold away. */
+#define TASK_THREAD (MOTET_THREADS ? 0x02u : 0u)
+/* The flags that decide a task's gate (below) while it is off the stack:
+ * of them, only TASK_INITIALISED may be set for a send to run it at once. */
+#define TASK_GATE_FLAGS (TASK_INITIALISED | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)
+
+/* A gate below every running priority (-1 when the stack is empty). */
+#define GATE_CLOSED ((mt_prio_t) -128)
+
+/* Internal message flags, above the public MSG_*: the message is a timer's
+ * own (timer.c), to be given back to it, not to the pool; the message is
+ * the INIT of a task not yet initialised (rule 7 holds its other messages
+ * until this one's handler has returned). */
 #define MSG_TIMER_BLOCK 0x40u
+#define MSG_OPENS       0x80u
 /* Message blocks a migration leaves to the rest of the module: a frozen
  * task's messages could otherwise take the whole pool, and the migrator,
  * which is woken by a message, could never finish and release them. A send
  * to a frozen task that would take one of them is refused, to be retried
  * (MT_ERR_QUEUE_FULL; a bus frame is answered busy, bus.h). */
 #define MIG_RESERVE 4u
-/* Bound to a thread (thread.h): messages go to its mailbox, state is the
- * thread. Zero without threads, so that tests of it fold away. */
-#define TASK_THREAD (MOTET_THREADS ? 0x02u : 0u)
 
-/* An output port: the destination and a cache of its local control block. */
+/* An output port: the destination and its control block while it is a
+ * local task (resolved on first use, cleared when that task goes). */
 typedef struct out_route {
-    struct task *local; /* NULL until first use, or when not local */
+    struct task *local;
     mt_pid_t pid;
     mt_port_t port;
 } out_route_t;
 
-/* The task control block. Field order keeps it compact on 8-bit targets. */
+/* The task control block. A task is on the stack at most once (rule 4),
+ * so its block also holds its frame there: what to restore when its
+ * handler returns, the sender of the message being handled, and a heap
+ * payload the kernel frees after the handler unless it was taken. */
 typedef struct task {
-    task_handler_t handler;
     void *state;
+    task_handler_t handler;
     out_route_t *routes;
-    msg_t *held; /* FIFO of messages waiting for PORT_INIT to be handled */
+    msg_t *held;        /* FIFO of messages waiting for PORT_INIT to be handled */
+    struct task *below; /* frame: the task of the frame below, NULL if none */
+    void *payload;      /* frame: heap payload of the message, NULL if none */
     mt_pid_t pid;
     mt_prio_t prio;
+    mt_prio_t gate;       /* prio while a send may run it at once (rules 1, 4, 7), else
+                           * GATE_CLOSED: on the stack, or its flags say no */
+    mt_prio_t below_prio; /* frame: the running priority to restore */
+    mt_pid_t sender;      /* frame: sender of the message being handled */
     uint8_t flags;
     uint8_t n_routes;
 } task_t;
@@ -57,31 +76,133 @@ typedef struct remote_task {
     mt_module_t module;
 } remote_task_t;
 
-/* ---- sched.c ---- */
+/* The scheduler's state: the top of the shared stack and the task table.
+ * Shared by task.c, dispatch.c and send.c; nothing else touches it. */
+#define TASK_TABLE_SIZE                                                                            \
+    (MOTET_MAX_TASKS <= 8    ? 8u                                                                  \
+     : MOTET_MAX_TASKS <= 16 ? 16u                                                                 \
+     : MOTET_MAX_TASKS <= 32 ? 32u                                                                 \
+     : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
+                             : 256u)
+typedef struct sched_state {
+    task_t *current;        /* task of the top handler frame, NULL if none */
+    mt_prio_t running_prio; /* the priority a send must reach to run at once */
+    uint8_t held;           /* messages held for uninitialised tasks */
+    volatile bool stop;
+    uint16_t next_seq; /* creation-order stamp of the next queued message */
+    sched_remote_send_fn remote_send;
+    task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
+    remote_task_t *remotes[MOTET_MAX_REMOTE_TASKS];
+} sched_state_t;
 
+extern sched_state_t sched;
+
+/* Local tasks are found by pid in an open-addressed table (linear probing):
+ * the home slot folds the high nibble in, so that the system tasks (0xF0,
+ * ...) take the top slots counting down while application pids (0x10, ...)
+ * fill it from the bottom, one probe each in practice. */
+#define TASK_SLOT(pid)  ((uint8_t) (((pid) ^ ((pid) >> 4)) & (TASK_TABLE_SIZE - 1u)))
+#define NEXT_SLOT(slot) ((uint8_t) (((slot) + 1u) & (TASK_TABLE_SIZE - 1u)))
+
+/* ---- task.c: the task table and the tasks' lives ---- */
+
+/* Empty the task and remote-task caches; boot (sched_init()). */
+void task_init_caches(void);
 /* The local task with this pid, or NULL. */
 task_t *sched_find_task(mt_pid_t pid);
+/* sched_find_task() with its first probe in line. */
+static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
+{
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (!t || t->pid == pid) return t;
+    return sched_find_task(pid);
+}
+/* The remote control block of pid, or NULL. */
+remote_task_t *sched_remote_find(mt_pid_t pid);
+/* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
+mt_err_t sched_task_remove_remote(mt_pid_t pid);
+/* Enter t in the pid table / remove it and every route cached to it; irq off. */
+void sched_task_link(task_t *t);
+void sched_task_unlink(task_t *t);
+/* Return an unlinked control block to its cache. */
+void sched_task_free(task_t *t);
+/* Set and clear flags of t and reopen or close its gate to match; irq off
+ * where a send may race (every caller but creation). */
+void task_set_flags(task_t *t, uint8_t set, uint8_t clear);
+/* The gate t's flags and priority give it off the stack. */
+static MT_INLINE mt_prio_t task_gate(const task_t *t)
+{
+    return (t->flags & TASK_GATE_FLAGS) == TASK_INITIALISED ? t->prio : GATE_CLOSED;
+}
+/* The rest of a kill once t is off the stack: FINAL, then everything it
+ * owned goes. Kernel stack. */
+void task_finish_kill(task_t *t);
+/* Free every resource of t and its control block (no FINAL). */
+void task_destroy(task_t *t);
+
+/* ---- dispatch.c: frames and the dispatch rules ---- */
+
+/* Push a frame for t, which runs next on behalf of `sender`, above the
+ * top frame `below` (of running priority below_prio), read before the lock
+ * by a fast path: what handlers an interrupt runs meanwhile restore both;
+ * irq off, t able to run (its gate open, or chosen by the drain). While it
+ * is on the stack its gate stays closed (rule 4). */
+static MT_INLINE void frame_push_on(task_t *t, task_t *below, mt_prio_t below_prio, mt_pid_t sender)
+{
+    t->below = below;
+    t->below_prio = below_prio;
+    t->sender = sender;
+    t->gate = GATE_CLOSED;
+    sched.current = t;
+    sched.running_prio = t->prio;
+}
+/* frame_push_on() the current top frame. */
+static MT_INLINE void frame_push(task_t *t, mt_pid_t sender)
+{
+    frame_push_on(t, sched.current, sched.running_prio, sender);
+}
+/* True if t has a frame on the stack: the frames are a chain from the top
+ * (a walk of at most one frame per priority level, for the rare paths). */
+bool task_on_stack(const task_t *t);
+/* Run the handler of t, whose frame was just pushed, with interrupts on;
+ * free a payload it did not take, pop the frame and finish an INIT or a
+ * kill that came with it; the handler's result. The caller runs what the
+ * handler queued. */
+mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len);
+/* Pop the frame just pushed for t, whose handler did not run after all. */
+void frame_cancel(task_t *t);
+/* The fast paths' end: frame_run() for a send that runs t at once (its
+ * frame pushed), then a drain of what outranks the sender; MT_OK. */
+mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
+/* Rule 5 for a caller with interrupts on: run queued messages (and ready
+ * threads) that outrank `floor`. */
+void dispatch_drain(mt_prio_t floor);
+
+/* ---- send.c ---- */
+
 /* Deliver one message to local task t, looked up for `pid`, by the
  * dispatch rules; MT_ERR_NO_TASK if t stopped being pid's meanwhile. */
 mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                        uint8_t flags, bool from_isr);
-/* A task-context send to the local task pid by the dispatch rules, with
- * sched_send_to()'s fast paths; MT_ERR_NO_TASK (logged) if there is none. */
+/* A task-context send to the local task pid by the dispatch rules;
+ * MT_ERR_NO_TASK (logged) if there is none. */
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
-/* A timer expiry's message to its owner, a task (never a virtual pid, so
- * the stack never reaches the multicast and time-sync paths): sched_post_isr()
- * of a bare message without the SEND record, which the caller's EV_TIMER
- * record, logged just before, stands for. It goes in `own`, the timer's
- * free message block, if given and the task is initialised, else in a pool
- * block. Errors are logged as usual. Irq off (the timer service's). */
+/* A timer expiry's message to its owner, a task: sched_post_isr() of a
+ * bare message without the SEND record, which the caller's EV_TIMER
+ * record stands for. It goes in `own`, the timer's free message block, if
+ * given and the task is initialised, else in a pool block. Irq off. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
-/* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
-mt_err_t sched_task_remove_remote(mt_pid_t pid);
+/* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
+ * creation order. */
+void send_release_held(task_t *t);
+/* Free a payload the kernel holds for t's running handler (t->payload). */
+void send_drop_payload(task_t *t);
 
-/* ---- sched_queue.c: one FIFO per priority level and a bitmap ----
+/* ---- queue.c: one FIFO per priority level, a bitmap, the block pool ----
  *
- * The operations on every message's path (push, top, pop) are inline
- * here: on an 8-bit core a call costs more than the operation. */
+ * The operations on every queued message's path (take a block, push, pop,
+ * give the block back) are in line: on an 8-bit core a call costs more
+ * than the operation. */
 
 /* Bit p set: level p holds a message. A byte when the levels fit in one. */
 #if MOTET_PRIO_LEVELS <= 8
@@ -97,28 +218,62 @@ typedef struct queue_level {
 
 /* The queue's state, for the inline operations below only. */
 extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
-/* The level bitmap; written with irq off only, read without the lock as a
- * hint (see drain_above()). */
-extern volatile queue_bits_t queue_levels;
-/* queue_level_bit[p] == 1 << p: where int is 16 bits (8-bit cores), a
- * shift by a variable amount is a loop of one bit per turn. */
-extern const queue_bits_t queue_level_bit[];
+/* The level bitmap, and its highest set bit (-1: the queue is empty), the
+ * one every dispatch compares with the running priority; written with irq
+ * off only, the top read without the lock as a hint (sched_may_run()). */
+extern queue_bits_t queue_levels;
+extern volatile mt_prio_t queue_top;
+/* Free message blocks, linked through their `next`. */
+extern msg_t *queue_free_blocks;
 
-/* Empty every level; boot only. */
+/* Empty every level and fill the pool; boot only. */
 void queue_init(void);
 /* Insert m at level prio before the first message created after it; irq off. */
 void queue_insert_by_seq(msg_t *m, mt_prio_t prio);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
-/* Messages in the queue, counted (no count is kept: it would cost every
- * message two updates for the sake of this query); irq off. */
+/* Messages in the queue, counted; irq off. */
 uint8_t queue_length(void);
+/* Free blocks in the pool, counted; irq off. */
+uint8_t queue_spare_blocks(void);
+/* A block from the pool, NULL (logged) when it is empty; any context. */
+msg_t *sched_msg_alloc(void);
+/* Give pool block m (flags set) its own copy of a payload: in the block if
+ * it fits, else on the heap (MSG_HEAP); MT_ERR_NO_MEM, logged, if not. */
+mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len);
+/* Free a message that is in no list, and its heap payload; its block goes
+ * back to the pool or to its timer (MSG_TIMER_BLOCK). */
+void sched_msg_free(msg_t *m);
+/* A borrowed payload of this many bytes or fewer travels in the block. */
+#define MSG_INLINE_BYTES 5u
+/* Copy a borrowed payload of at most MSG_INLINE_BYTES into m's block. */
+void queue_copy_into_block(msg_t *m, const void *data, uint16_t len);
 
-/* The bit of level p in the bitmap. */
+/* The bit of level p. A table where the core shifts by a variable count one
+ * bit per instruction (port.h, PORT_SHIFT_LOOPS). */
+extern const queue_bits_t queue_level_bit[];
 static MT_INLINE queue_bits_t queue_bit(mt_prio_t p)
 {
-    if (sizeof(unsigned) == 2) return queue_level_bit[(uint8_t) p];
+#ifdef PORT_SHIFT_LOOPS
+    return queue_level_bit[(uint8_t) p];
+#else
     return (queue_bits_t) (1u << p);
+#endif
+}
+
+/* A block from the pool, or NULL; irq off. Every field is the caller's. */
+static MT_INLINE msg_t *queue_take_block_irq_off(void)
+{
+    msg_t *m = queue_free_blocks;
+    if (m) queue_free_blocks = m->next;
+    return m;
+}
+
+/* Give a pool block back; irq off. */
+static MT_INLINE void queue_put_block_irq_off(msg_t *m)
+{
+    m->next = queue_free_blocks;
+    queue_free_blocks = m;
 }
 
 /* Append m at level prio (creation order within a level); irq off. */
@@ -132,20 +287,24 @@ static MT_INLINE void queue_push(msg_t *m, mt_prio_t prio)
         l->head = m;
     l->tail = m;
     queue_levels |= queue_bit(prio);
+    if (prio > queue_top) queue_top = prio;
 }
 
-/* Highest set bit of a non-zero bitmap: clz where it is an instruction,
- * a binary search of a byte (or two) where int is 16 bits. */
+/* Highest set bit of a non-zero bitmap: one instruction where the port
+ * has it (PORT_HAS_CLZ), else a binary search of the byte(s). */
 static MT_INLINE mt_prio_t queue_highest_bit(queue_bits_t bits)
 {
-    if (sizeof(unsigned) != 2)
-        return (mt_prio_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) bits));
+#ifdef PORT_HAS_CLZ
+    return (mt_prio_t) (31 - __builtin_clz((uint32_t) bits));
+#else
     uint8_t top = 0;
     uint8_t byte = (uint8_t) bits;
-    if (sizeof(queue_bits_t) > 1 && (bits >> 8)) {
+#if MOTET_PRIO_LEVELS > 8
+    if (bits >> 8) {
         top = 8;
         byte = (uint8_t) (bits >> 8);
     }
+#endif
     if (byte & 0xF0u) {
         top += 4;
         byte >>= 4;
@@ -155,43 +314,44 @@ static MT_INLINE mt_prio_t queue_highest_bit(queue_bits_t bits)
         byte >>= 2;
     }
     return (mt_prio_t) (top + (byte >> 1));
+#endif
 }
 
 /* Highest non-empty level, -1 when the queue is empty; irq off. */
 static MT_INLINE mt_prio_t queue_top_prio(void)
 {
-    queue_bits_t bits = queue_levels;
-    return bits ? queue_highest_bit(bits) : -1;
+    return queue_top;
+}
+
+/* True if some level above `floor` held a message at the instant of
+ * reading; a hint, read without the lock. */
+static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
+{
+    return queue_top > floor;
+}
+
+/* Level p has just been emptied: clear its bit and find the new top; irq off. */
+static MT_INLINE void queue_level_emptied(mt_prio_t p)
+{
+    queue_bits_t bits = (queue_bits_t) (queue_levels & ~queue_bit(p));
+    queue_levels = bits;
+    queue_top = bits ? queue_highest_bit(bits) : -1;
 }
 
 /* Remove and return the oldest message of the highest level above floor,
  * or NULL when no level above floor holds one; irq off. */
 static MT_INLINE msg_t *queue_pop_above(mt_prio_t floor)
 {
-    queue_bits_t bits = queue_levels;
-    if (!bits) return NULL;
-    mt_prio_t top = queue_highest_bit(bits);
+    mt_prio_t top = queue_top;
     if (top <= floor) return NULL;
     queue_level_t *l = &queue_level[(uint8_t) top];
     msg_t *m = l->head;
     l->head = m->next;
     if (!l->head) {
         l->tail = NULL;
-        queue_levels = (queue_bits_t) (bits & ~queue_bit(top));
+        queue_level_emptied(top);
     }
-    m->next = NULL;
     return m;
-}
-
-/* True if some level above `floor` held a message at the instant of
- * reading; a hint, read without the lock (see drain_above()). */
-static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
-{
-    queue_bits_t bits = queue_levels;
-    if (floor < 0) return bits != 0;
-    if (sizeof(unsigned) != 2) return (unsigned) (bits >> floor) > 1u;
-    /* Levels above floor: every bit from floor + 1 up, without a shift loop. */
-    return (bits & (queue_bits_t) ~((queue_bit(floor) << 1) - 1u)) != 0;
 }
 
 /* ---- timer.c: a timer's own expiry message ----
@@ -215,31 +375,27 @@ static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
     if (timer_retired) timer_free_if_retired(m);
 }
 
-/* ---- sched.c: migration support (sched_migrate.c builds on these) ---- */
+/* Give m's block back where it came from: to its timer or to the pool;
+ * irq off. Every message block the kernel is done with comes here. */
+static MT_INLINE void queue_give_block_irq_off(msg_t *m)
+{
+    if (m->flags & MSG_TIMER_BLOCK)
+        timer_expiry_release_irq_off(m);
+    else
+        queue_put_block_irq_off(m);
+}
 
-/* A message block from the pool; NULL (logged) when it is empty. */
-msg_t *sched_msg_alloc(void);
-/* Give pool block m (flags set) its own copy of a payload: in the block if
- * it fits, else on the heap (MSG_HEAP); MT_ERR_NO_MEM, logged, if not. */
-mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len);
-/* Free a message that is in no list, and its heap payload; its block goes
- * back to the pool or to its timer (MSG_TIMER_BLOCK). */
-void sched_msg_free(msg_t *m);
+/* ---- support for migration (sched_migrate.c) and threads ---- */
+
 /* Count messages added to (or taken from) a task's held list; irq off. */
 void sched_held_add(int16_t delta);
 /* The next creation-order stamp; irq off. */
 uint16_t sched_msg_stamp(void);
-/* Run t's handler for m now, on top of the caller, and return its result
- * (MT_ERR_NO_TASK if it killed itself); the payload is released after.
- * t must not be on the stack. Task context. */
-mt_err_t sched_task_call(task_t *t, msg_t *m);
-/* Enter t in the pid table / remove it and every route cached to it; irq off. */
-void sched_task_link(task_t *t);
-void sched_task_unlink(task_t *t);
-/* Return an unlinked control block to its cache. */
-void sched_task_free(task_t *t);
-/* The remote control block of pid, or NULL. */
-remote_task_t *sched_remote_find(mt_pid_t pid);
+/* Run t's handler for (port, data, len) now, on top of the caller, data
+ * being a heap block the handler may take (else freed after it), and return
+ * its result (MT_ERR_NO_TASK if it killed itself). t must not be on the
+ * stack. Task context. */
+mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len);
 /* Message blocks left in the pool (a hint: interrupts may take one). */
 uint8_t sched_msg_spare(void);
 

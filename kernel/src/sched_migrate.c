@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the scheduler does for a migration (migrate_internal.h), built on
- * the few primitives sched.c exposes for it (sched_internal.h).
+ * the few primitives the scheduler exposes for it (sched_internal.h).
  *
  * Freezing uses rule 7: a frozen task counts as not initialised, so every
  * message for it is held, in creation order, and nothing runs it; the flag
@@ -42,14 +42,14 @@ void sched_mig_freeze(task_t *t)
         t->held = queued;
         sched_held_add((int16_t) list_length(queued));
     }
-    t->flags = (uint8_t) ((t->flags & ~TASK_INITIALISED) | TASK_FROZEN);
+    task_set_flags(t, TASK_FROZEN, TASK_INITIALISED);
     port_irq_restore(s);
 }
 
 void sched_mig_thaw(task_t *t)
 {
     port_irq_state_t s = port_irq_save();
-    t->flags = (uint8_t) ((t->flags & ~TASK_FROZEN) | TASK_INITIALISED);
+    task_set_flags(t, TASK_INITIALISED, TASK_FROZEN);
     while (t->held) {
         msg_t *m = t->held;
         t->held = m->next;
@@ -155,16 +155,7 @@ void sched_mig_msg_free(msg_t *m)
 
 mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 {
-    msg_t m = {.next = NULL,
-               .data = len ? block : NULL,
-               .len = len,
-               .seq = 0,
-               .dst = t->pid,
-               .port = port,
-               .src = sched_current_pid(),
-               .flags = (uint8_t) (block ? MSG_HEAP : 0)};
-    if (block && !len) mem_free(block);
-    return sched_task_call(t, &m);
+    return sched_task_call(t, port, block, len);
 }
 
 mt_err_t sched_mig_move_out(task_t *t, mt_module_t module, msg_t **held)
@@ -205,7 +196,7 @@ task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err)
     *err = sched_task_create(spec);
     task_t *t = *err ? NULL : sched_find_task(spec->pid);
     if (t)
-        t->flags |= TASK_FROZEN; /* not initialised either: rule 7 holds */
+        task_set_flags(t, TASK_FROZEN, 0); /* not initialised either: rule 7 holds */
     else if (r)
         sched_task_create_remote(was.pid, was.prio, was.module);
     port_irq_restore(s);

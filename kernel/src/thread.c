@@ -7,7 +7,7 @@
  *
  * Contexts. K is the kernel stack: boot code, sched_run() and every message
  * handler run there. Its claim on the CPU is the priority of its top frame
- * (S.running_prio in sched.c), or that of the queue head, or, with neither,
+ * (sched.running_prio, dispatch.c), or that of the queue head, or, with neither,
  * "background" (boot or test code outside sched_run(): below every thread,
  * but runnable) or "idle" (sched_run() with nothing to do: no claim). A
  * thread's claim is its level, t->prio. One rule set decides, everywhere:
@@ -329,7 +329,7 @@ void thread_wake(thread_t *t)
  * priority `floor`. That is K's claim while it waits, recorded in
  * T.k_floor for the threads' decisions: S.running_prio may read higher,
  * since a drain holds the level of the message it just ran until it takes
- * the next (sched.c), but no frame of that level is on the stack. */
+ * the next (dispatch.c), but no frame of that level is on the stack. */
 
 void thread_k_yield(mt_prio_t floor)
 {

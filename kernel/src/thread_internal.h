@@ -324,4 +324,12 @@ static inline void thread_timer_fired(uint8_t id)
 
 #endif /* MOTET_THREADS */
 
+/* True if a drain at `floor` may find work: a message above it or a ready
+ * thread. Read without the lock: whatever an interrupt adds afterwards and
+ * outranks the frame runs at that interrupt's exit. */
+static MT_INLINE bool sched_may_run(mt_prio_t floor)
+{
+    return queue_may_outrank(floor) || thread_ready_hint();
+}
+
 #endif /* MOTET_THREAD_INTERNAL_H */

@@ -178,10 +178,6 @@ if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL motet_avr_stack_bench_tests)
 endif()
 
-# The benchmark images (cycle counts by GPIO edges, bench/avr). Added here
-# because the top-level CMakeLists.txt adds only bench/native; its targets
-# link the kernel and port libraries defined after this file, by name.
-add_subdirectory(${MOTET_ROOT}/bench/avr ${CMAKE_BINARY_DIR}/bench/avr)
 # motet_avr_bench_kernel(PREFIX NAME THREADS DEFS...): a kernel library
 # PREFIX_kernel_NAME and an AVR port library PREFIX_port_NAME built with their
 # own configuration (DEFS, plus MOTET_THREADS=THREADS), for benchmark images
@@ -205,6 +201,8 @@ function(motet_avr_bench_kernel prefix name threads)
   endif()
 endfunction()
 
+# The kernel benchmark images (cycle counts by GPIO edges, bench/avr).
+add_subdirectory(${MOTET_ROOT}/bench/avr ${CMAKE_BINARY_DIR}/bench/avr)
 # The tree-position energy benchmark (bench/avr-energy, bench_energy.py).
 add_subdirectory(${MOTET_ROOT}/bench/avr-energy ${CMAKE_BINARY_DIR}/bench/avr-energy)
 # The high-load benchmarks: preemption and timer overhead (bench/avr-energy-load,

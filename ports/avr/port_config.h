@@ -24,7 +24,10 @@
 #error "the AVR port needs F_CPU (set by ports/avr/port.cmake)"
 #endif
 
-#define PORT_NAME         "avr"
+#define PORT_NAME "avr"
+/* Instruction-set properties (port.h). */
+#define PORT_SHIFT_LOOPS  1
+#define PORT_FLASH_TIGHT  1
 #define PORT_COUNTER_BITS 16
 /* Timer1 prescaler and the clock-select bits (CS12:0) that choose it. */
 #define PORT_AVR_PRESCALER    256u

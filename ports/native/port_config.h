@@ -6,7 +6,9 @@
 #ifndef PORT_CONFIG_H
 #define PORT_CONFIG_H
 
-#define PORT_NAME             "native"
+#define PORT_NAME "native"
+/* Instruction-set properties (port.h): x86-64 and AArch64 hosts. */
+#define PORT_HAS_CLZ          1
 #define PORT_COUNTER_BITS     32
 #define PORT_TICKS_PER_SECOND 1000000u
 /* Waits longer than 2 ms may use the deep sleep mode. */

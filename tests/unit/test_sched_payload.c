@@ -139,16 +139,16 @@ static void run(mt_prio_t sender_prio, mt_prio_t receiver_prio, mt_port_t cmd, m
     sched_run_pending();
 }
 
-/* ---- run at once: the payload goes straight to the receiver ---- */
+/* ---- run at once: the kernel holds the payload until the receiver takes it ---- */
 
-static void test_at_once_the_receiver_owns_the_payload_in_its_handler(void **state)
+static void test_at_once_the_kernel_holds_the_payload_in_the_handler(void **state)
 {
     (void) state;
     unsigned before = blocks_in_use();
     run(2, 3, SEND_BLOCK, LOOK);
     assert_int_equal(send_result, MT_OK);
     assert_int_equal(handled, 1);
-    assert_int_equal(owner_in_handler, RECEIVER);
+    assert_int_equal(owner_in_handler, MEM_OWNER_KERNEL);
     assert_true(payload_intact);
     assert_int_equal(blocks_in_use(), before + 3); /* the three states; the block is freed */
 }
@@ -209,7 +209,7 @@ static void test_init_run_at_once_hands_its_payload_to_the_task(void **state)
     uint8_t port = PORT_INIT;
     assert_int_equal(sched_send_to(SENDER, SEND_BLOCK, &port, 1, 0), MT_OK);
     assert_int_equal(send_result, MT_OK);
-    assert_int_equal(owner_in_handler, RECEIVER);
+    assert_int_equal(owner_in_handler, MEM_OWNER_KERNEL);
     assert_ptr_equal(taken, sent);
     assert_int_equal(mem_owner(taken), RECEIVER);
 }
@@ -344,7 +344,7 @@ static void test_a_freed_block_marked_heap_is_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_at_once_the_receiver_owns_the_payload_in_its_handler, setup),
+        cmocka_unit_test_setup(test_at_once_the_kernel_holds_the_payload_in_the_handler, setup),
         cmocka_unit_test_setup(test_at_once_a_taken_payload_stays_with_the_receiver, setup),
         cmocka_unit_test_setup(test_a_taken_and_forwarded_payload_ends_with_the_last_taker, setup),
         cmocka_unit_test_setup(test_a_receiver_killed_after_taking_frees_the_payload, setup),

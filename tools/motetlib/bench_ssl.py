@@ -27,7 +27,7 @@ SC only), the two columns of the paper's tables II and V.
 
 Where the instructions go. Callgrind gives each function's own (self) cost
 with the source file of every instruction, inlined code included (so the
-event log's append inlined into sched.c, kernel/src/log_ring.h, counts as
+event log's append inlined into dispatch.c, kernel/src/log_ring.h, counts as
 event logging). Files are put in categories (CATEGORIES); the C library's
 own instructions are charged separately, except those the simulator
 causes: the simulator (sim/*.c and the libm calls inside it) is measured as

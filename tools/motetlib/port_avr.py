@@ -141,7 +141,7 @@ def check_ram(elf):
 # measured operation function by function.
 
 BENCH_IMAGES = (("log on", "bench_avr.elf"), ("log off", "bench_avr_nolog.elf"))
-BENCH_PINS = "A0,A1,A2,A3,A4,A5,A6,A7,B5,C0,C7"
+BENCH_PINS = "A0,A1,A2,A3,A4,A5,A6,A7,B5,C0,C1,C7"
 BENCH_READY_LIMIT = 50_000_000  # cycles within which the image must get ready
 IRQ_EVENTS = 16  # as IRQ_EVENTS in bench_avr.c
 IRQ_FIRST, IRQ_SPACING = 20_000, 40_000  # cycles after ready, between injections
@@ -236,7 +236,8 @@ def _latencies(starts, marks):
 
 def _analyse(events):
     """Cycle figures of one bench run: {figure: (min, max)}."""
-    w = {pin: windows(events.get(pin, []))[1:] for pin in ("A0", "A1", "A2", "A3", "A4", "A5")}
+    w = {pin: windows(events.get(pin, []))[1:]
+         for pin in ("A0", "A1", "A2", "A3", "A4", "A5", "C1")}
     empty = _spread(w["A0"])
     if empty[0] != empty[1]:
         raise BenchError(f"the empty window varies: {empty}")
@@ -254,6 +255,7 @@ def _analyse(events):
     return {
         "empty": empty,
         "immediate": imm,
+        "immediate by pid": minus("C1", base),
         "queued": (minus("A2", base)[0] - imm[0], minus("A2", base)[1] - imm[1]),
         "round trip": minus("A3", SBI_CYCLES),
         "mem": minus("A4", base),
@@ -295,7 +297,7 @@ def measure_image(exe, elf, work):
 # Kernel and port objects by component; "core" is what dispatching messages
 # and running tickless timers needs.
 COMPONENTS = (
-    ("scheduler", ("sched.c", "sched_queue.c", "sched_migrate.c"), True),
+    ("scheduler", ("dispatch.c", "send.c", "task.c", "queue.c", "sched_migrate.c"), True),
     ("slab caches", ("slab.c",), True),
     ("timers", ("timer.c",), True),
     ("boot, errors", ("boot.c", "errors.c"), True),

@@ -119,7 +119,7 @@ ANCHORS = (("CoMOS (MSP430)", 15616, 836), ("RETOS (MSP430)", 18314, 748))
 # Kernel objects by component, for the footprint table; anything else is
 # listed under its own name.
 COMPONENTS = (
-    ("scheduler", ("sched.c", "sched_queue.c")),
+    ("scheduler", ("dispatch.c", "send.c", "task.c", "queue.c")),
     ("memory: heap and slabs", ("mem_heap.c", "slab.c")),
     ("time: delta timers", ("timer.c",)),
     ("event log", ("log.c",)),

@@ -67,6 +67,17 @@ typedef uint32_t port_counter_t;
 
 typedef uint8_t port_irq_state_t;
 
+/* Properties of the instruction set that change how the kernel's hot
+ * paths are best written, each defined (to 1) in port_config.h or not:
+ *   PORT_HAS_CLZ      a count-leading-zeros instruction: the highest
+ *                     ready priority level is one instruction, not a search;
+ *   PORT_SHIFT_LOOPS  a shift by a variable count is a loop of one bit per
+ *                     step (8-bit cores): the kernel reads single bits from
+ *                     tables instead;
+ *   PORT_FLASH_TIGHT  flash, not cycles, is the scarce resource: a record
+ *                     written once per operation (a timer expiry, a heap
+ *                     block) is a call rather than a copy in line. */
+
 typedef enum {
     PORT_SLEEP_IDLE,    /* short wait: wake on any interrupt, fast wake-up */
     PORT_SLEEP_DEEP,    /* long wait: only the compare timer and external wake */

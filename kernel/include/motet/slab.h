@@ -88,13 +88,16 @@ typedef struct slab_geometry {
 void slab_refused(slab_cache_t *cache);
 mt_err_t slab_rejected(mt_err_t err);
 
-/* Bit of object idx in its map byte: a table where int is 16 bits (8-bit
- * cores shift by a variable amount one bit per loop turn). */
+/* Bit of object idx in its map byte: a table where a variable shift is a
+ * loop (port.h, PORT_SHIFT_LOOPS). */
 extern const uint8_t slab_bit_in_byte[8];
 static MT_INLINE uint8_t slab_map_bit(uint8_t idx)
 {
-    if (sizeof(unsigned) == 2) return slab_bit_in_byte[idx & 7u];
+#ifdef PORT_SHIFT_LOOPS
+    return slab_bit_in_byte[idx & 7u];
+#else
     return (uint8_t) (1u << (idx & 7u));
+#endif
 }
 
 /* The inverse of an odd number modulo 256 by Newton's iteration (odd * odd

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dispatch rules: frames on the one shared stack, the drain of the
+ * queue, interrupt exit and the main loop (docs/architecture.md).
+ *
+ * There is one stack. A handler that must run now is simply called, nested
+ * on top of whatever is running: the C call stack is the scheduler's stack
+ * of frames. A task is on it at most once (rule 4), so its frame lives in
+ * its control block (sched_internal.h): the frame below, the priority to
+ * restore, the sender. sched.current is the top frame's task and
+ * sched.running_prio the level a send must reach to run at once (rule 1):
+ * a frame push and pop are a handful of stores, and the handler's result,
+ * payload and port are the only things a dispatch keeps across the call.
+ *
+ * Threads (MOTET_THREADS, thread.c) add contexts with stacks of their own;
+ * this stack is then one context among them, K, and `sched` describes K's
+ * frames even while a thread runs. A handler only ever runs on K. With
+ * threads compiled out their hooks are empty inline functions.
+ */
+#include <string.h>
+
+#include "log_ring.h"
+#include "motet/log.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+#include "motet/timer.h"
+#include "sched_internal.h"
+#include "thread_internal.h"
+
+sched_state_t sched;
+
+void sched_init(void)
+{
+    memset(&sched, 0, sizeof sched);
+    sched.running_prio = -1;
+    task_init_caches();
+    queue_init();
+    thread_init(); /* no thread, K runs (empty without threads) */
+}
+
+/* ---- frames ---- */
+
+/* What a frame pop leaves to do when t is not simply initialised and idle
+ * again: the end of its INIT (rule 7 releases what was held for it), a kill
+ * asked for while it ran, or a gate that must stay closed (frozen, bound to
+ * a thread); irq off, as on return. */
+static MT_NOINLINE void frame_pop_rare(task_t *t)
+{
+    if (t->flags & TASK_INIT_RUNNING) {
+        t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_INITIALISED);
+        send_release_held(t);
+    }
+    if (t->flags & TASK_KILL_PENDING) {
+        port_irq_enable(); /* FINAL is a handler like any other */
+        task_finish_kill(t);
+        (void) port_irq_save();
+        return;
+    }
+    t->gate = task_gate(t);
+}
+
+/* Pop t's frame, the top one; irq off: a handler run at an interrupt's
+ * exit could otherwise kill t between the pop and the reopening of its
+ * gate, or see its flags half written. */
+static MT_INLINE void frame_pop_irq_off(task_t *t)
+{
+    sched.current = t->below;
+    sched.running_prio = t->below_prio;
+    if ((t->flags & TASK_GATE_FLAGS) == TASK_INITIALISED)
+        t->gate = t->prio;
+    else
+        frame_pop_rare(t);
+}
+
+/* Run the handler of t, whose frame was just pushed; free a heap payload
+ * it did not take; pop the frame. The task is found again as the top frame
+ * rather than kept across the call: every frame above it has returned. */
+static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    mt_err_t result = t->handler(t->state, port, data, len);
+    task_t *top = sched.current;
+    log_event_inline(EV_END, top->pid, port);
+    if (result != MT_OK) log_error(result);
+    if (top->payload) send_drop_payload(top);
+    port_irq_state_t s = port_irq_save();
+    frame_pop_irq_off(top);
+    port_irq_restore(s);
+    return result;
+}
+
+mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    return frame_run_inline(t, port, data, len);
+}
+
+bool task_on_stack(const task_t *t)
+{
+    for (const task_t *f = sched.current; f; f = f->below)
+        if (f == t) return true;
+    return false;
+}
+
+/* dispatch_run()'s end when its task is not simply idle again. */
+static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
+{
+    frame_pop_rare(t);
+    port_irq_restore(s);
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) dispatch_drain(prio);
+    return MT_OK;
+}
+
+/* dispatch_run()'s end when the handler queued work above the sender. */
+static MT_NOINLINE mt_err_t dispatch_end_drain(mt_prio_t floor)
+{
+    dispatch_drain(floor);
+    return MT_OK;
+}
+
+/* frame_run_inline() for a frame no heap payload comes with, ending in tail
+ * calls: nothing of the send is live across the handler, so the fast path
+ * saves no registers. */
+mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    /* The send and the start it causes, at the same instant: one record. */
+    log_event_inline(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
+    mt_err_t result = t->handler(t->state, port, data, len);
+    task_t *top = sched.current;
+    log_event_inline(EV_END, top->pid, port);
+    if (result != MT_OK) log_error(result);
+    port_irq_state_t s = port_irq_save();
+    sched.current = top->below;
+    mt_prio_t prio = top->below_prio;
+    sched.running_prio = prio;
+    if ((top->flags & TASK_GATE_FLAGS) != TASK_INITIALISED) return dispatch_end_rare(top, s);
+    top->gate = top->prio;
+    port_irq_restore(s);
+    if (sched_may_run(prio)) return dispatch_end_drain(prio);
+    return MT_OK;
+}
+
+/* Pop the frame pushed for t, whose handler did not run after all. */
+void frame_cancel(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    t->flags &= (uint8_t) ~TASK_INIT_RUNNING;
+    frame_pop_irq_off(t);
+    port_irq_restore(s);
+}
+
+/* A queued message's heap payload becomes the handler's frame's, which the
+ * handler may take (the block no longer frees it), and a queued INIT ends
+ * rule 7's hold when its handler returns; irq off. */
+static MT_NOINLINE void take_over_rare(task_t *t, msg_t *m)
+{
+    if (m->flags & MSG_HEAP) t->payload = m->data;
+    if (m->flags & MSG_OPENS) t->flags |= TASK_INIT_RUNNING;
+    m->flags &= (uint8_t) ~(MSG_HEAP | MSG_OPENS);
+}
+
+/* ---- rule 5: the drain ----
+ *
+ * While it drains, the running priority never drops back to the floor:
+ * from taking a message off the queue to starting its handler, and from
+ * one handler's return to taking the next, it stays at the level just
+ * taken (the frame pushed for a queued message saves that level as the
+ * one to restore). An interrupt that comes in between therefore runs at
+ * its exit only what outranks that level, as it would during the handler
+ * (rule 3); seeing the floor instead, it would run later messages of the
+ * level before the one just taken (rule 2), and drain the rest itself,
+ * nested here, for each such interrupt under a steady load: stack and pool
+ * without bound. The priority goes back to the floor with interrupts off,
+ * once nothing above the floor is left, and they stay off on return. */
+static unsigned drain_held_off(mt_prio_t floor)
+{
+    for (unsigned ran = 0;; ran++) {
+        /* Threads that outrank the frame and the head, and a handler a
+         * thread handed to K (that thread waits ready). */
+        if (thread_ready_hint()) thread_k_yield(floor);
+        msg_t *m = queue_pop_above(floor);
+        if (!m) {
+            sched.running_prio = floor;
+            return ran;
+        }
+        task_t *t = task_find_fast(m->dst);
+        if (t) {
+            sched.running_prio = t->prio;
+            frame_push(t, m->src);
+            if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
+            log_event_inline_irq_off(EV_START, t->pid, m->port);
+            port_irq_enable();
+            frame_run_inline(t, m->port, m->data, m->len);
+            (void) port_irq_save();
+            queue_give_block_irq_off(m);
+        } else {
+            port_irq_enable(); /* unreachable: a kill purges its messages */
+            sched_msg_free(m);
+            (void) port_irq_save();
+        }
+    }
+}
+
+void dispatch_drain(mt_prio_t floor)
+{
+    port_irq_state_t s = port_irq_save();
+    drain_held_off(floor);
+    port_irq_restore(s);
+}
+
+unsigned sched_run_pending(void)
+{
+    /* In a thread: whatever outranks it has run already. */
+    if (MOTET_THREADS && thread_running()) return 0;
+    port_irq_state_t s = port_irq_save();
+    unsigned ran = drain_held_off(sched.running_prio);
+    port_irq_restore(s);
+    return ran;
+}
+
+/* ---- the running context ---- */
+
+mt_pid_t sched_current_pid(void)
+{
+    if (MOTET_THREADS && thread_running()) {
+        task_t *bound = thread_running_task();
+        return bound ? bound->pid : MT_PID_NONE;
+    }
+    return sched.current ? sched.current->pid : MT_PID_NONE;
+}
+
+mt_pid_t sched_sender(void)
+{
+    if (MOTET_THREADS && thread_running()) return MT_PID_NONE;
+    return sched.current ? sched.current->sender : MT_PID_NONE;
+}
+
+mt_prio_t sched_running_prio(void)
+{
+    return sched.running_prio;
+}
+
+uint8_t sched_stack_depth(void)
+{
+    uint8_t depth = 0;
+    for (const task_t *t = sched.current; t; t = t->below) depth++;
+    return depth;
+}
+
+uint8_t sched_queued_count(void)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t n = (uint8_t) (queue_length() + sched.held);
+    port_irq_restore(s);
+    return n;
+}
+
+mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
+{
+    mt_pid_t pid = t->pid;
+    port_irq_state_t s = port_irq_save();
+    frame_push(t, sched_current_pid());
+    t->payload = len ? block : NULL;
+    port_irq_restore(s);
+    if (block && !len) mem_free(block);
+    log_event(EV_START, pid, port);
+    mt_err_t result = frame_run_inline(t, port, len ? block : NULL, len);
+    if (sched_find_task(pid) != t) result = MT_ERR_NO_TASK; /* it killed itself */
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) dispatch_drain(prio);
+    return result;
+}
+
+/* ---- interrupts and the main loop ---- */
+
+void sched_isr_exit(void)
+{
+    /* On a thread's stack: the thread code decides whether to switch, with
+     * interrupts off, as a switch needs them. */
+    if (MOTET_THREADS && thread_running()) {
+        thread_isr_exit();
+        return;
+    }
+    /* Rule 3: only what strictly outranks the interrupted frame runs here. */
+    drain_held_off(sched.running_prio);
+}
+
+static port_sleep_mode_t choose_sleep_mode(void)
+{
+    const bool has_deep = (uint32_t) PORT_SLEEP_DEEP_MIN_TICKS != PORT_SLEEP_NO_DEEP;
+    uint32_t ticks = 0;
+    if (!timer_next_deadline(has_deep ? &ticks : NULL)) return PORT_SLEEP_NONE_DUE;
+    return has_deep && ticks >= PORT_SLEEP_DEEP_MIN_TICKS ? PORT_SLEEP_DEEP : PORT_SLEEP_IDLE;
+}
+
+void sched_stop(void)
+{
+    sched.stop = true;
+}
+
+void sched_run(void)
+{
+    if (MOTET_THREADS && thread_running()) return; /* the main loop is K's */
+    sched.stop = false;
+    thread_k_in_run(true);
+    while (!sched.stop) {
+        port_irq_state_t s = port_irq_save();
+        if (sched_may_run(-1)) drain_held_off(-1);
+        if (sched.stop) {
+            port_irq_restore(s);
+            break;
+        }
+        /* No idle task: K sleeps here itself when no thread is ready, or
+         * (MANTIS baseline) hands the CPU to the idle thread. */
+        if (queue_top < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
+            port_sleep_mode_t mode = choose_sleep_mode();
+            log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
+            port_sleep(mode); /* rule 6: no idle task, no tick */
+            log_event(EV_WAKE, MT_PID_NONE, 0);
+        }
+        port_irq_restore(s);
+    }
+    thread_k_in_run(false);
+}
+
+/* ---- thread support (thread_internal.h) ---- */
+
+#if MOTET_THREADS
+
+port_sleep_mode_t sched_sleep_mode(void)
+{
+    return choose_sleep_mode();
+}
+
+bool sched_k_idle(void)
+{
+    return sched.current == NULL && !sched.stop && queue_top_prio() < 0;
+}
+
+void sched_k_preempt(void)
+{
+    dispatch_drain(sched.running_prio);
+}
+
+#endif /* MOTET_THREADS */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The message queue: one FIFO per priority level and a bitmap of non-empty
+ * levels, so that finding the next message is O(1) whatever the number of
+ * waiting messages; and the pool of blocks queued messages live in.
+ *
+ * Appending keeps creation order within a level because every message is
+ * appended when it is created; only messages released late (held until
+ * PORT_INIT) need the ordered insert. A block is the message and room for
+ * a small borrowed payload (a verdict, an event code), which then travels
+ * in the block itself rather than in a heap block of its own. The pool is a
+ * free list: only the kernel takes and gives back blocks, so it keeps no
+ * map of live blocks and no counts.
+ */
+#include <string.h>
+
+#include "motet/log.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+#include "sched_internal.h"
+
+typedef struct msg_block {
+    msg_t msg; /* first: a msg_t * to it is a pointer to the block */
+    union {
+        uint8_t bytes[MSG_INLINE_BYTES];
+        uint32_t align;
+    } inline_payload;
+} msg_block_t;
+
+static msg_block_t blocks[MOTET_MAX_QUEUED_MSGS];
+msg_t *queue_free_blocks;
+
+queue_level_t queue_level[MOTET_PRIO_LEVELS];
+queue_bits_t queue_levels;
+volatile mt_prio_t queue_top;
+const queue_bits_t queue_level_bit[] = {
+    0x01u,  0x02u,  0x04u,  0x08u,  0x10u,   0x20u,   0x40u,   0x80u,
+#if MOTET_PRIO_LEVELS > 8 /* queue_bits_t has 16 bits */
+    0x100u, 0x200u, 0x400u, 0x800u, 0x1000u, 0x2000u, 0x4000u, 0x8000u,
+#endif
+};
+void queue_init(void)
+{
+    for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
+        queue_level[p].head = queue_level[p].tail = NULL;
+    queue_levels = 0;
+    queue_top = -1;
+    queue_free_blocks = NULL;
+    for (uint8_t i = MOTET_MAX_QUEUED_MSGS; i-- > 0;) queue_put_block_irq_off(&blocks[i].msg);
+}
+
+static bool seq_before(uint16_t a, uint16_t b)
+{
+    /* Creation stamps wrap; compare within half the range. */
+    return (int16_t) (uint16_t) (a - b) < 0;
+}
+
+void queue_insert_by_seq(msg_t *m, mt_prio_t prio)
+{
+    queue_level_t *l = &queue_level[prio];
+    msg_t **link = &l->head;
+    while (*link && !seq_before(m->seq, (*link)->seq)) link = &(*link)->next;
+    m->next = *link;
+    *link = m;
+    if (!m->next) l->tail = m;
+    queue_levels |= queue_bit(prio);
+    if (prio > queue_top) queue_top = prio;
+}
+
+msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
+{
+    queue_level_t *l = &queue_level[prio];
+    msg_t *removed = NULL, **removed_tail = &removed;
+    msg_t **link = &l->head;
+    l->tail = NULL;
+    while (*link) {
+        msg_t *m = *link;
+        if (m->dst == pid) {
+            *link = m->next;
+            m->next = NULL;
+            *removed_tail = m;
+            removed_tail = &m->next;
+        } else {
+            l->tail = m;
+            link = &m->next;
+        }
+    }
+    if (!l->head && (queue_levels & queue_bit(prio))) queue_level_emptied(prio);
+    return removed;
+}
+
+uint8_t queue_length(void)
+{
+    uint8_t n = 0;
+    for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
+        for (const msg_t *m = queue_level[p].head; m; m = m->next) n++;
+    return n;
+}
+
+uint8_t queue_spare_blocks(void)
+{
+    uint8_t n = 0;
+    for (const msg_t *m = queue_free_blocks; m; m = m->next) n++;
+    return n;
+}
+
+/* ---- blocks ---- */
+
+msg_t *sched_msg_alloc(void)
+{
+    port_irq_state_t s = port_irq_save();
+    msg_t *m = queue_take_block_irq_off();
+    port_irq_restore(s);
+    if (!m) {
+        log_error(MT_ERR_QUEUE_FULL);
+        return NULL;
+    }
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+/* Unrolled: for so few bytes a call to memcpy() costs more than the copy. */
+_Static_assert(MSG_INLINE_BYTES == 5u, "queue_copy_into_block() copies up to five bytes");
+void queue_copy_into_block(msg_t *m, const void *data, uint16_t len)
+{
+    m->len = len;
+    m->data = NULL;
+    if (!len) return;
+    uint8_t *to = ((msg_block_t *) m)->inline_payload.bytes;
+    const uint8_t *from = data;
+    m->data = to;
+    switch (len) {
+    case 5:
+        to[4] = from[4]; /* fall through */
+    case 4:
+        to[3] = from[3]; /* fall through */
+    case 3:
+        to[2] = from[2]; /* fall through */
+    case 2:
+        to[1] = from[1]; /* fall through */
+    default:
+        to[0] = from[0];
+    }
+}
+
+mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len)
+{
+    if (len <= MSG_INLINE_BYTES) {
+        queue_copy_into_block(m, data, len);
+        return MT_OK;
+    }
+    m->len = len;
+    m->data = mem_alloc_owned(len, MEM_OWNER_KERNEL);
+    if (!m->data) return MT_ERR_NO_MEM;
+    memcpy(m->data, data, len);
+    m->flags |= MSG_HEAP;
+    return MT_OK;
+}
+
+void sched_msg_free(msg_t *m)
+{
+    if (m->flags & MSG_HEAP) mem_free(m->data);
+    m->flags &= (uint8_t) ~MSG_HEAP;
+    m->data = NULL;
+    port_irq_state_t s = port_irq_save();
+    queue_give_block_irq_off(m);
+    port_irq_restore(s);
+}

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sending and posting: how a message finds its way to a handler by the
+ * dispatch rules (docs/architecture.md), and who owns its payload when.
+ *
+ * The fast paths. Most sends are the plain case of rule 1: a handler on
+ * the kernel stack sends along a route to an initialised local task that
+ * is on no frame, not frozen, not being killed, not bound to a thread, and
+ * at least as important as the sender. Its control block says all of that
+ * in one byte, its gate (sched_internal.h), so sched_send() compares that
+ * byte with the running priority, pushes a frame and calls the handler
+ * (dispatch_run()), with no message built and no payload copied. A send
+ * that must wait, with no payload or a small borrowed one, takes a block
+ * from the pool and joins the queue (queue_small_irq_off()). Everything
+ * else (heap payloads, threads, frozen or uninitialised destinations,
+ * interrupts, other modules) takes the general path, sched_deliver(),
+ * which applies the rules one by one.
+ *
+ * A send looks its destination up and tests it with interrupts off: a
+ * handler run at an interrupt's exit may kill a task and free its control
+ * block, so the lookup, the test and the frame push (or the queueing) are
+ * one critical section. Once pushed, a kill waits; once queued, a kill
+ * purges the message.
+ */
+#include <string.h>
+
+#include "log_ring.h"
+#include "motet/bus.h"
+#include "motet/log.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+#include "motet/timesync.h"
+#include "sched_internal.h"
+#include "thread_internal.h"
+
+/* ---- payloads ---- */
+
+void send_drop_payload(task_t *t)
+{
+    void *payload = t->payload;
+    t->payload = NULL;
+    mem_free(payload);
+}
+
+void *sched_take_msg(msg_t *msg)
+{
+    if (!msg || !msg->len || !msg->data) return NULL;
+    if (msg->flags & MSG_HEAP) {
+        mem_set_owner(msg->data, sched_current_pid());
+        msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed with the message */
+        return msg->data;
+    }
+    void *copy = mem_alloc(msg->len);
+    if (copy) memcpy(copy, msg->data, msg->len);
+    return copy;
+}
+
+void *sched_take(void *data, uint16_t len)
+{
+    task_t *top = MOTET_THREADS && thread_running() ? NULL : sched.current;
+    if (top && data && top->payload == data) {
+        /* The running handler's own heap payload; one the handler was lent
+         * by a frame below is not in its frame, and is copied. */
+        top->payload = NULL;
+        mem_set_owner(data, top->pid);
+        return data;
+    }
+    if (!len || !data) return NULL;
+    void *copy = mem_alloc(len);
+    if (copy) memcpy(copy, data, len);
+    return copy;
+}
+
+/* Give the message block m its own copy of a borrowed payload (in the block
+ * when it fits), or take a heap one for the kernel. */
+static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags)
+{
+    m->len = len;
+    if (!len) {
+        if (flags & MSG_HEAP) mem_free(data);
+        m->data = NULL;
+        return MT_OK;
+    }
+    if (flags & MSG_HEAP) {
+        if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) return MT_ERR_BAD_POINTER;
+        m->data = data;
+        m->flags |= MSG_HEAP;
+        return MT_OK;
+    }
+    return sched_msg_copy_payload(m, data, len);
+}
+
+/* ---- queueing ---- */
+
+static void hold(task_t *t, msg_t *m)
+{
+    msg_t **link = &t->held;
+    while (*link) link = &(*link)->next;
+    m->next = NULL;
+    *link = m;
+    sched.held++;
+}
+
+void send_release_held(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    while (t->held) {
+        msg_t *m = t->held;
+        t->held = m->next;
+        sched.held--;
+        queue_insert_by_seq(m, t->prio);
+    }
+    port_irq_restore(s);
+}
+
+static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                        uint8_t flags, bool from_isr)
+{
+    if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
+        return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
+    msg_t *m = sched_msg_alloc();            /* logs an empty pool */
+    if (!m) return MT_ERR_QUEUE_FULL;
+    m->next = NULL;
+    m->dst = pid;
+    m->port = port;
+    m->src = from_isr ? MT_PID_NONE : sched_current_pid();
+    m->flags = from_isr ? MSG_FROM_ISR : 0;
+    mt_err_t err = own_payload(m, data, len, flags);
+    if (err) { /* the memory manager has logged why; m holds no payload */
+        port_irq_state_t s = port_irq_save();
+        queue_put_block_irq_off(m);
+        port_irq_restore(s);
+        return err;
+    }
+    port_irq_state_t s = port_irq_save();
+    if (!from_isr && task_find_fast(pid) != t) { /* killed meanwhile */
+        port_irq_restore(s);
+        if ((m->flags & MSG_HEAP) && (flags & MSG_HEAP)) {
+            mem_set_owner(data, m->src); /* the sender keeps it on error */
+            m->flags &= (uint8_t) ~MSG_HEAP;
+        }
+        sched_msg_free(m);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    m->seq = sched.next_seq++;
+    if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
+        thread_mail_push((thread_t *) t->state, m);
+    } else if (!(t->flags & TASK_INITIALISED)) {
+        if (port != PORT_INIT) {
+            hold(t, m);
+        } else {
+            m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
+            queue_push(m, t->prio);
+        }
+    } else {
+        queue_push(m, t->prio);
+    }
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* The queued fast path: a send from the kernel stack to t, looked up under
+ * the caller's lock, that must wait (t on the stack, less important, or its
+ * gate closed), with no payload or a small borrowed one; false sends it the
+ * general way, which also logs why a block could not be had. */
+static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    if ((t->flags & (TASK_INITIALISED | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)) !=
+            TASK_INITIALISED ||
+        len > MSG_INLINE_BYTES || (len && !data))
+        return false;
+    msg_t *m = queue_take_block_irq_off();
+    if (!m) return false;
+    mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
+    queue_copy_into_block(m, data, len);
+    m->seq = sched.next_seq++;
+    m->dst = t->pid;
+    m->port = port;
+    m->src = src;
+    m->flags = 0;
+    queue_push(m, t->prio);
+    /* It cannot start before the lock goes: t is below the sender or less
+     * important, and an interrupt's exit runs only what outranks the sender. */
+    log_event_inline_irq_off(EV_SEND, src, (uint16_t) (t->pid << 8 | port));
+    return true;
+}
+
+/* ---- running at once, the general way ---- */
+
+/* Rules 1 and 4 for a task-context send: able to run now, and at least as
+ * important as the running handler (or thread). INIT opens an
+ * uninitialised task that is otherwise idle. */
+static bool can_run_now(const task_t *t, mt_port_t port)
+{
+    if ((t->flags & (TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)) || task_on_stack(t))
+        return false;
+    if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT) return false;
+    if (MOTET_THREADS && thread_running()) return t->prio >= thread_running_prio();
+    return t->prio >= sched.running_prio;
+}
+
+/* Run t for (pid, port) now on the kernel stack: with interrupts off, t
+ * checked to be still pid's and able to run, its frame pushed; then a heap
+ * payload taken over for the handler (on the stack, the receiver cannot be
+ * killed under it) and the handler run. A task killed meanwhile gets
+ * nothing (MT_ERR_NO_TASK, the sender keeps its payload); one that cannot
+ * run any more gets the message queued. */
+static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                            uint8_t flags, mt_pid_t sender)
+{
+    port_irq_state_t s = port_irq_save();
+    if (task_find_fast(pid) != t) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
+    if (!can_run_now(t, port)) {
+        port_irq_restore(s);
+        return enqueue(t, pid, port, data, len, flags, false);
+    }
+    frame_push(t, sender);
+    if (port == PORT_INIT && !(t->flags & TASK_INITIALISED)) t->flags |= TASK_INIT_RUNNING;
+    port_irq_restore(s);
+    if ((flags & MSG_HEAP) && len) {
+        if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) { /* the heap has logged why */
+            frame_cancel(t);
+            return MT_ERR_BAD_POINTER;
+        }
+        t->payload = data; /* freed after the handler unless it takes it */
+    } else if (flags & MSG_HEAP) {
+        mem_free(data); /* an empty heap payload */
+    }
+    log_event(EV_START, t->pid, port);
+    frame_run(t, port, len ? data : NULL, len);
+    return MT_OK;
+}
+
+#if MOTET_THREADS
+/* A handler a thread must run at once: K runs it for the thread. */
+typedef struct k_call {
+    task_t *task;
+    mt_pid_t pid, sender;
+    mt_port_t port;
+    uint8_t flags;
+    void *data;
+    uint16_t len;
+    mt_err_t result;
+} k_call_t;
+
+static void run_call(void *arg)
+{
+    k_call_t *c = arg;
+    c->result = run_checked(c->task, c->pid, c->port, c->data, c->len, c->flags, c->sender);
+}
+#endif
+
+static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                        uint8_t flags)
+{
+    mt_pid_t sender = sched_current_pid();
+#if MOTET_THREADS
+    /* A thread's send runs on the kernel stack: K preempts the thread. */
+    if (thread_running()) {
+        k_call_t c = {t, pid, sender, port, flags, data, len, MT_OK};
+        thread_call_on_k(run_call, &c);
+        return c.result;
+    }
+#endif
+    mt_err_t err = run_checked(t, pid, port, data, len, flags, sender);
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) dispatch_drain(prio);
+    return err;
+}
+
+/* ---- the general path: every rule, one by one ---- */
+
+mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                       uint8_t flags, bool from_isr)
+{
+    /* pid, not t->pid: t was looked up for pid with interrupts on, and may
+     * be another task's block by now; run_checked() and enqueue() check it
+     * with them off before they act on it. */
+    log_event(EV_SEND, from_isr ? MT_PID_NONE : sched_current_pid(), (uint16_t) (pid << 8 | port));
+    if (!from_isr && can_run_now(t, port)) return run_now(t, pid, port, data, len, flags);
+    mt_err_t err = enqueue(t, pid, port, data, len, flags, from_isr);
+    /* A message to a thread may have woken one that outranks the sender. */
+    if (MOTET_THREADS && !err && !from_isr && (t->flags & TASK_THREAD)) thread_preempt_point();
+    return err;
+}
+
+static mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    remote_task_t *r = sched_remote_find(pid);
+    if (!r) return log_error(MT_ERR_NO_TASK);
+    if (!sched.remote_send) return log_error(MT_ERR_NO_ROUTE);
+    msg_t m = {.next = NULL,
+               .data = data,
+               .len = len,
+               .dst = pid,
+               .port = port,
+               .src = sched_current_pid(),
+               .flags = (uint8_t) (flags & MSG_HEAP)};
+    mt_err_t err = sched.remote_send(r->module, &m, r->prio);
+    if (err) return log_error(err);
+    if (flags & MSG_HEAP) mem_free(data); /* the bus manager copied it */
+    return MT_OK;
+}
+
+static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, uint8_t flags)
+{
+    if (flags & (uint8_t) ~MSG_HEAP) return MT_ERR_INVALID;
+    if (len && !data) return MT_ERR_INVALID;
+    if (port >= PORT_LIMIT) return MT_ERR_NO_PORT;
+    return MT_OK;
+}
+
+/* A send the task table cannot answer: virtual pids, remote tasks, bad
+ * arguments, and every local case the fast paths leave. */
+static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                            uint8_t flags)
+{
+    if (pid == MT_PID_MULTICAST) {
+        if (flags & (uint8_t) ~MSG_HEAP) return log_error(MT_ERR_INVALID);
+        return bus_multicast(port, data, len, flags, port_in_isr());
+    }
+    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    task_t *t = task_find_fast(pid);
+    if (!t) return send_remote(pid, port, data, len, flags);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+}
+
+/* True when the fast paths may consider this send at all: from the kernel
+ * stack (not a thread, not an interrupt body), with no heap payload and a
+ * payload pointer where there are bytes. */
+static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags)
+{
+    return !flags && (data || !len) && !thread_running() && !port_in_isr();
+}
+
+/* The queued fast path of sched_send_to(), which found pid's task in its
+ * home slot unable to run at once: out of line, so that the immediate path
+ * saves no registers, and looked up again under its own lock. */
+static MT_NOINLINE mt_err_t send_to_waiting(mt_pid_t pid, mt_port_t port, void *data, uint16_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && queue_small_irq_off(t, port, data, len)) {
+        port_irq_restore(s);
+        return MT_OK;
+    }
+    port_irq_restore(s);
+    return send_to_general(pid, port, data, len, 0);
+}
+
+/* Virtual pids never sit in the task table, so a hit there is a local task. */
+mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    if (fast_send(data, len, flags) && port < PORT_LIMIT) {
+        task_t *self = sched.current;
+        mt_prio_t running = sched.running_prio;
+        mt_pid_t sender = self ? self->pid : MT_PID_NONE;
+        task_t *const *slot = &sched.tasks[TASK_SLOT(pid)];
+        port_irq_state_t s = port_irq_save();
+        task_t *t = *slot;
+        if (t && t->pid == pid && t->gate >= running) {
+            frame_push_on(t, self, running, sender);
+            port_irq_restore(s);
+            return dispatch_run(t, port, data, len);
+        }
+        port_irq_restore(s);
+        if (t && t->pid == pid) return send_to_waiting(pid, port, data, len);
+    }
+    return send_to_general(pid, port, data, len, flags);
+}
+
+/* The general path only: a multicast's or a bus frame's delivery, which
+ * must not reach the multicast and bus paths of sched_send_to() again. */
+mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *t = task_find_fast(pid);
+    if (!t) return log_error(MT_ERR_NO_TASK);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+}
+
+/* A send along route r of the running task, by the general rules. */
+static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t flags)
+{
+    if (r->pid == MT_PID_MULTICAST || r->pid == MT_PID_TIMESYNC)
+        return sched_send_to(r->pid, r->port, data, len, flags);
+    mt_err_t err = check_send_args(r->port, data, len, flags);
+    if (err) return log_error(err);
+    if (!r->local) r->local = sched_find_task(r->pid);
+    if (!r->local) return send_remote(r->pid, r->port, data, len, flags);
+    return sched_deliver(r->local, r->pid, r->port, data, len, flags, port_in_isr());
+}
+
+/* sched_send() for everything but the fast paths. */
+static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *self = MOTET_THREADS && thread_running() ? thread_running_task() : sched.current;
+    if (!self) return log_error(MT_ERR_STATE);
+    if (out >= self->n_routes) return log_error(MT_ERR_NO_PORT);
+    return send_route(&self->routes[out], data, len, flags);
+}
+
+/* The queued fast path of sched_send(), whose route's task could not run
+ * at once: out of line like send_to_waiting(), and the route read again
+ * under its own lock. */
+static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = r->local;
+    if (t && queue_small_irq_off(t, r->port, data, len)) {
+        port_irq_restore(s);
+        return MT_OK;
+    }
+    port_irq_restore(s);
+    return send_route(r, data, len, 0);
+}
+
+/* sched_send()'s fast path along route r of the running task: the send
+ * and its three arguments only, so that nothing needs a saved register.
+ * A route's control block is set only for a local task (and cleared when
+ * that task goes) and its port was checked when the route was made, so
+ * the fast path trusts both. */
+static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = r->local;
+    if (t && t->gate >= sched.running_prio) {
+        task_t *self = sched.current;
+        frame_push_on(t, self, sched.running_prio, self->pid);
+        port_irq_restore(s);
+        return dispatch_run(t, r->port, data, len);
+    }
+    port_irq_restore(s);
+    return send_waiting(r, data, len);
+}
+
+mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *self = sched.current;
+    if (self && fast_send(data, len, flags) && out < self->n_routes)
+        return send_along(&self->routes[out], data, len);
+    return send_general(out, data, len, flags);
+}
+
+mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(MT_ERR_NO_TASK);
+    if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
+    if (len && !data) return log_error(MT_ERR_INVALID);
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+}
+
+void sched_set_remote_send(sched_remote_send_fn fn)
+{
+    sched.remote_send = fn;
+}
+
+/* ---- posting from interrupts ---- */
+
+/* sched_post_isr() for everything but the bare message below. */
+static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                             uint8_t flags)
+{
+    if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
+    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    task_t *t = task_find_fast(pid);
+    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    /* sched_deliver(..., true) without its tests for task context: an
+     * interrupt's message always waits (rules 2 and 3). */
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    return enqueue(t, pid, port, data, len, flags, true);
+}
+
+/* Fill in the message block m, without payload, from an interrupt to the
+ * initialised task t, and queue it (rules 2 and 3) or put it in the
+ * mailbox of the thread bound to t; irq off. */
+static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uint8_t flags)
+{
+    m->data = NULL;
+    m->len = 0;
+    m->seq = sched.next_seq++;
+    m->dst = t->pid;
+    m->port = port;
+    m->src = MT_PID_NONE;
+    m->flags = flags;
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else
+        queue_push(m, t->prio);
+}
+
+/* A timer's expiry in its own block `own` (MSG_TIMER_BLOCK), which cannot
+ * run out; irq off, as every timer expiry is posted (timer.c). Out of line,
+ * one copy for both ways in below. */
+static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, mt_port_t port, msg_t *own)
+{
+    push_bare_irq_off(t, port, own, MSG_FROM_ISR | MSG_TIMER_BLOCK);
+    return MT_OK;
+}
+
+/* sched_post_timer_expiry() for all but its common case. Rare: the last
+ * expiry's message still waits, or the task is not initialised, or not in
+ * its home slot. */
+static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, msg_t *own)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
+    if (own && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, port, own);
+    /* A block from the pool, held until its INIT if it must be. */
+    return enqueue(t, pid, port, NULL, 0, 0, true);
+}
+
+/* No SEND record: the expiry's TIMER record, written by the caller just
+ * before, stands for it (eventlog.py expands it). */
+mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
+{
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (own && t && t->pid == pid && port < PORT_LIMIT && (t->flags & TASK_INITIALISED))
+        return queue_timer_block(t, port, own);
+    return post_expiry_general(pid, port, own);
+}
+
+/* Virtual pids never sit in the task table (see sched_send_to()). A bare
+ * message to an initialised task takes its block in the same critical
+ * section as the lookup. */
+mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
+        (t->flags & TASK_INITIALISED)) {
+        msg_t *m = queue_take_block_irq_off();
+        if (m) {
+            push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+            log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+            port_irq_restore(s);
+            return MT_OK;
+        }
+    }
+    port_irq_restore(s);
+    return post_isr_general(pid, port, data, len, flags);
+}
+
+/* ---- migration support ---- */
+
+void sched_held_add(int16_t delta)
+{
+    sched.held = (uint8_t) (sched.held + delta);
+}
+
+uint16_t sched_msg_stamp(void)
+{
+    return sched.next_seq++;
+}
+
+uint8_t sched_msg_spare(void)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t n = queue_spare_blocks();
+    port_irq_restore(s);
+    return n;
+}

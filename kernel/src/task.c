@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks: the table that finds a local task by pid, the records of tasks on
+ * other modules, and a task's life from creation to kill.
+ *
+ * A task's routes are resolved to its destinations' control blocks on
+ * first use and cleared when a destination goes, so that a send along a
+ * route never looks a pid up (send.c). A kill of a task on the stack waits
+ * until its frame is popped (dispatch.c); FINAL then runs as its last
+ * handler and everything it owned goes.
+ */
+#include <string.h>
+
+#include "motet/log.h"
+#include "motet/mcast.h"
+#include "motet/mem.h"
+#include "motet/port.h"
+#include "motet/slab.h"
+#include "motet/timer.h"
+#include "sched_internal.h"
+#include "thread_internal.h"
+
+SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
+SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
+
+void task_init_caches(void)
+{
+    slab_init(&task_cache);
+    slab_init(&remote_cache);
+}
+
+/* ---- the table ---- */
+
+task_t *sched_find_task(mt_pid_t pid)
+{
+    uint8_t slot = TASK_SLOT(pid);
+    for (uint16_t probes = 0; probes < TASK_TABLE_SIZE; probes++) {
+        task_t *t = sched.tasks[slot];
+        if (!t) return NULL;
+        if (t->pid == pid) return t;
+        slot = NEXT_SLOT(slot);
+    }
+    return NULL;
+}
+
+bool sched_task_exists(mt_pid_t pid)
+{
+    return sched_find_task(pid) != NULL;
+}
+
+static void table_insert(task_t *t)
+{
+    uint8_t slot = TASK_SLOT(t->pid);
+    while (sched.tasks[slot]) slot = NEXT_SLOT(slot);
+    sched.tasks[slot] = t;
+}
+
+/* Remove t and close the gap (backward-shift deletion), so that lookups
+ * can keep stopping at the first empty slot. */
+static void table_remove(const task_t *t)
+{
+    uint8_t hole = TASK_SLOT(t->pid);
+    while (sched.tasks[hole] != t) hole = NEXT_SLOT(hole);
+    sched.tasks[hole] = NULL;
+    for (uint8_t next = NEXT_SLOT(hole); sched.tasks[next]; next = NEXT_SLOT(next)) {
+        uint8_t home = TASK_SLOT(sched.tasks[next]->pid);
+        /* Move it back unless its home lies cyclically in (hole, next]. */
+        bool stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
+        if (stays) continue;
+        sched.tasks[hole] = sched.tasks[next];
+        sched.tasks[next] = NULL;
+        hole = next;
+    }
+}
+
+static void forget_routes_to(const task_t *dead)
+{
+    for (uint16_t i = 0; i < TASK_TABLE_SIZE; i++) {
+        task_t *t = sched.tasks[i];
+        for (uint8_t r = 0; t && r < t->n_routes; r++)
+            if (t->routes[r].local == dead) t->routes[r].local = NULL;
+    }
+}
+
+void sched_task_link(task_t *t)
+{
+    table_insert(t);
+}
+
+void sched_task_unlink(task_t *t)
+{
+    table_remove(t);
+    forget_routes_to(t);
+}
+
+void sched_task_free(task_t *t)
+{
+    slab_free(&task_cache, t);
+}
+
+void task_set_flags(task_t *t, uint8_t set, uint8_t clear)
+{
+    t->flags = (uint8_t) ((t->flags & ~clear) | set);
+    t->gate = task_on_stack(t) ? GATE_CLOSED : task_gate(t);
+}
+
+/* ---- tasks on other modules ---- */
+
+/* The slot holding pid's remote block; for MT_PID_NONE, a free slot. */
+static remote_task_t **find_remote_slot(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_REMOTE_TASKS; i++) {
+        remote_task_t *r = sched.remotes[i];
+        if (r ? r->pid == pid : pid == MT_PID_NONE) return &sched.remotes[i];
+    }
+    return NULL;
+}
+
+remote_task_t *sched_remote_find(mt_pid_t pid)
+{
+    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
+    return slot ? *slot : NULL;
+}
+
+static bool pid_is_assignable(mt_pid_t pid)
+{
+    /* Virtual pids (multicast, time sync) have no control block; the
+     * migrator is a kernel task (migrate.c). */
+    return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
+           (pid < MT_PID_SYSTEM || pid > MT_PID_TIMESYNC);
+}
+
+mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
+{
+    if (!pid_is_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
+        return log_error(MT_ERR_INVALID);
+    if (sched_find_task(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
+    remote_task_t **slot = find_remote_slot(MT_PID_NONE);
+    if (!slot) return log_error(MT_ERR_NO_SLAB);
+    remote_task_t *r = slab_alloc(&remote_cache); /* logs its own exhaustion */
+    if (!r) return MT_ERR_NO_SLAB;
+    r->pid = pid;
+    r->prio = prio;
+    r->module = module;
+    *slot = r;
+    return MT_OK;
+}
+
+mt_err_t sched_task_remove_remote(mt_pid_t pid)
+{
+    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
+    if (!slot) return log_error(MT_ERR_NO_TASK);
+    slab_free(&remote_cache, *slot);
+    *slot = NULL;
+    return MT_OK;
+}
+
+/* ---- creation ---- */
+
+static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
+{
+    if (!spec->n_routes) return MT_OK;
+    t->routes = mem_alloc_owned(spec->n_routes * sizeof(out_route_t), spec->pid);
+    if (!t->routes) return MT_ERR_NO_MEM;
+    for (uint8_t i = 0; i < spec->n_routes; i++) {
+        t->routes[i].local = NULL;
+        t->routes[i].pid = spec->routes[i].pid;
+        t->routes[i].port = spec->routes[i].port;
+    }
+    t->n_routes = spec->n_routes;
+    return MT_OK;
+}
+
+/* A route's port is checked here once, so that a send along it need not:
+ * an application input port, or a group id for the multicast pid (the
+ * bus's multicast checks it) and any port of the time-sync pid. */
+static bool routes_valid(const task_spec_t *spec)
+{
+    for (uint8_t i = 0; i < spec->n_routes; i++) {
+        const route_t *r = &spec->routes[i];
+        if (r->pid != MT_PID_MULTICAST && r->pid != MT_PID_TIMESYNC && r->port >= PORT_LIMIT)
+            return false;
+    }
+    return true;
+}
+
+static mt_err_t validate_spec(const task_spec_t *spec)
+{
+    if (!spec || !spec->handler || !pid_is_assignable(spec->pid)) return MT_ERR_INVALID;
+    if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
+    if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
+    if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
+    if (!routes_valid(spec)) return MT_ERR_NO_PORT;
+    if (sched_find_task(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
+    return MT_OK;
+}
+
+mt_err_t sched_task_create(const task_spec_t *spec)
+{
+    mt_err_t err = validate_spec(spec);
+    if (err) return log_error(err);
+    task_t *t = slab_alloc(&task_cache); /* zeroed; logs MT_ERR_NO_SLAB itself */
+    if (!t) return MT_ERR_NO_SLAB;
+    t->handler = spec->handler;
+    t->pid = spec->pid;
+    t->prio = spec->prio;
+    t->flags = spec->flags;
+    t->gate = GATE_CLOSED; /* until its INIT has been handled (rule 7) */
+    if (spec->state_size) {
+        t->state = mem_alloc_owned(spec->state_size, spec->pid);
+        if (!t->state)
+            err = MT_ERR_NO_MEM;
+        else
+            memset(t->state, 0, spec->state_size);
+    }
+    if (!err) err = copy_routes(t, spec);
+    if (err) {
+        mem_free_all(spec->pid);
+        slab_free(&task_cache, t);
+        return log_error(err);
+    }
+    port_irq_state_t s = port_irq_save();
+    table_insert(t);
+    port_irq_restore(s);
+    log_event(EV_CREATE, t->pid, (uint16_t) t->prio);
+    return MT_OK;
+}
+
+/* ---- killing ---- */
+
+static void discard_list(msg_t *m, uint16_t *count)
+{
+    while (m) {
+        msg_t *next = m->next;
+        sched_msg_free(m);
+        (*count)++;
+        m = next;
+    }
+}
+
+void task_destroy(task_t *t)
+{
+    uint16_t dropped = 0;
+    port_irq_state_t s = port_irq_save();
+    msg_t *queued = queue_remove_for(t->pid, t->prio);
+    msg_t *held = t->held;
+    t->held = NULL;
+    for (msg_t *m = held; m; m = m->next) sched.held--;
+    table_remove(t);
+    port_irq_restore(s);
+    discard_list(queued, &dropped);
+    discard_list(held, &dropped);
+    timer_stop_all(t->pid);
+    mcast_leave_all(t->pid);
+    forget_routes_to(t);
+    mem_free_all(t->pid);
+    log_event(EV_KILL, t->pid, dropped);
+    slab_free(&task_cache, t);
+}
+
+void task_finish_kill(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    bool final = (t->flags & TASK_INITIALISED) != 0;
+    /* Nothing new may start on it; FINAL must not release what is held. */
+    task_set_flags(t, TASK_FROZEN, TASK_KILL_PENDING | TASK_INITIALISED);
+    if (final) frame_push(t, sched_current_pid());
+    port_irq_restore(s);
+    if (final) {
+        log_event(EV_START, t->pid, PORT_FINAL);
+        frame_run(t, PORT_FINAL, NULL, 0);
+    }
+    task_destroy(t);
+}
+
+#if MOTET_THREADS
+static void finish_kill_call(void *arg)
+{
+    task_finish_kill(arg);
+}
+#endif
+
+mt_err_t sched_task_kill(mt_pid_t pid)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched_find_task(pid);
+    if (!t || (t->flags & (TASK_KILL_PENDING | TASK_THREAD))) {
+        port_irq_restore(s);
+        /* A thread's task goes only with its thread (thread_exit()). */
+        return log_error(t && (t->flags & TASK_THREAD) ? MT_ERR_STATE : MT_ERR_NO_TASK);
+    }
+    task_set_flags(t, TASK_KILL_PENDING, 0);
+    bool on_stack = task_on_stack(t);
+    port_irq_restore(s);
+    if (on_stack) return MT_OK; /* its frame's pop finishes it */
+#if MOTET_THREADS
+    if (thread_running()) {
+        thread_call_on_k(finish_kill_call, t); /* FINAL runs on the kernel stack */
+        return MT_OK;
+    }
+#endif
+    task_finish_kill(t);
+    return MT_OK;
+}
+
+/* ---- threads (thread_internal.h) ---- */
+
+#if MOTET_THREADS
+
+void sched_task_bind(task_t *t, thread_t *th)
+{
+    t->state = th; /* a bound task has no state of its own */
+    task_set_flags(t, TASK_THREAD | TASK_INITIALISED, 0);
+}
+
+void sched_task_destroy(task_t *t)
+{
+    task_set_flags(t, 0, TASK_INITIALISED | TASK_THREAD);
+    t->state = NULL;
+    task_destroy(t);
+}
+
+void sched_msg_release(msg_t *m)
+{
+    sched_msg_free(m);
+}
+
+#endif /* MOTET_THREADS */
