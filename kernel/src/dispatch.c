@@ -182,21 +182,15 @@ static unsigned drain_held_off(mt_prio_t floor)
             sched.running_prio = floor;
             return ran;
         }
-        task_t *t = task_find_fast(m->dst);
-        if (t) {
-            sched.running_prio = t->prio;
-            frame_push(t, m->src);
-            if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
-            log_event_inline_irq_off(EV_START, t->pid, m->port);
-            port_irq_enable();
-            frame_run_inline(t, m->port, m->data, m->len);
-            (void) port_irq_save();
-            queue_give_block_irq_off(m);
-        } else {
-            port_irq_enable(); /* unreachable: a kill purges its messages */
-            sched_msg_free(m);
-            (void) port_irq_save();
-        }
+        task_t *t = m->task;
+        sched.running_prio = t->prio;
+        frame_push(t, m->src);
+        if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
+        log_event_inline_irq_off(EV_START, t->pid, m->port);
+        port_irq_enable();
+        frame_run_inline(t, m->port, m->data, m->len);
+        (void) port_irq_save();
+        queue_give_block_irq_off(m);
     }
 }
 

@@ -55,9 +55,11 @@ static bool seq_before(uint16_t a, uint16_t b)
     return (int16_t) (uint16_t) (a - b) < 0;
 }
 
-void queue_insert_by_seq(msg_t *m, mt_prio_t prio)
+void queue_insert_by_seq(msg_t *m, task_t *t)
 {
+    mt_prio_t prio = t->prio;
     queue_level_t *l = &queue_level[prio];
+    m->task = t;
     msg_t **link = &l->head;
     while (*link && !seq_before(m->seq, (*link)->seq)) link = &(*link)->next;
     m->next = *link;

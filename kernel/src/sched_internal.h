@@ -228,8 +228,8 @@ extern msg_t *queue_free_blocks;
 
 /* Empty every level and fill the pool; boot only. */
 void queue_init(void);
-/* Insert m at level prio before the first message created after it; irq off. */
-void queue_insert_by_seq(msg_t *m, mt_prio_t prio);
+/* Insert m for t at t's level before the first message created after it; irq off. */
+void queue_insert_by_seq(msg_t *m, task_t *t);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
 /* Messages in the queue, counted; irq off. */
@@ -276,10 +276,14 @@ static MT_INLINE void queue_put_block_irq_off(msg_t *m)
     queue_free_blocks = m;
 }
 
-/* Append m at level prio (creation order within a level); irq off. */
-static MT_INLINE void queue_push(msg_t *m, mt_prio_t prio)
+/* Append m for t at t's level (creation order within a level); irq off.
+ * While it waits, m names t's control block: a kill or a migration takes
+ * every message of a task out of the queue before its block goes. */
+static MT_INLINE void queue_push(msg_t *m, task_t *t)
 {
+    mt_prio_t prio = t->prio;
     queue_level_t *l = &queue_level[(uint8_t) prio];
+    m->task = t;
     m->next = NULL;
     if (l->tail)
         l->tail->next = m;

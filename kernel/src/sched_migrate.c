@@ -55,7 +55,7 @@ void sched_mig_thaw(task_t *t)
         t->held = m->next;
         sched_held_add(-1);
         m->seq = sched_msg_stamp(); /* the order of the list, from now */
-        queue_push(m, t->prio);
+        queue_push(m, t);
     }
     port_irq_restore(s);
 }

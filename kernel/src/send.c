@@ -109,7 +109,7 @@ void send_release_held(task_t *t)
         msg_t *m = t->held;
         t->held = m->next;
         sched.held--;
-        queue_insert_by_seq(m, t->prio);
+        queue_insert_by_seq(m, t);
     }
     port_irq_restore(s);
 }
@@ -151,10 +151,10 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
             hold(t, m);
         } else {
             m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
-            queue_push(m, t->prio);
+            queue_push(m, t);
         }
     } else {
-        queue_push(m, t->prio);
+        queue_push(m, t);
     }
     port_irq_restore(s);
     return MT_OK;
@@ -179,7 +179,7 @@ static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data,
     m->port = port;
     m->src = src;
     m->flags = 0;
-    queue_push(m, t->prio);
+    queue_push(m, t);
     /* It cannot start before the lock goes: t is below the sender or less
      * important, and an interrupt's exit runs only what outranks the sender. */
     log_event_inline_irq_off(EV_SEND, src, (uint16_t) (t->pid << 8 | port));
@@ -496,7 +496,7 @@ static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uin
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, m);
     else
-        queue_push(m, t->prio);
+        queue_push(m, t);
 }
 
 /* A timer's expiry in its own block `own` (MSG_TIMER_BLOCK), which cannot

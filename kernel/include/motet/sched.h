@@ -49,14 +49,15 @@ enum {
 
 typedef struct msg msg_t;
 struct msg {
-    msg_t *next;    /* queue link (kernel use) */
-    void *data;     /* payload, may be NULL when len == 0 */
-    uint16_t len;   /* payload bytes */
-    uint16_t seq;   /* creation order stamp */
-    mt_pid_t dst;   /* destination task */
-    mt_port_t port; /* destination input port */
-    mt_pid_t src;   /* sending task, MT_PID_NONE from the kernel/ISR */
-    uint8_t flags;  /* MSG_* */
+    msg_t *next;       /* queue link (kernel use) */
+    struct task *task; /* its destination's control block while queued (kernel use) */
+    void *data;        /* payload, may be NULL when len == 0 */
+    uint16_t len;      /* payload bytes */
+    uint16_t seq;      /* creation order stamp */
+    mt_pid_t dst;      /* destination task */
+    mt_port_t port;    /* destination input port */
+    mt_pid_t src;      /* sending task, MT_PID_NONE from the kernel/ISR */
+    uint8_t flags;     /* MSG_* */
 };
 
 /* A task's message handler: the task's state, then the message's input
