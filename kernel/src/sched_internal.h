@@ -192,6 +192,9 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
  * record stands for. It goes in `own`, the timer's free message block, if
  * given and the task is initialised, else in a pool block. Irq off. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
+/* Fill in a timer's own expiry message for `owner`'s `port` once, when the
+ * timer starts, so that an expiry only stamps and queues it. */
+void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
 /* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
  * creation order. */
 void send_release_held(task_t *t);

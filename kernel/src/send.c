@@ -499,12 +499,27 @@ static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uin
         queue_push(m, t);
 }
 
-/* A timer's expiry in its own block `own` (MSG_TIMER_BLOCK), which cannot
- * run out; irq off, as every timer expiry is posted (timer.c). Out of line,
- * one copy for both ways in below. */
-static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, mt_port_t port, msg_t *own)
+void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
 {
-    push_bare_irq_off(t, port, own, MSG_FROM_ISR | MSG_TIMER_BLOCK);
+    own->data = NULL;
+    own->len = 0;
+    own->dst = owner;
+    own->port = port;
+    own->src = MT_PID_NONE;
+}
+
+/* A timer's expiry in its own block `own` (MSG_TIMER_BLOCK), which cannot
+ * run out; irq off, as every timer expiry is posted (timer.c). Its fields
+ * were filled in when the timer started (sched_expiry_prepare()). Out of
+ * line, one copy for both ways in below. */
+static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
+{
+    own->seq = sched.next_seq++;
+    own->flags = MSG_FROM_ISR | MSG_TIMER_BLOCK;
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, own);
+    else
+        queue_push(own, t);
     return MT_OK;
 }
 
@@ -516,18 +531,19 @@ static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, ms
     task_t *t = sched_find_task(pid);
     if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
     if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
-    if (own && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, port, own);
+    if (own && (t->flags & TASK_INITIALISED) && own->port == port) return queue_timer_block(t, own);
     /* A block from the pool, held until its INIT if it must be. */
     return enqueue(t, pid, port, NULL, 0, 0, true);
 }
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
- * before, stands for it (eventlog.py expands it). */
+ * before, stands for it (eventlog.py expands it). The timer's own block
+ * names its owner's control block (timer.c): no lookup. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
-    task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (own && t && t->pid == pid && port < PORT_LIMIT && (t->flags & TASK_INITIALISED))
-        return queue_timer_block(t, port, own);
+    task_t *t = own ? own->task : NULL;
+    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED))
+        return queue_timer_block(t, own);
     return post_expiry_general(pid, port, own);
 }
 

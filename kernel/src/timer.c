@@ -351,6 +351,15 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
     t->owner = owner;
     t->index = n;
     t->period = periodic ? ticks : 0u;
+    /* The expiry goes to the owner's control block, found once here: a
+     * kill or a migration stops the task's timers before the block goes.
+     * What the expiry message says is known now too, so that the
+     * interrupt only stamps and queues it. A block whose last expiry still
+     * waits (unretired) is the same owner's and keeps its message. */
+    if (!t->expiry.flags) {
+        t->expiry.task = owner == MT_PID_NONE ? NULL : task_find_fast(owner);
+        sched_expiry_prepare(&t->expiry, owner, (mt_port_t) (PORT_TIMEOUT0 + n));
+    }
     uint32_t late = list_rebase();
     if (list_insert(t, late + ticks) || was_head) timer_service();
     port_irq_restore(s);
