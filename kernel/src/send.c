@@ -409,25 +409,50 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
 
 /* The queued fast path of sched_send(), whose route's task could not run
  * at once: out of line like send_to_waiting(), and the route read again
- * under its own lock. */
-static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len)
+ * under its own lock. A heap payload goes the general way. */
+static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
-    if (t && queue_small_irq_off(t, r->port, data, len)) {
+    if (t && !flags && queue_small_irq_off(t, r->port, data, len)) {
         port_irq_restore(s);
         return MT_OK;
     }
     port_irq_restore(s);
-    return send_route(r, data, len, 0);
+    return send_route(r, data, len, flags);
+}
+
+/* A heap payload run at once, t's frame pushed: the block becomes the
+ * kernel's, held in the frame for the handler to take (sched_take()) and
+ * freed after it otherwise; on the stack, the receiver cannot be killed
+ * under it. An empty one is freed at once. Not a live heap block: the frame
+ * is popped unrun and the sender keeps what it passed. */
+static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    if (!len) {
+        mem_free(data);
+        data = NULL;
+    } else if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) { /* the heap has logged why */
+        frame_cancel(t);
+        mt_prio_t prio = sched.running_prio;
+        if (sched_may_run(prio)) dispatch_drain(prio);
+        return MT_ERR_BAD_POINTER;
+    } else {
+        t->payload = data;
+    }
+    log_event(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
+    frame_run(t, port, data, len);
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) dispatch_drain(prio);
+    return MT_OK;
 }
 
 /* sched_send()'s fast path along route r of the running task: the send
- * and its three arguments only, so that nothing needs a saved register.
+ * and its four arguments only, so that nothing needs a saved register.
  * A route's control block is set only for a local task (and cleared when
  * that task goes) and its port was checked when the route was made, so
  * the fast path trusts both. */
-static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len)
+static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
@@ -435,17 +460,19 @@ static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len)
         task_t *self = sched.current;
         frame_push_on(t, self, sched.running_prio, self->pid);
         port_irq_restore(s);
+        if (flags) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
     port_irq_restore(s);
-    return send_waiting(r, data, len);
+    return send_waiting(r, data, len, flags);
 }
 
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;
-    if (self && fast_send(data, len, flags) && out < self->n_routes)
-        return send_along(&self->routes[out], data, len);
+    if (self && !(flags & (uint8_t) ~MSG_HEAP) && (data || !len) && !thread_running() &&
+        !port_in_isr() && out < self->n_routes)
+        return send_along(&self->routes[out], data, len, flags);
     return send_general(out, data, len, flags);
 }
 
