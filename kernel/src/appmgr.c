@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
 #include "motet/log.h"
@@ -89,7 +90,7 @@ static mt_err_t create_task(const appdesc_task_t *t, mt_pid_t base, uint8_t grou
                         .routes = routes,
                         .n_routes = t->num_routes};
     mt_err_t err = sched_task_create(&spec);
-    mem_free(routes);
+    mem_release(routes);
     return err;
 }
 

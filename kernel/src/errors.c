@@ -25,6 +25,7 @@ static const char *const names[MT_ERR_COUNT] = {
     [MT_ERR_BUS_CORRUPT] = "MT_ERR_BUS_CORRUPT",
     [MT_ERR_BUS_DOWN] = "MT_ERR_BUS_DOWN",
     [MT_ERR_NOT_MOVABLE] = "MT_ERR_NOT_MOVABLE",
+    [MT_ERR_NOT_OWNER] = "MT_ERR_NOT_OWNER",
 };
 
 const char *mt_strerror(mt_err_t err)

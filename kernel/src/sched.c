@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "log_ring.h"
+#include "mem_internal.h"
 #include "motet/bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
@@ -311,7 +312,7 @@ mt_err_t sched_task_remove_remote(mt_pid_t pid)
 
 static void free_payload(msg_t *m)
 {
-    if (m->data) mem_free(m->data);
+    if (m->data) mem_release(m->data);
     m->flags &= (uint8_t) ~MSG_HEAP;
     m->data = NULL;
 }
@@ -685,13 +686,14 @@ static bool can_run_now(const task_t *t, mt_port_t port)
     return t->prio >= S.running_prio;
 }
 
-/* A heap payload run at once goes straight to the destination (see
- * MSG_DST_OWNS): one hand-over where a queued message needs two. The
- * sender may be killed meanwhile (by the receiver, say) without taking the
- * block along, and the receiver cannot be: it is on the stack. */
+/* A heap payload run at once is lent to the destination (see
+ * MSG_DST_OWNS): the kernel holds it, so that the sender may be killed
+ * meanwhile (by the receiver, say) without taking the block along, and the
+ * receiver cannot free it before it takes it. */
 static MT_INLINE bool give_to_receiver(void *data, const task_t *t)
 {
-    return mem_set_owner(data, t->pid) == MT_OK;
+    (void) t;
+    return mem_set_owner(data, MEM_OWNER_KERNEL) == MT_OK;
 }
 
 /* A heap payload goes to the receiver t (an empty one is freed at once);
@@ -702,7 +704,7 @@ static bool adopt_payload(msg_t *m, void *data, const task_t *t)
         m->flags = MSG_HEAP | MSG_DST_OWNS;
         return give_to_receiver(data, t);
     }
-    mem_free(data);
+    mem_release(data);
     m->flags = 0;
     return true;
 }
@@ -1154,7 +1156,7 @@ static MT_NOINLINE void *take_msg_general(msg_t *msg)
     if (!msg || !msg->len || !msg->data) return NULL;
     if (msg->flags & MSG_HEAP) {
         mt_pid_t taker = current_pid();
-        if (!(msg->flags & MSG_DST_OWNS) || msg->dst != taker) mem_set_owner(msg->data, taker);
+        mem_set_owner(msg->data, taker);
         /* No longer freed after the handler. */
         msg->flags &= (uint8_t) ~(MSG_HEAP | MSG_DST_OWNS);
         return msg->data;
@@ -1164,14 +1166,14 @@ static MT_NOINLINE void *take_msg_general(msg_t *msg)
     return copy;
 }
 
-/* The common case: the receiver of a heap payload run at once (it owns the
- * block already, MSG_DST_OWNS) takes it; no hand-over left to do. */
+/* The common case: the receiver of a heap payload run at once (lent to
+ * it, MSG_DST_OWNS) takes it; the hand-over needs no check. */
 void *sched_take_msg(msg_t *msg)
 {
     if (msg && (msg->flags & (MSG_HEAP | MSG_DST_OWNS)) == (MSG_HEAP | MSG_DST_OWNS) && msg->len &&
         msg->data && msg->dst == current_pid()) {
         msg->flags &= (uint8_t) ~(MSG_HEAP | MSG_DST_OWNS);
-        return msg->data;
+        return mem_hand_over(msg->data, msg->dst);
     }
     return take_msg_general(msg);
 }

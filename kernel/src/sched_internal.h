@@ -14,9 +14,11 @@
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
 /* Internal message flag, above the public MSG_*: the heap payload of a
- * message run at once was handed straight to its destination, which is on
- * the stack while the message lives (a kill waits until it leaves), so
- * sched_take_msg() by the destination has no hand-over left to do. */
+ * message run at once was checked and lent to its destination, which is on
+ * the stack while the message lives (a kill waits until it leaves). The
+ * kernel holds the block until the destination takes it, so that a
+ * handler cannot free a payload it did not take; sched_take_msg() by the
+ * destination then hands it over without checking it again. */
 #define MSG_DST_OWNS 0x80u
 /* Internal message flag: the message is a timer's own (timer.c), to be
  * given back to it, not to the pool (sched_msg_free()). */

@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
@@ -163,7 +164,7 @@ mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len)
                .port = port,
                .src = sched_current_pid(),
                .flags = (uint8_t) (block ? MSG_HEAP : 0)};
-    if (block && !len) mem_free(block);
+    if (block && !len) mem_release(block);
     return sched_task_call(t, &m);
 }
 

@@ -110,7 +110,9 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
 
 /* Take the payload of the message being handled: the heap block itself
  * (zero copy) or a new heap copy; the caller owns it and must mem_free() it.
- * NULL for an empty payload or when the heap is exhausted (logged). */
+ * NULL for an empty payload or when the heap is exhausted (logged). A heap
+ * payload not taken stays the kernel's, which frees it after the handler:
+ * the handler may read it, and its mem_free() of it is refused. */
 void *sched_take_msg(msg_t *msg);
 
 /* Pid of the task whose handler is running, MT_PID_NONE when none. */
