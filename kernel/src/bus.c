@@ -241,7 +241,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     else if (f.type == BUS_FRAME_DESC)
         bus_app_description(&f, true);
     else if (f.type == BUS_FRAME_CREATED)
-        bus_app_report(B.self, f.payload[0]);
+        bus_app_report(B.self, f.payload);
 }
 
 void bus_isr_tx_done(port_bus_result_t result)
@@ -310,7 +310,7 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
     else if (f->type == BUS_FRAME_DESC)
         bus_app_description(f, false);
     else if (f->type == BUS_FRAME_CREATED)
-        bus_app_report(f->src, f->payload[0]);
+        bus_app_report(f->src, f->payload);
     if (err) B.stats.rx_undeliverable++; /* logged where it failed */
 }
 

@@ -42,9 +42,15 @@ import sys
 import time
 from fractions import Fraction
 
+from . import eventlog
+
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
 
 FRAME_TYPES = {1: "DATA", 2: "MCAST", 3: "SYNC", 4: "DESC", 5: "CREATED"}
+# A CREATED frame's payload (BUS_APP_OUTCOME_SIZE): u8 mt_err_t, u8 relative
+# pid of the task it is about (APPMGR_NO_TASK: none), u8 that task's module.
+OUTCOME_SIZE = 3
+APPMGR_NO_TASK = 0xFF
 TYPE_RETRY = 0x80
 BROADCAST = 0xFF
 HEADER = 10
@@ -356,6 +362,7 @@ class Hub:
         self.last_progress = 0.0
         self.stop_requested = False
         self.unreachable_noted = set()
+        self.load_failures = set()  # outcomes noted since the last description
         self.commands = commands  # a file whose lines are fault commands, or None
         self.command_buf = b""
 
@@ -743,6 +750,10 @@ class Hub:
         if tr.ftype == "SYNC":
             stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
             self.reference = tr.src.id
+        elif tr.ftype == "DESC":
+            self.load_failures.clear()
+        elif tr.ftype == "CREATED":
+            self.note_outcome(tr)
         self.frame_triggers(tr)
         tr.receivers = [r for r in tr.receivers if not r.dead and not r.unresponsive]
         for r in tr.receivers:
@@ -751,6 +762,29 @@ class Hub:
             self.finish(tr, RESULT_SENT if tr.dst == BROADCAST else RESULT_UNREACHABLE, self.now)
             return
         self.push(self.now + self.ack_timeout_ns, "acktimeout", tr, tr.attempt)
+
+    def note_outcome(self, tr):
+        """A module's failed stage one of an application load (the kernel
+        cannot name anything, so the hub does): once per distinct outcome
+        and description, as every module may report the same."""
+        payload = tr.frame[HEADER:-2]
+        if len(payload) != OUTCOME_SIZE or payload[0] == 0:
+            return
+        err, task, module = payload
+        if (err, task, module) in self.load_failures:
+            return
+        self.load_failures.add((err, task, module))
+        if task == APPMGR_NO_TASK:
+            what = eventlog.error_name(err)
+        else:
+            what = eventlog.appfail_text(err, task, module)
+            if module in self.mods:
+                what += f" '{self.mods[module].spec.name}'"
+            else:
+                ids = ", ".join(str(i) for i in sorted(self.mods))
+                what += f", which this device does not have (its modules: {ids})"
+        self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
+                  tr.src.id)
 
     def frame_triggers(self, tr):
         """Faults that a frame sets off as it reaches a receiver, before the
