@@ -214,6 +214,12 @@ TEXT_ERRORS = [
     case("system_pid_not_global", '"radio:0"', "{pid = 0x05, port = 9}", "pid 0x05", "global"),
     case("unknown_system_task", '"radio:0"', '{pid = "clock", port = 9}', "'clock'"),
     case("system_port_range", '"radio:0"', '{pid = "appmgr", port = 24}', "port", "24"),
+    case("route_to_system_init", '"radio:0"', '{pid = "appmgr", port = 0}', "task 'hello'",
+         r"routes\[0\]", "port 0 is the system port INIT", r"8\.\.23"),
+    case("route_to_system_timeout", '"radio:0"', '{pid = 0xF1, port = 4}', "task 'hello'",
+         "system port TIMEOUT0"),
+    case("route_to_last_system_port", '"radio:0"', '{pid = "migrator", port = 7}',
+         "system port TIMEOUT3"),
     case("invalid_toml", "[app]", "[app", "invalid TOML"),
     case("oversize", "u32 = 125000", 'hex = "' + "00" * 1000 + '"', "1024"),
 ]
@@ -264,6 +270,9 @@ DECODE_ERRORS = [
     (0x35, 1, "MT_ERR_DESC_ROUTE", 0x35),  # multicast to group 1 of 1
     (0x30 + 1, 0, "MT_ERR_DESC_GROUP", 0x31),  # empty group
     (0x3D, 7, "MT_ERR_DESC_GROUP", 0x3D),  # member on a system port
+    (0x3B, 0, "MT_ERR_DESC_ROUTE", 0x3B),  # hello's route to radio's INIT
+    (0x3B, 5, "MT_ERR_DESC_ROUTE", 0x3B),  # ... to radio's TIMEOUT1
+    (0x3B, 7, "MT_ERR_DESC_ROUTE", 0x3B),  # ... to the last system port
 ]
 
 
@@ -274,6 +283,36 @@ def test_decode_rejects(hello_blob, at, value, code, offset):
     with pytest.raises(appc.DescError) as e:
         appc.decode(_reseal(blob))
     assert (e.value.code, e.value.offset) == (code, offset)
+
+
+def test_decode_rejects_a_route_to_the_senders_own_timeout_port(hello_blob):
+    blob = bytearray(hello_blob)
+    blob[0x3A:0x3C] = bytes([1, 4])  # hello (relative pid 1) -> itself, TIMEOUT0
+    with pytest.raises(appc.DescError, match="system port TIMEOUT0") as e:
+        appc.decode(_reseal(blob))
+    assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", 0x3B)
+
+
+def test_decode_rejects_a_global_route_to_a_system_port():
+    text = HELLO_TEXT.replace('"radio:0"', '{pid = "appmgr", port = 8}')
+    blob = bytearray(appc.compile_text(text))
+    at = blob.index(bytes([0xF3, 8]))
+    blob[at + 1] = 0  # appmgr's INIT
+    with pytest.raises(appc.DescError) as e:
+        appc.decode(_reseal(blob))
+    assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", at + 1)
+
+
+def test_system_ports_match_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/sched.h").read_text()
+    ports = re.findall(r"^\s*PORT_(\w+)", header[header.index("PORT_INIT = 0"):], re.M)
+    assert tuple(ports[:ports.index("0")]) == appc.SYSTEM_PORTS
+    assert appc.PORT_0 == 8
+
+
+def test_every_application_in_the_tree_compiles():
+    for toml in sorted((ROOT / "apps").glob("*/*.toml")):
+        appc.compile_file(toml)
 
 
 def test_decode_rejects_checksum_and_length(hello_blob):
