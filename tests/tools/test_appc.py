@@ -159,6 +159,27 @@ def test_main_missing_input(tmp_path, capsys):
     assert "nope.toml" in capsys.readouterr().err
 
 
+def test_main_description_not_utf8_names_file_and_line(tmp_path, capsys):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(HELLO.read_bytes().replace(b'name = "hello"', b'name = "h\xe9llo"', 1))
+    assert appc.main([str(path), "--c", str(tmp_path / "x.c")]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"appc: error: {path}: line 7, column 10: byte 0xe9 is not UTF-8 "
+                                "text (a description is TOML, which is UTF-8)"]
+    assert not (tmp_path / "x.c").exists()
+
+
+def test_motet_appc_on_random_bytes_is_one_line_and_status_2(tmp_path):
+    path = tmp_path / "noise.toml"
+    path.write_bytes(bytes(range(256)) * 3)
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "appc", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [f"appc: error: {path}: line 2, column 118: byte 0x80 is "
+                                       "not UTF-8 text (a description is TOML, which is UTF-8)"]
+    assert res.stdout == ""
+
+
 def test_main_rejects_bad_symbol(tmp_path, capsys):
     rc = appc.main([str(HELLO), "--c", str(tmp_path / "x.c"), "--symbol", "9x"])
     assert rc == 2

@@ -546,16 +546,31 @@ def compile_text(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise AppcError(f"invalid TOML: {e}") from None
+    except RecursionError:
+        raise AppcError("invalid TOML: nested too deeply") from None
     return encode(_Compiler(doc, limits).run(), limits)
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A description file's text. TOML is UTF-8: any other byte is an
+    error naming the file and the line, as an unreadable file is."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise AppcError(f"{path}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise AppcError(f"{path}: line {line}, column {column}: byte 0x{data[e.start]:02x} is "
+                        "not UTF-8 text (a description is TOML, which is UTF-8)") from None
 
 
 def compile_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """Compile a TOML file; errors are prefixed with its path."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise AppcError(f"{path}: {e.strerror}") from None
+    text = read_text(path)
     try:
         return compile_text(text, limits)
     except AppcError as e:
@@ -641,8 +656,7 @@ def _run(args: argparse.Namespace) -> None:
     if args.c_out:
         symbol = args.symbol
         if symbol is None:
-            with open(args.input, encoding="utf-8") as f:
-                symbol = app_name(f.read()) + "_desc"
+            symbol = app_name(read_text(args.input)) + "_desc"
         if not NAME_RE.match(symbol):
             raise AppcError(f"--symbol: {symbol!r} is not a C identifier")
         source = os.path.basename(args.input)

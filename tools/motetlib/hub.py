@@ -31,6 +31,7 @@ import dataclasses
 import errno
 import heapq
 import json
+import math
 import os
 import random
 import selectors
@@ -89,7 +90,7 @@ def stamp_sync(frame: bytearray, stamp: int) -> None:
 
 # ---- the link protocol (ports/native/bus_native.c) -------------------------
 
-LINK_VERSION = 1
+LINK_VERSION = 2
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
 RESULT_SENT, RESULT_REJECTED, RESULT_UNREACHABLE = 0, 1, 2
 RX_REJECTED, RX_ACCEPTED, RX_BUSY = 0, 1, 2  # a receiver's answer (bus_rx_t)
@@ -167,6 +168,7 @@ class Transfer:
     done: bool = False
     retry: bool = False
     attempt: int = 0  # offers of the frame on the wire (a busy receiver makes more)
+    try_no: int = 1  # the sender's sends of this frame: 1, then each retransmission
 
 
 @dataclasses.dataclass
@@ -177,6 +179,8 @@ class Mod:
     index: int
     proc: subprocess.Popen | None = None
     conn: socket.socket | None = None
+    retries: int = 1  # its kernel's MOTET_BUS_RETRIES: sends of a frame, at most
+    tries: dict = dataclasses.field(default_factory=dict)  # (type, dst, seq) -> sends
     rbuf: bytearray = dataclasses.field(default_factory=bytearray)
     obuf: bytearray = dataclasses.field(default_factory=bytearray)
     lines: list = dataclasses.field(default_factory=list)
@@ -274,6 +278,14 @@ def parse_frame_fault(kind: str, who: str, trigger: str) -> Fault:
     return Fault(kind, int(who), 0, count=count, frame=(pid, port))
 
 
+def _nanoseconds(text: str, scale: float, what: str) -> int:
+    """A fault's time or delay in ns: finite and not negative."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{what} {text!r} is not a finite number >= 0")
+    return round(value * scale)
+
+
 def parse_fault(spec: str) -> Fault:
     """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
     corrupt the next N frames it receives (default 1); delay the next frame
@@ -293,13 +305,11 @@ def parse_fault(spec: str) -> Fault:
         module = None if who == "*" else int(who)
         if module is None and kind not in ("corrupt", "delay"):
             raise ValueError(f"{kind} needs a module number")
-        at_ns = round(float(when) * 1e9)
-        if at_ns < 0:
-            raise ValueError("negative time")
+        at_ns = _nanoseconds(when, 1e9, "time")
         if kind == "delay":
             if extra is None:
                 raise ValueError("delay needs :MICROSECONDS")
-            return Fault(kind, module, at_ns, delay_ns=round(float(extra) * 1000))
+            return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e3, "delay"))
         count = int(extra) if extra is not None else 1
         if count < 1 or (extra is not None and kind != "corrupt"):
             raise ValueError("only corrupt takes a count (>= 1)")
@@ -468,14 +478,15 @@ class Hub:
         header = self.read_exact(conn, 5)
         length, mtype = struct.unpack("<IB", header)
         body = self.read_exact(conn, length - 1)
-        if chr(mtype) != "H" or len(body) != 8 + 5:
+        if chr(mtype) != "H" or len(body) < 8 + 5:
             raise HubError("a module spoke before saying hello")
         mid, version = struct.unpack_from("<BI", body, 8)
-        if version != LINK_VERSION:
+        if version != LINK_VERSION or len(body) != 8 + 6:
             raise HubError(f"module {mid} speaks link version {version}, not {LINK_VERSION}")
         m = self.mods.get(mid)
         if m is None or m.conn is not None:
             raise HubError(f"a module announced itself as {mid}, which is not expected")
+        m.retries = body[13]
         m.conn = conn
         conn.setblocking(False)
         self.sel.register(conn, selectors.EVENT_READ, ("sock", m))
@@ -666,6 +677,10 @@ class Hub:
             tr.dst = frame[2]
             tr.ftype = FRAME_TYPES.get(frame[0] & ~TYPE_RETRY, "?")
             tr.retry = bool(frame[0] & TYPE_RETRY)
+            # A retransmission keeps its type, destination and sequence number.
+            key = (frame[0] & ~TYPE_RETRY, tr.dst, frame[3])
+            tr.try_no = m.tries.get(key, 0) + 1 if tr.retry else 1
+            m.tries[key] = tr.try_no
         m.tx = tr
         if tr.retry:
             self.counters["retransmissions"] += 1
@@ -692,8 +707,13 @@ class Hub:
         tr.acks[m.id] = ok
         if not ok:
             self.counters["rejected"] += 1
+            if tr.try_no < tr.src.retries:
+                then = f"m{tr.src.id} will send it again"
+            else:
+                then = (f"that was m{tr.src.id}'s last try ({tr.try_no} of "
+                        f"MOTET_BUS_RETRIES = {tr.src.retries}): it gives the frame up")
             self.note(f"m{m.id} rejected frame #{tr.id} ({self.frame_name(tr)}) as corrupt: "
-                      f"not delivered, m{tr.src.id} will send it again", m.id, t)
+                      f"not delivered, {then}", m.id, t)
         self.check_complete(tr, t)
 
     # ---- TDMA arbitration and transfers ----
