@@ -7,7 +7,8 @@
  *
  * Every module registers the same programs; the loader (one module) loads
  * the description NAME (pingpong, pingpong_bench, mcast, sync_1hz,
- * sync_0p1hz) on the whole device, and each module creates its own part.
+ * sync_0p1hz; misplaced and unregistered, which every module refuses, for
+ * the tests) on the whole device, and each module creates its own part.
  */
 #include <stdio.h>
 
@@ -21,6 +22,8 @@ static const native_module_app_t apps[] = {
     {"mcast", mcast_desc, &mcast_desc_len},
     {"sync_1hz", sync_1hz_desc, &sync_1hz_desc_len},
     {"sync_0p1hz", sync_0p1hz_desc, &sync_0p1hz_desc_len},
+    {"misplaced", misplaced_desc, &misplaced_desc_len},
+    {"unregistered", unregistered_desc, &unregistered_desc_len},
 };
 
 int main(int argc, char **argv)

@@ -21,6 +21,10 @@ extern const uint8_t sync_1hz_desc[];
 extern const uint16_t sync_1hz_desc_len;
 extern const uint8_t sync_0p1hz_desc[];
 extern const uint16_t sync_0p1hz_desc_len;
+extern const uint8_t misplaced_desc[];
+extern const uint16_t misplaced_desc_len;
+extern const uint8_t unregistered_desc[];
+extern const uint16_t unregistered_desc_len;
 
 /* Register the programs every module of these applications carries. */
 void pingpong_register(void);

@@ -145,21 +145,22 @@ static mt_err_t check_records_fit(appdesc_t *d)
     return MT_OK;
 }
 
-/* A route goes to one of the application's own tasks (relative pid, any
- * input port), to one of its groups, or to a global system task (pids from
- * MT_PID_SYSTEM up, used as they are). The ranges cannot overlap because
- * num_tasks is capped below MT_PID_SYSTEM. */
+/* A route goes to an application port of one of the application's own
+ * tasks (relative pid) or of a global system task (pids from MT_PID_SYSTEM
+ * up, used as they are), or to one of its groups. The ranges cannot overlap
+ * because num_tasks is capped below MT_PID_SYSTEM. System ports are the
+ * kernel's, as for group members: a route to one would let a task fake
+ * PORT_INIT or a timeout, and one to its sender's own timeout port would
+ * loop for ever. */
 static mt_err_t check_route(appdesc_t *d, uint16_t at)
 {
     uint8_t pid = d->buf[at];
     uint8_t port = d->buf[at + 1];
     bool ok_port;
-    if (pid < d->num_tasks)
-        ok_port = port < PORT_LIMIT;
+    if (pid < d->num_tasks || (pid > MT_PID_SYSTEM && pid != MT_PID_INVALID))
+        ok_port = port >= PORT_0 && port < PORT_LIMIT;
     else if (pid == MT_PID_MULTICAST)
         ok_port = port < d->num_groups;
-    else if (pid > MT_PID_SYSTEM && pid != MT_PID_INVALID)
-        ok_port = port < PORT_LIMIT;
     else
         return reject(d, MT_ERR_DESC_ROUTE, at);
     return ok_port ? MT_OK : reject(d, MT_ERR_DESC_ROUTE, (uint16_t) (at + 1));

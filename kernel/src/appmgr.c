@@ -4,11 +4,12 @@
  *
  * It runs at the top priority so that no application task can run while an
  * application is half built. A description is first validated as a whole
- * (appdesc.c) and its programs checked, so a bad one creates nothing. Then
- * stage one creates every local task, remote control block and local group
- * membership; if any of those fails, all of them are removed again. Stage
- * two posts PORT_INIT to each local task; those messages wait in the queue
- * until the manager returns, so every task exists before any initialises.
+ * (appdesc.c) and its placement checked (modules, programs), so a bad one
+ * creates nothing. Then stage one creates every local task, remote control
+ * block and local group membership; if any of those fails, all of them are
+ * removed again. Stage two posts PORT_INIT to each local task; those
+ * messages wait in the queue until the manager returns, so every task
+ * exists before any initialises.
  *
  * On a multi-module device every module's manager gets the description
  * (bus_app_load()). After stage one it reports its outcome to the bus
@@ -19,6 +20,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
 #include "motet/log.h"
@@ -56,13 +58,39 @@ static bool is_local(const appdesc_task_t *t)
     return t->module == bus_self();
 }
 
-/* Every program a local task needs must be on this module. */
-static mt_err_t check_programs(const appdesc_t *d)
+/* A module of the device: every module is given the same set (the hub
+ * sends it from the device file before bus_start()), so every module
+ * judges a placement alike. */
+static bool module_exists(mt_module_t m)
+{
+    return m < MOTET_BUS_MODULES && (bus_modules() & ((uint32_t) 1u << m)) != 0;
+}
+
+/* The load fails because of task `rel_pid` on `module`: recorded, and
+ * logged with both, which the kernel cannot name but the host can. */
+static void note_task(mt_err_t err, uint8_t rel_pid, mt_module_t module)
+{
+    M.last.bad_task = rel_pid;
+    M.last.bad_module = module;
+    log_event(EV_APPFAIL, rel_pid, (uint16_t) ((uint16_t) ((uint16_t) err << 8) | module));
+}
+
+static mt_err_t refuse_task(mt_err_t err, const appdesc_task_t *t)
+{
+    note_task(err, t->rel_pid, t->module);
+    return log_error(err);
+}
+
+/* Every task must be on a module of the device, and a local task's
+ * program on this module: a task elsewhere would only fail later, as
+ * unreachable, or silently for a multicast. */
+static mt_err_t check_placement(const appdesc_t *d)
 {
     for (uint8_t i = 0; i < d->num_tasks; i++) {
         appdesc_task_t t;
         appdesc_task(d, i, &t);
-        if (is_local(&t) && !program_find(t.prog_id)) return MT_ERR_NO_PROGRAM;
+        if (!module_exists(t.module)) return refuse_task(MT_ERR_NO_MODULE, &t);
+        if (is_local(&t) && !program_find(t.prog_id)) return refuse_task(MT_ERR_NO_PROGRAM, &t);
     }
     return MT_OK;
 }
@@ -89,7 +117,7 @@ static mt_err_t create_task(const appdesc_task_t *t, mt_pid_t base, uint8_t grou
                         .routes = routes,
                         .n_routes = t->num_routes};
     mt_err_t err = sched_task_create(&spec);
-    mem_free(routes);
+    mem_release(routes);
     return err;
 }
 
@@ -132,7 +160,10 @@ static mt_err_t create_all(const appdesc_t *d, mt_pid_t base, uint8_t group_base
         appdesc_task_t t;
         appdesc_task(d, done, &t);
         err = create_task(&t, base, group_base);
-        if (err) break; /* the failing task created nothing itself */
+        if (err) { /* logged where it arose; the failing task created nothing itself */
+            note_task(err, t.rel_pid, t.module);
+            break;
+        }
         if (is_local(&t)) M.last.created++;
         done++;
     }
@@ -159,8 +190,8 @@ static mt_err_t create_part(const uint8_t *buf, uint16_t len, appdesc_t *d)
     mt_err_t err = appdesc_parse(buf, len, d);
     M.last.bad_offset = d->bad_offset;
     if (err) return err;
-    err = check_programs(d);
-    if (err) return log_error(err);
+    err = check_placement(d);
+    if (err) return err;
     if ((unsigned) M.next_pid + d->num_tasks - 1u > MT_PID_LAST_APP ||
         M.next_group + d->num_groups > UINT8_MAX)
         return log_error(MT_ERR_NO_SLAB);
@@ -197,15 +228,17 @@ static mt_err_t load(void *data, uint16_t len)
         return err;
     }
     if (!err) err = hold(data, len, &d);
-    bus_app_created(err); /* the verdict follows on BUS_APPMGR_PORT_VERDICT */
+    /* The verdict follows on BUS_APPMGR_PORT_VERDICT. */
+    bus_app_created(err, M.last.bad_task, M.last.bad_module);
     return err;
 }
 
 /* The device-wide verdict on the description held since stage one. */
 static void decide(const void *data, uint16_t len)
 {
-    if (!M.held || len != 1) return; /* our own stage one failed */
-    mt_err_t verdict = (mt_err_t) ((const uint8_t *) data)[0];
+    if (!M.held || len != BUS_APP_OUTCOME_SIZE) return; /* our own stage one failed */
+    const uint8_t *v = data;
+    mt_err_t verdict = (mt_err_t) v[0];
     appdesc_t d;
     appdesc_parse(M.held, M.held_len, &d); /* valid: parsed in stage one */
     if (verdict == MT_OK) {
@@ -214,6 +247,10 @@ static void decide(const void *data, uint16_t len)
         undo_creation(&d, d.num_tasks, M.last.pid_base);
         M.last.created = 0;
         M.last.err = verdict;
+        /* Another module's failure: logged here too, so that every
+         * module's log says why nothing runs. */
+        if (v[1] != APPMGR_NO_TASK) note_task(verdict, v[1], v[2]);
+        log_error(verdict);
     }
     mem_free(M.held);
     M.held = NULL;
@@ -225,6 +262,7 @@ static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t
     if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
     if (port != PORT_0) return MT_OK;
     memset(&M.last, 0, sizeof M.last);
+    M.last.bad_task = APPMGR_NO_TASK;
     M.last.err = load(data, len);
     return MT_OK; /* the outcome is recorded and already logged */
 }
@@ -234,6 +272,7 @@ mt_err_t appmgr_start(void)
     memset(&M, 0, sizeof M);
     M.next_pid = MT_PID_FIRST_APP;
     M.last.err = MT_ERR_STATE; /* nothing loaded yet */
+    M.last.bad_task = APPMGR_NO_TASK;
     task_spec_t spec = {.pid = MT_PID_APPMGR, .prio = APPMGR_PRIO, .handler = appmgr_handler};
     mt_err_t err = sched_task_create(&spec);
     if (err) return err;

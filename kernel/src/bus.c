@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mem_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/migrate.h"
@@ -178,7 +179,7 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
     }
     port_irq_restore(s);
     if (!room) {
-        mem_free(frame);
+        mem_release(frame);
         return log_error(MT_ERR_QUEUE_FULL);
     }
     kick();
@@ -240,7 +241,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     else if (f.type == BUS_FRAME_DESC)
         bus_app_description(&f, true);
     else if (f.type == BUS_FRAME_CREATED)
-        bus_app_report(B.self, f.payload[0]);
+        bus_app_report(B.self, f.payload);
 }
 
 void bus_isr_tx_done(port_bus_result_t result)
@@ -270,7 +271,7 @@ void bus_isr_tx_done(port_bus_result_t result)
         log_error(MT_ERR_BUS_DOWN);
     }
     migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */
-    mem_free(done.frame);
+    mem_release(done.frame);
     kick();
 }
 
@@ -309,7 +310,7 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
     else if (f->type == BUS_FRAME_DESC)
         bus_app_description(f, false);
     else if (f->type == BUS_FRAME_CREATED)
-        bus_app_report(f->src, f->payload[0]);
+        bus_app_report(f->src, f->payload);
     if (err) B.stats.rx_undeliverable++; /* logged where it failed */
 }
 

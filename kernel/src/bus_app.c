@@ -8,10 +8,12 @@
  * device ids. Each manager creates its part (stage one) and reports the
  * outcome in a broadcast; every module counts the reports in bus order and,
  * once every module of the device has reported, gives its manager the same
- * verdict: MT_OK (initialise) or the first error reported (undo). No task
- * is initialised, so none can send, before every module has created its
- * tasks and its remote control blocks.
+ * verdict: MT_OK (initialise) or the first error reported (undo), with the
+ * task and module it is about. No task is initialised, so none can send,
+ * before every module has created its tasks and its remote control blocks.
  */
+#include <string.h>
+
 #include "bus_internal.h"
 #include "motet/appmgr.h"
 #include "motet/log.h"
@@ -19,16 +21,23 @@
 #if MOTET_BUS
 
 static struct {
-    bool busy;         /* a description is between broadcast and verdict */
-    uint32_t reported; /* modules whose outcome has come */
-    uint8_t verdict;   /* MT_OK or the first error reported */
+    bool busy;                             /* a description is between broadcast and verdict */
+    uint32_t reported;                     /* modules whose outcome has come */
+    uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
 } A;
+
+static void clear_verdict(void)
+{
+    A.reported = 0;
+    A.verdict[0] = MT_OK;
+    A.verdict[1] = APPMGR_NO_TASK;
+    A.verdict[2] = 0;
+}
 
 void bus_app_reset(void)
 {
     A.busy = false;
-    A.reported = 0;
-    A.verdict = MT_OK;
+    clear_verdict();
 }
 
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
@@ -48,29 +57,28 @@ void bus_app_description(const bus_frame_t *f, bool own)
      * come before the loader's own frame is acknowledged by everyone. */
     if (!own) {
         A.busy = true;
-        A.reported = 0;
-        A.verdict = MT_OK;
+        clear_verdict();
     }
     sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0);
 }
 
-void bus_app_created(mt_err_t err)
+void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {
-    uint8_t outcome = (uint8_t) err;
+    uint8_t outcome[BUS_APP_OUTCOME_SIZE] = {(uint8_t) err, task, module};
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, &outcome, 1) != MT_OK)
+                       BUS_PRIO_SYSTEM, outcome, sizeof outcome) != MT_OK)
         bus_app_report(bus_self(), outcome); /* logged; the others cannot know */
 }
 
-void bus_app_report(mt_module_t from, uint8_t err)
+void bus_app_report(mt_module_t from, const uint8_t *outcome)
 {
     if (!A.busy || from >= MOTET_BUS_MODULES) return;
     A.reported |= (uint32_t) 1u << from;
-    if (err != MT_OK && A.verdict == MT_OK) A.verdict = err;
+    if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
     if ((A.reported & bus_modules()) != bus_modules()) return;
     A.busy = false;
-    uint8_t verdict = A.verdict;
-    sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, &verdict, 1, 0);
+    /* Copied into the message: a verdict is always queued. */
+    sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, A.verdict, sizeof A.verdict, 0);
 }
 
 #endif /* MOTET_BUS */

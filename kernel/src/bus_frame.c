@@ -66,7 +66,7 @@ uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap)
 static bool payload_fits_type(uint8_t type, uint16_t len)
 {
     if (type == BUS_FRAME_SYNC) return len == BUS_SYNC_PAYLOAD;
-    if (type == BUS_FRAME_CREATED) return len == 1u;
+    if (type == BUS_FRAME_CREATED) return len == BUS_APP_OUTCOME_SIZE;
     return type >= BUS_FRAME_DATA && type < BUS_FRAME_TYPE_END;
 }
 

@@ -27,8 +27,9 @@ void bus_app_reset(void);
 /* A description frame reached this module (received, or `own` sent):
  * hand it to the application manager; interrupt context. */
 void bus_app_description(const bus_frame_t *f, bool own);
-/* Module `from` reported its outcome of stage one; interrupt context. */
-void bus_app_report(mt_module_t from, uint8_t err);
+/* Module `from` reported its outcome of stage one (a CREATED payload,
+ * BUS_APP_OUTCOME_SIZE bytes); interrupt context. */
+void bus_app_report(mt_module_t from, const uint8_t *outcome);
 
 #endif /* MOTET_BUS */
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "log_ring.h"
+#include "mem_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/port.h"
@@ -255,7 +256,7 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     frame_push(t, sched_current_pid());
     t->payload = len ? block : NULL;
     port_irq_restore(s);
-    if (block && !len) mem_free(block);
+    if (block && !len) mem_release(block);
     log_event(EV_START, pid, port);
     mt_err_t result = frame_run_inline(t, port, len ? block : NULL, len);
     if (sched_find_task(pid) != t) result = MT_ERR_NO_TASK; /* it killed itself */

@@ -25,6 +25,8 @@ static const char *const names[MT_ERR_COUNT] = {
     [MT_ERR_BUS_CORRUPT] = "MT_ERR_BUS_CORRUPT",
     [MT_ERR_BUS_DOWN] = "MT_ERR_BUS_DOWN",
     [MT_ERR_NOT_MOVABLE] = "MT_ERR_NOT_MOVABLE",
+    [MT_ERR_NOT_OWNER] = "MT_ERR_NOT_OWNER",
+    [MT_ERR_NO_MODULE] = "MT_ERR_NO_MODULE",
 };
 
 const char *mt_strerror(mt_err_t err)

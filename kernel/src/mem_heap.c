@@ -21,6 +21,12 @@
  * write and, in stale headers left inside merged free blocks, tells a double
  * free from a random interior pointer.
  *
+ * A task may free or resize only the blocks it owns: a free of another
+ * task's block (a stale pointer, say, whose block went to a third task) is
+ * refused before anything changes. The kernel itself, which frees the blocks
+ * it holds from whatever task's context it runs in, uses mem_release()
+ * (mem_internal.h), which asks nothing about the caller.
+ *
  * Interrupt handlers may allocate (message payloads), so every change of the
  * free list happens with interrupts held off.
  */
@@ -28,6 +34,7 @@
 #include <string.h>
 
 #include "log_ring.h"
+#include "mem_internal.h"
 #include "motet/config.h"
 #include "motet/log.h"
 #include "motet/mem.h"
@@ -428,8 +435,22 @@ static void *move_block(void *ptr, size_t size, mem_hdr_t old)
     void *p = mem_alloc_owned(size, old.owner);
     if (p == NULL) return NULL;
     memcpy(p, ptr, blk_size(old) - MEM_HDR);
-    mem_free(ptr);
+    mem_release(ptr); /* the caller's right to it was checked */
     return p;
+}
+
+/* Who a free or resize is checked against: the running task, or
+ * MEM_OWNER_KERNEL, which may free any block, outside every handler and in
+ * an interrupt (whose blocks are the kernel's, see mem_alloc()). */
+static MT_INLINE mt_pid_t acting_owner(void)
+{
+    return port_in_isr() ? MEM_OWNER_KERNEL : sched_current_pid();
+}
+
+/* True if `by` may free or resize a block of `owner`. */
+static MT_INLINE bool may_change(mt_pid_t by, mt_pid_t owner)
+{
+    return by == MEM_OWNER_KERNEL || by == owner;
 }
 
 /* ---- public interface ---- */
@@ -494,11 +515,15 @@ void *mem_realloc(void *ptr, size_t size)
     mem_loc_t loc;
     mem_hdr_t old = {0, 0, 0};
     bool done = false;
+    mt_pid_t by = acting_owner();
     port_irq_state_t s = port_irq_save();
     mt_err_t err = locate(ptr, &loc, true);
     if (err == MT_OK) {
         old = hdr_get(loc.blk);
-        done = resize_in_place(loc, block_need(size));
+        if (may_change(by, old.owner))
+            done = resize_in_place(loc, block_need(size));
+        else
+            err = MT_ERR_NOT_OWNER;
     }
     port_irq_restore(s);
     if (err != MT_OK) {
@@ -514,9 +539,15 @@ void *mem_realloc(void *ptr, size_t size)
     return ptr;
 }
 
-/* mem_free() of a pointer the O(1) check did not accept, or without the
+/* A free refused because `by` does not own the block: nothing changed. */
+static MT_NOINLINE mt_err_t free_refused(void)
+{
+    return log_error(MT_ERR_NOT_OWNER);
+}
+
+/* free_block() of a pointer the O(1) check did not accept, or without the
  * start map: the walk decides. Out of line, as in mem_set_owner(). */
-static MT_NOINLINE mt_err_t free_located(void *ptr)
+static MT_NOINLINE mt_err_t free_located(void *ptr, mt_pid_t by)
 {
     mem_loc_t loc;
     port_irq_state_t s = port_irq_save();
@@ -526,23 +557,31 @@ static MT_NOINLINE mt_err_t free_located(void *ptr)
         return log_error(err);
     }
     mem_hdr_t h = hdr_get(loc.blk);
+    if (!may_change(by, h.owner)) {
+        port_irq_restore(s);
+        return free_refused();
+    }
     release(loc.blk, blk_size(h), loc.prev_free, next_free(loc.prev_free));
     port_irq_restore(s);
     log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     return MT_OK;
 }
 
-/* mem_free() of a pointer that is not NULL: out of line, so that a free
- * of NULL (an application's "nothing held yet") returns before this
- * frame's register saves. */
-static MT_NOINLINE mt_err_t free_block(void *ptr)
+/* Free ptr, not NULL, on behalf of `by` (MEM_OWNER_KERNEL: whoever owns
+ * it): out of line, so that a free of NULL (an application's "nothing held
+ * yet") returns before this frame's register saves. */
+static MT_NOINLINE mt_err_t free_block(void *ptr, mt_pid_t by)
 {
     uint16_t off;
     mem_hdr_t h;
     port_irq_state_t s = port_irq_save();
     if (!live_start(ptr, &off, &h)) {
         port_irq_restore(s);
-        return free_located(ptr);
+        return free_located(ptr, by);
+    }
+    if (!may_change(by, h.owner)) {
+        port_irq_restore(s);
+        return free_refused();
     }
     /* In line on every core: the one frame is no deeper than this one and
      * release()'s together, and the walk above leaves it by a tail call. */
@@ -557,7 +596,13 @@ static MT_NOINLINE mt_err_t free_block(void *ptr)
 mt_err_t mem_free(void *ptr)
 {
     if (ptr == NULL) return MT_OK;
-    return free_block(ptr);
+    return free_block(ptr, acting_owner());
+}
+
+mt_err_t mem_release(void *ptr)
+{
+    if (ptr == NULL) return MT_OK;
+    return free_block(ptr, MEM_OWNER_KERNEL);
 }
 
 /* Interrupts stay off for the whole walk: an interrupt handler freeing the
@@ -623,6 +668,20 @@ mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
     hdr[offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ owner);
     port_irq_restore(s);
     return MT_OK;
+}
+
+/* The check byte is linear in the owner, as in mem_set_owner(). No lookup:
+ * the kernel checked the block when it lent it out, and while lent the
+ * block is the kernel's, which no task's mem_free() can take away. */
+void *mem_hand_over(void *ptr, mt_pid_t owner)
+{
+    uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;
+    port_irq_state_t s = port_irq_save();
+    uint8_t was = hdr[offsetof(mem_hdr_t, owner)];
+    hdr[offsetof(mem_hdr_t, owner)] = owner;
+    hdr[offsetof(mem_hdr_t, check)] ^= (uint8_t) (was ^ owner);
+    port_irq_restore(s);
+    return ptr;
 }
 
 bool mem_is_heap(const void *ptr)

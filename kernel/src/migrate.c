@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
@@ -72,8 +73,8 @@ void mig_slot_free(slot_t *s)
     port_irq_state_t st = port_irq_save();
     s->role = ROLE_FREE; /* first: the interrupt half stops looking at it */
     port_irq_restore(st);
-    mem_free(s->head);
-    mem_free(s->state);
+    mem_release(s->head);
+    mem_release(s->state);
     mig_free_list(s->out);
     mig_free_list(s->fwd);
     mig_free_list(s->casts);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
@@ -223,7 +224,7 @@ static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
                         .routes = routes,
                         .n_routes = img->n_routes};
     task_t *t = sched_mig_move_in(&spec, err);
-    mem_free(routes);
+    mem_release(routes);
     if (!t) return NULL;
     /* First: anything that reaches the task from now on is newer. */
     sched_mig_hold_at(t, s->out, 0);
@@ -272,7 +273,7 @@ static void attach(slot_t *s)
     s->since = timer_now();
     if (err) {
         log_error(err);
-        mem_free(s->state);
+        mem_release(s->state);
         s->state = NULL;
         mig_free_list(s->reserved);
         s->reserved = NULL;

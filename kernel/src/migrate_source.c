@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
@@ -64,7 +65,7 @@ mt_err_t migrate_state(void *block, uint16_t len)
     if (!s || sched_current_pid() != s->pid) return log_error(MT_ERR_STATE);
     if (block && !mem_is_heap(block)) return log_error(MT_ERR_BAD_POINTER);
     if ((len && !block) || (block && len > mem_block_size(block))) return log_error(MT_ERR_INVALID);
-    mem_free(s->state); /* a second call replaces the first */
+    mem_release(s->state); /* a second call replaces the first */
     s->state = NULL;
     s->state_len = 0;
     if (block && !len) mem_free(block);
@@ -123,7 +124,7 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
         t->n_routes ? mem_alloc_owned(t->n_routes * MIG_ROUTE_BYTES, MEM_OWNER_KERNEL) : NULL;
     s->head = mem_alloc_owned(most, MEM_OWNER_KERNEL);
     if (!s->head || (t->n_routes && !routes)) {
-        mem_free(routes);
+        mem_release(routes);
         return MT_ERR_NO_MEM;
     }
     for (uint8_t i = 0; i < t->n_routes; i++) {
@@ -133,7 +134,7 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
     img.routes = routes;
     take_timers(&img, pid);
     s->head_len = mig_image_encode(&img, s->head, most);
-    mem_free(routes);
+    mem_release(routes);
     return MT_OK;
 }
 
@@ -350,8 +351,8 @@ static void confirm(slot_t *s)
     keep_outcome(s, MT_OK);
     mig_free_list(s->fwd);
     mig_free_list(s->casts);
-    mem_free(s->head);
-    mem_free(s->state);
+    mem_release(s->head);
+    mem_release(s->state);
     s->fwd = s->fwd_next = s->casts = NULL;
     s->head = s->state = NULL;
     task_t *t = sched_find_task(s->pid);
@@ -484,7 +485,7 @@ static void send_chunk(slot_t *s)
     mig_put16(buf + 2, s->offset);
     copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n);
     mt_err_t err = mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n));
-    mem_free(buf);
+    mem_release(buf);
     if (!err) {
         s->in_flight = true;
         s->offset = (uint16_t) (s->offset + n);
@@ -556,7 +557,7 @@ static void send_forward(slot_t *s)
     }
     pack(s, k, buf);
     mt_err_t err = mig_frame(MIG_MSG_FORWARD, s->dest, s->prio, buf, size);
-    mem_free(buf);
+    mem_release(buf);
     if (err == MT_OK) {
         s->in_flight = true;
         skip_forwarded(s, k);

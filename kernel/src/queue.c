@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/port.h"
@@ -161,7 +162,7 @@ mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len)
 
 void sched_msg_free(msg_t *m)
 {
-    if (m->flags & MSG_HEAP) mem_free(m->data);
+    if (m->flags & MSG_HEAP) mem_release(m->data); /* the kernel's */
     m->flags &= (uint8_t) ~MSG_HEAP;
     m->data = NULL;
     port_irq_state_t s = port_irq_save();

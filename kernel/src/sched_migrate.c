@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mcast.h"

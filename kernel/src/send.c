@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "log_ring.h"
+#include "mem_internal.h"
 #include "motet/bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
@@ -40,7 +41,7 @@ void send_drop_payload(task_t *t)
 {
     void *payload = t->payload;
     t->payload = NULL;
-    mem_free(payload);
+    mem_release(payload); /* the kernel's, in the receiver's context */
 }
 
 void *sched_take_msg(msg_t *msg)
@@ -63,8 +64,7 @@ void *sched_take(void *data, uint16_t len)
         /* The running handler's own heap payload; one the handler was lent
          * by a frame below is not in its frame, and is copied. */
         top->payload = NULL;
-        mem_set_owner(data, top->pid);
-        return data;
+        return mem_hand_over(data, top->pid); /* checked when it was sent */
     }
     if (!len || !data) return NULL;
     void *copy = mem_alloc(len);
@@ -228,7 +228,7 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
         }
         t->payload = data; /* freed after the handler unless it takes it */
     } else if (flags & MSG_HEAP) {
-        mem_free(data); /* an empty heap payload */
+        mem_release(data); /* an empty heap payload; the receiver's frame is pushed */
     }
     log_event(EV_START, t->pid, port);
     frame_run(t, port, len ? data : NULL, len);
@@ -339,7 +339,20 @@ static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags)
     return !flags && (data || !len) && !thread_running() && !port_in_isr();
 }
 
-/* The queued fast path of sched_send_to(), which found pid's task in its
+/* A send to the local task pid by the general rules: what the fast paths
+ * of a send by pid leave, and every delivery of a multicast or a bus frame
+ * (which must not reach the multicast and bus paths of sched_send_to()). */
+static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, void *data,
+                                               uint16_t len, uint8_t flags)
+{
+    task_t *t = task_find_fast(pid);
+    if (!t) return log_error(MT_ERR_NO_TASK);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+}
+
+/* The queued fast path of a send by pid, which found pid's task in its
  * home slot unable to run at once: out of line, so that the immediate path
  * saves no registers, and looked up again under its own lock. */
 static MT_NOINLINE mt_err_t send_to_waiting(mt_pid_t pid, mt_port_t port, void *data, uint16_t len)
@@ -351,11 +364,14 @@ static MT_NOINLINE mt_err_t send_to_waiting(mt_pid_t pid, mt_port_t port, void *
         return MT_OK;
     }
     port_irq_restore(s);
-    return send_to_general(pid, port, data, len, 0);
+    return send_local_general(pid, port, data, len, 0);
 }
 
-/* Virtual pids never sit in the task table, so a hit there is a local task. */
-mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+/* A send by pid: the fast paths when pid's task sits in its home slot (a
+ * virtual pid never does, so a hit there is a local task), else the
+ * general path, for any destination or (`local_only`) local ones. */
+static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                      uint8_t flags, bool local_only)
 {
     if (fast_send(data, len, flags) && port < PORT_LIMIT) {
         task_t *self = sched.current;
@@ -372,18 +388,18 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
         port_irq_restore(s);
         if (t && t->pid == pid) return send_to_waiting(pid, port, data, len);
     }
+    if (local_only) return send_local_general(pid, port, data, len, flags);
     return send_to_general(pid, port, data, len, flags);
 }
 
-/* The general path only: a multicast's or a bus frame's delivery, which
- * must not reach the multicast and bus paths of sched_send_to() again. */
+mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    return send_by_pid(pid, port, data, len, flags, false);
+}
+
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    task_t *t = task_find_fast(pid);
-    if (!t) return log_error(MT_ERR_NO_TASK);
-    mt_err_t err = check_send_args(port, data, len, flags);
-    if (err) return log_error(err);
-    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+    return send_by_pid(pid, port, data, len, flags, true);
 }
 
 /* A send along route r of the running task, by the general rules. */
@@ -430,7 +446,7 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
 static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
     if (!len) {
-        mem_free(data);
+        mem_release(data); /* the sender's: the receiver's frame is pushed */
         data = NULL;
     } else if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) { /* the heap has logged why */
         frame_cancel(t);

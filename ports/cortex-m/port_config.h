@@ -48,7 +48,7 @@
  * bench/cortex-m/bench_threads.c measures 72 B; 160 B are allowed. Policies
  * that charge and re-arm kernel timers at the exit (RR slices, RETOS and
  * VOP quanta: thread_isr_exit -> ... -> timer_kernel_start ->
- * timer_service, which may post an expiry) go to 304 B (ctests
+ * timer_service, which may post an expiry) go to 312 B (ctests
  * stack_thread_{rr,retos,vop}_cortex_m), and get that. No second
  * interrupt lands there: the trampoline runs with interrupts masked from
  * PendSV to NMI unless it runs a handler, and it never runs one on a
@@ -61,7 +61,7 @@ typedef struct port_context {
 } port_context_t;
 #define PORT_CM_EXIT_FRAME_BYTES      36u
 #define PORT_CM_EXIT_PATH_BYTES       160u
-#define PORT_CM_EXIT_TIMED_PATH_BYTES 304u
+#define PORT_CM_EXIT_TIMED_PATH_BYTES 312u
 #define PORT_CM_ISR_NESTING           1u
 #define PORT_CM_THREAD_EXTRA                                                                       \
     (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))

@@ -38,12 +38,12 @@
 #include "motet/port.h"
 #include "native.h"
 
-#define LINK_VERSION 1u
+#define LINK_VERSION 2u
 #define EVENTS_MAX   16 /* events between two interrupts; the hub sends few */
 
 /* Message types. */
 enum {
-    MSG_HELLO = 'H',   /* module -> hub: u8 module, u32 version */
+    MSG_HELLO = 'H',   /* module -> hub: u8 module, u32 version, u8 MOTET_BUS_RETRIES */
     MSG_ADVANCE = 'A', /* u64 now, u64 want, u8 sleeping */
     MSG_TX = 'T',      /* u64 now, frame */
     MSG_RXDONE = 'R',  /* u64 now, u8 verdict: 0 rejected, 1 accepted, 2 busy (bus_rx_t) */
@@ -300,11 +300,14 @@ static int connect_hub(const char *path)
     return fd;
 }
 
+/* The retry limit goes along so that the hub, which sees only frames, can
+ * tell a frame that will be sent again from one its sender gives up. */
 static uint32_t handshake(void)
 {
-    uint8_t body[5];
+    uint8_t body[6];
     body[0] = L.opt.module;
     put(body + 1, LINK_VERSION, 4);
+    body[5] = MOTET_BUS_RETRIES;
     send_msg(MSG_HELLO, body, sizeof body);
     size_t n;
     if (recv_msg(&n) != MSG_WELCOME || n != 4) link_fatal("no welcome from the hub");

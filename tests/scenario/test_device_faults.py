@@ -47,6 +47,18 @@ def test_corrupt_frames_are_detected_counted_logged_retransmitted_never_delivere
     assert pings == list(range(1, len(pings) + 1))
 
 
+def test_a_frame_rejected_on_every_try_is_given_up_and_the_last_note_says_so(build_dir,
+                                                                             tmp_path):
+    # The next ping is corrupted on each of its MOTET_BUS_RETRIES (8) sends.
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.2, "--fault", "corrupt:1@0.1:8")
+    notes = run.hub_notes("rejected frame")
+    assert len(notes) == 8
+    assert all(n.endswith("not delivered, m0 will send it again") for n in notes[:7]), notes
+    assert notes[7].endswith("not delivered, that was m0's last try (8 of MOTET_BUS_RETRIES = "
+                             "8): it gives the frame up"), notes[7]
+    assert run.kernel(0)["tx_retransmits"] == 7 and run.kernel(0)["tx_given_up"] == 1
+
+
 def test_powered_off_module_is_woken_by_a_message(build_dir, tmp_path):
     run = run_device(build_dir, tmp_path, TWO, "--until", 0.3, "--fault", "off:1@0.105",
                      "--exact-clocks")

@@ -9,7 +9,7 @@ between modules where a test needs it.
 
 import pytest
 
-from device_run import CAST, DEVICES, MEMBER, PING, PONG, events, run_device
+from device_run import CAST, DEVICES, MEMBER, PING, PONG, eventlog, events, run_device
 
 TWO = DEVICES / "two-module.toml"
 FIVE = DEVICES / "five-module.toml"
@@ -104,3 +104,29 @@ def test_descriptions_load_on_every_module(build_dir, tmp_path, app):
     assert "MT_ERR" not in run.stdout
     n = len(run.report["modules"])
     assert run.report["bus"]["by_type"]["CREATED"] == n
+
+
+@pytest.mark.parametrize("app, refuser, err, module, where", [
+    ("misplaced", 0, "MT_ERR_NO_MODULE", 7, ", which this device does not have (its modules: 0, 1)"),
+    ("unregistered", 1, "MT_ERR_NO_PROGRAM", 1, " 'sense'"),
+])
+def test_a_bad_placement_fails_the_load_on_every_module_naming_task_and_module(
+        build_dir, tmp_path, app, refuser, err, module, where):
+    """apps/pingpong/misplaced.toml puts its task 1 on module 7, which the
+    device lacks; unregistered.toml gives its task 1 on module 1 a program
+    no module registers. Either way no task of it ever runs anywhere, the
+    hub says which task and which module, and every module's log has it."""
+    logs = tmp_path / "logs"
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.1, log_dir=logs, extra=["--app", app])
+    notes = run.hub_notes("refused the application")
+    assert notes == [n for n in notes if f"m{refuser} refused the application: {err}: task 1 "
+                     f"(relative pid) on module {module}{where}; no module starts it" in n]
+    assert len(notes) == 1, run.stdout
+    assert not run.module_lines(PING) and not run.module_lines(PONG)
+    code = eventlog.ERRORS.index(err)
+    for mod in (0, 1):
+        evs = events(logs, mod)
+        assert not [e for e in evs if e.type == "START" and 0x10 <= e.pid <= 0xEF], mod
+        fails = [(e.pid, e.arg) for e in evs if e.type == "APPFAIL"]
+        assert fails == [(1, code << 8 | module)], (mod, fails)
+        assert [e for e in evs if e.type == "ERROR" and e.arg == code], mod

@@ -159,6 +159,27 @@ def test_main_missing_input(tmp_path, capsys):
     assert "nope.toml" in capsys.readouterr().err
 
 
+def test_main_description_not_utf8_names_file_and_line(tmp_path, capsys):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(HELLO.read_bytes().replace(b'name = "hello"', b'name = "h\xe9llo"', 1))
+    assert appc.main([str(path), "--c", str(tmp_path / "x.c")]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"appc: error: {path}: line 7, column 10: byte 0xe9 is not UTF-8 "
+                                "text (a description is TOML, which is UTF-8)"]
+    assert not (tmp_path / "x.c").exists()
+
+
+def test_motet_appc_on_random_bytes_is_one_line_and_status_2(tmp_path):
+    path = tmp_path / "noise.toml"
+    path.write_bytes(bytes(range(256)) * 3)
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "appc", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [f"appc: error: {path}: line 2, column 118: byte 0x80 is "
+                                       "not UTF-8 text (a description is TOML, which is UTF-8)"]
+    assert res.stdout == ""
+
+
 def test_main_rejects_bad_symbol(tmp_path, capsys):
     rc = appc.main([str(HELLO), "--c", str(tmp_path / "x.c"), "--symbol", "9x"])
     assert rc == 2
@@ -214,6 +235,12 @@ TEXT_ERRORS = [
     case("system_pid_not_global", '"radio:0"', "{pid = 0x05, port = 9}", "pid 0x05", "global"),
     case("unknown_system_task", '"radio:0"', '{pid = "clock", port = 9}', "'clock'"),
     case("system_port_range", '"radio:0"', '{pid = "appmgr", port = 24}', "port", "24"),
+    case("route_to_system_init", '"radio:0"', '{pid = "appmgr", port = 0}', "task 'hello'",
+         r"routes\[0\]", "port 0 is the system port INIT", r"8\.\.23"),
+    case("route_to_system_timeout", '"radio:0"', '{pid = 0xF1, port = 4}', "task 'hello'",
+         "system port TIMEOUT0"),
+    case("route_to_last_system_port", '"radio:0"', '{pid = "migrator", port = 7}',
+         "system port TIMEOUT3"),
     case("invalid_toml", "[app]", "[app", "invalid TOML"),
     case("oversize", "u32 = 125000", 'hex = "' + "00" * 1000 + '"', "1024"),
 ]
@@ -264,6 +291,9 @@ DECODE_ERRORS = [
     (0x35, 1, "MT_ERR_DESC_ROUTE", 0x35),  # multicast to group 1 of 1
     (0x30 + 1, 0, "MT_ERR_DESC_GROUP", 0x31),  # empty group
     (0x3D, 7, "MT_ERR_DESC_GROUP", 0x3D),  # member on a system port
+    (0x3B, 0, "MT_ERR_DESC_ROUTE", 0x3B),  # hello's route to radio's INIT
+    (0x3B, 5, "MT_ERR_DESC_ROUTE", 0x3B),  # ... to radio's TIMEOUT1
+    (0x3B, 7, "MT_ERR_DESC_ROUTE", 0x3B),  # ... to the last system port
 ]
 
 
@@ -274,6 +304,36 @@ def test_decode_rejects(hello_blob, at, value, code, offset):
     with pytest.raises(appc.DescError) as e:
         appc.decode(_reseal(blob))
     assert (e.value.code, e.value.offset) == (code, offset)
+
+
+def test_decode_rejects_a_route_to_the_senders_own_timeout_port(hello_blob):
+    blob = bytearray(hello_blob)
+    blob[0x3A:0x3C] = bytes([1, 4])  # hello (relative pid 1) -> itself, TIMEOUT0
+    with pytest.raises(appc.DescError, match="system port TIMEOUT0") as e:
+        appc.decode(_reseal(blob))
+    assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", 0x3B)
+
+
+def test_decode_rejects_a_global_route_to_a_system_port():
+    text = HELLO_TEXT.replace('"radio:0"', '{pid = "appmgr", port = 8}')
+    blob = bytearray(appc.compile_text(text))
+    at = blob.index(bytes([0xF3, 8]))
+    blob[at + 1] = 0  # appmgr's INIT
+    with pytest.raises(appc.DescError) as e:
+        appc.decode(_reseal(blob))
+    assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", at + 1)
+
+
+def test_system_ports_match_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/sched.h").read_text()
+    ports = re.findall(r"^\s*PORT_(\w+)", header[header.index("PORT_INIT = 0"):], re.M)
+    assert tuple(ports[:ports.index("0")]) == appc.SYSTEM_PORTS
+    assert appc.PORT_0 == 8
+
+
+def test_every_application_in_the_tree_compiles():
+    for toml in sorted((ROOT / "apps").glob("*/*.toml")):
+        appc.compile_file(toml)
 
 
 def test_decode_rejects_checksum_and_length(hello_blob):

@@ -95,6 +95,18 @@ def test_a_run_record_reads_as_its_send_and_its_start():
     assert eventlog.describe(eventlog.parse_line("EV 7 RUN 0x11 0x1008")) == "0x10 -> P0, at once"
 
 
+def test_an_appfail_record_names_the_error_the_task_and_the_module():
+    code = eventlog.ERRORS.index("MT_ERR_NO_MODULE")
+    recs = eventlog.parse(f"EV 298 APPFAIL 1 {code << 8 | 7}\n")
+    row = eventlog.format_table(recs)[1]
+    # The manager's record: its pid field is the task's relative pid.
+    assert row.split()[2] == "appmgr"
+    assert row.endswith("application not loaded: MT_ERR_NO_MODULE: task 1 (relative pid) "
+                        "on module 7")
+    trace = eventlog.to_chrome(recs)
+    assert [e["tid"] for e in trace["traceEvents"] if e["ph"] == "i"] == [0xF3]
+
+
 def test_a_task_timer_record_reads_as_its_expiry_and_its_timeout_send():
     recs = eventlog.parse("EV 50 TIMER 0x21 3\nEV 52 START 0x21 7\n")
     assert recs == [eventlog.Event(50, "TIMER", 0x21, 3, line=1),

@@ -2,6 +2,7 @@
 """The multi-module tools without a build: device descriptions, fault
 specifications, the hub's clock arithmetic and its view of bus frames."""
 
+import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -11,7 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import device, hub  # noqa: E402
+from motetlib import device, hub, run_device  # noqa: E402
+
+TWO = ROOT / "devices" / "two-module.toml"
 
 MINIMAL = """
 [device]
@@ -65,7 +68,8 @@ def test_clocks_are_drawn_from_the_seed_within_max_ppm():
     ("[device]\nprogram='p'\n[[module]]\nid = 0\nkind = 'z80'\n", "kind 'z80' is not one of"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\ncolour = 1\n", "unknown field colour"),
     ("[device]\nprogram='p'\nloader = 4\n[[module]]\nid = 0\n", "loader 4 is not a module"),
-    ("[device]\nprogram='p'\n[bus]\nslot_us = 0\n[[module]]\nid = 0\n", "'slot_us' must be > 0"),
+    ("[device]\nprogram='p'\n[bus]\nslot_us = 0\n[[module]]\nid = 0\n",
+     "'slot_us' = 0 is outside 0.001 .. 1000000 us"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\nclock = { hz = 2000000 }\n", "finer than"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\ncpu_mhz = true\n", "not a boolean"),
     ("[device\n", "not valid TOML"),
@@ -75,6 +79,104 @@ def test_bad_descriptions_name_the_problem(text, message):
         device.parse(text, "bad.toml")
     assert message in str(err.value)
     assert str(err.value).startswith("bad.toml")
+
+
+MODULE0 = "[device]\nprogram='p'\n[[module]]\nid = 0\n"
+
+
+@pytest.mark.parametrize("field, message", [
+    ("cpu_mhz = 1e308", "module #1: 'cpu_mhz' = 1e+308 is outside 0.01 .. 10000 MHz"),
+    ("cpu_mhz = inf", "'cpu_mhz' = inf is outside"),
+    ("cpu_mhz = nan", "'cpu_mhz' = nan is outside"),
+    ("cpu_mhz = 0", "'cpu_mhz' = 0 is outside"),
+    ("bus_cycles_per_frame = -1", "'bus_cycles_per_frame' = -1 is outside 0 .. 1000000 cycles"),
+    ("bus_cycles_per_byte = 1e6", "'bus_cycles_per_byte' = 1000000.0 is outside 0 .. 10000"),
+    ("clock = { ppm = nan }", "module #1.clock: 'ppm' = nan is outside -500 .. 500 ppm"),
+    ("clock = { ppm = 501 }", "'ppm' = 501 is outside"),
+    ("clock = { start = -1 }", "'start' = -1 is outside 0 .. 4294967295"),
+    ("power = { wake_us = 1e9 }", "module #1.power: 'wake_us' = 1000000000.0 is outside 0 .. "
+                                  "10000000 us"),
+    ("power = { active_mw = inf }", "'active_mw' = inf is outside 0 .. 100000 mW"),
+    ("power = { off_uw = -0.5 }", "'off_uw' = -0.5 is outside"),
+])
+def test_module_numbers_outside_physical_bounds_are_refused(field, message):
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(MODULE0 + field + "\n", "bad.toml")
+    assert str(err.value).startswith("bad.toml module #1")
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[device]\nprogram='p'\nmax_ppm = nan\n", "[device]: 'max_ppm' = nan is outside 0 .. 500"),
+    ("[bus]\nbandwidth = 10\n", "[bus]: 'bandwidth' = 10 is outside 1000 .. 10000000000 bytes/s"),
+    ("[bus]\nslot_us = inf\n", "[bus]: 'slot_us' = inf is outside"),
+    ("[bus]\nack_timeout_us = 1e12\n", "[bus]: 'ack_timeout_us' = 1000000000000.0 is outside"),
+])
+def test_device_and_bus_numbers_outside_physical_bounds_are_refused(text, message):
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(("" if text.startswith("[device]") else "[device]\nprogram='p'\n") + text
+                     + "[[module]]\nid = 0\n", "bad.toml")
+    assert message in str(err.value)
+
+
+def test_the_shipped_devices_are_within_bounds():
+    for path in sorted((ROOT / "devices").glob("*.toml")):
+        device.load(path)
+
+
+RANDOM_BYTES = bytes.fromhex("5b 64 65 76 69 63 65 5d 0a 9f 3c 88 ff 00 17 e2 80")
+
+
+def test_a_device_file_that_is_not_utf8_is_named_with_its_line(tmp_path):
+    path = tmp_path / "noise.toml"
+    path.write_bytes(RANDOM_BYTES)
+    with pytest.raises(device.DeviceError) as err:
+        device.load(path)
+    assert str(err.value) == (f"{path}: line 2, column 1: byte 0x9f is not UTF-8 text; a device "
+                              "file is TOML, which is UTF-8")
+
+
+def run_main(capsys, *args):
+    status = run_device.main([str(a) for a in args])
+    err = capsys.readouterr().err
+    return status, err
+
+
+def test_motet_run_on_random_bytes_is_one_line_naming_the_file(tmp_path):
+    path = tmp_path / "noise.toml"
+    path.write_bytes(RANDOM_BYTES)
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "run", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [f"run: error: {path}: line 2, column 1: byte 0x9f is not "
+                                       "UTF-8 text; a device file is TOML, which is UTF-8"]
+    assert "Traceback" not in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--until", "1", "--fault", "kill:7@0.5"],
+     "--fault kill:7@0.5: module 7 is not a module of"),
+    (["--until", "0.2", "--fault", "corrupt:5@0.1:2"],
+     "--fault corrupt:5@0.1:2: module 5 is not a module of"),
+    (["--until", "0.2", "--fault", "kill:9@frame:0xf2:15"],
+     "--fault kill:9@frame:0xf2:15: module 9 is not a module of"),
+    (["--until", "1", "--fault", "kill:1@2.5"],
+     "--fault kill:1@2.5: at 2.5 s, after --until 1 s: it would never happen"),
+    (["--until", "nan"], "--until nan: expected a finite number of seconds > 0"),
+    (["--until", "inf"], "--until inf: expected a finite number of seconds > 0"),
+    (["--until", "-1"], "--until -1: expected"),
+    (["--until", "0.2", "--probe", "0"], "--probe 0: expected"),
+    (["--until", "0.2", "--fault", "kill:1@inf"],
+     "bad fault 'kill:1@inf': time 'inf' is not a finite number"),
+    (["--until", "0.2", "--fault", "delay:1@0.1:-5"],
+     "bad fault 'delay:1@0.1:-5': delay '-5' is not a finite"),
+])
+def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, message):
+    # --until bounds the run should the check ever let one through.
+    status, err = run_main(capsys, TWO, "--no-build", *args)
+    assert status == 2
+    assert err.startswith("run: error: ") and message in err, err
+    assert len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize("spec, fault", [
@@ -91,7 +193,8 @@ def test_fault_specs(spec, fault):
     assert hub.parse_fault(spec) == fault
 
 
-@pytest.mark.parametrize("spec", ["explode:1@1", "kill:*@1", "kill:1", "delay:1@1",
+@pytest.mark.parametrize("spec", ["explode:1@1", "kill:*@1", "kill:1", "delay:1@1", "kill:1@inf",
+                                  "kill:1@nan", "delay:1@1:-5", "delay:1@1:inf",
                                   "kill:1@1:2", "corrupt:1@1:0", "kill:x@1", "kill:1@-1",
                                   "off:1@frame:1:2", "kill:1@frame:1", "kill:1@frame:256:1",
                                   "kill:1@frame:1:1:0", "kill:*@frame:1:1"])

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The application manager: relative ids mapped to device ids, two-stage
- * creation (every task exists before any is initialised), remote control
- * blocks for tasks placed elsewhere, local multicast membership, and
- * all-or-nothing behaviour when a description is bad or resources run out.
+ * creation (every task exists before any is initialised), local multicast
+ * membership, and all-or-nothing behaviour when a description is bad, a
+ * task is placed on a module the device does not have or names a program
+ * not registered, or resources run out. Without a bus started the device is
+ * this module alone; remote control blocks and the device-wide verdict are
+ * test_native_bus's.
  */
 #include <string.h>
 
@@ -81,7 +84,6 @@ static uint16_t finish(builder_t *b)
 /* ---- programs that record what happens to them ---- */
 
 static char events[128];
-static bool b_is_local;
 
 static void note(char what)
 {
@@ -96,7 +98,7 @@ static mt_err_t prog_a(void *state, mt_port_t port, void *data, uint16_t len)
     if (port == PORT_INIT) {
         note('I');
         /* Every task of the application exists before any initialises. */
-        if (b_is_local) assert_true(sched_task_exists(appmgr_last_result()->pid_base + 1));
+        assert_true(sched_task_exists(appmgr_last_result()->pid_base + 1));
         if (len) note((char) ((const uint8_t *) data)[0]);
         return sched_send(0, NULL, 0, 0);
     }
@@ -123,7 +125,6 @@ static int setup(void **state)
     test_boot(state);
     program_register(programs, 2);
     events[0] = 0;
-    b_is_local = true;
     return 0;
 }
 
@@ -172,19 +173,52 @@ static void test_second_load_gets_fresh_ids(void **state)
     assert_true(sched_task_exists(MT_PID_FIRST_APP + 3));
 }
 
-static void test_task_on_other_module_gets_a_remote_block_only(void **state)
+/* The one EV_APPFAIL record among the undrained ones (drains the log):
+ * its task (pid) and its argument (error << 8 | module). */
+static void expect_appfail(uint8_t task, mt_err_t err, mt_module_t module)
 {
-    (void) state;
-    builder_t b;
-    b_is_local = false;
-    uint16_t len = two_task_app(&b, 3);
-    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
-    assert_int_equal(appmgr_last_result()->err, MT_OK);
-    assert_int_equal(appmgr_last_result()->created, 1);
-    assert_false(sched_task_exists(MT_PID_FIRST_APP + 1));
-    /* A second remote block for the same pid is refused: it exists. */
-    assert_int_equal(sched_task_create_remote(MT_PID_FIRST_APP + 1, 2, 3), MT_ERR_EXISTS);
-    assert_int_equal(mcast_member_count(appmgr_last_result()->group_base), 0);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    unsigned found = 0, errors = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type == EV_ERROR && rec[i].arg == (uint16_t) err) errors++;
+        if (rec[i].type != EV_APPFAIL) continue;
+        found++;
+        assert_int_equal(rec[i].pid, task);
+        assert_int_equal(rec[i].arg, (uint16_t) (err << 8 | module));
+    }
+    assert_int_equal(found, 1);
+    assert_int_equal(errors, 1);
+}
+
+static void test_task_on_a_module_the_device_lacks_fails_the_load(void **state)
+{
+    const mt_module_t missing[] = {MOTET_MODULE_ID + 1, MOTET_BUS_MODULES, 0xFF};
+    for (unsigned k = 0; k < sizeof missing; k++) {
+        setup(state);
+        builder_t b;
+        uint16_t len = two_task_app(&b, missing[k]);
+        test_count_logged_errors(MT_OK);                  /* drain */
+        assert_int_equal(appmgr_load(b.buf, len), MT_OK); /* the message was delivered */
+        const appmgr_result_t *r = appmgr_last_result();
+        assert_int_equal(r->err, MT_ERR_NO_MODULE);
+        assert_int_equal(r->bad_task, 1);
+        assert_int_equal(r->bad_module, missing[k]);
+        assert_int_equal(r->created, 0);
+        expect_appfail(1, MT_ERR_NO_MODULE, missing[k]);
+        /* Nothing was created, here or as a remote block (a send to one
+         * would fail as unroutable, not as addressed to no task). */
+        assert_false(sched_task_exists(MT_PID_FIRST_APP));
+        assert_int_equal(sched_send_to(MT_PID_FIRST_APP + 1, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
+        assert_int_equal(mcast_member_count(0), 0);
+        assert_string_equal(events, "");
+        /* The pids were not consumed. */
+        uint16_t good = two_task_app(&b, MOTET_MODULE_ID);
+        assert_int_equal(appmgr_load(b.buf, good), MT_OK);
+        assert_int_equal(appmgr_last_result()->err, MT_OK);
+        assert_int_equal(appmgr_last_result()->bad_task, APPMGR_NO_TASK);
+        assert_int_equal(appmgr_last_result()->pid_base, MT_PID_FIRST_APP);
+    }
 }
 
 static void test_malformed_description_creates_nothing(void **state)
@@ -213,8 +247,12 @@ static void test_unknown_program_creates_nothing(void **state)
     add_task(&b, 1, 1, 0, NULL, 0, NULL, 0);
     add_task(&b, 9, 1, 0, NULL, 0, NULL, 0);
     uint16_t len = finish(&b);
+    test_count_logged_errors(MT_OK); /* drain */
     assert_int_equal(appmgr_load(b.buf, len), MT_OK);
     assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+    assert_int_equal(appmgr_last_result()->bad_task, 1);
+    assert_int_equal(appmgr_last_result()->bad_module, MOTET_MODULE_ID);
+    expect_appfail(1, MT_ERR_NO_PROGRAM, MOTET_MODULE_ID);
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
 }
 
@@ -245,7 +283,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_load_creates_maps_and_initialises_in_two_stages, setup),
         cmocka_unit_test_setup(test_second_load_gets_fresh_ids, setup),
-        cmocka_unit_test_setup(test_task_on_other_module_gets_a_remote_block_only, setup),
+        cmocka_unit_test_setup(test_task_on_a_module_the_device_lacks_fails_the_load, setup),
         cmocka_unit_test_setup(test_malformed_description_creates_nothing, setup),
         cmocka_unit_test_setup(test_unknown_program_creates_nothing, setup),
         cmocka_unit_test_setup(test_resource_exhaustion_mid_creation_rolls_back, setup),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The heap: first fit, splitting, coalescing, error detection, realloc,
- * owners, statistics and events.
+ * owners (a task frees only its own blocks), statistics and events.
  *
  * Sizes are derived from the allocator itself (mem_block_size() and the
  * header size measured in setup) so the tests hold for any alignment. They
@@ -602,6 +602,147 @@ static void test_alloc_owned_by_running_task(void **state)
     assert_int_equal(mem_owner(task_block), 0x20);
 }
 
+/* ---- a task frees and resizes only its own blocks ---- */
+
+#define TASK_A 0x20
+#define TASK_B 0x21
+#define TASK_C 0x22
+
+static void (*action)(void); /* what the next task handler to run does */
+static unsigned acted;
+
+static mt_err_t act(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) st;
+    if (port == PORT_0) {
+        action();
+        acted++;
+    }
+    return MT_OK;
+}
+
+static void make_tasks(void)
+{
+    for (mt_pid_t pid = TASK_A; pid <= TASK_C; pid++) {
+        task_spec_t spec = {.pid = pid, .prio = 3, .handler = act};
+        assert_int_equal(sched_task_create(&spec), MT_OK);
+        assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+    }
+    sched_run_pending();
+}
+
+/* Run fn in a handler of task pid. */
+static void as_task(mt_pid_t pid, void (*fn)(void))
+{
+    action = fn;
+    unsigned before = acted;
+    assert_int_equal(sched_send_to(pid, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(acted, before + 1);
+}
+
+static char *held;  /* the block the scenario is about */
+static char *third; /* what the third task allocated */
+static mt_err_t freed;
+static void *resized;
+
+static void alloc_held(void)
+{
+    held = mem_alloc(16);
+}
+
+static void free_held(void)
+{
+    freed = mem_free(held);
+}
+
+static void alloc_third(void)
+{
+    third = mem_alloc(16);
+}
+
+static void realloc_held_larger(void)
+{
+    resized = mem_realloc(held, 64);
+}
+
+static void realloc_held_zero(void)
+{
+    resized = mem_realloc(held, 0);
+}
+
+static void test_task_cannot_free_another_tasks_block(void **state)
+{
+    (void) state;
+    make_tasks();
+    as_task(TASK_A, alloc_held);
+    assert_non_null(held);
+    fill(held, 16, 7);
+    test_count_logged_errors(MT_OK); /* drain */
+    mem_stats_t before = stats();
+    as_task(TASK_B, free_held);
+    assert_int_equal(freed, MT_ERR_NOT_OWNER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NOT_OWNER), 1);
+    mem_stats_t s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_true(mem_is_heap(held));
+    assert_int_equal(mem_owner(held), TASK_A);
+    assert_filled(held, 16, 7);
+    /* Nor resize it, nor free it through a resize to nothing. */
+    as_task(TASK_B, realloc_held_larger);
+    assert_null(resized);
+    as_task(TASK_B, realloc_held_zero);
+    assert_null(resized);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NOT_OWNER), 2);
+    s = stats();
+    assert_memory_equal(&s, &before, sizeof s);
+    assert_int_equal(mem_owner(held), TASK_A);
+    assert_filled(held, 16, 7);
+    /* The owner still can. */
+    as_task(TASK_A, free_held);
+    assert_int_equal(freed, MT_OK);
+    assert_false(mem_is_heap(held));
+}
+
+/* The chain: a stale pointer whose block went to a third task. */
+static void test_stale_free_cannot_free_a_third_tasks_block(void **state)
+{
+    (void) state;
+    make_tasks();
+    as_task(TASK_A, alloc_held);
+    as_task(TASK_A, free_held);
+    assert_int_equal(freed, MT_OK);
+    as_task(TASK_C, alloc_third);
+    assert_ptr_equal(third, held); /* first fit hands the same block out */
+    fill(third, 16, 9);
+    test_count_logged_errors(MT_OK);
+    as_task(TASK_A, free_held); /* the stale pointer */
+    assert_int_equal(freed, MT_ERR_NOT_OWNER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NOT_OWNER), 1);
+    assert_true(mem_is_heap(third));
+    assert_int_equal(mem_owner(third), TASK_C);
+    assert_filled(third, 16, 9);
+    /* Nothing was freed twice: the third task's own free is the only one. */
+    char *next = mem_alloc(16);
+    assert_ptr_not_equal(next, third);
+    held = third;
+    as_task(TASK_C, free_held);
+    assert_int_equal(freed, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 0);
+}
+
+/* Outside every handler the kernel frees what it likes, as before. */
+static void test_kernel_context_frees_any_owners_block(void **state)
+{
+    (void) state;
+    char *p = mem_alloc_owned(16, TASK_A);
+    assert_int_equal(sched_current_pid(), MT_PID_NONE);
+    assert_int_equal(mem_free(p), MT_OK);
+    assert_false(mem_is_heap(p));
+}
+
 static void test_free_all_frees_one_owner(void **state)
 {
     (void) state;
@@ -729,6 +870,9 @@ int main(void)
         cmocka_unit_test_setup(test_realloc_shrinks_in_place, mem_setup),
         cmocka_unit_test_setup(test_owner_recorded_and_changed, mem_setup),
         cmocka_unit_test_setup(test_alloc_owned_by_running_task, test_boot),
+        cmocka_unit_test_setup(test_task_cannot_free_another_tasks_block, mem_setup),
+        cmocka_unit_test_setup(test_stale_free_cannot_free_a_third_tasks_block, mem_setup),
+        cmocka_unit_test_setup(test_kernel_context_frees_any_owners_block, mem_setup),
         cmocka_unit_test_setup(test_free_all_frees_one_owner, mem_setup),
         cmocka_unit_test_setup(test_high_water_mark, mem_setup),
         cmocka_unit_test_setup(test_alloc_and_free_events, mem_setup),

@@ -8,7 +8,10 @@
  * duplicate at the receivers, unreachable modules, corrupt and misaddressed
  * frames (rejected, counted, logged, never delivered), multicast once on
  * the bus and local members in priority order, time-sync beacons, and the
- * application manager waiting for every module before initialising.
+ * application manager waiting for every module before initialising, with
+ * remote control blocks for tasks elsewhere, and failing the load on every
+ * module for a task on a module the device does not have or one whose
+ * program another module lacks, naming task and module.
  */
 #include <string.h>
 
@@ -424,8 +427,8 @@ static mt_err_t init_recorder(void *state, mt_port_t port, void *data, uint16_t 
 
 static const program_t programs[] = {{.id = 1, .name = "t", .handler = init_recorder}};
 
-/* Two tasks: relative 0 here (module 1), relative 1 on module 2. */
-static uint16_t two_module_desc(uint8_t *b)
+/* Two tasks: relative 0 here (module 1), relative 1 on module `other`. */
+static uint16_t desc_with_other_on(uint8_t *b, mt_module_t other)
 {
     memset(b, 0, 64);
     memcpy(b, APPDESC_MAGIC, 4);
@@ -433,7 +436,7 @@ static uint16_t two_module_desc(uint8_t *b)
     b[5] = 2;
     uint8_t *t0 = b + APPDESC_HEADER_SIZE, *t1 = t0 + APPDESC_TASK_SIZE;
     t0[0] = 1, t0[1] = 0, t0[2] = 1, t0[4] = SELF;
-    t1[0] = 1, t1[1] = 1, t1[2] = 1, t1[4] = 2;
+    t1[0] = 1, t1[1] = 1, t1[2] = 1, t1[4] = other;
     uint16_t len = APPDESC_HEADER_SIZE + 2 * APPDESC_TASK_SIZE;
     b[8] = (uint8_t) len;
     uint16_t crc = appdesc_crc16(b, len);
@@ -441,13 +444,40 @@ static uint16_t two_module_desc(uint8_t *b)
     return len;
 }
 
-static void report_from(mt_module_t m, mt_err_t err)
+static uint16_t two_module_desc(uint8_t *b)
 {
-    uint8_t e = (uint8_t) err;
-    bus_frame_t f = {.type = BUS_FRAME_CREATED, .src = m, .dst = BUS_BROADCAST, .len = 1};
-    f.payload = &e;
+    return desc_with_other_on(b, 2);
+}
+
+/* Module m's outcome of stage one, about relative task `task` on `module`. */
+static void report_about(mt_module_t m, mt_err_t err, uint8_t task, mt_module_t module)
+{
+    uint8_t outcome[BUS_APP_OUTCOME_SIZE] = {(uint8_t) err, task, module};
+    bus_frame_t f = {
+        .type = BUS_FRAME_CREATED, .src = m, .dst = BUS_BROADCAST, .len = sizeof outcome};
+    f.payload = outcome;
     f.pid = MT_PID_APPMGR;
     assert_true(receive(&f, false));
+}
+
+static void report_from(mt_module_t m, mt_err_t err)
+{
+    report_about(m, err, APPMGR_NO_TASK, 0);
+}
+
+/* The EV_APPFAIL records among the undrained ones (drains the log); the
+ * last one's task and argument. */
+static unsigned appfails(uint8_t *task, uint16_t *arg)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type != EV_APPFAIL) continue;
+        found++;
+        *task = rec[i].pid;
+        *arg = rec[i].arg;
+    }
+    return found;
 }
 
 /* Loads the description and runs stage one here; returns the base pid. */
@@ -465,7 +495,9 @@ static mt_pid_t load_and_create(void)
     assert_true(sched_task_exists(base));
     bus_frame_t created = last_sent();
     assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.len, BUS_APP_OUTCOME_SIZE);
     assert_int_equal(created.payload[0], MT_OK);
+    assert_int_equal(created.payload[1], APPMGR_NO_TASK);
     finish_tx(PORT_BUS_SENT); /* our outcome reached everyone */
     return base;
 }
@@ -479,8 +511,67 @@ static void test_description_waits_for_every_module(void **state)
     report_from(2, MT_OK);
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
-    assert_int_equal(sched_send_to(base + 1, PORT_0, "r", 1, 0), MT_OK); /* remote block */
+    assert_false(sched_task_exists(base + 1)); /* on module 2: a remote block only */
+    assert_int_equal(sched_task_create_remote(base + 1, 1, 2), MT_ERR_EXISTS);
+    assert_int_equal(sched_send_to(base + 1, PORT_0, "r", 1, 0), MT_OK);
     assert_int_equal(last_sent().dst, 2);
+}
+
+/* Every module knows the device's modules (bus_start()): each refuses a
+ * task on another module alike, before creating anything, and says which
+ * task and module in its outcome. */
+static void test_description_with_a_task_on_a_missing_module_fails_everywhere(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    assert_int_equal(bus_app_load(desc, desc_with_other_on(desc, 5)), MT_OK);
+    drain_log();
+    finish_tx(PORT_BUS_SENT); /* the description went; our manager takes it */
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_MODULE);
+    assert_int_equal(appmgr_last_result()->bad_task, 1);
+    assert_int_equal(appmgr_last_result()->bad_module, 5);
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.len, BUS_APP_OUTCOME_SIZE);
+    assert_int_equal(created.payload[0], MT_ERR_NO_MODULE);
+    assert_int_equal(created.payload[1], 1);
+    assert_int_equal(created.payload[2], 5);
+    uint8_t task = 0;
+    uint16_t arg = 0;
+    assert_int_equal(appfails(&task, &arg), 1);
+    assert_int_equal(task, 1);
+    assert_int_equal(arg, MT_ERR_NO_MODULE << 8 | 5);
+    finish_tx(PORT_BUS_SENT);
+    report_about(0, MT_ERR_NO_MODULE, 1, 5);
+    report_about(2, MT_ERR_NO_MODULE, 1, 5);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(sched_task_create_remote(MT_PID_FIRST_APP + 1, 1, 5), MT_OK); /* none */
+}
+
+/* A program only module 2 lacks: module 2 refuses, this module undoes its
+ * part on the verdict and logs the refusal too, naming task and module. */
+static void test_verdict_names_the_task_another_module_refused(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    drain_log();
+    report_about(2, MT_ERR_NO_PROGRAM, 1, 2);
+    report_from(0, MT_OK);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(base));
+    const appmgr_result_t *r = appmgr_last_result();
+    assert_int_equal(r->err, MT_ERR_NO_PROGRAM);
+    assert_int_equal(r->bad_task, 1);
+    assert_int_equal(r->bad_module, 2);
+    uint8_t task = 0;
+    uint16_t arg = 0;
+    assert_int_equal(appfails(&task, &arg), 1);
+    assert_int_equal(task, 1);
+    assert_int_equal(arg, MT_ERR_NO_PROGRAM << 8 | 2);
 }
 
 static void test_description_undone_when_a_module_fails(void **state)
@@ -518,6 +609,9 @@ int main(void)
         cmocka_unit_test_setup(test_timesync_beacons, setup),
         cmocka_unit_test_setup(test_description_waits_for_every_module, setup),
         cmocka_unit_test_setup(test_description_undone_when_a_module_fails, setup),
+        cmocka_unit_test_setup(test_description_with_a_task_on_a_missing_module_fails_everywhere,
+                               setup),
+        cmocka_unit_test_setup(test_verdict_names_the_task_another_module_refused, setup),
     };
     return cmocka_run_group_tests_name("bus manager", tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Who owns a MSG_HEAP payload, on every path a message can take: run at
- * once (handed straight to the receiver) or queued (held by the kernel),
- * taken or not, forwarded, with the receiver or the sender killed while the
- * message lives, and a payload that is not a heap block refused. And a
+ * once or queued, the kernel holds it until the receiver takes it, so the
+ * receiver cannot free one it did not take; taken or not, forwarded, with
+ * the receiver or the sender killed while the message lives, and a payload
+ * that is not a heap block refused. And a
  * borrowed payload that has to wait: copied, into the message block itself
  * when it is small, into a heap block otherwise.
  *
@@ -25,6 +26,8 @@ enum {
     TAKE_AND_DIE,     /* take it, then kill itself */
     KILL_SENDER_LOOK, /* kill the sender, then read it */
     KILL_SENDER_TAKE, /* kill the sender, then take it */
+    FREE_UNTAKEN,     /* free it without taking it */
+    TAKE_AND_FREE,    /* take it, then free it */
 };
 
 /* Sender ports: what it sends. */
@@ -43,6 +46,7 @@ static mt_err_t send_result;      /* what sched_send_to() returned to it */
 static mt_pid_t owner_in_handler; /* owner of the payload as the receiver saw it */
 static bool payload_intact;       /* the receiver found every byte as sent */
 static void *taken;               /* what the receiver (or FORWARDEE) took */
+static mt_err_t free_result;      /* what the receiver's mem_free() returned */
 static unsigned handled;
 
 static bool intact(const uint8_t *p)
@@ -60,9 +64,14 @@ static mt_err_t receiver(void *state, mt_port_t port, void *data, uint16_t len)
     owner_in_handler = mem_owner(data);
     if (port == KILL_SENDER_LOOK || port == KILL_SENDER_TAKE)
         assert_int_equal(sched_task_kill(SENDER), MT_OK);
+    if (port == FREE_UNTAKEN) free_result = mem_free(data);
     payload_intact = mem_is_heap(data) && intact(data);
-    if (port == LOOK || port == KILL_SENDER_LOOK) return MT_OK;
+    if (port == LOOK || port == KILL_SENDER_LOOK || port == FREE_UNTAKEN) return MT_OK;
     taken = sched_take(data, len);
+    if (port == TAKE_AND_FREE) {
+        free_result = mem_free(taken);
+        taken = NULL;
+    }
     if (port == TAKE_AND_FORWARD) {
         void *block = taken;
         taken = NULL;
@@ -121,6 +130,7 @@ static int setup(void **state)
     taken = NULL;
     send_result = MT_ERR_STATE;
     owner_in_handler = MT_PID_INVALID;
+    free_result = MT_ERR_STATE;
     payload_intact = false;
     handled = 0;
     return 0;
@@ -139,9 +149,9 @@ static void run(mt_prio_t sender_prio, mt_prio_t receiver_prio, mt_port_t cmd, m
     sched_run_pending();
 }
 
-/* ---- run at once: the kernel holds the payload until the receiver takes it ---- */
+/* ---- run at once: the payload is lent to the receiver ---- */
 
-static void test_at_once_the_kernel_holds_the_payload_in_the_handler(void **state)
+static void test_at_once_the_kernel_holds_the_payload_until_taken(void **state)
 {
     (void) state;
     unsigned before = blocks_in_use();
@@ -235,6 +245,56 @@ static void test_queued_payload_survives_its_sender_killed_before_delivery(void 
     assert_true(payload_intact);
     assert_ptr_equal(taken, sent);
     assert_int_equal(mem_owner(taken), RECEIVER);
+}
+
+/* ---- the receiver frees only a payload it took ---- */
+
+/* The receiver's free of a payload it did not take is refused and changes
+ * nothing; the kernel frees the payload once, after the handler. */
+static void check_untaken_free_refused(mt_prio_t sender_prio)
+{
+    unsigned before = blocks_in_use();
+    run(sender_prio, 3, SEND_BLOCK, FREE_UNTAKEN);
+    assert_int_equal(send_result, MT_OK);
+    assert_int_equal(handled, 1);
+    assert_int_equal(free_result, MT_ERR_NOT_OWNER);
+    assert_true(payload_intact);                   /* still live and whole after the refusal */
+    assert_int_equal(blocks_in_use(), before + 3); /* the three states: freed after */
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    unsigned refused = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type != EV_ERROR) continue;
+        assert_int_equal(rec[i].arg, MT_ERR_NOT_OWNER); /* no double free, no bad pointer */
+        refused++;
+    }
+    assert_int_equal(refused, 1);
+}
+
+static void test_at_once_an_untaken_payload_cannot_be_freed_by_the_receiver(void **state)
+{
+    (void) state;
+    check_untaken_free_refused(2);
+}
+
+static void test_queued_an_untaken_payload_cannot_be_freed_by_the_receiver(void **state)
+{
+    (void) state;
+    check_untaken_free_refused(4);
+}
+
+static void test_a_taken_payload_is_freed_by_the_receiver(void **state)
+{
+    (void) state;
+    for (mt_prio_t sender_prio = 2; sender_prio <= 4; sender_prio += 2) {
+        setup(state);
+        unsigned before = blocks_in_use();
+        run(sender_prio, 3, SEND_BLOCK, TAKE_AND_FREE);
+        assert_int_equal(free_result, MT_OK);
+        assert_false(mem_is_heap(sent));
+        assert_int_equal(blocks_in_use(), before + 3);
+        assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 0);
+    }
 }
 
 /* ---- borrowed and queued: the message keeps a copy ---- */
@@ -344,7 +404,7 @@ static void test_a_freed_block_marked_heap_is_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_at_once_the_kernel_holds_the_payload_in_the_handler, setup),
+        cmocka_unit_test_setup(test_at_once_the_kernel_holds_the_payload_until_taken, setup),
         cmocka_unit_test_setup(test_at_once_a_taken_payload_stays_with_the_receiver, setup),
         cmocka_unit_test_setup(test_a_taken_and_forwarded_payload_ends_with_the_last_taker, setup),
         cmocka_unit_test_setup(test_a_receiver_killed_after_taking_frees_the_payload, setup),
@@ -355,6 +415,11 @@ int main(void)
         cmocka_unit_test_setup(test_queued_the_kernel_holds_the_payload_until_taken, setup),
         cmocka_unit_test_setup(test_queued_payload_survives_its_sender_killed_before_delivery,
                                setup),
+        cmocka_unit_test_setup(test_at_once_an_untaken_payload_cannot_be_freed_by_the_receiver,
+                               setup),
+        cmocka_unit_test_setup(test_queued_an_untaken_payload_cannot_be_freed_by_the_receiver,
+                               setup),
+        cmocka_unit_test_setup(test_a_taken_payload_is_freed_by_the_receiver, setup),
         cmocka_unit_test_setup(test_a_small_borrowed_payload_waits_in_the_message_block, setup),
         cmocka_unit_test_setup(test_a_larger_borrowed_payload_waits_in_a_heap_copy, setup),
         cmocka_unit_test_setup(test_a_stack_buffer_marked_heap_is_refused_at_once_and_queued,

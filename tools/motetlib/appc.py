@@ -16,7 +16,8 @@ docs/app-format.md), and decodes binary descriptions again.
     module = 0                # initial module (bus address), default 0
     movable = true            # default false
     routes = ["@ticks"]       # output port 0, 1, ...: "task:n" | "@group" |
-                              # {pid = "appmgr" or 0xF3, port = 8} (global)
+                              # {pid = "appmgr" or 0xF3, port = 8} (global;
+                              # port: a raw application port, PORT_0 and up)
     init = [{u32 = 125000}]   # u8 u16 u32 i8 i16 i32 str hex, little-endian
     [[group]]                 # relative group = position in this list
     name = "ticks"
@@ -50,7 +51,9 @@ PID_INVALID = 0xFF
 SYSTEM_PIDS = {"timesync": 0xF1, "migrator": 0xF2, "appmgr": 0xF3}
 TASKS_MAX = PID_LAST_APP - PID_FIRST_APP + 1  # one description, one pid each
 # sched.h
-PORT_0 = 8  # first application input port
+SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
+                "TIMEOUT2", "TIMEOUT3")  # input ports 0 .. PORT_0-1: the kernel's
+PORT_0 = len(SYSTEM_PORTS)  # first application input port
 TASK_MOVABLE = 0x01
 # appdesc.h
 MAGIC = b"MTAD"
@@ -242,11 +245,14 @@ class _Reader:
     def route(self, at: int) -> tuple[int, int]:
         pid, port = self.b[at], self.b[at + 1]
         if pid < self.nt or PID_SYSTEM < pid < PID_INVALID:
-            limit = self.lim.port_limit
+            first, limit = PORT_0, self.lim.port_limit
         elif pid == PID_MULTICAST:
-            limit = self.ng
+            first, limit = 0, self.ng
         else:
             raise self.fail("ROUTE", at, f"destination pid {pid:#04x} is not valid")
+        if port < first:
+            raise self.fail("ROUTE", at + 1, f"port {port} of pid {pid:#04x} is the system port "
+                            f"{SYSTEM_PORTS[port]}: routes reach application ports only")
         if port >= limit:
             raise self.fail("ROUTE", at + 1, f"port {port} of pid {pid:#04x} is out of range")
         return pid, port
@@ -482,7 +488,14 @@ class _Compiler:
                 f"system pid ({PID_SYSTEM + 1:#04x}..{PID_INVALID - 1:#04x} or a name); "
                 "name the application's own tasks as 'task:port'"
             )
-        port = self.integer(f"{where}: port", r["port"], 0, self.lim.port_limit - 1)
+        port = r["port"]
+        if _is_int(port) and 0 <= port < PORT_0:
+            raise AppcError(
+                f"{where}: port {port} is the system port {SYSTEM_PORTS[port]}, which only the "
+                f"kernel sends to; routes reach application ports {PORT_0}.."
+                f"{self.lim.port_limit - 1} (PORT_0 = {PORT_0})"
+            )
+        port = self.integer(f"{where}: port", port, PORT_0, self.lim.port_limit - 1)
         return pid, port
 
     def init_field(self, where: str, f: Any) -> bytes:
@@ -533,16 +546,31 @@ def compile_text(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise AppcError(f"invalid TOML: {e}") from None
+    except RecursionError:
+        raise AppcError("invalid TOML: nested too deeply") from None
     return encode(_Compiler(doc, limits).run(), limits)
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A description file's text. TOML is UTF-8: any other byte is an
+    error naming the file and the line, as an unreadable file is."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise AppcError(f"{path}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise AppcError(f"{path}: line {line}, column {column}: byte 0x{data[e.start]:02x} is "
+                        "not UTF-8 text (a description is TOML, which is UTF-8)") from None
 
 
 def compile_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """Compile a TOML file; errors are prefixed with its path."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise AppcError(f"{path}: {e.strerror}") from None
+    text = read_text(path)
     try:
         return compile_text(text, limits)
     except AppcError as e:
@@ -628,8 +656,7 @@ def _run(args: argparse.Namespace) -> None:
     if args.c_out:
         symbol = args.symbol
         if symbol is None:
-            with open(args.input, encoding="utf-8") as f:
-                symbol = app_name(f.read()) + "_desc"
+            symbol = app_name(read_text(args.input)) + "_desc"
         if not NAME_RE.match(symbol):
             raise AppcError(f"--symbol: {symbol!r} is not a C identifier")
         source = os.path.basename(args.input)

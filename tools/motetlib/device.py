@@ -35,13 +35,32 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
     sensors = ["microphone"]    # recorded, passed as --sensor NAME
 
+Every number must be finite and within physical bounds (LIMITS below; a
+value outside is a mistake, never a device):
+
+    cpu_mhz                0.01 .. 10000       (a 10 kHz core .. 10 GHz)
+    bus_cycles_per_frame   0 .. 1000000
+    bus_cycles_per_byte    0 .. 10000
+    clock.ppm              -500 .. 500         (max_ppm: 0 .. 500)
+    clock.hz               1 .. 1000000        (the counter's 1 MHz at most)
+    clock.start            0 .. 2^32-1         (a 32-bit counter)
+    power.active_mw        0 .. 100000         (100 W)
+    power.sleep_mw         0 .. 100000
+    power.off_uw           0 .. 1000000        (1 W)
+    power.wake_us          0 .. 10000000       (10 s)
+    bandwidth              1000 .. 10000000000 bytes per second
+    slot_us                0.001 .. 1000000    (1 ns .. 1 s)
+    ack_timeout_us         1 .. 60000000       (1 us .. 1 minute)
+
 Everything is validated here, with the file and field named in the error,
-before any process starts.
+before any process starts; a file that is not UTF-8 text (TOML is) is
+refused naming its line.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import tomllib
 from pathlib import Path
@@ -143,10 +162,41 @@ def _type_name(types):
     return " or ".join(names.get(t, t.__name__) for t in types)
 
 
-def _positive(value, key, where, zero_ok=False):
-    if value < 0 or (value == 0 and not zero_ok):
-        raise DeviceError(f"{where}: '{key}' must be {'>= 0' if zero_ok else '> 0'}, "
-                          f"got {value}")
+# Physical bounds of every number (key: (lowest, highest, unit)); the
+# module docstring lists them too.
+LIMITS = {
+    "cpu_mhz": (0.01, 10_000, "MHz"),
+    "bus_cycles_per_frame": (0, 1_000_000, "cycles"),
+    "bus_cycles_per_byte": (0, 10_000, "cycles"),
+    "ppm": (-500, 500, "ppm"),
+    "max_ppm": (0, 500, "ppm"),
+    "hz": (1, 1_000_000, "Hz"),
+    "start": (0, 2**32 - 1, ""),
+    "active_mw": (0, 100_000, "mW"),
+    "sleep_mw": (0, 100_000, "mW"),
+    "off_uw": (0, 1_000_000, "uW"),
+    "wake_us": (0, 10_000_000, "us"),
+    "bandwidth": (1000, 10_000_000_000, "bytes/s"),
+    "slot_us": (0.001, 1_000_000, "us"),
+    "ack_timeout_us": (1, 60_000_000, "us"),
+}
+
+
+def _show(bound):
+    return str(bound) if isinstance(bound, int) else f"{bound:g}"
+
+
+def _number(table, key, where, default, types=None):
+    """A number field within LIMITS[key]: finite (TOML has inf and nan)."""
+    types = types or (int, float)
+    value = _get(table, key, types, where, default)
+    if value is None:
+        return None
+    lo, hi, unit = LIMITS[key]
+    if not math.isfinite(value) or not lo <= value <= hi:
+        unit = f" {unit}" if unit else ""
+        raise DeviceError(f"{where}: '{key}' = {value!r} is outside {_show(lo)} .. {_show(hi)}"
+                          f"{unit}")
     return value
 
 
@@ -165,18 +215,13 @@ def _strings(table, key, where):
     return tuple(items)
 
 
-NUM = (int, float)
-
-
 def _power(table, where):
     _unknown(table, ("active_mw", "sleep_mw", "off_uw", "wake_us"), where)
     d = Power()
-    return Power(
-        active_mw=_positive(_get(table, "active_mw", NUM, where, d.active_mw), "active_mw", where,
-                            True),
-        sleep_mw=_positive(_get(table, "sleep_mw", NUM, where, d.sleep_mw), "sleep_mw", where, True),
-        off_uw=_positive(_get(table, "off_uw", NUM, where, d.off_uw), "off_uw", where, True),
-        wake_us=_positive(_get(table, "wake_us", NUM, where, d.wake_us), "wake_us", where, True))
+    return Power(active_mw=_number(table, "active_mw", where, d.active_mw),
+                 sleep_mw=_number(table, "sleep_mw", where, d.sleep_mw),
+                 off_uw=_number(table, "off_uw", where, d.off_uw),
+                 wake_us=_number(table, "wake_us", where, d.wake_us))
 
 
 def _module(table, where, device_program, device_args):
@@ -193,23 +238,18 @@ def _module(table, where, device_program, device_args):
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")
     clock = _get(table, "clock", dict, where, {})
     _unknown(clock, ("ppm", "hz", "start"), f"{where}.clock")
-    ppm = _get(clock, "ppm", NUM, f"{where}.clock")
-    if ppm is not None and abs(ppm) > 500:
-        raise DeviceError(f"{where}.clock: ppm {ppm} is beyond +/-500")
-    hz = _positive(_get(clock, "hz", int, f"{where}.clock", 1_000_000), "hz", f"{where}.clock")
+    ppm = _number(clock, "ppm", f"{where}.clock", None)
+    hz = _get(clock, "hz", int, f"{where}.clock", 1_000_000)
     if hz > 1_000_000:
         raise DeviceError(f"{where}.clock: hz {hz} is finer than the 1 MHz counter")
-    start = _get(clock, "start", int, f"{where}.clock", 0)
-    if not 0 <= start < 2**32:
-        raise DeviceError(f"{where}.clock: start {start} is not a 32-bit counter value")
+    hz = _number(clock, "hz", f"{where}.clock", 1_000_000, int)
+    start = _number(clock, "start", f"{where}.clock", 0, int)
     return Module(
         id=mid, name=_get(table, "name", str, where, f"m{mid}"), kind=kind, program=program,
         args=device_args + _strings(table, "args", where),
-        cpu_mhz=_positive(_get(table, "cpu_mhz", NUM, where, 8.0), "cpu_mhz", where),
-        bus_cycles_per_frame=_positive(_get(table, "bus_cycles_per_frame", NUM, where, 0),
-                                       "bus_cycles_per_frame", where, True),
-        bus_cycles_per_byte=_positive(_get(table, "bus_cycles_per_byte", NUM, where, 0),
-                                      "bus_cycles_per_byte", where, True),
+        cpu_mhz=_number(table, "cpu_mhz", where, 8.0),
+        bus_cycles_per_frame=_number(table, "bus_cycles_per_frame", where, 0),
+        bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,
         power=_power(_get(table, "power", dict, where, {}), f"{where}.power"),
         sensors=_strings(table, "sensors", where))
@@ -218,11 +258,9 @@ def _module(table, where, device_program, device_args):
 def _bus(table, where):
     _unknown(table, ("bandwidth", "slot_us", "ack_timeout_us"), where)
     d = Bus()
-    return Bus(
-        bandwidth=_positive(_get(table, "bandwidth", int, where, d.bandwidth), "bandwidth", where),
-        slot_us=_positive(_get(table, "slot_us", NUM, where, d.slot_us), "slot_us", where),
-        ack_timeout_us=_positive(_get(table, "ack_timeout_us", NUM, where, d.ack_timeout_us),
-                                 "ack_timeout_us", where))
+    return Bus(bandwidth=_number(table, "bandwidth", where, d.bandwidth, int),
+               slot_us=_number(table, "slot_us", where, d.slot_us),
+               ack_timeout_us=_number(table, "ack_timeout_us", where, d.ack_timeout_us))
 
 
 def parse(text: str, path: str = "<device>") -> Device:
@@ -231,6 +269,8 @@ def parse(text: str, path: str = "<device>") -> Device:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise DeviceError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise DeviceError(f"{path}: not valid TOML: nested too deeply") from None
     _unknown(doc, ("device", "bus", "module"), path)
     dev = _get(doc, "device", dict, path, {})
     _unknown(dev, ("name", "program", "args", "loader", "max_ppm"), f"{path} [device]")
@@ -248,20 +288,34 @@ def parse(text: str, path: str = "<device>") -> Device:
     loader = _get(dev, "loader", int, f"{path} [device]", min(ids))
     if loader not in ids:
         raise DeviceError(f"{path} [device]: loader {loader} is not a module of the device")
-    max_ppm = _get(dev, "max_ppm", NUM, f"{path} [device]", 20)
-    if not 0 <= max_ppm <= 500:
-        raise DeviceError(f"{path} [device]: max_ppm {max_ppm} is not within 0..500")
+    max_ppm = _number(dev, "max_ppm", f"{path} [device]", 20)
     return Device(name=_get(dev, "name", str, f"{path} [device]", Path(path).stem), path=path,
                   modules=tuple(sorted(modules, key=lambda m: m.id)),
                   bus=_bus(_get(doc, "bus", dict, path, {}), f"{path} [bus]"),
                   loader=loader, max_ppm=max_ppm)
 
 
+def utf8_text(data: bytes, path) -> str:
+    """The bytes of a text file as text; ValueError naming the file and
+    the line of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ValueError(f"{path}: line {line}, column {column}: byte 0x{data[e.start]:02x} is "
+                         "not UTF-8 text") from None
+
+
 def load(path) -> Device:
     try:
-        text = Path(path).read_text()
+        data = Path(path).read_bytes()
     except OSError as e:
-        raise DeviceError(f"cannot read {path}: {e.strerror}") from None
+        raise DeviceError(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        text = utf8_text(data, path)
+    except ValueError as e:
+        raise DeviceError(f"{e}; a device file is TOML, which is UTF-8") from None
     return parse(text, str(path))
 
 

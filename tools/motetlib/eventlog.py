@@ -12,7 +12,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
   time_us  time of the event in microseconds of the module's clock (decimal
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
-           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN
+           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port;
@@ -20,7 +20,10 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            ERROR: mt_err_t code; CREATE: priority; MIGRATE: phase << 8 |
            the other module (migrate_phase_t, migrate.h); BUS: frame bytes, bit 15 set for a frame received
            (clear: sent), pid = the frame's destination task or virtual pid;
-           RUN: sender pid << 8 | input port, pid = the receiver
+           RUN: sender pid << 8 | input port, pid = the receiver;
+           APPFAIL: mt_err_t << 8 | module, pid = the relative pid (in its
+           description) of the task an application load failed for; the
+           application manager logs it, so the table puts it under appmgr
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -55,7 +58,7 @@ import json
 from dataclasses import dataclass, replace
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
-               "CREATE", "KILL", "MIGRATE", "BUS", "RUN")
+               "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -70,7 +73,8 @@ ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR
           "MT_ERR_BAD_POINTER", "MT_ERR_EXISTS", "MT_ERR_STATE", "MT_ERR_NO_PROGRAM",
           "MT_ERR_NO_ROUTE", "MT_ERR_DESC_HEADER", "MT_ERR_DESC_LENGTH", "MT_ERR_DESC_TASK",
           "MT_ERR_DESC_ROUTE", "MT_ERR_DESC_GROUP", "MT_ERR_DESC_CHECKSUM",
-          "MT_ERR_BUS_CORRUPT", "MT_ERR_BUS_DOWN", "MT_ERR_NOT_MOVABLE")
+          "MT_ERR_BUS_CORRUPT", "MT_ERR_BUS_DOWN", "MT_ERR_NOT_MOVABLE", "MT_ERR_NOT_OWNER",
+          "MT_ERR_NO_MODULE")
 
 SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
 
@@ -86,6 +90,9 @@ PID_NAMES = {0x00: "kernel", 0xF0: "multicast", 0xF1: "timesync", 0xF2: "migrato
 
 # MT_PID_NONE: the kernel, an interrupt (a SEND's sender), or a kernel timer's owner.
 KERNEL_PID = 0x00
+
+# MT_PID_APPMGR: who writes APPFAIL records (their pid field is a relative pid).
+APPMGR_PID = 0xF3
 
 
 class LogFormatError(ValueError):
@@ -143,6 +150,21 @@ def parse_line(line, where="<line>"):
             raise LogFormatError(f"{where}: expected 'LOST <count>', got {line.strip()!r}")
         return Lost(_int(fields[1], "count", where))
     return None
+
+
+def error_name(code):
+    return ERRORS[code] if code < len(ERRORS) else f"error {code}"
+
+
+def appfail_text(err, task, module):
+    """What an APPFAIL record (or a CREATED frame's outcome) says, in words."""
+    return f"{error_name(err)}: task {task} (relative pid) on module {module}"
+
+
+def owner(rec):
+    """The pid of the task a record belongs to (an APPFAIL's pid field is a
+    relative pid in a description; the record is the manager's)."""
+    return APPMGR_PID if rec.type == "APPFAIL" else rec.pid
 
 
 def expand(rec):
@@ -203,7 +225,9 @@ def describe(ev):
     if t == "SLEEP":
         return SLEEP_MODES[a] if a < len(SLEEP_MODES) else f"mode {a}"
     if t == "ERROR":
-        return ERRORS[a] if a < len(ERRORS) else f"error {a}"
+        return error_name(a)
+    if t == "APPFAIL":
+        return "application not loaded: " + appfail_text(a >> 8, ev.pid, a & 0xFF)
     if t == "CREATE":
         return f"prio {a}"
     if t == "MIGRATE":
@@ -228,7 +252,7 @@ def format_table(records):
             depth = max(0, depth - 1)
         event = "  " * min(depth, 3) + rec.type
         lines.append(f"{rec.time_us / 1000:>12.3f}  {event:<14} "
-                     f"{pid_name(rec.pid):<10} {describe(rec)}".rstrip())
+                     f"{pid_name(owner(rec)):<10} {describe(rec)}".rstrip())
         if rec.type == "START":
             depth += 1
     events = sum(1 for r in records if isinstance(r, Event))
@@ -261,8 +285,8 @@ def _chrome_events(records, pid, module_name, task_names):
                            "tid": 0, "ts": last_time})
             continue
         last_time = rec.time_us
-        tids.add(rec.pid)
-        base = {"pid": pid, "tid": rec.pid, "ts": rec.time_us}
+        tids.add(owner(rec))
+        base = {"pid": pid, "tid": owner(rec), "ts": rec.time_us}
         if rec.type == "START":
             open_starts[rec.pid] = open_starts.get(rec.pid, 0) + 1
             name = port_name(rec.arg)

@@ -31,6 +31,7 @@ import dataclasses
 import errno
 import heapq
 import json
+import math
 import os
 import random
 import selectors
@@ -42,9 +43,15 @@ import sys
 import time
 from fractions import Fraction
 
+from . import eventlog
+
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
 
 FRAME_TYPES = {1: "DATA", 2: "MCAST", 3: "SYNC", 4: "DESC", 5: "CREATED"}
+# A CREATED frame's payload (BUS_APP_OUTCOME_SIZE): u8 mt_err_t, u8 relative
+# pid of the task it is about (APPMGR_NO_TASK: none), u8 that task's module.
+OUTCOME_SIZE = 3
+APPMGR_NO_TASK = 0xFF
 TYPE_RETRY = 0x80
 BROADCAST = 0xFF
 HEADER = 10
@@ -83,7 +90,7 @@ def stamp_sync(frame: bytearray, stamp: int) -> None:
 
 # ---- the link protocol (ports/native/bus_native.c) -------------------------
 
-LINK_VERSION = 1
+LINK_VERSION = 2
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
 RESULT_SENT, RESULT_REJECTED, RESULT_UNREACHABLE = 0, 1, 2
 RX_REJECTED, RX_ACCEPTED, RX_BUSY = 0, 1, 2  # a receiver's answer (bus_rx_t)
@@ -161,6 +168,7 @@ class Transfer:
     done: bool = False
     retry: bool = False
     attempt: int = 0  # offers of the frame on the wire (a busy receiver makes more)
+    try_no: int = 1  # the sender's sends of this frame: 1, then each retransmission
 
 
 @dataclasses.dataclass
@@ -171,6 +179,8 @@ class Mod:
     index: int
     proc: subprocess.Popen | None = None
     conn: socket.socket | None = None
+    retries: int = 1  # its kernel's MOTET_BUS_RETRIES: sends of a frame, at most
+    tries: dict = dataclasses.field(default_factory=dict)  # (type, dst, seq) -> sends
     rbuf: bytearray = dataclasses.field(default_factory=bytearray)
     obuf: bytearray = dataclasses.field(default_factory=bytearray)
     lines: list = dataclasses.field(default_factory=list)
@@ -268,6 +278,14 @@ def parse_frame_fault(kind: str, who: str, trigger: str) -> Fault:
     return Fault(kind, int(who), 0, count=count, frame=(pid, port))
 
 
+def _nanoseconds(text: str, scale: float, what: str) -> int:
+    """A fault's time or delay in ns: finite and not negative."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{what} {text!r} is not a finite number >= 0")
+    return round(value * scale)
+
+
 def parse_fault(spec: str) -> Fault:
     """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
     corrupt the next N frames it receives (default 1); delay the next frame
@@ -287,13 +305,11 @@ def parse_fault(spec: str) -> Fault:
         module = None if who == "*" else int(who)
         if module is None and kind not in ("corrupt", "delay"):
             raise ValueError(f"{kind} needs a module number")
-        at_ns = round(float(when) * 1e9)
-        if at_ns < 0:
-            raise ValueError("negative time")
+        at_ns = _nanoseconds(when, 1e9, "time")
         if kind == "delay":
             if extra is None:
                 raise ValueError("delay needs :MICROSECONDS")
-            return Fault(kind, module, at_ns, delay_ns=round(float(extra) * 1000))
+            return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e3, "delay"))
         count = int(extra) if extra is not None else 1
         if count < 1 or (extra is not None and kind != "corrupt"):
             raise ValueError("only corrupt takes a count (>= 1)")
@@ -356,6 +372,7 @@ class Hub:
         self.last_progress = 0.0
         self.stop_requested = False
         self.unreachable_noted = set()
+        self.load_failures = set()  # outcomes noted since the last description
         self.commands = commands  # a file whose lines are fault commands, or None
         self.command_buf = b""
 
@@ -461,14 +478,15 @@ class Hub:
         header = self.read_exact(conn, 5)
         length, mtype = struct.unpack("<IB", header)
         body = self.read_exact(conn, length - 1)
-        if chr(mtype) != "H" or len(body) != 8 + 5:
+        if chr(mtype) != "H" or len(body) < 8 + 5:
             raise HubError("a module spoke before saying hello")
         mid, version = struct.unpack_from("<BI", body, 8)
-        if version != LINK_VERSION:
+        if version != LINK_VERSION or len(body) != 8 + 6:
             raise HubError(f"module {mid} speaks link version {version}, not {LINK_VERSION}")
         m = self.mods.get(mid)
         if m is None or m.conn is not None:
             raise HubError(f"a module announced itself as {mid}, which is not expected")
+        m.retries = body[13]
         m.conn = conn
         conn.setblocking(False)
         self.sel.register(conn, selectors.EVENT_READ, ("sock", m))
@@ -659,6 +677,10 @@ class Hub:
             tr.dst = frame[2]
             tr.ftype = FRAME_TYPES.get(frame[0] & ~TYPE_RETRY, "?")
             tr.retry = bool(frame[0] & TYPE_RETRY)
+            # A retransmission keeps its type, destination and sequence number.
+            key = (frame[0] & ~TYPE_RETRY, tr.dst, frame[3])
+            tr.try_no = m.tries.get(key, 0) + 1 if tr.retry else 1
+            m.tries[key] = tr.try_no
         m.tx = tr
         if tr.retry:
             self.counters["retransmissions"] += 1
@@ -685,8 +707,13 @@ class Hub:
         tr.acks[m.id] = ok
         if not ok:
             self.counters["rejected"] += 1
+            if tr.try_no < tr.src.retries:
+                then = f"m{tr.src.id} will send it again"
+            else:
+                then = (f"that was m{tr.src.id}'s last try ({tr.try_no} of "
+                        f"MOTET_BUS_RETRIES = {tr.src.retries}): it gives the frame up")
             self.note(f"m{m.id} rejected frame #{tr.id} ({self.frame_name(tr)}) as corrupt: "
-                      f"not delivered, m{tr.src.id} will send it again", m.id, t)
+                      f"not delivered, {then}", m.id, t)
         self.check_complete(tr, t)
 
     # ---- TDMA arbitration and transfers ----
@@ -743,6 +770,10 @@ class Hub:
         if tr.ftype == "SYNC":
             stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
             self.reference = tr.src.id
+        elif tr.ftype == "DESC":
+            self.load_failures.clear()
+        elif tr.ftype == "CREATED":
+            self.note_outcome(tr)
         self.frame_triggers(tr)
         tr.receivers = [r for r in tr.receivers if not r.dead and not r.unresponsive]
         for r in tr.receivers:
@@ -751,6 +782,29 @@ class Hub:
             self.finish(tr, RESULT_SENT if tr.dst == BROADCAST else RESULT_UNREACHABLE, self.now)
             return
         self.push(self.now + self.ack_timeout_ns, "acktimeout", tr, tr.attempt)
+
+    def note_outcome(self, tr):
+        """A module's failed stage one of an application load (the kernel
+        cannot name anything, so the hub does): once per distinct outcome
+        and description, as every module may report the same."""
+        payload = tr.frame[HEADER:-2]
+        if len(payload) != OUTCOME_SIZE or payload[0] == 0:
+            return
+        err, task, module = payload
+        if (err, task, module) in self.load_failures:
+            return
+        self.load_failures.add((err, task, module))
+        if task == APPMGR_NO_TASK:
+            what = eventlog.error_name(err)
+        else:
+            what = eventlog.appfail_text(err, task, module)
+            if module in self.mods:
+                what += f" '{self.mods[module].spec.name}'"
+            else:
+                ids = ", ".join(str(i) for i in sorted(self.mods))
+                what += f", which this device does not have (its modules: {ids})"
+        self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
+                  tr.src.id)
 
     def frame_triggers(self, tr):
         """Faults that a frame sets off as it reaches a receiver, before the

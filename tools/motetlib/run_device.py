@@ -28,6 +28,7 @@ main() as it does for appc, so that `--` keeps its meaning.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -134,12 +135,38 @@ def add_arguments(p):
                    help="every clock exact (0 ppm, counter from 0): module times comparable")
 
 
+def check_times(args):
+    """--until, --probe and --probe-warmup: finite, and positive where a
+    zero would mean nothing (argparse takes 'inf' and 'nan' as floats)."""
+    for name, value, zero_ok in (("--until", args.until, False), ("--probe", args.probe, False),
+                                 ("--probe-warmup", args.probe_warmup, True)):
+        if value is not None and not (math.isfinite(value) and
+                                      (value >= 0 if zero_ok else value > 0)):
+            raise ValueError(f"{name} {value:g}: expected a finite number of seconds "
+                             f"{'>= 0' if zero_ok else '> 0'}")
+
+
+def check_fault(spec, fault, dev, until):
+    """A fault that could never happen on this run is a mistake: one on a
+    module the device does not have, or one timed after --until."""
+    ids = [m.id for m in dev.modules]
+    if fault.module is not None and fault.module not in ids:
+        raise ValueError(f"--fault {spec}: module {fault.module} is not a module of {dev.path} "
+                         f"(its modules: {', '.join(map(str, ids))})")
+    if until is not None and fault.frame is None and fault.at_ns > round(until * 1e9):
+        raise ValueError(f"--fault {spec}: at {fault.at_ns / 1e9:g} s, after --until {until:g} s: "
+                         "it would never happen")
+
+
 def cmd_run(args):
     try:
+        check_times(args)
         dev = devmod.load(args.device)
         if args.exact_clocks:
             dev = devmod.exact_clocks(dev)
         faults = [hubmod.parse_fault(f) for f in args.fault]
+        for spec, f in zip(args.fault, faults):
+            check_fault(spec, f, dev, args.until)
     except (devmod.DeviceError, ValueError) as e:
         print(f"run: error: {e}", file=sys.stderr)
         return 2

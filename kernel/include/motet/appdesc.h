@@ -17,10 +17,11 @@
  * record order is free, relative ids (rel_pid, rel_group) are what routes
  * and members name, and each must be a permutation of 0 .. n-1. Offsets
  * count from the start of the description; an empty routes table or init
- * string has offset 0. A route's dst_pid is a relative pid (< num_tasks,
- * port < PORT_LIMIT), MT_PID_MULTICAST (port = relative group), or a global
- * pid above MT_PID_SYSTEM other than MT_PID_INVALID, used as it is. A
- * member's port is an application port, PORT_0 .. PORT_LIMIT-1.
+ * string has offset 0. A route's dst_pid is a relative pid (< num_tasks),
+ * MT_PID_MULTICAST (port = relative group), or a global pid above
+ * MT_PID_SYSTEM other than MT_PID_INVALID, used as it is; the port of a
+ * route to a task, like a member's port, is an application port, PORT_0 ..
+ * PORT_LIMIT-1 (system ports are the kernel's).
  *
  * appdesc_parse() checks every length, offset and id before anything is
  * created; on error it names the byte offset of the offending field.

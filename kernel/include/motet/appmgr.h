@@ -6,6 +6,13 @@
  * creates every local task, remote control block and local group membership,
  * and only then initialises the local tasks. If any step fails, everything
  * this description created is removed again and the error is logged.
+ *
+ * Before it creates anything, every module checks that each task is placed
+ * on a module of the device (bus_modules(): the modules the bus was started
+ * with, this module alone without a bus), MT_ERR_NO_MODULE, and that each
+ * task placed here runs a registered program, MT_ERR_NO_PROGRAM. A failure
+ * that concerns one task is logged with an EV_APPFAIL record naming the
+ * task's relative pid and its module, on every module of the device.
  */
 #ifndef MOTET_APPMGR_H
 #define MOTET_APPMGR_H
@@ -15,12 +22,17 @@
 /* Priority of the manager: the top level, above every application task. */
 #define APPMGR_PRIO ((mt_prio_t) (MOTET_PRIO_LEVELS - 1))
 
+/* appmgr_result_t.bad_task of a failure that concerns no single task. */
+#define APPMGR_NO_TASK 0xFFu
+
 typedef struct appmgr_result {
-    mt_err_t err;        /* outcome of the last description */
-    uint16_t bad_offset; /* for MT_ERR_DESC_*: the offending byte */
-    mt_pid_t pid_base;   /* device pid of relative pid 0 */
-    uint8_t group_base;  /* device group of relative group 0 */
-    uint8_t created;     /* local tasks created */
+    mt_err_t err;           /* outcome of the last description */
+    uint16_t bad_offset;    /* for MT_ERR_DESC_*: the offending byte */
+    mt_pid_t pid_base;      /* device pid of relative pid 0 */
+    uint8_t group_base;     /* device group of relative group 0 */
+    uint8_t created;        /* local tasks created */
+    uint8_t bad_task;       /* relative pid the error is about, or APPMGR_NO_TASK */
+    mt_module_t bad_module; /* that task's module (when bad_task is one) */
 } appmgr_result_t;
 
 /* Create the manager task (pid MT_PID_APPMGR); boot, after sched_init(). */

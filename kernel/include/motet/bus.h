@@ -50,7 +50,7 @@ enum {
     BUS_FRAME_MCAST,    /* a multicast to group `port`, broadcast */
     BUS_FRAME_SYNC,     /* a time-sync beacon: u32 stamp, broadcast */
     BUS_FRAME_DESC,     /* an application description, broadcast */
-    BUS_FRAME_CREATED,  /* a module's outcome of creating its part: u8 error */
+    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (BUS_APP_OUTCOME_SIZE) */
     BUS_FRAME_TYPE_END
 };
 
@@ -66,6 +66,11 @@ enum {
  * description: one byte, MT_OK (initialise) or the first module's error
  * (undo stage one). */
 #define BUS_APPMGR_PORT_VERDICT (PORT_0 + 1)
+
+/* A CREATED frame's payload, and the verdict's: u8 mt_err_t, u8 relative
+ * pid of the task the error is about (APPMGR_NO_TASK: none), u8 that
+ * task's module; so that every module can log which task failed where. */
+#define BUS_APP_OUTCOME_SIZE 3u
 
 /* A decoded frame; `payload` points into the buffer it was decoded from. */
 typedef struct bus_frame {
@@ -171,9 +176,11 @@ void bus_isr_tx_done(port_bus_result_t result);
  * description still waits for its device-wide verdict. */
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
 /* Manager hook after stage one with the bus up: `err` is this module's
- * outcome. It is broadcast; once every module has reported, the manager
- * gets the verdict on BUS_APPMGR_PORT_VERDICT. Task context. */
-void bus_app_created(mt_err_t err);
+ * outcome, about relative task `task` (APPMGR_NO_TASK: none) on `module`.
+ * It is broadcast; once every module has reported, the manager gets the
+ * verdict (the first error reported, with its task and module) on
+ * BUS_APPMGR_PORT_VERDICT. Task context. */
+void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
 
 #else /* no bus: one module, everything local */
 
@@ -188,14 +195,21 @@ static inline mt_module_t bus_self(void)
 {
     return MOTET_MODULE_ID;
 }
+/* The device is this module alone. */
+static inline uint32_t bus_modules(void)
+{
+    return (uint32_t) 1u << MOTET_MODULE_ID;
+}
 static inline mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags,
                                      bool from_isr)
 {
     return mcast_deliver(group, data, len, flags, from_isr);
 }
-static inline void bus_app_created(mt_err_t err)
+static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {
     (void) err;
+    (void) task;
+    (void) module;
 }
 
 #endif /* MOTET_BUS */

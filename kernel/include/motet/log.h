@@ -31,6 +31,8 @@ typedef enum {
     EV_BUS,     /* arg = frame bytes */
     EV_RUN,     /* pid = receiver, arg = sender << 8 | port: a send run at once, its
                  * SEND and START in one record */
+    EV_APPFAIL, /* pid = relative pid of the task an application description failed
+                 * for, arg = mt_err_t << 8 | that task's module (appmgr.h) */
     EV_TYPE_COUNT
 } log_event_type_t;
 

@@ -7,7 +7,9 @@
  * records the pid that owns it; mem_free_all() reclaims a killed task's
  * blocks. Semantics are those of the C library: mem_realloc(NULL, n) is
  * mem_alloc(n), mem_realloc(p, 0) frees p and returns NULL, mem_free(NULL)
- * does nothing. Errors (exhaustion, double free, foreign pointer) return
+ * does nothing. A task frees and resizes only its own blocks: a received
+ * payload becomes its own when it takes it (sched_take_msg()). Errors
+ * (exhaustion, double free, foreign pointer, another owner's block) return
  * NULL or an error code and are logged, never crash.
  *
  * Example:
@@ -41,9 +43,12 @@ void mem_init(void);
 void *mem_alloc(size_t size);
 /* Allocate `size` bytes owned by `owner`; NULL if exhausted. */
 void *mem_alloc_owned(size_t size, mt_pid_t owner);
-/* Resize keeping the owner and contents; NULL (old block kept) on failure. */
+/* Resize keeping the owner and contents; NULL (old block kept) on failure,
+ * which includes a task resizing a block it does not own. */
 void *mem_realloc(void *ptr, size_t size);
-/* Free a block; NULL is ignored. MT_ERR_DOUBLE_FREE or MT_ERR_BAD_POINTER. */
+/* Free a block; NULL is ignored. MT_ERR_DOUBLE_FREE, MT_ERR_BAD_POINTER, or
+ * MT_ERR_NOT_OWNER (nothing freed) when a task frees a block it does not own;
+ * an interrupt handler, or code outside every handler, may free any block. */
 mt_err_t mem_free(void *ptr);
 /* Free every block owned by `owner`; returns how many were freed. */
 unsigned mem_free_all(mt_pid_t owner);

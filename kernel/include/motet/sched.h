@@ -117,7 +117,9 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
 /* In a handler, keep the payload `data` of `len` bytes it was given: the
  * heap block itself when the message carried one (zero copy), else a new
  * heap copy; the caller owns the result and must mem_free() it. NULL for an
- * empty payload or when the heap is exhausted (logged). */
+ * empty payload or when the heap is exhausted (logged). A heap payload not
+ * taken stays the kernel's, which frees it after the handler: the handler
+ * may read it, and its mem_free() of it is refused. */
 void *sched_take(void *data, uint16_t len);
 /* Take the payload of a message a thread received (thread_receive()), by
  * the same rules as sched_take(). */

@@ -45,6 +45,8 @@ typedef enum {
     MT_ERR_BUS_CORRUPT,   /* a bus frame failed its length or checksum check */
     MT_ERR_BUS_DOWN,      /* the destination module did not take a frame */
     MT_ERR_NOT_MOVABLE,   /* migration asked for a task without TASK_MOVABLE */
+    MT_ERR_NOT_OWNER,     /* a task freed or resized a heap block it does not own */
+    MT_ERR_NO_MODULE,     /* a task placed on a module the device does not have */
     MT_ERR_COUNT
 } mt_err_t;
 
