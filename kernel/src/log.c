@@ -81,7 +81,7 @@ uint32_t log_overruns(void)
 
 static const char *const type_names[EV_TYPE_COUNT] = {
     "?",    "SEND",  "START",  "END",  "ALLOC",   "FREE", "TIMER", "SLEEP",
-    "WAKE", "ERROR", "CREATE", "KILL", "MIGRATE", "BUS",  "RUN",
+    "WAKE", "ERROR", "CREATE", "KILL", "MIGRATE", "BUS",  "RUN",   "BAD_FRAME",
 };
 
 const char *log_type_name(uint8_t type)

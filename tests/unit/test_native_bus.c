@@ -6,9 +6,11 @@
  * chosen simulated ticks. Covered: remote routing (rule 8), the priority
  * queue and the frame in flight, retransmission after a rejection and its
  * duplicate at the receivers, unreachable modules, corrupt and misaddressed
- * frames (rejected, counted, logged, never delivered), multicast once on
- * the bus and local members in priority order, time-sync beacons, and the
- * application manager waiting for every module before initialising.
+ * frames (rejected, counted, logged, never delivered), intact frames that
+ * their kind does not allow (dropped, counted, logged with their sender,
+ * and nothing changed), multicast once on the bus and local members in priority order,
+ * time-sync beacons, and the application manager waiting for every module
+ * before initialising.
  */
 #include <string.h>
 
@@ -396,8 +398,13 @@ static void test_timesync_beacons(void **state)
     /* A beacon from module 0, complete here at `at`, stamped 5000000. */
     uint8_t beacon[BUS_OVERHEAD + BUS_SYNC_PAYLOAD];
     static const uint8_t blank[4];
-    bus_frame_t b = {.type = BUS_FRAME_SYNC, .src = 0, .dst = BUS_BROADCAST, .len = 4};
-    b.payload = blank;
+    bus_frame_t b = {.type = BUS_FRAME_SYNC,
+                     .src = 0,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_TIMESYNC,
+                     .port = PORT_0,
+                     .len = 4,
+                     .payload = blank};
     uint16_t n = bus_frame_encode(&b, beacon, sizeof beacon);
     bus_frame_stamp(beacon, n, 5000000u);
     uint64_t at = tport_time() + 10;
@@ -442,9 +449,13 @@ static uint16_t two_module_desc(uint8_t *b)
 static void report_from(mt_module_t m, mt_err_t err)
 {
     uint8_t e = (uint8_t) err;
-    bus_frame_t f = {.type = BUS_FRAME_CREATED, .src = m, .dst = BUS_BROADCAST, .len = 1};
-    f.payload = &e;
-    f.pid = MT_PID_APPMGR;
+    bus_frame_t f = {.type = BUS_FRAME_CREATED,
+                     .src = m,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_APPMGR,
+                     .port = BUS_APPMGR_PORT_VERDICT,
+                     .len = 1,
+                     .payload = &e};
     assert_true(receive(&f, false));
 }
 
@@ -494,6 +505,198 @@ static void test_description_undone_when_a_module_fails(void **state)
     assert_int_equal(load_and_create(), base);
 }
 
+/* ---- intact frames that their kind does not allow ---- */
+
+/* What a dropped frame must leave as it was. */
+typedef struct snapshot {
+    unsigned sent;
+    char got[96];
+    uint8_t queued, pending;
+    uint16_t heap_in_use, heap_blocks;
+    bool reference;
+    uint32_t beacons;
+    appmgr_result_t app;
+    bus_stats_t stats;
+} snapshot_t;
+
+static void snapshot(snapshot_t *s)
+{
+    s->sent = n_sent;
+    strcpy(s->got, got);
+    s->queued = sched_queued_count();
+    s->pending = bus_tx_pending();
+    mem_stats_t m;
+    mem_get_stats(&m);
+    s->heap_in_use = m.in_use;
+    s->heap_blocks = m.alloc_count;
+    s->reference = timesync_is_reference();
+    s->beacons = timesync_beacons();
+    s->app = *appmgr_last_result();
+    s->stats = *bus_stats();
+}
+
+/* EV_BAD_FRAME records among the undrained ones, each checked to name the
+ * frame's sender; fails on a received frame's EV_BUS record (none was
+ * taken). Drains the log. */
+static unsigned logged_bad_frames(const bus_frame_t *f)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++) {
+        assert_false(rec[i].type == EV_BUS && (rec[i].arg & 0x8000u));
+        if (rec[i].type != EV_BAD_FRAME) continue;
+        assert_int_equal(rec[i].pid, f->src_pid);
+        assert_int_equal(rec[i].arg, (uint16_t) (f->src << 8 | f->type));
+        found++;
+    }
+    return found;
+}
+
+/* The frame arrives intact and is acknowledged (sending it again would not
+ * mend it), counted and logged once with its sender, and changes nothing:
+ * no message, no frame sent, no memory, no clock, no application. */
+static void expect_dropped(const bus_frame_t *f)
+{
+    snapshot_t before, after;
+    sched_run_pending();
+    drain_log();
+    snapshot(&before);
+    assert_true(receive(f, false));
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* anything it had made us send would end */
+    sched_run_pending();
+    assert_int_equal(logged_bad_frames(f), 1);
+    snapshot(&after);
+    assert_int_equal(after.stats.rx_bad, before.stats.rx_bad + 1);
+    before.stats.rx_bad = after.stats.rx_bad;
+    assert_memory_equal(&after.stats, &before.stats, sizeof before.stats); /* copies of one */
+    assert_int_equal(after.sent, before.sent);
+    assert_string_equal(after.got, before.got);
+    assert_int_equal(after.queued, before.queued);
+    assert_int_equal(after.pending, before.pending);
+    assert_int_equal(after.heap_in_use, before.heap_in_use);
+    assert_int_equal(after.heap_blocks, before.heap_blocks);
+    assert_int_equal(after.reference, before.reference);
+    assert_int_equal(after.beacons, before.beacons);
+    assert_int_equal(after.app.err, before.app.err);
+    assert_int_equal(after.app.pid_base, before.app.pid_base);
+    assert_int_equal(after.app.created, before.app.created);
+}
+
+static bus_frame_t broadcast_from(mt_module_t src, uint8_t type, mt_pid_t pid, mt_port_t port,
+                                  const void *payload, uint16_t len)
+{
+    return (bus_frame_t){.type = type,
+                         .src = src,
+                         .dst = BUS_BROADCAST,
+                         .seq = 9,
+                         .pid = pid,
+                         .port = port,
+                         .src_pid = 0x44,
+                         .prio = MOTET_PRIO_LEVELS - 1,
+                         .len = len,
+                         .payload = payload};
+}
+
+static void test_data_frames_their_kind_does_not_allow_are_dropped(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "x");
+    f.dst = BUS_BROADCAST; /* a message goes to one module */
+    expect_dropped(&f);
+    f = frame_from(2, MT_PID_NONE, "x"); /* to no task */
+    expect_dropped(&f);
+    f = frame_from(2, 0x20, "x"); /* to no input port */
+    f.port = PORT_LIMIT;
+    expect_dropped(&f);
+    f = frame_from(2, 0x20, "x"); /* from a pid no task can have */
+    f.src_pid = MT_PID_INVALID;
+    expect_dropped(&f);
+    f.src_pid = MT_PID_MULTICAST;
+    expect_dropped(&f);
+    f = frame_from(2, MT_PID_MULTICAST, "x"); /* would have us multicast */
+    f.port = GROUP;
+    expect_dropped(&f);
+    f = frame_from(2, MT_PID_TIMESYNC, ""); /* would make us the clock's reference */
+    expect_dropped(&f);
+    f = frame_from(2, 0xF7, "x"); /* a system pid that takes no message */
+    expect_dropped(&f);
+    assert_string_equal(got, "");
+    assert_int_equal(bus_stats()->rx_bad, 8);
+    assert_int_equal(bus_stats()->rx_frames, 0);
+}
+
+/* Descriptions and verdicts reach the application manager only as the
+ * broadcasts of the loading protocol: a DATA frame to it would load a
+ * description on another module's behalf, or forge a verdict. */
+static void test_data_frames_to_the_application_manager_are_dropped(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    bus_frame_t f = frame_from(2, MT_PID_APPMGR, "");
+    f.payload = desc;
+    f.len = len;
+    expect_dropped(&f);
+    const uint8_t ok = MT_OK;
+    f = frame_from(2, MT_PID_APPMGR, "");
+    f.port = BUS_APPMGR_PORT_VERDICT;
+    f.payload = &ok;
+    f.len = 1;
+    expect_dropped(&f);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_STATE); /* nothing loaded yet */
+}
+
+static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **state)
+{
+    (void) state;
+    static const uint8_t stamp[BUS_SYNC_PAYLOAD] = {1, 2, 3, 4};
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    const uint8_t ok = MT_OK, bogus = MT_ERR_COUNT;
+    bus_frame_t f = broadcast_from(0, BUS_FRAME_MCAST, MT_PID_MULTICAST, GROUP, "m", 1);
+    f.dst = SELF; /* a multicast goes to every module */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_MCAST, 0x20, GROUP, "m", 1); /* to a task, not a group */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_SYNC, MT_PID_NONE, PORT_0, stamp, 4); /* not to the clock */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_SYNC, MT_PID_TIMESYNC, PORT_0, stamp, 4);
+    f.dst = SELF;
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_DESC, 0x20, PORT_0, desc, len); /* not to the manager */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_DESC, MT_PID_APPMGR, PORT_0, desc, len);
+    f.dst = SELF;
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, &bogus, 1);
+    expect_dropped(&f); /* an outcome that is no error code */
+    f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, PORT_0, &ok, 1);
+    expect_dropped(&f);
+    assert_false(timesync_synced());
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(bus_stats()->rx_bad, 8);
+}
+
+/* A bad outcome does not count as the module's report: the description
+ * still waits for a good one from it. */
+static void test_bad_outcome_is_no_report(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK);
+    const uint8_t bogus = 0xEE;
+    bus_frame_t f =
+        broadcast_from(2, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, &bogus, 1);
+    expect_dropped(&f);
+    assert_string_equal(inits, "");
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +719,10 @@ int main(void)
         cmocka_unit_test_setup(test_timesync_beacons, setup),
         cmocka_unit_test_setup(test_description_waits_for_every_module, setup),
         cmocka_unit_test_setup(test_description_undone_when_a_module_fails, setup),
+        cmocka_unit_test_setup(test_data_frames_their_kind_does_not_allow_are_dropped, setup),
+        cmocka_unit_test_setup(test_data_frames_to_the_application_manager_are_dropped, setup),
+        cmocka_unit_test_setup(test_broadcast_frames_their_kind_does_not_allow_are_dropped, setup),
+        cmocka_unit_test_setup(test_bad_outcome_is_no_report, setup),
     };
     return cmocka_run_group_tests_name("bus manager", tests, NULL, NULL);
 }
