@@ -215,12 +215,13 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 
 /* ---- a frame's end ---- */
 
-/* A multicast, ours or received, to the group's members here; the source
- * of a task on the move keeps a copy of those for it (migrate.h). */
-static mt_err_t deliver_cast(uint8_t group, const void *data, uint16_t len)
+/* A multicast frame, ours or received, to the group's members here, from
+ * the task that sent it; the source of a task on the move keeps a copy of
+ * those for it (migrate.h). */
+static mt_err_t deliver_cast(const bus_frame_t *f)
 {
-    migrate_bus_cast(group, data, len);
-    return mcast_deliver(group, (void *) data, len, 0, true);
+    migrate_bus_cast(f->port, f->payload, f->len);
+    return mcast_deliver_from(f->src_pid, f->port, f->payload, f->len);
 }
 
 /* Our own frame went out: what the sender does once everyone has it. */
@@ -234,7 +235,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     if (f.type == BUS_FRAME_MCAST && f.pid == MT_PID_MIGRATOR)
         migrate_bus_own(&f);
     else if (f.type == BUS_FRAME_MCAST)
-        deliver_cast(f.port, f.payload, f.len);
+        deliver_cast(&f);
     else if (f.type == BUS_FRAME_SYNC)
         timesync_beacon_sent();
     else if (f.type == BUS_FRAME_DESC)
@@ -337,17 +338,16 @@ static bool is_duplicate(const bus_frame_t *f)
 
 static void dispatch(const bus_frame_t *f, uint32_t local)
 {
-    void *data = (void *) f->payload; /* borrowed: a queued message copies it */
     mt_err_t err = MT_OK;
     bool data_frame = f->type == BUS_FRAME_DATA;
     if ((data_frame || f->type == BUS_FRAME_MCAST) && f->pid == MT_PID_MIGRATOR)
         migrate_bus_rx(f);
     else if (data_frame && migrate_bus_forward(f, &err))
-        ; /* for a task that has moved: sent on to where it is */
-    else if (data_frame)
-        err = sched_post_isr(f->pid, f->port, data, f->len, 0);
+        ;                /* for a task that has moved: sent on to where it is */
+    else if (data_frame) /* the payload is borrowed: the queued message copies it */
+        err = sched_post_from(f->src_pid, f->pid, f->port, f->payload, f->len);
     else if (f->type == BUS_FRAME_MCAST)
-        err = deliver_cast(f->port, data, f->len);
+        err = deliver_cast(f);
     else if (f->type == BUS_FRAME_SYNC)
         timesync_beacon(bus_frame_sync_stamp(f), local);
     else if (f->type == BUS_FRAME_DESC)

@@ -75,6 +75,11 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
  * free message block, if given and the task is initialised, else in a pool
  * block. Errors are logged as usual. Irq off (the timer service's). */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
+/* sched_post_isr() of a message that task `src` of another module sent
+ * over the bus: queued for the local task pid (no virtual pid) with src
+ * as its sender. Interrupt context; errors logged as sched_post_isr()'s. */
+mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
+                         uint16_t len);
 /* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
 

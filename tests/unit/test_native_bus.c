@@ -8,7 +8,8 @@
  * duplicate at the receivers, unreachable modules, corrupt and misaddressed
  * frames (rejected, counted, logged, never delivered), intact frames that
  * their kind does not allow (dropped, counted, logged with their sender,
- * and nothing changed), multicast once on the bus and local members in priority order,
+ * and nothing changed), the sender of a message that came by bus,
+ * multicast once on the bus and local members in priority order,
  * time-sync beacons, and the application manager waiting for every module
  * before initialising.
  */
@@ -26,6 +27,7 @@ static uint8_t sent[24][SLOT];
 static uint16_t sent_len[24];
 static unsigned n_sent;
 static char got[96];
+static mt_pid_t last_src; /* msg->src of the last message recorder() took */
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
@@ -54,6 +56,7 @@ static mt_err_t recorder(void *state, msg_t *msg)
 {
     (void) state;
     if (msg->port < PORT_0) return MT_OK;
+    last_src = msg->src;
     note(sched_current_pid() == 0x20 ? 'A' : 'B');
     if (msg->len) note(((const char *) msg->data)[0]);
     return MT_OK;
@@ -77,6 +80,7 @@ static int setup_local(void **state)
     test_boot(state);
     n_sent = 0;
     got[0] = 0;
+    last_src = MT_PID_INVALID;
     make_task(0x20, 2); /* A */
     make_task(0x21, 5); /* B */
     assert_int_equal(mcast_join(GROUP, 0x20, PORT_0), MT_OK);
@@ -505,6 +509,58 @@ static void test_description_undone_when_a_module_fails(void **state)
     assert_int_equal(load_and_create(), base);
 }
 
+/* ---- the sender of a message that came by bus ---- */
+
+static void test_received_message_names_its_sender(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "s"); /* from task 0x40 on module 2 */
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "As");
+    assert_int_equal(last_src, 0x40);
+    f = frame_from(0, 0x21, ""); /* no payload, from module 0's kernel */
+    f.src_pid = MT_PID_NONE;
+    f.port = PORT_0 + 1;
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "AsB");
+    assert_int_equal(last_src, MT_PID_NONE);
+}
+
+static void test_received_multicast_names_its_sender(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(0, MT_PID_MULTICAST, "g");
+    f.type = BUS_FRAME_MCAST;
+    f.dst = BUS_BROADCAST;
+    f.port = GROUP;
+    f.src_pid = 0x41;
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "BgAg");
+    assert_int_equal(last_src, 0x41);
+}
+
+/* Our own multicast reaches our members once the bus has carried it, from
+ * the task that sent it, as it would without a bus. */
+static mt_err_t caster(void *state, msg_t *msg)
+{
+    (void) state;
+    if (msg->port == PORT_0) return sched_send_to(MT_PID_MULTICAST, GROUP, "c", 1, 0);
+    return MT_OK;
+}
+
+static void test_own_multicast_names_its_sender(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = 0x23, .prio = 1, .handler = caster}),
+                     MT_OK);
+    assert_int_equal(sched_task_init(0x23, NULL, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x23, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    assert_string_equal(got, "BcAc");
+    assert_int_equal(last_src, 0x23);
+}
+
 /* ---- intact frames that their kind does not allow ---- */
 
 /* What a dropped frame must leave as it was. */
@@ -719,6 +775,9 @@ int main(void)
         cmocka_unit_test_setup(test_timesync_beacons, setup),
         cmocka_unit_test_setup(test_description_waits_for_every_module, setup),
         cmocka_unit_test_setup(test_description_undone_when_a_module_fails, setup),
+        cmocka_unit_test_setup(test_received_message_names_its_sender, setup),
+        cmocka_unit_test_setup(test_received_multicast_names_its_sender, setup),
+        cmocka_unit_test_setup(test_own_multicast_names_its_sender, setup),
         cmocka_unit_test_setup(test_data_frames_their_kind_does_not_allow_are_dropped, setup),
         cmocka_unit_test_setup(test_data_frames_to_the_application_manager_are_dropped, setup),
         cmocka_unit_test_setup(test_broadcast_frames_their_kind_does_not_allow_are_dropped, setup),
