@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bench_all, build, setup_env, stackcheck, thread_size
+from . import bench_all, build, fuzz, setup_env, stackcheck, thread_size
 
 ROOT = build.ROOT
 
@@ -224,6 +224,8 @@ def cmd_test(args):
         results.append(("scenario", *scenario_tests(bdir)))
         stage("sanitize")
         results.append(("sanitize", *sanitizer_tests(args.build_dir)))
+        stage("fuzz")
+        results.append(("fuzz", *fuzz.run(args.build_dir, fuzz.TEST_SECONDS)))
         stage("size")
         st = build.size_check(args.build_dir, args.port, do_build=False)
         st = st or thread_size.check(args.build_dir, args.port)
@@ -239,7 +241,7 @@ def cmd_test(args):
     return _summary(results, took)
 
 
-STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "size", "ports")
+STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "fuzz", "size", "ports")
 
 
 def _summary(results, took=None):
@@ -393,7 +395,8 @@ def parser():
     _add_build_args(s)
     s.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("test", help="setup, lint, build, unit and scenario tests, size check")
+    s = sub.add_parser("test", help="setup, lint, build, unit, scenario, sanitizer and fuzz "
+                                    "tests, size check, ports")
     _add_build_args(s)
     s.set_defaults(func=cmd_test)
 
@@ -443,6 +446,8 @@ def parser():
     sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
     sub.add_parser("stack", help="worst-case stack of a built ELF (motet stack --help)",
                    add_help=False)
+    sub.add_parser("fuzz", help="build and run the libFuzzer targets (motet fuzz --help)",
+                   add_help=False)
     return p
 
 
@@ -453,6 +458,8 @@ def main(argv=None):
             return cmd_appc(argv[1:])
         if argv and argv[0] == "stack":
             return stackcheck.main(argv[1:])
+        if argv and argv[0] == "fuzz":
+            return fuzz.main(argv[1:])
         if argv and argv[0] == "run":
             from . import run_device
             return run_device.main(argv[1:])
