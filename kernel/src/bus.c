@@ -216,12 +216,13 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 
 /* ---- a frame's end ---- */
 
-/* A multicast, ours or received, to the group's members here; the source
- * of a task on the move keeps a copy of those for it (migrate.h). */
-static mt_err_t deliver_cast(uint8_t group, const void *data, uint16_t len)
+/* A multicast frame, ours or received, to the group's members here, from
+ * the task that sent it; the source of a task on the move keeps a copy of
+ * those for it (migrate.h). */
+static mt_err_t deliver_cast(const bus_frame_t *f)
 {
-    migrate_bus_cast(group, data, len);
-    return mcast_deliver(group, (void *) data, len, 0, true);
+    migrate_bus_cast(f->port, f->payload, f->len);
+    return mcast_deliver_from(f->src_pid, f->port, f->payload, f->len);
 }
 
 /* Our own frame went out: what the sender does once everyone has it. */
@@ -235,7 +236,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     if (f.type == BUS_FRAME_MCAST && f.pid == MT_PID_MIGRATOR)
         migrate_bus_own(&f);
     else if (f.type == BUS_FRAME_MCAST)
-        deliver_cast(f.port, f.payload, f.len);
+        deliver_cast(&f);
     else if (f.type == BUS_FRAME_SYNC)
         timesync_beacon_sent();
     else if (f.type == BUS_FRAME_DESC)
@@ -283,6 +284,51 @@ static uint32_t capture_time(port_counter_t capture)
     return timer_now() - (port_counter_t) (port_counter_read() - capture);
 }
 
+/* A task that may send: no virtual pid and not the invalid one. */
+static bool sender_pid_ok(mt_pid_t pid)
+{
+    return pid != MT_PID_MULTICAST && pid != MT_PID_TIMESYNC && pid != MT_PID_INVALID;
+}
+
+/* What every frame of a kind carries, as this kernel sends it: a frame
+ * from another module that differs is no frame of ours, and nothing may
+ * act on it. DATA goes to one module and to a task's input port (or to
+ * the migrator, which knows its own payloads); a DATA frame for a virtual
+ * pid or the application manager would have this module multicast, take
+ * over the global clock or load a description on another's behalf. The
+ * rest go to every module, each to the one virtual pid that takes it. The
+ * priority byte orders the sender's queue only and is never read here. */
+static bool frame_allowed(const bus_frame_t *f)
+{
+    bool broadcast = f->dst == BUS_BROADCAST;
+    if (!sender_pid_ok(f->src_pid)) return false;
+    switch (f->type) {
+    case BUS_FRAME_DATA:
+        if (broadcast) return false;
+        if (f->pid == MT_PID_MIGRATOR) return migrate_bus_valid(f);
+        return f->pid != MT_PID_NONE && f->pid < MT_PID_SYSTEM && f->port < PORT_LIMIT;
+    case BUS_FRAME_MCAST:
+        if (f->pid == MT_PID_MIGRATOR) return broadcast && migrate_bus_valid(f);
+        return broadcast && f->pid == MT_PID_MULTICAST;
+    case BUS_FRAME_SYNC:
+        return broadcast && f->pid == MT_PID_TIMESYNC && f->port == PORT_0;
+    case BUS_FRAME_DESC:
+        return broadcast && f->pid == MT_PID_APPMGR && f->port == PORT_0;
+    case BUS_FRAME_CREATED: /* its outcome (bus_frame_decode() checked the length):
+                             * an mt_err_t, a relative task and its module */
+        return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
+               f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES;
+    default:
+        return false;
+    }
+}
+
+static void rx_bad(const bus_frame_t *f)
+{
+    B.stats.rx_bad++;
+    log_event(EV_BAD_FRAME, f->src_pid, (uint16_t) ((f->src << 8) | f->type));
+}
+
 static bool is_duplicate(const bus_frame_t *f)
 {
     uint8_t link = f->dst == BUS_BROADCAST ? 1u : 0u;
@@ -294,17 +340,16 @@ static bool is_duplicate(const bus_frame_t *f)
 
 static void dispatch(const bus_frame_t *f, uint32_t local)
 {
-    void *data = (void *) f->payload; /* borrowed: a queued message copies it */
     mt_err_t err = MT_OK;
     bool data_frame = f->type == BUS_FRAME_DATA;
     if ((data_frame || f->type == BUS_FRAME_MCAST) && f->pid == MT_PID_MIGRATOR)
         migrate_bus_rx(f);
     else if (data_frame && migrate_bus_forward(f, &err))
-        ; /* for a task that has moved: sent on to where it is */
-    else if (data_frame)
-        err = sched_post_isr(f->pid, f->port, data, f->len, 0);
+        ;                /* for a task that has moved: sent on to where it is */
+    else if (data_frame) /* the payload is borrowed: the queued message copies it */
+        err = sched_post_from(f->src_pid, f->pid, f->port, f->payload, f->len);
     else if (f->type == BUS_FRAME_MCAST)
-        err = deliver_cast(f->port, data, f->len);
+        err = deliver_cast(f);
     else if (f->type == BUS_FRAME_SYNC)
         timesync_beacon(bus_frame_sync_stamp(f), local);
     else if (f->type == BUS_FRAME_DESC)
@@ -341,6 +386,10 @@ bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
         B.stats.rx_corrupt++;
         log_error(MT_ERR_BUS_CORRUPT);
         return BUS_RX_REJECTED; /* never delivered: the sender sends it again */
+    }
+    if (!frame_allowed(&f)) {
+        rx_bad(&f);
+        return BUS_RX_ACCEPTED; /* dropped: the same bytes would be as wrong again */
     }
     /* Not taken, not seen (no sequence number recorded): offered again. */
     if (f.type == BUS_FRAME_DATA && migrate_bus_busy(&f)) return BUS_RX_BUSY;

@@ -130,6 +130,18 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
     return first;
 }
 
+mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data, uint16_t len)
+{
+    target_t order[MOTET_MAX_GROUP_MEMBERS];
+    uint8_t n = collect_sorted(group, order);
+    mt_err_t first = MT_OK;
+    for (uint8_t k = 0; k < n; k++) {
+        mt_err_t err = sched_post_from(src, order[k].pid, order[k].port, data, len);
+        if (err && !first) first = err;
+    }
+    return first;
+}
+
 uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max)
 {
     uint8_t n = 0;

@@ -130,7 +130,7 @@ bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t 
         r->kind = kind;
         r->from = from;
         r->len = len;
-        memcpy(r->data, data, len);
+        if (len) memcpy(r->data, data, len); /* an empty record may come without data */
         MIG.ring_count++;
     }
     port_irq_restore(s);
@@ -292,6 +292,7 @@ mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
 /* A request here: this is the source, or it goes on along the route. */
 static void on_request(const mig_record_t *r)
 {
+    if (r->len < 4) return; /* the bus checks frames; this is the ring's own guard */
     mt_pid_t pid = r->data[0];
     mt_module_t dest = r->data[1], requester = r->data[2];
     uint8_t hops = r->data[3];
@@ -324,6 +325,7 @@ static void handle(const mig_record_t *r)
         on_request(r);
         break;
     case MIG_MSG_REFUSED:
+        if (r->len < 2) break;
         log_error((mt_err_t) r->data[1]);
         mig_notify(r->data[0], MIG_REFUSED, r->from, (mt_err_t) r->data[1]);
         break;
@@ -394,6 +396,110 @@ mt_err_t migrate_start(void)
     return sched_task_init(MT_PID_MIGRATOR, NULL, 0);
 }
 
+/* ---- what another module may send (bus.c asks before anything acts) ---- */
+
+static bool app_pid(mt_pid_t pid)
+{
+    return pid != MT_PID_NONE && pid < MT_PID_SYSTEM; /* only tasks of applications move */
+}
+
+static bool on_device(mt_module_t m)
+{
+    return m < MOTET_BUS_MODULES && (bus_modules() & mig_bit(m));
+}
+
+static bool is_error(uint8_t err)
+{
+    return err < MT_ERR_COUNT;
+}
+
+/* The messages of a FORWARD fill it exactly, each to an input port. */
+static bool forward_fits(const uint8_t *p, uint16_t len)
+{
+    uint16_t at = MIG_FWD_HDR;
+    while (at < len) {
+        uint16_t left = (uint16_t) (len - at);
+        if (left < MIG_FWD_ENTRY || p[at] >= PORT_LIMIT) return false;
+        uint16_t n = mig_get16(p + at + 1);
+        if (n > left - MIG_FWD_ENTRY) return false;
+        at = (uint16_t) (at + MIG_FWD_ENTRY + n);
+    }
+    return true;
+}
+
+/* A frame's payload against the layout of its kind (migrate.h): its
+ * length, then every field that names a module, a priority or an error.
+ * A module names itself where the kind says it is the sender: a request's
+ * first hop comes from its requester, and only a migration's source
+ * freezes, decides and confirms it. */
+static bool payload_fits(const bus_frame_t *f)
+{
+    const uint8_t *p = f->payload;
+    uint16_t len = f->len;
+    bool cast_ok = f->port == MIG_MSG_FREEZE || f->port == MIG_MSG_RESULT ||
+                   f->port == MIG_MSG_CONFIRM; /* also unicast: to one that asked again */
+    if (f->type == BUS_FRAME_MCAST && !cast_ok) return false;
+    if (len < 2 || !app_pid(p[0])) return false; /* every kind starts with the task's pid */
+    switch (f->port) {
+    case MIG_MSG_REQUEST: /* pid, dest, requester, hops */
+        return len == 4 && on_device(p[1]) && on_device(p[2]) && p[3] >= 1u &&
+               p[3] <= MIG_MAX_HOPS && (p[3] > 1u || p[2] == f->src);
+    case MIG_MSG_FREEZE: /* pid, id, source, dest, prio */
+        return len == 5 && p[2] == f->src && on_device(p[3]) && p[3] != p[2] &&
+               p[4] < MOTET_PRIO_LEVELS;
+    case MIG_MSG_REPLY:    /* pid, id, err */
+    case MIG_MSG_ATTACHED: /* pid, id, err */
+        return len == 3 && is_error(p[2]);
+    case MIG_MSG_STATE: /* pid, id, u16 offset, image bytes */
+        return len >= MIG_CHUNK_HDR;
+    case MIG_MSG_RESULT: /* pid, id, err, source, dest */
+        return len == 5 && is_error(p[2]) && p[3] == f->src && on_device(p[4]);
+    case MIG_MSG_FORWARD: /* pid, id, messages */
+        return forward_fits(p, len);
+    case MIG_MSG_END: /* pid, id, u16 count */
+        return len == 4;
+    case MIG_MSG_REFUSED: /* pid, err */
+        return len == 2 && is_error(p[1]) && p[1] != MT_OK;
+    case MIG_MSG_PING:  /* pid, id */
+    case MIG_MSG_ABORT: /* pid, id */
+        return len == 2;
+    case MIG_MSG_CONFIRM: /* pid, id, source, dest */
+        return len == 4 && p[2] == f->src && on_device(p[3]);
+    default: /* KICK and the ring's own records never travel */
+        return false;
+    }
+}
+
+/* Of a migration this module takes part in, only the destination attaches
+ * and only the source sends the image and what follows it, or decides. */
+static bool from_its_part(const bus_frame_t *f)
+{
+    const uint8_t *p = f->payload;
+    const slot_t *s;
+    switch (f->port) {
+    case MIG_MSG_STATE:
+    case MIG_MSG_FORWARD:
+    case MIG_MSG_END:
+    case MIG_MSG_ABORT:
+        s = mig_slot_find(ROLE_DEST, p[0], p[1]);
+        return !s || s->source == f->src;
+    case MIG_MSG_ATTACHED:
+        s = mig_slot_find(ROLE_SOURCE, p[0], p[1]);
+        return !s || s->dest == f->src;
+    case MIG_MSG_RESULT:
+    case MIG_MSG_CONFIRM:
+        s = mig_slot_find(ROLE_FREE, p[0], p[1]);
+        return !s || s->source == f->src;
+    default:
+        return true;
+    }
+}
+
+bool migrate_bus_valid(const bus_frame_t *f)
+{
+    return payload_fits(f) && from_its_part(f);
+}
+
 /* ---- the interrupt half (bus.c) ---- */
 
 void migrate_bus_rx(const bus_frame_t *f)
@@ -404,7 +510,8 @@ void migrate_bus_rx(const bus_frame_t *f)
         mig_peer_rx_forward(f);
     } else {
         if (f->port == MIG_MSG_RESULT) mig_peer_rx_result(f);
-        mig_ring_push(f->port, f->src, f->payload, (uint8_t) (f->len < 255 ? f->len : 255));
+        /* Checked (migrate_bus_valid()): at most MIG_CTRL_MAX bytes. */
+        mig_ring_push(f->port, f->src, f->payload, (uint8_t) f->len);
     }
 }
 

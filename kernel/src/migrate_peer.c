@@ -147,15 +147,18 @@ static void finish_rx(slot_t *s)
     mig_ring_push(MIG_REC_RECEIVED, s->source, d, 2);
 }
 
-/* The first chunk carries the whole header: allocate both blocks. */
+/* The first chunk carries the whole header (the source sees to it): one
+ * that does not decode, is for another task, or announces more bytes than
+ * the offsets count is refused before anything is allocated for it. Then
+ * both blocks are allocated. */
 static bool start_rx(slot_t *s, const uint8_t *b, uint16_t n)
 {
-    if (n < MIG_IMAGE_HEADER) return false;
-    uint16_t head = (uint16_t) (MIG_IMAGE_HEADER + b[5] * MIG_ROUTE_BYTES + b[6] * MIG_TIMER_BYTES +
-                                b[7] * MIG_GROUP_BYTES);
-    if (head > n) return false;
+    mig_image_t img;
+    if (mig_image_decode(b, n, &img) != MT_OK || img.pid != s->pid) return false;
+    uint16_t head = mig_image_size(&img);
+    if ((uint32_t) head + img.state_len > UINT16_MAX) return false;
     s->head_len = head;
-    s->state_len = mig_get16(b + 12);
+    s->state_len = img.state_len;
     s->head = mem_alloc_owned(head, MEM_OWNER_KERNEL);
     if (s->state_len) s->state = mem_alloc_owned(s->state_len, MEM_OWNER_KERNEL);
     if (!s->head || (s->state_len && !s->state)) s->err = MT_ERR_NO_MEM;
@@ -413,8 +416,9 @@ void mig_peer_rx_forward(const bus_frame_t *f)
 
 static void on_end(const mig_record_t *r)
 {
+    if (r->len < 4) return;
     slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
-    if (!s || s->step != ST_COMMITTED || r->len < 4) return;
+    if (!s || s->step != ST_COMMITTED) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
     task_t *t = sched_find_task(s->pid);
     if (t) {

@@ -200,6 +200,11 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
 void send_release_held(task_t *t);
 /* Free a payload the kernel holds for t's running handler (t->payload). */
 void send_drop_payload(task_t *t);
+/* sched_post_isr() of a message that task `src` of another module sent
+ * over the bus: queued for the local task pid (no virtual pid) with src
+ * as its sender. Interrupt context; errors logged as sched_post_isr()'s. */
+mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
+                         uint16_t len);
 
 /* ---- queue.c: one FIFO per priority level, a bitmap, the block pool ----
  *

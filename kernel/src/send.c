@@ -114,8 +114,10 @@ void send_release_held(task_t *t)
     port_irq_restore(s);
 }
 
-static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
-                        uint8_t flags, bool from_isr)
+/* Queue a message from `src` (the running task, or a task of another module
+ * whose message came over the bus) for local task t, looked up for pid. */
+static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data,
+                           uint16_t len, uint8_t flags, bool from_isr)
 {
     if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
         return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
@@ -124,7 +126,7 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
     m->next = NULL;
     m->dst = pid;
     m->port = port;
-    m->src = from_isr ? MT_PID_NONE : sched_current_pid();
+    m->src = src;
     m->flags = from_isr ? MSG_FROM_ISR : 0;
     mt_err_t err = own_payload(m, data, len, flags);
     if (err) { /* the memory manager has logged why; m holds no payload */
@@ -158,6 +160,13 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
     }
     port_irq_restore(s);
     return MT_OK;
+}
+
+static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                        uint8_t flags, bool from_isr)
+{
+    return enqueue_as(t, from_isr ? MT_PID_NONE : sched_current_pid(), pid, port, data, len, flags,
+                      from_isr);
 }
 
 /* The queued fast path: a send from the kernel stack to t, looked up under
@@ -522,6 +531,18 @@ static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void 
      * interrupt's message always waits (rules 2 and 3). */
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     return enqueue(t, pid, port, data, len, flags, true);
+}
+
+/* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
+ * is a task of this module's log, and the sender is not one. */
+mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
+{
+    mt_err_t err = check_send_args(port, data, len, 0);
+    if (err) return log_error(err);
+    task_t *t = task_find_fast(pid);
+    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    return enqueue_as(t, src, pid, port, (void *) data, len, 0, true);
 }
 
 /* Fill in the message block m, without payload, from an interrupt to the

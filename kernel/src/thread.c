@@ -62,6 +62,28 @@
 /* Exit status of a module whose guarded thread overflowed its stack. */
 #define HALT_STACK_OVERFLOW 3
 
+/* A thread stack is also plain memory that the kernel paints and scans,
+ * under its frames and below them. AddressSanitizer (the native port's
+ * sanitizer build) poisons the redzones of the frames that run on it and,
+ * when a thread dies without returning, leaves them poisoned: a new
+ * thread's stack is unpoisoned before it is painted, and the scans read
+ * without its checks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STACK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STACK_ASAN 1
+#endif
+#endif
+#ifdef STACK_ASAN
+#include <sanitizer/asan_interface.h>
+#define STACK_FRESH(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#define STACK_SCAN        __attribute__((no_sanitize_address))
+#else
+#define STACK_FRESH(p, n) ((void) 0)
+#define STACK_SCAN
+#endif
+
 static thread_t threads[MOTET_MAX_THREADS];
 
 /* The running thread (NULL: K runs); global so that thread_running() is an
@@ -131,14 +153,14 @@ void thread_k_in_run(bool in)
 
 /* ---- stacks ---- */
 
-bool thread_stack_guard_ok(const thread_t *t)
+STACK_SCAN bool thread_stack_guard_ok(const thread_t *t)
 {
     for (uint8_t i = 0; i < GUARD_BYTES; i++)
         if (t->stack[i] != STACK_PAINT) return false;
     return true;
 }
 
-size_t thread_stack_high_water(const thread_t *t)
+STACK_SCAN size_t thread_stack_high_water(const thread_t *t)
 {
     size_t untouched = 0;
     while (untouched < t->stack_size && t->stack[untouched] == STACK_PAINT) untouched++;
@@ -476,6 +498,7 @@ static mt_err_t setup(thread_t *t, const thread_spec_t *spec)
     t->prio = spec->prio;
     t->cls = spec->cls;
     if (!spec->stack_need) t->flags |= THREAD_F_GUARD;
+    STACK_FRESH(t->stack, t->stack_size);
     memset(t->stack, STACK_PAINT, t->stack_size);
     mt_err_t err = policy_thread_init(t);
     if (err) return log_error(err);

@@ -17,6 +17,14 @@
  *
  * A new context starts in motet_context_start, which calls entry(arg) with
  * a 16-byte aligned stack, as the ABI wants at a call.
+ *
+ * Under AddressSanitizer a stack pointer that jumps to another stack looks
+ * like a wild one (false stack-overflow reports, or the shadow of the old
+ * stack left poisoned), so each switch says where it goes
+ * (__sanitizer_start_switch_fiber) and, once resumed, where it came from
+ * (__sanitizer_finish_switch_fiber). The stack the module booted on is
+ * nobody's port_context_init(): its bounds are learnt from the first
+ * context that is switched to from it.
  */
 #include "motet/port.h"
 
@@ -36,10 +44,18 @@
 
 void motet_context_start(void);
 
+#if PORT_NATIVE_ASAN
+#include <sanitizer/common_interface_defs.h>
+/* The switch itself, wrapped by port_context_switch() below. */
+#define SWITCH_NAME "motet_context_switch_raw"
+void motet_context_switch_raw(port_context_t *from, port_context_t *to);
+#else
+#define SWITCH_NAME "port_context_switch"
+#endif
+
 __asm__(".text\n"
-        ".globl port_context_switch\n"
-        ".type port_context_switch, @function\n"
-        "port_context_switch:\n"
+        ".globl " SWITCH_NAME "\n"
+        ".type " SWITCH_NAME ", @function\n" SWITCH_NAME ":\n"
         "    pushq %rbp\n"
         "    pushq %rbx\n"
         "    pushq %r12\n"
@@ -55,7 +71,7 @@ __asm__(".text\n"
         "    popq %rbx\n"
         "    popq %rbp\n"
         "    ret\n"
-        ".size port_context_switch, .-port_context_switch\n"
+        ".size " SWITCH_NAME ", .-" SWITCH_NAME "\n"
         ".globl motet_context_start\n"
         ".hidden motet_context_start\n"
         ".type motet_context_start, @function\n"
@@ -65,6 +81,29 @@ __asm__(".text\n"
         "    ud2\n"
         ".size motet_context_start, .-motet_context_start\n");
 
+#if PORT_NATIVE_ASAN
+/* The context a switch leaves: the one it enters records its stack. */
+static port_context_t *switched_from;
+
+void port_context_switch(port_context_t *from, port_context_t *to)
+{
+    void *fake_stack = NULL;
+    switched_from = from;
+    __sanitizer_start_switch_fiber(&fake_stack, to->stack, to->stack_size);
+    motet_context_switch_raw(from, to);
+    __sanitizer_finish_switch_fiber(fake_stack, &switched_from->stack, &switched_from->stack_size);
+}
+
+/* A new context's first code: the switch into it ends here, not in
+ * port_context_switch(). */
+static void asan_start(void *arg)
+{
+    port_context_t *ctx = arg;
+    __sanitizer_finish_switch_fiber(NULL, &switched_from->stack, &switched_from->stack_size);
+    ctx->entry(ctx->arg);
+}
+#endif
+
 /* The first switch pops six registers (r12 = entry, r13 = arg, rbp = 0 to
  * end backtraces) and returns into motet_context_start with the stack
  * pointer at the 16-byte aligned top. */
@@ -72,6 +111,14 @@ void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*ent
                        void *arg)
 {
     REGISTER_STACK(stack, (char *) stack + size);
+#if PORT_NATIVE_ASAN
+    ctx->stack = stack;
+    ctx->stack_size = size;
+    ctx->entry = entry;
+    ctx->arg = arg;
+    entry = asan_start;
+    arg = ctx;
+#endif
     uintptr_t top = ((uintptr_t) stack + size) & ~(uintptr_t) 15u;
     uint64_t *sp = (uint64_t *) top - 7;
     sp[0] = 0;                                          /* r15 */

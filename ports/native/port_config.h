@@ -21,8 +21,26 @@
  * Linux delivers on the interrupted stack, so a thread stack also holds the
  * signal frame (up to ~3.5 KB with AVX-512 state) and the interrupt path. */
 #define PORT_HAS_THREADS 1
+/* Built with AddressSanitizer (GCC says so, Clang answers __has_feature):
+ * context switches tell it which stack is live (context_native.c). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PORT_NATIVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PORT_NATIVE_ASAN 1
+#endif
+#endif
+#ifndef PORT_NATIVE_ASAN
+#define PORT_NATIVE_ASAN 0
+#endif
 typedef struct port_context {
-    void *sp;
+    void *sp; /* first: the switch stores and loads it at offset 0 */
+#if PORT_NATIVE_ASAN
+    const void *stack; /* the context's stack, as the sanitizer must be told */
+    size_t stack_size;
+    void (*entry)(void *); /* a new context's entry(arg), started by asan_start() */
+    void *arg;
+#endif
 } port_context_t;
 #define PORT_THREAD_STACK_EXTRA 12288u
 #define PORT_THREAD_STACK_MIN   16384u

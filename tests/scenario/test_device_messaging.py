@@ -75,6 +75,9 @@ def test_multicast_reaches_every_member_in_priority_order_sent_once(build_dir, t
     # received every multicast frame once.
     for mod in range(1, 5):
         assert run.kernel(mod)["rx_undeliverable"] == 0
+    # Messages, multicasts and the description's broadcasts are all frames
+    # their receivers take: none is dropped as malformed.
+    assert [run.kernel(mod)["rx_bad"] for mod in range(5)] == [0] * 5
 
 
 def test_initialisation_starts_after_every_module_created_its_part(build_dir, tmp_path):

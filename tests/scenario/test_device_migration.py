@@ -135,6 +135,15 @@ def test_hundred_migrations_lose_duplicate_and_reorder_nothing(hundred):
     assert not [t for _, _, t in lines(hundred) if REFUSED_SEND.search(t)]
 
 
+def assert_no_frame_dropped_as_malformed(run, modules):
+    """The protocol's own frames pass every check of the receivers (docs/bus.md)."""
+    assert {mod: run.kernel(mod)["rx_bad"] for mod in modules} == {mod: 0 for mod in modules}
+
+
+def test_hundred_migrations_send_no_frame_a_receiver_drops(hundred):
+    assert_no_frame_dropped_as_malformed(hundred, range(5))
+
+
 def test_hundred_migrations_exactly_one_live_copy_at_every_step(hundred):
     assert_one_live_copy(hundred)
     # After each migration (its LIVE line), exactly one module has it live:
@@ -177,6 +186,7 @@ def test_messages_survive_every_case_in_order(cases):
     got = assert_nothing_lost_duplicated_or_reordered(cases)
     assert len(got[0x11]) >= 340 and len(got[0x12]) >= 225
     assert_one_live_copy(cases)
+    assert_no_frame_dropped_as_malformed(cases, range(4))  # m4 is killed
 
 
 def test_task_that_is_not_movable_is_refused_with_an_error(cases):
@@ -310,6 +320,7 @@ def test_destination_dying_before_end_gives_the_task_back_to_the_source(window):
 def test_destination_dying_before_end_loses_and_duplicates_nothing(window):
     got = assert_nothing_lost_duplicated_or_reordered(window)
     assert_one_live_copy(window)
+    assert_no_frame_dropped_as_malformed(window, (0, 1, 3, 4))  # m2 dies
     # Every message of the live senders, before, during and after the failed
     # move, was handled once (the last ones may still be on their way):
     # s0 on a bystander every 1 ms, s1 on the source every 1.3 ms, s3's

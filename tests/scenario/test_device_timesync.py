@@ -57,6 +57,7 @@ def test_sync_error_within_the_derived_bound(build_dir, tmp_path, device, app, u
     assert ts["max_abs_us"] <= LS_BOUND_US, ts
     beacons = run.report["bus"]["by_type"]["SYNC"]
     assert abs(beacons - until / period_s) <= 1
+    assert [run.kernel(mod)["rx_bad"] for mod in range(5)] == [0] * 5  # beacons pass the checks
 
 
 def test_offset_only_error_grows_with_the_drift(build_dir, tmp_path, device):

@@ -107,6 +107,18 @@ def test_an_appfail_record_names_the_error_the_task_and_the_module():
     assert [e["tid"] for e in trace["traceEvents"] if e["ph"] == "i"] == [0xF3]
 
 
+def test_a_bad_frame_record_names_the_sender_and_the_frame_type():
+    ev = eventlog.parse_line("EV 5 BAD_FRAME 0x44 0x0201")
+    assert (ev.pid, ev.arg) == (0x44, 0x0201)
+    assert eventlog.describe(ev) == "DATA frame from m2 dropped"
+
+
+def test_frame_types_match_the_kernel_header():
+    header = (ROOT / "kernel/include/motet/bus.h").read_text()
+    names = re.findall(r"^\s*BUS_FRAME_(\w+)", header[header.index("BUS_FRAME_DATA = 1"):], re.M)
+    assert tuple(names[:-1]) == eventlog.FRAME_TYPES[1:] and names[-1] == "TYPE_END"
+
+
 def test_a_task_timer_record_reads_as_its_expiry_and_its_timeout_send():
     recs = eventlog.parse("EV 50 TIMER 0x21 3\nEV 52 START 0x21 7\n")
     assert recs == [eventlog.Event(50, "TIMER", 0x21, 3, line=1),

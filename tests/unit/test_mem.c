@@ -821,7 +821,9 @@ static void test_block_starts_tracked_across_heap(void **state)
     while (n < sizeof blocks / sizeof blocks[0] && (blocks[n] = mem_alloc(13)) != NULL) n++;
     assert_true(n < sizeof blocks / sizeof blocks[0]); /* stopped by exhaustion */
     assert_true(stats().largest_free < 13);
+    assert_true(mem_consistent());
     for (size_t i = 0; i < n; i += 2) assert_int_equal(mem_free(blocks[i]), MT_OK);
+    assert_true(mem_consistent());
     for (size_t i = 0; i < n; i++) {
         bool live = i % 2 != 0;
         assert_int_equal(mem_is_heap(blocks[i]), live);
@@ -837,6 +839,27 @@ static void test_block_starts_tracked_across_heap(void **state)
     assert_int_equal(s.alloc_count, 0);
     assert_int_equal(s.free_blocks, 1);
     assert_int_equal(s.largest_free, s.heap_size - hdr);
+}
+
+/* The walk finds a block's header overwritten through its neighbour, and
+ * the heap whole again once it is put back. */
+static void test_consistency_walk_finds_an_overwritten_header(void **state)
+{
+    (void) state;
+    assert_true(mem_consistent());
+    uint8_t *a = mem_alloc(12), *b = mem_alloc(20), *c = mem_alloc(8);
+    assert_int_equal(mem_free(b), MT_OK);
+    assert_true(mem_consistent());
+    size_t reach = mem_block_size(a);
+    uint8_t saved = a[reach + 1]; /* in the free block's header (its size) */
+    a[reach + 1] ^= 0x01u;
+    assert_false(mem_consistent());
+    a[reach + 1] = saved;
+    assert_true(mem_consistent());
+    assert_int_equal(mem_free(a), MT_OK);
+    assert_int_equal(mem_free(c), MT_OK);
+    assert_true(mem_consistent());
+    assert_int_equal(stats().in_use, 0);
 }
 
 int main(void)
@@ -877,6 +900,7 @@ int main(void)
         cmocka_unit_test_setup(test_high_water_mark, mem_setup),
         cmocka_unit_test_setup(test_alloc_and_free_events, mem_setup),
         cmocka_unit_test_setup(test_block_starts_tracked_across_heap, mem_setup),
+        cmocka_unit_test_setup(test_consistency_walk_finds_an_overwritten_header, mem_setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

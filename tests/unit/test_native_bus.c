@@ -6,12 +6,15 @@
  * chosen simulated ticks. Covered: remote routing (rule 8), the priority
  * queue and the frame in flight, retransmission after a rejection and its
  * duplicate at the receivers, unreachable modules, corrupt and misaddressed
- * frames (rejected, counted, logged, never delivered), multicast once on
- * the bus and local members in priority order, time-sync beacons, and the
- * application manager waiting for every module before initialising, with
- * remote control blocks for tasks elsewhere, and failing the load on every
- * module for a task on a module the device does not have or one whose
- * program another module lacks, naming task and module.
+ * frames (rejected, counted, logged, never delivered), intact frames that
+ * their kind does not allow (dropped, counted, logged with their sender,
+ * and nothing changed), the sender of a message that came by bus,
+ * multicast once on the bus and local members in priority order,
+ * time-sync beacons, and the application manager waiting for every module
+ * before initialising, with remote control blocks for tasks elsewhere, and
+ * failing the load on every module for a task on a module the device does
+ * not have or one whose program another module lacks, naming task and
+ * module.
  */
 #include <string.h>
 
@@ -27,6 +30,7 @@ static uint8_t sent[24][SLOT];
 static uint16_t sent_len[24];
 static unsigned n_sent;
 static char got[96];
+static mt_pid_t last_src; /* sched_sender() of the last message recorder() took */
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
@@ -55,6 +59,7 @@ static mt_err_t recorder(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     if (port < PORT_0) return MT_OK;
+    last_src = sched_sender();
     note(sched_current_pid() == 0x20 ? 'A' : 'B');
     if (len) note(((const char *) data)[0]);
     return MT_OK;
@@ -78,6 +83,7 @@ static int setup_local(void **state)
     test_boot(state);
     n_sent = 0;
     got[0] = 0;
+    last_src = MT_PID_INVALID;
     make_task(0x20, 2); /* A */
     make_task(0x21, 5); /* B */
     assert_int_equal(mcast_join(GROUP, 0x20, PORT_0), MT_OK);
@@ -399,8 +405,13 @@ static void test_timesync_beacons(void **state)
     /* A beacon from module 0, complete here at `at`, stamped 5000000. */
     uint8_t beacon[BUS_OVERHEAD + BUS_SYNC_PAYLOAD];
     static const uint8_t blank[4];
-    bus_frame_t b = {.type = BUS_FRAME_SYNC, .src = 0, .dst = BUS_BROADCAST, .len = 4};
-    b.payload = blank;
+    bus_frame_t b = {.type = BUS_FRAME_SYNC,
+                     .src = 0,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_TIMESYNC,
+                     .port = PORT_0,
+                     .len = 4,
+                     .payload = blank};
     uint16_t n = bus_frame_encode(&b, beacon, sizeof beacon);
     bus_frame_stamp(beacon, n, 5000000u);
     uint64_t at = tport_time() + 10;
@@ -453,10 +464,13 @@ static uint16_t two_module_desc(uint8_t *b)
 static void report_about(mt_module_t m, mt_err_t err, uint8_t task, mt_module_t module)
 {
     uint8_t outcome[BUS_APP_OUTCOME_SIZE] = {(uint8_t) err, task, module};
-    bus_frame_t f = {
-        .type = BUS_FRAME_CREATED, .src = m, .dst = BUS_BROADCAST, .len = sizeof outcome};
-    f.payload = outcome;
-    f.pid = MT_PID_APPMGR;
+    bus_frame_t f = {.type = BUS_FRAME_CREATED,
+                     .src = m,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_APPMGR,
+                     .port = BUS_APPMGR_PORT_VERDICT,
+                     .len = sizeof outcome,
+                     .payload = outcome};
     assert_true(receive(&f, false));
 }
 
@@ -587,6 +601,258 @@ static void test_description_undone_when_a_module_fails(void **state)
     assert_int_equal(load_and_create(), base);
 }
 
+/* ---- the sender of a message that came by bus ---- */
+
+static void test_received_message_names_its_sender(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "s"); /* from task 0x40 on module 2 */
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "As");
+    assert_int_equal(last_src, 0x40);
+    f = frame_from(0, 0x21, ""); /* no payload, from module 0's kernel */
+    f.src_pid = MT_PID_NONE;
+    f.port = PORT_0 + 1;
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "AsB");
+    assert_int_equal(last_src, MT_PID_NONE);
+}
+
+static void test_received_multicast_names_its_sender(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(0, MT_PID_MULTICAST, "g");
+    f.type = BUS_FRAME_MCAST;
+    f.dst = BUS_BROADCAST;
+    f.port = GROUP;
+    f.src_pid = 0x41;
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "BgAg");
+    assert_int_equal(last_src, 0x41);
+}
+
+/* Our own multicast reaches our members once the bus has carried it, from
+ * the task that sent it, as it would without a bus. */
+static mt_err_t caster(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port == PORT_0) return sched_send_to(MT_PID_MULTICAST, GROUP, "c", 1, 0);
+    return MT_OK;
+}
+
+static void test_own_multicast_names_its_sender(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = 0x23, .prio = 1, .handler = caster}),
+                     MT_OK);
+    assert_int_equal(sched_task_init(0x23, NULL, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x23, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    assert_string_equal(got, "BcAc");
+    assert_int_equal(last_src, 0x23);
+}
+
+/* ---- intact frames that their kind does not allow ---- */
+
+/* What a dropped frame must leave as it was. */
+typedef struct snapshot {
+    unsigned sent;
+    char got[96];
+    uint8_t queued, pending;
+    uint16_t heap_in_use, heap_blocks;
+    bool reference;
+    uint32_t beacons;
+    appmgr_result_t app;
+    bus_stats_t stats;
+} snapshot_t;
+
+static void snapshot(snapshot_t *s)
+{
+    s->sent = n_sent;
+    strcpy(s->got, got);
+    s->queued = sched_queued_count();
+    s->pending = bus_tx_pending();
+    mem_stats_t m;
+    mem_get_stats(&m);
+    s->heap_in_use = m.in_use;
+    s->heap_blocks = m.alloc_count;
+    s->reference = timesync_is_reference();
+    s->beacons = timesync_beacons();
+    s->app = *appmgr_last_result();
+    s->stats = *bus_stats();
+}
+
+/* EV_BAD_FRAME records among the undrained ones, each checked to name the
+ * frame's sender; fails on a received frame's EV_BUS record (none was
+ * taken). Drains the log. */
+static unsigned logged_bad_frames(const bus_frame_t *f)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++) {
+        assert_false(rec[i].type == EV_BUS && (rec[i].arg & 0x8000u));
+        if (rec[i].type != EV_BAD_FRAME) continue;
+        assert_int_equal(rec[i].pid, f->src_pid);
+        assert_int_equal(rec[i].arg, (uint16_t) (f->src << 8 | f->type));
+        found++;
+    }
+    return found;
+}
+
+/* The frame arrives intact and is acknowledged (sending it again would not
+ * mend it), counted and logged once with its sender, and changes nothing:
+ * no message, no frame sent, no memory, no clock, no application. */
+static void expect_dropped(const bus_frame_t *f)
+{
+    snapshot_t before, after;
+    sched_run_pending();
+    drain_log();
+    snapshot(&before);
+    assert_true(receive(f, false));
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* anything it had made us send would end */
+    sched_run_pending();
+    assert_int_equal(logged_bad_frames(f), 1);
+    snapshot(&after);
+    assert_int_equal(after.stats.rx_bad, before.stats.rx_bad + 1);
+    before.stats.rx_bad = after.stats.rx_bad;
+    assert_memory_equal(&after.stats, &before.stats, sizeof before.stats); /* copies of one */
+    assert_int_equal(after.sent, before.sent);
+    assert_string_equal(after.got, before.got);
+    assert_int_equal(after.queued, before.queued);
+    assert_int_equal(after.pending, before.pending);
+    assert_int_equal(after.heap_in_use, before.heap_in_use);
+    assert_int_equal(after.heap_blocks, before.heap_blocks);
+    assert_int_equal(after.reference, before.reference);
+    assert_int_equal(after.beacons, before.beacons);
+    assert_int_equal(after.app.err, before.app.err);
+    assert_int_equal(after.app.pid_base, before.app.pid_base);
+    assert_int_equal(after.app.created, before.app.created);
+}
+
+static bus_frame_t broadcast_from(mt_module_t src, uint8_t type, mt_pid_t pid, mt_port_t port,
+                                  const void *payload, uint16_t len)
+{
+    return (bus_frame_t){.type = type,
+                         .src = src,
+                         .dst = BUS_BROADCAST,
+                         .seq = 9,
+                         .pid = pid,
+                         .port = port,
+                         .src_pid = 0x44,
+                         .prio = MOTET_PRIO_LEVELS - 1,
+                         .len = len,
+                         .payload = payload};
+}
+
+static void test_data_frames_their_kind_does_not_allow_are_dropped(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "x");
+    f.dst = BUS_BROADCAST; /* a message goes to one module */
+    expect_dropped(&f);
+    f = frame_from(2, MT_PID_NONE, "x"); /* to no task */
+    expect_dropped(&f);
+    f = frame_from(2, 0x20, "x"); /* to no input port */
+    f.port = PORT_LIMIT;
+    expect_dropped(&f);
+    f = frame_from(2, 0x20, "x"); /* from a pid no task can have */
+    f.src_pid = MT_PID_INVALID;
+    expect_dropped(&f);
+    f.src_pid = MT_PID_MULTICAST;
+    expect_dropped(&f);
+    f = frame_from(2, MT_PID_MULTICAST, "x"); /* would have us multicast */
+    f.port = GROUP;
+    expect_dropped(&f);
+    f = frame_from(2, MT_PID_TIMESYNC, ""); /* would make us the clock's reference */
+    expect_dropped(&f);
+    f = frame_from(2, 0xF7, "x"); /* a system pid that takes no message */
+    expect_dropped(&f);
+    assert_string_equal(got, "");
+    assert_int_equal(bus_stats()->rx_bad, 8);
+    assert_int_equal(bus_stats()->rx_frames, 0);
+}
+
+/* Descriptions and verdicts reach the application manager only as the
+ * broadcasts of the loading protocol: a DATA frame to it would load a
+ * description on another module's behalf, or forge a verdict. */
+static void test_data_frames_to_the_application_manager_are_dropped(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    bus_frame_t f = frame_from(2, MT_PID_APPMGR, "");
+    f.payload = desc;
+    f.len = len;
+    expect_dropped(&f);
+    const uint8_t ok = MT_OK;
+    f = frame_from(2, MT_PID_APPMGR, "");
+    f.port = BUS_APPMGR_PORT_VERDICT;
+    f.payload = &ok;
+    f.len = 1;
+    expect_dropped(&f);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_STATE); /* nothing loaded yet */
+}
+
+static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **state)
+{
+    (void) state;
+    static const uint8_t stamp[BUS_SYNC_PAYLOAD] = {1, 2, 3, 4};
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    const uint8_t ok[BUS_APP_OUTCOME_SIZE] = {MT_OK, APPMGR_NO_TASK, 0};
+    const uint8_t bogus[BUS_APP_OUTCOME_SIZE] = {MT_ERR_COUNT, APPMGR_NO_TASK, 0};
+    const uint8_t nowhere[BUS_APP_OUTCOME_SIZE] = {MT_ERR_NO_MODULE, 1, MOTET_BUS_MODULES};
+    bus_frame_t f = broadcast_from(0, BUS_FRAME_MCAST, MT_PID_MULTICAST, GROUP, "m", 1);
+    f.dst = SELF; /* a multicast goes to every module */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_MCAST, 0x20, GROUP, "m", 1); /* to a task, not a group */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_SYNC, MT_PID_NONE, PORT_0, stamp, 4); /* not to the clock */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_SYNC, MT_PID_TIMESYNC, PORT_0, stamp, 4);
+    f.dst = SELF;
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_DESC, 0x20, PORT_0, desc, len); /* not to the manager */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_DESC, MT_PID_APPMGR, PORT_0, desc, len);
+    f.dst = SELF;
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, bogus,
+                       sizeof bogus);
+    expect_dropped(&f); /* an outcome that is no error code */
+    f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, nowhere,
+                       sizeof nowhere);
+    expect_dropped(&f); /* about a module no bus can have */
+    f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, PORT_0, ok, sizeof ok);
+    expect_dropped(&f);
+    assert_false(timesync_synced());
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(bus_stats()->rx_bad, 9);
+}
+
+/* A bad outcome does not count as the module's report: the description
+ * still waits for a good one from it. */
+static void test_bad_outcome_is_no_report(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK);
+    const uint8_t bogus[BUS_APP_OUTCOME_SIZE] = {0xEE, APPMGR_NO_TASK, 0};
+    bus_frame_t f = broadcast_from(2, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                   bogus, sizeof bogus);
+    expect_dropped(&f);
+    assert_string_equal(inits, "");
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +878,13 @@ int main(void)
         cmocka_unit_test_setup(test_description_with_a_task_on_a_missing_module_fails_everywhere,
                                setup),
         cmocka_unit_test_setup(test_verdict_names_the_task_another_module_refused, setup),
+        cmocka_unit_test_setup(test_received_message_names_its_sender, setup),
+        cmocka_unit_test_setup(test_received_multicast_names_its_sender, setup),
+        cmocka_unit_test_setup(test_own_multicast_names_its_sender, setup),
+        cmocka_unit_test_setup(test_data_frames_their_kind_does_not_allow_are_dropped, setup),
+        cmocka_unit_test_setup(test_data_frames_to_the_application_manager_are_dropped, setup),
+        cmocka_unit_test_setup(test_broadcast_frames_their_kind_does_not_allow_are_dropped, setup),
+        cmocka_unit_test_setup(test_bad_outcome_is_no_report, setup),
     };
     return cmocka_run_group_tests_name("bus manager", tests, NULL, NULL);
 }

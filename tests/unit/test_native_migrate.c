@@ -14,7 +14,10 @@
  * then END, the task kept here frozen until END is through, then CONFIRM
  * and routed away; and taken back when END is unreachable. As the
  * destination: message blocks set aside for the forwarded messages before
- * ATTACHED, or the image refused when the pool cannot spare them.
+ * ATTACHED, or the image refused when the pool cannot spare them. Frames
+ * that the protocol never sends (empty or short ones, the migrator's own
+ * records, fields out of range, a part played by the wrong module) are
+ * dropped, counted and logged with their sender, and change nothing.
  */
 #include <string.h>
 
@@ -109,6 +112,14 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 
 static const program_t programs[] = {{.id = 9, .name = "task", .handler = task}};
 
+static unsigned phases; /* migration phases this module went through */
+
+static void observe(const migrate_event_t *ev)
+{
+    (void) ev;
+    phases++;
+}
+
 static int setup(void **state)
 {
     test_boot(state);
@@ -124,6 +135,8 @@ static int setup(void **state)
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
     port_native_bus_capture(capture);
     assert_int_equal(bus_start(SELF, MODULES), MT_OK);
+    phases = 0;
+    migrate_set_observer(observe);
     return 0;
 }
 
@@ -484,6 +497,268 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
     assert_string_equal(got, want);
 }
 
+/* ---- frames the protocol never sends ---- */
+
+/* What a dropped frame must leave as it was. */
+typedef struct snapshot {
+    unsigned sent, phases;
+    char got[64];
+    uint8_t active, ring, queued, pending;
+    uint8_t steps[MOTET_MIGRATE_SLOTS];
+    uint16_t heap_in_use;
+    bool live_local, live_remote;
+    uint32_t rx_bad, rx_frames;
+} snapshot_t;
+
+static void snapshot(snapshot_t *s)
+{
+    s->sent = n_sent;
+    s->phases = phases;
+    strcpy(s->got, got);
+    s->active = migrate_active();
+    s->ring = MIG.ring_count;
+    s->queued = sched_queued_count();
+    s->pending = bus_tx_pending();
+    for (unsigned i = 0; i < MOTET_MIGRATE_SLOTS; i++)
+        s->steps[i] = MIG.slots[i].role ? MIG.slots[i].step : 0xFFu;
+    mem_stats_t m;
+    mem_get_stats(&m);
+    s->heap_in_use = m.in_use;
+    s->live_local = migrate_live(LOCAL);
+    s->live_remote = migrate_live(REMOTE);
+    s->rx_bad = bus_stats()->rx_bad;
+    s->rx_frames = bus_stats()->rx_frames;
+}
+
+/* A migrator frame of `kind` from module src arrives intact: it is
+ * acknowledged, counted and logged once with its sender, and nothing else
+ * happens, now or when the migrator next runs. */
+static void expect_dropped(uint8_t type, mt_module_t src, uint8_t kind, const uint8_t *p,
+                           uint16_t len)
+{
+    snapshot_t before, after;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    snapshot(&before);
+    assert_true(offer(type, src, MT_PID_MIGRATOR, kind, p, len));
+    sched_run_pending();
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), bad = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type != EV_BAD_FRAME) continue;
+        assert_int_equal(rec[i].pid, MT_PID_NONE); /* offer()'s sending task */
+        assert_int_equal(rec[i].arg, (uint16_t) (src << 8 | type));
+        bad++;
+    }
+    assert_int_equal(bad, 1);
+    snapshot(&after);
+    assert_int_equal(after.rx_bad, before.rx_bad + 1);
+    assert_int_equal(after.rx_frames, before.rx_frames);
+    assert_int_equal(after.sent, before.sent);
+    assert_int_equal(after.phases, before.phases);
+    assert_string_equal(after.got, before.got);
+    assert_int_equal(after.active, before.active);
+    assert_int_equal(after.ring, before.ring);
+    assert_int_equal(after.queued, before.queued);
+    assert_int_equal(after.pending, before.pending);
+    assert_memory_equal(after.steps, before.steps, sizeof before.steps);
+    assert_int_equal(after.heap_in_use, before.heap_in_use);
+    assert_int_equal(after.live_local, before.live_local);
+    assert_int_equal(after.live_remote, before.live_remote);
+}
+
+static void unicast_dropped(mt_module_t src, uint8_t kind, const uint8_t *p, uint16_t len)
+{
+    expect_dropped(BUS_FRAME_DATA, src, kind, p, len);
+}
+
+/* An empty frame of any kind, the migrator's own records and ports below
+ * its kinds included: nothing to read, and nothing is read (the ring once
+ * copied from its NULL payload and acted on stale bytes). */
+static void test_empty_migrator_frames_are_dropped(void **state)
+{
+    (void) state;
+    for (unsigned kind = PORT_INIT; kind <= MIG_REC_COMMITTED + 1u; kind++) {
+        unicast_dropped(0, (uint8_t) kind, NULL, 0);
+        expect_dropped(BUS_FRAME_MCAST, 2, (uint8_t) kind, NULL, 0);
+    }
+    assert_true(migrate_live(LOCAL));
+}
+
+/* A record's bytes past a short frame are what an earlier record left:
+ * a one-byte REQUEST once moved LOCAL to module 0 for module 0, and a
+ * one-byte REFUSED reported a refusal with no error. */
+static void test_short_migrator_frames_are_dropped(void **state)
+{
+    (void) state;
+    const uint8_t pid[1] = {LOCAL};
+    unicast_dropped(0, MIG_MSG_REQUEST, pid, 1);
+    unicast_dropped(0, MIG_MSG_REFUSED, pid, 1);
+    const uint8_t three[3] = {REMOTE, 1, 0};
+    expect_dropped(BUS_FRAME_MCAST, 0, MIG_MSG_FREEZE, three, 3);
+    unicast_dropped(0, MIG_MSG_REPLY, three, 2);
+    unicast_dropped(0, MIG_MSG_END, three, 3);
+    unicast_dropped(0, MIG_MSG_STATE, three, 3);
+    unicast_dropped(0, MIG_MSG_FORWARD, three, 1);
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+}
+
+static void test_migrator_frames_with_fields_out_of_range_are_dropped(void **state)
+{
+    (void) state;
+    const uint8_t far[4] = {LOCAL, 9, 0, 1}; /* to module 9: not on the device */
+    unicast_dropped(0, MIG_MSG_REQUEST, far, 4);
+    const uint8_t no_hop[4] = {LOCAL, 2, 0, 0}; /* a request on the bus has made a hop */
+    unicast_dropped(0, MIG_MSG_REQUEST, no_hop, 4);
+    const uint8_t not_asked[4] = {LOCAL, 2, 2, 1}; /* first hop, not from its requester */
+    unicast_dropped(0, MIG_MSG_REQUEST, not_asked, 4);
+    const uint8_t no_pid[4] = {MT_PID_NONE, 2, 0, 1};
+    unicast_dropped(0, MIG_MSG_REQUEST, no_pid, 4);
+    const uint8_t ok_request[4] = {LOCAL, 2, 0, 1};
+    expect_dropped(BUS_FRAME_MCAST, 0, MIG_MSG_REQUEST, ok_request, 4); /* never multicast */
+    const uint8_t long_reply[7] = {LOCAL, 1, MT_OK, 0, 0, 0, 0};
+    unicast_dropped(0, MIG_MSG_REPLY, long_reply, 7);
+    const uint8_t odd_err[3] = {LOCAL, 1, MT_ERR_COUNT};
+    unicast_dropped(0, MIG_MSG_REPLY, odd_err, 3);
+    unicast_dropped(2, MIG_MSG_ATTACHED, odd_err, 3);
+    const uint8_t refused_ok[2] = {LOCAL, MT_OK};
+    unicast_dropped(0, MIG_MSG_REFUSED, refused_ok, 2);
+    const uint8_t high_prio[5] = {REMOTE, 1, 0, 2, MOTET_PRIO_LEVELS};
+    expect_dropped(BUS_FRAME_MCAST, 0, MIG_MSG_FREEZE, high_prio, 5);
+    const uint8_t to_itself[5] = {REMOTE, 1, 0, 0, 2};
+    expect_dropped(BUS_FRAME_MCAST, 0, MIG_MSG_FREEZE, to_itself, 5);
+    const uint8_t result_far[5] = {REMOTE, 1, MT_OK, 0, 9};
+    expect_dropped(BUS_FRAME_MCAST, 0, MIG_MSG_RESULT, result_far, 5);
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* Only a migration's source freezes, decides and confirms it. */
+static void test_source_parts_from_another_module_are_dropped(void **state)
+{
+    (void) state;
+    const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2}; /* says source 0, comes from 2 */
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_FREEZE, freeze, 5);
+    const uint8_t result[5] = {REMOTE, 1, MT_OK, 0, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_RESULT, result, 5);
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_CONFIRM, confirm, 4);
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    /* A bystander now: the outcome of the migration from module 0 only. */
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    const uint8_t failed[5] = {REMOTE, 1, MT_ERR_NO_MEM, 0, 2};
+    const uint8_t forged[5] = {REMOTE, 1, MT_ERR_NO_MEM, 2, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_RESULT, forged, 5);
+    assert_int_equal(migrate_active(), 1);
+    from_migrator(0, MIG_MSG_RESULT, failed, 5);
+    sched_run_pending();
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* As the source: ATTACHED counts from the destination only. */
+static void test_attached_from_another_module_is_dropped(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    unicast_dropped(0, MIG_MSG_ATTACHED, attached, 3); /* module 0 is no destination */
+    assert_int_equal(n_sent, 2);                       /* no RESULT */
+    assert_false(migrate_live(LOCAL));
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    assert_int_equal(result.payload[2], MT_OK);
+}
+
+/* The ring's own records never come by bus: a forged 'image received'
+ * once had the destination attach an image it never got, and answer. */
+static void test_forged_image_received_is_dropped(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    const uint8_t received[2] = {REMOTE, 6};
+    unicast_dropped(0, MIG_REC_RECEIVED, received, 2);
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(image_here(6, 0), MT_OK); /* the real image still attaches */
+    assert_true(sched_task_exists(REMOTE));
+}
+
+/* A forged end of our END once had the source give the task away while
+ * END was still on the bus. */
+static void test_forged_transmission_end_is_dropped(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    const uint8_t tx_end[4] = {MIG_MSG_END, LOCAL, id, PORT_BUS_SENT};
+    unicast_dropped(2, MIG_REC_TX_END, tx_end, 4);
+    assert_true(sched_task_exists(LOCAL)); /* still here, frozen */
+    assert_int_equal(n_sent, 5);           /* no CONFIRM */
+    finish_tx(PORT_BUS_SENT);              /* the real end of END */
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
+}
+
+/* A forged 'our RESULT went out' once started forwarding before it had. */
+static void test_forged_commit_is_dropped(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).port, MIG_MSG_RESULT); /* on the bus */
+    const uint8_t committed[2] = {LOCAL, id};
+    unicast_dropped(2, MIG_REC_COMMITTED, committed, 2);
+    unicast_dropped(2, MIG_MSG_KICK, committed, 2);
+    assert_int_equal(bus_tx_pending(), 1); /* nothing forwarded behind it */
+    finish_tx(PORT_BUS_SENT);              /* the RESULT went out */
+    bus_frame_t fwd = sent_frame(3);
+    assert_int_equal(fwd.port, MIG_MSG_FORWARD);
+    assert_int_equal(fwd.payload[2 + MIG_FWD_ENTRY], 'h');
+}
+
+/* As the destination: the image, the forwarded messages and END come from
+ * the source only, and a FORWARD whose messages do not fill it exactly, or
+ * name no input port, is dropped whole. */
+static void test_destination_takes_its_source_s_frames_only(void **state)
+{
+    (void) state;
+    freeze_here(5);
+    mig_image_t img = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .program = 9};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, 5, 0, 0};
+    mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER);
+    unicast_dropped(2, MIG_MSG_STATE, chunk, sizeof chunk);
+    assert_int_equal(image_here(5, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 5, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    const uint8_t no_port[6] = {REMOTE, 5, PORT_LIMIT, 1, 0, 'z'};
+    unicast_dropped(0, MIG_MSG_FORWARD, no_port, 6);
+    const uint8_t cut[6] = {REMOTE, 5, PORT_0, 2, 0, 'z'};
+    unicast_dropped(0, MIG_MSG_FORWARD, cut, 6);
+    const uint8_t trailing[8] = {REMOTE, 5, PORT_0, 1, 0, 'z', PORT_0, 1};
+    unicast_dropped(0, MIG_MSG_FORWARD, trailing, 8);
+    const uint8_t fwd[6] = {REMOTE, 5, PORT_0, 1, 0, 'p'};
+    unicast_dropped(2, MIG_MSG_FORWARD, fwd, 6);
+    const uint8_t end[4] = {REMOTE, 5, 1, 0};
+    unicast_dropped(2, MIG_MSG_END, end, 4);
+    const uint8_t abort[2] = {REMOTE, 5};
+    unicast_dropped(2, MIG_MSG_ABORT, abort, 2);
+    assert_false(migrate_live(REMOTE));
+    from_migrator(0, MIG_MSG_FORWARD, fwd, 6);
+    from_migrator(0, MIG_MSG_END, end, 4);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_string_equal(got, "p"); /* no 'z' */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +776,15 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
                                setup),
+        cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
+        cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
+        cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
+        cmocka_unit_test_setup(test_source_parts_from_another_module_are_dropped, setup),
+        cmocka_unit_test_setup(test_attached_from_another_module_is_dropped, setup),
+        cmocka_unit_test_setup(test_forged_image_received_is_dropped, setup),
+        cmocka_unit_test_setup(test_forged_transmission_end_is_dropped, setup),
+        cmocka_unit_test_setup(test_forged_commit_is_dropped, setup),
+        cmocka_unit_test_setup(test_destination_takes_its_source_s_frames_only, setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
 }

@@ -86,6 +86,35 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     return status
 
 
+# The sanitizer build (`motet test`, stage sanitize): the native tree again,
+# with AddressSanitizer and UndefinedBehaviorSanitizer, any report fatal.
+SANITIZE_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+SANITIZE_CMAKE_ARGS = (f"-DCMAKE_C_FLAGS={SANITIZE_FLAGS}",
+                       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+
+
+def variant_build_dir(bdir, suffix):
+    """A build tree beside `bdir` (None: the default): build-<suffix>."""
+    bdir = build_dir(bdir)
+    return bdir.with_name(f"{bdir.name}-{suffix}")
+
+
+def _cached_flags_lack(bdir, flag):
+    cache = bdir / "CMakeCache.txt"
+    if not cache.exists():
+        return False
+    return flag not in (_cached_value(cache.read_text(errors="replace"), "CMAKE_C_FLAGS") or "")
+
+
+def build_sanitized(bdir=None):
+    """Configure (with the sanitizer flags) and build build-asan; exit status."""
+    sdir = variant_build_dir(bdir, "asan")
+    if _cached_flags_lack(sdir, "-fsanitize=address"):
+        print(f"error: {sdir} was configured without the sanitizers; remove it", file=sys.stderr)
+        return 1
+    return build(sdir, DEFAULT_PORT, extra=SANITIZE_CMAKE_ARGS)
+
+
 def hello_binary(bdir=None):
     return build_dir(bdir) / "apps" / "hello" / "hello"
 

@@ -7,9 +7,11 @@ import concurrent.futures
 import os
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
-from . import bench_all, build, setup_env, stackcheck, thread_size
+from . import bench_all, build, fuzz, setup_env, stackcheck, thread_size
 
 ROOT = build.ROOT
 
@@ -149,10 +151,60 @@ def scenario_tests(bdir):
     return status, "pytest" if status == 0 else "pytest failed"
 
 
+# The sanitizer stage: the unit tests and the scenarios (whole programs and
+# devices, the hub's modules included) built with ASan and UBSan. Each
+# sanitizer writes its reports to files, so that a report from a program
+# whose exit status a test does not read still fails the stage.
+SANITIZE_PYTEST_DIRS = ("tests/scenario",)
+LSAN_SUPPRESSIONS = ROOT / "tests" / "lsan.supp"
+REPORT_MARKS = ("ERROR: ", "WARNING: ", "runtime error: ")
+
+
+def sanitizer_env(log_dir, bdir):
+    """The environment of the sanitized runs: reports to files in log_dir."""
+    return dict(os.environ, MOTET_BUILD_DIR=str(bdir),
+                ASAN_OPTIONS=f"log_path={log_dir}/asan:detect_stack_use_after_return=1",
+                UBSAN_OPTIONS=f"log_path={log_dir}/ubsan:print_stacktrace=1",
+                LSAN_OPTIONS=f"suppressions={LSAN_SUPPRESSIONS}")
+
+
+def sanitizer_reports(log_dir):
+    """The report files in log_dir (a suppression summary alone is none)."""
+    found = []
+    for p in sorted(Path(log_dir).iterdir()):
+        text = p.read_text(errors="replace")
+        if any(mark in text for mark in REPORT_MARKS):
+            found.append((p.name, text))
+    return found
+
+
+def sanitizer_tests(bdir_arg):
+    status = build.build_sanitized(bdir_arg)
+    if status != 0:
+        return status, "build failed"
+    sdir = build.variant_build_dir(bdir_arg, "asan")
+    with tempfile.TemporaryDirectory(prefix="motet-sanitize-") as logs:
+        env = sanitizer_env(logs, sdir)
+        unit = build.run(["ctest", "--test-dir", sdir, "--output-on-failure",
+                          "--parallel", str(os.cpu_count() or 2)], env=env).returncode
+        scen = build.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          *SANITIZE_PYTEST_DIRS], cwd=ROOT, env=env).returncode
+        reports = sanitizer_reports(logs)
+    for name, text in reports:
+        print(f"sanitize: report {name}:\n{text[:6000]}", file=sys.stderr)
+    failed = [what for what, bad in (("ctest", unit), ("pytest", scen),
+                                     (f"{len(reports)} reports", reports)) if bad]
+    if failed:
+        return 1, "failed: " + ", ".join(failed)
+    return 0, "ASan+UBSan: ctest, " + ", ".join(SANITIZE_PYTEST_DIRS)
+
+
 def cmd_test(args):
     results = []  # (stage, status or None for skipped, detail)
+    started = []  # (stage, time.monotonic() at its start)
 
     def stage(name):
+        started.append((name, time.monotonic()))
         print(f"\n== {name}", flush=True)
 
     stage("setup")
@@ -170,6 +222,10 @@ def cmd_test(args):
         results.append(("unit", *unit_tests(bdir)))
         stage("scenario")
         results.append(("scenario", *scenario_tests(bdir)))
+        stage("sanitize")
+        results.append(("sanitize", *sanitizer_tests(args.build_dir)))
+        stage("fuzz")
+        results.append(("fuzz", *fuzz.run(args.build_dir, fuzz.TEST_SECONDS)))
         stage("size")
         st = build.size_check(args.build_dir, args.port, do_build=False)
         st = st or thread_size.check(args.build_dir, args.port)
@@ -177,20 +233,28 @@ def cmd_test(args):
         stage("ports")
         results.append(("ports", *port_tests(args.build_dir)))
     done = {r[0] for r in results}
-    for name in ("setup", "lint", "build", "unit", "scenario", "size", "ports"):
+    for name in STAGES:
         if name not in done:
             results.append((name, None, "skipped: an earlier stage failed"))
-    return _summary(results)
+    ends = [t for _, t in started[1:]] + [time.monotonic()]
+    took = {name: end - t for (name, t), end in zip(started, ends)}
+    return _summary(results, took)
 
 
-def _summary(results):
+STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "fuzz", "size", "ports")
+
+
+def _summary(results, took=None):
+    """Print a line per stage (with its seconds, where `took` has them)."""
     print("\n== summary")
     failed = []
+    took = took or {}
     for name, status, detail in results:
         word = "skip" if status is None else ("ok" if status == 0 else "FAIL")
         if status:
             failed.append(name)
-        print(f"  {name:<9} {word:<5} {detail}")
+        secs = f"  ({took[name]:.0f} s)" if name in took else ""
+        print(f"  {name:<9} {word:<5} {detail}{secs}")
     if failed or any(s is None for _, s, _ in results):
         print(f"motet test: FAILED ({', '.join(failed) or 'incomplete'})")
         return 1
@@ -331,7 +395,8 @@ def parser():
     _add_build_args(s)
     s.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("test", help="setup, lint, build, unit and scenario tests, size check")
+    s = sub.add_parser("test", help="setup, lint, build, unit, scenario, sanitizer and fuzz "
+                                    "tests, size check, ports")
     _add_build_args(s)
     s.set_defaults(func=cmd_test)
 
@@ -381,6 +446,8 @@ def parser():
     sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
     sub.add_parser("stack", help="worst-case stack of a built ELF (motet stack --help)",
                    add_help=False)
+    sub.add_parser("fuzz", help="build and run the libFuzzer targets (motet fuzz --help)",
+                   add_help=False)
     return p
 
 
@@ -391,6 +458,8 @@ def main(argv=None):
             return cmd_appc(argv[1:])
         if argv and argv[0] == "stack":
             return stackcheck.main(argv[1:])
+        if argv and argv[0] == "fuzz":
+            return fuzz.main(argv[1:])
         if argv and argv[0] == "run":
             from . import run_device
             return run_device.main(argv[1:])

@@ -12,7 +12,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
   time_us  time of the event in microseconds of the module's clock (decimal
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
-           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL
+           TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port;
@@ -24,6 +24,8 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            APPFAIL: mt_err_t << 8 | module, pid = the relative pid (in its
            description) of the task an application load failed for; the
            application manager logs it, so the table puts it under appmgr
+           BAD_FRAME: sending module << 8 | frame type, pid = the sending
+           task, of a frame dropped as malformed (docs/bus.md)
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -58,7 +60,7 @@ import json
 from dataclasses import dataclass, replace
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
-               "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL")
+               "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -77,6 +79,9 @@ ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR
           "MT_ERR_NO_MODULE")
 
 SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
+
+# Bus frame types (kernel/include/motet/bus.h): BAD_FRAME's arg & 0xFF.
+FRAME_TYPES = ("?", "DATA", "MCAST", "SYNC", "DESC", "CREATED")
 
 # migrate_phase_t (kernel/include/motet/migrate.h): EV_MIGRATE's arg >> 8.
 MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUMED",
@@ -236,6 +241,9 @@ def describe(ev):
         return f"{name} m{a & 0xFF}"
     if t == "BUS":
         return f"{'received' if a & 0x8000 else 'sent'} {a & 0x7FFF} B frame"
+    if t == "BAD_FRAME":
+        kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
+        return f"{kind} frame from m{a >> 8} dropped"
     return "" if a == 0 else str(a)
 
 

@@ -32,6 +32,8 @@ PACKAGES = {
         "clang-format",
         "valgrind",
         "spin",
+        "clang",  # the fuzz targets (tests/fuzz): libFuzzer is Clang's
+        "libclang-rt-14-dev",  # libclang_rt.fuzzer, -fsanitize=fuzzer (bookworm's Clang 14)
     ],
     "cortex-m": [
         "gcc-arm-none-eabi",

@@ -9,7 +9,12 @@
  * by age) and hands them to the port one at a time; the bus interface sends
  * a frame in this module's slot and reports when every receiver has taken
  * it (hardware flow control). A receiver that finds a frame corrupt rejects
- * it: the frame is counted, logged, never delivered, and sent again.
+ * it: the frame is counted, logged, never delivered, and sent again. A
+ * frame that arrives intact but that its kind does not allow (a field out
+ * of range, the wrong length, address or sender for its type, a kind of
+ * the migrator's that never travels) is dropped: acknowledged, since the
+ * same bytes would be as wrong again, counted (rx_bad) and logged with its
+ * sender (EV_BAD_FRAME), and nothing acts on any of its fields.
  * Duplicates that a retransmission may cause are recognised by the
  * sender's sequence number and acknowledged without a second delivery.
  *
@@ -99,6 +104,7 @@ typedef struct bus_stats {
     uint32_t rx_corrupt;       /* frames rejected: bad length or checksum */
     uint32_t rx_duplicates;    /* retransmissions already delivered */
     uint32_t rx_undeliverable; /* good frames for no task here (logged) */
+    uint32_t rx_bad;           /* intact frames dropped: a field their kind does not allow */
     uint8_t tx_queue_high;     /* most frames queued at once */
 } bus_stats_t;
 
@@ -155,7 +161,8 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 /* A receiver's answer to a frame (bus_isr_rx()). */
 typedef enum {
     BUS_RX_REJECTED = 0, /* corrupt: the sender sends it again */
-    BUS_RX_ACCEPTED = 1, /* taken */
+    BUS_RX_ACCEPTED = 1, /* taken, or dropped as malformed (rx_bad): sending it again
+                            would not mend it */
     BUS_RX_BUSY = 2      /* no room now: the interface leaves it unacknowledged and takes it
                             again later; the sender's interface waits (flow control) */
 } bus_rx_t;

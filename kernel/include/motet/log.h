@@ -24,15 +24,17 @@ typedef enum {
                   * the SEND of its timeout message in one record */
     EV_SLEEP,    /* arg = sleep mode */
     EV_WAKE,
-    EV_ERROR,   /* pid = running task, arg = mt_err_t */
-    EV_CREATE,  /* pid = task, arg = priority */
-    EV_KILL,    /* pid = task */
-    EV_MIGRATE, /* pid = task, arg = phase << 8 | other module (migrate.h) */
-    EV_BUS,     /* arg = frame bytes */
-    EV_RUN,     /* pid = receiver, arg = sender << 8 | port: a send run at once, its
-                 * SEND and START in one record */
-    EV_APPFAIL, /* pid = relative pid of the task an application description failed
-                 * for, arg = mt_err_t << 8 | that task's module (appmgr.h) */
+    EV_ERROR,     /* pid = running task, arg = mt_err_t */
+    EV_CREATE,    /* pid = task, arg = priority */
+    EV_KILL,      /* pid = task */
+    EV_MIGRATE,   /* pid = task, arg = phase << 8 | other module (migrate.h) */
+    EV_BUS,       /* arg = frame bytes */
+    EV_RUN,       /* pid = receiver, arg = sender << 8 | port: a send run at once, its
+                   * SEND and START in one record */
+    EV_APPFAIL,   /* pid = relative pid of the task an application description failed
+                   * for, arg = mt_err_t << 8 | that task's module (appmgr.h) */
+    EV_BAD_FRAME, /* pid = the sending task, arg = sending module << 8 | frame type: a
+                   * frame from another module dropped as malformed (bus.h, rx_bad) */
     EV_TYPE_COUNT
 } log_event_type_t;
 

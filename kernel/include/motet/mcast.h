@@ -22,6 +22,11 @@ unsigned mcast_leave_all(mt_pid_t pid);
 uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max);
 /* Deliver to the local members of `group`; returns the first error or MT_OK. */
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
+/* The bus manager's delivery of a multicast frame (received, or our own
+ * once it has gone) to the local members of `group`, as from an interrupt,
+ * each message with `src`, the frame's sending task, as its sender; the
+ * payload is borrowed. Returns the first error or MT_OK. */
+mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data, uint16_t len);
 /* Local members of `group`. */
 uint8_t mcast_member_count(uint8_t group);
 

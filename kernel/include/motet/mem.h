@@ -62,5 +62,10 @@ bool mem_is_heap(const void *ptr);
 size_t mem_block_size(const void *ptr);
 /* Fill *stats; any context. */
 void mem_get_stats(mem_stats_t *stats);
+/* True if the heap is whole: every block's header checks, the blocks tile
+ * the heap, the free list holds exactly the free blocks in address order
+ * with no two side by side, and the counters agree. For tests and fuzzing:
+ * walks the whole heap with interrupts off; any context. */
+bool mem_consistent(void);
 
 #endif /* MOTET_MEM_H */

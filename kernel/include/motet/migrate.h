@@ -143,7 +143,14 @@ uint8_t migrate_active(void);
 
 /* Create this module's migrator task; bus_start(). */
 mt_err_t migrate_start(void);
-/* A frame for MT_PID_MIGRATOR arrived (unicast or multicast); interrupt. */
+/* True if a frame for MT_PID_MIGRATOR from another module is one the
+ * protocol sends: a kind that travels, as unicast or multicast as that
+ * kind goes, its payload's length and fields as the kind lays them out,
+ * and from the module whose part that kind is (a migration's source, its
+ * destination). Interrupt; nothing changes. */
+bool migrate_bus_valid(const bus_frame_t *f);
+/* A frame for MT_PID_MIGRATOR arrived (unicast or multicast) that
+ * migrate_bus_valid() passed; interrupt. */
 void migrate_bus_rx(const bus_frame_t *f);
 /* Our own multicast to the migrators went out; interrupt. */
 void migrate_bus_own(const bus_frame_t *f);

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: MIT
+"""`motet fuzz` and the fuzz stage of `motet test`: the libFuzzer targets of
+tests/fuzz, built with Clang in build-fuzz and run each for a bounded time
+from its checked-in seeds (tests/fuzz/README.md).
+
+A run keeps what it finds in build-fuzz/corpus/<target> (the seeds under
+tests/fuzz/corpus stay as they are) and a crashing input in
+build-fuzz/artifacts/. libFuzzer's own -timeout is off: the native port's
+SIGALRM is the module's timer, so each harness bounds its work per input.
+"""
+
+import re
+import shutil
+import subprocess
+import sys
+
+from . import build
+
+ROOT = build.ROOT
+TARGETS = ("fuzz_appdesc", "fuzz_appmgr", "fuzz_bus_frame", "fuzz_bus_rx",
+           "fuzz_migrate_image", "fuzz_timesync")
+SEEDS = ROOT / "tests" / "fuzz" / "corpus"
+FUZZ_FLAGS = ("-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all "
+              "-fno-omit-frame-pointer")
+CMAKE_ARGS = ("-DCMAKE_C_COMPILER=clang", "-DMOTET_BUILD_FUZZ=ON",
+              f"-DCMAKE_C_FLAGS={FUZZ_FLAGS}",
+              "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+# What `motet test` gives each target: about 30 s for the six.
+TEST_SECONDS = 5
+
+
+def fuzz_dir(bdir=None):
+    return build.variant_build_dir(bdir, "fuzz")
+
+
+def build_targets(bdir=None):
+    """Configure build-fuzz with Clang (once) and build every target."""
+    if shutil.which("clang") is None:
+        print("fuzz: error: clang not found (run `./motet setup`)", file=sys.stderr)
+        return 1
+    return build.build(fuzz_dir(bdir), build.DEFAULT_PORT, targets=["fuzz_all"],
+                       extra=CMAKE_ARGS)
+
+
+def executed_units(text):
+    """libFuzzer's count of inputs run, from -print_final_stats output."""
+    m = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def run_target(target, seconds, bdir=None):
+    """Fuzz one target for `seconds`; returns (status, inputs run, output)."""
+    fdir = fuzz_dir(bdir)
+    work = fdir / "corpus" / target
+    artifacts = fdir / "artifacts"
+    work.mkdir(parents=True, exist_ok=True)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    cmd = [fdir / "tests" / "fuzz" / target, f"-max_total_time={seconds}", "-timeout=0",
+           "-print_final_stats=1", "-close_fd_mask=1", f"-artifact_prefix={artifacts}/{target}-",
+           work, SEEDS / target]
+    res = build.run(cmd, capture_output=True, text=True)
+    out = (res.stdout or "") + (res.stderr or "")
+    return res.returncode, executed_units(out), out
+
+
+def run(bdir=None, seconds=60, targets=TARGETS):
+    """Build, then fuzz each target; returns (status, detail)."""
+    status = build_targets(bdir)
+    if status != 0:
+        return status, "build failed"
+    failed, counts = [], []
+    for target in targets:
+        status, units, out = run_target(target, seconds, bdir)
+        counts.append(f"{target.removeprefix('fuzz_')} {units if units is not None else '?'}")
+        print(f"fuzz: {target}: {units} inputs in {seconds} s, status {status}", flush=True)
+        if status != 0:
+            failed.append(target)
+            print(out[-8000:], file=sys.stderr)
+    if failed:
+        return 1, "failed: " + ", ".join(failed)
+    return 0, f"{seconds} s each, inputs run: " + ", ".join(counts)
+
+
+def main(argv):
+    import argparse
+    p = argparse.ArgumentParser(prog="motet fuzz",
+                                description="Build the libFuzzer targets (tests/fuzz) with Clang "
+                                            "in build-fuzz and run each for a while from its "
+                                            "seeds; a crash leaves its input in "
+                                            "build-fuzz/artifacts/.")
+    p.add_argument("--seconds", type=int, default=60, help="per target (default: %(default)s)")
+    p.add_argument("--target", action="append", choices=TARGETS, metavar="T",
+                   help=f"only this target (repeatable): {', '.join(TARGETS)}")
+    p.add_argument("--build-dir", default=None,
+                   help="the native build directory; the fuzz tree is beside it, <dir>-fuzz")
+    args = p.parse_args(argv)
+    status, detail = run(args.build_dir, args.seconds, tuple(args.target or TARGETS))
+    print(f"motet fuzz: {'ok' if status == 0 else 'FAILED'}: {detail}")
+    return status
