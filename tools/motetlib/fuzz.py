@@ -48,6 +48,13 @@ def executed_units(text):
     return int(m.group(1)) if m else None
 
 
+def final_coverage(text):
+    """(coverage points, features, corpus entries) of libFuzzer's last status
+    line, or None where it printed none."""
+    lines = re.findall(r"^#\d+\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)", text, re.M)
+    return tuple(int(v) for v in lines[-1]) if lines else None
+
+
 def run_target(target, seconds, bdir=None):
     """Fuzz one target for `seconds`; returns (status, inputs run, output)."""
     fdir = fuzz_dir(bdir)
@@ -63,14 +70,48 @@ def run_target(target, seconds, bdir=None):
     return res.returncode, executed_units(out), out
 
 
-def run(bdir=None, seconds=60, targets=TARGETS):
-    """Build, then fuzz each target; returns (status, detail)."""
+def report_section(seconds, rows):
+    """The "reliability" section of docs/benchmarks.md for a run of every target."""
+    total = sum(units or 0 for _, units, _ in rows)
+    out = ["## Reliability: fuzzing",
+           "",
+           f"`./motet fuzz --seconds {seconds} --report`: each libFuzzer target of tests/fuzz "
+           "(built with ASan and UBSan) run from its checked-in seeds and its corpus so far, "
+           f"{seconds} s each on one core. *cov*: the code coverage points libFuzzer reached, "
+           "*ft*: its features, *corpus*: the inputs it kept. A crash, a sanitizer report or a "
+           "broken invariant fails the run.",
+           "",
+           "| target | what it feeds | inputs run | cov | ft | corpus |",
+           "|---|---|---:|---:|---:|---:|"]
+    for target, units, cov in rows:
+        c = cov or ("?", "?", "?")
+        out.append(f"| {target} | {WHAT.get(target, '')} | {units if units is not None else '?'} "
+                   f"| {c[0]} | {c[1]} | {c[2]} |")
+    out += ["", f"In all: {total} inputs, no failure."]
+    return "\n".join(out) + "\n"
+
+
+# What each target feeds the kernel (tests/fuzz/*.c).
+WHAT = {
+    "fuzz_appdesc": "an application description to appdesc_parse()",
+    "fuzz_appmgr": "a description to the application manager, which creates the tasks",
+    "fuzz_bus_frame": "bytes to the frame decoder, re-encoded when accepted",
+    "fuzz_bus_rx": "a module's whole frame input: every frame type, tx-done and time events",
+    "fuzz_migrate_image": "a migration image to its decoder",
+    "fuzz_timesync": "time-sync beacons to the clock fit",
+}
+
+
+def run(bdir=None, seconds=60, targets=TARGETS, report=False):
+    """Build, then fuzz each target; returns (status, detail). With `report`,
+    a run of every target writes the reliability section of the benchmarks."""
     status = build_targets(bdir)
     if status != 0:
         return status, "build failed"
-    failed, counts = [], []
+    failed, counts, rows = [], [], []
     for target in targets:
         status, units, out = run_target(target, seconds, bdir)
+        rows.append((target, units, final_coverage(out)))
         counts.append(f"{target.removeprefix('fuzz_')} {units if units is not None else '?'}")
         print(f"fuzz: {target}: {units} inputs in {seconds} s, status {status}", flush=True)
         if status != 0:
@@ -78,6 +119,9 @@ def run(bdir=None, seconds=60, targets=TARGETS):
             print(out[-8000:], file=sys.stderr)
     if failed:
         return 1, "failed: " + ", ".join(failed)
+    if report:
+        from . import report as bench_report
+        bench_report.write_section("reliability", report_section(seconds, rows))
     return 0, f"{seconds} s each, inputs run: " + ", ".join(counts)
 
 
@@ -93,7 +137,11 @@ def main(argv):
                    help=f"only this target (repeatable): {', '.join(TARGETS)}")
     p.add_argument("--build-dir", default=None,
                    help="the native build directory; the fuzz tree is beside it, <dir>-fuzz")
+    p.add_argument("--report", action="store_true",
+                   help="write the figures into docs/benchmarks.md (section reliability)")
     args = p.parse_args(argv)
-    status, detail = run(args.build_dir, args.seconds, tuple(args.target or TARGETS))
+    if args.report and args.target:
+        p.error("--report needs every target: leave out --target")
+    status, detail = run(args.build_dir, args.seconds, tuple(args.target or TARGETS), args.report)
     print(f"motet fuzz: {'ok' if status == 0 else 'FAILED'}: {detail}")
     return status

@@ -12,12 +12,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "docs" / "benchmarks.md"
 
-# "hot-paths" is a before/after summary written by hand: no command writes
-# it, and write_section() keeps it like any other section.
-SECTION_ORDER = ["hot-paths", "native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports",
+# "summary" is the table of current figures against the targets and the
+# peers, written by hand: no command writes it, and write_section() keeps it
+# like any other section.
+SECTION_ORDER = ["summary", "native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports",
                  "ssl-avr", "ssl-device",
                  "threads",
-                 "energy", "energy-load"]
+                 "energy", "energy-load", "reliability"]
 
 HEADER = """<!-- SPDX-License-Identifier: MIT -->
 # Motet benchmarks

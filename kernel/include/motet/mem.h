@@ -8,7 +8,7 @@
  * blocks. Semantics are those of the C library: mem_realloc(NULL, n) is
  * mem_alloc(n), mem_realloc(p, 0) frees p and returns NULL, mem_free(NULL)
  * does nothing. A task frees and resizes only its own blocks: a received
- * payload becomes its own when it takes it (sched_take_msg()). Errors
+ * payload becomes its own when it takes it (sched_take()). Errors
  * (exhaustion, double free, foreign pointer, another owner's block) return
  * NULL or an error code and are logged, never crash.
  *
