@@ -182,7 +182,12 @@ static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data,
     msg_t *m = queue_take_block_irq_off();
     if (!m) return false;
     mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
-    queue_copy_into_block(m, data, len);
+    if (len) {
+        queue_copy_into_block(m, data, len); /* a call: bytes, the rarer case */
+    } else {
+        m->data = NULL;
+        m->len = 0;
+    }
     m->seq = sched.next_seq++;
     m->dst = t->pid;
     m->port = port;
