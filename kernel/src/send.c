@@ -169,6 +169,18 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
                       from_isr);
 }
 
+/* Stamp m with the next creation order and address it to t's `port` from
+ * `src`; irq off. Its payload is set already. */
+static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port, mt_pid_t src,
+                                      uint8_t flags)
+{
+    m->seq = sched.next_seq++;
+    m->dst = t->pid;
+    m->port = port;
+    m->src = src;
+    m->flags = flags;
+}
+
 /* The queued fast path: a send from the kernel stack to t, looked up under
  * the caller's lock, that must wait (t on the stack, less important, or its
  * gate closed), with no payload or a small borrowed one; false sends it the
@@ -188,11 +200,7 @@ static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data,
         m->data = NULL;
         m->len = 0;
     }
-    m->seq = sched.next_seq++;
-    m->dst = t->pid;
-    m->port = port;
-    m->src = src;
-    m->flags = 0;
+    address_irq_off(m, t, port, src, 0);
     queue_push(m, t);
     /* It cannot start before the lock goes: t is below the sender or less
      * important, and an interrupt's exit runs only what outranks the sender. */
@@ -557,11 +565,7 @@ static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uin
 {
     m->data = NULL;
     m->len = 0;
-    m->seq = sched.next_seq++;
-    m->dst = t->pid;
-    m->port = port;
-    m->src = MT_PID_NONE;
-    m->flags = flags;
+    address_irq_off(m, t, port, MT_PID_NONE, flags);
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, m);
     else

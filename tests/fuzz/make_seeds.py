@@ -41,16 +41,6 @@ EV_FRAME, EV_RAW, EV_TX_END, EV_TIME = 0, 1, 2, 3
 SENT = 0
 
 
-def crc16(data):
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
-
-
 def body(ftype, src, dst, seq, pid, port, src_pid, prio, payload):
     """Header and payload of a frame (the length field filled in)."""
     return bytes([ftype, src, dst, seq, pid, port, src_pid, prio]) + \
@@ -59,7 +49,7 @@ def body(ftype, src, dst, seq, pid, port, src_pid, prio, payload):
 
 def frame(*fields):
     b = body(*fields)
-    return b + struct.pack("<H", crc16(b))
+    return b + struct.pack("<H", appc.crc16(b))
 
 
 def image(pid, prio, program, state, routes=(), timers=(), groups=(), held=0, stamp=0):

@@ -41,6 +41,8 @@ import sys
 import tomllib
 from typing import Any
 
+from .textfile import utf8_text
+
 # ---- the kernel's constants, in one place -------------------------------
 # types.h
 PID_FIRST_APP = 0x10  # device pids the manager hands out: 0x10 .. 0xEF
@@ -560,12 +562,9 @@ def read_text(path: str | os.PathLike[str]) -> str:
     except OSError as e:
         raise AppcError(f"{path}: {e.strerror or e}") from None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise AppcError(f"{path}: line {line}, column {column}: byte 0x{data[e.start]:02x} is "
-                        "not UTF-8 text (a description is TOML, which is UTF-8)") from None
+        return utf8_text(data, path)
+    except ValueError as e:
+        raise AppcError(f"{e} (a description is TOML, which is UTF-8)") from None
 
 
 def compile_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:

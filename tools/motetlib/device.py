@@ -65,6 +65,8 @@ import random
 import tomllib
 from pathlib import Path
 
+from .textfile import utf8_text
+
 KINDS = ("native", "cortex-m", "avr")
 RUNNABLE_KINDS = ("native",)
 MAX_MODULES = 16  # MOTET_BUS_MODULES: ids 0 .. 15
@@ -293,18 +295,6 @@ def parse(text: str, path: str = "<device>") -> Device:
                   modules=tuple(sorted(modules, key=lambda m: m.id)),
                   bus=_bus(_get(doc, "bus", dict, path, {}), f"{path} [bus]"),
                   loader=loader, max_ppm=max_ppm)
-
-
-def utf8_text(data: bytes, path) -> str:
-    """The bytes of a text file as text; ValueError naming the file and
-    the line of the first byte that is not UTF-8."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise ValueError(f"{path}: line {line}, column {column}: byte 0x{data[e.start]:02x} is "
-                         "not UTF-8 text") from None
 
 
 def load(path) -> Device:

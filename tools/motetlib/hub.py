@@ -44,6 +44,7 @@ import time
 from fractions import Fraction
 
 from . import eventlog
+from .appc import crc16
 
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
 
@@ -56,17 +57,6 @@ TYPE_RETRY = 0x80
 BROADCAST = 0xFF
 HEADER = 10
 OVERHEAD = 12
-
-
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE, as bus frames and descriptions use."""
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
-    return crc
 
 
 def frame_ok(frame: bytes) -> bool:
