@@ -7,6 +7,7 @@
 #include "motet/bus.h"
 #include "motet/motet.h"
 #include "motet/port.h"
+#include "timer_internal.h"
 
 void motet_boot(void)
 {

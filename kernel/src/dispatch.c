@@ -24,9 +24,9 @@
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/port.h"
-#include "motet/timer.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
+#include "timer_internal.h"
 
 sched_state_t sched;
 

@@ -40,7 +40,7 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/sched.h"
-#include "motet/slab.h"
+#include "slab_internal.h"
 
 typedef union {
     void *ptr;

@@ -20,8 +20,8 @@
 #define MOTET_MIGRATE_INTERNAL_H
 
 #include "motet/migrate.h"
-#include "motet/timer.h"
 #include "sched_internal.h"
+#include "timer_internal.h"
 
 #define MIG_IMAGE_VERSION 2u
 #define MIG_IMAGE_HEADER  16u

@@ -8,14 +8,14 @@
  *
  * Interrupt handlers allocate messages and timers, so the list and the map
  * change only with interrupts held off; zeroing and logging happen after.
- * The bodies of allocation and free are inline in slab.h, shared by the
- * functions here and by SLAB_TAKE() / SLAB_PUT() on hot paths.
+ * The bodies of allocation and free are inline in slab_internal.h, with
+ * the cache's geometry as their arguments.
  */
 #include <string.h>
 
 #include "motet/log.h"
 #include "motet/port.h"
-#include "motet/slab.h"
+#include "slab_internal.h"
 
 const uint8_t slab_bit_in_byte[8] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
 

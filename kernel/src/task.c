@@ -16,9 +16,9 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/slab.h"
-#include "motet/timer.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
+#include "timer_internal.h"
 
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
 SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);

@@ -41,7 +41,7 @@
  * timers keep their tick-granular phase but fire up to a tick late. Starting
  * or stopping a timer then never touches the compare.
  */
-#include "motet/timer.h"
+#include "timer_internal.h"
 
 #include <stddef.h>
 

@@ -18,6 +18,7 @@
 
 #include "native.h"
 #include "test_support.h"
+#include "timer_internal.h"
 
 #define PID_T    0x30 /* the task interrupts post to */
 #define PID_STOP 0x3F

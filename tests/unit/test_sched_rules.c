@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "timer_internal.h"
 
 /* ---- a trace of handler activity: "A( B( )B )A" ---- */
 

@@ -13,6 +13,7 @@
 #include "motet/slab.h"
 #include "sched_internal.h"
 #include "test_support.h"
+#include "timer_internal.h"
 
 #define PID_A    0x20
 #define PID_B    0x21

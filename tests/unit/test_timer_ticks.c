@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "timer_internal.h"
 
 #define TICK     TIMER_US(MOTET_TICK_US)
 #define PID_A    0x20

@@ -25,8 +25,6 @@
 #define TIMER_MS(ms) ((uint32_t) ((uint64_t) (ms) *PORT_TICKS_PER_SECOND / 1000u))
 #define TIMER_US(us) ((uint32_t) ((uint64_t) (us) *PORT_TICKS_PER_SECOND / 1000000u))
 
-/* Reset: no timers, compare disabled; boot only. */
-void timer_init(void);
 /* Start (or restart) timer `n` of the running task to fire after `ticks`
  * (1 .. 2^31-1), then every `ticks` if periodic. MT_ERR_NO_TIMER if n >= 4,
  * MT_ERR_NO_SLAB if the timer cache is exhausted, MT_ERR_INVALID for 0. */
@@ -37,25 +35,17 @@ mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodi
 mt_err_t timer_stop(uint8_t n);
 /* Stop timer `n` of `owner`; MT_ERR_STATE if it is not running. */
 mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n);
-/* Stop every timer of `owner` (task kill); returns how many. */
-unsigned timer_stop_all(mt_pid_t owner);
 /* Ticks until timer `n` of `owner` fires; false if not running. */
 bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
-/* Migration: ticks until timer `n` of `owner` fires and its period (0:
- * one-shot); false if it is not running. Any context. */
-bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period);
 /* Migration: start timer `n` of `owner` to fire after `first` ticks, then
  * every `period` ticks (0: once), so that a moved timer keeps its phase. */
 mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
-/* Ticks until the nearest expiry; false if no timer is running. */
-bool timer_next_deadline(uint32_t *ticks);
 /* Kernel time in ticks, extended to 32 bits from the port counter. */
 uint32_t timer_now(void);
-/* timer_now() for a caller that already holds interrupts off. */
-uint32_t timer_now_irq_off(void);
 /* Port hook: the compare interrupt fired. Interrupt context. */
 void timer_isr_compare(void);
-/* Number of compare interrupts taken since timer_init() (tickless proof). */
+/* Compare interrupts taken since boot: the proof that the kernel is
+ * tickless, for benchmarks and tests. */
 uint32_t timer_interrupt_count(void);
 
 #endif /* MOTET_TIMER_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timer calls only the kernel's own components make (boot, kill,
+ * migration, the main loop's sleep choice) and the tests' diagnostics;
+ * motet/timer.h is the API tasks use.
+ */
+#ifndef MOTET_TIMER_INTERNAL_H
+#define MOTET_TIMER_INTERNAL_H
+
+#include "motet/timer.h"
+
+/* Reset: no timers, compare disabled; boot only. */
+void timer_init(void);
+/* Stop every timer of `owner` (task kill); returns how many. */
+unsigned timer_stop_all(mt_pid_t owner);
+/* Migration: ticks until timer `n` of `owner` fires and its period (0:
+ * one-shot); false if it is not running. Any context. */
+bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period);
+/* Ticks until the nearest expiry; false if no timer is running. */
+bool timer_next_deadline(uint32_t *ticks);
+/* timer_now() for a caller that already holds interrupts off. */
+uint32_t timer_now_irq_off(void);
+
+#endif /* MOTET_TIMER_INTERNAL_H */
