@@ -673,6 +673,29 @@ mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 /* The check byte is linear in the owner, as in mem_set_owner(). No lookup:
  * the kernel checked the block when it lent it out, and while lent the
  * block is the kernel's, which no task's mem_free() can take away. */
+mt_err_t mem_pass(void *ptr, mt_pid_t from, mt_pid_t to)
+{
+    uint16_t off;
+    mem_hdr_t h;
+    port_irq_state_t s = port_irq_save();
+    if (!live_start(ptr, &off, &h)) {
+        port_irq_restore(s);
+        /* The walk decides (rare: without the start map, or a bad pointer). */
+        if (from != MEM_OWNER_KERNEL && mem_is_heap(ptr) && mem_owner(ptr) != from)
+            return log_error(MT_ERR_NOT_OWNER);
+        return set_owner_located(ptr, to);
+    }
+    if (from != MEM_OWNER_KERNEL && h.owner != from) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_NOT_OWNER);
+    }
+    uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;
+    hdr[offsetof(mem_hdr_t, owner)] = to;
+    hdr[offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ to);
+    port_irq_restore(s);
+    return MT_OK;
+}
+
 void *mem_hand_over(void *ptr, mt_pid_t owner)
 {
     uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;

@@ -15,6 +15,10 @@
 /* Free a live block whoever owns it; NULL is ignored. Kernel use only:
  * MT_ERR_DOUBLE_FREE or MT_ERR_BAD_POINTER (logged), never MT_ERR_NOT_OWNER. */
 mt_err_t mem_release(void *ptr);
+/* Give live block ptr, which must be `from`'s (any owner's when `from` is
+ * the kernel), to `to`: MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (logged) and
+ * nothing changed otherwise. Any context. */
+mt_err_t mem_pass(void *ptr, mt_pid_t from, mt_pid_t to);
 /* Give a live block the kernel lent out (a payload run at once) to `owner`
  * without checking it again; returns ptr. Any context. */
 void *mem_hand_over(void *ptr, mt_pid_t owner);

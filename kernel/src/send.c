@@ -72,23 +72,45 @@ void *sched_take(void *data, uint16_t len)
     return copy;
 }
 
-/* Give the message block m its own copy of a borrowed payload (in the block
- * when it fits), or take a heap one for the kernel. */
-static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags)
+/* The frame of the handler that sends, if the sender is a task on the
+ * kernel stack: where a payload it was given and passes on is held. */
+static MT_INLINE task_t *sending_frame(mt_pid_t sender)
 {
-    m->len = len;
-    if (!len) {
-        if (flags & MSG_HEAP) mem_free(data);
-        m->data = NULL;
+    task_t *self = MOTET_THREADS && thread_running() ? NULL : sched.current;
+    return self && self->pid == sender ? self : NULL;
+}
+
+/* A heap payload `sender` sends becomes the kernel's: a block the sender
+ * owns, or the heap payload its handler was given and passes on without
+ * taking it (the kernel's already: its frame lets go of it). Any other
+ * block is refused, MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (logged), and
+ * stays as it was. `from` is the sender's frame, if any (sending_frame()). */
+static mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
+{
+    if (from && from->payload == data) {
+        from->payload = NULL;
         return MT_OK;
     }
+    return mem_pass(data, sender, MEM_OWNER_KERNEL);
+}
+
+/* Give the message block m its own copy of a borrowed payload (in the block
+ * when it fits), or take a heap one for the kernel; `from` and `sender` as
+ * for payload_to_kernel(). An empty heap payload is freed. */
+static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, task_t *from,
+                            mt_pid_t sender)
+{
+    m->len = len;
+    m->data = NULL;
     if (flags & MSG_HEAP) {
-        if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) return MT_ERR_BAD_POINTER;
+        mt_err_t err = payload_to_kernel(data, from, sender);
+        if (err) return err;
+        if (!len) return mem_release(data);
         m->data = data;
         m->flags |= MSG_HEAP;
         return MT_OK;
     }
-    return sched_msg_copy_payload(m, data, len);
+    return len ? sched_msg_copy_payload(m, data, len) : MT_OK;
 }
 
 /* ---- queueing ---- */
@@ -128,7 +150,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
     m->port = port;
     m->src = src;
     m->flags = from_isr ? MSG_FROM_ISR : 0;
-    mt_err_t err = own_payload(m, data, len, flags);
+    mt_err_t err = own_payload(m, data, len, flags, from_isr ? NULL : sending_frame(src), src);
     if (err) { /* the memory manager has logged why; m holds no payload */
         port_irq_state_t s = port_irq_save();
         queue_put_block_irq_off(m);
@@ -238,19 +260,22 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
     }
     if (!can_run_now(t, port)) {
         port_irq_restore(s);
-        return enqueue(t, pid, port, data, len, flags, false);
+        return enqueue_as(t, sender, pid, port, data, len, flags, false);
     }
+    task_t *from = sending_frame(sender);
     frame_push(t, sender);
     if (port == PORT_INIT && !(t->flags & TASK_INITIALISED)) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
-    if ((flags & MSG_HEAP) && len) {
-        if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) { /* the heap has logged why */
+    if (flags & MSG_HEAP) {
+        mt_err_t err = payload_to_kernel(data, from, sender);
+        if (err) {
             frame_cancel(t);
-            return MT_ERR_BAD_POINTER;
+            return err;
         }
-        t->payload = data; /* freed after the handler unless it takes it */
-    } else if (flags & MSG_HEAP) {
-        mem_release(data); /* an empty heap payload; the receiver's frame is pushed */
+        if (len)
+            t->payload = data; /* freed after the handler unless it takes it */
+        else
+            mem_release(data);
     }
     log_event(EV_START, t->pid, port);
     frame_run(t, port, len ? data : NULL, len);
@@ -431,9 +456,14 @@ static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t fla
         return sched_send_to(r->pid, r->port, data, len, flags);
     mt_err_t err = check_send_args(r->port, data, len, flags);
     if (err) return log_error(err);
+    /* Resolved under the lock: a kill in between must not leave the route
+     * a freed block for good. */
+    port_irq_state_t s = port_irq_save();
     if (!r->local) r->local = sched_find_task(r->pid);
-    if (!r->local) return send_remote(r->pid, r->port, data, len, flags);
-    return sched_deliver(r->local, r->pid, r->port, data, len, flags, port_in_isr());
+    task_t *t = r->local;
+    port_irq_restore(s);
+    if (!t) return send_remote(r->pid, r->port, data, len, flags);
+    return sched_deliver(t, r->pid, r->port, data, len, flags, port_in_isr());
 }
 
 /* sched_send() for everything but the fast paths. */
@@ -467,16 +497,19 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
  * is popped unrun and the sender keeps what it passed. */
 static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    if (!len) {
-        mem_release(data); /* the sender's: the receiver's frame is pushed */
-        data = NULL;
-    } else if (mem_set_owner(data, MEM_OWNER_KERNEL) != MT_OK) { /* the heap has logged why */
+    /* The sender is the frame below the receiver's, pushed just now. */
+    mt_err_t err = payload_to_kernel(data, t->below, t->sender);
+    if (err) {
         frame_cancel(t);
         mt_prio_t prio = sched.running_prio;
         if (sched_may_run(prio)) dispatch_drain(prio);
-        return MT_ERR_BAD_POINTER;
-    } else {
+        return err;
+    }
+    if (len) {
         t->payload = data;
+    } else {
+        mem_release(data);
+        data = NULL;
     }
     log_event(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
     frame_run(t, port, data, len);

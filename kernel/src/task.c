@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
@@ -247,30 +248,54 @@ void task_destroy(task_t *t)
     t->held = NULL;
     for (msg_t *m = held; m; m = m->next) sched.held--;
     table_remove(t);
+    /* In the same critical section: a send along a route cached to t,
+     * from a handler run at an interrupt's exit, must never find it half
+     * cleared (a pointer is two stores on 8-bit cores). */
+    forget_routes_to(t);
     port_irq_restore(s);
     discard_list(queued, &dropped);
     discard_list(held, &dropped);
     timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
-    forget_routes_to(t);
     mem_free_all(t->pid);
     log_event(EV_KILL, t->pid, dropped);
     slab_free(&task_cache, t);
 }
 
-void task_finish_kill(task_t *t)
+bool task_kill_begin_irq_off(task_t *t)
 {
-    port_irq_state_t s = port_irq_save();
     bool final = (t->flags & TASK_INITIALISED) != 0;
-    /* Nothing new may start on it; FINAL must not release what is held. */
-    task_set_flags(t, TASK_FROZEN, TASK_KILL_PENDING | TASK_INITIALISED);
-    if (final) frame_push(t, sched_current_pid());
-    port_irq_restore(s);
+    /* Nothing may start on it any more but FINAL: frozen, its queued
+     * messages go to its held list (rule 7 keeps them there), where its
+     * destruction finds them; FINAL must not release them. */
+    sched_mig_freeze(t);
+    task_set_flags(t, 0, TASK_KILL_PENDING);
+    return final;
+}
+
+void task_kill_end(task_t *t, bool final)
+{
     if (final) {
+        port_irq_state_t s = port_irq_save();
+        frame_push(t, sched_current_pid());
+        /* FINAL runs wherever the kill happens, even under a more important
+         * killer: the running priority stays the killer's, so that nothing
+         * the killer outranks (its own queued messages among them) starts
+         * above FINAL. */
+        if (sched.running_prio < t->below_prio) sched.running_prio = t->below_prio;
+        port_irq_restore(s);
         log_event(EV_START, t->pid, PORT_FINAL);
         frame_run(t, PORT_FINAL, NULL, 0);
     }
     task_destroy(t);
+}
+
+void task_finish_kill(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    bool final = task_kill_begin_irq_off(t);
+    port_irq_restore(s);
+    task_kill_end(t, final);
 }
 
 #if MOTET_THREADS
@@ -307,16 +332,22 @@ mt_err_t sched_task_kill(mt_pid_t pid)
 
 #if MOTET_THREADS
 
+/* Both under the lock: an interrupt's post must find the task either
+ * bound (its mailbox) or not (held until INIT), never half of each. */
 void sched_task_bind(task_t *t, thread_t *th)
 {
+    port_irq_state_t s = port_irq_save();
     t->state = th; /* a bound task has no state of its own */
     task_set_flags(t, TASK_THREAD | TASK_INITIALISED, 0);
+    port_irq_restore(s);
 }
 
 void sched_task_destroy(task_t *t)
 {
+    port_irq_state_t s = port_irq_save();
     task_set_flags(t, 0, TASK_INITIALISED | TASK_THREAD);
     t->state = NULL;
+    port_irq_restore(s);
     task_destroy(t);
 }
 
