@@ -41,7 +41,10 @@ import sys
 import tomllib
 from typing import Any
 
-from .textfile import utf8_text
+try:
+    from .textfile import utf8_text
+except ImportError:  # run as a script beside it (stack_tasks.py)
+    from textfile import utf8_text  # type: ignore[no-redef]
 
 # ---- the kernel's constants, in one place -------------------------------
 # types.h
