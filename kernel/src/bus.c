@@ -15,6 +15,19 @@
  * only another receiver rejected the broadcast, sees the retry with the
  * number it accepted last on that link and acknowledges it without a
  * second delivery. First transmissions are never taken for duplicates.
+ * Numbering starts at 0 on every link at bus_start(), on every module of a
+ * device at once; a receiver expects each link's next number, and one
+ * further on means its sender gave the frames in between up (a gap,
+ * reported before the frame is delivered). Eight bits: a run of 256 or
+ * more frames given up in a row looks like a shorter gap.
+ *
+ * Losses. A message given up (MOTET_BUS_RETRIES rejections, or an
+ * unreachable destination) is counted on its link (bus_link()) and noted
+ * for the task that sent it; that task's next send over the same link
+ * consumes the note and fails with MT_ERR_BUS_LOST, so the error reaches
+ * the code that can act on it (resend state, resynchronise), on the path
+ * it already checks. Notes are few (MOTET_BUS_LOST_NOTES): with none free
+ * the loss is still counted and logged, only that task's report is lost.
  */
 #include <string.h>
 
@@ -39,6 +52,14 @@ typedef struct tx_entry {
     uint8_t tries; /* transmissions rejected so far */
 } tx_entry_t;
 
+/* A loss not yet reported to the task that sent the message. */
+typedef struct lost_note {
+    mt_pid_t pid; /* MT_PID_NONE: free */
+    uint8_t link; /* destination module, or MOTET_BUS_MODULES: broadcast */
+} lost_note_t;
+
+#define LINK_BROADCAST ((uint8_t) MOTET_BUS_MODULES)
+
 static struct {
     tx_entry_t queue[MOTET_BUS_TX_QUEUE];
     uint8_t count;
@@ -49,6 +70,9 @@ static struct {
     uint8_t tx_seq[MOTET_BUS_MODULES + 1]; /* per destination; last: broadcast */
     uint8_t rx_seq[MOTET_BUS_MODULES][2];  /* last accepted: unicast, broadcast */
     uint32_t rx_seen[2];                   /* which rx_seq entries are valid */
+    bus_link_t links[MOTET_BUS_MODULES + 1];
+    lost_note_t notes[MOTET_BUS_LOST_NOTES];
+    uint8_t notes_used; /* sends skip the search while none is pending */
     bus_stats_t stats;
 } B;
 
@@ -114,6 +138,77 @@ const bus_stats_t *bus_stats(void)
 uint8_t bus_tx_pending(void)
 {
     return B.count;
+}
+
+static uint8_t link_of(mt_module_t dst)
+{
+    return dst == BUS_BROADCAST ? LINK_BROADCAST : dst;
+}
+
+const bus_link_t *bus_link(mt_module_t module)
+{
+    if (module != BUS_BROADCAST && (!is_member(module) || module == B.self)) return NULL;
+    return &B.links[link_of(module)];
+}
+
+/* A task of an application: one that can be told of its losses. */
+static bool app_pid(mt_pid_t pid)
+{
+    return pid != MT_PID_NONE && pid < MT_PID_SYSTEM;
+}
+
+/* Our message frame `f` is given up (`why`): counted on its link, logged,
+ * and noted for its sender; interrupt context. */
+static void lost(const bus_frame_t *f, mt_err_t why)
+{
+    uint8_t link = link_of(f->dst);
+    bus_link_t *k = &B.links[link];
+    if (k->lost < UINT16_MAX) k->lost++;
+    k->err = why;
+    k->pid = f->src_pid;
+    log_event(EV_BUS_LOST, f->src_pid, (uint16_t) (f->dst << 8 | f->type));
+    if (!app_pid(f->src_pid)) return; /* sent by the kernel or an interrupt: no task to tell */
+    lost_note_t *free_note = NULL;
+    for (uint8_t i = 0; i < MOTET_BUS_LOST_NOTES; i++) {
+        lost_note_t *n = &B.notes[i];
+        if (n->pid == f->src_pid && n->link == link) return; /* one report covers both */
+        if (n->pid == MT_PID_NONE && !free_note) free_note = n;
+    }
+    if (!free_note) return; /* counted and logged; only the report is lost */
+    free_note->pid = f->src_pid;
+    free_note->link = link;
+    B.notes_used++;
+}
+
+/* True once if the running task has a loss on `link` not yet reported:
+ * the note is consumed, and the caller fails its send with
+ * MT_ERR_BUS_LOST. Task context only: an interrupt is no task. */
+static bool take_lost(uint8_t link)
+{
+    if (!B.notes_used || port_in_isr()) return false;
+    mt_pid_t me = sched_current_pid();
+    bool hit = false;
+    port_irq_state_t s = port_irq_save();
+    for (uint8_t i = 0; i < MOTET_BUS_LOST_NOTES && !hit; i++) {
+        lost_note_t *n = &B.notes[i];
+        if (n->pid != me || n->link != link || me == MT_PID_NONE) continue;
+        n->pid = MT_PID_NONE;
+        B.notes_used--;
+        hit = true;
+    }
+    port_irq_restore(s);
+    return hit;
+}
+
+void bus_task_gone(mt_pid_t pid)
+{
+    port_irq_state_t s = port_irq_save();
+    for (uint8_t i = 0; i < MOTET_BUS_LOST_NOTES && B.notes_used; i++) {
+        if (B.notes[i].pid != pid || pid == MT_PID_NONE) continue;
+        B.notes[i].pid = MT_PID_NONE;
+        B.notes_used--;
+    }
+    port_irq_restore(s);
 }
 
 /* ---- sending ---- */
@@ -190,6 +285,7 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
 static mt_err_t remote_send(mt_module_t module, const msg_t *msg, mt_prio_t prio)
 {
     if (module == B.self || !is_member(module)) return MT_ERR_NO_ROUTE;
+    if (take_lost(module)) return MT_ERR_BUS_LOST; /* logged by the caller */
     mt_err_t err;
     if (migrate_bus_hold(msg, &err)) return err; /* frozen for a migration */
     return bus_send_frame(BUS_FRAME_DATA, module, msg->dst, msg->port, prio, msg->data, msg->len);
@@ -206,6 +302,7 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 {
     if (!B.active) return mcast_deliver(group, data, len, flags, from_isr);
     if (len && !data) return log_error(MT_ERR_INVALID);
+    if (take_lost(LINK_BROADCAST)) return log_error(MT_ERR_BUS_LOST);
     mt_prio_t prio = from_isr ? BUS_PRIO_SYSTEM : sched_running_prio();
     mt_err_t err =
         bus_send_frame(BUS_FRAME_MCAST, BUS_BROADCAST, MT_PID_MULTICAST, group, prio, data, len);
@@ -264,12 +361,24 @@ void bus_isr_tx_done(port_bus_result_t result)
     port_irq_restore(s);
     if (result == PORT_BUS_SENT) {
         sent(done.frame, done.n);
-    } else if (result == PORT_BUS_REJECTED) {
-        B.stats.tx_given_up++;
-        log_error(MT_ERR_BUS_CORRUPT);
     } else {
-        B.stats.tx_unreachable++;
-        log_error(MT_ERR_BUS_DOWN);
+        mt_err_t why = result == PORT_BUS_REJECTED ? MT_ERR_BUS_CORRUPT : MT_ERR_BUS_DOWN;
+        if (why == MT_ERR_BUS_CORRUPT)
+            B.stats.tx_given_up++;
+        else
+            B.stats.tx_unreachable++;
+        log_error(why);
+        bus_frame_t f;
+        /* A task's message: its sender is told. The migrator's own frames
+         * have their ends reported to it below, and it acts on them. */
+        if (bus_frame_decode(done.frame, done.n, &f) == MT_OK &&
+            (f.type == BUS_FRAME_DATA || f.type == BUS_FRAME_MCAST) && f.pid != MT_PID_MIGRATOR) {
+            lost(&f, why);
+            /* This module's own members cannot miss it: they get it now,
+             * still in bus order (the next frame has not gone). Only the
+             * receivers that rejected it lack it, and each reports the gap. */
+            if (f.type == BUS_FRAME_MCAST) deliver_cast(&f);
+        }
     }
     migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */
     mem_release(done.frame);
@@ -329,13 +438,26 @@ static void rx_bad(const bus_frame_t *f)
     log_event(EV_BAD_FRAME, f->src_pid, (uint16_t) ((f->src << 8) | f->type));
 }
 
+/* Where a frame taken stands on its link: a retransmission of the one
+ * accepted last (another receiver rejected it) is a duplicate; a number
+ * past the next expected one means its sender gave the frames in between
+ * up, which is counted and logged here, before this frame is delivered,
+ * so that nothing after a loss arrives as if in order. Before the first
+ * frame of a link, number 0 is expected (bus_start() on every module). */
 static bool is_duplicate(const bus_frame_t *f)
 {
     uint8_t link = f->dst == BUS_BROADCAST ? 1u : 0u;
-    bool dup = f->retry && (B.rx_seen[link] & bit(f->src)) && B.rx_seq[f->src][link] == f->seq;
+    bool seen = (B.rx_seen[link] & bit(f->src)) != 0;
+    uint8_t last = seen ? B.rx_seq[f->src][link] : (uint8_t) 0xFFu;
+    if (seen && f->retry && last == f->seq) return true;
+    uint8_t missed = (uint8_t) (f->seq - last - 1u);
+    if (missed) {
+        B.stats.rx_missed += missed;
+        log_event(EV_BUS_GAP, f->src_pid, (uint16_t) (f->src << 8 | missed));
+    }
     B.rx_seq[f->src][link] = f->seq;
     B.rx_seen[link] |= bit(f->src);
-    return dup;
+    return false;
 }
 
 static void dispatch(const bus_frame_t *f, uint32_t local)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "migrate_internal.h"
+#include "motet/bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
@@ -257,6 +258,7 @@ void task_destroy(task_t *t)
     discard_list(held, &dropped);
     timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
+    bus_task_gone(t->pid); /* its pid may be given to another task */
     mem_free_all(t->pid);
     log_event(EV_KILL, t->pid, dropped);
     slab_free(&task_cache, t);

@@ -271,16 +271,16 @@ static void print_stats(void)
     const bus_stats_t *s = bus_stats();
     printf("bus: module %u sent %lu frames (%lu retransmitted, %lu given up, %lu unreachable), "
            "received %lu (%lu corrupt rejected, %lu duplicates, %lu undeliverable, "
-           "%lu malformed dropped)\n",
+           "%lu malformed dropped, %lu missed)\n",
            L.opt.module, (unsigned long) s->tx_frames, (unsigned long) s->tx_retransmits,
            (unsigned long) s->tx_given_up, (unsigned long) s->tx_unreachable,
            (unsigned long) s->rx_frames, (unsigned long) s->rx_corrupt,
            (unsigned long) s->rx_duplicates, (unsigned long) s->rx_undeliverable,
-           (unsigned long) s->rx_bad);
+           (unsigned long) s->rx_bad, (unsigned long) s->rx_missed);
     uint32_t c[] = {s->tx_frames,      s->tx_bytes,         s->tx_retransmits, s->tx_given_up,
                     s->tx_unreachable, s->tx_queue_full,    s->rx_frames,      s->rx_corrupt,
                     s->rx_duplicates,  s->rx_undeliverable, s->tx_queue_high,  timesync_beacons(),
-                    s->rx_bad};
+                    s->rx_bad,         s->rx_missed};
     uint8_t body[sizeof c], *p = body;
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) p = put(p, c[i], 4);
     fflush(stdout);

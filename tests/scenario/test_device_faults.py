@@ -50,13 +50,76 @@ def test_corrupt_frames_are_detected_counted_logged_retransmitted_never_delivere
 def test_a_frame_rejected_on_every_try_is_given_up_and_the_last_note_says_so(build_dir,
                                                                              tmp_path):
     # The next ping is corrupted on each of its MOTET_BUS_RETRIES (8) sends.
-    run = run_device(build_dir, tmp_path, TWO, "--until", 0.2, "--fault", "corrupt:1@0.1:8")
+    logs = tmp_path / "logs"
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.2, "--fault", "corrupt:1@0.1:8",
+                     log_dir=logs)
     notes = run.hub_notes("rejected frame")
     assert len(notes) == 8
     assert all(n.endswith("not delivered, m0 will send it again") for n in notes[:7]), notes
     assert notes[7].endswith("not delivered, that was m0's last try (8 of MOTET_BUS_RETRIES = "
                              "8): it gives the frame up"), notes[7]
     assert run.kernel(0)["tx_retransmits"] == 7 and run.kernel(0)["tx_given_up"] == 1
+    # Nothing silent (docs/bus.md, "When a message is given up"): the
+    # pinger is told by its next send, which fails and which it makes again;
+    # the ponger's kernel reports the gap, naming m0, before it delivers the
+    # ping after it; nothing arrives out of order but across that gap.
+    refused = [m for m in run.lines if "refused: an earlier message was lost" in m]
+    assert len(refused) == 1 and refused[0].startswith("m0|"), refused
+    told = int(refused[0].split("ping: seq ")[1].split()[0])
+    lost = [e for e in events(logs, 0) if e.type == "BUS_LOST"]
+    assert [(e.arg >> 8, e.arg & 0xFF) for e in lost] == [(1, 1)]  # DATA to m1
+    assert run.kernel(1)["rx_missed"] == 1 and run.kernel(0)["rx_missed"] == 0
+    gaps = [e for e in events(logs, 1) if e.type == "BUS_GAP"]
+    assert [(e.arg >> 8, e.arg & 0xFF) for e in gaps] == [(0, 1)]  # one frame from m0
+    seqs = pong_seqs(run)
+    assert seqs == sorted(set(seqs)), seqs  # never reordered nor twice
+    assert [s for s in range(1, seqs[-1] + 1) if s not in seqs] == [told - 1]
+    out_of_order = [m.group(1) for _, _, m in run.module_lines(PONG)
+                    if m.group(3) == "OUT OF ORDER"]
+    assert out_of_order == [str(told)]
+
+
+def casts_in_order(run, module):
+    """Each member on `module`: the sequence numbers it printed, in order."""
+    got = {}
+    for mod, _, m in run.module_lines(MEMBER):
+        if mod == module:
+            got.setdefault(m.group(1), []).append(int(m.group(3)))
+    return got
+
+
+def test_multicast_given_up_is_reported_by_sender_and_the_receiver_that_lacks_it(build_dir,
+                                                                                 tmp_path):
+    # Issue #16 defect 6: the next multicast is corrupted on its way to m2
+    # on each of its 8 tries; m1, m3 and m4 took it on the first.
+    logs = tmp_path / "logs"
+    run = run_device(build_dir, tmp_path, FIVE, "--until", 0.3, "--fault", "corrupt:2@0.1:8",
+                     log_dir=logs)
+    assert run.hub_notes("it gives the frame up")
+    assert run.kernel(0)["tx_given_up"] == 1
+    # The caster is told by its next multicast, which fails; it sends it again.
+    refused = [m for m in run.lines if "refused: an earlier message was lost" in m]
+    assert len(refused) == 1 and refused[0].startswith("m0| ") and "cast: seq" in refused[0]
+    lost = [e for e in events(logs, 0) if e.type == "BUS_LOST"]
+    assert [(e.arg >> 8, e.arg & 0xFF) for e in lost] == [(0xFF, 2)]  # MCAST to all
+    # m2 alone lacks it, and says so, naming m0, before the next one.
+    assert [run.kernel(m)["rx_missed"] for m in range(5)] == [0, 0, 1, 0, 0]
+    gaps = [e for e in events(logs, 2) if e.type == "BUS_GAP"]
+    assert [(e.arg >> 8, e.arg & 0xFF) for e in gaps] == [(0, 1)]
+    casts = sorted({int(m.group(1)) for _, _, m in run.module_lines(CAST)})
+    assert casts == list(range(1, len(casts) + 1)) and len(casts) >= 14
+    missing = {}
+    for mod in range(5):
+        for pid, seqs in casts_in_order(run, mod).items():
+            assert seqs == sorted(set(seqs)), (mod, pid, seqs)  # never reordered nor twice
+            if pid == "11":  # "near", the caster's local unicast: not on the bus
+                continue
+            missing[(mod, pid)] = [s for s in casts[:-1] if s not in seqs]
+    lacking = {k: v for k, v in missing.items() if v}
+    assert list(lacking) == [(2, "17")], missing  # f2 on m2, the one receiver that rejected it
+    assert len(lacking[(2, "17")]) == 1
+    # Every other member, the caster's own on m0 included, got every one.
+    assert len(missing) == 9
 
 
 def test_powered_off_module_is_woken_by_a_message(build_dir, tmp_path):

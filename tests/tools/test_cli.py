@@ -113,6 +113,16 @@ def test_a_bad_frame_record_names_the_sender_and_the_frame_type():
     assert eventlog.describe(ev) == "DATA frame from m2 dropped"
 
 
+def test_lost_and_gap_records_name_the_link_and_the_count():
+    lost = eventlog.parse_line("EV 5 BUS_LOST 0x24 0xff02")
+    assert eventlog.describe(lost) == "MCAST frame to all given up"
+    assert eventlog.describe(eventlog.parse_line("EV 5 BUS_LOST 0x24 0x0201")) == \
+        "DATA frame to m2 given up"
+    assert eventlog.describe(eventlog.parse_line("EV 6 BUS_GAP 0x40 0x0003")) == \
+        "3 frame(s) from m0 missed"
+    assert eventlog.error_name(eventlog.ERRORS.index("MT_ERR_BUS_LOST")) == "MT_ERR_BUS_LOST"
+
+
 def test_frame_types_match_the_kernel_header():
     header = (ROOT / "kernel/include/motet/bus.h").read_text()
     names = re.findall(r"^\s*BUS_FRAME_(\w+)", header[header.index("BUS_FRAME_DATA = 1"):], re.M)

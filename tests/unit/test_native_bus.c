@@ -14,7 +14,9 @@
  * before initialising, with remote control blocks for tasks elsewhere, and
  * failing the load on every module for a task on a module the device does
  * not have or one whose program another module lacks, naming task and
- * module.
+ * module; a message given up (rejected on every try, or unreachable)
+ * reported to the task that sent it, and a receiver reporting the gap in
+ * a sender's sequence numbers before it delivers what follows.
  */
 #include <string.h>
 
@@ -853,6 +855,218 @@ static void test_bad_outcome_is_no_report(void **state)
     assert_string_equal(inits, "I");
 }
 
+/* ---- messages given up, and the gaps they leave ---- */
+
+static mt_err_t relay_err; /* what the relay's last send returned */
+
+/* Sends what arrives on PORT_0 to task 0x30 (module 2), and what arrives
+ * on PORT_0 + 1 to the group: a task whose sends the bus may lose. */
+static mt_err_t relay(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_0) relay_err = sched_send_to(0x30, PORT_0, data, len, 0);
+    if (port == PORT_0 + 1) relay_err = sched_send_to(MT_PID_MULTICAST, GROUP, data, len, 0);
+    return MT_OK;
+}
+
+#define RELAY 0x24u
+
+static void make_relay(void)
+{
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = RELAY, .prio = 3, .handler = relay}),
+                     MT_OK);
+    assert_int_equal(sched_task_init(RELAY, NULL, 0), MT_OK);
+    sched_run_pending();
+}
+
+/* Has the relay send one byte on `port`; returns what its send returned. */
+static mt_err_t relay_send(mt_port_t port, char *text)
+{
+    relay_err = MT_ERR_STATE;
+    assert_int_equal(sched_send_to(RELAY, port, text, 1, 0), MT_OK);
+    sched_run_pending();
+    return relay_err;
+}
+
+/* The frame in the interface is rejected on every one of its tries. */
+static void reject_every_try(void)
+{
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+}
+
+/* Records of `type` for `pid` with `arg` among the undrained ones; drains
+ * the log. */
+static unsigned logged(uint8_t type, mt_pid_t pid, uint16_t arg)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (rec[i].type == type && rec[i].pid == pid && rec[i].arg == arg) found++;
+    return found;
+}
+
+/* A message rejected on every try is given up; the task that sent it is
+ * told by its next send over that link (MT_ERR_BUS_LOST, nothing sent),
+ * once; bus_link() says how many were lost there, why, and whose. Sends
+ * of other tasks and to other links go on untouched. */
+static void test_given_up_message_is_reported_to_its_sender(void **state)
+{
+    (void) state;
+    make_relay();
+    drain_log();
+    assert_int_equal(relay_send(PORT_0, "a"), MT_OK);
+    bus_frame_t a = last_sent();
+    assert_int_equal(a.src_pid, RELAY);
+    assert_int_equal(bus_link(2)->lost, 0);
+    assert_int_equal(bus_link(2)->err, MT_OK);
+    reject_every_try();
+    assert_int_equal(bus_stats()->tx_given_up, 1);
+    assert_int_equal(bus_tx_pending(), 0);
+    const bus_link_t *k = bus_link(2);
+    assert_non_null(k);
+    assert_int_equal(k->lost, 1);
+    assert_int_equal(k->err, MT_ERR_BUS_CORRUPT);
+    assert_int_equal(k->pid, RELAY);
+    assert_int_equal(logged(EV_BUS_LOST, RELAY, (uint16_t) (2u << 8 | BUS_FRAME_DATA)), 1);
+    /* Another sender's message over the same link is not refused. */
+    assert_int_equal(sched_send_to(0x30, PORT_0, "x", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_SENT);
+    /* The relay's next send over it is refused, and nothing goes out. */
+    unsigned frames = n_sent;
+    assert_int_equal(relay_send(PORT_0, "b"), MT_ERR_BUS_LOST);
+    assert_int_equal(n_sent, frames);
+    assert_int_equal(bus_tx_pending(), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1);
+    /* Told once: the send after it goes, numbered after the lost one. */
+    assert_int_equal(relay_send(PORT_0, "c"), MT_OK);
+    bus_frame_t c = last_sent();
+    assert_int_equal(c.payload[0], 'c');
+    assert_int_equal(c.seq, (uint8_t) (a.seq + 2u)); /* a (lost), x, c */
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(bus_link(2)->lost, 1);
+    assert_int_equal(bus_link(0)->lost, 0);
+    assert_int_equal(bus_link(BUS_BROADCAST)->lost, 0);
+    assert_null(bus_link(SELF));
+    assert_null(bus_link(7));
+}
+
+/* The same for a multicast: given up, it still reaches its own members
+ * here, at once and so in bus order (only the modules that rejected it
+ * lack it, and they report the gap); its sender's next multicast is
+ * refused, its unicasts are not. */
+static void test_given_up_multicast_is_reported_to_its_sender(void **state)
+{
+    (void) state;
+    make_relay();
+    assert_int_equal(relay_send(PORT_0 + 1, "m"), MT_OK);
+    assert_int_equal(last_sent().type, BUS_FRAME_MCAST);
+    assert_string_equal(got, "");
+    reject_every_try();
+    assert_string_equal(got, "BmAm");
+    const bus_link_t *k = bus_link(BUS_BROADCAST);
+    assert_int_equal(k->lost, 1);
+    assert_int_equal(k->err, MT_ERR_BUS_CORRUPT);
+    assert_int_equal(k->pid, RELAY);
+    assert_int_equal(logged(EV_BUS_LOST, RELAY, (uint16_t) (0xFFu << 8 | BUS_FRAME_MCAST)), 1);
+    assert_int_equal(relay_send(PORT_0, "u"), MT_OK); /* another link */
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(relay_send(PORT_0 + 1, "n"), MT_ERR_BUS_LOST);
+    assert_int_equal(relay_send(PORT_0 + 1, "o"), MT_OK);
+    finish_tx(PORT_BUS_SENT);
+    assert_string_equal(got, "BmAmBoAo");
+}
+
+/* An unreachable destination loses the message the same way; the reason
+ * says which. */
+static void test_unreachable_message_is_reported_to_its_sender(void **state)
+{
+    (void) state;
+    make_relay();
+    assert_int_equal(relay_send(PORT_0, "u"), MT_OK);
+    finish_tx(PORT_BUS_UNREACHABLE);
+    assert_int_equal(bus_link(2)->lost, 1);
+    assert_int_equal(bus_link(2)->err, MT_ERR_BUS_DOWN);
+    assert_int_equal(relay_send(PORT_0, "v"), MT_ERR_BUS_LOST);
+    assert_int_equal(relay_send(PORT_0, "w"), MT_OK);
+}
+
+/* A task killed before it was told takes its report with it: a new task
+ * given the same pid does not inherit it. */
+static void test_killed_sender_leaves_no_report_to_its_pid(void **state)
+{
+    (void) state;
+    make_relay();
+    assert_int_equal(relay_send(PORT_0, "a"), MT_OK);
+    reject_every_try();
+    assert_int_equal(sched_task_kill(RELAY), MT_OK);
+    sched_run_pending();
+    make_relay();
+    assert_int_equal(relay_send(PORT_0, "b"), MT_OK);
+    assert_int_equal(last_sent().payload[0], 'b');
+    assert_int_equal(bus_link(2)->lost, 1); /* the loss itself stays counted */
+}
+
+/* A receiver whose sequence numbers from a sender skip reports the gap
+ * (rx_missed, EV_BUS_GAP naming the sending module) before it delivers the
+ * frame after it; the same for each link on its own. */
+static void test_receiver_reports_a_gap_before_delivering(void **state)
+{
+    (void) state;
+    bus_frame_t f = frame_from(2, 0x20, "0");
+    f.seq = 0; /* every link's first number */
+    assert_true(receive(&f, false));
+    f = frame_from(2, 0x20, "1");
+    f.seq = 1;
+    assert_true(receive(&f, false));
+    assert_int_equal(bus_stats()->rx_missed, 0);
+    drain_log();
+    f = frame_from(2, 0x20, "3");
+    f.seq = 3; /* 2 was given up by module 2 */
+    assert_true(receive(&f, false));
+    assert_string_equal(got, "A0A1A3");
+    assert_int_equal(bus_stats()->rx_missed, 1);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), gap = n, start = n;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type == EV_BUS_GAP && gap == n) gap = i;
+        if (rec[i].type == EV_START && rec[i].pid == 0x20 && start == n) start = i;
+    }
+    assert_true(gap < n && start < n && gap < start);          /* reported first */
+    assert_int_equal(rec[gap].pid, 0x40);                      /* the sending task */
+    assert_int_equal(rec[gap].arg, (uint16_t) (2u << 8 | 1u)); /* module 2, one frame */
+    f.retry = true; /* a retransmission of 3 is a duplicate, not a gap */
+    assert_true(receive(&f, false));
+    assert_int_equal(bus_stats()->rx_duplicates, 1);
+    assert_int_equal(bus_stats()->rx_missed, 1);
+    /* Multicasts from module 2 are another link: their first is number 0. */
+    bus_frame_t g = frame_from(2, MT_PID_MULTICAST, "g");
+    g.type = BUS_FRAME_MCAST;
+    g.dst = BUS_BROADCAST;
+    g.port = GROUP;
+    g.seq = 0;
+    assert_true(receive(&g, false));
+    assert_int_equal(bus_stats()->rx_missed, 1);
+    g.seq = 2;
+    g.payload = (const uint8_t *) "h";
+    assert_true(receive(&g, false));
+    assert_int_equal(bus_stats()->rx_missed, 2);
+    assert_string_equal(got, "A0A1A3BgAgBhAh");
+    /* Module 0 whose first frame here is number 2: 0 and 1 never came. */
+    bus_frame_t z = frame_from(0, 0x20, "z");
+    z.seq = 2;
+    drain_log();
+    assert_true(receive(&z, false));
+    assert_int_equal(bus_stats()->rx_missed, 4);
+    assert_int_equal(logged(EV_BUS_GAP, 0x40, (uint16_t) (0u << 8 | 2u)), 1);
+    /* Numbers wrap: 255 then 0 is in order. */
+    z.seq = 255;
+    assert_true(receive(&z, false));
+    assert_int_equal(bus_stats()->rx_missed, 4 + 252);
+    z.seq = 0;
+    assert_true(receive(&z, false));
+    assert_int_equal(bus_stats()->rx_missed, 4 + 252);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -885,6 +1099,11 @@ int main(void)
         cmocka_unit_test_setup(test_data_frames_to_the_application_manager_are_dropped, setup),
         cmocka_unit_test_setup(test_broadcast_frames_their_kind_does_not_allow_are_dropped, setup),
         cmocka_unit_test_setup(test_bad_outcome_is_no_report, setup),
+        cmocka_unit_test_setup(test_given_up_message_is_reported_to_its_sender, setup),
+        cmocka_unit_test_setup(test_given_up_multicast_is_reported_to_its_sender, setup),
+        cmocka_unit_test_setup(test_unreachable_message_is_reported_to_its_sender, setup),
+        cmocka_unit_test_setup(test_killed_sender_leaves_no_report_to_its_pid, setup),
+        cmocka_unit_test_setup(test_receiver_reports_a_gap_before_delivering, setup),
     };
     return cmocka_run_group_tests_name("bus manager", tests, NULL, NULL);
 }

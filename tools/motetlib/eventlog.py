@@ -13,6 +13,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
            TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
+           BUS_LOST BUS_GAP
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port;
@@ -25,7 +26,12 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            description) of the task an application load failed for; the
            application manager logs it, so the table puts it under appmgr
            BAD_FRAME: sending module << 8 | frame type, pid = the sending
-           task, of a frame dropped as malformed (docs/bus.md)
+           task, of a frame dropped as malformed (docs/bus.md);
+           BUS_LOST: destination module (255: all) << 8 | frame type, pid =
+           the sending task, of a message its module gave up; BUS_GAP:
+           sending module << 8 | frames missed, pid = the task that sent the
+           frame after the gap, logged by a receiver whose sequence numbers
+           from that module skipped (docs/bus.md)
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -60,7 +66,8 @@ import json
 from dataclasses import dataclass, replace
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
-               "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME")
+               "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
+               "BUS_LOST", "BUS_GAP")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -76,7 +83,7 @@ ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR
           "MT_ERR_NO_ROUTE", "MT_ERR_DESC_HEADER", "MT_ERR_DESC_LENGTH", "MT_ERR_DESC_TASK",
           "MT_ERR_DESC_ROUTE", "MT_ERR_DESC_GROUP", "MT_ERR_DESC_CHECKSUM",
           "MT_ERR_BUS_CORRUPT", "MT_ERR_BUS_DOWN", "MT_ERR_NOT_MOVABLE", "MT_ERR_NOT_OWNER",
-          "MT_ERR_NO_MODULE")
+          "MT_ERR_NO_MODULE", "MT_ERR_BUS_LOST")
 
 SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
 
@@ -244,6 +251,12 @@ def describe(ev):
     if t == "BAD_FRAME":
         kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
         return f"{kind} frame from m{a >> 8} dropped"
+    if t == "BUS_LOST":
+        kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
+        dst = "all" if a >> 8 == 0xFF else f"m{a >> 8}"
+        return f"{kind} frame to {dst} given up"
+    if t == "BUS_GAP":
+        return f"{a & 0xFF} frame(s) from m{a >> 8} missed"
     return "" if a == 0 else str(a)
 
 

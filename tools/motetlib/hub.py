@@ -88,7 +88,7 @@ BUSY_RETRY_NS = 1_000_000  # a frame a receiver answered busy is offered again a
 RESULT_NAMES = {RESULT_SENT: "sent", RESULT_REJECTED: "rejected", RESULT_UNREACHABLE: "unreachable"}
 STATS_FIELDS = ("tx_frames", "tx_bytes", "tx_retransmits", "tx_given_up", "tx_unreachable",
                 "tx_queue_full", "rx_frames", "rx_corrupt", "rx_duplicates", "rx_undeliverable",
-                "tx_queue_high", "beacons", "rx_bad")
+                "tx_queue_high", "beacons", "rx_bad", "rx_missed")
 
 
 def pack_msg(mtype: str, body: bytes = b"") -> bytes:

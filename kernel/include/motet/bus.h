@@ -18,6 +18,16 @@
  * Duplicates that a retransmission may cause are recognised by the
  * sender's sequence number and acknowledged without a second delivery.
  *
+ * When a message is given up (rule 8, docs/bus.md): exactly when its frame
+ * was rejected as corrupt on each of MOTET_BUS_RETRIES transmissions, or
+ * the interface found its destination unreachable. Then the sending task
+ * is told: its next send over the same link (that module; for a multicast,
+ * the broadcast link) fails with MT_ERR_BUS_LOST and is not made, and
+ * bus_link() says how many were lost there and why. A receiver that then
+ * sees the sender's sequence numbers skip reports the gap (rx_missed,
+ * EV_BUS_GAP naming the sending module) before it delivers what follows:
+ * order is never broken silently.
+ *
  * Frame layout (little-endian; docs/bus.md):
  *
  *   0 type (| BUS_TYPE_RETRY)   1 src module   2 dst module (BUS_BROADCAST:
@@ -105,8 +115,19 @@ typedef struct bus_stats {
     uint32_t rx_duplicates;    /* retransmissions already delivered */
     uint32_t rx_undeliverable; /* good frames for no task here (logged) */
     uint32_t rx_bad;           /* intact frames dropped: a field their kind does not allow */
+    uint32_t rx_missed;        /* frames never received: sequence numbers skipped (logged
+                                * EV_BUS_GAP) */
     uint8_t tx_queue_high;     /* most frames queued at once */
 } bus_stats_t;
+
+/* What became of the messages (DATA and MCAST frames) this module sent
+ * over one link since bus_start(). */
+typedef struct bus_link {
+    uint16_t lost; /* messages given up (saturates) */
+    mt_err_t err;  /* why the last was: MT_ERR_BUS_CORRUPT (rejected on every try)
+                    * or MT_ERR_BUS_DOWN (destination unreachable); MT_OK: none */
+    mt_pid_t pid;  /* the task that sent the last one lost */
+} bus_link_t;
 
 /* ---- frames: pure functions, on every build ---- */
 
@@ -146,6 +167,12 @@ uint32_t bus_modules(void);
 const bus_stats_t *bus_stats(void);
 /* Frames waiting in the queue, the one in the interface included. */
 uint8_t bus_tx_pending(void);
+/* Messages given up on the link to `module` (BUS_BROADCAST: multicasts);
+ * NULL for a module not on the device or this one. */
+const bus_link_t *bus_link(mt_module_t module);
+/* Forget the loss reports pending for task `pid` (it was killed); any
+ * context. */
+void bus_task_gone(mt_pid_t pid);
 
 /* A message to (pid, port) on module `module`, whatever this module's
  * routing says: for kernel services that address a module rather than a
@@ -211,6 +238,10 @@ static inline mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, ui
                                      bool from_isr)
 {
     return mcast_deliver(group, data, len, flags, from_isr);
+}
+static inline void bus_task_gone(mt_pid_t pid)
+{
+    (void) pid;
 }
 static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {

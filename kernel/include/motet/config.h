@@ -104,6 +104,12 @@
 #define MOTET_BUS_RETRIES 8
 #endif
 
+/* Tasks whose given-up messages (bus.h, bus_link()) the bus manager can
+ * remember until each is told, by its next send over the same link. */
+#ifndef MOTET_BUS_LOST_NOTES
+#define MOTET_BUS_LOST_NOTES 4
+#endif
+
 /* Module addresses are 0 .. MOTET_BUS_MODULES-1 (membership is a bit mask). */
 #ifndef MOTET_BUS_MODULES
 #define MOTET_BUS_MODULES 16
@@ -245,6 +251,9 @@
 #endif
 #if MOTET_BUS_RETRIES < 1 || MOTET_BUS_RETRIES > 255
 #error "MOTET_BUS_RETRIES must be 1..255"
+#endif
+#if MOTET_BUS_LOST_NOTES < 1 || MOTET_BUS_LOST_NOTES > 32
+#error "MOTET_BUS_LOST_NOTES must be 1..32"
 #endif
 #if MOTET_BUS_MODULES < 2 || MOTET_BUS_MODULES > 32
 #error "MOTET_BUS_MODULES must be 2..32 (membership is a 32-bit mask)"

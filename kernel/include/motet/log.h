@@ -35,6 +35,10 @@ typedef enum {
                    * for, arg = mt_err_t << 8 | that task's module (appmgr.h) */
     EV_BAD_FRAME, /* pid = the sending task, arg = sending module << 8 | frame type: a
                    * frame from another module dropped as malformed (bus.h, rx_bad) */
+    EV_BUS_LOST,  /* pid = the sending task, arg = destination module (0xFF: all) << 8 |
+                   * frame type: a message of this module's given up (bus.h, bus_link()) */
+    EV_BUS_GAP,   /* pid = the task that sent the frame after the gap, arg = sending module
+                   * << 8 | frames missed: a receiver's sequence numbers skipped (rx_missed) */
     EV_TYPE_COUNT
 } log_event_type_t;
 

@@ -47,6 +47,8 @@ typedef enum {
     MT_ERR_NOT_MOVABLE,   /* migration asked for a task without TASK_MOVABLE */
     MT_ERR_NOT_OWNER,     /* a task freed or resized a heap block it does not own */
     MT_ERR_NO_MODULE,     /* a task placed on a module the device does not have */
+    MT_ERR_BUS_LOST,      /* an earlier message of this task's over this bus link was given
+                           * up (bus.h, bus_link()); this send was not made */
     MT_ERR_COUNT
 } mt_err_t;
 
