@@ -17,7 +17,7 @@ REPORT = ROOT / "docs" / "benchmarks.md"
 SECTION_ORDER = ["hot-paths", "native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports",
                  "ssl-avr", "ssl-device",
                  "threads",
-                 "energy", "energy-load"]
+                 "energy", "energy-load", "soak"]
 
 HEADER = """<!-- SPDX-License-Identifier: MIT -->
 # Motet benchmarks
