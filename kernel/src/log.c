@@ -81,7 +81,7 @@ uint32_t log_overruns(void)
 
 static const char *const type_names[EV_TYPE_COUNT] = {
     "?",     "SEND",   "START", "END",     "ALLOC", "FREE", "TIMER",   "SLEEP",     "WAKE",
-    "ERROR", "CREATE", "KILL",  "MIGRATE", "BUS",   "RUN",  "APPFAIL", "BAD_FRAME",
+    "ERROR", "CREATE", "KILL",  "MIGRATE", "BUS",   "RUN",  "APPFAIL", "BAD_FRAME", "BUDGET",
 };
 
 const char *log_type_name(uint8_t type)

@@ -35,6 +35,8 @@ typedef enum {
                    * for, arg = mt_err_t << 8 | that task's module (appmgr.h) */
     EV_BAD_FRAME, /* pid = the sending task, arg = sending module << 8 | frame type: a
                    * frame from another module dropped as malformed (bus.h, rx_bad) */
+    EV_BUDGET,    /* pid = task, arg = ms it had run (at most 65535): the task overran
+                   * its run budget (timer_set_budget(), MOTET_TASK_BUDGET); once a run */
     EV_TYPE_COUNT
 } log_event_type_t;
 
