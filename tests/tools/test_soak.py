@@ -61,7 +61,7 @@ def test_short_soak_delivers_everything_once_in_order_with_flat_memory():
     out = res.stdout + res.stderr
     assert res.returncode == 0, out[-3000:]
     assert "soak: 3000 of 3000 deliveries (500 messages from each of 4 senders" in out, out
-    assert "0 duplicates, 0 out of order, 0 lost" in out, out
+    assert "0 duplicates, 0 out of order, 0 missing" in out, out
     migrations = int(re.search(r"(\d+) migrations", out)[1])
     assert migrations > 10, out  # the sinks really moved while messages flowed
     assert "soak: PASS" in out

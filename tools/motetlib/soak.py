@@ -47,6 +47,7 @@ SINK_NAMES = {0x10: "sinkA (moves m1<->m2)", 0x11: "sinkB (moves m3<->m4)",
 PER_ROUND = sum(len(r) for r in STREAMS.values())
 LONGEST_PERIOD_S = 0.0017  # s3's; the others finish first
 FAULT_EVERY_S = 0.25  # one fault of the schedule every this much simulated time
+EXAMPLES = 10  # anomalous lines kept to show
 RSS_SLACK_KB = 256  # growth of a module's resident set that still counts as flat
 
 SINK = re.compile(r"^m\d+\| \[\s*[\d.]+ ms\] sink 0x([0-9a-f]+) at m\d+: from 0x([0-9a-f]+) "
@@ -94,11 +95,16 @@ class Checker:
         self.missing = set()  # (receiver, sender, seq) skipped so far
         self.delivered = 0
         self.migrations = 0
+        self.examples = []  # the first few anomalies, each with its line
 
     def line(self, text):
         m = SINK.match(text)
         if m:
+            before = (self.duplicates, self.reordered, self.unexpected, len(self.missing))
             self.message(int(m[1], 16), int(m[2], 16), int(m[3]))
+            after = (self.duplicates, self.reordered, self.unexpected, len(self.missing))
+            if after != before and len(self.examples) < EXAMPLES:
+                self.examples.append(text)
         elif MIGRATED.match(text):
             self.migrations += 1
 
@@ -184,7 +190,7 @@ def run(bdir, messages, *, seed=1, out=print, progress=False):
         "corrupted": report["bus"]["corrupted"], "delayed": report["bus"]["delayed"],
         "sim_s": report["end_s"], "wall_s": wall, "reason": report["reason"],
         "rss_start_kb": start, "rss_end_kb": end, "rss_growth_kb": growth,
-        "rss_samples": len(samples),
+        "rss_samples": len(samples), "examples": check.examples,
     }
     # Losses are explained only by frames the bus gave up, and even then
     # not reported to the sender (the bus does not report them yet).
@@ -209,15 +215,23 @@ def summary(r):
         f"corrupted, {r['delayed']} delayed), {r['frames']} frames, {r['retransmissions']} "
         f"retransmitted",
         f"  per receiver and sender: {r['duplicates']} duplicates, {r['reordered']} out of order, "
-        f"{r['lost']} lost ({r['given_up_frames']} frames given up by the bus; a loss is never "
+        f"{r['lost']} missing when the run ended ({r['given_up_frames']} frames given up by the "
+        f"bus; a loss is never "
         f"counted as reported to its sender: the bus does not report given-up frames yet)",
         f"  resident set, first and last of {r['rss_samples']} readings: {rss or 'not read'}",
+        *(f"  anomaly: {line}" for line in r["examples"]),
         f"soak: {'PASS' if r['ok'] else 'FAIL'}",
     ]
 
 
-def section(r, command):
+def section(r, command, note=""):
     """The "soak" section of docs/benchmarks.md."""
+    note = f"\n{note.strip()}\n" if note else ""
+    anomalies = ""
+    if r["examples"]:
+        anomalies = ("\nThe first anomalous lines (a duplicate: a number at or below one "
+                     "already received; a gap: numbers skipped):\n\n```\n"
+                     + "\n".join(r["examples"]) + "\n```\n")
     rows = "\n".join(f"| m{mid} | {r['rss_start_kb'][mid]} | {r['rss_end_kb'][mid]} | "
                      f"{r['rss_growth_kb'][mid]:+d} |" for mid in sorted(r["rss_growth_kb"]))
     return f"""## Soak: a five-module device under migrations, multicasts and faults
@@ -235,7 +249,7 @@ lines itself: each number must arrive once and in order.
 |---|---|
 | deliveries | {r['delivered']} of {r['messages']} |
 | duplicates, out of order | {r['duplicates']}, {r['reordered']} |
-| lost | {r['lost']} |
+| missing when the run ended | {r['lost']} |
 | frames given up by the bus | {r['given_up_frames']} |
 | migrations completed | {r['migrations']} |
 | faults injected | {r['faults']} ({r['corrupted']} frames corrupted, {r['delayed']} delayed) |
@@ -255,7 +269,7 @@ most {RSS_SLACK_KB} KiB:
 | module | start | end | growth |
 |---|---|---|---|
 {rows}
-"""
+{anomalies}{note}"""
 
 
 def main(argv=None):
@@ -266,6 +280,8 @@ def main(argv=None):
     p.add_argument("--seed", metavar="N", type=int, default=1, help="seed of the run (default 1)")
     p.add_argument("--write", action="store_true",
                    help="write the result as the 'soak' section of docs/benchmarks.md")
+    p.add_argument("--note", metavar="TEXT", default="",
+                   help="a paragraph to add to the section (--write), e.g. about other runs")
     p.add_argument("--no-build", action="store_true", help="do not build the programs first")
     p.add_argument("--build-dir", default=None,
                    help="build directory (default: $MOTET_BUILD_DIR or build)")
@@ -286,6 +302,6 @@ def main(argv=None):
     if args.write:
         command = "./motet soak" + (f" --messages {args.messages}" if args.messages != 10**6
                                     else "") + (f" --seed {args.seed}" if args.seed != 1 else "")
-        path = reportmod.write_section("soak", section(r, command))
+        path = reportmod.write_section("soak", section(r, command, args.note))
         print(f"soak: wrote the 'soak' section of {path}")
     return 0 if r["ok"] else 1
