@@ -5,12 +5,13 @@
  * which module it is.
  *
  *     migrate --bus SOCKET --module N [--loader] [--app NAME] [--state BYTES]
- *             [--quiet] [native options]
+ *             [--quiet] [--count N] [native options]
  *
  * Every module registers the same programs and prints its migration phases
  * (migrant_observe); the loader loads the description NAME (migrate,
- * migrate_cases, migrate_window, migrate_burst, migrate_bench) on the whole
- * device. --state makes every
+ * migrate_cases, migrate_window, migrate_burst, migrate_bench, soak) on the
+ * whole device. --count N: every sender whose description gives no count
+ * sends N messages (the soak). --state makes every
  * sink whose description gives it no pad serialise that many bytes (0, or
  * at least 41: its own fields and a pad; the benchmark's state size).
  * --quiet prints no migration phases (the instruction counts).
@@ -29,6 +30,7 @@ static const native_module_app_t apps[] = {
     {"migrate_window", migrate_window_desc, &migrate_window_desc_len},
     {"migrate_burst", migrate_burst_desc, &migrate_burst_desc_len},
     {"migrate_bench", migrate_bench_desc, &migrate_bench_desc_len},
+    {"soak", soak_desc, &soak_desc_len},
 };
 
 static int usage(const char *what, const char *arg)
@@ -54,6 +56,12 @@ int main(int argc, char **argv)
             state = strtol(argv[++i], &end, 0);
             if (*end || state > 16384 || (state != 0 && state < MIGRANT_STATE_MIN))
                 return usage("bad --state (0, or 41 .. 16384)", argv[i]);
+        } else if (strcmp(argv[i], "--count") == 0 && i + 1 < rest) {
+            char *end;
+            unsigned long count = strtoul(argv[++i], &end, 0);
+            if (*end || argv[i][0] == '-' || count > 0xFFFFFFFFul)
+                return usage("bad --count (0 .. 2^32-1)", argv[i]);
+            migrant_set_count((uint32_t) count);
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = true;
         } else {

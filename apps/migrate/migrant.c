@@ -29,6 +29,7 @@
 #include "say.h"
 
 static int32_t state_override = -1; /* migrant_register() */
+static uint32_t count_override;     /* migrant_set_count() */
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -62,7 +63,7 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
     sender_t *s = state;
     if (port == PORT_INIT) {
         s->next = 1;
-        s->count = init_u32(data, len, 2, 0);
+        s->count = init_u32(data, len, 2, count_override);
         uint32_t period = init_u32(data, len, 0, 0), first = init_u32(data, len, 1, period);
         if (!period) return MT_ERR_INVALID;
         return timer_start_phase(sched_current_pid(), 0, first ? first : 1, period);
@@ -329,6 +330,11 @@ static const program_t programs[] = {
     {.id = 15, .name = "hog", .handler = hog, .state_size = 0},
     {.id = 16, .name = "fixed", .handler = fixed, .state_size = 0},
 };
+
+void migrant_set_count(uint32_t count)
+{
+    count_override = count;
+}
 
 void migrant_register(int32_t state_bytes)
 {

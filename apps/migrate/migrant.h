@@ -21,6 +21,8 @@ extern const uint8_t migrate_burst_desc[];
 extern const uint16_t migrate_burst_desc_len;
 extern const uint8_t migrate_bench_desc[];
 extern const uint16_t migrate_bench_desc_len;
+extern const uint8_t soak_desc[];
+extern const uint16_t soak_desc_len;
 
 /* Bytes a sink serialises when its description gives it no pad: its own
  * fields (41 bytes) and a pad; 0: nothing at all; -1: as described. */
@@ -29,6 +31,9 @@ extern const uint16_t migrate_bench_desc_len;
  * size of sinks without a pad of their own (the benchmark's, from the
  * command line), 0 for none at all, -1 to leave them as described. */
 void migrant_register(int32_t state_bytes);
+/* Every sender whose description gives no count sends `count` messages
+ * (0: no end, the default); call before the description is loaded. */
+void migrant_set_count(uint32_t count);
 /* The observer every module installs: one line per migration phase. */
 void migrant_observe(const migrate_event_t *ev);
 

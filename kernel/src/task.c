@@ -17,6 +17,7 @@
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/port.h"
+#include "motet/program.h"
 #include "motet/slab.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
@@ -48,6 +49,14 @@ task_t *sched_find_task(mt_pid_t pid)
 bool sched_task_exists(mt_pid_t pid)
 {
     return sched_find_task(pid) != NULL;
+}
+
+/* Only reads: the native port's watchdog calls it from a signal handler,
+ * whatever the interrupted code was doing (a diagnostic, not a hot path). */
+const program_t *sched_task_program(mt_pid_t pid)
+{
+    const task_t *t = sched_find_task(pid);
+    return t ? program_find_handler(t->handler) : NULL;
 }
 
 static void table_insert(task_t *t)

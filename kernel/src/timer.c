@@ -35,6 +35,20 @@
  * same timer meanwhile takes it back, so a waiting expiry costs no second
  * block where the handler restarts its own timer.
  *
+ * Run budgets (MOTET_TASK_BUDGET=1, timer_set_budget()). Nothing on the
+ * dispatch paths records when a handler starts, so the compare interrupt
+ * samples instead: while some task has a budget and work is running or
+ * queued, the compare fires at least every MOTET_BUDGET_CHECK_US, and each
+ * interrupt looks at the task on top of the stack. The same task on top at
+ * consecutive checks with no sleep in between (timer_next_deadline() is
+ * asked before every sleep) counts as one run, timed from the first check
+ * that saw it; once that reaches its budget, EV_BUDGET is logged, once. So
+ * an overrun is seen between its budget and its budget plus two checks;
+ * runs of the same task back to back count as one, and a task preempted
+ * at a check starts again from zero. A module asleep with no timer running
+ * is not checked: the first compare interrupt after it wakes restarts the
+ * checks if there is work.
+ *
  * Periodic mode (MOTET_TIMER_PERIODIC=1), kept to measure what tickless
  * saves: the compare fires every MOTET_TICK_US whether anything is due or
  * not, and each tick expires the timers whose deadline it has reached, so
@@ -89,6 +103,80 @@ uint16_t timer_clock_wraps;
 static uint32_t compare_interrupts;
 #if MOTET_TIMER_PERIODIC
 static uint32_t tick_base; /* kernel time of the last tick */
+#endif
+
+#if MOTET_TASK_BUDGET
+/* The check's period, within what the compare may be armed ahead. */
+#define BUDGET_CHECK                                                                               \
+    (TIMER_US(MOTET_BUDGET_CHECK_US) > COMPARE_MAX_AHEAD ? COMPARE_MAX_AHEAD                       \
+                                                         : TIMER_US(MOTET_BUDGET_CHECK_US))
+
+static struct {
+    mt_pid_t pid; /* MT_PID_NONE: a free entry */
+    uint32_t ticks;
+} budgets[MOTET_BUDGET_TASKS];
+static uint8_t budgets_set;
+static uint16_t sleeps; /* timer_next_deadline() calls: one before every sleep */
+static struct {
+    const task_t *task; /* on top at the last check, NULL: none */
+    uint32_t since;     /* kernel time of the first check that saw this run */
+    uint16_t sleeps;    /* `sleeps` then: a sleep since ends the run */
+    bool logged;
+} watch;
+
+/* True while the budget check should keep the compare armed: some task has
+ * a budget and a handler runs or is queued. */
+static void timer_service(void);
+
+static bool budget_wanted(void)
+{
+    return budgets_set && (sched.current != NULL || queue_top >= 0);
+}
+
+/* The compare interrupt's look at the top of the stack; irq off. */
+static void budget_check(void)
+{
+    const task_t *t = sched.current;
+    uint32_t now = timer_now_irq_off();
+    if (t != watch.task || sleeps != watch.sleeps) {
+        watch.task = t;
+        watch.since = now;
+        watch.sleeps = sleeps;
+        watch.logged = false;
+        return;
+    }
+    if (!t || watch.logged) return;
+    for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) {
+        if (budgets[i].pid != t->pid || now - watch.since < budgets[i].ticks) continue;
+        uint64_t ms = (uint64_t) (now - watch.since) * 1000u / PORT_TICKS_PER_SECOND;
+        log_event(EV_BUDGET, t->pid, (uint16_t) (ms > 0xFFFFu ? 0xFFFFu : ms));
+        watch.logged = true;
+        return;
+    }
+}
+
+mt_err_t timer_set_budget(mt_pid_t pid, uint32_t ticks)
+{
+    if (pid == MT_PID_NONE || ticks >= TICKS_LIMIT) return log_error(MT_ERR_INVALID);
+    port_irq_state_t s = port_irq_save();
+    int8_t slot = -1;
+    for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) {
+        if (budgets[i].pid == pid) slot = (int8_t) i;
+        if (slot < 0 && budgets[i].pid == MT_PID_NONE && ticks) slot = (int8_t) i;
+    }
+    mt_err_t err = MT_OK;
+    if (slot < 0) {
+        err = ticks ? MT_ERR_NO_SLAB : MT_OK;
+    } else {
+        if (budgets[slot].pid == MT_PID_NONE) budgets_set++;
+        if (!ticks && budgets[slot].pid != MT_PID_NONE) budgets_set--;
+        budgets[slot].pid = ticks ? pid : MT_PID_NONE;
+        budgets[slot].ticks = ticks;
+        timer_service(); /* the check starts now if there is work */
+    }
+    port_irq_restore(s);
+    return err ? log_error(err) : MT_OK;
+}
 #endif
 
 /* ------------------------------------------------------------------ time */
@@ -274,6 +362,9 @@ static void timer_service(void)
             continue;
         }
         uint32_t ahead = timer_head->delta - elapsed;
+#if MOTET_TASK_BUDGET
+        if (ahead > BUDGET_CHECK && budget_wanted()) ahead = BUDGET_CHECK;
+#endif
         /* Counter-wide from here: on 8 bits, 16-bit steps. */
         port_counter_t wait =
             (port_counter_t) (ahead > COMPARE_MAX_AHEAD ? COMPARE_MAX_AHEAD : ahead);
@@ -284,6 +375,14 @@ static void timer_service(void)
         if ((port_counter_t) (port_counter_read() - armed_at) < wait) return;
         now = timer_now_irq_off();
     }
+#if MOTET_TASK_BUDGET
+    /* No timer left: the check alone, while there is work. A check that
+     * falls due as it is armed is simply the next one. */
+    if (budget_wanted()) {
+        port_compare_set((port_counter_t) (timer_clock_counter_at(now) + BUDGET_CHECK));
+        return;
+    }
+#endif
     port_compare_disable();
 }
 
@@ -291,6 +390,9 @@ static void timer_service(void)
 static MT_INLINE void compare_service(void)
 {
     compare_interrupts++;
+#if MOTET_TASK_BUDGET
+    budget_check();
+#endif
 #if MOTET_TIMER_PERIODIC
     tick_service();
 #else
@@ -323,6 +425,11 @@ void timer_init(void)
     timer_head = NULL;
     timer_retired = NULL;
     compare_interrupts = 0;
+#if MOTET_TASK_BUDGET
+    for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) budgets[i].pid = MT_PID_NONE;
+    budgets_set = 0;
+    watch.task = NULL;
+#endif
     /* Kernel time starts at the counter (timer_clock.h). */
     port_counter_t start = port_counter_read();
     timer_clock_last_top = timer_clock_top(start);
@@ -469,6 +576,9 @@ static MT_NOINLINE bool next_deadline_ticks(uint32_t *ticks)
 
 bool timer_next_deadline(uint32_t *ticks)
 {
+#if MOTET_TASK_BUDGET
+    sleeps++; /* about to sleep: the run on top, if any, has ended */
+#endif
     if (ticks || MOTET_TIMER_PERIODIC) return next_deadline_ticks(ticks);
     /* Only whether a timer runs: asked before every sleep where the port
      * has no deep mode to choose. */

@@ -14,6 +14,14 @@
  * handed to the interface (TX), a received frame taken (RXDONE, with the
  * kernel's accept or reject), a probe answered (PROBE).
  *
+ * The watchdog. A module whose handlers compute forever (a loop, or tasks
+ * exchanging messages in zero simulated time) never asks for time again,
+ * and every other module waits for it. The hub notices that it burns CPU
+ * without asking and sends it WATCHDOG_SIGNAL; the handler answers STACK
+ * with the task on top of its stack, so that the hub can stop the run
+ * naming it. It only reads the kernel's state, and it writes only when the
+ * main code is not using the socket, so that no message is torn.
+ *
  * The hub only ever talks while the module waits in the hook, so the socket
  * is never read or written by two frames of code at once, and events arrive
  * strictly in the module's future: each becomes an interrupt on
@@ -26,6 +34,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +45,13 @@
 #include "motet/bus.h"
 #include "motet/motet.h"
 #include "motet/port.h"
+#include "motet/program.h"
 #include "native.h"
 
-#define LINK_VERSION 2u
-#define EVENTS_MAX   16 /* events between two interrupts; the hub sends few */
+#define LINK_VERSION    3u
+#define WATCHDOG_SIGNAL SIGUSR2 /* the hub asks which task is running */
+#define STACK_NAME_MAX  32u     /* bytes of a program name in STACK */
+#define EVENTS_MAX      16      /* events between two interrupts; the hub sends few */
 
 /* Message types. */
 enum {
@@ -49,6 +61,7 @@ enum {
     MSG_RXDONE = 'R',  /* u64 now, u8 verdict: 0 rejected, 1 accepted, 2 busy (bus_rx_t) */
     MSG_PROBE = 'P',   /* u64 now, u32 id, u32 local, u32 global, u8 synced */
     MSG_STATS = 'K',   /* u32 counters..., at the end of the run */
+    MSG_STACK = 'S',   /* u64 now, u8 pid (MT_PID_NONE: none), u8 depth, program name */
     MSG_WELCOME = 'W', /* hub -> module: u32 modules */
     MSG_EVENT = 'E',   /* u64 at, u8 kind, body */
     MSG_GRANT = 'G',   /* u64 to */
@@ -77,6 +90,9 @@ static struct {
 } L = {.fd = -1};
 
 static uint8_t msg_buf[BUS_FRAME_MAX + 32];
+/* Non-zero while the main code reads or writes the socket: the watchdog's
+ * answer then waits for the next signal rather than tear a message. */
+static volatile sig_atomic_t link_busy;
 
 /* ---------------------------------------------------------- socket I/O */
 
@@ -122,26 +138,74 @@ static uint64_t get(const uint8_t *p, uint8_t bytes)
     return v;
 }
 
-/* Send one message: type, the module's time, then `body`. */
-static void send_msg(uint8_t type, const uint8_t *body, size_t n)
+/* Lay out one message in buf: length, type, the module's time, `body`;
+ * returns its size. */
+static size_t frame_msg(uint8_t *buf, uint8_t type, const uint8_t *body, size_t n)
 {
-    uint8_t *p = put(msg_buf, 1u + 8u + n, 4);
+    uint8_t *p = put(buf, 1u + 8u + n, 4);
     *p++ = type;
     p = put(p, port_native_time(), 8);
     memcpy(p, body, n);
-    write_all(msg_buf, (size_t) (p - msg_buf) + n);
+    return (size_t) (p - buf) + n;
+}
+
+/* Send one message: type, the module's time, then `body`. */
+static void send_msg(uint8_t type, const uint8_t *body, size_t n)
+{
+    link_busy++;
+    write_all(msg_buf, frame_msg(msg_buf, type, body, n));
+    link_busy--;
 }
 
 /* Read one message into msg_buf; returns its type, *n = body bytes. */
 static uint8_t recv_msg(size_t *n)
 {
     uint8_t hdr[5];
+    link_busy++;
     read_all(hdr, sizeof hdr);
     size_t len = (size_t) get(hdr, 4);
     if (len < 1 || len - 1 > sizeof msg_buf) link_fatal("bad message from the hub");
     *n = len - 1;
     read_all(msg_buf, *n);
+    link_busy--;
     return hdr[4];
+}
+
+/* WATCHDOG_SIGNAL: answer STACK with the running task and its program's
+ * name. Async-signal-safe: reads, a local buffer and write(2); a failed
+ * write is left to the hub, which stops the run without the name. */
+static void on_watchdog(int sig)
+{
+    (void) sig;
+    if (link_busy || L.fd < 0) return;
+    int saved_errno = errno;
+    uint8_t body[2 + STACK_NAME_MAX], buf[sizeof body + 16];
+    mt_pid_t pid = sched_current_pid();
+    const program_t *prog = pid == MT_PID_NONE ? NULL : sched_task_program(pid);
+    size_t n = 0;
+    body[n++] = pid;
+    body[n++] = sched_stack_depth();
+    for (const char *c = prog ? prog->name : ""; *c && n < sizeof body; c++)
+        body[n++] = (uint8_t) *c;
+    size_t len = frame_msg(buf, MSG_STACK, body, n);
+    for (const uint8_t *p = buf; len > 0;) {
+        ssize_t done = write(L.fd, p, len);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) break;
+        p += done;
+        len -= (size_t) done;
+    }
+    errno = saved_errno;
+}
+
+static void install_watchdog(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_watchdog;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(WATCHDOG_SIGNAL, &sa, NULL) != 0) link_fatal("cannot take the watchdog signal");
 }
 
 /* ------------------------------------------------------------- events */
@@ -329,6 +393,7 @@ void port_native_bus_start(const native_bus_options_t *opt)
         port_halt(2);
     }
     uint32_t modules = handshake();
+    install_watchdog();
     L.tx_busy = false;
     L.head = L.count = 0;
     port_native_irq_attach(NATIVE_BUS_LINE, bus_isr);

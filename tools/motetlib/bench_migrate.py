@@ -81,10 +81,10 @@ ack_timeout_us = 20000
     return devmod.exact_clocks(devmod.parse(text, f"<migrate-bench-{n}>"))
 
 
-def run_quiet(dev, bdir, until, extra):
+def run_quiet(dev, bdir, until, extra, watchdog_s=run_device.hubmod.Hub.WATCHDOG_S):
     lines = []
     status, report_ = run_device.run(dev, bdir, until=until, extra=extra, out=lines.append,
-                                     progress=False)
+                                     progress=False, watchdog_s=watchdog_s)
     if status != 0 or report_ is None:
         raise BenchError("device run failed:\n" + "\n".join(lines[-30:]))
     return lines
@@ -198,7 +198,9 @@ def measure_instructions(bdir, n, state, short=0.55, long=1.05):
             dev = device(n)
             mods = tuple(devmod.dataclasses.replace(m, program=str(prog)) for m in dev.modules)
             dev = devmod.dataclasses.replace(dev, modules=mods)
-            run_quiet(dev, bdir, until, ["--state", str(state), "--quiet"])
+            # Under callgrind a module computes some 50 times slower: the
+            # hub's watchdog (a CPU-time bound) is off.
+            run_quiet(dev, bdir, until, ["--state", str(state), "--quiet"], watchdog_s=0)
             counts[until] = {m: callgrind_kernel_ir(Path(tmp) / f"cg.{m}.out") for m in range(n)}
     moves = round((long - short) * 10)
     delta = {m: (counts[long][m] - counts[short][m]) / moves for m in range(n)}

@@ -444,6 +444,9 @@ def parser():
     sub.add_parser("appc", help="compile an application description (motet appc --help)",
                    add_help=False)
     sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
+    sub.add_parser("soak", help="a long run of a five-module device under migrations, multicasts "
+                   "and faults, checking every message and the memory (motet soak --help)",
+                   add_help=False)
     sub.add_parser("stack", help="worst-case stack of a built ELF (motet stack --help)",
                    add_help=False)
     sub.add_parser("fuzz", help="build and run the libFuzzer targets (motet fuzz --help)",
@@ -463,6 +466,9 @@ def main(argv=None):
         if argv and argv[0] == "run":
             from . import run_device
             return run_device.main(argv[1:])
+        if argv and argv[0] == "soak":
+            from . import soak
+            return soak.main(argv[1:])
         args = parser().parse_args(argv)
         return args.func(args)
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
            TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
-           BUS_LOST BUS_GAP
+           BUS_LOST BUS_GAP BUDGET
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port;
@@ -32,6 +32,8 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            sending module << 8 | frames missed, pid = the task that sent the
            frame after the gap, logged by a receiver whose sequence numbers
            from that module skipped (docs/bus.md)
+           BUDGET: milliseconds the task (pid) had run when the compare
+           interrupt found it past its run budget (timer_set_budget())
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -67,7 +69,7 @@ from dataclasses import dataclass, replace
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
-               "BUS_LOST", "BUS_GAP")
+               "BUS_LOST", "BUS_GAP", "BUDGET")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -248,6 +250,8 @@ def describe(ev):
         return f"{name} m{a & 0xFF}"
     if t == "BUS":
         return f"{'received' if a & 0x8000 else 'sent'} {a & 0x7FFF} B frame"
+    if t == "BUDGET":
+        return f"over its run budget: running for {a} ms"
     if t == "BAD_FRAME":
         kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
         return f"{kind} frame from m{a >> 8} dropped"

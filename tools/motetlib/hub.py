@@ -23,6 +23,12 @@ No module is ever granted a tick at which something might still happen to
 it, so a frame arrives as an interrupt at its exact tick, and the same seed
 gives the same run. Details, and the bus model (TDMA slots, bandwidth, CPU
 cost, flow control, power, faults): docs/bus.md.
+
+A module whose simulated time stops (a handler that never returns, tasks
+exchanging messages for ever at zero cost) would hold every other module
+back for ever: the watchdog stops the run when a module burns more than
+`watchdog_s` of CPU time without asking for time, naming the task on its
+stack (docs/bus.md, "The watchdog").
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import json
 import math
 import os
 import random
+import select
 import selectors
 import signal
 import socket
@@ -80,7 +87,11 @@ def stamp_sync(frame: bytearray, stamp: int) -> None:
 
 # ---- the link protocol (ports/native/bus_native.c) -------------------------
 
-LINK_VERSION = 2
+LINK_VERSION = 3
+WATCHDOG_SIGNAL = signal.SIGUSR2  # asks a module for the task on its stack (STACK)
+WATCHDOG_POLL_S = 0.2  # wall-clock seconds between two looks at the CPU time of silent modules
+WATCHDOG_SAMPLES = 12  # STACK answers asked of a stuck module
+PID_NONE = 0x00  # MT_PID_NONE: no task on the stack (the kernel itself)
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
 RESULT_SENT, RESULT_REJECTED, RESULT_UNREACHABLE = 0, 1, 2
 RX_REJECTED, RX_ACCEPTED, RX_BUSY = 0, 1, 2  # a receiver's answer (bus_rx_t)
@@ -101,6 +112,11 @@ class HubError(Exception):
 
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM, noticed at a point where no message is half read."""
+
+
+class Stuck(Exception):
+    """The watchdog found a module whose simulated time stopped: the run ends
+    (the text says which module and task)."""
 
 
 # ---- clocks ----------------------------------------------------------------
@@ -198,6 +214,8 @@ class Mod:
     off_since: int = 0
     tx_frames: int = 0
     rx_frames: int = 0
+    watch_cpu: float | None = None  # its CPU seconds when the watchdog began to watch it
+    stacks: list = dataclasses.field(default_factory=list)  # STACK answers: (tick, pid, depth, name)
 
     @property
     def id(self) -> int:
@@ -316,10 +334,14 @@ class Hub:
     module process; output lines go to `out` (a callable taking a str)."""
 
     STALL_S = 60.0  # wall-clock seconds a module may take between two requests
+    # CPU seconds a module may compute without asking for time: far more than
+    # any handler of the applications here takes between two requests, even
+    # sanitized, and no load on the machine makes a waiting module use it.
+    WATCHDOG_S = 5.0
 
     def __init__(self, device, sock_path, launch, *, seed=1, until_s=None, faults=(),
                  probe_s=None, probe_warmup_s=0.0, trace=False, out=print, progress=False,
-                 commands=None):
+                 commands=None, watchdog_s=WATCHDOG_S):
         self.device = device
         self.sock_path = sock_path
         self.launch = launch
@@ -365,6 +387,9 @@ class Hub:
         self.load_failures = set()  # outcomes noted since the last description
         self.commands = commands  # a file whose lines are fault commands, or None
         self.command_buf = b""
+        self.watchdog_s = watchdog_s  # CPU seconds without asking for time; None or 0: off
+        self.watchdog = None  # what the watchdog found, once it stopped the run
+        self.clk_tck = os.sysconf("SC_CLK_TCK")
 
     # ---- notes and output ----
 
@@ -549,10 +574,15 @@ class Hub:
             m.unresponsive = False
             self.unreachable_noted = {k for k in self.unreachable_noted if k[1] != m.id}
             self.note(f"m{m.id} answers again", m.id)
+        if mtype == "S":
+            name = rest[2:].decode(errors="replace")
+            m.stacks.append((local, rest[0], rest[1], name))
+            return
         if mtype == "A":
             want, sleeping = struct.unpack_from("<QB", rest)
             self.drain_output(m)  # everything it printed before asking
             m.blocked = True
+            m.watch_cpu = None
             m.want = None if want == 0xFFFFFFFFFFFFFFFF else want
             m.sleeping = bool(sleeping)
             return
@@ -616,10 +646,86 @@ class Hub:
     def waiting_for(self):
         return [m for m in self.mods.values() if m.live and not m.blocked]
 
+    def cpu_seconds(self, m):
+        """CPU time (user + system) module m's process has used, or None if
+        it cannot be read. CPU time, not wall time: a module that waits for
+        a busy machine is not stuck."""
+        try:
+            with open(f"/proc/{m.proc.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / self.clk_tck
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def check_watchdog(self):
+        """Each module still computing since its last request for time is
+        watched from the first look; once it has used watchdog_s of CPU
+        since then, its simulated time has stopped."""
+        if not self.watchdog_s:
+            return
+        for m in self.waiting_for():
+            if m.proc is None or m.conn is None:
+                continue
+            cpu = self.cpu_seconds(m)
+            if cpu is None:
+                continue
+            if m.watch_cpu is None:
+                m.watch_cpu = cpu
+            elif cpu - m.watch_cpu >= self.watchdog_s:
+                self.read_socket(m)  # it may have asked for time meanwhile
+                if not m.blocked and not m.dead:
+                    self.stuck(m, cpu - m.watch_cpu)
+
+    def stuck(self, m, cpu):
+        """Ask m (WATCHDOG_SIGNAL) which task is on its stack, a few times,
+        since a sample may fall between two handlers; kill it and stop the
+        run naming the tasks seen."""
+        m.stacks.clear()
+        for _ in range(WATCHDOG_SAMPLES):
+            asked = len(m.stacks)
+            try:
+                os.kill(m.proc.pid, WATCHDOG_SIGNAL)
+            except OSError:
+                break
+            deadline = time.monotonic() + 0.5
+            while len(m.stacks) == asked and time.monotonic() < deadline and not m.dead:
+                if select.select([m.conn], [], [], 0.05)[0]:
+                    self.read_socket(m)
+            if m.dead:
+                break
+            time.sleep(0.01)  # let it run on a little: the next sample is another instant
+        seen = {}
+        for _, pid, depth, name in m.stacks:
+            if pid != PID_NONE:
+                label = f"{pid:#04x} (program '{name}')" if name else f"{pid:#04x}"
+                seen[label] = seen.get(label, 0) + 1
+        at = m.stacks[0][0] if m.stacks else m.granted
+        if seen:
+            tasks = ", ".join(f"task {label} ({n} of {len(m.stacks)} samples)"
+                              for label, n in sorted(seen.items(), key=lambda kv: -kv[1]))
+            what = f"on its stack: {tasks}"
+        elif m.stacks:
+            what = f"no task on its stack in {len(m.stacks)} samples (the kernel was between handlers)"
+        else:
+            what = "it did not say which task runs"
+        self.watchdog = {"module": m.id, "name": m.spec.name, "tick": at, "cpu_s": cpu,
+                         "tasks": seen, "samples": len(m.stacks)}
+        self.note(f"watchdog: m{m.id} ({m.spec.name}) used {cpu:.1f} s of CPU without asking for "
+                  f"time: its simulated time stopped at {at / 1e6:.6f} s; {what}", m.id)
+        m.exit_note = "stopped by the watchdog"
+        if m.proc.poll() is None:
+            m.proc.kill()
+        self.module_gone(m)
+        raise Stuck(self.watchdog)
+
     def wait_quiescent(self):
         deadline = time.monotonic() + self.STALL_S
+        next_watch = time.monotonic() + WATCHDOG_POLL_S
         while self.waiting_for():
             self.check_interrupt()
+            if time.monotonic() >= next_watch:
+                next_watch = time.monotonic() + WATCHDOG_POLL_S
+                self.check_watchdog()
             events = self.sel.select(timeout=0.2)
             for key, _ in events:
                 what, m = key.data
@@ -1101,6 +1207,8 @@ class Hub:
                 self.wake_modules()
         except (Interrupted, KeyboardInterrupt):
             self.end_reason = "interrupted"
+        except Stuck:
+            self.end_reason = "watchdog"
         finally:
             self.stop()
             for sig, handler in previous.items():
@@ -1113,7 +1221,7 @@ class Hub:
         if self.end_reason is None:
             self.end_reason = "error"
         for m in self.mods.values():
-            m.final_state = ("killed" if m.exit_note.startswith("killed") else
+            m.final_state = ("killed" if m.exit_note.startswith(("killed", "stopped")) else
                              "exited" if m.dead else "frozen" if m.frozen else
                              "off" if m.power != "on" else "running")
             if m.dead or m.proc is None:
@@ -1205,7 +1313,8 @@ class Hub:
                         "ack_timeout_us": self.device.bus.ack_timeout_us}
         return {"device": self.device.name, "seed": self.seed, "end_s": self.now / 1e9,
                 "reason": self.end_reason, "bus": bus, "modules": mods,
-                "events": self.events_log, "timesync": self.probe_summary()}
+                "events": self.events_log, "timesync": self.probe_summary(),
+                "watchdog": self.watchdog}
 
 
 def summary_lines(report):

@@ -18,7 +18,7 @@ REPORT = ROOT / "docs" / "benchmarks.md"
 SECTION_ORDER = ["summary", "native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports",
                  "ssl-avr", "ssl-device",
                  "threads",
-                 "energy", "energy-load", "reliability"]
+                 "energy", "energy-load", "reliability", "soak"]
 
 HEADER = """<!-- SPDX-License-Identifier: MIT -->
 # Motet benchmarks

@@ -69,7 +69,7 @@ def build_targets(dev):
 
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
         probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
-        commands=None):
+        commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S):
     """Run `dev`; returns (exit status, report dict)."""
     not_native = [m for m in dev.modules if m.kind not in devmod.RUNNABLE_KINDS]
     if not_native:
@@ -93,7 +93,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
 
         hub = hubmod.Hub(dev, sock, launch, seed=seed, until_s=until, faults=faults,
                          probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=out,
-                         progress=progress, commands=commands)
+                         progress=progress, commands=commands, watchdog_s=watchdog_s)
         try:
             report = hub.run()  # it stops its modules on SIGINT and SIGTERM
         except hubmod.HubError as e:
@@ -104,7 +104,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
     if report_path:
         hubmod.write_report(report, report_path)
     status = 130 if report["reason"] == "interrupted" else 0
-    if report["reason"] == "error":
+    if report["reason"] in ("error", "watchdog"):
         status = 1
     return status, report
 
@@ -131,6 +131,10 @@ def add_arguments(p):
     p.add_argument("--port", default=build.DEFAULT_PORT, help=argparse.SUPPRESS)
     p.add_argument("--build-dir", default=None,
                    help="build directory (default: $MOTET_BUILD_DIR or build)")
+    p.add_argument("--watchdog", metavar="S", type=float, default=hubmod.Hub.WATCHDOG_S,
+                   help="stop the run when a module uses S seconds of CPU time without its "
+                        "simulated time advancing, naming the task on its stack; 0: never "
+                        f"(default {hubmod.Hub.WATCHDOG_S:g})")
     p.add_argument("--exact-clocks", action="store_true",
                    help="every clock exact (0 ppm, counter from 0): module times comparable")
 
@@ -139,7 +143,8 @@ def check_times(args):
     """--until, --probe and --probe-warmup: finite, and positive where a
     zero would mean nothing (argparse takes 'inf' and 'nan' as floats)."""
     for name, value, zero_ok in (("--until", args.until, False), ("--probe", args.probe, False),
-                                 ("--probe-warmup", args.probe_warmup, True)):
+                                 ("--probe-warmup", args.probe_warmup, True),
+                                 ("--watchdog", args.watchdog, True)):
         if value is not None and not (math.isfinite(value) and
                                       (value >= 0 if zero_ok else value > 0)):
             raise ValueError(f"{name} {value:g}: expected a finite number of seconds "
@@ -191,7 +196,8 @@ def cmd_run(args):
     status, _ = run(dev, build.build_dir(args.build_dir), seed=args.seed, until=args.until,
                     faults=faults, log_dir=args.log_dir, report_path=args.report,
                     probe_s=args.probe, probe_warmup_s=args.probe_warmup, trace=args.trace,
-                    extra=extra, out=out, commands=sys.stdin if args.interactive else None)
+                    extra=extra, out=out, commands=sys.stdin if args.interactive else None,
+                    watchdog_s=args.watchdog)
     return status
 
 

@@ -207,6 +207,25 @@
 #define MOTET_TIMER_PERIODIC 0
 #endif
 
+/* Run budgets (timer_set_budget()): 1 lets a task be given a budget, and
+ * the compare interrupt then checks, every MOTET_BUDGET_CHECK_US while a
+ * task runs, how long the task on top of the stack has been there, and logs
+ * EV_BUDGET once when it overran. 0 (default): no code, no check; the
+ * dispatch paths never change either way. */
+#ifndef MOTET_TASK_BUDGET
+#define MOTET_TASK_BUDGET 0
+#endif
+
+/* Run budgets: tasks that may have one at a time. */
+#ifndef MOTET_BUDGET_TASKS
+#define MOTET_BUDGET_TASKS 4
+#endif
+
+/* Run budgets: the period of the check, in microseconds. */
+#ifndef MOTET_BUDGET_CHECK_US
+#define MOTET_BUDGET_CHECK_US 1000
+#endif
+
 /* Periodic timer: the tick, in microseconds. */
 #ifndef MOTET_TICK_US
 #define MOTET_TICK_US 10000
@@ -306,6 +325,15 @@
 #endif
 #if MOTET_TIMER_PERIODIC != 0 && MOTET_TIMER_PERIODIC != 1
 #error "MOTET_TIMER_PERIODIC must be 0 or 1"
+#endif
+#if MOTET_TASK_BUDGET != 0 && MOTET_TASK_BUDGET != 1
+#error "MOTET_TASK_BUDGET must be 0 or 1"
+#endif
+#if MOTET_TASK_BUDGET && MOTET_TIMER_PERIODIC
+#error "MOTET_TASK_BUDGET needs the tickless timer (MOTET_TIMER_PERIODIC=0)"
+#endif
+#if MOTET_BUDGET_CHECK_US < 100 || MOTET_BUDGET_CHECK_US > 1000000
+#error "MOTET_BUDGET_CHECK_US must be 100..1000000"
 #endif
 #if MOTET_TICK_US < 100 || MOTET_TICK_US > 1000000
 #error "MOTET_TICK_US must be 100..1000000"

@@ -39,6 +39,8 @@ typedef enum {
                    * frame type: a message of this module's given up (bus.h, bus_link()) */
     EV_BUS_GAP,   /* pid = the task that sent the frame after the gap, arg = sending module
                    * << 8 | frames missed: a receiver's sequence numbers skipped (rx_missed) */
+    EV_BUDGET,    /* pid = task, arg = ms it had run (at most 65535): the task overran
+                   * its run budget (timer_set_budget(), MOTET_TASK_BUDGET); once a run */
     EV_TYPE_COUNT
 } log_event_type_t;
 

@@ -32,4 +32,8 @@ const program_t *program_find(uint8_t id);
  * finds the same program by its id). */
 const program_t *program_find_handler(task_handler_t handler);
 
+/* The program the local task `pid` runs, or NULL (no such task, or its
+ * handler is not a registered program): for diagnostics, which name tasks. */
+const program_t *sched_task_program(mt_pid_t pid);
+
 #endif /* MOTET_PROGRAM_H */

@@ -48,4 +48,12 @@ void timer_isr_compare(void);
  * tickless, for benchmarks and tests. */
 uint32_t timer_interrupt_count(void);
 
+#if MOTET_TASK_BUDGET
+/* Give task `pid` a run budget of `ticks` (0: take it away): once the
+ * compare interrupt's check finds it on top of the stack for `ticks` or
+ * more, it logs EV_BUDGET, once a run; MT_ERR_NO_SLAB when
+ * MOTET_BUDGET_TASKS tasks already have one. */
+mt_err_t timer_set_budget(mt_pid_t pid, uint32_t ticks);
+#endif
+
 #endif /* MOTET_TIMER_H */
