@@ -35,6 +35,7 @@
 
 #include "log_ring.h"
 #include "mem_internal.h"
+#include "mem_layout.h"
 #include "motet/config.h"
 #include "motet/log.h"
 #include "motet/mem.h"
@@ -42,168 +43,11 @@
 #include "motet/sched.h"
 #include "slab_internal.h"
 
-typedef union {
-    void *ptr;
-    uint32_t word;
-} mem_align_t;
+mem_arena_t heap;
+uint8_t live_starts[MEM_START_MAP_BYTES];
+uint16_t mem_free_head;
+mem_stats_t mem_counters;
 
-typedef struct {
-    uint16_t size; /* block bytes, header included; MEM_USED while allocated */
-    uint8_t owner; /* MEM_OWNER_KERNEL while free */
-    uint8_t check; /* hdr_check() of the three fields above */
-} mem_hdr_t;
-
-_Static_assert(sizeof(mem_hdr_t) == 4, "the block header must stay 4 bytes");
-
-#define MEM_HDR      ((uint16_t) sizeof(mem_hdr_t))
-#define MEM_USED     0x8000u
-#define MEM_NIL      0xFFFFu /* end of the free list: offsets stay below 0x8000 */
-#define MEM_ALIGN    ((uint16_t) _Alignof(mem_align_t))
-#define MEM_ROUND(n) ((uint16_t) (((n) + MEM_ALIGN - 1u) / MEM_ALIGN * MEM_ALIGN))
-/* A free block must hold its header and the 16-bit free-list link. */
-#define MEM_MIN_BLOCK MEM_ROUND(MEM_HDR + sizeof(uint16_t))
-/* First header sits so that every payload (header + 4) is aligned. */
-#define MEM_FIRST       ((uint16_t) ((MEM_ALIGN - MEM_HDR % MEM_ALIGN) % MEM_ALIGN))
-#define MEM_END         ((uint16_t) (MEM_FIRST + (MOTET_HEAP_SIZE - MEM_FIRST) / MEM_ALIGN * MEM_ALIGN))
-#define MEM_MAX_PAYLOAD ((uint16_t) (MEM_END - MEM_FIRST - MEM_HDR))
-
-static union {
-    uint8_t bytes[MOTET_HEAP_SIZE];
-    mem_align_t align;
-} heap;
-
-/* One bit per granule of the heap: set where a live block starts. */
-#define MEM_GRANULES ((MEM_END - MEM_FIRST) / MEM_ALIGN)
-static uint8_t live_starts[MOTET_MEM_START_MAP ? (MEM_GRANULES + 7u) / 8u : 1u];
-
-static uint16_t free_head;   /* lowest free block, MEM_NIL if none */
-static mem_stats_t counters; /* largest_free and free_blocks are computed */
-
-/* Where a live block sits, and the free block below it (for coalescing). */
-typedef struct {
-    uint16_t blk;
-    uint16_t prev_free;
-} mem_loc_t;
-
-/* ---- headers and links: memcpy keeps the byte array free of aliasing ---- */
-
-static MT_INLINE uint8_t hdr_check(uint16_t off, uint16_t size, uint8_t owner)
-{
-    /* The offset is mixed in so that header bytes copied elsewhere fail;
-     * folding offset and size together first costs 8-bit parts one byte
-     * XOR less per field. */
-    uint16_t mix = off ^ size;
-    return (uint8_t) (0xA5u ^ mix ^ (mix >> 8) ^ owner);
-}
-
-static MT_INLINE mem_hdr_t hdr_get(uint16_t off)
-{
-    mem_hdr_t h;
-    memcpy(&h, &heap.bytes[off], sizeof h);
-    return h;
-}
-
-static MT_INLINE void hdr_put(uint16_t off, uint16_t size, uint8_t owner)
-{
-    mem_hdr_t h = {size, owner, hdr_check(off, size, owner)};
-    memcpy(&heap.bytes[off], &h, sizeof h);
-}
-
-static MT_INLINE uint16_t blk_size(mem_hdr_t h)
-{
-    return (uint16_t) (h.size & ~MEM_USED);
-}
-
-/* A header the walk may trust: its check byte and size are plausible. */
-static MT_INLINE bool hdr_valid(uint16_t off, mem_hdr_t h)
-{
-    /* Offsets and sizes stay below 0x8000: their sum cannot wrap. */
-    return h.check == hdr_check(off, h.size, h.owner) && blk_size(h) >= MEM_MIN_BLOCK &&
-           (uint16_t) (off + blk_size(h)) <= MEM_END;
-}
-
-/* Size of the block at off, without the rest of its header. */
-static MT_INLINE uint16_t size_at(uint16_t off)
-{
-    uint16_t size;
-    memcpy(&size, &heap.bytes[off + offsetof(mem_hdr_t, size)], sizeof size);
-    return (uint16_t) (size & ~MEM_USED);
-}
-
-static MT_INLINE bool blk_used(mem_hdr_t h)
-{
-    return (h.size & MEM_USED) != 0;
-}
-
-static MT_INLINE uint16_t link_get(uint16_t off)
-{
-    uint16_t next;
-    memcpy(&next, &heap.bytes[off + MEM_HDR], sizeof next);
-    /* A link that does not move forward was overwritten: end the list there
-     * rather than loop forever (the list is address-ordered). */
-    return next > off && next < MEM_END ? next : MEM_NIL;
-}
-
-static MT_INLINE void link_put(uint16_t off, uint16_t next)
-{
-    memcpy(&heap.bytes[off + MEM_HDR], &next, sizeof next);
-}
-
-/* ---- the map of live block starts ---- */
-
-/* The map bit of off's granule, in live_starts[start_byte(off)]. The slab
- * caches' table of bits serves 8-bit cores, which shift by a variable
- * amount one bit per loop turn. */
-static MT_INLINE uint8_t start_bit(uint16_t off)
-{
-    return slab_map_bit((uint8_t) ((uint16_t) (off - MEM_FIRST) / MEM_ALIGN));
-}
-
-static MT_INLINE uint16_t start_byte(uint16_t off)
-{
-    uint16_t granule = (uint16_t) ((uint16_t) (off - MEM_FIRST) / MEM_ALIGN);
-    /* Where the map index fits in a byte and a 16-bit shift is a loop
-     * (port.h, PORT_SHIFT_LOOPS), granule / 8 is put together from the
-     * granule's two bytes, whose 8-bit shifts are unrolled. */
-#ifdef PORT_SHIFT_LOOPS
-    if (MEM_GRANULES <= 2048u) {
-        uint8_t high = (uint8_t) (granule >> 8);
-        uint8_t low = (uint8_t) granule;
-        return (uint8_t) ((uint8_t) (high << 5) | (uint8_t) (low >> 3));
-    }
-#endif
-    return granule / 8u;
-}
-
-static MT_INLINE void start_mark(uint16_t off, bool live)
-{
-    if (!MOTET_MEM_START_MAP) return;
-    if (live)
-        live_starts[start_byte(off)] |= start_bit(off);
-    else
-        live_starts[start_byte(off)] &= (uint8_t) ~start_bit(off);
-}
-
-static MT_INLINE bool start_is_live(uint16_t off)
-{
-    return (live_starts[start_byte(off)] & start_bit(off)) != 0;
-}
-
-/* Successor of `prev` on the free list; MEM_NIL as `prev` means the head. */
-static MT_INLINE uint16_t next_free(uint16_t prev)
-{
-    return prev == MEM_NIL ? free_head : link_get(prev);
-}
-
-static MT_INLINE void set_next_free(uint16_t prev, uint16_t next)
-{
-    if (prev == MEM_NIL)
-        free_head = next;
-    else
-        link_put(prev, next);
-}
-
-/* Block bytes needed for a payload of `size`; 0 if it can never fit. */
 static uint16_t block_need(size_t size)
 {
     if (size > MEM_MAX_PAYLOAD) return 0;
@@ -213,8 +57,9 @@ static uint16_t block_need(size_t size)
 
 static void account_alloc(uint16_t bytes)
 {
-    counters.in_use += bytes;
-    if (counters.in_use > counters.high_water) counters.high_water = counters.in_use;
+    mem_counters.in_use += bytes;
+    if (mem_counters.in_use > mem_counters.high_water)
+        mem_counters.high_water = mem_counters.in_use;
 }
 
 /* ---- the allocator proper; all of these run with interrupts off ---- */
@@ -235,7 +80,7 @@ static uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
     set_next_free(prev, next);
     hdr_put(f, size | MEM_USED, owner);
     start_mark(f, true);
-    counters.alloc_count++;
+    mem_counters.alloc_count++;
     account_alloc(size);
     return size;
 }
@@ -245,7 +90,7 @@ static uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
 static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
 {
     uint16_t prev = MEM_NIL;
-    uint16_t f = free_head;
+    uint16_t f = mem_free_head;
     while (f != MEM_NIL && size_at(f) < need) {
         prev = f;
         f = link_get(f);
@@ -259,8 +104,8 @@ static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
  * merges are decided first, so that each header and link is written once. */
 static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t prev, uint16_t next)
 {
-    counters.in_use -= size;
-    counters.alloc_count--;
+    mem_counters.in_use -= size;
+    mem_counters.alloc_count--;
     start_mark(blk, false);
     if (next == blk + size) {
         size += size_at(next);
@@ -313,7 +158,7 @@ static MT_INLINE bool to_offset(const void *ptr, uint16_t *off)
 static MT_INLINE uint16_t free_around(uint16_t off, uint16_t *above)
 {
     uint16_t prev = MEM_NIL;
-    uint16_t f = free_head;
+    uint16_t f = mem_free_head;
     for (; f != MEM_NIL && f < off; f = link_get(f)) prev = f;
     *above = f;
     return prev;
@@ -354,7 +199,7 @@ static mt_err_t locate(const void *ptr, mem_loc_t *loc, bool want_prev)
     uint16_t off;
     if (!to_offset(ptr, &off)) return MT_ERR_BAD_POINTER;
     uint16_t prev = MEM_NIL;
-    for (uint16_t f = free_head; f != MEM_NIL && f <= off; f = link_get(f)) prev = f;
+    for (uint16_t f = mem_free_head; f != MEM_NIL && f <= off; f = link_get(f)) prev = f;
     if (prev == off) return MT_ERR_DOUBLE_FREE;
     /* Between two free blocks every block is allocated: step over them. */
     for (uint16_t b = prev == MEM_NIL ? MEM_FIRST : prev; b <= off;) {
@@ -393,7 +238,7 @@ static void shrink(mem_loc_t loc, uint16_t need)
     hdr_put(loc.blk, need | MEM_USED, h.owner);
     /* The tail becomes a block of its own, then is freed like any other. */
     hdr_put(loc.blk + need, (size - need) | MEM_USED, h.owner);
-    counters.alloc_count++;
+    mem_counters.alloc_count++;
     release(loc.blk + need, size - need, loc.prev_free, next_free(loc.prev_free));
 }
 
@@ -460,11 +305,11 @@ void mem_init(void)
     /* Clearing drops stale headers, so classification never sees old ones. */
     memset(heap.bytes, 0, sizeof heap.bytes);
     memset(live_starts, 0, sizeof live_starts);
-    memset(&counters, 0, sizeof counters);
-    counters.heap_size = MEM_END - MEM_FIRST;
-    hdr_put(MEM_FIRST, counters.heap_size, MEM_OWNER_KERNEL);
+    memset(&mem_counters, 0, sizeof mem_counters);
+    mem_counters.heap_size = MEM_END - MEM_FIRST;
+    hdr_put(MEM_FIRST, mem_counters.heap_size, MEM_OWNER_KERNEL);
     link_put(MEM_FIRST, MEM_NIL);
-    free_head = MEM_FIRST;
+    mem_free_head = MEM_FIRST;
 }
 
 void *mem_alloc(size_t size)
@@ -479,7 +324,7 @@ void *mem_alloc(size_t size)
 static MT_NOINLINE void *alloc_refused(void)
 {
     port_irq_state_t s = port_irq_save();
-    if (counters.failures < UINT16_MAX) counters.failures++;
+    if (mem_counters.failures < UINT16_MAX) mem_counters.failures++;
     port_irq_restore(s);
     log_error(MT_ERR_NO_MEM);
     return NULL;
@@ -717,58 +562,4 @@ size_t mem_block_size(const void *ptr)
 {
     mem_hdr_t h;
     return locate_hdr(ptr, &h) == MT_OK ? (size_t) (blk_size(h) - MEM_HDR) : 0;
-}
-
-/* The walk of mem_consistent(), interrupts off: every header, in address
- * order, against the free list, the map of live starts and the counters. */
-static bool heap_whole(void)
-{
-    uint16_t off = MEM_FIRST, listed = free_head, in_use = 0, blocks = 0;
-    bool free_below = false;
-    while (off < MEM_END) {
-        mem_hdr_t h = hdr_get(off);
-        uint16_t size = blk_size(h);
-        if (!hdr_valid(off, h) || size % MEM_ALIGN) return false;
-        for (uint16_t g = off; MOTET_MEM_START_MAP && g < off + size; g += MEM_ALIGN)
-            if (start_is_live(g) != (g == off && blk_used(h))) return false;
-        if (blk_used(h)) {
-            in_use = (uint16_t) (in_use + size);
-            blocks++;
-            free_below = false;
-        } else {
-            /* Free: the next on the list in address order, never beside
-             * another free block (neighbours merge), owned by the kernel. */
-            uint16_t next;
-            memcpy(&next, &heap.bytes[off + MEM_HDR], sizeof next);
-            if (off != listed || free_below || h.owner != MEM_OWNER_KERNEL) return false;
-            if (next != MEM_NIL && next <= off) return false;
-            listed = next;
-            free_below = true;
-        }
-        off = (uint16_t) (off + size);
-    }
-    return off == MEM_END && listed == MEM_NIL && in_use == counters.in_use &&
-           blocks == counters.alloc_count;
-}
-
-bool mem_consistent(void)
-{
-    port_irq_state_t s = port_irq_save();
-    bool whole = heap_whole();
-    port_irq_restore(s);
-    return whole;
-}
-
-void mem_get_stats(mem_stats_t *stats)
-{
-    port_irq_state_t s = port_irq_save();
-    *stats = counters;
-    stats->largest_free = 0;
-    stats->free_blocks = 0;
-    for (uint16_t f = free_head; f != MEM_NIL; f = link_get(f)) {
-        uint16_t payload = size_at(f) - MEM_HDR;
-        if (payload > stats->largest_free) stats->largest_free = payload;
-        stats->free_blocks++;
-    }
-    port_irq_restore(s);
 }

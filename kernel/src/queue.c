@@ -28,7 +28,7 @@ typedef struct msg_block {
     } inline_payload;
 } msg_block_t;
 
-static msg_block_t blocks[MOTET_MAX_QUEUED_MSGS];
+static msg_block_t msg_block_storage[MOTET_MAX_QUEUED_MSGS];
 msg_t *queue_free_blocks;
 
 queue_level_t queue_level[MOTET_PRIO_LEVELS];
@@ -47,7 +47,8 @@ void queue_init(void)
     queue_levels = 0;
     queue_top = -1;
     queue_free_blocks = NULL;
-    for (uint8_t i = MOTET_MAX_QUEUED_MSGS; i-- > 0;) queue_put_block_irq_off(&blocks[i].msg);
+    for (uint8_t i = MOTET_MAX_QUEUED_MSGS; i-- > 0;)
+        queue_put_block_irq_off(&msg_block_storage[i].msg);
 }
 
 static bool seq_before(uint16_t a, uint16_t b)

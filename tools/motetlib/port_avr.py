@@ -303,7 +303,7 @@ COMPONENTS = (
     ("boot, errors", ("boot.c", "errors.c"), True),
     ("AVR port", ("port_avr_boot.c", "port_avr_console.c", "port_avr_irq.c",
                   "port_avr_timer.c"), True),
-    ("heap", ("mem_heap.c",), False),
+    ("heap", ("mem_heap.c", "mem_check.c"), False),
     ("event log", ("log.c",), False),
     ("applications", ("appdesc.c", "appmgr.c", "program.c"), False),
     ("multicast", ("mcast.c",), False),
