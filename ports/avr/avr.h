@@ -5,8 +5,8 @@
  *
  * Interrupts that may post messages are written with PORT_AVR_ISR, which
  * wraps the body in the kernel's interrupt hooks and runs the exit dispatch
- * at the tail, still in the interrupt's frame on the one stack (DESIGN rule
- * 3):
+ * at the tail, still in the interrupt's frame on the one stack (rule 3,
+ * docs/architecture.md):
  *
  *     PORT_AVR_ISR(INT4_vect)
  *     {

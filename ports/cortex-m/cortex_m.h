@@ -40,7 +40,7 @@
  * starts between two counter clocks may end one clock early) before it calls
  * timer_isr_compare(). A deadline already passed pends the interrupt at once.
  *
- * Interrupts and the exit dispatch (DESIGN rule 3). Every interrupt that may
+ * Interrupts and the exit dispatch (rule 3, docs/architecture.md). Every interrupt that may
  * post runs its body between sched_isr_enter() and a pended PendSV; PendSV
  * has the lowest priority, so it runs only when every interrupt body has
  * finished and the processor is about to return to thread mode. PendSV does

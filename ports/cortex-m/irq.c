@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Interrupts of the Cortex-M port: PRIMASK save and restore, the table of
- * interrupt bodies on the spare lines, and the exit dispatch (DESIGN rule 3)
+ * interrupt bodies on the spare lines, and the exit dispatch (rule 3, docs/architecture.md)
  * through PendSV, a thread-mode trampoline and NMI. cortex_m.h explains why
  * the handlers run in thread mode and not inside PendSV.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sleep on the Cortex-M port (DESIGN rule 6). The kernel calls port_sleep()
+ * Sleep on the Cortex-M port (rule 6, docs/architecture.md). The kernel calls port_sleep()
  * with interrupts off when nothing is runnable. WFI with PRIMASK set is the
  * atomic "enable and sleep" of this architecture: an interrupt that became
  * pending before the WFI ends it at once, and one that comes later wakes the

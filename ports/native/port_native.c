@@ -13,7 +13,7 @@
  * path), so a body is never nested; sched_isr_exit() then runs with the
  * signals unblocked but the flag still set, in the same frame, and clears it
  * only while it runs a handler, so an interrupt can preempt the handlers it
- * dispatches (DESIGN rule 3) but never nests on an exit with nothing to run.
+ * dispatches (rule 3, docs/architecture.md) but never nests on an exit with nothing to run.
  *
  * Simulated clock. The 64-bit tick counter sim_now moves only in port_sleep()
  * (a jump to the next event) and port_native_busy() (step by step to each

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Multi-module devices in simulated time: messages between modules
-(DESIGN rule 8), multicast, application loading across modules and
+(rule 8, docs/architecture.md), multicast, application loading across modules and
 determinism, through `motet run` (device_run.py).
 
 Every module prints its own time; `--exact-clocks` makes those comparable

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dispatch rules of DESIGN.md, one group of tests per rule. Each test
+ * The dispatch rules (docs/architecture.md), one group of tests per rule. Each test
  * records the order in which handlers start and end and compares it with
  * the order the rule demands, so breaking a rule changes the trace.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bus manager: messages between modules (DESIGN rule 8).
+ * The bus manager: messages between modules (rule 8, docs/architecture.md).
  *
  * Modules share one bus. A message to a task on another module, a multicast,
  * a time-sync beacon and an application description each travel as one

@@ -19,7 +19,7 @@
  *   sched_isr_enter() / sched_isr_exit() around every interrupt that may
  *   post messages; sched_isr_exit(), called with interrupts off, runs
  *   higher-priority handlers at interrupt exit, turning interrupts on only
- *   for them (DESIGN rule 3);
+ *   for them (rule 3, docs/architecture.md);
  *   with MOTET_BUS, from the bus interrupt (between enter and exit):
  *   bus_isr_rx() for each frame received, bus_isr_tx_done() once the frame
  *   given to port_bus_send() is finished (bus.h).
