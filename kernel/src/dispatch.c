@@ -64,17 +64,23 @@ static MT_NOINLINE void frame_pop_rare(task_t *t)
     t->gate = task_gate(t);
 }
 
-/* Pop t's frame, the top one; irq off: a handler run at an interrupt's
- * exit could otherwise kill t between the pop and the reopening of its
- * gate, or see its flags half written. */
-static MT_INLINE void frame_pop_irq_off(task_t *t)
+/* Pop t's frame, the top one, and reopen its gate if t is simply idle
+ * again; false leaves the rest to frame_pop_rare(). Irq off: a handler run
+ * at an interrupt's exit could otherwise kill t between the pop and the
+ * reopening of its gate, or see its flags half written. */
+static MT_INLINE bool frame_pop_plain_irq_off(task_t *t)
 {
     sched.current = t->below;
     sched.running_prio = t->below_prio;
-    if ((t->flags & TASK_GATE_FLAGS) == TASK_INITIALISED)
-        t->gate = t->prio;
-    else
-        frame_pop_rare(t);
+    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED) return false;
+    t->gate = t->prio;
+    return true;
+}
+
+/* Pop t's frame, the top one, and finish what came with it; irq off. */
+static MT_INLINE void frame_pop_irq_off(task_t *t)
+{
+    if (!frame_pop_plain_irq_off(t)) frame_pop_rare(t);
 }
 
 /* Run the handler of t, whose frame was just pushed; free a heap payload
@@ -134,12 +140,9 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     log_event_inline(EV_END, top->pid, port);
     if (result != MT_OK) log_error(result);
     port_irq_state_t s = port_irq_save();
-    sched.current = top->below;
-    mt_prio_t prio = top->below_prio;
-    sched.running_prio = prio;
-    if ((top->flags & TASK_GATE_FLAGS) != TASK_INITIALISED) return dispatch_end_rare(top, s);
-    top->gate = top->prio;
+    if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
     port_irq_restore(s);
+    mt_prio_t prio = sched.running_prio;
     if (sched_may_run(prio)) return dispatch_end_drain(prio);
     return MT_OK;
 }

@@ -379,11 +379,11 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
 }
 
 /* True when the fast paths may consider this send at all: from the kernel
- * stack (not a thread, not an interrupt body), with no heap payload and a
- * payload pointer where there are bytes. */
-static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags)
+ * stack (not a thread, not an interrupt body), with no flags but those
+ * `allowed`, and a payload pointer where there are bytes. */
+static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, uint8_t allowed)
 {
-    return !flags && (data || !len) && !thread_running() && !port_in_isr();
+    return !(flags & (uint8_t) ~allowed) && (data || !len) && !thread_running() && !port_in_isr();
 }
 
 /* A send to the local task pid by the general rules: what the fast paths
@@ -420,7 +420,7 @@ static MT_NOINLINE mt_err_t send_to_waiting(mt_pid_t pid, mt_port_t port, void *
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only)
 {
-    if (fast_send(data, len, flags) && port < PORT_LIMIT) {
+    if (fast_send(data, len, flags, 0) && port < PORT_LIMIT) {
         task_t *self = sched.current;
         mt_prio_t running = sched.running_prio;
         mt_pid_t sender = self ? self->pid : MT_PID_NONE;
@@ -541,8 +541,7 @@ static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len,
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;
-    if (self && !(flags & (uint8_t) ~MSG_HEAP) && (data || !len) && !thread_running() &&
-        !port_in_isr() && out < self->n_routes)
+    if (self && fast_send(data, len, flags, MSG_HEAP) && out < self->n_routes)
         return send_along(&self->routes[out], data, len, flags);
     return send_general(out, data, len, flags);
 }
