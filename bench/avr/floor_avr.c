@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The floor of a dispatch on the ATmega128: the operations the dispatch
+ * rules need for an immediate send and for a round trip, written straight
+ * in one place with no kernel around them, measured exactly as bench_avr.c
+ * measures Motet (same markers, handlers, compiler and flags). What Motet
+ * spends above these figures is its own structure; what the targets ask
+ * below them no structure can reach without dropping a rule.
+ *
+ * What each operation keeps, and why (docs/architecture.md, the rules):
+ *   - a route names its task's control block and port (no lookup);
+ *   - the test of rules 1 and 4 is one byte, the task's gate, against the
+ *     running priority;
+ *   - the frame (the task below, its priority, the sender) lives in the
+ *     control block, pushed and popped with interrupts off: a handler run
+ *     at an interrupt's exit may kill a task, or run it, between the test
+ *     and the push, or see a half-popped frame;
+ *   - the handler gets state, port, payload and length as arguments;
+ *   - after the handler, the queue's top level is compared with the
+ *     priority restored (rule 5), and what outranks it is run;
+ *   - a message that must wait takes a block from a free list and joins
+ *     its level's FIFO (rule 2: priority, then creation order), marked in a
+ *     bitmap whose top level is kept.
+ * Nothing else: no payload ownership, no event log, no thread or migration
+ * state, no error paths (the driver checks the runs instead). Built a
+ * second time with FLOOR_UNLOCKED, without the interrupt lock, to show
+ * what the lock itself costs.
+ *
+ *   PA0 empty       the baseline: SBI, call of an empty function, CBI
+ *   PA1 immediate   a send along a route to a higher-priority task
+ *   PA3 round trip  as bench_avr.c: raised in PING's handler before it
+ *                   sends to its partner, lowered in PING's handler for the
+ *                   partner's answer (queued, PING being on the stack)
+ *   PC7 done        raised when the measurements are over
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "avr.h"
+
+#define REPEAT    16u
+#define LEVELS    8u
+#define BLOCKS    4u
+#define GATE_SHUT INT8_MIN /* below every priority: rules 1 and 4 refuse */
+#define PRIO_IDLE (-1)
+
+#define MARK_UP(port, bit)                                                                         \
+    __asm__ volatile("sbi %0, %1" ::"I"(_SFR_IO_ADDR(port)), "I"(bit) : "memory")
+#define MARK_DOWN(port, bit)                                                                       \
+    __asm__ volatile("cbi %0, %1" ::"I"(_SFR_IO_ADDR(port)), "I"(bit) : "memory")
+
+/* The interrupt lock: SREG's I bit saved and cleared, then restored. */
+static inline uint8_t lock(void)
+{
+#ifdef FLOOR_UNLOCKED
+    return 0;
+#else
+    uint8_t saved = SREG;
+    cli();
+    return saved;
+#endif
+}
+
+static inline void unlock(uint8_t saved)
+{
+#ifdef FLOOR_UNLOCKED
+    (void) saved;
+#else
+    SREG = saved;
+#endif
+}
+
+static inline void irq_off(void)
+{
+#ifndef FLOOR_UNLOCKED
+    cli();
+#endif
+}
+
+static inline void irq_on(void)
+{
+#ifndef FLOOR_UNLOCKED
+    sei();
+#endif
+}
+
+typedef uint8_t (*floor_handler_t)(void *state, uint8_t port, void *data, uint16_t len);
+
+typedef struct floor_task {
+    floor_handler_t handler;
+    void *state;
+    struct floor_task *below; /* the frame under this one */
+    int8_t below_prio;
+    uint8_t sender;
+    int8_t gate; /* prio when idle, GATE_SHUT while on the stack */
+    int8_t prio;
+    uint8_t pid;
+} floor_task_t;
+
+typedef struct floor_route {
+    floor_task_t *task;
+    uint8_t port;
+} floor_route_t;
+
+typedef struct floor_msg {
+    struct floor_msg *next;
+    floor_task_t *task;
+    void *data;
+    uint16_t len;
+    uint8_t port, src;
+} floor_msg_t;
+
+static floor_task_t *current;
+static int8_t running_prio = PRIO_IDLE;
+static int8_t queue_top = PRIO_IDLE;
+static uint8_t queue_bits;
+static floor_msg_t *level_head[LEVELS], *level_tail[LEVELS];
+static floor_msg_t blocks[BLOCKS];
+static floor_msg_t *free_blocks;
+
+static void drain(int8_t floor);
+
+/* Run t's handler on a frame pushed over the running one (rules 1 and 4
+ * checked by the caller), pop it, and run what now outranks the sender. */
+static void run_on_frame(floor_task_t *t, uint8_t port, void *data, uint16_t len)
+{
+    t->handler(t->state, port, data, len);
+    uint8_t s = lock();
+    t = current;
+    current = t->below;
+    running_prio = t->below_prio;
+    t->gate = t->prio;
+    unlock(s);
+    if (queue_top > running_prio) drain(running_prio);
+}
+
+static void push_frame(floor_task_t *t, uint8_t sender)
+{
+    t->below = current;
+    t->below_prio = running_prio;
+    t->sender = sender;
+    t->gate = GATE_SHUT;
+    current = t;
+    running_prio = t->prio;
+}
+
+/* Queue a message for t (rule 2); interrupts off. */
+static void enqueue(floor_task_t *t, uint8_t port, uint8_t src)
+{
+    floor_msg_t *m = free_blocks;
+    free_blocks = m->next;
+    m->next = 0;
+    m->task = t;
+    m->data = 0;
+    m->len = 0;
+    m->port = port;
+    m->src = src;
+    uint8_t level = (uint8_t) t->prio;
+    if (level_tail[level])
+        level_tail[level]->next = m;
+    else
+        level_head[level] = m;
+    level_tail[level] = m;
+    queue_bits |= (uint8_t) (1u << level);
+    if (t->prio > queue_top) queue_top = t->prio;
+}
+
+static void floor_send(const floor_route_t *r)
+{
+    uint8_t s = lock();
+    floor_task_t *t = r->task;
+    if (t->gate >= running_prio) {
+        push_frame(t, current->pid);
+        unlock(s);
+        run_on_frame(t, r->port, 0, 0);
+        return;
+    }
+    enqueue(t, r->port, current->pid);
+    unlock(s);
+}
+
+/* Rule 5: run queued messages that outrank `floor`, highest first. */
+static void drain(int8_t floor)
+{
+    irq_off();
+    while (queue_top > floor) {
+        uint8_t level = (uint8_t) queue_top;
+        floor_msg_t *m = level_head[level];
+        level_head[level] = m->next;
+        if (!m->next) {
+            level_tail[level] = 0;
+            queue_bits &= (uint8_t) ~(1u << level);
+            int8_t top = PRIO_IDLE;
+            for (uint8_t bits = queue_bits; bits; bits >>= 1) top++;
+            queue_top = top;
+        }
+        floor_task_t *t = m->task;
+        push_frame(t, m->src);
+        uint8_t port = m->port;
+        m->next = free_blocks;
+        free_blocks = m;
+        irq_on();
+        run_on_frame(t, port, 0, 0);
+        irq_off();
+    }
+    irq_on();
+}
+
+/* ---- the measured tasks, as in bench_avr.c ---- */
+
+enum { PID_DRIVER = 0x20, PID_IMMEDIATE, PID_SERVER, PID_PING };
+static volatile uint16_t runs[4];
+
+static uint8_t immediate_task(void *state, uint8_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) port;
+    (void) data;
+    (void) len;
+    runs[PID_IMMEDIATE - PID_DRIVER]++;
+    return 0;
+}
+
+static floor_route_t server_to_ping, ping_to_server;
+
+static uint8_t server_task(void *state, uint8_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) port;
+    (void) data;
+    (void) len;
+    floor_send(&server_to_ping);
+    return 0;
+}
+
+static uint8_t ping_task(void *state, uint8_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == 1) {
+        MARK_DOWN(PORTA, 3);
+        runs[PID_PING - PID_DRIVER]++;
+    } else {
+        MARK_UP(PORTA, 3);
+        floor_send(&ping_to_server);
+    }
+    return 0;
+}
+
+static floor_task_t driver = {0, 0, 0, PRIO_IDLE, 0, GATE_SHUT, 1, PID_DRIVER};
+static floor_task_t immediate = {immediate_task, 0, 0, 0, 0, 4, 4, PID_IMMEDIATE};
+static floor_task_t server = {server_task, 0, 0, 0, 0, 4, 4, PID_SERVER};
+static floor_task_t ping = {ping_task, 0, 0, 0, 0, 3, 3, PID_PING};
+static const floor_route_t driver_to_immediate = {&immediate, 0};
+static const floor_route_t driver_to_ping = {&ping, 0};
+
+__attribute__((noinline)) static void op_empty(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void op_immediate(void)
+{
+    floor_send(&driver_to_immediate);
+}
+
+__attribute__((noinline)) static void measure_empty(void)
+{
+    MARK_UP(PORTA, 0);
+    op_empty();
+    MARK_DOWN(PORTA, 0);
+}
+
+__attribute__((noinline)) static void measure_immediate(void)
+{
+    MARK_UP(PORTA, 1);
+    op_immediate();
+    MARK_DOWN(PORTA, 1);
+}
+
+int main(void)
+{
+    DDRA = 0xFF;
+    PORTA = 0;
+    DDRC = 0xFF;
+    PORTC = 0;
+    for (uint8_t i = 0; i < BLOCKS; i++) {
+        blocks[i].next = free_blocks;
+        free_blocks = &blocks[i];
+    }
+    server_to_ping = (floor_route_t){&ping, 1};
+    ping_to_server = (floor_route_t){&server, 1};
+    current = &driver; /* the driver runs as a task of priority 1 */
+    running_prio = driver.prio;
+    sei();
+    for (uint8_t i = 0; i < REPEAT + 1; i++) measure_empty();
+    for (uint8_t i = 0; i < REPEAT + 1; i++) measure_immediate();
+    for (uint8_t i = 0; i < REPEAT + 1; i++) floor_send(&driver_to_ping);
+    bool ok =
+        runs[PID_IMMEDIATE - PID_DRIVER] == REPEAT + 1 && runs[PID_PING - PID_DRIVER] == REPEAT + 1;
+    MARK_UP(PORTC, 7);
+    port_halt(ok ? 0 : 1);
+    return 1;
+}
