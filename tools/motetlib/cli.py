@@ -451,6 +451,8 @@ def parser():
                    add_help=False)
     sub.add_parser("fuzz", help="build and run the libFuzzer targets (motet fuzz --help)",
                    add_help=False)
+    sub.add_parser("profile", help="measure an application's task costs on a device for "
+                   "`motet plan` (motet profile --help)", add_help=False)
     return p
 
 
@@ -469,6 +471,9 @@ def main(argv=None):
         if argv and argv[0] == "soak":
             from . import soak
             return soak.main(argv[1:])
+        if argv and argv[0] == "profile":
+            from . import profile
+            return profile.main(argv[1:])
         args = parser().parse_args(argv)
         return args.func(args)
     except KeyboardInterrupt:
