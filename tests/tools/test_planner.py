@@ -273,3 +273,40 @@ def test_bad_arguments_get_one_line(args, message):
                          capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 2
     assert message in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_the_regions_follow_the_appendix_lines():
+    from motetlib import energy, regions
+    p, q = energy.PROCESSORS["arm7"], energy.PROCESSORS["msp430"]
+    fns, e = regions.lines(p, q)
+    # e: the ARM7's wake-up energy against what its better MIPJ saves per MI
+    assert e == pytest.approx(100e-6 / (1 / q.mipj - 1 / p.mipj))
+    assert regions.best(p, q, 0.5 * e, 1.0) == "q"  # above c, left of e
+    assert regions.best(p, q, 2 * e, 1.0) == "p"  # above c, right of e
+    slow = 2 * e / q.mips  # line b for L = 2e: below it only p is fast enough
+    assert regions.best(p, q, 2 * e, 0.9 * slow) == "p"
+    assert regions.best(p, q, 2 * e, 0.9 * fns["a"](2 * e)) is None  # below a
+    assert fns["c"](1.0) == pytest.approx(1 / p.mips + p.breakeven_s)
+    # q's standby and wake-up are near zero (the appendix's assumption), so
+    # just left of e, well above c, both energies are nearly equal
+    just = regions.energy_j(q, p, 0.99 * e, 1.0) - regions.energy_j(p, q, 0.99 * e, 1.0)
+    assert abs(just) < 0.02 * regions.energy_j(q, p, 0.99 * e, 1.0)
+
+
+def test_the_regions_check_and_plot_of_the_ssl_plan(tmp_path):
+    pytest.importorskip("matplotlib", reason="`motet setup` installs matplotlib")
+    from motetlib import regions
+    p = ssl_problem("ssl-device.toml", deadlines={"radio": 250})
+    sol, _ = solved(p)
+    fast, slow = regions.choose_kinds(p)
+    assert (fast.name, slow.name) == ("arm7", "msp430")
+    lines = regions.check(p, sol, fast, slow)
+    ht = next(line for line in lines if line.lstrip().startswith("ht "))
+    assert "region: arm7" in ht and "plan: arm7" in ht and ht.endswith("agrees")
+    mic = next(line for line in lines if line.lstrip().startswith("mic0 "))
+    assert "region: msp430" in mic and mic.endswith("pinned")
+    png = tmp_path / "regions.png"
+    regions.draw(p, sol, fast, slow, png, "test")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(regions.RegionError, match="needs two processor kinds"):
+        regions.choose_kinds(p, ["arm7"])

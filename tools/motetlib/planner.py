@@ -748,6 +748,11 @@ def main(argv=None):
                     "(default: the one running the program named radio)")
     ap.add_argument("-o", "--output", metavar="OUT.toml",
                     help="write the placed description here (default: print it)")
+    ap.add_argument("--regions", metavar="OUT.png",
+                    help="also draw the CoMOS paper's figure 1 for two processor kinds and "
+                         "check the plan against it (tools/motetlib/regions.py)")
+    ap.add_argument("--kinds", metavar="P,Q",
+                    help="the two processor kinds of --regions (default: the device's two)")
     args = ap.parse_args(argv)
     try:
         if not 0 < args.max_util <= 1:
@@ -772,6 +777,20 @@ def main(argv=None):
             return 1
         for line in report(prob, sol):
             _print(line)
+        if args.regions:
+            from . import regions
+            try:
+                fast, slow = regions.choose_kinds(prob, args.kinds.split(",") if args.kinds
+                                                  else None)
+            except regions.RegionError as e:
+                raise PlanError(str(e)) from None
+            _print()
+            for line in regions.check(prob, sol, fast, slow):
+                _print(line)
+            title = (f"{app.name} on {dev.name}: period {prob.period_us / 1e3:g} ms"
+                     + "".join(f", deadline {a} ms" for a in args.deadline or ()))
+            regions.draw(prob, sol, fast, slow, args.regions, title)
+            _print(f"plan: wrote {args.regions}")
         header = (f"Placed by: ./motet plan {shlex.join(argv)}\n"
                   f"Predicted energy {evaluate(prob, sol.where, sol.standby).total_uj:.1f} uJ "
                   f"per {prob.period_us / 1e3:g} ms period (tools/motetlib/planner.py).")
