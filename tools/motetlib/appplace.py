@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import tomllib
-from pathlib import Path
 
 from . import appc
 

@@ -75,12 +75,11 @@ refused naming its line.
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import tomllib
 from pathlib import Path
 
-from . import energy
+from . import energy, fields
 from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
@@ -204,29 +203,17 @@ LIMITS = {
 }
 
 
-def _show(bound):
-    return str(bound) if isinstance(bound, int) else f"{bound:g}"
-
-
 def _number(table, key, where, default, types=None):
     """A number field within LIMITS[key]: finite (TOML has inf and nan)."""
     types = types or (int, float)
     value = _get(table, key, types, where, default)
     if value is None:
         return None
-    lo, hi, unit = LIMITS[key]
-    if not math.isfinite(value) or not lo <= value <= hi:
-        unit = f" {unit}" if unit else ""
-        raise DeviceError(f"{where}: '{key}' = {value!r} is outside {_show(lo)} .. {_show(hi)}"
-                          f"{unit}")
-    return value
+    return fields.bounded(value, key, where, *LIMITS[key], DeviceError)
 
 
 def _unknown(table, known, where):
-    extra = sorted(set(table) - set(known))
-    if extra:
-        raise DeviceError(f"{where}: unknown field{'s' if len(extra) > 1 else ''} "
-                          f"{', '.join(extra)} (known: {', '.join(known)})")
+    fields.unknown(table, known, where, DeviceError)
 
 
 def _strings(table, key, where):

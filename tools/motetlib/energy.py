@@ -57,6 +57,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from . import fields
+
 
 class EnergyError(ValueError):
     """A bad figure of the energy model; the message names file and field."""
@@ -190,17 +192,11 @@ def number(table, key, where, default=None):
     if isinstance(value, bool) or not ok:
         kind = "an integer" if integral else "a number"
         raise EnergyError(f"{where}: '{key}' must be {kind}, got {value!r}")
-    lo, hi, unit = LIMITS[key]
-    if not math.isfinite(value) or not lo <= value <= hi:
-        raise EnergyError(f"{where}: '{key}' = {value!r} is outside {lo:g} .. {hi:g} {unit}")
-    return value
+    return fields.bounded(value, key, where, *LIMITS[key], EnergyError)
 
 
 def _unknown(table, known, where):
-    extra = sorted(set(table) - set(known))
-    if extra:
-        raise EnergyError(f"{where}: unknown field{'s' if len(extra) > 1 else ''} "
-                          f"{', '.join(extra)} (known: {', '.join(known)})")
+    fields.unknown(table, known, where, EnergyError)
 
 
 def override(base: Processor | None, name: str, table: dict, where: str) -> Processor:

@@ -57,14 +57,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import shlex
 import sys
 import tempfile
 import tomllib
 from pathlib import Path
 
-from . import appc, appplace, build, device as devmod, eventlog, run_device
+from . import appc, appplace, build, device as devmod, eventlog, fields, run_device
 
 FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: relative pid 0 is pid 0x10
 MULTICAST_PID = 0xF0
@@ -123,16 +122,11 @@ def _field(table, key, types, where, default=None):
 
 def _figure(table, key, where, lo=0.0, hi=1e15, default=None, integral=False):
     v = _field(table, key, (int,) if integral else (int, float), where, default)
-    if not math.isfinite(v) or not lo <= v <= hi:
-        raise ProfileError(f"{where}: '{key}' = {v!r} is outside {lo:g} .. {hi:g}")
-    return v
+    return fields.bounded(v, key, where, lo, hi, "", ProfileError)
 
 
 def _unknown(table, known, where):
-    extra = sorted(set(table) - set(known))
-    if extra:
-        raise ProfileError(f"{where}: unknown field{'s' if len(extra) > 1 else ''} "
-                           f"{', '.join(extra)} (known: {', '.join(known)})")
+    fields.unknown(table, known, where, ProfileError)
 
 
 def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -> Profile:
