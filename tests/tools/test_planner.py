@@ -310,3 +310,92 @@ def test_the_regions_check_and_plot_of_the_ssl_plan(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(regions.RegionError, match="needs two processor kinds"):
         regions.choose_kinds(p, ["arm7"])
+
+
+MCAST_APP = """# SPDX-License-Identifier: MIT
+[app]
+name = "fan"
+[programs]
+src = 1
+leaf = 2
+[[task]]
+name = "src"
+program = "src"
+priority = 1
+module = 1
+routes = ["@both", "a:1"]
+[[task]]
+name = "a"
+program = "leaf"
+priority = 1
+movable = true
+[[task]]
+name = "b"
+program = "leaf"
+priority = 1
+movable = true
+[[group]]
+name = "both"
+members = ["a:0", "b:0"]
+"""
+
+MCAST_PROFILE = """
+[profile]
+app = "fan"
+period_ms = 100
+[measured]
+p = "by hand"
+q = "by hand"
+[[task]]
+name = "src"
+messages = 1
+ram_bytes = 0
+cycles = { q = 1000 }
+[[task]]
+name = "a"
+messages = 2
+ram_bytes = 0
+cycles = { p = 100, q = 100 }
+[[task]]
+name = "b"
+messages = 1
+ram_bytes = 0
+cycles = { p = 100, q = 100 }
+[[route]]
+from = "src"
+port = 0
+messages = 1
+bytes = 100
+[[route]]
+from = "src"
+port = 1
+messages = 1
+bytes = 50
+"""
+
+
+@pytest.mark.parametrize("a, b", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_bus_frames_are_counted_as_the_bus_sends_them(a, b):
+    # One multicast frame from src whatever the members; one frame received
+    # per module with members elsewhere; the unicast src -> a when a moves.
+    text = DEVICE.replace("ram_bytes = 1000\n", "ram_bytes = 1000\n").replace(
+        "processor = \"p\"\n", "processor = \"p\"\nbus_cycles_per_frame = 1000\n"
+        "bus_cycles_per_byte = 10\n").replace(
+        "processor = \"q\"\n", "processor = \"q\"\nbus_cycles_per_frame = 1000\n"
+        "bus_cycles_per_byte = 10\n").replace("nj_per_frame = 0", "nj_per_frame = 1000")
+    dev = device.parse(text, "fan-device.toml")
+    app = appplace.parse(MCAST_APP, "fan.toml")
+    prof = profile.parse(MCAST_PROFILE, "fan.profile.toml", app)
+    p = planner.Problem(app, dev, prof, pins={"a": a, "b": b})
+    sol = planner.solve(p)
+    fig = planner.evaluate(p, sol.where, sol.standby)
+    assert sol.objective == pytest.approx(fig.total_uj, rel=1e-9)
+    mcast = 1000 + 100 * 10  # cycles per frame of the multicast, 100 B
+    uni = 1000 + 50 * 10  # the unicast to a, 50 B
+    remote = [m for m in (a, b) if m != 1]
+    src_cycles = 1000 + (mcast if remote else 0) + (uni if a != 1 else 0)
+    m0_cycles = 100 * (2 * (a == 0) + (b == 0)) + (mcast if remote else 0) + \
+        (uni if a == 0 else 0)
+    assert fig.busy_us[1] == pytest.approx((src_cycles + 100 * (2 * (a == 1) + (b == 1))) / 10)
+    assert fig.busy_us[0] == pytest.approx(m0_cycles / 100)
+    assert fig.wire_uj == pytest.approx(((1 if remote else 0) + (a == 0)) * 1.0)

@@ -71,6 +71,8 @@ from pathlib import Path
 from . import appplace, device as devmod, profile as profmod
 
 DEFAULT_FRAME_BYTES = 12  # a frame with an empty payload: 10-byte header and CRC
+MAX_CHAINS = 5000  # paths of routes: each is a latency row and a variable per module
+SOLVER_SECONDS = 60
 
 
 class PlanError(Exception):
@@ -226,6 +228,10 @@ class Problem:
             def walk(path, hops):
                 if path[-1] == target:
                     found.append((tuple(path), tuple(hops)))
+                    if len(chains) + len(found) > MAX_CHAINS:
+                        raise PlanError(f"more than {MAX_CHAINS} paths of routes end at the "
+                                        "tasks with a deadline or nothing to send: too many "
+                                        "chains to constrain one by one")
                     return
                 for h in out_hops.get(path[-1], ()):
                     if h.dst not in path:
@@ -397,7 +403,7 @@ class _Lp:
         cons = [LinearConstraint(a, lo, hi)] if self.rows else []
         return milp(c, constraints=cons, integrality=np.array(self.integer),
                     bounds=Bounds(np.array(self.lb), np.array(self.ub)),
-                    options={"time_limit": 60})
+                    options={"time_limit": SOLVER_SECONDS})
 
 
 def _add(d, key, v):
@@ -565,6 +571,7 @@ class Solution:
     where: dict  # task -> module
     standby: dict  # module -> rests in standby (else idle)
     objective: float  # energy per period, uJ (or the chain's latency, us)
+    optimal: bool = True  # False: the solver's time ran out first
 
 
 def solve(p: Problem, deadlines=True, chain_objective=None) -> Solution | None:
@@ -572,12 +579,13 @@ def solve(p: Problem, deadlines=True, chain_objective=None) -> Solution | None:
     latency of that chain), or None if none fits."""
     lp, x, standby, objective, offset = build(p, deadlines, chain_objective)
     res = lp.solve(objective)
-    if res.status == 2 or res.x is None:  # infeasible
-        return None
-    if res.status != 0:
-        raise PlanError(f"the solver stopped: {res.message}")
+    if res.x is None:
+        if res.status == 2:  # infeasible
+            return None
+        raise PlanError(f"the solver stopped without a placement: {res.message}")
     return Solution({t: m for (t, m), i in x.items() if res.x[i] > 0.5},
-                    {m: bool(res.x[i] > 0.5) for m, i in standby.items()}, res.fun + offset)
+                    {m: bool(res.x[i] > 0.5) for m, i in standby.items()}, res.fun + offset,
+                    res.status == 0)
 
 
 # ---- explanations ---------------------------------------------------------------
@@ -663,8 +671,11 @@ def report(p: Problem, sol: Solution) -> list[str]:
     where = sol.where
     fig = evaluate(p, where, sol.standby)
     d_ms = p.period_us / 1e3
-    lines = [f"{p.app.path} on {p.dev.path}, period {d_ms:g} ms, profile {p.prof.path}",
-             "", "Placement:"]
+    lines = [f"{p.app.path} on {p.dev.path}, period {d_ms:g} ms, profile {p.prof.path}"]
+    if not sol.optimal:
+        lines.append(f"(the solver's {SOLVER_SECONDS} s ran out: the best placement found, "
+                     "not proven the least energy)")
+    lines += ["", "Placement:"]
     for m in p.modules:
         s = p.spec[m]
         here = [t for t in p.tasks if where[t] == m]
