@@ -68,7 +68,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from . import appplace, device as devmod, profile as profmod
+from . import appplace, device as devmod, energy, profile as profmod
 
 DEFAULT_FRAME_BYTES = 12  # a frame with an empty payload: 10-byte header and CRC
 MAX_CHAINS = 5000  # paths of routes: each is a latency row and a variable per module
@@ -171,7 +171,6 @@ class Problem:
         return self.spec[m].processor.name
 
     def _processor(self, kind):
-        from . import energy
         return next((m.processor for m in self.dev.modules if m.processor.name == kind),
                     energy.PROCESSORS.get(kind))
 

@@ -40,7 +40,9 @@ reads; --desc-option changes it), and reads every module's event log
 (eventlog.py). Per task, the cycles of a message are the handler's own
 time (START to END less the handlers that preempted it) times the clock of
 its module's processor, averaged over the handlers that started inside the
-window (--warmup .. --until); INIT and the other system ports are left out.
+window (--warmup .. --until), per input port, then weighted by the ports'
+share of the task's messages in the first run; INIT and the other system
+ports are left out.
 Messages per period (per task and per route) come from the first run only,
 the placement as described: a variant may overload a module.
 On the native port simulated time advances only by what the module program
@@ -250,8 +252,8 @@ def _key(k):
 
 @dataclasses.dataclass
 class _Tally:
-    cycles: dict = dataclasses.field(default_factory=dict)  # (task, kind) -> [sum, n]
-    handled: dict = dataclasses.field(default_factory=dict)  # task -> messages
+    cycles: dict = dataclasses.field(default_factory=dict)  # (task, kind, port) -> [sum, n]
+    handled: dict = dataclasses.field(default_factory=dict)  # (task, port) -> messages
     ram: dict = dataclasses.field(default_factory=dict)  # task -> bytes
     sends: dict = dataclasses.field(default_factory=dict)  # (src, port) -> set of times
     frames: dict = dataclasses.field(default_factory=dict)  # (src, port) -> [bytes...]
@@ -292,10 +294,10 @@ def _module_log(tally, app, placement, spec, records, lo, hi):
             if port == PORT_INIT:
                 init_done.add(r.pid)
             if task and port >= PORT_TIMEOUT0 and lo <= start < hi:
-                acc = tally.cycles.setdefault((task, kind), [0.0, 0])
+                acc = tally.cycles.setdefault((task, kind, port), [0.0, 0])
                 acc[0] += (took - inner) * spec.processor.mhz
                 acc[1] += 1
-                tally.handled[task] = tally.handled.get(task, 0) + 1
+                tally.handled[task, port] = tally.handled.get((task, port), 0) + 1
         elif r.type == "ALLOC" and task and r.pid not in init_done:
             ram[task] = ram.get(task, 0) + r.arg
         elif r.type == "SEND" and task and lo <= r.time_us < hi:
@@ -320,6 +322,28 @@ def _module_log(tally, app, placement, spec, records, lo, hi):
         tally.ram[task] = max(tally.ram.get(task, 0), nbytes)
 
 
+def _cycles(tally, task, mix):
+    """{kind: cycles per message} of a task: the mean per input port on that
+    kind, weighted by the ports' share of its messages in the first run
+    (`mix`), so that a variant whose message mix differs (a decision lost
+    on an overloaded module) does not skew the figure. A port never handled
+    on a kind counts as the kind's mean over the ports it did handle."""
+    per = {}
+    for (name, kind, port), (total, n) in tally.cycles.items():
+        if name == task and n:
+            per.setdefault(kind, {})[port] = (total, n)
+    out = {}
+    for kind, ports in per.items():
+        overall = sum(t for t, _ in ports.values()) / sum(n for _, n in ports.values())
+        weight = sum(mix.values())
+        if not weight:
+            out[kind] = overall
+            continue
+        out[kind] = sum((ports[p][0] / ports[p][1] if p in ports else overall) * n
+                        for p, n in mix.items()) / weight
+    return out
+
+
 def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured):
     """A Profile from `runs`: [(placement {task: module}, {module id: records})],
     each read over the window [lo_s, hi_s) of module time. Cycles, RAM and
@@ -335,9 +359,9 @@ def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured):
     periods = (hi - lo) / (period_ms * 1e3)
     tasks = {}
     for t in app.tasks:
-        cycles = {k: s / n for (name, k), (s, n) in tally.cycles.items() if name == t.name and n}
-        tasks[t.name] = TaskCost(t.name, ref.handled.get(t.name, 0) / periods,
-                                 tally.ram.get(t.name, 0), cycles)
+        mix = {port: n for (name, port), n in ref.handled.items() if name == t.name}
+        tasks[t.name] = TaskCost(t.name, sum(mix.values()) / periods,
+                                 tally.ram.get(t.name, 0), _cycles(tally, t.name, mix))
     routes = {}
     for r in app.routes:
         key = (r.src, r.port)
