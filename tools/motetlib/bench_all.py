@@ -115,7 +115,7 @@ def _energy_load(bdir, port):
 
 def _planner(bdir, port):
     from . import bench_planner
-    return bench_planner.bench()
+    return bench_planner.bench(bdir=bdir)
 
 
 RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
