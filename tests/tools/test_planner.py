@@ -399,3 +399,13 @@ def test_bus_frames_are_counted_as_the_bus_sends_them(a, b):
     assert fig.busy_us[1] == pytest.approx((src_cycles + 100 * (2 * (a == 1) + (b == 1))) / 10)
     assert fig.busy_us[0] == pytest.approx(m0_cycles / 100)
     assert fig.wire_uj == pytest.approx(((1 if remote else 0) + (a == 0)) * 1.0)
+
+
+def test_the_benchmark_section_compares_with_figure_8():
+    from motetlib import bench_planner
+    text = bench_planner.render()
+    rows = [line for line in text.splitlines() if line.startswith("| 2")]
+    assert len(rows) == len(bench_planner.CASES)
+    for row in rows:  # the plan never costs more than figure 8 under the same model
+        energy, fig8 = (float(c) for c in row.split("|")[4:6])
+        assert energy <= fig8
