@@ -749,7 +749,9 @@ def main(argv=None):
                     help="every chain from a task nothing sends to, to TASK, ends within MS "
                          "milliseconds (repeatable)")
     ap.add_argument("--pin", action="append", metavar="TASK=MODULE",
-                    help="keep TASK on MODULE (repeatable); tasks not movable stay anyway")
+                    help="put TASK on MODULE and keep it there (repeatable); a task the "
+                         "description does not let move stays where it says unless pinned "
+                         "elsewhere (its sensor on another device's module)")
     ap.add_argument("--period", type=float, metavar="MS",
                     help="the period (default: the profile's)")
     ap.add_argument("--max-util", type=float, default=1.0, metavar="F",
