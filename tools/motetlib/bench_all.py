@@ -15,7 +15,7 @@ from pathlib import Path
 from . import build, report
 
 ALL = ("native", "cortex-m", "avr", "device", "ssl", "ssl-ports", "ssl-avr", "migration",
-       "energy", "energy-load")
+       "energy", "energy-load", "planner")
 
 
 def _absorb(name, path):
@@ -113,10 +113,15 @@ def _energy_load(bdir, port):
     return bench_energy_load.bench(bdir)
 
 
+def _planner(bdir, port):
+    from . import bench_planner
+    return bench_planner.bench(bdir=bdir)
+
+
 RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
            "ssl": _ssl, "ssl-ports": _ssl_ports, "ssl-avr": _ssl_avr,
            "migration": _migration, "energy": _energy,
-           "energy-load": _energy_load}
+           "energy-load": _energy_load, "planner": _planner}
 
 
 def run(bdir=None, port=build.DEFAULT_PORT, only=ALL):

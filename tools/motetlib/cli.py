@@ -451,6 +451,10 @@ def parser():
                    add_help=False)
     sub.add_parser("fuzz", help="build and run the libFuzzer targets (motet fuzz --help)",
                    add_help=False)
+    sub.add_parser("profile", help="measure an application's task costs on a device for "
+                   "`motet plan` (motet profile --help)", add_help=False)
+    sub.add_parser("plan", help="place an application's tasks on a device's modules for the "
+                   "least energy within its deadlines (motet plan --help)", add_help=False)
     return p
 
 
@@ -469,6 +473,12 @@ def main(argv=None):
         if argv and argv[0] == "soak":
             from . import soak
             return soak.main(argv[1:])
+        if argv and argv[0] == "profile":
+            from . import profile
+            return profile.main(argv[1:])
+        if argv and argv[0] == "plan":
+            from . import planner
+            return planner.main(argv[1:])
         args = parser().parse_args(argv)
         return args.func(args)
     except KeyboardInterrupt:

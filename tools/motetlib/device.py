@@ -34,6 +34,19 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
                             # counter value. Defaults: random, 1000000, 0.
     power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
     sensors = ["microphone"]    # recorded, passed as --sensor NAME
+    processor = "msp430"    # its energy model's processor kind, or a table
+                            # { kind = "msp430", standby_mw = 0.01, ... }
+                            # (default: by `kind`, see tools/motetlib/energy.py)
+
+    [processor.msp430]      # change figures of a processor kind, or add one
+    standby_mw = 0.02       # (fields and defaults: tools/motetlib/energy.py)
+
+    [bus]                   # the bus wire's energy, for `motet plan`:
+    nj_per_byte = 0.6       # per byte on the wire
+    nj_per_frame = 10.0     # per frame
+
+    [radio]
+    nj_per_byte = 1700.0    # energy per byte the radio sends
 
 Every number must be finite and within physical bounds (LIMITS below; a
 value outside is a mistake, never a device):
@@ -51,6 +64,8 @@ value outside is a mistake, never a device):
     bandwidth              1000 .. 10000000000 bytes per second
     slot_us                0.001 .. 1000000    (1 ns .. 1 s)
     ack_timeout_us         1 .. 60000000       (1 us .. 1 minute)
+    nj_per_byte, nj_per_frame  0 .. 1e9 nJ
+    processor figures      energy.LIMITS (tools/motetlib/energy.py)
 
 Everything is validated here, with the file and field named in the error,
 before any process starts; a file that is not UTF-8 text (TOML is) is
@@ -60,11 +75,11 @@ refused naming its line.
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import tomllib
 from pathlib import Path
 
+from . import energy, fields
 from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
@@ -99,6 +114,7 @@ class Module:
     counter_start: int
     power: Power
     sensors: tuple[str, ...]
+    processor: energy.Processor | None = None  # its energy model (motet plan)
 
     @property
     def frame_ns(self) -> int:
@@ -116,6 +132,8 @@ class Bus:
     bandwidth: int = 8_000_000
     slot_us: float = 10.0
     ack_timeout_us: float = 20_000.0
+    nj_per_byte: float = energy.BUS_NJ_PER_BYTE    # the wire's energy (motet plan)
+    nj_per_frame: float = energy.BUS_NJ_PER_FRAME
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +144,7 @@ class Device:
     bus: Bus
     loader: int
     max_ppm: float
+    radio_nj_per_byte: float = energy.RADIO_NJ_PER_BYTE  # energy per byte sent
 
     def module(self, mid: int) -> Module:
         for m in self.modules:
@@ -184,29 +203,17 @@ LIMITS = {
 }
 
 
-def _show(bound):
-    return str(bound) if isinstance(bound, int) else f"{bound:g}"
-
-
 def _number(table, key, where, default, types=None):
     """A number field within LIMITS[key]: finite (TOML has inf and nan)."""
     types = types or (int, float)
     value = _get(table, key, types, where, default)
     if value is None:
         return None
-    lo, hi, unit = LIMITS[key]
-    if not math.isfinite(value) or not lo <= value <= hi:
-        unit = f" {unit}" if unit else ""
-        raise DeviceError(f"{where}: '{key}' = {value!r} is outside {_show(lo)} .. {_show(hi)}"
-                          f"{unit}")
-    return value
+    return fields.bounded(value, key, where, *LIMITS[key], DeviceError)
 
 
 def _unknown(table, known, where):
-    extra = sorted(set(table) - set(known))
-    if extra:
-        raise DeviceError(f"{where}: unknown field{'s' if len(extra) > 1 else ''} "
-                          f"{', '.join(extra)} (known: {', '.join(known)})")
+    fields.unknown(table, known, where, DeviceError)
 
 
 def _strings(table, key, where):
@@ -226,9 +233,9 @@ def _power(table, where):
                  wake_us=_number(table, "wake_us", where, d.wake_us))
 
 
-def _module(table, where, device_program, device_args):
+def _module(table, where, device_program, device_args, processors):
     _unknown(table, ("id", "name", "kind", "program", "args", "cpu_mhz", "bus_cycles_per_frame",
-                     "bus_cycles_per_byte", "clock", "power", "sensors"), where)
+                     "bus_cycles_per_byte", "clock", "power", "sensors", "processor"), where)
     mid = _get(table, "id", int, where, required=True)
     if not 0 <= mid < MAX_MODULES:
         raise DeviceError(f"{where}: id {mid} is not a bus address 0..{MAX_MODULES - 1}")
@@ -246,6 +253,11 @@ def _module(table, where, device_program, device_args):
         raise DeviceError(f"{where}.clock: hz {hz} is finer than the 1 MHz counter")
     hz = _number(clock, "hz", f"{where}.clock", 1_000_000, int)
     start = _number(clock, "start", f"{where}.clock", 0, int)
+    try:
+        processor = energy.module_processor(processors, table.get("processor"), kind,
+                                            _number(table, "cpu_mhz", where, None), where)
+    except energy.EnergyError as e:
+        raise DeviceError(str(e)) from None
     return Module(
         id=mid, name=_get(table, "name", str, where, f"m{mid}"), kind=kind, program=program,
         args=device_args + _strings(table, "args", where),
@@ -254,15 +266,29 @@ def _module(table, where, device_program, device_args):
         bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,
         power=_power(_get(table, "power", dict, where, {}), f"{where}.power"),
-        sensors=_strings(table, "sensors", where))
+        sensors=_strings(table, "sensors", where), processor=processor)
 
 
 def _bus(table, where):
-    _unknown(table, ("bandwidth", "slot_us", "ack_timeout_us"), where)
+    _unknown(table, ("bandwidth", "slot_us", "ack_timeout_us", "nj_per_byte", "nj_per_frame"),
+             where)
     d = Bus()
+    try:
+        wire = {k: energy.number(table, k, where, getattr(d, k))
+                for k in ("nj_per_byte", "nj_per_frame")}
+    except energy.EnergyError as e:
+        raise DeviceError(str(e)) from None
     return Bus(bandwidth=_number(table, "bandwidth", where, d.bandwidth, int),
                slot_us=_number(table, "slot_us", where, d.slot_us),
-               ack_timeout_us=_number(table, "ack_timeout_us", where, d.ack_timeout_us))
+               ack_timeout_us=_number(table, "ack_timeout_us", where, d.ack_timeout_us), **wire)
+
+
+def _radio(table, where):
+    _unknown(table, ("nj_per_byte",), where)
+    try:
+        return energy.number(table, "nj_per_byte", where, energy.RADIO_NJ_PER_BYTE)
+    except energy.EnergyError as e:
+        raise DeviceError(str(e)) from None
 
 
 def parse(text: str, path: str = "<device>") -> Device:
@@ -273,7 +299,11 @@ def parse(text: str, path: str = "<device>") -> Device:
         raise DeviceError(f"{path}: not valid TOML: {e}") from None
     except RecursionError:
         raise DeviceError(f"{path}: not valid TOML: nested too deeply") from None
-    _unknown(doc, ("device", "bus", "module"), path)
+    _unknown(doc, ("device", "bus", "module", "processor", "radio"), path)
+    try:
+        processors = energy.catalogue(_get(doc, "processor", dict, path, {}), path)
+    except energy.EnergyError as e:
+        raise DeviceError(str(e)) from None
     dev = _get(doc, "device", dict, path, {})
     _unknown(dev, ("name", "program", "args", "loader", "max_ppm"), f"{path} [device]")
     program = _get(dev, "program", str, f"{path} [device]", "")
@@ -281,7 +311,7 @@ def parse(text: str, path: str = "<device>") -> Device:
     tables = _get(doc, "module", list, path, [])
     if not tables:
         raise DeviceError(f"{path}: no [[module]]")
-    modules = tuple(_module(t, f"{path} module #{i + 1}", program, args)
+    modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors)
                     for i, t in enumerate(tables))
     ids = [m.id for m in modules]
     dup = sorted({i for i in ids if ids.count(i) > 1})
@@ -294,7 +324,8 @@ def parse(text: str, path: str = "<device>") -> Device:
     return Device(name=_get(dev, "name", str, f"{path} [device]", Path(path).stem), path=path,
                   modules=tuple(sorted(modules, key=lambda m: m.id)),
                   bus=_bus(_get(doc, "bus", dict, path, {}), f"{path} [bus]"),
-                  loader=loader, max_ppm=max_ppm)
+                  loader=loader, max_ppm=max_ppm,
+                  radio_nj_per_byte=_radio(_get(doc, "radio", dict, path, {}), f"{path} [radio]"))
 
 
 def load(path) -> Device:

@@ -1,0 +1,411 @@
+# SPDX-License-Identifier: MIT
+"""`motet plan` (tools/motetlib/planner.py): a tiny instance solved on
+paper, deadlines that change the answer, an infeasible one with its
+explanation, pinned tasks, RAM, and the SSL application on the five-module
+devices and the two-module device, with the checked-in profile."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import appc, appplace, device, planner, profile  # noqa: E402
+
+pytest.importorskip("scipy.optimize", reason="`motet setup` installs scipy")
+
+# Two processors in the paper's roles: p fast and efficient but costly to
+# wake (E_W = 500 uJ, T_W = 1 ms), q slow with free standby. No bus CPU
+# cost; the wire takes 12 B / 12 MB/s + 2 slots of 0.5 us = 2 us.
+DEVICE = """
+[device]
+program = "apps/pingpong/pingpong"
+[bus]
+bandwidth = 12000000
+slot_us = 0.5
+nj_per_byte = 0
+nj_per_frame = 0
+[processor.p]
+mhz = 100
+cpi = 1
+active_mw = 100
+idle_mw = 50
+standby_mw = 0
+transition_us = 1000
+transition_uj = 500
+ram_bytes = 1000000
+[processor.q]
+mhz = 10
+cpi = 1
+active_mw = 5
+idle_mw = 5
+standby_mw = 0
+transition_us = 0
+transition_uj = 0
+ram_bytes = 1000
+[[module]]
+id = 0
+name = "big"
+processor = "p"
+[[module]]
+id = 1
+name = "small"
+processor = "q"
+"""
+
+APP = """# SPDX-License-Identifier: MIT
+[app]
+name = "tiny"
+[programs]
+sense = 1
+work = 2
+[[task]]
+name = "sense"
+program = "sense"
+priority = 1
+module = 1
+routes = ["work:0"]
+[[task]]
+name = "work"
+program = "work"
+priority = 1
+module = 1
+movable = true
+"""
+
+# Per 1000 ms period: sense 10,000 cycles (1 ms on q), work 1,000,000
+# cycles (10 ms on p, 100 ms on q).
+PROFILE = """
+[profile]
+app = "tiny"
+period_ms = 1000
+[measured]
+p = "by hand"
+q = "by hand"
+[[task]]
+name = "sense"
+messages = 1
+ram_bytes = 100
+cycles = { q = 10000 }
+[[task]]
+name = "work"
+messages = 1
+ram_bytes = WORK_RAM
+cycles = { p = 1000000, q = 1000000 }
+[[route]]
+from = "sense"
+port = 0
+messages = 1
+bytes = 12
+"""
+
+
+def problem(deadline_ms=None, pins=None, work_ram=200, period_ms=None):
+    app = appplace.parse(APP, "tiny.toml")
+    dev = device.parse(DEVICE, "tiny-device.toml")
+    prof = profile.parse(PROFILE.replace("WORK_RAM", str(work_ram)), "tiny.profile.toml", app)
+    deadlines = {"work": deadline_ms} if deadline_ms else None
+    return planner.Problem(app, dev, prof, period_ms, deadlines, pins)
+
+
+def solved(p):
+    sol = planner.solve(p)
+    assert sol is not None
+    fig = planner.evaluate(p, sol.where, sol.standby)
+    # the MILP's objective is the evaluated energy of its answer
+    assert sol.objective == pytest.approx(fig.total_uj, rel=1e-9, abs=1e-6)
+    assert planner.violations(p, sol.where, fig) == []
+    return sol, fig
+
+
+# On paper (energies in uJ per period, latencies in ms):
+# work on q: q busy 101 ms: 5 mW * 101 ms = 505, standby free; p unused,
+#            asleep for nothing: 505 in all. Latency: q's 101 ms.
+# work on p: p busy 10 ms: 1000, then standby 0 + E_W 500 (T_be = 500 uJ /
+#            50 mW = 10 ms < 990 ms of slack); q 1 ms: 5. 1505 in all.
+#            Latency 1 + 10 + wake 1 + wire 0.002 = 12.002 ms; if p idles
+#            instead (50 mW * 990 ms = 49500): 11.002 ms for 50505.
+
+def test_without_a_deadline_the_slow_processor_wins():
+    sol, fig = solved(problem())
+    assert sol.where == {"sense": 1, "work": 1}
+    assert fig.total_uj == pytest.approx(505.0)
+    assert fig.latency_us[0] == pytest.approx(101_000)
+    assert sol.standby[1]
+
+
+def test_a_deadline_below_the_slow_latency_moves_the_work():
+    sol, fig = solved(problem(deadline_ms=50))
+    assert sol.where == {"sense": 1, "work": 0}
+    assert fig.total_uj == pytest.approx(1505.0)
+    assert sol.standby[0] and fig.energy_uj[0] == pytest.approx(1500.0)
+    assert fig.latency_us[0] == pytest.approx(12_002)
+
+
+def test_a_deadline_inside_the_wake_up_keeps_the_fast_processor_idle():
+    sol, fig = solved(problem(deadline_ms=11.5))
+    assert sol.where == {"sense": 1, "work": 0}
+    assert not sol.standby[0]
+    assert fig.total_uj == pytest.approx(50505.0)
+    assert fig.latency_us[0] == pytest.approx(11_002)
+
+
+def test_an_impossible_deadline_is_explained_with_the_shortest_latency():
+    p = problem(deadline_ms=10)
+    assert planner.solve(p) is None
+    lines = planner.explain_infeasible(p)
+    assert len(lines) == 1
+    assert "chain sense -> work: deadline 10 ms" in lines[0]
+    assert "shortest latency any placement reaches is 11.0 ms" in lines[0]
+    assert "work m0" in lines[0]
+
+
+def test_pinned_tasks_stay_and_say_so():
+    sol, fig = solved(problem(pins={"work": 0}))
+    assert sol.where["work"] == 0 and fig.total_uj == pytest.approx(1505.0)
+    why = planner.why(problem(pins={"work": 0}), sol.where, fig)
+    assert why == {"sense": "pinned (not movable)", "work": "pinned (--pin)"}
+
+
+def test_a_pin_against_a_deadline_is_infeasible_for_ram_and_cpu_reasons_too():
+    p = problem(deadline_ms=50, pins={"work": 1})
+    assert planner.solve(p) is None
+    assert "shortest latency any placement reaches is 101.0 ms" in \
+        planner.explain_infeasible(p)[0]
+    p = problem(pins={"work": 1}, work_ram=5000)  # q has 1000 B
+    assert planner.solve(p) is None
+    text = "\n".join(planner.explain_infeasible(p))
+    assert "no placement fits the modules' RAM and CPU" in text
+    assert "task work (5000 B) fits no module it may run on alone" in text
+
+
+def test_ram_decides_and_the_reason_is_given():
+    p = problem(work_ram=5000)
+    sol, fig = solved(p)
+    assert sol.where["work"] == 0
+    assert planner.why(p, sol.where, fig)["work"] == \
+        "alone elsewhere: m1: m1 RAM 5100 B > 1000 B"
+    p = problem()
+    sol, fig = solved(p)
+    assert planner.why(p, sol.where, fig)["work"] == \
+        "alone elsewhere: m0: +1000.0 uJ per period"
+
+
+def test_a_shorter_period_changes_the_answer_as_the_papers_regions_do():
+    # Period 40 ms: q would be busy 101 ms > 40 ms, so p; its slack 29 ms is
+    # still above T_be = 10 ms, so standby.
+    sol, fig = solved(problem(period_ms=40))
+    assert sol.where["work"] == 0 and sol.standby[0]
+
+
+SSL_APP = ROOT / "apps" / "ssl" / "ssl_device.toml"
+SSL_PROFILE = ROOT / "apps" / "ssl" / "ssl_device.profile.toml"
+
+
+def ssl_problem(dev_name, pins=None, deadlines=None):
+    app = appplace.load(SSL_APP)
+    prof = profile.load(SSL_PROFILE, app)
+    return planner.Problem(app, device.load(ROOT / "devices" / dev_name), prof, None,
+                           deadlines, pins)
+
+
+def test_ssl_on_the_papers_device_beats_figure_8_within_its_deadline():
+    p = ssl_problem("ssl-device.toml", deadlines={"radio": 200})
+    sol, fig = solved(p)
+    given = {t.name: t.module for t in p.app.tasks}
+    assert planner.violations(p, given) == []
+    assert fig.total_uj <= planner.evaluate(p, given).total_uj
+    assert sol.where["ht"] == 1  # 16 KB of tables: only the compute module has the RAM
+    for t in p.app.tasks:
+        if not t.movable:
+            assert sol.where[t.name] == t.module
+    assert all(fig.latency_us[i] <= 200_000 for i, ch in enumerate(p.chains)
+               if ch.deadline_us)
+
+
+FIVE_PINS = {"radio": 0, "mic0": 1, "mic1": 2, "mic2": 3, "mic3": 4, "temp": 4}
+TWO_PINS = {"radio": 0, "mic0": 1, "mic1": 1, "mic2": 1, "mic3": 1, "temp": 1}
+
+
+def test_ssl_on_the_five_module_device():
+    p = ssl_problem("five-module.toml", FIVE_PINS, {"radio": 200})
+    sol, fig = solved(p)
+    assert sol.where["ht"] == 0 and p.converted == {"radio": ("msp430", "arm7")}
+
+
+def test_ssl_on_the_two_module_device_needs_a_longer_deadline():
+    p = ssl_problem("two-module.toml", TWO_PINS, {"radio": 200})
+    assert planner.solve(p) is None
+    lines = planner.explain_infeasible(p)
+    # four FFTs in series on the one sensing module: no placement is in time
+    assert len(lines) == 4 and all("deadline 200 ms" in line for line in lines)
+    sol, fig = solved(ssl_problem("two-module.toml", TWO_PINS, {"radio": 250}))
+    assert sol.where["ht"] == 0
+
+
+def test_the_command_writes_a_description_appc_compiles(tmp_path):
+    out = tmp_path / "placed.toml"
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "plan", str(SSL_APP),
+                          str(ROOT / "devices" / "ssl-device.toml"), "--deadline", "radio=200",
+                          "-o", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert "Why each task is where it is:" in res.stdout
+    assert "ht on m1: alone elsewhere: m2: m2 RAM" in res.stdout
+    assert appc.compile_file(out)
+    assert "# Placed by: ./motet plan" in out.read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--deadline", "radio"], "--deadline 'radio': expected TASK=MS"),
+    (["--deadline", "nobody=5"], "--deadline: 'nobody' is not a task of"),
+    (["--deadline", "radio=-5"], "must be above 0"),
+    (["--pin", "ht=9"], "task 'ht' is pinned (--pin) to module 9, which"),
+    (["--pin", "ht=x"], "'x' is not a number"),
+    (["--max-util", "2"], "--max-util 2: must be above 0 and at most 1"),
+    (["--profile", "/nonexistent.toml"], "cannot read /nonexistent.toml"),
+])
+def test_bad_arguments_get_one_line(args, message):
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "plan", str(SSL_APP),
+                          str(ROOT / "devices" / "ssl-device.toml"), *args],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 2
+    assert message in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_the_regions_follow_the_appendix_lines():
+    from motetlib import energy, regions
+    p, q = energy.PROCESSORS["arm7"], energy.PROCESSORS["msp430"]
+    fns, e = regions.lines(p, q)
+    # e: the ARM7's wake-up energy against what its better MIPJ saves per MI
+    assert e == pytest.approx(100e-6 / (1 / q.mipj - 1 / p.mipj))
+    assert regions.best(p, q, 0.5 * e, 1.0) == "q"  # above c, left of e
+    assert regions.best(p, q, 2 * e, 1.0) == "p"  # above c, right of e
+    slow = 2 * e / q.mips  # line b for L = 2e: below it only p is fast enough
+    assert regions.best(p, q, 2 * e, 0.9 * slow) == "p"
+    assert regions.best(p, q, 2 * e, 0.9 * fns["a"](2 * e)) is None  # below a
+    assert fns["c"](1.0) == pytest.approx(1 / p.mips + p.breakeven_s)
+    # q's standby and wake-up are near zero (the appendix's assumption), so
+    # just left of e, well above c, both energies are nearly equal
+    just = regions.energy_j(q, p, 0.99 * e, 1.0) - regions.energy_j(p, q, 0.99 * e, 1.0)
+    assert abs(just) < 0.02 * regions.energy_j(q, p, 0.99 * e, 1.0)
+
+
+def test_the_regions_check_and_plot_of_the_ssl_plan(tmp_path):
+    pytest.importorskip("matplotlib", reason="`motet setup` installs matplotlib")
+    from motetlib import regions
+    p = ssl_problem("ssl-device.toml", deadlines={"radio": 250})
+    sol, _ = solved(p)
+    fast, slow = regions.choose_kinds(p)
+    assert (fast.name, slow.name) == ("arm7", "msp430")
+    lines = regions.check(p, sol, fast, slow)
+    ht = next(line for line in lines if line.lstrip().startswith("ht "))
+    assert "region: arm7" in ht and "plan: arm7" in ht and ht.endswith("agrees")
+    mic = next(line for line in lines if line.lstrip().startswith("mic0 "))
+    assert "region: msp430" in mic and mic.endswith("pinned")
+    png = tmp_path / "regions.png"
+    regions.draw(p, sol, fast, slow, png, "test")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(regions.RegionError, match="needs two processor kinds"):
+        regions.choose_kinds(p, ["arm7"])
+
+
+MCAST_APP = """# SPDX-License-Identifier: MIT
+[app]
+name = "fan"
+[programs]
+src = 1
+leaf = 2
+[[task]]
+name = "src"
+program = "src"
+priority = 1
+module = 1
+routes = ["@both", "a:1"]
+[[task]]
+name = "a"
+program = "leaf"
+priority = 1
+movable = true
+[[task]]
+name = "b"
+program = "leaf"
+priority = 1
+movable = true
+[[group]]
+name = "both"
+members = ["a:0", "b:0"]
+"""
+
+MCAST_PROFILE = """
+[profile]
+app = "fan"
+period_ms = 100
+[measured]
+p = "by hand"
+q = "by hand"
+[[task]]
+name = "src"
+messages = 1
+ram_bytes = 0
+cycles = { q = 1000 }
+[[task]]
+name = "a"
+messages = 2
+ram_bytes = 0
+cycles = { p = 100, q = 100 }
+[[task]]
+name = "b"
+messages = 1
+ram_bytes = 0
+cycles = { p = 100, q = 100 }
+[[route]]
+from = "src"
+port = 0
+messages = 1
+bytes = 100
+[[route]]
+from = "src"
+port = 1
+messages = 1
+bytes = 50
+"""
+
+
+@pytest.mark.parametrize("a, b", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_bus_frames_are_counted_as_the_bus_sends_them(a, b):
+    # One multicast frame from src whatever the members; one frame received
+    # per module with members elsewhere; the unicast src -> a when a moves.
+    text = DEVICE.replace("ram_bytes = 1000\n", "ram_bytes = 1000\n").replace(
+        "processor = \"p\"\n", "processor = \"p\"\nbus_cycles_per_frame = 1000\n"
+        "bus_cycles_per_byte = 10\n").replace(
+        "processor = \"q\"\n", "processor = \"q\"\nbus_cycles_per_frame = 1000\n"
+        "bus_cycles_per_byte = 10\n").replace("nj_per_frame = 0", "nj_per_frame = 1000")
+    dev = device.parse(text, "fan-device.toml")
+    app = appplace.parse(MCAST_APP, "fan.toml")
+    prof = profile.parse(MCAST_PROFILE, "fan.profile.toml", app)
+    p = planner.Problem(app, dev, prof, pins={"a": a, "b": b})
+    sol = planner.solve(p)
+    fig = planner.evaluate(p, sol.where, sol.standby)
+    assert sol.objective == pytest.approx(fig.total_uj, rel=1e-9)
+    mcast = 1000 + 100 * 10  # cycles per frame of the multicast, 100 B
+    uni = 1000 + 50 * 10  # the unicast to a, 50 B
+    remote = [m for m in (a, b) if m != 1]
+    src_cycles = 1000 + (mcast if remote else 0) + (uni if a != 1 else 0)
+    m0_cycles = 100 * (2 * (a == 0) + (b == 0)) + (mcast if remote else 0) + \
+        (uni if a == 0 else 0)
+    assert fig.busy_us[1] == pytest.approx((src_cycles + 100 * (2 * (a == 1) + (b == 1))) / 10)
+    assert fig.busy_us[0] == pytest.approx(m0_cycles / 100)
+    assert fig.wire_uj == pytest.approx(((1 if remote else 0) + (a == 0)) * 1.0)
+
+
+def test_the_benchmark_section_compares_with_figure_8():
+    from motetlib import bench_planner
+    text = bench_planner.render()
+    rows = [line for line in text.splitlines() if line.startswith("| 2")]
+    assert len(rows) == len(bench_planner.CASES)
+    for row in rows:  # the plan never costs more than figure 8 under the same model
+        energy, fig8 = (float(c) for c in row.split("|")[4:6])
+        assert energy <= fig8

@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: MIT
+"""Task-cost profiles (tools/motetlib/profile.py) and placed descriptions
+(tools/motetlib/appplace.py), without a build: synthetic event logs."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import appc, appplace, device, eventlog, profile  # noqa: E402
+
+APP = """# SPDX-License-Identifier: MIT
+# a sensor feeding a filter feeding a sink
+[app]
+name = "chain"
+
+[programs]
+sense = 1
+filter = 2
+sink = 3
+
+[[task]]
+name = "sense"
+program = "sense"
+priority = 1
+module = 1
+routes = ["filter:0"]
+
+[[task]]   # a comment on the header
+name = "filter"
+program = "filter"
+priority = 1
+movable = true
+routes = ["sink:0", "@all"]
+
+[[task]]
+name = "sink"
+program = "sink"
+priority = 2
+module = 1
+
+[[group]]
+name = "all"
+members = ["sink:1", "sense:0"]
+"""
+
+DEVICE = """
+[device]
+program = "apps/pingpong/pingpong"
+[[module]]
+id = 0
+cpu_mhz = 60
+processor = "arm7"
+[[module]]
+id = 1
+cpu_mhz = 6
+processor = "msp430"
+"""
+
+SENSE, FILTER, SINK = 0x10, 0x11, 0x12
+
+
+def ev(t, kind, pid, arg):
+    return eventlog.Event(t, kind, pid, arg)
+
+
+def test_placed_rewrites_only_the_module_numbers():
+    app = appplace.parse(APP, "chain.toml")
+    assert [(t.name, t.module, t.movable) for t in app.tasks] == [
+        ("sense", 1, False), ("filter", 0, True), ("sink", 1, False)]
+    assert [r.label for r in app.routes] == ["sense:0 -> filter", "filter:0 -> sink",
+                                             "filter:1 -> @all"]
+    text = appplace.placed(app, {"filter": 1, "sink": 0}, "placed by a test")
+    assert text.startswith("# SPDX-License-Identifier: MIT\n# placed by a test\n")
+    back = appplace.parse(text)
+    assert {t.name: t.module for t in back.tasks} == {"sense": 1, "filter": 1, "sink": 0}
+    # everything but the placement is the same description
+    same = appplace.placed(back, {"filter": 0, "sink": 1})
+    assert appc.compile_text(same) == appc.compile_text(APP)
+
+
+def test_a_bad_description_is_refused_naming_the_problem():
+    with pytest.raises(appplace.AppError) as e:
+        appplace.parse(APP.replace('"sink:0", ', '"nowhere:0", '), "chain.toml")
+    assert "chain.toml" in str(e.value) and "nowhere" in str(e.value)
+
+
+def _logs_local():
+    """The description's placement: filter on m0, the others on m1.
+    Period 100 ms; the window holds two periods."""
+    m1 = [ev(0, "CREATE", SENSE, 1), ev(0, "START", SENSE, 0), ev(0, "ALLOC", SENSE, 40),
+          ev(0, "ALLOC", SENSE, 8), ev(10, "END", SENSE, 0),
+          ev(10, "ALLOC", SENSE, 500)]  # after INIT: not its resident RAM
+    m0 = [ev(0, "START", FILTER, 0), ev(0, "ALLOC", FILTER, 100), ev(5, "END", FILTER, 0)]
+    for k in range(2):
+        t = 100_000 * (k + 1)
+        # sense: a timer; its 1000 us handler is preempted by sink for 200 us
+        m1 += [ev(t, "START", SENSE, 4), ev(t + 300, "START", SINK, 9),
+               ev(t + 500, "END", SINK, 9), ev(t + 1200, "END", SENSE, 4),
+               ev(t + 1210, "BUS", FILTER, 40)]
+        # filter on m0: 60 us per spectrum, then its two outputs cross the bus
+        m0 += [ev(t + 1300, "START", FILTER, 8), ev(t + 1360, "END", FILTER, 8),
+               ev(t + 1370, "BUS", SINK, 20), ev(t + 1380, "BUS", 0xF0, 16)]
+    return {0: m0, 1: m1}
+
+
+def _logs_moved():
+    """filter on m1 with the others: every message local."""
+    m1 = []
+    for k in range(2):
+        t = 100_000 * (k + 1)
+        m1 += [ev(t, "START", SENSE, 4), ev(t + 100, "END", SENSE, 4),
+               ev(t + 100, "SEND", SENSE, FILTER << 8 | 8),
+               ev(t + 100, "START", FILTER, 8), ev(t + 400, "SEND", FILTER, SINK << 8 | 8),
+               ev(t + 600, "END", FILTER, 8)]
+    return {0: [], 1: m1}
+
+
+def test_from_logs_measures_cycles_messages_ram_and_frames():
+    app = appplace.parse(APP, "chain.toml")
+    dev = device.parse(DEVICE, "d.toml")
+    runs = [({"sense": 1, "filter": 0, "sink": 1}, _logs_local()),
+            ({"sense": 1, "filter": 1, "sink": 1}, _logs_moved())]
+    prof = profile.from_logs(app, dev, runs, 100.0, 0.05, 0.25,
+                             profile.measured_text(dev, runs))
+    # sense: 1200 us less the 200 us sink preempted it for, at 6 MHz; then 100 us
+    assert prof.tasks["sense"].cycles == {"msp430": pytest.approx((6000 * 2 + 600 * 2) / 4)}
+    assert prof.tasks["sink"].cycles == {"msp430": 1200.0}
+    assert prof.tasks["filter"].cycles == {"arm7": 3600.0, "msp430": 3000.0}
+    # messages per period from the first run only: two periods in the window
+    assert prof.tasks["sense"].messages == 1.0 and prof.tasks["filter"].messages == 1.0
+    assert prof.tasks["sense"].ram_bytes == 48 and prof.tasks["filter"].ram_bytes == 100
+    assert prof.route("sense", 0).bytes == 40 and prof.route("sense", 0).messages == 1.0
+    assert prof.route("filter", 0).bytes == 20
+    assert prof.route("filter", 1).bytes == 16 and prof.route("filter", 1).messages == 1.0
+    assert set(prof.measured) == {"arm7", "msp430"}
+    assert "d.toml modules 1 (msp430, 6 MHz)" in prof.measured["msp430"]
+    # what is written reads back the same
+    again = profile.parse(profile.write(prof, "a header"), "p.toml", app)
+    assert again.tasks == prof.tasks and again.routes == prof.routes
+
+
+def test_variants_cover_every_kind_and_split_local_routes():
+    app = appplace.parse(APP, "chain.toml")
+    dev = device.parse(DEVICE, "d.toml")
+    runs = profile.variants(app, dev)
+    assert runs[0] == {"sense": 1, "filter": 0, "sink": 1}
+    assert runs[1] == {"sense": 1, "filter": 1, "sink": 1}  # filter on the other kind
+    assert len(runs) == 2  # every route with a movable end crossed the bus in run 0
+
+
+GOOD = """
+[profile]
+app = "chain"
+period_ms = 100
+[measured]
+msp430 = "by hand"
+[[task]]
+name = "sense"
+messages = 1
+ram_bytes = 10
+cycles = { msp430 = 100 }
+[[task]]
+name = "filter"
+messages = 1
+ram_bytes = 10
+cycles = { msp430 = 100 }
+[[task]]
+name = "sink"
+messages = 1
+ram_bytes = 0
+cycles = { msp430 = 1 }
+[[route]]
+from = "filter"
+port = 1
+messages = 1
+bytes = 16
+"""
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('period_ms = 100', 'period_ms = 0', "p.toml [profile]: 'period_ms' = 0 is outside"),
+    ('period_ms = 100', 'period = 100', "p.toml [profile]: unknown field period"),
+    ('ram_bytes = 0', 'ram_bytes = -1', "p.toml task 'sink': 'ram_bytes' = -1 is outside"),
+    ('cycles = { msp430 = 1 }', 'cycles = { arm7 = 1 }',
+     "p.toml task 'sink': cycles.arm7: [measured] does not say where"),
+    ('cycles = { msp430 = 1 }', 'cycles = { msp430 = nan }', "p.toml task 'sink' cycles"),
+    ('messages = 1\nbytes = 16', 'messages = 1\nbytes = 0', "p.toml route #1: 'bytes' = 0"),
+    ('port = 1', 'port = 5', "p.toml: route filter:5 is not an output port of chain.toml"),
+    ('name = "sink"', 'name = "sonk"', "p.toml: no figures for task sink of chain.toml"),
+    ('app = "chain"', 'app = "other"', "a profile of 'other', not of 'chain'"),
+    ('messages = 1\nram_bytes = 0', 'messages = "1"\nram_bytes = 0',
+     "'messages' must be a number"),
+])
+def test_bad_profiles_are_refused_naming_file_and_field(old, new, message):
+    app = appplace.parse(APP, "chain.toml")
+    assert profile.parse(GOOD, "p.toml", app).tasks["sink"].cycles == {"msp430": 1.0}
+    assert old in GOOD
+    with pytest.raises(profile.ProfileError) as e:
+        profile.parse(GOOD.replace(old, new, 1), "p.toml", app)
+    assert message in str(e.value)
+
+
+def test_the_shipped_ssl_profile_matches_its_application():
+    app = appplace.load(ROOT / "apps" / "ssl" / "ssl_device.toml")
+    prof = profile.load(ROOT / "apps" / "ssl" / "ssl_device.profile.toml", app)
+    assert prof.period_ms == 250
+    assert set(prof.tasks["ht"].cycles) == {"arm7", "msp430"}
+    assert prof.tasks["ht"].ram_bytes > 16384  # its tables
+    text = (ROOT / "apps" / "ssl" / "ssl_device.profile.toml").read_text()
+    assert "Produced by: ./motet profile apps/ssl/ssl_device.toml" in text

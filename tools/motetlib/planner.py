@@ -1,0 +1,829 @@
+# SPDX-License-Identifier: MIT
+"""`motet plan`: place an application's tasks on a device's modules for the
+least energy per period within each chain's deadline.
+
+    motet plan APP.toml DEVICE.toml [--profile P] [--deadline TASK=MS ...]
+               [--pin TASK=MODULE ...] [--period MS] [--max-util F] [-o OUT.toml]
+
+Inputs: the application description (docs/app-format.md), the device file
+with its energy model (tools/motetlib/energy.py) and a profile of the
+application's task costs (tools/motetlib/profile.py; default: APP's
+directory, `<APP stem>.profile.toml`). A task that is not movable stays on
+its module, as does one given with --pin; a task goes only to a module of
+a processor kind its profile has cycles for.
+
+The model, per period D (the profile's, or --period):
+
+- A task t on module m keeps it busy messages(t) * cycles(t, kind of m) /
+  clock(m). A route's message to a task on another module costs the sending
+  and the receiving module their bus driver's cycles (bus_cycles_per_frame +
+  bytes * bus_cycles_per_byte), the bus wire nj_per_frame + bytes *
+  nj_per_byte, and the chain the wire time (bytes / bandwidth) plus a
+  round of TDMA slots (modules * slot_us). A multicast costs its sender one
+  frame if any member is elsewhere, and each module with members one
+  frame received.
+- Module m spends P_A * busy, and the rest of the period either idle,
+  P_I * (D - busy), or in standby, P_S * (D - busy) + E_W if it has work
+  (one wake-up per period), whichever is less: the CoMOS paper's appendix.
+  The radio's energy per byte is charged to the radio task's module.
+- The latency of a chain (a path of routes from a task nothing sends to, to
+  the task a --deadline names; a join such as HT waiting for four bands is
+  one chain per path) is the sum, over the modules it visits, of the
+  chain's own tasks' busy time per period there, the busy time of the tasks
+  of a higher priority than the chain's lowest (they preempt it at once)
+  and the bus driver's frames, plus each visited module's wake-up time if
+  it goes to standby and the wire time of each of the chain's routes that
+  crosses the bus. On the module where the chain starts, work of the
+  chain's own priority counts too (what the period's start releases there
+  may all run first: four FFTs on one module run one after the other);
+  elsewhere the chain arrives when such work is presumed done. An estimate
+  from per-period averages (a task's cycles are the mean of its
+  messages'), not a worst-case bound.
+- Constraints: each module's RAM (its processor's ram_bytes against the
+  tasks' ram_bytes), its utilisation busy / D <= --max-util (default 1),
+  every chain within its deadline, pinned tasks where they are.
+
+It is solved as a mixed-integer linear programme (scipy.optimize.milp,
+HiGHS): a binary per task and module, the product "u and v on module m" of
+each route linearised (w <= x_um, w <= x_vm, w >= x_um + x_vm - 1), the
+multicast's "any member elsewhere" as a lower-bounded continuous variable,
+the idle-or-standby choice as a binary with big-M rows, the busy time of a
+visited module as big-M rows on a "visits m" binary per chain.
+
+Output: the placement, per module its predicted energy, utilisation and
+RAM; per chain its latency against its deadline; per task why it is where
+it is (pinned, or what moving it alone to each other module would break
+or cost); the description with the new module numbers (-o, or printed).
+An infeasible problem is explained: which module's RAM or CPU cannot hold
+what is pinned to it, or which chain no placement can bring within its
+deadline and the shortest latency any placement reaches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from . import appplace, device as devmod, energy, profile as profmod
+
+DEFAULT_FRAME_BYTES = 12  # a frame with an empty payload: 10-byte header and CRC
+MAX_CHAINS = 5000  # paths of routes: each is a latency row and a variable per module
+SOLVER_SECONDS = 60
+
+
+class PlanError(Exception):
+    """A problem the planner cannot set up or solve; the message says why."""
+
+
+# ---- the model --------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Hop:
+    """A message of route `route` to task `dst` (a member, for a multicast)."""
+    route: appplace.Route
+    dst: str
+    messages: float
+    bytes: float
+    assumed: bool  # bytes never measured: an empty frame assumed
+
+
+@dataclasses.dataclass(frozen=True)
+class Chain:
+    tasks: tuple[str, ...]
+    hops: tuple[Hop, ...]
+    deadline_us: float | None
+    priority: int
+
+    @property
+    def label(self) -> str:
+        return " -> ".join(self.tasks)
+
+
+class Problem:
+    """Everything the MILP and the evaluation of a placement share."""
+
+    def __init__(self, app, dev, prof, period_ms=None, deadlines=None, pins=None,
+                 max_util=1.0, radio=None):
+        self.app, self.dev, self.prof = app, dev, prof
+        self.period_us = (period_ms or prof.period_ms) * 1e3
+        self.max_util = max_util
+        self.modules = [m.id for m in dev.modules]
+        self.spec = {m.id: m for m in dev.modules}
+        self.tasks = [t.name for t in app.tasks]
+        self.pins, self.pin_why = {}, {}
+        for t in app.tasks:
+            if not t.movable:
+                self.pins[t.name], self.pin_why[t.name] = t.module, "not movable"
+        for name, mid in (pins or {}).items():
+            self._task(name, "--pin")
+            self.pins[name], self.pin_why[name] = mid, "--pin"
+        for name, mid in self.pins.items():
+            if mid not in self.spec:
+                raise PlanError(f"task '{name}' is pinned ({self.pin_why[name]}) to module "
+                                f"{mid}, which {dev.path} does not have (its modules: "
+                                f"{', '.join(map(str, self.modules))})")
+        self.allowed, self.not_allowed, self.cycles, self.converted = {}, {}, {}, {}
+        for name in self.tasks:
+            cycles = self.cycles[name] = dict(prof.tasks[name].cycles)
+            cand = [self.pins[name]] if name in self.pins else self.modules
+            kind = self.kind(cand[0])
+            if name in self.pins and kind not in cycles and cycles:
+                # A pinned task's place is not decided, only its load: its
+                # instructions taken as those of a measured kind.
+                src = sorted(cycles)[0]
+                mine, theirs = self.spec[cand[0]].processor, self._processor(src)
+                if theirs is not None:
+                    cycles[kind] = cycles[src] / theirs.cpi * mine.cpi
+                    self.converted[name] = (src, kind)
+            ok = [m for m in cand if self.kind(m) in cycles]
+            self.not_allowed[name] = {m: f"no {self.kind(m)} cycles in the profile"
+                                      for m in cand if m not in ok}
+            if not ok:
+                where = (f"its module {cand[0]} ({self.kind(cand[0])})" if name in self.pins
+                         else "any module of " + dev.path)
+                raise PlanError(f"{prof.path}: task '{name}' has no cycles for {where} "
+                                f"(measured: {', '.join(sorted(cycles)) or 'none'})")
+            self.allowed[name] = ok
+        self.hops = []
+        for r in app.routes:
+            if not r.dst:
+                continue
+            cost = prof.route(r.src, r.port)
+            for d in r.dst:
+                nbytes = cost.bytes if cost.bytes is not None else DEFAULT_FRAME_BYTES
+                self.hops.append(Hop(r, d, cost.messages, nbytes, cost.bytes is None))
+        self.radio = radio if radio is not None else next(
+            (t.name for t in app.tasks if t.program == "radio"), None)
+        if self.radio is not None:
+            self._task(self.radio, "--radio")
+        self.chains = self._chains(deadlines or {})
+
+    def _task(self, name, what):
+        if name not in self.tasks:
+            raise PlanError(f"{what}: '{name}' is not a task of {self.app.path} (its tasks: "
+                            f"{', '.join(self.tasks)})")
+
+    def kind(self, m):
+        return self.spec[m].processor.name
+
+    def _processor(self, kind):
+        return next((m.processor for m in self.dev.modules if m.processor.name == kind),
+                    energy.PROCESSORS.get(kind))
+
+    # -- per-term constants --
+
+    def task_busy_us(self, t, m):
+        """Busy time per period of task t on module m."""
+        c = self.prof.tasks[t]
+        return c.messages * self.cycles[t][self.kind(m)] / self.spec[m].processor.mhz
+
+    def frame_busy_us(self, hop, m):
+        """Module m's bus driver time per period for the hop's frames."""
+        s = self.spec[m]
+        return hop.messages * (s.bus_cycles_per_frame + hop.bytes * s.bus_cycles_per_byte) / \
+            s.processor.mhz
+
+    def wire_uj(self, hop):
+        b = self.dev.bus
+        return hop.messages * (b.nj_per_frame + hop.bytes * b.nj_per_byte) * 1e-3
+
+    def wire_us(self, hop):
+        b = self.dev.bus
+        return hop.bytes * 1e6 / b.bandwidth + len(self.modules) * b.slot_us
+
+    def radio_uj(self):
+        """Energy per period of what the radio task sends."""
+        if self.radio is None:
+            return 0.0
+        nbytes = sum(h.messages * max(0.0, h.bytes - DEFAULT_FRAME_BYTES)
+                     for h in self.hops if h.dst == self.radio)
+        return nbytes * self.dev.radio_nj_per_byte * 1e-3
+
+    def ram(self, t):
+        return self.prof.tasks[t].ram_bytes
+
+    # -- chains --
+
+    def _chains(self, deadlines):
+        incoming = {h.dst for h in self.hops}
+        sources = [t for t in self.tasks if t not in incoming]
+        out_hops = {}
+        for h in self.hops:
+            out_hops.setdefault(h.route.src, []).append(h)
+        prio = {t.name: t.priority for t in self.app.tasks}
+        chains = []
+        targets = dict(deadlines)
+        for t in self.tasks:  # every sink too, unconstrained, for the report
+            if t not in out_hops and t not in targets:
+                targets[t] = None
+        for target, ms in targets.items():
+            self._task(target, "--deadline")
+            found = []
+
+            def walk(path, hops):
+                if path[-1] == target:
+                    found.append((tuple(path), tuple(hops)))
+                    if len(chains) + len(found) > MAX_CHAINS:
+                        raise PlanError(f"more than {MAX_CHAINS} paths of routes end at the "
+                                        "tasks with a deadline or nothing to send: too many "
+                                        "chains to constrain one by one")
+                    return
+                for h in out_hops.get(path[-1], ()):
+                    if h.dst not in path:
+                        walk(path + [h.dst], hops + [h])
+
+            for s in sources:
+                walk([s], [])
+            if not found:
+                if ms is not None:
+                    raise PlanError(f"--deadline {target}: no chain of routes from a task "
+                                    "nothing sends to reaches it")
+                continue
+            for tasks, hops in found:
+                chains.append(Chain(tasks, hops, None if ms is None else ms * 1e3,
+                                    min(prio[x] for x in tasks)))
+        return chains
+
+    def interferes(self, t, chain, at_source=False):
+        """Task t's work on a module the chain visits delays it: its own
+        tasks, those of a higher priority, which preempt them, and on the
+        module where it starts, those of its priority too."""
+        prio = self.app.task(t).priority
+        return t in chain.tasks or prio > chain.priority or (at_source and
+                                                             prio == chain.priority)
+
+
+# ---- evaluating a placement ---------------------------------------------------
+
+@dataclasses.dataclass
+class Figures:
+    busy_us: dict
+    energy_uj: dict
+    standby: dict
+    ram: dict
+    latency_us: dict  # chain index -> latency
+    wire_uj: float
+    total_uj: float
+
+
+def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
+    """The model's figures for a placement {task: module}: what the MILP's
+    objective and constraints say of it. Each module rests idle or in
+    standby as `standby` says, by default whichever costs less energy."""
+    chosen = standby
+    busy = {m: 0.0 for m in p.modules}
+    for t in p.tasks:
+        busy[where[t]] += p.task_busy_us(t, where[t])
+    wire = 0.0
+    for r in p.app.routes:
+        hops = [h for h in p.hops if h.route == r]
+        if not hops:
+            continue
+        src = where[r.src]
+        remote = [h for h in hops if where[h.dst] != src]
+        if r.group:
+            if remote:
+                busy[src] += p.frame_busy_us(hops[0], src)
+                wire += p.wire_uj(hops[0])
+            for m in {where[h.dst] for h in remote}:
+                busy[m] += p.frame_busy_us(hops[0], m)
+        else:
+            for h in remote:
+                busy[src] += p.frame_busy_us(h, src)
+                busy[where[h.dst]] += p.frame_busy_us(h, where[h.dst])
+                wire += p.wire_uj(h)
+    used = {where[t] for t in p.tasks}
+    energy, standby = {}, {}
+    for m in p.modules:
+        c = p.spec[m].processor
+        rest = p.period_us - busy[m]
+        idle = c.idle_mw * rest * 1e-3
+        sleep = c.standby_mw * rest * 1e-3 + (c.transition_uj if m in used else 0.0)
+        standby[m] = sleep < idle if chosen is None else chosen[m]
+        energy[m] = c.active_mw * busy[m] * 1e-3 + (sleep if standby[m] else idle)
+    if p.radio is not None:
+        energy[where[p.radio]] += p.radio_uj()
+    ram = {m: sum(p.ram(t) for t in p.tasks if where[t] == m) for m in p.modules}
+    latency = {}
+    for i, ch in enumerate(p.chains):
+        visited = {where[t] for t in ch.tasks}
+        lat = 0.0
+        for m in visited:
+            lat += chain_busy_us(p, where, ch, m)
+            if standby[m]:
+                lat += p.spec[m].processor.transition_us
+        lat += sum(p.wire_us(h) for h in ch.hops if where[h.route.src] != where[h.dst])
+        latency[i] = lat
+    return Figures(busy, energy, standby, ram, latency, wire, sum(energy.values()) + wire)
+
+
+def chain_busy_us(p, where, ch, m):
+    """Module m's busy time per period that delays chain ch."""
+    at_source = where[ch.tasks[0]] == m
+    b = sum(p.task_busy_us(t, m) for t in p.tasks
+            if where[t] == m and p.interferes(t, ch, at_source))
+    for r in p.app.routes:
+        hops = [h for h in p.hops if h.route == r]
+        if not hops:
+            continue
+        src = where[r.src]
+        if r.group:
+            if src == m and any(where[h.dst] != m for h in hops):
+                b += p.frame_busy_us(hops[0], m)
+            if src != m and any(where[h.dst] == m for h in hops):
+                b += p.frame_busy_us(hops[0], m)
+        else:
+            for h in hops:
+                if src != where[h.dst] and m in (src, where[h.dst]):
+                    b += p.frame_busy_us(h, m)
+    return b
+
+
+def violations(p: Problem, where: dict, fig: Figures | None = None) -> list[str]:
+    """What a placement breaks, in words (empty: feasible)."""
+    fig = fig or evaluate(p, where)
+    out = []
+    for t in p.tasks:
+        if where[t] not in p.allowed[t]:
+            why = p.not_allowed[t].get(where[t]) or f"pinned to m{p.pins.get(t)}"
+            out.append(f"{t} cannot run on m{where[t]} ({why})")
+    for m in p.modules:
+        cap = p.spec[m].processor.ram_bytes
+        if fig.ram[m] > cap:
+            out.append(f"m{m} RAM {fig.ram[m]} B > {cap} B")
+        if fig.busy_us[m] > p.max_util * p.period_us * (1 + 1e-9):
+            out.append(f"m{m} utilisation {fig.busy_us[m] / p.period_us:.1%} > "
+                       f"{p.max_util:.0%}")
+    late = [i for i, ch in enumerate(p.chains) if ch.deadline_us is not None and
+            fig.latency_us[i] > ch.deadline_us * (1 + 1e-9)]
+    if late:
+        i = max(late, key=lambda i: fig.latency_us[i] - p.chains[i].deadline_us)
+        more = f" (and {len(late) - 1} more chains late)" if len(late) > 1 else ""
+        out.append(f"chain {p.chains[i].label}: {fig.latency_us[i] / 1e3:.1f} ms > deadline "
+                   f"{p.chains[i].deadline_us / 1e3:g} ms{more}")
+    return out
+
+
+# ---- the MILP -----------------------------------------------------------------
+
+class _Lp:
+    """Variables and rows of a MILP, built by name."""
+
+    def __init__(self):
+        self.lb, self.ub, self.integer, self.rows = [], [], [], []
+
+    def var(self, lb=0.0, ub=1.0, integer=False):
+        self.lb.append(lb)
+        self.ub.append(ub)
+        self.integer.append(1 if integer else 0)
+        return len(self.lb) - 1
+
+    def row(self, coeffs, lo=-float("inf"), hi=float("inf")):
+        self.rows.append((dict(coeffs), lo, hi))
+
+    def solve(self, objective):
+        import numpy as np
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        n = len(self.lb)
+        c = np.zeros(n)
+        for i, v in objective.items():
+            c[i] += v
+        a = np.zeros((len(self.rows), n))
+        lo = np.empty(len(self.rows))
+        hi = np.empty(len(self.rows))
+        for k, (coeffs, lo_k, hi_k) in enumerate(self.rows):
+            for i, v in coeffs.items():
+                a[k, i] += v
+            lo[k], hi[k] = lo_k, hi_k
+        cons = [LinearConstraint(a, lo, hi)] if self.rows else []
+        return milp(c, constraints=cons, integrality=np.array(self.integer),
+                    bounds=Bounds(np.array(self.lb), np.array(self.ub)),
+                    options={"time_limit": SOLVER_SECONDS})
+
+
+def _add(d, key, v):
+    d[key] = d.get(key, 0.0) + v
+
+
+def build(p: Problem, deadlines=True, chain_objective=None):
+    """(lp, x {(t, m): var}, objective) of the placement problem. With
+    chain_objective = i, the objective is chain i's latency instead of
+    energy (used to explain an infeasible deadline)."""
+    lp = _Lp()
+    x = {(t, m): lp.var(integer=True) for t in p.tasks for m in p.allowed[t]}
+    for t in p.tasks:
+        lp.row({x[t, m]: 1.0 for m in p.allowed[t]}, 1.0, 1.0)
+
+    def xv(t, m):
+        return x.get((t, m))
+
+    # w[hop, m]: the hop's sender and receiver both on m (exact AND)
+    w, remote = {}, {}
+    for k, h in enumerate(p.hops):
+        for m in set(p.allowed[h.route.src]) & set(p.allowed[h.dst]):
+            w[k, m] = v = lp.var()
+            lp.row({v: 1.0, xv(h.route.src, m): -1.0}, hi=0.0)
+            lp.row({v: 1.0, xv(h.dst, m): -1.0}, hi=0.0)
+            lp.row({v: 1.0, xv(h.route.src, m): -1.0, xv(h.dst, m): -1.0}, lo=-1.0)
+        # remote = 1 - sum_m w[k, m], as coefficients plus a constant
+        remote[k] = ({w[k, m]: -1.0 for m in p.modules if (k, m) in w}, 1.0)
+
+    # per module: busy-time terms (coefficients, constant) of the bus driver
+    # frames, as sender and as receiver; and the wire's energy
+    frame_terms = []  # (module, {var: coeff} whose value is 1 when the frame is paid, hop)
+    wire = {}
+    by_route = {}
+    for k, h in enumerate(p.hops):
+        by_route.setdefault(h.route, []).append(k)
+    for r, ks in by_route.items():
+        h0 = p.hops[ks[0]]
+        if r.group:
+            for m in p.allowed[r.src]:
+                a = lp.var()  # sender on m and some member elsewhere
+                for k in ks:
+                    coeffs = {a: 1.0, xv(r.src, m): -1.0}
+                    if (k, m) in w:
+                        _add(coeffs, w[k, m], 1.0)
+                    lp.row(coeffs, lo=0.0)
+                frame_terms.append((m, {a: 1.0}, h0))
+                _add(wire, a, p.wire_uj(h0))
+            members = {m for k in ks for m in p.allowed[p.hops[k].dst]}
+            for m in members:
+                b = lp.var()  # a member on m, the sender elsewhere
+                for k in ks:
+                    if xv(p.hops[k].dst, m) is None:
+                        continue
+                    coeffs = {b: 1.0, xv(p.hops[k].dst, m): -1.0}
+                    if (k, m) in w:
+                        _add(coeffs, w[k, m], 1.0)
+                    lp.row(coeffs, lo=0.0)
+                frame_terms.append((m, {b: 1.0}, h0))
+        else:
+            for k in ks:
+                h = p.hops[k]
+                for end in (h.route.src, h.dst):
+                    for m in p.allowed[end]:
+                        coeffs = {xv(end, m): 1.0}  # end on m, the other end not
+                        if (k, m) in w:
+                            _add(coeffs, w[k, m], -1.0)
+                        frame_terms.append((m, coeffs, h))
+                coeffs, const = remote[k]
+                for v, c in coeffs.items():
+                    _add(wire, v, c * p.wire_uj(h))
+                _add(wire, None, const * p.wire_uj(h))
+
+    def busy(m, chain=None, at_source=False):
+        coeffs = {}
+        for t in p.tasks:
+            if xv(t, m) is not None and (chain is None or p.interferes(t, chain, at_source)):
+                _add(coeffs, xv(t, m), p.task_busy_us(t, m))
+        for mm, terms, h in frame_terms:
+            if mm == m:
+                for v, c in terms.items():
+                    _add(coeffs, v, c * p.frame_busy_us(h, m))
+        return coeffs
+
+    objective = {}
+    busy_m = {m: busy(m) for m in p.modules}
+    cap_us = p.max_util * p.period_us
+    standby = {}
+    for m in p.modules:
+        lp.row(busy_m[m], hi=cap_us)
+        ram = {xv(t, m): float(p.ram(t)) for t in p.tasks if xv(t, m) is not None}
+        if ram:
+            lp.row(ram, hi=float(p.spec[m].processor.ram_bytes))
+        c = p.spec[m].processor
+        y = lp.var()  # the module has a task
+        for t in p.tasks:
+            if xv(t, m) is not None:
+                lp.row({y: 1.0, xv(t, m): -1.0}, lo=0.0)
+        s = standby[m] = lp.var(integer=True)
+        rest = lp.var(ub=float("inf"))
+        big = max(c.idle_mw, c.standby_mw) * p.period_us * 1e-3 + c.transition_uj
+        # rest >= P_I (D - busy) - big * s
+        coeffs = {rest: 1.0, s: big}
+        for v, k in busy_m[m].items():
+            _add(coeffs, v, c.idle_mw * 1e-3 * k)
+        lp.row(coeffs, lo=c.idle_mw * 1e-3 * p.period_us)
+        # rest >= P_S (D - busy) + E_W y - big (1 - s)
+        coeffs = {rest: 1.0, s: -big, y: -c.transition_uj}
+        for v, k in busy_m[m].items():
+            _add(coeffs, v, c.standby_mw * 1e-3 * k)
+        lp.row(coeffs, lo=c.standby_mw * 1e-3 * p.period_us - big)
+        _add(objective, rest, 1.0)
+        for v, k in busy_m[m].items():
+            _add(objective, v, c.active_mw * 1e-3 * k)
+    for v, c in wire.items():
+        if v is not None:
+            _add(objective, v, c)
+
+    latency_of = {}
+    for i, ch in enumerate(p.chains):
+        if ch.deadline_us is None and chain_objective != i:
+            continue
+        coeffs = {}
+        for m in p.modules:
+            z = lp.var(integer=True)  # the chain visits m
+            for t in ch.tasks:
+                if xv(t, m) is not None:
+                    lp.row({z: 1.0, xv(t, m): -1.0}, lo=0.0)
+            lat = lp.var(ub=float("inf"))  # lat >= busy_ch(m) - cap (1 - z)
+            row = {lat: 1.0, z: -cap_us}
+            for v, k in busy(m, ch).items():
+                _add(row, v, -k)
+            lp.row(row, lo=-cap_us)
+            source = xv(ch.tasks[0], m)
+            if source is not None:  # lat >= busy_ch,source(m) - cap (1 - x_source,m)
+                row = {lat: 1.0, source: -cap_us}
+                for v, k in busy(m, ch, at_source=True).items():
+                    _add(row, v, -k)
+                lp.row(row, lo=-cap_us)
+            wake = lp.var()  # visited and in standby
+            lp.row({wake: 1.0, z: -1.0, standby[m]: -1.0}, lo=-1.0)
+            _add(coeffs, lat, 1.0)
+            _add(coeffs, wake, p.spec[m].processor.transition_us)
+        const = 0.0
+        for h in ch.hops:
+            k = p.hops.index(h)
+            rc, r1 = remote[k]
+            for v, c in rc.items():
+                _add(coeffs, v, c * p.wire_us(h))
+            const += r1 * p.wire_us(h)
+        latency_of[i] = (coeffs, const)
+        if deadlines and ch.deadline_us is not None:
+            lp.row(coeffs, hi=ch.deadline_us - const)
+    for t, m in p.pins.items():
+        if (t, m) in x:
+            lp.row({x[t, m]: 1.0}, lo=1.0)
+    offset = wire.get(None, 0.0) + p.radio_uj()
+    if chain_objective is not None:
+        objective, offset = latency_of[chain_objective]
+    return lp, x, standby, objective, offset
+
+
+@dataclasses.dataclass(frozen=True)
+class Solution:
+    where: dict  # task -> module
+    standby: dict  # module -> rests in standby (else idle)
+    objective: float  # energy per period, uJ (or the chain's latency, us)
+    optimal: bool = True  # False: the solver's time ran out first
+
+
+def solve(p: Problem, deadlines=True, chain_objective=None) -> Solution | None:
+    """The placement of least energy (or, with chain_objective, of least
+    latency of that chain), or None if none fits."""
+    lp, x, standby, objective, offset = build(p, deadlines, chain_objective)
+    res = lp.solve(objective)
+    if res.x is None:
+        if res.status == 2:  # infeasible
+            return None
+        raise PlanError(f"the solver stopped without a placement: {res.message}")
+    return Solution({t: m for (t, m), i in x.items() if res.x[i] > 0.5},
+                    {m: bool(res.x[i] > 0.5) for m, i in standby.items()}, res.fun + offset,
+                    res.status == 0)
+
+
+# ---- explanations ---------------------------------------------------------------
+
+def explain_infeasible(p: Problem) -> list[str]:
+    """Why no placement meets every constraint."""
+    free = solve(p, deadlines=False)
+    if free is None:
+        lines = ["no placement fits the modules' RAM and CPU, deadlines aside:"]
+        for m in p.modules:
+            pinned = [t for t, pm in p.pins.items() if pm == m]
+            cpu = sum(p.task_busy_us(t, m) for t in pinned)
+            ram = sum(p.ram(t) for t in pinned)
+            c = p.spec[m].processor
+            lines.append(f"  m{m} {p.spec[m].name} ({c.name}): pinned {', '.join(pinned) or '-'}"
+                         f": RAM {ram} of {c.ram_bytes} B, busy {cpu / 1e3:.1f} of "
+                         f"{p.max_util * p.period_us / 1e3:.1f} ms per period")
+        for t in p.tasks:
+            fits = [m for m in p.allowed[t] if p.ram(t) <= p.spec[m].processor.ram_bytes and
+                    p.task_busy_us(t, m) <= p.max_util * p.period_us]
+            if not fits:
+                lines.append(f"  task {t} ({p.ram(t)} B) fits no module it may run on alone")
+        return lines
+    best, at = {}, {}
+    for i, ch in enumerate(p.chains):
+        if ch.deadline_us is not None:
+            sol = solve(p, deadlines=False, chain_objective=i)
+            best[i] = evaluate(p, sol.where, sol.standby).latency_us[i]
+            at[i] = sol.where
+    groups = {}  # the worst path of each (source, end) that no placement brings in time
+    for i, lat in best.items():
+        ch = p.chains[i]
+        if lat > ch.deadline_us:
+            groups.setdefault((ch.tasks[0], ch.tasks[-1]), []).append(i)
+    lines = []
+    for paths in groups.values():
+        i = max(paths, key=lambda i: best[i])
+        ch = p.chains[i]
+        more = f"; {len(paths) - 1} more paths from {ch.tasks[0]} to {ch.tasks[-1]} too" \
+            if len(paths) > 1 else ""
+        placed = ", ".join(f"{t} m{at[i][t]}" for t in ch.tasks)
+        lines.append(f"chain {ch.label}: deadline {ch.deadline_us / 1e3:g} ms, but the "
+                     f"shortest latency any placement reaches is {best[i] / 1e3:.1f} ms "
+                     f"(with {placed}){more}")
+    if not lines:
+        lines.append("each chain alone can meet its deadline, but not all together; the "
+                     "shortest latency of each:")
+        for i, lat in best.items():
+            lines.append(f"  {p.chains[i].label}: {lat / 1e3:.1f} ms (deadline "
+                         f"{p.chains[i].deadline_us / 1e3:g} ms)")
+    return lines
+
+
+def why(p: Problem, where: dict, fig: Figures) -> dict:
+    """Per task, why it is on its module: pinned, or what moving it alone
+    to each other module would break or cost."""
+    out = {}
+    for t in p.tasks:
+        if t in p.pins:
+            out[t] = f"pinned ({p.pin_why[t]})"
+            continue
+        reasons = []
+        for m in p.modules:
+            if m == where[t]:
+                continue
+            if m in p.not_allowed[t]:
+                reasons.append(f"m{m}: {p.not_allowed[t][m]}")
+                continue
+            moved = dict(where, **{t: m})
+            f2 = evaluate(p, moved)
+            broken = violations(p, moved, f2)
+            if broken:
+                reasons.append(f"m{m}: {'; '.join(broken)}")
+            else:
+                reasons.append(f"m{m}: +{f2.total_uj - fig.total_uj:.1f} uJ per period")
+        out[t] = "alone elsewhere: " + " | ".join(reasons) if reasons else "the only module"
+    return out
+
+
+# ---- the report -------------------------------------------------------------------
+
+def report(p: Problem, sol: Solution) -> list[str]:
+    where = sol.where
+    fig = evaluate(p, where, sol.standby)
+    d_ms = p.period_us / 1e3
+    lines = [f"{p.app.path} on {p.dev.path}, period {d_ms:g} ms, profile {p.prof.path}"]
+    if not sol.optimal:
+        lines.append(f"(the solver's {SOLVER_SECONDS} s ran out: the best placement found, "
+                     "not proven the least energy)")
+    lines += ["", "Placement:"]
+    for m in p.modules:
+        s = p.spec[m]
+        here = [t for t in p.tasks if where[t] == m]
+        lines.append(f"  m{m} {s.name:<10} {s.processor.name:<9} {', '.join(here) or '-'}")
+    lines += ["", "Predicted per module and period (energy: active, then idle or standby "
+              "for the rest; the radio's bytes on its module):",
+              f"  {'module':<14} {'busy ms':>9} {'util':>7} {'RAM B':>13} {'rest':>8} "
+              f"{'energy uJ':>10}"]
+    for m in p.modules:
+        s = p.spec[m]
+        ram = f"{fig.ram[m]}/{s.processor.ram_bytes}"
+        lines.append(f"  m{m} {s.name:<11} {fig.busy_us[m] / 1e3:>9.2f} "
+                     f"{fig.busy_us[m] / p.period_us:>7.1%} {ram:>13} "
+                     f"{'standby' if fig.standby[m] else 'idle':>8} {fig.energy_uj[m]:>10.1f}")
+    lines.append(f"  {'bus wire':<14} {'':>9} {'':>7} {'':>13} {'':>8} {fig.wire_uj:>10.1f}")
+    lines.append(f"  {'total':<14} {'':>9} {'':>7} {'':>13} {'':>8} {fig.total_uj:>10.1f}")
+    lines += ["", "Chains (latency: the chain's own work, the work preempting it on the "
+              "modules it visits and its own priority's where it starts, wake-ups, bus; worst "
+              "path per source and end):"]
+    worst = {}
+    for i, ch in enumerate(p.chains):
+        key = (ch.tasks[0], ch.tasks[-1], ch.deadline_us)
+        if key not in worst or fig.latency_us[i] > fig.latency_us[worst[key]]:
+            worst[key] = i
+    for i in worst.values():
+        ch = p.chains[i]
+        lat = fig.latency_us[i]
+        dl = "" if ch.deadline_us is None else (
+            f"  deadline {ch.deadline_us / 1e3:g} ms, slack {(ch.deadline_us - lat) / 1e3:.1f} ms"
+            + ("  (binds)" if ch.deadline_us - lat < 0.02 * ch.deadline_us else ""))
+        lines.append(f"  {ch.label}: {lat / 1e3:.1f} ms{dl}")
+    lines += ["", "Why each task is where it is:"]
+    for t, text in why(p, where, fig).items():
+        lines.append(f"  {t} on m{where[t]}: {text}")
+    if p.converted:
+        lines += ["", "Pinned tasks never measured on their module's kind (its instructions "
+                  "taken as on the measured kind, times this kind's CPI): " +
+                  ", ".join(f"{t} ({a} -> {b})" for t, (a, b) in p.converted.items())]
+    assumed = sorted({h.route.label for h in p.hops if h.assumed and h.messages})
+    if assumed:
+        lines += ["", "Bytes never measured (an empty frame assumed): " + ", ".join(assumed)]
+    return lines
+
+
+def _assignments(values, what, form, convert):
+    out = {}
+    for v in values or ():
+        name, sep, val = v.partition("=")
+        if not sep or not name:
+            raise PlanError(f"{what} {v!r}: expected {form}")
+        try:
+            out[name] = convert(val)
+        except ValueError:
+            raise PlanError(f"{what} {v!r}: {val!r} is not a number") from None
+        if isinstance(out[name], float) and not 0 < out[name] < 3.6e6:
+            raise PlanError(f"{what} {v!r}: must be above 0 and below an hour")
+    return out
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ap = argparse.ArgumentParser(
+        prog="motet plan",
+        description="Place an application's movable tasks on a device's modules for the least "
+                    "energy per period within each chain's deadline, RAM and CPU (model: "
+                    "tools/motetlib/planner.py).")
+    ap.add_argument("app", metavar="APP.toml")
+    ap.add_argument("device", metavar="DEVICE.toml")
+    ap.add_argument("--profile", metavar="P", help="task costs (default: APP's directory, "
+                    "<APP stem>.profile.toml; make one with `motet profile`)")
+    ap.add_argument("--deadline", action="append", metavar="TASK=MS",
+                    help="every chain from a task nothing sends to, to TASK, ends within MS "
+                         "milliseconds (repeatable)")
+    ap.add_argument("--pin", action="append", metavar="TASK=MODULE",
+                    help="put TASK on MODULE and keep it there (repeatable); a task the "
+                         "description does not let move stays where it says unless pinned "
+                         "elsewhere (its sensor on another device's module)")
+    ap.add_argument("--period", type=float, metavar="MS",
+                    help="the period (default: the profile's)")
+    ap.add_argument("--max-util", type=float, default=1.0, metavar="F",
+                    help="each module busy at most F of the period (default 1)")
+    ap.add_argument("--radio", metavar="TASK", help="the task that sends on the radio "
+                    "(default: the one running the program named radio)")
+    ap.add_argument("-o", "--output", metavar="OUT.toml",
+                    help="write the placed description here (default: print it)")
+    ap.add_argument("--regions", metavar="OUT.png",
+                    help="also draw the CoMOS paper's figure 1 for two processor kinds and "
+                         "check the plan against it (tools/motetlib/regions.py)")
+    ap.add_argument("--kinds", metavar="P,Q",
+                    help="the two processor kinds of --regions (default: the device's two)")
+    args = ap.parse_args(argv)
+    try:
+        if not 0 < args.max_util <= 1:
+            raise PlanError(f"--max-util {args.max_util:g}: must be above 0 and at most 1")
+        if args.period is not None and not 0 < args.period < 3.6e6:
+            raise PlanError(f"--period {args.period:g}: must be above 0 and below an hour")
+        app = appplace.load(args.app)
+        dev = devmod.load(args.device)
+        ppath = args.profile or Path(args.app).with_name(Path(args.app).stem + ".profile.toml")
+        if args.profile is None and not Path(ppath).exists():
+            raise PlanError(f"no profile {ppath}: make one with `./motet profile {args.app} "
+                            f"{args.device} --period-ms MS -o {ppath}`, or give --profile")
+        prof = profmod.load(ppath, app)
+        prob = Problem(app, dev, prof, args.period, _assignments(args.deadline, "--deadline",
+                                                                 "TASK=MS", float),
+                       _assignments(args.pin, "--pin", "TASK=MODULE", int), args.max_util, args.radio)
+        sol = solve(prob)
+        if sol is None:
+            print("plan: no placement meets every constraint:", file=sys.stderr)
+            for line in explain_infeasible(prob):
+                print(f"  {line}", file=sys.stderr)
+            return 1
+        for line in report(prob, sol):
+            _print(line)
+        if args.regions:
+            from . import regions
+            try:
+                fast, slow = regions.choose_kinds(prob, args.kinds.split(",") if args.kinds
+                                                  else None)
+            except regions.RegionError as e:
+                raise PlanError(str(e)) from None
+            _print()
+            for line in regions.check(prob, sol, fast, slow):
+                _print(line)
+            title = (f"{app.name} on {dev.name}: period {prob.period_us / 1e3:g} ms"
+                     + "".join(f", deadline {a} ms" for a in args.deadline or ()))
+            regions.draw(prob, sol, fast, slow, args.regions, title)
+            _print(f"plan: wrote {args.regions}")
+        header = (f"Placed by: ./motet plan {shlex.join(argv)}\n"
+                  f"Predicted energy {evaluate(prob, sol.where, sol.standby).total_uj:.1f} uJ "
+                  f"per {prob.period_us / 1e3:g} ms period (tools/motetlib/planner.py).")
+        text = appplace.placed(app, sol.where, header)
+    except (PlanError, appplace.AppError, devmod.DeviceError, profmod.ProfileError) as e:
+        print(f"plan: error: {e}", file=sys.stderr)
+        return 2
+    if args.output:
+        try:
+            Path(args.output).write_text(text)
+        except OSError as e:
+            print(f"plan: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+            return 2
+        _print(f"\nplan: wrote {args.output}")
+    else:
+        _print("\n" + text, end="")
+    return 0
+
+
+def _print(*args, **kw):
+    try:
+        print(*args, **kw)
+    except BrokenPipeError:  # e.g. piped into head: say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

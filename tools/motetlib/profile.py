@@ -1,0 +1,528 @@
+# SPDX-License-Identifier: MIT
+"""Task costs for `motet plan`: the profile file, and making one from
+device runs' event logs.
+
+The format (TOML; every figure per period of the application, the period
+the profile was measured with):
+
+    [profile]
+    app = "ssl_device"            # the description's [app] name
+    period_ms = 250.0             # one period: what "per period" means
+
+    [measured]                    # where each processor kind's cycles come
+    msp430 = "..."                # from, in words (required for each kind
+    arm7 = "..."                  # a task has cycles for)
+
+    [[task]]
+    name = "sc0"
+    messages = 1.5                # messages it handles per period
+    ram_bytes = 40                # what it allocates up to the end of INIT
+    cycles = { msp430 = 31000.0, arm7 = 2900.0 }
+                                  # per message handled, by processor kind
+
+    [[route]]                     # one per output port whose traffic is known
+    from = "sc0"
+    port = 1                      # the sender's output port
+    messages = 0.5                # messages along it per period
+    bytes = 672                   # bus frame bytes per message (header and
+                                  # CRC included), when it crossed the bus
+
+A kind missing from a task's cycles means "never measured there": the
+planner does not place the task on such a module and says why.
+
+`motet profile APP.toml DEVICE.toml --period-ms P -o OUT.toml` measures
+one: it runs the device (`motet run`, simulated time) with the application
+placed as APP.toml says, then with every movable task on a module of
+another processor kind, then, if a route with a movable end has not yet
+crossed the bus, with those routes split, each run handing the module
+program the placed description (`--desc FILE.bin`, the option ssl_device
+reads; --desc-option changes it), and reads every module's event log
+(eventlog.py). Per task, the cycles of a message are the handler's own
+time (START to END less the handlers that preempted it) times the clock of
+its module's processor, averaged over the handlers that started inside the
+window (--warmup .. --until), per input port, then weighted by the ports'
+share of the task's messages in the first run; INIT and the other system
+ports are left out.
+Messages per period (per task and per route) come from the first run only,
+the placement as described: a variant may overload a module.
+On the native port simulated time advances only by what the module program
+charges for its work, so these are the program's cost model's cycles for
+that processor, not the kernel's: the file says so per kind. A message to
+another module is a BUS record, whose size is the frame's; it is credited to
+the module's task that routes to that destination (a multicast frame: that
+has a group route) and ran last before it.
+`--logs DIR` reads logs of a run made by hand (`motet run DEVICE.toml
+--log-dir DIR`, the application placed as APP.toml) instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from . import appc, appplace, build, device as devmod, eventlog, fields, run_device
+
+FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: relative pid 0 is pid 0x10
+MULTICAST_PID = 0xF0
+PORT_INIT = 0
+PORT_TIMEOUT0 = eventlog.PORT_TIMEOUT0
+APP_PORT_0 = 8  # PORT_0
+
+
+class ProfileError(Exception):
+    """A profile that cannot be used or made; the message says where."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskCost:
+    name: str
+    messages: float
+    ram_bytes: int
+    cycles: dict  # processor kind -> cycles per message
+
+
+@dataclasses.dataclass(frozen=True)
+class RouteCost:
+    src: str
+    port: int
+    messages: float
+    bytes: float | None  # None: never crossed the bus when measured
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    app: str
+    period_ms: float
+    measured: dict  # kind -> where its figures come from
+    tasks: dict  # name -> TaskCost
+    routes: dict  # (src, port) -> RouteCost
+    path: str = "<profile>"
+
+    def route(self, src: str, port: int) -> RouteCost:
+        return self.routes.get((src, port), RouteCost(src, port, 0.0, None))
+
+
+# ---- reading -----------------------------------------------------------------
+
+def _field(table, key, types, where, default=None):
+    if key not in table:
+        if default is None:
+            raise ProfileError(f"{where}: missing '{key}'")
+        return default
+    v = table[key]
+    if isinstance(v, bool) or not isinstance(v, types):
+        raise ProfileError(f"{where}: '{key}' must be "
+                           f"{'a number' if float in types else 'an integer'}"
+                           f"{'' if str not in types else ' or a string'}, got {v!r}")
+    return v
+
+
+def _figure(table, key, where, lo=0.0, hi=1e15, default=None, integral=False):
+    v = _field(table, key, (int,) if integral else (int, float), where, default)
+    return fields.bounded(v, key, where, lo, hi, "", ProfileError)
+
+
+def _unknown(table, known, where):
+    fields.unknown(table, known, where, ProfileError)
+
+
+def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -> Profile:
+    """A validated Profile; with `app`, checked against its tasks and routes."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: not valid TOML: {e}") from None
+    _unknown(doc, ("profile", "measured", "task", "route"), path)
+    head = doc.get("profile")
+    if not isinstance(head, dict):
+        raise ProfileError(f"{path}: missing [profile]")
+    _unknown(head, ("app", "period_ms"), f"{path} [profile]")
+    name = head.get("app")
+    if not isinstance(name, str):
+        raise ProfileError(f"{path} [profile]: 'app' must be the application's name")
+    period = _figure(head, "period_ms", f"{path} [profile]", 0.001, 3.6e6)
+    measured = doc.get("measured", {})
+    if not isinstance(measured, dict) or not all(isinstance(v, str) for v in measured.values()):
+        raise ProfileError(f"{path} [measured]: each kind must be a string saying where its "
+                           "figures come from")
+    tasks = {}
+    for i, t in enumerate(doc.get("task", [])):
+        where = f"{path} task #{i + 1}"
+        _unknown(t, ("name", "messages", "ram_bytes", "cycles"), where)
+        tname = t.get("name")
+        if not isinstance(tname, str):
+            raise ProfileError(f"{where}: 'name' must be a task's name")
+        where = f"{path} task '{tname}'"
+        if tname in tasks:
+            raise ProfileError(f"{where}: given twice")
+        cycles = t.get("cycles", {})
+        if not isinstance(cycles, dict):
+            raise ProfileError(f"{where}: 'cycles' must be a table kind = cycles")
+        for kind in cycles:
+            _figure(cycles, kind, f"{where} cycles")
+            if kind not in measured:
+                raise ProfileError(f"{where}: cycles.{kind}: [measured] does not say where "
+                                   f"the {kind} figures come from")
+        tasks[tname] = TaskCost(tname, _figure(t, "messages", where),
+                                _figure(t, "ram_bytes", where, 0, 2**32, integral=True),
+                                {k: float(v) for k, v in cycles.items()})
+    routes = {}
+    for i, r in enumerate(doc.get("route", [])):
+        where = f"{path} route #{i + 1}"
+        _unknown(r, ("from", "port", "messages", "bytes"), where)
+        src = r.get("from")
+        if not isinstance(src, str):
+            raise ProfileError(f"{where}: 'from' must be a task's name")
+        port = _figure(r, "port", where, 0, 255, integral=True)
+        if (src, port) in routes:
+            raise ProfileError(f"{where}: route {src}:{port} given twice")
+        nbytes = _figure(r, "bytes", where, 1, 65535) if "bytes" in r else None
+        routes[(src, port)] = RouteCost(src, port, _figure(r, "messages", where), nbytes)
+    prof = Profile(name, float(period), dict(measured), tasks, routes, path)
+    if app is not None:
+        check(prof, app)
+    return prof
+
+
+def check(prof: Profile, app: appplace.App):
+    """The profile is of `app`: every task has figures, every route is one."""
+    if prof.app != app.name:
+        raise ProfileError(f"{prof.path}: a profile of '{prof.app}', not of '{app.name}' "
+                           f"({app.path})")
+    names = {t.name for t in app.tasks}
+    missing = [t for t in sorted(names) if t not in prof.tasks]
+    if missing:
+        raise ProfileError(f"{prof.path}: no figures for task{'s' if len(missing) > 1 else ''} "
+                           f"{', '.join(missing)} of {app.path}")
+    extra = [t for t in prof.tasks if t not in names]
+    if extra:
+        raise ProfileError(f"{prof.path}: task '{extra[0]}' is not in {app.path}")
+    ports = {(r.src, r.port) for r in app.routes}
+    for key in prof.routes:
+        if key not in ports:
+            raise ProfileError(f"{prof.path}: route {key[0]}:{key[1]} is not an output port "
+                               f"of {app.path}")
+
+
+def load(path, app: appplace.App | None = None) -> Profile:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProfileError(f"cannot read {path}: {e}") from None
+    return parse(text, str(path), app)
+
+
+# ---- writing -----------------------------------------------------------------
+
+def _num(x):
+    return f"{x:.1f}" if isinstance(x, float) else str(x)
+
+
+def write(prof: Profile, header: str = "") -> str:
+    out = [f"# {h}" if h else "#" for h in header.splitlines()]
+    out += ["", "[profile]", f'app = "{prof.app}"', f"period_ms = {prof.period_ms:g}", "",
+            "[measured]"]
+    out += [f"{k} = {_quote(v)}" for k, v in sorted(prof.measured.items())]
+    for t in prof.tasks.values():
+        cyc = ", ".join(f'{_key(k)} = {v:.1f}' for k, v in sorted(t.cycles.items()))
+        out += ["", "[[task]]", f'name = "{t.name}"', f"messages = {t.messages:.4f}",
+                f"ram_bytes = {t.ram_bytes}", f"cycles = {{ {cyc} }}"]
+    for r in prof.routes.values():
+        out += ["", "[[route]]", f'from = "{r.src}"', f"port = {r.port}",
+                f"messages = {r.messages:.4f}"]
+        if r.bytes is not None:
+            out.append(f"bytes = {r.bytes:.1f}")
+    return "\n".join(out) + "\n"
+
+
+def _quote(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _key(k):
+    return k if k.replace("_", "").replace("-", "").isalnum() else _quote(k)
+
+
+# ---- measuring from event logs -------------------------------------------------
+
+@dataclasses.dataclass
+class _Tally:
+    cycles: dict = dataclasses.field(default_factory=dict)  # (task, kind, port) -> [sum, n]
+    handled: dict = dataclasses.field(default_factory=dict)  # (task, port) -> messages
+    ram: dict = dataclasses.field(default_factory=dict)  # task -> bytes
+    sends: dict = dataclasses.field(default_factory=dict)  # (src, port) -> set of times
+    frames: dict = dataclasses.field(default_factory=dict)  # (src, port) -> [bytes...]
+
+
+def _route_of(app, src, dst, dst_port):
+    """The output port of `src` that leads to task `dst`, input `dst_port`."""
+    for r in app.routes_from(src):
+        for d, p in zip(r.dst, r.dst_ports):
+            if d == dst and p == dst_port:
+                return r
+    return None
+
+
+def _module_log(tally, app, placement, spec, records, lo, hi):
+    """Add one module's records of one run to the tally."""
+    by_pid = {FIRST_APP_PID + t.pid: t.name for t in app.tasks}
+    here = {t.name for t in app.tasks if placement[t.name] == spec.id}
+    kind = spec.processor.name
+    stack, init_done, last_start, ram = [], set(), {}, {}
+    for r in records:
+        if not isinstance(r, eventlog.Event):
+            continue
+        task = by_pid.get(r.pid)
+        if r.type == "START":
+            stack.append([r.pid, r.time_us, 0, r.arg])
+            if task:
+                last_start[task] = r.time_us
+        elif r.type == "END":
+            at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == r.pid), None)
+            if at is None:
+                continue
+            pid, start, inner, port = stack[at]
+            del stack[at:]
+            took = r.time_us - start
+            if stack:
+                stack[-1][2] += took
+            if port == PORT_INIT:
+                init_done.add(r.pid)
+            if task and port >= PORT_TIMEOUT0 and lo <= start < hi:
+                acc = tally.cycles.setdefault((task, kind, port), [0.0, 0])
+                acc[0] += (took - inner) * spec.processor.mhz
+                acc[1] += 1
+                tally.handled[task, port] = tally.handled.get((task, port), 0) + 1
+        elif r.type == "ALLOC" and task and r.pid not in init_done:
+            ram[task] = ram.get(task, 0) + r.arg
+        elif r.type == "SEND" and task and lo <= r.time_us < hi:
+            dst = by_pid.get(r.arg >> 8)
+            route = dst and _route_of(app, task, dst, (r.arg & 0xFF) - APP_PORT_0)
+            if route:
+                tally.sends.setdefault((task, route.port), set()).add(r.time_us)
+        elif r.type == "BUS" and not r.arg & 0x8000 and lo <= r.time_us < hi:
+            if r.pid == MULTICAST_PID:
+                cands = [q for q in app.routes if q.src in here and q.group]
+            else:
+                dst = by_pid.get(r.pid)
+                cands = [q for q in app.routes
+                         if q.src in here and not q.group and dst in q.dst]
+            if not cands:
+                continue
+            route = max(cands, key=lambda q: last_start.get(q.src, -1))
+            key = (route.src, route.port)
+            tally.sends.setdefault(key, set()).add(r.time_us)
+            tally.frames.setdefault(key, []).append(r.arg & 0x7FFF)
+    for task, nbytes in ram.items():
+        tally.ram[task] = max(tally.ram.get(task, 0), nbytes)
+
+
+def _cycles(tally, task, mix):
+    """{kind: cycles per message} of a task: the mean per input port on that
+    kind, weighted by the ports' share of its messages in the first run
+    (`mix`), so that a variant whose message mix differs (a decision lost
+    on an overloaded module) does not skew the figure. A port never handled
+    on a kind counts as the kind's mean over the ports it did handle."""
+    per = {}
+    for (name, kind, port), (total, n) in tally.cycles.items():
+        if name == task and n:
+            per.setdefault(kind, {})[port] = (total, n)
+    out = {}
+    for kind, ports in per.items():
+        overall = sum(t for t, _ in ports.values()) / sum(n for _, n in ports.values())
+        weight = sum(mix.values())
+        if not weight:
+            out[kind] = overall
+            continue
+        out[kind] = sum((ports[p][0] / ports[p][1] if p in ports else overall) * n
+                        for p, n in mix.items()) / weight
+    return out
+
+
+def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured):
+    """A Profile from `runs`: [(placement {task: module}, {module id: records})],
+    each read over the window [lo_s, hi_s) of module time. Cycles, RAM and
+    frame sizes come from every run; how many messages a task handles and a
+    route carries per period from the first (the description's placement,
+    presumably one that keeps up: a variant may overload a module)."""
+    tally, ref = _Tally(), _Tally()
+    lo, hi = lo_s * 1e6, hi_s * 1e6
+    for i, (placement, logs) in enumerate(runs):
+        for spec in dev.modules:
+            for t in (tally, ref) if i == 0 else (tally,):
+                _module_log(t, app, placement, spec, logs.get(spec.id, []), lo, hi)
+    periods = (hi - lo) / (period_ms * 1e3)
+    tasks = {}
+    for t in app.tasks:
+        mix = {port: n for (name, port), n in ref.handled.items() if name == t.name}
+        tasks[t.name] = TaskCost(t.name, sum(mix.values()) / periods,
+                                 tally.ram.get(t.name, 0), _cycles(tally, t.name, mix))
+    routes = {}
+    for r in app.routes:
+        key = (r.src, r.port)
+        frames = tally.frames.get(key)
+        sends = len(ref.sends.get(key, ()))
+        if sends or frames:
+            routes[key] = RouteCost(r.src, r.port, sends / periods,
+                                    sum(frames) / len(frames) if frames else None)
+    kinds = {k for t in tasks.values() for k in t.cycles}
+    return Profile(app.name, float(period_ms), {k: measured[k] for k in sorted(kinds)}, tasks,
+                   routes)
+
+
+def measured_text(dev, runs):
+    """Per processor kind, where its figures came from, in words."""
+    out = {}
+    for kind in sorted({m.processor.name for m in dev.modules}):
+        mods = [m for m in dev.modules if m.processor.name == kind]
+        ports = sorted({m.kind for m in mods})
+        args = sorted({shlex.join(m.args) for m in mods})
+        out[kind] = (f"{', '.join(ports)} port: event logs of {dev.path} modules "
+                     f"{', '.join(str(m.id) for m in mods)} ({kind}, {mods[0].processor.mhz:g} "
+                     f"MHz), {len(runs)} placement{'s' if len(runs) > 1 else ''}; "
+                     + ("handler time in simulated time, which the native port advances only "
+                        "by what the module program charges for its work (its cost model: "
+                        f"module arguments {'; '.join(args)}), times the clock"
+                        if ports == ["native"] else "handler time times the clock"))
+    return out
+
+
+def variants(app, dev):
+    """Placements to measure: the description's; every movable task on a
+    module of another processor kind; then, while some route with a movable
+    end has always been local, that route split."""
+    given = {t.name: t.module for t in app.tasks}
+    kind = {m.id: m.processor.name for m in dev.modules}
+    out = [given]
+    swapped = dict(given)
+    for t in app.tasks:
+        if t.movable:
+            other = [m.id for m in dev.modules if m.processor.name != kind.get(t.module)]
+            if other:
+                swapped[t.name] = other[0]
+    if swapped != given:
+        out.append(swapped)
+    movable = {t.name for t in app.tasks if t.movable}
+    split = dict(given)
+    for r in app.routes:
+        for d in r.dst:
+            if not ({r.src, d} & movable) or any(p[r.src] != p[d] for p in out + [split]):
+                continue
+            mover = d if d in movable else r.src
+            fixed = r.src if mover == d else d
+            same = [m.id for m in dev.modules
+                    if m.id != split[fixed] and kind[m.id] == kind.get(given[mover])]
+            others = same or [m.id for m in dev.modules if m.id != split[fixed]]
+            if others:
+                split[mover] = others[0]
+    if split != given and split not in out:
+        out.append(split)
+    return out
+
+
+def _read_logs(dev, log_dir):
+    out = {}
+    for m in dev.modules:
+        path = Path(log_dir) / f"m{m.id}.log"
+        try:
+            out[m.id] = eventlog.read(path)
+        except OSError as e:
+            raise ProfileError(f"cannot read {path}: {e.strerror}") from None
+        except eventlog.LogFormatError as e:
+            raise ProfileError(str(e)) from None
+    return out
+
+
+def measure(app, dev, bdir, until_s, desc_option, extra, keep=None, out=print):
+    """[(placement, logs)] of one device run per variant."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="motet-profile-") as tmp:
+        base = Path(keep or tmp)
+        for i, placement in enumerate(variants(app, dev)):
+            text = appplace.placed(app, placement)
+            desc = base / f"placement{i}.bin"
+            desc.parent.mkdir(parents=True, exist_ok=True)
+            (base / f"placement{i}.toml").write_text(text)
+            desc.write_bytes(appc.compile_text(text))
+            log_dir = base / f"placement{i}"
+            given = {t.name: t.module for t in app.tasks}
+            moved = {t: m for t, m in placement.items() if m != given[t]}
+            lines = []
+            status, _ = run_device.run(dev, bdir, until=until_s, log_dir=log_dir,
+                                       extra=[*extra, desc_option, str(desc)],
+                                       out=lines.append, progress=False)
+            if status != 0:
+                raise ProfileError(f"the device run of placement {i} failed:\n"
+                                   + "\n".join(lines[-20:]))
+            where = ", ".join(f"{t} on m{m}" for t, m in moved.items()) or "as described"
+            out(f"profile: placement {i} ({where}): {until_s:g} s run")
+            runs.append((placement, _read_logs(dev, log_dir)))
+    return runs
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="motet profile",
+        description="Measure an application's task costs on a device for `motet plan`: "
+                    "cycles per message of each task on each processor kind, messages and "
+                    "bus bytes per route (format and method: tools/motetlib/profile.py).")
+    p.add_argument("app", metavar="APP.toml")
+    p.add_argument("device", metavar="DEVICE.toml")
+    p.add_argument("--period-ms", type=float, required=True,
+                   help="the application's period: figures are per period")
+    p.add_argument("-o", "--output", metavar="OUT.toml", help="write the profile here "
+                   "(default: print it)")
+    p.add_argument("--until", type=float, default=6.0, metavar="S",
+                   help="simulated seconds per run (default 6)")
+    p.add_argument("--warmup", type=float, default=1.0, metavar="S",
+                   help="leave the first S seconds out (default 1)")
+    p.add_argument("--logs", metavar="DIR", action="append",
+                   help="read DIR/mN.log of a run made with the application placed as APP.toml "
+                        "instead of running the device (repeatable)")
+    p.add_argument("--desc-option", default="--desc",
+                   help="the module program's option that takes a compiled description "
+                        "(default --desc)")
+    p.add_argument("--keep", metavar="DIR", help="keep the placements and logs in DIR")
+    p.add_argument("--no-build", action="store_true", help="do not build the programs first")
+    p.add_argument("--build-dir", help="build directory (default build/)")
+    p.add_argument("extra", nargs="*", help="after --: arguments for every module")
+    args = p.parse_args(argv)
+    if not 0 <= args.warmup < args.until:
+        p.error("--warmup must be below --until")
+    try:
+        app = appplace.load(args.app)
+        dev = devmod.load(args.device)
+        if args.logs:
+            given = {t.name: t.module for t in app.tasks}
+            runs = [(given, _read_logs(dev, d)) for d in args.logs]
+        else:
+            bdir = build.build_dir(args.build_dir)
+            if not args.no_build:
+                status = build.build(args.build_dir, build.DEFAULT_PORT,
+                                     targets=run_device.build_targets(dev))
+                if status != 0:
+                    return status
+            runs = measure(app, dev, bdir, args.until, args.desc_option, args.extra,
+                           args.keep, out=lambda s: print(s, file=sys.stderr))
+        prof = from_logs(app, dev, runs, args.period_ms, args.warmup, args.until,
+                         measured_text(dev, runs))
+    except (appplace.AppError, devmod.DeviceError, ProfileError) as e:
+        print(f"profile: error: {e}", file=sys.stderr)
+        return 2
+    cmd = "./motet profile " + shlex.join(argv if argv is not None else sys.argv[1:])
+    header = (f"Task costs of {app.path} on {dev.path}, for `motet plan`.\n"
+              f"Produced by: {cmd}\n"
+              f"Format and method: tools/motetlib/profile.py. Window {args.warmup:g} .. "
+              f"{args.until:g} s of each run.")
+    text = write(prof, header)
+    if args.output:
+        Path(args.output).write_text(text)
+        print(f"profile: wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
