@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "motet/module.h"
+
 #define NATIVE_IRQ_LINES 8
 
 typedef void (*native_isr_fn)(void);
@@ -69,6 +71,9 @@ void native_event_dump_open(const char *path);
 void native_event_dump_flush(void);
 /* Flush and close the dump file. */
 void native_event_dump_close(void);
+/* Drain the ring at every flush and print its error records on the console
+ * (module_report_error()), a dump file or not; module_main() turns it on. */
+void native_event_report_errors(bool on);
 
 /* Deterministic pseudo-random numbers (xorshift64*), seeded by options. */
 uint64_t port_native_random(void);
@@ -128,5 +133,42 @@ void port_native_bus_capture(native_bus_tx_fn fn);
 void port_native_bus_inject_rx(const uint8_t *frame, uint16_t n, uint64_t at, bool *accepted);
 /* The frame in the interface ends with `result` at `at`. */
 void port_native_bus_inject_tx_done(uint8_t result, uint64_t at);
+
+/* ---- module programs (module_native.c; module.h's module_main()) ----
+ *
+ * module_main() on this port is these steps in this order; a program that
+ * needs its own main (apps/ssl/main_device.c) calls them itself:
+ *
+ *     native_module_parse_args, [its own options], native_module_boot,
+ *     [its registrations], port_native_bus_start, native_module_load,
+ *     sched_run
+ */
+
+typedef struct native_module {
+    native_options_t opt;     /* port_native_parse_args() */
+    native_bus_options_t bus; /* port_native_bus_parse_args() */
+    bool loader;              /* --loader: this module loads the description */
+    const char *app_name;     /* --app NAME: a built-in description; NULL: the first */
+    const char *app_file;     /* --app-file FILE: a compiled one (motet appc -o F --names) */
+} native_module_t;
+
+/* Takes the port's and the bus's options out of argv into m; returns how
+ * many arguments are left, argv[0 .. n-1]. */
+int native_module_parse_args(int argc, char **argv, native_module_t *m);
+/* Takes argv[*i] (and its value) if it is a module program's option:
+ * --loader, --app NAME, --app-file FILE, --sensor S (recorded by the
+ * device file; the programs that have sensors read them themselves):
+ * 1 if taken, 0 if not one of them. */
+int native_module_option(native_module_t *m, int argc, char **argv, int *i);
+/* Configures the port, has errors reported on the console, and boots. */
+void native_module_boot(const native_module_t *m);
+/* True on the module that loads the description: the device's loader, or
+ * a module alone (no --bus), which must load it itself. */
+bool native_module_loads(const native_module_t *m);
+/* Picks the description (--app-file, --app NAME or apps[0]), uses it for
+ * names and loads it if this module loads it: 0, or 1 (2 for a bad option)
+ * after printing "PROG: ..." with the reason. */
+int native_module_load(const native_module_t *m, const char *prog, const module_app_t *const *apps,
+                       uint8_t num_apps);
 
 #endif /* PORT_NATIVE_H */

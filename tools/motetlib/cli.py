@@ -443,6 +443,8 @@ def parser():
 
     sub.add_parser("appc", help="compile an application description (motet appc --help)",
                    add_help=False)
+    sub.add_parser("new", help="make a new application in apps/NAME, ready to run "
+                   "(motet new --help)", add_help=False)
     sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
     sub.add_parser("soak", help="a long run of a five-module device under migrations, multicasts "
                    "and faults, checking every message and the memory (motet soak --help)",
@@ -463,6 +465,9 @@ def main(argv=None):
             return stackcheck.main(argv[1:])
         if argv and argv[0] == "fuzz":
             return fuzz.main(argv[1:])
+        if argv and argv[0] == "new":
+            from . import new_app
+            return new_app.main(argv[1:])
         if argv and argv[0] == "run":
             from . import run_device
             return run_device.main(argv[1:])

@@ -385,6 +385,7 @@ class Hub:
         self.stop_requested = False
         self.unreachable_noted = set()
         self.load_failures = set()  # outcomes noted since the last description
+        self.failed_loads = []  # what each refused description's first refusal said
         self.commands = commands  # a file whose lines are fault commands, or None
         self.command_buf = b""
         self.watchdog_s = watchdog_s  # CPU seconds without asking for time; None or 0: off
@@ -901,6 +902,8 @@ class Hub:
                 what += f", which this device does not have (its modules: {ids})"
         self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
                   tr.src.id)
+        if len(self.load_failures) == 1:
+            self.failed_loads.append(f"m{tr.src.id}: {what}")
 
     def frame_triggers(self, tr):
         """Faults that a frame sets off as it reaches a receiver, before the
@@ -1314,7 +1317,7 @@ class Hub:
         return {"device": self.device.name, "seed": self.seed, "end_s": self.now / 1e9,
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
-                "watchdog": self.watchdog}
+                "watchdog": self.watchdog, "failed_loads": self.failed_loads}
 
 
 def summary_lines(report):
