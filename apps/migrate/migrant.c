@@ -234,18 +234,22 @@ static void ask(const char *who, mt_pid_t pid, mt_module_t dest)
     module_say("%s: 0x%02x -> m%u asked: %s", who, pid, dest, mt_strerror(err));
 }
 
-/* INIT: u32 period, u32 count, u8 pid, u8 module a, u8 module b: moves
- * pid to b, a, b, ... */
+/* INIT: u32 period, u32 count, u8 module a, u8 module b, then the name of
+ * the task to move (its description's): moves it to b, a, b, ... */
 static mt_err_t mover(void *state, mt_port_t port, void *data, uint16_t len)
 {
     mover_t *s = state;
     if (port == PORT_INIT) {
-        if (len < 11) return MT_ERR_INVALID;
+        char name[16];
+        if (len < 11 || len - 10u >= sizeof name) return MT_ERR_INVALID;
         const uint8_t *d = data;
+        memcpy(name, d + 10, len - 10u);
+        name[len - 10u] = '\0';
         s->count = get32(d + 4);
-        s->pid = d[8];
-        s->a = d[9];
-        s->b = d[10];
+        s->a = d[8];
+        s->b = d[9];
+        s->pid = module_task_pid(name); /* the pid this load gave it, wherever it runs */
+        if (s->pid == MT_PID_INVALID) return MT_ERR_NO_TASK;
         return timer_start(0, get32(d), true);
     }
     if (port != PORT_TIMEOUT0 || s->done == s->count) return MT_OK;
