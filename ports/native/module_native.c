@@ -10,6 +10,7 @@
  *          [--app NAME | --app-file FILE.bin] [the program's own options]
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "motet/motet.h"
@@ -32,6 +33,13 @@ int native_module_option(native_module_t *m, int argc, char **argv, int *i)
         m->app_name = argv[++*i];
     } else if (strcmp(arg, "--app-file") == 0 && has_value) {
         m->app_file = argv[++*i];
+    } else if (strcmp(arg, "--handler-us") == 0 && has_value) {
+        char *end;
+        unsigned long us = strtoul(argv[++*i], &end, 0);
+        if (*end || argv[*i][0] == '-' || us > 10000000ul) return -1;
+        native_handler_cost_default((uint32_t) us);
+    } else if (strcmp(arg, "--task-us") == 0 && has_value) {
+        if (native_handler_cost_task(argv[++*i]) != 0) return -1;
     } else if (strcmp(arg, "--sensor") == 0 && has_value) {
         ++*i; /* recorded by the device file; programs with sensors read their own */
     } else {
@@ -161,7 +169,13 @@ int module_main(const module_spec_t *spec, int argc, char **argv)
     native_module_t m;
     int rest = native_module_parse_args(argc, argv, &m);
     for (int i = 1; i < rest; i++) {
-        if (native_module_option(&m, rest, argv, &i)) continue;
+        int mine = native_module_option(&m, rest, argv, &i);
+        if (mine < 0) {
+            fprintf(stderr, "%s: bad %s '%s' (microseconds, 0 .. 10000000)\n", spec->name,
+                    argv[i - 1], argv[i]);
+            return 2;
+        }
+        if (mine) continue;
         int took = spec->option ? spec->option(rest, argv, &i) : 0;
         if (took < 0) return 2;
         if (!took) {
@@ -171,6 +185,7 @@ int module_main(const module_spec_t *spec, int argc, char **argv)
     }
     native_module_boot(&m);
     spec->register_programs();
+    if (native_handler_cost_apply() != 0) return 2;
     port_native_bus_start(&m.bus);
     if (spec->started) spec->started();
     int status = native_module_load(&m, spec->name, spec->apps, spec->num_apps);

@@ -152,13 +152,34 @@ typedef struct native_module {
     const char *app_file;     /* --app-file FILE: a compiled one (motet appc -o F --names) */
 } native_module_t;
 
+/* ---- the cost of a handler run (handler_cost.c) ----
+ *
+ * The native port does not measure code: a handler takes no simulated time
+ * unless it declares its work with port_native_busy(). A module program
+ * (module_main()) charges each handler run a cost instead: `--handler-us
+ * N` for every task, `--task-us NAME=N` for the task NAME of the
+ * description (its name there); `motet run` passes the device file's
+ * handler_us and task_us. Emulated modules (Cortex-M, AVR) run real code
+ * and are charged real cycles. */
+
+/* Microseconds charged after every handler run of a task without its own. */
+void native_handler_cost_default(uint32_t us);
+/* "NAME=US": the cost of task NAME's runs; 0, or -1 if malformed or full. */
+int native_handler_cost_task(const char *spec);
+/* The cost charged for a run of task `pid`, in microseconds. */
+uint32_t native_handler_cost_us(mt_pid_t pid);
+/* After the programs are registered: wraps them so that each run is
+ * charged (nothing to do at zero cost); -1 if there are too many. */
+int native_handler_cost_apply(void);
+
 /* Takes the port's and the bus's options out of argv into m; returns how
  * many arguments are left, argv[0 .. n-1]. */
 int native_module_parse_args(int argc, char **argv, native_module_t *m);
 /* Takes argv[*i] (and its value) if it is a module program's option:
- * --loader, --app NAME, --app-file FILE, --sensor S (recorded by the
- * device file; the programs that have sensors read them themselves):
- * 1 if taken, 0 if not one of them. */
+ * --loader, --app NAME, --app-file FILE, --handler-us N, --task-us NAME=N,
+ * --sensor S (recorded by the device file; the programs that have sensors
+ * read them themselves): 1 if taken, 0 if not one of them, -1 for a bad
+ * value (argv[*i] is the value). */
 int native_module_option(native_module_t *m, int argc, char **argv, int *i);
 /* Configures the port, has errors reported on the console, and boots. */
 void native_module_boot(const native_module_t *m);

@@ -72,6 +72,27 @@ def test_a_description_given_with_app_runs_on_the_device(build_dir, tmp_path):
     assert "MT_ERR" not in run.stdout
 
 
+def test_handler_runs_are_charged_the_device_files_costs(build_dir, tmp_path):
+    """handler_us and task_us: the native port charges every handler run
+    simulated time, per task by its name. The ponger (1000 us) preempts
+    the pinger (100 us) at its send and answers at once, so each ping's
+    round trip is the ponger's run and the rest of the pinger's: 1100 us,
+    where at zero cost it is 0."""
+    device = tmp_path / "costly.toml"
+    device.write_text(TWO.read_text().replace(
+        "handler_us = 0", 'handler_us = 100\ntask_us = { ponger = 1000 }'))
+    app = tmp_path / "local.toml"
+    app.write_text(LOCAL_PINGPONG)
+    run = run_device(build_dir, tmp_path, device, "--app", app, "--until", 0.3)
+    rtts = [int(m.group(2)) for _, _, m in run.module_lines(PING)]
+    assert rtts == [1100] * 4, run.stdout
+    # Without costs the same run takes no time at all.
+    free = tmp_path / "free.toml"
+    free.write_text(TWO.read_text())
+    run = run_device(build_dir, tmp_path, free, "--app", app, "--until", 0.3)
+    assert [int(m.group(2)) for _, _, m in run.module_lines(PING)] == [0] * 4
+
+
 def test_a_bad_description_given_with_app_names_its_task_and_fails(build_dir, tmp_path):
     app = tmp_path / "phantom.toml"
     app.write_text(PHANTOM)

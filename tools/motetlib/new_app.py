@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from . import build
+from .device import DEFAULT_HANDLER_US
 
 ROOT = build.ROOT
 APPS = ROOT / "apps"
@@ -93,6 +94,10 @@ def device(name: str, modules: int) -> str:
         f'name = "{name}"',
         f'program = "apps/{name}/{name}"   # in the build directory',
         "loader = 0                        # the module that loads the description",
+        "# The native port does not measure code: each handler run is charged this",
+        "# much simulated time (microseconds), the filter more (by its task name).",
+        f"handler_us = {DEFAULT_HANDLER_US}",
+        "task_us = { filter = 300 }",
         "",
         "[bus]",
         "bandwidth = 8000000",

@@ -63,6 +63,10 @@ def module_argv(dev, m, sock_path, bdir, seed, log_dir, extra):
         argv.append("--loader")
     for s in m.sensors:
         argv += ["--sensor", s]
+    if m.handler_us or m.task_us:  # programs with their own cost model take neither
+        argv += ["--handler-us", str(round(m.handler_us))]
+        for name, us in m.task_us:
+            argv += ["--task-us", f"{name}={round(us)}"]
     return argv + list(m.args) + list(extra)
 
 
