@@ -7,9 +7,7 @@ leaves this tree as it was), with exactly the commands a user types:
     ./motet run apps/demo2/device.toml --until 2
 """
 
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,28 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from motetlib import new_app  # noqa: E402
+from repo_copy import clone, user_env  # noqa: E402
 
 # A build from nothing of one program: the kernel, the port and the app.
 BUILD_TIMEOUT_S = 1200
 
 
-def clone(dest):
-    """The repository's files as a fresh clone of this tree has them
-    (tracked and new, not ignored; no build directory)."""
-    names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, names):
-        src = ROOT / name
-        if src.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    return dest
-
-
 def motet(repo, *args):
-    env = {k: v for k, v in os.environ.items() if k != "MOTET_BUILD_DIR"}
-    return subprocess.run(["./motet", *args], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT_S)
+    return subprocess.run(["./motet", *args], cwd=repo, env=user_env(), capture_output=True,
+                          text=True, timeout=BUILD_TIMEOUT_S)
 
 
 def test_new_then_run_builds_and_runs_a_two_module_application(tmp_path):
