@@ -301,3 +301,17 @@ def test_format_reformats_a_file_in_place_as_lint_wants_it(tmp_path):
     check = subprocess.run(["clang-format", "--dry-run", "--Werror", str(ugly)],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.parametrize("system, want_apt, want_pip", [
+    (True, ["python3-matplotlib"], []),
+    (False, [], ["matplotlib"]),
+])
+def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, system, want_apt,
+                                                               want_pip):
+    """matplotlib (the benchmark plots) missing: Debian's package for the
+    system Python, pip for any other interpreter; pytest present: nothing."""
+    monkeypatch.setattr(setup_env, "deb_installed", lambda pkg: True)
+    monkeypatch.setattr(setup_env, "importable", lambda m: m != "matplotlib")
+    monkeypatch.setattr(setup_env, "is_system_python", lambda: system)
+    assert setup_env.plan(setup_env.DEFAULT_GROUPS) == (want_apt, want_pip)

@@ -7,10 +7,12 @@ checks each one first (`dpkg -s`) and only when something is missing runs
 missing ones, which needs root. Run as another user, it prints the exact
 command to run as root and fails.
 
-pytest is the exception: whatever pytest the running Python can already
-import is used. Otherwise the Debian package python3-pytest is installed
-when this is the system Python, and `pip install pytest` is used for any
-other interpreter (a virtualenv, pyenv).
+The Python modules the tools import (PYTHON_MODULES: pytest for the tests,
+matplotlib for the benchmark plots) are the exception: whatever the running
+Python can already import is used. Otherwise the Debian package
+(python3-pytest, python3-matplotlib) is installed when this is the system
+Python, and `pip install` is used for any other interpreter (a virtualenv,
+pyenv), which apt cannot serve.
 """
 
 import importlib.util
@@ -50,8 +52,11 @@ PACKAGES = {
     ],
 }
 DEFAULT_GROUPS = ("native", "cortex-m", "avr")
-PYTEST_DEB = "python3-pytest"
-PYTEST_PIP = "pytest"
+# Python modules: (import name, Debian package, pip package).
+PYTHON_MODULES = (
+    ("pytest", "python3-pytest", "pytest"),
+    ("matplotlib", "python3-matplotlib", "matplotlib"),  # the benchmark plots (plot.py)
+)
 
 
 def packages_for(groups):
@@ -80,8 +85,8 @@ def deb_installed(pkg):
     return False
 
 
-def pytest_importable():
-    return importlib.util.find_spec("pytest") is not None
+def importable(module):
+    return importlib.util.find_spec(module) is not None
 
 
 def is_system_python():
@@ -91,16 +96,20 @@ def is_system_python():
 
 
 def plan(groups):
-    """(missing Debian packages, whether pytest must come from pip)."""
+    """(missing Debian packages, pip packages to install): a Python module
+    the running interpreter cannot import comes from apt for the system
+    Python, from pip for any other."""
     missing = [p for p in packages_for(groups) if not deb_installed(p)]
-    pip_pytest = False
-    if not pytest_importable():
+    pip = []
+    for module, deb, pip_name in PYTHON_MODULES:
+        if importable(module):
+            continue
         if is_system_python():
-            if PYTEST_DEB not in missing:
-                missing.append(PYTEST_DEB)
+            if deb not in missing:
+                missing.append(deb)
         else:
-            pip_pytest = True
-    return missing, pip_pytest
+            pip.append(pip_name)
+    return missing, pip
 
 
 def _apt_command(missing):
@@ -130,7 +139,8 @@ def apt_install(missing):
     if _run(["apt-get", "install", "-y", "--no-install-recommends"] + missing, env) != 0:
         print("setup: error: apt-get install failed for: " + " ".join(missing), file=sys.stderr)
         return 1
-    still = [p for p in missing if p != PYTEST_DEB and not deb_installed(p)]
+    python_debs = {deb for _, deb, _ in PYTHON_MODULES}
+    still = [p for p in missing if p not in python_debs and not deb_installed(p)]
     if still:
         print("setup: error: still not installed after apt-get: " + " ".join(still),
               file=sys.stderr)
@@ -138,11 +148,11 @@ def apt_install(missing):
     return 0
 
 
-def pip_install_pytest():
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", PYTEST_PIP]
+def pip_install(names):
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", *names]
     if _run(cmd) != 0:
-        print(f"setup: error: could not install pytest for {sys.executable}; run:\n    "
-              + " ".join(cmd), file=sys.stderr)
+        print(f"setup: error: could not install {', '.join(names)} for {sys.executable}; "
+              "run:\n    " + " ".join(cmd), file=sys.stderr)
         return 1
     importlib.invalidate_caches()
     return 0
@@ -151,25 +161,28 @@ def pip_install_pytest():
 def setup(groups=DEFAULT_GROUPS, quiet=False):
     """Install whatever `groups` need that is missing. Returns an exit status."""
     try:
-        missing, pip_pytest = plan(groups)
+        missing, pip = plan(groups)
     except ValueError as e:
         print(f"setup: error: {e}", file=sys.stderr)
         return 1
-    if not missing and not pip_pytest:
+    modules = ", ".join(m for m, _, _ in PYTHON_MODULES)
+    if not missing and not pip:
         if not quiet:
             n = len(packages_for(groups))
-            print(f"setup: all {n} packages of {', '.join(groups)} present, pytest importable")
+            print(f"setup: all {n} packages of {', '.join(groups)} present, {modules} "
+                  "importable")
         return 0
     if missing:
         status = apt_install(missing)
         if status != 0:
             return status
-    if pip_pytest:
-        status = pip_install_pytest()
+    if pip:
+        status = pip_install(pip)
         if status != 0:
             return status
-    if not pytest_importable():
-        print(f"setup: error: pytest is still not importable by {sys.executable}",
+    absent = [m for m, _, _ in PYTHON_MODULES if not importable(m)]
+    if absent:
+        print(f"setup: error: still not importable by {sys.executable}: {', '.join(absent)}",
               file=sys.stderr)
         return 1
     print("setup: done")
