@@ -78,23 +78,43 @@ static struct {
     module_app_t app;
 } file;
 
-/* Points app's names into the trailer at t (n bytes); false if malformed. */
-static bool read_names(module_app_t *app, const uint8_t *t, size_t n)
+/* Points app's names into the trailer at t (n bytes), names[] holding
+ * them; false if malformed or more than max. */
+static bool read_names(module_app_t *app, const uint8_t *t, size_t n, const char **names,
+                       size_t max)
 {
     if (n == 0) return true; /* no names: messages give pids only */
     if (n < 6 || memcmp(t, NAMES_MAGIC, 4) != 0 || t[n - 1] != '\0') return false;
-    unsigned total = (unsigned) t[4] + t[5];
+    size_t total = (size_t) t[4] + t[5];
+    if (total > max) return false;
     const char *s = (const char *) t + 6, *end = (const char *) t + n;
-    for (unsigned k = 0; k < total; k++) {
+    for (size_t k = 0; k < total; k++) {
         if (s >= end) return false;
-        file.names[k] = s;
-        s += strlen(s) + 1;
+        names[k] = s;
+        s += strlen(s) + 1; /* the last byte is a NUL: never past end */
     }
-    app->tasks = file.names;
+    app->tasks = names;
     app->num_tasks = t[4];
-    app->groups = file.names + t[4];
+    app->groups = names + t[4];
     app->num_groups = t[5];
     return s == end;
+}
+
+const char *native_app_file_parse(const uint8_t *bytes, size_t n, module_app_t *app,
+                                  const char **names, size_t max_names)
+{
+    size_t len =
+        n >= DESC_LEN_OFF + 2 ? (size_t) (bytes[DESC_LEN_OFF] | bytes[DESC_LEN_OFF + 1] << 8) : n;
+    if (n == 0) return "empty";
+    if (len > MOTET_APP_DESC_MAX) return "larger than MOTET_APP_DESC_MAX";
+    if (len > n) return "shorter than its header says";
+    app->desc = bytes;
+    app->len = (uint16_t) len;
+    app->tasks = app->groups = NULL;
+    app->num_tasks = app->num_groups = 0;
+    if (!read_names(app, bytes + len, n - len, names, max_names))
+        return "the names after the description are malformed";
+    return NULL;
 }
 
 static const module_app_t *read_app_file(const char *path, const char *prog)
@@ -107,25 +127,14 @@ static const module_app_t *read_app_file(const char *path, const char *prog)
     }
     size_t n = fread(file.bytes, 1, sizeof file.bytes, f);
     fclose(f);
-    size_t len = n >= DESC_LEN_OFF + 2
-                     ? (size_t) (file.bytes[DESC_LEN_OFF] | file.bytes[DESC_LEN_OFF + 1] << 8)
-                     : n;
-    const char *why = NULL;
-    if (n > FILE_MAX || len > MOTET_APP_DESC_MAX)
-        why = "larger than MOTET_APP_DESC_MAX";
-    else if (n == 0)
-        why = "empty";
-    else if (len > n)
-        why = "shorter than its header says";
-    if (why) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, why);
-        return NULL;
-    }
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     snprintf(file.name, sizeof file.name, "%.*s", (int) strcspn(base, "."), base);
-    file.app = (module_app_t){.name = file.name, .desc = file.bytes, .len = (uint16_t) len};
-    if (!read_names(&file.app, file.bytes + len, n - len)) {
-        fprintf(stderr, "%s: %s: the names after the description are malformed\n", prog, path);
+    file.app.name = file.name;
+    const char *why = n > FILE_MAX
+                          ? "too large"
+                          : native_app_file_parse(file.bytes, n, &file.app, file.names, NAMES_MAX);
+    if (why) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path, why);
         return NULL;
     }
     return &file.app;

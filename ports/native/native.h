@@ -186,6 +186,13 @@ void native_module_boot(const native_module_t *m);
 /* True on the module that loads the description: the device's loader, or
  * a module alone (no --bus), which must load it itself. */
 bool native_module_loads(const native_module_t *m);
+/* The bytes of a description file (`motet appc X.toml -o X.bin --names`:
+ * the binary description, then optionally "MTNM", u8 tasks, u8 groups and
+ * that many NUL-terminated names) into *app, whose desc and names point
+ * into bytes and names[0 .. max_names-1] (its name is left alone); NULL,
+ * or why the bytes are refused. The kernel validates the description. */
+const char *native_app_file_parse(const uint8_t *bytes, size_t n, module_app_t *app,
+                                  const char **names, size_t max_names);
 /* Picks the description (--app-file, --app NAME or apps[0]), uses it for
  * names and loads it if this module loads it: 0, or 1 (2 for a bad option)
  * after printing "PROG: ..." with the reason. */
