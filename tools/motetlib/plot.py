@@ -39,7 +39,8 @@ def _pyplot():
 
 
 def write(path, title, xlabel, ylabel, series, dashed=(), zero=False, hline=None):
-    """Draw `series` ([(name, [(x, y), ...]), ...]) into the SVG file `path`;
+    """Draw `series` ([(name, [(x, y), ...]), ...]) into the SVG file `path`
+    (a PNG if it ends in .png);
     names in `dashed` are reference lines. `hline`: (y, label) of a
     horizontal reference. Returns the path."""
     solid = [s for s in series if s[0] not in dashed]
@@ -69,6 +70,9 @@ def write(path, title, xlabel, ylabel, series, dashed=(), zero=False, hline=None
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
+    if path.suffix == ".png":  # a look at a plot in an image viewer
+        fig.savefig(path, format="png", bbox_inches="tight", dpi=90)
+    else:
+        fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     return path
