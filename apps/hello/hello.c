@@ -65,10 +65,7 @@ static const program_t hello_programs[] = {
     {.id = 3, .name = "radio", .handler = radio_task, .state_size = sizeof(uint32_t)},
 };
 
-mt_err_t hello_start(void)
+void hello_register(void)
 {
     program_register(hello_programs, sizeof hello_programs / sizeof hello_programs[0]);
-    mt_err_t err = appmgr_load(hello_desc, hello_desc_len);
-    if (!err) err = appmgr_last_result()->err;
-    return err;
 }

@@ -1,19 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hello application: its programs and its compiled description.
+ * The hello application: its programs. Its description, hello.toml, is
+ * compiled by the build into hello_apps.h (motet_app(), apps/CMakeLists.txt).
  */
 #ifndef APPS_HELLO_H
 #define APPS_HELLO_H
 
-#include <stdint.h>
-
-#include "motet/types.h"
-
-/* Generated from hello.toml by `motet appc` at build time. */
-extern const uint8_t hello_desc[];
-extern const uint16_t hello_desc_len;
-
-/* Register the programs and load the description; after motet_boot(). */
-mt_err_t hello_start(void);
+/* Register the programs hello.toml names; module_main() calls it. */
+void hello_register(void);
 
 #endif /* APPS_HELLO_H */

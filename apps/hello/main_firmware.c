@@ -5,14 +5,14 @@
  * emulator run has an end; 0 runs forever.
  */
 #include "hello.h"
-#include "motet/motet.h"
-#include "motet/port.h"
+#include "hello_apps.h"
+#include "motet/module.h"
 
 int main(void)
 {
-    motet_boot();
-    mt_err_t err = hello_start();
-    if (err) port_halt(1);
-    sched_run();
-    return 0;
+    const module_spec_t spec = {.name = "hello",
+                                .register_programs = hello_register,
+                                .apps = hello_apps,
+                                .num_apps = HELLO_NUM_APPS};
+    return module_main(&spec, 0, 0);
 }

@@ -26,7 +26,6 @@
 
 #include "migrant.h"
 #include "motet/motet.h"
-#include "say.h"
 
 static int32_t state_override = -1; /* migrant_register() */
 static uint32_t count_override;     /* migrant_set_count() */
@@ -73,13 +72,14 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
     put32(m + 1, s->next);
     mt_err_t err = sched_send(0, m, sizeof m, 0);
     if (err && !s->refusing)
-        say("sender 0x%02x: seq %lu refused: %s", m[0], (unsigned long) s->next, mt_strerror(err));
+        module_say("sender 0x%02x: seq %lu refused: %s", m[0], (unsigned long) s->next,
+                   mt_strerror(err));
     s->refusing = err != MT_OK;
     s->refused += err != MT_OK;
     if (err == MT_OK && s->count && s->next == s->count) {
         timer_stop(0);
-        say("sender 0x%02x: sent %lu, %lu refusals", m[0], (unsigned long) s->count,
-            (unsigned long) s->refused);
+        module_say("sender 0x%02x: sent %lu, %lu refusals", m[0], (unsigned long) s->count,
+                   (unsigned long) s->refused);
     }
     if (err == MT_OK) s->next++;
     return MT_OK;
@@ -168,8 +168,8 @@ static mt_err_t sink_deserialize(sink_t *s, const void *data, uint16_t len)
     bool intact = true;
     for (uint16_t i = 0; i < pad; i++)
         intact = intact && s->pad[i] == pad_byte(sched_current_pid(), i);
-    say("sink 0x%02x at m%u: arrived, state %u bytes, pad %s", sched_current_pid(), bus_self(), len,
-        intact ? "intact" : "CORRUPT");
+    module_say("sink 0x%02x at m%u: arrived, state %u bytes, pad %s", sched_current_pid(),
+               bus_self(), len, intact ? "intact" : "CORRUPT");
     return MT_OK;
 }
 
@@ -184,8 +184,8 @@ static mt_err_t sink_init(sink_t *s, const void *data, uint16_t len)
     s->pad = pad ? mem_alloc(pad) : NULL;
     if (pad && !s->pad) return MT_ERR_NO_MEM;
     for (uint16_t i = 0; i < pad; i++) s->pad[i] = pad_byte(sched_current_pid(), i);
-    say("sink 0x%02x at m%u: started, pad %lu", sched_current_pid(), bus_self(),
-        (unsigned long) pad);
+    module_say("sink 0x%02x at m%u: started, pad %lu", sched_current_pid(), bus_self(),
+               (unsigned long) pad);
     mt_err_t err = tick ? timer_start(0, tick, true) : MT_OK;
     if (!err && once) err = timer_start(1, once, false);
     return err;
@@ -203,10 +203,10 @@ static mt_err_t sink(void *state, mt_port_t port, void *data, uint16_t len)
     case PORT_DESERIALIZE:
         return sink_deserialize(s, data, len);
     case PORT_TIMEOUT0:
-        say("sink 0x%02x at m%u: tick %lu", me, bus_self(), (unsigned long) ++s->ticks);
+        module_say("sink 0x%02x at m%u: tick %lu", me, bus_self(), (unsigned long) ++s->ticks);
         return MT_OK;
     case PORT_TIMEOUT1:
-        say("sink 0x%02x at m%u: timer 1 fired", me, bus_self());
+        module_say("sink 0x%02x at m%u: timer 1 fired", me, bus_self());
         return MT_OK;
     default:
         break;
@@ -215,8 +215,8 @@ static mt_err_t sink(void *state, mt_port_t port, void *data, uint16_t len)
     const uint8_t *m = data;
     uint32_t seq = get32(m + 1);
     s->received++;
-    say("sink 0x%02x at m%u: from 0x%02x seq %lu %s", me, bus_self(), m[0], (unsigned long) seq,
-        check_seq(s, m[0], seq));
+    module_say("sink 0x%02x at m%u: from 0x%02x seq %lu %s", me, bus_self(), m[0],
+               (unsigned long) seq, check_seq(s, m[0], seq));
     return MT_OK;
 }
 
@@ -231,21 +231,25 @@ typedef struct mover {
 static void ask(const char *who, mt_pid_t pid, mt_module_t dest)
 {
     mt_err_t err = migrate_request(pid, dest);
-    say("%s: 0x%02x -> m%u asked: %s", who, pid, dest, mt_strerror(err));
+    module_say("%s: 0x%02x -> m%u asked: %s", who, pid, dest, mt_strerror(err));
 }
 
-/* INIT: u32 period, u32 count, u8 pid, u8 module a, u8 module b: moves
- * pid to b, a, b, ... */
+/* INIT: u32 period, u32 count, u8 module a, u8 module b, then the name of
+ * the task to move (its description's): moves it to b, a, b, ... */
 static mt_err_t mover(void *state, mt_port_t port, void *data, uint16_t len)
 {
     mover_t *s = state;
     if (port == PORT_INIT) {
-        if (len < 11) return MT_ERR_INVALID;
+        char name[16];
+        if (len < 11 || len - 10u >= sizeof name) return MT_ERR_INVALID;
         const uint8_t *d = data;
+        memcpy(name, d + 10, len - 10u);
+        name[len - 10u] = '\0';
         s->count = get32(d + 4);
-        s->pid = d[8];
-        s->a = d[9];
-        s->b = d[10];
+        s->a = d[8];
+        s->b = d[9];
+        s->pid = module_task_pid(name); /* the pid this load gave it, wherever it runs */
+        if (s->pid == MT_PID_INVALID) return MT_ERR_NO_TASK;
         return timer_start(0, get32(d), true);
     }
     if (port != PORT_TIMEOUT0 || s->done == s->count) return MT_OK;
@@ -307,8 +311,8 @@ static mt_err_t hog(void *state, mt_port_t port, void *data, uint16_t len)
         if (!mem_alloc(n > 1024u ? 1024u : n)) break;
         took += n > 1024u ? 1024u : n;
     }
-    say("hog at m%u: took %lu bytes, largest free %u", bus_self(), (unsigned long) took,
-        st.largest_free);
+    module_say("hog at m%u: took %lu bytes, largest free %u", bus_self(), (unsigned long) took,
+               st.largest_free);
     return MT_OK;
 }
 
@@ -317,7 +321,8 @@ static mt_err_t fixed(void *state, mt_port_t port, void *data, uint16_t len)
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_INIT) say("fixed 0x%02x at m%u: started", sched_current_pid(), bus_self());
+    if (port == PORT_INIT)
+        module_say("fixed 0x%02x at m%u: started", sched_current_pid(), bus_self());
     return MT_OK;
 }
 
@@ -355,6 +360,6 @@ void migrant_observe(const migrate_event_t *ev)
 {
     const char *name =
         ev->phase < MIG_PHASE_END && phase_names[ev->phase] ? phase_names[ev->phase] : "?";
-    say("mig 0x%02x %s m%u %s live=%d", ev->pid, name, ev->other, mt_strerror(ev->err),
-        migrate_live(ev->pid) ? 1 : 0);
+    module_say("mig 0x%02x %s m%u %s live=%d", ev->pid, name, ev->other, mt_strerror(ev->err),
+               migrate_live(ev->pid) ? 1 : 0);
 }

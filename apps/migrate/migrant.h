@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Programs for migration tests and benchmarks (migrant.c) and their
- * compiled descriptions (one per *.toml here).
+ * Programs for migration tests and benchmarks (migrant.c); the build
+ * compiles their descriptions (one per *.toml here) into migrate_apps.h.
  */
 #ifndef APPS_MIGRANT_H
 #define APPS_MIGRANT_H
@@ -10,19 +10,6 @@
 
 #include "motet/migrate.h"
 #include "motet/types.h"
-
-extern const uint8_t migrate_desc[];
-extern const uint16_t migrate_desc_len;
-extern const uint8_t migrate_cases_desc[];
-extern const uint16_t migrate_cases_desc_len;
-extern const uint8_t migrate_window_desc[];
-extern const uint16_t migrate_window_desc_len;
-extern const uint8_t migrate_burst_desc[];
-extern const uint16_t migrate_burst_desc_len;
-extern const uint8_t migrate_bench_desc[];
-extern const uint16_t migrate_bench_desc_len;
-extern const uint8_t soak_desc[];
-extern const uint16_t soak_desc_len;
 
 /* Bytes a sink serialises when its description gives it no pad: its own
  * fields (41 bytes) and a pad; 0: nothing at all; -1: as described. */

@@ -13,7 +13,6 @@
 
 #include "motet/motet.h"
 #include "pingpong.h"
-#include "say.h"
 
 typedef struct stamp {
     uint32_t seq;
@@ -63,7 +62,8 @@ static mt_err_t send_stamp(mt_port_t out, stamp_t *p, const char *who)
 {
     mt_err_t err = sched_send(out, p, sizeof *p, 0);
     if (err != MT_ERR_BUS_LOST) return err;
-    say("%s: seq %lu refused: an earlier message was lost on the bus", who, (unsigned long) p->seq);
+    module_say("%s: seq %lu refused: an earlier message was lost on the bus", who,
+               (unsigned long) p->seq);
     return sched_send(out, p, sizeof *p, 0);
 }
 
@@ -77,7 +77,8 @@ static mt_err_t pinger(void *state, mt_port_t port, void *data, uint16_t len)
     if (port == PORT_TIMEOUT0) return next_stamp(s, &p) ? send_stamp(0, &p, "ping") : 0;
     if (port != PORT_0 || len != sizeof p) return MT_OK;
     memcpy(&p, data, sizeof p);
-    say("ping: seq %lu rtt %lu us", (unsigned long) p.seq, (unsigned long) (timer_now() - p.sent));
+    module_say("ping: seq %lu rtt %lu us", (unsigned long) p.seq,
+               (unsigned long) (timer_now() - p.sent));
     return MT_OK;
 }
 
@@ -89,8 +90,8 @@ static mt_err_t ponger(void *state, mt_port_t port, void *data, uint16_t len)
     if (port == PORT_INIT) *expected = 1;
     if (port != PORT_0 || len != sizeof p) return MT_OK;
     memcpy(&p, data, sizeof p);
-    say("pong 0x%02x: seq %lu sent %lu.%03lu%s", sched_current_pid(), (unsigned long) p.seq,
-        MS(p.sent), order(expected, p.seq));
+    module_say("pong 0x%02x: seq %lu sent %lu.%03lu%s", sched_current_pid(), (unsigned long) p.seq,
+               MS(p.sent), order(expected, p.seq));
     return sched_send(0, data, len, 0);
 }
 
@@ -102,7 +103,7 @@ static mt_err_t caster(void *state, mt_port_t port, void *data, uint16_t len)
     stamp_t p;
     if (port == PORT_INIT) return start_series(s, data, len);
     if (port != PORT_TIMEOUT0 || !next_stamp(s, &p)) return MT_OK;
-    say("cast: seq %lu", (unsigned long) p.seq);
+    module_say("cast: seq %lu", (unsigned long) p.seq);
     mt_err_t err = sched_send(1, &p, sizeof p, 0);
     if (err && err != MT_ERR_NO_PORT) return err;
     return send_stamp(0, &p, "cast");
@@ -117,8 +118,8 @@ static mt_err_t member(void *state, mt_port_t port, void *data, uint16_t len)
     if (port == PORT_INIT) *expected = 1;
     if (port != PORT_0 || len != sizeof p) return MT_OK;
     memcpy(&p, data, sizeof p);
-    say("member 0x%02x prio %d: seq %lu sent %lu.%03lu%s", sched_current_pid(),
-        sched_running_prio(), (unsigned long) p.seq, MS(p.sent), order(expected, p.seq));
+    module_say("member 0x%02x prio %d: seq %lu sent %lu.%03lu%s", sched_current_pid(),
+               sched_running_prio(), (unsigned long) p.seq, MS(p.sent), order(expected, p.seq));
     return MT_OK;
 }
 

@@ -47,8 +47,9 @@
 
 #include "board_sim.h"
 #include "motet/motet.h"
-#include "native_module.h"
+#include "native.h"
 #include "ssl_app.h"
+#include "ssl_apps.h"
 #include "tasks.h"
 
 #if SSL_MIGRATION
@@ -70,7 +71,6 @@ typedef struct migration {
 typedef struct options {
     const char *scenario;
     const cost_cpu_t *cpu;
-    const char *desc_path;
     uint8_t mics; /* bit c: microphone c */
     bool temp, radio;
     bool check;                          /* --check: read the scenario, run nothing */
@@ -154,8 +154,9 @@ static void parse_migration(const char *v, options_t *o)
     o->n_migrate++;
 }
 
-/* The program's own options into o, --loader into *loader. */
-static void parse(int argc, char **argv, options_t *o, bool *loader)
+/* The program's own options into o, the module program's (--loader,
+ * --desc FILE.bin) into m. */
+static void parse(int argc, char **argv, options_t *o, native_module_t *m)
 {
     const char *v;
     for (int i = 1; i < argc; i++) {
@@ -166,12 +167,13 @@ static void parse(int argc, char **argv, options_t *o, bool *loader)
             if (!o->cpu) usage("unknown --cpu (msp430, arm7, atmega128)", v);
         } else if ((v = option(argc, argv, &i, "--sensor"))) {
             add_sensor(o, v);
-        } else if ((v = option(argc, argv, &i, "--desc"))) {
-            o->desc_path = v;
+        } else if ((v = option(argc, argv, &i, "--desc")) ||
+                   (v = option(argc, argv, &i, "--app-file"))) {
+            m->app_file = v;
         } else if ((v = option(argc, argv, &i, "--migrate"))) {
             parse_migration(v, o);
         } else if (strcmp(argv[i], "--loader") == 0) {
-            *loader = true;
+            m->loader = true;
         } else if (strcmp(argv[i], "--check") == 0) {
             o->check = true;
         } else {
@@ -179,26 +181,6 @@ static void parse(int argc, char **argv, options_t *o, bool *loader)
         }
     }
     if (!o->scenario) usage("--scenario FILE is required", NULL);
-}
-
-/* A compiled description (`motet appc X.toml -o X.bin`) into buf; its
- * length, or 0 with a message. The manager validates the contents. */
-static uint16_t read_desc(const char *path, uint8_t *buf, size_t cap)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        return 0;
-    }
-    size_t n = fread(buf, 1, cap, f);
-    bool more = fgetc(f) != EOF;
-    fclose(f);
-    if (n == 0 || more) {
-        fprintf(stderr, "ssl_device: %s: %s\n", path,
-                n ? "larger than MOTET_APP_DESC_MAX" : "empty");
-        return 0;
-    }
-    return (uint16_t) n;
 }
 
 #if SSL_MIGRATION
@@ -238,30 +220,12 @@ static void schedule_migrations(const options_t *o)
 #endif
 }
 
-static int load(const options_t *o)
-{
-    static uint8_t buf[MOTET_APP_DESC_MAX];
-    const uint8_t *desc = ssl_device_desc;
-    uint16_t len = ssl_device_desc_len;
-    if (o->desc_path) {
-        desc = buf;
-        len = read_desc(o->desc_path, buf, sizeof buf);
-        if (!len) return 2;
-    }
-    mt_err_t err = bus_app_load(desc, len);
-    if (err) {
-        fprintf(stderr, "ssl_device: cannot load the description: %s\n", mt_strerror(err));
-        return 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     native_module_t m;
     int rest = native_module_parse_args(argc, argv, &m);
     options_t o = {.cpu = cost_cpu_find("arm7")};
-    parse(rest, argv, &o, &m.loader);
+    parse(rest, argv, &o, &m);
     if (board_sim_open(o.scenario) != 0) return 2;
     if (o.check) return 0;
     board_sim_set_cpu(o.cpu);
@@ -271,11 +235,10 @@ int main(int argc, char **argv)
     atexit(heap_report);
     ssl_register();
     port_native_bus_start(&m.bus);
-    if (native_module_loads(&m)) {
-        int status = load(&o);
-        if (status) return status;
-        if (o.n_migrate) schedule_migrations(&o);
-    }
+    static const module_app_t *const apps[] = {&ssl_device_app};
+    int status = native_module_load(&m, "ssl_device", apps, 1);
+    if (status) return status;
+    if (native_module_loads(&m) && o.n_migrate) schedule_migrations(&o);
     sched_run();
     return 0;
 }

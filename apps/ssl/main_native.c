@@ -19,6 +19,7 @@
 #include "board_sim.h"
 #include "motet/motet.h"
 #include "native.h"
+#include "ssl_apps.h"
 #include "tasks.h"
 
 static void usage(const char *why)
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
     port_native_configure(&opt);
     motet_boot();
     atexit(heap_report);
-    mt_err_t err = ssl_start(ssl_single_desc, ssl_single_desc_len);
+    mt_err_t err = ssl_start(ssl_single_app.desc, ssl_single_app.len);
     if (err) {
         fprintf(stderr, "ssl: cannot start the application: %s\n", mt_strerror(err));
         return 1;

@@ -49,11 +49,4 @@ mt_err_t ssl_hand_over_image(void *image, uint16_t len);
 /* Module time in microseconds (the port's ticks converted). */
 uint32_t ssl_now_us(void);
 
-/* Generated from ssl_single.toml and ssl_device.toml by `motet appc` at
- * build time. */
-extern const uint8_t ssl_single_desc[];
-extern const uint16_t ssl_single_desc_len;
-extern const uint8_t ssl_device_desc[];
-extern const uint16_t ssl_device_desc_len;
-
 #endif /* APPS_SSL_TASKS_H */

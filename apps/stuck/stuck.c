@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "motet/motet.h"
-#include "say.h"
 #include "stuck.h"
 
 /* INIT: u32 delay in ticks before the fault (timer 0, one-shot). */
@@ -27,7 +26,7 @@ static mt_err_t spin(void *state, mt_port_t port, void *data, uint16_t len)
     (void) state;
     if (port == PORT_INIT) return start_after(data, len);
     if (port != PORT_TIMEOUT0) return MT_OK;
-    say("spin 0x%02x: looping", sched_current_pid());
+    module_say("spin 0x%02x: looping", sched_current_pid());
     for (volatile uint32_t *n = state;;) (*n)++;
 }
 
@@ -37,7 +36,7 @@ static mt_err_t ball(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     if (port == PORT_INIT) return len ? start_after(data, len) : MT_OK;
-    if (port == PORT_TIMEOUT0) say("ball 0x%02x: serving", sched_current_pid());
+    if (port == PORT_TIMEOUT0) module_say("ball 0x%02x: serving", sched_current_pid());
     if (port != PORT_TIMEOUT0 && port != PORT_0) return MT_OK;
     return sched_send(0, NULL, 0, 0);
 }

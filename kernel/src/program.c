@@ -10,6 +10,12 @@ void program_register(const program_t *table, uint8_t n)
     program_count = n;
 }
 
+const program_t *program_table(uint8_t *n)
+{
+    *n = program_count;
+    return programs;
+}
+
 const program_t *program_find(uint8_t id)
 {
     for (uint8_t i = 0; i < program_count; i++)

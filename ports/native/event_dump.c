@@ -8,16 +8,25 @@
  *     LOST <n>          records overwritten before they could be drained
  *
  * Draining happens whenever the module goes to sleep and when it halts, so
- * the ring only has to hold one busy period's events.
+ * the ring only has to hold one busy period's events. A module program
+ * (module_main()) also has every error record it drains printed on the
+ * console as it goes (module_report_error()), with a dump file or without.
  */
 #include <stdio.h>
 
 #include "motet/log.h"
+#include "motet/module.h"
 #include "motet/port.h"
 #include "native.h"
 
 static FILE *dump;
 static uint32_t lost_reported;
+static bool report_errors;
+
+void native_event_report_errors(bool on)
+{
+    report_errors = on;
+}
 
 void native_event_dump_open(const char *path)
 {
@@ -35,19 +44,22 @@ void native_event_dump_open(const char *path)
 
 void native_event_dump_flush(void)
 {
-    if (!dump) return;
+    if (!dump && !report_errors) return;
     uint32_t lost = log_overruns();
-    if (lost != lost_reported) {
+    if (dump && lost != lost_reported) {
         fprintf(dump, "LOST %lu\n", (unsigned long) (lost - lost_reported));
         lost_reported = lost;
     }
     log_record_t rec[16];
     unsigned n;
     while ((n = log_drain(rec, 16)) > 0)
-        for (unsigned i = 0; i < n; i++)
-            fprintf(dump, "EV %lu %s %u %u\n",
-                    (unsigned long) ((uint64_t) rec[i].time * 1000000u / PORT_TICKS_PER_SECOND),
-                    log_type_name(rec[i].type), rec[i].pid, rec[i].arg);
+        for (unsigned i = 0; i < n; i++) {
+            if (report_errors) module_report_error(&rec[i]);
+            if (dump)
+                fprintf(dump, "EV %lu %s %u %u\n",
+                        (unsigned long) ((uint64_t) rec[i].time * 1000000u / PORT_TICKS_PER_SECOND),
+                        log_type_name(rec[i].type), rec[i].pid, rec[i].arg);
+        }
 }
 
 void native_event_dump_close(void)

@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "motet/module.h"
+
 #define NATIVE_IRQ_LINES 8
 
 typedef void (*native_isr_fn)(void);
@@ -69,6 +71,9 @@ void native_event_dump_open(const char *path);
 void native_event_dump_flush(void);
 /* Flush and close the dump file. */
 void native_event_dump_close(void);
+/* Drain the ring at every flush and print its error records on the console
+ * (module_report_error()), a dump file or not; module_main() turns it on. */
+void native_event_report_errors(bool on);
 
 /* Deterministic pseudo-random numbers (xorshift64*), seeded by options. */
 uint64_t port_native_random(void);
@@ -128,5 +133,70 @@ void port_native_bus_capture(native_bus_tx_fn fn);
 void port_native_bus_inject_rx(const uint8_t *frame, uint16_t n, uint64_t at, bool *accepted);
 /* The frame in the interface ends with `result` at `at`. */
 void port_native_bus_inject_tx_done(uint8_t result, uint64_t at);
+
+/* ---- module programs (module_native.c; module.h's module_main()) ----
+ *
+ * module_main() on this port is these steps in this order; a program that
+ * needs its own main (apps/ssl/main_device.c) calls them itself:
+ *
+ *     native_module_parse_args, [its own options], native_module_boot,
+ *     [its registrations], port_native_bus_start, native_module_load,
+ *     sched_run
+ */
+
+typedef struct native_module {
+    native_options_t opt;     /* port_native_parse_args() */
+    native_bus_options_t bus; /* port_native_bus_parse_args() */
+    bool loader;              /* --loader: this module loads the description */
+    const char *app_name;     /* --app NAME: a built-in description; NULL: the first */
+    const char *app_file;     /* --app-file FILE: a compiled one (motet appc -o F --names) */
+} native_module_t;
+
+/* ---- the cost of a handler run (handler_cost.c) ----
+ *
+ * The native port does not measure code: a handler takes no simulated time
+ * unless it declares its work with port_native_busy(). A module program
+ * (module_main()) charges each handler run a cost instead: `--handler-us
+ * N` for every task, `--task-us NAME=N` for the task NAME of the
+ * description (its name there); `motet run` passes the device file's
+ * handler_us and task_us. Emulated modules (Cortex-M, AVR) run real code
+ * and are charged real cycles. */
+
+/* Microseconds charged after every handler run of a task without its own. */
+void native_handler_cost_default(uint32_t us);
+/* "NAME=US": the cost of task NAME's runs; 0, or -1 if malformed or full. */
+int native_handler_cost_task(const char *spec);
+/* The cost charged for a run of task `pid`, in microseconds. */
+uint32_t native_handler_cost_us(mt_pid_t pid);
+/* After the programs are registered: wraps them so that each run is
+ * charged (nothing to do at zero cost); -1 if there are too many. */
+int native_handler_cost_apply(void);
+
+/* Takes the port's and the bus's options out of argv into m; returns how
+ * many arguments are left, argv[0 .. n-1]. */
+int native_module_parse_args(int argc, char **argv, native_module_t *m);
+/* Takes argv[*i] (and its value) if it is a module program's option:
+ * --loader, --app NAME, --app-file FILE, --handler-us N, --task-us NAME=N,
+ * --sensor S (recorded by the device file; the programs that have sensors
+ * read them themselves): 1 if taken, 0 if not one of them, -1 for a bad
+ * value (argv[*i] is the value). */
+int native_module_option(native_module_t *m, int argc, char **argv, int *i);
+/* Configures the port, has errors reported on the console, and boots. */
+void native_module_boot(const native_module_t *m);
+/* True on the module that loads the description: the device's loader, or
+ * a module alone (no --bus), which must load it itself. */
+bool native_module_loads(const native_module_t *m);
+/* The bytes of a description file (`motet appc X.toml -o X.bin --names`:
+ * the binary description, then optionally "MTNM", u8 tasks, u8 groups and
+ * that many NUL-terminated names) into *app, whose desc and names point
+ * into bytes and names[0 .. max_names-1] (its name is left alone); NULL,
+ * or why the bytes are refused. The kernel validates the description. */
+const char *native_app_file_parse(const uint8_t *bytes, size_t n, module_app_t *app,
+                                  const char **names, size_t max_names);
+/* Picks the description (--app-file, --app NAME or apps[0]), uses it for
+ * names and loads it if this module loads it: 0, or 1 (2 for a bad option)
+ * after printing "PROG: ..." with the reason. */
+int native_module_load(const native_module_t *m, const char *prog, const module_app_t *const *apps,
+                       uint8_t num_apps);
 
 #endif /* PORT_NATIVE_H */

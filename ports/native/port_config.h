@@ -15,6 +15,8 @@
 #define PORT_SLEEP_DEEP_MIN_TICKS 2000u
 /* A bus driver: the hub link of bus_native.c (docs/bus.md). */
 #define PORT_HAS_BUS 1
+/* A command line: module_main() is module_native.c's (port.h). */
+#define PORT_HAS_COMMAND_LINE 1
 
 /* Threads (context_native.c): a suspended context is its stack pointer; the
  * callee-saved registers sit on its stack. Interrupts are signals, which

@@ -188,7 +188,11 @@ def seeds():
     desc = appc.compile_text(DESCRIPTION)
     hello = appc.compile_file(ROOT / "apps" / "hello" / "hello.toml")
     mcast = appc.compile_file(ROOT / "apps" / "pingpong" / "mcast.toml")
+    hello_text = appc.read_text(ROOT / "apps" / "hello" / "hello.toml")
+    named = hello + appc.names_trailer(*appc.names(hello_text))
     out = {
+        "fuzz_app_file": {"named": named, "bare": hello,
+                          "mcast": mcast + appc.names_trailer(["a"] * 5, ["g"])},
         "fuzz_appdesc": {"seed": desc, "hello": hello, "mcast": mcast},
         "fuzz_appmgr": {"seed": desc, "hello": hello},
         "fuzz_bus_frame": {

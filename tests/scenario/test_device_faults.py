@@ -47,6 +47,29 @@ def test_corrupt_frames_are_detected_counted_logged_retransmitted_never_delivere
     assert pings == list(range(1, len(pings) + 1))
 
 
+def test_dropped_frames_are_reported_and_sent_again_never_lost(build_dir, tmp_path):
+    """drop:M@S:N loses the next N frames M receives on the wire: the hub
+    says so for each, the receiver never sees them (nothing corrupt, no
+    duplicate), the sender sends each again after its ack timeout, and
+    every message still arrives once and in order."""
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.5, "--fault", "drop:1@0.1:2",
+                     "--fault", "drop:0@0.3")
+    to1 = run.hub_notes("dropped on its way to m1")
+    to0 = run.hub_notes("dropped on its way to m0")
+    assert len(to1) == 2 and len(to0) == 1, run.stdout
+    assert all("m0 sends it again after its 20 ms ack timeout" in n for n in to1), to1
+    assert "m1 sends it again" in to0[0]
+    assert run.report["bus"]["dropped"] == 3 and run.report["bus"]["corrupted"] == 0
+    assert run.kernel(0)["tx_retransmits"] == 2 and run.kernel(1)["tx_retransmits"] == 1
+    for mod in (0, 1):
+        k = run.kernel(mod)
+        assert k["rx_corrupt"] == k["rx_duplicates"] == k["tx_given_up"] == k["rx_missed"] == 0
+    assert "3 dropped" in run.stdout
+    seqs = pong_seqs(run)
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) >= 45, seqs
+    assert "OUT OF ORDER" not in run.stdout
+
+
 def test_a_frame_rejected_on_every_try_is_given_up_and_the_last_note_says_so(build_dir,
                                                                              tmp_path):
     # The next ping is corrupted on each of its MOTET_BUS_RETRIES (8) sends.

@@ -109,22 +109,32 @@ def test_descriptions_load_on_every_module(build_dir, tmp_path, app):
     assert run.report["bus"]["by_type"]["CREATED"] == n
 
 
-@pytest.mark.parametrize("app, refuser, err, module, where", [
-    ("misplaced", 0, "MT_ERR_NO_MODULE", 7, ", which this device does not have (its modules: 0, 1)"),
-    ("unregistered", 1, "MT_ERR_NO_PROGRAM", 1, " 'sense'"),
+@pytest.mark.parametrize("app, refuser, err, module, where, task", [
+    ("misplaced", 0, "MT_ERR_NO_MODULE", 7, ", which this device does not have (its modules: 0, 1)",
+     "ponger"),
+    ("unregistered", 1, "MT_ERR_NO_PROGRAM", 1, " 'sense'", "ghost"),
 ])
 def test_a_bad_placement_fails_the_load_on_every_module_naming_task_and_module(
-        build_dir, tmp_path, app, refuser, err, module, where):
+        build_dir, tmp_path, app, refuser, err, module, where, task):
     """apps/pingpong/misplaced.toml puts its task 1 on module 7, which the
     device lacks; unregistered.toml gives its task 1 on module 1 a program
     no module registers. Either way no task of it ever runs anywhere, the
-    hub says which task and which module, and every module's log has it."""
+    hub says which task and which module, every module prints the error
+    on the console as it happens, naming the task, its log has it, and
+    `motet run` fails."""
     logs = tmp_path / "logs"
-    run = run_device(build_dir, tmp_path, TWO, "--until", 0.1, log_dir=logs, extra=["--app", app])
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.1, log_dir=logs, extra=["--app", app],
+                     status=1)
     notes = run.hub_notes("refused the application")
     assert notes == [n for n in notes if f"m{refuser} refused the application: {err}: task 1 "
                      f"(relative pid) on module {module}{where}; no module starts it" in n]
     assert len(notes) == 1, run.stdout
+    for mod in (0, 1):
+        said = [line for line in run.lines if line.startswith(f"m{mod}| ") and
+                f"ERR {err} (" in line and f"the application '{app}' cannot load: task '{task}' "
+                f"(relative pid 1) on module {module}" in line]
+        assert len(said) == 1, run.stdout
+    assert f"run: error: the application did not load (m{refuser}: {err}" in run.stdout
     assert not run.module_lines(PING) and not run.module_lines(PONG)
     code = eventlog.ERRORS.index(err)
     for mod in (0, 1):

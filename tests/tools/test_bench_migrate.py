@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The migration benchmark's pieces that need no device run: the SVG
-writer, the parsing of a run's lines and of a callgrind profile, the fit,
+"""The migration benchmark's pieces that need no device run: the parsing of a run's lines and of a callgrind profile, the fit,
 and the event-log table of migration phases against migrate.h."""
 
 import re
@@ -11,25 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import bench_migrate, eventlog, svgplot  # noqa: E402
-
-
-def test_svg_chart_is_well_formed_and_draws_every_series():
-    text = svgplot.render("t <1>", "x", "y", [("a", [(0, 1), (10, 5)]), ("b & c", [(0, 2)])],
-                          dashed=("b & c",))
-    root = ET.fromstring(text)
-    ns = "{http://www.w3.org/2000/svg}"
-    assert len(root.findall(f"{ns}polyline")) == 2
-    assert len(root.findall(f"{ns}circle")) == 2  # markers on the solid series only
-    labels = [t.text for t in root.findall(f"{ns}text")]
-    assert "t <1>" in labels and "b & c" in labels
-
-
-def test_ticks_are_round_and_cover_the_range():
-    ticks = svgplot.nice_ticks(0, 29.4)
-    assert ticks[0] <= 0 and ticks[-1] >= 29.4
-    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
-    assert len(steps) == 1 and steps.pop() in (5, 10)
+from motetlib import bench_migrate, eventlog  # noqa: E402
 
 
 def test_latencies_pair_each_freeze_with_its_arrival():

@@ -4,6 +4,7 @@ the size report, and argument handling."""
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,33 @@ def test_setup_package_groups_are_known_and_unique():
     assert {"cmake", "ninja-build", "libcmocka-dev", "valgrind"} <= set(pkgs)
     with pytest.raises(ValueError):
         setup_env.packages_for(["no-such-group"])
+
+
+def test_format_reformats_a_file_in_place_as_lint_wants_it(tmp_path):
+    """`motet format FILE` leaves FILE as the lint stage's clang-format check
+    accepts it, and says that it changed it."""
+    ugly = tmp_path / "ugly.c"
+    ugly.write_text("int  f( int a ){return a+1;}\n")
+    shutil.copy(ROOT / ".clang-format", tmp_path / ".clang-format")
+    res = subprocess.run([sys.executable, str(MOTET), "format", str(ugly)], capture_output=True,
+                         text=True)
+    assert res.returncode == 0, res.stderr
+    assert "1 C files, 1 reformatted" in res.stdout
+    assert ugly.read_text() == "int f(int a)\n{\n    return a + 1;\n}\n"
+    check = subprocess.run(["clang-format", "--dry-run", "--Werror", str(ugly)],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.parametrize("system, want_apt, want_pip", [
+    (True, ["python3-matplotlib"], []),
+    (False, [], ["matplotlib"]),
+])
+def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, system, want_apt,
+                                                               want_pip):
+    """matplotlib (the benchmark plots) missing: Debian's package for the
+    system Python, pip for any other interpreter; pytest present: nothing."""
+    monkeypatch.setattr(setup_env, "deb_installed", lambda pkg: True)
+    monkeypatch.setattr(setup_env, "importable", lambda m: m != "matplotlib")
+    monkeypatch.setattr(setup_env, "is_system_python", lambda: system)
+    assert setup_env.plan(setup_env.DEFAULT_GROUPS) == (want_apt, want_pip)

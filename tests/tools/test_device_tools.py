@@ -183,6 +183,8 @@ def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, mess
     ("kill:2@1.5", hub.Fault("kill", 2, 1_500_000_000)),
     ("corrupt:1@0.1:3", hub.Fault("corrupt", 1, 100_000_000, count=3)),
     ("corrupt:*@0", hub.Fault("corrupt", None, 0)),
+    ("drop:1@0.5", hub.Fault("drop", 1, 500_000_000)),
+    ("drop:*@1:4", hub.Fault("drop", None, 1_000_000_000, count=4)),
     ("delay:0@2:250", hub.Fault("delay", 0, 2_000_000_000, delay_ns=250_000)),
     ("off:4@0.25", hub.Fault("off", 4, 250_000_000)),
     ("freeze:3@1", hub.Fault("freeze", 3, 1_000_000_000)),
@@ -195,7 +197,7 @@ def test_fault_specs(spec, fault):
 
 @pytest.mark.parametrize("spec", ["explode:1@1", "kill:*@1", "kill:1", "delay:1@1", "kill:1@inf",
                                   "kill:1@nan", "delay:1@1:-5", "delay:1@1:inf",
-                                  "kill:1@1:2", "corrupt:1@1:0", "kill:x@1", "kill:1@-1",
+                                  "kill:1@1:2", "corrupt:1@1:0", "drop:1@1:0", "drop:1@1:x", "kill:x@1", "kill:1@-1",
                                   "off:1@frame:1:2", "kill:1@frame:1", "kill:1@frame:256:1",
                                   "kill:1@frame:1:1:0", "kill:*@frame:1:1"])
 def test_bad_fault_specs(spec):

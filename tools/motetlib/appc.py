@@ -26,7 +26,7 @@ docs/app-format.md), and decodes binary descriptions again.
 Every limit the kernel's validator (kernel/src/appdesc.c) enforces is
 checked here first, by name, so that whatever appc emits also parses.
 
-Usage: appc INPUT.toml [-o OUT.bin] [--c OUT.c [--symbol NAME]]
+Usage: appc INPUT.toml [-o OUT.bin [--names]] [--c OUT.c [--symbol NAME] [--module-app NAME]]
 With neither -o nor --c the annotated bytes are printed to stdout.
 """
 
@@ -579,6 +579,24 @@ def compile_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) 
         raise AppcError(f"{path}: {e}") from None
 
 
+def names(text: str) -> tuple[list[str], list[str]]:
+    """The task and group names of a (valid) description, by relative id:
+    relative ids follow the order of the file."""
+    doc = tomllib.loads(text)
+    return [t["name"] for t in doc["task"]], [g["name"] for g in doc.get("group", [])]
+
+
+NAMES_MAGIC = b"MTNM"
+
+
+def names_trailer(tasks: list[str], groups: list[str]) -> bytes:
+    """The names a module program reads after a description in a file
+    (ports/native/module_native.c): "MTNM", u8 tasks, u8 groups, then each
+    name NUL-terminated, tasks first."""
+    body = b"".join(n.encode("ascii") + b"\0" for n in [*tasks, *groups])
+    return NAMES_MAGIC + bytes([len(tasks), len(groups)]) + body
+
+
 def app_name(text: str) -> str:
     """The [app] name of a description (for default symbol names)."""
     return tomllib.loads(text)["app"]["name"]
@@ -623,6 +641,33 @@ def c_source(blob: bytes, symbol: str, source: str) -> str:
     )
 
 
+def module_app_source(symbol: str, app: str, tasks: list[str], groups: list[str]) -> str:
+    """C defining `app`_app, the module_app_t of the description `symbol`
+    (kernel/include/motet/module.h): its bytes and its names."""
+
+    def table(name: str, items: list[str]) -> str:
+        if not items:
+            return ""
+        body = "".join(f'    "{n}",\n' for n in items)
+        return f"static const char *const {name}[] = {{\n{body}}};\n"
+
+    return (
+        '\n#include "motet/module.h"\n\n'
+        + table(f"{symbol}_tasks", tasks)
+        + table(f"{symbol}_groups", groups)
+        + f"\nextern const module_app_t {app}_app;\n"
+        f"const module_app_t {app}_app = {{\n"
+        f'    .name = "{app}",\n'
+        f"    .desc = {symbol},\n"
+        f"    .len = sizeof {symbol},\n"
+        f"    .tasks = {f'{symbol}_tasks' if tasks else 'NULL'},\n"
+        f"    .num_tasks = {len(tasks)},\n"
+        f"    .groups = {f'{symbol}_groups' if groups else 'NULL'},\n"
+        f"    .num_groups = {len(groups)},\n"
+        "};\n"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="appc", description="Compile a Motet application description (TOML) to binary."
@@ -631,6 +676,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="out", metavar="OUT.bin", help="write the binary description")
     p.add_argument("--c", dest="c_out", metavar="OUT.c", help="write a C array definition")
     p.add_argument("--symbol", metavar="NAME", help="C array name (default: APPNAME_desc)")
+    p.add_argument("--module-app", metavar="NAME",
+                   help="with --c: also define NAME_app, the module_app_t of the description "
+                        "with its task and group names (motet/module.h)")
+    p.add_argument("--names", action="store_true",
+                   help="with -o: append the task and group names, which a module program "
+                        "reading the file (--app-file) uses to name tasks")
     d = DEFAULT_LIMITS
     p.add_argument("--prio-levels", type=int, default=d.prio_levels, help="MOTET_PRIO_LEVELS")
     p.add_argument("--app-ports", type=int, default=d.app_ports, help="MOTET_APP_PORTS")
@@ -653,8 +704,9 @@ def _run(args: argparse.Namespace) -> None:
     if not HEADER_SIZE + TASK_SIZE <= limits.desc_max <= 0xFFFF:
         raise AppcError(f"--desc-max must be {HEADER_SIZE + TASK_SIZE}..65535")
     blob = compile_file(args.input, limits)
+    tasks, groups = names(read_text(args.input))
     if args.out:
-        _write(args.out, blob)
+        _write(args.out, blob + (names_trailer(tasks, groups) if args.names else b""))
     if args.c_out:
         symbol = args.symbol
         if symbol is None:
@@ -662,7 +714,12 @@ def _run(args: argparse.Namespace) -> None:
         if not NAME_RE.match(symbol):
             raise AppcError(f"--symbol: {symbol!r} is not a C identifier")
         source = os.path.basename(args.input)
-        _write(args.c_out, c_source(blob, symbol, source).encode("utf-8"))
+        text = c_source(blob, symbol, source)
+        if args.module_app:
+            if not NAME_RE.match(args.module_app):
+                raise AppcError(f"--module-app: {args.module_app!r} is not a C identifier")
+            text += module_app_source(symbol, args.module_app, tasks, groups)
+        _write(args.c_out, text.encode("utf-8"))
     if not args.out and not args.c_out:
         sys.stdout.write(dump(blob))
 

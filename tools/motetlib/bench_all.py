@@ -10,6 +10,7 @@ stay as they were.
 import re
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from . import build, report
@@ -127,12 +128,15 @@ RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _dev
 def run(bdir=None, port=build.DEFAULT_PORT, only=ALL):
     """Run the chosen benchmarks; an exit status (the first failure's)."""
     failed = []
-    for name in only:
-        if name not in RUNNERS:
-            print(f"bench: error: unknown benchmark {name!r} (known: {', '.join(ALL)})",
-                  file=sys.stderr)
-            return 2
-        print(f"\n== bench {name}", flush=True)
+    unknown = [name for name in only if name not in RUNNERS]
+    if unknown:
+        print(f"bench: error: unknown benchmark {unknown[0]!r} (known: {', '.join(ALL)})",
+              file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    for k, name in enumerate(only, 1):
+        print(f"\n== bench {name} ({k} of {len(only)}, {time.monotonic() - started:.0f} s so "
+              "far)", flush=True)
         if RUNNERS[name](bdir, port) != 0:
             failed.append(name)
     if failed:

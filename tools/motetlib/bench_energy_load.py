@@ -25,17 +25,15 @@ build and checks them.
 """
 import argparse
 import json
-import os
 import random
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import build, report, svgplot
+from . import build, plot, progress, report
 from .port_avr import find_harness, read_trace
 
 SEED = 2026
@@ -139,10 +137,9 @@ def run_preempt(harness, elf, n, freq, seconds):
 
 def sweep_preempt(bdir, harness, freq, variants, positions, seconds):
     elf = lambda v: Path(bdir) / "bench" / "avr-energy-load" / f"preload_{v}.elf"
-    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        futs = {(v, n): pool.submit(run_preempt, harness, elf(v), n, freq, seconds)
-                for v in variants for n in positions}
-    return {k: f.result() for k, f in futs.items()}
+    return progress.run_all("energy-load: preemption runs",
+                            {(v, n): (run_preempt, harness, elf(v), n, freq, seconds)
+                             for v in variants for n in positions})
 
 
 def _pct(new, old):
@@ -276,12 +273,12 @@ def plot_preempt(res, variants, positions):
     threads = [v for v in variants if not v.startswith("tasks")]
     series = [(VARIANTS[v], [(rate_of(n), res[(v, n)]["invol"]) for n in positions])
               for v in threads]
-    svgplot.write(PLOTS / "energy-load-invol.svg", "Involuntary context switches, 4 copies",
-                  "packets/s per copy", "involuntary switches", series)
+    plot.write(PLOTS / "energy-load-invol.svg", "Involuntary context switches, 4 copies",
+               "packets/s per copy", "involuntary switches", series)
     series = [(VARIANTS[v], [(rate_of(n), res[(v, n)]["busy"] / 1e6) for n in positions])
               for v in variants]
-    svgplot.write(PLOTS / "energy-load-busy.svg", "Busy cycles, 4 copies",
-                  "packets/s per copy", "busy cycles (millions)", series)
+    plot.write(PLOTS / "energy-load-busy.svg", "Busy cycles, 4 copies",
+               "packets/s per copy", "busy cycles (millions)", series)
 
 
 # ------------------------------------------------------------- timer overhead
@@ -328,10 +325,9 @@ def run_blink(harness, elf, freq, seconds, symbols):
 def sweep_blink(bdir, harness, freq, periods, seconds):
     symbols = timer_symbols(bdir)
     elf = lambda k, p: Path(bdir) / "bench" / "avr-energy-load" / f"blink_{k}_{p}.elf"
-    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        futs = {(k, p): pool.submit(run_blink, harness, elf(k, p), freq, seconds, symbols)
-                for k in ("tickless", "periodic") for p in periods}
-    return {k: f.result() for k, f in futs.items()}
+    return progress.run_all("energy-load: blink runs",
+                            {(k, p): (run_blink, harness, elf(k, p), freq, seconds, symbols)
+                             for k in ("tickless", "periodic") for p in periods})
 
 
 def render_blink(res, freq, periods, seconds):
@@ -374,8 +370,8 @@ def plot_blink(res, periods):
     series = [(label, [(p, res[(k, p)]["timer"] / 1e3) for p in periods])
               for k, label in (("tickless", "tickless (variable) timer"),
                                ("periodic", "periodic timer, 10 ms tick"))]
-    svgplot.write(PLOTS / "energy-load-timer.svg", "Timer handling, blink task",
-                  "blink period (ms)", "timer cycles (thousands)", series)
+    plot.write(PLOTS / "energy-load-timer.svg", "Timer handling, blink task",
+               "blink period (ms)", "timer cycles (thousands)", series)
 
 
 # ---------------------------------------------------------------- entry points

@@ -96,6 +96,31 @@ def lint():
     return 1, f"{len(bad)} file{'s' if len(bad) > 1 else ''} not formatted"
 
 
+def cmd_format(args):
+    """clang-format -i, with the configuration the lint stage checks
+    against (.clang-format), on FILEs or on every file lint checks."""
+    files = [str(Path(f).resolve()) for f in args.files] or lint_files()
+    if not (ROOT / ".clang-format").exists():
+        print("format: error: no .clang-format at the repository root", file=sys.stderr)
+        return 1
+    before = {f: (ROOT / f).read_bytes() for f in files if (ROOT / f).is_file()}
+    missing = sorted(set(files) - set(before))
+    if missing:
+        print(f"format: error: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 1
+    try:
+        res = subprocess.run(["clang-format", "-i", "--", *files], cwd=ROOT)
+    except FileNotFoundError:
+        print("format: error: clang-format not found (run `./motet setup`)", file=sys.stderr)
+        return 1
+    if res.returncode != 0:
+        return res.returncode
+    changed = [f for f, data in before.items() if (ROOT / f).read_bytes() != data]
+    print(f"format: {len(files)} C files, {len(changed)} reformatted"
+          + (":\n    " + "\n    ".join(changed) if changed else ""))
+    return 0
+
+
 def unit_tests(bdir):
     cmd = ["ctest", "--test-dir", bdir, "--output-on-failure",
            "--parallel", str(os.cpu_count() or 2)]
@@ -428,6 +453,14 @@ def parser():
     _add_build_args(s)
     s.set_defaults(func=cmd_bench)
 
+    s = sub.add_parser("format", help="clang-format C files in place, as the lint stage wants them",
+                       description="Format C files in place with clang-format and the "
+                                   "repository's .clang-format (what `motet test`'s lint stage "
+                                   "checks): the FILEs, or every C file the lint stage checks.")
+    s.add_argument("files", nargs="*", metavar="FILE",
+                   help="files to format (default: every C file that lint checks)")
+    s.set_defaults(func=cmd_format)
+
     s = sub.add_parser("size", help="kernel footprint with and without the event log")
     _add_build_args(s)
     s.set_defaults(func=cmd_size)
@@ -443,6 +476,8 @@ def parser():
 
     sub.add_parser("appc", help="compile an application description (motet appc --help)",
                    add_help=False)
+    sub.add_parser("new", help="make a new application in apps/NAME, ready to run "
+                   "(motet new --help)", add_help=False)
     sub.add_parser("run", help="run a multi-module device (motet run --help)", add_help=False)
     sub.add_parser("soak", help="a long run of a five-module device under migrations, multicasts "
                    "and faults, checking every message and the memory (motet soak --help)",
@@ -467,6 +502,9 @@ def main(argv=None):
             return stackcheck.main(argv[1:])
         if argv and argv[0] == "fuzz":
             return fuzz.main(argv[1:])
+        if argv and argv[0] == "new":
+            from . import new_app
+            return new_app.main(argv[1:])
         if argv and argv[0] == "run":
             from . import run_device
             return run_device.main(argv[1:])

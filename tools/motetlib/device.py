@@ -12,6 +12,11 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     loader = 0                          # module that loads the application
     max_ppm = 20                        # clock error drawn within +/-max_ppm
                                         # for modules whose clock has no ppm
+    handler_us = 20                     # simulated time charged for every
+                                        # handler run: the native port does
+                                        # not measure code (0: none)
+    task_us = { filter = 500 }          # ... per task, by its name in the
+                                        # description
 
     [bus]
     bandwidth = 8000000     # bytes per second on the wire
@@ -23,6 +28,7 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     id = 0                  # bus address, 0 .. 15, unique
     name = "compute"        # default "m<id>"
     kind = "native"         # only native modules can run for now
+    handler_us = 20         # overrides [device] handler_us
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
     cpu_mhz = 6             # for the bus driver's CPU cost:
@@ -61,6 +67,7 @@ value outside is a mistake, never a device):
     power.sleep_mw         0 .. 100000
     power.off_uw           0 .. 1000000        (1 W)
     power.wake_us          0 .. 10000000       (10 s)
+    handler_us, task_us    0 .. 10000000       (10 s)
     bandwidth              1000 .. 10000000000 bytes per second
     slot_us                0.001 .. 1000000    (1 ns .. 1 s)
     ack_timeout_us         1 .. 60000000       (1 us .. 1 minute)
@@ -84,6 +91,10 @@ from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
 RUNNABLE_KINDS = ("native",)
+# Simulated microseconds charged for a handler run when a device file says
+# nothing: never zero, so that preemption and latency show (the native port
+# does not measure code; port_native_busy() in ports/native/native.h).
+DEFAULT_HANDLER_US = 20
 MAX_MODULES = 16  # MOTET_BUS_MODULES: ids 0 .. 15
 
 
@@ -115,6 +126,8 @@ class Module:
     power: Power
     sensors: tuple[str, ...]
     processor: energy.Processor | None = None  # its energy model (motet plan)
+    handler_us: float = DEFAULT_HANDLER_US
+    task_us: tuple[tuple[str, float], ...] = ()
 
     @property
     def frame_ns(self) -> int:
@@ -197,6 +210,7 @@ LIMITS = {
     "sleep_mw": (0, 100_000, "mW"),
     "off_uw": (0, 1_000_000, "uW"),
     "wake_us": (0, 10_000_000, "us"),
+    "handler_us": (0, 10_000_000, "us"),
     "bandwidth": (1000, 10_000_000_000, "bytes/s"),
     "slot_us": (0.001, 1_000_000, "us"),
     "ack_timeout_us": (1, 60_000_000, "us"),
@@ -233,9 +247,18 @@ def _power(table, where):
                  wake_us=_number(table, "wake_us", where, d.wake_us))
 
 
-def _module(table, where, device_program, device_args, processors):
+def _task_us(table, where):
+    """[device] task_us: {task name: microseconds}, each within LIMITS."""
+    costs = _get(table, "task_us", dict, where, {})
+    return tuple((name, _number({"handler_us": us}, "handler_us", f"{where} task_us.{name}", 0))
+                 for name, us in sorted(costs.items()))
+
+
+def _module(table, where, device_program, device_args, processors,
+            device_handler_us=DEFAULT_HANDLER_US, task_us=()):
     _unknown(table, ("id", "name", "kind", "program", "args", "cpu_mhz", "bus_cycles_per_frame",
-                     "bus_cycles_per_byte", "clock", "power", "sensors", "processor"), where)
+                     "bus_cycles_per_byte", "clock", "power", "sensors", "processor",
+                     "handler_us"), where)
     mid = _get(table, "id", int, where, required=True)
     if not 0 <= mid < MAX_MODULES:
         raise DeviceError(f"{where}: id {mid} is not a bus address 0..{MAX_MODULES - 1}")
@@ -266,7 +289,8 @@ def _module(table, where, device_program, device_args, processors):
         bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,
         power=_power(_get(table, "power", dict, where, {}), f"{where}.power"),
-        sensors=_strings(table, "sensors", where), processor=processor)
+        sensors=_strings(table, "sensors", where), processor=processor,
+        handler_us=_number(table, "handler_us", where, device_handler_us), task_us=task_us)
 
 
 def _bus(table, where):
@@ -305,13 +329,17 @@ def parse(text: str, path: str = "<device>") -> Device:
     except energy.EnergyError as e:
         raise DeviceError(str(e)) from None
     dev = _get(doc, "device", dict, path, {})
-    _unknown(dev, ("name", "program", "args", "loader", "max_ppm"), f"{path} [device]")
+    _unknown(dev, ("name", "program", "args", "loader", "max_ppm", "handler_us", "task_us"),
+             f"{path} [device]")
+    handler_us = _number(dev, "handler_us", f"{path} [device]", DEFAULT_HANDLER_US)
+    task_us = _task_us(dev, f"{path} [device]")
     program = _get(dev, "program", str, f"{path} [device]", "")
     args = _strings(dev, "args", f"{path} [device]")
     tables = _get(doc, "module", list, path, [])
     if not tables:
         raise DeviceError(f"{path}: no [[module]]")
-    modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors)
+    modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors, handler_us,
+                            task_us)
                     for i, t in enumerate(tables))
     ids = [m.id for m in modules]
     dup = sorted({i for i in ids if ids.count(i) > 1})

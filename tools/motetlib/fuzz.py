@@ -17,7 +17,7 @@ import sys
 from . import build
 
 ROOT = build.ROOT
-TARGETS = ("fuzz_appdesc", "fuzz_appmgr", "fuzz_bus_frame", "fuzz_bus_rx",
+TARGETS = ("fuzz_app_file", "fuzz_appdesc", "fuzz_appmgr", "fuzz_bus_frame", "fuzz_bus_rx",
            "fuzz_migrate_image", "fuzz_timesync")
 SEEDS = ROOT / "tests" / "fuzz" / "corpus"
 FUZZ_FLAGS = ("-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all "

@@ -247,7 +247,7 @@ class Fault:
 
     def describe(self) -> str:
         who = "any module" if self.module is None else f"m{self.module}"
-        extra = f" x{self.count}" if self.kind == "corrupt" and self.count > 1 else ""
+        extra = f" x{self.count}" if self.kind in COUNTED_FAULTS and self.count > 1 else ""
         if self.kind == "delay":
             extra = f" by {self.delay_ns / 1000:g} us"
         if self.frame is not None:
@@ -256,7 +256,9 @@ class Fault:
         return f"{self.kind} {who}{extra}"
 
 
-FAULT_KINDS = ("kill", "freeze", "off", "corrupt", "delay")
+FAULT_KINDS = ("kill", "freeze", "off", "corrupt", "delay", "drop")
+# Faults on the next N frames a module receives (or any module: *).
+COUNTED_FAULTS = ("corrupt", "drop")
 
 
 def parse_command(line: str, at_ns: int) -> Fault:
@@ -297,7 +299,8 @@ def _nanoseconds(text: str, scale: float, what: str) -> int:
 def parse_fault(spec: str) -> Fault:
     """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
     corrupt the next N frames it receives (default 1); delay the next frame
-    it receives by N microseconds. MODULE may be * for corrupt and delay.
+    it receives by N microseconds; drop (lose on the wire) the next N frames
+    it receives (default 1). MODULE may be * for corrupt, drop and delay.
     KIND:MODULE@frame:PID:PORT[:N] -- kill or freeze MODULE when the N-th
     frame for PID and PORT is about to reach it (parse_frame_fault)."""
     try:
@@ -311,7 +314,7 @@ def parse_fault(spec: str) -> Fault:
         if kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault {kind!r} (known: {', '.join(FAULT_KINDS)})")
         module = None if who == "*" else int(who)
-        if module is None and kind not in ("corrupt", "delay"):
+        if module is None and kind not in (*COUNTED_FAULTS, "delay"):
             raise ValueError(f"{kind} needs a module number")
         at_ns = _nanoseconds(when, 1e9, "time")
         if kind == "delay":
@@ -319,8 +322,8 @@ def parse_fault(spec: str) -> Fault:
                 raise ValueError("delay needs :MICROSECONDS")
             return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e3, "delay"))
         count = int(extra) if extra is not None else 1
-        if count < 1 or (extra is not None and kind != "corrupt"):
-            raise ValueError("only corrupt takes a count (>= 1)")
+        if count < 1 or (extra is not None and kind not in COUNTED_FAULTS):
+            raise ValueError("only corrupt and drop take a count (>= 1)")
         return Fault(kind, module, at_ns, count=count)
     except ValueError as e:
         raise ValueError(f"bad fault {spec!r}: {e} (format KIND:MODULE@SECONDS[:N] or "
@@ -370,8 +373,10 @@ class Hub:
         self.events_log = []
         self.counters = {"frames": 0, "bytes": 0, "by_type": {}, "bus_busy_ns": 0,
                          "rejected": 0, "corrupted": 0, "delayed": 0, "waits_busy_receiver": 0,
-                         "wakeups": 0, "unreachable": 0, "retransmissions": 0, "busy": 0}
+                         "wakeups": 0, "unreachable": 0, "retransmissions": 0, "busy": 0,
+                         "dropped": 0}
         self.corrupt_left = {}
+        self.drop_left = {}  # module (None: any) -> frames still to lose on the wire
         self.delay_next = {}
         self.reference = None
         self.probe_truth = {}
@@ -385,6 +390,7 @@ class Hub:
         self.stop_requested = False
         self.unreachable_noted = set()
         self.load_failures = set()  # outcomes noted since the last description
+        self.failed_loads = []  # what each refused description's first refusal said
         self.commands = commands  # a file whose lines are fault commands, or None
         self.command_buf = b""
         self.watchdog_s = watchdog_s  # CPU seconds without asking for time; None or 0: off
@@ -901,6 +907,8 @@ class Hub:
                 what += f", which this device does not have (its modules: {ids})"
         self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
                   tr.src.id)
+        if len(self.load_failures) == 1:
+            self.failed_loads.append(f"m{tr.src.id}: {what}")
 
     def frame_triggers(self, tr):
         """Faults that a frame sets off as it reaches a receiver, before the
@@ -918,7 +926,25 @@ class Hub:
                           f"{f.count} for pid {pid:#04x} port {port} to reach m{r.id}", r.id)
                 self.on_fault(f)
 
+    def take_drop(self, r):
+        """Whether a drop fault takes the frame on its way to r."""
+        key = r.id if self.drop_left.get(r.id, 0) else None
+        if not self.drop_left.get(key, 0):
+            return False
+        self.drop_left[key] -= 1
+        return True
+
     def receive(self, r, tr):
+        if self.take_drop(r):
+            # Lost on the wire: r's interface sees no frame and never
+            # acknowledges it, so the sender's ack timeout ends the attempt
+            # as not taken, and the sender sends it again.
+            tr.acks[r.id] = False
+            self.counters["dropped"] += 1
+            self.note(f"fault: frame #{tr.id} ({self.frame_name(tr)}) dropped on its way to "
+                      f"m{r.id}: not delivered, no acknowledgement; m{tr.src.id} sends it again "
+                      f"after its {self.ack_timeout_ns / 1e6:g} ms ack timeout", r.id)
+            return
         frame = bytearray(tr.frame)
         at = self.now
         left = self.corrupt_left.get(r.id, 0) or self.corrupt_left.get(None, 0)
@@ -1055,6 +1081,8 @@ class Hub:
             self.corrupt_left[f.module] = self.corrupt_left.get(f.module, 0) + f.count
         elif f.kind == "delay":
             self.delay_next[f.module] = f.delay_ns
+        elif f.kind == "drop":
+            self.drop_left[f.module] = self.drop_left.get(f.module, 0) + f.count
 
     def forget_module(self, m):
         """A module died: nothing may wait for it any more."""
@@ -1314,7 +1342,7 @@ class Hub:
         return {"device": self.device.name, "seed": self.seed, "end_s": self.now / 1e9,
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
-                "watchdog": self.watchdog}
+                "watchdog": self.watchdog, "failed_loads": self.failed_loads}
 
 
 def summary_lines(report):
@@ -1323,8 +1351,8 @@ def summary_lines(report):
     types = ", ".join(f"{k} {v}" for k, v in sorted(b["by_type"].items())) or "none"
     lines = [f"bus: {b['frames']} frames ({types}), {b['bytes']} B, "
              f"{100 * b['utilisation']:.2f} % busy; {b['retransmissions']} retransmitted, "
-             f"{b['rejected']} rejected, {b['corrupted']} corrupted and {b['delayed']} delayed "
-             f"by faults, {b['waits_busy_receiver']} waits for a busy receiver, "
+             f"{b['rejected']} rejected, {b['corrupted']} corrupted, {b.get('dropped', 0)} dropped "
+             f"and {b['delayed']} delayed by faults, {b['waits_busy_receiver']} waits for a busy receiver, "
              f"{b.get('busy', 0)} busy answers, "
              f"{b['wakeups']} wake-ups, {b['unreachable']} unreachable"]
     for mid, m in report["modules"].items():

@@ -10,6 +10,11 @@ process behind. The same seed gives the same output.
     motet run devices/two-module.toml --until 2 --seed 7
     motet run devices/five-module.toml --until 5 --fault corrupt:1@0.5:3 --report out.json
     motet run devices/two-module.toml --until 2 -- --app pingpong   # extra module args
+    motet run devices/two-module.toml --app apps/pingpong/mcast.toml --until 1
+
+--app APP.toml loads that description instead of the device's: it is
+compiled (`motet appc -o X.bin --names`) and every module reads it
+(`--app-file`); the device's programs must register the programs it names.
 
 Faults (--fault, repeatable; or typed with --interactive as KIND M [N]),
 at simulated SECONDS:
@@ -17,6 +22,9 @@ at simulated SECONDS:
     off:M@S       power M off; a frame for it wakes it
     corrupt:M@S[:N]  flip a bit in the next N frames M receives (M may be *)
     delay:M@S:US     deliver the next frame M receives US microseconds late
+    drop:M@S[:N]     lose the next N frames M receives on the wire: M never sees
+                  them nor acknowledges them, the sender sends each again after
+                  its ack timeout (M may be *)
     kill:M@frame:PID:PORT[:N], freeze:M@frame:PID:PORT[:N]
                   kill or stop M as the N-th frame for task PID, input PORT
                   reaches it, before it has the frame (e.g. migrator frames)
@@ -55,6 +63,10 @@ def module_argv(dev, m, sock_path, bdir, seed, log_dir, extra):
         argv.append("--loader")
     for s in m.sensors:
         argv += ["--sensor", s]
+    if m.handler_us or m.task_us:  # programs with their own cost model take neither
+        argv += ["--handler-us", str(round(m.handler_us))]
+        for name, us in m.task_us:
+            argv += ["--task-us", f"{name}={round(us)}"]
     return argv + list(m.args) + list(extra)
 
 
@@ -106,11 +118,18 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
     status = 130 if report["reason"] == "interrupted" else 0
     if report["reason"] in ("error", "watchdog"):
         status = 1
+    for what in report["failed_loads"]:
+        out(f"run: error: the application did not load ({what}); the modules' ERR lines say "
+            "which task and program")
+        status = status or 1
     return status, report
 
 
 def add_arguments(p):
     p.add_argument("device", metavar="DEVICE.toml", help="the device description")
+    p.add_argument("--app", metavar="APP.toml",
+                   help="load this application description (compiled now) instead of the "
+                        "device's own")
     p.add_argument("--until", metavar="S", type=float,
                    help="stop after S seconds of simulated time (default: when idle)")
     p.add_argument("--seed", metavar="N", type=int, default=1,
@@ -175,12 +194,34 @@ def cmd_run(args):
     except (devmod.DeviceError, ValueError) as e:
         print(f"run: error: {e}", file=sys.stderr)
         return 2
-    if not args.no_build:
-        status = build.build(args.build_dir, args.port, targets=build_targets(dev))
-        if status != 0:
-            return status
     extra = list(getattr(args, "extra", ()))
+    with tempfile.TemporaryDirectory(prefix="motet-app-") as tmp:
+        if args.app:
+            compiled = compile_app(args.app, Path(tmp))
+            if compiled is None:
+                return 2
+            extra += ["--app-file", str(compiled)]
+        if not args.no_build:
+            status = build.build(args.build_dir, args.port, targets=build_targets(dev))
+            if status != 0:
+                return status
+        return run_compiled(args, dev, faults, extra)
 
+
+def compile_app(path, tmp):
+    """APP.toml compiled with its names into tmp; None after saying why."""
+    from . import appc
+    out = tmp / (Path(path).stem + ".bin")
+    status = appc.main([str(path), "-o", str(out), "--names"])
+    if status != 0:
+        print(f"run: error: --app {path}: the description does not compile (above)",
+              file=sys.stderr)
+        return None
+    return out
+
+
+def run_compiled(args, dev, faults, extra):
+    """Run the device with the arguments checked and the programs built."""
     closed = False
 
     def out(line):

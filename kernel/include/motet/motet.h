@@ -12,6 +12,7 @@
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/migrate.h"
+#include "motet/module.h"
 #include "motet/program.h"
 #include "motet/sched.h"
 #include "motet/thread.h"

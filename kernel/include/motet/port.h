@@ -90,6 +90,10 @@ typedef enum {
 void port_init(void);
 /* Stop the module with an exit status (emulator exit, process exit). */
 void port_halt(int status);
+/* A port whose programs have a command line (native: a process) defines
+ * PORT_HAS_COMMAND_LINE in port_config.h and brings its own module_main()
+ * (module.h), which reads the options first; the kernel's
+ * (kernel/src/module_main.c) is a firmware image's, which has none. */
 
 /* ---- interrupts ----
  *

@@ -25,6 +25,8 @@ typedef struct program {
 
 /* Use `table` (n entries, ids unique) as this module's programs. */
 void program_register(const program_t *table, uint8_t n);
+/* The registered table, its size in *n (NULL and 0 before a registration). */
+const program_t *program_table(uint8_t *n);
 /* The program with this id, or NULL. */
 const program_t *program_find(uint8_t id);
 

@@ -43,7 +43,16 @@ enum {
     PORT_LIMIT = PORT_0 + MOTET_APP_PORTS /* one past the last valid port */
 };
 
-/* Message flags. */
+/* Message flags: the byte msg_t.flags and the `flags` of every send.
+ * A sender may give only these two; the kernel sets the others.
+ *   0x01 MSG_HEAP         the payload is a heap block the message owns
+ *   0x02 MSG_FROM_ISR     posted from interrupt context
+ *   0x04 .. 0x20          unused, 0
+ *   0x40 MSG_TIMER_BLOCK  kernel: the block is a timer's own, given back to
+ *                         the timer, not to the pool (sched_internal.h)
+ *   0x80 MSG_OPENS        kernel: the INIT of a task not yet initialised;
+ *                         the task's other messages wait until its handler
+ *                         has returned (rule 7, sched_internal.h) */
 #define MSG_HEAP     0x01u /* payload is a heap block the message owns */
 #define MSG_FROM_ISR 0x02u /* posted from interrupt context */
 

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * module_main() of a port without a command line (module.h): firmware
+ * boots, registers its programs, loads its default description and runs.
+ * A port with a command line (PORT_HAS_COMMAND_LINE, port.h) brings its
+ * own, which takes the options first (ports/native/module_native.c).
+ */
+#include "motet/module.h"
+#include "motet/motet.h"
+#include "motet/port.h"
+
+#ifndef PORT_HAS_COMMAND_LINE
+
+int module_main(const module_spec_t *spec, int argc, char **argv)
+{
+    (void) argc;
+    (void) argv;
+    motet_boot();
+    spec->register_programs();
+    if (spec->started) spec->started();
+    /* A firmware image is the device's only module or its loader. */
+    mt_err_t err = spec->num_apps ? module_use_app(spec->apps[0], true) : MT_OK;
+    if (!err && spec->num_apps && !bus_active()) err = appmgr_last_result()->err;
+    if (err) port_halt(1);
+    sched_run();
+    return 0;
+}
+
+#endif

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+"""`motet new`: a new application builds and runs with no file edited by
+hand, in a copy of the repository as a fresh clone has it (so the test
+leaves this tree as it was), with exactly the commands a user types:
+
+    ./motet new demo2 --modules 2
+    ./motet run apps/demo2/device.toml --until 2
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import new_app  # noqa: E402
+from repo_copy import clone, user_env  # noqa: E402
+
+# A build from nothing of one program: the kernel, the port and the app.
+BUILD_TIMEOUT_S = 1200
+
+
+def motet(repo, *args):
+    return subprocess.run(["./motet", *args], cwd=repo, env=user_env(), capture_output=True,
+                          text=True, timeout=BUILD_TIMEOUT_S)
+
+
+def test_new_then_run_builds_and_runs_a_two_module_application(tmp_path):
+    repo = clone(tmp_path / "motet")
+    res = motet(repo, "new", "demo2", "--modules", "2")
+    assert res.returncode == 0, res.stderr
+    assert "./motet run apps/demo2/device.toml --until 2" in res.stdout
+    made = sorted(p.name for p in (repo / "apps" / "demo2").iterdir())
+    assert made == sorted(["CMakeLists.txt", "demo2.c", "demo2.h", "demo2.toml", "device.toml",
+                           "main_firmware.c", "main_native.c"])
+    res = motet(repo, "run", "apps/demo2/device.toml", "--until", "2")
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
+    logged = re.findall(r"^m(\d)\| \[\s*(\d+)\.\d+ ms\] logger on module (\d): sample (\d+), "
+                        r"mean -?\d+$", res.stdout, re.M)
+    # A sample every 100 ms from 100 ms on, each reaching the logger of
+    # both modules through the multicast group, on the module it names.
+    for mod in (0, 1):
+        seqs = [int(s) for m, _, on, s in logged if int(m) == mod and int(on) == mod]
+        assert seqs == list(range(1, 20)), (mod, res.stdout[-3000:])
+    assert "MT_ERR" not in res.stdout
+    assert "hub| [   2.000000 s] stopped: time limit" in res.stdout
+    # Nothing outside apps/demo2 was touched: the build found it by itself.
+    assert not (repo / "apps" / "CMakeLists.txt").read_text().count("demo2")
+
+
+@pytest.mark.parametrize("name, why", [
+    ("Demo", "not a name"), ("2demo", "not a name"), ("de-mo", "not a name"),
+    ("hello", "exists already"), ("common", "reserved"),
+])
+def test_new_refuses_a_bad_or_taken_name(name, why):
+    assert why in new_app.check_name(name)
+
+
+def test_new_refuses_a_device_of_no_modules(capsys):
+    assert new_app.main(["fresh_name_x", "--modules", "0"]) == 2
+    assert "a device has 1 .. 16 modules" in capsys.readouterr().err
+    assert not (ROOT / "apps" / "fresh_name_x").exists()
+
+
+def test_the_description_places_a_logger_on_every_module():
+    from motetlib import appc
+    text = new_app.description("x", 3)
+    blob = appc.compile_text(text)
+    tasks, groups = appc.names(text)
+    assert tasks == ["sampler", "filter", "logger0", "logger1", "logger2"]
+    assert groups == ["loggers"]
+    decoded = appc.decode(blob)
+    assert [t["module"] for t in decoded["tasks"]] == [0, 2, 0, 1, 2]

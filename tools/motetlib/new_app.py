@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: MIT
+"""`motet new NAME [--modules N]`: a new application in apps/NAME/.
+
+It writes everything an application needs and nothing else has to change:
+
+    apps/NAME/NAME.toml        the description: three programs, a task of
+                               each kind, a multicast group of loggers
+    apps/NAME/NAME.c, NAME.h   the task handlers
+    apps/NAME/main_native.c    the entry for the native port (module_main())
+    apps/NAME/main_firmware.c  the entry for the firmware ports
+    apps/NAME/CMakeLists.txt   motet_app(NAME SOURCES NAME.c)
+    apps/NAME/device.toml      a device of N native modules running it
+
+apps/CMakeLists.txt finds the directory by itself and motet_app() compiles
+its descriptions and writes their declarations (NAME_apps.h), so
+`./motet run apps/NAME/device.toml --until 2` builds and runs it at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import keyword
+import re
+import sys
+from pathlib import Path
+
+from . import build
+from .device import DEFAULT_HANDLER_US
+
+ROOT = build.ROOT
+APPS = ROOT / "apps"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+NAME_RE = re.compile(r"[a-z][a-z0-9_]{0,30}\Z")
+MAX_MODULES = 16  # bus addresses 0 .. 15 (device.py)
+SAMPLE_PERIOD_US = 100_000
+
+
+def description(name: str, modules: int) -> str:
+    """The description: the sampler on module 0, the filter on the last
+    module, a logger on every module, all in the group `loggers`."""
+    last = modules - 1
+    loggers = [f"logger{k}" for k in range(modules)]
+    lines = [
+        "# SPDX-License-Identifier: MIT",
+        f"# {name}: a sampler, a filter and a logger per module (made by `motet new`).",
+        "# Format: docs/app-format.md; a walk through it: docs/guide.md.",
+        "",
+        "[app]",
+        f'name = "{name}"',
+        "",
+        f"# Program ids: the firmware registers these ({name}.c, programs[]).",
+        "[programs]",
+        "sampler = 1",
+        "filter = 2",
+        "logger = 3",
+        "",
+        "# Samples every 100 ms and sends each sample on its output 0.",
+        "[[task]]",
+        'name = "sampler"',
+        'program = "sampler"',
+        "priority = 2",
+        "module = 0",
+        'routes = ["filter:0"]',
+        f"init = [{{ u32 = {SAMPLE_PERIOD_US} }}]   # period in microseconds",
+        "",
+        "# Keeps a running mean; sends every sample to all the loggers.",
+        "[[task]]",
+        'name = "filter"',
+        'program = "filter"',
+        "priority = 1",
+        f"module = {last}",
+        "movable = true",
+        'routes = ["@loggers"]',
+    ]
+    for k, logger in enumerate(loggers):
+        lines += ["", "[[task]]", f'name = "{logger}"', 'program = "logger"', "priority = 1",
+                  f"module = {k}"]
+    members = ", ".join(f'"{t}:0"' for t in loggers)
+    lines += ["", "# A multicast group: one message on the filter's output 0 reaches each.",
+              "[[group]]", 'name = "loggers"', f"members = [{members}]", ""]
+    return "\n".join(lines)
+
+
+def device(name: str, modules: int) -> str:
+    lines = [
+        "# SPDX-License-Identifier: MIT",
+        f"# A device of {modules} native module{'s' if modules > 1 else ''} running {name} "
+        "(made by `motet new`).",
+        "# Format and defaults: tools/motetlib/device.py; the bus model: docs/bus.md.",
+        "#",
+        f"#   ./motet run apps/{name}/device.toml --until 2",
+        "",
+        "[device]",
+        f'name = "{name}"',
+        f'program = "apps/{name}/{name}"   # in the build directory',
+        "loader = 0                        # the module that loads the description",
+        "# The native port does not measure code: each handler run is charged this",
+        "# much simulated time (microseconds), the filter more (by its task name).",
+        f"handler_us = {DEFAULT_HANDLER_US}",
+        "task_us = { filter = 300 }",
+        "",
+        "[bus]",
+        "bandwidth = 8000000",
+        "slot_us = 10",
+        "",
+    ]
+    for k in range(modules):
+        lines += ["[[module]]", f"id = {k}", f'name = "m{k}"', "cpu_mhz = 16",
+                  "bus_cycles_per_frame = 300", "bus_cycles_per_byte = 12", ""]
+    return "\n".join(lines)
+
+
+def files(name: str, modules: int) -> dict[str, str]:
+    """Every file of the new application, by name, with its text."""
+    subst = {"@NAME@": name, "@UPPER@": name.upper()}
+
+    def template(t):
+        text = (TEMPLATES / t).read_text()
+        for k, v in subst.items():
+            text = text.replace(k, v)
+        return text
+
+    return {
+        f"{name}.toml": description(name, modules),
+        f"{name}.c": template("app.c.in"),
+        f"{name}.h": template("app.h.in"),
+        "main_native.c": template("main_native.c.in"),
+        "main_firmware.c": template("main_firmware.c.in"),
+        "CMakeLists.txt": template("CMakeLists.txt.in"),
+        "device.toml": device(name, modules),
+    }
+
+
+def check_name(name: str) -> str | None:
+    """Why `name` cannot be an application's, or None."""
+    if not NAME_RE.match(name):
+        return (f"{name!r} is not a name for an application: lower-case letters, digits and _, "
+                "starting with a letter, at most 31 characters (it names C symbols)")
+    if keyword.iskeyword(name) or name in ("main", "common", "motet", "kernel", "test"):
+        return f"{name!r} is reserved"
+    if (APPS / name).exists():
+        return f"apps/{name} exists already"
+    return None
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="motet new", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", metavar="NAME", help="the application's name: apps/NAME, program NAME")
+    p.add_argument("--modules", metavar="N", type=int, default=1,
+                   help=f"modules of its device, 1 .. {MAX_MODULES} (default 1)")
+    args = p.parse_args(argv)
+    why = check_name(args.name)
+    if why is None and not 1 <= args.modules <= MAX_MODULES:
+        why = f"--modules {args.modules}: a device has 1 .. {MAX_MODULES} modules"
+    if why:
+        print(f"new: error: {why}", file=sys.stderr)
+        return 2
+    out = APPS / args.name
+    out.mkdir(parents=True)
+    for fname, text in files(args.name, args.modules).items():
+        (out / fname).write_text(text)
+    rel = out.relative_to(ROOT)
+    print(f"new: wrote {rel}/ ({', '.join(files(args.name, args.modules))})")
+    print(f"new: run it with  ./motet run {rel}/device.toml --until 2")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
