@@ -11,9 +11,10 @@
 void say(const char *fmt, ...)
 {
     char line[160];
-    uint32_t now = timer_now();
-    int n = snprintf(line, sizeof line, "[%7lu.%03lu ms] ", (unsigned long) (now / 1000u),
-                     (unsigned long) (now % 1000u));
+    /* Kernel ticks are the port's (1 us natively, 32 us on an 8 MHz AVR). */
+    uint32_t us = (uint32_t) ((uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND);
+    int n = snprintf(line, sizeof line, "[%7lu.%03lu ms] ", (unsigned long) (us / 1000u),
+                     (unsigned long) (us % 1000u));
     va_list ap;
     va_start(ap, fmt);
     n += vsnprintf(line + n, sizeof line - (size_t) n - 1, fmt, ap);

@@ -22,7 +22,9 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     [[module]]              # one per module
     id = 0                  # bus address, 0 .. 15, unique
     name = "compute"        # default "m<id>"
-    kind = "native"         # only native modules can run for now
+    kind = "native"         # native (a process), avr (an ATmega128 image in
+                            # the simavr harness, cpu_mhz 8); cortex-m cannot
+                            # run yet
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
     cpu_mhz = 6             # for the bus driver's CPU cost:
@@ -68,7 +70,8 @@ from pathlib import Path
 from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
-RUNNABLE_KINDS = ("native",)
+RUNNABLE_KINDS = ("native", "avr")  # how each runs: module_kinds.py
+AVR_CPU_MHZ = 8  # the AVR build's F_CPU (ports/avr/port.cmake), which its images assume
 MAX_MODULES = 16  # MOTET_BUS_MODULES: ids 0 .. 15
 
 
@@ -235,6 +238,9 @@ def _module(table, where, device_program, device_args):
     kind = _get(table, "kind", str, where, "native")
     if kind not in KINDS:
         raise DeviceError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    if kind == "avr" and table.get("cpu_mhz", AVR_CPU_MHZ) != AVR_CPU_MHZ:
+        raise DeviceError(f"{where}: an avr module runs at {AVR_CPU_MHZ} MHz (the F_CPU its image "
+                          f"is built for), not {table['cpu_mhz']!r}")
     program = _get(table, "program", str, where, device_program)
     if not program:
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")

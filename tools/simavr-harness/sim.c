@@ -42,6 +42,7 @@
 #include "avr_extint.h"
 #include "avr_ioport.h"
 #include "avr_uart.h"
+#include "buslink.h"
 #include "harness.h"
 #include "profile.h"
 #include "sim_avr.h"
@@ -463,6 +464,7 @@ static int load(void)
     if (!err) wire_uart();
     if (!err) err = wire_pins();
     if (!err) err = plan_injections();
+    if (!err && opt->bus_socket) err = buslink_start(avr, opt);
     return err;
 }
 
@@ -509,8 +511,22 @@ static bool step(void)
     return true;
 }
 
+/* On a device: run to each grant of the hub until it ends the run. */
+static void lockstep_loop(void)
+{
+    uint64_t until;
+    while (buslink_grant(&until, &res->status))
+        while (avr->cycle < until)
+            if (!step()) return;
+    res->end = RUN_ENDED;
+}
+
 static void run_loop(double start)
 {
+    if (opt->bus_socket) {
+        lockstep_loop();
+        return;
+    }
     for (unsigned long n = 1;; n++) {
         if (!step()) return;
         if (opt->max_cycles && avr->cycle >= opt->max_cycles) {
