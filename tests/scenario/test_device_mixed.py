@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+"""Devices of several instruction sets: a native module and an ATmega128
+module (the AVR port's image in the simavr harness, its bus interface
+joined to the hub in lock-step) exchanging messages over one bus
+(devices/mixed-avr.toml, apps/pingpong; docs/bus.md, "Emulated modules").
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from device_run import DEVICES, PING, PONG, env, run_device
+
+from motetlib import device as devmod, run_device as run_mod  # noqa: E402 (device_run's path)
+
+MIXED = DEVICES / "mixed-avr.toml"
+AVR = 1
+# The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles: an
+# event due during one reaches the interface when it ends.
+AVR_LONGEST_INSTRUCTION = 4
+
+
+@pytest.fixture(scope="module")
+def mixed_built(build_dir):
+    """The device's programs: the native program and the harness in the
+    session's tree, the AVR image in the AVR tree beside it."""
+    res = subprocess.run([sys.executable, "-c",
+                          "import sys; from motetlib import device, run_device; "
+                          "sys.exit(run_device.build_programs(sys.argv[1], "
+                          "device.load(sys.argv[2])))", str(build_dir), str(MIXED)],
+                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=1800)
+    if res.returncode != 0:
+        pytest.fail(f"building the mixed device failed:\n{res.stdout[-4000:]}"
+                    f"{res.stderr[-4000:]}", pytrace=False)
+    return build_dir
+
+
+def contiguous(seqs):
+    return seqs == list(range(1, len(seqs) + 1))
+
+
+def test_native_and_avr_modules_exchange_messages(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.2)
+    pongs = run.module_lines(PONG)
+    pings = run.module_lines(PING)
+    # A ping every 10 ms from about 18 ms on (the ATmega128 boots, then
+    # creates its part of the application): 18 by 0.2 s, each answered.
+    assert {mod for mod, _, _ in pongs} == {AVR} and {mod for mod, _, _ in pings} == {0}
+    seqs = [int(m.group(1)) for _, _, m in pongs]
+    assert len(seqs) >= 17 and contiguous(seqs), seqs
+    assert {m.group(3) for _, _, m in pongs} == {"in order"}
+    assert contiguous([int(m.group(1)) for _, _, m in pings]) and len(pings) >= len(seqs) - 1
+    # The AVR's kernel took its time: each round trip is milliseconds of
+    # its real cycles (the reply's console line at 500 kbaud), not zero.
+    assert all(1000 < int(m.group(2)) < 9000 for _, _, m in pings), pings
+    bus = run.report["bus"]
+    assert bus["retransmissions"] == bus["rejected"] == bus["unreachable"] == 0, bus
+    assert run.module(AVR)["kind"] == "avr" and run.module(0)["kind"] == "native"
+    assert run.kernel(0)["rx_frames"] >= len(pings) and run.kernel(0)["rx_missed"] == 0
+
+
+def test_mixed_runs_are_byte_identical(mixed_built, tmp_path):
+    first = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1, "--seed", 3)
+    second = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1, "--seed", 3)
+    assert first.module_lines(PONG), first.stdout
+    assert first.stdout == second.stdout
+    assert first.report == second.report
+
+
+def test_events_reach_the_avr_at_the_cycle_the_hub_granted(mixed_built, tmp_path):
+    """Every event the hub gives the ATmega128 (a frame received, the end
+    of a frame sent) is due at a cycle still in the core's future, and
+    reaches the interface at that cycle, or at the end of the instruction
+    running then: the lock-step never let the core run past an event."""
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1)
+    m = run.module(AVR)
+    events = m["bus_events"]
+    # Every frame it received and every end of a frame it sent, but for the
+    # last of each, which may still be on the way at the end.
+    assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 10, m
+    assert 0 <= events["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION, events
+
+
+def test_avr_modules_run_at_the_clock_their_image_is_built_for():
+    text = MIXED.read_text().replace("cpu_mhz = 8\n", "cpu_mhz = 16\n")
+    with pytest.raises(devmod.DeviceError, match="an avr module runs at 8 MHz"):
+        devmod.parse(text, "mixed.toml")
+
+
+def test_a_kind_that_cannot_run_yet_is_refused_by_name(tmp_path):
+    dev = devmod.parse(MIXED.read_text().replace('kind = "avr"', 'kind = "cortex-m"'), "m.toml")
+    said = []
+    status, report = run_mod.run(dev, tmp_path, out=said.append)
+    assert (status, report) == (2, None)
+    assert said == ["run: error: module 1 is a cortex-m module; only native and avr modules "
+                    "can run yet"]
