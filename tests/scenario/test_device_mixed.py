@@ -83,6 +83,19 @@ def test_events_reach_the_avr_at_the_cycle_the_hub_granted(mixed_built, tmp_path
     assert 0 <= events["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION, events
 
 
+def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
+    """The summary's busy and asleep time of the ATmega128 are its core's
+    cycles (slept from SLEEP to the wake-up, and the rest), so together they
+    are the time it ran: the run's length, but for the last horizon."""
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1)
+    m = run.module(AVR)
+    ran = m["busy_s"] + m["sleep_s"]
+    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    assert m["busy_s"] > 0.01 and m["sleep_s"] > 0.01, m
+    # mixed-avr.toml: 24 mW active, 0.03 mW asleep.
+    assert m["energy_mj"] == pytest.approx(24.0 * m["busy_s"] + 0.03 * m["sleep_s"], rel=1e-6)
+
+
 def test_avr_modules_run_at_the_clock_their_image_is_built_for():
     text = MIXED.read_text().replace("cpu_mhz = 8\n", "cpu_mhz = 16\n")
     with pytest.raises(devmod.DeviceError, match="an avr module runs at 8 MHz"):

@@ -597,6 +597,7 @@ class Hub:
             self.drain_output(m)  # everything it printed before asking
             if m.kind.free_running:  # an instruction may end past the grant
                 m.granted = max(m.granted, local)
+                self.core_time(m, local, struct.unpack_from("<Q", rest, 9)[0])
             m.blocked = True
             m.watch_cpu = None
             m.want = None if want == 0xFFFFFFFFFFFFFFFF else want
@@ -1201,10 +1202,17 @@ class Hub:
             elif kind == "probe":
                 self.on_probe(*data)
 
+    @staticmethod
+    def core_time(m, tick, asleep):
+        """An emulated core's busy and asleep time: from its own cycles
+        (`asleep` of the `tick` it has run so far), in device time."""
+        m.sleep_ns = m.clock.at(asleep)
+        m.busy_ns = m.clock.at(tick) - m.sleep_ns
+
     def account(self, m, until):
+        if m.kind.free_running:
+            return  # its core counts its own cycles (core_time)
         span = until - m.granted_at
-        if span < 0:
-            return  # an emulated core granted ahead of the hub's time
         if span > 0:
             if m.power != "on":
                 pass  # counted when it comes back on

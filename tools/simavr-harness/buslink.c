@@ -19,7 +19,9 @@
  * frame handed over (TX), a received frame taken with the kernel's verdict
  * (RXDONE), and each event's arrival (DELIVERED: the cycle it came to the
  * interface and the cycle it was due), so that the hub can check the
- * lock-step. Console output is flushed before every request, so the hub
+ * lock-step. Each request for time also says how many cycles the core has
+ * slept so far: the hub's busy and asleep figures are the core's own.
+ * Console output is flushed before every request, so the hub
  * reads each step's lines in order.
  */
 #include "buslink.h"
@@ -268,16 +270,17 @@ static uint64_t want(bool sleeping)
     return first;
 }
 
-bool buslink_grant(uint64_t *until, int *status)
+bool buslink_grant(uint64_t asleep, uint64_t *until, int *status)
 {
     fflush(stdout);
     /* The fence is not a reason to wake: a sleeping core skips one cycle
      * past it (simavr adds the cycle of SLEEP itself), leaving it pending. */
     avr_cycle_timer_cancel(B.avr, fence, NULL);
     bool sleeping = B.avr->state == cpu_Sleeping;
-    uint8_t body[9];
+    uint8_t body[17];
     hub_link_put(body, want(sleeping), 8);
     body[8] = sleeping ? 1u : 0u;
+    hub_link_put(body + 9, asleep, 8);
     send_msg('A', body, sizeof body);
     for (;;) {
         size_t n;

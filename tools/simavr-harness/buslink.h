@@ -19,9 +19,10 @@
 int buslink_start(avr_t *core, const options_t *opt);
 
 /* Tells the hub where the core is (running, or asleep until its next timer)
- * and waits for the grant: true with *until = the cycle the core may run
- * to, the hub's events for it scheduled on the way; false once the hub ends
- * the run, *status = the status it gives. */
-bool buslink_grant(uint64_t *until, int *status);
+ * and how many of its cycles so far it slept (`asleep`), then waits for the
+ * grant: true with *until = the cycle the core may run to, the hub's events
+ * for it scheduled on the way; false once the hub ends the run, *status =
+ * the status it gives. */
+bool buslink_grant(uint64_t asleep, uint64_t *until, int *status);
 
 #endif /* SIMAVR_BUSLINK_H */
