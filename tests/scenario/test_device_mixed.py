@@ -96,6 +96,58 @@ def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
     assert m["energy_mj"] == pytest.approx(24.0 * m["busy_s"] + 0.03 * m["sleep_s"], rel=1e-6)
 
 
+def pong_seqs(run):
+    return [int(m.group(1)) for _, _, m in run.module_lines(PONG)]
+
+
+def test_corrupted_frames_to_the_avr_are_rejected_and_sent_again(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "corrupt:1@0.05:3")
+    bus = run.report["bus"]
+    # The ATmega128's kernel finds each bad CRC, the native sender repeats.
+    assert bus["corrupted"] == bus["rejected"] == bus["retransmissions"] == 3, bus
+    assert len(run.hub_notes("m1 rejected frame")) == 3
+    seqs = pong_seqs(run)
+    assert contiguous(seqs) and len(seqs) >= 9, seqs  # nothing lost
+    assert run.kernel(0)["tx_given_up"] == 0
+
+
+def test_a_delayed_frame_reaches_the_avr_at_its_later_cycle(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "delay:1@0.05:500")
+    assert run.report["bus"]["delayed"] == 1
+    assert contiguous(pong_seqs(run)) and len(pong_seqs(run)) >= 9
+    assert run.module(AVR)["bus_events"]["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION
+
+
+def test_a_killed_avr_module_is_named_and_unreachable(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "kill:1@0.05")
+    assert run.module(AVR)["state"] == "killed"
+    assert run.module(AVR)["note"] == "killed by fault injection"
+    assert run.hub_notes("m1 killed: frames to it fail as unreachable")
+    assert all(t < 50.0 for _, t, _ in run.module_lines(PONG))
+    assert run.kernel(0)["tx_unreachable"] >= 5  # a ping every 10 ms from 0.05 s on
+    assert run.module(0)["state"] == "running"
+
+
+def test_a_frozen_avr_module_becomes_unresponsive(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "freeze:1@0.05")
+    assert run.module(AVR)["state"] == "frozen"
+    assert run.hub_notes("m1 did not acknowledge frame")
+    assert run.hub_notes("unresponsive (frozen)")
+    assert run.kernel(0)["tx_unreachable"] >= 1
+
+
+def test_an_avr_module_powered_off_is_woken_by_a_frame(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "off:1@0.05")
+    m = run.module(AVR)
+    assert run.report["bus"]["wakeups"] >= 1 and m["off_s"] > 0, run.report["bus"]
+    assert run.hub_notes("m1 is powered off") and run.hub_notes("m1 is powered on")
+    seqs = pong_seqs(run)
+    assert contiguous(seqs) and len(seqs) >= 9, seqs  # the frame that woke it is answered
+    # Off time is neither busy nor asleep: the three add up to the run.
+    ran = m["busy_s"] + m["sleep_s"] + m["off_s"]
+    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+
+
 def test_avr_modules_run_at_the_clock_their_image_is_built_for():
     text = MIXED.read_text().replace("cpu_mhz = 8\n", "cpu_mhz = 16\n")
     with pytest.raises(devmod.DeviceError, match="an avr module runs at 8 MHz"):

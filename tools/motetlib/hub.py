@@ -1205,9 +1205,11 @@ class Hub:
     @staticmethod
     def core_time(m, tick, asleep):
         """An emulated core's busy and asleep time: from its own cycles
-        (`asleep` of the `tick` it has run so far), in device time."""
-        m.sleep_ns = m.clock.at(asleep)
-        m.busy_ns = m.clock.at(tick) - m.sleep_ns
+        (`asleep` of the `tick` it has run so far, the time it was powered
+        off included), in device time."""
+        slept = m.clock.at(asleep)
+        m.busy_ns = m.clock.at(tick) - slept
+        m.sleep_ns = max(0, slept - m.off_ns)
 
     def account(self, m, until):
         if m.kind.free_running:

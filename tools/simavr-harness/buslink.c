@@ -270,17 +270,33 @@ static uint64_t want(bool sleeping)
     return first;
 }
 
-bool buslink_grant(uint64_t asleep, uint64_t *until, int *status)
+/* A grant past the wake-up a sleeping core asked for: the module was
+ * powered off meanwhile (docs/bus.md, "The bus model": its clock ran on, it
+ * executed nothing and was not woken by its own timers). The core's clock
+ * jumps to the grant and what fell due meanwhile is taken late, at once;
+ * the cycles skipped go with the asleep ones, from which the hub takes the
+ * time off. Returns them. */
+static uint64_t power_on(uint64_t asked, uint64_t until)
+{
+    uint64_t now = B.avr->cycle;
+    if (B.avr->state != cpu_Sleeping || asked <= now || until <= asked) return 0;
+    /* One cycle short of the grant: the step to it takes what is due. */
+    B.avr->cycle = until - 1u;
+    return until - 1u - now;
+}
+
+bool buslink_grant(uint64_t *asleep, uint64_t *until, int *status)
 {
     fflush(stdout);
     /* The fence is not a reason to wake: a sleeping core skips one cycle
      * past it (simavr adds the cycle of SLEEP itself), leaving it pending. */
     avr_cycle_timer_cancel(B.avr, fence, NULL);
     bool sleeping = B.avr->state == cpu_Sleeping;
+    uint64_t asked = want(sleeping);
     uint8_t body[17];
-    hub_link_put(body, want(sleeping), 8);
+    hub_link_put(body, asked, 8);
     body[8] = sleeping ? 1u : 0u;
-    hub_link_put(body + 9, asleep, 8);
+    hub_link_put(body + 9, *asleep, 8);
     send_msg('A', body, sizeof body);
     for (;;) {
         size_t n;
@@ -289,6 +305,7 @@ bool buslink_grant(uint64_t asleep, uint64_t *until, int *status)
             take_event(msg, n);
         } else if (type == 'G' && n == 8) {
             *until = hub_link_get(msg, 8);
+            *asleep += power_on(asked, *until);
             if (*until > B.avr->cycle)
                 avr_cycle_timer_register(B.avr, *until - B.avr->cycle, fence, NULL);
             return true;

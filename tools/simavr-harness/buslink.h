@@ -19,10 +19,11 @@
 int buslink_start(avr_t *core, const options_t *opt);
 
 /* Tells the hub where the core is (running, or asleep until its next timer)
- * and how many of its cycles so far it slept (`asleep`), then waits for the
+ * and how many of its cycles so far it slept (*asleep), then waits for the
  * grant: true with *until = the cycle the core may run to, the hub's events
- * for it scheduled on the way; false once the hub ends the run, *status =
- * the status it gives. */
-bool buslink_grant(uint64_t asleep, uint64_t *until, int *status);
+ * for it scheduled on the way, and *asleep grown by the cycles it was
+ * powered off, if it was; false once the hub ends the run, *status = the
+ * status it gives. */
+bool buslink_grant(uint64_t *asleep, uint64_t *until, int *status);
 
 #endif /* SIMAVR_BUSLINK_H */

@@ -515,7 +515,7 @@ static bool step(void)
 static void lockstep_loop(void)
 {
     uint64_t until;
-    while (buslink_grant(res->asleep, &until, &res->status))
+    while (buslink_grant(&res->asleep, &until, &res->status))
         while (avr->cycle < until)
             if (!step()) return;
     res->end = RUN_ENDED;
