@@ -6,7 +6,7 @@
  *     pingpong --bus SOCKET --module N [--loader] [--app NAME] [native options]
  *
  * Every module registers the same programs; the loader (one module) loads
- * the description NAME (pingpong, pingpong_bench, mcast, sync_1hz,
+ * the description NAME (pingpong, pingpong3, pingpong_bench, mcast, sync_1hz,
  * sync_0p1hz; misplaced and unregistered, which every module refuses, for
  * the tests) on the whole device, and each module creates its own part.
  */
@@ -18,6 +18,7 @@
 
 static const native_module_app_t apps[] = {
     {"pingpong", pingpong_desc, &pingpong_desc_len},
+    {"pingpong3", pingpong3_desc, &pingpong3_desc_len},
     {"pingpong_bench", pingpong_bench_desc, &pingpong_bench_desc_len},
     {"mcast", mcast_desc, &mcast_desc_len},
     {"sync_1hz", sync_1hz_desc, &sync_1hz_desc_len},

@@ -13,6 +13,8 @@
 /* Generated from the *.toml files by `motet appc` at build time. */
 extern const uint8_t pingpong_desc[];
 extern const uint16_t pingpong_desc_len;
+extern const uint8_t pingpong3_desc[];
+extern const uint16_t pingpong3_desc_len;
 extern const uint8_t pingpong_bench_desc[];
 extern const uint16_t pingpong_bench_desc_len;
 extern const uint8_t mcast_desc[];

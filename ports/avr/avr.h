@@ -107,12 +107,4 @@ uint16_t port_avr_stack_size(void);
 /* Wait until the console has sent its last byte. */
 void port_avr_console_flush(void);
 
-#if MOTET_BUS
-/* Joins the device's bus through the bus interface (avr_bus_if.h,
- * port_avr_bus.c) as the module it names: MT_ERR_STATE without a hub. */
-mt_err_t port_avr_bus_start(void);
-/* True on the module the hub names as the application's loader. */
-bool port_avr_bus_loader(void);
-#endif
-
 #endif /* PORT_AVR_H */

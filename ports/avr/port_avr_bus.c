@@ -62,7 +62,7 @@ PORT_AVR_ISR(INT7_vect)
     }
 }
 
-mt_err_t port_avr_bus_start(void)
+mt_err_t port_bus_join(void)
 {
     if (!(BUS_IF(AVR_BUS_IF_FLAGS) & AVR_BUS_FLAG_LINKED)) return MT_ERR_STATE;
     uint32_t modules = 0;
@@ -82,7 +82,7 @@ mt_err_t port_avr_bus_start(void)
     return MT_OK;
 }
 
-bool port_avr_bus_loader(void)
+bool port_bus_loader(void)
 {
     return (BUS_IF(AVR_BUS_IF_FLAGS) & AVR_BUS_FLAG_LOADER) != 0;
 }

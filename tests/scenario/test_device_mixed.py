@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Devices of several instruction sets: a native module and an ATmega128
-module (the AVR port's image in the simavr harness, its bus interface
-joined to the hub in lock-step) exchanging messages over one bus
-(devices/mixed-avr.toml, apps/pingpong; docs/bus.md, "Emulated modules").
+"""Devices of several instruction sets: a native module, an ATmega128
+module (the AVR port's image in the simavr harness) and a Cortex-M3 module
+(the Cortex-M port's image under QEMU -icount), each emulated one joined
+to the hub in lock-step, exchanging messages over one bus
+(devices/mixed-avr.toml, devices/mixed-three.toml, apps/pingpong;
+docs/bus.md, "Emulated modules").
 """
 
 import subprocess
@@ -13,10 +15,15 @@ import pytest
 from conftest import ROOT
 from device_run import DEVICES, PING, PONG, env, run_device
 
-from motetlib import device as devmod, run_device as run_mod  # noqa: E402 (device_run's path)
+from motetlib import device as devmod  # noqa: E402 (device_run's path)
 
 MIXED = DEVICES / "mixed-avr.toml"
+THREE = DEVICES / "mixed-three.toml"
 AVR = 1
+CORTEX_M = 2
+# A fence lands within a timer clock (40 ns) of its tick, later by what
+# runs with interrupts off (module_kinds.py).
+CORTEX_M_OVERSHOOT = 2
 # The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles: an
 # event due during one reaches the interface when it ends.
 AVR_LONGEST_INSTRUCTION = 4
@@ -24,15 +31,16 @@ AVR_LONGEST_INSTRUCTION = 4
 
 @pytest.fixture(scope="module")
 def mixed_built(build_dir):
-    """The device's programs: the native program and the harness in the
-    session's tree, the AVR image in the AVR tree beside it."""
+    """The devices' programs: the native program, the harness and the QEMU
+    plugin in the session's tree, the AVR and Cortex-M images in the trees
+    of their ports beside it."""
     res = subprocess.run([sys.executable, "-c",
                           "import sys; from motetlib import device, run_device; "
                           "sys.exit(run_device.build_programs(sys.argv[1], "
-                          "device.load(sys.argv[2])))", str(build_dir), str(MIXED)],
+                          "device.load(sys.argv[2])))", str(build_dir), str(THREE)],
                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=1800)
     if res.returncode != 0:
-        pytest.fail(f"building the mixed device failed:\n{res.stdout[-4000:]}"
+        pytest.fail(f"building the mixed devices failed:\n{res.stdout[-4000:]}"
                     f"{res.stderr[-4000:]}", pytrace=False)
     return build_dir
 
@@ -154,10 +162,31 @@ def test_avr_modules_run_at_the_clock_their_image_is_built_for():
         devmod.parse(text, "mixed.toml")
 
 
-def test_a_kind_that_cannot_run_yet_is_refused_by_name(tmp_path):
-    dev = devmod.parse(MIXED.read_text().replace('kind = "avr"', 'kind = "cortex-m"'), "m.toml")
-    said = []
-    status, report = run_mod.run(dev, tmp_path, out=said.append)
-    assert (status, report) == (2, None)
-    assert said == ["run: error: module 1 is a cortex-m module; only native and avr modules "
-                    "can run yet"]
+def test_one_module_of_each_kind_exchange_messages(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.12)
+    assert [run.module(i)["kind"] for i in range(3)] == ["native", "avr", "cortex-m"]
+    for module in (AVR, CORTEX_M):
+        seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == module]
+        assert len(seqs) >= 9 and contiguous(seqs), (module, seqs)
+    assert {m.group(3) for _, _, m in run.module_lines(PONG)} == {"in order"}
+    # The native module's pingers hear every answer back: two series.
+    assert len(run.module_lines(PING)) >= 2 * 9 - 1
+    bus = run.report["bus"]
+    assert bus["retransmissions"] == bus["rejected"] == bus["unreachable"] == 0, bus
+
+
+def test_three_kind_runs_are_byte_identical_and_events_on_time(mixed_built, tmp_path):
+    first = run_device(mixed_built, tmp_path, THREE, "--until", 0.06, "--seed", 2)
+    second = run_device(mixed_built, tmp_path, THREE, "--until", 0.06, "--seed", 2)
+    assert first.stdout == second.stdout and first.report == second.report
+    for module, bound in ((AVR, AVR_LONGEST_INSTRUCTION), (CORTEX_M, CORTEX_M_OVERSHOOT)):
+        m = first.module(module)
+        events = m["bus_events"]
+        assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 4, m
+        assert 0 <= events["max_late_ticks"] <= bound, (module, events)
+
+
+def test_a_cortex_m_module_at_another_clock_is_refused():
+    text = THREE.read_text().replace("cpu_mhz = 25\n", "cpu_mhz = 50\n")
+    with pytest.raises(devmod.DeviceError, match="a cortex-m module runs at 25 MHz"):
+        devmod.parse(text, "three.toml")

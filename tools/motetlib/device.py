@@ -23,8 +23,8 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     id = 0                  # bus address, 0 .. 15, unique
     name = "compute"        # default "m<id>"
     kind = "native"         # native (a process), avr (an ATmega128 image in
-                            # the simavr harness, cpu_mhz 8); cortex-m cannot
-                            # run yet
+                            # the simavr harness, cpu_mhz 8), cortex-m (a
+                            # Cortex-M3 image under QEMU, cpu_mhz 25)
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
     cpu_mhz = 6             # for the bus driver's CPU cost:
@@ -70,8 +70,10 @@ from pathlib import Path
 from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
-RUNNABLE_KINDS = ("native", "avr")  # how each runs: module_kinds.py
-AVR_CPU_MHZ = 8  # the AVR build's F_CPU (ports/avr/port.cmake), which its images assume
+RUNNABLE_KINDS = ("native", "avr", "cortex-m")  # how each runs: module_kinds.py
+# The clock of an emulated module is its image's: the AVR build's F_CPU
+# (ports/avr/port.cmake), mps2-an385's 25 MHz.
+FIXED_CPU_MHZ = {"avr": 8, "cortex-m": 25}
 MAX_MODULES = 16  # MOTET_BUS_MODULES: ids 0 .. 15
 
 
@@ -238,9 +240,11 @@ def _module(table, where, device_program, device_args):
     kind = _get(table, "kind", str, where, "native")
     if kind not in KINDS:
         raise DeviceError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
-    if kind == "avr" and table.get("cpu_mhz", AVR_CPU_MHZ) != AVR_CPU_MHZ:
-        raise DeviceError(f"{where}: an avr module runs at {AVR_CPU_MHZ} MHz (the F_CPU its image "
-                          f"is built for), not {table['cpu_mhz']!r}")
+    fixed = FIXED_CPU_MHZ.get(kind)
+    if fixed is not None and table.get("cpu_mhz", fixed) != fixed:
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise DeviceError(f"{where}: {article} {kind} module runs at {fixed} MHz (the clock its "
+                          f"image is built for), not {table['cpu_mhz']!r}")
     program = _get(table, "program", str, where, device_program)
     if not program:
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")
@@ -255,7 +259,7 @@ def _module(table, where, device_program, device_args):
     return Module(
         id=mid, name=_get(table, "name", str, where, f"m{mid}"), kind=kind, program=program,
         args=device_args + _strings(table, "args", where),
-        cpu_mhz=_number(table, "cpu_mhz", where, 8.0),
+        cpu_mhz=_number(table, "cpu_mhz", where, FIXED_CPU_MHZ.get(kind, 8.0)),
         bus_cycles_per_frame=_number(table, "bus_cycles_per_frame", where, 0),
         bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,

@@ -11,19 +11,23 @@ can act between two grants.
   is the core's cycle counter, which runs on between grants: the hub grants
   it short horizons while it runs (Hub.catch_up) and leaves it alone while
   it sleeps until its next timer.
-
-A kind that cannot run yet (cortex-m) is refused by `motet run` with one line.
+- cortex-m: the Cortex-M port's image under QEMU, driven by qemu_module.py
+  with the plugin of tools/qemu-lockstep; its clock is the board's 25 MHz
+  timer clock, and it is always treated as running.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from pathlib import Path
 
 from . import build
 
 NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
 HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
+LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
+CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,10 +79,37 @@ class NativeKind(Kind):
         return argv + list(spec.args) + list(extra)
 
 
-class AvrKind(Kind):
-    """An ATmega128 image in the simavr harness. The image has its program's
-    descriptions built in, so the device's and the module's `args` (the
-    native program's options) do not apply to it."""
+class EmulatedKind(Kind):
+    """A chip emulated by a host program of the native build (TOOL) that
+    runs the image of the kind's port and joins it to the hub. The image
+    has its program's descriptions built in, so the device's and the
+    module's `args` (the native program's options) do not apply to it."""
+
+    TOOL: Path
+
+    def files(self, bdir, spec):
+        return [build.build_dir(bdir) / self.TOOL, self.program(bdir, spec)]
+
+    def build_targets(self, spec):
+        targets = super().build_targets(spec)
+        targets.setdefault(build.DEFAULT_PORT, set()).add(self.TOOL.name)
+        return targets
+
+    def launcher(self, bdir, spec) -> list[str]:
+        """The command that runs the image, before the link options."""
+        raise NotImplementedError
+
+    def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
+        argv = self.launcher(bdir, spec) + ["--bus", sock_path, "--module", str(spec.id)]
+        if spec.id == dev.loader:
+            argv.append("--loader")
+        return argv + [str(self.program(bdir, spec))]
+
+
+class AvrKind(EmulatedKind):
+    """An ATmega128 image (NAME.elf) in the simavr harness; ticks are cycles."""
+
+    TOOL = HARNESS
 
     def tick_hz(self, spec):
         return round(spec.cpu_mhz * 1_000_000)
@@ -87,24 +118,30 @@ class AvrKind(Kind):
         prog = super().program(bdir, spec)
         return prog if prog.suffix == ".elf" else prog.with_name(prog.name + ".elf")
 
-    def files(self, bdir, spec):
-        return [build.build_dir(bdir) / HARNESS, self.program(bdir, spec)]
+    def launcher(self, bdir, spec):
+        return [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq", str(self.tick_hz(spec))]
 
-    def build_targets(self, spec):
-        targets = super().build_targets(spec)
-        targets.setdefault(build.DEFAULT_PORT, set()).add(HARNESS.name)
-        return targets
 
-    def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
-        argv = [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq",
-                str(self.tick_hz(spec)), "--bus", sock_path, "--module", str(spec.id)]
-        if spec.id == dev.loader:
-            argv.append("--loader")
-        return argv + [str(self.program(bdir, spec))]
+class CortexMKind(EmulatedKind):
+    """A Cortex-M3 image under QEMU, lock-stepped by qemu_module.py with
+    the plugin of tools/qemu-lockstep; ticks of the board's 25 MHz timer
+    clock."""
+
+    TOOL = LOCKSTEP_PLUGIN
+
+    def tick_hz(self, spec):
+        return CORTEX_M_TICK_HZ
+
+    def launcher(self, bdir, spec):
+        return [sys.executable, str(Path(__file__).with_name("qemu_module.py")), "--plugin",
+                str(build.build_dir(bdir) / LOCKSTEP_PLUGIN)]
 
 
 KINDS = {
     "native": NativeKind("native", build.DEFAULT_PORT),
+    # A fence lands within a timer clock of its horizon, later by what runs
+    # with interrupts off: two clocks (80 instructions at -icount shift=0).
+    "cortex-m": CortexMKind("cortex-m", "cortex-m", free_running=True, overshoot=2),
     # The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles.
     "avr": AvrKind("avr", "avr", free_running=True, overshoot=4),
 }

@@ -161,7 +161,8 @@ static int inject_cmp(const void *a, const void *b)
 /* Pulses on one line must not overlap, or an edge would be lost. */
 static void check_injects(options_t *o)
 {
-    qsort(o->injects, o->n_injects, sizeof *o->injects, inject_cmp);
+    if (o->n_injects)
+        qsort(o->injects, o->n_injects, sizeof *o->injects, inject_cmp); /* not NULL */
     uint64_t free_at[HARNESS_LINES] = {0};
     for (size_t i = 0; i < o->n_injects; i++) {
         const inject_t *in = &o->injects[i];

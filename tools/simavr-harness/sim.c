@@ -451,9 +451,23 @@ static int make_core(elf_firmware_t *fw)
     return 0;
 }
 
+/* The image as simavr read it: the profile keeps its symbol names, so it
+ * lives as long as the run (free_firmware()). */
+static elf_firmware_t fw;
+
+static void free_firmware(void)
+{
+    free(fw.flash);
+    free(fw.eeprom);
+    free(fw.fuse);
+    free(fw.lockbits);
+    for (uint32_t i = 0; i < fw.symbolcount; i++) free(fw.symbol[i]);
+    free(fw.symbol);
+    memset(&fw, 0, sizeof fw);
+}
+
 static int load(void)
 {
-    elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);
     if (elf_read_firmware(opt->elf, &fw) != 0) {
         fprintf(stderr, "motet-simavr: cannot load '%s' as an AVR ELF image\n", opt->elf);
@@ -573,5 +587,6 @@ int harness_run(const options_t *options, result_t *result)
         if (profile_write(opt->profile_path, what) != 0) return EXIT_ERROR;
     }
     avr_terminate(avr);
+    free_firmware();
     return 0;
 }
