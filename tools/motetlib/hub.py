@@ -131,7 +131,6 @@ class Clock:
     def __init__(self, ppm: float, start: int, stamp_hz: int, hz: int = 1_000_000):
         self.ppm = ppm
         self.num = (10**9 + round(ppm * 1000)) * hz
-        self.hz = hz
         self.start = start
         self.stamp_hz = stamp_hz
 
@@ -833,10 +832,7 @@ class Hub:
 
     def schedule_slot(self, tr, t):
         """The start of the sender's next own slot at or after t."""
-        n = len(self.mods)
-        k = -(-t // self.slot_ns)
-        k += (tr.src.index - k) % n
-        self.push(k * self.slot_ns, "slot", tr)
+        self.push(self.own_slot(tr.src, t), "slot", tr)
 
     def receivers_of(self, tr):
         if tr.dst == BROADCAST:
@@ -1175,7 +1171,6 @@ class Hub:
             tick = m.clock.floor(self.horizon(m, limit)) - m.kind.overshoot
             if tick <= m.granted:
                 continue
-            self.account(m, m.clock.at(tick))
             m.granted = tick
             m.blocked = False
             self.send(m, "G", struct.pack("<Q", tick))
@@ -1268,9 +1263,10 @@ class Hub:
                 self.flush_output()
                 self.show_progress()
                 n = self.next_time()
-                limit = n if n is not None or self.until_ns is None else self.until_ns + 1
-                if self.catch_up(limit if self.until_ns is None else
-                                 min(limit, self.until_ns + 1)):
+                limit = n  # how far running emulated cores may go first
+                if self.until_ns is not None:
+                    limit = self.until_ns + 1 if n is None else min(n, self.until_ns + 1)
+                if self.catch_up(limit):
                     continue
                 if n is None and self.until_ns is None:
                     self.end_reason = "idle: nothing scheduled on any module"
