@@ -186,6 +186,22 @@ def test_three_kind_runs_are_byte_identical_and_events_on_time(mixed_built, tmp_
         assert 0 <= events["max_late_ticks"] <= bound, (module, events)
 
 
+def test_faults_on_the_cortex_m_module(mixed_built, tmp_path):
+    """Corrupted frames to the Cortex-M are rejected by its kernel and sent
+    again; killed, it is named and unreachable, and its QEMU goes with it."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "corrupt:2@0.03:2")
+    bus = run.report["bus"]
+    assert bus["corrupted"] == bus["rejected"] == bus["retransmissions"] == 2, bus
+    assert len(run.hub_notes("m2 rejected frame")) == 2
+    seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == CORTEX_M]
+    assert contiguous(seqs) and len(seqs) >= 5, seqs
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "kill:2@0.03")
+    assert run.module(CORTEX_M)["note"] == "killed by fault injection"
+    assert all(t < 30.0 for mod, t, _ in run.module_lines(PONG) if mod == CORTEX_M)
+    assert run.kernel(0)["tx_unreachable"] >= 3
+    assert run.module(AVR)["state"] == "running"
+
+
 def test_a_cortex_m_module_at_another_clock_is_refused():
     text = THREE.read_text().replace("cpu_mhz = 25\n", "cpu_mhz = 50\n")
     with pytest.raises(devmod.DeviceError, match="a cortex-m module runs at 25 MHz"):

@@ -26,8 +26,10 @@ The core is always treated as running: the adapter does not see its sleep
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -118,6 +120,14 @@ class Hub:
         return chr(mtype), self._exact(length - 1)
 
 
+def die_with_parent():
+    """In QEMU's process before it starts: it dies with the adapter, however
+    the adapter ends (the hub's kill fault sends SIGKILL), rather than wait
+    for ever on the plugin's pipes."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def symbols(elf, names):
     out = subprocess.run([NM, str(elf)], capture_output=True, text=True, check=True).stdout
     found = {}
@@ -147,7 +157,7 @@ class Module:
              "-icount", "shift=0,align=off,sleep=off", "-accel", "tcg",
              "-qtest", f"unix:{qsock},server=on,wait=off", "-qtest-log", "/dev/null",
              "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}",
-             "-kernel", str(args.image)], stdin=subprocess.DEVNULL)
+             "-kernel", str(args.image)], stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
         self.park = open(park, "rb", buffering=0)  # the plugin opens its ends in this order
         self.resume = open(resume, "wb", buffering=0)
         for _ in range(500):
