@@ -10,7 +10,8 @@
 void module_say(const char *fmt, ...)
 {
     char line[160];
-    uint64_t us = (uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND;
+    /* Kernel ticks are the port's (1 us natively, 32 us on an 8 MHz AVR). */
+    uint32_t us = (uint32_t) ((uint64_t) timer_now() * 1000000u / PORT_TICKS_PER_SECOND);
     int n = snprintf(line, sizeof line, "[%7lu.%03lu ms] ", (unsigned long) (us / 1000u),
                      (unsigned long) (us % 1000u));
     va_list ap;

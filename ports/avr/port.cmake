@@ -191,11 +191,15 @@ function(motet_avr_bench_kernel prefix name threads)
   target_compile_definitions(${kernel} PUBLIC MOTET_THREADS=${threads} ${ARGN})
   set(port ${prefix}_port_${name})
   add_library(${port} STATIC
-    ${MOTET_ROOT}/ports/avr/port_avr_boot.c ${MOTET_ROOT}/ports/avr/port_avr_console.c
+    ${MOTET_ROOT}/ports/avr/port_avr_boot.c ${MOTET_ROOT}/ports/avr/port_avr_bus.c
+    ${MOTET_ROOT}/ports/avr/port_avr_console.c
     ${MOTET_ROOT}/ports/avr/port_avr_context.c ${MOTET_ROOT}/ports/avr/port_avr_irq.c
     ${MOTET_ROOT}/ports/avr/port_avr_timer.c)
   target_include_directories(${port} PUBLIC ${MOTET_ROOT}/ports/avr)
   target_link_libraries(${port} PUBLIC ${kernel})
+  # The kernel calls the port back (the bus driver from bus.c and
+  # module_main()): let the linker see the port after it.
+  target_link_libraries(${kernel} INTERFACE ${port})
   if(MOTET_SIMAVR_INCLUDE)
     target_include_directories(${port} PRIVATE ${MOTET_SIMAVR_INCLUDE})
   endif()

@@ -24,7 +24,8 @@
 #error "the AVR port needs F_CPU (set by ports/avr/port.cmake)"
 #endif
 
-#define PORT_NAME "avr"
+#define PORT_NAME    "avr"
+#define PORT_HAS_BUS 1 /* port_avr_bus.c, with MOTET_BUS */
 /* Instruction-set properties (port.h). */
 #define PORT_SHIFT_LOOPS  1
 #define PORT_FLASH_TIGHT  1

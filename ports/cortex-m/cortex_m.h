@@ -121,6 +121,9 @@ uint64_t port_cm_clocks(void);
  * exit dispatch, like every interrupt that posts; NULL detaches. Enables the
  * line at PORT_CM_PRIO_LINE. port_init() detaches every line. */
 void port_cm_irq_attach(uint8_t irq, port_cm_isr_fn isr);
+
+/* The spare line of the bus interface (bus.c, with MOTET_BUS). */
+#define PORT_CM_BUS_IRQ 16u
 /* Give spare line `irq` a body that runs in the interrupt without the
  * kernel's hooks: it must not post. The Super-Simple-Tasker floor of a
  * dispatch (the body is the task), for measurements and for drivers. */

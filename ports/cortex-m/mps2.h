@@ -83,6 +83,9 @@ typedef struct cmsdk_dualtimer {
 #define DUAL_CTRL_IE      (1u << 5)
 #define DUAL_CTRL_EN      (1u << 7)
 #define CM_DUALTIMER1     ((cmsdk_dualtimer_t *) 0x40002000u)
+/* The second counter, IRQ 10 too: never used by the port itself; on a
+ * device the lock-step adapter arms it as its fence (clock.c). */
+#define CM_DUALTIMER2 ((cmsdk_dualtimer_t *) 0x40002020u)
 
 /* ---- CMSDK APB UART ---- */
 typedef struct cmsdk_uart {

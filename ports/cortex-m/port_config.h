@@ -16,7 +16,8 @@
 #ifndef PORT_CONFIG_H
 #define PORT_CONFIG_H
 
-#define PORT_NAME "cortex-m"
+#define PORT_NAME    "cortex-m"
+#define PORT_HAS_BUS 1 /* bus.c, with MOTET_BUS, on a device under QEMU */
 /* Instruction-set properties (port.h). */
 #define PORT_HAS_CLZ          1
 #define PORT_COUNTER_BITS     32

@@ -38,10 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "hub_link.h"
 #include "motet/bus.h"
 #include "motet/motet.h"
 #include "motet/port.h"
@@ -104,47 +103,23 @@ static void link_fatal(const char *what)
 
 static void write_all(const uint8_t *p, size_t n)
 {
-    while (n > 0) {
-        ssize_t done = write(L.fd, p, n);
-        if (done < 0 && errno == EINTR) continue;
-        if (done <= 0) link_fatal("hub link lost (write)");
-        p += done;
-        n -= (size_t) done;
-    }
+    if (!hub_link_write(L.fd, p, n)) link_fatal("hub link lost (write)");
 }
 
 static void read_all(uint8_t *p, size_t n)
 {
-    while (n > 0) {
-        ssize_t done = read(L.fd, p, n);
-        if (done < 0 && errno == EINTR) continue;
-        if (done == 0) port_halt(3); /* the hub went away: the run is over */
-        if (done < 0) link_fatal("hub link lost (read)");
-        p += done;
-        n -= (size_t) done;
-    }
-}
-
-static uint8_t *put(uint8_t *p, uint64_t v, uint8_t bytes)
-{
-    for (uint8_t i = 0; i < bytes; i++) *p++ = (uint8_t) (v >> (8u * i));
-    return p;
-}
-
-static uint64_t get(const uint8_t *p, uint8_t bytes)
-{
-    uint64_t v = 0;
-    for (uint8_t i = 0; i < bytes; i++) v |= (uint64_t) p[i] << (8u * i);
-    return v;
+    hub_link_status_t st = hub_link_read(L.fd, p, n);
+    if (st == HUB_LINK_CLOSED) port_halt(3); /* the hub went away: the run is over */
+    if (st != HUB_LINK_OK) link_fatal("hub link lost (read)");
 }
 
 /* Lay out one message in buf: length, type, the module's time, `body`;
  * returns its size. */
 static size_t frame_msg(uint8_t *buf, uint8_t type, const uint8_t *body, size_t n)
 {
-    uint8_t *p = put(buf, 1u + 8u + n, 4);
+    uint8_t *p = hub_link_put(buf, 1u + 8u + n, 4);
     *p++ = type;
-    p = put(p, port_native_time(), 8);
+    p = hub_link_put(p, port_native_time(), 8);
     memcpy(p, body, n);
     return (size_t) (p - buf) + n;
 }
@@ -163,7 +138,7 @@ static uint8_t recv_msg(size_t *n)
     uint8_t hdr[5];
     link_busy++;
     read_all(hdr, sizeof hdr);
-    size_t len = (size_t) get(hdr, 4);
+    size_t len = (size_t) hub_link_get(hdr, 4);
     if (len < 1 || len - 1 > sizeof msg_buf) link_fatal("bad message from the hub");
     *n = len - 1;
     read_all(msg_buf, *n);
@@ -188,13 +163,7 @@ static void on_watchdog(int sig)
     for (const char *c = prog ? prog->name : ""; *c && n < sizeof body; c++)
         body[n++] = (uint8_t) *c;
     size_t len = frame_msg(buf, MSG_STACK, body, n);
-    for (const uint8_t *p = buf; len > 0;) {
-        ssize_t done = write(L.fd, p, len);
-        if (done < 0 && errno == EINTR) continue;
-        if (done <= 0) break;
-        p += done;
-        len -= (size_t) done;
-    }
+    (void) hub_link_write(L.fd, buf, len); /* async-signal-safe: write(2) only */
     errno = saved_errno;
 }
 
@@ -222,12 +191,12 @@ static void push_event(const bus_event_t *e)
 /* An EVENT message from the hub; it is always in our future. */
 static void take_event(const uint8_t *body, size_t n)
 {
-    bus_event_t e = {.at = get(body, 8), .kind = body[8]};
+    bus_event_t e = {.at = hub_link_get(body, 8), .kind = body[8]};
     if (n < 9 || e.at <= port_native_time()) link_fatal("bus event in the past");
     if (e.kind == EV_TX_DONE) e.result = body[9];
-    if (e.kind == EV_PROBE) e.value = (uint32_t) get(body + 9, 4);
+    if (e.kind == EV_PROBE) e.value = (uint32_t) hub_link_get(body + 9, 4);
     if (e.kind == EV_RX) {
-        e.value = (uint32_t) get(body + 9, 4);
+        e.value = (uint32_t) hub_link_get(body + 9, 4);
         e.n = (uint16_t) (n - 13);
         if (n < 13 || e.n > BUS_FRAME_MAX) link_fatal("bad frame from the hub");
         memcpy(e.frame, body + 13, e.n);
@@ -249,7 +218,7 @@ static uint64_t grant(uint64_t now, uint64_t want, bool sleeping)
 {
     (void) now;
     uint8_t body[9];
-    put(body, want, 8);
+    hub_link_put(body, want, 8);
     body[8] = sleeping ? 1u : 0u;
     send_msg(MSG_ADVANCE, body, sizeof body);
     for (;;) {
@@ -258,7 +227,7 @@ static uint64_t grant(uint64_t now, uint64_t want, bool sleeping)
         if (type == MSG_EVENT) {
             take_event(msg_buf, n);
         } else if (type == MSG_GRANT && n == 8) {
-            return get(msg_buf, 8);
+            return hub_link_get(msg_buf, 8);
         } else if (type == MSG_QUIT) {
             print_stats();
             port_halt(n ? msg_buf[0] : 0);
@@ -281,9 +250,9 @@ static void answer_probe(const bus_event_t *e)
     /* The kernel time at the probe's tick, however late this runs. */
     uint32_t local = (uint32_t) (port_counter_read() - (port_native_time() - e->at));
     uint8_t body[13];
-    uint8_t *p = put(body, e->value, 4);
-    p = put(p, local, 4);
-    p = put(p, timesync_global(local), 4);
+    uint8_t *p = hub_link_put(body, e->value, 4);
+    p = hub_link_put(p, local, 4);
+    p = hub_link_put(p, timesync_global(local), 4);
     *p = timesync_synced() ? 1u : 0u;
     send_msg(MSG_PROBE, body, sizeof body);
 }
@@ -346,25 +315,9 @@ static void print_stats(void)
                     s->rx_duplicates,  s->rx_undeliverable, s->tx_queue_high,  timesync_beacons(),
                     s->rx_bad,         s->rx_missed};
     uint8_t body[sizeof c], *p = body;
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) p = put(p, c[i], 4);
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) p = hub_link_put(p, c[i], 4);
     fflush(stdout);
     if (L.fd >= 0) send_msg(MSG_STATS, body, sizeof body);
-}
-
-static int connect_hub(const char *path)
-{
-    struct sockaddr_un addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof addr.sun_path) return -1;
-    strcpy(addr.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
-    if (connect(fd, (struct sockaddr *) &addr, sizeof addr) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 /* The retry limit goes along so that the hub, which sees only frames, can
@@ -373,12 +326,12 @@ static uint32_t handshake(void)
 {
     uint8_t body[6];
     body[0] = L.opt.module;
-    put(body + 1, LINK_VERSION, 4);
+    hub_link_put(body + 1, LINK_VERSION, 4);
     body[5] = MOTET_BUS_RETRIES;
     send_msg(MSG_HELLO, body, sizeof body);
     size_t n;
     if (recv_msg(&n) != MSG_WELCOME || n != 4) link_fatal("no welcome from the hub");
-    return (uint32_t) get(msg_buf, 4);
+    return (uint32_t) hub_link_get(msg_buf, 4);
 }
 
 void port_native_bus_start(const native_bus_options_t *opt)
@@ -386,7 +339,7 @@ void port_native_bus_start(const native_bus_options_t *opt)
     L.opt = *opt;
     if (!opt->socket) return;
     if (port_native_realtime()) link_fatal("the bus link needs the simulated clock (--sim)");
-    L.fd = connect_hub(opt->socket);
+    L.fd = hub_link_connect(opt->socket);
     if (L.fd < 0) {
         fprintf(stderr, "bus: module %u cannot reach the hub at %s: %s\n", opt->module, opt->socket,
                 strerror(errno));

@@ -101,6 +101,19 @@ bool port_bus_send(const uint8_t *frame, uint16_t n)
     return false;
 }
 
+mt_err_t port_bus_join(void)
+{
+    /* A firmware module of a device: read this module's address and the
+     * device's modules from the bus interface, bus_start() with them, then
+     * let the interface deliver frames. */
+    return MT_ERR_STATE;
+}
+
+bool port_bus_loader(void)
+{
+    return false; /* the interface says whether this module loads the application */
+}
+
 #if MOTET_THREADS
 void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*entry)(void *),
                        void *arg)

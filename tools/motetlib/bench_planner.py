@@ -143,7 +143,7 @@ def bench(output=None, bdir=None):
         if bdir is not False:
             dev = devmod.load(DEVICE)
             b = build.build_dir(bdir)
-            if build.build(b, build.DEFAULT_PORT, targets=run_device.build_targets(dev)) != 0:
+            if run_device.build_programs(b, dev) != 0:
                 return 1
             text += render_simulated(b)
     except (planner.PlanError, profmod.ProfileError, devmod.DeviceError,

@@ -27,8 +27,10 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     [[module]]              # one per module
     id = 0                  # bus address, 0 .. 15, unique
     name = "compute"        # default "m<id>"
-    kind = "native"         # only native modules can run for now
-    handler_us = 20         # overrides [device] handler_us
+    kind = "native"         # native (a process), avr (an ATmega128 image in
+                            # the simavr harness, cpu_mhz 8), cortex-m (a
+                            # Cortex-M3 image under QEMU, cpu_mhz 25)
+    handler_us = 20         # overrides [device] handler_us (native modules)
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
     cpu_mhz = 6             # for the bus driver's CPU cost:
@@ -90,10 +92,13 @@ from . import energy, fields
 from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
-RUNNABLE_KINDS = ("native",)
-# Simulated microseconds charged for a handler run when a device file says
-# nothing: never zero, so that preemption and latency show (the native port
-# does not measure code; port_native_busy() in ports/native/native.h).
+RUNNABLE_KINDS = ("native", "avr", "cortex-m")  # how each runs: module_kinds.py
+# The clock of an emulated module is its image's: the AVR build's F_CPU
+# (ports/avr/port.cmake), mps2-an385's 25 MHz.
+FIXED_CPU_MHZ = {"avr": 8, "cortex-m": 25}
+# Simulated microseconds charged for a handler run on a native module when a
+# device file says nothing: never zero, so that preemption and latency show
+# (the native port does not measure code; an emulated module runs its own).
 DEFAULT_HANDLER_US = 20
 MAX_MODULES = 16  # MOTET_BUS_MODULES: ids 0 .. 15
 
@@ -265,6 +270,11 @@ def _module(table, where, device_program, device_args, processors,
     kind = _get(table, "kind", str, where, "native")
     if kind not in KINDS:
         raise DeviceError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    fixed = FIXED_CPU_MHZ.get(kind)
+    if fixed is not None and table.get("cpu_mhz", fixed) != fixed:
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise DeviceError(f"{where}: {article} {kind} module runs at {fixed} MHz (the clock its "
+                          f"image is built for), not {table['cpu_mhz']!r}")
     program = _get(table, "program", str, where, device_program)
     if not program:
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")
@@ -284,7 +294,7 @@ def _module(table, where, device_program, device_args, processors,
     return Module(
         id=mid, name=_get(table, "name", str, where, f"m{mid}"), kind=kind, program=program,
         args=device_args + _strings(table, "args", where),
-        cpu_mhz=_number(table, "cpu_mhz", where, 8.0),
+        cpu_mhz=_number(table, "cpu_mhz", where, FIXED_CPU_MHZ.get(kind, 8.0)),
         bus_cycles_per_frame=_number(table, "bus_cycles_per_frame", where, 0),
         bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,

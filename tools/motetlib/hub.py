@@ -50,7 +50,7 @@ import sys
 import time
 from fractions import Fraction
 
-from . import eventlog
+from . import eventlog, module_kinds
 from .appc import crc16
 
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
@@ -122,14 +122,15 @@ class Stuck(Exception):
 # ---- clocks ----------------------------------------------------------------
 
 class Clock:
-    """A module's clock: counter ticks of 1 us running `ppm` fast, so that
-    tick(g) = floor(g * (1e9 + ppb) / 1e12) for global time g in ns."""
+    """A module's clock: `hz` ticks per second (1 MHz: a native module's
+    1 us counter; an emulated core's cycles) running `ppm` fast, so that
+    tick(g) = floor(g * hz * (1e9 + ppb) / 1e18) for global time g in ns."""
 
-    DEN = 10**12
+    DEN = 10**18
 
-    def __init__(self, ppm: float, start: int, stamp_hz: int):
+    def __init__(self, ppm: float, start: int, stamp_hz: int, hz: int = 1_000_000):
         self.ppm = ppm
-        self.num = 10**9 + round(ppm * 1000)
+        self.num = (10**9 + round(ppm * 1000)) * hz
         self.start = start
         self.stamp_hz = stamp_hz
 
@@ -183,6 +184,7 @@ class Mod:
     spec: object
     clock: Clock
     index: int
+    kind: module_kinds.Kind
     proc: subprocess.Popen | None = None
     conn: socket.socket | None = None
     retries: int = 1  # its kernel's MOTET_BUS_RETRIES: sends of a frame, at most
@@ -216,6 +218,8 @@ class Mod:
     rx_frames: int = 0
     watch_cpu: float | None = None  # its CPU seconds when the watchdog began to watch it
     stacks: list = dataclasses.field(default_factory=list)  # STACK answers: (tick, pid, depth, name)
+    delivered: int = 0  # events that reached an emulated module's interface (DELIVERED)
+    max_late: int = 0  # ticks the latest of them came after its due tick
 
     @property
     def id(self) -> int:
@@ -360,9 +364,13 @@ class Hub:
         ppm = device.clock_ppm(seed)
         self.mods = {}
         for i, spec in enumerate(device.modules):
-            clock = Clock(ppm[spec.id], spec.counter_start, spec.stamp_hz)
-            self.mods[spec.id] = Mod(spec=spec, clock=clock, index=i)
+            kind = module_kinds.of(spec)
+            clock = Clock(ppm[spec.id], spec.counter_start, spec.stamp_hz, kind.tick_hz(spec))
+            self.mods[spec.id] = Mod(spec=spec, clock=clock, index=i, kind=kind)
         self.slot_ns = round(device.bus.slot_us * 1000)
+        # The bus's smallest frame latency: the wire time of a frame without
+        # payload. No frame handed over at t reaches anyone before t + this.
+        self.lookahead_ns = -(-OVERHEAD * 10**9 // device.bus.bandwidth)
         self.ack_timeout_ns = round(device.bus.ack_timeout_us * 1000)
         self.now = 0
         self.heap = []
@@ -584,9 +592,17 @@ class Hub:
             name = rest[2:].decode(errors="replace")
             m.stacks.append((local, rest[0], rest[1], name))
             return
+        if mtype == "D":
+            due, _ = struct.unpack_from("<QB", rest)
+            m.delivered += 1
+            m.max_late = max(m.max_late, local - due)
+            return
         if mtype == "A":
             want, sleeping = struct.unpack_from("<QB", rest)
             self.drain_output(m)  # everything it printed before asking
+            if m.kind.free_running:  # an instruction may end past the grant
+                m.granted = max(m.granted, local)
+                self.core_time(m, local, struct.unpack_from("<Q", rest, 9)[0])
             m.blocked = True
             m.watch_cpu = None
             m.want = None if want == 0xFFFFFFFFFFFFFFFF else want
@@ -822,10 +838,7 @@ class Hub:
 
     def schedule_slot(self, tr, t):
         """The start of the sender's next own slot at or after t."""
-        n = len(self.mods)
-        k = -(-t // self.slot_ns)
-        k += (tr.src.index - k) % n
-        self.push(k * self.slot_ns, "slot", tr)
+        self.push(self.own_slot(tr.src, t), "slot", tr)
 
     def receivers_of(self, tr):
         if tr.dst == BROADCAST:
@@ -1140,9 +1153,57 @@ class Hub:
     def next_time(self):
         cands = [self.heap[0][0]] if self.heap else []
         for m in self.mods.values():
+            if self.running_free(m):
+                continue  # it goes on by itself: catch_up() moves it
             if m.live and m.blocked and m.power == "on" and m.want is not None:
                 cands.append(max(m.clock.at(m.want), self.now))
         return min(cands) if cands else None
+
+    # ---- emulated modules: lock-step ----
+
+    MAX_QUANTUM_NS = 1_000_000  # a running core's grant when nothing else is due
+
+    @staticmethod
+    def running_free(m):
+        """An emulated core that is computing: it may act at any tick."""
+        return m.kind.free_running and m.live and m.blocked and m.power == "on" and not m.sleeping
+
+    def own_slot(self, m, t):
+        """The start of m's first own TDMA slot at or after t."""
+        k = -(-t // self.slot_ns)
+        k += (m.index - k) % len(self.mods)
+        return k * self.slot_ns
+
+    def horizon(self, m, limit):
+        """How far the running core m may go before the hub processes time
+        `limit` (None: nothing due). A frame it hands over can start no
+        earlier than its next own slot and reaches its receivers a wire time
+        later; granted no further, none of its frames can reach a module
+        already past it, itself included (its own TX_DONE). With a frame in
+        its interface it cannot hand over another before TX_DONE."""
+        at = m.clock.at(m.granted)
+        h = at + self.MAX_QUANTUM_NS if limit is None else limit
+        if m.tx is None:
+            h = min(h, self.own_slot(m, at) + self.lookahead_ns)
+        return h
+
+    def catch_up(self, limit):
+        """Grant every running emulated core up to its horizon (stopping
+        short by the longest instruction, so that no instruction ends past
+        a tick an event may be due at); True if one was granted: its
+        reports come first, and may bring `limit` forward."""
+        moved = False
+        for m in sorted(self.mods.values(), key=lambda m: m.id):
+            if not self.running_free(m):
+                continue
+            tick = m.clock.floor(self.horizon(m, limit)) - m.kind.overshoot
+            if tick <= m.granted:
+                continue
+            m.granted = tick
+            m.blocked = False
+            self.send(m, "G", struct.pack("<Q", tick))
+            moved = True
+        return moved
 
     def process_events(self):
         while self.heap and self.heap[0][0] <= self.now:
@@ -1164,7 +1225,18 @@ class Hub:
             elif kind == "probe":
                 self.on_probe(*data)
 
+    @staticmethod
+    def core_time(m, tick, asleep):
+        """An emulated core's busy and asleep time: from its own cycles
+        (`asleep` of the `tick` it has run so far, the time it was powered
+        off included), in device time."""
+        slept = m.clock.at(asleep)
+        m.busy_ns = m.clock.at(tick) - slept
+        m.sleep_ns = max(0, slept - m.off_ns)
+
     def account(self, m, until):
+        if m.kind.free_running:
+            return  # its core counts its own cycles (core_time)
         span = until - m.granted_at
         if span > 0:
             if m.power != "on":
@@ -1182,10 +1254,12 @@ class Hub:
             due = m.power == "on" and m.want is not None and m.clock.at(m.want) <= self.now
             if m.power == "on" and m.want is not None and m.want < m.clock.floor(self.now):
                 due = True  # powered on again after its wake-up time passed
+            if self.running_free(m):
+                due = False  # catch_up() grants it
             if not (m.outbox or due):
                 continue
             tick = m.clock.floor(self.now)
-            if not m.sleeping and m.want is not None:
+            if not m.sleeping and m.want is not None and not m.kind.free_running:
                 tick = min(tick, m.want)
             tick = max(tick, m.granted + 1)
             self.account(m, self.now)
@@ -1217,6 +1291,11 @@ class Hub:
                 self.flush_output()
                 self.show_progress()
                 n = self.next_time()
+                limit = n  # how far running emulated cores may go first
+                if self.until_ns is not None:
+                    limit = self.until_ns + 1 if n is None else min(n, self.until_ns + 1)
+                if self.catch_up(limit):
+                    continue
                 if n is None and self.until_ns is None:
                     self.end_reason = "idle: nothing scheduled on any module"
                     break
@@ -1333,7 +1412,10 @@ class Hub:
                 "ppm": m.clock.ppm, "unresponsive": m.unresponsive,
                 "frames_sent": m.tx_frames, "frames_received": m.rx_frames,
                 "busy_s": m.busy_ns / 1e9, "sleep_s": m.sleep_ns / 1e9, "off_s": m.off_ns / 1e9,
-                "energy_mj": m.energy_mj(), "kernel": m.stats}
+                "energy_mj": m.energy_mj(), "kernel": m.stats, "kind": m.kind.name}
+            if m.kind.free_running:
+                mods[str(m.id)]["bus_events"] = {"delivered": m.delivered,
+                                                 "max_late_ticks": m.max_late}
         bus = dict(self.counters)
         bus["utilisation"] = bus["bus_busy_ns"] / self.now if self.now else 0.0
         bus["model"] = {"bandwidth_Bps": self.device.bus.bandwidth,

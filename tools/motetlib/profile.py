@@ -503,8 +503,7 @@ def main(argv=None):
         else:
             bdir = build.build_dir(args.build_dir)
             if not args.no_build:
-                status = build.build(args.build_dir, build.DEFAULT_PORT,
-                                     targets=run_device.build_targets(dev))
+                status = run_device.build_programs(args.build_dir, dev)
                 if status != 0:
                     return status
             runs = measure(app, dev, bdir, args.until, args.desc_option, args.extra,

@@ -42,57 +42,43 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, device as devmod, hub as hubmod
-
-
-def program_path(bdir, program):
-    """Where a device file's module program is: as given if absolute, else
-    in the build tree."""
-    prog = Path(program)
-    return prog if prog.is_absolute() else Path(bdir) / prog
-
-
-def module_argv(dev, m, sock_path, bdir, seed, log_dir, extra):
-    """The command line of module m's process."""
-    argv = [str(program_path(bdir, m.program)), "--sim", "--seed", str(seed * 1000 + m.id), "--bus", sock_path,
-            "--module", str(m.id), "--bus-frame-ns", str(m.frame_ns),
-            "--bus-byte-ns", str(m.byte_ns), "--counter-start", str(m.counter_start)]
-    if log_dir:
-        argv += ["--log", str(Path(log_dir) / f"m{m.id}.log")]
-    if m.id == dev.loader:
-        argv.append("--loader")
-    for s in m.sensors:
-        argv += ["--sensor", s]
-    if m.handler_us or m.task_us:  # programs with their own cost model take neither
-        argv += ["--handler-us", str(round(m.handler_us))]
-        for name, us in m.task_us:
-            argv += ["--task-us", f"{name}={round(us)}"]
-    return argv + list(m.args) + list(extra)
-
-
-def programs(dev):
-    return sorted({m.program for m in dev.modules})
+from . import build, device as devmod, hub as hubmod, module_kinds as kinds
 
 
 def build_targets(dev):
-    """CMake targets for the module programs: the file names."""
-    return sorted({Path(p).name for p in programs(dev) if not Path(p).is_absolute()})
+    """CMake targets of the device's programs, by port (each module's kind
+    says which port builds its program, module_kinds.py)."""
+    by_port = {}
+    for m in dev.modules:
+        for port, targets in kinds.of(m).build_targets(m).items():
+            by_port.setdefault(port, set()).update(targets)
+    return {port: sorted(t) for port, t in sorted(by_port.items())}
+
+
+def build_programs(build_dir_arg, dev):
+    """Build what the device's modules run, each port in its own tree."""
+    for port, targets in build_targets(dev).items():
+        status = build.build(build.port_build_dir(build_dir_arg, port), port, targets=targets)
+        if status != 0:
+            return status
+    return 0
 
 
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
         probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
         commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S):
     """Run `dev`; returns (exit status, report dict)."""
-    not_native = [m for m in dev.modules if m.kind not in devmod.RUNNABLE_KINDS]
-    if not_native:
-        m = not_native[0]
-        out(f"run: error: module {m.id} is a {m.kind} module; only native modules can run yet")
+    not_runnable = [m for m in dev.modules if m.kind not in devmod.RUNNABLE_KINDS]
+    if not_runnable:
+        m = not_runnable[0]
+        out(f"run: error: module {m.id} is a {m.kind} module; only "
+            f"{' and '.join(devmod.RUNNABLE_KINDS)} modules can run yet")
         return 2, None
-    for p in programs(dev):
-        exe = program_path(bdir, p)
-        if not exe.exists():
-            out(f"run: error: {exe} was not built")
-            return 1, None
+    for m in dev.modules:
+        for exe in kinds.of(m).files(bdir, m):
+            if not exe.exists():
+                out(f"run: error: {exe} was not built")
+                return 1, None
     if log_dir:
         Path(log_dir).mkdir(parents=True, exist_ok=True)
     if progress is None:
@@ -101,7 +87,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         sock = os.path.join(tmp, "bus.sock")
 
         def launch(mod, path):
-            return module_argv(dev, mod.spec, path, bdir, seed, log_dir, extra)
+            return mod.kind.argv(bdir, dev, mod.spec, path, seed, log_dir, extra)
 
         hub = hubmod.Hub(dev, sock, launch, seed=seed, until_s=until, faults=faults,
                          probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=out,
@@ -195,6 +181,13 @@ def cmd_run(args):
         print(f"run: error: {e}", file=sys.stderr)
         return 2
     extra = list(getattr(args, "extra", ()))
+    if args.app:
+        loader = next((m for m in dev.modules if m.id == dev.loader), None)
+        if loader is not None and loader.kind != "native":
+            print(f"run: error: --app {args.app}: the loader, module {loader.id}, is a "
+                  f"{loader.kind} module, which loads the description built into its image; "
+                  "make a native module the loader ([device] loader)", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="motet-app-") as tmp:
         if args.app:
             compiled = compile_app(args.app, Path(tmp))
@@ -202,7 +195,7 @@ def cmd_run(args):
                 return 2
             extra += ["--app-file", str(compiled)]
         if not args.no_build:
-            status = build.build(args.build_dir, args.port, targets=build_targets(dev))
+            status = build_programs(args.build_dir, dev)
             if status != 0:
                 return status
         return run_compiled(args, dev, faults, extra)

@@ -165,7 +165,7 @@ def run(bdir, messages, *, seed=1, out=print, progress=False):
     wall = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="motet-soak-") as tmp:
         def launch(mod, path):
-            return run_device.module_argv(dev, mod.spec, path, bdir, seed, None, extra)
+            return mod.kind.argv(bdir, dev, mod.spec, path, seed, None, extra)
 
         hub = hubmod.Hub(dev, os.path.join(tmp, "bus.sock"), launch, seed=seed, until_s=until_s,
                          faults=faults, out=on_line)
@@ -290,7 +290,7 @@ def main(argv=None):
         print(f"soak: error: --messages {args.messages}: expected at least 1", file=sys.stderr)
         return 2
     if not args.no_build:
-        status = build.build(args.build_dir, targets=run_device.build_targets(devmod.load(DEVICE)))
+        status = run_device.build_programs(args.build_dir, devmod.load(DEVICE))
         if status != 0:
             return status
     try:

@@ -38,7 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import build, device as devmod, eventlog, run_device
+from . import build, device as devmod, eventlog, module_kinds as kinds, run_device
 
 ROOT = build.ROOT
 DEVICE = ROOT / "devices" / "ssl-device.toml"
@@ -287,7 +287,7 @@ def check_ffts(alerts, records, names):
 def check_scenario(dev, bdir, scenario):
     """What the device's module program says is wrong with `scenario`
     (`ssl_device --check`), or None if it would run."""
-    exe = run_device.program_path(bdir, dev.modules[0].program)
+    exe = kinds.of(dev.modules[0]).program(bdir, dev.modules[0])
     if not exe.is_file():
         return f"{exe} is not built (`./motet build --target {exe.name}`)"
     try:

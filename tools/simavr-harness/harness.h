@@ -65,6 +65,9 @@ typedef struct options {
     trace_pin_t profile_gate;    /* count only while this pin is high ... */
     bool profile_gated;          /* ... if set */
     const char *profile_pc_path; /* the same per instruction address; NULL: none */
+    const char *bus_socket;      /* a device's hub (buslink.h); NULL: the core runs alone */
+    uint8_t bus_module;          /* this module's bus address */
+    bool bus_loader;             /* this module loads the application */
 } options_t;
 
 typedef enum {
@@ -73,6 +76,7 @@ typedef enum {
     RUN_TIMEOUT, /* --timeout */
     RUN_CRASHED, /* simavr reported a crash */
     RUN_STOPPED, /* slept with interrupts off, but without the marker */
+    RUN_ENDED,   /* the hub ended the run (--bus): status is the hub's */
 } run_end_t;
 
 typedef struct result {

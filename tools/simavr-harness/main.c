@@ -44,6 +44,10 @@ static const char usage_text[] =
     "      --profile-gate PIN   count only while PIN (e.g. A1) is high\n"
     "      --profile-pc FILE    with --profile: also write cycles and executions per\n"
     "                           instruction address (annotate a disassembly with it)\n"
+    "device (motet run; docs/simavr-harness.md, \"On a device\"):\n"
+    "      --bus SOCKET         join the hub at SOCKET: bus interface, lock-step\n"
+    "      --module N           this module's bus address (0..15, default 0)\n"
+    "      --loader             this module loads the application\n"
     "  -j, --json FILE          write the summary (cycles, asleep, stack, ...) as JSON\n"
     "  -q, --quiet              no summary line on stderr\n"
     "  -h, --help               this text\n"
@@ -157,7 +161,8 @@ static int inject_cmp(const void *a, const void *b)
 /* Pulses on one line must not overlap, or an edge would be lost. */
 static void check_injects(options_t *o)
 {
-    qsort(o->injects, o->n_injects, sizeof *o->injects, inject_cmp);
+    if (o->n_injects)
+        qsort(o->injects, o->n_injects, sizeof *o->injects, inject_cmp); /* not NULL */
     uint64_t free_at[HARNESS_LINES] = {0};
     for (size_t i = 0; i < o->n_injects; i++) {
         const inject_t *in = &o->injects[i];
@@ -175,7 +180,10 @@ enum {
     OPT_TRACE_SLEEP,
     OPT_PROFILE,
     OPT_PROFILE_GATE,
-    OPT_PROFILE_PC
+    OPT_PROFILE_PC,
+    OPT_BUS,
+    OPT_MODULE,
+    OPT_LOADER
 };
 
 static const struct option long_options[] = {
@@ -194,6 +202,9 @@ static const struct option long_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"profile-gate", required_argument, NULL, OPT_PROFILE_GATE},
     {"profile-pc", required_argument, NULL, OPT_PROFILE_PC},
+    {"bus", required_argument, NULL, OPT_BUS},
+    {"module", required_argument, NULL, OPT_MODULE},
+    {"loader", no_argument, NULL, OPT_LOADER},
     {"json", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -249,6 +260,18 @@ static void parse_option(options_t *o, int c, char *arg)
     case OPT_PROFILE_PC:
         o->profile_pc_path = arg;
         break;
+    case OPT_BUS:
+        o->bus_socket = arg;
+        break;
+    case OPT_MODULE: {
+        uint64_t m = parse_u64(arg, "bad module '%s'");
+        if (m > 15) usage_error("module '%s' is not a bus address 0..15", arg);
+        o->bus_module = (uint8_t) m;
+        break;
+    }
+    case OPT_LOADER:
+        o->bus_loader = true;
+        break;
     case 'j':
         o->json_path = arg;
         break;
@@ -284,7 +307,8 @@ static void parse_args(int argc, char **argv, options_t *o)
 
 static const char *end_name(run_end_t end)
 {
-    static const char *const names[] = {"halted", "cycle-limit", "timeout", "crashed", "stopped"};
+    static const char *const names[] = {"halted",  "cycle-limit", "timeout",
+                                        "crashed", "stopped",     "ended by the hub"};
     return names[end];
 }
 
@@ -355,6 +379,8 @@ static int exit_status(const result_t *r)
                     HARNESS_STATUS_MAX);
             return EXIT_ABNORMAL;
         }
+        return r->status;
+    case RUN_ENDED:
         return r->status;
     case RUN_LIMIT:
         fprintf(stderr, "motet-simavr: error: cycle limit reached before the firmware halted\n");

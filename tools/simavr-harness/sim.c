@@ -42,6 +42,7 @@
 #include "avr_extint.h"
 #include "avr_ioport.h"
 #include "avr_uart.h"
+#include "buslink.h"
 #include "harness.h"
 #include "profile.h"
 #include "sim_avr.h"
@@ -450,9 +451,23 @@ static int make_core(elf_firmware_t *fw)
     return 0;
 }
 
+/* The image as simavr read it: the profile keeps its symbol names, so it
+ * lives as long as the run (free_firmware()). */
+static elf_firmware_t fw;
+
+static void free_firmware(void)
+{
+    free(fw.flash);
+    free(fw.eeprom);
+    free(fw.fuse);
+    free(fw.lockbits);
+    for (uint32_t i = 0; i < fw.symbolcount; i++) free(fw.symbol[i]);
+    free(fw.symbol);
+    memset(&fw, 0, sizeof fw);
+}
+
 static int load(void)
 {
-    elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);
     if (elf_read_firmware(opt->elf, &fw) != 0) {
         fprintf(stderr, "motet-simavr: cannot load '%s' as an AVR ELF image\n", opt->elf);
@@ -463,6 +478,7 @@ static int load(void)
     if (!err) wire_uart();
     if (!err) err = wire_pins();
     if (!err) err = plan_injections();
+    if (!err && opt->bus_socket) err = buslink_start(avr, opt);
     return err;
 }
 
@@ -509,8 +525,22 @@ static bool step(void)
     return true;
 }
 
+/* On a device: run to each grant of the hub until it ends the run. */
+static void lockstep_loop(void)
+{
+    uint64_t until;
+    while (buslink_grant(&res->asleep, &until, &res->status))
+        while (avr->cycle < until)
+            if (!step()) return;
+    res->end = RUN_ENDED;
+}
+
 static void run_loop(double start)
 {
+    if (opt->bus_socket) {
+        lockstep_loop();
+        return;
+    }
     for (unsigned long n = 1;; n++) {
         if (!step()) return;
         if (opt->max_cycles && avr->cycle >= opt->max_cycles) {
@@ -557,5 +587,6 @@ int harness_run(const options_t *options, result_t *result)
         if (profile_write(opt->profile_path, what) != 0) return EXIT_ERROR;
     }
     avr_terminate(avr);
+    free_firmware();
     return 0;
 }

@@ -175,6 +175,14 @@ typedef enum {
  * interface hardware). Returns false while the interface still holds one. */
 bool port_bus_send(const uint8_t *frame, uint16_t n);
 
+/* Firmware ports on a device (AVR, Cortex-M; the native port has
+ * port_native_bus_start()): join the bus as the module the bus interface
+ * names, with the device's modules it names; task context, after
+ * motet_boot(). MT_ERR_STATE without an interface linked to a hub. */
+mt_err_t port_bus_join(void);
+/* True on the module the bus interface names as the application's loader. */
+bool port_bus_loader(void);
+
 /* ---- threads: contexts (only with MOTET_THREADS; docs/threads.md) ----
  *
  * port_config.h of a port with threads defines PORT_HAS_THREADS, the type

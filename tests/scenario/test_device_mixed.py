@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: MIT
+"""Devices of several instruction sets: a native module, an ATmega128
+module (the AVR port's image in the simavr harness) and a Cortex-M3 module
+(the Cortex-M port's image under QEMU -icount), each emulated one joined
+to the hub in lock-step, exchanging messages over one bus
+(devices/mixed-avr.toml, devices/mixed-three.toml, apps/pingpong;
+docs/bus.md, "Emulated modules").
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from device_run import DEVICES, PING, PONG, env, run_device
+
+from motetlib import device as devmod  # noqa: E402 (device_run's path)
+
+MIXED = DEVICES / "mixed-avr.toml"
+THREE = DEVICES / "mixed-three.toml"
+AVR = 1
+CORTEX_M = 2
+# A fence lands within a timer clock (40 ns) of its tick, later by what
+# runs with interrupts off (module_kinds.py).
+CORTEX_M_OVERSHOOT = 2
+# The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles: an
+# event due during one reaches the interface when it ends.
+AVR_LONGEST_INSTRUCTION = 4
+
+
+@pytest.fixture(scope="module")
+def mixed_built(build_dir):
+    """The devices' programs: the native program, the harness and the QEMU
+    plugin in the session's tree, the AVR and Cortex-M images in the trees
+    of their ports beside it."""
+    res = subprocess.run([sys.executable, "-c",
+                          "import sys; from motetlib import device, run_device; "
+                          "sys.exit(run_device.build_programs(sys.argv[1], "
+                          "device.load(sys.argv[2])))", str(build_dir), str(THREE)],
+                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=1800)
+    if res.returncode != 0:
+        pytest.fail(f"building the mixed devices failed:\n{res.stdout[-4000:]}"
+                    f"{res.stderr[-4000:]}", pytrace=False)
+    return build_dir
+
+
+def contiguous(seqs):
+    return seqs == list(range(1, len(seqs) + 1))
+
+
+def test_native_and_avr_modules_exchange_messages(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.2)
+    pongs = run.module_lines(PONG)
+    pings = run.module_lines(PING)
+    # A ping every 10 ms from about 18 ms on (the ATmega128 boots, then
+    # creates its part of the application): 18 by 0.2 s, each answered.
+    assert {mod for mod, _, _ in pongs} == {AVR} and {mod for mod, _, _ in pings} == {0}
+    seqs = [int(m.group(1)) for _, _, m in pongs]
+    assert len(seqs) >= 17 and contiguous(seqs), seqs
+    assert {m.group(3) for _, _, m in pongs} == {"in order"}
+    assert contiguous([int(m.group(1)) for _, _, m in pings]) and len(pings) >= len(seqs) - 1
+    # The AVR's kernel took its time: each round trip is milliseconds of
+    # its real cycles (the reply's console line at 500 kbaud), not zero.
+    assert all(1000 < int(m.group(2)) < 9000 for _, _, m in pings), pings
+    bus = run.report["bus"]
+    assert bus["retransmissions"] == bus["rejected"] == bus["unreachable"] == 0, bus
+    assert run.module(AVR)["kind"] == "avr" and run.module(0)["kind"] == "native"
+    assert run.kernel(0)["rx_frames"] >= len(pings) and run.kernel(0)["rx_missed"] == 0
+
+
+def test_mixed_runs_are_byte_identical(mixed_built, tmp_path):
+    first = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1, "--seed", 3)
+    second = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1, "--seed", 3)
+    assert first.module_lines(PONG), first.stdout
+    assert first.stdout == second.stdout
+    assert first.report == second.report
+
+
+def test_events_reach_the_avr_at_the_cycle_the_hub_granted(mixed_built, tmp_path):
+    """Every event the hub gives the ATmega128 (a frame received, the end
+    of a frame sent) is due at a cycle still in the core's future, and
+    reaches the interface at that cycle, or at the end of the instruction
+    running then: the lock-step never let the core run past an event."""
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1)
+    m = run.module(AVR)
+    events = m["bus_events"]
+    # Every frame it received and every end of a frame it sent, but for the
+    # last of each, which may still be on the way at the end.
+    assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 10, m
+    assert 0 <= events["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION, events
+
+
+def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
+    """The summary's busy and asleep time of the ATmega128 are its core's
+    cycles (slept from SLEEP to the wake-up, and the rest), so together they
+    are the time it ran: the run's length, but for the last horizon."""
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1)
+    m = run.module(AVR)
+    ran = m["busy_s"] + m["sleep_s"]
+    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    assert m["busy_s"] > 0.01 and m["sleep_s"] > 0.01, m
+    # mixed-avr.toml: 24 mW active, 0.03 mW asleep.
+    assert m["energy_mj"] == pytest.approx(24.0 * m["busy_s"] + 0.03 * m["sleep_s"], rel=1e-6)
+
+
+def pong_seqs(run):
+    return [int(m.group(1)) for _, _, m in run.module_lines(PONG)]
+
+
+def test_corrupted_frames_to_the_avr_are_rejected_and_sent_again(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "corrupt:1@0.05:3")
+    bus = run.report["bus"]
+    # The ATmega128's kernel finds each bad CRC, the native sender repeats.
+    assert bus["corrupted"] == bus["rejected"] == bus["retransmissions"] == 3, bus
+    assert len(run.hub_notes("m1 rejected frame")) == 3
+    seqs = pong_seqs(run)
+    assert contiguous(seqs) and len(seqs) >= 9, seqs  # nothing lost
+    assert run.kernel(0)["tx_given_up"] == 0
+
+
+def test_a_delayed_frame_reaches_the_avr_at_its_later_cycle(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "delay:1@0.05:500")
+    assert run.report["bus"]["delayed"] == 1
+    assert contiguous(pong_seqs(run)) and len(pong_seqs(run)) >= 9
+    assert run.module(AVR)["bus_events"]["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION
+
+
+def test_a_killed_avr_module_is_named_and_unreachable(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "kill:1@0.05")
+    assert run.module(AVR)["state"] == "killed"
+    assert run.module(AVR)["note"] == "killed by fault injection"
+    assert run.hub_notes("m1 killed: frames to it fail as unreachable")
+    assert all(t < 50.0 for _, t, _ in run.module_lines(PONG))
+    assert run.kernel(0)["tx_unreachable"] >= 5  # a ping every 10 ms from 0.05 s on
+    assert run.module(0)["state"] == "running"
+
+
+def test_a_frozen_avr_module_becomes_unresponsive(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "freeze:1@0.05")
+    assert run.module(AVR)["state"] == "frozen"
+    assert run.hub_notes("m1 did not acknowledge frame")
+    assert run.hub_notes("unresponsive (frozen)")
+    assert run.kernel(0)["tx_unreachable"] >= 1
+
+
+def test_an_avr_module_powered_off_is_woken_by_a_frame(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "off:1@0.05")
+    m = run.module(AVR)
+    assert run.report["bus"]["wakeups"] >= 1 and m["off_s"] > 0, run.report["bus"]
+    assert run.hub_notes("m1 is powered off") and run.hub_notes("m1 is powered on")
+    seqs = pong_seqs(run)
+    assert contiguous(seqs) and len(seqs) >= 9, seqs  # the frame that woke it is answered
+    # Off time is neither busy nor asleep: the three add up to the run.
+    ran = m["busy_s"] + m["sleep_s"] + m["off_s"]
+    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+
+
+def test_avr_modules_run_at_the_clock_their_image_is_built_for():
+    text = MIXED.read_text().replace("cpu_mhz = 8\n", "cpu_mhz = 16\n")
+    with pytest.raises(devmod.DeviceError, match="an avr module runs at 8 MHz"):
+        devmod.parse(text, "mixed.toml")
+
+
+def test_one_module_of_each_kind_exchange_messages(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.12)
+    assert [run.module(i)["kind"] for i in range(3)] == ["native", "avr", "cortex-m"]
+    for module in (AVR, CORTEX_M):
+        seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == module]
+        assert len(seqs) >= 9 and contiguous(seqs), (module, seqs)
+    assert {m.group(3) for _, _, m in run.module_lines(PONG)} == {"in order"}
+    # The native module's pingers hear every answer back: two series.
+    assert len(run.module_lines(PING)) >= 2 * 9 - 1
+    bus = run.report["bus"]
+    assert bus["retransmissions"] == bus["rejected"] == bus["unreachable"] == 0, bus
+
+
+def test_three_kind_runs_are_byte_identical_and_events_on_time(mixed_built, tmp_path):
+    first = run_device(mixed_built, tmp_path, THREE, "--until", 0.06, "--seed", 2)
+    second = run_device(mixed_built, tmp_path, THREE, "--until", 0.06, "--seed", 2)
+    assert first.stdout == second.stdout and first.report == second.report
+    for module, bound in ((AVR, AVR_LONGEST_INSTRUCTION), (CORTEX_M, CORTEX_M_OVERSHOOT)):
+        m = first.module(module)
+        events = m["bus_events"]
+        assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 4, m
+        assert 0 <= events["max_late_ticks"] <= bound, (module, events)
+
+
+def test_faults_on_the_cortex_m_module(mixed_built, tmp_path):
+    """Corrupted frames to the Cortex-M are rejected by its kernel and sent
+    again; killed, it is named and unreachable, and its QEMU goes with it."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "corrupt:2@0.03:2")
+    bus = run.report["bus"]
+    assert bus["corrupted"] == bus["rejected"] == bus["retransmissions"] == 2, bus
+    assert len(run.hub_notes("m2 rejected frame")) == 2
+    seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == CORTEX_M]
+    assert contiguous(seqs) and len(seqs) >= 5, seqs
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "kill:2@0.03")
+    assert run.module(CORTEX_M)["note"] == "killed by fault injection"
+    assert all(t < 30.0 for mod, t, _ in run.module_lines(PONG) if mod == CORTEX_M)
+    assert run.kernel(0)["tx_unreachable"] >= 3
+    assert run.module(AVR)["state"] == "running"
+
+
+def test_a_cortex_m_module_at_another_clock_is_refused():
+    text = THREE.read_text().replace("cpu_mhz = 25\n", "cpu_mhz = 50\n")
+    with pytest.raises(devmod.DeviceError, match="a cortex-m module runs at 25 MHz"):
+        devmod.parse(text, "three.toml")

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: MIT
+"""The kinds of module a device file may name (`kind = ...` per module), and
+what the hub and `motet run` need to know of each: which port builds its
+program, how its process is started, how its clock counts, and whether it
+can act between two grants.
+
+- native: the native port's program as a process; its clock counts 1 us
+  ticks of simulated time and moves only when the module asks (docs/bus.md).
+- avr: the AVR port's image of the same program in the simavr harness
+  (tools/simavr-harness, docs/simavr-harness.md "On a device"); its clock
+  is the core's cycle counter, which runs on between grants: the hub grants
+  it short horizons while it runs (Hub.catch_up) and leaves it alone while
+  it sleeps until its next timer.
+- cortex-m: the Cortex-M port's image under QEMU, driven by qemu_module.py
+  with the plugin of tools/qemu-lockstep; its clock is the board's 25 MHz
+  timer clock, and it is always treated as running.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+from . import build
+
+NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
+HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
+LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
+CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """How one kind of module runs. `free_running`: its clock runs on after
+    a grant while it computes (an emulated core), so it may act at any tick
+    and must be granted no further than the bus's lookahead. `overshoot`:
+    ticks a run may pass the tick granted (an instruction in progress)."""
+    name: str
+    port: str
+    free_running: bool = False
+    overshoot: int = 0
+
+    def tick_hz(self, spec) -> int:
+        """Ticks per second of the module's clock (before its ppm)."""
+        return NATIVE_TICK_HZ
+
+    def program(self, bdir, spec) -> Path:
+        """The module's program: as given if absolute, else in the build
+        tree of the kind's port."""
+        prog = Path(spec.program)
+        return prog if prog.is_absolute() else build.port_build_dir(bdir, self.port) / prog
+
+    def files(self, bdir, spec) -> list[Path]:
+        """What must have been built for the module to run."""
+        return [self.program(bdir, spec)]
+
+    def build_targets(self, spec) -> dict[str, set[str]]:
+        """CMake targets to build, by port."""
+        prog = Path(spec.program)
+        return {} if prog.is_absolute() else {self.port: {prog.name}}
+
+    def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra) -> list[str]:
+        raise NotImplementedError
+
+
+class NativeKind(Kind):
+    def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
+        argv = [str(self.program(bdir, spec)), "--sim", "--seed", str(seed * 1000 + spec.id),
+                "--bus", sock_path, "--module", str(spec.id), "--bus-frame-ns",
+                str(spec.frame_ns), "--bus-byte-ns", str(spec.byte_ns), "--counter-start",
+                str(spec.counter_start)]
+        if log_dir:
+            argv += ["--log", str(Path(log_dir) / f"m{spec.id}.log")]
+        if spec.id == dev.loader:
+            argv.append("--loader")
+        for s in spec.sensors:
+            argv += ["--sensor", s]
+        if spec.handler_us or spec.task_us:  # programs with their own cost model take neither
+            argv += ["--handler-us", str(round(spec.handler_us))]
+            for name, us in spec.task_us:
+                argv += ["--task-us", f"{name}={round(us)}"]
+        return argv + list(spec.args) + list(extra)
+
+
+class EmulatedKind(Kind):
+    """A chip emulated by a host program of the native build (TOOL) that
+    runs the image of the kind's port and joins it to the hub. The image
+    has its program's descriptions built in, so the device's and the
+    module's `args` (the native program's options) do not apply to it."""
+
+    TOOL: Path
+
+    def files(self, bdir, spec):
+        return [build.build_dir(bdir) / self.TOOL, self.program(bdir, spec)]
+
+    def build_targets(self, spec):
+        targets = super().build_targets(spec)
+        targets.setdefault(build.DEFAULT_PORT, set()).add(self.TOOL.name)
+        return targets
+
+    def launcher(self, bdir, spec) -> list[str]:
+        """The command that runs the image, before the link options."""
+        raise NotImplementedError
+
+    def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
+        argv = self.launcher(bdir, spec) + ["--bus", sock_path, "--module", str(spec.id)]
+        if spec.id == dev.loader:
+            argv.append("--loader")
+        return argv + [str(self.program(bdir, spec))]
+
+
+class AvrKind(EmulatedKind):
+    """An ATmega128 image (NAME.elf) in the simavr harness; ticks are cycles."""
+
+    TOOL = HARNESS
+
+    def tick_hz(self, spec):
+        return round(spec.cpu_mhz * 1_000_000)
+
+    def program(self, bdir, spec):
+        prog = super().program(bdir, spec)
+        return prog if prog.suffix == ".elf" else prog.with_name(prog.name + ".elf")
+
+    def launcher(self, bdir, spec):
+        return [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq", str(self.tick_hz(spec))]
+
+
+class CortexMKind(EmulatedKind):
+    """A Cortex-M3 image under QEMU, lock-stepped by qemu_module.py with
+    the plugin of tools/qemu-lockstep; ticks of the board's 25 MHz timer
+    clock."""
+
+    TOOL = LOCKSTEP_PLUGIN
+
+    def tick_hz(self, spec):
+        return CORTEX_M_TICK_HZ
+
+    def launcher(self, bdir, spec):
+        return [sys.executable, str(Path(__file__).with_name("qemu_module.py")), "--plugin",
+                str(build.build_dir(bdir) / LOCKSTEP_PLUGIN)]
+
+
+KINDS = {
+    "native": NativeKind("native", build.DEFAULT_PORT),
+    # A fence lands within a timer clock of its horizon, later by what runs
+    # with interrupts off: two clocks (80 instructions at -icount shift=0).
+    "cortex-m": CortexMKind("cortex-m", "cortex-m", free_running=True, overshoot=2),
+    # The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles.
+    "avr": AvrKind("avr", "avr", free_running=True, overshoot=4),
+}
+
+
+def of(spec) -> Kind:
+    """The kind of module `spec` (a device.Module); KeyError if it cannot run."""
+    return KINDS[spec.kind]

@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: MIT
+"""A Cortex-M3 module of a device: the Cortex-M port's image under QEMU
+(mps2-an385, `-icount`), lock-stepped with the hub (docs/bus.md,
+"Emulated modules"). `motet run` starts this for each module of
+`kind = "cortex-m"`; it speaks the native modules' link protocol to the
+hub, with ticks of the board's 25 MHz timer clock (40 ns), and drives QEMU
+through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
+
+- Time: the FPGA's free-running 25 MHz counter, read through qtest.
+- Fence: the hub's grant becomes a one-shot of the dual timer's second
+  counter; the port's handler calls port_cm_lockstep_fence(), where the
+  plugin parks the CPU (ports/cortex-m/clock.c). Parked, virtual time
+  stands still while qtest reads and writes the guest. An event the hub
+  gives (a frame received, the end of the frame sent) is due at a tick:
+  the adapter fences there first, then presents it.
+- Bus interface: the mailbox port_cm_bus_if and the doorbell
+  port_cm_bus_doorbell() of ports/cortex-m/bus.c (keep the layout below in
+  step with it); events on spare line 16, one at a time.
+
+The core is always treated as running: the adapter does not see its sleep
+(WFI), so it reports no asleep time and is granted horizons while it idles.
+
+    qemu_module.py --bus SOCKET --module N [--loader] --plugin SO IMAGE
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+LINK_VERSION = 3
+KERNEL_RETRIES = 8  # MOTET_BUS_RETRIES of the kernels this runs (config.h)
+QEMU = "qemu-system-arm"
+NM = "arm-none-eabi-nm"
+FPGA_COUNTER = 0x40028018  # mps2 FPGA I/O: 25 MHz up-counter
+DUAL2 = 0x40002020  # the dual timer's second counter: load, value, ctrl, intclr
+DUAL_ONESHOT_IE_EN = 0xA3  # ctrl: one-shot, 32-bit, interrupt on, enabled
+BUS_IRQ = 16  # PORT_CM_BUS_IRQ
+EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
+CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN = range(6)
+FLAG_LINKED, FLAG_LOADER = 1, 2
+# cm_bus_if_t: u32 module, modules, flags, event, result, rx_len, cmd, arg,
+# tx_addr, tx_len, then the receive frame.
+OFF = {name: 4 * i for i, name in enumerate(
+    ("module", "modules", "flags", "event", "result", "rx_len", "cmd", "arg", "tx_addr",
+     "tx_len"))}
+OFF["rx_frame"] = 40
+PARK_FENCE, PARK_DOORBELL = "0", "1"  # the order of pcs= on the plugin's command line
+
+
+class Qtest:
+    """QEMU's qtest socket: one command, one answer."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.f = self.sock.makefile("rwb", buffering=0)
+
+    def cmd(self, line):
+        self.f.write(line.encode() + b"\n")
+        while True:
+            answer = self.f.readline().decode().strip()
+            if not answer:
+                raise EOFError("QEMU closed qtest")
+            if not answer.startswith("IRQ"):
+                if not answer.startswith("OK"):
+                    raise RuntimeError(f"qtest {line!r}: {answer}")
+                return answer
+
+    def readl(self, addr):
+        return int(self.cmd(f"readl {addr:#x}").split()[1], 16)
+
+    def writel(self, addr, value):
+        self.cmd(f"writel {addr:#x} {value:#x}")
+
+    def read(self, addr, n):
+        if n == 0:
+            return b""
+        return bytes.fromhex(self.cmd(f"read {addr:#x} {n:#x}").split()[1][2:])
+
+    def write(self, addr, data):
+        if data:
+            self.cmd(f"write {addr:#x} {len(data):#x} 0x{data.hex()}")
+
+    def pulse_irq(self, line):
+        for level in (1, 0):
+            self.cmd(f"set_irq_in /machine/armv7m unnamed-gpio-in {line} {level}")
+
+
+class Hub:
+    """The link to the hub (docs/bus.md, "Time-grant protocol")."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+
+    def send(self, mtype, tick, body=b""):
+        self.sock.sendall(struct.pack("<IBQ", 9 + len(body), ord(mtype), tick) + body)
+
+    def _exact(self, n):
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise EOFError("the hub went away")
+            data += chunk
+        return data
+
+    def recv(self):
+        length, mtype = struct.unpack("<IB", self._exact(5))
+        return chr(mtype), self._exact(length - 1)
+
+
+def die_with_parent():
+    """In QEMU's process before it starts: it dies with the adapter, however
+    the adapter ends (the hub's kill fault sends SIGKILL), rather than wait
+    for ever on the plugin's pipes."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def symbols(elf, names):
+    out = subprocess.run([NM, str(elf)], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in names:
+            found[parts[2]] = int(parts[0], 16)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise SystemExit(f"qemu_module: {elf} lacks {', '.join(missing)} (not a bus image?)")
+    return found
+
+
+class Module:
+    def __init__(self, args, workdir):
+        sym = symbols(args.image, ("port_cm_bus_if", "port_cm_bus_doorbell",
+                                   "port_cm_lockstep_fence"))
+        self.mbox = sym["port_cm_bus_if"]
+        park, resume, qsock = (os.path.join(workdir, n) for n in ("park", "resume", "qtest"))
+        os.mkfifo(park)
+        os.mkfifo(resume)
+        pcs = f"{sym['port_cm_lockstep_fence']:#x}:{sym['port_cm_bus_doorbell']:#x}"
+        sys.stdout.flush()
+        self.qemu = subprocess.Popen(
+            [shutil.which(QEMU) or QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
+             "-serial", "stdio", "-semihosting-config", "enable=on,target=native",
+             "-icount", "shift=0,align=off,sleep=off", "-accel", "tcg",
+             "-qtest", f"unix:{qsock},server=on,wait=off", "-qtest-log", "/dev/null",
+             "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}",
+             "-kernel", str(args.image)], stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
+        self.park = open(park, "rb", buffering=0)  # the plugin opens its ends in this order
+        self.resume = open(resume, "wb", buffering=0)
+        for _ in range(500):
+            try:
+                self.qt = Qtest(qsock)
+                break
+            except OSError:
+                time.sleep(0.01)
+        else:
+            raise SystemExit("qemu_module: QEMU's qtest socket did not appear")
+        self.high = 0
+        self.low = 0
+        self.now = 0
+        self.events = []  # (due, kind, result, frame), in the order due
+        self.arrived = []
+        self.presenting = False
+        self.ready = False
+        self.identity = {}  # module, modules, flags: written at JOIN
+
+    # ---- the guest ----
+
+    def wait_park(self):
+        line = self.park.readline()
+        if not line:
+            raise EOFError("QEMU ended")
+        self.clock()
+        return line.decode().strip()[1:]
+
+    def go(self):
+        self.resume.write(b"g")
+
+    def clock(self):
+        """Virtual time in 40 ns ticks (the 32-bit counter, with its wraps)."""
+        low = self.qt.readl(FPGA_COUNTER)
+        if low < self.low:
+            self.high += 1
+        self.low = low
+        self.now = self.high << 32 | low
+        return self.now
+
+    def fence(self, at):
+        self.qt.writel(DUAL2, max(1, at - self.now))
+        self.qt.writel(DUAL2 + 8, DUAL_ONESHOT_IE_EN)
+
+    def mbox_word(self, name):
+        return self.qt.readl(self.mbox + OFF[name])
+
+    # ---- events ----
+
+    def arrive(self, hub):
+        while self.events and self.events[0][0] <= self.now:
+            due, kind, result, frame = self.events.pop(0)
+            hub.send("D", self.now, struct.pack("<QB", due, kind))
+            self.arrived.append((kind, result, frame))
+        self.present()
+
+    def present(self):
+        if self.presenting or not self.ready or not self.arrived:
+            return
+        kind, result, frame = self.arrived.pop(0)
+        if kind == EV_RX:
+            self.qt.write(self.mbox + OFF["rx_frame"], frame)
+            self.qt.writel(self.mbox + OFF["rx_len"], len(frame))
+        else:
+            self.qt.writel(self.mbox + OFF["result"], result)
+        self.qt.writel(self.mbox + OFF["event"], kind)
+        self.presenting = True
+        self.qt.pulse_irq(BUS_IRQ)
+
+    def doorbell(self, hub):
+        cmd = self.mbox_word("cmd")
+        if cmd == CMD_SEND:
+            addr, n = self.mbox_word("tx_addr"), self.mbox_word("tx_len")
+            hub.send("T", self.now, self.qt.read(addr, n))
+        elif cmd == CMD_JOIN:
+            for name, value in self.identity.items():
+                self.qt.writel(self.mbox + OFF[name], value)
+        elif cmd == CMD_READY:
+            self.ready = True
+        elif cmd in (CMD_RX_DONE, CMD_EVENT_DONE) and self.presenting:
+            if cmd == CMD_RX_DONE:
+                hub.send("R", self.now, bytes([self.mbox_word("arg") & 0xFF]))
+            self.qt.writel(self.mbox + OFF["event"], 0)
+            self.presenting = False
+        self.present()
+
+    def take_event(self, body):
+        due, kind = struct.unpack_from("<QB", body)
+        if kind == EV_PROBE:
+            return
+        result = body[9] if kind == EV_TX_DONE else 0
+        frame = body[13:] if kind == EV_RX else b""
+        self.events.append((due, kind, result, frame))
+
+    def run_to(self, until, hub):
+        """Run the guest to tick `until`, fencing first at each event due."""
+        while True:
+            self.arrive(hub)
+            target = min(until, self.events[0][0]) if self.events else until
+            if self.now >= until:
+                return
+            self.fence(target)
+            self.go()
+            while True:
+                what = self.wait_park()
+                if what == PARK_FENCE:
+                    break
+                self.doorbell(hub)
+                self.go()
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="qemu_module.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--bus", required=True)
+    p.add_argument("--module", type=int, required=True)
+    p.add_argument("--loader", action="store_true")
+    p.add_argument("--plugin", required=True)
+    p.add_argument("image")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="motet-qemu-") as work:
+        m = Module(args, work)
+        status = 0
+        try:
+            hub = Hub(args.bus)
+            hub.send("H", 0, struct.pack("<BIB", args.module, LINK_VERSION, KERNEL_RETRIES))
+            mtype, body = hub.recv()
+            if mtype != "W":
+                raise SystemExit("qemu_module: no welcome from the hub")
+            m.wait_park()  # before the first instruction
+            m.identity = {"module": args.module, "modules": struct.unpack("<I", body)[0],
+                          "flags": FLAG_LINKED | (FLAG_LOADER if args.loader else 0)}
+            while True:
+                sys.stdout.flush()
+                hub.send("A", m.now, struct.pack("<QBQ", m.now + 1, 0, 0))
+                while True:
+                    mtype, body = hub.recv()
+                    if mtype == "E":
+                        m.take_event(body)
+                    elif mtype == "G":
+                        m.run_to(struct.unpack("<Q", body)[0], hub)
+                        break
+                    elif mtype == "Q":
+                        status = body[0] if body else 0
+                        raise EOFError("quit")
+                    else:
+                        raise SystemExit(f"qemu_module: unexpected message {mtype!r}")
+        except EOFError:
+            pass
+        finally:
+            if m.qemu.poll() is None:
+                m.qemu.kill()
+            rc = m.qemu.wait()
+        return status if status or rc in (0, -9) else rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The few declarations of QEMU's TCG plugin API (version 1, QEMU 7.2) that
+ * the lock-step plugin uses. Debian packages no plugin header; these follow
+ * the API's documentation, and QEMU checks qemu_plugin_version on load.
+ */
+#ifndef QEMU_PLUGIN_API_H
+#define QEMU_PLUGIN_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define QEMU_PLUGIN_EXPORT  __attribute__((visibility("default")))
+#define QEMU_PLUGIN_VERSION 1
+
+typedef uint64_t qemu_plugin_id_t;
+
+typedef struct qemu_info_t {
+    const char *target_name;
+    struct {
+        int min;
+        int cur;
+    } version;
+    bool system_emulation;
+    union {
+        struct {
+            int smp_vcpus;
+            int max_vcpus;
+        } system;
+    };
+} qemu_info_t;
+
+struct qemu_plugin_tb;
+
+enum qemu_plugin_cb_flags {
+    QEMU_PLUGIN_CB_NO_REGS,
+    QEMU_PLUGIN_CB_R_REGS,
+    QEMU_PLUGIN_CB_RW_REGS,
+};
+
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void *userdata);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+
+#endif /* QEMU_PLUGIN_API_H */
