@@ -103,9 +103,9 @@ bytes = 12
 """
 
 
-def problem(deadline_ms=None, pins=None, work_ram=200, period_ms=None):
+def problem(deadline_ms=None, pins=None, work_ram=200, period_ms=None, device_text=DEVICE):
     app = appplace.parse(APP, "tiny.toml")
-    dev = device.parse(DEVICE, "tiny-device.toml")
+    dev = device.parse(device_text, "tiny-device.toml")
     prof = profile.parse(PROFILE.replace("WORK_RAM", str(work_ram)), "tiny.profile.toml", app)
     deadlines = {"work": deadline_ms} if deadline_ms else None
     return planner.Problem(app, dev, prof, period_ms, deadlines, pins)
@@ -409,3 +409,43 @@ def test_the_benchmark_section_compares_with_figure_8():
     for row in rows:  # the plan never costs more than figure 8 under the same model
         energy, fig8 = (float(c) for c in row.split("|")[4:6])
         assert energy <= fig8
+
+
+# The appendix charges standby as P_S for the rest less the transition,
+# plus E_W: T_be = (E_W - P_S T_W) / (P_I - P_S). With P_S = 10 mW on p:
+# T_be = (500 - 10) / 40 = 12.25 ms. A 22.4 ms period leaves p 12.4 ms
+# after its 10 ms of work: standby 10 * (12.4 - 1) + 500 = 614 uJ beats
+# idle 50 * 12.4 = 620 uJ (charging P_S over the transition too, 624,
+# would pick idle, against line c).
+def test_standby_is_charged_as_the_appendix_does_at_its_breakeven_time():
+    p = problem(pins={"work": 0}, period_ms=22.4, device_text=DEVICE.replace(
+        "standby_mw = 0\ntransition_us = 1000", "standby_mw = 10\ntransition_us = 1000"))
+    assert p.spec[0].processor.breakeven_s == pytest.approx(12.25e-3)
+    sol, fig = solved(p)
+    assert sol.standby[0]
+    assert fig.energy_uj[0] == pytest.approx(1000 + 614)
+
+
+def test_standby_needs_the_rest_of_the_period_to_cover_the_transition():
+    # p takes 995 ms to go to standby and back; after 10 ms of work only
+    # 990 ms remain, so it idles: 1000 + 50 * 990 = 50500 uJ.
+    p = problem(pins={"work": 0}, device_text=DEVICE.replace("transition_us = 1000",
+                                                             "transition_us = 995000"))
+    sol, fig = solved(p)
+    assert not sol.standby[0] and not fig.standby[0]
+    assert fig.energy_uj[0] == pytest.approx(50500)
+
+
+def test_the_regions_switch_to_standby_at_line_c():
+    from motetlib import energy, regions
+    p, q = energy.PROCESSORS["arm7"], energy.PROCESSORS["msp430"]
+    fns, _ = regions.lines(p, q)
+    l_mi = 0.5
+    d_s = fns["c"](l_mi) + 20e-6  # just above c: p rests in standby
+    slack = d_s - l_mi / p.mips
+    idle = l_mi / p.mipj + p.idle_mw * 1e-3 * slack + q.standby_mw * 1e-3 * d_s
+    assert regions.energy_j(p, q, l_mi, d_s) < idle
+    d_s = fns["c"](l_mi) - 20e-6  # just below: it idles
+    slack = d_s - l_mi / p.mips
+    idle = l_mi / p.mipj + p.idle_mw * 1e-3 * slack + q.standby_mw * 1e-3 * d_s
+    assert regions.energy_j(p, q, l_mi, d_s) == pytest.approx(idle)

@@ -95,6 +95,17 @@ class Processor:
         return max(0.0, (self.transition_uj * 1e-6 - self.standby_mw * 1e-3 *
                          self.transition_us * 1e-6) / (gap_mw * 1e-3))
 
+    def standby_uj(self, rest_us: float, wakes: bool = True) -> float | None:
+        """Energy of resting `rest_us` in standby. With a wake-up (the module
+        has work) the appendix's charge: E_W for the round trip and P_S for
+        the rest of the time, which is what makes T_be the break-even point;
+        None when the round trip does not fit in `rest_us`."""
+        if not wakes:
+            return self.standby_mw * rest_us * 1e-3
+        if rest_us < self.transition_us:
+            return None
+        return self.standby_mw * (rest_us - self.transition_us) * 1e-3 + self.transition_uj
+
     def at_clock(self, mhz: float) -> Processor:
         """The same processor clocked at `mhz`: active and idle power scale."""
         if mhz == self.mhz:

@@ -23,8 +23,10 @@ The model, per period D (the profile's, or --period):
   frame if any member is elsewhere, and each module with members one
   frame received.
 - Module m spends P_A * busy, and the rest of the period either idle,
-  P_I * (D - busy), or in standby, P_S * (D - busy) + E_W if it has work
-  (one wake-up per period), whichever is less: the CoMOS paper's appendix.
+  P_I * (D - busy), or in standby, P_S * (D - busy - T_W) + E_W if it has
+  work (one round trip per period, which must fit: busy + T_W <= D),
+  whichever is less: the CoMOS paper's appendix, whose T_be is where the
+  two are equal.
   The radio's energy per byte is charged to the radio task's module.
 - The latency of a chain (a path of routes from a task nothing sends to, to
   the task a --deadline names; a join such as HT waiting for four bands is
@@ -302,8 +304,11 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
         c = p.spec[m].processor
         rest = p.period_us - busy[m]
         idle = c.idle_mw * rest * 1e-3
-        sleep = c.standby_mw * rest * 1e-3 + (c.transition_uj if m in used else 0.0)
-        standby[m] = sleep < idle if chosen is None else chosen[m]
+        sleep = c.standby_uj(rest, wakes=m in used)
+        if chosen is None:
+            standby[m] = sleep is not None and sleep < idle
+        else:
+            standby[m] = chosen[m]
         energy[m] = c.active_mw * busy[m] * 1e-3 + (sleep if standby[m] else idle)
     if p.radio is not None:
         energy[where[p.radio]] += p.radio_uj()
@@ -509,11 +514,17 @@ def build(p: Problem, deadlines=True, chain_objective=None):
         for v, k in busy_m[m].items():
             _add(coeffs, v, c.idle_mw * 1e-3 * k)
         lp.row(coeffs, lo=c.idle_mw * 1e-3 * p.period_us)
-        # rest >= P_S (D - busy) + E_W y - big (1 - s)
-        coeffs = {rest: 1.0, s: -big, y: -c.transition_uj}
+        # rest >= P_S (D - busy) + (E_W - P_S T_W) y - big (1 - s): energy.standby_uj
+        coeffs = {rest: 1.0, s: -big,
+                  y: -(c.transition_uj - c.standby_mw * 1e-3 * c.transition_us)}
         for v, k in busy_m[m].items():
             _add(coeffs, v, c.standby_mw * 1e-3 * k)
         lp.row(coeffs, lo=c.standby_mw * 1e-3 * p.period_us - big)
+        # busy + T_W <= D when it has work and rests in standby (s = y = 1)
+        coeffs = {s: c.transition_us, y: c.transition_us}
+        for v, k in busy_m[m].items():
+            _add(coeffs, v, k)
+        lp.row(coeffs, hi=p.period_us + c.transition_us)
         _add(objective, rest, 1.0)
         for v, k in busy_m[m].items():
             _add(objective, v, c.active_mw * 1e-3 * k)
