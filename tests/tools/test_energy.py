@@ -34,6 +34,8 @@ def test_shipped_ssl_device_has_the_papers_processors():
 
 def test_every_builtin_kind_has_a_source_and_derived_figures():
     assert set(energy.SOURCES) == set(energy.PROCESSORS)
+    for name, p in energy.PROCESSORS.items():  # each passes the checks a device's would
+        assert energy.override(p, name, {}, "built-in") == p
     arm7 = energy.PROCESSORS["arm7"]
     assert arm7.mips == pytest.approx(60 / 1.9)
     assert arm7.mipj == pytest.approx(arm7.mips * 1000 / 100.0)
@@ -111,6 +113,14 @@ processor = "dsp"
     ("[radio]\nnj_per_byte = inf\n[[module]]\nid = 0\n",
      "x.toml [radio]: 'nj_per_byte' = inf is outside"),
     ("[radio]\nuj = 1\n[[module]]\nid = 0\n", "x.toml [radio]: unknown field uj"),
+    # figures each within bounds but not of one processor
+    ("[processor.msp430]\nstandby_mw = 5\n[[module]]\nid = 0\n",
+     "x.toml [processor.msp430]: 'standby_mw' = 5 is above 'idle_mw' = 1.8"),
+    ("[[module]]\nid = 0\nprocessor = { kind = \"arm7\", idle_mw = 150 }\n",
+     "x.toml module #1.processor: 'idle_mw' = 150 is above 'active_mw' = 100"),
+    ("[[module]]\nid = 0\nprocessor = { kind = \"arm7\", transition_uj = 1 }\n",
+     "x.toml module #1.processor: 'transition_uj' = 1 is below standby_mw x transition_us "
+     "= 2 uJ"),
 ])
 def test_bad_figures_are_refused_naming_file_and_field(text, message):
     with pytest.raises(device.DeviceError) as e:

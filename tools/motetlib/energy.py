@@ -231,7 +231,24 @@ def override(base: Processor | None, name: str, table: dict, where: str) -> Proc
     nj = number(table, "nj_per_instruction", where)
     if nj is not None:
         p = dataclasses.replace(p, active_mw=nj * p.mips)
+    _consistent(p, where)
     return p
+
+
+def _consistent(p: Processor, where: str):
+    """Figures each within LIMITS can still not be one processor's: the
+    planner would then see standby cost more than idling (never chosen,
+    T_be infinite) or a round trip cheaper than staying in standby (a
+    free discount for waking)."""
+    for low, high in (("standby_mw", "idle_mw"), ("idle_mw", "active_mw")):
+        a, b = getattr(p, low), getattr(p, high)
+        if a > b:
+            raise EnergyError(f"{where}: '{low}' = {fields.show(a)} is above '{high}' = "
+                              f"{fields.show(b)}")
+    floor_uj = p.standby_mw * p.transition_us * 1e-3
+    if p.transition_uj < floor_uj:
+        raise EnergyError(f"{where}: 'transition_uj' = {fields.show(p.transition_uj)} is below "
+                          f"standby_mw x transition_us = {fields.show(floor_uj)} uJ")
 
 
 def catalogue(tables: dict, where: str) -> dict[str, Processor]:
