@@ -449,3 +449,94 @@ def test_the_regions_switch_to_standby_at_line_c():
     slack = d_s - l_mi / p.mips
     idle = l_mi / p.mipj + p.idle_mw * 1e-3 * slack + q.standby_mw * 1e-3 * d_s
     assert regions.energy_j(p, q, l_mi, d_s) == pytest.approx(idle)
+
+
+def _random_instance(rng):
+    """Five tasks on three modules (p, q, q): t0 fixed on m0 sends to a
+    multicast group and to one task; the rest a random forward graph with
+    random priorities, costs, RAM and frame sizes, bus CPU costs on, and
+    p's round trip to standby short or most of the 100 ms period."""
+    tasks = [f"t{i}" for i in range(5)]
+    members = rng.sample(tasks[1:], 2)
+    routes = {t: [] for t in tasks}
+    routes["t0"] = ["@g", f"{rng.choice(tasks[1:])}:1"]
+    for i in range(1, 5):
+        for j in range(i + 1, 5):
+            if rng.random() < 0.4:
+                routes[tasks[i]].append(f"{tasks[j]}:1")
+    app = ["[app]", 'name = "rnd"', "[programs]", "prog = 1"]
+    for i, t in enumerate(tasks):
+        app += ["[[task]]", f'name = "{t}"', 'program = "prog"',
+                f"priority = {rng.randint(1, 3)}", "module = 0",
+                f"movable = {'false' if i == 0 else 'true'}",
+                f"routes = [{', '.join(repr(r).replace(chr(39), chr(34)) for r in routes[t])}]"]
+    app += ["[[group]]", 'name = "g"', f'members = ["{members[0]}:0", "{members[1]}:0"]']
+    prof = ["[profile]", 'app = "rnd"', "period_ms = 100", "[measured]", 'p = "x"', 'q = "x"']
+    for t in tasks:
+        fast = rng.randint(10_000, 400_000)
+        prof += ["[[task]]", f'name = "{t}"', f"messages = {rng.randint(1, 3)}",
+                 f"ram_bytes = {rng.randint(100, 600)}",
+                 f"cycles = {{ p = {fast}, q = {fast * rng.randint(1, 4) // 3} }}"]
+    for t in tasks:
+        for port in range(len(routes[t])):
+            prof += ["[[route]]", f'from = "{t}"', f"port = {port}",
+                     f"messages = {rng.randint(1, 3)}", f"bytes = {rng.randint(12, 400)}"]
+    dev = DEVICE.replace("nj_per_frame = 0", "nj_per_frame = 5000").replace(
+        "transition_us = 1000", f"transition_us = {rng.choice((1000, 60_000, 95_000))}").replace(
+        'processor = "q"\n', 'processor = "q"\nbus_cycles_per_frame = 300\n'
+        'bus_cycles_per_byte = 20\n[[module]]\nid = 2\nname = "small2"\nprocessor = "q"\n'
+        'bus_cycles_per_frame = 300\nbus_cycles_per_byte = 20\n')
+    app = appplace.parse("\n".join(app) + "\n", "rnd.toml")
+    return app, device.parse(dev, "rnd-device.toml"), profile.parse(
+        "\n".join(prof) + "\n", "rnd.profile.toml", app)
+
+
+def _least_by_enumeration(p):
+    """The least energy over every placement and idle/standby choice that
+    violates nothing, by evaluate() alone; None if there is none."""
+    import itertools
+    best = None
+    movable = [t for t in p.tasks if t not in p.pins]
+    for mods in itertools.product(p.modules, repeat=len(movable)):
+        where = dict(p.pins, **dict(zip(movable, mods)))
+        busy = planner.evaluate(p, where).busy_us
+        used = set(where.values())
+        for rest in itertools.product((False, True), repeat=len(p.modules)):
+            standby = dict(zip(p.modules, rest))
+            if any(standby[m] and m in used and busy[m] + p.spec[m].processor.transition_us >
+                   p.period_us for m in p.modules):
+                continue
+            fig = planner.evaluate(p, where, standby)
+            if not planner.violations(p, where, fig) and (best is None or
+                                                          fig.total_uj < best):
+                best = fig.total_uj
+    return best
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_milp_finds_what_enumerating_every_placement_finds(seed):
+    # The linearisation (route products, multicast frames, big-M rows for
+    # standby and for the modules a chain visits) must neither cut off a
+    # placement nor admit one that evaluate() finds late or too full.
+    import random
+    rng = random.Random(seed)
+    app, dev, prof = _random_instance(rng)
+    free = planner.Problem(app, dev, prof)
+    sinks = [i for i, ch in enumerate(free.chains)]
+    lat = [planner.evaluate(free, dict(free.pins, **{t: m for t in free.tasks if t not in
+                                                      free.pins})).latency_us[i]
+           for m in free.modules for i in sinks]
+    deadline_ms = rng.uniform(min(lat), max(lat)) / 1e3
+    target = free.chains[rng.choice(sinks)].tasks[-1]
+    p = planner.Problem(app, dev, prof, deadlines={target: deadline_ms},
+                        max_util=rng.choice((0.3, 1.0)))
+    want = _least_by_enumeration(p)
+    sol = planner.solve(p)
+    if want is None:
+        assert sol is None
+        return
+    assert sol is not None
+    fig = planner.evaluate(p, sol.where, sol.standby)
+    assert planner.violations(p, sol.where, fig) == []
+    assert sol.objective == pytest.approx(fig.total_uj, rel=1e-6)
+    assert fig.total_uj == pytest.approx(want, rel=1e-6)
