@@ -540,3 +540,33 @@ def test_the_milp_finds_what_enumerating_every_placement_finds(seed):
     assert planner.violations(p, sol.where, fig) == []
     assert sol.objective == pytest.approx(fig.total_uj, rel=1e-6)
     assert fig.total_uj == pytest.approx(want, rel=1e-6)
+
+
+def test_a_task_that_fits_only_an_empty_module_is_named():
+    # q has 1000 B with sense (100 B) pinned to it, p only 300 B: work
+    # (950 B) would fit q alone, but not beside sense.
+    p = problem(work_ram=950, device_text=DEVICE.replace("ram_bytes = 1000000",
+                                                         "ram_bytes = 300"))
+    assert planner.solve(p) is None
+    text = "\n".join(planner.explain_infeasible(p))
+    assert "task work (950 B) fits no module it may run on beside what is pinned there" in text
+
+
+def test_tasks_that_fit_one_by_one_but_not_together_are_summed_up():
+    # Two movable tasks of 950 B, two modules of 1000 B, sense's 100 B on
+    # q: each fits p, and the RAM free in all (1900 B) is what they need,
+    # but neither fits beside the other on p nor beside sense on q.
+    text = DEVICE.replace("ram_bytes = 1000000", "ram_bytes = 1000")
+    app = appplace.parse(APP.replace('module = 1\nroutes = ["work:0"]',
+                                     'module = 1\nroutes = ["work:0", "more:0"]') +
+                         '[[task]]\nname = "more"\nprogram = "work"\npriority = 1\n'
+                         'module = 1\nmovable = true\n', "tiny.toml")
+    prof = profile.parse(PROFILE.replace("WORK_RAM", "950") + '[[task]]\nname = "more"\n'
+                         'messages = 1\nram_bytes = 950\ncycles = { p = 1000, q = 1000 }\n'
+                         '[[route]]\nfrom = "sense"\nport = 1\nmessages = 1\nbytes = 12\n',
+                         "tiny.profile.toml", app)
+    p = planner.Problem(app, device.parse(text, "tiny-device.toml"), prof)
+    assert planner.solve(p) is None
+    lines = planner.explain_infeasible(p)
+    assert "the movable tasks need 1900 B of RAM in all; 1900 B are free beside what is " \
+        "pinned, but no split of them fits" in "\n".join(lines)

@@ -604,21 +604,7 @@ def explain_infeasible(p: Problem) -> list[str]:
     """Why no placement meets every constraint."""
     free = solve(p, deadlines=False)
     if free is None:
-        lines = ["no placement fits the modules' RAM and CPU, deadlines aside:"]
-        for m in p.modules:
-            pinned = [t for t, pm in p.pins.items() if pm == m]
-            cpu = sum(p.task_busy_us(t, m) for t in pinned)
-            ram = sum(p.ram(t) for t in pinned)
-            c = p.spec[m].processor
-            lines.append(f"  m{m} {p.spec[m].name} ({c.name}): pinned {', '.join(pinned) or '-'}"
-                         f": RAM {ram} of {c.ram_bytes} B, busy {cpu / 1e3:.1f} of "
-                         f"{p.max_util * p.period_us / 1e3:.1f} ms per period")
-        for t in p.tasks:
-            fits = [m for m in p.allowed[t] if p.ram(t) <= p.spec[m].processor.ram_bytes and
-                    p.task_busy_us(t, m) <= p.max_util * p.period_us]
-            if not fits:
-                lines.append(f"  task {t} ({p.ram(t)} B) fits no module it may run on alone")
-        return lines
+        return _explain_overfull(p)
     best, at = {}, {}
     for i, ch in enumerate(p.chains):
         if ch.deadline_us is not None:
@@ -646,6 +632,43 @@ def explain_infeasible(p: Problem) -> list[str]:
         for i, lat in best.items():
             lines.append(f"  {p.chains[i].label}: {lat / 1e3:.1f} ms (deadline "
                          f"{p.chains[i].deadline_us / 1e3:g} ms)")
+    return lines
+
+
+def _explain_overfull(p: Problem) -> list[str]:
+    """Why no placement fits RAM and CPU: what is pinned where, the tasks
+    that fit no module beside it, else the movable tasks' needs in all
+    (each fits somewhere, but they cannot be split among the modules)."""
+    lines = ["no placement fits the modules' RAM and CPU, deadlines aside:"]
+    cap_us = p.max_util * p.period_us
+    ram_left, cpu_left = {}, {}
+    for m in p.modules:
+        pinned = [t for t, pm in p.pins.items() if pm == m]
+        cpu = sum(p.task_busy_us(t, m) for t in pinned)
+        ram = sum(p.ram(t) for t in pinned)
+        c = p.spec[m].processor
+        ram_left[m], cpu_left[m] = c.ram_bytes - ram, cap_us - cpu
+        lines.append(f"  m{m} {p.spec[m].name} ({c.name}): pinned {', '.join(pinned) or '-'}"
+                     f": RAM {ram} of {c.ram_bytes} B, busy {cpu / 1e3:.1f} of "
+                     f"{cap_us / 1e3:.1f} ms per period")
+    movable = [t for t in p.tasks if t not in p.pins]
+    alone = len(lines)
+    for t in p.tasks:
+        if not any(p.ram(t) <= p.spec[m].processor.ram_bytes and
+                   p.task_busy_us(t, m) <= cap_us for m in p.allowed[t]):
+            lines.append(f"  task {t} ({p.ram(t)} B) fits no module it may run on alone")
+        elif t in movable and not any(p.ram(t) <= ram_left[m] and
+                                      p.task_busy_us(t, m) <= cpu_left[m] for m in p.allowed[t]):
+            lines.append(f"  task {t} ({p.ram(t)} B) fits no module it may run on beside "
+                         "what is pinned there")
+    if len(lines) == alone and movable:
+        free = sum(max(0, ram_left[m]) for m in p.modules)
+        least = sum(min(p.task_busy_us(t, m) for m in p.allowed[t]) for t in movable)
+        idle = sum(max(0.0, cpu_left[m]) for m in p.modules)
+        lines.append(f"  the movable tasks need {sum(p.ram(t) for t in movable)} B of RAM in "
+                     f"all; {free} B are free beside what is pinned, but no split of them fits")
+        lines.append(f"  and at least {least / 1e3:.1f} ms of CPU per period (each on its "
+                     f"fastest module; bus frames aside); {idle / 1e3:.1f} ms are free")
     return lines
 
 
