@@ -154,7 +154,10 @@ SOURCES = {
               "cycle, memory operands 3 to 6)",
     "cortex-m3": "Cortex-M3 microcontroller class (STM32F103-like at 48 MHz, 3.3 V): about "
                  "24 mA running, 9 mA in sleep mode, about 25 uA in stop mode, wake-up "
-                 "from stop in about 6 us; CPI 1.25 (1.25 DMIPS/MHz)",
+                 "from stop in about 6 us; CPI 1.25 from the instruction timings (most "
+                 "Thumb-2 instructions 1 cycle, loads 2, taken branches 2 to 4: a pipeline "
+                 "refill), not from the DMIPS/MHz rating, which counts Dhrystones, not "
+                 "instructions",
     "atmega128": "ATmega128 datasheet class (8 MHz, 3.3 V): about 10 mA active, 4.5 mA "
                  "idle, about 10 uA in power-save with the 32 kHz timer running, wake-up "
                  "after a 1K-cycle oscillator start (130 us); 4 KB of internal SRAM; "
