@@ -280,24 +280,10 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
     busy = {m: 0.0 for m in p.modules}
     for t in p.tasks:
         busy[where[t]] += p.task_busy_us(t, where[t])
-    wire = 0.0
-    for r in p.app.routes:
-        hops = [h for h in p.hops if h.route == r]
-        if not hops:
-            continue
-        src = where[r.src]
-        remote = [h for h in hops if where[h.dst] != src]
-        if r.group:
-            if remote:
-                busy[src] += p.frame_busy_us(hops[0], src)
-                wire += p.wire_uj(hops[0])
-            for m in {where[h.dst] for h in remote}:
-                busy[m] += p.frame_busy_us(hops[0], m)
-        else:
-            for h in remote:
-                busy[src] += p.frame_busy_us(h, src)
-                busy[where[h.dst]] += p.frame_busy_us(h, where[h.dst])
-                wire += p.wire_uj(h)
+    paid, crossing = frames(p, where)
+    for m, h in paid:
+        busy[m] += p.frame_busy_us(h, m)
+    wire = sum(p.wire_uj(h) for h in crossing)
     used = {where[t] for t in p.tasks}
     energy, standby = {}, {}
     for m in p.modules:
@@ -318,7 +304,7 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
         visited = {where[t] for t in ch.tasks}
         lat = 0.0
         for m in visited:
-            lat += chain_busy_us(p, where, ch, m)
+            lat += chain_busy_us(p, where, paid, ch, m)
             if standby[m]:
                 lat += p.spec[m].processor.transition_us
         lat += sum(p.wire_us(h) for h in ch.hops if where[h.route.src] != where[h.dst])
@@ -326,26 +312,37 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
     return Figures(busy, energy, standby, ram, latency, wire, sum(energy.values()) + wire)
 
 
-def chain_busy_us(p, where, ch, m):
-    """Module m's busy time per period that delays chain ch."""
-    at_source = where[ch.tasks[0]] == m
-    b = sum(p.task_busy_us(t, m) for t in p.tasks
-            if where[t] == m and p.interferes(t, ch, at_source))
+def frames(p: Problem, where: dict):
+    """The bus frames a placement pays per period: (module, hop) for each
+    frame a module's driver sends or receives (a multicast: one sent if any
+    member is elsewhere, one received per module with members), and the
+    hops whose frame crosses the wire."""
+    paid, crossing = [], []
     for r in p.app.routes:
         hops = [h for h in p.hops if h.route == r]
         if not hops:
             continue
         src = where[r.src]
+        remote = [h for h in hops if where[h.dst] != src]
         if r.group:
-            if src == m and any(where[h.dst] != m for h in hops):
-                b += p.frame_busy_us(hops[0], m)
-            if src != m and any(where[h.dst] == m for h in hops):
-                b += p.frame_busy_us(hops[0], m)
+            if remote:
+                paid.append((src, hops[0]))
+                crossing.append(hops[0])
+            paid += [(m, hops[0]) for m in {where[h.dst] for h in remote}]
         else:
-            for h in hops:
-                if src != where[h.dst] and m in (src, where[h.dst]):
-                    b += p.frame_busy_us(h, m)
-    return b
+            for h in remote:
+                paid += [(src, h), (where[h.dst], h)]
+                crossing.append(h)
+    return paid, crossing
+
+
+def chain_busy_us(p, where, paid, ch, m):
+    """Module m's busy time per period that delays chain ch: the tasks that
+    interfere with it, and every bus frame m's driver handles (`paid`)."""
+    at_source = where[ch.tasks[0]] == m
+    b = sum(p.task_busy_us(t, m) for t in p.tasks
+            if where[t] == m and p.interferes(t, ch, at_source))
+    return b + sum(p.frame_busy_us(h, m) for mm, h in paid if mm == m)
 
 
 def violations(p: Problem, where: dict, fig: Figures | None = None) -> list[str]:
