@@ -204,6 +204,18 @@ def test_bad_profiles_are_refused_naming_file_and_field(old, new, message):
     assert message in str(e.value)
 
 
+@pytest.mark.parametrize("line, message", [
+    ("task = 5", "p.toml: 'task' must be [[task]] tables"),
+    ("task = [1]", "p.toml: 'task' must be [[task]] tables"),
+    ("route = \"x\"", "p.toml: 'route' must be [[route]] tables"),
+    ("[task]\nname = \"sense\"", "p.toml: 'task' must be [[task]] tables"),
+])
+def test_tasks_and_routes_that_are_not_arrays_of_tables_get_one_line(line, message):
+    with pytest.raises(profile.ProfileError) as e:
+        profile.parse(f"{line}\n[profile]\napp = \"chain\"\nperiod_ms = 100\n", "p.toml")
+    assert str(e.value) == message
+
+
 def test_the_shipped_ssl_profile_matches_its_application():
     app = appplace.load(ROOT / "apps" / "ssl" / "ssl_device.toml")
     prof = profile.load(ROOT / "apps" / "ssl" / "ssl_device.profile.toml", app)

@@ -131,6 +131,14 @@ def _unknown(table, known, where):
     fields.unknown(table, known, where, ProfileError)
 
 
+def _tables(doc, key, path):
+    """doc[key] as the array of tables [[key]] it must be (absent: none)."""
+    value = doc.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise ProfileError(f"{path}: '{key}' must be [[{key}]] tables")
+    return value
+
+
 def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -> Profile:
     """A validated Profile; with `app`, checked against its tasks and routes."""
     try:
@@ -151,7 +159,7 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
         raise ProfileError(f"{path} [measured]: each kind must be a string saying where its "
                            "figures come from")
     tasks = {}
-    for i, t in enumerate(doc.get("task", [])):
+    for i, t in enumerate(_tables(doc, "task", path)):
         where = f"{path} task #{i + 1}"
         _unknown(t, ("name", "messages", "ram_bytes", "cycles"), where)
         tname = t.get("name")
@@ -172,7 +180,7 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
                                 _figure(t, "ram_bytes", where, 0, 2**32, integral=True),
                                 {k: float(v) for k, v in cycles.items()})
     routes = {}
-    for i, r in enumerate(doc.get("route", [])):
+    for i, r in enumerate(_tables(doc, "route", path)):
         where = f"{path} route #{i + 1}"
         _unknown(r, ("from", "port", "messages", "bytes"), where)
         src = r.get("from")
