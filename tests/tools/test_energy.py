@@ -133,3 +133,41 @@ def test_a_processor_that_never_idles_above_standby_has_no_breakeven():
     p = energy.Processor("x", 1, 1, 1, idle_mw=0.5, standby_mw=0.5, transition_us=1,
                          transition_uj=1, ram_bytes=1)
     assert math.isinf(p.breakeven_s)
+
+
+def test_any_odd_value_in_the_energy_model_gets_a_device_error():
+    # Each energy field of a device file in turn, each odd value: parsed,
+    # or refused with a DeviceError naming the file, never another exception.
+    good = """[processor.dsp]
+mhz = 100
+cpi = 1
+active_mw = 50
+idle_mw = 10
+standby_mw = 1
+transition_us = 50
+transition_uj = 3
+ram_bytes = 65536
+[bus]
+nj_per_byte = 2
+nj_per_frame = 2
+[radio]
+nj_per_byte = 900
+[[module]]
+id = 0
+processor = { kind = "dsp", cpi = 2 }
+"""
+    lines = good.splitlines()
+    tried = 0
+    for i, line in enumerate(lines):
+        key, sep, _ = line.partition(" = ")
+        if not sep or key == "id":
+            continue
+        for value in ("5", "-1", "0", '"x"', "[1]", "{ a = 1 }", "{}", "true", "nan", "1e300",
+                      '"msp430"', '{ kind = "dsp", mhz = -1 }'):
+            text = "\n".join(lines[:i] + [f"{key} = {value}"] + lines[i + 1:]) + "\n"
+            try:
+                parse(text)
+            except device.DeviceError as e:
+                assert "\n" not in str(e) and str(e).startswith("x.toml")
+            tried += 1
+    assert tried == 12 * 12

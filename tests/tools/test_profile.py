@@ -224,3 +224,27 @@ def test_the_shipped_ssl_profile_matches_its_application():
     assert prof.tasks["ht"].ram_bytes > 16384  # its tables
     text = (ROOT / "apps" / "ssl" / "ssl_device.profile.toml").read_text()
     assert "Produced by: ./motet profile apps/ssl/ssl_device.toml" in text
+
+
+ODD_VALUES = ("5", "-1", "0", '"x"', "[1]", "[]", "{ a = 1 }", "{}", "true", "nan", "inf",
+              "1e300", "1.5")
+
+
+def test_any_odd_value_in_a_profile_gets_a_profile_error():
+    # Each field of a good profile in turn, each odd value: parsed, or
+    # refused with a ProfileError (one line), never another exception.
+    app = appplace.parse(APP, "chain.toml")
+    lines = GOOD.splitlines()
+    tried = 0
+    for i, line in enumerate(lines):
+        key, sep, _ = line.partition(" = ")
+        if not sep:
+            continue
+        for value in ODD_VALUES:
+            text = "\n".join(lines[:i] + [f"{key} = {value}"] + lines[i + 1:]) + "\n"
+            try:
+                profile.parse(text, "p.toml", app)
+            except profile.ProfileError as e:
+                assert "\n" not in str(e) and str(e).startswith("p.toml")
+            tried += 1
+    assert tried > 200
