@@ -570,3 +570,13 @@ def test_tasks_that_fit_one_by_one_but_not_together_are_summed_up():
     lines = planner.explain_infeasible(p)
     assert "the movable tasks need 1900 B of RAM in all; 1900 B are free beside what is " \
         "pinned, but no split of them fits" in "\n".join(lines)
+
+
+@pytest.mark.parametrize("header", ["[[ task ]]  # the work", "[[\"task\"]]", "[[ 'task' ]]"])
+def test_the_placed_description_is_rewritten_whatever_the_headers_spacing(header):
+    # TOML allows spaces and a quoted key in a table header; the rewrite
+    # must find the task there as appc does.
+    app = appplace.parse(APP.replace('[[task]]\nname = "work"', f'{header}\nname = "work"'),
+                         "tiny.toml")
+    text = appplace.placed(app, {"work": 0})
+    assert {t.name: t.module for t in appplace.parse(text).tasks} == {"sense": 1, "work": 0}
