@@ -580,3 +580,13 @@ def test_the_placed_description_is_rewritten_whatever_the_headers_spacing(header
                          "tiny.toml")
     text = appplace.placed(app, {"work": 0})
     assert {t.name: t.module for t in appplace.parse(text).tasks} == {"sense": 1, "work": 0}
+
+
+def test_a_period_other_than_the_profiles_is_flagged_in_the_report():
+    # Messages per period are the profile's: a task on its own timer (temp
+    # at 4 Hz) sends as many per period at 200 ms as at the profile's 250.
+    p = problem(period_ms=500)
+    sol, _ = solved(p)
+    text = "\n".join(planner.report(p, sol))
+    assert "period 500 ms, but the profile's messages per period are of 1000 ms" in text
+    assert "but the profile's" not in "\n".join(planner.report(problem(), planner.solve(problem())))

@@ -702,6 +702,11 @@ def report(p: Problem, sol: Solution) -> list[str]:
     fig = evaluate(p, where, sol.standby)
     d_ms = p.period_us / 1e3
     lines = [f"{p.app.path} on {p.dev.path}, period {d_ms:g} ms, profile {p.prof.path}"]
+    if d_ms != p.prof.period_ms:
+        lines.append(f"(period {d_ms:g} ms, but the profile's messages per period are of "
+                     f"{p.prof.period_ms:g} ms: they are taken as they are, so a task on its "
+                     "own timer is charged as at that period, and the description's own "
+                     "periods are not changed)")
     if not sol.optimal:
         lines.append(f"(the solver's {SOLVER_SECONDS} s ran out: the best placement found, "
                      "not proven the least energy)")
