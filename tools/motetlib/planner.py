@@ -390,17 +390,21 @@ class _Lp:
     def solve(self, objective):
         import numpy as np
         from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_array
         n = len(self.lb)
         c = np.zeros(n)
         for i, v in objective.items():
             c[i] += v
-        a = np.zeros((len(self.rows), n))
-        lo = np.empty(len(self.rows))
-        hi = np.empty(len(self.rows))
-        for k, (coeffs, lo_k, hi_k) in enumerate(self.rows):
-            for i, v in coeffs.items():
-                a[k, i] += v
-            lo[k], hi[k] = lo_k, hi_k
+        # Sparse: a row touches a few variables, and with many chains a
+        # dense matrix (rows x variables) would run to gigabytes.
+        row_of, col, val = [], [], []
+        for k, (coeffs, _, _) in enumerate(self.rows):
+            row_of += [k] * len(coeffs)
+            col += list(coeffs)
+            val += list(coeffs.values())
+        a = coo_array((val, (row_of, col)), shape=(len(self.rows), n)).tocsr()
+        lo = np.array([r[1] for r in self.rows])
+        hi = np.array([r[2] for r in self.rows])
         cons = [LinearConstraint(a, lo, hi)] if self.rows else []
         return milp(c, constraints=cons, integrality=np.array(self.integer),
                     bounds=Bounds(np.array(self.lb), np.array(self.ub)),
