@@ -649,3 +649,74 @@ cycles = {{ arm7 = {0.5e6 * 1.9}, msp430 = {0.5e6 * 2.5} }}
         == kind
     run, rest = (fast, slow) if kind == fast.name else (slow, fast)
     assert fig.total_uj == pytest.approx(regions.energy_j(run, rest, 0.5, period_ms / 1e3) * 1e6)
+
+
+PRIO_APP = """# SPDX-License-Identifier: MIT
+[app]
+name = "prio"
+[programs]
+prog = 1
+[[task]]
+name = "a"
+program = "prog"
+priority = 3
+module = 0
+routes = ["b:0"]
+[[task]]
+name = "b"
+program = "prog"
+priority = 1
+module = 1
+[[task]]
+name = "c"
+program = "prog"
+priority = 2
+module = 0
+"""
+
+PRIO_PROFILE = """
+[profile]
+app = "prio"
+period_ms = 1000
+[measured]
+p = "by hand"
+q = "by hand"
+[[task]]
+name = "a"
+messages = 1
+ram_bytes = 0
+cycles = { p = 100000 }
+[[task]]
+name = "b"
+messages = 1
+ram_bytes = 0
+cycles = { p = 10000, q = 10000 }
+[[task]]
+name = "c"
+messages = 1
+ram_bytes = 0
+cycles = { p = 5000000 }
+[[route]]
+from = "a"
+port = 0
+messages = 1
+bytes = 12
+"""
+
+
+def test_a_task_preempts_a_chain_only_where_it_outranks_the_chains_task_there():
+    # Chain a (priority 3, m0) -> b (1, m1); c (2) runs 50 ms on m0. c
+    # outranks b, but b is not on m0, and a outranks c: on m0 the chain
+    # waits for nothing of c's. Latency: a 1 ms, b 1 ms, the wire 2 us,
+    # and m0's 1 ms wake-up if it rests in standby (it does: 3.002 ms).
+    app = appplace.parse(PRIO_APP, "prio.toml")
+    prof = profile.parse(PRIO_PROFILE, "prio.profile.toml", app)
+    p = planner.Problem(app, device.parse(DEVICE, "tiny-device.toml"), prof,
+                        deadlines={"b": 10})
+    sol, fig = solved(p)
+    assert fig.latency_us[0] == pytest.approx(3_002)
+    # with b on m0 too, c outranks it there and delays the chain
+    p = planner.Problem(app, device.parse(DEVICE, "tiny-device.toml"), prof,
+                        pins={"b": 0})
+    assert planner.evaluate(p, {"a": 0, "b": 0, "c": 0}).latency_us[0] == \
+        pytest.approx(1_000 + 100 + 50_000 + 1_000)

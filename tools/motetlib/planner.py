@@ -32,12 +32,14 @@ The model, per period D (the profile's, or --period):
   the task a --deadline names; a join such as HT waiting for four bands is
   one chain per path) is the sum, over the modules it visits, of the
   chain's own tasks' busy time per period there, the busy time of the tasks
-  of a higher priority than the chain's lowest (they preempt it at once)
+  of a higher priority than a chain's task on that module (they preempt it
+  at once; a task that no chain's task there is below does not delay it)
   and the bus driver's frames, plus each visited module's wake-up time if
   it goes to standby and the wire time of each of the chain's routes that
   crosses the bus. On the module where the chain starts, work of the
-  chain's own priority counts too (what the period's start releases there
-  may all run first: four FFTs on one module run one after the other);
+  priority of a chain's task there counts too (what the period's start
+  releases there may all run first: four FFTs on one module run one after
+  the other);
   elsewhere the chain arrives when such work is presumed done. An estimate
   from per-period averages (a task's cycles are the mean of its
   messages'), not a worst-case bound.
@@ -49,6 +51,8 @@ It is solved as a mixed-integer linear programme (scipy.optimize.milp,
 HiGHS): a binary per task and module, the product "u and v on module m" of
 each route linearised (w <= x_um, w <= x_vm, w >= x_um + x_vm - 1), the
 multicast's "any member elsewhere" as a lower-bounded continuous variable,
+"t delays the chain on m" as one bounded below by x_tm + x_um - 1 for each
+chain task u that t outranks,
 the idle-or-standby choice as a binary with big-M rows, the busy time of a
 visited module as big-M rows on a "visits m" binary per chain.
 
@@ -250,13 +254,16 @@ class Problem:
                                     min(prio[x] for x in tasks)))
         return chains
 
-    def interferes(self, t, chain, at_source=False):
-        """Task t's work on a module the chain visits delays it: its own
-        tasks, those of a higher priority, which preempt them, and on the
-        module where it starts, those of its priority too."""
+    def outranks(self, t, chain, at_source=False):
+        """The chain's tasks whose work t's delays on a module they share:
+        those of a lower priority, which t preempts, and on the module where
+        the chain starts, those of t's priority too (what the period's start
+        releases there may all run first: four FFTs on one module run one
+        after the other)."""
         prio = self.app.task(t).priority
-        return t in chain.tasks or prio > chain.priority or (at_source and
-                                                             prio == chain.priority)
+        return [u for u in chain.tasks
+                if self.app.task(u).priority < prio or
+                (at_source and self.app.task(u).priority == prio)]
 
 
 # ---- evaluating a placement ---------------------------------------------------
@@ -341,7 +348,8 @@ def chain_busy_us(p, where, paid, ch, m):
     interfere with it, and every bus frame m's driver handles (`paid`)."""
     at_source = where[ch.tasks[0]] == m
     b = sum(p.task_busy_us(t, m) for t in p.tasks
-            if where[t] == m and p.interferes(t, ch, at_source))
+            if where[t] == m and (t in ch.tasks or
+                                  any(where[u] == m for u in p.outranks(t, ch, at_source))))
     return b + sum(p.frame_busy_us(h, m) for mm, h in paid if mm == m)
 
 
@@ -485,8 +493,18 @@ def build(p: Problem, deadlines=True, chain_objective=None):
     def busy(m, chain=None, at_source=False):
         coeffs = {}
         for t in p.tasks:
-            if xv(t, m) is not None and (chain is None or p.interferes(t, chain, at_source)):
+            if xv(t, m) is None:
+                continue
+            if chain is None or t in chain.tasks:
                 _add(coeffs, xv(t, m), p.task_busy_us(t, m))
+                continue
+            # t delays the chain on m if some chain task it outranks is on m too
+            under = [xv(u, m) for u in p.outranks(t, chain, at_source) if xv(u, m) is not None]
+            if under:
+                both = lp.var()
+                for xu in under:
+                    lp.row({both: 1.0, xv(t, m): -1.0, xu: -1.0}, lo=-1.0)
+                _add(coeffs, both, p.task_busy_us(t, m))
         for mm, terms, h in frame_terms:
             if mm == m:
                 for v, c in terms.items():
