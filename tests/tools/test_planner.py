@@ -720,3 +720,14 @@ def test_a_task_preempts_a_chain_only_where_it_outranks_the_chains_task_there():
                         pins={"b": 0})
     assert planner.evaluate(p, {"a": 0, "b": 0, "c": 0}).latency_us[0] == \
         pytest.approx(1_000 + 100 + 50_000 + 1_000)
+
+
+def test_why_a_task_stays_weighs_the_move_with_the_rest_that_keeps_it_in_time():
+    # p takes 115 ms to wake: work on p is in time (11 ms, deadline 120 ms)
+    # only if p idles, for 1000 + 50 * 990 + 5 = 50505 uJ against q's 505.
+    # Moving it is allowed and costs energy: not "a late chain".
+    p = problem(deadline_ms=120, device_text=DEVICE.replace("transition_us = 1000",
+                                                            "transition_us = 115000"))
+    sol, fig = solved(p)
+    assert sol.where["work"] == 1
+    assert planner.why(p, sol.where, fig)["work"] == "alone elsewhere: m0: +50000.0 uJ per period"

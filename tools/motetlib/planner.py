@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import os
 import shlex
 import sys
@@ -691,9 +692,32 @@ def _explain_overfull(p: Problem) -> list[str]:
     return lines
 
 
+MAX_WOKEN = 8  # modules whose idle/standby choices _in_time tries in all combinations
+
+
+def _in_time(p: Problem, where: dict) -> Figures:
+    """evaluate() of `where`, each module resting as costs least energy,
+    unless that makes a chain late (waking from standby delays the chains
+    through a module) and keeping some modules idle would not: then the
+    cheapest such choice."""
+    fig = evaluate(p, where)
+    if not violations(p, where, fig):
+        return fig
+    asleep = [m for m in p.modules if fig.standby[m]]
+    tries = [asleep] if len(asleep) > MAX_WOKEN else [
+        awake for k in range(1, len(asleep) + 1) for awake in itertools.combinations(asleep, k)]
+    best = None
+    for awake in tries:
+        f = evaluate(p, where, {m: fig.standby[m] and m not in awake for m in p.modules})
+        if not violations(p, where, f) and (best is None or f.total_uj < best.total_uj):
+            best = f
+    return best or fig
+
+
 def why(p: Problem, where: dict, fig: Figures) -> dict:
     """Per task, why it is on its module: pinned, or what moving it alone
-    to each other module would break or cost."""
+    to each other module would break or cost (with the modules resting as
+    keeps the chains in time, if any choice does)."""
     out = {}
     for t in p.tasks:
         if t in p.pins:
@@ -707,7 +731,7 @@ def why(p: Problem, where: dict, fig: Figures) -> dict:
                 reasons.append(f"m{m}: {p.not_allowed[t][m]}")
                 continue
             moved = dict(where, **{t: m})
-            f2 = evaluate(p, moved)
+            f2 = _in_time(p, moved)
             broken = violations(p, moved, f2)
             if broken:
                 reasons.append(f"m{m}: {'; '.join(broken)}")
