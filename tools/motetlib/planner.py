@@ -860,9 +860,9 @@ def main(argv=None):
             raise PlanError(f"no profile {ppath}: make one with `./motet profile {args.app} "
                             f"{args.device} --period-ms MS -o {ppath}`, or give --profile")
         prof = profmod.load(ppath, app)
-        prob = Problem(app, dev, prof, args.period, _assignments(args.deadline, "--deadline",
-                                                                 "TASK=MS", float),
-                       _assignments(args.pin, "--pin", "TASK=MODULE", int), args.max_util, args.radio)
+        deadlines = _assignments(args.deadline, "--deadline", "TASK=MS", float)
+        pins = _assignments(args.pin, "--pin", "TASK=MODULE", int)
+        prob = Problem(app, dev, prof, args.period, deadlines, pins, args.max_util, args.radio)
         sol = solve(prob)
         if sol is None:
             print("plan: no placement meets every constraint:", file=sys.stderr)
