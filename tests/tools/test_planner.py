@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import appc, appplace, device, planner, profile  # noqa: E402
+from motetlib import appc, appplace, device, plan_report, planner, profile  # noqa: E402
 
 pytest.importorskip("scipy.optimize", reason="`motet setup` installs scipy")
 
@@ -156,7 +156,7 @@ def test_a_deadline_inside_the_wake_up_keeps_the_fast_processor_idle():
 def test_an_impossible_deadline_is_explained_with_the_shortest_latency():
     p = problem(deadline_ms=10)
     assert planner.solve(p) is None
-    lines = planner.explain_infeasible(p)
+    lines = plan_report.explain_infeasible(p)
     assert len(lines) == 1
     assert "chain sense -> work: deadline 10 ms" in lines[0]
     assert "shortest latency any placement reaches is 11.0 ms" in lines[0]
@@ -166,7 +166,7 @@ def test_an_impossible_deadline_is_explained_with_the_shortest_latency():
 def test_pinned_tasks_stay_and_say_so():
     sol, fig = solved(problem(pins={"work": 0}))
     assert sol.where["work"] == 0 and fig.total_uj == pytest.approx(1505.0)
-    why = planner.why(problem(pins={"work": 0}), sol.where, fig)
+    why = plan_report.why(problem(pins={"work": 0}), sol.where, fig)
     assert why == {"sense": "pinned (not movable)", "work": "pinned (--pin)"}
 
 
@@ -174,10 +174,10 @@ def test_a_pin_against_a_deadline_is_infeasible_for_ram_and_cpu_reasons_too():
     p = problem(deadline_ms=50, pins={"work": 1})
     assert planner.solve(p) is None
     assert "shortest latency any placement reaches is 101.0 ms" in \
-        planner.explain_infeasible(p)[0]
+        plan_report.explain_infeasible(p)[0]
     p = problem(pins={"work": 1}, work_ram=5000)  # q has 1000 B
     assert planner.solve(p) is None
-    text = "\n".join(planner.explain_infeasible(p))
+    text = "\n".join(plan_report.explain_infeasible(p))
     assert "no placement fits the modules' RAM and CPU" in text
     assert "task work (5000 B) fits no module it may run on alone" in text
 
@@ -186,11 +186,11 @@ def test_ram_decides_and_the_reason_is_given():
     p = problem(work_ram=5000)
     sol, fig = solved(p)
     assert sol.where["work"] == 0
-    assert planner.why(p, sol.where, fig)["work"] == \
+    assert plan_report.why(p, sol.where, fig)["work"] == \
         "alone elsewhere: m1: m1 RAM 5100 B > 1000 B"
     p = problem()
     sol, fig = solved(p)
-    assert planner.why(p, sol.where, fig)["work"] == \
+    assert plan_report.why(p, sol.where, fig)["work"] == \
         "alone elsewhere: m0: +1000.0 uJ per period"
 
 
@@ -239,7 +239,7 @@ def test_ssl_on_the_five_module_device():
 def test_ssl_on_the_two_module_device_needs_a_longer_deadline():
     p = ssl_problem("two-module.toml", TWO_PINS, {"radio": 200})
     assert planner.solve(p) is None
-    lines = planner.explain_infeasible(p)
+    lines = plan_report.explain_infeasible(p)
     # four FFTs in series on the one sensing module: no placement is in time
     assert len(lines) == 4 and all("deadline 200 ms" in line for line in lines)
     sol, fig = solved(ssl_problem("two-module.toml", TWO_PINS, {"radio": 250}))
@@ -548,7 +548,7 @@ def test_a_task_that_fits_only_an_empty_module_is_named():
     p = problem(work_ram=950, device_text=DEVICE.replace("ram_bytes = 1000000",
                                                          "ram_bytes = 300"))
     assert planner.solve(p) is None
-    text = "\n".join(planner.explain_infeasible(p))
+    text = "\n".join(plan_report.explain_infeasible(p))
     assert "task work (950 B) fits no module it may run on beside what is pinned there" in text
 
 
@@ -567,7 +567,7 @@ def test_tasks_that_fit_one_by_one_but_not_together_are_summed_up():
                          "tiny.profile.toml", app)
     p = planner.Problem(app, device.parse(text, "tiny-device.toml"), prof)
     assert planner.solve(p) is None
-    lines = planner.explain_infeasible(p)
+    lines = plan_report.explain_infeasible(p)
     assert "the movable tasks need 1900 B of RAM in all; 1900 B are free beside what is " \
         "pinned, but no split of them fits" in "\n".join(lines)
 
@@ -587,9 +587,10 @@ def test_a_period_other_than_the_profiles_is_flagged_in_the_report():
     # at 4 Hz) sends as many per period at 200 ms as at the profile's 250.
     p = problem(period_ms=500)
     sol, _ = solved(p)
-    text = "\n".join(planner.report(p, sol))
+    text = "\n".join(plan_report.report(p, sol))
     assert "period 500 ms, but the profile's messages per period are of 1000 ms" in text
-    assert "but the profile's" not in "\n".join(planner.report(problem(), planner.solve(problem())))
+    same = problem()
+    assert "but the profile's" not in "\n".join(plan_report.report(same, planner.solve(same)))
 
 
 LONE_DEVICE = """
@@ -730,4 +731,5 @@ def test_why_a_task_stays_weighs_the_move_with_the_rest_that_keeps_it_in_time():
                                                             "transition_us = 115000"))
     sol, fig = solved(p)
     assert sol.where["work"] == 1
-    assert planner.why(p, sol.where, fig)["work"] == "alone elsewhere: m0: +50000.0 uJ per period"
+    assert plan_report.why(p, sol.where, fig)["work"] == \
+        "alone elsewhere: m0: +50000.0 uJ per period"
