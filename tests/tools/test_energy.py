@@ -50,11 +50,7 @@ def test_default_kind_follows_the_port_kind():
     assert dev.radio_nj_per_byte == energy.RADIO_NJ_PER_BYTE
 
 
-def test_device_and_module_overrides():
-    dev = parse("""
-[processor.msp430]
-standby_mw = 0.01
-[processor.dsp]
+DSP = """[processor.dsp]
 mhz = 100
 cpi = 1
 nj_per_instruction = 0.5
@@ -63,7 +59,14 @@ standby_mw = 1
 transition_us = 50
 transition_uj = 3
 ram_bytes = 65536
-[bus]
+"""
+
+
+def test_device_and_module_overrides():
+    dev = parse("""
+[processor.msp430]
+standby_mw = 0.01
+""" + DSP + """[bus]
 nj_per_byte = 2
 [radio]
 nj_per_byte = 900
@@ -138,25 +141,9 @@ def test_a_processor_that_never_idles_above_standby_has_no_breakeven():
 def test_any_odd_value_in_the_energy_model_gets_a_device_error():
     # Each energy field of a device file in turn, each odd value: parsed,
     # or refused with a DeviceError naming the file, never another exception.
-    good = """[processor.dsp]
-mhz = 100
-cpi = 1
-active_mw = 50
-idle_mw = 10
-standby_mw = 1
-transition_us = 50
-transition_uj = 3
-ram_bytes = 65536
-[bus]
-nj_per_byte = 2
-nj_per_frame = 2
-[radio]
-nj_per_byte = 900
-[[module]]
-id = 0
-processor = { kind = "dsp", cpi = 2 }
-"""
-    lines = good.splitlines()
+    lines = (DSP.replace("nj_per_instruction = 0.5", "active_mw = 50") +
+             "[bus]\nnj_per_byte = 2\nnj_per_frame = 2\n[radio]\nnj_per_byte = 900\n"
+             '[[module]]\nid = 0\nprocessor = { kind = "dsp", cpi = 2 }\n').splitlines()
     tried = 0
     for i, line in enumerate(lines):
         key, sep, _ = line.partition(" = ")
