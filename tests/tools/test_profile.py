@@ -248,3 +248,16 @@ def test_any_odd_value_in_a_profile_gets_a_profile_error():
                 assert "\n" not in str(e) and str(e).startswith("p.toml")
             tried += 1
     assert tried > 200
+
+
+@pytest.mark.parametrize("period", ["-5", "0", "nan", "inf", "1e9"])
+def test_a_period_no_profile_can_have_is_refused_before_any_run(period, capsys):
+    # Refused before building or running anything, in one line, rather than
+    # written into a profile that `motet plan` then cannot read.
+    status = profile.main([str(ROOT / "apps" / "ssl" / "ssl_device.toml"),
+                           str(ROOT / "devices" / "ssl-device.toml"), "--period-ms", period,
+                           "--logs", "/nonexistent"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("profile: error: --period-ms ") and err.count("\n") == 1
+    assert "must be within 0.001 .. 3.6e+06 ms" in err

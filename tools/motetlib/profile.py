@@ -74,6 +74,9 @@ PORT_TIMEOUT0 = eventlog.PORT_TIMEOUT0
 APP_PORT_0 = 8  # PORT_0
 
 
+PERIOD_MS = (0.001, 3.6e6)  # a profile's period: 1 us .. 1 hour
+
+
 class ProfileError(Exception):
     """A profile that cannot be used or made; the message says where."""
 
@@ -153,7 +156,7 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
     name = head.get("app")
     if not isinstance(name, str):
         raise ProfileError(f"{path} [profile]: 'app' must be the application's name")
-    period = _figure(head, "period_ms", f"{path} [profile]", 0.001, 3.6e6)
+    period = _figure(head, "period_ms", f"{path} [profile]", *PERIOD_MS)
     measured = doc.get("measured", {})
     if not isinstance(measured, dict) or not all(isinstance(v, str) for v in measured.values()):
         raise ProfileError(f"{path} [measured]: each kind must be a string saying where its "
@@ -502,6 +505,11 @@ def main(argv=None):
     args = p.parse_args(argv)
     if not 0 <= args.warmup < args.until:
         p.error("--warmup must be below --until")
+    if not PERIOD_MS[0] <= args.period_ms <= PERIOD_MS[1]:  # false for nan too
+        # the bounds a profile's period_ms is read with: what is written must load
+        print(f"profile: error: --period-ms {args.period_ms:g}: must be within "
+              f"{PERIOD_MS[0]:g} .. {PERIOD_MS[1]:g} ms", file=sys.stderr)
+        return 2
     try:
         app = appplace.load(args.app)
         dev = devmod.load(args.device)
