@@ -34,6 +34,8 @@ def test_shipped_ssl_device_has_the_papers_processors():
 
 def test_every_builtin_kind_has_a_source_and_derived_figures():
     assert set(energy.SOURCES) == set(energy.PROCESSORS)
+    for name, p in energy.PROCESSORS.items():  # each passes the checks a device's would
+        assert energy.override(p, name, {}, "built-in") == p
     arm7 = energy.PROCESSORS["arm7"]
     assert arm7.mips == pytest.approx(60 / 1.9)
     assert arm7.mipj == pytest.approx(arm7.mips * 1000 / 100.0)
@@ -48,11 +50,7 @@ def test_default_kind_follows_the_port_kind():
     assert dev.radio_nj_per_byte == energy.RADIO_NJ_PER_BYTE
 
 
-def test_device_and_module_overrides():
-    dev = parse("""
-[processor.msp430]
-standby_mw = 0.01
-[processor.dsp]
+DSP = """[processor.dsp]
 mhz = 100
 cpi = 1
 nj_per_instruction = 0.5
@@ -61,7 +59,14 @@ standby_mw = 1
 transition_us = 50
 transition_uj = 3
 ram_bytes = 65536
-[bus]
+"""
+
+
+def test_device_and_module_overrides():
+    dev = parse("""
+[processor.msp430]
+standby_mw = 0.01
+""" + DSP + """[bus]
 nj_per_byte = 2
 [radio]
 nj_per_byte = 900
@@ -111,6 +116,14 @@ processor = "dsp"
     ("[radio]\nnj_per_byte = inf\n[[module]]\nid = 0\n",
      "x.toml [radio]: 'nj_per_byte' = inf is outside"),
     ("[radio]\nuj = 1\n[[module]]\nid = 0\n", "x.toml [radio]: unknown field uj"),
+    # figures each within bounds but not of one processor
+    ("[processor.msp430]\nstandby_mw = 5\n[[module]]\nid = 0\n",
+     "x.toml [processor.msp430]: 'standby_mw' = 5 is above 'idle_mw' = 1.8"),
+    ("[[module]]\nid = 0\nprocessor = { kind = \"arm7\", idle_mw = 150 }\n",
+     "x.toml module #1.processor: 'idle_mw' = 150 is above 'active_mw' = 100"),
+    ("[[module]]\nid = 0\nprocessor = { kind = \"arm7\", transition_uj = 1 }\n",
+     "x.toml module #1.processor: 'transition_uj' = 1 is below standby_mw x transition_us "
+     "= 2 uJ"),
 ])
 def test_bad_figures_are_refused_naming_file_and_field(text, message):
     with pytest.raises(device.DeviceError) as e:
@@ -123,3 +136,25 @@ def test_a_processor_that_never_idles_above_standby_has_no_breakeven():
     p = energy.Processor("x", 1, 1, 1, idle_mw=0.5, standby_mw=0.5, transition_us=1,
                          transition_uj=1, ram_bytes=1)
     assert math.isinf(p.breakeven_s)
+
+
+def test_any_odd_value_in_the_energy_model_gets_a_device_error():
+    # Each energy field of a device file in turn, each odd value: parsed,
+    # or refused with a DeviceError naming the file, never another exception.
+    lines = (DSP.replace("nj_per_instruction = 0.5", "active_mw = 50") +
+             "[bus]\nnj_per_byte = 2\nnj_per_frame = 2\n[radio]\nnj_per_byte = 900\n"
+             '[[module]]\nid = 0\nprocessor = { kind = "dsp", cpi = 2 }\n').splitlines()
+    tried = 0
+    for i, line in enumerate(lines):
+        key, sep, _ = line.partition(" = ")
+        if not sep or key == "id":
+            continue
+        for value in ("5", "-1", "0", '"x"', "[1]", "{ a = 1 }", "{}", "true", "nan", "1e300",
+                      '"msp430"', '{ kind = "dsp", mhz = -1 }'):
+            text = "\n".join(lines[:i] + [f"{key} = {value}"] + lines[i + 1:]) + "\n"
+            try:
+                parse(text)
+            except device.DeviceError as e:
+                assert "\n" not in str(e) and str(e).startswith("x.toml")
+            tried += 1
+    assert tried == 12 * 12

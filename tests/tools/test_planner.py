@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import appc, appplace, device, planner, profile  # noqa: E402
+from motetlib import appc, appplace, device, plan_report, planner, profile  # noqa: E402
 
 pytest.importorskip("scipy.optimize", reason="`motet setup` installs scipy")
 
@@ -103,9 +103,9 @@ bytes = 12
 """
 
 
-def problem(deadline_ms=None, pins=None, work_ram=200, period_ms=None):
+def problem(deadline_ms=None, pins=None, work_ram=200, period_ms=None, device_text=DEVICE):
     app = appplace.parse(APP, "tiny.toml")
-    dev = device.parse(DEVICE, "tiny-device.toml")
+    dev = device.parse(device_text, "tiny-device.toml")
     prof = profile.parse(PROFILE.replace("WORK_RAM", str(work_ram)), "tiny.profile.toml", app)
     deadlines = {"work": deadline_ms} if deadline_ms else None
     return planner.Problem(app, dev, prof, period_ms, deadlines, pins)
@@ -156,7 +156,7 @@ def test_a_deadline_inside_the_wake_up_keeps_the_fast_processor_idle():
 def test_an_impossible_deadline_is_explained_with_the_shortest_latency():
     p = problem(deadline_ms=10)
     assert planner.solve(p) is None
-    lines = planner.explain_infeasible(p)
+    lines = plan_report.explain_infeasible(p)
     assert len(lines) == 1
     assert "chain sense -> work: deadline 10 ms" in lines[0]
     assert "shortest latency any placement reaches is 11.0 ms" in lines[0]
@@ -166,7 +166,7 @@ def test_an_impossible_deadline_is_explained_with_the_shortest_latency():
 def test_pinned_tasks_stay_and_say_so():
     sol, fig = solved(problem(pins={"work": 0}))
     assert sol.where["work"] == 0 and fig.total_uj == pytest.approx(1505.0)
-    why = planner.why(problem(pins={"work": 0}), sol.where, fig)
+    why = plan_report.why(problem(pins={"work": 0}), sol.where, fig)
     assert why == {"sense": "pinned (not movable)", "work": "pinned (--pin)"}
 
 
@@ -174,10 +174,10 @@ def test_a_pin_against_a_deadline_is_infeasible_for_ram_and_cpu_reasons_too():
     p = problem(deadline_ms=50, pins={"work": 1})
     assert planner.solve(p) is None
     assert "shortest latency any placement reaches is 101.0 ms" in \
-        planner.explain_infeasible(p)[0]
+        plan_report.explain_infeasible(p)[0]
     p = problem(pins={"work": 1}, work_ram=5000)  # q has 1000 B
     assert planner.solve(p) is None
-    text = "\n".join(planner.explain_infeasible(p))
+    text = "\n".join(plan_report.explain_infeasible(p))
     assert "no placement fits the modules' RAM and CPU" in text
     assert "task work (5000 B) fits no module it may run on alone" in text
 
@@ -186,11 +186,11 @@ def test_ram_decides_and_the_reason_is_given():
     p = problem(work_ram=5000)
     sol, fig = solved(p)
     assert sol.where["work"] == 0
-    assert planner.why(p, sol.where, fig)["work"] == \
+    assert plan_report.why(p, sol.where, fig)["work"] == \
         "alone elsewhere: m1: m1 RAM 5100 B > 1000 B"
     p = problem()
     sol, fig = solved(p)
-    assert planner.why(p, sol.where, fig)["work"] == \
+    assert plan_report.why(p, sol.where, fig)["work"] == \
         "alone elsewhere: m0: +1000.0 uJ per period"
 
 
@@ -239,7 +239,7 @@ def test_ssl_on_the_five_module_device():
 def test_ssl_on_the_two_module_device_needs_a_longer_deadline():
     p = ssl_problem("two-module.toml", TWO_PINS, {"radio": 200})
     assert planner.solve(p) is None
-    lines = planner.explain_infeasible(p)
+    lines = plan_report.explain_infeasible(p)
     # four FFTs in series on the one sensing module: no placement is in time
     assert len(lines) == 4 and all("deadline 200 ms" in line for line in lines)
     sol, fig = solved(ssl_problem("two-module.toml", TWO_PINS, {"radio": 250}))
@@ -409,3 +409,327 @@ def test_the_benchmark_section_compares_with_figure_8():
     for row in rows:  # the plan never costs more than figure 8 under the same model
         energy, fig8 = (float(c) for c in row.split("|")[4:6])
         assert energy <= fig8
+
+
+# The appendix charges standby as P_S for the rest less the transition,
+# plus E_W: T_be = (E_W - P_S T_W) / (P_I - P_S). With P_S = 10 mW on p:
+# T_be = (500 - 10) / 40 = 12.25 ms. A 22.4 ms period leaves p 12.4 ms
+# after its 10 ms of work: standby 10 * (12.4 - 1) + 500 = 614 uJ beats
+# idle 50 * 12.4 = 620 uJ (charging P_S over the transition too, 624,
+# would pick idle, against line c).
+def test_standby_is_charged_as_the_appendix_does_at_its_breakeven_time():
+    p = problem(pins={"work": 0}, period_ms=22.4, device_text=DEVICE.replace(
+        "standby_mw = 0\ntransition_us = 1000", "standby_mw = 10\ntransition_us = 1000"))
+    assert p.spec[0].processor.breakeven_s == pytest.approx(12.25e-3)
+    sol, fig = solved(p)
+    assert sol.standby[0]
+    assert fig.energy_uj[0] == pytest.approx(1000 + 614)
+
+
+def test_standby_needs_the_rest_of_the_period_to_cover_the_transition():
+    # p takes 995 ms to go to standby and back; after 10 ms of work only
+    # 990 ms remain, so it idles: 1000 + 50 * 990 = 50500 uJ.
+    p = problem(pins={"work": 0}, device_text=DEVICE.replace("transition_us = 1000",
+                                                             "transition_us = 995000"))
+    sol, fig = solved(p)
+    assert not sol.standby[0] and not fig.standby[0]
+    assert fig.energy_uj[0] == pytest.approx(50500)
+
+
+def test_the_regions_switch_to_standby_at_line_c():
+    from motetlib import energy, regions
+    p, q = energy.PROCESSORS["arm7"], energy.PROCESSORS["msp430"]
+    fns, _ = regions.lines(p, q)
+    l_mi = 0.5
+    d_s = fns["c"](l_mi) + 20e-6  # just above c: p rests in standby
+    slack = d_s - l_mi / p.mips
+    idle = l_mi / p.mipj + p.idle_mw * 1e-3 * slack + q.standby_mw * 1e-3 * d_s
+    assert regions.energy_j(p, q, l_mi, d_s) < idle
+    d_s = fns["c"](l_mi) - 20e-6  # just below: it idles
+    slack = d_s - l_mi / p.mips
+    idle = l_mi / p.mipj + p.idle_mw * 1e-3 * slack + q.standby_mw * 1e-3 * d_s
+    assert regions.energy_j(p, q, l_mi, d_s) == pytest.approx(idle)
+
+
+def _random_instance(rng):
+    """Five tasks on three modules (p, q, q): t0 fixed on m0 sends to a
+    multicast group and to one task; the rest a random forward graph with
+    random priorities, costs, RAM and frame sizes, bus CPU costs on, and
+    p's round trip to standby short or most of the 100 ms period."""
+    tasks = [f"t{i}" for i in range(5)]
+    members = rng.sample(tasks[1:], 2)
+    routes = {t: [] for t in tasks}
+    routes["t0"] = ["@g", f"{rng.choice(tasks[1:])}:1"]
+    for i in range(1, 5):
+        for j in range(i + 1, 5):
+            if rng.random() < 0.4:
+                routes[tasks[i]].append(f"{tasks[j]}:1")
+    app = ["[app]", 'name = "rnd"', "[programs]", "prog = 1"]
+    for i, t in enumerate(tasks):
+        app += ["[[task]]", f'name = "{t}"', 'program = "prog"',
+                f"priority = {rng.randint(1, 3)}", "module = 0",
+                f"movable = {'false' if i == 0 else 'true'}",
+                f"routes = [{', '.join(repr(r).replace(chr(39), chr(34)) for r in routes[t])}]"]
+    app += ["[[group]]", 'name = "g"', f'members = ["{members[0]}:0", "{members[1]}:0"]']
+    prof = ["[profile]", 'app = "rnd"', "period_ms = 100", "[measured]", 'p = "x"', 'q = "x"']
+    for t in tasks:
+        fast = rng.randint(10_000, 400_000)
+        prof += ["[[task]]", f'name = "{t}"', f"messages = {rng.randint(1, 3)}",
+                 f"ram_bytes = {rng.randint(100, 600)}",
+                 f"cycles = {{ p = {fast}, q = {fast * rng.randint(1, 4) // 3} }}"]
+    for t in tasks:
+        for port in range(len(routes[t])):
+            prof += ["[[route]]", f'from = "{t}"', f"port = {port}",
+                     f"messages = {rng.randint(1, 3)}", f"bytes = {rng.randint(12, 400)}"]
+    dev = DEVICE.replace("nj_per_frame = 0", "nj_per_frame = 5000").replace(
+        "transition_us = 1000", f"transition_us = {rng.choice((1000, 60_000, 95_000))}").replace(
+        'processor = "q"\n', 'processor = "q"\nbus_cycles_per_frame = 300\n'
+        'bus_cycles_per_byte = 20\n[[module]]\nid = 2\nname = "small2"\nprocessor = "q"\n'
+        'bus_cycles_per_frame = 300\nbus_cycles_per_byte = 20\n')
+    app = appplace.parse("\n".join(app) + "\n", "rnd.toml")
+    return app, device.parse(dev, "rnd-device.toml"), profile.parse(
+        "\n".join(prof) + "\n", "rnd.profile.toml", app)
+
+
+def _least_by_enumeration(p):
+    """The least energy over every placement and idle/standby choice that
+    violates nothing, by evaluate() alone; None if there is none."""
+    import itertools
+    best = None
+    movable = [t for t in p.tasks if t not in p.pins]
+    for mods in itertools.product(p.modules, repeat=len(movable)):
+        where = dict(p.pins, **dict(zip(movable, mods)))
+        busy = planner.evaluate(p, where).busy_us
+        used = set(where.values())
+        for rest in itertools.product((False, True), repeat=len(p.modules)):
+            standby = dict(zip(p.modules, rest))
+            if any(standby[m] and m in used and busy[m] + p.spec[m].processor.transition_us >
+                   p.period_us for m in p.modules):
+                continue
+            fig = planner.evaluate(p, where, standby)
+            if not planner.violations(p, where, fig) and (best is None or
+                                                          fig.total_uj < best):
+                best = fig.total_uj
+    return best
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_milp_finds_what_enumerating_every_placement_finds(seed):
+    # The linearisation (route products, multicast frames, big-M rows for
+    # standby and for the modules a chain visits) must neither cut off a
+    # placement nor admit one that evaluate() finds late or too full.
+    import random
+    rng = random.Random(seed)
+    app, dev, prof = _random_instance(rng)
+    free = planner.Problem(app, dev, prof)
+    sinks = [i for i, ch in enumerate(free.chains)]
+    lat = [planner.evaluate(free, dict(free.pins, **{t: m for t in free.tasks if t not in
+                                                      free.pins})).latency_us[i]
+           for m in free.modules for i in sinks]
+    deadline_ms = rng.uniform(min(lat), max(lat)) / 1e3
+    target = free.chains[rng.choice(sinks)].tasks[-1]
+    p = planner.Problem(app, dev, prof, deadlines={target: deadline_ms},
+                        max_util=rng.choice((0.3, 1.0)))
+    want = _least_by_enumeration(p)
+    sol = planner.solve(p)
+    if want is None:
+        assert sol is None
+        return
+    assert sol is not None
+    fig = planner.evaluate(p, sol.where, sol.standby)
+    assert planner.violations(p, sol.where, fig) == []
+    assert sol.objective == pytest.approx(fig.total_uj, rel=1e-6)
+    assert fig.total_uj == pytest.approx(want, rel=1e-6)
+
+
+def test_a_task_that_fits_only_an_empty_module_is_named():
+    # q has 1000 B with sense (100 B) pinned to it, p only 300 B: work
+    # (950 B) would fit q alone, but not beside sense.
+    p = problem(work_ram=950, device_text=DEVICE.replace("ram_bytes = 1000000",
+                                                         "ram_bytes = 300"))
+    assert planner.solve(p) is None
+    text = "\n".join(plan_report.explain_infeasible(p))
+    assert "task work (950 B) fits no module it may run on beside what is pinned there" in text
+
+
+def test_tasks_that_fit_one_by_one_but_not_together_are_summed_up():
+    # Two movable tasks of 950 B, two modules of 1000 B, sense's 100 B on
+    # q: each fits p, and the RAM free in all (1900 B) is what they need,
+    # but neither fits beside the other on p nor beside sense on q.
+    text = DEVICE.replace("ram_bytes = 1000000", "ram_bytes = 1000")
+    app = appplace.parse(APP.replace('module = 1\nroutes = ["work:0"]',
+                                     'module = 1\nroutes = ["work:0", "more:0"]') +
+                         '[[task]]\nname = "more"\nprogram = "work"\npriority = 1\n'
+                         'module = 1\nmovable = true\n', "tiny.toml")
+    prof = profile.parse(PROFILE.replace("WORK_RAM", "950") + '[[task]]\nname = "more"\n'
+                         'messages = 1\nram_bytes = 950\ncycles = { p = 1000, q = 1000 }\n'
+                         '[[route]]\nfrom = "sense"\nport = 1\nmessages = 1\nbytes = 12\n',
+                         "tiny.profile.toml", app)
+    p = planner.Problem(app, device.parse(text, "tiny-device.toml"), prof)
+    assert planner.solve(p) is None
+    lines = plan_report.explain_infeasible(p)
+    assert "the movable tasks need 1900 B of RAM in all; 1900 B are free beside what is " \
+        "pinned, but no split of them fits" in "\n".join(lines)
+
+
+@pytest.mark.parametrize("header", ["[[ task ]]  # the work", "[[\"task\"]]", "[[ 'task' ]]"])
+def test_the_placed_description_is_rewritten_whatever_the_headers_spacing(header):
+    # TOML allows spaces and a quoted key in a table header; the rewrite
+    # must find the task there as appc does.
+    app = appplace.parse(APP.replace('[[task]]\nname = "work"', f'{header}\nname = "work"'),
+                         "tiny.toml")
+    text = appplace.placed(app, {"work": 0})
+    assert {t.name: t.module for t in appplace.parse(text).tasks} == {"sense": 1, "work": 0}
+
+
+def test_a_period_other_than_the_profiles_is_flagged_in_the_report():
+    # Messages per period are the profile's: a task on its own timer (temp
+    # at 4 Hz) sends as many per period at 200 ms as at the profile's 250.
+    p = problem(period_ms=500)
+    sol, _ = solved(p)
+    text = "\n".join(plan_report.report(p, sol))
+    assert "period 500 ms, but the profile's messages per period are of 1000 ms" in text
+    same = problem()
+    assert "but the profile's" not in "\n".join(plan_report.report(same, planner.solve(same)))
+
+
+LONE_DEVICE = """
+[device]
+program = "apps/pingpong/pingpong"
+[processor.arm7]
+transition_uj = 400
+[[module]]
+id = 0
+processor = "arm7"
+[[module]]
+id = 1
+processor = "msp430"
+"""
+
+LONE_APP = """# SPDX-License-Identifier: MIT
+[app]
+name = "lone"
+[programs]
+fft = 1
+[[task]]
+name = "fft"
+program = "fft"
+priority = 1
+module = 0
+movable = true
+"""
+
+
+@pytest.mark.parametrize("period_ms, kind", [(200, "arm7"), (250, "msp430")])
+def test_a_lone_job_goes_where_the_papers_regions_say(period_ms, kind):
+    # The paper's switch, on a lone job of L = 0.5 MI with an ARM7 whose
+    # round trip costs 400 uJ (line e at 0.69 MI): at 200 ms the MSP430
+    # (208 ms) is too slow, at 250 ms it is left of e and wins. The plan,
+    # its energy and the region's agree.
+    from motetlib import regions
+    dev = device.parse(LONE_DEVICE, "lone-device.toml")
+    app = appplace.parse(LONE_APP, "lone.toml")
+    prof = profile.parse(f"""
+[profile]
+app = "lone"
+period_ms = {period_ms}
+[measured]
+arm7 = "by hand"
+msp430 = "by hand"
+[[task]]
+name = "fft"
+messages = 1
+ram_bytes = 0
+cycles = {{ arm7 = {0.5e6 * 1.9}, msp430 = {0.5e6 * 2.5} }}
+""", "lone.profile.toml", app)
+    p = planner.Problem(app, dev, prof, deadlines={"fft": period_ms})
+    sol, fig = solved(p)
+    fast, slow = regions.choose_kinds(p)
+    assert p.kind(sol.where["fft"]) == kind
+    assert {"p": fast.name, "q": slow.name}[regions.best(fast, slow, 0.5, period_ms / 1e3)] \
+        == kind
+    run, rest = (fast, slow) if kind == fast.name else (slow, fast)
+    assert fig.total_uj == pytest.approx(regions.energy_j(run, rest, 0.5, period_ms / 1e3) * 1e6)
+
+
+PRIO_APP = """# SPDX-License-Identifier: MIT
+[app]
+name = "prio"
+[programs]
+prog = 1
+[[task]]
+name = "a"
+program = "prog"
+priority = 3
+module = 0
+routes = ["b:0"]
+[[task]]
+name = "b"
+program = "prog"
+priority = 1
+module = 1
+[[task]]
+name = "c"
+program = "prog"
+priority = 2
+module = 0
+"""
+
+PRIO_PROFILE = """
+[profile]
+app = "prio"
+period_ms = 1000
+[measured]
+p = "by hand"
+q = "by hand"
+[[task]]
+name = "a"
+messages = 1
+ram_bytes = 0
+cycles = { p = 100000 }
+[[task]]
+name = "b"
+messages = 1
+ram_bytes = 0
+cycles = { p = 10000, q = 10000 }
+[[task]]
+name = "c"
+messages = 1
+ram_bytes = 0
+cycles = { p = 5000000 }
+[[route]]
+from = "a"
+port = 0
+messages = 1
+bytes = 12
+"""
+
+
+def test_a_task_preempts_a_chain_only_where_it_outranks_the_chains_task_there():
+    # Chain a (priority 3, m0) -> b (1, m1); c (2) runs 50 ms on m0. c
+    # outranks b, but b is not on m0, and a outranks c: on m0 the chain
+    # waits for nothing of c's. Latency: a 1 ms, b 1 ms, the wire 2 us,
+    # and m0's 1 ms wake-up if it rests in standby (it does: 3.002 ms).
+    app = appplace.parse(PRIO_APP, "prio.toml")
+    prof = profile.parse(PRIO_PROFILE, "prio.profile.toml", app)
+    p = planner.Problem(app, device.parse(DEVICE, "tiny-device.toml"), prof,
+                        deadlines={"b": 10})
+    sol, fig = solved(p)
+    assert fig.latency_us[0] == pytest.approx(3_002)
+    # with b on m0 too, c outranks it there and delays the chain
+    p = planner.Problem(app, device.parse(DEVICE, "tiny-device.toml"), prof,
+                        pins={"b": 0})
+    assert planner.evaluate(p, {"a": 0, "b": 0, "c": 0}).latency_us[0] == \
+        pytest.approx(1_000 + 100 + 50_000 + 1_000)
+
+
+def test_why_a_task_stays_weighs_the_move_with_the_rest_that_keeps_it_in_time():
+    # p takes 115 ms to wake: work on p is in time (11 ms, deadline 120 ms)
+    # only if p idles, for 1000 + 50 * 990 + 5 = 50505 uJ against q's 505.
+    # Moving it is allowed and costs energy: not "a late chain".
+    p = problem(deadline_ms=120, device_text=DEVICE.replace("transition_us = 1000",
+                                                            "transition_us = 115000"))
+    sol, fig = solved(p)
+    assert sol.where["work"] == 1
+    assert plan_report.why(p, sol.where, fig)["work"] == \
+        "alone elsewhere: m0: +50000.0 uJ per period"

@@ -204,6 +204,18 @@ def test_bad_profiles_are_refused_naming_file_and_field(old, new, message):
     assert message in str(e.value)
 
 
+@pytest.mark.parametrize("line, message", [
+    ("task = 5", "p.toml: 'task' must be [[task]] tables"),
+    ("task = [1]", "p.toml: 'task' must be [[task]] tables"),
+    ("route = \"x\"", "p.toml: 'route' must be [[route]] tables"),
+    ("[task]\nname = \"sense\"", "p.toml: 'task' must be [[task]] tables"),
+])
+def test_tasks_and_routes_that_are_not_arrays_of_tables_get_one_line(line, message):
+    with pytest.raises(profile.ProfileError) as e:
+        profile.parse(f"{line}\n[profile]\napp = \"chain\"\nperiod_ms = 100\n", "p.toml")
+    assert str(e.value) == message
+
+
 def test_the_shipped_ssl_profile_matches_its_application():
     app = appplace.load(ROOT / "apps" / "ssl" / "ssl_device.toml")
     prof = profile.load(ROOT / "apps" / "ssl" / "ssl_device.profile.toml", app)
@@ -212,3 +224,40 @@ def test_the_shipped_ssl_profile_matches_its_application():
     assert prof.tasks["ht"].ram_bytes > 16384  # its tables
     text = (ROOT / "apps" / "ssl" / "ssl_device.profile.toml").read_text()
     assert "Produced by: ./motet profile apps/ssl/ssl_device.toml" in text
+
+
+ODD_VALUES = ("5", "-1", "0", '"x"', "[1]", "[]", "{ a = 1 }", "{}", "true", "nan", "inf",
+              "1e300", "1.5")
+
+
+def test_any_odd_value_in_a_profile_gets_a_profile_error():
+    # Each field of a good profile in turn, each odd value: parsed, or
+    # refused with a ProfileError (one line), never another exception.
+    app = appplace.parse(APP, "chain.toml")
+    lines = GOOD.splitlines()
+    tried = 0
+    for i, line in enumerate(lines):
+        key, sep, _ = line.partition(" = ")
+        if not sep:
+            continue
+        for value in ODD_VALUES:
+            text = "\n".join(lines[:i] + [f"{key} = {value}"] + lines[i + 1:]) + "\n"
+            try:
+                profile.parse(text, "p.toml", app)
+            except profile.ProfileError as e:
+                assert "\n" not in str(e) and str(e).startswith("p.toml")
+            tried += 1
+    assert tried > 200
+
+
+@pytest.mark.parametrize("period", ["-5", "0", "nan", "inf", "1e9"])
+def test_a_period_no_profile_can_have_is_refused_before_any_run(period, capsys):
+    # Refused before building or running anything, in one line, rather than
+    # written into a profile that `motet plan` then cannot read.
+    status = profile.main([str(ROOT / "apps" / "ssl" / "ssl_device.toml"),
+                           str(ROOT / "devices" / "ssl-device.toml"), "--period-ms", period,
+                           "--logs", "/nonexistent"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("profile: error: --period-ms ") and err.count("\n") == 1
+    assert "must be within 0.001 .. 3.6e+06 ms" in err

@@ -98,7 +98,8 @@ def load(path) -> App:
     return parse(text, str(path))
 
 
-_TASK_HEADER = re.compile(r"^\s*\[\[task\]\]\s*(#.*)?$")
+# TOML allows spaces inside the brackets and a quoted key: appc reads them all.
+_TASK_HEADER = re.compile(r"""^\s*\[\[\s*(task|"task"|'task')\s*\]\]\s*(#.*)?$""")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _MODULE_LINE = re.compile(r"^(\s*)module\s*=\s*[^#\n]*(#.*)?$")
 _NAME_LINE = re.compile(r"^\s*name\s*=")

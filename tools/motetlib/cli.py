@@ -515,8 +515,8 @@ def main(argv=None):
             from . import profile
             return profile.main(argv[1:])
         if argv and argv[0] == "plan":
-            from . import planner
-            return planner.main(argv[1:])
+            from . import plan_report
+            return plan_report.main(argv[1:])
         args = parser().parse_args(argv)
         return args.func(args)
     except KeyboardInterrupt:

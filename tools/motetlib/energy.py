@@ -95,6 +95,17 @@ class Processor:
         return max(0.0, (self.transition_uj * 1e-6 - self.standby_mw * 1e-3 *
                          self.transition_us * 1e-6) / (gap_mw * 1e-3))
 
+    def standby_uj(self, rest_us: float, wakes: bool = True) -> float | None:
+        """Energy of resting `rest_us` in standby. With a wake-up (the module
+        has work) the appendix's charge: E_W for the round trip and P_S for
+        the rest of the time, which is what makes T_be the break-even point;
+        None when the round trip does not fit in `rest_us`."""
+        if not wakes:
+            return self.standby_mw * rest_us * 1e-3
+        if rest_us < self.transition_us:
+            return None
+        return self.standby_mw * (rest_us - self.transition_us) * 1e-3 + self.transition_uj
+
     def at_clock(self, mhz: float) -> Processor:
         """The same processor clocked at `mhz`: active and idle power scale."""
         if mhz == self.mhz:
@@ -143,7 +154,10 @@ SOURCES = {
               "cycle, memory operands 3 to 6)",
     "cortex-m3": "Cortex-M3 microcontroller class (STM32F103-like at 48 MHz, 3.3 V): about "
                  "24 mA running, 9 mA in sleep mode, about 25 uA in stop mode, wake-up "
-                 "from stop in about 6 us; CPI 1.25 (1.25 DMIPS/MHz)",
+                 "from stop in about 6 us; CPI 1.25 from the instruction timings (most "
+                 "Thumb-2 instructions 1 cycle, loads 2, taken branches 2 to 4: a pipeline "
+                 "refill), not from the DMIPS/MHz rating, which counts Dhrystones, not "
+                 "instructions",
     "atmega128": "ATmega128 datasheet class (8 MHz, 3.3 V): about 10 mA active, 4.5 mA "
                  "idle, about 10 uA in power-save with the 32 kHz timer running, wake-up "
                  "after a 1K-cycle oscillator start (130 us); 4 KB of internal SRAM; "
@@ -220,7 +234,24 @@ def override(base: Processor | None, name: str, table: dict, where: str) -> Proc
     nj = number(table, "nj_per_instruction", where)
     if nj is not None:
         p = dataclasses.replace(p, active_mw=nj * p.mips)
+    _consistent(p, where)
     return p
+
+
+def _consistent(p: Processor, where: str):
+    """Figures each within LIMITS can still not be one processor's: the
+    planner would then see standby cost more than idling (never chosen,
+    T_be infinite) or a round trip cheaper than staying in standby (a
+    free discount for waking)."""
+    for low, high in (("standby_mw", "idle_mw"), ("idle_mw", "active_mw")):
+        a, b = getattr(p, low), getattr(p, high)
+        if a > b:
+            raise EnergyError(f"{where}: '{low}' = {fields.show(a)} is above '{high}' = "
+                              f"{fields.show(b)}")
+    floor_uj = p.standby_mw * p.transition_us * 1e-3
+    if p.transition_uj < floor_uj:
+        raise EnergyError(f"{where}: 'transition_uj' = {fields.show(p.transition_uj)} is below "
+                          f"standby_mw x transition_us = {fields.show(floor_uj)} uJ")
 
 
 def catalogue(tables: dict, where: str) -> dict[str, Processor]:

@@ -23,19 +23,23 @@ The model, per period D (the profile's, or --period):
   frame if any member is elsewhere, and each module with members one
   frame received.
 - Module m spends P_A * busy, and the rest of the period either idle,
-  P_I * (D - busy), or in standby, P_S * (D - busy) + E_W if it has work
-  (one wake-up per period), whichever is less: the CoMOS paper's appendix.
+  P_I * (D - busy), or in standby, P_S * (D - busy - T_W) + E_W if it has
+  work (one round trip per period, which must fit: busy + T_W <= D),
+  whichever is less: the CoMOS paper's appendix, whose T_be is where the
+  two are equal.
   The radio's energy per byte is charged to the radio task's module.
 - The latency of a chain (a path of routes from a task nothing sends to, to
   the task a --deadline names; a join such as HT waiting for four bands is
   one chain per path) is the sum, over the modules it visits, of the
   chain's own tasks' busy time per period there, the busy time of the tasks
-  of a higher priority than the chain's lowest (they preempt it at once)
+  of a higher priority than a chain's task on that module (they preempt it
+  at once; a task that no chain's task there is below does not delay it)
   and the bus driver's frames, plus each visited module's wake-up time if
   it goes to standby and the wire time of each of the chain's routes that
   crosses the bus. On the module where the chain starts, work of the
-  chain's own priority counts too (what the period's start releases there
-  may all run first: four FFTs on one module run one after the other);
+  priority of a chain's task there counts too (what the period's start
+  releases there may all run first: four FFTs on one module run one after
+  the other);
   elsewhere the chain arrives when such work is presumed done. An estimate
   from per-period averages (a task's cycles are the mean of its
   messages'), not a worst-case bound.
@@ -47,28 +51,19 @@ It is solved as a mixed-integer linear programme (scipy.optimize.milp,
 HiGHS): a binary per task and module, the product "u and v on module m" of
 each route linearised (w <= x_um, w <= x_vm, w >= x_um + x_vm - 1), the
 multicast's "any member elsewhere" as a lower-bounded continuous variable,
+"t delays the chain on m" as one bounded below by x_tm + x_um - 1 for each
+chain task u that t outranks,
 the idle-or-standby choice as a binary with big-M rows, the busy time of a
 visited module as big-M rows on a "visits m" binary per chain.
 
-Output: the placement, per module its predicted energy, utilisation and
-RAM; per chain its latency against its deadline; per task why it is where
-it is (pinned, or what moving it alone to each other module would break
-or cost); the description with the new module numbers (-o, or printed).
-An infeasible problem is explained: which module's RAM or CPU cannot hold
-what is pinned to it, or which chain no placement can bring within its
-deadline and the shortest latency any placement reaches.
+The command, its report and its explanations are in plan_report.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import os
-import shlex
-import sys
-from pathlib import Path
 
-from . import appplace, device as devmod, energy, profile as profmod
+from . import appplace, energy
 
 DEFAULT_FRAME_BYTES = 12  # a frame with an empty payload: 10-byte header and CRC
 MAX_CHAINS = 5000  # paths of routes: each is a latency row and a variable per module
@@ -248,13 +243,16 @@ class Problem:
                                     min(prio[x] for x in tasks)))
         return chains
 
-    def interferes(self, t, chain, at_source=False):
-        """Task t's work on a module the chain visits delays it: its own
-        tasks, those of a higher priority, which preempt them, and on the
-        module where it starts, those of its priority too."""
+    def outranks(self, t, chain, at_source=False):
+        """The chain's tasks whose work t's delays on a module they share:
+        those of a lower priority, which t preempts, and on the module where
+        the chain starts, those of t's priority too (what the period's start
+        releases there may all run first: four FFTs on one module run one
+        after the other)."""
         prio = self.app.task(t).priority
-        return t in chain.tasks or prio > chain.priority or (at_source and
-                                                             prio == chain.priority)
+        return [u for u in chain.tasks
+                if self.app.task(u).priority < prio or
+                (at_source and self.app.task(u).priority == prio)]
 
 
 # ---- evaluating a placement ---------------------------------------------------
@@ -278,32 +276,21 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
     busy = {m: 0.0 for m in p.modules}
     for t in p.tasks:
         busy[where[t]] += p.task_busy_us(t, where[t])
-    wire = 0.0
-    for r in p.app.routes:
-        hops = [h for h in p.hops if h.route == r]
-        if not hops:
-            continue
-        src = where[r.src]
-        remote = [h for h in hops if where[h.dst] != src]
-        if r.group:
-            if remote:
-                busy[src] += p.frame_busy_us(hops[0], src)
-                wire += p.wire_uj(hops[0])
-            for m in {where[h.dst] for h in remote}:
-                busy[m] += p.frame_busy_us(hops[0], m)
-        else:
-            for h in remote:
-                busy[src] += p.frame_busy_us(h, src)
-                busy[where[h.dst]] += p.frame_busy_us(h, where[h.dst])
-                wire += p.wire_uj(h)
+    paid, crossing = frames(p, where)
+    for m, h in paid:
+        busy[m] += p.frame_busy_us(h, m)
+    wire = sum(p.wire_uj(h) for h in crossing)
     used = {where[t] for t in p.tasks}
     energy, standby = {}, {}
     for m in p.modules:
         c = p.spec[m].processor
         rest = p.period_us - busy[m]
         idle = c.idle_mw * rest * 1e-3
-        sleep = c.standby_mw * rest * 1e-3 + (c.transition_uj if m in used else 0.0)
-        standby[m] = sleep < idle if chosen is None else chosen[m]
+        sleep = c.standby_uj(rest, wakes=m in used)
+        if chosen is None:
+            standby[m] = sleep is not None and sleep < idle
+        else:
+            standby[m] = chosen[m]
         energy[m] = c.active_mw * busy[m] * 1e-3 + (sleep if standby[m] else idle)
     if p.radio is not None:
         energy[where[p.radio]] += p.radio_uj()
@@ -313,7 +300,7 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
         visited = {where[t] for t in ch.tasks}
         lat = 0.0
         for m in visited:
-            lat += chain_busy_us(p, where, ch, m)
+            lat += chain_busy_us(p, where, paid, ch, m)
             if standby[m]:
                 lat += p.spec[m].processor.transition_us
         lat += sum(p.wire_us(h) for h in ch.hops if where[h.route.src] != where[h.dst])
@@ -321,26 +308,38 @@ def evaluate(p: Problem, where: dict, standby: dict | None = None) -> Figures:
     return Figures(busy, energy, standby, ram, latency, wire, sum(energy.values()) + wire)
 
 
-def chain_busy_us(p, where, ch, m):
-    """Module m's busy time per period that delays chain ch."""
-    at_source = where[ch.tasks[0]] == m
-    b = sum(p.task_busy_us(t, m) for t in p.tasks
-            if where[t] == m and p.interferes(t, ch, at_source))
+def frames(p: Problem, where: dict):
+    """The bus frames a placement pays per period: (module, hop) for each
+    frame a module's driver sends or receives (a multicast: one sent if any
+    member is elsewhere, one received per module with members), and the
+    hops whose frame crosses the wire."""
+    paid, crossing = [], []
     for r in p.app.routes:
         hops = [h for h in p.hops if h.route == r]
         if not hops:
             continue
         src = where[r.src]
+        remote = [h for h in hops if where[h.dst] != src]
         if r.group:
-            if src == m and any(where[h.dst] != m for h in hops):
-                b += p.frame_busy_us(hops[0], m)
-            if src != m and any(where[h.dst] == m for h in hops):
-                b += p.frame_busy_us(hops[0], m)
+            if remote:
+                paid.append((src, hops[0]))
+                crossing.append(hops[0])
+            paid += [(m, hops[0]) for m in {where[h.dst] for h in remote}]
         else:
-            for h in hops:
-                if src != where[h.dst] and m in (src, where[h.dst]):
-                    b += p.frame_busy_us(h, m)
-    return b
+            for h in remote:
+                paid += [(src, h), (where[h.dst], h)]
+                crossing.append(h)
+    return paid, crossing
+
+
+def chain_busy_us(p, where, paid, ch, m):
+    """Module m's busy time per period that delays chain ch: the tasks that
+    interfere with it, and every bus frame m's driver handles (`paid`)."""
+    at_source = where[ch.tasks[0]] == m
+    b = sum(p.task_busy_us(t, m) for t in p.tasks
+            if where[t] == m and (t in ch.tasks or
+                                  any(where[u] == m for u in p.outranks(t, ch, at_source))))
+    return b + sum(p.frame_busy_us(h, m) for mm, h in paid if mm == m)
 
 
 def violations(p: Problem, where: dict, fig: Figures | None = None) -> list[str]:
@@ -388,17 +387,21 @@ class _Lp:
     def solve(self, objective):
         import numpy as np
         from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_array
         n = len(self.lb)
         c = np.zeros(n)
         for i, v in objective.items():
             c[i] += v
-        a = np.zeros((len(self.rows), n))
-        lo = np.empty(len(self.rows))
-        hi = np.empty(len(self.rows))
-        for k, (coeffs, lo_k, hi_k) in enumerate(self.rows):
-            for i, v in coeffs.items():
-                a[k, i] += v
-            lo[k], hi[k] = lo_k, hi_k
+        # Sparse: a row touches a few variables, and with many chains a
+        # dense matrix (rows x variables) would run to gigabytes.
+        row_of, col, val = [], [], []
+        for k, (coeffs, _, _) in enumerate(self.rows):
+            row_of += [k] * len(coeffs)
+            col += list(coeffs)
+            val += list(coeffs.values())
+        a = coo_array((val, (row_of, col)), shape=(len(self.rows), n)).tocsr()
+        lo = np.array([r[1] for r in self.rows])
+        hi = np.array([r[2] for r in self.rows])
         cons = [LinearConstraint(a, lo, hi)] if self.rows else []
         return milp(c, constraints=cons, integrality=np.array(self.integer),
                     bounds=Bounds(np.array(self.lb), np.array(self.ub)),
@@ -479,8 +482,18 @@ def build(p: Problem, deadlines=True, chain_objective=None):
     def busy(m, chain=None, at_source=False):
         coeffs = {}
         for t in p.tasks:
-            if xv(t, m) is not None and (chain is None or p.interferes(t, chain, at_source)):
+            if xv(t, m) is None:
+                continue
+            if chain is None or t in chain.tasks:
                 _add(coeffs, xv(t, m), p.task_busy_us(t, m))
+                continue
+            # t delays the chain on m if some chain task it outranks is on m too
+            under = [xv(u, m) for u in p.outranks(t, chain, at_source) if xv(u, m) is not None]
+            if under:
+                both = lp.var()
+                for xu in under:
+                    lp.row({both: 1.0, xv(t, m): -1.0, xu: -1.0}, lo=-1.0)
+                _add(coeffs, both, p.task_busy_us(t, m))
         for mm, terms, h in frame_terms:
             if mm == m:
                 for v, c in terms.items():
@@ -509,11 +522,17 @@ def build(p: Problem, deadlines=True, chain_objective=None):
         for v, k in busy_m[m].items():
             _add(coeffs, v, c.idle_mw * 1e-3 * k)
         lp.row(coeffs, lo=c.idle_mw * 1e-3 * p.period_us)
-        # rest >= P_S (D - busy) + E_W y - big (1 - s)
-        coeffs = {rest: 1.0, s: -big, y: -c.transition_uj}
+        # rest >= P_S (D - busy) + (E_W - P_S T_W) y - big (1 - s): energy.standby_uj
+        coeffs = {rest: 1.0, s: -big,
+                  y: -(c.transition_uj - c.standby_mw * 1e-3 * c.transition_us)}
         for v, k in busy_m[m].items():
             _add(coeffs, v, c.standby_mw * 1e-3 * k)
         lp.row(coeffs, lo=c.standby_mw * 1e-3 * p.period_us - big)
+        # busy + T_W <= D when it has work and rests in standby (s = y = 1)
+        coeffs = {s: c.transition_us, y: c.transition_us}
+        for v, k in busy_m[m].items():
+            _add(coeffs, v, k)
+        lp.row(coeffs, hi=p.period_us + c.transition_us)
         _add(objective, rest, 1.0)
         for v, k in busy_m[m].items():
             _add(objective, v, c.active_mw * 1e-3 * k)
@@ -585,245 +604,3 @@ def solve(p: Problem, deadlines=True, chain_objective=None) -> Solution | None:
     return Solution({t: m for (t, m), i in x.items() if res.x[i] > 0.5},
                     {m: bool(res.x[i] > 0.5) for m, i in standby.items()}, res.fun + offset,
                     res.status == 0)
-
-
-# ---- explanations ---------------------------------------------------------------
-
-def explain_infeasible(p: Problem) -> list[str]:
-    """Why no placement meets every constraint."""
-    free = solve(p, deadlines=False)
-    if free is None:
-        lines = ["no placement fits the modules' RAM and CPU, deadlines aside:"]
-        for m in p.modules:
-            pinned = [t for t, pm in p.pins.items() if pm == m]
-            cpu = sum(p.task_busy_us(t, m) for t in pinned)
-            ram = sum(p.ram(t) for t in pinned)
-            c = p.spec[m].processor
-            lines.append(f"  m{m} {p.spec[m].name} ({c.name}): pinned {', '.join(pinned) or '-'}"
-                         f": RAM {ram} of {c.ram_bytes} B, busy {cpu / 1e3:.1f} of "
-                         f"{p.max_util * p.period_us / 1e3:.1f} ms per period")
-        for t in p.tasks:
-            fits = [m for m in p.allowed[t] if p.ram(t) <= p.spec[m].processor.ram_bytes and
-                    p.task_busy_us(t, m) <= p.max_util * p.period_us]
-            if not fits:
-                lines.append(f"  task {t} ({p.ram(t)} B) fits no module it may run on alone")
-        return lines
-    best, at = {}, {}
-    for i, ch in enumerate(p.chains):
-        if ch.deadline_us is not None:
-            sol = solve(p, deadlines=False, chain_objective=i)
-            best[i] = evaluate(p, sol.where, sol.standby).latency_us[i]
-            at[i] = sol.where
-    groups = {}  # the worst path of each (source, end) that no placement brings in time
-    for i, lat in best.items():
-        ch = p.chains[i]
-        if lat > ch.deadline_us:
-            groups.setdefault((ch.tasks[0], ch.tasks[-1]), []).append(i)
-    lines = []
-    for paths in groups.values():
-        i = max(paths, key=lambda i: best[i])
-        ch = p.chains[i]
-        more = f"; {len(paths) - 1} more paths from {ch.tasks[0]} to {ch.tasks[-1]} too" \
-            if len(paths) > 1 else ""
-        placed = ", ".join(f"{t} m{at[i][t]}" for t in ch.tasks)
-        lines.append(f"chain {ch.label}: deadline {ch.deadline_us / 1e3:g} ms, but the "
-                     f"shortest latency any placement reaches is {best[i] / 1e3:.1f} ms "
-                     f"(with {placed}){more}")
-    if not lines:
-        lines.append("each chain alone can meet its deadline, but not all together; the "
-                     "shortest latency of each:")
-        for i, lat in best.items():
-            lines.append(f"  {p.chains[i].label}: {lat / 1e3:.1f} ms (deadline "
-                         f"{p.chains[i].deadline_us / 1e3:g} ms)")
-    return lines
-
-
-def why(p: Problem, where: dict, fig: Figures) -> dict:
-    """Per task, why it is on its module: pinned, or what moving it alone
-    to each other module would break or cost."""
-    out = {}
-    for t in p.tasks:
-        if t in p.pins:
-            out[t] = f"pinned ({p.pin_why[t]})"
-            continue
-        reasons = []
-        for m in p.modules:
-            if m == where[t]:
-                continue
-            if m in p.not_allowed[t]:
-                reasons.append(f"m{m}: {p.not_allowed[t][m]}")
-                continue
-            moved = dict(where, **{t: m})
-            f2 = evaluate(p, moved)
-            broken = violations(p, moved, f2)
-            if broken:
-                reasons.append(f"m{m}: {'; '.join(broken)}")
-            else:
-                reasons.append(f"m{m}: +{f2.total_uj - fig.total_uj:.1f} uJ per period")
-        out[t] = "alone elsewhere: " + " | ".join(reasons) if reasons else "the only module"
-    return out
-
-
-# ---- the report -------------------------------------------------------------------
-
-def report(p: Problem, sol: Solution) -> list[str]:
-    where = sol.where
-    fig = evaluate(p, where, sol.standby)
-    d_ms = p.period_us / 1e3
-    lines = [f"{p.app.path} on {p.dev.path}, period {d_ms:g} ms, profile {p.prof.path}"]
-    if not sol.optimal:
-        lines.append(f"(the solver's {SOLVER_SECONDS} s ran out: the best placement found, "
-                     "not proven the least energy)")
-    lines += ["", "Placement:"]
-    for m in p.modules:
-        s = p.spec[m]
-        here = [t for t in p.tasks if where[t] == m]
-        lines.append(f"  m{m} {s.name:<10} {s.processor.name:<9} {', '.join(here) or '-'}")
-    lines += ["", "Predicted per module and period (energy: active, then idle or standby "
-              "for the rest; the radio's bytes on its module):",
-              f"  {'module':<14} {'busy ms':>9} {'util':>7} {'RAM B':>13} {'rest':>8} "
-              f"{'energy uJ':>10}"]
-    for m in p.modules:
-        s = p.spec[m]
-        ram = f"{fig.ram[m]}/{s.processor.ram_bytes}"
-        lines.append(f"  m{m} {s.name:<11} {fig.busy_us[m] / 1e3:>9.2f} "
-                     f"{fig.busy_us[m] / p.period_us:>7.1%} {ram:>13} "
-                     f"{'standby' if fig.standby[m] else 'idle':>8} {fig.energy_uj[m]:>10.1f}")
-    lines.append(f"  {'bus wire':<14} {'':>9} {'':>7} {'':>13} {'':>8} {fig.wire_uj:>10.1f}")
-    lines.append(f"  {'total':<14} {'':>9} {'':>7} {'':>13} {'':>8} {fig.total_uj:>10.1f}")
-    lines += ["", "Chains (latency: the chain's own work, the work preempting it on the "
-              "modules it visits and its own priority's where it starts, wake-ups, bus; worst "
-              "path per source and end):"]
-    worst = {}
-    for i, ch in enumerate(p.chains):
-        key = (ch.tasks[0], ch.tasks[-1], ch.deadline_us)
-        if key not in worst or fig.latency_us[i] > fig.latency_us[worst[key]]:
-            worst[key] = i
-    for i in worst.values():
-        ch = p.chains[i]
-        lat = fig.latency_us[i]
-        dl = "" if ch.deadline_us is None else (
-            f"  deadline {ch.deadline_us / 1e3:g} ms, slack {(ch.deadline_us - lat) / 1e3:.1f} ms"
-            + ("  (binds)" if ch.deadline_us - lat < 0.02 * ch.deadline_us else ""))
-        lines.append(f"  {ch.label}: {lat / 1e3:.1f} ms{dl}")
-    lines += ["", "Why each task is where it is:"]
-    for t, text in why(p, where, fig).items():
-        lines.append(f"  {t} on m{where[t]}: {text}")
-    if p.converted:
-        lines += ["", "Pinned tasks never measured on their module's kind (its instructions "
-                  "taken as on the measured kind, times this kind's CPI): " +
-                  ", ".join(f"{t} ({a} -> {b})" for t, (a, b) in p.converted.items())]
-    assumed = sorted({h.route.label for h in p.hops if h.assumed and h.messages})
-    if assumed:
-        lines += ["", "Bytes never measured (an empty frame assumed): " + ", ".join(assumed)]
-    return lines
-
-
-def _assignments(values, what, form, convert):
-    out = {}
-    for v in values or ():
-        name, sep, val = v.partition("=")
-        if not sep or not name:
-            raise PlanError(f"{what} {v!r}: expected {form}")
-        try:
-            out[name] = convert(val)
-        except ValueError:
-            raise PlanError(f"{what} {v!r}: {val!r} is not a number") from None
-        if isinstance(out[name], float) and not 0 < out[name] < 3.6e6:
-            raise PlanError(f"{what} {v!r}: must be above 0 and below an hour")
-    return out
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    ap = argparse.ArgumentParser(
-        prog="motet plan",
-        description="Place an application's movable tasks on a device's modules for the least "
-                    "energy per period within each chain's deadline, RAM and CPU (model: "
-                    "tools/motetlib/planner.py).")
-    ap.add_argument("app", metavar="APP.toml")
-    ap.add_argument("device", metavar="DEVICE.toml")
-    ap.add_argument("--profile", metavar="P", help="task costs (default: APP's directory, "
-                    "<APP stem>.profile.toml; make one with `motet profile`)")
-    ap.add_argument("--deadline", action="append", metavar="TASK=MS",
-                    help="every chain from a task nothing sends to, to TASK, ends within MS "
-                         "milliseconds (repeatable)")
-    ap.add_argument("--pin", action="append", metavar="TASK=MODULE",
-                    help="put TASK on MODULE and keep it there (repeatable); a task the "
-                         "description does not let move stays where it says unless pinned "
-                         "elsewhere (its sensor on another device's module)")
-    ap.add_argument("--period", type=float, metavar="MS",
-                    help="the period (default: the profile's)")
-    ap.add_argument("--max-util", type=float, default=1.0, metavar="F",
-                    help="each module busy at most F of the period (default 1)")
-    ap.add_argument("--radio", metavar="TASK", help="the task that sends on the radio "
-                    "(default: the one running the program named radio)")
-    ap.add_argument("-o", "--output", metavar="OUT.toml",
-                    help="write the placed description here (default: print it)")
-    ap.add_argument("--regions", metavar="OUT.png",
-                    help="also draw the CoMOS paper's figure 1 for two processor kinds and "
-                         "check the plan against it (tools/motetlib/regions.py)")
-    ap.add_argument("--kinds", metavar="P,Q",
-                    help="the two processor kinds of --regions (default: the device's two)")
-    args = ap.parse_args(argv)
-    try:
-        if not 0 < args.max_util <= 1:
-            raise PlanError(f"--max-util {args.max_util:g}: must be above 0 and at most 1")
-        if args.period is not None and not 0 < args.period < 3.6e6:
-            raise PlanError(f"--period {args.period:g}: must be above 0 and below an hour")
-        app = appplace.load(args.app)
-        dev = devmod.load(args.device)
-        ppath = args.profile or Path(args.app).with_name(Path(args.app).stem + ".profile.toml")
-        if args.profile is None and not Path(ppath).exists():
-            raise PlanError(f"no profile {ppath}: make one with `./motet profile {args.app} "
-                            f"{args.device} --period-ms MS -o {ppath}`, or give --profile")
-        prof = profmod.load(ppath, app)
-        prob = Problem(app, dev, prof, args.period, _assignments(args.deadline, "--deadline",
-                                                                 "TASK=MS", float),
-                       _assignments(args.pin, "--pin", "TASK=MODULE", int), args.max_util, args.radio)
-        sol = solve(prob)
-        if sol is None:
-            print("plan: no placement meets every constraint:", file=sys.stderr)
-            for line in explain_infeasible(prob):
-                print(f"  {line}", file=sys.stderr)
-            return 1
-        for line in report(prob, sol):
-            _print(line)
-        if args.regions:
-            from . import regions
-            try:
-                fast, slow = regions.choose_kinds(prob, args.kinds.split(",") if args.kinds
-                                                  else None)
-            except regions.RegionError as e:
-                raise PlanError(str(e)) from None
-            _print()
-            for line in regions.check(prob, sol, fast, slow):
-                _print(line)
-            title = (f"{app.name} on {dev.name}: period {prob.period_us / 1e3:g} ms"
-                     + "".join(f", deadline {a} ms" for a in args.deadline or ()))
-            regions.draw(prob, sol, fast, slow, args.regions, title)
-            _print(f"plan: wrote {args.regions}")
-        header = (f"Placed by: ./motet plan {shlex.join(argv)}\n"
-                  f"Predicted energy {evaluate(prob, sol.where, sol.standby).total_uj:.1f} uJ "
-                  f"per {prob.period_us / 1e3:g} ms period (tools/motetlib/planner.py).")
-        text = appplace.placed(app, sol.where, header)
-    except (PlanError, appplace.AppError, devmod.DeviceError, profmod.ProfileError) as e:
-        print(f"plan: error: {e}", file=sys.stderr)
-        return 2
-    if args.output:
-        try:
-            Path(args.output).write_text(text)
-        except OSError as e:
-            print(f"plan: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
-            return 2
-        _print(f"\nplan: wrote {args.output}")
-    else:
-        _print("\n" + text, end="")
-    return 0
-
-
-def _print(*args, **kw):
-    try:
-        print(*args, **kw)
-    except BrokenPipeError:  # e.g. piped into head: say nothing more
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -74,6 +74,9 @@ PORT_TIMEOUT0 = eventlog.PORT_TIMEOUT0
 APP_PORT_0 = 8  # PORT_0
 
 
+PERIOD_MS = (0.001, 3.6e6)  # a profile's period: 1 us .. 1 hour
+
+
 class ProfileError(Exception):
     """A profile that cannot be used or made; the message says where."""
 
@@ -131,6 +134,14 @@ def _unknown(table, known, where):
     fields.unknown(table, known, where, ProfileError)
 
 
+def _tables(doc, key, path):
+    """doc[key] as the array of tables [[key]] it must be (absent: none)."""
+    value = doc.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise ProfileError(f"{path}: '{key}' must be [[{key}]] tables")
+    return value
+
+
 def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -> Profile:
     """A validated Profile; with `app`, checked against its tasks and routes."""
     try:
@@ -145,13 +156,13 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
     name = head.get("app")
     if not isinstance(name, str):
         raise ProfileError(f"{path} [profile]: 'app' must be the application's name")
-    period = _figure(head, "period_ms", f"{path} [profile]", 0.001, 3.6e6)
+    period = _figure(head, "period_ms", f"{path} [profile]", *PERIOD_MS)
     measured = doc.get("measured", {})
     if not isinstance(measured, dict) or not all(isinstance(v, str) for v in measured.values()):
         raise ProfileError(f"{path} [measured]: each kind must be a string saying where its "
                            "figures come from")
     tasks = {}
-    for i, t in enumerate(doc.get("task", [])):
+    for i, t in enumerate(_tables(doc, "task", path)):
         where = f"{path} task #{i + 1}"
         _unknown(t, ("name", "messages", "ram_bytes", "cycles"), where)
         tname = t.get("name")
@@ -172,7 +183,7 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
                                 _figure(t, "ram_bytes", where, 0, 2**32, integral=True),
                                 {k: float(v) for k, v in cycles.items()})
     routes = {}
-    for i, r in enumerate(doc.get("route", [])):
+    for i, r in enumerate(_tables(doc, "route", path)):
         where = f"{path} route #{i + 1}"
         _unknown(r, ("from", "port", "messages", "bytes"), where)
         src = r.get("from")
@@ -494,6 +505,11 @@ def main(argv=None):
     args = p.parse_args(argv)
     if not 0 <= args.warmup < args.until:
         p.error("--warmup must be below --until")
+    if not PERIOD_MS[0] <= args.period_ms <= PERIOD_MS[1]:  # false for nan too
+        # the bounds a profile's period_ms is read with: what is written must load
+        print(f"profile: error: --period-ms {args.period_ms:g}: must be within "
+              f"{PERIOD_MS[0]:g} .. {PERIOD_MS[1]:g} ms", file=sys.stderr)
+        return 2
     try:
         app = appplace.load(args.app)
         dev = devmod.load(args.device)

@@ -7,10 +7,11 @@ deadline D, and the plan's choices checked against it.
 device's two processor kinds (or --kinds P,Q), p the one with the higher
 MIPS. Energy of one period, the other processor resting in standby:
 
-    on p: L/M_p + min(P_I^p (D - L/N_p), P_S^p (D - L/N_p) + E_W^p) + P_S^q D
-    on q: L/M_q + min(P_I^q (D - L/N_q), P_S^q (D - L/N_q) + E_W^q) + P_S^p D
+    on p: L/M_p + min(P_I^p (D - L/N_p), P_S^p (D - L/N_p - T_W^p) + E_W^p) + P_S^q D
+    on q: L/M_q + min(P_I^q (D - L/N_q), P_S^q (D - L/N_q - T_W^q) + E_W^q) + P_S^p D
 
-(feasible when L/N <= D). The coloured regions are these energies compared
+(feasible when L/N <= D; standby only when the slack covers T_W), so that
+the idle/standby boundary is line c. The coloured regions are these energies compared
 point by point; the lines are the appendix's, which assume q's standby and
 transition free (P_S^q = E_W^q = 0):
 
@@ -61,8 +62,9 @@ def energy_j(run, rest, l_mi, d_s):
         return None
     slack = d_s - t
     idle = run.idle_mw * 1e-3 * slack
-    sleep = run.standby_mw * 1e-3 * slack + run.transition_uj * 1e-6
-    return l_mi / run.mipj + min(idle, sleep) + rest.standby_mw * 1e-3 * d_s
+    sleep = run.standby_uj(slack * 1e6)
+    rest_j = idle if sleep is None else min(idle, sleep * 1e-6)
+    return l_mi / run.mipj + rest_j + rest.standby_mw * 1e-3 * d_s
 
 
 def best(fast, slow, l_mi, d_s):
