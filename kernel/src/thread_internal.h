@@ -57,15 +57,12 @@ struct thread {
     void *arg;
     uint8_t *stack; /* lowest address */
     size_t stack_size;
-    task_t *task;         /* bound task (mailbox, routes), NULL if none */
-    msg_t *mail;          /* mailbox FIFO */
-    msg_t *mail_tail;     /* its last message */
-    msg_t *last_mail;     /* returned by the last receive, freed at the next */
-    thread_t **wait_list; /* the wait list it is on, NULL if none */
-    void *wait_data;      /* what the waker needs: the waiter's request, on its stack */
-    struct mutex *held;   /* mutexes it holds, linked through next_held */
-    uint32_t run_from;    /* timer_now() when it last got the CPU (timed policies) */
-    uint32_t quantum;     /* policy: ticks left of its slice or quantum */
+    task_t *task;      /* bound task (mailbox, routes), NULL if none */
+    msg_t *mail;       /* mailbox FIFO */
+    msg_t *mail_tail;  /* its last message */
+    msg_t *last_mail;  /* returned by the last receive, freed at the next */
+    uint32_t run_from; /* timer_now() when it last got the CPU (timed policies) */
+    uint32_t quantum;  /* policy: ticks left of its slice or quantum */
 #if MOTET_THREAD_POLICY == MOTET_POLICY_RETOS
     uint32_t cpu; /* CPU ticks not yet turned into decay */
 #endif
@@ -83,6 +80,10 @@ struct thread {
     uint8_t mail_count;
     uint8_t wait;        /* WAIT_* */
     uint8_t wait_result; /* mt_err_t its wait ended with */
+    /* Last, so that the fields the send path reads keep short offsets. */
+    thread_t **wait_list; /* the wait list it is on, NULL if none */
+    void *wait_data;      /* what the waker needs: the waiter's request, on its stack */
+    struct mutex *held;   /* mutexes it holds, linked through next_held */
 };
 
 /* How a thread enters the ready structure. */
