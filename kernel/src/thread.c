@@ -183,14 +183,32 @@ STACK_SCAN size_t thread_stack_high_water(const thread_t *t)
     return t->stack_size - untouched;
 }
 
-/* The run-time check for threads the stack analyser could not size. A
- * broken guard means memory below the stack is already damaged: stop. */
-static void check_guard(const thread_t *t)
+/* A broken guard means memory below the stack is already damaged: stop. */
+static void __attribute__((noinline, noreturn)) stack_overflow(void)
 {
-    if (!(t->flags & THREAD_F_GUARD) || thread_stack_guard_ok(t)) return;
     static const char msg[] = "motet: thread stack overflow\n";
     port_console_write(msg, sizeof msg - 1);
     port_halt(HALT_STACK_OVERFLOW);
+    for (;;) {
+    }
+}
+
+/* The run-time check for threads the stack analyser could not size, at
+ * their exit: the whole guard. */
+static void check_guard(const thread_t *t)
+{
+    if ((t->flags & THREAD_F_GUARD) && !thread_stack_guard_ok(t)) stack_overflow();
+}
+
+/* The same at every switch away, in a few instructions: the guard's
+ * lowest word, a canary that an overflow reaching past the guard has
+ * overwritten. */
+STACK_SCAN static void check_canary(const thread_t *t)
+{
+    if (!(t->flags & THREAD_F_GUARD)) return;
+    uint32_t word;
+    memcpy(&word, t->stack, sizeof word);
+    if (word != STACK_PAINT * 0x01010101ul) stack_overflow();
 }
 
 /* ---- the decisions ---- */
@@ -299,7 +317,7 @@ static void switch_to(thread_t *to, port_context_t *save)
 {
     thread_t *from = thread_current;
     if (from == to) return;
-    if (from) check_guard(from);
+    if (from) check_canary(from);
     thread_current = to;
     count_switch(from, to);
     port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
