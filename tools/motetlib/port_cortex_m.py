@@ -488,6 +488,21 @@ def _tool_version(cmd):
     return lines[0].strip() if lines else "unknown"
 
 
+def _tm_table(w, configs, figures, extra, rows):
+    """A Thread-Metric table: iterations and instructions per iteration for each
+    configuration, then the column `extra` and the scenario; rows are
+    (name, extra cell, what the scenario is)."""
+    w("| scenario | " + " | ".join(f"iterations ({c}) | instructions/iteration ({c})"
+                                   for c in configs) + f" | {extra} | scenario |")
+    w("|---|" + "---:|---:|" * len(configs) + "---:|---|")
+    for name, cell, what in rows:
+        cells = []
+        for c in configs:
+            n, per = figures[c][name][:2]
+            cells += [f"{n:,}", _fmt(per)]
+        w(f"| {name} | " + " | ".join(cells) + f" | {cell} | {what} |")
+
+
 def _render_tm_threads(tmt, w):
     configs = [c for c, _ in CONFIGS]
     w("### Thread-Metric suite, threads")
@@ -499,15 +514,7 @@ def _render_tm_threads(tmt, w):
       f"(memory: ThreadX 6.4's block pool), measured outside the project with the real "
       f"Thread-Metric suite, Cortex-M3 under QEMU `-icount shift=0`, log off.")
     w("")
-    w("| scenario | " + " | ".join(f"iterations ({c}) | instructions/iteration ({c})"
-                                   for c in configs) + " | reference | scenario |")
-    w("|---|" + "---:|---:|" * len(configs) + "---:|---|")
-    for name, ref, what in TMT_TESTS:
-        cells = []
-        for c in configs:
-            n, per = tmt[c][name]
-            cells += [f"{n:,}", _fmt(per)]
-        w(f"| {name} | " + " | ".join(cells) + f" | {ref} | {what} |")
+    _tm_table(w, configs, tmt, "reference", TMT_TESTS)
     w("")
 
 
@@ -628,15 +635,8 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None):
       f"build runs it as a test. Stack: the shared stack's high-water mark during the "
       f"scenario (painted before each).")
     w("")
-    w("| scenario | " + " | ".join(f"iterations ({c}) | instructions/iteration ({c})"
-                                   for c in configs) + " | stack bytes (log on) | scenario |")
-    w("|---|" + "---:|---:|" * len(configs) + "---:|---|")
-    for name, what in TM_TESTS:
-        cells = []
-        for c in configs:
-            n, per, _ = tm[c][name]
-            cells += [f"{n:,}", _fmt(per)]
-        w(f"| {name} | " + " | ".join(cells) + f" | {tm[configs[0]][name][2]} | {what} |")
+    _tm_table(w, configs, tm, "stack bytes (log on)",
+              [(name, tm[configs[0]][name][2], what) for name, what in TM_TESTS])
     w("")
     if thr:
         _render_threads(thr, w)
