@@ -47,13 +47,13 @@ static bool take_locked(sem_t *s)
 
 mt_err_t sem_wait_for(sem_t *s, uint32_t timeout)
 {
-    if (timeout == THREAD_NO_WAIT) return sem_try_wait(s);
-    thread_t *cur = thread_blocking();
-    if (!cur) return MT_ERR_STATE;
     port_irq_state_t st = port_irq_save();
     mt_err_t err = MT_OK;
-    if (!take_locked(s)) /* the post hands its unit straight to us */
-        err = thread_wait(&s->waiters, WAIT_OBJECT, NULL, timeout, THREAD_EV_NONE);
+    if (!take_locked(s)) {
+        err = thread_wait_allowed(timeout, MT_ERR_TIMEOUT);
+        if (!err) /* the post hands its unit straight to us */
+            err = thread_wait(&s->waiters, WAIT_OBJECT, NULL, timeout, THREAD_EV_NONE);
+    }
     port_irq_restore(st);
     return err;
 }

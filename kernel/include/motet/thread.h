@@ -191,7 +191,8 @@ static inline void sem_init_binary(sem_t *s, bool given)
 /* Take one unit, blocking while there is none; thread. */
 mt_err_t sem_wait(sem_t *s);
 /* Take one unit, waiting at most `timeout` ticks: MT_OK or MT_ERR_TIMEOUT;
- * thread (any context with THREAD_NO_WAIT). */
+ * thread; elsewhere a unit there is taken, and a wait is refused with
+ * MT_ERR_STATE (logged) unless `timeout` is THREAD_NO_WAIT. */
 mt_err_t sem_wait_for(sem_t *s, uint32_t timeout);
 /* Take one unit if there is one, never blocking: MT_OK or MT_ERR_TIMEOUT;
  * any context. */
