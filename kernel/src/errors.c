@@ -28,6 +28,8 @@ static const char *const names[MT_ERR_COUNT] = {
     [MT_ERR_NOT_OWNER] = "MT_ERR_NOT_OWNER",
     [MT_ERR_NO_MODULE] = "MT_ERR_NO_MODULE",
     [MT_ERR_BUS_LOST] = "MT_ERR_BUS_LOST",
+    [MT_ERR_TIMEOUT] = "MT_ERR_TIMEOUT",
+    [MT_ERR_FULL] = "MT_ERR_FULL",
 };
 
 const char *mt_strerror(mt_err_t err)

@@ -218,11 +218,13 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
  * give the block back) are in line: on an 8-bit core a call costs more
  * than the operation. */
 
-/* Bit p set: level p holds a message. A byte when the levels fit in one. */
+/* Bit p set: level p holds a message. The smallest word the levels fit in. */
 #if MOTET_PRIO_LEVELS <= 8
 typedef uint8_t queue_bits_t;
-#else
+#elif MOTET_PRIO_LEVELS <= 16
 typedef uint16_t queue_bits_t;
+#else
+typedef uint32_t queue_bits_t;
 #endif
 
 typedef struct queue_level {
@@ -271,7 +273,7 @@ static MT_INLINE queue_bits_t queue_bit(mt_prio_t p)
 #ifdef PORT_SHIFT_LOOPS
     return queue_level_bit[(uint8_t) p];
 #else
-    return (queue_bits_t) (1u << p);
+    return (queue_bits_t) ((queue_bits_t) 1u << p);
 #endif
 }
 
@@ -316,10 +318,16 @@ static MT_INLINE mt_prio_t queue_highest_bit(queue_bits_t bits)
     return (mt_prio_t) (31 - __builtin_clz((uint32_t) bits));
 #else
     uint8_t top = 0;
+#if MOTET_PRIO_LEVELS > 16
+    if (bits >> 16) {
+        top = 16;
+        bits >>= 16;
+    }
+#endif
     uint8_t byte = (uint8_t) bits;
 #if MOTET_PRIO_LEVELS > 8
     if (bits >> 8) {
-        top = 8;
+        top += 8;
         byte = (uint8_t) (bits >> 8);
     }
 #endif

@@ -19,12 +19,6 @@
 
 const uint8_t slab_bit_in_byte[8] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
 
-static MT_INLINE slab_geometry_t geometry(const slab_cache_t *cache)
-{
-    return (slab_geometry_t){cache->storage, cache->used_map, cache->obj_size,
-                             cache->count,   cache->shift,    cache->inverse};
-}
-
 void slab_init(slab_cache_t *cache)
 {
     /* Threaded from the top down so the lowest object is handed out first. */
@@ -58,24 +52,24 @@ mt_err_t slab_rejected(mt_err_t err)
 
 void *slab_alloc_uninit(slab_cache_t *cache)
 {
-    return slab_take(cache, geometry(cache));
+    return slab_take(cache, slab_geometry_of(cache));
 }
 
 void *slab_alloc(slab_cache_t *cache)
 {
-    uint8_t *obj = slab_take(cache, geometry(cache));
+    uint8_t *obj = slab_take(cache, slab_geometry_of(cache));
     if (obj) memset(obj, 0, cache->obj_size);
     return obj;
 }
 
 mt_err_t slab_free(slab_cache_t *cache, void *obj)
 {
-    return slab_put(cache, geometry(cache), obj);
+    return slab_put(cache, slab_geometry_of(cache), obj);
 }
 
 bool slab_owns(const slab_cache_t *cache, const void *obj)
 {
     uint8_t idx;
-    return slab_index(geometry(cache), obj, &idx) &&
+    return slab_index(slab_geometry_of(cache), obj, &idx) &&
            (cache->used_map[idx >> 3] & slab_map_bit(idx)) != 0;
 }

@@ -21,6 +21,13 @@ typedef struct slab_geometry {
     uint8_t inverse;
 } slab_geometry_t;
 
+/* The geometry of a cache, read from its fields. */
+static MT_INLINE slab_geometry_t slab_geometry_of(const slab_cache_t *cache)
+{
+    return (slab_geometry_t){cache->storage, cache->used_map, cache->obj_size,
+                             cache->count,   cache->shift,    cache->inverse};
+}
+
 /* Count and log an exhausted cache / log a bad or double free; out of line. */
 void slab_refused(slab_cache_t *cache);
 mt_err_t slab_rejected(mt_err_t err);

@@ -100,6 +100,7 @@ static struct {
     uint32_t switches;         /* port_context_switch() calls */
     thread_switch_stats_t why; /* the same, by cause */
     bool k_in_run;             /* K is inside sched_run() */
+    uint8_t at_run;            /* threads held until sched_run() (THREAD_START_AT_RUN) */
     volatile bool sleeping;    /* the current thread sleeps in its blocking call */
 } T;
 
@@ -146,9 +147,24 @@ void thread_switch_stats(thread_switch_stats_t *out)
     port_irq_restore(s);
 }
 
+/* Threads created THREAD_START_AT_RUN by boot code become ready now. */
+static void release_at_run(void)
+{
+    port_irq_state_t s = port_irq_save();
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS && T.at_run; i++) {
+        thread_t *t = &threads[i];
+        if (!(t->flags & THREAD_F_AT_RUN)) continue;
+        t->flags &= (uint8_t) ~THREAD_F_AT_RUN;
+        T.at_run--;
+        if (!(t->flags & THREAD_F_SUSPENDED)) thread_wake(t);
+    }
+    port_irq_restore(s);
+}
+
 void thread_k_in_run(bool in)
 {
     T.k_in_run = in;
+    if (in && T.at_run) release_at_run(); /* the drain that follows runs them */
 }
 
 /* ---- stacks ---- */
@@ -167,14 +183,32 @@ STACK_SCAN size_t thread_stack_high_water(const thread_t *t)
     return t->stack_size - untouched;
 }
 
-/* The run-time check for threads the stack analyser could not size. A
- * broken guard means memory below the stack is already damaged: stop. */
-static void check_guard(const thread_t *t)
+/* A broken guard means memory below the stack is already damaged: stop. */
+static void __attribute__((noinline, noreturn)) stack_overflow(void)
 {
-    if (!(t->flags & THREAD_F_GUARD) || thread_stack_guard_ok(t)) return;
     static const char msg[] = "motet: thread stack overflow\n";
     port_console_write(msg, sizeof msg - 1);
     port_halt(HALT_STACK_OVERFLOW);
+    for (;;) {
+    }
+}
+
+/* The run-time check for threads the stack analyser could not size, at
+ * their exit: the whole guard. */
+static void check_guard(const thread_t *t)
+{
+    if ((t->flags & THREAD_F_GUARD) && !thread_stack_guard_ok(t)) stack_overflow();
+}
+
+/* The same at every switch away, in a few instructions: the guard's
+ * lowest word, a canary that an overflow reaching past the guard has
+ * overwritten. */
+STACK_SCAN static void check_canary(const thread_t *t)
+{
+    if (!(t->flags & THREAD_F_GUARD)) return;
+    uint32_t word;
+    memcpy(&word, t->stack, sizeof word);
+    if (word != STACK_PAINT * 0x01010101ul) stack_overflow();
 }
 
 /* ---- the decisions ---- */
@@ -190,6 +224,24 @@ static void ready_take(thread_t *t)
 {
     policy_remove(t);
     thread_ready_count--;
+}
+
+void thread_unready(thread_t *t)
+{
+    ready_take(t);
+    t->state = TS_BLOCKED;
+}
+
+void thread_prio_set(thread_t *t, mt_prio_t p)
+{
+    if (t->prio == p) return;
+    if (t->state != TS_READY) {
+        t->prio = p; /* a wait list is searched by priority when it is taken */
+        return;
+    }
+    ready_take(t);
+    t->prio = p;
+    ready_add(t, READY_WOKEN);
 }
 
 /* K before a ready thread of level p; K's top frame is at `floor`. */
@@ -265,7 +317,7 @@ static void switch_to(thread_t *to, port_context_t *save)
 {
     thread_t *from = thread_current;
     if (from == to) return;
-    if (from) check_guard(from);
+    if (from) check_canary(from);
     thread_current = to;
     count_switch(from, to);
     port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
@@ -450,6 +502,7 @@ static mt_err_t validate(const thread_spec_t *spec)
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->stack_size < THREAD_STACK_BYTES(spec->stack_need)) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
+    if (spec->start > THREAD_START_AT_RUN) return MT_ERR_INVALID;
     return MT_OK;
 }
 
@@ -495,7 +548,7 @@ static mt_err_t setup(thread_t *t, const thread_spec_t *spec)
     t->arg = spec->arg;
     t->stack = spec->stack;
     t->stack_size = spec->stack_size;
-    t->prio = spec->prio;
+    t->prio = t->base_prio = spec->prio;
     t->cls = spec->cls;
     if (!spec->stack_need) t->flags |= THREAD_F_GUARD;
     STACK_FRESH(t->stack, t->stack_size);
@@ -519,10 +572,20 @@ mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
     }
     port_context_init(&t->ctx, t->stack, t->stack_size, thread_start, t);
     if (out) *out = t;
+    uint8_t start = spec->start;
+    if (start == THREAD_START_AT_RUN && (thread_current || T.k_in_run))
+        start = THREAD_START_NOW; /* the scheduler runs already */
     port_irq_state_t s = port_irq_save();
-    ready_add(t, READY_WOKEN);
+    if (start == THREAD_START_NOW) {
+        ready_add(t, READY_WOKEN);
+    } else { /* blocked, waiting for nothing: held until resumed or sched_run() */
+        t->state = TS_BLOCKED;
+        t->flags |= start == THREAD_START_SUSPENDED ? THREAD_F_SUSPENDED : THREAD_F_AT_RUN;
+        if (start == THREAD_START_AT_RUN) T.at_run++;
+    }
     port_irq_restore(s);
-    thread_preempt_point(); /* it runs now if it outranks the creator */
+    if (start == THREAD_START_NOW)
+        thread_preempt_point(); /* it runs now if it outranks the creator */
     return MT_OK;
 }
 

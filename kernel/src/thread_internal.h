@@ -25,36 +25,52 @@ enum {
     TS_FREE = 0,
     TS_READY,           /* in the policy's ready structure */
     TS_RUNNING,         /* holds the CPU (or lent it to K for a send) */
-    TS_BLOCKED,         /* waits: semaphore, mailbox or sleep */
+    TS_BLOCKED,         /* waits (thread_t.wait), or is suspended, or both */
     TS_BLOCKED_RUNNING, /* waits, but still current: it put the module to
                          * sleep from its blocking call (fast path) */
 };
 
+/* What a blocked thread waits for (thread_t.wait). A blocked thread with
+ * WAIT_NONE is held only by its suspension (THREAD_F_SUSPENDED). */
+enum {
+    WAIT_NONE = 0,
+    WAIT_OBJECT, /* on the wait list of a semaphore, queue, event set or pool */
+    WAIT_MUTEX,  /* on a mutex's wait list (priority inheritance follows it) */
+    WAIT_MAIL,   /* in thread_receive() */
+    WAIT_SLEEP,  /* in thread_sleep() */
+};
+
 /* Flags. */
-#define THREAD_F_GUARD 0x01u /* no analyser figure: check the guard words */
-#define THREAD_F_MAIL  0x02u /* blocked in thread_receive() */
-#define THREAD_F_SLEEP 0x04u /* blocked in thread_sleep() */
-#define THREAD_F_SLICE 0x08u /* policy: its slice or quantum ran out */
-#define THREAD_F_LONG  0x10u /* value of preemption: a long job (beta) */
-#define THREAD_F_IDLE  0x20u /* the MANTIS baseline's idle thread */
-#define THREAD_F_ARMED 0x40u /* policy: its slice timer is armed */
+#define THREAD_F_GUARD     0x01u /* no analyser figure: check the guard words */
+#define THREAD_F_SUSPENDED 0x02u /* thread_suspend(): runs only after thread_resume() */
+#define THREAD_F_TIMED     0x04u /* its kernel timer bounds its wait (a timeout) */
+#define THREAD_F_SLICE     0x08u /* policy: its slice or quantum ran out */
+#define THREAD_F_LONG      0x10u /* value of preemption: a long job (beta) */
+#define THREAD_F_IDLE      0x20u /* the MANTIS baseline's idle thread */
+#define THREAD_F_ARMED     0x40u /* policy: its slice timer is armed */
+#define THREAD_F_AT_RUN    0x80u /* THREAD_START_AT_RUN: held until sched_run() */
 
 struct thread {
     port_context_t ctx;
-    thread_t *next; /* ready structure or semaphore wait list */
+    thread_t *next; /* ready structure or wait list */
     thread_entry_t entry;
     void *arg;
     uint8_t *stack; /* lowest address */
     size_t stack_size;
-    task_t *task;        /* bound task (mailbox, routes), NULL if none */
-    msg_t *mail;         /* mailbox FIFO */
-    msg_t *mail_tail;    /* its last message */
-    msg_t *last_mail;    /* returned by the last receive, freed at the next */
-    uint32_t run_from;   /* timer_now() when it last got the CPU (timed policies) */
-    uint32_t quantum;    /* policy: ticks left of its slice or quantum */
-    uint32_t cpu;        /* policy: CPU ticks not yet turned into decay */
-    uint32_t sleep_left; /* MANTIS baseline: ticks left in the sleep queue */
-    mt_prio_t prio;      /* level in the shared priority space */
+    task_t *task;      /* bound task (mailbox, routes), NULL if none */
+    msg_t *mail;       /* mailbox FIFO */
+    msg_t *mail_tail;  /* its last message */
+    msg_t *last_mail;  /* returned by the last receive, freed at the next */
+    uint32_t run_from; /* timer_now() when it last got the CPU (timed policies) */
+    uint32_t quantum;  /* policy: ticks left of its slice or quantum */
+#if MOTET_THREAD_POLICY == MOTET_POLICY_RETOS
+    uint32_t cpu; /* CPU ticks not yet turned into decay */
+#endif
+#if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS
+    uint32_t sleep_left; /* ticks left in the sleep queue */
+#endif
+    mt_prio_t prio;      /* level in the shared priority space (inherited if higher) */
+    mt_prio_t base_prio; /* its own level, without priority inheritance */
     uint8_t state;       /* TS_* */
     uint8_t cls;         /* THREAD_CLASS_* */
     uint8_t id;          /* index; also the id of its sleep timer */
@@ -62,6 +78,12 @@ struct thread {
     uint8_t key;         /* policy: its place in the ready structure */
     int8_t dyn;          /* event boosting: dynamic priority */
     uint8_t mail_count;
+    uint8_t wait;        /* WAIT_* */
+    uint8_t wait_result; /* mt_err_t its wait ended with */
+    /* Last, so that the fields the send path reads keep short offsets. */
+    thread_t **wait_list; /* the wait list it is on, NULL if none */
+    void *wait_data;      /* what the waker needs: the waiter's request, on its stack */
+    struct mutex *held;   /* mutexes it holds, linked through next_held */
 };
 
 /* How a thread enters the ready structure. */
@@ -73,7 +95,7 @@ enum {
 };
 
 /* Kernel timer ids (timer_kernel_start): 0 .. MOTET_MAX_THREADS-1 are the
- * threads' sleeps; these belong to the policies. */
+ * threads' sleeps and timeouts; these belong to the policies. */
 #define THREAD_TIMER_SLICE 0xF0u
 #define THREAD_TIMER_TICK  0xF1u
 
@@ -110,7 +132,43 @@ void thread_call_on_k(void (*fn)(void *), void *arg);
 /* Threads by id (timer ids). */
 thread_t *thread_by_id(uint8_t id);
 
-/* ---- thread_sem.c: waiting and waking ---- */
+/* Take ready thread t out of the ready structure: blocked, waiting for
+ * nothing (suspended); irq off. */
+void thread_unready(thread_t *t);
+/* Give t the level p (priority inheritance), moving it in the ready
+ * structure if it is there; no switch here; irq off. */
+void thread_prio_set(thread_t *t, mt_prio_t p);
+/* A thread may block here: the running thread, in task context; else NULL
+ * with MT_ERR_STATE logged. */
+thread_t *thread_blocking(void);
+
+/* ---- thread_wait.c: waiting with a timeout, and waking ---- */
+
+/* Block the running thread for `kind` on wait list *list (NULL: none)
+ * with `data` for its waker, for at most `timeout` ticks (THREAD_FOREVER:
+ * no limit; not THREAD_NO_WAIT); returns how the wait ended: MT_OK (given
+ * by thread_wait_end()), MT_ERR_TIMEOUT, or MT_ERR_NO_SLAB (no timer for
+ * the timeout: not blocked). irq off, thread. */
+mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout,
+                     thread_event_t ev);
+/* What the caller of a blocking call whose resource is unavailable gets:
+ * MT_OK if it may wait `timeout` ticks (a thread), `unavailable` for
+ * THREAD_NO_WAIT, MT_ERR_STATE (logged) if it cannot wait (a handler, boot
+ * code, an interrupt). */
+mt_err_t thread_wait_allowed(uint32_t timeout, mt_err_t unavailable);
+/* A wait was ended: the woken thread runs now if it outranks the caller
+ * (task context), or at interrupt exit (interrupt context). */
+void thread_after_wake(void);
+/* End t's wait with `result`: off its wait list, ready unless suspended;
+ * no switch here; irq off, any context. */
+void thread_wait_end(thread_t *t, mt_err_t result);
+/* Unlink and return the highest-priority thread of a non-empty wait list
+ * (FIFO among equals); irq off. */
+thread_t *thread_waitq_take(thread_t **list);
+/* The highest priority among a wait list's threads, -1 if it is empty. */
+mt_prio_t thread_waitq_top(thread_t *list);
+
+/* ---- thread_sem.c: semaphores and the mailbox ---- */
 
 /* A message for the thread's pid arrived; irq off, any context. */
 void thread_mail_push(thread_t *t, msg_t *m);

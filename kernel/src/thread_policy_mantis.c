@@ -138,8 +138,8 @@ static void update_sleep_counters(void)
     while (M.sleeping && !M.sleeping->sleep_left) {
         thread_t *t = M.sleeping;
         M.sleeping = t->next;
-        t->flags &= (uint8_t) ~THREAD_F_SLEEP;
-        thread_wake(t);
+        t->next = NULL;
+        thread_wait_end(t, MT_ERR_TIMEOUT);
     }
 }
 

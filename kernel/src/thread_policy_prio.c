@@ -50,6 +50,7 @@ void policy_ready(thread_t *t, uint8_t how)
         t->flags &= (uint8_t) ~THREAD_F_SLICE;
         t->quantum = SLICE;
     }
+    t->key = (uint8_t) t->prio; /* may have changed: priority inheritance */
     rq_push(t, how == READY_PREEMPTED && !spent);
 }
 

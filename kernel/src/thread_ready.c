@@ -19,7 +19,7 @@
 
 static thread_t *head[KEYS];
 static thread_t *tail[KEYS];
-static uint16_t level_map;
+static queue_bits_t level_map; /* the message queue's bitmap type and bit scan */
 #if THREAD_SUBLEVELS > 1
 static uint16_t sub_map[MOTET_PRIO_LEVELS];
 #endif
@@ -35,16 +35,18 @@ void rq_init(void)
     count = 0;
 }
 
-/* Index of the highest set bit of a non-zero map. */
+#if THREAD_SUBLEVELS > 1
+/* Index of the highest set bit of a non-zero sub-level map. */
 static uint8_t top_bit(uint16_t map)
 {
     return (uint8_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) map));
 }
+#endif
 
 static void mark(uint8_t key)
 {
     uint8_t level = key / THREAD_SUBLEVELS;
-    level_map |= (uint16_t) (1u << level);
+    level_map |= queue_bit((mt_prio_t) level);
 #if THREAD_SUBLEVELS > 1
     sub_map[level] |= (uint16_t) (1u << (key % THREAD_SUBLEVELS));
 #endif
@@ -57,7 +59,7 @@ static void unmark(uint8_t key)
     sub_map[level] &= (uint16_t) ~(1u << (key % THREAD_SUBLEVELS));
     if (sub_map[level]) return;
 #endif
-    level_map &= (uint16_t) ~(1u << level);
+    level_map &= (queue_bits_t) ~queue_bit((mt_prio_t) level);
 }
 
 void rq_push(thread_t *t, bool first)
@@ -114,7 +116,7 @@ void rq_remove(thread_t *t)
 thread_t *rq_peek(void)
 {
     if (!level_map) return NULL;
-    uint8_t level = top_bit(level_map);
+    uint8_t level = (uint8_t) queue_highest_bit(level_map);
 #if THREAD_SUBLEVELS > 1
     return head[level * THREAD_SUBLEVELS + top_bit(sub_map[level])];
 #else

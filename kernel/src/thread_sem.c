@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Waiting and waking (thread.h): counting semaphores, sleep, and the
- * mailbox of a thread bound to a task pid.
- *
- * Every wait follows the same steps with interrupts off: tell the policy
- * what the thread waits for (event boosting), mark it blocked, link it where
- * its waker will find it, and thread_block(). Every wake is thread_wake()
- * plus, in task context, a preemption point; from an interrupt the switch
- * waits for the interrupt exit (dispatch rule 3 for threads).
+ * Counting and binary semaphores, and the mailbox of a thread bound to a
+ * task pid (thread.h). Both wait through thread_wait() (thread_wait.c).
+ * Every wake is thread_wait_end() plus, in task context, a preemption
+ * point; from an interrupt the switch waits for the interrupt exit
+ * (dispatch rule 3 for threads).
  */
 #include "motet/log.h"
 #include "motet/timer.h"
@@ -15,9 +12,7 @@
 
 #if MOTET_THREADS
 
-/* The running thread, or NULL (with MT_ERR_STATE logged) if K runs: only a
- * thread may block. */
-static thread_t *blocking_thread(void)
+thread_t *thread_blocking(void)
 {
     thread_t *cur = thread_running();
     if (!cur || port_in_isr()) {
@@ -31,46 +26,55 @@ static thread_t *blocking_thread(void)
 
 void sem_init(sem_t *s, int16_t count)
 {
+    sem_init_max(s, count, INT16_MAX);
+}
+
+void sem_init_max(sem_t *s, int16_t count, int16_t max)
+{
     s->waiters = NULL;
-    s->count = count;
+    s->max = max > 0 ? max : 1;
+    s->count = count < 0 ? 0 : count > s->max ? s->max : count;
 }
 
-/* Unlink and return the highest-priority waiter (FIFO among equals). */
-static thread_t *take_best_waiter(sem_t *s)
+/* Take a unit at once if there is one; irq off. */
+static bool take_locked(sem_t *s)
 {
-    thread_t **best = &s->waiters;
-    for (thread_t **link = &s->waiters; *link; link = &(*link)->next)
-        if ((*link)->prio > (*best)->prio) best = link;
-    thread_t *t = *best;
-    *best = t->next;
-    t->next = NULL;
-    return t;
+    policy_sem_op();
+    if (s->count <= 0) return false;
+    s->count--;
+    return true;
 }
 
-static void append_waiter(sem_t *s, thread_t *t)
+mt_err_t sem_wait_for(sem_t *s, uint32_t timeout)
 {
-    thread_t **link = &s->waiters;
-    while (*link) link = &(*link)->next;
-    t->next = NULL;
-    *link = t;
+    port_irq_state_t st = port_irq_save();
+    mt_err_t err = MT_OK;
+    if (!take_locked(s)) {
+        err = thread_wait_allowed(timeout, MT_ERR_TIMEOUT);
+        if (!err) /* the post hands its unit straight to us */
+            err = thread_wait(&s->waiters, WAIT_OBJECT, NULL, timeout, THREAD_EV_NONE);
+    }
+    port_irq_restore(st);
+    return err;
+}
+
+mt_err_t sem_try_wait(sem_t *s)
+{
+    port_irq_state_t st = port_irq_save();
+    bool took = take_locked(s);
+    port_irq_restore(st);
+    return took ? MT_OK : MT_ERR_TIMEOUT;
 }
 
 mt_err_t sem_wait_ev(sem_t *s, thread_event_t ev)
 {
-    thread_t *cur = blocking_thread();
+    thread_t *cur = thread_blocking();
     if (!cur) return MT_ERR_STATE;
     port_irq_state_t st = port_irq_save();
-    policy_sem_op();
-    if (s->count > 0) {
-        s->count--;
-    } else {
-        policy_blocking(cur, ev);
-        cur->state = TS_BLOCKED;
-        append_waiter(s, cur);
-        thread_block(); /* the post handed this unit straight to us */
-    }
+    mt_err_t err = MT_OK;
+    if (!take_locked(s)) err = thread_wait(&s->waiters, WAIT_OBJECT, NULL, THREAD_FOREVER, ev);
     port_irq_restore(st);
-    return MT_OK;
+    return err;
 }
 
 mt_err_t sem_wait(sem_t *s)
@@ -78,70 +82,41 @@ mt_err_t sem_wait(sem_t *s)
     return sem_wait_ev(s, THREAD_EV_NONE);
 }
 
-/* Give a unit: to the best waiter if any, else to the count; irq off. */
-static void post_locked(sem_t *s)
+/* Give a unit: to the best waiter if any, else to the count, up to its
+ * limit (MT_ERR_FULL: the post is absorbed); irq off. */
+static mt_err_t post_locked(sem_t *s)
 {
     policy_sem_op();
-    if (s->waiters)
-        thread_wake(take_best_waiter(s));
-    else if (s->count < INT16_MAX)
+    if (s->waiters) {
+        thread_wait_end(thread_waitq_take(&s->waiters), MT_OK);
+    } else if (s->count < s->max) {
         s->count++;
+    } else {
+        return MT_ERR_FULL;
+    }
+    return MT_OK;
 }
 
 mt_err_t sem_post(sem_t *s)
 {
     port_irq_state_t st = port_irq_save();
-    post_locked(s);
+    mt_err_t err = post_locked(s);
     port_irq_restore(st);
     thread_preempt_point();
-    return MT_OK;
+    return err;
 }
 
 mt_err_t sem_post_isr(sem_t *s)
 {
     port_irq_state_t st = port_irq_save();
-    post_locked(s);
-    port_irq_restore(st);
-    return MT_OK;
-}
-
-/* ---- sleep ---- */
-
-#if MOTET_THREAD_SLEEP
-mt_err_t thread_sleep(uint32_t ticks)
-{
-    thread_t *cur = blocking_thread();
-    if (!cur) return MT_ERR_STATE;
-    if (ticks == 0 || ticks >= 0x80000000u) return log_error(MT_ERR_INVALID);
-    port_irq_state_t st = port_irq_save();
-    policy_blocking(cur, THREAD_EV_TIMER);
-    cur->state = TS_BLOCKED;
-    cur->flags |= THREAD_F_SLEEP;
-    mt_err_t err = policy_sleep(cur, ticks);
-    if (err) { /* no timer: do not block for ever */
-        cur->state = TS_RUNNING;
-        cur->flags &= (uint8_t) ~THREAD_F_SLEEP;
-    } else {
-        thread_block();
-    }
+    mt_err_t err = post_locked(s);
     port_irq_restore(st);
     return err;
 }
-#endif
 
-void thread_timer_fired(uint8_t id)
+int16_t sem_count(const sem_t *s)
 {
-    thread_t *t = thread_by_id(id);
-    if (!t) {
-        policy_timer(id);
-        return;
-    }
-    port_irq_state_t st = port_irq_save();
-    if (t->flags & THREAD_F_SLEEP) {
-        t->flags &= (uint8_t) ~THREAD_F_SLEEP;
-        thread_wake(t);
-    }
-    port_irq_restore(st);
+    return s->count;
 }
 
 /* ---- the mailbox ---- */
@@ -155,10 +130,7 @@ void thread_mail_push(thread_t *t, msg_t *m)
         t->mail = m;
     t->mail_tail = m;
     t->mail_count++;
-    if (t->flags & THREAD_F_MAIL) {
-        t->flags &= (uint8_t) ~THREAD_F_MAIL;
-        thread_wake(t);
-    }
+    if (t->wait == WAIT_MAIL) thread_wait_end(t, MT_OK);
 }
 
 static msg_t *mail_pop(thread_t *t)
@@ -171,9 +143,11 @@ static msg_t *mail_pop(thread_t *t)
     return m;
 }
 
-msg_t *thread_receive_ev(thread_event_t ev)
+/* The next message of the running thread's mailbox, waiting at most
+ * `timeout` for one; NULL if none came. */
+static msg_t *receive(uint32_t timeout, thread_event_t ev)
 {
-    thread_t *cur = blocking_thread();
+    thread_t *cur = thread_blocking();
     if (!cur) return NULL;
     if (!cur->task) {
         log_error(MT_ERR_STATE);
@@ -184,21 +158,27 @@ msg_t *thread_receive_ev(thread_event_t ev)
         cur->last_mail = NULL;
     }
     port_irq_state_t st = port_irq_save();
-    if (!cur->mail) {
-        policy_blocking(cur, ev);
-        cur->state = TS_BLOCKED;
-        cur->flags |= THREAD_F_MAIL;
-        thread_block(); /* a message arrived */
-    }
-    msg_t *m = mail_pop(cur);
+    if (!cur->mail && timeout != THREAD_NO_WAIT)
+        (void) thread_wait(NULL, WAIT_MAIL, NULL, timeout, ev); /* a message, or the time */
+    msg_t *m = cur->mail ? mail_pop(cur) : NULL;
     port_irq_restore(st);
     cur->last_mail = m;
     return m;
 }
 
+msg_t *thread_receive_ev(thread_event_t ev)
+{
+    return receive(THREAD_FOREVER, ev);
+}
+
 msg_t *thread_receive(void)
 {
-    return thread_receive_ev(THREAD_EV_NONE);
+    return receive(THREAD_FOREVER, THREAD_EV_NONE);
+}
+
+msg_t *thread_receive_for(uint32_t timeout)
+{
+    return receive(timeout, THREAD_EV_NONE);
 }
 
 uint8_t thread_mail_count(const thread_t *t)

@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
 #include "test_support.h"
+
+static char trace[256];
+
+void test_note(const char *s)
+{
+    strncat(trace, s, sizeof trace - strlen(trace) - 1);
+}
+
+const char *test_trace(void)
+{
+    return trace;
+}
 
 void test_boot_at(uint32_t counter_start)
 {
+    trace[0] = 0;
     tport_boot(counter_start);
 }
 
@@ -22,3 +37,20 @@ unsigned test_count_logged_errors(mt_err_t err)
         if (rec[i].type == EV_ERROR && rec[i].arg == (uint16_t) err) found++;
     return found;
 }
+
+#if MOTET_THREADS
+thread_t *test_thread(void *stack, size_t size, thread_entry_t entry, void *arg, mt_prio_t prio,
+                      uint8_t start)
+{
+    thread_t *t = NULL;
+    thread_spec_t spec = {.entry = entry,
+                          .arg = arg,
+                          .stack = stack,
+                          .stack_size = size,
+                          .prio = prio,
+                          .pid = MT_PID_NONE,
+                          .start = start};
+    assert_int_equal(thread_create(&spec, &t), MT_OK);
+    return t;
+}
+#endif

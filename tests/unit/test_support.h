@@ -24,4 +24,17 @@ void test_boot_at(uint32_t counter_start);
  * (drains the log). */
 unsigned test_count_logged_errors(mt_err_t err);
 
+/* A trace of what ran, for tests that check an order: test_note()
+ * appends, test_trace() reads, test_boot() empties it. */
+void test_note(const char *s);
+const char *test_trace(void);
+
+#if MOTET_THREADS
+/* Create a thread on `stack` (`size` bytes, no analyser figure) running
+ * entry(arg) at level prio, started as `start` (THREAD_START_*); fails
+ * the test if it cannot be created. */
+thread_t *test_thread(void *stack, size_t size, thread_entry_t entry, void *arg, mt_prio_t prio,
+                      uint8_t start);
+#endif
+
 #endif /* TEST_SUPPORT_H */

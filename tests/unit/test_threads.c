@@ -18,7 +18,7 @@
 /* The kernel's block caches (slab.h), whose use a mailbox test watches. */
 extern slab_cache_t timer_cache;
 /* Message blocks taken from the pool. */
-static uint8_t pool_in_use(void)
+static uint8_t msg_blocks_in_use(void)
 {
     return (uint8_t) (MOTET_MAX_QUEUED_MSGS - sched_msg_spare());
 }
@@ -303,7 +303,7 @@ static void receives_timeouts(void *arg)
     for (int n = 0; n < 2; n++) {
         msg_t *m = thread_receive();
         assert_int_equal(m->port, PORT_TIMEOUT1);
-        assert_int_equal(pool_in_use(), pool_at_start);
+        assert_int_equal(msg_blocks_in_use(), pool_at_start);
         note("timeout ");
     }
     sched_stop();
@@ -312,13 +312,13 @@ static void receives_timeouts(void *arg)
 static void test_a_thread_receives_its_timeouts_without_pool_blocks(void **state)
 {
     (void) state;
-    pool_at_start = pool_in_use();
+    pool_at_start = msg_blocks_in_use();
     spawn(0, receives_timeouts, 1, PID_RX);
     sched_run();
     assert_string_equal(trace, "timeout timeout ");
     assert_false(sched_task_exists(PID_RX)); /* exit stopped its timer */
     assert_int_equal(timer_cache.in_use, 0);
-    assert_int_equal(pool_in_use(), pool_at_start);
+    assert_int_equal(msg_blocks_in_use(), pool_at_start);
 }
 
 static void keeps_mail(void *arg)

@@ -25,7 +25,7 @@
 /* The kernel's block caches (slab.h), whose use the tests below watch. */
 extern slab_cache_t timer_cache;
 /* Message blocks taken from the pool. */
-static uint8_t pool_in_use(void)
+static uint8_t msg_blocks_in_use(void)
 {
     return (uint8_t) (MOTET_MAX_QUEUED_MSGS - sched_msg_spare());
 }
@@ -36,7 +36,7 @@ typedef struct hit {
     mt_pid_t pid;
     mt_port_t port;
     uint64_t time;
-    uint8_t pool_in_use;
+    uint8_t msg_blocks_in_use;
 } hit_t;
 
 static hit_t hits[MAX_HITS];
@@ -57,7 +57,7 @@ static mt_err_t recorder(void *state, mt_port_t port, void *data, uint16_t len)
         hits[n_hits++] = (hit_t){.pid = sched_current_pid(),
                                  .port = port,
                                  .time = tport_time(),
-                                 .pool_in_use = pool_in_use()};
+                                 .msg_blocks_in_use = msg_blocks_in_use()};
     if (handler_busy) tport_busy(handler_busy);
     return MT_OK;
 }
@@ -269,13 +269,13 @@ static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
 static void test_expiry_takes_no_block_from_the_message_pool(void **state)
 {
     (void) state;
-    uint8_t pool = pool_in_use();
+    uint8_t pool = msg_blocks_in_use();
     assert_int_equal(timer_start_for(PID_A, 2, 100, false), MT_OK);
     tport_busy(200);
     assert_int_equal(n_hits, 1);
     assert_hit(0, PID_A, 2, 100);
-    assert_int_equal(hits[0].pool_in_use, pool);
-    assert_int_equal(pool_in_use(), pool);
+    assert_int_equal(hits[0].msg_blocks_in_use, pool);
+    assert_int_equal(msg_blocks_in_use(), pool);
     assert_int_equal(timer_cache.in_use, 0);
 }
 
@@ -287,7 +287,7 @@ static void test_expiry_is_delivered_with_the_message_pool_empty(void **state)
     unsigned held = 0;
     while (sched_post_isr(PID_HOLD, PORT_0, NULL, 0, 0) == MT_OK) held++;
     assert_true(held > 0);
-    assert_int_equal(pool_in_use(), MOTET_MAX_QUEUED_MSGS); /* the pool is empty */
+    assert_int_equal(msg_blocks_in_use(), MOTET_MAX_QUEUED_MSGS); /* the pool is empty */
     assert_int_equal(timer_start_for(PID_B, 1, 50, false), MT_OK);
     tport_busy(100);
     assert_int_equal(n_hits, 1);
@@ -297,19 +297,19 @@ static void test_expiry_is_delivered_with_the_message_pool_empty(void **state)
 static void test_expiry_before_the_last_one_ran_takes_a_pool_block(void **state)
 {
     (void) state;
-    uint8_t pool = pool_in_use();
+    uint8_t pool = msg_blocks_in_use();
     assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
     hog_for(120, NULL); /* expiries at 50 and 100 wait: none lost or merged */
     assert_int_equal(n_hits, 2);
     assert_hit(0, PID_A, 0, 120);
     assert_hit(1, PID_A, 0, 120);
-    assert_int_equal(hits[0].pool_in_use, pool + 1); /* the second's */
-    assert_int_equal(pool_in_use(), pool);
+    assert_int_equal(hits[0].msg_blocks_in_use, pool + 1); /* the second's */
+    assert_int_equal(msg_blocks_in_use(), pool);
     assert_int_equal(timer_cache.in_use, 1);
     tport_busy(30); /* the phase is kept: the next at 150, in its own block */
     assert_int_equal(n_hits, 3);
     assert_hit(2, PID_A, 0, 150);
-    assert_int_equal(hits[2].pool_in_use, pool);
+    assert_int_equal(hits[2].msg_blocks_in_use, pool);
     assert_int_equal(timer_stop_for(PID_A, 0), MT_OK);
     assert_int_equal(timer_cache.in_use, 0);
 }
@@ -325,13 +325,13 @@ static void stop_timer_a0(void)
 static void test_stop_while_the_expiry_waits_delivers_it_once_then_frees_the_block(void **state)
 {
     (void) state;
-    uint8_t pool = pool_in_use();
+    uint8_t pool = msg_blocks_in_use();
     assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
     hog_for(70, stop_timer_a0);
     assert_int_equal(n_hits, 1);
     assert_hit(0, PID_A, 0, 70);
     assert_int_equal(timer_cache.in_use, 0);
-    assert_int_equal(pool_in_use(), pool);
+    assert_int_equal(msg_blocks_in_use(), pool);
     tport_busy(200);
     assert_int_equal(n_hits, 1);
 }
@@ -346,7 +346,7 @@ static void restart_timer_a0(void)
 static void test_restart_while_the_expiry_waits_delivers_both(void **state)
 {
     (void) state;
-    uint8_t pool = pool_in_use();
+    uint8_t pool = msg_blocks_in_use();
     assert_int_equal(timer_start_for(PID_A, 0, 50, false), MT_OK);
     hog_for(70, restart_timer_a0);
     assert_int_equal(n_hits, 1);
@@ -359,7 +359,7 @@ static void test_restart_while_the_expiry_waits_delivers_both(void **state)
     assert_int_equal(n_hits, 2);
     assert_hit(1, PID_A, 0, 170); /* the new timer, in full */
     assert_int_equal(timer_cache.in_use, 0);
-    assert_int_equal(pool_in_use(), pool);
+    assert_int_equal(msg_blocks_in_use(), pool);
 }
 
 static void stop_and_start_timer_a0(void)
@@ -372,7 +372,7 @@ static void stop_and_start_timer_a0(void)
 static void test_stop_and_start_while_the_expiry_waits_delivers_both(void **state)
 {
     (void) state;
-    uint8_t pool = pool_in_use();
+    uint8_t pool = msg_blocks_in_use();
     assert_int_equal(timer_start_for(PID_A, 0, 50, true), MT_OK);
     hog_for(70, stop_and_start_timer_a0);
     assert_int_equal(n_hits, 1);
@@ -381,7 +381,7 @@ static void test_stop_and_start_while_the_expiry_waits_delivers_both(void **stat
     assert_int_equal(n_hits, 2);
     assert_hit(1, PID_A, 0, 170); /* the new one-shot, once */
     assert_int_equal(timer_cache.in_use, 0);
-    assert_int_equal(pool_in_use(), pool);
+    assert_int_equal(msg_blocks_in_use(), pool);
 }
 
 static void fill_the_timer_cache(void)
@@ -424,7 +424,7 @@ static void test_kill_with_expiries_waiting_frees_every_block(void **state)
     hog_for(120, kill_a); /* A0 at 50 (own), 100 (pool); A1 at 60 (own, retired) */
     assert_int_equal(n_hits, 0);
     assert_int_equal(timer_cache.in_use, 0);
-    assert_int_equal(pool_in_use(), 0);
+    assert_int_equal(msg_blocks_in_use(), 0);
 }
 
 /* ---- periodic ---- */

@@ -185,6 +185,24 @@ TM_TESTS = (
     ("memory", "mem_alloc(128) + mem_free() in a loop"),
 )
 
+# The thread versions (bench_tm_threads.c), by Thread-Metric's definitions,
+# with the figures measured outside the project in the same harness setup
+# (issue 17: Cortex-M3 under QEMU -icount shift=0, log off): FreeRTOS 11, and
+# ThreadX 6.4's block pool for memory.
+TMT_TESTS = (
+    ("cooperative", 54, "five threads of one level, each counting and yielding in turn"),
+    ("preemptive", 262, "five threads of rising levels: each resumes the next higher (which "
+                        "runs at once) and suspends itself"),
+    ("interrupt", 122, "a thread pends a spare line; the interrupt posts a semaphore the "
+                       "thread then takes"),
+    ("interrupt_preemption", 337, "a low thread pends a line; the interrupt resumes a higher "
+                                  "thread, which runs at the interrupt's exit and suspends"),
+    ("message", 194, "one thread sends a 16-byte message to a queue and receives it back"),
+    ("synchronisation", 120, "one thread takes and gives a semaphore"),
+    ("memory", 59, "one thread allocates and frees a 128-byte block from a pool (against "
+                   "ThreadX's block pool; FreeRTOS 11 has none)"),
+)
+
 
 THREAD_PAIRS = (
     ("post_wait_equal", "thread -> thread via semaphore, equals",
@@ -285,6 +303,16 @@ def thread_metric(text):
         out[name] = (int(n), _instructions(int(clocks), LOOP_SHIFT) / int(n), int(stack))
     if set(out) != {t for t, _ in TM_TESTS}:
         raise BenchError(f"bench_tm printed too little:\n{text[-2000:]}")
+    return out
+
+
+def thread_metric_threads(text):
+    """bench_tm_threads output -> {test: (iterations, instructions per iteration)}."""
+    out = {}
+    for name, n, clocks in re.findall(r"^tmt (\w+) (\d+) (\d+)$", text, re.M):
+        out[name] = (int(n), _instructions(int(clocks), LOOP_SHIFT) / int(n))
+    if set(out) != {t for t, _, _ in TMT_TESTS}:
+        raise BenchError(f"bench_tm_threads printed too little:\n{text[-2000:]}")
     return out
 
 
@@ -460,6 +488,36 @@ def _tool_version(cmd):
     return lines[0].strip() if lines else "unknown"
 
 
+def _tm_table(w, configs, figures, extra, rows):
+    """A Thread-Metric table: iterations and instructions per iteration for each
+    configuration, then the column `extra` and the scenario; rows are
+    (name, extra cell, what the scenario is)."""
+    w("| scenario | " + " | ".join(f"iterations ({c}) | instructions/iteration ({c})"
+                                   for c in configs) + f" | {extra} | scenario |")
+    w("|---|" + "---:|---:|" * len(configs) + "---:|---|")
+    for name, cell, what in rows:
+        cells = []
+        for c in configs:
+            n, per = figures[c][name][:2]
+            cells += [f"{n:,}", _fmt(per)]
+        w(f"| {name} | " + " | ".join(cells) + f" | {cell} | {what} |")
+
+
+def _render_tm_threads(tmt, w):
+    configs = [c for c, _ in CONFIGS]
+    w("### Thread-Metric suite, threads")
+    w("")
+    w(f"The same suite with threads, by Thread-Metric's definitions "
+      f"(bench/cortex-m/bench_tm_threads.c), each scenario for {TM_INTERVAL_MS} ms of virtual "
+      f"time and checked while it runs. The threads have no analyser figure, so each has the "
+      f"port's minimum stack and its guard, checked at every switch. Reference: FreeRTOS 11 "
+      f"(memory: ThreadX 6.4's block pool), measured outside the project with the real "
+      f"Thread-Metric suite, Cortex-M3 under QEMU `-icount shift=0`, log off.")
+    w("")
+    _tm_table(w, configs, tmt, "reference", TMT_TESTS)
+    w("")
+
+
 def _render_threads(thr, w):
     configs = [c for c, _ in CONFIGS]
     w("### Threads")
@@ -529,7 +587,7 @@ def _render_nothreads(ops, timers, lat, tm, nothr, w):
     w("")
 
 
-def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None):
+def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None):
     configs = [c for c, _ in CONFIGS]
     out = []
     w = out.append
@@ -577,18 +635,13 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None):
       f"build runs it as a test. Stack: the shared stack's high-water mark during the "
       f"scenario (painted before each).")
     w("")
-    w("| scenario | " + " | ".join(f"iterations ({c}) | instructions/iteration ({c})"
-                                   for c in configs) + " | stack bytes (log on) | scenario |")
-    w("|---|" + "---:|---:|" * len(configs) + "---:|---|")
-    for name, what in TM_TESTS:
-        cells = []
-        for c in configs:
-            n, per, _ = tm[c][name]
-            cells += [f"{n:,}", _fmt(per)]
-        w(f"| {name} | " + " | ".join(cells) + f" | {tm[configs[0]][name][2]} | {what} |")
+    _tm_table(w, configs, tm, "stack bytes (log on)",
+              [(name, tm[configs[0]][name][2], what) for name, what in TM_TESTS])
     w("")
     if thr:
         _render_threads(thr, w)
+    if tmt:
+        _render_tm_threads(tmt, w)
     if nothr:
         _render_nothreads(ops, timers, lat, tm, nothr, w)
     w("### Shared stack high-water marks")
@@ -700,7 +753,7 @@ def bench(build_dir, output=None):
     bdir = Path(build_dir)
     try:
         _build(bdir)
-        ops, timers, lat, tm, thr = {}, {}, {}, {}, {}
+        ops, timers, lat, tm, thr, tmt = {}, {}, {}, {}, {}, {}
         for config, suffix in CONFIGS:
             ops[config], timers[config] = kernel_ops(
                 _run_image(_image(bdir, f"bench_kernel{suffix}"), LOOP_SHIFT))
@@ -710,6 +763,8 @@ def bench(build_dir, output=None):
                                                   LOOP_SHIFT))
             thr[config] = thread_figures(_run_image(_image(bdir, f"bench_threads{suffix}"),
                                                     LOOP_SHIFT))
+            tmt[config] = thread_metric_threads(
+                _run_image(_image(bdir, f"bench_tm_threads{suffix}"), LOOP_SHIFT))
         nothr = {
             "ops": kernel_ops(_run_image(_image(bdir, "bench_kernel_nothreads"), LOOP_SHIFT)),
             "lat": latencies(_run_image(_image(bdir, "bench_latency_nothreads"), LATENCY_SHIFT)),
@@ -720,7 +775,7 @@ def bench(build_dir, output=None):
     except (BenchError, RunnerError) as e:
         print(f"cortex-m bench: error: {e}", file=sys.stderr)
         return []
-    text = render(ops, timers, lat, tm, stacks, foot, thr, nothr)
+    text = render(ops, timers, lat, tm, stacks, foot, thr, nothr, tmt)
     out = Path(output) if output else REPORT
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("<!-- SPDX-License-Identifier: MIT -->\n" + text)
@@ -732,6 +787,9 @@ def bench(build_dir, output=None):
     for name, _ in TM_TESTS:
         rows.append((f"thread-metric: {name} (instructions/iteration)",
                      {c: tm[c][name][1] for c, _ in CONFIGS}))
+    for name, _, _ in TMT_TESTS:
+        rows.append((f"thread-metric threads: {name} (instructions/iteration)",
+                     {c: tmt[c][name][1] for c, _ in CONFIGS}))
     for name in [p for p, _, _ in THREAD_PAIRS] + ["sleep"]:
         rows.append((f"threads: {name} (instructions/iteration)",
                      {c: thr[c]["figures"][name] for c, _ in CONFIGS}))

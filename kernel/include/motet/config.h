@@ -28,7 +28,10 @@
 #define MOTET_MAX_QUEUED_MSGS 32
 #endif
 
-/* Priority levels 0 (lowest) .. MOTET_PRIO_LEVELS-1 (application manager). */
+/* Priority levels 0 (lowest) .. MOTET_PRIO_LEVELS-1 (application manager),
+ * shared by tasks and threads: 2..32. Each level costs a queue head and
+ * tail (and, with threads, a ready FIFO); the level bitmaps grow from a
+ * byte to 16 and 32 bits past 8 and 16 levels. */
 #ifndef MOTET_PRIO_LEVELS
 #define MOTET_PRIO_LEVELS 8
 #endif
@@ -154,7 +157,8 @@
 #define MOTET_THREADS 0
 #endif
 
-/* Thread control blocks. */
+/* Thread control blocks, 1..200: each costs one control block of RAM
+ * (its stack is the application's). */
 #ifndef MOTET_MAX_THREADS
 #define MOTET_MAX_THREADS 4
 #endif
@@ -235,8 +239,8 @@
 #if MOTET_MAX_TASKS < 2 || MOTET_MAX_TASKS > 200
 #error "MOTET_MAX_TASKS must be 2..200 (pids are 8-bit, 0xF0.. are virtual)"
 #endif
-#if MOTET_PRIO_LEVELS < 2 || MOTET_PRIO_LEVELS > 16
-#error "MOTET_PRIO_LEVELS must be 2..16 (the ready bitmap is 16 bits)"
+#if MOTET_PRIO_LEVELS < 2 || MOTET_PRIO_LEVELS > 32
+#error "MOTET_PRIO_LEVELS must be 2..32 (the level bitmaps are at most 32 bits)"
 #endif
 #if MOTET_APP_PORTS < 1 || MOTET_APP_PORTS > 128
 #error "MOTET_APP_PORTS must be 1..128"
@@ -299,8 +303,11 @@
 #if MOTET_THREADS != 0 && MOTET_THREADS != 1
 #error "MOTET_THREADS must be 0 or 1"
 #endif
-#if MOTET_MAX_THREADS < 1 || MOTET_MAX_THREADS > 32
-#error "MOTET_MAX_THREADS must be 1..32 (a thread's id is its kernel timer id)"
+#if MOTET_MAX_THREADS < 1 || MOTET_MAX_THREADS > 200
+#error "MOTET_MAX_THREADS must be 1..200 (a thread's id is its kernel timer id, below 0xF0)"
+#endif
+#if MOTET_THREADS && MOTET_THREAD_POLICY == MOTET_POLICY_RETOS && MOTET_PRIO_LEVELS > 28
+#error "MOTET_POLICY_RETOS keys a level's 9 sub-levels in a byte: MOTET_PRIO_LEVELS must be <= 28"
 #endif
 #if MOTET_THREAD_POLICY < MOTET_POLICY_FIFO || MOTET_THREAD_POLICY > MOTET_POLICY_VOP
 #error "MOTET_THREAD_POLICY must be one of MOTET_POLICY_FIFO .. MOTET_POLICY_VOP"

@@ -73,6 +73,21 @@ typedef enum {
     THREAD_EV_SENSOR
 } thread_event_t;
 
+/* Timeouts of the blocking calls, in port ticks (TIMER_US() converts):
+ * THREAD_NO_WAIT tries once and never blocks, THREAD_FOREVER waits with
+ * no limit; anything between bounds the wait. */
+#define THREAD_NO_WAIT 0u
+#define THREAD_FOREVER 0xFFFFFFFFu
+
+/* How a new thread starts (thread_spec_t.start). */
+enum {
+    THREAD_START_NOW = 0,   /* ready at once: runs now if it outranks the creator */
+    THREAD_START_SUSPENDED, /* suspended: thread_resume() starts it */
+    THREAD_START_AT_RUN     /* created by boot code outside sched_run(): ready
+                             * when sched_run() starts, so boot code is never
+                             * preempted; elsewhere as THREAD_START_NOW */
+};
+
 /* Bytes of stack for a thread whose frames need `need` bytes at worst, the
  * figure of the stack analyser (`motet stack`); 0 (unknown) gives the port's
  * minimum and a guard checked at run time. */
@@ -91,6 +106,7 @@ typedef struct thread_spec {
     mt_pid_t pid;          /* task pid bound to the thread, MT_PID_NONE: none */
     const route_t *routes; /* output ports of the bound task (copied) */
     uint8_t n_routes;
+    uint8_t start; /* THREAD_START_* */
 } thread_spec_t;
 
 /* Context switches since boot by why the CPU changed hands, counted by the
@@ -108,18 +124,21 @@ typedef struct thread_switch_stats {
                            * to a thread */
 } thread_switch_stats_t;
 
-/* A counting semaphore; waiters are woken highest priority first. */
+/* A counting semaphore (a binary one has max 1); waiters are woken
+ * highest priority first. */
 typedef struct sem {
-    thread_t *waiters;
+    thread_t *waiters; /* first: a wait list */
     int16_t count;
+    int16_t max; /* posts beyond it are refused (MT_ERR_FULL) */
 } sem_t;
 
 #if MOTET_THREADS
 
-/* Create a thread, ready at once (a preemption point: it runs now if it
- * outranks the caller); task context. *out (may be NULL) gets its handle.
- * MT_ERR_INVALID (bad spec, stack below its need), MT_ERR_NO_SLAB (no free
- * thread), MT_ERR_EXISTS / MT_ERR_NO_MEM (binding the pid). */
+/* Create a thread, started as spec->start says (THREAD_START_NOW is a
+ * preemption point: it runs now if it outranks the caller); task context.
+ * *out (may be NULL) gets its handle. MT_ERR_INVALID (bad spec, stack below
+ * its need), MT_ERR_NO_SLAB (no free thread), MT_ERR_EXISTS / MT_ERR_NO_MEM
+ * (binding the pid). */
 mt_err_t thread_create(const thread_spec_t *spec, thread_t **out);
 /* End the running thread: frees its mailbox and bound task; thread. */
 void thread_exit(void) __attribute__((noreturn));
@@ -127,6 +146,18 @@ void thread_exit(void) __attribute__((noreturn));
 mt_err_t thread_yield(void);
 /* The running thread, NULL when the kernel stack runs. */
 thread_t *thread_self(void);
+/* Suspend t (itself included: it blocks until resumed); a suspended thread
+ * that waits keeps waiting; idempotent; task context. MT_ERR_INVALID (no
+ * such thread), MT_ERR_STATE from an interrupt. */
+mt_err_t thread_suspend(thread_t *t);
+/* Resume a suspended thread (a preemption point); task context.
+ * MT_ERR_STATE if it was not suspended. */
+mt_err_t thread_resume(thread_t *t);
+/* Same from an interrupt: it runs at interrupt exit if it strictly
+ * outranks the interrupted context; any context. */
+mt_err_t thread_resume_isr(thread_t *t);
+/* True while t is suspended. */
+bool thread_suspended(const thread_t *t);
 /* Priority level of a thread. */
 mt_prio_t thread_prio(const thread_t *t);
 /* Dynamic priority under the event-boosting policy (else 0). */
@@ -143,16 +174,35 @@ mt_err_t thread_sleep(uint32_t ticks);
 msg_t *thread_receive(void);
 /* Same, declaring the event the message stands for (event boosting). */
 msg_t *thread_receive_ev(thread_event_t ev);
+/* thread_receive() waiting at most `timeout` ticks: NULL if none came. */
+msg_t *thread_receive_for(uint32_t timeout);
 /* Messages waiting in t's mailbox. */
 uint8_t thread_mail_count(const thread_t *t);
 
-/* Set the count; boot or task context, no waiters. */
+/* Set the count, no limit; boot or task context, no waiters. */
 void sem_init(sem_t *s, int16_t count);
+/* Set the count (clamped to 0..max) and its limit (at least 1). */
+void sem_init_max(sem_t *s, int16_t count, int16_t max);
+/* A binary semaphore: max 1, given (count 1) or taken. */
+static inline void sem_init_binary(sem_t *s, bool given)
+{
+    sem_init_max(s, given ? 1 : 0, 1);
+}
 /* Take one unit, blocking while there is none; thread. */
 mt_err_t sem_wait(sem_t *s);
+/* Take one unit, waiting at most `timeout` ticks: MT_OK or MT_ERR_TIMEOUT;
+ * thread; elsewhere a unit there is taken, and a wait is refused with
+ * MT_ERR_STATE (logged) unless `timeout` is THREAD_NO_WAIT. */
+mt_err_t sem_wait_for(sem_t *s, uint32_t timeout);
+/* Take one unit if there is one, never blocking: MT_OK or MT_ERR_TIMEOUT;
+ * any context. */
+mt_err_t sem_try_wait(sem_t *s);
+/* Units available now. */
+int16_t sem_count(const sem_t *s);
 /* Same, declaring the event waited for (event boosting). */
 mt_err_t sem_wait_ev(sem_t *s, thread_event_t ev);
-/* Give one unit or wake the best waiter; a preemption point; task context. */
+/* Give one unit or wake the best waiter; a preemption point; task context.
+ * MT_ERR_FULL (not logged: the post is absorbed) at the limit. */
 mt_err_t sem_post(sem_t *s);
 /* Same from an interrupt: the woken thread runs at interrupt exit if it
  * strictly outranks the interrupted context; interrupt context. */

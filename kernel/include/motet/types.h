@@ -45,10 +45,14 @@ typedef enum {
     MT_ERR_BUS_CORRUPT,   /* a bus frame failed its length or checksum check */
     MT_ERR_BUS_DOWN,      /* the destination module did not take a frame */
     MT_ERR_NOT_MOVABLE,   /* migration asked for a task without TASK_MOVABLE */
-    MT_ERR_NOT_OWNER,     /* a task freed or resized a heap block it does not own */
+    MT_ERR_NOT_OWNER,     /* a task freed or resized a heap block it does not own, or a
+                           * thread unlocked a mutex it does not hold */
     MT_ERR_NO_MODULE,     /* a task placed on a module the device does not have */
     MT_ERR_BUS_LOST,      /* an earlier message of this task's over this bus link was given
                            * up (bus.h, bus_link()); this send was not made */
+    MT_ERR_TIMEOUT,       /* a wait ended before what it waited for came (at once when
+                           * asked not to wait) */
+    MT_ERR_FULL,          /* a message queue or semaphore is at its limit */
     MT_ERR_COUNT
 } mt_err_t;
 
