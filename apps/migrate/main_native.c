@@ -9,7 +9,7 @@
  *
  * Every module registers the same programs and prints its migration phases
  * (migrant_observe); the loader loads the description NAME (migrate,
- * migrate_cases, migrate_window, migrate_burst, migrate_bench, soak) on the
+ * migrate_cases, migrate_window, migrate_burst, migrate_recast, migrate_bench, soak) on the
  * whole device. --count N: every sender whose description gives no count
  * sends N messages (the soak). --state makes every
  * sink whose description gives it no pad serialise that many bytes (0, or
@@ -29,6 +29,7 @@ static const native_module_app_t apps[] = {
     {"migrate_cases", migrate_cases_desc, &migrate_cases_desc_len},
     {"migrate_window", migrate_window_desc, &migrate_window_desc_len},
     {"migrate_burst", migrate_burst_desc, &migrate_burst_desc_len},
+    {"migrate_recast", migrate_recast_desc, &migrate_recast_desc_len},
     {"migrate_bench", migrate_bench_desc, &migrate_bench_desc_len},
     {"soak", soak_desc, &soak_desc_len},
 };

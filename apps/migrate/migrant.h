@@ -19,6 +19,8 @@ extern const uint8_t migrate_window_desc[];
 extern const uint16_t migrate_window_desc_len;
 extern const uint8_t migrate_burst_desc[];
 extern const uint16_t migrate_burst_desc_len;
+extern const uint8_t migrate_recast_desc[];
+extern const uint16_t migrate_recast_desc_len;
 extern const uint8_t migrate_bench_desc[];
 extern const uint16_t migrate_bench_desc_len;
 extern const uint8_t soak_desc[];
