@@ -76,8 +76,8 @@ static struct {
     uint8_t tx_seq[MOTET_BUS_MODULES + 1]; /* per destination; last: broadcast */
     uint8_t rx_seq[MOTET_BUS_MODULES][2];  /* last accepted: unicast, broadcast */
     uint32_t rx_seen[2];                   /* which rx_seq entries are valid */
-    uint8_t cast_ended;                    /* number of our last broadcast to end */
-    bool any_cast_ended;
+    uint8_t cast_ended;                    /* number of our last multicast to a group to end */
+    bool any_cast_ended;                   /* cast_ended is valid */
     bus_link_t links[MOTET_BUS_MODULES + 1];
     lost_note_t notes[MOTET_BUS_LOST_NOTES];
     uint8_t notes_used; /* sends skip the search while none is pending */

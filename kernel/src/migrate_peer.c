@@ -311,8 +311,8 @@ void mig_peer_rx_result(const bus_frame_t *f)
 }
 
 /* A forwarded multicast we took before joining the task's groups: ours to
- * keep. One taken since was delivered to the task here; one from a module
- * we had taken none from before joining cannot be older. A link numbers
+ * keep. One taken since was delivered to the task here; so was every one
+ * from a module we had taken none from before joining. A link numbers
  * its frames in the order of the wire (bus.c), eight bits: the source
  * forwards within a migration, far fewer than 128 frames of a link. */
 static bool cast_before_join(const slot_t *s, mt_module_t origin, uint8_t seq)
