@@ -3,8 +3,9 @@
  * The task migration protocol of Motet (kernel/src/migrate*.c,
  * docs/migration.md) as a SPIN model: one migration of task T from the
  * source S to the destination D, with a bystander P, while a sender on P
- * and a sender on S send numbered messages to T, and D may die at any
- * moment or refuse the task (out of memory).
+ * and a sender on S send numbered messages to T, a second sender on P
+ * multicasts numbered messages to T's group, and D may die at any moment or
+ * refuse the task (out of memory).
  *
  * The point of no return is D taking END, not S's decision: from RESULT ok
  * until END is through, S keeps T frozen with copies of what it forwarded
@@ -12,6 +13,22 @@
  * CONFIRM. END through: CONFIRM, the copies go, sq follows T to D. D dead
  * before END: S takes T back (kq, then sq, in that order) and sends a
  * second, failed RESULT, on which P releases to S.
+ *
+ * Multicasts. S takes T out of its group when it freezes it and records
+ * the multicasts to the group from then on (cq), each with its number on
+ * the sender's link; D joins the group when it takes the successful RESULT
+ * and notes the number of the last multicast it took before (cut). At the
+ * commit S forwards the recorded ones behind the held messages (FWDC,
+ * keeping copies in kq); D keeps those numbered up to its cut and drops
+ * the later ones, which it delivered to T itself. A multicast reaches S
+ * and D as separate receptions, in either order and at any distance in
+ * time (a frame sent again to the module that rejected it), and the
+ * successful RESULT likewise reaches D and P at their own moments; S
+ * commits only once both have it (its transmission has ended). One
+ * assumption about the bus: when S commits, it has taken every multicast
+ * that D has taken (`s_took >= d_took`): a rejected multicast is sent
+ * again in its sender's next slot, while S commits only after its own
+ * RESULT has reached everyone and its migrator has run.
  *
  * The bus. Every module's frames to another go through one queue per
  * priority: `lo` is T's priority (its messages, the replies, the forwarded
@@ -22,8 +39,9 @@
  * unreachable: that is how S learns of D's death).
  *
  * What is checked:
- *   - the task handles each sender's messages once and in order (assertion
- *     in `task`: no duplicate, no reordering);
+ *   - the task handles each sender's messages once and in order, the
+ *     multicasts included (assertion in `task`: no duplicate, no
+ *     reordering);
  *   - never live on two modules (ltl `single`);
  *   - no message lost: every one is handled, unless D died after it had
  *     started the task (taken END: the task then dies with its module, like
@@ -36,8 +54,12 @@
  * tests/tools/test_spin_migration.py): BROKEN_REPLY_OVERTAKES (replies at
  * control priority: they may overtake the bystander's messages),
  * BROKEN_RELEASE_BEFORE_ROUTE (a bystander releases what it held back
- * before it updates its route), and BROKEN_NO_COPIES (the source keeps no
- * copy of what it forwarded: a destination dying before END loses them).
+ * before it updates its route), BROKEN_NO_COPIES (the source keeps no
+ * copy of what it forwarded: a destination dying before END loses them),
+ * and BROKEN_CAST_AT_RESULT (the protocol before the cut: T stays in its
+ * group at S until S's RESULT has reached everyone, D joins at its own
+ * copy of that RESULT, and every forwarded message is kept: a multicast
+ * that reaches both in between is handled twice).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -45,24 +67,37 @@
 #define S 0
 #define D 1
 #define P 2
-#define NP 3 /* messages from the sender on P */
+/* Messages per sender; the multicasts are checked in their own, smaller
+ * configuration (migration_casts.pml): all three at once are too many
+ * states for the test run. */
+#ifndef NP
+#define NP 3 /* messages from the sender on P (a bystander) */
+#endif
+#ifndef NS
 #define NS 2 /* messages from the sender on S (local to the source) */
+#endif
+#ifndef NC
+#define NC 0 /* multicasts from the second sender on P to T's group */
+#endif
 
-mtype = { DATA, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, END, CONFIRM };
+mtype = { DATA, CAST, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, FWDC, END, CONFIRM };
 
 #define L(f, t) ((f) * 3 + (t))
-chan lo[9] = [6] of { mtype, byte };
+chan lo[9] = [9] of { mtype, byte };
 chan hi[9] = [3] of { mtype, byte };
 
-/* A message is sender * 16 + number: sender 1 is P's, sender 2 is S's. */
+/* A message is sender * 16 + number: sender 1 is P's, sender 2 is S's,
+ * sender 3 P's multicasts (the number is also the frame's on P's link). */
 #define FROM_P(n) (16 + (n))
 #define FROM_S(n) (32 + (n))
+#define FROM_C(n) (48 + (n))
 
-chan tq[3] = [6] of { byte }; /* held or queued for T on each module */
-chan fq = [6] of { byte };    /* on D: forwarded by S; they go first */
+chan tq[3] = [8] of { byte }; /* held or queued for T on each module */
+chan fq = [8] of { byte };     /* on D: forwarded by S; they go first */
 chan outb = [4] of { byte };  /* on P: held back during the migration */
-chan kq = [6] of { byte };    /* on S: copies of what it forwarded, kept until END is through */
+chan kq = [8] of { byte };    /* on S: copies of what it forwarded, kept until END is through */
 chan sq = [4] of { byte };    /* on S: local sends held back after the commit, same */
+chan cq = [2] of { byte };    /* on S: multicasts recorded since the freeze, not yet forwarded */
 
 bit live[3];     /* T runs there */
 bit tcb[3];      /* T's control block is there (live or frozen) */
@@ -72,8 +107,17 @@ bit committed;   /* S has decided: T is D's */
 bit started;     /* D has taken END: the point of no return */
 bit shold;       /* S holds back sends to T (from the commit until END is through) */
 bit hold;        /* P holds back its sends to T */
-byte sent_p, sent_s;
-byte next_p = 1, next_s = 1; /* T's next expected number per sender */
+byte sent_p, sent_s, sent_c;
+byte next_p = 1, next_s = 1, next_c = 1; /* T's next expected number per sender */
+bit member[3];   /* T is in its group there */
+bit recording;   /* S records the multicasts to T's group */
+byte s_took, d_took; /* the number of the last multicast S, D took */
+byte cut;        /* D: d_took when it joined */
+bit res_d, res_p; /* the successful RESULT taken by D, by P */
+
+/* P's interface holds its multicast until S and D (unless dead) have it:
+ * nothing else of P's goes on the bus meanwhile. */
+#define CAST_OUT (s_took != sent_c || (d_took != sent_c && !crashed))
 
 /* A frame to D is lost once D is dead (reported unreachable). */
 #define SEND(ch, to, k, v) if :: crashed && (to) == D -> skip :: else -> ch!k(v) fi
@@ -98,7 +142,8 @@ end:
 check:
     if
     :: v / 16 == 1 -> assert(v % 16 == next_p); next_p++
-    :: else -> assert(v % 16 == next_s); next_s++
+    :: v / 16 == 2 -> assert(v % 16 == next_s); next_s++
+    :: else -> assert(v % 16 == next_c); next_c++
     fi;
     goto end
 }
@@ -127,9 +172,14 @@ proctype bystander()
     byte v;
 end:
     do
-    :: atomic { sent_p < NP && !hold -> sent_p++; lo[L(P, route[P])]!DATA(FROM_P(sent_p)) }
+    :: atomic { sent_p < NP && !hold && !CAST_OUT -> sent_p++; lo[L(P, route[P])]!DATA(FROM_P(sent_p)) }
     :: atomic { sent_p < NP && hold -> sent_p++; outb!FROM_P(sent_p) }
-    :: atomic { hi[L(S, P)]?FREEZE(v) ->
+    /* One multicast frame: S and D each take it at their own moment. */
+    :: atomic { sent_c < NC && !CAST_OUT -> sent_c++;
+            lo[L(P, S)]!CAST(FROM_C(sent_c));
+            SEND(lo[L(P, D)], D, CAST, FROM_C(sent_c))
+        }
+    :: atomic { hi[L(S, P)]?[FREEZE] && !CAST_OUT -> hi[L(S, P)]?FREEZE(v);
             hold = 1;
 #ifdef BROKEN_REPLY_OVERTAKES
             hi[L(P, S)]!REPLY(0)
@@ -138,11 +188,11 @@ end:
 #endif
         }
     /* RESULT ok: the task is D's, but D has not started it: keep holding. */
-    :: atomic { hi[L(S, P)]?RESULT(eval(1)) -> skip }
+    :: atomic { hi[L(S, P)]?RESULT(eval(1)) -> res_p = 1 }
     /* CONFIRM (D has it all) or a failure, first or second outcome. */
-    :: atomic { hi[L(S, P)]?CONFIRM(v) -> release(D) }
-    :: atomic { hi[L(S, P)]?RESULT(eval(0)) -> release(S) }
-    :: atomic { lo[L(S, P)]?DATA(v) -> ARRIVE(P, v) }
+    :: atomic { hi[L(S, P)]?[CONFIRM] && !CAST_OUT -> hi[L(S, P)]?CONFIRM(v); release(D) }
+    :: atomic { hi[L(S, P)]?[RESULT(0)] && !CAST_OUT -> hi[L(S, P)]?RESULT(0); release(S) }
+    :: atomic { lo[L(S, P)]?[DATA] && !CAST_OUT -> lo[L(S, P)]?DATA(v); ARRIVE(P, v) }
     od
 }
 
@@ -151,7 +201,7 @@ proctype destination()
     byte v;
 end:
     do
-    :: atomic { !crashed -> crashed = 1; live[D] = 0; tcb[D] = 0 } -> break
+    :: atomic { !crashed -> crashed = 1; live[D] = 0; tcb[D] = 0; member[D] = 0 } -> break
     :: atomic { hi[L(S, D)]?FREEZE(v) -> lo[L(D, S)]!REPLY(0) }
     :: atomic { lo[L(S, D)]?STATE(v) ->
             if
@@ -159,8 +209,17 @@ end:
             :: hi[L(D, S)]!ATTACHED(0) /* out of memory */
             fi
         }
-    :: atomic { hi[L(S, D)]?RESULT(v) -> if :: !v -> tcb[D] = 0 :: else -> skip fi }
+    :: atomic { hi[L(S, D)]?RESULT(v) ->
+            if
+            :: !v -> tcb[D] = 0; member[D] = 0
+            :: v && tcb[D] -> member[D] = 1; cut = d_took; res_d = 1 /* joins the group */
+            :: else -> res_d = 1
+            fi
+        }
     :: atomic { lo[L(S, D)]?FWD(v) -> fq!v }
+    /* A recorded multicast: kept if D took its frame before joining. */
+    :: atomic { lo[L(S, D)]?FWDC(v) -> if :: v % 16 <= cut -> fq!v :: else -> skip fi }
+    :: atomic { lo[L(P, D)]?CAST(v) -> d_took = v % 16; if :: member[D] -> tq[D]!v :: else -> skip fi }
     :: atomic { lo[L(S, D)]?END(v) -> live[D] = 1; started = 1 }
     :: atomic { lo[L(S, D)]?DATA(v) -> ARRIVE(D, v) }
     :: atomic { lo[L(P, D)]?DATA(v) -> ARRIVE(D, v) }
@@ -181,11 +240,28 @@ inline move_out()
 #endif
     :: empty(tq[S]) -> break
     od;
+    do
+    :: nempty(cq) -> cq?v; kq!v; SEND(lo[L(S, D)], D, FWDC, v)
+    :: empty(cq) -> break
+    od;
     SEND(lo[L(S, D)], D, END, 0)
+}
+
+/* T's messages back in its queue here, in order, and T in its group
+ * again: the copies of what was forwarded, what was sent here since the
+ * commit, the multicasts recorded and not forwarded. */
+inline reclaim()
+{
+    do :: nempty(kq) -> kq?v; tq[S]!v :: empty(kq) -> break od;
+    do :: nempty(sq) -> sq?v; tq[S]!v :: empty(sq) -> break od;
+    do :: nempty(cq) -> cq?v; tq[S]!v :: empty(cq) -> break od;
+    recording = 0;
+    member[S] = 1
 }
 
 inline fail()
 {
+    reclaim();
     live[S] = 1; /* resume here */
     hi[L(S, P)]!RESULT(0);
     SEND(hi[L(S, D)], D, RESULT, 0);
@@ -201,8 +277,19 @@ end:
     :: atomic { sent_s < NS -> sent_s++; v = FROM_S(sent_s); if :: shold -> sq!v :: else -> ARRIVE(S, v) fi }
     :: atomic { lo[L(P, S)]?DATA(v) -> if :: shold -> sq!v :: else -> ARRIVE(S, v) fi }
     :: atomic { lo[L(D, S)]?DATA(v) -> if :: shold -> sq!v :: else -> ARRIVE(S, v) fi }
+    :: atomic { lo[L(P, S)]?CAST(v) -> s_took = v % 16;
+            if
+            :: member[S] -> tq[S]!v /* T here: queued, or held while frozen */
+            :: !member[S] && recording -> cq!v
+            :: else -> skip /* T has gone: its member is elsewhere */
+            fi
+        }
     :: atomic { st == 0 ->
             live[S] = 0; /* frozen: messages are held in tq[S] */
+#ifndef BROKEN_CAST_AT_RESULT
+            member[S] = 0; /* out of the group: its multicasts are recorded */
+            recording = 1;
+#endif
             hi[L(S, P)]!FREEZE(0);
             SEND(hi[L(S, D)], D, FREEZE, 0);
             st = 1
@@ -221,6 +308,8 @@ end:
     :: atomic { st == 3 && started -> /* END went through: D has it all */
             hi[L(S, P)]!CONFIRM(0);
             do :: nempty(kq) -> kq?v :: empty(kq) -> break od;
+            do :: nempty(cq) -> cq?v :: empty(cq) -> break od;
+            recording = 0;
             shold = 0;
             do
             :: nempty(sq) -> sq?v; SEND(lo[L(S, D)], D, DATA, v)
@@ -229,8 +318,7 @@ end:
             st = 9
         }
     :: atomic { st == 3 && crashed && !started -> /* D died before END: resume */
-            do :: nempty(kq) -> kq?v; tq[S]!v :: empty(kq) -> break od;
-            do :: nempty(sq) -> sq?v; tq[S]!v :: empty(sq) -> break od;
+            reclaim();
             tcb[S] = 1;
             route[S] = S;
             shold = 0;
@@ -245,10 +333,18 @@ end:
                 committed = 1;
                 hi[L(S, P)]!RESULT(1);
                 SEND(hi[L(S, D)], D, RESULT, 1);
-                move_out();
-                st = 3
+                st = 4
             :: else -> fail()
             fi
+        }
+    /* The RESULT has reached everyone (its transmission ended): commit. */
+    :: atomic { st == 4 && (res_d || crashed) && res_p && s_took >= d_took ->
+#ifdef BROKEN_CAST_AT_RESULT
+            member[S] = 0; /* the multicasts from now on are D's */
+            recording = 1;
+#endif
+            move_out();
+            st = 3
         }
     od
 }
@@ -258,6 +354,7 @@ init
     atomic {
         live[S] = 1;
         tcb[S] = 1;
+        member[S] = 1;
         route[S] = S;
         route[D] = S;
         route[P] = S;
@@ -269,5 +366,5 @@ init
 }
 
 ltl single { [] !(live[S] && live[D]) }
-ltl complete { <> ((next_p == NP + 1 && next_s == NS + 1) || (crashed && started)) }
+ltl complete { <> ((next_p == NP + 1 && next_s == NS + 1 && next_c == NC + 1) || (crashed && started)) }
 ltl settles { <> [] ((live[S] || live[D]) || (crashed && started)) }

@@ -10,7 +10,11 @@
  * tasks queue frames and the bus interrupt finishes them.
  *
  * Sequence numbers. Each link (this module to one module, or to all by
- * broadcast) numbers its frames; a frame sent again after a rejection
+ * broadcast) numbers its frames as they first go to the interface, not as
+ * they are queued: the queue lets a higher priority pass, and numbers in
+ * the order of the wire let every receiver tell a gap, and the migrator
+ * tell which multicasts a module took before another (migrate_peer.c).
+ * A frame sent again after a rejection
  * carries BUS_TYPE_RETRY. A receiver that already took a frame, because
  * only another receiver rejected the broadcast, sees the retry with the
  * number it accepted last on that link and acknowledges it without a
@@ -50,6 +54,8 @@ typedef struct tx_entry {
     uint16_t n;
     mt_prio_t prio;
     uint8_t tries; /* transmissions rejected so far */
+    uint8_t link;  /* destination module, or LINK_BROADCAST */
+    bool numbered; /* its sequence number is written (it went to the interface) */
 } tx_entry_t;
 
 /* A loss not yet reported to the task that sent the message. */
@@ -70,6 +76,8 @@ static struct {
     uint8_t tx_seq[MOTET_BUS_MODULES + 1]; /* per destination; last: broadcast */
     uint8_t rx_seq[MOTET_BUS_MODULES][2];  /* last accepted: unicast, broadcast */
     uint32_t rx_seen[2];                   /* which rx_seq entries are valid */
+    uint8_t cast_ended;                    /* number of our last multicast to a group to end */
+    bool any_cast_ended;                   /* cast_ended is valid */
     bus_link_t links[MOTET_BUS_MODULES + 1];
     lost_note_t notes[MOTET_BUS_LOST_NOTES];
     uint8_t notes_used; /* sends skip the search while none is pending */
@@ -221,8 +229,14 @@ static void kick(void)
     if (go) B.in_flight = true;
     port_irq_restore(s);
     if (!go) return;
-    /* queue[0] cannot move meanwhile: inserts go behind a frame in flight. */
-    if (!port_bus_send(B.queue[0].frame, B.queue[0].n)) {
+    /* queue[0] cannot move meanwhile: inserts go behind a frame in flight,
+     * and only the context that set in_flight numbers a frame. */
+    tx_entry_t *head = &B.queue[0];
+    if (!head->numbered) {
+        bus_frame_set_seq(head->frame, head->n, B.tx_seq[head->link]++);
+        head->numbered = true;
+    }
+    if (!port_bus_send(head->frame, head->n)) {
         B.in_flight = false; /* the port broke its contract: try at the next kick */
         log_error(MT_ERR_STATE);
     }
@@ -237,12 +251,6 @@ static void insert(const tx_entry_t *e)
     B.queue[at] = *e;
     B.count++;
     if (B.count > B.stats.tx_queue_high) B.stats.tx_queue_high = B.count;
-}
-
-static uint8_t next_seq(mt_module_t dst)
-{
-    uint8_t link = dst == BUS_BROADCAST ? (uint8_t) MOTET_BUS_MODULES : dst;
-    return B.tx_seq[link]++;
 }
 
 mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
@@ -266,9 +274,8 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
     port_irq_state_t s = port_irq_save();
     bool room = B.count < MOTET_BUS_TX_QUEUE;
     if (room) {
-        f.seq = next_seq(dst);
-        bus_frame_encode(&f, frame, n);
-        insert(&(tx_entry_t){.frame = frame, .n = n, .prio = f.prio, .tries = 0});
+        bus_frame_encode(&f, frame, n); /* numbered when it first goes (kick()) */
+        insert(&(tx_entry_t){.frame = frame, .n = n, .prio = f.prio, .link = link_of(dst)});
     } else {
         B.stats.tx_queue_full++;
     }
@@ -318,8 +325,23 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
  * those for it (migrate.h). */
 static mt_err_t deliver_cast(const bus_frame_t *f)
 {
-    migrate_bus_cast(f->port, f->payload, f->len);
+    if (f->src == B.self) { /* ours: it has ended, given up or not */
+        B.cast_ended = f->seq;
+        B.any_cast_ended = true;
+    }
+    migrate_bus_cast(f);
     return mcast_deliver_from(f->src_pid, f->port, f->payload, f->len);
+}
+
+bool bus_cast_last(mt_module_t from, uint8_t *seq)
+{
+    if (from == B.self) {
+        *seq = B.cast_ended;
+        return B.any_cast_ended;
+    }
+    if (!is_member(from) || !(B.rx_seen[1] & bit(from))) return false;
+    *seq = B.rx_seq[from][1];
+    return true;
 }
 
 /* Our own frame went out: what the sender does once everyone has it. */

@@ -100,6 +100,13 @@ void bus_frame_set_retry(uint8_t *frame, uint16_t n)
     seal(frame, n);
 }
 
+void bus_frame_set_seq(uint8_t *frame, uint16_t n, uint8_t seq)
+{
+    if (n < BUS_OVERHEAD) return;
+    frame[OFF_SEQ] = seq;
+    seal(frame, n);
+}
+
 bool bus_frame_is_sync(const uint8_t *frame, uint16_t n)
 {
     return n == BUS_OVERHEAD + BUS_SYNC_PAYLOAD &&

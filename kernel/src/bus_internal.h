@@ -20,6 +20,13 @@
 mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
                         const void *payload, uint16_t len);
 
+/* The sequence number of the last multicast frame taken from module
+ * `from` (from this module itself: of its own last multicast to a group
+ * to have ended); false if there was none yet. A link's frames are
+ * numbered in the order they go on the wire, so every module takes them
+ * in that order. Interrupt or irq off. */
+bool bus_cast_last(mt_module_t from, uint8_t *seq);
+
 /* ---- bus_app.c ---- */
 
 /* Forget any description in progress; bus_start(). */

@@ -413,16 +413,20 @@ static bool is_error(uint8_t err)
     return err < MT_ERR_COUNT;
 }
 
-/* The messages of a FORWARD fill it exactly, each to an input port. */
+/* The messages of a FORWARD fill it exactly, each to an input port; a
+ * multicast's names a module of the device as its origin. */
 static bool forward_fits(const uint8_t *p, uint16_t len)
 {
     uint16_t at = MIG_FWD_HDR;
     while (at < len) {
         uint16_t left = (uint16_t) (len - at);
-        if (left < MIG_FWD_ENTRY || p[at] >= PORT_LIMIT) return false;
+        bool cast = (p[at] & MIG_FWD_CAST) != 0;
+        uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
+        if (left < head || (p[at] & ~MIG_FWD_CAST) >= PORT_LIMIT) return false;
+        if (cast && !on_device(p[at + MIG_FWD_ENTRY])) return false;
         uint16_t n = mig_get16(p + at + 1);
-        if (n > left - MIG_FWD_ENTRY) return false;
-        at = (uint16_t) (at + MIG_FWD_ENTRY + n);
+        if (n > left - head) return false;
+        at = (uint16_t) (at + head + n);
     }
     return true;
 }
@@ -520,9 +524,9 @@ void migrate_bus_own(const bus_frame_t *f)
     if (f->port == MIG_MSG_RESULT) mig_source_own_result(f);
 }
 
-void migrate_bus_cast(uint8_t group, const void *data, uint16_t len)
+void migrate_bus_cast(const bus_frame_t *f)
 {
-    mig_source_record_cast(group, data, len);
+    mig_source_record_cast(f);
 }
 
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result)

@@ -148,6 +148,11 @@ mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module);
 #define MIG_FWD_ENTRY  3u /* FORWARD: per message u8 port, u16 len */
 #define MIG_MAX_HOPS   4u /* a request follows at most this many stale routes */
 #define MIG_NO_MODULE  0xFFu
+/* FORWARD: a multicast's entry has this bit in its port and carries its
+ * bus frame after the length: u8 origin module, u8 sequence number. */
+#define MIG_FWD_CAST       0x80u
+#define MIG_FWD_CAST_ENTRY (MIG_FWD_ENTRY + 2u)
+_Static_assert(PORT_LIMIT <= MIG_FWD_CAST, "MIG_FWD_CAST must stay above every input port");
 
 /* Records of the ring that never travel, after the frame kinds. */
 enum { MIG_REC_TX_END = MIG_MSG_END_KIND, MIG_REC_RECEIVED, MIG_REC_COMMITTED };
@@ -193,10 +198,15 @@ typedef struct slot {
     msg_t *fwd;         /* source: held messages at the commit, kept until END is through */
     msg_t *fwd_next;    /* source: the first of them not forwarded yet */
     uint16_t fwd_count; /* messages forwarded (source) or received (dest) */
+    uint16_t fwd_kept;  /* dest: of those, kept: the first in the task's held list */
     msg_t *reserved;    /* dest: blocks set aside for the forwarded messages */
-    msg_t *casts;       /* source: multicasts to the task's groups since the commit */
+    msg_t *casts;       /* source: multicasts to the task's groups since the freeze */
+    msg_t *casts_sent;  /* source: the last of them forwarded (NULL: none yet) */
+    msg_t *casts_last;  /* source: the last to forward, recorded by the commit (NULL: none) */
     bool recording;     /* source: multicasts to its groups go to `casts` (interrupt) */
-    bool dest_lost;     /* source: the destination was unreachable before the commit */
+    uint32_t cut_seen;  /* dest: modules with a multicast taken before the join */
+    uint8_t cut[MOTET_BUS_MODULES]; /* dest: each one's last, by sequence number */
+    bool dest_lost;                 /* source: the destination was unreachable before the commit */
 } slot_t;
 
 /* A protocol record for the task half: a frame's kind, sender, payload. */
@@ -270,6 +280,23 @@ mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
  * hold local members only); the decoder's error if the head is malformed. */
 mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
 
+/* A multicast the source records for a task on the move carries its bus
+ * frame (origin module, sequence number) in its creation stamp, which
+ * nothing reads while it is recorded: the stamp is rewritten when the
+ * message is released to the queue (sched_mig_thaw()). */
+static inline void mig_cast_mark(msg_t *m, mt_module_t origin, uint8_t seq)
+{
+    m->seq = (uint16_t) (origin << 8 | seq);
+}
+static inline mt_module_t mig_cast_origin(const msg_t *m)
+{
+    return (mt_module_t) (m->seq >> 8);
+}
+static inline uint8_t mig_cast_seq(const msg_t *m)
+{
+    return (uint8_t) m->seq;
+}
+
 /* migrate_source.c */
 void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester);
 void mig_source_record(const mig_record_t *r);
@@ -280,8 +307,8 @@ bool mig_source_waiting(const slot_t *s);
  * over, send it the outcome again. */
 void mig_source_ping(const mig_record_t *r);
 void mig_source_own_result(const bus_frame_t *f); /* interrupt */
-/* A multicast to `group` is delivered here; interrupt. */
-void mig_source_record_cast(uint8_t group, const void *data, uint16_t len);
+/* A multicast frame is delivered here; interrupt. */
+void mig_source_record_cast(const bus_frame_t *f);
 
 /* migrate_peer.c */
 void mig_peer_record(const mig_record_t *r);

@@ -19,6 +19,11 @@
  * have been put first in the task's held list (they were sent to it
  * earlier than anything held back here, which comes next, before anything
  * that arrived directly). Then the timers are re-armed and the task starts.
+ * It joins the task's groups at the successful outcome's frame, noting
+ * for every module the sequence number of the last multicast it took from
+ * it (the cut): each forwarded multicast carries its frame, and one
+ * numbered past the cut is dropped, since this module took that frame
+ * after joining and delivered it to the task itself.
  * On failure the copy is dropped and whatever reached it goes back to the
  * source, behind what was held back.
  */
@@ -114,7 +119,7 @@ static slot_t *hold_for(const uint8_t *d)
     s->dest = d[3];
     s->prio = (mt_prio_t) d[4];
     s->out_to = MIG_NO_MODULE;
-    s->offset = s->head_len = s->state_len = s->fwd_count = 0;
+    s->offset = s->head_len = s->state_len = s->fwd_count = s->fwd_kept = 0;
     s->rx_done = false;
     s->err = MT_OK;
     s->step = ST_HOLDING;
@@ -297,8 +302,23 @@ void mig_peer_rx_result(const bus_frame_t *f)
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
     if (!s || p[2] != MT_OK || s->step != ST_ATTACHED) return;
-    /* The outcome's place in bus order: later multicasts are ours. */
+    /* The outcome's place in our bus order: later multicasts are ours to
+     * deliver; the source has recorded the ones we took before. */
+    s->cut_seen = 0;
+    for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
+        if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
     mig_rejoin(s->pid, s->head, s->head_len);
+}
+
+/* A forwarded multicast we took before joining the task's groups: ours to
+ * keep. One taken since was delivered to the task here; so was every one
+ * from a module we had taken none from before joining. A link numbers
+ * its frames in the order of the wire (bus.c), eight bits: the source
+ * forwards within a migration, far fewer than 128 frames of a link. */
+static bool cast_before_join(const slot_t *s, mt_module_t origin, uint8_t seq)
+{
+    if (!(s->cut_seen & mig_bit(origin))) return false;
+    return (int8_t) (uint8_t) (seq - s->cut[origin]) <= 0;
 }
 
 /* The migration is over without the task here: the copy (if any) goes,
@@ -402,15 +422,21 @@ void mig_peer_rx_forward(const bus_frame_t *f)
     task_t *t = s ? sched_find_task(s->pid) : NULL;
     if (!t || f->src != s->source) return;
     for (uint16_t at = MIG_FWD_HDR; at + MIG_FWD_ENTRY <= f->len;) {
+        bool cast = (p[at] & MIG_FWD_CAST) != 0;
+        uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
         uint16_t n = mig_get16(p + at + 1);
-        if (at + MIG_FWD_ENTRY + n > f->len) break;
+        if (at + head + n > f->len) break;
+        s->fwd_count++;
+        mt_port_t port = (mt_port_t) (p[at] & ~MIG_FWD_CAST);
+        const uint8_t *frame = p + at + MIG_FWD_ENTRY; /* a multicast's origin and number */
+        const uint8_t *body = p + at + head;
+        at = (uint16_t) (at + head + n);
+        if (cast && !cast_before_join(s, frame[0], frame[1])) continue;
         /* After the ones forwarded before, ahead of everything else, in a
          * block set aside at attaching (the payload needs heap: if that is
          * out, logged and lost). */
-        msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, p[at], p + at + MIG_FWD_ENTRY, n);
-        if (m) sched_mig_hold_at(t, m, s->fwd_count);
-        s->fwd_count++;
-        at = (uint16_t) (at + MIG_FWD_ENTRY + n);
+        msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n);
+        if (m) sched_mig_hold_at(t, m, s->fwd_kept++);
     }
 }
 

@@ -6,10 +6,13 @@
  * itself, multicasts FREEZE, waits for every other module's reply (each
  * reply follows, on its module's bus queue, whatever that module had
  * already sent to the task), sends the image, and waits for the
- * destination's ATTACHED. Then it multicasts the outcome. On success the
- * task's group memberships move to the destination at that RESULT's place
- * in bus order, and copies of its held messages follow it in order, closed
- * by END. Until END is through the source keeps everything it needs to
+ * destination's ATTACHED. Then it multicasts the outcome. The task leaves
+ * its groups here when it is frozen: from then on the multicasts to them
+ * are recorded, each with its bus frame, and follow the held messages to
+ * the destination, which joins the groups at the outcome and drops those
+ * it took after joining (it delivered them itself). On success copies of
+ * the held messages and the recorded multicasts follow the task in order,
+ * closed by END. Until END is through the source keeps everything it needs to
  * take the task back: the task itself (frozen: its state, routes and what
  * is sent to it here since), the image (timers, groups), the held messages
  * it forwarded, and the multicasts to the task's groups. END through: the
@@ -202,9 +205,33 @@ void mig_source_ping(const mig_record_t *r)
     }
 }
 
+/* The task's messages come back to it, in order: the copies of what was
+ * forwarded (what it held at the commit), then what it holds now, then
+ * the multicasts recorded since the freeze; and it rejoins its groups, in
+ * the same step as recording stops, so that the bus interrupt either
+ * records a multicast or delivers it to the task, never both or neither. */
+static void reclaim(slot_t *s, task_t *t)
+{
+    port_irq_state_t st = port_irq_save();
+    bool left = s->recording;
+    s->recording = false;
+    msg_t *casts = s->casts;
+    s->casts = s->casts_sent = s->casts_last = NULL;
+    if (t) {
+        sched_mig_hold_at(t, s->fwd, 0);
+        sched_mig_hold_at(t, casts, UINT16_MAX);
+        s->fwd = s->fwd_next = NULL;
+        casts = NULL;
+        if (left) mig_rejoin(s->pid, s->head, s->head_len);
+    }
+    port_irq_restore(st);
+    s->casts = casts; /* freed with the slot */
+}
+
 static void fail(slot_t *s, mt_err_t err)
 {
     log_error(err);
+    reclaim(s, sched_find_task(s->pid));
     mt_err_t outcome = resume(s, err) ? err : MIG_RESULT_KILLED;
     announce(s, outcome);
     mig_notify(s->pid, MIG_DONE, s->dest, outcome);
@@ -244,6 +271,12 @@ void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester)
     /* A module known to be gone sends nothing: no reply to wait for. */
     s->waiting = bus_modules() & ~mig_bit(bus_self()) & ~MIG.silent;
     s->since = timer_now();
+    /* Out of its groups, in one step with recording their multicasts: the
+     * destination will tell, by their frames, which of them it lacks. */
+    port_irq_state_t st = port_irq_save();
+    mcast_leave_all(pid);
+    s->recording = true;
+    port_irq_restore(st);
     uint8_t d[5] = {pid, s->id, bus_self(), dest, (uint8_t) s->prio};
     mig_ctrl(MIG_MSG_FREEZE, BUS_BROADCAST, MIG_CTRL_PRIO, d, 5);
 }
@@ -253,10 +286,20 @@ void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester)
  * messages will follow it, so that it sets blocks aside for them before
  * it attaches. (Multicasts and this module's own sends may still add some
  * until the commit: they follow too, without a block set aside.) */
+static uint16_t casts_recorded(const slot_t *s)
+{
+    uint16_t n = 0;
+    port_irq_state_t st = port_irq_save();
+    for (const msg_t *m = s->casts; m; m = m->next) n++;
+    port_irq_restore(st);
+    return n;
+}
+
 static void start_sending(slot_t *s)
 {
     task_t *t = sched_find_task(s->pid);
-    mig_put16(s->head + MIG_IMAGE_HELD, t ? sched_mig_held_count(t) : 0u);
+    uint16_t held = t ? sched_mig_held_count(t) : 0u;
+    mig_put16(s->head + MIG_IMAGE_HELD, (uint16_t) (held + casts_recorded(s)));
     s->step = ST_SENDING;
     s->offset = 0;
     mig_source_pump(s);
@@ -295,29 +338,15 @@ static void on_attached(slot_t *s, const mig_record_t *r)
         decide(s);
 }
 
-/* The groups of the image, joined again here. */
 /* The destination cannot have taken END: the task resumes here with, in
  * order, the copies of what was forwarded, what was not yet, what was sent
- * to it here since the commit, then the multicasts to its groups since. */
+ * to it here since the commit, then the multicasts to its groups since the
+ * freeze. */
 static void take_back(slot_t *s, mt_err_t why)
 {
     log_error(why);
     task_t *t = sched_find_task(s->pid);
-    port_irq_state_t st = port_irq_save();
-    /* One step for the bus interrupt: every multicast is either among the
-     * recorded ones or delivered to the task's memberships here. */
-    s->recording = false;
-    msg_t *casts = s->casts;
-    s->casts = NULL;
-    if (t) {
-        sched_mig_hold_at(t, s->fwd, 0);
-        sched_mig_hold_at(t, casts, UINT16_MAX);
-        s->fwd = s->fwd_next = NULL;
-        casts = NULL;
-        mig_rejoin(s->pid, s->head, s->head_len);
-    }
-    port_irq_restore(st);
-    s->casts = casts; /* freed with the slot */
+    reclaim(s, t);
     mt_err_t outcome = t && resume(s, why) ? why : MIG_RESULT_KILLED;
     announce(s, outcome); /* the second outcome: everyone routes back here */
     mig_notify(s->pid, MIG_DONE, s->dest, outcome);
@@ -332,6 +361,12 @@ static void on_committed(slot_t *s)
     task_t *t = sched_find_task(s->pid);
     s->fwd = s->fwd_next = t ? sched_mig_take_held(t) : NULL;
     s->fwd_count = 0;
+    /* The multicasts recorded so far follow; later ones were taken after
+     * the destination had joined (it has them), and are kept only in case
+     * the task comes back here. */
+    port_irq_state_t st = port_irq_save();
+    for (msg_t *m = s->casts; m; m = m->next) s->casts_last = m;
+    port_irq_restore(st);
     s->step = ST_FORWARDING;
     if (s->dest_lost)
         take_back(s, MT_ERR_BUS_DOWN);
@@ -345,7 +380,7 @@ static void on_committed(slot_t *s)
 static void confirm(slot_t *s)
 {
     port_irq_state_t st = port_irq_save();
-    s->recording = false; /* the destination had those too: a member since RESULT */
+    s->recording = false; /* the destination has what it lacked of those: END is through */
     port_irq_restore(st);
     send_confirm(s->pid, s->id, s->dest, BUS_BROADCAST);
     keep_outcome(s, MT_OK);
@@ -353,7 +388,7 @@ static void confirm(slot_t *s)
     mig_free_list(s->casts);
     mem_release(s->head);
     mem_release(s->state);
-    s->fwd = s->fwd_next = s->casts = NULL;
+    s->fwd = s->fwd_next = s->casts = s->casts_sent = s->casts_last = NULL;
     s->head = s->state = NULL;
     task_t *t = sched_find_task(s->pid);
     msg_t *held = NULL;
@@ -429,15 +464,10 @@ void mig_source_own_result(const bus_frame_t *f)
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_SOURCE, p[0], p[1]);
     if (!s || p[2] != MT_OK || s->step != ST_DECIDED) return;
-    /* The outcome's place in bus order: later multicasts are the
-     * destination's to deliver to the task, and recorded here in case it
-     * never starts it. */
-    mcast_leave_all(s->pid);
-    s->recording = true;
     mig_ring_push(MIG_REC_COMMITTED, bus_self(), p, 2);
 }
 
-void mig_source_record_cast(uint8_t group, const void *data, uint16_t len)
+void mig_source_record_cast(const bus_frame_t *f)
 {
     for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
         slot_t *s = &MIG.slots[i];
@@ -449,8 +479,9 @@ void mig_source_record_cast(uint8_t group, const void *data, uint16_t len)
             uint8_t g;
             mt_port_t port;
             mig_image_group(&img, k, &g, &port);
-            msg_t *m = g == group ? sched_mig_msg(s->pid, port, data, len) : NULL;
+            msg_t *m = g == f->port ? sched_mig_msg(s->pid, port, f->payload, f->len) : NULL;
             if (!m) continue; /* not the group, or no room (logged) */
+            mig_cast_mark(m, f->src, f->seq);
             msg_t **link = &s->casts;
             while (*link) link = &(*link)->next;
             *link = m;
@@ -494,40 +525,69 @@ static void send_chunk(slot_t *s)
     }
 }
 
-/* How many held messages from the head of s->fwd fit in one frame. */
-static uint8_t pack_count(slot_t *s, uint16_t *size)
+/* What goes next: the held messages (s->fwd_next on), then the multicasts
+ * recorded from the freeze to the commit, each with its bus frame (*cast),
+ * so that the destination keeps only those it took before joining the
+ * groups. The recorded ones grow at their end in the bus interrupt: no
+ * link is read past s->casts_last. */
+static msg_t *next_to_forward(const slot_t *s, bool *cast)
+{
+    *cast = s->fwd_next == NULL;
+    if (!*cast) return s->fwd_next;
+    if (!s->casts_last || s->casts_sent == s->casts_last) return NULL;
+    return s->casts_sent ? s->casts_sent->next : s->casts; /* not the list's end */
+}
+
+/* How many messages from `first` (all of one kind, up to `last`) fit in
+ * one frame. */
+static uint8_t pack_count(const msg_t *first, const msg_t *last, bool cast, uint16_t *size)
 {
     uint8_t k = 0;
+    uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
     *size = MIG_FWD_HDR;
-    for (msg_t *m = s->fwd_next; m && k < UINT8_MAX; m = m->next, k++) {
-        uint16_t need = (uint16_t) (MIG_FWD_ENTRY + m->len);
+    for (const msg_t *m = first; k < UINT8_MAX; m = m->next) {
+        uint16_t need = (uint16_t) (head + m->len);
         if (*size + need > MIG_CHUNK_HDR + MOTET_MIGRATE_CHUNK) break;
         *size = (uint16_t) (*size + need);
+        k++;
+        if (m == last || !m->next) break;
     }
     return k;
 }
 
-static void pack(const slot_t *s, uint8_t k, uint8_t *buf)
+/* The k messages from `first`, never reading the link of the last (the
+ * interrupt may be appending to it). */
+static void pack(const slot_t *s, const msg_t *first, uint8_t k, bool cast, uint8_t *buf)
 {
     buf[0] = s->pid;
     buf[1] = s->id;
     uint8_t *p = buf + MIG_FWD_HDR;
-    const msg_t *m = s->fwd_next;
-    for (uint8_t i = 0; i < k; i++, m = m->next) {
-        p[0] = m->port;
+    const msg_t *m = first;
+    for (uint8_t i = 0; i < k; i++) {
+        p[0] = (uint8_t) (cast ? m->port | MIG_FWD_CAST : m->port);
         mig_put16(p + 1, m->len);
-        if (m->len) memcpy(p + MIG_FWD_ENTRY, m->data, m->len);
-        p += MIG_FWD_ENTRY + m->len;
+        p += MIG_FWD_ENTRY;
+        if (cast) {
+            p[0] = mig_cast_origin(m);
+            p[1] = mig_cast_seq(m);
+            p += MIG_FWD_CAST_ENTRY - MIG_FWD_ENTRY;
+        }
+        if (m->len) memcpy(p, m->data, m->len);
+        p += m->len;
+        if (i + 1u < k) m = m->next;
     }
 }
 
-/* The next k have gone; their copies stay until END is through. */
-static void skip_forwarded(slot_t *s, uint8_t k)
+/* The k from `first` have gone; they stay until END is through. */
+static void skip_forwarded(slot_t *s, msg_t *first, bool cast, uint8_t k)
 {
-    for (uint8_t i = 0; i < k; i++) {
-        s->fwd_next = s->fwd_next->next;
-        s->fwd_count++;
-    }
+    msg_t *last = first;
+    for (uint8_t i = 1; i < k; i++) last = last->next;
+    if (cast)
+        s->casts_sent = last;
+    else
+        s->fwd_next = last->next; /* the held list does not grow */
+    s->fwd_count = (uint16_t) (s->fwd_count + k);
 }
 
 static void send_end(slot_t *s)
@@ -539,15 +599,17 @@ static void send_end(slot_t *s)
 
 static void send_forward(slot_t *s)
 {
-    if (!s->fwd_next) {
+    bool cast;
+    msg_t *first = next_to_forward(s, &cast);
+    if (!first) {
         send_end(s);
         return;
     }
     uint16_t size;
-    uint8_t k = pack_count(s, &size);
+    uint8_t k = pack_count(first, cast ? s->casts_last : NULL, cast, &size);
     if (!k) { /* larger than a frame: it cannot follow the task (logged) */
         log_error(MT_ERR_INVALID);
-        skip_forwarded(s, 1);
+        skip_forwarded(s, first, cast, 1);
         return;
     }
     uint8_t *buf = mem_alloc_owned(size, MEM_OWNER_KERNEL);
@@ -555,12 +617,12 @@ static void send_forward(slot_t *s)
         MIG.want_room = true;
         return;
     }
-    pack(s, k, buf);
+    pack(s, first, k, cast, buf);
     mt_err_t err = mig_frame(MIG_MSG_FORWARD, s->dest, s->prio, buf, size);
     mem_release(buf);
     if (err == MT_OK) {
         s->in_flight = true;
-        skip_forwarded(s, k);
+        skip_forwarded(s, first, cast, k);
     }
 }
 

@@ -155,6 +155,22 @@ def bus_rx_seeds(desc):
     ev.migrator(0, END, [0x30, 7, 1, 0]).time(2000)
     ev.migrator(0, CONFIRM, [0x30, 7, 0, SELF], cast=True).time(30000)
     seeds["migration-in"] = ev.out
+    # The same with a multicast to the task's group taken before we join it
+    # (at RESULT ok) and one after; the source forwards both with their
+    # frames (port | 0x80, origin, number): we keep the first only.
+    ev = Events()
+    ev.migrator(0, FREEZE, [0x30, 8, 0, SELF, 2], cast=True).time(2000).tx_end()
+    ev.migrator(0, STATE, [0x30, 8, 0, 0] + list(image(0x30, 2, 9, b"ab", groups=[(3, PORT_0)],
+                                                       held=2)))
+    ev.time(2000).tx_end()
+    ev.frame(MCAST, 2, PID_MULTICAST, 3, b"a", src_pid=0x31)
+    ev.migrator(0, RESULT, [0x30, 8, 0, 0, SELF], cast=True)
+    ev.frame(MCAST, 2, PID_MULTICAST, 3, b"b", src_pid=0x31)
+    ev.migrator(0, FORWARD, [0x30, 8, PORT_0 | 0x80, 1, 0, 2, 0, ord("a"),
+                             PORT_0 | 0x80, 1, 0, 2, 1, ord("b")])
+    ev.migrator(0, END, [0x30, 8, 2, 0]).time(2000)
+    ev.migrator(0, CONFIRM, [0x30, 8, 0, SELF], cast=True).time(30000)
+    seeds["migration-in-casts"] = ev.out
     # Module 0 asks for 0x20 to move to module 2: we are the source.
     ev = Events()
     ev.migrator(0, REQUEST, [0x20, 2, 0, 1]).time(2000).tx_end()

@@ -16,7 +16,10 @@ What is checked, as the issue states it:
   the task running at the source; so does one that dies (killed, or
   stopped) after it attached the task and before it started it (between
   ATTACHED and END): the source takes the task back;
-- a task that is not movable is refused with an error, as is an unknown pid.
+- a task that is not movable is refused with an error, as is an unknown pid;
+- a multicast that goes out while the source sends its RESULT again (a
+  module rejected the first copy, the destination took it and joined the
+  group) reaches the task once.
 """
 
 import collections
@@ -396,3 +399,58 @@ def test_burst_beyond_the_pool_during_a_migration_loses_nothing(burst):
     # No module dropped a frame it could not store.
     for mod in range(5):
         assert burst.kernel(mod)["rx_undeliverable"] == 0, mod
+
+
+# ---- a multicast while the outcome is sent again ----
+
+RECAST_MIGRATIONS = 31  # the mover's requests before --until
+HANDS = re.compile(r"\] m(\d+) hands frame #(\d+) \((\w+) m\d+->(\w+), (\d+) B\)")
+REJECTED = re.compile(r"\[\s*([\d.]+) s\] m0 rejected frame #(\d+) \(MCAST m(\d+)->all, (\d+) B\)")
+RESULT_FRAME_B = 17  # a RESULT frame: 12 bytes of header and CRC, 5 of payload
+
+
+@pytest.fixture(scope="module")
+def recast(build_dir, tmp_path_factory):
+    """apps/migrate/migrate_recast.toml: the sink moves between m1 and m2
+    every 10 ms (asked at 11.16 ms, 21.16 ms, ...), m0 multicasts to its
+    group every 250 us, and the hub corrupts the first frame m0 receives
+    1.5 ms after each request: the source's RESULT, which it then sends
+    again."""
+    faults = []
+    for i in range(RECAST_MIGRATIONS):
+        faults += ["--fault", f"corrupt:0@{0.01266 + i * 0.01:.5f}"]
+    return run_device(build_dir, tmp_path_factory.mktemp("recast"), DEVICE, "--until", 0.32,
+                      "--trace", *faults, extra=["--app", "migrate_recast"])
+
+
+def test_result_sent_again_with_a_multicast_in_between(recast):
+    """The case is there: each migration's RESULT was rejected by m0 (the
+    only frame m0 rejected between the destination attaching the task and
+    starting it), and before the source sent it again m0 multicast to the
+    sink's group, which the destination had joined at its copy."""
+    attached = [t / 1000 for t, _, p, _, _, _ in phases(recast) if p == "ATTACHED"]
+    live = [t / 1000 for t, _, p, _, _, _ in phases(recast) if p == "LIVE"]
+    hands = [(i, m) for i, m in enumerate(HANDS.search(line) for line in recast.lines) if m]
+    rejected = [REJECTED.search(line) for line in recast.lines]
+    rejected = [m for m in rejected if m]
+    assert len(rejected) == RECAST_MIGRATIONS, rejected
+    between = 0
+    for m in rejected:
+        t, frame, src = float(m.group(1)), m.group(2), m.group(3)
+        assert int(m.group(4)) == RESULT_FRAME_B
+        assert any(a <= t <= b for a, b in zip(attached, live)), (t, attached, live)
+        # From the RESULT's first copy to its second, in the order the
+        # frames were handed to the bus.
+        first = next(k for k, (_, h) in enumerate(hands) if h.group(2) == frame)
+        again = next(k for k in range(first + 1, len(hands)) if hands[k][1].group(1) == src)
+        if any(h.group(1) == "0" and h.group(3) == "MCAST" for _, h in hands[first + 1:again]):
+            between += 1
+    assert between == RECAST_MIGRATIONS
+
+
+def test_multicast_during_a_result_sent_again_arrives_once(recast):
+    got = assert_nothing_lost_duplicated_or_reordered(recast)
+    assert len(got[0x11]) > 1000  # m0's multicasts, every one once
+    done = [p for p in phases(recast) if p[2] == "DONE" and p[5]]
+    assert len(done) == RECAST_MIGRATIONS
+    assert_one_live_copy(recast)

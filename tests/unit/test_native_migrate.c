@@ -58,6 +58,18 @@ static void finish_tx(uint8_t result)
     tport_busy(20);
 }
 
+/* Offer frame f to this module; true if it took it. */
+static bool offer_frame(const bus_frame_t *f)
+{
+    uint8_t buf[SLOT];
+    uint16_t n = bus_frame_encode(f, buf, sizeof buf);
+    assert_true(n > 0);
+    bool accepted = false;
+    port_native_bus_inject_rx(buf, n, tport_time() + 10, &accepted);
+    tport_busy(20);
+    return accepted;
+}
+
 /* Offer a frame to this module; true if it took it. */
 static bool offer(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
                   uint16_t len)
@@ -72,13 +84,24 @@ static bool offer(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, c
                      .prio = 2,
                      .len = len,
                      .payload = p};
-    uint8_t buf[SLOT];
-    uint16_t n = bus_frame_encode(&f, buf, sizeof buf);
-    assert_true(n > 0);
-    bool accepted = false;
-    port_native_bus_inject_rx(buf, n, tport_time() + 10, &accepted);
-    tport_busy(20);
-    return accepted;
+    return offer_frame(&f);
+}
+
+/* Multicast frame number `seq` of module src's broadcast link, one byte to
+ * group GROUP; taken. */
+#define GROUP 3u
+static void cast(mt_module_t src, uint8_t seq, char c)
+{
+    bus_frame_t f = {.type = BUS_FRAME_MCAST,
+                     .src = src,
+                     .dst = BUS_BROADCAST,
+                     .seq = seq,
+                     .pid = MT_PID_MULTICAST,
+                     .port = GROUP,
+                     .prio = 2,
+                     .len = 1,
+                     .payload = (const uint8_t *) &c};
+    assert_true(offer_frame(&f));
 }
 
 static void receive(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
@@ -384,6 +407,58 @@ static void test_end_unreachable_takes_the_task_back(void **state)
     assert_string_equal(got, "Shjkm");
 }
 
+/* Multicasts: the task leaves its groups when it is frozen, and the
+ * multicasts to them from then on are recorded, each with its bus frame
+ * (origin, number), and forwarded behind the held messages, so that the
+ * destination can drop the ones it delivered itself. A multicast that
+ * arrives while the RESULT is still on its way is among them: the task
+ * once got it both here (it was still a member) and on the destination
+ * (which joined at its first good copy of a RESULT sent again). Taken
+ * back, the task gets them all, once, in order, and is a member again. */
+static void test_source_records_multicasts_from_the_freeze_and_forwards_their_frames(void **state)
+{
+    (void) state;
+    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = sent_frame(0).payload[1];
+    assert_int_equal(mcast_member_count(GROUP), 0); /* left with the freeze */
+    finish_tx(PORT_BUS_SENT);
+    cast(0, 20, 'm'); /* recorded, not delivered */
+    const uint8_t reply[3] = {LOCAL, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    bus_frame_t chunk = sent_frame(1);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    /* The recorded multicast will follow: the destination sets a block aside. */
+    assert_int_equal(mig_get16(chunk.payload + MIG_CHUNK_HDR + MIG_IMAGE_HELD), 1);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).port, MIG_MSG_RESULT);
+    cast(2, 30, 'n'); /* the RESULT is still going out */
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t fwd = sent_frame(3);
+    assert_int_equal(fwd.port, MIG_MSG_FORWARD);
+    const uint8_t casts[14] = {LOCAL, id,  PORT_0 | MIG_FWD_CAST, 1, 0, 0,
+                               20,    'm', PORT_0 | MIG_FWD_CAST, 1, 0, 2,
+                               30,    'n'};
+    assert_int_equal(fwd.len, sizeof casts);
+    assert_memory_equal(fwd.payload, casts, sizeof casts);
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t end = sent_frame(4);
+    assert_int_equal(end.port, MIG_MSG_END);
+    assert_int_equal(end.payload[2], 2);
+    assert_string_equal(got, "S");   /* none ran here */
+    finish_tx(PORT_BUS_UNREACHABLE); /* END: taken back */
+    sched_run_pending();
+    assert_string_equal(got, "Smn");
+    assert_int_equal(mcast_member_count(GROUP), 1);
+    cast(0, 21, 'o');
+    sched_run_pending();
+    assert_string_equal(got, "Smno");
+}
+
 /* Flow control: while the task is frozen, sends that would take the
  * migrator's reserve of message blocks are refused (the local sender is
  * told, and tries again), and a bus frame is answered busy: not taken, not
@@ -495,6 +570,64 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
     memset(want + 3, 'y', later);
     want[3 + later] = 0;
     assert_string_equal(got, want);
+}
+
+/* The destination joins the task's groups at the RESULT and notes the
+ * last multicast it took from each module before (the cut). Of the
+ * forwarded multicasts it keeps those it took before joining, numbered up
+ * to the cut, and drops the later ones: it delivered them to the task
+ * itself. Each multicast reaches the task once: the one taken before the
+ * join from the source's forward, the one taken after from the bus. */
+static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joining(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    mig_image_t img = {.pid = REMOTE,
+                       .prio = 2,
+                       .flags = TASK_MOVABLE,
+                       .program = 9,
+                       .held = 3,
+                       .n_groups = 1,
+                       .groups = (const uint8_t[]){GROUP, PORT_0}};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES] = {REMOTE, 6, 0, 0};
+    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, sizeof chunk - MIG_CHUNK_HDR),
+                     MIG_IMAGE_HEADER + MIG_GROUP_BYTES);
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* ATTACHED */
+    cast(2, 40, 'a');         /* before the join: not ours to deliver */
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    assert_int_equal(mcast_member_count(GROUP), 1);
+    cast(2, 41, 'b'); /* after: delivered to the copy here */
+    cast(0, 50, 'c'); /* the source's own link, after the join */
+    const uint8_t fwd[18] = {REMOTE,
+                             6,
+                             PORT_0,
+                             1,
+                             0,
+                             'u', /* held at the source */
+                             PORT_0 | MIG_FWD_CAST,
+                             1,
+                             0,
+                             2,
+                             40,
+                             'a',
+                             PORT_0 | MIG_FWD_CAST,
+                             1,
+                             0,
+                             2,
+                             41,
+                             'b'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    const uint8_t more[8] = {REMOTE, 6, PORT_0 | MIG_FWD_CAST, 1, 0, 0, 50, 'c'};
+    from_migrator(0, MIG_MSG_FORWARD, more, sizeof more);
+    const uint8_t end[4] = {REMOTE, 6, 4, 0};
+    from_migrator(0, MIG_MSG_END, end, 4);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_string_equal(got, "uabc"); /* forwarded and kept first, then its own */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
 }
 
 /* ---- frames the protocol never sends ---- */
@@ -769,6 +902,8 @@ int main(void)
         cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
+        cmocka_unit_test_setup(
+            test_source_records_multicasts_from_the_freeze_and_forwards_their_frames, setup),
         cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
         cmocka_unit_test_setup(test_destination_refusing_for_lack_of_blocks_leaves_the_task_here,
                                setup),
@@ -776,6 +911,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
                                setup),
+        cmocka_unit_test_setup(
+            test_destination_keeps_the_forwarded_multicasts_it_took_before_joining, setup),
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),

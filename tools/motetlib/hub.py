@@ -216,6 +216,10 @@ class Mod:
     off_since: int = 0
     tx_frames: int = 0
     rx_frames: int = 0
+    # Its "deliver" events in the hub's queue, and the tick of the last one
+    # queued: a new event goes no earlier (deliver()).
+    delivers_queued: int = 0
+    last_deliver_tick: int = 0
     watch_cpu: float | None = None  # its CPU seconds when the watchdog began to watch it
     stacks: list = dataclasses.field(default_factory=list)  # STACK answers: (tick, pid, depth, name)
     delivered: int = 0  # events that reached an emulated module's interface (DELIVERED)
@@ -444,12 +448,17 @@ class Hub:
         if m.dead:
             return
         tick = max(m.clock.ceil(t), m.granted + 1)
-        for _, _, kind, data in self.heap:  # keep one module's events in order
-            if kind == "deliver" and data[0] is m and data[1] > tick:
-                tick = data[1]
+        # Keep one module's events in order: none before one already queued
+        # for it. Each is queued no earlier than the one before, so the last
+        # is the latest: no need to look through the queue (which holds the
+        # whole fault schedule) for every event.
+        if m.delivers_queued:
+            tick = max(tick, m.last_deliver_tick)
         when = m.clock.at(tick)
         if probe is not None:
             self.probe_truth[(probe, m.id)] = when
+        m.delivers_queued += 1
+        m.last_deliver_tick = tick
         self.push(when, "deliver", m, tick, body)
 
     # ---- processes and sockets ----
@@ -1210,6 +1219,7 @@ class Hub:
             _, _, kind, data = heapq.heappop(self.heap)
             if kind == "deliver":
                 m, tick, body = data
+                m.delivers_queued -= 1
                 if not m.dead:
                     m.outbox.append(struct.pack("<Q", tick) + body)
             elif kind == "slot":

@@ -139,6 +139,8 @@ uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap);
 mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f);
 /* Flag an encoded frame as a retransmission and reseal it. */
 void bus_frame_set_retry(uint8_t *frame, uint16_t n);
+/* Write the link's sequence number into an encoded frame and reseal it. */
+void bus_frame_set_seq(uint8_t *frame, uint16_t n, uint8_t seq);
 /* True if the encoded frame is a time-sync beacon to be stamped on send. */
 bool bus_frame_is_sync(const uint8_t *frame, uint16_t n);
 /* Write the sender's stamp into an encoded beacon and fix its CRC. */

@@ -154,9 +154,9 @@ bool migrate_bus_valid(const bus_frame_t *f);
 void migrate_bus_rx(const bus_frame_t *f);
 /* Our own multicast to the migrators went out; interrupt. */
 void migrate_bus_own(const bus_frame_t *f);
-/* A multicast to `group` is about to be delivered here (received or our
- * own); interrupt. */
-void migrate_bus_cast(uint8_t group, const void *data, uint16_t len);
+/* A multicast frame is about to be delivered here (received, or our own
+ * that has ended); interrupt. */
+void migrate_bus_cast(const bus_frame_t *f);
 /* A frame of ours ended with `result`; interrupt. */
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result);
 /* The remote-send path: true if the migrator took msg (its destination is
