@@ -116,6 +116,19 @@ def test_an_app_that_does_not_compile_is_refused_before_anything_runs(build_dir,
     assert "run: error: --app" in res.stderr
 
 
+def test_app_is_refused_when_the_loader_is_an_emulated_module(build_dir, tmp_path):
+    """--app reaches the native modules' command lines; an AVR loader loads
+    the description built into its image, so the run is refused, naming it."""
+    dev = tmp_path / "avr-loader.toml"
+    dev.write_text((DEVICES / "mixed-avr.toml").read_text().replace("loader = 0", "loader = 1"))
+    cmd = ["./motet", "run", str(dev), "--no-build", "--build-dir", str(build_dir),
+           "--app", str(ROOT / "apps/pingpong/mcast.toml")]
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2
+    assert "the loader, module 1, is an emulated module (avr)" in res.stderr
+
+
 def test_a_module_alone_says_why_its_load_failed_and_exits_1(build_dir, tmp_path):
     """The hello program alone, given a description one of whose tasks is
     on a module it does not have: the error on its console, status 1."""

@@ -184,9 +184,10 @@ def cmd_run(args):
     if args.app:
         loader = next((m for m in dev.modules if m.id == dev.loader), None)
         if loader is not None and loader.kind != "native":
-            print(f"run: error: --app {args.app}: the loader, module {loader.id}, is a "
-                  f"{loader.kind} module, which loads the description built into its image; "
-                  "make a native module the loader ([device] loader)", file=sys.stderr)
+            print(f"run: error: --app {args.app}: the loader, module {loader.id}, is an "
+                  f"emulated module ({loader.kind}), which loads the description built into "
+                  "its image; make a native module the loader ([device] loader)",
+                  file=sys.stderr)
             return 2
     with tempfile.TemporaryDirectory(prefix="motet-app-") as tmp:
         if args.app:
