@@ -204,7 +204,8 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
 /* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
  * creation order. */
 void send_release_held(task_t *t);
-/* Free a payload the kernel holds for t's running handler (t->payload). */
+/* Free a payload the kernel holds for t's running handler (t->payload);
+ * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);
 /* sched_post_isr() of a message that task `src` of another module sent
  * over the bus: queued for the local task pid (no virtual pid) with src

@@ -37,57 +37,11 @@
 
 /* ---- payloads ---- */
 
-void send_drop_payload(task_t *t)
-{
-    void *payload = t->payload;
-    t->payload = NULL;
-    mem_release(payload); /* the kernel's, in the receiver's context */
-}
-
-/* The top frame while a handler runs on the kernel stack (not a thread). */
-static MT_INLINE task_t *running_frame(void)
-{
-    return MOTET_THREADS && thread_running() ? NULL : sched.current;
-}
-
-/* A heap copy of a borrowed payload for the running task; NULL for none,
- * or when the heap is exhausted (logged). */
-static void *heap_copy(const void *data, uint16_t len)
-{
-    if (!len || !data) return NULL;
-    void *copy = mem_alloc(len);
-    if (copy) memcpy(copy, data, len);
-    return copy;
-}
-
-void *sched_take_msg(msg_t *msg)
-{
-    if (!msg) return NULL;
-    if ((msg->flags & MSG_HEAP) && msg->len && msg->data) {
-        mem_set_owner(msg->data, sched_current_pid());
-        msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed with the message */
-        return msg->data;
-    }
-    return heap_copy(msg->data, msg->len);
-}
-
-void *sched_take(void *data, uint16_t len)
-{
-    task_t *top = running_frame();
-    if (top && data && top->payload == data) {
-        /* The running handler's own heap payload; one the handler was lent
-         * by a frame below is not in its frame, and is copied. */
-        top->payload = NULL;
-        return mem_hand_over(data, top->pid); /* checked when it was sent */
-    }
-    return heap_copy(data, len);
-}
-
 /* The frame of the handler that sends, if the sender is a task on the
  * kernel stack: where a payload it was given and passes on is held. */
 static MT_INLINE task_t *sending_frame(mt_pid_t sender)
 {
-    task_t *self = running_frame();
+    task_t *self = sched_running_frame();
     return self && self->pid == sender ? self : NULL;
 }
 

@@ -382,6 +382,13 @@ static inline void thread_timer_fired(uint8_t id)
 
 #endif /* MOTET_THREADS */
 
+/* The top frame while a handler runs on the kernel stack; NULL while a
+ * thread runs (its sends are not a frame's). */
+static MT_INLINE task_t *sched_running_frame(void)
+{
+    return MOTET_THREADS && thread_running() ? NULL : sched.current;
+}
+
 /* True if a drain at `floor` may find work: a message above it or a ready
  * thread. Read without the lock: whatever an interrupt adds afterwards and
  * outranks the frame runs at that interrupt's exit. */

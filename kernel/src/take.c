@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A handler's heap payload after the dispatch (docs/architecture.md, who
+ * owns a message block when): the running handler takes it
+ * (sched_take(), sched_take_msg()), and the kernel frees what it did not
+ * take once the handler returns (send_drop_payload()). A borrowed payload
+ * is copied to the heap instead.
+ */
+#include <string.h>
+
+#include "mem_internal.h"
+#include "motet/mem.h"
+#include "sched_internal.h"
+#include "thread_internal.h"
+
+void send_drop_payload(task_t *t)
+{
+    void *payload = t->payload;
+    t->payload = NULL;
+    mem_release(payload); /* the kernel's, in the receiver's context */
+}
+
+/* A heap copy of a borrowed payload for the running task; NULL for none,
+ * or when the heap is exhausted (logged). */
+static void *heap_copy(const void *data, uint16_t len)
+{
+    if (!len || !data) return NULL;
+    void *copy = mem_alloc(len);
+    if (copy) memcpy(copy, data, len);
+    return copy;
+}
+
+void *sched_take_msg(msg_t *msg)
+{
+    if (!msg) return NULL;
+    if ((msg->flags & MSG_HEAP) && msg->len && msg->data) {
+        mem_set_owner(msg->data, sched_current_pid());
+        msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed with the message */
+        return msg->data;
+    }
+    return heap_copy(msg->data, msg->len);
+}
+
+void *sched_take(void *data, uint16_t len)
+{
+    task_t *top = sched_running_frame();
+    if (top && data && top->payload == data) {
+        /* The running handler's own heap payload; one the handler was lent
+         * by a frame below is not in its frame, and is copied. */
+        top->payload = NULL;
+        return mem_hand_over(data, top->pid); /* checked when it was sent */
+    }
+    return heap_copy(data, len);
+}
