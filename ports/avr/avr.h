@@ -71,6 +71,21 @@ void tport_avr_sleep_end(void);
 #define PORT_AVR_BODY          static inline __attribute__((always_inline))
 #endif
 
+/* The watchdog (port_avr_watchdog.c) is stopped while the core sleeps; the
+ * first PORT_AVR_ISR after the sleep restarts it before its tail may run a
+ * handler, which the watchdog must then see. Later interrupts do not kick
+ * it: a handler that never returns is reset however many come. */
+#ifdef PORT_AVR_WATCHDOG
+extern volatile uint8_t port_avr_watchdog_stopped;
+void port_avr_watchdog_wake(void);
+#define PORT_AVR_WATCHDOG_RESUME()                                                                 \
+    do {                                                                                           \
+        if (port_avr_watchdog_stopped) port_avr_watchdog_wake();                                   \
+    } while (0)
+#else
+#define PORT_AVR_WATCHDOG_RESUME() ((void) 0)
+#endif
+
 /* Define the service routine of `vector` (an avr-libc name such as
  * TIMER1_COMPA_vect); the braces that follow are its body. */
 #define PORT_AVR_ISR(vector)                                                                       \
@@ -83,6 +98,7 @@ void tport_avr_sleep_end(void);
         vector##_body();                                                                           \
         port_avr_isr_depth--;                                                                      \
         port_avr_woken = 1;                                                                        \
+        PORT_AVR_WATCHDOG_RESUME();                                                                \
         sched_isr_exit();                                                                          \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
@@ -103,6 +119,10 @@ void port_avr_sleep_limit(port_sleep_mode_t deepest);
 uint16_t port_avr_stack_used(void);
 /* Bytes between the end of the static data and the top of the stack. */
 uint16_t port_avr_stack_size(void);
+
+/* MCUCSR as the chip's last reset left it (PORF, EXTRF, BORF, WDRF, JTRF):
+ * why the module booted (port_avr_watchdog.c). */
+uint8_t port_avr_reset_cause(void);
 
 /* Wait until the console has sent its last byte. */
 void port_avr_console_flush(void);

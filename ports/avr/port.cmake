@@ -194,7 +194,7 @@ function(motet_avr_bench_kernel prefix name threads)
     ${MOTET_ROOT}/ports/avr/port_avr_boot.c ${MOTET_ROOT}/ports/avr/port_avr_bus.c
     ${MOTET_ROOT}/ports/avr/port_avr_console.c
     ${MOTET_ROOT}/ports/avr/port_avr_context.c ${MOTET_ROOT}/ports/avr/port_avr_irq.c
-    ${MOTET_ROOT}/ports/avr/port_avr_timer.c)
+    ${MOTET_ROOT}/ports/avr/port_avr_timer.c ${MOTET_ROOT}/ports/avr/port_avr_watchdog.c)
   target_include_directories(${port} PUBLIC ${MOTET_ROOT}/ports/avr)
   target_link_libraries(${port} PUBLIC ${kernel})
   # The kernel calls the port back (the bus driver from bus.c and

@@ -78,6 +78,7 @@ void port_init(void)
     port_avr_sleep_limit(PORT_SLEEP_NONE_DUE);
     port_avr_console_init();
     port_avr_timer_init();
+    port_avr_watchdog_init();
 }
 
 void port_halt(int status)

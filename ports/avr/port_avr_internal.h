@@ -11,5 +11,21 @@ void port_avr_console_init(void);
 /* Timer1 at its preset, compare off; running unless the test clock owns it
  * (port_avr_timer.c). */
 void port_avr_timer_init(void);
+/* Reports a watchdog reset on the console, then arms the WDT if the build
+ * asks for it (port_avr_watchdog.c); after the console. */
+void port_avr_watchdog_init(void);
+/* Stop the WDT for a sleep, and re-arm it (a fresh timeout) at the wake;
+ * no code at all without PORT_AVR_WATCHDOG. */
+#ifdef PORT_AVR_WATCHDOG
+void port_avr_watchdog_sleep(void);
+void port_avr_watchdog_wake(void);
+#else
+static inline void port_avr_watchdog_sleep(void)
+{
+}
+static inline void port_avr_watchdog_wake(void)
+{
+}
+#endif
 
 #endif /* PORT_AVR_INTERNAL_H */

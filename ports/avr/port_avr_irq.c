@@ -10,6 +10,7 @@
 #include <avr/sleep.h>
 
 #include "avr.h"
+#include "port_avr_internal.h"
 
 volatile uint8_t port_avr_isr_depth;
 volatile uint8_t port_avr_woken;
@@ -40,6 +41,7 @@ void port_sleep(port_sleep_mode_t mode)
     set_sleep_mode(hardware_mode(mode));
     port_avr_woken = 0;
     if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_enter();
+    port_avr_watchdog_sleep();
     do {
         if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_begin();
         sleep_enable();
@@ -48,4 +50,5 @@ void port_sleep(port_sleep_mode_t mode)
         sleep_disable();
         if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_end();
     } while (!port_avr_woken);
+    port_avr_watchdog_wake();
 }

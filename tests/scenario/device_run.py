@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, RUN_TIMEOUT_S
 
 DEVICES = ROOT / "devices"
@@ -39,6 +41,20 @@ def motet_run_cmd(build_dir, device, *args, extra=()):
 
 def env():
     return dict(os.environ, PYTHONPATH=str(TOOLS))
+
+
+def build_device_programs(build_dir, device):
+    """Build what `device`'s modules run (native programs and the tools in
+    the session's tree, port images in the trees of their ports beside
+    it); fails the test with the build's output if that fails."""
+    res = subprocess.run([sys.executable, "-c",
+                          "import sys; from motetlib import device, run_device; "
+                          "sys.exit(run_device.build_programs(sys.argv[1], "
+                          "device.load(sys.argv[2])))", str(build_dir), str(device)],
+                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=1800)
+    if res.returncode != 0:
+        pytest.fail(f"building the programs of {device.name} failed:\n{res.stdout[-4000:]}"
+                    f"{res.stderr[-4000:]}", pytrace=False)
 
 
 class Run:

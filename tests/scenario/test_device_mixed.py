@@ -7,13 +7,9 @@ to the hub in lock-step, exchanging messages over one bus
 docs/bus.md, "Emulated modules").
 """
 
-import subprocess
-import sys
-
 import pytest
 
-from conftest import ROOT
-from device_run import DEVICES, PING, PONG, env, run_device
+from device_run import DEVICES, PING, PONG, build_device_programs, run_device
 
 from motetlib import device as devmod  # noqa: E402 (device_run's path)
 
@@ -34,14 +30,7 @@ def mixed_built(build_dir):
     """The devices' programs: the native program, the harness and the QEMU
     plugin in the session's tree, the AVR and Cortex-M images in the trees
     of their ports beside it."""
-    res = subprocess.run([sys.executable, "-c",
-                          "import sys; from motetlib import device, run_device; "
-                          "sys.exit(run_device.build_programs(sys.argv[1], "
-                          "device.load(sys.argv[2])))", str(build_dir), str(THREE)],
-                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=1800)
-    if res.returncode != 0:
-        pytest.fail(f"building the mixed devices failed:\n{res.stdout[-4000:]}"
-                    f"{res.stderr[-4000:]}", pytrace=False)
+    build_device_programs(build_dir, THREE)
     return build_dir
 
 

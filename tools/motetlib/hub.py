@@ -407,6 +407,7 @@ class Hub:
         self.command_buf = b""
         self.watchdog_s = watchdog_s  # CPU seconds without asking for time; None or 0: off
         self.watchdog = None  # what the watchdog found, once it stopped the run
+        self.chip_reset = None  # the module whose chip's own watchdog reset it
         self.clk_tck = os.sysconf("SC_CLK_TCK")
 
     # ---- notes and output ----
@@ -636,6 +637,11 @@ class Hub:
             except subprocess.TimeoutExpired:
                 status = None
         self.drain_output(m, final=True)
+        reset = m.kind.reset_note(status)
+        if reset and not m.exit_note:
+            m.exit_note = reset
+            self.chip_reset = {"module": m.id, "name": m.spec.name, "tick": m.granted}
+            self.note(f"m{m.id} ({m.spec.name}) {reset}: the run stops", m.id)
         if not m.exit_note:
             m.exit_note = f"exited with status {status}" if status is not None else "link lost"
             if self.end_reason is None:
@@ -1296,6 +1302,9 @@ class Hub:
             self.schedule_probes()
             while True:
                 self.wait_quiescent()
+                if self.chip_reset:
+                    self.end_reason = "watchdog reset"
+                    break
                 self.check_interrupt()
                 self.apply_inputs()
                 self.flush_output()
@@ -1434,7 +1443,8 @@ class Hub:
         return {"device": self.device.name, "seed": self.seed, "end_s": self.now / 1e9,
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
-                "watchdog": self.watchdog, "failed_loads": self.failed_loads}
+                "watchdog": self.watchdog, "chip_reset": self.chip_reset,
+                "failed_loads": self.failed_loads}
 
 
 def summary_lines(report):

@@ -26,6 +26,7 @@ from . import build
 
 NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
 HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
+HARNESS_EXIT_WATCHDOG = 127  # the harness's status when the chip's watchdog reset it on a bus
 LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
 CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
 
@@ -62,6 +63,11 @@ class Kind:
 
     def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra) -> list[str]:
         raise NotImplementedError
+
+    def reset_note(self, status) -> str | None:
+        """What exit status `status` of the module's process says if it means
+        that the chip reset itself (its watchdog), else None."""
+        return None
 
 
 class NativeKind(Kind):
@@ -124,6 +130,14 @@ class AvrKind(EmulatedKind):
 
     def launcher(self, bdir, spec):
         return [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq", str(self.tick_hz(spec))]
+
+    def reset_note(self, status):
+        # The harness's EXIT_WATCHDOG (tools/simavr-harness/harness.h): a
+        # rebooted module would have lost its tasks and the bus has no way to
+        # give them back, so the harness ends there (docs/simavr-harness.md).
+        if status == HARNESS_EXIT_WATCHDOG:
+            return "was reset by its watchdog (a module does not rejoin the bus after a reset)"
+        return None
 
 
 class CortexMKind(EmulatedKind):

@@ -19,6 +19,7 @@
 #define EXIT_LIMIT         124 /* --max-cycles or --timeout reached */
 #define EXIT_ERROR         125 /* bad command line, unreadable image */
 #define EXIT_ABNORMAL      126 /* crash, or a stop without the halt marker */
+#define EXIT_WATCHDOG      127 /* on a device (--bus): the chip's watchdog reset it */
 
 #define HARNESS_MAX_PINS 32
 #define HARNESS_LINES    8 /* INT0 .. INT7 */
@@ -71,12 +72,13 @@ typedef struct options {
 } options_t;
 
 typedef enum {
-    RUN_HALTED,  /* port_halt(): status is valid */
-    RUN_LIMIT,   /* --max-cycles */
-    RUN_TIMEOUT, /* --timeout */
-    RUN_CRASHED, /* simavr reported a crash */
-    RUN_STOPPED, /* slept with interrupts off, but without the marker */
-    RUN_ENDED,   /* the hub ended the run (--bus): status is the hub's */
+    RUN_HALTED,   /* port_halt(): status is valid */
+    RUN_LIMIT,    /* --max-cycles */
+    RUN_TIMEOUT,  /* --timeout */
+    RUN_CRASHED,  /* simavr reported a crash */
+    RUN_STOPPED,  /* slept with interrupts off, but without the marker */
+    RUN_ENDED,    /* the hub ended the run (--bus): status is the hub's */
+    RUN_WATCHDOG, /* on a device (--bus): the watchdog reset the chip */
 } run_end_t;
 
 typedef struct result {
@@ -89,6 +91,8 @@ typedef struct result {
     uint64_t sleeps;         /* times the core entered SLEEP */
     uint64_t edges;          /* traced GPIO edges */
     uint64_t injected;       /* interrupts injected */
+    uint64_t wdt_resets;     /* resets by the watchdog (MCUCSR.WDRF rose) */
+    uint64_t wdt_cycle;      /* the cycle of the last of them */
     double wall;             /* seconds of host time */
     uint32_t freq;
     char mcu[64];

@@ -54,7 +54,8 @@ static const char usage_text[] =
     "\n"
     "Numbers are decimal or 0x hex. Exit status: the firmware's port_halt() status\n"
     "(0..123); 124 cycle limit or timeout; 125 usage or load error; 126 crash, or\n"
-    "a sleep with interrupts off that is not port_halt(). simavr 1.6 charges no\n"
+    "a sleep with interrupts off that is not port_halt(); 127 on a device, the\n"
+    "watchdog reset the chip (alone, it reboots and runs on). simavr 1.6 charges no\n"
     "cycles for interrupt entry or wake-up: see docs/simavr-harness.md.\n";
 
 static void usage_error(const char *fmt, const char *arg)
@@ -307,8 +308,8 @@ static void parse_args(int argc, char **argv, options_t *o)
 
 static const char *end_name(run_end_t end)
 {
-    static const char *const names[] = {"halted",  "cycle-limit", "timeout",
-                                        "crashed", "stopped",     "ended by the hub"};
+    static const char *const names[] = {"halted",  "cycle-limit",      "timeout",       "crashed",
+                                        "stopped", "ended by the hub", "watchdog reset"};
     return names[end];
 }
 
@@ -333,6 +334,9 @@ static void print_summary(const result_t *r)
     for (unsigned m = 0; m < 8; m++)
         if (r->asleep_mode[m] && r->asleep_mode[m] != r->asleep)
             fprintf(stderr, ", %s %llu", mode_names[m], (unsigned long long) r->asleep_mode[m]);
+    if (r->wdt_resets)
+        fprintf(stderr, " | %llu watchdog resets, the last at cycle %llu",
+                (unsigned long long) r->wdt_resets, (unsigned long long) r->wdt_cycle);
     fprintf(stderr, " | %llu edges, %llu injected | host %.2f s\n", (unsigned long long) r->edges,
             (unsigned long long) r->injected, r->wall);
 }
@@ -363,10 +367,11 @@ static int write_json(const char *path, const result_t *r)
             (unsigned long long) r->asleep);
     write_modes(f, r);
     fprintf(f,
-            ", \"sleeps\": %llu, \"edges\": %llu, \"injected\": %llu, \"freq\": %lu,"
-            " \"mcu\": \"%s\", \"wall\": %.3f}\n",
+            ", \"sleeps\": %llu, \"edges\": %llu, \"injected\": %llu,"
+            " \"watchdog_resets\": %llu, \"freq\": %lu, \"mcu\": \"%s\", \"wall\": %.3f}\n",
             (unsigned long long) r->sleeps, (unsigned long long) r->edges,
-            (unsigned long long) r->injected, (unsigned long) r->freq, r->mcu, r->wall);
+            (unsigned long long) r->injected, (unsigned long long) r->wdt_resets,
+            (unsigned long) r->freq, r->mcu, r->wall);
     return fclose(f) == 0 ? 0 : EXIT_ERROR;
 }
 
@@ -391,6 +396,10 @@ static int exit_status(const result_t *r)
     case RUN_CRASHED:
         fprintf(stderr, "motet-simavr: error: the firmware crashed (see simavr's message)\n");
         return EXIT_ABNORMAL;
+    case RUN_WATCHDOG:
+        fprintf(stderr, "motet-simavr: error: the watchdog reset the chip; a module does not"
+                        " rejoin the bus after a reset\n");
+        return EXIT_WATCHDOG;
     case RUN_STOPPED:
     default:
         fprintf(stderr, "motet-simavr: error: the firmware slept with interrupts off"

@@ -57,6 +57,8 @@
 #define M128_TIFR     0x56
 #define M128_ETIFR    0x7C
 #define M128_MCUCR    0x55
+#define M128_MCUCSR   0x54
+#define M128_WDRF     0x08
 #define M128_SRE      0x80
 #define M128_RAMEND   0x10FF
 #define XRAM_END      0xFFFF
@@ -423,6 +425,8 @@ static bool is_atmega128(void)
     return strcmp(res->mcu, "atmega128") == 0;
 }
 
+static bool is_m128; /* is_atmega128(), for the run step */
+
 static int make_core(elf_firmware_t *fw)
 {
     snprintf(res->mcu, sizeof res->mcu, "%s",
@@ -445,7 +449,8 @@ static int make_core(elf_firmware_t *fw)
     avr->sleep = sim_sleep;
     avr->log = LOG_ERROR;
     if (xram) wire_xram();
-    if (is_atmega128()) wire_flags();
+    is_m128 = is_atmega128();
+    if (is_m128) wire_flags();
     if (opt->timer_hold && is_atmega128())
         for (unsigned i = 0; i < sizeof holds / sizeof holds[0]; i++) wire_hold(&holds[i]);
     return 0;
@@ -509,11 +514,37 @@ static void read_halt(void)
     res->stack_used = reg_pair(HALT_REG_STACK);
 }
 
+/* simavr 1.6 models the ATmega128's watchdog (avr_watchdog.c): WDTCR's
+ * timed sequence arms it for 2048 << WDP cycles of a 128 kHz clock (16 ms
+ * << WDP, the data sheet's 16 K << WDP cycles of 1 MHz within 2 %), WDR
+ * restarts it, and on expiry it resets the core and sets MCUCSR.WDRF. The
+ * harness counts a reset when WDRF rises; the AVR port clears the flags at
+ * every boot, so each reset is seen. */
+static bool wdrf_was;
+
+/* True when the watchdog has just reset the core. */
+static bool watchdog_fired(void)
+{
+    bool wdrf = is_m128 && (avr->data[M128_MCUCSR] & M128_WDRF);
+    bool fired = wdrf && !wdrf_was;
+    wdrf_was = wdrf;
+    if (!fired) return false;
+    res->wdt_resets++;
+    res->wdt_cycle = avr->cycle;
+    fprintf(stderr, "motet-simavr: the watchdog reset the core at cycle %llu (%.6f s)\n",
+            (unsigned long long) avr->cycle, (double) avr->cycle / res->freq);
+    return true;
+}
+
 /* One simavr step; true while the firmware keeps running. */
 static bool step(void)
 {
     int state = avr_run(avr);
     sleep_check(state);
+    if (watchdog_fired() && opt->bus_socket) {
+        res->end = RUN_WATCHDOG; /* no rejoining the bus: docs/simavr-harness.md */
+        return false;
+    }
     if (state == cpu_Done) {
         read_halt();
         return false;
