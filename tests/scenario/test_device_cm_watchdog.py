@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: MIT
+"""The mps2-an385's own watchdog on a Cortex-M3 module (docs/guide.md, "The
+Cortex-M watchdog"; docs/bus.md, "Emulated modules"): apps/stuck's Cortex-M
+image arms it at 100 ms (PORT_CM_WATCHDOG_MS=100) and its task "spin" loops
+for ever 5000 ticks after it starts (0.5 s of the port's 100 us tick). On a
+device qemu_module.py sees the core reset, reads the port's marker word,
+ends the module, and the hub stops the run naming it.
+
+Every figure asserted comes from the board: 0.5 s to the spin after the
+task starts, then 100 ms of the 25 MHz watchdog clock to the reset; the
+subprocess timeout only guards a hang.
+"""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import build_device_programs, env, motet_run_cmd
+
+DEVICE = Path(__file__).with_name("stuck-cm-device.toml")
+TICK_HZ = 25_000_000  # the adapter's ticks: the board's timer clock
+WATCHDOG_S = 0.100  # PORT_CM_WATCHDOG_MS (apps/stuck/CMakeLists.txt)
+SPIN_AFTER_S = 5000 * 100e-6  # the task's timer: 5000 ticks of 100 us
+
+
+@pytest.fixture(scope="module")
+def stuck_built(build_dir):
+    """The native stuck program, the hub's tools and the QEMU plugin in the
+    session's tree, the Cortex-M image in the Cortex-M port's tree."""
+    build_device_programs(build_dir, DEVICE)
+    return build_dir
+
+
+def test_on_a_device_the_hub_names_the_reset_module(stuck_built, tmp_path):
+    report_path = tmp_path / "report.json"
+    cmd = motet_run_cmd(stuck_built, DEVICE, "--until", 3, "--report", report_path)
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, f"motet run exited with {res.returncode}:\n{out[-3000:]}"
+    assert "m1| [" in out and "spin 0x10: looping" in out, out[-3000:]
+    notes = [line for line in res.stdout.splitlines()
+             if line.startswith("hub|") and "reset by its watchdog" in line]
+    assert len(notes) == 1 and "m1 (sense)" in notes[0], out[-3000:]
+    assert "stopped: watchdog reset" in out
+    report = json.loads(report_path.read_text())
+    assert report["reason"] == "watchdog reset"
+    assert report["chip_reset"]["module"] == 1 and report["chip_reset"]["name"] == "sense"
+    assert report["modules"]["1"]["state"] == "exited"
+    assert report["modules"]["1"]["note"].startswith("was reset by its watchdog")
+    # The spin began on the task's timer, and the reset came a watchdog
+    # timeout later: the adapter last saw the module's time (its last fence,
+    # at most a grant before the reset) no sooner than that, and within a
+    # millisecond of it. The module's stamps count from port_init(), a few
+    # microseconds into the counter's time: the spin's stamp is a lower bound.
+    spin = [line for line in out.splitlines() if "m1| [" in line and "spin 0x10: looping" in line]
+    spin_s = float(spin[0].split("[")[1].split("ms]")[0]) / 1000
+    assert spin_s >= SPIN_AFTER_S, spin[0]
+    at = [line for line in out.splitlines() if "the watchdog reset the machine after tick" in line]
+    assert len(at) == 1, out[-3000:]
+    reset_s = int(at[0].split("after tick ")[1].split()[0]) / TICK_HZ
+    assert spin_s + WATCHDOG_S <= reset_s < spin_s + WATCHDOG_S + 0.001, (spin[0], at[0])
+    # The other module was stopped cleanly: it printed its counters.
+    assert "m0| bus: module 0 sent" in out
