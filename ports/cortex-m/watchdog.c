@@ -5,8 +5,8 @@
  *
  * Off unless the build defines PORT_CM_WATCHDOG_MS (1 to 343597 ms), e.g. in
  * the DEFS of motet_cortex_m_bench_kernel() (docs/guide.md, "The Cortex-M
- * watchdog"). Then, as on the AVR port, the watchdog runs whenever the core
- * does and is stopped for each sleep: the kernel sleeps only from its main
+ * watchdog"). Then, as on the AVR port, the watchdog watches whenever the
+ * core runs and not while it sleeps: the kernel sleeps only from its main
  * loop with nothing to run, which proves no handler is stuck, and a module
  * that waits long for its next timer must not be reset. port_sleep()
  * (sleep.c) restarts it the moment WFI returns, before PRIMASK lets the
@@ -18,9 +18,14 @@
  * watchdog's interrupt flag and reloads; the second, with the flag still
  * up, resets: the port loads half the timeout. It sets RESEN only, not
  * INTEN: the interrupt is wired to NMI, which the exit dispatch owns
- * (irq.c). QEMU 7.2 counts with RESEN alone; the CMSDK part in silicon
- * counts only with INTEN, so a port to it would need an NMI that tells the
- * watchdog's warning from the exit dispatch's return.
+ * (irq.c). QEMU 7.2's model counts from the machine's reset whatever CTRL
+ * says, and a second expiry latches the reset until the machine resets
+ * (RESEN then only lets it through). So "stopped" for a sleep is RESEN off
+ * and the longest period loaded: two periods are 343 s, and the port wakes
+ * at least once an epoch of its clock (port_config.h, 172 s), where
+ * port_sleep() loads it again. The CMSDK part in silicon counts only with
+ * INTEN set, so a port to it would need an NMI that tells the watchdog's
+ * warning from the exit dispatch's return.
  *
  * The mps2 has no reset-cause register. A marker word in .noinit (link.ld:
  * loaded by nothing, cleared by nothing) holds CM_WATCHDOG_ARMED exactly
@@ -74,6 +79,8 @@ void cm_watchdog_stop(void)
     port_cm_watchdog_marker = 0u;
     CM_WDOG->lock = WDOG_UNLOCK;
     CM_WDOG->ctrl = 0u;
+    CM_WDOG->load = 0xFFFFFFFFu;
+    CM_WDOG->intclr = 1u;
     CM_WDOG->lock = 0u;
 }
 #endif

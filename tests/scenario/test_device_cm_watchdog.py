@@ -11,11 +11,16 @@ task starts, then 100 ms of the 25 MHz watchdog clock to the reset; the
 subprocess timeout only guards a hang.
 """
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import RUN_TIMEOUT_S
 from device_run import build_device_programs, run_until_chip_reset
+
+from motetlib import build  # noqa: E402 (device_run's path)
 
 DEVICE = Path(__file__).with_name("stuck-cm-device.toml")
 TICK_HZ = 25_000_000  # the adapter's ticks: the board's timer clock
@@ -29,6 +34,32 @@ def stuck_built(build_dir):
     session's tree, the Cortex-M image in the Cortex-M port's tree."""
     build_device_programs(build_dir, DEVICE)
     return build_dir
+
+
+def test_alone_the_machine_resets_and_reports_it_at_boot(stuck_built):
+    """Under QEMU alone (no adapter: the image loads its own "stuck" app),
+    each round boots, sleeps 0.5 s (five timeouts: a sleeping core is not
+    reset), spins, is reset, and the next boot says why."""
+    image = build.port_build_dir(stuck_built, "cortex-m") / "apps" / "stuck" / "stuck"
+    # timeout(1) guards a hang only (a round takes well under a second):
+    # a machine that never prints must not block readline() for ever.
+    qemu = subprocess.Popen(
+        ["timeout", str(RUN_TIMEOUT_S), shutil.which("qemu-system-arm") or "qemu-system-arm", "-M", "mps2-an385", "-display",
+         "none", "-monitor", "none", "-serial", "stdio", "-semihosting-config",
+         "enable=on,target=native", "-icount", "shift=0,align=off,sleep=off", "-kernel",
+         str(image)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines = []
+    try:
+        while lines.count("cortex-m: reset by the watchdog") < 2:
+            line = qemu.stdout.readline()
+            if not line:
+                break
+            lines.append(line.strip())
+    finally:
+        qemu.terminate()  # timeout(1) passes SIGTERM on to QEMU
+        qemu.wait()
+    assert lines[:4] == ["[    500.000 ms] spin 0x10: looping", "cortex-m: reset by the watchdog"] * 2, \
+        lines[-20:]
 
 
 def test_on_a_device_the_hub_names_the_reset_module(stuck_built, tmp_path):
