@@ -24,7 +24,7 @@ void cm_clock_init(void);
 void cm_sleep_init(void);
 
 /* The watchdog (watchdog.c). The marker word that says "the watchdog
- * counts" across a reset; qemu_module.py reads it too. */
+ * may reset" across a reset; qemu_module.py reads it too. */
 #define CM_WATCHDOG_ARMED 0x57444F47u /* "WDOG" */
 /* Read and clear the marker, report a watchdog reset on the console. Start-up,
  * after the console. */

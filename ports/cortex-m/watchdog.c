@@ -29,8 +29,8 @@
  *
  * The mps2 has no reset-cause register. A marker word in .noinit (link.ld:
  * loaded by nothing, cleared by nothing) holds CM_WATCHDOG_ARMED exactly
- * while the watchdog counts; a reset that finds it there came while the
- * watchdog ran, i.e. from the watchdog (the port never requests a reset
+ * while the watchdog may reset (RESEN on); a reset that finds it there came
+ * while the watchdog watched, i.e. from the watchdog (the port never requests a reset
  * itself). Start-up reports it on the console ("cortex-m: reset by the
  * watchdog"), port_cm_reset_by_watchdog() gives it to the application,
  * and the marker is cleared so that the next boot's cause is its own.
