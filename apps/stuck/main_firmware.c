@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A module that hangs, as an ATmega128 image in the simavr harness
- * (`kind = "avr"`, tests of the chip's watchdog): the same programs as the
- * native modules (stuck.c); the loader, on another module, loads the
+ * (`kind = "avr"`) or a Cortex-M3 image under QEMU (`kind = "cortex-m"`),
+ * for the tests of the chip's watchdog: the same programs as the native
+ * modules (stuck.c); the loader, on another module, loads the
  * description (module_main(), motet/module.h).
  */
 #include "motet/module.h"

@@ -156,6 +156,11 @@ void port_cm_alarm_cancel(void);
 uint32_t port_cm_sleep_count(void);
 uint64_t port_cm_sleep_ticks(void);
 
+/* ---- the watchdog (watchdog.c) ---- */
+
+/* Whether the watchdog reset the machine before this boot. */
+bool port_cm_reset_by_watchdog(void);
+
 /* ---- the shared stack ---- */
 
 /* Bytes reserved for the stack, and the most used since reset or the last

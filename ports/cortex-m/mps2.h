@@ -67,6 +67,19 @@ typedef struct cmsdk_timer {
 #define CM_TIMER0     ((cmsdk_timer_t *) 0x40000000u)
 #define CM_TIMER1     ((cmsdk_timer_t *) PORT_CM_COUNTER_BASE) /* port_config.h */
 
+/* ---- CMSDK APB watchdog (watchdog.c) ---- */
+typedef struct cmsdk_watchdog {
+    volatile uint32_t load; /* write: the counter reloads from it at once */
+    volatile uint32_t value;
+    volatile uint32_t ctrl; /* bit 0 INTEN, bit 1 RESEN */
+    volatile uint32_t intclr;
+    volatile uint32_t ris;
+    volatile uint32_t mis;
+    uint32_t reserved[762];
+    volatile uint32_t lock; /* 0xC00: write 0x1ACCE551 to unlock, anything else to lock */
+} cmsdk_watchdog_t;
+#define CM_WDOG ((cmsdk_watchdog_t *) 0x40008000u)
+
 /* ---- CMSDK APB dual timer: two SP804-style down counters ---- */
 typedef struct cmsdk_dualtimer {
     volatile uint32_t load; /* write: value = load at once */

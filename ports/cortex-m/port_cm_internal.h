@@ -23,6 +23,26 @@ void cm_irq_init(void);
 void cm_clock_init(void);
 void cm_sleep_init(void);
 
+/* The watchdog (watchdog.c). The marker word that says "the watchdog
+ * may reset" across a reset; qemu_module.py reads it too. */
+#define CM_WATCHDOG_ARMED 0x57444F47u /* "WDOG" */
+/* Read and clear the marker, report a watchdog reset on the console. Start-up,
+ * after the console. */
+void cm_watchdog_boot(void);
+/* Arm the watchdog for a fresh timeout / stop it (for a sleep); no code at
+ * all without PORT_CM_WATCHDOG_MS. */
+#ifdef PORT_CM_WATCHDOG_MS
+void cm_watchdog_start(void);
+void cm_watchdog_stop(void);
+#else
+static inline void cm_watchdog_start(void)
+{
+}
+static inline void cm_watchdog_stop(void)
+{
+}
+#endif
+
 /* Print and stop with status 3: a port invariant broke (fault, stray
  * interrupt, misuse). Any context. */
 void cm_fatal(const char *what, uint32_t value) __attribute__((noreturn));

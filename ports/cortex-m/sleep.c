@@ -25,9 +25,11 @@ void port_sleep(port_sleep_mode_t mode)
     uint32_t seen = port_cm_kernel_irqs();
     do {
         uint64_t start = port_cm_time();
+        cm_watchdog_stop(); /* idle proves no handler stuck (watchdog.c) */
         __asm volatile("dsb\n"
                        "wfi" ::
                            : "memory");
+        cm_watchdog_start(); /* before the waking interrupt may run a handler */
         sleep_ticks += port_cm_time() - start;
         __asm volatile("cpsie i\n"
                        "isb\n"

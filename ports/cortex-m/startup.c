@@ -68,6 +68,7 @@ void Reset_Handler(void)
     protect_code();
     SCB_CCR |= CCR_STKALIGN; /* 8-byte aligned exception frames (AAPCS) */
     cm_console_init();       /* main() may print before port_init() */
+    cm_watchdog_boot();
     port_halt(main());
 }
 
@@ -235,6 +236,7 @@ void port_init(void)
     cm_irq_init();
     cm_clock_init();
     cm_sleep_init();
+    cm_watchdog_start(); /* port_init() runs before the kernel: the boot's work is watched */
 }
 
 static void semihosting_exit(int status)

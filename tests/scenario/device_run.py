@@ -105,3 +105,29 @@ def events(log_dir, module):
     """The event-log records of one module (--log-dir)."""
     return [r for r in eventlog.read(Path(log_dir) / f"m{module}.log")
             if isinstance(r, eventlog.Event)]
+
+
+def run_until_chip_reset(build_dir, device, until_s, tmp_path):
+    """Run `device`, whose module 1 ("sense") hangs in "spin" and is reset
+    by its chip's watchdog (apps/stuck); check that the hub stopped the run
+    naming it, `motet run` exited 1 and module 0 stopped cleanly. Returns
+    the output, stdout and stderr together."""
+    report_path = tmp_path / "report.json"
+    cmd = motet_run_cmd(build_dir, device, "--until", until_s, "--report", report_path)
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, f"motet run exited with {res.returncode}:\n{out[-3000:]}"
+    assert "m1| [" in out and "spin 0x10: looping" in out, out[-3000:]
+    notes = [line for line in res.stdout.splitlines()
+             if line.startswith("hub|") and "reset by its watchdog" in line]
+    assert len(notes) == 1 and "m1 (sense)" in notes[0], out[-3000:]
+    assert "stopped: watchdog reset" in out
+    report = json.loads(report_path.read_text())
+    assert report["reason"] == "watchdog reset"
+    assert report["chip_reset"]["module"] == 1 and report["chip_reset"]["name"] == "sense"
+    assert report["modules"]["1"]["state"] == "exited"
+    assert report["modules"]["1"]["note"].startswith("was reset by its watchdog")
+    # The other module was stopped cleanly: it printed its counters.
+    assert "m0| bus: module 0 sent" in out
+    return out

@@ -26,7 +26,9 @@ from . import build
 
 NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
 HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
-HARNESS_EXIT_WATCHDOG = 127  # the harness's status when the chip's watchdog reset it on a bus
+# The status of the harness and of qemu_module.py when the chip's watchdog
+# reset it on a bus (tools/simavr-harness/harness.h, qemu_module.EXIT_WATCHDOG).
+EXIT_WATCHDOG = 127
 LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
 CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
 
@@ -109,6 +111,14 @@ class EmulatedKind(Kind):
         """The command that runs the image, before the link options."""
         raise NotImplementedError
 
+    def reset_note(self, status):
+        # The launcher's EXIT_WATCHDOG: a rebooted module would have lost its
+        # tasks and the bus has no way to give them back, so the harness and
+        # qemu_module.py end there (docs/simavr-harness.md, docs/bus.md).
+        if status == EXIT_WATCHDOG:
+            return "was reset by its watchdog (a module does not rejoin the bus after a reset)"
+        return None
+
     def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
         argv = self.launcher(bdir, spec) + ["--bus", sock_path, "--module", str(spec.id)]
         if spec.id == dev.loader:
@@ -131,13 +141,6 @@ class AvrKind(EmulatedKind):
     def launcher(self, bdir, spec):
         return [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq", str(self.tick_hz(spec))]
 
-    def reset_note(self, status):
-        # The harness's EXIT_WATCHDOG (tools/simavr-harness/harness.h): a
-        # rebooted module would have lost its tasks and the bus has no way to
-        # give them back, so the harness ends there (docs/simavr-harness.md).
-        if status == HARNESS_EXIT_WATCHDOG:
-            return "was reset by its watchdog (a module does not rejoin the bus after a reset)"
-        return None
 
 
 class CortexMKind(EmulatedKind):

@@ -17,6 +17,13 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   port_cm_bus_doorbell() of ports/cortex-m/bus.c (keep the layout below in
   step with it); events on spare line 16, one at a time.
 
+- Reset: the plugin also parks at Reset_Handler. The first time is the
+  boot; a second means the machine reset, which a module on a bus does not
+  survive (its tasks are gone and the bus cannot give them back). The
+  adapter reads the port's marker word (ports/cortex-m/watchdog.c) to tell
+  a watchdog reset, says so on stderr and ends with EXIT_WATCHDOG, which the
+  hub maps (module_kinds.EmulatedKind.reset_note()).
+
 The core is always treated as running: the adapter does not see its sleep
 (WFI), so it reports no asleep time and is granted horizons while it idles.
 
@@ -42,6 +49,7 @@ KERNEL_RETRIES = 8  # MOTET_BUS_RETRIES of the kernels this runs (config.h)
 QEMU = "qemu-system-arm"
 NM = "arm-none-eabi-nm"
 FPGA_COUNTER = 0x40028018  # mps2 FPGA I/O: 25 MHz up-counter
+TICK_HZ = 25_000_000
 DUAL2 = 0x40002020  # the dual timer's second counter: load, value, ctrl, intclr
 DUAL_ONESHOT_IE_EN = 0xA3  # ctrl: one-shot, 32-bit, interrupt on, enabled
 BUS_IRQ = 16  # PORT_CM_BUS_IRQ
@@ -54,7 +62,10 @@ OFF = {name: 4 * i for i, name in enumerate(
     ("module", "modules", "flags", "event", "result", "rx_len", "cmd", "arg", "tx_addr",
      "tx_len"))}
 OFF["rx_frame"] = 40
-PARK_FENCE, PARK_DOORBELL = "0", "1"  # the order of pcs= on the plugin's command line
+PARK_FENCE, PARK_DOORBELL, PARK_RESET = "0", "1", "2"  # the order of pcs= on the plugin's line
+WATCHDOG_ARMED = 0x57444F47  # CM_WATCHDOG_ARMED (ports/cortex-m/port_cm_internal.h)
+EXIT_WATCHDOG = 127  # module_kinds.EXIT_WATCHDOG
+EXIT_RESET = 126  # the machine reset for another reason
 
 
 class Qtest:
@@ -144,12 +155,16 @@ def symbols(elf, names):
 class Module:
     def __init__(self, args, workdir):
         sym = symbols(args.image, ("port_cm_bus_if", "port_cm_bus_doorbell",
-                                   "port_cm_lockstep_fence"))
+                                   "port_cm_lockstep_fence", "Reset_Handler",
+                                   "port_cm_watchdog_marker"))
         self.mbox = sym["port_cm_bus_if"]
+        self.marker = sym["port_cm_watchdog_marker"]
+        self.booted = False
         park, resume, qsock = (os.path.join(workdir, n) for n in ("park", "resume", "qtest"))
         os.mkfifo(park)
         os.mkfifo(resume)
-        pcs = f"{sym['port_cm_lockstep_fence']:#x}:{sym['port_cm_bus_doorbell']:#x}"
+        pcs = ":".join(f"{sym[n]:#x}" for n in ("port_cm_lockstep_fence", "port_cm_bus_doorbell",
+                                                 "Reset_Handler"))
         sys.stdout.flush()
         self.qemu = subprocess.Popen(
             [shutil.which(QEMU) or QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
@@ -183,8 +198,10 @@ class Module:
         line = self.park.readline()
         if not line:
             raise EOFError("QEMU ended")
-        self.clock()
-        return line.decode().strip()[1:]
+        what = line.decode().strip()[1:]
+        if what != PARK_RESET or not self.booted:  # a reset restarts the counter
+            self.clock()
+        return what
 
     def go(self):
         self.resume.write(b"g")
@@ -265,8 +282,30 @@ class Module:
                 what = self.wait_park()
                 if what == PARK_FENCE:
                     break
-                self.doorbell(hub)
+                if what == PARK_RESET:
+                    self.reset()
+                else:
+                    self.doorbell(hub)
                 self.go()
+
+    def reset(self):
+        """At Reset_Handler: the boot, or the end of the module."""
+        if not self.booted:
+            self.booted = True
+            return
+        by_watchdog = self.qt.readl(self.marker) == WATCHDOG_ARMED
+        print(f"qemu_module: error: the {'watchdog' if by_watchdog else 'core'} reset the machine"
+              f" after tick {self.now} ({self.now / TICK_HZ:.6f} s); a module does not rejoin the"
+              " bus after a reset", file=sys.stderr, flush=True)
+        raise ModuleReset(EXIT_WATCHDOG if by_watchdog else EXIT_RESET)
+
+
+class ModuleReset(Exception):
+    """The machine reset: the adapter ends with `status`."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
 
 
 def main(argv=None):
@@ -306,6 +345,8 @@ def main(argv=None):
                         raise SystemExit(f"qemu_module: unexpected message {mtype!r}")
         except EOFError:
             pass
+        except ModuleReset as reset:
+            status = reset.status
         finally:
             if m.qemu.poll() is None:
                 m.qemu.kill()
