@@ -274,7 +274,8 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
     port_irq_state_t s = port_irq_save();
     bool room = B.count < MOTET_BUS_TX_QUEUE;
     if (room) {
-        bus_frame_encode(&f, frame, n); /* numbered when it first goes (kick()) */
+        /* Numbered, and so sealed, when it first goes (kick()): one CRC. */
+        bus_frame_encode_unsealed(&f, frame, n);
         insert(&(tx_entry_t){.frame = frame, .n = n, .prio = f.prio, .link = link_of(dst)});
     } else {
         B.stats.tx_queue_full++;

@@ -43,7 +43,7 @@ static void seal(uint8_t *frame, uint16_t n)
     put_u16(frame + body, appdesc_crc16(frame, body));
 }
 
-uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap)
+uint16_t bus_frame_encode_unsealed(const bus_frame_t *f, uint8_t *out, uint16_t cap)
 {
     if (f->len > MOTET_BUS_PAYLOAD_MAX || (f->len && !f->payload)) return 0;
     uint16_t n = (uint16_t) (BUS_OVERHEAD + f->len);
@@ -58,7 +58,13 @@ uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap)
     out[OFF_PRIO] = (uint8_t) f->prio;
     put_u16(out + OFF_LEN, f->len);
     if (f->len) memcpy(out + BUS_HEADER_SIZE, f->payload, f->len);
-    seal(out, n);
+    return n;
+}
+
+uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap)
+{
+    uint16_t n = bus_frame_encode_unsealed(f, out, cap);
+    if (n) seal(out, n);
     return n;
 }
 

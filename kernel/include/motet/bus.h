@@ -134,6 +134,9 @@ typedef struct bus_link {
 /* Encode `f` (f->payload, f->len) into `out`; returns the frame size, or 0
  * if it would exceed `cap` or MOTET_BUS_PAYLOAD_MAX. */
 uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap);
+/* bus_frame_encode() without the CRC, for a frame whose sequence number
+ * is written (and the frame sealed) later by bus_frame_set_seq(). */
+uint16_t bus_frame_encode_unsealed(const bus_frame_t *f, uint8_t *out, uint16_t cap);
 /* Check length and CRC of `n` bytes and fill *f (pointing into buf).
  * MT_ERR_BUS_CORRUPT if the frame is damaged or its type unknown. */
 mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f);
