@@ -481,21 +481,6 @@ static void report_from(mt_module_t m, mt_err_t err)
     report_about(m, err, APPMGR_NO_TASK, 0);
 }
 
-/* The EV_APPFAIL records among the undrained ones (drains the log); the
- * last one's task and argument. */
-static unsigned appfails(uint8_t *task, uint16_t *arg)
-{
-    log_record_t rec[MOTET_LOG_ENTRIES];
-    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (rec[i].type != EV_APPFAIL) continue;
-        found++;
-        *task = rec[i].pid;
-        *arg = rec[i].arg;
-    }
-    return found;
-}
-
 /* Loads the description and runs stage one here; returns the base pid. */
 static mt_pid_t load_and_create(void)
 {
@@ -557,7 +542,7 @@ static void test_description_with_a_task_on_a_missing_module_fails_everywhere(vo
     assert_int_equal(created.payload[2], 5);
     uint8_t task = 0;
     uint16_t arg = 0;
-    assert_int_equal(appfails(&task, &arg), 1);
+    assert_int_equal(test_logged(EV_APPFAIL, &task, &arg), 1);
     assert_int_equal(task, 1);
     assert_int_equal(arg, MT_ERR_NO_MODULE << 8 | 5);
     finish_tx(PORT_BUS_SENT);
@@ -585,7 +570,7 @@ static void test_verdict_names_the_task_another_module_refused(void **state)
     assert_int_equal(r->bad_module, 2);
     uint8_t task = 0;
     uint16_t arg = 0;
-    assert_int_equal(appfails(&task, &arg), 1);
+    assert_int_equal(test_logged(EV_APPFAIL, &task, &arg), 1);
     assert_int_equal(task, 1);
     assert_int_equal(arg, MT_ERR_NO_PROGRAM << 8 | 2);
 }

@@ -38,6 +38,19 @@ unsigned test_count_logged_errors(mt_err_t err)
     return found;
 }
 
+unsigned test_logged(log_event_type_t type, mt_pid_t *pid, uint16_t *arg)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (rec[i].type != type) continue;
+        found++;
+        *pid = rec[i].pid;
+        *arg = rec[i].arg;
+    }
+    return found;
+}
+
 #if MOTET_THREADS
 thread_t *test_thread(void *stack, size_t size, thread_entry_t entry, void *arg, mt_prio_t prio,
                       uint8_t start)

@@ -23,6 +23,9 @@ void test_boot_at(uint32_t counter_start);
 /* Number of logged EV_ERROR records carrying `err` among the undrained ones
  * (drains the log). */
 unsigned test_count_logged_errors(mt_err_t err);
+/* Number of undrained records of `type` (drains the log); *pid and *arg
+ * are the last one's. */
+unsigned test_logged(log_event_type_t type, mt_pid_t *pid, uint16_t *arg);
 
 /* A trace of what ran, for tests that check an order: test_note()
  * appends, test_trace() reads, test_boot() empties it. */

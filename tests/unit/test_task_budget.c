@@ -45,20 +45,6 @@ static int setup(void **state)
     return 0;
 }
 
-/* EV_BUDGET records among the undrained ones; *pid and *ms of the last. */
-static unsigned overruns(mt_pid_t *pid, uint16_t *ms)
-{
-    log_record_t rec[MOTET_LOG_ENTRIES];
-    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (rec[i].type != EV_BUDGET) continue;
-        found++;
-        *pid = rec[i].pid;
-        *ms = rec[i].arg;
-    }
-    return found;
-}
-
 static void work(mt_pid_t pid, uint32_t ms)
 {
     assert_int_equal(sched_send_to(pid, PORT_0, &ms, sizeof ms, 0), MT_OK);
@@ -73,13 +59,13 @@ static void test_task_past_its_budget_is_logged_once(void **state)
     work(PID_LONG, 20);
     mt_pid_t pid = MT_PID_NONE;
     uint16_t ms = 0;
-    assert_int_equal(overruns(&pid, &ms), 1);
+    assert_int_equal(test_logged(EV_BUDGET, &pid, &ms), 1);
     assert_int_equal(pid, PID_LONG);
     /* Seen between its budget and the budget plus two checks. */
     assert_true(ms >= 5 && ms <= 5 + 2 * MOTET_BUDGET_CHECK_US / 1000);
     /* A new run is a new chance to overrun. */
     work(PID_LONG, 20);
-    assert_int_equal(overruns(&pid, &ms), 1);
+    assert_int_equal(test_logged(EV_BUDGET, &pid, &ms), 1);
 }
 
 static void test_task_within_its_budget_or_without_one_is_not_logged(void **state)
@@ -90,11 +76,11 @@ static void test_task_within_its_budget_or_without_one_is_not_logged(void **stat
     assert_int_equal(timer_set_budget(PID_SHORT, TIMER_MS(50)), MT_OK);
     work(PID_SHORT, 20);
     work(PID_FREE, 100); /* no budget */
-    assert_int_equal(overruns(&pid, &ms), 0);
+    assert_int_equal(test_logged(EV_BUDGET, &pid, &ms), 0);
     /* Taken away: no more checks. */
     assert_int_equal(timer_set_budget(PID_SHORT, 0), MT_OK);
     work(PID_SHORT, 100);
-    assert_int_equal(overruns(&pid, &ms), 0);
+    assert_int_equal(test_logged(EV_BUDGET, &pid, &ms), 0);
 }
 
 static void test_budgets_are_limited_and_checked(void **state)
