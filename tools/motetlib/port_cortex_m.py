@@ -178,12 +178,22 @@ TM_TESTS = (
                   "priority: it waits, no preemption)"),
     ("interrupt_preemption", "a task pends a line; the interrupt posts to a higher task, which "
                              "preempts at interrupt exit and sends back"),
-    ("message", "16-byte messages down to a lower task (queued, payload copied) and back up "
-                "(nested, payload borrowed)"),
-    ("synchronisation", "no semaphores yet: a lock-server task grants and takes back a token "
-                        "by message handshake (acquire, grant, release)"),
-    ("memory", "mem_alloc(128) + mem_free() in a loop"),
+    ("message", "a task sends a 16-byte item to a message queue (msgq.h) and receives it "
+                "back, as Thread-Metric's thread does (timeout 0: it never waits); a kernel "
+                "without threads has no message queues and runs 16-byte messages down to a "
+                "lower task (queued, payload copied) and back up (nested) instead"),
+    ("synchronisation", "a task try-takes and gives a binary semaphore (sem_try_wait(), "
+                        "sem_post()); a kernel without threads has no semaphores and runs a "
+                        "lock-server task's message handshake (acquire, grant, release) "
+                        "instead"),
+    ("memory", "a task allocates and frees a 128-byte block of a fixed-block pool "
+               "(pool_alloc(), pool_free())"),
 )
+
+# The scenarios whose task version uses message queues or semaphores, which
+# a kernel without threads does not have: bench_tm.c runs a message-task
+# version of them there.
+TM_OTHER_WITHOUT_THREADS = ("message", "synchronisation")
 
 # The thread versions (bench_tm_threads.c), by Thread-Metric's definitions,
 # with the figures measured outside the project in the same harness setup
@@ -575,15 +585,20 @@ def _render_nothreads(ops, timers, lat, tm, nothr, w):
     w("")
     w(f"| figure | threads in ({on}) | threads out ({on}) | difference |")
     w("|---|---:|---:|---:|")
-    rows = [(op.name, ops[on][op.op] - ops[on][op.baseline], n_ops[op.op] - n_ops[op.baseline])
-            for op in OPS]
-    rows.append(("timer expiry to handler", timers[on], n_timer))
-    rows += [(f"latency: {k}", lat[on][k], nothr["lat"][k]) for k in ("irq", "irq_direct",
-                                                                     "timer")]
+    rows = [(op.name, ops[on][op.op] - ops[on][op.baseline], n_ops[op.op] - n_ops[op.baseline],
+             False) for op in OPS]
+    rows.append(("timer expiry to handler", timers[on], n_timer, False))
+    rows += [(f"latency: {k}", lat[on][k], nothr["lat"][k], False)
+             for k in ("irq", "irq_direct", "timer")]
     rows += [(f"thread-metric {name} (instructions/iteration)", tm[on][name][1],
-              nothr["tm"][name][1]) for name, _ in TM_TESTS]
-    for name, with_thr, without in rows:
-        w(f"| {name} | {_fmt(with_thr)} | {_fmt(without)} | {_fmt(with_thr - without)} |")
+              nothr["tm"][name][1], name in TM_OTHER_WITHOUT_THREADS) for name, _ in TM_TESTS]
+    for name, with_thr, without, other in rows:
+        diff = "another scenario" if other else _fmt(with_thr - without)
+        w(f"| {name} | {_fmt(with_thr)} | {_fmt(without)} | {diff} |")
+    w("")
+    w(f"Without threads the kernel has no message queues and no semaphores, so "
+      f"{' and '.join(TM_OTHER_WITHOUT_THREADS)} run their message-task versions there "
+      f"(the scenario table above says how): those rows compare two different scenarios.")
     w("")
 
 
