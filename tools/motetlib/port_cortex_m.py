@@ -268,8 +268,9 @@ def _fmt(value):
     return f"{value:.0f}" if abs(value - round(value)) <= 0.1 else f"{value:.1f}"
 
 
-def kernel_ops(text):
-    """bench_kernel output -> ({op: instructions per call}, timer instructions per expiry)."""
+def loop_ops(text):
+    """The `op <name> <n> <clocks>` lines of bench_kernel or floor_cm -> {op: instructions
+    per call}, the loop's fixed costs cancelled between the two counts."""
     loops = {}
     for m in re.finditer(r"^op (\w+) (\d+) (\d+)$", text, re.M):
         loops.setdefault(m[1], {})[int(m[2])] = int(m[3])
@@ -277,6 +278,12 @@ def kernel_ops(text):
     for op, runs in loops.items():
         (n1, c1), (n2, c2) = sorted(runs.items())
         per_op[op] = _instructions(c2 - c1, LOOP_SHIFT) / (n2 - n1)
+    return per_op
+
+
+def kernel_ops(text):
+    """bench_kernel output -> ({op: instructions per call}, timer instructions per expiry)."""
+    per_op = loop_ops(text)
     steals = sorted((int(k), int(c), int(i)) for k, c, i in
                     re.findall(r"^steal timer (\d+) (\d+) (\d+)$", text, re.M))
     if len(per_op) < len(OPS) or len(steals) != 2:
@@ -284,6 +291,55 @@ def kernel_ops(text):
     (k1, c1, i1), (k2, c2, i2) = steals
     timer = (_instructions(c2 - c1, LOOP_SHIFT) - 4 * (i2 - i1)) / (k2 - k1)
     return per_op, timer
+
+
+# The floor image (floor_cm.c): the rules' operations alone, measured as
+# bench_kernel measures Motet; the figures compared, by their OPS names.
+FLOOR_OPS = ("immediate local dispatch", "queued dispatch", "message round trip")
+# The issue's targets for these figures (log off), where it sets one.
+TARGETS = {"immediate local dispatch": 60}
+
+
+def floor_ops(text):
+    """floor_cm output -> {figure: instructions}, as for Motet's OPS of the same name."""
+    per_op = loop_ops(text)
+    by_name = {op.name: op for op in OPS}
+    try:
+        return {name: per_op[by_name[name].op] - per_op[by_name[name].baseline]
+                for name in FLOOR_OPS}
+    except KeyError as e:
+        raise BenchError(f"floor_cm printed too little ({e}):\n{text[-2000:]}") from None
+
+
+def _render_floor(ops, floor, w):
+    off = CONFIGS[1][0]
+    by_name = {op.name: op for op in OPS}
+    w("### The floor")
+    w("")
+    w("bench/cortex-m/floor_cm.c: the operations the dispatch rules need for these figures "
+      "(a gate byte against the running priority, the frame in the control block pushed and "
+      "popped under the interrupt lock, the handler's arguments, the queue check after it, a "
+      "block from a free list joining its level's FIFO and bitmap), written straight in one "
+      "file with no kernel around them: no lookup by pid, payload, ownership, log, thread, "
+      "migration or kill state, argument checks or error paths. The same driver, tasks, "
+      "counting handlers and timed loops as bench_kernel.c, so the benchmark's own "
+      "instructions (the call and its check, the handler, its pid read) are in both.")
+    w("")
+    w(f"| figure | Motet ({off}) | floor | above the floor | target |")
+    w("|---|---:|---:|---:|---:|")
+    for name in FLOOR_OPS:
+        op = by_name[name]
+        motet = ops[off][op.op] - ops[off][op.baseline]
+        target = f"<= {TARGETS[name]}" if name in TARGETS else ""
+        w(f"| {name} | {_fmt(motet)} | {_fmt(floor[name])} | {_fmt(motet - floor[name])} "
+          f"({(motet - floor[name]) / floor[name]:.0%}) | {target} |")
+    w("")
+    below = [n for n in FLOOR_OPS if n in TARGETS and TARGETS[n] < floor[n]]
+    if below:
+        w("Below the floor, so out of reach of any structure that keeps the rules: "
+          + ", ".join(f"{n} (target {TARGETS[n]}, floor {_fmt(floor[n])})" for n in below)
+          + ".")
+        w("")
 
 
 def latencies(text):
@@ -602,7 +658,7 @@ def _render_nothreads(ops, timers, lat, tm, nothr, w):
     w("")
 
 
-def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None):
+def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, floor=None):
     configs = [c for c, _ in CONFIGS]
     out = []
     w = out.append
@@ -629,6 +685,8 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None):
         "expiry and re-arm, the post to TIMEOUT0, the exit dispatch, the (counting) handler and "
         "the return: instructions taken from a busy loop per expiry |")
     w("")
+    if floor:
+        _render_floor(ops, floor, w)
     w("### Latencies: instructions to the first statement of the handler")
     w("")
     w("| from | to | " + " | ".join(f"instructions ({c})" for c in configs) + " |")
@@ -785,12 +843,13 @@ def bench(build_dir, output=None):
             "lat": latencies(_run_image(_image(bdir, "bench_latency_nothreads"), LATENCY_SHIFT)),
             "tm": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads"), LOOP_SHIFT)),
         }
+        floor = floor_ops(_run_image(_image(bdir, "floor_cm"), LOOP_SHIFT))
         stacks = test_stacks(bdir)
         foot = footprint(bdir)
     except (BenchError, RunnerError) as e:
         print(f"cortex-m bench: error: {e}", file=sys.stderr)
         return []
-    text = render(ops, timers, lat, tm, stacks, foot, thr, nothr, tmt)
+    text = render(ops, timers, lat, tm, stacks, foot, thr, nothr, tmt, floor)
     out = Path(output) if output else REPORT
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("<!-- SPDX-License-Identifier: MIT -->\n" + text)
@@ -799,6 +858,8 @@ def bench(build_dir, output=None):
     rows.append(("timer expiry to handler", {c: timers[c] for c, _ in CONFIGS}))
     for name in ("irq", "irq_direct", "timer"):
         rows.append((f"latency: {name}", {c: lat[c][name] for c, _ in CONFIGS}))
+    for name in FLOOR_OPS:
+        rows.append((f"floor: {name}", {c: floor[name] for c, _ in CONFIGS}))
     for name, _ in TM_TESTS:
         rows.append((f"thread-metric: {name} (instructions/iteration)",
                      {c: tm[c][name][1] for c, _ in CONFIGS}))
