@@ -371,10 +371,12 @@ static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, voi
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
                                             port_irq_state_t s)
 {
-    bool queued = queue_small_irq_off(t, port, data, len);
+    if (queue_small_irq_off(t, port, data, len)) {
+        port_irq_restore(s);
+        return MT_OK;
+    }
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
-    if (queued) return MT_OK;
     return send_local_general(pid, port, data, len, 0);
 }
 
@@ -448,9 +450,11 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
                                          port_irq_state_t s)
 {
     task_t *t = r->local;
-    bool queued = t && queue_small_irq_off(t, r->port, data, len);
+    if (t && queue_small_irq_off(t, r->port, data, len)) {
+        port_irq_restore(s);
+        return MT_OK;
+    }
     port_irq_restore(s);
-    if (queued) return MT_OK;
     return send_route(r, data, len, 0);
 }
 
