@@ -359,7 +359,8 @@ bool sched_k_idle(void)
 
 void sched_k_preempt(void)
 {
-    dispatch_drain(sched.running_prio);
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) dispatch_drain(prio);
 }
 
 #endif /* MOTET_THREADS */
