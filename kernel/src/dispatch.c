@@ -130,13 +130,6 @@ static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
     return MT_OK;
 }
 
-/* dispatch_run()'s end when the handler queued work above the sender. */
-static MT_NOINLINE mt_err_t dispatch_end_drain(mt_prio_t floor)
-{
-    dispatch_drain(floor);
-    return MT_OK;
-}
-
 /* frame_run_inline() for a frame no heap payload comes with, ending in tail
  * calls: nothing of the send is live across the handler, so the fast path
  * saves no registers. */
@@ -152,7 +145,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
     port_irq_restore(s);
     mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) return dispatch_end_drain(prio);
+    if (sched_may_run(prio)) return dispatch_drain(prio);
     return MT_OK;
 }
 
@@ -213,11 +206,12 @@ static unsigned drain_held_off(mt_prio_t floor)
     }
 }
 
-void dispatch_drain(mt_prio_t floor)
+mt_err_t dispatch_drain(mt_prio_t floor)
 {
     port_irq_state_t s = port_irq_save();
     drain_held_off(floor);
     port_irq_restore(s);
+    return MT_OK;
 }
 
 unsigned sched_run_pending(void)
