@@ -160,8 +160,9 @@ OPS = (
        "thread-mode trampoline, sched_isr_exit() running the (counting) handler, NMI back to "
        "the interrupted code"),
     Op("exit dispatch with nothing to run", "irq_nopost", "empty",
-       "the same interrupt with a body that posts nothing: the cost of the exit-dispatch "
-       "machinery alone"),
+       "the same interrupt with a body that posts nothing: the line's dispatch and the test "
+       "that finds no exit dispatch due (sched_isr_exit_due()), so no PendSV, trampoline or "
+       "NMI"),
     Op("bare interrupt (Super-Simple-Tasker floor)", "irq_direct", "empty",
        "the same line with a body that runs without the kernel's hooks: raise, the port's "
        "line dispatch, a one-line body; the hardware does the rest"),
