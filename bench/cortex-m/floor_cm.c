@@ -32,39 +32,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "floor_dispatch.h"
 #include "motet/port.h"
 
-#define N1        1000u
-#define N2        2000u
-#define WARMUP    16u
-#define LEVELS    8u
-#define BLOCKS    4u
-#define GATE_SHUT INT8_MIN /* below every priority: rules 1 and 4 refuse */
-#define PRIO_IDLE (-1)
+#define N1     1000u
+#define N2     2000u
+#define WARMUP 16u
+#define LEVELS 8u
+#define BLOCKS 4u
 
-typedef int (*floor_handler_t)(void *state, uint8_t port, void *data, uint16_t len);
-
-typedef struct floor_task {
-    floor_handler_t handler;
-    void *state;
-    struct floor_task *below; /* the frame under this one */
-    int8_t below_prio;
-    uint8_t sender;
-    int8_t gate; /* prio when idle, GATE_SHUT while on the stack */
-    int8_t prio;
-    uint8_t pid;
-} floor_task_t;
-
-typedef struct floor_msg {
-    struct floor_msg *next;
-    floor_task_t *task;
-    void *data;
-    uint16_t len;
-    uint8_t port, src;
-} floor_msg_t;
-
-static floor_task_t *current;
-static int8_t running_prio = PRIO_IDLE;
 static uint32_t queue_bits; /* bit p: level p holds a message */
 static floor_msg_t *level_head[LEVELS], *level_tail[LEVELS];
 static floor_msg_t blocks[BLOCKS];
@@ -76,16 +52,6 @@ static int8_t queue_top(void)
 }
 
 static void drain(int8_t floor);
-
-static void push_frame(floor_task_t *t, uint8_t sender)
-{
-    t->below = current;
-    t->below_prio = running_prio;
-    t->sender = sender;
-    t->gate = GATE_SHUT;
-    current = t;
-    running_prio = t->prio;
-}
 
 /* Pop the top frame; irq off. */
 static void pop_frame(void)
@@ -185,10 +151,10 @@ __attribute__((noinline)) static uint8_t floor_current_pid(void)
     return current ? current->pid : 0;
 }
 
-static int count_task(void *state, uint8_t port, void *data, uint16_t len);
-static int carrier_task(void *state, uint8_t port, void *data, uint16_t len);
-static int ping_task(void *state, uint8_t port, void *data, uint16_t len);
-static int pong_task(void *state, uint8_t port, void *data, uint16_t len);
+static uint8_t count_task(void *state, uint8_t port, void *data, uint16_t len);
+static uint8_t carrier_task(void *state, uint8_t port, void *data, uint16_t len);
+static uint8_t ping_task(void *state, uint8_t port, void *data, uint16_t len);
+static uint8_t pong_task(void *state, uint8_t port, void *data, uint16_t len);
 
 static floor_task_t driver = {0, 0, 0, PRIO_IDLE, 0, GATE_SHUT, PRIO_DRIVER, PID_DRIVER};
 static floor_task_t immediate = {count_task, 0, 0, 0, 0, PRIO_NESTED, PRIO_NESTED, PID_IMMEDIATE};
@@ -197,7 +163,7 @@ static floor_task_t low = {count_task, 0, 0, 0, 0, PRIO_LOW, PRIO_LOW, PID_LOW};
 static floor_task_t ping = {ping_task, 0, 0, 0, 0, PRIO_PINGPONG, PRIO_PINGPONG, PID_PING};
 static floor_task_t pong = {pong_task, 0, 0, 0, 0, PRIO_PINGPONG, PRIO_PINGPONG, PID_PONG};
 
-static int count_task(void *state, uint8_t port, void *data, uint16_t len)
+static uint8_t count_task(void *state, uint8_t port, void *data, uint16_t len)
 {
     (void) state;
     (void) data;
@@ -206,7 +172,7 @@ static int count_task(void *state, uint8_t port, void *data, uint16_t len)
     return 0;
 }
 
-static int carrier_task(void *state, uint8_t port, void *data, uint16_t len)
+static uint8_t carrier_task(void *state, uint8_t port, void *data, uint16_t len)
 {
     (void) state;
     (void) data;
@@ -215,7 +181,7 @@ static int carrier_task(void *state, uint8_t port, void *data, uint16_t len)
     return 0;
 }
 
-static int ping_task(void *state, uint8_t port, void *data, uint16_t len)
+static uint8_t ping_task(void *state, uint8_t port, void *data, uint16_t len)
 {
     (void) state;
     (void) data;
@@ -225,7 +191,7 @@ static int ping_task(void *state, uint8_t port, void *data, uint16_t len)
     return 0;
 }
 
-static int pong_task(void *state, uint8_t port, void *data, uint16_t len)
+static uint8_t pong_task(void *state, uint8_t port, void *data, uint16_t len)
 {
     (void) state;
     (void) data;
