@@ -39,12 +39,11 @@
 #include <stdint.h>
 
 #include "avr.h"
+#include "floor_dispatch.h"
 
-#define REPEAT    16u
-#define LEVELS    8u
-#define BLOCKS    4u
-#define GATE_SHUT INT8_MIN /* below every priority: rules 1 and 4 refuse */
-#define PRIO_IDLE (-1)
+#define REPEAT 16u
+#define LEVELS 8u
+#define BLOCKS 4u
 
 #define MARK_UP(port, bit)                                                                         \
     __asm__ volatile("sbi %0, %1" ::"I"(_SFR_IO_ADDR(port)), "I"(bit) : "memory")
@@ -86,34 +85,11 @@ static inline void irq_on(void)
 #endif
 }
 
-typedef uint8_t (*floor_handler_t)(void *state, uint8_t port, void *data, uint16_t len);
-
-typedef struct floor_task {
-    floor_handler_t handler;
-    void *state;
-    struct floor_task *below; /* the frame under this one */
-    int8_t below_prio;
-    uint8_t sender;
-    int8_t gate; /* prio when idle, GATE_SHUT while on the stack */
-    int8_t prio;
-    uint8_t pid;
-} floor_task_t;
-
 typedef struct floor_route {
     floor_task_t *task;
     uint8_t port;
 } floor_route_t;
 
-typedef struct floor_msg {
-    struct floor_msg *next;
-    floor_task_t *task;
-    void *data;
-    uint16_t len;
-    uint8_t port, src;
-} floor_msg_t;
-
-static floor_task_t *current;
-static int8_t running_prio = PRIO_IDLE;
 static int8_t queue_top = PRIO_IDLE;
 static uint8_t queue_bits;
 static floor_msg_t *level_head[LEVELS], *level_tail[LEVELS];
@@ -134,16 +110,6 @@ static void run_on_frame(floor_task_t *t, uint8_t port, void *data, uint16_t len
     t->gate = t->prio;
     unlock(s);
     if (queue_top > running_prio) drain(running_prio);
-}
-
-static void push_frame(floor_task_t *t, uint8_t sender)
-{
-    t->below = current;
-    t->below_prio = running_prio;
-    t->sender = sender;
-    t->gate = GATE_SHUT;
-    current = t;
-    running_prio = t->prio;
 }
 
 /* Queue a message for t (rule 2); interrupts off. */

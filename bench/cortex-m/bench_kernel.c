@@ -15,13 +15,18 @@
  * 40 * 2 / (N2 - N1) per operation.
  *
  *   empty       nothing: the baseline of the loop and the call
- *   immediate   send to a higher-priority local task, run nested (rule 1)
+ *   immediate   sched_send() along a route to a higher-priority local task,
+ *               run nested (rule 1)
+ *   immediate_pid  the same with sched_send_to(), which finds the task by
+ *               its pid
  *   chain       send to a higher-priority carrier that sends to a task below
  *               it but above the driver: queued, run when the carrier
  *               returns (rules 2, 5)
  *   roundtrip   send to PING, which sends to PONG (equal priority, nested),
  *               which replies to PING (on the stack: queued, rule 4); PING
  *               handles the reply when it has returned
+ * The sends of immediate, chain and roundtrip go along routes, as
+ * bench/avr/bench_avr.c's do.
  *   irq         pend a spare line; its body posts to a task above the
  *               driver, which runs at interrupt exit (rule 3): PendSV, the
  *               thread-mode trampoline, the handler, NMI back
@@ -63,6 +68,18 @@ enum {
     PID_TIMER,
     PID_LAST = PID_TIMER
 };
+
+/* The output ports of the tasks that send. */
+enum { DRIVER_TO_IMMEDIATE, DRIVER_TO_CARRIER, DRIVER_TO_PING };
+enum { CARRIER_TO_LOW = 0 };
+enum { PING_TO_PONG = 0 };
+enum { PONG_TO_PING = 0 };
+static const route_t driver_routes[] = {[DRIVER_TO_IMMEDIATE] = {PID_IMMEDIATE, PORT_0},
+                                        [DRIVER_TO_CARRIER] = {PID_CARRIER, PORT_0},
+                                        [DRIVER_TO_PING] = {PID_PING, PORT_0}};
+static const route_t carrier_routes[] = {[CARRIER_TO_LOW] = {PID_LOW, PORT_0}};
+static const route_t ping_routes[] = {[PING_TO_PONG] = {PID_PONG, PORT_0}};
+static const route_t pong_routes[] = {[PONG_TO_PING] = {PID_PING, PORT_0 + 1}};
 
 enum { PRIO_DRIVER = 1, PRIO_LOW = 2, PRIO_PINGPONG = 3, PRIO_NESTED = 4, PRIO_EVENT = 5 };
 
@@ -111,7 +128,7 @@ static mt_err_t carrier_task(void *state, mt_port_t port, void *data, uint16_t l
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) check(sched_send_to(PID_LOW, PORT_0, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_send(CARRIER_TO_LOW, NULL, 0, 0) == MT_OK);
     return MT_OK;
 }
 
@@ -121,7 +138,7 @@ static mt_err_t ping_task(void *state, mt_port_t port, void *data, uint16_t len)
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) check(sched_send_to(PID_PONG, PORT_0, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_send(PING_TO_PONG, NULL, 0, 0) == MT_OK);
     if (port == PORT_0 + 1) runs[PID_PING - PID_DRIVER]++;
     return MT_OK;
 }
@@ -131,7 +148,7 @@ static mt_err_t pong_task(void *state, mt_port_t port, void *data, uint16_t len)
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) check(sched_send_to(PID_PING, PORT_0 + 1, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_send(PONG_TO_PING, NULL, 0, 0) == MT_OK);
     return MT_OK;
 }
 
@@ -168,17 +185,22 @@ __attribute__((noinline)) static void bench_op_empty(void)
 
 __attribute__((noinline)) static void bench_op_immediate(void)
 {
+    check(sched_send(DRIVER_TO_IMMEDIATE, NULL, 0, 0) == MT_OK);
+}
+
+__attribute__((noinline)) static void bench_op_immediate_pid(void)
+{
     check(sched_send_to(PID_IMMEDIATE, PORT_0, NULL, 0, 0) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_chain(void)
 {
-    check(sched_send_to(PID_CARRIER, PORT_0, NULL, 0, 0) == MT_OK);
+    check(sched_send(DRIVER_TO_CARRIER, NULL, 0, 0) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_roundtrip(void)
 {
-    check(sched_send_to(PID_PING, PORT_0, NULL, 0, 0) == MT_OK);
+    check(sched_send(DRIVER_TO_PING, NULL, 0, 0) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_irq(void)
@@ -217,6 +239,7 @@ typedef struct bench_op {
 static const bench_op_t ops[] = {
     {"empty", bench_op_empty, NULL},
     {"immediate", bench_op_immediate, &runs[PID_IMMEDIATE - PID_DRIVER]},
+    {"immediate_pid", bench_op_immediate_pid, &runs[PID_IMMEDIATE - PID_DRIVER]},
     {"chain", bench_op_chain, &runs[PID_LOW - PID_DRIVER]},
     {"roundtrip", bench_op_roundtrip, &runs[PID_PING - PID_DRIVER]},
     {"irq", bench_op_irq, &runs[PID_IRQ - PID_DRIVER]},
@@ -290,9 +313,11 @@ static mt_err_t driver_task(void *state, mt_port_t port, void *data, uint16_t le
 
 /* ---- main ---- */
 
-static void create_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
+static void create_routed(mt_pid_t pid, mt_prio_t prio, task_handler_t handler,
+                          const route_t *routes, uint8_t n_routes)
 {
-    task_spec_t spec = {.pid = pid, .prio = prio, .handler = handler};
+    task_spec_t spec = {
+        .pid = pid, .prio = prio, .handler = handler, .routes = routes, .n_routes = n_routes};
     mt_err_t err = sched_task_create(&spec);
     if (err == MT_OK) err = sched_task_init(pid, NULL, 0);
     if (err != MT_OK) {
@@ -301,6 +326,13 @@ static void create_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
     }
 }
 
+static void create_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
+{
+    create_routed(pid, prio, handler, NULL, 0);
+}
+
+#define ROUTES(table) (table), (uint8_t) (sizeof(table) / sizeof((table)[0]))
+
 int main(void)
 {
     motet_boot();
@@ -308,16 +340,17 @@ int main(void)
            MOTET_EVENT_LOG ? "on" : "off", (unsigned long) PORT_CM_CLOCKS_PER_TICK);
     slab_init(&bench_cache);
     create_task(PID_IMMEDIATE, PRIO_NESTED, count_task);
-    create_task(PID_CARRIER, PRIO_NESTED, carrier_task);
+    create_routed(PID_CARRIER, PRIO_NESTED, carrier_task, ROUTES(carrier_routes));
     create_task(PID_LOW, PRIO_LOW, count_task);
-    create_task(PID_PING, PRIO_PINGPONG, ping_task);
-    create_task(PID_PONG, PRIO_PINGPONG, pong_task);
+    create_routed(PID_PING, PRIO_PINGPONG, ping_task, ROUTES(ping_routes));
+    create_routed(PID_PONG, PRIO_PINGPONG, pong_task, ROUTES(pong_routes));
     create_task(PID_IRQ, PRIO_EVENT, count_task);
     create_task(PID_TIMER, PRIO_EVENT, timer_task);
     port_cm_irq_attach(LINE_POST, isr_post);
     port_cm_irq_attach(LINE_NOPOST, isr_nopost);
     port_cm_irq_attach_direct(LINE_DIRECT, isr_direct);
-    create_task(PID_DRIVER, PRIO_DRIVER, driver_task); /* runs everything */
+    create_routed(PID_DRIVER, PRIO_DRIVER, driver_task,
+                  ROUTES(driver_routes)); /* runs everything */
     printf("bench_kernel: %s\n", status ? "FAILED" : "done");
     return status;
 }

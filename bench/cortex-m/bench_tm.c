@@ -19,11 +19,18 @@
  *   interrupt_preemption  a low task pends a line; the interrupt posts to a
  *                   high task, which preempts at interrupt exit and sends
  *                   back to the low one
- *   message         16-byte messages there and back between two tasks: down
- *                   to the lower one queued (payload copied), back up nested
- *   synchronisation Motet has no semaphores yet: a lock server task grants
- *                   and takes back a token by message handshake
- *   memory          mem_alloc(128) + mem_free() in a loop
+ *   message         with threads in the kernel, a task sends a 16-byte item
+ *                   to a message queue (msgq.h) and receives it back, as
+ *                   Thread-Metric's thread does; without threads (no
+ *                   message queues), 16-byte messages there and back
+ *                   between two tasks: down to the lower one queued
+ *                   (payload copied), back up nested
+ *   synchronisation with threads in the kernel, a task try-takes and gives
+ *                   a semaphore; without threads (no semaphores), a lock
+ *                   server task grants and takes back a token by message
+ *                   handshake
+ *   memory          a task allocates and frees a 128-byte pool block
+ *                   (pool.h)
  *
  * Each scenario runs for INTERVAL ticks (100 ms of virtual time, 10^8
  * instructions under `-icount shift=0`), stopped by a one-shot timer into a
@@ -41,6 +48,8 @@
 
 #include "cortex_m.h"
 #include "motet/motet.h"
+#include "motet/msgq.h"
+#include "motet/pool.h"
 #include "motet/port.h"
 
 #ifndef TM_INTERVAL
@@ -210,10 +219,36 @@ static mt_err_t irq_high_task(void *state, mt_port_t port, void *data, uint16_t 
     return MT_OK;
 }
 
-/* ---- message: 16 bytes down (queued, copied) and back up (nested) ---- */
+/* ---- message: 16 bytes there and back ---- */
 
 static uint32_t next_word;
 
+#if MOTET_THREADS
+/* Thread-Metric's unit: one item into a queue and back out, by one task. */
+static uint32_t msgq_slots[2][MSG_BYTES / 4];
+static msgq_t msg_queue;
+
+static mt_err_t msgq_task(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port != PORT_KICK) return MT_OK;
+    expect(msgq_init(&msg_queue, msgq_slots, MSG_BYTES, 2) == MT_OK);
+    while (!stop) {
+        uint32_t out[MSG_BYTES / 4] = {next_word, next_word + 1u, next_word + 2u, next_word + 3u};
+        uint32_t in[MSG_BYTES / 4];
+        expect(msgq_send(&msg_queue, out, 0) == MT_OK);
+        expect(msgq_receive(&msg_queue, in, 0) == MT_OK);
+        expect(in[0] == next_word && in[3] == next_word + 3u);
+        next_word += 4u;
+        iterations++;
+    }
+    return MT_OK;
+}
+#else
+/* No message queues without threads: messages between two tasks, down to
+ * the lower one queued (payload copied), back up nested (borrowed). */
 static mt_err_t msg_high_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
@@ -240,11 +275,37 @@ static mt_err_t msg_low_task(void *state, mt_port_t port, void *data, uint16_t l
     send(0, PORT_REPLY, data, len);   /* higher: runs nested */
     return MT_OK;
 }
+#endif
 
-/* ---- synchronisation: a lock server, by message handshake ---- */
+/* ---- synchronisation ---- */
 
-static mt_pid_t lock_owner = MT_PID_NONE;
 static bool in_critical;
+
+#if MOTET_THREADS
+/* Thread-Metric's unit: one try-take and one give of a semaphore. */
+static sem_t sync_sem;
+
+static mt_err_t sem_task(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port != PORT_KICK) return MT_OK;
+    sem_init_binary(&sync_sem, true);
+    while (!stop) {
+        expect(sem_try_wait(&sync_sem) == MT_OK && !in_critical);
+        in_critical = true;
+        iterations++;
+        in_critical = false;
+        expect(sem_post(&sync_sem) == MT_OK);
+    }
+    expect(sem_count(&sync_sem) == 1);
+    return MT_OK;
+}
+#else
+/* No semaphores without threads: a lock server grants and takes back a
+ * token by message handshake (acquire, grant, release). */
+static mt_pid_t lock_owner = MT_PID_NONE;
 
 static mt_err_t lock_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -278,8 +339,11 @@ static mt_err_t client_task(void *state, mt_port_t port, void *data, uint16_t le
         send(0, PORT_KICK, NULL, 0); /* acquire: the grant waits for us to return */
     return MT_OK;
 }
+#endif
 
-/* ---- memory ---- */
+/* ---- memory: Thread-Metric's unit, a 128-byte pool block taken and freed ---- */
+
+POOL_DEFINE(tm_pool, HEAP_BYTES, 4);
 
 static mt_err_t memory_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -287,13 +351,15 @@ static mt_err_t memory_task(void *state, mt_port_t port, void *data, uint16_t le
     (void) len;
     (void) state;
     if (port != PORT_KICK) return MT_OK;
+    pool_init(&tm_pool);
     while (!stop) {
-        void *p = mem_alloc(HEAP_BYTES);
+        uint8_t *p = pool_alloc(&tm_pool);
         expect(p != NULL);
-        if (p) memset(p, 0xA5, 4);
-        expect(mem_free(p) == MT_OK);
+        if (p) p[0] = 0xA5; /* used, as Thread-Metric's test does */
+        expect(pool_free(&tm_pool, p) == MT_OK);
         iterations++;
     }
+    expect(pool_in_use(&tm_pool) == 0);
     return MT_OK;
 }
 
@@ -305,6 +371,7 @@ typedef struct scenario {
     mt_prio_t prios[MAX_TASKS];
     void (*isr)(void);
     void (*check)(void);
+    uint8_t kick; /* the task the scenario starts with */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
@@ -320,8 +387,13 @@ static const scenario_t scenarios[] = {
      .handlers = {irq_low_task, irq_high_task},
      .prios = {2, 4},
      .isr = isr_to_high},
+#if MOTET_THREADS
+    {.name = "message", .handlers = {msgq_task}, .prios = {2}},
+    {.name = "synchronisation", .handlers = {sem_task}, .prios = {2}},
+#else
     {.name = "message", .handlers = {msg_high_task, msg_low_task}, .prios = {4, 2}},
-    {.name = "synchronisation", .handlers = {lock_task, client_task}, .prios = {4, 2}},
+    {.name = "synchronisation", .handlers = {lock_task, client_task}, .prios = {4, 2}, .kick = 1},
+#endif
     {.name = "memory", .handlers = {memory_task}, .prios = {2}},
 };
 #define NUM_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -342,7 +414,9 @@ static void run(const scenario_t *s)
     stop = false;
     iterations = violations = 0;
     memset(counts, 0, sizeof counts);
+#if !MOTET_THREADS
     lock_owner = MT_PID_NONE;
+#endif
     in_critical = false;
     next_word = 0;
     next_worker = 1;
@@ -353,7 +427,7 @@ static void run(const scenario_t *s)
     port_cm_stack_repaint();
     uint32_t start = port_cycles();
     expect(timer_start_for(PID_STOP, 0, TM_INTERVAL, false) == MT_OK);
-    send(s->handlers[1] == client_task ? 1u : 0u, PORT_KICK, NULL, 0);
+    send(s->kick, PORT_KICK, NULL, 0);
     sched_run_pending();
     uint32_t clocks = port_cycles() - start;
     if (s->check) s->check();

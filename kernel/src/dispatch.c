@@ -83,16 +83,25 @@ static MT_INLINE void frame_pop_irq_off(task_t *t)
     if (!frame_pop_plain_irq_off(t)) frame_pop_rare(t);
 }
 
-/* Run the handler of t, whose frame was just pushed; free a heap payload
- * it did not take; pop the frame. The task is found again as the top frame
- * rather than kept across the call: every frame above it has returned. */
-static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len)
+/* What follows a handler whose frame was pushed with a heap payload
+ * possible: its end and result logged, the payload freed unless taken.
+ * Returns the task, found again as the top frame rather than kept across
+ * the call: every frame above it has returned. */
+static MT_INLINE task_t *handler_returned(mt_port_t port, mt_err_t result)
 {
-    mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = sched.current;
     log_event_inline(EV_END, top->pid, port);
     if (result != MT_OK) log_error(result);
     if (top->payload) send_drop_payload(top);
+    return top;
+}
+
+/* Run the handler of t, whose frame was just pushed; free a heap payload
+ * it did not take; pop the frame. */
+static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    mt_err_t result = t->handler(t->state, port, data, len);
+    task_t *top = handler_returned(port, result);
     port_irq_state_t s = port_irq_save();
     frame_pop_irq_off(top);
     port_irq_restore(s);
@@ -121,13 +130,6 @@ static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
     return MT_OK;
 }
 
-/* dispatch_run()'s end when the handler queued work above the sender. */
-static MT_NOINLINE mt_err_t dispatch_end_drain(mt_prio_t floor)
-{
-    dispatch_drain(floor);
-    return MT_OK;
-}
-
 /* frame_run_inline() for a frame no heap payload comes with, ending in tail
  * calls: nothing of the send is live across the handler, so the fast path
  * saves no registers. */
@@ -143,7 +145,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
     port_irq_restore(s);
     mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) return dispatch_end_drain(prio);
+    if (sched_may_run(prio)) return dispatch_drain(prio);
     return MT_OK;
 }
 
@@ -196,17 +198,20 @@ static unsigned drain_held_off(mt_prio_t floor)
         if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
         log_event_inline_irq_off(EV_START, t->pid, m->port);
         port_irq_enable();
-        frame_run_inline(t, m->port, m->data, m->len);
+        task_t *top = handler_returned(m->port, t->handler(t->state, m->port, m->data, m->len));
+        /* One lock for the pop, the block and the next message. */
         (void) port_irq_save();
+        frame_pop_irq_off(top);
         queue_give_block_irq_off(m);
     }
 }
 
-void dispatch_drain(mt_prio_t floor)
+mt_err_t dispatch_drain(mt_prio_t floor)
 {
     port_irq_state_t s = port_irq_save();
     drain_held_off(floor);
     port_irq_restore(s);
+    return MT_OK;
 }
 
 unsigned sched_run_pending(void)
@@ -289,6 +294,11 @@ void sched_isr_exit(void)
     drain_held_off(sched.running_prio);
 }
 
+bool sched_isr_exit_due(void)
+{
+    return (MOTET_THREADS && thread_running()) || sched_may_run(sched.running_prio);
+}
+
 static port_sleep_mode_t choose_sleep_mode(void)
 {
     const bool has_deep = (uint32_t) PORT_SLEEP_DEEP_MIN_TICKS != PORT_SLEEP_NO_DEEP;
@@ -343,7 +353,8 @@ bool sched_k_idle(void)
 
 void sched_k_preempt(void)
 {
-    dispatch_drain(sched.running_prio);
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) dispatch_drain(prio);
 }
 
 #endif /* MOTET_THREADS */

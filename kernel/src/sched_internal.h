@@ -181,8 +181,9 @@ void frame_cancel(task_t *t);
  * frame pushed), then a drain of what outranks the sender; MT_OK. */
 mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Rule 5 for a caller with interrupts on: run queued messages (and ready
- * threads) that outrank `floor`. */
-void dispatch_drain(mt_prio_t floor);
+ * threads) that outrank `floor`; MT_OK, so that a fast path ends in a tail
+ * call to it. */
+mt_err_t dispatch_drain(mt_prio_t floor);
 
 /* ---- send.c ---- */
 

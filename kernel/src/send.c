@@ -364,17 +364,18 @@ static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, voi
     return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
 }
 
-/* The queued fast path of a send by pid, which found pid's task in its
- * home slot unable to run at once: out of line, so that the immediate path
- * saves no registers, and looked up again under its own lock. */
-static MT_NOINLINE mt_err_t send_to_waiting(mt_pid_t pid, mt_port_t port, void *data, uint16_t len)
+/* The queued fast path of a send by pid, whose task t was found in its
+ * home slot unable to run at once: under the lock the caller took (s, put
+ * back here), so t needs no second lookup; out of line, so that the
+ * immediate path saves no registers. */
+static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                            port_irq_state_t s)
 {
-    port_irq_state_t s = port_irq_save();
-    task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && queue_small_irq_off(t, port, data, len)) {
+    if (queue_small_irq_off(t, port, data, len)) {
         port_irq_restore(s);
         return MT_OK;
     }
+    mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
     return send_local_general(pid, port, data, len, 0);
 }
@@ -392,13 +393,15 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         task_t *const *slot = &sched.tasks[TASK_SLOT(pid)];
         port_irq_state_t s = port_irq_save();
         task_t *t = *slot;
-        if (t && t->pid == pid && t->gate >= running) {
-            frame_push_on(t, self, running, sender);
-            port_irq_restore(s);
-            return dispatch_run(t, port, data, len);
+        if (t && t->pid == pid) {
+            if (t->gate >= running) {
+                frame_push_on(t, self, running, sender);
+                port_irq_restore(s);
+                return dispatch_run(t, port, data, len);
+            }
+            return send_to_waiting(t, port, data, len, s);
         }
         port_irq_restore(s);
-        if (t && t->pid == pid) return send_to_waiting(pid, port, data, len);
     }
     if (local_only) return send_local_general(pid, port, data, len, flags);
     return send_to_general(pid, port, data, len, flags);
@@ -441,18 +444,18 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
 }
 
 /* The queued fast path of sched_send(), whose route's task could not run
- * at once: out of line like send_to_waiting(), and the route read again
- * under its own lock. A heap payload goes the general way. */
-static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len, uint8_t flags)
+ * at once, for a send without heap payload: under the lock the caller took
+ * (s, put back here), and out of line like send_to_waiting(). */
+static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len,
+                                         port_irq_state_t s)
 {
-    port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
-    if (t && !flags && queue_small_irq_off(t, r->port, data, len)) {
+    if (t && queue_small_irq_off(t, r->port, data, len)) {
         port_irq_restore(s);
         return MT_OK;
     }
     port_irq_restore(s);
-    return send_route(r, data, len, flags);
+    return send_route(r, data, len, 0);
 }
 
 /* A heap payload run at once, t's frame pushed: the block becomes the
@@ -499,8 +502,9 @@ static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len,
         if (flags) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
+    if (!flags) return send_waiting(r, data, len, s);
     port_irq_restore(s);
-    return send_waiting(r, data, len, flags);
+    return send_route(r, data, len, flags); /* a heap payload waits the general way */
 }
 
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)

@@ -41,7 +41,8 @@
  * timer_isr_compare(). A deadline already passed pends the interrupt at once.
  *
  * Interrupts and the exit dispatch (rule 3, docs/architecture.md). Every interrupt that may
- * post runs its body between sched_isr_enter() and a pended PendSV; PendSV
+ * post runs its body between sched_isr_enter() and a pended PendSV, pended
+ * only if the exit has work (sched_isr_exit_due()); PendSV
  * has the lowest priority, so it runs only when every interrupt body has
  * finished and the processor is about to return to thread mode. PendSV does
  * not run handlers itself: it pushes a fabricated exception frame whose

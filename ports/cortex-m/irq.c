@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Interrupts of the Cortex-M port: PRIMASK save and restore, the table of
- * interrupt bodies on the spare lines, and the exit dispatch (rule 3, docs/architecture.md)
- * through PendSV, a thread-mode trampoline and NMI. cortex_m.h explains why
- * the handlers run in thread mode and not inside PendSV.
+ * Interrupts of the Cortex-M port: the table of interrupt bodies on the
+ * spare lines, and the exit dispatch (rule 3, docs/architecture.md) through
+ * PendSV, a thread-mode trampoline and NMI (the PRIMASK lock is inline,
+ * port_config.h). cortex_m.h explains why the handlers run in thread mode
+ * and not inside PendSV.
  *
  * The exit dispatch, step by step, for thread code T on either stack: K on
  * MSP, or a thread on PSP (context.c); interrupt bodies always run on MSP:
  *
  *   1. Thread code T runs; interrupt X comes. The hardware stacks frame F_T
  *      (r0-r3, r12, lr, pc, xPSR of T) and runs X's body through
- *      cm_kernel_isr(), which pends PendSV.
+ *      cm_kernel_isr(), which pends PendSV if the exit has work
+ *      (sched_isr_exit_due(): something outranks T, or T is a thread);
+ *      otherwise X returns to T directly and the steps below are left out.
  *   2. When no interrupt body is left to run, PendSV (lowest priority)
  *      tail-chains with F_T still stacked. It pushes a fabricated frame F_X
  *      (pc = cm_exit_trampoline, xPSR = Thumb only) below F_T, on T's stack
@@ -50,13 +53,6 @@ static port_cm_isr_fn line_isr[IRQ_COUNT];
 static uint32_t line_direct[IRQ_COUNT / 32u]; /* bit set: body runs without the kernel */
 static volatile uint32_t kernel_irqs;
 static volatile uint32_t exit_dispatches;
-
-/* ------------------------------------------------------------ PRIMASK */
-
-void port_irq_enable(void)
-{
-    port_irq_restore(0); /* the primitives are inline: port_config.h */
-}
 
 /* ------------------------------------------------------------ lines */
 
@@ -132,7 +128,9 @@ void cm_kernel_isr(port_cm_isr_fn body)
     body();
     kernel_irqs++; /* a nested interrupt may lose an increment: it only
                     * has to change, for port_sleep() */
-    SCB_ICSR = ICSR_PENDSVSET;
+    /* Nothing outranks the interrupted code (the usual case for a post to
+     * a task below or equal to it): no PendSV, trampoline and NMI. */
+    if (sched_isr_exit_due()) SCB_ICSR = ICSR_PENDSVSET;
 }
 
 uintptr_t port_cm_interrupted_sp(void)

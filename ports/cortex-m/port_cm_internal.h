@@ -51,7 +51,7 @@ void cm_console_putu(uint32_t v);
 void cm_console_puthex(uint32_t v);
 
 /* Run `body` as a posting interrupt: sched_isr_enter(), body, then the exit
- * dispatch (PendSV). Interrupt context. */
+ * dispatch (PendSV) if it has work. Interrupt context. */
 void cm_kernel_isr(port_cm_isr_fn body);
 
 /* Exception and interrupt entry points (startup.c's vector table). */

@@ -168,6 +168,13 @@ static inline void sched_isr_enter(void)
  * on its frame, which bounds the interrupts on the stack by the priority
  * levels (docs/threads.md, "The kernel stack"). */
 void sched_isr_exit(void);
+/* True if sched_isr_exit() would find work now: a queued message or a
+ * ready thread outranks the interrupted handler, or a thread was
+ * interrupted (its policy decides at the exit). A port whose exit dispatch
+ * costs more than this test (Cortex-M: two more exceptions) calls it after
+ * the body and leaves the exit out when false: whatever a later interrupt
+ * posts, its own test sees. Interrupt context. */
+bool sched_isr_exit_due(void);
 
 /* Hook for the bus manager: called for messages to remote tasks. */
 typedef mt_err_t (*sched_remote_send_fn)(mt_module_t module, const msg_t *msg, mt_prio_t prio);
