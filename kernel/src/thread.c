@@ -619,6 +619,7 @@ void thread_exit(void)
         log_error(MT_ERR_STATE);
         port_halt(2);
     }
+    if (cur->held) thread_mutexes_abandon(cur); /* first: logged for its own pid */
     thread_mail_purge(cur);
     if (cur->task) sched_task_destroy(cur->task);
     if (MOTET_THREAD_SLEEP) timer_kernel_stop(cur->id);

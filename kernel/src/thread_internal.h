@@ -176,6 +176,15 @@ thread_t *thread_waitq_take(thread_t **list);
 /* The highest priority among a wait list's threads, -1 if it is empty. */
 mt_prio_t thread_waitq_top(thread_t *list);
 
+/* ---- thread_mutex.c ---- */
+
+/* Thread t exits holding mutexes: each is released, logged
+ * (MT_ERR_OWNER_DEAD for t's pid) and handed to its best waiter, whose
+ * lock returns MT_ERR_OWNER_DEAD, and t's inherited level is undone. Weak:
+ * only an image that locks a mutex links it, and only a thread that holds
+ * one (t->held) calls it. */
+void thread_mutexes_abandon(thread_t *t) __attribute__((weak));
+
 /* ---- thread_sem.c: semaphores and the mailbox ---- */
 
 /* A message for the thread's pid arrived; irq off, any context. */
