@@ -171,8 +171,20 @@ void thread_k_in_run(bool in)
 
 /* ---- stacks ---- */
 
+/* The lowest byte of t's stack the thread can write: above the port's MPU
+ * region, which no access may touch (not even a scan), if it has one. */
+static const uint8_t *stack_floor(const thread_t *t)
+{
+#if PORT_HAS_MPU_STACK_GUARD
+    return port_stack_guard_end(t->stack);
+#else
+    return t->stack;
+#endif
+}
+
 STACK_SCAN bool thread_stack_guard_ok(const thread_t *t)
 {
+    if (PORT_HAS_MPU_STACK_GUARD) return true; /* its region cannot be written */
     for (uint8_t i = 0; i < GUARD_BYTES; i++)
         if (t->stack[i] != STACK_PAINT) return false;
     return true;
@@ -180,25 +192,45 @@ STACK_SCAN bool thread_stack_guard_ok(const thread_t *t)
 
 STACK_SCAN size_t thread_stack_high_water(const thread_t *t)
 {
-    size_t untouched = 0;
-    while (untouched < t->stack_size && t->stack[untouched] == STACK_PAINT) untouched++;
-    return t->stack_size - untouched;
+    const uint8_t *p = stack_floor(t), *end = t->stack + t->stack_size;
+    while (p < end && *p == STACK_PAINT) p++;
+    return (size_t) (end - p);
 }
 
 /* A broken guard means memory below the stack is already damaged: stop. */
 static void __attribute__((noinline, noreturn)) stack_overflow(void)
 {
     static const char msg[] = "motet: thread stack overflow\n";
+    log_error(MT_ERR_STACK);
     port_console_write(msg, sizeof msg - 1);
     port_halt(HALT_STACK_OVERFLOW);
     for (;;) {
     }
 }
 
+#if PORT_HAS_MPU_STACK_GUARD
+void *thread_stack_fault_top(void)
+{
+    thread_t *cur = thread_current;
+    return cur ? cur->stack + cur->stack_size : NULL;
+}
+
+/* Nothing was damaged: the MPU refused the first store below the stack.
+ * The thread cannot go on (its frames are gone), the module can. */
+void thread_stack_fault_exit(void)
+{
+    static const char msg[] = "motet: thread stack overflow caught by the MPU: thread ended\n";
+    log_error(MT_ERR_STACK);
+    port_console_write(msg, sizeof msg - 1);
+    thread_exit();
+}
+#endif
+
 /* The run-time check for threads the stack analyser could not size, at
  * their exit: the whole guard. */
 static void check_guard(const thread_t *t)
 {
+    if (PORT_HAS_MPU_STACK_GUARD) return; /* the MPU guards, and its region is unreadable */
     if ((t->flags & THREAD_F_GUARD) && !thread_stack_guard_ok(t)) stack_overflow();
 }
 
@@ -207,10 +239,10 @@ static void check_guard(const thread_t *t)
  * overwritten. */
 STACK_SCAN static void check_canary(const thread_t *t)
 {
-    if (!(t->flags & THREAD_F_GUARD)) return;
-    uint32_t word;
+    if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
+    unsigned word; /* a register's width: one load and compare on any core */
     memcpy(&word, t->stack, sizeof word);
-    if (word != STACK_PAINT * 0x01010101ul) stack_overflow();
+    if (word != (unsigned) (STACK_PAINT * 0x01010101ul)) stack_overflow();
 }
 
 /* ---- the decisions ---- */
