@@ -297,14 +297,19 @@ static bool k_idle(void)
 }
 
 /* Who runs after the running thread gave up the CPU (it is blocked or back
- * in the ready structure): a ready thread, or NULL: K, unless nobody can
- * run at all (no_context()). */
-static MT_INLINE thread_t *next_context(void)
+ * in the ready structure), `best` being the policy's first ready thread: a
+ * ready thread, or NULL: K, unless nobody can run at all (no_context()). */
+static MT_INLINE thread_t *next_context_of(thread_t *best)
 {
     if (T.call) return NULL;
-    thread_t *best = policy_peek();
     if (best && !k_beats_ready(T.k_floor, best->prio)) return best;
     return NULL;
+}
+
+/* The same, best being policy_peek() (the policy's first ready thread). */
+static MT_INLINE thread_t *next_context(void)
+{
+    return next_context_of(policy_peek());
 }
 
 /* next_context() found no thread and K has no claim either: only a
@@ -532,9 +537,15 @@ mt_err_t thread_yield(void)
     if (!cur) return log_error(MT_ERR_STATE);
     port_irq_state_t s = port_irq_save();
     charge(cur);
-    if (policy_peek()) { /* behind its equals: the policy says who they are */
+    thread_t *next = policy_peek();
+    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
+        next = NULL; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    } else if (next) {
+        /* Behind its equals: the policy says who they are. By level, the
+         * first of them is still the best ready thread once cur is
+         * behind them, and no second look is needed. */
         ready_add(cur, READY_YIELD);
-        run_next(next_context());
+        run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
     }
     port_irq_restore(s);
     return MT_OK;
