@@ -549,11 +549,13 @@ def _render_threads(thr, w):
     w("")
     t = thr[configs[0]]
     below = t["exit_high"] - t["exit_own"]
+    rest = t["extra"] % t["per_level"]  # the MPU stack guard's bytes (ports/cortex-m/guard.c)
+    guard = f", and {rest} B for the MPU stack guard" if rest else ""
     w("Thread stack high-water marks (log on; every thread stack is painted at creation, "
       f"`thread_stack_high_water()`), against the allowance: `PORT_THREAD_STACK_EXTRA` = "
       f"{t['extra']} B ({t['extra'] // t['per_level']} interrupt levels of {t['per_level']} "
-      f"B each) on top of a thread's own frames, `PORT_THREAD_STACK_MIN` = {t['min']} B for a "
-      f"thread of unknown need (these threads have that).")
+      f"B each{guard}) on top of a thread's own frames, `PORT_THREAD_STACK_MIN` = {t['min']} B "
+      f"for a thread of unknown need (these threads have that).")
     w("")
     w("| thread | high-water bytes | stack bytes |")
     w("|---|---:|---:|")
