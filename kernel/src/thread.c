@@ -513,21 +513,32 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 
 /* ---- thread side ---- */
 
+/* Whether the running thread cur may lose the CPU at a scheduling point:
+ * a timed policy charges it and re-arms its slice there in any case;
+ * otherwise only a ready thread or a claim of K can take the CPU, and with
+ * neither, reschedule_running() would decide to keep it. irq off. */
+static MT_INLINE bool may_lose_cpu(const thread_t *cur)
+{
+    return MOTET_THREAD_TIMED || thread_ready_count || k_beats_running(cur);
+}
+
 void thread_isr_exit(void)
 {
     port_irq_state_t s = port_irq_save();
-    if (!T.sleeping && thread_current->state == TS_RUNNING) reschedule_running();
+    thread_t *cur = thread_current;
+    if (!T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
     port_irq_restore(s);
 }
 
 void thread_preempt_point(void)
 {
-    if (!thread_current) {
+    thread_t *cur = thread_current;
+    if (!cur) {
         sched_k_preempt();
         return;
     }
     port_irq_state_t s = port_irq_save();
-    if (thread_current->state == TS_RUNNING) reschedule_running();
+    if (cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
     port_irq_restore(s);
 }
 
