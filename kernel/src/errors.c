@@ -30,6 +30,8 @@ static const char *const names[MT_ERR_COUNT] = {
     [MT_ERR_BUS_LOST] = "MT_ERR_BUS_LOST",
     [MT_ERR_TIMEOUT] = "MT_ERR_TIMEOUT",
     [MT_ERR_FULL] = "MT_ERR_FULL",
+    [MT_ERR_OWNER_DEAD] = "MT_ERR_OWNER_DEAD",
+    [MT_ERR_STACK] = "MT_ERR_STACK",
 };
 
 const char *mt_strerror(mt_err_t err)

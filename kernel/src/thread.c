@@ -97,7 +97,6 @@ static struct {
     void (*call)(void *);      /* a handler a thread handed to K */
     void *call_arg;            /* its argument */
     mt_prio_t k_floor;         /* K's top frame while a thread runs (-1: none) */
-    uint32_t switches;         /* port_context_switch() calls */
     thread_switch_stats_t why; /* the same, by cause */
     bool k_in_run;             /* K is inside sched_run() */
     uint8_t at_run;            /* threads held until sched_run() (THREAD_START_AT_RUN) */
@@ -137,7 +136,10 @@ int8_t thread_dyn_prio(const thread_t *t)
 
 uint32_t thread_switch_count(void)
 {
-    return T.switches;
+    port_irq_state_t s = port_irq_save();
+    uint32_t n = T.why.voluntary + T.why.involuntary + T.why.from_kernel; /* every switch has one */
+    port_irq_restore(s);
+    return n;
 }
 
 void thread_switch_stats(thread_switch_stats_t *out)
@@ -169,8 +171,20 @@ void thread_k_in_run(bool in)
 
 /* ---- stacks ---- */
 
+/* The lowest byte of t's stack the thread can write: above the port's MPU
+ * region, which no access may touch (not even a scan), if it has one. */
+static const uint8_t *stack_floor(const thread_t *t)
+{
+#if PORT_HAS_MPU_STACK_GUARD
+    return port_stack_guard_end(t->stack);
+#else
+    return t->stack;
+#endif
+}
+
 STACK_SCAN bool thread_stack_guard_ok(const thread_t *t)
 {
+    if (PORT_HAS_MPU_STACK_GUARD) return true; /* its region cannot be written */
     for (uint8_t i = 0; i < GUARD_BYTES; i++)
         if (t->stack[i] != STACK_PAINT) return false;
     return true;
@@ -178,25 +192,45 @@ STACK_SCAN bool thread_stack_guard_ok(const thread_t *t)
 
 STACK_SCAN size_t thread_stack_high_water(const thread_t *t)
 {
-    size_t untouched = 0;
-    while (untouched < t->stack_size && t->stack[untouched] == STACK_PAINT) untouched++;
-    return t->stack_size - untouched;
+    const uint8_t *p = stack_floor(t), *end = t->stack + t->stack_size;
+    while (p < end && *p == STACK_PAINT) p++;
+    return (size_t) (end - p);
 }
 
 /* A broken guard means memory below the stack is already damaged: stop. */
 static void __attribute__((noinline, noreturn)) stack_overflow(void)
 {
     static const char msg[] = "motet: thread stack overflow\n";
+    log_error(MT_ERR_STACK);
     port_console_write(msg, sizeof msg - 1);
     port_halt(HALT_STACK_OVERFLOW);
     for (;;) {
     }
 }
 
+#if PORT_HAS_MPU_STACK_GUARD
+void *thread_stack_fault_top(void)
+{
+    thread_t *cur = thread_current;
+    return cur ? cur->stack + cur->stack_size : NULL;
+}
+
+/* Nothing was damaged: the MPU refused the first store below the stack.
+ * The thread cannot go on (its frames are gone), the module can. */
+void thread_stack_fault_exit(void)
+{
+    static const char msg[] = "motet: thread stack overflow caught by the MPU: thread ended\n";
+    log_error(MT_ERR_STACK);
+    port_console_write(msg, sizeof msg - 1);
+    thread_exit();
+}
+#endif
+
 /* The run-time check for threads the stack analyser could not size, at
  * their exit: the whole guard. */
 static void check_guard(const thread_t *t)
 {
+    if (PORT_HAS_MPU_STACK_GUARD) return; /* the MPU guards, and its region is unreadable */
     if ((t->flags & THREAD_F_GUARD) && !thread_stack_guard_ok(t)) stack_overflow();
 }
 
@@ -205,22 +239,22 @@ static void check_guard(const thread_t *t)
  * overwritten. */
 STACK_SCAN static void check_canary(const thread_t *t)
 {
-    if (!(t->flags & THREAD_F_GUARD)) return;
-    uint32_t word;
+    if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
+    unsigned word; /* a register's width: one load and compare on any core */
     memcpy(&word, t->stack, sizeof word);
-    if (word != STACK_PAINT * 0x01010101ul) stack_overflow();
+    if (word != (unsigned) (STACK_PAINT * 0x01010101ul)) stack_overflow();
 }
 
 /* ---- the decisions ---- */
 
-static void ready_add(thread_t *t, uint8_t how)
+static MT_INLINE void ready_add(thread_t *t, uint8_t how)
 {
     t->state = TS_READY;
     policy_ready(t, how);
     thread_ready_count++;
 }
 
-static void ready_take(thread_t *t)
+static MT_INLINE void ready_take(thread_t *t)
 {
     policy_remove(t);
     thread_ready_count--;
@@ -245,13 +279,13 @@ void thread_prio_set(thread_t *t, mt_prio_t p)
 }
 
 /* K before a ready thread of level p; K's top frame is at `floor`. */
-static bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
+static MT_INLINE bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
 {
     return floor >= p || queue_top_prio() > p;
 }
 
 /* K before the running thread cur. */
-static bool k_beats_running(const thread_t *cur)
+static MT_INLINE bool k_beats_running(const thread_t *cur)
 {
     return T.call || T.k_floor > cur->prio || queue_top_prio() > cur->prio;
 }
@@ -263,22 +297,30 @@ static bool k_idle(void)
 }
 
 /* Who runs after the running thread gave up the CPU (it is blocked or back
- * in the ready structure): a thread, K (*to_k), or nobody (NULL). */
-static thread_t *next_context(bool *to_k)
+ * in the ready structure), `best` being the policy's first ready thread: a
+ * ready thread, or NULL: K, unless nobody can run at all (no_context()). */
+static MT_INLINE thread_t *next_context_of(thread_t *best)
 {
-    thread_t *best = policy_peek();
-    *to_k = false;
-    if (T.call) {
-        *to_k = true;
-        return NULL;
-    }
+    if (T.call) return NULL;
     if (best && !k_beats_ready(T.k_floor, best->prio)) return best;
-    if (!k_idle()) *to_k = true;
-    return NULL; /* K idle and no thread: nobody (best is NULL then) */
+    return NULL;
+}
+
+/* The same, best being policy_peek() (the policy's first ready thread). */
+static MT_INLINE thread_t *next_context(void)
+{
+    return next_context_of(policy_peek());
+}
+
+/* next_context() found no thread and K has no claim either: only a
+ * blocking or exiting thread can see this (a ready one is a candidate). */
+static bool no_context(void)
+{
+    return !T.call && k_idle();
 }
 
 /* The running thread's CPU time since it got the CPU or was last charged. */
-static void charge(thread_t *t)
+static MT_INLINE void charge(thread_t *t)
 {
     if (!MOTET_THREAD_TIMED) return;
     uint32_t now = timer_now();
@@ -287,7 +329,7 @@ static void charge(thread_t *t)
 }
 
 /* t gets the CPU (the switch itself follows). */
-static void take_cpu(thread_t *t)
+static MT_INLINE void take_cpu(thread_t *t)
 {
     if (t->state == TS_READY) ready_take(t);
     t->state = TS_RUNNING;
@@ -298,9 +340,8 @@ static void take_cpu(thread_t *t)
 /* Book a switch from `from` to `to` (NULL: K) under its cause. A thread
  * that is back in the ready structure still had work: the switch was
  * forced on it. K and the idle thread have no work of their own to lose. */
-static void count_switch(const thread_t *from, const thread_t *to)
+static MT_INLINE void count_switch(const thread_t *from, const thread_t *to)
 {
-    T.switches++;
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
         cause = &T.why.from_kernel;
@@ -324,11 +365,11 @@ static void switch_to(thread_t *to, port_context_t *save)
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
-/* From a thread that gave up the CPU: run `next` or K. */
-static void run_next(thread_t *next, bool to_k)
+/* From a thread that gave up the CPU: run `next`, or K if NULL. */
+static MT_INLINE void run_next(thread_t *next)
 {
-    if (!to_k) take_cpu(next);
-    switch_to(to_k ? NULL : next, NULL);
+    if (next) take_cpu(next);
+    switch_to(next, NULL);
 }
 
 /* A scheduling point in the running thread: keep the CPU, or hand it to
@@ -346,10 +387,7 @@ static void reschedule_running(void)
         cur->state = TS_BLOCKED; /* picked again only when nothing else can run */
     else
         ready_add(cur, READY_PREEMPTED);
-    bool to_k;
-    thread_t *next = next_context(&to_k);
-    if (!next && !to_k) next = cur; /* unreachable: cur itself is ready */
-    run_next(next, to_k);
+    run_next(next_context()); /* cur is ready: some thread or K has the claim */
 }
 
 /* Nothing can run and K is idle: the blocked thread puts the module to
@@ -376,11 +414,11 @@ void thread_block(void)
             policy_started(cur);
             return;
         }
-        bool to_k;
-        thread_t *next = next_context(&to_k);
-        if (!next && !to_k) next = policy_idle();
-        if (next || to_k) {
-            run_next(next, to_k);
+        thread_t *next = next_context();
+        bool nobody = !next && no_context();
+        if (nobody) next = policy_idle();
+        if (next || !nobody) {
+            run_next(next);
             return; /* resumed: whoever switched back made it RUNNING */
         }
         sleep_in_place(cur);
@@ -394,6 +432,30 @@ void thread_wake(thread_t *t)
         return;
     }
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
+}
+
+bool thread_wake_switch(thread_t *t)
+{
+    thread_t *cur = thread_current;
+    /* What reschedule_running() would decide after waking t, decided
+     * before: t outranks the running thread, every ready thread and K,
+     * so it is the one that runs, and need not pass through the ready
+     * structure. Only where the order among threads is by level. */
+    if (!THREAD_POLICY_BY_LEVEL || !cur || cur->state != TS_RUNNING || t->state != TS_BLOCKED ||
+        t->prio <= cur->prio || k_beats_ready(T.k_floor, t->prio) || port_in_isr()) {
+        thread_wake(t);
+        return false;
+    }
+    thread_t *best = policy_peek();
+    if (best && best->prio >= t->prio) {
+        thread_wake(t);
+        return false;
+    }
+    charge(cur);
+    ready_add(cur, READY_PREEMPTED);
+    take_cpu(t);
+    switch_to(t, NULL);
+    return true;
 }
 
 /* ---- K's side ----
@@ -451,21 +513,32 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 
 /* ---- thread side ---- */
 
+/* Whether the running thread cur may lose the CPU at a scheduling point:
+ * a timed policy charges it and re-arms its slice there in any case;
+ * otherwise only a ready thread or a claim of K can take the CPU, and with
+ * neither, reschedule_running() would decide to keep it. irq off. */
+static MT_INLINE bool may_lose_cpu(const thread_t *cur)
+{
+    return MOTET_THREAD_TIMED || thread_ready_count || k_beats_running(cur);
+}
+
 void thread_isr_exit(void)
 {
     port_irq_state_t s = port_irq_save();
-    if (!T.sleeping && thread_current->state == TS_RUNNING) reschedule_running();
+    thread_t *cur = thread_current;
+    if (!T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
     port_irq_restore(s);
 }
 
 void thread_preempt_point(void)
 {
-    if (!thread_current) {
+    thread_t *cur = thread_current;
+    if (!cur) {
         sched_k_preempt();
         return;
     }
     port_irq_state_t s = port_irq_save();
-    if (thread_current->state == TS_RUNNING) reschedule_running();
+    if (cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
     port_irq_restore(s);
 }
 
@@ -475,11 +548,15 @@ mt_err_t thread_yield(void)
     if (!cur) return log_error(MT_ERR_STATE);
     port_irq_state_t s = port_irq_save();
     charge(cur);
-    if (policy_peek()) { /* behind its equals: the policy says who they are */
+    thread_t *next = policy_peek();
+    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
+        next = NULL; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    } else if (next) {
+        /* Behind its equals: the policy says who they are. By level, the
+         * first of them is still the best ready thread once cur is
+         * behind them, and no second look is needed. */
         ready_add(cur, READY_YIELD);
-        bool to_k;
-        thread_t *next = next_context(&to_k);
-        run_next(next ? next : cur, to_k);
+        run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
     }
     port_irq_restore(s);
     return MT_OK;
@@ -596,6 +673,7 @@ void thread_exit(void)
         log_error(MT_ERR_STATE);
         port_halt(2);
     }
+    if (cur->held) thread_mutexes_abandon(cur); /* first: logged for its own pid */
     thread_mail_purge(cur);
     if (cur->task) sched_task_destroy(cur->task);
     if (MOTET_THREAD_SLEEP) timer_kernel_stop(cur->id);
@@ -604,9 +682,8 @@ void thread_exit(void)
     check_guard(cur);
     cur->state = TS_FREE;
     cur->task = NULL;
-    bool to_k;
-    thread_t *next = next_context(&to_k);
-    if (!next && !to_k) next = policy_idle(); /* else K sleeps in sched_run() */
+    thread_t *next = next_context();
+    if (!next && no_context()) next = policy_idle(); /* else K sleeps in sched_run() */
     if (next) take_cpu(next);
     switch_to(next, &T.dead_ctx);
     for (;;) {

@@ -120,6 +120,11 @@ static MT_INLINE bool thread_ready_hint(void)
 }
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
+/* Make blocked thread t ready from task context, and if it outranks the
+ * running thread and everything else, switch to it at once (the direct
+ * hand-off of a post or a resume); true when that happened, and the caller
+ * runs again (its preemption point is then done). irq off. */
+bool thread_wake_switch(thread_t *t);
 /* The running thread blocks (state and wait list set by the caller);
  * returns when it runs again; irq off, thread. */
 void thread_block(void);
@@ -162,11 +167,23 @@ void thread_after_wake(void);
 /* End t's wait with `result`: off its wait list, ready unless suspended;
  * no switch here; irq off, any context. */
 void thread_wait_end(thread_t *t, mt_err_t result);
+/* The same from task context, switching to t at once when it outranks the
+ * running thread and everything else (thread_wake_switch()); irq off. */
+bool thread_wait_end_switch(thread_t *t, mt_err_t result);
 /* Unlink and return the highest-priority thread of a non-empty wait list
  * (FIFO among equals); irq off. */
 thread_t *thread_waitq_take(thread_t **list);
 /* The highest priority among a wait list's threads, -1 if it is empty. */
 mt_prio_t thread_waitq_top(thread_t *list);
+
+/* ---- thread_mutex.c ---- */
+
+/* Thread t exits holding mutexes: each is released, logged
+ * (MT_ERR_OWNER_DEAD for t's pid) and handed to its best waiter, whose
+ * lock returns MT_ERR_OWNER_DEAD, and t's inherited level is undone. Weak:
+ * only an image that locks a mutex links it, and only a thread that holds
+ * one (t->held) calls it. */
+void thread_mutexes_abandon(thread_t *t) __attribute__((weak));
 
 /* ---- thread_sem.c: semaphores and the mailbox ---- */
 
@@ -182,34 +199,11 @@ void policy_init(void);
 /* A new thread: class check and initial state. MT_ERR_INVALID if the
  * policy has no such class. */
 mt_err_t policy_thread_init(thread_t *t);
-/* t enters the ready structure (READY_*); irq off. */
-void policy_ready(thread_t *t, uint8_t how);
-/* t leaves the ready structure (it gets the CPU or exits); irq off. */
-void policy_remove(thread_t *t);
-/* The ready thread the policy would run next, NULL if none; O(1); irq off. */
-thread_t *policy_peek(void);
-/* Whether ready thread c should take the CPU from running thread cur now
- * (c is policy_peek()); irq off. */
-bool policy_preempts(const thread_t *c, const thread_t *cur);
-/* cur got the CPU (after a switch, or kept it at a scheduling point);
- * irq off. Timed policies arm their slice here. */
-void policy_started(thread_t *cur);
-/* cur leaves the CPU or reaches a scheduling point after running `ran`
- * ticks since policy_started(); irq off. */
-void policy_charge(thread_t *cur, uint32_t ran);
-/* The running thread is about to block waiting for `ev`; irq off. */
-void policy_blocking(thread_t *cur, thread_event_t ev);
 /* A kernel timer of the policy fired; interrupt context. */
 void policy_timer(uint8_t id);
-/* The idle thread to run when nothing else can (MANTIS baseline), or NULL:
- * the blocking thread then sleeps in place. */
-thread_t *policy_idle(void);
 /* Arm the wake-up of the running thread in `ticks` (it is marked blocked
  * already); MT_ERR_NO_SLAB if no timer is free. */
 mt_err_t policy_sleep(thread_t *cur, uint32_t ticks);
-/* A semaphore operation happened (the MANTIS baseline rescans its sleep
- * queue there); irq off. */
-void policy_sem_op(void);
 
 /* ---- thread_slice.c: the slice timer of the timed policies ----
  * Compiled only for a policy that slices; elsewhere the calls vanish. */
@@ -247,32 +241,42 @@ static inline void thread_slice_reset(void)
 }
 #endif
 
-/* ---- thread_ready.c: the O(1) ready structure most policies use ----
- * Keys are 0 .. MOTET_PRIO_LEVELS * THREAD_SUBLEVELS - 1, higher runs
- * first; a FIFO per key, a bitmap of non-empty levels and one of non-empty
- * sub-levels per level, so the best key is two bit scans away. */
-#if MOTET_THREAD_POLICY == MOTET_POLICY_RETOS
-#define THREAD_SUBLEVELS 9 /* dynamic priorities 0..7, then the real-time classes */
-#elif MOTET_THREAD_POLICY == MOTET_POLICY_VOP
-#define THREAD_SUBLEVELS 2 /* long jobs, short jobs */
-#else
-#define THREAD_SUBLEVELS 1
-#endif
+/* ---- thread_ready.c, thread_ready.h: the O(1) ready structure most
+ * policies use ---- */
+#include "thread_ready.h"
 
-void rq_init(void);
-/* Append t at key t->key, or put it first among that key. */
-void rq_push(thread_t *t, bool first);
-/* Unlink t (it must be in the structure). */
-void rq_remove(thread_t *t);
-/* Link t into key t->key just before `pos` (a thread of that key), or
- * last if pos is NULL; for policies that order a key themselves. */
-void rq_insert_before(thread_t *t, thread_t *pos);
-/* First thread of the highest non-empty key, NULL if none. */
-thread_t *rq_peek(void);
-/* First thread of key `key`, NULL if none. */
-thread_t *rq_first(uint8_t key);
-/* Threads in the structure. */
-uint8_t rq_count(void);
+/* The policy's operations on every switch. The default fixed-priority
+ * policy has them in line (thread_policy_prio.h): no call on the common
+ * path; every other policy implements them in its thread_policy_*.c. */
+#if MOTET_THREAD_POLICY == MOTET_POLICY_PRIO
+#include "thread_policy_prio.h"
+#define THREAD_POLICY_BY_LEVEL 1 /* among threads, the higher level runs */
+#else
+#define THREAD_POLICY_BY_LEVEL 0
+/* t enters the ready structure (READY_*); irq off. */
+void policy_ready(thread_t *t, uint8_t how);
+/* t leaves the ready structure (it gets the CPU or exits); irq off. */
+void policy_remove(thread_t *t);
+/* The ready thread the policy would run next, NULL if none; O(1); irq off. */
+thread_t *policy_peek(void);
+/* Whether ready thread c should take the CPU from running thread cur now
+ * (c is policy_peek()); irq off. */
+bool policy_preempts(const thread_t *c, const thread_t *cur);
+/* cur got the CPU (after a switch, or kept it at a scheduling point);
+ * irq off. Timed policies arm their slice here. */
+void policy_started(thread_t *cur);
+/* cur leaves the CPU or reaches a scheduling point after running `ran`
+ * ticks since policy_started(); irq off. */
+void policy_charge(thread_t *cur, uint32_t ran);
+/* The running thread is about to block waiting for `ev`; irq off. */
+void policy_blocking(thread_t *cur, thread_event_t ev);
+/* The idle thread to run when nothing else can (MANTIS baseline), or NULL:
+ * the blocking thread then sleeps in place. */
+thread_t *policy_idle(void);
+/* A semaphore operation happened (the MANTIS baseline rescans its sleep
+ * queue there); irq off. */
+void policy_sem_op(void);
+#endif
 
 /* ---- timer.c: kernel timers ---- */
 

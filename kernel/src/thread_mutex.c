@@ -116,6 +116,30 @@ mt_err_t mutex_lock(mutex_t *m, uint32_t timeout)
     return err;
 }
 
+/* m was just released: hand it to its best waiter, whose lock returns
+ * `result`, and let that one inherit from the waiters left; irq off. */
+static void hand_over(mutex_t *m, mt_err_t result)
+{
+    if (!m->waiters) return;
+    thread_t *next = thread_waitq_take(&m->waiters);
+    hold(m, next);
+    thread_wait_end(next, result);
+    follow_chain(next); /* it inherits from the waiters left */
+}
+
+void thread_mutexes_abandon(thread_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    while (t->held) {
+        mutex_t *m = t->held;
+        log_error(MT_ERR_OWNER_DEAD); /* for the exiting thread's pid */
+        release(m, t);
+        hand_over(m, MT_ERR_OWNER_DEAD);
+    }
+    t->prio = t->base_prio; /* owed nothing any more */
+    port_irq_restore(s);
+}
+
 mt_err_t mutex_unlock(mutex_t *m)
 {
     thread_t *cur = thread_running();
@@ -130,12 +154,7 @@ mt_err_t mutex_unlock(mutex_t *m)
         return MT_OK;
     }
     release(m, cur);
-    if (m->waiters) {
-        thread_t *next = thread_waitq_take(&m->waiters);
-        hold(m, next);
-        thread_wait_end(next, MT_OK);
-        follow_chain(next); /* it inherits from the waiters left */
-    }
+    hand_over(m, MT_OK);
     follow_chain(cur); /* back to what it is still owed */
     port_irq_restore(s);
     thread_preempt_point();

@@ -83,12 +83,18 @@ mt_err_t sem_wait(sem_t *s)
 }
 
 /* Give a unit: to the best waiter if any, else to the count, up to its
- * limit (MT_ERR_FULL: the post is absorbed); irq off. */
-static mt_err_t post_locked(sem_t *s)
+ * limit (MT_ERR_FULL: the post is absorbed); irq off. With `switched`
+ * (task context), a waiter that outranks the caller runs at once and
+ * *switched says so. */
+static mt_err_t post_locked(sem_t *s, bool *switched)
 {
     policy_sem_op();
     if (s->waiters) {
-        thread_wait_end(thread_waitq_take(&s->waiters), MT_OK);
+        thread_t *t = thread_waitq_take(&s->waiters);
+        if (switched)
+            *switched = thread_wait_end_switch(t, MT_OK);
+        else
+            thread_wait_end(t, MT_OK);
     } else if (s->count < s->max) {
         s->count++;
     } else {
@@ -100,16 +106,17 @@ static mt_err_t post_locked(sem_t *s)
 mt_err_t sem_post(sem_t *s)
 {
     port_irq_state_t st = port_irq_save();
-    mt_err_t err = post_locked(s);
+    bool switched = false;
+    mt_err_t err = post_locked(s, &switched);
     port_irq_restore(st);
-    thread_preempt_point();
+    if (!switched) thread_preempt_point();
     return err;
 }
 
 mt_err_t sem_post_isr(sem_t *s)
 {
     port_irq_state_t st = port_irq_save();
-    mt_err_t err = post_locked(s);
+    mt_err_t err = post_locked(s, NULL);
     port_irq_restore(st);
     return err;
 }

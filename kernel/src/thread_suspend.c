@@ -30,12 +30,18 @@ mt_err_t thread_suspend(thread_t *t)
     return MT_OK;
 }
 
-/* Clear the suspension; ready if nothing else holds it; irq off. */
-static mt_err_t resume_locked(thread_t *t)
+/* Clear the suspension; ready if nothing else holds it; irq off. With
+ * `switched` (task context), t runs at once if it outranks the caller and
+ * *switched says so. */
+static mt_err_t resume_locked(thread_t *t, bool *switched)
 {
     if (!t || !(t->flags & THREAD_F_SUSPENDED)) return log_error(MT_ERR_STATE);
     t->flags &= (uint8_t) ~THREAD_F_SUSPENDED;
-    if (t->wait == WAIT_NONE && !(t->flags & THREAD_F_AT_RUN)) thread_wake(t);
+    if (t->wait != WAIT_NONE || (t->flags & THREAD_F_AT_RUN)) return MT_OK;
+    if (switched)
+        *switched = thread_wake_switch(t);
+    else
+        thread_wake(t);
     return MT_OK;
 }
 
@@ -43,16 +49,17 @@ mt_err_t thread_resume(thread_t *t)
 {
     if (port_in_isr()) return thread_resume_isr(t);
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = resume_locked(t);
+    bool switched = false;
+    mt_err_t err = resume_locked(t, &switched);
     port_irq_restore(s);
-    thread_preempt_point(); /* it runs now if it outranks the caller */
+    if (!switched) thread_preempt_point(); /* it runs now if it outranks the caller */
     return err;
 }
 
 mt_err_t thread_resume_isr(thread_t *t)
 {
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = resume_locked(t);
+    mt_err_t err = resume_locked(t, NULL);
     port_irq_restore(s);
     return err;
 }

@@ -80,14 +80,25 @@ mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout
     return (mt_err_t) cur->wait_result;
 }
 
-void thread_wait_end(thread_t *t, mt_err_t result)
+/* Off its wait list with its result; false if t is suspended (ready once
+ * resumed). */
+static MT_INLINE bool wait_finish(thread_t *t, mt_err_t result)
 {
     if (t->wait_list) waitq_unlink(t->wait_list, t);
     t->wait_list = NULL;
     t->wait = WAIT_NONE;
     t->wait_result = (uint8_t) result;
-    if (t->flags & THREAD_F_SUSPENDED) return; /* ready once resumed */
-    thread_wake(t);
+    return !(t->flags & THREAD_F_SUSPENDED);
+}
+
+void thread_wait_end(thread_t *t, mt_err_t result)
+{
+    if (wait_finish(t, result)) thread_wake(t);
+}
+
+bool thread_wait_end_switch(thread_t *t, mt_err_t result)
+{
+    return wait_finish(t, result) && thread_wake_switch(t);
 }
 
 mt_err_t thread_wait_allowed(uint32_t timeout, mt_err_t unavailable)

@@ -17,7 +17,7 @@
  * the interrupted frame waits and where the context is suspended if the
  * exit switches away. port_config.h counts what that costs a thread stack.
  *
- * A suspended context is {sp, control}: below sp, on its own stack, the
+ * A suspended context is {sp, control, its MPU guard}: below sp, on its own stack, the
  * callee-saved r4-r11 and the return address (lr) of its
  * port_context_switch() call, 36 bytes; control says which stack pointer
  * the context runs on. Everything else AAPCS lets a call clobber, so the
@@ -31,10 +31,14 @@
  * start exits the thread).
  */
 #include "motet/port.h"
+#include "mps2.h"
+#include "port_cm_internal.h"
 
 #if MOTET_THREADS
 
 void cm_thread_start(void);
+
+_Static_assert((MPU_RBAR_VALID | PORT_CM_GUARD_REGION) == 0x17u, "the guard region in the switch");
 
 __asm__(".syntax unified\n"
         ".thumb\n"
@@ -48,6 +52,13 @@ __asm__(".syntax unified\n"
         "    mrs r3, control\n"
         "    str r2, [r0]\n"
         "    str r3, [r0, #4]\n"
+        /* Point the guard region at the new context's stack (guard.c):
+         * RBAR then RASR, adjacent, with one STM. */
+        "    ldrd r2, r3, [r1, #8]\n"
+        "    orr r2, r2, #0x17\n"    /* MPU_RBAR_VALID | PORT_CM_GUARD_REGION */
+        "    ldr r12, =0xE000ED9C\n" /* MPU_RBAR, then MPU_RASR */
+        "    stm r12, {r2, r3}\n"
+        "    dsb\n"
         "    ldr r2, [r1]\n"
         "    ldr r3, [r1, #4]\n"
         /* Select the new context's stack pointer, then load it: the ISB
@@ -56,6 +67,7 @@ __asm__(".syntax unified\n"
         "    isb\n"
         "    mov sp, r2\n"
         "    pop {r4-r11, pc}\n"
+        ".ltorg\n"
         ".size port_context_switch, .-port_context_switch\n"
         ".global cm_thread_start\n"
         ".type cm_thread_start, %function\n"
@@ -82,6 +94,7 @@ void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*ent
     sp[8] = (uint32_t) (uintptr_t) cm_thread_start;
     ctx->sp = sp;
     ctx->control = CONTROL_PSP;
+    cm_guard_context(ctx, stack);
 }
 
 #endif /* MOTET_THREADS */

@@ -30,6 +30,8 @@
 #define SCR_SLEEPDEEP   (1u << 2)
 #define CCR_STKALIGN    (1u << 9)
 #define SCB_MMFAR       CM_REG(0xE000ED34u)
+#define SCB_SHCSR       CM_REG(0xE000ED24u)
+#define SHCSR_MEMFAULT  (1u << 16)
 #define SYST_CSR        CM_REG(0xE000E010u)
 
 /* ---- memory protection unit (PMSAv7) ---- */
@@ -43,6 +45,8 @@
 #define MPU_RASR_SIZE(log2) (((log2) -1u) << 1)
 #define MPU_RASR_C          (1u << 17)
 #define MPU_RASR_AP_RO      (6u << 24) /* read-only, privileged and not */
+#define MPU_RASR_XN         (1u << 28) /* no instruction fetch */
+#define MPU_RBAR_VALID      (1u << 4)  /* RBAR's low bits name the region */
 
 /* ---- NVIC: one bit per external interrupt in each 32-bit word ---- */
 #define NVIC_ISER(n)  CM_REG(0xE000E100u + 4u * (n))

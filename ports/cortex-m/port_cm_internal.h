@@ -58,6 +58,11 @@ void cm_kernel_isr(port_cm_isr_fn body);
 void Reset_Handler(void);
 void NMI_Handler(void);
 void HardFault_Handler(void);
+void MemManage_Handler(void);
+/* guard.c: the MPU guard of thread stacks. Fill in ctx's guard region for
+ * the stack at `stack`; turn MemManage faults on (boot). */
+void cm_guard_context(port_context_t *ctx, void *stack);
+void cm_guard_enable(void);
 void PendSV_Handler(void);
 void cm_line_isr(void);
 void cm_epoch_isr(void);

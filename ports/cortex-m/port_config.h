@@ -59,15 +59,25 @@
 typedef struct port_context {
     void *sp;
     uint32_t control;
+    uint32_t guard_rbar; /* the MPU guard of its stack (guard.c); K's: 0 */
+    uint32_t guard_rasr;
 } port_context_t;
+/* Every thread stack is guarded by the MPU (guard.c): a 32-byte no-access
+ * region at a 32-byte boundary above a 36-byte landing zone for a partly
+ * refused exception frame, up to 99 bytes of the stack. */
+#define PORT_HAS_MPU_STACK_GUARD      1
+#define PORT_CM_GUARD_REGION          7u
+#define PORT_CM_GUARD_BYTES           104u
 #define PORT_CM_EXIT_FRAME_BYTES      36u
 #define PORT_CM_EXIT_PATH_BYTES       160u
 #define PORT_CM_EXIT_TIMED_PATH_BYTES 312u
 #define PORT_CM_ISR_NESTING           1u
 #define PORT_CM_THREAD_EXTRA                                                                       \
-    (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))
+    (PORT_CM_GUARD_BYTES +                                                                         \
+     PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_PATH_BYTES))
 #define PORT_CM_THREAD_EXTRA_TIMED                                                                 \
-    (PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_TIMED_PATH_BYTES))
+    (PORT_CM_GUARD_BYTES +                                                                         \
+     PORT_CM_ISR_NESTING * (PORT_CM_EXIT_FRAME_BYTES + PORT_CM_EXIT_TIMED_PATH_BYTES))
 #if MOTET_THREAD_TIMED
 #define PORT_THREAD_STACK_EXTRA PORT_CM_THREAD_EXTRA_TIMED
 #else

@@ -9,7 +9,9 @@
  * every distance, including beyond one TIMER0 load and one epoch; wake-ups
  * for the port's own bookkeeping do not end a sleep; the stack painting
  * measures; threads run on PSP, interrupt bodies on MSP, and a thread
- * preempted at an interrupt exit gets every register back.
+ * preempted at an interrupt exit gets every register back; a thread that
+ * overflows its stack is stopped by the MPU guard and ended, the module
+ * going on.
  */
 #include <string.h>
 
@@ -477,6 +479,102 @@ static void test_threads_run_on_psp_and_get_every_register_back(void **state)
     assert_false(in_stack(body_sp, stack_a) || in_stack(body_sp, stack_b));
     assert_true(thread_stack_guard_ok(ta) && thread_stack_guard_ok(tb));
 }
+
+/* ---- the MPU stack guard (guard.c) ---- */
+
+#define PID_DIGGER 0x40
+
+/* The digger's stack, and memory just below it that must not change. */
+static struct {
+    uint8_t below[64];
+    uint8_t stack[THREAD_STACK_BYTES(0)];
+} dig_mem;
+#define stack_dig dig_mem.stack
+static uint8_t stack_wait[THREAD_STACK_BYTES(0)];
+static mutex_t dig_lock;
+static sem_t dig_go;
+static volatile bool keep_digging;
+static volatile unsigned dig_depth;
+static mt_err_t waiter_got;
+
+/* Small frames, each written from its lowest byte up: no store skips the
+ * 32-byte guard. */
+__attribute__((noinline)) static void dig(void)
+{
+    volatile uint8_t pad[16];
+    for (unsigned i = 0; i < sizeof pad; i++) pad[i] = (uint8_t) dig_depth;
+    dig_depth++;
+    if (keep_digging) dig();
+    pad[0] = 0; /* keeps the call from becoming a jump */
+}
+
+static void digger(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&dig_lock, THREAD_FOREVER), MT_OK);
+    sem_wait(&dig_go);
+    note("dig ");
+    dig(); /* never returns: the guard ends the thread */
+    note("survived ");
+}
+
+static void lock_waiter(void *arg)
+{
+    (void) arg;
+    waiter_got = mutex_lock(&dig_lock, THREAD_FOREVER);
+    note("waiter ");
+    assert_int_equal(mutex_unlock(&dig_lock), MT_OK);
+}
+
+static unsigned logged_overflows(mt_pid_t pid)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_STACK && rec[i].pid == pid) found++;
+    return found;
+}
+
+/* A thread that recurses without end while holding a mutex: the MPU stops
+ * its first store into its guard, the kernel logs the overflow for its pid
+ * and ends it, its mutex goes to the waiter (MT_ERR_OWNER_DEAD), not one
+ * byte below its stack (nor in the guard) changed, and the module goes
+ * on. */
+static void test_a_thread_overflowing_its_stack_is_caught_and_ended(void **state)
+{
+    (void) state;
+    thread_t *t;
+    trace[0] = '\0';
+    keep_digging = true;
+    dig_depth = 0;
+    mutex_init(&dig_lock);
+    sem_init(&dig_go, 0);
+    (void) logged_overflows(PID_DIGGER); /* drain */
+    memset(dig_mem.below, 0x5A, sizeof dig_mem.below);
+    thread_spec_t d = {.entry = digger,
+                       .stack = stack_dig,
+                       .stack_size = sizeof stack_dig,
+                       .prio = 2,
+                       .pid = PID_DIGGER};
+    assert_int_equal(thread_create(&d, &t), MT_OK); /* holds the mutex, waits */
+    thread_spec_t w = {
+        .entry = lock_waiter, .stack = stack_wait, .stack_size = sizeof stack_wait, .prio = 3};
+    assert_int_equal(thread_create(&w, NULL), MT_OK); /* waits for the mutex */
+    assert_int_equal(sem_post(&dig_go), MT_OK);       /* the digger runs into its guard */
+    assert_string_equal(trace, "dig waiter ");
+    assert_int_equal(waiter_got, MT_ERR_OWNER_DEAD);
+    assert_null(mutex_owner(&dig_lock));
+    assert_true(dig_depth * 16u > sizeof stack_dig / 2u); /* it went deep */
+    for (unsigned i = 0; i < sizeof dig_mem.below; i++) assert_int_equal(dig_mem.below[i], 0x5A);
+    const uint8_t *floor = port_stack_guard_end(stack_dig); /* the guard itself: paint */
+    for (const uint8_t *p = floor - 32; p < floor; p++) assert_int_equal(*p, 0xA5);
+    if (MOTET_EVENT_LOG) assert_int_equal(logged_overflows(PID_DIGGER), 1);
+    /* The same stack and pid serve a new thread: the bound task went too. */
+    keep_digging = false;
+    assert_int_equal(thread_create(&d, &t), MT_OK);
+    assert_int_equal(sem_post(&dig_go), MT_OK);
+    assert_string_equal(trace, "dig waiter dig survived ");
+}
 #endif
 
 /* ---- the stack ---- */
@@ -514,6 +612,7 @@ int main(void)
         cmocka_unit_test_setup(test_stack_painting_measures_what_runs, setup),
 #if MOTET_THREADS
         cmocka_unit_test_setup(test_threads_run_on_psp_and_get_every_register_back, setup),
+        cmocka_unit_test_setup(test_a_thread_overflowing_its_stack_is_caught_and_ended, setup),
 #endif
     };
     return cmocka_run_group_tests_name("cortex-m port", tests, NULL, NULL);

@@ -66,6 +66,7 @@ void Reset_Handler(void)
     for (uint32_t *dst = &_sbss; dst < &_ebss;) *dst++ = 0u;
     paint_stack();
     protect_code();
+    cm_guard_enable();
     SCB_CCR |= CCR_STKALIGN; /* 8-byte aligned exception frames (AAPCS) */
     cm_console_init();       /* main() may print before port_init() */
     cm_watchdog_boot();
@@ -160,7 +161,7 @@ __attribute__((section(".vectors"), used)) const vector_t cm_vectors[16 + IRQ_CO
     Reset_Handler,
     NMI_Handler, /* reserved for the exit dispatch's return (irq.c) */
     HardFault_Handler,
-    HardFault_Handler, /* MemManage */
+    MemManage_Handler, /* the thread stack guard (guard.c) */
     HardFault_Handler, /* BusFault */
     HardFault_Handler, /* UsageFault */
     NULL,

@@ -4,7 +4,9 @@
  * thread holding a mutex runs at the level of a higher one waiting for it,
  * so a middle thread cannot hold the higher one off; along a chain of
  * holders too), a timed lock that gives up (its holder drops back), and
- * the refusals: unlock by a thread that does not hold the mutex, or from
+ * a holder that exits holding mutexes (each released, logged and handed
+ * to the best waiter with MT_ERR_OWNER_DEAD, inheritance undone), and the
+ * refusals: unlock by a thread that does not hold the mutex, or from
  * outside a thread, each with a clear error and a logged event.
  *
  * MOTET_TEST_KERNEL: threads
@@ -185,6 +187,117 @@ static void test_inheritance_follows_a_chain_of_holders(void **state)
     assert_string_equal(test_trace(), "1-got-x 2-got-y ");
 }
 
+/* ---- a holder that exits ---- */
+
+static mt_err_t dead_result;
+
+static void exits_holding(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK);
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK); /* twice: recursion goes too */
+    assert_int_equal(mutex_lock(&my, THREAD_FOREVER), MT_OK);
+    test_note("L-locked ");
+    sem_wait(&go);
+    test_note("L-exit ");
+    thread_exit(); /* holding both */
+}
+
+static void waits_x_after_death(void *arg)
+{
+    (void) arg;
+    test_note("H-wait ");
+    dead_result = mutex_lock(&mx, THREAD_FOREVER);
+    test_note("H-got ");
+    assert_ptr_equal(mutex_owner(&mx), thread_self());
+    assert_int_equal(thread_prio(thread_self()), 3); /* its own: nobody waits for mx */
+    assert_int_equal(mutex_unlock(&mx), MT_OK);      /* one unlock frees it: depth 1 */
+    assert_null(mutex_owner(&mx));
+}
+
+static void test_an_exiting_holder_hands_its_mutex_to_the_waiter(void **state)
+{
+    (void) state;
+    spawn(0, exits_holding, 1, THREAD_START_NOW);
+    spawn(1, waits_x_after_death, 3, THREAD_START_NOW);
+    assert_int_equal(thread_prio(th[0]), 3);     /* inherited from the waiter */
+    test_count_logged_errors(MT_ERR_OWNER_DEAD); /* drain */
+    sem_post(&go);
+    assert_string_equal(test_trace(), "L-locked H-wait L-exit H-got ");
+    assert_int_equal(dead_result, MT_ERR_OWNER_DEAD);
+    assert_null(mutex_owner(&my)); /* no waiter: released */
+    assert_null(mx.waiters);
+    assert_int_equal(test_count_logged_errors(MT_ERR_OWNER_DEAD), 2); /* one per mutex */
+}
+
+static void locks_x_once(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_NO_WAIT), MT_OK); /* free again, no error */
+    test_note("locked ");
+    assert_int_equal(mutex_unlock(&mx), MT_OK);
+}
+
+static void returns_holding(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK);
+    test_note("return ");
+} /* returning from the entry exits */
+
+static void test_a_holder_returning_from_its_entry_frees_the_mutex(void **state)
+{
+    (void) state;
+    mt_pid_t pid = 0;
+    uint16_t arg = 0;
+    th[0] = test_thread(stacks[0], STACK, returns_holding, NULL, 2, THREAD_START_NOW);
+    assert_null(mutex_owner(&mx));
+    assert_int_equal(test_logged(EV_ERROR, &pid, &arg), 1);
+    assert_int_equal(arg, MT_ERR_OWNER_DEAD);
+    spawn(1, locks_x_once, 1, THREAD_START_NOW);
+    assert_string_equal(test_trace(), "return locked ");
+}
+
+/* Thread 0 (level 1) holds mx; thread 1 (level 2) holds my and waits for
+ * mx; thread 2 (level 3) waits for my, so thread 0 runs at 3. Thread 0
+ * exits: thread 1 gets mx, with the error, and still runs at 3 for thread
+ * 2 until it unlocks my. */
+static mt_err_t chain_result;
+
+static void holds_y_waits_x_dead(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&my, THREAD_FOREVER), MT_OK);
+    chain_result = mutex_lock(&mx, THREAD_FOREVER);
+    assert_int_equal(thread_prio(thread_self()), 3);
+    test_note("1-got-x ");
+    mutex_unlock(&mx);
+    mutex_unlock(&my);
+    assert_int_equal(thread_prio(thread_self()), 2);
+}
+
+static void exits_holding_x(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK);
+    sem_wait(&go);
+    assert_int_equal(thread_prio(thread_self()), 3);
+}
+
+static void test_an_exit_along_a_chain_keeps_the_inheritance_owed(void **state)
+{
+    (void) state;
+    spawn(0, exits_holding_x, 1, THREAD_START_NOW);
+    spawn(1, holds_y_waits_x_dead, 2, THREAD_START_NOW);
+    spawn(2, waits_y, 3, THREAD_START_NOW);
+    assert_int_equal(thread_prio(th[0]), 3);
+    sem_post(&go);
+    assert_string_equal(test_trace(), "1-got-x 2-got-y ");
+    assert_int_equal(chain_result, MT_ERR_OWNER_DEAD);
+    assert_null(mutex_owner(&mx));
+    assert_null(mutex_owner(&my));
+}
+
 /* ---- refusals ---- */
 
 static void unlocks_what_it_does_not_hold(void *arg)
@@ -232,6 +345,9 @@ int main(void)
         cmocka_unit_test_setup(test_a_timed_lock_gives_up_and_the_holder_drops_back, setup),
         cmocka_unit_test_setup(test_try_lock_of_a_held_mutex_fails_at_once, setup),
         cmocka_unit_test_setup(test_inheritance_follows_a_chain_of_holders, setup),
+        cmocka_unit_test_setup(test_an_exiting_holder_hands_its_mutex_to_the_waiter, setup),
+        cmocka_unit_test_setup(test_a_holder_returning_from_its_entry_frees_the_mutex, setup),
+        cmocka_unit_test_setup(test_an_exit_along_a_chain_keeps_the_inheritance_owed, setup),
         cmocka_unit_test_setup(test_unlock_by_a_non_owner_is_refused_and_logged, setup),
         cmocka_unit_test_setup(test_lock_and_unlock_outside_a_thread_are_refused, setup),
     };

@@ -11,6 +11,12 @@
  * Only threads lock: a handler or an interrupt has no thread to hold it or
  * to raise.
  *
+ * A thread that exits holding mutexes (POSIX's robust mutexes): each is
+ * released with an MT_ERR_OWNER_DEAD error logged for the exiting thread,
+ * its inherited level is undone, and the mutex goes to its highest waiter,
+ * whose mutex_lock() returns MT_ERR_OWNER_DEAD: it holds the mutex, but
+ * what the mutex guards may be half-updated.
+ *
  * Example:
  *
  *     static mutex_t bus_lock;
@@ -38,6 +44,7 @@ typedef struct mutex {
 void mutex_init(mutex_t *m);
 /* Take m, waiting at most `timeout` ticks while another thread holds it
  * (raising that holder to the caller's level meanwhile): MT_OK,
+ * MT_ERR_OWNER_DEAD (taken, from a holder that exited holding it),
  * MT_ERR_TIMEOUT, MT_ERR_FULL (locked 255 times by the caller); thread,
  * else MT_ERR_STATE (logged). */
 mt_err_t mutex_lock(mutex_t *m, uint32_t timeout);

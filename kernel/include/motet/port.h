@@ -203,6 +203,29 @@ void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*ent
  * irq off on both sides; may be called at interrupt exit (in
  * sched_isr_exit()), where the interrupted frames stay on the stack. */
 void port_context_switch(port_context_t *from, port_context_t *to);
+
+/* A port whose port_config.h sets PORT_HAS_MPU_STACK_GUARD guards every
+ * thread stack in hardware: port_context_init() places a no-access region
+ * at the bottom of the stack (PORT_THREAD_STACK_EXTRA counts its bytes)
+ * and port_context_switch() points the region at the next context's, so
+ * an overflow faults at its first store instead of damaging memory; the
+ * kernel then checks no canary. On such a fault in a thread, with
+ * interrupts enabled, the port resumes the thread in
+ * thread_stack_fault_exit() on a fresh frame below thread_stack_fault_top();
+ * anything else halts. */
+#ifndef PORT_HAS_MPU_STACK_GUARD
+#define PORT_HAS_MPU_STACK_GUARD 0
+#endif
+#if PORT_HAS_MPU_STACK_GUARD
+/* The first byte above the guard region of a thread stack at `stack`:
+ * the lowest the thread may use (the port). */
+const uint8_t *port_stack_guard_end(const void *stack);
+/* The top of the running thread's stack, NULL if no thread runs. */
+void *thread_stack_fault_top(void);
+/* Logs MT_ERR_STACK for the thread, says so on the console and
+ * ends it (thread_exit()); the fault handler's return lands here. */
+void thread_stack_fault_exit(void) __attribute__((noreturn));
+#endif
 #endif
 
 #endif /* MOTET_PORT_H */

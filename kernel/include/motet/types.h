@@ -53,6 +53,9 @@ typedef enum {
     MT_ERR_TIMEOUT,       /* a wait ended before what it waited for came (at once when
                            * asked not to wait) */
     MT_ERR_FULL,          /* a message queue or semaphore is at its limit */
+    MT_ERR_OWNER_DEAD,    /* a mutex was handed over because its holder exited holding it:
+                           * the caller holds it now, but what it guards may be half-done */
+    MT_ERR_STACK,         /* a thread overran its stack (its guard caught it) */
     MT_ERR_COUNT
 } mt_err_t;
 

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The O(1) ready structure most policies use (thread_ready.c): a FIFO per
+ * key, a bitmap of non-empty levels and one of non-empty sub-levels per
+ * level, so the best key is two bit scans away, never a list walk.
+ *
+ * Keys are 0 .. MOTET_PRIO_LEVELS * THREAD_SUBLEVELS - 1, higher runs
+ * first. The operations every switch makes (push, peek, take the head) are
+ * in line, as the message queue's are (sched_internal.h): on an 8-bit core
+ * a call and its register saves cost more than the operation itself.
+ * Included by thread_internal.h only.
+ */
+#ifndef MOTET_THREAD_READY_H
+#define MOTET_THREAD_READY_H
+
+#if MOTET_THREAD_POLICY == MOTET_POLICY_RETOS
+#define THREAD_SUBLEVELS 9 /* dynamic priorities 0..7, then the real-time classes */
+#elif MOTET_THREAD_POLICY == MOTET_POLICY_VOP
+#define THREAD_SUBLEVELS 2 /* long jobs, short jobs */
+#else
+#define THREAD_SUBLEVELS 1
+#endif
+
+#if MOTET_THREAD_POLICY != MOTET_POLICY_MANTIS
+
+#define RQ_KEYS (MOTET_PRIO_LEVELS * THREAD_SUBLEVELS)
+
+/* The structure's state, for the inline operations below only. */
+typedef struct {
+    thread_t *head[RQ_KEYS];
+    thread_t *tail[RQ_KEYS];
+    queue_bits_t level_map; /* the message queue's bitmap type and bit scan */
+#if THREAD_SUBLEVELS > 1
+    uint16_t sub_map[MOTET_PRIO_LEVELS];
+#endif
+} thread_rq_t;
+extern thread_rq_t thread_rq;
+
+void rq_init(void);
+/* Link t into key t->key just before `pos` (a thread of that key), or
+ * last if pos is NULL; for policies that order a key themselves. */
+void rq_insert_before(thread_t *t, thread_t *pos);
+/* First thread of key `key`, NULL if none. */
+thread_t *rq_first(uint8_t key);
+/* Unlink t from the inside of its key's FIFO (not its head). */
+void rq_unlink_inner(thread_t *t);
+
+/* Key `key` holds a thread now. */
+static MT_INLINE void rq_mark(uint8_t key)
+{
+#if THREAD_SUBLEVELS > 1
+    uint8_t level = key / THREAD_SUBLEVELS;
+    thread_rq.level_map |= queue_bit((mt_prio_t) level);
+    thread_rq.sub_map[level] |= (uint16_t) (1u << (key % THREAD_SUBLEVELS));
+#else
+    thread_rq.level_map |= queue_bit((mt_prio_t) key);
+#endif
+}
+
+/* Key `key` became empty. */
+static MT_INLINE void rq_unmark(uint8_t key)
+{
+#if THREAD_SUBLEVELS > 1
+    uint8_t level = key / THREAD_SUBLEVELS;
+    thread_rq.sub_map[level] &= (uint16_t) ~(1u << (key % THREAD_SUBLEVELS));
+    if (thread_rq.sub_map[level]) return;
+    thread_rq.level_map &= (queue_bits_t) ~queue_bit((mt_prio_t) level);
+#else
+    thread_rq.level_map &= (queue_bits_t) ~queue_bit((mt_prio_t) key);
+#endif
+}
+
+/* Append t at key t->key, or put it first among that key. */
+static MT_INLINE void rq_push(thread_t *t, bool first)
+{
+    uint8_t k = t->key;
+    thread_t *h = thread_rq.head[k];
+    if (!h) {
+        t->next = NULL;
+        thread_rq.head[k] = thread_rq.tail[k] = t;
+        rq_mark(k);
+    } else if (first) {
+        t->next = h;
+        thread_rq.head[k] = t;
+    } else {
+        t->next = NULL;
+        thread_rq.tail[k]->next = t;
+        thread_rq.tail[k] = t;
+    }
+}
+
+/* Unlink t (it must be in the structure): O(1) for the head of its key,
+ * the thread a switch takes; a walk of its equals otherwise. */
+static MT_INLINE void rq_remove(thread_t *t)
+{
+    uint8_t k = t->key;
+    if (thread_rq.head[k] != t) {
+        rq_unlink_inner(t);
+        return;
+    }
+    thread_t *n = t->next;
+    thread_rq.head[k] = n;
+    t->next = NULL;
+    if (!n) {
+        thread_rq.tail[k] = NULL;
+        rq_unmark(k);
+    }
+}
+
+/* First thread of the highest non-empty key, NULL if none. */
+static MT_INLINE thread_t *rq_peek(void)
+{
+    queue_bits_t levels = thread_rq.level_map;
+    if (!levels) return NULL;
+    uint8_t level = (uint8_t) queue_highest_bit(levels);
+#if THREAD_SUBLEVELS > 1
+    uint16_t sub = thread_rq.sub_map[level];
+    uint8_t top = (uint8_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) sub));
+    return thread_rq.head[level * THREAD_SUBLEVELS + top];
+#else
+    return thread_rq.head[level];
+#endif
+}
+
+#endif /* MOTET_THREAD_POLICY != MOTET_POLICY_MANTIS */
+
+#endif /* MOTET_THREAD_READY_H */
