@@ -385,6 +385,9 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
     return 0, {"detections": found, "alerts": alerts, "trace": trace, "report": report}
 
 
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
 def build_device(build_dir_arg, dev):
     """Build the device's programs (each port in its tree) and the native
     module program, whose reader checks a scenario."""
@@ -401,8 +404,9 @@ def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE)
     if status != 0:
         return status
     chips = sorted({CHIPS[s.kind] for s in dev.modules if s.kind in CHIPS})
-    what = (f"a {len(dev.modules)}-module device of emulated chips ({', '.join(chips)})" if chips
-            else f"a simulated {len(dev.modules)}-module device")
+    n = NUMBERS.get(len(dev.modules), str(len(dev.modules)))
+    what = (f"a {n}-module device of emulated chips ({', '.join(chips)})" if chips
+            else f"a simulated {n}-module device")
     print(f"demo: sound localisation and fire detection on {what}", flush=True)
     return run_demo(build.build_dir(build_dir_arg), scenario, out_dir, device=device)[0]
 
