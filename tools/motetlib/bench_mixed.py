@@ -123,7 +123,14 @@ def section(mixed, native):
             "wait, the wire, a busy receiver, and the receiving driver's interrupt in its "
             "real cycles (on the native device, its bus_cycles_per_frame and per byte). "
             "Frames: the SC verdicts (16 B) and bands (672 B) up, the vote's decisions "
-            "(16 B, multicast) down.", "",
+            "(16 B, multicast) and HT's directions to the radio (24 B, m1 to m2) down. The "
+            "largest figure down is the description at boot, which waits until the ATmega128 "
+            "has booted and given its interface a buffer (18 ms). Not understood yet: "
+            "frames from the Cortex-M3 are taken by an ATmega128 up to about 9 ms after "
+            "their wire time while it runs (most of m2's directions), and now and then past "
+            "the 20 ms ack timeout (the hub then notes the module unresponsive and the "
+            "direction reaches the radio 100 ms late); with a native compute module and the "
+            "same ATmega128 images they are not (a 3 s run).", "",
             "| link | frames | mean | min | max | mean, AVR cycles | mean, CM3 timer clocks "
             "| native: mean | min | max |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
