@@ -125,12 +125,14 @@ def section(mixed, native):
             "Frames: the SC verdicts (16 B) and bands (672 B) up, the vote's decisions "
             "(16 B, multicast) and HT's directions to the radio (24 B, m1 to m2) down. The "
             "largest figure down is the description at boot, which waits until the ATmega128 "
-            "has booted and given its interface a buffer (18 ms). Not understood yet: "
-            "frames from the Cortex-M3 are taken by an ATmega128 up to about 9 ms after "
-            "their wire time while it runs (most of m2's directions), and now and then past "
-            "the 20 ms ack timeout (the hub then notes the module unresponsive and the "
-            "direction reaches the radio 100 ms late); with a native compute module and the "
-            "same ATmega128 images they are not (a 3 s run).", "",
+            "has booted and given its interface a buffer (18 ms). Most of m2's directions "
+            "are taken about 9 ms after their wire time: the Cortex-M3's HT is done while "
+            "m2's band still waits in its queue, and when the frame before it ends, m2 "
+            "seals the band (its CRC-16, bit by bit over 684 bytes: 9 ms at 8 MHz) in that "
+            "interrupt (kernel/src/bus.c, kick()), so the direction's interrupt waits (with a "
+            "native compute module HT takes longer and the direction comes after). The "
+            "device's ack timeout is 50 ms for that reason (20 ms was now and then too "
+            "short).", "",
             "| link | frames | mean | min | max | mean, AVR cycles | mean, CM3 timer clocks "
             "| native: mean | min | max |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
