@@ -5,6 +5,8 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "board.h"
 #include "board_sim.h"
@@ -52,6 +54,25 @@ void board_sim_set_sensors(uint8_t mic_mask, bool temp, bool radio)
     mics = mic_mask;
     has_temp = temp;
     has_radio = radio;
+}
+
+const char *board_sim_add_sensor(board_sim_sensors_t *s, const char *name)
+{
+    static const char mic[] = "microphone:";
+    if (strncmp(name, mic, sizeof mic - 1) == 0) {
+        char *end;
+        unsigned long ch = strtoul(name + sizeof mic - 1, &end, 10);
+        if (*end || end == name + sizeof mic - 1 || ch >= SIM_MICS)
+            return "microphone:N needs a channel 0..3";
+        s->mics |= (uint8_t) (1u << ch);
+    } else if (strcmp(name, "temperature") == 0) {
+        s->temp = true;
+    } else if (strcmp(name, "radio") == 0) {
+        s->radio = true;
+    } else {
+        return "unknown sensor";
+    }
+    return NULL;
 }
 
 bool board_has_mic(uint8_t ch)

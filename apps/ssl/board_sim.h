@@ -28,6 +28,15 @@ const cost_cpu_t *board_sim_cpu(void);
  * scenario, same seed, any sample computable at any time), so the modules
  * see one consistent world. */
 void board_sim_set_sensors(uint8_t mic_mask, bool temp, bool radio);
+
+/* A module's sensors as the device file names them. */
+typedef struct board_sim_sensors {
+    uint8_t mics; /* bit c: microphone c */
+    bool temp, radio;
+} board_sim_sensors_t;
+/* Adds sensor `name` (microphone:N, temperature, radio) to *s: NULL, or
+ * what is wrong with the name. */
+const char *board_sim_add_sensor(board_sim_sensors_t *s, const char *name);
 /* What board_work() does with the microseconds it computed. */
 void board_sim_on_work(void (*fn)(uint32_t us));
 

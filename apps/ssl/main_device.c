@@ -71,8 +71,7 @@ typedef struct migration {
 typedef struct options {
     const char *scenario;
     const cost_cpu_t *cpu;
-    uint8_t mics; /* bit c: microphone c */
-    bool temp, radio;
+    board_sim_sensors_t sensors;
     bool check;                          /* --check: read the scenario, run nothing */
     migration_t migrate[MAX_MIGRATIONS]; /* in time order */
     uint8_t n_migrate;
@@ -114,24 +113,6 @@ static const char *option(int argc, char **argv, int *i, const char *name)
     return argv[++*i];
 }
 
-static void add_sensor(options_t *o, const char *s)
-{
-    static const char mic[] = "microphone:";
-    if (strncmp(s, mic, sizeof mic - 1) == 0) {
-        char *end;
-        unsigned long ch = strtoul(s + sizeof mic - 1, &end, 10);
-        if (*end || end == s + sizeof mic - 1 || ch >= SSL_CHANNELS)
-            usage("microphone:N needs a channel 0..3", s);
-        o->mics |= (uint8_t) (1u << ch);
-    } else if (strcmp(s, "temperature") == 0) {
-        o->temp = true;
-    } else if (strcmp(s, "radio") == 0) {
-        o->radio = true;
-    } else {
-        usage("unknown sensor", s);
-    }
-}
-
 /* PID:MODULE@SECONDS, e.g. 0x18:4@3.1, into o->migrate in time order. */
 static void parse_migration(const char *v, options_t *o)
 {
@@ -166,7 +147,8 @@ static void parse(int argc, char **argv, options_t *o, native_module_t *m)
             o->cpu = cost_cpu_find(v);
             if (!o->cpu) usage("unknown --cpu (msp430, arm7, atmega128)", v);
         } else if ((v = option(argc, argv, &i, "--sensor"))) {
-            add_sensor(o, v);
+            const char *wrong = board_sim_add_sensor(&o->sensors, v);
+            if (wrong) usage(wrong, v);
         } else if ((v = option(argc, argv, &i, "--desc")) ||
                    (v = option(argc, argv, &i, "--app-file"))) {
             m->app_file = v;
@@ -230,7 +212,7 @@ int main(int argc, char **argv)
     if (o.check) return 0;
     board_sim_set_cpu(o.cpu);
     board_sim_on_work(busy);
-    if (m.bus.socket) board_sim_set_sensors(o.mics, o.temp, o.radio);
+    if (m.bus.socket) board_sim_set_sensors(o.sensors.mics, o.sensors.temp, o.sensors.radio);
     native_module_boot(&m);
     atexit(heap_report);
     ssl_register();

@@ -74,7 +74,14 @@ enum {
     SSL_PROG_ALERT
 };
 
-/* ---- messages ---- */
+/* ---- messages ----
+ *
+ * A message may cross the bus between instruction sets (the mixed device:
+ * ATmega128 sensing modules, a Cortex-M3 compute module), so each has the
+ * same layout on every port: fields at their natural alignment, explicit
+ * reserved bytes where a 32-bit compiler would pad, a size that is a
+ * multiple of 4 (checked below); the byte order is little-endian on every
+ * port Motet has. */
 
 /* mic -> sc -> ht: one channel's spectrum, a heap block handed over. The
  * message holds bins 0 up to the top of the band SC and HT use
@@ -110,6 +117,7 @@ typedef struct ssl_verdict {
 typedef struct ssl_decision {
     uint16_t block;
     uint8_t sound;
+    uint8_t reserved; /* 0 */
 } ssl_decision_t;
 
 /* ht -> radio */
@@ -118,14 +126,21 @@ typedef struct ssl_direction {
     uint16_t block;
     uint16_t angle_ddeg; /* tenths of a degree */
     uint16_t entries;    /* cross-spectrum entries used */
+    uint16_t reserved;   /* 0 */
 } ssl_direction_t;
 
 /* temp -> ewma -> alert -> radio */
 typedef struct ssl_reading {
-    uint32_t t_us;   /* when the sensor was sampled */
-    int16_t temp_q4; /* 1/16 degree C */
-    int32_t avg_q8;  /* EWMA, 1/256 degree C (from ewma on) */
-    uint32_t energy; /* alert energy, Q16 (alert -> radio) */
+    uint32_t t_us;     /* when the sensor was sampled */
+    int32_t avg_q8;    /* EWMA, 1/256 degree C (from ewma on) */
+    uint32_t energy;   /* alert energy, Q16 (alert -> radio) */
+    int16_t temp_q4;   /* 1/16 degree C */
+    uint16_t reserved; /* 0 */
 } ssl_reading_t;
+
+_Static_assert(sizeof(ssl_spectrum_t) == 16 && sizeof(ssl_verdict_t) == 4 &&
+                   sizeof(ssl_decision_t) == 4 && sizeof(ssl_direction_t) == 12 &&
+                   sizeof(ssl_reading_t) == 16,
+               "a message has one layout on every port");
 
 #endif /* APPS_SSL_APP_H */

@@ -17,11 +17,12 @@
 #include "ssl_app.h"
 #include "tasks.h"
 
-static void emit(const char *line, int n, uint32_t now)
+/* (%s, not %.*s: avr-libc's printf does not take a precision argument.) */
+static void emit(const char *line, uint32_t now)
 {
     char out[160];
-    int m = snprintf(out, sizeof out, "[%6lu.%03lu ms] radio: %.*s\n",
-                     (unsigned long) (now / 1000u), (unsigned long) (now % 1000u), n, line);
+    int m = snprintf(out, sizeof out, "[%6lu.%03lu ms] radio: %s\n", (unsigned long) (now / 1000u),
+                     (unsigned long) (now % 1000u), line);
     if (m > 0) port_console_write(out, (size_t) m < sizeof out ? (size_t) m : sizeof out - 1);
 }
 
@@ -44,7 +45,7 @@ static void report_direction(const ssl_direction_t *d)
                      d->block, (unsigned long) (d->t_us / 1000u), (unsigned long) (d->t_us % 1000u),
                      d->angle_ddeg / 10u, d->angle_ddeg % 10u, truth, (unsigned long) (lat / 1000u),
                      (unsigned long) (lat % 1000u));
-    if (n > 0) emit(line, n, now);
+    if (n > 0) emit(line, now);
 }
 
 static void report_alert(const ssl_reading_t *r)
@@ -57,7 +58,7 @@ static void report_alert(const ssl_reading_t *r)
                  (unsigned long) (r->t_us / 1000u), (unsigned long) (r->t_us % 1000u),
                  (unsigned long) (now - r->t_us), (long) (centi / 100),
                  (long) (centi < 0 ? -centi % 100 : centi % 100));
-    if (n > 0) emit(line, n, now);
+    if (n > 0) emit(line, now);
 }
 
 mt_err_t ssl_radio_task(void *state, mt_port_t port, void *data, uint16_t len)

@@ -86,16 +86,17 @@ class Run:
         return self.report["modules"][str(module)]
 
 
-def run_device(build_dir, tmp_path, device, *args, extra=(), log_dir=None, status=0):
+def run_device(build_dir, tmp_path, device, *args, extra=(), log_dir=None, status=0,
+               timeout=RUN_TIMEOUT_S):
     """Run a device to the end; fails the test unless it exits with
-    `status`."""
+    `status` (`timeout`: a guard against a hung run, in wall seconds)."""
     report_path = tmp_path / f"report-{len(list(tmp_path.glob('report-*')))}.json"
     more = ["--report", report_path]
     if log_dir is not None:
         more += ["--log-dir", log_dir]
     cmd = motet_run_cmd(build_dir, device, *args, *more, extra=extra)
     res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
-                         timeout=RUN_TIMEOUT_S)
+                         timeout=timeout)
     assert res.returncode == status, (f"{' '.join(cmd)} exited with {res.returncode}:\n"
                                  f"{res.stdout[-4000:]}{res.stderr[-2000:]}")
     return Run(res.stdout, json.loads(report_path.read_text()))

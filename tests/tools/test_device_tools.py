@@ -253,3 +253,32 @@ def test_interactive_commands_are_faults_now():
     for bad in ("kill", "explode 1", "kill 1 2 3"):
         with pytest.raises(ValueError):
             hub.parse_command(bad, 0)
+
+
+def test_a_board_serves_the_sensors_of_avr_modules_only(tmp_path):
+    """`board`: the program an emulated module's harness asks for its
+    sensors (docs/bus.md, "Sensors of emulated modules"); it gets the
+    module's args, a --sensor per sensor and the options after `--`."""
+    from motetlib import module_kinds
+    dev = device.load(ROOT / "devices" / "ssl-mixed.toml")
+    compute, sense = dev.modules[0], dev.modules[2]
+    assert compute.kind == "cortex-m" and compute.board == ""  # no sensors, no board
+    assert sense.kind == "avr" and sense.board == "apps/ssl/ssl_board"
+    argv = module_kinds.of(sense).argv(tmp_path, dev, sense, "S", 1, None, ["--x"])
+    board_args = [a.split("=", 1)[1] for a in argv if a.startswith("--board-arg=")]
+    assert board_args == ["--scenario", "apps/ssl/scenarios/demo.toml", "--sensor",
+                          "microphone:1", "--sensor", "temperature", "--x"]
+    assert argv[argv.index("--board") + 1] == str(tmp_path / "apps/ssl/ssl_board")
+    assert argv[-1].endswith("ssl_device.elf")
+    text = """
+[device]
+program = "p"
+board = "b"
+[[module]]
+id = 0
+kind = "cortex-m"
+sensors = ["microphone:0"]
+"""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(text, "d.toml")
+    assert "a cortex-m module's sensors cannot be served by a board program yet" in str(err.value)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from . import build, report
 
-ALL = ("native", "cortex-m", "avr", "device", "ssl", "ssl-ports", "ssl-avr", "migration",
-       "energy", "energy-load", "planner")
+ALL = ("native", "cortex-m", "avr", "device", "ssl", "ssl-ports", "ssl-avr", "mixed",
+       "migration", "energy", "energy-load", "planner")
 
 
 def _absorb(name, path):
@@ -95,6 +95,11 @@ def _ssl_avr(bdir, port):
     return bench_ssl_avr.bench(pdir, report.REPORT)
 
 
+def _mixed(bdir, port):
+    from . import bench_mixed
+    return bench_mixed.bench(bdir)
+
+
 def _migration(bdir, port):
     try:
         from . import bench_migrate
@@ -120,7 +125,7 @@ def _planner(bdir, port):
 
 
 RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
-           "ssl": _ssl, "ssl-ports": _ssl_ports, "ssl-avr": _ssl_avr,
+           "ssl": _ssl, "ssl-ports": _ssl_ports, "ssl-avr": _ssl_avr, "mixed": _mixed,
            "migration": _migration, "energy": _energy,
            "energy-load": _energy_load, "planner": _planner}
 

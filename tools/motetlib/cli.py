@@ -315,16 +315,17 @@ def demo_hello(build_dir_arg, port, **_):
     return run_hello(build.build_dir(build_dir_arg), ["--sim", "--until", "1"])
 
 
-def demo_ssl(build_dir_arg, port, scenario=None, out=None):
+def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None):
     """Sound localisation and fire detection on the simulated five-module
-    device, with a readable report and a Perfetto trace (ssl_demo.py)."""
+    device (or `device`), with a readable report and a Perfetto trace
+    (ssl_demo.py)."""
     from . import ssl_demo
     return ssl_demo.demo(build_dir_arg, port, scenario or ssl_demo.SCENARIO,
-                         out or ssl_demo.OUT_DIR)
+                         out or ssl_demo.OUT_DIR, device or ssl_demo.DEVICE)
 
 
 # What `motet demo` runs after setup: demo(build_dir_arg, port, scenario=,
-# out=) -> status.
+# out=, device=) -> status.
 DEMO = demo_ssl
 
 
@@ -334,7 +335,8 @@ def cmd_demo(args):
         return status
     scenario = Path(args.scenario).resolve() if args.scenario else None
     out = Path(args.out).resolve() if args.out else None
-    return DEMO(args.build_dir, args.port, scenario=scenario, out=out)
+    device = Path(args.device).resolve() if args.device else None
+    return DEMO(args.build_dir, args.port, scenario=scenario, out=out, device=device)
 
 
 def cmd_run_hello(args):
@@ -431,6 +433,9 @@ def parser():
                    help="sound sources, noise, fires and the seed of their randomness (format: "
                         "apps/ssl/README.md; default apps/ssl/scenarios/demo.toml)")
     s.add_argument("--out", metavar="DIR", help="where the trace and event logs go (default out/)")
+    s.add_argument("--device", metavar="FILE",
+                   help="the device to run it on (default devices/ssl-device.toml; "
+                        "devices/ssl-mixed.toml: a Cortex-M3 and four ATmega128s)")
     _add_build_args(s)
     s.set_defaults(func=cmd_demo)
 

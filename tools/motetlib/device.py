@@ -9,6 +9,8 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     program = "apps/pingpong/pingpong"  # native module binary, relative to
                                         # the build directory (or absolute)
     args = ["--app", "pingpong"]        # arguments for every module
+    board = ""                          # the board program of emulated
+                                        # modules (see [[module]] board)
     loader = 0                          # module that loads the application
     max_ppm = 20                        # clock error drawn within +/-max_ppm
                                         # for modules whose clock has no ppm
@@ -33,6 +35,12 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     handler_us = 20         # overrides [device] handler_us (native modules)
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
+    board = "..."           # overrides [device] board: the native program
+                            # (in the build tree) that serves an emulated
+                            # module's sensors (avr; docs/bus.md,
+                            # "Sensors of emulated modules"); it gets the
+                            # module's args, --sensor per sensor and the
+                            # options after `motet run ... --`
     cpu_mhz = 6             # for the bus driver's CPU cost:
     bus_cycles_per_frame = 300  # cycles per frame sent or received
     bus_cycles_per_byte = 12    # cycles per byte copied to or from the bus
@@ -133,6 +141,7 @@ class Module:
     processor: energy.Processor | None = None  # its energy model (motet plan)
     handler_us: float = DEFAULT_HANDLER_US
     task_us: tuple[tuple[str, float], ...] = ()
+    board: str = ""  # the program serving an emulated module's sensors; "": none
 
     @property
     def frame_ns(self) -> int:
@@ -260,10 +269,10 @@ def _task_us(table, where):
 
 
 def _module(table, where, device_program, device_args, processors,
-            device_handler_us=DEFAULT_HANDLER_US, task_us=()):
+            device_handler_us=DEFAULT_HANDLER_US, task_us=(), device_board=""):
     _unknown(table, ("id", "name", "kind", "program", "args", "cpu_mhz", "bus_cycles_per_frame",
                      "bus_cycles_per_byte", "clock", "power", "sensors", "processor",
-                     "handler_us"), where)
+                     "handler_us", "board"), where)
     mid = _get(table, "id", int, where, required=True)
     if not 0 <= mid < MAX_MODULES:
         raise DeviceError(f"{where}: id {mid} is not a bus address 0..{MAX_MODULES - 1}")
@@ -275,6 +284,11 @@ def _module(table, where, device_program, device_args, processors,
         article = "an" if kind[0] in "aeiou" else "a"
         raise DeviceError(f"{where}: {article} {kind} module runs at {fixed} MHz (the clock its "
                           f"image is built for), not {table['cpu_mhz']!r}")
+    board = _get(table, "board", str, where, device_board)
+    sensors = _strings(table, "sensors", where)
+    if kind == "cortex-m" and sensors and board:
+        raise DeviceError(f"{where}: a cortex-m module's sensors cannot be served by a board "
+                          f"program yet (only avr modules have the board interface)")
     program = _get(table, "program", str, where, device_program)
     if not program:
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")
@@ -299,8 +313,9 @@ def _module(table, where, device_program, device_args, processors,
         bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,
         power=_power(_get(table, "power", dict, where, {}), f"{where}.power"),
-        sensors=_strings(table, "sensors", where), processor=processor,
-        handler_us=_number(table, "handler_us", where, device_handler_us), task_us=task_us)
+        sensors=sensors, processor=processor,
+        handler_us=_number(table, "handler_us", where, device_handler_us), task_us=task_us,
+        board=board if kind == "avr" else "")
 
 
 def _bus(table, where):
@@ -339,8 +354,8 @@ def parse(text: str, path: str = "<device>") -> Device:
     except energy.EnergyError as e:
         raise DeviceError(str(e)) from None
     dev = _get(doc, "device", dict, path, {})
-    _unknown(dev, ("name", "program", "args", "loader", "max_ppm", "handler_us", "task_us"),
-             f"{path} [device]")
+    _unknown(dev, ("name", "program", "args", "loader", "max_ppm", "handler_us", "task_us",
+                   "board"), f"{path} [device]")
     handler_us = _number(dev, "handler_us", f"{path} [device]", DEFAULT_HANDLER_US)
     task_us = _task_us(dev, f"{path} [device]")
     program = _get(dev, "program", str, f"{path} [device]", "")
@@ -348,8 +363,9 @@ def parse(text: str, path: str = "<device>") -> Device:
     tables = _get(doc, "module", list, path, [])
     if not tables:
         raise DeviceError(f"{path}: no [[module]]")
+    board = _get(dev, "board", str, f"{path} [device]", "")
     modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors, handler_us,
-                            task_us)
+                            task_us, board)
                     for i, t in enumerate(tables))
     ids = [m.id for m in modules]
     dup = sorted({i for i in ids if ids.count(i) > 1})

@@ -383,6 +383,10 @@ class Hub:
         self.next_tid = 1
         self.notes = []
         self.events_log = []
+        # Per link (sender, receiver): frames accepted, and the sum, least and
+        # most of their latency, from the sender's interface holding the frame
+        # to the receiver's accepting it (RX_DONE), ns of device time.
+        self.link_latency = {}
         self.counters = {"frames": 0, "bytes": 0, "by_type": {}, "bus_busy_ns": 0,
                          "rejected": 0, "corrupted": 0, "delayed": 0, "waits_busy_receiver": 0,
                          "wakeups": 0, "unreachable": 0, "retransmissions": 0, "busy": 0,
@@ -817,8 +821,9 @@ class Hub:
         m.tx = tr
         if tr.retry:
             self.counters["retransmissions"] += 1
-        if self.trace:
-            self.note(f"m{m.id} hands frame #{tr.id} ({self.frame_name(tr)}) to the bus", m.id)
+        if self.trace:  # at the frame's time: an emulated core may report it from ahead
+            self.note(f"m{m.id} hands frame #{tr.id} ({self.frame_name(tr)}) to the bus", m.id,
+                      t)
         if tr.dst != BROADCAST and (tr.dst not in self.mods or self.mods[tr.dst].dead):
             self.finish(tr, RESULT_UNREACHABLE, t)
             return
@@ -838,6 +843,12 @@ class Hub:
             return
         ok = verdict == RX_ACCEPTED
         tr.acks[m.id] = ok
+        if ok:
+            n, total, low, high = self.link_latency.get((tr.src.id, m.id), (0, 0, None, 0))
+            lat = t - tr.ready
+            self.link_latency[(tr.src.id, m.id)] = (n + 1, total + lat,
+                                                    lat if low is None else min(low, lat),
+                                                    max(high, lat))
         if not ok:
             self.counters["rejected"] += 1
             if tr.try_no < tr.src.retries:
@@ -1200,6 +1211,15 @@ class Hub:
         h = at + self.MAX_QUANTUM_NS if limit is None else limit
         if m.tx is None:
             h = min(h, self.own_slot(m, at) + self.lookahead_ns)
+        # Another core computing may hand over a frame for m at any of its
+        # ticks, unseen by the hub until it reports: m goes no further than
+        # the earliest such frame could reach it (without this, a core whose
+        # own frame waits for a busy receiver ran ahead of a computing peer,
+        # and the peer's frame arrived in its past, late and unacknowledged).
+        for o in self.mods.values():
+            if o is not m and o.kind.free_running and o.live and o.power == "on" \
+                    and not o.sleeping:
+                h = min(h, self.own_slot(o, o.clock.at(o.granted)) + self.lookahead_ns)
         return h
 
     def catch_up(self, limit):
@@ -1444,7 +1464,11 @@ class Hub:
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
                 "watchdog": self.watchdog, "chip_reset": self.chip_reset,
-                "failed_loads": self.failed_loads}
+                "failed_loads": self.failed_loads,
+                "links": [{"src": src, "dst": dst, "frames": n, "mean_us": total / n / 1e3,
+                           "min_us": low / 1e3, "max_us": high / 1e3}
+                          for (src, dst), (n, total, low, high)
+                          in sorted(self.link_latency.items())]}
 
 
 def summary_lines(report):

@@ -141,6 +141,30 @@ class AvrKind(EmulatedKind):
     def launcher(self, bdir, spec):
         return [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq", str(self.tick_hz(spec))]
 
+    # The board program, which serves the module's sensors (its board
+    # interface, ports/avr/avr_board_if.h), is a native program of the build.
+    def board(self, bdir, spec):
+        prog = Path(spec.board)
+        return prog if prog.is_absolute() else build.build_dir(bdir) / prog
+
+    def files(self, bdir, spec):
+        return super().files(bdir, spec) + ([self.board(bdir, spec)] if spec.board else [])
+
+    def build_targets(self, spec):
+        targets = super().build_targets(spec)
+        if spec.board and not Path(spec.board).is_absolute():
+            targets.setdefault(build.DEFAULT_PORT, set()).add(Path(spec.board).name)
+        return targets
+
+    def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
+        argv = super().argv(bdir, dev, spec, sock_path, seed, log_dir, extra)
+        if not spec.board:
+            return argv
+        board = ["--board", str(self.board(bdir, spec))]
+        for arg in [*spec.args, *(a for s in spec.sensors for a in ("--sensor", s)), *extra]:
+            board.append(f"--board-arg={arg}")
+        return argv[:-1] + board + argv[-1:]
+
 
 
 class CortexMKind(EmulatedKind):

@@ -16,7 +16,7 @@ REPORT = ROOT / "docs" / "benchmarks.md"
 # peers, written by hand: no command writes it, and write_section() keeps it
 # like any other section.
 SECTION_ORDER = ["summary", "native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports",
-                 "ssl-avr", "ssl-device", "planner",
+                 "ssl-avr", "ssl-device", "mixed", "planner",
                  "threads",
                  "energy", "energy-load", "reliability", "soak"]
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """`motet demo`: sound localisation and fire detection on a simulated
-five-module device (apps/ssl, devices/ssl-device.toml).
+five-module device (apps/ssl, devices/ssl-device.toml; `--device
+devices/ssl-mixed.toml` runs it on a Cortex-M3 and four ATmega128s).
 
 Builds the module program, runs the device in simulated time with a
 scenario (default apps/ssl/scenarios/demo.toml: a few talkers and noise
@@ -12,11 +13,12 @@ energy. It writes the modules' event logs as one Chrome trace
 (out/ssl-demo-trace.json: a process per module, a track per task) that
 opens in https://ui.perfetto.dev.
 
-    ./motet demo [--scenario FILE] [--out DIR]
-    python3 -m motetlib.ssl_demo [--scenario FILE] [--build-dir DIR] [--out DIR]
+    ./motet demo [--device FILE] [--scenario FILE] [--out DIR]
+    python3 -m motetlib.ssl_demo [--device FILE] [--scenario FILE] [--build-dir DIR] [--out DIR]
 
 A scenario is checked once, by the module program's own reader
-(`ssl_device --check`), before the five modules start: a file that is
+(`ssl_device --check`, and the emulated modules' board program's,
+`ssl_board --check`), before the five modules start: a file that is
 missing or wrong gets one message naming its line, not five.
 
 What the radio task prints (apps/ssl/tasks_radio.c) is the source of the
@@ -217,7 +219,7 @@ def module_lines(dev, report, counts):
     for spec in dev.modules:
         m = report["modules"][str(spec.id)]
         cpu = module_cpu(spec)
-        sent, handled = counts.get(spec.id, (0, 0))
+        sent, handled = counts.get(spec.id, ("-", "-"))  # "-": no event log
         frames = f"{m['frames_sent']}/{m['frames_received']}"
         out.append(f"  m{spec.id} {spec.name:<13} {cpu:<7} {100 * m['busy_s'] / end:6.2f}% "
                    f"{100 * m['sleep_s'] / end:6.2f}% {sent:>9} {handled:>8} {frames:>13} "
@@ -239,8 +241,15 @@ def places(names):
     return out
 
 
+# The processor of an emulated module: its time is the chip's own.
+CHIPS = {"avr": "avr", "cortex-m": "cm3"}
+
+
 def module_cpu(spec):
-    """The cost model a module runs with (its --cpu argument)."""
+    """The cost model a native module runs with (its --cpu argument), or
+    an emulated module's chip."""
+    if spec.kind in CHIPS:
+        return CHIPS[spec.kind]
     args = list(spec.args)
     return next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--cpu"), "arm7")
 
@@ -261,10 +270,13 @@ def device_lines(dev, names):
 
 
 def write_trace(dev, log_dir, names, path):
+    """The modules' event logs as one Chrome trace at `path`; {module:
+    records} of the modules that wrote a log."""
     where = places(names)
     by_pid = {pid: name for pid, name, _ in names}
-    mods = [(spec.id, module_name(spec, where), eventlog.read(Path(log_dir) / f"m{spec.id}.log"),
-             by_pid) for spec in dev.modules]
+    logs = [(spec, Path(log_dir) / f"m{spec.id}.log") for spec in dev.modules]
+    mods = [(spec.id, module_name(spec, where), eventlog.read(log), by_pid)
+            for spec, log in logs if log.exists()]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(eventlog.to_chrome_device(mods), f)
@@ -284,28 +296,52 @@ def check_ffts(alerts, records, names):
     return out
 
 
+def scenario_readers(dev, bdir):
+    """The programs of the device that read the scenario: the native
+    modules' program, the emulated modules' board program."""
+    exes = []
+    for spec in dev.modules:
+        kind = kinds.of(spec)
+        if spec.kind == "native":
+            exes.append(kind.program(bdir, spec))
+        elif spec.board:
+            exes.append(kind.board(bdir, spec))
+    return list(dict.fromkeys(exes))
+
+
 def check_scenario(dev, bdir, scenario):
-    """What the device's module program says is wrong with `scenario`
-    (`ssl_device --check`), or None if it would run."""
-    exe = kinds.of(dev.modules[0]).program(bdir, dev.modules[0])
-    if not exe.is_file():
-        return f"{exe} is not built (`./motet build --target {exe.name}`)"
-    try:
-        r = subprocess.run([str(exe), "--scenario", str(Path(scenario).resolve()), "--check"],
-                           capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return f"{TARGET} --check did not finish reading the scenario within 60 s"
-    if r.returncode == 0:
-        return None
-    return (r.stderr.strip() or r.stdout.strip()
-            or f"{TARGET} --check exited with status {r.returncode}")
+    """What the device's programs say is wrong with `scenario` (`ssl_device
+    --check`, `ssl_board --check`), or None if it would run."""
+    for exe in scenario_readers(dev, bdir):
+        if not exe.is_file():
+            return f"{exe} is not built (`./motet build --target {exe.name}`)"
+        try:
+            r = subprocess.run([str(exe), "--scenario", str(Path(scenario).resolve()), "--check"],
+                               capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            return f"{exe.name} --check did not finish reading the scenario within 60 s"
+        if r.returncode != 0:
+            return (r.stderr.strip() or r.stdout.strip()
+                    or f"{exe.name} --check exited with status {r.returncode}")
+    return None
 
 
-def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
+# After the scenario's end the last block's direction is on the radio within
+# a fraction of this (the native device falls idle sooner and stops there;
+# an emulated Cortex-M3 never looks idle: docs/bus.md, "Emulated modules").
+LAST_REPORT_S = 1.0
+
+
+def run_until(scenario):
+    """Simulated seconds to run the device for `scenario`."""
+    return tomllib.loads(Path(scenario).read_text()).get("duration", 10) + LAST_REPORT_S
+
+
+def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, device=DEVICE):
     """Run the device on `scenario` and print the report; returns (status,
     summary dict) with the detections, alerts and the trace's path. A
     scenario the modules would refuse is reported once, with status 2."""
-    dev = devmod.load(DEVICE)
+    dev = devmod.load(device)
     problem = check_scenario(dev, bdir, scenario)
     if problem:
         print_(f"demo: {problem}")
@@ -317,7 +353,8 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     log_dir = Path(out_dir) / "ssl-demo-logs"
     shutil.rmtree(log_dir, ignore_errors=True)
     t0 = time.monotonic()
-    status, report = run_device.run(dev, bdir, seed=seed, log_dir=log_dir,
+    status, report = run_device.run(dev, bdir, seed=seed, until=run_until(scenario),
+                                    log_dir=log_dir,
                                     extra=["--scenario", str(Path(scenario).resolve())],
                                     out=lines.append, progress=False)
     wall = time.monotonic() - t0
@@ -348,30 +385,49 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print):
     return 0, {"detections": found, "alerts": alerts, "trace": trace, "report": report}
 
 
-def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR):
-    """`motet demo`: build the module program, run the device, report."""
-    status = build.build(build_dir_arg, port, targets=[TARGET])
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def build_device(build_dir_arg, dev):
+    """Build the device's programs (each port in its tree) and the native
+    module program, whose reader checks a scenario."""
+    status = run_device.build_programs(build_dir_arg, dev)
+    if status == 0:
+        status = build.build(build_dir_arg, build.DEFAULT_PORT, targets=[TARGET])
+    return status
+
+
+def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE):
+    """`motet demo`: build the module programs, run the device, report."""
+    dev = devmod.load(device)
+    status = build_device(build_dir_arg, dev)
     if status != 0:
         return status
-    print("demo: sound localisation and fire detection on a simulated five-module device",
-          flush=True)
-    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir)[0]
+    chips = sorted({CHIPS[s.kind] for s in dev.modules if s.kind in CHIPS})
+    n = NUMBERS.get(len(dev.modules), str(len(dev.modules)))
+    what = (f"a {n}-module device of emulated chips ({', '.join(chips)})" if chips
+            else f"a simulated {n}-module device")
+    print(f"demo: sound localisation and fire detection on {what}", flush=True)
+    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir, device=device)[0]
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python3 -m motetlib.ssl_demo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--scenario", default=str(SCENARIO), help="scenario file (apps/ssl/README.md)")
+    p.add_argument("--device", default=str(DEVICE), help="device file (default: "
+                   "devices/ssl-device.toml)")
     p.add_argument("--build-dir", default=None, help="default: $MOTET_BUILD_DIR or build")
     p.add_argument("--out", default=str(OUT_DIR), help="where the trace and logs go")
     p.add_argument("--seed", type=int, default=1, help="the hub's seed (default 1)")
     p.add_argument("--no-build", action="store_true", help="do not build first")
     args = p.parse_args(argv)
     if not args.no_build:
-        status = build.build(args.build_dir, build.DEFAULT_PORT, targets=[TARGET])
+        status = build_device(args.build_dir, devmod.load(args.device))
         if status != 0:
             return status
-    return run_demo(build.build_dir(args.build_dir), args.scenario, args.out, args.seed)[0]
+    return run_demo(build.build_dir(args.build_dir), args.scenario, args.out, args.seed,
+                    device=args.device)[0]
 
 
 if __name__ == "__main__":

@@ -69,6 +69,9 @@ typedef struct options {
     const char *bus_socket;      /* a device's hub (buslink.h); NULL: the core runs alone */
     uint8_t bus_module;          /* this module's bus address */
     bool bus_loader;             /* this module loads the application */
+    const char *board;           /* the board program (boardlink.h); NULL: no sensors */
+    char **board_args;           /* its arguments, argv[1..] */
+    size_t n_board_args;
 } options_t;
 
 typedef enum {

@@ -48,6 +48,9 @@ static const char usage_text[] =
     "      --bus SOCKET         join the hub at SOCKET: bus interface, lock-step\n"
     "      --module N           this module's bus address (0..15, default 0)\n"
     "      --loader             this module loads the application\n"
+    "      --board PROGRAM      serve the board interface's calls (the module's sensors)\n"
+    "                           by this host program over pipes\n"
+    "      --board-arg ARG      an argument for the board program (repeatable)\n"
     "  -j, --json FILE          write the summary (cycles, asleep, stack, ...) as JSON\n"
     "  -q, --quiet              no summary line on stderr\n"
     "  -h, --help               this text\n"
@@ -184,7 +187,9 @@ enum {
     OPT_PROFILE_PC,
     OPT_BUS,
     OPT_MODULE,
-    OPT_LOADER
+    OPT_LOADER,
+    OPT_BOARD,
+    OPT_BOARD_ARG
 };
 
 static const struct option long_options[] = {
@@ -206,6 +211,8 @@ static const struct option long_options[] = {
     {"bus", required_argument, NULL, OPT_BUS},
     {"module", required_argument, NULL, OPT_MODULE},
     {"loader", no_argument, NULL, OPT_LOADER},
+    {"board", required_argument, NULL, OPT_BOARD},
+    {"board-arg", required_argument, NULL, OPT_BOARD_ARG},
     {"json", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -273,6 +280,16 @@ static void parse_option(options_t *o, int c, char *arg)
     case OPT_LOADER:
         o->bus_loader = true;
         break;
+    case OPT_BOARD:
+        o->board = arg;
+        break;
+    case OPT_BOARD_ARG: {
+        char **more = realloc(o->board_args, (o->n_board_args + 1u) * sizeof *more);
+        if (!more) usage_error("%s", "out of memory");
+        o->board_args = more;
+        o->board_args[o->n_board_args++] = arg;
+        break;
+    }
     case 'j':
         o->json_path = arg;
         break;
@@ -415,6 +432,7 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &opt);
     int err = harness_run(&opt, &res);
     free(opt.injects);
+    free(opt.board_args);
     if (err) return err;
     if (!opt.quiet) print_summary(&res);
     if (opt.json_path && write_json(opt.json_path, &res)) return EXIT_ERROR;

@@ -42,6 +42,7 @@
 #include "avr_extint.h"
 #include "avr_ioport.h"
 #include "avr_uart.h"
+#include "boardlink.h"
 #include "buslink.h"
 #include "harness.h"
 #include "profile.h"
@@ -483,6 +484,7 @@ static int load(void)
     if (!err) wire_uart();
     if (!err) err = wire_pins();
     if (!err) err = plan_injections();
+    if (!err) err = boardlink_start(avr, opt);
     if (!err && opt->bus_socket) err = buslink_start(avr, opt);
     return err;
 }
@@ -604,6 +606,7 @@ int harness_run(const options_t *options, result_t *result)
     double start = now_seconds();
     run_loop(start);
     res->wall = now_seconds() - start;
+    boardlink_stop();
     res->cycles = avr->cycle;
     fflush(stdout);
     if (trace) fclose(trace);

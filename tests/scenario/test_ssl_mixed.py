@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: MIT
+"""SSL + FBD on the mixed device (devices/ssl-mixed.toml): the compute
+module a Cortex-M3 under QEMU, the four sensing modules ATmega128s in the
+simavr harness, the tasks placed by the same apps/ssl/ssl_device.toml as on
+the native five-module device. Time is the chips' (no cost model); each
+ATmega128's sensors are served on the host by apps/ssl/ssl_board from the
+same scenario as the native modules' (docs/bus.md, "Sensors of emulated
+modules").
+
+One short run of each device on one scenario (a talker, then a fire while
+the talker is still being located), kept short because an emulated device
+runs far slower than a native one (docs/benchmarks.md, section "mixed").
+"""
+
+import struct
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+from device_run import DEVICES, build_device_programs, run_device
+from test_ssl import ALERT_DEADLINE_US, TOLERANCE_DEG, angle_error, write_scenario
+
+from motetlib import ssl_demo  # noqa: E402 (device_run put tools/ on the path)
+
+MIXED = DEVICES / "ssl-mixed.toml"
+NATIVE = DEVICES / "ssl-device.toml"
+COMPUTE, RADIO_MODULE, TEMP_MODULE = 1, 2, 3
+BLOCK_S = 0.25
+TALKER = (75.0, 1.25, 1.75, "speech")  # angle, start, length, kind
+FIRE_S = 1.5
+DURATION_S = 3.0
+# A guard against a hung run: an emulated device runs some 5 to 50 times
+# slower than real time, depending on the machine's load.
+MIXED_TIMEOUT_S = 900
+VERDICT_FRAME_B = 16  # 12 of overhead, ssl_verdict_t
+READING_FRAME_B = 28  # ssl_reading_t
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ssl-mixed") / "short.toml"
+    return write_scenario(path, seed=6, duration=DURATION_S, sources=[TALKER],
+                          fires=[(FIRE_S, 20.0, 3.0)])
+
+
+@pytest.fixture(scope="module")
+def runs(build_dir, tmp_path_factory, scenario):
+    """The mixed and the native device on the scenario: (mixed run, native
+    run), each with its detections and alerts."""
+    build_device_programs(build_dir, MIXED)
+    build_device_programs(build_dir, NATIVE)
+    tmp = tmp_path_factory.mktemp("runs")
+    out = []
+    until = ["--until", DURATION_S + ssl_demo.LAST_REPORT_S]  # the Cortex-M3 never idles
+    for device, more in ((MIXED, ["--trace", *until]), (NATIVE, [])):
+        run = run_device(build_dir, tmp, device, *more, extra=["--scenario", scenario],
+                         timeout=MIXED_TIMEOUT_S)
+        found, alerts = ssl_demo.parse_radio(run.lines)
+        out.append((run, found, alerts))
+    return out
+
+
+def test_directions_on_the_mixed_device_equal_the_native_devices(runs):
+    (mixed, found, _), (_, native_found, _) = runs
+    report = "\n".join(f"block {d['block']} angle {d['angle']} true {d['truth']}" for d in found)
+    # The talker's full blocks after the SC's training: located, each within
+    # the tolerance of the truth, and no detection without a source.
+    assert len(found) >= 5, mixed.stdout[-3000:]
+    assert all(d["truth"] is not None for d in found), report
+    assert all(angle_error(d["angle"], d["truth"]) <= TOLERANCE_DEG for d in found), report
+    # The same blocks as the native device, each direction within the
+    # tolerance of the native one (the same fixed-point chain on other
+    # instruction sets).
+    assert [d["block"] for d in found] == [d["block"] for d in native_found], report
+    for d, n in zip(found, native_found):
+        assert angle_error(d["angle"], n["angle"]) <= TOLERANCE_DEG, (d, n)
+    # The bands crossed the bus from the ATmega128s to the Cortex-M3: four
+    # per located block, 672 bytes each.
+    assert mixed.module(COMPUTE)["frames_received"] >= 4 * len(found)
+    assert {mixed.module(m)["kind"] for m in (2, 3, 4, 5)} == {"avr"}
+    assert mixed.module(COMPUTE)["kind"] == "cortex-m"
+    bus = mixed.report["bus"]
+    assert bus["retransmissions"] == bus["rejected"] == bus["unreachable"] == 0, bus
+
+
+def frames_from(run, module):
+    """[(t_s, destination, bytes)] of the frames `module` handed to the
+    bus, in order, from the hub's trace: each at its own time, or later if
+    the hub was already past it when the core reported it (never sooner)."""
+    out = []
+    for line in run.lines:
+        if f"m{module} hands frame" not in line or "DATA" not in line:
+            continue
+        t = float(line.split("[", 1)[1].split("s]", 1)[0])
+        name = line.split("(", 1)[1].split(")", 1)[0]  # DATA m3->m2, 28 B
+        dst = int(name.split("->m", 1)[1].split(",", 1)[0])
+        out.append((t, dst, int(name.rsplit(" ", 2)[1])))
+    return out
+
+
+def test_fire_alert_preempts_the_fft_on_the_avr_module(runs):
+    """Module 3 samples the temperature 10 ms into each block, when its
+    microphone task has just begun its FFT (130 ms of the ATmega128's
+    cycles). The alert must reach the radio on module 2 within 10 ms, and
+    leave module 3 before that block's verdict does: the FBD chain ran
+    while the FFT was still running, which only preemption allows (mic and
+    sc run at priority 1, temp, ewma and alert at 2, on one core). The
+    native device raises the same alert."""
+    (mixed, _, alerts), (_, _, native_alerts) = runs
+    assert len(alerts) == 1, alerts
+    a = alerts[0]
+    assert a["latency"] * 1e6 < ALERT_DEADLINE_US, a
+    assert [x["t"] for x in alerts] == [x["t"] for x in native_alerts]
+    frames = frames_from(mixed, TEMP_MODULE)
+    capture = int(a["t"] / BLOCK_S) * BLOCK_S
+    alert_frames = [t for t, dst, n in frames if dst == RADIO_MODULE and n == READING_FRAME_B]
+    verdicts = [t for t, dst, n in frames
+                if dst == COMPUTE and n == VERDICT_FRAME_B and t > capture]
+    assert alert_frames and verdicts, frames
+    sent = next(t for t in alert_frames if t >= a["t"])
+    assert sent < verdicts[0], (f"the alert left m3 at {sent} s, after the verdict of the block "
+                                f"captured at {capture} s ({verdicts[0]} s)")
+    # The FFT outlasted the whole FBD chain by far.
+    assert verdicts[0] - capture > 0.1, verdicts[0]
+
+
+def test_modules_report_their_own_cycles(runs):
+    """Busy and asleep from the chips' own cycles: a sensing ATmega128 is
+    busy with its FFT for a good part of each block and asleep the rest."""
+    (mixed, _, _), _ = runs
+    end = mixed.report["end_s"]
+    for m in (2, 3, 4, 5):
+        mod = mixed.module(m)
+        counted = mod["busy_s"] + mod["sleep_s"]
+        assert 0.3 < mod["busy_s"] / counted < 0.8, mod
+        # All of its time up to its last wake-up: the sleep the run's end
+        # cut short (after the scenario, with no timer left) is not counted.
+        assert DURATION_S - BLOCK_S < counted <= end, mod
+        assert mod["energy_mj"] > 0
+
+
+def board(build_dir, *args):
+    return subprocess.Popen([str(build_dir / "apps/ssl/ssl_board"), *map(str, args)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT)
+
+
+def call(proc, request):
+    proc.stdin.write(struct.pack("<H", len(request)) + request)
+    proc.stdin.flush()
+    n = struct.unpack("<H", proc.stdout.read(2))[0]
+    return proc.stdout.read(n)
+
+
+def test_board_program_serves_a_modules_sensors(build_dir, scenario):
+    """ssl_board answers the firmware's requests (apps/ssl/board_host.h):
+    the module's sensors, a block of ADC codes, the temperature, nothing
+    once the scenario is over; a malformed request ends it with a message."""
+    build_device_programs(build_dir, MIXED)
+    proc = board(build_dir, "--scenario", scenario, "--sensor", "microphone:2", "--sensor",
+                 "temperature")
+    assert call(proc, b"S") == bytes([0x04 | 0x10])
+    block = call(proc, b"M" + struct.pack("<BIH", 2, 2_000_000, 512))
+    assert len(block) == 1024
+    codes = struct.unpack("<512h", block)
+    assert all(-2048 <= c <= 2047 for c in codes) and len(set(codes)) > 100
+    assert call(proc, b"M" + struct.pack("<BIH", 1, 2_000_000, 512)) == b""  # not its microphone
+    assert len(call(proc, b"T" + struct.pack("<I", 1_000_000))) == 2
+    assert call(proc, b"T" + struct.pack("<I", 9_000_000)) == b""  # after the scenario
+    proc.stdin.write(struct.pack("<H", 3) + b"X??")
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 3
+    assert "unknown request 'X' of 3 bytes" in proc.stderr.read().decode()
+
+
+def test_board_program_refuses_another_array(build_dir, tmp_path):
+    """The array is the emulated boards' hardware: a scenario with another
+    one is refused, naming both (and `motet demo` says so before starting
+    any module)."""
+    build_device_programs(build_dir, MIXED)
+    path = write_scenario(tmp_path / "wide.toml", seed=1, duration=2.0)
+    path.write_text(path.read_text().replace("side = 0.2", "side = 0.3"))
+    res = subprocess.run([str(build_dir / "apps/ssl/ssl_board"), "--scenario", str(path),
+                          "--check"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2
+    assert "microphone array is its hardware (side 0.20 m, 16000 Hz, 343 m/s)" in res.stderr
+    assert "side 0.3 m" in res.stderr

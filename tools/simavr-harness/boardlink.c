@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The board interface (boardlink.h). A call from the firmware is one
+ * exchange with the board program, made while the core stands at the STS
+ * that wrote CALL, so that the answer is there at the next instruction
+ * whatever the host's timing: the run stays deterministic.
+ *
+ * Framing on both pipes: a 16-bit little-endian length, then that many
+ * bytes. The harness copies bytes and does not read them; the firmware and
+ * the board program agree on what they mean (apps/ssl/board_host.h for
+ * the SSL application).
+ */
+#include "boardlink.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "avr_board_if.h"
+#include "sim_io.h"
+
+#define ANSWER_MAX 4096u /* the largest answer an ATmega128 buffer could take */
+
+static struct {
+    avr_t *avr;
+    const char *program;
+    pid_t pid;
+    int to_board, from_board; /* pipe ends; -1: none */
+    bool broken;              /* the program ended or broke the protocol */
+    uint8_t answer[ANSWER_MAX];
+} L = {.to_board = -1, .from_board = -1};
+
+static uint16_t reg16(avr_io_addr_t lo, avr_io_addr_t hi)
+{
+    return (uint16_t) (L.avr->data[lo] | L.avr->data[hi] << 8);
+}
+
+static bool write_all(const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(L.to_board, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= (size_t) k;
+    }
+    return true;
+}
+
+static bool read_all(uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = read(L.from_board, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= (size_t) k;
+    }
+    return true;
+}
+
+/* Once: the module's sensors are gone, and the run says so. */
+static uint8_t broken(const char *why)
+{
+    if (!L.broken)
+        fprintf(stderr,
+                "motet-simavr: board program %s %s at cycle %llu; its sensors read "
+                "nothing from now on\n",
+                L.program, why, (unsigned long long) L.avr->cycle);
+    L.broken = true;
+    return AVR_BOARD_FAILED;
+}
+
+/* One exchange: the request at REQ into the answer buffer. */
+static uint8_t call(uint16_t *answered)
+{
+    if (L.to_board < 0) return AVR_BOARD_NONE;
+    if (L.broken) return AVR_BOARD_FAILED;
+    uint16_t req = reg16(AVR_BOARD_IF_REQ_LO, AVR_BOARD_IF_REQ_HI);
+    uint8_t n = L.avr->data[AVR_BOARD_IF_REQ_LEN];
+    uint16_t ans = reg16(AVR_BOARD_IF_ANS_LO, AVR_BOARD_IF_ANS_HI);
+    uint16_t cap = reg16(AVR_BOARD_IF_ANS_LEN_LO, AVR_BOARD_IF_ANS_LEN_HI);
+    if ((uint32_t) req + n > (uint32_t) L.avr->ramend + 1u ||
+        (uint32_t) ans + cap > (uint32_t) L.avr->ramend + 1u) {
+        fprintf(stderr, "motet-simavr: board call at cycle %llu: a buffer outside SRAM\n",
+                (unsigned long long) L.avr->cycle);
+        return AVR_BOARD_FAILED;
+    }
+    uint8_t head[2] = {n, 0};
+    if (!write_all(head, 2) || !write_all(L.avr->data + req, n)) return broken("ended");
+    if (!read_all(head, 2)) return broken("ended");
+    uint16_t len = (uint16_t) (head[0] | head[1] << 8);
+    if (len > ANSWER_MAX || !read_all(L.answer, len)) return broken("broke the protocol");
+    if (len > cap) return AVR_BOARD_TOO_LONG;
+    memcpy(L.avr->data + ans, L.answer, len);
+    *answered = len;
+    return AVR_BOARD_OK;
+}
+
+static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    (void) addr;
+    (void) param;
+    if (v != AVR_BOARD_CMD_CALL) return;
+    uint16_t len = 0;
+    avr->data[AVR_BOARD_IF_STATUS] = call(&len);
+    avr->data[AVR_BOARD_IF_ANS_LEN_LO] = (uint8_t) len;
+    avr->data[AVR_BOARD_IF_ANS_LEN_HI] = (uint8_t) (len >> 8);
+}
+
+static int start_program(const options_t *opt)
+{
+    int down[2], up[2];
+    if (pipe(down) != 0 || pipe(up) != 0) {
+        perror("motet-simavr: board: pipe");
+        return EXIT_ERROR;
+    }
+    char **argv = calloc(opt->n_board_args + 2u, sizeof *argv);
+    if (!argv) return EXIT_ERROR;
+    argv[0] = (char *) opt->board;
+    for (size_t i = 0; i < opt->n_board_args; i++) argv[i + 1] = opt->board_args[i];
+    fflush(NULL);
+    L.pid = fork();
+    if (L.pid < 0) {
+        perror("motet-simavr: board: fork");
+        free(argv);
+        return EXIT_ERROR;
+    }
+    if (L.pid == 0) {
+        dup2(down[0], STDIN_FILENO);
+        dup2(up[1], STDOUT_FILENO);
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
+        execv(opt->board, argv);
+        fprintf(stderr, "motet-simavr: cannot start board program %s: %s\n", opt->board,
+                strerror(errno));
+        _exit(EXIT_ERROR);
+    }
+    free(argv);
+    close(down[0]);
+    close(up[1]);
+    L.to_board = down[1];
+    L.from_board = up[0];
+    signal(SIGPIPE, SIG_IGN); /* a program that ended is seen by write() */
+    return 0;
+}
+
+int boardlink_start(avr_t *core, const options_t *opt)
+{
+    L.avr = core;
+    L.program = opt->board;
+    core->data[AVR_BOARD_IF_STATUS] = AVR_BOARD_NONE;
+    avr_register_io_write(core, AVR_BOARD_IF_CMD, command, NULL);
+    return opt->board ? start_program(opt) : 0;
+}
+
+void boardlink_stop(void)
+{
+    if (L.to_board < 0) return;
+    close(L.to_board);
+    close(L.from_board);
+    L.to_board = L.from_board = -1;
+    int status;
+    waitpid(L.pid, &status, 0);
+}
