@@ -13,7 +13,9 @@ can act between two grants.
   it sleeps until its next timer.
 - cortex-m: the Cortex-M port's image under QEMU, driven by qemu_module.py
   with the plugin of tools/qemu-lockstep; its clock is the board's 25 MHz
-  timer clock, and it is always treated as running.
+  timer clock, which runs on between grants like the AVR's; the port shows
+  the adapter its sleeps (ports/cortex-m/sleep.c), so that the hub leaves
+  it alone while it sleeps until its next timer.
 """
 
 from __future__ import annotations
