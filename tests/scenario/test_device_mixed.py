@@ -93,6 +93,27 @@ def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
     assert m["energy_mj"] == pytest.approx(24.0 * m["busy_s"] + 0.03 * m["sleep_s"], rel=1e-6)
 
 
+def test_an_idle_cortex_m_module_sleeps_and_costs_the_hub_nothing(mixed_built, tmp_path):
+    """The Cortex-M3 answers a ping every 10 ms and sleeps in between: its
+    busy and asleep time are its own clocks (WFI to the wake-up, measured by
+    the port, and the rest), they add up to the run, and its energy is the
+    device file's power figures times them. Asleep with nothing due it is
+    not granted time: the hub grants it a few times around each event it
+    handles, not a horizon after another."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.12)
+    m = run.module(CORTEX_M)
+    ran = m["busy_s"] + m["sleep_s"]
+    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    assert m["sleep_s"] > 0.95 * ran and m["busy_s"] > 0, m
+    # mixed-three.toml: 40 mW active, 0.5 mW asleep.
+    assert m["energy_mj"] == pytest.approx(40.0 * m["busy_s"] + 0.5 * m["sleep_s"], rel=1e-6)
+    events = m["bus_events"]
+    assert events["delivered"] >= 20 and events["grants"] < 4 * events["delivered"], events
+    # Running, a core is granted at most a lookahead (a slot and the
+    # smallest frame's wire time, tens of microseconds) at a time.
+    assert events["grants"] < run.report["end_s"] / 100e-6 / 10, events
+
+
 def pong_seqs(run):
     return [int(m.group(1)) for _, _, m in run.module_lines(PONG)]
 
@@ -189,6 +210,56 @@ def test_faults_on_the_cortex_m_module(mixed_built, tmp_path):
     assert all(t < 30.0 for mod, t, _ in run.module_lines(PONG) if mod == CORTEX_M)
     assert run.kernel(0)["tx_unreachable"] >= 3
     assert run.module(AVR)["state"] == "running"
+
+
+def cm_pong_seqs(run):
+    return [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == CORTEX_M]
+
+
+def test_a_delayed_frame_reaches_the_cortex_m_at_its_later_tick(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "delay:2@0.03:500")
+    assert run.report["bus"]["delayed"] == 1
+    assert run.hub_notes("delay m2")
+    seqs = cm_pong_seqs(run)
+    assert contiguous(seqs) and len(seqs) >= 5, seqs
+    # The ping of 0.03 s waits 500 us on the wire, and its pong is that late.
+    late = [t for mod, t, m in run.module_lines(PONG) if mod == CORTEX_M and int(m.group(1)) == 2]
+    on_time = [t for mod, t, m in run.module_lines(PONG) if mod == CORTEX_M and int(m.group(1)) == 1]
+    assert late[0] - on_time[0] == pytest.approx(10.0 + 0.5, abs=0.05), (on_time, late)
+    assert run.module(CORTEX_M)["bus_events"]["max_late_ticks"] <= CORTEX_M_OVERSHOOT
+
+
+def test_a_frozen_cortex_m_module_becomes_unresponsive(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "freeze:2@0.03")
+    assert run.module(CORTEX_M)["state"] == "frozen"
+    assert run.hub_notes("m2 did not acknowledge frame")
+    assert run.hub_notes("unresponsive (frozen)")
+    assert all(t < 31.0 for mod, t, _ in run.module_lines(PONG) if mod == CORTEX_M)
+    assert run.kernel(0)["tx_unreachable"] >= 1
+    # The AVR module goes on answering, once the frame to m2 has timed out.
+    seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == AVR]
+    assert contiguous(seqs) and len(seqs) >= 5, seqs
+
+
+def test_a_cortex_m_module_powered_off_is_woken_by_a_frame(mixed_built, tmp_path):
+    """Powered off asleep, the Cortex-M3 executes nothing: its timers are
+    held off while its clock runs on; a frame powers it on, and it answers."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "off:2@0.035")
+    m = run.module(CORTEX_M)
+    assert run.report["bus"]["wakeups"] >= 1 and m["off_s"] > 0, run.report["bus"]
+    assert run.hub_notes("m2 is powered off") and run.hub_notes("m2 is powered on")
+    seqs = cm_pong_seqs(run)
+    assert contiguous(seqs) and len(seqs) >= 5, seqs  # the frame that woke it is answered
+    # The wake-up (100 us in mixed-three.toml) delays the answer to the
+    # ping that woke it, and only that one.
+    times = {int(m.group(1)): t for mod, t, m in run.module_lines(PONG) if mod == CORTEX_M}
+    assert times[3] - times[2] == pytest.approx(10.0 + 0.1, abs=0.05), times
+    assert times[4] - times[3] == pytest.approx(10.0 - 0.1, abs=0.05), times
+    # Off time is neither busy nor asleep: the three add up to the run.
+    ran = m["busy_s"] + m["sleep_s"] + m["off_s"]
+    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    assert m["energy_mj"] == pytest.approx(
+        40.0 * m["busy_s"] + 0.5 * m["sleep_s"] + 0.002 * m["off_s"], rel=1e-6)
 
 
 def test_a_cortex_m_module_at_another_clock_is_refused():
