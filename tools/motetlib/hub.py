@@ -33,6 +33,7 @@ stack (docs/bus.md, "The watchdog").
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import errno
 import heapq
@@ -192,6 +193,10 @@ class Mod:
     rbuf: bytearray = dataclasses.field(default_factory=bytearray)
     obuf: bytearray = dataclasses.field(default_factory=bytearray)
     lines: list = dataclasses.field(default_factory=list)
+    # Its last lines of output, kept across steps: what an emulator that
+    # dies said last.
+    tail: collections.deque = dataclasses.field(
+        default_factory=lambda: collections.deque(maxlen=Hub.TAIL_LINES))
     inbox: list = dataclasses.field(default_factory=list)
     outbox: list = dataclasses.field(default_factory=list)
     blocked: bool = False
@@ -410,6 +415,7 @@ class Hub:
         self.watchdog_s = watchdog_s  # CPU seconds without asking for time; None or 0: off
         self.watchdog = None  # what the watchdog found, once it stopped the run
         self.chip_reset = None  # the module whose chip's own watchdog reset it
+        self.module_ended = None  # the emulated module whose emulator ended by itself
         self.clk_tck = os.sysconf("SC_CLK_TCK")
 
     # ---- notes and output ----
@@ -557,10 +563,12 @@ class Hub:
             m.obuf += chunk
         *lines, rest = m.obuf.split(b"\n")
         m.obuf = bytearray(rest)
-        m.lines.extend(line.decode(errors="replace").rstrip("\r") for line in lines)
+        got = [line.decode(errors="replace").rstrip("\r") for line in lines]
         if final and m.obuf:
-            m.lines.append(m.obuf.decode(errors="replace"))
+            got.append(m.obuf.decode(errors="replace"))
             m.obuf = bytearray()
+        m.lines.extend(got)
+        m.tail.extend(line for line in got if line.strip())
 
     def send(self, m, mtype, body=b""):
         if m.dead or m.conn is None:
@@ -644,11 +652,26 @@ class Hub:
             m.exit_note = reset
             self.chip_reset = {"module": m.id, "name": m.spec.name, "tick": m.granted}
             self.note(f"m{m.id} ({m.spec.name}) {reset}: the run stops", m.id)
+        if not m.exit_note and m.kind.free_running and self.end_reason is None:
+            self.emulator_ended(m, status)
         if not m.exit_note:
             m.exit_note = f"exited with status {status}" if status is not None else "link lost"
             if self.end_reason is None:
                 self.note(f"m{m.id} {m.exit_note}", m.id)
         self.forget_module(m)
+
+    def emulator_ended(self, m, status):
+        """An emulated module's process ended on its own: its emulator
+        crashed, was killed, or its chip stopped (port_halt()). Its tasks
+        are gone with nothing to report them, so the run stops, naming it
+        with what it said last."""
+        how = f"status {status}" if status is not None else "its link lost"
+        m.exit_note = f"its emulator ({m.kind.emulator}) ended ({how})"
+        last = list(m.tail)
+        self.module_ended = {"module": m.id, "name": m.spec.name, "status": status,
+                             "tick": m.granted, "last_output": last}
+        said = f"; its last output: {last[-1]!r}" if last else "; it printed nothing"
+        self.note(f"m{m.id} ({m.spec.name}): {m.exit_note}: the run stops{said}", m.id)
 
     # ---- waiting for the modules ----
 
@@ -1179,6 +1202,7 @@ class Hub:
     # ---- emulated modules: lock-step ----
 
     MAX_QUANTUM_NS = 1_000_000  # a running core's grant when nothing else is due
+    TAIL_LINES = 5  # the last lines of each module's output the hub keeps
 
     @staticmethod
     def running_free(m):
@@ -1314,6 +1338,9 @@ class Hub:
                 self.wait_quiescent()
                 if self.chip_reset:
                     self.end_reason = "watchdog reset"
+                    break
+                if self.module_ended:
+                    self.end_reason = "module ended"
                     break
                 self.check_interrupt()
                 self.apply_inputs()
@@ -1458,6 +1485,7 @@ class Hub:
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
                 "watchdog": self.watchdog, "chip_reset": self.chip_reset,
+                "module_ended": self.module_ended,
                 "failed_loads": self.failed_loads}
 
 

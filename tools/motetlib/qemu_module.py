@@ -23,6 +23,10 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   adapter reads the port's marker word (ports/cortex-m/watchdog.c) to tell
   a watchdog reset, says so on stderr and ends with EXIT_WATCHDOG, which the
   hub maps (module_kinds.EmulatedKind.reset_note()).
+- End: QEMU never ends by itself on a device. If it does (it crashed, was
+  killed, or the guest stopped it, port_halt()'s semihosting exit), the
+  adapter says how on stderr and ends with EXIT_QEMU_ENDED; the hub stops
+  the run naming the module with that last line (Hub.emulator_ended()).
 
 - Sleep: before each WFI the port writes when it sleeps and when its next
   timer interrupts into port_cm_idle and calls port_cm_lockstep_idle(),
@@ -82,6 +86,7 @@ DUAL_IE = 1 << 5
 WATCHDOG_ARMED = 0x57444F47  # CM_WATCHDOG_ARMED (ports/cortex-m/port_cm_internal.h)
 EXIT_WATCHDOG = 127  # module_kinds.EXIT_WATCHDOG
 EXIT_RESET = 126  # the machine reset for another reason
+EXIT_QEMU_ENDED = 125  # QEMU ended before the hub said QUIT
 
 
 class Qtest:
@@ -97,7 +102,7 @@ class Qtest:
         while True:
             answer = self.f.readline().decode().strip()
             if not answer:
-                raise EOFError("QEMU closed qtest")
+                raise EmulatorEnded()
             if not answer.startswith("IRQ"):
                 if not answer.startswith("OK"):
                     raise RuntimeError(f"qtest {line!r}: {answer}")
@@ -217,7 +222,7 @@ class Module:
     def wait_park(self):
         line = self.park.readline()
         if not line:
-            raise EOFError("QEMU ended")
+            raise EmulatorEnded()
         what = line.decode().strip()[1:]
         if what != PARK_RESET or not self.booted:  # a reset restarts the counter
             self.clock()
@@ -363,6 +368,11 @@ class Module:
         raise ModuleReset(EXIT_WATCHDOG if by_watchdog else EXIT_RESET)
 
 
+class EmulatorEnded(Exception):
+    """QEMU went away under the adapter (it crashed, was killed, or the
+    guest stopped it: port_halt()'s semihosting exit)."""
+
+
 class ModuleReset(Exception):
     """The machine reset: the adapter ends with `status`."""
 
@@ -410,6 +420,15 @@ def main(argv=None):
             pass
         except ModuleReset as reset:
             status = reset.status
+        except (EmulatorEnded, BrokenPipeError):
+            # A module on a bus never ends by itself: say how QEMU did, after
+            # whatever it and the guest printed last.
+            rc = m.qemu.wait()
+            how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
+            sys.stdout.flush()
+            print(f"qemu_module: error: QEMU {how} after tick {m.now} ({m.now / TICK_HZ:.6f} s)",
+                  file=sys.stderr, flush=True)
+            status = EXIT_QEMU_ENDED
         finally:
             if m.qemu.poll() is None:
                 m.qemu.kill()
