@@ -58,3 +58,11 @@ def test_the_run_stops_naming_the_module_with_its_last_output(built, tmp_path, k
     assert run.report["end_s"] < 0.2
     assert run.module(0)["state"] == "running" and run.kernel(0) is not None
     assert "m0| bus: module 0 sent" in run.stdout
+    # Device time is consistent at the stop: no module's time (busy,
+    # asleep, off: its own cycles for the emulated one) passes the stop
+    # time the hub reports, and the native one ran to it.
+    for mid in ("0", "1"):
+        m = run.report["modules"][mid]
+        assert m["busy_s"] + m["sleep_s"] + m["off_s"] <= run.report["end_s"] + 1e-9, (mid, m)
+    native = run.module(0)
+    assert native["busy_s"] + native["sleep_s"] == pytest.approx(run.report["end_s"], abs=1e-9)

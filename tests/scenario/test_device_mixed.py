@@ -196,6 +196,27 @@ def test_three_kind_runs_are_byte_identical_and_events_on_time(mixed_built, tmp_
         assert 0 <= events["max_late_ticks"] <= bound, (module, events)
 
 
+def test_three_kind_runs_with_faults_are_byte_identical(mixed_built, tmp_path):
+    """Faults on both emulated modules (the AVR powered off, a frame to
+    the Cortex-M delayed, one to it corrupted): the output, the report
+    (the hub's notes included) and the native module's event log are the
+    same byte for byte on a second run."""
+    faults = ["--fault", "off:1@0.025", "--fault", "delay:2@0.03:300", "--fault",
+              "corrupt:2@0.045"]
+    runs = []
+    for n in range(2):
+        log_dir = tmp_path / f"logs{n}"
+        runs.append((run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--seed", 5,
+                                *faults, log_dir=log_dir), log_dir))
+    (first, first_logs), (second, second_logs) = runs
+    bus = first.report["bus"]
+    assert bus["wakeups"] >= 1 and bus["delayed"] == 1 and bus["corrupted"] == 1, bus
+    assert first.stdout == second.stdout
+    assert first.report == second.report
+    log = (first_logs / "m0.log").read_bytes()
+    assert log and log == (second_logs / "m0.log").read_bytes()
+
+
 def test_faults_on_the_cortex_m_module(mixed_built, tmp_path):
     """Corrupted frames to the Cortex-M are rejected by its kernel and sent
     again; killed, it is named and unreachable, and its QEMU goes with it."""

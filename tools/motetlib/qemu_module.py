@@ -98,7 +98,13 @@ class Qtest:
         self.f = self.sock.makefile("rwb", buffering=0)
 
     def cmd(self, line):
-        self.f.write(line.encode() + b"\n")
+        try:
+            self.f.write(line.encode() + b"\n")
+            return self._answer(line)
+        except OSError as e:  # the socket reset under a write or a read
+            raise EmulatorEnded() from e
+
+    def _answer(self, line):
         while True:
             answer = self.f.readline().decode().strip()
             if not answer:
@@ -422,7 +428,8 @@ def main(argv=None):
             status = reset.status
         except (EmulatorEnded, BrokenPipeError):
             # A module on a bus never ends by itself: say how QEMU did, after
-            # whatever it and the guest printed last.
+            # whatever it and the guest printed last. (BrokenPipeError: the
+            # plugin's resume pipe, QEMU gone.)
             rc = m.qemu.wait()
             how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
             sys.stdout.flush()
