@@ -282,6 +282,22 @@ def test_a_cortex_m_module_powered_off_is_woken_by_a_frame(mixed_built, tmp_path
         40.0 * m["busy_s"] + 0.5 * m["sleep_s"] + 0.002 * m["off_s"], rel=1e-6)
 
 
+def test_frames_dropped_on_the_way_to_emulated_modules_are_sent_again(mixed_built, tmp_path):
+    """Lost on the wire, a frame is neither seen nor acknowledged by the
+    AVR or the Cortex-M; the native sender's ack timeout sends it again,
+    and nothing is lost."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.14, "--fault", "drop:1@0.03",
+                     "--fault", "drop:2@0.07")
+    bus = run.report["bus"]
+    assert bus["dropped"] == bus["retransmissions"] == 2 and bus["rejected"] == 0, bus
+    assert len(run.hub_notes("dropped on its way to m1")) == 1
+    assert len(run.hub_notes("dropped on its way to m2")) == 1
+    for module in (AVR, CORTEX_M):
+        seqs = pong_seqs(run, module)
+        assert contiguous(seqs) and len(seqs) >= 10, (module, seqs)
+    assert run.kernel(0)["tx_given_up"] == 0 and run.kernel(0)["tx_retransmits"] == 2
+
+
 # pingpong3's pinger to the Cortex-M, and a pinger on the Cortex-M itself
 # (its own timer, every 150 ticks of 100 us) to a ponger on the native m0.
 PINGERS_BOTH_WAYS = """
