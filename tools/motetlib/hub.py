@@ -408,6 +408,7 @@ class Hub:
         self.last_progress = 0.0
         self.stop_requested = False
         self.unreachable_noted = set()
+        self.beacons_refused = set()  # emulated modules whose beacons were noted
         self.load_failures = set()  # outcomes noted since the last description
         self.failed_loads = []  # what each refused description's first refusal said
         self.commands = commands  # a file whose lines are fault commands, or None
@@ -849,6 +850,20 @@ class Hub:
             return
         self.schedule_slot(tr, t)
 
+    def unstampable_beacon(self, tr):
+        """The interface stamps a beacon with its sender's kernel time in
+        microseconds; the hub models that for a native module (its 1 us
+        counter), not for an emulated core, whose kernel time it does not
+        know: the beacon reaches nobody, rather than a wrong stamp every
+        module's clock."""
+        tr.receivers = []
+        if tr.src.id not in self.beacons_refused:
+            self.beacons_refused.add(tr.src.id)
+            self.note(f"error: m{tr.src.id} ({tr.src.kind.name}) sent a time-sync beacon: the "
+                      "bus stamps beacons from native modules only; it reaches no module "
+                      "(further ones are only counted)", tr.src.id)
+        self.counters["unstamped_beacons"] = self.counters.get("unstamped_beacons", 0) + 1
+
     def frame_name(self, tr):
         dst = "all" if tr.dst == BROADCAST else f"m{tr.dst}"
         return f"{tr.ftype} m{tr.src.id}->{dst}, {len(tr.frame)} B"
@@ -922,7 +937,9 @@ class Hub:
         c["bytes"] += len(tr.frame)
         c["by_type"][tr.ftype] = c["by_type"].get(tr.ftype, 0) + 1
         tr.src.tx_frames += 1
-        if tr.ftype == "SYNC":
+        if tr.ftype == "SYNC" and tr.src.kind.free_running:
+            self.unstampable_beacon(tr)
+        elif tr.ftype == "SYNC":
             stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
             self.reference = tr.src.id
         elif tr.ftype == "DESC":

@@ -67,14 +67,13 @@ DUAL2 = 0x40002020  # the dual timer's second counter: load, value, ctrl, intclr
 DUAL_ONESHOT_IE_EN = 0xA3  # ctrl: one-shot, 32-bit, interrupt on, enabled
 BUS_IRQ = 16  # PORT_CM_BUS_IRQ
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
-CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN = range(6)
+CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN, CMD_PROBE = range(7)
 FLAG_LINKED, FLAG_LOADER = 1, 2
 # cm_bus_if_t: u32 module, modules, flags, event, result, rx_len, cmd, arg,
-# tx_addr, tx_len, then the receive frame.
+# tx_addr, tx_len, local, global, then the receive frame.
 OFF = {name: 4 * i for i, name in enumerate(
     ("module", "modules", "flags", "event", "result", "rx_len", "cmd", "arg", "tx_addr",
-     "tx_len"))}
-OFF["rx_frame"] = 40
+     "tx_len", "local", "global", "rx_frame"))}
 PARK_FENCE, PARK_DOORBELL, PARK_RESET, PARK_IDLE = "0", "1", "2", "3"  # pcs= on the plugin's line
 PARKS = ("port_cm_lockstep_fence", "port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
 # cm_idle_t (ports/cortex-m/sleep.c): u64 slept, now, wake, in the port's clocks.
@@ -214,7 +213,7 @@ class Module:
         self.now = 0
         self.events = []  # (due, kind, result, frame), in the order due
         self.arrived = []
-        self.presenting = False
+        self.presenting = None  # the event the guest is handling
         self.ready = False
         self.identity = {}  # module, modules, flags: written at JOIN
         # The tick the core's timers wake it at, from its last sleep; None
@@ -263,16 +262,16 @@ class Module:
         self.present()
 
     def present(self):
-        if self.presenting or not self.ready or not self.arrived:
+        if self.presenting is not None or not self.ready or not self.arrived:
             return
-        kind, result, frame = self.arrived.pop(0)
+        kind, result, frame = event = self.arrived.pop(0)
         if kind == EV_RX:
             self.qt.write(self.mbox + OFF["rx_frame"], frame)
             self.qt.writel(self.mbox + OFF["rx_len"], len(frame))
-        else:
+        elif kind == EV_TX_DONE:
             self.qt.writel(self.mbox + OFF["result"], result)
         self.qt.writel(self.mbox + OFF["event"], kind)
-        self.presenting = True
+        self.presenting = event
         self.idle_wake = None  # the line wakes it
         self.qt.pulse_irq(BUS_IRQ)
 
@@ -287,18 +286,21 @@ class Module:
                 self.qt.writel(self.mbox + OFF[name], value)
         elif cmd == CMD_READY:
             self.ready = True
-        elif cmd in (CMD_RX_DONE, CMD_EVENT_DONE) and self.presenting:
+        elif cmd in (CMD_RX_DONE, CMD_EVENT_DONE, CMD_PROBE) and self.presenting:
             if cmd == CMD_RX_DONE:
                 hub.send("R", self.now, bytes([self.mbox_word("arg") & 0xFF]))
+            elif cmd == CMD_PROBE:  # the probe's id came as its result
+                hub.send("P", self.now, struct.pack(
+                    "<IIIB", self.presenting[1], self.mbox_word("local"), self.mbox_word("global"),
+                    self.mbox_word("arg") & 1))
             self.qt.writel(self.mbox + OFF["event"], 0)
-            self.presenting = False
+            self.presenting = None
         self.present()
 
     def take_event(self, body):
         due, kind = struct.unpack_from("<QB", body)
-        if kind == EV_PROBE:
-            return
-        result = body[9] if kind == EV_TX_DONE else 0
+        result = (body[9] if kind == EV_TX_DONE else
+                  struct.unpack_from("<I", body, 9)[0] if kind == EV_PROBE else 0)
         frame = body[13:] if kind == EV_RX else b""
         self.events.append((due, kind, result, frame))
 
