@@ -80,6 +80,10 @@ def test_events_reach_the_avr_at_the_cycle_the_hub_granted(mixed_built, tmp_path
     # last of each, which may still be on the way at the end.
     assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 10, m
     assert 0 <= events["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION, events
+    # Nor past a grant, asleep or awake: by an instruction at most (a core
+    # going to sleep on the grant's cycle once skipped on to its next
+    # timer, two seconds later: buslink.c's fence).
+    assert events["max_past_grant_ticks"] <= AVR_LONGEST_INSTRUCTION, events
 
 
 def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
@@ -204,6 +208,7 @@ def test_three_kind_runs_are_byte_identical_and_events_on_time(mixed_built, tmp_
         events = m["bus_events"]
         assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 4, m
         assert 0 <= events["max_late_ticks"] <= bound, (module, events)
+        assert events["max_past_grant_ticks"] <= bound, (module, events)
 
 
 def test_three_kind_runs_with_faults_are_byte_identical(mixed_built, tmp_path):

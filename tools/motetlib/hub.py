@@ -231,6 +231,7 @@ class Mod:
     grants: int = 0  # GRANTs sent: what the module cost the hub's loop
     delivered: int = 0  # events that reached an emulated module's interface (DELIVERED)
     max_late: int = 0  # ticks the latest of them came after its due tick
+    past_grant: int = 0  # the most ticks an emulated core ran past a grant
 
     @property
     def id(self) -> int:
@@ -622,6 +623,7 @@ class Hub:
             want, sleeping = struct.unpack_from("<QB", rest)
             self.drain_output(m)  # everything it printed before asking
             if m.kind.free_running:  # an instruction may end past the grant
+                m.past_grant = max(m.past_grant, local - m.granted)
                 m.granted = max(m.granted, local)
                 self.core_time(m, local, struct.unpack_from("<Q", rest, 9)[0])
             m.blocked = True
@@ -1492,7 +1494,8 @@ class Hub:
                 "energy_mj": m.energy_mj(), "kernel": m.stats, "kind": m.kind.name}
             if m.kind.free_running:
                 mods[str(m.id)]["bus_events"] = {"delivered": m.delivered,
-                                                 "max_late_ticks": m.max_late, "grants": m.grants}
+                                                 "max_late_ticks": m.max_late, "grants": m.grants,
+                                                 "max_past_grant_ticks": m.past_grant}
         bus = dict(self.counters)
         bus["utilisation"] = bus["bus_busy_ns"] / self.now if self.now else 0.0
         bus["model"] = {"bandwidth_Bps": self.device.bus.bandwidth,

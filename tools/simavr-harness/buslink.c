@@ -275,12 +275,18 @@ static void take_event(const uint8_t *body, size_t n)
 
 /* ------------------------------------------------------------ the grant */
 
+/* The fence at the grant's cycle. simavr runs the cycle timers after each
+ * instruction and then lets a sleeping core skip to the next timer due: a
+ * SLEEP ending on the fence's cycle would fire it and skip straight on to
+ * the next peripheral timer (a Timer1 overflow two seconds on), past the
+ * grant. So once due the fence stays one cycle ahead until the grant is
+ * over (buslink_grant() cancels it): a sleeping core stops a cycle or two
+ * past the grant, the most the hub allows for an instruction. */
 static avr_cycle_count_t fence(struct avr_t *avr, avr_cycle_count_t when, void *param)
 {
     (void) avr;
-    (void) when;
     (void) param;
-    return 0;
+    return when + 1u;
 }
 
 /* Asleep: the cycle of the earliest cycle timer (a peripheral's, or an
