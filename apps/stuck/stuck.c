@@ -3,8 +3,9 @@
  * Programs that hang a module in zero simulated time, for the tests of the
  * hub's watchdog (docs/bus.md, "The watchdog"): a handler that never
  * returns, and two tasks that send each other a message forever without
- * declaring any work. Each starts its fault on a timer, so that the device
- * has run normally first.
+ * declaring any work; and one that stops its chip, for the tests of an
+ * emulated module whose emulator ends under the device. Each starts its
+ * fault on a timer, so that the device has run normally first.
  */
 #include <string.h>
 
@@ -41,9 +42,22 @@ static mt_err_t ball(void *state, mt_port_t port, void *data, uint16_t len)
     return sched_send(0, NULL, 0, 0);
 }
 
+/* halt: on its timer, stops the chip with status 3 (port_halt(): the
+ * emulator or the process exits), as a module whose emulator dies. */
+static mt_err_t halt(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_INIT) return start_after(data, len);
+    if (port != PORT_TIMEOUT0) return MT_OK;
+    module_say("halt 0x%02x: stopping the chip", sched_current_pid());
+    port_halt(3);
+    return MT_OK;
+}
+
 static const program_t programs[] = {
     {.id = 1, .name = "spin", .handler = spin, .state_size = sizeof(uint32_t)},
     {.id = 2, .name = "ball", .handler = ball, .state_size = 0},
+    {.id = 3, .name = "halt", .handler = halt, .state_size = 0},
 };
 
 void stuck_register(void)

@@ -245,7 +245,7 @@ mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len)
     mig_image_t img;
     mt_err_t err = mig_image_decode(head, head_len, &img);
     if (err) return err;
-    uint32_t elapsed = timesync_now() - img.stamp;
+    uint32_t elapsed = timesync_ticks(timesync_now() - img.stamp);
     if ((int32_t) elapsed < 0) elapsed = 0; /* the two clocks a little apart */
     for (uint8_t i = 0; i < img.n_timers && !err; i++) {
         const mig_timer_t *t = &img.timers[i];

@@ -10,6 +10,10 @@
  * Sums are kept in 64 bits; local times far apart are scaled down by a
  * power of two first so that no sum can overflow, and the slope is then
  * divided out bit by bit, which needs no wider type.
+ *
+ * The module's clock. Pairs and estimates are in microseconds: a kernel
+ * time converts by one multiplication, which commutes with the wrap at
+ * 2^32 because a tick is a whole number of microseconds.
  */
 #include "motet/timesync.h"
 #include "bus_internal.h"
@@ -22,8 +26,12 @@
 /* Scaled local differences stay below this, so n * sum(x^2) < 2^63. */
 #define X_LIMIT ((int64_t) 1 << 26)
 /* Offsets may disagree with the fit by this much beyond TIMESYNC_MAX_PPM
- * (stamp resolution and interrupt latency): 1 ms. */
-#define SLACK_TICKS ((int64_t) PORT_TICKS_PER_SECOND / 1000)
+ * (stamp resolution and interrupt latency), in microseconds. */
+#define SLACK_US 1000
+
+#define US_PER_TICK (1000000u / PORT_TICKS_PER_SECOND)
+_Static_assert(1000000u % PORT_TICKS_PER_SECOND == 0,
+               "the global clock counts microseconds: a kernel tick must be a whole number");
 
 static int64_t abs64(int64_t v)
 {
@@ -127,7 +135,7 @@ static bool implausible(const ts_fit_t *f, uint32_t local, uint32_t global)
     if (!f->count) return false;
     int64_t error = (int32_t) (global - ts_fit_global(f, local));
     int64_t elapsed = abs64((int32_t) (local - f->base_local));
-    return abs64(error) > elapsed * TIMESYNC_MAX_PPM / 1000000 + SLACK_TICKS;
+    return abs64(error) > elapsed * TIMESYNC_MAX_PPM / 1000000 + SLACK_US;
 }
 
 bool ts_fit_add(ts_fit_t *f, uint32_t local, uint32_t global)
@@ -183,13 +191,23 @@ uint32_t timesync_beacons(void)
     return T.beacons;
 }
 
+static uint32_t local_us(uint32_t ticks)
+{
+    return ticks * US_PER_TICK; /* modulo 2^32, like the ticks */
+}
+
 uint32_t timesync_global(uint32_t local)
 {
-    if (T.reference) return local;
+    if (T.reference) return local_us(local);
     port_irq_state_t s = port_irq_save(); /* beacons arrive in interrupts */
-    uint32_t global = ts_fit_global(&T.fit, local);
+    uint32_t global = ts_fit_global(&T.fit, local_us(local));
     port_irq_restore(s);
     return global;
+}
+
+uint32_t timesync_ticks(uint32_t us)
+{
+    return us / US_PER_TICK;
 }
 
 uint32_t timesync_now(void)
@@ -201,7 +219,7 @@ void timesync_beacon(uint32_t stamp, uint32_t local)
 {
     T.reference = false; /* another module keeps the global clock */
     T.beacons++;
-    ts_fit_add(&T.fit, local, stamp);
+    ts_fit_add(&T.fit, local_us(local), stamp);
 }
 
 void timesync_beacon_sent(void)

@@ -18,7 +18,11 @@
  * EVENT (a frame received, or the end of the frame sent) and pulls INT7
  * (PE7) low; the driver's answer (RX_DONE with its verdict, or EVENT_DONE)
  * releases the line, and the next event, if any, pulls it low again: one
- * falling edge per event.
+ * falling edge per event. A time-sync probe (the hub measuring the sync
+ * error, docs/bus.md) is an event too: the driver answers PROBE_DONE with
+ * ADDR, LEN = 9 bytes in SRAM, the kernel time and the global time it
+ * makes of it (u32 each, least significant byte first) and 1 if
+ * synchronised.
  */
 #ifndef AVR_BUS_IF_H
 #define AVR_BUS_IF_H
@@ -37,10 +41,13 @@
 #define AVR_BUS_EV_NONE    0
 #define AVR_BUS_EV_RX      1
 #define AVR_BUS_EV_TX_DONE 2
+#define AVR_BUS_EV_PROBE   3
 
 #define AVR_BUS_CMD_SEND       1    /* hand the frame at ADDR, LEN to the bus */
 #define AVR_BUS_CMD_RXBUF      2    /* frames arrive at ADDR, at most LEN bytes */
 #define AVR_BUS_CMD_EVENT_DONE 3    /* the TX_DONE event is taken */
+#define AVR_BUS_CMD_PROBE_DONE 4    /* the PROBE event's answer is at ADDR, LEN */
+#define AVR_BUS_PROBE_ANSWER   9    /* its bytes */
 #define AVR_BUS_CMD_RX_DONE    0x10 /* | bus_rx_t: the frame is taken, with this verdict */
 
 #define AVR_BUS_FLAG_LINKED 0x01 /* a hub is connected */

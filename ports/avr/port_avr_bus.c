@@ -23,6 +23,7 @@
 #define BUS_IF(reg) (*(volatile uint8_t *) (reg))
 
 static uint8_t rx_frame[BUS_FRAME_MAX];
+static uint8_t probe_answer[AVR_BUS_PROBE_ANSWER];
 static bool tx_busy; /* the interface holds a frame until its TX_DONE */
 
 static void bus_if_set(uint16_t addr, uint16_t len, uint8_t cmd)
@@ -59,6 +60,18 @@ PORT_AVR_ISR(INT7_vect)
         BUS_IF(AVR_BUS_IF_CMD) = AVR_BUS_CMD_EVENT_DONE;
         tx_busy = false;
         bus_isr_tx_done(result); /* may hand the next frame over at once */
+    } else if (event == AVR_BUS_EV_PROBE) {
+        /* Presented at the probe's cycle: the handler runs within a tick.
+         * The kernel's time, not the 16-bit counter. */
+        uint32_t local = timer_now();
+        uint32_t global = timesync_global(local);
+        for (uint8_t i = 0; i < 4; i++) {
+            probe_answer[i] = (uint8_t) (local >> (8u * i));
+            probe_answer[4 + i] = (uint8_t) (global >> (8u * i));
+        }
+        probe_answer[8] = timesync_synced() ? 1u : 0u;
+        bus_if_set((uint16_t) (uintptr_t) probe_answer, sizeof probe_answer,
+                   AVR_BUS_CMD_PROBE_DONE);
     }
 }
 

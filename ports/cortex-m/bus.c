@@ -18,6 +18,9 @@
  * the mailbox and raises the line; the handler answers with the kernel's
  * verdict (RX_DONE), or takes the end of its own frame (EVENT_DONE), each
  * with the doorbell; the adapter then presents the next event, if any.
+ * A time-sync probe (the hub measuring the sync error, docs/bus.md) is an
+ * event too: the handler answers it with the kernel time and the global
+ * time it makes of it (PROBE).
  */
 #include "motet/motet.h"
 
@@ -26,8 +29,8 @@
 #include "motet/bus.h"
 
 /* The mailbox's layout is the adapter's too: keep qemu_module.py in step. */
-enum { CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN };
-enum { EV_NONE, EV_RX, EV_TX_DONE };
+enum { CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN, CMD_PROBE };
+enum { EV_NONE, EV_RX, EV_TX_DONE, EV_PROBE };
 #define FLAG_LINKED 0x01u
 #define FLAG_LOADER 0x02u
 
@@ -42,6 +45,8 @@ typedef struct cm_bus_if {
     uint32_t arg;     /* driver: CMD_RX_DONE's verdict */
     uint32_t tx_addr; /* driver: CMD_SEND's frame */
     uint32_t tx_len;
+    uint32_t local;                  /* driver: CMD_PROBE's kernel time */
+    uint32_t global;                 /* driver: CMD_PROBE's global time; arg: synced */
     uint8_t rx_frame[BUS_FRAME_MAX]; /* adapter: EV_RX's frame */
 } cm_bus_if_t;
 
@@ -88,6 +93,12 @@ static void bus_isr(void)
         command(CMD_EVENT_DONE, 0);
         tx_busy = false;
         bus_isr_tx_done(result); /* may hand the next frame over at once */
+    } else if (event == EV_PROBE) {
+        /* Presented at the probe's tick: the handler runs within a tick. */
+        uint32_t local = timer_now();
+        port_cm_bus_if.local = local;
+        port_cm_bus_if.global = timesync_global(local);
+        command(CMD_PROBE, timesync_synced() ? 1u : 0u);
     }
 }
 

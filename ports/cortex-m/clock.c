@@ -266,6 +266,17 @@ void cm_alarm_isr(void)
     if (oneshot_expired(&alarm) && alarm_fn) alarm_fn();
 }
 
+/* ------------------------------------------------------------ sleep */
+
+uint64_t cm_clock_next_wake(void)
+{
+    /* The epoch interrupt rises at the epoch's last clock. */
+    uint64_t wake = ((uint64_t) epoch + 1u) * EPOCH_CLOCKS - 1u;
+    if (compare.armed && compare.due < wake) wake = compare.due;
+    if (alarm.armed && alarm.due < wake) wake = alarm.due;
+    return wake;
+}
+
 /* ------------------------------------------------------------ start-up */
 
 /* Restart the clock: tick 0 begins now, the counter reads the start value. */

@@ -71,8 +71,12 @@
  * interrupt and its exit dispatch run. Wake-ups that only concern the port
  * (an epoch wrap, an intermediate compare, the alarm) go back to sleep, so
  * the kernel sees one sleep per event it cares about. All modes use WFI:
- * QEMU models no deeper state. Caveat: QEMU's SysTick runs at half rate
- * across a WFI under -icount sleep=off; the CMSDK timers used here do not.
+ * QEMU models no deeper state. Before each WFI the port records when it
+ * sleeps and when its next timer wakes it and calls an empty function, so
+ * that a device's lock-step adapter, which cannot see WFI, sees the sleep
+ * (sleep.c; docs/bus.md, "Emulated modules"). Caveat: QEMU's SysTick runs
+ * at half rate across a WFI under -icount sleep=off; the CMSDK timers used
+ * here do not.
  *
  * Cycles. port_cycles() is the 25 MHz timer clock (what DWT->CYCCNT, which
  * QEMU does not implement, would count on a 25 MHz board). Under

@@ -23,6 +23,10 @@ void cm_irq_init(void);
 void cm_clock_init(void);
 void cm_sleep_init(void);
 
+/* The earliest clock (port_cm_clocks()) at which one of the port's timers
+ * (the compare, the alarm, the epoch wrap) interrupts; interrupts off. */
+uint64_t cm_clock_next_wake(void);
+
 /* The watchdog (watchdog.c). The marker word that says "the watchdog
  * may reset" across a reset; qemu_module.py reads it too. */
 #define CM_WATCHDOG_ARMED 0x57444F47u /* "WDOG" */

@@ -131,4 +131,8 @@ def run_until_chip_reset(build_dir, device, until_s, tmp_path):
     assert report["modules"]["1"]["note"].startswith("was reset by its watchdog")
     # The other module was stopped cleanly: it printed its counters.
     assert "m0| bus: module 0 sent" in out
+    # Device time is consistent at the stop: the reset module's cycles and
+    # the other module's time reach no further than the stop time reported.
+    for mid, m in report["modules"].items():
+        assert m["busy_s"] + m["sleep_s"] + m["off_s"] <= report["end_s"] + 1e-9, (mid, m)
     return out

@@ -7,6 +7,8 @@ to the hub in lock-step, exchanging messages over one bus
 docs/bus.md, "Emulated modules").
 """
 
+import re
+
 import pytest
 
 from device_run import DEVICES, PING, PONG, build_device_programs, run_device
@@ -23,6 +25,9 @@ CORTEX_M_OVERSHOOT = 2
 # The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles: an
 # event due during one reaches the interface when it ends.
 AVR_LONGEST_INSTRUCTION = 4
+# The report's times are seconds in floating point: a sum of them may pass
+# the end of the run by a rounding.
+ROUNDING_S = 1e-12
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +83,10 @@ def test_events_reach_the_avr_at_the_cycle_the_hub_granted(mixed_built, tmp_path
     # last of each, which may still be on the way at the end.
     assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 10, m
     assert 0 <= events["max_late_ticks"] <= AVR_LONGEST_INSTRUCTION, events
+    # Nor past a grant, asleep or awake: by an instruction at most (a core
+    # going to sleep on the grant's cycle once skipped on to its next
+    # timer, two seconds later: buslink.c's fence).
+    assert events["max_past_grant_ticks"] <= AVR_LONGEST_INSTRUCTION, events
 
 
 def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
@@ -87,14 +96,50 @@ def test_avr_busy_and_asleep_are_its_own_cycles(mixed_built, tmp_path):
     run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.1)
     m = run.module(AVR)
     ran = m["busy_s"] + m["sleep_s"]
-    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    assert -ROUNDING_S <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
     assert m["busy_s"] > 0.01 and m["sleep_s"] > 0.01, m
     # mixed-avr.toml: 24 mW active, 0.03 mW asleep.
     assert m["energy_mj"] == pytest.approx(24.0 * m["busy_s"] + 0.03 * m["sleep_s"], rel=1e-6)
 
 
-def pong_seqs(run):
-    return [int(m.group(1)) for _, _, m in run.module_lines(PONG)]
+def test_an_idle_cortex_m_module_sleeps_and_costs_the_hub_nothing(mixed_built, tmp_path):
+    """The Cortex-M3 answers a ping every 10 ms and sleeps in between: its
+    busy and asleep time are its own clocks (WFI to the wake-up, measured by
+    the port, and the rest), they add up to the run, and its energy is the
+    device file's power figures times them. Asleep with nothing due it is
+    not granted time: the hub grants it a few times around each event it
+    handles, not a horizon after another."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.12)
+    m = run.module(CORTEX_M)
+    ran = m["busy_s"] + m["sleep_s"]
+    assert -ROUNDING_S <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    assert m["sleep_s"] > 0.95 * ran and m["busy_s"] > 0, m
+    # mixed-three.toml: 40 mW active, 0.5 mW asleep.
+    assert m["energy_mj"] == pytest.approx(40.0 * m["busy_s"] + 0.5 * m["sleep_s"], rel=1e-6)
+    events = m["bus_events"]
+    assert events["delivered"] >= 20 and events["grants"] < 4 * events["delivered"], events
+    # Running, a core is granted at most a lookahead (a slot and the
+    # smallest frame's wire time, tens of microseconds) at a time.
+    assert events["grants"] < run.report["end_s"] / 100e-6 / 10, events
+
+
+def pong_seqs(run, module=AVR):
+    """The sequence numbers of the pongs the module's ponger sent."""
+    return [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == module]
+
+
+def check_powered_off_and_woken(run, module, pongs):
+    """The module was powered off and a frame woke it; each ping was
+    answered (the one that woke it too); its time off is neither busy nor
+    asleep: the three add up to the run. Returns its report."""
+    m = run.module(module)
+    assert run.report["bus"]["wakeups"] >= 1 and m["off_s"] > 0, run.report["bus"]
+    assert run.hub_notes(f"m{module} is powered off") and run.hub_notes(f"m{module} is powered on")
+    seqs = pong_seqs(run, module)
+    assert contiguous(seqs) and len(seqs) >= pongs, seqs
+    ran = m["busy_s"] + m["sleep_s"] + m["off_s"]
+    assert -ROUNDING_S <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    return m
 
 
 def test_corrupted_frames_to_the_avr_are_rejected_and_sent_again(mixed_built, tmp_path):
@@ -135,14 +180,7 @@ def test_a_frozen_avr_module_becomes_unresponsive(mixed_built, tmp_path):
 
 def test_an_avr_module_powered_off_is_woken_by_a_frame(mixed_built, tmp_path):
     run = run_device(mixed_built, tmp_path, MIXED, "--until", 0.12, "--fault", "off:1@0.05")
-    m = run.module(AVR)
-    assert run.report["bus"]["wakeups"] >= 1 and m["off_s"] > 0, run.report["bus"]
-    assert run.hub_notes("m1 is powered off") and run.hub_notes("m1 is powered on")
-    seqs = pong_seqs(run)
-    assert contiguous(seqs) and len(seqs) >= 9, seqs  # the frame that woke it is answered
-    # Off time is neither busy nor asleep: the three add up to the run.
-    ran = m["busy_s"] + m["sleep_s"] + m["off_s"]
-    assert 0 <= run.report["end_s"] - ran < 50e-6, (ran, run.report["end_s"])
+    check_powered_off_and_woken(run, AVR, 9)
 
 
 def test_avr_modules_run_at_the_clock_their_image_is_built_for():
@@ -155,7 +193,7 @@ def test_one_module_of_each_kind_exchange_messages(mixed_built, tmp_path):
     run = run_device(mixed_built, tmp_path, THREE, "--until", 0.12)
     assert [run.module(i)["kind"] for i in range(3)] == ["native", "avr", "cortex-m"]
     for module in (AVR, CORTEX_M):
-        seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == module]
+        seqs = pong_seqs(run, module)
         assert len(seqs) >= 9 and contiguous(seqs), (module, seqs)
     assert {m.group(3) for _, _, m in run.module_lines(PONG)} == {"in order"}
     # The native module's pingers hear every answer back: two series.
@@ -173,6 +211,28 @@ def test_three_kind_runs_are_byte_identical_and_events_on_time(mixed_built, tmp_
         events = m["bus_events"]
         assert events["delivered"] >= m["frames_received"] + m["frames_sent"] - 2 > 4, m
         assert 0 <= events["max_late_ticks"] <= bound, (module, events)
+        assert events["max_past_grant_ticks"] <= bound, (module, events)
+
+
+def test_three_kind_runs_with_faults_are_byte_identical(mixed_built, tmp_path):
+    """Faults on both emulated modules (the AVR powered off, a frame to
+    the Cortex-M delayed, one to it corrupted): the output, the report
+    (the hub's notes included) and the native module's event log are the
+    same byte for byte on a second run."""
+    faults = ["--fault", "off:1@0.025", "--fault", "delay:2@0.03:300", "--fault",
+              "corrupt:2@0.045"]
+    runs = []
+    for n in range(2):
+        log_dir = tmp_path / f"logs{n}"
+        runs.append((run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--seed", 5,
+                                *faults, log_dir=log_dir), log_dir))
+    (first, first_logs), (second, second_logs) = runs
+    bus = first.report["bus"]
+    assert bus["wakeups"] >= 1 and bus["delayed"] == 1 and bus["corrupted"] == 1, bus
+    assert first.stdout == second.stdout
+    assert first.report == second.report
+    log = (first_logs / "m0.log").read_bytes()
+    assert log and log == (second_logs / "m0.log").read_bytes()
 
 
 def test_faults_on_the_cortex_m_module(mixed_built, tmp_path):
@@ -182,13 +242,135 @@ def test_faults_on_the_cortex_m_module(mixed_built, tmp_path):
     bus = run.report["bus"]
     assert bus["corrupted"] == bus["rejected"] == bus["retransmissions"] == 2, bus
     assert len(run.hub_notes("m2 rejected frame")) == 2
-    seqs = [int(m.group(1)) for mod, _, m in run.module_lines(PONG) if mod == CORTEX_M]
+    seqs = pong_seqs(run, CORTEX_M)
     assert contiguous(seqs) and len(seqs) >= 5, seqs
     run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "kill:2@0.03")
     assert run.module(CORTEX_M)["note"] == "killed by fault injection"
     assert all(t < 30.0 for mod, t, _ in run.module_lines(PONG) if mod == CORTEX_M)
     assert run.kernel(0)["tx_unreachable"] >= 3
     assert run.module(AVR)["state"] == "running"
+
+
+def test_a_delayed_frame_reaches_the_cortex_m_at_its_later_tick(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "delay:2@0.03:500")
+    assert run.report["bus"]["delayed"] == 1
+    assert run.hub_notes("delay m2")
+    seqs = pong_seqs(run, CORTEX_M)
+    assert contiguous(seqs) and len(seqs) >= 5, seqs
+    # The ping of 0.03 s waits 500 us on the wire, and its pong is that late.
+    late = [t for mod, t, m in run.module_lines(PONG) if mod == CORTEX_M and int(m.group(1)) == 2]
+    on_time = [t for mod, t, m in run.module_lines(PONG) if mod == CORTEX_M and int(m.group(1)) == 1]
+    assert late[0] - on_time[0] == pytest.approx(10.0 + 0.5, abs=0.05), (on_time, late)
+    assert run.module(CORTEX_M)["bus_events"]["max_late_ticks"] <= CORTEX_M_OVERSHOOT
+
+
+def test_a_frozen_cortex_m_module_becomes_unresponsive(mixed_built, tmp_path):
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "freeze:2@0.03")
+    assert run.module(CORTEX_M)["state"] == "frozen"
+    assert run.hub_notes("m2 did not acknowledge frame")
+    assert run.hub_notes("unresponsive (frozen)")
+    assert all(t < 31.0 for mod, t, _ in run.module_lines(PONG) if mod == CORTEX_M)
+    assert run.kernel(0)["tx_unreachable"] >= 1
+    # The AVR module goes on answering, once the frame to m2 has timed out.
+    seqs = pong_seqs(run, AVR)
+    assert contiguous(seqs) and len(seqs) >= 5, seqs
+
+
+def test_a_cortex_m_module_powered_off_is_woken_by_a_frame(mixed_built, tmp_path):
+    """Powered off asleep, the Cortex-M3 executes nothing: its timers are
+    held off while its clock runs on; a frame powers it on, and it answers."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.07, "--fault", "off:2@0.035")
+    m = check_powered_off_and_woken(run, CORTEX_M, 5)
+    # The wake-up (100 us in mixed-three.toml) delays the answer to the
+    # ping that woke it, and only that one.
+    times = {int(g.group(1)): t for mod, t, g in run.module_lines(PONG) if mod == CORTEX_M}
+    assert times[3] - times[2] == pytest.approx(10.0 + 0.1, abs=0.05), times
+    assert times[4] - times[3] == pytest.approx(10.0 - 0.1, abs=0.05), times
+    assert m["energy_mj"] == pytest.approx(
+        40.0 * m["busy_s"] + 0.5 * m["sleep_s"] + 0.002 * m["off_s"], rel=1e-6)
+
+
+def test_frames_dropped_on_the_way_to_emulated_modules_are_sent_again(mixed_built, tmp_path):
+    """Lost on the wire, a frame is neither seen nor acknowledged by the
+    AVR or the Cortex-M; the native sender's ack timeout sends it again,
+    and nothing is lost."""
+    run = run_device(mixed_built, tmp_path, THREE, "--until", 0.14, "--fault", "drop:1@0.03",
+                     "--fault", "drop:2@0.07")
+    bus = run.report["bus"]
+    assert bus["dropped"] == bus["retransmissions"] == 2 and bus["rejected"] == 0, bus
+    assert len(run.hub_notes("dropped on its way to m1")) == 1
+    assert len(run.hub_notes("dropped on its way to m2")) == 1
+    for module in (AVR, CORTEX_M):
+        seqs = pong_seqs(run, module)
+        assert contiguous(seqs) and len(seqs) >= 10, (module, seqs)
+    assert run.kernel(0)["tx_given_up"] == 0 and run.kernel(0)["tx_retransmits"] == 2
+
+
+# pingpong3's pinger to the Cortex-M, and a pinger on the Cortex-M itself
+# (its own timer, every 150 ticks of 100 us) to a ponger on the native m0.
+PINGERS_BOTH_WAYS = """
+[app]
+name = "both_ways"
+
+[programs]
+pinger = 1
+ponger = 2
+
+[[task]]
+name = "pinger"
+program = "pinger"
+priority = 2
+module = 0
+routes = ["ponger:0"]
+init = [{ u32 = 10000 }, { u32 = 0 }]
+
+[[task]]
+name = "ponger"
+program = "ponger"
+priority = 3
+module = 2
+routes = ["pinger:0"]
+
+[[task]]
+name = "pinger2"
+program = "pinger"
+priority = 2
+module = 2
+routes = ["ponger2:0"]
+init = [{ u32 = 150 }, { u32 = 0 }]
+
+[[task]]
+name = "ponger2"
+program = "ponger"
+priority = 3
+module = 0
+routes = ["pinger2:0"]
+"""
+
+
+def test_a_cortex_m_module_powered_off_takes_its_timer_at_power_on(mixed_built, tmp_path):
+    """The Cortex-M's own pinger is due while it is off: it runs nothing
+    then, and takes the expiry late, at once, when a frame powers it on;
+    the timer keeps its period's phase."""
+    app = tmp_path / "both_ways.toml"
+    app.write_text(PINGERS_BOTH_WAYS)
+    run = run_device(mixed_built, tmp_path, THREE, "--app", app, "--until", 0.07, "--fault",
+                     "off:2@0.035")
+    check_powered_off_and_woken(run, CORTEX_M, 5)
+
+    def note_ms(text):
+        (line,) = run.hub_notes(text)
+        return float(line.split("[")[1].split(" s]")[0]) * 1e3
+
+    off, on = note_ms("m2 is powered off"), note_ms("m2 is powered on")
+    pings = {int(g.group(1)): t for mod, t, g in run.module_lines(PING) if mod == CORTEX_M}
+    assert off < pings[1] + 15.0 < on, (off, on, pings)  # its second ping falls due while off
+    assert not [t for mod, t, _ in run.module_lines(re.compile("")) if mod == CORTEX_M
+                and off < t < on - 0.1], "the Cortex-M ran while off"
+    # At once at power-on (its stamps are 100 us ticks), and the period's
+    # phase kept.
+    assert on - 0.1 <= pings[2] <= on + 0.1, (on, pings)
+    assert pings[3] == pytest.approx(pings[1] + 30.0, abs=0.01), pings
 
 
 def test_a_cortex_m_module_at_another_clock_is_refused():

@@ -3,7 +3,8 @@
  * Time sync: the offset and drift fit (exact on an exact clock, bounded
  * under quantised stamps, wrap-safe, restarting on an implausible pair,
  * offset-only with a window of 1) and the module's view of the global
- * clock (identity before any beacon and on the reference).
+ * clock (identity before any beacon and on the reference, in microseconds
+ * whatever the port's kernel tick).
  *
  * The bound under quantised stamps. Both stamps of a pair are truncated to
  * a grid of q ticks, so each offset sample is wrong by less than q. The
@@ -19,6 +20,8 @@
 #include "test_support.h"
 
 #define US 1u /* ticks per microsecond on the reference clocks below */
+/* Kernel ticks of this port in global microseconds. */
+#define KERNEL_US(ticks) ((uint32_t) (ticks) * (1000000u / PORT_TICKS_PER_SECOND))
 
 /* A local clock running `ppb` parts per billion fast, starting at `start`,
  * read at true time `t` (microseconds); truncated like a counter. */
@@ -172,15 +175,15 @@ static void test_module_clock_before_and_after_beacons(void **state)
     (void) state;
     timesync_reset();
     assert_false(timesync_synced());
-    assert_int_equal(timesync_global(777u), 777u);
-    timesync_beacon(1000500u, 500u);
+    assert_int_equal(timesync_global(777u), KERNEL_US(777u));
+    timesync_beacon(1000000u + KERNEL_US(500u), 500u);
     assert_true(timesync_synced());
     assert_false(timesync_is_reference());
     assert_int_equal(timesync_beacons(), 1);
-    assert_int_equal(timesync_global(600u), 1000600u);
+    assert_int_equal(timesync_global(600u), 1000000u + KERNEL_US(600u));
     timesync_beacon_sent(); /* this module now keeps the global clock */
     assert_true(timesync_is_reference());
-    assert_int_equal(timesync_global(600u), 600u);
+    assert_int_equal(timesync_global(600u), KERNEL_US(600u));
     timesync_beacon(2000000u, 1000u); /* and another module takes it back */
     assert_false(timesync_is_reference());
 }
@@ -193,12 +196,19 @@ static void test_module_window_setting(void **state)
     assert_int_equal(timesync_set_window(MOTET_TIMESYNC_WINDOW + 1), MT_ERR_INVALID);
     assert_int_equal(timesync_set_window(1), MT_OK);
     timesync_beacon(1000u, 0u);
-    timesync_beacon(1001100u, 1000000u); /* 100 ppm apart: no drift kept */
-    assert_int_equal(timesync_global(2000000u), 2001100u);
+    timesync_beacon(KERNEL_US(1000000u) + 1100u, 1000000u); /* 100 us more: no drift kept */
+    assert_int_equal(timesync_global(2000000u), KERNEL_US(2000000u) + 1100u);
     assert_int_equal(timesync_set_window(2), MT_OK); /* restarts the fit */
     timesync_beacon(1000u, 0u);
-    timesync_beacon(1001100u, 1000000u);
-    assert_int_equal(timesync_global(2000000u), 2001200u); /* drift kept */
+    timesync_beacon(KERNEL_US(1000000u) + 1100u, 1000000u);
+    assert_int_equal(timesync_global(2000000u), KERNEL_US(2000000u) + 1200u); /* drift kept */
+}
+
+static void test_global_spans_convert_to_kernel_ticks(void **state)
+{
+    (void) state;
+    assert_int_equal(timesync_ticks(KERNEL_US(1234u)), 1234u);
+    assert_int_equal(timesync_ticks(KERNEL_US(1234u) + KERNEL_US(1u) - 1u), 1234u); /* down */
 }
 
 int main(void)
@@ -213,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_window_of_one_is_offset_only),
         cmocka_unit_test_setup(test_module_clock_before_and_after_beacons, test_boot),
         cmocka_unit_test_setup(test_module_window_setting, test_boot),
+        cmocka_unit_test(test_global_spans_convert_to_kernel_ticks),
     };
     return cmocka_run_group_tests_name("time sync", tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ stack (docs/bus.md, "The watchdog").
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import errno
 import heapq
@@ -192,6 +193,10 @@ class Mod:
     rbuf: bytearray = dataclasses.field(default_factory=bytearray)
     obuf: bytearray = dataclasses.field(default_factory=bytearray)
     lines: list = dataclasses.field(default_factory=list)
+    # Its last lines of output, kept across steps: what an emulator that
+    # dies said last.
+    tail: collections.deque = dataclasses.field(
+        default_factory=lambda: collections.deque(maxlen=Hub.TAIL_LINES))
     inbox: list = dataclasses.field(default_factory=list)
     outbox: list = dataclasses.field(default_factory=list)
     blocked: bool = False
@@ -212,6 +217,7 @@ class Mod:
     stats: dict | None = None
     busy_ns: int = 0
     sleep_ns: int = 0
+    core_ns: int = 0  # an emulated core: the device time its last report reached
     off_ns: int = 0
     off_since: int = 0
     tx_frames: int = 0
@@ -222,8 +228,10 @@ class Mod:
     last_deliver_tick: int = 0
     watch_cpu: float | None = None  # its CPU seconds when the watchdog began to watch it
     stacks: list = dataclasses.field(default_factory=list)  # STACK answers: (tick, pid, depth, name)
+    grants: int = 0  # GRANTs sent: what the module cost the hub's loop
     delivered: int = 0  # events that reached an emulated module's interface (DELIVERED)
     max_late: int = 0  # ticks the latest of them came after its due tick
+    past_grant: int = 0  # the most ticks an emulated core ran past a grant
 
     @property
     def id(self) -> int:
@@ -405,6 +413,7 @@ class Hub:
         self.last_progress = 0.0
         self.stop_requested = False
         self.unreachable_noted = set()
+        self.beacons_refused = set()  # emulated modules whose beacons were noted
         self.load_failures = set()  # outcomes noted since the last description
         self.failed_loads = []  # what each refused description's first refusal said
         self.commands = commands  # a file whose lines are fault commands, or None
@@ -412,6 +421,7 @@ class Hub:
         self.watchdog_s = watchdog_s  # CPU seconds without asking for time; None or 0: off
         self.watchdog = None  # what the watchdog found, once it stopped the run
         self.chip_reset = None  # the module whose chip's own watchdog reset it
+        self.module_ended = None  # the emulated module whose emulator ended by itself
         self.clk_tck = os.sysconf("SC_CLK_TCK")
 
     # ---- notes and output ----
@@ -559,10 +569,12 @@ class Hub:
             m.obuf += chunk
         *lines, rest = m.obuf.split(b"\n")
         m.obuf = bytearray(rest)
-        m.lines.extend(line.decode(errors="replace").rstrip("\r") for line in lines)
+        got = [line.decode(errors="replace").rstrip("\r") for line in lines]
         if final and m.obuf:
-            m.lines.append(m.obuf.decode(errors="replace"))
+            got.append(m.obuf.decode(errors="replace"))
             m.obuf = bytearray()
+        m.lines.extend(got)
+        m.tail.extend(line for line in got if line.strip())
 
     def send(self, m, mtype, body=b""):
         if m.dead or m.conn is None:
@@ -615,6 +627,7 @@ class Hub:
             want, sleeping = struct.unpack_from("<QB", rest)
             self.drain_output(m)  # everything it printed before asking
             if m.kind.free_running:  # an instruction may end past the grant
+                m.past_grant = max(m.past_grant, local - m.granted)
                 m.granted = max(m.granted, local)
                 self.core_time(m, local, struct.unpack_from("<Q", rest, 9)[0])
             m.blocked = True
@@ -646,11 +659,26 @@ class Hub:
             m.exit_note = reset
             self.chip_reset = {"module": m.id, "name": m.spec.name, "tick": m.granted}
             self.note(f"m{m.id} ({m.spec.name}) {reset}: the run stops", m.id)
+        if not m.exit_note and m.kind.free_running and self.end_reason is None:
+            self.emulator_ended(m, status)
         if not m.exit_note:
             m.exit_note = f"exited with status {status}" if status is not None else "link lost"
             if self.end_reason is None:
                 self.note(f"m{m.id} {m.exit_note}", m.id)
         self.forget_module(m)
+
+    def emulator_ended(self, m, status):
+        """An emulated module's process ended on its own: its emulator
+        crashed, was killed, or its chip stopped (port_halt()). Its tasks
+        are gone with nothing to report them, so the run stops, naming it
+        with what it said last."""
+        how = f"status {status}" if status is not None else "its link lost"
+        m.exit_note = f"its emulator ({m.kind.emulator}) ended ({how})"
+        last = list(m.tail)
+        self.module_ended = {"module": m.id, "name": m.spec.name, "status": status,
+                             "tick": m.granted, "last_output": last}
+        said = f"; its last output: {last[-1]!r}" if last else "; it printed nothing"
+        self.note(f"m{m.id} ({m.spec.name}): {m.exit_note}: the run stops{said}", m.id)
 
     # ---- waiting for the modules ----
 
@@ -829,6 +857,20 @@ class Hub:
             return
         self.schedule_slot(tr, t)
 
+    def unstampable_beacon(self, tr):
+        """The interface stamps a beacon with its sender's kernel time in
+        microseconds; the hub models that for a native module (its 1 us
+        counter), not for an emulated core, whose kernel time it does not
+        know: the beacon reaches nobody, rather than a wrong stamp every
+        module's clock."""
+        tr.receivers = []
+        if tr.src.id not in self.beacons_refused:
+            self.beacons_refused.add(tr.src.id)
+            self.note(f"error: m{tr.src.id} ({tr.src.kind.name}) sent a time-sync beacon: the "
+                      "bus stamps beacons from native modules only; it reaches no module "
+                      "(further ones are only counted)", tr.src.id)
+        self.counters["unstamped_beacons"] = self.counters.get("unstamped_beacons", 0) + 1
+
     def frame_name(self, tr):
         dst = "all" if tr.dst == BROADCAST else f"m{tr.dst}"
         return f"{tr.ftype} m{tr.src.id}->{dst}, {len(tr.frame)} B"
@@ -908,7 +950,9 @@ class Hub:
         c["bytes"] += len(tr.frame)
         c["by_type"][tr.ftype] = c["by_type"].get(tr.ftype, 0) + 1
         tr.src.tx_frames += 1
-        if tr.ftype == "SYNC":
+        if tr.ftype == "SYNC" and tr.src.kind.free_running:
+            self.unstampable_beacon(tr)
+        elif tr.ftype == "SYNC":
             stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
             self.reference = tr.src.id
         elif tr.ftype == "DESC":
@@ -1188,6 +1232,7 @@ class Hub:
     # ---- emulated modules: lock-step ----
 
     MAX_QUANTUM_NS = 1_000_000  # a running core's grant when nothing else is due
+    TAIL_LINES = 5  # the last lines of each module's output the hub keeps
 
     @staticmethod
     def running_free(m):
@@ -1236,6 +1281,7 @@ class Hub:
                 continue
             m.granted = tick
             m.blocked = False
+            m.grants += 1
             self.send(m, "G", struct.pack("<Q", tick))
             moved = True
         return moved
@@ -1267,12 +1313,18 @@ class Hub:
         (`asleep` of the `tick` it has run so far, the time it was powered
         off included), in device time."""
         slept = m.clock.at(asleep)
-        m.busy_ns = m.clock.at(tick) - slept
+        m.core_ns = m.clock.at(tick)
+        m.busy_ns = m.core_ns - slept
         m.sleep_ns = max(0, slept - m.off_ns)
 
     def account(self, m, until):
         if m.kind.free_running:
-            return  # its core counts its own cycles (core_time)
+            # Its core counts its own cycles (core_time) up to its last
+            # report; asleep then, it has slept on since.
+            if m.sleeping and m.power == "on" and until > m.core_ns:
+                m.sleep_ns += until - m.core_ns
+                m.core_ns = until
+            return
         span = until - m.granted_at
         if span > 0:
             if m.power != "on":
@@ -1304,6 +1356,7 @@ class Hub:
             m.outbox.clear()
             m.granted = tick
             m.blocked = False
+            m.grants += 1
             self.send(m, "G", struct.pack("<Q", tick))
 
     def run(self):
@@ -1324,6 +1377,9 @@ class Hub:
                 self.wait_quiescent()
                 if self.chip_reset:
                     self.end_reason = "watchdog reset"
+                    break
+                if self.module_ended:
+                    self.end_reason = "module ended"
                     break
                 self.check_interrupt()
                 self.apply_inputs()
@@ -1366,6 +1422,10 @@ class Hub:
         sure no process outlives the hub."""
         if self.end_reason is None:
             self.end_reason = "error"
+        if self.end_reason != "time limit":
+            # Emulated cores run ahead of the hub within their grants (at
+            # the time limit, to it): the device has reached the furthest.
+            self.now = max([self.now] + [m.core_ns for m in self.mods.values()])
         for m in self.mods.values():
             m.final_state = ("killed" if m.exit_note.startswith(("killed", "stopped")) else
                              "exited" if m.dead else "frozen" if m.frozen else
@@ -1454,7 +1514,8 @@ class Hub:
                 "energy_mj": m.energy_mj(), "kernel": m.stats, "kind": m.kind.name}
             if m.kind.free_running:
                 mods[str(m.id)]["bus_events"] = {"delivered": m.delivered,
-                                                 "max_late_ticks": m.max_late}
+                                                 "max_late_ticks": m.max_late, "grants": m.grants,
+                                                 "max_past_grant_ticks": m.past_grant}
         bus = dict(self.counters)
         bus["utilisation"] = bus["bus_busy_ns"] / self.now if self.now else 0.0
         bus["model"] = {"bandwidth_Bps": self.device.bus.bandwidth,
@@ -1464,6 +1525,7 @@ class Hub:
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
                 "watchdog": self.watchdog, "chip_reset": self.chip_reset,
+                "module_ended": self.module_ended,
                 "failed_loads": self.failed_loads,
                 "links": [{"src": src, "dst": dst, "frames": n, "mean_us": total / n / 1e3,
                            "min_us": low / 1e3, "max_us": high / 1e3}

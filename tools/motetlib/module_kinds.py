@@ -13,7 +13,9 @@ can act between two grants.
   it sleeps until its next timer.
 - cortex-m: the Cortex-M port's image under QEMU, driven by qemu_module.py
   with the plugin of tools/qemu-lockstep; its clock is the board's 25 MHz
-  timer clock, and it is always treated as running.
+  timer clock, which runs on between grants like the AVR's; the port shows
+  the adapter its sleeps (ports/cortex-m/sleep.c), so that the hub leaves
+  it alone while it sleeps until its next timer.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class Kind:
     port: str
     free_running: bool = False
     overshoot: int = 0
-
+    emulator: str = ""  # what runs its image, for messages
     def tick_hz(self, spec) -> int:
         """Ticks per second of the module's clock (before its ppm)."""
         return NATIVE_TICK_HZ
@@ -186,9 +188,10 @@ KINDS = {
     "native": NativeKind("native", build.DEFAULT_PORT),
     # A fence lands within a timer clock of its horizon, later by what runs
     # with interrupts off: two clocks (80 instructions at -icount shift=0).
-    "cortex-m": CortexMKind("cortex-m", "cortex-m", free_running=True, overshoot=2),
+    "cortex-m": CortexMKind("cortex-m", "cortex-m", free_running=True, overshoot=2,
+                            emulator="QEMU"),
     # The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles.
-    "avr": AvrKind("avr", "avr", free_running=True, overshoot=4),
+    "avr": AvrKind("avr", "avr", free_running=True, overshoot=4, emulator="simavr harness"),
 }
 
 

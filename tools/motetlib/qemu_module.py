@@ -23,9 +23,22 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   adapter reads the port's marker word (ports/cortex-m/watchdog.c) to tell
   a watchdog reset, says so on stderr and ends with EXIT_WATCHDOG, which the
   hub maps (module_kinds.EmulatedKind.reset_note()).
+- End: QEMU never ends by itself on a device. If it does (it crashed, was
+  killed, or the guest stopped it, port_halt()'s semihosting exit), the
+  adapter says how on stderr and ends with EXIT_QEMU_ENDED; the hub stops
+  the run naming the module with that last line (Hub.emulator_ended()).
 
-The core is always treated as running: the adapter does not see its sleep
-(WFI), so it reports no asleep time and is granted horizons while it idles.
+- Sleep: before each WFI the port writes when it sleeps and when its next
+  timer interrupts into port_cm_idle and calls port_cm_lockstep_idle(),
+  where the plugin parks too (ports/cortex-m/sleep.c). A core asleep past
+  its grant is reported asleep with that wake-up as its want, so the hub
+  leaves it alone until then or an event for it; each request for time
+  carries the clocks it has slept, the port's own measure.
+- Power off: a grant past the wake-up a sleeping core asked for means the
+  hub powered it off meanwhile. Its timers' interrupt lines are masked for
+  that grant, so QEMU's WFI jumps straight to the grant's fence without
+  running anything; unmasked at the fence, what fell due meanwhile is taken
+  late, at once (docs/bus.md, "The bus model").
 
     qemu_module.py --bus SOCKET --module N [--loader] --plugin SO IMAGE
 """
@@ -54,18 +67,25 @@ DUAL2 = 0x40002020  # the dual timer's second counter: load, value, ctrl, intclr
 DUAL_ONESHOT_IE_EN = 0xA3  # ctrl: one-shot, 32-bit, interrupt on, enabled
 BUS_IRQ = 16  # PORT_CM_BUS_IRQ
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
-CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN = range(6)
+CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN, CMD_PROBE = range(7)
 FLAG_LINKED, FLAG_LOADER = 1, 2
 # cm_bus_if_t: u32 module, modules, flags, event, result, rx_len, cmd, arg,
-# tx_addr, tx_len, then the receive frame.
+# tx_addr, tx_len, local, global, then the receive frame.
 OFF = {name: 4 * i for i, name in enumerate(
     ("module", "modules", "flags", "event", "result", "rx_len", "cmd", "arg", "tx_addr",
-     "tx_len"))}
-OFF["rx_frame"] = 40
-PARK_FENCE, PARK_DOORBELL, PARK_RESET = "0", "1", "2"  # the order of pcs= on the plugin's line
+     "tx_len", "local", "global", "rx_frame"))}
+PARK_FENCE, PARK_DOORBELL, PARK_RESET, PARK_IDLE = "0", "1", "2", "3"  # pcs= on the plugin's line
+PARKS = ("port_cm_lockstep_fence", "port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
+# cm_idle_t (ports/cortex-m/sleep.c): u64 slept, now, wake, in the port's clocks.
+IDLE_SLEPT, IDLE_SIZE = 0, 24
+NVIC_ISER, NVIC_ICER = 0xE000E100, 0xE000E180
+TIMER_LINES = 1 << 8 | 1 << 9  # TIMER0 (the compare), TIMER1 (the epoch)
+DUAL1_CTRL = 0x40002008  # the alarm's counter; its line is the fence's too
+DUAL_IE = 1 << 5
 WATCHDOG_ARMED = 0x57444F47  # CM_WATCHDOG_ARMED (ports/cortex-m/port_cm_internal.h)
 EXIT_WATCHDOG = 127  # module_kinds.EXIT_WATCHDOG
 EXIT_RESET = 126  # the machine reset for another reason
+EXIT_QEMU_ENDED = 125  # QEMU ended before the hub said QUIT
 
 
 class Qtest:
@@ -77,11 +97,17 @@ class Qtest:
         self.f = self.sock.makefile("rwb", buffering=0)
 
     def cmd(self, line):
-        self.f.write(line.encode() + b"\n")
+        try:
+            self.f.write(line.encode() + b"\n")
+            return self._answer(line)
+        except OSError as e:  # the socket reset under a write or a read
+            raise EmulatorEnded() from e
+
+    def _answer(self, line):
         while True:
             answer = self.f.readline().decode().strip()
             if not answer:
-                raise EOFError("QEMU closed qtest")
+                raise EmulatorEnded()
             if not answer.startswith("IRQ"):
                 if not answer.startswith("OK"):
                     raise RuntimeError(f"qtest {line!r}: {answer}")
@@ -154,17 +180,16 @@ def symbols(elf, names):
 
 class Module:
     def __init__(self, args, workdir):
-        sym = symbols(args.image, ("port_cm_bus_if", "port_cm_bus_doorbell",
-                                   "port_cm_lockstep_fence", "Reset_Handler",
-                                   "port_cm_watchdog_marker"))
+        sym = symbols(args.image, ("port_cm_bus_if", "port_cm_watchdog_marker", "port_cm_idle")
+                      + PARKS)
         self.mbox = sym["port_cm_bus_if"]
         self.marker = sym["port_cm_watchdog_marker"]
+        self.idle = sym["port_cm_idle"]
         self.booted = False
         park, resume, qsock = (os.path.join(workdir, n) for n in ("park", "resume", "qtest"))
         os.mkfifo(park)
         os.mkfifo(resume)
-        pcs = ":".join(f"{sym[n]:#x}" for n in ("port_cm_lockstep_fence", "port_cm_bus_doorbell",
-                                                 "Reset_Handler"))
+        pcs = ":".join(f"{sym[n]:#x}" for n in PARKS)
         sys.stdout.flush()
         self.qemu = subprocess.Popen(
             [shutil.which(QEMU) or QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
@@ -188,16 +213,21 @@ class Module:
         self.now = 0
         self.events = []  # (due, kind, result, frame), in the order due
         self.arrived = []
-        self.presenting = False
+        self.presenting = None  # the event the guest is handling
         self.ready = False
         self.identity = {}  # module, modules, flags: written at JOIN
+        # The tick the core's timers wake it at, from its last sleep; None
+        # once it has run since (an event, a doorbell).
+        self.idle_wake = None
+        self.slept_known = False  # port_cm_idle is set up (its first sleep)
+        self.asked = None  # the want of the last request for time, if asleep
 
     # ---- the guest ----
 
     def wait_park(self):
         line = self.park.readline()
         if not line:
-            raise EOFError("QEMU ended")
+            raise EmulatorEnded()
         what = line.decode().strip()[1:]
         if what != PARK_RESET or not self.booted:  # a reset restarts the counter
             self.clock()
@@ -232,19 +262,21 @@ class Module:
         self.present()
 
     def present(self):
-        if self.presenting or not self.ready or not self.arrived:
+        if self.presenting is not None or not self.ready or not self.arrived:
             return
-        kind, result, frame = self.arrived.pop(0)
+        kind, result, frame = event = self.arrived.pop(0)
         if kind == EV_RX:
             self.qt.write(self.mbox + OFF["rx_frame"], frame)
             self.qt.writel(self.mbox + OFF["rx_len"], len(frame))
-        else:
+        elif kind == EV_TX_DONE:
             self.qt.writel(self.mbox + OFF["result"], result)
         self.qt.writel(self.mbox + OFF["event"], kind)
-        self.presenting = True
+        self.presenting = event
+        self.idle_wake = None  # the line wakes it
         self.qt.pulse_irq(BUS_IRQ)
 
     def doorbell(self, hub):
+        self.idle_wake = None  # it runs
         cmd = self.mbox_word("cmd")
         if cmd == CMD_SEND:
             addr, n = self.mbox_word("tx_addr"), self.mbox_word("tx_len")
@@ -254,18 +286,21 @@ class Module:
                 self.qt.writel(self.mbox + OFF[name], value)
         elif cmd == CMD_READY:
             self.ready = True
-        elif cmd in (CMD_RX_DONE, CMD_EVENT_DONE) and self.presenting:
+        elif cmd in (CMD_RX_DONE, CMD_EVENT_DONE, CMD_PROBE) and self.presenting:
             if cmd == CMD_RX_DONE:
                 hub.send("R", self.now, bytes([self.mbox_word("arg") & 0xFF]))
+            elif cmd == CMD_PROBE:  # the probe's id came as its result
+                hub.send("P", self.now, struct.pack(
+                    "<IIIB", self.presenting[1], self.mbox_word("local"), self.mbox_word("global"),
+                    self.mbox_word("arg") & 1))
             self.qt.writel(self.mbox + OFF["event"], 0)
-            self.presenting = False
+            self.presenting = None
         self.present()
 
     def take_event(self, body):
         due, kind = struct.unpack_from("<QB", body)
-        if kind == EV_PROBE:
-            return
-        result = body[9] if kind == EV_TX_DONE else 0
+        result = (body[9] if kind == EV_TX_DONE else
+                  struct.unpack_from("<I", body, 9)[0] if kind == EV_PROBE else 0)
         frame = body[13:] if kind == EV_RX else b""
         self.events.append((due, kind, result, frame))
 
@@ -284,9 +319,50 @@ class Module:
                     break
                 if what == PARK_RESET:
                     self.reset()
+                elif what == PARK_IDLE:
+                    self.going_to_sleep()
                 else:
                     self.doorbell(hub)
                 self.go()
+
+    def going_to_sleep(self):
+        """At port_cm_lockstep_idle(): the tick its timers wake it at, from
+        the port's clocks then (the adapter's and the port's clocks differ
+        by a constant and tick together; a tick early, so that the hub's
+        grant to it never lands past the interrupt)."""
+        _, now, wake = struct.unpack("<3Q", self.qt.read(self.idle, IDLE_SIZE))
+        self.slept_known = True
+        self.idle_wake = self.now + max(0, wake - now - 1)
+
+    def asleep(self):
+        """Whether the core sleeps at this fence with no timer due yet."""
+        return self.idle_wake is not None and self.idle_wake > self.now
+
+    def slept(self):
+        if not self.slept_known:
+            return 0
+        return struct.unpack("<Q", self.qt.read(self.idle + IDLE_SLEPT, 8))[0]
+
+    def ask(self, hub):
+        """ADVANCE: asleep, the tick its timers wake it at; the clocks slept."""
+        self.asked = self.idle_wake if self.asleep() else None
+        want = self.now + 1 if self.asked is None else self.asked
+        hub.send("A", self.now, struct.pack("<QBQ", want, self.asked is not None, self.slept()))
+
+    def grant(self, until, hub):
+        """Run to the hub's grant; one past the wake-up asked for means the
+        module was powered off meanwhile: its timers are held off until the
+        grant (module docstring)."""
+        if self.asked is None or until <= self.asked:
+            self.run_to(until, hub)
+            return
+        enabled = self.qt.readl(NVIC_ISER) & TIMER_LINES
+        dual = self.qt.readl(DUAL1_CTRL)
+        self.qt.writel(NVIC_ICER, TIMER_LINES)
+        self.qt.writel(DUAL1_CTRL, dual & ~DUAL_IE)
+        self.run_to(until, hub)
+        self.qt.writel(DUAL1_CTRL, self.qt.readl(DUAL1_CTRL) | (dual & DUAL_IE))
+        self.qt.writel(NVIC_ISER, enabled)
 
     def reset(self):
         """At Reset_Handler: the boot, or the end of the module."""
@@ -298,6 +374,11 @@ class Module:
               f" after tick {self.now} ({self.now / TICK_HZ:.6f} s); a module does not rejoin the"
               " bus after a reset", file=sys.stderr, flush=True)
         raise ModuleReset(EXIT_WATCHDOG if by_watchdog else EXIT_RESET)
+
+
+class EmulatorEnded(Exception):
+    """QEMU went away under the adapter (it crashed, was killed, or the
+    guest stopped it: port_halt()'s semihosting exit)."""
 
 
 class ModuleReset(Exception):
@@ -330,13 +411,13 @@ def main(argv=None):
                           "flags": FLAG_LINKED | (FLAG_LOADER if args.loader else 0)}
             while True:
                 sys.stdout.flush()
-                hub.send("A", m.now, struct.pack("<QBQ", m.now + 1, 0, 0))
+                m.ask(hub)
                 while True:
                     mtype, body = hub.recv()
                     if mtype == "E":
                         m.take_event(body)
                     elif mtype == "G":
-                        m.run_to(struct.unpack("<Q", body)[0], hub)
+                        m.grant(struct.unpack("<Q", body)[0], hub)
                         break
                     elif mtype == "Q":
                         status = body[0] if body else 0
@@ -347,6 +428,16 @@ def main(argv=None):
             pass
         except ModuleReset as reset:
             status = reset.status
+        except (EmulatorEnded, BrokenPipeError):
+            # A module on a bus never ends by itself: say how QEMU did, after
+            # whatever it and the guest printed last. (BrokenPipeError: the
+            # plugin's resume pipe, QEMU gone.)
+            rc = m.qemu.wait()
+            how = f"was killed by signal {-rc}" if rc < 0 else f"exited with status {rc}"
+            sys.stdout.flush()
+            print(f"qemu_module: error: QEMU {how} after tick {m.now} ({m.now / TICK_HZ:.6f} s)",
+                  file=sys.stderr, flush=True)
+            status = EXIT_QEMU_ENDED
         finally:
             if m.qemu.poll() is None:
                 m.qemu.kill()

@@ -102,7 +102,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
     if report_path:
         hubmod.write_report(report, report_path)
     status = 130 if report["reason"] == "interrupted" else 0
-    if report["reason"] in ("error", "watchdog", "watchdog reset"):
+    if report["reason"] in ("error", "watchdog", "watchdog reset", "module ended"):
         status = 1
     for what in report["failed_loads"]:
         out(f"run: error: the application did not load ({what}); the modules' ERR lines say "

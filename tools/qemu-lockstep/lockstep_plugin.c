@@ -3,7 +3,8 @@
  * motet-lockstep: a TCG plugin that parks QEMU's virtual CPU at chosen
  * code addresses until the process driving QEMU lets it go on. The
  * Cortex-M lock-step adapter (tools/motetlib/qemu_module.py) names the
- * port's fence and doorbell functions (ports/cortex-m/clock.c, bus.c):
+ * port's fence, doorbell and idle functions and the reset handler
+ * (ports/cortex-m/clock.c, bus.c, sleep.c):
  * parked, the guest's time stands still while the adapter reads and writes
  * it through qtest, which answers meanwhile. It also parks before the
  * first instruction, so that the adapter sets the module up first.

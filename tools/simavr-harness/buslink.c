@@ -17,9 +17,10 @@
  *
  * What the core does between grants is reported stamped with its cycle: a
  * frame handed over (TX), a received frame taken with the kernel's verdict
- * (RXDONE), and each event's arrival (DELIVERED: the cycle it came to the
- * interface and the cycle it was due), so that the hub can check the
- * lock-step. Each request for time also says how many cycles the core has
+ * (RXDONE), a time-sync probe's answer (PROBE: the kernel time and the
+ * global time it makes of it), and each event's arrival (DELIVERED: the
+ * cycle it came to the interface and the cycle it was due), so that the
+ * hub can check the lock-step. Each request for time also says how many cycles the core has
  * slept so far: the hub's busy and asleep figures are the core's own.
  * Console output is flushed before every request, so the hub
  * reads each step's lines in order.
@@ -50,6 +51,7 @@ typedef struct bus_event {
     uint64_t due;
     uint8_t kind;
     uint8_t result;
+    uint32_t probe; /* EV_PROBE: its id */
     uint16_t n;
     uint8_t frame[FRAME_MAX]; /* EV_RX */
 } bus_event_t;
@@ -155,9 +157,11 @@ static void present_next(void)
             memcpy(avr->data + B.rx_addr, e->frame, e->n);
             reg_set16(AVR_BUS_IF_LEN_LO, e->n);
             avr->data[AVR_BUS_IF_EVENT] = AVR_BUS_EV_RX;
-        } else {
+        } else if (e->kind == EV_TX_DONE) {
             avr->data[AVR_BUS_IF_RESULT] = e->result;
             avr->data[AVR_BUS_IF_EVENT] = AVR_BUS_EV_TX_DONE;
+        } else {
+            avr->data[AVR_BUS_IF_EVENT] = AVR_BUS_EV_PROBE;
         }
         B.presenting = true;
         avr_raise_irq(B.line, 0);
@@ -187,6 +191,23 @@ static void send_frame(void)
     send_msg('T', avr->data + addr, n);
 }
 
+/* The answer to the probe presented: u32 id, then the driver's 9 bytes. */
+static void probe_done(void)
+{
+    avr_t *avr = B.avr;
+    uint16_t addr = reg_get16(AVR_BUS_IF_ADDR_LO), n = reg_get16(AVR_BUS_IF_LEN_LO);
+    if (n != AVR_BUS_PROBE_ANSWER || (uint32_t) addr + n > (uint32_t) avr->ramend + 1u) {
+        fprintf(stderr, "motet-simavr: bus: a probe answer of %u bytes at 0x%04x, not %u\n", n,
+                addr, AVR_BUS_PROBE_ANSWER);
+    } else {
+        uint8_t body[4 + AVR_BUS_PROBE_ANSWER];
+        hub_link_put(body, B.ev[B.head].probe, 4);
+        memcpy(body + 4, avr->data + addr, n);
+        send_msg('P', body, sizeof body);
+    }
+    event_taken(EV_PROBE);
+}
+
 static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 {
     (void) addr;
@@ -200,6 +221,8 @@ static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *para
         present_next();
     } else if (v == AVR_BUS_CMD_EVENT_DONE) {
         event_taken(EV_TX_DONE);
+    } else if (v == AVR_BUS_CMD_PROBE_DONE && B.presenting && B.ev[B.head].kind == EV_PROBE) {
+        probe_done();
     } else if ((v & 0xF0u) == AVR_BUS_CMD_RX_DONE && B.presenting && B.ev[B.head].kind == EV_RX) {
         uint8_t verdict = (uint8_t) (v & 0x0Fu);
         send_msg('R', &verdict, 1);
@@ -226,18 +249,19 @@ static avr_cycle_count_t event_due(struct avr_t *avr, avr_cycle_count_t when, vo
     return 0;
 }
 
-/* An EVENT from the hub: u64 due, u8 kind, body. Probes are for native
- * modules' time-sync estimates, which this harness cannot read: ignored. */
+/* An EVENT from the hub: u64 due, u8 kind, body (a frame, a result, a
+ * probe's id). */
 static void take_event(const uint8_t *body, size_t n)
 {
     if (n < 9) link_fatal("short event from the hub");
     uint8_t kind = body[8];
-    if (kind == EV_PROBE) return;
+    if (kind == EV_PROBE && n < 13) link_fatal("short probe from the hub");
     if (B.count == EVENTS_MAX) link_fatal("too many bus events pending");
     bus_event_t *e = &B.ev[(B.head + B.count) % EVENTS_MAX];
     e->due = hub_link_get(body, 8);
     e->kind = kind;
     e->result = kind == EV_TX_DONE && n >= 10 ? body[9] : 0;
+    e->probe = kind == EV_PROBE ? (uint32_t) hub_link_get(body + 9, 4) : 0u;
     e->n = 0;
     if (kind == EV_RX) {
         if (n < 13 || n - 13 > FRAME_MAX) link_fatal("bad frame event from the hub");
@@ -251,12 +275,18 @@ static void take_event(const uint8_t *body, size_t n)
 
 /* ------------------------------------------------------------ the grant */
 
+/* The fence at the grant's cycle. simavr runs the cycle timers after each
+ * instruction and then lets a sleeping core skip to the next timer due: a
+ * SLEEP ending on the fence's cycle would fire it and skip straight on to
+ * the next peripheral timer (a Timer1 overflow two seconds on), past the
+ * grant. So once due the fence stays one cycle ahead until the grant is
+ * over (buslink_grant() cancels it): a sleeping core stops a cycle or two
+ * past the grant, the most the hub allows for an instruction. */
 static avr_cycle_count_t fence(struct avr_t *avr, avr_cycle_count_t when, void *param)
 {
     (void) avr;
-    (void) when;
     (void) param;
-    return 0;
+    return when + 1u;
 }
 
 /* Asleep: the cycle of the earliest cycle timer (a peripheral's, or an

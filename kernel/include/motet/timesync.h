@@ -3,21 +3,26 @@
  * Time synchronisation: one global clock for a device whose modules each
  * count on their own crystal.
  *
- * The global clock is the kernel time of the reference module: the one that
- * sends beacons. A task makes its module the reference by sending any
- * message to the virtual pid MT_PID_TIMESYNC (typically from a periodic
- * timer, so the rate can change at run time). Each beacon is one broadcast
- * frame; the bus stamps it with the sender's time at the instant it is
- * complete at the receivers, and each receiver's driver captures its own
- * time at that same instant. Every receiver thus gets pairs (local, global)
- * and fits global - local = offset + drift * local by least squares over
- * the last MOTET_TIMESYNC_WINDOW pairs: the offset removes the difference
- * of the clocks, the drift their rate difference (a few ppm), so the
- * estimate stays good between beacons. A window of 1 is offset only.
+ * The global clock is the kernel time of the reference module, the one that
+ * sends beacons, in microseconds: a device's modules may tick at different
+ * rates (1 us on the native port, 100 us on the Cortex-M port, 32 us on an
+ * 8 MHz ATmega128), so every module counts the global clock, and its own
+ * time in the fit, in microseconds (a kernel tick is a whole number of
+ * them; on the native port the two are the same). A task makes its module
+ * the reference by sending any message to the virtual pid MT_PID_TIMESYNC
+ * (typically from a periodic timer, so the rate can change at run time).
+ * Each beacon is one broadcast frame; the bus stamps it with the sender's
+ * time in microseconds at the instant it is complete at the receivers, and
+ * each receiver's driver captures its own time at that same instant. Every
+ * receiver thus gets pairs (local, global) and fits global - local = offset
+ * + drift * local by least squares over the last MOTET_TIMESYNC_WINDOW
+ * pairs: the offset removes the difference of the clocks, the drift their
+ * rate difference (a few ppm), so the estimate stays good between beacons.
+ * A window of 1 is offset only.
  *
- * All arithmetic is on 32-bit kernel times modulo 2^32, in integers (the
- * same on an 8-bit module): the drift is a Q32 fraction, the fit is taken
- * about its newest pair, and a pair that disagrees with the fit by more
+ * All arithmetic is on 32-bit times modulo 2^32, in integers (the same on
+ * an 8-bit module): the drift is a Q32 fraction, the fit is taken about its
+ * newest pair, and a pair that disagrees with the fit by more
  * than a plausible clock error (a new reference, a restarted module)
  * starts the fit over.
  *
@@ -25,7 +30,7 @@
  *
  *     if (port == PORT_TIMEOUT0) sched_send_to(MT_PID_TIMESYNC, PORT_0, NULL, 0, 0);
  *
- * and anywhere:  uint32_t t = timesync_now();   // global ticks
+ * and anywhere:  uint32_t t = timesync_now();   // global microseconds
  */
 #ifndef MOTET_TIMESYNC_H
 #define MOTET_TIMESYNC_H
@@ -73,12 +78,14 @@ bool timesync_synced(void);
 bool timesync_is_reference(void);
 /* Beacons received since timesync_reset(). */
 uint32_t timesync_beacons(void);
-/* The global time at kernel time `local` (timer_now() scale). */
+/* The global time (microseconds) at kernel time `local` (timer_now() scale). */
 uint32_t timesync_global(uint32_t local);
-/* The global time now. */
+/* The global time now, in microseconds. */
 uint32_t timesync_now(void);
-/* Bus manager: a beacon with `stamp` (the reference's time) was complete
- * here at kernel time `local`; interrupt context. */
+/* Kernel ticks in a span of `us` global microseconds (rounded down). */
+uint32_t timesync_ticks(uint32_t us);
+/* Bus manager: a beacon with `stamp` (the reference's time, microseconds)
+ * was complete here at kernel time `local`; interrupt context. */
 void timesync_beacon(uint32_t stamp, uint32_t local);
 /* Bus manager: this module's own beacon went out; it is the reference. */
 void timesync_beacon_sent(void);
