@@ -90,8 +90,9 @@ static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data
 {
     mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = sched.current;
-    log_event_inline(EV_END, top->pid, port);
-    if (result != MT_OK) log_error(result);
+    /* The END carries a failure as its ERROR (log_drain() gives both back)
+     * and no port (the drain has it from the START). */
+    log_event_inline(EV_END, top->pid, (uint16_t) result);
     if (top->payload) send_drop_payload(top);
     port_irq_state_t s = port_irq_save();
     frame_pop_irq_off(top);
@@ -130,16 +131,14 @@ static MT_NOINLINE mt_err_t dispatch_end_drain(mt_prio_t floor)
 
 /* frame_run_inline() for a frame no heap payload comes with, ending in tail
  * calls: nothing of the send is live across the handler, so the fast path
- * saves no registers. */
+ * saves no registers. The sender logged the RUN with the frame's push. */
 mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    /* The send and the start it causes, at the same instant: one record. */
-    log_event_inline(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
     mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = sched.current;
-    log_event_inline(EV_END, top->pid, port);
-    if (result != MT_OK) log_error(result);
     port_irq_state_t s = port_irq_save();
+    /* As in frame_run_inline(), in the pop's critical section. */
+    log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
     if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
     port_irq_restore(s);
     mt_prio_t prio = sched.running_prio;
