@@ -91,10 +91,18 @@ static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data
     mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = sched.current;
     /* The END carries a failure as its ERROR (log_drain() gives both back)
-     * and no port (the drain has it from the START). */
-    log_event_inline(EV_END, top->pid, (uint16_t) result);
-    if (top->payload) send_drop_payload(top);
-    port_irq_state_t s = port_irq_save();
+     * and no port (the drain has it from the START). It comes before the
+     * free of a payload the handler left, and otherwise in the pop's
+     * critical section. */
+    port_irq_state_t s;
+    if (top->payload) {
+        log_event_inline(EV_END, top->pid, (uint16_t) result);
+        send_drop_payload(top);
+        s = port_irq_save();
+    } else {
+        s = port_irq_save();
+        log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
+    }
     frame_pop_irq_off(top);
     port_irq_restore(s);
     return result;
