@@ -24,7 +24,16 @@
  * Nothing else: no payload ownership, no event log, no thread or migration
  * state, no error paths (the driver checks the runs instead). Built a
  * second time with FLOOR_UNLOCKED, without the interrupt lock, to show
- * what the lock itself costs.
+ * what the lock itself costs, and a third time with FLOOR_LOG, with the
+ * least an event log needs to give back a dispatch's slice, its causality
+ * and its times: at the start the receiver, the sender and the port, at
+ * the end the task and the handler's result, each with the counter's
+ * 16 bits (2 cycles to read), in 6-byte slots of a ring whose laps are
+ * counted, written inside the critical sections the dispatch has anyway;
+ * and with FLOOR_LOG_ONE, one 9-byte slot a dispatch written at its end
+ * (both times, the task, sender and port, how far back its start goes
+ * among the records in between), the start's time, ring offset and port
+ * kept in the frame meanwhile.
  *
  *   PA0 empty       the baseline: SBI, call of an empty function, CBI
  *   PA1 immediate   a send along a route to a higher-priority task
@@ -85,6 +94,103 @@ static inline void irq_on(void)
 #endif
 }
 
+enum { LOG_RUN = 14, LOG_START = 2, LOG_END = 3 }; /* as motet/log.h */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+#if defined(FLOOR_LOG)
+/* Two 6-byte slots a dispatch: at the start, and at the end. */
+typedef struct {
+    uint16_t stamp;
+    uint8_t type, pid, a, b;
+} log_slot_t;
+#elif defined(FLOOR_LOG_ONE)
+/* One 9-byte slot a dispatch, at its end: both times, and how far back in
+ * the ring its start goes among the records its handler caused. */
+typedef struct {
+    uint16_t start, end;
+    uint8_t type, pid, sender, port, back;
+} log_slot_t;
+#endif
+
+#if defined(FLOOR_LOG) || defined(FLOOR_LOG_ONE)
+#define LOG_SLOTS 28u
+static log_slot_t log_ring[LOG_SLOTS];
+static uint8_t log_at; /* byte offset of the next slot */
+static uint8_t log_laps;
+
+/* The slot at the write position, and the position stepped; irq off. */
+ALWAYS_INLINE log_slot_t *log_take(void)
+{
+    log_slot_t *r = (log_slot_t *) ((uint8_t *) log_ring + log_at);
+    uint8_t next = (uint8_t) (log_at + sizeof *r);
+    if (next == sizeof log_ring) {
+        next = 0;
+        log_laps++;
+    }
+    log_at = next;
+    return r;
+}
+#endif
+
+/* A handler of t about to run for `port` (its frame just pushed) and one
+ * just ended; interrupts off. */
+#if defined(FLOOR_LOG)
+ALWAYS_INLINE void log_started(floor_task_t *t, uint8_t type, uint8_t port)
+{
+    log_slot_t *r = log_take();
+    r->stamp = TCNT1;
+    r->type = type;
+    r->pid = t->pid;
+    r->a = port;
+    r->b = t->sender;
+}
+
+ALWAYS_INLINE void log_ended(floor_task_t *t, uint8_t result)
+{
+    log_slot_t *r = log_take();
+    r->stamp = TCNT1;
+    r->type = LOG_END;
+    r->pid = t->pid;
+    r->a = result;
+    r->b = 0;
+}
+#elif defined(FLOOR_LOG_ONE)
+ALWAYS_INLINE void log_started(floor_task_t *t, uint8_t type, uint8_t port)
+{
+    (void) type;
+    t->log_start = TCNT1;
+    t->log_mark = log_at;
+    t->log_port = port;
+}
+
+ALWAYS_INLINE void log_ended(floor_task_t *t, uint8_t result)
+{
+    (void) result; /* a failure would be a record of its own */
+    uint8_t mark = t->log_mark;
+    log_slot_t *r = log_take();
+    r->start = t->log_start;
+    r->end = TCNT1;
+    r->type = LOG_END;
+    r->pid = t->pid;
+    r->sender = t->sender;
+    r->port = t->log_port;
+    r->back = (uint8_t) ((uint8_t *) r - (uint8_t *) log_ring - mark);
+}
+#else
+ALWAYS_INLINE void log_started(floor_task_t *t, uint8_t type, uint8_t port)
+{
+    (void) t;
+    (void) type;
+    (void) port;
+}
+
+ALWAYS_INLINE void log_ended(floor_task_t *t, uint8_t result)
+{
+    (void) t;
+    (void) result;
+}
+#endif
+
 typedef struct floor_route {
     floor_task_t *task;
     uint8_t port;
@@ -96,15 +202,18 @@ static floor_msg_t *level_head[LEVELS], *level_tail[LEVELS];
 static floor_msg_t blocks[BLOCKS];
 static floor_msg_t *free_blocks;
 
-static void drain(int8_t floor);
+/* Out of line, as Motet's (dispatch_end_drain()): the immediate send does
+ * not pay for the registers the drain's loop would take. */
+__attribute__((noinline)) static void drain(int8_t floor);
 
 /* Run t's handler on a frame pushed over the running one (rules 1 and 4
  * checked by the caller), pop it, and run what now outranks the sender. */
 static void run_on_frame(floor_task_t *t, uint8_t port, void *data, uint16_t len)
 {
-    t->handler(t->state, port, data, len);
+    uint8_t result = t->handler(t->state, port, data, len);
     uint8_t s = lock();
     t = current;
+    log_ended(t, result);
     current = t->below;
     running_prio = t->below_prio;
     t->gate = t->prio;
@@ -139,6 +248,7 @@ static void floor_send(const floor_route_t *r)
     floor_task_t *t = r->task;
     if (t->gate >= running_prio) {
         push_frame(t, current->pid);
+        log_started(t, LOG_RUN, r->port);
         unlock(s);
         run_on_frame(t, r->port, 0, 0);
         return;
@@ -148,7 +258,7 @@ static void floor_send(const floor_route_t *r)
 }
 
 /* Rule 5: run queued messages that outrank `floor`, highest first. */
-static void drain(int8_t floor)
+__attribute__((noinline)) static void drain(int8_t floor)
 {
     irq_off();
     while (queue_top > floor) {
@@ -165,6 +275,7 @@ static void drain(int8_t floor)
         floor_task_t *t = m->task;
         push_frame(t, m->src);
         uint8_t port = m->port;
+        log_started(t, LOG_START, port);
         m->next = free_blocks;
         free_blocks = m;
         irq_on();
@@ -216,10 +327,12 @@ static uint8_t ping_task(void *state, uint8_t port, void *data, uint16_t len)
     return 0;
 }
 
-static floor_task_t driver = {0, 0, 0, PRIO_IDLE, 0, GATE_SHUT, 1, PID_DRIVER};
-static floor_task_t immediate = {immediate_task, 0, 0, 0, 0, 4, 4, PID_IMMEDIATE};
-static floor_task_t server = {server_task, 0, 0, 0, 0, 4, 4, PID_SERVER};
-static floor_task_t ping = {ping_task, 0, 0, 0, 0, 3, 3, PID_PING};
+static floor_task_t driver = {
+    .below_prio = PRIO_IDLE, .gate = GATE_SHUT, .prio = 1, .pid = PID_DRIVER};
+static floor_task_t immediate = {
+    .handler = immediate_task, .gate = 4, .prio = 4, .pid = PID_IMMEDIATE};
+static floor_task_t server = {.handler = server_task, .gate = 4, .prio = 4, .pid = PID_SERVER};
+static floor_task_t ping = {.handler = ping_task, .gate = 3, .prio = 3, .pid = PID_PING};
 static const floor_route_t driver_to_immediate = {&immediate, 0};
 static const floor_route_t driver_to_ping = {&ping, 0};
 
@@ -259,6 +372,9 @@ int main(void)
     }
     server_to_ping = (floor_route_t){&ping, 1};
     ping_to_server = (floor_route_t){&server, 1};
+#if defined(FLOOR_LOG) || defined(FLOOR_LOG_ONE)
+    TCCR1B = _BV(CS12); /* the counter the slots are stamped with, as the port's */
+#endif
     current = &driver; /* the driver runs as a task of priority 1 */
     running_prio = driver.prio;
     sei();

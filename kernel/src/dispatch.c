@@ -83,16 +83,24 @@ static MT_INLINE void frame_pop_irq_off(task_t *t)
     if (!frame_pop_plain_irq_off(t)) frame_pop_rare(t);
 }
 
-/* What follows a handler whose frame was pushed with a heap payload
- * possible: its end and result logged, the payload freed unless taken.
- * Returns the task, found again as the top frame rather than kept across
- * the call: every frame above it has returned. */
-static MT_INLINE task_t *handler_returned(mt_port_t port, mt_err_t result)
+/* What follows a handler's return: its END logged and a heap payload it
+ * left freed, then interrupts off (state in *s) for the caller's pop of the
+ * frame. The END carries the handler's result (log_drain() gives a failure
+ * back as its ERROR) and no port (the drain has it from the START); it comes
+ * before the free of a payload the handler left, and otherwise in the pop's
+ * critical section. Returns the task, found again as the top frame rather
+ * than kept across the call: every frame above it has returned. */
+static MT_INLINE task_t *handler_returned_lock(mt_err_t result, port_irq_state_t *s)
 {
     task_t *top = sched.current;
-    log_event_inline(EV_END, top->pid, port);
-    if (result != MT_OK) log_error(result);
-    if (top->payload) send_drop_payload(top);
+    if (top->payload) {
+        log_event_inline(EV_END, top->pid, (uint16_t) result);
+        send_drop_payload(top);
+        *s = port_irq_save();
+    } else {
+        *s = port_irq_save();
+        log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
+    }
     return top;
 }
 
@@ -101,8 +109,8 @@ static MT_INLINE task_t *handler_returned(mt_port_t port, mt_err_t result)
 static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
     mt_err_t result = t->handler(t->state, port, data, len);
-    task_t *top = handler_returned(port, result);
-    port_irq_state_t s = port_irq_save();
+    port_irq_state_t s;
+    task_t *top = handler_returned_lock(result, &s);
     frame_pop_irq_off(top);
     port_irq_restore(s);
     return result;
@@ -132,16 +140,14 @@ static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
 
 /* frame_run_inline() for a frame no heap payload comes with, ending in tail
  * calls: nothing of the send is live across the handler, so the fast path
- * saves no registers. */
+ * saves no registers. The sender logged the RUN with the frame's push. */
 mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    /* The send and the start it causes, at the same instant: one record. */
-    log_event_inline(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
     mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = sched.current;
-    log_event_inline(EV_END, top->pid, port);
-    if (result != MT_OK) log_error(result);
     port_irq_state_t s = port_irq_save();
+    /* As in frame_run_inline(), in the pop's critical section. */
+    log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
     if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
     port_irq_restore(s);
     mt_prio_t prio = sched.running_prio;
@@ -198,9 +204,11 @@ static unsigned drain_held_off(mt_prio_t floor)
         if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
         log_event_inline_irq_off(EV_START, t->pid, m->port);
         port_irq_enable();
-        task_t *top = handler_returned(m->port, t->handler(t->state, m->port, m->data, m->len));
-        /* One lock for the pop, the block and the next message. */
-        (void) port_irq_save();
+        /* One lock for the pop, the block and the next message (interrupts
+         * were enabled above: the saved state is not needed). */
+        port_irq_state_t unused;
+        task_t *top = handler_returned_lock(t->handler(t->state, m->port, m->data, m->len), &unused);
+        (void) unused;
         frame_pop_irq_off(top);
         queue_give_block_irq_off(m);
     }

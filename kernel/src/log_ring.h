@@ -3,13 +3,26 @@
  * The event log ring's state and its append, in line. Internal to the
  * kernel: log.c owns the ring (drain, overrun count); the records every
  * message writes (the scheduler's dispatch paths) are appended here without
- * a call to log_record(): about ten instructions of a record's twenty on
- * 32-bit cores, ten cycles of fifty on 8 bits for some 130 bytes of flash a
- * copy. Those of a timer expiry or a heap block, one per operation rather
- * than two per message, are in line on 32-bit cores only; on the common
- * paths (an expiry, an allocation, a free the O(1) check accepts) they are
- * written inside the caller's own critical section, while the rare ones
- * (a free the heap walk decides, mem_realloc()) log after it.
+ * a call to log_record(). Those of a timer expiry or a heap block, one per
+ * operation rather than two per message, are in line on 32-bit cores only;
+ * on the common paths (an expiry, an allocation, a free the O(1) check
+ * accepts) they are written inside the caller's own critical section,
+ * while the rare ones (a free the heap walk decides, mem_realloc()) log
+ * after it.
+ *
+ * A slot of the ring is what log_record_t is less the extension of its
+ * time: the port counter as read (port_counter_t, the stamp), type, pid and
+ * argument; 6 bytes with a 16-bit counter, 8 with a 32-bit one. An append
+ * is then a counter read and the slot's stores, nothing of kernel time's
+ * bookkeeping. log_drain() turns stamps back into kernel time: with a
+ * 32-bit counter a stamp is kernel time; with a 16-bit one the drain counts
+ * a wrap wherever a stamp steps back from the one before, and the clock
+ * itself writes a time-base slot (LOG_TIME_BASE, its high half in arg)
+ * wherever it sees a wrap (timer_clock.h), so stamps more than a wrap apart
+ * still come out right while a timer runs. An END slot holds the handler's
+ * result where its record has the port: the drain restores the port from
+ * the START it closes and gives a failure back as an ERROR record
+ * (docs/architecture.md, "The event log").
  *
  * Two positions in an endless sequence of records: `written` (the next
  * record goes there) and `drained` (the oldest not yet drained, which may
@@ -29,47 +42,79 @@
 
 #include "motet/log.h"
 #include "motet/port.h"
-#include "timer_clock.h"
 
 #if MOTET_EVENT_LOG
 
-_Static_assert(sizeof(log_record_t) == 8, "a log record is 8 bytes (log.h)");
+/* The time-base slot's type: none of log_event_type_t's (EV_SEND is 1), and
+ * never drained as a record of its own. */
+#define LOG_TIME_BASE 0u
 
-/* Byte offsets into the ring: a byte on rings of up to 256 bytes, where
- * the step to the next record then wraps by itself. */
-#define LOG_RING_BYTES ((uint32_t) MOTET_LOG_ENTRIES * sizeof(log_record_t))
-#if MOTET_LOG_ENTRIES <= 32
+typedef struct log_slot {
+    port_counter_t stamp;
+    uint8_t type;
+    mt_pid_t pid;
+    uint16_t arg;
+} log_slot_t;
+
+/* A slot's size, usable in #if. */
+#define LOG_SLOT_BYTES (PORT_COUNTER_BITS / 8 + 4)
+_Static_assert(sizeof(log_slot_t) == LOG_SLOT_BYTES, "a ring slot is a stamp and 4 bytes");
+
+/* Byte offsets into the ring: a byte where the ring and the step past its
+ * end fit in one. */
+#define LOG_RING_BYTES (MOTET_LOG_ENTRIES * LOG_SLOT_BYTES)
+#if LOG_RING_BYTES <= 255
 typedef uint8_t log_offset_t;
-#elif MOTET_LOG_ENTRIES <= 8192
+#elif LOG_RING_BYTES <= 65535
 typedef uint16_t log_offset_t;
 #else
 typedef uint32_t log_offset_t;
 #endif
 
-extern log_record_t log_ring[MOTET_LOG_ENTRIES];
+extern log_slot_t log_ring[MOTET_LOG_ENTRIES];
 extern log_offset_t log_write_offset; /* byte offset of the written position */
 extern uint8_t log_laps_ahead;        /* laps of written beyond drained: 0 .. 2 */
 extern uint32_t log_folded_overruns;  /* overwritten records folded in by laps */
-/* (The drained position is log.c's alone.) */
+/* (The drained position and the drain's reckoning of time are log.c's.) */
 
-/* log_record(), inline, for a caller holding irq off: a byte offset
- * stepped and masked, the clock read in place, one branch (not taken but
- * once a lap). */
-static MT_INLINE void log_record_inline_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+/* Step the write position past the slot at `at`, just written; irq off.
+ * The lap that ends at the ring's end is one branch, taken once a lap. */
+static MT_INLINE void log_slot_written_irq_off(log_offset_t at)
 {
-    log_record_t *r = (log_record_t *) ((char *) log_ring + log_write_offset);
-    log_offset_t next = (log_offset_t) ((log_write_offset + sizeof *r) & (LOG_RING_BYTES - 1u));
-    log_write_offset = next;
-    r->type = (uint8_t) type; /* stored first: the arguments need no saving */
-    r->pid = pid;
-    r->arg = arg;
-    timer_clock_extend_into(&r->time);
-    if (next == 0) { /* this record completes a lap */
+    log_offset_t next = (log_offset_t) (at + LOG_SLOT_BYTES);
+    if (next == LOG_RING_BYTES) { /* this record completes a lap */
+        next = 0;
         if (log_laps_ahead == 2)
             log_folded_overruns += MOTET_LOG_ENTRIES;
         else
             log_laps_ahead++;
     }
+    log_write_offset = next;
+}
+
+/* log_record(), inline, for a caller holding irq off: the slot at the
+ * write position filled, the counter read into it as it stands. */
+static MT_INLINE void log_record_inline_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
+{
+    log_offset_t at = log_write_offset;
+    log_slot_t *r = (log_slot_t *) ((char *) log_ring + at);
+    r->stamp = port_counter_read_irq_off(); /* the fields in their order */
+    r->type = (uint8_t) type;
+    r->pid = pid;
+    r->arg = arg;
+    log_slot_written_irq_off(at);
+}
+
+/* The clock's note that kernel time's high half became `high` (a 16-bit
+ * counter wrapped, timer_clock.h); irq off. */
+static MT_INLINE void log_time_base_irq_off(uint16_t high)
+{
+    log_offset_t at = log_write_offset;
+    log_slot_t *r = (log_slot_t *) ((char *) log_ring + at);
+    r->stamp = port_counter_read_irq_off();
+    r->type = LOG_TIME_BASE;
+    r->arg = high;
+    log_slot_written_irq_off(at);
 }
 
 /* log_record(), inline; any context. */
@@ -128,6 +173,11 @@ static MT_INLINE void log_event_frequent_irq_off(log_event_type_t type, mt_pid_t
     (void) type;
     (void) pid;
     (void) arg;
+}
+
+static MT_INLINE void log_time_base_irq_off(uint16_t high)
+{
+    (void) high;
 }
 
 #endif /* MOTET_EVENT_LOG */

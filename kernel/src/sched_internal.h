@@ -178,7 +178,8 @@ mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Pop the frame just pushed for t, whose handler did not run after all. */
 void frame_cancel(task_t *t);
 /* The fast paths' end: frame_run() for a send that runs t at once (its
- * frame pushed), then a drain of what outranks the sender; MT_OK. */
+ * frame pushed and its EV_RUN logged, both under the send's lock), then a
+ * drain of what outranks the sender; MT_OK. */
 mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Rule 5 for a caller with interrupts on: run queued messages (and ready
  * threads) that outrank `floor`; MT_OK, so that a fast path ends in a tail

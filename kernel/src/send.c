@@ -396,6 +396,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         if (t && t->pid == pid) {
             if (t->gate >= running) {
                 frame_push_on(t, self, running, sender);
+                log_event_inline_irq_off(EV_RUN, pid, (uint16_t) (sender << 8 | port));
                 port_irq_restore(s);
                 return dispatch_run(t, port, data, len);
             }
@@ -498,6 +499,8 @@ static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len,
     if (t && t->gate >= sched.running_prio) {
         task_t *self = sched.current;
         frame_push_on(t, self, sched.running_prio, self->pid);
+        /* run_heap() logs its RUN once the payload is the kernel's. */
+        if (!flags) log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
         port_irq_restore(s);
         if (flags) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);

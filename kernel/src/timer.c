@@ -181,8 +181,6 @@ mt_err_t timer_set_budget(mt_pid_t pid, uint32_t ticks)
 
 /* ------------------------------------------------------------------ time */
 
-/* The event log extends the clock in place (timer_clock_extend_into(),
- * timer_clock.h). */
 uint32_t timer_now_irq_off(void)
 {
     return timer_clock_extend();

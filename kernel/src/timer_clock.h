@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Kernel time (timer.c): the port counter extended to 32 bits. Internal to
- * the kernel: the event log stamps every record with it, and a call per
- * record costs as much as the extension itself, so it is inline here.
+ * the kernel. The event log stamps its records with the counter alone and
+ * extends the stamps when it is drained (log_ring.h): each wrap the clock
+ * sees is written to the log as a time-base record.
  *
  * Kernel time starts at the counter's value (timer_init()) and every read
  * adds the counter's distance since the previous read, so its low
@@ -17,8 +18,7 @@
 #ifndef MOTET_TIMER_CLOCK_H
 #define MOTET_TIMER_CLOCK_H
 
-#include <string.h>
-
+#include "log_ring.h"
 #include "motet/port.h"
 #include "motet/types.h"
 
@@ -53,28 +53,11 @@ static MT_INLINE uint32_t timer_clock_extend(void)
     timer_clock_halves_t t;
     t.half[TIMER_CLOCK_LOW] = (uint16_t) c;
     t.half[!TIMER_CLOCK_LOW] = timer_clock_wraps;
-    if (timer_clock_top(c) < last_top) timer_clock_wraps = ++t.half[!TIMER_CLOCK_LOW];
-    return t.time;
-}
-
-/* timer_clock_extend() stored into *time, each half as soon as it is
- * known: 8-bit compilers then never hold all of kernel time in registers
- * (the event log stamps its records so). Interrupts must be held off. */
-static MT_INLINE void timer_clock_extend_into(uint32_t *time)
-{
-    port_counter_t c = port_counter_read_irq_off();
-    if (PORT_COUNTER_BITS == 32) {
-        *time = c;
-        return;
+    if (timer_clock_top(c) < last_top) {
+        timer_clock_wraps = ++t.half[!TIMER_CLOCK_LOW];
+        log_time_base_irq_off(t.half[!TIMER_CLOCK_LOW]);
     }
-    char *halves = (char *) time;
-    uint8_t last_top = timer_clock_last_top;
-    timer_clock_last_top = timer_clock_top(c);
-    uint16_t half = (uint16_t) c;
-    memcpy(halves + TIMER_CLOCK_LOW * sizeof half, &half, sizeof half);
-    half = timer_clock_wraps;
-    if (timer_clock_top(c) < last_top) timer_clock_wraps = ++half;
-    memcpy(halves + !TIMER_CLOCK_LOW * sizeof half, &half, sizeof half);
+    return t.time;
 }
 
 /* The counter at the read that returned kernel time `now`: its low bits. */

@@ -150,6 +150,14 @@ def test_the_timeout_port_matches_the_kernel_header():
     assert ports.index("TIMEOUT0") == eventlog.PORT_TIMEOUT0
 
 
+def test_an_end_whose_start_was_overwritten_shows_no_port():
+    header = (ROOT / "kernel/include/motet/log.h").read_text()
+    assert int(re.search(r"#define LOG_PORT_UNKNOWN (0x[0-9A-Fa-f]+)u", header).group(1),
+               16) == eventlog.PORT_UNKNOWN
+    assert eventlog.describe(eventlog.parse_line("EV 9 END 0x21 255")) == "?"
+    assert eventlog.describe(eventlog.parse_line("EV 9 END 0x21 8")) == "P0"
+
+
 def test_error_names_match_the_kernel_header():
     header = (ROOT / "kernel/include/motet/types.h").read_text()
     names = [n for n in re.findall(r"^\s*(MT_(?:OK|ERR_\w+))", header, re.M)

@@ -11,7 +11,7 @@ static mt_err_t echo(void *state, mt_port_t port, void *data, uint16_t len)
     (void) len;
     (void) state;
     if (port == PORT_0) tport_busy(250); /* 250 us of work */
-    return MT_OK;
+    return port == PORT_0 + 1 ? MT_ERR_STATE : MT_OK;
 }
 
 static int setup(void **state)
@@ -38,8 +38,20 @@ static void test_message_run_at_once_records_run_and_end_with_times(void **state
     assert_int_equal(rec[0].arg, (MT_PID_NONE << 8) | PORT_0);
     assert_int_equal(rec[1].type, EV_END);
     assert_int_equal(rec[1].pid, 0x20);
+    assert_int_equal(rec[1].arg, PORT_0);
     assert_int_equal(rec[1].time - rec[0].time, 250);
     assert_string_equal(log_type_name(rec[0].type), "RUN");
+}
+
+/* A handler that logs more than the ring holds. */
+static mt_err_t flood(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) port;
+    (void) data;
+    (void) len;
+    for (unsigned i = 0; i < MOTET_LOG_ENTRIES; i++) log_record(EV_WAKE, 0x21, (uint16_t) i);
+    return MT_OK;
 }
 
 /* A higher-priority sender: its message waits, so the send and the start
@@ -168,6 +180,62 @@ static void test_undrained_laps_then_drains_resume(void **state)
     assert_int_equal(m.lost - lost_before, 999u * MOTET_LOG_ENTRIES + 6u);
 }
 
+/* A handler's failure comes back as its END (with the port, like every
+ * END) and the ERROR of its result, in that order, at the same time. */
+static void test_failed_handler_records_end_then_error(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x20, PORT_0 + 1, NULL, 0, 0), MT_OK);
+    log_record_t rec[8];
+    assert_int_equal(log_drain(rec, 8), 3);
+    assert_int_equal(rec[0].type, EV_RUN);
+    assert_int_equal(rec[1].type, EV_END);
+    assert_int_equal(rec[1].pid, 0x20);
+    assert_int_equal(rec[1].arg, PORT_0 + 1);
+    assert_int_equal(rec[2].type, EV_ERROR);
+    assert_int_equal(rec[2].pid, 0x20);
+    assert_int_equal(rec[2].arg, MT_ERR_STATE);
+    assert_int_equal(rec[2].time, rec[1].time);
+}
+
+/* A drain with room for the END but not its ERROR leaves both for the next
+ * one: a record never comes back in halves. */
+static void test_drain_never_splits_an_end_from_its_error(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_send_to(0x20, PORT_0 + 1, NULL, 0, 0), MT_OK);
+    log_record_t rec[8];
+    assert_int_equal(log_drain(rec, 2), 1); /* the RUN */
+    assert_int_equal(log_drain(rec, 1), 0);
+    assert_int_equal(log_drain(rec, 8), 2);
+    assert_int_equal(rec[0].type, EV_END);
+    assert_int_equal(rec[0].arg, PORT_0 + 1);
+    assert_int_equal(rec[1].type, EV_ERROR);
+}
+
+/* An END whose START the ring overwrote before the drain says so in its
+ * port; the records after it are whole again. */
+static void test_end_of_an_overwritten_start_has_no_port(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = 0x21, .prio = 2, .handler = flood};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(0x21, NULL, 0), MT_OK);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_int_equal(sched_send_to(0x21, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_send_to(0x20, PORT_0, NULL, 0, 0), MT_OK);
+    assert_true(log_overruns() > 0);
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_int_equal(n, MOTET_LOG_ENTRIES);
+    assert_int_equal(rec[n - 3].type, EV_END);
+    assert_int_equal(rec[n - 3].pid, 0x21);
+    assert_int_equal(rec[n - 3].arg, LOG_PORT_UNKNOWN);
+    assert_int_equal(rec[n - 2].type, EV_RUN);
+    assert_int_equal(rec[n - 1].type, EV_END);
+    assert_int_equal(rec[n - 1].arg, PORT_0);
+}
+
 static void test_errors_are_logged_with_their_code(void **state)
 {
     (void) state;
@@ -189,6 +257,9 @@ int main(void)
         cmocka_unit_test_setup(test_overrun_count_carries_past_its_low_part, setup),
         cmocka_unit_test_setup(test_drains_across_laps_keep_order_and_exact_overruns, setup),
         cmocka_unit_test_setup(test_undrained_laps_then_drains_resume, setup),
+        cmocka_unit_test_setup(test_failed_handler_records_end_then_error, setup),
+        cmocka_unit_test_setup(test_drain_never_splits_an_end_from_its_error, setup),
+        cmocka_unit_test_setup(test_end_of_an_overwritten_start_has_no_port, setup),
         cmocka_unit_test_setup(test_errors_are_logged_with_their_code, setup),
     };
     return cmocka_run_group_tests_name("event log", tests, NULL, NULL);

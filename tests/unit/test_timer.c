@@ -655,7 +655,9 @@ static int setup_before_a_counter_wrap(void **state)
 
 /* Each read here is a wrap less 256 ticks after the one before, the most
  * the rule allows: on a 16-bit counter every one crosses a wrap, and an
- * event record's stamp counts a wrap as timer_now() does. */
+ * event record drained comes out at kernel time as timer_now() counts it.
+ * (A record is no read of the clock: the log stamps it with the counter
+ * alone, log_ring.h.) */
 static void test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart(void **state)
 {
     (void) state;
@@ -665,6 +667,7 @@ static void test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apar
     assert_int_equal(timer_now() - start, step);
     tport_busy(step);
     log_event(EV_WAKE, 0, 0);
+    assert_int_equal(timer_now() - start, 2 * step);
     log_record_t rec[MOTET_LOG_ENTRIES];
     unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
     assert_true(n >= 1);
@@ -673,6 +676,57 @@ static void test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apar
     tport_busy(step);
     assert_int_equal(timer_now() - start, 3 * step);
     assert_int_equal((port_counter_t) timer_now(), port_counter_read());
+}
+
+/* The kernel time of the last record drained. */
+static uint32_t last_record_time(void)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_true(n >= 1);
+    assert_int_equal(rec[n - 1].type, EV_WAKE);
+    return rec[n - 1].time;
+}
+
+/* Records further apart than a counter wrap while the clock is read every
+ * half wrap (as a running timer has it read): on a 16-bit counter the
+ * clock's time-base records carry the wraps no stamp shows. */
+static void test_records_more_than_a_wrap_apart_keep_kernel_time(void **state)
+{
+    (void) state;
+    const uint32_t half = 0x8000u;
+    uint32_t start = timer_now();
+    log_event(EV_WAKE, 0, 0);
+    uint32_t first = last_record_time();
+    for (unsigned i = 0; i < 5; i++) {
+        tport_busy(half);
+        timer_now();
+    }
+    log_event(EV_WAKE, 0, 0);
+    assert_int_equal(last_record_time() - first, 5 * half);
+    assert_int_equal(timer_now() - start, 5 * half);
+}
+
+/* Records half a wrap apart while nothing reads the clock: the records
+ * count the wraps the clock misses (no timer runs: timer.c), and keep
+ * counting them once the clock is read again, so the log's times never
+ * step back. */
+static void test_records_keep_the_wraps_the_clock_missed(void **state)
+{
+    (void) state;
+    const uint32_t half = 0x8000u;
+    log_event(EV_WAKE, 0, 0);
+    uint32_t first = last_record_time();
+    for (unsigned i = 0; i < 4; i++) {
+        tport_busy(half);
+        log_event(EV_WAKE, 0, 0);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        tport_busy(half);
+        timer_now();
+    }
+    log_event(EV_WAKE, 0, 0);
+    assert_int_equal(last_record_time() - first, 8 * half);
 }
 
 /* ---- queries ---- */
@@ -771,6 +825,10 @@ int main(void)
         cmocka_unit_test_setup(
             test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart,
             setup_before_a_counter_wrap),
+        cmocka_unit_test_setup(test_records_more_than_a_wrap_apart_keep_kernel_time,
+                               setup_before_a_counter_wrap),
+        cmocka_unit_test_setup(test_records_keep_the_wraps_the_clock_missed,
+                               setup_before_a_counter_wrap),
         cmocka_unit_test_setup(test_remaining_time_and_next_deadline, setup),
         cmocka_unit_test_setup(test_kill_stops_the_tasks_timers, setup),
         cmocka_unit_test_setup(test_stop_all_counts_what_it_stopped, setup),

@@ -16,7 +16,9 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            BUS_LOST BUS_GAP BUDGET
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
-           SEND: destination pid << 8 | input port; START, END: input port;
+           SEND: destination pid << 8 | input port; START, END: input port
+           (an END's is 255, shown as ?, when its START was overwritten in
+           the kernel's ring before the host drained it);
            ALLOC, FREE: bytes; TIMER: timer index; SLEEP: sleep mode;
            ERROR: mt_err_t code; CREATE: priority; MIGRATE: phase << 8 |
            the other module (migrate_phase_t, migrate.h); BUS: frame bytes, bit 15 set for a frame received
@@ -74,6 +76,9 @@ EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE"
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
                 "TIMEOUT2", "TIMEOUT3")
+
+# An END's port when its START was lost to a ring overrun (LOG_PORT_UNKNOWN, log.h).
+PORT_UNKNOWN = 0xFF
 
 # A timer's timeout port: PORT_TIMEOUT0 + its index.
 PORT_TIMEOUT0 = SYSTEM_PORTS.index("TIMEOUT0")
@@ -219,6 +224,8 @@ def pid_name(pid):
 
 
 def port_name(port):
+    if port == PORT_UNKNOWN:
+        return "?"
     if port < len(SYSTEM_PORTS):
         return SYSTEM_PORTS[port]
     return f"P{port - len(SYSTEM_PORTS)}"

@@ -4,9 +4,12 @@
  * the host. Compiled out entirely with MOTET_EVENT_LOG=0: log_event() is then
  * an empty inline function and log.c contributes no code.
  *
- * A record is 8 bytes: 32-bit time, type, pid, 16-bit argument. When the
- * ring is full the oldest record is overwritten and `overruns` counts it, so
- * a host always knows what it missed.
+ * A drained record (log_record_t) is kernel time, type, pid and a 16-bit
+ * argument. The ring holds its records smaller than that (the port counter
+ * as read, and an END without its port: kernel/src/log_ring.h), and
+ * log_drain() gives them back whole. When the ring is full the oldest
+ * record is overwritten and `overruns` counts it, so a host always knows
+ * what it missed.
  */
 #ifndef MOTET_LOG_H
 #define MOTET_LOG_H
@@ -17,7 +20,7 @@
 typedef enum {
     EV_SEND = 1, /* pid = sender, arg = dst << 8 | port */
     EV_START,    /* pid = task, arg = port */
-    EV_END,      /* pid = task, arg = port */
+    EV_END,      /* pid = task, arg = port (LOG_PORT_UNKNOWN: its START was overwritten) */
     EV_ALLOC,    /* pid = owner, arg = size */
     EV_FREE,     /* pid = owner, arg = size */
     EV_TIMER,    /* pid = owner, arg = timer index; a task's timer: the expiry and
@@ -44,6 +47,9 @@ typedef enum {
     EV_TYPE_COUNT
 } log_event_type_t;
 
+/* An END's port when its START was overwritten before it was drained. */
+#define LOG_PORT_UNKNOWN 0xFFu
+
 typedef struct log_record {
     uint32_t time;
     uint8_t type;
@@ -57,7 +63,8 @@ typedef struct log_record {
 void log_init(void);
 /* Append a record (any context). */
 void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg);
-/* Copy out up to `max` oldest records and remove them; returns how many. */
+/* Copy out up to `max` oldest records and remove them; returns how many (an
+ * END and the ERROR it carries come out together: give max >= 2). */
 unsigned log_drain(log_record_t *out, unsigned max);
 /* Records overwritten before they were drained since log_init(). */
 uint32_t log_overruns(void);
