@@ -162,10 +162,12 @@ mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module);
 
 /* ---- migrate_layout.c: a program with a layout, moved by the kernel ---- */
 
-/* The state of t (program prog, which has a layout) encoded into a new
- * kernel heap block, *block and *len; MT_ERR_INVALID for a layout that
- * does not fit the state, MT_ERR_NO_MEM. */
-mt_err_t mig_layout_encode(const task_t *t, const program_t *prog, uint8_t **block, uint16_t *len);
+/* The encoded size of the state of prog (which has a layout) in *len;
+ * MT_ERR_INVALID for a layout that does not fit the state. */
+mt_err_t mig_layout_check(const program_t *prog, uint16_t *len);
+/* Bytes [offset, offset + n) of the encoded state of local task pid into
+ * out; false if it is gone or has no layout. */
+bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n);
 /* Decode block (len bytes, freed) into the state of t, then run its
  * PORT_DESERIALIZE with no payload; MT_ERR_INVALID for a state of another
  * layout, else the handler's result. Task context. */

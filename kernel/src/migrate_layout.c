@@ -2,10 +2,12 @@
 /*
  * The state of a task whose program declares a layout (program_t.layout,
  * motet/state_layout.h), moved by the migrator itself: encoded at the
- * source instead of PORT_SERIALIZE, decoded into the fresh state at the
- * destination before PORT_DESERIALIZE. The two modules may lay the struct
- * out differently (word size, alignment, byte order); the wire format is
- * the same.
+ * source instead of PORT_SERIALIZE, chunk by chunk as the image goes, from
+ * the task's own state (frozen, it does not change, and it stays until the
+ * destination runs the task), so that no second copy takes heap; decoded
+ * into the fresh state at the destination before PORT_DESERIALIZE. The two
+ * modules may lay the struct out differently (word size, alignment, byte
+ * order); the wire format is the same.
  */
 #include "mem_internal.h"
 #include "migrate_internal.h"
@@ -14,16 +16,18 @@
 
 #if MOTET_BUS
 
-mt_err_t mig_layout_encode(const task_t *t, const program_t *prog, uint8_t **block, uint16_t *len)
+mt_err_t mig_layout_check(const program_t *prog, uint16_t *len)
 {
-    uint16_t size = state_layout_size(prog->layout, prog->state_size);
-    if (!size) return MT_ERR_INVALID; /* the program's layout does not fit its state */
-    uint8_t *b = mem_alloc_owned(size, MEM_OWNER_KERNEL);
-    if (!b) return MT_ERR_NO_MEM;
-    state_layout_encode(prog->layout, t->state, prog->state_size, b, size);
-    *block = b;
-    *len = size;
-    return MT_OK;
+    *len = state_layout_size(prog->layout, prog->state_size);
+    return *len ? MT_OK : MT_ERR_INVALID; /* the program's layout does not fit its state */
+}
+
+bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n)
+{
+    const task_t *t = sched_find_task(pid);
+    const program_t *prog = t ? program_find_handler(t->handler) : NULL;
+    return prog && prog->layout &&
+           state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;
 }
 
 mt_err_t mig_layout_decode(task_t *t, const program_t *prog, uint8_t *block, uint16_t len)

@@ -81,7 +81,7 @@ mt_err_t migrate_state(void *block, uint16_t len)
 static mt_err_t serialise(slot_t *s, task_t *t)
 {
     const program_t *prog = program_find_handler(t->handler);
-    if (prog->layout) return mig_layout_encode(t, prog, &s->state, &s->state_len);
+    if (prog->layout) return mig_layout_check(prog, &s->state_len); /* encoded as it goes */
     MIG.serialising = s;
     mt_err_t err = sched_mig_call(t, PORT_SERIALIZE, NULL, 0);
     MIG.serialising = NULL;
@@ -494,14 +494,17 @@ void mig_source_record_cast(const bus_frame_t *f)
 /* ---- output ---- */
 
 /* Copy image bytes [off, off+n) from the header, then the state. */
-static void copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
+static bool copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
 {
     uint16_t from_head = off < s->head_len ? (uint16_t) (s->head_len - off) : 0u;
     if (from_head > n) from_head = n;
     if (from_head) memcpy(out, s->head + off, from_head);
-    if (n > from_head)
-        memcpy(out + from_head, s->state + (off + from_head - s->head_len),
-               (size_t) (n - from_head));
+    if (n == from_head) return true;
+    uint16_t at = (uint16_t) (off + from_head - s->head_len);
+    if (!s->state) /* a layout's: encoded from the frozen task's state */
+        return mig_layout_part(s->pid, at, out + from_head, (uint16_t) (n - from_head));
+    memcpy(out + from_head, s->state + at, (size_t) (n - from_head));
+    return true;
 }
 
 static void send_chunk(slot_t *s)
@@ -516,8 +519,10 @@ static void send_chunk(slot_t *s)
     buf[0] = s->pid;
     buf[1] = s->id;
     mig_put16(buf + 2, s->offset);
-    copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n);
-    mt_err_t err = mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n));
+    mt_err_t err =
+        copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n)
+            ? mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n))
+            : MT_ERR_NO_TASK; /* it went meanwhile: nothing to move */
     mem_release(buf);
     if (!err) {
         s->in_flight = true;

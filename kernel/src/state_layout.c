@@ -56,20 +56,35 @@ static void store(uint8_t *p, uint8_t width, uint32_t v)
     }
 }
 
+uint16_t state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                  uint16_t state_size, uint16_t offset, uint8_t *out, uint16_t n)
+{
+    uint16_t size = state_layout_size(layout, state_size);
+    if (!size || !state || !out || offset > size || n > size - offset) return 0;
+    uint16_t at = 0, end = (uint16_t) (offset + n); /* wire position of the next byte */
+    for (uint8_t i = 0; i < layout->n_fields && at < end; i++) {
+        const state_field_t *f = &layout->fields[i];
+        uint16_t bytes = (uint16_t) (f->count * f->width);
+        if (at + bytes <= offset) { /* wholly before the part */
+            at = (uint16_t) (at + bytes);
+            continue;
+        }
+        const uint8_t *p = (const uint8_t *) state + f->offset;
+        for (uint16_t k = 0; k < f->count && at < end; k++, p += f->width) {
+            uint32_t v = load(p, f->width);
+            for (uint8_t b = 0; b < f->width; b++, at++)
+                if (at >= offset && at < end) out[at - offset] = (uint8_t) (v >> (8u * b));
+        }
+    }
+    return n;
+}
+
 uint16_t state_layout_encode(const state_layout_t *layout, const void *state, uint16_t state_size,
                              uint8_t *out, uint16_t cap)
 {
     uint16_t size = state_layout_size(layout, state_size);
-    if (!size || size > cap || !state || !out) return 0;
-    for (uint8_t i = 0; i < layout->n_fields; i++) {
-        const state_field_t *f = &layout->fields[i];
-        const uint8_t *p = (const uint8_t *) state + f->offset;
-        for (uint16_t k = 0; k < f->count; k++, p += f->width) {
-            uint32_t v = load(p, f->width);
-            for (uint8_t b = 0; b < f->width; b++) *out++ = (uint8_t) (v >> (8u * b));
-        }
-    }
-    return size;
+    if (!size || size > cap) return 0;
+    return state_layout_encode_part(layout, state, state_size, 0, out, size);
 }
 
 mt_err_t state_layout_decode(const state_layout_t *layout, const uint8_t *in, uint16_t n,

@@ -72,6 +72,11 @@ uint16_t state_layout_size(const state_layout_t *layout, uint16_t state_size);
  * encoded size, 0 if the layout is bad or out is too small. */
 uint16_t state_layout_encode(const state_layout_t *layout, const void *state, uint16_t state_size,
                              uint8_t *out, uint16_t cap);
+/* Bytes [offset, offset + n) of the encoded `state` into out: a chunk of
+ * it, without the whole; returns n, 0 if the layout is bad or the bytes
+ * are not all inside its encoding. */
+uint16_t state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                  uint16_t state_size, uint16_t offset, uint8_t *out, uint16_t n);
 /* Decode n bytes into `state` (state_size bytes), which changes only if
  * they are valid: MT_ERR_INVALID for a bad layout or n other than its size. */
 mt_err_t state_layout_decode(const state_layout_t *layout, const uint8_t *in, uint16_t n,
