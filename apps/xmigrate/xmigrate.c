@@ -136,8 +136,7 @@ static mt_err_t meter(void *state, mt_port_t port, void *data, uint16_t len)
 
 /* ---- bulk: the benchmark's states ---- */
 
-/* A state of `bytes` bytes, 16-bit words: one program per size, the
- * handler shared (its program says the size). */
+/* A state of `bytes` bytes, 16-bit words: one program per size. */
 #define BULK_LAYOUT(bytes)                                                                         \
     {                                                                                              \
         .fields = &(const state_field_t){.offset = 0, .count = (bytes) / 2, .width = 2},           \
@@ -151,20 +150,31 @@ static uint16_t bulk_word(uint16_t i)
     return (uint16_t) (i * 257u + 1u);
 }
 
-static mt_err_t bulk(void *state, mt_port_t port, void *data, uint16_t len)
+static mt_err_t bulk(uint16_t *words, uint16_t bytes, mt_port_t port)
 {
-    uint16_t *words = state;
-    uint16_t n = sched_task_program(sched_current_pid())->state_size / 2u;
-    (void) data;
-    (void) len;
+    uint16_t n = bytes / 2u;
     if (port == PORT_INIT)
         for (uint16_t i = 0; i < n; i++) words[i] = bulk_word(i);
     if (port != PORT_DESERIALIZE) return MT_OK;
     uint16_t wrong = 0;
     for (uint16_t i = 0; i < n; i++) wrong += words[i] != bulk_word(i);
-    module_say("bulk 0x%02x: %u B, %u wrong", sched_current_pid(), 2u * n, wrong);
+    module_say("bulk 0x%02x: %u B, %u wrong", sched_current_pid(), bytes, wrong);
     return MT_OK;
 }
+
+/* One handler per program: the kernel finds a task's program by its code
+ * (program_find_handler()), a migration included. */
+#define BULK_HANDLER(bytes)                                                                        \
+    static mt_err_t bulk##bytes(void *state, mt_port_t port, void *data, uint16_t len)             \
+    {                                                                                              \
+        (void) data;                                                                               \
+        (void) len;                                                                                \
+        return bulk(state, bytes, port);                                                           \
+    }
+BULK_HANDLER(32)
+BULK_HANDLER(64)
+BULK_HANDLER(96)
+BULK_HANDLER(128)
 
 /* ---- timing: an observer that prints nothing while a task moves ---- */
 
@@ -246,10 +256,10 @@ static const program_t all_programs[] = {
      .handler = meter,
      .state_size = sizeof(meter_t),
      .layout = &meter_layout},
-    {.id = 5, .name = "b32", .handler = bulk, .state_size = 32, .layout = &bulk_layouts[0]},
-    {.id = 6, .name = "b64", .handler = bulk, .state_size = 64, .layout = &bulk_layouts[1]},
-    {.id = 7, .name = "b96", .handler = bulk, .state_size = 96, .layout = &bulk_layouts[2]},
-    {.id = 8, .name = "b128", .handler = bulk, .state_size = 128, .layout = &bulk_layouts[3]},
+    {.id = 5, .name = "b32", .handler = bulk32, .state_size = 32, .layout = &bulk_layouts[0]},
+    {.id = 6, .name = "b64", .handler = bulk64, .state_size = 64, .layout = &bulk_layouts[1]},
+    {.id = 7, .name = "b96", .handler = bulk96, .state_size = 96, .layout = &bulk_layouts[2]},
+    {.id = 8, .name = "b128", .handler = bulk128, .state_size = 128, .layout = &bulk_layouts[3]},
 };
 
 #define N_PROGRAMS  (sizeof all_programs / sizeof all_programs[0])
