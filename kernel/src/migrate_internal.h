@@ -315,7 +315,7 @@ bool mig_movable(const task_t *t);
 /* Re-arm the image's timers for pid, less the time since the freeze: `age`
  * ticks of the source, then `since` of this module's (the source: 0, then
  * its time since the freeze; the destination: the age END carries, then
- * its time since the first chunk); those due meanwhile post their timeout
+ * its time since END arrived); those due meanwhile post their timeout
  * once. */
 mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
                    uint32_t since);
