@@ -349,17 +349,8 @@ void migrant_register(int32_t state_bytes)
 
 /* ---- the observer ---- */
 
-static const char *const phase_names[MIG_PHASE_END] = {
-    [MIG_REQUESTED] = "REQUESTED", [MIG_FROZEN] = "FROZEN", [MIG_ATTACHED] = "ATTACHED",
-    [MIG_LEFT] = "LEFT",           [MIG_LIVE] = "LIVE",     [MIG_RESUMED] = "RESUMED",
-    [MIG_DISCARDED] = "DISCARDED", [MIG_KILLED] = "KILLED", [MIG_REFUSED] = "REFUSED",
-    [MIG_DONE] = "DONE",
-};
-
 void migrant_observe(const migrate_event_t *ev)
 {
-    const char *name =
-        ev->phase < MIG_PHASE_END && phase_names[ev->phase] ? phase_names[ev->phase] : "?";
-    module_say("mig 0x%02x %s m%u %s live=%d", ev->pid, name, ev->other, mt_strerror(ev->err),
-               migrate_live(ev->pid) ? 1 : 0);
+    module_say("mig 0x%02x %s m%u %s live=%d", ev->pid, migrate_phase_name(ev->phase), ev->other,
+               mt_strerror(ev->err), migrate_live(ev->pid) ? 1 : 0);
 }

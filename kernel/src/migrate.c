@@ -33,7 +33,6 @@
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/program.h"
-#include "motet/timesync.h"
 
 #if MOTET_BUS
 
@@ -215,6 +214,17 @@ static void pump(void)
 
 /* ---- reporting ---- */
 
+const char *migrate_phase_name(uint8_t phase)
+{
+    static const char *const names[MIG_PHASE_END] = {
+        [MIG_REQUESTED] = "REQUESTED", [MIG_FROZEN] = "FROZEN", [MIG_ATTACHED] = "ATTACHED",
+        [MIG_LEFT] = "LEFT",           [MIG_LIVE] = "LIVE",     [MIG_RESUMED] = "RESUMED",
+        [MIG_DISCARDED] = "DISCARDED", [MIG_KILLED] = "KILLED", [MIG_REFUSED] = "REFUSED",
+        [MIG_DONE] = "DONE",
+    };
+    return phase < MIG_PHASE_END && names[phase] ? names[phase] : "?";
+}
+
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err)
 {
     log_event(EV_MIGRATE, pid, (uint16_t) ((phase << 8) | other));
@@ -240,19 +250,24 @@ void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester)
 
 /* ---- timers ---- */
 
-mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len)
+mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
+                   uint32_t since)
 {
     mig_image_t img;
     mt_err_t err = mig_image_decode(head, head_len, &img);
     if (err) return err;
-    uint32_t elapsed = timesync_ticks(timesync_now() - img.stamp);
-    if ((int32_t) elapsed < 0) elapsed = 0; /* the two clocks a little apart */
+    /* In the source's ticks, where the timers' phases are exact; the
+     * destination's clock may count at another rate. */
+    uint32_t here = PORT_TICKS_PER_SECOND;
+    uint32_t elapsed = age + mig_ticks_convert(since, here, img.tick_hz);
     for (uint8_t i = 0; i < img.n_timers && !err; i++) {
         const mig_timer_t *t = &img.timers[i];
         mig_rearm_t r = mig_timer_rearm(t->remaining, t->period, elapsed);
         mt_port_t port = (mt_port_t) (PORT_TIMEOUT0 + t->index);
         if (r.fire_now) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
-        if (!err && r.first) err = timer_start_phase(pid, t->index, r.first, t->period);
+        if (!err && r.first)
+            err = timer_start_phase(pid, t->index, mig_ticks_convert(r.first, img.tick_hz, here),
+                                    mig_ticks_convert(t->period, img.tick_hz, here));
     }
     return err;
 }
@@ -460,8 +475,8 @@ static bool payload_fits(const bus_frame_t *f)
         return len == 5 && is_error(p[2]) && p[3] == f->src && on_device(p[4]);
     case MIG_MSG_FORWARD: /* pid, id, messages */
         return forward_fits(p, len);
-    case MIG_MSG_END: /* pid, id, u16 count */
-        return len == 4;
+    case MIG_MSG_END: /* pid, id, u16 count, u32 age */
+        return len == 8;
     case MIG_MSG_REFUSED: /* pid, err */
         return len == 2 && is_error(p[1]) && p[1] != MT_OK;
     case MIG_MSG_PING:  /* pid, id */
@@ -512,6 +527,9 @@ void migrate_bus_rx(const bus_frame_t *f)
         mig_peer_rx_state(f);
     } else if (f->port == MIG_MSG_FORWARD) {
         mig_peer_rx_forward(f);
+    } else if (f->port == MIG_MSG_END) {
+        mig_peer_rx_end(f); /* its age; the rest for the task */
+        mig_ring_push(f->port, f->src, f->payload, MIG_END_RING);
     } else {
         if (f->port == MIG_MSG_RESULT) mig_peer_rx_result(f);
         /* Checked (migrate_bus_valid()): at most MIG_CTRL_MAX bytes. */

@@ -8,18 +8,6 @@
 
 #include "migrate_internal.h"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (uint8_t i = 0; i < 4; i++) p[i] = (uint8_t) (v >> (8u * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (uint8_t i = 0; i < 4; i++) v |= (uint32_t) p[i] << (8u * i);
-    return v;
-}
-
 uint16_t mig_image_size(const mig_image_t *img)
 {
     return (uint16_t) (MIG_IMAGE_HEADER + img->n_routes * MIG_ROUTE_BYTES +
@@ -31,8 +19,8 @@ static uint8_t *encode_timers(const mig_image_t *img, uint8_t *p)
     for (uint8_t i = 0; i < img->n_timers; i++) {
         const mig_timer_t *t = &img->timers[i];
         p[0] = t->index;
-        put32(p + 1, t->remaining);
-        put32(p + 5, t->period);
+        mig_put32(p + 1, t->remaining);
+        mig_put32(p + 5, t->period);
         p += MIG_TIMER_BYTES;
     }
     return p;
@@ -50,7 +38,7 @@ uint16_t mig_image_encode(const mig_image_t *img, uint8_t *out, uint16_t cap)
     out[5] = img->n_routes;
     out[6] = img->n_timers;
     out[7] = img->n_groups;
-    put32(out + 8, img->stamp);
+    mig_put32(out + 8, img->tick_hz);
     mig_put16(out + 12, img->state_len);
     mig_put16(out + MIG_IMAGE_HELD, img->held);
     uint8_t *p = out + MIG_IMAGE_HEADER;
@@ -67,8 +55,8 @@ static mt_err_t decode_timers(const uint8_t *p, mig_image_t *img)
     for (uint8_t i = 0; i < img->n_timers; i++, p += MIG_TIMER_BYTES) {
         mig_timer_t *t = &img->timers[i];
         t->index = p[0];
-        t->remaining = get32(p + 1);
-        t->period = get32(p + 5);
+        t->remaining = mig_get32(p + 1);
+        t->period = mig_get32(p + 5);
         if (t->index >= TIMERS_PER_TASK || (seen & (1u << t->index))) return MT_ERR_INVALID;
         seen |= (uint8_t) (1u << t->index);
     }
@@ -86,10 +74,10 @@ mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img)
     img->n_routes = buf[5];
     img->n_timers = buf[6];
     img->n_groups = buf[7];
-    img->stamp = get32(buf + 8);
+    img->tick_hz = mig_get32(buf + 8);
     img->state_len = mig_get16(buf + 12);
     img->held = mig_get16(buf + MIG_IMAGE_HELD);
-    if (img->prio < 0 || img->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
+    if (img->prio < 0 || img->prio >= MOTET_PRIO_LEVELS || !img->tick_hz) return MT_ERR_INVALID;
     if (img->n_timers > TIMERS_PER_TASK || mig_image_size(img) > n) return MT_ERR_INVALID;
     img->routes = buf + MIG_IMAGE_HEADER;
     const uint8_t *timers = img->routes + img->n_routes * MIG_ROUTE_BYTES;
@@ -118,4 +106,12 @@ mig_rearm_t mig_timer_rearm(uint32_t remaining, uint32_t period, uint32_t elapse
      * the period puts it, not a burst of the missed ones. */
     uint32_t late = elapsed - remaining;
     return (mig_rearm_t){.fire_now = true, .first = period - late % period};
+}
+
+uint32_t mig_ticks_convert(uint32_t ticks, uint32_t from_hz, uint32_t to_hz)
+{
+    if (from_hz == to_hz || !ticks) return ticks;
+    uint64_t v = ((uint64_t) ticks * to_hz + from_hz / 2u) / from_hz;
+    if (v == 0) return 1; /* a timer still running never becomes none */
+    return v < TIMER_TICKS_LIMIT ? (uint32_t) v : TIMER_TICKS_LIMIT - 1u;
 }

@@ -9,12 +9,19 @@
  * endian and byte by byte, so that an 8-bit and a 32-bit module read it
  * alike; the state block follows it on the wire:
  *
- *   0 version (2)  1 pid  2 prio  3 flags  4 program id
- *   5 routes  6 timers  7 groups   8 u32 stamp (global time)   12 u16 state bytes
+ *   0 version (3)  1 pid  2 prio  3 flags  4 program id
+ *   5 routes  6 timers  7 groups
+ *   8 u32 the source's ticks per second (timers are in its ticks)
+ *   12 u16 state bytes
  *   14 u16 held messages (the destination sets aside a block for each)
  *   16 routes x (u8 pid, u8 port)
  *      timers x (u8 index, u32 remaining, u32 period; 0: one-shot)
  *      groups x (u8 group, u8 port)
+ *
+ * Time on the wire is the source's ticks and their rate, not a global
+ * clock: END carries the source's ticks from the freeze to its sending,
+ * the destination adds its own time since END arrived, converted, and
+ * re-arms in its own ticks.
  */
 #ifndef MOTET_MIGRATE_INTERNAL_H
 #define MOTET_MIGRATE_INTERNAL_H
@@ -23,7 +30,7 @@
 #include "sched_internal.h"
 #include "timer_internal.h"
 
-#define MIG_IMAGE_VERSION 2u
+#define MIG_IMAGE_VERSION 3u
 #define MIG_IMAGE_HEADER  16u
 #define MIG_IMAGE_HELD    14u /* offset of the held-message count */
 #define MIG_ROUTE_BYTES   2u
@@ -49,7 +56,7 @@ typedef struct mig_image {
     uint8_t n_routes;
     uint8_t n_timers;
     uint8_t n_groups;
-    uint32_t stamp;
+    uint32_t tick_hz; /* the source's ticks per second */
     uint16_t state_len;
     uint16_t held; /* messages the source will forward, at most */
     const uint8_t *routes;
@@ -69,6 +76,10 @@ mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img);
 route_t mig_image_route(const mig_image_t *img, uint8_t i);
 void mig_image_group(const mig_image_t *img, uint8_t i, uint8_t *group, mt_port_t *port);
 
+/* `ticks` of a clock at from_hz in ticks of one at to_hz, rounded to the
+ * nearest, at least 1 if ticks is not 0, at most the timers' limit. */
+uint32_t mig_ticks_convert(uint32_t ticks, uint32_t from_hz, uint32_t to_hz);
+
 /* A timer re-armed `elapsed` ticks after its image was stamped. */
 typedef struct mig_rearm {
     bool fire_now;  /* it fell due meanwhile: post its timeout once, now */
@@ -87,6 +98,16 @@ static inline void mig_put16(uint8_t *p, uint16_t v)
 static inline uint16_t mig_get16(const uint8_t *p)
 {
     return (uint16_t) (p[0] | (uint16_t) (p[1] << 8));
+}
+static inline void mig_put32(uint8_t *p, uint32_t v)
+{
+    for (uint8_t i = 0; i < 4; i++) p[i] = (uint8_t) (v >> (8u * i));
+}
+static inline uint32_t mig_get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (uint8_t i = 0; i < 4; i++) v |= (uint32_t) p[i] << (8u * i);
+    return v;
 }
 
 /* ---- sched_migrate.c: the scheduler's part ---- */
@@ -137,6 +158,21 @@ mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module);
 
 #if MOTET_BUS
 
+#include "motet/program.h"
+
+/* ---- migrate_layout.c: a program with a layout, moved by the kernel ---- */
+
+/* The encoded size of the state of prog (which has a layout) in *len;
+ * MT_ERR_INVALID for a layout that does not fit the state. */
+mt_err_t mig_layout_check(const program_t *prog, uint16_t *len);
+/* Bytes [offset, offset + n) of the encoded state of local task pid into
+ * out; false if it is gone or has no layout. */
+bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n);
+/* Decode block (len bytes, freed) into the state of t, then run its
+ * PORT_DESERIALIZE with no payload; MT_ERR_INVALID for a state of another
+ * layout, else the handler's result. Task context. */
+mt_err_t mig_layout_decode(task_t *t, const program_t *prog, uint8_t *block, uint16_t len);
+
 #include "motet/bus.h"
 
 #define MIG_TASK_PRIO  0 /* the migrator task: the lowest level */
@@ -147,6 +183,7 @@ mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module);
 #define MIG_FWD_HDR    2u /* FORWARD: pid, id */
 #define MIG_FWD_ENTRY  3u /* FORWARD: per message u8 port, u16 len */
 #define MIG_MAX_HOPS   4u /* a request follows at most this many stale routes */
+#define MIG_END_RING   4u /* END's bytes the task half reads: pid, id, u16 count */
 #define MIG_NO_MODULE  0xFFu
 /* FORWARD: a multicast's entry has this bit in its port and carries its
  * bus frame after the length: u8 origin module, u8 sequence number. */
@@ -188,6 +225,8 @@ typedef struct slot {
     mt_err_t err;       /* dest: why the image cannot be attached */
     uint32_t waiting;   /* source: modules whose reply is missing */
     uint32_t since;     /* kernel time the current wait began */
+    uint32_t clock;     /* kernel time of the freeze (source), of END's arrival (dest) */
+    uint32_t age;       /* dest: source ticks from the freeze to END's sending */
     msg_t *out;         /* held back here, oldest first */
     mt_module_t out_to; /* where they go once the outcome is known */
     uint8_t *head;      /* the image without the state */
@@ -273,9 +312,13 @@ void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data,
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err);
 void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester);
 bool mig_movable(const task_t *t);
-/* Re-arm the image's timers for pid, less the time since it was stamped;
- * those due meanwhile post their timeout once. */
-mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
+/* Re-arm the image's timers for pid, less the time since the freeze: `age`
+ * ticks of the source, then `since` of this module's (the source: 0, then
+ * its time since the freeze; the destination: the age END carries, then
+ * its time since END arrived); those due meanwhile post their timeout
+ * once. */
+mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
+                   uint32_t since);
 /* Join pid to the image's groups on this module (their membership tables
  * hold local members only); the decoder's error if the head is malformed. */
 mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
@@ -324,6 +367,7 @@ mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len
 void mig_peer_rx_state(const bus_frame_t *f);   /* interrupt */
 void mig_peer_rx_forward(const bus_frame_t *f); /* interrupt */
 void mig_peer_rx_result(const bus_frame_t *f);  /* interrupt */
+void mig_peer_rx_end(const bus_frame_t *f);     /* interrupt */
 
 #endif /* MOTET_BUS */
 

@@ -120,6 +120,7 @@ static slot_t *hold_for(const uint8_t *d)
     s->prio = (mt_prio_t) d[4];
     s->out_to = MIG_NO_MODULE;
     s->offset = s->head_len = s->state_len = s->fwd_count = s->fwd_kept = 0;
+    s->age = 0;
     s->rx_done = false;
     s->err = MT_OK;
     s->step = ST_HOLDING;
@@ -154,14 +155,19 @@ static void finish_rx(slot_t *s)
 
 /* The first chunk carries the whole header (the source sees to it): one
  * that does not decode, is for another task, or announces more bytes than
- * the offsets count is refused before anything is allocated for it. Then
- * both blocks are allocated. */
+ * the offsets count is refused before anything is allocated for it; a
+ * program this module does not carry is refused at once, not after the
+ * whole image. Then both blocks are allocated. */
 static bool start_rx(slot_t *s, const uint8_t *b, uint16_t n)
 {
     mig_image_t img;
     if (mig_image_decode(b, n, &img) != MT_OK || img.pid != s->pid) return false;
     uint16_t head = mig_image_size(&img);
     if ((uint32_t) head + img.state_len > UINT16_MAX) return false;
+    if (!program_find(img.program)) {
+        s->err = MT_ERR_NO_PROGRAM;
+        return true;
+    }
     s->head_len = head;
     s->state_len = img.state_len;
     s->head = mem_alloc_owned(head, MEM_OWNER_KERNEL);
@@ -260,7 +266,9 @@ static mt_err_t deserialise(slot_t *s, task_t *t)
 {
     uint8_t *block = s->state; /* the task's from now on, or freed after */
     s->state = NULL;
-    mt_err_t err = sched_mig_call(t, PORT_DESERIALIZE, block, s->state_len);
+    const program_t *prog = program_find_handler(t->handler);
+    mt_err_t err = prog->layout ? mig_layout_decode(t, prog, block, s->state_len)
+                                : sched_mig_call(t, PORT_DESERIALIZE, block, s->state_len);
     if (err) drop_copy(s);
     return err;
 }
@@ -440,6 +448,16 @@ void mig_peer_rx_forward(const bus_frame_t *f)
     }
 }
 
+/* END's age, for the destination's slot; the task half does the rest. */
+void mig_peer_rx_end(const bus_frame_t *f)
+{
+    const uint8_t *p = f->payload;
+    slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
+    if (!s) return;
+    s->age = mig_get32(p + 4);
+    s->clock = timer_now(); /* the source's count ends about here */
+}
+
 static void on_end(const mig_record_t *r)
 {
     if (r->len < 4) return;
@@ -448,7 +466,7 @@ static void on_end(const mig_record_t *r)
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
     task_t *t = sched_find_task(s->pid);
     if (t) {
-        mt_err_t err = mig_rearm(s->pid, s->head, s->head_len);
+        mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, s->age, timer_now() - s->clock);
         if (err) log_error(err);
         sched_mig_thaw(t);
     }

@@ -37,7 +37,6 @@
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/program.h"
-#include "motet/timesync.h"
 
 #if MOTET_BUS
 
@@ -81,18 +80,20 @@ mt_err_t migrate_state(void *block, uint16_t len)
 
 static mt_err_t serialise(slot_t *s, task_t *t)
 {
+    const program_t *prog = program_find_handler(t->handler);
+    if (prog->layout) return mig_layout_check(prog, &s->state_len); /* encoded as it goes */
     MIG.serialising = s;
     mt_err_t err = sched_mig_call(t, PORT_SERIALIZE, NULL, 0);
     MIG.serialising = NULL;
     return err;
 }
 
-/* Stop the task's timers, keeping what was left of each, stamped with the
- * global time. */
-static void take_timers(mig_image_t *img, mt_pid_t pid)
+/* Stop the task's timers, keeping what was left of each, and when. */
+static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
 {
     port_irq_state_t st = port_irq_save();
-    img->stamp = timesync_now();
+    s->clock = timer_now();
+    img->tick_hz = PORT_TICKS_PER_SECOND;
     img->n_timers = 0;
     for (uint8_t n = 0; n < TIMERS_PER_TASK; n++) {
         mig_timer_t *t = &img->timers[img->n_timers];
@@ -135,7 +136,7 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
         routes[2 * i + 1] = t->routes[i].port;
     }
     img.routes = routes;
-    take_timers(&img, pid);
+    take_timers(s, &img, pid);
     s->head_len = mig_image_encode(&img, s->head, most);
     mem_release(routes);
     return MT_OK;
@@ -148,7 +149,8 @@ static bool resume(slot_t *s, mt_err_t why)
 {
     task_t *t = sched_find_task(s->pid);
     if (!t) return false;
-    mt_err_t err = s->head ? mig_rearm(s->pid, s->head, s->head_len) : MT_OK;
+    mt_err_t err =
+        s->head ? mig_rearm(s->pid, s->head, s->head_len, 0, timer_now() - s->clock) : MT_OK;
     if (err) {
         sched_task_kill(s->pid); /* frozen: no FINAL; its held messages go too */
         mig_notify(s->pid, MIG_KILLED, s->dest, err);
@@ -492,14 +494,17 @@ void mig_source_record_cast(const bus_frame_t *f)
 /* ---- output ---- */
 
 /* Copy image bytes [off, off+n) from the header, then the state. */
-static void copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
+static bool copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
 {
     uint16_t from_head = off < s->head_len ? (uint16_t) (s->head_len - off) : 0u;
     if (from_head > n) from_head = n;
     if (from_head) memcpy(out, s->head + off, from_head);
-    if (n > from_head)
-        memcpy(out + from_head, s->state + (off + from_head - s->head_len),
-               (size_t) (n - from_head));
+    if (n == from_head) return true;
+    uint16_t at = (uint16_t) (off + from_head - s->head_len);
+    if (!s->state) /* a layout's: encoded from the frozen task's state */
+        return mig_layout_part(s->pid, at, out + from_head, (uint16_t) (n - from_head));
+    memcpy(out + from_head, s->state + at, (size_t) (n - from_head));
+    return true;
 }
 
 static void send_chunk(slot_t *s)
@@ -514,8 +519,10 @@ static void send_chunk(slot_t *s)
     buf[0] = s->pid;
     buf[1] = s->id;
     mig_put16(buf + 2, s->offset);
-    copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n);
-    mt_err_t err = mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n));
+    mt_err_t err =
+        copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n)
+            ? mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n))
+            : MT_ERR_NO_TASK; /* it went meanwhile: nothing to move */
     mem_release(buf);
     if (!err) {
         s->in_flight = true;
@@ -592,9 +599,12 @@ static void skip_forwarded(slot_t *s, msg_t *first, bool cast, uint8_t k)
 
 static void send_end(slot_t *s)
 {
-    uint8_t d[4] = {s->pid, s->id, 0, 0};
+    uint8_t d[8] = {s->pid, s->id};
     mig_put16(d + 2, s->fwd_count);
-    if (mig_frame(MIG_MSG_END, s->dest, s->prio, d, 4) == MT_OK) s->in_flight = true;
+    /* The timers' age to here on this clock; the destination counts from
+     * END's arrival on its own. */
+    mig_put32(d + 4, timer_now() - s->clock);
+    if (mig_frame(MIG_MSG_END, s->dest, s->prio, d, sizeof d) == MT_OK) s->in_flight = true;
 }
 
 static void send_forward(slot_t *s)

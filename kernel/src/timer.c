@@ -71,8 +71,6 @@
 
 /* Longest wait programmed into the compare (counter-wrap safety). */
 #define COMPARE_MAX_AHEAD ((uint32_t) PORT_COUNTER_HALF - 1u)
-/* Timer lengths must stay below half the 32-bit kernel time range. */
-#define TICKS_LIMIT 0x80000000u
 /* Periodic mode: the tick in port ticks. */
 #define TICK TIMER_US(MOTET_TICK_US)
 
@@ -157,7 +155,7 @@ static void budget_check(void)
 
 mt_err_t timer_set_budget(mt_pid_t pid, uint32_t ticks)
 {
-    if (pid == MT_PID_NONE || ticks >= TICKS_LIMIT) return log_error(MT_ERR_INVALID);
+    if (pid == MT_PID_NONE || ticks >= TIMER_TICKS_LIMIT) return log_error(MT_ERR_INVALID);
     port_irq_state_t s = port_irq_save();
     int8_t slot = -1;
     for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) {
@@ -476,8 +474,8 @@ mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodi
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
     /* A timer belongs to a task: a virtual pid (multicast, time sync) has
      * no timeouts to receive. */
-    if (ticks == 0 || ticks >= TICKS_LIMIT || owner == MT_PID_NONE || owner == MT_PID_MULTICAST ||
-        owner == MT_PID_TIMESYNC)
+    if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT || owner == MT_PID_NONE ||
+        owner == MT_PID_MULTICAST || owner == MT_PID_TIMESYNC)
         return log_error(MT_ERR_INVALID);
     return start(owner, n, ticks, periodic);
 }
@@ -589,7 +587,7 @@ bool timer_next_deadline(uint32_t *ticks)
 #if MOTET_THREADS
 mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic)
 {
-    if (ticks == 0 || ticks >= TICKS_LIMIT) return log_error(MT_ERR_INVALID);
+    if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT) return log_error(MT_ERR_INVALID);
     return start(MT_PID_NONE, id, ticks, periodic);
 }
 
@@ -621,7 +619,8 @@ bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period
 mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period)
 {
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
-    if (first == 0 || first >= TICKS_LIMIT || period >= TICKS_LIMIT || owner == MT_PID_NONE)
+    if (first == 0 || first >= TIMER_TICKS_LIMIT || period >= TIMER_TICKS_LIMIT ||
+        owner == MT_PID_NONE)
         return log_error(MT_ERR_INVALID);
     /* Started with `first` as its length, then given its own period, with
      * interrupts off throughout so that it cannot expire in between. */

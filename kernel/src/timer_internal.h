@@ -9,6 +9,9 @@
 
 #include "motet/timer.h"
 
+/* Timer lengths must stay below half the 32-bit kernel time range. */
+#define TIMER_TICKS_LIMIT 0x80000000u
+
 /* Reset: no timers, compare disabled; boot only. */
 void timer_init(void);
 /* Stop every timer of `owner` (task kill); returns how many. */

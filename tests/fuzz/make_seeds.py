@@ -52,10 +52,10 @@ def frame(*fields):
     return b + struct.pack("<H", appc.crc16(b))
 
 
-def image(pid, prio, program, state, routes=(), timers=(), groups=(), held=0, stamp=0):
+def image(pid, prio, program, state, routes=(), timers=(), groups=(), held=0, tick_hz=31250):
     """A migration image (migrate_internal.h) followed by its state."""
-    head = bytes([2, pid, prio, 1, program, len(routes), len(timers), len(groups)])
-    head += struct.pack("<IHH", stamp, len(state), held)
+    head = bytes([3, pid, prio, 1, program, len(routes), len(timers), len(groups)])
+    head += struct.pack("<IHH", tick_hz, len(state), held)
     for pid_, port in routes:
         head += bytes([pid_, port])
     for index, remaining, period in timers:
@@ -63,6 +63,12 @@ def image(pid, prio, program, state, routes=(), timers=(), groups=(), held=0, st
     for group, port in groups:
         head += bytes([group, port])
     return head + bytes(state)
+
+
+def state_layout(fields, wire):
+    """fuzz_state_layout's input: the layout's (offset, count, width)
+    fields, then the state as it arrives."""
+    return bytes([len(fields)]) + b"".join(bytes(f) for f in fields) + wire
 
 
 # A description of programs 1..3 (fuzz_appmgr.c, fuzz_bus_rx.c have them):
@@ -152,7 +158,7 @@ def bus_rx_seeds(desc):
     ev.time(2000).tx_end()
     ev.migrator(0, RESULT, [0x30, 7, 0, 0, SELF], cast=True)
     ev.migrator(0, FORWARD, [0x30, 7, PORT_0, 1, 0, ord("x")])
-    ev.migrator(0, END, [0x30, 7, 1, 0]).time(2000)
+    ev.migrator(0, END, [0x30, 7, 1, 0, 0, 0, 0, 0]).time(2000)
     ev.migrator(0, CONFIRM, [0x30, 7, 0, SELF], cast=True).time(30000)
     seeds["migration-in"] = ev.out
     # The same with a multicast to the task's group taken before we join it
@@ -168,7 +174,7 @@ def bus_rx_seeds(desc):
     ev.frame(MCAST, 2, PID_MULTICAST, 3, b"b", src_pid=0x31)
     ev.migrator(0, FORWARD, [0x30, 8, PORT_0 | 0x80, 1, 0, 2, 0, ord("a"),
                              PORT_0 | 0x80, 1, 0, 2, 1, ord("b")])
-    ev.migrator(0, END, [0x30, 8, 2, 0]).time(2000)
+    ev.migrator(0, END, [0x30, 8, 2, 0, 0, 0, 0, 0]).time(2000)
     ev.migrator(0, CONFIRM, [0x30, 8, 0, SELF], cast=True).time(30000)
     seeds["migration-in-casts"] = ev.out
     # Module 0 asks for 0x20 to move to module 2: we are the source.
@@ -223,7 +229,7 @@ def seeds():
             "bare": image(0x30, 2, 9, b"") + struct.pack("<I", 0),
             "full": image(0x30, 5, 9, b"state", routes=[(0x21, PORT_0), (PID_MULTICAST, 3)],
                           timers=[(0, 5000, 10000), (3, 70000, 0)], groups=[(3, PORT_0)],
-                          held=2, stamp=99) + struct.pack("<I", 12000),
+                          held=2, tick_hz=10000) + struct.pack("<I", 12000),
         },
         "fuzz_timesync": {
             # window 8, local start, pairs 1 s apart with a 20 ppm drift
@@ -236,6 +242,14 @@ def seeds():
                 for w in (1000000, 2000000, 0x80000000, 0x80100000)),
         },
         "fuzz_bus_rx": bus_rx_seeds(desc),
+        "fuzz_state_layout": {
+            # u8 at 0, u16 at 2, u32 at 4, u16[4] at 8: 15 bytes on the wire
+            "mixed": state_layout([(0, 1, 1), (2, 1, 2), (4, 1, 4), (8, 4, 2)],
+                                  bytes([7]) + struct.pack("<HI4H", 0x1234, 0xDEADBEEF,
+                                                           1, 2, 3, 4)),
+            "array": state_layout([(0, 16, 4)], struct.pack("<16I", *range(16))),
+            "short": state_layout([(0, 1, 4)], b"\x01\x02"),
+        },
     }
     return out
 

@@ -264,13 +264,14 @@ typedef struct program {
     const char *name;
     handler_t handler;
     unsigned short state_size;
+    const void *layout;
 } program_t;
 volatile int sink;
 static int handler_a(void *state, void *msg);
 static int handler_b(void *state, void *msg);
 __attribute__((used)) const program_t programs[] = {
-    {1, "a", handler_a, 0},
-    {2, "b", handler_b, 4},
+    {1, "a", handler_a, 0, 0},
+    {2, "b", handler_b, 4, 0},
 };
 __attribute__((used)) const unsigned char desc[] = {DESC};
 const program_t *volatile table = programs; /* keeps the calls indirect */

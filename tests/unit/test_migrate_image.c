@@ -22,7 +22,7 @@ static mig_image_t sample(void)
                        .n_routes = 3,
                        .n_timers = 2,
                        .n_groups = 1,
-                       .stamp = 0xA1B2C3D4u,
+                       .tick_hz = 0xA1B2C3D4u,
                        .state_len = 300,
                        .held = 0x0102,
                        .routes = routes,
@@ -42,7 +42,7 @@ static void test_image_round_trip_and_layout(void **state)
     assert_int_equal(n, 16 + 3 * 2 + 2 * 9 + 1 * 2);
     assert_int_equal(mig_image_size(&img), n);
     /* Little-endian, byte by byte: the same on every module. */
-    const uint8_t head[] = {2,    0x20, 3,    TASK_MOVABLE, 11, 3, 2, 1,
+    const uint8_t head[] = {3,    0x20, 3,    TASK_MOVABLE, 11, 3, 2, 1,
                             0xD4, 0xC3, 0xB2, 0xA1,         44, 1, 2, 1};
     assert_memory_equal(buf, head, sizeof head);
     assert_memory_equal(buf + 16, routes, sizeof routes);
@@ -53,7 +53,7 @@ static void test_image_round_trip_and_layout(void **state)
     assert_int_equal(back.pid, 0x20);
     assert_int_equal(back.prio, 3);
     assert_int_equal(back.program, 11);
-    assert_int_equal(back.stamp, 0xA1B2C3D4u);
+    assert_int_equal(back.tick_hz, 0xA1B2C3D4u);
     assert_int_equal(back.state_len, 300);
     assert_int_equal(back.held, 0x0102);
     assert_int_equal(back.n_timers, 2);
@@ -89,12 +89,15 @@ static void test_bad_images_are_refused(void **state)
     uint16_t n = mig_image_encode(&img, buf, sizeof buf);
     assert_int_equal(mig_image_decode(buf, (uint16_t) (n - 1), &back), MT_ERR_INVALID); /* short */
     assert_int_equal(mig_image_decode(NULL, n, &back), MT_ERR_INVALID);
-    buf[0] = 1; /* an older version: no held-message count */
+    buf[0] = 2; /* an older version: timers in a global clock's ticks */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
-    buf[0] = 2;
+    buf[0] = 3;
     buf[2] = MOTET_PRIO_LEVELS; /* a priority out of range */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
     buf[2] = 3;
+    memset(buf + 8, 0, 4); /* a clock of no rate */
+    assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
+    buf[8] = 1;
     buf[22 + 9] = 0; /* timer index 0 twice */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
     buf[22 + 9] = TIMERS_PER_TASK; /* no such timer */
@@ -134,6 +137,23 @@ static void test_timer_rearm(void **state)
     assert_int_equal(r.first, 100);
 }
 
+/* Timers travel in the source's ticks: the native port's 1 MHz, the
+ * ATmega128's 31.25 kHz, the Cortex-M3's 10 kHz. */
+static void test_ticks_between_clocks_of_other_rates(void **state)
+{
+    (void) state;
+    assert_int_equal(mig_ticks_convert(12345, 31250, 31250), 12345); /* the same clock */
+    assert_int_equal(mig_ticks_convert(10000, 1000000, 31250), 313); /* 10 ms: 312.5, up */
+    assert_int_equal(mig_ticks_convert(313, 31250, 10000), 100);     /* 10.016 ms */
+    assert_int_equal(mig_ticks_convert(100, 10000, 1000000), 10000);
+    assert_int_equal(mig_ticks_convert(0, 10000, 1000000), 0); /* no period stays none */
+    assert_int_equal(mig_ticks_convert(3, 1000000, 10000), 1); /* still running: >= 1 */
+    /* 2^31 - 1 ticks at 31.25 kHz is 19 hours, past a 1 MHz clock's
+     * timers: the longest it can count. */
+    assert_int_equal(mig_ticks_convert(0x7FFFFFFFu, 31250, 1000000), 0x7FFFFFFFu);
+    assert_int_equal(mig_ticks_convert(0x7FFFFFFFu, 1000000, 31250), 67108864u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_image_that_does_not_fit_is_not_encoded),
         cmocka_unit_test(test_bad_images_are_refused),
         cmocka_unit_test(test_timer_rearm),
+        cmocka_unit_test(test_ticks_between_clocks_of_other_rates),
     };
     return cmocka_run_group_tests_name("migration image", tests, NULL, NULL);
 }

@@ -501,7 +501,12 @@ static void freeze_here(uint8_t id)
  * messages; returns the error ATTACHED answers. */
 static mt_err_t image_here(uint8_t id, uint16_t held)
 {
-    mig_image_t img = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .program = 9, .held = held};
+    mig_image_t img = {.pid = REMOTE,
+                       .prio = 2,
+                       .flags = TASK_MOVABLE,
+                       .program = 9,
+                       .held = held,
+                       .tick_hz = PORT_TICKS_PER_SECOND};
     uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, id, 0, 0};
     assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER),
                      MIG_IMAGE_HEADER);
@@ -561,8 +566,8 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
     from_migrator(0, MIG_MSG_RESULT, ok, 5);
     const uint8_t fwd[10] = {REMOTE, 5, PORT_0, 1, 0, 'p', PORT_0, 1, 0, 'q'};
     from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
-    const uint8_t end[4] = {REMOTE, 5, 2, 0};
-    from_migrator(0, MIG_MSG_END, end, 4);
+    const uint8_t end[8] = {REMOTE, 5, 2, 0}; /* no age */
+    from_migrator(0, MIG_MSG_END, end, 8);
     sched_run_pending();
     assert_true(migrate_live(REMOTE));
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
@@ -587,6 +592,7 @@ static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joini
                        .flags = TASK_MOVABLE,
                        .program = 9,
                        .held = 3,
+                       .tick_hz = PORT_TICKS_PER_SECOND,
                        .n_groups = 1,
                        .groups = (const uint8_t[]){GROUP, PORT_0}};
     uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES] = {REMOTE, 6, 0, 0};
@@ -622,8 +628,8 @@ static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joini
     from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
     const uint8_t more[8] = {REMOTE, 6, PORT_0 | MIG_FWD_CAST, 1, 0, 0, 50, 'c'};
     from_migrator(0, MIG_MSG_FORWARD, more, sizeof more);
-    const uint8_t end[4] = {REMOTE, 6, 4, 0};
-    from_migrator(0, MIG_MSG_END, end, 4);
+    const uint8_t end[8] = {REMOTE, 6, 4, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
     sched_run_pending();
     assert_true(migrate_live(REMOTE));
     assert_string_equal(got, "uabc"); /* forwarded and kept first, then its own */
@@ -864,7 +870,11 @@ static void test_destination_takes_its_source_s_frames_only(void **state)
 {
     (void) state;
     freeze_here(5);
-    mig_image_t img = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .program = 9};
+    mig_image_t img = {.pid = REMOTE,
+                       .prio = 2,
+                       .flags = TASK_MOVABLE,
+                       .program = 9,
+                       .tick_hz = PORT_TICKS_PER_SECOND};
     uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, 5, 0, 0};
     mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER);
     unicast_dropped(2, MIG_MSG_STATE, chunk, sizeof chunk);
@@ -879,13 +889,13 @@ static void test_destination_takes_its_source_s_frames_only(void **state)
     unicast_dropped(0, MIG_MSG_FORWARD, trailing, 8);
     const uint8_t fwd[6] = {REMOTE, 5, PORT_0, 1, 0, 'p'};
     unicast_dropped(2, MIG_MSG_FORWARD, fwd, 6);
-    const uint8_t end[4] = {REMOTE, 5, 1, 0};
-    unicast_dropped(2, MIG_MSG_END, end, 4);
+    const uint8_t end[8] = {REMOTE, 5, 1, 0};
+    unicast_dropped(2, MIG_MSG_END, end, 8);
     const uint8_t abort[2] = {REMOTE, 5};
     unicast_dropped(2, MIG_MSG_ABORT, abort, 2);
     assert_false(migrate_live(REMOTE));
     from_migrator(0, MIG_MSG_FORWARD, fwd, 6);
-    from_migrator(0, MIG_MSG_END, end, 4);
+    from_migrator(0, MIG_MSG_END, end, 8);
     sched_run_pending();
     assert_true(migrate_live(REMOTE));
     assert_string_equal(got, "p"); /* no 'z' */

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import build, report
 
 ALL = ("native", "cortex-m", "avr", "device", "ssl", "ssl-ports", "ssl-avr", "mixed",
-       "migration", "energy", "energy-load", "planner")
+       "migration", "migration-avr", "energy", "energy-load", "planner")
 
 
 def _absorb(name, path):
@@ -109,6 +109,11 @@ def _migration(bdir, port):
     return bench_migrate.main(["--build-dir", str(build.build_dir(bdir))])
 
 
+def _migration_avr(bdir, port):
+    from . import bench_xmigrate
+    return bench_xmigrate.main(["--build-dir", str(build.build_dir(bdir))])
+
+
 def _energy(bdir, port):
     from . import bench_energy
     return bench_energy.bench(bdir)
@@ -126,7 +131,7 @@ def _planner(bdir, port):
 
 RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _device,
            "ssl": _ssl, "ssl-ports": _ssl_ports, "ssl-avr": _ssl_avr, "mixed": _mixed,
-           "migration": _migration, "energy": _energy,
+           "migration": _migration, "migration-avr": _migration_avr, "energy": _energy,
            "energy-load": _energy_load, "planner": _planner}
 
 

@@ -18,14 +18,14 @@ from . import build
 
 ROOT = build.ROOT
 TARGETS = ("fuzz_app_file", "fuzz_appdesc", "fuzz_appmgr", "fuzz_bus_frame", "fuzz_bus_rx",
-           "fuzz_migrate_image", "fuzz_timesync")
+           "fuzz_migrate_image", "fuzz_state_layout", "fuzz_timesync")
 SEEDS = ROOT / "tests" / "fuzz" / "corpus"
 FUZZ_FLAGS = ("-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all "
               "-fno-omit-frame-pointer")
 CMAKE_ARGS = ("-DCMAKE_C_COMPILER=clang", "-DMOTET_BUILD_FUZZ=ON",
               f"-DCMAKE_C_FLAGS={FUZZ_FLAGS}",
               "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
-# What `motet test` gives each target: about 30 s for the six.
+# What `motet test` gives each target: about 40 s for the eight.
 TEST_SECONDS = 5
 
 
@@ -98,6 +98,7 @@ WHAT = {
     "fuzz_bus_frame": "bytes to the frame decoder, re-encoded when accepted",
     "fuzz_bus_rx": "a module's whole frame input: every frame type, tx-done and time events",
     "fuzz_migrate_image": "a migration image to its decoder",
+    "fuzz_state_layout": "a task's state in its program's layout to its decoder",
     "fuzz_timesync": "time-sync beacons to the clock fit",
 }
 

@@ -15,8 +15,8 @@ REPORT = ROOT / "docs" / "benchmarks.md"
 # "summary" is the table of current figures against the targets and the
 # peers, written by hand: no command writes it, and write_section() keeps it
 # like any other section.
-SECTION_ORDER = ["summary", "native", "cortex-m", "avr", "device", "migration", "ssl", "ssl-ports",
-                 "ssl-avr", "ssl-device", "mixed", "planner",
+SECTION_ORDER = ["summary", "native", "cortex-m", "avr", "device", "migration", "migration-avr",
+                 "ssl", "ssl-ports", "ssl-avr", "ssl-device", "mixed", "planner",
                  "threads",
                  "energy", "energy-load", "reliability", "soak"]
 

@@ -116,7 +116,8 @@ class Elf:
 
 
 # program_t {uint8_t id; const char *name; task_handler_t handler;
-# uint16_t state_size;} with each target's pointer size and alignment.
+# uint16_t state_size; const state_layout_t *layout;} with each target's
+# pointer size and alignment.
 POINTER = {"avr": (2, 1), "arm": (4, 4), "x86-64": (8, 8)}
 U16_ALIGN = {"avr": 1, "arm": 2, "x86-64": 2}
 
@@ -130,8 +131,9 @@ def program_layout(arch: str) -> tuple[int, int, int]:
     name = up(1, palign)
     handler = name + psize
     state = up(handler + psize, U16_ALIGN[arch])
+    layout = up(state + 2, palign)
     align = max(palign, U16_ALIGN[arch])
-    return handler, psize, up(state + 2, align)
+    return handler, psize, up(layout + psize, align)
 
 
 def code_address(arch: str, pointer: int) -> int:

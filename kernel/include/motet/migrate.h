@@ -11,8 +11,9 @@
  *
  *   1. REQUEST    reaches the source (forwarded along the routing tables).
  *   2. FREEZE     the source stops the task (its messages are held), has it
- *                 serialise itself (PORT_SERIALIZE), takes its timers with
- *                 their remaining time stamped in global time, its output
+ *                 serialise itself (PORT_SERIALIZE) or encodes its state in
+ *                 its program's layout (motet/state_layout.h), takes its
+ *                 timers with their remaining time in its ticks, its output
  *                 table and its group memberships, and multicasts FREEZE.
  *   3. REPLY      every other migrator holds back, at the sender, whatever
  *                 its module sends to the task from now on, and answers on
@@ -41,7 +42,11 @@
  * no memory, leaves it running at the source. Protocol model:
  * models/migration.pml.
  *
- * The task's side. A movable task (TASK_MOVABLE) answers PORT_SERIALIZE by
+ * The task's side. A program may declare its state's layout
+ * (program_t.layout): the kernel then moves the state itself, in a format
+ * that modules of other word sizes and byte orders read alike, and
+ * PORT_DESERIALIZE runs on arrival with no payload. Otherwise a movable
+ * task (TASK_MOVABLE) answers PORT_SERIALIZE by
  * putting its state in one heap block and handing it over with
  * migrate_state(); returning an error refuses the migration. On the
  * destination it gets PORT_DESERIALIZE with that state as the payload
@@ -109,7 +114,7 @@ enum {
     MIG_MSG_ATTACHED,         /* u8 pid, u8 id, u8 err */
     MIG_MSG_RESULT,           /* multicast: u8 pid, u8 id, u8 err, u8 source, u8 dest */
     MIG_MSG_FORWARD,          /* u8 pid, u8 id, then (u8 port, u16 len, bytes)... */
-    MIG_MSG_END,              /* u8 pid, u8 id, u16 messages forwarded */
+    MIG_MSG_END,              /* u8 pid, u8 id, u16 messages forwarded, u32 timers' age */
     MIG_MSG_REFUSED,          /* u8 pid, u8 err */
     MIG_MSG_PING,             /* u8 pid, u8 id: are you there (answer: none) */
     MIG_MSG_ABORT,            /* u8 pid, u8 id: drop the copy of a failed migration */
@@ -138,6 +143,8 @@ mt_err_t migrate_state(void *block, uint16_t len);
 void migrate_set_observer(migrate_observer_fn fn);
 /* Migrations this module takes part in right now. */
 uint8_t migrate_active(void);
+/* The name of a migrate_phase_t ("LIVE"), "?" for another number. */
+const char *migrate_phase_name(uint8_t phase);
 
 /* ---- kernel hooks (bus.c) ---- */
 

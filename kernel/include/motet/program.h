@@ -15,12 +15,16 @@
 #define MOTET_PROGRAM_H
 
 #include "motet/sched.h"
+#include "motet/state_layout.h"
 
 typedef struct program {
     uint8_t id;
     const char *name;
     task_handler_t handler;
     uint16_t state_size;
+    /* NULL: the task serialises its state itself (PORT_SERIALIZE); else
+     * the kernel moves it in this layout (motet/state_layout.h). */
+    const state_layout_t *layout;
 } program_t;
 
 /* Use `table` (n entries, ids unique) as this module's programs. */

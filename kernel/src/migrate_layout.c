@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state of a task whose program declares a layout (program_t.layout,
+ * motet/state_layout.h), moved by the migrator itself: encoded at the
+ * source instead of PORT_SERIALIZE, chunk by chunk as the image goes, from
+ * the task's own state (frozen, it does not change, and it stays until the
+ * destination runs the task), so that no second copy takes heap; decoded
+ * into the fresh state at the destination before PORT_DESERIALIZE. The two
+ * modules may lay the struct out differently (word size, alignment, byte
+ * order); the wire format is the same.
+ */
+#include "mem_internal.h"
+#include "migrate_internal.h"
+#include "motet/mem.h"
+#include "motet/program.h"
+
+#if MOTET_BUS
+
+mt_err_t mig_layout_check(const program_t *prog, uint16_t *len)
+{
+    *len = state_layout_size(prog->layout, prog->state_size);
+    return *len ? MT_OK : MT_ERR_INVALID; /* the program's layout does not fit its state */
+}
+
+bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n)
+{
+    const task_t *t = sched_find_task(pid);
+    const program_t *prog = t ? program_find_handler(t->handler) : NULL;
+    return prog && prog->layout &&
+           state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;
+}
+
+mt_err_t mig_layout_decode(task_t *t, const program_t *prog, uint8_t *block, uint16_t len)
+{
+    mt_err_t err = state_layout_decode(prog->layout, block, len, t->state, prog->state_size);
+    mem_release(block);
+    /* The layout's fields are in place: the task may rebuild the rest. */
+    return err ? err : sched_mig_call(t, PORT_DESERIALIZE, NULL, 0);
+}
+
+#endif /* MOTET_BUS */
