@@ -61,7 +61,7 @@
 
 /* The native interrupt line that makes the --migrate requests. */
 #define MIGRATE_LINE   0
-#define MAX_MIGRATIONS 4
+#define MAX_MIGRATIONS 8
 
 typedef struct migration {
     unsigned long pid, dest;
@@ -117,7 +117,7 @@ static const char *option(int argc, char **argv, int *i, const char *name)
 static void parse_migration(const char *v, options_t *o)
 {
     if (!SSL_MIGRATION) usage("--migrate needs the task migrator, not in this kernel", v);
-    if (o->n_migrate == MAX_MIGRATIONS) usage("too many --migrate options (at most 4)", v);
+    if (o->n_migrate == MAX_MIGRATIONS) usage("too many --migrate options (at most 8)", v);
     migration_t *m = &o->migrate[o->n_migrate];
     char *end;
     m->pid = strtoul(v, &end, 0);

@@ -29,11 +29,15 @@
  * part-way through its work has preempted it.
  *
  * A pulse on INT6, before the first packet, marks the start: the switches
- * of boot are left out. PB0 toggles at the end of each packet job, PB1 at
- * the end of each sensing job. A pulse on INT7 ends the run: the firmware
+ * of boot are left out. PB0 toggles at the end of each packet job, and
+ * PB4 + i at the end of each of copy i's, PB1 at the end of each sensing
+ * job. A pulse on INT7 ends the run: the firmware
  * prints "preload <switches> <voluntary> <involuntary> <to an equal>
  * <from the kernel stack> <jobs started over another> <lost>" counted since
- * the mark and halts (status 2 if a post found the pool full).
+ * the mark and, for the thread images, "to <packet> <sensing>": the
+ * involuntary switches that gave a packet thread, or a sensing thread, the
+ * CPU (thread_cuts_to()); then it halts (status 2 if a post found the pool
+ * full).
  */
 #include <avr/io.h>
 #include <stdio.h>
@@ -93,6 +97,13 @@ static void job(uint32_t cycles, uint8_t pin)
     SREG = sreg;
 }
 
+/* The pins a packet job of copy i toggles at its end: PB0 for every copy
+ * (the count), PB4 + i for its own (its packets' times, line by line). */
+static uint8_t packet_pins(uint8_t copy)
+{
+    return (uint8_t) (_BV(0) | _BV(4 + copy));
+}
+
 /* Job i of 0 .. 2 * COPIES - 1: the sensing jobs first, then the packet jobs. */
 static mt_pid_t pid_of(uint8_t i)
 {
@@ -124,13 +135,40 @@ PORT_AVR_ISR(INT3_vect)
 
 #if PRELOAD_THREADS
 
-static thread_switch_stats_t mark;
+/* Thread stacks in external SRAM, above the linker's data region (which
+ * ends at the top of the internal SRAM, 0x10FF). Interrupts land on the
+ * running thread's stack and their tails nest (five sources here), deeper
+ * than the port's 256-byte guarded minimum allows at the highest rates:
+ * twice that, still guarded. The counters' marks follow them there: the
+ * internal SRAM left for the kernel stack is the tightest resource. */
+#define STACK_BYTES   (2 * THREAD_STACK_BYTES(0))
+#define XSRAM_START   0x1100u
+#define thread_stacks ((uint8_t(*)[STACK_BYTES]) XSRAM_START)
+
+typedef struct marks {
+    thread_switch_stats_t at;   /* the kernel's counts at the mark */
+    thread_t *jobs[2 * COPIES]; /* the sensing threads, then the packet threads */
+    uint32_t cuts_to[2];        /* to the packet threads, the sensing ones, at the mark */
+} marks_t;
+#define M ((marks_t *) (XSRAM_START + 2u * COPIES * STACK_BYTES))
+
+/* The involuntary switches that gave a packet thread (from COPIES on), or
+ * a sensing thread, the CPU from a thread that still had work. */
+static uint32_t cuts_to(bool packets)
+{
+    uint32_t n = 0;
+    for (uint8_t i = packets ? COPIES : 0; i < (packets ? 2 * COPIES : COPIES); i++)
+        n += thread_cuts_to(M->jobs[i]);
+    return n;
+}
 
 /* The start of the measurement. */
 ISR(INT6_vect)
 {
-    thread_switch_stats(&mark);
+    thread_switch_stats(&M->at);
     mark_preempted = preempted;
+    M->cuts_to[0] = cuts_to(true);
+    M->cuts_to[1] = cuts_to(false);
 }
 
 /* The end of the experiment: report the counters and halt where we are. */
@@ -138,27 +176,20 @@ ISR(INT7_vect)
 {
     thread_switch_stats_t now;
     thread_switch_stats(&now);
-    char line[96];
-    int n = snprintf(line, sizeof line, "preload %lu %lu %lu %lu %lu %lu %u\n",
+    char line[160];
+    int n = snprintf(line, sizeof line, "preload %lu %lu %lu %lu %lu %lu %u to %lu %lu\n",
                      (unsigned long) (now.voluntary + now.involuntary + now.from_kernel -
-                                      mark.voluntary - mark.involuntary - mark.from_kernel),
-                     (unsigned long) (now.voluntary - mark.voluntary),
-                     (unsigned long) (now.involuntary - mark.involuntary),
-                     (unsigned long) (now.to_equal - mark.to_equal),
-                     (unsigned long) (now.from_kernel - mark.from_kernel),
-                     (unsigned long) (preempted - mark_preempted), (unsigned) lost);
+                                      M->at.voluntary - M->at.involuntary - M->at.from_kernel),
+                     (unsigned long) (now.voluntary - M->at.voluntary),
+                     (unsigned long) (now.involuntary - M->at.involuntary),
+                     (unsigned long) (now.to_equal - M->at.to_equal),
+                     (unsigned long) (now.from_kernel - M->at.from_kernel),
+                     (unsigned long) (preempted - mark_preempted), (unsigned) lost,
+                     (unsigned long) (cuts_to(true) - M->cuts_to[0]),
+                     (unsigned long) (cuts_to(false) - M->cuts_to[1]));
     port_console_write(line, (size_t) n);
     port_halt(lost ? 2 : 0);
 }
-
-/* Thread stacks in external SRAM, above the linker's data region (which
- * ends at the top of the internal SRAM, 0x10FF). Interrupts land on the
- * running thread's stack and their tails nest (five sources here), deeper
- * than the port's 256-byte guarded minimum allows at the highest rates:
- * twice that, still guarded. */
-#define STACK_BYTES   (2 * THREAD_STACK_BYTES(0))
-#define XSRAM_START   0x1100u
-#define thread_stacks ((uint8_t(*)[STACK_BYTES]) XSRAM_START)
 
 static void sense_thread(void *arg)
 {
@@ -172,10 +203,10 @@ static void sense_thread(void *arg)
 
 static void packet_thread(void *arg)
 {
-    (void) arg;
+    uint8_t pins = packet_pins((uint8_t) (uintptr_t) arg);
     for (;;) {
         msg_t *m = thread_receive_ev(THREAD_EV_RADIO);
-        if (m && m->port == PORT_0) job(PRELOAD_LP_CYCLES, _BV(0));
+        if (m && m->port == PORT_0) job(PRELOAD_LP_CYCLES, pins);
     }
 }
 
@@ -184,12 +215,13 @@ static void start_jobs(void)
     for (uint8_t i = 0; i < 2 * COPIES; i++) {
         bool sensing = i < COPIES;
         thread_spec_t spec = {.entry = sensing ? sense_thread : packet_thread,
+                              .arg = (void *) (uintptr_t) (i - COPIES),
                               .stack = thread_stacks[i],
                               .stack_size = STACK_BYTES,
                               .prio = sensing ? PRIO_SENSE : PRIO_PACKET,
                               .cls = PRELOAD_RR ? THREAD_CLASS_RR : THREAD_CLASS_DEFAULT,
                               .pid = pid_of(i)};
-        if (thread_create(&spec, NULL) != MT_OK) port_halt(1);
+        if (thread_create(&spec, &M->jobs[i]) != MT_OK) port_halt(1);
     }
 }
 
@@ -224,7 +256,8 @@ static mt_err_t packet_handler(void *state, mt_port_t port, void *data, uint16_t
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) job(PRELOAD_LP_CYCLES, _BV(0));
+    if (port == PORT_0)
+        job(PRELOAD_LP_CYCLES, packet_pins((uint8_t) (sched_current_pid() - PID_PACKET0)));
     return MT_OK;
 }
 
@@ -245,7 +278,7 @@ static void start_jobs(void)
 int main(void)
 {
     motet_boot();
-    DDRB |= _BV(0) | _BV(1);
+    DDRB |= _BV(0) | _BV(1) | _BV(4) | _BV(5) | _BV(6) | _BV(7);
     /* INT0..3 (PD0..3) packets, INT6 (PE6) mark, INT7 (PE7) end: inputs,
      * pulled up, falling edge. */
     DDRD &= (uint8_t) ~0x0Fu;

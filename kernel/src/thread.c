@@ -149,6 +149,16 @@ void thread_switch_stats(thread_switch_stats_t *out)
     port_irq_restore(s);
 }
 
+#if MOTET_THREAD_CUT_STATS
+uint32_t thread_cuts_to(const thread_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    uint32_t n = t->cuts_to;
+    port_irq_restore(s);
+    return n;
+}
+#endif
+
 /* Threads created THREAD_START_AT_RUN by boot code become ready now. */
 static void release_at_run(void)
 {
@@ -340,13 +350,16 @@ static MT_INLINE void take_cpu(thread_t *t)
 /* Book a switch from `from` to `to` (NULL: K) under its cause. A thread
  * that is back in the ready structure still had work: the switch was
  * forced on it. K and the idle thread have no work of their own to lose. */
-static MT_INLINE void count_switch(const thread_t *from, const thread_t *to)
+static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
         cause = &T.why.from_kernel;
     } else if (from->state == TS_READY) {
         cause = &T.why.involuntary;
+#if MOTET_THREAD_CUT_STATS
+        if (to) to->cuts_to++;
+#endif
         if (to && to->prio == from->prio) T.why.to_equal++;
     }
     (*cause)++;

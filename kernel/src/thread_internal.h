@@ -84,6 +84,9 @@ struct thread {
     thread_t **wait_list; /* the wait list it is on, NULL if none */
     void *wait_data;      /* what the waker needs: the waiter's request, on its stack */
     struct mutex *held;   /* mutexes it holds, linked through next_held */
+#if MOTET_THREAD_CUT_STATS
+    uint32_t cuts_to; /* involuntary switches that gave it the CPU */
+#endif
 };
 
 /* How a thread enters the ready structure. */

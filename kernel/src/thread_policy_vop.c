@@ -27,6 +27,26 @@
  * level * 2 otherwise; the ready threads are re-keyed when the mode
  * changes. The quantum timer is tickless: armed only while an equal waits
  * and the running thread may be sliced.
+ *
+ * MOTET_VOP_DEFER_QUANTA > 0 builds the deferring variant instead, for
+ * the paper's figure: as written, short jobs cut the long ones at every
+ * quantum end of round robin, and a period spares only the quantum ends
+ * inside it. The variant defers short jobs as the paper's "deferring small
+ * processes" says, and opens a period per batch of them:
+ *   - a short thread never cuts a long one in round robin: long threads
+ *     share the CPU by quantum among themselves only;
+ *   - once the running long threads have done MOTET_VOP_DEFER_QUANTA
+ *     quanta of work while a short thread waited (its delta, counted from
+ *     the first short thread that waits, not from the last mode change),
+ *     a preemption-free period opens: the long thread gives way once and
+ *     every short thread waiting or arriving runs to completion; the
+ *     period ends when none is left (a long thread starts);
+ *   - short threads are always keyed above long ones of their level, so
+ *     when a long thread blocks or ends on its own they run first, which
+ *     costs no involuntary switch;
+ *   - a short thread that uses up its quantum is long from then on, and
+ *     sliced among the long ones.
+ * Long, short, quantum and priorities between levels are as above.
  */
 #include "motet/timer.h"
 #include "thread_internal.h"
@@ -35,10 +55,15 @@
 
 #define QUANTUM TIMER_US(MOTET_THREAD_SLICE_US)
 #define DELTA   ((uint32_t) MOTET_VOP_DELTA_QUANTA * QUANTUM)
+#define DEFER   MOTET_VOP_DEFER_QUANTA /* 0: the algorithm as written */
+/* The variant's delta (never read by the literal build, which has none). */
+#define DEFER_TICKS ((uint32_t) (DEFER ? DEFER : 1) * QUANTUM)
 
 static struct {
-    uint32_t work;    /* thread CPU ticks since the mode changed */
-    bool free_period; /* a preemption-free period is open */
+    uint32_t work;      /* thread CPU ticks since the mode changed (the variant:
+                         * long threads' ticks while a short one waited) */
+    uint32_t wait_from; /* the variant: timer_now() when a short one began to wait */
+    bool free_period;   /* a preemption-free period is open */
 } V;
 
 bool thread_vop_preemption_free(void)
@@ -53,7 +78,13 @@ static bool is_short(const thread_t *t)
 
 static uint8_t key_of(const thread_t *t)
 {
-    return (uint8_t) (t->prio * 2 + (V.free_period && is_short(t) ? 1 : 0));
+    return (uint8_t) (t->prio * 2 + ((DEFER || V.free_period) && is_short(t) ? 1 : 0));
+}
+
+/* The first ready thread of cur's level that is short (or long). */
+static thread_t *waiting(const thread_t *cur, bool short_one)
+{
+    return rq_first((uint8_t) (cur->prio * 2 + (short_one ? 1 : 0)));
 }
 
 void policy_init(void)
@@ -90,6 +121,7 @@ void policy_ready(thread_t *t, uint8_t how)
          * which makes it short unless it never ran. */
         if (t->quantum < QUANTUM) t->flags &= (uint8_t) ~THREAD_F_LONG;
     }
+    if (DEFER && is_short(t) && !waiting(t, true)) V.wait_from = timer_now();
     t->key = key_of(t);
     rq_push(t, how == READY_PREEMPTED && !spent);
 }
@@ -106,6 +138,11 @@ thread_t *policy_peek(void)
 
 bool policy_preempts(const thread_t *c, const thread_t *cur)
 {
+    if (DEFER && c->prio == cur->prio) {
+        if (is_short(cur)) return false;       /* runs to completion */
+        if (is_short(c)) return V.free_period; /* deferred until a period */
+        return cur->flags & THREAD_F_SLICE;
+    }
     uint8_t kc = c->key, kr = key_of(cur);
     if (kc != kr) return kc > kr;
     if (V.free_period && is_short(cur)) return false; /* runs to completion */
@@ -132,8 +169,45 @@ static void set_free_period(bool free)
     rekey_ready();
 }
 
+/* The variant: what the running thread's timer waits for. A long thread
+ * is sliced for a long equal, and stopped for the short ones when their
+ * delta is done; a short thread is timed to become long at the end of its
+ * quantum if an equal waits. A long thread whose quantum ran out with no long equal to
+ * take over gets a new one in place (nothing was switched). */
+static void started_deferring(thread_t *cur)
+{
+    if (is_short(cur)) {
+        V.free_period = false; /* short ones are served: their delta starts again */
+        V.work = 0;
+        /* At the end of its quantum it becomes long (policy_charge), if
+         * an equal waits for the CPU. */
+        if (waiting(cur, false) || waiting(cur, true))
+            thread_slice_arm(cur, cur->quantum ? cur->quantum : 1);
+        else
+            thread_slice_disarm();
+        return;
+    }
+    V.free_period = false;
+    bool longs = waiting(cur, false) != NULL, shorts = waiting(cur, true) != NULL;
+    if (!longs && (cur->flags & THREAD_F_SLICE)) renew(cur);
+    if (!shorts) V.work = 0;
+    uint32_t due = longs ? (cur->quantum ? cur->quantum : 1) : 0;
+    if (shorts) {
+        uint32_t left = V.work < DEFER_TICKS ? DEFER_TICKS - V.work : 1;
+        if (!due || left < due) due = left;
+    }
+    if (due)
+        thread_slice_arm(cur, due);
+    else
+        thread_slice_disarm();
+}
+
 void policy_started(thread_t *cur)
 {
+    if (DEFER) {
+        started_deferring(cur);
+        return;
+    }
     if (V.free_period && !is_short(cur)) set_free_period(false); /* no short job left */
     thread_t *best = rq_peek();
     bool sliced = !(V.free_period && is_short(cur));
@@ -147,6 +221,19 @@ void policy_charge(thread_t *cur, uint32_t ran)
 {
     cur->quantum = ran < cur->quantum ? cur->quantum - ran : 0;
     if (!cur->quantum) cur->flags |= THREAD_F_SLICE;
+    if (DEFER) {
+        /* A short job that used up its quantum is long from now on: it is
+         * sliced among the long ones, as in round robin. */
+        if (!cur->quantum) cur->flags |= THREAD_F_LONG;
+        /* A short thread waited while this long one ran: its delta goes on
+         * by the part of `ran` since it began to wait. */
+        if (!is_short(cur) && waiting(cur, true)) {
+            uint32_t waited = cur->run_from + ran - V.wait_from;
+            V.work += waited < ran ? waited : ran;
+        }
+        if (V.work >= DEFER_TICKS) V.free_period = true;
+        return;
+    }
     V.work += ran;
     if (V.work >= DELTA) set_free_period(!V.free_period); /* after each delta of work */
 }

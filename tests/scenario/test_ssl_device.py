@@ -15,6 +15,7 @@ the way would show as a wrong or missing direction.
 """
 
 import json
+import re
 import subprocess
 import sys
 
@@ -319,10 +320,57 @@ def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp
     assert any(e["ph"] == "B" and e["name"] == "ht P0" for e in trace)
 
 
+def test_demo_deadline_change_migrates_the_sc_tasks_and_reports_the_energy(build_dir, tmp_path):
+    """A scenario whose block deadline goes from 250 to 200 ms at 2 s: the
+    host takes the table's 200 ms row, the four SC tasks (which carry each
+    channel's FFT spectrum) move one after another to the compute module
+    and run only there afterwards, the talker is still located, and the
+    report shows the energy per period before and after, saved against the
+    description's placement kept, and per module within 10 % of the
+    planner's prediction with the window's measured costs."""
+    scenario = tmp_path / "change.toml"
+    scenario.write_text("seed = 3\nduration = 4.5\n[[source]]\nangle = 60\nstart = 0.5\n"
+                        "duration = 3.5\n[[deadline]]\ntime = 2.0\nblock_ms = 200\n")
+    out = tmp_path / "out"
+    lines = []
+    status, summary = ssl_demo.run_demo(build_dir, scenario, out_dir=out, print_=lines.append)
+    text = "\n".join(lines)
+    assert status == 0, text
+    assert "t=2 s  block deadline -> 200 ms (table row 200 ms): sc0 m2->m1, sc1 m3->m1, " \
+           "sc2 m4->m1, sc3 m5->m1" in text
+    moved = re.findall(r"migrated (sc\d) m(\d) -> m1, left m\d at t=([\d.]+) s", text)
+    assert [(name, int(src)) for name, src, _ in moved] == \
+        [("sc0", 2), ("sc1", 3), ("sc2", 4), ("sc3", 5)], text
+    assert "did not succeed" not in text
+    pid, _ = pids()
+    logs = out / "ssl-demo-logs"
+    for name, src, at_s in moved:
+        later = float(at_s) * 1e6 + 250e3
+        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                   for r in events(logs, 1)), f"{name} never ran on m1"
+        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                       for r in events(logs, int(src))), f"{name} still ran on m{src}"
+    assert summary["detections"] and all(
+        angle_error(d["angle"], d["truth"]) <= TOLERANCE_DEG
+        for d in summary["detections"] if d["truth"] is not None)
+    windows = re.findall(r"    ([\d.]+) - ([\d.]+) s: (\d+) simulated, (\d+) with the "
+                         r"description's placement kept \(saved (-?\d+)", text)
+    assert [(float(a), float(b)) for a, b, *_ in windows][0] == (1.0, 2.0), text
+    assert [float(a) for a, *_ in windows][1:] == [2.9], text  # 4 moves 0.1 s apart, 0.5 s
+    assert int(windows[0][4]) == 0 and int(windows[1][4]) > 0, text
+    measured = re.findall(r"the costs measured in the window: \d+; per module off by (.*)", text)
+    assert len(measured) == 2
+    for line in measured:
+        offs = [float(x) for x in re.findall(r"m\d ([+-][\d.]+) %", line)]
+        assert len(offs) == 5 and all(abs(x) <= 10 for x in offs), line
+
+
 @pytest.mark.parametrize("content, says", [
     ("seed = 1\nduration = 3.0\n[array]\nside = -0.2\n", "bad.toml:4: 'side' = -0.2 is outside"),
     ("seed = 1\nduration = 3.0\n[[source]]\nangle = 30\nstart = 0.5\nduration = 1.0\n"
      "kind = \"whistle\"\n", "bad.toml:7: 'kind' must be \"speech\" or \"noise\""),
+    ("seed = 1\nduration = 3.0\n[[deadline]]\ntime = 1.0\nblock_ms = 0\n",
+     "bad.toml:5: 'block_ms' = 0 is outside"),
     (None, "bad.toml: No such file or directory"),
 ])
 def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tmp_path, content,

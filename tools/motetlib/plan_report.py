@@ -255,7 +255,13 @@ def main(argv=None):
                          "check the plan against it (tools/motetlib/regions.py)")
     ap.add_argument("--kinds", metavar="P,Q",
                     help="the two processor kinds of --regions (default: the device's two)")
+    ap.add_argument("--table", metavar="TASK=MS,MS...",
+                    help="instead of one placement, solve one per deadline of the set on "
+                         "TASK's chains and write them as a table for re-placement at run "
+                         "time (tools/motetlib/replan.py)")
     args = ap.parse_args(argv)
+    if args.table:
+        return _table_main(args, argv)
     try:
         if not 0 < args.max_util <= 1:
             raise PlanError(f"--max-util {args.max_util:g}: must be above 0 and at most 1")
@@ -300,16 +306,55 @@ def main(argv=None):
     except (PlanError, appplace.AppError, devmod.DeviceError, profmod.ProfileError) as e:
         print(f"plan: error: {e}", file=sys.stderr)
         return 2
-    if args.output:
+    return _write_output(text, args.output)
+
+
+def _write_output(text, path):
+    """Write the plan's file to `path`, or print it; the exit status."""
+    if path:
         try:
-            Path(args.output).write_text(text)
+            Path(path).write_text(text)
         except OSError as e:
-            print(f"plan: error: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+            print(f"plan: error: cannot write {path}: {e.strerror}", file=sys.stderr)
             return 2
-        _print(f"\nplan: wrote {args.output}")
+        _print(f"\nplan: wrote {path}")
     else:
         _print("\n" + text, end="")
     return 0
+
+
+def _table_main(args, argv):
+    """`motet plan --table TASK=MS,MS...`: the re-placement table."""
+    from . import replan
+    try:
+        task, _, values = args.table.partition("=")
+        try:
+            deadlines = [float(v) for v in values.split(",")]
+        except ValueError:
+            deadlines = []
+        if not task or not deadlines or not all(0 < d < 3.6e6 for d in deadlines):
+            raise PlanError(f"--table {args.table!r}: expected TASK=MS[,MS...], each deadline "
+                            "above 0 ms")
+        if args.deadline or args.pin or args.regions:
+            raise PlanError("--table takes no --deadline, --pin or --regions")
+        app = appplace.load(args.app)
+        dev = devmod.load(args.device)
+        ppath = args.profile or Path(args.app).with_name(Path(args.app).stem + ".profile.toml")
+        prof = profmod.load(ppath, app)
+        if task not in prof.tasks:
+            raise PlanError(f"--table: '{task}' is not a task of {app.name}")
+        table = replan.make_table(app, dev, prof, task, deadlines, args.period)
+        text = replan.write_table(table, f"Re-placement table of {app.name} on {dev.name}, "
+                                         f"made ahead of time by: ./motet plan "
+                                         f"{shlex.join(argv)}\nFormat: tools/motetlib/replan.py.")
+    except (PlanError, appplace.AppError, devmod.DeviceError, profmod.ProfileError) as e:
+        print(f"plan: error: {e}", file=sys.stderr)
+        return 2
+    for r in table.rows:
+        where = ", ".join(f"{t} m{m}" for t, m in r.where.items() if m != app.task(t).module)
+        _print(f"deadline {r.deadline_ms:g} ms on {task}: {r.total_uj:.1f} uJ per period; "
+               f"moved from the description: {where or 'none'}")
+    return _write_output(text, args.output)
 
 
 def _print(*args, **kw):

@@ -40,7 +40,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import build, device as devmod, eventlog, module_kinds as kinds, run_device
+from . import build, device as devmod, eventlog, module_kinds as kinds, run_device, ssl_replan
 
 ROOT = build.ROOT
 DEVICE = ROOT / "devices" / "ssl-device.toml"
@@ -349,13 +349,14 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
                "apps/ssl/README.md, \"Scenario files\")")
         return 2, None
     names = task_names()
+    scenario_arg = ["--scenario", str(Path(scenario).resolve())]
+    migrate, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg)
     lines = []
     log_dir = Path(out_dir) / "ssl-demo-logs"
     shutil.rmtree(log_dir, ignore_errors=True)
     t0 = time.monotonic()
     status, report = run_device.run(dev, bdir, seed=seed, until=run_until(scenario),
-                                    log_dir=log_dir,
-                                    extra=["--scenario", str(Path(scenario).resolve())],
+                                    log_dir=log_dir, extra=[*scenario_arg, *migrate],
                                     out=lines.append, progress=False)
     wall = time.monotonic() - t0
     if status != 0 or report is None:
@@ -373,9 +374,12 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
     for line in device_lines(dev, names):
         print_(line)
     print_("")
-    for block in (detection_lines(found, heard_blocks(scenario)),
-                  alert_lines(alerts, check_ffts(alerts, records, names)),
-                  module_lines(dev, report, counts)):
+    blocks = [detection_lines(found, heard_blocks(scenario)),
+              alert_lines(alerts, check_ffts(alerts, records, names)),
+              module_lines(dev, report, counts)]
+    if replan_report:
+        blocks.append(replan_report(records, report["end_s"]))
+    for block in blocks:
         for line in block:
             print_(line)
         print_("")

@@ -20,7 +20,7 @@
 
 #include "sim.h"
 
-typedef enum { T_TOP, T_ARRAY, T_NOISE, T_TEMPERATURE, T_SOURCE, T_FIRE } table_t;
+typedef enum { T_TOP, T_ARRAY, T_NOISE, T_TEMPERATURE, T_SOURCE, T_FIRE, T_DEADLINE } table_t;
 
 typedef struct reader {
     const char *path;
@@ -86,7 +86,8 @@ static int open_table(reader_t *r, const char *name, bool array)
                  {"noise", T_NOISE, false},
                  {"temperature", T_TEMPERATURE, false},
                  {"source", T_SOURCE, true},
-                 {"fire", T_FIRE, true}};
+                 {"fire", T_FIRE, true},
+                 {"deadline", T_DEADLINE, true}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strcmp(name, known[i].name) != 0) continue;
         if (array != known[i].array)
@@ -102,6 +103,11 @@ static int open_table(reader_t *r, const char *name, bool array)
             if (r->sc->n_fires == SIM_MAX_FIRES)
                 return fail(r, "more than %d fires", SIM_MAX_FIRES);
             r->sc->fires[r->sc->n_fires++] = (sim_fire_t){.rise_c = 20.0, .tau_s = 10.0};
+        }
+        if (r->table == T_DEADLINE) {
+            if (r->sc->n_deadlines == SIM_MAX_DEADLINES)
+                return fail(r, "more than %d deadline changes", SIM_MAX_DEADLINES);
+            r->sc->deadlines[r->sc->n_deadlines++] = (sim_deadline_t){.block_ms = 250.0};
         }
         return 0;
     }
@@ -220,6 +226,11 @@ static int set_key(reader_t *r, const char *key, const value_t *v)
         field_t f[] = {{"time", &fire->time_s, 0.0, 3600.0},
                        {"rise", &fire->rise_c, 0.0, 1000.0},
                        {"tau", &fire->tau_s, 0.01, 3600.0}};
+        return set_number(r, f, NFIELDS(f), key, v);
+    }
+    case T_DEADLINE: {
+        sim_deadline_t *d = &sc->deadlines[sc->n_deadlines - 1];
+        field_t f[] = {{"time", &d->time_s, 0.0, 3600.0}, {"block_ms", &d->block_ms, 1.0, 10000.0}};
         return set_number(r, f, NFIELDS(f), key, v);
     }
     }

@@ -37,10 +37,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_MICS        4
-#define SIM_MAX_SOURCES 32
-#define SIM_MAX_FIRES   8
-#define SIM_ADC_BITS    12
+#define SIM_MICS          4
+#define SIM_MAX_SOURCES   32
+#define SIM_MAX_FIRES     8
+#define SIM_MAX_DEADLINES 8
+#define SIM_ADC_BITS      12
 
 typedef enum { SIM_SPEECH, SIM_NOISE } sim_kind_t;
 
@@ -60,6 +61,14 @@ typedef struct sim_fire {
     double tau_s;  /* time constant of the rise */
 } sim_fire_t;
 
+/* A change of the block deadline (capture end to the radio) at run time:
+ * the user's request the device's host acts on by placing the tasks
+ * again (tools/motetlib/replan.py); the modules only check it. */
+typedef struct sim_deadline {
+    double time_s;   /* the request arrives */
+    double block_ms; /* the new deadline */
+} sim_deadline_t;
+
 typedef struct sim_scenario {
     uint64_t seed;
     double duration_s;     /* length of the run */
@@ -74,6 +83,8 @@ typedef struct sim_scenario {
     sim_source_t sources[SIM_MAX_SOURCES];
     unsigned n_fires;
     sim_fire_t fires[SIM_MAX_FIRES];
+    unsigned n_deadlines;
+    sim_deadline_t deadlines[SIM_MAX_DEADLINES];
 } sim_scenario_t;
 
 typedef struct sim sim_t;

@@ -199,10 +199,24 @@
 #define MOTET_THREAD_SLEEP 1
 #endif
 
+/* 1 counts, per thread, the involuntary switches that gave it the CPU
+ * (thread_cuts_to()): 4 B of RAM per thread, for benchmarks that tell
+ * switches apart by cause. */
+#ifndef MOTET_THREAD_CUT_STATS
+#define MOTET_THREAD_CUT_STATS 0
+#endif
+
 /* Value of preemption: quanta of thread work between the changes of mode
  * (normal round robin <-> preemption-free period). */
 #ifndef MOTET_VOP_DELTA_QUANTA
 #define MOTET_VOP_DELTA_QUANTA 100
+#endif
+
+/* Value of preemption: 0 runs the algorithm as written; N > 0 the variant
+ * that defers short jobs until the long ones have done N quanta of work
+ * while a short one waited (kernel/src/thread_policy_vop.c). */
+#ifndef MOTET_VOP_DEFER_QUANTA
+#define MOTET_VOP_DEFER_QUANTA 0
 #endif
 
 /* Timer mode: 0 tickless (the compare is armed for the nearest deadline),
@@ -327,8 +341,14 @@
 #if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS && !MOTET_THREAD_SLEEP
 #error "the MANTIS baseline keeps its sleep queue: MOTET_THREAD_SLEEP must be 1"
 #endif
+#if MOTET_THREAD_CUT_STATS != 0 && MOTET_THREAD_CUT_STATS != 1
+#error "MOTET_THREAD_CUT_STATS must be 0 or 1"
+#endif
 #if MOTET_VOP_DELTA_QUANTA < 1 || MOTET_VOP_DELTA_QUANTA > 10000
 #error "MOTET_VOP_DELTA_QUANTA must be 1..10000"
+#endif
+#if MOTET_VOP_DEFER_QUANTA < 0 || MOTET_VOP_DEFER_QUANTA > 10000
+#error "MOTET_VOP_DEFER_QUANTA must be 0..10000"
 #endif
 #if MOTET_TIMER_PERIODIC != 0 && MOTET_TIMER_PERIODIC != 1
 #error "MOTET_TIMER_PERIODIC must be 0 or 1"

@@ -221,6 +221,12 @@ uint32_t thread_mantis_ticks(void);
 uint32_t thread_switch_count(void);
 /* The same switches split by cause into *out; any context. */
 void thread_switch_stats(thread_switch_stats_t *out);
+#if MOTET_THREAD_CUT_STATS
+/* The involuntary switches since t was created that gave t the CPU (from a
+ * thread that still had work): a benchmark tells their causes apart by
+ * the threads they served. Any context. */
+uint32_t thread_cuts_to(const thread_t *t);
+#endif
 /* Deepest use of t's stack so far, in bytes (the stack is painted at
  * creation); for a guarded thread also checks its guard. */
 size_t thread_stack_high_water(const thread_t *t);

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: MIT
+"""Re-placement in the SSL demo: the scenario's `[[deadline]]` changes
+(the user asking the device's host for another block deadline) answered
+with the table apps/ssl/ssl_device.table.toml (`motet plan --table`), the
+tasks that must move migrated, and the energy per period before and after.
+
+The host here is the demo's side of the hub (tools/motetlib/replan.py says
+what it does). Its answer to a change depends only on the table and the
+deadline, so the migrations are handed to the loader module as requests at
+the change's instant (`ssl_device --migrate PID:MODULE@S`), which makes them
+at that simulated time through the task migrator. After the run the host
+reads the event log of the window before the first change and checks the
+measured costs against the profile (the drift trigger).
+
+Energy per period of a window: the hub's energy (active power while busy,
+sleep power otherwise) of runs ending at the window's two ends, divided by
+the periods between them; beside it the planner's prediction for the
+placement of that window less the radio's bytes (the hub does not charge
+the radio), as in the planner benchmark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+
+from . import appplace, build, eventlog, planner, profile as profmod, replan, run_device
+
+APP = build.ROOT / "apps" / "ssl" / "ssl_device.toml"
+PROFILE = build.ROOT / "apps" / "ssl" / "ssl_device.profile.toml"
+TABLE = build.ROOT / "apps" / "ssl" / "ssl_device.table.toml"
+FIRST_APP_PID = 0x10
+START_DEADLINE_MS = 250.0  # the block period: a block is due before the next one
+WARMUP_S = 1.0  # the first second (SC training, first blocks) is left out of every window
+MOVE_GAP_S = 0.1  # one migration at a time: a task's move takes some 60 ms here
+SETTLE_S = 0.5  # after the last move of a change, half a second is left out too
+MIGRATE_LEFT = 4  # eventlog.MIGRATE_PHASES.index("LEFT"): the source's record of a success
+
+
+@dataclasses.dataclass
+class Change:
+    t_s: float
+    deadline_ms: float
+    moves: list
+    why: str
+
+
+def deadline_changes(scenario) -> list[tuple[float, float]]:
+    """[(time s, block deadline ms)] of the scenario, in time order."""
+    doc = tomllib.loads(Path(scenario).read_text())
+    return sorted((float(d.get("time", 0.0)), float(d.get("block_ms", 250.0)))
+                  for d in doc.get("deadline", []))
+
+
+def plan_changes(app, dev, prof, table, changes) -> list[Change]:
+    rp = replan.Replanner(table, app, dev, prof, {t.name: t.module for t in app.tasks},
+                          START_DEADLINE_MS)
+    out = []
+    for t_s, ms in changes:
+        mv = rp.on_deadline(ms)
+        out.append(Change(t_s, ms, mv, rp.why))
+    return out
+
+
+def migrate_args(app, changes) -> list[str]:
+    """The loader's requests: a change's moves one after another, MOVE_GAP_S
+    apart (the migrators of a module take one image at a time; four at once
+    ran a destination out of message blocks and three were taken back)."""
+    pid = {t.name: FIRST_APP_PID + t.pid for t in app.tasks}
+    return [a for c in changes for i, m in enumerate(c.moves)
+            for a in ("--migrate", f"{pid[m.task]:#04x}:{m.dst}@{c.t_s + i * MOVE_GAP_S:g}")]
+
+
+def _energy_at(dev, bdir, until, extra):
+    lines = []
+    status, rep = run_device.run(dev, bdir, until=until, extra=extra, out=lines.append,
+                                 progress=False)
+    if status != 0 or rep is None:
+        raise planner.PlanError(f"the device run to {until:g} s failed:\n"
+                                + "\n".join(lines[-20:]))
+    return {m.id: rep["modules"][str(m.id)]["energy_mj"] for m in dev.modules}
+
+
+def windows(changes, end_s):
+    """[(lo, hi, index of the placement)] between the changes that move."""
+    edges, out, lo, k = [c for c in changes if c.moves], [], WARMUP_S, 0
+    for c in edges:
+        if c.t_s > lo:
+            out.append((lo, c.t_s, k))
+        lo, k = c.t_s + len(c.moves) * MOVE_GAP_S + SETTLE_S, k + 1
+    if end_s > lo:
+        out.append((lo, end_s, k))
+    return out
+
+
+def _placements(app, changes):
+    out = [{t.name: t.module for t in app.tasks}]
+    for c in changes:
+        if c.moves:
+            where = dict(out[-1])
+            where.update({m.task: m.dst for m in c.moves})
+            out.append(where)
+    return out
+
+
+@dataclasses.dataclass
+class Window:
+    lo: float
+    hi: float
+    where: dict
+    simulated: dict  # module -> uJ per period, with the re-placement
+    kept: dict  # module -> uJ per period, the description's placement kept all along
+    predicted: dict  # module -> uJ per period, the profile's costs (the table's model)
+    remeasured: dict  # module -> uJ per period, the costs measured in the window
+    drift: str  # the host's drift check on the window
+
+
+def _predicted(p, where):
+    """{module: uJ per period} of the model, less the radio's bytes."""
+    fig = planner.evaluate(p, where)
+    radio = p.radio_uj() if p.radio else 0.0
+    return {m: fig.energy_uj[m] - (radio if p.radio and where[p.radio] == m else 0)
+            for m in p.modules}
+
+
+def measure(app, dev, prof, table, bdir, changes, extra, migrate, records, end_s):
+    """A Window per stretch between the changes that move tasks."""
+    kinds = {m.processor.name: "demo" for m in dev.modules}
+    runs = {}
+
+    def energy(t, moved):
+        if (t, moved) not in runs:
+            runs[t, moved] = _energy_at(dev, bdir, t, [*extra, *(migrate if moved else [])])
+        return runs[t, moved]
+
+    def per_period(lo, hi, moved):
+        n = (hi - lo) * 1e3 / prof.period_ms
+        return {m.id: (energy(hi, moved)[m.id] - energy(lo, moved)[m.id]) * 1e3 / n
+                for m in dev.modules}
+
+    placements = _placements(app, changes)
+    out = []
+    for lo, hi, k in windows(changes, end_s):
+        where = placements[k]
+        rp = replan.Replanner(table, app, dev, prof, where, START_DEADLINE_MS)
+        measured = profmod.from_logs(app, dev, [(where, records)], prof.period_ms, lo, hi, kinds)
+        mv = rp.on_costs(measured)
+        drift = rp.why + ("; the host would move "
+                          + ", ".join(f"{m.task} m{m.src}->m{m.dst}" for m in mv) if mv else "")
+        out.append(Window(lo, hi, where, per_period(lo, hi, True), per_period(lo, hi, False),
+                          _predicted(planner.Problem(app, dev, prof), where),
+                          _predicted(planner.Problem(app, dev, rp.prof), where), drift))
+    return out
+
+
+def migrations_done(app, records):
+    """[(time s, task, source module, destination)] of the migrations that
+    succeeded: the source's LEFT records."""
+    name = {FIRST_APP_PID + t.pid: t.name for t in app.tasks}
+    out = []
+    for mid, recs in records.items():
+        for r in recs:
+            if (isinstance(r, eventlog.Event) and r.type == "MIGRATE"
+                    and r.arg >> 8 == MIGRATE_LEFT and r.pid in name):
+                out.append((r.time_us / 1e6, name[r.pid], mid, r.arg & 0xFF))
+    return sorted(out)
+
+
+def _off(pred, sim):
+    return "  ".join(f"m{m} {100 * (pred[m] / sim[m] - 1):+.1f} %" for m in sim)
+
+
+def report_lines(changes, done, wins):
+    out = ["Re-placement (the host, with the table apps/ssl/ssl_device.table.toml made by "
+           "`motet plan --table radio=200,250`):",
+           f"  start: the description's placement, block deadline {START_DEADLINE_MS:g} ms"]
+    for c in changes:
+        mv = ", ".join(f"{m.task} m{m.src}->m{m.dst}" for m in c.moves) or "nothing moves"
+        out.append(f"  t={c.t_s:g} s  block deadline -> {c.deadline_ms:g} ms ({c.why}): {mv}")
+    for t, task, src, dst in done:
+        out.append(f"    migrated {task} m{src} -> m{dst}, left m{src} at t={t:.3f} s")
+    asked = sum(len(c.moves) for c in changes)
+    if asked != len(done):
+        out.append(f"    {asked - len(done)} migration(s) did not succeed: the task stayed "
+                   "(the event logs say why)")
+    out.append("  energy per period, uJ, of the five modules (the radio's bytes left out: the "
+               "hub does not charge them):")
+    for w in wins:
+        sim, kept = sum(w.simulated.values()), sum(w.kept.values())
+        out.append(f"    {w.lo:g} - {w.hi:g} s: {sim:.0f} simulated, {kept:.0f} with the "
+                   f"description's placement kept (saved {kept - sim:.0f}, "
+                   f"{100 * (1 - sim / kept):.1f} %)")
+        out.append(f"      predicted, the profile's costs: {sum(w.predicted.values()):.0f}; "
+                   f"per module off by {_off(w.predicted, w.simulated)}")
+        out.append(f"      predicted, the costs measured in the window: "
+                   f"{sum(w.remeasured.values()):.0f}; per module off by "
+                   f"{_off(w.remeasured, w.simulated)}")
+        out.append(f"      drift check ({replan.DRIFT_THRESHOLD:.0%} of a task's cycles per "
+                   f"period): {w.drift}")
+    return out
+
+
+def run(dev, bdir, scenario, extra):
+    """(migrate options for the run, a function of the run's event logs and
+    its end giving the report lines); ([], None) without deadline changes."""
+    changes = deadline_changes(scenario)
+    if not changes:
+        return [], None
+    app = appplace.load(APP)
+    prof = profmod.load(PROFILE, app)
+    table = replan.load_table(TABLE, app)
+    plan = plan_changes(app, dev, prof, table, changes)
+    args = migrate_args(app, plan)
+
+    def report(records, end_s):
+        wins = measure(app, dev, prof, table, bdir, plan, extra, args, records, end_s)
+        return report_lines(plan, migrations_done(app, records), wins)
+    return args, report
