@@ -25,7 +25,7 @@ typedef struct floor_task {
     int8_t gate; /* prio when idle, GATE_SHUT while on the stack */
     int8_t prio;
     uint8_t pid;
-#ifdef FLOOR_LOG_ONE /* bench/avr/floor_avr.c's one log record a dispatch */
+#ifdef FLOOR_LOG_ONE    /* bench/avr/floor_avr.c's one log record a dispatch */
     uint16_t log_start; /* the counter when the handler started */
     uint8_t log_mark;   /* the ring's offset then: what came between */
     uint8_t log_port;

@@ -207,7 +207,8 @@ static unsigned drain_held_off(mt_prio_t floor)
         /* One lock for the pop, the block and the next message (interrupts
          * were enabled above: the saved state is not needed). */
         port_irq_state_t unused;
-        task_t *top = handler_returned_lock(t->handler(t->state, m->port, m->data, m->len), &unused);
+        task_t *top =
+            handler_returned_lock(t->handler(t->state, m->port, m->data, m->len), &unused);
         (void) unused;
         frame_pop_irq_off(top);
         queue_give_block_irq_off(m);
