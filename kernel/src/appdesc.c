@@ -57,9 +57,9 @@ static uint16_t get16(const uint8_t *p)
 
 /* CRC-16/CCITT (polynomial 0x1021, most significant bit first) a byte at
  * a time without a table: the byte's eight steps of the bit-serial
- * division folded into shifts of its high nibble-combined value. An
- * ATmega128 seals a 684-byte bus frame in about a fifth of the time the
- * bit loop took, inside the interrupt that ends the frame before it. */
+ * division folded into three shifts. On an ATmega128 about 53 cycles a
+ * byte against the bit loop's 105: a 684-byte bus frame, which it may seal
+ * inside the interrupt that ends the frame before it, in 4.5 ms, not 9. */
 static uint16_t crc16_update(uint16_t crc, uint8_t byte)
 {
     uint8_t x = (uint8_t) ((crc >> 8) ^ byte);

@@ -114,9 +114,9 @@ def section(mixed, native):
     out += ["",
             "An ATmega128's busy time is its own cycles: the 512-point FFT and SC of a block "
             "take about 140 ms of its 8 MHz (section ssl-avr), against the MSP430 model's "
-            "55 ms at 6 MHz. The Cortex-M3 module is reported busy throughout: its adapter "
-            "does not see WFI yet (docs/bus.md, \"Emulated modules\"), so its busy, asleep and "
-            "energy figures are not its own until it does.", "",
+            "55 ms at 6 MHz. The Cortex-M3's busy and asleep are its own clocks too: its port "
+            "shows the lock-step each WFI and the clocks it slept (docs/bus.md, \"Emulated "
+            "modules\"); HT and the vote take it well under 1 % of the run.", "",
             "### Frame latency between the ATmega128s and the Cortex-M3", "",
             "From the sender's interface holding the frame to the receiver's kernel accepting "
             "it (RX_DONE, after the CRC check and the delivery to its task): the TDMA slot "
@@ -125,14 +125,13 @@ def section(mixed, native):
             "Frames: the SC verdicts (16 B) and bands (672 B) up, the vote's decisions "
             "(16 B, multicast) and HT's directions to the radio (24 B, m1 to m2) down. The "
             "largest figure down is the description at boot, which waits until the ATmega128 "
-            "has booted and given its interface a buffer (18 ms). Most of m2's directions "
-            "are taken about 9 ms after their wire time: the Cortex-M3's HT is done while "
+            "has booted and given its interface a buffer (18 ms). Many of m2's directions "
+            "are taken milliseconds after their wire time: the Cortex-M3's HT is done while "
             "m2's band still waits in its queue, and when the frame before it ends, m2 "
-            "seals the band (its CRC-16, bit by bit over 684 bytes: 9 ms at 8 MHz) in that "
-            "interrupt (kernel/src/bus.c, kick()), so the direction's interrupt waits (with a "
-            "native compute module HT takes longer and the direction comes after). The "
-            "device's ack timeout is 50 ms for that reason (20 ms was now and then too "
-            "short).", "",
+            "seals the band (its CRC-16 over 684 bytes, about 53 cycles a byte: 4.5 ms at "
+            "8 MHz) in that interrupt (kernel/src/bus.c, kick()), so the direction's "
+            "interrupt waits (with a native compute module HT takes longer and the "
+            "direction comes after). The device's ack timeout is 50 ms for that reason.", "",
             "| link | frames | mean | min | max | mean, AVR cycles | mean, CM3 timer clocks "
             "| native: mean | min | max |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -154,11 +153,10 @@ def section(mixed, native):
             f"on a 2-core machine: {verdict} on this run.",
             "", "Where the time goes: the hub grants a computing emulated core no more than "
             "its next own TDMA slot plus the smallest frame's wire time (tens of "
-            "microseconds), one round trip through the hub each, and the Cortex-M3, seen as "
-            "computing throughout, takes such grants for the whole run, each a few qtest "
-            "round trips through its Python adapter; four ATmega128s computing half of "
-            "each block add theirs. Both shrink when the adapter sees WFI (the Cortex-M3 "
-            "then sleeps between its handlers, as the ATmega128s do)."]
+            "microseconds), one round trip through the hub each: the four ATmega128s, "
+            "computing half of each block, take most of them. A core asleep with nothing "
+            "due costs the hub nothing until its next timer or a frame for it, which is "
+            "where the Cortex-M3 spends nearly all of the run."]
     return "\n".join(out) + "\n"
 
 

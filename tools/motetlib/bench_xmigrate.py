@@ -150,9 +150,8 @@ def bench(bdir=None):
              "of the latency itself, and grows by about 0.1 ms per byte: the migrator's frames, "
              "their CRCs, the layout's encoding a byte at a time with 32-bit shifts (which the "
              "AVR does bit by bit) and the console lines (the bulk task's arrival line, at "
-             "500 kbaud). The 96- and 128-byte rows include one migration each way that waited "
-             "for a module's timeout (MOTET_MIGRATE_TIMEOUT_MS, 20 ms) before going on "
-             "(spread); the fit's slope is theirs more than the bytes'.",
+             "500 kbaud). A migration that waits for a module's timeout "
+             "(MOTET_MIGRATE_TIMEOUT_MS, 20 ms) shows in the spread.",
              "",
              "The sizes stop at 128 bytes: an ATmega128 has 4 KB of SRAM, of which the kernel "
              "with the bus and the migrator, this program and a stack for handlers nested on "
