@@ -55,35 +55,6 @@
 
 #if MOTET_THREADS
 
-/* Paint of unused stack; the lowest GUARD_BYTES of a guarded stack must
- * keep it. */
-#define STACK_PAINT 0xA5u
-#define GUARD_BYTES 16u
-/* Exit status of a module whose guarded thread overflowed its stack. */
-#define HALT_STACK_OVERFLOW 3
-
-/* A thread stack is also plain memory that the kernel paints and scans,
- * under its frames and below them. AddressSanitizer (the native port's
- * sanitizer build) poisons the redzones of the frames that run on it and,
- * when a thread dies without returning, leaves them poisoned: a new
- * thread's stack is unpoisoned before it is painted, and the scans read
- * without its checks. */
-#if defined(__SANITIZE_ADDRESS__)
-#define STACK_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STACK_ASAN 1
-#endif
-#endif
-#ifdef STACK_ASAN
-#include <sanitizer/asan_interface.h>
-#define STACK_FRESH(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#define STACK_SCAN        __attribute__((no_sanitize_address))
-#else
-#define STACK_FRESH(p, n) ((void) 0)
-#define STACK_SCAN
-#endif
-
 static thread_t threads[MOTET_MAX_THREADS];
 
 /* The running thread (NULL: K runs); global so that thread_running() is an
@@ -179,70 +150,7 @@ void thread_k_in_run(bool in)
     if (in && T.at_run) release_at_run(); /* the drain that follows runs them */
 }
 
-/* ---- stacks ---- */
-
-/* The lowest byte of t's stack the thread can write: above the port's MPU
- * region, which no access may touch (not even a scan), if it has one. */
-static const uint8_t *stack_floor(const thread_t *t)
-{
-#if PORT_HAS_MPU_STACK_GUARD
-    return port_stack_guard_end(t->stack);
-#else
-    return t->stack;
-#endif
-}
-
-STACK_SCAN bool thread_stack_guard_ok(const thread_t *t)
-{
-    if (PORT_HAS_MPU_STACK_GUARD) return true; /* its region cannot be written */
-    for (uint8_t i = 0; i < GUARD_BYTES; i++)
-        if (t->stack[i] != STACK_PAINT) return false;
-    return true;
-}
-
-STACK_SCAN size_t thread_stack_high_water(const thread_t *t)
-{
-    const uint8_t *p = stack_floor(t), *end = t->stack + t->stack_size;
-    while (p < end && *p == STACK_PAINT) p++;
-    return (size_t) (end - p);
-}
-
-/* A broken guard means memory below the stack is already damaged: stop. */
-static void __attribute__((noinline, noreturn)) stack_overflow(void)
-{
-    static const char msg[] = "motet: thread stack overflow\n";
-    log_error(MT_ERR_STACK);
-    port_console_write(msg, sizeof msg - 1);
-    port_halt(HALT_STACK_OVERFLOW);
-    for (;;) {
-    }
-}
-
-#if PORT_HAS_MPU_STACK_GUARD
-void *thread_stack_fault_top(void)
-{
-    thread_t *cur = thread_current;
-    return cur ? cur->stack + cur->stack_size : NULL;
-}
-
-/* Nothing was damaged: the MPU refused the first store below the stack.
- * The thread cannot go on (its frames are gone), the module can. */
-void thread_stack_fault_exit(void)
-{
-    static const char msg[] = "motet: thread stack overflow caught by the MPU: thread ended\n";
-    log_error(MT_ERR_STACK);
-    port_console_write(msg, sizeof msg - 1);
-    thread_exit();
-}
-#endif
-
-/* The run-time check for threads the stack analyser could not size, at
- * their exit: the whole guard. */
-static void check_guard(const thread_t *t)
-{
-    if (PORT_HAS_MPU_STACK_GUARD) return; /* the MPU guards, and its region is unreadable */
-    if ((t->flags & THREAD_F_GUARD) && !thread_stack_guard_ok(t)) stack_overflow();
-}
+/* ---- stacks (the rest: thread_stack.c) ---- */
 
 /* The same at every switch away, in a few instructions: the guard's
  * lowest word, a canary that an overflow reaching past the guard has
@@ -252,7 +160,7 @@ STACK_SCAN static void check_canary(const thread_t *t)
     if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
     unsigned word; /* a register's width: one load and compare on any core */
     memcpy(&word, t->stack, sizeof word);
-    if (word != (unsigned) (STACK_PAINT * 0x01010101ul)) stack_overflow();
+    if (word != (unsigned) (STACK_PAINT * 0x01010101ul)) thread_stack_overflow();
 }
 
 /* ---- the decisions ---- */
@@ -641,8 +549,7 @@ static mt_err_t setup(thread_t *t, const thread_spec_t *spec)
     t->prio = t->base_prio = spec->prio;
     t->cls = spec->cls;
     if (!spec->stack_need) t->flags |= THREAD_F_GUARD;
-    STACK_FRESH(t->stack, t->stack_size);
-    memset(t->stack, STACK_PAINT, t->stack_size);
+    thread_stack_paint(t);
     mt_err_t err = policy_thread_init(t);
     if (err) return log_error(err);
     return bind_task(t, spec);
@@ -692,7 +599,7 @@ void thread_exit(void)
     if (MOTET_THREAD_SLEEP) timer_kernel_stop(cur->id);
     (void) port_irq_save(); /* for good: this context never resumes */
     charge(cur);            /* lets the policy drop its slice timer */
-    check_guard(cur);
+    thread_stack_check_guard(cur);
     cur->state = TS_FREE;
     cur->task = NULL;
     thread_t *next = next_context();

@@ -179,6 +179,43 @@ thread_t *thread_waitq_take(thread_t **list);
 /* The highest priority among a wait list's threads, -1 if it is empty. */
 mt_prio_t thread_waitq_top(thread_t *list);
 
+/* ---- thread_stack.c: stacks ---- */
+
+/* Paint of unused stack; the lowest GUARD_BYTES of a guarded stack must
+ * keep it. */
+#define STACK_PAINT 0xA5u
+#define GUARD_BYTES 16u
+/* A thread stack is also plain memory that the kernel paints and scans,
+ * under its frames and below them. AddressSanitizer (the native port's
+ * sanitizer build) poisons the redzones of the frames that run on it and,
+ * when a thread dies without returning, leaves them poisoned: a new
+ * thread's stack is unpoisoned before it is painted, and the scans read
+ * without its checks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STACK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STACK_ASAN 1
+#endif
+#endif
+#ifdef STACK_ASAN
+#include <sanitizer/asan_interface.h>
+#define STACK_FRESH(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#define STACK_SCAN        __attribute__((no_sanitize_address))
+#else
+#define STACK_FRESH(p, n) ((void) 0)
+#define STACK_SCAN
+#endif
+
+/* Paint t's whole stack (its guard too), before the thread first runs. */
+void thread_stack_paint(thread_t *t);
+/* The run-time check for threads the stack analyser could not size, at
+ * their exit: the whole guard (nothing where the MPU guards). */
+void thread_stack_check_guard(const thread_t *t);
+/* A broken guard means memory below the stack is already damaged: logs
+ * MT_ERR_STACK and halts the module. */
+void thread_stack_overflow(void) __attribute__((noinline, noreturn));
+
 /* ---- thread_mutex.c ---- */
 
 /* Thread t exits holding mutexes: each is released, logged
