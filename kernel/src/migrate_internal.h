@@ -219,7 +219,8 @@ typedef struct slot {
     mt_module_t source, dest, requester;
     mt_prio_t prio;     /* the task's: replies and bulk frames go at it */
     uint8_t rounds;     /* source: timeouts so far */
-    bool in_flight;     /* a bulk frame of this migration is on the bus */
+    bool in_flight;     /* source: a FORWARD or END of this migration is on the bus */
+    uint8_t chunks_out; /* source: image chunks on the bus (MOTET_MIGRATE_WINDOW at most) */
     bool hold;          /* local sends to the task are held back here */
     bool rx_done;       /* dest: no more image bytes expected */
     mt_err_t err;       /* dest: why the image cannot be attached */
@@ -308,6 +309,14 @@ slot_t *mig_slot_of(mt_pid_t pid);
 void mig_kick(void);
 bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t len);
 mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len);
+/* A frame of len payload bytes to the migrator, for the caller to write
+ * its payload into (bus_open_frame()), then mig_queue_frame() it. NULL
+ * with *err: MT_ERR_QUEUE_FULL or MT_ERR_NO_MEM (not logged; asked again
+ * once a frame has ended), or the bus's error (logged). */
+uint8_t *mig_open_frame(uint16_t len, mt_err_t *err);
+/* mig_frame() of a frame opened by mig_open_frame(), its payload written. */
+mt_err_t mig_queue_frame(uint8_t *payload, uint8_t kind, mt_module_t to, mt_prio_t prio,
+                         uint16_t len);
 void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data, uint8_t len);
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err);
 void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester);

@@ -3,10 +3,11 @@
  * A task state's layout encoded as fixed-width little-endian fields
  * (motet/state_layout.h): pure functions, no kernel state.
  *
- * Each integer is read from the struct with memcpy, as the compiler lays
- * it out (any alignment, any byte order), and written byte by byte, least
- * significant first; decoding does the reverse. An integer's value, not
- * its bytes in memory, is what travels.
+ * An integer's value, not its bytes in memory, is what travels: on a
+ * little-endian processor those are the same bytes and a field is copied
+ * whole; otherwise each integer is read from the struct with memcpy, as
+ * the compiler lays it out (any alignment), and written byte by byte,
+ * least significant first, and decoding does the reverse.
  */
 #include <string.h>
 
@@ -29,6 +30,14 @@ uint16_t state_layout_size(const state_layout_t *layout, uint16_t state_size)
     }
     return size <= UINT16_MAX ? (uint16_t) size : 0u;
 }
+
+/* The wire's byte order is least significant first. A processor that
+ * stores integers so (every port so far) holds each field's wire bytes in
+ * memory already: a field, or the part of it in a chunk, is copied whole.
+ * Otherwise each integer is read and written byte by byte. */
+#ifndef STATE_LAYOUT_COPY
+#define STATE_LAYOUT_COPY (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#endif
 
 /* The integer of `width` bytes at p, as the processor stores it. */
 static uint32_t load(const uint8_t *p, uint8_t width)
@@ -56,25 +65,53 @@ static void store(uint8_t *p, uint8_t width, uint32_t v)
     }
 }
 
+/* The integer's bytes, least significant first. Shifts by constants: an
+ * 8-bit core moves whole bytes (a variable count is a loop of single bits
+ * there, PORT_SHIFT_LOOPS). */
+static void put_le(uint8_t *out, uint32_t v, uint8_t width)
+{
+    out[0] = (uint8_t) v;
+    if (width == 1) return;
+    out[1] = (uint8_t) (v >> 8);
+    if (width == 2) return;
+    out[2] = (uint8_t) (v >> 16);
+    out[3] = (uint8_t) (v >> 24);
+}
+
+/* Wire bytes [from, to) of field f, which starts at wire byte `at`, into
+ * out (which holds the part from wire byte `offset`). */
+static void encode_field(const state_field_t *f, const uint8_t *state, uint16_t at, uint16_t from,
+                         uint16_t to, uint8_t *out, uint16_t offset)
+{
+    const uint8_t *p = state + f->offset;
+    if (STATE_LAYOUT_COPY) {
+        memcpy(out + (from - offset), p + (from - at), (size_t) (to - from));
+        return;
+    }
+    uint16_t k = (uint16_t) ((from - at) / f->width); /* the first integer in the part */
+    p += k * f->width;
+    for (uint16_t w = (uint16_t) (at + k * f->width); w < to; w = (uint16_t) (w + f->width)) {
+        uint8_t whole[4];
+        put_le(whole, load(p, f->width), f->width);
+        p += f->width;
+        for (uint8_t b = 0; b < f->width; b++) /* an integer may cross an end of the part */
+            if (w + b >= from && w + b < to) out[w + b - offset] = whole[b];
+    }
+}
+
 uint16_t state_layout_encode_part(const state_layout_t *layout, const void *state,
                                   uint16_t state_size, uint16_t offset, uint8_t *out, uint16_t n)
 {
     uint16_t size = state_layout_size(layout, state_size);
     if (!size || !state || !out || offset > size || n > size - offset) return 0;
-    uint16_t at = 0, end = (uint16_t) (offset + n); /* wire position of the next byte */
+    uint16_t at = 0, end = (uint16_t) (offset + n); /* wire position of the field */
     for (uint8_t i = 0; i < layout->n_fields && at < end; i++) {
         const state_field_t *f = &layout->fields[i];
-        uint16_t bytes = (uint16_t) (f->count * f->width);
-        if (at + bytes <= offset) { /* wholly before the part */
-            at = (uint16_t) (at + bytes);
-            continue;
-        }
-        const uint8_t *p = (const uint8_t *) state + f->offset;
-        for (uint16_t k = 0; k < f->count && at < end; k++, p += f->width) {
-            uint32_t v = load(p, f->width);
-            for (uint8_t b = 0; b < f->width; b++, at++)
-                if (at >= offset && at < end) out[at - offset] = (uint8_t) (v >> (8u * b));
-        }
+        uint16_t next = (uint16_t) (at + f->count * f->width);
+        if (next > offset)
+            encode_field(f, state, at, at > offset ? at : offset, next < end ? next : end, out,
+                         offset);
+        at = next;
     }
     return n;
 }
@@ -95,9 +132,16 @@ mt_err_t state_layout_decode(const state_layout_t *layout, const uint8_t *in, ui
     for (uint8_t i = 0; i < layout->n_fields; i++) {
         const state_field_t *f = &layout->fields[i];
         uint8_t *p = (uint8_t *) state + f->offset;
-        for (uint16_t k = 0; k < f->count; k++, p += f->width) {
-            uint32_t v = 0;
-            for (uint8_t b = 0; b < f->width; b++) v |= (uint32_t) *in++ << (8u * b);
+        uint16_t bytes = (uint16_t) (f->count * f->width);
+        if (STATE_LAYOUT_COPY) {
+            memcpy(p, in, bytes);
+            in += bytes;
+            continue;
+        }
+        for (uint16_t k = 0; k < f->count; k++, p += f->width, in += f->width) {
+            uint32_t v = in[0]; /* least significant first; constant shifts (put_le()) */
+            if (f->width >= 2) v |= (uint16_t) ((uint16_t) in[1] << 8);
+            if (f->width == 4) v |= (uint32_t) in[2] << 16 | (uint32_t) in[3] << 24;
             store(p, f->width, v);
         }
     }

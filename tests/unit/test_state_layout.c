@@ -163,6 +163,24 @@ static void test_parts_put_together_are_the_whole(void **state)
         state_layout_encode_part(&meter_layout, &m, sizeof m, sizeof meter_wire - 1, out, 2), 0);
 }
 
+/* Any window of the wire, from inside one integer to inside another, is
+ * those bytes of the whole. */
+static void test_every_part_is_its_bytes_of_the_whole(void **state)
+{
+    (void) state;
+    meter_t m = sample();
+    for (uint16_t from = 0; from < sizeof meter_wire; from++) {
+        for (uint16_t n = 1; from + n <= sizeof meter_wire; n++) {
+            uint8_t out[sizeof meter_wire + 1];
+            memset(out, 0xEE, sizeof out);
+            assert_int_equal(state_layout_encode_part(&meter_layout, &m, sizeof m, from, out, n),
+                             n);
+            assert_memory_equal(out, meter_wire + from, n);
+            assert_int_equal(out[n], 0xEE); /* nothing written past the part */
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_bad_layouts_are_refused),
         cmocka_unit_test(test_round_trip_of_a_large_array),
         cmocka_unit_test(test_parts_put_together_are_the_whole),
+        cmocka_unit_test(test_every_part_is_its_bytes_of_the_whole),
     };
     return cmocka_run_group_tests_name("state layout", tests, NULL, NULL);
 }
