@@ -53,18 +53,6 @@ static uint32_t load(const uint8_t *p, uint8_t width)
     return v;
 }
 
-static void store(uint8_t *p, uint8_t width, uint32_t v)
-{
-    if (width == 1) {
-        *p = (uint8_t) v;
-    } else if (width == 2) {
-        uint16_t w = (uint16_t) v;
-        memcpy(p, &w, sizeof w);
-    } else {
-        memcpy(p, &v, sizeof v);
-    }
-}
-
 /* The integer's bytes, least significant first. Shifts by constants: an
  * 8-bit core moves whole bytes (a variable count is a loop of single bits
  * there, PORT_SHIFT_LOOPS). */
@@ -124,26 +112,49 @@ uint16_t state_layout_encode(const state_layout_t *layout, const void *state, ui
     return state_layout_encode_part(layout, state, state_size, 0, out, size);
 }
 
+/* Wire bytes [from, to) of field f, which starts at wire byte `at`, from
+ * in (which holds the part from wire byte `offset`) into the state. */
+static void decode_field(const state_field_t *f, uint8_t *state, uint16_t at, uint16_t from,
+                         uint16_t to, const uint8_t *in, uint16_t offset)
+{
+    uint8_t *p = state + f->offset;
+    if (STATE_LAYOUT_COPY) {
+        memcpy(p + (from - at), in + (from - offset), (size_t) (to - from));
+        return;
+    }
+    /* Byte by byte, each to its place in its integer as the processor
+     * stores it: an integer across two parts is whole once both are in. */
+    for (uint16_t w = from; w < to; w++) {
+        uint16_t into = (uint16_t) (w - at);
+        uint8_t b = (uint8_t) (into % f->width); /* significance: 0 least */
+        uint16_t base = (uint16_t) (into - b);
+        bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+        p[base + (little ? b : (uint8_t) (f->width - 1u - b))] = in[w - offset];
+    }
+}
+
+uint16_t state_layout_decode_part(const state_layout_t *layout, const uint8_t *in, uint16_t offset,
+                                  uint16_t n, void *state, uint16_t state_size)
+{
+    uint16_t size = state_layout_size(layout, state_size);
+    if (!size || !state || !in || offset > size || n > size - offset) return 0;
+    uint16_t at = 0, end = (uint16_t) (offset + n); /* wire position of the field */
+    for (uint8_t i = 0; i < layout->n_fields && at < end; i++) {
+        const state_field_t *f = &layout->fields[i];
+        uint16_t next = (uint16_t) (at + f->count * f->width);
+        if (next > offset)
+            decode_field(f, state, at, at > offset ? at : offset, next < end ? next : end, in,
+                         offset);
+        at = next;
+    }
+    return n;
+}
+
 mt_err_t state_layout_decode(const state_layout_t *layout, const uint8_t *in, uint16_t n,
                              void *state, uint16_t state_size)
 {
     uint16_t size = state_layout_size(layout, state_size);
     if (!size || n != size || !in || !state) return MT_ERR_INVALID;
-    for (uint8_t i = 0; i < layout->n_fields; i++) {
-        const state_field_t *f = &layout->fields[i];
-        uint8_t *p = (uint8_t *) state + f->offset;
-        uint16_t bytes = (uint16_t) (f->count * f->width);
-        if (STATE_LAYOUT_COPY) {
-            memcpy(p, in, bytes);
-            in += bytes;
-            continue;
-        }
-        for (uint16_t k = 0; k < f->count; k++, p += f->width, in += f->width) {
-            uint32_t v = in[0]; /* least significant first; constant shifts (put_le()) */
-            if (f->width >= 2) v |= (uint16_t) ((uint16_t) in[1] << 8);
-            if (f->width == 4) v |= (uint32_t) in[2] << 16 | (uint32_t) in[3] << 24;
-            store(p, f->width, v);
-        }
-    }
+    state_layout_decode_part(layout, in, 0, n, state, state_size);
     return MT_OK;
 }

@@ -181,6 +181,38 @@ static void test_every_part_is_its_bytes_of_the_whole(void **state)
     }
 }
 
+/* The destination decodes each chunk as it arrives: any cut in two, an
+ * integer split across the chunks included, gives the whole state, and a
+ * part outside the encoding changes nothing. */
+static void test_parts_decoded_in_place_are_the_whole(void **state)
+{
+    (void) state;
+    meter_t want = sample();
+    for (uint16_t cut = 1; cut < sizeof meter_wire; cut++) {
+        meter_t m;
+        memset(&m, 0x5A, sizeof m);
+        assert_int_equal(state_layout_decode_part(&meter_layout, meter_wire, 0, cut, &m, sizeof m),
+                         cut);
+        assert_int_equal(state_layout_decode_part(&meter_layout, meter_wire + cut, cut,
+                                                  (uint16_t) (sizeof meter_wire - cut), &m,
+                                                  sizeof m),
+                         sizeof meter_wire - cut);
+        assert_int_equal(m.mode, want.mode);
+        assert_int_equal(m.level, want.level);
+        assert_int_equal(m.flags, want.flags);
+        assert_int_equal(m.seen, want.seen);
+        assert_memory_equal(m.hist, want.hist, sizeof want.hist);
+        assert_memory_equal(m.trim, want.trim, sizeof want.trim);
+    }
+    meter_t m;
+    memset(&m, 0x5A, sizeof m);
+    meter_t before = m;
+    assert_int_equal(
+        state_layout_decode_part(&meter_layout, meter_wire, sizeof meter_wire - 1, 2, &m, sizeof m),
+        0);
+    assert_memory_equal(&m, &before, sizeof m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_of_a_large_array),
         cmocka_unit_test(test_parts_put_together_are_the_whole),
         cmocka_unit_test(test_every_part_is_its_bytes_of_the_whole),
+        cmocka_unit_test(test_parts_decoded_in_place_are_the_whole),
     };
     return cmocka_run_group_tests_name("state layout", tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #define state_layout_encode_part bytewise_state_layout_encode_part
 #define state_layout_encode      bytewise_state_layout_encode
 #define state_layout_decode      bytewise_state_layout_decode
+#define state_layout_decode_part bytewise_state_layout_decode_part
 
 #include "state_layout.c"
 
