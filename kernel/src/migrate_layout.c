@@ -10,8 +10,6 @@
  * modules may lay the struct out differently (word size, alignment, byte
  * order); the wire format is the same.
  */
-#include <string.h>
-
 #include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/mem.h"
@@ -39,8 +37,8 @@ uint8_t *mig_layout_rx_start(const program_t *prog, uint16_t len, mt_err_t *err)
     *err = mig_layout_check(prog, &wire);
     if (!*err && wire != len) *err = MT_ERR_INVALID; /* another layout: another version */
     uint8_t *state = *err ? NULL : mem_alloc_owned(prog->state_size, MEM_OWNER_KERNEL);
-    if (state)
-        memset(state, 0, prog->state_size); /* what the layout does not list arrives as zero */
+    if (state) /* what the layout does not list arrives as zero; the rest is overwritten */
+        state_layout_clear_rest(prog->layout, state, prog->state_size);
     else if (!*err)
         *err = MT_ERR_NO_MEM;
     return state;

@@ -514,8 +514,14 @@ static bool copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
  * go now (asked again once a frame has ended) or the migration failed. */
 static bool send_chunk(slot_t *s)
 {
-    uint16_t n = (uint16_t) (image_total(s) - s->offset);
-    if (n > MOTET_MIGRATE_CHUNK) n = MOTET_MIGRATE_CHUNK;
+    /* The rest in equal chunks of at most MOTET_MIGRATE_CHUNK, not full
+     * ones and a short last: the first chunk's encoding and the last one's
+     * check are the transfer's only times neither end overlaps the other.
+     * The first holds the whole header (the destination reads it there). */
+    uint16_t left = (uint16_t) (image_total(s) - s->offset);
+    uint32_t chunks = ((uint32_t) left + MOTET_MIGRATE_CHUNK - 1u) / MOTET_MIGRATE_CHUNK;
+    uint16_t n = (uint16_t) (((uint32_t) left + chunks - 1u) / chunks);
+    if (s->offset == 0 && n < s->head_len) n = s->head_len;
     mt_err_t err;
     uint8_t *buf = mig_open_frame((uint16_t) (MIG_CHUNK_HDR + n), &err);
     if (buf) {

@@ -150,6 +150,22 @@ uint16_t state_layout_decode_part(const state_layout_t *layout, const uint8_t *i
     return n;
 }
 
+void state_layout_clear_rest(const state_layout_t *layout, void *state, uint16_t state_size)
+{
+    uint8_t *p = state;
+    uint16_t done = 0; /* bytes before it zeroed or a field's */
+    for (uint8_t i = 0; layout && i < layout->n_fields; i++) {
+        const state_field_t *f = &layout->fields[i];
+        if (f->offset < done) { /* out of order, or overlapping: all of it */
+            memset(state, 0, state_size);
+            return;
+        }
+        memset(p + done, 0, (size_t) (f->offset - done));
+        done = (uint16_t) (f->offset + f->count * f->width);
+    }
+    if (done < state_size) memset(p + done, 0, (size_t) (state_size - done));
+}
+
 mt_err_t state_layout_decode(const state_layout_t *layout, const uint8_t *in, uint16_t n,
                              void *state, uint16_t state_size)
 {

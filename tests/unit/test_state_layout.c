@@ -213,6 +213,30 @@ static void test_parts_decoded_in_place_are_the_whole(void **state)
     assert_memory_equal(&m, &before, sizeof m);
 }
 
+/* Before decoding, the destination zeroes only what no field covers:
+ * the struct's padding here (between mode and level, flags and seen, at
+ * the end, as the compiler lays it out), and all of a layout whose fields
+ * are not in order. */
+static void test_only_the_bytes_no_field_covers_are_cleared(void **state)
+{
+    (void) state;
+    uint8_t covered[sizeof(meter_t)] = {0};
+    for (uint8_t i = 0; i < meter_layout.n_fields; i++)
+        for (uint16_t b = 0; b < meter_fields[i].count * meter_fields[i].width; b++)
+            covered[meter_fields[i].offset + b] = 1;
+    uint8_t m[sizeof(meter_t)];
+    memset(m, 0x5A, sizeof m);
+    state_layout_clear_rest(&meter_layout, m, sizeof m);
+    for (uint16_t b = 0; b < sizeof m; b++) assert_int_equal(m[b], covered[b] ? 0x5A : 0);
+
+    static const state_field_t backwards[] = {STATE_ARRAY(meter_t, hist),
+                                              STATE_FIELD(meter_t, mode)};
+    static const state_layout_t backwards_layout = STATE_LAYOUT(backwards);
+    memset(m, 0x5A, sizeof m);
+    state_layout_clear_rest(&backwards_layout, m, sizeof m);
+    for (uint16_t b = 0; b < sizeof m; b++) assert_int_equal(m[b], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_parts_put_together_are_the_whole),
         cmocka_unit_test(test_every_part_is_its_bytes_of_the_whole),
         cmocka_unit_test(test_parts_decoded_in_place_are_the_whole),
+        cmocka_unit_test(test_only_the_bytes_no_field_covers_are_cleared),
     };
     return cmocka_run_group_tests_name("state layout", tests, NULL, NULL);
 }

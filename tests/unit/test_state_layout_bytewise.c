@@ -12,6 +12,7 @@
 #define state_layout_encode      bytewise_state_layout_encode
 #define state_layout_decode      bytewise_state_layout_decode
 #define state_layout_decode_part bytewise_state_layout_decode_part
+#define state_layout_clear_rest  bytewise_state_layout_clear_rest
 
 #include "state_layout.c"
 
