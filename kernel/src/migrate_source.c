@@ -519,8 +519,12 @@ static bool send_chunk(slot_t *s)
      * check are the transfer's only times neither end overlaps the other.
      * The first holds the whole header (the destination reads it there). */
     uint16_t left = (uint16_t) (image_total(s) - s->offset);
-    uint32_t chunks = ((uint32_t) left + MOTET_MIGRATE_CHUNK - 1u) / MOTET_MIGRATE_CHUNK;
-    uint16_t n = (uint16_t) (((uint32_t) left + chunks - 1u) / chunks);
+    uint16_t n = left;
+    if (left > MOTET_MIGRATE_CHUNK) {
+        uint16_t chunks =
+            (uint16_t) (left / MOTET_MIGRATE_CHUNK + (left % MOTET_MIGRATE_CHUNK ? 1u : 0u));
+        n = (uint16_t) (left / chunks + (left % chunks ? 1u : 0u));
+    }
     if (s->offset == 0 && n < s->head_len) n = s->head_len;
     mt_err_t err;
     uint8_t *buf = mig_open_frame((uint16_t) (MIG_CHUNK_HDR + n), &err);
