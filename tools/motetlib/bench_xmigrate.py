@@ -180,16 +180,21 @@ def bench(bdir=None):
              "next while the destination checks the one before). The floor at 1 KB is then "
              "about 4 ms of bytes beside the protocol's fixed part (the fit's base: the "
              "freeze, every module's reply, ATTACHED, each a frame and a wake-up of the "
-             "migrator), plus the pipeline's fill: the larger the chunk, the longer the first "
-             "and the last are not overlapped; the smaller, the more frames' fixed costs.",
+             "migrator), plus the pipeline's fill, the first chunk's encoding and the last "
+             "one's check: the source cuts the image into equal chunks (1 KB: 3 x 349 bytes, "
+             "not 508 + 508 + 29), the larger the chunk, the longer the fill, the smaller, "
+             "the more frames' fixed costs. The destination zeroes only the bytes of the new "
+             "state no field covers (none here) before decoding into it.",
              "",
              "Before this round the same migrations took 3.875 ms + 70.68 us per byte (565 "
              "cycles a byte, 76 ms at 1 KB by the fit): the frame's CRC computed twice at "
              "the source (sealed as it went, checked again as it ended) at 53 cycles a byte, the chunk encoded into a buffer and copied into the frame, the layout "
              "encoded and decoded a byte at a time with 32-bit shifts by a variable count "
              "(a loop of single-bit shifts on the AVR), one chunk of 96 bytes at a time, each "
-             "sealed inside the interrupt that ended the one before, and the benchmark's "
-             "own check of every word and its console line inside PORT_DESERIALIZE, timed.",
+             "sealed inside the interrupt that ended the one before, the state copied twice "
+             "at the destination (into a block as it came, then decoded into the new task's "
+             "state, zeroed first), and the benchmark's own check of every word and its "
+             "console line inside PORT_DESERIALIZE, timed.",
              "",
              "The sizes up to 128 bytes fit the 4 KB image of devices/xmigrate.toml as well "
              "(apps/xmigrate/CMakeLists.txt); 512 bytes and 1 KB need the external SRAM: at "
