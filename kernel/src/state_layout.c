@@ -87,31 +87,6 @@ static void encode_field(const state_field_t *f, const uint8_t *state, uint16_t 
     }
 }
 
-uint16_t state_layout_encode_part(const state_layout_t *layout, const void *state,
-                                  uint16_t state_size, uint16_t offset, uint8_t *out, uint16_t n)
-{
-    uint16_t size = state_layout_size(layout, state_size);
-    if (!size || !state || !out || offset > size || n > size - offset) return 0;
-    uint16_t at = 0, end = (uint16_t) (offset + n); /* wire position of the field */
-    for (uint8_t i = 0; i < layout->n_fields && at < end; i++) {
-        const state_field_t *f = &layout->fields[i];
-        uint16_t next = (uint16_t) (at + f->count * f->width);
-        if (next > offset)
-            encode_field(f, state, at, at > offset ? at : offset, next < end ? next : end, out,
-                         offset);
-        at = next;
-    }
-    return n;
-}
-
-uint16_t state_layout_encode(const state_layout_t *layout, const void *state, uint16_t state_size,
-                             uint8_t *out, uint16_t cap)
-{
-    uint16_t size = state_layout_size(layout, state_size);
-    if (!size || size > cap) return 0;
-    return state_layout_encode_part(layout, state, state_size, 0, out, size);
-}
-
 /* Wire bytes [from, to) of field f, which starts at wire byte `at`, from
  * in (which holds the part from wire byte `offset`) into the state. */
 static void decode_field(const state_field_t *f, uint8_t *state, uint16_t at, uint16_t from,
@@ -133,21 +108,48 @@ static void decode_field(const state_field_t *f, uint8_t *state, uint16_t at, ui
     }
 }
 
-uint16_t state_layout_decode_part(const state_layout_t *layout, const uint8_t *in, uint16_t offset,
-                                  uint16_t n, void *state, uint16_t state_size)
+/* Wire bytes [offset, offset + n) of each field in turn, encoded from
+ * the state into wire (holding them from wire byte `offset`) or decoded
+ * from wire into the state: n, or 0 if the layout is bad or the bytes are
+ * not all inside its encoding. Each side is only read as its direction
+ * says. */
+static uint16_t each_part(const state_layout_t *layout, uint8_t *state, uint16_t state_size,
+                          uint16_t offset, uint8_t *wire, uint16_t n, bool decode)
 {
     uint16_t size = state_layout_size(layout, state_size);
-    if (!size || !state || !in || offset > size || n > size - offset) return 0;
+    if (!size || !state || !wire || offset > size || n > size - offset) return 0;
     uint16_t at = 0, end = (uint16_t) (offset + n); /* wire position of the field */
     for (uint8_t i = 0; i < layout->n_fields && at < end; i++) {
         const state_field_t *f = &layout->fields[i];
         uint16_t next = (uint16_t) (at + f->count * f->width);
-        if (next > offset)
-            decode_field(f, state, at, at > offset ? at : offset, next < end ? next : end, in,
-                         offset);
+        uint16_t from = at > offset ? at : offset, to = next < end ? next : end;
+        if (next > offset && decode)
+            decode_field(f, state, at, from, to, wire, offset);
+        else if (next > offset)
+            encode_field(f, state, at, from, to, wire, offset);
         at = next;
     }
     return n;
+}
+
+uint16_t state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                  uint16_t state_size, uint16_t offset, uint8_t *out, uint16_t n)
+{
+    return each_part(layout, (uint8_t *) state, state_size, offset, out, n, false);
+}
+
+uint16_t state_layout_encode(const state_layout_t *layout, const void *state, uint16_t state_size,
+                             uint8_t *out, uint16_t cap)
+{
+    uint16_t size = state_layout_size(layout, state_size);
+    if (!size || size > cap) return 0;
+    return state_layout_encode_part(layout, state, state_size, 0, out, size);
+}
+
+uint16_t state_layout_decode_part(const state_layout_t *layout, const uint8_t *in, uint16_t offset,
+                                  uint16_t n, void *state, uint16_t state_size)
+{
+    return each_part(layout, state, state_size, offset, (uint8_t *) in, n, true);
 }
 
 void state_layout_clear_rest(const state_layout_t *layout, void *state, uint16_t state_size)
