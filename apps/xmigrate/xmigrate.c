@@ -18,7 +18,7 @@
  *         numbers, keeps a signature of all of them, counts a periodic
  *         timer and, on arrival, says what it brought
  * script  asks for migrations at given times
- * b32 .. b128  movable, a state of 32 .. 128 bytes in one array of 16-bit
+ * b32 .. b1024  movable, a state of 32 .. 1024 bytes in one array of 16-bit
  *         words, each checked on arrival: the benchmark's
  * timing  makes its module's migration phases silent but for one line at
  *         the end, with their times (the benchmark's)
@@ -142,24 +142,44 @@ static mt_err_t meter(void *state, mt_port_t port, void *data, uint16_t len)
         .fields = &(const state_field_t){.offset = 0, .count = (bytes) / 2, .width = 2},           \
         .n_fields = 1                                                                              \
     }
-static const state_layout_t bulk_layouts[] = {BULK_LAYOUT(32), BULK_LAYOUT(64), BULK_LAYOUT(96),
-                                              BULK_LAYOUT(128)};
+static const state_layout_t bulk_layouts[] = {BULK_LAYOUT(32),  BULK_LAYOUT(64),
+                                              BULK_LAYOUT(96),  BULK_LAYOUT(128),
+                                              BULK_LAYOUT(512), BULK_LAYOUT(1024)};
 
 static uint16_t bulk_word(uint16_t i)
 {
     return (uint16_t) (i * 257u + 1u);
 }
 
+/* The last arrival, checked and said once the migration is over here
+ * (timing_observe()): the check of every word and a console line inside
+ * PORT_DESERIALIZE would be timed as part of the migration, which the
+ * kernel's decoding of the layout ends. */
+static struct {
+    mt_pid_t pid; /* MT_PID_NONE: nothing to say */
+    uint16_t bytes;
+    const uint16_t *words; /* the task's state */
+} bulk_arrived;
+
 static mt_err_t bulk(uint16_t *words, uint16_t bytes, mt_port_t port)
 {
-    uint16_t n = bytes / 2u;
     if (port == PORT_INIT)
-        for (uint16_t i = 0; i < n; i++) words[i] = bulk_word(i);
+        for (uint16_t i = 0; i < bytes / 2u; i++) words[i] = bulk_word(i);
     if (port != PORT_DESERIALIZE) return MT_OK;
-    uint16_t wrong = 0;
-    for (uint16_t i = 0; i < n; i++) wrong += words[i] != bulk_word(i);
-    module_say("bulk 0x%02x: %u B, %u wrong", sched_current_pid(), bytes, wrong);
+    bulk_arrived.pid = sched_current_pid();
+    bulk_arrived.bytes = bytes;
+    bulk_arrived.words = words;
     return MT_OK;
+}
+
+static void bulk_say(void)
+{
+    if (bulk_arrived.pid == MT_PID_NONE) return;
+    uint16_t wrong = 0;
+    for (uint16_t i = 0; i < bulk_arrived.bytes / 2u; i++)
+        wrong += bulk_arrived.words[i] != bulk_word(i);
+    module_say("bulk 0x%02x: %u B, %u wrong", bulk_arrived.pid, bulk_arrived.bytes, wrong);
+    bulk_arrived.pid = MT_PID_NONE;
 }
 
 /* One handler per program: the kernel finds a task's program by its code
@@ -175,6 +195,8 @@ BULK_HANDLER(32)
 BULK_HANDLER(64)
 BULK_HANDLER(96)
 BULK_HANDLER(128)
+BULK_HANDLER(512)
+BULK_HANDLER(1024)
 
 /* ---- timing: an observer that prints nothing while a task moves ---- */
 
@@ -195,6 +217,7 @@ static void timing_observe(const migrate_event_t *ev)
     for (uint8_t i = 0; i < sizeof timed; i++)
         if (ev->phase == timed[i]) timed_at[i] = timer_now();
     if (ev->phase != MIG_DONE) return;
+    bulk_say();
     module_say("timing 0x%02x err %d: %lu %lu %lu %lu", ev->pid, ev->err, us(timed_at[0]),
                us(timed_at[1]), us(timed_at[2]), us(timed_at[3]));
     memset(timed_at, 0, sizeof timed_at);
@@ -260,6 +283,12 @@ static const program_t all_programs[] = {
     {.id = 6, .name = "b64", .handler = bulk64, .state_size = 64, .layout = &bulk_layouts[1]},
     {.id = 7, .name = "b96", .handler = bulk96, .state_size = 96, .layout = &bulk_layouts[2]},
     {.id = 8, .name = "b128", .handler = bulk128, .state_size = 128, .layout = &bulk_layouts[3]},
+    {.id = 9, .name = "b512", .handler = bulk512, .state_size = 512, .layout = &bulk_layouts[4]},
+    {.id = 10,
+     .name = "b1024",
+     .handler = bulk1024,
+     .state_size = 1024,
+     .layout = &bulk_layouts[5]},
 };
 
 #define N_PROGRAMS  (sizeof all_programs / sizeof all_programs[0])

@@ -14,6 +14,8 @@
  * they are queued: the queue lets a higher priority pass, and numbers in
  * the order of the wire let every receiver tell a gap, and the migrator
  * tell which multicasts a module took before another (migrate_peer.c).
+ * A frame is sealed (its CRC) as it is queued, with the number it will
+ * most likely get, and resealed as it goes only if that changed.
  * A frame sent again after a rejection
  * carries BUS_TYPE_RETRY. A receiver that already took a frame, because
  * only another receiver rejected the broadcast, sees the retry with the
@@ -232,7 +234,7 @@ static void kick(void)
     /* queue[0] cannot move meanwhile: inserts go behind a frame in flight,
      * and only the context that set in_flight numbers a frame. */
     tx_entry_t *head = &B.queue[0];
-    if (!head->numbered) {
+    if (!head->numbered) { /* resealed only if a frame overtook it (expected_seq()) */
         bus_frame_set_seq(head->frame, head->n, B.tx_seq[head->link]++);
         head->numbered = true;
     }
@@ -240,6 +242,19 @@ static void kick(void)
         B.in_flight = false; /* the port broke its contract: try at the next kick */
         log_error(MT_ERR_STATE);
     }
+}
+
+/* The number a frame of `prio` on `link` queued now will go with: the
+ * link's next, past the link's frames still unnumbered ahead of it (insert()
+ * puts it behind equal priorities). It is sealed with it as it is queued,
+ * in the sender's context; if a frame of that link overtakes it meanwhile,
+ * kick() writes the right number and reseals it there. Irq off. */
+static uint8_t expected_seq(uint8_t link, mt_prio_t prio)
+{
+    uint8_t seq = B.tx_seq[link];
+    for (uint8_t i = 0; i < B.count; i++)
+        if (B.queue[i].link == link && !B.queue[i].numbered && B.queue[i].prio >= prio) seq++;
+    return seq;
 }
 
 /* Insert by priority, behind equal priorities and the frame in flight. */
@@ -253,15 +268,34 @@ static void insert(const tx_entry_t *e)
     if (B.count > B.stats.tx_queue_high) B.stats.tx_queue_high = B.count;
 }
 
-mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
-                        const void *payload, uint16_t len)
+uint8_t *bus_open_frame(uint16_t len)
 {
-    if (!B.active) return log_error(MT_ERR_NO_ROUTE); /* no bus (yet) */
-    if (len > MOTET_BUS_PAYLOAD_MAX || !(dst == BUS_BROADCAST || is_member(dst)))
+    if (!B.active) { /* no bus (yet) */
+        log_error(MT_ERR_NO_ROUTE);
+        return NULL;
+    }
+    if (len > MOTET_BUS_PAYLOAD_MAX) {
+        log_error(MT_ERR_INVALID);
+        return NULL;
+    }
+    uint8_t *frame = mem_alloc_owned((uint16_t) (BUS_OVERHEAD + len), MEM_OWNER_KERNEL);
+    return frame ? frame + BUS_HEADER_SIZE : NULL; /* none: logged by the memory manager */
+}
+
+void bus_drop_frame(uint8_t *payload)
+{
+    if (payload) mem_release(payload - BUS_HEADER_SIZE);
+}
+
+mt_err_t bus_queue_frame(uint8_t *payload, uint8_t type, mt_module_t dst, mt_pid_t pid,
+                         mt_port_t port, mt_prio_t prio, uint16_t len)
+{
+    uint8_t *frame = payload - BUS_HEADER_SIZE;
+    if (!(dst == BUS_BROADCAST || is_member(dst))) {
+        mem_release(frame);
         return log_error(MT_ERR_INVALID);
+    }
     uint16_t n = (uint16_t) (BUS_OVERHEAD + len);
-    uint8_t *frame = mem_alloc_owned(n, MEM_OWNER_KERNEL);
-    if (!frame) return MT_ERR_NO_MEM; /* logged by the memory manager */
     bus_frame_t f = {.type = type,
                      .src = B.self,
                      .dst = dst,
@@ -269,17 +303,22 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
                      .port = port,
                      .src_pid = port_in_isr() ? MT_PID_NONE : sched_current_pid(),
                      .prio = prio < 0 ? 0 : prio,
-                     .len = len,
-                     .payload = payload};
+                     .len = len};
+    uint8_t link = link_of(dst);
     port_irq_state_t s = port_irq_save();
+    f.seq = expected_seq(link, f.prio);
+    port_irq_restore(s);
+    /* Sealed here, not in the interrupt that hands it over (kick()): a
+     * long frame's CRC takes milliseconds on an 8-bit core, which would
+     * hold back every interrupt and keep the interface idle meanwhile. */
+    bus_frame_put_header(&f, frame);
+    bus_frame_seal(frame, n);
+    s = port_irq_save();
     bool room = B.count < MOTET_BUS_TX_QUEUE;
-    if (room) {
-        /* Numbered, and so sealed, when it first goes (kick()): one CRC. */
-        bus_frame_encode_unsealed(&f, frame, n);
-        insert(&(tx_entry_t){.frame = frame, .n = n, .prio = f.prio, .link = link_of(dst)});
-    } else {
+    if (room)
+        insert(&(tx_entry_t){.frame = frame, .n = n, .prio = f.prio, .link = link});
+    else
         B.stats.tx_queue_full++;
-    }
     port_irq_restore(s);
     if (!room) {
         mem_release(frame);
@@ -287,6 +326,18 @@ mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t p
     }
     kick();
     return MT_OK;
+}
+
+mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
+                        const void *payload, uint16_t len)
+{
+    if (!B.active) return log_error(MT_ERR_NO_ROUTE); /* no bus (yet) */
+    if (len > MOTET_BUS_PAYLOAD_MAX || !(dst == BUS_BROADCAST || is_member(dst)))
+        return log_error(MT_ERR_INVALID);
+    uint8_t *body = bus_open_frame(len);
+    if (!body) return MT_ERR_NO_MEM; /* logged by the memory manager */
+    if (len) memcpy(body, payload, len);
+    return bus_queue_frame(body, type, dst, pid, port, prio, len);
 }
 
 /* The remote-send hook of the scheduler: a message to a task elsewhere. */
@@ -349,7 +400,7 @@ bool bus_cast_last(mt_module_t from, uint8_t *seq)
 static void sent(const uint8_t *frame, uint16_t n)
 {
     bus_frame_t f;
-    if (bus_frame_decode(frame, n, &f) != MT_OK) return; /* our own: cannot fail */
+    if (bus_frame_read_own(frame, n, &f) != MT_OK) return; /* our own: cannot fail */
     log_event(EV_BUS, f.pid, n);
     B.stats.tx_frames++;
     B.stats.tx_bytes += n;
@@ -394,7 +445,7 @@ void bus_isr_tx_done(port_bus_result_t result)
         bus_frame_t f;
         /* A task's message: its sender is told. The migrator's own frames
          * have their ends reported to it below, and it acts on them. */
-        if (bus_frame_decode(done.frame, done.n, &f) == MT_OK &&
+        if (bus_frame_read_own(done.frame, done.n, &f) == MT_OK &&
             (f.type == BUS_FRAME_DATA || f.type == BUS_FRAME_MCAST) && f.pid != MT_PID_MIGRATOR) {
             lost(&f, why);
             /* This module's own members cannot miss it: they get it now,

@@ -43,11 +43,8 @@ static void seal(uint8_t *frame, uint16_t n)
     put_u16(frame + body, appdesc_crc16(frame, body));
 }
 
-uint16_t bus_frame_encode_unsealed(const bus_frame_t *f, uint8_t *out, uint16_t cap)
+void bus_frame_put_header(const bus_frame_t *f, uint8_t *out)
 {
-    if (f->len > MOTET_BUS_PAYLOAD_MAX || (f->len && !f->payload)) return 0;
-    uint16_t n = (uint16_t) (BUS_OVERHEAD + f->len);
-    if (n > cap) return 0;
     out[OFF_TYPE] = (uint8_t) (f->type | (f->retry ? BUS_TYPE_RETRY : 0u));
     out[OFF_SRC] = f->src;
     out[OFF_DST] = f->dst;
@@ -57,15 +54,22 @@ uint16_t bus_frame_encode_unsealed(const bus_frame_t *f, uint8_t *out, uint16_t 
     out[OFF_SRC_PID] = f->src_pid;
     out[OFF_PRIO] = (uint8_t) f->prio;
     put_u16(out + OFF_LEN, f->len);
-    if (f->len) memcpy(out + BUS_HEADER_SIZE, f->payload, f->len);
-    return n;
 }
 
 uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap)
 {
-    uint16_t n = bus_frame_encode_unsealed(f, out, cap);
-    if (n) seal(out, n);
+    if (f->len > MOTET_BUS_PAYLOAD_MAX || (f->len && !f->payload)) return 0;
+    uint16_t n = (uint16_t) (BUS_OVERHEAD + f->len);
+    if (n > cap) return 0;
+    bus_frame_put_header(f, out);
+    if (f->len) memcpy(out + BUS_HEADER_SIZE, f->payload, f->len);
+    seal(out, n);
     return n;
+}
+
+void bus_frame_seal(uint8_t *frame, uint16_t n)
+{
+    if (n >= BUS_OVERHEAD) seal(frame, n);
 }
 
 /* Known types; the fixed-size payloads: a beacon's stamp, an outcome. */
@@ -76,13 +80,9 @@ static bool payload_fits_type(uint8_t type, uint16_t len)
     return type >= BUS_FRAME_DATA && type < BUS_FRAME_TYPE_END;
 }
 
-mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f)
+/* The fields of a frame whose length field matches n. */
+static mt_err_t read_fields(const uint8_t *buf, uint16_t len, bus_frame_t *f)
 {
-    if (!buf || n < BUS_OVERHEAD) return MT_ERR_BUS_CORRUPT;
-    uint16_t len = get_u16(buf + OFF_LEN);
-    if (len > MOTET_BUS_PAYLOAD_MAX || n != BUS_OVERHEAD + len) return MT_ERR_BUS_CORRUPT;
-    if (get_u16(buf + BUS_HEADER_SIZE + len) != appdesc_crc16(buf, BUS_HEADER_SIZE + len))
-        return MT_ERR_BUS_CORRUPT;
     uint8_t type = (uint8_t) (buf[OFF_TYPE] & (uint8_t) ~BUS_TYPE_RETRY);
     if (!payload_fits_type(type, len)) return MT_ERR_BUS_CORRUPT;
     f->type = type;
@@ -99,6 +99,29 @@ mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f)
     return MT_OK;
 }
 
+/* The payload's length, if the length field matches the buffer's. */
+static bool frame_len(const uint8_t *buf, uint16_t n, uint16_t *len)
+{
+    if (!buf || n < BUS_OVERHEAD) return false;
+    *len = get_u16(buf + OFF_LEN);
+    return *len <= MOTET_BUS_PAYLOAD_MAX && n == BUS_OVERHEAD + *len;
+}
+
+mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f)
+{
+    uint16_t len;
+    if (!frame_len(buf, n, &len)) return MT_ERR_BUS_CORRUPT;
+    uint16_t body = (uint16_t) (BUS_HEADER_SIZE + len);
+    if (get_u16(buf + body) != appdesc_crc16(buf, body)) return MT_ERR_BUS_CORRUPT;
+    return read_fields(buf, len, f);
+}
+
+mt_err_t bus_frame_read_own(const uint8_t *buf, uint16_t n, bus_frame_t *f)
+{
+    uint16_t len;
+    return frame_len(buf, n, &len) ? read_fields(buf, len, f) : MT_ERR_BUS_CORRUPT;
+}
+
 void bus_frame_set_retry(uint8_t *frame, uint16_t n)
 {
     if (n < BUS_OVERHEAD) return;
@@ -108,7 +131,7 @@ void bus_frame_set_retry(uint8_t *frame, uint16_t n)
 
 void bus_frame_set_seq(uint8_t *frame, uint16_t n, uint8_t seq)
 {
-    if (n < BUS_OVERHEAD) return;
+    if (n < BUS_OVERHEAD || frame[OFF_SEQ] == seq) return; /* sealed with it already */
     frame[OFF_SEQ] = seq;
     seal(frame, n);
 }

@@ -19,6 +19,17 @@
  * MT_ERR_QUEUE_FULL; each logged. */
 mt_err_t bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port, mt_prio_t prio,
                         const void *payload, uint16_t len);
+/* A frame from this module with `len` payload bytes for the caller to
+ * write its payload into (serialised straight into the frame, no copy):
+ * the payload, or NULL (MT_ERR_NO_ROUTE, MT_ERR_INVALID, MT_ERR_NO_MEM,
+ * each logged). Then bus_queue_frame() or bus_drop_frame(). Any context. */
+uint8_t *bus_open_frame(uint16_t len);
+/* Queue a frame opened by bus_open_frame(), its payload written: as
+ * bus_send_frame(); the frame is the bus's (or freed) whatever the result. */
+mt_err_t bus_queue_frame(uint8_t *payload, uint8_t type, mt_module_t dst, mt_pid_t pid,
+                         mt_port_t port, mt_prio_t prio, uint16_t len);
+/* Free a frame opened by bus_open_frame() and never queued (NULL: nothing). */
+void bus_drop_frame(uint8_t *payload);
 
 /* The sequence number of the last multicast frame taken from module
  * `from` (from this module itself: of its own last multicast to a group

@@ -161,19 +161,43 @@ static bool bus_has_room(void)
     return bus_tx_pending() < MOTET_BUS_TX_QUEUE;
 }
 
+uint8_t *mig_open_frame(uint16_t len, mt_err_t *err)
+{
+    if (!bus_has_room()) {
+        MIG.want_room = true;
+        *err = MT_ERR_QUEUE_FULL;
+        return NULL;
+    }
+    uint8_t *payload = bus_open_frame(len); /* its failures are logged */
+    if (payload)
+        *err = MT_OK;
+    else if (!bus_active())
+        *err = MT_ERR_NO_ROUTE;
+    else if (len > MOTET_BUS_PAYLOAD_MAX)
+        *err = MT_ERR_INVALID;
+    else
+        *err = MT_ERR_NO_MEM;
+    if (*err == MT_ERR_NO_MEM) MIG.want_room = true; /* frames that end free heap too */
+    return payload;
+}
+
+mt_err_t mig_queue_frame(uint8_t *payload, uint8_t kind, mt_module_t to, mt_prio_t prio,
+                         uint16_t len)
+{
+    uint8_t type = to == BUS_BROADCAST ? BUS_FRAME_MCAST : BUS_FRAME_DATA;
+    return bus_queue_frame(payload, type, to, MT_PID_MIGRATOR, kind, prio, len);
+}
+
 /* Queue one frame to the migrator of `to` (BUS_BROADCAST: every module).
  * MT_ERR_QUEUE_FULL (not logged) when the bus queue has no room: try
  * again once a frame has ended. */
 mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len)
 {
-    if (!bus_has_room()) {
-        MIG.want_room = true;
-        return MT_ERR_QUEUE_FULL;
-    }
-    uint8_t type = to == BUS_BROADCAST ? BUS_FRAME_MCAST : BUS_FRAME_DATA;
-    mt_err_t err = bus_send_frame(type, to, MT_PID_MIGRATOR, kind, prio, data, len);
-    if (err == MT_ERR_NO_MEM) MIG.want_room = true; /* frames that end free heap too */
-    return err;
+    mt_err_t err;
+    uint8_t *payload = mig_open_frame(len, &err);
+    if (!payload) return err;
+    if (len) memcpy(payload, data, len);
+    return mig_queue_frame(payload, kind, to, prio, len);
 }
 
 static bool ctrl_try(const mig_ctrl_t *c)

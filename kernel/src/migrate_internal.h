@@ -168,10 +168,16 @@ mt_err_t mig_layout_check(const program_t *prog, uint16_t *len);
 /* Bytes [offset, offset + n) of the encoded state of local task pid into
  * out; false if it is gone or has no layout. */
 bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n);
-/* Decode block (len bytes, freed) into the state of t, then run its
- * PORT_DESERIALIZE with no payload; MT_ERR_INVALID for a state of another
- * layout, else the handler's result. Task context. */
-mt_err_t mig_layout_decode(task_t *t, const program_t *prog, uint8_t *block, uint16_t len);
+/* The destination's block for the state of prog (a zeroed state_size)
+ * that an image announces `len` bytes of encoding for; NULL with *err:
+ * MT_ERR_INVALID (another layout), MT_ERR_NO_MEM. Any context. */
+uint8_t *mig_layout_rx_start(const program_t *prog, uint16_t len, mt_err_t *err);
+/* Encoded bytes [offset, offset + n), a chunk, decoded into that block. */
+void mig_layout_rx_part(const program_t *prog, uint8_t *state, uint16_t offset, const uint8_t *in,
+                        uint16_t n);
+/* Give t (created without a state) that block as its state, then run its
+ * PORT_DESERIALIZE with no payload: the handler's result. Task context. */
+mt_err_t mig_layout_attach(task_t *t, uint8_t *state);
 
 #include "motet/bus.h"
 
@@ -219,7 +225,8 @@ typedef struct slot {
     mt_module_t source, dest, requester;
     mt_prio_t prio;     /* the task's: replies and bulk frames go at it */
     uint8_t rounds;     /* source: timeouts so far */
-    bool in_flight;     /* a bulk frame of this migration is on the bus */
+    bool in_flight;     /* source: a FORWARD or END of this migration is on the bus */
+    uint8_t chunks_out; /* source: image chunks on the bus (MOTET_MIGRATE_WINDOW at most) */
     bool hold;          /* local sends to the task are held back here */
     bool rx_done;       /* dest: no more image bytes expected */
     mt_err_t err;       /* dest: why the image cannot be attached */
@@ -231,19 +238,20 @@ typedef struct slot {
     mt_module_t out_to; /* where they go once the outcome is known */
     uint8_t *head;      /* the image without the state */
     uint16_t head_len;
-    uint8_t *state; /* the state block */
-    uint16_t state_len;
-    uint16_t offset;    /* image bytes sent (source) or received (dest) */
-    msg_t *fwd;         /* source: held messages at the commit, kept until END is through */
-    msg_t *fwd_next;    /* source: the first of them not forwarded yet */
-    uint16_t fwd_count; /* messages forwarded (source) or received (dest) */
-    uint16_t fwd_kept;  /* dest: of those, kept: the first in the task's held list */
-    msg_t *reserved;    /* dest: blocks set aside for the forwarded messages */
-    msg_t *casts;       /* source: multicasts to the task's groups since the freeze */
-    msg_t *casts_sent;  /* source: the last of them forwarded (NULL: none yet) */
-    msg_t *casts_last;  /* source: the last to forward, recorded by the commit (NULL: none) */
-    bool recording;     /* source: multicasts to its groups go to `casts` (interrupt) */
-    uint32_t cut_seen;  /* dest: modules with a multicast taken before the join */
+    uint8_t *state;     /* the state block: serialised, or (dest, `decoding`) the new state */
+    uint16_t state_len; /* bytes of the state on the wire */
+    const program_t *decoding; /* dest: a program with a layout, its state decoded as it comes */
+    uint16_t offset;           /* image bytes sent (source) or received (dest) */
+    msg_t *fwd;                /* source: held messages at the commit, kept until END is through */
+    msg_t *fwd_next;           /* source: the first of them not forwarded yet */
+    uint16_t fwd_count;        /* messages forwarded (source) or received (dest) */
+    uint16_t fwd_kept;         /* dest: of those, kept: the first in the task's held list */
+    msg_t *reserved;           /* dest: blocks set aside for the forwarded messages */
+    msg_t *casts;              /* source: multicasts to the task's groups since the freeze */
+    msg_t *casts_sent;         /* source: the last of them forwarded (NULL: none yet) */
+    msg_t *casts_last; /* source: the last to forward, recorded by the commit (NULL: none) */
+    bool recording;    /* source: multicasts to its groups go to `casts` (interrupt) */
+    uint32_t cut_seen; /* dest: modules with a multicast taken before the join */
     uint8_t cut[MOTET_BUS_MODULES]; /* dest: each one's last, by sequence number */
     bool dest_lost;                 /* source: the destination was unreachable before the commit */
 } slot_t;
@@ -308,6 +316,14 @@ slot_t *mig_slot_of(mt_pid_t pid);
 void mig_kick(void);
 bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t len);
 mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len);
+/* A frame of len payload bytes to the migrator, for the caller to write
+ * its payload into (bus_open_frame()), then mig_queue_frame() it. NULL
+ * with *err: MT_ERR_QUEUE_FULL or MT_ERR_NO_MEM (not logged; asked again
+ * once a frame has ended), or the bus's error (logged). */
+uint8_t *mig_open_frame(uint16_t len, mt_err_t *err);
+/* mig_frame() of a frame opened by mig_open_frame(), its payload written. */
+mt_err_t mig_queue_frame(uint8_t *payload, uint8_t kind, mt_module_t to, mt_prio_t prio,
+                         uint16_t len);
 void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data, uint8_t len);
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err);
 void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester);

@@ -5,7 +5,8 @@
  * source instead of PORT_SERIALIZE, chunk by chunk as the image goes, from
  * the task's own state (frozen, it does not change, and it stays until the
  * destination runs the task), so that no second copy takes heap; decoded
- * into the fresh state at the destination before PORT_DESERIALIZE. The two
+ * at the destination chunk by chunk as the image arrives, into the block
+ * that becomes the new task's state before PORT_DESERIALIZE. The two
  * modules may lay the struct out differently (word size, alignment, byte
  * order); the wire format is the same.
  */
@@ -30,12 +31,30 @@ bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n)
            state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;
 }
 
-mt_err_t mig_layout_decode(task_t *t, const program_t *prog, uint8_t *block, uint16_t len)
+uint8_t *mig_layout_rx_start(const program_t *prog, uint16_t len, mt_err_t *err)
 {
-    mt_err_t err = state_layout_decode(prog->layout, block, len, t->state, prog->state_size);
-    mem_release(block);
+    uint16_t wire;
+    *err = mig_layout_check(prog, &wire);
+    if (!*err && wire != len) *err = MT_ERR_INVALID; /* another layout: another version */
+    uint8_t *state = *err ? NULL : mem_alloc_owned(prog->state_size, MEM_OWNER_KERNEL);
+    if (state) /* what the layout does not list arrives as zero; the rest is overwritten */
+        state_layout_clear_rest(prog->layout, state, prog->state_size);
+    else if (!*err)
+        *err = MT_ERR_NO_MEM;
+    return state;
+}
+
+void mig_layout_rx_part(const program_t *prog, uint8_t *state, uint16_t offset, const uint8_t *in,
+                        uint16_t n)
+{
+    state_layout_decode_part(prog->layout, in, offset, n, state, prog->state_size);
+}
+
+mt_err_t mig_layout_attach(task_t *t, uint8_t *state)
+{
+    t->state = mem_hand_over(state, t->pid);
     /* The layout's fields are in place: the task may rebuild the rest. */
-    return err ? err : sched_mig_call(t, PORT_DESERIALIZE, NULL, 0);
+    return sched_mig_call(t, PORT_DESERIALIZE, NULL, 0);
 }
 
 #endif /* MOTET_BUS */

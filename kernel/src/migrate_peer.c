@@ -164,15 +164,23 @@ static bool start_rx(slot_t *s, const uint8_t *b, uint16_t n)
     if (mig_image_decode(b, n, &img) != MT_OK || img.pid != s->pid) return false;
     uint16_t head = mig_image_size(&img);
     if ((uint32_t) head + img.state_len > UINT16_MAX) return false;
-    if (!program_find(img.program)) {
+    const program_t *prog = program_find(img.program);
+    if (!prog) {
         s->err = MT_ERR_NO_PROGRAM;
         return true;
     }
     s->head_len = head;
     s->state_len = img.state_len;
     s->head = mem_alloc_owned(head, MEM_OWNER_KERNEL);
-    if (s->state_len) s->state = mem_alloc_owned(s->state_len, MEM_OWNER_KERNEL);
-    if (!s->head || (s->state_len && !s->state)) s->err = MT_ERR_NO_MEM;
+    if (!s->head) {
+        s->err = MT_ERR_NO_MEM;
+    } else if (prog->layout) { /* decoded as it comes, into the new task's state */
+        s->decoding = prog;
+        s->state = mig_layout_rx_start(prog, s->state_len, &s->err);
+    } else if (s->state_len) {
+        s->state = mem_alloc_owned(s->state_len, MEM_OWNER_KERNEL);
+        if (!s->state) s->err = MT_ERR_NO_MEM;
+    }
     return true;
 }
 
@@ -185,7 +193,12 @@ static void copy_in(slot_t *s, const uint8_t *b, uint16_t n)
     uint16_t to_head = off < s->head_len ? (uint16_t) (s->head_len - off) : 0u;
     if (to_head > n) to_head = n;
     if (to_head) memcpy(s->head + off, b, to_head);
-    if (n > to_head) memcpy(s->state + (off + to_head - s->head_len), b + to_head, n - to_head);
+    if (n == to_head) return;
+    uint16_t at = (uint16_t) (off + to_head - s->head_len);
+    if (s->decoding)
+        mig_layout_rx_part(s->decoding, s->state, at, b + to_head, (uint16_t) (n - to_head));
+    else
+        memcpy(s->state + at, b + to_head, n - to_head);
 }
 
 void mig_peer_rx_state(const bus_frame_t *f)
@@ -234,7 +247,8 @@ static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
                         .prio = img->prio,
                         .flags = (uint8_t) (img->flags & TASK_MOVABLE),
                         .handler = prog->handler,
-                        .state_size = prog->state_size,
+                        /* a state decoded as it came is given to it later */
+                        .state_size = s->decoding ? 0u : prog->state_size,
                         .routes = routes,
                         .n_routes = img->n_routes};
     task_t *t = sched_mig_move_in(&spec, err);
@@ -266,9 +280,8 @@ static mt_err_t deserialise(slot_t *s, task_t *t)
 {
     uint8_t *block = s->state; /* the task's from now on, or freed after */
     s->state = NULL;
-    const program_t *prog = program_find_handler(t->handler);
-    mt_err_t err = prog->layout ? mig_layout_decode(t, prog, block, s->state_len)
-                                : sched_mig_call(t, PORT_DESERIALIZE, block, s->state_len);
+    mt_err_t err = s->decoding ? mig_layout_attach(t, block)
+                               : sched_mig_call(t, PORT_DESERIALIZE, block, s->state_len);
     if (err) drop_copy(s);
     return err;
 }

@@ -411,8 +411,10 @@ static void confirm(slot_t *s)
 /* A bulk frame ended, or a probe did. */
 static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 {
-    bool bulk = kind == MIG_MSG_STATE || kind == MIG_MSG_FORWARD || kind == MIG_MSG_END;
-    if (bulk) s->in_flight = false;
+    if (kind == MIG_MSG_STATE && s->chunks_out)
+        s->chunks_out--;
+    else if (kind == MIG_MSG_FORWARD || kind == MIG_MSG_END)
+        s->in_flight = false;
     if (result != PORT_BUS_SENT) {
         MIG.silent |= mig_bit(to);
         if (to == s->dest && s->step <= ST_ATTACHING) {
@@ -429,7 +431,8 @@ static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
     }
     if (kind == MIG_MSG_END && s->step == ST_FORWARDING) {
         confirm(s);
-    } else if (kind == MIG_MSG_STATE && s->offset == image_total(s)) {
+    } else if (kind == MIG_MSG_STATE && s->step == ST_SENDING && s->offset == image_total(s) &&
+               !s->chunks_out) {
         s->step = ST_ATTACHING;
         s->since = timer_now();
         s->rounds = 0;
@@ -507,29 +510,43 @@ static bool copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
     return true;
 }
 
-static void send_chunk(slot_t *s)
+/* The next chunk, encoded straight into its frame; false if it cannot
+ * go now (asked again once a frame has ended) or the migration failed. */
+static bool send_chunk(slot_t *s)
 {
-    uint16_t n = (uint16_t) (image_total(s) - s->offset);
-    if (n > MOTET_MIGRATE_CHUNK) n = MOTET_MIGRATE_CHUNK;
-    uint8_t *buf = mem_alloc_owned(MIG_CHUNK_HDR + n, MEM_OWNER_KERNEL);
-    if (!buf) {
-        MIG.want_room = true; /* frames that end give heap back */
-        return;
+    /* The rest in equal chunks of at most MOTET_MIGRATE_CHUNK, not full
+     * ones and a short last: the first chunk's encoding and the last one's
+     * check are the transfer's only times neither end overlaps the other.
+     * The first holds the whole header (the destination reads it there). */
+    uint16_t left = (uint16_t) (image_total(s) - s->offset);
+    uint16_t n = left;
+    if (left > MOTET_MIGRATE_CHUNK) {
+        uint16_t chunks =
+            (uint16_t) (left / MOTET_MIGRATE_CHUNK + (left % MOTET_MIGRATE_CHUNK ? 1u : 0u));
+        n = (uint16_t) (left / chunks + (left % chunks ? 1u : 0u));
     }
-    buf[0] = s->pid;
-    buf[1] = s->id;
-    mig_put16(buf + 2, s->offset);
-    mt_err_t err =
-        copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n)
-            ? mig_frame(MIG_MSG_STATE, s->dest, s->prio, buf, (uint16_t) (MIG_CHUNK_HDR + n))
-            : MT_ERR_NO_TASK; /* it went meanwhile: nothing to move */
-    mem_release(buf);
+    if (s->offset == 0 && n < s->head_len) n = s->head_len;
+    mt_err_t err;
+    uint8_t *buf = mig_open_frame((uint16_t) (MIG_CHUNK_HDR + n), &err);
+    if (buf) {
+        buf[0] = s->pid;
+        buf[1] = s->id;
+        mig_put16(buf + 2, s->offset);
+        if (copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n)) {
+            err = mig_queue_frame(buf, MIG_MSG_STATE, s->dest, s->prio,
+                                  (uint16_t) (MIG_CHUNK_HDR + n));
+        } else {
+            bus_drop_frame(buf);
+            err = MT_ERR_NO_TASK; /* it went meanwhile: nothing to move */
+        }
+    }
     if (!err) {
-        s->in_flight = true;
+        s->chunks_out++;
         s->offset = (uint16_t) (s->offset + n);
-    } else if (err != MT_ERR_QUEUE_FULL && err != MT_ERR_NO_MEM) {
-        fail(s, err);
+        return true;
     }
+    if (err != MT_ERR_QUEUE_FULL && err != MT_ERR_NO_MEM) fail(s, err);
+    return false;
 }
 
 /* What goes next: the held messages (s->fwd_next on), then the multicasts
@@ -622,15 +639,11 @@ static void send_forward(slot_t *s)
         skip_forwarded(s, first, cast, 1);
         return;
     }
-    uint8_t *buf = mem_alloc_owned(size, MEM_OWNER_KERNEL);
-    if (!buf) {
-        MIG.want_room = true;
-        return;
-    }
+    mt_err_t err;
+    uint8_t *buf = mig_open_frame(size, &err);
+    if (!buf) return; /* asked again once a frame has ended */
     pack(s, first, k, cast, buf);
-    mt_err_t err = mig_frame(MIG_MSG_FORWARD, s->dest, s->prio, buf, size);
-    mem_release(buf);
-    if (err == MT_OK) {
+    if (mig_queue_frame(buf, MIG_MSG_FORWARD, s->dest, s->prio, size) == MT_OK) {
         s->in_flight = true;
         skip_forwarded(s, first, cast, k);
     }
@@ -643,9 +656,12 @@ void mig_source_pump(slot_t *s)
         return;
     }
     if (s->in_flight) return;
-    if (s->step == ST_SENDING && s->offset < image_total(s))
-        send_chunk(s);
-    else if (s->step == ST_FORWARDING)
+    if (s->step == ST_SENDING) {
+        /* Chunks follow one another on one link at one priority: they
+         * arrive in order, and a destination gone fails the first. */
+        while (s->offset < image_total(s) && s->chunks_out < MOTET_MIGRATE_WINDOW && send_chunk(s))
+            ;
+    } else if (s->step == ST_FORWARDING)
         send_forward(s);
 }
 

@@ -64,6 +64,15 @@ typedef struct port_context {
 #endif
 #define PORT_THREAD_STACK_MIN 256u
 
+/* Constant tables stay in flash (port.h, PORT_CONST_TABLE), read with LPM:
+ * 4 KB of SRAM holds no copy of them. */
+#include <avr/pgmspace.h>
+#define PORT_CONST_TABLE PROGMEM
+static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
+{
+    return pgm_read_word(p);
+}
+
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): a call costs more
  * than the SREG access it wraps, and the kernel's hot paths take the lock
  * several times. The I bit of SREG is the whole state. */

@@ -6,7 +6,9 @@
  * u8 width), then the encoded state. Checked: the decoder takes exactly
  * the layout's size, from a good layout only; what it took encodes back to
  * the same bytes; a refused state leaves the task's state as it was, and
- * an accepted one changes no byte outside the layout's fields.
+ * an accepted one changes no byte outside the layout's fields; decoded in
+ * two chunks as they arrive (state_layout_decode_part(), cut at a third),
+ * it is the same state.
  */
 #include <string.h>
 
@@ -55,6 +57,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             covered[fields[i].offset + b] = true;
         }
     for (uint8_t b = 0; b < STATE_BYTES; b++) FUZZ_CHECK(covered[b] || state[b] == UNTOUCHED);
+    uint8_t parts[STATE_BYTES];
+    memset(parts, UNTOUCHED, sizeof parts);
+    uint16_t cut = (uint16_t) (n / 3u);
+    FUZZ_CHECK(state_layout_decode_part(&layout, wire, 0, cut, parts, STATE_BYTES) == cut);
+    FUZZ_CHECK(state_layout_decode_part(&layout, wire + cut, cut, (uint16_t) (n - cut), parts,
+                                        STATE_BYTES) == n - cut);
+    FUZZ_CHECK(memcmp(parts, state, sizeof state) == 0);
     uint16_t out = state_layout_encode(&layout, state, STATE_BYTES, again, sizeof again);
     FUZZ_CHECK(out == want);
     if (!overlap) FUZZ_CHECK(memcmp(again, wire, n) == 0);

@@ -163,6 +163,80 @@ static void test_parts_put_together_are_the_whole(void **state)
         state_layout_encode_part(&meter_layout, &m, sizeof m, sizeof meter_wire - 1, out, 2), 0);
 }
 
+/* Any window of the wire, from inside one integer to inside another, is
+ * those bytes of the whole. */
+static void test_every_part_is_its_bytes_of_the_whole(void **state)
+{
+    (void) state;
+    meter_t m = sample();
+    for (uint16_t from = 0; from < sizeof meter_wire; from++) {
+        for (uint16_t n = 1; from + n <= sizeof meter_wire; n++) {
+            uint8_t out[sizeof meter_wire + 1];
+            memset(out, 0xEE, sizeof out);
+            assert_int_equal(state_layout_encode_part(&meter_layout, &m, sizeof m, from, out, n),
+                             n);
+            assert_memory_equal(out, meter_wire + from, n);
+            assert_int_equal(out[n], 0xEE); /* nothing written past the part */
+        }
+    }
+}
+
+/* The destination decodes each chunk as it arrives: any cut in two, an
+ * integer split across the chunks included, gives the whole state, and a
+ * part outside the encoding changes nothing. */
+static void test_parts_decoded_in_place_are_the_whole(void **state)
+{
+    (void) state;
+    meter_t want = sample();
+    for (uint16_t cut = 1; cut < sizeof meter_wire; cut++) {
+        meter_t m;
+        memset(&m, 0x5A, sizeof m);
+        assert_int_equal(state_layout_decode_part(&meter_layout, meter_wire, 0, cut, &m, sizeof m),
+                         cut);
+        assert_int_equal(state_layout_decode_part(&meter_layout, meter_wire + cut, cut,
+                                                  (uint16_t) (sizeof meter_wire - cut), &m,
+                                                  sizeof m),
+                         sizeof meter_wire - cut);
+        assert_int_equal(m.mode, want.mode);
+        assert_int_equal(m.level, want.level);
+        assert_int_equal(m.flags, want.flags);
+        assert_int_equal(m.seen, want.seen);
+        assert_memory_equal(m.hist, want.hist, sizeof want.hist);
+        assert_memory_equal(m.trim, want.trim, sizeof want.trim);
+    }
+    meter_t m;
+    memset(&m, 0x5A, sizeof m);
+    meter_t before = m;
+    assert_int_equal(
+        state_layout_decode_part(&meter_layout, meter_wire, sizeof meter_wire - 1, 2, &m, sizeof m),
+        0);
+    assert_memory_equal(&m, &before, sizeof m);
+}
+
+/* Before decoding, the destination zeroes only what no field covers:
+ * the struct's padding here (between mode and level, flags and seen, at
+ * the end, as the compiler lays it out), and all of a layout whose fields
+ * are not in order. */
+static void test_only_the_bytes_no_field_covers_are_cleared(void **state)
+{
+    (void) state;
+    uint8_t covered[sizeof(meter_t)] = {0};
+    for (uint8_t i = 0; i < meter_layout.n_fields; i++)
+        for (uint16_t b = 0; b < meter_fields[i].count * meter_fields[i].width; b++)
+            covered[meter_fields[i].offset + b] = 1;
+    uint8_t m[sizeof(meter_t)];
+    memset(m, 0x5A, sizeof m);
+    state_layout_clear_rest(&meter_layout, m, sizeof m);
+    for (uint16_t b = 0; b < sizeof m; b++) assert_int_equal(m[b], covered[b] ? 0x5A : 0);
+
+    static const state_field_t backwards[] = {STATE_ARRAY(meter_t, hist),
+                                              STATE_FIELD(meter_t, mode)};
+    static const state_layout_t backwards_layout = STATE_LAYOUT(backwards);
+    memset(m, 0x5A, sizeof m);
+    state_layout_clear_rest(&backwards_layout, m, sizeof m);
+    for (uint16_t b = 0; b < sizeof m; b++) assert_int_equal(m[b], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +246,9 @@ int main(void)
         cmocka_unit_test(test_bad_layouts_are_refused),
         cmocka_unit_test(test_round_trip_of_a_large_array),
         cmocka_unit_test(test_parts_put_together_are_the_whole),
+        cmocka_unit_test(test_every_part_is_its_bytes_of_the_whole),
+        cmocka_unit_test(test_parts_decoded_in_place_are_the_whole),
+        cmocka_unit_test(test_only_the_bytes_no_field_covers_are_cleared),
     };
     return cmocka_run_group_tests_name("state layout", tests, NULL, NULL);
 }

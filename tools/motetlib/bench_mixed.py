@@ -125,13 +125,12 @@ def section(mixed, native):
             "Frames: the SC verdicts (16 B) and bands (672 B) up, the vote's decisions "
             "(16 B, multicast) and HT's directions to the radio (24 B, m1 to m2) down. The "
             "largest figure down is the description at boot, which waits until the ATmega128 "
-            "has booted and given its interface a buffer (18 ms). Many of m2's directions "
-            "are taken milliseconds after their wire time: the Cortex-M3's HT is done while "
-            "m2's band still waits in its queue, and when the frame before it ends, m2 "
-            "seals the band (its CRC-16 over 684 bytes, about 53 cycles a byte: 4.5 ms at "
-            "8 MHz) in that interrupt (kernel/src/bus.c, kick()), so the direction's "
-            "interrupt waits (with a native compute module HT takes longer and the "
-            "direction comes after). The device's ack timeout is 50 ms for that reason.", "",
+            "has booted and given its interface a buffer (18 ms). A band's frame is sealed "
+            "(its CRC-16 over 684 bytes, about 24 cycles a byte by the table in flash: 2 ms "
+            "at 8 MHz) as sc queues it, in sc's context; it is sealed again in the interrupt "
+            "that ends the frame before it only if a frame of its link overtook it "
+            "(kernel/src/bus.c, kick()), and a direction arriving at m2 then waits for that "
+            "interrupt. The device's ack timeout (50 ms) leaves room for it.", "",
             "| link | frames | mean | min | max | mean, AVR cycles | mean, CM3 timer clocks "
             "| native: mean | min | max |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

@@ -134,15 +134,21 @@ typedef struct bus_link {
 /* Encode `f` (f->payload, f->len) into `out`; returns the frame size, or 0
  * if it would exceed `cap` or MOTET_BUS_PAYLOAD_MAX. */
 uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap);
-/* bus_frame_encode() without the CRC, for a frame whose sequence number
- * is written (and the frame sealed) later by bus_frame_set_seq(). */
-uint16_t bus_frame_encode_unsealed(const bus_frame_t *f, uint8_t *out, uint16_t cap);
+/* Write the header of `f` (its len, not its payload) into out[0 ..
+ * BUS_HEADER_SIZE). */
+void bus_frame_put_header(const bus_frame_t *f, uint8_t *out);
+/* Write the CRC of an encoded frame (its header and payload in place). */
+void bus_frame_seal(uint8_t *frame, uint16_t n);
 /* Check length and CRC of `n` bytes and fill *f (pointing into buf).
  * MT_ERR_BUS_CORRUPT if the frame is damaged or its type unknown. */
 mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f);
+/* bus_frame_decode() of a frame this module encoded itself: the same
+ * checks but the CRC's (its bytes did not leave the module's RAM). */
+mt_err_t bus_frame_read_own(const uint8_t *buf, uint16_t n, bus_frame_t *f);
 /* Flag an encoded frame as a retransmission and reseal it. */
 void bus_frame_set_retry(uint8_t *frame, uint16_t n);
-/* Write the link's sequence number into an encoded frame and reseal it. */
+/* Write the link's sequence number into a sealed frame and reseal it,
+ * unless the frame holds that number already. */
 void bus_frame_set_seq(uint8_t *frame, uint16_t n, uint8_t seq);
 /* True if the encoded frame is a time-sync beacon to be stamped on send. */
 bool bus_frame_is_sync(const uint8_t *frame, uint16_t n);

@@ -91,6 +91,15 @@
 #define MOTET_BUS 0
 #endif
 
+/* The CRC-16 of frames and descriptions by a 256-entry table (512 bytes
+ * of constants, in program memory where the port keeps them apart:
+ * PORT_CONST_TABLE) rather than by folded shifts: on an ATmega128 about
+ * 20 cycles a byte against 53. A bus build seals and checks every byte
+ * it sends and receives; without the bus only descriptions are checked. */
+#ifndef MOTET_CRC_TABLE
+#define MOTET_CRC_TABLE MOTET_BUS
+#endif
+
 /* Frames the bus manager can hold for sending (its priority queue). */
 #ifndef MOTET_BUS_TX_QUEUE
 #define MOTET_BUS_TX_QUEUE 8
@@ -142,6 +151,13 @@
  * less 4 bytes of header); smaller chunks need less heap on the way. */
 #ifndef MOTET_MIGRATE_CHUNK
 #define MOTET_MIGRATE_CHUNK (MOTET_BUS_PAYLOAD_MAX - 4)
+#endif
+
+/* Chunks of a migration's image on the bus at once: the next is encoded
+ * while the one before crosses and is checked at the destination (each
+ * takes a frame's heap until it ends). 1: one at a time. */
+#ifndef MOTET_MIGRATE_WINDOW
+#define MOTET_MIGRATE_WINDOW 2
 #endif
 
 /* Time sync: samples kept for the offset and drift fit (1: offset only). */
@@ -309,6 +325,9 @@
 #endif
 #if MOTET_MIGRATE_CHUNK < 64 || MOTET_MIGRATE_CHUNK > MOTET_BUS_PAYLOAD_MAX - 4
 #error "MOTET_MIGRATE_CHUNK must be 64..MOTET_BUS_PAYLOAD_MAX-4"
+#endif
+#if MOTET_MIGRATE_WINDOW < 1 || MOTET_MIGRATE_WINDOW > MOTET_BUS_TX_QUEUE
+#error "MOTET_MIGRATE_WINDOW must be 1..MOTET_BUS_TX_QUEUE"
 #endif
 #if MOTET_TIMESYNC_WINDOW < 1 || MOTET_TIMESYNC_WINDOW > 32
 #error "MOTET_TIMESYNC_WINDOW must be 1..32"

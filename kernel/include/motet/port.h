@@ -78,6 +78,19 @@ typedef uint8_t port_irq_state_t;
  *                     written once per operation (a timer expiry, a heap
  *                     block) is a call rather than a copy in line. */
 
+/* Constant tables on a hot path (the CRC's, MOTET_CRC_TABLE): a port
+ * whose constants live apart from its RAM (a Harvard core, where const
+ * data is copied into RAM at boot unless it stays in program memory)
+ * defines in port_config.h PORT_CONST_TABLE, the attribute that keeps a
+ * table there, and port_const_u16(p), the read of one 16-bit entry. */
+#ifndef PORT_CONST_TABLE
+#define PORT_CONST_TABLE
+static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
+{
+    return *p;
+}
+#endif
+
 typedef enum {
     PORT_SLEEP_IDLE,    /* short wait: wake on any interrupt, fast wake-up */
     PORT_SLEEP_DEEP,    /* long wait: only the compare timer and external wake */

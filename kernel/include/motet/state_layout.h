@@ -81,5 +81,16 @@ uint16_t state_layout_encode_part(const state_layout_t *layout, const void *stat
  * they are valid: MT_ERR_INVALID for a bad layout or n other than its size. */
 mt_err_t state_layout_decode(const state_layout_t *layout, const uint8_t *in, uint16_t n,
                              void *state, uint16_t state_size);
+/* Zero the bytes of `state` that no field of the layout covers (a layout
+ * checked by state_layout_size()): what decoding leaves as it was. Fields
+ * listed in order of their offsets leave only the gaps between them to
+ * zero; otherwise all of it is zeroed. */
+void state_layout_clear_rest(const state_layout_t *layout, void *state, uint16_t state_size);
+/* Bytes [offset, offset + n) of the encoding (a chunk of it, in) decoded
+ * into `state` in place, as they arrive: an integer across two chunks is
+ * whole once both are. Returns n; 0 (state unchanged) if the layout is
+ * bad or the bytes are not all inside its encoding. */
+uint16_t state_layout_decode_part(const state_layout_t *layout, const uint8_t *in, uint16_t offset,
+                                  uint16_t n, void *state, uint16_t state_size);
 
 #endif /* MOTET_STATE_LAYOUT_H */
