@@ -486,11 +486,11 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
     return MT_OK;
 }
 
-/* sched_send()'s fast path along route r of the running task: the send
- * and its four arguments only, so that nothing needs a saved register.
- * A route's control block is set only for a local task (and cleared when
- * that task goes) and its port was checked when the route was made, so
- * the fast path trusts both. */
+/* sched_send()'s fast path along route r of the running task, in line in
+ * it: the send and its four arguments only, so that nothing but the top
+ * frame needs a saved register. A route's control block is set only for a
+ * local task (and cleared when that task goes) and its port was checked
+ * when the route was made, so the fast path trusts both. */
 static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
