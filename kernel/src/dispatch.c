@@ -149,8 +149,10 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     /* As in frame_run_inline(), in the pop's critical section. */
     log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
     if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
-    port_irq_restore(s);
+    /* Read under the lock, not again after it: whatever an interrupt runs
+     * once it goes gives the level back as it found it. */
     mt_prio_t prio = sched.running_prio;
+    port_irq_restore(s);
     if (sched_may_run(prio)) return dispatch_drain(prio);
     return MT_OK;
 }

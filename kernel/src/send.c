@@ -170,14 +170,12 @@ static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port,
 
 /* The queued fast path: a send from the kernel stack to t, looked up under
  * the caller's lock, that must wait (t on the stack, less important, or its
- * gate closed), with no payload or a small borrowed one; false sends it the
- * general way, which also logs why a block could not be had. */
+ * gate closed), with no payload or a small borrowed one (its pointer
+ * checked by the caller, fast_send()); false sends it the general way,
+ * which also logs why a block could not be had. */
 static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    if ((t->flags & (TASK_INITIALISED | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)) !=
-            TASK_INITIALISED ||
-        len > MSG_INLINE_BYTES || (len && !data))
-        return false;
+    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return false;
     msg_t *m = queue_take_block_irq_off();
     if (!m) return false;
     mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
@@ -345,10 +343,11 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
 
 /* True when the fast paths may consider this send at all: from the kernel
  * stack (not a thread, not an interrupt body), with no flags but those
- * `allowed`, and a payload pointer where there are bytes. */
+ * `allowed`, and a payload pointer where there are bytes (tested after the
+ * length: a send without payload pays for one test, not two). */
 static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, uint8_t allowed)
 {
-    return !(flags & (uint8_t) ~allowed) && (data || !len) && !thread_running() && !port_in_isr();
+    return !(flags & (uint8_t) ~allowed) && (!len || data) && !thread_running() && !port_in_isr();
 }
 
 /* A send to the local task pid by the general rules: what the fast paths
@@ -487,12 +486,12 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
     return MT_OK;
 }
 
-/* sched_send()'s fast path along route r of the running task: the send
- * and its four arguments only, so that nothing needs a saved register.
- * A route's control block is set only for a local task (and cleared when
- * that task goes) and its port was checked when the route was made, so
- * the fast path trusts both. */
-static MT_NOINLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
+/* sched_send()'s fast path along route r of the running task, in line in
+ * it: the send and its four arguments only, so that nothing but the top
+ * frame needs a saved register. A route's control block is set only for a
+ * local task (and cleared when that task goes) and its port was checked
+ * when the route was made, so the fast path trusts both. */
+static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;

@@ -75,7 +75,9 @@ static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
 
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): a call costs more
  * than the SREG access it wraps, and the kernel's hot paths take the lock
- * several times. The I bit of SREG is the whole state. */
+ * several times. The state is SREG itself, put back whole by one OUT: no
+ * mask when saving, no test when restoring (its other flags mean nothing
+ * between C statements). */
 #include <avr/io.h>
 #define PORT_IRQ_INLINE 1
 /* An interrupt's body runs with the I bit clear (port.h): the hardware
@@ -85,16 +87,16 @@ static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
 extern volatile uint8_t port_avr_isr_depth;
 static MT_INLINE uint8_t port_irq_save(void)
 {
-    uint8_t was = SREG & _BV(SREG_I);
+    uint8_t was = SREG;
     __asm__ volatile("cli" ::: "memory");
     return was;
 }
-/* The instruction after SEI always runs before a pending interrupt: the
- * NOP makes the interrupt come before the caller's next statement, as it
- * did when SEI was followed by the RET of a call. */
+/* The NOP: a pending interrupt comes before the caller's next statement,
+ * as it did when SEI (whose next instruction always runs first) was
+ * followed by the RET of a call. */
 static MT_INLINE void port_irq_restore(uint8_t state)
 {
-    if (state) __asm__ volatile("sei\n\tnop" ::: "memory");
+    __asm__ volatile("out __SREG__, %0\n\tnop" ::"r"(state) : "memory");
 }
 static MT_INLINE bool port_in_isr(void)
 {

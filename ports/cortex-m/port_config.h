@@ -100,7 +100,7 @@ static MT_INLINE uint32_t port_cm_primask_mask(void)
     return primask;
 }
 /* PRIMASK put back in one instruction: for the counter reads, which need
- * neither port_irq_restore()'s test nor its ISB. */
+ * no ISB after it. */
 static MT_INLINE void port_cm_primask_put(uint32_t primask)
 {
     __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
@@ -122,9 +122,12 @@ static MT_INLINE void port_irq_enable(void)
                    "isb" ::
                        : "memory");
 }
+/* PRIMASK put back as it was, without a test: the ISB lets an interrupt
+ * that became pending meanwhile in before the next instruction. */
 static MT_INLINE void port_irq_restore(uint8_t state)
 {
-    if (!state) port_irq_enable();
+    port_cm_primask_put(state);
+    __asm volatile("isb" ::: "memory");
 }
 static MT_INLINE bool port_in_isr(void)
 {

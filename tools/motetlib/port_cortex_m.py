@@ -178,8 +178,10 @@ OPS = (
 )
 
 TM_TESTS = (
-    ("cooperative", "a dispatcher queues one message for each of five equal-priority workers "
-                    "below it; they run to completion from the queue in FIFO order"),
+    ("cooperative", "five equal-priority workers take turns from the queue in FIFO order: "
+                    "each runs to completion and sends itself its next turn, which waits "
+                    "behind the other four (on the stack: queued), as a thread relinquishes "
+                    "to the next of its level"),
     ("preemptive", "five tasks of rising priority pass a token round a ring, each send "
                    "preempting at once (nested); the top one's send to the bottom one waits"),
     ("interrupt", "a task pends a spare line; the interrupt posts back to that task (equal "
@@ -721,6 +723,14 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
     _tm_table(w, configs, tm, "stack bytes (log on)",
               [(name, tm[configs[0]][name][2], what) for name, what in TM_TESTS])
     w("")
+    if floor:
+        w("A cooperative iteration is one queued hand-over: a send that must wait (the sender "
+          "is on the stack) and, once the sender has returned, the dequeue and the run of the "
+          "next turn. Its floor is the floor image's queued dispatch, "
+          f"{_fmt(floor['queued dispatch'])} instructions (section \"The floor\"); a thread "
+          "kernel's yield moves a thread within its ready list and switches stacks, with no "
+          "message in between.")
+        w("")
     if thr:
         _render_threads(thr, w)
     if tmt:
