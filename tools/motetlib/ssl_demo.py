@@ -285,14 +285,15 @@ def write_trace(dev, log_dir, names, path):
 
 
 def check_ffts(alerts, records, names):
-    """For each alert, the microphone task that was in its FFT on the
-    temperature module when the temperature was sampled, or None."""
+    """For each alert, the fft task that was in its FFT on the temperature
+    module when the temperature was sampled, or None (none was, or every
+    fft task had moved off that module)."""
     temp_module = next(m for _, n, m in names if n == "temp")
-    mics = {pid: n for pid, n, m in names if n.startswith("mic") and m == temp_module}
+    ffts = {pid: n for pid, n, _ in names if n.startswith("fft")}
     out = []
     for a in alerts:
-        hit = handler_at(records.get(temp_module, []), round(a["t"] * 1e6), set(mics))
-        out.append((temp_module, mics[hit[0]], hit[1], hit[2]) if hit else None)
+        hit = handler_at(records.get(temp_module, []), round(a["t"] * 1e6), set(ffts))
+        out.append((temp_module, ffts[hit[0]], hit[1], hit[2]) if hit else None)
     return out
 
 

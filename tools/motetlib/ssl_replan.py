@@ -213,7 +213,12 @@ def run(dev, bdir, scenario, extra):
     plan = plan_changes(app, dev, prof, table, changes)
     args = migrate_args(app, plan)
 
+    # the windows end with the scenario's sound: after it the microphones
+    # stop and the device only finishes its last block
+    duration = float(tomllib.loads(Path(scenario).read_text()).get("duration", 10))
+
     def report(records, end_s):
-        wins = measure(app, dev, prof, table, bdir, plan, extra, args, records, end_s)
+        wins = measure(app, dev, prof, table, bdir, plan, extra, args, records,
+                       min(end_s, duration))
         return report_lines(plan, migrations_done(app, records), wins)
     return args, report
