@@ -159,7 +159,7 @@ def render_replan(bdir):
             raise planner.PlanError("the demo run failed:\n" + "\n".join(lines[-20:]))
         records = {m.id: eventlog.read(Path(tmp) / f"m{m.id}.log") for m in dev.modules}
     wins = ssl_replan.measure(app, dev, prof, table, bdir, plan, extra, args, records,
-                              rep["end_s"])
+                              ssl_replan.windows_end(scenario, rep["end_s"]))
     done = ssl_replan.migrations_done(app, records)
     rel = lambda path: path.relative_to(build.ROOT)  # noqa: E731
     w = ["\n### Re-placement while running (the demo scenario)\n",

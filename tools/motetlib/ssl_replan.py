@@ -82,6 +82,13 @@ def _energy_at(dev, bdir, until, extra):
     return {m.id: rep["modules"][str(m.id)]["energy_mj"] for m in dev.modules}
 
 
+def windows_end(scenario, end_s):
+    """Where the last window ends for a run that ended at end_s: with the
+    scenario's sound, after which the microphones stop and the device only
+    finishes its last block."""
+    return min(end_s, float(tomllib.loads(Path(scenario).read_text()).get("duration", 10)))
+
+
 def windows(changes, end_s):
     """[(lo, hi, index of the placement)] between the changes that move."""
     edges, out, lo, k = [c for c in changes if c.moves], [], WARMUP_S, 0
@@ -213,12 +220,8 @@ def run(dev, bdir, scenario, extra):
     plan = plan_changes(app, dev, prof, table, changes)
     args = migrate_args(app, plan)
 
-    # the windows end with the scenario's sound: after it the microphones
-    # stop and the device only finishes its last block
-    duration = float(tomllib.loads(Path(scenario).read_text()).get("duration", 10))
-
     def report(records, end_s):
         wins = measure(app, dev, prof, table, bdir, plan, extra, args, records,
-                       min(end_s, duration))
+                       windows_end(scenario, end_s))
         return report_lines(plan, migrations_done(app, records), wins)
     return args, report
