@@ -325,9 +325,11 @@ def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp
 
 def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_energy(build_dir, tmp_path):
     """A scenario whose block deadline goes from 250 to 200 ms at 2 s: the
-    host takes the table's 200 ms row, the four fft tasks and the four SC
-    tasks move one after another to the compute module and run only there
-    afterwards, the talker is still located, and the
+    host, running beside the device, gets the change at 2 s, takes the
+    table's 200 ms row and asks the compute module for the migrations while
+    the device runs; the four fft tasks and the four SC tasks move one after
+    another to the compute module and run only there afterwards, no message
+    is lost, the talker is still located, and the
     report shows the energy per period before and after, saved against the
     description's placement kept, and per module within 10 % of the
     planner's prediction with the window's measured costs."""
@@ -346,6 +348,20 @@ def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_ener
         [("fft0", 2), ("fft1", 3), ("fft2", 4), ("fft3", 5),
          ("sc0", 2), ("sc1", 3), ("sc2", 4), ("sc3", 5)], text
     assert "did not succeed" not in text
+    # the host asked while the device ran, after the change reached it, and
+    # each task left its module after the request for it
+    asked = re.findall(r"host: asked m1 to move ((?:fft|sc)\d) to m1 at t=([\d.]+) s", text)
+    assert [name for name, _ in asked] == [name for name, _, _ in moved], text
+    assert all(2.0 <= float(at) for _, at in asked), text
+    assert all(float(a) < float(left) for (_, a), (_, _, left) in zip(asked, moved)), text
+    # no message lost: no bus frame given up, unreachable or undeliverable,
+    # no transmit queue full, no frame missed, and no kernel error logged
+    for mid, mod in summary["report"]["modules"].items():
+        k = mod["kernel"]
+        assert all(k[f] == 0 for f in ("tx_given_up", "tx_unreachable", "tx_queue_full",
+                                       "rx_undeliverable", "rx_missed")), (mid, k)
+    for mid in (1, 2, 3, 4, 5):
+        assert not [r for r in events(out / "ssl-demo-logs", mid) if r.type == "ERROR"], mid
     pid, _ = pids()
     logs = out / "ssl-demo-logs"
     for name, src, at_s in moved:

@@ -149,16 +149,21 @@ def render_replan(bdir):
     table = replan.load_table(ssl_replan.TABLE, app)
     scenario = ssl_demo.SCENARIO
     extra = ["--scenario", str(scenario)]
-    plan = ssl_replan.plan_changes(app, dev, prof, table, ssl_replan.deadline_changes(scenario))
-    args = ssl_replan.migrate_args(app, plan)
+    changes = ssl_replan.deadline_changes(scenario)
+
+    def new_host():
+        return ssl_replan.Host(app, dev, prof, table, changes)
+    host = new_host()
     with tempfile.TemporaryDirectory(prefix="motet-replan-bench-") as tmp:
         lines = []
-        status, rep = run_device.run(dev, bdir, log_dir=tmp, extra=[*extra, *args],
+        status, rep = run_device.run(dev, bdir, log_dir=tmp, extra=extra, host=host.actions(),
                                      out=lines.append, progress=False)
         if status != 0 or rep is None:
             raise planner.PlanError("the demo run failed:\n" + "\n".join(lines[-20:]))
         records = {m.id: eventlog.read(Path(tmp) / f"m{m.id}.log") for m in dev.modules}
-    wins = ssl_replan.measure(app, dev, prof, table, bdir, plan, extra, args, records,
+    plan = host.decided
+    wins = ssl_replan.measure(app, dev, prof, table, bdir, plan, extra,
+                              lambda: new_host().actions(), records,
                               ssl_replan.windows_end(scenario, rep["end_s"]))
     done = ssl_replan.migrations_done(app, records)
     rel = lambda path: path.relative_to(build.ROOT)  # noqa: E731

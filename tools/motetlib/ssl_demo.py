@@ -351,13 +351,13 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
         return 2, None
     names = task_names()
     scenario_arg = ["--scenario", str(Path(scenario).resolve())]
-    migrate, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg)
+    host, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg)
     lines = []
     log_dir = Path(out_dir) / "ssl-demo-logs"
     shutil.rmtree(log_dir, ignore_errors=True)
     t0 = time.monotonic()
     status, report = run_device.run(dev, bdir, seed=seed, until=run_until(scenario),
-                                    log_dir=log_dir, extra=[*scenario_arg, *migrate],
+                                    log_dir=log_dir, extra=scenario_arg, host=host,
                                     out=lines.append, progress=False)
     wall = time.monotonic() - t0
     if status != 0 or report is None:
