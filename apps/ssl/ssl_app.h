@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dsp/fft.h"
 #include "dsp/q15.h"
 #include "dsp/sc.h"
 
@@ -114,6 +115,16 @@ _Static_assert(offsetof(ssl_spectrum_t, bins) % 4 == 0, "spectrum bins must be w
 #define SSL_SPECTRUM_MSG_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_SENT_BINS * sizeof(cq15_t)))
 /* Bytes of a sample block (header and samples). */
 #define SSL_SAMPLES_MSG_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t)))
+
+/* fft's work on a sample block from mic: the Hann window and the real FFT
+ * in place, the block becoming the spectrum it sends on (SSL_SENT_BINS). */
+static inline void ssl_transform_block(ssl_spectrum_t *sp)
+{
+    int16_t *samples = (int16_t *) (void *) sp->bins;
+    fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
+    sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
+    sp->nbins = SSL_SENT_BINS; /* the rest of the block is not sent */
+}
 
 /* sc -> vote */
 typedef struct ssl_verdict {

@@ -110,10 +110,7 @@ static mt_err_t fft_samples(void *data, uint16_t len)
         mem_free(sp);
         return MT_ERR_INVALID; /* not a block from a mic task */
     }
-    int16_t *samples = (int16_t *) (void *) sp->bins;
-    fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
-    sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
-    sp->nbins = SSL_SENT_BINS; /* the rest of the block is not sent */
+    ssl_transform_block(sp);
     if (SSL_COST_MODEL) {
         cost_t c = {0};
         cost_window(&c, SSL_LOG2N);

@@ -153,6 +153,17 @@ static volatile uint8_t wake;
 static volatile uint16_t done_blocks, wake_at;
 static volatile uint8_t failures; /* an API call failed: the driver gives up */
 
+/* Hand a heap block on along output 0; on failure it is still ours. */
+static mt_err_t send_block(ssl_spectrum_t *sp, uint16_t len)
+{
+    mt_err_t err = sched_send(0, sp, len, MSG_HEAP);
+    if (err) {
+        failures++;
+        mem_free(sp);
+    }
+    return err;
+}
+
 static mt_err_t mic_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) data;
@@ -168,12 +179,7 @@ static mt_err_t mic_task(void *state, mt_port_t port, void *data, uint16_t len)
     memset(sp, 0, sizeof *sp);
     sp->block = mic_block++;
     sample_block((int16_t *) (void *) sp->bins, sp->block);
-    mt_err_t err = sched_send(0, sp, SSL_SAMPLES_MSG_LEN, MSG_HEAP);
-    if (err) {
-        failures++;
-        mem_free(sp);
-    }
-    return err;
+    return send_block(sp, SSL_SAMPLES_MSG_LEN);
 }
 
 static mt_err_t fft_task(void *state, mt_port_t port, void *data, uint16_t len)
@@ -182,16 +188,8 @@ static mt_err_t fft_task(void *state, mt_port_t port, void *data, uint16_t len)
     if (port != PORT_0) return MT_OK;
     ssl_spectrum_t *sp = sched_take(data, len);
     if (!sp) return MT_ERR_NO_MEM;
-    int16_t *samples = (int16_t *) (void *) sp->bins;
-    fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
-    sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
-    sp->nbins = SSL_SENT_BINS; /* up to the band's top: the rest is not sent */
-    mt_err_t err = sched_send(0, sp, SSL_SPECTRUM_MSG_LEN, MSG_HEAP);
-    if (err) {
-        failures++;
-        mem_free(sp);
-    }
-    return err;
+    ssl_transform_block(sp);
+    return send_block(sp, SSL_SPECTRUM_MSG_LEN);
 }
 
 static mt_err_t sc_task(void *state, mt_port_t port, void *data, uint16_t len)
