@@ -40,6 +40,12 @@
  * they flatten themselves (tasks_migrate.c). Without the migrator the
  * option is refused and not named in the usage line (the scenario test
  * looks for it there).
+ *
+ * The same requests can come while the device runs, from its host (the
+ * hub's side: a planner that answers a deadline change, tools/motetlib/
+ * ssl_replan.py): a host message of (pid, module) byte pairs, each asked
+ * of the migrator as it arrives; the migrators carry it over the bus to the
+ * task's module.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,18 +180,31 @@ static uint64_t migration_tick(const migration_t *m)
     return (uint64_t) (m->at_s * PORT_TICKS_PER_SECOND);
 }
 
-/* The interrupt at a requested tick: ask, say what came of asking, and
- * set the line for the next request. */
+/* Ask the migrator to move task pid to module dest, and say what came of
+ * asking. */
+static void ask_migration(unsigned long pid, unsigned long dest)
+{
+    mt_err_t err = migrate_request((mt_pid_t) pid, (mt_module_t) dest);
+    char line[96];
+    int n = snprintf(line, sizeof line, "ssl: migration of task 0x%02lx to module %lu asked: %s\n",
+                     pid, dest, mt_strerror(err));
+    if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+}
+
+/* The interrupt at a requested tick: ask, and set the line for the next
+ * request. */
 static void migrate_isr(void)
 {
     const migration_t *m = &pending[next_pending++];
-    mt_err_t err = migrate_request((mt_pid_t) m->pid, (mt_module_t) m->dest);
-    char line[96];
-    int n = snprintf(line, sizeof line, "ssl: migration of task 0x%02lx to module %lu asked: %s\n",
-                     m->pid, m->dest, mt_strerror(err));
-    if (n > 0) port_console_write(line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+    ask_migration(m->pid, m->dest);
     if (next_pending < n_pending)
         port_native_irq_schedule(MIGRATE_LINE, migration_tick(&pending[next_pending]));
+}
+
+/* A message from the host: (pid, module) pairs, asked in order. */
+static void host_message(const uint8_t *msg, uint16_t len)
+{
+    for (uint16_t i = 0; i + 1u < len; i += 2u) ask_migration(msg[i], msg[i + 1u]);
 }
 #endif
 
@@ -221,6 +240,9 @@ int main(int argc, char **argv)
     int status = native_module_load(&m, "ssl_device", apps, 1);
     if (status) return status;
     if (native_module_loads(&m) && o.n_migrate) schedule_migrations(&o);
+#if SSL_MIGRATION
+    if (m.bus.socket) port_native_bus_on_host(host_message);
+#endif
     sched_run();
     return 0;
 }

@@ -6,7 +6,8 @@
  *
  * Task graph (the paper's figure 4; wiring in ssl_single.toml):
  *
- *   mic0..3 --spectrum--> sc0..3 --verdict--> vote --decision--> @sound (sc0..3)
+ *   mic0..3 --samples--> fft0..3 --spectrum--> sc0..3 --verdict--> vote
+ *   vote --decision--> @sound (sc0..3)
  *   sc0..3 --spectrum (when the vote says sound)--> ht --direction--> radio
  *   temp --reading--> ewma --average--> alert --alert--> radio
  */
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dsp/fft.h"
 #include "dsp/q15.h"
 #include "dsp/sc.h"
 
@@ -71,7 +73,8 @@ enum {
     SSL_PROG_RADIO,
     SSL_PROG_TEMP,
     SSL_PROG_EWMA,
-    SSL_PROG_ALERT
+    SSL_PROG_ALERT,
+    SSL_PROG_FFT
 };
 
 /* ---- messages ----
@@ -83,7 +86,12 @@ enum {
  * multiple of 4 (checked below); the byte order is little-endian on every
  * port Motet has. */
 
-/* mic -> sc -> ht: one channel's spectrum, a heap block handed over. The
+/* mic -> fft: one channel's block of SSL_N samples (int16_t, ADC codes) in
+ * place of bins[], the header with nbins 0; fft transforms it in place and
+ * hands the same heap block on as the spectrum (SSL_SAMPLES_MSG_LEN bytes:
+ * a bus frame of 1 KB carries it when fft runs on another module).
+ *
+ * fft -> sc -> ht: one channel's spectrum, a heap block handed over. The
  * message holds bins 0 up to the top of the band SC and HT use
  * (SSL_SENT_BINS; the band starts at bins[SSL_BIN_LO], where the FFT left
  * it: nothing is moved), 660 bytes with the header: it fits a bus frame,
@@ -105,6 +113,18 @@ _Static_assert(offsetof(ssl_spectrum_t, bins) % 4 == 0, "spectrum bins must be w
 /* Bins of a spectrum message, and its bytes (header and bins). */
 #define SSL_SENT_BINS        (SSL_BIN_LO + SSL_NBINS)
 #define SSL_SPECTRUM_MSG_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_SENT_BINS * sizeof(cq15_t)))
+/* Bytes of a sample block (header and samples). */
+#define SSL_SAMPLES_MSG_LEN ((uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t)))
+
+/* fft's work on a sample block from mic: the Hann window and the real FFT
+ * in place, the block becoming the spectrum it sends on (SSL_SENT_BINS). */
+static inline void ssl_transform_block(ssl_spectrum_t *sp)
+{
+    int16_t *samples = (int16_t *) (void *) sp->bins;
+    fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
+    sp->exponent = fft_real(samples, SSL_LOG2N, NULL);
+    sp->nbins = SSL_SENT_BINS; /* the rest of the block is not sent */
+}
 
 /* sc -> vote */
 typedef struct ssl_verdict {

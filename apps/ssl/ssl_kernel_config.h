@@ -11,7 +11,18 @@
 #ifndef APPS_SSL_KERNEL_CONFIG_H
 #define APPS_SSL_KERNEL_CONFIG_H
 
-#define MOTET_HEAP_SIZE   28672
-#define MOTET_LOG_ENTRIES 1024
+#define MOTET_HEAP_SIZE 28672
+/* The application's 18 tasks and the kernel's own; on a module of the
+ * device, the others' tasks. */
+#define MOTET_MAX_TASKS        24
+#define MOTET_MAX_REMOTE_TASKS 24
+#define MOTET_LOG_ENTRIES      1024
+/* A bus frame carries a block of samples (SSL_SAMPLES_MSG_LEN, 1040 B) to
+ * an fft task placed away from its microphone. */
+#define MOTET_BUS_PAYLOAD_MAX 1040
+/* A migration's replies wait behind handlers of up to 50 ms (an FFT on a
+ * sensing module's processor): the default 20 ms per round gave up on fft
+ * tasks moved while the other channels' FFTs ran. */
+#define MOTET_MIGRATE_TIMEOUT_MS 60
 
 #endif /* APPS_SSL_KERNEL_CONFIG_H */

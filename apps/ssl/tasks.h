@@ -12,6 +12,7 @@
 #include "motet/sched.h"
 
 mt_err_t ssl_mic_task(void *state, mt_port_t port, void *data, uint16_t len);
+mt_err_t ssl_fft_task(void *state, mt_port_t port, void *data, uint16_t len);
 mt_err_t ssl_sc_task(void *state, mt_port_t port, void *data, uint16_t len);
 mt_err_t ssl_vote_task(void *state, mt_port_t port, void *data, uint16_t len);
 mt_err_t ssl_ht_task(void *state, mt_port_t port, void *data, uint16_t len);

@@ -32,6 +32,7 @@ static const program_t ssl_programs[] = {
     PROGRAM(SSL_PROG_TEMP, "temp", ssl_temp_task, sizeof(temp_state_t)),
     PROGRAM(SSL_PROG_EWMA, "ewma", ssl_ewma_task, sizeof(fbd_ewma_t)),
     PROGRAM(SSL_PROG_ALERT, "alert", ssl_alert_task, sizeof(fbd_alert_t)),
+    PROGRAM(SSL_PROG_FFT, "fft", ssl_fft_task, 0),
 };
 
 void ssl_register(void)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SSL tasks: mic (sampling and FFT, one per channel), sc (noise and
- * detection, one per channel), vote, and ht (SRP-PHAT). Spectra travel as
- * heap blocks handed over with MSG_HEAP and taken with sched_take(),
- * so no spectrum is ever copied. Each handler declares its computation to
+ * The SSL tasks: mic (sampling, one per channel), fft (window and FFT, one
+ * per channel), sc (noise and detection, one per channel), vote, and ht
+ * (SRP-PHAT). Sample blocks and spectra travel as heap blocks handed over
+ * with MSG_HEAP and taken with sched_take(), so on one module no block is
+ * ever copied; fft transforms its block in place. Each handler declares its computation to
  * the board with the cost model (dsp/cost.h), so that a simulated module's
  * clock moves as the modelled processor's would.
  */
@@ -38,7 +39,7 @@ static mt_err_t send_block(uint8_t out, void *block, uint16_t len)
     return err;
 }
 
-/* ---- mic: every period, the block just captured, windowed and FFT'd ---- */
+/* ---- mic: every period, the block just captured ---- */
 
 /* Capture windows end on multiples of the period in module time, not at
  * INIT plus a period: the modules of a device initialise at slightly
@@ -62,6 +63,8 @@ static mt_err_t mic_init(mic_state_t *s, const void *data, uint16_t len)
     return timer_start(0, TIMER_US(s->next_us - now), false);
 }
 
+/* The block goes to fft in the heap block that will hold its spectrum: the
+ * samples fill what will be the bins, so fft transforms it in place. */
 static mt_err_t mic_block(mic_state_t *s)
 {
     if (!s->periodic) { /* on the grid now: every period from here */
@@ -69,33 +72,24 @@ static mt_err_t mic_block(mic_state_t *s)
         mt_err_t err = timer_start(0, TIMER_US(s->period_us), true);
         if (err) return err;
     }
-    uint16_t len = (uint16_t) (sizeof(ssl_spectrum_t) + SSL_N * sizeof(int16_t));
-    ssl_spectrum_t *sp = mem_alloc(len);
+    ssl_spectrum_t *sp = mem_alloc(SSL_SAMPLES_MSG_LEN);
     if (!sp) return MT_ERR_NO_MEM;
-    int16_t *samples = (int16_t *) (void *) sp->bins;
     uint32_t t = s->next_us;
     s->next_us += s->period_us;
-    if (!board_mic_read(s->channel, t, samples, SSL_N)) { /* the scenario is over */
-        mem_free(sp);
+    if (!board_mic_read(s->channel, t, (int16_t *) (void *) sp->bins, SSL_N)) {
+        mem_free(sp); /* the scenario is over */
         return timer_stop(0);
     }
-    fft_window_hann(samples, SSL_LOG2N, SSL_PRESCALE);
-    uint8_t e = fft_real(samples, SSL_LOG2N, NULL);
+    memset(sp, 0, sizeof *sp);
     sp->t_us = t;
     sp->block = (uint16_t) (t / s->period_us - 1u); /* the same on every module */
     sp->channel = s->channel;
-    sp->exponent = e;
-    sp->bin_lo = 0;
-    sp->nbins = SSL_SENT_BINS; /* the rest of the block is not sent */
-    sp->signal_bins = 0;
     if (SSL_COST_MODEL) {
         cost_t c = {0};
         cost_adc_copy(&c, SSL_N);
-        cost_window(&c, SSL_LOG2N);
-        cost_fft_real(&c, SSL_LOG2N);
         board_work(&c);
     }
-    return send_block(0, sp, SSL_SPECTRUM_MSG_LEN);
+    return send_block(0, sp, SSL_SAMPLES_MSG_LEN);
 }
 
 mt_err_t ssl_mic_task(void *state, mt_port_t port, void *data, uint16_t len)
@@ -103,6 +97,36 @@ mt_err_t ssl_mic_task(void *state, mt_port_t port, void *data, uint16_t len)
     mic_state_t *s = state;
     if (port == PORT_INIT) return mic_init(s, data, len);
     if (port == PORT_TIMEOUT0) return mic_block(s);
+    return MT_OK;
+}
+
+/* ---- fft: window and real FFT of a block, in place ---- */
+
+static mt_err_t fft_samples(void *data, uint16_t len)
+{
+    ssl_spectrum_t *sp = sched_take(data, len);
+    if (!sp) return MT_ERR_NO_MEM;
+    if (len != SSL_SAMPLES_MSG_LEN || sp->nbins != 0 || sp->channel >= SSL_CHANNELS) {
+        mem_free(sp);
+        return MT_ERR_INVALID; /* not a block from a mic task */
+    }
+    ssl_transform_block(sp);
+    if (SSL_COST_MODEL) {
+        cost_t c = {0};
+        cost_window(&c, SSL_LOG2N);
+        cost_fft_real(&c, SSL_LOG2N);
+        board_work(&c);
+    }
+    return send_block(0, sp, SSL_SPECTRUM_MSG_LEN);
+}
+
+/* fft keeps nothing between blocks: it moves with an empty image. */
+mt_err_t ssl_fft_task(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_0) return fft_samples(data, len);
+    if (port == PORT_SERIALIZE) return ssl_hand_over_image(NULL, 0);
+    if (port == PORT_DESERIALIZE) return len == 0 ? MT_OK : MT_ERR_INVALID;
     return MT_OK;
 }
 

@@ -14,7 +14,7 @@
  * for n = N1, then N2 blocks after WARMUP blocks.
  *
  * Otherwise the Motet build: the application's own tasks (apps/ssl/
- * tasks_ssl.c: four mic, four sc, vote, ht, wired as ssl_single.toml wires
+ * tasks_ssl.c: four mic, four fft, four sc, vote, ht, wired as ssl_single.toml wires
  * them, the decision multicast to the four sc) on a kernel with the SSL
  * heap (apps/ssl/ssl_kernel_config.h), each mic driven by its own periodic
  * timer. A driver task below them spins in a loop of four instructions an
@@ -166,7 +166,8 @@ enum {
     PID_SC0 = 0x25,  /* .. 0x28 */
     PID_VOTE = 0x29,
     PID_HT,
-    PID_SINK
+    PID_SINK,
+    PID_FFT0 /* .. 0x2F */
 };
 enum { PRIO_DRIVER = 1, PRIO_SSL = 2 }; /* all SSL tasks share one, as in ssl_single.toml */
 #define GROUP_SOUND  1
@@ -263,7 +264,7 @@ static void create_chain(void)
                                           {.pid = PID_HT, .port = PORT_0}};
     static const route_t to_sound = {.pid = MT_PID_MULTICAST, .port = GROUP_SOUND};
     static const route_t to_sink = {.pid = PID_SINK, .port = PORT_0};
-    static route_t to_sc[SSL_CHANNELS];
+    static route_t to_fft[SSL_CHANNELS], to_sc[SSL_CHANNELS];
     create_task(PID_SINK, sink_task, 0, NULL, 0, NULL, 0);
     create_task(PID_HT, ssl_ht_task, sizeof(ht_state_t), &to_sink, 1, NULL, 0);
     create_task(PID_VOTE, ssl_vote_task, sizeof(vote_t), &to_sound, 1, NULL, 0);
@@ -276,7 +277,9 @@ static void create_chain(void)
         const uint8_t init[5] = {c, PERIOD_US & 0xFFu, (PERIOD_US >> 8) & 0xFFu,
                                  (PERIOD_US >> 16) & 0xFFu, PERIOD_US >> 24};
         to_sc[c] = (route_t){.pid = (mt_pid_t) (PID_SC0 + c), .port = PORT_0};
-        create_task((mt_pid_t) (PID_MIC0 + c), ssl_mic_task, sizeof(mic_state_t), &to_sc[c], 1,
+        create_task((mt_pid_t) (PID_FFT0 + c), ssl_fft_task, 0, &to_sc[c], 1, NULL, 0);
+        to_fft[c] = (route_t){.pid = (mt_pid_t) (PID_FFT0 + c), .port = PORT_0};
+        create_task((mt_pid_t) (PID_MIC0 + c), ssl_mic_task, sizeof(mic_state_t), &to_fft[c], 1,
                     init, sizeof init);
     }
 }

@@ -120,6 +120,11 @@ void policy_ready(thread_t *t, uint8_t how)
         /* Blocked or yielded on its own: it keeps the rest of its quantum,
          * which makes it short unless it never ran. */
         if (t->quantum < QUANTUM) t->flags &= (uint8_t) ~THREAD_F_LONG;
+        /* The variant sizes each job: one that ended within its quantum
+         * was short, and the next starts with a whole quantum (as written,
+         * the rest carries over, so a thread of many short jobs runs out of
+         * it every quantum's worth of them and is long for the next). */
+        if (DEFER) t->quantum = QUANTUM;
     }
     if (DEFER && is_short(t) && !waiting(t, true)) V.wait_from = timer_now();
     t->key = key_of(t);

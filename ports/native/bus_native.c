@@ -67,16 +67,16 @@ enum {
     MSG_QUIT = 'Q'     /* u8 status */
 };
 
-enum { EV_RX = 1, EV_TX_DONE = 2, EV_PROBE = 3 };
+enum { EV_RX = 1, EV_TX_DONE = 2, EV_PROBE = 3, EV_HOST = 4 };
 
 typedef struct bus_event {
     uint64_t at;
     uint8_t kind;
-    uint8_t result; /* EV_TX_DONE */
-    uint32_t value; /* EV_RX: counter capture; EV_PROBE: probe id */
-    bool *accepted; /* EV_RX injected by a test */
-    uint16_t n;     /* EV_RX: frame bytes */
-    uint8_t frame[BUS_FRAME_MAX];
+    uint8_t result;               /* EV_TX_DONE */
+    uint32_t value;               /* EV_RX: counter capture; EV_PROBE: probe id */
+    bool *accepted;               /* EV_RX injected by a test */
+    uint16_t n;                   /* EV_RX: frame bytes; EV_HOST: message bytes */
+    uint8_t frame[BUS_FRAME_MAX]; /* EV_HOST: the host's message */
 } bus_event_t;
 
 static struct {
@@ -86,6 +86,7 @@ static struct {
     native_bus_tx_fn capture; /* tests: frames go here, not to a hub */
     bus_event_t events[EVENTS_MAX];
     uint8_t head, count;
+    native_host_fn host; /* the module program's reader of host messages */
 } L = {.fd = -1};
 
 static uint8_t msg_buf[BUS_FRAME_MAX + 32];
@@ -201,6 +202,11 @@ static void take_event(const uint8_t *body, size_t n)
         if (n < 13 || e.n > BUS_FRAME_MAX) link_fatal("bad frame from the hub");
         memcpy(e.frame, body + 13, e.n);
     }
+    if (e.kind == EV_HOST) {
+        e.n = (uint16_t) (n - 9);
+        if (e.n > BUS_FRAME_MAX) link_fatal("bad host message from the hub");
+        memcpy(e.frame, body + 9, e.n);
+    }
     push_event(&e);
 }
 
@@ -269,7 +275,14 @@ static void handle(bus_event_t *e)
         bus_isr_tx_done((port_bus_result_t) e->result);
     } else if (e->kind == EV_PROBE && L.fd >= 0) {
         answer_probe(e);
+    } else if (e->kind == EV_HOST && L.host) {
+        L.host(e->frame, e->n);
     }
+}
+
+void port_native_bus_on_host(native_host_fn fn)
+{
+    L.host = fn;
 }
 
 /* Take every event that is due, in order; work done on the way may make

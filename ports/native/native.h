@@ -133,6 +133,12 @@ void port_native_bus_capture(native_bus_tx_fn fn);
 void port_native_bus_inject_rx(const uint8_t *frame, uint16_t n, uint64_t at, bool *accepted);
 /* The frame in the interface ends with `result` at `at`. */
 void port_native_bus_inject_tx_done(uint8_t result, uint64_t at);
+/* A message from the device's host (the hub's side, e.g. a planner asking
+ * for migrations while the device runs), taken in the bus interrupt at the
+ * tick the hub chose. */
+typedef void (*native_host_fn)(const uint8_t *msg, uint16_t len);
+/* Hand the host's messages to `fn` (NULL: ignore them). */
+void port_native_bus_on_host(native_host_fn fn);
 
 /* ---- module programs (module_native.c; module.h's module_main()) ----
  *

@@ -97,7 +97,7 @@ def run_device(build_dir, tmp_path, device, *args, extra=(), log_dir=None, statu
     cmd = motet_run_cmd(build_dir, device, *args, *more, extra=extra)
     res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
                          timeout=timeout)
-    assert res.returncode == status, (f"{' '.join(cmd)} exited with {res.returncode}:\n"
+    assert res.returncode == status, (f"{' '.join(map(str, cmd))} exited with {res.returncode}:\n"
                                  f"{res.stdout[-4000:]}{res.stderr[-2000:]}")
     return Run(res.stdout, json.loads(report_path.read_text()))
 

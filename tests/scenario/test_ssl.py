@@ -194,14 +194,14 @@ def created_tasks(events):
     in the description's order (ssl_single.toml), which is the order the
     manager creates them in."""
     created = [(pid, prio) for _, kind, pid, prio in events if kind == "CREATE" and pid < 0xF0]
-    assert len(created) == 14, created
+    assert len(created) == 18, created
     return created
 
 
 def task_pids(events):
-    """Pids of mic0..3, temp and radio."""
+    """Pids of fft0..3, temp and radio."""
     created = created_tasks(events)
-    return [p for p, _ in created[:4]], created[11][0], created[10][0]
+    return [p for p, _ in created[4:8]], created[15][0], created[14][0]
 
 
 def running_at(events, t_us, pids):
@@ -223,7 +223,7 @@ def running_at(events, t_us, pids):
 def test_fire_alert_preempts_a_busy_fft(run_program, tmp_path):
     """On the sensing module's processor (msp430 model, 6 MHz) an FFT takes
     about 50 ms. The temperature is sampled 10 ms into each block, so each
-    reading arrives while a microphone task is in its FFT; the alert must
+    reading arrives while an fft task is in its FFT; the alert must
     reach the radio within 10 ms, nested on the stack above that FFT."""
     fires = [(3.0, 20.0, 3.0), (15.0, 20.0, 3.0), (27.0, 20.0, 3.0)]
     path = write_scenario(tmp_path / "fire.toml", seed=11, duration=36.0, snr_db=20.0,
@@ -233,11 +233,11 @@ def test_fire_alert_preempts_a_busy_fft(run_program, tmp_path):
     found = alerts(out)
     assert len(found) == len(fires), out.decode(errors="replace")
     events = read_log(log)
-    mics, temp, radio = task_pids(events)
+    ffts, temp, radio = task_pids(events)
     for sample_ms, latency_us, _ in found:
         assert latency_us < ALERT_DEADLINE_US, found
         t = round(sample_ms * 1000)
-        fft = running_at(events, t, set(mics))
+        fft = running_at(events, t, set(ffts))
         assert fft is not None, f"no FFT running at the alert's sample ({sample_ms} ms)"
         assert fft[1] - fft[0] > ALERT_DEADLINE_US, f"the FFT at {fft} is not a long one"
         alert_print = running_at(events, t + latency_us - 1, {radio})

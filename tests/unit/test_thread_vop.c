@@ -14,7 +14,10 @@
  * cut it at its quantum ends; once it has worked two quanta while a short
  * job waited, it gives way once, and every short job waiting or arriving
  * then runs, each to completion; so the short thread gets the CPU by an
- * involuntary switch once per batch, not once per job.
+ * involuntary switch once per batch, not once per job. It sizes each job:
+ * a thread whose jobs each end within a quantum stays short however many
+ * it runs (as written, the rest of the quantum carries over from job to
+ * job, and the thread turns long after a quantum's worth of them).
  *
  * MOTET_TEST_KERNEL: thr_vop thr_vopd
  */
@@ -26,7 +29,7 @@
 
 #define STACK   THREAD_STACK_BYTES(0)
 #define QUANTUM TIMER_US(MOTET_THREAD_SLICE_US)
-#define JOBS    12
+#define JOBS    24
 
 typedef struct job {
     uint64_t posted, start, end;
@@ -116,11 +119,11 @@ static void test_short_jobs_run_to_completion_in_the_preemption_free_period(void
     run.job = job;
     run.gap = 3 * QUANTUM / 2; /* a job starts every 1.5 quanta */
     run.warm = 0;
-    run.jobs = JOBS;
+    run.jobs = 12;
     run_jobs();
 
     unsigned protected_jobs = 0, cut_jobs = 0;
-    for (int j = 0; j < JOBS; j++) {
+    for (int j = 0; j < run.jobs; j++) {
         uint64_t took = jobs[j].end - jobs[j].start;
         if (jobs[j].free_period && jobs[j].is_short) {
             /* Past its quantum, and still no involuntary switch. */
@@ -174,6 +177,22 @@ static void test_short_jobs_wait_for_the_long_ones_delta_then_run_as_a_batch(voi
     assert_int_equal(thread_cuts_to(long_thread), 0);
 }
 
+static void test_a_thread_of_many_short_jobs_stays_short(void **state)
+{
+    (void) state;
+    run.job = QUANTUM / 10;
+    run.gap = QUANTUM / 2;
+    run.warm = run.job;
+    run.jobs = JOBS; /* 2.5 quanta of work in all: more than one quantum */
+    run_jobs();
+
+    for (int j = 0; j < run.jobs; j++) {
+        assert_true(jobs[j].is_short);
+        assert_int_equal(jobs[j].end - jobs[j].start, run.job); /* never sliced */
+        assert_int_equal(jobs[j].switches, 0);
+    }
+}
+
 #endif
 
 int main(void)
@@ -185,6 +204,7 @@ int main(void)
 #else
         cmocka_unit_test_setup(test_short_jobs_wait_for_the_long_ones_delta_then_run_as_a_batch,
                                setup),
+        cmocka_unit_test_setup(test_a_thread_of_many_short_jobs_stays_short, setup),
 #endif
     };
     return cmocka_run_group_tests_name("value of preemption", tests, NULL, NULL);

@@ -339,9 +339,11 @@ _VARIANT_TEXT = (
     "job is left; (3) keys short jobs above long ones at all times, so when a long job "
     "ends on its own the waiting short ones run first, with no involuntary switch; (4) "
     "runs a short job to completion with respect to the other short ones at all times, "
-    "not only in a period. A short job that uses up its quantum is long from then on, as "
-    "in the paper. The sensing jobs themselves are short at their release (each blocked "
-    "with a quarter quantum left), so they too run to the end of that quarter unsliced.")
+    "not only in a period; (5) sizes each job on its own: a job that ended within its "
+    "quantum was short, and the thread's next job starts with a whole quantum (as written "
+    "the rest of the quantum carries over from job to job, so a packet thread of 1 ms jobs "
+    "ran out of it every 20 packets and was long, sliced behind the sensing jobs, for the "
+    "next). A job that uses up its quantum is long from then on, as in the paper.")
 
 
 def _why(res, positions, freq):

@@ -76,10 +76,11 @@ def render():
                  f"{fig.busy_us[m] / p.period_us:.1%} | {given.energy_uj[m]:.1f} | "
                  f"{given.busy_us[m] / p.period_us:.1%} |")
     w.append(f"| bus wire | | {fig.wire_uj:.1f} | | {given.wire_uj:.1f} | |")
-    w += ["", "The SC tasks the planner moves go to the compute module, which wakes for HT "
-          "every period anyway, and the vote stays there: what they cost the ARM7 in active "
-          "energy is less than what they cost an MSP430 plus the bus frames to and from it. The FFT (the mic tasks) cannot move: it reads "
-          "its module's ADC; docs/planner.md has the paper's figure 1 for it."]
+    w += ["", "The fft and SC tasks the planner moves go to the compute module, which wakes "
+          "for HT every period anyway, and the vote stays there: what they cost the ARM7 in "
+          "active energy (the ARM7 does an FFT in about half the MSP430's cycles) is less "
+          "than what they cost an MSP430; the mic's 1 KB block then crosses the bus, the "
+          "spectra no longer do. docs/planner.md has the paper's figure 1 for the FFT."]
     return "\n".join(w) + "\n"
 
 
@@ -148,17 +149,22 @@ def render_replan(bdir):
     table = replan.load_table(ssl_replan.TABLE, app)
     scenario = ssl_demo.SCENARIO
     extra = ["--scenario", str(scenario)]
-    plan = ssl_replan.plan_changes(app, dev, prof, table, ssl_replan.deadline_changes(scenario))
-    args = ssl_replan.migrate_args(app, plan)
+    changes = ssl_replan.deadline_changes(scenario)
+
+    def new_host():
+        return ssl_replan.Host(app, dev, prof, table, changes)
+    host = new_host()
     with tempfile.TemporaryDirectory(prefix="motet-replan-bench-") as tmp:
         lines = []
-        status, rep = run_device.run(dev, bdir, log_dir=tmp, extra=[*extra, *args],
+        status, rep = run_device.run(dev, bdir, log_dir=tmp, extra=extra, host=host.actions(),
                                      out=lines.append, progress=False)
         if status != 0 or rep is None:
             raise planner.PlanError("the demo run failed:\n" + "\n".join(lines[-20:]))
         records = {m.id: eventlog.read(Path(tmp) / f"m{m.id}.log") for m in dev.modules}
-    wins = ssl_replan.measure(app, dev, prof, table, bdir, plan, extra, args, records,
-                              rep["end_s"])
+    plan = host.decided
+    wins = ssl_replan.measure(app, dev, prof, table, bdir, plan, extra,
+                              lambda: new_host().actions(), records,
+                              ssl_replan.windows_end(scenario, rep["end_s"]))
     done = ssl_replan.migrations_done(app, records)
     rel = lambda path: path.relative_to(build.ROOT)  # noqa: E731
     w = ["\n### Re-placement while running (the demo scenario)\n",
@@ -191,9 +197,9 @@ def render_replan(bdir):
              "chain comes near either deadline), so the move at the first change is the one "
              "from figure 8 to the plan; the change back moves nothing. The profile's "
              "prediction misses m1 in the later window because HT costs more per period "
-             "there than over the 1 - 6 s the profile was measured over (the scenario's "
-             "sources differ); the drift check names it, and with the window's measured "
-             "costs every module is within a few per cent.")
+             "there than over the 1 - 6 s the profile was measured over: its cost per "
+             "located block is linear in the cross-spectrum entries it keeps, which depend "
+             "on the scenario's sources (docs/planner.md).")
     return "\n".join(w) + "\n"
 
 

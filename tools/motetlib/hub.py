@@ -93,7 +93,7 @@ WATCHDOG_SIGNAL = signal.SIGUSR2  # asks a module for the task on its stack (STA
 WATCHDOG_POLL_S = 0.2  # wall-clock seconds between two looks at the CPU time of silent modules
 WATCHDOG_SAMPLES = 12  # STACK answers asked of a stuck module
 PID_NONE = 0x00  # MT_PID_NONE: no task on the stack (the kernel itself)
-EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
+EV_RX, EV_TX_DONE, EV_PROBE, EV_HOST = 1, 2, 3, 4
 RESULT_SENT, RESULT_REJECTED, RESULT_UNREACHABLE = 0, 1, 2
 RX_REJECTED, RX_ACCEPTED, RX_BUSY = 0, 1, 2  # a receiver's answer (bus_rx_t)
 BUSY_RETRY_NS = 1_000_000  # a frame a receiver answered busy is offered again after this
@@ -360,8 +360,12 @@ class Hub:
 
     def __init__(self, device, sock_path, launch, *, seed=1, until_s=None, faults=(),
                  probe_s=None, probe_warmup_s=0.0, trace=False, out=print, progress=False,
-                 commands=None, watchdog_s=WATCHDOG_S):
+                 commands=None, watchdog_s=WATCHDOG_S, host=()):
         self.device = device
+        # The device's host: (seconds, fn) pairs; fn(hub) runs at that global
+        # time, while the device runs, and may answer with host_send() and
+        # schedule itself again with host_at().
+        self.host = list(host)
         self.sock_path = sock_path
         self.launch = launch
         self.seed = seed
@@ -475,6 +479,23 @@ class Hub:
         m.delivers_queued += 1
         m.last_deliver_tick = tick
         self.push(when, "deliver", m, tick, body)
+
+    # ---- the device's host ----
+
+    def host_at(self, t_ns, fn):
+        """Run fn(hub) at global time t_ns (not before now)."""
+        self.push(max(t_ns, self.now), "host", fn)
+
+    def host_send(self, module, body):
+        """A message from the host to `module` (a native module's program
+        takes it in its bus interrupt, port_native_bus_on_host()), at the
+        module's next tick; False if the module cannot take one."""
+        m = self.mods.get(module)
+        if m is None or m.dead or m.spec.kind != "native":
+            self.note(f"host: no native module {module} to take the message")
+            return False
+        self.deliver(m, self.now, struct.pack("<B", EV_HOST) + bytes(body))
+        return True
 
     # ---- processes and sockets ----
 
@@ -1306,6 +1327,8 @@ class Hub:
                 self.on_fault(*data)
             elif kind == "probe":
                 self.on_probe(*data)
+            elif kind == "host":
+                data[0](self)
 
     @staticmethod
     def core_time(m, tick, asleep):
@@ -1372,6 +1395,8 @@ class Hub:
             self.start()
             for f in self.faults:
                 self.push(f.at_ns, "fault", f)
+            for t_s, fn in self.host:
+                self.host_at(round(t_s * 1e9), fn)
             self.schedule_probes()
             while True:
                 self.wait_quiescent()

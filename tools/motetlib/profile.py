@@ -67,6 +67,7 @@ from pathlib import Path
 
 from . import appc, appplace, build, device as devmod, eventlog, fields, run_device
 
+KERNEL_PID = 0  # the owner of the kernel's heap blocks in ALLOC records
 FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: relative pid 0 is pid 0x10
 MULTICAST_PID = 0xF0
 PORT_INIT = 0
@@ -309,6 +310,12 @@ def _module_log(tally, app, placement, spec, records, lo, hi):
                 acc[0] += (took - inner) * spec.processor.mhz
                 acc[1] += 1
                 tally.handled[task, port] = tally.handled.get((task, port), 0) + 1
+        elif r.type == "ALLOC" and r.pid == KERNEL_PID and stack:
+            # a bus frame (kernel/src/bus.c): the handler hands it to the
+            # interface, whose copy the module charges inside the handler;
+            # it is the bus driver's cost, which the planner charges per
+            # frame and byte, not the task's
+            stack[-1][2] += (spec.frame_ns + r.arg * spec.byte_ns) / 1e3
         elif r.type == "ALLOC" and task and r.pid not in init_done:
             ram[task] = ram.get(task, 0) + r.arg
         elif r.type == "SEND" and task and lo <= r.time_us < hi:

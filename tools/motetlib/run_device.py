@@ -66,8 +66,9 @@ def build_programs(build_dir_arg, dev):
 
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
         probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
-        commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S):
-    """Run `dev`; returns (exit status, report dict)."""
+        commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S, host=()):
+    """Run `dev`; returns (exit status, report dict). `host`: the device's
+    host's actions, (seconds, fn(hub)) pairs (hub.Hub)."""
     not_runnable = [m for m in dev.modules if m.kind not in devmod.RUNNABLE_KINDS]
     if not_runnable:
         m = not_runnable[0]
@@ -91,7 +92,8 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
 
         hub = hubmod.Hub(dev, sock, launch, seed=seed, until_s=until, faults=faults,
                          probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=out,
-                         progress=progress, commands=commands, watchdog_s=watchdog_s)
+                         progress=progress, commands=commands, watchdog_s=watchdog_s,
+                         host=host)
         try:
             report = hub.run()  # it stops its modules on SIGINT and SIGTERM
         except hubmod.HubError as e:

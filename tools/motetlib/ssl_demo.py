@@ -285,14 +285,15 @@ def write_trace(dev, log_dir, names, path):
 
 
 def check_ffts(alerts, records, names):
-    """For each alert, the microphone task that was in its FFT on the
-    temperature module when the temperature was sampled, or None."""
+    """For each alert, the fft task that was in its FFT on the temperature
+    module when the temperature was sampled, or None (none was, or every
+    fft task had moved off that module)."""
     temp_module = next(m for _, n, m in names if n == "temp")
-    mics = {pid: n for pid, n, m in names if n.startswith("mic") and m == temp_module}
+    ffts = {pid: n for pid, n, _ in names if n.startswith("fft")}
     out = []
     for a in alerts:
-        hit = handler_at(records.get(temp_module, []), round(a["t"] * 1e6), set(mics))
-        out.append((temp_module, mics[hit[0]], hit[1], hit[2]) if hit else None)
+        hit = handler_at(records.get(temp_module, []), round(a["t"] * 1e6), set(ffts))
+        out.append((temp_module, ffts[hit[0]], hit[1], hit[2]) if hit else None)
     return out
 
 
@@ -350,13 +351,13 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
         return 2, None
     names = task_names()
     scenario_arg = ["--scenario", str(Path(scenario).resolve())]
-    migrate, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg)
+    host, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg)
     lines = []
     log_dir = Path(out_dir) / "ssl-demo-logs"
     shutil.rmtree(log_dir, ignore_errors=True)
     t0 = time.monotonic()
     status, report = run_device.run(dev, bdir, seed=seed, until=run_until(scenario),
-                                    log_dir=log_dir, extra=[*scenario_arg, *migrate],
+                                    log_dir=log_dir, extra=scenario_arg, host=host,
                                     out=lines.append, progress=False)
     wall = time.monotonic() - t0
     if status != 0 or report is None:

@@ -5,12 +5,12 @@ with the table apps/ssl/ssl_device.table.toml (`motet plan --table`), the
 tasks that must move migrated, and the energy per period before and after.
 
 The host here is the demo's side of the hub (tools/motetlib/replan.py says
-what it does). Its answer to a change depends only on the table and the
-deadline, so the migrations are handed to the loader module as requests at
-the change's instant (`ssl_device --migrate PID:MODULE@S`), which makes them
-at that simulated time through the task migrator. After the run the host
-reads the event log of the window before the first change and checks the
-measured costs against the profile (the drift trigger).
+what it does): the hub runs it at each change's instant while the device
+runs (Host, hub.Hub's `host`), it takes the table's row or solves, and it
+sends each migration it decided to the compute module, whose migrator
+carries the request over the bus to the task's module. After the run the
+host reads the event log of each window and checks the measured costs
+against the profile (the drift trigger).
 
 Energy per period of a window: the hub's energy (active power while busy,
 sleep power otherwise) of runs ending at the window's two ends, divided by
@@ -22,6 +22,7 @@ the radio), as in the planner benchmark.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import tomllib
 from pathlib import Path
 
@@ -36,6 +37,7 @@ WARMUP_S = 1.0  # the first second (SC training, first blocks) is left out of ev
 MOVE_GAP_S = 0.1  # one migration at a time: a task's move takes some 60 ms here
 SETTLE_S = 0.5  # after the last move of a change, half a second is left out too
 MIGRATE_LEFT = 4  # eventlog.MIGRATE_PHASES.index("LEFT"): the source's record of a success
+LINK_MODULE = 1  # the compute module: the host's link to the device
 
 
 @dataclasses.dataclass
@@ -53,7 +55,41 @@ def deadline_changes(scenario) -> list[tuple[float, float]]:
                   for d in doc.get("deadline", []))
 
 
+class Host:
+    """The device's host while the device runs: at each deadline change of
+    the scenario (the user's request reaching the host at that instant) it
+    answers from the table, or solves (replan.Replanner), and sends the
+    migrations it decided to the compute module, the host's link to the
+    device (LINK_MODULE), one MOVE_GAP_S after another; that module's
+    migrator carries each request over the bus to the task's module
+    (apps/ssl/main_device.c). `decided` and `asked` keep what it did."""
+
+    def __init__(self, app, dev, prof, table, changes):
+        self.rp = replan.Replanner(table, app, dev, prof, {t.name: t.module for t in app.tasks},
+                                   START_DEADLINE_MS)
+        self.pid = {t.name: FIRST_APP_PID + t.pid for t in app.tasks}
+        self.changes = changes
+        self.decided = []  # Change, as each deadline change came
+        self.asked = []  # (seconds, task, destination) as each request went out
+
+    def actions(self):
+        """The hub's host actions (hub.Hub, `host`)."""
+        return [(t_s, functools.partial(self.on_change, t_s, ms)) for t_s, ms in self.changes]
+
+    def on_change(self, t_s, ms, hub):
+        moves = self.rp.on_deadline(ms)
+        self.decided.append(Change(t_s, ms, moves, self.rp.why))
+        for i, m in enumerate(moves):
+            hub.host_at(hub.now + round(i * MOVE_GAP_S * 1e9), functools.partial(self.ask, m))
+
+    def ask(self, move, hub):
+        if hub.host_send(LINK_MODULE, bytes([self.pid[move.task], move.dst])):
+            self.asked.append((hub.now / 1e9, move.task, move.dst))
+
+
 def plan_changes(app, dev, prof, table, changes) -> list[Change]:
+    """What the host will decide at each change (the same Replanner, run
+    ahead of the device)."""
     rp = replan.Replanner(table, app, dev, prof, {t.name: t.module for t in app.tasks},
                           START_DEADLINE_MS)
     out = []
@@ -63,23 +99,21 @@ def plan_changes(app, dev, prof, table, changes) -> list[Change]:
     return out
 
 
-def migrate_args(app, changes) -> list[str]:
-    """The loader's requests: a change's moves one after another, MOVE_GAP_S
-    apart (the migrators of a module take one image at a time; four at once
-    ran a destination out of message blocks and three were taken back)."""
-    pid = {t.name: FIRST_APP_PID + t.pid for t in app.tasks}
-    return [a for c in changes for i, m in enumerate(c.moves)
-            for a in ("--migrate", f"{pid[m.task]:#04x}:{m.dst}@{c.t_s + i * MOVE_GAP_S:g}")]
-
-
-def _energy_at(dev, bdir, until, extra):
+def _energy_at(dev, bdir, until, extra, host=()):
     lines = []
     status, rep = run_device.run(dev, bdir, until=until, extra=extra, out=lines.append,
-                                 progress=False)
+                                 progress=False, host=host)
     if status != 0 or rep is None:
         raise planner.PlanError(f"the device run to {until:g} s failed:\n"
                                 + "\n".join(lines[-20:]))
     return {m.id: rep["modules"][str(m.id)]["energy_mj"] for m in dev.modules}
+
+
+def windows_end(scenario, end_s):
+    """Where the last window ends for a run that ended at end_s: with the
+    scenario's sound, after which the microphones stop and the device only
+    finishes its last block."""
+    return min(end_s, float(tomllib.loads(Path(scenario).read_text()).get("duration", 10)))
 
 
 def windows(changes, end_s):
@@ -124,14 +158,15 @@ def _predicted(p, where):
             for m in p.modules}
 
 
-def measure(app, dev, prof, table, bdir, changes, extra, migrate, records, end_s):
-    """A Window per stretch between the changes that move tasks."""
+def measure(app, dev, prof, table, bdir, changes, extra, new_host, records, end_s):
+    """A Window per stretch between the changes that move tasks; new_host()
+    gives the host's actions for a run of the device that re-places."""
     kinds = {m.processor.name: "demo" for m in dev.modules}
     runs = {}
 
     def energy(t, moved):
         if (t, moved) not in runs:
-            runs[t, moved] = _energy_at(dev, bdir, t, [*extra, *(migrate if moved else [])])
+            runs[t, moved] = _energy_at(dev, bdir, t, extra, new_host() if moved else ())
         return runs[t, moved]
 
     def per_period(lo, hi, moved):
@@ -171,13 +206,15 @@ def _off(pred, sim):
     return "  ".join(f"m{m} {100 * (pred[m] / sim[m] - 1):+.1f} %" for m in sim)
 
 
-def report_lines(changes, done, wins):
+def report_lines(changes, done, wins, asked=()):
     out = ["Re-placement (the host, with the table apps/ssl/ssl_device.table.toml made by "
            "`motet plan --table radio=200,250`):",
            f"  start: the description's placement, block deadline {START_DEADLINE_MS:g} ms"]
     for c in changes:
         mv = ", ".join(f"{m.task} m{m.src}->m{m.dst}" for m in c.moves) or "nothing moves"
         out.append(f"  t={c.t_s:g} s  block deadline -> {c.deadline_ms:g} ms ({c.why}): {mv}")
+    for t, task, dst in asked:
+        out.append(f"    host: asked m{LINK_MODULE} to move {task} to m{dst} at t={t:.3f} s")
     for t, task, src, dst in done:
         out.append(f"    migrated {task} m{src} -> m{dst}, left m{src} at t={t:.3f} s")
     asked = sum(len(c.moves) for c in changes)
@@ -202,18 +239,22 @@ def report_lines(changes, done, wins):
 
 
 def run(dev, bdir, scenario, extra):
-    """(migrate options for the run, a function of the run's event logs and
-    its end giving the report lines); ([], None) without deadline changes."""
+    """(the host's actions for the run, a function of the run's event logs
+    and its end giving the report lines); ((), None) without deadline
+    changes."""
     changes = deadline_changes(scenario)
     if not changes:
-        return [], None
+        return (), None
     app = appplace.load(APP)
     prof = profmod.load(PROFILE, app)
     table = replan.load_table(TABLE, app)
-    plan = plan_changes(app, dev, prof, table, changes)
-    args = migrate_args(app, plan)
+    host = Host(app, dev, prof, table, changes)
+
+    def new_host():
+        return Host(app, dev, prof, table, changes).actions()
 
     def report(records, end_s):
-        wins = measure(app, dev, prof, table, bdir, plan, extra, args, records, end_s)
-        return report_lines(plan, migrations_done(app, records), wins)
-    return args, report
+        wins = measure(app, dev, prof, table, bdir, host.decided, extra, new_host, records,
+                       windows_end(scenario, end_s))
+        return report_lines(host.decided, migrations_done(app, records), wins, host.asked)
+    return host.actions(), report
