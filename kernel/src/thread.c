@@ -63,15 +63,18 @@ thread_t *thread_current;
 volatile uint8_t thread_ready_count; /* threads in the ready structure */
 
 static struct {
-    port_context_t k_ctx;      /* K, while a thread runs */
-    port_context_t dead_ctx;   /* where an exiting thread's registers go */
-    void (*call)(void *);      /* a handler a thread handed to K */
-    void *call_arg;            /* its argument */
-    mt_prio_t k_floor;         /* K's top frame while a thread runs (-1: none) */
+    port_context_t k_ctx;    /* K, while a thread runs */
+    port_context_t dead_ctx; /* where an exiting thread's registers go */
+    void (*call)(void *);    /* a handler a thread handed to K */
+    void *call_arg;          /* its argument */
+    mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
+    uint32_t switches;       /* every port_context_switch() */
+#if MOTET_THREAD_CUT_STATS
     thread_switch_stats_t why; /* the same, by cause */
-    bool k_in_run;             /* K is inside sched_run() */
-    uint8_t at_run;            /* threads held until sched_run() (THREAD_START_AT_RUN) */
-    volatile bool sleeping;    /* the current thread sleeps in its blocking call */
+#endif
+    bool k_in_run;          /* K is inside sched_run() */
+    uint8_t at_run;         /* threads held until sched_run() (THREAD_START_AT_RUN) */
+    volatile bool sleeping; /* the current thread sleeps in its blocking call */
 } T;
 
 void thread_init(void)
@@ -108,11 +111,12 @@ int8_t thread_dyn_prio(const thread_t *t)
 uint32_t thread_switch_count(void)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t n = T.why.voluntary + T.why.involuntary + T.why.from_kernel; /* every switch has one */
+    uint32_t n = T.switches;
     port_irq_restore(s);
     return n;
 }
 
+#if MOTET_THREAD_CUT_STATS
 void thread_switch_stats(thread_switch_stats_t *out)
 {
     port_irq_state_t s = port_irq_save();
@@ -120,7 +124,6 @@ void thread_switch_stats(thread_switch_stats_t *out)
     port_irq_restore(s);
 }
 
-#if MOTET_THREAD_CUT_STATS
 uint32_t thread_cuts_to(const thread_t *t)
 {
     port_irq_state_t s = port_irq_save();
@@ -155,12 +158,18 @@ void thread_k_in_run(bool in)
 /* The same at every switch away, in a few instructions: the guard's
  * lowest word, a canary that an overflow reaching past the guard has
  * overwritten. */
-STACK_SCAN static void check_canary(const thread_t *t)
+STACK_SCAN static void check_canary_word(const thread_t *t)
 {
-    if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
     unsigned word; /* a register's width: one load and compare on any core */
     memcpy(&word, t->stack, sizeof word);
     if (word != (unsigned) (STACK_PAINT * 0x01010101ul)) thread_stack_overflow();
+}
+
+/* Only guarded threads have it: those the analyser could not size. */
+static MT_INLINE void check_canary(const thread_t *t)
+{
+    if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
+    check_canary_word(t);
 }
 
 /* ---- the decisions ---- */
@@ -188,7 +197,8 @@ void thread_prio_set(thread_t *t, mt_prio_t p)
 {
     if (t->prio == p) return;
     if (t->state != TS_READY) {
-        t->prio = p; /* a wait list is searched by priority when it is taken */
+        t->prio = p;
+        if (t->wait_list) thread_waitq_reorder(t); /* woken by priority */
         return;
     }
     ready_take(t);
@@ -255,22 +265,37 @@ static MT_INLINE void take_cpu(thread_t *t)
     policy_started(t);
 }
 
-/* Book a switch from `from` to `to` (NULL: K) under its cause. A thread
- * that is back in the ready structure still had work: the switch was
- * forced on it. K and the idle thread have no work of their own to lose. */
+/* Count a switch from `from` to `to` (NULL: K); with MOTET_THREAD_CUT_STATS
+ * also under its cause. A thread that is back in the ready structure still
+ * had work: the switch was forced on it. K and the idle thread have no work
+ * of their own to lose. */
 static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
+    T.switches++;
+#if MOTET_THREAD_CUT_STATS
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
         cause = &T.why.from_kernel;
     } else if (from->state == TS_READY) {
         cause = &T.why.involuntary;
-#if MOTET_THREAD_CUT_STATS
         if (to) to->cuts_to++;
-#endif
         if (to && to->prio == from->prio) T.why.to_equal++;
     }
     (*cause)++;
+#else
+    (void) from;
+    (void) to;
+#endif
+}
+
+/* The switch itself, from the running context `from` (NULL: K) to `to`,
+ * registers saved in `out`; irq off. */
+static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_t *out)
+{
+    if (from) check_canary(from);
+    thread_current = to;
+    count_switch(from, to);
+    port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
 /* Switch from the running context to `to` (NULL: K); irq off. Returns when
@@ -279,11 +304,7 @@ static void switch_to(thread_t *to, port_context_t *save)
 {
     thread_t *from = thread_current;
     if (from == to) return;
-    if (from) check_canary(from);
-    thread_current = to;
-    count_switch(from, to);
-    port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
-    port_context_switch(out, to ? &to->ctx : &T.k_ctx);
+    switch_context(from, to, save ? save : from ? &from->ctx : &T.k_ctx);
 }
 
 /* From a thread that gave up the CPU: run `next`, or K if NULL. */
@@ -355,7 +376,8 @@ void thread_wake(thread_t *t)
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
 }
 
-bool thread_wake_switch(thread_t *t)
+/* thread_wake_switch(), in line in its two callers. */
+static MT_INLINE bool wake_switch(thread_t *t)
 {
     thread_t *cur = thread_current;
     /* What reschedule_running() would decide after waking t, decided
@@ -375,8 +397,18 @@ bool thread_wake_switch(thread_t *t)
     charge(cur);
     ready_add(cur, READY_PREEMPTED);
     take_cpu(t);
-    switch_to(t, NULL);
+    switch_context(cur, t, &cur->ctx);
     return true;
+}
+
+bool thread_wake_switch(thread_t *t)
+{
+    return wake_switch(t);
+}
+
+bool thread_wait_end_switch(thread_t *t, mt_err_t result)
+{
+    return thread_wait_finish(t, result) && wake_switch(t);
 }
 
 /* ---- K's side ----
@@ -463,6 +495,27 @@ void thread_preempt_point(void)
     port_irq_restore(s);
 }
 
+/* A yield by fixed levels without slices, to next, the best ready thread, an
+ * equal of cur that K does not outrank: the two change places in the ready
+ * structure in one step, and nothing else changes (no slice, no charge, no
+ * count of ready threads). T.call is clear: only a thread that handed K a
+ * send sets it, and K clears it before it runs anything. irq off. */
+static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
+{
+#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+    if (!next || next->prio != cur->prio || k_beats_ready(T.k_floor, next->prio)) return false;
+    rq_swap_head(next, cur);
+    cur->state = TS_READY;
+    next->state = TS_RUNNING;
+    switch_context(cur, next, &cur->ctx);
+    return true;
+#else
+    (void) cur;
+    (void) next;
+    return false;
+#endif
+}
+
 mt_err_t thread_yield(void)
 {
     thread_t *cur = thread_current;
@@ -470,8 +523,10 @@ mt_err_t thread_yield(void)
     port_irq_state_t s = port_irq_save();
     charge(cur);
     thread_t *next = policy_peek();
-    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
-        next = NULL; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    if (yield_to_equal(cur, next)) {
+        /* it runs again */
+    } else if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
+        /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
     } else if (next) {
         /* Behind its equals: the policy says who they are. By level, the
          * first of them is still the best ready thread once cur is

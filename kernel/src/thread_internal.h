@@ -171,13 +171,49 @@ void thread_after_wake(void);
  * no switch here; irq off, any context. */
 void thread_wait_end(thread_t *t, mt_err_t result);
 /* The same from task context, switching to t at once when it outranks the
- * running thread and everything else (thread_wake_switch()); irq off. */
+ * running thread and everything else (thread_wake_switch()); irq off
+ * (thread.c). */
 bool thread_wait_end_switch(thread_t *t, mt_err_t result);
+/* Unlink t from wait list *list (nothing if it is not there); irq off. */
+void thread_waitq_unlink(thread_t **list, thread_t *t);
+
+/* A wait list is kept in the order its threads are woken: by priority,
+ * FIFO among equals (thread_wait.c). Its waker takes the head, in a few
+ * instructions on the path of every hand-off; the walk is the waiter's,
+ * as it blocks. */
+
 /* Unlink and return the highest-priority thread of a non-empty wait list
- * (FIFO among equals); irq off. */
-thread_t *thread_waitq_take(thread_t **list);
+ * (FIFO among equals): its head; irq off. */
+static MT_INLINE thread_t *thread_waitq_take(thread_t **list)
+{
+    thread_t *t = *list;
+    *list = t->next;
+    t->next = NULL;
+    t->wait_list = NULL;
+    return t;
+}
+
 /* The highest priority among a wait list's threads, -1 if it is empty. */
-mt_prio_t thread_waitq_top(thread_t *list);
+static MT_INLINE mt_prio_t thread_waitq_top(const thread_t *list)
+{
+    return list ? list->prio : -1;
+}
+
+/* Off its wait list (if still on one) with its result; false if t is
+ * suspended (ready once resumed); irq off. */
+static MT_INLINE bool thread_wait_finish(thread_t *t, mt_err_t result)
+{
+    if (t->wait_list) {
+        thread_waitq_unlink(t->wait_list, t);
+        t->wait_list = NULL;
+    }
+    t->wait = WAIT_NONE;
+    t->wait_result = (uint8_t) result;
+    return !(t->flags & THREAD_F_SUSPENDED);
+}
+/* Waiting thread t (on a wait list) changed level: move it to its place
+ * in the list's order; irq off. */
+void thread_waitq_reorder(thread_t *t);
 
 /* ---- thread_stack.c: stacks ---- */
 

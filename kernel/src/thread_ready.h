@@ -107,6 +107,21 @@ static MT_INLINE void rq_remove(thread_t *t)
     }
 }
 
+/* head, the first thread of its key, leaves the structure and t takes the
+ * last place of that key, in one step: the key stays non-empty, so its
+ * bits and the count of ready threads stay as they are (a yield to an
+ * equal). */
+static MT_INLINE void rq_swap_head(thread_t *head, thread_t *t)
+{
+    uint8_t k = head->key;
+    t->key = k;
+    t->next = NULL;
+    thread_rq.tail[k]->next = t; /* head itself if it was alone */
+    thread_rq.tail[k] = t;
+    thread_rq.head[k] = head->next;
+    head->next = NULL;
+}
+
 /* First thread of the highest non-empty key, NULL if none. */
 static MT_INLINE thread_t *rq_peek(void)
 {

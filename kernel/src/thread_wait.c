@@ -23,38 +23,25 @@
 
 #if MOTET_THREADS
 
-thread_t *thread_waitq_take(thread_t **list)
+/* Link t behind the threads of its level and above. */
+static void waitq_insert(thread_t **list, thread_t *t)
 {
-    thread_t **best = list;
-    for (thread_t **link = list; *link; link = &(*link)->next)
-        if ((*link)->prio > (*best)->prio) best = link;
-    thread_t *t = *best;
-    *best = t->next;
-    t->next = NULL;
-    t->wait_list = NULL;
-    return t;
-}
-
-mt_prio_t thread_waitq_top(thread_t *list)
-{
-    mt_prio_t top = -1;
-    for (; list; list = list->next)
-        if (list->prio > top) top = list->prio;
-    return top;
-}
-
-static void waitq_append(thread_t **list, thread_t *t)
-{
-    while (*list) list = &(*list)->next;
-    t->next = NULL;
+    while (*list && (*list)->prio >= t->prio) list = &(*list)->next;
+    t->next = *list;
     *list = t;
 }
 
-static void waitq_unlink(thread_t **list, thread_t *t)
+void thread_waitq_unlink(thread_t **list, thread_t *t)
 {
     while (*list && *list != t) list = &(*list)->next;
     if (*list) *list = t->next;
     t->next = NULL;
+}
+
+void thread_waitq_reorder(thread_t *t)
+{
+    thread_waitq_unlink(t->wait_list, t);
+    waitq_insert(t->wait_list, t);
 }
 
 mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout, thread_event_t ev)
@@ -71,7 +58,7 @@ mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout
     cur->wait_list = list;
     cur->wait_data = data;
     cur->wait_result = MT_OK;
-    if (list) waitq_append(list, cur);
+    if (list) waitq_insert(list, cur);
     thread_block();                    /* until thread_wait_end() (and a resume, if suspended) */
     if (cur->flags & THREAD_F_TIMED) { /* ended by a waker: the timer still runs */
         cur->flags &= (uint8_t) ~THREAD_F_TIMED;
@@ -80,25 +67,9 @@ mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout
     return (mt_err_t) cur->wait_result;
 }
 
-/* Off its wait list with its result; false if t is suspended (ready once
- * resumed). */
-static MT_INLINE bool wait_finish(thread_t *t, mt_err_t result)
-{
-    if (t->wait_list) waitq_unlink(t->wait_list, t);
-    t->wait_list = NULL;
-    t->wait = WAIT_NONE;
-    t->wait_result = (uint8_t) result;
-    return !(t->flags & THREAD_F_SUSPENDED);
-}
-
 void thread_wait_end(thread_t *t, mt_err_t result)
 {
-    if (wait_finish(t, result)) thread_wake(t);
-}
-
-bool thread_wait_end_switch(thread_t *t, mt_err_t result)
-{
-    return wait_finish(t, result) && thread_wake_switch(t);
+    if (thread_wait_finish(t, result)) thread_wake(t);
 }
 
 mt_err_t thread_wait_allowed(uint32_t timeout, mt_err_t unavailable)
