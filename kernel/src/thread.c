@@ -475,11 +475,16 @@ static MT_INLINE bool may_lose_cpu(const thread_t *cur)
     return MOTET_THREAD_TIMED || thread_ready_count || k_beats_running(cur);
 }
 
+bool thread_isr_exit_due(void)
+{
+    const thread_t *cur = thread_current;
+    return !T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur);
+}
+
 void thread_isr_exit(void)
 {
     port_irq_state_t s = port_irq_save();
-    thread_t *cur = thread_current;
-    if (!T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
+    if (thread_isr_exit_due()) reschedule_running();
     port_irq_restore(s);
 }
 

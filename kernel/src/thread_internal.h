@@ -400,6 +400,11 @@ static inline task_t *thread_running_task(void)
 void thread_k_yield(mt_prio_t floor);
 /* Interrupt exit while a thread runs (sched_isr_exit). */
 void thread_isr_exit(void);
+/* Whether thread_isr_exit() would do anything now: the running thread may
+ * lose the CPU (a ready thread, a claim of K, a timed policy's charge);
+ * false while it sleeps in its blocking call, which decides itself. Read
+ * by an interrupt body's end (sched_isr_exit_due()); a thread running. */
+bool thread_isr_exit_due(void);
 /* sched_run() entered (true) or left (false) its loop. */
 void thread_k_in_run(bool in);
 /* K has nothing to do in sched_run(): hand the CPU to the idle thread
@@ -433,6 +438,10 @@ static inline void thread_k_yield(mt_prio_t floor)
 }
 static inline void thread_isr_exit(void)
 {
+}
+static inline bool thread_isr_exit_due(void)
+{
+    return false;
 }
 static inline void thread_k_in_run(bool in)
 {
