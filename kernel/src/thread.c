@@ -257,12 +257,18 @@ static MT_INLINE void charge(thread_t *t)
 }
 
 /* t gets the CPU (the switch itself follows). */
-static MT_INLINE void take_cpu(thread_t *t)
+static MT_INLINE void start_cpu(thread_t *t)
 {
-    if (t->state == TS_READY) ready_take(t);
     t->state = TS_RUNNING;
     if (MOTET_THREAD_TIMED) t->run_from = timer_now();
     policy_started(t);
+}
+
+/* The same for t ready or blocked. */
+static MT_INLINE void take_cpu(thread_t *t)
+{
+    if (t->state == TS_READY) ready_take(t);
+    start_cpu(t);
 }
 
 /* Count a switch from `from` to `to` (NULL: K); with MOTET_THREAD_CUT_STATS
@@ -396,7 +402,7 @@ static MT_INLINE bool wake_switch(thread_t *t)
     }
     charge(cur);
     ready_add(cur, READY_PREEMPTED);
-    take_cpu(t);
+    start_cpu(t); /* blocked: not in the ready structure */
     switch_context(cur, t, &cur->ctx);
     return true;
 }

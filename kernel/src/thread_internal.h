@@ -159,6 +159,10 @@ thread_t *thread_blocking(void);
  * the timeout: not blocked). irq off, thread. */
 mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout,
                      thread_event_t ev);
+/* The same with no limit (THREAD_FOREVER): MT_OK or what the waker
+ * gave (thread_wait_end()). No 32-bit timeout to pass: on an 8-bit core
+ * that argument alone costs its caller four register saves. */
+mt_err_t thread_wait_forever(thread_t **list, uint8_t kind, void *data, thread_event_t ev);
 /* What the caller of a blocking call whose resource is unavailable gets:
  * MT_OK if it may wait `timeout` ticks (a thread), `unavailable` for
  * THREAD_NO_WAIT, MT_ERR_STATE (logged) if it cannot wait (a handler, boot

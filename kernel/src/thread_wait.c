@@ -44,14 +44,9 @@ void thread_waitq_reorder(thread_t *t)
     waitq_insert(t->wait_list, t);
 }
 
-mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout, thread_event_t ev)
+mt_err_t thread_wait_forever(thread_t **list, uint8_t kind, void *data, thread_event_t ev)
 {
     thread_t *cur = thread_running();
-    if (timeout != THREAD_FOREVER) {
-        mt_err_t err = timer_kernel_start(cur->id, timeout, false);
-        if (err) return err; /* logged by the timer module */
-        cur->flags |= THREAD_F_TIMED;
-    }
     policy_blocking(cur, ev);
     cur->state = TS_BLOCKED;
     cur->wait = kind;
@@ -59,12 +54,23 @@ mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout
     cur->wait_data = data;
     cur->wait_result = MT_OK;
     if (list) waitq_insert(list, cur);
-    thread_block();                    /* until thread_wait_end() (and a resume, if suspended) */
+    thread_block(); /* until thread_wait_end() (and a resume, if suspended) */
+    return (mt_err_t) cur->wait_result;
+}
+
+mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout, thread_event_t ev)
+{
+    if (timeout == THREAD_FOREVER) return thread_wait_forever(list, kind, data, ev);
+    thread_t *cur = thread_running();
+    mt_err_t err = timer_kernel_start(cur->id, timeout, false);
+    if (err) return err; /* logged by the timer module */
+    cur->flags |= THREAD_F_TIMED;
+    err = thread_wait_forever(list, kind, data, ev);
     if (cur->flags & THREAD_F_TIMED) { /* ended by a waker: the timer still runs */
         cur->flags &= (uint8_t) ~THREAD_F_TIMED;
         timer_kernel_stop(cur->id);
     }
-    return (mt_err_t) cur->wait_result;
+    return err;
 }
 
 void thread_wait_end(thread_t *t, mt_err_t result)
@@ -107,7 +113,7 @@ mt_err_t thread_sleep(uint32_t ticks)
     port_irq_state_t st = port_irq_save();
     mt_err_t err = policy_sleep(cur, ticks); /* the policy's timer ends it */
     if (!err) {
-        err = thread_wait(NULL, WAIT_SLEEP, NULL, THREAD_FOREVER, THREAD_EV_TIMER);
+        err = thread_wait_forever(NULL, WAIT_SLEEP, NULL, THREAD_EV_TIMER);
         if (err == MT_ERR_TIMEOUT) err = MT_OK; /* a sleep ends by its time */
     }
     port_irq_restore(st);
