@@ -11,8 +11,8 @@
  * What each operation keeps, and why (docs/threads.md):
  *   - a thread is its saved stack pointer, its level, its state and a link;
  *   - the ready threads are a FIFO per level and a bitmap of non-empty
- *     levels, the best one a bit search away (the same search as the
- *     kernel's, this core having no CLZ);
+ *     levels, the best one a bit search away (the kernel's own
+ *     queue_highest_bit() and queue_bit(), this core having no CLZ);
  *   - tasks share the priority space: a thread gives the CPU to a ready
  *     one only if the kernel stack's claim (its top frame, its queued
  *     messages: one byte here) is below that one's level;
@@ -43,9 +43,9 @@
 #include <stdint.h>
 
 #include "motet/port.h"
+#include "sched_internal.h" /* queue_highest_bit(): the kernel's own bit search */
 
 #define REPEAT 16u
-#define LEVELS 8u
 #define STACK  192u
 
 #define MARK_UP(port, bit)                                                                         \
@@ -70,37 +70,21 @@ typedef struct {
 static fthread_t threads[2];
 static fthread_t boot; /* the kernel stack's place: main() */
 static fthread_t *current;
-static level_t ready[LEVELS];
-static uint8_t ready_map;
+static level_t ready[MOTET_PRIO_LEVELS];
+static queue_bits_t ready_map;
 static int8_t k_claim = -1; /* the kernel stack's claim on the CPU */
 static fthread_t *waiters;  /* the semaphore's wait list, best first */
 static uint8_t count;       /* and its count */
 static uint8_t stacks[2][STACK];
-static const uint8_t level_bit[LEVELS] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
 
 static volatile uint8_t turns[2];
 static volatile uint8_t last = 0xFF;
 static volatile uint8_t handed;
 static volatile uint8_t failures;
 
-/* Highest set bit of a non-zero byte: the kernel's search (no CLZ). */
-static inline __attribute__((always_inline)) uint8_t highest(uint8_t byte)
-{
-    uint8_t top = 0;
-    if (byte & 0xF0u) {
-        top += 4;
-        byte >>= 4;
-    }
-    if (byte & 0x0Cu) {
-        top += 2;
-        byte >>= 2;
-    }
-    return (uint8_t) (top + (byte >> 1));
-}
-
 static inline __attribute__((always_inline)) fthread_t *best_ready(void)
 {
-    return ready_map ? ready[highest(ready_map)].head : NULL;
+    return ready_map ? ready[queue_highest_bit(ready_map)].head : NULL;
 }
 
 static void push_last(fthread_t *t)
@@ -111,7 +95,7 @@ static void push_last(fthread_t *t)
         l->tail->next = t;
     } else {
         l->head = t;
-        ready_map |= level_bit[(uint8_t) t->prio];
+        ready_map |= queue_bit(t->prio);
     }
     l->tail = t;
     t->state = READY;
@@ -154,7 +138,7 @@ __attribute__((noinline)) static void post(void)
             cur->next = l->head; /* first among its equals: it was preempted */
             if (!l->head) {
                 l->tail = cur;
-                ready_map |= level_bit[(uint8_t) cur->prio];
+                ready_map |= queue_bit(cur->prio);
             }
             l->head = cur;
             cur->state = READY;
@@ -174,7 +158,7 @@ static void run_best(fthread_t *cur)
     fthread_t *next = best_ready();
     level_t *l = &ready[(uint8_t) next->prio];
     l->head = next->next;
-    if (!l->head) ready_map &= (uint8_t) ~level_bit[(uint8_t) next->prio];
+    if (!l->head) ready_map &= (queue_bits_t) ~queue_bit(next->prio);
     next->next = NULL;
     next->state = RUNNING;
     current = next;

@@ -536,6 +536,14 @@ def _verdict_lines(on, off):
     return out
 
 
+def _against_floor(key, off, floor, bare=""):
+    """One line: Motet's figure (log off) against the floor and the target."""
+    lo, base = off["figures"][key][0], floor[key][0]
+    return (f"- {key}: Motet {lo}, floor {base}{bare}. Motet is {lo - base} cycles "
+            f"({(lo - base) / base:.0%}) above the floor; the target, <= {TARGETS[key]}, "
+            f"is {'below' if TARGETS[key] < base else 'above'} it.")
+
+
 def _floor_lines(on, off, floor, unlocked, logged, logged_once):
     if not floor:
         return []
@@ -551,11 +559,8 @@ def _floor_lines(on, off, floor, unlocked, logged, logged_once):
            "exit may kill or run a task between the test and the push) it shows what the lock "
            "itself costs.", ""]
     for key in ("immediate", "round trip"):
-        lo, base = off["figures"][key][0], floor[key][0]
         bare = f"; without the lock {unlocked[key][0]}" if key in unlocked else ""
-        out.append(f"- {key}: Motet {lo}, floor {base}{bare}. Motet is {lo - base} cycles "
-                   f"({(lo - base) / base:.0%}) above the floor; the target, <= {TARGETS[key]}, "
-                   f"is {'below' if TARGETS[key] < base else 'above'} it.")
+        out.append(_against_floor(key, off, floor, bare))
     if "yield switch" in floor:
         out += ["", "The thread rows' floor is bench/avr/floor_avr_threads.c: what a yield to "
                 "an equal and a semaphore hand-off to a higher thread need (a FIFO per level and "
@@ -565,12 +570,7 @@ def _floor_lines(on, off, floor, unlocked, logged, logged_once):
                 "port_context_switch() (18 registers and the stack pointer, 90 cycles of each "
                 "figure), measured with the same markers and windows as bench_avr_threads.c: "
                 "no switch counter, canary, timeout, suspension or policy option.", ""]
-        for key in ("yield switch", "semaphore hand-off"):
-            lo, base = off["figures"][key][0], floor[key][0]
-            out.append(f"- {key}: Motet {lo}, floor {base}. Motet is {lo - base} cycles "
-                       f"({(lo - base) / base:.0%}) above the floor; the target, "
-                       f"<= {TARGETS[key]}, is {'below' if TARGETS[key] < base else 'above'} "
-                       "it.")
+        out += [_against_floor(key, off, floor) for key in ("yield switch", "semaphore hand-off")]
     if logged and logged_once:
         least = logged["immediate"][0] - floor["immediate"][0]
         once = logged_once["immediate"][0] - floor["immediate"][0]
