@@ -60,7 +60,9 @@ static thread_t threads[MOTET_MAX_THREADS];
 /* The running thread (NULL: K runs); global so that thread_running() is an
  * inline load on the scheduler's send path. */
 thread_t *thread_current;
-volatile uint8_t thread_ready_count; /* threads in the ready structure */
+#if THREAD_READY_COUNTED
+volatile uint8_t thread_ready_count; /* threads in the MANTIS baseline's lists */
+#endif
 
 static struct {
     port_context_t k_ctx;    /* K, while a thread runs */
@@ -82,7 +84,9 @@ void thread_init(void)
     memset(threads, 0, sizeof threads);
     memset(&T, 0, sizeof T);
     thread_current = NULL;
+#if THREAD_READY_COUNTED
     thread_ready_count = 0;
+#endif
     T.k_floor = -1;
     for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
     policy_init();
@@ -178,13 +182,17 @@ static MT_INLINE void ready_add(thread_t *t, uint8_t how)
 {
     t->state = TS_READY;
     policy_ready(t, how);
+#if THREAD_READY_COUNTED
     thread_ready_count++;
+#endif
 }
 
 static MT_INLINE void ready_take(thread_t *t)
 {
     policy_remove(t);
+#if THREAD_READY_COUNTED
     thread_ready_count--;
+#endif
 }
 
 void thread_unready(thread_t *t)
@@ -301,6 +309,12 @@ static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_
     if (from) check_canary(from);
     thread_current = to;
     count_switch(from, to);
+#if PORT_HAS_THREAD_SWITCH
+    if (from && to && out == &from->ctx) {
+        port_context_switch_threads(out, &to->ctx);
+        return;
+    }
+#endif
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
@@ -428,7 +442,7 @@ bool thread_wait_end_switch(thread_t *t, mt_err_t result)
 
 void thread_k_yield(mt_prio_t floor)
 {
-    if (!thread_ready_count && !T.call) return; /* a stale hint loses nothing: see drain_above() */
+    if (!thread_ready_hint() && !T.call) return; /* a stale hint loses nothing: see drain_above() */
     port_irq_state_t s = port_irq_save();
     for (;;) {
         if (T.call) { /* a thread's send: run it now, interrupts on */
@@ -478,7 +492,7 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
  * neither, reschedule_running() would decide to keep it. irq off. */
 static MT_INLINE bool may_lose_cpu(const thread_t *cur)
 {
-    return MOTET_THREAD_TIMED || thread_ready_count || k_beats_running(cur);
+    return MOTET_THREAD_TIMED || thread_ready_hint() || k_beats_running(cur);
 }
 
 bool thread_isr_exit_due(void)

@@ -113,14 +113,6 @@ static inline thread_t *thread_running(void)
 {
     return thread_current;
 }
-/* Threads in the ready structure (thread.c); global so that the send path
- * reads it inline. */
-extern volatile uint8_t thread_ready_count;
-/* True if some thread was ready at the instant of reading (a hint). */
-static MT_INLINE bool thread_ready_hint(void)
-{
-    return thread_ready_count != 0;
-}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* Make blocked thread t ready from task context, and if it outranks the
@@ -324,6 +316,25 @@ static inline void thread_slice_reset(void)
 /* ---- thread_ready.c, thread_ready.h: the O(1) ready structure most
  * policies use ---- */
 #include "thread_ready.h"
+
+/* Whether some thread is ready, read inline on the send path. The ready
+ * structure's level bitmap says it; only the MANTIS baseline, with lists
+ * of its own, counts its ready threads (thread.c). */
+#if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS
+#define THREAD_READY_COUNTED 1
+extern volatile uint8_t thread_ready_count;
+#else
+#define THREAD_READY_COUNTED 0
+#endif
+/* True if some thread was ready at the instant of reading (a hint). */
+static MT_INLINE bool thread_ready_hint(void)
+{
+#if THREAD_READY_COUNTED
+    return thread_ready_count != 0;
+#else
+    return *(volatile const queue_bits_t *) &thread_rq.level_map != 0;
+#endif
+}
 
 /* The policy's operations on every switch. The default fixed-priority
  * policy has them in line (thread_policy_prio.h): no call on the common
