@@ -307,7 +307,8 @@ void sched_isr_exit(void)
 
 bool sched_isr_exit_due(void)
 {
-    return (MOTET_THREADS && thread_running()) || sched_may_run(sched.running_prio);
+    if (MOTET_THREADS && thread_running()) return thread_isr_exit_due();
+    return sched_may_run(sched.running_prio);
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

@@ -60,18 +60,23 @@ static thread_t threads[MOTET_MAX_THREADS];
 /* The running thread (NULL: K runs); global so that thread_running() is an
  * inline load on the scheduler's send path. */
 thread_t *thread_current;
-volatile uint8_t thread_ready_count; /* threads in the ready structure */
+#if THREAD_READY_COUNTED
+volatile uint8_t thread_ready_count; /* threads in the MANTIS baseline's lists */
+#endif
 
 static struct {
-    port_context_t k_ctx;      /* K, while a thread runs */
-    port_context_t dead_ctx;   /* where an exiting thread's registers go */
-    void (*call)(void *);      /* a handler a thread handed to K */
-    void *call_arg;            /* its argument */
-    mt_prio_t k_floor;         /* K's top frame while a thread runs (-1: none) */
+    port_context_t k_ctx;    /* K, while a thread runs */
+    port_context_t dead_ctx; /* where an exiting thread's registers go */
+    void (*call)(void *);    /* a handler a thread handed to K */
+    void *call_arg;          /* its argument */
+    mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
+    uint32_t switches;       /* every port_context_switch() */
+#if MOTET_THREAD_CUT_STATS
     thread_switch_stats_t why; /* the same, by cause */
-    bool k_in_run;             /* K is inside sched_run() */
-    uint8_t at_run;            /* threads held until sched_run() (THREAD_START_AT_RUN) */
-    volatile bool sleeping;    /* the current thread sleeps in its blocking call */
+#endif
+    bool k_in_run;          /* K is inside sched_run() */
+    uint8_t at_run;         /* threads held until sched_run() (THREAD_START_AT_RUN) */
+    volatile bool sleeping; /* the current thread sleeps in its blocking call */
 } T;
 
 void thread_init(void)
@@ -79,7 +84,9 @@ void thread_init(void)
     memset(threads, 0, sizeof threads);
     memset(&T, 0, sizeof T);
     thread_current = NULL;
+#if THREAD_READY_COUNTED
     thread_ready_count = 0;
+#endif
     T.k_floor = -1;
     for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
     policy_init();
@@ -108,11 +115,12 @@ int8_t thread_dyn_prio(const thread_t *t)
 uint32_t thread_switch_count(void)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t n = T.why.voluntary + T.why.involuntary + T.why.from_kernel; /* every switch has one */
+    uint32_t n = T.switches;
     port_irq_restore(s);
     return n;
 }
 
+#if MOTET_THREAD_CUT_STATS
 void thread_switch_stats(thread_switch_stats_t *out)
 {
     port_irq_state_t s = port_irq_save();
@@ -120,7 +128,6 @@ void thread_switch_stats(thread_switch_stats_t *out)
     port_irq_restore(s);
 }
 
-#if MOTET_THREAD_CUT_STATS
 uint32_t thread_cuts_to(const thread_t *t)
 {
     port_irq_state_t s = port_irq_save();
@@ -155,12 +162,18 @@ void thread_k_in_run(bool in)
 /* The same at every switch away, in a few instructions: the guard's
  * lowest word, a canary that an overflow reaching past the guard has
  * overwritten. */
-STACK_SCAN static void check_canary(const thread_t *t)
+STACK_SCAN static void check_canary_word(const thread_t *t)
 {
-    if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
     unsigned word; /* a register's width: one load and compare on any core */
     memcpy(&word, t->stack, sizeof word);
     if (word != (unsigned) (STACK_PAINT * 0x01010101ul)) thread_stack_overflow();
+}
+
+/* Only guarded threads have it: those the analyser could not size. */
+static MT_INLINE void check_canary(const thread_t *t)
+{
+    if (PORT_HAS_MPU_STACK_GUARD || !(t->flags & THREAD_F_GUARD)) return; /* the MPU guards */
+    check_canary_word(t);
 }
 
 /* ---- the decisions ---- */
@@ -169,13 +182,17 @@ static MT_INLINE void ready_add(thread_t *t, uint8_t how)
 {
     t->state = TS_READY;
     policy_ready(t, how);
+#if THREAD_READY_COUNTED
     thread_ready_count++;
+#endif
 }
 
 static MT_INLINE void ready_take(thread_t *t)
 {
     policy_remove(t);
+#if THREAD_READY_COUNTED
     thread_ready_count--;
+#endif
 }
 
 void thread_unready(thread_t *t)
@@ -188,7 +205,8 @@ void thread_prio_set(thread_t *t, mt_prio_t p)
 {
     if (t->prio == p) return;
     if (t->state != TS_READY) {
-        t->prio = p; /* a wait list is searched by priority when it is taken */
+        t->prio = p;
+        if (t->wait_list) thread_waitq_reorder(t); /* woken by priority */
         return;
     }
     ready_take(t);
@@ -247,30 +265,57 @@ static MT_INLINE void charge(thread_t *t)
 }
 
 /* t gets the CPU (the switch itself follows). */
-static MT_INLINE void take_cpu(thread_t *t)
+static MT_INLINE void start_cpu(thread_t *t)
 {
-    if (t->state == TS_READY) ready_take(t);
     t->state = TS_RUNNING;
     if (MOTET_THREAD_TIMED) t->run_from = timer_now();
     policy_started(t);
 }
 
-/* Book a switch from `from` to `to` (NULL: K) under its cause. A thread
- * that is back in the ready structure still had work: the switch was
- * forced on it. K and the idle thread have no work of their own to lose. */
+/* The same for t ready or blocked. */
+static MT_INLINE void take_cpu(thread_t *t)
+{
+    if (t->state == TS_READY) ready_take(t);
+    start_cpu(t);
+}
+
+/* Count a switch from `from` to `to` (NULL: K); with MOTET_THREAD_CUT_STATS
+ * also under its cause. A thread that is back in the ready structure still
+ * had work: the switch was forced on it. K and the idle thread have no work
+ * of their own to lose. */
 static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
+    T.switches++;
+#if MOTET_THREAD_CUT_STATS
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
         cause = &T.why.from_kernel;
     } else if (from->state == TS_READY) {
         cause = &T.why.involuntary;
-#if MOTET_THREAD_CUT_STATS
         if (to) to->cuts_to++;
-#endif
         if (to && to->prio == from->prio) T.why.to_equal++;
     }
     (*cause)++;
+#else
+    (void) from;
+    (void) to;
+#endif
+}
+
+/* The switch itself, from the running context `from` (NULL: K) to `to`,
+ * registers saved in `out`; irq off. */
+static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_t *out)
+{
+    if (from) check_canary(from);
+    thread_current = to;
+    count_switch(from, to);
+#if PORT_HAS_THREAD_SWITCH
+    if (from && to && out == &from->ctx) {
+        port_context_switch_threads(out, &to->ctx);
+        return;
+    }
+#endif
+    port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
 /* Switch from the running context to `to` (NULL: K); irq off. Returns when
@@ -279,11 +324,7 @@ static void switch_to(thread_t *to, port_context_t *save)
 {
     thread_t *from = thread_current;
     if (from == to) return;
-    if (from) check_canary(from);
-    thread_current = to;
-    count_switch(from, to);
-    port_context_t *out = save ? save : from ? &from->ctx : &T.k_ctx;
-    port_context_switch(out, to ? &to->ctx : &T.k_ctx);
+    switch_context(from, to, save ? save : from ? &from->ctx : &T.k_ctx);
 }
 
 /* From a thread that gave up the CPU: run `next`, or K if NULL. */
@@ -355,7 +396,8 @@ void thread_wake(thread_t *t)
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
 }
 
-bool thread_wake_switch(thread_t *t)
+/* thread_wake_switch(), in line in its two callers. */
+static MT_INLINE bool wake_switch(thread_t *t)
 {
     thread_t *cur = thread_current;
     /* What reschedule_running() would decide after waking t, decided
@@ -374,9 +416,19 @@ bool thread_wake_switch(thread_t *t)
     }
     charge(cur);
     ready_add(cur, READY_PREEMPTED);
-    take_cpu(t);
-    switch_to(t, NULL);
+    start_cpu(t); /* blocked: not in the ready structure */
+    switch_context(cur, t, &cur->ctx);
     return true;
+}
+
+bool thread_wake_switch(thread_t *t)
+{
+    return wake_switch(t);
+}
+
+bool thread_wait_end_switch(thread_t *t, mt_err_t result)
+{
+    return thread_wait_finish(t, result) && wake_switch(t);
 }
 
 /* ---- K's side ----
@@ -390,7 +442,7 @@ bool thread_wake_switch(thread_t *t)
 
 void thread_k_yield(mt_prio_t floor)
 {
-    if (!thread_ready_count && !T.call) return; /* a stale hint loses nothing: see drain_above() */
+    if (!thread_ready_hint() && !T.call) return; /* a stale hint loses nothing: see drain_above() */
     port_irq_state_t s = port_irq_save();
     for (;;) {
         if (T.call) { /* a thread's send: run it now, interrupts on */
@@ -440,14 +492,19 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
  * neither, reschedule_running() would decide to keep it. irq off. */
 static MT_INLINE bool may_lose_cpu(const thread_t *cur)
 {
-    return MOTET_THREAD_TIMED || thread_ready_count || k_beats_running(cur);
+    return MOTET_THREAD_TIMED || thread_ready_hint() || k_beats_running(cur);
+}
+
+bool thread_isr_exit_due(void)
+{
+    const thread_t *cur = thread_current;
+    return !T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur);
 }
 
 void thread_isr_exit(void)
 {
     port_irq_state_t s = port_irq_save();
-    thread_t *cur = thread_current;
-    if (!T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
+    if (thread_isr_exit_due()) reschedule_running();
     port_irq_restore(s);
 }
 
@@ -463,6 +520,27 @@ void thread_preempt_point(void)
     port_irq_restore(s);
 }
 
+/* A yield by fixed levels without slices, to next, the best ready thread, an
+ * equal of cur that K does not outrank: the two change places in the ready
+ * structure in one step, and nothing else changes (no slice, no charge, no
+ * count of ready threads). T.call is clear: only a thread that handed K a
+ * send sets it, and K clears it before it runs anything. irq off. */
+static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
+{
+#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+    if (!next || next->prio != cur->prio || k_beats_ready(T.k_floor, next->prio)) return false;
+    rq_swap_head(next, cur);
+    cur->state = TS_READY;
+    next->state = TS_RUNNING;
+    switch_context(cur, next, &cur->ctx);
+    return true;
+#else
+    (void) cur;
+    (void) next;
+    return false;
+#endif
+}
+
 mt_err_t thread_yield(void)
 {
     thread_t *cur = thread_current;
@@ -470,8 +548,10 @@ mt_err_t thread_yield(void)
     port_irq_state_t s = port_irq_save();
     charge(cur);
     thread_t *next = policy_peek();
-    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
-        next = NULL; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    if (yield_to_equal(cur, next)) {
+        /* it runs again */
+    } else if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
+        /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
     } else if (next) {
         /* Behind its equals: the policy says who they are. By level, the
          * first of them is still the best ready thread once cur is

@@ -113,14 +113,6 @@ static inline thread_t *thread_running(void)
 {
     return thread_current;
 }
-/* Threads in the ready structure (thread.c); global so that the send path
- * reads it inline. */
-extern volatile uint8_t thread_ready_count;
-/* True if some thread was ready at the instant of reading (a hint). */
-static MT_INLINE bool thread_ready_hint(void)
-{
-    return thread_ready_count != 0;
-}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* Make blocked thread t ready from task context, and if it outranks the
@@ -159,6 +151,10 @@ thread_t *thread_blocking(void);
  * the timeout: not blocked). irq off, thread. */
 mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout,
                      thread_event_t ev);
+/* The same with no limit (THREAD_FOREVER): MT_OK or what the waker
+ * gave (thread_wait_end()). No 32-bit timeout to pass: on an 8-bit core
+ * that argument alone costs its caller four register saves. */
+mt_err_t thread_wait_forever(thread_t **list, uint8_t kind, void *data, thread_event_t ev);
 /* What the caller of a blocking call whose resource is unavailable gets:
  * MT_OK if it may wait `timeout` ticks (a thread), `unavailable` for
  * THREAD_NO_WAIT, MT_ERR_STATE (logged) if it cannot wait (a handler, boot
@@ -171,13 +167,49 @@ void thread_after_wake(void);
  * no switch here; irq off, any context. */
 void thread_wait_end(thread_t *t, mt_err_t result);
 /* The same from task context, switching to t at once when it outranks the
- * running thread and everything else (thread_wake_switch()); irq off. */
+ * running thread and everything else (thread_wake_switch()); irq off
+ * (thread.c). */
 bool thread_wait_end_switch(thread_t *t, mt_err_t result);
+/* Unlink t from wait list *list (nothing if it is not there); irq off. */
+void thread_waitq_unlink(thread_t **list, thread_t *t);
+
+/* A wait list is kept in the order its threads are woken: by priority,
+ * FIFO among equals (thread_wait.c). Its waker takes the head, in a few
+ * instructions on the path of every hand-off; the walk is the waiter's,
+ * as it blocks. */
+
 /* Unlink and return the highest-priority thread of a non-empty wait list
- * (FIFO among equals); irq off. */
-thread_t *thread_waitq_take(thread_t **list);
+ * (FIFO among equals): its head; irq off. */
+static MT_INLINE thread_t *thread_waitq_take(thread_t **list)
+{
+    thread_t *t = *list;
+    *list = t->next;
+    t->next = NULL;
+    t->wait_list = NULL;
+    return t;
+}
+
 /* The highest priority among a wait list's threads, -1 if it is empty. */
-mt_prio_t thread_waitq_top(thread_t *list);
+static MT_INLINE mt_prio_t thread_waitq_top(const thread_t *list)
+{
+    return list ? list->prio : -1;
+}
+
+/* Off its wait list (if still on one) with its result; false if t is
+ * suspended (ready once resumed); irq off. */
+static MT_INLINE bool thread_wait_finish(thread_t *t, mt_err_t result)
+{
+    if (t->wait_list) {
+        thread_waitq_unlink(t->wait_list, t);
+        t->wait_list = NULL;
+    }
+    t->wait = WAIT_NONE;
+    t->wait_result = (uint8_t) result;
+    return !(t->flags & THREAD_F_SUSPENDED);
+}
+/* Waiting thread t (on a wait list) changed level: move it to its place
+ * in the list's order; irq off. */
+void thread_waitq_reorder(thread_t *t);
 
 /* ---- thread_stack.c: stacks ---- */
 
@@ -285,6 +317,25 @@ static inline void thread_slice_reset(void)
  * policies use ---- */
 #include "thread_ready.h"
 
+/* Whether some thread is ready, read inline on the send path. The ready
+ * structure's level bitmap says it; only the MANTIS baseline, with lists
+ * of its own, counts its ready threads (thread.c). */
+#if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS
+#define THREAD_READY_COUNTED 1
+extern volatile uint8_t thread_ready_count;
+#else
+#define THREAD_READY_COUNTED 0
+#endif
+/* True if some thread was ready at the instant of reading (a hint). */
+static MT_INLINE bool thread_ready_hint(void)
+{
+#if THREAD_READY_COUNTED
+    return thread_ready_count != 0;
+#else
+    return *(volatile const queue_bits_t *) &thread_rq.level_map != 0;
+#endif
+}
+
 /* The policy's operations on every switch. The default fixed-priority
  * policy has them in line (thread_policy_prio.h): no call on the common
  * path; every other policy implements them in its thread_policy_*.c. */
@@ -364,6 +415,11 @@ static inline task_t *thread_running_task(void)
 void thread_k_yield(mt_prio_t floor);
 /* Interrupt exit while a thread runs (sched_isr_exit). */
 void thread_isr_exit(void);
+/* Whether thread_isr_exit() would do anything now: the running thread may
+ * lose the CPU (a ready thread, a claim of K, a timed policy's charge);
+ * false while it sleeps in its blocking call, which decides itself. Read
+ * by an interrupt body's end (sched_isr_exit_due()); a thread running. */
+bool thread_isr_exit_due(void);
 /* sched_run() entered (true) or left (false) its loop. */
 void thread_k_in_run(bool in);
 /* K has nothing to do in sched_run(): hand the CPU to the idle thread
@@ -397,6 +453,10 @@ static inline void thread_k_yield(mt_prio_t floor)
 }
 static inline void thread_isr_exit(void)
 {
+}
+static inline bool thread_isr_exit_due(void)
+{
+    return false;
 }
 static inline void thread_k_in_run(bool in)
 {

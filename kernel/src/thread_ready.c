@@ -20,7 +20,7 @@ thread_rq_t thread_rq;
 
 void rq_init(void)
 {
-    for (uint8_t k = 0; k < RQ_KEYS; k++) thread_rq.head[k] = thread_rq.tail[k] = NULL;
+    for (uint8_t k = 0; k < RQ_KEYS; k++) thread_rq.key[k].head = thread_rq.key[k].tail = NULL;
     thread_rq.level_map = 0;
 #if THREAD_SUBLEVELS > 1
     for (uint8_t l = 0; l < MOTET_PRIO_LEVELS; l++) thread_rq.sub_map[l] = 0;
@@ -34,7 +34,7 @@ void rq_insert_before(thread_t *t, thread_t *pos)
         rq_push(t, false);
         return;
     }
-    thread_t **link = &thread_rq.head[k];
+    thread_t **link = &thread_rq.key[k].head;
     while (*link != pos) link = &(*link)->next;
     t->next = pos;
     *link = t;
@@ -44,17 +44,17 @@ void rq_insert_before(thread_t *t, thread_t *pos)
 void rq_unlink_inner(thread_t *t)
 {
     uint8_t k = t->key;
-    thread_t *prev = thread_rq.head[k];
+    thread_t *prev = thread_rq.key[k].head;
     while (prev && prev->next != t) prev = prev->next;
     if (!prev) return; /* not here */
     prev->next = t->next;
-    if (thread_rq.tail[k] == t) thread_rq.tail[k] = prev;
+    if (thread_rq.key[k].tail == t) thread_rq.key[k].tail = prev;
     t->next = NULL;
 }
 
 thread_t *rq_first(uint8_t key)
 {
-    return key < RQ_KEYS ? thread_rq.head[key] : NULL;
+    return key < RQ_KEYS ? thread_rq.key[key].head : NULL;
 }
 
 #endif

@@ -26,9 +26,14 @@
 #define RQ_KEYS (MOTET_PRIO_LEVELS * THREAD_SUBLEVELS)
 
 /* The structure's state, for the inline operations below only. */
+/* A key's FIFO: head and tail side by side, one index away. */
 typedef struct {
-    thread_t *head[RQ_KEYS];
-    thread_t *tail[RQ_KEYS];
+    thread_t *head;
+    thread_t *tail;
+} rq_fifo_t;
+
+typedef struct {
+    rq_fifo_t key[RQ_KEYS];
     queue_bits_t level_map; /* the message queue's bitmap type and bit scan */
 #if THREAD_SUBLEVELS > 1
     uint16_t sub_map[MOTET_PRIO_LEVELS];
@@ -74,18 +79,19 @@ static MT_INLINE void rq_unmark(uint8_t key)
 static MT_INLINE void rq_push(thread_t *t, bool first)
 {
     uint8_t k = t->key;
-    thread_t *h = thread_rq.head[k];
+    rq_fifo_t *f = &thread_rq.key[k];
+    thread_t *h = f->head;
     if (!h) {
         t->next = NULL;
-        thread_rq.head[k] = thread_rq.tail[k] = t;
+        f->head = f->tail = t;
         rq_mark(k);
     } else if (first) {
         t->next = h;
-        thread_rq.head[k] = t;
+        f->head = t;
     } else {
         t->next = NULL;
-        thread_rq.tail[k]->next = t;
-        thread_rq.tail[k] = t;
+        f->tail->next = t;
+        f->tail = t;
     }
 }
 
@@ -94,17 +100,34 @@ static MT_INLINE void rq_push(thread_t *t, bool first)
 static MT_INLINE void rq_remove(thread_t *t)
 {
     uint8_t k = t->key;
-    if (thread_rq.head[k] != t) {
+    rq_fifo_t *f = &thread_rq.key[k];
+    if (f->head != t) {
         rq_unlink_inner(t);
         return;
     }
     thread_t *n = t->next;
-    thread_rq.head[k] = n;
+    f->head = n;
     t->next = NULL;
     if (!n) {
-        thread_rq.tail[k] = NULL;
+        f->tail = NULL;
         rq_unmark(k);
     }
+}
+
+/* head, the first thread of its key, leaves the structure and t takes the
+ * last place of that key, in one step: the key stays non-empty, so its
+ * bits and the count of ready threads stay as they are (a yield to an
+ * equal). */
+static MT_INLINE void rq_swap_head(thread_t *head, thread_t *t)
+{
+    uint8_t k = head->key;
+    rq_fifo_t *f = &thread_rq.key[k];
+    t->key = k;
+    t->next = NULL;
+    f->tail->next = t; /* head itself if it was alone */
+    f->tail = t;
+    f->head = head->next;
+    head->next = NULL;
 }
 
 /* First thread of the highest non-empty key, NULL if none. */
@@ -116,9 +139,9 @@ static MT_INLINE thread_t *rq_peek(void)
 #if THREAD_SUBLEVELS > 1
     uint16_t sub = thread_rq.sub_map[level];
     uint8_t top = (uint8_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) sub));
-    return thread_rq.head[level * THREAD_SUBLEVELS + top];
+    return thread_rq.key[level * THREAD_SUBLEVELS + top].head;
 #else
-    return thread_rq.head[level];
+    return thread_rq.key[level].head;
 #endif
 }
 

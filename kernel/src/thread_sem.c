@@ -72,7 +72,7 @@ mt_err_t sem_wait_ev(sem_t *s, thread_event_t ev)
     if (!cur) return MT_ERR_STATE;
     port_irq_state_t st = port_irq_save();
     mt_err_t err = MT_OK;
-    if (!take_locked(s)) err = thread_wait(&s->waiters, WAIT_OBJECT, NULL, THREAD_FOREVER, ev);
+    if (!take_locked(s)) err = thread_wait_forever(&s->waiters, WAIT_OBJECT, NULL, ev);
     port_irq_restore(st);
     return err;
 }

@@ -23,82 +23,59 @@
 
 #if MOTET_THREADS
 
-thread_t *thread_waitq_take(thread_t **list)
+/* Link t behind the threads of its level and above. */
+static void waitq_insert(thread_t **list, thread_t *t)
 {
-    thread_t **best = list;
-    for (thread_t **link = list; *link; link = &(*link)->next)
-        if ((*link)->prio > (*best)->prio) best = link;
-    thread_t *t = *best;
-    *best = t->next;
-    t->next = NULL;
-    t->wait_list = NULL;
-    return t;
-}
-
-mt_prio_t thread_waitq_top(thread_t *list)
-{
-    mt_prio_t top = -1;
-    for (; list; list = list->next)
-        if (list->prio > top) top = list->prio;
-    return top;
-}
-
-static void waitq_append(thread_t **list, thread_t *t)
-{
-    while (*list) list = &(*list)->next;
-    t->next = NULL;
+    while (*list && (*list)->prio >= t->prio) list = &(*list)->next;
+    t->next = *list;
     *list = t;
 }
 
-static void waitq_unlink(thread_t **list, thread_t *t)
+void thread_waitq_unlink(thread_t **list, thread_t *t)
 {
     while (*list && *list != t) list = &(*list)->next;
     if (*list) *list = t->next;
     t->next = NULL;
 }
 
-mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout, thread_event_t ev)
+void thread_waitq_reorder(thread_t *t)
+{
+    thread_waitq_unlink(t->wait_list, t);
+    waitq_insert(t->wait_list, t);
+}
+
+mt_err_t thread_wait_forever(thread_t **list, uint8_t kind, void *data, thread_event_t ev)
 {
     thread_t *cur = thread_running();
-    if (timeout != THREAD_FOREVER) {
-        mt_err_t err = timer_kernel_start(cur->id, timeout, false);
-        if (err) return err; /* logged by the timer module */
-        cur->flags |= THREAD_F_TIMED;
-    }
     policy_blocking(cur, ev);
     cur->state = TS_BLOCKED;
     cur->wait = kind;
     cur->wait_list = list;
     cur->wait_data = data;
     cur->wait_result = MT_OK;
-    if (list) waitq_append(list, cur);
-    thread_block();                    /* until thread_wait_end() (and a resume, if suspended) */
+    if (list) waitq_insert(list, cur);
+    thread_block(); /* until thread_wait_end() (and a resume, if suspended) */
+    return (mt_err_t) cur->wait_result;
+}
+
+mt_err_t thread_wait(thread_t **list, uint8_t kind, void *data, uint32_t timeout, thread_event_t ev)
+{
+    if (timeout == THREAD_FOREVER) return thread_wait_forever(list, kind, data, ev);
+    thread_t *cur = thread_running();
+    mt_err_t err = timer_kernel_start(cur->id, timeout, false);
+    if (err) return err; /* logged by the timer module */
+    cur->flags |= THREAD_F_TIMED;
+    err = thread_wait_forever(list, kind, data, ev);
     if (cur->flags & THREAD_F_TIMED) { /* ended by a waker: the timer still runs */
         cur->flags &= (uint8_t) ~THREAD_F_TIMED;
         timer_kernel_stop(cur->id);
     }
-    return (mt_err_t) cur->wait_result;
-}
-
-/* Off its wait list with its result; false if t is suspended (ready once
- * resumed). */
-static MT_INLINE bool wait_finish(thread_t *t, mt_err_t result)
-{
-    if (t->wait_list) waitq_unlink(t->wait_list, t);
-    t->wait_list = NULL;
-    t->wait = WAIT_NONE;
-    t->wait_result = (uint8_t) result;
-    return !(t->flags & THREAD_F_SUSPENDED);
+    return err;
 }
 
 void thread_wait_end(thread_t *t, mt_err_t result)
 {
-    if (wait_finish(t, result)) thread_wake(t);
-}
-
-bool thread_wait_end_switch(thread_t *t, mt_err_t result)
-{
-    return wait_finish(t, result) && thread_wake_switch(t);
+    if (thread_wait_finish(t, result)) thread_wake(t);
 }
 
 mt_err_t thread_wait_allowed(uint32_t timeout, mt_err_t unavailable)
@@ -136,7 +113,7 @@ mt_err_t thread_sleep(uint32_t ticks)
     port_irq_state_t st = port_irq_save();
     mt_err_t err = policy_sleep(cur, ticks); /* the policy's timer ends it */
     if (!err) {
-        err = thread_wait(NULL, WAIT_SLEEP, NULL, THREAD_FOREVER, THREAD_EV_TIMER);
+        err = thread_wait_forever(NULL, WAIT_SLEEP, NULL, THREAD_EV_TIMER);
         if (err == MT_ERR_TIMEOUT) err = MT_OK; /* a sleep ends by its time */
     }
     port_irq_restore(st);

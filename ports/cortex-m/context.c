@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Thread contexts of the Cortex-M port (ARMv7-M, AAPCS): the two hooks of
+ * Thread contexts of the Cortex-M port (ARMv7-M, AAPCS): the three hooks of
  * port.h, and where each context's stack pointer lives.
  *
  * Two stack pointers. K, the kernel stack (boot, sched_run(), every message
@@ -69,6 +69,25 @@ __asm__(".syntax unified\n"
         "    pop {r4-r11, pc}\n"
         ".ltorg\n"
         ".size port_context_switch, .-port_context_switch\n"
+        /* The same between two threads: both run on PSP, so CONTROL stays
+         * as it is and needs neither saving nor the ISB. */
+        ".global port_context_switch_threads\n"
+        ".type port_context_switch_threads, %function\n"
+        ".thumb_func\n"
+        "port_context_switch_threads:\n"
+        "    push {r4-r11, lr}\n"
+        "    mov r2, sp\n"
+        "    str r2, [r0]\n"
+        "    ldrd r2, r3, [r1, #8]\n"
+        "    orr r2, r2, #0x17\n"
+        "    ldr r12, =0xE000ED9C\n"
+        "    stm r12, {r2, r3}\n"
+        "    dsb\n"
+        "    ldr r2, [r1]\n"
+        "    mov sp, r2\n"
+        "    pop {r4-r11, pc}\n"
+        ".ltorg\n"
+        ".size port_context_switch_threads, .-port_context_switch_threads\n"
         ".global cm_thread_start\n"
         ".type cm_thread_start, %function\n"
         ".thumb_func\n"

@@ -12,7 +12,8 @@
  *   1. Thread code T runs; interrupt X comes. The hardware stacks frame F_T
  *      (r0-r3, r12, lr, pc, xPSR of T) and runs X's body through
  *      cm_kernel_isr(), which pends PendSV if the exit has work
- *      (sched_isr_exit_due(): something outranks T, or T is a thread);
+ *      (sched_isr_exit_due(): something outranks T, or may take a
+ *      thread T's CPU);
  *      otherwise X returns to T directly and the steps below are left out.
  *   2. When no interrupt body is left to run, PendSV (lowest priority)
  *      tail-chains with F_T still stacked. It pushes a fabricated frame F_X

@@ -56,6 +56,9 @@
  * thread's stack (irq.c). MIN is what a guarded thread of unknown need
  * gets. */
 #define PORT_HAS_THREADS 1
+/* Between two threads, both on PSP, the switch leaves CONTROL alone
+ * (context.c, port_context_switch_threads). */
+#define PORT_HAS_THREAD_SWITCH 1
 typedef struct port_context {
     void *sp;
     uint32_t control;

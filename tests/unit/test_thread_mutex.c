@@ -103,6 +103,46 @@ static void test_holder_runs_at_the_waiters_level(void **state)
     assert_string_equal(test_trace(), "L-lock H-wait L-work L-unlock H-got M L-end ");
 }
 
+static void holds_and_waits(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK);
+    test_note("L-lock ");
+    sem_wait(&go);
+    test_note("L-go ");
+    assert_int_equal(mutex_unlock(&mx), MT_OK);
+}
+
+static void waits_for_go(void *arg)
+{
+    (void) arg;
+    sem_wait(&go);
+    test_note("M-go ");
+}
+
+static void locks_high(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK);
+    test_note("H-got ");
+    assert_int_equal(mutex_unlock(&mx), MT_OK);
+}
+
+/* A wait list is woken best first: a waiter raised by inheritance while
+ * it waits moves ahead of the threads it now outranks. */
+static void test_a_waiter_raised_while_waiting_is_woken_at_its_new_level(void **state)
+{
+    (void) state;
+    spawn(0, holds_and_waits, 1, THREAD_START_NOW); /* holds mx, waits for go */
+    spawn(1, waits_for_go, 2, THREAD_START_NOW);    /* waits for go, ahead of it */
+    spawn(2, locks_high, 3, THREAD_START_NOW);      /* waits for mx: the holder is raised */
+    assert_int_equal(thread_prio(th[0]), 3);
+    sem_post(&go);
+    assert_string_equal(test_trace(), "L-lock L-go H-got ");
+    sem_post(&go);
+    assert_string_equal(test_trace(), "L-lock L-go H-got M-go ");
+}
+
 static mt_err_t timed_result;
 
 static void high_gives_up(void *arg)
@@ -342,6 +382,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_lock_is_owned_and_recursive, setup),
         cmocka_unit_test_setup(test_holder_runs_at_the_waiters_level, setup),
+        cmocka_unit_test_setup(test_a_waiter_raised_while_waiting_is_woken_at_its_new_level, setup),
         cmocka_unit_test_setup(test_a_timed_lock_gives_up_and_the_holder_drops_back, setup),
         cmocka_unit_test_setup(test_try_lock_of_a_held_mutex_fails_at_once, setup),
         cmocka_unit_test_setup(test_inheritance_follows_a_chain_of_holders, setup),

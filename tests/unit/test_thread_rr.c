@@ -3,7 +3,8 @@
  * Fixed priorities with round robin (MOTET_THREAD_RR=1): threads of class
  * RR share the CPU with their equals in slices of MOTET_THREAD_SLICE_US,
  * counted in their own CPU time; FIFO-class equals do not alternate; a
- * higher thread still preempts at once.
+ * higher thread still preempts at once. The kernel counts switches by
+ * cause here (MOTET_THREAD_CUT_STATS=1).
  *
  * MOTET_TEST_KERNEL: thr_rr
  */
@@ -130,6 +131,45 @@ static void test_slice_ends_are_involuntary_switches_to_equals(void **state)
     assert_int_equal(thread_switch_count(), 7);
 }
 
+static void waits_once(void *arg)
+{
+    (void) arg;
+    assert_int_equal(sem_wait(&gate), MT_OK);
+    step('W');
+}
+
+static void posts_once(void *arg)
+{
+    (void) arg;
+    step('(');
+    sem_post(&gate); /* wakes the higher waiter: this thread is preempted */
+    step(')');
+}
+
+/* A thread that blocks or exits leaves voluntarily, one that a higher
+ * thread preempts while it still has work leaves involuntarily, and the
+ * kernel stack handing the CPU to a thread is neither. */
+static void test_switches_are_split_by_cause(void **state)
+{
+    (void) state;
+    thread_switch_stats_t before, after;
+    uint32_t total = thread_switch_count();
+    thread_switch_stats(&before);
+    thread_spec_t spec = {.entry = waits_once, .stack = stacks[0], .stack_size = STACK, .prio = 4};
+    assert_int_equal(thread_create(&spec, NULL), MT_OK); /* K -> waiter, which blocks: -> K */
+    spec.entry = posts_once;
+    spec.stack = stacks[1];
+    spec.prio = 2;
+    assert_int_equal(thread_create(&spec, NULL), MT_OK); /* K -> poster -> waiter -> poster -> K */
+    assert_string_equal(runs, "(W)");
+    thread_switch_stats(&after);
+    assert_int_equal(after.from_kernel - before.from_kernel, 2);
+    assert_int_equal(after.involuntary - before.involuntary, 1); /* the poster, preempted */
+    assert_int_equal(after.to_equal - before.to_equal, 0);       /* by a higher thread */
+    assert_int_equal(after.voluntary - before.voluntary, 3);     /* blocked, then two exits */
+    assert_int_equal(thread_switch_count() - total, 6);
+}
+
 static void test_fifo_class_equals_switch_only_voluntarily(void **state)
 {
     (void) state;
@@ -230,6 +270,7 @@ int main(void)
         cmocka_unit_test_setup(test_fifo_class_equals_run_to_completion, setup),
         cmocka_unit_test_setup(test_slice_ends_are_involuntary_switches_to_equals, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_switch_only_voluntarily, setup),
+        cmocka_unit_test_setup(test_switches_are_split_by_cause, setup),
         cmocka_unit_test_setup(test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone,
                                setup),
         cmocka_unit_test_setup(test_slice_counts_only_the_threads_own_cpu_time, setup),

@@ -165,35 +165,6 @@ static void test_sem_wakes_highest_priority_waiter_first(void **state)
     assert_string_equal(trace, "g1 g2 g3 g0 "); /* FIFO among equals */
 }
 
-static void posts_once(void *arg)
-{
-    (void) arg;
-    note("p( ");
-    sem_post(&sem); /* wakes the higher waiter: this thread is preempted */
-    note(")p ");
-}
-
-/* The kernel books every switch under its cause: a thread that blocks or
- * exits leaves voluntarily, one that a higher thread preempts while it
- * still has work leaves involuntarily, and the kernel stack handing the
- * CPU to a thread is neither. */
-static void test_switches_are_split_by_cause(void **state)
-{
-    (void) state;
-    thread_switch_stats_t before, after;
-    uint32_t total = thread_switch_count();
-    thread_switch_stats(&before);
-    spawn(1, waiter_once, 4, MT_PID_NONE); /* K -> waiter, which blocks: -> K */
-    spawn(0, posts_once, 2, MT_PID_NONE);  /* K -> poster -> waiter -> poster -> K */
-    assert_string_equal(trace, "p( g1 )p ");
-    thread_switch_stats(&after);
-    assert_int_equal(after.from_kernel - before.from_kernel, 2);
-    assert_int_equal(after.involuntary - before.involuntary, 1); /* the poster, preempted */
-    assert_int_equal(after.to_equal - before.to_equal, 0);       /* by a higher thread */
-    assert_int_equal(after.voluntary - before.voluntary, 3);     /* blocked, then two exits */
-    assert_int_equal(thread_switch_count() - total, 6);
-}
-
 static void test_sem_counts_posts_without_waiters(void **state)
 {
     (void) state;
@@ -639,7 +610,6 @@ int main(void)
         cmocka_unit_test_setup(test_thread_slots_run_out, setup),
         cmocka_unit_test_setup(test_sem_post_from_task_context_wakes_at_once, setup),
         cmocka_unit_test_setup(test_sem_wakes_highest_priority_waiter_first, setup),
-        cmocka_unit_test_setup(test_switches_are_split_by_cause, setup),
         cmocka_unit_test_setup(test_sem_counts_posts_without_waiters, setup),
         cmocka_unit_test_setup(test_sem_post_isr_runs_thread_at_interrupt_exit, setup),
         cmocka_unit_test_setup(test_sem_wait_outside_a_thread_is_refused, setup),

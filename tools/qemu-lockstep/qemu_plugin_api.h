@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The few declarations of QEMU's TCG plugin API (version 1, QEMU 7.2) that
- * the lock-step plugin uses. Debian packages no plugin header; these follow
+ * the lock-step plugin and the profiler use. Debian packages no plugin header; these follow
  * the API's documentation, and QEMU checks qemu_plugin_version on load.
  */
 #ifndef QEMU_PLUGIN_API_H
@@ -46,5 +46,13 @@ void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu
 void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
                                           enum qemu_plugin_cb_flags flags, void *userdata);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+
+/* Used by the profiler (profile_plugin.c). */
+struct qemu_plugin_insn;
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 
 #endif /* QEMU_PLUGIN_API_H */

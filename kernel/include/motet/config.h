@@ -215,9 +215,11 @@
 #define MOTET_THREAD_SLEEP 1
 #endif
 
-/* 1 counts, per thread, the involuntary switches that gave it the CPU
- * (thread_cuts_to()): 4 B of RAM per thread, for benchmarks that tell
- * switches apart by cause. */
+/* 1 counts the context switches by cause (thread_switch_stats()) and, per
+ * thread, the involuntary switches that gave it the CPU (thread_cuts_to()):
+ * 16 B of RAM, 4 B per thread and a few counters on every switch, for
+ * benchmarks that tell switches apart by cause. 0: only the total
+ * (thread_switch_count()) is counted. */
 #ifndef MOTET_THREAD_CUT_STATS
 #define MOTET_THREAD_CUT_STATS 0
 #endif

@@ -2,11 +2,11 @@
 /*
  * Fixed-block memory pools (docs/threads.md): `count` blocks of one size in
  * static storage, allocated and freed in constant time from any context:
- * tasks, threads and interrupts. A pool is a slab cache (slab.h), so a
- * pointer that is not one of its blocks, or a block freed twice, is
- * refused (MT_ERR_BAD_POINTER, MT_ERR_DOUBLE_FREE, logged) before it could
- * corrupt the pool. With threads, a thread may wait for a block, at most
- * for a timeout; a freed block goes straight to the highest waiter.
+ * tasks, threads and interrupts. A pointer that is not one of its blocks,
+ * or a block freed twice, is refused (MT_ERR_BAD_POINTER,
+ * MT_ERR_DOUBLE_FREE, logged) before it could corrupt the pool. With
+ * threads, a thread may wait for a block, at most for a timeout; a freed
+ * block goes straight to the highest waiter.
  *
  * Example:
  *
@@ -19,28 +19,41 @@
 #ifndef MOTET_POOL_H
 #define MOTET_POOL_H
 
-#include "motet/slab.h"
 #include "motet/thread.h"
 
+/* What a free block holds (pool.c): the next free block and its own index. */
+typedef struct pool_free_block {
+    struct pool_free_block *next;
+    uint8_t index;
+} pool_free_block_t;
+
 typedef struct pool {
-    slab_cache_t slab; /* the blocks */
 #if MOTET_THREADS
-    thread_t *waiters; /* threads waiting for a block */
+    thread_t *waiters; /* threads waiting for a block; first: a wait list */
 #endif
+    pool_free_block_t *free; /* free blocks, linked through themselves */
+    uint8_t *blocks;         /* count * size bytes */
+    uint8_t *live;           /* one byte per block: nonzero while handed out */
+    uint16_t size;           /* a block's bytes */
+    uint8_t count;           /* blocks */
+    uint8_t shift;           /* size = odd << shift (pool_init) */
+    uint8_t inverse;         /* odd * inverse = 1 modulo 256 (pool_init) */
 } pool_t;
 
-/* Define pool `name` of `count` (1..255) blocks of `block_size` bytes,
+/* Define pool `name` of `n_blocks` (1..255) blocks of `block_size` bytes,
  * each aligned for any scalar type. */
-#define POOL_DEFINE(name, block_size, count)                                                       \
-    _Static_assert((count) >= 1 && (count) <= 255, "a pool has 1..255 blocks");                    \
+#define POOL_DEFINE(name, block_size, n_blocks)                                                    \
+    _Static_assert((n_blocks) >= 1 && (n_blocks) <= 255, "a pool has 1..255 blocks");              \
     static union {                                                                                 \
         uint8_t bytes[(block_size)];                                                               \
-        void *link;                                                                                \
+        pool_free_block_t link;                                                                    \
         long long align;                                                                           \
-    } name##_blocks[(count)];                                                                      \
-    static uint8_t name##_used[((count) + 7) / 8];                                                 \
-    pool_t name = {.slab = {(uint8_t *) name##_blocks, name##_used, NULL,                          \
-                            (uint16_t) sizeof(name##_blocks[0]), (count), 0, 0, 0, #name, 0, 0}}
+    } name##_blocks[(n_blocks)];                                                                   \
+    static uint8_t name##_live[(n_blocks)];                                                        \
+    pool_t name = {.blocks = (uint8_t *) name##_blocks,                                            \
+                   .live = name##_live,                                                            \
+                   .size = (uint16_t) sizeof(name##_blocks[0]),                                    \
+                   .count = (n_blocks)}
 
 /* Put every block on the free list; boot (or a reset with no block out). */
 void pool_init(pool_t *p);

@@ -217,6 +217,18 @@ void port_context_init(port_context_t *ctx, void *stack, size_t size, void (*ent
  * sched_isr_exit()), where the interrupted frames stay on the stack. */
 void port_context_switch(port_context_t *from, port_context_t *to);
 
+/* A port whose port_config.h sets PORT_HAS_THREAD_SWITCH has a cheaper
+ * switch for when both contexts are threads' (never the kernel stack's),
+ * which it knows share what port_context_switch() otherwise selects (a
+ * stack pointer register, a processor mode); the kernel uses it on the
+ * switches between two threads. Contract of port_context_switch(). */
+#ifndef PORT_HAS_THREAD_SWITCH
+#define PORT_HAS_THREAD_SWITCH 0
+#endif
+#if PORT_HAS_THREAD_SWITCH
+void port_context_switch_threads(port_context_t *from, port_context_t *to);
+#endif
+
 /* A port whose port_config.h sets PORT_HAS_MPU_STACK_GUARD guards every
  * thread stack in hardware: port_context_init() places a no-access region
  * at the bottom of the stack (PORT_THREAD_STACK_EXTRA counts its bytes)

@@ -169,8 +169,8 @@ static inline void sched_isr_enter(void)
  * levels (docs/threads.md, "The kernel stack"). */
 void sched_isr_exit(void);
 /* True if sched_isr_exit() would find work now: a queued message or a
- * ready thread outranks the interrupted handler, or a thread was
- * interrupted (its policy decides at the exit). A port whose exit dispatch
+ * ready thread outranks the interrupted handler, or may take the CPU of
+ * the interrupted thread (or its policy charges it at every exit). A port whose exit dispatch
  * costs more than this test (Cortex-M: two more exceptions) calls it after
  * the body and leaves the exit out when false: whatever a later interrupt
  * posts, its own test sees. Interrupt context. */

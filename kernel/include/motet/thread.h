@@ -110,8 +110,8 @@ typedef struct thread_spec {
 } thread_spec_t;
 
 /* Context switches since boot by why the CPU changed hands, counted by the
- * kernel at every port_context_switch(). voluntary + involuntary +
- * from_kernel is thread_switch_count(). */
+ * kernel at every port_context_switch() when MOTET_THREAD_CUT_STATS is 1.
+ * voluntary + involuntary + from_kernel is thread_switch_count(). */
 typedef struct thread_switch_stats {
     uint32_t voluntary;   /* the thread left blocked (waiting) or exiting */
     uint32_t involuntary; /* the thread left still ready: a higher context
@@ -219,9 +219,9 @@ uint32_t thread_mantis_ticks(void);
 
 /* Context switches since boot (every port_context_switch()). */
 uint32_t thread_switch_count(void);
+#if MOTET_THREAD_CUT_STATS
 /* The same switches split by cause into *out; any context. */
 void thread_switch_stats(thread_switch_stats_t *out);
-#if MOTET_THREAD_CUT_STATS
 /* The involuntary switches since t was created that gave t the CPU (from a
  * thread that still had work): a benchmark tells their causes apart by
  * the threads they served. Any context. */
