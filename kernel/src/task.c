@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tasks: the table that finds a local task by pid, the records of tasks on
- * other modules, and a task's life from creation to kill.
+ * Tasks: the table that finds a local task by pid and a task's life from
+ * creation to kill (tasks on other modules: task_remote.c).
  *
  * A task's routes are resolved to its destinations' control blocks on
  * first use and cleared when a destination goes, so that a send along a
@@ -24,12 +24,11 @@
 #include "timer_internal.h"
 
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
-SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
 
 void task_init_caches(void)
 {
     slab_init(&task_cache);
-    slab_init(&remote_cache);
+    task_remote_init();
 }
 
 /* ---- the table ---- */
@@ -115,57 +114,6 @@ void task_set_flags(task_t *t, uint8_t set, uint8_t clear)
     t->gate = task_on_stack(t) ? GATE_CLOSED : task_gate(t);
 }
 
-/* ---- tasks on other modules ---- */
-
-/* The slot holding pid's remote block; for MT_PID_NONE, a free slot. */
-static remote_task_t **find_remote_slot(mt_pid_t pid)
-{
-    for (uint8_t i = 0; i < MOTET_MAX_REMOTE_TASKS; i++) {
-        remote_task_t *r = sched.remotes[i];
-        if (r ? r->pid == pid : pid == MT_PID_NONE) return &sched.remotes[i];
-    }
-    return NULL;
-}
-
-remote_task_t *sched_remote_find(mt_pid_t pid)
-{
-    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
-    return slot ? *slot : NULL;
-}
-
-static bool pid_is_assignable(mt_pid_t pid)
-{
-    /* Virtual pids (multicast, time sync) have no control block; the
-     * migrator is a kernel task (migrate.c). */
-    return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
-           (pid < MT_PID_SYSTEM || pid > MT_PID_TIMESYNC);
-}
-
-mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
-{
-    if (!pid_is_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
-        return log_error(MT_ERR_INVALID);
-    if (sched_find_task(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
-    remote_task_t **slot = find_remote_slot(MT_PID_NONE);
-    if (!slot) return log_error(MT_ERR_NO_SLAB);
-    remote_task_t *r = slab_alloc(&remote_cache); /* logs its own exhaustion */
-    if (!r) return MT_ERR_NO_SLAB;
-    r->pid = pid;
-    r->prio = prio;
-    r->module = module;
-    *slot = r;
-    return MT_OK;
-}
-
-mt_err_t sched_task_remove_remote(mt_pid_t pid)
-{
-    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
-    if (!slot) return log_error(MT_ERR_NO_TASK);
-    slab_free(&remote_cache, *slot);
-    *slot = NULL;
-    return MT_OK;
-}
-
 /* ---- creation ---- */
 
 static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
@@ -197,7 +145,7 @@ static bool routes_valid(const task_spec_t *spec)
 
 static mt_err_t validate_spec(const task_spec_t *spec)
 {
-    if (!spec || !spec->handler || !pid_is_assignable(spec->pid)) return MT_ERR_INVALID;
+    if (!spec || !spec->handler || !task_pid_assignable(spec->pid)) return MT_ERR_INVALID;
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
