@@ -92,6 +92,11 @@ typedef struct sched_state {
     volatile bool stop;
     uint16_t next_seq;              /* creation-order stamp of the next queued message */
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
+    /* The rest of a kill asked for while its task ran, at its frame's pop;
+     * irq off on entry and return. Set by sched_task_kill(), the only
+     * source of TASK_KILL_PENDING, so that an image without kills links
+     * none of their code. */
+    void (*kill_on_pop)(task_t *t);
 } sched_state_t;
 
 extern sched_state_t sched;
@@ -178,12 +183,6 @@ static MT_INLINE mt_prio_t task_gate(const task_t *t)
 /* The rest of a kill once t is off the stack: FINAL, then everything it
  * owned goes. Kernel stack. */
 void task_finish_kill(task_t *t);
-/* task_finish_kill() in two steps, for a caller holding irq off until the
- * task can start nothing more: the first freezes t (its queued messages
- * held) and says whether FINAL is due; the second, with irq on, runs FINAL
- * and destroys t. */
-bool task_kill_begin_irq_off(task_t *t);
-void task_kill_end(task_t *t, bool final);
 /* Free every resource of t and its control block (no FINAL). */
 void task_destroy(task_t *t);
 

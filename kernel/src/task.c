@@ -221,7 +221,12 @@ void task_destroy(task_t *t)
     slab_free(&task_cache, t);
 }
 
-bool task_kill_begin_irq_off(task_t *t)
+/* task_finish_kill() in two steps, for a caller holding irq off until the
+ * task can start nothing more: the first freezes t (its queued messages
+ * held) and says whether FINAL is due; the second, with irq on, runs FINAL
+ * and destroys t. Out of line: the stack analysis names task_kill_end
+ * (kernel/stack/kernel.annot). */
+static MT_NOINLINE bool task_kill_begin_irq_off(task_t *t)
 {
     bool final = (t->flags & TASK_INITIALISED) != 0;
     /* Nothing may start on it any more but FINAL: frozen, its queued
@@ -232,7 +237,7 @@ bool task_kill_begin_irq_off(task_t *t)
     return final;
 }
 
-void task_kill_end(task_t *t, bool final)
+static MT_NOINLINE void task_kill_end(task_t *t, bool final)
 {
     if (final) {
         port_irq_state_t s = port_irq_save();
@@ -257,6 +262,19 @@ void task_finish_kill(task_t *t)
     task_kill_end(t, final);
 }
 
+/* sched.kill_on_pop: a kill asked for while t was on the stack, when its
+ * frame is popped (dispatch.c); irq off on entry and return. */
+static void kill_on_pop_irq_off(task_t *t)
+{
+    /* Frozen before interrupts come back: a handler run at an interrupt's
+     * exit must not start t again between its pop and its FINAL, nor after
+     * it. */
+    bool final = task_kill_begin_irq_off(t);
+    port_irq_enable(); /* FINAL is a handler like any other */
+    task_kill_end(t, final);
+    (void) port_irq_save();
+}
+
 #if MOTET_THREADS
 static void finish_kill_call(void *arg)
 {
@@ -273,6 +291,7 @@ mt_err_t sched_task_kill(mt_pid_t pid)
         /* A thread's task goes only with its thread (thread_exit()). */
         return log_error(t && (t->flags & TASK_THREAD) ? MT_ERR_STATE : MT_ERR_NO_TASK);
     }
+    sched.kill_on_pop = kill_on_pop_irq_off;
     task_set_flags(t, TASK_KILL_PENDING, 0);
     bool on_stack = task_on_stack(t);
     port_irq_restore(s);
