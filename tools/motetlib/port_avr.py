@@ -678,7 +678,7 @@ def _footprint_lines(sizes, off):
            "Bytes per kernel component as linked into the image of one application that "
            "uses only tasks, messages and timers, and an interrupt that posts to a task "
            "(bench/avr/core_avr.c), from its linker maps: against the kernel core (the core "
-           "configuration, kernel/CMakeLists.txt: event log, threads, bus, multicast, "
+           "configuration, cmake/core_config.cmake: event log, threads, bus, multicast, "
            "application manager, statistics and remote tasks compiled out) and, the same "
            "code, against the port's default kernel (the full kernel). ROM = .text + .data "
            "(initial values), RAM = .data + .bss. Pools are the static arrays whose size the "
