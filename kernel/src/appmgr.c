@@ -29,6 +29,9 @@
 #include "motet/program.h"
 #include "sched_internal.h"
 
+/* The application manager and the description loader (config.h). */
+#if MOTET_APPMGR
+
 static struct {
     appmgr_result_t last;
     mt_pid_t next_pid;  /* first device pid not yet handed out */
@@ -288,3 +291,5 @@ const appmgr_result_t *appmgr_last_result(void)
 {
     return &M.last;
 }
+
+#endif /* MOTET_APPMGR */

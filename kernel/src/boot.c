@@ -18,6 +18,8 @@ void motet_boot(void)
     mcast_init();
     sched_init();
     bus_init();
+#if MOTET_APPMGR
     appmgr_start();
+#endif
     port_irq_enable(); /* the module is live: interrupts may now post */
 }

@@ -52,13 +52,7 @@ static MT_NOINLINE void frame_pop_rare(task_t *t)
         if (!(t->flags & TASK_KILL_PENDING)) send_release_held(t);
     }
     if (t->flags & TASK_KILL_PENDING) {
-        /* Frozen before interrupts come back: a handler run at an
-         * interrupt's exit must not start t again between its pop and its
-         * FINAL, nor after it. */
-        bool final = task_kill_begin_irq_off(t);
-        port_irq_enable(); /* FINAL is a handler like any other */
-        task_kill_end(t, final);
-        (void) port_irq_save();
+        sched.kill_on_pop(t); /* task.c; irq off again on return */
         return;
     }
     t->gate = task_gate(t);
@@ -278,7 +272,7 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     port_irq_state_t s = port_irq_save();
     frame_push(t, sched_current_pid());
     /* A frozen task runs under its caller's priority, whatever its own: see
-     * task_kill_end(). */
+     * task_kill_end() in task.c. */
     if (sched.running_prio < t->below_prio) sched.running_prio = t->below_prio;
     t->payload = len ? block : NULL;
     port_irq_restore(s);

@@ -13,6 +13,8 @@
 #include "motet/mem.h"
 #include "sched_internal.h"
 
+#if MOTET_MULTICAST
+
 typedef struct member {
     mt_pid_t pid; /* MT_PID_NONE marks a free entry */
     mt_port_t port;
@@ -153,3 +155,5 @@ uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max)
     }
     return n;
 }
+
+#endif /* MOTET_MULTICAST */

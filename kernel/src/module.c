@@ -9,6 +9,8 @@
 #include "motet/bus.h"
 #include "motet/module.h"
 
+#if MOTET_APPMGR
+
 /* The description this module uses: one per module program, chosen at
  * start (module_use_app()) and read by every name lookup after. */
 static const module_app_t *current;
@@ -73,3 +75,5 @@ const char *module_task_name(mt_pid_t pid)
     if (!r || pid < r->pid_base || pid - r->pid_base >= current->num_tasks) return NULL;
     return current->tasks[pid - r->pid_base];
 }
+
+#endif /* MOTET_APPMGR */

@@ -11,6 +11,8 @@
 #include "motet/port.h"
 #include "motet/program.h"
 
+#if MOTET_APPMGR
+
 /* What each mt_err_t means (types.h says the same beside each code). */
 static const char *const meanings[MT_ERR_COUNT] = {
     [MT_OK] = "no error",
@@ -88,3 +90,5 @@ void module_report_error(const log_record_t *rec)
                    mt_strerror((mt_err_t) err), meaning(err), who),
           sizeof line);
 }
+
+#endif /* MOTET_APPMGR */

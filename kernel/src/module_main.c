@@ -11,7 +11,7 @@
 #include "motet/motet.h"
 #include "motet/port.h"
 
-#ifndef PORT_HAS_COMMAND_LINE
+#if MOTET_APPMGR && !defined(PORT_HAS_COMMAND_LINE)
 
 int module_main(const module_spec_t *spec, int argc, char **argv)
 {

@@ -9,6 +9,7 @@
 #ifndef MOTET_SCHED_INTERNAL_H
 #define MOTET_SCHED_INTERNAL_H
 
+#include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
 
@@ -89,10 +90,13 @@ typedef struct sched_state {
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
     uint8_t held;           /* messages held for uninitialised tasks */
     volatile bool stop;
-    uint16_t next_seq; /* creation-order stamp of the next queued message */
-    sched_remote_send_fn remote_send;
+    uint16_t next_seq;              /* creation-order stamp of the next queued message */
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
-    remote_task_t *remotes[MOTET_MAX_REMOTE_TASKS];
+    /* The rest of a kill asked for while its task ran, at its frame's pop;
+     * irq off on entry and return. Set by sched_task_kill(), the only
+     * source of TASK_KILL_PENDING, so that an image without kills links
+     * none of their code. */
+    void (*kill_on_pop)(task_t *t);
 } sched_state_t;
 
 extern sched_state_t sched;
@@ -117,10 +121,52 @@ static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
     if (!t || t->pid == pid) return t;
     return sched_find_task(pid);
 }
+/* A pid a task may have: not a virtual pid (multicast, time sync), which
+ * has no control block, nor one of the kernel's own tasks (migrate.c). */
+static MT_INLINE bool task_pid_assignable(mt_pid_t pid)
+{
+    return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
+           (pid < MT_PID_SYSTEM || pid > MT_PID_TIMESYNC);
+}
+
+/* ---- task_remote.c: tasks on other modules ---- */
+
+#if MOTET_MAX_REMOTE_TASKS
+/* Empty the remote-task table and cache; boot (task_init_caches()). */
+void task_remote_init(void);
 /* The remote control block of pid, or NULL. */
 remote_task_t *sched_remote_find(mt_pid_t pid);
-/* Forget a remote control block; MT_ERR_NO_TASK if there is none. */
+/* Forget a remote control block; MT_ERR_NO_TASK (logged) if there is none. */
 mt_err_t sched_task_remove_remote(mt_pid_t pid);
+/* A send to pid, a task of another module, handed to the bus manager;
+ * MT_ERR_NO_TASK (logged) if pid is none, MT_ERR_NO_ROUTE without a bus. */
+mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
+#else
+/* Without remote tasks (config.h) there is none to find, forget or reach. */
+static MT_INLINE void task_remote_init(void)
+{
+}
+static MT_INLINE remote_task_t *sched_remote_find(mt_pid_t pid)
+{
+    (void) pid;
+    return NULL;
+}
+static MT_INLINE mt_err_t sched_task_remove_remote(mt_pid_t pid)
+{
+    (void) pid;
+    return log_error(MT_ERR_NO_TASK);
+}
+static MT_INLINE mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                      uint8_t flags)
+{
+    (void) pid;
+    (void) port;
+    (void) data;
+    (void) len;
+    (void) flags;
+    return log_error(MT_ERR_NO_TASK);
+}
+#endif
 /* Enter t in the pid table / remove it and every route cached to it; irq off. */
 void sched_task_link(task_t *t);
 void sched_task_unlink(task_t *t);
@@ -137,12 +183,6 @@ static MT_INLINE mt_prio_t task_gate(const task_t *t)
 /* The rest of a kill once t is off the stack: FINAL, then everything it
  * owned goes. Kernel stack. */
 void task_finish_kill(task_t *t);
-/* task_finish_kill() in two steps, for a caller holding irq off until the
- * task can start nothing more: the first freezes t (its queued messages
- * held) and says whether FINAL is due; the second, with irq on, runs FINAL
- * and destroys t. */
-bool task_kill_begin_irq_off(task_t *t);
-void task_kill_end(task_t *t, bool final);
 /* Free every resource of t and its control block (no FINAL). */
 void task_destroy(task_t *t);
 

@@ -298,24 +298,6 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
     return err;
 }
 
-static mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
-{
-    remote_task_t *r = sched_remote_find(pid);
-    if (!r) return log_error(MT_ERR_NO_TASK);
-    if (!sched.remote_send) return log_error(MT_ERR_NO_ROUTE);
-    msg_t m = {.next = NULL,
-               .data = data,
-               .len = len,
-               .dst = pid,
-               .port = port,
-               .src = sched_current_pid(),
-               .flags = (uint8_t) (flags & MSG_HEAP)};
-    mt_err_t err = sched.remote_send(r->module, &m, r->prio);
-    if (err) return log_error(err);
-    if (flags & MSG_HEAP) mem_free(data); /* the bus manager copied it */
-    return MT_OK;
-}
-
 static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, uint8_t flags)
 {
     if (flags & (uint8_t) ~MSG_HEAP) return MT_ERR_INVALID;
@@ -524,11 +506,6 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
     if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
     if (len && !data) return log_error(MT_ERR_INVALID);
     return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
-}
-
-void sched_set_remote_send(sched_remote_send_fn fn)
-{
-    sched.remote_send = fn;
 }
 
 /* ---- posting from interrupts ---- */

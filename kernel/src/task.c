@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tasks: the table that finds a local task by pid, the records of tasks on
- * other modules, and a task's life from creation to kill.
+ * Tasks: the table that finds a local task by pid and a task's life from
+ * creation to kill (tasks on other modules: task_remote.c).
  *
  * A task's routes are resolved to its destinations' control blocks on
  * first use and cleared when a destination goes, so that a send along a
@@ -24,12 +24,11 @@
 #include "timer_internal.h"
 
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
-SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
 
 void task_init_caches(void)
 {
     slab_init(&task_cache);
-    slab_init(&remote_cache);
+    task_remote_init();
 }
 
 /* ---- the table ---- */
@@ -115,57 +114,6 @@ void task_set_flags(task_t *t, uint8_t set, uint8_t clear)
     t->gate = task_on_stack(t) ? GATE_CLOSED : task_gate(t);
 }
 
-/* ---- tasks on other modules ---- */
-
-/* The slot holding pid's remote block; for MT_PID_NONE, a free slot. */
-static remote_task_t **find_remote_slot(mt_pid_t pid)
-{
-    for (uint8_t i = 0; i < MOTET_MAX_REMOTE_TASKS; i++) {
-        remote_task_t *r = sched.remotes[i];
-        if (r ? r->pid == pid : pid == MT_PID_NONE) return &sched.remotes[i];
-    }
-    return NULL;
-}
-
-remote_task_t *sched_remote_find(mt_pid_t pid)
-{
-    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
-    return slot ? *slot : NULL;
-}
-
-static bool pid_is_assignable(mt_pid_t pid)
-{
-    /* Virtual pids (multicast, time sync) have no control block; the
-     * migrator is a kernel task (migrate.c). */
-    return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
-           (pid < MT_PID_SYSTEM || pid > MT_PID_TIMESYNC);
-}
-
-mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
-{
-    if (!pid_is_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
-        return log_error(MT_ERR_INVALID);
-    if (sched_find_task(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
-    remote_task_t **slot = find_remote_slot(MT_PID_NONE);
-    if (!slot) return log_error(MT_ERR_NO_SLAB);
-    remote_task_t *r = slab_alloc(&remote_cache); /* logs its own exhaustion */
-    if (!r) return MT_ERR_NO_SLAB;
-    r->pid = pid;
-    r->prio = prio;
-    r->module = module;
-    *slot = r;
-    return MT_OK;
-}
-
-mt_err_t sched_task_remove_remote(mt_pid_t pid)
-{
-    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
-    if (!slot) return log_error(MT_ERR_NO_TASK);
-    slab_free(&remote_cache, *slot);
-    *slot = NULL;
-    return MT_OK;
-}
-
 /* ---- creation ---- */
 
 static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
@@ -197,7 +145,7 @@ static bool routes_valid(const task_spec_t *spec)
 
 static mt_err_t validate_spec(const task_spec_t *spec)
 {
-    if (!spec || !spec->handler || !pid_is_assignable(spec->pid)) return MT_ERR_INVALID;
+    if (!spec || !spec->handler || !task_pid_assignable(spec->pid)) return MT_ERR_INVALID;
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
@@ -273,7 +221,12 @@ void task_destroy(task_t *t)
     slab_free(&task_cache, t);
 }
 
-bool task_kill_begin_irq_off(task_t *t)
+/* task_finish_kill() in two steps, for a caller holding irq off until the
+ * task can start nothing more: the first freezes t (its queued messages
+ * held) and says whether FINAL is due; the second, with irq on, runs FINAL
+ * and destroys t. Out of line: the stack analysis names task_kill_end
+ * (kernel/stack/kernel.annot). */
+static MT_NOINLINE bool task_kill_begin_irq_off(task_t *t)
 {
     bool final = (t->flags & TASK_INITIALISED) != 0;
     /* Nothing may start on it any more but FINAL: frozen, its queued
@@ -284,7 +237,7 @@ bool task_kill_begin_irq_off(task_t *t)
     return final;
 }
 
-void task_kill_end(task_t *t, bool final)
+static MT_NOINLINE void task_kill_end(task_t *t, bool final)
 {
     if (final) {
         port_irq_state_t s = port_irq_save();
@@ -309,6 +262,19 @@ void task_finish_kill(task_t *t)
     task_kill_end(t, final);
 }
 
+/* sched.kill_on_pop: a kill asked for while t was on the stack, when its
+ * frame is popped (dispatch.c); irq off on entry and return. */
+static void kill_on_pop_irq_off(task_t *t)
+{
+    /* Frozen before interrupts come back: a handler run at an interrupt's
+     * exit must not start t again between its pop and its FINAL, nor after
+     * it. */
+    bool final = task_kill_begin_irq_off(t);
+    port_irq_enable(); /* FINAL is a handler like any other */
+    task_kill_end(t, final);
+    (void) port_irq_save();
+}
+
 #if MOTET_THREADS
 static void finish_kill_call(void *arg)
 {
@@ -325,6 +291,7 @@ mt_err_t sched_task_kill(mt_pid_t pid)
         /* A thread's task goes only with its thread (thread_exit()). */
         return log_error(t && (t->flags & TASK_THREAD) ? MT_ERR_STATE : MT_ERR_NO_TASK);
     }
+    sched.kill_on_pop = kill_on_pop_irq_off;
     task_set_flags(t, TASK_KILL_PENDING, 0);
     bool on_stack = task_on_stack(t);
     port_irq_restore(s);

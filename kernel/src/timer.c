@@ -98,7 +98,9 @@ timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
 static uint32_t list_base;
 uint8_t timer_clock_last_top;
 uint16_t timer_clock_wraps;
+#if MOTET_STATS
 static uint32_t compare_interrupts;
+#endif
 #if MOTET_TIMER_PERIODIC
 static uint32_t tick_base; /* kernel time of the last tick */
 #endif
@@ -385,7 +387,9 @@ static void timer_service(void)
 /* The compare interrupt's work; irq off. */
 static MT_INLINE void compare_service(void)
 {
+#if MOTET_STATS
     compare_interrupts++;
+#endif
 #if MOTET_TASK_BUDGET
     budget_check();
 #endif
@@ -407,10 +411,12 @@ void timer_isr_compare(void)
 #endif
 }
 
+#if MOTET_STATS
 uint32_t timer_interrupt_count(void)
 {
     return compare_interrupts;
 }
+#endif
 
 /* ------------------------------------------------------------ the API */
 
@@ -420,7 +426,9 @@ void timer_init(void)
     slab_init(&timer_cache);
     timer_head = NULL;
     timer_retired = NULL;
+#if MOTET_STATS
     compare_interrupts = 0;
+#endif
 #if MOTET_TASK_BUDGET
     for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) budgets[i].pid = MT_PID_NONE;
     budgets_set = 0;

@@ -287,6 +287,42 @@ def test_size_report_fails_when_nolog_not_smaller():
     assert any("not smaller" in f for f in failures)
 
 
+def _core_sizes():
+    logged = build.parse_size_output(SIZE_OUTPUT)
+    nolog = {"log.c.o": (0, 0, 0), "sched.c.o": (1900, 8, 100), "mcast.c.o": (300, 0, 24)}
+    core = {"log.c.o": (0, 0, 0), "sched.c.o": (1500, 8, 90), "mcast.c.o": (0, 0, 0)}
+    return logged, nolog, core
+
+
+def test_size_report_shows_the_core_and_passes_when_subsystems_compile_out():
+    logged, nolog, core = _core_sizes()
+    lines, failures = build.size_report(logged, nolog, core, {"sched.c.o": {"sched_send"}})
+    assert failures == []
+    assert any(line.startswith("total") and line.split()[-1] == "1598" for line in lines)
+
+
+def test_size_report_fails_when_an_optional_subsystem_has_code_in_the_core():
+    logged, nolog, core = _core_sizes()
+    core["mcast.c.o"] = (40, 0, 0)
+    _, failures = build.size_report(logged, nolog, core, {})
+    assert any("mcast.c.o, an optional subsystem, still has 40 B" in f for f in failures)
+
+
+def test_size_report_fails_when_the_core_names_an_optional_symbol():
+    logged, nolog, core = _core_sizes()
+    symbols = {"sched.c.o": {"sched_send", "mcast_deliver"}, "timer.c.o": {"timer_interrupt_count"}}
+    _, failures = build.size_report(logged, nolog, core, symbols)
+    assert any("sched.c.o in the kernel core still names mcast_deliver" in f for f in failures)
+    assert any("timer.c.o in the kernel core still names timer_interrupt_count" in f
+               for f in failures)
+
+
+def test_size_report_fails_when_the_core_is_not_smaller():
+    logged, nolog, _ = _core_sizes()
+    _, failures = build.size_report(logged, nolog, dict(nolog), {})
+    assert any("the kernel core" in f and "not smaller" in f for f in failures)
+
+
 def test_setup_package_groups_are_known_and_unique():
     pkgs = setup_env.packages_for(setup_env.all_groups())
     assert len(pkgs) == len(set(pkgs))

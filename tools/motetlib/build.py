@@ -121,9 +121,24 @@ def hello_binary(bdir=None):
 
 # ---- footprint: `motet size` ----------------------------------------------
 
-KERNEL_LIBS = ("libmotet_kernel.a", "libmotet_kernel_nolog.a")
+# The full kernel with the event log on and off, and the kernel core (every
+# optional subsystem compiled out, kernel/CMakeLists.txt).
+KERNEL_LIBS = ("libmotet_kernel.a", "libmotet_kernel_nolog.a", "libmotet_kernel_core.a")
+KERNEL_TARGETS = ("motet_kernel", "motet_kernel_nolog", "motet_kernel_core")
 # Sub-string of the object name of the event log in the archives.
 LOG_OBJECT = "log.c.o"
+# Objects of the optional subsystems, which must compile to no code in the
+# core: the event log, multicast, the application manager and the module
+# programs built on it, the bus manager, migration's protocol and threads.
+# (The codecs of descriptions, frames, images and layouts stay, for their
+# tests and tools; an image links them only where referenced.)
+OPTIONAL_OBJECTS = re.compile(r"^(log|mcast|appmgr|module|module_main|module_errors|"
+                              r"bus|bus_app|migrate|migrate_layout|migrate_peer|migrate_source|"
+                              r"thread\w*)\.c\.o")
+# Symbols of those subsystems and of the statistics, which no object of the
+# core may define or reference: no hook left on a path pulls them in.
+OPTIONAL_SYMBOLS = re.compile(r"^(mcast_|appmgr_|log_|thread_|timer_interrupt_count$|"
+                              r"send_remote$|sched_remote_find$)")
 
 
 def parse_size_output(text):
@@ -145,31 +160,69 @@ def archive_sizes(archive):
     return parse_size_output(res.stdout)
 
 
-def size_report(logged, nolog):
-    """Lines of a per-object comparison table and a list of failures."""
-    lines = [f"{'object':<20} {'log on':>8} {'log off':>8} {'diff':>7}   (text+data+bss bytes)"]
+def archive_symbols(archive):
+    """{object: set of symbols it defines or references} of an archive."""
+    res = run(["nm", "-A", archive], quiet=True, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"`nm {archive}` failed: {res.stderr.strip()}")
+    out = {}
+    for line in res.stdout.splitlines():
+        # "lib.a:obj.o:0000000000000000 T name" or "lib.a:obj.o:                 U name"
+        head, _, rest = line.rpartition(":")
+        fields = rest.split()
+        if fields:
+            out.setdefault(head.rpartition(":")[2], set()).add(fields[-1])
+    return out
+
+
+def size_report(logged, nolog, core=None, core_symbols=None):
+    """Lines of a per-object comparison table and a list of failures; `core`
+    (the kernel core's sizes) adds its column and checks, `core_symbols`
+    ({object: symbols it defines or references}) the check of its symbols."""
+    core_col = f" {'core':>8}" if core is not None else ""
+    lines = [f"{'object':<20} {'log on':>8} {'log off':>8} {'diff':>7}{core_col}"
+             "   (text+data+bss bytes" +
+             ("; core: every optional subsystem off)" if core is not None else ")")]
     failures = []
-    total_on = total_off = 0
-    for name in sorted(set(logged) | set(nolog)):
+    total_on = total_off = total_core = 0
+    for name in sorted(set(logged) | set(nolog) | set(core or {})):
         on = sum(logged.get(name, (0, 0, 0)))
         off = sum(nolog.get(name, (0, 0, 0)))
+        in_core = sum((core or {}).get(name, (0, 0, 0)))
         total_on += on
         total_off += off
-        lines.append(f"{name:<20} {on:>8} {off:>8} {off - on:>+7}")
-    lines.append(f"{'total':<20} {total_on:>8} {total_off:>8} {total_off - total_on:>+7}")
+        total_core += in_core
+        extra = f" {in_core:>8}" if core is not None else ""
+        lines.append(f"{name:<20} {on:>8} {off:>8} {off - on:>+7}{extra}")
+    extra = f" {total_core:>8}" if core is not None else ""
+    lines.append(f"{'total':<20} {total_on:>8} {total_off:>8} {total_off - total_on:>+7}{extra}")
     if total_off >= total_on:
         failures.append(f"the no-log kernel ({total_off} B) is not smaller than the "
                         f"kernel with the event log ({total_on} B)")
     log_text = sum(v[0] for k, v in nolog.items() if k == LOG_OBJECT)
     if log_text:
         failures.append(f"{LOG_OBJECT} still has {log_text} B of text in the no-log build")
+    if core is None:
+        return lines, failures
+    if total_core >= total_off:
+        failures.append(f"the kernel core ({total_core} B) is not smaller than the full "
+                        f"kernel without the event log ({total_off} B)")
+    for name, sizes in sorted(core.items()):
+        if OPTIONAL_OBJECTS.match(name) and sum(sizes):
+            failures.append(f"{name}, an optional subsystem, still has {sum(sizes)} B in the "
+                            "kernel core")
+    for name, syms in sorted((core_symbols or {}).items()):
+        found = sorted(s for s in syms if OPTIONAL_SYMBOLS.match(s))
+        if found:
+            failures.append(f"{name} in the kernel core still names {', '.join(found)}")
     return lines, failures
 
 
 def size_check(bdir=None, port=DEFAULT_PORT, do_build=True):
-    """Build both kernel configurations and compare them. Exit status."""
+    """Build the kernel configurations (log on, log off, core) and compare
+    them. Exit status."""
     if do_build:
-        status = build(bdir, port, targets=("motet_kernel", "motet_kernel_nolog"))
+        status = build(bdir, port, targets=KERNEL_TARGETS)
         if status != 0:
             return status
     kdir = build_dir(bdir) / "kernel"
@@ -179,12 +232,13 @@ def size_check(bdir=None, port=DEFAULT_PORT, do_build=True):
             print(f"size: error: {p} does not exist (build the kernel first)", file=sys.stderr)
             return 1
     try:
-        logged, nolog = (archive_sizes(p) for p in paths)
+        logged, nolog, core = (archive_sizes(p) for p in paths)
+        core_symbols = archive_symbols(paths[2])
     except RuntimeError as e:
         print(f"size: error: {e}", file=sys.stderr)
         return 1
-    lines, failures = size_report(logged, nolog)
-    print(f"size: kernel footprint per object, {port} port ({KERNEL_LIBS[0]} vs {KERNEL_LIBS[1]})")
+    lines, failures = size_report(logged, nolog, core, core_symbols)
+    print(f"size: kernel footprint per object, {port} port ({', '.join(KERNEL_LIBS)})")
     for line in lines:
         print("  " + line)
     for f in failures:

@@ -19,7 +19,6 @@ the proof that a kernel without threads pays nothing for them.
 """
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,18 +31,7 @@ THREAD_SYMBOL = re.compile(r"^(thread_|sem_|policy_|rq_|port_context_|timer_kern
 
 def nm_symbols(archive):
     """{object: set of symbols it defines or references} of an archive."""
-    res = subprocess.run(["nm", "-A", str(archive)], capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"`nm {archive}` failed: {res.stderr.strip()}")
-    out = {}
-    for line in res.stdout.splitlines():
-        # "lib.a:obj.o:0000000000000000 T name" or "lib.a:obj.o:                 U name"
-        head, _, rest = line.rpartition(":")
-        obj = head.rpartition(":")[2]
-        fields = rest.split()
-        if fields:
-            out.setdefault(obj, set()).add(fields[-1])
-    return out
+    return build.archive_symbols(archive)
 
 
 def report(threads, nothreads, symbols):

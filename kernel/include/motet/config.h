@@ -18,7 +18,8 @@
 #define MOTET_MAX_TASKS 16
 #endif
 
-/* Control blocks of tasks that live on other modules. */
+/* Control blocks of tasks that live on other modules; 0 leaves remote
+ * tasks out (their table, cache and routing code): a single module. */
 #ifndef MOTET_MAX_REMOTE_TASKS
 #define MOTET_MAX_REMOTE_TASKS 16
 #endif
@@ -46,6 +47,13 @@
 #define MOTET_MAX_TIMERS 16
 #endif
 
+/* Multicast (mcast.h): 1 compiles in groups and MT_PID_MULTICAST; 0 leaves
+ * their table and code out, and a send to the multicast pid or a join is
+ * refused (MT_ERR_NO_ROUTE, logged). */
+#ifndef MOTET_MULTICAST
+#define MOTET_MULTICAST 1
+#endif
+
 /* Local multicast memberships (pid, port, group). */
 #ifndef MOTET_MAX_GROUP_MEMBERS
 #define MOTET_MAX_GROUP_MEMBERS 16
@@ -68,9 +76,24 @@
 #define MOTET_EVENT_LOG 1
 #endif
 
+/* Statistics kept for benchmarks and tests beside the event log: the
+ * count of compare interrupts (timer_interrupt_count()). 0 leaves the
+ * counters and their updates out. */
+#ifndef MOTET_STATS
+#define MOTET_STATS 1
+#endif
+
 /* Event log ring entries (a power of two). */
 #ifndef MOTET_LOG_ENTRIES
 #define MOTET_LOG_ENTRIES 64
+#endif
+
+/* The application manager and its description loader (appmgr.h,
+ * appdesc.h, module.h's module_main()): 1 starts the manager task at boot;
+ * 0 leaves them out, for firmware that creates its tasks itself
+ * (sched_task_create()). */
+#ifndef MOTET_APPMGR
+#define MOTET_APPMGR 1
 #endif
 
 /* Largest application description the manager accepts, in bytes. */
@@ -271,6 +294,9 @@
 #if MOTET_MAX_TASKS < 2 || MOTET_MAX_TASKS > 200
 #error "MOTET_MAX_TASKS must be 2..200 (pids are 8-bit, 0xF0.. are virtual)"
 #endif
+#if MOTET_MAX_REMOTE_TASKS < 0 || MOTET_MAX_REMOTE_TASKS > 200
+#error "MOTET_MAX_REMOTE_TASKS must be 0..200"
+#endif
 #if MOTET_PRIO_LEVELS < 2 || MOTET_PRIO_LEVELS > 32
 #error "MOTET_PRIO_LEVELS must be 2..32 (the level bitmaps are at most 32 bits)"
 #endif
@@ -297,6 +323,18 @@
 #endif
 #if MOTET_BUS != 0 && MOTET_BUS != 1
 #error "MOTET_BUS must be 0 or 1"
+#endif
+#if MOTET_MULTICAST != 0 && MOTET_MULTICAST != 1
+#error "MOTET_MULTICAST must be 0 or 1"
+#endif
+#if MOTET_APPMGR != 0 && MOTET_APPMGR != 1
+#error "MOTET_APPMGR must be 0 or 1"
+#endif
+#if MOTET_STATS != 0 && MOTET_STATS != 1
+#error "MOTET_STATS must be 0 or 1"
+#endif
+#if MOTET_BUS && (!MOTET_MULTICAST || !MOTET_APPMGR || MOTET_MAX_REMOTE_TASKS < 1)
+#error "MOTET_BUS needs MOTET_MULTICAST, MOTET_APPMGR and MOTET_MAX_REMOTE_TASKS >= 1"
 #endif
 #if MOTET_BUS_TX_QUEUE < 1 || MOTET_BUS_TX_QUEUE > 64
 #error "MOTET_BUS_TX_QUEUE must be 1..64"

@@ -44,9 +44,11 @@ mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t p
 uint32_t timer_now(void);
 /* Port hook: the compare interrupt fired. Interrupt context. */
 void timer_isr_compare(void);
+#if MOTET_STATS
 /* Compare interrupts taken since boot: the proof that the kernel is
  * tickless, for benchmarks and tests. */
 uint32_t timer_interrupt_count(void);
+#endif
 
 #if MOTET_TASK_BUDGET
 /* Give task `pid` a run budget of `ticks` (0: take it away): once the

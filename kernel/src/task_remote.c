@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks on other modules: the records that route a send to a task that
+ * lives elsewhere (its module and priority), and the send itself, which
+ * the bus manager takes over (sched_set_remote_send()). Only this file
+ * holds their state, so that a single-module build
+ * (MOTET_MAX_REMOTE_TASKS=0, config.h) has neither the table nor the code.
+ */
+#include "motet/log.h"
+#include "motet/mem.h"
+#include "motet/slab.h"
+#include "sched_internal.h"
+
+#if MOTET_MAX_REMOTE_TASKS
+
+SLAB_DEFINE(remote_cache, remote_task_t, MOTET_MAX_REMOTE_TASKS);
+
+static struct {
+    sched_remote_send_fn send; /* the bus manager's, NULL without a bus */
+    remote_task_t *slots[MOTET_MAX_REMOTE_TASKS];
+} remote;
+
+void task_remote_init(void)
+{
+    slab_init(&remote_cache);
+    remote.send = NULL;
+    for (uint8_t i = 0; i < MOTET_MAX_REMOTE_TASKS; i++) remote.slots[i] = NULL;
+}
+
+/* The slot holding pid's remote block; for MT_PID_NONE, a free slot. */
+static remote_task_t **find_remote_slot(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_REMOTE_TASKS; i++) {
+        remote_task_t *r = remote.slots[i];
+        if (r ? r->pid == pid : pid == MT_PID_NONE) return &remote.slots[i];
+    }
+    return NULL;
+}
+
+remote_task_t *sched_remote_find(mt_pid_t pid)
+{
+    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
+    return slot ? *slot : NULL;
+}
+
+mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
+{
+    if (!task_pid_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
+        return log_error(MT_ERR_INVALID);
+    if (sched_find_task(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
+    remote_task_t **slot = find_remote_slot(MT_PID_NONE);
+    if (!slot) return log_error(MT_ERR_NO_SLAB);
+    remote_task_t *r = slab_alloc(&remote_cache); /* logs its own exhaustion */
+    if (!r) return MT_ERR_NO_SLAB;
+    r->pid = pid;
+    r->prio = prio;
+    r->module = module;
+    *slot = r;
+    return MT_OK;
+}
+
+mt_err_t sched_task_remove_remote(mt_pid_t pid)
+{
+    remote_task_t **slot = pid == MT_PID_NONE ? NULL : find_remote_slot(pid);
+    if (!slot) return log_error(MT_ERR_NO_TASK);
+    slab_free(&remote_cache, *slot);
+    *slot = NULL;
+    return MT_OK;
+}
+
+void sched_set_remote_send(sched_remote_send_fn fn)
+{
+    remote.send = fn;
+}
+
+mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    remote_task_t *r = sched_remote_find(pid);
+    if (!r) return log_error(MT_ERR_NO_TASK);
+    if (!remote.send) return log_error(MT_ERR_NO_ROUTE);
+    msg_t m = {.next = NULL,
+               .data = data,
+               .len = len,
+               .dst = pid,
+               .port = port,
+               .src = sched_current_pid(),
+               .flags = (uint8_t) (flags & MSG_HEAP)};
+    mt_err_t err = remote.send(r->module, &m, r->prio);
+    if (err) return log_error(err);
+    if (flags & MSG_HEAP) mem_free(data); /* the bus manager copied it */
+    return MT_OK;
+}
+
+#else
+
+/* No room for tasks on other modules: a description that names one is
+ * refused like a full table. */
+mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
+{
+    (void) pid;
+    (void) prio;
+    (void) module;
+    return log_error(MT_ERR_NO_SLAB);
+}
+
+void sched_set_remote_send(sched_remote_send_fn fn)
+{
+    (void) fn;
+}
+
+#endif /* MOTET_MAX_REMOTE_TASKS */
