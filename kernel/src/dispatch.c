@@ -187,6 +187,27 @@ static MT_NOINLINE void take_over_rare(task_t *t, msg_t *m)
  * nested here, for each such interrupt under a steady load: stack and pool
  * without bound. The priority goes back to the floor with interrupts off,
  * once nothing above the floor is left, and they stay off on return. */
+
+/* Run the handler of message m, just taken off the queue (or out of the
+ * interrupt slot, send.c), at its task's level, and give its block back;
+ * irq off on entry and on return. */
+static MT_INLINE void run_taken_held_off(msg_t *m)
+{
+    task_t *t = m->task;
+    sched.running_prio = t->prio;
+    frame_push(t, m->src);
+    if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
+    log_event_inline_irq_off(EV_START, t->pid, m->port);
+    port_irq_enable();
+    /* One lock for the pop, the block and the next message (interrupts
+     * were enabled above: the saved state is not needed). */
+    port_irq_state_t unused;
+    task_t *top = handler_returned_lock(t->handler(t->state, m->port, m->data, m->len), &unused);
+    (void) unused;
+    frame_pop_irq_off(top);
+    queue_give_block_irq_off(m);
+}
+
 static unsigned drain_held_off(mt_prio_t floor)
 {
     for (unsigned ran = 0;; ran++) {
@@ -198,20 +219,7 @@ static unsigned drain_held_off(mt_prio_t floor)
             sched.running_prio = floor;
             return ran;
         }
-        task_t *t = m->task;
-        sched.running_prio = t->prio;
-        frame_push(t, m->src);
-        if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
-        log_event_inline_irq_off(EV_START, t->pid, m->port);
-        port_irq_enable();
-        /* One lock for the pop, the block and the next message (interrupts
-         * were enabled above: the saved state is not needed). */
-        port_irq_state_t unused;
-        task_t *top =
-            handler_returned_lock(t->handler(t->state, m->port, m->data, m->len), &unused);
-        (void) unused;
-        frame_pop_irq_off(top);
-        queue_give_block_irq_off(m);
+        run_taken_held_off(m);
     }
 }
 
@@ -291,6 +299,22 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 
 /* ---- interrupts and the main loop ---- */
 
+/* The interrupt slot's message (send.c) outranks the interrupted frame and
+ * everything queued: it runs first, with no queue between, and leaves the
+ * running priority at its level, as the drain does, for the drain that
+ * follows. A ready thread may outrank it, which the drain's order decides:
+ * then it joins the queue. */
+static MT_NOINLINE void isr_exit_slot(void)
+{
+    if (thread_ready_hint()) {
+        send_isr_slot_queue();
+        return;
+    }
+    msg_t *m = sched.isr_next;
+    sched.isr_next = NULL;
+    run_taken_held_off(m);
+}
+
 void sched_isr_exit(void)
 {
     /* On a thread's stack: the thread code decides whether to switch, with
@@ -300,12 +324,15 @@ void sched_isr_exit(void)
         return;
     }
     /* Rule 3: only what strictly outranks the interrupted frame runs here. */
-    drain_held_off(sched.running_prio);
+    mt_prio_t floor = sched.running_prio;
+    if (sched.isr_next) isr_exit_slot();
+    drain_held_off(floor);
 }
 
 bool sched_isr_exit_due(void)
 {
-    return (MOTET_THREADS && thread_running()) || sched_may_run(sched.running_prio);
+    return (MOTET_THREADS && thread_running()) || sched.isr_next ||
+           sched_may_run(sched.running_prio);
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

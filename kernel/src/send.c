@@ -132,6 +132,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         sched_msg_free(m);
         return log_error(MT_ERR_NO_TASK);
     }
+    isr_slot_queue_if_waiting(); /* the older message */
     m->seq = sched.next_seq++;
     if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
         thread_mail_push((thread_t *) t->state, m);
@@ -532,7 +533,49 @@ void sched_set_remote_send(sched_remote_send_fn fn)
     sched.remote_send = fn;
 }
 
-/* ---- posting from interrupts ---- */
+/* ---- posting from interrupts ----
+ *
+ * The interrupt slot. Most interrupts post one bare message to a task that
+ * outranks both the code they interrupted and everything queued: at the
+ * interrupt's exit it runs first (rules 2 and 3), before any other handler.
+ * Such a message needs no queue. The post leaves it in the slot
+ * (sched.isr_next, in the one block sched.isr_msg) and the exit runs it
+ * from there (dispatch.c, sched_isr_exit()). Any other message queued
+ * while it waits sends it into the queue first (send_isr_slot_queue()),
+ * where it is the oldest of its level: nothing of its level or above was
+ * queued when it was posted. No handler runs between an interrupt's body
+ * and its exit, so its task cannot be killed, frozen or run meanwhile. */
+
+/* Whether a bare message from an interrupt body to the initialised task t
+ * may wait in the slot: the slot's block is free, t's gate is open (idle,
+ * not frozen, not bound to a thread) above the interrupted frame and above
+ * everything queued, and no thread was interrupted (its policy, not the
+ * exit's drain, decides what runs then); irq off. */
+static MT_INLINE bool isr_slot_fits(const task_t *t)
+{
+    return !sched.isr_msg.flags && t->gate > sched.running_prio && t->gate > queue_top &&
+           port_in_isr() && !(MOTET_THREADS && thread_running());
+}
+
+/* Leave t's bare message for `port` in the slot; irq off. Its payload and
+ * sender stay as sched_init() cleared them: none, MT_PID_NONE. */
+static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
+{
+    msg_t *m = &sched.isr_msg;
+    m->task = t;
+    m->port = port;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
+    sched.isr_next = m;
+}
+
+void send_isr_slot_queue(void)
+{
+    msg_t *m = sched.isr_next;
+    sched.isr_next = NULL;
+    m->dst = m->task->pid;
+    m->seq = sched.next_seq++;
+    queue_push(m, m->task);
+}
 
 /* sched_post_isr() for everything but the bare message below. */
 static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -585,14 +628,15 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
     own->src = MT_PID_NONE;
 }
 
-/* A timer's expiry in its own block `own` (MSG_TIMER_BLOCK), which cannot
+/* A timer's expiry in its own block `own` (MSG_OWN_BLOCK), which cannot
  * run out; irq off, as every timer expiry is posted (timer.c). Its fields
  * were filled in when the timer started (sched_expiry_prepare()). Out of
  * line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
+    isr_slot_queue_if_waiting();
     own->seq = sched.next_seq++;
-    own->flags = MSG_FROM_ISR | MSG_TIMER_BLOCK;
+    own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, own);
     else
@@ -615,12 +659,17 @@ static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, ms
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
  * before, stands for it (eventlog.py expands it). The timer's own block
- * names its owner's control block (timer.c): no lookup. */
+ * names its owner's control block (timer.c): no lookup. An expiry that
+ * runs first at the interrupt's exit waits in the slot, and the timer's
+ * block stays free. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
     task_t *t = own ? own->task : NULL;
-    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED))
-        return queue_timer_block(t, own);
+    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED)) {
+        if (!isr_slot_fits(t)) return queue_timer_block(t, own);
+        isr_slot_fill(t, port);
+        return MT_OK;
+    }
     return post_expiry_general(pid, port, own);
 }
 
@@ -633,9 +682,18 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
     task_t *t = sched.tasks[TASK_SLOT(pid)];
     if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
         (t->flags & TASK_INITIALISED)) {
-        msg_t *m = queue_take_block_irq_off();
-        if (m) {
-            push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+        bool posted = isr_slot_fits(t);
+        if (posted) {
+            isr_slot_fill(t, port);
+        } else {
+            msg_t *m = queue_take_block_irq_off();
+            if (m) {
+                isr_slot_queue_if_waiting();
+                push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+                posted = true;
+            }
+        }
+        if (posted) {
             log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
             port_irq_restore(s);
             return MT_OK;
