@@ -95,10 +95,10 @@ typedef struct sched_state {
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
     remote_task_t *remotes[MOTET_MAX_REMOTE_TASKS];
     /* The interrupt slot (send.c): an interrupt's bare message that will
-     * run first at the interrupt's exit, in no queue until then. `isr_next`
-     * is the slot's message while it waits there; its block, `isr_msg`, is
-     * busy while its flags are set (waiting, or queued after all). */
-    msg_t *isr_next;
+     * run first at the interrupt's exit, in no queue until then.
+     * `isr_waiting` while it waits there; its block, `isr_msg`, is busy
+     * while its flags are set (waiting, running, or queued after all). */
+    bool isr_waiting;
     msg_t isr_msg;
 } sched_state_t;
 
@@ -227,7 +227,7 @@ void send_isr_slot_queue(void);
 /* The same if a message waits in the slot: before another one is queued. */
 static MT_INLINE void isr_slot_queue_if_waiting(void)
 {
-    if (sched.isr_next) send_isr_slot_queue();
+    if (sched.isr_waiting) send_isr_slot_queue();
 }
 
 /* ---- queue.c: one FIFO per priority level, a bitmap, the block pool ----

@@ -539,7 +539,7 @@ void sched_set_remote_send(sched_remote_send_fn fn)
  * outranks both the code they interrupted and everything queued: at the
  * interrupt's exit it runs first (rules 2 and 3), before any other handler.
  * Such a message needs no queue. The post leaves it in the slot
- * (sched.isr_next, in the one block sched.isr_msg) and the exit runs it
+ * (sched.isr_waiting, in the one block sched.isr_msg) and the exit runs it
  * from there (dispatch.c, sched_isr_exit()). Any other message queued
  * while it waits sends it into the queue first (send_isr_slot_queue()),
  * where it is the oldest of its level: nothing of its level or above was
@@ -558,20 +558,21 @@ static MT_INLINE bool isr_slot_fits(const task_t *t)
 }
 
 /* Leave t's bare message for `port` in the slot; irq off. Its payload and
- * sender stay as sched_init() cleared them: none, MT_PID_NONE. */
+ * sender stay as sched_init() cleared them: none, MT_PID_NONE (the exit
+ * passes those on as constants; a queued slot message reads them). */
 static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
 {
     msg_t *m = &sched.isr_msg;
     m->task = t;
     m->port = port;
     m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    sched.isr_next = m;
+    sched.isr_waiting = true;
 }
 
 void send_isr_slot_queue(void)
 {
-    msg_t *m = sched.isr_next;
-    sched.isr_next = NULL;
+    msg_t *m = &sched.isr_msg;
+    sched.isr_waiting = false;
     m->dst = m->task->pid;
     m->seq = sched.next_seq++;
     queue_push(m, m->task);
@@ -673,27 +674,20 @@ mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
     return post_expiry_general(pid, port, own);
 }
 
-/* Virtual pids never sit in the task table (see sched_send_to()). A bare
- * message to an initialised task takes its block in the same critical
- * section as the lookup. */
-mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+/* sched_post_isr() for a message that waits in the queue: a bare one to
+ * an initialised task takes its block in the same critical section as the
+ * lookup; the rest goes the general way. */
+static MT_NOINLINE mt_err_t post_isr_queued(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                            uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = sched.tasks[TASK_SLOT(pid)];
     if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
         (t->flags & TASK_INITIALISED)) {
-        bool posted = isr_slot_fits(t);
-        if (posted) {
-            isr_slot_fill(t, port);
-        } else {
-            msg_t *m = queue_take_block_irq_off();
-            if (m) {
-                isr_slot_queue_if_waiting();
-                push_bare_irq_off(t, port, m, MSG_FROM_ISR);
-                posted = true;
-            }
-        }
-        if (posted) {
+        msg_t *m = queue_take_block_irq_off();
+        if (m) {
+            isr_slot_queue_if_waiting();
+            push_bare_irq_off(t, port, m, MSG_FROM_ISR);
             log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
             port_irq_restore(s);
             return MT_OK;
@@ -701,6 +695,23 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
     }
     port_irq_restore(s);
     return post_isr_general(pid, port, data, len, flags);
+}
+
+/* Virtual pids never sit in the task table (see sched_send_to()). A bare
+ * message that runs first at the exit waits in the slot; an open gate says
+ * that its task is initialised. */
+mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT && isr_slot_fits(t)) {
+        isr_slot_fill(t, port);
+        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+        port_irq_restore(s);
+        return MT_OK;
+    }
+    port_irq_restore(s);
+    return post_isr_queued(pid, port, data, len, flags);
 }
 
 /* ---- migration support ---- */

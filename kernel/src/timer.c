@@ -128,7 +128,7 @@ static void timer_service(void);
 
 static bool budget_wanted(void)
 {
-    return budgets_set && (sched.current != NULL || queue_top >= 0 || sched.isr_next != NULL);
+    return budgets_set && (sched.current != NULL || queue_top >= 0 || sched.isr_waiting);
 }
 
 /* The compare interrupt's look at the top of the stack; irq off. */
