@@ -553,7 +553,7 @@ void sched_set_remote_send(sched_remote_send_fn fn)
  * exit's drain, decides what runs then); irq off. */
 static MT_INLINE bool isr_slot_fits(const task_t *t)
 {
-    return !sched.isr_msg.flags && t->gate > sched.running_prio && t->gate > queue_top &&
+    return t->gate > sched.running_prio && t->gate > queue_top && !sched.isr_msg.flags &&
            port_in_isr() && !(MOTET_THREADS && thread_running());
 }
 
@@ -674,16 +674,16 @@ mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
     return post_expiry_general(pid, port, own);
 }
 
-/* sched_post_isr() for a message that waits in the queue: a bare one to
- * an initialised task takes its block in the same critical section as the
- * lookup; the rest goes the general way. */
-static MT_NOINLINE mt_err_t post_isr_queued(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
-                                            uint8_t flags)
+/* sched_post_isr()'s bare message to t, looked up and checked under the
+ * lock the caller took (s, put back here), that does not fit the slot: to
+ * an initialised task it takes its block in the same critical section,
+ * else it goes the general way. Out of line: the slot's path then saves
+ * no registers. */
+static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, void *data,
+                                            port_irq_state_t s)
 {
-    port_irq_state_t s = port_irq_save();
-    task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
-        (t->flags & TASK_INITIALISED)) {
+    mt_pid_t pid = t->pid;
+    if (t->flags & TASK_INITIALISED) {
         msg_t *m = queue_take_block_irq_off();
         if (m) {
             isr_slot_queue_if_waiting();
@@ -694,24 +694,25 @@ static MT_NOINLINE mt_err_t post_isr_queued(mt_pid_t pid, mt_port_t port, void *
         }
     }
     port_irq_restore(s);
-    return post_isr_general(pid, port, data, len, flags);
+    return post_isr_general(pid, port, data, 0, 0);
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). A bare
- * message that runs first at the exit waits in the slot; an open gate says
- * that its task is initialised. */
+ * message that runs first at the exit waits in the slot (an open gate says
+ * that its task is initialised). */
 mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT && isr_slot_fits(t)) {
+    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT) {
+        if (!isr_slot_fits(t)) return post_isr_queued(t, port, data, s);
         isr_slot_fill(t, port);
         log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
         port_irq_restore(s);
         return MT_OK;
     }
     port_irq_restore(s);
-    return post_isr_queued(pid, port, data, len, flags);
+    return post_isr_general(pid, port, data, len, flags);
 }
 
 /* ---- migration support ---- */
