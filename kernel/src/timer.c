@@ -331,7 +331,7 @@ static void tick_service(void)
         uint32_t wait = TICK - since;
         port_counter_t armed_at = timer_clock_counter_at(now);
         port_compare_set((port_counter_t) (armed_at + wait));
-        if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return;
+        if ((uint32_t) (port_counter_t) (port_counter_read_irq_off() - armed_at) < wait) return;
     }
 }
 #endif
@@ -368,7 +368,7 @@ static void timer_service(void)
         port_compare_set((port_counter_t) (armed_at + wait));
         /* If the counter got there while we armed, the interrupt may never
          * come: go round and look again. */
-        if ((port_counter_t) (port_counter_read() - armed_at) < wait) return;
+        if ((port_counter_t) (port_counter_read_irq_off() - armed_at) < wait) return;
         now = timer_now_irq_off();
     }
 #if MOTET_TASK_BUDGET
