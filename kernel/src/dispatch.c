@@ -183,6 +183,28 @@ static MT_NOINLINE void take_over_rare(task_t *t, msg_t *m)
  * nested here, for each such interrupt under a steady load: stack and pool
  * without bound. The priority goes back to the floor with interrupts off,
  * once nothing above the floor is left, and they stay off on return. */
+
+/* Run the handler of message m's task t, m just taken off the queue or,
+ * `slot`, out of the interrupt slot (send.c), whose payload and sender are
+ * none (constants here); at t's level, irq off on entry and on return. A
+ * drained message's frame restores t's level (the drain stays there); the
+ * slot's, run before the drain starts, restores the interrupted one. */
+static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
+{
+    if (!slot) sched.running_prio = t->prio;
+    frame_push(t, slot ? MT_PID_NONE : m->src);
+    if (!slot && (m->flags & (MSG_HEAP | MSG_OPENS))) take_over_rare(t, m);
+    log_event_inline_irq_off(EV_START, t->pid, m->port);
+    port_irq_enable();
+    /* One lock for the pop, the block and the next message (interrupts
+     * were enabled above: the saved state is not needed). */
+    port_irq_state_t unused;
+    task_t *top = handler_returned_lock(
+        t->handler(t->state, m->port, slot ? NULL : m->data, slot ? 0 : m->len), &unused);
+    (void) unused;
+    frame_pop_irq_off(top);
+}
+
 static unsigned drain_held_off(mt_prio_t floor)
 {
     for (unsigned ran = 0;; ran++) {
@@ -194,19 +216,7 @@ static unsigned drain_held_off(mt_prio_t floor)
             sched.running_prio = floor;
             return ran;
         }
-        task_t *t = m->task;
-        sched.running_prio = t->prio;
-        frame_push(t, m->src);
-        if (m->flags & (MSG_HEAP | MSG_OPENS)) take_over_rare(t, m);
-        log_event_inline_irq_off(EV_START, t->pid, m->port);
-        port_irq_enable();
-        /* One lock for the pop, the block and the next message (interrupts
-         * were enabled above: the saved state is not needed). */
-        port_irq_state_t unused;
-        task_t *top =
-            handler_returned_lock(t->handler(t->state, m->port, m->data, m->len), &unused);
-        (void) unused;
-        frame_pop_irq_off(top);
+        run_taken_held_off(m->task, m, false);
         queue_give_block_irq_off(m);
     }
 }
@@ -287,6 +297,22 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 
 /* ---- interrupts and the main loop ---- */
 
+/* The interrupt slot's message (send.c) outranks the interrupted frame and
+ * everything queued: it runs first, with no queue between; its block is
+ * free again once the handler has returned. A ready thread may outrank it,
+ * which the drain's order decides: then it joins the queue. */
+static MT_NOINLINE void isr_exit_slot(void)
+{
+    if (thread_ready_hint()) {
+        send_isr_slot_queue();
+        return;
+    }
+    msg_t *m = &sched.isr_msg;
+    sched.isr_waiting = false;
+    run_taken_held_off(m->task, m, true);
+    m->flags = 0;
+}
+
 void sched_isr_exit(void)
 {
     /* On a thread's stack: the thread code decides whether to switch, with
@@ -296,13 +322,14 @@ void sched_isr_exit(void)
         return;
     }
     /* Rule 3: only what strictly outranks the interrupted frame runs here. */
+    if (sched.isr_waiting) isr_exit_slot();
     drain_held_off(sched.running_prio);
 }
 
 bool sched_isr_exit_due(void)
 {
     if (MOTET_THREADS && thread_running()) return thread_isr_exit_due();
-    return sched_may_run(sched.running_prio);
+    return sched.isr_waiting || sched_may_run(sched.running_prio);
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

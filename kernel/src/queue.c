@@ -115,6 +115,14 @@ uint8_t queue_spare_blocks(void)
     return n;
 }
 
+uint8_t sched_msg_spare(void)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t n = queue_spare_blocks();
+    port_irq_restore(s);
+    return n;
+}
+
 /* ---- blocks ---- */
 
 msg_t *sched_msg_alloc(void)

@@ -28,12 +28,13 @@
 /* A gate below every running priority (-1 when the stack is empty). */
 #define GATE_CLOSED ((mt_prio_t) -128)
 
-/* Internal message flags, above the public MSG_*: the message is a timer's
- * own (timer.c), to be given back to it, not to the pool; the message is
- * the INIT of a task not yet initialised (rule 7 holds its other messages
- * until this one's handler has returned). */
-#define MSG_TIMER_BLOCK 0x40u
-#define MSG_OPENS       0x80u
+/* Internal message flags, above the public MSG_*: the block is not the
+ * pool's but one the kernel keeps for a purpose (a timer's own expiry,
+ * timer.c; the interrupt slot, send.c), given back by clearing its flags;
+ * the message is the INIT of a task not yet initialised (rule 7 holds its
+ * other messages until this one's handler has returned). */
+#define MSG_OWN_BLOCK 0x40u
+#define MSG_OPENS     0x80u
 /* Message blocks a migration leaves to the rest of the module: a frozen
  * task's messages could otherwise take the whole pool, and the migrator,
  * which is woken by a message, could never finish and release them. A send
@@ -97,6 +98,12 @@ typedef struct sched_state {
      * source of TASK_KILL_PENDING, so that an image without kills links
      * none of their code. */
     void (*kill_on_pop)(task_t *t);
+    /* The interrupt slot (send.c): an interrupt's bare message that will
+     * run first at the interrupt's exit, in no queue until then.
+     * `isr_waiting` while it waits there; its block, `isr_msg`, is busy
+     * while its flags are set (waiting, running, or queued after all). */
+    bool isr_waiting;
+    msg_t isr_msg;
 } sched_state_t;
 
 extern sched_state_t sched;
@@ -254,6 +261,14 @@ void send_drop_payload(task_t *t);
  * as its sender. Interrupt context; errors logged as sched_post_isr()'s. */
 mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
                          uint16_t len);
+/* The interrupt slot's waiting message joins the queue after all, as the
+ * oldest of its level (no handler has run since it was posted); irq off. */
+void send_isr_slot_queue(void);
+/* The same if a message waits in the slot: before another one is queued. */
+static MT_INLINE void isr_slot_queue_if_waiting(void)
+{
+    if (sched.isr_waiting) send_isr_slot_queue();
+}
 
 /* ---- queue.c: one FIFO per priority level, a bitmap, the block pool ----
  *
@@ -301,7 +316,7 @@ msg_t *sched_msg_alloc(void);
  * it fits, else on the heap (MSG_HEAP); MT_ERR_NO_MEM, logged, if not. */
 mt_err_t sched_msg_copy_payload(msg_t *m, const void *data, uint16_t len);
 /* Free a message that is in no list, and its heap payload; its block goes
- * back to the pool or to its timer (MSG_TIMER_BLOCK). */
+ * back to the pool or to its owner (MSG_OWN_BLOCK). */
 void sched_msg_free(msg_t *m);
 /* A borrowed payload of this many bytes or fewer travels in the block. */
 #define MSG_INLINE_BYTES 5u
@@ -436,8 +451,9 @@ extern struct timer_block *timer_retired;
 /* Free m's timer block if it is retired (the release below); irq off. */
 void timer_free_if_retired(msg_t *m);
 
-/* A message of MSG_TIMER_BLOCK is released: its timer may use it again,
- * or its block goes if the timer was retired meanwhile; irq off. */
+/* A message of MSG_OWN_BLOCK is released: its timer or the interrupt
+ * slot may use it again, or a timer's block goes if the timer was retired
+ * meanwhile (the slot's is never in the retired list); irq off. */
 static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
 {
     m->flags = 0;
@@ -448,7 +464,7 @@ static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
  * irq off. Every message block the kernel is done with comes here. */
 static MT_INLINE void queue_give_block_irq_off(msg_t *m)
 {
-    if (m->flags & MSG_TIMER_BLOCK)
+    if (m->flags & MSG_OWN_BLOCK)
         timer_expiry_release_irq_off(m);
     else
         queue_put_block_irq_off(m);
@@ -457,9 +473,15 @@ static MT_INLINE void queue_give_block_irq_off(msg_t *m)
 /* ---- support for migration (sched_migrate.c) and threads ---- */
 
 /* Count messages added to (or taken from) a task's held list; irq off. */
-void sched_held_add(int16_t delta);
+static MT_INLINE void sched_held_add(int16_t delta)
+{
+    sched.held = (uint8_t) (sched.held + delta);
+}
 /* The next creation-order stamp; irq off. */
-uint16_t sched_msg_stamp(void);
+static MT_INLINE uint16_t sched_msg_stamp(void)
+{
+    return sched.next_seq++;
+}
 /* Run t's handler for (port, data, len) now, on top of the caller, data
  * being a heap block the handler may take (else freed after it), and return
  * its result (MT_ERR_NO_TASK if it killed itself). t must not be on the

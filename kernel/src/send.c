@@ -132,6 +132,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         sched_msg_free(m);
         return log_error(MT_ERR_NO_TASK);
     }
+    isr_slot_queue_if_waiting(); /* the older message */
     m->seq = sched.next_seq++;
     if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
         thread_mail_push((thread_t *) t->state, m);
@@ -508,7 +509,50 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
     return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
 }
 
-/* ---- posting from interrupts ---- */
+/* ---- posting from interrupts ----
+ *
+ * The interrupt slot. Most interrupts post one bare message to a task that
+ * outranks both the code they interrupted and everything queued: at the
+ * interrupt's exit it runs first (rules 2 and 3), before any other handler.
+ * Such a message needs no queue. The post leaves it in the slot
+ * (sched.isr_waiting, in the one block sched.isr_msg) and the exit runs it
+ * from there (dispatch.c, sched_isr_exit()). Any other message queued
+ * while it waits sends it into the queue first (send_isr_slot_queue()),
+ * where it is the oldest of its level: nothing of its level or above was
+ * queued when it was posted. No handler runs between an interrupt's body
+ * and its exit, so its task cannot be killed, frozen or run meanwhile. */
+
+/* Whether a bare message from an interrupt body to the initialised task t
+ * may wait in the slot: the slot's block is free, t's gate is open (idle,
+ * not frozen, not bound to a thread) above the interrupted frame and above
+ * everything queued, and no thread was interrupted (its policy, not the
+ * exit's drain, decides what runs then); irq off. */
+static MT_INLINE bool isr_slot_fits(const task_t *t)
+{
+    return t->gate > sched.running_prio && t->gate > queue_top && !sched.isr_msg.flags &&
+           port_in_isr() && !(MOTET_THREADS && thread_running());
+}
+
+/* Leave t's bare message for `port` in the slot; irq off. Its payload and
+ * sender stay as sched_init() cleared them: none, MT_PID_NONE (the exit
+ * passes those on as constants; a queued slot message reads them). */
+static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
+{
+    msg_t *m = &sched.isr_msg;
+    m->task = t;
+    m->port = port;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
+    sched.isr_waiting = true;
+}
+
+void send_isr_slot_queue(void)
+{
+    msg_t *m = &sched.isr_msg;
+    sched.isr_waiting = false;
+    m->dst = m->task->pid;
+    m->seq = sched.next_seq++;
+    queue_push(m, m->task);
+}
 
 /* sched_post_isr() for everything but the bare message below. */
 static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -561,14 +605,15 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
     own->src = MT_PID_NONE;
 }
 
-/* A timer's expiry in its own block `own` (MSG_TIMER_BLOCK), which cannot
+/* A timer's expiry in its own block `own` (MSG_OWN_BLOCK), which cannot
  * run out; irq off, as every timer expiry is posted (timer.c). Its fields
  * were filled in when the timer started (sched_expiry_prepare()). Out of
  * line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
+    isr_slot_queue_if_waiting();
     own->seq = sched.next_seq++;
-    own->flags = MSG_FROM_ISR | MSG_TIMER_BLOCK;
+    own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, own);
     else
@@ -591,26 +636,33 @@ static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, ms
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
  * before, stands for it (eventlog.py expands it). The timer's own block
- * names its owner's control block (timer.c): no lookup. */
+ * names its owner's control block (timer.c): no lookup. An expiry that
+ * runs first at the interrupt's exit waits in the slot, and the timer's
+ * block stays free. */
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
     task_t *t = own ? own->task : NULL;
-    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED))
-        return queue_timer_block(t, own);
+    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED)) {
+        if (!isr_slot_fits(t)) return queue_timer_block(t, own);
+        isr_slot_fill(t, port);
+        return MT_OK;
+    }
     return post_expiry_general(pid, port, own);
 }
 
-/* Virtual pids never sit in the task table (see sched_send_to()). A bare
- * message to an initialised task takes its block in the same critical
- * section as the lookup. */
-mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+/* sched_post_isr()'s bare message to t, looked up and checked under the
+ * lock the caller took (s, put back here), that does not fit the slot: to
+ * an initialised task it takes its block in the same critical section,
+ * else it goes the general way. Out of line: the slot's path then saves
+ * no registers. */
+static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, void *data,
+                                            port_irq_state_t s)
 {
-    port_irq_state_t s = port_irq_save();
-    task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT &&
-        (t->flags & TASK_INITIALISED)) {
+    mt_pid_t pid = t->pid;
+    if (t->flags & TASK_INITIALISED) {
         msg_t *m = queue_take_block_irq_off();
         if (m) {
+            isr_slot_queue_if_waiting();
             push_bare_irq_off(t, port, m, MSG_FROM_ISR);
             log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
             port_irq_restore(s);
@@ -618,25 +670,23 @@ mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, 
         }
     }
     port_irq_restore(s);
-    return post_isr_general(pid, port, data, len, flags);
+    return post_isr_general(pid, port, data, 0, 0);
 }
 
-/* ---- migration support ---- */
-
-void sched_held_add(int16_t delta)
-{
-    sched.held = (uint8_t) (sched.held + delta);
-}
-
-uint16_t sched_msg_stamp(void)
-{
-    return sched.next_seq++;
-}
-
-uint8_t sched_msg_spare(void)
+/* Virtual pids never sit in the task table (see sched_send_to()). A bare
+ * message that runs first at the exit waits in the slot (an open gate says
+ * that its task is initialised). */
+mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
-    uint8_t n = queue_spare_blocks();
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT) {
+        if (!isr_slot_fits(t)) return post_isr_queued(t, port, data, s);
+        isr_slot_fill(t, port);
+        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+        port_irq_restore(s);
+        return MT_OK;
+    }
     port_irq_restore(s);
-    return n;
+    return post_isr_general(pid, port, data, len, flags);
 }

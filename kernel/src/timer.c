@@ -130,7 +130,7 @@ static void timer_service(void);
 
 static bool budget_wanted(void)
 {
-    return budgets_set && (sched.current != NULL || queue_top >= 0);
+    return budgets_set && (sched.current != NULL || queue_top >= 0 || sched.isr_waiting);
 }
 
 /* The compare interrupt's look at the top of the stack; irq off. */
@@ -333,7 +333,7 @@ static void tick_service(void)
         uint32_t wait = TICK - since;
         port_counter_t armed_at = timer_clock_counter_at(now);
         port_compare_set((port_counter_t) (armed_at + wait));
-        if ((uint32_t) (port_counter_t) (port_counter_read() - armed_at) < wait) return;
+        if ((uint32_t) (port_counter_t) (port_counter_read_irq_off() - armed_at) < wait) return;
     }
 }
 #endif
@@ -370,7 +370,7 @@ static void timer_service(void)
         port_compare_set((port_counter_t) (armed_at + wait));
         /* If the counter got there while we armed, the interrupt may never
          * come: go round and look again. */
-        if ((port_counter_t) (port_counter_read() - armed_at) < wait) return;
+        if ((port_counter_t) (port_counter_read_irq_off() - armed_at) < wait) return;
         now = timer_now_irq_off();
     }
 #if MOTET_TASK_BUDGET

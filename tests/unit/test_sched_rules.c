@@ -226,6 +226,66 @@ static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
     assert_string_equal(trace, "masked isr B0( )B ");
 }
 
+/* One interrupt posting to several tasks: the first message outranks the
+ * interrupted frame and the (empty) queue, so it waits for the exit in the
+ * interrupt slot (send.c) rather than in the queue; the later ones are
+ * queued. The exit must still run them by priority, then creation order
+ * (rules 2 and 3): the higher C first, then B (posted before D, its equal). */
+static const char *isr_targets;
+
+static void isr_posts_each(void)
+{
+    note("isr ");
+    for (const char *p = isr_targets; *p; p++)
+        assert_int_equal(sched_post_isr(PID(*p), PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static void test_rule3_isr_posts_run_by_priority_then_creation(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 3);
+    make_task('C', 4);
+    make_task('D', 3);
+    actions[PID('A')] = raise_interrupt;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "BCD";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr C0( )C B0( )B D0( )D back )A ");
+    /* The same order from idle, the slot's message to a task equal to a
+     * later one. */
+    isr_targets = "DBC";
+    trace[0] = 0;
+    tport_irq_raise(0);
+    assert_string_equal(trace, "isr C0( )C D0( )D B0( )B ");
+}
+
+/* An interrupt during the handler the slot's message runs posts to a task
+ * above that handler: it runs at its own exit, nested, while the first
+ * message's handler still holds the slot's block. */
+static void raise_second(mt_port_t port)
+{
+    (void) port;
+    isr_targets = "C";
+    raise_interrupt(port);
+}
+
+static void test_rule3_isr_post_during_an_isr_posted_handler_nests(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 3);
+    make_task('C', 4);
+    actions[PID('A')] = raise_interrupt;
+    actions[PID('B')] = raise_second;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "B";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr B0( raise isr C0( )C back )B back )A ");
+}
+
 /* An interrupt storm whose exits find nothing to run: each interrupt comes
  * again from its own body, and posts to a task equal to the running one,
  * which waits (rule 3). Every exit must return without letting the next
@@ -412,6 +472,8 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_isr_post_strictly_higher_runs_at_interrupt_exit, setup),
         cmocka_unit_test_setup(test_rule3_isr_post_equal_priority_waits, setup),
         cmocka_unit_test_setup(test_rule3_isr_post_while_masked_runs_on_unmask, setup),
+        cmocka_unit_test_setup(test_rule3_isr_posts_run_by_priority_then_creation, setup),
+        cmocka_unit_test_setup(test_rule3_isr_post_during_an_isr_posted_handler_nests, setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
                                setup),

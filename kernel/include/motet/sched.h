@@ -48,8 +48,8 @@ enum {
  *   0x01 MSG_HEAP         the payload is a heap block the message owns
  *   0x02 MSG_FROM_ISR     posted from interrupt context
  *   0x04 .. 0x20          unused, 0
- *   0x40 MSG_TIMER_BLOCK  kernel: the block is a timer's own, given back to
- *                         the timer, not to the pool (sched_internal.h)
+ *   0x40 MSG_OWN_BLOCK    kernel: the block is a timer's own or the
+ *                         interrupt slot's, not the pool's (sched_internal.h)
  *   0x80 MSG_OPENS        kernel: the INIT of a task not yet initialised;
  *                         the task's other messages wait until its handler
  *                         has returned (rule 7, sched_internal.h) */
