@@ -224,8 +224,9 @@ def render(res, freq):
              "block (a 16-bit xorshift standing in for the ADC reads; every other block 24 dB "
              "louder), the Hann window, the Q15 512-point real FFT, SC on the 151-bin band and "
              "the verdict. The Motet build is the application's structure (apps/ssl/"
-             "tasks_ssl.c): a periodic timer starts mic, whose spectrum block (mem_alloc) goes "
-             "to sc with MSG_HEAP; sc sends its verdict to a vote task on the same module, "
+             "tasks_ssl.c): a periodic timer starts mic, which samples into a block (mem_alloc) "
+             "and hands it to fft with MSG_HEAP; fft windows and transforms it in place and "
+             "hands it on to sc the same way; sc sends its verdict to a vote task on the same module, "
              "whose decision comes back and frees the spectrum (on the device the verdict and the "
              "decision cross the bus, whose driver is not measured here). Same DSP code as "
              "apps/ssl, same blocks; all three images voted the same "
@@ -252,8 +253,8 @@ def render(res, freq):
     w += _operations_lines(res, on - base, off - base)
     top = ", ".join(f"{f} {c:.0f}" for c, f in res["motet"]["kernel_top"])
     w.append(f"Heaviest kernel functions per block (log on, harness profile): {top}. \"The "
-             "rest\" is the timer interrupt and expiry that starts each block, three sends "
-             "(the spectrum with MSG_HEAP, the verdict, the decision) with their dispatches and "
+             "rest\" is the timer interrupt and expiry that starts each block, four sends "
+             "(the samples and the spectrum with MSG_HEAP, the verdict, the decision) with their dispatches and "
              "payload copies, and the handlers' checks.\n")
     w.append(f"simavr 1.6 charges no cycles for interrupt entry; a real ATmega128 adds at least "
              f"{INTERRUPT_ENTRY} per interrupt, one (the timer) per block here: "

@@ -109,8 +109,8 @@ def render(full, one):
              "Cortex-M3 under QEMU `-icount shift=0`, per 512-sample block: a broader measure "
              "than the paper's table II, which timed a sensing module's share (see the "
              "ATmega128 section). The Motet build runs the application's own tasks "
-             "(apps/ssl/tasks_ssl.c: four mic tasks on their periodic timers, four sc, vote, "
-             "ht; spectra handed over with MSG_HEAP, the decision multicast to the four sc) on "
+             "(apps/ssl/tasks_ssl.c: four mic tasks on their periodic timers, four fft, four "
+             "sc, vote, ht; sample blocks and spectra handed over with MSG_HEAP, the decision multicast to the four sc) on "
              "a kernel with the SSL heap (28 KB, apps/ssl/ssl_kernel_config.h); the standalone "
              "build calls the same DSP functions in the same order (as apps/ssl/standalone.c). "
              "Input: 16 synthetic blocks repeated, half of them a loud broadband source at one "
@@ -133,16 +133,17 @@ def render(full, one):
              f"{pct(f['rest'])} | {paper['messaging']} (messaging) |")
     w.append(f"| event logging (log on - log off) | {f['log']:.0f} | {pct(f['log'])} | "
              f"{paper['log']} |")
-    w.append(f"| memory (four spectra: mem_alloc + mem_free, log off) | {f['mem']:.0f} | "
+    w.append(f"| memory (four blocks: mem_alloc + mem_free, log off) | {f['mem']:.0f} | "
              f"{pct(f['mem'])} | {paper['memory']} |")
     w.append("")
     total = 100 * (f["on"] - f["base"]) / f["base"]
     w.append(f"With the log on the heap operations cost {f['mem_on']:.0f} instructions per block "
              "(their log entries are counted under event logging). \"The rest\" is per block "
              "four timer expiries (interrupt, delta list, dispatch), the sends with their "
-             "dispatches (four spectra with MSG_HEAP, four verdicts, the decision multicast to "
+             "dispatches (four sample blocks to fft and four spectra to sc with MSG_HEAP, four "
+             "verdicts, the decision multicast to "
              "four sc, and on a sound block four spectra to HT and the direction) and the tasks' "
-             "own glue (message checks, headers). A mic task sends its spectrum up to the "
+             "own glue (message checks, headers). An fft task sends its spectrum up to the "
              "top of the band SC and HT use (660 of 1040 bytes, a bus frame's worth, so that "
              "sc may run on another module), where the FFT left it: no copy.\n")
     total_off = 100 * (f["off"] - f["base"]) / f["base"]
