@@ -186,12 +186,14 @@ static MT_NOINLINE void take_over_rare(task_t *t, msg_t *m)
 
 /* Run the handler of message m's task t, m just taken off the queue or,
  * `slot`, out of the interrupt slot (send.c), whose payload and sender are
- * none (constants here); at t's level, irq off on entry and on return. A
- * drained message's frame restores t's level (the drain stays there); the
- * slot's, run before the drain starts, restores the interrupted one. */
+ * none (constants here); at t's level, irq off on entry and on return. The
+ * frame restores t's level, not the floor's: the pop may enable interrupts
+ * (a kill finishing: FINAL), and one taken then must run at its exit only
+ * what outranks t, as during the handler, not nest a second drain of the
+ * same floor inside this one. */
 static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 {
-    if (!slot) sched.running_prio = t->prio;
+    sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
     if (!slot && (m->flags & (MSG_HEAP | MSG_OPENS))) take_over_rare(t, m);
     log_event_inline_irq_off(EV_START, t->pid, m->port);
@@ -321,9 +323,11 @@ void sched_isr_exit(void)
         thread_isr_exit();
         return;
     }
-    /* Rule 3: only what strictly outranks the interrupted frame runs here. */
+    /* Rule 3: only what strictly outranks the interrupted frame runs here;
+     * the slot's handler leaves its own level behind (run_taken_held_off). */
+    mt_prio_t floor = sched.running_prio;
     if (sched.isr_waiting) isr_exit_slot();
-    drain_held_off(sched.running_prio);
+    drain_held_off(floor);
 }
 
 bool sched_isr_exit_due(void)

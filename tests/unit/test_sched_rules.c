@@ -286,6 +286,44 @@ static void test_rule3_isr_post_during_an_isr_posted_handler_nests(void **state)
     assert_string_equal(trace, "A0( raise isr B0( raise isr C0( )C back )B back )A ");
 }
 
+/* A task the interrupt slot ran kills itself: its FINAL runs when its frame
+ * is popped, with interrupts enabled again. An interrupt taken in that
+ * window (here: raised while B returns with interrupts masked, so it is
+ * taken the moment the pop's kill enables them) must find B's level still
+ * running, as during B's handler, and run nothing at or below it: C, which
+ * B queued, runs once B is gone, in the first interrupt's exit. Finding the
+ * interrupted level instead, its exit would drain C nested inside the first
+ * exit, two interrupts deep on one level. */
+static void isr_notes(void)
+{
+    note("isr2 ");
+}
+
+static void b_queues_c_and_dies(mt_port_t port)
+{
+    (void) port;
+    send('C', 0);
+    assert_int_equal(sched_task_kill(PID('B')), MT_OK);
+    (void) port_irq_save(); /* restored by the kernel as it pops B */
+    tport_irq_raise(1);
+}
+
+static void test_rule3_a_slot_task_killing_itself_keeps_its_level_for_final(void **state)
+{
+    (void) state;
+    make_task('A', 1);
+    make_task('B', 5);
+    make_task('C', 3);
+    actions[PID('A')] = raise_interrupt;
+    actions[PID('B')] = b_queues_c_and_dies;
+    tport_irq_attach(0, isr_posts_each);
+    tport_irq_attach(1, isr_notes);
+    isr_targets = "B";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr B0( )B isr2 Bf C0( )C back )A ");
+}
+
 /* An interrupt storm whose exits find nothing to run: each interrupt comes
  * again from its own body, and posts to a task equal to the running one,
  * which waits (rule 3). Every exit must return without letting the next
@@ -474,6 +512,8 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_isr_post_while_masked_runs_on_unmask, setup),
         cmocka_unit_test_setup(test_rule3_isr_posts_run_by_priority_then_creation, setup),
         cmocka_unit_test_setup(test_rule3_isr_post_during_an_isr_posted_handler_nests, setup),
+        cmocka_unit_test_setup(test_rule3_a_slot_task_killing_itself_keeps_its_level_for_final,
+                               setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
                                setup),

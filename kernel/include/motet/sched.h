@@ -119,8 +119,8 @@ bool sched_task_exists(mt_pid_t pid);
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);
 /* Send to (pid, port) directly; same payload rules as sched_send(). */
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
-/* Post from interrupt context: always queued, preempts at interrupt exit
- * only if strictly higher than the running priority. */
+/* Post from interrupt context: never runs in the interrupt body; runs at
+ * the interrupt's exit only if strictly higher than the running priority. */
 mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
 
 /* In a handler, keep the payload `data` of `len` bytes it was given: the
