@@ -41,10 +41,11 @@ static void report_direction(const ssl_direction_t *d)
     format_truth(truth, sizeof truth, board_true_angle(d->t_us, SSL_N));
     uint32_t now = ssl_now_us(), lat = now - d->t_us;
     int n = snprintf(line, sizeof line,
-                     "ssl block=%u t_ms=%lu.%03lu angle=%u.%u true=%s latency_ms=%lu.%03lu",
+                     "ssl block=%u t_ms=%lu.%03lu angle=%u.%u true=%s latency_ms=%lu.%03lu "
+                     "entries=%u",
                      d->block, (unsigned long) (d->t_us / 1000u), (unsigned long) (d->t_us % 1000u),
                      d->angle_ddeg / 10u, d->angle_ddeg % 10u, truth, (unsigned long) (lat / 1000u),
-                     (unsigned long) (lat % 1000u));
+                     (unsigned long) (lat % 1000u), d->entries);
     if (n > 0) emit(line, now);
 }
 
