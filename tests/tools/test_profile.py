@@ -279,11 +279,11 @@ def _item_logs(on_arm7, a, b, mhz):
         t = 100_000 * (k + 1)
         us = round((a + b * size) / mhz)
         here += [ev(t, "START", FILTER, 8)]
-        if on_arm7:
-            here += [ev(t + us, "BUS", SINK, 20)]
+        if on_arm7:  # the frame's record comes once it has gone out
+            here += [ev(t + us, "END", FILTER, 8), ev(t + us + 30, "BUS", SINK, 20)]
         else:
-            here += [ev(t + us, "SEND", FILTER, SINK << 8 | 8)]
-        here += [ev(t + us, "END", FILTER, 8),
+            here += [ev(t + us, "SEND", FILTER, SINK << 8 | 8), ev(t + us, "END", FILTER, 8)]
+        here += [
                  # a message that ends no item: multicast only
                  ev(t + 50_000, "START", FILTER, 9), ev(t + 50_000 + 100, "BUS", 0xF0, 16),
                  ev(t + 50_100, "END", FILTER, 9)]

@@ -410,8 +410,12 @@ def _route_of(app, src, dst, dst_port):
 def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=None):
     """Add one module's records of one run to the tally; with `fits`
     ({task: output port}), each handler of such a task that sends on that
-    port to `items` ({task: [(start us, kind, own cycles)]})."""
+    port to `items` ({task: [(start us, kind, own cycles)]}). A local send
+    is a SEND inside the handler; a frame's BUS record comes when the frame
+    has gone out, after the handler's END, and counts for the handler of
+    the task it is credited to that ran last."""
     fits = fits or {}
+    handlers, last_handler = {}, {}  # task -> [[start, own cycles, ends an item]]
     by_pid = {FIRST_APP_PID + t.pid: t.name for t in app.tasks}
     here = {t.name for t in app.tasks if placement[t.name] == spec.id}
     kind = spec.processor.name
@@ -421,19 +425,22 @@ def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=N
             continue
         task = by_pid.get(r.pid)
         if r.type == "START":
-            stack.append([r.pid, r.time_us, 0, r.arg, False])
+            rec = [r.time_us, None, False] if task in fits else None
+            stack.append([r.pid, r.time_us, 0, r.arg, rec])
+            if rec:
+                handlers.setdefault(task, []).append(rec)
+                last_handler[task] = rec
             if task:
                 last_start[task] = r.time_us
         elif r.type == "END":
             at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == r.pid), None)
             if at is None:
                 continue
-            pid, start, inner, port, ends_item = stack[at]
+            pid, start, inner, port, rec = stack[at]
             del stack[at:]
             took = r.time_us - start
-            if ends_item and items is not None:
-                items.setdefault(task, []).append((start, kind, (took - inner)
-                                                   * spec.processor.mhz))
+            if rec:
+                rec[1] = (took - inner) * spec.processor.mhz
             if stack:
                 stack[-1][2] += took
             if port == PORT_INIT:
@@ -454,36 +461,36 @@ def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=N
         elif r.type == "SEND" and task:
             dst = by_pid.get(r.arg >> 8)
             route = dst and _route_of(app, task, dst, (r.arg & 0xFF) - APP_PORT_0)
-            if route and fits.get(task) == route.port and stack and stack[-1][0] == r.pid:
-                stack[-1][4] = True
+            if route and fits.get(task) == route.port and stack and stack[-1][4]:
+                stack[-1][4][2] = True
             if route and lo <= r.time_us < hi:
                 tally.sends.setdefault((task, route.port), set()).add(r.time_us)
-        elif r.type == "BUS" and not r.arg & 0x8000 and stack and r.pid in by_pid:
-            mover = by_pid.get(stack[-1][0])
-            if mover in fits and any(by_pid[r.pid] in q.dst and q.port == fits[mover]
-                                     for q in app.routes_from(mover)):
-                stack[-1][4] = True
-            if lo <= r.time_us < hi:
-                _bus_frame(tally, app, here, by_pid, last_start, r)
-        elif r.type == "BUS" and not r.arg & 0x8000 and lo <= r.time_us < hi:
-            _bus_frame(tally, app, here, by_pid, last_start, r)
+        elif r.type == "BUS" and not r.arg & 0x8000:
+            route = _frame_route(app, here, by_pid, last_start, r)
+            if route and fits.get(route.src) == route.port and route.src in last_handler:
+                last_handler[route.src][2] = True
+            if route and lo <= r.time_us < hi:
+                key = (route.src, route.port)
+                tally.sends.setdefault(key, set()).add(r.time_us)
+                tally.frames.setdefault(key, []).append(r.arg & 0x7FFF)
+    if items is not None:
+        for task, recs in handlers.items():
+            items.setdefault(task, []).extend((start, kind, cycles)
+                                              for start, cycles, ends in recs
+                                              if ends and cycles is not None)
     for task, nbytes in ram.items():
         tally.ram[task] = max(tally.ram.get(task, 0), nbytes)
 
 
-def _bus_frame(tally, app, here, by_pid, last_start, r):
-    """Credit a sent frame to the route of this module's task that ran last."""
+def _frame_route(app, here, by_pid, last_start, r):
+    """The route a sent frame's BUS record belongs to: of the module's tasks
+    that route to its destination, the one that ran last (None: none)."""
     if r.pid == MULTICAST_PID:
         cands = [q for q in app.routes if q.src in here and q.group]
     else:
         dst = by_pid.get(r.pid)
         cands = [q for q in app.routes if q.src in here and not q.group and dst in q.dst]
-    if not cands:
-        return
-    route = max(cands, key=lambda q: last_start.get(q.src, -1))
-    key = (route.src, route.port)
-    tally.sends.setdefault(key, set()).add(r.time_us)
-    tally.frames.setdefault(key, []).append(r.arg & 0x7FFF)
+    return max(cands, key=lambda q: last_start.get(q.src, -1)) if cands else None
 
 
 def _cycles(tally, task, mix):
