@@ -5,6 +5,7 @@
  * module's time (a line per report, format in apps/ssl/README.md):
  *
  *   [  5261.843 ms] radio: ssl block=20 t_ms=5250.000 angle=44.9 true=45.0 latency_ms=11.843
+ *   entries=143 (one line)
  *   [  7510.130 ms] radio: fire alert sample_ms=7510.000 latency_us=130 temp=24.06
  *
  * Each report first costs the time to hand its bytes to the radio chip.

@@ -224,13 +224,19 @@ def render_replan(bdir):
             w.append(f"| {x.lo:g} - {x.hi:g} s | m{m} {dev.module(m).name} | {sim:.1f} | "
                      f"{x.predicted[m]:.1f} | {100 * (x.predicted[m] / sim - 1):+.1f} % | "
                      f"{x.plain[m]:.1f} | {100 * (x.plain[m] / sim - 1):+.1f} % |")
+    worst = [max((x.predicted[m] / x.simulated[m] - 1 for m in x.simulated), key=abs)
+             for x in wins]
+    plain = [max((x.plain[m] / x.simulated[m] - 1 for m in x.simulated), key=abs)
+             for x in wins]
     w.append("\nWith the profile's costs the placement is the same at 200 and 250 ms (no "
              "chain comes near either deadline), so the move at the first change is the one "
-             "from figure 8 to the plan; the change back moves nothing. The profile's "
-             "prediction misses m1 in the later window because HT costs more per period "
-             "there than over the 1 - 6 s the profile was measured over: its cost per "
-             "located block is linear in the cross-spectrum entries it keeps, which depend "
-             "on the scenario's sources (docs/planner.md).")
+             "from figure 8 to the plan; the change back moves nothing. HT's cost per located "
+             "block is linear in the cross-spectrum entries it keeps, which depend on the "
+             "scenario's sources: the profile fits it (`motet profile --fit ht:0`, a + b * "
+             "entries) and the prediction takes the window's located blocks and entries as "
+             "its input (docs/planner.md). Worst module per window: "
+             + ", ".join(f"{x.lo:g} - {x.hi:g} s {100 * a:+.1f} % ({100 * b:+.1f} % with the "
+                         "profile's own input)" for x, a, b in zip(wins, worst, plain)) + ".")
     return "\n".join(w) + "\n"
 
 

@@ -216,9 +216,10 @@ def measure(app, dev, prof, table, bdir, changes, extra, new_host, records, end_
                           + ", ".join(f"{m.task} m{m.src}->m{m.dst}" for m in mv) if mv else "")
         wprof, stats = window_profile(prof, located, lo, hi)
         out.append(Window(lo, hi, where, per_period(lo, hi, True), per_period(lo, hi, False),
-                          _predicted(planner.Problem(app, dev, wprof), where),
-                          _predicted(planner.Problem(app, dev, rp.prof), where), drift,
-                          _predicted(planner.Problem(app, dev, prof), where), stats))
+                          predicted=_predicted(planner.Problem(app, dev, wprof), where),
+                          plain=_predicted(planner.Problem(app, dev, prof), where), stats=stats,
+                          remeasured=_predicted(planner.Problem(app, dev, rp.prof), where),
+                          drift=drift))
     return out
 
 
