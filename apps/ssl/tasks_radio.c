@@ -5,6 +5,7 @@
  * module's time (a line per report, format in apps/ssl/README.md):
  *
  *   [  5261.843 ms] radio: ssl block=20 t_ms=5250.000 angle=44.9 true=45.0 latency_ms=11.843
+ *   entries=143 (one line)
  *   [  7510.130 ms] radio: fire alert sample_ms=7510.000 latency_us=130 temp=24.06
  *
  * Each report first costs the time to hand its bytes to the radio chip.
@@ -41,10 +42,11 @@ static void report_direction(const ssl_direction_t *d)
     format_truth(truth, sizeof truth, board_true_angle(d->t_us, SSL_N));
     uint32_t now = ssl_now_us(), lat = now - d->t_us;
     int n = snprintf(line, sizeof line,
-                     "ssl block=%u t_ms=%lu.%03lu angle=%u.%u true=%s latency_ms=%lu.%03lu",
+                     "ssl block=%u t_ms=%lu.%03lu angle=%u.%u true=%s latency_ms=%lu.%03lu "
+                     "entries=%u",
                      d->block, (unsigned long) (d->t_us / 1000u), (unsigned long) (d->t_us % 1000u),
                      d->angle_ddeg / 10u, d->angle_ddeg % 10u, truth, (unsigned long) (lat / 1000u),
-                     (unsigned long) (lat % 1000u));
+                     (unsigned long) (lat % 1000u), d->entries);
     if (n > 0) emit(line, now);
 }
 

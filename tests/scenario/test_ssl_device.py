@@ -380,7 +380,15 @@ def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_ener
     assert int(windows[0][4]) == 0 and int(windows[1][4]) > 0, text
     measured = re.findall(r"the costs measured in the window: \d+; per module off by (.*)", text)
     assert len(measured) == 2
-    for line in measured:
+    # the profile's costs with each window's input (HT's located blocks and
+    # their entries, from the radio's lines): the planner's own prediction
+    stats = re.findall(r"the window's input: ([\d.]+) located blocks per period, (\d+) "
+                       r"cross-spectrum entries each", text)
+    assert len(stats) == 2 and all(float(n) > 0 and int(e) > 0 for n, e in stats), text
+    predicted = re.findall(r"predicted, the profile's costs and the window's input: \d+; per "
+                           r"module off by (.*)", text)
+    assert len(predicted) == 2, text
+    for line in measured + predicted:
         offs = [float(x) for x in re.findall(r"m\d ([+-][\d.]+) %", line)]
         assert len(offs) == 5 and all(abs(x) <= 10 for x in offs), line
 

@@ -2,6 +2,7 @@
 """Task-cost profiles (tools/motetlib/profile.py) and placed descriptions
 (tools/motetlib/appplace.py), without a build: synthetic event logs."""
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -261,3 +262,124 @@ def test_a_period_no_profile_can_have_is_refused_before_any_run(period, capsys):
     assert status == 2
     assert err.startswith("profile: error: --period-ms ") and err.count("\n") == 1
     assert "must be within 0.001 .. 3.6e+06 ms" in err
+
+
+# ---- workloads: a task's cost per item linear in the item's size ----------
+
+SIZES = [10, 40, 25, 50, 5]  # one item per period, as the output reports them
+
+
+def _item_logs(on_arm7, a, b, mhz):
+    """filter ending one item per period (its output 0 to sink), costing
+    a + b * size cycles, beside a handler that ends none; on the arm7
+    module (m0) its message to sink crosses the bus, on m1 it is local."""
+    mods = {0: [], 1: []}
+    here = mods[0 if on_arm7 else 1]
+    for k, size in enumerate(SIZES):
+        t = 100_000 * (k + 1)
+        us = round((a + b * size) / mhz)
+        here += [ev(t, "START", FILTER, 8)]
+        if on_arm7:  # the frame's record comes once it has gone out
+            here += [ev(t + us, "END", FILTER, 8), ev(t + us + 30, "BUS", SINK, 20)]
+        else:
+            here += [ev(t + us, "SEND", FILTER, SINK << 8 | 8), ev(t + us, "END", FILTER, 8)]
+        here += [
+                 # a message that ends no item: multicast only
+                 ev(t + 50_000, "START", FILTER, 9), ev(t + 50_000 + 100, "BUS", 0xF0, 16),
+                 ev(t + 50_100, "END", FILTER, 9)]
+    return mods
+
+
+def _item_output():
+    return [f"[{k}] radio: ssl block={k} t_ms=1.000 entries={n}" for k, n in enumerate(SIZES)]
+
+
+def _item_profile(outputs=None):
+    app = appplace.parse(APP, "chain.toml")
+    dev = device.parse(DEVICE, "d.toml")
+    runs = [({"sense": 1, "filter": 0, "sink": 1}, _item_logs(True, 9000, 120, 60)),
+            ({"sense": 1, "filter": 1, "sink": 1}, _item_logs(False, 6000, 60, 6))]
+    outputs = outputs or [_item_output(), _item_output()]
+    return app, profile.from_logs(app, dev, runs, 100.0, 0.05, 0.55,
+                                  profile.measured_text(dev, runs), {"filter": 0}, outputs)
+
+
+def test_fit_recovers_the_cost_per_item_and_per_unit_of_size():
+    app, prof = _item_profile()
+    w = prof.workloads["filter"]
+    assert w.base == {"arm7": pytest.approx(9000), "msp430": pytest.approx(6000)}
+    assert w.per_unit == {"arm7": pytest.approx(120), "msp430": pytest.approx(60)}
+    assert w.samples == {"arm7": 5, "msp430": 5}
+    # the statistics of the window: one item per period, mean size 26
+    assert w.per_period == pytest.approx(1.0) and w.mean_size == pytest.approx(26.0)
+    again = profile.parse(profile.write(prof), "p.toml", app)
+    assert again.workloads["filter"].base == pytest.approx(w.base, rel=1e-4)
+    assert again.workloads["filter"].per_unit == pytest.approx(w.per_unit, rel=1e-3)
+
+
+def test_fit_line_through_noisy_samples_is_least_squares():
+    a, b = profile.fit_linear([(0, 1.0), (1, 2.5), (1, 3.5), (2, 5.5), (2, 4.5), (3, 7.0)])
+    assert (a, b) == (pytest.approx(1.0), pytest.approx(2.0))
+    with pytest.raises(profile.ProfileError, match="do not vary"):
+        profile.fit_linear([(5, 1.0), (5, 2.0)])
+
+
+def test_fit_refuses_handlers_and_sizes_that_do_not_pair():
+    with pytest.raises(profile.ProfileError, match="5 handlers end an item but the output "
+                                                   "gives 3 sizes"):
+        _item_profile([_item_output()[:3], _item_output()])
+
+
+def test_prediction_takes_the_workload_statistics_of_its_input():
+    app, prof = _item_profile()
+    t = prof.tasks["filter"]
+    per_period = {k: t.messages * c for k, c in t.cycles.items()}
+    # the window's own statistics change nothing
+    same = profile.with_workload(prof, {"filter": (1.0, 26.0)})
+    assert same.tasks["filter"].cycles == pytest.approx(t.cycles)
+    # half the items, each of 100 entries: the rest of the messages as measured
+    other = profile.with_workload(prof, {"filter": (0.5, 100.0)}).tasks["filter"]
+    for kind, a, b in (("arm7", 9000, 120), ("msp430", 6000, 60)):
+        expect = per_period[kind] - 1.0 * (a + b * 26) + 0.5 * (a + b * 100)
+        assert other.messages * other.cycles[kind] == pytest.approx(expect, rel=1e-6)
+    # and the planner's busy time follows
+    from motetlib import planner
+    dev = device.parse(DEVICE, "d.toml")
+    others = {n: profile.TaskCost(n, 1.0, 0, {"msp430": 100.0}) for n in ("sense", "sink")}
+    prof = dataclasses.replace(prof, tasks={**prof.tasks, **others})
+    p = planner.Problem(app, dev, profile.with_workload(prof, {"filter": (0.5, 100.0)}))
+    assert p.task_busy_us("filter", 1) == pytest.approx(
+        (per_period["msp430"] - 6000 - 60 * 26 + 0.5 * (6000 + 60 * 100)) / 6)
+    with pytest.raises(profile.ProfileError, match="no workload for task 'sense'"):
+        profile.with_workload(prof, {"sense": (1.0, 1.0)})
+
+
+def test_window_statistics_count_items_inside_it():
+    sizes = [(0.5, 100), (1.2, 140), (1.7, 160), (2.2, 300), (2.9, 200)]
+    assert profile.workload_stats(sizes, 1.0, 3.0, 250.0) == (pytest.approx(0.5),
+                                                              pytest.approx(200.0))
+    assert profile.workload_stats(sizes, 3.0, 4.0, 250.0) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("task = \"filter\"", "task = \"nobody\"", "'task' must name a [[task]]"),
+    ("port = 0\nper", "port = 3\nper", "workload of 'filter': port 3 is not an output port"),
+    ("per_unit = { msp430 = 60.0 }", "per_unit = { arm7 = 60.0 }", "per_unit.arm7: task"),
+    ("samples = { msp430 = 5 }", "samples = { }", "must name the same kinds"),
+    ("mean_size = 26.0", "mean_size = -1", "'mean_size' = -1 is outside"),
+])
+def test_bad_workloads_are_refused(old, new, message):
+    app = appplace.parse(APP, "chain.toml")
+    text = GOOD + """
+[[workload]]
+task = "filter"
+port = 0
+per_period = 1.0
+mean_size = 26.0
+base = { msp430 = 6000.0 }
+per_unit = { msp430 = 60.0 }
+samples = { msp430 = 5 }
+"""
+    assert profile.parse(text, "p.toml", app).workloads["filter"].samples == {"msp430": 5}
+    with pytest.raises(profile.ProfileError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        profile.parse(text.replace(old, new), "p.toml", app)

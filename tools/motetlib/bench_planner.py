@@ -85,7 +85,8 @@ def render():
 
 
 def simulated(app, dev, bdir, where, period_ms):
-    """{module: (busy us, energy uJ)} per period of a placement on the device."""
+    """({module: (busy us, energy uJ)} per period of a placement on the
+    device, the longer run's output lines)."""
     out = {}
     with tempfile.TemporaryDirectory(prefix="motet-plan-bench-") as tmp:
         desc = Path(tmp) / "placed.bin"
@@ -103,27 +104,37 @@ def simulated(app, dev, bdir, where, period_ms):
         a, b = (r["modules"][str(m.id)] for r in reports)
         out[m.id] = ((b["busy_s"] - a["busy_s"]) * 1e6 / periods,
                      (b["energy_mj"] - a["energy_mj"]) * 1e3 / periods)
-    return out
+    return out, lines
 
 
 def render_simulated(bdir):
+    from . import ssl_replan
     app = appplace.load(APP)
     dev = devmod.load(DEVICE)
     prof = profmod.load(PROFILE, app)
-    p, sol, fig, given = _case(app, dev, prof, prof.period_ms, None)
+    p, sol, _, _ = _case(app, dev, prof, prof.period_ms, None)
     w = [f"\nPredicted against simulated, period {prof.period_ms:g} ms: each placement run "
          f"on the device for {SHORT_S:g} and {LONG_S:g} s of simulated time, per module the "
          "difference over the periods between (busy time; the energy the hub charges: active "
          "power while busy, sleep power otherwise, no transition energy, no radio), beside "
-         "the planner's prediction less the radio's bytes:\n",
+         "the planner's prediction less the radio's bytes, with the profile's costs and the "
+         "window's input (HT's located blocks per period and their mean cross-spectrum "
+         "entries, from the run's radio lines):\n",
          "| placement | module | busy predicted | busy simulated | energy predicted | "
          "energy simulated | energy off by |",
          "|---|---|---:|---:|---:|---:|---:|"]
-    radio = p.radio_uj()
-    worst = 0.0
-    for label, where, f in (("figure 8", {t.name: t.module for t in app.tasks}, given),
-                            ("plan", sol.where, fig)):
-        sim = simulated(app, dev, bdir, where, prof.period_ms)
+    worst, inputs = 0.0, []
+    for label, where in (("figure 8", {t.name: t.module for t in app.tasks}),
+                         ("plan", sol.where)):
+        sim, lines = simulated(app, dev, bdir, where, prof.period_ms)
+        wprof, stats = ssl_replan.window_profile(prof, ssl_replan.located_blocks(lines),
+                                                 SHORT_S, LONG_S)
+        if stats:
+            inputs.append(f"{label}: {stats[0]:.2f} located blocks per period, "
+                          f"{stats[1]:.0f} entries each")
+        wp = planner.Problem(app, dev, wprof, prof.period_ms)
+        f = planner.evaluate(wp, where)
+        radio = wp.radio_uj()
         for m in p.modules:
             predicted = f.energy_uj[m] - (radio if p.radio and where[p.radio] == m else 0)
             busy, energy = sim[m]
@@ -131,6 +142,8 @@ def render_simulated(bdir):
             w.append(f"| {label} | m{m} {p.spec[m].name} | {f.busy_us[m] / 1e3:.2f} ms | "
                      f"{busy / 1e3:.2f} ms | {predicted:.1f} uJ | {energy:.1f} uJ | "
                      f"{100 * (predicted / energy - 1):+.1f} % |")
+    if inputs:
+        w.append("\nThe windows' input: " + "; ".join(inputs) + ".")
     w.append(f"\nThe largest difference is {100 * worst:.1f} %. The prediction charges each "
              "module that has work one standby round trip per period (the ARM7's 100 uJ), "
              "which the simulation does not; the busy times differ by the cost model's "
@@ -164,7 +177,7 @@ def render_replan(bdir):
     plan = host.decided
     wins = ssl_replan.measure(app, dev, prof, table, bdir, plan, extra,
                               lambda: new_host().actions(), records,
-                              ssl_replan.windows_end(scenario, rep["end_s"]))
+                              ssl_replan.windows_end(scenario, rep["end_s"]), lines)
     done = ssl_replan.migrations_done(app, records)
     rel = lambda path: path.relative_to(build.ROOT)  # noqa: E731
     w = ["\n### Re-placement while running (the demo scenario)\n",
@@ -183,23 +196,47 @@ def render_replan(bdir):
     w += ["", "Migrations made (the source's LEFT record): "
           + (", ".join(f"{task} m{src}->m{dst} at {t:.3f} s" for t, task, src, dst in done)
              or "none") + ".", "",
-          "| window | simulated | kept | saved | predicted (profile) | worst module off "
-          "| predicted (measured in the window) | worst module off | drift check |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+          "*Predicted*: the profile's costs with the window's input (HT's located blocks per "
+          "period and their mean cross-spectrum entries, from the radio's lines of the blocks "
+          "captured in the window: statistics of the input, not measured costs); *profile's "
+          "input*: the same costs with the statistics of the profile's own window; "
+          "*measured*: the costs measured in the window (the drift check's).\n",
+          "| window | input: blocks / period, entries | simulated | kept | saved | predicted "
+          "| worst module off | profile's input | worst module off | measured "
+          "| worst module off | drift check |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    off = lambda x, pred: max((pred[m] / x.simulated[m] - 1 for m in pred), key=abs)  # noqa
     for x in wins:
         sim, kept = sum(x.simulated.values()), sum(x.kept.values())
-        off = lambda pred: max((pred[m] / x.simulated[m] - 1 for m in pred), key=abs)  # noqa
-        w.append(f"| {x.lo:g} - {x.hi:g} s | {sim:.0f} | {kept:.0f} | {kept - sim:.0f} "
-                 f"({100 * (1 - sim / kept):.1f} %) | {sum(x.predicted.values()):.0f} | "
-                 f"{100 * off(x.predicted):+.1f} % | {sum(x.remeasured.values()):.0f} | "
-                 f"{100 * off(x.remeasured):+.1f} % | {x.drift} |")
+        stats = f"{x.stats[0]:.2f}, {x.stats[1]:.0f}" if x.stats else "-"
+        w.append(f"| {x.lo:g} - {x.hi:g} s | {stats} | {sim:.0f} | {kept:.0f} | "
+                 f"{kept - sim:.0f} ({100 * (1 - sim / kept):.1f} %) | "
+                 f"{sum(x.predicted.values()):.0f} | {100 * off(x, x.predicted):+.1f} % | "
+                 f"{sum(x.plain.values()):.0f} | {100 * off(x, x.plain):+.1f} % | "
+                 f"{sum(x.remeasured.values()):.0f} | {100 * off(x, x.remeasured):+.1f} % | "
+                 f"{x.drift} |")
+    w += ["", "Per module, energy per period in uJ, before the move (the first window) and "
+          "after it (the last):\n",
+          "| window | module | simulated | predicted | off by | profile's input | off by |",
+          "|---|---|---:|---:|---:|---:|---:|"]
+    for x in (wins[0], wins[-1]) if len(wins) > 1 else wins:
+        for m, sim in x.simulated.items():
+            w.append(f"| {x.lo:g} - {x.hi:g} s | m{m} {dev.module(m).name} | {sim:.1f} | "
+                     f"{x.predicted[m]:.1f} | {100 * (x.predicted[m] / sim - 1):+.1f} % | "
+                     f"{x.plain[m]:.1f} | {100 * (x.plain[m] / sim - 1):+.1f} % |")
+    worst = [max((x.predicted[m] / x.simulated[m] - 1 for m in x.simulated), key=abs)
+             for x in wins]
+    plain = [max((x.plain[m] / x.simulated[m] - 1 for m in x.simulated), key=abs)
+             for x in wins]
     w.append("\nWith the profile's costs the placement is the same at 200 and 250 ms (no "
              "chain comes near either deadline), so the move at the first change is the one "
-             "from figure 8 to the plan; the change back moves nothing. The profile's "
-             "prediction misses m1 in the later window because HT costs more per period "
-             "there than over the 1 - 6 s the profile was measured over: its cost per "
-             "located block is linear in the cross-spectrum entries it keeps, which depend "
-             "on the scenario's sources (docs/planner.md).")
+             "from figure 8 to the plan; the change back moves nothing. HT's cost per located "
+             "block is linear in the cross-spectrum entries it keeps, which depend on the "
+             "scenario's sources: the profile fits it (`motet profile --fit ht:0`, a + b * "
+             "entries) and the prediction takes the window's located blocks and entries as "
+             "its input (docs/planner.md). Worst module per window: "
+             + ", ".join(f"{x.lo:g} - {x.hi:g} s {100 * a:+.1f} % ({100 * b:+.1f} % with the "
+                         "profile's own input)" for x, a, b in zip(wins, worst, plain)) + ".")
     return "\n".join(w) + "\n"
 
 

@@ -27,8 +27,25 @@ the profile was measured with):
     bytes = 672                   # bus frame bytes per message (header and
                                   # CRC included), when it crossed the bus
 
+    [[workload]]                  # a task whose cost per item of work is
+    task = "ht"                   # linear in the item's size (optional)
+    port = 0                      # the output port whose message ends an item
+    per_period = 0.75             # items per period over the window
+    mean_size = 143.2             # their mean size there
+    base = { arm7 = 90000.0 }     # a: cycles of the handler ending an item,
+    per_unit = { arm7 = 15000.0 } # b: + b per unit of size, by kind
+    samples = { arm7 = 21 }       # handlers the fit had
+
 A kind missing from a task's cycles means "never measured there": the
 planner does not place the task on such a module and says why.
+
+A workload says what a task's cycles per period become when its input
+differs from the window's: n items per period of mean size E cost
+n * (a + b * E) in the handlers that end them, against per_period *
+(a + b * mean_size) in the window, and the rest of its messages as
+measured (with_workload). For the SSL application the task is HT, an item
+a located block (the handler that sends the direction) and its size the
+cross-spectrum entries it kept, which the radio prints (`entries=`).
 
 `motet profile APP.toml DEVICE.toml --period-ms P -o OUT.toml` measures
 one: it runs the device (`motet run`, simulated time) with the application
@@ -53,12 +70,22 @@ the module's task that routes to that destination (a multicast frame: that
 has a group route) and ran last before it.
 `--logs DIR` reads logs of a run made by hand (`motet run DEVICE.toml
 --log-dir DIR`, the application placed as APP.toml) instead.
+
+`--fit TASK:PORT` fits a workload: every handler of TASK that sends on
+output PORT ends an item; the k-th such handler of a run (in time order)
+is paired with the k-th line of the run's output that --fit-size (a
+regular expression with one group, default `entries=(\\d+)`) matches, whose
+group is the item's size; a and b per processor kind are the least-squares
+line (numpy) through (size, the handler's own cycles) over the handlers
+that started inside the window, of every run. With --logs, the output is
+read from DIR/output.txt (what `motet run` printed).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import shlex
 import sys
 import tempfile
@@ -76,6 +103,7 @@ APP_PORT_0 = 8  # PORT_0
 
 
 PERIOD_MS = (0.001, 3.6e6)  # a profile's period: 1 us .. 1 hour
+DEFAULT_SIZE_RE = r"entries=(\d+)"  # --fit-size: the SSL radio's direction line
 
 
 class ProfileError(Exception):
@@ -99,6 +127,21 @@ class RouteCost:
 
 
 @dataclasses.dataclass(frozen=True)
+class WorkloadCost:
+    task: str
+    port: int  # the output port whose message ends an item
+    per_period: float  # items per period in the profile's window
+    mean_size: float  # their mean size there
+    base: dict  # kind -> a, cycles of a handler that ends an item of size 0
+    per_unit: dict  # kind -> b, cycles per unit of an item's size
+    samples: dict  # kind -> handlers fitted
+
+    def item_cycles(self, kind, per_period, mean_size):
+        """Cycles per period of the handlers ending items on `kind`."""
+        return per_period * (self.base[kind] + self.per_unit[kind] * mean_size)
+
+
+@dataclasses.dataclass(frozen=True)
 class Profile:
     app: str
     period_ms: float
@@ -106,6 +149,7 @@ class Profile:
     tasks: dict  # name -> TaskCost
     routes: dict  # (src, port) -> RouteCost
     path: str = "<profile>"
+    workloads: dict = dataclasses.field(default_factory=dict)  # task -> WorkloadCost
 
     def route(self, src: str, port: int) -> RouteCost:
         return self.routes.get((src, port), RouteCost(src, port, 0.0, None))
@@ -149,7 +193,7 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {e}") from None
-    _unknown(doc, ("profile", "measured", "task", "route"), path)
+    _unknown(doc, ("profile", "measured", "task", "route", "workload"), path)
     head = doc.get("profile")
     if not isinstance(head, dict):
         raise ProfileError(f"{path}: missing [profile]")
@@ -195,7 +239,35 @@ def parse(text: str, path: str = "<profile>", app: appplace.App | None = None) -
             raise ProfileError(f"{where}: route {src}:{port} given twice")
         nbytes = _figure(r, "bytes", where, 1, 65535) if "bytes" in r else None
         routes[(src, port)] = RouteCost(src, port, _figure(r, "messages", where), nbytes)
-    prof = Profile(name, float(period), dict(measured), tasks, routes, path)
+    workloads = {}
+    for i, w in enumerate(_tables(doc, "workload", path)):
+        where = f"{path} workload #{i + 1}"
+        _unknown(w, ("task", "port", "per_period", "mean_size", "base", "per_unit", "samples"),
+                 where)
+        task = w.get("task")
+        if task not in tasks:
+            raise ProfileError(f"{where}: 'task' must name a [[task]] of the profile")
+        if task in workloads:
+            raise ProfileError(f"{where}: task '{task}' has a workload already")
+        figures = {}
+        for key in ("base", "per_unit", "samples"):
+            table = w.get(key)
+            if not isinstance(table, dict):
+                raise ProfileError(f"{where}: '{key}' must be a table kind = figure")
+            for kind in table:
+                if kind not in tasks[task].cycles:
+                    raise ProfileError(f"{where}: {key}.{kind}: task '{task}' has no {kind} "
+                                       "cycles")
+                _figure(table, kind, f"{where} {key}", -1e15 if key == "base" else 0.0,
+                        integral=key == "samples")
+            figures[key] = {k: (int if key == "samples" else float)(v) for k, v in table.items()}
+        if not figures["base"].keys() == figures["per_unit"].keys() == figures["samples"].keys():
+            raise ProfileError(f"{where}: base, per_unit and samples must name the same kinds")
+        workloads[task] = WorkloadCost(task, _figure(w, "port", where, 0, 255, integral=True),
+                                       float(_figure(w, "per_period", where)),
+                                       float(_figure(w, "mean_size", where)), figures["base"],
+                                       figures["per_unit"], figures["samples"])
+    prof = Profile(name, float(period), dict(measured), tasks, routes, path, workloads)
     if app is not None:
         check(prof, app)
     return prof
@@ -219,6 +291,54 @@ def check(prof: Profile, app: appplace.App):
         if key not in ports:
             raise ProfileError(f"{prof.path}: route {key[0]}:{key[1]} is not an output port "
                                f"of {app.path}")
+    for w in prof.workloads.values():
+        if (w.task, w.port) not in ports:
+            raise ProfileError(f"{prof.path}: workload of '{w.task}': port {w.port} is not an "
+                               f"output port of {app.path}")
+
+
+def with_workload(prof: Profile, stats: dict) -> Profile:
+    """The profile for an input whose workload statistics are `stats`
+    ({task: (items per period, mean size)}): each such task's cycles per
+    message are what its cycles per period become, the items' handlers
+    costing per_period * (a + b * mean_size) instead of the window's."""
+    tasks = dict(prof.tasks)
+    for task, (per_period, mean_size) in stats.items():
+        w = prof.workloads.get(task)
+        if w is None:
+            raise ProfileError(f"{prof.path}: no workload for task '{task}' (motet profile "
+                               "--fit)")
+        t = tasks[task]
+        if not t.messages:
+            raise ProfileError(f"{prof.path}: task '{task}' handles no messages per period: "
+                               "its workload cannot be scaled")
+        cycles = dict(t.cycles)
+        for kind in w.base:
+            per = (t.messages * cycles[kind] + w.item_cycles(kind, per_period, mean_size)
+                   - w.item_cycles(kind, w.per_period, w.mean_size))
+            cycles[kind] = max(per, 0.0) / t.messages
+        tasks[task] = dataclasses.replace(t, cycles=cycles)
+    return dataclasses.replace(prof, tasks=tasks)
+
+
+def workload_stats(sizes, lo_s, hi_s, period_ms):
+    """(items per period, mean size) of [(time s, size)] inside [lo_s, hi_s)."""
+    inside = [n for t, n in sizes if lo_s <= t < hi_s]
+    periods = (hi_s - lo_s) * 1e3 / period_ms
+    return len(inside) / periods, (sum(inside) / len(inside) if inside else 0.0)
+
+
+def fit_linear(samples, where="fit"):
+    """(a, b) of the least-squares line cycles = a + b * size through
+    [(size, cycles)]; the sizes must take two values at least."""
+    import numpy as np
+    if len({x for x, _ in samples}) < 2:
+        raise ProfileError(f"{where}: the sizes of {len(samples)} item(s) do not vary: "
+                           "cannot fit a cost per unit")
+    x = np.array([float(x) for x, _ in samples])
+    y = np.array([float(y) for _, y in samples])
+    (a, b), *_ = np.linalg.lstsq(np.column_stack([np.ones_like(x), x]), y, rcond=None)
+    return float(a), float(b)
 
 
 def load(path, app: appplace.App | None = None) -> Profile:
@@ -249,6 +369,13 @@ def write(prof: Profile, header: str = "") -> str:
                 f"messages = {r.messages:.4f}"]
         if r.bytes is not None:
             out.append(f"bytes = {r.bytes:.1f}")
+    for w in prof.workloads.values():
+        table = lambda d, f: ", ".join(f"{_key(k)} = {f(v)}" for k, v in sorted(d.items()))  # noqa
+        out += ["", "[[workload]]", f'task = "{w.task}"', f"port = {w.port}",
+                f"per_period = {w.per_period:.4f}", f"mean_size = {w.mean_size:.2f}",
+                f"base = {{ {table(w.base, lambda v: f'{v:.1f}')} }}",
+                f"per_unit = {{ {table(w.per_unit, lambda v: f'{v:.2f}')} }}",
+                f"samples = {{ {table(w.samples, str)} }}"]
     return "\n".join(out) + "\n"
 
 
@@ -280,8 +407,15 @@ def _route_of(app, src, dst, dst_port):
     return None
 
 
-def _module_log(tally, app, placement, spec, records, lo, hi):
-    """Add one module's records of one run to the tally."""
+def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=None):
+    """Add one module's records of one run to the tally; with `fits`
+    ({task: output port}), each handler of such a task that sends on that
+    port to `items` ({task: [(start us, kind, own cycles)]}). A local send
+    is a SEND inside the handler; a frame's BUS record comes when the frame
+    has gone out, after the handler's END, and counts for the handler of
+    the task it is credited to that ran last."""
+    fits = fits or {}
+    handlers, last_handler = {}, {}  # task -> [[start, own cycles, ends an item]]
     by_pid = {FIRST_APP_PID + t.pid: t.name for t in app.tasks}
     here = {t.name for t in app.tasks if placement[t.name] == spec.id}
     kind = spec.processor.name
@@ -291,16 +425,22 @@ def _module_log(tally, app, placement, spec, records, lo, hi):
             continue
         task = by_pid.get(r.pid)
         if r.type == "START":
-            stack.append([r.pid, r.time_us, 0, r.arg])
+            rec = [r.time_us, None, False] if task in fits else None
+            stack.append([r.pid, r.time_us, 0, r.arg, rec])
+            if rec:
+                handlers.setdefault(task, []).append(rec)
+                last_handler[task] = rec
             if task:
                 last_start[task] = r.time_us
         elif r.type == "END":
             at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == r.pid), None)
             if at is None:
                 continue
-            pid, start, inner, port = stack[at]
+            pid, start, inner, port, rec = stack[at]
             del stack[at:]
             took = r.time_us - start
+            if rec:
+                rec[1] = (took - inner) * spec.processor.mhz
             if stack:
                 stack[-1][2] += took
             if port == PORT_INIT:
@@ -318,26 +458,39 @@ def _module_log(tally, app, placement, spec, records, lo, hi):
             stack[-1][2] += (spec.frame_ns + r.arg * spec.byte_ns) / 1e3
         elif r.type == "ALLOC" and task and r.pid not in init_done:
             ram[task] = ram.get(task, 0) + r.arg
-        elif r.type == "SEND" and task and lo <= r.time_us < hi:
+        elif r.type == "SEND" and task:
             dst = by_pid.get(r.arg >> 8)
             route = dst and _route_of(app, task, dst, (r.arg & 0xFF) - APP_PORT_0)
-            if route:
+            if route and fits.get(task) == route.port and stack and stack[-1][4]:
+                stack[-1][4][2] = True
+            if route and lo <= r.time_us < hi:
                 tally.sends.setdefault((task, route.port), set()).add(r.time_us)
-        elif r.type == "BUS" and not r.arg & 0x8000 and lo <= r.time_us < hi:
-            if r.pid == MULTICAST_PID:
-                cands = [q for q in app.routes if q.src in here and q.group]
-            else:
-                dst = by_pid.get(r.pid)
-                cands = [q for q in app.routes
-                         if q.src in here and not q.group and dst in q.dst]
-            if not cands:
-                continue
-            route = max(cands, key=lambda q: last_start.get(q.src, -1))
-            key = (route.src, route.port)
-            tally.sends.setdefault(key, set()).add(r.time_us)
-            tally.frames.setdefault(key, []).append(r.arg & 0x7FFF)
+        elif r.type == "BUS" and not r.arg & 0x8000:
+            route = _frame_route(app, here, by_pid, last_start, r)
+            if route and fits.get(route.src) == route.port and route.src in last_handler:
+                last_handler[route.src][2] = True
+            if route and lo <= r.time_us < hi:
+                key = (route.src, route.port)
+                tally.sends.setdefault(key, set()).add(r.time_us)
+                tally.frames.setdefault(key, []).append(r.arg & 0x7FFF)
+    if items is not None:
+        for task, recs in handlers.items():
+            items.setdefault(task, []).extend((start, kind, cycles)
+                                              for start, cycles, ends in recs
+                                              if ends and cycles is not None)
     for task, nbytes in ram.items():
         tally.ram[task] = max(tally.ram.get(task, 0), nbytes)
+
+
+def _frame_route(app, here, by_pid, last_start, r):
+    """The route a sent frame's BUS record belongs to: of the module's tasks
+    that route to its destination, the one that ran last (None: none)."""
+    if r.pid == MULTICAST_PID:
+        cands = [q for q in app.routes if q.src in here and q.group]
+    else:
+        dst = by_pid.get(r.pid)
+        cands = [q for q in app.routes if q.src in here and not q.group and dst in q.dst]
+    return max(cands, key=lambda q: last_start.get(q.src, -1)) if cands else None
 
 
 def _cycles(tally, task, mix):
@@ -362,18 +515,66 @@ def _cycles(tally, task, mix):
     return out
 
 
-def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured):
+def item_sizes(lines, size_re=DEFAULT_SIZE_RE):
+    """The sizes the run's output lines give, in order: each line that
+    `size_re` matches, its first group."""
+    pattern = re.compile(size_re)
+    return [int(m.group(1)) for m in map(pattern.search, lines) if m]
+
+
+def _pair(items, sizes, where):
+    """[(start us, kind, cycles, size)]: the k-th item handler with the k-th
+    size. A run may end with the last item's message not yet reported."""
+    items = sorted(items)
+    if not 0 <= len(items) - len(sizes) <= 1:
+        raise ProfileError(f"{where}: {len(items)} handlers end an item but the output "
+                           f"gives {len(sizes)} sizes: cannot pair them")
+    return [(s, k, c, n) for (s, k, c), n in zip(items, sizes)]
+
+
+def _workloads(app, fits, paired, first, lo, hi, periods):
+    out = {}
+    for task, port in fits.items():
+        by_kind = {}
+        for _, kind, cycles, size in (x for run in paired for x in run.get(task, ())
+                                      if lo <= x[0] < hi):
+            by_kind.setdefault(kind, []).append((size, cycles))
+        if not by_kind:
+            raise ProfileError(f"--fit {task}:{port}: no handler of {task} sent on port "
+                               f"{port} inside the window")
+        fitted = {k: fit_linear(v, f"--fit {task}:{port} on {k}") for k, v in by_kind.items()}
+        ref = [x[3] for x in first.get(task, ()) if lo <= x[0] < hi]
+        out[task] = WorkloadCost(task, port, len(ref) / periods,
+                                 sum(ref) / len(ref) if ref else 0.0,
+                                 {k: a for k, (a, _) in fitted.items()},
+                                 {k: b for k, (_, b) in fitted.items()},
+                                 {k: len(v) for k, v in by_kind.items()})
+    return out
+
+
+def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured, fits=None, outputs=None,
+              size_re=DEFAULT_SIZE_RE):
     """A Profile from `runs`: [(placement {task: module}, {module id: records})],
     each read over the window [lo_s, hi_s) of module time. Cycles, RAM and
     frame sizes come from every run; how many messages a task handles and a
     route carries per period from the first (the description's placement,
-    presumably one that keeps up: a variant may overload a module)."""
+    presumably one that keeps up: a variant may overload a module). With
+    `fits` ({task: output port}) and `outputs` (each run's output lines), a
+    workload per such task (module docstring, --fit)."""
     tally, ref = _Tally(), _Tally()
     lo, hi = lo_s * 1e6, hi_s * 1e6
+    fits = fits or {}
+    paired = []
     for i, (placement, logs) in enumerate(runs):
+        items = {}
         for spec in dev.modules:
             for t in (tally, ref) if i == 0 else (tally,):
-                _module_log(t, app, placement, spec, logs.get(spec.id, []), lo, hi)
+                _module_log(t, app, placement, spec, logs.get(spec.id, []), lo, hi, fits,
+                            items if t is tally else None)
+        if fits:
+            sizes = item_sizes(outputs[i] if outputs else [], size_re)
+            paired.append({task: _pair(items.get(task, []), sizes, f"run {i + 1}")
+                           for task in fits})
     periods = (hi - lo) / (period_ms * 1e3)
     tasks = {}
     for t in app.tasks:
@@ -389,8 +590,9 @@ def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured):
             routes[key] = RouteCost(r.src, r.port, sends / periods,
                                     sum(frames) / len(frames) if frames else None)
     kinds = {k for t in tasks.values() for k in t.cycles}
+    workloads = _workloads(app, fits, paired, paired[0] if paired else {}, lo, hi, periods)
     return Profile(app.name, float(period_ms), {k: measured[k] for k in sorted(kinds)}, tasks,
-                   routes)
+                   routes, workloads=workloads)
 
 
 def measured_text(dev, runs):
@@ -457,8 +659,8 @@ def _read_logs(dev, log_dir):
 
 
 def measure(app, dev, bdir, until_s, desc_option, extra, keep=None, out=print):
-    """[(placement, logs)] of one device run per variant."""
-    runs = []
+    """([(placement, logs)], [output lines]) of one device run per variant."""
+    runs, outputs = [], []
     with tempfile.TemporaryDirectory(prefix="motet-profile-") as tmp:
         base = Path(keep or tmp)
         for i, placement in enumerate(variants(app, dev)):
@@ -480,7 +682,28 @@ def measure(app, dev, bdir, until_s, desc_option, extra, keep=None, out=print):
             where = ", ".join(f"{t} on m{m}" for t, m in moved.items()) or "as described"
             out(f"profile: placement {i} ({where}): {until_s:g} s run")
             runs.append((placement, _read_logs(dev, log_dir)))
-    return runs
+            outputs.append(lines)
+    return runs, outputs
+
+
+def _parse_fit(text, app):
+    task, _, port = text.partition(":")
+    try:
+        port = int(port)
+    except ValueError:
+        raise ProfileError(f"--fit {text}: must be TASK:PORT (an output port number)") from None
+    if (task, port) not in {(r.src, r.port) for r in app.routes}:
+        raise ProfileError(f"--fit {text}: {task}:{port} is not an output port of {app.path}")
+    return {task: port}
+
+
+def _read_output(log_dir):
+    path = Path(log_dir) / "output.txt"
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as e:
+        raise ProfileError(f"cannot read {path} (--fit with --logs needs the run's "
+                           f"output there): {e.strerror}") from None
 
 
 def main(argv=None):
@@ -505,6 +728,12 @@ def main(argv=None):
     p.add_argument("--desc-option", default="--desc",
                    help="the module program's option that takes a compiled description "
                         "(default --desc)")
+    p.add_argument("--fit", metavar="TASK:PORT",
+                   help="fit TASK's cost per item as a + b * size: a handler that sends on "
+                        "output PORT ends an item, its size from the run's output (--fit-size)")
+    p.add_argument("--fit-size", default=DEFAULT_SIZE_RE, metavar="REGEX",
+                   help="an output line giving an item's size in its first group "
+                        f"(default {DEFAULT_SIZE_RE})")
     p.add_argument("--keep", metavar="DIR", help="keep the placements and logs in DIR")
     p.add_argument("--no-build", action="store_true", help="do not build the programs first")
     p.add_argument("--build-dir", help="build directory (default build/)")
@@ -520,19 +749,21 @@ def main(argv=None):
     try:
         app = appplace.load(args.app)
         dev = devmod.load(args.device)
+        fits = _parse_fit(args.fit, app) if args.fit else {}
         if args.logs:
             given = {t.name: t.module for t in app.tasks}
             runs = [(given, _read_logs(dev, d)) for d in args.logs]
+            outputs = [_read_output(d) if fits else [] for d in args.logs]
         else:
             bdir = build.build_dir(args.build_dir)
             if not args.no_build:
                 status = run_device.build_programs(args.build_dir, dev)
                 if status != 0:
                     return status
-            runs = measure(app, dev, bdir, args.until, args.desc_option, args.extra,
-                           args.keep, out=lambda s: print(s, file=sys.stderr))
+            runs, outputs = measure(app, dev, bdir, args.until, args.desc_option, args.extra,
+                                    args.keep, out=lambda s: print(s, file=sys.stderr))
         prof = from_logs(app, dev, runs, args.period_ms, args.warmup, args.until,
-                         measured_text(dev, runs))
+                         measured_text(dev, runs), fits, outputs, args.fit_size)
     except (appplace.AppError, devmod.DeviceError, ProfileError) as e:
         print(f"profile: error: {e}", file=sys.stderr)
         return 2

@@ -379,7 +379,7 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
               alert_lines(alerts, check_ffts(alerts, records, names)),
               module_lines(dev, report, counts)]
     if replan_report:
-        blocks.append(replan_report(records, report["end_s"]))
+        blocks.append(replan_report(records, report["end_s"], lines))
     for block in blocks:
         for line in block:
             print_(line)

@@ -16,13 +16,20 @@ Energy per period of a window: the hub's energy (active power while busy,
 sleep power otherwise) of runs ending at the window's two ends, divided by
 the periods between them; beside it the planner's prediction for the
 placement of that window less the radio's bytes (the hub does not charge
-the radio), as in the planner benchmark.
+the radio), as in the planner benchmark. The prediction takes the profile's
+costs and the window's workload statistics: the blocks HT located per
+period and the mean cross-spectrum entries of each, from the radio's
+direction lines of blocks captured in the window (HT's cost per located
+block is a + b * entries, fitted by `motet profile --fit ht:0`). These are
+statistics of the input (what the scenario's sources make HT keep), not
+measured costs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import tomllib
 from pathlib import Path
 
@@ -38,6 +45,25 @@ MOVE_GAP_S = 0.1  # one migration at a time: a task's move takes some 60 ms here
 SETTLE_S = 0.5  # after the last move of a change, half a second is left out too
 MIGRATE_LEFT = 4  # eventlog.MIGRATE_PHASES.index("LEFT"): the source's record of a success
 LINK_MODULE = 1  # the compute module: the host's link to the device
+WORKLOAD_TASK = "ht"  # the task whose cost per period follows the input (profile --fit)
+DIRECTION = re.compile(r"radio: ssl block=\d+ t_ms=([\d.]+) .*entries=(\d+)")
+
+
+def located_blocks(lines):
+    """[(capture time s, entries)] of the blocks HT located, from the
+    radio's direction lines."""
+    return [(float(m.group(1)) / 1e3, int(m.group(2)))
+            for m in map(DIRECTION.search, lines) if m]
+
+
+def window_profile(prof, located, lo_s, hi_s):
+    """(the profile for the window [lo_s, hi_s), its workload statistics
+    (located blocks per period, mean entries) or None): HT's cost per period
+    for the blocks captured in the window, when the profile has its fit."""
+    if WORKLOAD_TASK not in prof.workloads:
+        return prof, None
+    stats = profmod.workload_stats(located, lo_s, hi_s, prof.period_ms)
+    return profmod.with_workload(prof, {WORKLOAD_TASK: stats}), stats
 
 
 @dataclasses.dataclass
@@ -146,6 +172,9 @@ class Window:
     simulated: dict  # module -> uJ per period, with the re-placement
     kept: dict  # module -> uJ per period, the description's placement kept all along
     predicted: dict  # module -> uJ per period, the profile's costs (the table's model)
+    #   with the window's workload statistics (window_profile)
+    plain: dict  # module -> uJ per period, the profile's costs and its own statistics
+    stats: tuple | None  # (located blocks per period, mean entries) of the window
     remeasured: dict  # module -> uJ per period, the costs measured in the window
     drift: str  # the host's drift check on the window
 
@@ -158,9 +187,10 @@ def _predicted(p, where):
             for m in p.modules}
 
 
-def measure(app, dev, prof, table, bdir, changes, extra, new_host, records, end_s):
+def measure(app, dev, prof, table, bdir, changes, extra, new_host, records, end_s, lines):
     """A Window per stretch between the changes that move tasks; new_host()
-    gives the host's actions for a run of the device that re-places."""
+    gives the host's actions for a run of the device that re-places;
+    `lines` are that run's output (the radio's direction lines)."""
     kinds = {m.processor.name: "demo" for m in dev.modules}
     runs = {}
 
@@ -175,6 +205,7 @@ def measure(app, dev, prof, table, bdir, changes, extra, new_host, records, end_
                 for m in dev.modules}
 
     placements = _placements(app, changes)
+    located = located_blocks(lines)
     out = []
     for lo, hi, k in windows(changes, end_s):
         where = placements[k]
@@ -183,9 +214,12 @@ def measure(app, dev, prof, table, bdir, changes, extra, new_host, records, end_
         mv = rp.on_costs(measured)
         drift = rp.why + ("; the host would move "
                           + ", ".join(f"{m.task} m{m.src}->m{m.dst}" for m in mv) if mv else "")
+        wprof, stats = window_profile(prof, located, lo, hi)
         out.append(Window(lo, hi, where, per_period(lo, hi, True), per_period(lo, hi, False),
-                          _predicted(planner.Problem(app, dev, prof), where),
-                          _predicted(planner.Problem(app, dev, rp.prof), where), drift))
+                          predicted=_predicted(planner.Problem(app, dev, wprof), where),
+                          plain=_predicted(planner.Problem(app, dev, prof), where), stats=stats,
+                          remeasured=_predicted(planner.Problem(app, dev, rp.prof), where),
+                          drift=drift))
     return out
 
 
@@ -228,8 +262,14 @@ def report_lines(changes, done, wins, asked=()):
         out.append(f"    {w.lo:g} - {w.hi:g} s: {sim:.0f} simulated, {kept:.0f} with the "
                    f"description's placement kept (saved {kept - sim:.0f}, "
                    f"{100 * (1 - sim / kept):.1f} %)")
-        out.append(f"      predicted, the profile's costs: {sum(w.predicted.values()):.0f}; "
-                   f"per module off by {_off(w.predicted, w.simulated)}")
+        if w.stats:
+            out.append(f"      the window's input: {w.stats[0]:.2f} located blocks per period, "
+                       f"{w.stats[1]:.0f} cross-spectrum entries each")
+        out.append(f"      predicted, the profile's costs and the window's input: "
+                   f"{sum(w.predicted.values()):.0f}; per module off by "
+                   f"{_off(w.predicted, w.simulated)}")
+        out.append(f"      predicted, the profile's costs and its own input: "
+                   f"{sum(w.plain.values()):.0f}; per module off by {_off(w.plain, w.simulated)}")
         out.append(f"      predicted, the costs measured in the window: "
                    f"{sum(w.remeasured.values()):.0f}; per module off by "
                    f"{_off(w.remeasured, w.simulated)}")
@@ -253,8 +293,8 @@ def run(dev, bdir, scenario, extra):
     def new_host():
         return Host(app, dev, prof, table, changes).actions()
 
-    def report(records, end_s):
+    def report(records, end_s, lines):
         wins = measure(app, dev, prof, table, bdir, host.decided, extra, new_host, records,
-                       windows_end(scenario, end_s))
+                       windows_end(scenario, end_s), lines)
         return report_lines(host.decided, migrations_done(app, records), wins, host.asked)
     return host.actions(), report
