@@ -67,7 +67,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 {
     m->len = len;
     m->data = NULL;
-    if (flags & MSG_HEAP) {
+    if (send_hands_over(flags)) {
         mt_err_t err = payload_to_kernel(data, from, sender);
         if (err) return err;
         if (!len) return mem_release(data);
@@ -125,7 +125,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
     port_irq_state_t s = port_irq_save();
     if (!from_isr && task_find_fast(pid) != t) { /* killed meanwhile */
         port_irq_restore(s);
-        if ((m->flags & MSG_HEAP) && (flags & MSG_HEAP)) {
+        if ((m->flags & MSG_HEAP) && send_hands_over(flags)) {
             mem_set_owner(data, m->src); /* the sender keeps it on error */
             m->flags &= (uint8_t) ~MSG_HEAP;
         }
@@ -230,7 +230,7 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
     frame_push(t, sender);
     if (port == PORT_INIT && !(t->flags & TASK_INITIALISED)) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
-    if (flags & MSG_HEAP) {
+    if (send_hands_over(flags)) {
         mt_err_t err = payload_to_kernel(data, from, sender);
         if (err) {
             frame_cancel(t);
@@ -301,7 +301,7 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 
 static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, uint8_t flags)
 {
-    if (flags & (uint8_t) ~MSG_HEAP) return MT_ERR_INVALID;
+    if (flags & (uint8_t) ~SEND_FLAGS) return MT_ERR_INVALID;
     if (len && !data) return MT_ERR_INVALID;
     if (port >= PORT_LIMIT) return MT_ERR_NO_PORT;
     return MT_OK;
@@ -312,10 +312,8 @@ static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, 
 static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                             uint8_t flags)
 {
-    if (pid == MT_PID_MULTICAST) {
-        if (flags & (uint8_t) ~MSG_HEAP) return log_error(MT_ERR_INVALID);
-        return bus_multicast(port, data, len, flags, port_in_isr());
-    }
+    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
+    if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, port_in_isr());
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
@@ -484,7 +482,7 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
         /* run_heap() logs its RUN once the payload is the kernel's. */
         if (!flags) log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
         port_irq_restore(s);
-        if (flags) return run_heap(t, r->port, data, len);
+        if (send_hands_over(flags)) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
     if (!flags) return send_waiting(r, data, len, s);
@@ -495,7 +493,7 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;
-    if (self && fast_send(data, len, flags, MSG_HEAP) && out < self->n_routes)
+    if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
         return send_along(&self->routes[out], data, len, flags);
     return send_general(out, data, len, flags);
 }
@@ -558,6 +556,7 @@ void send_isr_slot_queue(void)
 static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                              uint8_t flags)
 {
+    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
     if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);
