@@ -88,8 +88,9 @@
 #endif
 
 /* Statistics kept for benchmarks and tests beside the event log: the
- * count of compare interrupts (timer_interrupt_count()). 0 leaves the
- * counters and their updates out. */
+ * count of compare interrupts (timer_interrupt_count()), and the slab
+ * caches' names for reports (slab.h). 0 leaves the counters and their
+ * updates out, and the names (NULL). */
 #ifndef MOTET_STATS
 #define MOTET_STATS 1
 #endif

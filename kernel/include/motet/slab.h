@@ -32,7 +32,7 @@ typedef struct slab_cache {
     uint8_t in_use;
     uint8_t high_water;
     uint8_t failures; /* allocations refused */
-    const char *name; /* for reports */
+    const char *name; /* for reports; NULL without statistics (MOTET_STATS) */
     uint8_t shift;    /* obj_size = odd << shift (set by slab_init) */
     uint8_t inverse;  /* odd * inverse = 1 modulo 256 (set by slab_init) */
 } slab_cache_t;
@@ -54,7 +54,7 @@ typedef struct slab_cache {
                          0,                                                                        \
                          0,                                                                        \
                          0,                                                                        \
-                         #name,                                                                    \
+                         MOTET_STATS ? #name : NULL,                                               \
                          0,                                                                        \
                          0}
 
