@@ -308,6 +308,22 @@ static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, 
     return MT_OK;
 }
 
+/* The general path's end for a destination that is no virtual pid: pid's
+ * local task t (looked up with interrupts on; sched_deliver() checks it
+ * again) by the dispatch rules, or with no t a task of another module
+ * (send_remote()), or none at all (`local_only`, which says so before it
+ * looks at the arguments); the send's arguments checked first. One copy
+ * for the sends by pid and along routes. */
+static MT_NOINLINE mt_err_t deliver_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
+                                            uint16_t len, uint8_t flags, bool local_only)
+{
+    if (!t && local_only) return log_error(MT_ERR_NO_TASK);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    if (!t) return send_remote(pid, port, data, len, flags);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+}
+
 /* A send the task table cannot answer: virtual pids, remote tasks, bad
  * arguments, and every local case the fast paths leave. */
 static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -316,11 +332,7 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
     if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
     if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, port_in_isr());
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
-    mt_err_t err = check_send_args(port, data, len, flags);
-    if (err) return log_error(err);
-    task_t *t = task_find_fast(pid);
-    if (!t) return send_remote(pid, port, data, len, flags);
-    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, false);
 }
 
 /* True when the fast paths may consider this send at all: from the kernel
@@ -338,11 +350,7 @@ static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, u
 static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, void *data,
                                                uint16_t len, uint8_t flags)
 {
-    task_t *t = task_find_fast(pid);
-    if (!t) return log_error(MT_ERR_NO_TASK);
-    mt_err_t err = check_send_args(port, data, len, flags);
-    if (err) return log_error(err);
-    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
 }
 
 /* The queued fast path of a send by pid, whose task t was found in its
@@ -404,16 +412,13 @@ static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t fla
 {
     if (r->pid == MT_PID_MULTICAST || r->pid == MT_PID_TIMESYNC)
         return sched_send_to(r->pid, r->port, data, len, flags);
-    mt_err_t err = check_send_args(r->port, data, len, flags);
-    if (err) return log_error(err);
     /* Resolved under the lock: a kill in between must not leave the route
      * a freed block for good. */
     port_irq_state_t s = port_irq_save();
     if (!r->local) r->local = sched_find_task(r->pid);
     task_t *t = r->local;
     port_irq_restore(s);
-    if (!t) return send_remote(r->pid, r->port, data, len, flags);
-    return sched_deliver(t, r->pid, r->port, data, len, flags, port_in_isr());
+    return deliver_checked(t, r->pid, r->port, data, len, flags, false);
 }
 
 /* sched_send() for everything but the fast paths. */
