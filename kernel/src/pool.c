@@ -25,7 +25,7 @@ void pool_init(pool_t *p)
 {
     uint16_t odd = p->size;
     for (p->shift = 0; !(odd & 1u); p->shift++) odd >>= 1;
-    p->inverse = slab_inverse_mod_256((uint8_t) odd);
+    p->inverse = SLAB_INVERSE_OF((uint8_t) odd);
     /* Threaded from the top down so the lowest block is handed out first. */
     p->free = NULL;
     for (unsigned i = p->count; i-- > 0;) {

@@ -35,6 +35,15 @@
  * other messages until this one's handler has returned). */
 #define MSG_OWN_BLOCK 0x40u
 #define MSG_OPENS     0x80u
+/* The flags a sender may give (sched.h): MSG_HEAP only where heap payloads
+ * are compiled in (config.h, MOTET_HEAP_PAYLOADS); without them a send
+ * with it is refused and no path that passes a block's ownership is linked. */
+#define SEND_FLAGS (MOTET_HEAP_PAYLOADS ? MSG_HEAP : 0u)
+/* True if a send's `flags` hand the receiver a heap block the sender owns. */
+static MT_INLINE bool send_hands_over(uint8_t flags)
+{
+    return MOTET_HEAP_PAYLOADS && (flags & MSG_HEAP);
+}
 /* Message blocks a migration leaves to the rest of the module: a frozen
  * task's messages could otherwise take the whole pool, and the migrator,
  * which is woken by a message, could never finish and release them. A send

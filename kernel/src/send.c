@@ -67,7 +67,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 {
     m->len = len;
     m->data = NULL;
-    if (flags & MSG_HEAP) {
+    if (send_hands_over(flags)) {
         mt_err_t err = payload_to_kernel(data, from, sender);
         if (err) return err;
         if (!len) return mem_release(data);
@@ -106,9 +106,10 @@ void send_release_held(task_t *t)
 static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data,
                            uint16_t len, uint8_t flags, bool from_isr)
 {
-    if (!from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
-        return log_error(MT_ERR_QUEUE_FULL); /* the migrator's reserve: try again later */
-    msg_t *m = sched_msg_alloc();            /* logs an empty pool */
+    /* The migrator's reserve (migration comes with the bus): try again later. */
+    if (MOTET_BUS && !from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
+        return log_error(MT_ERR_QUEUE_FULL);
+    msg_t *m = sched_msg_alloc(); /* logs an empty pool */
     if (!m) return MT_ERR_QUEUE_FULL;
     m->next = NULL;
     m->dst = pid;
@@ -125,7 +126,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
     port_irq_state_t s = port_irq_save();
     if (!from_isr && task_find_fast(pid) != t) { /* killed meanwhile */
         port_irq_restore(s);
-        if ((m->flags & MSG_HEAP) && (flags & MSG_HEAP)) {
+        if ((m->flags & MSG_HEAP) && send_hands_over(flags)) {
             mem_set_owner(data, m->src); /* the sender keeps it on error */
             m->flags &= (uint8_t) ~MSG_HEAP;
         }
@@ -230,7 +231,7 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
     frame_push(t, sender);
     if (port == PORT_INIT && !(t->flags & TASK_INITIALISED)) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
-    if (flags & MSG_HEAP) {
+    if (send_hands_over(flags)) {
         mt_err_t err = payload_to_kernel(data, from, sender);
         if (err) {
             frame_cancel(t);
@@ -301,10 +302,26 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 
 static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, uint8_t flags)
 {
-    if (flags & (uint8_t) ~MSG_HEAP) return MT_ERR_INVALID;
+    if (flags & (uint8_t) ~SEND_FLAGS) return MT_ERR_INVALID;
     if (len && !data) return MT_ERR_INVALID;
     if (port >= PORT_LIMIT) return MT_ERR_NO_PORT;
     return MT_OK;
+}
+
+/* The general path's end for a destination that is no virtual pid: pid's
+ * local task t (looked up with interrupts on; sched_deliver() checks it
+ * again) by the dispatch rules, or with no t a task of another module
+ * (send_remote()), or none at all (`local_only`, which says so before it
+ * looks at the arguments); the send's arguments checked first. One copy
+ * for the sends by pid and along routes. */
+static MT_NOINLINE mt_err_t deliver_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
+                                            uint16_t len, uint8_t flags, bool local_only)
+{
+    if (!t && local_only) return log_error(MT_ERR_NO_TASK);
+    mt_err_t err = check_send_args(port, data, len, flags);
+    if (err) return log_error(err);
+    if (!t) return send_remote(pid, port, data, len, flags);
+    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
 }
 
 /* A send the task table cannot answer: virtual pids, remote tasks, bad
@@ -312,16 +329,10 @@ static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, 
 static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                             uint8_t flags)
 {
-    if (pid == MT_PID_MULTICAST) {
-        if (flags & (uint8_t) ~MSG_HEAP) return log_error(MT_ERR_INVALID);
-        return bus_multicast(port, data, len, flags, port_in_isr());
-    }
+    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
+    if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, port_in_isr());
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
-    mt_err_t err = check_send_args(port, data, len, flags);
-    if (err) return log_error(err);
-    task_t *t = task_find_fast(pid);
-    if (!t) return send_remote(pid, port, data, len, flags);
-    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, false);
 }
 
 /* True when the fast paths may consider this send at all: from the kernel
@@ -339,11 +350,7 @@ static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, u
 static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, void *data,
                                                uint16_t len, uint8_t flags)
 {
-    task_t *t = task_find_fast(pid);
-    if (!t) return log_error(MT_ERR_NO_TASK);
-    mt_err_t err = check_send_args(port, data, len, flags);
-    if (err) return log_error(err);
-    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
 }
 
 /* The queued fast path of a send by pid, whose task t was found in its
@@ -405,16 +412,13 @@ static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t fla
 {
     if (r->pid == MT_PID_MULTICAST || r->pid == MT_PID_TIMESYNC)
         return sched_send_to(r->pid, r->port, data, len, flags);
-    mt_err_t err = check_send_args(r->port, data, len, flags);
-    if (err) return log_error(err);
     /* Resolved under the lock: a kill in between must not leave the route
      * a freed block for good. */
     port_irq_state_t s = port_irq_save();
     if (!r->local) r->local = sched_find_task(r->pid);
     task_t *t = r->local;
     port_irq_restore(s);
-    if (!t) return send_remote(r->pid, r->port, data, len, flags);
-    return sched_deliver(t, r->pid, r->port, data, len, flags, port_in_isr());
+    return deliver_checked(t, r->pid, r->port, data, len, flags, false);
 }
 
 /* sched_send() for everything but the fast paths. */
@@ -484,7 +488,7 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
         /* run_heap() logs its RUN once the payload is the kernel's. */
         if (!flags) log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
         port_irq_restore(s);
-        if (flags) return run_heap(t, r->port, data, len);
+        if (send_hands_over(flags)) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
     if (!flags) return send_waiting(r, data, len, s);
@@ -495,7 +499,7 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;
-    if (self && fast_send(data, len, flags, MSG_HEAP) && out < self->n_routes)
+    if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
         return send_along(&self->routes[out], data, len, flags);
     return send_general(out, data, len, flags);
 }
@@ -558,6 +562,7 @@ void send_isr_slot_queue(void)
 static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                              uint8_t flags)
 {
+    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
     if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
     if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
     mt_err_t err = check_send_args(port, data, len, flags);

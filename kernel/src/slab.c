@@ -29,9 +29,6 @@ void slab_init(slab_cache_t *cache)
         cache->free_list = obj;
     }
     memset(cache->used_map, 0, (cache->count + 7u) / 8u);
-    uint16_t odd = cache->obj_size;
-    for (cache->shift = 0; !(odd & 1u); cache->shift++) odd >>= 1;
-    cache->inverse = slab_inverse_mod_256((uint8_t) odd);
     cache->in_use = 0;
     cache->high_water = 0;
     cache->failures = 0;

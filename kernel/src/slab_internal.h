@@ -44,15 +44,6 @@ static MT_INLINE uint8_t slab_map_bit(uint8_t idx)
 #endif
 }
 
-/* The inverse of an odd number modulo 256 by Newton's iteration (odd * odd
- * is 1 modulo 8; each step doubles the correct low bits). */
-static MT_INLINE uint8_t slab_inverse_mod_256(uint8_t odd)
-{
-    uint8_t x = odd;
-    x = (uint8_t) (x * (2u - odd * x));
-    return (uint8_t) (x * (2u - odd * x));
-}
-
 /* Index of obj if it is the start of an object of this geometry. With
  * size = odd << shift and offset = idx * size, offset >> shift is idx * odd,
  * and times the inverse of odd modulo 256 that is idx modulo 256, idx
@@ -141,9 +132,7 @@ static MT_INLINE mt_err_t slab_put_known_irq_off(slab_cache_t *cache, slab_geome
     ((slab_geometry_t){                                                                            \
         (uint8_t *) name##_storage, name##_used, (uint16_t) sizeof(name##_storage[0]),             \
         (uint8_t) (sizeof(name##_storage) / sizeof(name##_storage[0])),                            \
-        (uint8_t) __builtin_ctz(sizeof(name##_storage[0])),                                        \
-        slab_inverse_mod_256(                                                                      \
-            (uint8_t) (sizeof(name##_storage[0]) >> __builtin_ctz(sizeof(name##_storage[0]))))})
+        SLAB_SHIFT(sizeof(name##_storage[0])), SLAB_INVERSE(sizeof(name##_storage[0]))})
 /* slab_alloc_uninit() / slab_free() of the cache `name` defined in this
  * file, inline and with its geometry folded to constants. */
 #define SLAB_TAKE(name)     slab_take(&name, SLAB_GEOMETRY(name))

@@ -17,6 +17,7 @@
  * in bytes. The harness (tools/simavr-harness) stops there; on a chip the
  * core stays asleep, registers readable by a debugger.
  */
+#include <avr/pgmspace.h>
 #include <avr/sleep.h>
 #include <stdlib.h>
 
@@ -108,7 +109,8 @@ void exit(int status)
  * avr-libc's default jump to the reset vector restart the module. */
 ISR(BADISR_vect)
 {
-    static const char msg[] = "avr: interrupt without a handler\n";
-    port_console_write(msg, sizeof msg - 1);
+    /* From flash, as the watchdog's line: a string in .data takes RAM. */
+    static const char msg[] PROGMEM = "avr: interrupt without a handler\n";
+    port_avr_console_write_P(msg);
     port_halt(STATUS_BAD_ISR);
 }

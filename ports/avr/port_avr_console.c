@@ -5,6 +5,8 @@
  * 38400 baud by default (PORT_AVR_BAUD) in double-speed mode: UBRR0 = 25 at
  * 8 MHz and 12 at 4 MHz, both 0.16 % fast, well inside a receiver's margin.
  */
+#include <avr/pgmspace.h>
+
 #include "avr.h"
 #include "port_avr_internal.h"
 
@@ -43,6 +45,12 @@ void port_console_write(const char *text, size_t n)
 {
     for (size_t i = 0; i < n; i++) put_byte((uint8_t) text[i]);
     if (n) sent_any = true;
+}
+
+void port_avr_console_write_P(const char *text)
+{
+    for (char c; (c = (char) pgm_read_byte(text)) != '\0'; text++) put_byte((uint8_t) c);
+    sent_any = true;
 }
 
 void port_avr_console_flush(void)

@@ -8,6 +8,9 @@
 
 /* USART0 at PORT_AVR_BAUD, transmitter only (port_avr_console.c). */
 void port_avr_console_init(void);
+/* Write a string kept in program memory (PROGMEM), a line the image
+ * rarely prints: no copy of it in RAM. */
+void port_avr_console_write_P(const char *text);
 /* Timer1 at its preset, compare off; running unless the test clock owns it
  * (port_avr_timer.c). */
 void port_avr_timer_init(void);

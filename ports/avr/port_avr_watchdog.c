@@ -48,10 +48,7 @@ void port_avr_watchdog_init(void)
         /* From flash: every image has the line, few will print it, and
          * the stack needs the RAM a string in .data would take. */
         static const char msg[] PROGMEM = "avr: reset by the watchdog\n";
-        for (const char *p = msg; pgm_read_byte(p); p++) {
-            char c = (char) pgm_read_byte(p);
-            port_console_write(&c, 1);
-        }
+        port_avr_console_write_P(msg);
     }
     port_avr_watchdog_wake();
 }

@@ -4,7 +4,7 @@
  * payload its handler was given and passes on without taking it; nothing
  * else, on the path that runs the receiver at once as on the queued one.
  *
- * MOTET_TEST_KERNEL: default nothreads corelog
+ * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * borrowed payload that has to wait: copied, into the message block itself
  * when it is small, into a heap block otherwise.
  *
- * MOTET_TEST_KERNEL: default nothreads corelog
+ * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 

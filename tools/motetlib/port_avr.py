@@ -433,9 +433,11 @@ def footprint(map_path):
             symbol = section[len("COMMON."):]
         else:
             symbol = section.split(".", 2)[-1] if section.count(".") >= 2 else ""
-        if section.startswith((".text", ".progmem", ".rodata")):
+        if section.startswith((".text", ".progmem")):
             entry["rom"] += size
-        elif section.startswith(".data"):
+        elif section.startswith((".data", ".rodata")):
+            # avr-gcc's linker script puts .rodata in .data: constants not
+            # kept in program memory (PROGMEM) are copied to RAM at start-up.
             entry["rom"] += size
             entry["ram"] += size
         else:  # .bss, COMMON
@@ -697,9 +699,11 @@ def _footprint_lines(sizes, off):
            "uses only tasks, messages and timers, and an interrupt that posts to a task "
            "(bench/avr/core_avr.c), from its linker maps: against the kernel core (the core "
            "configuration, cmake/core_config.cmake: event log, threads, bus, multicast, "
-           "application manager, statistics and remote tasks compiled out) and, the same "
-           "code, against the port's default kernel (the full kernel). ROM = .text + .data "
-           "(initial values), RAM = .data + .bss. Pools are the static arrays whose size the "
+           "application manager, statistics, remote tasks and heap payloads compiled out) "
+           "and, the same code, against the port's default kernel (the full kernel). "
+           "ROM = .text + .data (initial values), RAM = .data + .bss, .data including the "
+           "constants not kept in program memory (.rodata, which avr-gcc copies to RAM). "
+           "Pools are the static arrays whose size the "
            "configuration sets (heap, slab storage, log ring, queue levels, ...); fixed RAM "
            "is the rest. A component an image does not link shows 0.", "",
            "| component | " + " | ".join(f"ROM ({h})" for h in heads) + " | " +

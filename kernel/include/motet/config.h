@@ -64,6 +64,17 @@
 #define MOTET_HEAP_SIZE 4096
 #endif
 
+/* Heap payloads (sched.h, MSG_HEAP): 1 lets a sender hand a heap block it
+ * owns to the receiver with the message, zero copy; 0 leaves out every path
+ * that moves a block's owner on a send (the sender's block becomes the
+ * kernel's, then the handler's), and a send with MSG_HEAP is refused
+ * (MT_ERR_INVALID, logged) with the block still the sender's. Borrowed
+ * payloads work either way: one that must wait is copied, to the heap when
+ * it is larger than a message block holds, and sched_take() keeps it. */
+#ifndef MOTET_HEAP_PAYLOADS
+#define MOTET_HEAP_PAYLOADS 1
+#endif
+
 /* Heap pointer checks in O(1) through a bitmap of live block starts (one bit
  * per alignment granule: heap/64 bytes on 8-byte alignment); 0 saves that
  * RAM and checks by walking the heap instead. */
@@ -77,8 +88,9 @@
 #endif
 
 /* Statistics kept for benchmarks and tests beside the event log: the
- * count of compare interrupts (timer_interrupt_count()). 0 leaves the
- * counters and their updates out. */
+ * count of compare interrupts (timer_interrupt_count()), and the slab
+ * caches' names for reports (slab.h). 0 leaves the counters and their
+ * updates out, and the names (NULL). */
 #ifndef MOTET_STATS
 #define MOTET_STATS 1
 #endif
@@ -311,6 +323,9 @@
 #endif
 #if MOTET_HEAP_SIZE < 64 || MOTET_HEAP_SIZE > 32767
 #error "MOTET_HEAP_SIZE must be 64..32767 bytes (block sizes are 15-bit)"
+#endif
+#if MOTET_HEAP_PAYLOADS != 0 && MOTET_HEAP_PAYLOADS != 1
+#error "MOTET_HEAP_PAYLOADS must be 0 or 1"
 #endif
 #if MOTET_MEM_START_MAP != 0 && MOTET_MEM_START_MAP != 1
 #error "MOTET_MEM_START_MAP must be 0 or 1"

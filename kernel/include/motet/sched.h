@@ -113,7 +113,8 @@ bool sched_task_exists(mt_pid_t pid);
 
 /* Send through output port `out` of the running task; task context.
  * With MSG_HEAP, `data` must be a heap block owned by the sender: ownership
- * moves to the message on success and stays with the sender on error.
+ * moves to the message on success and stays with the sender on error
+ * (MT_ERR_INVALID, logged, in a kernel without heap payloads, config.h).
  * Without it the payload is borrowed: passed as is to an immediate handler,
  * deep-copied when the message has to wait. */
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);

@@ -32,12 +32,22 @@ typedef struct slab_cache {
     uint8_t in_use;
     uint8_t high_water;
     uint8_t failures; /* allocations refused */
-    const char *name; /* for reports */
-    uint8_t shift;    /* obj_size = odd << shift (set by slab_init) */
-    uint8_t inverse;  /* odd * inverse = 1 modulo 256 (set by slab_init) */
+    const char *name; /* for reports; NULL without statistics (MOTET_STATS) */
+    uint8_t shift;    /* obj_size = odd << shift */
+    uint8_t inverse;  /* odd * inverse = 1 modulo 256 */
 } slab_cache_t;
 
 #define SLAB_OBJ_SIZE(type) (sizeof(type) < sizeof(void *) ? sizeof(void *) : sizeof(type))
+
+/* A cache's geometry from its object size, as constants (kernel/src/
+ * slab_internal.h says how an index is found with them): size = odd <<
+ * shift, and the inverse of odd modulo 256 by Newton's iteration (odd *
+ * odd is 1 modulo 8; each step doubles the correct low bits). */
+#define SLAB_SHIFT(size)     ((uint8_t) __builtin_ctz(size))
+#define SLAB_ODD(size)       ((uint8_t) ((size) >> __builtin_ctz(size)))
+#define SLAB_NEWTON(odd, x)  ((uint8_t) ((x) * (2u - (odd) * (x))))
+#define SLAB_INVERSE_OF(odd) SLAB_NEWTON(odd, SLAB_NEWTON(odd, odd))
+#define SLAB_INVERSE(size)   SLAB_INVERSE_OF(SLAB_ODD(size))
 
 /* Define a cache named `name` of `count` objects of `type`. */
 #define SLAB_DEFINE(name, type, count)                                                             \
@@ -54,9 +64,9 @@ typedef struct slab_cache {
                          0,                                                                        \
                          0,                                                                        \
                          0,                                                                        \
-                         #name,                                                                    \
-                         0,                                                                        \
-                         0}
+                         MOTET_STATS ? #name : NULL,                                               \
+                         SLAB_SHIFT(sizeof(name##_storage[0])),                                    \
+                         SLAB_INVERSE(sizeof(name##_storage[0]))}
 
 /* Thread every object onto the free list; boot or test reset only. */
 void slab_init(slab_cache_t *cache);
