@@ -653,19 +653,30 @@ static void freeze_here(uint8_t id)
     finish_tx(PORT_BUS_SENT);
 }
 
-/* The image of REMOTE (program 9, no state) announcing `held` forwarded
- * messages; returns the error ATTACHED answers. */
+/* The first chunk of migration `id` of REMOTE (program 9, priority 2),
+ * with what `img` says beyond that (held messages, state, groups), into
+ * chunk (cap bytes); its length. */
+static uint16_t first_chunk(mig_image_t img, uint8_t id, uint8_t *chunk, uint16_t cap)
+{
+    img.pid = REMOTE;
+    img.prio = 2;
+    img.flags = TASK_MOVABLE;
+    img.program = 9;
+    img.tick_hz = PORT_TICKS_PER_SECOND;
+    const uint8_t head[MIG_CHUNK_HDR] = {REMOTE, id, 0, 0};
+    memcpy(chunk, head, sizeof head);
+    uint16_t n = mig_image_size(&img);
+    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, cap - MIG_CHUNK_HDR), n);
+    return (uint16_t) (MIG_CHUNK_HDR + n);
+}
+
+/* The image of REMOTE (no state) announcing `held` forwarded messages;
+ * returns the error ATTACHED answers. */
 static mt_err_t image_here(uint8_t id, uint16_t held)
 {
-    mig_image_t img = {.pid = REMOTE,
-                       .prio = 2,
-                       .flags = TASK_MOVABLE,
-                       .program = 9,
-                       .held = held,
-                       .tick_hz = PORT_TICKS_PER_SECOND};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, id, 0, 0};
-    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER),
-                     MIG_IMAGE_HEADER);
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER];
+    assert_int_equal(first_chunk((mig_image_t){.held = held}, id, chunk, sizeof chunk),
+                     sizeof chunk);
     unsigned before = n_sent;
     from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
     sched_run_pending(); /* the migrator attaches */
@@ -686,15 +697,9 @@ static void test_destination_drops_the_image_of_a_migration_given_up(void **stat
 {
     (void) state;
     freeze_here(6);
-    mig_image_t img = {.pid = REMOTE,
-                       .prio = 2,
-                       .flags = TASK_MOVABLE,
-                       .program = 9,
-                       .state_len = 3,
-                       .tick_hz = PORT_TICKS_PER_SECOND};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, 6, 0, 0};
-    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER),
-                     MIG_IMAGE_HEADER);
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER];
+    assert_int_equal(first_chunk((mig_image_t){.state_len = 3}, 6, chunk, sizeof chunk),
+                     sizeof chunk);
     unsigned before = n_sent;
     from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk); /* the header; the state is missing */
     sched_run_pending();
@@ -793,17 +798,9 @@ static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joini
 {
     (void) state;
     freeze_here(6);
-    mig_image_t img = {.pid = REMOTE,
-                       .prio = 2,
-                       .flags = TASK_MOVABLE,
-                       .program = 9,
-                       .held = 3,
-                       .tick_hz = PORT_TICKS_PER_SECOND,
-                       .n_groups = 1,
-                       .groups = (const uint8_t[]){GROUP, PORT_0}};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES] = {REMOTE, 6, 0, 0};
-    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, sizeof chunk - MIG_CHUNK_HDR),
-                     MIG_IMAGE_HEADER + MIG_GROUP_BYTES);
+    mig_image_t img = {.held = 3, .n_groups = 1, .groups = (const uint8_t[]){GROUP, PORT_0}};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES];
+    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
     from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
     sched_run_pending();
     finish_tx(PORT_BUS_SENT); /* ATTACHED */
