@@ -14,6 +14,14 @@
  * before END: S takes T back (kq, then sq, in that order) and sends a
  * second, failed RESULT, on which P releases to S.
  *
+ * Out of time. Before its decision S may give up at any moment (its budget
+ * ran out: MOTET_MIGRATE_FRAME_MS per chunk and the rounds of answers,
+ * migrate_source.c), with D alive and its image still on the way: T
+ * resumes at S and the failed RESULT goes out. The image may reach D after
+ * that RESULT (it overtakes the image's frames, at control priority); D
+ * then attaches a copy, and S answers that ATTACHED with ABORT, on which D
+ * drops the copy. No END is ever sent for a migration given up.
+ *
  * Multicasts. S takes T out of its group when it freezes it and records
  * the multicasts to the group from then on (cq), each with its number on
  * the sender's link; D joins the group when it takes the successful RESULT
@@ -48,6 +56,10 @@
  *     any task of a module that dies) (ltl `complete`, weak fairness);
  *   - progress: the task ends up live on one module, the same proviso
  *     (ltl `settles`, weak fairness);
+ *   - no copy left behind: a frozen copy at D is, in the end, started or
+ *     gone (ltl `no_stale_copy`, weak fairness; checked with D_STAYS, a D
+ *     that never dies, since weak fairness would otherwise make D die and
+ *     take its copy with it: models/migration_timeout.pml);
  *   - no deadlock (pan's invalid end states).
  *
  * Broken variants, each of which must fail (models/migration_*.pml and
@@ -59,7 +71,9 @@
  * and BROKEN_CAST_AT_RESULT (the protocol before the cut: T stays in its
  * group at S until S's RESULT has reached everyone, D joins at its own
  * copy of that RESULT, and every forwarded message is kept: a multicast
- * that reaches both in between is handled twice).
+ * that reaches both in between is handled twice), and BROKEN_NO_ABORT (the
+ * source ignores an ATTACHED for a migration it gave up: the copy that a
+ * late image made stays at D for good).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -80,11 +94,11 @@
 #define NC 0 /* multicasts from the second sender on P to T's group */
 #endif
 
-mtype = { DATA, CAST, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, FWDC, END, CONFIRM };
+mtype = { DATA, CAST, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, FWDC, END, CONFIRM, ABORT };
 
 #define L(f, t) ((f) * 3 + (t))
 chan lo[9] = [9] of { mtype, byte };
-chan hi[9] = [3] of { mtype, byte };
+chan hi[9] = [4] of { mtype, byte };
 
 /* A message is sender * 16 + number: sender 1 is P's, sender 2 is S's,
  * sender 3 P's multicasts (the number is also the frame's on P's link). */
@@ -201,7 +215,9 @@ proctype destination()
     byte v;
 end:
     do
+#ifndef D_STAYS
     :: atomic { !crashed -> crashed = 1; live[D] = 0; tcb[D] = 0; member[D] = 0 } -> break
+#endif
     :: atomic { hi[L(S, D)]?FREEZE(v) -> lo[L(D, S)]!REPLY(0) }
     :: atomic { lo[L(S, D)]?STATE(v) ->
             if
@@ -221,6 +237,8 @@ end:
     :: atomic { lo[L(S, D)]?FWDC(v) -> if :: v % 16 <= cut -> fq!v :: else -> skip fi }
     :: atomic { lo[L(P, D)]?CAST(v) -> d_took = v % 16; if :: member[D] -> tq[D]!v :: else -> skip fi }
     :: atomic { lo[L(S, D)]?END(v) -> live[D] = 1; started = 1 }
+    /* A migration S gave up: the copy a late image made goes. */
+    :: atomic { hi[L(S, D)]?ABORT(v) -> if :: !started -> tcb[D] = 0; member[D] = 0 :: else -> skip fi }
     :: atomic { lo[L(S, D)]?DATA(v) -> ARRIVE(D, v) }
     :: atomic { lo[L(P, D)]?DATA(v) -> ARRIVE(D, v) }
     od
@@ -303,7 +321,15 @@ end:
             SEND(lo[L(S, D)], D, STATE, 0);
             st = 2
         }
-    :: atomic { (st == 1 || st == 2) && crashed -> fail() } /* D unreachable */
+    /* D unreachable, or out of time with D alive and the image on its way:
+     * before the decision S may give up at any moment. */
+    :: atomic { st == 1 || st == 2 -> fail() }
+#ifndef BROKEN_NO_ABORT
+    :: atomic { st == 9 && hi[L(D, S)]?[ATTACHED] -> /* late: from a migration given up */
+            hi[L(D, S)]?ATTACHED(v);
+            SEND(hi[L(S, D)], D, ABORT, 0)
+        }
+#endif
     /* Committed, END not through yet. */
     :: atomic { st == 3 && started -> /* END went through: D has it all */
             hi[L(S, P)]!CONFIRM(0);
@@ -368,3 +394,4 @@ init
 ltl single { [] !(live[S] && live[D]) }
 ltl complete { <> ((next_p == NP + 1 && next_s == NS + 1 && next_c == NC + 1) || (crashed && started)) }
 ltl settles { <> [] ((live[S] || live[D]) || (crashed && started)) }
+ltl no_stale_copy { <> [] (tcb[D] -> live[D]) }

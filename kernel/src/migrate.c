@@ -337,7 +337,7 @@ static void on_request(const mig_record_t *r)
     uint8_t hops = r->data[3];
     task_t *t = sched_find_task(pid);
     if (t) {
-        mig_source_begin(t, dest, requester);
+        mig_source_begin(t, dest, requester, 0);
         return;
     }
     mt_module_t where;
@@ -387,6 +387,7 @@ static void handle(const mig_record_t *r)
 static void update_tick(void)
 {
     bool need = false;
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) need = need || MIG.retries[i].pid != MT_PID_NONE;
     for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
     if (need == MIG.ticking) return;
@@ -417,6 +418,7 @@ static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
         else
             mig_peer_tick(&MIG.slots[i]);
     }
+    if (port == PORT_TIMEOUT0) mig_source_retry();
     mig_record_t r;
     while (ring_pop(&r)) handle(&r);
     pump();

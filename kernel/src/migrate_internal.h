@@ -225,6 +225,7 @@ typedef struct slot {
     mt_module_t source, dest, requester;
     mt_prio_t prio;     /* the task's: replies and bulk frames go at it */
     uint8_t rounds;     /* source: timeouts so far */
+    uint8_t tries;      /* source: times this request was put off before (MT_ERR_FULL) */
     bool in_flight;     /* source: a FORWARD or END of this migration is on the bus */
     uint8_t chunks_out; /* source: image chunks on the bus (MOTET_MIGRATE_WINDOW at most) */
     bool hold;          /* local sends to the task are held back here */
@@ -256,6 +257,12 @@ typedef struct slot {
     bool dest_lost;                 /* source: the destination was unreachable before the commit */
 } slot_t;
 
+/* Image bytes, header and state, of a source's slot. */
+static inline uint16_t mig_image_total(const slot_t *s)
+{
+    return (uint16_t) (s->head_len + s->state_len);
+}
+
 /* A protocol record for the task half: a frame's kind, sender, payload. */
 typedef struct mig_record {
     uint8_t kind;
@@ -274,6 +281,18 @@ typedef struct mig_outcome {
 } mig_outcome_t;
 
 #define MIG_OUTCOMES 2u
+
+/* A request put off because a module of the device had no slot free for
+ * it (it answered FREEZE MT_ERR_FULL, or this one has none): asked again
+ * here at `due`, up to MOTET_MIGRATE_ROUNDS times. pid 0: free. */
+typedef struct mig_retry {
+    mt_pid_t pid;
+    mt_module_t dest, requester;
+    uint8_t tries;
+    uint32_t due;
+} mig_retry_t;
+
+#define MIG_RETRIES 4u
 
 /* A control frame waiting for room in the bus queue. */
 typedef struct mig_ctrl {
@@ -298,6 +317,7 @@ typedef struct mig {
     uint32_t silent; /* modules a frame of ours could not reach, until they speak */
     mig_outcome_t outcomes[MIG_OUTCOMES]; /* the latest decided here, a ring */
     uint8_t next_outcome;
+    mig_retry_t retries[MIG_RETRIES];
     slot_t *serialising; /* the source slot whose task is in PORT_SERIALIZE */
 } mig_t;
 
@@ -357,11 +377,22 @@ static inline uint8_t mig_cast_seq(const msg_t *m)
 }
 
 /* migrate_source.c */
-void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester);
+/* A request for local task t; `tries`: times it was put off before. */
+void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_t tries);
+/* Requests put off (MIG.retries) that are due are asked again. */
+void mig_source_retry(void);
 void mig_source_record(const mig_record_t *r);
-void mig_source_pump(slot_t *s);
+/* Before the decision: the task resumes here (or is killed if it cannot),
+ * and every module is told the outcome `err`; the slot is freed. */
+void mig_source_fail(slot_t *s, mt_err_t err);
+/* The ticks a source waits from the freeze for its decision before it
+ * abandons the migration (MT_ERR_TIMEOUT): the rounds of replies and of
+ * ATTACHED, and MOTET_MIGRATE_FRAME_MS for each chunk of the image. */
+uint32_t mig_source_budget(const slot_t *s);
 void mig_source_tick(slot_t *s);
 bool mig_source_waiting(const slot_t *s);
+/* migrate_source_tx.c: the image's chunks, then FORWARDs and END */
+void mig_source_pump(slot_t *s);
 /* A module asks about a migration (PING): if it is one decided here and
  * over, send it the outcome again. */
 void mig_source_ping(const mig_record_t *r);

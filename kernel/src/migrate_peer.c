@@ -141,7 +141,9 @@ static void on_freeze(const mig_record_t *r)
     }
     slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]); /* asked again */
     if (!s) s = hold_for(d);
-    reply(d[0], d[1], d[2], prio, s ? MT_OK : MT_ERR_NO_SLAB);
+    /* No slot free: at its limit of migrations at once; the source puts
+     * this one off (nothing has moved) and asks again later. */
+    reply(d[0], d[1], d[2], prio, s ? MT_OK : log_error(MT_ERR_FULL));
 }
 
 /* ---- the image (interrupt) ---- */
@@ -378,7 +380,7 @@ static void on_result(const mig_record_t *r)
         if (s && (s->role == ROLE_PEER || s->step == ST_ATTACHED)) s->step = ST_COMMITTED;
         return;
     }
-    mig_notify(pid, MIG_DONE, d[4], err);
+    if (err != MT_ERR_FULL) mig_notify(pid, MIG_DONE, d[4], err); /* else: put off, not over */
     if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
         sched_task_remove_remote(pid);
     if (!s || (s->role == ROLE_PEER && s->step == ST_FLUSHING)) return;

@@ -42,11 +42,6 @@
 
 #define TIMEOUT_TICKS TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)
 
-static uint16_t image_total(const slot_t *s)
-{
-    return (uint16_t) (s->head_len + s->state_len);
-}
-
 static mt_err_t check(const task_t *t, mt_module_t dest)
 {
     if (!mig_movable(t)) return MT_ERR_NOT_MOVABLE;
@@ -230,7 +225,7 @@ static void reclaim(slot_t *s, task_t *t)
     s->casts = casts; /* freed with the slot */
 }
 
-static void fail(slot_t *s, mt_err_t err)
+void mig_source_fail(slot_t *s, mt_err_t err)
 {
     log_error(err);
     reclaim(s, sched_find_task(s->pid));
@@ -240,18 +235,74 @@ static void fail(slot_t *s, mt_err_t err)
     mig_slot_free(s);
 }
 
+/* ---- a module with no slot free: asked again later ---- */
+
+/* Keep the request to ask it again later, the tries so far counted; false
+ * once it has been put off MOTET_MIGRATE_ROUNDS times, or if no place is
+ * free: it is then refused (MT_ERR_FULL). Modules wait differently long,
+ * so that sources refused together do not all come back together. */
+static bool put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
+{
+    mig_retry_t *r = NULL;
+    for (uint8_t i = 0; i < MIG_RETRIES && !r; i++)
+        if (!MIG.retries[i].pid) r = &MIG.retries[i];
+    if (!r || tries > MOTET_MIGRATE_ROUNDS) return false;
+    uint32_t wait = TIMEOUT_TICKS * tries + TIMEOUT_TICKS / 2u * bus_self();
+    *r = (mig_retry_t){.pid = pid,
+                       .dest = dest,
+                       .requester = requester,
+                       .tries = tries,
+                       .due = timer_now() + wait};
+    return true;
+}
+
+void mig_source_retry(void)
+{
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        mig_retry_t r = MIG.retries[i];
+        if (!r.pid || (int32_t) (timer_now() - r.due) < 0) continue;
+        MIG.retries[i].pid = MT_PID_NONE;
+        task_t *t = sched_find_task(r.pid);
+        if (t)
+            mig_source_begin(t, r.dest, r.requester, r.tries);
+        else
+            mig_refuse(r.pid, MT_ERR_NO_TASK, r.requester); /* gone meanwhile */
+    }
+}
+
+/* A module had no slot for this migration: nothing has moved yet. The
+ * task resumes, the others release what they held back for it (the
+ * outcome MT_ERR_FULL tells them it is not over: no MIG_DONE), and the
+ * request is asked again later, or refused for good. */
+static void put_off(slot_t *s)
+{
+    log_error(MT_ERR_FULL);
+    reclaim(s, sched_find_task(s->pid));
+    bool resumed = resume(s, MT_ERR_FULL);
+    announce(s, resumed ? MT_ERR_FULL : MIG_RESULT_KILLED);
+    if (!resumed)
+        mig_notify(s->pid, MIG_DONE, s->dest, MIG_RESULT_KILLED);
+    else if (!put_off_request(s->pid, s->dest, s->requester, (uint8_t) (s->tries + 1u)))
+        mig_refuse(s->pid, MT_ERR_FULL, s->requester);
+    mig_slot_free(s);
+}
+
 /* ---- the steps ---- */
 
-void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester)
+void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_t tries)
 {
     mt_pid_t pid = t->pid;
     mt_err_t err = check(t, dest);
     slot_t *s = err ? NULL : mig_slot_new();
-    if (!err && !s) err = MT_ERR_NO_SLAB;
+    if (!err && !s) { /* before anything stops: asked again later */
+        if (put_off_request(pid, dest, requester, (uint8_t) (tries + 1u))) return;
+        err = MT_ERR_FULL;
+    }
     if (err) {
         mig_refuse(pid, err, requester);
         return;
     }
+    s->tries = tries;
     s->pid = pid;
     s->id = ++MIG.next_id;
     s->source = bus_self();
@@ -310,8 +361,12 @@ static void start_sending(slot_t *s)
 static void on_reply(slot_t *s, mt_module_t from, mt_err_t err)
 {
     if (!s || s->step != ST_REPLIES) return;
+    if (err == MT_ERR_FULL) {
+        put_off(s);
+        return;
+    }
     if (err) {
-        fail(s, err);
+        mig_source_fail(s, err);
         return;
     }
     s->waiting &= ~mig_bit(from);
@@ -333,9 +388,9 @@ static void on_attached(slot_t *s, const mig_record_t *r)
     }
     if (s->step != ST_SENDING && s->step != ST_ATTACHING) return;
     if (r->data[2] != MT_OK)
-        fail(s, (mt_err_t) r->data[2]);
+        mig_source_fail(s, (mt_err_t) r->data[2]);
     else if (!sched_find_task(s->pid))
-        fail(s, MT_ERR_NO_TASK); /* killed meanwhile: the copy must not start */
+        mig_source_fail(s, MT_ERR_NO_TASK); /* killed meanwhile: the copy must not start */
     else
         decide(s);
 }
@@ -418,7 +473,7 @@ static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
     if (result != PORT_BUS_SENT) {
         MIG.silent |= mig_bit(to);
         if (to == s->dest && s->step <= ST_ATTACHING) {
-            fail(s, MT_ERR_BUS_DOWN); /* the destination is gone: stay here */
+            mig_source_fail(s, MT_ERR_BUS_DOWN); /* the destination is gone: stay here */
         } else if (to == s->dest && s->step == ST_DECIDED) {
             s->dest_lost = true; /* taken back once our RESULT is out */
         } else if (to == s->dest && s->step == ST_FORWARDING) {
@@ -431,7 +486,7 @@ static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
     }
     if (kind == MIG_MSG_END && s->step == ST_FORWARDING) {
         confirm(s);
-    } else if (kind == MIG_MSG_STATE && s->step == ST_SENDING && s->offset == image_total(s) &&
+    } else if (kind == MIG_MSG_STATE && s->step == ST_SENDING && s->offset == mig_image_total(s) &&
                !s->chunks_out) {
         s->step = ST_ATTACHING;
         s->since = timer_now();
@@ -494,190 +549,43 @@ void mig_source_record_cast(const bus_frame_t *f)
     }
 }
 
-/* ---- output ---- */
-
-/* Copy image bytes [off, off+n) from the header, then the state. */
-static bool copy_image(const slot_t *s, uint16_t off, uint8_t *out, uint16_t n)
-{
-    uint16_t from_head = off < s->head_len ? (uint16_t) (s->head_len - off) : 0u;
-    if (from_head > n) from_head = n;
-    if (from_head) memcpy(out, s->head + off, from_head);
-    if (n == from_head) return true;
-    uint16_t at = (uint16_t) (off + from_head - s->head_len);
-    if (!s->state) /* a layout's: encoded from the frozen task's state */
-        return mig_layout_part(s->pid, at, out + from_head, (uint16_t) (n - from_head));
-    memcpy(out + from_head, s->state + at, (size_t) (n - from_head));
-    return true;
-}
-
-/* The next chunk, encoded straight into its frame; false if it cannot
- * go now (asked again once a frame has ended) or the migration failed. */
-static bool send_chunk(slot_t *s)
-{
-    /* The rest in equal chunks of at most MOTET_MIGRATE_CHUNK, not full
-     * ones and a short last: the first chunk's encoding and the last one's
-     * check are the transfer's only times neither end overlaps the other.
-     * The first holds the whole header (the destination reads it there). */
-    uint16_t left = (uint16_t) (image_total(s) - s->offset);
-    uint16_t n = left;
-    if (left > MOTET_MIGRATE_CHUNK) {
-        uint16_t chunks =
-            (uint16_t) (left / MOTET_MIGRATE_CHUNK + (left % MOTET_MIGRATE_CHUNK ? 1u : 0u));
-        n = (uint16_t) (left / chunks + (left % chunks ? 1u : 0u));
-    }
-    if (s->offset == 0 && n < s->head_len) n = s->head_len;
-    mt_err_t err;
-    uint8_t *buf = mig_open_frame((uint16_t) (MIG_CHUNK_HDR + n), &err);
-    if (buf) {
-        buf[0] = s->pid;
-        buf[1] = s->id;
-        mig_put16(buf + 2, s->offset);
-        if (copy_image(s, s->offset, buf + MIG_CHUNK_HDR, n)) {
-            err = mig_queue_frame(buf, MIG_MSG_STATE, s->dest, s->prio,
-                                  (uint16_t) (MIG_CHUNK_HDR + n));
-        } else {
-            bus_drop_frame(buf);
-            err = MT_ERR_NO_TASK; /* it went meanwhile: nothing to move */
-        }
-    }
-    if (!err) {
-        s->chunks_out++;
-        s->offset = (uint16_t) (s->offset + n);
-        return true;
-    }
-    if (err != MT_ERR_QUEUE_FULL && err != MT_ERR_NO_MEM) fail(s, err);
-    return false;
-}
-
-/* What goes next: the held messages (s->fwd_next on), then the multicasts
- * recorded from the freeze to the commit, each with its bus frame (*cast),
- * so that the destination keeps only those it took before joining the
- * groups. The recorded ones grow at their end in the bus interrupt: no
- * link is read past s->casts_last. */
-static msg_t *next_to_forward(const slot_t *s, bool *cast)
-{
-    *cast = s->fwd_next == NULL;
-    if (!*cast) return s->fwd_next;
-    if (!s->casts_last || s->casts_sent == s->casts_last) return NULL;
-    return s->casts_sent ? s->casts_sent->next : s->casts; /* not the list's end */
-}
-
-/* How many messages from `first` (all of one kind, up to `last`) fit in
- * one frame. */
-static uint8_t pack_count(const msg_t *first, const msg_t *last, bool cast, uint16_t *size)
-{
-    uint8_t k = 0;
-    uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
-    *size = MIG_FWD_HDR;
-    for (const msg_t *m = first; k < UINT8_MAX; m = m->next) {
-        uint16_t need = (uint16_t) (head + m->len);
-        if (*size + need > MIG_CHUNK_HDR + MOTET_MIGRATE_CHUNK) break;
-        *size = (uint16_t) (*size + need);
-        k++;
-        if (m == last || !m->next) break;
-    }
-    return k;
-}
-
-/* The k messages from `first`, never reading the link of the last (the
- * interrupt may be appending to it). */
-static void pack(const slot_t *s, const msg_t *first, uint8_t k, bool cast, uint8_t *buf)
-{
-    buf[0] = s->pid;
-    buf[1] = s->id;
-    uint8_t *p = buf + MIG_FWD_HDR;
-    const msg_t *m = first;
-    for (uint8_t i = 0; i < k; i++) {
-        p[0] = (uint8_t) (cast ? m->port | MIG_FWD_CAST : m->port);
-        mig_put16(p + 1, m->len);
-        p += MIG_FWD_ENTRY;
-        if (cast) {
-            p[0] = mig_cast_origin(m);
-            p[1] = mig_cast_seq(m);
-            p += MIG_FWD_CAST_ENTRY - MIG_FWD_ENTRY;
-        }
-        if (m->len) memcpy(p, m->data, m->len);
-        p += m->len;
-        if (i + 1u < k) m = m->next;
-    }
-}
-
-/* The k from `first` have gone; they stay until END is through. */
-static void skip_forwarded(slot_t *s, msg_t *first, bool cast, uint8_t k)
-{
-    msg_t *last = first;
-    for (uint8_t i = 1; i < k; i++) last = last->next;
-    if (cast)
-        s->casts_sent = last;
-    else
-        s->fwd_next = last->next; /* the held list does not grow */
-    s->fwd_count = (uint16_t) (s->fwd_count + k);
-}
-
-static void send_end(slot_t *s)
-{
-    uint8_t d[8] = {s->pid, s->id};
-    mig_put16(d + 2, s->fwd_count);
-    /* The timers' age to here on this clock; the destination counts from
-     * END's arrival on its own. */
-    mig_put32(d + 4, timer_now() - s->clock);
-    if (mig_frame(MIG_MSG_END, s->dest, s->prio, d, sizeof d) == MT_OK) s->in_flight = true;
-}
-
-static void send_forward(slot_t *s)
-{
-    bool cast;
-    msg_t *first = next_to_forward(s, &cast);
-    if (!first) {
-        send_end(s);
-        return;
-    }
-    uint16_t size;
-    uint8_t k = pack_count(first, cast ? s->casts_last : NULL, cast, &size);
-    if (!k) { /* larger than a frame: it cannot follow the task (logged) */
-        log_error(MT_ERR_INVALID);
-        skip_forwarded(s, first, cast, 1);
-        return;
-    }
-    mt_err_t err;
-    uint8_t *buf = mig_open_frame(size, &err);
-    if (!buf) return; /* asked again once a frame has ended */
-    pack(s, first, k, cast, buf);
-    if (mig_queue_frame(buf, MIG_MSG_FORWARD, s->dest, s->prio, size) == MT_OK) {
-        s->in_flight = true;
-        skip_forwarded(s, first, cast, k);
-    }
-}
-
-void mig_source_pump(slot_t *s)
-{
-    if (s->step == ST_FLUSHING) {
-        mig_flush(s);
-        return;
-    }
-    if (s->in_flight) return;
-    if (s->step == ST_SENDING) {
-        /* Chunks follow one another on one link at one priority: they
-         * arrive in order, and a destination gone fails the first. */
-        while (s->offset < image_total(s) && s->chunks_out < MOTET_MIGRATE_WINDOW && send_chunk(s))
-            ;
-    } else if (s->step == ST_FORWARDING)
-        send_forward(s);
-}
-
 /* ---- timeouts ---- */
 
+/* Before the decision the source waits for answers (replies, ATTACHED)
+ * and for its image to leave; it may give up at any moment, since no
+ * module has the outcome yet. After it, only the bus's verdicts on its
+ * own frames (RESULT, the FORWARDs, END) move it on. */
 bool mig_source_waiting(const slot_t *s)
 {
-    return s->role == ROLE_SOURCE && (s->step == ST_REPLIES || s->step == ST_ATTACHING);
+    return s->role == ROLE_SOURCE && s->step <= ST_ATTACHING;
+}
+
+uint32_t mig_source_budget(const slot_t *s)
+{
+    uint32_t chunks = (mig_image_total(s) + MOTET_MIGRATE_CHUNK - 1u) / MOTET_MIGRATE_CHUNK;
+    uint32_t answers = 2u * MOTET_MIGRATE_ROUNDS * TIMEOUT_TICKS;
+    uint32_t per = TIMER_MS(MOTET_MIGRATE_FRAME_MS);
+    uint32_t most = UINT32_MAX / 2u; /* a kernel time difference stays exact */
+    if (per && chunks > (most - answers) / per) return most;
+    return answers + chunks * per;
 }
 
 void mig_source_tick(slot_t *s)
 {
-    if (!mig_source_waiting(s) || timer_now() - s->since < TIMEOUT_TICKS) return;
+    if (!mig_source_waiting(s)) return;
+    if (timer_now() - s->clock >= mig_source_budget(s)) {
+        /* Out of time, the image maybe half-sent: the task resumes here,
+         * and the failed outcome tells the destination to drop what it
+         * received; an ATTACHED that still comes is answered ABORT. */
+        mig_source_fail(s, MT_ERR_TIMEOUT);
+        return;
+    }
+    if ((s->step != ST_REPLIES && s->step != ST_ATTACHING) ||
+        timer_now() - s->since < TIMEOUT_TICKS)
+        return;
     s->since = timer_now();
     if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
-        fail(s, MT_ERR_BUS_DOWN);
+        mig_source_fail(s, MT_ERR_BUS_DOWN);
         return;
     }
     uint8_t d[5] = {s->pid, s->id, bus_self(), s->dest, (uint8_t) s->prio};

@@ -41,6 +41,8 @@ static const char *const meanings[MT_ERR_COUNT] = {
     [MT_ERR_NOT_OWNER] = "a task freed or resized a heap block it does not own",
     [MT_ERR_NO_MODULE] = "a task placed on a module the device does not have",
     [MT_ERR_BUS_LOST] = "an earlier message over this bus link was given up",
+    [MT_ERR_TIMEOUT] = "a wait ended before what it waited for came",
+    [MT_ERR_FULL] = "a queue, a semaphore or a module's migrations at once are at their limit",
 };
 
 static const char *meaning(uint8_t err)

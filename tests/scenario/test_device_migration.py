@@ -454,3 +454,43 @@ def test_multicast_during_a_result_sent_again_arrives_once(recast):
     done = [p for p in phases(recast) if p[2] == "DONE" and p[5]]
     assert len(done) == RECAST_MIGRATIONS
     assert_one_live_copy(recast)
+
+
+# ---- four migrations to one module at once ----
+
+def test_four_migrations_to_one_module_at_once_all_arrive_one_after_another(build_dir, tmp_path):
+    """Four sinks on modules 1 to 4 are asked, in the same millisecond, to
+    move to module 0 (apps/migrate/migrate_four.toml). Every module has two
+    migration slots, so the device cannot run the four at once: those a
+    module has no slot for are put off before anything moves (the module
+    answers FREEZE MT_ERR_FULL, the source resumes the task, which goes on
+    handling its sender's messages) and asked again, until all four run on
+    module 0. No message is lost, duplicated or reordered; none is refused
+    for good."""
+    run = run_device(build_dir, tmp_path, DEVICE, "--until", 0.5, "--exact-clocks",
+                     extra=["--app", "migrate_four"])
+    sinks = range(0x10, 0x14)
+    for pid, home in zip(sinks, range(1, 5)):
+        ph = phases(run, pid)
+        live = [(mod, other) for _, mod, p, other, _, _ in ph if p == "LIVE"]
+        assert live == [(0, home)], (hex(pid), ph)
+        assert not [p for p in ph if p[2] in ("REFUSED", "KILLED")], ph
+        # A destination that had a slot for a try put off drops what it had.
+        assert all(p[4] == "MT_ERR_FULL" for p in ph if p[2] == "DISCARDED"), ph
+        # DONE only for the migration that went, on every module.
+        done = sorted((mod, err) for _, mod, p, _, err, _ in ph if p == "DONE")
+        assert done == [(mod, "MT_OK") for mod in range(5)], (hex(pid), done)
+    put_off = [(p[1], p[4]) for pid in sinks for p in phases(run, pid) if p[2] == "RESUMED"]
+    assert put_off and all(err == "MT_ERR_FULL" for _, err in put_off), put_off
+    # Each sink handled its sender's numbers once and in order, before,
+    # between and after the tries, wherever it was.
+    got = collections.defaultdict(list)
+    for mod, t, text in lines(run):
+        m = SINK.search(text)
+        if m:
+            assert m.group(5) == "in order", text
+            got[(int(m.group(1), 16), int(m.group(3), 16))].append(int(m.group(4)))
+    assert sorted(got) == [(pid, pid + 4) for pid in sinks]
+    for key, seqs in got.items():
+        assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) >= 450, (key, seqs[:20])
+    assert_no_frame_dropped_as_malformed(run, range(5))

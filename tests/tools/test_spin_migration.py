@@ -2,7 +2,8 @@
 """The SPIN model of the task migration protocol (models/migration.pml):
 it must verify, and each deliberately broken variant must fail. The model
 is the protocol with the CONFIRM step: the destination may die at any
-moment, and no message is lost unless it dies after it started the task.
+moment, the source may give up before its decision (out of time), and no
+message is lost unless the destination dies after it started the task.
 models/migration_casts.pml is the same with multicasts to the task's group,
 every frame (the RESULT included) reaching each module at its own moment.
 
@@ -78,6 +79,26 @@ def test_no_message_is_lost_and_the_task_settles(tmp_path, model, claim):
     them, and that check is the slowest."""
     errors, out = verify(tmp_path, model, "-a", "-f", "-N", claim)
     assert errors == 0, out
+
+
+def test_a_migration_given_up_leaves_no_copy_at_a_live_destination(tmp_path):
+    """The source gives up before its decision at any moment (out of time),
+    the destination stays up and may take the image after the failed
+    outcome: the copy it attaches then is dropped on the source's ABORT.
+    Without fairness: every run of the model ends, and its last state must
+    hold no frozen copy at the destination. The task is still never live
+    twice, and loses no message."""
+    for claim, fair in (("no_stale_copy", []), ("single", []), ("complete", ["-f"])):
+        errors, out = verify(tmp_path, "migration_timeout.pml", "-a", *fair, "-N", claim)
+        assert errors == 0, (claim, out)
+
+
+def test_without_abort_a_late_image_leaves_a_copy_behind(tmp_path):
+    """A source that ignores the late ATTACHED of a migration it gave up:
+    the copy stays frozen at the destination for good."""
+    errors, out = verify(tmp_path, "migration_no_abort.pml", "-a", "-N", "no_stale_copy")
+    assert errors >= 1, out
+    assert "acceptance cycle" in out
 
 
 @pytest.mark.parametrize("variant", ["migration_reply_overtakes.pml",

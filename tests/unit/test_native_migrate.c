@@ -70,15 +70,19 @@ static bool offer_frame(const bus_frame_t *f)
     return accepted;
 }
 
+/* The next sequence number offer() gives a frame; every test starts at 0,
+ * as a freshly booted module's links do (the cut of a destination compares
+ * the numbers of the multicasts it took before joining). */
+static uint8_t next_seq;
+
 /* Offer a frame to this module; true if it took it. */
 static bool offer(uint8_t type, mt_module_t src, mt_pid_t pid, mt_port_t port, const uint8_t *p,
                   uint16_t len)
 {
-    static uint8_t seq;
     bus_frame_t f = {.type = type,
                      .src = src,
                      .dst = type == BUS_FRAME_MCAST ? BUS_BROADCAST : SELF,
-                     .seq = seq++,
+                     .seq = next_seq++,
                      .pid = pid,
                      .port = port,
                      .prio = 2,
@@ -136,11 +140,17 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 static const program_t programs[] = {{.id = 9, .name = "task", .handler = task}};
 
 static unsigned phases; /* migration phases this module went through */
+static unsigned dones, refusals;
+static mt_err_t refused_with;
 
 static void observe(const migrate_event_t *ev)
 {
-    (void) ev;
     phases++;
+    dones += ev->phase == MIG_DONE;
+    if (ev->phase == MIG_REFUSED) {
+        refusals++;
+        refused_with = ev->err;
+    }
 }
 
 static int setup(void **state)
@@ -158,7 +168,9 @@ static int setup(void **state)
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
     port_native_bus_capture(capture);
     assert_int_equal(bus_start(SELF, MODULES), MT_OK);
-    phases = 0;
+    next_seq = 0;
+    phases = dones = refusals = 0;
+    refused_with = MT_OK;
     migrate_set_observer(observe);
     return 0;
 }
@@ -308,6 +320,150 @@ static void test_unreachable_destination_leaves_the_task_here(void **state)
     assert_memory_equal(result.payload, failed, 5);
     sched_run_pending();
     assert_string_equal(got, "Sh"); /* the held message ran here */
+}
+
+/* The destination stops answering mid-transfer: the chunk never ends (its
+ * interface holds it). The source waits no longer than its budget (the
+ * rounds of answers and MOTET_MIGRATE_FRAME_MS for the one chunk), then
+ * abandons: the task runs here again with its held message, the timeout
+ * is logged and is the outcome everyone gets. The destination's late
+ * ATTACHED is answered ABORT and starts nothing. */
+static void test_source_abandons_a_transfer_that_does_not_end_in_time(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    slot_t *s = mig_slot_of(LOCAL);
+    assert_non_null(s);
+    uint32_t budget = mig_source_budget(s);
+    assert_int_equal(budget, 2u * MOTET_MIGRATE_ROUNDS * TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) +
+                                 TIMER_MS(MOTET_MIGRATE_FRAME_MS));
+    uint32_t waited = timer_now() - s->clock;
+    tport_busy(budget - waited - TIMER_MS(1));
+    assert_false(migrate_live(LOCAL)); /* still within its budget */
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
+    tport_busy(TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)); /* the migrator's next tick */
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* the held message ran here */
+    assert_int_equal(n_sent, 2);    /* the outcome waits behind the chunk */
+    finish_tx(PORT_BUS_SENT);       /* the chunk, late */
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t failed[5] = {LOCAL, id, MT_ERR_TIMEOUT, SELF, 2};
+    assert_memory_equal(result.payload, failed, 5);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    bus_frame_t abort = sent_frame(3);
+    assert_int_equal(abort.port, MIG_MSG_ABORT);
+    assert_int_equal(abort.dst, 2);
+    assert_memory_equal(abort.payload, attached, 2);
+    finish_tx(PORT_BUS_SENT);
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* ---- more migrations at once than a module has slots for ---- */
+
+/* The migrator (asked for LOCAL to move to module 2) froze it and sent
+ * FREEZE as frame `first`, or sends it once due: module 0 replies, module
+ * 2 replies `err`. The FREEZE's id. */
+static uint8_t ask_and_reply(unsigned first, mt_err_t err)
+{
+    for (unsigned guard = 0; n_sent <= first && guard < 200; guard++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    bus_frame_t freeze = sent_frame(first);
+    assert_int_equal(freeze.port, MIG_MSG_FREEZE);
+    uint8_t id = freeze.payload[1];
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t ok[3] = {LOCAL, id, MT_OK}, answer[3] = {LOCAL, id, (uint8_t) err};
+    from_migrator(0, MIG_MSG_REPLY, ok, 3);
+    from_migrator(2, MIG_MSG_REPLY, answer, 3);
+    return id;
+}
+
+/* Module 2 takes part in as many migrations as it has slots for and
+ * answers FREEZE MT_ERR_FULL: nothing has moved. The task runs here again
+ * with what was held for it, every module is told the migration is put
+ * off (RESULT MT_ERR_FULL: no MIG_DONE anywhere), and the source asks
+ * again later: this time it is admitted and the image goes. */
+static void test_a_migration_put_off_for_a_module_without_a_slot_goes_later(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "h", 1, 0), MT_OK); /* held */
+    uint8_t id = ask_and_reply(0, MT_ERR_FULL);
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(test_count_logged_errors(MT_ERR_FULL), 1);
+    bus_frame_t result = sent_frame(1);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t put_off[5] = {LOCAL, id, MT_ERR_FULL, SELF, 2};
+    assert_memory_equal(result.payload, put_off, 5);
+    finish_tx(PORT_BUS_SENT);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* it ran here meanwhile */
+    assert_int_equal(dones + refusals, 0);
+    /* Asked again after (1 + this module's number / 2) timeouts: admitted. */
+    uint8_t again = ask_and_reply(2, MT_OK);
+    assert_int_equal(again, (uint8_t) (id + 1u));
+    assert_string_equal(got, "ShS");
+    bus_frame_t chunk = sent_frame(3);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    assert_int_equal(chunk.dst, 2);
+    assert_false(migrate_live(LOCAL));
+}
+
+/* Put off MOTET_MIGRATE_ROUNDS times and refused once more: the request
+ * is refused for good (MIG_REFUSED, MT_ERR_FULL, on the requester), and
+ * the task stays here and runs. */
+static void test_a_migration_put_off_too_often_is_refused_and_the_task_stays(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    for (unsigned k = 0; k <= MOTET_MIGRATE_ROUNDS; k++) {
+        ask_and_reply(2 * k, MT_ERR_FULL);
+        finish_tx(PORT_BUS_SENT); /* the RESULT */
+        assert_true(migrate_live(LOCAL));
+        assert_int_equal(refusals, k == MOTET_MIGRATE_ROUNDS);
+    }
+    assert_int_equal(refused_with, MT_ERR_FULL);
+    assert_int_equal(dones, 0);
+    assert_int_equal(migrate_active(), 0);
+    unsigned before = n_sent;
+    tport_busy(TIMER_MS(10 * MOTET_MIGRATE_TIMEOUT_MS));
+    sched_run_pending();
+    assert_int_equal(n_sent, before); /* not asked again */
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "z", 1, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(got[strlen(got) - 1], 'z'); /* it runs here */
+}
+
+/* A bystander in as many migrations as it has slots for answers the next
+ * FREEZE MT_ERR_FULL (logged), holding nothing back for that task. */
+static void test_a_bystander_without_a_slot_answers_full(void **state)
+{
+    (void) state;
+    for (mt_pid_t pid = 0x30; pid < 0x30 + MOTET_MIGRATE_SLOTS + 1; pid++) {
+        const uint8_t freeze[5] = {pid, 1, 0, 2, 2};
+        from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+        sched_run_pending();
+    }
+    for (unsigned i = 0; i < MOTET_MIGRATE_SLOTS + 1; i++) finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, MOTET_MIGRATE_SLOTS + 1);
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t reply = sent_frame(i);
+        assert_int_equal(reply.port, MIG_MSG_REPLY);
+        assert_int_equal(reply.payload[2], i < MOTET_MIGRATE_SLOTS ? MT_OK : MT_ERR_FULL);
+    }
+    assert_int_equal(migrate_active(), MOTET_MIGRATE_SLOTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_FULL), 1);
 }
 
 /* The destination has no room for the held message the image announced:
@@ -497,19 +653,30 @@ static void freeze_here(uint8_t id)
     finish_tx(PORT_BUS_SENT);
 }
 
-/* The image of REMOTE (program 9, no state) announcing `held` forwarded
- * messages; returns the error ATTACHED answers. */
+/* The first chunk of migration `id` of REMOTE (program 9, priority 2),
+ * with what `img` says beyond that (held messages, state, groups), into
+ * chunk (cap bytes); its length. */
+static uint16_t first_chunk(mig_image_t img, uint8_t id, uint8_t *chunk, uint16_t cap)
+{
+    img.pid = REMOTE;
+    img.prio = 2;
+    img.flags = TASK_MOVABLE;
+    img.program = 9;
+    img.tick_hz = PORT_TICKS_PER_SECOND;
+    const uint8_t head[MIG_CHUNK_HDR] = {REMOTE, id, 0, 0};
+    memcpy(chunk, head, sizeof head);
+    uint16_t n = mig_image_size(&img);
+    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, cap - MIG_CHUNK_HDR), n);
+    return (uint16_t) (MIG_CHUNK_HDR + n);
+}
+
+/* The image of REMOTE (no state) announcing `held` forwarded messages;
+ * returns the error ATTACHED answers. */
 static mt_err_t image_here(uint8_t id, uint16_t held)
 {
-    mig_image_t img = {.pid = REMOTE,
-                       .prio = 2,
-                       .flags = TASK_MOVABLE,
-                       .program = 9,
-                       .held = held,
-                       .tick_hz = PORT_TICKS_PER_SECOND};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER] = {REMOTE, id, 0, 0};
-    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, MIG_IMAGE_HEADER),
-                     MIG_IMAGE_HEADER);
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER];
+    assert_int_equal(first_chunk((mig_image_t){.held = held}, id, chunk, sizeof chunk),
+                     sizeof chunk);
     unsigned before = n_sent;
     from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
     sched_run_pending(); /* the migrator attaches */
@@ -519,6 +686,50 @@ static mt_err_t image_here(uint8_t id, uint16_t held)
     assert_int_equal(attached.dst, 0);
     finish_tx(PORT_BUS_SENT);
     return (mt_err_t) attached.payload[2];
+}
+
+/* A source that gave up (here: out of time) before its decision: the
+ * destination drops what it had of the image, half of one or a copy
+ * attached from a whole one, on the failed outcome, and what still
+ * arrives from that migration (the rest of the image, an END) starts
+ * nothing: the task exists on one module only. */
+static void test_destination_drops_the_image_of_a_migration_given_up(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER];
+    assert_int_equal(first_chunk((mig_image_t){.state_len = 3}, 6, chunk, sizeof chunk),
+                     sizeof chunk);
+    unsigned before = n_sent;
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk); /* the header; the state is missing */
+    sched_run_pending();
+    assert_int_equal(n_sent, before); /* no answer for half an image */
+    const uint8_t gave_up[5] = {REMOTE, 6, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, gave_up, 5);
+    sched_run_pending();
+    assert_int_equal(migrate_active(), 0);
+    const uint8_t rest[MIG_CHUNK_HDR + 3] = {REMOTE, 6, MIG_IMAGE_HEADER, 0, 'a', 'b', 'c'};
+    from_migrator(0, MIG_MSG_STATE, rest, sizeof rest);
+    sched_run_pending();
+    assert_int_equal(n_sent, before); /* still no ATTACHED: nothing was created */
+    assert_false(sched_task_exists(REMOTE));
+
+    freeze_here(7); /* the next try: a whole image, attached, then given up */
+    assert_int_equal(image_here(7, 0), MT_OK);
+    assert_true(sched_task_exists(REMOTE));
+    const uint8_t gave_up_again[5] = {REMOTE, 7, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, gave_up_again, 5);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE)); /* the copy went */
+    assert_int_equal(migrate_active(), 0);
+    const uint8_t end[8] = {REMOTE, 7, 0, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_false(migrate_live(REMOTE));
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0); /* still routed to the source */
 }
 
 /* The destination's own senders hold back all but the migrator's reserve:
@@ -587,17 +798,9 @@ static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joini
 {
     (void) state;
     freeze_here(6);
-    mig_image_t img = {.pid = REMOTE,
-                       .prio = 2,
-                       .flags = TASK_MOVABLE,
-                       .program = 9,
-                       .held = 3,
-                       .tick_hz = PORT_TICKS_PER_SECOND,
-                       .n_groups = 1,
-                       .groups = (const uint8_t[]){GROUP, PORT_0}};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES] = {REMOTE, 6, 0, 0};
-    assert_int_equal(mig_image_encode(&img, chunk + MIG_CHUNK_HDR, sizeof chunk - MIG_CHUNK_HDR),
-                     MIG_IMAGE_HEADER + MIG_GROUP_BYTES);
+    mig_image_t img = {.held = 3, .n_groups = 1, .groups = (const uint8_t[]){GROUP, PORT_0}};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES];
+    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
     from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
     sched_run_pending();
     finish_tx(PORT_BUS_SENT); /* ATTACHED */
@@ -909,6 +1112,12 @@ int main(void)
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
+        cmocka_unit_test_setup(test_source_abandons_a_transfer_that_does_not_end_in_time, setup),
+        cmocka_unit_test_setup(test_a_migration_put_off_for_a_module_without_a_slot_goes_later,
+                               setup),
+        cmocka_unit_test_setup(test_a_migration_put_off_too_often_is_refused_and_the_task_stays,
+                               setup),
+        cmocka_unit_test_setup(test_a_bystander_without_a_slot_answers_full, setup),
         cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
@@ -919,6 +1128,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_destination_without_room_for_the_forwarded_messages_refuses,
                                setup),
+        cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
                                setup),
         cmocka_unit_test_setup(

@@ -324,6 +324,38 @@ static void test_rule3_a_slot_task_killing_itself_keeps_its_level_for_final(void
     assert_string_equal(trace, "A0( raise isr B0( )B isr2 Bf C0( )C back )A ");
 }
 
+/* An interrupt body may not kill a task: the kill would run FINAL inside
+ * the body, and the slot still names B, which the exit runs. The kill is
+ * refused (MT_ERR_STATE, logged), B runs at the exit as posted, and a kill
+ * from task context afterwards works as usual. */
+static mt_err_t kill_in_body;
+
+static void isr_posts_then_kills(void)
+{
+    assert_int_equal(sched_post_isr(PID('B'), PORT_0, NULL, 0, 0), MT_OK);
+    kill_in_body = sched_task_kill(PID('B'));
+    note("isr ");
+}
+
+static void test_rule3_an_interrupt_body_cannot_kill_a_task(void **state)
+{
+    (void) state;
+    make_task('A', 1);
+    make_task('B', 5);
+    actions[PID('A')] = raise_interrupt;
+    tport_irq_attach(0, isr_posts_then_kills);
+    trace[0] = 0;
+    kill_in_body = MT_OK;
+    send('A', 0);
+    assert_int_equal(kill_in_body, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_string_equal(trace, "A0( raise isr B0( )B back )A ");
+    assert_true(sched_task_exists(PID('B')));
+    assert_int_equal(sched_task_kill(PID('B')), MT_OK);
+    assert_string_equal(trace, "A0( raise isr B0( )B back )A Bf ");
+    assert_false(sched_task_exists(PID('B')));
+}
+
 /* An interrupt storm whose exits find nothing to run: each interrupt comes
  * again from its own body, and posts to a task equal to the running one,
  * which waits (rule 3). Every exit must return without letting the next
@@ -514,6 +546,7 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_isr_post_during_an_isr_posted_handler_nests, setup),
         cmocka_unit_test_setup(test_rule3_a_slot_task_killing_itself_keeps_its_level_for_final,
                                setup),
+        cmocka_unit_test_setup(test_rule3_an_interrupt_body_cannot_kill_a_task, setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
                                setup),

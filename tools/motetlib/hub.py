@@ -988,6 +988,7 @@ class Hub:
             self.finish(tr, RESULT_SENT if tr.dst == BROADCAST else RESULT_UNREACHABLE, self.now)
             return
         self.push(self.now + self.ack_timeout_ns, "acktimeout", tr, tr.attempt)
+        self.check_complete(tr, self.now)  # ends now if every receiver lost it
 
     def note_outcome(self, tr):
         """A module's failed stage one of an application load (the kernel
@@ -1040,14 +1041,17 @@ class Hub:
 
     def receive(self, r, tr):
         if self.take_drop(r):
-            # Lost on the wire: r's interface sees no frame and never
-            # acknowledges it, so the sender's ack timeout ends the attempt
-            # as not taken, and the sender sends it again.
+            # Lost on the wire: r's interface sees no frame, so no
+            # acknowledgement follows the frame's end, which the sender's
+            # interface sees there and then (on_txend): the attempt ends as
+            # not taken and the frame goes again in the sender's next slot,
+            # each time it is lost. The ack timeout is for a receiver that
+            # has the frame and does not answer (frozen, hung), not for this.
             tr.acks[r.id] = False
             self.counters["dropped"] += 1
             self.note(f"fault: frame #{tr.id} ({self.frame_name(tr)}) dropped on its way to "
-                      f"m{r.id}: not delivered, no acknowledgement; m{tr.src.id} sends it again "
-                      f"after its {self.ack_timeout_ns / 1e6:g} ms ack timeout", r.id)
+                      f"m{r.id}: not delivered, no acknowledgement at its end; m{tr.src.id} "
+                      f"sends it again in its next slot", r.id)
             return
         frame = bytearray(tr.frame)
         at = self.now

@@ -23,8 +23,8 @@ at simulated SECONDS:
     corrupt:M@S[:N]  flip a bit in the next N frames M receives (M may be *)
     delay:M@S:US     deliver the next frame M receives US microseconds late
     drop:M@S[:N]     lose the next N frames M receives on the wire: M never sees
-                  them nor acknowledges them, the sender sends each again after
-                  its ack timeout (M may be *)
+                  them nor acknowledges them, the sender sends each again in
+                  its next slot (M may be *)
     kill:M@frame:PID:PORT[:N], freeze:M@frame:PID:PORT[:N]
                   kill or stop M as the N-th frame for task PID, input PORT
                   reaches it, before it has the frame (e.g. migrator frames)

@@ -182,6 +182,16 @@
 #define MOTET_MIGRATE_ROUNDS 4
 #endif
 
+/* Milliseconds the bus may take to carry one frame of a migration to its
+ * end (sent, or unreachable: a TDMA round and the acknowledgement timeout,
+ * 20 ms on the example devices). A source that has not decided within
+ * 2 x MOTET_MIGRATE_ROUNDS x MOTET_MIGRATE_TIMEOUT_MS plus this much per
+ * chunk of the image since the freeze abandons the migration
+ * (MT_ERR_TIMEOUT): the task resumes there. */
+#ifndef MOTET_MIGRATE_FRAME_MS
+#define MOTET_MIGRATE_FRAME_MS 20
+#endif
+
 /* Image bytes per bus frame of a migration (at most the frame payload
  * less 4 bytes of header); smaller chunks need less heap on the way. */
 #ifndef MOTET_MIGRATE_CHUNK
@@ -377,6 +387,9 @@
 #endif
 #if MOTET_MIGRATE_TIMEOUT_MS < 1 || MOTET_MIGRATE_ROUNDS < 1 || MOTET_MIGRATE_ROUNDS > 255
 #error "MOTET_MIGRATE_TIMEOUT_MS must be at least 1, MOTET_MIGRATE_ROUNDS 1..255"
+#endif
+#if MOTET_MIGRATE_FRAME_MS < 1 || MOTET_MIGRATE_FRAME_MS > 1000
+#error "MOTET_MIGRATE_FRAME_MS must be 1..1000"
 #endif
 #if MOTET_MIGRATE_CHUNK < 64 || MOTET_MIGRATE_CHUNK > MOTET_BUS_PAYLOAD_MAX - 4
 #error "MOTET_MIGRATE_CHUNK must be 64..MOTET_BUS_PAYLOAD_MAX-4"

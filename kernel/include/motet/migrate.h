@@ -39,7 +39,10 @@
  * to the task is lost, duplicated or reordered (per sender); a timer that
  * falls due during the migration fires once, on the module where the task
  * ends up; a destination that dies before it has started the task, or has
- * no memory, leaves it running at the source. Protocol model:
+ * no memory, leaves it running at the source; a source that has not
+ * decided within its budget (the rounds of answers, and
+ * MOTET_MIGRATE_FRAME_MS per chunk of the image) gives up with
+ * MT_ERR_TIMEOUT, the task running there still. Protocol model:
  * models/migration.pml.
  *
  * The task's side. A program may declare its state's layout

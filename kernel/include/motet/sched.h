@@ -104,7 +104,10 @@ mt_err_t sched_task_create(const task_spec_t *spec);
 /* Post PORT_INIT with a copy of `data`; held messages follow once handled. */
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
 /* Deliver PORT_FINAL, then free the task's messages, timers, memory and
- * control block; deferred until the task leaves the stack if it is on it. */
+ * control block; deferred until the task leaves the stack if it is on it.
+ * Task or thread context only: from an interrupt body MT_ERR_STATE (logged),
+ * nothing changes (FINAL would run inside the body); post to a task that
+ * kills instead. MT_ERR_NO_TASK: no such task, or its kill is pending. */
 mt_err_t sched_task_kill(mt_pid_t pid);
 /* Record a task that lives on another module (for routing). */
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
