@@ -363,13 +363,19 @@ static bool send_in_place(mt_module_t module, const msg_t *msg, mt_prio_t prio, 
     if (!(msg->flags & MSG_HEAP) || msg->len > MOTET_BUS_PAYLOAD_MAX || port_in_isr() ||
         mem_owner(block) != msg->src || mem_block_size(block) < (size_t) BUS_OVERHEAD + msg->len)
         return false;
+    /* The log shows the kernel's frame as it shows a copied one, an
+     * allocation of the frame's bytes by the kernel (motet profile takes
+     * one inside a handler for the bus driver's work, not the task's). */
+    uint16_t n = (uint16_t) (BUS_OVERHEAD + msg->len);
     mem_hand_over(block, MEM_OWNER_KERNEL);
+    log_event(EV_ALLOC, MEM_OWNER_KERNEL, n);
     memmove(block + BUS_HEADER_SIZE, block, msg->len);
     if (enqueue(block, BUS_FRAME_DATA, module, msg->dst, msg->port, prio, msg->len)) {
         *err = MT_OK;
         return true;
     }
     memmove(block, block + BUS_HEADER_SIZE, msg->len);
+    log_event(EV_FREE, MEM_OWNER_KERNEL, n);
     mem_hand_over(block, msg->src);
     *err = MT_ERR_QUEUE_FULL; /* logged by the caller */
     return true;
