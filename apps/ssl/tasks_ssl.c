@@ -20,6 +20,10 @@
 #include "tasks.h"
 #include "tasks_state.h"
 
+#if MOTET_BUS
+_Static_assert(SSL_SPECTRUM_MSG_LEN <= MOTET_BUS_PAYLOAD_MAX, "a band must fit one bus frame");
+#endif
+
 /* Little-endian init-string fields (the description's byte order). */
 static uint32_t get_u32(const uint8_t *p)
 {

@@ -85,10 +85,8 @@ mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uin
                .port = port,
                .src = sched_current_pid(),
                .flags = (uint8_t) (flags & MSG_HEAP)};
-    mt_err_t err = remote.send(r->module, &m, r->prio);
-    if (err) return log_error(err);
-    if (flags & MSG_HEAP) mem_free(data); /* the bus manager copied it */
-    return MT_OK;
+    mt_err_t err = remote.send(r->module, &m, r->prio); /* a heap payload is its on success */
+    return err ? log_error(err) : MT_OK;
 }
 
 #else

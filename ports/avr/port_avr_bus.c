@@ -22,7 +22,20 @@
 
 #define BUS_IF(reg) (*(volatile uint8_t *) (reg))
 
-static uint8_t rx_frame[BUS_FRAME_MAX];
+/* The receive buffer holds the longest frame this module takes: by
+ * default any frame the kernel can send; an image that knows its traffic
+ * passes the largest payload it receives (PORT_AVR_BUS_RX_PAYLOAD), at
+ * least a description's. A longer frame is rejected by the interface, as
+ * a corrupt one is: its sender tries again, gives up and is told
+ * (MT_ERR_BUS_CORRUPT). */
+#ifndef PORT_AVR_BUS_RX_PAYLOAD
+#define PORT_AVR_BUS_RX_PAYLOAD MOTET_BUS_PAYLOAD_MAX
+#endif
+_Static_assert(PORT_AVR_BUS_RX_PAYLOAD >= MOTET_APP_DESC_MAX &&
+                   PORT_AVR_BUS_RX_PAYLOAD <= MOTET_BUS_PAYLOAD_MAX,
+               "the receive buffer takes a description and no more than the bus carries");
+
+static uint8_t rx_frame[BUS_OVERHEAD + PORT_AVR_BUS_RX_PAYLOAD];
 static uint8_t probe_answer[AVR_BUS_PROBE_ANSWER];
 static bool tx_busy; /* the interface holds a frame until its TX_DONE */
 

@@ -19,7 +19,11 @@ What it reports, all from the hub's report of each run (hub.py):
   the same links of the native device;
 - the wall-clock speed of the simulation: simulated seconds per wall
   second, with the machine's load average while it ran (the figure depends
-  on it: five emulator processes and the hub share the cores).
+  on it: five emulator processes and the hub share the cores);
+- the RAM of a sensing module's image (the ATmega128 build of
+  apps/ssl/ssl_device): its static data by item from the linker map, the
+  kernel stack `motet stack` bounds for it, and the RAM it runs with
+  (tools/motetlib/avr_ram.py).
 """
 
 from __future__ import annotations
@@ -31,13 +35,16 @@ import sys
 import time
 from pathlib import Path
 
-from . import build, device as devmod, report, run_device, ssl_demo
+from . import avr_ram, build, device as devmod, report, run_device, ssl_demo
 
 ROOT = build.ROOT
 MIXED = ROOT / "devices" / "ssl-mixed.toml"
 NATIVE = ROOT / "devices" / "ssl-device.toml"
 SCENARIO = ROOT / "apps" / "ssl" / "scenarios" / "demo.toml"
 AVR_MHZ, CM_TIMER_MHZ = 8, 25
+SENSING_STACK = ROOT / "apps" / "ssl" / "ssl_device_avr.stack"
+INTERNAL_SRAM = 4096  # the ATmega128's, without external SRAM
+SMALL_ITEM = 32  # bytes: smaller items are summed in one row
 TARGET_WALL_S = 60.0  # the 14 s scenario, on a 2-core machine (issue #18)
 
 
@@ -80,7 +87,41 @@ def link_rows(rep, dev, native_rep):
     return rows
 
 
-def section(mixed, native):
+def sensing_ram(bdir):
+    """The sensing image's RAM: (items, static bytes, analysed stack
+    bytes, RAM it runs with)."""
+    elf = build.port_build_dir(bdir, "avr") / "apps" / "ssl" / "ssl_device.elf"
+    rows = avr_ram.items(Path(f"{elf}.map"))
+    static = avr_ram.port_avr.static_ram(avr_ram.port_avr.section_sizes(elf))
+    bound = avr_ram.stack_bound(elf, [SENSING_STACK], [elf.parent])
+    if bound.problems:
+        raise RuntimeError(f"{elf}: the stack analysis refused: {'; '.join(bound.problems)}")
+    return rows, static, bound.depth, avr_ram.ram_bytes(elf)
+
+
+def ram_lines(ram):
+    rows, static, stack, runs_with = ram
+    small = [n for _, n in rows if n < SMALL_ITEM]
+    heap = sum(n for name, n in rows if name.startswith("heap:"))
+    out = ["", "### RAM of a sensing module (the ATmega128 image)", "",
+           "apps/ssl/ssl_device built for the AVR port: its static data by item, from the "
+           "linker map (on the AVR, constants not kept in program memory are copied into RAM at "
+           "boot), the kernel stack `motet stack` bounds for it (apps/ssl/ssl_device_avr.stack: "
+           "every task of the description, nested as the kernel's dispatch allows, and the "
+           "interrupts), and the RAM it runs with. Source: tools/motetlib/avr_ram.py, also the "
+           "test ssl_device_avr_ram.", "",
+           "| item | bytes |", "|---|---:|"]
+    out += [f"| {name} | {n} |" for name, n in rows if n >= SMALL_ITEM]
+    out += [f"| {len(small)} items under {SMALL_ITEM} B each | {sum(small)} |",
+            f"| **static RAM** | **{static}** |", f"| analysed kernel stack | {stack} |", "",
+            f"Static RAM and the analysed stack: {static + stack} B, of the {runs_with} B the "
+            f"image runs with (4 KB of internal SRAM and 8 KB of external SRAM, its stack from "
+            f"0x2FFF). Against the ATmega128's {INTERNAL_SRAM} B alone: the heap ({heap} B) "
+            f"and the stack bound already need {heap + stack} B."]
+    return out
+
+
+def section(mixed, native, ram):
     dev, rep, lines, wall, loads = mixed
     ndev, nrep, nlines, nwall, _ = native
     end = rep["end_s"]
@@ -156,6 +197,7 @@ def section(mixed, native):
             "computing half of each block, take most of them. A core asleep with nothing "
             "due costs the hub nothing until its next timer or a frame for it, which is "
             "where the Cortex-M3 spends nearly all of the run."]
+    out += ram_lines(ram)
     return "\n".join(out) + "\n"
 
 
@@ -166,12 +208,13 @@ def bench(bdir=None, output=None):
             return 1
     bdir = build.build_dir(bdir)
     try:
+        ram = sensing_ram(bdir)
         native = run_one(NATIVE, bdir)
         mixed = run_one(MIXED, bdir)
-    except RuntimeError as e:
+    except (RuntimeError, OSError, avr_ram.stackcheck.StackError) as e:
         print(f"bench mixed: {e}", file=sys.stderr)
         return 1
-    text = section(mixed, native)
+    text = section(mixed, native, ram)
     print(text)
     report.write_section("mixed", text, Path(output) if output else report.REPORT)
     return 0

@@ -287,6 +287,15 @@ def run(dev, bdir, scenario, extra):
         return (), None
     app = appplace.load(APP)
     prof = profmod.load(PROFILE, app)
+    try:
+        planner.Problem(app, dev, prof)
+    except planner.PlanError as e:
+        # A device whose processors the profile never measured (the mixed
+        # device's emulated chips, whose modules keep no event log for
+        # `motet profile` and have no host channel): nothing to place by.
+        note = (f"Re-placement: none on {Path(dev.path).name}, the scenario's deadline "
+                f"changes move no task: {e}")
+        return (), lambda records, end_s, lines: ["", note]
     table = replan.load_table(TABLE, app)
     host = Host(app, dev, prof, table, changes)
 

@@ -2,12 +2,28 @@
 /*
  * The quarter-wave table behind trig.h. Constants, not computed at start-up,
  * so the small modules need no floating point and every build agrees to the
- * bit (tests/unit/test_ssl_dsp.c checks the table against sin()).
+ * bit (tests/unit/test_ssl_dsp.c checks the table against sin()). In a
+ * firmware image (SSL_DSP_PORT_CONST) the table stays where the port keeps
+ * constants (motet/port.h, PORT_CONST_TABLE): an ATmega128's program
+ * memory, not a 514-byte copy in its 4 KB of SRAM. Elsewhere the chain
+ * stays free of the kernel's headers.
  */
 #include "trig.h"
 
+#ifdef SSL_DSP_PORT_CONST
+#include "motet/port.h"
+#define TRIG_TABLE PORT_CONST_TABLE
+#define trig_entry port_const_u16
+#else
+#define TRIG_TABLE
+static inline uint16_t trig_entry(const uint16_t *p)
+{
+    return *p;
+}
+#endif
+
 /* round(32767 * sin(2 pi i / 1024)), i = 0 .. 256 */
-static const int16_t quarter[257] = {
+static const uint16_t quarter[257] TRIG_TABLE = {
     0,     201,   402,   603,   804,   1005,  1206,  1407,  1608,  1809,  2009,  2210,  2410,
     2611,  2811,  3012,  3212,  3412,  3612,  3811,  4011,  4210,  4410,  4609,  4808,  5007,
     5205,  5404,  5602,  5800,  5998,  6195,  6393,  6590,  6786,  6983,  7179,  7375,  7571,
@@ -36,13 +52,13 @@ int16_t trig_sin(uint16_t i)
     uint16_t q = i & 255u; /* position inside the quarter */
     switch (i >> 8) {
     case 0:
-        return quarter[q];
+        return (int16_t) trig_entry(&quarter[q]);
     case 1:
-        return quarter[256u - q];
+        return (int16_t) trig_entry(&quarter[256u - q]);
     case 2:
-        return (int16_t) -quarter[q];
+        return (int16_t) -trig_entry(&quarter[q]);
     default:
-        return (int16_t) -quarter[256u - q];
+        return (int16_t) -trig_entry(&quarter[256u - q]);
     }
 }
 

@@ -180,7 +180,9 @@ void sched_isr_exit(void);
  * posts, its own test sees. Interrupt context. */
 bool sched_isr_exit_due(void);
 
-/* Hook for the bus manager: called for messages to remote tasks. */
+/* Hook for the bus manager: called for messages to remote tasks; a
+ * MSG_HEAP payload is the hook's on success (freed, or its frame), the
+ * sender's on error. */
 typedef mt_err_t (*sched_remote_send_fn)(mt_module_t module, const msg_t *msg, mt_prio_t prio);
 /* Install the remote-send hook (NULL: remote sends fail with MT_ERR_NO_ROUTE). */
 void sched_set_remote_send(sched_remote_send_fn fn);

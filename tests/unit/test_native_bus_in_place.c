@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A heap payload sent to a task on another module (bus.c, send_in_place()):
+ * when its block has room for the frame's header and CRC, the block itself
+ * becomes the frame, with no second block of the payload's size; otherwise
+ * the payload is copied into a frame, as before. Either way the receiver
+ * gets the same frame, the sender's block is gone once the send succeeded,
+ * and the heap is as before once the frame has ended. A send the queue has
+ * no room for fails with the payload back in place and still the sender's.
+ * The test plays the bus interface, as test_native_bus.c does.
+ */
+#include <string.h>
+
+#include "native.h"
+#include "test_support.h"
+
+#define SELF      1u
+#define MODULES   0x7u /* modules 0, 1, 2 */
+#define SENDER    0x20u
+#define REMOTE    0x30u /* a task on module 2 */
+#define FRAME_CAP 256u
+
+static uint8_t sent[MOTET_BUS_TX_QUEUE + 2][FRAME_CAP];
+static uint16_t sent_len[MOTET_BUS_TX_QUEUE + 2];
+static unsigned n_sent;
+
+/* What the sender's handler saw around its send. */
+static struct {
+    uint16_t block;   /* bytes it allocates */
+    uint16_t len;     /* bytes it sends from the block */
+    mt_err_t err;     /* the send's result */
+    uint16_t grew;    /* heap bytes in use after the send less before it */
+    bool kept_intact; /* after a failed send: its bytes as written */
+    mt_pid_t owner;   /* after a failed send: the block's owner */
+} run;
+
+static void capture(const uint8_t *frame, uint16_t n)
+{
+    assert_true(n <= FRAME_CAP && n_sent < MOTET_BUS_TX_QUEUE + 2);
+    memcpy(sent[n_sent], frame, n);
+    sent_len[n_sent++] = n;
+}
+
+static uint16_t heap_in_use(void)
+{
+    mem_stats_t m;
+    mem_get_stats(&m);
+    return m.in_use;
+}
+
+static void fill(uint8_t *p, uint16_t n)
+{
+    for (uint16_t i = 0; i < n; i++) p[i] = (uint8_t) (i * 7u + 3u);
+}
+
+static bool filled(const uint8_t *p, uint16_t n)
+{
+    for (uint16_t i = 0; i < n; i++)
+        if (p[i] != (uint8_t) (i * 7u + 3u)) return false;
+    return true;
+}
+
+/* Allocates run.block bytes, writes run.len of them and sends those to
+ * REMOTE with MSG_HEAP; frees the block itself if the send failed. */
+static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port < PORT_0) return MT_OK;
+    uint8_t *b = mem_alloc(run.block);
+    assert_non_null(b);
+    fill(b, run.len);
+    uint16_t before = heap_in_use();
+    run.err = sched_send_to(REMOTE, PORT_0, b, run.len, MSG_HEAP);
+    run.grew = (uint16_t) (heap_in_use() - before);
+    if (run.err) {
+        run.kept_intact = filled(b, run.len);
+        run.owner = mem_owner(b);
+        assert_int_equal(mem_free(b), MT_OK);
+    }
+    return MT_OK;
+}
+
+static int setup(void **state)
+{
+    test_boot(state);
+    n_sent = 0;
+    memset(&run, 0, sizeof run);
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = SENDER, .prio = 2, .handler = sender}),
+                     MT_OK);
+    assert_int_equal(sched_task_init(SENDER, NULL, 0), MT_OK);
+    assert_int_equal(sched_task_create_remote(REMOTE, 2, 2), MT_OK);
+    port_native_bus_capture(capture);
+    assert_int_equal(bus_start(SELF, MODULES), MT_OK);
+    return 0;
+}
+
+static void finish_tx(void)
+{
+    port_native_bus_inject_tx_done(PORT_BUS_SENT, tport_time() + 10);
+    tport_busy(20);
+}
+
+static void send_from_task(uint16_t block, uint16_t len)
+{
+    run.block = block;
+    run.len = len;
+    assert_int_equal(sched_send_to(SENDER, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static void assert_frame_carries_the_payload(unsigned i, uint16_t len)
+{
+    bus_frame_t f;
+    assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+    assert_int_equal(f.type, BUS_FRAME_DATA);
+    assert_int_equal(f.dst, 2);
+    assert_int_equal(f.pid, REMOTE);
+    assert_int_equal(f.src_pid, SENDER);
+    assert_int_equal(f.len, len);
+    assert_true(filled(f.payload, len));
+}
+
+/* The band of a sensing module: 100 bytes sent from a 160-byte block. */
+static void test_payload_with_room_goes_out_in_its_own_block(void **state)
+{
+    (void) state;
+    uint16_t idle = heap_in_use();
+    send_from_task(160, 100);
+    assert_int_equal(run.err, MT_OK);
+    assert_int_equal(run.grew, 0); /* no frame allocated beside it */
+    assert_int_equal(n_sent, 1);
+    assert_frame_carries_the_payload(0, 100);
+    assert_true(heap_in_use() >= idle + 160); /* the block, the kernel's now */
+    finish_tx();
+    assert_int_equal(heap_in_use(), idle); /* freed with the frame */
+    assert_true(mem_consistent());
+}
+
+/* Not enough room around the payload: copied into a frame, the block freed. */
+static void test_payload_without_room_is_copied(void **state)
+{
+    (void) state;
+    uint16_t idle = heap_in_use();
+    send_from_task(100, 100);
+    assert_int_equal(run.err, MT_OK);
+    assert_int_equal(n_sent, 1);
+    assert_frame_carries_the_payload(0, 100);
+    finish_tx();
+    assert_int_equal(heap_in_use(), idle);
+    assert_true(mem_consistent());
+}
+
+/* A full queue: the send fails, the payload is back where it was and the
+ * block still the sender's (it frees it). */
+static void test_full_queue_leaves_the_payload_with_its_sender(void **state)
+{
+    (void) state;
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++)
+        assert_int_equal(sched_send_to(REMOTE, PORT_0, "q", 1, 0), MT_OK);
+    uint16_t idle = heap_in_use();
+    send_from_task(160, 100);
+    assert_int_equal(run.err, MT_ERR_QUEUE_FULL);
+    assert_true(run.kept_intact);
+    assert_int_equal(run.owner, SENDER);
+    assert_true(test_count_logged_errors(MT_ERR_QUEUE_FULL) > 0);
+    assert_int_equal(heap_in_use(), idle);
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++) finish_tx();
+    assert_true(mem_consistent());
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_payload_with_room_goes_out_in_its_own_block, setup),
+        cmocka_unit_test_setup(test_payload_without_room_is_copied, setup),
+        cmocka_unit_test_setup(test_full_queue_leaves_the_payload_with_its_sender, setup),
+    };
+    return cmocka_run_group_tests_name("bus: heap payloads in place", tests, NULL, NULL);
+}
