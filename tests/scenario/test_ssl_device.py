@@ -323,6 +323,26 @@ def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp
     assert any(e["ph"] == "B" and e["name"] == "ht P0" for e in trace)
 
 
+def assert_moved_cleanly(summary, logs, moved):
+    """No message lost (no bus frame given up, unreachable or
+    undeliverable, no transmit queue full, no frame missed), no kernel error
+    logged, and each moved task (name, source, when it left) ran only on
+    the compute module from a period after it left."""
+    for mid, mod in summary["report"]["modules"].items():
+        k = mod["kernel"]
+        assert all(k[f] == 0 for f in ("tx_given_up", "tx_unreachable", "tx_queue_full",
+                                       "rx_undeliverable", "rx_missed")), (mid, k)
+    for mid in (1, 2, 3, 4, 5):
+        assert not [r for r in events(logs, mid) if r.type == "ERROR"], mid
+    pid, _ = pids()
+    for name, src, left in moved:
+        later = float(left) * 1e6 + 250e3
+        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                   for r in events(logs, 1)), f"{name} never ran on m1"
+        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                       for r in events(logs, int(src))), f"{name} still ran on m{src}"
+
+
 def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_energy(build_dir, tmp_path):
     """A scenario whose block deadline goes from 250 to 200 ms at 2 s: the
     host, running beside the device, gets the change at 2 s, takes the
@@ -354,22 +374,7 @@ def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_ener
     assert [name for name, _ in asked] == [name for name, _, _ in moved], text
     assert all(2.0 <= float(at) for _, at in asked), text
     assert all(float(a) < float(left) for (_, a), (_, _, left) in zip(asked, moved)), text
-    # no message lost: no bus frame given up, unreachable or undeliverable,
-    # no transmit queue full, no frame missed, and no kernel error logged
-    for mid, mod in summary["report"]["modules"].items():
-        k = mod["kernel"]
-        assert all(k[f] == 0 for f in ("tx_given_up", "tx_unreachable", "tx_queue_full",
-                                       "rx_undeliverable", "rx_missed")), (mid, k)
-    for mid in (1, 2, 3, 4, 5):
-        assert not [r for r in events(out / "ssl-demo-logs", mid) if r.type == "ERROR"], mid
-    pid, _ = pids()
-    logs = out / "ssl-demo-logs"
-    for name, src, at_s in moved:
-        later = float(at_s) * 1e6 + 250e3
-        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
-                   for r in events(logs, 1)), f"{name} never ran on m1"
-        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
-                       for r in events(logs, int(src))), f"{name} still ran on m{src}"
+    assert_moved_cleanly(summary, out / "ssl-demo-logs", moved)
     assert summary["detections"] and all(
         angle_error(d["angle"], d["truth"]) <= TOLERANCE_DEG
         for d in summary["detections"] if d["truth"] is not None)
@@ -407,11 +412,8 @@ def test_a_drift_seen_while_running_moves_the_tasks_during_the_run(build_dir, tm
     scenario = tmp_path / "noise.toml"
     scenario.write_text("seed = 3\nduration = 8.0\n[[source]]\nangle = 60\nstart = 0.5\n"
                         "duration = 7.5\nkind = \"noise\"\n")
-    text = ssl_replan.PROFILE.read_text()
-    at = text.index("[[workload]]")
-    after = text.find("\n[[", at + 1)
-    profile = tmp_path / "no-fit.profile.toml"
-    profile.write_text(text[:at] + (text[after + 1:] if after > 0 else ""))
+    profile = ssl_replan.profile_without_workload(ssl_replan.PROFILE,
+                                                  tmp_path / "no-fit.profile.toml")
     out = tmp_path / "out"
     lines = []
     status, summary = ssl_demo.run_demo(build_dir, scenario, out_dir=out, print_=lines.append,
@@ -434,20 +436,7 @@ def test_a_drift_seen_while_running_moves_the_tasks_during_the_run(build_dir, tm
     assert all(at_s <= float(t) < 8.0 for _, t in asked), text
     assert all(float(a) < float(left) < 8.0 for (_, a), (_, _, left) in zip(asked, moved)), text
     assert "did not succeed" not in text
-    for mid, mod in summary["report"]["modules"].items():
-        k = mod["kernel"]
-        assert all(k[f] == 0 for f in ("tx_given_up", "tx_unreachable", "tx_queue_full",
-                                       "rx_undeliverable", "rx_missed")), (mid, k)
-    logs = out / "ssl-demo-logs"
-    for mid in (1, 2, 3, 4, 5):
-        assert not [r for r in events(logs, mid) if r.type == "ERROR"], mid
-    pid, _ = pids()
-    for name, src, left in moved:
-        later = float(left) * 1e6 + 250e3
-        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
-                   for r in events(logs, 1)), f"{name} never ran on m1"
-        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
-                       for r in events(logs, int(src))), f"{name} still ran on m{src}"
+    assert_moved_cleanly(summary, out / "ssl-demo-logs", moved)
 
 
 def test_the_host_does_not_move_tasks_on_the_inputs_its_profile_models(build_dir, tmp_path):

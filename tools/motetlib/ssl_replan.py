@@ -78,6 +78,19 @@ def window_profile(prof, located, lo_s, hi_s):
     return profmod.with_workload(prof, {WORKLOAD_TASK: stats}), stats
 
 
+def profile_without_workload(path, out):
+    """Write to `out` the profile at `path` less its [[workload]] tables:
+    a profile whose HT figure is its window's and does not follow the
+    input (a noisy room is then a drift of HT)."""
+    text = Path(path).read_text()
+    while "[[workload]]" in text:
+        at = text.index("[[workload]]")
+        after = text.find("\n[[", at + 1)
+        text = text[:at] + (text[after + 1:] if after > 0 else "")
+    Path(out).write_text(text)
+    return Path(out)
+
+
 @dataclasses.dataclass
 class Change:
     t_s: float
