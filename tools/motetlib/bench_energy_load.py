@@ -611,12 +611,33 @@ def write(pdir, ddir, exe):
     return 0 if ok else 1
 
 
+XMEM_START = 0x801100  # the external SRAM's first address in avr-ld's data space (xmem.ld)
+
+
+def pool_address(elf):
+    """The message pool's address in an AVR image (avr-nm), None if absent."""
+    nm = shutil.which("avr-nm") or "avr-nm"
+    out = subprocess.run([nm, str(elf)], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == "msg_block_storage":
+            return int(parts[0], 16)
+    return None
+
+
 def smoke(bdir, harness):
     """ctest: every preemption image at n = 5 for 2 s (a few hundred
     packets), the blink pair at two periods for 2 s; all must end cleanly
-    with consistent counts, and every thread image must switch."""
+    with consistent counts, and every thread image must switch; every
+    preemption image has its message pool in the external SRAM."""
     pre, blink = run_all(Path(bdir), Path(bdir), harness, (5,), 2, 2, (20, 1000))
     status = 0
+    for v in VARIANTS:
+        at = pool_address(Path(bdir) / "bench" / "avr-energy-load" / f"preload_{v}.elf")
+        if at is None or at < XMEM_START:
+            print(f"{v}: the message pool is not in the external SRAM "
+                  f"({'no msg_block_storage' if at is None else hex(at)})")
+            status = 1
     for (v, n), p in sorted(pre.items()):
         print(f"{v:13} n={n}: {p['served']}/{p['packets']} packets, switches {p['total']} "
               f"(voluntary {p['vol']}, involuntary {p['invol']}, to an equal {p['equal']}, "
