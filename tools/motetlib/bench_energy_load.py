@@ -347,8 +347,14 @@ def _reduction(new, old):
 def _target_row(res, n, v):
     """(cells, met) of policy v against round robin at n, both on one level."""
     a, b = res.get(("rr_equal", n)), res.get((v, n))
-    if not a or not b or not (a["ok"] and b["ok"]):
-        return "no valid pair of runs (an overloaded node)", None
+    if not a or not b:
+        return "no runs", None
+    if not (a["ok"] and b["ok"]):
+        late = " and ".join(name for name, p in (("round robin", a), ("this policy", b))
+                            if not p["ok"])
+        return (f"no valid pair of runs ({late} overloaded; as run: {a['to_packet']:,} → "
+                f"{b['to_packet']:,}, {_reduction(b['to_packet'], a['to_packet']):.0f} % "
+                "fewer)"), None
     red = _reduction(b["to_packet"], a["to_packet"])
     if a["et_ms"] is None or b["et_ms"] is None:
         return f"{a['to_packet']:,} → {b['to_packet']:,} ({red:.0f} % fewer); no E_t", None
