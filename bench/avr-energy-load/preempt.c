@@ -19,10 +19,11 @@
  * setting: MOS round robin among equals), 0 ranks packets above sensing.
  * PRELOAD_RR = 1 makes the threads of class RR.
  *
- * Eight thread stacks do not fit beside the kernel in the 4 KB of internal
- * SRAM: the thread images enable the external SRAM (PORT_AVR_XMEM) and
- * keep the thread stacks there, above the linker's data region; the kernel
- * stack and all static data stay inside.
+ * Eight thread stacks and the message pool (255 blocks, which the busiest
+ * policies need at n = 7) do not fit beside the kernel in the 4 KB of
+ * internal SRAM: the images enable the external SRAM (PORT_AVR_XMEM) and
+ * keep both in its section .xmem (ports/avr/xmem.ld); the kernel stack
+ * and the other static data stay inside.
  *
  * Counting is the kernel's (thread_switch_stats()). As a cross-check the
  * jobs count preemptions themselves: a job that starts while another is
@@ -135,22 +136,22 @@ PORT_AVR_ISR(INT3_vect)
 
 #if PRELOAD_THREADS
 
-/* Thread stacks in external SRAM, above the linker's data region (which
- * ends at the top of the internal SRAM, 0x10FF). Interrupts land on the
+/* Thread stacks in external SRAM, section .xmem (port_config.h,
+ * PORT_AVR_XMEM_SECTION), with the message pool. Interrupts land on the
  * running thread's stack and their tails nest (five sources here), deeper
  * than the port's 256-byte guarded minimum allows at the highest rates:
  * twice that, still guarded. The counters' marks follow them there: the
  * internal SRAM left for the kernel stack is the tightest resource. */
-#define STACK_BYTES   (2 * THREAD_STACK_BYTES(0))
-#define XSRAM_START   0x1100u
-#define thread_stacks ((uint8_t(*)[STACK_BYTES]) XSRAM_START)
+#define STACK_BYTES (2 * THREAD_STACK_BYTES(0))
+static uint8_t thread_stacks[2 * COPIES][STACK_BYTES] PORT_AVR_XMEM_SECTION;
 
 typedef struct marks {
     thread_switch_stats_t at;   /* the kernel's counts at the mark */
     thread_t *jobs[2 * COPIES]; /* the sensing threads, then the packet threads */
     uint32_t cuts_to[2];        /* to the packet threads, the sensing ones, at the mark */
 } marks_t;
-#define M ((marks_t *) (XSRAM_START + 2u * COPIES * STACK_BYTES))
+static marks_t marks PORT_AVR_XMEM_SECTION;
+#define M (&marks)
 
 /* The involuntary switches that gave a packet thread (from COPIES on), or
  * a sensing thread, the CPU from a thread that still had work. */

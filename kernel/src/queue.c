@@ -28,7 +28,7 @@ typedef struct msg_block {
     } inline_payload;
 } msg_block_t;
 
-static msg_block_t msg_block_storage[MOTET_MAX_QUEUED_MSGS];
+static msg_block_t msg_block_storage[MOTET_MAX_QUEUED_MSGS] PORT_POOL_RAM;
 msg_t *queue_free_blocks;
 
 queue_level_t queue_level[MOTET_PRIO_LEVELS];

@@ -110,6 +110,14 @@ function(motet_avr_image target)
     VERBATIM)
 endfunction()
 
+# motet_avr_xmem_section(TARGET): link image TARGET with section .xmem in
+# the external SRAM (ports/avr/xmem.ld; port_config.h,
+# PORT_AVR_XMEM_SECTION). Its kernel needs PORT_AVR_XMEM=1.
+function(motet_avr_xmem_section target)
+  target_link_options(${target} PRIVATE LINKER:-T,${MOTET_ROOT}/ports/avr/xmem.ld)
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${MOTET_ROOT}/ports/avr/xmem.ld)
+endfunction()
+
 # The benchmark images with and without the event log; deferred, and a
 # function for the same reason as the next.
 function(motet_avr_stack_bench_tests)

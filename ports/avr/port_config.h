@@ -73,6 +73,22 @@ static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
     return pgm_read_word(p);
 }
 
+/* External SRAM as a section: with PORT_AVR_XMEM (the memory interface
+ * on), an image linked with ports/avr/xmem.ld (motet_avr_xmem_section())
+ * has section .xmem at 0x1100, the first external address, not loaded and
+ * not cleared at boot (its users initialise what they keep there). There
+ * PORT_AVR_XMEM_POOL = 1 puts the message pool (port.h, PORT_POOL_RAM):
+ * 255 blocks of 19 bytes would take more than the 4 KB inside. An external
+ * access costs the chip one cycle more than an internal one (no wait
+ * states); simavr charges none. */
+#define PORT_AVR_XMEM_SECTION __attribute__((section(".xmem")))
+#if defined(PORT_AVR_XMEM_POOL) && PORT_AVR_XMEM_POOL
+#if !defined(PORT_AVR_XMEM) || !PORT_AVR_XMEM
+#error "PORT_AVR_XMEM_POOL needs PORT_AVR_XMEM (the memory interface on)"
+#endif
+#define PORT_POOL_RAM PORT_AVR_XMEM_SECTION
+#endif
+
 /* Interrupt primitives inline (port.h, PORT_IRQ_INLINE): a call costs more
  * than the SREG access it wraps, and the kernel's hot paths take the lock
  * several times. The state is SREG itself, put back whole by one OUT: no

@@ -8,7 +8,9 @@
  *     LOST <n>          records overwritten before they could be drained
  *
  * Draining happens whenever the module goes to sleep and when it halts, so
- * the ring only has to hold one busy period's events. A module program
+ * the ring only has to hold one busy period's events; the file is flushed
+ * then too, so that the device's host can read the costs while the device
+ * runs (tools/motetlib/ssl_replan.py, the drift check). A module program
  * (module_main()) also has every error record it drains printed on the
  * console as it goes (module_report_error()), with a dump file or without.
  */
@@ -60,6 +62,7 @@ void native_event_dump_flush(void)
                         (unsigned long) ((uint64_t) rec[i].time * 1000000u / PORT_TICKS_PER_SECOND),
                         log_type_name(rec[i].type), rec[i].pid, rec[i].arg);
         }
+    if (dump) fflush(dump);
 }
 
 void native_event_dump_close(void)

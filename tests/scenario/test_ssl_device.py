@@ -26,7 +26,7 @@ from device_run import DEVICES, env, events, run_device
 from test_ssl import (ALERT_DEADLINE_US, ANGLES, FIRST_S, GAP_S, SOURCE_S, TOLERANCE_DEG,
                       angle_error, full_blocks, sources_schedule, write_scenario)
 
-from motetlib import ssl_demo  # noqa: E402 (device_run put tools/ on the path)
+from motetlib import ssl_demo, ssl_replan  # noqa: E402 (device_run put tools/ on the path)
 
 DEVICE = DEVICES / "ssl-device.toml"
 DESCRIPTION = ROOT / "apps" / "ssl" / "ssl_device.toml"
@@ -323,6 +323,26 @@ def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp
     assert any(e["ph"] == "B" and e["name"] == "ht P0" for e in trace)
 
 
+def assert_moved_cleanly(summary, logs, moved):
+    """No message lost (no bus frame given up, unreachable or
+    undeliverable, no transmit queue full, no frame missed), no kernel error
+    logged, and each moved task (name, source, when it left) ran only on
+    the compute module from a period after it left."""
+    for mid, mod in summary["report"]["modules"].items():
+        k = mod["kernel"]
+        assert all(k[f] == 0 for f in ("tx_given_up", "tx_unreachable", "tx_queue_full",
+                                       "rx_undeliverable", "rx_missed")), (mid, k)
+    for mid in (1, 2, 3, 4, 5):
+        assert not [r for r in events(logs, mid) if r.type == "ERROR"], mid
+    pid, _ = pids()
+    for name, src, left in moved:
+        later = float(left) * 1e6 + 250e3
+        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                   for r in events(logs, 1)), f"{name} never ran on m1"
+        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
+                       for r in events(logs, int(src))), f"{name} still ran on m{src}"
+
+
 def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_energy(build_dir, tmp_path):
     """A scenario whose block deadline goes from 250 to 200 ms at 2 s: the
     host, running beside the device, gets the change at 2 s, takes the
@@ -354,22 +374,7 @@ def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_ener
     assert [name for name, _ in asked] == [name for name, _, _ in moved], text
     assert all(2.0 <= float(at) for _, at in asked), text
     assert all(float(a) < float(left) for (_, a), (_, _, left) in zip(asked, moved)), text
-    # no message lost: no bus frame given up, unreachable or undeliverable,
-    # no transmit queue full, no frame missed, and no kernel error logged
-    for mid, mod in summary["report"]["modules"].items():
-        k = mod["kernel"]
-        assert all(k[f] == 0 for f in ("tx_given_up", "tx_unreachable", "tx_queue_full",
-                                       "rx_undeliverable", "rx_missed")), (mid, k)
-    for mid in (1, 2, 3, 4, 5):
-        assert not [r for r in events(out / "ssl-demo-logs", mid) if r.type == "ERROR"], mid
-    pid, _ = pids()
-    logs = out / "ssl-demo-logs"
-    for name, src, at_s in moved:
-        later = float(at_s) * 1e6 + 250e3
-        assert any(r.type == "START" and r.pid == pid[name] and r.time_us > later
-                   for r in events(logs, 1)), f"{name} never ran on m1"
-        assert not any(r.type == "START" and r.pid == pid[name] and r.time_us > later
-                       for r in events(logs, int(src))), f"{name} still ran on m{src}"
+    assert_moved_cleanly(summary, out / "ssl-demo-logs", moved)
     assert summary["detections"] and all(
         angle_error(d["angle"], d["truth"]) <= TOLERANCE_DEG
         for d in summary["detections"] if d["truth"] is not None)
@@ -391,6 +396,65 @@ def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_ener
     for line in measured + predicted:
         offs = [float(x) for x in re.findall(r"m\d ([+-][\d.]+) %", line)]
         assert len(offs) == 5 and all(abs(x) <= 10 for x in offs), line
+
+
+def test_a_drift_seen_while_running_moves_the_tasks_during_the_run(build_dir, tmp_path):
+    """The host checks the costs while the device runs (`motet demo
+    --drift`): it reads the modules' event logs as they are written and,
+    once a task's cycles per period are past the threshold in two checks in
+    a row, re-plans with the measured figures and migrates. The drift here
+    is the scenario's: a noise source from 0.5 s on makes SC call every
+    block sound, so HT works on every block, against a profile without
+    HT's workload model (the profile's own HT figure is for its window's
+    talkers). The moves go out and are made while the device runs, before
+    the scenario ends; no frame is lost, no queue runs over, no ERROR is
+    logged, and the moved tasks run on the compute module afterwards."""
+    scenario = tmp_path / "noise.toml"
+    scenario.write_text("seed = 3\nduration = 8.0\n[[source]]\nangle = 60\nstart = 0.5\n"
+                        "duration = 7.5\nkind = \"noise\"\n")
+    profile = ssl_replan.profile_without_workload(ssl_replan.PROFILE,
+                                                  tmp_path / "no-fit.profile.toml")
+    out = tmp_path / "out"
+    lines = []
+    status, summary = ssl_demo.run_demo(build_dir, scenario, out_dir=out, print_=lines.append,
+                                        drift=True, profile=profile)
+    text = "\n".join(lines)
+    assert status == 0, text
+    drift = re.search(r"  t=([\d.]+) s  drift check: costs drifted \(([^)]*)\): solved on the "
+                      r"host: (.*)", text)
+    assert drift, text
+    at_s, why, moves = float(drift.group(1)), drift.group(2), drift.group(3)
+    assert re.search(r"\bht \+\d+% on arm7", why), why
+    assert moves == ("fft0 m2->m1, fft1 m3->m1, fft2 m4->m1, fft3 m5->m1, "
+                     "sc0 m2->m1, sc1 m3->m1, sc2 m4->m1, sc3 m5->m1"), text
+    # the check before it had seen HT past the threshold once
+    assert re.search(r"window [\d.]+ - [\d.]+ s: past the threshold once: [a-z0-9, ]*\bht\b",
+                     text), text
+    asked = re.findall(r"host: asked m1 to move ((?:fft|sc)\d) to m1 at t=([\d.]+) s", text)
+    moved = re.findall(r"migrated ((?:fft|sc)\d) m(\d) -> m1, left m\d at t=([\d.]+) s", text)
+    assert [name for name, _ in asked] == [name for name, _, _ in moved] and len(moved) == 8
+    assert all(at_s <= float(t) < 8.0 for _, t in asked), text
+    assert all(float(a) < float(left) < 8.0 for (_, a), (_, _, left) in zip(asked, moved)), text
+    assert "did not succeed" not in text
+    assert_moved_cleanly(summary, out / "ssl-demo-logs", moved)
+
+
+def test_the_host_does_not_move_tasks_on_the_inputs_its_profile_models(build_dir, tmp_path):
+    """With the shipped profile, whose HT cost follows the input (its
+    workload: a + b * entries per located block), the same noise is no
+    drift of HT: the host compares HT against the profile for the window's
+    located blocks and entries, and HT is never past the threshold."""
+    scenario = tmp_path / "noise.toml"
+    scenario.write_text("seed = 3\nduration = 5.0\n[[source]]\nangle = 60\nstart = 0.5\n"
+                        "duration = 4.5\nkind = \"noise\"\n")
+    lines = []
+    status, _ = ssl_demo.run_demo(build_dir, scenario, out_dir=tmp_path / "out",
+                                  print_=lines.append, drift=True)
+    text = "\n".join(lines)
+    assert status == 0, text
+    checks = re.search(r"drift checks while running .*: (\d+), (\d+) within the threshold", text)
+    assert checks and int(checks.group(1)) >= 2, text
+    assert not re.search(r"(past the threshold once|costs drifted)[^\n]*\bht\b", text), text
 
 
 @pytest.mark.parametrize("content, says", [

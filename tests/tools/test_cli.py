@@ -244,6 +244,28 @@ def test_motet_log_reports_bad_lines(tmp_path):
     assert f"{bad}:2: unknown event type 'BOGUS'" in res.stderr
 
 
+def test_a_log_being_written_is_read_as_its_lines_complete(tmp_path):
+    """eventlog.Tail, the device host's reader of a running module's log:
+    each call returns the records of the lines completed since the last,
+    a line still being written waits, and line numbers run on."""
+    log = tmp_path / "m1.log"
+    tail = eventlog.Tail(log)
+    assert tail.new() == []  # not there yet
+    log.write_text("# motet event log, port native, 1000000 ticks per second\n"
+                   "EV 10 START 16 8\nEV 20 END 16")
+    assert [(r.time_us, r.type) for r in tail.new()] == [(10, "START")]
+    with open(log, "a") as f:
+        f.write(" 8\nEV 30 RUN 17 4104\n")
+    got = tail.new()
+    assert [(r.time_us, r.type, r.line) for r in got] == [(20, "END", 3), (30, "SEND", 4),
+                                                          (30, "START", 4)]
+    assert tail.new() == []
+    with open(log, "a") as f:
+        f.write("EV 40 BOGUS 16 8\n")
+    with pytest.raises(eventlog.LogFormatError, match=r"m1.log:5: unknown event type"):
+        tail.new()
+
+
 def test_motet_log_missing_file(tmp_path):
     res = motet("log", tmp_path / "nope.txt")
     assert res.returncode == 1

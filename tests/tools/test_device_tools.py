@@ -282,3 +282,32 @@ sensors = ["microphone:0"]
     with pytest.raises(device.DeviceError) as err:
         device.parse(text, "d.toml")
     assert "a cortex-m module's sensors cannot be served by a board program yet" in str(err.value)
+
+
+def test_a_cortex_m_module_runs_at_its_stated_clock(tmp_path):
+    """QEMU -icount shift=n runs one instruction per 2^n ns: the module's
+    cpu_mhz picks n, and the hub's grants stop short by the instructions
+    that run with interrupts off, which take 2^n times as long."""
+    from motetlib import module_kinds
+    dev = device.load(ROOT / "devices" / "ssl-mixed.toml")
+    compute = dev.module(1)
+    assert compute.cpu_mhz == 62.5 and device.icount_shift(62.5) == 4
+    kind = module_kinds.of(compute)
+    argv = kind.argv(tmp_path, dev, compute, "S", 1, None, [])
+    assert argv[argv.index("--icount-shift") + 1] == "4"
+    assert kind.overshoot_ticks(compute) == kind.overshoot * 16
+    plain = device.parse(MODULE0.replace("id = 0", "id = 0\nkind = 'cortex-m'"), "d.toml")
+    assert plain.module(0).cpu_mhz == 1000 and device.icount_shift(1000) == 0
+    assert device.icount_shift(48) is None and device.icount_shift(1000 / 1024) == 10
+
+
+def test_a_module_without_power_is_charged_its_processors_figures():
+    """One set of power figures for the hub and the planner."""
+    dev = device.load(ROOT / "devices" / "ssl-mixed.toml")
+    for m in dev.modules:
+        assert (m.power.active_mw, m.power.sleep_mw, m.power.wake_us) == (
+            m.processor.active_mw, m.processor.standby_mw, m.processor.transition_us)
+    cm3 = dev.module(1).processor
+    assert cm3.mhz == 62.5 and cm3.cpi == 1.0 and cm3.active_mw == pytest.approx(80 * 62.5 / 48)
+    own = device.parse(MODULE0 + "power = { active_mw = 5.0 }\n", "d.toml").module(0).power
+    assert own.active_mw == 5.0 and own.sleep_mw == device.Power().sleep_mw

@@ -91,6 +91,23 @@ def test_costs_drift_only_past_the_threshold(lone):
     assert rp.prof.tasks["fft"].cycles["arm7"] == pytest.approx(0.5e6 * 1.9 * 1.4)
 
 
+def test_costs_drift_against_the_reference_the_host_gives(lone):
+    """The host compares a window against the profile for that window's
+    input (ssl_replan.Host); the drifted task's measured figure then stands
+    in the host's profile, and a next window like it is no drift."""
+    app, dev, prof = lone
+    t = replan.make_table(app, dev, prof, "fft", [250])
+    planned = prof.tasks["fft"].cycles["msp430"]
+    rp = replan.Replanner(t, app, dev, prof, {"fft": 1}, 250)
+    heavier = _measured(prof, planned * 1.4)  # the input asks 40 % more of it
+    assert rp.drift(_measured(prof, planned * 1.4), reference=heavier) == []
+    assert rp.on_costs(_measured(prof, planned * 1.4), reference=heavier) == []
+    assert rp.why == "costs within the threshold"
+    assert [d[0] for d in rp.drift(_measured(prof, planned * 1.4))] == ["fft"]
+    assert rp.on_costs(_measured(prof, planned * 1.4)) == [replan.Move("fft", 1, 0)]
+    assert rp.drift(_measured(prof, planned * 1.4)) == []
+
+
 def test_a_task_below_the_floor_never_drifts(lone):
     app, dev, prof = lone
     small = _measured(prof, 1000.0)  # 0.2 ms of a 250 ms period on either side

@@ -51,6 +51,7 @@ AIM_CUT = 90.0
 ET_SLACK = 10.0  # % packet E_t may exceed round robin's
 POSITIONS = (0, 3, 4, 5, 6, 7)  # tree positions n: (2^n - 1) packets/s per copy; 0: none
 COPIES = 4
+POOL_BLOCKS = 255  # the preemption kernels' message pool (MOTET_MAX_QUEUED_MSGS, CMakeLists.txt)
 SECONDS = 60  # the paper's run length
 VARIANTS = {  # image suffix -> label
     "tasks_equal": "Motet tasks, one level (event-driven: run to completion)",
@@ -131,10 +132,11 @@ def run_preempt(harness, elf, n, freq, seconds):
     served = len(ends)
     senses = sum(1 for c, _ in ev.get("B1", []) if c > MARK)
     cycles, asleep = summary.get("cycles", 0), summary.get("asleep", 0)
-    et_ms = mean_et_ms(arr, {i: [c for c, _ in ev.get(f"B{4 + i}", []) if c > MARK]
-                             for i in range(COPIES)}, freq)
+    line_ends = {i: [c for c, _ in ev.get(f"B{4 + i}", []) if c > MARK] for i in range(COPIES)}
+    came = reached(arr, line_ends)
     p = {"n": n, "status": res.returncode, "packets": len(arr), "served": served,
-         "senses": senses, "cycles": cycles, "busy": cycles - asleep, "et_ms": et_ms,
+         "senses": senses, "cycles": cycles, "busy": cycles - asleep,
+         "et_ms": mean_et_ms(came, line_ends, freq), "waiting": most_waiting(came, line_ends),
          "stderr": res.stderr.strip()[-300:]}
     p.update(counts or {"total": 0, "vol": 0, "invol": 0, "equal": 0, "kernel": 0,
                         "nested": 0, "pool_full": 1, "to_packet": 0, "to_sensing": 0})
@@ -143,8 +145,14 @@ def run_preempt(harness, elf, n, freq, seconds):
     # A pulse that comes while the one before on its line still waits for
     # its interrupt (interrupts off) is one edge to the chip: that packet
     # is lost to the node, and shown, but the run stays comparable.
-    p["ok"] = res.returncode == 0 and counts is not None and consistent
-    p["overloaded"] = res.returncode == 2  # a post found the message pool full
+    # Each copy's sensing job is released every second from boot; the run
+    # ends half a second after the last one, so all must be done.
+    p["senses_due"] = COPIES * FS * (end // freq)
+    behind = senses < p["senses_due"]
+    p["ok"] = res.returncode == 0 and counts is not None and consistent and not behind
+    # Overloaded: a post found the message pool full, or the sensing jobs
+    # fell behind (their timers' messages piling up in their mailboxes).
+    p["overloaded"] = res.returncode == 2 or (res.returncode == 0 and behind)
     return p
 
 
@@ -169,19 +177,44 @@ def _drop_lost(times, done):
     return times
 
 
-def mean_et_ms(arr, ends, freq):
-    """Mean E_t (a packet's arrival to the end of its job) in ms, from the
-    arrivals [(cycle, line)] and each line's job ends (its own pin), the
-    lost pulses left out (_drop_lost); None without packets."""
-    total = count = 0
+def reached(arr, ends):
+    """{line: the arrival cycles that reached the chip}, from the arrivals
+    [(cycle, line)] and each line's job ends (its own pin), the lost pulses
+    left out (_drop_lost); None if a line ended more jobs than it had
+    packets."""
+    out = {}
     for line, done in ends.items():
         times = [c for c, i in arr if i == line]
         if len(done) > len(times):
             return None
-        times = _drop_lost(times, done)
-        total += sum(done) - sum(times)
-        count += len(done)
+        out[line] = _drop_lost(times, done)
+    return out
+
+
+def mean_et_ms(came, ends, freq):
+    """Mean E_t (a packet's arrival to the end of its job) in ms, from the
+    arrivals that reached the chip (reached()) and each line's job ends;
+    None without packets."""
+    if came is None:
+        return None
+    total = sum(sum(ends[line][:len(t)]) - sum(t[:len(ends[line])]) for line, t in came.items())
+    count = sum(min(len(t), len(ends[line])) for line, t in came.items())
     return 1e3 * total / count / freq if count else None
+
+
+def most_waiting(came, ends):
+    """The most packets the node held at once (arrived, their jobs not yet
+    ended), over all lines: the message blocks the packets needed at the
+    peak (a job's block is free by its end)."""
+    if came is None:
+        return None
+    steps = sorted([(c, 1) for t in came.values() for c in t]
+                   + [(c, -1) for line in came for c in ends[line]])
+    held = peak = 0
+    for _, d in steps:  # at one cycle an end (-1) sorts before an arrival
+        held += d
+        peak = max(peak, held)
+    return peak
 
 
 def sweep_preempt(bdir, harness, freq, variants, positions, seconds):
@@ -202,8 +235,11 @@ def _et(p):
 def _validity(p):
     if p["ok"]:
         return "yes"
+    if p["status"] == 2:
+        return f"NO: overloaded, the pool of {POOL_BLOCKS} messages ran full"
     if p["overloaded"]:
-        return "NO: overloaded, the pool of 124 messages ran full"
+        return (f"NO: overloaded, {p['senses']} of {p['senses_due']} sensing jobs done "
+                "(they fell behind)")
     return f"NO, status {p['status']}"
 
 
@@ -224,9 +260,10 @@ def render_preempt(res, freq, variants, positions, seconds):
         f"{loaded[0]}..{top} is swept, {_load(loaded[0], freq):.0f} % to "
         f"{_load(top, freq):.0f} % of the CPU, and n = 0 (no packets: the sensing jobs "
         "alone) shows where the switches come from. Eight jobs, so eight threads: their stacks "
-        "are in external SRAM (the ATmega128's 4 KB hold the kernel and 1.9 KB of kernel "
-        "stack besides; simavr charges no extra cycle for an external access, a chip one "
-        "per access without wait states). Quantum: MOS's 20 ms time slice (the paper's "
+        f"and the message pool ({POOL_BLOCKS} blocks, the kernel's most, in every image) are "
+        "in external SRAM, section .xmem (ports/avr/xmem.ld; the ATmega128's 4 KB hold the "
+        "kernel and 2.5 KB of kernel stack besides; simavr charges no extra cycle for an "
+        "external access, a chip one per access without wait states). Quantum: MOS's 20 ms time slice (the paper's "
         "baseline is MOS round robin and gives no quantum of its own); δ = "
         f"{DELTA_QUANTA} quanta of work (the paper's); α/β by the quantum left, as in the "
         f"paper. {seconds} s simulated per point (the paper ran one minute).", "",
@@ -248,15 +285,19 @@ def render_preempt(res, freq, variants, positions, seconds):
         "(a PB0 edge per packet job counts it); a pulse that came while the one before on "
         "its line still waited for its interrupt, interrupts being off for more than the "
         f"{MIN_GAP:,}-cycle minimum gap, is one edge to the chip, and that packet is lost. "
-        "A run is valid if the module ended with status 0 and its counts add up; status 2 "
-        "means a post found the pool of 124 messages full: the node could not keep up.", ""]
+        "*Most waiting* is the most packets the node held at once (arrived, their jobs not "
+        "ended), from the same edges: what the packets needed of the pool. A run is valid if "
+        "the module ended with status 0, its counts add up and every sensing job was done; "
+        f"status 2 means a post found the pool of {POOL_BLOCKS} messages full, and sensing "
+        "jobs left undone mean their timers' messages piled up: either way the node could "
+        "not keep up.", ""]
     for n in positions:
         lines += [f"#### n = {n}: {rate_of(n)} packets/s per copy, "
                   f"{_load(n, freq):.0f} % load", "",
                   "| configuration | packets served / sent | switches | voluntary | involuntary | "
                   "to an equal | **packet-caused** | sensing | from the kernel stack | "
-                  "jobs started over another | packet E_t (ms) | busy cycles | valid |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+                  "jobs started over another | packet E_t (ms) | most waiting | busy cycles | valid |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for v in variants:
             p = res[(v, n)]
             threads = not v.startswith("tasks")
@@ -264,11 +305,39 @@ def render_preempt(res, freq, variants, positions, seconds):
             lines.append(f"| {VARIANTS[v]} | {p['served']:,} / {p['packets']:,} | "
                          f"{p['total']:,} | {p['vol']:,} | {p['invol']:,} | {p['equal']:,} | "
                          f"{cause} | {p['kernel']:,} | {p['nested']:,} | {_et(p)} | "
+                         f"{'—' if p['waiting'] is None else p['waiting']} | "
                          f"{p['busy']:,} | {_validity(p)} |")
         lines.append("")
     lines += _target(res, positions)
     lines += _why(res, positions, freq)
+    lines += _capacity(res, variants, top, freq, seconds)
     return lines
+
+
+def _capacity(res, variants, n, freq, seconds):
+    """Why a policy is overloaded at tree position n: the kernel's cycles
+    per packet (busy cycles less the jobs' own work, over the packets
+    served) added to the offered work."""
+    rows = []
+    for v in variants:
+        p = res.get((v, n))
+        if not p or not p["served"]:
+            continue
+        per_packet = (p["busy"] - LS * p["senses"] - LP * p["served"]) / p["served"]
+        need = _load(n, freq) + 100.0 * per_packet * COPIES * rate_of(n) / freq
+        rows.append(f"| {VARIANTS[v]} | {per_packet:,.0f} | {need:.0f} % | {_validity(p)} |")
+    if not rows:
+        return []
+    return [f"#### What n = {n} asks of the CPU", "",
+            f"The jobs' own work is {_load(n, freq):.0f} % of the CPU at n = {n}. Each policy "
+            "adds its kernel's cycles per packet (the busy cycles less the jobs' work, "
+            "l_s per sensing job and l_p per packet served, over the packets served: the "
+            "interrupt, the post, the switches, the time keeping); that cost times the "
+            f"{COPIES * rate_of(n)} packets a second, added to the work, is what the policy "
+            "needs. Near or above 100 % a queue grows without bound, and no pool size makes "
+            "the run valid: the pool only decides when it shows.", "",
+            "| configuration | kernel cycles per packet | CPU needed | valid |",
+            "|---|---:|---:|---|"] + rows + [""]
 
 
 def _reduction(new, old):
@@ -278,8 +347,14 @@ def _reduction(new, old):
 def _target_row(res, n, v):
     """(cells, met) of policy v against round robin at n, both on one level."""
     a, b = res.get(("rr_equal", n)), res.get((v, n))
-    if not a or not b or not (a["ok"] and b["ok"]):
-        return "no valid pair of runs (an overloaded node: the pool ran full)", None
+    if not a or not b:
+        return "no runs", None
+    if not (a["ok"] and b["ok"]):
+        late = " and ".join(name for name, p in (("round robin", a), ("this policy", b))
+                            if not p["ok"])
+        return (f"no valid pair of runs ({late} overloaded; as run: {a['to_packet']:,} → "
+                f"{b['to_packet']:,}, {_reduction(b['to_packet'], a['to_packet']):.0f} % "
+                "fewer)"), None
     red = _reduction(b["to_packet"], a["to_packet"])
     if a["et_ms"] is None or b["et_ms"] is None:
         return f"{a['to_packet']:,} → {b['to_packet']:,} ({red:.0f} % fewer); no E_t", None
@@ -542,12 +617,33 @@ def write(pdir, ddir, exe):
     return 0 if ok else 1
 
 
+XMEM_START = 0x801100  # the external SRAM's first address in avr-ld's data space (xmem.ld)
+
+
+def pool_address(elf):
+    """The message pool's address in an AVR image (avr-nm), None if absent."""
+    nm = shutil.which("avr-nm") or "avr-nm"
+    out = subprocess.run([nm, str(elf)], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == "msg_block_storage":
+            return int(parts[0], 16)
+    return None
+
+
 def smoke(bdir, harness):
     """ctest: every preemption image at n = 5 for 2 s (a few hundred
     packets), the blink pair at two periods for 2 s; all must end cleanly
-    with consistent counts, and every thread image must switch."""
+    with consistent counts, and every thread image must switch; every
+    preemption image has its message pool in the external SRAM."""
     pre, blink = run_all(Path(bdir), Path(bdir), harness, (5,), 2, 2, (20, 1000))
     status = 0
+    for v in VARIANTS:
+        at = pool_address(Path(bdir) / "bench" / "avr-energy-load" / f"preload_{v}.elf")
+        if at is None or at < XMEM_START:
+            print(f"{v}: the message pool is not in the external SRAM "
+                  f"({'no msg_block_storage' if at is None else hex(at)})")
+            status = 1
     for (v, n), p in sorted(pre.items()):
         print(f"{v:13} n={n}: {p['served']}/{p['packets']} packets, switches {p['total']} "
               f"(voluntary {p['vol']}, involuntary {p['invol']}, to an equal {p['equal']}, "

@@ -315,17 +315,17 @@ def demo_hello(build_dir_arg, port, **_):
     return run_hello(build.build_dir(build_dir_arg), ["--sim", "--until", "1"])
 
 
-def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None):
+def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None, drift=False):
     """Sound localisation and fire detection on the simulated five-module
     device (or `device`), with a readable report and a Perfetto trace
-    (ssl_demo.py)."""
+    (ssl_demo.py); `drift`: the host checks the costs while it runs."""
     from . import ssl_demo
     return ssl_demo.demo(build_dir_arg, port, scenario or ssl_demo.SCENARIO,
-                         out or ssl_demo.OUT_DIR, device or ssl_demo.DEVICE)
+                         out or ssl_demo.OUT_DIR, device or ssl_demo.DEVICE, drift=drift)
 
 
 # What `motet demo` runs after setup: demo(build_dir_arg, port, scenario=,
-# out=, device=) -> status.
+# out=, device=, drift=) -> status.
 DEMO = demo_ssl
 
 
@@ -336,7 +336,8 @@ def cmd_demo(args):
     scenario = Path(args.scenario).resolve() if args.scenario else None
     out = Path(args.out).resolve() if args.out else None
     device = Path(args.device).resolve() if args.device else None
-    return DEMO(args.build_dir, args.port, scenario=scenario, out=out, device=device)
+    return DEMO(args.build_dir, args.port, scenario=scenario, out=out, device=device,
+                drift=args.drift)
 
 
 def cmd_run_hello(args):
@@ -436,6 +437,9 @@ def parser():
     s.add_argument("--device", metavar="FILE",
                    help="the device to run it on (default devices/ssl-device.toml; "
                         "devices/ssl-mixed.toml: a Cortex-M3 and four ATmega128s)")
+    s.add_argument("--drift", action="store_true",
+                   help="the device's host also checks the tasks' costs while the device runs "
+                        "and re-places them on a drift (docs/planner.md; native devices)")
     _add_build_args(s)
     s.set_defaults(func=cmd_demo)
 

@@ -31,7 +31,9 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     name = "compute"        # default "m<id>"
     kind = "native"         # native (a process), avr (an ATmega128 image in
                             # the simavr harness, cpu_mhz 8), cortex-m (a
-                            # Cortex-M3 image under QEMU, cpu_mhz 25)
+                            # Cortex-M3 image under QEMU -icount: cpu_mhz
+                            # 1000 / 2^n, one instruction per 2^n ns;
+                            # default 1000)
     handler_us = 20         # overrides [device] handler_us (native modules)
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
@@ -49,6 +51,8 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
                             # stamps (the paper's 32.768 kHz RTC); initial
                             # counter value. Defaults: random, 1000000, 0.
     power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
+                            # what the hub charges; absent, its processor's
+                            # figures (active_mw, standby_mw, transition_us)
     sensors = ["microphone"]    # recorded, passed as --sensor NAME
     processor = "msp430"    # its energy model's processor kind, or a table
                             # { kind = "msp430", standby_mw = 0.01, ... }
@@ -101,9 +105,17 @@ from .textfile import utf8_text
 
 KINDS = ("native", "cortex-m", "avr")
 RUNNABLE_KINDS = ("native", "avr", "cortex-m")  # how each runs: module_kinds.py
-# The clock of an emulated module is its image's: the AVR build's F_CPU
-# (ports/avr/port.cmake), mps2-an385's 25 MHz.
-FIXED_CPU_MHZ = {"avr": 8, "cortex-m": 25}
+# The clock of an AVR module is its image's: the AVR build's F_CPU
+# (ports/avr/port.cmake).
+FIXED_CPU_MHZ = {"avr": 8}
+# A Cortex-M module's core runs under QEMU -icount shift=n: one instruction
+# per 2^n ns of virtual time, so its clock is 1000 / 2^n MHz at one
+# instruction a clock (its timers keep mps2-an385's 25 MHz either way). The
+# default, shift 0, is the fastest to simulate; a device file modelling a
+# chip states the clock (devices/ssl-mixed.toml).
+CORTEX_M_MHZ = 1000.0
+MAX_ICOUNT_SHIFT = 10
+DEFAULT_CPU_MHZ = {"avr": 8.0, "cortex-m": CORTEX_M_MHZ}
 # Simulated microseconds charged for a handler run on a native module when a
 # device file says nothing: never zero, so that preemption and latency show
 # (the native port does not measure code; an emulated module runs its own).
@@ -252,6 +264,15 @@ def _strings(table, key, where):
     return tuple(items)
 
 
+def icount_shift(cpu_mhz: float) -> int | None:
+    """The QEMU -icount shift that runs a Cortex-M core at `cpu_mhz`, or
+    None if no shift does (module docstring, cpu_mhz)."""
+    for n in range(MAX_ICOUNT_SHIFT + 1):
+        if cpu_mhz == CORTEX_M_MHZ / (1 << n):
+            return n
+    return None
+
+
 def _power(table, where):
     _unknown(table, ("active_mw", "sleep_mw", "off_uw", "wake_us"), where)
     d = Power()
@@ -284,6 +305,12 @@ def _module(table, where, device_program, device_args, processors,
         article = "an" if kind[0] in "aeiou" else "a"
         raise DeviceError(f"{where}: {article} {kind} module runs at {fixed} MHz (the clock its "
                           f"image is built for), not {table['cpu_mhz']!r}")
+    cpu_mhz = _number(table, "cpu_mhz", where, DEFAULT_CPU_MHZ.get(kind, 8.0))
+    if kind == "cortex-m" and icount_shift(cpu_mhz) is None:
+        clocks = ", ".join(f"{CORTEX_M_MHZ / (1 << n):g}" for n in range(MAX_ICOUNT_SHIFT + 1))
+        raise DeviceError(f"{where}: a cortex-m module's cpu_mhz is 1000 / 2^n (QEMU -icount "
+                          f"shift=n, one instruction per 2^n ns): one of {clocks}; not "
+                          f"{table['cpu_mhz']!r}")
     board = _get(table, "board", str, where, device_board)
     sensors = _strings(table, "sensors", where)
     if kind == "cortex-m" and sensors and board:
@@ -301,18 +328,27 @@ def _module(table, where, device_program, device_args, processors,
     hz = _number(clock, "hz", f"{where}.clock", 1_000_000, int)
     start = _number(clock, "start", f"{where}.clock", 0, int)
     try:
-        processor = energy.module_processor(processors, table.get("processor"), kind,
-                                            _number(table, "cpu_mhz", where, None), where)
+        # An emulated core's clock is its own (DEFAULT_CPU_MHZ), a native
+        # module's its processor kind's unless it gives one.
+        processor = energy.module_processor(
+            processors, table.get("processor"), kind,
+            cpu_mhz if kind in DEFAULT_CPU_MHZ else _number(table, "cpu_mhz", where, None),
+            where)
     except energy.EnergyError as e:
         raise DeviceError(str(e)) from None
+    # One set of figures for the hub and the planner: a module without its
+    # own `power` is charged its processor's.
+    power = (_power(_get(table, "power", dict, where), f"{where}.power") if "power" in table else
+             Power(active_mw=processor.active_mw, sleep_mw=processor.standby_mw,
+                   wake_us=processor.transition_us))
     return Module(
         id=mid, name=_get(table, "name", str, where, f"m{mid}"), kind=kind, program=program,
         args=device_args + _strings(table, "args", where),
-        cpu_mhz=_number(table, "cpu_mhz", where, FIXED_CPU_MHZ.get(kind, 8.0)),
+        cpu_mhz=cpu_mhz,
         bus_cycles_per_frame=_number(table, "bus_cycles_per_frame", where, 0),
         bus_cycles_per_byte=_number(table, "bus_cycles_per_byte", where, 0),
         ppm=ppm, stamp_hz=hz, counter_start=start,
-        power=_power(_get(table, "power", dict, where, {}), f"{where}.power"),
+        power=power,
         sensors=sensors, processor=processor,
         handler_us=_number(table, "handler_us", where, device_handler_us), task_us=task_us,
         board=board if kind == "avr" else "")

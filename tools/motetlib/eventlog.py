@@ -68,6 +68,7 @@ JSON opens in https://ui.perfetto.dev and chrome://tracing.
 
 import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
@@ -213,6 +214,35 @@ def parse(text, name="<log>"):
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return parse(f.read(), str(path))
+
+
+class Tail:
+    """The records of a log that a running module is still writing, read
+    as they come: each new() returns those of the lines completed since the
+    last call (a native module writes its records whenever it goes to
+    sleep; ports/native/event_dump.c). A file not there yet has none."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.offset = 0
+        self.lines = 0
+
+    def new(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        done = data[:data.rfind(b"\n") + 1]  # a line still being written waits
+        self.offset += len(done)
+        records = []
+        for line in done.decode("utf-8", errors="replace").splitlines():
+            self.lines += 1
+            rec = parse_line(line, f"{self.path}:{self.lines}")
+            if rec is not None:
+                records.extend(expand(replace(rec, line=self.lines)))
+        return records
 
 
 # ---- readable table --------------------------------------------------------

@@ -1301,7 +1301,7 @@ class Hub:
         for m in sorted(self.mods.values(), key=lambda m: m.id):
             if not self.running_free(m):
                 continue
-            tick = m.clock.floor(self.horizon(m, limit)) - m.kind.overshoot
+            tick = m.clock.floor(self.horizon(m, limit)) - m.kind.overshoot_ticks(m.spec)
             if tick <= m.granted:
                 continue
             m.granted = tick

@@ -24,7 +24,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from . import build
+from . import build, device
 
 NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
 HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
@@ -46,6 +46,10 @@ class Kind:
     free_running: bool = False
     overshoot: int = 0
     emulator: str = ""  # what runs its image, for messages
+
+    def overshoot_ticks(self, spec) -> int:
+        """`overshoot` for the module `spec`, whose clock may set it."""
+        return self.overshoot
     def tick_hz(self, spec) -> int:
         """Ticks per second of the module's clock (before its ppm)."""
         return NATIVE_TICK_HZ
@@ -181,7 +185,14 @@ class CortexMKind(EmulatedKind):
 
     def launcher(self, bdir, spec):
         return [sys.executable, str(Path(__file__).with_name("qemu_module.py")), "--plugin",
-                str(build.build_dir(bdir) / LOCKSTEP_PLUGIN)]
+                str(build.build_dir(bdir) / LOCKSTEP_PLUGIN),
+                "--icount-shift", str(device.icount_shift(spec.cpu_mhz))]
+
+    def overshoot_ticks(self, spec):
+        # `overshoot` timer clocks at one instruction a ns (shift 0); at
+        # shift n the same instructions with interrupts off take 2^n times
+        # as long.
+        return self.overshoot << device.icount_shift(spec.cpu_mhz)
 
 
 KINDS = {

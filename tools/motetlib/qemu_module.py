@@ -40,7 +40,7 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   running anything; unmasked at the fence, what fell due meanwhile is taken
   late, at once (docs/bus.md, "The bus model").
 
-    qemu_module.py --bus SOCKET --module N [--loader] --plugin SO IMAGE
+    qemu_module.py --bus SOCKET --module N [--loader] --plugin SO [--icount-shift N] IMAGE
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ class Module:
         self.qemu = subprocess.Popen(
             [shutil.which(QEMU) or QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
              "-serial", "stdio", "-semihosting-config", "enable=on,target=native",
-             "-icount", "shift=0,align=off,sleep=off", "-accel", "tcg",
+             "-icount", f"shift={args.icount_shift},align=off,sleep=off", "-accel", "tcg",
              "-qtest", f"unix:{qsock},server=on,wait=off", "-qtest-log", "/dev/null",
              "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}",
              "-kernel", str(args.image)], stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
@@ -395,6 +395,8 @@ def main(argv=None):
     p.add_argument("--module", type=int, required=True)
     p.add_argument("--loader", action="store_true")
     p.add_argument("--plugin", required=True)
+    p.add_argument("--icount-shift", type=int, default=0,
+                   help="one instruction per 2^N ns of virtual time (the core's clock)")
     p.add_argument("image")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="motet-qemu-") as work:

@@ -225,18 +225,31 @@ class Replanner:
         self.why = "below every table row: solved on the host"
         return self._go(sol.where)
 
-    def on_costs(self, measured, threshold=DRIFT_THRESHOLD) -> list[Move]:
+    def drift(self, measured, threshold=DRIFT_THRESHOLD, reference=None):
+        """drifted() of a window's measured costs (a Profile of that window)
+        against `reference` (default the host's profile; for a window whose
+        input differs from the profile's, the profile for that input)."""
+        return drifted(reference or self.prof, measured, self.where,
+                       lambda m: self.dev.module(m).processor.name,
+                       lambda m: self.dev.module(m).processor.mhz,
+                       self.table.period_ms * 1e3, threshold)
+
+    def on_costs(self, measured, threshold=DRIFT_THRESHOLD, reference=None) -> list[Move]:
         """The moves after a window whose measured costs are `measured` (a
         Profile of that window): none unless some task drifted past the
-        threshold, then the host's solution with the measured figures."""
-        drift = drifted(self.prof, measured, self.where,
-                        lambda m: self.dev.module(m).processor.name,
-                        lambda m: self.dev.module(m).processor.mhz,
-                        self.table.period_ms * 1e3, threshold)
+        threshold (against `reference`, as drift()), then the host's
+        solution with the measured figures, which the host keeps from then
+        on (a drifted task's workload model, if it had one, goes: the
+        measured figure stands for it)."""
+        ref = reference or self.prof
+        drift = self.drift(measured, threshold, ref)
         if not drift:
             self.why = "costs within the threshold"
             return []
-        self.prof = with_measured(self.prof, measured, drift)
+        new = with_measured(ref, measured, drift)
+        gone = {name for name, *_ in drift}
+        self.prof = dataclasses.replace(
+            new, workloads={t: w for t, w in new.workloads.items() if t not in gone})
         p, sol = self._solve(self.prof, self.deadline_ms)
         names = ", ".join(f"{t} {now / planned - 1:+.0%} on {k}" if planned else f"{t} new"
                           for t, k, planned, now in drift)
@@ -245,4 +258,3 @@ class Replanner:
             return []
         self.why = f"costs drifted ({names}): solved on the host"
         return self._go(sol.where)
-

@@ -338,10 +338,13 @@ def run_until(scenario):
     return tomllib.loads(Path(scenario).read_text()).get("duration", 10) + LAST_REPORT_S
 
 
-def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, device=DEVICE):
+def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, device=DEVICE,
+             drift=False, profile=ssl_replan.PROFILE):
     """Run the device on `scenario` and print the report; returns (status,
     summary dict) with the detections, alerts and the trace's path. A
-    scenario the modules would refuse is reported once, with status 2."""
+    scenario the modules would refuse is reported once, with status 2.
+    `drift`: the device's host checks the costs against `profile` while the
+    device runs (ssl_replan.Host)."""
     dev = devmod.load(device)
     problem = check_scenario(dev, bdir, scenario)
     if problem:
@@ -351,10 +354,11 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
         return 2, None
     names = task_names()
     scenario_arg = ["--scenario", str(Path(scenario).resolve())]
-    host, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg)
     lines = []
     log_dir = Path(out_dir) / "ssl-demo-logs"
     shutil.rmtree(log_dir, ignore_errors=True)
+    host, replan_report = ssl_replan.run(dev, bdir, scenario, scenario_arg,
+                                         log_dir if drift else None, lines, profile)
     t0 = time.monotonic()
     status, report = run_device.run(dev, bdir, seed=seed, until=run_until(scenario),
                                     log_dir=log_dir, extra=scenario_arg, host=host,
@@ -402,7 +406,7 @@ def build_device(build_dir_arg, dev):
     return status
 
 
-def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE):
+def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE, drift=False):
     """`motet demo`: build the module programs, run the device, report."""
     dev = devmod.load(device)
     status = build_device(build_dir_arg, dev)
@@ -413,7 +417,8 @@ def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE)
     what = (f"a {n}-module device of emulated chips ({', '.join(chips)})" if chips
             else f"a simulated {n}-module device")
     print(f"demo: sound localisation and fire detection on {what}", flush=True)
-    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir, device=device)[0]
+    return run_demo(build.build_dir(build_dir_arg), scenario, out_dir, device=device,
+                    drift=drift)[0]
 
 
 def main(argv=None):
@@ -426,13 +431,15 @@ def main(argv=None):
     p.add_argument("--out", default=str(OUT_DIR), help="where the trace and logs go")
     p.add_argument("--seed", type=int, default=1, help="the hub's seed (default 1)")
     p.add_argument("--no-build", action="store_true", help="do not build first")
+    p.add_argument("--drift", action="store_true", help="the host checks the costs while "
+                   "the device runs (docs/planner.md)")
     args = p.parse_args(argv)
     if not args.no_build:
         status = build_device(args.build_dir, devmod.load(args.device))
         if status != 0:
             return status
     return run_demo(build.build_dir(args.build_dir), args.scenario, args.out, args.seed,
-                    device=args.device)[0]
+                    device=args.device, drift=args.drift)[0]
 
 
 if __name__ == "__main__":

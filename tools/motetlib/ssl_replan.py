@@ -47,6 +47,18 @@ MIGRATE_LEFT = 4  # eventlog.MIGRATE_PHASES.index("LEFT"): the source's record o
 LINK_MODULE = 1  # the compute module: the host's link to the device
 WORKLOAD_TASK = "ht"  # the task whose cost per period follows the input (profile --fit)
 DIRECTION = re.compile(r"radio: ssl block=\d+ t_ms=([\d.]+) .*entries=(\d+)")
+# The drift check while the device runs (Host.check_drift): once a second
+# of device time, the host reads what the modules' event logs have gained
+# and measures each task's cycles per period over the last DRIFT_WINDOW_S,
+# ending LOG_LAG_S ago (a native module writes its records when it goes to
+# sleep, at least once a block period), against the profile for the
+# window's input (HT's located blocks and their entries, from the radio's
+# lines); a task past the threshold in DRIFT_CONFIRM checks in a row
+# re-plans (one window's input or a migration's stall is not a drift).
+DRIFT_EVERY_S = 1.0
+DRIFT_WINDOW_S = 2.0
+DRIFT_CONFIRM = 2
+LOG_LAG_S = 0.25
 
 
 def located_blocks(lines):
@@ -66,12 +78,26 @@ def window_profile(prof, located, lo_s, hi_s):
     return profmod.with_workload(prof, {WORKLOAD_TASK: stats}), stats
 
 
+def profile_without_workload(path, out):
+    """Write to `out` the profile at `path` less its [[workload]] tables:
+    a profile whose HT figure is its window's and does not follow the
+    input (a noisy room is then a drift of HT)."""
+    text = Path(path).read_text()
+    while "[[workload]]" in text:
+        at = text.index("[[workload]]")
+        after = text.find("\n[[", at + 1)
+        text = text[:at] + (text[after + 1:] if after > 0 else "")
+    Path(out).write_text(text)
+    return Path(out)
+
+
 @dataclasses.dataclass
 class Change:
     t_s: float
     deadline_ms: float
     moves: list
     why: str
+    cause: str = "deadline"  # or "drift": the host's check of the costs while running
 
 
 def deadline_changes(scenario) -> list[tuple[float, float]]:
@@ -88,29 +114,87 @@ class Host:
     migrations it decided to the compute module, the host's link to the
     device (LINK_MODULE), one MOVE_GAP_S after another; that module's
     migrator carries each request over the bus to the task's module
-    (apps/ssl/main_device.c). `decided` and `asked` keep what it did."""
+    (apps/ssl/main_device.c). With `log_dir` (the modules' event logs, as
+    they are written) it also checks the costs once every DRIFT_EVERY_S up
+    to `end_s`: each task's cycles per period over the last DRIFT_WINDOW_S
+    against the profile (Replanner.on_costs), and a drift past the
+    threshold re-plans with the measured figures and migrates the same
+    way. `decided`, `asked` and `checks` keep what it did."""
 
-    def __init__(self, app, dev, prof, table, changes):
+    def __init__(self, app, dev, prof, table, changes, log_dir=None, lines=None, end_s=None):
+        self.app, self.dev = app, dev
         self.rp = replan.Replanner(table, app, dev, prof, {t.name: t.module for t in app.tasks},
                                    START_DEADLINE_MS)
         self.pid = {t.name: FIRST_APP_PID + t.pid for t in app.tasks}
         self.changes = changes
-        self.decided = []  # Change, as each deadline change came
+        self.decided = []  # Change, as each deadline change or drift came
         self.asked = []  # (seconds, task, destination) as each request went out
+        self.checks = []  # (seconds, window lo, hi, what the check found)
+        self.tails = ({m.id: eventlog.Tail(Path(log_dir) / f"m{m.id}.log") for m in dev.modules}
+                      if log_dir else {})
+        self.records = {m.id: [] for m in dev.modules}
+        self.lines = lines if lines is not None else []  # the run's output, as it comes
+        self.end_s = end_s
+        self.steady_from = WARMUP_S  # no window of costs reaches back before a move settled
+        self.streak = {}  # task -> checks in a row it was past the threshold
 
     def actions(self):
         """The hub's host actions (hub.Hub, `host`)."""
-        return [(t_s, functools.partial(self.on_change, t_s, ms)) for t_s, ms in self.changes]
+        out = [(t_s, functools.partial(self.on_change, t_s, ms)) for t_s, ms in self.changes]
+        if self.tails:
+            out.append((WARMUP_S + DRIFT_WINDOW_S + LOG_LAG_S, self.check_drift))
+        return out
+
+    def _migrate(self, change, hub):
+        self.decided.append(change)
+        for i, m in enumerate(change.moves):
+            hub.host_at(hub.now + round(i * MOVE_GAP_S * 1e9), functools.partial(self.ask, m))
+        if change.moves:
+            self.steady_from = change.t_s + len(change.moves) * MOVE_GAP_S + SETTLE_S
+            self.streak = {}
 
     def on_change(self, t_s, ms, hub):
         moves = self.rp.on_deadline(ms)
-        self.decided.append(Change(t_s, ms, moves, self.rp.why))
-        for i, m in enumerate(moves):
-            hub.host_at(hub.now + round(i * MOVE_GAP_S * 1e9), functools.partial(self.ask, m))
+        self._migrate(Change(t_s, ms, moves, self.rp.why), hub)
+
+    def check_drift(self, hub):
+        t = hub.now / 1e9
+        for mid, tail in self.tails.items():
+            self.records[mid].extend(tail.new())
+        hi = t - LOG_LAG_S
+        lo = max(hi - DRIFT_WINDOW_S, self.steady_from)
+        if hi - lo >= DRIFT_WINDOW_S - 1e-9:
+            self._check(t, lo, hi, hub)
+        if self.end_s is None or t + DRIFT_EVERY_S <= self.end_s:
+            hub.host_at(hub.now + round(DRIFT_EVERY_S * 1e9), self.check_drift)
+
+    def _check(self, t, lo, hi, hub):
+        kinds = {m.processor.name: "the device's event logs" for m in self.dev.modules}
+        measured = profmod.from_logs(self.app, self.dev, [(self.rp.where, self.records)],
+                                     self.rp.prof.period_ms, lo, hi, kinds)
+        reference, _ = window_profile(self.rp.prof, located_blocks(self.lines), lo, hi)
+        past = {name for name, *_ in self.rp.drift(measured, reference=reference)}
+        self.streak = {name: self.streak.get(name, 0) + 1 for name in past}
+        if not past or max(self.streak.values()) < DRIFT_CONFIRM:
+            self.checks.append((t, lo, hi, "costs within the threshold" if not past else
+                                "past the threshold once: " + ", ".join(sorted(past))))
+            return
+        moves = self.rp.on_costs(measured, reference=reference)
+        self.checks.append((t, lo, hi, self.rp.why))
+        self._migrate(Change(t, self.rp.deadline_ms, moves, self.rp.why, "drift"), hub)
 
     def ask(self, move, hub):
         if hub.host_send(LINK_MODULE, bytes([self.pid[move.task], move.dst])):
             self.asked.append((hub.now / 1e9, move.task, move.dst))
+
+
+    def replay(self):
+        """Host actions that send the same requests at the same instants:
+        another run of the device with the moves this host made (a drift
+        showed only in the logs of its own run)."""
+        def send(task_pid, dst, hub):
+            hub.host_send(LINK_MODULE, bytes([task_pid, dst]))
+        return [(t, functools.partial(send, self.pid[task], dst)) for t, task, dst in self.asked]
 
 
 def plan_changes(app, dev, prof, table, changes) -> list[Change]:
@@ -240,13 +324,31 @@ def _off(pred, sim):
     return "  ".join(f"m{m} {100 * (pred[m] / sim[m] - 1):+.1f} %" for m in sim)
 
 
-def report_lines(changes, done, wins, asked=()):
+def check_lines(checks):
+    """The host's drift checks while the device ran."""
+    if not checks:
+        return []
+    quiet = sum(why == "costs within the threshold" for _, _, _, why in checks)
+    out = [f"  drift checks while running (every {DRIFT_EVERY_S:g} s, the last "
+           f"{DRIFT_WINDOW_S:g} s of the event logs against the profile for the window's "
+           f"input; {replan.DRIFT_THRESHOLD:.0%} of a task's cycles per period, "
+           f"{DRIFT_CONFIRM} checks in a row): {len(checks)}, {quiet} within the threshold"]
+    out += [f"    t={t:g} s, window {lo:g} - {hi:g} s: {why}"
+            for t, lo, hi, why in checks if why != "costs within the threshold"]
+    return out
+
+
+def report_lines(changes, done, wins, asked=(), checks=()):
     out = ["Re-placement (the host, with the table apps/ssl/ssl_device.table.toml made by "
            "`motet plan --table radio=200,250`):",
            f"  start: the description's placement, block deadline {START_DEADLINE_MS:g} ms"]
+    out += check_lines(checks)
     for c in changes:
         mv = ", ".join(f"{m.task} m{m.src}->m{m.dst}" for m in c.moves) or "nothing moves"
-        out.append(f"  t={c.t_s:g} s  block deadline -> {c.deadline_ms:g} ms ({c.why}): {mv}")
+        if c.cause == "drift":
+            out.append(f"  t={c.t_s:g} s  drift check: {c.why}: {mv}")
+        else:
+            out.append(f"  t={c.t_s:g} s  block deadline -> {c.deadline_ms:g} ms ({c.why}): {mv}")
     for t, task, dst in asked:
         out.append(f"    host: asked m{LINK_MODULE} to move {task} to m{dst} at t={t:.3f} s")
     for t, task, src, dst in done:
@@ -255,8 +357,9 @@ def report_lines(changes, done, wins, asked=()):
     if asked != len(done):
         out.append(f"    {asked - len(done)} migration(s) did not succeed: the task stayed "
                    "(the event logs say why)")
-    out.append("  energy per period, uJ, of the five modules (the radio's bytes left out: the "
-               "hub does not charge them):")
+    if wins:
+        out.append("  energy per period, uJ, of the five modules (the radio's bytes left out: "
+                   "the hub does not charge them):")
     for w in wins:
         sim, kept = sum(w.simulated.values()), sum(w.kept.values())
         out.append(f"    {w.lo:g} - {w.hi:g} s: {sim:.0f} simulated, {kept:.0f} with the "
@@ -278,15 +381,19 @@ def report_lines(changes, done, wins, asked=()):
     return out
 
 
-def run(dev, bdir, scenario, extra):
+def run(dev, bdir, scenario, extra, log_dir=None, lines=None, profile=PROFILE):
     """(the host's actions for the run, a function of the run's event logs
-    and its end giving the report lines); ((), None) without deadline
-    changes."""
+    and its end giving the report lines); ((), None) if the host has
+    nothing to do. With `log_dir` (where the run writes the event logs)
+    and `lines` (the list its output goes to) the host also checks the
+    costs while the device runs, if the module it sends to takes host
+    messages (only the native port's modules do yet)."""
     changes = deadline_changes(scenario)
-    if not changes:
+    watch = log_dir is not None and dev.module(LINK_MODULE).kind == "native"
+    if not changes and not watch:
         return (), None
     app = appplace.load(APP)
-    prof = profmod.load(PROFILE, app)
+    prof = profmod.load(profile, app)
     try:
         planner.Problem(app, dev, prof)
     except planner.PlanError as e:
@@ -297,13 +404,19 @@ def run(dev, bdir, scenario, extra):
                 f"changes move no task: {e}")
         return (), lambda records, end_s, lines: ["", note]
     table = replan.load_table(TABLE, app)
-    host = Host(app, dev, prof, table, changes)
-
-    def new_host():
-        return Host(app, dev, prof, table, changes).actions()
+    host = Host(app, dev, prof, table, changes, log_dir=log_dir if watch else None,
+                lines=lines, end_s=windows_end(scenario, float("inf")))
 
     def report(records, end_s, lines):
-        wins = measure(app, dev, prof, table, bdir, host.decided, extra, new_host, records,
+        if not any(c.moves for c in host.decided) and not changes:
+            return report_lines(host.decided, [], [], checks=host.checks)
+        done = migrations_done(app, records)
+        try:  # the windows' runs are for a device the planner can predict
+            planner.Problem(app, dev, prof)
+        except planner.PlanError as e:
+            return report_lines(host.decided, done, [], host.asked, host.checks) + [
+                f"  no energy per window: the planner cannot predict this device ({e})"]
+        wins = measure(app, dev, prof, table, bdir, host.decided, extra, host.replay, records,
                        windows_end(scenario, end_s), lines)
-        return report_lines(host.decided, migrations_done(app, records), wins, host.asked)
+        return report_lines(host.decided, done, wins, host.asked, host.checks)
     return host.actions(), report

@@ -91,6 +91,14 @@ static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
 }
 #endif
 
+/* The message pool (MOTET_MAX_QUEUED_MSGS blocks) is the kernel's largest
+ * array: a port whose fast internal RAM is small beside a slower external
+ * one defines in port_config.h PORT_POOL_RAM, the attribute that places
+ * the pool in the external RAM, for images that ask for it. */
+#ifndef PORT_POOL_RAM
+#define PORT_POOL_RAM
+#endif
+
 typedef enum {
     PORT_SLEEP_IDLE,    /* short wait: wake on any interrupt, fast wake-up */
     PORT_SLEEP_DEEP,    /* long wait: only the compare timer and external wake */
