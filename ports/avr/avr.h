@@ -45,7 +45,10 @@
 
 /* Interrupt nesting of PORT_AVR_ISR bodies (port_in_isr()). */
 extern volatile uint8_t port_avr_isr_depth;
-/* Set by every PORT_AVR_ISR: the interrupt may have made work (port_sleep). */
+/* Set by every PORT_AVR_ISR: the interrupt may have made work (port_sleep).
+ * Set after the exit dispatch, not before it: only the sleep loop reads it,
+ * once the interrupt has returned to it, and the handler the exit runs
+ * first is then reached sooner. */
 extern volatile uint8_t port_avr_woken;
 
 /* Test-clock hooks, defined by the test port and called only when
@@ -97,9 +100,9 @@ void port_avr_watchdog_wake(void);
         sched_isr_enter();                                                                         \
         vector##_body();                                                                           \
         port_avr_isr_depth--;                                                                      \
-        port_avr_woken = 1;                                                                        \
         PORT_AVR_WATCHDOG_RESUME();                                                                \
         sched_isr_exit();                                                                          \
+        port_avr_woken = 1;                                                                        \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
     PORT_AVR_BODY void vector##_body(void)
