@@ -322,13 +322,13 @@ static MT_NOINLINE void isr_exit_slot(void)
     m->flags = 0;
 }
 
-void sched_isr_exit(void)
+bool sched_isr_exit(void)
 {
     /* On a thread's stack: the thread code decides whether to switch, with
      * interrupts off, as a switch needs them. */
     if (MOTET_THREADS && thread_running()) {
         thread_isr_exit();
-        return;
+        return true;
     }
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
@@ -339,6 +339,11 @@ void sched_isr_exit(void)
         drain_held_off(floor);
     else
         sched.running_prio = floor;
+    /* Whether the main loop must look again (sched.h): the drain left
+     * nothing above the floor, so only a stop or a new sleep choice; with
+     * threads (K's idle choices) or the log (its WAKE and SLEEP records),
+     * always. */
+    return MOTET_THREADS || MOTET_EVENT_LOG || sched.stop || timer_head_moved;
 }
 
 bool sched_isr_exit_due(void)
@@ -375,6 +380,7 @@ void sched_run(void)
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
         if (queue_top < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
+            timer_head_moved = false;
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */

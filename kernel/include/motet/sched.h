@@ -178,8 +178,12 @@ static inline void sched_isr_enter(void)
  * turning interrupts on only while one (or a thread) runs; returns with irq
  * off. An interrupt that finds nothing to run thus never lets another nest
  * on its frame, which bounds the interrupts on the stack by the priority
- * levels (docs/threads.md, "The kernel stack"). */
-void sched_isr_exit(void);
+ * levels (docs/threads.md, "The kernel stack"). Returns false when the main
+ * loop, had it been asleep under this interrupt, would only choose the same
+ * sleep again (nothing left to run, no stop, the timers' head unchanged,
+ * no event log or threads to see the wake): a port may then sleep on in
+ * port_sleep() without returning to it. */
+bool sched_isr_exit(void);
 /* True if sched_isr_exit() would find work now: a queued message or a
  * ready thread outranks the interrupted handler, or may take the CPU of
  * the interrupted thread (or its policy charges it at every exit). A port whose exit dispatch
