@@ -204,10 +204,9 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
     port_irq_enable();
     /* One lock for the pop, the block and the next message (interrupts
      * were enabled above: the saved state is not needed). */
+    mt_err_t result = t->handler(t->state, m->port, slot ? NULL : m->data, slot ? 0 : m->len);
     port_irq_state_t unused;
-    task_t *top = handler_returned_lock(
-        slot ? t : sched.current,
-        t->handler(t->state, m->port, slot ? NULL : m->data, slot ? 0 : m->len), &unused);
+    task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused);
     (void) unused;
     frame_pop_irq_off(top);
 }
