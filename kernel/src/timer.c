@@ -12,22 +12,16 @@
  * port loses whole wraps of idle time; that is the price of having no tick.
  *
  * The list, in the counter's own width. list_base is a counter value at or
- * before every deadline in the list; the head fires `delta` ticks after
- * list_base, each later entry `delta` ticks after the one before it. No
- * entry lies more than SPAN (half the counter's range, less one) beyond the
- * time it was linked, so every distance the list handles fits the counter's
- * width, and each operation the compare interrupt does (is the head due,
- * expire it, re-link a periodic timer, arm the compare) is counter-wide: on
- * an 8-bit core, 16-bit steps rather than 32-bit ones. A longer wait (up to
- * 2^31-1 ticks, on a 16-bit counter) is one entry linked several times in
- * turn: its `rest` is what remains beyond the deadline it is linked at, and
- * reaching that deadline links it again, SPAN or the rest further on,
- * rather than expiring it (TIMER_SPLITS: only a counter narrower than 32
- * bits, PORT_COUNTER_BITS, needs this). Those deadlines are the wake-ups the
- * compare needs anyway to see every wrap. Expiry moves list_base to the
- * expired deadline, so a periodic timer re-linked `period` after it keeps
- * its phase however late the interrupt ran. Starting a timer moves
- * list_base up to now (never past the head's deadline).
+ * before every deadline; the head fires `delta` ticks after it, each later
+ * entry `delta` ticks after the one before. No entry lies more than SPAN
+ * (half the counter's range, less one) beyond the time it was linked, so
+ * the compare interrupt's steps are counter-wide (16-bit on an 8-bit core).
+ * A longer wait is one entry linked in turn: its `rest` remains beyond the
+ * deadline it is linked at (TIMER_SPLITS, counters narrower than 32 bits);
+ * those deadlines are the wake-ups the wrap rule needs anyway. Expiry moves
+ * list_base to the expired deadline, so a periodic timer keeps its phase
+ * however late the interrupt ran; a start moves it up to now (never past
+ * the head's deadline).
  *
  * Every list operation holds interrupts off: tasks start and stop timers,
  * the compare interrupt expires them.
@@ -45,19 +39,9 @@
  * same timer meanwhile takes it back, so a waiting expiry costs no second
  * block where the handler restarts its own timer.
  *
- * Run budgets (MOTET_TASK_BUDGET=1, timer_set_budget()). Nothing on the
- * dispatch paths records when a handler starts, so the compare interrupt
- * samples instead: while some task has a budget and work is running or
- * queued, the compare fires at least every MOTET_BUDGET_CHECK_US, and each
- * interrupt looks at the task on top of the stack. The same task on top at
- * consecutive checks with no sleep in between (timer_next_deadline() is
- * asked before every sleep) counts as one run, timed from the first check
- * that saw it; once that reaches its budget, EV_BUDGET is logged, once. So
- * an overrun is seen between its budget and its budget plus two checks;
- * runs of the same task back to back count as one, and a task preempted
- * at a check starts again from zero. A module asleep with no timer running
- * is not checked: the first compare interrupt after it wakes restarts the
- * checks if there is work.
+ * Run budgets (MOTET_TASK_BUDGET=1, timer_set_budget()): the compare
+ * interrupt samples the task on top of the stack (docs/architecture.md,
+ * "Configuration", says how, and what sampling misses).
  *
  * Periodic mode (MOTET_TIMER_PERIODIC=1), kept to measure what tickless
  * saves: the compare fires every MOTET_TICK_US whether anything is due or
@@ -107,9 +91,8 @@ struct timer_block {
     uint8_t kind;  /* TIMER_*: what the expiry does, tested in one byte */
 };
 
-/* A timer's kind: periodic (period != 0), with a period longer than SPAN,
- * waiting out a `rest` beyond its entry's deadline. The last two exist only
- * with TIMER_SPLITS. */
+/* A timer's kind: periodic, with a period over SPAN, waiting out a `rest`
+ * (the last two only with TIMER_SPLITS). */
 #define TIMER_PERIODIC    1u
 #define TIMER_LONG_PERIOD 2u
 #define TIMER_RESTING     4u
@@ -218,12 +201,6 @@ void timer_clock_wrapped(void)
     log_time_base_irq_off(timer_clock_wraps);
 }
 
-/* The counter, read as kernel time is (so that every wrap is seen); irq off. */
-static MT_INLINE port_counter_t clock_read(void)
-{
-    return timer_clock_counter();
-}
-
 uint32_t timer_now(void)
 {
     port_irq_state_t s = port_irq_save();
@@ -270,7 +247,7 @@ static timer_block_t *list_remove(mt_pid_t owner, uint8_t index, bool *was_head)
  * wraps old: counter-wide, it still becomes now. */
 static port_counter_t list_rebase(void)
 {
-    port_counter_t elapsed = (port_counter_t) (clock_read() - list_base);
+    port_counter_t elapsed = (port_counter_t) (timer_clock_counter() - list_base);
     port_counter_t step = elapsed;
     if (timer_head) {
         if (step > timer_head->delta) step = timer_head->delta;
@@ -280,10 +257,9 @@ static port_counter_t list_rebase(void)
     return (port_counter_t) (elapsed - step);
 }
 
-/* Link `t` for a wait of `ticks` (1 .. TIMER_TICKS_LIMIT-1) from `from`
- * ticks after list_base: at most SPAN of it now, the rest once that much
- * has passed. Returns true if it became the head. Out of line: the 32-bit
- * length would otherwise take registers the compare interrupt saves. */
+/* Link `t` for a wait of `ticks` from `from` ticks after list_base: SPAN at
+ * most now, the rest later; true if it became the head. Out of line: the
+ * 32-bit length would take registers the compare interrupt saves. */
 static MT_NOINLINE bool list_link_wait(timer_block_t *t, port_counter_t from, uint32_t ticks)
 {
 #if TIMER_SPLITS
@@ -430,18 +406,17 @@ static void tick_service(void)
  * only). A deadline that falls due while the pass runs shows once the
  * compare is armed: the counter, read afresh, is then past it, and the
  * loop reads the clock again. The compare is armed at most half the
- * counter's range after a clock read, as the time extension needs. A
- * kernel timer's expiry may start or stop timers, moving list_base up to a
- * newer clock read: the pass then reads it again. */
+ * counter's range after a clock read, as the time extension needs (a
+ * kernel timer's expiry may move list_base to a newer read: read again). */
 static void timer_service(void)
 {
     timer_head_moved = true;
     if (MOTET_TIMER_PERIODIC) return;
-    port_counter_t now = clock_read();
+    port_counter_t now = timer_clock_counter();
     while (timer_head) {
         port_counter_t elapsed = (port_counter_t) (now - list_base);
         if (elapsed >= timer_head->delta) {
-            if (expire_head()) now = clock_read();
+            if (expire_head()) now = timer_clock_counter();
             continue;
         }
         /* At most SPAN: no entry lies further beyond the time it was linked. */
@@ -453,7 +428,7 @@ static void timer_service(void)
         /* If the counter got there while we armed, the interrupt may never
          * come: go round and look again. */
         if ((port_counter_t) (port_counter_read_irq_off() - now) < wait) return;
-        now = clock_read();
+        now = timer_clock_counter();
     }
 #if MOTET_TASK_BUDGET
     /* No timer left: the check alone, while there is work. A check that
@@ -625,7 +600,7 @@ unsigned timer_stop_all(mt_pid_t owner)
  * list_base (0 if overdue). */
 static uint32_t ticks_until(port_counter_t rel, uint32_t rest)
 {
-    port_counter_t elapsed = (port_counter_t) (clock_read() - list_base);
+    port_counter_t elapsed = (port_counter_t) (timer_clock_counter() - list_base);
     uint32_t total = (uint32_t) rel + rest;
     return total > elapsed ? total - elapsed : 0u;
 }
