@@ -82,11 +82,13 @@ static MT_INLINE void frame_pop_irq_off(task_t *t)
  * frame. The END carries the handler's result (log_drain() gives a failure
  * back as its ERROR) and no port (the drain has it from the START); it comes
  * before the free of a payload the handler left, and otherwise in the pop's
- * critical section. Returns the task, found again as the top frame rather
- * than kept across the call: every frame above it has returned. */
-static MT_INLINE task_t *handler_returned_lock(mt_err_t result, port_irq_state_t *s)
+ * critical section. `top` is the task, the top frame again: every frame
+ * above it has returned. Callers that keep nothing else across the handler
+ * pass sched.current, found again rather than kept across the call; the
+ * interrupt slot's exit, which keeps a call-saved register anyway, passes
+ * the task it ran. Returns it. */
+static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, port_irq_state_t *s)
 {
-    task_t *top = sched.current;
     if (top->payload) {
         log_event_inline(EV_END, top->pid, (uint16_t) result);
         send_drop_payload(top);
@@ -104,7 +106,7 @@ static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data
 {
     mt_err_t result = t->handler(t->state, port, data, len);
     port_irq_state_t s;
-    task_t *top = handler_returned_lock(result, &s);
+    task_t *top = handler_returned_lock(sched.current, result, &s);
     frame_pop_irq_off(top);
     port_irq_restore(s);
     return result;
@@ -190,7 +192,9 @@ static MT_NOINLINE void take_over_rare(task_t *t, msg_t *m)
  * frame restores t's level, not the floor's: the pop may enable interrupts
  * (a kill finishing: FINAL), and one taken then must run at its exit only
  * what outranks t, as during the handler, not nest a second drain of the
- * same floor inside this one. */
+ * same floor inside this one. The slot's exit keeps t across the handler
+ * (in the call-saved register its caller saves anyway, so that the frame's
+ * stores address t directly); the drain finds it again as the top frame. */
 static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 {
     sched.running_prio = t->prio;
@@ -200,9 +204,9 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
     port_irq_enable();
     /* One lock for the pop, the block and the next message (interrupts
      * were enabled above: the saved state is not needed). */
+    mt_err_t result = t->handler(t->state, m->port, slot ? NULL : m->data, slot ? 0 : m->len);
     port_irq_state_t unused;
-    task_t *top = handler_returned_lock(
-        t->handler(t->state, m->port, slot ? NULL : m->data, slot ? 0 : m->len), &unused);
+    task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused);
     (void) unused;
     frame_pop_irq_off(top);
 }
@@ -302,7 +306,9 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 /* The interrupt slot's message (send.c) outranks the interrupted frame and
  * everything queued: it runs first, with no queue between; its block is
  * free again once the handler has returned. A ready thread may outrank it,
- * which the drain's order decides: then it joins the queue. */
+ * which the drain's order decides: then it joins the queue. Out of line:
+ * the stack analysis tells the exit's own path on a thread's stack from
+ * the handler it runs here only on the kernel stack (kernel.annot). */
 static MT_NOINLINE void isr_exit_slot(void)
 {
     if (thread_ready_hint()) {
@@ -315,19 +321,28 @@ static MT_NOINLINE void isr_exit_slot(void)
     m->flags = 0;
 }
 
-void sched_isr_exit(void)
+bool sched_isr_exit(void)
 {
     /* On a thread's stack: the thread code decides whether to switch, with
      * interrupts off, as a switch needs them. */
     if (MOTET_THREADS && thread_running()) {
         thread_isr_exit();
-        return;
+        return true;
     }
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
     mt_prio_t floor = sched.running_prio;
     if (sched.isr_waiting) isr_exit_slot();
-    drain_held_off(floor);
+    /* Most exits find nothing more to run: no call to the drain for that. */
+    if (sched_may_run(floor))
+        drain_held_off(floor);
+    else
+        sched.running_prio = floor;
+    /* Whether the main loop must look again (sched.h): the drain left
+     * nothing above the floor, so only a stop or a new sleep choice; with
+     * threads (K's idle choices) or the log (its WAKE and SLEEP records),
+     * always. */
+    return MOTET_THREADS || MOTET_EVENT_LOG || sched.stop || timer_head_moved;
 }
 
 bool sched_isr_exit_due(void)
@@ -364,6 +379,7 @@ void sched_run(void)
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
         if (queue_top < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
+            timer_head_moved = false;
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */

@@ -533,8 +533,8 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
  * exit's drain, decides what runs then); irq off. */
 static MT_INLINE bool isr_slot_fits(const task_t *t)
 {
-    return t->gate > sched.running_prio && t->gate > queue_top && !sched.isr_msg.flags &&
-           port_in_isr() && !(MOTET_THREADS && thread_running());
+    return port_in_isr() && t->gate > sched.running_prio && t->gate > queue_top &&
+           !sched.isr_msg.flags && !(MOTET_THREADS && thread_running());
 }
 
 /* Leave t's bare message for `port` in the slot; irq off. Its payload and
@@ -647,51 +647,59 @@ static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, ms
 mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
 {
     task_t *t = own ? own->task : NULL;
-    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED)) {
-        if (!isr_slot_fits(t)) return queue_timer_block(t, own);
+    if (t && t->pid == pid && isr_slot_fits(t)) { /* an open gate: t is initialised */
         isr_slot_fill(t, port);
         return MT_OK;
     }
+    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED))
+        return queue_timer_block(t, own);
     return post_expiry_general(pid, port, own);
 }
 
-/* sched_post_isr()'s bare message to t, looked up and checked under the
- * lock the caller took (s, put back here), that does not fit the slot: to
- * an initialised task it takes its block in the same critical section,
- * else it goes the general way. Out of line: the slot's path then saves
- * no registers. */
-static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, void *data,
-                                            port_irq_state_t s)
+/* Out of line: the bare post's other ways pass no flags (call-saved on AVR). */
+static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
+{
+    return post_isr_general(pid, port, NULL, 0, 0);
+}
+
+/* A bare message to t, looked up under the caller's lock (s, put back
+ * here), that does not fit the slot: an initialised task's takes its block
+ * in the same critical section, else it goes the general way. Out of line:
+ * the slot's path then saves no registers. */
+static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     mt_pid_t pid = t->pid;
-    if (t->flags & TASK_INITIALISED) {
-        msg_t *m = queue_take_block_irq_off();
-        if (m) {
-            isr_slot_queue_if_waiting();
-            push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+    msg_t *m = (t->flags & TASK_INITIALISED) ? queue_take_block_irq_off() : NULL;
+    if (m) {
+        isr_slot_queue_if_waiting();
+        push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+    }
+    port_irq_restore(s);
+    return m ? MT_OK : post_isr_bare_general(pid, port);
+}
+
+/* Virtual pids never sit in the task table (see sched_send_to()). A message
+ * that runs first at the exit waits in the slot (an open gate: initialised). */
+mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && port < PORT_LIMIT) {
+        if (isr_slot_fits(t)) {
+            isr_slot_fill(t, port);
             log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
             port_irq_restore(s);
             return MT_OK;
         }
+        return post_isr_queued(t, port, s);
     }
     port_irq_restore(s);
-    return post_isr_general(pid, port, data, 0, 0);
+    return post_isr_bare_general(pid, port);
 }
 
-/* Virtual pids never sit in the task table (see sched_send_to()). A bare
- * message that runs first at the exit waits in the slot (an open gate says
- * that its task is initialised). */
-mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+mt_err_t sched_post_isr_data(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    port_irq_state_t s = port_irq_save();
-    task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && !len && !flags && port < PORT_LIMIT) {
-        if (!isr_slot_fits(t)) return post_isr_queued(t, port, data, s);
-        isr_slot_fill(t, port);
-        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
-        port_irq_restore(s);
-        return MT_OK;
-    }
-    port_irq_restore(s);
+    if (!len && !flags) return sched_post_isr_bare(pid, port);
     return post_isr_general(pid, port, data, len, flags);
 }

@@ -11,13 +11,17 @@
  * ticks). With no timer running nothing reads the counter, so a 16-bit
  * port loses whole wraps of idle time; that is the price of having no tick.
  *
- * The list. list_base is a kernel time at or before every deadline in the
- * list; the head fires `delta` ticks after list_base, each later entry
- * `delta` ticks after the one before it. Expiry moves list_base to the
- * expired deadline, so a periodic timer re-inserted `period` after it keeps
- * its phase however late the interrupt ran. Starting a timer moves list_base
- * up to now (never past the head's deadline) so that a new deadline of up
- * to 2^31-1 ticks ahead always fits in 32 bits.
+ * The list, in the counter's own width. list_base is a counter value at or
+ * before every deadline; the head fires `delta` ticks after it, each later
+ * entry `delta` ticks after the one before. No entry lies more than SPAN
+ * (half the counter's range, less one) beyond the time it was linked, so
+ * the compare interrupt's steps are counter-wide (16-bit on an 8-bit core).
+ * A longer wait is one entry linked in turn: its `rest` remains beyond the
+ * deadline it is linked at (TIMER_SPLITS, counters narrower than 32 bits);
+ * those deadlines are the wake-ups the wrap rule needs anyway. Expiry moves
+ * list_base to the expired deadline, so a periodic timer keeps its phase
+ * however late the interrupt ran; a start moves it up to now (never past
+ * the head's deadline).
  *
  * Every list operation holds interrupts off: tasks start and stop timers,
  * the compare interrupt expires them.
@@ -35,19 +39,9 @@
  * same timer meanwhile takes it back, so a waiting expiry costs no second
  * block where the handler restarts its own timer.
  *
- * Run budgets (MOTET_TASK_BUDGET=1, timer_set_budget()). Nothing on the
- * dispatch paths records when a handler starts, so the compare interrupt
- * samples instead: while some task has a budget and work is running or
- * queued, the compare fires at least every MOTET_BUDGET_CHECK_US, and each
- * interrupt looks at the task on top of the stack. The same task on top at
- * consecutive checks with no sleep in between (timer_next_deadline() is
- * asked before every sleep) counts as one run, timed from the first check
- * that saw it; once that reaches its budget, EV_BUDGET is logged, once. So
- * an overrun is seen between its budget and its budget plus two checks;
- * runs of the same task back to back count as one, and a task preempted
- * at a check starts again from zero. A module asleep with no timer running
- * is not checked: the first compare interrupt after it wakes restarts the
- * checks if there is work.
+ * Run budgets (MOTET_TASK_BUDGET=1, timer_set_budget()): the compare
+ * interrupt samples the task on top of the stack (docs/architecture.md,
+ * "Configuration", says how, and what sampling misses).
  *
  * Periodic mode (MOTET_TIMER_PERIODIC=1), kept to measure what tickless
  * saves: the compare fires every MOTET_TICK_US whether anything is due or
@@ -69,8 +63,12 @@
 #include "thread_internal.h"
 #include "timer_clock.h"
 
-/* Longest wait programmed into the compare (counter-wrap safety). */
-#define COMPARE_MAX_AHEAD ((uint32_t) PORT_COUNTER_HALF - 1u)
+/* Longest distance an entry lies beyond the time it is linked, and so the
+ * longest wait programmed into the compare (counter-wrap safety). */
+#define SPAN ((port_counter_t) (PORT_COUNTER_HALF - 1u))
+/* A counter narrower than 32 bits cannot hold every timer length (up to
+ * TIMER_TICKS_LIMIT-1) in one entry: longer waits are linked in turn. */
+#define TIMER_SPLITS (PORT_COUNTER_BITS < 32)
 /* Periodic mode: the tick in port ticks. */
 #define TICK TIMER_US(MOTET_TICK_US)
 
@@ -83,11 +81,21 @@ typedef struct timer_block timer_block_t;
 struct timer_block {
     msg_t expiry; /* first: its msg_t * is the block's; flags != 0 while in use */
     timer_block_t *next;
-    uint32_t delta;  /* ticks after the previous entry (head: after list_base) */
+    port_counter_t delta; /* ticks after the previous entry (head: after list_base) */
+#if TIMER_SPLITS
+    uint32_t rest; /* ticks still to wait once this entry's deadline is reached */
+#endif
     uint32_t period; /* 0: one-shot */
     mt_pid_t owner;
     uint8_t index; /* 0 .. TIMERS_PER_TASK-1 */
+    uint8_t kind;  /* TIMER_*: what the expiry does, tested in one byte */
 };
+
+/* A timer's kind: periodic, with a period over SPAN, waiting out a `rest`
+ * (the last two only with TIMER_SPLITS). */
+#define TIMER_PERIODIC    1u
+#define TIMER_LONG_PERIOD 2u
+#define TIMER_RESTING     4u
 
 _Static_assert(offsetof(timer_block_t, expiry) == 0, "a timer's msg_t * must be its block's");
 
@@ -95,7 +103,8 @@ SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 static timer_block_t *timer_head;
 timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
-static uint32_t list_base;
+static port_counter_t list_base;
+bool timer_head_moved;
 uint8_t timer_clock_last_top;
 uint16_t timer_clock_wraps;
 #if MOTET_STATS
@@ -108,8 +117,8 @@ static uint32_t tick_base; /* kernel time of the last tick */
 #if MOTET_TASK_BUDGET
 /* The check's period, within what the compare may be armed ahead. */
 #define BUDGET_CHECK                                                                               \
-    (TIMER_US(MOTET_BUDGET_CHECK_US) > COMPARE_MAX_AHEAD ? COMPARE_MAX_AHEAD                       \
-                                                         : TIMER_US(MOTET_BUDGET_CHECK_US))
+    ((port_counter_t) (TIMER_US(MOTET_BUDGET_CHECK_US) > SPAN ? SPAN                               \
+                                                              : TIMER_US(MOTET_BUDGET_CHECK_US)))
 
 static struct {
     mt_pid_t pid; /* MT_PID_NONE: a free entry */
@@ -186,6 +195,12 @@ uint32_t timer_now_irq_off(void)
     return timer_clock_extend();
 }
 
+void timer_clock_wrapped(void)
+{
+    timer_clock_wraps++;
+    log_time_base_irq_off(timer_clock_wraps);
+}
+
 uint32_t timer_now(void)
 {
     port_irq_state_t s = port_irq_save();
@@ -198,7 +213,7 @@ uint32_t timer_now(void)
 
 /* Link `t` to fire `rel` ticks after list_base; equal deadlines keep their
  * start order. Returns true if it became the head. */
-static bool list_insert(timer_block_t *t, uint32_t rel)
+static bool list_insert(timer_block_t *t, port_counter_t rel)
 {
     timer_block_t **link = &timer_head;
     while (*link && rel >= (*link)->delta) {
@@ -228,17 +243,52 @@ static timer_block_t *list_remove(mt_pid_t owner, uint8_t index, bool *was_head)
 
 /* Move list_base up to now, but not past the head's deadline. Returns how
  * far now is beyond list_base afterwards (non-zero only if the head is
- * overdue and its interrupt has not run yet). */
-static uint32_t list_rebase(void)
+ * overdue and its interrupt has not run yet). An empty list's base may be
+ * wraps old: counter-wide, it still becomes now. */
+static port_counter_t list_rebase(void)
 {
-    uint32_t elapsed = timer_now_irq_off() - list_base;
-    uint32_t step = elapsed;
+    port_counter_t elapsed = (port_counter_t) (timer_clock_counter() - list_base);
+    port_counter_t step = elapsed;
     if (timer_head) {
         if (step > timer_head->delta) step = timer_head->delta;
         timer_head->delta -= step;
     }
     list_base += step;
-    return elapsed - step;
+    return (port_counter_t) (elapsed - step);
+}
+
+/* Link `t` for a wait of `ticks` from `from` ticks after list_base: SPAN at
+ * most now, the rest later; true if it became the head. Out of line: the
+ * 32-bit length would take registers the compare interrupt saves. */
+static MT_NOINLINE bool list_link_wait(timer_block_t *t, port_counter_t from, uint32_t ticks)
+{
+#if TIMER_SPLITS
+    port_counter_t first = ticks > SPAN ? SPAN : (port_counter_t) ticks;
+    t->rest = ticks - first;
+    t->kind = (uint8_t) ((t->kind & ~TIMER_RESTING) | (t->rest ? TIMER_RESTING : 0u));
+    return list_insert(t, (port_counter_t) (from + first));
+#else
+    return list_insert(t, (port_counter_t) (from + ticks));
+#endif
+}
+
+/* Ticks t waits beyond its entry's deadline. */
+static MT_INLINE uint32_t wait_rest(const timer_block_t *t)
+{
+#if TIMER_SPLITS
+    return t->kind & TIMER_RESTING ? t->rest : 0u;
+#else
+    (void) t;
+    return 0;
+#endif
+}
+
+/* Give t its period (0: one-shot) and the kind that goes with it. */
+static void set_period(timer_block_t *t, uint32_t period)
+{
+    t->period = period;
+    t->kind = (uint8_t) ((t->kind & TIMER_RESTING) | (period ? TIMER_PERIODIC : 0u) |
+                         (TIMER_SPLITS && period > SPAN ? TIMER_LONG_PERIOD : 0u));
 }
 
 /* ------------------------------------------------------- retired blocks */
@@ -291,6 +341,11 @@ static bool expire_head(void)
     timer_block_t *t = timer_head;
     timer_head = t->next;
     list_base += t->delta; /* now the expired deadline */
+    /* A long wait's step: linked again for the rest. */
+    if (TIMER_SPLITS && (t->kind & TIMER_RESTING)) {
+        (void) list_link_wait(t, 0, wait_rest(t));
+        return false;
+    }
     /* A task timer's one record: its post logs no SEND of its own. */
     log_event_frequent_irq_off(EV_TIMER, t->owner, t->index);
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
@@ -299,14 +354,15 @@ static bool expire_head(void)
     else /* its own message unless the last expiry's still waits */
         sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index),
                                 t->expiry.flags ? NULL : &t->expiry);
-    if (!t->period) {
+    if (!(t->kind & TIMER_PERIODIC)) {
         retire(t);
-    } else if (!timer_head) { /* list_insert() into an empty list, without the call */
-        t->delta = t->period;
+    } else if (!timer_head && !(t->kind & TIMER_LONG_PERIOD)) {
+        /* list_insert() into an empty list, without the call */
+        t->delta = (port_counter_t) t->period;
         t->next = NULL;
         timer_head = t;
     } else {
-        (void) list_insert(t, t->period);
+        (void) list_link_wait(t, 0, t->period);
     }
     return kernel_timer;
 }
@@ -315,13 +371,15 @@ static bool expire_head(void)
 /* Expire every head whose deadline the last tick has reached. */
 static void expire_at_tick(void)
 {
-    while (timer_head && (int32_t) (tick_base - list_base - timer_head->delta) >= 0)
+    while (timer_head && (port_counter_t) (timer_clock_counter_at(tick_base) - list_base -
+                                           timer_head->delta) < PORT_COUNTER_HALF)
         (void) expire_head();
 }
 
 /* Take every tick that is due, then arm the compare for the next; irq off. */
 static void tick_service(void)
 {
+    timer_head_moved = true;
     for (;;) {
         uint32_t now = timer_now_irq_off();
         uint32_t since = now - tick_base;
@@ -348,36 +406,35 @@ static void tick_service(void)
  * only). A deadline that falls due while the pass runs shows once the
  * compare is armed: the counter, read afresh, is then past it, and the
  * loop reads the clock again. The compare is armed at most half the
- * counter's range after a clock read, as the time extension needs. */
+ * counter's range after a clock read, as the time extension needs (a
+ * kernel timer's expiry may move list_base to a newer read: read again). */
 static void timer_service(void)
 {
+    timer_head_moved = true;
     if (MOTET_TIMER_PERIODIC) return;
-    uint32_t now = timer_now_irq_off();
+    port_counter_t now = timer_clock_counter();
     while (timer_head) {
-        uint32_t elapsed = now - list_base;
+        port_counter_t elapsed = (port_counter_t) (now - list_base);
         if (elapsed >= timer_head->delta) {
-            if (expire_head()) now = timer_now_irq_off();
+            if (expire_head()) now = timer_clock_counter();
             continue;
         }
-        uint32_t ahead = timer_head->delta - elapsed;
+        /* At most SPAN: no entry lies further beyond the time it was linked. */
+        port_counter_t wait = (port_counter_t) (timer_head->delta - elapsed);
 #if MOTET_TASK_BUDGET
-        if (ahead > BUDGET_CHECK && budget_wanted()) ahead = BUDGET_CHECK;
+        if (wait > BUDGET_CHECK && budget_wanted()) wait = BUDGET_CHECK;
 #endif
-        /* Counter-wide from here: on 8 bits, 16-bit steps. */
-        port_counter_t wait =
-            (port_counter_t) (ahead > COMPARE_MAX_AHEAD ? COMPARE_MAX_AHEAD : ahead);
-        port_counter_t armed_at = timer_clock_counter_at(now);
-        port_compare_set((port_counter_t) (armed_at + wait));
+        port_compare_set((port_counter_t) (now + wait));
         /* If the counter got there while we armed, the interrupt may never
          * come: go round and look again. */
-        if ((port_counter_t) (port_counter_read_irq_off() - armed_at) < wait) return;
-        now = timer_now_irq_off();
+        if ((port_counter_t) (port_counter_read_irq_off() - now) < wait) return;
+        now = timer_clock_counter();
     }
 #if MOTET_TASK_BUDGET
     /* No timer left: the check alone, while there is work. A check that
      * falls due as it is armed is simply the next one. */
     if (budget_wanted()) {
-        port_compare_set((port_counter_t) (timer_clock_counter_at(now) + BUDGET_CHECK));
+        port_compare_set((port_counter_t) (now + BUDGET_CHECK));
         return;
     }
 #endif
@@ -441,7 +498,7 @@ void timer_init(void)
     list_base = start;
     port_compare_disable();
 #if MOTET_TIMER_PERIODIC
-    tick_base = list_base;
+    tick_base = start;
     tick_service(); /* the first tick */
 #endif
     port_irq_restore(s);
@@ -461,7 +518,7 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
     }
     t->owner = owner;
     t->index = n;
-    t->period = periodic ? ticks : 0u;
+    set_period(t, periodic ? ticks : 0u);
     /* The expiry goes to the owner's control block, found once here: a
      * kill or a migration stops the task's timers before the block goes.
      * What the expiry message says is known now too, so that the
@@ -471,8 +528,8 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
         t->expiry.task = owner == MT_PID_NONE ? NULL : task_find_fast(owner);
         sched_expiry_prepare(&t->expiry, owner, (mt_port_t) (PORT_TIMEOUT0 + n));
     }
-    uint32_t late = list_rebase();
-    if (list_insert(t, late + ticks) || was_head) timer_service();
+    port_counter_t late = list_rebase();
+    if (list_link_wait(t, late, ticks) || was_head) timer_service();
     port_irq_restore(s);
     return MT_OK;
 }
@@ -539,23 +596,25 @@ unsigned timer_stop_all(mt_pid_t owner)
     return stopped;
 }
 
-/* Ticks from now to a deadline `rel` ticks after list_base (0 if overdue). */
-static uint32_t ticks_until(uint32_t rel)
+/* Ticks from now until `rest` ticks after a deadline `rel` ticks after
+ * list_base (0 if overdue). */
+static uint32_t ticks_until(port_counter_t rel, uint32_t rest)
 {
-    uint32_t elapsed = timer_now_irq_off() - list_base;
-    return rel > elapsed ? rel - elapsed : 0u;
+    port_counter_t elapsed = (port_counter_t) (timer_clock_counter() - list_base);
+    uint32_t total = (uint32_t) rel + rest;
+    return total > elapsed ? total - elapsed : 0u;
 }
 
 bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t rel = 0;
+    port_counter_t rel = 0;
     timer_block_t *t = timer_head;
     for (; t; t = t->next) {
         rel += t->delta;
         if (t->owner == owner && t->index == n) break;
     }
-    if (t && ticks) *ticks = ticks_until(rel);
+    if (t && ticks) *ticks = ticks_until(rel, wait_rest(t));
     port_irq_restore(s);
     return t != NULL;
 }
@@ -566,7 +625,7 @@ static MT_NOINLINE bool next_deadline_ticks(uint32_t *ticks)
 {
     port_irq_state_t s = port_irq_save();
     bool running = timer_head != NULL;
-    if (running && ticks) *ticks = ticks_until(timer_head->delta);
+    if (running && ticks) *ticks = ticks_until(timer_head->delta, 0);
 #if MOTET_TIMER_PERIODIC
     /* The module wakes at the next tick, due or not. */
     uint32_t since = timer_now_irq_off() - tick_base;
@@ -610,14 +669,14 @@ bool timer_kernel_stop(uint8_t id)
 bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t rel = 0;
+    port_counter_t rel = 0;
     timer_block_t *t = timer_head;
     for (; t; t = t->next) {
         rel += t->delta;
         if (t->owner == owner && t->index == n) break;
     }
     if (t) {
-        *remaining = ticks_until(rel);
+        *remaining = ticks_until(rel, wait_rest(t));
         *period = t->period;
     }
     port_irq_restore(s);
@@ -635,7 +694,7 @@ mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t p
     port_irq_state_t s = port_irq_save();
     mt_err_t err = start(owner, n, first, period != 0);
     for (timer_block_t *t = timer_head; !err && t; t = t->next)
-        if (t->owner == owner && t->index == n) t->period = period;
+        if (t->owner == owner && t->index == n) set_period(t, period);
     port_irq_restore(s);
     return err;
 }

@@ -60,6 +60,22 @@ static MT_INLINE uint32_t timer_clock_extend(void)
     return t.time;
 }
 
+/* A wrap seen by timer_clock_counter(): the high half moves on; irq off. */
+void timer_clock_wrapped(void);
+
+/* The counter, read as timer_clock_extend() reads it (so that no wrap goes
+ * unseen), for callers that need only its width: the wrap's bookkeeping is
+ * out of line, and the read keeps no more registers than the counter's. */
+static MT_INLINE port_counter_t timer_clock_counter(void)
+{
+    port_counter_t c = port_counter_read_irq_off();
+    if (PORT_COUNTER_BITS == 32) return c;
+    uint8_t last_top = timer_clock_last_top;
+    timer_clock_last_top = timer_clock_top(c);
+    if (timer_clock_top(c) < last_top) timer_clock_wrapped();
+    return c;
+}
+
 /* The counter at the read that returned kernel time `now`: its low bits. */
 static MT_INLINE port_counter_t timer_clock_counter_at(uint32_t now)
 {

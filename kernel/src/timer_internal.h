@@ -23,5 +23,9 @@ bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period
 bool timer_next_deadline(uint32_t *ticks);
 /* timer_now() for a caller that already holds interrupts off. */
 uint32_t timer_now_irq_off(void);
+/* Set each time the timers' head or the compare may have changed (every
+ * pass of the service, every tick); the main loop clears it as it chooses
+ * its sleep, whose choice no longer holds once it is set again. */
+extern bool timer_head_moved;
 
 #endif /* MOTET_TIMER_INTERNAL_H */

@@ -13,7 +13,11 @@
  *         sched_post_isr(PID_RADIO, PORT_0, NULL, 0, 0);
  *     }
  *
- * port_in_isr() is true in the body and false in the tail. The tail turns
+ * port_in_isr() is true in the body and false in the tail. An interrupt
+ * that wakes the module from port_sleep() ends the sleep only if its exit
+ * left the main loop something to decide (sched_isr_exit()); otherwise the
+ * core sleeps on from where it was, without the way back through the main
+ * loop. The tail turns
  * interrupts on only while it runs a handler that outranks the interrupted
  * one (sched_isr_exit()); interrupts that arrive then nest (each
  * runs its own body and tail), and a tail with nothing to run returns
@@ -45,7 +49,10 @@
 
 /* Interrupt nesting of PORT_AVR_ISR bodies (port_in_isr()). */
 extern volatile uint8_t port_avr_isr_depth;
-/* Set by every PORT_AVR_ISR: the interrupt may have made work (port_sleep). */
+/* Set by a PORT_AVR_ISR whose exit says the main loop must look again
+ * (sched_isr_exit()): until then port_sleep() sleeps on. Set after the exit
+ * dispatch: only the sleep loop reads it, once the interrupt has returned
+ * to it. */
 extern volatile uint8_t port_avr_woken;
 
 /* Test-clock hooks, defined by the test port and called only when
@@ -97,9 +104,8 @@ void port_avr_watchdog_wake(void);
         sched_isr_enter();                                                                         \
         vector##_body();                                                                           \
         port_avr_isr_depth--;                                                                      \
-        port_avr_woken = 1;                                                                        \
         PORT_AVR_WATCHDOG_RESUME();                                                                \
-        sched_isr_exit();                                                                          \
+        if (sched_isr_exit()) port_avr_woken = 1;                                                  \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
     PORT_AVR_BODY void vector##_body(void)

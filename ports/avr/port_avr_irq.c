@@ -33,16 +33,18 @@ static uint8_t hardware_mode(port_sleep_mode_t mode)
     return mode == PORT_SLEEP_NONE_DUE ? SLEEP_MODE_PWR_SAVE : SLEEP_MODE_IDLE;
 }
 
-/* Enter with irq off; return with irq off once an interrupt that may have
- * made work (a PORT_AVR_ISR) has run. Interrupts that post nothing (plain
- * ISR()) wake the core too: it goes straight back to sleep. */
+/* Enter with irq off; return with irq off once a PORT_AVR_ISR whose exit
+ * says the main loop must look again has run (avr.h). Other interrupts
+ * (plain ISR(), or one whose exit ran its handlers and left the main loop's
+ * choice as it was) wake the core too: it goes straight back to sleep, the
+ * watchdog stopped again (the interrupt restarted it). */
 void port_sleep(port_sleep_mode_t mode)
 {
     set_sleep_mode(hardware_mode(mode));
     port_avr_woken = 0;
     if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_enter();
-    port_avr_watchdog_sleep();
     do {
+        port_avr_watchdog_sleep();
         if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_begin();
         sleep_enable();
         __asm__ volatile("sei\n\tsleep" ::: "memory");

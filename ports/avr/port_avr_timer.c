@@ -6,10 +6,11 @@
  * the system clock through the /256 prescaler (port_config.h). Its overflow
  * interrupt stays off: the kernel extends the count itself (timer.c).
  *
- * Compare: OCR1A. The hardware sets OCF1A at the timer clock after TCNT1
- * equals OCR1A, i.e. as TCNT1 steps from OCR1A to OCR1A + 1; so the compare
- * for `at` is OCR1A = at - 1, and the interrupt comes as the counter
- * reaches `at`, neither a tick early nor late.
+ * Compare: OCR1A, armed inline (port_compare_set() in port_config.h). The
+ * hardware sets OCF1A at the timer clock after TCNT1 equals OCR1A, i.e. as
+ * TCNT1 steps from OCR1A to OCR1A + 1; so the compare for `at` is OCR1A =
+ * at - 1, and the interrupt comes as the counter reaches `at`, neither a
+ * tick early nor late.
  *
  * Cycle counter: Timer/Counter3 at the full clock, started by the first
  * call; 32-bit by software extension on each read, so it stays exact as
@@ -36,15 +37,6 @@ void port_avr_timer_init(void)
     TIFR = _BV(ICF1) | _BV(OCF1A) | _BV(OCF1B) | _BV(TOV1); /* flags clear by writing 1 */
     ETIFR = _BV(OCF1C);
     if (!PORT_AVR_TEST_CLOCK) TCCR1B = PORT_AVR_TIMER1_CS;
-}
-
-void port_compare_set(port_counter_t at)
-{
-    OCR1A = (uint16_t) (at - 1u);
-    /* A flag left from an earlier match would fire at once; a match of the
-     * new value cleared here is seen by the kernel's re-read of the counter. */
-    TIFR = _BV(OCF1A);
-    TIMSK |= _BV(OCIE1A);
 }
 
 void port_compare_disable(void)

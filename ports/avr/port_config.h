@@ -145,4 +145,17 @@ static MT_INLINE uint16_t port_counter_read(void)
     return now;
 }
 
+/* The compare inline too (port.h, PORT_COMPARE_INLINE): OCR1A, whose match
+ * sets OCF1A as TCNT1 steps from OCR1A to OCR1A + 1, so the compare for
+ * `at` is at - 1 and the interrupt comes as the counter reaches `at`. A
+ * flag left from an earlier match would fire at once; a match of the new
+ * value cleared here is seen by the kernel's re-read of the counter. */
+#define PORT_COMPARE_INLINE 1
+static MT_INLINE void port_compare_set(uint16_t at)
+{
+    OCR1A = (uint16_t) (at - 1u);
+    TIFR = _BV(OCF1A);
+    TIMSK |= _BV(OCIE1A);
+}
+
 #endif /* PORT_CONFIG_H */

@@ -757,6 +757,41 @@ static void test_remaining_time_and_next_deadline(void **state)
     assert_false(timer_next_deadline(&left));
 }
 
+/* Waits longer than the compare may be armed ahead (half the range of a
+ * 16-bit counter): each is linked in steps (timer.c), fires on its tick
+ * and reports what is left of the whole wait, not of its step. */
+static void test_waits_longer_than_half_the_counter_range_fire_on_their_tick(void **state)
+{
+    (void) state;
+    uint32_t left = 0, period = 0;
+    assert_int_equal(timer_start_for(PID_A, 0, 100000u, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 1, 70000u, true), MT_OK);
+    assert_int_equal(timer_start_for(PID_B, 2, 1000u, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 3, 0x7FFFFFFFu, false), MT_OK);
+    tport_busy(40000);
+    assert_true(timer_remaining(PID_A, 0, &left));
+    assert_int_equal(left, 60000u);
+    assert_true(timer_info(PID_B, 1, &left, &period));
+    assert_int_equal(left, 30000u);
+    assert_int_equal(period, 70000u);
+    assert_true(timer_remaining(PID_A, 3, &left));
+    assert_int_equal(left, 0x7FFFFFFFu - 40000u);
+    assert_true(timer_next_deadline(&left));
+    assert_true(left > 0 && left <= 30000u);
+    run_until(215000);
+    assert_int_equal(n_hits, 5);
+    assert_hit(0, PID_B, 2, 1000);
+    assert_hit(1, PID_B, 1, 70000);
+    assert_hit(2, PID_A, 0, 100000);
+    assert_hit(3, PID_B, 1, 140000);
+    assert_hit(4, PID_B, 1, 210000);
+    assert_true(timer_remaining(PID_A, 3, &left));
+    assert_int_equal(left, 0x7FFFFFFFu - 215000u);
+    /* Stopped between two of its steps, a long wait is gone. */
+    assert_int_equal(timer_stop_for(PID_A, 3), MT_OK);
+    assert_false(timer_remaining(PID_A, 3, &left));
+}
+
 /* ---- kill ---- */
 
 static void test_kill_stops_the_tasks_timers(void **state)
@@ -822,6 +857,8 @@ int main(void)
         cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
         cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
         cmocka_unit_test_setup(test_timers_cross_the_32_bit_counter_wrap, setup_at_wrap),
+        cmocka_unit_test_setup(test_waits_longer_than_half_the_counter_range_fire_on_their_tick,
+                               setup),
         cmocka_unit_test_setup(
             test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart,
             setup_before_a_counter_wrap),

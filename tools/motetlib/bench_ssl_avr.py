@@ -53,6 +53,7 @@ def _window(events, pin):
 OPERATIONS = (
     ("timer interrupt and expiry", ("__vectors", "__vector_12", "timer_isr_compare",
                                     "timer_service", "timer_now_irq_off", "port_compare_set",
+                                    "list_link_wait", "timer_clock_wrapped",
                                     "sched_post_timer_expiry", "queue_timer_block",
                                     "sched_isr_exit")),
     ("dispatch: run a handler, return, take the next", ("dispatch_run", "frame_run",

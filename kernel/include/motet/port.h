@@ -155,8 +155,13 @@ static MT_INLINE port_counter_t port_counter_read_irq_off(void)
 #endif
 /* Interrupt once when the counter reaches `at`; replaces any earlier
  * compare; irq off. A deadline already passed may fire late or not at all:
- * the kernel re-reads the counter after arming. */
+ * the kernel re-reads the counter after arming. A port whose arming is a
+ * few register writes may define it as a static inline function in
+ * port_config.h and define PORT_COMPARE_INLINE: every compare interrupt
+ * arms the next. */
+#ifndef PORT_COMPARE_INLINE
 void port_compare_set(port_counter_t at);
+#endif
 /* Cancel the compare interrupt; irq off. */
 void port_compare_disable(void);
 

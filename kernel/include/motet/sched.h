@@ -123,9 +123,21 @@ bool sched_task_exists(mt_pid_t pid);
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);
 /* Send to (pid, port) directly; same payload rules as sched_send(). */
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
+/* sched_post_isr() of a message without payload: the common interrupt's
+ * post, with nothing of a payload to pass or check. */
+mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port);
+/* sched_post_isr() of a message with a payload or flags. */
+mt_err_t sched_post_isr_data(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
 /* Post from interrupt context: never runs in the interrupt body; runs at
- * the interrupt's exit only if strictly higher than the running priority. */
-mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
+ * the interrupt's exit only if strictly higher than the running priority.
+ * In line, so that a post without payload (len and flags 0) calls the bare
+ * post directly. */
+static inline mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                      uint8_t flags)
+{
+    if (!len && !flags) return sched_post_isr_bare(pid, port);
+    return sched_post_isr_data(pid, port, data, len, flags);
+}
 
 /* In a handler, keep the payload `data` of `len` bytes it was given: the
  * heap block itself when the message carried one (zero copy), else a new
@@ -170,8 +182,12 @@ static inline void sched_isr_enter(void)
  * turning interrupts on only while one (or a thread) runs; returns with irq
  * off. An interrupt that finds nothing to run thus never lets another nest
  * on its frame, which bounds the interrupts on the stack by the priority
- * levels (docs/threads.md, "The kernel stack"). */
-void sched_isr_exit(void);
+ * levels (docs/threads.md, "The kernel stack"). Returns false when the main
+ * loop, had it been asleep under this interrupt, would only choose the same
+ * sleep again (nothing left to run, no stop, the timers' head unchanged,
+ * no event log or threads to see the wake): a port may then sleep on in
+ * port_sleep() without returning to it. */
+bool sched_isr_exit(void);
 /* True if sched_isr_exit() would find work now: a queued message or a
  * ready thread outranks the interrupted handler, or may take the CPU of
  * the interrupted thread (or its policy charges it at every exit). A port whose exit dispatch
