@@ -402,6 +402,11 @@ mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, u
     return send_by_pid(pid, port, data, len, flags, false);
 }
 
+mt_err_t sched_signal_to(mt_pid_t pid, mt_port_t port)
+{
+    return send_by_pid(pid, port, NULL, 0, 0, false);
+}
+
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     return send_by_pid(pid, port, data, len, flags, true);
@@ -496,12 +501,25 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
     return send_route(r, data, len, flags); /* a heap payload waits the general way */
 }
 
-mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+/* sched_send() and sched_signal(): the fast path along route `out` of the
+ * running handler, else the general path. In line in both, so that a
+ * signal's constant arguments fold its payload's tests away. */
+static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;
     if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
         return send_along(&self->routes[out], data, len, flags);
     return send_general(out, data, len, flags);
+}
+
+mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    return send_out(out, data, len, flags);
+}
+
+mt_err_t sched_signal(uint8_t out)
+{
+    return send_out(out, NULL, 0, 0);
 }
 
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
