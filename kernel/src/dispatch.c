@@ -49,7 +49,7 @@ static MT_NOINLINE void frame_pop_rare(task_t *t)
 {
     if (t->flags & TASK_INIT_RUNNING) {
         t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_INITIALISED);
-        if (!(t->flags & TASK_KILL_PENDING)) send_release_held(t);
+        if (!(t->flags & TASK_KILL_PENDING)) task_release_held(t);
     }
     if (t->flags & TASK_KILL_PENDING) {
         sched.kill_on_pop(t); /* task.c; irq off again on return */
