@@ -11,8 +11,8 @@
  * empty window leaves the operation itself (call and return excluded).
  *
  *   PA0 empty       the baseline: SBI, call of an empty function, CBI
- *   PA1 immediate   sched_send() along a route to a higher-priority task,
- *                   nested (rule 1)
+ *   PA1 immediate   sched_signal() (a message without payload) along a
+ *                   route to a higher-priority task, nested (rule 1)
  *   PA2 chain       send to a higher carrier that sends to a task between it
  *                   and the driver: queued, run at the carrier's return
  *   PA3 round trip  raised in PING's handler right before it sends to its
@@ -25,7 +25,9 @@
  *   PA7 timer task  raised first thing in the handler of a periodic timer
  *   PB5 OC1A        toggled by Timer1 itself at every compare match
  *   PC0 irq body    raised first thing in the INT0 interrupt body
- *   PC1 by pid      sched_send_to() by pid to the same task as PA1
+ *   PC1 by pid      sched_signal_to() by pid to the same task as PA1
+ *   PC2 send        sched_send() with its payload's arguments (none) along
+ *                   PA1's route
  *   PC7 ready       raised when the module waits (asleep) for the injections
  *
  * Every target handler counts its runs; the driver checks after each
@@ -113,9 +115,9 @@ static mt_err_t server_task(void *state, mt_port_t port, void *data, uint16_t le
     (void) state;
     mt_err_t err = MT_OK;
     if (port == PORT_0)
-        err = sched_send(SERVER_TO_LOW, NULL, 0, 0);
+        err = sched_signal(SERVER_TO_LOW);
     else if (port == PORT_0 + 1)
-        err = sched_send(SERVER_TO_PING, NULL, 0, 0);
+        err = sched_signal(SERVER_TO_PING);
     if (err != MT_OK) failures++;
     return MT_OK;
 }
@@ -132,7 +134,7 @@ static mt_err_t ping_task(void *state, mt_port_t port, void *data, uint16_t len)
         runs[PID_PING - PID_DRIVER]++;
     } else if (port == PORT_0) {
         MARK_UP(PORTA, 3);
-        if (sched_send(PING_TO_SERVER, NULL, 0, 0) != MT_OK) failures++;
+        if (sched_signal(PING_TO_SERVER) != MT_OK) failures++;
     }
     return MT_OK;
 }
@@ -179,17 +181,22 @@ __attribute__((noinline)) static void op_empty(void)
 
 __attribute__((noinline)) static void op_immediate(void)
 {
-    if (sched_send(DRIVER_TO_IMMEDIATE, NULL, 0, 0) != MT_OK) failures++;
+    if (sched_signal(DRIVER_TO_IMMEDIATE) != MT_OK) failures++;
 }
 
 __attribute__((noinline)) static void op_by_pid(void)
 {
-    if (sched_send_to(PID_IMMEDIATE, PORT_0, NULL, 0, 0) != MT_OK) failures++;
+    if (sched_signal_to(PID_IMMEDIATE, PORT_0) != MT_OK) failures++;
+}
+
+__attribute__((noinline)) static void op_send(void)
+{
+    if (sched_send(DRIVER_TO_IMMEDIATE, NULL, 0, 0) != MT_OK) failures++;
 }
 
 __attribute__((noinline)) static void op_chain(void)
 {
-    if (sched_send(DRIVER_TO_CARRIER, NULL, 0, 0) != MT_OK) failures++;
+    if (sched_signal(DRIVER_TO_CARRIER) != MT_OK) failures++;
 }
 
 __attribute__((noinline)) static void op_mem(void)
@@ -225,9 +232,16 @@ __attribute__((noinline)) static void measure_by_pid(void)
     MARK_DOWN(PORTC, 1);
 }
 
+__attribute__((noinline)) static void measure_send(void)
+{
+    MARK_UP(PORTC, 2);
+    op_send();
+    MARK_DOWN(PORTC, 2);
+}
+
 static void start_round_trip(void)
 {
-    if (sched_send(DRIVER_TO_PING, NULL, 0, 0) != MT_OK) failures++;
+    if (sched_signal(DRIVER_TO_PING) != MT_OK) failures++;
 }
 
 typedef struct bench_op {
@@ -238,9 +252,9 @@ typedef struct bench_op {
 
 static const bench_op_t ops[] = {
     {"empty", measure_empty, MT_PID_NONE},     {"immediate", measure_immediate, PID_IMMEDIATE},
-    {"by pid", measure_by_pid, PID_IMMEDIATE}, {"chain", measure_chain, PID_LOW},
-    {"roundtrip", start_round_trip, PID_PING}, {"mem", measure_mem, MT_PID_NONE},
-    {"slab", measure_slab, MT_PID_NONE},
+    {"by pid", measure_by_pid, PID_IMMEDIATE}, {"send", measure_send, PID_IMMEDIATE},
+    {"chain", measure_chain, PID_LOW},         {"roundtrip", start_round_trip, PID_PING},
+    {"mem", measure_mem, MT_PID_NONE},         {"slab", measure_slab, MT_PID_NONE},
 };
 
 /* Warm-up, then REPEAT measured runs; still in the driver's handler, so

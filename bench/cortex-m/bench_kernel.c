@@ -15,10 +15,12 @@
  * 40 * 2 / (N2 - N1) per operation.
  *
  *   empty       nothing: the baseline of the loop and the call
- *   immediate   sched_send() along a route to a higher-priority local task,
- *               run nested (rule 1)
- *   immediate_pid  the same with sched_send_to(), which finds the task by
+ *   immediate   sched_signal() (a message without payload) along a route
+ *               to a higher-priority local task, run nested (rule 1)
+ *   immediate_pid  the same with sched_signal_to(), which finds the task by
  *               its pid
+ *   immediate_send  the same as immediate with sched_send(), its payload's
+ *               arguments (none) passed and tested
  *   chain       send to a higher-priority carrier that sends to a task below
  *               it but above the driver: queued, run when the carrier
  *               returns (rules 2, 5)
@@ -128,7 +130,7 @@ static mt_err_t carrier_task(void *state, mt_port_t port, void *data, uint16_t l
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) check(sched_send(CARRIER_TO_LOW, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_signal(CARRIER_TO_LOW) == MT_OK);
     return MT_OK;
 }
 
@@ -138,7 +140,7 @@ static mt_err_t ping_task(void *state, mt_port_t port, void *data, uint16_t len)
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) check(sched_send(PING_TO_PONG, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_signal(PING_TO_PONG) == MT_OK);
     if (port == PORT_0 + 1) runs[PID_PING - PID_DRIVER]++;
     return MT_OK;
 }
@@ -148,7 +150,7 @@ static mt_err_t pong_task(void *state, mt_port_t port, void *data, uint16_t len)
     (void) data;
     (void) len;
     (void) state;
-    if (port == PORT_0) check(sched_send(PONG_TO_PING, NULL, 0, 0) == MT_OK);
+    if (port == PORT_0) check(sched_signal(PONG_TO_PING) == MT_OK);
     return MT_OK;
 }
 
@@ -185,22 +187,27 @@ __attribute__((noinline)) static void bench_op_empty(void)
 
 __attribute__((noinline)) static void bench_op_immediate(void)
 {
-    check(sched_send(DRIVER_TO_IMMEDIATE, NULL, 0, 0) == MT_OK);
+    check(sched_signal(DRIVER_TO_IMMEDIATE) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_immediate_pid(void)
 {
-    check(sched_send_to(PID_IMMEDIATE, PORT_0, NULL, 0, 0) == MT_OK);
+    check(sched_signal_to(PID_IMMEDIATE, PORT_0) == MT_OK);
+}
+
+__attribute__((noinline)) static void bench_op_immediate_send(void)
+{
+    check(sched_send(DRIVER_TO_IMMEDIATE, NULL, 0, 0) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_chain(void)
 {
-    check(sched_send(DRIVER_TO_CARRIER, NULL, 0, 0) == MT_OK);
+    check(sched_signal(DRIVER_TO_CARRIER) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_roundtrip(void)
 {
-    check(sched_send(DRIVER_TO_PING, NULL, 0, 0) == MT_OK);
+    check(sched_signal(DRIVER_TO_PING) == MT_OK);
 }
 
 __attribute__((noinline)) static void bench_op_irq(void)
@@ -240,6 +247,7 @@ static const bench_op_t ops[] = {
     {"empty", bench_op_empty, NULL},
     {"immediate", bench_op_immediate, &runs[PID_IMMEDIATE - PID_DRIVER]},
     {"immediate_pid", bench_op_immediate_pid, &runs[PID_IMMEDIATE - PID_DRIVER]},
+    {"immediate_send", bench_op_immediate_send, &runs[PID_IMMEDIATE - PID_DRIVER]},
     {"chain", bench_op_chain, &runs[PID_LOW - PID_DRIVER]},
     {"roundtrip", bench_op_roundtrip, &runs[PID_PING - PID_DRIVER]},
     {"irq", bench_op_irq, &runs[PID_IRQ - PID_DRIVER]},

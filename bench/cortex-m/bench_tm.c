@@ -94,9 +94,10 @@ static unsigned index_of(void)
     return (unsigned) (sched_current_pid() - PID_BASE);
 }
 
-static void send(unsigned i, mt_port_t port, void *data, uint16_t len)
+/* A message without payload, as an application sends one. */
+static void signal_task(unsigned i, mt_port_t port)
 {
-    expect(sched_send_to(pid(i), port, data, len, 0) == MT_OK);
+    expect(sched_signal_to(pid(i), port) == MT_OK);
 }
 
 static mt_err_t stop_task(void *state, mt_port_t port, void *data, uint16_t len)
@@ -119,7 +120,7 @@ static mt_err_t coop_starter(void *state, mt_port_t port, void *data, uint16_t l
     (void) len;
     (void) state;
     if (port != PORT_KICK) return MT_OK;
-    for (unsigned i = 1; i <= RING; i++) send(i, PORT_KICK, NULL, 0);
+    for (unsigned i = 1; i <= RING; i++) signal_task(i, PORT_KICK);
     expect(sched_queued_count() == RING);
     return MT_OK;
 }
@@ -140,7 +141,7 @@ static mt_err_t coop_worker(void *state, mt_port_t port, void *data, uint16_t le
     next_worker = i == RING ? 1u : i + 1u;
     counts[i]++;
     iterations++;
-    if (!stop) send(i, PORT_KICK, NULL, 0); /* on the stack: it waits its turn */
+    if (!stop) signal_task(i, PORT_KICK); /* on the stack: it waits its turn */
     return MT_OK;
 }
 
@@ -161,7 +162,7 @@ static mt_err_t ring_task(void *state, mt_port_t port, void *data, uint16_t len)
     counts[i]++;
     iterations++;
     expect(sched_stack_depth() == i + 1u); /* each one nested on the one below */
-    if (!stop) send((i + 1u) % RING, PORT_KICK, NULL, 0);
+    if (!stop) signal_task((i + 1u) % RING, PORT_KICK);
     return MT_OK;
 }
 
@@ -224,7 +225,7 @@ static mt_err_t irq_high_task(void *state, mt_port_t port, void *data, uint16_t 
     expect(!port_in_isr() && sched_stack_depth() == 2u); /* above the low task */
     counts[1]++;
     iterations++;
-    send(0, PORT_KICK, NULL, 0); /* the low task is on the stack: waits */
+    signal_task(0, PORT_KICK); /* the low task is on the stack: waits */
     return MT_OK;
 }
 
@@ -256,6 +257,11 @@ static mt_err_t msgq_task(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 #else
+static void send(unsigned i, mt_port_t port, void *data, uint16_t len)
+{
+    expect(sched_send_to(pid(i), port, data, len, 0) == MT_OK);
+}
+
 /* No message queues without threads: messages between two tasks, down to
  * the lower one queued (payload copied), back up nested (borrowed). */
 static mt_err_t msg_high_task(void *state, mt_port_t port, void *data, uint16_t len)
@@ -324,7 +330,7 @@ static mt_err_t lock_task(void *state, mt_port_t port, void *data, uint16_t len)
     if (port == PORT_KICK) { /* acquire */
         expect(lock_owner == MT_PID_NONE);
         lock_owner = sched_sender();
-        expect(sched_send_to(sched_sender(), PORT_GRANT, NULL, 0, 0) == MT_OK);
+        expect(sched_signal_to(sched_sender(), PORT_GRANT) == MT_OK);
     } else if (port == PORT_RELEASE) {
         expect(lock_owner == sched_sender() && !in_critical);
         lock_owner = MT_PID_NONE;
@@ -342,10 +348,10 @@ static mt_err_t client_task(void *state, mt_port_t port, void *data, uint16_t le
         in_critical = true;
         iterations++;
         in_critical = false;
-        send(0, PORT_RELEASE, NULL, 0);
+        signal_task(0, PORT_RELEASE);
     }
     if ((port == PORT_KICK || port == PORT_GRANT) && !stop)
-        send(0, PORT_KICK, NULL, 0); /* acquire: the grant waits for us to return */
+        signal_task(0, PORT_KICK); /* acquire: the grant waits for us to return */
     return MT_OK;
 }
 #endif
@@ -437,7 +443,7 @@ static void run(const scenario_t *s)
     port_cm_stack_repaint();
     uint32_t start = port_cycles();
     expect(timer_start_for(PID_STOP, 0, TM_INTERVAL, false) == MT_OK);
-    send(s->kick, PORT_KICK, NULL, 0);
+    signal_task(s->kick, PORT_KICK);
     sched_run_pending();
     uint32_t clocks = port_cycles() - start;
     if (s->check) s->check();

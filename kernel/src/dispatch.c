@@ -49,7 +49,7 @@ static MT_NOINLINE void frame_pop_rare(task_t *t)
 {
     if (t->flags & TASK_INIT_RUNNING) {
         t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_INITIALISED);
-        if (!(t->flags & TASK_KILL_PENDING)) send_release_held(t);
+        if (!(t->flags & TASK_KILL_PENDING)) task_release_held(t);
     }
     if (t->flags & TASK_KILL_PENDING) {
         sched.kill_on_pop(t); /* task.c; irq off again on return */
@@ -211,20 +211,27 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
     frame_pop_irq_off(top);
 }
 
-static unsigned drain_held_off(mt_prio_t floor)
+/* One step of the drain: threads that outrank the frame and the head (and
+ * a handler a thread handed to K: that thread waits ready), then the oldest
+ * message of the highest level above floor; false once no level above
+ * floor holds one. In line in both loops below: the one every dispatch
+ * takes keeps no count, so that it holds nothing but the floor across the
+ * handlers it runs. */
+static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
 {
-    for (unsigned ran = 0;; ran++) {
-        /* Threads that outrank the frame and the head, and a handler a
-         * thread handed to K (that thread waits ready). */
-        if (thread_ready_hint()) thread_k_yield(floor);
-        msg_t *m = queue_pop_above(floor);
-        if (!m) {
-            sched.running_prio = floor;
-            return ran;
-        }
-        run_taken_held_off(m->task, m, false);
-        queue_give_block_irq_off(m);
+    if (thread_ready_hint()) thread_k_yield(floor);
+    msg_t *m = queue_pop_above(floor);
+    if (!m) return false;
+    run_taken_held_off(m->task, m, false);
+    queue_give_block_irq_off(m);
+    return true;
+}
+
+static void drain_held_off(mt_prio_t floor)
+{
+    while (drain_step_held_off(floor)) {
     }
+    sched.running_prio = floor;
 }
 
 mt_err_t dispatch_drain(mt_prio_t floor)
@@ -240,7 +247,10 @@ unsigned sched_run_pending(void)
     /* In a thread: whatever outranks it has run already. */
     if (MOTET_THREADS && thread_running()) return 0;
     port_irq_state_t s = port_irq_save();
-    unsigned ran = drain_held_off(sched.running_prio);
+    mt_prio_t floor = sched.running_prio;
+    unsigned ran = 0;
+    while (drain_step_held_off(floor)) ran++;
+    sched.running_prio = floor;
     port_irq_restore(s);
     return ran;
 }

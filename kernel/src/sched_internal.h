@@ -196,6 +196,9 @@ static MT_INLINE mt_prio_t task_gate(const task_t *t)
 {
     return (t->flags & TASK_GATE_FLAGS) == TASK_INITIALISED ? t->prio : GATE_CLOSED;
 }
+/* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
+ * creation order. */
+void task_release_held(task_t *t);
 /* The rest of a kill once t is off the stack: FINAL, then everything it
  * owned goes. Kernel stack. */
 void task_finish_kill(task_t *t);
@@ -259,9 +262,6 @@ mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
 /* Fill in a timer's own expiry message for `owner`'s `port` once, when the
  * timer starts, so that an expiry only stamps and queues it. */
 void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
-/* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
- * creation order. */
-void send_release_held(task_t *t);
 /* Free a payload the kernel holds for t's running handler (t->payload);
  * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);

@@ -1,20 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Sending and posting: how a message finds its way to a handler by the
- * dispatch rules (docs/architecture.md), and who owns its payload when.
+ * dispatch rules, and who owns its payload when (docs/architecture.md,
+ * "The fast path and the general path").
  *
- * The fast paths. Most sends are the plain case of rule 1: a handler on
- * the kernel stack sends along a route to an initialised local task that
- * is on no frame, not frozen, not being killed, not bound to a thread, and
- * at least as important as the sender. Its control block says all of that
- * in one byte, its gate (sched_internal.h), so sched_send() compares that
- * byte with the running priority, pushes a frame and calls the handler
- * (dispatch_run()), with no message built and no payload copied. A send
- * that must wait, with no payload or a small borrowed one, takes a block
- * from the pool and joins the queue (queue_small_irq_off()). Everything
- * else (heap payloads, threads, frozen or uninitialised destinations,
- * interrupts, other modules) takes the general path, sched_deliver(),
- * which applies the rules one by one.
+ * The fast paths are rule 1's plain case, a handler sending to an idle,
+ * initialised local task at least as important: one byte of its control
+ * block, its gate (sched_internal.h), against the running priority, then a
+ * frame pushed and the handler called (dispatch_run()), no message built;
+ * and a send that must wait, with no payload or a small borrowed one,
+ * taking a pool block (queue_small_irq_off()). Everything else takes the
+ * general path, sched_deliver(), which applies the rules one by one.
  *
  * A send looks its destination up and tests it with interrupts off: a
  * handler run at an interrupt's exit may kill a task and free its control
@@ -87,18 +83,6 @@ static void hold(task_t *t, msg_t *m)
     m->next = NULL;
     *link = m;
     sched.held++;
-}
-
-void send_release_held(task_t *t)
-{
-    port_irq_state_t s = port_irq_save();
-    while (t->held) {
-        msg_t *m = t->held;
-        t->held = m->next;
-        sched.held--;
-        queue_insert_by_seq(m, t);
-    }
-    port_irq_restore(s);
 }
 
 /* Queue a message from `src` (the running task, or a task of another module
@@ -353,20 +337,28 @@ static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, voi
     return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
 }
 
-/* The queued fast path of a send by pid, whose task t was found in its
- * home slot unable to run at once: under the lock the caller took (s, put
- * back here), so t needs no second lookup; out of line, so that the
- * immediate path saves no registers. */
+/* The queued fast path of a send by pid to t, found unable to run at once
+ * under the caller's lock (s, put back here): no second lookup. Out of line
+ * (below), so the immediate path saves no registers; a message without
+ * payload has its own, with three arguments: none on the stack. */
+static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                          port_irq_state_t s)
+{
+    bool queued = queue_small_irq_off(t, port, data, len);
+    mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
+    port_irq_restore(s);
+    return queued ? MT_OK : send_local_general(pid, port, data, len, 0);
+}
+
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
                                             port_irq_state_t s)
 {
-    if (queue_small_irq_off(t, port, data, len)) {
-        port_irq_restore(s);
-        return MT_OK;
-    }
-    mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
-    port_irq_restore(s);
-    return send_local_general(pid, port, data, len, 0);
+    return queue_to_unlock(t, port, data, len, s);
+}
+
+static MT_NOINLINE mt_err_t signal_to_waiting(task_t *t, mt_port_t port, port_irq_state_t s)
+{
+    return queue_to_unlock(t, port, NULL, 0, s);
 }
 
 /* A send by pid: the fast paths when pid's task sits in its home slot (a
@@ -389,6 +381,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
                 port_irq_restore(s);
                 return dispatch_run(t, port, data, len);
             }
+            if (!len) return signal_to_waiting(t, port, s);
             return send_to_waiting(t, port, data, len, s);
         }
         port_irq_restore(s);
@@ -400,6 +393,11 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     return send_by_pid(pid, port, data, len, flags, false);
+}
+
+mt_err_t sched_signal_to(mt_pid_t pid, mt_port_t port)
+{
+    return send_by_pid(pid, port, NULL, 0, 0, false);
 }
 
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
@@ -496,7 +494,10 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
     return send_route(r, data, len, flags); /* a heap payload waits the general way */
 }
 
-mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+/* sched_send() and sched_signal(): the fast path along route `out` of the
+ * running handler, else the general path. In line in both, so that a
+ * signal's constant arguments fold its payload's tests away. */
+static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;
     if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
@@ -504,28 +505,22 @@ mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
     return send_general(out, data, len, flags);
 }
 
-mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
+mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
-    task_t *t = sched_find_task(pid);
-    if (!t) return log_error(MT_ERR_NO_TASK);
-    if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
-    if (len && !data) return log_error(MT_ERR_INVALID);
-    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+    return send_out(out, data, len, flags);
+}
+
+mt_err_t sched_signal(uint8_t out)
+{
+    return send_out(out, NULL, 0, 0);
 }
 
 /* ---- posting from interrupts ----
- *
- * The interrupt slot. Most interrupts post one bare message to a task that
- * outranks both the code they interrupted and everything queued: at the
- * interrupt's exit it runs first (rules 2 and 3), before any other handler.
- * Such a message needs no queue. The post leaves it in the slot
- * (sched.isr_waiting, in the one block sched.isr_msg) and the exit runs it
- * from there (dispatch.c, sched_isr_exit()). Any other message queued
- * while it waits sends it into the queue first (send_isr_slot_queue()),
- * where it is the oldest of its level: nothing of its level or above was
- * queued when it was posted. No handler runs between an interrupt's body
- * and its exit, so its task cannot be killed, frozen or run meanwhile. */
-
+ * The interrupt slot (docs/architecture.md, "Interrupts, timers and
+ * threads"): a bare post to a task above the interrupted code and all that
+ * is queued waits in sched.isr_msg and the exit runs it first; a message
+ * queued meanwhile sends it into the queue first (send_isr_slot_queue()),
+ * where it is the oldest of its level. */
 /* Whether a bare message from an interrupt body to the initialised task t
  * may wait in the slot: the slot's block is free, t's gate is open (idle,
  * not frozen, not bound to a thread) above the interrupted frame and above

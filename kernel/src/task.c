@@ -185,6 +185,28 @@ mt_err_t sched_task_create(const task_spec_t *spec)
     return MT_OK;
 }
 
+/* Its INIT goes the general way (send.c): rule 7 holds what comes first. */
+mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
+{
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(MT_ERR_NO_TASK);
+    if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
+    if (len && !data) return log_error(MT_ERR_INVALID);
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+}
+
+void task_release_held(task_t *t)
+{
+    port_irq_state_t s = port_irq_save();
+    while (t->held) {
+        msg_t *m = t->held;
+        t->held = m->next;
+        sched.held--;
+        queue_insert_by_seq(m, t);
+    }
+    port_irq_restore(s);
+}
+
 /* ---- killing ---- */
 
 static void discard_list(msg_t *m, uint16_t *count)

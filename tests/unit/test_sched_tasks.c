@@ -338,6 +338,148 @@ static void test_send_on_missing_output_port_is_rejected(void **state)
     assert_int_equal(seen, MT_ERR_NO_PORT);
 }
 
+/* ---- sched_signal(): a message without payload ---- */
+
+#define SIGNALLER 0x30
+#define SIGNALLED 0x31
+static mt_err_t signal_result;
+static bool signal_saw_no_payload;
+static mt_pid_t signal_sender;
+static uint8_t signal_depth;
+
+/* Receives a signal: notes its run ('r') and what it was given. */
+static mt_err_t signalled(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port != PORT_0) return MT_OK;
+    strcat(order, "r");
+    signal_saw_no_payload = data == NULL && len == 0;
+    signal_sender = sched_sender();
+    signal_depth = sched_stack_depth();
+    return MT_OK;
+}
+
+/* PORT_0 signals along its route 0, PORT_0 + 1 by pid, PORT_0 + 2 along a
+ * route it does not have; '(' and ')' around the signal. */
+static mt_err_t signaller(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port < PORT_0) return MT_OK;
+    strcat(order, "(");
+    if (port == PORT_0) signal_result = sched_signal(0);
+    if (port == PORT_0 + 1) signal_result = sched_signal_to(SIGNALLED, PORT_0);
+    if (port == PORT_0 + 2) signal_result = sched_signal(1);
+    strcat(order, ")");
+    return MT_OK;
+}
+
+static void make_signal_pair(mt_prio_t signaller_prio, mt_prio_t signalled_prio)
+{
+    static const route_t to_signalled[] = {{.pid = SIGNALLED, .port = PORT_0}};
+    make(SIGNALLED, signalled_prio, signalled);
+    task_spec_t spec = {.pid = SIGNALLER,
+                        .prio = signaller_prio,
+                        .handler = signaller,
+                        .routes = to_signalled,
+                        .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    signal_result = MT_ERR_INVALID;
+    signal_saw_no_payload = false;
+    signal_sender = MT_PID_NONE;
+    signal_depth = 0;
+}
+
+/* The signaller signals along its route, then by pid: the receiver ran as
+ * `expected` says ('(' and ')' around the signal, 'r' the receiver), with
+ * no payload, from the signaller, at stack depth `depth`. */
+static void signal_both_ways(const char *expected, uint8_t depth)
+{
+    for (mt_port_t how = PORT_0; how <= PORT_0 + 1; how++) {
+        order[0] = 0;
+        assert_int_equal(sched_send_to(SIGNALLER, how, NULL, 0, 0), MT_OK);
+        assert_string_equal(order, expected);
+        assert_int_equal(signal_result, MT_OK);
+        assert_true(signal_saw_no_payload);
+        assert_int_equal(signal_sender, SIGNALLER);
+        assert_int_equal(signal_depth, depth);
+    }
+}
+
+static void test_signal_to_a_higher_task_runs_it_at_once_without_payload(void **state)
+{
+    (void) state;
+    make_signal_pair(2, 3);
+    signal_both_ways("(r)", 2); /* nested in the signaller (rule 1) */
+}
+
+static void test_signal_to_a_lower_task_waits_for_the_sender(void **state)
+{
+    (void) state;
+    make_signal_pair(3, 2);
+    signal_both_ways("()r", 1); /* queued (rule 2), run at its return */
+}
+
+static void test_signal_errors_are_the_sends_and_logged(void **state)
+{
+    (void) state;
+    make_signal_pair(2, 3);
+    test_count_logged_errors(MT_OK);                 /* drain */
+    assert_int_equal(sched_signal(0), MT_ERR_STATE); /* no handler runs */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0 + 2, NULL, 0, 0), MT_OK);
+    assert_int_equal(signal_result, MT_ERR_NO_PORT); /* no route 1 */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(sched_signal_to(0x77, PORT_0), MT_ERR_NO_TASK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+    assert_int_equal(sched_signal_to(SIGNALLED, PORT_LIMIT), MT_ERR_NO_PORT);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_string_equal(order, "()");
+}
+
+/* An interrupt body's signal is posted as from the interrupt (rule 3): it
+ * never runs in the body, and at the exit only if strictly higher. */
+static bool signal_from_body_ran_in_body;
+
+static void isr_signals(void)
+{
+    strcat(order, "i");
+    assert_int_equal(sched_signal(0), MT_OK); /* the interrupted handler's route */
+    assert_int_equal(sched_signal_to(SIGNALLED, PORT_0), MT_OK);
+    signal_from_body_ran_in_body = strchr(order, 'r') != NULL;
+}
+
+static mt_err_t interrupted(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    strcat(order, "(");
+    tport_irq_raise(0);
+    strcat(order, ")");
+    return MT_OK;
+}
+
+static void test_signal_from_an_interrupt_body_is_posted(void **state)
+{
+    (void) state;
+    static const route_t to_signalled[] = {{.pid = SIGNALLED, .port = PORT_0}};
+    make(SIGNALLED, 3, signalled);
+    task_spec_t spec = {
+        .pid = SIGNALLER, .prio = 2, .handler = interrupted, .routes = to_signalled, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    tport_irq_attach(0, isr_signals);
+    signal_from_body_ran_in_body = true;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_false(signal_from_body_ran_in_body);
+    assert_string_equal(order, "(irr)"); /* both at the interrupt's exit */
+    assert_int_equal(signal_sender, MT_PID_NONE);
+}
+
 static void test_full_queue_is_rejected_and_nothing_is_lost(void **state)
 {
     (void) state;
@@ -517,6 +659,10 @@ int main(void)
         cmocka_unit_test_setup(test_send_to_unknown_pid_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_port_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_on_missing_output_port_is_rejected, setup),
+        cmocka_unit_test_setup(test_signal_to_a_higher_task_runs_it_at_once_without_payload, setup),
+        cmocka_unit_test_setup(test_signal_to_a_lower_task_waits_for_the_sender, setup),
+        cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
+        cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),

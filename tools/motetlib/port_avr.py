@@ -145,7 +145,7 @@ BENCH_IMAGES = (("log on", "bench_avr.elf"), ("log off", "bench_avr_nolog.elf"))
 # tasks, messages and timers, against the kernel core and the full kernel.
 CORE_IMAGES = (("core", "core_avr.elf"), ("full, log off", "core_avr_full_nolog.elf"),
                ("full, log on", "core_avr_full.elf"))
-BENCH_PINS = "A0,A1,A2,A3,A4,A5,A6,A7,B5,C0,C1,C7"
+BENCH_PINS = "A0,A1,A2,A3,A4,A5,A6,A7,B5,C0,C1,C2,C7"
 # Thread switches (bench/avr/bench_avr_threads.c): pin -> figure.
 THREAD_IMAGES = (("log on", "bench_avr_threads.elf"), ("log off", "bench_avr_threads_nolog.elf"))
 THREAD_PINS = (("A1", "yield switch"), ("A2", "semaphore hand-off"))
@@ -244,7 +244,7 @@ def _latencies(starts, marks):
 def _analyse(events):
     """Cycle figures of one bench run: {figure: (min, max)}."""
     w = {pin: windows(events.get(pin, []))[1:]
-         for pin in ("A0", "A1", "A2", "A3", "A4", "A5", "C1")}
+         for pin in ("A0", "A1", "A2", "A3", "A4", "A5", "C1", "C2")}
     empty = _spread(w["A0"])
     if empty[0] != empty[1]:
         raise BenchError(f"the empty window varies: {empty}")
@@ -263,6 +263,7 @@ def _analyse(events):
         "empty": empty,
         "immediate": imm,
         "immediate by pid": minus("C1", base),
+        "immediate, sched_send()": minus("C2", base),
         "queued": (minus("A2", base)[0] - imm[0], minus("A2", base)[1] - imm[1]),
         "round trip": minus("A3", SBI_CYCLES),
         "mem": minus("A4", base),
@@ -512,10 +513,13 @@ def write_report(out, results, sizes, stacks, freq):
     floor = results.get("floor", {})
     rows = [
         ("immediate local dispatch", "immediate", "<= 120",
-         "sched_send() along a route to a higher-priority local task, the nested dispatch, "
-         "the (counting) handler, the return to the sender"),
+         "sched_signal() (a message without payload) along a route to a higher-priority "
+         "local task, the nested dispatch, the (counting) handler, the return to the sender"),
         ("immediate dispatch by pid", "immediate by pid", "",
-         "the same with sched_send_to(), which finds the task by its pid"),
+         "the same with sched_signal_to(), which finds the task by its pid"),
+        ("immediate, sched_send()", "immediate, sched_send()", "",
+         "the immediate dispatch with sched_send(out, NULL, 0, 0): the payload's arguments "
+         "passed and tested"),
         ("queued dispatch", "queued", "",
          "a send from a nested handler to a task below it (queue insert), and at that "
          "handler's return the queue check, the dequeue and the run of the queued handler; "
@@ -577,7 +581,7 @@ def _verdict_lines(on, off):
                "send's checks, the route's destination and its gate compared with the running "
                "priority under the interrupt lock, a frame pushed into the task's control "
                "block, the indirect call, the frame popped under the lock and one comparison "
-               "with the queue's top level; about 35 of its cycles are the benchmark's own "
+               "with the queue's top level; about 30 of its cycles are the benchmark's own "
                "code (the operation's call and the counting handler).")
     return out
 

@@ -149,10 +149,14 @@ class Op:
 
 OPS = (
     Op("immediate local dispatch", "immediate", "empty",
-       "sched_send() along a route to a higher-priority local task, the nested dispatch on "
-       "the shared stack, the (counting) handler, the return to the sender"),
+       "sched_signal() (a message without payload) along a route to a higher-priority local "
+       "task, the nested dispatch on the shared stack, the (counting) handler, the return to "
+       "the sender"),
     Op("immediate dispatch by pid", "immediate_pid", "empty",
-       "the same with sched_send_to(), which finds the task by its pid"),
+       "the same with sched_signal_to(), which finds the task by its pid"),
+    Op("immediate, sched_send()", "immediate_send", "empty",
+       "the immediate dispatch with sched_send(out, NULL, 0, 0): the payload's arguments "
+       "passed and tested"),
     Op("queued dispatch", "chain", "immediate",
        "a send to a lower-priority task from a nested handler (queue insert), then at that "
        "handler's return the queue check, dequeue and run; a chain minus the immediate dispatch "

@@ -123,6 +123,11 @@ bool sched_task_exists(mt_pid_t pid);
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);
 /* Send to (pid, port) directly; same payload rules as sched_send(). */
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
+/* sched_send(out, NULL, 0, 0), the common case of a message without
+ * payload, without the payload's arguments and the tests they need. */
+mt_err_t sched_signal(uint8_t out);
+/* sched_send_to(pid, port, NULL, 0, 0), likewise. */
+mt_err_t sched_signal_to(mt_pid_t pid, mt_port_t port);
 /* sched_post_isr() of a message without payload: the common interrupt's
  * post, with nothing of a payload to pass or check. */
 mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port);
