@@ -70,7 +70,9 @@ static struct {
     void (*call)(void *);    /* a handler a thread handed to K */
     void *call_arg;          /* its argument */
     mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
-    uint32_t switches;       /* every port_context_switch() */
+#if MOTET_STATS
+    uint32_t switches; /* every port_context_switch() */
+#endif
 #if MOTET_THREAD_CUT_STATS
     thread_switch_stats_t why; /* the same, by cause */
 #endif
@@ -112,6 +114,7 @@ int8_t thread_dyn_prio(const thread_t *t)
     return t->dyn;
 }
 
+#if MOTET_STATS
 uint32_t thread_switch_count(void)
 {
     port_irq_state_t s = port_irq_save();
@@ -119,6 +122,7 @@ uint32_t thread_switch_count(void)
     port_irq_restore(s);
     return n;
 }
+#endif
 
 #if MOTET_THREAD_CUT_STATS
 void thread_switch_stats(thread_switch_stats_t *out)
@@ -279,13 +283,16 @@ static MT_INLINE void take_cpu(thread_t *t)
     start_cpu(t);
 }
 
-/* Count a switch from `from` to `to` (NULL: K); with MOTET_THREAD_CUT_STATS
- * also under its cause. A thread that is back in the ready structure still
+/* Count a switch from `from` to `to` (NULL: K), with MOTET_STATS only (a
+ * switch does no bookkeeping no option asks for); with
+ * MOTET_THREAD_CUT_STATS also under its cause. A thread that is back in the ready structure still
  * had work: the switch was forced on it. K and the idle thread have no work
  * of their own to lose. */
 static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
+#if MOTET_STATS
     T.switches++;
+#endif
 #if MOTET_THREAD_CUT_STATS
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
@@ -318,6 +325,19 @@ static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
+/* The same between two threads, both known: no look at which stack K's is. */
+static MT_INLINE void switch_threads(thread_t *from, thread_t *to)
+{
+    check_canary(from);
+    thread_current = to;
+    count_switch(from, to);
+#if PORT_HAS_THREAD_SWITCH
+    port_context_switch_threads(&from->ctx, &to->ctx);
+#else
+    port_context_switch(&from->ctx, &to->ctx);
+#endif
+}
+
 /* Switch from the running context to `to` (NULL: K); irq off. Returns when
  * something switches back. `save` overrides where the registers go. */
 static void switch_to(thread_t *to, port_context_t *save)
@@ -334,6 +354,14 @@ static MT_INLINE void run_next(thread_t *next)
     switch_to(next, NULL);
 }
 
+/* The same from the running thread cur, known not to be `next` (cur is
+ * blocked, or behind next): the switch without switch_to()'s look. */
+static MT_INLINE void run_next_from(thread_t *cur, thread_t *next)
+{
+    if (next) take_cpu(next);
+    switch_context(cur, next, &cur->ctx);
+}
+
 /* A scheduling point in the running thread: keep the CPU, or hand it to
  * whoever outranks it; irq off. */
 static void reschedule_running(void)
@@ -341,7 +369,8 @@ static void reschedule_running(void)
     thread_t *cur = thread_current;
     charge(cur);
     thread_t *best = policy_peek();
-    if (!k_beats_running(cur) && !(best && policy_preempts(best, cur))) {
+    bool k_claims = k_beats_running(cur);
+    if (!k_claims && !(best && policy_preempts(best, cur))) {
         policy_started(cur); /* re-arm a slice if equals appeared */
         return;
     }
@@ -349,6 +378,15 @@ static void reschedule_running(void)
         cur->state = TS_BLOCKED; /* picked again only when nothing else can run */
     else
         ready_add(cur, READY_PREEMPTED);
+    /* By level, a ready thread above cur where K claims nothing above cur
+     * is above K's claim too, and cur goes in below it: it is what
+     * next_context() would find, decided without a second look (an
+     * interrupt that woke a higher thread switches once, here). */
+    if (THREAD_POLICY_BY_LEVEL && !k_claims && best->prio > cur->prio) {
+        take_cpu(best);
+        switch_threads(cur, best);
+        return;
+    }
     run_next(next_context()); /* cur is ready: some thread or K has the claim */
 }
 
@@ -380,8 +418,8 @@ void thread_block(void)
         bool nobody = !next && no_context();
         if (nobody) next = policy_idle();
         if (next || !nobody) {
-            run_next(next);
-            return; /* resumed: whoever switched back made it RUNNING */
+            run_next_from(cur, next); /* cur is blocked: next is another */
+            return;                   /* resumed: whoever switched back made it RUNNING */
         }
         sleep_in_place(cur);
     }
@@ -396,28 +434,35 @@ void thread_wake(thread_t *t)
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
 }
 
-/* thread_wake_switch(), in line in its two callers. */
+/* Whether t, blocked and being woken by the running thread cur, outranks
+ * cur, every ready thread and K: what reschedule_running() would decide
+ * after waking t, decided before, where the order among threads is by
+ * level. Each test its own return: nothing is computed that a later one
+ * needs. */
+static MT_INLINE bool wake_preempts(const thread_t *cur, const thread_t *t)
+{
+    if (!THREAD_POLICY_BY_LEVEL || !cur || port_in_isr()) return false;
+    mt_prio_t p = t->prio;
+    if (cur->state != TS_RUNNING || t->state != TS_BLOCKED || p <= cur->prio) return false;
+    if (T.k_floor >= p || queue_top_prio() > p) return false; /* k_beats_ready() */
+    const thread_t *best = policy_peek();
+    if (best && best->prio >= p) return false;
+    return true;
+}
+
+/* thread_wake_switch(), in line in its two callers: t runs at once, without
+ * passing through the ready structure, or is woken. */
 static MT_INLINE bool wake_switch(thread_t *t)
 {
     thread_t *cur = thread_current;
-    /* What reschedule_running() would decide after waking t, decided
-     * before: t outranks the running thread, every ready thread and K,
-     * so it is the one that runs, and need not pass through the ready
-     * structure. Only where the order among threads is by level. */
-    if (!THREAD_POLICY_BY_LEVEL || !cur || cur->state != TS_RUNNING || t->state != TS_BLOCKED ||
-        t->prio <= cur->prio || k_beats_ready(T.k_floor, t->prio) || port_in_isr()) {
-        thread_wake(t);
-        return false;
-    }
-    thread_t *best = policy_peek();
-    if (best && best->prio >= t->prio) {
+    if (!wake_preempts(cur, t)) {
         thread_wake(t);
         return false;
     }
     charge(cur);
     ready_add(cur, READY_PREEMPTED);
     start_cpu(t); /* blocked: not in the ready structure */
-    switch_context(cur, t, &cur->ctx);
+    switch_threads(cur, t);
     return true;
 }
 
@@ -428,7 +473,7 @@ bool thread_wake_switch(thread_t *t)
 
 bool thread_wait_end_switch(thread_t *t, mt_err_t result)
 {
-    return thread_wait_finish(t, result) && wake_switch(t);
+    return thread_wait_finish_taken(t, result) && wake_switch(t);
 }
 
 /* ---- K's side ----
@@ -528,11 +573,12 @@ void thread_preempt_point(void)
 static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
 {
 #if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
-    if (!next || next->prio != cur->prio || k_beats_ready(T.k_floor, next->prio)) return false;
+    if (!next || next->prio != cur->prio) return false;
+    if (T.k_floor >= next->prio || queue_top_prio() > next->prio) return false; /* K's claim */
     rq_swap_head(next, cur);
     cur->state = TS_READY;
     next->state = TS_RUNNING;
-    switch_context(cur, next, &cur->ctx);
+    switch_threads(cur, next);
     return true;
 #else
     (void) cur;
