@@ -126,16 +126,19 @@ mt_err_t pool_free(pool_t *p, void *block)
     if (!is_block(p, block)) return log_error(MT_ERR_BAD_POINTER);
     pool_free_block_t *b = block;
     port_irq_state_t s = port_irq_save();
-    bool live = b->free_mark != p || !on_free_list(p, b);
-    if (live) put_irq_off(p, b);
+    if (b->free_mark == p && on_free_list(p, b)) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_DOUBLE_FREE);
+    }
+    put_irq_off(p, b);
 #if MOTET_THREADS
-    bool woke = live && p->waiters;
-    if (woke) give_to_waiter(p);
+    if (p->waiters) {
+        give_to_waiter(p);
+        port_irq_restore(s);
+        thread_after_wake();
+        return MT_OK;
+    }
 #endif
     port_irq_restore(s);
-    if (!live) return log_error(MT_ERR_DOUBLE_FREE);
-#if MOTET_THREADS
-    if (woke) thread_after_wake();
-#endif
     return MT_OK;
 }

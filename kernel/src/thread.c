@@ -199,6 +199,15 @@ static MT_INLINE void ready_take(thread_t *t)
 #endif
 }
 
+/* The same for t, the thread policy_peek() returned. */
+static MT_INLINE void ready_take_peeked(thread_t *t)
+{
+    policy_take_peeked(t);
+#if THREAD_READY_COUNTED
+    thread_ready_count--;
+#endif
+}
+
 void thread_unready(thread_t *t)
 {
     ready_take(t);
@@ -276,10 +285,11 @@ static MT_INLINE void start_cpu(thread_t *t)
     policy_started(t);
 }
 
-/* The same for t ready or blocked. */
+/* The same for t ready or blocked: a ready t is the one policy_peek()
+ * returned (next_context() found it), blocked only the idle thread. */
 static MT_INLINE void take_cpu(thread_t *t)
 {
-    if (t->state == TS_READY) ready_take(t);
+    if (t->state == TS_READY) ready_take_peeked(t);
     start_cpu(t);
 }
 
@@ -374,19 +384,22 @@ static void reschedule_running(void)
         policy_started(cur); /* re-arm a slice if equals appeared */
         return;
     }
-    if (cur->flags & THREAD_F_IDLE)
-        cur->state = TS_BLOCKED; /* picked again only when nothing else can run */
-    else
-        ready_add(cur, READY_PREEMPTED);
     /* By level, a ready thread above cur where K claims nothing above cur
      * is above K's claim too, and cur goes in below it: it is what
      * next_context() would find, decided without a second look (an
-     * interrupt that woke a higher thread switches once, here). */
+     * interrupt that woke a higher thread switches once, here). Such a
+     * policy has no idle thread. */
     if (THREAD_POLICY_BY_LEVEL && !k_claims && best->prio > cur->prio) {
-        take_cpu(best);
+        ready_add(cur, READY_PREEMPTED);
+        ready_take_peeked(best);
+        start_cpu(best);
         switch_threads(cur, best);
         return;
     }
+    if (THREAD_IS_IDLE(cur))
+        cur->state = TS_BLOCKED; /* picked again only when nothing else can run */
+    else
+        ready_add(cur, READY_PREEMPTED);
     run_next(next_context()); /* cur is ready: some thread or K has the claim */
 }
 
@@ -414,12 +427,19 @@ void thread_block(void)
             policy_started(cur);
             return;
         }
+        /* Resumed from each switch below: whoever switched back made it RUNNING. */
         thread_t *next = next_context();
-        bool nobody = !next && no_context();
+        if (next) { /* a ready thread, the one policy_peek() found */
+            ready_take_peeked(next);
+            start_cpu(next);
+            switch_threads(cur, next);
+            return;
+        }
+        bool nobody = no_context();
         if (nobody) next = policy_idle();
         if (next || !nobody) {
-            run_next_from(cur, next); /* cur is blocked: next is another */
-            return;                   /* resumed: whoever switched back made it RUNNING */
+            run_next_from(cur, next); /* the idle thread, or K */
+            return;
         }
         sleep_in_place(cur);
     }
@@ -565,15 +585,15 @@ void thread_preempt_point(void)
     port_irq_restore(s);
 }
 
-/* A yield by fixed levels without slices, to next, the best ready thread, an
- * equal of cur that K does not outrank: the two change places in the ready
+/* A yield by fixed levels without slices, to next, the best ready thread
+ * (not NULL), an equal of cur that K does not outrank: the two change places in the ready
  * structure in one step, and nothing else changes (no slice, no charge, no
  * count of ready threads). T.call is clear: only a thread that handed K a
  * send sets it, and K clears it before it runs anything. irq off. */
 static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
 {
 #if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
-    if (!next || next->prio != cur->prio) return false;
+    if (next->prio != cur->prio) return false;
     if (T.k_floor >= next->prio || queue_top_prio() > next->prio) return false; /* K's claim */
     rq_swap_head(next, cur);
     cur->state = TS_READY;
@@ -587,6 +607,20 @@ static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
 #endif
 }
 
+/* A yield that is not to an equal K leaves alone, next being the best
+ * ready thread; out of line, so that the common case keeps its registers
+ * to itself. irq off. */
+static MT_NOINLINE void yield_otherwise(thread_t *cur, thread_t *next)
+{
+    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next->prio < cur->prio)
+        return; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    /* Behind its equals: the policy says who they are. By level, the first
+     * of them is still the best ready thread once cur is behind them, and
+     * no second look is needed. */
+    ready_add(cur, READY_YIELD);
+    run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
+}
+
 mt_err_t thread_yield(void)
 {
     thread_t *cur = thread_current;
@@ -594,17 +628,7 @@ mt_err_t thread_yield(void)
     port_irq_state_t s = port_irq_save();
     charge(cur);
     thread_t *next = policy_peek();
-    if (yield_to_equal(cur, next)) {
-        /* it runs again */
-    } else if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
-        /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
-    } else if (next) {
-        /* Behind its equals: the policy says who they are. By level, the
-         * first of them is still the best ready thread once cur is
-         * behind them, and no second look is needed. */
-        ready_add(cur, READY_YIELD);
-        run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
-    }
+    if (next && !yield_to_equal(cur, next)) yield_otherwise(cur, next);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -715,7 +739,7 @@ mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
 void thread_exit(void)
 {
     thread_t *cur = thread_current;
-    if (!cur || (cur->flags & THREAD_F_IDLE)) { /* K cannot exit */
+    if (!cur || THREAD_IS_IDLE(cur)) { /* K cannot exit */
         log_error(MT_ERR_STATE);
         port_halt(2);
     }

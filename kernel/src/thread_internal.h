@@ -50,6 +50,11 @@ enum {
 #define THREAD_F_ARMED     0x40u /* policy: its slice timer is armed */
 #define THREAD_F_AT_RUN    0x80u /* THREAD_START_AT_RUN: held until sched_run() */
 
+/* Whether t is the MANTIS baseline's idle thread: no thread is, under the
+ * other policies, and their code does not look. */
+#define THREAD_IS_IDLE(t)                                                                          \
+    (MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS && ((t)->flags & THREAD_F_IDLE))
+
 struct thread {
     port_context_t ctx;
     thread_t *next; /* ready structure or wait list */
@@ -372,6 +377,11 @@ thread_t *policy_idle(void);
 /* A semaphore operation happened (the MANTIS baseline rescans its sleep
  * queue there); irq off. */
 void policy_sem_op(void);
+/* t, the thread policy_peek() returned, leaves the structure: as any. */
+static MT_INLINE void policy_take_peeked(thread_t *t)
+{
+    policy_remove(t);
+}
 #endif
 
 /* ---- timer.c: kernel timers ---- */
