@@ -1,23 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fixed-block memory pools (pool.h). The free blocks form a list threaded
- * through themselves; each free block also keeps its own index, so an
- * allocation is a pop and one byte marked live, under one short
- * critical section. A free finds the block's index from its address (no
- * divide: slab_index(), the slab caches' arithmetic), which refuses any
- * pointer that is not the start of one of the pool's blocks, and its live
- * byte refuses a second free; both before the pool is touched, both
- * logged. What a pool's user never needs on the hot path is not kept
- * there: the count of blocks out is counted when asked (pool_in_use()).
+ * through themselves; each free block also holds a free mark, its pool's
+ * address, which an allocation clears: a pop and one store, under one
+ * short critical section. A free first checks the address against the
+ * pool's blocks (no divide: slab_index(), the slab caches' arithmetic),
+ * which refuses any pointer that is not the start of one of them, then the
+ * mark: a block without it is handed out, and goes back on the list. A
+ * block with it is free, or holds its pool's address by chance in that
+ * word: the list, walked only then, tells which, so a second free is
+ * refused exactly and a live block is never refused. Both refusals come
+ * before the pool is touched, both logged. What a pool's user never needs
+ * on the hot path is not kept there: the count of blocks out is counted
+ * when asked (pool_in_use()), and a pool costs its blocks alone.
  *
  * With threads, a wait list of threads that wait for a block: a free with
  * waiters hands the block to the best one in the same locked step, so no
  * other caller can slip in between.
  */
-#include <string.h>
-
-#include "motet/log.h"
 #include "motet/pool.h"
+#include "motet/log.h"
 #include "slab_internal.h"
 #include "thread_internal.h"
 
@@ -31,22 +33,21 @@ void pool_init(pool_t *p)
     for (unsigned i = p->count; i-- > 0;) {
         pool_free_block_t *b = (pool_free_block_t *) (void *) (p->blocks + (size_t) i * p->size);
         b->next = p->free;
-        b->index = (uint8_t) i;
+        b->free_mark = p;
         p->free = b;
     }
-    memset(p->live, 0, p->count);
 #if MOTET_THREADS
     p->waiters = NULL;
 #endif
 }
 
-/* A free block marked live, or NULL; irq off. */
+/* A free block, its mark cleared, or NULL; irq off. */
 static MT_INLINE void *take_irq_off(pool_t *p)
 {
     pool_free_block_t *b = p->free;
     if (!b) return NULL;
     p->free = b->next;
-    p->live[b->index] = 1;
+    b->free_mark = NULL;
     return b;
 }
 
@@ -60,27 +61,36 @@ void *pool_alloc(pool_t *p)
 
 uint8_t pool_in_use(const pool_t *p)
 {
-    uint8_t n = 0;
-    for (uint8_t i = 0; i < p->count; i++) n += p->live[i] != 0;
+    uint8_t n = p->count;
+    port_irq_state_t s = port_irq_save();
+    for (const pool_free_block_t *b = p->free; b; b = b->next) n--;
+    port_irq_restore(s);
     return n;
 }
 
-/* The index of `block` in p, or a refusal (logged) if it is not the start
- * of one of p's blocks or not handed out. */
-static MT_INLINE mt_err_t index_of(const pool_t *p, const void *block, uint8_t *idx)
+/* Whether `block` is the start of one of p's blocks (else logged). */
+static MT_INLINE bool is_block(const pool_t *p, const void *block)
 {
-    slab_geometry_t g = {p->blocks, p->live, p->size, p->count, p->shift, p->inverse};
-    if (!slab_index(g, block, idx)) return log_error(MT_ERR_BAD_POINTER);
-    return MT_OK;
+    slab_geometry_t g = {p->blocks, NULL, p->size, p->count, p->shift, p->inverse};
+    uint8_t idx;
+    return slab_index(g, block, &idx);
 }
 
-/* Put live block `idx` back on the free list; irq off. */
-static MT_INLINE void put_irq_off(pool_t *p, void *block, uint8_t idx)
+/* Whether block b, which carries p's free mark, is on p's free list;
+ * irq off. Walked only for a block with the mark: a second free, or a
+ * live block holding its pool's address in that word. */
+static bool on_free_list(const pool_t *p, const pool_free_block_t *b)
 {
-    pool_free_block_t *b = block;
-    p->live[idx] = 0;
+    for (const pool_free_block_t *f = p->free; f; f = f->next)
+        if (f == b) return true;
+    return false;
+}
+
+/* Put a handed-out block back on the free list; irq off. */
+static MT_INLINE void put_irq_off(pool_t *p, pool_free_block_t *b)
+{
     b->next = p->free;
-    b->index = idx;
+    b->free_mark = p;
     p->free = b;
 }
 
@@ -113,20 +123,22 @@ mt_err_t pool_alloc_wait(pool_t *p, void **block, uint32_t timeout)
 
 mt_err_t pool_free(pool_t *p, void *block)
 {
-    uint8_t idx;
-    mt_err_t err = index_of(p, block, &idx);
-    if (err) return err;
+    if (!is_block(p, block)) return log_error(MT_ERR_BAD_POINTER);
+    pool_free_block_t *b = block;
     port_irq_state_t s = port_irq_save();
-    bool live = p->live[idx] != 0;
-    if (live) put_irq_off(p, block, idx);
+    if (b->free_mark == p && on_free_list(p, b)) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_DOUBLE_FREE);
+    }
+    put_irq_off(p, b);
 #if MOTET_THREADS
-    bool woke = live && p->waiters;
-    if (woke) give_to_waiter(p);
+    if (p->waiters) {
+        give_to_waiter(p);
+        port_irq_restore(s);
+        thread_after_wake();
+        return MT_OK;
+    }
 #endif
     port_irq_restore(s);
-    if (!live) return log_error(MT_ERR_DOUBLE_FREE);
-#if MOTET_THREADS
-    if (woke) thread_after_wake();
-#endif
     return MT_OK;
 }

@@ -70,7 +70,9 @@ static struct {
     void (*call)(void *);    /* a handler a thread handed to K */
     void *call_arg;          /* its argument */
     mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
-    uint32_t switches;       /* every port_context_switch() */
+#if MOTET_STATS
+    uint32_t switches; /* every port_context_switch() */
+#endif
 #if MOTET_THREAD_CUT_STATS
     thread_switch_stats_t why; /* the same, by cause */
 #endif
@@ -112,6 +114,7 @@ int8_t thread_dyn_prio(const thread_t *t)
     return t->dyn;
 }
 
+#if MOTET_STATS
 uint32_t thread_switch_count(void)
 {
     port_irq_state_t s = port_irq_save();
@@ -119,6 +122,7 @@ uint32_t thread_switch_count(void)
     port_irq_restore(s);
     return n;
 }
+#endif
 
 #if MOTET_THREAD_CUT_STATS
 void thread_switch_stats(thread_switch_stats_t *out)
@@ -190,6 +194,15 @@ static MT_INLINE void ready_add(thread_t *t, uint8_t how)
 static MT_INLINE void ready_take(thread_t *t)
 {
     policy_remove(t);
+#if THREAD_READY_COUNTED
+    thread_ready_count--;
+#endif
+}
+
+/* The same for t, the thread policy_peek() returned. */
+static MT_INLINE void ready_take_peeked(thread_t *t)
+{
+    policy_take_peeked(t);
 #if THREAD_READY_COUNTED
     thread_ready_count--;
 #endif
@@ -272,20 +285,24 @@ static MT_INLINE void start_cpu(thread_t *t)
     policy_started(t);
 }
 
-/* The same for t ready or blocked. */
+/* The same for t ready or blocked: a ready t is the one policy_peek()
+ * returned (next_context() found it), blocked only the idle thread. */
 static MT_INLINE void take_cpu(thread_t *t)
 {
-    if (t->state == TS_READY) ready_take(t);
+    if (t->state == TS_READY) ready_take_peeked(t);
     start_cpu(t);
 }
 
-/* Count a switch from `from` to `to` (NULL: K); with MOTET_THREAD_CUT_STATS
- * also under its cause. A thread that is back in the ready structure still
+/* Count a switch from `from` to `to` (NULL: K), with MOTET_STATS only (a
+ * switch does no bookkeeping no option asks for); with
+ * MOTET_THREAD_CUT_STATS also under its cause. A thread that is back in the ready structure still
  * had work: the switch was forced on it. K and the idle thread have no work
  * of their own to lose. */
 static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
+#if MOTET_STATS
     T.switches++;
+#endif
 #if MOTET_THREAD_CUT_STATS
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
@@ -318,6 +335,19 @@ static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
+/* The same between two threads, both known: no look at which stack K's is. */
+static MT_INLINE void switch_threads(thread_t *from, thread_t *to)
+{
+    check_canary(from);
+    thread_current = to;
+    count_switch(from, to);
+#if PORT_HAS_THREAD_SWITCH
+    port_context_switch_threads(&from->ctx, &to->ctx);
+#else
+    port_context_switch(&from->ctx, &to->ctx);
+#endif
+}
+
 /* Switch from the running context to `to` (NULL: K); irq off. Returns when
  * something switches back. `save` overrides where the registers go. */
 static void switch_to(thread_t *to, port_context_t *save)
@@ -334,6 +364,14 @@ static MT_INLINE void run_next(thread_t *next)
     switch_to(next, NULL);
 }
 
+/* The same from the running thread cur, known not to be `next` (cur is
+ * blocked, or behind next): the switch without switch_to()'s look. */
+static MT_INLINE void run_next_from(thread_t *cur, thread_t *next)
+{
+    if (next) take_cpu(next);
+    switch_context(cur, next, &cur->ctx);
+}
+
 /* A scheduling point in the running thread: keep the CPU, or hand it to
  * whoever outranks it; irq off. */
 static void reschedule_running(void)
@@ -341,11 +379,24 @@ static void reschedule_running(void)
     thread_t *cur = thread_current;
     charge(cur);
     thread_t *best = policy_peek();
-    if (!k_beats_running(cur) && !(best && policy_preempts(best, cur))) {
+    bool k_claims = k_beats_running(cur);
+    if (!k_claims && !(best && policy_preempts(best, cur))) {
         policy_started(cur); /* re-arm a slice if equals appeared */
         return;
     }
-    if (cur->flags & THREAD_F_IDLE)
+    /* By level, a ready thread above cur where K claims nothing above cur
+     * is above K's claim too, and cur goes in below it: it is what
+     * next_context() would find, decided without a second look (an
+     * interrupt that woke a higher thread switches once, here). Such a
+     * policy has no idle thread. */
+    if (THREAD_POLICY_BY_LEVEL && !k_claims && best->prio > cur->prio) {
+        ready_add(cur, READY_PREEMPTED);
+        ready_take_peeked(best);
+        start_cpu(best);
+        switch_threads(cur, best);
+        return;
+    }
+    if (THREAD_IS_IDLE(cur))
         cur->state = TS_BLOCKED; /* picked again only when nothing else can run */
     else
         ready_add(cur, READY_PREEMPTED);
@@ -376,12 +427,19 @@ void thread_block(void)
             policy_started(cur);
             return;
         }
+        /* Resumed from each switch below: whoever switched back made it RUNNING. */
         thread_t *next = next_context();
-        bool nobody = !next && no_context();
+        if (next) { /* a ready thread, the one policy_peek() found */
+            ready_take_peeked(next);
+            start_cpu(next);
+            switch_threads(cur, next);
+            return;
+        }
+        bool nobody = no_context();
         if (nobody) next = policy_idle();
         if (next || !nobody) {
-            run_next(next);
-            return; /* resumed: whoever switched back made it RUNNING */
+            run_next_from(cur, next); /* the idle thread, or K */
+            return;
         }
         sleep_in_place(cur);
     }
@@ -396,28 +454,35 @@ void thread_wake(thread_t *t)
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
 }
 
-/* thread_wake_switch(), in line in its two callers. */
+/* Whether t, blocked and being woken by the running thread cur, outranks
+ * cur, every ready thread and K: what reschedule_running() would decide
+ * after waking t, decided before, where the order among threads is by
+ * level. Each test its own return: nothing is computed that a later one
+ * needs. */
+static MT_INLINE bool wake_preempts(const thread_t *cur, const thread_t *t)
+{
+    if (!THREAD_POLICY_BY_LEVEL || !cur || port_in_isr()) return false;
+    mt_prio_t p = t->prio;
+    if (cur->state != TS_RUNNING || t->state != TS_BLOCKED || p <= cur->prio) return false;
+    if (T.k_floor >= p || queue_top_prio() > p) return false; /* k_beats_ready() */
+    const thread_t *best = policy_peek();
+    if (best && best->prio >= p) return false;
+    return true;
+}
+
+/* thread_wake_switch(), in line in its two callers: t runs at once, without
+ * passing through the ready structure, or is woken. */
 static MT_INLINE bool wake_switch(thread_t *t)
 {
     thread_t *cur = thread_current;
-    /* What reschedule_running() would decide after waking t, decided
-     * before: t outranks the running thread, every ready thread and K,
-     * so it is the one that runs, and need not pass through the ready
-     * structure. Only where the order among threads is by level. */
-    if (!THREAD_POLICY_BY_LEVEL || !cur || cur->state != TS_RUNNING || t->state != TS_BLOCKED ||
-        t->prio <= cur->prio || k_beats_ready(T.k_floor, t->prio) || port_in_isr()) {
-        thread_wake(t);
-        return false;
-    }
-    thread_t *best = policy_peek();
-    if (best && best->prio >= t->prio) {
+    if (!wake_preempts(cur, t)) {
         thread_wake(t);
         return false;
     }
     charge(cur);
     ready_add(cur, READY_PREEMPTED);
     start_cpu(t); /* blocked: not in the ready structure */
-    switch_context(cur, t, &cur->ctx);
+    switch_threads(cur, t);
     return true;
 }
 
@@ -428,7 +493,7 @@ bool thread_wake_switch(thread_t *t)
 
 bool thread_wait_end_switch(thread_t *t, mt_err_t result)
 {
-    return thread_wait_finish(t, result) && wake_switch(t);
+    return thread_wait_finish_taken(t, result) && wake_switch(t);
 }
 
 /* ---- K's side ----
@@ -520,25 +585,40 @@ void thread_preempt_point(void)
     port_irq_restore(s);
 }
 
-/* A yield by fixed levels without slices, to next, the best ready thread, an
- * equal of cur that K does not outrank: the two change places in the ready
+/* A yield by fixed levels without slices, to next, the best ready thread
+ * (not NULL), an equal of cur that K does not outrank: the two change places in the ready
  * structure in one step, and nothing else changes (no slice, no charge, no
  * count of ready threads). T.call is clear: only a thread that handed K a
  * send sets it, and K clears it before it runs anything. irq off. */
 static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
 {
 #if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
-    if (!next || next->prio != cur->prio || k_beats_ready(T.k_floor, next->prio)) return false;
+    if (next->prio != cur->prio) return false;
+    if (T.k_floor >= next->prio || queue_top_prio() > next->prio) return false; /* K's claim */
     rq_swap_head(next, cur);
     cur->state = TS_READY;
     next->state = TS_RUNNING;
-    switch_context(cur, next, &cur->ctx);
+    switch_threads(cur, next);
     return true;
 #else
     (void) cur;
     (void) next;
     return false;
 #endif
+}
+
+/* A yield that is not to an equal K leaves alone, next being the best
+ * ready thread; out of line, so that the common case keeps its registers
+ * to itself. irq off. */
+static MT_NOINLINE void yield_otherwise(thread_t *cur, thread_t *next)
+{
+    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next->prio < cur->prio)
+        return; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    /* Behind its equals: the policy says who they are. By level, the first
+     * of them is still the best ready thread once cur is behind them, and
+     * no second look is needed. */
+    ready_add(cur, READY_YIELD);
+    run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
 }
 
 mt_err_t thread_yield(void)
@@ -548,17 +628,7 @@ mt_err_t thread_yield(void)
     port_irq_state_t s = port_irq_save();
     charge(cur);
     thread_t *next = policy_peek();
-    if (yield_to_equal(cur, next)) {
-        /* it runs again */
-    } else if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next && next->prio < cur->prio) {
-        /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
-    } else if (next) {
-        /* Behind its equals: the policy says who they are. By level, the
-         * first of them is still the best ready thread once cur is
-         * behind them, and no second look is needed. */
-        ready_add(cur, READY_YIELD);
-        run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
-    }
+    if (next && !yield_to_equal(cur, next)) yield_otherwise(cur, next);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -669,7 +739,7 @@ mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
 void thread_exit(void)
 {
     thread_t *cur = thread_current;
-    if (!cur || (cur->flags & THREAD_F_IDLE)) { /* K cannot exit */
+    if (!cur || THREAD_IS_IDLE(cur)) { /* K cannot exit */
         log_error(MT_ERR_STATE);
         port_halt(2);
     }

@@ -50,6 +50,11 @@ enum {
 #define THREAD_F_ARMED     0x40u /* policy: its slice timer is armed */
 #define THREAD_F_AT_RUN    0x80u /* THREAD_START_AT_RUN: held until sched_run() */
 
+/* Whether t is the MANTIS baseline's idle thread: no thread is, under the
+ * other policies, and their code does not look. */
+#define THREAD_IS_IDLE(t)                                                                          \
+    (MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS && ((t)->flags & THREAD_F_IDLE))
+
 struct thread {
     port_context_t ctx;
     thread_t *next; /* ready structure or wait list */
@@ -166,9 +171,9 @@ void thread_after_wake(void);
 /* End t's wait with `result`: off its wait list, ready unless suspended;
  * no switch here; irq off, any context. */
 void thread_wait_end(thread_t *t, mt_err_t result);
-/* The same from task context, switching to t at once when it outranks the
- * running thread and everything else (thread_wake_switch()); irq off
- * (thread.c). */
+/* The same for t taken off its list by thread_waitq_take(), from task
+ * context, switching to t at once when it outranks the running thread and
+ * everything else (thread_wake_switch()); irq off (thread.c). */
 bool thread_wait_end_switch(thread_t *t, mt_err_t result);
 /* Unlink t from wait list *list (nothing if it is not there); irq off. */
 void thread_waitq_unlink(thread_t **list, thread_t *t);
@@ -195,17 +200,22 @@ static MT_INLINE mt_prio_t thread_waitq_top(const thread_t *list)
     return list ? list->prio : -1;
 }
 
-/* Off its wait list (if still on one) with its result; false if t is
- * suspended (ready once resumed); irq off. */
+/* A waiter already off its list (thread_waitq_take()) gets its result;
+ * false if it is suspended (ready once resumed); irq off. */
+static MT_INLINE bool thread_wait_finish_taken(thread_t *t, mt_err_t result)
+{
+    t->wait = WAIT_NONE;
+    t->wait_result = (uint8_t) result;
+    return !(t->flags & THREAD_F_SUSPENDED);
+}
+/* The same for any waiter: off its wait list first, if still on one. */
 static MT_INLINE bool thread_wait_finish(thread_t *t, mt_err_t result)
 {
     if (t->wait_list) {
         thread_waitq_unlink(t->wait_list, t);
         t->wait_list = NULL;
     }
-    t->wait = WAIT_NONE;
-    t->wait_result = (uint8_t) result;
-    return !(t->flags & THREAD_F_SUSPENDED);
+    return thread_wait_finish_taken(t, result);
 }
 /* Waiting thread t (on a wait list) changed level: move it to its place
  * in the list's order; irq off. */
@@ -367,6 +377,11 @@ thread_t *policy_idle(void);
 /* A semaphore operation happened (the MANTIS baseline rescans its sleep
  * queue there); irq off. */
 void policy_sem_op(void);
+/* t, the thread policy_peek() returned, leaves the structure: as any. */
+static MT_INLINE void policy_take_peeked(thread_t *t)
+{
+    policy_remove(t);
+}
 #endif
 
 /* ---- timer.c: kernel timers ---- */

@@ -38,6 +38,12 @@ static MT_INLINE void policy_remove(thread_t *t)
     rq_remove(t);
 }
 
+/* The same for t, the thread policy_peek() returned: the head of its key. */
+static MT_INLINE void policy_take_peeked(thread_t *t)
+{
+    rq_take_head(t);
+}
+
 /* The highest ready thread, first of its equals; irq off. */
 static MT_INLINE thread_t *policy_peek(void)
 {

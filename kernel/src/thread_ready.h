@@ -95,16 +95,12 @@ static MT_INLINE void rq_push(thread_t *t, bool first)
     }
 }
 
-/* Unlink t (it must be in the structure): O(1) for the head of its key,
- * the thread a switch takes; a walk of its equals otherwise. */
-static MT_INLINE void rq_remove(thread_t *t)
+/* Unlink t, the head of its key (the thread rq_peek() found, which a
+ * switch takes). */
+static MT_INLINE void rq_take_head(thread_t *t)
 {
     uint8_t k = t->key;
     rq_fifo_t *f = &thread_rq.key[k];
-    if (f->head != t) {
-        rq_unlink_inner(t);
-        return;
-    }
     thread_t *n = t->next;
     f->head = n;
     t->next = NULL;
@@ -112,6 +108,17 @@ static MT_INLINE void rq_remove(thread_t *t)
         f->tail = NULL;
         rq_unmark(k);
     }
+}
+
+/* Unlink t (it must be in the structure): O(1) for the head of its key,
+ * the thread a switch takes; a walk of its equals otherwise. */
+static MT_INLINE void rq_remove(thread_t *t)
+{
+    if (thread_rq.key[t->key].head != t) {
+        rq_unlink_inner(t);
+        return;
+    }
+    rq_take_head(t);
 }
 
 /* head, the first thread of its key, leaves the structure and t takes the

@@ -15,7 +15,7 @@
 mt_err_t thread_suspend(thread_t *t)
 {
     if (port_in_isr()) return log_error(MT_ERR_STATE);
-    if (!t || t->state == TS_FREE || (t->flags & THREAD_F_IDLE)) return log_error(MT_ERR_INVALID);
+    if (!t || t->state == TS_FREE || THREAD_IS_IDLE(t)) return log_error(MT_ERR_INVALID);
     port_irq_state_t s = port_irq_save();
     if (!(t->flags & THREAD_F_SUSPENDED)) {
         t->flags |= THREAD_F_SUSPENDED;

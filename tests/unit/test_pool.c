@@ -3,7 +3,8 @@
  * Fixed-block pools (pool.h), with and without threads: every block handed
  * out once, aligned, from boot code and interrupts; exhaustion returns
  * NULL; a foreign pointer, a pointer inside a block and a double free are
- * refused and logged without harming the pool. With threads: a thread
+ * refused and logged without harming the pool, and a live block that holds
+ * the free mark's bytes by chance is freed all the same. With threads: a thread
  * waits for a block and gets the one freed (from an interrupt too, at its
  * exit), or times out at its tick.
  *
@@ -65,6 +66,28 @@ static void test_double_free_is_logged(void **state)
     assert_int_equal(pool_free(&frames, b), MT_OK);
     assert_int_equal(pool_free(&frames, b), MT_ERR_DOUBLE_FREE);
     assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 1);
+}
+
+/* A free block carries its pool's address as a mark; a live block that
+ * holds the same bytes there by chance is still freed, and once free, a
+ * second free is still refused. */
+static void test_a_live_block_holding_the_free_mark_is_freed(void **state)
+{
+    (void) state;
+    void *b[BLOCKS];
+    for (int i = 0; i < BLOCKS; i++) b[i] = pool_alloc(&frames);
+    pool_t *self = &frames;
+    for (int i = 0; i < BLOCKS; i++) memcpy((uint8_t *) b[i] + sizeof(void *), &self, sizeof self);
+    assert_int_equal(pool_free(&frames, b[1]), MT_OK);
+    assert_int_equal(pool_in_use(&frames), BLOCKS - 1);
+    assert_int_equal(pool_free(&frames, b[1]), MT_ERR_DOUBLE_FREE);
+    for (int i = 0; i < BLOCKS; i++)
+        if (i != 1) assert_int_equal(pool_free(&frames, b[i]), MT_OK);
+    assert_int_equal(pool_in_use(&frames), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_DOUBLE_FREE), 1);
+    /* Freed in that order, each block is handed out once again. */
+    for (int i = 0; i < BLOCKS; i++) assert_non_null(pool_alloc(&frames));
+    assert_null(pool_alloc(&frames));
 }
 
 static void *isr_block;
@@ -156,6 +179,7 @@ int main(void)
         cmocka_unit_test_setup(test_every_block_once_then_null, setup),
         cmocka_unit_test_setup(test_foreign_pointers_are_refused_and_logged, setup),
         cmocka_unit_test_setup(test_double_free_is_logged, setup),
+        cmocka_unit_test_setup(test_a_live_block_holding_the_free_mark_is_freed, setup),
         cmocka_unit_test_setup(test_interrupts_allocate_and_free, setup),
 #if MOTET_THREADS
         cmocka_unit_test_setup(test_a_thread_waits_for_the_block_an_interrupt_frees, setup),

@@ -545,7 +545,8 @@ def write_report(out, results, sizes, stacks, freq):
         ("thread yield switch", "yield switch", "<= 200",
          "bench_avr_threads.c: thread_yield() from one thread to another of its level, from "
          "the call to the first instruction after the other's own thread_yield() (threads "
-         "with analyser-sized stacks: no guard). ChibiOS/RT 221.5, FreeRTOS 263 on the same "
+         "with analyser-sized stacks: no guard; log off: the statistics off too, "
+         "MOTET_STATS=0, no switch counter). ChibiOS/RT 221.5, FreeRTOS 263 on the same "
          "simulator and compiler"),
         ("semaphore hand-off", "semaphore hand-off", "<= 300",
          "sem_post() from a thread to a higher one waiting in sem_wait(), to the first "

@@ -592,7 +592,9 @@ def _render_tm_threads(tmt, w):
       f"time and checked while it runs. The threads have no analyser figure, so each has the "
       f"port's minimum stack and its guard, checked at every switch. Reference: FreeRTOS 11 "
       f"(memory: ThreadX 6.4's block pool), measured outside the project with the real "
-      f"Thread-Metric suite, Cortex-M3 under QEMU `-icount shift=0`, log off.")
+      f"Thread-Metric suite, Cortex-M3 under QEMU `-icount shift=0`, log off. The log-off "
+      f"image has the statistics off too (`MOTET_STATS=0`: no switch counter), as the peers "
+      f"run without their trace and statistics hooks.")
     w("")
     _tm_table(w, configs, tmt, "reference", TMT_TESTS)
     w("")

@@ -88,9 +88,10 @@
 #endif
 
 /* Statistics kept for benchmarks and tests beside the event log: the
- * count of compare interrupts (timer_interrupt_count()), and the slab
- * caches' names for reports (slab.h). 0 leaves the counters and their
- * updates out, and the names (NULL). */
+ * count of compare interrupts (timer_interrupt_count()), the slab caches'
+ * names for reports (slab.h) and, with threads, the count of context
+ * switches (thread_switch_count(): a 32-bit increment on every switch).
+ * 0 leaves the counters and their updates out, and the names (NULL). */
 #ifndef MOTET_STATS
 #define MOTET_STATS 1
 #endif
@@ -263,8 +264,8 @@
 /* 1 counts the context switches by cause (thread_switch_stats()) and, per
  * thread, the involuntary switches that gave it the CPU (thread_cuts_to()):
  * 16 B of RAM, 4 B per thread and a few counters on every switch, for
- * benchmarks that tell switches apart by cause. 0: only the total
- * (thread_switch_count()) is counted. */
+ * benchmarks that tell switches apart by cause; needs MOTET_STATS. 0: only
+ * the total (thread_switch_count(), with MOTET_STATS) is counted. */
 #ifndef MOTET_THREAD_CUT_STATS
 #define MOTET_THREAD_CUT_STATS 0
 #endif
@@ -430,6 +431,9 @@
 #endif
 #if MOTET_THREAD_CUT_STATS != 0 && MOTET_THREAD_CUT_STATS != 1
 #error "MOTET_THREAD_CUT_STATS must be 0 or 1"
+#endif
+#if MOTET_THREAD_CUT_STATS && !MOTET_STATS
+#error "MOTET_THREAD_CUT_STATS splits thread_switch_count(): it needs MOTET_STATS=1"
 #endif
 #if MOTET_VOP_DELTA_QUANTA < 1 || MOTET_VOP_DELTA_QUANTA > 10000
 #error "MOTET_VOP_DELTA_QUANTA must be 1..10000"

@@ -21,10 +21,11 @@
 
 #include "motet/thread.h"
 
-/* What a free block holds (pool.c): the next free block and its own index. */
+/* What a free block holds (pool.c): the next free block, and its pool as a
+ * mark that it is free (cleared when the block is handed out). */
 typedef struct pool_free_block {
     struct pool_free_block *next;
-    uint8_t index;
+    const struct pool *free_mark;
 } pool_free_block_t;
 
 typedef struct pool {
@@ -33,15 +34,12 @@ typedef struct pool {
 #endif
     pool_free_block_t *free; /* free blocks, linked through themselves */
     uint8_t *blocks;         /* count * size bytes */
-    uint8_t *live;           /* one byte per block: nonzero while handed out */
     uint16_t size;           /* a block's bytes */
     uint8_t count;           /* blocks */
     uint8_t shift;           /* size = odd << shift (pool_init) */
     uint8_t inverse;         /* odd * inverse = 1 modulo 256 (pool_init) */
 } pool_t;
 
-/* Define pool `name` of `n_blocks` (1..255) blocks of `block_size` bytes,
- * each aligned for any scalar type. */
 #define POOL_DEFINE(name, block_size, n_blocks)                                                    \
     _Static_assert((n_blocks) >= 1 && (n_blocks) <= 255, "a pool has 1..255 blocks");              \
     static union {                                                                                 \
@@ -49,13 +47,10 @@ typedef struct pool {
         pool_free_block_t link;                                                                    \
         long long align;                                                                           \
     } name##_blocks[(n_blocks)];                                                                   \
-    static uint8_t name##_live[(n_blocks)];                                                        \
     pool_t name = {.blocks = (uint8_t *) name##_blocks,                                            \
-                   .live = name##_live,                                                            \
                    .size = (uint16_t) sizeof(name##_blocks[0]),                                    \
                    .count = (n_blocks)}
 
-/* Put every block on the free list; boot (or a reset with no block out). */
 void pool_init(pool_t *p);
 /* A block, or NULL if none is free, never waiting; any context. */
 void *pool_alloc(pool_t *p);

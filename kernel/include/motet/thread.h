@@ -217,8 +217,10 @@ bool thread_vop_preemption_free(void);
 uint32_t thread_mantis_ticks(void);
 #endif
 
+#if MOTET_STATS
 /* Context switches since boot (every port_context_switch()). */
 uint32_t thread_switch_count(void);
+#endif
 #if MOTET_THREAD_CUT_STATS
 /* The same switches split by cause into *out; any context. */
 void thread_switch_stats(thread_switch_stats_t *out);
