@@ -22,6 +22,14 @@
  * then attaches a copy, and S answers that ATTACHED with ABORT, on which D
  * drops the copy. No END is ever sent for a migration given up.
  *
+ * A bounded history (FORGETS, models/migration_forgotten.pml). Once it
+ * has decided, S may forget the outcome at any moment (later migrations
+ * push it out of the few it keeps); P and D may each miss the final
+ * outcome once (stopped while it went by) and then ask S (PING), one
+ * question at a time, until answered. S answers a question about the
+ * decided migration from where T is, kept or not: here, a failure;
+ * routed to D, CONFIRM, on which D starts a copy it still holds.
+ *
  * Multicasts. S takes T out of its group when it freezes it and records
  * the multicasts to the group from then on (cq), each with its number on
  * the sender's link; D joins the group when it takes the successful RESULT
@@ -73,7 +81,9 @@
  * copy of that RESULT, and every forwarded message is kept: a multicast
  * that reaches both in between is handled twice), and BROKEN_NO_ABORT (the
  * source ignores an ATTACHED for a migration it gave up: the copy that a
- * late image made stays at D for good).
+ * late image made stays at D for good), and BROKEN_NO_ANSWER (with
+ * FORGETS: an outcome no longer kept gets no answer, and a bystander that
+ * missed it holds its messages back for good).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -94,7 +104,7 @@
 #define NC 0 /* multicasts from the second sender on P to T's group */
 #endif
 
-mtype = { DATA, CAST, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, FWDC, END, CONFIRM, ABORT };
+mtype = { DATA, CAST, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, FWDC, END, CONFIRM, ABORT, PING };
 
 #define L(f, t) ((f) * 3 + (t))
 chan lo[9] = [9] of { mtype, byte };
@@ -128,6 +138,11 @@ bit recording;   /* S records the multicasts to T's group */
 byte s_took, d_took; /* the number of the last multicast S, D took */
 byte cut;        /* D: d_took when it joined */
 bit res_d, res_p; /* the successful RESULT taken by D, by P */
+#ifdef FORGETS
+bit kept = 1;         /* S still keeps the outcome (only after its decision) */
+bit p_missed, d_missed; /* P, D missed the final outcome (stopped meanwhile) */
+bit p_asks, d_asks;     /* P's, D's question is on its way or being answered */
+#endif
 
 /* P's interface holds its multicast until S and D (unless dead) have it:
  * nothing else of P's goes on the bus meanwhile. */
@@ -207,6 +222,13 @@ end:
     :: atomic { hi[L(S, P)]?[CONFIRM] && !CAST_OUT -> hi[L(S, P)]?CONFIRM(v); release(D) }
     :: atomic { hi[L(S, P)]?[RESULT(0)] && !CAST_OUT -> hi[L(S, P)]?RESULT(0); release(S) }
     :: atomic { lo[L(S, P)]?[DATA] && !CAST_OUT -> lo[L(S, P)]?DATA(v); ARRIVE(P, v) }
+#ifdef FORGETS
+    /* Stopped while the final outcome went by: it missed it (once). */
+    :: atomic { !p_missed && hi[L(S, P)]?[CONFIRM] -> hi[L(S, P)]?CONFIRM(v); p_missed = 1 }
+    :: atomic { !p_missed && hi[L(S, P)]?[RESULT(0)] -> hi[L(S, P)]?RESULT(0); p_missed = 1 }
+    /* Still holding after its timeout: it asks S (one question at a time). */
+    :: atomic { hold && p_missed && !p_asks && empty(hi[L(S, P)]) -> p_asks = 1; hi[L(P, S)]!PING(0) }
+#endif
     od
 }
 
@@ -241,8 +263,39 @@ end:
     :: atomic { hi[L(S, D)]?ABORT(v) -> if :: !started -> tcb[D] = 0; member[D] = 0 :: else -> skip fi }
     :: atomic { lo[L(S, D)]?DATA(v) -> ARRIVE(D, v) }
     :: atomic { lo[L(P, D)]?DATA(v) -> ARRIVE(D, v) }
+#ifdef FORGETS
+    :: atomic { !d_missed && hi[L(S, D)]?[RESULT(0)] -> hi[L(S, D)]?RESULT(0); d_missed = 1 }
+    :: atomic { tcb[D] && !live[D] && d_missed && !d_asks && empty(hi[L(S, D)]) ->
+            d_asks = 1;
+            hi[L(D, S)]!PING(0)
+        }
+    /* The task is routed here: END was through, the copy starts. */
+    :: atomic { hi[L(S, D)]?CONFIRM(v) -> if :: tcb[D] && !live[D] -> live[D] = 1; started = 1 :: else -> skip fi }
+#endif
     od
 }
+
+#ifdef FORGETS
+/* A question about the migration once S has decided it: kept or not, S
+ * answers from where T is (kernel/src/migrate_source.c): here, a failure;
+ * routed to D, CONFIRM. Before the decision it is ignored (the outcome
+ * will come). BROKEN_NO_ANSWER: an outcome no longer kept gets no answer. */
+inline answer(to)
+{
+    if
+    :: st != 9 -> skip
+#ifdef BROKEN_NO_ANSWER
+    :: st == 9 && !kept -> skip
+    :: st == 9 && kept && tcb[S] -> SEND(hi[L(S, to)], to, RESULT, 0)
+    :: st == 9 && kept && !tcb[S] -> SEND(hi[L(S, to)], to, CONFIRM, 0)
+#else
+    :: st == 9 && tcb[S] -> SEND(hi[L(S, to)], to, RESULT, 0)
+    :: st == 9 && !tcb[S] && route[S] == D -> SEND(hi[L(S, to)], to, CONFIRM, 0)
+#endif
+    fi;
+    if :: to == P -> p_asks = 0 :: else -> d_asks = 0 fi
+}
+#endif
 
 /* Commit: T leaves S; what S held for it follows in order, then END. */
 inline move_out()
@@ -329,6 +382,12 @@ end:
             hi[L(D, S)]?ATTACHED(v);
             SEND(hi[L(S, D)], D, ABORT, 0)
         }
+#endif
+#ifdef FORGETS
+    /* Later migrations push the outcome out of S's bounded history. */
+    :: atomic { st == 9 && kept -> kept = 0 }
+    :: atomic { hi[L(P, S)]?PING(v) -> answer(P) }
+    :: atomic { hi[L(D, S)]?[PING] -> hi[L(D, S)]?PING(v); answer(D) }
 #endif
     /* Committed, END not through yet. */
     :: atomic { st == 3 && started -> /* END went through: D has it all */

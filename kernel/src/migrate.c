@@ -505,7 +505,8 @@ static bool payload_fits(const bus_frame_t *f)
         return len == 8;
     case MIG_MSG_REFUSED: /* pid, err */
         return len == 2 && is_error(p[1]) && p[1] != MT_OK;
-    case MIG_MSG_PING:  /* pid, id */
+    case MIG_MSG_PING: /* pid, id (, the source asked, from one waiting for its outcome) */
+        return len == 2 || (len == 3 && on_device(p[2]));
     case MIG_MSG_ABORT: /* pid, id */
         return len == 2;
     case MIG_MSG_CONFIRM: /* pid, id, source, dest */

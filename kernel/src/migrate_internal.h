@@ -281,6 +281,9 @@ typedef struct mig_outcome {
 } mig_outcome_t;
 
 #define MIG_OUTCOMES 2u
+/* The failed outcome a source gives for a migration whose outcome it no
+ * longer keeps while the task is there. */
+#define MIG_RESULT_FORGOTTEN MT_ERR_STATE
 
 /* A request put off because a module of the device had no slot free for
  * it (it answered FREEZE MT_ERR_FULL, or this one has none): asked again

@@ -319,18 +319,23 @@ static void attach(slot_t *s)
 
 /* ---- the outcome ---- */
 
+/* The outcome's place in our bus order: later multicasts are ours to
+ * deliver; the source has recorded the ones we took before. Interrupt. */
+static void join_at_outcome(slot_t *s)
+{
+    s->cut_seen = 0;
+    for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
+        if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
+    mig_rejoin(s->pid, s->head, s->head_len);
+}
+
 void mig_peer_rx_result(const bus_frame_t *f)
 {
     if (f->len < 5) return;
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
     if (!s || p[2] != MT_OK || s->step != ST_ATTACHED) return;
-    /* The outcome's place in our bus order: later multicasts are ours to
-     * deliver; the source has recorded the ones we took before. */
-    s->cut_seen = 0;
-    for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
-        if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
-    mig_rejoin(s->pid, s->head, s->head_len);
+    join_at_outcome(s);
 }
 
 /* A forwarded multicast we took before joining the task's groups: ours to
@@ -388,12 +393,47 @@ static void on_result(const mig_record_t *r)
     if (err == MIG_RESULT_KILLED) drop_held_back(s);
 }
 
+static void start(slot_t *s, uint32_t age, uint32_t since)
+{
+    task_t *t = sched_find_task(s->pid);
+    if (t) {
+        mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, age, since);
+        if (err) log_error(err);
+        sched_mig_thaw(t);
+    }
+    mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
+    mig_slot_free(s);
+}
+
+/* A destination that asked about an outcome its source no longer keeps:
+ * the source routes the task to `where`. Here: END was through (a source
+ * lets the task go at END alone), its count and age are what is missing;
+ * the timers go on from the freeze. Elsewhere: the copy is stale, and
+ * what was held back here goes there. */
+static void settle_copy(slot_t *s, mt_module_t where)
+{
+    log_error(MT_ERR_STATE); /* settled without END */
+    if (where != bus_self() || (s->step != ST_ATTACHED && s->step != ST_COMMITTED)) {
+        give_up(s, MIG_RESULT_FORGOTTEN);
+        if (where != bus_self()) s->out_to = where;
+        return;
+    }
+    if (s->step == ST_ATTACHED) { /* it missed RESULT ok too */
+        port_irq_state_t st = port_irq_save();
+        join_at_outcome(s);
+        port_irq_restore(st);
+    }
+    start(s, 0, 0);
+}
+
 /* The destination has taken END: the task runs there. */
 static void on_confirm(const mig_record_t *r)
 {
     const uint8_t *d = r->data;
     if (r->len < 4) return;
     mig_notify(d[0], MIG_DONE, d[3], MT_OK);
+    slot_t *copy = mig_slot_find(ROLE_DEST, d[0], d[1]);
+    if (copy && copy->step != ST_FLUSHING) settle_copy(copy, d[3]);
     if (!sched_task_exists(d[0])) sched_mig_reroute(d[0], d[3]);
     slot_t *s = mig_slot_find(ROLE_PEER, d[0], d[1]);
     if (!s || s->step == ST_FLUSHING) return;
@@ -419,8 +459,8 @@ void mig_peer_tick(slot_t *s)
 {
     if (!mig_peer_waiting(s) || timer_now() - s->since < TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)) return;
     s->since = timer_now();
-    uint8_t d[2] = {s->pid, s->id};
-    mig_ctrl(MIG_MSG_PING, s->source, MIG_CTRL_PRIO, d, 2);
+    uint8_t d[3] = {s->pid, s->id, s->source};
+    mig_ctrl(MIG_MSG_PING, s->source, MIG_CTRL_PRIO, d, 3);
 }
 
 /* A source that cannot be reached decides nothing more: the task was there
@@ -479,14 +519,7 @@ static void on_end(const mig_record_t *r)
     slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
     if (!s || s->step != ST_COMMITTED) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
-    task_t *t = sched_find_task(s->pid);
-    if (t) {
-        mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, s->age, timer_now() - s->clock);
-        if (err) log_error(err);
-        sched_mig_thaw(t);
-    }
-    mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
-    mig_slot_free(s);
+    start(s, s->age, timer_now() - s->clock);
 }
 
 void mig_peer_record(const mig_record_t *r)

@@ -190,6 +190,25 @@ static void announce(const slot_t *s, mt_err_t outcome)
     send_result(s->pid, s->id, outcome, s->dest, BUS_BROADCAST);
 }
 
+/* A migration decided here so long ago that its outcome is no longer
+ * kept: it is over, and where the task is now is this module's own
+ * knowledge. Here (a failure, or it came back since): a failed outcome
+ * sends the asker's held messages here and drops a destination's copy.
+ * On another module (a success, or it moved on since): CONFIRM naming
+ * that module, where a bystander sends them, and which a destination
+ * that is that module takes as END. Neither (it died): the task is dead. */
+static void answer_from_here(mt_pid_t pid, uint8_t id, mt_module_t asker)
+{
+    mt_module_t where;
+    log_error(MT_ERR_STATE); /* asked about an outcome no longer kept */
+    if (sched_task_exists(pid))
+        send_result(pid, id, MIG_RESULT_FORGOTTEN, bus_self(), asker);
+    else if (sched_mig_remote(pid, &where, NULL))
+        send_confirm(pid, id, where, asker);
+    else
+        send_result(pid, id, MIG_RESULT_KILLED, bus_self(), asker);
+}
+
 void mig_source_ping(const mig_record_t *r)
 {
     if (r->len < 2 || mig_slot_find(ROLE_SOURCE, r->data[0], r->data[1])) return; /* ongoing */
@@ -200,6 +219,11 @@ void mig_source_ping(const mig_record_t *r)
         if (o->err == MT_OK) send_confirm(o->pid, o->id, o->dest, r->from);
         return;
     }
+    /* Only a module waiting for this one's outcome names it (the source's
+     * own question to a destination does not): it is owed an answer. */
+    if (r->len >= 3 && r->data[2] == bus_self() &&
+        !mig_slot_find(ROLE_FREE, r->data[0], r->data[1]))
+        answer_from_here(r->data[0], r->data[1], r->from);
 }
 
 /* The task's messages come back to it, in order: the copies of what was

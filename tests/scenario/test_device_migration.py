@@ -366,6 +366,60 @@ def test_device_keeps_migrating_after_a_destination_died_before_end(window):
     assert done == {(mod, "MT_OK"): 1 for mod in (0, 1, 3, 4)}
 
 
+# ---- a destination that dies after the decision: at a FORWARD, or after END ----
+
+MIG_FORWARD, MIG_CONFIRM = 14, 19  # MIG_MSG_FORWARD, MIG_MSG_CONFIRM (PORT_0 + 6, + 11)
+
+
+@pytest.fixture(scope="module", params=[MIG_FORWARD, MIG_CONFIRM])
+def after_decision(request, build_dir, tmp_path_factory):
+    """apps/migrate/migrate_window.toml with m2 killed as the source's first
+    FORWARD reaches it (RESULT ok is out, END is not through), or as its
+    CONFIRM does (END was through: the task ran on m2)."""
+    tmp = tmp_path_factory.mktemp(f"after-decision-{request.param}")
+    run = run_device(build_dir, tmp, DEVICE, "--until", 0.25, "--exact-clocks",
+                     "--fault", f"kill:2@frame:{MIG_END[0]:#x}:{request.param}",
+                     extra=["--app", "migrate_window"])
+    run.port = request.param
+    return run
+
+
+def test_destination_dying_after_the_decision_leaves_no_module_waiting(after_decision):
+    """The source waits after RESULT ok only for the bus's verdicts on its
+    own frames: a dead destination makes them definite. At a FORWARD the
+    task is taken back at the source and every module routes back to it;
+    after END it died with m2, and every send to it is refused with an
+    error (MT_ERR_BUS_LOST: its link to m2 gave up), as is the next
+    migration asked of it. Either way the run ends with every other module
+    running, nothing duplicated or reordered, and one live copy at most."""
+    run = after_decision
+    assert_nothing_lost_duplicated_or_reordered(run)
+    assert_one_live_copy(run)
+    ph = migration_from(run, 50)
+    later = migration_from(run, 150)
+    done = {mod: err for _, mod, p, _, err, _ in ph if p == "DONE"}
+    refusals = collections.Counter(
+        (mod, m.group(1)) for mod, _, text in lines(run)
+        if (m := re.search(r"sender 0x[0-9a-f]+: seq \d+ refused: (MT_\w+)", text)))
+    if run.port == MIG_FORWARD:
+        assert [(mod, err) for _, mod, p, _, err, _ in ph if p == "RESUMED"] == [
+            (1, "MT_ERR_BUS_DOWN")]
+        assert done == {mod: "MT_ERR_BUS_DOWN" for mod in (0, 1, 3, 4)}
+        assert [(mod, p) for _, mod, p, *_ in later if p in ("LIVE", "LEFT")] in (
+            [(1, "LEFT"), (3, "LIVE")], [(3, "LIVE"), (1, "LEFT")])
+        assert not refusals
+    else:
+        assert [mod for _, mod, p, *_ in ph if p == "LIVE"] == [2]
+        assert done == {mod: "MT_OK" for mod in (0, 1, 3, 4)}
+        assert set(refusals) == {(0, "MT_ERR_BUS_LOST"), (1, "MT_ERR_BUS_LOST")}
+        assert all(n > 20 for n in refusals.values()), refusals
+        assert [(mod, p, err) for _, mod, p, _, err, _ in later] == [
+            (4, "REQUESTED", "MT_OK"), (4, "REFUSED", "MT_ERR_BUS_DOWN")]
+    for mod in (0, 1, 3, 4):
+        assert run.module(mod)["state"] == "running"
+    assert run.module(2)["state"] == "killed"
+
+
 # ---- bursts larger than the message pool while the task moves ----
 
 @pytest.fixture(scope="module")

@@ -135,3 +135,28 @@ def test_multicast_during_a_result_sent_again_is_handled_twice_before_the_cut(tm
     assert "assertion violated" in out
     trail = counterexample(tmp_path, model)
     assert any("next_c" in line for line in trail), trail
+
+
+def test_a_module_that_missed_an_outcome_no_longer_kept_is_answered(tmp_path):
+    """A bounded history at the source: once it has decided, it may forget
+    the outcome at any moment, and the bystander and the destination may
+    each miss the final outcome and ask (PING) until answered. The source
+    answers from where the task is; every message still reaches the task
+    once, in order, the task is never live twice, and no run deadlocks."""
+    model = "migration_forgotten.pml"
+    errors, out = verify(tmp_path, model, noclaim=True)
+    assert errors == 0, out
+    assert "invalid end states\t+" in out
+    for claim, fair in (("single", []), ("complete", ["-f"])):
+        errors, out = verify(tmp_path, model, "-a", *fair, "-N", claim)
+        assert errors == 0, (claim, out)
+
+
+def test_without_an_answer_for_an_outcome_no_longer_kept_a_bystander_holds_for_good(tmp_path):
+    """The source as it was: it answers only the outcomes it still keeps. A
+    bystander that missed one asks for good and never releases what it held
+    back: `complete` fails (an acceptance cycle)."""
+    errors, out = verify(tmp_path, "migration_forgotten_no_answer.pml", "-a", "-f", "-N",
+                         "complete")
+    assert errors >= 1, out
+    assert "acceptance cycle" in out

@@ -563,6 +563,100 @@ static void test_end_unreachable_takes_the_task_back(void **state)
     assert_string_equal(got, "Shjkm");
 }
 
+/* ---- a question about an outcome no longer kept ---- */
+
+/* LOCAL asked to move to module 2, which cannot attach it: the task runs
+ * here again and the failure is kept. The migration's id. */
+static uint8_t migrate_refused_by_the_destination(void)
+{
+    unsigned first = n_sent;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = ask_and_reply(first, MT_OK);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t no_mem[3] = {LOCAL, id, MT_ERR_NO_MEM};
+    from_migrator(2, MIG_MSG_ATTACHED, no_mem, 3);
+    bus_frame_t result = sent_frame(first + 2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    assert_int_equal(result.payload[2], MT_ERR_NO_MEM);
+    finish_tx(PORT_BUS_SENT);
+    assert_true(migrate_live(LOCAL));
+    return id;
+}
+
+/* Module 0 asks (PING: pid, id, the source it waits for) about migration
+ * `id` of `pid`; the answer, the one frame sent, to module 0 alone. */
+static bus_frame_t ask_about(mt_pid_t pid, uint8_t id)
+{
+    unsigned before = n_sent;
+    const uint8_t ping[3] = {pid, id, SELF};
+    from_migrator(0, MIG_MSG_PING, ping, 3);
+    sched_run_pending();
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t answer = sent_frame(before);
+    assert_int_equal(answer.type, BUS_FRAME_DATA);
+    assert_int_equal(answer.dst, 0);
+    finish_tx(PORT_BUS_SENT);
+    return answer;
+}
+
+/* More migrations than the source keeps outcomes of: a module that missed
+ * the first one's outcome (it was stopped) asks, and the source answers
+ * from where the task is, here: a failure, on which the asker sends what
+ * it held back here and a destination drops its copy. It used to answer
+ * nothing, and the asker kept its slot and its messages for good. The
+ * latest outcomes are still given as they were; a task that is nowhere
+ * is dead. The source's own question to a destination (no source named)
+ * is not answered. */
+static void test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is(void **state)
+{
+    (void) state;
+    uint8_t ids[MIG_OUTCOMES + 1];
+    for (unsigned i = 0; i < MIG_OUTCOMES + 1; i++) ids[i] = migrate_refused_by_the_destination();
+    unsigned before = n_sent;
+    const uint8_t probe[2] = {LOCAL, ids[0]};
+    from_migrator(2, MIG_MSG_PING, probe, 2);
+    sched_run_pending();
+    assert_int_equal(n_sent, before);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
+
+    bus_frame_t answer = ask_about(LOCAL, ids[0]);
+    assert_int_equal(answer.port, MIG_MSG_RESULT);
+    const uint8_t here[5] = {LOCAL, ids[0], MIG_RESULT_FORGOTTEN, SELF, SELF};
+    assert_memory_equal(answer.payload, here, 5);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+
+    answer = ask_about(LOCAL, ids[MIG_OUTCOMES]); /* kept */
+    const uint8_t kept[5] = {LOCAL, ids[MIG_OUTCOMES], MT_ERR_NO_MEM, SELF, 2};
+    assert_memory_equal(answer.payload, kept, 5);
+
+    answer = ask_about(0x7E, 1); /* no such task here nor a route to it */
+    const uint8_t dead[5] = {0x7E, 1, MIG_RESULT_KILLED, SELF, SELF};
+    assert_memory_equal(answer.payload, dead, 5);
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* The task moved to module 2; asked about a migration of it whose outcome
+ * is not kept, the source names the module it routes the task to, in a
+ * CONFIRM: a bystander sends there what it held back. */
+static void
+test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    finish_tx(PORT_BUS_SENT); /* END */
+    finish_tx(PORT_BUS_SENT); /* CONFIRM */
+    finish_tx(PORT_BUS_SENT); /* 'k' */
+    uint8_t older = (uint8_t) (id - 1u);
+    bus_frame_t answer = ask_about(LOCAL, older);
+    assert_int_equal(answer.port, MIG_MSG_CONFIRM);
+    const uint8_t there[4] = {LOCAL, older, SELF, 2};
+    assert_memory_equal(answer.payload, there, 4);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+}
+
 /* Multicasts: the task leaves its groups when it is frozen, and the
  * multicasts to them from then on are recorded, each with its bus frame
  * (origin, number), and forwarded behind the held messages, so that the
@@ -730,6 +824,67 @@ static void test_destination_drops_the_image_of_a_migration_given_up(void **stat
     mt_module_t where;
     assert_true(sched_mig_remote(REMOTE, &where, NULL));
     assert_int_equal(where, 0); /* still routed to the source */
+}
+
+/* A destination that has its copy and RESULT ok but not END (lost with
+ * the record it made) asks its source after MOTET_MIGRATE_TIMEOUT_MS,
+ * naming it; `where`, the answer for an outcome the source no longer
+ * keeps: the module it routes the task to. */
+static void wait_for_end_and_be_told(mt_module_t where)
+{
+    freeze_here(6);
+    assert_int_equal(image_here(6, 0), MT_OK);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "q", 1, 0), MT_OK); /* held by the copy */
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    unsigned before = n_sent;
+    for (unsigned ms = 0; n_sent == before && ms < 2u * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_true(n_sent > before);
+    bus_frame_t ping = sent_frame(before);
+    assert_int_equal(ping.port, MIG_MSG_PING);
+    assert_int_equal(ping.dst, 0);
+    const uint8_t asked[3] = {REMOTE, 6, 0};
+    assert_int_equal(ping.len, 3);
+    assert_memory_equal(ping.payload, asked, 3);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t told[4] = {REMOTE, 6, 0, where};
+    from_migrator(0, MIG_MSG_CONFIRM, told, 4);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+}
+
+/* Routed here: END was through, so the copy starts, with what it held. */
+static void test_destination_told_the_task_is_its_own_starts_it(void **state)
+{
+    (void) state;
+    wait_for_end_and_be_told(SELF);
+    assert_true(migrate_live(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    sched_run_pending();
+    assert_string_equal(got, "q");
+}
+
+/* Routed elsewhere: the copy goes, what it held follows the task there. */
+static void test_destination_told_the_task_is_elsewhere_drops_its_copy(void **state)
+{
+    (void) state;
+    wait_for_end_and_be_told(2);
+    assert_false(sched_task_exists(REMOTE));
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 2);
+    for (unsigned guard = 0; migrate_active() && guard < 10; guard++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+        if (n_sent && sent_frame(n_sent - 1).pid == REMOTE) finish_tx(PORT_BUS_SENT);
+    }
+    expect_data(n_sent - 1, 2, 'q');
+    assert_int_equal(migrate_active(), 0);
+    assert_string_equal(got, "");
 }
 
 /* The destination's own senders hold back all but the migrator's reserve:
@@ -1129,6 +1284,12 @@ int main(void)
         cmocka_unit_test_setup(test_destination_without_room_for_the_forwarded_messages_refuses,
                                setup),
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
+        cmocka_unit_test_setup(
+            test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
+        cmocka_unit_test_setup(
+            test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task, setup),
+        cmocka_unit_test_setup(test_destination_told_the_task_is_its_own_starts_it, setup),
+        cmocka_unit_test_setup(test_destination_told_the_task_is_elsewhere_drops_its_copy, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
                                setup),
         cmocka_unit_test_setup(

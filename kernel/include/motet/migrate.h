@@ -119,7 +119,7 @@ enum {
     MIG_MSG_FORWARD,          /* u8 pid, u8 id, then (u8 port, u16 len, bytes)... */
     MIG_MSG_END,              /* u8 pid, u8 id, u16 messages forwarded, u32 timers' age */
     MIG_MSG_REFUSED,          /* u8 pid, u8 err */
-    MIG_MSG_PING,             /* u8 pid, u8 id: are you there (answer: none) */
+    MIG_MSG_PING,             /* u8 pid, u8 id (, u8 source): there? (what came of it?) */
     MIG_MSG_ABORT,            /* u8 pid, u8 id: drop the copy of a failed migration */
     MIG_MSG_CONFIRM,          /* multicast: u8 pid, u8 id, u8 source, u8 dest: it runs */
     MIG_MSG_KICK,             /* local only: the migrator has work */
