@@ -393,7 +393,7 @@ static void on_result(const mig_record_t *r)
     if (err == MIG_RESULT_KILLED) drop_held_back(s);
 }
 
-static void start(slot_t *s, uint32_t age, uint32_t since)
+static void start_copy(slot_t *s, uint32_t age, uint32_t since)
 {
     task_t *t = sched_find_task(s->pid);
     if (t) {
@@ -423,7 +423,7 @@ static void settle_copy(slot_t *s, mt_module_t where)
         join_at_outcome(s);
         port_irq_restore(st);
     }
-    start(s, 0, 0);
+    start_copy(s, 0, 0);
 }
 
 /* The destination has taken END: the task runs there. */
@@ -519,7 +519,7 @@ static void on_end(const mig_record_t *r)
     slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
     if (!s || s->step != ST_COMMITTED) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
-    start(s, s->age, timer_now() - s->clock);
+    start_copy(s, s->age, timer_now() - s->clock);
 }
 
 void mig_peer_record(const mig_record_t *r)

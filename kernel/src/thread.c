@@ -633,93 +633,17 @@ mt_err_t thread_yield(void)
     return MT_OK;
 }
 
-/* ---- life cycle ---- */
+/* ---- life cycle (creation: thread_create.c) ---- */
 
-/* Every thread starts here, on its own stack, with irq off. */
-static void thread_start(void *arg)
-{
-    thread_t *t = arg;
-    port_irq_enable();
-    t->entry(t->arg);
-    thread_exit();
-}
-
-static mt_err_t validate(const thread_spec_t *spec)
-{
-    if (!spec || !spec->entry || !spec->stack) return MT_ERR_INVALID;
-    if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
-    if (spec->stack_size < THREAD_STACK_BYTES(spec->stack_need)) return MT_ERR_INVALID;
-    if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
-    if (spec->start > THREAD_START_AT_RUN) return MT_ERR_INVALID;
-    return MT_OK;
-}
-
-static thread_t *free_slot(void)
+thread_t *thread_free_slot(void)
 {
     for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++)
         if (threads[i].state == TS_FREE && !(threads[i].flags & THREAD_F_IDLE)) return &threads[i];
     return NULL;
 }
 
-/* Never runs: messages to a bound task go to its thread's mailbox. */
-static mt_err_t bound_handler(void *state, mt_port_t port, void *data, uint16_t len)
+uint8_t thread_admit(thread_t *t, uint8_t start)
 {
-    (void) port;
-    (void) data;
-    (void) len;
-    (void) state;
-    return MT_OK;
-}
-
-static mt_err_t bind_task(thread_t *t, const thread_spec_t *spec)
-{
-    if (spec->pid == MT_PID_NONE) return MT_OK;
-    task_spec_t ts = {.pid = spec->pid,
-                      .prio = spec->prio,
-                      .handler = bound_handler,
-                      .routes = spec->routes,
-                      .n_routes = spec->n_routes};
-    mt_err_t err = sched_task_create(&ts); /* logs its own errors */
-    if (err) return err;
-    t->task = sched_find_task(spec->pid);
-    sched_task_bind(t->task, t);
-    return MT_OK;
-}
-
-/* Fill in t from spec (its slot is still free: nothing else sees it). */
-static mt_err_t setup(thread_t *t, const thread_spec_t *spec)
-{
-    uint8_t id = t->id;
-    memset(t, 0, sizeof *t);
-    t->id = id;
-    t->entry = spec->entry;
-    t->arg = spec->arg;
-    t->stack = spec->stack;
-    t->stack_size = spec->stack_size;
-    t->prio = t->base_prio = spec->prio;
-    t->cls = spec->cls;
-    if (!spec->stack_need) t->flags |= THREAD_F_GUARD;
-    thread_stack_paint(t);
-    mt_err_t err = policy_thread_init(t);
-    if (err) return log_error(err);
-    return bind_task(t, spec);
-}
-
-mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
-{
-    if (port_in_isr()) return log_error(MT_ERR_STATE);
-    mt_err_t err = validate(spec);
-    if (err) return log_error(err);
-    thread_t *t = free_slot();
-    if (!t) return log_error(MT_ERR_NO_SLAB);
-    err = setup(t, spec);
-    if (err) {
-        t->state = TS_FREE;
-        return err;
-    }
-    port_context_init(&t->ctx, t->stack, t->stack_size, thread_start, t);
-    if (out) *out = t;
-    uint8_t start = spec->start;
     if (start == THREAD_START_AT_RUN && (thread_current || T.k_in_run))
         start = THREAD_START_NOW; /* the scheduler runs already */
     port_irq_state_t s = port_irq_save();
@@ -731,9 +655,7 @@ mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
         if (start == THREAD_START_AT_RUN) T.at_run++;
     }
     port_irq_restore(s);
-    if (start == THREAD_START_NOW)
-        thread_preempt_point(); /* it runs now if it outranks the creator */
-    return MT_OK;
+    return start;
 }
 
 void thread_exit(void)

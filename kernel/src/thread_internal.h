@@ -131,6 +131,12 @@ void thread_block(void);
 /* A task-context action may have made someone outrank the running context:
  * let it run (K: runs threads and messages above its frame); irq on. */
 void thread_preempt_point(void);
+/* A free thread slot (not the idle thread's), or NULL. */
+thread_t *thread_free_slot(void);
+/* Let the set-up thread t start as `start` says (THREAD_START_*; AT_RUN
+ * becomes NOW once the scheduler runs) under the lock; returns the start
+ * taken. The caller then calls thread_preempt_point() for NOW. */
+uint8_t thread_admit(thread_t *t, uint8_t start);
 /* Run fn(arg) on the kernel stack now, from a thread (K preempts it for the
  * call, dispatch rule 1); irq on, thread. */
 void thread_call_on_k(void (*fn)(void *), void *arg);
