@@ -421,4 +421,16 @@ void mig_peer_rx_end(const bus_frame_t *f);     /* interrupt */
 
 #endif /* MOTET_BUS */
 
+#if MOTET_BUS
+/* Drop the requests put off for task `pid` (MIG.retries): it was killed,
+ * has left this module or is asked for anew, and its pid may be given to
+ * another task; any context. */
+void mig_task_gone(mt_pid_t pid);
+#else
+static inline void mig_task_gone(mt_pid_t pid)
+{
+    (void) pid;
+}
+#endif
+
 #endif /* MOTET_MIGRATE_INTERNAL_H */

@@ -419,6 +419,51 @@ static void test_a_migration_put_off_for_a_module_without_a_slot_goes_later(void
     assert_false(migrate_live(LOCAL));
 }
 
+/* A request put off (for module 2), then a newer one for the same task
+ * put off too (for module 0): the newest wins, the older one is dropped
+ * and never moves the task to the module it named. */
+static void test_a_newer_request_overtakes_one_put_off(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    ask_and_reply(0, MT_ERR_FULL);
+    finish_tx(PORT_BUS_SENT); /* the RESULT */
+    assert_int_equal(migrate_request(LOCAL, 0), MT_OK);
+    sched_run_pending();
+    ask_and_reply(2, MT_ERR_FULL);
+    assert_int_equal(sent_frame(2).payload[3], 0);
+    finish_tx(PORT_BUS_SENT);
+    assert_true(migrate_live(LOCAL));
+    ask_and_reply(4, MT_OK); /* asked again: the newer request */
+    bus_frame_t freeze = sent_frame(4);
+    assert_int_equal(freeze.port, MIG_MSG_FREEZE);
+    assert_int_equal(freeze.payload[3], 0);
+    bus_frame_t chunk = sent_frame(5);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    assert_int_equal(chunk.dst, 0);
+}
+
+/* A request put off, then its task killed and its pid given to a new
+ * task: the new task is not moved by the old request. */
+static void test_a_request_put_off_dies_with_its_task(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    ask_and_reply(0, MT_ERR_FULL);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sched_task_kill(LOCAL), MT_OK);
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(LOCAL, NULL, 0), MT_OK);
+    unsigned before = n_sent;
+    tport_busy(TIMER_MS(10 * MOTET_MIGRATE_TIMEOUT_MS));
+    sched_run_pending();
+    assert_int_equal(n_sent, before); /* no FREEZE: nothing left to ask */
+    assert_int_equal(migrate_active(), 0);
+}
+
 /* Put off MOTET_MIGRATE_ROUNDS times and refused once more: the request
  * is refused for good (MIG_REFUSED, MT_ERR_FULL, on the requester), and
  * the task stays here and runs. */
@@ -1272,6 +1317,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_a_migration_put_off_too_often_is_refused_and_the_task_stays,
                                setup),
+        cmocka_unit_test_setup(test_a_newer_request_overtakes_one_put_off, setup),
+        cmocka_unit_test_setup(test_a_request_put_off_dies_with_its_task, setup),
         cmocka_unit_test_setup(test_a_bystander_without_a_slot_answers_full, setup),
         cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
