@@ -235,6 +235,7 @@ typedef struct slot {
     uint32_t since;     /* kernel time the current wait began */
     uint32_t clock;     /* kernel time of the freeze (source), of END's arrival (dest) */
     uint32_t age;       /* dest: source ticks from the freeze to END's sending */
+    bool end_seen;      /* dest: END's frame was taken (age and clock hold) */
     msg_t *out;         /* held back here, oldest first */
     mt_module_t out_to; /* where they go once the outcome is known */
     uint8_t *head;      /* the image without the state */

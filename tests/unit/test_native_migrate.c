@@ -902,6 +902,34 @@ static void wait_for_end_and_be_told(mt_module_t where)
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
 }
 
+/* A destination attached with a timer of REMOTE's, that never takes
+ * RESULT ok: END comes only after an OK decision, so it starts the copy,
+ * its timer going on with the time END says passed at the source. */
+static void test_destination_that_missed_result_ok_starts_at_end(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    mig_image_t img = {.n_timers = 1};
+    img.timers[0] = (mig_timer_t){.index = 0, .remaining = 1000, .period = 0};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_TIMER_BYTES];
+    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
+    unsigned before = n_sent;
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    assert_int_equal(sent_frame(before).port, MIG_MSG_ATTACHED);
+    assert_int_equal(sent_frame(before).payload[2], MT_OK);
+    finish_tx(PORT_BUS_SENT);
+    assert_false(migrate_live(REMOTE));
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 100, 0, 0, 0}; /* nothing forwarded, age 100 */
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    uint32_t left = 0;
+    assert_true(timer_remaining(REMOTE, 0, &left));
+    assert_true(left <= 900 && left > 800); /* 1000 less END's age less the time since */
+}
+
 /* Routed here: END was through, so the copy starts, with what it held. */
 static void test_destination_told_the_task_is_its_own_starts_it(void **state)
 {
@@ -1335,6 +1363,7 @@ int main(void)
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task, setup),
+        cmocka_unit_test_setup(test_destination_that_missed_result_ok_starts_at_end, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_its_own_starts_it, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_elsewhere_drops_its_copy, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
