@@ -235,6 +235,7 @@ typedef struct slot {
     uint32_t since;     /* kernel time the current wait began */
     uint32_t clock;     /* kernel time of the freeze (source), of END's arrival (dest) */
     uint32_t age;       /* dest: source ticks from the freeze to END's sending */
+    bool end_seen;      /* dest: END's frame was taken (age and clock hold) */
     msg_t *out;         /* held back here, oldest first */
     mt_module_t out_to; /* where they go once the outcome is known */
     uint8_t *head;      /* the image without the state */
@@ -420,5 +421,17 @@ void mig_peer_rx_result(const bus_frame_t *f);  /* interrupt */
 void mig_peer_rx_end(const bus_frame_t *f);     /* interrupt */
 
 #endif /* MOTET_BUS */
+
+#if MOTET_BUS
+/* Drop the requests put off for task `pid` (MIG.retries): it was killed,
+ * has left this module or is asked for anew, and its pid may be given to
+ * another task; any context. */
+void mig_task_gone(mt_pid_t pid);
+#else
+static inline void mig_task_gone(mt_pid_t pid)
+{
+    (void) pid;
+}
+#endif
 
 #endif /* MOTET_MIGRATE_INTERNAL_H */

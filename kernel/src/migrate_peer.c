@@ -393,6 +393,16 @@ static void on_result(const mig_record_t *r)
     if (err == MIG_RESULT_KILLED) drop_held_back(s);
 }
 
+/* The outcome is OK, known without RESULT ok (lost, or its record was):
+ * the copy joins the task's groups now, as it would have at RESULT. */
+static void join_late(slot_t *s)
+{
+    if (s->step != ST_ATTACHED) return;
+    port_irq_state_t st = port_irq_save();
+    join_at_outcome(s);
+    port_irq_restore(st);
+}
+
 static void start_copy(slot_t *s, uint32_t age, uint32_t since)
 {
     task_t *t = sched_find_task(s->pid);
@@ -407,8 +417,9 @@ static void start_copy(slot_t *s, uint32_t age, uint32_t since)
 
 /* A destination that asked about an outcome its source no longer keeps:
  * the source routes the task to `where`. Here: END was through (a source
- * lets the task go at END alone), its count and age are what is missing;
- * the timers go on from the freeze. Elsewhere: the copy is stale, and
+ * lets the task go at END alone); if its record was lost, END's age is
+ * used when its frame was taken, else the timers go on from the freeze.
+ * Elsewhere: the copy is stale, and
  * what was held back here goes there. */
 static void settle_copy(slot_t *s, mt_module_t where)
 {
@@ -418,12 +429,11 @@ static void settle_copy(slot_t *s, mt_module_t where)
         if (where != bus_self()) s->out_to = where;
         return;
     }
-    if (s->step == ST_ATTACHED) { /* it missed RESULT ok too */
-        port_irq_state_t st = port_irq_save();
-        join_at_outcome(s);
-        port_irq_restore(st);
-    }
-    start_copy(s, 0, 0);
+    join_late(s); /* if it missed RESULT ok too */
+    if (s->end_seen)
+        start_copy(s, s->age, timer_now() - s->clock);
+    else
+        start_copy(s, 0, 0);
 }
 
 /* The destination has taken END: the task runs there. */
@@ -464,8 +474,10 @@ void mig_peer_tick(slot_t *s)
 }
 
 /* A source that cannot be reached decides nothing more: the task was there
- * and is gone with it (or comes back with it). The destination never
- * starts its copy without the source's END, so dropping it is safe. */
+ * and is gone with it (or comes back with it). A destination still waiting
+ * has not taken END (END starts its copy, RESULT ok taken or not, and a
+ * source lets the task go only once END is through), so dropping its copy
+ * leaves the task on one module. */
 void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 {
     if (kind != MIG_MSG_PING || result == PORT_BUS_SENT || to != s->source) return;
@@ -511,14 +523,18 @@ void mig_peer_rx_end(const bus_frame_t *f)
     if (!s) return;
     s->age = mig_get32(p + 4);
     s->clock = timer_now(); /* the source's count ends about here */
+    s->end_seen = true;
 }
 
 static void on_end(const mig_record_t *r)
 {
     if (r->len < 4) return;
     slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
-    if (!s || s->step != ST_COMMITTED) return;
+    /* In ST_ATTACHED it missed RESULT ok: a source sends END only after an
+     * OK decision, so END says the outcome too. */
+    if (!s || (s->step != ST_COMMITTED && s->step != ST_ATTACHED)) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
+    join_late(s);
     start_copy(s, s->age, timer_now() - s->clock);
 }
 

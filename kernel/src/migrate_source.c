@@ -267,17 +267,30 @@ void mig_source_fail(slot_t *s, mt_err_t err)
  * so that sources refused together do not all come back together. */
 static bool put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
 {
+    mig_task_gone(pid); /* the newest request wins */
+    if (tries > MOTET_MIGRATE_ROUNDS) return false;
+    uint32_t wait = TIMEOUT_TICKS * tries + TIMEOUT_TICKS / 2u * bus_self();
     mig_retry_t *r = NULL;
+    /* irq off: a kill anywhere (mig_task_gone) must find the entry whole */
+    port_irq_state_t st = port_irq_save();
     for (uint8_t i = 0; i < MIG_RETRIES && !r; i++)
         if (!MIG.retries[i].pid) r = &MIG.retries[i];
-    if (!r || tries > MOTET_MIGRATE_ROUNDS) return false;
-    uint32_t wait = TIMEOUT_TICKS * tries + TIMEOUT_TICKS / 2u * bus_self();
-    *r = (mig_retry_t){.pid = pid,
-                       .dest = dest,
-                       .requester = requester,
-                       .tries = tries,
-                       .due = timer_now() + wait};
-    return true;
+    if (r)
+        *r = (mig_retry_t){.pid = pid,
+                           .dest = dest,
+                           .requester = requester,
+                           .tries = tries,
+                           .due = timer_now() + wait};
+    port_irq_restore(st);
+    return r != NULL;
+}
+
+void mig_task_gone(mt_pid_t pid)
+{
+    port_irq_state_t st = port_irq_save();
+    for (uint8_t i = 0; i < MIG_RETRIES; i++)
+        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE;
+    port_irq_restore(st);
 }
 
 void mig_source_retry(void)
@@ -326,6 +339,7 @@ void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_
         mig_refuse(pid, err, requester);
         return;
     }
+    mig_task_gone(pid); /* a request put off before is overtaken by this one */
     s->tries = tries;
     s->pid = pid;
     s->id = ++MIG.next_id;

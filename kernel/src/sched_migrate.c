@@ -183,6 +183,7 @@ mt_err_t sched_mig_move_out(task_t *t, mt_module_t module, msg_t **held)
     }
     timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
+    mig_task_gone(t->pid); /* a request put off here is the new module's now */
     mem_free_all(t->pid);
     sched_task_free(t);
     return MT_OK;

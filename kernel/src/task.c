@@ -238,6 +238,7 @@ void task_destroy(task_t *t)
     timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
     bus_task_gone(t->pid); /* its pid may be given to another task */
+    mig_task_gone(t->pid);
     mem_free_all(t->pid);
     log_event(EV_KILL, t->pid, dropped);
     slab_free(&task_cache, t);

@@ -419,6 +419,51 @@ static void test_a_migration_put_off_for_a_module_without_a_slot_goes_later(void
     assert_false(migrate_live(LOCAL));
 }
 
+/* A request put off (for module 2), then a newer one for the same task
+ * put off too (for module 0): the newest wins, the older one is dropped
+ * and never moves the task to the module it named. */
+static void test_a_newer_request_overtakes_one_put_off(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    ask_and_reply(0, MT_ERR_FULL);
+    finish_tx(PORT_BUS_SENT); /* the RESULT */
+    assert_int_equal(migrate_request(LOCAL, 0), MT_OK);
+    sched_run_pending();
+    ask_and_reply(2, MT_ERR_FULL);
+    assert_int_equal(sent_frame(2).payload[3], 0);
+    finish_tx(PORT_BUS_SENT);
+    assert_true(migrate_live(LOCAL));
+    ask_and_reply(4, MT_OK); /* asked again: the newer request */
+    bus_frame_t freeze = sent_frame(4);
+    assert_int_equal(freeze.port, MIG_MSG_FREEZE);
+    assert_int_equal(freeze.payload[3], 0);
+    bus_frame_t chunk = sent_frame(5);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    assert_int_equal(chunk.dst, 0);
+}
+
+/* A request put off, then its task killed and its pid given to a new
+ * task: the new task is not moved by the old request. */
+static void test_a_request_put_off_dies_with_its_task(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    ask_and_reply(0, MT_ERR_FULL);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sched_task_kill(LOCAL), MT_OK);
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(LOCAL, NULL, 0), MT_OK);
+    unsigned before = n_sent;
+    tport_busy(TIMER_MS(10 * MOTET_MIGRATE_TIMEOUT_MS));
+    sched_run_pending();
+    assert_int_equal(n_sent, before); /* no FREEZE: nothing left to ask */
+    assert_int_equal(migrate_active(), 0);
+}
+
 /* Put off MOTET_MIGRATE_ROUNDS times and refused once more: the request
  * is refused for good (MIG_REFUSED, MT_ERR_FULL, on the requester), and
  * the task stays here and runs. */
@@ -857,6 +902,34 @@ static void wait_for_end_and_be_told(mt_module_t where)
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
 }
 
+/* A destination attached with a timer of REMOTE's, that never takes
+ * RESULT ok: END comes only after an OK decision, so it starts the copy,
+ * its timer going on with the time END says passed at the source. */
+static void test_destination_that_missed_result_ok_starts_at_end(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    mig_image_t img = {.n_timers = 1};
+    img.timers[0] = (mig_timer_t){.index = 0, .remaining = 1000, .period = 0};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_TIMER_BYTES];
+    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
+    unsigned before = n_sent;
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    assert_int_equal(sent_frame(before).port, MIG_MSG_ATTACHED);
+    assert_int_equal(sent_frame(before).payload[2], MT_OK);
+    finish_tx(PORT_BUS_SENT);
+    assert_false(migrate_live(REMOTE));
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 100, 0, 0, 0}; /* nothing forwarded, age 100 */
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    uint32_t left = 0;
+    assert_true(timer_remaining(REMOTE, 0, &left));
+    assert_true(left <= 900 && left > 800); /* 1000 less END's age less the time since */
+}
+
 /* Routed here: END was through, so the copy starts, with what it held. */
 static void test_destination_told_the_task_is_its_own_starts_it(void **state)
 {
@@ -1272,6 +1345,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_a_migration_put_off_too_often_is_refused_and_the_task_stays,
                                setup),
+        cmocka_unit_test_setup(test_a_newer_request_overtakes_one_put_off, setup),
+        cmocka_unit_test_setup(test_a_request_put_off_dies_with_its_task, setup),
         cmocka_unit_test_setup(test_a_bystander_without_a_slot_answers_full, setup),
         cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
@@ -1288,6 +1363,7 @@ int main(void)
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task, setup),
+        cmocka_unit_test_setup(test_destination_that_missed_result_ok_starts_at_end, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_its_own_starts_it, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_elsewhere_drops_its_copy, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
