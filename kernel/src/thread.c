@@ -608,12 +608,19 @@ static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
 }
 
 /* A yield that is not to an equal K leaves alone, next being the best
- * ready thread; out of line, so that the common case keeps its registers
- * to itself. irq off. */
+ * ready thread (NULL only with round robin); out of line, so that the
+ * common case keeps its registers to itself. irq off. */
 static MT_NOINLINE void yield_otherwise(thread_t *cur, thread_t *next)
 {
-    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && next->prio < cur->prio)
-        return; /* no equal waits: behind nobody, it keeps the CPU (no slice to renew) */
+    if (THREAD_POLICY_BY_LEVEL && (!next || next->prio < cur->prio)) {
+        /* No equal waits: behind nobody, it keeps the CPU at once; with
+         * round robin, with the new slice a yield gives (no timer to arm). */
+#if MOTET_THREAD_RR
+        policy_prio_new_slice(cur);
+        policy_started(cur);
+#endif
+        return;
+    }
     /* Behind its equals: the policy says who they are. By level, the first
      * of them is still the best ready thread once cur is behind them, and
      * no second look is needed. */
@@ -628,7 +635,7 @@ mt_err_t thread_yield(void)
     port_irq_state_t s = port_irq_save();
     charge(cur);
     thread_t *next = policy_peek();
-    if (next && !yield_to_equal(cur, next)) yield_otherwise(cur, next);
+    if (next ? !yield_to_equal(cur, next) : MOTET_THREAD_RR) yield_otherwise(cur, next);
     port_irq_restore(s);
     return MT_OK;
 }

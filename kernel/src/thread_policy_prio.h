@@ -19,15 +19,19 @@ static MT_INLINE bool policy_prio_is_rr(const thread_t *t)
     return MOTET_THREAD_RR && t->cls == THREAD_CLASS_RR;
 }
 
+/* t starts a new slice of round robin (a yield gives one). */
+static MT_INLINE void policy_prio_new_slice(thread_t *t)
+{
+    t->flags &= (uint8_t) ~THREAD_F_SLICE;
+    t->quantum = THREAD_PRIO_SLICE;
+}
+
 /* t enters the ready structure (READY_*): behind its equals, or first
  * among them when preempted with slice left; irq off. */
 static MT_INLINE void policy_ready(thread_t *t, uint8_t how)
 {
     bool spent = policy_prio_is_rr(t) && (t->flags & THREAD_F_SLICE);
-    if (MOTET_THREAD_RR && (how == READY_YIELD || spent)) { /* with a new slice */
-        t->flags &= (uint8_t) ~THREAD_F_SLICE;
-        t->quantum = THREAD_PRIO_SLICE;
-    }
+    if (MOTET_THREAD_RR && (how == READY_YIELD || spent)) policy_prio_new_slice(t);
     t->key = (uint8_t) t->prio; /* may have changed: priority inheritance */
     rq_push(t, how == READY_PREEMPTED && !spent);
 }

@@ -72,13 +72,19 @@ static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
-static void run_two(uint8_t klass)
+/* Run `creator_handler` in a task above the threads it creates. */
+static void create_from_handler(task_handler_t creator_handler)
 {
-    cls = klass;
-    task_spec_t spec = {.pid = PID_GO, .prio = 5, .handler = creator};
+    task_spec_t spec = {.pid = PID_GO, .prio = 5, .handler = creator_handler};
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(PID_GO, NULL, 0), MT_OK);
     assert_int_equal(sched_send_to(PID_GO, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static void run_two(uint8_t klass)
+{
+    cls = klass;
+    create_from_handler(creator);
 }
 
 /* Expected letters: runs of `len` steps, alternating from 'A'. */
@@ -263,6 +269,102 @@ static void test_higher_thread_preempts_mid_slice(void **state)
     assert_memory_equal(runs, "AAAHAAAAAAABBBBBBBBBB", 21);
 }
 
+static void yields_once(void *arg)
+{
+    (void) arg;
+    step('A');
+    thread_yield(); /* no equal ready: A keeps the CPU */
+    step('a');
+}
+
+/* Seven steps, a yield, nine steps: with a new slice at the yield, the
+ * slice ends after the sixteenth step, not the tenth. */
+static void yields_midway(void *arg)
+{
+    (void) arg;
+    for (int i = 0; i < 7; i++) step('A');
+    thread_yield();
+    for (int i = 0; i < 9; i++) step('A');
+}
+
+static void low_once(void *arg)
+{
+    (void) arg;
+    step('L');
+}
+
+static thread_entry_t high_entry;
+static bool with_low;
+
+/* A thread of level 4 and, with_low, one of level 2, created from a
+ * handler above both, so that both are ready when the higher one runs. */
+static mt_err_t creator_high_low(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port != PORT_0) return MT_OK;
+    thread_spec_t spec = {.entry = high_entry,
+                          .stack = stacks[0],
+                          .stack_size = STACK,
+                          .prio = 4,
+                          .cls = THREAD_CLASS_RR};
+    assert_int_equal(thread_create(&spec, NULL), MT_OK);
+    if (!with_low) return MT_OK;
+    spec.entry = low_once;
+    spec.stack = stacks[1];
+    spec.prio = 2;
+    assert_int_equal(thread_create(&spec, NULL), MT_OK);
+    return MT_OK;
+}
+
+static void run_high_low(thread_entry_t entry, bool low)
+{
+    high_entry = entry;
+    with_low = low;
+    create_from_handler(creator_high_low);
+}
+
+/* A yield with only a lower thread ready returns at once: the lower
+ * thread runs only when the higher one is done. */
+static void test_yield_with_only_a_lower_thread_ready_keeps_the_cpu(void **state)
+{
+    (void) state;
+    uint32_t switches = thread_switch_count();
+    run_high_low(yields_once, true);
+    assert_string_equal(runs, "AaL");
+    assert_int_equal(thread_switch_count() - switches, 3); /* K -> A -> L -> K */
+}
+
+/* A yield that keeps the CPU gives a new slice, as one behind equals does:
+ * an equal woken in the eighth step (sem_post_isr) gets the CPU after the
+ * sixteenth, with a lower thread ready at the yield or none. */
+static void yield_kept_renews_slice(bool low)
+{
+    thread_spec_t spec = {.entry = waits_once,
+                          .stack = stacks[2],
+                          .stack_size = STACK,
+                          .prio = 4,
+                          .cls = THREAD_CLASS_RR};
+    assert_int_equal(thread_create(&spec, NULL), MT_OK); /* blocks on the gate */
+    tport_irq_attach(0, isr_opens_gate);
+    tport_irq_schedule(0, tport_time() + CHUNK * 15 / 2);
+    run_high_low(yields_midway, low);
+    assert_string_equal(runs, low ? "AAAAAAAAAAAAAAAAWL" : "AAAAAAAAAAAAAAAAW");
+}
+
+static void test_yield_kept_with_a_lower_thread_ready_renews_the_slice(void **state)
+{
+    (void) state;
+    yield_kept_renews_slice(true);
+}
+
+static void test_yield_kept_with_no_thread_ready_renews_the_slice(void **state)
+{
+    (void) state;
+    yield_kept_renews_slice(false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +377,9 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_slice_counts_only_the_threads_own_cpu_time, setup),
         cmocka_unit_test_setup(test_higher_thread_preempts_mid_slice, setup),
+        cmocka_unit_test_setup(test_yield_with_only_a_lower_thread_ready_keeps_the_cpu, setup),
+        cmocka_unit_test_setup(test_yield_kept_with_a_lower_thread_ready_renews_the_slice, setup),
+        cmocka_unit_test_setup(test_yield_kept_with_no_thread_ready_renews_the_slice, setup),
     };
     return cmocka_run_group_tests_name("round robin", tests, NULL, NULL);
 }
