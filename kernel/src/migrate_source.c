@@ -267,14 +267,15 @@ void mig_source_fail(slot_t *s, mt_err_t err)
  * so that sources refused together do not all come back together. */
 static bool put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
 {
-    mig_task_gone(pid); /* the newest request wins */
-    if (tries > MOTET_MIGRATE_ROUNDS) return false;
     uint32_t wait = TIMEOUT_TICKS * tries + TIMEOUT_TICKS / 2u * bus_self();
     mig_retry_t *r = NULL;
-    /* irq off: a kill anywhere (mig_task_gone) must find the entry whole */
+    /* irq off: a kill anywhere (mig_task_gone) must find the entries whole */
     port_irq_state_t st = port_irq_save();
-    for (uint8_t i = 0; i < MIG_RETRIES && !r; i++)
-        if (!MIG.retries[i].pid) r = &MIG.retries[i];
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE; /* the newest wins */
+        if (!r && !MIG.retries[i].pid) r = &MIG.retries[i];
+    }
+    if (tries > MOTET_MIGRATE_ROUNDS) r = NULL;
     if (r)
         *r = (mig_retry_t){.pid = pid,
                            .dest = dest,
@@ -296,9 +297,12 @@ void mig_task_gone(mt_pid_t pid)
 void mig_source_retry(void)
 {
     for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        port_irq_state_t st = port_irq_save(); /* taken whole, as a kill clears it */
         mig_retry_t r = MIG.retries[i];
-        if (!r.pid || (int32_t) (timer_now() - r.due) < 0) continue;
-        MIG.retries[i].pid = MT_PID_NONE;
+        bool due = r.pid && (int32_t) (timer_now() - r.due) >= 0;
+        if (due) MIG.retries[i].pid = MT_PID_NONE;
+        port_irq_restore(st);
+        if (!due) continue;
         task_t *t = sched_find_task(r.pid);
         if (t)
             mig_source_begin(t, r.dest, r.requester, r.tries);
