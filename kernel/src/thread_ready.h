@@ -145,7 +145,11 @@ static MT_INLINE thread_t *rq_peek(void)
     uint8_t level = (uint8_t) queue_highest_bit(levels);
 #if THREAD_SUBLEVELS > 1
     uint16_t sub = thread_rq.sub_map[level];
+#if THREAD_SUBLEVELS == 2
+    uint8_t top = (uint8_t) (sub >> 1); /* 1: the lower key alone; 2 or 3: the upper */
+#else
     uint8_t top = (uint8_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) sub));
+#endif
     return thread_rq.key[level * THREAD_SUBLEVELS + top].head;
 #else
     return thread_rq.key[level].head;
