@@ -310,14 +310,14 @@ extern thread_slice_t thread_slice;
 
 /* Start it towards `deadline`, `ticks` from now; irq off. */
 void thread_slice_start(uint32_t deadline, uint32_t ticks);
-/* Have the slice timer expire no later than `ticks` after t->run_from
- * (t gets or keeps the CPU now): nothing to do if it already runs towards
- * that instant or an earlier one, whose expiry's scheduling point arms it
- * again for whoever runs then; irq off. In line: that is the common case. */
+/* Have the slice timer expire `ticks` after t->run_from (t gets or keeps
+ * the CPU now): nothing to do if it already runs towards that instant (the
+ * same thread kept the CPU, charged exactly the time since its last
+ * charge); irq off. In line: that is the common case. */
 static MT_INLINE void thread_slice_arm(thread_t *t, uint32_t ticks)
 {
     uint32_t deadline = t->run_from + ticks;
-    if (thread_slice.armed && (int32_t) (deadline - thread_slice.deadline) >= 0) return;
+    if (thread_slice.armed && deadline == thread_slice.deadline) return;
     thread_slice_start(deadline, ticks);
 }
 /* Stop the slice timer if it runs (nothing contends); irq off. */

@@ -85,10 +85,10 @@ static MT_INLINE uint8_t key_of(const thread_t *t)
     return (uint8_t) (t->prio * 2 + ((DEFER || V.free_period) && is_short(t) ? 1 : 0));
 }
 
-/* The first ready thread of cur's level that is short (or long). */
-static thread_t *waiting(const thread_t *cur, bool short_one)
+/* Whether a short (or long) thread of cur's level is ready. */
+static MT_INLINE bool waiting(const thread_t *cur, bool short_one)
 {
-    return rq_first((uint8_t) (cur->prio * 2 + (short_one ? 1 : 0)));
+    return rq_holds((uint8_t) (cur->prio * 2 + (short_one ? 1 : 0)));
 }
 
 void policy_init(void)
@@ -201,7 +201,7 @@ static void started_deferring(thread_t *cur)
         due = V.work < DEFER_TICKS ? DEFER_TICKS - V.work : 1;
     } else {
         V.work = 0;
-        bool longs = waiting(cur, false) != NULL;
+        bool longs = waiting(cur, false);
         if (!longs && (cur->flags & THREAD_F_SLICE)) renew(cur);
         due = longs ? (cur->quantum ? cur->quantum : 1) : 0;
     }

@@ -23,6 +23,7 @@
 static uint8_t stacks[3][STACK];
 static char runs[256]; /* one letter per step */
 static uint8_t cls;
+static bool s_first;        /* creator(): a thread of two steps before A and B */
 static unsigned steps_each; /* steps of work per worker */
 static sem_t gate;
 
@@ -31,6 +32,7 @@ static int setup(void **state)
     test_boot(state);
     memset(runs, 0, sizeof runs);
     steps_each = STEPS;
+    s_first = false;
     sem_init(&gate, 0);
     return 0;
 }
@@ -59,14 +61,26 @@ static void spawn(int i, char who, mt_prio_t prio)
     assert_int_equal(thread_create(&spec, NULL), MT_OK);
 }
 
+static void two_steps(void *arg)
+{
+    (void) arg;
+    step('S');
+    step('S');
+}
+
 /* Create the threads from a handler above them, so none runs before all
- * exist; they start when it returns. */
+ * exist; they start when it returns. With s_first, S (two steps) leads. */
 static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) data;
     (void) len;
     (void) state;
     if (port != PORT_0) return MT_OK;
+    if (s_first) {
+        thread_spec_t spec = {
+            .entry = two_steps, .stack = stacks[2], .stack_size = STACK, .prio = 2, .cls = cls};
+        assert_int_equal(thread_create(&spec, NULL), MT_OK);
+    }
     spawn(0, 'A', 2);
     spawn(1, 'B', 2);
     return MT_OK;
@@ -217,52 +231,18 @@ static void test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone(voi
     assert_int_equal(thread_slice_starts(), 5);
 }
 
-static void two_steps(void *arg)
-{
-    (void) arg;
-    step('S');
-    step('S');
-}
-
-static uint32_t starts_at_a;
-
-static void worker_noting_starts(void *arg)
-{
-    if (!starts_at_a) starts_at_a = thread_slice_starts();
-    worker(arg);
-}
-
-static mt_err_t creator_after_s(void *state, mt_port_t port, void *data, uint16_t len)
-{
-    (void) data;
-    (void) len;
-    (void) state;
-    if (port != PORT_0) return MT_OK;
-    thread_spec_t spec = {.entry = two_steps, .stack = stacks[2], .stack_size = STACK, .prio = 2,
-                          .cls = THREAD_CLASS_RR};
-    assert_int_equal(thread_create(&spec, NULL), MT_OK);
-    spec.entry = worker_noting_starts;
-    spec.arg = (void *) (intptr_t) 'A';
-    spec.stack = stacks[0];
-    assert_int_equal(thread_create(&spec, NULL), MT_OK);
-    spawn(1, 'B', 2);
-    return MT_OK;
-}
-
 /* S runs two steps and exits with its slice timer running towards its own
- * slice end; A starts then with a whole slice, due later, and leaves the
- * timer as it is. The timer expires first, in A's slice, and A still gets
- * its whole slice, no step more or less: SS, then A and B a slice each. */
-static void test_a_slice_ends_on_time_after_an_earlier_timer(void **state)
+ * slice end; A, which starts then with a whole slice, gets the whole of it,
+ * no step more or less: SS, then A and B a slice each. */
+static void test_a_thread_starting_mid_slice_gets_its_whole_slice(void **state)
 {
     (void) state;
     steps_each = 2 * SLICE;
-    starts_at_a = 0;
-    create_from_handler(creator_after_s);
+    s_first = true;
+    run_two(THREAD_CLASS_RR);
     char want[256] = "SS";
     for (unsigned i = 0; i < 4 * SLICE; i++) want[2 + i] = (i / SLICE) % 2 ? 'B' : 'A';
     assert_string_equal(runs, want);
-    assert_int_equal(starts_at_a, 1); /* S's timer, not restarted for A */
 }
 
 /* A handler that interrupts A for 5 ms: that time is not A's slice. */
@@ -419,7 +399,7 @@ int main(void)
         cmocka_unit_test_setup(test_round_robin_alternates_equal_priorities, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_run_to_completion, setup),
         cmocka_unit_test_setup(test_slice_ends_are_involuntary_switches_to_equals, setup),
-        cmocka_unit_test_setup(test_a_slice_ends_on_time_after_an_earlier_timer, setup),
+        cmocka_unit_test_setup(test_a_thread_starting_mid_slice_gets_its_whole_slice, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_switch_only_voluntarily, setup),
         cmocka_unit_test_setup(test_switches_are_split_by_cause, setup),
         cmocka_unit_test_setup(test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone,

@@ -455,9 +455,8 @@ def _why(res, positions, freq):
         "switch on one level; they also have the fewest busy cycles. Round robin and value "
         "of preemption pay most of their extra busy cycles not in switches but in time "
         "keeping and deciding: reading the clock to charge the running thread at every "
-        "scheduling point, and the policy's decision there. The slice timer is started "
-        "through the kernel timer list only when it has expired or a new deadline falls "
-        "before the one it runs towards, not at every start of a thread "
+        "scheduling point, and the policy's decision there; the slice timer goes through the "
+        "kernel timer list only when a thread gets the CPU with a new deadline "
         "(kernel/src/thread_slice.c).", ""]
 
 
