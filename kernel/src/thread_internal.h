@@ -300,10 +300,26 @@ mt_err_t policy_sleep(thread_t *cur, uint32_t ticks);
      MOTET_THREAD_POLICY == MOTET_POLICY_RETOS || MOTET_THREAD_POLICY == MOTET_POLICY_VOP)
 #if THREAD_HAS_SLICE_TIMER
 
+/* Its state, for the inline check below only (thread_slice.c). */
+typedef struct {
+    bool armed;        /* the kernel timer runs */
+    uint32_t deadline; /* timer_now() at which it expires, while armed */
+    uint32_t starts;   /* timer_kernel_start() calls */
+} thread_slice_t;
+extern thread_slice_t thread_slice;
+
+/* Start it towards `deadline`, `ticks` from now; irq off. */
+void thread_slice_start(uint32_t deadline, uint32_t ticks);
 /* Have the slice timer expire `ticks` after t->run_from (t gets or keeps
- * the CPU now); a no-op if it already runs for t towards that instant;
- * irq off. */
-void thread_slice_arm(thread_t *t, uint32_t ticks);
+ * the CPU now): nothing to do if it already runs towards that instant (the
+ * same thread kept the CPU, charged exactly the time since its last
+ * charge); irq off. In line: that is the common case. */
+static MT_INLINE void thread_slice_arm(thread_t *t, uint32_t ticks)
+{
+    uint32_t deadline = t->run_from + ticks;
+    if (thread_slice.armed && deadline == thread_slice.deadline) return;
+    thread_slice_start(deadline, ticks);
+}
 /* Stop the slice timer if it runs (nothing contends); irq off. */
 void thread_slice_disarm(void);
 /* The slice timer fired (policy_timer); interrupt context. */
@@ -364,8 +380,17 @@ static MT_INLINE bool thread_ready_hint(void)
 void policy_ready(thread_t *t, uint8_t how);
 /* t leaves the ready structure (it gets the CPU or exits); irq off. */
 void policy_remove(thread_t *t);
-/* The ready thread the policy would run next, NULL if none; O(1); irq off. */
+/* The ready thread the policy would run next, NULL if none; O(1); irq off.
+ * Value of preemption orders by key alone: the ready structure's head, in
+ * line (every scheduling point asks). */
+#if MOTET_THREAD_POLICY == MOTET_POLICY_VOP
+static MT_INLINE thread_t *policy_peek(void)
+{
+    return rq_peek();
+}
+#else
 thread_t *policy_peek(void);
+#endif
 /* Whether ready thread c should take the CPU from running thread cur now
  * (c is policy_peek()); irq off. */
 bool policy_preempts(const thread_t *c, const thread_t *cur);

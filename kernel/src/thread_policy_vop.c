@@ -34,7 +34,11 @@
  * inside it. The variant defers short jobs as the paper's "deferring small
  * processes" says, and opens a period per batch of them:
  *   - a short thread never cuts a long one in round robin: long threads
- *     share the CPU by quantum among themselves only;
+ *     share the CPU by quantum among themselves only, and only while no
+ *     short one waits: while one does, the running long thread keeps the
+ *     CPU past its quantum's end until their delta is done (another long
+ *     one taking over would cost a switch and make the short ones wait
+ *     longer), with its timer set for the delta alone;
  *   - once the running long threads have done MOTET_VOP_DEFER_QUANTA
  *     quanta of work while a short thread waited (its delta, counted from
  *     the first short thread that waits, not from the last mode change),
@@ -71,20 +75,20 @@ bool thread_vop_preemption_free(void)
     return V.free_period;
 }
 
-static bool is_short(const thread_t *t)
+static MT_INLINE bool is_short(const thread_t *t)
 {
     return !(t->flags & THREAD_F_LONG);
 }
 
-static uint8_t key_of(const thread_t *t)
+static MT_INLINE uint8_t key_of(const thread_t *t)
 {
     return (uint8_t) (t->prio * 2 + ((DEFER || V.free_period) && is_short(t) ? 1 : 0));
 }
 
-/* The first ready thread of cur's level that is short (or long). */
-static thread_t *waiting(const thread_t *cur, bool short_one)
+/* Whether a short (or long) thread of cur's level is ready. */
+static MT_INLINE bool waiting(const thread_t *cur, bool short_one)
 {
-    return rq_first((uint8_t) (cur->prio * 2 + (short_one ? 1 : 0)));
+    return rq_holds((uint8_t) (cur->prio * 2 + (short_one ? 1 : 0)));
 }
 
 void policy_init(void)
@@ -136,11 +140,6 @@ void policy_remove(thread_t *t)
     rq_remove(t);
 }
 
-thread_t *policy_peek(void)
-{
-    return rq_peek();
-}
-
 bool policy_preempts(const thread_t *c, const thread_t *cur)
 {
     if (DEFER && c->prio == cur->prio) {
@@ -175,10 +174,11 @@ static void set_free_period(bool free)
 }
 
 /* The variant: what the running thread's timer waits for. A long thread
- * is sliced for a long equal, and stopped for the short ones when their
- * delta is done; a short thread is timed to become long at the end of its
- * quantum if an equal waits. A long thread whose quantum ran out with no long equal to
- * take over gets a new one in place (nothing was switched). */
+ * is stopped for the short ones when their delta is done while one waits,
+ * and otherwise sliced for a long equal; a short thread is timed to become
+ * long at the end of its quantum if an equal waits. A long thread whose
+ * quantum ran out with no long equal to take over gets a new one in place
+ * (nothing was switched). */
 static void started_deferring(thread_t *cur)
 {
     if (is_short(cur)) {
@@ -193,13 +193,17 @@ static void started_deferring(thread_t *cur)
         return;
     }
     V.free_period = false;
-    bool longs = waiting(cur, false) != NULL, shorts = waiting(cur, true) != NULL;
-    if (!longs && (cur->flags & THREAD_F_SLICE)) renew(cur);
-    if (!shorts) V.work = 0;
-    uint32_t due = longs ? (cur->quantum ? cur->quantum : 1) : 0;
-    if (shorts) {
-        uint32_t left = V.work < DEFER_TICKS ? DEFER_TICKS - V.work : 1;
-        if (!due || left < due) due = left;
+    uint32_t due;
+    if (waiting(cur, true)) {
+        /* A short one waits: the long one keeps the CPU until their delta
+         * is done (its quantum's end would only hand the CPU to a long
+         * equal, a switch that makes the short ones wait longer). */
+        due = V.work < DEFER_TICKS ? DEFER_TICKS - V.work : 1;
+    } else {
+        V.work = 0;
+        bool longs = waiting(cur, false);
+        if (!longs && (cur->flags & THREAD_F_SLICE)) renew(cur);
+        due = longs ? (cur->quantum ? cur->quantum : 1) : 0;
     }
     if (due)
         thread_slice_arm(cur, due);

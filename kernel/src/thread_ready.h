@@ -50,6 +50,16 @@ thread_t *rq_first(uint8_t key);
 /* Unlink t from the inside of its key's FIFO (not its head). */
 void rq_unlink_inner(thread_t *t);
 
+/* Whether key `key` holds a thread, from its bit (no look at its FIFO). */
+static MT_INLINE bool rq_holds(uint8_t key)
+{
+#if THREAD_SUBLEVELS > 1
+    return thread_rq.sub_map[key / THREAD_SUBLEVELS] & (1u << (key % THREAD_SUBLEVELS));
+#else
+    return thread_rq.level_map & queue_bit((mt_prio_t) key);
+#endif
+}
+
 /* Key `key` holds a thread now. */
 static MT_INLINE void rq_mark(uint8_t key)
 {
@@ -145,7 +155,11 @@ static MT_INLINE thread_t *rq_peek(void)
     uint8_t level = (uint8_t) queue_highest_bit(levels);
 #if THREAD_SUBLEVELS > 1
     uint16_t sub = thread_rq.sub_map[level];
+#if THREAD_SUBLEVELS == 2
+    uint8_t top = (uint8_t) (sub >> 1); /* 1: the lower key alone; 2 or 3: the upper */
+#else
     uint8_t top = (uint8_t) ((int) (sizeof(unsigned) * 8 - 1) - __builtin_clz((unsigned) sub));
+#endif
     return thread_rq.key[level * THREAD_SUBLEVELS + top].head;
 #else
     return thread_rq.key[level].head;

@@ -23,6 +23,7 @@
 static uint8_t stacks[3][STACK];
 static char runs[256]; /* one letter per step */
 static uint8_t cls;
+static bool s_first;        /* creator(): a thread of two steps before A and B */
 static unsigned steps_each; /* steps of work per worker */
 static sem_t gate;
 
@@ -31,6 +32,7 @@ static int setup(void **state)
     test_boot(state);
     memset(runs, 0, sizeof runs);
     steps_each = STEPS;
+    s_first = false;
     sem_init(&gate, 0);
     return 0;
 }
@@ -59,14 +61,26 @@ static void spawn(int i, char who, mt_prio_t prio)
     assert_int_equal(thread_create(&spec, NULL), MT_OK);
 }
 
+static void two_steps(void *arg)
+{
+    (void) arg;
+    step('S');
+    step('S');
+}
+
 /* Create the threads from a handler above them, so none runs before all
- * exist; they start when it returns. */
+ * exist; they start when it returns. With s_first, S (two steps) leads. */
 static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) data;
     (void) len;
     (void) state;
     if (port != PORT_0) return MT_OK;
+    if (s_first) {
+        thread_spec_t spec = {
+            .entry = two_steps, .stack = stacks[2], .stack_size = STACK, .prio = 2, .cls = cls};
+        assert_int_equal(thread_create(&spec, NULL), MT_OK);
+    }
     spawn(0, 'A', 2);
     spawn(1, 'B', 2);
     return MT_OK;
@@ -215,6 +229,20 @@ static void test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone(voi
     run_two(THREAD_CLASS_RR);
     expect_alternation(SLICE, steps_each);
     assert_int_equal(thread_slice_starts(), 5);
+}
+
+/* S runs two steps and exits with its slice timer running towards its own
+ * slice end; A, which starts then with a whole slice, gets the whole of it,
+ * no step more or less: SS, then A and B a slice each. */
+static void test_a_thread_starting_mid_slice_gets_its_whole_slice(void **state)
+{
+    (void) state;
+    steps_each = 2 * SLICE;
+    s_first = true;
+    run_two(THREAD_CLASS_RR);
+    char want[256] = "SS";
+    for (unsigned i = 0; i < 4 * SLICE; i++) want[2 + i] = (i / SLICE) % 2 ? 'B' : 'A';
+    assert_string_equal(runs, want);
 }
 
 /* A handler that interrupts A for 5 ms: that time is not A's slice. */
@@ -371,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup(test_round_robin_alternates_equal_priorities, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_run_to_completion, setup),
         cmocka_unit_test_setup(test_slice_ends_are_involuntary_switches_to_equals, setup),
+        cmocka_unit_test_setup(test_a_thread_starting_mid_slice_gets_its_whole_slice, setup),
         cmocka_unit_test_setup(test_fifo_class_equals_switch_only_voluntarily, setup),
         cmocka_unit_test_setup(test_switches_are_split_by_cause, setup),
         cmocka_unit_test_setup(test_interrupts_that_keep_the_thread_leave_the_slice_timer_alone,

@@ -36,9 +36,10 @@ typedef struct job {
     bool free_period; /* a preemption-free period was open at its start */
     bool is_short;    /* the thread had less than a full quantum */
     uint32_t switches;
+    uint32_t slice_starts; /* thread_slice_starts() at its start */
 } job_t;
 
-static uint8_t stacks[2][STACK];
+static uint8_t stacks[3][STACK];
 static job_t jobs[JOBS];
 static sem_t sem;
 static volatile bool done;
@@ -73,6 +74,7 @@ static void short_jobs(void *arg)
         jobs[j].free_period = thread_vop_preemption_free();
         jobs[j].is_short = !(short_thread->flags & THREAD_F_LONG);
         jobs[j].switches = thread_switch_count();
+        jobs[j].slice_starts = thread_slice_starts();
         tport_busy(run.job);
         jobs[j].end = tport_time();
         jobs[j].switches = thread_switch_count() - jobs[j].switches;
@@ -177,6 +179,87 @@ static void test_short_jobs_wait_for_the_long_ones_delta_then_run_as_a_batch(voi
     assert_int_equal(thread_cuts_to(long_thread), 0);
 }
 
+/* Chunks of the long threads' work: who ran one, and when it began. */
+static struct {
+    uint64_t at[256];
+    char who[256];
+    unsigned n;
+    uint32_t starts_at_post; /* thread_slice_starts() when the short job came */
+} ran;
+
+static void long_logged(void *arg)
+{
+    char who = (char) (intptr_t) arg;
+    if (who == 'A') {
+        thread_spec_t b = {.entry = long_logged,
+                           .arg = (void *) (intptr_t) 'B',
+                           .stack = stacks[2],
+                           .stack_size = STACK,
+                           .prio = 2};
+        assert_int_equal(thread_create(&b, NULL), MT_OK); /* behind A */
+    }
+    while (!done) {
+        if (ran.n < 256) {
+            ran.at[ran.n] = tport_time();
+            ran.who[ran.n++] = who;
+        }
+        tport_busy(QUANTUM / 10);
+    }
+}
+
+static void isr_job_noting_starts(void)
+{
+    ran.starts_at_post = thread_slice_starts();
+    isr_job();
+}
+
+/* Two long threads share the CPU by quantum while no short job waits.
+ * Once one waits, the running long thread keeps the CPU past its quantum
+ * end until their delta is done, though a long equal waits: handing it to
+ * the other long one would cost a switch and make the short job wait
+ * longer. Meanwhile the slice timer runs towards the delta's end, started
+ * once, not again at each quantum end or tick. */
+static void test_a_waiting_short_job_keeps_the_long_thread_on_the_cpu(void **state)
+{
+    (void) state;
+    memset(&ran, 0, sizeof ran);
+    run.job = QUANTUM / 10;
+    run.warm = run.job;
+    run.jobs = 1;
+    thread_spec_t s = {.entry = short_jobs, .stack = stacks[0], .stack_size = STACK, .prio = 2};
+    assert_int_equal(thread_create(&s, &short_thread), MT_OK);
+    tport_irq_attach(0, isr_job_noting_starts);
+    uint64_t t0 = tport_time();
+    tport_irq_schedule(0, t0 + 3 * QUANTUM + QUANTUM / 4); /* in a long thread's quantum */
+    thread_spec_t a = {.entry = long_logged,
+                       .arg = (void *) (intptr_t) 'A',
+                       .stack = stacks[1],
+                       .stack_size = STACK,
+                       .prio = 2};
+    assert_int_equal(thread_create(&a, NULL), MT_OK);
+    assert_true(done);
+
+    uint64_t came = jobs[0].posted, started = jobs[0].start;
+    assert_true(started - came >= DEFER); /* deferred for the delta */
+    char before = 0, during = 0;
+    bool rotated = false;
+    unsigned chunks = 0;
+    for (unsigned i = 0; i < ran.n; i++) {
+        if (ran.at[i] < came) {
+            rotated = rotated || (before && ran.who[i] != before);
+            before = ran.who[i];
+        } else if (ran.at[i] < started) {
+            if (!during) during = ran.who[i];
+            assert_int_equal(ran.who[i], during); /* no rotation while it waits */
+            chunks++;
+        }
+    }
+    assert_true(rotated);             /* by quantum before the short job came */
+    assert_int_equal(during, before); /* the one running when it came */
+    assert_true(chunks >= (unsigned) (DEFER / (QUANTUM / 10)) - 1); /* past its quantum */
+    assert_true(jobs[0].slice_starts - ran.starts_at_post <= 2);
+}
+
 static void test_a_thread_of_many_short_jobs_stays_short(void **state)
 {
     (void) state;
@@ -205,6 +288,7 @@ int main(void)
         cmocka_unit_test_setup(test_short_jobs_wait_for_the_long_ones_delta_then_run_as_a_batch,
                                setup),
         cmocka_unit_test_setup(test_a_thread_of_many_short_jobs_stays_short, setup),
+        cmocka_unit_test_setup(test_a_waiting_short_job_keeps_the_long_thread_on_the_cpu, setup),
 #endif
     };
     return cmocka_run_group_tests_name("value of preemption", tests, NULL, NULL);

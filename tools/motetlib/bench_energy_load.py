@@ -407,8 +407,11 @@ _VARIANT_TEXT = (
     "As written, round robin runs short and long jobs alike, so a packet cuts the sensing "
     "job at its next quantum end, and every delta of work (100 quanta, 2 s) a "
     "preemption-free period runs the short jobs to completion; the variant (1) never lets "
-    "a short job cut a long one in round robin: long jobs share the CPU among themselves "
-    f"only; (2) opens a period when the long jobs have worked delta ({DEFER_QUANTA} quanta, "
+    "a short job cut a long one in round robin: long jobs share the CPU by quantum among "
+    "themselves only while no short job waits, and while one waits the running long job "
+    "keeps the CPU past its quantum until the delta is done (a quantum end would only hand "
+    "the CPU to another long job, a switch that makes the short ones wait longer); "
+    f"(2) opens a period when the long jobs have worked delta ({DEFER_QUANTA} quanta, "
     "100 ms) while a short job waited, counted from the first short job that waits, not "
     "every delta of all work; the period cuts the long job once and ends when no short "
     "job is left; (3) keys short jobs above long ones at all times, so when a long job "
@@ -451,9 +454,10 @@ def _why(res, positions, freq):
         "equals (fixed priority with FIFO among equals, Motet tasks) have no involuntary "
         "switch on one level; they also have the fewest busy cycles. Round robin and value "
         "of preemption pay most of their extra busy cycles not in switches but in time "
-        "keeping: reading the clock to charge the running thread at every scheduling point "
-        "and starting the slice timer through the kernel timer list (a flat profile of "
-        "n = 6 puts timer_now and the timer list first).", ""]
+        "keeping and deciding: reading the clock to charge the running thread at every "
+        "scheduling point, and the policy's decision there; the slice timer goes through the "
+        "kernel timer list only when a thread gets the CPU with a new deadline "
+        "(kernel/src/thread_slice.c).", ""]
 
 
 def plot_preempt(res, variants, positions):
