@@ -73,9 +73,9 @@ static fthread_t boot; /* the kernel stack's place: main() */
 static fthread_t *current;
 static level_t ready[MOTET_PRIO_LEVELS];
 static queue_bits_t ready_map;
-static int8_t k_claim = -1; /* the kernel stack's claim on the CPU */
-static fthread_t *waiters;  /* the semaphore's wait list, best first */
-static uint8_t count;       /* and its count */
+static volatile int8_t k_claim = -1; /* the kernel stack's claim (an interrupt may raise it) */
+static fthread_t *waiters;           /* the semaphore's wait list, best first */
+static uint8_t count;                /* and its count */
 static uint8_t stacks[2][STACK];
 
 static volatile uint8_t turns[2];
