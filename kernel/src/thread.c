@@ -12,16 +12,11 @@
  * but runnable) or "idle" (sched_run() with nothing to do: no claim). A
  * thread's claim is its level, t->prio. One rule set decides, everywhere:
  *
- *   K before a ready thread of level p     if a frame of K is at p or above
- *                                          (it started first: running keeps
- *                                          the CPU against an equal), or the
- *                                          queue head is above p (rule 5: a
- *                                          queued message must outrank).
- *   K before the running thread of level p if a frame or the queue head is
- *                                          strictly above p (rule 3), or the
- *                                          thread handed K a send (rule 1).
- *   a ready thread before the running one  as the policy says (strictly
- *                                          higher, or a slice ran out).
+ *   K before a ready thread of level p: a frame of K at p or above (it
+ *     started first), or a queue head above p (rule 5: a message must outrank);
+ *   K before the running thread of level p: a frame or the queue head
+ *     strictly above p (rule 3), or the thread handed K a send (rule 1);
+ *   a ready thread before the running one: the policy's order.
  *
  * Where decisions happen. In K: every drain of the message queue first runs
  * the threads that outrank K's frame and queue head (thread_k_yield), so a
@@ -71,6 +66,7 @@ static struct {
     thread_switch_stats_t why; /* the same, by cause */
 #endif
     bool k_in_run;          /* K is inside sched_run() */
+    bool owed;              /* a thread was made ready with no decision after it */
     uint8_t at_run;         /* threads held until sched_run() (THREAD_START_AT_RUN) */
     volatile bool sleeping; /* the current thread sleeps in its blocking call */
 } T;
@@ -589,40 +585,8 @@ void thread_preempt_point(void)
     port_irq_restore(s);
 }
 
-#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
-
-/* A yield to K, which has a frame at cur's level or a message above it. */
-static MT_NOINLINE void yield_to_k(thread_t *cur)
-{
-    ready_add(cur, READY_YIELD);
-    run_next(NULL);
-}
-
-/* A yield by fixed levels without slices. No thread above cur is ready
- * while it runs (what makes one ready or lowers cur decides at once, and
- * so does a sleep in place: woken_in_place()), so the next thread is the
- * head of cur's own level, no search, and cur takes its last place in the
- * same step (rq_swap_head()), unless K claims the level. irq off. */
-static MT_INLINE void yield_in_level(thread_t *cur)
-{
-    mt_prio_t p = cur->prio;
-    rq_fifo_t *level = rq_fifo((uint8_t) p);
-    thread_t *next = level->head;
-    if (!next) return;
-    if (T.k_floor >= p || queue_top_prio() > p) { /* k_beats_ready() */
-        yield_to_k(cur);
-        return;
-    }
-    rq_swap_head(level, (uint8_t) p, next, cur);
-    cur->state = TS_READY;
-    next->state = TS_RUNNING;
-    switch_threads(cur, next);
-}
-
-#else
-
 /* A yield by the policy's order, next its best ready thread. irq off. */
-static void yield_by_policy(thread_t *cur, thread_t *next)
+static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 {
     if (THREAD_POLICY_BY_LEVEL && (!next || next->prio < cur->prio)) {
         /* No equal waits: it keeps the CPU, with round robin a new slice. */
@@ -636,6 +600,34 @@ static void yield_by_policy(thread_t *cur, thread_t *next)
     /* Behind its equals; by level, their first is still the best (no second look). */
     ready_add(cur, READY_YIELD);
     run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
+}
+
+#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+
+/* A yield by fixed levels without slices. No thread above cur is ready
+ * while it runs (what makes one ready or lowers cur decides at once, a
+ * sleep in place too: woken_in_place(); T.owed says when not), so the next
+ * thread is the head of cur's own level, no search, and cur takes its last
+ * place in the same step (rq_swap_head()), unless K claims the level. */
+static MT_INLINE void yield_in_level(thread_t *cur)
+{
+    if (T.owed) { /* thread_owe_decision(): a thread above cur may be ready */
+        T.owed = false;
+        yield_by_policy(cur, policy_peek());
+        return;
+    }
+    mt_prio_t p = cur->prio;
+    rq_fifo_t *level = rq_fifo((uint8_t) p);
+    thread_t *next = level->head;
+    if (!next) return;
+    if (T.k_floor >= p || queue_top_prio() > p) { /* k_beats_ready(): K runs */
+        yield_by_policy(cur, next);
+        return;
+    }
+    rq_swap_head(level, (uint8_t) p, next, cur);
+    cur->state = TS_READY;
+    next->state = TS_RUNNING;
+    switch_threads(cur, next);
 }
 
 #endif
@@ -653,6 +645,11 @@ mt_err_t thread_yield(void)
 #endif
     port_irq_restore(s);
     return MT_OK;
+}
+
+void thread_owe_decision(void)
+{
+    if (thread_current && !port_in_isr()) T.owed = true;
 }
 
 /* ---- life cycle (creation: thread_create.c) ---- */
