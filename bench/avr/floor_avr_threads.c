@@ -20,9 +20,10 @@
  *     off (an interrupt may make a thread ready, or post a message);
  *   - the switch is the port's port_context_switch(): the 18 registers the
  *     ABI has a callee keep, and the stack pointer;
- *   - yield: the first equal ready thread runs, the yielder goes behind its
- *     equals (both in one step: the level stays non-empty); nobody higher
- *     can be ready while a thread runs;
+ *   - yield: nobody higher can be ready while a thread runs, so the next
+ *     thread is the head of the yielder's own level (no bit search); it
+ *     runs unless the kernel stack claims that level, and the yielder goes
+ *     behind its equals (both in one step: the level stays non-empty);
  *   - post: the wait list is kept best first, so the waker takes its head;
  *     a waiter above the poster, above every ready thread and above the
  *     kernel stack's claim runs at once, the poster first among its equals.
@@ -72,9 +73,9 @@ static fthread_t boot; /* the kernel stack's place: main() */
 static fthread_t *current;
 static level_t ready[MOTET_PRIO_LEVELS];
 static queue_bits_t ready_map;
-static int8_t k_claim = -1; /* the kernel stack's claim on the CPU */
-static fthread_t *waiters;  /* the semaphore's wait list, best first */
-static uint8_t count;       /* and its count */
+static volatile int8_t k_claim = -1; /* the kernel stack's claim (an interrupt may raise it) */
+static fthread_t *waiters;           /* the semaphore's wait list, best first */
+static uint8_t count;                /* and its count */
 static uint8_t stacks[2][STACK];
 
 static volatile uint8_t turns[2];
@@ -106,9 +107,10 @@ __attribute__((noinline)) static void yield(void)
 {
     uint8_t sreg = SREG;
     cli();
-    fthread_t *cur = current, *next = best_ready();
-    if (next && next->prio == cur->prio && k_claim < next->prio) {
-        level_t *l = &ready[(uint8_t) cur->prio];
+    fthread_t *cur = current;
+    level_t *l = &ready[(uint8_t) cur->prio];
+    fthread_t *next = l->head;
+    if (next && k_claim < cur->prio) {
         cur->next = NULL;
         l->tail->next = cur; /* next itself if it was alone */
         l->tail = cur;

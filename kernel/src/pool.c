@@ -2,17 +2,15 @@
 /*
  * Fixed-block memory pools (pool.h). The free blocks form a list threaded
  * through themselves; each free block also holds a free mark, its pool's
- * address, which an allocation clears: a pop and one store, under one
- * short critical section. A free first checks the address against the
- * pool's blocks (no divide: slab_index(), the slab caches' arithmetic),
- * which refuses any pointer that is not the start of one of them, then the
- * mark: a block without it is handed out, and goes back on the list. A
- * block with it is free, or holds its pool's address by chance in that
- * word: the list, walked only then, tells which, so a second free is
+ * address, which an allocation clears: a pop, one store and the count of
+ * blocks out, under one short critical section. A free first checks the
+ * address with one multiplication and one rotation (block_index()), which
+ * refuses any pointer that is not the start of one of the pool's blocks,
+ * then the mark: a block without it is handed out, and goes back on the
+ * list. A block with it is free, or holds its pool's address by chance in
+ * that word: the list, walked only then, tells which, so a second free is
  * refused exactly and a live block is never refused. Both refusals come
- * before the pool is touched, both logged. What a pool's user never needs
- * on the hot path is not kept there: the count of blocks out is counted
- * when asked (pool_in_use()), and a pool costs its blocks alone.
+ * before the pool is touched, both logged.
  *
  * With threads, a wait list of threads that wait for a block: a free with
  * waiters hands the block to the best one in the same locked step, so no
@@ -20,14 +18,18 @@
  */
 #include "motet/pool.h"
 #include "motet/log.h"
-#include "slab_internal.h"
 #include "thread_internal.h"
 
 void pool_init(pool_t *p)
 {
-    uint16_t odd = p->size;
+    uintptr_t odd = p->size;
     for (p->shift = 0; !(odd & 1u); p->shift++) odd >>= 1;
-    p->inverse = SLAB_INVERSE_OF((uint8_t) odd);
+    /* Newton's iteration: odd is its own inverse modulo 8, and each step
+     * doubles the bits that are right (3, 6, 12, 24, 48, 96). */
+    uintptr_t inverse = odd;
+    for (uint8_t i = 0; i < 5; i++) inverse *= 2u - odd * inverse;
+    p->inverse = inverse;
+    p->in_use = 0;
     /* Threaded from the top down so the lowest block is handed out first. */
     p->free = NULL;
     for (unsigned i = p->count; i-- > 0;) {
@@ -48,6 +50,7 @@ static MT_INLINE void *take_irq_off(pool_t *p)
     if (!b) return NULL;
     p->free = b->next;
     b->free_mark = NULL;
+    p->in_use++;
     return b;
 }
 
@@ -61,19 +64,21 @@ void *pool_alloc(pool_t *p)
 
 uint8_t pool_in_use(const pool_t *p)
 {
-    uint8_t n = p->count;
-    port_irq_state_t s = port_irq_save();
-    for (const pool_free_block_t *b = p->free; b; b = b->next) n--;
-    port_irq_restore(s);
-    return n;
+    return *(volatile const uint8_t *) &p->in_use; /* one byte: read whole on any core */
 }
 
-/* Whether `block` is the start of one of p's blocks (else logged). */
+/* Whether `block` is the start of one of p's blocks (size = odd << shift).
+ * delta * inverse, rotated right by shift, is delta / size for a multiple
+ * of size, and for any other delta (below the storage too, wrapped) a
+ * value of at least 2^(pointer bits) / size, never below count (the
+ * product of an odd inverse maps the multiples of odd, and only those, to
+ * the small quotients): one test checks range and alignment at once. */
 static MT_INLINE bool is_block(const pool_t *p, const void *block)
 {
-    slab_geometry_t g = {p->blocks, NULL, p->size, p->count, p->shift, p->inverse};
-    uint8_t idx;
-    return slab_index(g, block, &idx);
+    enum { BITS = sizeof(uintptr_t) * 8 };
+    uintptr_t q = ((uintptr_t) block - (uintptr_t) p->blocks) * p->inverse;
+    uintptr_t idx = (q >> p->shift) | (q << ((BITS - p->shift) & (BITS - 1)));
+    return idx < p->count;
 }
 
 /* Whether block b, which carries p's free mark, is on p's free list;
@@ -92,6 +97,7 @@ static MT_INLINE void put_irq_off(pool_t *p, pool_free_block_t *b)
     b->next = p->free;
     b->free_mark = p;
     p->free = b;
+    p->in_use--;
 }
 
 #if MOTET_THREADS
@@ -130,9 +136,14 @@ mt_err_t pool_free(pool_t *p, void *block)
         port_irq_restore(s);
         return log_error(MT_ERR_DOUBLE_FREE);
     }
+#if MOTET_THREADS
+    bool was_empty = !p->free;
+#endif
     put_irq_off(p, b);
 #if MOTET_THREADS
-    if (p->waiters) {
+    /* Threads wait only for an empty pool, and a free hands the first of
+     * them its block at once: with blocks free, nobody waits. */
+    if (was_empty && p->waiters) {
         give_to_waiter(p);
         port_irq_restore(s);
         thread_after_wake();

@@ -12,40 +12,29 @@
  * but runnable) or "idle" (sched_run() with nothing to do: no claim). A
  * thread's claim is its level, t->prio. One rule set decides, everywhere:
  *
- *   K before a ready thread of level p     if a frame of K is at p or above
- *                                          (it started first: running keeps
- *                                          the CPU against an equal), or the
- *                                          queue head is above p (rule 5: a
- *                                          queued message must outrank).
- *   K before the running thread of level p if a frame or the queue head is
- *                                          strictly above p (rule 3), or the
- *                                          thread handed K a send (rule 1).
- *   a ready thread before the running one  as the policy says (strictly
- *                                          higher, or a slice ran out).
+ *   K before a ready thread of level p: a frame of K at p or above (it
+ *     started first), or a queue head above p (rule 5: a message must outrank);
+ *   K before the running thread of level p: a frame or the queue head
+ *     strictly above p (rule 3), or the thread handed K a send (rule 1);
+ *   a ready thread before the running one: the policy's order.
  *
  * Where decisions happen. In K: every drain of the message queue first runs
  * the threads that outrank K's frame and queue head (thread_k_yield), so a
  * thread made ready by a handler, a semaphore post or an interrupt preempts
  * K there, with K's frames left below on the kernel stack. In a thread: its
  * blocking calls, its preemption points (sends, posts, creation), and the
- * exit of every interrupt it was interrupted by (thread_isr_exit, still on
- * its stack, in the port's interrupt frame, which simply waits there until
- * the thread is resumed and returns through it).
+ * exit of every interrupt it was interrupted by (thread_isr_exit, on its
+ * stack, in the port's interrupt frame, which waits there until it resumes).
  *
  * Sends from threads. A message that must run at once (rule 1) is handed
- * to K: the thread goes back into the ready structure first among its
- * equals and switches to K, which runs the handler and whatever then
- * outranks the thread, and switches back. A message to a bound thread goes
- * to its mailbox (thread_sem.c).
+ * to K, the thread first among its equals; K runs it and whatever then
+ * outranks the thread. Mail to a bound thread: its mailbox (thread_sem.c).
  *
- * No idle thread. A thread that blocks when no thread is ready and K is
- * idle does not switch anywhere: it marks itself BLOCKED_RUNNING and calls
- * port_sleep() from its own stack. If the interrupt that wakes the module
- * wakes this thread, it simply carries on: no context switch (MANTIS's
- * fast path). Otherwise it switches to whoever now has the claim. Interrupt
- * exits during that sleep decide nothing (T.sleeping): the blocking call
- * decides once port_sleep() returns. Only the MANTIS baseline policy keeps
- * an idle thread (policy_idle), to be measured against.
+ * No idle thread (but the MANTIS baseline's, policy_idle). A thread that
+ * blocks when nothing else can run calls port_sleep() from its own stack,
+ * BLOCKED_RUNNING; woken itself, it carries on without a switch (MANTIS's
+ * fast path). The interrupt exits during the sleep decide nothing
+ * (T.sleeping): the blocking call decides once port_sleep() returns.
  */
 #include <string.h>
 
@@ -77,6 +66,7 @@ static struct {
     thread_switch_stats_t why; /* the same, by cause */
 #endif
     bool k_in_run;          /* K is inside sched_run() */
+    bool owed;              /* a thread was made ready with no decision after it */
     uint8_t at_run;         /* threads held until sched_run() (THREAD_START_AT_RUN) */
     volatile bool sleeping; /* the current thread sleeps in its blocking call */
 } T;
@@ -237,6 +227,15 @@ static MT_INLINE bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
 static MT_INLINE bool k_beats_running(const thread_t *cur)
 {
     return T.call || T.k_floor > cur->prio || queue_top_prio() > cur->prio;
+}
+
+/* Whether the running thread cur may lose the CPU at a scheduling point:
+ * a timed policy charges it and re-arms its slice there in any case;
+ * otherwise only a ready thread or a claim of K can take the CPU, and with
+ * neither, reschedule_running() would decide to keep it. irq off. */
+static MT_INLINE bool may_lose_cpu(const thread_t *cur)
+{
+    return MOTET_THREAD_TIMED || thread_ready_hint() || k_beats_running(cur);
 }
 
 /* K has no claim at all: sched_run() with nothing to do. */
@@ -417,14 +416,24 @@ static void sleep_in_place(thread_t *cur)
     if (cur->state == TS_BLOCKED_RUNNING) cur->state = TS_BLOCKED; /* not for us */
 }
 
+/* cur was woken in its sleep, whose interrupt exits decided nothing: what
+ * they made ready or queued above it runs now. Out of line. irq off. */
+static MT_NOINLINE void woken_in_place(thread_t *cur)
+{
+    if (MOTET_THREAD_TIMED) cur->run_from = timer_now();
+    if (may_lose_cpu(cur))
+        reschedule_running();
+    else
+        policy_started(cur);
+}
+
 void thread_block(void)
 {
     thread_t *cur = thread_current;
     charge(cur);
     for (;;) {
         if (cur->state == TS_RUNNING) { /* woken during its own sleep: fast path */
-            if (MOTET_THREAD_TIMED) cur->run_from = timer_now();
-            policy_started(cur);
+            woken_in_place(cur);
             return;
         }
         /* Resumed from each switch below: whoever switched back made it RUNNING. */
@@ -551,15 +560,6 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 
 /* ---- thread side ---- */
 
-/* Whether the running thread cur may lose the CPU at a scheduling point:
- * a timed policy charges it and re-arms its slice there in any case;
- * otherwise only a ready thread or a claim of K can take the CPU, and with
- * neither, reschedule_running() would decide to keep it. irq off. */
-static MT_INLINE bool may_lose_cpu(const thread_t *cur)
-{
-    return MOTET_THREAD_TIMED || thread_ready_hint() || k_beats_running(cur);
-}
-
 bool thread_isr_exit_due(void)
 {
     const thread_t *cur = thread_current;
@@ -585,48 +585,52 @@ void thread_preempt_point(void)
     port_irq_restore(s);
 }
 
-/* A yield by fixed levels without slices, to next, the best ready thread
- * (not NULL), an equal of cur that K does not outrank: the two change places in the ready
- * structure in one step, and nothing else changes (no slice, no charge, no
- * count of ready threads). T.call is clear: only a thread that handed K a
- * send sets it, and K clears it before it runs anything. irq off. */
-static MT_INLINE bool yield_to_equal(thread_t *cur, thread_t *next)
-{
-#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
-    if (next->prio != cur->prio) return false;
-    if (T.k_floor >= next->prio || queue_top_prio() > next->prio) return false; /* K's claim */
-    rq_swap_head(next, cur);
-    cur->state = TS_READY;
-    next->state = TS_RUNNING;
-    switch_threads(cur, next);
-    return true;
-#else
-    (void) cur;
-    (void) next;
-    return false;
-#endif
-}
-
-/* A yield that is not to an equal K leaves alone, next being the best
- * ready thread (NULL only with round robin); out of line, so that the
- * common case keeps its registers to itself. irq off. */
-static MT_NOINLINE void yield_otherwise(thread_t *cur, thread_t *next)
+/* A yield by the policy's order, next its best ready thread. irq off. */
+static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 {
     if (THREAD_POLICY_BY_LEVEL && (!next || next->prio < cur->prio)) {
-        /* No equal waits: behind nobody, it keeps the CPU at once; with
-         * round robin, with the new slice a yield gives (no timer to arm). */
+        /* No equal waits: it keeps the CPU, with round robin a new slice. */
 #if MOTET_THREAD_RR
         policy_prio_new_slice(cur);
         policy_started(cur);
 #endif
         return;
     }
-    /* Behind its equals: the policy says who they are. By level, the first
-     * of them is still the best ready thread once cur is behind them, and
-     * no second look is needed. */
+    if (!next && !MOTET_THREAD_RR) return; /* nobody to yield to */
+    /* Behind its equals; by level, their first is still the best (no second look). */
     ready_add(cur, READY_YIELD);
     run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
 }
+
+#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+
+/* A yield by fixed levels without slices. No thread above cur is ready
+ * while it runs (what makes one ready or lowers cur decides at once, a
+ * sleep in place too: woken_in_place(); T.owed says when not), so the next
+ * thread is the head of cur's own level, no search, and cur takes its last
+ * place in the same step (rq_swap_head()), unless K claims the level. */
+static MT_INLINE void yield_in_level(thread_t *cur)
+{
+    if (T.owed) { /* thread_owe_decision(): a thread above cur may be ready */
+        T.owed = false;
+        yield_by_policy(cur, policy_peek());
+        return;
+    }
+    mt_prio_t p = cur->prio;
+    rq_fifo_t *level = rq_fifo((uint8_t) p);
+    thread_t *next = level->head;
+    if (!next) return;
+    if (T.k_floor >= p || queue_top_prio() > p) { /* k_beats_ready(): K runs */
+        yield_by_policy(cur, next);
+        return;
+    }
+    rq_swap_head(level, (uint8_t) p, next, cur);
+    cur->state = TS_READY;
+    next->state = TS_RUNNING;
+    switch_threads(cur, next);
+}
+
+#endif
 
 mt_err_t thread_yield(void)
 {
@@ -634,20 +638,21 @@ mt_err_t thread_yield(void)
     if (!cur) return log_error(MT_ERR_STATE);
     port_irq_state_t s = port_irq_save();
     charge(cur);
-    thread_t *next = policy_peek();
-    if (next ? !yield_to_equal(cur, next) : MOTET_THREAD_RR) yield_otherwise(cur, next);
+#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+    yield_in_level(cur);
+#else
+    yield_by_policy(cur, policy_peek());
+#endif
     port_irq_restore(s);
     return MT_OK;
 }
 
-/* ---- life cycle (creation: thread_create.c) ---- */
-
-thread_t *thread_free_slot(void)
+void thread_owe_decision(void)
 {
-    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++)
-        if (threads[i].state == TS_FREE && !(threads[i].flags & THREAD_F_IDLE)) return &threads[i];
-    return NULL;
+    if (thread_current && !port_in_isr()) T.owed = true;
 }
+
+/* ---- life cycle (creation: thread_create.c) ---- */
 
 uint8_t thread_admit(thread_t *t, uint8_t start)
 {

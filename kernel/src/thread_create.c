@@ -20,6 +20,15 @@ static void thread_start(void *arg)
     thread_exit();
 }
 
+thread_t *thread_free_slot(void)
+{
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) {
+        thread_t *t = thread_by_id(i);
+        if (t->state == TS_FREE && !(t->flags & THREAD_F_IDLE)) return t;
+    }
+    return NULL;
+}
+
 static mt_err_t validate(const thread_spec_t *spec)
 {
     if (!spec || !spec->entry || !spec->stack) return MT_ERR_INVALID;

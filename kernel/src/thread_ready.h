@@ -131,15 +131,19 @@ static MT_INLINE void rq_remove(thread_t *t)
     rq_take_head(t);
 }
 
-/* head, the first thread of its key, leaves the structure and t takes the
- * last place of that key, in one step: the key stays non-empty, so its
- * bits and the count of ready threads stay as they are (a yield to an
- * equal). */
-static MT_INLINE void rq_swap_head(thread_t *head, thread_t *t)
+/* The FIFO of key `key` (a valid key): a yield's successor is its head. */
+static MT_INLINE rq_fifo_t *rq_fifo(uint8_t key)
 {
-    uint8_t k = head->key;
-    rq_fifo_t *f = &thread_rq.key[k];
-    t->key = k;
+    return &thread_rq.key[key];
+}
+
+/* head, the first thread of FIFO f (key `key`), leaves the structure and
+ * t takes the last place of f, in one step: the key stays non-empty, so
+ * its bits and the count of ready threads stay as they are (a yield to an
+ * equal). */
+static MT_INLINE void rq_swap_head(rq_fifo_t *f, uint8_t key, thread_t *head, thread_t *t)
+{
+    t->key = key;
     t->next = NULL;
     f->tail->next = t; /* head itself if it was alone */
     f->tail = t;

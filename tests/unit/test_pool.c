@@ -4,7 +4,9 @@
  * out once, aligned, from boot code and interrupts; exhaustion returns
  * NULL; a foreign pointer, a pointer inside a block and a double free are
  * refused and logged without harming the pool, and a live block that holds
- * the free mark's bytes by chance is freed all the same. With threads: a thread
+ * the free mark's bytes by chance is freed all the same; every address but a
+ * block's start is refused, for odd, power-of-two and mixed block sizes; the
+ * count of blocks out follows every path. With threads: a thread
  * waits for a block and gets the one freed (from an interrupt too, at its
  * exit), or times out at its tick.
  *
@@ -57,6 +59,70 @@ static void test_foreign_pointers_are_refused_and_logged(void **state)
     /* The pool still hands out each block once. */
     void *x = pool_alloc(&frames), *y = pool_alloc(&frames);
     assert_ptr_not_equal(x, y);
+}
+
+/* Pools of an odd block size (5: only on cores without alignment, else
+ * rounded up), a power of two and an odd multiple of one: a free of any
+ * address but a block's start is refused, whether inside a block, in
+ * front of the storage, behind it or far away, and leaves the count of
+ * blocks out alone; each block's start is freed. */
+POOL_DEFINE(odd5, 5, 7);
+POOL_DEFINE(pow16, 16, 3);
+
+static void check_only_block_starts_are_freed(pool_t *p)
+{
+    pool_init(p);
+    uint8_t *first = NULL;
+    for (unsigned i = 0; i < p->count; i++) {
+        uint8_t *b = pool_alloc(p);
+        assert_non_null(b);
+        if (!first) first = b;
+    }
+    uintptr_t base = (uintptr_t) first, span = (uintptr_t) p->count * p->size;
+    assert_ptr_equal(first, p->blocks);
+    for (uintptr_t a = base - 2u * p->size; a != base + span + 2u * p->size; a++) {
+        bool start = a >= base && a < base + span && (a - base) % p->size == 0;
+        if (!start) assert_int_equal(pool_free(p, (void *) a), MT_ERR_BAD_POINTER);
+    }
+    assert_int_equal(pool_free(p, (void *) (uintptr_t) 1), MT_ERR_BAD_POINTER);
+    assert_int_equal(pool_free(p, (void *) (UINTPTR_MAX - 7u)), MT_ERR_BAD_POINTER);
+    assert_int_equal(pool_in_use(p), p->count);
+    for (unsigned i = 0; i < p->count; i++)
+        assert_int_equal(pool_free(p, first + (size_t) i * p->size), MT_OK);
+    assert_int_equal(pool_in_use(p), 0);
+}
+
+static void test_every_address_but_a_block_start_is_refused(void **state)
+{
+    (void) state;
+    check_only_block_starts_are_freed(&frames); /* 24: 3 << 3 */
+    check_only_block_starts_are_freed(&odd5);
+    check_only_block_starts_are_freed(&pow16);
+}
+
+/* The count of blocks out is kept by every path that hands a block out or
+ * takes it back, and by no refusal. */
+static void test_in_use_follows_every_path(void **state)
+{
+    (void) state;
+    uint8_t *a = pool_alloc(&frames), *b = pool_alloc(&frames);
+    assert_int_equal(pool_in_use(&frames), 2);
+    assert_int_equal(pool_free(&frames, a), MT_OK);
+    assert_int_equal(pool_free(&frames, a), MT_ERR_DOUBLE_FREE);
+    assert_int_equal(pool_free(&frames, b + 1), MT_ERR_BAD_POINTER);
+    assert_int_equal(pool_in_use(&frames), 1);
+#if MOTET_THREADS
+    void *c;
+    assert_int_equal(pool_alloc_wait(&frames, &c, THREAD_NO_WAIT), MT_OK);
+    assert_int_equal(pool_in_use(&frames), 2);
+#endif
+    while (pool_alloc(&frames)) {
+    }
+    assert_int_equal(pool_in_use(&frames), BLOCKS);
+    assert_null(pool_alloc(&frames));
+    assert_int_equal(pool_in_use(&frames), BLOCKS);
+    pool_init(&frames);
+    assert_int_equal(pool_in_use(&frames), 0);
 }
 
 static void test_double_free_is_logged(void **state)
@@ -178,6 +244,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_every_block_once_then_null, setup),
         cmocka_unit_test_setup(test_foreign_pointers_are_refused_and_logged, setup),
+        cmocka_unit_test_setup(test_every_address_but_a_block_start_is_refused, setup),
+        cmocka_unit_test_setup(test_in_use_follows_every_path, setup),
         cmocka_unit_test_setup(test_double_free_is_logged, setup),
         cmocka_unit_test_setup(test_a_live_block_holding_the_free_mark_is_freed, setup),
         cmocka_unit_test_setup(test_interrupts_allocate_and_free, setup),

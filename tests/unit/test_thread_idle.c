@@ -97,12 +97,59 @@ static void test_no_idle_thread_the_sleep_happens_on_the_blocked_thread(void **s
     }
 }
 
+/* The interrupt that ends a sleep in place may wake a higher thread as
+ * well as the sleeper: the higher one runs first, as at any other
+ * interrupt exit, though the exits during the sleep decide nothing. */
+static uint8_t high_stack[STACK];
+static sem_t high_sem;
+static unsigned both_posts;
+
+static void isr_wakes_both(void)
+{
+    sem_post_isr(&sem);
+    if (++both_posts == 2) sem_post_isr(&high_sem); /* the second: the sleep is in place */
+}
+
+static void high(void *arg)
+{
+    (void) arg;
+    for (;;) {
+        sem_wait(&high_sem);
+        test_note("high ");
+    }
+}
+
+static void low(void *arg)
+{
+    (void) arg;
+    for (int i = 1; i <= 2; i++) {
+        sem_wait(&sem);
+        test_note(i == 1 ? "low1 " : "low2 ");
+    }
+    sched_stop();
+}
+
+static void test_a_higher_thread_woken_with_the_sleeper_runs_first(void **state)
+{
+    (void) state;
+    sem_init(&high_sem, 0);
+    both_posts = 0;
+    test_thread(high_stack, STACK, high, NULL, 4, THREAD_START_NOW);
+    test_thread(stack, STACK, low, NULL, 2, THREAD_START_NOW);
+    tport_irq_attach(0, isr_wakes_both);
+    tport_irq_schedule(0, TIMER_MS(1));
+    tport_irq_schedule(0, TIMER_MS(2));
+    sched_run();
+    assert_string_equal(test_trace(), "low1 high low2 ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_blocking_thread_sleeps_in_place_and_wakes_without_a_switch,
                                setup),
         cmocka_unit_test_setup(test_no_idle_thread_the_sleep_happens_on_the_blocked_thread, setup),
+        cmocka_unit_test_setup(test_a_higher_thread_woken_with_the_sleeper_runs_first, setup),
     };
     return cmocka_run_group_tests_name("thread idle", tests, NULL, NULL);
 }

@@ -602,6 +602,55 @@ static void test_stack_painting_measures_use(void **state)
     sem_post(&sem);
 }
 
+/* A timeout that falls due while a thread holds interrupts off is served
+ * by that thread's own next timer call (the compare interrupt then never
+ * comes), which decides nothing: the higher thread it wakes must still
+ * run at the next yield of the equals, not after they are done. */
+#define PID_T 0x46
+
+static sem_t never;
+
+static void times_out(void *arg)
+{
+    (void) arg;
+    assert_int_equal(sem_wait_for(&never, 50), MT_ERR_TIMEOUT);
+    note("H ");
+}
+
+static void yields_thrice(void *arg)
+{
+    int i = (int) (intptr_t) arg;
+    for (int n = 0; n < 3; n++) {
+        if (i == 2 && n == 0) { /* the timer call that serves H's timeout */
+            port_irq_state_t s = port_irq_save();
+            tport_busy(100);
+            assert_int_equal(timer_stop_for(PID_T, 0), MT_OK);
+            port_irq_restore(s);
+        }
+        note(i == 1 ? "L1 " : "L2 ");
+        thread_yield();
+    }
+    sched_stop(); /* sched_run() returns once every thread is done */
+}
+
+static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+{
+    (void) state;
+    sem_init(&never, 0);
+    make_task(PID_T, 1, raising_handler); /* its timer never fires: only INIT runs */
+    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
+    spawn(0, times_out, 4, MT_PID_NONE);                           /* waits 50 ticks */
+    thread_spec_t spec = {.entry = yields_thrice, .prio = 2, .start = THREAD_START_AT_RUN};
+    for (int i = 1; i <= 2; i++) {
+        spec.arg = (void *) (intptr_t) i;
+        spec.stack = stacks[i];
+        spec.stack_size = sizeof stacks[i];
+        assert_int_equal(thread_create(&spec, &th[i]), MT_OK);
+    }
+    sched_run();
+    assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -626,6 +675,8 @@ int main(void)
         cmocka_unit_test_setup(test_nested_preemption_unwinds_in_order, setup),
         cmocka_unit_test_setup(test_thread_woken_mid_drain_runs_before_lower_messages, setup),
         cmocka_unit_test_setup(test_stack_painting_measures_use, setup),
+        cmocka_unit_test_setup(test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield,
+                               setup),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }

@@ -614,9 +614,11 @@ def _floor_lines(on, off, floor, unlocked, logged, logged_once):
         out.append(_against_floor(key, off, floor, bare))
     if "yield switch" in floor:
         out += ["", "The thread rows' floor is bench/avr/floor_avr_threads.c: what a yield to "
-                "an equal and a semaphore hand-off to a higher thread need (a FIFO per level and "
-                "a bitmap searched as the kernel searches it, one byte of the kernel stack's "
-                "claim compared, the interrupt lock around the decision and the switch, the "
+                "an equal and a semaphore hand-off to a higher thread need (a FIFO per level; a "
+                "yield takes the head of its own level, nobody above a running thread being "
+                "ready; a hand-off compares with the best ready thread, found in a bitmap "
+                "searched as the kernel searches it; one byte of the kernel stack's claim "
+                "compared, the interrupt lock around the decision and the switch, the "
                 "wait list kept best first, the two operations as calls) around the port's own "
                 "port_context_switch() (18 registers and the stack pointer, 90 cycles of each "
                 "figure), measured with the same markers and windows as bench_avr_threads.c: "

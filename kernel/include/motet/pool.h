@@ -34,10 +34,11 @@ typedef struct pool {
 #endif
     pool_free_block_t *free; /* free blocks, linked through themselves */
     uint8_t *blocks;         /* count * size bytes */
+    uintptr_t inverse;       /* odd * inverse = 1 modulo 2^(pointer bits) (pool_init) */
     uint16_t size;           /* a block's bytes */
     uint8_t count;           /* blocks */
     uint8_t shift;           /* size = odd << shift (pool_init) */
-    uint8_t inverse;         /* odd * inverse = 1 modulo 256 (pool_init) */
+    uint8_t in_use;          /* blocks handed out */
 } pool_t;
 
 #define POOL_DEFINE(name, block_size, n_blocks)                                                    \
@@ -58,7 +59,7 @@ void *pool_alloc(pool_t *p);
  * point in task context); any context. MT_ERR_BAD_POINTER (not a block of
  * p), MT_ERR_DOUBLE_FREE, both logged. */
 mt_err_t pool_free(pool_t *p, void *block);
-/* Blocks handed out now. */
+/* Blocks handed out now (a count kept by alloc and free: constant time). */
 uint8_t pool_in_use(const pool_t *p);
 
 #if MOTET_THREADS
