@@ -651,6 +651,32 @@ static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(voi
     assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
 }
 
+/* Equals that yield take turns in the order they became ready, at every
+ * step (the Thread-Metric bench checks only the counts at its end). */
+static void yields_in_turn(void *arg)
+{
+    static const char *const names[] = {"A ", "B ", "C "};
+    for (int n = 0; n < 3; n++) {
+        note(names[(intptr_t) arg]);
+        assert_int_equal(thread_yield(), MT_OK);
+    }
+    sched_stop(); /* sched_run() returns once every thread is done */
+}
+
+static void test_equals_that_yield_take_turns_in_order(void **state)
+{
+    (void) state;
+    thread_spec_t spec = {.entry = yields_in_turn, .prio = 2, .start = THREAD_START_AT_RUN};
+    for (int i = 0; i < 3; i++) {
+        spec.arg = (void *) (intptr_t) i;
+        spec.stack = stacks[i];
+        spec.stack_size = sizeof stacks[i];
+        assert_int_equal(thread_create(&spec, &th[i]), MT_OK);
+    }
+    sched_run();
+    assert_string_equal(trace, "A B C A B C A B C ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -677,6 +703,7 @@ int main(void)
         cmocka_unit_test_setup(test_stack_painting_measures_use, setup),
         cmocka_unit_test_setup(test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield,
                                setup),
+        cmocka_unit_test_setup(test_equals_that_yield_take_turns_in_order, setup),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }
