@@ -4,13 +4,10 @@
  * dispatch rules, and who owns its payload when (docs/architecture.md,
  * "The fast path and the general path").
  *
- * The fast paths are rule 1's plain case, a handler sending to an idle,
- * initialised local task at least as important: one byte of its control
- * block, its gate (sched_internal.h), against the running priority, then a
- * frame pushed and the handler called (dispatch_run()), no message built;
- * and a send that must wait, with no payload or a small borrowed one,
- * taking a pool block (queue_small_irq_off()). Everything else takes the
- * general path, sched_deliver(), which applies the rules one by one.
+ * The fast paths: a handler's send that runs its task at once (its gate
+ * against the running priority, a frame pushed, dispatch_run()), and one
+ * that must wait with at most a small borrowed payload (a pool block).
+ * Everything else: the general path, sched_deliver(), rule by rule.
  *
  * A send looks its destination up and tests it with interrupts off: a
  * handler run at an interrupt's exit may kill a task and free its control
@@ -41,23 +38,9 @@ static MT_INLINE task_t *sending_frame(mt_pid_t sender)
     return self && self->pid == sender ? self : NULL;
 }
 
-/* A heap payload `sender` sends becomes the kernel's: a block the sender
- * owns, or the heap payload its handler was given and passes on without
- * taking it (the kernel's already: its frame lets go of it). Any other
- * block is refused, MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (logged), and
- * stays as it was. `from` is the sender's frame, if any (sending_frame()). */
-static mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
-{
-    if (from && from->payload == data) {
-        from->payload = NULL;
-        return MT_OK;
-    }
-    return mem_pass(data, sender, MEM_OWNER_KERNEL);
-}
-
 /* Give the message block m its own copy of a borrowed payload (in the block
  * when it fits), or take a heap one for the kernel; `from` and `sender` as
- * for payload_to_kernel(). An empty heap payload is freed. */
+ * for payload_to_kernel() (take.c). An empty heap payload is freed. */
 static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, task_t *from,
                             mt_pid_t sender)
 {
@@ -155,28 +138,51 @@ static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port,
 }
 
 /* The queued fast path: a send from the kernel stack to t, looked up under
- * the caller's lock, that must wait (t on the stack, less important, or its
- * gate closed), with no payload or a small borrowed one (its pointer
- * checked by the caller, fast_send()); false sends it the general way,
- * which also logs why a block could not be had. */
-static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len)
+ * the caller's lock, that must wait, with no payload or a small borrowed one
+ * (fast_send() checked its pointer). First half: a pool block holding the
+ * payload, or NULL to go the general way (which logs an empty pool); irq off. */
+static MT_INLINE msg_t *queue_small_take_irq_off(const task_t *t, void *data, uint16_t len)
 {
-    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return false;
+    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return NULL;
     msg_t *m = queue_take_block_irq_off();
-    if (!m) return false;
-    mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
+    if (!m) return NULL;
     if (len) {
         queue_copy_into_block(m, data, len); /* a call: bytes, the rarer case */
     } else {
         m->data = NULL;
         m->len = 0;
     }
+    return m;
+}
+
+/* Second half: m addressed to t's `port`, appended to its level; irq off.
+ * It cannot start before the lock goes: t is below the sender or less
+ * important, and an interrupt's exit runs only what outranks the sender. */
+static MT_INLINE void queue_small_push_irq_off(task_t *t, mt_port_t port, msg_t *m)
+{
+    mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
     address_irq_off(m, t, port, src, 0);
     queue_push(m, t);
-    /* It cannot start before the lock goes: t is below the sender or less
-     * important, and an interrupt's exit runs only what outranks the sender. */
     log_event_inline_irq_off(EV_SEND, src, (uint16_t) (t->pid << 8 | port));
+}
+
+/* Both halves in line, for send_waiting(): false to go the general way. */
+static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    msg_t *m = queue_small_take_irq_off(t, data, len);
+    if (!m) return false;
+    queue_small_push_irq_off(t, port, m);
     return true;
+}
+
+/* The second half out of line for both ways in by pid, then the caller's
+ * lock (s) put back. Four arguments: none the AVR's caller must save. */
+static MT_NOINLINE mt_err_t queue_small_push_unlock(task_t *t, mt_port_t port, msg_t *m,
+                                                    port_irq_state_t s)
+{
+    queue_small_push_irq_off(t, port, m);
+    port_irq_restore(s);
+    return MT_OK;
 }
 
 /* ---- running at once, the general way ---- */
@@ -319,35 +325,33 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
     return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, false);
 }
 
-/* True when the fast paths may consider this send at all: from the kernel
- * stack (not a thread, not an interrupt body), with no flags but those
- * `allowed`, and a payload pointer where there are bytes (tested after the
- * length: a send without payload pays for one test, not two). */
+/* True when the fast paths may consider this send: from the kernel stack
+ * (not a thread, not an interrupt body), no flags but those `allowed`, and
+ * a payload pointer where there are bytes (one test without payload). */
 static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, uint8_t allowed)
 {
     return !(flags & (uint8_t) ~allowed) && (!len || data) && !thread_running() && !port_in_isr();
 }
 
-/* A send to the local task pid by the general rules: what the fast paths
- * of a send by pid leave, and every delivery of a multicast or a bus frame
- * (which must not reach the multicast and bus paths of sched_send_to()). */
+/* A send without flags to the local task pid by the general rules, where
+ * the queued fast paths by pid leave it: four arguments, reached by a jump. */
 static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, void *data,
-                                               uint16_t len, uint8_t flags)
+                                               uint16_t len)
 {
-    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
+    return deliver_checked(task_find_fast(pid), pid, port, data, len, 0, true);
 }
 
 /* The queued fast path of a send by pid to t, found unable to run at once
  * under the caller's lock (s, put back here): no second lookup. Out of line
- * (below), so the immediate path saves no registers; a message without
- * payload has its own, with three arguments: none on the stack. */
+ * (below); without payload in three arguments: none on the stack. */
 static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
                                           port_irq_state_t s)
 {
-    bool queued = queue_small_irq_off(t, port, data, len);
+    msg_t *m = queue_small_take_irq_off(t, data, len);
+    if (m) return queue_small_push_unlock(t, port, m, s);
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
-    return queued ? MT_OK : send_local_general(pid, port, data, len, 0);
+    return send_local_general(pid, port, data, len);
 }
 
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
@@ -361,9 +365,8 @@ static MT_NOINLINE mt_err_t signal_to_waiting(task_t *t, mt_port_t port, port_ir
     return queue_to_unlock(t, port, NULL, 0, s);
 }
 
-/* A send by pid: the fast paths when pid's task sits in its home slot (a
- * virtual pid never does, so a hit there is a local task), else the
- * general path, for any destination or (`local_only`) local ones. */
+/* A send by pid: the fast paths when pid's task is in its home slot (a
+ * virtual pid never is), else the general path (`local_only`: local ones). */
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only)
 {
@@ -386,7 +389,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         }
         port_irq_restore(s);
     }
-    if (local_only) return send_local_general(pid, port, data, len, flags);
+    if (local_only) return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
     return send_to_general(pid, port, data, len, flags);
 }
 
@@ -428,9 +431,8 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
     return send_route(&self->routes[out], data, len, flags);
 }
 
-/* The queued fast path of sched_send(), whose route's task could not run
- * at once, for a send without heap payload: under the lock the caller took
- * (s, put back here), and out of line like send_to_waiting(). */
+/* The queued fast path of sched_send() without heap payload, both halves
+ * in line, under the caller's lock (s, put back here); out of line. */
 static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len,
                                          port_irq_state_t s)
 {
@@ -454,28 +456,20 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
     mt_err_t err = payload_to_kernel(data, t->below, t->sender);
     if (err) {
         frame_cancel(t);
-        mt_prio_t prio = sched.running_prio;
-        if (sched_may_run(prio)) dispatch_drain(prio);
-        return err;
-    }
-    if (len) {
-        t->payload = data;
     } else {
-        mem_release(data);
-        data = NULL;
+        t->payload = len ? data : NULL; /* freed after the handler unless taken */
+        if (!len) mem_release(data);
+        log_event(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
+        frame_run(t, port, len ? data : NULL, len);
     }
-    log_event(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
-    frame_run(t, port, data, len);
     mt_prio_t prio = sched.running_prio;
     if (sched_may_run(prio)) dispatch_drain(prio);
-    return MT_OK;
+    return err;
 }
 
 /* sched_send()'s fast path along route r of the running task, in line in
- * it: the send and its four arguments only, so that nothing but the top
- * frame needs a saved register. A route's control block is set only for a
- * local task (and cleared when that task goes) and its port was checked
- * when the route was made, so the fast path trusts both. */
+ * it. A route's control block is set only for a local task (cleared when
+ * it goes), its port checked when the route was made: both are trusted. */
 static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
@@ -494,9 +488,8 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
     return send_route(r, data, len, flags); /* a heap payload waits the general way */
 }
 
-/* sched_send() and sched_signal(): the fast path along route `out` of the
- * running handler, else the general path. In line in both, so that a
- * signal's constant arguments fold its payload's tests away. */
+/* sched_send() and sched_signal(): the fast path along route `out`, else
+ * the general path; in line in both: a signal's constants fold tests away. */
 static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = sched.current;

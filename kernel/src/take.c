@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A handler's heap payload after the dispatch (docs/architecture.md, who
- * owns a message block when): the running handler takes it
- * (sched_take(), sched_take_msg()), and the kernel frees what it did not
- * take once the handler returns (send_drop_payload()). A borrowed payload
- * is copied to the heap instead.
+ * A heap payload's owners (docs/architecture.md, who owns a message block
+ * when): a sender hands it to the kernel (payload_to_kernel()), the running
+ * handler takes it (sched_take(), sched_take_msg()), and the kernel frees
+ * what it did not take once the handler returns (send_drop_payload()). A
+ * borrowed payload is copied to the heap instead.
  */
 #include <string.h>
 
@@ -12,6 +12,15 @@
 #include "motet/mem.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
+
+mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
+{
+    if (from && from->payload == data) {
+        from->payload = NULL;
+        return MT_OK;
+    }
+    return mem_pass(data, sender, MEM_OWNER_KERNEL);
+}
 
 void send_drop_payload(task_t *t)
 {
