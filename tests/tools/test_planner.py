@@ -205,11 +205,11 @@ SSL_APP = ROOT / "apps" / "ssl" / "ssl_device.toml"
 SSL_PROFILE = ROOT / "apps" / "ssl" / "ssl_device.profile.toml"
 
 
-def ssl_problem(dev_name, pins=None, deadlines=None):
+def ssl_problem(dev_name, pins=None, deadlines=None, assume_instructions=False):
     app = appplace.load(SSL_APP)
     prof = profile.load(SSL_PROFILE, app)
     return planner.Problem(app, device.load(ROOT / "devices" / dev_name), prof, None,
-                           deadlines, pins)
+                           deadlines, pins, assume_instructions=assume_instructions)
 
 
 def test_ssl_on_the_papers_device_beats_figure_8_within_its_deadline():
@@ -230,24 +230,35 @@ FIVE_PINS = {"radio": 0, "mic0": 1, "mic1": 2, "mic2": 3, "mic3": 4, "temp": 4}
 TWO_PINS = {"radio": 0, "mic0": 1, "mic1": 1, "mic2": 1, "mic3": 1, "temp": 1}
 
 
+def test_a_pinned_task_never_measured_on_its_kind_is_refused_not_guessed():
+    # the radio was measured on the msp430 only; pinned to the five-module
+    # device's arm7 module, no count is carried over unless asked for
+    with pytest.raises(planner.PlanError, match=r"task 'radio' has no cycles for its module 0 "
+                       r"\(arm7, pinned: --pin\) \(measured: msp430\)"):
+        ssl_problem("five-module.toml", FIVE_PINS, {"radio": 200})
+
+
 def test_ssl_on_the_five_module_device():
-    p = ssl_problem("five-module.toml", FIVE_PINS, {"radio": 200})
+    p = ssl_problem("five-module.toml", FIVE_PINS, {"radio": 200}, assume_instructions=True)
     sol, fig = solved(p)
     assert sol.where["ht"] == 0 and p.converted == {"radio": ("msp430", "arm7")}
+    text = "\n".join(plan_report.report(p, sol))
+    assert "WARNING, not measured (--assume-instructions)" in text
+    assert "radio (msp430 -> arm7)" in text
 
 
 def test_ssl_on_the_two_module_device_moves_ffts_for_a_short_deadline():
     # the four FFTs in series on the one sensing module: no placement
     # keeping them there meets 200 ms
     kept = dict(TWO_PINS, fft0=1, fft1=1, fft2=1, fft3=1)
-    p = ssl_problem("two-module.toml", kept, {"radio": 200})
+    p = ssl_problem("two-module.toml", kept, {"radio": 200}, True)
     assert planner.solve(p) is None
     lines = plan_report.explain_infeasible(p)
     assert len(lines) == 4 and all("deadline 200 ms" in line for line in lines)
-    sol, fig = solved(ssl_problem("two-module.toml", kept, {"radio": 250}))
+    sol, fig = solved(ssl_problem("two-module.toml", kept, {"radio": 250}, True))
     assert sol.where["ht"] == 0
     # movable, they go to the compute module, and 200 ms is met
-    p = ssl_problem("two-module.toml", TWO_PINS, {"radio": 200})
+    p = ssl_problem("two-module.toml", TWO_PINS, {"radio": 200}, True)
     sol, fig = solved(p)
     assert [sol.where[f"fft{c}"] for c in range(4)] == [0, 0, 0, 0]
     assert all(fig.latency_us[i] <= 200_000 for i, ch in enumerate(p.chains) if ch.deadline_us)

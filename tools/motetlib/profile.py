@@ -595,6 +595,9 @@ def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured, fits=None, output
                    routes, workloads=workloads)
 
 
+EMULATORS = {"avr": "the simavr harness", "cortex-m": "QEMU (-icount, its lock-step plug-in)"}
+
+
 def measured_text(dev, runs):
     """Per processor kind, where its figures came from, in words."""
     out = {}
@@ -602,21 +605,32 @@ def measured_text(dev, runs):
         mods = [m for m in dev.modules if m.processor.name == kind]
         ports = sorted({m.kind for m in mods})
         args = sorted({shlex.join(m.args) for m in mods})
+        if ports == ["native"]:
+            how = ("handler time in simulated time, which the native port advances only by "
+                   "what the module program charges for its work (its cost model: module "
+                   f"arguments {'; '.join(args)}), times the clock")
+        elif all(p in EMULATORS for p in ports):
+            how = ("the chip's own cycles: each record of the kernel's log taken by "
+                   f"{' and '.join(EMULATORS[p] for p in ports)} as the chip wrote it, at the "
+                   "cycle it was written (eventlog.py, SLOT lines); handler time times the "
+                   "clock")
+        else:
+            how = "handler time times the clock"
         out[kind] = (f"{', '.join(ports)} port: event logs of {dev.path} modules "
                      f"{', '.join(str(m.id) for m in mods)} ({kind}, {mods[0].processor.mhz:g} "
-                     f"MHz), {len(runs)} placement{'s' if len(runs) > 1 else ''}; "
-                     + ("handler time in simulated time, which the native port advances only "
-                        "by what the module program charges for its work (its cost model: "
-                        f"module arguments {'; '.join(args)}), times the clock"
-                        if ports == ["native"] else "handler time times the clock"))
+                     f"MHz), {len(runs)} placement{'s' if len(runs) > 1 else ''}; {how}")
     return out
 
 
 def variants(app, dev):
     """Placements to measure: the description's; every movable task on a
     module of another processor kind; then, while some route with a movable
-    end has always been local, that route split."""
+    end has always been local, that route split. A device with emulated
+    modules runs the description its images have built in (module_kinds:
+    the module program's options do not reach them): that one only."""
     given = {t.name: t.module for t in app.tasks}
+    if any(m.kind in EMULATORS for m in dev.modules):
+        return [given]
     kind = {m.id: m.processor.name for m in dev.modules}
     out = [given]
     swapped = dict(given)
@@ -673,8 +687,10 @@ def measure(app, dev, bdir, until_s, desc_option, extra, keep=None, out=print):
             given = {t.name: t.module for t in app.tasks}
             moved = {t: m for t, m in placement.items() if m != given[t]}
             lines = []
+            built_in = any(m.kind in EMULATORS for m in dev.modules)  # variants()
             status, _ = run_device.run(dev, bdir, until=until_s, log_dir=log_dir,
-                                       extra=[*extra, desc_option, str(desc)],
+                                       extra=[*extra] if built_in else
+                                       [*extra, desc_option, str(desc)],
                                        out=lines.append, progress=False)
             if status != 0:
                 raise ProfileError(f"the device run of placement {i} failed:\n"
