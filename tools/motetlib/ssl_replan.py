@@ -398,8 +398,9 @@ def run(dev, bdir, scenario, extra, log_dir=None, lines=None, profile=PROFILE):
         planner.Problem(app, dev, prof)
     except planner.PlanError as e:
         # A device whose processors the profile never measured (the mixed
-        # device's emulated chips, whose modules keep no event log for
-        # `motet profile` and have no host channel): nothing to place by.
+        # device's emulated chips, measured in ssl_device.mixed.profile.toml
+        # in the description's placement only, and without a host
+        # channel): nothing to place by.
         note = (f"Re-placement: none on {Path(dev.path).name}, the scenario's deadline "
                 f"changes move no task: {e}")
         return (), lambda records, end_s, lines: ["", note]
