@@ -55,7 +55,9 @@ def runs(build_dir, tmp_path_factory, scenario):
     until = ["--until", DURATION_S + ssl_demo.LAST_REPORT_S]  # the Cortex-M3 never idles
     for device, more in ((MIXED, ["--trace", *until]), (NATIVE, [])):
         run = run_device(build_dir, tmp, device, *more, extra=["--scenario", scenario],
-                         timeout=MIXED_TIMEOUT_S)
+                         timeout=MIXED_TIMEOUT_S,
+                         log_dir=tmp / "logs" if device == MIXED else None)
+        run.log_dir = tmp / "logs" if device == MIXED else None
         found, alerts = ssl_demo.parse_radio(run.lines)
         out.append((run, found, alerts))
     return out
@@ -138,6 +140,43 @@ def test_modules_report_their_own_cycles(runs):
         # cut short (after the scenario, with no timer left) is not counted.
         assert DURATION_S - BLOCK_S < counted <= end, mod
         assert mod["energy_mj"] > 0
+
+
+def test_emulated_modules_log_their_handlers_in_their_own_cycles(runs):
+    """--log-dir on the mixed device: every module's event log, taken by the
+    simavr harness or QEMU's plug-in as the chip wrote it, each record at
+    its cycle. `motet profile` reads it as a native module's: each task's
+    cycles on the kind of chip it ran on, and no other; a module's handlers
+    take no more than the time it was awake, and on the sensing modules,
+    whose FFT is most of their work, most of it."""
+    from motetlib import appplace, device, eventlog, profile
+    (mixed, _, _), _ = runs
+    app = appplace.load(ROOT / "apps" / "ssl" / "ssl_device.toml")
+    dev = device.load(MIXED)
+    logs = {m.id: eventlog.read(mixed.log_dir / f"m{m.id}.log") for m in dev.modules}
+    for mid, recs in logs.items():
+        events = [r for r in recs if isinstance(r, eventlog.Event)]
+        assert not [r for r in recs if isinstance(r, eventlog.Lost)], mid
+        assert [r.time_us for r in events] == sorted(r.time_us for r in events), mid
+        ends = [r for r in events if r.type == "END"]
+        assert len(ends) > 20 and all(r.arg != eventlog.PORT_UNKNOWN for r in ends), mid
+    # the ATmega128s' times are whole cycles of 125 ns
+    assert all((r.time_us * 8).is_integer() for m in (2, 3, 4, 5) for r in logs[m]
+               if isinstance(r, eventlog.Event))
+    given = {t.name: t.module for t in app.tasks}
+    prof = profile.from_logs(app, dev, [(given, logs)], 250.0, 0.0, DURATION_S,
+                             profile.measured_text(dev, [given]))
+    kind = {m.id: m.processor.name for m in dev.modules}
+    for t in app.tasks:
+        assert set(prof.tasks[t.name].cycles) == {kind[t.module]}, t.name
+    periods = DURATION_S * 1e3 / 250.0
+    for m in dev.modules:
+        handlers_s = sum(c.messages * c.cycles[kind[m.id]] for c in prof.tasks.values()
+                         if given[c.name] == m.id) * periods / (m.processor.mhz * 1e6)
+        busy = mixed.module(m.id)["busy_s"]
+        assert handlers_s <= busy, (m.id, handlers_s, busy)
+        if m.id != COMPUTE:
+            assert handlers_s > 0.5 * busy, (m.id, handlers_s, busy)
 
 
 def board(build_dir, *args):

@@ -144,6 +144,30 @@ def test_from_logs_measures_cycles_messages_ram_and_frames():
     assert again.tasks == prof.tasks and again.routes == prof.routes
 
 
+def test_a_frame_copy_comes_out_of_the_handler_it_ran_in():
+    """The interface copies a frame when the kernel hands it over: at once
+    if none is in flight, else when the one before has gone out (its BUS
+    record). Two frames opened in sense's handler: the first's copy comes
+    out of sense, the second's out of sink, which was running when the
+    first went out; a third, opened with nothing in flight while no handler
+    runs, out of none."""
+    app = appplace.parse(APP, "chain.toml")
+    dev = device.parse(DEVICE + "bus_cycles_per_frame = 60\nbus_cycles_per_byte = 6\n",
+                       "d.toml")
+    copy = lambda n: (60 + 6 * n) / 6  # noqa: E731 us at m1's 6 MHz
+    t = 100_000
+    m1 = [ev(t, "START", SENSE, 4), ev(t + 100, "ALLOC", 0, 40), ev(t + 200, "ALLOC", 0, 20),
+          ev(t + 1000, "END", SENSE, 4),
+          ev(t + 2000, "START", SINK, 9), ev(t + 2500, "BUS", FILTER, 40),
+          ev(t + 3000, "END", SINK, 9), ev(t + 3100, "BUS", FILTER, 20),
+          ev(t + 4000, "ALLOC", 0, 16), ev(t + 4100, "BUS", FILTER, 16)]
+    where = {"sense": 1, "filter": 1, "sink": 1}
+    prof = profile.from_logs(app, dev, [(where, {0: [], 1: m1})], 100.0, 0.05, 0.25,
+                             profile.measured_text(dev, [where]))
+    assert prof.tasks["sense"].cycles["msp430"] == pytest.approx((1000 - copy(40)) * 6)
+    assert prof.tasks["sink"].cycles["msp430"] == pytest.approx((1000 - copy(20)) * 6)
+
+
 def test_variants_cover_every_kind_and_split_local_routes():
     app = appplace.parse(APP, "chain.toml")
     dev = device.parse(DEVICE, "d.toml")

@@ -315,7 +315,7 @@ def demo_hello(build_dir_arg, port, **_):
     return run_hello(build.build_dir(build_dir_arg), ["--sim", "--until", "1"])
 
 
-def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None, drift=False):
+def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None, drift=True):
     """Sound localisation and fire detection on the simulated five-module
     device (or `device`), with a readable report and a Perfetto trace
     (ssl_demo.py); `drift`: the host checks the costs while it runs."""
@@ -437,9 +437,10 @@ def parser():
     s.add_argument("--device", metavar="FILE",
                    help="the device to run it on (default devices/ssl-device.toml; "
                         "devices/ssl-mixed.toml: a Cortex-M3 and four ATmega128s)")
-    s.add_argument("--drift", action="store_true",
+    s.add_argument("--drift", action=argparse.BooleanOptionalAction, default=True,
                    help="the device's host also checks the tasks' costs while the device runs "
-                        "and re-places them on a drift (docs/planner.md; native devices)")
+                        "and re-places them on a drift (docs/planner.md; native devices; on "
+                        "unless --no-drift)")
     _add_build_args(s)
     s.set_defaults(func=cmd_demo)
 

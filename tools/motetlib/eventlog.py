@@ -45,10 +45,22 @@ message it posts: parse() gives it back as the TIMER and a SEND from the
 kernel (pid 0) to the owner's port TIMEOUT<index>. A kernel timer (pid 0,
 threads) posts nothing and stays a bare TIMER.
 
-Two more line kinds are understood:
+Three more line kinds are understood:
 
     LOST <count>     the ring overwrote <count> records before they were
                      drained (log_overruns()); shown as a gap
+    SLOT <time_ns> <type> <pid> <arg>
+                     a slot of the kernel's ring as an emulated chip wrote
+                     it, taken from the chip's memory by its emulator (the
+                     simavr harness's --log, qemu_module.py's --log) at the
+                     instant written: time_ns in nanoseconds of the chip's
+                     clock (exact cycles: 125 ns at 8 MHz, 16 ns at 62.5
+                     MHz), type the log_event_type_t number, arg as the slot
+                     holds it. parse() turns slots into the records the
+                     kernel's drain would have given (log.c): an END's
+                     argument is the handler's result there, its port that
+                     of the START it closes, and a failure also an ERROR.
+                     Their time_us is fractional.
     # anything       a comment
 
 Every other line (a program's ordinary output) is ignored, so a dump may be
@@ -116,6 +128,11 @@ KERNEL_PID = 0x00
 APPMGR_PID = 0xF3
 
 
+# EV_END's number in log_event_type_t: EVENT_TYPES starts at EV_SEND = 1.
+def _type_number(name):
+    return EVENT_TYPES.index(name) + 1
+
+
 class LogFormatError(ValueError):
     """A malformed `EV` line; the message names the file and line."""
 
@@ -145,11 +162,65 @@ def _int(text, what, where):
     return value
 
 
+@dataclass(frozen=True)
+class Slot:
+    """A raw ring slot (a SLOT line); Slots turns it into records."""
+    time_ns: int
+    type: int
+    pid: int
+    arg: int
+    line: int = 0
+
+
+class Slots:
+    """The kernel drain's reading of slots (kernel/src/log.c): an END slot
+    holds its handler's result, and its port is that of the newest open
+    START or RUN of its task; a result other than MT_OK is an ERROR too.
+    Stateful: the slots of one log, in order."""
+
+    END, START, RUN = _type_number("END"), _type_number("START"), _type_number("RUN")
+
+    def __init__(self):
+        self.open = []  # (pid, port) of the handlers begun and not ended
+
+    def records(self, slot):
+        t = Event(slot.time_ns / 1000, EVENT_TYPES[slot.type - 1], slot.pid, slot.arg, slot.line)
+        if slot.type in (self.START, self.RUN):  # a START's arg is its port, a RUN's low byte
+            self.open.append((slot.pid, slot.arg & 0xFF))
+            return [t]
+        if slot.type != self.END:
+            return [t]
+        port = PORT_UNKNOWN
+        for i in range(len(self.open) - 1, -1, -1):
+            if self.open[i][0] == slot.pid:
+                port = self.open[i][1]
+                del self.open[i:]
+                break
+        out = [replace(t, arg=port)]
+        if slot.arg:
+            out.append(replace(t, type="ERROR", arg=slot.arg))
+        return out
+
+
 def parse_line(line, where="<line>"):
-    """An Event, a Lost, or None for a line that is not a record."""
+    """An Event, a Lost, a Slot, or None for a line that is not a record."""
     fields = line.split()
     if not fields:
         return None
+    if fields[0] == "SLOT":
+        if len(fields) != 5:
+            raise LogFormatError(f"{where}: expected 'SLOT <time_ns> <type> <pid> <arg>', "
+                                 f"got {line.strip()!r}")
+        time_ns, etype, pid, arg = (_int(f, what, where) for f, what in
+                                    zip(fields[1:], ("time", "type", "pid", "arg")))
+        if not 1 <= etype <= len(EVENT_TYPES):
+            raise LogFormatError(f"{where}: slot type {etype} is not an event type "
+                                 f"(1 .. {len(EVENT_TYPES)})")
+        if pid > 0xFF:
+            raise LogFormatError(f"{where}: pid {pid} does not fit in 8 bits")
+        if arg > 0xFFFF:
+            raise LogFormatError(f"{where}: arg {arg} does not fit in 16 bits")
+        return Slot(time_ns, etype, pid, arg)
     if fields[0] == "EV":
         if len(fields) != 5:
             raise LogFormatError(f"{where}: expected 'EV <time_us> <TYPE> <pid> <arg>', "
@@ -201,13 +272,21 @@ def expand(rec):
     return [rec]
 
 
+def _records(rec, slots):
+    """The events a parsed line stands for (a Slot read by `slots`)."""
+    if isinstance(rec, Slot):
+        return [e for r in slots.records(rec) for e in expand(r)]
+    return expand(rec)
+
+
 def parse(text, name="<log>"):
-    """All events of a dump, in file order (RUN records expanded)."""
-    records = []
+    """All events of a dump, in file order (RUN records expanded, SLOT
+    lines read as the kernel's drain would)."""
+    records, slots = [], Slots()
     for n, line in enumerate(text.splitlines(), 1):
         rec = parse_line(line, f"{name}:{n}")
         if rec is not None:
-            records.extend(expand(replace(rec, line=n)))
+            records.extend(_records(replace(rec, line=n), slots))
     return records
 
 
@@ -226,6 +305,7 @@ class Tail:
         self.path = Path(path)
         self.offset = 0
         self.lines = 0
+        self.slots = Slots()
 
     def new(self):
         try:
@@ -241,7 +321,7 @@ class Tail:
             self.lines += 1
             rec = parse_line(line, f"{self.path}:{self.lines}")
             if rec is not None:
-                records.extend(expand(replace(rec, line=self.lines)))
+                records.extend(_records(replace(rec, line=self.lines), self.slots))
         return records
 
 

@@ -21,6 +21,7 @@ can act between two grants.
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,6 +34,24 @@ HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native bui
 EXIT_WATCHDOG = 127
 LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
 CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
+AVR_NM = "avr-nm"
+CM_NM = "arm-none-eabi-nm"
+AVR_DATA = 0x800000  # where avr-gcc's ELF puts the data space
+
+
+def image_symbols(nm, image, names) -> dict[str, tuple[int, int]]:
+    """{name: (address, size)} of `names` in an image, by `nm -S`."""
+    out = subprocess.run([nm, "-S", str(image)], capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] in names:
+            found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise device.DeviceError(f"{image}: no {', '.join(missing)} (built without the event "
+                                 "log? MOTET_EVENT_LOG=1 is needed for --log-dir)")
+    return found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,7 +148,14 @@ class EmulatedKind(Kind):
         argv = self.launcher(bdir, spec) + ["--bus", sock_path, "--module", str(spec.id)]
         if spec.id == dev.loader:
             argv.append("--loader")
+        if log_dir:
+            argv += self.log_options(bdir, spec, Path(log_dir) / f"m{spec.id}.log")
         return argv + [str(self.program(bdir, spec))]
+
+    def log_options(self, bdir, spec, path) -> list[str]:
+        """The launcher's options that write the image's event log to `path`
+        as the chip writes it, each record at its exact cycle."""
+        raise NotImplementedError
 
 
 class AvrKind(EmulatedKind):
@@ -146,6 +172,13 @@ class AvrKind(EmulatedKind):
 
     def launcher(self, bdir, spec):
         return [str(build.build_dir(bdir) / HARNESS), "--quiet", "--freq", str(self.tick_hz(spec))]
+
+    def log_options(self, bdir, spec, path):
+        # the harness watches the ring's write offset (tools/simavr-harness/logtap.c)
+        sym = image_symbols(AVR_NM, self.program(bdir, spec), ("log_ring", "log_write_offset"))
+        (ring, ring_bytes), (offset, _) = sym["log_ring"], sym["log_write_offset"]
+        return ["--log", str(path),
+                f"--log-ring={ring - AVR_DATA:#x}:{ring_bytes}:{offset - AVR_DATA:#x}"]
 
     # The board program, which serves the module's sensors (its board
     # interface, ports/avr/avr_board_if.h), is a native program of the build.
@@ -187,6 +220,11 @@ class CortexMKind(EmulatedKind):
         return [sys.executable, str(Path(__file__).with_name("qemu_module.py")), "--plugin",
                 str(build.build_dir(bdir) / LOCKSTEP_PLUGIN),
                 "--icount-shift", str(device.icount_shift(spec.cpu_mhz))]
+
+    def log_options(self, bdir, spec, path):
+        # the plugin watches the ring's slots (qemu_module.LogTap)
+        ring, ring_bytes = image_symbols(CM_NM, self.program(bdir, spec), ("log_ring",))["log_ring"]
+        return ["--log", str(path), f"--log-ring={ring:#x}:{ring_bytes}"]
 
     def overshoot_ticks(self, spec):
         # `overshoot` timer clocks at one instruction a ns (shift 0); at

@@ -200,8 +200,9 @@ def report(p: Problem, sol: Solution) -> list[str]:
     for t, text in why(p, where, fig).items():
         lines.append(f"  {t} on m{where[t]}: {text}")
     if p.converted:
-        lines += ["", "Pinned tasks never measured on their module's kind (its instructions "
-                  "taken as on the measured kind, times this kind's CPI): " +
+        lines += ["", "WARNING, not measured (--assume-instructions): pinned tasks never "
+                  "measured on their module's kind, charged their instructions on the measured "
+                  "kind at this kind's CPI: " +
                   ", ".join(f"{t} ({a} -> {b})" for t, (a, b) in p.converted.items())]
     assumed = sorted({h.route.label for h in p.hops if h.assumed and h.messages})
     if assumed:
@@ -248,6 +249,10 @@ def main(argv=None):
                     help="each module busy at most F of the period (default 1)")
     ap.add_argument("--radio", metavar="TASK", help="the task that sends on the radio "
                     "(default: the one running the program named radio)")
+    ap.add_argument("--assume-instructions", action="store_true",
+                    help="charge a pinned task its instructions on a kind it was measured on, "
+                         "at its module's CPI, where the profile has no figure for that "
+                         "module's kind (named as a warning in the plan; without it: an error)")
     ap.add_argument("-o", "--output", metavar="OUT.toml",
                     help="write the placed description here (default: print it)")
     ap.add_argument("--regions", metavar="OUT.png",
@@ -276,7 +281,8 @@ def main(argv=None):
         prof = profmod.load(ppath, app)
         deadlines = _assignments(args.deadline, "--deadline", "TASK=MS", float)
         pins = _assignments(args.pin, "--pin", "TASK=MODULE", int)
-        prob = Problem(app, dev, prof, args.period, deadlines, pins, args.max_util, args.radio)
+        prob = Problem(app, dev, prof, args.period, deadlines, pins, args.max_util, args.radio,
+                       args.assume_instructions)
         sol = solve(prob)
         if sol is None:
             print("plan: no placement meets every constraint:", file=sys.stderr)

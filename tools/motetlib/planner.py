@@ -102,7 +102,7 @@ class Problem:
     """Everything the MILP and the evaluation of a placement share."""
 
     def __init__(self, app, dev, prof, period_ms=None, deadlines=None, pins=None,
-                 max_util=1.0, radio=None):
+                 max_util=1.0, radio=None, assume_instructions=False):
         self.app, self.dev, self.prof = app, dev, prof
         self.period_us = (period_ms or prof.period_ms) * 1e3
         self.max_util = max_util
@@ -126,9 +126,11 @@ class Problem:
             cycles = self.cycles[name] = dict(prof.tasks[name].cycles)
             cand = [self.pins[name]] if name in self.pins else self.modules
             kind = self.kind(cand[0])
-            if name in self.pins and kind not in cycles and cycles:
-                # A pinned task's place is not decided, only its load: its
-                # instructions taken as those of a measured kind.
+            if name in self.pins and kind not in cycles and cycles and assume_instructions:
+                # Asked for (--assume-instructions): a pinned task's load
+                # on a kind it was never measured on, its instructions
+                # taken as those of a measured kind; the plan names it.
+                # Without it, no kind's count is carried to another.
                 src = sorted(cycles)[0]
                 mine, theirs = self.spec[cand[0]].processor, self._processor(src)
                 if theirs is not None:
@@ -138,10 +140,14 @@ class Problem:
             self.not_allowed[name] = {m: f"no {self.kind(m)} cycles in the profile"
                                       for m in cand if m not in ok}
             if not ok:
-                where = (f"its module {cand[0]} ({self.kind(cand[0])})" if name in self.pins
+                where = (f"its module {cand[0]} ({self.kind(cand[0])}, pinned: "
+                         f"{self.pin_why[name]})" if name in self.pins
                          else "any module of " + dev.path)
                 raise PlanError(f"{prof.path}: task '{name}' has no cycles for {where} "
-                                f"(measured: {', '.join(sorted(cycles)) or 'none'})")
+                                f"(measured: {', '.join(sorted(cycles)) or 'none'}); measure it "
+                                "there (motet profile on a device that runs it on such a "
+                                "module), or --assume-instructions to charge a pinned task its "
+                                "instructions on a measured kind at this kind's CPI")
             self.allowed[name] = ok
         self.hops = []
         for r in app.routes:

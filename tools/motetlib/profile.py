@@ -420,9 +420,12 @@ def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=N
     here = {t.name for t in app.tasks if placement[t.name] == spec.id}
     kind = spec.processor.name
     stack, init_done, last_start, ram = [], set(), {}, {}
-    for r in records:
+    copies = driver_copies(records)
+    for i, r in enumerate(records):
         if not isinstance(r, eventlog.Event):
             continue
+        if i in copies and stack:  # (no handler: an interrupt outside any, no task's)
+            stack[-1][2] += sum(spec.frame_ns + n * spec.byte_ns for n in copies[i]) / 1e3
         task = by_pid.get(r.pid)
         if r.type == "START":
             rec = [r.time_us, None, False] if task in fits else None
@@ -450,12 +453,6 @@ def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=N
                 acc[0] += (took - inner) * spec.processor.mhz
                 acc[1] += 1
                 tally.handled[task, port] = tally.handled.get((task, port), 0) + 1
-        elif r.type == "ALLOC" and r.pid == KERNEL_PID and stack:
-            # a bus frame (kernel/src/bus.c): the handler hands it to the
-            # interface, whose copy the module charges inside the handler;
-            # it is the bus driver's cost, which the planner charges per
-            # frame and byte, not the task's
-            stack[-1][2] += (spec.frame_ns + r.arg * spec.byte_ns) / 1e3
         elif r.type == "ALLOC" and task and r.pid not in init_done:
             ram[task] = ram.get(task, 0) + r.arg
         elif r.type == "SEND" and task:
@@ -480,6 +477,56 @@ def _module_log(tally, app, placement, spec, records, lo, hi, fits=None, items=N
                                               if ends and cycles is not None)
     for task, nbytes in ram.items():
         tally.ram[task] = max(tally.ram.get(task, 0), nbytes)
+
+
+FRAME_BLOCK_SLACK = 16  # a frame's heap block: its bytes, rounded up by the heap
+
+
+def driver_copies(records):
+    """{index of a record: [bytes of each frame the bus driver copies
+    there]}: the bus driver's work in a module's log, which the planner
+    charges per frame and byte on both ends and is not the task's (the
+    native port charges the module's bus cycles per frame and byte for each
+    copy to or from the interface, ports/native/bus_native.c).
+
+    A received frame is copied in the interrupt that ends with its BUS
+    record (bit 15 set); the kernel may then allocate its payload (ALLOC by
+    the kernel, among the SENDs that deliver it), which is no frame of
+    ours. A frame we send is the kernel's ALLOC of its block (kernel/src/
+    bus.c), and its BUS record when it has gone out: each BUS record is the
+    earliest such ALLOC not yet matched whose block fits its bytes (the
+    kernel's other allocations, a task's at its creation, match none). It
+    is copied when the kernel hands it to the interface (kick()): at its
+    ALLOC if the frame sent before it had gone out by then, else at that
+    frame's BUS record, in whatever handler that interrupt came in.
+    Charging each copy to the handler that opened the frame took from an
+    SC a band copy it had not paid when three SCs shared a module (their
+    handlers measured below zero), and left the copies of received frames
+    in the handlers they interrupted."""
+    copies, opened, sent = {}, [], []  # opened: [index, bytes, matched]
+    delivering = False
+    for i, r in enumerate(records):
+        if not isinstance(r, eventlog.Event):
+            continue
+        received = r.type == "BUS" and bool(r.arg & 0x8000)
+        if received:
+            copies.setdefault(i, []).append(r.arg & 0x7FFF)
+        elif r.type == "ALLOC" and r.pid == KERNEL_PID and not delivering:
+            opened.append([i, r.arg, False])
+        elif r.type == "BUS":
+            n = r.arg & 0x7FFF
+            frame = next((o for o in opened if not o[2] and n <= o[1] < n + FRAME_BLOCK_SLACK),
+                         None)
+            if frame:
+                frame[2] = True
+                sent.append((frame[0], i, n))
+        delivering = received or (delivering and r.pid == KERNEL_PID and
+                                  r.type in ("SEND", "ALLOC"))
+    last_out = -1
+    for at, out, n in sent:
+        copies.setdefault(max(at, last_out), []).append(n)
+        last_out = out
+    return copies
 
 
 def _frame_route(app, here, by_pid, last_start, r):
@@ -595,6 +642,9 @@ def from_logs(app, dev, runs, period_ms, lo_s, hi_s, measured, fits=None, output
                    routes, workloads=workloads)
 
 
+EMULATORS = {"avr": "the simavr harness", "cortex-m": "QEMU (-icount, its lock-step plug-in)"}
+
+
 def measured_text(dev, runs):
     """Per processor kind, where its figures came from, in words."""
     out = {}
@@ -602,21 +652,32 @@ def measured_text(dev, runs):
         mods = [m for m in dev.modules if m.processor.name == kind]
         ports = sorted({m.kind for m in mods})
         args = sorted({shlex.join(m.args) for m in mods})
+        if ports == ["native"]:
+            how = ("handler time in simulated time, which the native port advances only by "
+                   "what the module program charges for its work (its cost model: module "
+                   f"arguments {'; '.join(args)}), times the clock")
+        elif all(p in EMULATORS for p in ports):
+            how = ("the chip's own cycles: each record of the kernel's log taken by "
+                   f"{' and '.join(EMULATORS[p] for p in ports)} as the chip wrote it, at the "
+                   "cycle it was written (eventlog.py, SLOT lines); handler time times the "
+                   "clock")
+        else:
+            how = "handler time times the clock"
         out[kind] = (f"{', '.join(ports)} port: event logs of {dev.path} modules "
                      f"{', '.join(str(m.id) for m in mods)} ({kind}, {mods[0].processor.mhz:g} "
-                     f"MHz), {len(runs)} placement{'s' if len(runs) > 1 else ''}; "
-                     + ("handler time in simulated time, which the native port advances only "
-                        "by what the module program charges for its work (its cost model: "
-                        f"module arguments {'; '.join(args)}), times the clock"
-                        if ports == ["native"] else "handler time times the clock"))
+                     f"MHz), {len(runs)} placement{'s' if len(runs) > 1 else ''}; {how}")
     return out
 
 
 def variants(app, dev):
     """Placements to measure: the description's; every movable task on a
     module of another processor kind; then, while some route with a movable
-    end has always been local, that route split."""
+    end has always been local, that route split. A device with emulated
+    modules runs the description its images have built in (module_kinds:
+    the module program's options do not reach them): that one only."""
     given = {t.name: t.module for t in app.tasks}
+    if any(m.kind in EMULATORS for m in dev.modules):
+        return [given]
     kind = {m.id: m.processor.name for m in dev.modules}
     out = [given]
     swapped = dict(given)
@@ -673,8 +734,10 @@ def measure(app, dev, bdir, until_s, desc_option, extra, keep=None, out=print):
             given = {t.name: t.module for t in app.tasks}
             moved = {t: m for t, m in placement.items() if m != given[t]}
             lines = []
+            built_in = any(m.kind in EMULATORS for m in dev.modules)  # variants()
             status, _ = run_device.run(dev, bdir, until=until_s, log_dir=log_dir,
-                                       extra=[*extra, desc_option, str(desc)],
+                                       extra=[*extra] if built_in else
+                                       [*extra, desc_option, str(desc)],
                                        out=lines.append, progress=False)
             if status != 0:
                 raise ProfileError(f"the device run of placement {i} failed:\n"

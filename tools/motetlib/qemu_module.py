@@ -40,7 +40,14 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   running anything; unmasked at the fence, what fell due meanwhile is taken
   late, at once (docs/bus.md, "The bus model").
 
-    qemu_module.py --bus SOCKET --module N [--loader] --plugin SO [--icount-shift N] IMAGE
+- Event log (`--log FILE`): the plugin's log tap announces each slot of
+  the kernel's event-log ring as the kernel begins it, with the guest
+  instructions executed by then; parked, the adapter reads the slot's
+  fields and writes them to FILE as `SLOT` lines (eventlog.py) timed from
+  the counts (LogTap). The chip runs exactly what it runs without it.
+
+    qemu_module.py --bus SOCKET --module N [--loader] --plugin SO [--icount-shift N]
+                   [--log FILE --log-ring ADDR:BYTES] IMAGE
 """
 
 from __future__ import annotations
@@ -178,6 +185,55 @@ def symbols(elf, names):
     return found
 
 
+SLOT_BYTES = 8  # the port's log slot: a 32-bit stamp, type, pid, 16-bit argument
+FPGA_TICK_NS = 1_000_000_000 // TICK_HZ
+
+
+class LogTap:
+    """The kernel's event log as the plugin saw it written (module
+    docstring): each slot announced with the instructions executed before
+    its first store, timed from the parks around it. Between two parks the
+    guest's time is its instructions times 2^shift ns, unless it slept (a
+    WFI): a record before any WFI since the last park is timed forward from
+    that park, one after it backward from the next. The parks' own times
+    are the 25 MHz counter's (40 ns)."""
+
+    def __init__(self, path, ring, ring_bytes, shift):
+        self.out = open(path, "w", encoding="utf-8")
+        self.ring, self.entries, self.insn_ns = ring, ring_bytes // SLOT_BYTES, 1 << shift
+        self.last = None  # (ns, instructions) at the last park
+        self.out.write(f"# motet event log, port cortex-m, taken by qemu_module.py at one "
+                       f"instruction per {self.insn_ns} ns as written\n")
+
+    def park(self, qt, tick, count, tapped, lost, booting=False):
+        """At a park: the slots announced since the last one. `booting`:
+        the first interval after the reset, where the start-up code clears
+        the ring (its stores to the slots are no records)."""
+        now_ns = tick * FPGA_TICK_NS
+        if lost:
+            self.out.write(f"LOST {lost}\n")
+        latest = {}  # slot -> the last announcement of it: an earlier one was overwritten
+        for i, (_, slot, _) in enumerate(tapped):
+            latest[slot] = i
+        for i, (c, slot, wfi) in enumerate(tapped):
+            if latest[slot] != i:
+                if not booting:
+                    self.out.write("LOST 1\n")
+                continue
+            if wfi or self.last is None:
+                ns = now_ns - (count - c) * self.insn_ns
+            else:
+                ns = self.last[0] + (c - self.last[1]) * self.insn_ns
+            _, etype, pid, arg = struct.unpack("<IBBH", qt.read(self.ring + slot * SLOT_BYTES,
+                                                                SLOT_BYTES))
+            if etype:
+                self.out.write(f"SLOT {ns} {etype} {pid} {arg}\n")
+        self.last = (now_ns, count)
+
+    def close(self):
+        self.out.close()
+
+
 class Module:
     def __init__(self, args, workdir):
         sym = symbols(args.image, ("port_cm_bus_if", "port_cm_watchdog_marker", "port_cm_idle")
@@ -190,13 +246,22 @@ class Module:
         os.mkfifo(park)
         os.mkfifo(resume)
         pcs = ":".join(f"{sym[n]:#x}" for n in PARKS)
+        self.log = None
+        tap = ""
+        if args.log:
+            ring, _, ring_bytes = args.log_ring.partition(":")
+            ring, ring_bytes = int(ring, 0), int(ring_bytes, 0)
+            self.log = LogTap(args.log, ring, ring_bytes, args.icount_shift)
+            tap = f",log={ring:#x}:{ring_bytes}:{SLOT_BYTES}"
+        self.tapped, self.tap_lost = [], 0
+        self.parks_since_boot = 0
         sys.stdout.flush()
         self.qemu = subprocess.Popen(
             [shutil.which(QEMU) or QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
              "-serial", "stdio", "-semihosting-config", "enable=on,target=native",
              "-icount", f"shift={args.icount_shift},align=off,sleep=off", "-accel", "tcg",
              "-qtest", f"unix:{qsock},server=on,wait=off", "-qtest-log", "/dev/null",
-             "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}",
+             "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}{tap}",
              "-kernel", str(args.image)], stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
         self.park = open(park, "rb", buffering=0)  # the plugin opens its ends in this order
         self.resume = open(resume, "wb", buffering=0)
@@ -225,12 +290,25 @@ class Module:
     # ---- the guest ----
 
     def wait_park(self):
-        line = self.park.readline()
-        if not line:
-            raise EmulatorEnded()
-        what = line.decode().strip()[1:]
+        while True:
+            line = self.park.readline()
+            if not line:
+                raise EmulatorEnded()
+            fields = line.decode().split()
+            if fields[0] == "L":  # the log tap: a slot begun (LogTap)
+                self.tapped.append((int(fields[1]), int(fields[2]), fields[3] == "1"))
+            elif fields[0] == "LOST":
+                self.tap_lost += int(fields[1])
+            else:
+                break
+        what = fields[0][1:]
         if what != PARK_RESET or not self.booted:  # a reset restarts the counter
             self.clock()
+            if self.log:
+                self.log.park(self.qt, self.now, int(fields[1]), self.tapped, self.tap_lost,
+                              booting=self.parks_since_boot == 0)
+                self.tapped, self.tap_lost = [], 0
+            self.parks_since_boot += self.booted
         return what
 
     def go(self):
@@ -397,8 +475,14 @@ def main(argv=None):
     p.add_argument("--plugin", required=True)
     p.add_argument("--icount-shift", type=int, default=0,
                    help="one instruction per 2^N ns of virtual time (the core's clock)")
+    p.add_argument("--log", metavar="FILE",
+                   help="write the kernel's event log there as the guest writes it (LogTap)")
+    p.add_argument("--log-ring", metavar="ADDR:BYTES",
+                   help="with --log: the image's log_ring, its address and size")
     p.add_argument("image")
     args = p.parse_args(argv)
+    if bool(args.log) != bool(args.log_ring):
+        p.error("--log and --log-ring go together")
     with tempfile.TemporaryDirectory(prefix="motet-qemu-") as work:
         m = Module(args, work)
         status = 0
@@ -444,6 +528,8 @@ def main(argv=None):
             if m.qemu.poll() is None:
                 m.qemu.kill()
             rc = m.qemu.wait()
+            if m.log:
+                m.log.close()
         return status if status or rc in (0, -9) else rc
 
 

@@ -406,7 +406,7 @@ def build_device(build_dir_arg, dev):
     return status
 
 
-def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE, drift=False):
+def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE, drift=True):
     """`motet demo`: build the module programs, run the device, report."""
     dev = devmod.load(device)
     status = build_device(build_dir_arg, dev)
@@ -431,8 +431,9 @@ def main(argv=None):
     p.add_argument("--out", default=str(OUT_DIR), help="where the trace and logs go")
     p.add_argument("--seed", type=int, default=1, help="the hub's seed (default 1)")
     p.add_argument("--no-build", action="store_true", help="do not build first")
-    p.add_argument("--drift", action="store_true", help="the host checks the costs while "
-                   "the device runs (docs/planner.md)")
+    p.add_argument("--drift", action=argparse.BooleanOptionalAction, default=True,
+                   help="the host checks the costs while the device runs (docs/planner.md; on "
+                   "unless --no-drift)")
     args = p.parse_args(argv)
     if not args.no_build:
         status = build_device(args.build_dir, devmod.load(args.device))

@@ -392,14 +392,20 @@ def run(dev, bdir, scenario, extra, log_dir=None, lines=None, profile=PROFILE):
     watch = log_dir is not None and dev.module(LINK_MODULE).kind == "native"
     if not changes and not watch:
         return (), None
+    if dev.module(LINK_MODULE).kind != "native":
+        # The mixed device: its compute module takes no host messages, and
+        # its images carry no task migrator (apps/ssl/CMakeLists.txt).
+        note = (f"Re-placement: none on {Path(dev.path).name}, the scenario's deadline "
+                f"changes move no task: its module {LINK_MODULE} takes no host messages "
+                "(a native module's bus interrupt), and its images have no task migrator")
+        return (), lambda records, end_s, lines: ["", note]
     app = appplace.load(APP)
     prof = profmod.load(profile, app)
     try:
         planner.Problem(app, dev, prof)
     except planner.PlanError as e:
-        # A device whose processors the profile never measured (the mixed
-        # device's emulated chips, whose modules keep no event log for
-        # `motet profile` and have no host channel): nothing to place by.
+        # A device whose processors the profile never measured: nothing to
+        # place by.
         note = (f"Re-placement: none on {Path(dev.path).name}, the scenario's deadline "
                 f"changes move no task: {e}")
         return (), lambda records, end_s, lines: ["", note]

@@ -9,11 +9,24 @@
  * it through qtest, which answers meanwhile. It also parks before the
  * first instruction, so that the adapter sets the module up first.
  *
- *     -plugin motet-lockstep.so,pcs=ADDR[:ADDR...],park=FIFO,resume=FIFO
+ *     -plugin motet-lockstep.so,pcs=ADDR[:ADDR...],park=FIFO,resume=FIFO[,log=R:B:S]
  *
  * Parking writes "P<i>\n" (i: the index of the address in pcs; S for the
  * start) to `park` and waits for one byte on `resume`. If the adapter goes
  * away, QEMU exits.
+ *
+ * The log tap, `log=RING:BYTES:SLOT`: the kernel's event log ring
+ * (kernel/src/log_ring.h: log_ring, its size, the bytes of a slot) is
+ * watched for the store that begins a slot (its stamp, the first field
+ * the kernel writes). Each such store is announced at the next park as
+ * "L <count> <slot> <wfi>" before the park's line, which then reads
+ * "P<i> <count>": count is the guest instructions executed before the
+ * store (before the park), slot the slot's index, wfi 1 if a WFI ran
+ * between the last park and the store. The adapter reads the slots' fields
+ * through qtest while parked and times each record from the instruction
+ * counts (qemu_module.py, LogTap): exact in instructions, where the
+ * kernel's own stamps have its 100 us tick. Counting costs a call per
+ * translated block executed, so it is on only with log=.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,37 +45,132 @@ static unsigned n_pcs;
 static int park_fd = -1, resume_fd = -1;
 static bool started;
 
-static void park(char what)
+/* The log tap (log=): the ring, the instructions executed, the stores seen. */
+#define TAP_MAX 4096
+static uint64_t ring, ring_bytes, slot_bytes;
+static uint64_t executed;
+static bool wfi_since_park;
+static struct {
+    uint64_t count;
+    uint32_t slot;
+    bool wfi;
+} tapped[TAP_MAX];
+static unsigned n_tapped;
+static uint64_t tap_dropped;
+
+/* A tb_exec userdata: the index of the pcs= address and the block's size. */
+#define PARK_UDATA(i, n) ((void *) ((uintptr_t) (i) | (uintptr_t) (n) << 8))
+
+static void say(const char *text, size_t n)
 {
-    char line[4] = {'P', what, '\n', 0};
+    if (write(park_fd, text, n) != (ssize_t) n) _exit(0);
+}
+
+/* Parked in a block of `n` instructions, before its first. */
+static void park(char what, uintptr_t n)
+{
+    char line[96];
     char go;
-    if (write(park_fd, line, 3) != 3 || read(resume_fd, &go, 1) != 1) _exit(0);
+    if (ring_bytes) {
+        if (tap_dropped) {
+            say(line, (size_t) snprintf(line, sizeof line, "LOST %llu\n",
+                                        (unsigned long long) tap_dropped));
+            tap_dropped = 0;
+        }
+        for (unsigned i = 0; i < n_tapped; i++)
+            say(line, (size_t) snprintf(line, sizeof line, "L %llu %u %u\n",
+                                        (unsigned long long) tapped[i].count,
+                                        (unsigned) tapped[i].slot, (unsigned) tapped[i].wfi));
+        n_tapped = 0;
+        wfi_since_park = false;
+        say(line, (size_t) snprintf(line, sizeof line, "P%c %llu\n", what,
+                                    (unsigned long long) (executed - n)));
+    } else {
+        line[0] = 'P';
+        line[1] = what;
+        line[2] = '\n';
+        say(line, 3);
+    }
+    if (read(resume_fd, &go, 1) != 1) _exit(0);
 }
 
 static void at_pc(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
-    park((char) ('0' + (uintptr_t) userdata));
+    uintptr_t u = (uintptr_t) userdata;
+    park((char) ('0' + (u & 0xFF)), u >> 8);
 }
 
 static void at_start(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
-    (void) userdata;
     if (started) return;
     started = true;
-    park('S');
+    park('S', (uintptr_t) userdata >> 8);
+}
+
+/* The log tap's callbacks: a block begins (before at_pc and at_start, which
+ * are registered after it), a WFI runs, a store of a watched block's
+ * instruction lands (userdata: the block's instructions from it on). */
+static void count_block(unsigned int vcpu, void *userdata)
+{
+    (void) vcpu;
+    executed += (uintptr_t) userdata;
+}
+
+static void at_wfi(unsigned int vcpu, void *userdata)
+{
+    (void) vcpu;
+    (void) userdata;
+    wfi_since_park = true;
+}
+
+static void stored(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *userdata)
+{
+    (void) vcpu;
+    (void) info;
+    if (vaddr < ring || vaddr >= ring + ring_bytes || (vaddr - ring) % slot_bytes) return;
+    if (n_tapped == TAP_MAX) {
+        tap_dropped++;
+        return;
+    }
+    tapped[n_tapped].count = executed - (uintptr_t) userdata;
+    tapped[n_tapped].slot = (uint32_t) ((vaddr - ring) / slot_bytes);
+    tapped[n_tapped].wfi = wfi_since_park;
+    n_tapped++;
+}
+
+static bool is_wfi(const struct qemu_plugin_insn *insn)
+{
+    const uint8_t *b = qemu_plugin_insn_data(insn);
+    return qemu_plugin_insn_size(insn) == 2 && b[0] == 0x30 && b[1] == 0xBF; /* Thumb WFI */
+}
+
+static void tap_block(struct qemu_plugin_tb *tb, size_t n)
+{
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, count_block, QEMU_PLUGIN_CB_NO_REGS, (void *) n);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        qemu_plugin_register_vcpu_mem_cb(insn, stored, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
+                                         (void *) (n - i));
+        if (is_wfi(insn))
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, at_wfi, QEMU_PLUGIN_CB_NO_REGS, NULL);
+    }
 }
 
 static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void) id;
     uint64_t pc = qemu_plugin_tb_vaddr(tb);
-    if (!started) qemu_plugin_register_vcpu_tb_exec_cb(tb, at_start, QEMU_PLUGIN_CB_NO_REGS, NULL);
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    if (ring_bytes) tap_block(tb, n);
+    if (!started)
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, at_start, QEMU_PLUGIN_CB_NO_REGS,
+                                             PARK_UDATA(0, n));
     for (unsigned i = 0; i < n_pcs; i++)
         if (pcs[i] == pc)
             qemu_plugin_register_vcpu_tb_exec_cb(tb, at_pc, QEMU_PLUGIN_CB_NO_REGS,
-                                                 (void *) (uintptr_t) i);
+                                                 PARK_UDATA(i, n));
 }
 
 static int parse_pcs(const char *text)
@@ -82,7 +190,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     const char *park_path = NULL, *resume_path = NULL;
     for (int i = 0; i < argc; i++) {
         if (!strncmp(argv[i], "pcs=", 4) && parse_pcs(argv[i] + 4) == 0) continue;
-        if (!strncmp(argv[i], "park=", 5)) {
+        if (!strncmp(argv[i], "log=", 4)) {
+            char *end;
+            ring = strtoull(argv[i] + 4, &end, 0);
+            if (*end == ':') ring_bytes = strtoull(end + 1, &end, 0);
+            if (*end == ':') slot_bytes = strtoull(end + 1, &end, 0);
+            if (*end || !ring_bytes || !slot_bytes || ring_bytes % slot_bytes) {
+                fprintf(stderr, "motet-lockstep: log= wants RING:BYTES:SLOT, not '%s'\n",
+                        argv[i] + 4);
+                return 1;
+            }
+        } else if (!strncmp(argv[i], "park=", 5)) {
             park_path = argv[i] + 5;
         } else if (!strncmp(argv[i], "resume=", 7)) {
             resume_path = argv[i] + 7;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "logtap.h"
+
 /* Exit statuses of the harness itself; a halted firmware's own status
  * (0 .. HARNESS_STATUS_MAX) is passed through unchanged. */
 #define HARNESS_STATUS_MAX 123
@@ -69,6 +71,9 @@ typedef struct options {
     const char *bus_socket;      /* a device's hub (buslink.h); NULL: the core runs alone */
     uint8_t bus_module;          /* this module's bus address */
     bool bus_loader;             /* this module loads the application */
+    const char *log_path;        /* the kernel's event log as written (logtap.h); NULL: none */
+    logtap_ring_t log_ring;      /* where the image keeps it ... */
+    bool log_ring_given;         /* ... if given */
     const char *board;           /* the board program (boardlink.h); NULL: no sensors */
     char **board_args;           /* its arguments, argv[1..] */
     size_t n_board_args;

@@ -51,6 +51,10 @@ static const char usage_text[] =
     "      --board PROGRAM      serve the board interface's calls (the module's sensors)\n"
     "                           by this host program over pipes\n"
     "      --board-arg ARG      an argument for the board program (repeatable)\n"
+    "      --log FILE           write the kernel's event log there as the image writes it,\n"
+    "                           each record at its cycle (logtap.h); needs --log-ring\n"
+    "      --log-ring R:B:O     the image's log_ring (data address R, B bytes) and\n"
+    "                           log_write_offset (data address O)\n"
     "  -j, --json FILE          write the summary (cycles, asleep, stack, ...) as JSON\n"
     "  -q, --quiet              no summary line on stderr\n"
     "  -h, --help               this text\n"
@@ -185,6 +189,8 @@ enum {
     OPT_PROFILE,
     OPT_PROFILE_GATE,
     OPT_PROFILE_PC,
+    OPT_LOG,
+    OPT_LOG_RING,
     OPT_BUS,
     OPT_MODULE,
     OPT_LOADER,
@@ -213,6 +219,8 @@ static const struct option long_options[] = {
     {"loader", no_argument, NULL, OPT_LOADER},
     {"board", required_argument, NULL, OPT_BOARD},
     {"board-arg", required_argument, NULL, OPT_BOARD_ARG},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"log-ring", required_argument, NULL, OPT_LOG_RING},
     {"json", required_argument, NULL, 'j'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -290,6 +298,15 @@ static void parse_option(options_t *o, int c, char *arg)
         o->board_args[o->n_board_args++] = arg;
         break;
     }
+    case OPT_LOG:
+        o->log_path = arg;
+        break;
+    case OPT_LOG_RING:
+        if (logtap_parse_ring(arg, &o->log_ring) != 0)
+            usage_error("--log-ring wants RING:BYTES:OFFSET (a ring of 6-byte slots), not '%s'",
+                        arg);
+        o->log_ring_given = true;
+        break;
     case 'j':
         o->json_path = arg;
         break;
@@ -317,6 +334,7 @@ static void parse_args(int argc, char **argv, options_t *o)
     if (o->pulse == 0) usage_error("%s", "--pulse must be at least 1 cycle");
     if ((o->profile_gated || o->profile_pc_path) && !o->profile_path)
         usage_error("%s", "--profile-gate and --profile-pc need --profile");
+    if (!o->log_path != !o->log_ring_given) usage_error("%s", "--log and --log-ring go together");
     o->elf = argv[optind];
     check_injects(o);
 }

@@ -45,6 +45,7 @@
 #include "boardlink.h"
 #include "buslink.h"
 #include "harness.h"
+#include "logtap.h"
 #include "profile.h"
 #include "sim_avr.h"
 #include "sim_core.h"
@@ -377,6 +378,7 @@ static void run_step(avr_t *a)
         bool counted = profiling; /* as the gate stood when the instruction began */
         new_pc = avr_run_one(a);
         if (counted) profile_add(pc, a->cycle - c0);
+        logtap_step();
     }
     if (a->interrupt_state == SIMAVR_I_DELAY) a->interrupt_state = SIMAVR_I_DELAY + 1;
     avr_cycle_count_t how_long = avr_cycle_timer_process(a);
@@ -485,6 +487,10 @@ static int load(void)
     if (!err) err = wire_pins();
     if (!err) err = plan_injections();
     if (!err) err = boardlink_start(avr, opt);
+    if (!err && opt->log_path &&
+        logtap_open(opt->log_path, &opt->log_ring, avr,
+                    opt->xram && is_m128 ? XRAM_END : avr->ramend, res->freq) != 0)
+        err = EXIT_ERROR;
     if (!err && opt->bus_socket) err = buslink_start(avr, opt);
     return err;
 }
@@ -608,6 +614,7 @@ int harness_run(const options_t *options, result_t *result)
     res->wall = now_seconds() - start;
     boardlink_stop();
     res->cycles = avr->cycle;
+    logtap_close();
     fflush(stdout);
     if (trace) fclose(trace);
     if (opt->profile_path) {
