@@ -22,16 +22,17 @@ function(motet_simavr_host_build out_var)
     return()
   endif()
   separate_arguments(flags UNIX_COMMAND "${flags}")
-  set(sources ${dir}/boardlink.c ${dir}/buslink.c ${dir}/main.c ${dir}/profile.c ${dir}/sim.c
-              ${dir}/../../ports/native/hub_link.c)
+  include(${dir}/sources.cmake)
+  list(TRANSFORM MOTET_SIMAVR_SOURCES PREPEND ${dir}/ OUTPUT_VARIABLE sources)
+  list(TRANSFORM MOTET_SIMAVR_HEADERS PREPEND ${dir}/ OUTPUT_VARIABLE headers)
+  list(APPEND sources ${dir}/../../ports/native/hub_link.c)
   add_custom_command(
     OUTPUT ${exe}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/tools
     COMMAND ${MOTET_HOST_CC} -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror
             -I${dir}/../../ports/avr -I${dir}/../../ports/native
             ${sources} -o ${exe} ${flags}
-    DEPENDS ${sources} ${dir}/harness.h ${dir}/profile.h ${dir}/buslink.h ${dir}/boardlink.h
-            ${dir}/../../ports/avr/avr_bus_if.h ${dir}/../../ports/native/hub_link.h
+    DEPENDS ${sources} ${headers} ${dir}/../../ports/avr/avr_bus_if.h ${dir}/../../ports/native/hub_link.h
     COMMENT "Building motet-simavr with the host compiler"
     VERBATIM)
   add_custom_target(motet_simavr_host ALL DEPENDS ${exe})
