@@ -220,8 +220,9 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
 {
     if (thread_ready_hint()) thread_k_yield(floor);
-    msg_t *m = queue_pop_above(floor);
-    if (!m) return false;
+    mt_prio_t top = queue_top;
+    if (top <= floor) return false;
+    msg_t *m = queue_pop_top(top);
     run_taken_held_off(m->task, m, false);
     queue_give_block_irq_off(m);
     return true;

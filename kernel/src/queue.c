@@ -78,6 +78,15 @@ void queue_insert_by_seq(msg_t *m, task_t *t)
     if (prio > queue_top) queue_top = prio;
 }
 
+void queue_hold(task_t *t, msg_t *m)
+{
+    msg_t **link = &t->held;
+    while (*link) link = &(*link)->next;
+    m->next = NULL;
+    *link = m;
+    sched.held++;
+}
+
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
 {
     queue_level_t *l = &queue_level[prio];

@@ -294,6 +294,7 @@ typedef uint16_t queue_bits_t;
 typedef uint32_t queue_bits_t;
 #endif
 
+/* A level's FIFO; `tail` means something only while `head` is set. */
 typedef struct queue_level {
     msg_t *head;
     msg_t *tail;
@@ -313,6 +314,8 @@ extern msg_t *queue_free_blocks;
 void queue_init(void);
 /* Insert m for t at t's level before the first message created after it; irq off. */
 void queue_insert_by_seq(msg_t *m, task_t *t);
+/* Rule 7: append m to uninitialised t's held list; irq off. */
+void queue_hold(task_t *t, msg_t *m);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
 /* Messages in the queue, counted; irq off. */
@@ -361,20 +364,23 @@ static MT_INLINE void queue_put_block_irq_off(msg_t *m)
 
 /* Append m for t at t's level (creation order within a level); irq off.
  * While it waits, m names t's control block: a kill or a migration takes
- * every message of a task out of the queue before its block goes. */
+ * every message of a task out of the queue before its block goes. Only a
+ * level that was empty changes the bitmap and may raise the top: a level
+ * holding a message has its bit set and is at or below the top already. */
 static MT_INLINE void queue_push(msg_t *m, task_t *t)
 {
     mt_prio_t prio = t->prio;
     queue_level_t *l = &queue_level[(uint8_t) prio];
     m->task = t;
     m->next = NULL;
-    if (l->tail)
+    if (l->head) {
         l->tail->next = m;
-    else
+    } else {
         l->head = m;
+        queue_levels |= queue_bit(prio);
+        if (prio > queue_top) queue_top = prio;
+    }
     l->tail = m;
-    queue_levels |= queue_bit(prio);
-    if (prio > queue_top) queue_top = prio;
 }
 
 /* Highest set bit of a non-zero bitmap: one instruction where the port
@@ -431,19 +437,15 @@ static MT_INLINE void queue_level_emptied(mt_prio_t p)
     queue_top = bits ? queue_highest_bit(bits) : -1;
 }
 
-/* Remove and return the oldest message of the highest level above floor,
- * or NULL when no level above floor holds one; irq off. */
-static MT_INLINE msg_t *queue_pop_above(mt_prio_t floor)
+/* Remove and return the oldest message of level `top`, the highest
+ * (queue_top, read and compared by the caller), which holds one: no test
+ * of its head; irq off. */
+static MT_INLINE msg_t *queue_pop_top(mt_prio_t top)
 {
-    mt_prio_t top = queue_top;
-    if (top <= floor) return NULL;
     queue_level_t *l = &queue_level[(uint8_t) top];
     msg_t *m = l->head;
     l->head = m->next;
-    if (!l->head) {
-        l->tail = NULL;
-        queue_level_emptied(top);
-    }
+    if (!l->head) queue_level_emptied(top);
     return m;
 }
 

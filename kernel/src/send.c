@@ -76,17 +76,8 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 
 /* ---- queueing ---- */
 
-static void hold(task_t *t, msg_t *m)
-{
-    msg_t **link = &t->held;
-    while (*link) link = &(*link)->next;
-    m->next = NULL;
-    *link = m;
-    sched.held++;
-}
-
-/* Queue a message from `src` (the running task, or a task of another module
- * whose message came over the bus) for local task t, looked up for pid. */
+/* Queue a message from `src` (the running task, or a task of another
+ * module, over the bus) for local task t, looked up for pid. */
 static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data,
                            uint16_t len, uint8_t flags, bool from_isr)
 {
@@ -123,7 +114,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         thread_mail_push((thread_t *) t->state, m);
     } else if (!(t->flags & TASK_INITIALISED)) {
         if (port != PORT_INIT) {
-            hold(t, m);
+            queue_hold(t, m);
         } else {
             m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
             queue_push(m, t);
@@ -159,12 +150,12 @@ static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port,
  * gate closed), with no payload or a small borrowed one (its pointer
  * checked by the caller, fast_send()); false sends it the general way,
  * which also logs why a block could not be had. */
-static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len)
+static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                          mt_pid_t src)
 {
     if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return false;
     msg_t *m = queue_take_block_irq_off();
     if (!m) return false;
-    mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
     if (len) {
         queue_copy_into_block(m, data, len); /* a call: bytes, the rarer case */
     } else {
@@ -344,7 +335,8 @@ static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, voi
 static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
                                           port_irq_state_t s)
 {
-    bool queued = queue_small_irq_off(t, port, data, len);
+    bool queued =
+        queue_small_irq_off(t, port, data, len, sched.current ? sched.current->pid : MT_PID_NONE);
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
     return queued ? MT_OK : send_local_general(pid, port, data, len, 0);
@@ -428,19 +420,26 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
     return send_route(&self->routes[out], data, len, flags);
 }
 
-/* The queued fast path of sched_send(), whose route's task could not run
- * at once, for a send without heap payload: under the lock the caller took
- * (s, put back here), and out of line like send_to_waiting(). */
+/* The queued fast path of sched_send(): route r's task (or none) cannot
+ * run at once, no heap payload; under the caller's lock (s, put back here).
+ * Out of line like send_to_waiting(), sched_signal()'s in its own. */
+static MT_INLINE mt_err_t route_waiting_unlock(out_route_t *r, void *data, uint16_t len,
+                                               port_irq_state_t s)
+{
+    bool queued = r->local && queue_small_irq_off(r->local, r->port, data, len, sched.current->pid);
+    port_irq_restore(s);
+    return queued ? MT_OK : send_route(r, data, len, 0);
+}
+
 static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len,
                                          port_irq_state_t s)
 {
-    task_t *t = r->local;
-    if (t && queue_small_irq_off(t, r->port, data, len)) {
-        port_irq_restore(s);
-        return MT_OK;
-    }
-    port_irq_restore(s);
-    return send_route(r, data, len, 0);
+    return route_waiting_unlock(r, data, len, s);
+}
+
+static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r)
+{
+    return route_waiting_unlock(r, NULL, 0, s);
 }
 
 /* A heap payload run at once, t's frame pushed: the block becomes the
@@ -472,11 +471,12 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
 }
 
 /* sched_send()'s fast path along route r of the running task, in line in
- * it: the send and its four arguments only, so that nothing but the top
- * frame needs a saved register. A route's control block is set only for a
- * local task (and cleared when that task goes) and its port was checked
- * when the route was made, so the fast path trusts both. */
-static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
+ * it (`bare` in sched_signal()): the send and its arguments only, so that
+ * nothing but the top frame needs a saved register. A route's control block
+ * is set only for a local task (cleared when that task goes) and its port
+ * was checked when the route was made: the fast path trusts both. */
+static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags,
+                                     bool bare)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
@@ -489,7 +489,7 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
         if (send_hands_over(flags)) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
-    if (!flags) return send_waiting(r, data, len, s);
+    if (!flags) return bare ? signal_waiting(s, r) : send_waiting(r, data, len, s);
     port_irq_restore(s);
     return send_route(r, data, len, flags); /* a heap payload waits the general way */
 }
@@ -497,22 +497,22 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
 /* sched_send() and sched_signal(): the fast path along route `out` of the
  * running handler, else the general path. In line in both, so that a
  * signal's constant arguments fold its payload's tests away. */
-static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags)
+static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags, bool bare)
 {
     task_t *self = sched.current;
     if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
-        return send_along(&self->routes[out], data, len, flags);
+        return send_along(&self->routes[out], data, len, flags, bare);
     return send_general(out, data, len, flags);
 }
 
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
-    return send_out(out, data, len, flags);
+    return send_out(out, data, len, flags, false);
 }
 
 mt_err_t sched_signal(uint8_t out)
 {
-    return send_out(out, NULL, 0, 0);
+    return send_out(out, NULL, 0, 0, true);
 }
 
 /* ---- posting from interrupts ----
