@@ -28,11 +28,16 @@
 /* A gate below every running priority (-1 when the stack is empty). */
 #define GATE_CLOSED ((mt_prio_t) -128)
 
-/* Internal message flags, above the public MSG_*: the block is not the
- * pool's but one the kernel keeps for a purpose (a timer's own expiry,
- * timer.c; the interrupt slot, send.c), given back by clearing its flags;
- * the message is the INIT of a task not yet initialised (rule 7 holds its
- * other messages until this one's handler has returned). */
+/* Internal message flags, above the public MSG_*: the message was sent to
+ * a task not yet initialised, and the drain holds it in the task's held
+ * list if the task still is when it comes to it (rule 7: queued in its
+ * level like any other, it keeps its place in creation order without a
+ * stamp); the block is not the pool's but one the kernel keeps for a
+ * purpose (a timer's own expiry, timer.c; the interrupt slot, send.c),
+ * given back by clearing its flags; the message is the INIT of a task not
+ * yet initialised (rule 7 holds its other messages until this one's
+ * handler has returned). */
+#define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
 #define MSG_OPENS     0x80u
 /* The flags a sender may give (sched.h): MSG_HEAP only where heap payloads
@@ -100,7 +105,6 @@ typedef struct sched_state {
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
     uint8_t held;           /* messages held for uninitialised tasks */
     volatile bool stop;
-    uint16_t next_seq;              /* creation-order stamp of the next queued message */
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
     /* The rest of a kill asked for while its task ran, at its frame's pop;
      * irq off on entry and return. Set by sched_task_kill(), the only
@@ -312,10 +316,12 @@ extern msg_t *queue_free_blocks;
 
 /* Empty every level and fill the pool; boot only. */
 void queue_init(void);
-/* Insert m for t at t's level before the first message created after it; irq off. */
-void queue_insert_by_seq(msg_t *m, task_t *t);
 /* Rule 7: append m to uninitialised t's held list; irq off. */
 void queue_hold(task_t *t, msg_t *m);
+/* Rule 7 once t's INIT is handled: its held messages go back to the head
+ * of its level, in their order; the drain took each from that head, so
+ * they are older than every message the level holds now; irq off. */
+void queue_release_held(task_t *t);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
 /* Messages in the queue, counted; irq off. */
@@ -487,11 +493,6 @@ static MT_INLINE void queue_give_block_irq_off(msg_t *m)
 static MT_INLINE void sched_held_add(int16_t delta)
 {
     sched.held = (uint8_t) (sched.held + delta);
-}
-/* The next creation-order stamp; irq off. */
-static MT_INLINE uint16_t sched_msg_stamp(void)
-{
-    return sched.next_seq++;
 }
 /* Run t's handler for (port, data, len) now, on top of the caller, data
  * being a heap block the handler may take (else freed after it), and return

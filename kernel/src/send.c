@@ -109,17 +109,17 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         return log_error(MT_ERR_NO_TASK);
     }
     isr_slot_queue_if_waiting(); /* the older message */
-    m->seq = sched.next_seq++;
     if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
         thread_mail_push((thread_t *) t->state, m);
-    } else if (!(t->flags & TASK_INITIALISED)) {
-        if (port != PORT_INIT) {
-            queue_hold(t, m);
-        } else {
-            m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
-            queue_push(m, t);
-        }
+    } else if (t->flags & TASK_INITIALISED) {
+        queue_push(m, t);
+    } else if (port == PORT_INIT) {
+        m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
+        queue_push(m, t);
+    } else if (t->flags & TASK_FROZEN) {
+        queue_hold(t, m); /* until the task thaws or moves */
     } else {
+        m->flags |= MSG_HELD; /* rule 7, in its place in the level */
         queue_push(m, t);
     }
     port_irq_restore(s);
@@ -133,12 +133,11 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
                       from_isr);
 }
 
-/* Stamp m with the next creation order and address it to t's `port` from
- * `src`; irq off. Its payload is set already. */
+/* Address m to t's `port` from `src`; irq off. Its payload is set
+ * already. */
 static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port, mt_pid_t src,
                                       uint8_t flags)
 {
-    m->seq = sched.next_seq++;
     m->dst = t->pid;
     m->port = port;
     m->src = src;
@@ -549,7 +548,6 @@ void send_isr_slot_queue(void)
     msg_t *m = &sched.isr_msg;
     sched.isr_waiting = false;
     m->dst = m->task->pid;
-    m->seq = sched.next_seq++;
     queue_push(m, m->task);
 }
 
@@ -612,7 +610,6 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
     isr_slot_queue_if_waiting();
-    own->seq = sched.next_seq++;
     own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, own);
