@@ -86,7 +86,6 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         return log_error(MT_ERR_QUEUE_FULL);
     msg_t *m = sched_msg_alloc(); /* logs an empty pool */
     if (!m) return MT_ERR_QUEUE_FULL;
-    m->next = NULL;
     m->dst = pid;
     m->port = port;
     m->src = src;
@@ -113,13 +112,10 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         thread_mail_push((thread_t *) t->state, m);
     } else if (t->flags & TASK_INITIALISED) {
         queue_push(m, t);
-    } else if (port == PORT_INIT) {
-        m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
-        queue_push(m, t);
-    } else if (t->flags & TASK_FROZEN) {
+    } else if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
         queue_hold(t, m); /* until the task thaws or moves */
-    } else {
-        m->flags |= MSG_HELD; /* rule 7, in its place in the level */
+    } else { /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
+        m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
         queue_push(m, t);
     }
     port_irq_restore(s);
@@ -133,8 +129,7 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
                       from_isr);
 }
 
-/* Address m to t's `port` from `src`; irq off. Its payload is set
- * already. */
+/* Address m, its payload set, to t's `port` from `src`; irq off. */
 static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port, mt_pid_t src,
                                       uint8_t flags)
 {
@@ -327,10 +322,16 @@ static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, voi
     return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
 }
 
+static MT_NOINLINE mt_err_t signal_local_general(mt_pid_t pid, mt_port_t port)
+{
+    return send_local_general(pid, port, NULL, 0, 0);
+}
+
 /* The queued fast path of a send by pid to t, found unable to run at once
  * under the caller's lock (s, put back here): no second lookup. Out of line
  * (below), so the immediate path saves no registers; a message without
- * payload has its own, with three arguments: none on the stack. */
+ * payload has its own, and its own general way, in few arguments: none on
+ * the stack, and the general way a tail call. */
 static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
                                           port_irq_state_t s)
 {
@@ -338,7 +339,8 @@ static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data,
         queue_small_irq_off(t, port, data, len, sched.current ? sched.current->pid : MT_PID_NONE);
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
-    return queued ? MT_OK : send_local_general(pid, port, data, len, 0);
+    if (queued) return MT_OK;
+    return len ? send_local_general(pid, port, data, len, 0) : signal_local_general(pid, port);
 }
 
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
