@@ -162,14 +162,24 @@ void frame_cancel(task_t *t)
     port_irq_restore(s);
 }
 
-/* A queued message's heap payload becomes the handler's frame's, which the
- * handler may take (the block no longer frees it), and a queued INIT ends
- * rule 7's hold when its handler returns; irq off. */
-static MT_NOINLINE void take_over_rare(task_t *t, msg_t *m)
+/* The flags of a queued message the drain looks at before it runs it. */
+#define MSG_TAKEN_OVER (MSG_HELD | MSG_HEAP | MSG_OPENS)
+
+/* A message sent to t before its INIT was handled goes to t's held list if
+ * t is still not initialised (rule 7): false, it does not run. Otherwise
+ * its heap payload becomes the handler's frame's, which the handler may
+ * take (the block no longer frees it), and a queued INIT ends rule 7's
+ * hold when its handler returns; irq off, before the frame's push. */
+static MT_NOINLINE bool take_over_rare(task_t *t, msg_t *m)
 {
+    if ((m->flags & MSG_HELD) && !(t->flags & TASK_INITIALISED)) {
+        queue_hold(t, m);
+        return false;
+    }
     if (m->flags & MSG_HEAP) t->payload = m->data;
     if (m->flags & MSG_OPENS) t->flags |= TASK_INIT_RUNNING;
-    m->flags &= (uint8_t) ~(MSG_HEAP | MSG_OPENS);
+    m->flags &= (uint8_t) ~MSG_TAKEN_OVER;
+    return true;
 }
 
 /* ---- rule 5: the drain ----
@@ -199,7 +209,6 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 {
     sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
-    if (!slot && (m->flags & (MSG_HEAP | MSG_OPENS))) take_over_rare(t, m);
     log_event_inline_irq_off(EV_START, t->pid, m->port);
     port_irq_enable();
     /* One lock for the pop, the block and the next message (interrupts
@@ -213,15 +222,19 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 
 /* One step of the drain: threads that outrank the frame and the head (and
  * a handler a thread handed to K: that thread waits ready), then the oldest
- * message of the highest level above floor; false once no level above
- * floor holds one. In line in both loops below: the one every dispatch
- * takes keeps no count, so that it holds nothing but the floor across the
- * handlers it runs. */
+ * message of the highest level above floor that may run (rule 7 holds the
+ * others on the way); false once no level above floor holds one. In line
+ * in both loops below: the one every dispatch takes keeps no count, so
+ * that it holds nothing but the floor across the handlers it runs. */
 static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
 {
     if (thread_ready_hint()) thread_k_yield(floor);
-    msg_t *m = queue_pop_above(floor);
-    if (!m) return false;
+    msg_t *m;
+    do {
+        mt_prio_t top = queue_top;
+        if (top <= floor) return false;
+        m = queue_pop_top(top);
+    } while ((m->flags & MSG_TAKEN_OVER) && !take_over_rare(m->task, m));
     run_taken_held_off(m->task, m, false);
     queue_give_block_irq_off(m);
     return true;

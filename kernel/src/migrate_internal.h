@@ -364,20 +364,20 @@ mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_
 mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
 
 /* A multicast the source records for a task on the move carries its bus
- * frame (origin module, sequence number) in its creation stamp, which
- * nothing reads while it is recorded: the stamp is rewritten when the
- * message is released to the queue (sched_mig_thaw()). */
+ * frame (origin module, sequence number) in its mark, which shares the
+ * room of the control block a queued message names: nothing reads that
+ * while it is recorded, and queueing it writes it (sched_mig_thaw()). */
 static inline void mig_cast_mark(msg_t *m, mt_module_t origin, uint8_t seq)
 {
-    m->seq = (uint16_t) (origin << 8 | seq);
+    m->mark = (uint16_t) (origin << 8 | seq);
 }
 static inline mt_module_t mig_cast_origin(const msg_t *m)
 {
-    return (mt_module_t) (m->seq >> 8);
+    return (mt_module_t) (m->mark >> 8);
 }
 static inline uint8_t mig_cast_seq(const msg_t *m)
 {
-    return (uint8_t) m->seq;
+    return (uint8_t) m->mark;
 }
 
 /* migrate_source.c */

@@ -5,8 +5,11 @@
  * waiting messages; and the pool of blocks queued messages live in.
  *
  * Appending keeps creation order within a level because every message is
- * appended when it is created; only messages released late (held until
- * PORT_INIT) need the ordered insert. A block is the message and room for
+ * appended when it is created, a message to a task not yet initialised
+ * too: the drain moves it to the task's held list when it reaches it
+ * (rule 7), and the list goes back to the head of the level, ahead of all
+ * that came later, when the task's INIT has been handled. So no message
+ * carries a creation stamp. A block is the message and room for
  * a small borrowed payload (a verdict, an event code), which then travels
  * in the block itself rather than in a heap block of its own. The pool is a
  * free list: only the kernel takes and gives back blocks, so it keeps no
@@ -58,24 +61,35 @@ void queue_init(void)
         queue_put_block_irq_off(&msg_block_storage[i].msg);
 }
 
-static bool seq_before(uint16_t a, uint16_t b)
+void queue_release_held(task_t *t)
 {
-    /* Creation stamps wrap; compare within half the range. */
-    return (int16_t) (uint16_t) (a - b) < 0;
-}
-
-void queue_insert_by_seq(msg_t *m, task_t *t)
-{
+    msg_t *first = t->held;
+    if (!first) return;
+    msg_t *last = first;
+    for (;;) {
+        last->task = t; /* a migration may have put it there unqueued */
+        if (!last->next) break;
+        last = last->next;
+    }
     mt_prio_t prio = t->prio;
     queue_level_t *l = &queue_level[prio];
-    m->task = t;
-    msg_t **link = &l->head;
-    while (*link && !seq_before(m->seq, (*link)->seq)) link = &(*link)->next;
-    m->next = *link;
-    *link = m;
-    if (!m->next) l->tail = m;
+    if (l->head)
+        last->next = l->head;
+    else
+        l->tail = last;
+    l->head = first;
+    t->held = NULL;
     queue_levels |= queue_bit(prio);
     if (prio > queue_top) queue_top = prio;
+}
+
+void queue_hold(task_t *t, msg_t *m)
+{
+    msg_t **link = &t->held;
+    while (*link) link = &(*link)->next;
+    m->next = NULL;
+    *link = m;
+    sched.held++;
 }
 
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)

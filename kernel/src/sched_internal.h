@@ -28,11 +28,16 @@
 /* A gate below every running priority (-1 when the stack is empty). */
 #define GATE_CLOSED ((mt_prio_t) -128)
 
-/* Internal message flags, above the public MSG_*: the block is not the
- * pool's but one the kernel keeps for a purpose (a timer's own expiry,
- * timer.c; the interrupt slot, send.c), given back by clearing its flags;
- * the message is the INIT of a task not yet initialised (rule 7 holds its
- * other messages until this one's handler has returned). */
+/* Internal message flags, above the public MSG_*: the message was sent to
+ * a task not yet initialised, and the drain holds it in the task's held
+ * list if the task still is when it comes to it (rule 7: queued in its
+ * level like any other, it keeps its place in creation order without a
+ * stamp); the block is not the pool's but one the kernel keeps for a
+ * purpose (a timer's own expiry, timer.c; the interrupt slot, send.c),
+ * given back by clearing its flags; the message is the INIT of a task not
+ * yet initialised (rule 7 holds its other messages until this one's
+ * handler has returned). */
+#define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
 #define MSG_OPENS     0x80u
 /* The flags a sender may give (sched.h): MSG_HEAP only where heap payloads
@@ -100,7 +105,6 @@ typedef struct sched_state {
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
     uint8_t held;           /* messages held for uninitialised tasks */
     volatile bool stop;
-    uint16_t next_seq;              /* creation-order stamp of the next queued message */
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
     /* The rest of a kill asked for while its task ran, at its frame's pop;
      * irq off on entry and return. Set by sched_task_kill(), the only
@@ -300,6 +304,7 @@ typedef uint16_t queue_bits_t;
 typedef uint32_t queue_bits_t;
 #endif
 
+/* A level's FIFO; `tail` means something only while `head` is set. */
 typedef struct queue_level {
     msg_t *head;
     msg_t *tail;
@@ -317,8 +322,12 @@ extern msg_t *queue_free_blocks;
 
 /* Empty every level and fill the pool; boot only. */
 void queue_init(void);
-/* Insert m for t at t's level before the first message created after it; irq off. */
-void queue_insert_by_seq(msg_t *m, task_t *t);
+/* Rule 7: append m to uninitialised t's held list; irq off. */
+void queue_hold(task_t *t, msg_t *m);
+/* Rule 7 once t's INIT is handled: its held messages go back to the head
+ * of its level, in their order; the drain took each from that head, so
+ * they are older than every message the level holds now; irq off. */
+void queue_release_held(task_t *t);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);
 /* Messages in the queue, counted; irq off. */
@@ -367,20 +376,23 @@ static MT_INLINE void queue_put_block_irq_off(msg_t *m)
 
 /* Append m for t at t's level (creation order within a level); irq off.
  * While it waits, m names t's control block: a kill or a migration takes
- * every message of a task out of the queue before its block goes. */
+ * every message of a task out of the queue before its block goes. Only a
+ * level that was empty changes the bitmap and may raise the top: a level
+ * holding a message has its bit set and is at or below the top already. */
 static MT_INLINE void queue_push(msg_t *m, task_t *t)
 {
     mt_prio_t prio = t->prio;
     queue_level_t *l = &queue_level[(uint8_t) prio];
     m->task = t;
     m->next = NULL;
-    if (l->tail)
+    if (l->head) {
         l->tail->next = m;
-    else
+    } else {
         l->head = m;
+        queue_levels |= queue_bit(prio);
+        if (prio > queue_top) queue_top = prio;
+    }
     l->tail = m;
-    queue_levels |= queue_bit(prio);
-    if (prio > queue_top) queue_top = prio;
 }
 
 /* Highest set bit of a non-zero bitmap: one instruction where the port
@@ -437,19 +449,15 @@ static MT_INLINE void queue_level_emptied(mt_prio_t p)
     queue_top = bits ? queue_highest_bit(bits) : -1;
 }
 
-/* Remove and return the oldest message of the highest level above floor,
- * or NULL when no level above floor holds one; irq off. */
-static MT_INLINE msg_t *queue_pop_above(mt_prio_t floor)
+/* Remove and return the oldest message of level `top`, the highest
+ * (queue_top, read and compared by the caller), which holds one: no test
+ * of its head; irq off. */
+static MT_INLINE msg_t *queue_pop_top(mt_prio_t top)
 {
-    mt_prio_t top = queue_top;
-    if (top <= floor) return NULL;
     queue_level_t *l = &queue_level[(uint8_t) top];
     msg_t *m = l->head;
     l->head = m->next;
-    if (!l->head) {
-        l->tail = NULL;
-        queue_level_emptied(top);
-    }
+    if (!l->head) queue_level_emptied(top);
     return m;
 }
 
@@ -491,11 +499,6 @@ static MT_INLINE void queue_give_block_irq_off(msg_t *m)
 static MT_INLINE void sched_held_add(int16_t delta)
 {
     sched.held = (uint8_t) (sched.held + delta);
-}
-/* The next creation-order stamp; irq off. */
-static MT_INLINE uint16_t sched_msg_stamp(void)
-{
-    return sched.next_seq++;
 }
 /* Run t's handler for (port, data, len) now, on top of the caller, data
  * being a heap block the handler may take (else freed after it), and return

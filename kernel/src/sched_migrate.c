@@ -34,13 +34,13 @@ static uint16_t list_length(const msg_t *m)
 void sched_mig_freeze(task_t *t)
 {
     port_irq_state_t s = port_irq_save();
-    /* Queued messages are older than any held one: they go first. */
+    /* Held messages (rule 7) are older than any queued one: the drain took
+     * them from the head of the level. The queued ones follow them. */
     msg_t *queued = queue_remove_for(t->pid, t->prio);
     if (queued) {
-        msg_t *last = queued;
-        while (last->next) last = last->next;
-        last->next = t->held;
-        t->held = queued;
+        msg_t **link = &t->held;
+        while (*link) link = &(*link)->next;
+        *link = queued;
         sched_held_add((int16_t) list_length(queued));
     }
     task_set_flags(t, TASK_FROZEN, TASK_INITIALISED);
@@ -55,8 +55,7 @@ void sched_mig_thaw(task_t *t)
         msg_t *m = t->held;
         t->held = m->next;
         sched_held_add(-1);
-        m->seq = sched_msg_stamp(); /* the order of the list, from now */
-        queue_push(m, t);
+        queue_push(m, t); /* the order of the list, from now */
     }
     port_irq_restore(s);
 }

@@ -4,10 +4,13 @@
  * dispatch rules, and who owns its payload when (docs/architecture.md,
  * "The fast path and the general path").
  *
- * The fast paths: a handler's send that runs its task at once (its gate
- * against the running priority, a frame pushed, dispatch_run()), and one
- * that must wait with at most a small borrowed payload (a pool block).
- * Everything else: the general path, sched_deliver(), rule by rule.
+ * The fast paths are rule 1's plain case, a handler sending to an idle,
+ * initialised local task at least as important: one byte of its control
+ * block, its gate (sched_internal.h), against the running priority, then a
+ * frame pushed and the handler called (dispatch_run()), no message built;
+ * and a send that must wait, with no payload or a small borrowed one,
+ * taking a pool block (queue_small_irq_off()). Everything else takes the
+ * general path, sched_deliver(), which applies the rules one by one.
  *
  * A send looks its destination up and tests it with interrupts off: a
  * handler run at an interrupt's exit may kill a task and free its control
@@ -59,17 +62,8 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 
 /* ---- queueing ---- */
 
-static void hold(task_t *t, msg_t *m)
-{
-    msg_t **link = &t->held;
-    while (*link) link = &(*link)->next;
-    m->next = NULL;
-    *link = m;
-    sched.held++;
-}
-
-/* Queue a message from `src` (the running task, or a task of another module
- * whose message came over the bus) for local task t, looked up for pid. */
+/* Queue a message from `src` (the running task, or a task of another
+ * module, over the bus) for local task t, looked up for pid. */
 static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data,
                            uint16_t len, uint8_t flags, bool from_isr)
 {
@@ -78,7 +72,6 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         return log_error(MT_ERR_QUEUE_FULL);
     msg_t *m = sched_msg_alloc(); /* logs an empty pool */
     if (!m) return MT_ERR_QUEUE_FULL;
-    m->next = NULL;
     m->dst = pid;
     m->port = port;
     m->src = src;
@@ -101,17 +94,14 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         return log_error(MT_ERR_NO_TASK);
     }
     isr_slot_queue_if_waiting(); /* the older message */
-    m->seq = sched.next_seq++;
     if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
         thread_mail_push((thread_t *) t->state, m);
-    } else if (!(t->flags & TASK_INITIALISED)) {
-        if (port != PORT_INIT) {
-            hold(t, m);
-        } else {
-            m->flags |= MSG_OPENS; /* its handler ends rule 7's hold */
-            queue_push(m, t);
-        }
-    } else {
+    } else if (t->flags & TASK_INITIALISED) {
+        queue_push(m, t);
+    } else if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
+        queue_hold(t, m); /* until the task thaws or moves */
+    } else { /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
+        m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
         queue_push(m, t);
     }
     port_irq_restore(s);
@@ -125,12 +115,10 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
                       from_isr);
 }
 
-/* Stamp m with the next creation order and address it to t's `port` from
- * `src`; irq off. Its payload is set already. */
+/* Address m, its payload set, to t's `port` from `src`; irq off. */
 static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port, mt_pid_t src,
                                       uint8_t flags)
 {
-    m->seq = sched.next_seq++;
     m->dst = t->pid;
     m->port = port;
     m->src = src;
@@ -138,51 +126,28 @@ static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port,
 }
 
 /* The queued fast path: a send from the kernel stack to t, looked up under
- * the caller's lock, that must wait, with no payload or a small borrowed one
- * (fast_send() checked its pointer). First half: a pool block holding the
- * payload, or NULL to go the general way (which logs an empty pool); irq off. */
-static MT_INLINE msg_t *queue_small_take_irq_off(const task_t *t, void *data, uint16_t len)
+ * the caller's lock, that must wait (t on the stack, less important, or its
+ * gate closed), with no payload or a small borrowed one (its pointer
+ * checked by the caller, fast_send()); false sends it the general way,
+ * which also logs why a block could not be had. */
+static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                          mt_pid_t src)
 {
-    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return NULL;
+    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return false;
     msg_t *m = queue_take_block_irq_off();
-    if (!m) return NULL;
+    if (!m) return false;
     if (len) {
         queue_copy_into_block(m, data, len); /* a call: bytes, the rarer case */
     } else {
         m->data = NULL;
         m->len = 0;
     }
-    return m;
-}
-
-/* Second half: m addressed to t's `port`, appended to its level; irq off.
- * It cannot start before the lock goes: t is below the sender or less
- * important, and an interrupt's exit runs only what outranks the sender. */
-static MT_INLINE void queue_small_push_irq_off(task_t *t, mt_port_t port, msg_t *m)
-{
-    mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
     address_irq_off(m, t, port, src, 0);
     queue_push(m, t);
+    /* It cannot start before the lock goes: t is below the sender or less
+     * important, and an interrupt's exit runs only what outranks the sender. */
     log_event_inline_irq_off(EV_SEND, src, (uint16_t) (t->pid << 8 | port));
-}
-
-/* Both halves in line, for send_waiting(): false to go the general way. */
-static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len)
-{
-    msg_t *m = queue_small_take_irq_off(t, data, len);
-    if (!m) return false;
-    queue_small_push_irq_off(t, port, m);
     return true;
-}
-
-/* The second half out of line for both ways in by pid, then the caller's
- * lock (s) put back. Four arguments: none the AVR's caller must save. */
-static MT_NOINLINE mt_err_t queue_small_push_unlock(task_t *t, mt_port_t port, msg_t *m,
-                                                    port_irq_state_t s)
-{
-    queue_small_push_irq_off(t, port, m);
-    port_irq_restore(s);
-    return MT_OK;
 }
 
 /* ---- running at once, the general way ---- */
@@ -325,33 +290,43 @@ static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *
     return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, false);
 }
 
-/* True when the fast paths may consider this send: from the kernel stack
- * (not a thread, not an interrupt body), no flags but those `allowed`, and
- * a payload pointer where there are bytes (one test without payload). */
+/* True when the fast paths may consider this send at all: from the kernel
+ * stack (not a thread, not an interrupt body), with no flags but those
+ * `allowed`, and a payload pointer where there are bytes (tested after the
+ * length: a send without payload pays for one test, not two). */
 static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, uint8_t allowed)
 {
     return !(flags & (uint8_t) ~allowed) && (!len || data) && !thread_running() && !port_in_isr();
 }
 
-/* A send without flags to the local task pid by the general rules, where
- * the queued fast paths by pid leave it: four arguments, reached by a jump. */
+/* A send to the local task pid by the general rules: what the fast paths
+ * of a send by pid leave, and every delivery of a multicast or a bus frame
+ * (which must not reach the multicast and bus paths of sched_send_to()). */
 static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, void *data,
-                                               uint16_t len)
+                                               uint16_t len, uint8_t flags)
 {
-    return deliver_checked(task_find_fast(pid), pid, port, data, len, 0, true);
+    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
+}
+
+static MT_NOINLINE mt_err_t signal_local_general(mt_pid_t pid, mt_port_t port)
+{
+    return send_local_general(pid, port, NULL, 0, 0);
 }
 
 /* The queued fast path of a send by pid to t, found unable to run at once
  * under the caller's lock (s, put back here): no second lookup. Out of line
- * (below); without payload in three arguments: none on the stack. */
+ * (below), so the immediate path saves no registers; a message without
+ * payload has its own, and its own general way, in few arguments: none on
+ * the stack, and the general way a tail call. */
 static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
                                           port_irq_state_t s)
 {
-    msg_t *m = queue_small_take_irq_off(t, data, len);
-    if (m) return queue_small_push_unlock(t, port, m, s);
+    bool queued =
+        queue_small_irq_off(t, port, data, len, sched.current ? sched.current->pid : MT_PID_NONE);
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
-    return send_local_general(pid, port, data, len);
+    if (queued) return MT_OK;
+    return len ? send_local_general(pid, port, data, len, 0) : signal_local_general(pid, port);
 }
 
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
@@ -365,8 +340,9 @@ static MT_NOINLINE mt_err_t signal_to_waiting(task_t *t, mt_port_t port, port_ir
     return queue_to_unlock(t, port, NULL, 0, s);
 }
 
-/* A send by pid: the fast paths when pid's task is in its home slot (a
- * virtual pid never is), else the general path (`local_only`: local ones). */
+/* A send by pid: the fast paths when pid's task sits in its home slot (a
+ * virtual pid never does, so a hit there is a local task), else the
+ * general path, for any destination or (`local_only`) local ones. */
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only)
 {
@@ -389,7 +365,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         }
         port_irq_restore(s);
     }
-    if (local_only) return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
+    if (local_only) return send_local_general(pid, port, data, len, flags);
     return send_to_general(pid, port, data, len, flags);
 }
 
@@ -431,18 +407,26 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
     return send_route(&self->routes[out], data, len, flags);
 }
 
-/* The queued fast path of sched_send() without heap payload, both halves
- * in line, under the caller's lock (s, put back here); out of line. */
+/* The queued fast path of sched_send(): route r's task (or none) cannot
+ * run at once, no heap payload; under the caller's lock (s, put back here).
+ * Out of line like send_to_waiting(), sched_signal()'s in its own. */
+static MT_INLINE mt_err_t route_waiting_unlock(out_route_t *r, void *data, uint16_t len,
+                                               port_irq_state_t s)
+{
+    bool queued = r->local && queue_small_irq_off(r->local, r->port, data, len, sched.current->pid);
+    port_irq_restore(s);
+    return queued ? MT_OK : send_route(r, data, len, 0);
+}
+
 static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len,
                                          port_irq_state_t s)
 {
-    task_t *t = r->local;
-    if (t && queue_small_irq_off(t, r->port, data, len)) {
-        port_irq_restore(s);
-        return MT_OK;
-    }
-    port_irq_restore(s);
-    return send_route(r, data, len, 0);
+    return route_waiting_unlock(r, data, len, s);
+}
+
+static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r)
+{
+    return route_waiting_unlock(r, NULL, 0, s);
 }
 
 /* A heap payload run at once, t's frame pushed: the block becomes the
@@ -468,9 +452,12 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
 }
 
 /* sched_send()'s fast path along route r of the running task, in line in
- * it. A route's control block is set only for a local task (cleared when
- * it goes), its port checked when the route was made: both are trusted. */
-static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags)
+ * it (`bare` in sched_signal()): the send and its arguments only, so that
+ * nothing but the top frame needs a saved register. A route's control block
+ * is set only for a local task (cleared when that task goes) and its port
+ * was checked when the route was made: the fast path trusts both. */
+static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags,
+                                     bool bare)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
@@ -483,29 +470,30 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
         if (send_hands_over(flags)) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
-    if (!flags) return send_waiting(r, data, len, s);
+    if (!flags) return bare ? signal_waiting(s, r) : send_waiting(r, data, len, s);
     port_irq_restore(s);
     return send_route(r, data, len, flags); /* a heap payload waits the general way */
 }
 
-/* sched_send() and sched_signal(): the fast path along route `out`, else
- * the general path; in line in both: a signal's constants fold tests away. */
-static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags)
+/* sched_send() and sched_signal(): the fast path along route `out` of the
+ * running handler, else the general path. In line in both, so that a
+ * signal's constant arguments fold its payload's tests away. */
+static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags, bool bare)
 {
     task_t *self = sched.current;
     if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
-        return send_along(&self->routes[out], data, len, flags);
+        return send_along(&self->routes[out], data, len, flags, bare);
     return send_general(out, data, len, flags);
 }
 
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
-    return send_out(out, data, len, flags);
+    return send_out(out, data, len, flags, false);
 }
 
 mt_err_t sched_signal(uint8_t out)
 {
-    return send_out(out, NULL, 0, 0);
+    return send_out(out, NULL, 0, 0, true);
 }
 
 /* ---- posting from interrupts ----
@@ -542,7 +530,6 @@ void send_isr_slot_queue(void)
     msg_t *m = &sched.isr_msg;
     sched.isr_waiting = false;
     m->dst = m->task->pid;
-    m->seq = sched.next_seq++;
     queue_push(m, m->task);
 }
 
@@ -605,7 +592,6 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
     isr_slot_queue_if_waiting();
-    own->seq = sched.next_seq++;
     own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
         thread_mail_push((thread_t *) t->state, own);

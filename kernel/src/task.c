@@ -198,12 +198,8 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
 void task_release_held(task_t *t)
 {
     port_irq_state_t s = port_irq_save();
-    while (t->held) {
-        msg_t *m = t->held;
-        t->held = m->next;
-        sched.held--;
-        queue_insert_by_seq(m, t);
-    }
+    for (const msg_t *m = t->held; m; m = m->next) sched.held--;
+    queue_release_held(t);
     port_irq_restore(s);
 }
 

@@ -518,18 +518,55 @@ static void a_inits_b(mt_port_t port)
     send('C', 1);                       /* queued, created last */
 }
 
-static void test_rule7_released_messages_keep_creation_order(void **state)
+/* A (5) and C (2) initialised, B (2) not; A's handler does `a_action`,
+ * C's `c_action`. */
+static void send_a_beside_uninitialised_b(action_fn a_action, action_fn c_action)
 {
-    (void) state;
     make_task('A', 5);
     make_task('C', 2);
     task_spec_t spec = {.pid = PID('B'), .prio = 2, .handler = traced};
     assert_int_equal(sched_task_create(&spec), MT_OK);
-    actions[PID('A')] = a_inits_b;
+    actions[PID('A')] = a_action;
+    actions[PID('C')] = c_action;
     trace[0] = 0;
     send('A', 0);
+}
+
+static void test_rule7_released_messages_keep_creation_order(void **state)
+{
+    (void) state;
+    send_a_beside_uninitialised_b(a_inits_b, NULL);
     /* B's INIT, then its held message, which was created before C1. */
     assert_string_equal(trace, "A0( )A C0( )C Bi B1( )B C1( )C ");
+}
+
+/* B's first message is taken off the queue and held before C0 runs; its
+ * second is sent by C0's handler, whose INIT for B runs at once (equal
+ * priority) and puts the first back ahead of the second, and of C1, sent
+ * after them. */
+static void a_sends_to_uninitialised_b(mt_port_t port)
+{
+    (void) port;
+    send('B', 1); /* B is not initialised: held when the drain reaches it */
+    send('C', 0);
+}
+
+static void c_inits_b(mt_port_t port)
+{
+    if (port != PORT_0) return;
+    assert_int_equal(sched_queued_count(), 1); /* B1, in B's held list */
+    send('B', 2);
+    assert_int_equal(sched_task_init(PID('B'), NULL, 0), MT_OK);
+    send('C', 1);
+    assert_int_equal(sched_queued_count(), 3);
+}
+
+static void test_rule7_messages_held_in_two_turns_keep_creation_order(void **state)
+{
+    (void) state;
+    send_a_beside_uninitialised_b(a_sends_to_uninitialised_b, c_inits_b);
+    assert_string_equal(trace, "A0( )A C0( Bi )C B1( )B B2( )B C1( )C ");
+    assert_int_equal(sched_queued_count(), 0);
 }
 
 int main(void)
@@ -555,6 +592,7 @@ int main(void)
         cmocka_unit_test_setup(test_rule6_idle_sleeps_until_the_next_deadline, setup),
         cmocka_unit_test_setup(test_rule7_messages_held_until_init_handled, setup),
         cmocka_unit_test_setup(test_rule7_released_messages_keep_creation_order, setup),
+        cmocka_unit_test_setup(test_rule7_messages_held_in_two_turns_keep_creation_order, setup),
     };
     return cmocka_run_group_tests_name("dispatch rules", tests, NULL, NULL);
 }

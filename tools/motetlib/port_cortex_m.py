@@ -730,12 +730,19 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
               [(name, tm[configs[0]][name][2], what) for name, what in TM_TESTS])
     w("")
     if floor:
+        coop_floor = floor["queued dispatch"]
+        freertos = dict((name, figure) for name, figure, _ in TMT_TESTS)["cooperative"]
         w("A cooperative iteration is one queued hand-over: a send that must wait (the sender "
           "is on the stack) and, once the sender has returned, the dequeue and the run of the "
           "next turn. Its floor is the floor image's queued dispatch, "
-          f"{_fmt(floor['queued dispatch'])} instructions (section \"The floor\"); a thread "
-          "kernel's yield moves a thread within its ready list and switches stacks, with no "
-          "message in between.")
+          f"{_fmt(coop_floor)} instructions (section \"The floor\"): a block from the free "
+          "list filled in and appended to its level's FIFO, the level's bit, and the drain's "
+          "pop, frame push, indirect call and frame pop. A thread kernel's yield moves a "
+          "thread within its ready list and switches stacks, with no message in between "
+          f"(FreeRTOS 11: {freertos}). The floor of the message's shape is "
+          f"{_fmt(coop_floor / freertos)} times FreeRTOS's yield, so no structure that "
+          "keeps a message between the turns is ahead of it; the cooperative row's target "
+          f"restated for message tasks: the floor + 15 %, <= {_fmt(round(coop_floor * 1.15))}.")
         w("")
     if thr:
         _render_threads(thr, w)

@@ -47,7 +47,10 @@ enum {
  * A sender may give only these two; the kernel sets the others.
  *   0x01 MSG_HEAP         the payload is a heap block the message owns
  *   0x02 MSG_FROM_ISR     posted from interrupt context
- *   0x04 .. 0x20          unused, 0
+ *   0x04 .. 0x10          unused, 0
+ *   0x20 MSG_HELD         kernel: sent to a task not yet initialised;
+ *                         the drain holds it until the task's INIT has
+ *                         been handled (rule 7, sched_internal.h)
  *   0x40 MSG_OWN_BLOCK    kernel: the block is a timer's own or the
  *                         interrupt slot's, not the pool's (sched_internal.h)
  *   0x80 MSG_OPENS        kernel: the INIT of a task not yet initialised;
@@ -58,15 +61,17 @@ enum {
 
 typedef struct msg msg_t;
 struct msg {
-    msg_t *next;       /* queue link (kernel use) */
-    struct task *task; /* its destination's control block while queued (kernel use) */
-    void *data;        /* payload, may be NULL when len == 0 */
-    uint16_t len;      /* payload bytes */
-    uint16_t seq;      /* creation order stamp */
-    mt_pid_t dst;      /* destination task */
-    mt_port_t port;    /* destination input port */
-    mt_pid_t src;      /* sending task, MT_PID_NONE from the kernel/ISR */
-    uint8_t flags;     /* MSG_* */
+    msg_t *next; /* queue link (kernel use) */
+    union {
+        struct task *task; /* its destination's control block while queued (kernel use) */
+        uint16_t mark;     /* migration's record of a multicast: its bus frame (kernel use) */
+    };
+    void *data;     /* payload, may be NULL when len == 0 */
+    uint16_t len;   /* payload bytes */
+    mt_pid_t dst;   /* destination task */
+    mt_port_t port; /* destination input port */
+    mt_pid_t src;   /* sending task, MT_PID_NONE from the kernel/ISR */
+    uint8_t flags;  /* MSG_* */
 };
 
 /* A task's message handler: the task's state, then the message's input
