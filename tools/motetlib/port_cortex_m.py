@@ -169,6 +169,11 @@ OPS = (
        "decision (sched_isr_exit_choice()), the frame the line's entry fabricates into the "
        "thread-mode trampoline, the drain running the (counting) handler, NMI back to the "
        "interrupted code"),
+    Op("interrupt post, queued", "irq_queued", "immediate",
+       "a handler pends a spare line whose body posts to a task below it (the post waits: "
+       "rule 3), the exit's decision finds nothing to run, and the handler's return runs the "
+       "message (rule 5): Thread-Metric's interrupt scenario as message tasks run it, minus "
+       "the immediate dispatch that carries it"),
     Op("exit dispatch with nothing to run", "irq_nopost", "empty",
        "the same interrupt with a body that posts nothing: the line's dispatch and the exit's "
        "decision, under the interrupt mask, that finds nothing to run "
@@ -310,7 +315,8 @@ def kernel_ops(text):
 
 # The floor image (floor_cm.c): the rules' operations alone, measured as
 # bench_kernel measures Motet; the figures compared, by their OPS names.
-FLOOR_OPS = ("immediate local dispatch", "queued dispatch", "message round trip")
+FLOOR_OPS = ("immediate local dispatch", "queued dispatch", "message round trip",
+             "interrupt post, queued")
 # The issue's targets for these figures (log off), where it sets one.
 TARGETS = {"immediate local dispatch": 60}
 
@@ -334,7 +340,9 @@ def _render_floor(ops, floor, w):
     w("bench/cortex-m/floor_cm.c: the operations the dispatch rules need for these figures "
       "(a gate byte against the running priority, the frame in the control block pushed and "
       "popped under the interrupt lock, the handler's arguments, the queue check after it, a "
-      "block from a free list joining its level's FIFO and bitmap), written straight in one "
+      "block from a free list joining its level's FIFO and bitmap; for an interrupt's post, "
+      "the port's line dispatch for a body without the kernel's hooks and the test at its "
+      "exit), written straight in one "
       "file with no kernel around them: no lookup by pid, payload, ownership, log, thread, "
       "migration or kill state, argument checks or error paths. The same driver, tasks, "
       "counting handlers and timed loops as bench_kernel.c, so the benchmark's own "
@@ -738,6 +746,17 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
           f"{_fmt(floor['queued dispatch'])} instructions (section \"The floor\"); a thread "
           "kernel's yield moves a thread within its ready list and switches stacks, with no "
           "message in between.")
+        w("")
+        w("An interrupt iteration is an interrupt whose post waits and, once the task has "
+          "returned, the dequeue and the run of the message: one queued hand-over from an "
+          "interrupt. Its floor is the floor image's interrupt post, queued, "
+          f"{_fmt(floor['interrupt post, queued'])} instructions (the Super-Simple-Tasker "
+          "line dispatch, the post into a level's FIFO, the exit's test, the dequeue and run; "
+          "section \"The floor\"), plus the scenario's own task code; a thread kernel's "
+          "interrupt gives a semaphore the running thread then takes, with no message and no "
+          "second dispatch. An interrupt-preemption iteration adds the higher task's send "
+          "back to the interrupted one, which waits: a second queued hand-over, where "
+          "Thread-Metric's higher thread suspends itself.")
         w("")
     if thr:
         _render_threads(thr, w)
