@@ -30,8 +30,14 @@
  * The sends of immediate, chain and roundtrip go along routes, as
  * bench/avr/bench_avr.c's do.
  *   irq         pend a spare line; its body posts to a task above the
- *               driver, which runs at interrupt exit (rule 3): PendSV, the
- *               thread-mode trampoline, the handler, NMI back
+ *               driver, which runs at interrupt exit (rule 3): the frame
+ *               into the thread-mode trampoline, the handler, NMI back
+ *   irq_queued  send to a higher-priority carrier that pends a line whose
+ *               body posts to a task below the carrier but above the
+ *               driver: the post waits (rule 3), the exit finds nothing to
+ *               run, and the carrier's return runs it (rule 5); the shape
+ *               of Thread-Metric's interrupt scenario as message tasks run
+ *               it (bench_tm.c), less its checks
  *   irq_nopost  the same interrupt path with a body that posts nothing
  *   irq_direct  a line whose body runs in the interrupt without the kernel:
  *               the Super-Simple-Tasker floor (the ISR is the task)
@@ -67,18 +73,20 @@ enum {
     PID_PING,
     PID_PONG,
     PID_IRQ,
+    PID_IRQ_CARRIER,
     PID_TIMER,
     PID_LAST = PID_TIMER
 };
 
 /* The output ports of the tasks that send. */
-enum { DRIVER_TO_IMMEDIATE, DRIVER_TO_CARRIER, DRIVER_TO_PING };
+enum { DRIVER_TO_IMMEDIATE, DRIVER_TO_CARRIER, DRIVER_TO_PING, DRIVER_TO_IRQ_CARRIER };
 enum { CARRIER_TO_LOW = 0 };
 enum { PING_TO_PONG = 0 };
 enum { PONG_TO_PING = 0 };
 static const route_t driver_routes[] = {[DRIVER_TO_IMMEDIATE] = {PID_IMMEDIATE, PORT_0},
                                         [DRIVER_TO_CARRIER] = {PID_CARRIER, PORT_0},
-                                        [DRIVER_TO_PING] = {PID_PING, PORT_0}};
+                                        [DRIVER_TO_PING] = {PID_PING, PORT_0},
+                                        [DRIVER_TO_IRQ_CARRIER] = {PID_IRQ_CARRIER, PORT_0}};
 static const route_t carrier_routes[] = {[CARRIER_TO_LOW] = {PID_LOW, PORT_0}};
 static const route_t ping_routes[] = {[PING_TO_PONG] = {PID_PONG, PORT_0}};
 static const route_t pong_routes[] = {[PONG_TO_PING] = {PID_PING, PORT_0 + 1}};
@@ -94,6 +102,7 @@ enum { PRIO_DRIVER = 1, PRIO_LOW = 2, PRIO_PINGPONG = 3, PRIO_NESTED = 4, PRIO_E
 #define LINE_POST    (PORT_CM_SPARE_IRQ_FIRST + 0u)
 #define LINE_NOPOST  (PORT_CM_SPARE_IRQ_FIRST + 1u)
 #define LINE_DIRECT  (PORT_CM_SPARE_IRQ_FIRST + 2u)
+#define LINE_QUEUED  (PORT_CM_SPARE_IRQ_FIRST + 3u)
 #define TIMER_PERIOD 1u /* ticks: 100 us, 100,000 instructions */
 
 typedef struct bench_obj {
@@ -154,6 +163,15 @@ static mt_err_t pong_task(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+static mt_err_t irq_carrier_task(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port == PORT_0) port_cm_irq_raise(LINE_QUEUED);
+    return MT_OK;
+}
+
 static mt_err_t timer_task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) data;
@@ -167,6 +185,11 @@ static mt_err_t timer_task(void *state, mt_port_t port, void *data, uint16_t len
 static void isr_post(void)
 {
     check(sched_post_isr(PID_IRQ, PORT_0, NULL, 0, 0) == MT_OK);
+}
+
+static void isr_post_low(void)
+{
+    check(sched_post_isr(PID_LOW, PORT_0, NULL, 0, 0) == MT_OK);
 }
 
 static void isr_nopost(void)
@@ -210,6 +233,11 @@ __attribute__((noinline)) static void bench_op_roundtrip(void)
     check(sched_signal(DRIVER_TO_PING) == MT_OK);
 }
 
+__attribute__((noinline)) static void bench_op_irq_queued(void)
+{
+    check(sched_signal(DRIVER_TO_IRQ_CARRIER) == MT_OK);
+}
+
 __attribute__((noinline)) static void bench_op_irq(void)
 {
     port_cm_irq_raise(LINE_POST);
@@ -251,6 +279,7 @@ static const bench_op_t ops[] = {
     {"chain", bench_op_chain, &runs[PID_LOW - PID_DRIVER]},
     {"roundtrip", bench_op_roundtrip, &runs[PID_PING - PID_DRIVER]},
     {"irq", bench_op_irq, &runs[PID_IRQ - PID_DRIVER]},
+    {"irq_queued", bench_op_irq_queued, &runs[PID_LOW - PID_DRIVER]},
     {"irq_nopost", bench_op_irq_nopost, NULL},
     {"irq_direct", bench_op_irq_direct, &direct_runs},
     {"mem", bench_op_mem, NULL},
@@ -353,10 +382,12 @@ int main(void)
     create_routed(PID_PING, PRIO_PINGPONG, ping_task, ROUTES(ping_routes));
     create_routed(PID_PONG, PRIO_PINGPONG, pong_task, ROUTES(pong_routes));
     create_task(PID_IRQ, PRIO_EVENT, count_task);
+    create_task(PID_IRQ_CARRIER, PRIO_NESTED, irq_carrier_task);
     create_task(PID_TIMER, PRIO_EVENT, timer_task);
     port_cm_irq_attach(LINE_POST, isr_post);
     port_cm_irq_attach(LINE_NOPOST, isr_nopost);
     port_cm_irq_attach_direct(LINE_DIRECT, isr_direct);
+    port_cm_irq_attach(LINE_QUEUED, isr_post_low);
     create_routed(PID_DRIVER, PRIO_DRIVER, driver_task,
                   ROUTES(driver_routes)); /* runs everything */
     printf("bench_kernel: %s\n", status ? "FAILED" : "done");

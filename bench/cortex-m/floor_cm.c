@@ -24,6 +24,10 @@
  *   - a message that must wait takes a block from a free list and joins
  *     its level's FIFO (rule 2: priority, then creation order), marked in a
  *     bitmap whose top level is one CLZ.
+ *   - an interrupt's post (irq_queued) is that queueing from the line's
+ *     body, and the test at its exit of whether anything now outranks the
+ *     interrupted frame; the line's dispatch is the port's, for a body
+ *     without the kernel's hooks (the Super-Simple-Tasker floor).
  * Nothing else: no payload, no ownership, no event log, no thread,
  * migration or kill state, no argument checks (the driver checks the runs
  * instead), no error paths.
@@ -32,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cortex_m.h"
 #include "floor_dispatch.h"
 #include "motet/port.h"
 
@@ -133,7 +138,20 @@ static void drain(int8_t floor)
 
 /* ---- the measured tasks, as in bench_kernel.c ---- */
 
-enum { PID_DRIVER = 0x20, PID_IMMEDIATE, PID_CARRIER, PID_LOW, PID_PING, PID_PONG, PID_LAST };
+enum {
+    PID_DRIVER = 0x20,
+    PID_IMMEDIATE,
+    PID_CARRIER,
+    PID_LOW,
+    PID_PING,
+    PID_PONG,
+    PID_IRQ_CARRIER,
+    PID_LAST
+};
+/* The spare line of irq_queued: a body without the kernel's hooks, which
+ * is the floor's interrupt (the port's line dispatch, no more). */
+#define LINE_QUEUED (PORT_CM_SPARE_IRQ_FIRST + 3u)
+static volatile unsigned exits_due;
 enum { PRIO_DRIVER = 1, PRIO_LOW = 2, PRIO_PINGPONG = 3, PRIO_NESTED = 4 };
 
 static volatile unsigned runs[PID_LAST - PID_DRIVER];
@@ -155,6 +173,7 @@ static uint8_t count_task(void *state, uint8_t port, void *data, uint16_t len);
 static uint8_t carrier_task(void *state, uint8_t port, void *data, uint16_t len);
 static uint8_t ping_task(void *state, uint8_t port, void *data, uint16_t len);
 static uint8_t pong_task(void *state, uint8_t port, void *data, uint16_t len);
+static uint8_t irq_carrier_task(void *state, uint8_t port, void *data, uint16_t len);
 
 static floor_task_t driver = {0, 0, 0, PRIO_IDLE, 0, GATE_SHUT, PRIO_DRIVER, PID_DRIVER};
 static floor_task_t immediate = {count_task, 0, 0, 0, 0, PRIO_NESTED, PRIO_NESTED, PID_IMMEDIATE};
@@ -162,6 +181,8 @@ static floor_task_t carrier = {carrier_task, 0, 0, 0, 0, PRIO_NESTED, PRIO_NESTE
 static floor_task_t low = {count_task, 0, 0, 0, 0, PRIO_LOW, PRIO_LOW, PID_LOW};
 static floor_task_t ping = {ping_task, 0, 0, 0, 0, PRIO_PINGPONG, PRIO_PINGPONG, PID_PING};
 static floor_task_t pong = {pong_task, 0, 0, 0, 0, PRIO_PINGPONG, PRIO_PINGPONG, PID_PONG};
+static floor_task_t irq_carrier = {irq_carrier_task, 0, 0, 0, 0, PRIO_NESTED, PRIO_NESTED,
+                                   PID_IRQ_CARRIER};
 
 static uint8_t count_task(void *state, uint8_t port, void *data, uint16_t len)
 {
@@ -200,6 +221,24 @@ static uint8_t pong_task(void *state, uint8_t port, void *data, uint16_t len)
     return 0;
 }
 
+static uint8_t irq_carrier_task(void *state, uint8_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == 0) port_cm_irq_raise(LINE_QUEUED);
+    return 0;
+}
+
+/* The line's body: a bare post to `low`, which waits (rule 3: below the
+ * interrupted carrier), and the exit's test, which finds nothing above the
+ * interrupted frame (counted if it did: the run fails). */
+static void isr_post_low(void)
+{
+    check(enqueue(&low, 0, port_irq_save()) == 0);
+    if (queue_top() > running_prio) exits_due++;
+}
+
 __attribute__((noinline)) static void op_empty(void)
 {
     __asm volatile("" ::: "memory");
@@ -220,6 +259,11 @@ __attribute__((noinline)) static void op_roundtrip(void)
     check(floor_send(&ping, 0) == 0);
 }
 
+__attribute__((noinline)) static void op_irq_queued(void)
+{
+    check(floor_send(&irq_carrier, 0) == 0);
+}
+
 typedef struct floor_op {
     const char *name;
     void (*fn)(void);
@@ -231,6 +275,7 @@ static const floor_op_t ops[] = {
     {"immediate", op_immediate, &runs[PID_IMMEDIATE - PID_DRIVER]},
     {"chain", op_chain, &runs[PID_LOW - PID_DRIVER]},
     {"roundtrip", op_roundtrip, &runs[PID_PING - PID_DRIVER]},
+    {"irq_queued", op_irq_queued, &runs[PID_LOW - PID_DRIVER]},
 };
 
 __attribute__((noinline)) static uint32_t timed_loop(void (*fn)(void), unsigned n)
@@ -247,7 +292,7 @@ static void run_op(const floor_op_t *op)
     uint32_t c1 = timed_loop(op->fn, N1);
     uint32_t c2 = timed_loop(op->fn, N2);
     unsigned ran = op->count ? *op->count - before : WARMUP + N1 + N2;
-    if (failures || ran != WARMUP + N1 + N2) {
+    if (failures || exits_due || ran != WARMUP + N1 + N2) {
         printf("FAILED %s: %u of %u handler runs\n", op->name, ran, WARMUP + N1 + N2);
         status = 1;
         return;
@@ -264,6 +309,7 @@ int main(void)
         free_blocks = &blocks[i];
     }
     printf("floor_cm: %s\n", PORT_NAME);
+    port_cm_irq_attach_direct(LINE_QUEUED, isr_post_low);
     port_irq_enable();
     /* The driver runs as a task of priority 1, as in bench_kernel.c. */
     push_frame(&driver, 0);

@@ -344,14 +344,9 @@ static MT_NOINLINE void isr_exit_slot(void)
     m->flags = 0;
 }
 
-bool sched_isr_exit(void)
+/* The exit for tasks: what strictly outranks the interrupted frame. */
+static bool isr_exit_tasks(void)
 {
-    /* On a thread's stack: the thread code decides whether to switch, with
-     * interrupts off, as a switch needs them. */
-    if (MOTET_THREADS && thread_running()) {
-        thread_isr_exit();
-        return true;
-    }
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
     mt_prio_t floor = sched.running_prio;
@@ -368,10 +363,28 @@ bool sched_isr_exit(void)
     return MOTET_THREADS || MOTET_EVENT_LOG || sched.stop || timer_head_moved;
 }
 
-bool sched_isr_exit_due(void)
+bool sched_isr_exit(void)
 {
-    if (MOTET_THREADS && thread_running()) return thread_isr_exit_due();
-    return sched.isr_waiting || sched_may_run(sched.running_prio);
+    /* On a thread's stack: the thread code decides whether to switch, with
+     * interrupts off, as a switch needs them. */
+    if (MOTET_THREADS && thread_running()) {
+        if (thread_isr_exit_due()) thread_isr_exit();
+        return true;
+    }
+    return isr_exit_tasks();
+}
+
+/* The same as a sched_isr_exit_fn: the port that chose it has no main loop
+ * to tell. */
+static void isr_exit_drain(void)
+{
+    (void) isr_exit_tasks();
+}
+
+sched_isr_exit_fn sched_isr_exit_choice(void)
+{
+    if (MOTET_THREADS && thread_running()) return thread_isr_exit_choice();
+    return sched.isr_waiting || sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

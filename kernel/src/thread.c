@@ -568,9 +568,12 @@ bool thread_isr_exit_due(void)
 
 void thread_isr_exit(void)
 {
-    port_irq_state_t s = port_irq_save();
-    if (thread_isr_exit_due()) reschedule_running();
-    port_irq_restore(s);
+    reschedule_running();
+}
+
+sched_isr_exit_fn thread_isr_exit_choice(void)
+{
+    return thread_isr_exit_due() ? thread_isr_exit : NULL;
 }
 
 void thread_preempt_point(void)

@@ -465,13 +465,19 @@ static inline task_t *thread_running_task(void)
  * return; turned on only to run a thread's handler call, or by the thread
  * switched to). */
 void thread_k_yield(mt_prio_t floor);
-/* Interrupt exit while a thread runs (sched_isr_exit). */
+/* Interrupt exit while a thread runs, once thread_isr_exit_due() said so
+ * (sched_isr_exit(), or the port through sched_isr_exit_choice()): the
+ * running thread keeps the CPU or loses it as its policy decides; irq off,
+ * on its stack. */
 void thread_isr_exit(void);
-/* Whether thread_isr_exit() would do anything now: the running thread may
+/* Whether thread_isr_exit() has anything to decide now: the running thread may
  * lose the CPU (a ready thread, a claim of K, a timed policy's charge);
- * false while it sleeps in its blocking call, which decides itself. Read
- * by an interrupt body's end (sched_isr_exit_due()); a thread running. */
+ * false while it sleeps in its blocking call, which decides itself. irq
+ * off; a thread running. */
 bool thread_isr_exit_due(void);
+/* sched_isr_exit_choice() for the running thread: thread_isr_exit if due,
+ * else NULL; irq off. */
+sched_isr_exit_fn thread_isr_exit_choice(void);
 /* sched_run() entered (true) or left (false) its loop. */
 void thread_k_in_run(bool in);
 /* K has nothing to do in sched_run(): hand the CPU to the idle thread
@@ -509,6 +515,10 @@ static inline void thread_isr_exit(void)
 static inline bool thread_isr_exit_due(void)
 {
     return false;
+}
+static inline sched_isr_exit_fn thread_isr_exit_choice(void)
+{
+    return NULL;
 }
 static inline void thread_k_in_run(bool in)
 {

@@ -187,12 +187,31 @@ void port_compare_disable(void)
     compare.armed = false;
 }
 
-void cm_compare_isr(void)
+/* The compare's interrupt, acknowledged; its body, timer_isr_compare, if
+ * the deadline tick has been reached, else NULL. */
+port_cm_isr_fn cm_compare_due(void);
+port_cm_isr_fn cm_compare_due(void)
 {
     CM_TIMER0->ctrl = 0u;
     CM_TIMER0->intr = 1u;
-    if (oneshot_expired(&compare)) cm_kernel_isr(timer_isr_compare);
+    return oneshot_expired(&compare) ? timer_isr_compare : NULL;
 }
+
+/* Its entry: a kernel entry (CM_KERNEL_BODY) when the deadline is there. */
+__asm__(".syntax unified\n"
+        ".thumb\n"
+        ".text\n"
+        ".global cm_compare_isr\n"
+        ".type cm_compare_isr, %function\n"
+        ".thumb_func\n"
+        "cm_compare_isr:\n"
+        "    push {r0, lr}\n"
+        "    bl cm_compare_due\n"
+        "    cbnz r0, 1f\n"
+        "    pop {r1, pc}\n"
+        "1:\n" CM_KERNEL_BODY "    b cm_isr_exit\n"
+        ".ltorg\n"
+        ".size cm_compare_isr, .-cm_compare_isr\n");
 
 /* ------------------------------------------------------------ the alarm */
 

@@ -40,27 +40,28 @@
  * starts between two counter clocks may end one clock early) before it calls
  * timer_isr_compare(). A deadline already passed pends the interrupt at once.
  *
- * Interrupts and the exit dispatch (rule 3, docs/architecture.md). Every interrupt that may
- * post runs its body between sched_isr_enter() and a pended PendSV, pended
- * only if the exit has work (sched_isr_exit_due()); PendSV
- * has the lowest priority, so it runs only when every interrupt body has
- * finished and the processor is about to return to thread mode. PendSV does
- * not run handlers itself: it pushes a fabricated exception frame whose
- * return address is the exit trampoline and returns into it. The trampoline
- * therefore runs in thread mode, on the interrupted (shared, MSP) stack, with
- * no exception active and interrupts masked until sched_isr_exit()
- * finds a handler to run: it runs the handlers there with interrupts on, any
- * interrupt can preempt them (its own exit dispatch nests above),
- * port_in_isr() (IPSR != 0) is false, and a failed test assertion can
- * longjmp out of a handler. Back from sched_isr_exit(), the
+ * Interrupts and the exit dispatch (rule 3, docs/architecture.md). Every
+ * interrupt that may post runs its body between sched_isr_enter() and the
+ * exit's one decision, made with interrupts masked
+ * (sched_isr_exit_choice()): nothing to run, the queued handlers' drain, or
+ * the thread side's reschedule. With nothing, it returns to the interrupted
+ * code at once. Otherwise, if it is the last interrupt on the way back to
+ * thread mode, its entry pushes a fabricated exception frame whose return
+ * address is the exit trampoline and returns into it; if not, it pends
+ * PendSV (lowest priority), which decides again once every body has
+ * finished. The trampoline therefore runs in thread mode, on the
+ * interrupted stack, with no exception active and interrupts masked until
+ * the drain finds a handler to run: it runs the handlers there with
+ * interrupts on, any interrupt can preempt them (its own exit dispatch
+ * nests above), port_in_isr() (IPSR != 0) is false, and a failed test
+ * assertion can longjmp out of a handler. Back from the choice, the
  * trampoline pends NMI; the NMI handler unmasks interrupts, drops its own
- * frame and returns through the
- * frame that the hardware stacked when the first interrupt came, restoring
- * every register of the interrupted code, xPSR included (QK and
- * Super-Simple Tasker return the same way). NMI is reserved for this.
- * Running the handlers inside PendSV instead would leave them in handler
- * mode, where a later interrupt could not start a higher handler above them
- * (PendSV cannot preempt itself) and port_in_isr() would be true.
+ * frame and returns through the frame that the hardware stacked when the
+ * first interrupt came, restoring every register of the interrupted code,
+ * xPSR included (QK and Super-Simple Tasker return the same way). NMI is
+ * reserved for this. Running the handlers inside an exception instead
+ * would leave them in handler mode, where a later interrupt could not start
+ * a higher handler above them and port_in_isr() would be true.
  *
  * Priorities (lower number = more urgent): TIMER1 epoch 0x00, compare and
  * alarm 0x40, spare lines 0x80 by default, PendSV 0xFF. PRIMASK masks them
@@ -144,7 +145,8 @@ void port_cm_irq_raise(uint8_t irq);
  * itself always runs on MSP. */
 uintptr_t port_cm_interrupted_sp(void);
 /* Interrupts that ran a body between sched_isr_enter() and the exit
- * dispatch, and exit dispatches run, since port_init(). */
+ * dispatch, and exit dispatches run (counted with MOTET_STATS, else 0),
+ * since port_init(). */
 uint32_t port_cm_kernel_irqs(void);
 uint32_t port_cm_exit_dispatches(void);
 

@@ -2,7 +2,8 @@
 /*
  * Interrupts of the Cortex-M port: the table of interrupt bodies on the
  * spare lines, and the exit dispatch (rule 3, docs/architecture.md) through
- * PendSV, a thread-mode trampoline and NMI (the PRIMASK lock is inline,
+ * a frame fabricated by the interrupt's own entry (or by PendSV), a
+ * thread-mode trampoline and NMI (the PRIMASK lock is inline,
  * port_config.h). cortex_m.h explains why the handlers run in thread mode
  * and not inside PendSV.
  *
@@ -10,25 +11,31 @@
  * MSP, or a thread on PSP (context.c); interrupt bodies always run on MSP:
  *
  *   1. Thread code T runs; interrupt X comes. The hardware stacks frame F_T
- *      (r0-r3, r12, lr, pc, xPSR of T) and runs X's body through
- *      cm_kernel_isr(), which pends PendSV if the exit has work
- *      (sched_isr_exit_due(): something outranks T, or may take a
- *      thread T's CPU);
- *      otherwise X returns to T directly and the steps below are left out.
- *   2. When no interrupt body is left to run, PendSV (lowest priority)
- *      tail-chains with F_T still stacked. It pushes a fabricated frame F_X
- *      (pc = cm_exit_trampoline, xPSR = Thumb only) below F_T, on T's stack
- *      (EXC_RETURN bit 2 says MSP or PSP), masks interrupts (PRIMASK) and
- *      returns: the hardware unstacks F_X and enters the trampoline in
- *      thread mode, interrupts masked, its stack pointer just below F_T.
- *   3. The trampoline calls sched_isr_exit(): queued handlers that
- *      outrank the interrupted one run here with interrupts on, preemptible
- *      by any interrupt; with nothing to run, interrupts stay masked, so no
- *      second exit dispatch nests on this one unless it runs a handler of a
- *      higher level (at most one per priority level on the stack). If T is
- *      a thread, the trampoline may switch to another context instead
- *      (thread_isr_exit); it carries on from here, on T's stack, only when
- *      T is resumed, so steps 3 and 4 of different contexts never mix.
+ *      (r0-r3, r12, lr, pc, xPSR of T) and X's entry (CM_KERNEL_BODY) runs
+ *      its body, then, interrupts masked, asks the kernel once what the
+ *      exit must run (sched_isr_exit_choice()): nothing (nothing outranks
+ *      T, and a thread T may not lose the CPU), the queued handlers' drain,
+ *      or the thread side's reschedule. Nothing: it unmasks and returns to T
+ *      directly, and the steps below are left out.
+ *   2. If X returns to T (no other interrupt under it), its entry pushes a
+ *      fabricated frame F_X below F_T, on T's stack (EXC_RETURN bit 2 says
+ *      MSP or PSP): r0 = the choice, pc = cm_exit_trampoline, xPSR = Thumb
+ *      only; and returns, interrupts still masked: the hardware unstacks F_X
+ *      and enters the trampoline in thread mode, its stack pointer just
+ *      below F_T. If X returns to another interrupt's body instead, it
+ *      pends PendSV (lowest priority) and unmasks; whichever entry returns
+ *      to T last decides again and does the same, or PendSV does, for an
+ *      entry that is not the kernel's (the choice sees everything the
+ *      bodies posted). No PendSV in the usual case: one exception less.
+ *   3. The trampoline calls the choice, which runs what it was chosen to
+ *      run with nothing changed since: queued handlers that outrank the
+ *      interrupted one, with interrupts on, preemptible by any interrupt
+ *      (only on K's stack), or, if T is a thread, the switch to another
+ *      context (thread_isr_exit); it carries on from here, on T's stack,
+ *      only when T is resumed, so steps 3 and 4 of different contexts never
+ *      mix. Interrupts stay masked otherwise, so no second exit dispatch
+ *      nests on this one unless it runs a handler of a higher level (at
+ *      most one per priority level on the stack).
  *   4. It then pends NMI, which PRIMASK does not mask. NMI stacks the
  *      trampoline's frame, discards it (32 bytes off the stack it came
  *      from), unmasks interrupts (T ran with them on: it was interrupted)
@@ -50,10 +57,16 @@
 #define NVIC_WORD(irq) ((irq) / 32u)
 #define NVIC_BIT(irq)  (1u << ((irq) % 32u))
 
-static port_cm_isr_fn line_isr[IRQ_COUNT];
-static uint32_t line_direct[IRQ_COUNT / 32u]; /* bit set: body runs without the kernel */
-static volatile uint32_t kernel_irqs;
-static volatile uint32_t exit_dispatches;
+/* A spare line's body, in one table per kind, so that the line's entry
+ * (cm_line_isr, below) tells a kernel line by the one load it needs
+ * anyway, and a direct line costs two. */
+#define SPARE(irq) ((irq) -PORT_CM_SPARE_IRQ_FIRST)
+port_cm_isr_fn cm_line_kernel[PORT_CM_SPARE_IRQS]; /* between the kernel's hooks */
+port_cm_isr_fn cm_line_direct[PORT_CM_SPARE_IRQS]; /* without them */
+_Static_assert(PORT_CM_SPARE_IRQ_FIRST == 16u && PORT_CM_SPARE_IRQS == 16u,
+               "cm_line_isr's bounds (16 + 16, 16)");
+volatile uint32_t cm_kernel_irqs;     /* by the kernel entries (CM_KERNEL_BODY) */
+volatile uint32_t cm_exit_dispatches; /* with MOTET_STATS, by the trampoline */
 
 /* ------------------------------------------------------------ lines */
 
@@ -67,11 +80,8 @@ static void attach(uint8_t irq, port_cm_isr_fn isr, bool direct)
 {
     check_spare(irq);
     port_irq_state_t s = port_irq_save();
-    line_isr[irq] = isr;
-    if (direct)
-        line_direct[NVIC_WORD(irq)] |= NVIC_BIT(irq);
-    else
-        line_direct[NVIC_WORD(irq)] &= ~NVIC_BIT(irq);
+    cm_line_kernel[SPARE(irq)] = direct ? NULL : isr;
+    cm_line_direct[SPARE(irq)] = direct ? isr : NULL;
     if (isr) {
         NVIC_IPR(irq) = PORT_CM_PRIO_LINE;
         NVIC_ISER(NVIC_WORD(irq)) = NVIC_BIT(irq);
@@ -111,27 +121,11 @@ void port_cm_irq_raise(uint8_t irq)
                        : "memory");
 }
 
-/* Every line without a device of its own enters here. */
-void cm_line_isr(void)
+/* A line without a body, or one no spare line: a port invariant broke. */
+void cm_line_stray(void);
+void cm_line_stray(void)
 {
-    uint32_t irq = cm_ipsr() - 16u;
-    port_cm_isr_fn body = irq < IRQ_COUNT ? line_isr[irq] : NULL;
-    if (!body) cm_fatal("interrupt on a line with no body:", irq);
-    if (line_direct[NVIC_WORD(irq)] & NVIC_BIT(irq))
-        body();
-    else
-        cm_kernel_isr(body);
-}
-
-void cm_kernel_isr(port_cm_isr_fn body)
-{
-    sched_isr_enter();
-    body();
-    kernel_irqs++; /* a nested interrupt may lose an increment: it only
-                    * has to change, for port_sleep() */
-    /* Nothing outranks the interrupted code (the usual case for a post to
-     * a task below or equal to it): no PendSV, trampoline and NMI. */
-    if (sched_isr_exit_due()) SCB_ICSR = ICSR_PENDSVSET;
+    cm_fatal("interrupt on a line with no body:", cm_ipsr() - 16u);
 }
 
 uintptr_t port_cm_interrupted_sp(void)
@@ -151,70 +145,133 @@ uintptr_t port_cm_interrupted_sp(void)
 
 uint32_t port_cm_kernel_irqs(void)
 {
-    return kernel_irqs;
+    return cm_kernel_irqs;
 }
 
 uint32_t port_cm_exit_dispatches(void)
 {
-    return exit_dispatches;
+    return cm_exit_dispatches;
 }
 
 /* ------------------------------------------------------------ exit dispatch */
 
-/* Step 3, in thread mode with interrupts masked. */
-void cm_exit_dispatch(void);
-void cm_exit_dispatch(void)
-{
-    exit_dispatches++;
-    sched_isr_exit();
-}
-
-/* Steps 3 and 4: never returns; NMI takes the way back. */
-__attribute__((naked, noreturn)) void cm_exit_trampoline(void);
-__attribute__((naked, noreturn)) void cm_exit_trampoline(void)
-{
-    __asm volatile("bl cm_exit_dispatch\n"
-                   "movw r0, #0xED04\n" /* SCB_ICSR */
-                   "movt r0, #0xE000\n"
-                   "mov r1, #0x80000000\n" /* NMIPENDSET */
-                   "str r1, [r0]\n"
-                   "dsb\n"
-                   "isb\n"
-                   "1: b 1b\n");
-}
-
-/* Step 2: fabricate the frame that returns into the trampoline, on the
- * stack the interrupted code ran on. That is always thread code (PendSV
- * cannot preempt a handler), so lr holds EXC_RETURN 0xFFFFFFF9 (MSP: K) or,
- * with threads, 0xFFFFFFFD (PSP: a thread, context.c) and stays valid; bit 2
- * tells which. The trampoline then runs on the interrupted context's own
- * stack. Without threads everything is on MSP and the test is left out. */
-__attribute__((naked)) void PendSV_Handler(void)
-{
-    __asm volatile("movw r0, #:lower16:cm_exit_trampoline\n"
-                   "movt r0, #:upper16:cm_exit_trampoline\n"
-                   "bic r0, r0, #1\n"      /* a stacked pc has bit 0 clear */
-                   "mov r1, #0x01000000\n" /* xPSR: Thumb state only */
+/* cm_isr_exit: the end of every kernel interrupt entry (CM_KERNEL_BODY),
+ * with r0 = the exit's choice and lr = EXC_RETURN; interrupts are masked
+ * exactly when r0 is not NULL.
+ *   - NULL: unmask and return to the interrupted code.
+ *   - Returning to thread mode (EXC_RETURN bit 3): step 2 at once, with no
+ *     PendSV; .Lcm_exit_fabricate pushes F_X below F_T on the interrupted
+ *     stack (bit 2: PSP, a thread (context.c), or MSP, K) with r0 = the
+ *     choice, pc = the trampoline (a stacked pc has bit 0 clear: the local
+ *     label, not the Thumb function symbol), xPSR = Thumb only, and returns
+ *     into it, interrupts still masked. Without threads everything is on
+ *     MSP and the bit-2 test is left out.
+ *   - Returning to another handler: that one, or PendSV after the last,
+ *     decides; pend PendSV, unmask.
+ * PendSV_Handler: decide again, under the mask (what the bodies that ran
+ * since posted is there to see), and fabricate F_X, or return. Being the
+ * lowest priority, it always returns to thread mode.
+ * cm_exit_trampoline: step 3, then step 4's pend of NMI. The store needs
+ * no barrier: the branch to itself below it waits for the NMI, which never
+ * returns there. */
 #if MOTET_THREADS
-                   "tst lr, #4\n"
-                   "bne 1f\n"
+#define CM_EXIT_FABRICATE_PSP                                                                      \
+    "    tst lr, #4\n"                                                                             \
+    "    bne 1f\n"
+#define CM_EXIT_FABRICATE_PSP_TAIL                                                                 \
+    "1:  mrs r3, psp\n"                                                                            \
+    "    sub r3, r3, #32\n"                                                                        \
+    "    str r0, [r3]\n"                                                                           \
+    "    str r1, [r3, #24]\n"                                                                      \
+    "    str r2, [r3, #28]\n"                                                                      \
+    "    msr psp, r3\n"                                                                            \
+    "    bx lr\n"
+#else
+#define CM_EXIT_FABRICATE_PSP      ""
+#define CM_EXIT_FABRICATE_PSP_TAIL ""
 #endif
-                   "sub sp, sp, #32\n"
-                   "str r0, [sp, #24]\n"
-                   "str r1, [sp, #28]\n"
-                   "cpsid i\n"
-                   "bx lr\n"
-#if MOTET_THREADS
-                   "1: mrs r2, psp\n"
-                   "sub r2, r2, #32\n"
-                   "str r0, [r2, #24]\n"
-                   "str r1, [r2, #28]\n"
-                   "msr psp, r2\n"
-                   "cpsid i\n"
-                   "bx lr\n"
+#if MOTET_STATS
+#define CM_EXIT_COUNT                                                                              \
+    "    ldr r1, =cm_exit_dispatches\n"                                                            \
+    "    ldr r2, [r1]\n"                                                                           \
+    "    adds r2, #1\n"                                                                            \
+    "    str r2, [r1]\n"
+#else
+#define CM_EXIT_COUNT ""
 #endif
-    );
-}
+
+__asm__(".syntax unified\n"
+        ".thumb\n"
+        ".text\n"
+        /* Every line without a device of its own enters here. A direct
+         * line's body is jumped to, with lr = EXC_RETURN: its return is
+         * the interrupt's. A kernel line runs CM_KERNEL_BODY and falls
+         * through into cm_isr_exit: no branch on the most common entry. */
+        ".global cm_line_isr\n"
+        ".type cm_line_isr, %function\n"
+        ".thumb_func\n"
+        "cm_line_isr:\n"
+        "    mrs r3, ipsr\n"
+        "    sub r3, r3, #32\n" /* 16 exceptions, then the first spare line */
+        "    cmp r3, #16\n"
+        "    bhs 8f\n"
+        "    ldr r1, =cm_line_kernel\n"
+        "    ldr r0, [r1, r3, lsl #2]\n"
+        "    cbnz r0, 6f\n"
+        "    ldr r1, =cm_line_direct\n"
+        "    ldr r1, [r1, r3, lsl #2]\n"
+        "    cbz r1, 8f\n"
+        "    bx r1\n"
+        "8:  b cm_line_stray\n"
+        ".ltorg\n"
+        "6:  push {r0, lr}\n" CM_KERNEL_BODY ".size cm_line_isr, .-cm_line_isr\n"
+        ".global cm_isr_exit\n"
+        ".type cm_isr_exit, %function\n"
+        ".thumb_func\n"
+        "cm_isr_exit:\n"
+        "    cbz r0, 3f\n"
+        "    tst lr, #8\n"
+        "    beq 2f\n"
+        ".Lcm_exit_fabricate:\n"
+        "    adr r1, .Lcm_exit_trampoline_pc\n"
+        "    mov r2, #0x01000000\n" /* xPSR: Thumb state only */
+        CM_EXIT_FABRICATE_PSP "    sub sp, sp, #32\n"
+        "    str r0, [sp]\n"
+        "    str r1, [sp, #24]\n"
+        "    str r2, [sp, #28]\n"
+        "    bx lr\n" CM_EXIT_FABRICATE_PSP_TAIL "2:  ldr r1, =0xE000ED04\n" /* SCB_ICSR */
+        "    mov r2, #0x10000000\n"                                          /* PENDSVSET */
+        "    str r2, [r1]\n"
+        "3:  cpsie i\n"
+        "    bx lr\n"
+        ".ltorg\n"
+        ".size cm_isr_exit, .-cm_isr_exit\n"
+
+        ".global PendSV_Handler\n"
+        ".type PendSV_Handler, %function\n"
+        ".thumb_func\n"
+        "PendSV_Handler:\n"
+        "    push {r0, lr}\n"
+        "    cpsid i\n"
+        "    bl sched_isr_exit_choice\n"
+        "    pop {r1, lr}\n"
+        "    cmp r0, #0\n"
+        "    bne .Lcm_exit_fabricate\n"
+        "    cpsie i\n"
+        "    bx lr\n"
+        ".size PendSV_Handler, .-PendSV_Handler\n"
+
+        ".global cm_exit_trampoline\n"
+        ".type cm_exit_trampoline, %function\n"
+        ".thumb_func\n"
+        "cm_exit_trampoline:\n"
+        ".Lcm_exit_trampoline_pc:\n" CM_EXIT_COUNT "    blx r0\n"
+        "    ldr r0, =0xE000ED04\n" /* SCB_ICSR */
+        "    mov r1, #0x80000000\n" /* NMIPENDSET */
+        "    str r1, [r0]\n"
+        "1:  b 1b\n"
+        ".ltorg\n"
+        ".size cm_exit_trampoline, .-cm_exit_trampoline\n");
 
 /* Step 4: drop the trampoline's frame from the stack it was pushed on and
  * unmask interrupts; the exception return then unstacks the frame of the
@@ -245,14 +302,14 @@ void cm_irq_init(void)
         NVIC_ICER(w) = 0xFFFFFFFFu;
         NVIC_ICPR(w) = 0xFFFFFFFFu;
     }
-    for (uint32_t w = 0; w < IRQ_COUNT / 32u; w++) line_direct[w] = 0u;
-    for (uint32_t irq = 0; irq < IRQ_COUNT; irq++) {
-        line_isr[irq] = NULL;
-        NVIC_IPR(irq) = PORT_CM_PRIO_LINE;
+    for (uint32_t line = 0; line < PORT_CM_SPARE_IRQS; line++) {
+        cm_line_kernel[line] = NULL;
+        cm_line_direct[line] = NULL;
     }
+    for (uint32_t irq = 0; irq < IRQ_COUNT; irq++) NVIC_IPR(irq) = PORT_CM_PRIO_LINE;
     SCB_ICSR = ICSR_PENDSVCLR;
     SCB_SHPR3 = (SCB_SHPR3 & ~(0xFFu << 16)) | (PRIO_PENDSV << 16);
     SYST_CSR = 0u;
-    kernel_irqs = 0;
-    exit_dispatches = 0;
+    cm_kernel_irqs = 0;
+    cm_exit_dispatches = 0;
 }

@@ -54,9 +54,26 @@ void cm_console_puts(const char *s);
 void cm_console_putu(uint32_t v);
 void cm_console_puthex(uint32_t v);
 
-/* Run `body` as a posting interrupt: sched_isr_enter(), body, then the exit
- * dispatch (PendSV) if it has work. Interrupt context. */
-void cm_kernel_isr(port_cm_isr_fn body);
+/* The assembly every interrupt entry whose body may post runs (irq.c's
+ * cm_line_isr, clock.c's cm_compare_isr), with r0 = the body, r0 and lr
+ * (EXC_RETURN) pushed (r0 only to keep the stack 8-byte aligned): the body
+ * between the kernel's hooks, the count port_sleep() watches, then the
+ * exit's one decision with interrupts masked, kept masked into the exit
+ * dispatch unless there is none (sched_isr_exit_choice()); it ends with lr
+ * = EXC_RETURN again and r0 = the choice, for cm_isr_exit. In assembly
+ * because the exit needs EXC_RETURN and the stack exactly as the hardware
+ * left them. sched_isr_enter() has nothing to do (sched.h): nothing is
+ * called for it. A lost increment of the count, when an interrupt nests
+ * between its load and store, does no harm: it only has to change. */
+#define CM_KERNEL_BODY                                                                             \
+    "    blx r0\n"                                                                                 \
+    "    ldr r1, =cm_kernel_irqs\n"                                                                \
+    "    ldr r2, [r1]\n"                                                                           \
+    "    adds r2, #1\n"                                                                            \
+    "    str r2, [r1]\n"                                                                           \
+    "    cpsid i\n"                                                                                \
+    "    bl sched_isr_exit_choice\n"                                                               \
+    "    pop {r1, lr}\n"
 
 /* Exception and interrupt entry points (startup.c's vector table). */
 void Reset_Handler(void);
@@ -69,6 +86,8 @@ void cm_guard_context(port_context_t *ctx, void *stack);
 void cm_guard_enable(void);
 void PendSV_Handler(void);
 void cm_line_isr(void);
+/* The end of every kernel entry (irq.c). */
+void cm_isr_exit(void);
 void cm_epoch_isr(void);
 void cm_compare_isr(void);
 void cm_alarm_isr(void);

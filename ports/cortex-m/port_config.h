@@ -39,7 +39,7 @@
  * thread it interrupts is therefore only its exit dispatch (irq.c), per
  * nesting level:
  *   the hardware frame F_T           32 B, +4 when the processor realigns
- *   below it, one after the other    PendSV's fabricated frame (32 B,
+ *   below it, one after the other    the fabricated frame (32 B,
  *   in the same bytes                unstacked on entry to the trampoline),
  *                                    the trampoline's calls up to the switch
  *                                    to another context (port_context_switch's
@@ -52,7 +52,7 @@
  * timer_service, which may post an expiry) go to 312 B (ctests
  * stack_thread_{rr,retos,vop}_cortex_m), and get that. No second
  * interrupt lands there: the trampoline runs with interrupts masked from
- * PendSV to NMI unless it runs a handler, and it never runs one on a
+ * the exit's choice to NMI unless it runs a handler, and it never runs one on a
  * thread's stack (irq.c). MIN is what a guarded thread of unknown need
  * gets. */
 #define PORT_HAS_THREADS 1
@@ -125,12 +125,19 @@ static MT_INLINE void port_irq_enable(void)
                    "isb" ::
                        : "memory");
 }
-/* PRIMASK put back as it was, without a test: the ISB lets an interrupt
- * that became pending meanwhile in before the next instruction. */
+/* PRIMASK put back as it was, without a test, and without an ISB. ARMv7-M
+ * makes a lowered PRIMASK certain to be seen only after an ISB, an
+ * exception entry or an exception return; without one, an interrupt that
+ * became pending meanwhile is still taken, only not necessarily before the
+ * next instruction (the Cortex-M3 takes it within its pipeline's next few).
+ * Nothing after a restore depends on that instant: a critical section
+ * guards data, not timing; a wait for an interrupt goes through
+ * port_sleep() (WFI, its own ISB); a raise that must be taken at once
+ * has its own barrier (port_cm_irq_raise()); and port_irq_enable() keeps its
+ * ISB, the point where the kernel hands the processor to a handler. */
 static MT_INLINE void port_irq_restore(uint8_t state)
 {
     port_cm_primask_put(state);
-    __asm volatile("isb" ::: "memory");
 }
 static MT_INLINE bool port_in_isr(void)
 {

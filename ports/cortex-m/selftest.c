@@ -2,7 +2,8 @@
 /*
  * Tests of the Cortex-M port itself: what the kernel's tests (tests/unit,
  * which run on this port too) cannot see from the outside. The exit
- * dispatch nests and coalesces as rule 3 needs, and gives the interrupted
+ * dispatch nests and coalesces as rule 3 needs, starts from PendSV when
+ * the last body to return had no exit of its own, and gives the interrupted
  * code back every register and flag; the clock stays continuous across an
  * epoch wrap seen with interrupts off; queued messages keep their order
  * while interrupts land anywhere in a drain; compares land on their exact tick at
@@ -106,6 +107,15 @@ static void isr_low_raises_high(void)
     note(")isrL ");
 }
 
+/* The low line's body, without the kernel's hooks, raises the high line:
+ * the high body preempts it and posts, returning to a handler. */
+static void direct_raises_high(void)
+{
+    note("dir( ");
+    port_cm_irq_raise(LINE_HIGH);
+    note(")dir ");
+}
+
 static void make_task(mt_pid_t pid, mt_prio_t prio, task_handler_t handler)
 {
     task_spec_t spec = {.pid = pid, .prio = prio, .handler = handler};
@@ -155,6 +165,22 @@ static void test_nested_bodies_share_one_exit_dispatch(void **state)
     assert_string_equal(trace, "isrL( isrH )isrL H L()L ");
     assert_int_equal(port_cm_exit_dispatches(), 1);
     assert_int_equal(port_cm_kernel_irqs(), 2);
+}
+
+static void test_exit_under_a_body_without_hooks_runs_from_pendsv(void **state)
+{
+    (void) state;
+    port_cm_irq_attach_direct(LINE_LOW, direct_raises_high);
+    port_cm_irq_set_priority(LINE_HIGH, 0x40u);
+    port_cm_irq_raise(LINE_LOW);
+    /* The high body returned to the direct one, which has no exit of its
+     * own: PendSV decided once both had returned, and H ran at that exit,
+     * in thread mode. */
+    assert_string_equal(trace, "dir( isrH )dir H ");
+    assert_int_equal(high_depth, 1);
+    assert_false(high_in_isr);
+    assert_int_equal(port_cm_exit_dispatches(), 1);
+    assert_int_equal(port_cm_kernel_irqs(), 1);
 }
 
 /* Load r0-r3, r12 and the flags, pend the low line (its handler runs at the
@@ -603,6 +629,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_handler_at_exit_is_preempted_by_a_higher_one, setup),
         cmocka_unit_test_setup(test_nested_bodies_share_one_exit_dispatch, setup),
+        cmocka_unit_test_setup(test_exit_under_a_body_without_hooks_runs_from_pendsv, setup),
         cmocka_unit_test_setup(test_interrupted_code_gets_its_registers_and_flags_back, setup),
         cmocka_unit_test_setup(test_queue_drain_keeps_order_and_depth_under_interrupts, setup),
         cmocka_unit_test_setup(test_clock_is_continuous_across_an_epoch_wrap_with_irq_off, setup),

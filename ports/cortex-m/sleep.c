@@ -8,7 +8,7 @@
  * opens for an instant so the interrupt and its exit dispatch run.
  *
  * The kernel's idea of a wake-up is an interrupt that posted (went through
- * cm_kernel_isr()); wake-ups for the port's own bookkeeping (the epoch
+ * CM_KERNEL_BODY, port_cm_internal.h); wake-ups for the port's own bookkeeping (the epoch
  * wrap, an intermediate compare reload, the alarm) put the core back to
  * sleep within the same port_sleep() call.
  *

@@ -165,13 +165,19 @@ OPS = (
        "task A sends to B (equal priority: nested), B replies to A (on the stack: queued), A "
        "handles the reply after returning; minus the immediate dispatch that starts A"),
     Op("interrupt post to handler", "irq", "empty",
-       "pending a spare NVIC line, the interrupt body's sched_post_isr(), PendSV, the "
-       "thread-mode trampoline, sched_isr_exit() running the (counting) handler, NMI back to "
-       "the interrupted code"),
+       "pending a spare NVIC line, the interrupt body's sched_post_isr(), the exit's one "
+       "decision (sched_isr_exit_choice()), the frame the line's entry fabricates into the "
+       "thread-mode trampoline, the drain running the (counting) handler, NMI back to the "
+       "interrupted code"),
+    Op("interrupt post, queued", "irq_queued", "immediate",
+       "a handler pends a spare line whose body posts to a task below it (the post waits: "
+       "rule 3), the exit's decision finds nothing to run, and the handler's return runs the "
+       "message (rule 5): Thread-Metric's interrupt scenario as message tasks run it, minus "
+       "the immediate dispatch that carries it"),
     Op("exit dispatch with nothing to run", "irq_nopost", "empty",
-       "the same interrupt with a body that posts nothing: the line's dispatch and the test "
-       "that finds no exit dispatch due (sched_isr_exit_due()), so no PendSV, trampoline or "
-       "NMI"),
+       "the same interrupt with a body that posts nothing: the line's dispatch and the exit's "
+       "decision, under the interrupt mask, that finds nothing to run "
+       "(sched_isr_exit_choice()), so no trampoline or NMI"),
     Op("bare interrupt (Super-Simple-Tasker floor)", "irq_direct", "empty",
        "the same line with a body that runs without the kernel's hooks: raise, the port's "
        "line dispatch, a one-line body; the hardware does the rest"),
@@ -238,8 +244,8 @@ THREAD_PAIRS = (
      "wait finds the count: two posts, two waits, two switches"),
     ("isr_wake", "interrupt post wakes a higher thread",
      "A pends a line whose body posts B's semaphore; the exit dispatch, on A's stack, "
-     "switches to B, whose wait switches back; NMI returns to A: interrupt, PendSV, "
-     "trampoline, two switches"),
+     "switches to B, whose wait switches back; NMI returns to A: interrupt, trampoline, "
+     "two switches"),
 )
 
 
@@ -309,7 +315,8 @@ def kernel_ops(text):
 
 # The floor image (floor_cm.c): the rules' operations alone, measured as
 # bench_kernel measures Motet; the figures compared, by their OPS names.
-FLOOR_OPS = ("immediate local dispatch", "queued dispatch", "message round trip")
+FLOOR_OPS = ("immediate local dispatch", "queued dispatch", "message round trip",
+             "interrupt post, queued")
 # The issue's targets for these figures (log off), where it sets one.
 TARGETS = {"immediate local dispatch": 60}
 
@@ -333,7 +340,9 @@ def _render_floor(ops, floor, w):
     w("bench/cortex-m/floor_cm.c: the operations the dispatch rules need for these figures "
       "(a gate byte against the running priority, the frame in the control block pushed and "
       "popped under the interrupt lock, the handler's arguments, the queue check after it, a "
-      "block from a free list joining its level's FIFO and bitmap), written straight in one "
+      "block from a free list joining its level's FIFO and bitmap; for an interrupt's post, "
+      "the port's line dispatch for a body without the kernel's hooks and the test at its "
+      "exit), written straight in one "
       "file with no kernel around them: no lookup by pid, payload, ownership, log, thread, "
       "migration or kill state, argument checks or error paths. The same driver, tasks, "
       "counting handlers and timed loops as bench_kernel.c, so the benchmark's own "
@@ -643,7 +652,7 @@ def _render_threads(thr, w):
       f"whose own frames reach {t['exit_own']} B pends the isr_wake line 16 times (each exit "
       f"switches to the higher thread and back); its high-water mark is {t['exit_high']} B, "
       f"so **{below} B** lay below its frame: the 32-byte hardware frame, then in the same "
-      f"bytes below it PendSV's frame and the trampoline's calls up to the switch; "
+      f"bytes below it the fabricated frame and the trampoline's calls up to the switch; "
       f"{t['per_level']} B are allowed per level.")
     w("")
 
@@ -689,8 +698,9 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
       "one unit of virtual time), read off the board's 25 MHz timer, which QEMU does not "
       "pace by the host: identical from run to run. Hardware exception entry and return "
       "execute no instructions, so they are **not** in these figures; on silicon each entry "
-      "costs 12 cycles and each return about 10 (6 for a tail-chain), which the interrupt rows "
-      "would add three times (the interrupt, PendSV by tail-chain, NMI).")
+      "costs 12 cycles and each return about 10, which an interrupt row whose exit runs "
+      "something would add twice (the interrupt, whose return enters the trampoline, and "
+      "NMI); one with nothing to run, once.")
     w("")
     w("| operation | " + " | ".join(f"instructions ({c})" for c in configs)
       + " | what it includes |")
@@ -743,6 +753,17 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
           f"{_fmt(coop_floor / freertos)} times FreeRTOS's yield, so no structure that "
           "keeps a message between the turns is ahead of it; the cooperative row's target "
           f"restated for message tasks: the floor + 15 %, <= {_fmt(round(coop_floor * 1.15))}.")
+        w("")
+        w("An interrupt iteration is an interrupt whose post waits and, once the task has "
+          "returned, the dequeue and the run of the message: one queued hand-over from an "
+          "interrupt. Its floor is the floor image's interrupt post, queued, "
+          f"{_fmt(floor['interrupt post, queued'])} instructions (the Super-Simple-Tasker "
+          "line dispatch, the post into a level's FIFO, the exit's test, the dequeue and run; "
+          "section \"The floor\"), plus the scenario's own task code; a thread kernel's "
+          "interrupt gives a semaphore the running thread then takes, with no message and no "
+          "second dispatch. An interrupt-preemption iteration adds the higher task's send "
+          "back to the interrupted one, which waits: a second queued hand-over, where "
+          "Thread-Metric's higher thread suspends itself.")
         w("")
     if thr:
         _render_threads(thr, w)
@@ -834,11 +855,12 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
       "between two back-to-back reads; the timer row counts from the deadline tick (the "
       "compare fires within one clock of it) to the handler's read, that read's entry "
       "included. Eight repeats must agree within one instruction.")
-    w("- The interrupt path: a body that posts pends PendSV (lowest priority); PendSV pushes "
-      "an exception frame that returns into a thread-mode trampoline, which runs "
-      "`sched_isr_exit()` with interrupts enabled and then pends NMI, whose handler drops "
-      "the trampoline's frame and returns through the interrupted code's own frame "
-      "(ports/cortex-m/irq.c).")
+    w("- The interrupt path: after the body, the exit's one decision under the interrupt mask "
+      "(`sched_isr_exit_choice()`: nothing, the drain, or the thread side); with something to "
+      "run, the interrupt's own entry (PendSV only when it returns to another interrupt) "
+      "pushes an exception frame that returns into a thread-mode trampoline, which calls "
+      "what was chosen and then pends NMI, whose handler drops the trampoline's frame and "
+      "returns through the interrupted code's own frame (ports/cortex-m/irq.c).")
     w("- Tick: 100 us (the 25 MHz clock / 2,500, in software). Interval and timer figures "
       "use it; at shift 0 a tick is 100,000 instructions.")
     w("")

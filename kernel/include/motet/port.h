@@ -19,7 +19,11 @@
  *   sched_isr_enter() / sched_isr_exit() around every interrupt that may
  *   post messages; sched_isr_exit(), called with interrupts off, runs
  *   higher-priority handlers at interrupt exit, turning interrupts on only
- *   for them (rule 3, docs/architecture.md);
+ *   for them (rule 3, docs/architecture.md); a port whose exit dispatch
+ *   costs more than a test (Cortex-M: it leaves the interrupt through a
+ *   frame of its own and NMI) calls sched_isr_exit_choice() instead, with
+ *   interrupts off, at the body's end, and runs what it returns, if
+ *   anything, with them still off;
  *   with MOTET_BUS, from the bus interrupt (between enter and exit):
  *   bus_isr_rx() for each frame received, bus_isr_tx_done() once the frame
  *   given to port_bus_send() is finished (bus.h).

@@ -198,13 +198,18 @@ static inline void sched_isr_enter(void)
  * no event log or threads to see the wake): a port may then sleep on in
  * port_sleep() without returning to it. */
 bool sched_isr_exit(void);
-/* True if sched_isr_exit() would find work now: a queued message or a
- * ready thread outranks the interrupted handler, or may take the CPU of
- * the interrupted thread (or its policy charges it at every exit). A port whose exit dispatch
- * costs more than this test (Cortex-M: two more exceptions) calls it after
- * the body and leaves the exit out when false: whatever a later interrupt
- * posts, its own test sees. Interrupt context. */
-bool sched_isr_exit_due(void);
+/* A function the exit dispatch runs: irq off, on the interrupted stack,
+ * in task context as far as the kernel is concerned. */
+typedef void (*sched_isr_exit_fn)(void);
+/* The exit's one decision, for a port whose exit dispatch costs more than
+ * this test (Cortex-M: two more exceptions): NULL when nothing outranks the
+ * interrupted handler and the interrupted thread (if any) cannot lose the
+ * CPU (or its policy charges it at every exit), so the port returns
+ * straight to it; otherwise what to run, the queued handlers' drain or the
+ * thread side's reschedule, which the port calls with irq still off and
+ * nothing changed since. Interrupt context, irq off, after the body:
+ * whatever a later interrupt posts, its own decision sees. */
+sched_isr_exit_fn sched_isr_exit_choice(void);
 
 /* Hook for the bus manager: called for messages to remote tasks; a
  * MSG_HEAP payload is the hook's on success (freed, or its frame), the
