@@ -344,8 +344,9 @@ static MT_NOINLINE void isr_exit_slot(void)
     m->flags = 0;
 }
 
-/* The exit for tasks: what strictly outranks the interrupted frame. */
-static bool isr_exit_tasks(void)
+/* The exit for tasks: what strictly outranks the interrupted frame. In line
+ * in both exits, so that an interrupt on a thread's stack has no frame more. */
+static MT_INLINE bool isr_exit_tasks(void)
 {
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
