@@ -12,9 +12,11 @@
  * port_halt()) defines: the same counter, match and interrupt entry.
  *
  * What it keeps, and why:
- *   - the compare interrupt is a C interrupt routine that calls the
- *     handler at its exit, so it saves the registers a call may clobber,
- *     as any such routine does;
+ *   - the compare interrupt calls the handler at its exit, so it saves the
+ *     registers a call may clobber, unless it came at the idle loop's
+ *     SLEEP, where nothing lives in them: the port's own entry
+ *     (PORT_AVR_ENTRY_EXIT, avr.h) and idle loop (port_sleep()), as
+ *     Motet's compare interrupt has them;
  *   - the counter is read once for the pass, and its top byte compared
  *     with the last read's: kernel time is the 16-bit counter extended to
  *     32 bits, and the compare interrupt is the read that sees each wrap;
@@ -41,7 +43,6 @@
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
-#include <avr/sleep.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -118,8 +119,10 @@ static void post(floor_timer_t *t)
     port_halt(1); /* it would queue: not measured here */
 }
 
-ISR(TIMER1_COMPB_vect)
+/* The interrupt's body and exit, entered through the port's entry. */
+__attribute__((used, noinline, noclone)) static void floor_compare(void)
 {
+    port_avr_woken = 1; /* the idle loop looks again: done? */
     uint16_t now = counter_read();
     while (timer_head) {
         floor_timer_t *t = timer_head;
@@ -150,6 +153,11 @@ ISR(TIMER1_COMPB_vect)
     running_prio = t->below_prio;
     t->gate = t->prio;
     if (queue_top > running_prio) drain(running_prio);
+}
+
+ISR(TIMER1_COMPB_vect, ISR_NAKED)
+{
+    __asm__ volatile(PORT_AVR_ENTRY_EXIT("floor_compare"));
 }
 
 static volatile uint8_t runs;
@@ -187,11 +195,7 @@ int main(void)
     OCR1B = (uint16_t) (list_base + PERIOD - 1u);
     TIFR = _BV(OCF1B);
     TIMSK |= _BV(OCIE1B);
-    set_sleep_mode(SLEEP_MODE_IDLE);
-    sleep_enable();
-    while (runs < REPEAT + 1) {
-        __asm__ volatile("sei\n\tsleep\n\tcli" ::: "memory");
-    }
+    while (runs < REPEAT + 1) port_sleep(PORT_SLEEP_IDLE);
     TIMSK &= (uint8_t) ~_BV(OCIE1B);
     MARK_UP(PORTC, 7);
     port_halt(0);

@@ -74,7 +74,7 @@ uint16_t port_avr_stack_used(void)
 void port_init(void)
 {
     cli();
-    port_avr_isr_depth = 0;
+    port_avr_in_body = 0;
     port_avr_woken = 0;
     port_avr_sleep_limit(PORT_SLEEP_NONE_DUE);
     port_avr_console_init();

@@ -635,8 +635,9 @@ def _floor_lines(on, off, floor, unlocked, logged, logged_once):
         out.append(_against_floor(key, off, floor, bare))
     if "timer handler" in floor:
         out += ["", "The timer row's floor is bench/avr/floor_avr_timer.c: a compare "
-                "interrupt written in C that calls the handler at its exit (so it saves the "
-                "registers a call may clobber), one read of the counter with its top byte "
+                "interrupt that calls the handler at its exit, through the port's own entry "
+                "and idle loop (from the idle loop's SLEEP it saves only SREG and one "
+                "register, as Motet's does), one read of the counter with its top byte "
                 "compared for the 32-bit time's wraps, a delta list whose head is popped, its "
                 "base moved to the expired deadline and the periodic timer linked again, the "
                 "compare armed for the new head and the counter read again after arming, the "
