@@ -126,10 +126,10 @@ extern volatile uint8_t port_avr_sleeping;
     "call " run "\n\t"                                                                             \
     "pop r31\n\tpop r30\n\tpop r27\n\tpop r26\n\tpop r25\n\t"                                      \
     "pop r23\n\tpop r22\n\tpop r21\n\tpop r20\n\tpop r19\n\tpop r18\n\t" PORT_AVR_RESTORE_RAMPZ    \
-    "pop r1\n\tpop r0\n\trjmp 2f\n"                                                                \
+    "pop r1\n\tpop r0\n\tpop r24\n\tout __SREG__, r24\n\tpop r24\n\treti\n"                        \
     "1:\tsts port_avr_sleeping, r1\n\t" /* r1 is 0 at the SLEEP */                                 \
-    "call " run "\n"                                                                               \
-    "2:\tpop r24\n\tout __SREG__, r24\n\tpop r24\n\treti"
+    "call " run "\n\t"                                                                             \
+    "pop r24\n\tout __SREG__, r24\n\tpop r24\n\treti"
 
 /* Define the service routine of `vector` (an avr-libc name such as
  * TIMER1_COMPA_vect); the braces that follow are its body. */
