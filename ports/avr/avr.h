@@ -131,6 +131,18 @@ extern volatile uint8_t port_avr_sleeping;
     "call " run "\n\t"                                                                             \
     "pop r24\n\tout __SREG__, r24\n\tpop r24\n\treti"
 
+/* A PORT_AVR_ISR's body between the kernel's hooks, then its tail: the
+ * exit dispatch, which says whether the main loop must look again. */
+#define PORT_AVR_BODY_AND_TAIL(body)                                                               \
+    do {                                                                                           \
+        port_avr_in_body = 1;                                                                      \
+        sched_isr_enter();                                                                         \
+        body();                                                                                    \
+        port_avr_in_body = 0;                                                                      \
+        PORT_AVR_WATCHDOG_RESUME();                                                                \
+        if (sched_isr_exit()) port_avr_woken = 1;                                                  \
+    } while (0)
+
 /* Define the service routine of `vector` (an avr-libc name such as
  * TIMER1_COMPA_vect); the braces that follow are its body. */
 #if PORT_AVR_TEST_CLOCK
@@ -139,12 +151,7 @@ extern volatile uint8_t port_avr_sleeping;
     ISR(vector)                                                                                    \
     {                                                                                              \
         PORT_AVR_CLOCK_ENTER();                                                                    \
-        port_avr_in_body = 1;                                                                      \
-        sched_isr_enter();                                                                         \
-        vector##_body();                                                                           \
-        port_avr_in_body = 0;                                                                      \
-        PORT_AVR_WATCHDOG_RESUME();                                                                \
-        if (sched_isr_exit()) port_avr_woken = 1;                                                  \
+        PORT_AVR_BODY_AND_TAIL(vector##_body);                                                     \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
     PORT_AVR_BODY void vector##_body(void)
@@ -153,12 +160,7 @@ extern volatile uint8_t port_avr_sleeping;
     PORT_AVR_BODY void vector##_body(void);                                                        \
     __attribute__((used, noinline, noclone)) static void vector##_run(void)                        \
     {                                                                                              \
-        port_avr_in_body = 1;                                                                      \
-        sched_isr_enter();                                                                         \
-        vector##_body();                                                                           \
-        port_avr_in_body = 0;                                                                      \
-        PORT_AVR_WATCHDOG_RESUME();                                                                \
-        if (sched_isr_exit()) port_avr_woken = 1;                                                  \
+        PORT_AVR_BODY_AND_TAIL(vector##_body);                                                     \
     }                                                                                              \
     ISR(vector, ISR_NAKED)                                                                         \
     {                                                                                              \

@@ -848,22 +848,16 @@ def bench(build_dir=None, harness=None, out=None):
                 results[config] = measure_floor(exe, elf, work)
             print(f"bench: {config}: " + ", ".join(f"{k} {_fmt_range(v)}"
                                                   for k, v in results[config].items()), flush=True)
-        elf = bdir / "bench" / "avr" / FLOOR_TIMER_IMAGE
-        if not elf.exists():
-            raise BenchError(f"{elf} was not built (cmake --build {bdir})")
-        with tempfile.TemporaryDirectory(prefix="motet-avr-floor-") as work:
-            timer_floor = measure_floor_timer(exe, elf, work)
-        results["floor"].update(timer_floor)
-        print("bench: timer floor: " + ", ".join(f"{k} {_fmt_range(v)}"
-                                                 for k, v in timer_floor.items()), flush=True)
-        elf = bdir / "bench" / "avr" / FLOOR_THREADS_IMAGE
-        if not elf.exists():
-            raise BenchError(f"{elf} was not built (cmake --build {bdir})")
-        with tempfile.TemporaryDirectory(prefix="motet-avr-floor-") as work:
-            thread_floor = measure_threads(exe, elf, work)
-        results["floor"].update(thread_floor)
-        print("bench: thread floor: " + ", ".join(f"{k} {_fmt_range(v)}"
-                                                  for k, v in thread_floor.items()), flush=True)
+        for label, name, measure in (("timer floor", FLOOR_TIMER_IMAGE, measure_floor_timer),
+                                     ("thread floor", FLOOR_THREADS_IMAGE, measure_threads)):
+            elf = bdir / "bench" / "avr" / name
+            if not elf.exists():
+                raise BenchError(f"{elf} was not built (cmake --build {bdir})")
+            with tempfile.TemporaryDirectory(prefix="motet-avr-floor-") as work:
+                figures = measure(exe, elf, work)
+            results["floor"].update(figures)
+            print(f"bench: {label}: " + ", ".join(f"{k} {_fmt_range(v)}"
+                                                  for k, v in figures.items()), flush=True)
         for config, name in CORE_IMAGES:
             elf = bdir / "bench" / "avr" / name
             if not elf.exists():
