@@ -258,11 +258,13 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 /* A task-context send to the local task pid by the dispatch rules;
  * MT_ERR_NO_TASK (logged) if there is none. */
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
-/* A timer expiry's message to its owner, a task: sched_post_isr() of a
- * bare message without the SEND record, which the caller's EV_TIMER
- * record stands for. It goes in `own`, the timer's free message block, if
- * given and the task is initialised, else in a pool block. Irq off. */
-mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own);
+/* A timer expiry's message to its owner, a task, posted by the timer's
+ * own message block `own`, which names the owner, its control block and
+ * the port (sched_expiry_prepare()): sched_post_isr() of a bare message
+ * without the SEND record, which the caller's EV_TIMER record stands for.
+ * It goes in `own` if that is free and the task initialised, else in a
+ * pool block. Irq off. */
+mt_err_t sched_post_timer_expiry(msg_t *own);
 /* Fill in a timer's own expiry message for `owner`'s `port` once, when the
  * timer starts, so that an expiry only stamps and queues it. */
 void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);

@@ -601,33 +601,39 @@ static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 }
 
 /* sched_post_timer_expiry() for all but its common case. Rare: the last
- * expiry's message still waits, or the task is not initialised, or not in
- * its home slot. */
-static MT_NOINLINE mt_err_t post_expiry_general(mt_pid_t pid, mt_port_t port, msg_t *own)
+ * expiry's message still waits in `own`, or the task is not initialised,
+ * or was not found when the timer started. */
+static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
 {
+    mt_pid_t pid = own->dst;
+    mt_port_t port = own->port;
     task_t *t = sched_find_task(pid);
     if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
     if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
-    if (own && (t->flags & TASK_INITIALISED) && own->port == port) return queue_timer_block(t, own);
+    if (!own->flags && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, own);
     /* A block from the pool, held until its INIT if it must be. */
     return enqueue(t, pid, port, NULL, 0, 0, true);
 }
 
 /* No SEND record: the expiry's TIMER record, written by the caller just
  * before, stands for it (eventlog.py expands it). The timer's own block
- * names its owner's control block (timer.c): no lookup. An expiry that
- * runs first at the interrupt's exit waits in the slot, and the timer's
- * block stays free. */
-mt_err_t sched_post_timer_expiry(mt_pid_t pid, mt_port_t port, msg_t *own)
+ * names its owner's control block, resolved when the timer started
+ * (timer.c), and its port: no lookup and no arguments to pass. The
+ * control block stays the owner's while the timer runs: a kill or a
+ * migration stops the task's timers before the block goes. An expiry
+ * that runs first at the interrupt's exit waits in the slot, and the
+ * timer's block stays free. */
+mt_err_t sched_post_timer_expiry(msg_t *own)
 {
-    task_t *t = own ? own->task : NULL;
-    if (t && t->pid == pid && isr_slot_fits(t)) { /* an open gate: t is initialised */
-        isr_slot_fill(t, port);
-        return MT_OK;
+    task_t *t = own->task;
+    if (t && !own->flags) {
+        if (isr_slot_fits(t)) { /* an open gate: t is initialised */
+            isr_slot_fill(t, own->port);
+            return MT_OK;
+        }
+        if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
     }
-    if (t && t->pid == pid && own->port == port && (t->flags & TASK_INITIALISED))
-        return queue_timer_block(t, own);
-    return post_expiry_general(pid, port, own);
+    return post_expiry_general(own);
 }
 
 /* Out of line: the bare post's other ways pass no flags (call-saved on AVR). */

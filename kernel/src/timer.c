@@ -351,9 +351,8 @@ static bool expire_head(void)
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
     if (kernel_timer)
         thread_timer_fired(t->index);
-    else /* its own message unless the last expiry's still waits */
-        sched_post_timer_expiry(t->owner, (mt_port_t) (PORT_TIMEOUT0 + t->index),
-                                t->expiry.flags ? NULL : &t->expiry);
+    else /* in its own block unless the last expiry's message still waits there */
+        sched_post_timer_expiry(&t->expiry);
     if (!(t->kind & TIMER_PERIODIC)) {
         retire(t);
     } else if (!timer_head && !(t->kind & TIMER_LONG_PERIOD)) {

@@ -47,8 +47,11 @@
 #define PORT_AVR_TEST_CLOCK 0
 #endif
 
-/* Interrupt nesting of PORT_AVR_ISR bodies (port_in_isr()). */
-extern volatile uint8_t port_avr_isr_depth;
+/* 1 while a PORT_AVR_ISR body runs (port_in_isr()). Bodies never nest:
+ * the hardware enters every interrupt with the I bit clear and a body
+ * keeps it so (port.h); only the tails, where it is 0, let others in. So a
+ * flag, stored, not a depth counted up and down. */
+extern volatile uint8_t port_avr_in_body;
 /* Set by a PORT_AVR_ISR whose exit says the main loop must look again
  * (sched_isr_exit()): until then port_sleep() sleeps on. Set after the exit
  * dispatch: only the sleep loop reads it, once the interrupt has returned
@@ -93,22 +96,78 @@ void port_avr_watchdog_wake(void);
 #define PORT_AVR_WATCHDOG_RESUME() ((void) 0)
 #endif
 
+/* Set by port_sleep() with interrupts off right before its SLEEP, cleared
+ * after it (port_avr_irq.c). A PORT_AVR_ISR that finds it set came at that
+ * SLEEP, where the sleep loop keeps nothing in the registers a call may
+ * clobber (its asm names them all), so its entry saves none of them: only
+ * SREG and the one register the test needs. It clears the flag before its
+ * tail may let another interrupt in. An interrupt of running code saves
+ * them all, as any C interrupt routine that calls out does. A plain ISR()
+ * must therefore not turn interrupts on: a PORT_AVR_ISR nested in it would
+ * take the sleep's entry. */
+extern volatile uint8_t port_avr_sleeping;
+
+/* The entry and exit of a PORT_AVR_ISR around `run`, its body and tail as
+ * a C function: the two register sets above. (Not with the test clock,
+ * whose interrupts must stop Timer1 first thing: they save them all.) */
+#ifdef __AVR_HAVE_RAMPZ__
+#define PORT_AVR_SAVE_RAMPZ    "in r0, __RAMPZ__\n\tpush r0\n\t"
+#define PORT_AVR_RESTORE_RAMPZ "pop r0\n\tout __RAMPZ__, r0\n\t"
+#else
+#define PORT_AVR_SAVE_RAMPZ    ""
+#define PORT_AVR_RESTORE_RAMPZ ""
+#endif
+#define PORT_AVR_ENTRY_EXIT(run)                                                                   \
+    "push r24\n\tin r24, __SREG__\n\tpush r24\n\t"                                                 \
+    "lds r24, port_avr_sleeping\n\ttst r24\n\tbrne 1f\n\t"                                         \
+    "push r0\n\tpush r1\n\tclr r1\n\t" PORT_AVR_SAVE_RAMPZ                                         \
+    "push r18\n\tpush r19\n\tpush r20\n\tpush r21\n\tpush r22\n\tpush r23\n\t"                     \
+    "push r25\n\tpush r26\n\tpush r27\n\tpush r30\n\tpush r31\n\t"                                 \
+    "call " run "\n\t"                                                                             \
+    "pop r31\n\tpop r30\n\tpop r27\n\tpop r26\n\tpop r25\n\t"                                      \
+    "pop r23\n\tpop r22\n\tpop r21\n\tpop r20\n\tpop r19\n\tpop r18\n\t" PORT_AVR_RESTORE_RAMPZ    \
+    "pop r1\n\tpop r0\n\tpop r24\n\tout __SREG__, r24\n\tpop r24\n\treti\n"                        \
+    "1:\tsts port_avr_sleeping, r1\n\t" /* r1 is 0 at the SLEEP */                                 \
+    "call " run "\n\t"                                                                             \
+    "pop r24\n\tout __SREG__, r24\n\tpop r24\n\treti"
+
+/* A PORT_AVR_ISR's body between the kernel's hooks, then its tail: the
+ * exit dispatch, which says whether the main loop must look again. */
+#define PORT_AVR_BODY_AND_TAIL(body)                                                               \
+    do {                                                                                           \
+        port_avr_in_body = 1;                                                                      \
+        sched_isr_enter();                                                                         \
+        body();                                                                                    \
+        port_avr_in_body = 0;                                                                      \
+        PORT_AVR_WATCHDOG_RESUME();                                                                \
+        if (sched_isr_exit()) port_avr_woken = 1;                                                  \
+    } while (0)
+
 /* Define the service routine of `vector` (an avr-libc name such as
  * TIMER1_COMPA_vect); the braces that follow are its body. */
+#if PORT_AVR_TEST_CLOCK
 #define PORT_AVR_ISR(vector)                                                                       \
     PORT_AVR_BODY void vector##_body(void);                                                        \
     ISR(vector)                                                                                    \
     {                                                                                              \
         PORT_AVR_CLOCK_ENTER();                                                                    \
-        port_avr_isr_depth++;                                                                      \
-        sched_isr_enter();                                                                         \
-        vector##_body();                                                                           \
-        port_avr_isr_depth--;                                                                      \
-        PORT_AVR_WATCHDOG_RESUME();                                                                \
-        if (sched_isr_exit()) port_avr_woken = 1;                                                  \
+        PORT_AVR_BODY_AND_TAIL(vector##_body);                                                     \
         PORT_AVR_CLOCK_EXIT();                                                                     \
     }                                                                                              \
     PORT_AVR_BODY void vector##_body(void)
+#else
+#define PORT_AVR_ISR(vector)                                                                       \
+    PORT_AVR_BODY void vector##_body(void);                                                        \
+    __attribute__((used, noinline, noclone)) static void vector##_run(void)                        \
+    {                                                                                              \
+        PORT_AVR_BODY_AND_TAIL(vector##_body);                                                     \
+    }                                                                                              \
+    ISR(vector, ISR_NAKED)                                                                         \
+    {                                                                                              \
+        __asm__ volatile(PORT_AVR_ENTRY_EXIT(#vector "_run"));                                     \
+    }                                                                                              \
+    PORT_AVR_BODY void vector##_body(void)
+#endif
 
 /* Counter value port_init() starts Timer1 at (default 0); tests set it to
  * begin near a wrap. */

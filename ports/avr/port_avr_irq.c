@@ -12,8 +12,9 @@
 #include "avr.h"
 #include "port_avr_internal.h"
 
-volatile uint8_t port_avr_isr_depth;
+volatile uint8_t port_avr_in_body;
 volatile uint8_t port_avr_woken;
+volatile uint8_t port_avr_sleeping;
 
 static port_sleep_mode_t sleep_limit = PORT_SLEEP_NONE_DUE;
 
@@ -43,14 +44,23 @@ void port_sleep(port_sleep_mode_t mode)
     set_sleep_mode(hardware_mode(mode));
     port_avr_woken = 0;
     if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_enter();
+    /* SE stays set while the core sleeps on: the only SLEEP instructions
+     * are this loop's and port_halt()'s (which sets its own mode), so
+     * clearing and setting it around every wake-up would guard nothing. */
+    sleep_enable();
     do {
         port_avr_watchdog_sleep();
         if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_begin();
-        sleep_enable();
-        __asm__ volatile("sei\n\tsleep" ::: "memory");
+        /* Nothing lives in the registers a call may clobber across the
+         * SLEEP: an interrupt that wakes it need not save them (avr.h). */
+        port_avr_sleeping = 1;
+        __asm__ volatile("sei\n\tsleep" ::
+                             : "memory", "r18", "r19", "r20", "r21", "r22", "r23", "r24", "r25",
+                               "r26", "r27", "r30", "r31");
         cli();
-        sleep_disable();
+        port_avr_sleeping = 0;
         if (PORT_AVR_TEST_CLOCK) tport_avr_sleep_end();
     } while (!port_avr_woken);
+    sleep_disable();
     port_avr_watchdog_wake();
 }

@@ -99,8 +99,8 @@ static MT_INLINE uint16_t port_const_u16(const uint16_t *p)
 /* An interrupt's body runs with the I bit clear (port.h): the hardware
  * clears it on entry and PORT_AVR_ISR sets it only in the exit dispatch. */
 #define PORT_ISR_IRQ_OFF 1
-/* Nesting of PORT_AVR_ISR bodies (port_avr_irq.c). */
-extern volatile uint8_t port_avr_isr_depth;
+/* 1 while a PORT_AVR_ISR body runs (port_avr_irq.c). */
+extern volatile uint8_t port_avr_in_body;
 static MT_INLINE uint8_t port_irq_save(void)
 {
     uint8_t was = SREG;
@@ -116,7 +116,7 @@ static MT_INLINE void port_irq_restore(uint8_t state)
 }
 static MT_INLINE bool port_in_isr(void)
 {
-    return port_avr_isr_depth != 0;
+    return port_avr_in_body != 0;
 }
 /* Enabling inline too (PORT_IRQ_ENABLE_INLINE): the scheduler's drain loop
  * enables once per message it runs. The NOP as in port_irq_restore(). */

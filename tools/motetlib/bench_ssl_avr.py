@@ -51,7 +51,8 @@ def _window(events, pin):
 # A kernel function not named here is reported as "other kernel code", so
 # nothing is left out of the table.
 OPERATIONS = (
-    ("timer interrupt and expiry", ("__vectors", "__vector_12", "timer_isr_compare",
+    ("timer interrupt and expiry", ("__vectors", "__vector_12", "TIMER1_COMPA_vect_run",
+                                    "timer_isr_compare",
                                     "timer_service", "timer_now_irq_off", "port_compare_set",
                                     "list_link_wait", "timer_clock_wrapped",
                                     "sched_post_timer_expiry", "queue_timer_block",

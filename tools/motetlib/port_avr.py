@@ -257,8 +257,7 @@ def _analyse(events):
     imm = minus("A1", base)
     rises = lambda pin: [c for c, level in events.get(pin, []) if level]
     injected = rises("INT0")
-    b5 = [c for c, _ in events.get("B5", [])]
-    timer = [r - max(e for e in b5 if e <= r) for r in rises("A7") if any(e <= r for e in b5)]
+    timer = _timer_windows(events)
     return {
         "empty": empty,
         "immediate": imm,
@@ -297,6 +296,8 @@ def _top_functions(path, runs, n=5):
 # with the interrupt lock and without it.
 FLOOR_IMAGES = (("floor", "floor_avr.elf"), ("floor unlocked", "floor_avr_unlocked.elf"),
                 ("floor log", "floor_avr_log.elf"), ("floor log one", "floor_avr_log_one.elf"))
+# The floor of a timer expiry (bench/avr/floor_avr_timer.c).
+FLOOR_TIMER_IMAGE = "floor_avr_timer.elf"
 # The floor of the two thread switches (bench/avr/floor_avr_threads.c),
 # measured as the thread image is; its figures join the floor column.
 FLOOR_THREADS_IMAGE = "floor_avr_threads.elf"
@@ -317,6 +318,26 @@ def measure_floor(exe, elf, work):
     imm, trip = _spread(w["A1"]), _spread(w["A3"])
     return {"immediate": (imm[0] - base, imm[1] - base),
             "round trip": (trip[0] - SBI_CYCLES, trip[1] - SBI_CYCLES)}
+
+
+def _timer_windows(events, compare_pin="B5"):
+    """Cycles from each compare output's edge (OC1A: B5) to the next rise of
+    the timer task's marker (A7), as bench_avr.c's timer row."""
+    b5 = [c for c, _ in events.get(compare_pin, [])]
+    return [r - max(e for e in b5 if e <= r)
+            for r in (c for c, level in events.get("A7", []) if level) if any(e <= r for e in b5)]
+
+
+def measure_floor_timer(exe, elf, work):
+    """{"timer handler": (min, max)} of the timer floor image."""
+    trace = Path(work) / "floor-timer-edges.txt"
+    status, out, err = _harness_run(exe, elf, ["--trace", "A7,B6", "-o", str(trace)])
+    if status != 0:
+        raise BenchError(f"{elf.name} failed (status {status}):\n{out}{err}")
+    timer = _timer_windows(read_trace(trace), "B6")  # OC1B: the floor's compare
+    if not timer:
+        raise BenchError(f"{elf.name} marked no windows")
+    return {"timer handler": _spread(timer)}
 
 
 def measure_image(exe, elf, work):
@@ -612,6 +633,19 @@ def _floor_lines(on, off, floor, unlocked, logged, logged_once):
     for key in ("immediate", "round trip"):
         bare = f"; without the lock {unlocked[key][0]}" if key in unlocked else ""
         out.append(_against_floor(key, off, floor, bare))
+    if "timer handler" in floor:
+        out += ["", "The timer row's floor is bench/avr/floor_avr_timer.c: a compare "
+                "interrupt that calls the handler at its exit, through the port's own entry "
+                "and idle loop (from the idle loop's SLEEP it saves only SREG and one "
+                "register, as Motet's does), one read of the counter with its top byte "
+                "compared for the 32-bit time's wraps, a delta list whose head is popped, its "
+                "base moved to the expired deadline and the periodic timer linked again, the "
+                "compare armed for the new head and the counter read again after arming, the "
+                "expiry's message left in a slot after its task's gate is compared with the "
+                "interrupted code and the queue's top, and at the exit the frame pushed, "
+                "interrupts on and the handler called with four arguments; measured like "
+                "Motet's row (OC1A edge to the handler's marker, from idle).", "",
+                _against_floor("timer handler", off, floor)]
     if "yield switch" in floor:
         out += ["", "The thread rows' floor is bench/avr/floor_avr_threads.c: what a yield to "
                 "an equal and a semaphore hand-off to a higher thread need (a FIFO per level; a "
@@ -816,14 +850,16 @@ def bench(build_dir=None, harness=None, out=None):
                 results[config] = measure_floor(exe, elf, work)
             print(f"bench: {config}: " + ", ".join(f"{k} {_fmt_range(v)}"
                                                   for k, v in results[config].items()), flush=True)
-        elf = bdir / "bench" / "avr" / FLOOR_THREADS_IMAGE
-        if not elf.exists():
-            raise BenchError(f"{elf} was not built (cmake --build {bdir})")
-        with tempfile.TemporaryDirectory(prefix="motet-avr-floor-") as work:
-            thread_floor = measure_threads(exe, elf, work)
-        results["floor"].update(thread_floor)
-        print("bench: thread floor: " + ", ".join(f"{k} {_fmt_range(v)}"
-                                                  for k, v in thread_floor.items()), flush=True)
+        for label, name, measure in (("timer floor", FLOOR_TIMER_IMAGE, measure_floor_timer),
+                                     ("thread floor", FLOOR_THREADS_IMAGE, measure_threads)):
+            elf = bdir / "bench" / "avr" / name
+            if not elf.exists():
+                raise BenchError(f"{elf} was not built (cmake --build {bdir})")
+            with tempfile.TemporaryDirectory(prefix="motet-avr-floor-") as work:
+                figures = measure(exe, elf, work)
+            results["floor"].update(figures)
+            print(f"bench: {label}: " + ", ".join(f"{k} {_fmt_range(v)}"
+                                                  for k, v in figures.items()), flush=True)
         for config, name in CORE_IMAGES:
             elf = bdir / "bench" / "avr" / name
             if not elf.exists():
