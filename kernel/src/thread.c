@@ -209,7 +209,7 @@ void thread_unready(thread_t *t)
 void thread_prio_set(thread_t *t, mt_prio_t p)
 {
     if (t->prio == p) return;
-    if (t->state != TS_READY) {
+    if (t->state != TS_READY || t == thread_current) { /* not in the ready structure */
         t->prio = p;
         if (t->wait_list) thread_waitq_reorder(t); /* woken by priority */
         return;
@@ -281,7 +281,7 @@ static MT_INLINE void charge(thread_t *t)
 /* t gets the CPU (the switch itself follows). */
 static MT_INLINE void start_cpu(thread_t *t)
 {
-    t->state = TS_RUNNING;
+    t->state = TS_READY; /* runnable, and thread_current: out of the structure */
     if (MOTET_THREAD_TIMED) t->run_from = timer_now();
     policy_started(t);
 }
@@ -433,11 +433,11 @@ void thread_block(void)
     thread_t *cur = thread_current;
     charge(cur);
     for (;;) {
-        if (cur->state == TS_RUNNING) { /* woken during its own sleep: fast path */
+        if (cur->state == TS_READY) { /* woken during its own sleep: fast path */
             woken_in_place(cur);
             return;
         }
-        /* Resumed from each switch below: whoever switched back made it RUNNING. */
+        /* Resumed from each switch below: whoever switched back made it current. */
         thread_t *next = next_context();
         if (next) { /* a ready thread, the one policy_peek() found */
             ready_take_peeked(next);
@@ -458,7 +458,7 @@ void thread_block(void)
 void thread_wake(thread_t *t)
 {
     if (t->state == TS_BLOCKED_RUNNING) {
-        t->state = TS_RUNNING; /* still current: it just carries on */
+        t->state = TS_READY; /* still current: it just carries on */
         return;
     }
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
@@ -473,7 +473,7 @@ static MT_INLINE bool wake_preempts(const thread_t *cur, const thread_t *t)
 {
     if (!THREAD_POLICY_BY_LEVEL || !cur || port_in_isr()) return false;
     mt_prio_t p = t->prio;
-    if (cur->state != TS_RUNNING || t->state != TS_BLOCKED || p <= cur->prio) return false;
+    if (cur->state != TS_READY || t->state != TS_BLOCKED || p <= cur->prio) return false;
     if (T.k_floor >= p || queue_top_prio() > p) return false; /* k_beats_ready() */
     const thread_t *best = policy_peek();
     if (best && best->prio >= p) return false;
@@ -565,7 +565,7 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 bool thread_isr_exit_due(void)
 {
     const thread_t *cur = thread_current;
-    return !T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur);
+    return !T.sleeping && cur->state == TS_READY && may_lose_cpu(cur);
 }
 
 void thread_isr_exit(void)
@@ -583,7 +583,7 @@ void thread_preempt_point(void)
         return;
     }
     port_irq_state_t s = port_irq_save();
-    if (cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
+    if (cur->state == TS_READY && may_lose_cpu(cur)) reschedule_running();
     port_irq_restore(s);
 }
 
@@ -627,9 +627,7 @@ static MT_INLINE void yield_in_level(thread_t *cur)
         yield_by_policy(cur, next);
         return;
     }
-    rq_swap_head(level, (uint8_t) p, next, cur);
-    cur->state = TS_READY;
-    next->state = TS_RUNNING;
+    rq_swap_head(level, (uint8_t) p, next, cur); /* both stay TS_READY */
     switch_threads(cur, next);
 }
 
