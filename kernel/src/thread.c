@@ -607,11 +607,10 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 #if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
 
 /* A yield by fixed levels without slices. No thread above cur is ready
- * while it runs (what makes one ready or lowers cur decides at once, a
- * sleep in place too: woken_in_place(); YIELD_OWED says when not), so the
- * next thread is the head of cur's own level, no search, and cur takes its
- * last place in the same step (rq_swap_head()), unless K claims the level
- * (T.yield_bar, K's frame or YIELD_OWED: one test for both long ways). */
+ * while it runs (what makes one ready or lowers cur decides at once, a sleep
+ * in place too: woken_in_place(); YIELD_OWED says when not): the next is the
+ * head of cur's level, cur takes its tail in one step, unless K claims the
+ * level (T.yield_bar: its frame or a debt, one test) or a message does. */
 static MT_INLINE void yield_in_level(thread_t *cur)
 {
     mt_prio_t p = cur->prio;
