@@ -53,12 +53,15 @@ thread_t *thread_current;
 volatile uint8_t thread_ready_count; /* threads in the MANTIS baseline's lists */
 #endif
 
+#define YIELD_OWED INT8_MAX /* above every level: thread_owe_decision() */
+
 static struct {
     port_context_t k_ctx;    /* K, while a thread runs */
     port_context_t dead_ctx; /* where an exiting thread's registers go */
     void (*call)(void *);    /* a handler a thread handed to K */
     void *call_arg;          /* its argument */
     mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
+    mt_prio_t yield_bar;     /* k_floor, or YIELD_OWED (yield_in_level()) */
 #if MOTET_STATS
     uint32_t switches; /* every port_context_switch() */
 #endif
@@ -66,7 +69,6 @@ static struct {
     thread_switch_stats_t why; /* the same, by cause */
 #endif
     bool k_in_run;          /* K is inside sched_run() */
-    bool owed;              /* a thread was made ready with no decision after it */
     uint8_t at_run;         /* threads held until sched_run() (THREAD_START_AT_RUN) */
     volatile bool sleeping; /* the current thread sleeps in its blocking call */
 } T;
@@ -79,7 +81,7 @@ void thread_init(void)
 #if THREAD_READY_COUNTED
     thread_ready_count = 0;
 #endif
-    T.k_floor = -1;
+    T.k_floor = T.yield_bar = -1;
     for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
     policy_init();
 }
@@ -207,7 +209,7 @@ void thread_unready(thread_t *t)
 void thread_prio_set(thread_t *t, mt_prio_t p)
 {
     if (t->prio == p) return;
-    if (t->state != TS_READY) {
+    if (t->state != TS_READY || t == thread_current) { /* not in the ready structure */
         t->prio = p;
         if (t->wait_list) thread_waitq_reorder(t); /* woken by priority */
         return;
@@ -279,7 +281,7 @@ static MT_INLINE void charge(thread_t *t)
 /* t gets the CPU (the switch itself follows). */
 static MT_INLINE void start_cpu(thread_t *t)
 {
-    t->state = TS_RUNNING;
+    t->state = TS_READY; /* runnable, and thread_current: out of the structure */
     if (MOTET_THREAD_TIMED) t->run_from = timer_now();
     policy_started(t);
 }
@@ -292,11 +294,10 @@ static MT_INLINE void take_cpu(thread_t *t)
     start_cpu(t);
 }
 
-/* Count a switch from `from` to `to` (NULL: K), with MOTET_STATS only (a
- * switch does no bookkeeping no option asks for); with
- * MOTET_THREAD_CUT_STATS also under its cause. A thread that is back in the ready structure still
- * had work: the switch was forced on it. K and the idle thread have no work
- * of their own to lose. */
+/* Count a switch from `from` to `to` (NULL: K), with MOTET_STATS only (no
+ * bookkeeping no option asks for); with MOTET_THREAD_CUT_STATS also by cause.
+ * A thread back in the ready structure still had work: the switch was forced
+ * on it. K and the idle thread have no work of their own to lose. */
 static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
 #if MOTET_STATS
@@ -432,11 +433,11 @@ void thread_block(void)
     thread_t *cur = thread_current;
     charge(cur);
     for (;;) {
-        if (cur->state == TS_RUNNING) { /* woken during its own sleep: fast path */
+        if (cur->state == TS_READY) { /* woken during its own sleep: fast path */
             woken_in_place(cur);
             return;
         }
-        /* Resumed from each switch below: whoever switched back made it RUNNING. */
+        /* Resumed from each switch below: whoever switched back made it current. */
         thread_t *next = next_context();
         if (next) { /* a ready thread, the one policy_peek() found */
             ready_take_peeked(next);
@@ -457,7 +458,7 @@ void thread_block(void)
 void thread_wake(thread_t *t)
 {
     if (t->state == TS_BLOCKED_RUNNING) {
-        t->state = TS_RUNNING; /* still current: it just carries on */
+        t->state = TS_READY; /* still current: it just carries on */
         return;
     }
     if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
@@ -472,7 +473,7 @@ static MT_INLINE bool wake_preempts(const thread_t *cur, const thread_t *t)
 {
     if (!THREAD_POLICY_BY_LEVEL || !cur || port_in_isr()) return false;
     mt_prio_t p = t->prio;
-    if (cur->state != TS_RUNNING || t->state != TS_BLOCKED || p <= cur->prio) return false;
+    if (cur->state != TS_READY || t->state != TS_BLOCKED || p <= cur->prio) return false;
     if (T.k_floor >= p || queue_top_prio() > p) return false; /* k_beats_ready() */
     const thread_t *best = policy_peek();
     if (best && best->prio >= p) return false;
@@ -531,6 +532,7 @@ void thread_k_yield(mt_prio_t floor)
         if (!best || k_beats_ready(floor, best->prio)) break;
         take_cpu(best);
         T.k_floor = floor;     /* K's claim while it waits (see below) */
+        T.yield_bar = floor;   /* best is the first of all: nothing owed */
         switch_to(best, NULL); /* K waits here, its frames below */
     }
     port_irq_restore(s);
@@ -541,8 +543,8 @@ bool thread_k_idle_switch(void)
     thread_t *idle = policy_idle();
     if (!idle) return false;
     take_cpu(idle);
-    T.k_floor = -1;        /* idle in sched_run(): no frame */
-    switch_to(idle, NULL); /* back when K has work; sched_run() drains */
+    T.k_floor = T.yield_bar = -1; /* idle in sched_run(): no frame */
+    switch_to(idle, NULL);        /* back when K has work; sched_run() drains */
     return true;
 }
 
@@ -563,7 +565,7 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 bool thread_isr_exit_due(void)
 {
     const thread_t *cur = thread_current;
-    return !T.sleeping && cur->state == TS_RUNNING && may_lose_cpu(cur);
+    return !T.sleeping && cur->state == TS_READY && may_lose_cpu(cur);
 }
 
 void thread_isr_exit(void)
@@ -584,7 +586,7 @@ void thread_preempt_point(void)
         return;
     }
     port_irq_state_t s = port_irq_save();
-    if (cur->state == TS_RUNNING && may_lose_cpu(cur)) reschedule_running();
+    if (cur->state == TS_READY && may_lose_cpu(cur)) reschedule_running();
     port_irq_restore(s);
 }
 
@@ -608,28 +610,26 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 #if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
 
 /* A yield by fixed levels without slices. No thread above cur is ready
- * while it runs (what makes one ready or lowers cur decides at once, a
- * sleep in place too: woken_in_place(); T.owed says when not), so the next
- * thread is the head of cur's own level, no search, and cur takes its last
- * place in the same step (rq_swap_head()), unless K claims the level. */
+ * while it runs (what makes one ready or lowers cur decides at once, a sleep
+ * in place too: woken_in_place(); YIELD_OWED says when not): the next is the
+ * head of cur's level, cur takes its tail in one step, unless K claims the
+ * level (T.yield_bar: its frame or a debt, one test) or a message does. */
 static MT_INLINE void yield_in_level(thread_t *cur)
 {
-    if (T.owed) { /* thread_owe_decision(): a thread above cur may be ready */
-        T.owed = false;
+    mt_prio_t p = cur->prio;
+    if (T.yield_bar >= p) { /* K's frame at p (k_beats_ready()), or a decision owed */
+        T.yield_bar = T.k_floor;
         yield_by_policy(cur, policy_peek());
         return;
     }
-    mt_prio_t p = cur->prio;
     rq_fifo_t *level = rq_fifo((uint8_t) p);
     thread_t *next = level->head;
     if (!next) return;
-    if (T.k_floor >= p || queue_top_prio() > p) { /* k_beats_ready(): K runs */
+    if (queue_top_prio() > p) { /* k_beats_ready(): a message outranks the level */
         yield_by_policy(cur, next);
         return;
     }
-    rq_swap_head(level, (uint8_t) p, next, cur);
-    cur->state = TS_READY;
-    next->state = TS_RUNNING;
+    rq_swap_head(level, (uint8_t) p, next, cur); /* both stay TS_READY */
     switch_threads(cur, next);
 }
 
@@ -652,7 +652,7 @@ mt_err_t thread_yield(void)
 
 void thread_owe_decision(void)
 {
-    if (thread_current && !port_in_isr()) T.owed = true;
+    if (thread_current && !port_in_isr()) T.yield_bar = YIELD_OWED;
 }
 
 /* ---- life cycle (creation: thread_create.c) ---- */

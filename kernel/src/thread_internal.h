@@ -23,8 +23,9 @@
 /* Thread states. */
 enum {
     TS_FREE = 0,
-    TS_READY,           /* in the policy's ready structure */
-    TS_RUNNING,         /* holds the CPU (or lent it to K for a send) */
+    TS_READY,           /* runnable: in the policy's ready structure, or
+                         * thread_current, the one running (a yield between
+                         * equals changes no state) */
     TS_BLOCKED,         /* waits (thread_t.wait), or is suspended, or both */
     TS_BLOCKED_RUNNING, /* waits, but still current: it put the module to
                          * sleep from its blocking call (fast path) */

@@ -82,7 +82,7 @@ static bool other_has_quantum(void)
 {
     for (uint8_t id = 0; id < MOTET_MAX_THREADS; id++) {
         thread_t *t = thread_by_id(id);
-        bool queued = t->state == TS_READY || t->state == TS_RUNNING;
+        bool queued = t->state == TS_READY; /* ready or running */
         if (queued && is_other(t) && t->quantum) return true;
     }
     return false;

@@ -153,12 +153,13 @@ bool policy_preempts(const thread_t *c, const thread_t *cur)
     return cur->flags & THREAD_F_SLICE;
 }
 
-/* The mode changed: every ready thread moves to its new key. */
-static void rekey_ready(void)
+/* The mode changed: every ready thread moves to its new key; cur, the
+ * thread running or being started, is TS_READY but not in the structure. */
+static void rekey_ready(const thread_t *cur)
 {
     for (uint8_t id = 0; id < MOTET_MAX_THREADS; id++) {
         thread_t *t = thread_by_id(id);
-        if (t->state != TS_READY) continue;
+        if (t->state != TS_READY || t == cur) continue;
         rq_remove(t);
         t->key = key_of(t);
         rq_push(t, false);
@@ -166,11 +167,11 @@ static void rekey_ready(void)
 }
 
 /* Open or close a preemption-free period; delta of work starts again. */
-static void set_free_period(bool free)
+static void set_free_period(bool free, const thread_t *cur)
 {
     V.free_period = free;
     V.work = 0;
-    rekey_ready();
+    rekey_ready(cur);
 }
 
 /* The variant: what the running thread's timer waits for. A long thread
@@ -217,7 +218,7 @@ void policy_started(thread_t *cur)
         started_deferring(cur);
         return;
     }
-    if (V.free_period && !is_short(cur)) set_free_period(false); /* no short job left */
+    if (V.free_period && !is_short(cur)) set_free_period(false, cur); /* no short job left */
     thread_t *best = rq_peek();
     bool sliced = !(V.free_period && is_short(cur));
     if (sliced && best && best->prio == cur->prio) /* an equal waits */
@@ -244,7 +245,7 @@ void policy_charge(thread_t *cur, uint32_t ran)
         return;
     }
     V.work += ran;
-    if (V.work >= DELTA) set_free_period(!V.free_period); /* after each delta of work */
+    if (V.work >= DELTA) set_free_period(!V.free_period, cur); /* after each delta */
 }
 
 void policy_blocking(thread_t *cur, thread_event_t ev)
