@@ -425,12 +425,6 @@ mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic);
 bool timer_kernel_stop(uint8_t id);
 /* Kernel timer `id` expired; interrupt context. */
 void thread_timer_fired(uint8_t id);
-/* A thread was made ready where no decision follows: a timeout served by a
- * timer call of the running thread itself (timer.c serves there what fell
- * due while its interrupts were off, the compare interrupt then never
- * comes). Its next yield looks at every ready thread, not its level alone;
- * every other scheduling point does in any case. irq off. */
-void thread_owe_decision(void);
 
 /* ---- sched.c: what threads need from the scheduler ---- */
 

@@ -651,6 +651,84 @@ static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(voi
     assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
 }
 
+/* The same for a thread bound to a pid whose own task timer expires while
+ * it waits in thread_receive(): the expiry reaches its mailbox, not its
+ * kernel timer, and must still run it at the equals' next yield. */
+#define PID_B 0x47
+
+static void receives_its_timeout(void *arg)
+{
+    (void) arg;
+    assert_int_equal(timer_start(0, 50, false), MT_OK);
+    msg_t *m = thread_receive();
+    assert_int_equal(m->port, PORT_TIMEOUT0);
+    note("H ");
+}
+
+static void test_a_mailbox_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+{
+    (void) state;
+    make_task(PID_T, 1, raising_handler);
+    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
+    spawn(0, receives_its_timeout, 4, PID_B);                      /* waits 50 ticks */
+    thread_spec_t spec = {.entry = yields_thrice, .prio = 2, .start = THREAD_START_AT_RUN};
+    for (int i = 1; i <= 2; i++) {
+        spec.arg = (void *) (intptr_t) i;
+        spec.stack = stacks[i];
+        spec.stack_size = sizeof stacks[i];
+        assert_int_equal(thread_create(&spec, &th[i]), MT_OK);
+    }
+    sched_run();
+    assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
+}
+
+/* A task message queued above a lone thread by the same kind of served
+ * expiry: the thread's next yield, with no equal to yield to, gives the
+ * kernel stack its turn. */
+#define PID_X 0x48
+
+static mt_err_t notes_its_timeout(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_TIMEOUT0) note("X ");
+    return MT_OK;
+}
+
+static void serves_and_yields(void *arg)
+{
+    (void) arg;
+    for (int n = 0; n < 3; n++) {
+        if (n == 0) { /* the timer call that serves X's timeout */
+            port_irq_state_t s = port_irq_save();
+            tport_busy(100);
+            assert_int_equal(timer_stop_for(PID_T, 0), MT_OK);
+            port_irq_restore(s);
+        }
+        note("L ");
+        assert_int_equal(thread_yield(), MT_OK);
+    }
+    sched_stop();
+}
+
+static void test_a_yield_with_no_equal_gives_way_to_a_served_task_timeout(void **state)
+{
+    (void) state;
+    make_task(PID_T, 1, raising_handler);
+    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
+    make_task(PID_X, 4, notes_its_timeout);
+    assert_int_equal(timer_start_for(PID_X, 0, 50, false), MT_OK);
+    thread_spec_t spec = {.entry = serves_and_yields,
+                          .stack = stacks[1],
+                          .stack_size = sizeof stacks[1],
+                          .prio = 2,
+                          .start = THREAD_START_AT_RUN};
+    assert_int_equal(thread_create(&spec, &th[1]), MT_OK);
+    sched_run();
+    assert_string_equal(trace, "L X L L ");
+}
+
 /* Equals that yield take turns in the order they became ready, at every
  * step (the Thread-Metric bench checks only the counts at its end). */
 static void yields_in_turn(void *arg)
@@ -702,6 +780,10 @@ int main(void)
         cmocka_unit_test_setup(test_thread_woken_mid_drain_runs_before_lower_messages, setup),
         cmocka_unit_test_setup(test_stack_painting_measures_use, setup),
         cmocka_unit_test_setup(test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield,
+                               setup),
+        cmocka_unit_test_setup(
+            test_a_mailbox_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield, setup),
+        cmocka_unit_test_setup(test_a_yield_with_no_equal_gives_way_to_a_served_task_timeout,
                                setup),
         cmocka_unit_test_setup(test_equals_that_yield_take_turns_in_order, setup),
     };
