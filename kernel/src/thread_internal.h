@@ -132,8 +132,12 @@ void thread_block(void);
 /* A task-context action may have made someone outrank the running context:
  * let it run (K: runs threads and messages above its frame); irq on. */
 void thread_preempt_point(void);
-/* A free thread slot (not the idle thread's), or NULL. */
-thread_t *thread_free_slot(void);
+/* Claim a free thread slot (not the idle thread's) under the lock, or
+ * NULL: a create preempted before thread_admit() by another create (an
+ * interrupt's exit running a higher thread) cannot share it. */
+thread_t *thread_claim_slot(void);
+/* Give back a claimed slot that thread_admit() never got (a failed create). */
+void thread_release_slot(thread_t *t);
 /* Let the set-up thread t start as `start` says (THREAD_START_*; AT_RUN
  * becomes NOW once the scheduler runs) under the lock; returns the start
  * taken. The caller then calls thread_preempt_point() for NOW. */

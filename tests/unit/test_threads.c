@@ -14,6 +14,7 @@
 #include "motet/slab.h"
 #include "sched_internal.h"
 #include "test_support.h"
+#include "thread_internal.h"
 
 /* The kernel's block caches (slab.h), whose use a mailbox test watches. */
 extern slab_cache_t timer_cache;
@@ -108,6 +109,15 @@ static void waits_forever(void *arg)
     sem_wait(&sem);
 }
 
+static mt_err_t notes_nothing(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) port;
+    (void) data;
+    (void) len;
+    return MT_OK;
+}
+
 static void test_thread_slots_run_out(void **state)
 {
     (void) state;
@@ -115,6 +125,37 @@ static void test_thread_slots_run_out(void **state)
     thread_spec_t spec = {
         .entry = waits_forever, .stack = stacks[0], .stack_size = STACK, .prio = 1};
     assert_int_equal(thread_create(&spec, NULL), MT_ERR_NO_SLAB);
+}
+
+/* A create claims its slot under the lock: one preempted before its
+ * admission by another create (an interrupt's exit running a higher thread)
+ * cannot be given the same slot. A create that fails gives it back. */
+static void test_a_claimed_slot_is_not_handed_out_twice(void **state)
+{
+    (void) state;
+    thread_t *first = thread_claim_slot();
+    thread_t *second = thread_claim_slot();
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_ptr_not_equal(first, second);
+    thread_release_slot(first);
+    thread_release_slot(second);
+    for (int i = 0; i < MOTET_MAX_THREADS; i++) spawn(i, waits_forever, 1, MT_PID_NONE);
+}
+
+static void test_a_failed_create_leaves_its_slot_free(void **state)
+{
+    (void) state;
+    task_spec_t taken = {.pid = 0x49, .prio = 1, .handler = notes_nothing};
+    assert_int_equal(sched_task_create(&taken), MT_OK);
+    thread_spec_t spec = {.entry = waits_forever,
+                          .stack = stacks[0],
+                          .stack_size = STACK,
+                          .prio = 1,
+                          .pid = 0x49}; /* its pid is taken: bind_task() fails */
+    for (int n = 0; n < MOTET_MAX_THREADS + 1; n++)
+        assert_int_not_equal(thread_create(&spec, NULL), MT_OK);
+    for (int i = 0; i < MOTET_MAX_THREADS; i++) spawn(i, waits_forever, 1, MT_PID_NONE);
 }
 
 /* ---- semaphores ---- */
@@ -761,6 +802,8 @@ int main(void)
         cmocka_unit_test_setup(test_create_runs_at_once_and_exit_frees_the_slot, setup),
         cmocka_unit_test_setup(test_create_rejects_bad_specs, setup),
         cmocka_unit_test_setup(test_thread_slots_run_out, setup),
+        cmocka_unit_test_setup(test_a_claimed_slot_is_not_handed_out_twice, setup),
+        cmocka_unit_test_setup(test_a_failed_create_leaves_its_slot_free, setup),
         cmocka_unit_test_setup(test_sem_post_from_task_context_wakes_at_once, setup),
         cmocka_unit_test_setup(test_sem_wakes_highest_priority_waiter_first, setup),
         cmocka_unit_test_setup(test_sem_counts_posts_without_waiters, setup),
