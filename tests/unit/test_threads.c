@@ -674,13 +674,20 @@ static void yields_thrice(void *arg)
     sched_stop(); /* sched_run() returns once every thread is done */
 }
 
-static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+/* PID_T's timer (40 ticks) is the head: a deadline after it that falls due
+ * while a thread holds interrupts off is served by that thread's call. */
+static void start_the_head_timer(void)
 {
-    (void) state;
-    sem_init(&never, 0);
     make_task(PID_T, 1, raising_handler); /* its timer never fires: only INIT runs */
-    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
-    spawn(0, times_out, 4, MT_PID_NONE);                           /* waits 50 ticks */
+    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK);
+}
+
+/* `higher_one` (level 4, bound to `pid`) waits 50 ticks; two equals at level 2
+ * yield thrice, L2 serving its expiry first: it runs at their next yield. */
+static void run_a_served_timeout(thread_entry_t higher_one, mt_pid_t pid)
+{
+    start_the_head_timer();
+    spawn(0, higher_one, 4, pid);
     thread_spec_t spec = {.entry = yields_thrice, .prio = 2, .start = THREAD_START_AT_RUN};
     for (int i = 1; i <= 2; i++) {
         spec.arg = (void *) (intptr_t) i;
@@ -690,6 +697,13 @@ static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(voi
     }
     sched_run();
     assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
+}
+
+static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+{
+    (void) state;
+    sem_init(&never, 0);
+    run_a_served_timeout(times_out, MT_PID_NONE);
 }
 
 /* The same for a thread bound to a pid whose own task timer expires while
@@ -709,18 +723,7 @@ static void receives_its_timeout(void *arg)
 static void test_a_mailbox_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
 {
     (void) state;
-    make_task(PID_T, 1, raising_handler);
-    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
-    spawn(0, receives_its_timeout, 4, PID_B);                      /* waits 50 ticks */
-    thread_spec_t spec = {.entry = yields_thrice, .prio = 2, .start = THREAD_START_AT_RUN};
-    for (int i = 1; i <= 2; i++) {
-        spec.arg = (void *) (intptr_t) i;
-        spec.stack = stacks[i];
-        spec.stack_size = sizeof stacks[i];
-        assert_int_equal(thread_create(&spec, &th[i]), MT_OK);
-    }
-    sched_run();
-    assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
+    run_a_served_timeout(receives_its_timeout, PID_B);
 }
 
 /* A task message queued above a lone thread by the same kind of served
@@ -756,8 +759,7 @@ static void serves_and_yields(void *arg)
 static void test_a_yield_with_no_equal_gives_way_to_a_served_task_timeout(void **state)
 {
     (void) state;
-    make_task(PID_T, 1, raising_handler);
-    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
+    start_the_head_timer();
     make_task(PID_X, 4, notes_its_timeout);
     assert_int_equal(timer_start_for(PID_X, 0, 50, false), MT_OK);
     thread_spec_t spec = {.entry = serves_and_yields,
