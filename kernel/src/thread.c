@@ -455,9 +455,8 @@ void thread_block(void)
     }
 }
 
-/* Made ready above the running thread in task context, t may have no
- * decision after it (a timer call of that thread serving an overdue
- * expiry): its next yield then looks above its own level. */
+/* Woken above the running thread in task context (a served expiry), t may
+ * have no decision after it: the next yield then looks above its level. */
 void thread_wake(thread_t *t)
 {
     if (t->state == TS_BLOCKED_RUNNING) {
@@ -467,7 +466,7 @@ void thread_wake(thread_t *t)
     if (t->state != TS_BLOCKED) return;
     ready_add(t, READY_WOKEN);
     const thread_t *cur = thread_current;
-    if (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR && cur && t->prio > cur->prio && !port_in_isr())
+    if (THREAD_YIELD_IN_LEVEL && cur && t->prio > cur->prio && !port_in_isr())
         T.yield_bar = YIELD_OWED;
 }
 
@@ -600,8 +599,7 @@ void thread_preempt_point(void)
 /* A yield by the policy's order, next its best ready thread. irq off. */
 static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 {
-    bool k_claims = k_beats_running(cur); /* as after a served expiry */
-    if (THREAD_POLICY_BY_LEVEL && !k_claims && (!next || next->prio < cur->prio)) {
+    if (THREAD_POLICY_BY_LEVEL && !k_beats_running(cur) && (!next || next->prio < cur->prio)) {
         /* No equal waits: it keeps the CPU, with round robin a new slice. */
 #if MOTET_THREAD_RR
         policy_prio_new_slice(cur);
@@ -609,7 +607,7 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 #endif
         return;
     }
-    if (!next && !MOTET_THREAD_RR && !k_claims) return; /* nobody to yield to */
+    if (!next && !MOTET_THREAD_RR && !k_beats_running(cur)) return; /* nobody to yield to */
     /* Behind its equals; by level, their first is still the best (no second look). */
     ready_add(cur, READY_YIELD);
     run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());

@@ -419,6 +419,8 @@ static MT_INLINE void policy_take_peeked(thread_t *t)
     policy_remove(t);
 }
 #endif
+/* A yield takes the head of its own level (thread.c's yield_in_level()). */
+#define THREAD_YIELD_IN_LEVEL (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR)
 
 /* ---- timer.c: kernel timers ---- */
 
