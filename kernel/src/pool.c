@@ -20,6 +20,16 @@
 #include "motet/log.h"
 #include "thread_internal.h"
 
+#include <limits.h>
+#include <stdint.h>
+
+/* is_block() and the inverse rely on uintptr_t arithmetic wrapping at
+ * 2^(its bits), with no promotion to int, and five Newton steps being
+ * enough bits. */
+_Static_assert(UINTPTR_MAX >> (sizeof(uintptr_t) * 8 - 1) == 1, "uintptr_t has no padding bits");
+_Static_assert(UINTPTR_MAX >= UINT_MAX, "uintptr_t is no narrower than unsigned");
+_Static_assert(sizeof(uintptr_t) * 8 <= 96, "five Newton steps give 96 bits");
+
 void pool_init(pool_t *p)
 {
     uintptr_t odd = p->size;

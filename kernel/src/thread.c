@@ -53,7 +53,7 @@ thread_t *thread_current;
 volatile uint8_t thread_ready_count; /* threads in the MANTIS baseline's lists */
 #endif
 
-#define YIELD_OWED INT8_MAX /* above every level: thread_owe_decision() */
+#define YIELD_OWED INT8_MAX /* above every level: thread_wake() */
 
 static struct {
     port_context_t k_ctx;    /* K, while a thread runs */
@@ -455,13 +455,19 @@ void thread_block(void)
     }
 }
 
+/* Woken above the running thread in task context (a served expiry), t may
+ * have no decision after it: the next yield then looks above its level. */
 void thread_wake(thread_t *t)
 {
     if (t->state == TS_BLOCKED_RUNNING) {
         t->state = TS_READY; /* still current: it just carries on */
         return;
     }
-    if (t->state == TS_BLOCKED) ready_add(t, READY_WOKEN);
+    if (t->state != TS_BLOCKED) return;
+    ready_add(t, READY_WOKEN);
+    const thread_t *cur = thread_current;
+    if (THREAD_YIELD_IN_LEVEL && cur && t->prio > cur->prio && !port_in_isr())
+        T.yield_bar = YIELD_OWED;
 }
 
 /* Whether t, blocked and being woken by the running thread cur, outranks
@@ -593,7 +599,7 @@ void thread_preempt_point(void)
 /* A yield by the policy's order, next its best ready thread. irq off. */
 static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 {
-    if (THREAD_POLICY_BY_LEVEL && (!next || next->prio < cur->prio)) {
+    if (THREAD_POLICY_BY_LEVEL && !k_beats_running(cur) && (!next || next->prio < cur->prio)) {
         /* No equal waits: it keeps the CPU, with round robin a new slice. */
 #if MOTET_THREAD_RR
         policy_prio_new_slice(cur);
@@ -601,7 +607,7 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
 #endif
         return;
     }
-    if (!next && !MOTET_THREAD_RR) return; /* nobody to yield to */
+    if (!next && !MOTET_THREAD_RR && !k_beats_running(cur)) return; /* nobody to yield to */
     /* Behind its equals; by level, their first is still the best (no second look). */
     ready_add(cur, READY_YIELD);
     run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
@@ -624,8 +630,7 @@ static MT_INLINE void yield_in_level(thread_t *cur)
     }
     rq_fifo_t *level = rq_fifo((uint8_t) p);
     thread_t *next = level->head;
-    if (!next) return;
-    if (queue_top_prio() > p) { /* k_beats_ready(): a message outranks the level */
+    if (!next || queue_top_prio() > p) { /* no equal, or a message outranks the level */
         yield_by_policy(cur, next);
         return;
     }
@@ -648,11 +653,6 @@ mt_err_t thread_yield(void)
 #endif
     port_irq_restore(s);
     return MT_OK;
-}
-
-void thread_owe_decision(void)
-{
-    if (thread_current && !port_in_isr()) T.yield_bar = YIELD_OWED;
 }
 
 /* ---- life cycle (creation: thread_create.c) ---- */

@@ -20,13 +20,22 @@ static void thread_start(void *arg)
     thread_exit();
 }
 
-thread_t *thread_free_slot(void)
+thread_t *thread_claim_slot(void)
 {
-    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) {
+    thread_t *found = NULL;
+    port_irq_state_t s = port_irq_save();
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS && !found; i++) {
         thread_t *t = thread_by_id(i);
-        if (t->state == TS_FREE && !(t->flags & THREAD_F_IDLE)) return t;
+        if (t->state == TS_FREE && !(t->flags & THREAD_F_IDLE)) found = t;
     }
-    return NULL;
+    if (found) found->state = TS_BLOCKED; /* waiting for nothing: no waker knows it */
+    port_irq_restore(s);
+    return found;
+}
+
+void thread_release_slot(thread_t *t)
+{
+    t->state = TS_FREE; /* one byte: no lock needed */
 }
 
 static mt_err_t validate(const thread_spec_t *spec)
@@ -64,12 +73,13 @@ static mt_err_t bind_task(thread_t *t, const thread_spec_t *spec)
     return MT_OK;
 }
 
-/* Fill in t from spec (its slot is still free: nothing else sees it). */
+/* Fill in t from spec (its slot is claimed: nothing else sees it). */
 static mt_err_t setup(thread_t *t, const thread_spec_t *spec)
 {
     uint8_t id = t->id;
     memset(t, 0, sizeof *t);
     t->id = id;
+    t->state = TS_BLOCKED; /* still claimed */
     t->entry = spec->entry;
     t->arg = spec->arg;
     t->stack = spec->stack;
@@ -88,11 +98,11 @@ mt_err_t thread_create(const thread_spec_t *spec, thread_t **out)
     if (port_in_isr()) return log_error(MT_ERR_STATE);
     mt_err_t err = validate(spec);
     if (err) return log_error(err);
-    thread_t *t = thread_free_slot();
+    thread_t *t = thread_claim_slot();
     if (!t) return log_error(MT_ERR_NO_SLAB);
     err = setup(t, spec);
     if (err) {
-        t->state = TS_FREE;
+        thread_release_slot(t);
         return err;
     }
     port_context_init(&t->ctx, t->stack, t->stack_size, thread_start, t);

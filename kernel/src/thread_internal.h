@@ -132,8 +132,12 @@ void thread_block(void);
 /* A task-context action may have made someone outrank the running context:
  * let it run (K: runs threads and messages above its frame); irq on. */
 void thread_preempt_point(void);
-/* A free thread slot (not the idle thread's), or NULL. */
-thread_t *thread_free_slot(void);
+/* Claim a free thread slot (not the idle thread's) under the lock, or
+ * NULL: a create preempted before thread_admit() by another create (an
+ * interrupt's exit running a higher thread) cannot share it. */
+thread_t *thread_claim_slot(void);
+/* Give back a claimed slot that thread_admit() never got (a failed create). */
+void thread_release_slot(thread_t *t);
 /* Let the set-up thread t start as `start` says (THREAD_START_*; AT_RUN
  * becomes NOW once the scheduler runs) under the lock; returns the start
  * taken. The caller then calls thread_preempt_point() for NOW. */
@@ -415,6 +419,8 @@ static MT_INLINE void policy_take_peeked(thread_t *t)
     policy_remove(t);
 }
 #endif
+/* A yield takes the head of its own level (thread.c's yield_in_level()). */
+#define THREAD_YIELD_IN_LEVEL (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR)
 
 /* ---- timer.c: kernel timers ---- */
 
@@ -425,12 +431,6 @@ mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic);
 bool timer_kernel_stop(uint8_t id);
 /* Kernel timer `id` expired; interrupt context. */
 void thread_timer_fired(uint8_t id);
-/* A thread was made ready where no decision follows: a timeout served by a
- * timer call of the running thread itself (timer.c serves there what fell
- * due while its interrupts were off, the compare interrupt then never
- * comes). Its next yield looks at every ready thread, not its level alone;
- * every other scheduling point does in any case. irq off. */
-void thread_owe_decision(void);
 
 /* ---- sched.c: what threads need from the scheduler ---- */
 

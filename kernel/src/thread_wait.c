@@ -100,10 +100,7 @@ void thread_timer_fired(uint8_t id)
     port_irq_state_t st = port_irq_save();
     bool bounds_wait = (t->flags & THREAD_F_TIMED) || t->wait == WAIT_SLEEP;
     t->flags &= (uint8_t) ~THREAD_F_TIMED;
-    if (bounds_wait && t->wait != WAIT_NONE) {
-        thread_wait_end(t, MT_ERR_TIMEOUT);
-        thread_owe_decision(); /* in an interrupt, its exit decides */
-    }
+    if (bounds_wait && t->wait != WAIT_NONE) thread_wait_end(t, MT_ERR_TIMEOUT);
     port_irq_restore(st);
 }
 

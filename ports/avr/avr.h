@@ -25,7 +25,12 @@
  * plus one sits on the stack (ports/avr/stack.annot). An
  * interrupt that posts nothing may use plain ISR() from <avr/interrupt.h>;
  * it then neither ends a sleep (port_sleep() goes back to sleep) nor
- * dispatches anything.
+ * dispatches anything. "Posts" means every *_isr call, not only
+ * sched_post_isr(): sem_post_isr(), thread_resume_isr(), msgq_send_isr(),
+ * events_set_isr() and pool_free() from an interrupt make a thread ready
+ * or queue a message, and only PORT_AVR_ISR's exit decides who runs next;
+ * under plain ISR() the woken thread or task waits for the interrupted
+ * context's next scheduling point, or for ever.
  *
  * Unit tests (tests/unit/test_port_avr.c) build the port with
  * PORT_AVR_TEST_CLOCK=1: Timer1 is then clocked only while the CPU sleeps or

@@ -14,6 +14,7 @@
 #include "motet/slab.h"
 #include "sched_internal.h"
 #include "test_support.h"
+#include "thread_internal.h"
 
 /* The kernel's block caches (slab.h), whose use a mailbox test watches. */
 extern slab_cache_t timer_cache;
@@ -108,6 +109,15 @@ static void waits_forever(void *arg)
     sem_wait(&sem);
 }
 
+static mt_err_t notes_nothing(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) port;
+    (void) data;
+    (void) len;
+    return MT_OK;
+}
+
 static void test_thread_slots_run_out(void **state)
 {
     (void) state;
@@ -115,6 +125,37 @@ static void test_thread_slots_run_out(void **state)
     thread_spec_t spec = {
         .entry = waits_forever, .stack = stacks[0], .stack_size = STACK, .prio = 1};
     assert_int_equal(thread_create(&spec, NULL), MT_ERR_NO_SLAB);
+}
+
+/* A create claims its slot under the lock: one preempted before its
+ * admission by another create (an interrupt's exit running a higher thread)
+ * cannot be given the same slot. A create that fails gives it back. */
+static void test_a_claimed_slot_is_not_handed_out_twice(void **state)
+{
+    (void) state;
+    thread_t *first = thread_claim_slot();
+    thread_t *second = thread_claim_slot();
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_ptr_not_equal(first, second);
+    thread_release_slot(first);
+    thread_release_slot(second);
+    for (int i = 0; i < MOTET_MAX_THREADS; i++) spawn(i, waits_forever, 1, MT_PID_NONE);
+}
+
+static void test_a_failed_create_leaves_its_slot_free(void **state)
+{
+    (void) state;
+    task_spec_t taken = {.pid = 0x49, .prio = 1, .handler = notes_nothing};
+    assert_int_equal(sched_task_create(&taken), MT_OK);
+    thread_spec_t spec = {.entry = waits_forever,
+                          .stack = stacks[0],
+                          .stack_size = STACK,
+                          .prio = 1,
+                          .pid = 0x49}; /* its pid is taken: bind_task() fails */
+    for (int n = 0; n < MOTET_MAX_THREADS + 1; n++)
+        assert_int_not_equal(thread_create(&spec, NULL), MT_OK);
+    for (int i = 0; i < MOTET_MAX_THREADS; i++) spawn(i, waits_forever, 1, MT_PID_NONE);
 }
 
 /* ---- semaphores ---- */
@@ -633,13 +674,20 @@ static void yields_thrice(void *arg)
     sched_stop(); /* sched_run() returns once every thread is done */
 }
 
-static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+/* PID_T's timer (40 ticks) is the head: a deadline after it that falls due
+ * while a thread holds interrupts off is served by that thread's call. */
+static void start_the_head_timer(void)
 {
-    (void) state;
-    sem_init(&never, 0);
     make_task(PID_T, 1, raising_handler); /* its timer never fires: only INIT runs */
-    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK); /* the head */
-    spawn(0, times_out, 4, MT_PID_NONE);                           /* waits 50 ticks */
+    assert_int_equal(timer_start_for(PID_T, 0, 40, false), MT_OK);
+}
+
+/* `higher_one` (level 4, bound to `pid`) waits 50 ticks; two equals at level 2
+ * yield thrice, L2 serving its expiry first: it runs at their next yield. */
+static void run_a_served_timeout(thread_entry_t higher_one, mt_pid_t pid)
+{
+    start_the_head_timer();
+    spawn(0, higher_one, 4, pid);
     thread_spec_t spec = {.entry = yields_thrice, .prio = 2, .start = THREAD_START_AT_RUN};
     for (int i = 1; i <= 2; i++) {
         spec.arg = (void *) (intptr_t) i;
@@ -649,6 +697,79 @@ static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(voi
     }
     sched_run();
     assert_string_equal(trace, "L1 L2 H L1 L2 L1 L2 ");
+}
+
+static void test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+{
+    (void) state;
+    sem_init(&never, 0);
+    run_a_served_timeout(times_out, MT_PID_NONE);
+}
+
+/* The same for a thread bound to a pid whose own task timer expires while
+ * it waits in thread_receive(): the expiry reaches its mailbox, not its
+ * kernel timer, and must still run it at the equals' next yield. */
+#define PID_B 0x47
+
+static void receives_its_timeout(void *arg)
+{
+    (void) arg;
+    assert_int_equal(timer_start(0, 50, false), MT_OK);
+    msg_t *m = thread_receive();
+    assert_int_equal(m->port, PORT_TIMEOUT0);
+    note("H ");
+}
+
+static void test_a_mailbox_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield(void **state)
+{
+    (void) state;
+    run_a_served_timeout(receives_its_timeout, PID_B);
+}
+
+/* A task message queued above a lone thread by the same kind of served
+ * expiry: the thread's next yield, with no equal to yield to, gives the
+ * kernel stack its turn. */
+#define PID_X 0x48
+
+static mt_err_t notes_its_timeout(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_TIMEOUT0) note("X ");
+    return MT_OK;
+}
+
+static void serves_and_yields(void *arg)
+{
+    (void) arg;
+    for (int n = 0; n < 3; n++) {
+        if (n == 0) { /* the timer call that serves X's timeout */
+            port_irq_state_t s = port_irq_save();
+            tport_busy(100);
+            assert_int_equal(timer_stop_for(PID_T, 0), MT_OK);
+            port_irq_restore(s);
+        }
+        note("L ");
+        assert_int_equal(thread_yield(), MT_OK);
+    }
+    sched_stop();
+}
+
+static void test_a_yield_with_no_equal_gives_way_to_a_served_task_timeout(void **state)
+{
+    (void) state;
+    start_the_head_timer();
+    make_task(PID_X, 4, notes_its_timeout);
+    assert_int_equal(timer_start_for(PID_X, 0, 50, false), MT_OK);
+    thread_spec_t spec = {.entry = serves_and_yields,
+                          .stack = stacks[1],
+                          .stack_size = sizeof stacks[1],
+                          .prio = 2,
+                          .start = THREAD_START_AT_RUN};
+    assert_int_equal(thread_create(&spec, &th[1]), MT_OK);
+    sched_run();
+    assert_string_equal(trace, "L X L L ");
 }
 
 /* Equals that yield take turns in the order they became ready, at every
@@ -683,6 +804,8 @@ int main(void)
         cmocka_unit_test_setup(test_create_runs_at_once_and_exit_frees_the_slot, setup),
         cmocka_unit_test_setup(test_create_rejects_bad_specs, setup),
         cmocka_unit_test_setup(test_thread_slots_run_out, setup),
+        cmocka_unit_test_setup(test_a_claimed_slot_is_not_handed_out_twice, setup),
+        cmocka_unit_test_setup(test_a_failed_create_leaves_its_slot_free, setup),
         cmocka_unit_test_setup(test_sem_post_from_task_context_wakes_at_once, setup),
         cmocka_unit_test_setup(test_sem_wakes_highest_priority_waiter_first, setup),
         cmocka_unit_test_setup(test_sem_counts_posts_without_waiters, setup),
@@ -702,6 +825,10 @@ int main(void)
         cmocka_unit_test_setup(test_thread_woken_mid_drain_runs_before_lower_messages, setup),
         cmocka_unit_test_setup(test_stack_painting_measures_use, setup),
         cmocka_unit_test_setup(test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield,
+                               setup),
+        cmocka_unit_test_setup(
+            test_a_mailbox_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield, setup),
+        cmocka_unit_test_setup(test_a_yield_with_no_equal_gives_way_to_a_served_task_timeout,
                                setup),
         cmocka_unit_test_setup(test_equals_that_yield_take_turns_in_order, setup),
     };

@@ -43,11 +43,14 @@ typedef struct pool {
 
 #define POOL_DEFINE(name, block_size, n_blocks)                                                    \
     _Static_assert((n_blocks) >= 1 && (n_blocks) <= 255, "a pool has 1..255 blocks");              \
+    _Static_assert((block_size) >= 1, "a pool's blocks have at least one byte");                   \
     static union {                                                                                 \
         uint8_t bytes[(block_size)];                                                               \
         pool_free_block_t link;                                                                    \
         long long align;                                                                           \
     } name##_blocks[(n_blocks)];                                                                   \
+    /* pool_t.size is 16 bits: a truncated size could even be 0 */                                 \
+    _Static_assert(sizeof(name##_blocks[0]) <= UINT16_MAX, "a pool's block size fits 16 bits");    \
     pool_t name = {.blocks = (uint8_t *) name##_blocks,                                            \
                    .size = (uint16_t) sizeof(name##_blocks[0]),                                    \
                    .count = (n_blocks)}
