@@ -211,7 +211,8 @@ void thread_prio_set(thread_t *t, mt_prio_t p)
     if (t->prio == p) return;
     if (t->state != TS_READY || t == thread_current) { /* not in the ready structure */
         t->prio = p;
-        if (t->wait_list) thread_waitq_reorder(t); /* woken by priority */
+        if (THREAD_POLICY_BY_LEVEL) t->key = (uint8_t) p; /* its key is its level, always */
+        if (t->wait_list) thread_waitq_reorder(t);        /* woken by priority */
         return;
     }
     ready_take(t);
@@ -335,10 +336,10 @@ static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_
     port_context_switch(out, to ? &to->ctx : &T.k_ctx);
 }
 
-/* The same between two threads, both known: no look at which stack K's is. */
-static MT_INLINE void switch_threads(thread_t *from, thread_t *to)
+/* Between two threads, both known: no look at K's stack; from's canary if `check`. */
+static MT_INLINE void switch_threads(thread_t *from, thread_t *to, bool check)
 {
-    check_canary(from);
+    if (check) check_canary(from);
     thread_current = to;
     count_switch(from, to);
 #if PORT_HAS_THREAD_SWITCH
@@ -364,8 +365,7 @@ static MT_INLINE void run_next(thread_t *next)
     switch_to(next, NULL);
 }
 
-/* The same from the running thread cur, known not to be `next` (cur is
- * blocked, or behind next): the switch without switch_to()'s look. */
+/* The same from cur, known not to be `next`: without switch_to()'s look. */
 static MT_INLINE void run_next_from(thread_t *cur, thread_t *next)
 {
     if (next) take_cpu(next);
@@ -393,7 +393,7 @@ static void reschedule_running(void)
         ready_add(cur, READY_PREEMPTED);
         ready_take_peeked(best);
         start_cpu(best);
-        switch_threads(cur, best);
+        switch_threads(cur, best, true);
         return;
     }
     if (THREAD_IS_IDLE(cur))
@@ -442,7 +442,7 @@ void thread_block(void)
         if (next) { /* a ready thread, the one policy_peek() found */
             ready_take_peeked(next);
             start_cpu(next);
-            switch_threads(cur, next);
+            switch_threads(cur, next, true);
             return;
         }
         bool nobody = no_context();
@@ -455,8 +455,7 @@ void thread_block(void)
     }
 }
 
-/* Woken above the running thread in task context (a served expiry), t may
- * have no decision after it: the next yield then looks above its level. */
+/* Woken above cur in task context (a served expiry), t may wait for no decision: owed. */
 void thread_wake(thread_t *t)
 {
     if (t->state == TS_BLOCKED_RUNNING) {
@@ -498,7 +497,7 @@ static MT_INLINE bool wake_switch(thread_t *t)
     charge(cur);
     ready_add(cur, READY_PREEMPTED);
     start_cpu(t); /* blocked: not in the ready structure */
-    switch_threads(cur, t);
+    switch_threads(cur, t, true);
     return true;
 }
 
@@ -622,6 +621,7 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
  * level (T.yield_bar: its frame or a debt, one test) or a message does. */
 static MT_INLINE void yield_in_level(thread_t *cur)
 {
+    check_canary(cur); /* first: only cur lives across its call (no saved registers) */
     mt_prio_t p = cur->prio;
     if (T.yield_bar >= p) { /* K's frame at p (k_beats_ready()), or a decision owed */
         T.yield_bar = T.k_floor;
@@ -634,8 +634,8 @@ static MT_INLINE void yield_in_level(thread_t *cur)
         yield_by_policy(cur, next);
         return;
     }
-    rq_swap_head(level, (uint8_t) p, next, cur); /* both stay TS_READY */
-    switch_threads(cur, next);
+    rq_swap_head(level, next, cur); /* both stay TS_READY; cur's key is p */
+    switch_threads(cur, next, false);
 }
 
 #endif

@@ -137,14 +137,13 @@ static MT_INLINE rq_fifo_t *rq_fifo(uint8_t key)
     return &thread_rq.key[key];
 }
 
-/* head, the first thread of FIFO f (key `key`), leaves the structure and
- * t takes the last place of f, in one step: the key stays non-empty, so
- * its bits and the count of ready threads stay as they are (a yield to an
- * equal). head->next is left as it is: a link means something only while
+/* head, the first thread of FIFO f, leaves the structure and t (whose key
+ * is f's already) takes the last place of f, in one step: the key stays
+ * non-empty, so its bits and the count of ready threads stay as they are
+ * (a yield to an equal). head->next is left as it is: a link means something only while
  * its thread is in a list, and every insertion writes it. */
-static MT_INLINE void rq_swap_head(rq_fifo_t *f, uint8_t key, thread_t *head, thread_t *t)
+static MT_INLINE void rq_swap_head(rq_fifo_t *f, thread_t *head, thread_t *t)
 {
-    t->key = key;
     t->next = NULL;
     f->tail->next = t; /* head itself if it was alone */
     f->tail = t;
