@@ -377,6 +377,53 @@ static void test_lock_and_unlock_outside_a_thread_are_refused(void **state)
     sem_post(&go);
 }
 
+/* A holder whose inherited level is undone (its waiter gave up, and says
+ * so when it runs: at the holder's yield, an equal of the inherited level)
+ * is back among its equals at its own level, behind the one that waited. */
+static void high_waits_briefly(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, 50), MT_ERR_TIMEOUT);
+    test_note("H-gave-up ");
+}
+
+static void holder_dropped_back(void *arg)
+{
+    (void) arg;
+    assert_int_equal(mutex_lock(&mx, THREAD_FOREVER), MT_OK);
+    assert_int_equal(thread_resume(th[2]), MT_OK); /* H waits for mx at once */
+    assert_int_equal(thread_prio(thread_self()), 3);
+    test_note("L-high ");
+    tport_busy(100); /* H's wait times out meanwhile: H is ready, an equal */
+    for (int n = 0; n < 2; n++) {
+        test_note("L ");
+        assert_int_equal(thread_yield(), MT_OK);
+        assert_int_equal(thread_prio(thread_self()), 1);
+    }
+    assert_int_equal(mutex_unlock(&mx), MT_OK);
+    sched_stop();
+}
+
+static void equal_yields(void *arg)
+{
+    (void) arg;
+    for (int n = 0; n < 2; n++) {
+        test_note("E ");
+        assert_int_equal(thread_yield(), MT_OK);
+    }
+}
+
+static void test_a_holder_dropped_back_yields_in_turn_with_its_equals(void **state)
+{
+    (void) state;
+    spawn(0, holder_dropped_back, 1, THREAD_START_AT_RUN);
+    spawn(1, equal_yields, 1, THREAD_START_AT_RUN);
+    spawn(2, high_waits_briefly, 3, THREAD_START_SUSPENDED);
+    sched_run();
+    assert_string_equal(test_trace(), "L-high L H-gave-up E L E ");
+    assert_null(mutex_owner(&mx));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +438,7 @@ int main(void)
         cmocka_unit_test_setup(test_an_exit_along_a_chain_keeps_the_inheritance_owed, setup),
         cmocka_unit_test_setup(test_unlock_by_a_non_owner_is_refused_and_logged, setup),
         cmocka_unit_test_setup(test_lock_and_unlock_outside_a_thread_are_refused, setup),
+        cmocka_unit_test_setup(test_a_holder_dropped_back_yields_in_turn_with_its_equals, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
