@@ -68,6 +68,7 @@ void queue_release_held(task_t *t)
     msg_t *last = first;
     for (;;) {
         last->task = t; /* a migration may have put it there unqueued */
+        sched.held--;   /* counted by queue_hold() or the migrator */
         if (!last->next) break;
         last = last->next;
     }

@@ -328,7 +328,8 @@ void queue_init(void);
 void queue_hold(task_t *t, msg_t *m);
 /* Rule 7 once t's INIT is handled: its held messages go back to the head
  * of its level, in their order; the drain took each from that head, so
- * they are older than every message the level holds now; irq off. */
+ * they are older than every message the level holds now, and leave the
+ * held count; irq off. */
 void queue_release_held(task_t *t);
 /* Unlink every message for pid from level prio into a list; irq off. */
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio);

@@ -198,7 +198,6 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
 void task_release_held(task_t *t)
 {
     port_irq_state_t s = port_irq_save();
-    for (const msg_t *m = t->held; m; m = m->next) sched.held--;
     queue_release_held(t);
     port_irq_restore(s);
 }

@@ -612,7 +612,7 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
     run_next(THREAD_POLICY_BY_LEVEL ? next_context_of(next) : next_context());
 }
 
-#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+#if THREAD_YIELD_IN_LEVEL
 
 /* A yield by fixed levels without slices. No thread above cur is ready
  * while it runs (what makes one ready or lowers cur decides at once, a sleep
@@ -646,7 +646,7 @@ mt_err_t thread_yield(void)
     if (!cur) return log_error(MT_ERR_STATE);
     port_irq_state_t s = port_irq_save();
     charge(cur);
-#if THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR
+#if THREAD_YIELD_IN_LEVEL
     yield_in_level(cur);
 #else
     yield_by_policy(cur, policy_peek());
