@@ -422,6 +422,50 @@ static void test_signal_to_a_lower_task_waits_for_the_sender(void **state)
     signal_both_ways("()r", 1); /* queued (rule 2), run at its return */
 }
 
+/* A route is resolved by its first use (the general path); the signals
+ * after it take the queued fast path, handed the control block the send
+ * read under its lock: each waits in its turn as the first did. */
+static void test_signal_along_a_resolved_route_waits_like_the_first(void **state)
+{
+    (void) state;
+    make_signal_pair(3, 2);
+    for (int i = 0; i < 3; i++) {
+        order[0] = 0;
+        assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+        assert_string_equal(order, "()r"); /* queued (rule 2), run at its return */
+        assert_int_equal(signal_result, MT_OK);
+        assert_int_equal(signal_sender, SIGNALLER);
+        assert_int_equal(signal_depth, 1);
+    }
+}
+
+/* A resolved route to a task whose INIT has not been handled: the queued
+ * fast path leaves it to the general path, which holds the signals until
+ * the INIT (rule 7); they then run in the order they were sent. */
+static void test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held(void **state)
+{
+    (void) state;
+    static const route_t to_signalled[] = {{.pid = SIGNALLED, .port = PORT_0}};
+    task_spec_t held = {.pid = SIGNALLED, .prio = 2, .handler = signalled, .state_size = 16};
+    assert_int_equal(sched_task_create(&held), MT_OK);
+    task_spec_t spec = {
+        .pid = SIGNALLER, .prio = 3, .handler = signaller, .routes = to_signalled, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    order[0] = 0;
+    for (int i = 0; i < 2; i++) {
+        signal_result = MT_ERR_INVALID;
+        assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+        assert_int_equal(signal_result, MT_OK);
+    }
+    assert_string_equal(order, "()()"); /* both held */
+    assert_int_equal(sched_queued_count(), 2);
+    assert_int_equal(sched_task_init(SIGNALLED, NULL, 0), MT_OK);
+    assert_string_equal(order, "()()rr");
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(signal_sender, SIGNALLER);
+}
+
 static void test_signal_errors_are_the_sends_and_logged(void **state)
 {
     (void) state;
@@ -661,6 +705,9 @@ int main(void)
         cmocka_unit_test_setup(test_send_on_missing_output_port_is_rejected, setup),
         cmocka_unit_test_setup(test_signal_to_a_higher_task_runs_it_at_once_without_payload, setup),
         cmocka_unit_test_setup(test_signal_to_a_lower_task_waits_for_the_sender, setup),
+        cmocka_unit_test_setup(test_signal_along_a_resolved_route_waits_like_the_first, setup),
+        cmocka_unit_test_setup(test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held,
+                               setup),
         cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
         cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
