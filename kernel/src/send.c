@@ -415,32 +415,38 @@ static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, 
     return send_route(&self->routes[out], data, len, flags);
 }
 
-/* The queued fast path of sched_send(): route r's task t, as the caller
- * read it under its lock (none: the route is not resolved yet), cannot run
- * at once, no heap payload; under the caller's lock (s, put back here).
- * Out of line like send_to_waiting(), sched_signal()'s in its own. */
-static MT_INLINE mt_err_t route_waiting_unlock(out_route_t *r, task_t *t, void *data, uint16_t len,
-                                               port_irq_state_t s)
+/* The queued fast paths of sched_send() and sched_signal(): route r's
+ * task cannot run at once, no heap payload; under the caller's lock (s,
+ * put back here). Out of line like send_to_waiting(), so that the
+ * immediate path saves no registers for them.
+ *
+ * With a payload: the way by pid's body, send_to_waiting(), for a route
+ * resolved to a local task (its general way, by the task's pid, is the
+ * route's then), so that the payload's copy is in one place. The route's
+ * task is read again here: a fifth argument would be passed in a
+ * call-saved register (AVR), which sched_send()'s immediate path would
+ * then save too. */
+static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len,
+                                         port_irq_state_t s)
 {
-    if (t && queue_small_irq_off(t, r->port, data, len, sched.current->pid)) {
+    task_t *t = r->local;
+    if (!t) {
+        port_irq_restore(s);
+        return send_route(r, data, len, 0);
+    }
+    return send_to_waiting(t, r->port, data, len, s, sched.current->pid);
+}
+
+/* Without: handed t, the route's task as the caller read it under its
+ * lock (none: the route is not resolved yet, the general way). */
+static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r, task_t *t)
+{
+    if (t && queue_small_irq_off(t, r->port, NULL, 0, sched.current->pid)) {
         port_irq_restore(s);
         return MT_OK;
     }
     port_irq_restore(s);
-    return send_route(r, data, len, 0);
-}
-
-/* With a payload, the route's task is read again: a fifth argument would
- * be passed in a call-saved register (AVR), which the caller then saves. */
-static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t len,
-                                         port_irq_state_t s)
-{
-    return route_waiting_unlock(r, r->local, data, len, s);
-}
-
-static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r, task_t *t)
-{
-    return route_waiting_unlock(r, t, NULL, 0, s);
+    return send_route(r, NULL, 0, 0);
 }
 
 /* A heap payload run at once, t's frame pushed: the block becomes the
