@@ -375,17 +375,21 @@ static mt_err_t signaller(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
-static void make_signal_pair(mt_prio_t signaller_prio, mt_prio_t signalled_prio)
+/* The signaller, its route 0 to SIGNALLED's PORT_0, created and
+ * initialised with handler h. */
+static void make_routed_signaller(mt_prio_t prio, task_handler_t h)
 {
     static const route_t to_signalled[] = {{.pid = SIGNALLED, .port = PORT_0}};
-    make(SIGNALLED, signalled_prio, signalled);
-    task_spec_t spec = {.pid = SIGNALLER,
-                        .prio = signaller_prio,
-                        .handler = signaller,
-                        .routes = to_signalled,
-                        .n_routes = 1};
+    task_spec_t spec = {
+        .pid = SIGNALLER, .prio = prio, .handler = h, .routes = to_signalled, .n_routes = 1};
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+}
+
+static void make_signal_pair(mt_prio_t signaller_prio, mt_prio_t signalled_prio)
+{
+    make(SIGNALLED, signalled_prio, signalled);
+    make_routed_signaller(signaller_prio, signaller);
     signal_result = MT_ERR_INVALID;
     signal_saw_no_payload = false;
     signal_sender = MT_PID_NONE;
@@ -420,6 +424,93 @@ static void test_signal_to_a_lower_task_waits_for_the_sender(void **state)
     (void) state;
     make_signal_pair(3, 2);
     signal_both_ways("()r", 1); /* queued (rule 2), run at its return */
+}
+
+/* A route is resolved by its first use (the general path); the signals
+ * after it take the queued fast path, handed the control block the send
+ * read under its lock: each waits in its turn as the first did. */
+static void test_signal_along_a_resolved_route_waits_like_the_first(void **state)
+{
+    (void) state;
+    make_signal_pair(3, 2);
+    for (int i = 0; i < 3; i++) {
+        order[0] = 0;
+        assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+        assert_string_equal(order, "()r"); /* queued (rule 2), run at its return */
+        assert_int_equal(signal_result, MT_OK);
+        assert_int_equal(signal_sender, SIGNALLER);
+        assert_int_equal(signal_depth, 1);
+    }
+}
+
+/* A resolved route to a task whose INIT has not been handled: the queued
+ * fast path leaves it to the general path, which holds the signals until
+ * the INIT (rule 7); they then run in the order they were sent. */
+static void test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held(void **state)
+{
+    (void) state;
+    task_spec_t held = {.pid = SIGNALLED, .prio = 2, .handler = signalled, .state_size = 16};
+    assert_int_equal(sched_task_create(&held), MT_OK);
+    make_routed_signaller(3, signaller);
+    order[0] = 0;
+    for (int i = 0; i < 2; i++) {
+        signal_result = MT_ERR_INVALID;
+        assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+        assert_int_equal(signal_result, MT_OK);
+    }
+    assert_string_equal(order, "()()"); /* both held */
+    assert_int_equal(sched_queued_count(), 2);
+    assert_int_equal(sched_task_init(SIGNALLED, NULL, 0), MT_OK);
+    assert_string_equal(order, "()()rr");
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(signal_sender, SIGNALLER);
+}
+
+/* sched_send() with a small borrowed payload to a lower task: it waits
+ * with its own copy of the bytes, through the general path while the
+ * route is not resolved and the queued fast path (the by-pid way's body)
+ * once it is; the sender's buffer is changed before the copies run. */
+static char copies_seen[8];
+static uint8_t copies_from_sender;
+
+static mt_err_t copy_receiver(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port != PORT_0 || len != 2) return MT_OK;
+    strncat(copies_seen, data, 2);
+    if (sched_sender() == SIGNALLER) copies_from_sender++;
+    return MT_OK;
+}
+
+static mt_err_t copy_sender(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    char bytes[2] = {'a', 'b'};
+    signal_result = sched_send(0, bytes, sizeof bytes, 0);
+    bytes[0] = 'c';
+    bytes[1] = 'd';
+    if (signal_result == MT_OK) signal_result = sched_send(0, bytes, sizeof bytes, 0);
+    bytes[0] = bytes[1] = 'x'; /* the queued copies must not see this */
+    return MT_OK;
+}
+
+static void test_send_of_a_small_payload_along_a_route_waits_with_a_copy(void **state)
+{
+    (void) state;
+    make(SIGNALLED, 2, copy_receiver);
+    make_routed_signaller(3, copy_sender);
+    copies_seen[0] = 0;
+    copies_from_sender = 0;
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+        assert_int_equal(signal_result, MT_OK);
+    }
+    assert_string_equal(copies_seen, "abcdabcd");
+    assert_int_equal(copies_from_sender, 4);
+    assert_int_equal(sched_queued_count(), 0);
 }
 
 static void test_signal_errors_are_the_sends_and_logged(void **state)
@@ -466,12 +557,8 @@ static mt_err_t interrupted(void *state, mt_port_t port, void *data, uint16_t le
 static void test_signal_from_an_interrupt_body_is_posted(void **state)
 {
     (void) state;
-    static const route_t to_signalled[] = {{.pid = SIGNALLED, .port = PORT_0}};
     make(SIGNALLED, 3, signalled);
-    task_spec_t spec = {
-        .pid = SIGNALLER, .prio = 2, .handler = interrupted, .routes = to_signalled, .n_routes = 1};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    make_routed_signaller(2, interrupted);
     tport_irq_attach(0, isr_signals);
     signal_from_body_ran_in_body = true;
     assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
@@ -661,6 +748,10 @@ int main(void)
         cmocka_unit_test_setup(test_send_on_missing_output_port_is_rejected, setup),
         cmocka_unit_test_setup(test_signal_to_a_higher_task_runs_it_at_once_without_payload, setup),
         cmocka_unit_test_setup(test_signal_to_a_lower_task_waits_for_the_sender, setup),
+        cmocka_unit_test_setup(test_signal_along_a_resolved_route_waits_like_the_first, setup),
+        cmocka_unit_test_setup(test_send_of_a_small_payload_along_a_route_waits_with_a_copy, setup),
+        cmocka_unit_test_setup(test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held,
+                               setup),
         cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
         cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
