@@ -416,11 +416,14 @@ static void timer_service(void)
 {
     timer_head_moved = true;
     if (MOTET_TIMER_PERIODIC) return;
-    port_counter_t now = timer_clock_counter();
-    while (timer_head) {
+    port_counter_t now = 0;
+    for (bool read = true;;) { /* one copy of the read, in line: at the top */
+        if (read) now = timer_clock_counter();
+        read = false;
+        if (!timer_head) break;
         port_counter_t elapsed = (port_counter_t) (now - list_base);
         if (elapsed >= timer_head->delta) {
-            if (expire_head()) now = timer_clock_counter();
+            read = expire_head();
             continue;
         }
         /* At most SPAN: no entry lies further beyond the time it was linked. */
@@ -429,10 +432,9 @@ static void timer_service(void)
         if (wait > BUDGET_CHECK && budget_wanted()) wait = BUDGET_CHECK;
 #endif
         port_compare_set((port_counter_t) (now + wait));
-        /* If the counter got there while we armed, the interrupt may never
-         * come: go round and look again. */
+        /* The counter got there while we armed: no interrupt; look again. */
         if ((port_counter_t) (port_counter_read_irq_off() - now) < wait) return;
-        now = timer_clock_counter();
+        read = true;
     }
 #if MOTET_TASK_BUDGET
     /* No timer left: the check alone, while there is work. A check that
