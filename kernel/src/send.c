@@ -62,6 +62,18 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 
 /* ---- queueing ---- */
 
+/* Queue m for t (rule 2) after the interrupt slot's message, the older
+ * one, or put it in the mailbox of the thread bound to t; irq off. One copy
+ * for the general path and a timer's own block. */
+static MT_NOINLINE void queue_after_slot(task_t *t, msg_t *m)
+{
+    isr_slot_queue_if_waiting();
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else
+        queue_push(m, t);
+}
+
 /* Queue a message from `src` (the running task, or a task of another
  * module, over the bus) for local task t, looked up for pid. */
 static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data,
@@ -91,17 +103,16 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         sched_msg_free(m);
         return log_error(MT_ERR_NO_TASK);
     }
-    isr_slot_queue_if_waiting(); /* the older message */
-    if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
-        thread_mail_push((thread_t *) t->state, m);
-    } else if (t->flags & TASK_INITIALISED) {
-        queue_push(m, t);
-    } else if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
-        queue_hold(t, m); /* until the task thaws or moves */
-    } else { /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
+    if (!(t->flags & (TASK_INITIALISED | TASK_THREAD))) {
+        if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
+            queue_hold(t, m); /* until the task thaws or moves: in no queue */
+            port_irq_restore(s);
+            return MT_OK;
+        }
+        /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
         m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
-        queue_push(m, t);
     }
+    queue_after_slot(t, m);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -595,12 +606,8 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
  * line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
-    isr_slot_queue_if_waiting();
     own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    if (MOTET_THREADS && (t->flags & TASK_THREAD))
-        thread_mail_push((thread_t *) t->state, own);
-    else
-        queue_push(own, t);
+    queue_after_slot(t, own);
     return MT_OK;
 }
 
