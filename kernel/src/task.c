@@ -35,13 +35,14 @@ void task_init_caches(void)
 
 task_t *sched_find_task(mt_pid_t pid)
 {
-    uint8_t slot = TASK_SLOT(pid);
-    for (uint16_t probes = 0; probes < TASK_TABLE_SIZE; probes++) {
+    const uint8_t home = TASK_SLOT(pid);
+    uint8_t slot = home;
+    do { /* until an empty slot, or all the way round a full table */
         task_t *t = sched.tasks[slot];
         if (!t) return NULL;
         if (t->pid == pid) return t;
         slot = NEXT_SLOT(slot);
-    }
+    } while (slot != home);
     return NULL;
 }
 
