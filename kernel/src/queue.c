@@ -52,13 +52,12 @@ const queue_bits_t queue_level_bit[] = {
 };
 void queue_init(void)
 {
-    for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
-        queue_level[p].head = queue_level[p].tail = NULL;
+    memset(queue_level, 0, sizeof queue_level);
     queue_levels = 0;
     queue_top = -1;
     queue_free_blocks = NULL;
-    for (uint8_t i = MOTET_MAX_QUEUED_MSGS; i-- > 0;)
-        queue_put_block_irq_off(&msg_block_storage[i].msg);
+    for (msg_block_t *b = msg_block_storage + MOTET_MAX_QUEUED_MSGS; b-- != msg_block_storage;)
+        queue_put_block_irq_off(&b->msg);
 }
 
 void queue_release_held(task_t *t)

@@ -62,6 +62,18 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 
 /* ---- queueing ---- */
 
+/* Queue m for t (rule 2) after the interrupt slot's message, the older
+ * one, or put it in the mailbox of the thread bound to t; irq off. One copy
+ * for the general path and a timer's own block. */
+static MT_NOINLINE void queue_after_slot(task_t *t, msg_t *m)
+{
+    isr_slot_queue_if_waiting();
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else
+        queue_push(m, t);
+}
+
 /* Queue a message from `src` (the running task, or a task of another
  * module, over the bus) for local task t, looked up for pid. */
 static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data,
@@ -78,13 +90,11 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
     m->flags = from_isr ? MSG_FROM_ISR : 0;
     mt_err_t err = own_payload(m, data, len, flags, from_isr ? NULL : sending_frame(src), src);
     if (err) { /* the memory manager has logged why; m holds no payload */
-        port_irq_state_t s = port_irq_save();
-        queue_put_block_irq_off(m);
-        port_irq_restore(s);
+        sched_msg_free(m);
         return err;
     }
     port_irq_state_t s = port_irq_save();
-    if (!from_isr && task_find_fast(pid) != t) { /* killed meanwhile */
+    if (!from_isr && sched_find_task(pid) != t) { /* killed meanwhile */
         port_irq_restore(s);
         if ((m->flags & MSG_HEAP) && send_hands_over(flags)) {
             mem_set_owner(data, m->src); /* the sender keeps it on error */
@@ -93,17 +103,16 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
         sched_msg_free(m);
         return log_error(MT_ERR_NO_TASK);
     }
-    isr_slot_queue_if_waiting(); /* the older message */
-    if (MOTET_THREADS && (t->flags & TASK_THREAD)) {
-        thread_mail_push((thread_t *) t->state, m);
-    } else if (t->flags & TASK_INITIALISED) {
-        queue_push(m, t);
-    } else if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
-        queue_hold(t, m); /* until the task thaws or moves */
-    } else { /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
+    if (!(t->flags & (TASK_INITIALISED | TASK_THREAD))) {
+        if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
+            queue_hold(t, m); /* until the task thaws or moves: in no queue */
+            port_irq_restore(s);
+            return MT_OK;
+        }
+        /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
         m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
-        queue_push(m, t);
     }
+    queue_after_slot(t, m);
     port_irq_restore(s);
     return MT_OK;
 }
@@ -174,7 +183,7 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
                             uint8_t flags, mt_pid_t sender)
 {
     port_irq_state_t s = port_irq_save();
-    if (task_find_fast(pid) != t) {
+    if (sched_find_task(pid) != t) {
         port_irq_restore(s);
         return log_error(MT_ERR_NO_TASK);
     }
@@ -263,31 +272,49 @@ static mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len, 
     return MT_OK;
 }
 
-/* The general path's end for a destination that is no virtual pid: pid's
- * local task t (looked up with interrupts on; sched_deliver() checks it
- * again) by the dispatch rules, or with no t a task of another module
- * (send_remote()), or none at all (`local_only`, which says so before it
- * looks at the arguments); the send's arguments checked first. One copy
- * for the sends by pid and along routes. */
-static MT_NOINLINE mt_err_t deliver_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
-                                            uint16_t len, uint8_t flags, bool local_only)
+/* The ways into the general path's tails: a send from task context to
+ * any pid, one to local tasks only (every delivery of a multicast or a bus
+ * frame), and an interrupt's post. */
+enum { GENERAL_ANY, GENERAL_LOCAL, GENERAL_ISR };
+
+/* The general path's end for a pid that is no virtual one: its local task
+ * by the dispatch rules (sched_deliver(), which checks the task found here
+ * again with interrupts off), a task of another module, or none; a send to
+ * local tasks only says there is none before it looks at the arguments.
+ * Multicast deliveries come here, so nothing here leads back to
+ * multicast: no recursion for the stack analysis. */
+static MT_NOINLINE mt_err_t deliver_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                            uint8_t flags, uint8_t way)
 {
-    if (!t && local_only) return log_error(MT_ERR_NO_TASK);
+    task_t *t = sched_find_task(pid);
+    if (!t && way == GENERAL_LOCAL) return log_error(MT_ERR_NO_TASK);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
-    if (!t) return send_remote(pid, port, data, len, flags);
-    return sched_deliver(t, pid, port, data, len, flags, port_in_isr());
+    if (t)
+        return sched_deliver(t, pid, port, data, len, flags, way == GENERAL_ISR || port_in_isr());
+    /* An interrupt hands nothing to the bus: a remote task is no route. */
+    if (way == GENERAL_ISR)
+        return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    return send_remote(pid, port, data, len, flags);
 }
 
-/* A send the task table cannot answer: virtual pids, remote tasks, bad
- * arguments, and every local case the fast paths leave. */
+/* Every send and post to any pid the fast paths leave: the virtual pids
+ * (multicast, time sync), then deliver_general(). */
+static MT_NOINLINE mt_err_t send_general_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                            uint8_t flags, uint8_t way)
+{
+    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
+    if (pid == MT_PID_MULTICAST)
+        return bus_multicast(port, data, len, flags, way == GENERAL_ISR || port_in_isr());
+    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
+    return deliver_general(pid, port, data, len, flags, way);
+}
+
+/* The general path of a send by pid, in the fast paths' arguments. */
 static MT_NOINLINE mt_err_t send_to_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                             uint8_t flags)
 {
-    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
-    if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, port_in_isr());
-    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
-    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, false);
+    return send_general_to(pid, port, data, len, flags, GENERAL_ANY);
 }
 
 /* True when the fast paths may consider this send at all: from the kernel
@@ -300,12 +327,11 @@ static MT_INLINE bool fast_send(const void *data, uint16_t len, uint8_t flags, u
 }
 
 /* A send to the local task pid by the general rules: what the fast paths
- * of a send by pid leave, and every delivery of a multicast or a bus frame
- * (which must not reach the multicast and bus paths of sched_send_to()). */
+ * of a send by pid leave, and every delivery of a multicast or a bus frame. */
 static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, void *data,
                                                uint16_t len, uint8_t flags)
 {
-    return deliver_checked(task_find_fast(pid), pid, port, data, len, flags, true);
+    return deliver_general(pid, port, data, len, flags, GENERAL_LOCAL);
 }
 
 static MT_NOINLINE mt_err_t signal_local_general(mt_pid_t pid, mt_port_t port)
@@ -392,18 +418,16 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
     return send_by_pid(pid, port, data, len, flags, true);
 }
 
-/* A send along route r of the running task, by the general rules. */
+/* A send along route r of the running task, by the general rules: the
+ * route resolved for the fast path (under the lock: a kill in between must
+ * not leave the route a freed block for good; a virtual pid resolves to
+ * none), then the send by its pid. */
 static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
-    if (r->pid == MT_PID_MULTICAST || r->pid == MT_PID_TIMESYNC)
-        return sched_send_to(r->pid, r->port, data, len, flags);
-    /* Resolved under the lock: a kill in between must not leave the route
-     * a freed block for good. */
     port_irq_state_t s = port_irq_save();
     if (!r->local) r->local = sched_find_task(r->pid);
-    task_t *t = r->local;
     port_irq_restore(s);
-    return deliver_checked(t, r->pid, r->port, data, len, flags, false);
+    return send_general_to(r->pid, r->port, data, len, flags, GENERAL_ANY);
 }
 
 /* sched_send() for everything but the fast paths. */
@@ -553,21 +577,12 @@ void send_isr_slot_queue(void)
     queue_push(m, m->task);
 }
 
-/* sched_post_isr() for everything but the bare message below. */
+/* sched_post_isr() for everything but the bare message below: an
+ * interrupt's message always waits (rules 2 and 3). */
 static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                              uint8_t flags)
 {
-    if (flags & (uint8_t) ~SEND_FLAGS) return log_error(MT_ERR_INVALID);
-    if (pid == MT_PID_MULTICAST) return bus_multicast(port, data, len, flags, true);
-    if (pid == MT_PID_TIMESYNC) return timesync_send(data, len, flags);
-    mt_err_t err = check_send_args(port, data, len, flags);
-    if (err) return log_error(err);
-    task_t *t = task_find_fast(pid);
-    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-    /* sched_deliver(..., true) without its tests for task context: an
-     * interrupt's message always waits (rules 2 and 3). */
-    log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
-    return enqueue(t, pid, port, data, len, flags, true);
+    return send_general_to(pid, port, data, len, flags, GENERAL_ISR);
 }
 
 /* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
@@ -611,12 +626,8 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
  * line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
-    isr_slot_queue_if_waiting();
     own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    if (MOTET_THREADS && (t->flags & TASK_THREAD))
-        thread_mail_push((thread_t *) t->state, own);
-    else
-        queue_push(own, t);
+    queue_after_slot(t, own);
     return MT_OK;
 }
 
@@ -629,7 +640,7 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
     mt_port_t port = own->port;
     task_t *t = sched_find_task(pid);
     if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-    if (port >= PORT_LIMIT) return log_error(MT_ERR_NO_PORT);
+    /* The port needs no check: the timer's start checked its index. */
     if (!own->flags && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, own);
     /* A block from the pool, held until its INIT if it must be. */
     return enqueue(t, pid, port, NULL, 0, 0, true);

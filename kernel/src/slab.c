@@ -23,22 +23,29 @@ void slab_init(slab_cache_t *cache)
 {
     /* Threaded from the top down so the lowest object is handed out first. */
     cache->free_list = NULL;
-    for (unsigned i = cache->count; i-- > 0;) {
-        uint8_t *obj = cache->storage + (size_t) i * cache->obj_size;
+    uint8_t *obj = cache->storage + (size_t) cache->count * cache->obj_size;
+    while (obj != cache->storage) {
+        obj -= cache->obj_size;
         memcpy(obj, &cache->free_list, sizeof(void *));
         cache->free_list = obj;
     }
     memset(cache->used_map, 0, (cache->count + 7u) / 8u);
     cache->in_use = 0;
+#if MOTET_STATS
     cache->high_water = 0;
     cache->failures = 0;
+#endif
 }
 
 void slab_refused(slab_cache_t *cache)
 {
+#if MOTET_STATS
     port_irq_state_t s = port_irq_save();
     if (cache->failures < UINT8_MAX) cache->failures++;
     port_irq_restore(s);
+#else
+    (void) cache;
+#endif
     log_error(MT_ERR_NO_SLAB);
 }
 

@@ -77,7 +77,10 @@ static MT_INLINE void *slab_take_irq_off(slab_cache_t *cache, slab_geometry_t g)
     /* Objects come from the cache's own list: the index is exact. */
     uint8_t idx = slab_known_index(g, obj);
     g.map[idx >> 3] |= slab_map_bit(idx); /* set, not flipped: a corrupt list cannot clear it */
-    if (++cache->in_use > cache->high_water) cache->high_water = cache->in_use;
+    cache->in_use++;
+#if MOTET_STATS
+    if (cache->in_use > cache->high_water) cache->high_water = cache->in_use;
+#endif
     return obj;
 }
 

@@ -35,13 +35,14 @@ void task_init_caches(void)
 
 task_t *sched_find_task(mt_pid_t pid)
 {
-    uint8_t slot = TASK_SLOT(pid);
-    for (uint16_t probes = 0; probes < TASK_TABLE_SIZE; probes++) {
+    const uint8_t home = TASK_SLOT(pid);
+    uint8_t slot = home;
+    do { /* until an empty slot, or all the way round a full table */
         task_t *t = sched.tasks[slot];
         if (!t) return NULL;
         if (t->pid == pid) return t;
         slot = NEXT_SLOT(slot);
-    }
+    } while (slot != home);
     return NULL;
 }
 
@@ -116,31 +117,24 @@ void task_set_flags(task_t *t, uint8_t set, uint8_t clear)
 
 /* ---- creation ---- */
 
+/* A route's port is checked here, once, so that a send along it need not:
+ * an application input port, or a group id for the multicast pid (the
+ * bus's multicast checks it) and any port of the time-sync pid. */
 static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
 {
     if (!spec->n_routes) return MT_OK;
     t->routes = mem_alloc_owned(spec->n_routes * sizeof(out_route_t), spec->pid);
     if (!t->routes) return MT_ERR_NO_MEM;
     for (uint8_t i = 0; i < spec->n_routes; i++) {
+        const route_t *r = &spec->routes[i];
+        if (r->pid != MT_PID_MULTICAST && r->pid != MT_PID_TIMESYNC && r->port >= PORT_LIMIT)
+            return MT_ERR_NO_PORT;
         t->routes[i].local = NULL;
-        t->routes[i].pid = spec->routes[i].pid;
-        t->routes[i].port = spec->routes[i].port;
+        t->routes[i].pid = r->pid;
+        t->routes[i].port = r->port;
     }
     t->n_routes = spec->n_routes;
     return MT_OK;
-}
-
-/* A route's port is checked here once, so that a send along it need not:
- * an application input port, or a group id for the multicast pid (the
- * bus's multicast checks it) and any port of the time-sync pid. */
-static bool routes_valid(const task_spec_t *spec)
-{
-    for (uint8_t i = 0; i < spec->n_routes; i++) {
-        const route_t *r = &spec->routes[i];
-        if (r->pid != MT_PID_MULTICAST && r->pid != MT_PID_TIMESYNC && r->port >= PORT_LIMIT)
-            return false;
-    }
-    return true;
 }
 
 static mt_err_t validate_spec(const task_spec_t *spec)
@@ -149,7 +143,6 @@ static mt_err_t validate_spec(const task_spec_t *spec)
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
-    if (!routes_valid(spec)) return MT_ERR_NO_PORT;
     if (sched_find_task(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
     return MT_OK;
 }

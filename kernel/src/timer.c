@@ -241,13 +241,20 @@ static timer_block_t *list_remove(mt_pid_t owner, uint8_t index, bool *was_head)
     return NULL;
 }
 
+/* Ticks from list_base to now, the clock read as the expiry reads it (in
+ * line there); out of line, one copy for a start and the questions. */
+static MT_NOINLINE port_counter_t since_list_base(void)
+{
+    return (port_counter_t) (timer_clock_counter() - list_base);
+}
+
 /* Move list_base up to now, but not past the head's deadline. Returns how
  * far now is beyond list_base afterwards (non-zero only if the head is
  * overdue and its interrupt has not run yet). An empty list's base may be
  * wraps old: counter-wide, it still becomes now. */
 static port_counter_t list_rebase(void)
 {
-    port_counter_t elapsed = (port_counter_t) (timer_clock_counter() - list_base);
+    port_counter_t elapsed = since_list_base();
     port_counter_t step = elapsed;
     if (timer_head) {
         if (step > timer_head->delta) step = timer_head->delta;
@@ -305,15 +312,17 @@ static void retire(timer_block_t *t)
     timer_retired = t;
 }
 
-/* Unlink the retired block of timer `index` of `owner`; NULL if none. One
- * at most: a start takes it back before the timer can be retired again.
- * Out of line: in start(), on the deepest interrupt path (a slice timer
- * armed at an interrupt's exit), it would widen start()'s frame. */
-static MT_NOINLINE timer_block_t *unretire(mt_pid_t owner, uint8_t index)
+/* Unlink the retired block `want`, or with `want` NULL timer `index` of
+ * `owner`'s (one at most: a start takes it back before the timer can be
+ * retired again); NULL if none. Out of line: in start(), on the deepest
+ * interrupt path (a slice timer armed at an interrupt's exit), it would
+ * widen start()'s frame. */
+static MT_NOINLINE timer_block_t *retired_unlink(const timer_block_t *want, mt_pid_t owner,
+                                                 uint8_t index)
 {
     for (timer_block_t **link = &timer_retired; *link; link = &(*link)->next) {
         timer_block_t *t = *link;
-        if (t->owner != owner || t->index != index) continue;
+        if (want ? t != want : t->owner != owner || t->index != index) continue;
         *link = t->next;
         return t;
     }
@@ -322,13 +331,9 @@ static MT_NOINLINE timer_block_t *unretire(mt_pid_t owner, uint8_t index)
 
 void timer_free_if_retired(msg_t *m)
 {
-    timer_block_t *t = (timer_block_t *) (void *) m;
-    for (timer_block_t **link = &timer_retired; *link; link = &(*link)->next) {
-        if (*link != t) continue;
-        *link = t->next;
-        (void) slab_free(&timer_cache, t);
-        return;
-    }
+    /* m may be the interrupt slot's block, no timer's: compared, never read. */
+    timer_block_t *t = retired_unlink((timer_block_t *) (void *) m, MT_PID_NONE, 0);
+    if (t) (void) slab_free(&timer_cache, t);
 }
 
 /* ------------------------------------------------------------ expiry */
@@ -411,11 +416,14 @@ static void timer_service(void)
 {
     timer_head_moved = true;
     if (MOTET_TIMER_PERIODIC) return;
-    port_counter_t now = timer_clock_counter();
-    while (timer_head) {
+    port_counter_t now = 0;
+    for (bool read = true;;) { /* one copy of the read, in line: at the top */
+        if (read) now = timer_clock_counter();
+        read = false;
+        if (!timer_head) break;
         port_counter_t elapsed = (port_counter_t) (now - list_base);
         if (elapsed >= timer_head->delta) {
-            if (expire_head()) now = timer_clock_counter();
+            read = expire_head();
             continue;
         }
         /* At most SPAN: no entry lies further beyond the time it was linked. */
@@ -424,10 +432,9 @@ static void timer_service(void)
         if (wait > BUDGET_CHECK && budget_wanted()) wait = BUDGET_CHECK;
 #endif
         port_compare_set((port_counter_t) (now + wait));
-        /* If the counter got there while we armed, the interrupt may never
-         * come: go round and look again. */
+        /* The counter got there while we armed: no interrupt; look again. */
         if ((port_counter_t) (port_counter_read_irq_off() - now) < wait) return;
-        now = timer_clock_counter();
+        read = true;
     }
 #if MOTET_TASK_BUDGET
     /* No timer left: the check alone, while there is work. A check that
@@ -509,7 +516,7 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
     port_irq_state_t s = port_irq_save();
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
-    if (!t) t = unretire(owner, n);
+    if (!t) t = retired_unlink(NULL, owner, n);
     if (!t) t = slab_alloc(&timer_cache); /* logs MT_ERR_NO_SLAB itself */
     if (!t) {
         port_irq_restore(s);
@@ -524,7 +531,7 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
      * interrupt only stamps and queues it. A block whose last expiry still
      * waits (unretired) is the same owner's and keeps its message. */
     if (!t->expiry.flags) {
-        t->expiry.task = owner == MT_PID_NONE ? NULL : task_find_fast(owner);
+        t->expiry.task = owner == MT_PID_NONE ? NULL : sched_find_task(owner);
         sched_expiry_prepare(&t->expiry, owner, (mt_port_t) (PORT_TIMEOUT0 + n));
     }
     port_counter_t late = list_rebase();
@@ -599,23 +606,17 @@ unsigned timer_stop_all(mt_pid_t owner)
  * list_base (0 if overdue). */
 static uint32_t ticks_until(port_counter_t rel, uint32_t rest)
 {
-    port_counter_t elapsed = (port_counter_t) (timer_clock_counter() - list_base);
+    port_counter_t elapsed = since_list_base();
     uint32_t total = (uint32_t) rel + rest;
     return total > elapsed ? total - elapsed : 0u;
 }
 
 bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks)
 {
-    port_irq_state_t s = port_irq_save();
-    port_counter_t rel = 0;
-    timer_block_t *t = timer_head;
-    for (; t; t = t->next) {
-        rel += t->delta;
-        if (t->owner == owner && t->index == n) break;
-    }
-    if (t && ticks) *ticks = ticks_until(rel, wait_rest(t));
-    port_irq_restore(s);
-    return t != NULL;
+    uint32_t remaining, period;
+    bool running = timer_info(owner, n, &remaining, &period);
+    if (running && ticks) *ticks = remaining;
+    return running;
 }
 
 /* timer_next_deadline() with the wait asked for, out of line: the clock

@@ -679,6 +679,22 @@ static void test_create_rejects_duplicates_and_bad_specs(void **state)
     task_spec_t nohandler = {.pid = 0x23, .prio = 1};
     assert_int_equal(sched_task_create(&nohandler), MT_ERR_INVALID);
     assert_int_equal(sched_task_init(0x20, NULL, 0), MT_ERR_STATE); /* twice */
+    /* A route to a port no task has: refused and logged, nothing kept. */
+    static const route_t bad_port[] = {{0x20, PORT_0}, {0x20, PORT_LIMIT}};
+    task_spec_t routed = {.pid = 0x23,
+                          .prio = 1,
+                          .handler = worker,
+                          .state_size = 4,
+                          .routes = bad_port,
+                          .n_routes = 2};
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(sched_task_create(&routed), MT_ERR_NO_PORT);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_false(sched_task_exists(0x23));
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count);
 }
 
 static void test_task_slab_exhaustion_is_reported(void **state)

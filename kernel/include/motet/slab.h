@@ -29,12 +29,14 @@ typedef struct slab_cache {
     void *free_list;   /* threaded through free objects */
     uint16_t obj_size; /* rounded up to hold a pointer */
     uint8_t count;     /* objects in the cache */
-    uint8_t in_use;
+    uint8_t in_use;    /* objects handed out */
+    uint8_t shift;     /* obj_size = odd << shift */
+    uint8_t inverse;   /* odd * inverse = 1 modulo 256 */
+#if MOTET_STATS        /* the statistics (config.h): no code and no bytes without them */
     uint8_t high_water;
     uint8_t failures; /* allocations refused */
-    const char *name; /* for reports; NULL without statistics (MOTET_STATS) */
-    uint8_t shift;    /* obj_size = odd << shift */
-    uint8_t inverse;  /* odd * inverse = 1 modulo 256 */
+    const char *name; /* for reports */
+#endif
 } slab_cache_t;
 
 #define SLAB_OBJ_SIZE(type) (sizeof(type) < sizeof(void *) ? sizeof(void *) : sizeof(type))
@@ -49,24 +51,25 @@ typedef struct slab_cache {
 #define SLAB_INVERSE_OF(odd) SLAB_NEWTON(odd, SLAB_NEWTON(odd, odd))
 #define SLAB_INVERSE(size)   SLAB_INVERSE_OF(SLAB_ODD(size))
 
-/* Define a cache named `name` of `count` objects of `type`. */
-#define SLAB_DEFINE(name, type, count)                                                             \
+/* Define a cache named `cache` of `n` objects of `type`. */
+#define SLAB_DEFINE(cache, type, n)                                                                \
     static union {                                                                                 \
         type obj;                                                                                  \
         void *link;                                                                                \
-    } name##_storage[(count)];                                                                     \
-    static uint8_t name##_used[((count) + 7) / 8];                                                 \
-    slab_cache_t name = {(uint8_t *) name##_storage,                                               \
-                         name##_used,                                                              \
-                         NULL,                                                                     \
-                         (uint16_t) sizeof(name##_storage[0]),                                     \
-                         (count),                                                                  \
-                         0,                                                                        \
-                         0,                                                                        \
-                         0,                                                                        \
-                         MOTET_STATS ? #name : NULL,                                               \
-                         SLAB_SHIFT(sizeof(name##_storage[0])),                                    \
-                         SLAB_INVERSE(sizeof(name##_storage[0]))}
+    } cache##_storage[(n)];                                                                        \
+    static uint8_t cache##_used[((n) + 7) / 8];                                                    \
+    slab_cache_t cache = {.storage = (uint8_t *) cache##_storage,                                  \
+                          .used_map = cache##_used,                                                \
+                          .obj_size = (uint16_t) sizeof(cache##_storage[0]),                       \
+                          .count = (n),                                                            \
+                          .shift = SLAB_SHIFT(sizeof(cache##_storage[0])),                         \
+                          .inverse =                                                               \
+                              SLAB_INVERSE(sizeof(cache##_storage[0])) SLAB_STATS_NAME(cache)}
+#if MOTET_STATS
+#define SLAB_STATS_NAME(cache) , .name = #cache
+#else
+#define SLAB_STATS_NAME(cache)
+#endif
 
 /* Thread every object onto the free list; boot or test reset only. */
 void slab_init(slab_cache_t *cache);
