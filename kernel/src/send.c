@@ -563,17 +563,12 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
 }
 
 /* Fill in the message block m, without payload, from an interrupt to the
- * initialised task t, and queue it (rules 2 and 3) or put it in the
- * mailbox of the thread bound to t; irq off. */
-static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uint8_t flags)
+ * initialised task t; irq off. */
+static MT_INLINE void address_bare_irq_off(task_t *t, mt_port_t port, msg_t *m)
 {
     m->data = NULL;
     m->len = 0;
-    address_irq_off(m, t, port, MT_PID_NONE, flags);
-    if (MOTET_THREADS && (t->flags & TASK_THREAD))
-        thread_mail_push((thread_t *) t->state, m);
-    else
-        queue_push(m, t);
+    address_irq_off(m, t, port, MT_PID_NONE, MSG_FROM_ISR);
 }
 
 void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
@@ -642,21 +637,41 @@ static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
     return post_isr_general(pid, port, NULL, 0, 0);
 }
 
-/* A bare message to t, looked up under the caller's lock (s, put back
- * here), that does not fit the slot: an initialised task's takes its block
- * in the same critical section, else it goes the general way. Out of line:
- * the slot's path then saves no registers. */
-static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
+/* post_isr_queued() when the slot's message must join the queue first, t
+ * is bound to a thread or not initialised, or no block is free. */
+static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     mt_pid_t pid = t->pid;
     msg_t *m = (t->flags & TASK_INITIALISED) ? queue_take_block_irq_off() : NULL;
     if (m) {
         isr_slot_queue_if_waiting();
-        push_bare_irq_off(t, port, m, MSG_FROM_ISR);
+        address_bare_irq_off(t, port, m);
+        if (MOTET_THREADS && (t->flags & TASK_THREAD))
+            thread_mail_push((thread_t *) t->state, m);
+        else
+            queue_push(m, t);
         log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
     }
     port_irq_restore(s);
     return m ? MT_OK : post_isr_bare_general(pid, port);
+}
+
+/* A bare message to t, looked up under the caller's lock (s, put back
+ * here), that does not fit the slot. Its common case (t runs: it waits)
+ * calls nothing, so with the log off it saves no registers; out of line,
+ * so that the slot's path saves none either. */
+static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
+{
+    msg_t *m = queue_free_blocks;
+    if (!m || sched.isr_waiting ||
+        (t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED)
+        return post_isr_queued_rare(t, port, s);
+    queue_free_blocks = m->next;
+    address_bare_irq_off(t, port, m);
+    queue_push(m, t);
+    log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    port_irq_restore(s);
+    return MT_OK;
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). A message
