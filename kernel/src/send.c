@@ -637,23 +637,22 @@ static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
     return post_isr_general(pid, port, NULL, 0, 0);
 }
 
-/* post_isr_queued() when the slot's message must join the queue first, t
- * is bound to a thread or not initialised, or no block is free. */
+/* post_isr_queued() for a task bound to a thread (its mailbox); the rest
+ * (the slot's message must join the queue first, t is not initialised, no
+ * block is free) goes the general way, which has each case once. */
 static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    mt_pid_t pid = t->pid;
-    msg_t *m = (t->flags & TASK_INITIALISED) ? queue_take_block_irq_off() : NULL;
+    const uint8_t bound = TASK_INITIALISED | TASK_THREAD;
+    msg_t *m = MOTET_THREADS && (t->flags & bound) == bound && !sched.isr_waiting
+                   ? queue_take_block_irq_off()
+                   : NULL;
     if (m) {
-        isr_slot_queue_if_waiting();
         address_bare_irq_off(t, port, m);
-        if (MOTET_THREADS && (t->flags & TASK_THREAD))
-            thread_mail_push((thread_t *) t->state, m);
-        else
-            queue_push(m, t);
-        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+        thread_mail_push((thread_t *) t->state, m);
+        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     }
     port_irq_restore(s);
-    return m ? MT_OK : post_isr_bare_general(pid, port);
+    return m ? MT_OK : post_isr_bare_general(t->pid, port);
 }
 
 /* A bare message to t, looked up under the caller's lock (s, put back
