@@ -638,8 +638,8 @@ static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
 }
 
 /* post_isr_queued() for a task bound to a thread (its mailbox); the rest
- * (the slot's message must join the queue first, t is not initialised, no
- * block is free) goes the general way, which has each case once. */
+ * (t not initialised, the slot's message waiting: it joins the queue
+ * first, an empty pool) goes the general way, which has each case once. */
 static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     const uint8_t bound = TASK_INITIALISED | TASK_THREAD;
@@ -662,8 +662,8 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     msg_t *m = queue_free_blocks;
-    if (!m || sched.isr_waiting ||
-        (t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED)
+    if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED || !m ||
+        sched.isr_waiting)
         return post_isr_queued_rare(t, port, s);
     queue_free_blocks = m->next;
     address_bare_irq_off(t, port, m);
