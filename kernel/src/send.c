@@ -638,14 +638,13 @@ static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
 }
 
 /* post_isr_queued() for a task bound to a thread (its mailbox); the rest
- * (t not initialised, the slot's message waiting: it joins the queue
- * first, an empty pool) goes the general way, which has each case once. */
+ * goes the general way, which has each case once. */
 static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    const uint8_t bound = TASK_INITIALISED | TASK_THREAD;
-    msg_t *m = MOTET_THREADS && (t->flags & bound) == bound && !sched.isr_waiting
-                   ? queue_take_block_irq_off()
-                   : NULL;
+    msg_t *m = NULL;
+    if (MOTET_THREADS && (t->flags & TASK_THREAD) && (t->flags & TASK_INITIALISED) &&
+        !sched.isr_waiting)
+        m = queue_take_block_irq_off();
     if (m) {
         address_bare_irq_off(t, port, m);
         thread_mail_push((thread_t *) t->state, m);
@@ -657,8 +656,7 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
 
 /* A bare message to t, looked up under the caller's lock (s, put back
  * here), that does not fit the slot. Its common case (t runs: it waits)
- * calls nothing, so with the log off it saves no registers; out of line,
- * so that the slot's path saves none either. */
+ * calls nothing: no registers saved (log off), nor on the slot's path. */
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     msg_t *m = queue_free_blocks;
