@@ -342,7 +342,6 @@ static MT_NOINLINE void isr_exit_slot(void)
         return;
     }
     msg_t *m = &sched.isr_msg;
-    sched.isr_waiting = false;
     m->flags = 0;
     run_taken_held_off(m->task, m, true);
 }
@@ -354,7 +353,7 @@ static MT_INLINE bool isr_exit_tasks(void)
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
     mt_prio_t floor = sched.running_prio;
-    if (sched.isr_waiting) isr_exit_slot();
+    if (isr_slot_waiting()) isr_exit_slot();
     /* Most exits find nothing more to run: no call to the drain for that. */
     if (sched_may_run(floor))
         drain_held_off(floor);
@@ -388,7 +387,7 @@ static void isr_exit_drain(void)
 sched_isr_exit_fn sched_isr_exit_choice(void)
 {
     if (MOTET_THREADS && thread_running()) return thread_isr_exit_choice();
-    return sched.isr_waiting || sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
+    return isr_slot_waiting() || sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

@@ -521,14 +521,13 @@ static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
     msg_t *m = &sched.isr_msg;
     m->task = t;
     m->port = port;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    sched.isr_waiting = true;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_IN_SLOT;
 }
 
 void send_isr_slot_queue(void)
 {
     msg_t *m = &sched.isr_msg;
-    sched.isr_waiting = false;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     m->dst = m->task->pid;
     queue_push(m, m->task);
 }
@@ -643,7 +642,7 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
 {
     msg_t *m = NULL;
     if (MOTET_THREADS && (t->flags & TASK_THREAD) && (t->flags & TASK_INITIALISED) &&
-        !sched.isr_waiting)
+        !isr_slot_waiting())
         m = queue_take_block_irq_off();
     if (m) {
         address_bare_irq_off(t, port, m);
@@ -661,7 +660,7 @@ static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_
 {
     msg_t *m = queue_free_blocks;
     if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED || !m ||
-        sched.isr_waiting)
+        isr_slot_waiting())
         return post_isr_queued_rare(t, port, s);
     queue_free_blocks = m->next;
     address_bare_irq_off(t, port, m);
