@@ -207,13 +207,14 @@ static MT_NOINLINE bool take_over_rare(task_t *t, msg_t *m)
  * stores address t directly); the drain finds it again as the top frame. */
 static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 {
+    mt_port_t port = m->port; /* the slot's block is free once interrupts are on */
     sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
-    log_event_inline_irq_off(EV_START, t->pid, m->port);
+    log_event_inline_irq_off(EV_START, t->pid, port);
     port_irq_enable();
     /* One lock for the pop, the block and the next message (interrupts
      * were enabled above: the saved state is not needed). */
-    mt_err_t result = t->handler(t->state, m->port, slot ? NULL : m->data, slot ? 0 : m->len);
+    mt_err_t result = t->handler(t->state, port, slot ? NULL : m->data, slot ? 0 : m->len);
     port_irq_state_t unused;
     task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused);
     (void) unused;
@@ -327,8 +328,10 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 /* ---- interrupts and the main loop ---- */
 
 /* The interrupt slot's message (send.c) outranks the interrupted frame and
- * everything queued: it runs first, with no queue between; its block is
- * free again once the handler has returned. A ready thread may outrank it,
+ * everything queued: it runs first, with no queue between. Its block is
+ * free again before interrupts are on (the handler's arguments are in
+ * registers by then), so that an interrupt during the handler posts to a
+ * task above it through the slot too. A ready thread may outrank it,
  * which the drain's order decides: then it joins the queue. Out of line:
  * the stack analysis tells the exit's own path on a thread's stack from
  * the handler it runs here only on the kernel stack (kernel.annot). */
@@ -339,9 +342,8 @@ static MT_NOINLINE void isr_exit_slot(void)
         return;
     }
     msg_t *m = &sched.isr_msg;
-    sched.isr_waiting = false;
-    run_taken_held_off(m->task, m, true);
     m->flags = 0;
+    run_taken_held_off(m->task, m, true);
 }
 
 /* The exit for tasks: what strictly outranks the interrupted frame. In line
@@ -351,7 +353,7 @@ static MT_INLINE bool isr_exit_tasks(void)
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
     mt_prio_t floor = sched.running_prio;
-    if (sched.isr_waiting) isr_exit_slot();
+    if (isr_slot_waiting()) isr_exit_slot();
     /* Most exits find nothing more to run: no call to the drain for that. */
     if (sched_may_run(floor))
         drain_held_off(floor);
@@ -385,7 +387,7 @@ static void isr_exit_drain(void)
 sched_isr_exit_fn sched_isr_exit_choice(void)
 {
     if (MOTET_THREADS && thread_running()) return thread_isr_exit_choice();
-    return sched.isr_waiting || sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
+    return isr_slot_waiting() || sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

@@ -37,6 +37,7 @@
  * given back by clearing its flags; the message is the INIT of a task not
  * yet initialised (rule 7 holds its other messages until this one's
  * handler has returned). */
+#define MSG_IN_SLOT   0x10u /* waits in the interrupt slot for its exit (send.c) */
 #define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
 #define MSG_OPENS     0x80u
@@ -112,10 +113,9 @@ typedef struct sched_state {
      * none of their code. */
     void (*kill_on_pop)(task_t *t);
     /* The interrupt slot (send.c): an interrupt's bare message that will
-     * run first at the interrupt's exit, in no queue until then.
-     * `isr_waiting` while it waits there; its block, `isr_msg`, is busy
-     * while its flags are set (waiting, running, or queued after all). */
-    bool isr_waiting;
+     * run first at the interrupt's exit, in no queue until then. Its
+     * flags hold MSG_IN_SLOT while it waits there; its block is busy while
+     * they are set at all (waiting, or queued after all). */
     msg_t isr_msg;
 } sched_state_t;
 
@@ -285,10 +285,18 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
 /* The interrupt slot's waiting message joins the queue after all, as the
  * oldest of its level (no handler has run since it was posted); irq off. */
 void send_isr_slot_queue(void);
-/* The same if a message waits in the slot: before another one is queued. */
+
+/* Whether a message waits in the interrupt slot for its exit. */
+static MT_INLINE bool isr_slot_waiting(void)
+{
+    return sched.isr_msg.flags & MSG_IN_SLOT;
+}
+
+/* send_isr_slot_queue() if a message waits in the slot: before another
+ * one is queued. */
 static MT_INLINE void isr_slot_queue_if_waiting(void)
 {
-    if (sched.isr_waiting) send_isr_slot_queue();
+    if (isr_slot_waiting()) send_isr_slot_queue();
 }
 
 /* ---- queue.c: one FIFO per priority level, a bitmap, the block pool ----

@@ -565,14 +565,13 @@ static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
     msg_t *m = &sched.isr_msg;
     m->task = t;
     m->port = port;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    sched.isr_waiting = true;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_IN_SLOT;
 }
 
 void send_isr_slot_queue(void)
 {
     msg_t *m = &sched.isr_msg;
-    sched.isr_waiting = false;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     m->dst = m->task->pid;
     queue_push(m, m->task);
 }
@@ -598,17 +597,12 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
 }
 
 /* Fill in the message block m, without payload, from an interrupt to the
- * initialised task t, and queue it (rules 2 and 3) or put it in the
- * mailbox of the thread bound to t; irq off. */
-static MT_INLINE void push_bare_irq_off(task_t *t, mt_port_t port, msg_t *m, uint8_t flags)
+ * initialised task t; irq off. */
+static MT_INLINE void address_bare_irq_off(task_t *t, mt_port_t port, msg_t *m)
 {
     m->data = NULL;
     m->len = 0;
-    address_irq_off(m, t, port, MT_PID_NONE, flags);
-    if (MOTET_THREADS && (t->flags & TASK_THREAD))
-        thread_mail_push((thread_t *) t->state, m);
-    else
-        queue_push(m, t);
+    address_irq_off(m, t, port, MT_PID_NONE, MSG_FROM_ISR);
 }
 
 void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
@@ -673,21 +667,38 @@ static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
     return post_isr_general(pid, port, NULL, 0, 0);
 }
 
-/* A bare message to t, looked up under the caller's lock (s, put back
- * here), that does not fit the slot: an initialised task's takes its block
- * in the same critical section, else it goes the general way. Out of line:
- * the slot's path then saves no registers. */
-static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
+/* post_isr_queued() for a task bound to a thread (its mailbox); the rest
+ * goes the general way, which has each case once. */
+static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    mt_pid_t pid = t->pid;
-    msg_t *m = (t->flags & TASK_INITIALISED) ? queue_take_block_irq_off() : NULL;
+    msg_t *m = NULL;
+    if (MOTET_THREADS && (t->flags & TASK_THREAD) && (t->flags & TASK_INITIALISED) &&
+        !isr_slot_waiting())
+        m = queue_take_block_irq_off();
     if (m) {
-        isr_slot_queue_if_waiting();
-        push_bare_irq_off(t, port, m, MSG_FROM_ISR);
-        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+        address_bare_irq_off(t, port, m);
+        thread_mail_push((thread_t *) t->state, m);
+        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     }
     port_irq_restore(s);
-    return m ? MT_OK : post_isr_bare_general(pid, port);
+    return m ? MT_OK : post_isr_bare_general(t->pid, port);
+}
+
+/* A bare message to t, looked up under the caller's lock (s, put back
+ * here), that does not fit the slot. Its common case (t runs: it waits)
+ * calls nothing: no registers saved (log off), nor on the slot's path. */
+static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
+{
+    msg_t *m = queue_free_blocks;
+    if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED || !m ||
+        isr_slot_waiting())
+        return post_isr_queued_rare(t, port, s);
+    queue_free_blocks = m->next;
+    address_bare_irq_off(t, port, m);
+    queue_push(m, t);
+    log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    port_irq_restore(s);
+    return MT_OK;
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). A message

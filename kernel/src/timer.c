@@ -139,7 +139,7 @@ static void timer_service(void);
 
 static bool budget_wanted(void)
 {
-    return budgets_set && (sched.current != NULL || queue_top >= 0 || sched.isr_waiting);
+    return budgets_set && (sched.current != NULL || queue_top >= 0 || isr_slot_waiting());
 }
 
 /* The compare interrupt's look at the top of the stack; irq off. */

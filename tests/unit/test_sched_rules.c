@@ -262,8 +262,8 @@ static void test_rule3_isr_posts_run_by_priority_then_creation(void **state)
 }
 
 /* An interrupt during the handler the slot's message runs posts to a task
- * above that handler: it runs at its own exit, nested, while the first
- * message's handler still holds the slot's block. */
+ * above that handler: it runs at its own exit, nested, through the slot
+ * again (the first handler got its arguments before interrupts were on). */
 static void raise_second(mt_port_t port)
 {
     (void) port;
