@@ -285,6 +285,49 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
 /* The interrupt slot's waiting message joins the queue after all, as the
  * oldest of its level (no handler has run since it was posted); irq off. */
 void send_isr_slot_queue(void);
+/* Queue m for t (rule 2) after the interrupt slot's message, the older
+ * one, or put it in the mailbox of the thread bound to t; irq off. post.c,
+ * one copy for the general path and a timer's own block. */
+void queue_after_slot(task_t *t, msg_t *m);
+/* Queue a message from `src` (the running task, a task of another module
+ * over the bus, or MT_PID_NONE from an interrupt) for local task t, looked
+ * up for pid: a pool block, its payload owned as the flags say, held for
+ * rule 7 or a frozen task if it must be (send.c). MT_ERR_QUEUE_FULL or
+ * the payload's error (logged), MT_ERR_NO_TASK if t stopped being pid's. */
+mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                    uint8_t flags, bool from_isr);
+
+/* The ways into the general path's tails: a send from task context to
+ * any pid, one to local tasks only (every delivery of a multicast or a bus
+ * frame), and an interrupt's post. */
+enum { GENERAL_ANY, GENERAL_LOCAL, GENERAL_ISR };
+/* Every send and post to any pid the fast paths leave, `way` one of the
+ * above: the virtual pids (multicast, time sync), then the local task by
+ * the dispatch rules, a task of another module, or none (send.c). */
+mt_err_t send_general_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags,
+                         uint8_t way);
+
+/* A send's arguments that no destination makes valid: unknown flags and
+ * bytes without a pointer (MT_ERR_INVALID), a port beyond PORT_LIMIT
+ * (MT_ERR_NO_PORT); MT_OK otherwise. Not logged: the caller does. */
+static MT_INLINE mt_err_t check_send_args(mt_port_t port, const void *data, uint16_t len,
+                                          uint8_t flags)
+{
+    if (flags & (uint8_t) ~SEND_FLAGS) return MT_ERR_INVALID;
+    if (len && !data) return MT_ERR_INVALID;
+    if (port >= PORT_LIMIT) return MT_ERR_NO_PORT;
+    return MT_OK;
+}
+
+/* Address m, its payload set, to t's `port` from `src`; irq off. */
+static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port, mt_pid_t src,
+                                      uint8_t flags)
+{
+    m->dst = t->pid;
+    m->port = port;
+    m->src = src;
+    m->flags = flags;
+}
 
 /* Whether a message waits in the interrupt slot for its exit. */
 static MT_INLINE bool isr_slot_waiting(void)

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Posting from interrupts and timers: an interrupt's message always waits
+ * (rules 2 and 3), in a pool block appended to its level, or, when it
+ * outranks the interrupted code and everything queued, in the interrupt
+ * slot, which the interrupt's exit runs first (docs/architecture.md,
+ * "Interrupts, timers and threads"). A timer's expiry travels in the
+ * timer's own block. What these ways cannot take (payloads, virtual pids,
+ * a task not initialised, an empty pool) goes send.c's general path.
+ */
+#include "log_ring.h"
+#include "motet/log.h"
+#include "motet/port.h"
+#include "sched_internal.h"
+#include "thread_internal.h"
+
+/* The interrupt slot (docs/architecture.md, "Interrupts, timers and
+ * threads"): a bare post to a task above the interrupted code and all that
+ * is queued waits in sched.isr_msg and the exit runs it first; a message
+ * queued meanwhile sends it into the queue first (send_isr_slot_queue()),
+ * where it is the oldest of its level. */
+/* Whether a bare message from an interrupt body to the initialised task t
+ * may wait in the slot: the slot's block is free, t's gate is open (idle,
+ * not frozen, not bound to a thread) above the interrupted frame and above
+ * everything queued, and no thread was interrupted (its policy, not the
+ * exit's drain, decides what runs then); irq off. */
+static MT_INLINE bool isr_slot_fits(const task_t *t)
+{
+    return port_in_isr() && t->gate > sched.running_prio && t->gate > queue_top &&
+           !sched.isr_msg.flags && !(MOTET_THREADS && thread_running());
+}
+
+/* Leave t's bare message for `port` in the slot; irq off. Its payload and
+ * sender stay as sched_init() cleared them: none, MT_PID_NONE (the exit
+ * passes those on as constants; a queued slot message reads them). */
+static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
+{
+    msg_t *m = &sched.isr_msg;
+    m->task = t;
+    m->port = port;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_IN_SLOT;
+}
+
+void send_isr_slot_queue(void)
+{
+    msg_t *m = &sched.isr_msg;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
+    m->dst = m->task->pid;
+    queue_push(m, m->task);
+}
+
+void queue_after_slot(task_t *t, msg_t *m)
+{
+    isr_slot_queue_if_waiting();
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else
+        queue_push(m, t);
+}
+
+/* sched_post_isr() for everything but the bare message below: an
+ * interrupt's message always waits (rules 2 and 3). */
+static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
+                                             uint8_t flags)
+{
+    return send_general_to(pid, port, data, len, flags, GENERAL_ISR);
+}
+
+/* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
+ * is a task of this module's log, and the sender is not one. */
+mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
+{
+    mt_err_t err = check_send_args(port, data, len, 0);
+    if (err) return log_error(err);
+    task_t *t = task_find_fast(pid);
+    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    return enqueue_as(t, src, pid, port, (void *) data, len, 0, true);
+}
+
+/* Fill in the message block m, without payload, from an interrupt to the
+ * initialised task t; irq off. */
+static MT_INLINE void address_bare_irq_off(task_t *t, mt_port_t port, msg_t *m)
+{
+    m->data = NULL;
+    m->len = 0;
+    address_irq_off(m, t, port, MT_PID_NONE, MSG_FROM_ISR);
+}
+
+void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
+{
+    own->data = NULL;
+    own->len = 0;
+    own->dst = owner;
+    own->port = port;
+    own->src = MT_PID_NONE;
+}
+
+/* A timer's expiry in its own block `own` (MSG_OWN_BLOCK), which cannot
+ * run out; irq off, as every timer expiry is posted (timer.c). Its fields
+ * were filled in when the timer started (sched_expiry_prepare()). Out of
+ * line, one copy for both ways in below. */
+static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
+{
+    own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
+    queue_after_slot(t, own);
+    return MT_OK;
+}
+
+/* sched_post_timer_expiry() for all but its common case. Rare: the last
+ * expiry's message still waits in `own`, or the task is not initialised,
+ * or was not found when the timer started. */
+static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
+{
+    mt_pid_t pid = own->dst;
+    mt_port_t port = own->port;
+    task_t *t = sched_find_task(pid);
+    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    /* The port needs no check: the timer's start checked its index. */
+    if (!own->flags && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, own);
+    /* A block from the pool, held until its INIT if it must be. */
+    return enqueue_as(t, MT_PID_NONE, pid, port, NULL, 0, 0, true);
+}
+
+/* No SEND record: the expiry's TIMER record, written by the caller just
+ * before, stands for it (eventlog.py expands it). The timer's own block
+ * names its owner's control block, resolved when the timer started
+ * (timer.c), and its port: no lookup and no arguments to pass. The
+ * control block stays the owner's while the timer runs: a kill or a
+ * migration stops the task's timers before the block goes. An expiry
+ * that runs first at the interrupt's exit waits in the slot, and the
+ * timer's block stays free. */
+mt_err_t sched_post_timer_expiry(msg_t *own)
+{
+    task_t *t = own->task;
+    if (t && !own->flags) {
+        if (isr_slot_fits(t)) { /* an open gate: t is initialised */
+            isr_slot_fill(t, own->port);
+            return MT_OK;
+        }
+        if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
+    }
+    return post_expiry_general(own);
+}
+
+/* Out of line: the bare post's other ways pass no flags (call-saved on AVR). */
+static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
+{
+    return post_isr_general(pid, port, NULL, 0, 0);
+}
+
+/* post_isr_queued() for a task bound to a thread (its mailbox); the rest
+ * goes the general way, which has each case once. */
+static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
+{
+    msg_t *m = NULL;
+    if (MOTET_THREADS && (t->flags & TASK_THREAD) && (t->flags & TASK_INITIALISED) &&
+        !isr_slot_waiting())
+        m = queue_take_block_irq_off();
+    if (m) {
+        address_bare_irq_off(t, port, m);
+        thread_mail_push((thread_t *) t->state, m);
+        log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    }
+    port_irq_restore(s);
+    return m ? MT_OK : post_isr_bare_general(t->pid, port);
+}
+
+/* A bare message to t, looked up under the caller's lock (s, put back
+ * here), that does not fit the slot. Its common case (t runs: it waits)
+ * calls nothing: no registers saved (log off), nor on the slot's path. */
+static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
+{
+    msg_t *m = queue_free_blocks;
+    if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED || !m ||
+        isr_slot_waiting())
+        return post_isr_queued_rare(t, port, s);
+    queue_free_blocks = m->next;
+    address_bare_irq_off(t, port, m);
+    queue_push(m, t);
+    log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* Virtual pids never sit in the task table (see sched_send_to()). A message
+ * that runs first at the exit waits in the slot (an open gate: initialised). */
+mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched.tasks[TASK_SLOT(pid)];
+    if (t && t->pid == pid && port < PORT_LIMIT) {
+        if (isr_slot_fits(t)) {
+            isr_slot_fill(t, port);
+            log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+            port_irq_restore(s);
+            return MT_OK;
+        }
+        return post_isr_queued(t, port, s);
+    }
+    port_irq_restore(s);
+    return post_isr_bare_general(pid, port);
+}
+
+mt_err_t sched_post_isr_data(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
+{
+    if (!len && !flags) return sched_post_isr_bare(pid, port);
+    return post_isr_general(pid, port, data, len, flags);
+}
