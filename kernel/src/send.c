@@ -96,7 +96,7 @@ static mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port
     port_irq_state_t s = port_irq_save();
     if (!from_isr && sched_find_task(pid) != t) { /* killed meanwhile */
         port_irq_restore(s);
-        if (send_hands_over(flags)) {
+        if (send_hands_over(flags) && data) {
             mem_set_owner(data, m->src); /* the sender keeps it on error */
             m->flags &= (uint8_t) ~MSG_HEAP;
         }
