@@ -89,7 +89,9 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
     (void) len;
     (void) state;
     if (port < PORT_0) return MT_OK;
-    if (port == PORT_SEND_EMPTY_HEAP) { /* before the interrupt: its unmask would take it */
+    /* A heap payload is taken before the interrupt is marked: the heap's
+     * unmask would take it, before the send. */
+    if (port == PORT_SEND_HEAP || port == PORT_SEND_EMPTY_HEAP) {
         heap_block = mem_alloc(8);
         assert_non_null(heap_block);
     }
@@ -104,8 +106,6 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
     } else if (port == PORT_SEND_EMPTY_HEAP) {
         send_err = sched_send_to(PID_VICTIM, PORT_0, heap_block, 0, MSG_HEAP);
     } else if (port == PORT_SEND_HEAP) {
-        heap_block = mem_alloc(8);
-        assert_non_null(heap_block);
         send_err = sched_send_to(PID_VICTIM, PORT_0, heap_block, 8, MSG_HEAP);
     } else if (port == PORT_SEND_COPIED) {
         static uint8_t larger_than_a_block_holds[16];
