@@ -44,7 +44,7 @@ static MT_INLINE task_t *sending_frame(mt_pid_t sender)
 
 /* Give the message block m its own copy of a borrowed payload (in the block
  * when it fits), or take a heap one for the kernel; `from` and `sender` as
- * for payload_to_kernel() (take.c). An empty heap payload is freed. */
+ * for payload_to_kernel() (take.c); an empty heap one, enqueue_as() frees. */
 static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, task_t *from,
                             mt_pid_t sender)
 {
@@ -53,7 +53,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
     if (send_hands_over(flags)) {
         mt_err_t err = payload_to_kernel(data, from, sender);
         if (err) return err;
-        if (!len) return mem_release(data);
+        if (!len) return MT_OK;
         m->data = data;
         m->flags |= MSG_HEAP;
         return MT_OK;
@@ -85,13 +85,14 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
     port_irq_state_t s = port_irq_save();
     if (!from_isr && sched_find_task(pid) != t) { /* killed meanwhile */
         port_irq_restore(s);
-        if ((m->flags & MSG_HEAP) && send_hands_over(flags)) {
+        if (send_hands_over(flags) && data) {
             mem_set_owner(data, m->src); /* the sender keeps it on error */
             m->flags &= (uint8_t) ~MSG_HEAP;
         }
         sched_msg_free(m);
         return log_error(MT_ERR_NO_TASK);
     }
+    if (!len && send_hands_over(flags)) mem_release(data);
     if (!(t->flags & (TASK_INITIALISED | TASK_THREAD))) {
         if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
             queue_hold(t, m); /* until the task thaws or moves: in no queue */
@@ -300,17 +301,17 @@ static MT_NOINLINE mt_err_t send_local_general(mt_pid_t pid, mt_port_t port, voi
     return deliver_general(pid, port, data, len, flags, GENERAL_LOCAL);
 }
 
-static MT_NOINLINE mt_err_t signal_local_general(mt_pid_t pid, mt_port_t port)
+static MT_NOINLINE mt_err_t signal_to_general(mt_pid_t pid, mt_port_t port)
 {
-    return send_local_general(pid, port, NULL, 0, 0);
+    return send_to_general(pid, port, NULL, 0, 0);
 }
 
 /* The queued fast path of a send by pid to t, found unable to run at once
  * under the caller's lock (s, put back here), from `src`, the sender: no
- * second lookup. Out of line (below), so the immediate path saves no
- * registers; a message without payload has its own, and its own general
- * way, in few arguments: none on the stack, and the general way a tail
- * call. */
+ * second lookup; else the general path to any pid (t may have moved away).
+ * Out of line (below), so the immediate path saves no registers; a message
+ * without payload has its own, and its own general way, in few arguments:
+ * none on the stack, and the general way a tail call. */
 static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
                                           port_irq_state_t s, mt_pid_t src)
 {
@@ -320,7 +321,7 @@ static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data,
     }
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
-    return len ? send_local_general(pid, port, data, len, 0) : signal_local_general(pid, port);
+    return len ? send_to_general(pid, port, data, len, 0) : signal_to_general(pid, port);
 }
 
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
@@ -337,7 +338,8 @@ static MT_NOINLINE mt_err_t signal_to_waiting(task_t *t, mt_port_t port, port_ir
 
 /* A send by pid: the fast paths when pid's task sits in its home slot (a
  * virtual pid never does, so a hit there is a local task), else the
- * general path, for any destination or (`local_only`) local ones. */
+ * general path, for any destination or (`local_only`) local ones, which
+ * also queue that way: nothing they do leads to a send to any pid. */
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only)
 {
@@ -360,8 +362,9 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
              * which costs this immediate path with the event log three
              * saved registers on the ATmega128 (13 cycles, measured). */
             mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
-            if (!len) return signal_to_waiting(t, port, s, src);
-            return send_to_waiting(t, port, data, len, s, src);
+            if (!local_only)
+                return len ? send_to_waiting(t, port, data, len, s, src)
+                           : signal_to_waiting(t, port, s, src);
         }
         port_irq_restore(s);
     }

@@ -117,9 +117,6 @@ void task_set_flags(task_t *t, uint8_t set, uint8_t clear)
 
 /* ---- creation ---- */
 
-/* A route's port is checked here, once, so that a send along it need not:
- * an application input port, or a group id for the multicast pid (the
- * bus's multicast checks it) and any port of the time-sync pid. */
 static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
 {
     if (!spec->n_routes) return MT_OK;
@@ -127,8 +124,6 @@ static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
     if (!t->routes) return MT_ERR_NO_MEM;
     for (uint8_t i = 0; i < spec->n_routes; i++) {
         const route_t *r = &spec->routes[i];
-        if (r->pid != MT_PID_MULTICAST && r->pid != MT_PID_TIMESYNC && r->port >= PORT_LIMIT)
-            return MT_ERR_NO_PORT;
         t->routes[i].local = NULL;
         t->routes[i].pid = r->pid;
         t->routes[i].port = r->port;
@@ -144,6 +139,15 @@ static mt_err_t validate_spec(const task_spec_t *spec)
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
     if (sched_find_task(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
+    /* A route's port is checked here, once, so that a send along it need
+     * not: an application input port, or a group id for the multicast pid
+     * (the bus's multicast checks it) and any port of the time-sync pid;
+     * before anything is allocated, so that a bad spec costs nothing. */
+    for (uint8_t i = 0; i < spec->n_routes; i++) {
+        const route_t *r = &spec->routes[i];
+        if (r->pid != MT_PID_MULTICAST && r->pid != MT_PID_TIMESYNC && r->port >= PORT_LIMIT)
+            return MT_ERR_NO_PORT;
+    }
     return MT_OK;
 }
 

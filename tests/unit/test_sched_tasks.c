@@ -711,6 +711,22 @@ static void test_task_slab_exhaustion_is_reported(void **state)
     assert_int_equal(made, MOTET_MAX_TASKS - 1); /* the manager holds one */
 }
 
+static void test_a_bad_route_port_is_reported_before_anything_is_allocated(void **state)
+{
+    (void) state;
+    for (mt_pid_t pid = 0x20; pid < 0x20 + MOTET_MAX_TASKS - 1; pid++) { /* the manager: one */
+        task_spec_t spec = {.pid = pid, .prio = 1, .handler = worker};
+        assert_int_equal(sched_task_create(&spec), MT_OK);
+    }
+    /* The task cache is full: the spec's own error comes first. */
+    static const route_t bad[] = {{.pid = 0x20, .port = PORT_LIMIT}};
+    task_spec_t spec = {.pid = 0x70, .prio = 1, .handler = worker, .routes = bad, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_ERR_NO_PORT);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+    assert_false(sched_task_exists(0x70));
+}
+
 static void test_tasks_stay_reachable_when_colliding_pids_are_killed(void **state)
 {
     (void) state;
@@ -774,6 +790,8 @@ int main(void)
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),
         cmocka_unit_test_setup(test_task_slab_exhaustion_is_reported, setup),
+        cmocka_unit_test_setup(test_a_bad_route_port_is_reported_before_anything_is_allocated,
+                               setup),
         cmocka_unit_test_setup(test_tasks_stay_reachable_when_colliding_pids_are_killed, setup),
         cmocka_unit_test_setup(test_remote_send_without_bus_is_no_route, setup),
         cmocka_unit_test_setup(test_waiting_sends_keep_their_order_and_a_full_pool_is_logged,

@@ -104,7 +104,8 @@ typedef struct task_spec {
 void sched_init(void);
 
 /* Create a local task (not yet initialised: messages to it are held).
- * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
+ * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_PORT (a route's port),
+ * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
 /* Post PORT_INIT with a copy of `data`; held messages follow once handled. */
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
