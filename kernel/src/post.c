@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Posting from interrupts and timers: an interrupt's message always waits
- * (rules 2 and 3), in a pool block appended to its level, or, when it
- * outranks the interrupted code and everything queued, in the interrupt
- * slot, which the interrupt's exit runs first (docs/architecture.md,
- * "Interrupts, timers and threads"). A timer's expiry travels in the
- * timer's own block. What these ways cannot take (payloads, virtual pids,
- * a task not initialised, an empty pool) goes send.c's general path.
+ * (rules 2 and 3), in a pool block appended to its level, or in the
+ * interrupt slot (docs/architecture.md, "Interrupts, timers and threads"):
+ * a bare post to a task above the interrupted code and all that is queued
+ * waits in sched.isr_msg and the exit runs it first; a message queued
+ * meanwhile sends it into the queue first (send_isr_slot_queue()), where
+ * it is the oldest of its level. A timer's expiry travels in the timer's
+ * own block. What these ways cannot take (payloads, virtual pids, a task
+ * not initialised, an empty pool) goes send.c's general path.
  */
 #include "log_ring.h"
 #include "motet/log.h"
@@ -14,11 +16,6 @@
 #include "sched_internal.h"
 #include "thread_internal.h"
 
-/* The interrupt slot (docs/architecture.md, "Interrupts, timers and
- * threads"): a bare post to a task above the interrupted code and all that
- * is queued waits in sched.isr_msg and the exit runs it first; a message
- * queued meanwhile sends it into the queue first (send_isr_slot_queue()),
- * where it is the oldest of its level. */
 /* Whether a bare message from an interrupt body to the initialised task t
  * may wait in the slot: the slot's block is free, t's gate is open (idle,
  * not frozen, not bound to a thread) above the interrupted frame and above
