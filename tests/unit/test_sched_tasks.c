@@ -567,6 +567,34 @@ static void test_signal_from_an_interrupt_body_is_posted(void **state)
     assert_int_equal(signal_sender, MT_PID_NONE);
 }
 
+/* The same for a send with a payload along the interrupted handler's
+ * route: copied and queued as from the interrupt, never run in the body. */
+static void isr_sends(void)
+{
+    strcat(order, "i");
+    assert_int_equal(sched_send(0, "x", 1, 0), MT_OK);
+    signal_from_body_ran_in_body = strchr(order, 'r') != NULL;
+}
+
+static void test_send_from_an_interrupt_body_is_posted(void **state)
+{
+    (void) state;
+    static const route_t to_signalled[] = {{.pid = SIGNALLED, .port = PORT_0}};
+    make(SIGNALLED, 3, signalled);
+    task_spec_t spec = {
+        .pid = SIGNALLER, .prio = 2, .handler = interrupted, .routes = to_signalled, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    tport_irq_attach(0, isr_sends);
+    signal_from_body_ran_in_body = true;
+    signal_saw_no_payload = true;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_false(signal_from_body_ran_in_body);
+    assert_string_equal(order, "(ir)"); /* at the interrupt's exit */
+    assert_false(signal_saw_no_payload);
+    assert_int_equal(signal_sender, MT_PID_NONE);
+}
+
 static void test_full_queue_is_rejected_and_nothing_is_lost(void **state)
 {
     (void) state;
@@ -786,6 +814,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
         cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
+        cmocka_unit_test_setup(test_send_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),
