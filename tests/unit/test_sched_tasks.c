@@ -513,6 +513,54 @@ static void test_send_of_a_small_payload_along_a_route_waits_with_a_copy(void **
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* A route outlives the task it leads to: a send along it after the kill
+ * finds no task, and once a task of that pid is made again the route
+ * leads to it, at once. */
+static void test_route_to_a_killed_task_finds_the_one_made_again(void **state)
+{
+    (void) state;
+    make_signal_pair(2, 3);
+    signal_both_ways("(r)", 2);
+    assert_int_equal(sched_task_kill(SIGNALLED), MT_OK);
+    order[0] = 0;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "()");
+    assert_int_equal(signal_result, MT_ERR_NO_TASK);
+    make(SIGNALLED, 3, signalled);
+    signal_both_ways("(r)", 2);
+}
+
+/* A route may lead to its own task: the send waits until the handler has
+ * returned (rule 4), every time; the third run sends no more. */
+static uint8_t self_runs;
+
+static mt_err_t self_signaller(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    strcat(order, "(");
+    if (++self_runs < 3) signal_result = sched_signal(0);
+    strcat(order, ")");
+    return MT_OK;
+}
+
+static void test_route_to_its_own_task_waits_for_the_handler(void **state)
+{
+    (void) state;
+    static const route_t to_itself[] = {{.pid = SIGNALLER, .port = PORT_0}};
+    task_spec_t spec = {
+        .pid = SIGNALLER, .prio = 2, .handler = self_signaller, .routes = to_itself, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    signal_result = MT_ERR_INVALID;
+    self_runs = 0;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "()()()"); /* one after the other, never nested */
+    assert_int_equal(signal_result, MT_OK);
+}
+
 static void test_signal_errors_are_the_sends_and_logged(void **state)
 {
     (void) state;
@@ -812,6 +860,8 @@ int main(void)
         cmocka_unit_test_setup(test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held,
                                setup),
         cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
+        cmocka_unit_test_setup(test_route_to_a_killed_task_finds_the_one_made_again, setup),
+        cmocka_unit_test_setup(test_route_to_its_own_task_waits_for_the_handler, setup),
         cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_send_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
