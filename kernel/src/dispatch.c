@@ -59,15 +59,18 @@ static MT_NOINLINE void frame_pop_rare(task_t *t)
 }
 
 /* Pop t's frame, the top one, and reopen its gate if t is simply idle
- * again; false leaves the rest to frame_pop_rare(). Irq off: a handler run
- * at an interrupt's exit could otherwise kill t between the pop and the
- * reopening of its gate, or see its flags half written. */
+ * again, as its gate says (GATE_STACKED: it was open at the push and no
+ * change of flags has closed it since); false leaves the rest to
+ * frame_pop_rare(). Irq off: a handler run at an interrupt's exit could
+ * otherwise kill t between the pop and the reopening of its gate, or see
+ * its flags half written. */
 static MT_INLINE bool frame_pop_plain_irq_off(task_t *t)
 {
     sched.current = t->below;
     sched.running_prio = t->below_prio;
-    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED) return false;
-    t->gate = t->prio;
+    mt_prio_t stacked = t->gate;
+    if (stacked < -GATE_STACKED) return false;
+    t->gate = (mt_prio_t) (stacked + GATE_STACKED);
     return true;
 }
 

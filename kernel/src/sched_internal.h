@@ -25,8 +25,21 @@
  * of them, only TASK_INITIALISED may be set for a send to run it at once. */
 #define TASK_GATE_FLAGS (TASK_INITIALISED | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)
 
-/* A gate below every running priority (-1 when the stack is empty). */
-#define GATE_CLOSED ((mt_prio_t) -128)
+/* A gate below every running priority (-1 when the stack is empty), for a
+ * task its flags keep from running at once. */
+#define GATE_CLOSED ((mt_prio_t) -80)
+/* A frame's push closes its task's gate by this much, its pop opens it by
+ * as much again: a gate that was open (a priority, 0..31 by config.h) is
+ * then -40..-9 on the stack, below every running priority (rule 4), and
+ * its pop reopens it without a look at the task's flags; one that was
+ * closed (GATE_CLOSED), or that a change of flags closed while the task
+ * ran (task_set_flags()), is below -40, and the pop looks at the flags
+ * (dispatch.c). So the byte a send compares also tells the pop whether it
+ * is plain. */
+#define GATE_STACKED 40
+_Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_STACKED &&
+                   GATE_CLOSED - GATE_STACKED >= -128,
+               "a stacked gate stays below every running priority, apart from a closed one");
 
 /* Internal message flags, above the public MSG_*: the message was sent to
  * a task not yet initialised, and the drain holds it in the task's held
@@ -79,7 +92,8 @@ typedef struct task {
     mt_pid_t pid;
     mt_prio_t prio;
     mt_prio_t gate;       /* prio while a send may run it at once (rules 1, 4, 7), else
-                           * GATE_CLOSED: on the stack, or its flags say no */
+                           * below every running priority: its flags say no
+                           * (GATE_CLOSED), or on the stack (GATE_STACKED) */
     mt_prio_t below_prio; /* frame: the running priority to restore */
     mt_pid_t sender;      /* frame: sender of the message being handled */
     uint8_t flags;
@@ -214,14 +228,15 @@ void task_destroy(task_t *t);
 /* Push a frame for t, which runs next on behalf of `sender`, above the
  * top frame `below` (of running priority below_prio), read before the lock
  * by a fast path: what handlers an interrupt runs meanwhile restore both;
- * irq off, t able to run (its gate open, or chosen by the drain). While it
- * is on the stack its gate stays closed (rule 4). */
+ * irq off, t able to run (its gate open, or chosen by the drain) and off
+ * the stack. While it is on the stack its gate stays closed (rule 4),
+ * GATE_STACKED below what it was. */
 static MT_INLINE void frame_push_on(task_t *t, task_t *below, mt_prio_t below_prio, mt_pid_t sender)
 {
     t->below = below;
     t->below_prio = below_prio;
     t->sender = sender;
-    t->gate = GATE_CLOSED;
+    t->gate = (mt_prio_t) (t->gate - GATE_STACKED);
     sched.current = t;
     sched.running_prio = t->prio;
 }

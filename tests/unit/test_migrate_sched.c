@@ -87,6 +87,45 @@ static void test_frozen_task_holds_everything_in_order(void **state)
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* A handler that notes its byte and freezes its own task on 'f', freezes
+ * and thaws it again on 't': a change of flags while the task runs. */
+#define SELF 0x23
+
+static mt_err_t self_freezer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port < PORT_0 || !len) return MT_OK;
+    char c = ((const char *) data)[0];
+    note(c);
+    task_t *self = sched_find_task(SELF);
+    if (c == 'f' || c == 't') sched_mig_freeze(self);
+    if (c == 't') sched_mig_thaw(self);
+    return MT_OK;
+}
+
+/* The frame's pop reopens a task's gate only if nothing changed its flags
+ * while it ran, and then only if they let it run: thawed again, a send
+ * runs it at once; still frozen, a send is held until the thaw. */
+static void test_flags_changed_while_a_task_runs_decide_its_gate_at_the_pop(void **state)
+{
+    (void) state;
+    make(SELF, 3, self_freezer);
+    task_t *t = sched_find_task(SELF);
+    assert_int_equal(sched_send_to(SELF, PORT_0, "t", 1, 0), MT_OK);
+    assert_int_equal(t->gate, t->prio);
+    assert_int_equal(sched_send_to(SELF, PORT_0, "x", 1, 0), MT_OK);
+    assert_string_equal(got, "tx"); /* at once (rule 1) */
+    assert_int_equal(sched_send_to(SELF, PORT_0, "f", 1, 0), MT_OK);
+    assert_int_equal(t->gate, GATE_CLOSED);
+    assert_int_equal(sched_send_to(SELF, PORT_0, "y", 1, 0), MT_OK);
+    sched_run_pending();
+    assert_string_equal(got, "txf"); /* held while frozen */
+    sched_mig_thaw(t);
+    assert_int_equal(t->gate, t->prio);
+    sched_run_pending();
+    assert_string_equal(got, "txfy");
+}
+
 static void test_lists_are_spliced_where_the_migrator_puts_them(void **state)
 {
     (void) state;
@@ -222,6 +261,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_frozen_task_holds_everything_in_order, setup),
+        cmocka_unit_test_setup(test_flags_changed_while_a_task_runs_decide_its_gate_at_the_pop,
+                               setup),
         cmocka_unit_test_setup(test_lists_are_spliced_where_the_migrator_puts_them, setup),
         cmocka_unit_test_setup(test_forwarded_payloads_take_the_heap_only_when_too_big, setup),
         cmocka_unit_test_setup(test_take_held_empties_the_list, setup),

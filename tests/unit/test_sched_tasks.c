@@ -513,6 +513,54 @@ static void test_send_of_a_small_payload_along_a_route_waits_with_a_copy(void **
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* A route outlives the task it leads to: a send along it after the kill
+ * finds no task, and once a task of that pid is made again the route
+ * leads to it, at once. */
+static void test_route_to_a_killed_task_finds_the_one_made_again(void **state)
+{
+    (void) state;
+    make_signal_pair(2, 3);
+    signal_both_ways("(r)", 2);
+    assert_int_equal(sched_task_kill(SIGNALLED), MT_OK);
+    order[0] = 0;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "()");
+    assert_int_equal(signal_result, MT_ERR_NO_TASK);
+    make(SIGNALLED, 3, signalled);
+    signal_both_ways("(r)", 2);
+}
+
+/* A route may lead to its own task: the send waits until the handler has
+ * returned (rule 4), every time; the third run sends no more. */
+static uint8_t self_runs;
+
+static mt_err_t self_signaller(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    strcat(order, "(");
+    if (++self_runs < 3) signal_result = sched_signal(0);
+    strcat(order, ")");
+    return MT_OK;
+}
+
+static void test_route_to_its_own_task_waits_for_the_handler(void **state)
+{
+    (void) state;
+    static const route_t to_itself[] = {{.pid = SIGNALLER, .port = PORT_0}};
+    task_spec_t spec = {
+        .pid = SIGNALLER, .prio = 2, .handler = self_signaller, .routes = to_itself, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(SIGNALLER, NULL, 0), MT_OK);
+    signal_result = MT_ERR_INVALID;
+    self_runs = 0;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(order, "()()()"); /* one after the other, never nested */
+    assert_int_equal(signal_result, MT_OK);
+}
+
 static void test_signal_errors_are_the_sends_and_logged(void **state)
 {
     (void) state;
@@ -554,17 +602,44 @@ static mt_err_t interrupted(void *state, mt_port_t port, void *data, uint16_t le
     return MT_OK;
 }
 
+/* Interrupt line 0 runs `isr` in a handler of priority 2 with a route to
+ * SIGNALLED (3), sent a message by boot code; the body sent nothing that
+ * ran in it, and what it sent came from no task. */
+static void interrupt_the_signaller(tport_isr_fn isr)
+{
+    make(SIGNALLED, 3, signalled);
+    make_routed_signaller(2, interrupted);
+    tport_irq_attach(0, isr);
+    signal_from_body_ran_in_body = true;
+    signal_saw_no_payload = false;
+    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_false(signal_from_body_ran_in_body);
+    assert_int_equal(signal_sender, MT_PID_NONE);
+}
+
 static void test_signal_from_an_interrupt_body_is_posted(void **state)
 {
     (void) state;
-    make(SIGNALLED, 3, signalled);
-    make_routed_signaller(2, interrupted);
-    tport_irq_attach(0, isr_signals);
-    signal_from_body_ran_in_body = true;
-    assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
-    assert_false(signal_from_body_ran_in_body);
+    interrupt_the_signaller(isr_signals);
     assert_string_equal(order, "(irr)"); /* both at the interrupt's exit */
-    assert_int_equal(signal_sender, MT_PID_NONE);
+    assert_true(signal_saw_no_payload);
+}
+
+/* The same for a send with a payload along the interrupted handler's
+ * route: copied and queued as from the interrupt, never run in the body. */
+static void isr_sends(void)
+{
+    strcat(order, "i");
+    assert_int_equal(sched_send(0, "x", 1, 0), MT_OK);
+    signal_from_body_ran_in_body = strchr(order, 'r') != NULL;
+}
+
+static void test_send_from_an_interrupt_body_is_posted(void **state)
+{
+    (void) state;
+    interrupt_the_signaller(isr_sends);
+    assert_string_equal(order, "(ir)"); /* at the interrupt's exit */
+    assert_false(signal_saw_no_payload);
 }
 
 static void test_full_queue_is_rejected_and_nothing_is_lost(void **state)
@@ -785,7 +860,10 @@ int main(void)
         cmocka_unit_test_setup(test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held,
                                setup),
         cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
+        cmocka_unit_test_setup(test_route_to_a_killed_task_finds_the_one_made_again, setup),
+        cmocka_unit_test_setup(test_route_to_its_own_task_waits_for_the_handler, setup),
         cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
+        cmocka_unit_test_setup(test_send_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),

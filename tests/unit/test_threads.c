@@ -558,6 +558,16 @@ static mt_err_t handler_m(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+/* M for a route: notes that it ran. */
+static mt_err_t handler_m_plain(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port == PORT_0) note("M ");
+    return MT_OK;
+}
+
 static void test_nested_preemption_unwinds_in_order(void **state)
 {
     (void) state;
@@ -575,6 +585,56 @@ static void test_nested_preemption_unwinds_in_order(void **state)
     /* K->A, A->K (send), K->B (interrupt exit in M), B exits ->K, K->A,
      * A exits ->K. */
     assert_int_equal(thread_switch_count() - switches, 6);
+}
+
+/* A send along a route is the running handler's: a thread that preempts
+ * handler R (a route to M, which outranks everything) and sends along
+ * route 0 has no route of its own (bound to no task), so its send is
+ * refused and logged, as from boot code, and never takes R's route; R's
+ * own send along it, once the thread has finished, runs M at once. */
+#define PID_R 0x46
+
+static mt_err_t route_send_result;
+
+static void route_thread(void *arg)
+{
+    (void) arg;
+    sem_wait(&sem);
+    note("A( ");
+    route_send_result = sched_signal(0);
+    note(")A ");
+}
+
+static mt_err_t handler_r(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port != PORT_0) return MT_OK;
+    note("R( ");
+    sem_post(&sem); /* wakes the thread, which preempts R at once */
+    assert_int_equal(sched_signal(0), MT_OK);
+    note(")R ");
+    return MT_OK;
+}
+
+static void test_thread_send_along_a_route_is_not_the_preempted_handlers(void **state)
+{
+    (void) state;
+    static const route_t to_m[] = {{.pid = PID_M, .port = PORT_0}};
+    spawn(0, route_thread, 4, MT_PID_NONE);
+    make_task(PID_M, 6, handler_m_plain);
+    task_spec_t spec = {
+        .pid = PID_R, .prio = 1, .handler = handler_r, .routes = to_m, .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_R, NULL, 0), MT_OK);
+    test_count_logged_errors(MT_OK); /* drain */
+    trace[0] = 0;
+    route_send_result = MT_OK;
+    assert_int_equal(sched_send_to(PID_R, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(trace, "R( A( )A M )R ");
+    assert_int_equal(route_send_result, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
 }
 
 /* A thread woken by one of several queued handlers runs as soon as that
@@ -819,6 +879,7 @@ int main(void)
         cmocka_unit_test_setup(test_equal_priority_thread_waits_for_the_handler, setup),
         cmocka_unit_test_setup(test_handler_preempts_thread_on_the_kernel_stack, setup),
         cmocka_unit_test_setup(test_thread_send_to_lower_handler_is_queued, setup),
+        cmocka_unit_test_setup(test_thread_send_along_a_route_is_not_the_preempted_handlers, setup),
         cmocka_unit_test_setup(test_isr_post_strictly_higher_preempts_a_thread, setup),
         cmocka_unit_test_setup(test_isr_post_equal_to_thread_waits, setup),
         cmocka_unit_test_setup(test_nested_preemption_unwinds_in_order, setup),
