@@ -159,8 +159,9 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
         thread_mail_push((thread_t *) t->state, m);
         log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     }
+    mt_pid_t pid = t->pid; /* under the lock: a kill at its end may free t */
     port_irq_restore(s);
-    return m ? MT_OK : post_isr_bare_general(t->pid, port);
+    return m ? MT_OK : post_isr_bare_general(pid, port);
 }
 
 /* A bare message to t, looked up under the caller's lock (s, put back

@@ -92,18 +92,18 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
         sched_msg_free(m);
         return log_error(MT_ERR_NO_TASK);
     }
-    if (!len && send_hands_over(flags)) mem_release(data);
-    if (!(t->flags & (TASK_INITIALISED | TASK_THREAD))) {
-        if ((t->flags & TASK_FROZEN) && port != PORT_INIT) {
-            queue_hold(t, m); /* until the task thaws or moves: in no queue */
-            port_irq_restore(s);
-            return MT_OK;
-        }
+    bool uninitialised = !(t->flags & (TASK_INITIALISED | TASK_THREAD));
+    if (uninitialised && (t->flags & TASK_FROZEN) && port != PORT_INIT) {
+        queue_hold(t, m); /* until the task thaws or moves: in no queue */
+    } else {
         /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
-        m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
+        if (uninitialised) m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
+        queue_after_slot(t, m);
     }
-    queue_after_slot(t, m);
     port_irq_restore(s);
+    /* The send can no longer fail: an empty hand-over is the kernel's to
+     * free, out of the lock (a free may walk the heap). */
+    if (!len && send_hands_over(flags)) mem_release(data);
     return MT_OK;
 }
 

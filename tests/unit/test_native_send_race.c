@@ -32,6 +32,7 @@ enum {
     PORT_RESOLVE_ROUTE,
     PORT_SEND_ALONG_ROUTE,
     PORT_SEND_COPIED_EIGHT,
+    PORT_POST_BARE,
 };
 
 static unsigned victim_got, newcomer_got;
@@ -101,6 +102,8 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
         send_err = sched_send(0, NULL, 0, 0);
     } else if (port == PORT_SEND_ALONG_ROUTE) {
         send_err = sched_send(0, eight_bytes, sizeof eight_bytes, 0);
+    } else if (port == PORT_POST_BARE) { /* as the migrator posts, from task context */
+        send_err = sched_post_isr(PID_VICTIM, PORT_0, NULL, 0, 0);
     } else if (port == PORT_SEND_COPIED_EIGHT) {
         send_err = sched_send_to(PID_VICTIM, PORT_0, eight_bytes, sizeof eight_bytes, 0);
     } else if (port == PORT_SEND_EMPTY_HEAP) {
@@ -200,6 +203,27 @@ static void test_an_empty_heap_payload_queued_is_freed_by_the_kernel(void **stat
     assert_false(mem_is_heap(heap_block));
     mem_get_stats(&after);
     assert_int_equal(after.alloc_count, before.alloc_count);
+}
+
+static void test_a_bare_post_to_a_task_killed_and_replaced_meanwhile_fails(void **state)
+{
+    (void) state;
+    /* Not initialised: the post cannot queue in its lookup's critical
+     * section and goes the general way after it, by the pid it looked up,
+     * not by whatever the control block holds by then. */
+    make(PID_SENDER, 2, sender);
+    task_spec_t spec = {.pid = PID_VICTIM, .prio = 1, .handler = victim};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    make(PID_KILLER, 5, killer);
+    port_native_irq_attach(0, isr_wakes_killer);
+    replace_victim = true;
+    victim_got = newcomer_got = 0;
+    assert_int_equal(sched_send_to(PID_SENDER, PORT_POST_BARE, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(send_err, MT_ERR_NO_TASK);
+    assert_int_equal(victim_got, 0);
+    assert_int_equal(newcomer_got, 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
 }
 
 /* ---- a destination that moves to another module meanwhile ---- */
@@ -313,6 +337,8 @@ int main(void)
         cmocka_unit_test_setup(
             test_an_empty_heap_payload_to_a_task_killed_meanwhile_stays_the_senders, test_boot),
         cmocka_unit_test_setup(test_an_empty_heap_payload_queued_is_freed_by_the_kernel, test_boot),
+        cmocka_unit_test_setup(test_a_bare_post_to_a_task_killed_and_replaced_meanwhile_fails,
+                               test_boot),
         cmocka_unit_test_setup(test_a_send_along_a_route_whose_task_moves_meanwhile_is_forwarded,
                                test_boot),
         cmocka_unit_test_setup(test_a_send_by_pid_to_a_task_that_moves_meanwhile_is_forwarded,
