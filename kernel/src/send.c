@@ -313,7 +313,7 @@ static MT_NOINLINE mt_err_t signal_to_general(mt_pid_t pid, mt_port_t port)
  * without payload has its own, and its own general way, in few arguments:
  * none on the stack, and the general way a tail call. */
 static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data, uint16_t len,
-                                          port_irq_state_t s, mt_pid_t src)
+                                          port_irq_state_t s, mt_pid_t src, bool local_only)
 {
     if (queue_small_irq_off(t, port, data, len, src)) {
         port_irq_restore(s);
@@ -321,25 +321,34 @@ static MT_INLINE mt_err_t queue_to_unlock(task_t *t, mt_port_t port, void *data,
     }
     mt_pid_t pid = t->pid; /* read under the lock: a kill may free t after it */
     port_irq_restore(s);
+    if (local_only) return send_local_general(pid, port, data, len, 0);
     return len ? send_to_general(pid, port, data, len, 0) : signal_to_general(pid, port);
 }
 
 static MT_NOINLINE mt_err_t send_to_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
                                             port_irq_state_t s, mt_pid_t src)
 {
-    return queue_to_unlock(t, port, data, len, s, src);
+    return queue_to_unlock(t, port, data, len, s, src, false);
 }
 
 static MT_NOINLINE mt_err_t signal_to_waiting(task_t *t, mt_port_t port, port_irq_state_t s,
                                               mt_pid_t src)
 {
-    return queue_to_unlock(t, port, NULL, 0, s, src);
+    return queue_to_unlock(t, port, NULL, 0, s, src, false);
+}
+
+/* sched_send_local()'s: every delivery of a multicast or a bus frame that
+ * waits. Its general way is to local tasks only, so that nothing it does
+ * leads back to the multicast and bus paths. */
+static MT_NOINLINE mt_err_t send_local_waiting(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                               port_irq_state_t s, mt_pid_t src)
+{
+    return queue_to_unlock(t, port, data, len, s, src, true);
 }
 
 /* A send by pid: the fast paths when pid's task sits in its home slot (a
  * virtual pid never does, so a hit there is a local task), else the
- * general path, for any destination or (`local_only`) local ones, which
- * also queue that way: nothing they do leads to a send to any pid. */
+ * general path, for any destination or (`local_only`) local ones. */
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only)
 {
@@ -362,9 +371,9 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
              * which costs this immediate path with the event log three
              * saved registers on the ATmega128 (13 cycles, measured). */
             mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
-            if (!local_only)
-                return len ? send_to_waiting(t, port, data, len, s, src)
-                           : signal_to_waiting(t, port, s, src);
+            if (local_only) return send_local_waiting(t, port, data, len, s, src);
+            return len ? send_to_waiting(t, port, data, len, s, src)
+                       : signal_to_waiting(t, port, s, src);
         }
         port_irq_restore(s);
     }
