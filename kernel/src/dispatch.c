@@ -200,7 +200,7 @@ static MT_NOINLINE bool take_over_rare(task_t *t, msg_t *m)
  * once nothing above the floor is left, and they stay off on return. */
 
 /* Run the handler of message m's task t, m just taken off the queue or,
- * `slot`, out of the interrupt slot (send.c), whose payload and sender are
+ * `slot`, out of the interrupt slot (post.c), whose payload and sender are
  * none (constants here); at t's level, irq off on entry and on return. The
  * frame restores t's level, not the floor's: the pop may enable interrupts
  * (a kill finishing: FINAL), and one taken then must run at its exit only
@@ -330,7 +330,7 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 
 /* ---- interrupts and the main loop ---- */
 
-/* The interrupt slot's message (send.c) outranks the interrupted frame and
+/* The interrupt slot's message (post.c) outranks the interrupted frame and
  * everything queued: it runs first, with no queue between. Its block is
  * free again before interrupts are on (the handler's arguments are in
  * registers by then), so that an interrupt during the handler posts to a

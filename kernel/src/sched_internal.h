@@ -50,7 +50,7 @@ _Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_
  * given back by clearing its flags; the message is the INIT of a task not
  * yet initialised (rule 7 holds its other messages until this one's
  * handler has returned). */
-#define MSG_IN_SLOT   0x10u /* waits in the interrupt slot for its exit (send.c) */
+#define MSG_IN_SLOT   0x10u /* waits in the interrupt slot for its exit (post.c) */
 #define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
 #define MSG_OPENS     0x80u
@@ -126,7 +126,7 @@ typedef struct sched_state {
      * source of TASK_KILL_PENDING, so that an image without kills links
      * none of their code. */
     void (*kill_on_pop)(task_t *t);
-    /* The interrupt slot (send.c): an interrupt's bare message that will
+    /* The interrupt slot (post.c): an interrupt's bare message that will
      * run first at the interrupt's exit, in no queue until then. Its
      * flags hold MSG_IN_SLOT while it waits there; its block is busy while
      * they are set at all (waiting, or queued after all). */

@@ -300,7 +300,7 @@ static void finish_kill_call(void *arg)
 mt_err_t sched_task_kill(mt_pid_t pid)
 {
     /* Not from an interrupt body: FINAL would run inside it, and the
-     * interrupt slot may name the task (send.c), which its exit would run
+     * interrupt slot may name the task (post.c), which its exit would run
      * after the block was freed. */
     if (port_in_isr()) return log_error(MT_ERR_STATE);
     port_irq_state_t s = port_irq_save();
