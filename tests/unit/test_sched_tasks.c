@@ -470,7 +470,7 @@ static void test_signal_along_a_resolved_route_to_an_uninitialised_task_is_held(
  * with its own copy of the bytes, through the general path while the
  * route is not resolved and the queued fast path (the by-pid way's body)
  * once it is; the sender's buffer is changed before the copies run. */
-static char copies_seen[8];
+static char copies_seen[sizeof "abcdabcd"]; /* four copies of two bytes, and the NUL */
 static uint8_t copies_from_sender;
 
 static mt_err_t copy_receiver(void *state, mt_port_t port, void *data, uint16_t len)
