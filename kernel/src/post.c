@@ -55,14 +55,6 @@ void queue_after_slot(task_t *t, msg_t *m)
         queue_push(m, t);
 }
 
-/* sched_post_isr() for everything but the bare message below: an
- * interrupt's message always waits (rules 2 and 3). */
-static MT_NOINLINE mt_err_t post_isr_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
-                                             uint8_t flags)
-{
-    return send_general_to(pid, port, data, len, flags, GENERAL_ISR);
-}
-
 /* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
  * is a task of this module's log, and the sender is not one. */
 mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
@@ -140,10 +132,12 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
     return post_expiry_general(own);
 }
 
-/* Out of line: the bare post's other ways pass no flags (call-saved on AVR). */
+/* The general path of a bare post (an interrupt's message always waits:
+ * rules 2 and 3). Out of line: the bare post's other ways pass no flags
+ * (call-saved on AVR). */
 static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
 {
-    return post_isr_general(pid, port, NULL, 0, 0);
+    return send_general_to(pid, port, NULL, 0, 0, GENERAL_ISR);
 }
 
 /* post_isr_queued() for a task bound to a thread (its mailbox); the rest
@@ -203,5 +197,5 @@ mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
 mt_err_t sched_post_isr_data(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
     if (!len && !flags) return sched_post_isr_bare(pid, port);
-    return post_isr_general(pid, port, data, len, flags);
+    return send_general_to(pid, port, data, len, flags, GENERAL_ISR);
 }
