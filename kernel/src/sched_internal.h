@@ -71,7 +71,8 @@ static MT_INLINE bool send_hands_over(uint8_t flags)
 #define MIG_RESERVE 4u
 
 /* An output port: the destination and its control block while it is a
- * local task (resolved on first use, cleared when that task goes). */
+ * local task (resolved on first use; task_none, below, until then, for a
+ * remote or virtual destination, and once that task goes). */
 typedef struct out_route {
     struct task *local;
     mt_pid_t pid;
@@ -99,6 +100,13 @@ typedef struct task {
     uint8_t flags;
     uint8_t n_routes;
 } task_t;
+
+/* The control block of no task, which a route names while it is not
+ * resolved to a local one: its gate never opens and its flags never say
+ * initialised, so that a send's fast paths find it unable to run and
+ * unable to take a message, as they find such a task, with no test for
+ * none; the general path resolves the route (send.c). Never written. */
+extern task_t task_none;
 
 /* A task on another module: enough to route and order its messages. */
 typedef struct remote_task {

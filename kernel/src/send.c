@@ -403,7 +403,10 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
 static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
-    if (!r->local) r->local = sched_find_task(r->pid);
+    if (r->local == &task_none) {
+        task_t *t = sched_find_task(r->pid);
+        if (t) r->local = t;
+    }
     port_irq_restore(s);
     return send_general_to(r->pid, r->port, data, len, flags, GENERAL_ANY);
 }
@@ -432,7 +435,7 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
                                          port_irq_state_t s)
 {
     task_t *t = r->local;
-    if (!t) {
+    if (t == &task_none) {
         port_irq_restore(s);
         return send_route(r, data, len, 0);
     }
@@ -440,10 +443,10 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
 }
 
 /* Without: handed t, the route's task as the caller read it under its
- * lock (none: the route is not resolved yet, the general way). */
+ * lock (task_none, never initialised: not resolved, the general way). */
 static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r, task_t *t)
 {
-    if (t && queue_small_irq_off(t, r->port, NULL, 0, sched.current->pid)) {
+    if (queue_small_irq_off(t, r->port, NULL, 0, sched.current->pid)) {
         port_irq_restore(s);
         return MT_OK;
     }
@@ -476,14 +479,14 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
 /* sched_send()'s fast path along route r of the running task, in line in
  * it (`bare` in sched_signal()): the send and its arguments only, so that
  * nothing but the top frame needs a saved register. A route's control block
- * is set only for a local task (cleared when that task goes) and its port
- * was checked when the route was made: the fast path trusts both. */
+ * is a local task's or task_none, whose gate never opens, and its port was
+ * checked when the route was made: the fast path trusts both. */
 static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags,
                                      bool bare)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
-    if (t && t->gate >= sched.running_prio) {
+    if (t->gate >= sched.running_prio) {
         task_t *self = sched.current;
         frame_push_on(t, self, sched.running_prio, self->pid);
         /* run_heap() logs its RUN once the payload is the kernel's. */
