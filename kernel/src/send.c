@@ -415,7 +415,7 @@ static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t fla
 static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = MOTET_THREADS && thread_running() ? thread_running_task() : sched.current;
-    if (!self) return log_error(MT_ERR_STATE);
+    if (!self || self == &task_none) return log_error(MT_ERR_STATE);
     if (out >= self->n_routes) return log_error(MT_ERR_NO_PORT);
     return send_route(&self->routes[out], data, len, flags);
 }
@@ -505,8 +505,8 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
  * signal's constant arguments fold its payload's tests away. */
 static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags, bool bare)
 {
-    task_t *self = sched.current;
-    if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
+    task_t *self = sched.current; /* task_none, of no routes, if no handler runs */
+    if (fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
         return send_along(&self->routes[out], data, len, flags, bare);
     return send_general(out, data, len, flags);
 }
