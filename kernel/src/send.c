@@ -35,11 +35,12 @@
 /* ---- payloads ---- */
 
 /* The frame of the handler that sends, if the sender is a task on the
- * kernel stack: where a payload it was given and passes on is held. */
+ * kernel stack: where a payload it was given and passes on is held. None
+ * for MT_PID_NONE, task_none's pid, which no task has. */
 static MT_INLINE task_t *sending_frame(mt_pid_t sender)
 {
     task_t *self = sched_running_frame();
-    return self && self->pid == sender ? self : NULL;
+    return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
 }
 
 /* Give the message block m its own copy of a borrowed payload (in the block

@@ -549,12 +549,11 @@ static inline void thread_timer_fired(uint8_t id)
 
 #endif /* MOTET_THREADS */
 
-/* The top frame while a handler runs on the kernel stack; NULL while a
- * thread runs (its sends are not a frame's) or no handler runs. */
+/* The top frame on the kernel stack, task_none's while no handler runs;
+ * NULL while a thread runs (its sends are not a frame's). */
 static MT_INLINE task_t *sched_running_frame(void)
 {
-    task_t *top = sched.current;
-    return (MOTET_THREADS && thread_running()) || top == &task_none ? NULL : top;
+    return MOTET_THREADS && thread_running() ? NULL : sched.current;
 }
 
 /* True if a drain at `floor` may find work: a message above it or a ready
