@@ -33,6 +33,7 @@ sched_state_t sched;
 void sched_init(void)
 {
     memset(&sched, 0, sizeof sched);
+    sched.current = &task_none;
     sched.running_prio = -1;
     task_init_caches();
     queue_init();
@@ -122,7 +123,7 @@ mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 
 bool task_on_stack(const task_t *t)
 {
-    for (const task_t *f = sched.current; f; f = f->below)
+    for (const task_t *f = sched.current; f->below; f = f->below)
         if (f == t) return true;
     return false;
 }
@@ -280,13 +281,13 @@ mt_pid_t sched_current_pid(void)
         task_t *bound = thread_running_task();
         return bound ? bound->pid : MT_PID_NONE;
     }
-    return sched.current ? sched.current->pid : MT_PID_NONE;
+    return sched.current->pid;
 }
 
 mt_pid_t sched_sender(void)
 {
     if (MOTET_THREADS && thread_running()) return MT_PID_NONE;
-    return sched.current ? sched.current->sender : MT_PID_NONE;
+    return sched.current->sender;
 }
 
 mt_prio_t sched_running_prio(void)
@@ -297,7 +298,7 @@ mt_prio_t sched_running_prio(void)
 uint8_t sched_stack_depth(void)
 {
     uint8_t depth = 0;
-    for (const task_t *t = sched.current; t; t = t->below) depth++;
+    for (const task_t *t = sched.current; t->below; t = t->below) depth++;
     return depth;
 }
 
@@ -443,7 +444,7 @@ port_sleep_mode_t sched_sleep_mode(void)
 
 bool sched_k_idle(void)
 {
-    return sched.current == NULL && !sched.stop && queue_top_prio() < 0;
+    return sched.current == &task_none && !sched.stop && queue_top_prio() < 0;
 }
 
 void sched_k_preempt(void)

@@ -71,7 +71,8 @@ static MT_INLINE bool send_hands_over(uint8_t flags)
 #define MIG_RESERVE 4u
 
 /* An output port: the destination and its control block while it is a
- * local task (resolved on first use, cleared when that task goes). */
+ * local task (resolved on first use; task_none, below, until then, for a
+ * remote or virtual destination, and once that task goes). */
 typedef struct out_route {
     struct task *local;
     mt_pid_t pid;
@@ -100,6 +101,15 @@ typedef struct task {
     uint8_t n_routes;
 } task_t;
 
+/* The control block of no task: what a route names while it is not
+ * resolved to a local task, and the frame at the bottom of the stack, the
+ * top one while no handler runs. Its gate never opens, its flags never say
+ * initialised and it has no routes, so that a send's fast paths find it
+ * unable to run, unable to take a message or to send, as they find such a
+ * task, with no test for none (the general path resolves the route, or
+ * refuses the send); its pid and sender are MT_PID_NONE. Never written. */
+extern task_t task_none;
+
 /* A task on another module: enough to route and order its messages. */
 typedef struct remote_task {
     mt_pid_t pid;
@@ -116,7 +126,7 @@ typedef struct remote_task {
      : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
                              : 256u)
 typedef struct sched_state {
-    task_t *current;        /* task of the top handler frame, NULL if none */
+    task_t *current;        /* task of the top handler frame, task_none if none */
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
     uint8_t held;           /* messages held for uninitialised tasks */
     volatile bool stop;
@@ -246,7 +256,8 @@ static MT_INLINE void frame_push(task_t *t, mt_pid_t sender)
     frame_push_on(t, sched.current, sched.running_prio, sender);
 }
 /* True if t has a frame on the stack: the frames are a chain from the top
- * (a walk of at most one frame per priority level, for the rare paths). */
+ * down to task_none's, the one frame with none below (a walk of at most
+ * one frame per priority level, for the rare paths). */
 bool task_on_stack(const task_t *t);
 /* Run the handler of t, whose frame was just pushed, with interrupts on;
  * free a payload it did not take, pop the frame and finish an INIT or a

@@ -35,11 +35,12 @@
 /* ---- payloads ---- */
 
 /* The frame of the handler that sends, if the sender is a task on the
- * kernel stack: where a payload it was given and passes on is held. */
+ * kernel stack: where a payload it was given and passes on is held. None
+ * for MT_PID_NONE, task_none's pid, which no task has. */
 static MT_INLINE task_t *sending_frame(mt_pid_t sender)
 {
     task_t *self = sched_running_frame();
-    return self && self->pid == sender ? self : NULL;
+    return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
 }
 
 /* Give the message block m its own copy of a borrowed payload (in the block
@@ -403,7 +404,10 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
 static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
-    if (!r->local) r->local = sched_find_task(r->pid);
+    if (r->local == &task_none) {
+        task_t *t = sched_find_task(r->pid);
+        if (t) r->local = t;
+    }
     port_irq_restore(s);
     return send_general_to(r->pid, r->port, data, len, flags, GENERAL_ANY);
 }
@@ -412,7 +416,7 @@ static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t fla
 static MT_NOINLINE mt_err_t send_general(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     task_t *self = MOTET_THREADS && thread_running() ? thread_running_task() : sched.current;
-    if (!self) return log_error(MT_ERR_STATE);
+    if (!self || self == &task_none) return log_error(MT_ERR_STATE);
     if (out >= self->n_routes) return log_error(MT_ERR_NO_PORT);
     return send_route(&self->routes[out], data, len, flags);
 }
@@ -432,7 +436,7 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
                                          port_irq_state_t s)
 {
     task_t *t = r->local;
-    if (!t) {
+    if (t == &task_none) {
         port_irq_restore(s);
         return send_route(r, data, len, 0);
     }
@@ -440,10 +444,10 @@ static MT_NOINLINE mt_err_t send_waiting(out_route_t *r, void *data, uint16_t le
 }
 
 /* Without: handed t, the route's task as the caller read it under its
- * lock (none: the route is not resolved yet, the general way). */
+ * lock (task_none, never initialised: not resolved, the general way). */
 static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r, task_t *t)
 {
-    if (t && queue_small_irq_off(t, r->port, NULL, 0, sched.current->pid)) {
+    if (queue_small_irq_off(t, r->port, NULL, 0, sched.current->pid)) {
         port_irq_restore(s);
         return MT_OK;
     }
@@ -476,14 +480,14 @@ static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint
 /* sched_send()'s fast path along route r of the running task, in line in
  * it (`bare` in sched_signal()): the send and its arguments only, so that
  * nothing but the top frame needs a saved register. A route's control block
- * is set only for a local task (cleared when that task goes) and its port
- * was checked when the route was made: the fast path trusts both. */
+ * is a local task's or task_none, whose gate never opens, and its port was
+ * checked when the route was made: the fast path trusts both. */
 static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags,
                                      bool bare)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
-    if (t && t->gate >= sched.running_prio) {
+    if (t->gate >= sched.running_prio) {
         task_t *self = sched.current;
         frame_push_on(t, self, sched.running_prio, self->pid);
         /* run_heap() logs its RUN once the payload is the kernel's. */
@@ -502,8 +506,8 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
  * signal's constant arguments fold its payload's tests away. */
 static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags, bool bare)
 {
-    task_t *self = sched.current;
-    if (self && fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
+    task_t *self = sched.current; /* task_none, of no routes, if no handler runs */
+    if (fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
         return send_along(&self->routes[out], data, len, flags, bare);
     return send_general(out, data, len, flags);
 }

@@ -24,6 +24,7 @@
 #include "timer_internal.h"
 
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
+task_t task_none = {.pid = MT_PID_NONE, .gate = GATE_CLOSED};
 
 void task_init_caches(void)
 {
@@ -89,7 +90,7 @@ static void forget_routes_to(const task_t *dead)
     for (uint16_t i = 0; i < TASK_TABLE_SIZE; i++) {
         task_t *t = sched.tasks[i];
         for (uint8_t r = 0; t && r < t->n_routes; r++)
-            if (t->routes[r].local == dead) t->routes[r].local = NULL;
+            if (t->routes[r].local == dead) t->routes[r].local = &task_none;
     }
 }
 
@@ -124,7 +125,7 @@ static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
     if (!t->routes) return MT_ERR_NO_MEM;
     for (uint8_t i = 0; i < spec->n_routes; i++) {
         const route_t *r = &spec->routes[i];
-        t->routes[i].local = NULL;
+        t->routes[i].local = &task_none;
         t->routes[i].pid = r->pid;
         t->routes[i].port = r->port;
     }

@@ -549,8 +549,8 @@ static inline void thread_timer_fired(uint8_t id)
 
 #endif /* MOTET_THREADS */
 
-/* The top frame while a handler runs on the kernel stack; NULL while a
- * thread runs (its sends are not a frame's). */
+/* The top frame on the kernel stack, task_none's while no handler runs;
+ * NULL while a thread runs (its sends are not a frame's). */
 static MT_INLINE task_t *sched_running_frame(void)
 {
     return MOTET_THREADS && thread_running() ? NULL : sched.current;

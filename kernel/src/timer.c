@@ -139,7 +139,7 @@ static void timer_service(void);
 
 static bool budget_wanted(void)
 {
-    return budgets_set && (sched.current != NULL || queue_top >= 0 || isr_slot_waiting());
+    return budgets_set && (sched.current != &task_none || queue_top >= 0 || isr_slot_waiting());
 }
 
 /* The compare interrupt's look at the top of the stack; irq off. */
@@ -154,7 +154,7 @@ static void budget_check(void)
         watch.logged = false;
         return;
     }
-    if (!t || watch.logged) return;
+    if (t == &task_none || watch.logged) return;
     for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) {
         if (budgets[i].pid != t->pid || now - watch.since < budgets[i].ticks) continue;
         uint64_t ms = (uint64_t) (now - watch.since) * 1000u / PORT_TICKS_PER_SECOND;

@@ -152,7 +152,7 @@ static void test_final_under_a_more_important_killer_keeps_its_priority(void **s
     high_entries = high_depth = high_max_depth = mid_runs = 0;
     assert_int_equal(sched_send_to(PID_HIGH, PORT_0, NULL, 0, 0), MT_OK);
     assert_int_equal(high_max_depth, 1); /* never entered twice */
-    assert_null(sched.current);
+    assert_ptr_equal(sched.current, &task_none);
     assert_int_equal(sched_stack_depth(), 0);
     assert_int_equal(high_entries, 2); /* its own message, once it had returned */
     assert_int_equal(mid_runs, 1);

@@ -530,6 +530,28 @@ static void test_route_to_a_killed_task_finds_the_one_made_again(void **state)
     signal_both_ways("(r)", 2);
 }
 
+/* A route made before its task: every send along it finds none, the
+ * route staying unresolved (neither fast path takes it), and once the task
+ * is made the route leads to it, at once, and to the queue when it is the
+ * lower of the two. */
+static void test_route_made_before_its_task_finds_it_once_made(void **state)
+{
+    (void) state;
+    make_routed_signaller(2, signaller);
+    for (int i = 0; i < 2; i++) {
+        order[0] = 0;
+        signal_result = MT_ERR_INVALID;
+        assert_int_equal(sched_send_to(SIGNALLER, PORT_0, NULL, 0, 0), MT_OK);
+        assert_string_equal(order, "()");
+        assert_int_equal(signal_result, MT_ERR_NO_TASK);
+    }
+    make(SIGNALLED, 3, signalled);
+    signal_both_ways("(r)", 2);
+    assert_int_equal(sched_task_kill(SIGNALLED), MT_OK);
+    make(SIGNALLED, 1, signalled);
+    signal_both_ways("()r", 1);
+}
+
 /* A route may lead to its own task: the send waits until the handler has
  * returned (rule 4), every time; the third run sends no more. */
 static uint8_t self_runs;
@@ -861,6 +883,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_signal_errors_are_the_sends_and_logged, setup),
         cmocka_unit_test_setup(test_route_to_a_killed_task_finds_the_one_made_again, setup),
+        cmocka_unit_test_setup(test_route_made_before_its_task_finds_it_once_made, setup),
         cmocka_unit_test_setup(test_route_to_its_own_task_waits_for_the_handler, setup),
         cmocka_unit_test_setup(test_signal_from_an_interrupt_body_is_posted, setup),
         cmocka_unit_test_setup(test_send_from_an_interrupt_body_is_posted, setup),
