@@ -9,6 +9,7 @@
 #ifndef MOTET_SCHED_INTERNAL_H
 #define MOTET_SCHED_INTERNAL_H
 
+#include "debug_assert.h"
 #include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
@@ -226,6 +227,10 @@ void task_destroy(task_t *t);
 
 /* ---- dispatch.c: frames and the dispatch rules ---- */
 
+/* True if t has a frame on the stack: the frames are a chain from the top
+ * (a walk of at most one frame per priority level, for the rare paths). */
+bool task_on_stack(const task_t *t);
+
 /* Push a frame for t, which runs next on behalf of `sender`, above the
  * top frame `below` (of running priority below_prio), read before the lock
  * by a fast path: what handlers an interrupt runs meanwhile restore both;
@@ -234,6 +239,7 @@ void task_destroy(task_t *t);
  * GATE_STACKED below what it was. */
 static MT_INLINE void frame_push_on(task_t *t, task_t *below, mt_prio_t below_prio, mt_pid_t sender)
 {
+    MT_DEBUG_ASSERT(!task_on_stack(t)); /* pushed twice, its gate would be open after both pops */
     t->below = below;
     t->below_prio = below_prio;
     t->sender = sender;
@@ -246,9 +252,6 @@ static MT_INLINE void frame_push(task_t *t, mt_pid_t sender)
 {
     frame_push_on(t, sched.current, sched.running_prio, sender);
 }
-/* True if t has a frame on the stack: the frames are a chain from the top
- * (a walk of at most one frame per priority level, for the rare paths). */
-bool task_on_stack(const task_t *t);
 /* Run the handler of t, whose frame was just pushed, with interrupts on;
  * free a payload it did not take, pop the frame and finish an INIT or a
  * kill that came with it; the handler's result. The caller runs what the
