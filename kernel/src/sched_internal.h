@@ -9,12 +9,14 @@
 #ifndef MOTET_SCHED_INTERNAL_H
 #define MOTET_SCHED_INTERNAL_H
 
+#include "debug_assert.h"
 #include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
 
 /* Internal task flags, above the public TASK_MOVABLE. */
 #define TASK_INIT_RUNNING 0x04u /* its PORT_INIT handler is on the stack */
+#define TASK_INIT_SENT    0x08u /* sched_task_init() has sent its one PORT_INIT */
 #define TASK_INITIALISED  0x10u /* PORT_INIT has been handled */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
@@ -235,6 +237,11 @@ void task_destroy(task_t *t);
 
 /* ---- dispatch.c: frames and the dispatch rules ---- */
 
+/* True if t has a frame on the stack: the frames are a chain from the top
+ * down to task_none's, the one frame with none below (a walk of at most
+ * one frame per priority level, for the rare paths). */
+bool task_on_stack(const task_t *t);
+
 /* Push a frame for t, which runs next on behalf of `sender`, above the
  * top frame `below` (of running priority below_prio), read before the lock
  * by a fast path: what handlers an interrupt runs meanwhile restore both;
@@ -243,6 +250,7 @@ void task_destroy(task_t *t);
  * GATE_STACKED below what it was. */
 static MT_INLINE void frame_push_on(task_t *t, task_t *below, mt_prio_t below_prio, mt_pid_t sender)
 {
+    MT_DEBUG_ASSERT(!task_on_stack(t)); /* pushed twice, its gate would be open after both pops */
     t->below = below;
     t->below_prio = below_prio;
     t->sender = sender;
@@ -255,10 +263,6 @@ static MT_INLINE void frame_push(task_t *t, mt_pid_t sender)
 {
     frame_push_on(t, sched.current, sched.running_prio, sender);
 }
-/* True if t has a frame on the stack: the frames are a chain from the top
- * down to task_none's, the one frame with none below (a walk of at most
- * one frame per priority level, for the rare paths). */
-bool task_on_stack(const task_t *t);
 /* Run the handler of t, whose frame was just pushed, with interrupts on;
  * free a payload it did not take, pop the frame and finish an INIT or a
  * kill that came with it; the handler's result. The caller runs what the

@@ -183,14 +183,31 @@ mt_err_t sched_task_create(const task_spec_t *spec)
     return MT_OK;
 }
 
-/* Its INIT goes the general way (send.c): rule 7 holds what comes first. */
+/* Its INIT goes the general way (send.c): rule 7 holds what comes first.
+ * One INIT per task: a second call, even one made while the first INIT
+ * still waits in the queue, is refused, not merged, as its data could not
+ * be given to the task without a second PORT_INIT. The flag is tested and
+ * set in one critical section, so that a call from a handler run at an
+ * interrupt's exit cannot slip in between; a first INIT that could not be
+ * sent leaves the task free to be initialised again. */
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
 {
-    task_t *t = sched_find_task(pid);
-    if (!t) return log_error(MT_ERR_NO_TASK);
-    if (t->flags & TASK_INITIALISED) return log_error(MT_ERR_STATE);
     if (len && !data) return log_error(MT_ERR_INVALID);
-    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched_find_task(pid);
+    mt_err_t err = !t                                               ? MT_ERR_NO_TASK
+                   : t->flags & (TASK_INIT_SENT | TASK_INITIALISED) ? MT_ERR_STATE
+                                                                    : MT_OK;
+    if (!err) t->flags |= TASK_INIT_SENT;
+    port_irq_restore(s);
+    if (err) return log_error(err);
+    err = sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+    if (err) {
+        s = port_irq_save();
+        if (sched_find_task(pid) == t) t->flags &= (uint8_t) ~TASK_INIT_SENT;
+        port_irq_restore(s);
+    }
+    return err;
 }
 
 void task_release_held(task_t *t)

@@ -91,4 +91,23 @@ void tshim_check_memory(const void *a, const void *b, size_t n, const char *file
     tshim_check_memory((a), (b), (n), TEST_TEXT(__FILE__), __LINE__)
 #define fail() tshim_check(false, TEST_TEXT("fail()"), TEST_TEXT(__FILE__), __LINE__)
 
+/* cmocka's assertion hook for the code under test (its assert() turned
+ * into mock_assert()), and the test's side: expect_assert_failure(call)
+ * passes if the call fails such an assertion, which jumps back out of it,
+ * and fails if it returns. */
+void mock_assert(const int result, const char *const expression, const char *const file,
+                 const int line);
+jmp_buf *tshim_expect_assert(void);
+void tshim_expect_assert_done(bool failed_as_expected, const char *call, const char *file,
+                              int line);
+#define expect_assert_failure(call)                                                                \
+    do {                                                                                           \
+        if (setjmp(*tshim_expect_assert()) == 0) {                                                 \
+            call;                                                                                  \
+            tshim_expect_assert_done(false, TEST_TEXT(#call), TEST_TEXT(__FILE__), __LINE__);      \
+        } else {                                                                                   \
+            tshim_expect_assert_done(true, TEST_TEXT(#call), TEST_TEXT(__FILE__), __LINE__);       \
+        }                                                                                          \
+    } while (0)
+
 #endif /* MOTET_EMBEDDED_CMOCKA_H */

@@ -70,6 +70,45 @@ static void failed(const char *file, int line)
     port_halt(1); /* an assertion outside any test: nothing to return to */
 }
 
+/* expect_assert_failure(): where mock_assert() jumps while one is made. */
+static jmp_buf on_expected_assert;
+static bool expecting_assert;
+
+jmp_buf *tshim_expect_assert(void)
+{
+    expecting_assert = true;
+    return &on_expected_assert;
+}
+
+void tshim_expect_assert_done(bool failed_as_expected, const char *call, const char *file, int line)
+{
+    expecting_assert = false;
+    if (failed_as_expected) return;
+    put("[  ERROR   ] --- expected an assertion failure: ");
+    tshim_write_text(call);
+    put("\n");
+    failed(file, line);
+}
+
+/* The expression and file come from the code under test's own
+ * MT_DEBUG_ASSERT(): plain strings, not TEST_TEXT. */
+void mock_assert(const int result, const char *const expression, const char *const file,
+                 const int line)
+{
+    if (result) return;
+    if (expecting_assert) longjmp(on_expected_assert, 1);
+    put("[  ERROR   ] --- assertion failed: ");
+    put(expression);
+    put("\n");
+    put("[   LINE   ] --- ");
+    put(file);
+    put(":");
+    put_int(line);
+    put(": error: Failure!\n");
+    if (in_test) longjmp(on_failure, 1);
+    port_halt(1);
+}
+
 void tshim_check(bool ok, const char *what, const char *file, int line)
 {
     if (ok) return;

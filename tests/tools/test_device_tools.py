@@ -188,6 +188,8 @@ def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, mess
     ("delay:0@2:250", hub.Fault("delay", 0, 2_000_000_000, delay_ns=250_000)),
     ("off:4@0.25", hub.Fault("off", 4, 250_000_000)),
     ("freeze:3@1", hub.Fault("freeze", 3, 1_000_000_000)),
+    ("pause:2@0.1:40", hub.Fault("pause", 2, 100_000_000, delay_ns=40_000_000)),
+    ("resume:2@0.3", hub.Fault("resume", 2, 300_000_000)),
     ("kill:2@frame:0xf2:15", hub.Fault("kill", 2, 0, frame=(0xF2, 15))),
     ("freeze:4@frame:16:8:3", hub.Fault("freeze", 4, 0, count=3, frame=(16, 8))),
 ])
@@ -198,6 +200,8 @@ def test_fault_specs(spec, fault):
 @pytest.mark.parametrize("spec", ["explode:1@1", "kill:*@1", "kill:1", "delay:1@1", "kill:1@inf",
                                   "kill:1@nan", "delay:1@1:-5", "delay:1@1:inf",
                                   "kill:1@1:2", "corrupt:1@1:0", "drop:1@1:0", "drop:1@1:x", "kill:x@1", "kill:1@-1",
+                                  "pause:1@1", "pause:*@1:5", "pause:1@1:-5", "pause:1@1:inf",
+                                  "resume:1@1:2", "resume:*@1", "pause:1@frame:1:2",
                                   "off:1@frame:1:2", "kill:1@frame:1", "kill:1@frame:256:1",
                                   "kill:1@frame:1:1:0", "kill:*@frame:1:1"])
 def test_bad_fault_specs(spec):
@@ -250,6 +254,8 @@ def test_interactive_commands_are_faults_now():
     assert hub.parse_command("corrupt 1 3", 5) == hub.Fault("corrupt", 1, 5, count=3)
     assert hub.parse_command("  kill 2 ", 7) == hub.Fault("kill", 2, 7)
     assert hub.parse_command("delay * 250", 0) == hub.Fault("delay", None, 0, delay_ns=250_000)
+    assert hub.parse_command("pause 2 40", 9) == hub.Fault("pause", 2, 9, delay_ns=40_000_000)
+    assert hub.parse_command("resume 2", 11) == hub.Fault("resume", 2, 11)
     for bad in ("kill", "explode 1", "kill 1 2 3"):
         with pytest.raises(ValueError):
             hub.parse_command(bad, 0)

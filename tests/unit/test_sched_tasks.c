@@ -794,6 +794,69 @@ static void test_create_rejects_duplicates_and_bad_specs(void **state)
     assert_int_equal(after.alloc_count, before.alloc_count);
 }
 
+/* ---- INIT once ---- */
+
+enum { PID_INITER = 0x24, PID_LATE = 0x25 };
+static unsigned inits;
+static uint8_t init_byte;
+static mt_err_t second_init;
+
+static mt_err_t late(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_INIT) {
+        inits++;
+        init_byte = len ? ((uint8_t *) data)[0] : 0;
+    }
+    if (port == PORT_0) received++;
+    return MT_OK;
+}
+
+/* Two INITs for a less important task, both queued before the first runs. */
+static mt_err_t initer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_init(PID_LATE, "a", 1), MT_OK);
+    assert_int_equal(sched_send_to(PID_LATE, PORT_0, NULL, 0, 0), MT_OK); /* held */
+    second_init = sched_task_init(PID_LATE, "b", 1);
+    return MT_OK;
+}
+
+static void test_a_second_init_queued_behind_the_first_is_refused_and_logged(void **state)
+{
+    (void) state;
+    make(PID_INITER, 5, initer);
+    task_spec_t spec = {.pid = PID_LATE, .prio = 1, .handler = late};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    inits = 0;
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_send_to(PID_INITER, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(second_init, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(inits, 1); /* one PORT_INIT, the first call's */
+    assert_int_equal(init_byte, 'a');
+    assert_int_equal(received, 1); /* the held message followed it */
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched_task_init(PID_LATE, NULL, 0), MT_ERR_STATE); /* and after it */
+    assert_int_equal(inits, 1);
+}
+
+static void test_an_init_refused_for_its_arguments_may_be_made_again(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_LATE, .prio = 1, .handler = late};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    inits = 0;
+    assert_int_equal(sched_task_init(PID_LATE, NULL, 1), MT_ERR_INVALID); /* bytes, no pointer */
+    assert_int_equal(sched_task_init(PID_LATE, "c", 1), MT_OK);
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'c');
+}
+
 static void test_task_slab_exhaustion_is_reported(void **state)
 {
     (void) state;
@@ -890,6 +953,9 @@ int main(void)
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),
+        cmocka_unit_test_setup(test_a_second_init_queued_behind_the_first_is_refused_and_logged,
+                               setup),
+        cmocka_unit_test_setup(test_an_init_refused_for_its_arguments_may_be_made_again, setup),
         cmocka_unit_test_setup(test_task_slab_exhaustion_is_reported, setup),
         cmocka_unit_test_setup(test_a_bad_route_port_is_reported_before_anything_is_allocated,
                                setup),

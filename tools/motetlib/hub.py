@@ -250,7 +250,8 @@ class Mod:
 @dataclasses.dataclass(frozen=True)
 class Fault:
     """A fault injected on command: `kind` at `at_ns` on module `module`
-    (None: any receiver); `count` frames, `delay_ns` for a delay. With
+    (None: any receiver); `count` frames, `delay_ns` for a delay and for
+    how long a pause lasts. With
     `frame` = (pid, port), a kill or freeze happens instead when `module`
     is about to take the `count`-th frame for that pid and port: at the end
     of its transfer, before the module has it (it never takes it)."""
@@ -266,13 +267,15 @@ class Fault:
         extra = f" x{self.count}" if self.kind in COUNTED_FAULTS and self.count > 1 else ""
         if self.kind == "delay":
             extra = f" by {self.delay_ns / 1000:g} us"
+        if self.kind == "pause":
+            extra = f" for {self.delay_ns / 1e6:g} ms"
         if self.frame is not None:
             extra = (f" as frame {self.count} for pid {self.frame[0]:#04x} port "
                      f"{self.frame[1]} reaches it")
         return f"{self.kind} {who}{extra}"
 
 
-FAULT_KINDS = ("kill", "freeze", "off", "corrupt", "delay", "drop")
+FAULT_KINDS = ("kill", "freeze", "pause", "resume", "off", "corrupt", "delay", "drop")
 # Faults on the next N frames a module receives (or any module: *).
 COUNTED_FAULTS = ("corrupt", "drop")
 
@@ -314,9 +317,10 @@ def _nanoseconds(text: str, scale: float, what: str) -> int:
 
 def parse_fault(spec: str) -> Fault:
     """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
-    corrupt the next N frames it receives (default 1); delay the next frame
-    it receives by N microseconds; drop (lose on the wire) the next N frames
-    it receives (default 1). MODULE may be * for corrupt, drop and delay.
+    pause it for N milliseconds; resume a frozen or paused one; corrupt the
+    next N frames it receives (default 1); delay the next frame it receives
+    by N microseconds; drop (lose on the wire) the next N frames it receives
+    (default 1). MODULE may be * for corrupt, drop and delay.
     KIND:MODULE@frame:PID:PORT[:N] -- kill or freeze MODULE when the N-th
     frame for PID and PORT is about to reach it (parse_frame_fault)."""
     try:
@@ -337,6 +341,10 @@ def parse_fault(spec: str) -> Fault:
             if extra is None:
                 raise ValueError("delay needs :MICROSECONDS")
             return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e3, "delay"))
+        if kind == "pause":
+            if extra is None:
+                raise ValueError("pause needs :MILLISECONDS")
+            return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e6, "pause"))
         count = int(extra) if extra is not None else 1
         if count < 1 or (extra is not None and kind not in COUNTED_FAULTS):
             raise ValueError("only corrupt and drop take a count (>= 1)")
@@ -1174,12 +1182,24 @@ class Hub:
                     os.kill(m.proc.pid, signal.SIGCONT)
                 m.proc.kill()
             self.module_gone(m)
-        elif f.kind == "freeze":
+        elif f.kind in ("freeze", "pause"):
+            if f.kind == "pause" and m.kind.free_running:
+                self.note(f"fault ignored: m{m.id} is an emulated core, whose clock cannot jump "
+                          "the time it was stopped when it resumes", m.id)
+                return
             m.frozen = True
             if m.proc and m.proc.poll() is None:
                 os.kill(m.proc.pid, signal.SIGSTOP)
-            self.note(f"m{m.id} frozen: it runs no more; frames to it wait for its answer",
-                      m.id)
+            if f.kind == "freeze":
+                self.note(f"m{m.id} frozen: it runs no more; frames to it wait for its answer",
+                          m.id)
+            else:
+                back = self.now + f.delay_ns
+                self.note(f"m{m.id} paused until {back / 1e6:g} ms: it runs nothing meanwhile; "
+                          "frames to it wait for its answer", m.id)
+                self.push(back, "fault", Fault("resume", m.id, back))
+        elif f.kind == "resume":
+            self.resume(m)
         elif f.kind == "off":
             if m.power == "on":
                 m.off_pending = True  # once it sleeps with its interface idle
@@ -1191,6 +1211,24 @@ class Hub:
             self.delay_next[f.module] = f.delay_ns
         elif f.kind == "drop":
             self.drop_left[f.module] = self.drop_left.get(f.module, 0) + f.count
+
+    def resume(self, m):
+        """A stopped module runs again from where it stopped, its clock at
+        the hub's time: it takes whatever fell due meanwhile late, as a
+        processor held under a debugger would. Marked unresponsive while it
+        was stopped, it is reachable again once it talks (message())."""
+        if not m.frozen:
+            self.note(f"fault ignored: m{m.id} is not stopped", m.id)
+            return
+        if m.kind.free_running:
+            self.note(f"fault ignored: m{m.id} is an emulated core, whose clock cannot jump "
+                      "the time it was stopped", m.id)
+            return
+        m.frozen = False
+        m.watch_cpu = None
+        if m.proc and m.proc.poll() is None:
+            os.kill(m.proc.pid, signal.SIGCONT)
+        self.note(f"m{m.id} resumed: it runs again, its clock at the hub's time", m.id)
 
     def forget_module(self, m):
         """A module died: nothing may wait for it any more."""

@@ -316,6 +316,14 @@
 #define MOTET_TICK_US 10000
 #endif
 
+/* Debug assertions of the kernel's own invariants, ones no input can
+ * break (MT_DEBUG_ASSERT(), kernel/src/debug_assert.h): on in a debug
+ * build (CMake's Debug type, kernel/CMakeLists.txt), off otherwise, so
+ * that release and benchmark images hold none of them. */
+#ifndef MOTET_DEBUG_ASSERTS
+#define MOTET_DEBUG_ASSERTS 0
+#endif
+
 /* ---- validation ---- */
 #if MOTET_MAX_TASKS < 2 || MOTET_MAX_TASKS > 200
 #error "MOTET_MAX_TASKS must be 2..200 (pids are 8-bit, 0xF0.. are virtual)"

@@ -107,7 +107,12 @@ void sched_init(void);
  * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_PORT (a route's port),
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
-/* Post PORT_INIT with a copy of `data`; held messages follow once handled. */
+/* Post PORT_INIT with a copy of `data`; held messages follow once handled.
+ * Once per task: a second call, even while the first INIT still waits,
+ * is refused with MT_ERR_STATE (logged) and changes nothing (its data
+ * would need a second PORT_INIT); a first call that failed may be made
+ * again. Errors: MT_ERR_NO_TASK, MT_ERR_STATE, MT_ERR_INVALID, and a
+ * queued send's (MT_ERR_QUEUE_FULL, MT_ERR_NO_MEM). */
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
 /* Deliver PORT_FINAL, then free the task's messages, timers, memory and
  * control block; deferred until the task leaves the stack if it is on it.

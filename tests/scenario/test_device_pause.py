@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+"""A module paused across a migration's commit and resumed later
+(`motet run --fault pause:M@S:MS`, or `freeze` at an exact protocol step
+and `resume`; docs/bus.md), on the five-module migration device
+(devices/migrate.toml, apps/migrate): the "forgotten outcome" case of
+docs/migration.md, whole-device.
+
+m3 is a bystander with a sender of its own (0x14) to the sink. It has
+answered the first migration's FREEZE (m1 to m2, at 21.7 ms) and holds
+its messages for the sink back; it is stopped before that migration's
+RESULT reaches it, and stays stopped while m1 decides two more
+migrations of its own (MIG_OUTCOMES, 2, is all a source keeps), so when
+it resumes at 300 ms and asks what came of the first one, m1 no longer
+knows: it logs MT_ERR_STATE and answers from where the task is now
+(CONFIRM naming m2, where it runs then). m3 then sends what it held back
+there. The task ends up live on exactly one module, and the sink gets
+every message of every sender once, in order.
+"""
+
+import re
+
+import pytest
+
+from device_run import DEVICES, run_device
+from test_device_migration import (SINK, assert_nothing_lost_duplicated_or_reordered,
+                                   assert_one_live_copy, lines, phases)
+
+DEVICE = DEVICES / "migrate.toml"
+PAUSED = 3
+SOURCE = 1
+BYSTANDER_SENDER = 0x14  # m3's sender to the sink
+RESUME_MS = 300.0
+MIG_RESULT = (0xF2, 13)  # the migrator's pid and RESULT's port (MIG_MSG_RESULT = PORT_0 + 5)
+ERR = re.compile(r"ERR (MT_\w+) .*\(pid 0x([0-9a-f]+)\)")
+
+FAULTS = {
+    # Timed: after m3's reply to the FREEZE (21.7 ms), before the RESULT
+    # reaches it (24.9 ms).
+    "pause": ["--fault", f"pause:{PAUSED}@0.0235:{RESUME_MS - 23.5:g}"],
+    # At the exact step: as the first RESULT reaches m3, before it has it.
+    "freeze-resume": ["--fault", f"freeze:{PAUSED}@frame:{MIG_RESULT[0]:#x}:{MIG_RESULT[1]}",
+                      "--fault", f"resume:{PAUSED}@{RESUME_MS / 1000:g}"],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(FAULTS))
+def paused(request, build_dir, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(f"paused-{request.param}")
+    return run_device(build_dir, tmp, DEVICE, "--until", 0.5, "--exact-clocks",
+                      *FAULTS[request.param])
+
+
+def errors(run, module):
+    """(time_ms, error name, pid) of the kernel errors a module printed."""
+    out = []
+    for mod, t, text in lines(run):
+        m = ERR.search(text)
+        if mod == module and m:
+            out.append((t, m.group(1), int(m.group(2), 16)))
+    return out
+
+
+def test_the_hub_stops_the_module_before_the_commit_and_resumes_it(paused):
+    assert paused.hub_notes(f"m{PAUSED} resumed")
+    assert paused.hub_notes(f"m{PAUSED} answers again")
+    assert not paused.hub_notes("fault ignored")
+    assert paused.module(PAUSED)["state"] == "running"
+    ph = phases(paused)
+    first_done = min(t for t, mod, p, *_ in ph if p == "DONE" and mod == SOURCE)
+    assert first_done < 50  # the first migration, decided while m3 was stopped
+    # m3 printed nothing of any migration while it was stopped.
+    assert not [t for t, mod, *_ in ph if mod == PAUSED and t < RESUME_MS]
+
+
+def test_the_resumed_module_gets_the_forgotten_outcome_answer(paused):
+    ph = phases(paused)
+    # Before m3 asks, m1 had decided at least two migrations since the first.
+    decided = [t for t, mod, p, *_ in ph if mod == SOURCE and p in ("LEFT", "RESUMED", "KILLED")
+               and t < RESUME_MS]
+    assert len(decided) >= 3, decided
+    # m1 no longer has the outcome m3 asks for: it says so once (MT_ERR_STATE,
+    # its migrator) and answers from where the task is.
+    forgotten = [(t, e) for t, e, pid in errors(paused, SOURCE) if e == "MT_ERR_STATE"]
+    assert len(forgotten) == 1 and forgotten[0][0] > RESUME_MS, forgotten
+    assert [pid for _, e, pid in errors(paused, SOURCE) if e == "MT_ERR_STATE"] == [0xF2]
+    asked_at = forgotten[0][0]
+    # Where the sink was live at that instant, by every module's phases.
+    where = None
+    for t, mod, p, other, err, live in sorted(ph):
+        if t > asked_at:
+            break
+        if live:
+            where = mod
+        elif where == mod:
+            where = None
+    answered = [(t, other) for t, mod, p, other, err, live in ph
+                if mod == PAUSED and p == "DONE" and asked_at <= t <= asked_at + 5]
+    assert answered, f"m{PAUSED} took no answer after m{SOURCE}'s at {asked_at} ms"
+    # CONFIRM names the module the task was routed to (live there, or on its
+    # way: then the one it left for); m3 sends its held messages there.
+    routed = answered[0][1]
+    assert where in (None, routed), (where, answered)
+
+
+def test_the_task_ends_on_exactly_one_module_and_nothing_is_lost_or_duplicated(paused):
+    state = assert_one_live_copy(paused)
+    assert sum(state.values()) == 1, state
+    got = assert_nothing_lost_duplicated_or_reordered(paused)
+    # m3's sender's messages, held back across the pause, reached the sink
+    # after it, continuing where they stopped (checked in order above).
+    assert got[BYSTANDER_SENDER]
+    after = [t for t, text in sink_lines(paused, BYSTANDER_SENDER) if t > RESUME_MS]
+    assert after
+
+
+def sink_lines(run, sender):
+    """(time_ms, text) of the sink's lines for messages from `sender`."""
+    out = []
+    for _, t, text in lines(run):
+        m = SINK.search(text)
+        if m and int(m.group(3), 16) == sender:
+            out.append((t, text))
+    return out
