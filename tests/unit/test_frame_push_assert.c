@@ -53,10 +53,10 @@ static void test_a_second_push_of_a_task_on_the_stack_fails_the_assertion(void *
     port_irq_restore(s);
     /* Caught before it changed anything: one frame, which one pop undoes. */
     assert_ptr_equal(sched.current, t);
-    assert_null(t->below);
+    assert_ptr_equal(t->below, &task_none);
     assert_int_equal(sched_stack_depth(), 1);
     frame_cancel(t);
-    assert_null(sched.current);
+    assert_ptr_equal(sched.current, &task_none);
     assert_int_equal(sched_running_prio(), -1);
     assert_int_equal(t->gate, PRIO_TASK);
 }
