@@ -754,6 +754,52 @@ static void test_source_records_multicasts_from_the_freeze_and_forwards_their_fr
     assert_string_equal(got, "Smno");
 }
 
+/* The tail: a destination that missed RESULT ok (it went by while the
+ * destination was stopped) joins the task's groups only at the first frame
+ * that an OK decision alone sends, and the multicasts it took before that
+ * were recorded here after the commit. So once the destination has taken
+ * a FORWARD (an empty one when there was nothing to forward: the join's
+ * place), the multicasts recorded since the commit follow, with END when
+ * they fit in it. One recorded later, while END is on its way: the
+ * destination took it after joining. */
+static void test_source_forwards_the_multicasts_recorded_since_the_commit_before_end(void **state)
+{
+    (void) state;
+    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = sent_frame(0).payload[1];
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t reply[3] = {LOCAL, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    finish_tx(PORT_BUS_SENT); /* the image */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).port, MIG_MSG_RESULT);
+    finish_tx(PORT_BUS_SENT); /* committed: nothing held, nothing recorded */
+    bus_frame_t join = sent_frame(3);
+    assert_int_equal(join.port, MIG_MSG_FORWARD);
+    const uint8_t empty[2] = {LOCAL, id};
+    assert_int_equal(join.len, sizeof empty);
+    assert_memory_equal(join.payload, empty, sizeof empty);
+    cast(0, 60, 'n'); /* taken here, and maybe by the destination before it joined */
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t end = sent_frame(4); /* the tail goes with END: no frame of its own */
+    assert_int_equal(end.port, MIG_MSG_END);
+    assert_int_equal(end.len, MIG_END_HDR + MIG_FWD_CAST_ENTRY + 1);
+    assert_int_equal(mig_get16(end.payload + 2), 1); /* forwarded: the tail's one */
+    const uint8_t since[6] = {PORT_0 | MIG_FWD_CAST, 1, 0, 0, 60, 'n'};
+    assert_memory_equal(end.payload + MIG_END_HDR, since, sizeof since);
+    cast(0, 61, 'o'); /* after the destination's join: it has this one */
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 6);
+    sched_run_pending();
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
+    assert_false(sched_task_exists(LOCAL));
+    assert_string_equal(got, "S"); /* none ran here */
+}
+
 /* Flow control: while the task is frozen, sends that would take the
  * migrator's reserve of message blocks are refused (the local sender is
  * told, and tries again), and a bus frame is answered busy: not taken, not
@@ -1016,6 +1062,19 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
     assert_string_equal(got, want);
 }
 
+/* Migration `id` of REMOTE, a member of GROUP, from module 0 to here,
+ * announcing `held` forwarded messages: its copy attached, ATTACHED sent. */
+static void attach_in_group(uint8_t id, uint16_t held)
+{
+    freeze_here(id);
+    mig_image_t img = {.held = held, .n_groups = 1, .groups = (const uint8_t[]){GROUP, PORT_0}};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES];
+    assert_int_equal(first_chunk(img, id, chunk, sizeof chunk), sizeof chunk);
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* ATTACHED */
+}
+
 /* The destination joins the task's groups at the RESULT and notes the
  * last multicast it took from each module before (the cut). Of the
  * forwarded multicasts it keeps those it took before joining, numbered up
@@ -1025,14 +1084,8 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
 static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joining(void **state)
 {
     (void) state;
-    freeze_here(6);
-    mig_image_t img = {.held = 3, .n_groups = 1, .groups = (const uint8_t[]){GROUP, PORT_0}};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES];
-    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
-    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
-    sched_run_pending();
-    finish_tx(PORT_BUS_SENT); /* ATTACHED */
-    cast(2, 40, 'a');         /* before the join: not ours to deliver */
+    attach_in_group(6, 3);
+    cast(2, 40, 'a'); /* before the join: not ours to deliver */
     const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
     from_migrator(0, MIG_MSG_RESULT, ok, 5);
     assert_int_equal(mcast_member_count(GROUP), 1);
@@ -1064,6 +1117,32 @@ static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joini
     sched_run_pending();
     assert_true(migrate_live(REMOTE));
     assert_string_equal(got, "uabc"); /* forwarded and kept first, then its own */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
+}
+
+/* A destination that never took RESULT ok joins the task's groups at the
+ * first FORWARD (only an OK decision sends one), noting its cut there: it
+ * keeps the forwarded multicast it took before, delivers the one it takes
+ * after, and drops that one when the tail, with END, forwards it too.
+ * Each reaches the task once, in order. */
+static void test_destination_that_missed_result_ok_joins_at_the_first_forward(void **state)
+{
+    (void) state;
+    attach_in_group(6, 2);
+    cast(2, 40, 'a'); /* not a member yet: not delivered here */
+    assert_int_equal(mcast_member_count(GROUP), 0);
+    /* RESULT ok went by without this module. */
+    const uint8_t fwd[12] = {REMOTE, 6, PORT_0, 1, 0, 'u', PORT_0 | MIG_FWD_CAST, 1, 0, 2, 40, 'a'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    assert_int_equal(mcast_member_count(GROUP), 1); /* joined at that frame */
+    cast(2, 41, 'b');                               /* delivered to the copy here */
+    /* END with the tail: the source recorded 'b' too. */
+    const uint8_t end[14] = {REMOTE, 6, 3, 0, 0, 0, 0, 0, PORT_0 | MIG_FWD_CAST, 1, 0, 2, 41, 'b'};
+    from_migrator(0, MIG_MSG_END, end, sizeof end);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_int_equal(mcast_member_count(GROUP), 1); /* joined once */
+    assert_string_equal(got, "uab");
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
 }
 
@@ -1353,6 +1432,8 @@ int main(void)
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
             test_source_records_multicasts_from_the_freeze_and_forwards_their_frames, setup),
+        cmocka_unit_test_setup(
+            test_source_forwards_the_multicasts_recorded_since_the_commit_before_end, setup),
         cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
         cmocka_unit_test_setup(test_destination_refusing_for_lack_of_blocks_leaves_the_task_here,
                                setup),
@@ -1370,6 +1451,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(
             test_destination_keeps_the_forwarded_multicasts_it_took_before_joining, setup),
+        cmocka_unit_test_setup(test_destination_that_missed_result_ok_joins_at_the_first_forward,
+                               setup),
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
