@@ -140,8 +140,16 @@ static void on_freeze(const mig_record_t *r)
         reply(d[0], d[1], d[2], prio, MT_ERR_STATE);
         return;
     }
-    slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]); /* asked again */
-    if (!s) s = hold_for(d);
+    /* Asked again: the same source's migration. A migration's number is
+     * its source's own, so a newer one of the task, from the module it
+     * moved to, may carry the number of the one this module still holds
+     * back for; replying for it as asked again would go ahead of what is
+     * held back (the older migration's line), and hold nothing for the
+     * newer one. It is a new migration: hold_for() carries a line still
+     * flushing over into it, or, with the older one not over here, it
+     * is put off. */
+    slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]);
+    if (!s || s->source != d[2]) s = hold_for(d);
     /* No slot free: at its limit of migrations at once; the source puts
      * this one off (nothing has moved) and asks again later. */
     reply(d[0], d[1], d[2], prio, s ? MT_OK : log_error(MT_ERR_FULL));

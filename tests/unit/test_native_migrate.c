@@ -828,6 +828,42 @@ static void test_frozen_task_at_the_reserve_refuses_and_answers_busy(void **stat
     assert_string_equal(got, want);
 }
 
+/* Migration numbers are each source's own: a newer migration of the task,
+ * from its new module, may carry the number of the one this bystander is
+ * still holding back for (RESULT ok taken, CONFIRM not yet). That FREEZE
+ * is not the older one asked again: the reply must not go ahead of what
+ * is held back for the older migration, so it is put off (MT_ERR_FULL),
+ * and the held message goes where the older one's CONFIRM says, once. */
+static void test_freeze_of_a_newer_migration_with_the_same_number_is_put_off(void **state)
+{
+    (void) state;
+    const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2}; /* module 0's migration 1: to 2 */
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT);                                          /* the reply */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held back */
+    const uint8_t ok[5] = {REMOTE, 1, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    unsigned before = n_sent;
+    const uint8_t newer[5] = {REMOTE, 1, 2, 0, 2}; /* module 2's migration 1: back to 0 */
+    from_migrator(2, MIG_MSG_FREEZE, newer, 5);
+    sched_run_pending();
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t reply = sent_frame(before);
+    assert_int_equal(reply.port, MIG_MSG_REPLY);
+    assert_int_equal(reply.dst, 2);
+    const uint8_t put_off[3] = {REMOTE, 1, MT_ERR_FULL};
+    assert_memory_equal(reply.payload, put_off, 3);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    expect_data(n_sent - 1, 2, 'd');
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_FULL), 1);
+}
+
 /* ---- the destination ---- */
 
 /* FREEZE from module 0 moving REMOTE here; the reply goes out. */
@@ -1428,6 +1464,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_request_put_off_dies_with_its_task, setup),
         cmocka_unit_test_setup(test_a_bystander_without_a_slot_answers_full, setup),
         cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
+        cmocka_unit_test_setup(test_freeze_of_a_newer_migration_with_the_same_number_is_put_off,
+                               setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
