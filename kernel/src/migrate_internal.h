@@ -32,6 +32,7 @@
 
 #define MIG_IMAGE_VERSION 3u
 #define MIG_IMAGE_HEADER  16u
+#define MIG_IMAGE_GROUPS  7u  /* offset of the group count */
 #define MIG_IMAGE_HELD    14u /* offset of the held-message count */
 #define MIG_ROUTE_BYTES   2u
 #define MIG_TIMER_BYTES   9u

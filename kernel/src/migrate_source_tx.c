@@ -136,11 +136,11 @@ static void skip_forwarded(slot_t *s, msg_t *first, bool cast, uint8_t k)
     s->fwd_count = (uint16_t) (s->fwd_count + k);
 }
 
-/* Whether the task has groups (whose multicasts this module records). */
+/* Whether the task has groups (whose multicasts this module records): its
+ * image's header says, without decoding the rest. */
 static bool has_groups(const slot_t *s)
 {
-    mig_image_t img;
-    return mig_image_decode(s->head, s->head_len, &img) == MT_OK && img.n_groups;
+    return s->head_len > MIG_IMAGE_GROUPS && s->head[MIG_IMAGE_GROUPS];
 }
 
 /* The tail, read once the commit's share has gone: the multicasts recorded
