@@ -94,9 +94,11 @@
  * copy of that RESULT, and every forwarded message is kept: a multicast
  * that reaches both in between is handled twice), and BROKEN_NO_ABORT (the
  * source ignores an ATTACHED for a migration it gave up: the copy that a
- * late image made stays at D for good), and BROKEN_NO_ANSWER (with
+ * late image made stays at D for good), BROKEN_NO_ANSWER (with
  * FORGETS: an outcome no longer kept gets no answer, and a bystander that
- * missed it holds its messages back for good).
+ * missed it holds its messages back for good), and BROKEN_LATE_JOIN (no
+ * tail: a D that missed RESULT ok joins at END, and a multicast it took
+ * before is lost).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
