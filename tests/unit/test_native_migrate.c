@@ -629,16 +629,23 @@ static uint8_t migrate_refused_by_the_destination(void)
     return id;
 }
 
+/* A migrator frame from module src, and the one frame this module sends
+ * in answer once its migrator has run. */
+static bus_frame_t the_answer_to(mt_module_t src, uint8_t kind, const uint8_t *p, uint16_t len)
+{
+    unsigned before = n_sent;
+    from_migrator(src, kind, p, len);
+    sched_run_pending();
+    assert_int_equal(n_sent, before + 1);
+    return sent_frame(before);
+}
+
 /* Module 0 asks (PING: pid, id, the source it waits for) about migration
  * `id` of `pid`; the answer, the one frame sent, to module 0 alone. */
 static bus_frame_t ask_about(mt_pid_t pid, uint8_t id)
 {
-    unsigned before = n_sent;
     const uint8_t ping[3] = {pid, id, SELF};
-    from_migrator(0, MIG_MSG_PING, ping, 3);
-    sched_run_pending();
-    assert_int_equal(n_sent, before + 1);
-    bus_frame_t answer = sent_frame(before);
+    bus_frame_t answer = the_answer_to(0, MIG_MSG_PING, ping, 3);
     assert_int_equal(answer.type, BUS_FRAME_DATA);
     assert_int_equal(answer.dst, 0);
     finish_tx(PORT_BUS_SENT);
@@ -702,6 +709,16 @@ test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task(v
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
 }
 
+/* LOCAL, a member of GROUP, asked to move to module 2: frozen, FREEZE
+ * sent (frame 0); the migration's number. */
+static uint8_t freeze_a_member(void)
+{
+    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    return sent_frame(0).payload[1];
+}
+
 /* Multicasts: the task leaves its groups when it is frozen, and the
  * multicasts to them from then on are recorded, each with its bus frame
  * (origin, number), and forwarded behind the held messages, so that the
@@ -713,10 +730,7 @@ test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task(v
 static void test_source_records_multicasts_from_the_freeze_and_forwards_their_frames(void **state)
 {
     (void) state;
-    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
-    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
-    sched_run_pending();
-    uint8_t id = sent_frame(0).payload[1];
+    uint8_t id = freeze_a_member();
     assert_int_equal(mcast_member_count(GROUP), 0); /* left with the freeze */
     finish_tx(PORT_BUS_SENT);
     cast(0, 20, 'm'); /* recorded, not delivered */
@@ -765,10 +779,7 @@ static void test_source_records_multicasts_from_the_freeze_and_forwards_their_fr
 static void test_source_forwards_the_multicasts_recorded_since_the_commit_before_end(void **state)
 {
     (void) state;
-    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
-    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
-    sched_run_pending();
-    uint8_t id = sent_frame(0).payload[1];
+    uint8_t id = freeze_a_member();
     finish_tx(PORT_BUS_SENT);
     const uint8_t reply[3] = {LOCAL, id, MT_OK};
     from_migrator(0, MIG_MSG_REPLY, reply, 3);
@@ -844,12 +855,8 @@ static void test_freeze_of_a_newer_migration_with_the_same_number_is_put_off(voi
     const uint8_t ok[5] = {REMOTE, 1, MT_OK, 0, 2};
     from_migrator(0, MIG_MSG_RESULT, ok, 5);
     sched_run_pending();
-    unsigned before = n_sent;
     const uint8_t newer[5] = {REMOTE, 1, 2, 0, 2}; /* module 2's migration 1: back to 0 */
-    from_migrator(2, MIG_MSG_FREEZE, newer, 5);
-    sched_run_pending();
-    assert_int_equal(n_sent, before + 1);
-    bus_frame_t reply = sent_frame(before);
+    bus_frame_t reply = the_answer_to(2, MIG_MSG_FREEZE, newer, 5);
     assert_int_equal(reply.port, MIG_MSG_REPLY);
     assert_int_equal(reply.dst, 2);
     const uint8_t put_off[3] = {REMOTE, 1, MT_ERR_FULL};
