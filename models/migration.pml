@@ -40,11 +40,24 @@
  * and D as separate receptions, in either order and at any distance in
  * time (a frame sent again to the module that rejected it), and the
  * successful RESULT likewise reaches D and P at their own moments; S
- * commits only once both have it (its transmission has ended). One
- * assumption about the bus: when S commits, it has taken every multicast
- * that D has taken (`s_took >= d_took`): a rejected multicast is sent
- * again in its sender's next slot, while S commits only after its own
- * RESULT has reached everyone and its migrator has run.
+ * commits only once both have it (its transmission has ended).
+ *
+ * D may miss the successful RESULT (its frame went by while D was stopped,
+ * so the bus ended it without D): D then joins at the first frame of the
+ * migration's that only an OK decision sends, a FORWARD or END, with its
+ * cut there. So that what D took before that late join is forwarded too,
+ * S forwards the commit's share, then (once D has taken every frame it
+ * sent: a multicast's FWDC, or an empty FWD if there was nothing to
+ * forward) the multicasts recorded since the commit, and only then END
+ * (the tail, `st == 5`). BROKEN_LATE_JOIN is the protocol before: no tail,
+ * and D joins late at END, dropping every forwarded multicast.
+ *
+ * One assumption about the bus: when S commits, and again when it builds
+ * the tail, it has taken every multicast that D has taken (`s_took >=
+ * d_took`): a rejected multicast is sent again in its sender's next slot,
+ * while S commits only after its own RESULT has reached everyone and its
+ * migrator has run, and builds the tail only after D has taken the frames
+ * before it.
  *
  * The bus. Every module's frames to another go through one queue per
  * priority: `lo` is T's priority (its messages, the replies, the forwarded
@@ -81,9 +94,11 @@
  * copy of that RESULT, and every forwarded message is kept: a multicast
  * that reaches both in between is handled twice), and BROKEN_NO_ABORT (the
  * source ignores an ATTACHED for a migration it gave up: the copy that a
- * late image made stays at D for good), and BROKEN_NO_ANSWER (with
+ * late image made stays at D for good), BROKEN_NO_ANSWER (with
  * FORGETS: an outcome no longer kept gets no answer, and a bystander that
- * missed it holds its messages back for good).
+ * missed it holds its messages back for good), and BROKEN_LATE_JOIN (no
+ * tail: a D that missed RESULT ok joins at END, and a multicast it took
+ * before is lost).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -122,6 +137,12 @@ chan outb = [4] of { byte };  /* on P: held back during the migration */
 chan kq = [8] of { byte };    /* on S: copies of what it forwarded, kept until END is through */
 chan sq = [4] of { byte };    /* on S: local sends held back after the commit, same */
 chan cq = [2] of { byte };    /* on S: multicasts recorded since the freeze, not yet forwarded */
+byte s_fwd, d_fwd;            /* FORWARDs S sent to D since the commit, D took (for the tail) */
+#if NC > 0
+#define COUNT(n) n++
+#else
+#define COUNT(n) skip /* no tail without multicasts: fewer states */
+#endif
 
 bit live[3];     /* T runs there */
 bit tcb[3];      /* T's control block is there (live or frozen) */
@@ -232,6 +253,15 @@ end:
     od
 }
 
+/* D's copy joins T's group (once), noting its cut. */
+inline join_late()
+{
+    if
+    :: tcb[D] && !member[D] && !started -> member[D] = 1; cut = d_took
+    :: else -> skip
+    fi
+}
+
 proctype destination()
 {
     byte v;
@@ -250,15 +280,24 @@ end:
     :: atomic { hi[L(S, D)]?RESULT(v) ->
             if
             :: !v -> tcb[D] = 0; member[D] = 0
-            :: v && tcb[D] -> member[D] = 1; cut = d_took; res_d = 1 /* joins the group */
+            :: v && tcb[D] -> join_late(); res_d = 1 /* joins the group */
+#if NC > 0
+            :: v && tcb[D] -> res_d = 1 /* went by while D was stopped: it joins later */
+#endif
             :: else -> res_d = 1
             fi
         }
-    :: atomic { lo[L(S, D)]?FWD(v) -> fq!v }
+#ifdef BROKEN_LATE_JOIN
+    :: atomic { lo[L(S, D)]?FWD(v) -> COUNT(d_fwd); if :: v -> fq!v :: else -> skip fi }
+    :: atomic { lo[L(S, D)]?FWDC(v) -> COUNT(d_fwd); if :: v % 16 <= cut -> fq!v :: else -> skip fi }
+#else
+    /* Only an OK decision sends a FORWARD: one that missed RESULT joins here. */
+    :: atomic { lo[L(S, D)]?FWD(v) -> COUNT(d_fwd); join_late(); if :: v -> fq!v :: else -> skip fi }
     /* A recorded multicast: kept if D took its frame before joining. */
-    :: atomic { lo[L(S, D)]?FWDC(v) -> if :: v % 16 <= cut -> fq!v :: else -> skip fi }
+    :: atomic { lo[L(S, D)]?FWDC(v) -> COUNT(d_fwd); join_late(); if :: v % 16 <= cut -> fq!v :: else -> skip fi }
+#endif
     :: atomic { lo[L(P, D)]?CAST(v) -> d_took = v % 16; if :: member[D] -> tq[D]!v :: else -> skip fi }
-    :: atomic { lo[L(S, D)]?END(v) -> live[D] = 1; started = 1 }
+    :: atomic { lo[L(S, D)]?END(v) -> join_late(); live[D] = 1; started = 1 }
     /* A migration S gave up: the copy a late image made goes. */
     :: atomic { hi[L(S, D)]?ABORT(v) -> if :: !started -> tcb[D] = 0; member[D] = 0 :: else -> skip fi }
     :: atomic { lo[L(S, D)]?DATA(v) -> ARRIVE(D, v) }
@@ -270,7 +309,7 @@ end:
             hi[L(D, S)]!PING(0)
         }
     /* The task is routed here: END was through, the copy starts. */
-    :: atomic { hi[L(S, D)]?CONFIRM(v) -> if :: tcb[D] && !live[D] -> live[D] = 1; started = 1 :: else -> skip fi }
+    :: atomic { hi[L(S, D)]?CONFIRM(v) -> if :: tcb[D] && !live[D] -> join_late(); live[D] = 1; started = 1 :: else -> skip fi }
 #endif
     od
 }
@@ -305,17 +344,24 @@ inline move_out()
     shold = 1;
     do
 #ifdef BROKEN_NO_COPIES
-    :: nempty(tq[S]) -> tq[S]?v; SEND(lo[L(S, D)], D, FWD, v)
+    :: nempty(tq[S]) -> tq[S]?v; COUNT(s_fwd); SEND(lo[L(S, D)], D, FWD, v)
 #else
-    :: nempty(tq[S]) -> tq[S]?v; kq!v; SEND(lo[L(S, D)], D, FWD, v)
+    :: nempty(tq[S]) -> tq[S]?v; kq!v; COUNT(s_fwd); SEND(lo[L(S, D)], D, FWD, v)
 #endif
     :: empty(tq[S]) -> break
     od;
     do
-    :: nempty(cq) -> cq?v; kq!v; SEND(lo[L(S, D)], D, FWDC, v)
+    :: nempty(cq) -> cq?v; kq!v; COUNT(s_fwd); SEND(lo[L(S, D)], D, FWDC, v)
     :: empty(cq) -> break
     od;
+#if NC > 0 && !defined(BROKEN_LATE_JOIN)
+    if
+    :: s_fwd == 0 -> COUNT(s_fwd); SEND(lo[L(S, D)], D, FWD, 0) /* nothing else: D joins at it */
+    :: else -> skip
+    fi
+#else
     SEND(lo[L(S, D)], D, END, 0)
+#endif
 }
 
 /* T's messages back in its queue here, in order, and T in its group
@@ -429,6 +475,21 @@ end:
             recording = 1;
 #endif
             move_out();
+#if NC > 0 && !defined(BROKEN_LATE_JOIN)
+            st = 5
+#else
+            st = 3
+#endif
+        }
+    /* The tail: D has taken every frame S sent it (it has joined), so the
+     * multicasts recorded since the commit include every one D took
+     * before joining; D keeps those up to its cut. Then END. */
+    :: atomic { st == 5 && (d_fwd == s_fwd || crashed) && s_took >= d_took ->
+            do
+            :: nempty(cq) -> cq?v; kq!v; SEND(lo[L(S, D)], D, FWDC, v)
+            :: empty(cq) -> break
+            od;
+            SEND(lo[L(S, D)], D, END, 0);
             st = 3
         }
     od

@@ -454,11 +454,11 @@ static bool is_error(uint8_t err)
     return err < MT_ERR_COUNT;
 }
 
-/* The messages of a FORWARD fill it exactly, each to an input port; a
- * multicast's names a module of the device as its origin. */
-static bool forward_fits(const uint8_t *p, uint16_t len)
+/* The messages of a FORWARD (or END's tail) from `at` fill it exactly,
+ * each to an input port; a multicast's names a module of the device as
+ * its origin. */
+static bool forward_fits(const uint8_t *p, uint16_t at, uint16_t len)
 {
-    uint16_t at = MIG_FWD_HDR;
     while (at < len) {
         uint16_t left = (uint16_t) (len - at);
         bool cast = (p[at] & MIG_FWD_CAST) != 0;
@@ -500,9 +500,9 @@ static bool payload_fits(const bus_frame_t *f)
     case MIG_MSG_RESULT: /* pid, id, err, source, dest */
         return len == 5 && is_error(p[2]) && p[3] == f->src && on_device(p[4]);
     case MIG_MSG_FORWARD: /* pid, id, messages */
-        return forward_fits(p, len);
-    case MIG_MSG_END: /* pid, id, u16 count, u32 age */
-        return len == 8;
+        return forward_fits(p, MIG_FWD_HDR, len);
+    case MIG_MSG_END: /* pid, id, u16 count, u32 age, the tail's multicasts */
+        return len >= MIG_END_HDR && forward_fits(p, MIG_END_HDR, len);
     case MIG_MSG_REFUSED: /* pid, err */
         return len == 2 && is_error(p[1]) && p[1] != MT_OK;
     case MIG_MSG_PING: /* pid, id (, the source asked, from one waiting for its outcome) */

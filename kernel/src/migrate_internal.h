@@ -32,6 +32,7 @@
 
 #define MIG_IMAGE_VERSION 3u
 #define MIG_IMAGE_HEADER  16u
+#define MIG_IMAGE_GROUPS  7u  /* offset of the group count */
 #define MIG_IMAGE_HELD    14u /* offset of the held-message count */
 #define MIG_ROUTE_BYTES   2u
 #define MIG_TIMER_BYTES   9u
@@ -189,6 +190,7 @@ mt_err_t mig_layout_attach(task_t *t, uint8_t *state);
 #define MIG_FWD_HDR    2u /* FORWARD: pid, id */
 #define MIG_FWD_ENTRY  3u /* FORWARD: per message u8 port, u16 len */
 #define MIG_MAX_HOPS   4u /* a request follows at most this many stale routes */
+#define MIG_END_HDR    8u /* END: pid, id, u16 count, u32 age; then FORWARD's entries */
 #define MIG_END_RING   4u /* END's bytes the task half reads: pid, id, u16 count */
 #define MIG_NO_MODULE  0xFFu
 /* FORWARD: a multicast's entry has this bit in its port and carries its
@@ -251,9 +253,13 @@ typedef struct slot {
     msg_t *reserved;           /* dest: blocks set aside for the forwarded messages */
     msg_t *casts;              /* source: multicasts to the task's groups since the freeze */
     msg_t *casts_sent;         /* source: the last of them forwarded (NULL: none yet) */
-    msg_t *casts_last; /* source: the last to forward, recorded by the commit (NULL: none) */
-    bool recording;    /* source: multicasts to its groups go to `casts` (interrupt) */
-    uint32_t cut_seen; /* dest: modules with a multicast taken before the join */
+    msg_t *casts_last;         /* source: the last to forward, recorded by the commit or, once the
+                                  tail is read, by then (NULL: none) */
+    bool forwarded;            /* source: a FORWARD of this migration has gone since the commit */
+    bool tail_read;            /* source: the multicasts recorded since the commit are counted in */
+    bool recording;            /* source: multicasts to its groups go to `casts` (interrupt) */
+    bool joined;               /* dest: the copy is in the task's groups, its cut noted */
+    uint32_t cut_seen;         /* dest: modules with a multicast taken before the join */
     uint8_t cut[MOTET_BUS_MODULES]; /* dest: each one's last, by sequence number */
     bool dest_lost;                 /* source: the destination was unreachable before the commit */
 } slot_t;

@@ -122,6 +122,7 @@ static slot_t *hold_for(const uint8_t *d)
     s->offset = s->head_len = s->state_len = s->fwd_count = s->fwd_kept = 0;
     s->age = 0;
     s->rx_done = false;
+    s->joined = false;
     s->err = MT_OK;
     s->step = ST_HOLDING;
     s->hold = true;
@@ -139,8 +140,16 @@ static void on_freeze(const mig_record_t *r)
         reply(d[0], d[1], d[2], prio, MT_ERR_STATE);
         return;
     }
-    slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]); /* asked again */
-    if (!s) s = hold_for(d);
+    /* Asked again: the same source's migration. A migration's number is
+     * its source's own, so a newer one of the task, from the module it
+     * moved to, may carry the number of the one this module still holds
+     * back for; replying for it as asked again would go ahead of what is
+     * held back (the older migration's line), and hold nothing for the
+     * newer one. It is a new migration: hold_for() carries a line still
+     * flushing over into it, or, with the older one not over here, it
+     * is put off. */
+    slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]);
+    if (!s || s->source != d[2]) s = hold_for(d);
     /* No slot free: at its limit of migrations at once; the source puts
      * this one off (nothing has moved) and asks again later. */
     reply(d[0], d[1], d[2], prio, s ? MT_OK : log_error(MT_ERR_FULL));
@@ -320,9 +329,13 @@ static void attach(slot_t *s)
 /* ---- the outcome ---- */
 
 /* The outcome's place in our bus order: later multicasts are ours to
- * deliver; the source has recorded the ones we took before. Interrupt. */
+ * deliver; the source has recorded the ones we took before. Once, at the
+ * first frame that says the outcome is OK: RESULT ok, or (that one missed)
+ * a FORWARD or END, which only an OK decision sends. Interrupt. */
 static void join_at_outcome(slot_t *s)
 {
+    if (s->joined || (s->step != ST_ATTACHED && s->step != ST_COMMITTED)) return;
+    s->joined = true;
     s->cut_seen = 0;
     for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
         if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
@@ -393,11 +406,10 @@ static void on_result(const mig_record_t *r)
     if (err == MIG_RESULT_KILLED) drop_held_back(s);
 }
 
-/* The outcome is OK, known without RESULT ok (lost, or its record was):
- * the copy joins the task's groups now, as it would have at RESULT. */
+/* The outcome is OK, known without RESULT ok, FORWARD or END's frame
+ * (an answer to a question): the copy joins the task's groups now. */
 static void join_late(slot_t *s)
 {
-    if (s->step != ST_ATTACHED) return;
     port_irq_state_t st = port_irq_save();
     join_at_outcome(s);
     port_irq_restore(st);
@@ -489,14 +501,12 @@ void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 
 /* ---- forwarded messages and the start ---- */
 
-void mig_peer_rx_forward(const bus_frame_t *f)
+/* The messages of a FORWARD, or of END's tail, from `at` on. */
+static void take_forwarded(slot_t *s, task_t *t, const bus_frame_t *f, uint16_t at)
 {
-    if (f->len < MIG_FWD_HDR) return;
     const uint8_t *p = f->payload;
-    slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
-    task_t *t = s ? sched_find_task(s->pid) : NULL;
-    if (!t || f->src != s->source) return;
-    for (uint16_t at = MIG_FWD_HDR; at + MIG_FWD_ENTRY <= f->len;) {
+    join_at_outcome(s); /* if it missed RESULT ok */
+    while (at + MIG_FWD_ENTRY <= f->len) {
         bool cast = (p[at] & MIG_FWD_CAST) != 0;
         uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
         uint16_t n = mig_get16(p + at + 1);
@@ -515,13 +525,31 @@ void mig_peer_rx_forward(const bus_frame_t *f)
     }
 }
 
-/* END's age, for the destination's slot; the task half does the rest. */
-void mig_peer_rx_end(const bus_frame_t *f)
+/* The copy this FORWARD or END is for, or NULL. */
+static slot_t *copy_of(const bus_frame_t *f, task_t **t)
 {
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
+    *t = s && f->src == s->source ? sched_find_task(s->pid) : NULL;
+    return *t ? s : NULL;
+}
+
+void mig_peer_rx_forward(const bus_frame_t *f)
+{
+    task_t *t;
+    slot_t *s = f->len >= MIG_FWD_HDR ? copy_of(f, &t) : NULL;
+    if (s) take_forwarded(s, t, f, MIG_FWD_HDR);
+}
+
+/* END's tail and age, for the destination's slot; the task half does the
+ * rest. */
+void mig_peer_rx_end(const bus_frame_t *f)
+{
+    task_t *t;
+    slot_t *s = copy_of(f, &t); /* none: END starts nothing here */
     if (!s) return;
-    s->age = mig_get32(p + 4);
+    take_forwarded(s, t, f, MIG_END_HDR);
+    s->age = mig_get32(f->payload + 4);
     s->clock = timer_now(); /* the source's count ends about here */
     s->end_seen = true;
 }

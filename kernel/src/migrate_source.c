@@ -460,6 +460,7 @@ static void on_committed(slot_t *s)
     task_t *t = sched_find_task(s->pid);
     s->fwd = s->fwd_next = t ? sched_mig_take_held(t) : NULL;
     s->fwd_count = 0;
+    s->forwarded = s->tail_read = false;
     /* The multicasts recorded so far follow; later ones were taken after
      * the destination had joined (it has them), and are kept only in case
      * the task comes back here. */

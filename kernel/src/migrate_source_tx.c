@@ -4,7 +4,8 @@
  * the image, chunk by chunk, each encoded straight into its bus frame, up
  * to MOTET_MIGRATE_WINDOW of them on the bus at once; after the commit the
  * copies of the held messages and the recorded multicasts, packed into
- * FORWARD frames one at a time, then END.
+ * FORWARD frames one at a time, then the tail (the multicasts recorded
+ * since the commit), its last part with END.
  */
 #include <string.h>
 
@@ -80,13 +81,14 @@ static msg_t *next_to_forward(const slot_t *s, bool *cast)
 }
 
 /* How many messages from `first` (all of one kind, up to `last`) fit in
- * one frame. */
-static uint8_t pack_count(const msg_t *first, const msg_t *last, bool cast, uint16_t *size)
+ * one frame after `hdr` bytes; *size: the frame's. */
+static uint8_t pack_count(const msg_t *first, const msg_t *last, bool cast, uint16_t hdr,
+                          uint16_t *size)
 {
     uint8_t k = 0;
     uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
-    *size = MIG_FWD_HDR;
-    for (const msg_t *m = first; k < UINT8_MAX; m = m->next) {
+    *size = hdr;
+    for (const msg_t *m = first; m && k < UINT8_MAX; m = m->next) {
         uint16_t need = (uint16_t) (head + m->len);
         if (*size + need > MIG_CHUNK_HDR + MOTET_MIGRATE_CHUNK) break;
         *size = (uint16_t) (*size + need);
@@ -96,13 +98,10 @@ static uint8_t pack_count(const msg_t *first, const msg_t *last, bool cast, uint
     return k;
 }
 
-/* The k messages from `first`, never reading the link of the last (the
- * interrupt may be appending to it). */
-static void pack(const slot_t *s, const msg_t *first, uint8_t k, bool cast, uint8_t *buf)
+/* The k messages from `first` as FORWARD entries from p on, never reading
+ * the link of the last (the interrupt may be appending to it). */
+static void pack(const msg_t *first, uint8_t k, bool cast, uint8_t *p)
 {
-    buf[0] = s->pid;
-    buf[1] = s->id;
-    uint8_t *p = buf + MIG_FWD_HDR;
     const msg_t *m = first;
     for (uint8_t i = 0; i < k; i++) {
         p[0] = (uint8_t) (cast ? m->port | MIG_FWD_CAST : m->port);
@@ -119,11 +118,17 @@ static void pack(const slot_t *s, const msg_t *first, uint8_t k, bool cast, uint
     }
 }
 
+/* The k-th message from `first` (k >= 1). */
+static const msg_t *kth(const msg_t *first, uint8_t k)
+{
+    while (--k) first = first->next;
+    return first;
+}
+
 /* The k from `first` have gone; they stay until END is through. */
 static void skip_forwarded(slot_t *s, msg_t *first, bool cast, uint8_t k)
 {
-    msg_t *last = first;
-    for (uint8_t i = 1; i < k; i++) last = last->next;
+    msg_t *last = (msg_t *) kth(first, k);
     if (cast)
         s->casts_sent = last;
     else
@@ -131,27 +136,56 @@ static void skip_forwarded(slot_t *s, msg_t *first, bool cast, uint8_t k)
     s->fwd_count = (uint16_t) (s->fwd_count + k);
 }
 
-static void send_end(slot_t *s)
+/* Whether the task has groups (whose multicasts this module records): its
+ * image's header says, without decoding the rest. */
+static bool has_groups(const slot_t *s)
 {
-    uint8_t d[8] = {s->pid, s->id};
-    mig_put16(d + 2, s->fwd_count);
-    /* The timers' age to here on this clock; the destination counts from
-     * END's arrival on its own. */
-    mig_put32(d + 4, timer_now() - s->clock);
-    if (mig_frame(MIG_MSG_END, s->dest, s->prio, d, sizeof d) == MT_OK) s->in_flight = true;
+    return s->head_len > MIG_IMAGE_GROUPS && s->head[MIG_IMAGE_GROUPS];
 }
 
+/* The tail, read once the commit's share has gone: the multicasts recorded
+ * since the commit, counted in up to the last recorded now. A destination
+ * that missed RESULT ok joins at the first FORWARD it takes (or END), and
+ * the ones it took before were recorded here after the commit: so the
+ * tail is read for good only once a FORWARD has reached it (one with
+ * nothing in it, if nothing else went); it keeps those up to its cut.
+ * True if there is more to forward or an empty FORWARD went. */
+static bool read_tail(slot_t *s)
+{
+    if (s->tail_read || !has_groups(s)) return false;
+    s->tail_read = s->forwarded; /* the destination has joined: read for good */
+    port_irq_state_t st = port_irq_save();
+    msg_t *last = s->casts_last;
+    for (msg_t *m = last ? last : s->casts; m; m = m->next) last = m;
+    bool more = last != s->casts_last;
+    s->casts_last = last;
+    port_irq_restore(st);
+    if (more || s->forwarded) return more;
+    uint8_t d[MIG_FWD_HDR] = {s->pid, s->id}; /* the destination's place to join */
+    if (mig_frame(MIG_MSG_FORWARD, s->dest, s->prio, d, sizeof d) != MT_OK) return true;
+    s->in_flight = s->forwarded = true;
+    return true;
+}
+
+/* The next FORWARD, or END: with the tail read for good, what is left of
+ * it goes with END if it fits (no frame of its own), else a FORWARD first. */
 static void send_forward(slot_t *s)
 {
     bool cast;
     msg_t *first = next_to_forward(s, &cast);
-    if (!first) {
-        send_end(s);
-        return;
+    if (!first && read_tail(s)) {
+        first = next_to_forward(s, &cast);
+        if (!first) return; /* an empty FORWARD went (or goes next time) */
     }
+    const msg_t *last = cast ? s->casts_last : NULL;
+    bool end = !first || (cast && s->tail_read);
     uint16_t size;
-    uint8_t k = pack_count(first, cast ? s->casts_last : NULL, cast, &size);
-    if (!k) { /* larger than a frame: it cannot follow the task (logged) */
+    uint8_t k = pack_count(first, last, cast, end ? MIG_END_HDR : MIG_FWD_HDR, &size);
+    if (end && first && (!k || kth(first, k) != last)) { /* not all of it: a FORWARD first */
+        end = false;
+        k = pack_count(first, last, cast, MIG_FWD_HDR, &size);
+    }
+    if (first && !k) { /* larger than a frame: it cannot follow the task (logged) */
         log_error(MT_ERR_INVALID);
         skip_forwarded(s, first, cast, 1);
         return;
@@ -159,11 +193,20 @@ static void send_forward(slot_t *s)
     mt_err_t err;
     uint8_t *buf = mig_open_frame(size, &err);
     if (!buf) return; /* asked again once a frame has ended */
-    pack(s, first, k, cast, buf);
-    if (mig_queue_frame(buf, MIG_MSG_FORWARD, s->dest, s->prio, size) == MT_OK) {
-        s->in_flight = true;
-        skip_forwarded(s, first, cast, k);
+    buf[0] = s->pid;
+    buf[1] = s->id;
+    if (end) {
+        mig_put16(buf + 2, (uint16_t) (s->fwd_count + k));
+        /* The timers' age to here on this clock; the destination counts
+         * from END's arrival on its own. */
+        mig_put32(buf + 4, timer_now() - s->clock);
     }
+    pack(first, k, cast, buf + (end ? MIG_END_HDR : MIG_FWD_HDR));
+    if (mig_queue_frame(buf, end ? MIG_MSG_END : MIG_MSG_FORWARD, s->dest, s->prio, size) != MT_OK)
+        return;
+    s->in_flight = true;
+    s->forwarded |= !end;
+    if (k) skip_forwarded(s, first, cast, k);
 }
 
 void mig_source_pump(slot_t *s)

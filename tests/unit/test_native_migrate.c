@@ -629,16 +629,23 @@ static uint8_t migrate_refused_by_the_destination(void)
     return id;
 }
 
+/* A migrator frame from module src, and the one frame this module sends
+ * in answer once its migrator has run. */
+static bus_frame_t the_answer_to(mt_module_t src, uint8_t kind, const uint8_t *p, uint16_t len)
+{
+    unsigned before = n_sent;
+    from_migrator(src, kind, p, len);
+    sched_run_pending();
+    assert_int_equal(n_sent, before + 1);
+    return sent_frame(before);
+}
+
 /* Module 0 asks (PING: pid, id, the source it waits for) about migration
  * `id` of `pid`; the answer, the one frame sent, to module 0 alone. */
 static bus_frame_t ask_about(mt_pid_t pid, uint8_t id)
 {
-    unsigned before = n_sent;
     const uint8_t ping[3] = {pid, id, SELF};
-    from_migrator(0, MIG_MSG_PING, ping, 3);
-    sched_run_pending();
-    assert_int_equal(n_sent, before + 1);
-    bus_frame_t answer = sent_frame(before);
+    bus_frame_t answer = the_answer_to(0, MIG_MSG_PING, ping, 3);
     assert_int_equal(answer.type, BUS_FRAME_DATA);
     assert_int_equal(answer.dst, 0);
     finish_tx(PORT_BUS_SENT);
@@ -702,6 +709,16 @@ test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task(v
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
 }
 
+/* LOCAL, a member of GROUP, asked to move to module 2: frozen, FREEZE
+ * sent (frame 0); the migration's number. */
+static uint8_t freeze_a_member(void)
+{
+    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    return sent_frame(0).payload[1];
+}
+
 /* Multicasts: the task leaves its groups when it is frozen, and the
  * multicasts to them from then on are recorded, each with its bus frame
  * (origin, number), and forwarded behind the held messages, so that the
@@ -713,10 +730,7 @@ test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task(v
 static void test_source_records_multicasts_from_the_freeze_and_forwards_their_frames(void **state)
 {
     (void) state;
-    assert_int_equal(mcast_join(GROUP, LOCAL, PORT_0), MT_OK);
-    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
-    sched_run_pending();
-    uint8_t id = sent_frame(0).payload[1];
+    uint8_t id = freeze_a_member();
     assert_int_equal(mcast_member_count(GROUP), 0); /* left with the freeze */
     finish_tx(PORT_BUS_SENT);
     cast(0, 20, 'm'); /* recorded, not delivered */
@@ -754,6 +768,49 @@ static void test_source_records_multicasts_from_the_freeze_and_forwards_their_fr
     assert_string_equal(got, "Smno");
 }
 
+/* The tail: a destination that missed RESULT ok (it went by while the
+ * destination was stopped) joins the task's groups only at the first frame
+ * that an OK decision alone sends, and the multicasts it took before that
+ * were recorded here after the commit. So once the destination has taken
+ * a FORWARD (an empty one when there was nothing to forward: the join's
+ * place), the multicasts recorded since the commit follow, with END when
+ * they fit in it. One recorded later, while END is on its way: the
+ * destination took it after joining. */
+static void test_source_forwards_the_multicasts_recorded_since_the_commit_before_end(void **state)
+{
+    (void) state;
+    uint8_t id = freeze_a_member();
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t reply[3] = {LOCAL, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    finish_tx(PORT_BUS_SENT); /* the image */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).port, MIG_MSG_RESULT);
+    finish_tx(PORT_BUS_SENT); /* committed: nothing held, nothing recorded */
+    bus_frame_t join = sent_frame(3);
+    assert_int_equal(join.port, MIG_MSG_FORWARD);
+    const uint8_t empty[2] = {LOCAL, id};
+    assert_int_equal(join.len, sizeof empty);
+    assert_memory_equal(join.payload, empty, sizeof empty);
+    cast(0, 60, 'n'); /* taken here, and maybe by the destination before it joined */
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t end = sent_frame(4); /* the tail goes with END: no frame of its own */
+    assert_int_equal(end.port, MIG_MSG_END);
+    assert_int_equal(end.len, MIG_END_HDR + MIG_FWD_CAST_ENTRY + 1);
+    assert_int_equal(mig_get16(end.payload + 2), 1); /* forwarded: the tail's one */
+    const uint8_t since[6] = {PORT_0 | MIG_FWD_CAST, 1, 0, 0, 60, 'n'};
+    assert_memory_equal(end.payload + MIG_END_HDR, since, sizeof since);
+    cast(0, 61, 'o'); /* after the destination's join: it has this one */
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 6);
+    sched_run_pending();
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
+    assert_false(sched_task_exists(LOCAL));
+    assert_string_equal(got, "S"); /* none ran here */
+}
+
 /* Flow control: while the task is frozen, sends that would take the
  * migrator's reserve of message blocks are refused (the local sender is
  * told, and tries again), and a bus frame is answered busy: not taken, not
@@ -780,6 +837,38 @@ static void test_frozen_task_at_the_reserve_refuses_and_answers_busy(void **stat
     memset(want + 2, 'x', taken);
     want[2 + taken] = 'r';
     assert_string_equal(got, want);
+}
+
+/* Migration numbers are each source's own: a newer migration of the task,
+ * from its new module, may carry the number of the one this bystander is
+ * still holding back for (RESULT ok taken, CONFIRM not yet). That FREEZE
+ * is not the older one asked again: the reply must not go ahead of what
+ * is held back for the older migration, so it is put off (MT_ERR_FULL),
+ * and the held message goes where the older one's CONFIRM says, once. */
+static void test_freeze_of_a_newer_migration_with_the_same_number_is_put_off(void **state)
+{
+    (void) state;
+    const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2}; /* module 0's migration 1: to 2 */
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT);                                          /* the reply */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held back */
+    const uint8_t ok[5] = {REMOTE, 1, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    const uint8_t newer[5] = {REMOTE, 1, 2, 0, 2}; /* module 2's migration 1: back to 0 */
+    bus_frame_t reply = the_answer_to(2, MIG_MSG_FREEZE, newer, 5);
+    assert_int_equal(reply.port, MIG_MSG_REPLY);
+    assert_int_equal(reply.dst, 2);
+    const uint8_t put_off[3] = {REMOTE, 1, MT_ERR_FULL};
+    assert_memory_equal(reply.payload, put_off, 3);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    expect_data(n_sent - 1, 2, 'd');
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_FULL), 1);
 }
 
 /* ---- the destination ---- */
@@ -1016,6 +1105,19 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
     assert_string_equal(got, want);
 }
 
+/* Migration `id` of REMOTE, a member of GROUP, from module 0 to here,
+ * announcing `held` forwarded messages: its copy attached, ATTACHED sent. */
+static void attach_in_group(uint8_t id, uint16_t held)
+{
+    freeze_here(id);
+    mig_image_t img = {.held = held, .n_groups = 1, .groups = (const uint8_t[]){GROUP, PORT_0}};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES];
+    assert_int_equal(first_chunk(img, id, chunk, sizeof chunk), sizeof chunk);
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* ATTACHED */
+}
+
 /* The destination joins the task's groups at the RESULT and notes the
  * last multicast it took from each module before (the cut). Of the
  * forwarded multicasts it keeps those it took before joining, numbered up
@@ -1025,14 +1127,8 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
 static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joining(void **state)
 {
     (void) state;
-    freeze_here(6);
-    mig_image_t img = {.held = 3, .n_groups = 1, .groups = (const uint8_t[]){GROUP, PORT_0}};
-    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_GROUP_BYTES];
-    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
-    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
-    sched_run_pending();
-    finish_tx(PORT_BUS_SENT); /* ATTACHED */
-    cast(2, 40, 'a');         /* before the join: not ours to deliver */
+    attach_in_group(6, 3);
+    cast(2, 40, 'a'); /* before the join: not ours to deliver */
     const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
     from_migrator(0, MIG_MSG_RESULT, ok, 5);
     assert_int_equal(mcast_member_count(GROUP), 1);
@@ -1064,6 +1160,32 @@ static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joini
     sched_run_pending();
     assert_true(migrate_live(REMOTE));
     assert_string_equal(got, "uabc"); /* forwarded and kept first, then its own */
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
+}
+
+/* A destination that never took RESULT ok joins the task's groups at the
+ * first FORWARD (only an OK decision sends one), noting its cut there: it
+ * keeps the forwarded multicast it took before, delivers the one it takes
+ * after, and drops that one when the tail, with END, forwards it too.
+ * Each reaches the task once, in order. */
+static void test_destination_that_missed_result_ok_joins_at_the_first_forward(void **state)
+{
+    (void) state;
+    attach_in_group(6, 2);
+    cast(2, 40, 'a'); /* not a member yet: not delivered here */
+    assert_int_equal(mcast_member_count(GROUP), 0);
+    /* RESULT ok went by without this module. */
+    const uint8_t fwd[12] = {REMOTE, 6, PORT_0, 1, 0, 'u', PORT_0 | MIG_FWD_CAST, 1, 0, 2, 40, 'a'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    assert_int_equal(mcast_member_count(GROUP), 1); /* joined at that frame */
+    cast(2, 41, 'b');                               /* delivered to the copy here */
+    /* END with the tail: the source recorded 'b' too. */
+    const uint8_t end[14] = {REMOTE, 6, 3, 0, 0, 0, 0, 0, PORT_0 | MIG_FWD_CAST, 1, 0, 2, 41, 'b'};
+    from_migrator(0, MIG_MSG_END, end, sizeof end);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_int_equal(mcast_member_count(GROUP), 1); /* joined once */
+    assert_string_equal(got, "uab");
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
 }
 
@@ -1349,10 +1471,14 @@ int main(void)
         cmocka_unit_test_setup(test_a_request_put_off_dies_with_its_task, setup),
         cmocka_unit_test_setup(test_a_bystander_without_a_slot_answers_full, setup),
         cmocka_unit_test_setup(test_second_outcome_releases_to_the_source, setup),
+        cmocka_unit_test_setup(test_freeze_of_a_newer_migration_with_the_same_number_is_put_off,
+                               setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
             test_source_records_multicasts_from_the_freeze_and_forwards_their_frames, setup),
+        cmocka_unit_test_setup(
+            test_source_forwards_the_multicasts_recorded_since_the_commit_before_end, setup),
         cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
         cmocka_unit_test_setup(test_destination_refusing_for_lack_of_blocks_leaves_the_task_here,
                                setup),
@@ -1370,6 +1496,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(
             test_destination_keeps_the_forwarded_multicasts_it_took_before_joining, setup),
+        cmocka_unit_test_setup(test_destination_that_missed_result_ok_joins_at_the_first_forward,
+                               setup),
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
