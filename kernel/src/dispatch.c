@@ -90,10 +90,13 @@ static MT_INLINE void frame_pop_irq_off(task_t *t)
  * above it has returned. Callers that keep nothing else across the handler
  * pass sched.current, found again rather than kept across the call; the
  * interrupt slot's exit, which keeps a call-saved register anyway, passes
- * the task it ran. Returns it. */
-static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, port_irq_state_t *s)
+ * the task it ran. A caller whose message came with no heap payload says
+ * so (`bare`): the frame then holds none (an idle task's is NULL, and only
+ * a send with one sets it), and nothing is tested. Returns top. */
+static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, port_irq_state_t *s,
+                                               bool bare)
 {
-    if (top->payload) {
+    if (!bare && top->payload) {
         log_event_inline(EV_END, top->pid, (uint16_t) result);
         send_drop_payload(top);
         *s = port_irq_save();
@@ -110,7 +113,7 @@ static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data
 {
     mt_err_t result = t->handler(t->state, port, data, len);
     port_irq_state_t s;
-    task_t *top = handler_returned_lock(sched.current, result, &s);
+    task_t *top = handler_returned_lock(sched.current, result, &s, false);
     frame_pop_irq_off(top);
     port_irq_restore(s);
     return result;
@@ -166,26 +169,6 @@ void frame_cancel(task_t *t)
     port_irq_restore(s);
 }
 
-/* The flags of a queued message the drain looks at before it runs it. */
-#define MSG_TAKEN_OVER (MSG_HELD | MSG_HEAP | MSG_OPENS)
-
-/* A message sent to t before its INIT was handled goes to t's held list if
- * t is still not initialised (rule 7): false, it does not run. Otherwise
- * its heap payload becomes the handler's frame's, which the handler may
- * take (the block no longer frees it), and a queued INIT ends rule 7's
- * hold when its handler returns; irq off, before the frame's push. */
-static MT_NOINLINE bool take_over_rare(task_t *t, msg_t *m)
-{
-    if ((m->flags & MSG_HELD) && !(t->flags & TASK_INITIALISED)) {
-        queue_hold(t, m);
-        return false;
-    }
-    if (m->flags & MSG_HEAP) t->payload = m->data;
-    if (m->flags & MSG_OPENS) t->flags |= TASK_INIT_RUNNING;
-    m->flags &= (uint8_t) ~MSG_TAKEN_OVER;
-    return true;
-}
-
 /* ---- rule 5: the drain ----
  *
  * While it drains, the running priority never drops back to the floor:
@@ -200,29 +183,76 @@ static MT_NOINLINE bool take_over_rare(task_t *t, msg_t *m)
  * without bound. The priority goes back to the floor with interrupts off,
  * once nothing above the floor is left, and they stay off on return. */
 
-/* Run the handler of message m's task t, m just taken off the queue or,
- * `slot`, out of the interrupt slot (post.c), whose payload and sender are
- * none (constants here); at t's level, irq off on entry and on return. The
- * frame restores t's level, not the floor's: the pop may enable interrupts
- * (a kill finishing: FINAL), and one taken then must run at its exit only
- * what outranks t, as during the handler, not nest a second drain of the
- * same floor inside this one. The slot's exit keeps t across the handler
- * (in the call-saved register its caller saves anyway, so that the frame's
- * stores address t directly); the drain finds it again as the top frame. */
-static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
+/* Push the frame of message m's task t, m just taken off the queue or,
+ * `slot`, out of the interrupt slot (post.c), whose sender is none (a
+ * constant here), at t's level; irq off. The frame restores t's level, not
+ * the floor's: the pop may enable interrupts (a kill finishing: FINAL),
+ * and one taken then must run at its exit only what outranks t, as during
+ * the handler, not nest a second drain of the same floor inside this one.
+ * Returns m's port, read while the slot's block is still the message's. */
+static MT_INLINE mt_port_t taken_push_irq_off(task_t *t, msg_t *m, bool slot)
 {
-    mt_port_t port = m->port; /* the slot's block is free once interrupts are on */
+    mt_port_t port = m->port;
     sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
     log_event_inline_irq_off(EV_START, t->pid, port);
+    return port;
+}
+
+/* Run the handler of message m's task t (see taken_push_irq_off()), m
+ * without a heap payload (the slot's never has one), so that the frame
+ * holds none after the handler either; irq off on entry and on return.
+ * The slot's exit keeps t across the handler (in the call-saved register
+ * its caller saves anyway, so that the frame's stores address t
+ * directly); the drain finds it again as the top frame. */
+static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
+{
+    mt_port_t port = taken_push_irq_off(t, m, slot);
     port_irq_enable();
     /* One lock for the pop, the block and the next message (interrupts
      * were enabled above: the saved state is not needed). */
     mt_err_t result = t->handler(t->state, port, slot ? NULL : m->data, slot ? 0 : m->len);
     port_irq_state_t unused;
-    task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused);
+    task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused, true);
     (void) unused;
     frame_pop_irq_off(top);
+}
+
+/* The flags that make a queued message more than a plain one: held for
+ * rule 7 or the INIT that ends the hold, a heap payload the frame takes
+ * over, a block that is not the pool's (a timer's own, the interrupt
+ * slot's). A plain message, most of them, is run with one test of its
+ * flags; any of these, by drain_rare(). */
+#define MSG_NOT_PLAIN (MSG_HELD | MSG_HEAP | MSG_OPENS | MSG_OWN_BLOCK)
+
+/* The drain's step for a message with any of MSG_NOT_PLAIN, just taken
+ * off the queue; irq off on entry and on return. One sent to t before its
+ * INIT was handled goes to t's held list if t is still not initialised
+ * (rule 7): false, it did not run. Otherwise its heap payload becomes the
+ * handler's frame's, which the handler may take (the block no longer
+ * frees it), a queued INIT ends rule 7's hold when its handler returns
+ * (frame_run()'s pop), and the block goes back where it came from
+ * (sched_msg_free()). Between the pop and the lock taken again the level
+ * stays t's (the frame restored it): an interrupt's exit there runs only
+ * what outranks t, as during the handler. */
+static MT_NOINLINE bool drain_rare(msg_t *m)
+{
+    task_t *t = m->task;
+    if ((m->flags & MSG_HELD) && !(t->flags & TASK_INITIALISED)) {
+        queue_hold(t, m);
+        return false;
+    }
+    if (m->flags & MSG_HEAP) t->payload = m->data;
+    if (m->flags & MSG_OPENS) t->flags |= TASK_INIT_RUNNING;
+    mt_port_t port = taken_push_irq_off(t, m, false);
+    port_irq_enable();
+    /* The general run: the payload freed unless taken, the frame popped
+     * (to t's level, as in the drain), interrupts on again. */
+    (void) frame_run(t, port, m->data, m->len);
+    m->flags &= (uint8_t) ~MSG_HEAP; /* the frame's, freed or taken by now */
+    sched_msg_free(m);
+    (void) port_irq_save(); /* off again for the next message */
+    return true;
 }
 
 /* One step of the drain: threads that outrank the frame and the head (and
@@ -235,13 +265,15 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
 {
     if (thread_ready_hint()) thread_k_yield(floor);
     msg_t *m;
-    do {
+    for (;;) {
         mt_prio_t top = queue_top;
         if (top <= floor) return false;
         m = queue_pop_top(top);
-    } while ((m->flags & MSG_TAKEN_OVER) && !take_over_rare(m->task, m));
+        if (!(m->flags & MSG_NOT_PLAIN)) break;
+        if (drain_rare(m)) return true;
+    }
     run_taken_held_off(m->task, m, false);
-    queue_give_block_irq_off(m);
+    queue_put_block_irq_off(m);
     return true;
 }
 
@@ -350,6 +382,17 @@ static MT_NOINLINE void isr_exit_slot(void)
     run_taken_held_off(m->task, m, true);
 }
 
+/* What is queued above the interrupted frame's level `floor`, once the
+ * slot's message has run: rule 3, only what strictly outranks it. */
+static MT_INLINE void isr_exit_queued(mt_prio_t floor)
+{
+    /* Most exits find nothing more to run: no call to the drain for that. */
+    if (sched_may_run(floor))
+        drain_held_off(floor);
+    else
+        sched.running_prio = floor;
+}
+
 /* The exit for tasks: what strictly outranks the interrupted frame. In line
  * in both exits, so that an interrupt on a thread's stack has no frame more. */
 static MT_INLINE bool isr_exit_tasks(void)
@@ -358,11 +401,7 @@ static MT_INLINE bool isr_exit_tasks(void)
      * the slot's handler leaves its own level behind (run_taken_held_off). */
     mt_prio_t floor = sched.running_prio;
     if (isr_slot_waiting()) isr_exit_slot();
-    /* Most exits find nothing more to run: no call to the drain for that. */
-    if (sched_may_run(floor))
-        drain_held_off(floor);
-    else
-        sched.running_prio = floor;
+    isr_exit_queued(floor);
     /* Whether the main loop must look again (sched.h): the drain left
      * nothing above the floor, so only a stop or a new sleep choice; with
      * threads (K's idle choices) or the log (its WAKE and SLEEP records),
@@ -381,17 +420,28 @@ bool sched_isr_exit(void)
     return isr_exit_tasks();
 }
 
-/* The same as a sched_isr_exit_fn: the port that chose it has no main loop
- * to tell. */
+/* The exits sched_isr_exit_choice() chooses, as sched_isr_exit_fn: the
+ * port that chose has no main loop to tell, and nothing changed since the
+ * choice, so each does only what the choice found. The slot's message
+ * first, then what is queued above the interrupted frame: */
+static void isr_exit_slot_first(void)
+{
+    mt_prio_t floor = sched.running_prio;
+    isr_exit_slot();
+    isr_exit_queued(floor);
+}
+
+/* no slot message, something queued (or a ready thread) above it: */
 static void isr_exit_drain(void)
 {
-    (void) isr_exit_tasks();
+    drain_held_off(sched.running_prio);
 }
 
 sched_isr_exit_fn sched_isr_exit_choice(void)
 {
     if (MOTET_THREADS && thread_running()) return thread_isr_exit_choice();
-    return isr_slot_waiting() || sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
+    if (isr_slot_waiting()) return isr_exit_slot_first;
+    return sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
 }
 
 static port_sleep_mode_t choose_sleep_mode(void)

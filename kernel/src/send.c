@@ -356,9 +356,10 @@ static MT_NOINLINE mt_err_t send_local_waiting(task_t *t, mt_port_t port, void *
 
 /* A send by pid: the fast paths when pid's task sits in its home slot (a
  * virtual pid never does, so a hit there is a local task), else the
- * general path, for any destination or (`local_only`) local ones. */
+ * general path, for any destination or (`local_only`) local ones; `bare`:
+ * sched_signal_to(), no payload and no flags. */
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
-                                      uint8_t flags, bool local_only)
+                                      uint8_t flags, bool local_only, bool bare)
 {
     if (fast_send(data, len, flags, 0) && port < PORT_LIMIT) {
         task_t *self = sched.current;
@@ -386,22 +387,25 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         port_irq_restore(s);
     }
     if (local_only) return send_local_general(pid, port, data, len, flags);
+    /* A signal's general way in its two arguments: no stack slot for a
+     * fifth, which its immediate path would otherwise set up too. */
+    if (bare) return signal_to_general(pid, port);
     return send_to_general(pid, port, data, len, flags);
 }
 
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    return send_by_pid(pid, port, data, len, flags, false);
+    return send_by_pid(pid, port, data, len, flags, false, false);
 }
 
 mt_err_t sched_signal_to(mt_pid_t pid, mt_port_t port)
 {
-    return send_by_pid(pid, port, NULL, 0, 0, false);
+    return send_by_pid(pid, port, NULL, 0, 0, false, true);
 }
 
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags)
 {
-    return send_by_pid(pid, port, data, len, flags, true);
+    return send_by_pid(pid, port, data, len, flags, true, false);
 }
 
 /* A send along route r of the running task, by the general rules: the

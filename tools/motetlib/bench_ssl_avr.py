@@ -59,7 +59,7 @@ OPERATIONS = (
                                     "sched_isr_exit")),
     ("dispatch: run a handler, return, take the next", ("dispatch_run", "frame_run",
                                                         "drain_held_off", "dispatch_drain",
-                                                        "dispatch_end_drain", "take_over_rare",
+                                                        "dispatch_end_drain", "drain_rare",
                                                         "isr_exit_slot")),
     ("send: checks, lookup, queueing", ("sched_send", "send_along", "send_waiting",
                                         "sched_send_to", "send_to_waiting")),
