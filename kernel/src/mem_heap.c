@@ -41,7 +41,9 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/sched.h"
+#include "sched_internal.h"
 #include "slab_internal.h"
+#include "thread_internal.h"
 
 mem_arena_t heap;
 uint8_t live_starts[MEM_START_MAP_BYTES];
@@ -268,7 +270,7 @@ static void *move_block(void *ptr, size_t size, mem_hdr_t old)
  * an interrupt (whose blocks are the kernel's, see mem_alloc()). */
 static MT_INLINE mt_pid_t acting_owner(void)
 {
-    return port_in_isr() ? MEM_OWNER_KERNEL : sched_current_pid();
+    return port_in_isr() ? MEM_OWNER_KERNEL : sched_running_pid();
 }
 
 /* True if `by` may free or resize a block of `owner`. */
@@ -295,7 +297,7 @@ void *mem_alloc(size_t size)
 {
     /* An interrupt borrows the interrupted task's frame, not its identity:
      * its blocks belong to the kernel so killing that task cannot free them. */
-    mt_pid_t owner = port_in_isr() ? MEM_OWNER_KERNEL : sched_current_pid();
+    mt_pid_t owner = port_in_isr() ? MEM_OWNER_KERNEL : sched_running_pid();
     return mem_alloc_owned(size, owner);
 }
 
