@@ -309,11 +309,7 @@ unsigned sched_run_pending(void)
 
 mt_pid_t sched_current_pid(void)
 {
-    if (MOTET_THREADS && thread_running()) {
-        task_t *bound = thread_running_task();
-        return bound ? bound->pid : MT_PID_NONE;
-    }
-    return sched.current->pid;
+    return sched_running_pid();
 }
 
 mt_pid_t sched_sender(void)

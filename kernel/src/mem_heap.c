@@ -41,7 +41,9 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/sched.h"
+#include "sched_internal.h"
 #include "slab_internal.h"
+#include "thread_internal.h"
 
 mem_arena_t heap;
 uint8_t live_starts[MEM_START_MAP_BYTES];
@@ -143,16 +145,6 @@ static mt_err_t classify_interior(uint16_t off, mem_hdr_t h)
     return MT_ERR_BAD_POINTER;
 }
 
-/* Heap offset of ptr's header if ptr lies on a payload boundary. */
-static MT_INLINE bool to_offset(const void *ptr, uint16_t *off)
-{
-    /* One unsigned comparison checks both ends of the heap. */
-    uintptr_t rel = (uintptr_t) ptr - (uintptr_t) &heap.bytes[MEM_FIRST + MEM_HDR];
-    if (rel >= (uintptr_t) (MEM_END - MEM_FIRST - MEM_HDR)) return false;
-    *off = (uint16_t) (rel + MEM_FIRST);
-    return rel % MEM_ALIGN == 0;
-}
-
 /* The free blocks below and above off (MEM_NIL if none): where a freed
  * block joins the address-ordered list. */
 static MT_INLINE uint16_t free_around(uint16_t off, uint16_t *above)
@@ -170,23 +162,12 @@ static MT_INLINE uint16_t free_below(uint16_t off)
     return free_around(off, &above);
 }
 
-/* The O(1) check: ptr is the payload of a live block start whose header
- * (*h, at *off) is intact. False leaves the verdict to the walk. */
-static MT_INLINE bool live_start(const void *ptr, uint16_t *off, mem_hdr_t *h)
-{
-    if (!MOTET_MEM_START_MAP || !to_offset(ptr, off) || !start_is_live(*off)) return false;
-    /* Read through ptr, which the caller holds already: the same bytes as
-     * hdr_get(*off). */
-    memcpy(h, (const uint8_t *) ptr - MEM_HDR, sizeof *h);
-    return blk_used(*h) && hdr_valid(*off, *h);
-}
-
 /* The O(1) check, then the free block below (a walk of the free list, so
  * only callers that change the list ask for it). */
 static bool locate_fast(const void *ptr, mem_loc_t *loc, bool want_prev)
 {
     mem_hdr_t h;
-    if (!live_start(ptr, &loc->blk, &h)) return false;
+    if (!mem_live_start(ptr, &loc->blk, &h)) return false;
     loc->prev_free = want_prev ? free_below(loc->blk) : MEM_NIL;
     return true;
 }
@@ -289,7 +270,7 @@ static void *move_block(void *ptr, size_t size, mem_hdr_t old)
  * an interrupt (whose blocks are the kernel's, see mem_alloc()). */
 static MT_INLINE mt_pid_t acting_owner(void)
 {
-    return port_in_isr() ? MEM_OWNER_KERNEL : sched_current_pid();
+    return port_in_isr() ? MEM_OWNER_KERNEL : sched_running_pid();
 }
 
 /* True if `by` may free or resize a block of `owner`. */
@@ -316,7 +297,7 @@ void *mem_alloc(size_t size)
 {
     /* An interrupt borrows the interrupted task's frame, not its identity:
      * its blocks belong to the kernel so killing that task cannot free them. */
-    mt_pid_t owner = port_in_isr() ? MEM_OWNER_KERNEL : sched_current_pid();
+    mt_pid_t owner = port_in_isr() ? MEM_OWNER_KERNEL : sched_running_pid();
     return mem_alloc_owned(size, owner);
 }
 
@@ -420,7 +401,7 @@ static MT_NOINLINE mt_err_t free_block(void *ptr, mt_pid_t by)
     uint16_t off;
     mem_hdr_t h;
     port_irq_state_t s = port_irq_save();
-    if (!live_start(ptr, &off, &h)) {
+    if (!mem_live_start(ptr, &off, &h)) {
         port_irq_restore(s);
         return free_located(ptr, by);
     }
@@ -482,7 +463,7 @@ mt_pid_t mem_owner(const void *ptr)
     return locate_hdr(ptr, &h) == MT_OK ? h.owner : MEM_OWNER_KERNEL;
 }
 
-/* mem_set_owner() for a pointer the O(1) check did not accept, or without
+/* mem_pass() for a pointer the O(1) check did not accept, or without
  * the start map: the walk decides. Out of line, so that the fast path
  * saves no registers for it. */
 static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
@@ -495,50 +476,25 @@ static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
     return err == MT_OK ? MT_OK : log_error(MT_ERR_BAD_POINTER);
 }
 
-/* Every queued MSG_HEAP hand-over comes here twice (send, take), so the
- * O(1) check (live_start()) is done in place. */
 mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
-    uint16_t off;
-    mem_hdr_t h;
-    port_irq_state_t s = port_irq_save();
-    if (!live_start(ptr, &off, &h)) {
-        port_irq_restore(s);
-        return set_owner_located(ptr, owner);
-    }
-    /* The check byte is linear in the owner: swap the owner rather than
-     * compute it again from the whole header. */
-    uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;
-    hdr[offsetof(mem_hdr_t, owner)] = owner;
-    hdr[offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ owner);
-    port_irq_restore(s);
-    return MT_OK;
+    return mem_pass(ptr, MEM_OWNER_KERNEL, owner);
 }
 
-/* The check byte is linear in the owner, as in mem_set_owner(). No lookup:
- * the kernel checked the block when it lent it out, and while lent the
- * block is the kernel's, which no task's mem_free() can take away. */
+/* No lookup in the common case (mem_pass_irq_off()): the kernel checked the
+ * block when it lent it out, and while lent the block is the kernel's,
+ * which no task's mem_free() can take away. */
 mt_err_t mem_pass(void *ptr, mt_pid_t from, mt_pid_t to)
 {
-    uint16_t off;
-    mem_hdr_t h;
     port_irq_state_t s = port_irq_save();
-    if (!live_start(ptr, &off, &h)) {
-        port_irq_restore(s);
-        /* The walk decides (rare: without the start map, or a bad pointer). */
-        if (from != MEM_OWNER_KERNEL && mem_is_heap(ptr) && mem_owner(ptr) != from)
-            return log_error(MT_ERR_NOT_OWNER);
-        return set_owner_located(ptr, to);
-    }
-    if (from != MEM_OWNER_KERNEL && h.owner != from) {
-        port_irq_restore(s);
-        return log_error(MT_ERR_NOT_OWNER);
-    }
-    uint8_t *hdr = (uint8_t *) ptr - MEM_HDR;
-    hdr[offsetof(mem_hdr_t, owner)] = to;
-    hdr[offsetof(mem_hdr_t, check)] = (uint8_t) (h.check ^ h.owner ^ to);
+    bool passed = mem_pass_irq_off(ptr, from, to);
     port_irq_restore(s);
-    return MT_OK;
+    if (passed) return MT_OK;
+    /* The walk decides (rare: another owner's block, without the start map,
+     * or a bad pointer). */
+    if (from != MEM_OWNER_KERNEL && mem_is_heap(ptr) && mem_owner(ptr) != from)
+        return log_error(MT_ERR_NOT_OWNER);
+    return set_owner_located(ptr, to);
 }
 
 void *mem_hand_over(void *ptr, mt_pid_t owner)

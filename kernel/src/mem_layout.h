@@ -165,6 +165,27 @@ static MT_INLINE bool start_is_live(uint16_t off)
     return (live_starts[start_byte(off)] & start_bit(off)) != 0;
 }
 
+/* Heap offset of ptr's header if ptr lies on a payload boundary. */
+static MT_INLINE bool to_offset(const void *ptr, uint16_t *off)
+{
+    /* One unsigned comparison checks both ends of the heap. */
+    uintptr_t rel = (uintptr_t) ptr - (uintptr_t) &heap.bytes[MEM_FIRST + MEM_HDR];
+    if (rel >= (uintptr_t) (MEM_END - MEM_FIRST - MEM_HDR)) return false;
+    *off = (uint16_t) (rel + MEM_FIRST);
+    return rel % MEM_ALIGN == 0;
+}
+
+/* The O(1) check: ptr is the payload of a live block start whose header
+ * (*h, at *off) is intact. False leaves the verdict to the walk. */
+static MT_INLINE bool mem_live_start(const void *ptr, uint16_t *off, mem_hdr_t *h)
+{
+    if (!MOTET_MEM_START_MAP || !to_offset(ptr, off) || !start_is_live(*off)) return false;
+    /* Read through ptr, which the caller holds already: the same bytes as
+     * hdr_get(*off). */
+    memcpy(h, (const uint8_t *) ptr - MEM_HDR, sizeof *h);
+    return blk_used(*h) && hdr_valid(*off, *h);
+}
+
 /* Successor of `prev` on the free list; MEM_NIL as `prev` means the head. */
 static MT_INLINE uint16_t next_free(uint16_t prev)
 {

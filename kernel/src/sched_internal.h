@@ -298,12 +298,6 @@ mt_err_t sched_post_timer_expiry(msg_t *own);
 /* Fill in a timer's own expiry message for `owner`'s `port` once, when the
  * timer starts, so that an expiry only stamps and queues it. */
 void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
-/* A heap payload `sender` sends becomes the kernel's: a block the sender
- * owns, or the heap payload its handler was given and passes on untaken
- * (`from`, the sender's frame if any, lets go of it); any other block is
- * refused, MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (logged), and stays as
- * it was. take.c, with the payload's other changes of owner. */
-mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender);
 /* Free a payload the kernel holds for t's running handler (t->payload);
  * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);

@@ -43,9 +43,40 @@ static MT_INLINE task_t *sending_frame(mt_pid_t sender)
     return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
 }
 
+/* True if data is the heap payload the running handler `from` was given
+ * (the kernel's while its frame holds it), which `from` passes on untaken:
+ * its frame lets go of it. */
+static MT_INLINE bool frame_lets_go(task_t *from, const void *data)
+{
+    if (from->payload != data) return false;
+    from->payload = NULL;
+    return true;
+}
+
+/* A heap payload the running handler `from` sends becomes the kernel's, in
+ * line, for a send that hands it over under the lock of its gate test: the
+ * payload `from` was given, or a block the O(1) check finds `from`'s
+ * (mem_pass_irq_off()). False changes nothing: the general path
+ * (payload_to_kernel()) decides and logs. Irq off; take.c has the
+ * payload's other changes of owner. */
+static MT_INLINE bool payload_lend_irq_off(void *data, task_t *from)
+{
+    return frame_lets_go(from, data) || mem_pass_irq_off(data, from->pid, MEM_OWNER_KERNEL);
+}
+
+/* The general path's: a heap payload `sender` sends becomes the kernel's,
+ * a block the sender owns or the payload its handler was given (`from`,
+ * the sender's frame if any); any other block is refused, MT_ERR_NOT_OWNER
+ * or MT_ERR_BAD_POINTER (logged by mem_pass()), and stays as it was. */
+static mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
+{
+    if (from && frame_lets_go(from, data)) return MT_OK;
+    return mem_pass(data, sender, MEM_OWNER_KERNEL);
+}
+
 /* Give the message block m its own copy of a borrowed payload (in the block
  * when it fits), or take a heap one for the kernel; `from` and `sender` as
- * for payload_to_kernel() (take.c); an empty heap one, enqueue_as() frees. */
+ * for payload_to_kernel(); an empty heap one, enqueue_as() frees. */
 static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, task_t *from,
                             mt_pid_t sender)
 {
@@ -466,50 +497,62 @@ static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r, t
     return send_route(r, NULL, 0, 0);
 }
 
-/* A heap payload run at once, t's frame pushed: the block becomes the
- * kernel's, held in the frame for the handler to take (sched_take()) and
- * freed after it otherwise; on the stack, the receiver cannot be killed
- * under it. An empty one is freed at once. Not a live heap block: the frame
- * is popped unrun and the sender keeps what it passed. */
-static MT_NOINLINE mt_err_t run_heap(task_t *t, mt_port_t port, void *data, uint16_t len)
+/* A heap payload along route r, not empty, to a task that can run at once,
+ * in the common case: the sender's own block or the payload it was given
+ * (payload_lend_irq_off()) becomes the kernel's, one check of the block and
+ * one owner rewrite, in the critical section of the gate test and before
+ * the frame's push, so that nothing is left to undo. The frame holds it for
+ * the handler to take (sched_take()); nothing of the send is live across
+ * the handler. Everything else goes the general way
+ * (which refuses a block that is not the sender's and logs why; the sender
+ * keeps it): a task that cannot run at once, an empty block, a block the
+ * O(1) check does not find the sender's, by a tail call (out of line, so
+ * that the common case saves no registers for it). */
+static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16_t len)
 {
-    /* The sender is the frame below the receiver's, pushed just now. */
-    mt_err_t err = payload_to_kernel(data, t->below, t->sender);
-    if (err) {
-        frame_cancel(t);
-    } else {
-        t->payload = len ? data : NULL; /* freed after the handler unless taken */
-        if (!len) mem_release(data);
-        log_event(EV_RUN, t->pid, (uint16_t) (t->sender << 8 | port));
-        frame_run(t, port, len ? data : NULL, len);
+    return send_route(r, data, len, MSG_HEAP);
+}
+
+static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t len)
+{
+    task_t *self = sched.current;
+    port_irq_state_t s = port_irq_save();
+    task_t *t = r->local;
+    if (t->gate < sched.running_prio || !len || !payload_lend_irq_off(data, self)) {
+        port_irq_restore(s);
+        return send_heap_general(r, data, len);
     }
+    frame_push_on(t, self, sched.running_prio, self->pid);
+    t->payload = data;
+    log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
+    mt_port_t port = r->port;
+    port_irq_restore(s);
+    frame_run(t, port, data, len); /* frees the payload unless it was taken */
     mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) dispatch_drain(prio);
-    return err;
+    if (sched_may_run(prio)) return dispatch_drain(prio);
+    return MT_OK;
 }
 
 /* sched_send()'s fast path along route r of the running task, in line in
  * it (`bare` in sched_signal()): the send and its arguments only, so that
  * nothing but the top frame needs a saved register. A route's control block
  * is a local task's or task_none, whose gate never opens, and its port was
- * checked when the route was made: the fast path trusts both. */
+ * checked when the route was made: the fast path trusts both. A heap
+ * payload has a way of its own, out of line (send_heap_along()). */
 static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags,
                                      bool bare)
 {
+    if (send_hands_over(flags)) return send_heap_along(r, data, len);
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
     if (t->gate >= sched.running_prio) {
         task_t *self = sched.current;
         frame_push_on(t, self, sched.running_prio, self->pid);
-        /* run_heap() logs its RUN once the payload is the kernel's. */
-        if (!flags) log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
+        log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
         port_irq_restore(s);
-        if (send_hands_over(flags)) return run_heap(t, r->port, data, len);
         return dispatch_run(t, r->port, data, len);
     }
-    if (!flags) return bare ? signal_waiting(s, r, t) : send_waiting(r, data, len, s);
-    port_irq_restore(s);
-    return send_route(r, data, len, flags); /* a heap payload waits the general way */
+    return bare ? signal_waiting(s, r, t) : send_waiting(r, data, len, s);
 }
 
 /* sched_send() and sched_signal(): the fast path along route `out` of the

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A heap payload's owners (docs/architecture.md, who owns a message block
- * when): a sender hands it to the kernel (payload_to_kernel()), the running
- * handler takes it (sched_take(), sched_take_msg()), and the kernel frees
- * what it did not take once the handler returns (send_drop_payload()). A
- * borrowed payload is copied to the heap instead.
+ * when): a sender hands it to the kernel (send.c: payload_lend_irq_off()
+ * under a send's lock, payload_to_kernel() otherwise), the running handler
+ * takes it (sched_take(), sched_take_msg()), and the kernel frees what it
+ * did not take once the handler returns (send_drop_payload()). A borrowed
+ * payload is copied to the heap instead.
  */
 #include <string.h>
 
@@ -12,15 +13,6 @@
 #include "motet/mem.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
-
-mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
-{
-    if (from && from->payload == data) {
-        from->payload = NULL;
-        return MT_OK;
-    }
-    return mem_pass(data, sender, MEM_OWNER_KERNEL);
-}
 
 void send_drop_payload(task_t *t)
 {

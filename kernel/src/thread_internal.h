@@ -556,6 +556,18 @@ static MT_INLINE task_t *sched_running_frame(void)
     return MOTET_THREADS && thread_running() ? NULL : sched.current;
 }
 
+/* sched_current_pid() in line, for the kernel's hot paths (the heap's
+ * owner of an allocation or a free): the task bound to the running thread,
+ * else the top frame's; MT_PID_NONE for neither. */
+static MT_INLINE mt_pid_t sched_running_pid(void)
+{
+    if (MOTET_THREADS && thread_running()) {
+        task_t *bound = thread_running_task();
+        return bound ? bound->pid : MT_PID_NONE;
+    }
+    return sched.current->pid;
+}
+
 /* True if a drain at `floor` may find work: a message above it or a ready
  * thread. Read without the lock: whatever an interrupt adds afterwards and
  * outranks the frame runs at that interrupt's exit. */

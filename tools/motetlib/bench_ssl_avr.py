@@ -61,10 +61,11 @@ OPERATIONS = (
                                                         "drain_held_off", "dispatch_drain",
                                                         "dispatch_end_drain", "drain_rare",
                                                         "isr_exit_slot")),
-    ("send: checks, lookup, queueing", ("sched_send", "send_along", "send_waiting",
-                                        "sched_send_to", "send_to_waiting")),
+    ("send: checks, lookup, queueing", ("sched_send", "send_along", "send_heap_along",
+                                        "send_waiting", "sched_send_to", "send_to_waiting")),
     ("heap: alloc, hand-over, take, free", ("mem_alloc", "mem_alloc_owned", "mem_free",
-                                            "free_block", "mem_set_owner", "sched_take",
+                                            "free_block", "mem_set_owner", "mem_pass",
+                                            "mem_hand_over", "payload_to_kernel", "sched_take",
                                             "sched_take_msg", "send_drop_payload",
                                             "sched_current_pid")),
     ("event records written by a call", ("log_record", "log_record_irq_off")),
@@ -158,7 +159,7 @@ def measure(exe, elf, work):
 # The application's and the C library's functions: the rest is the kernel's
 # (the interrupt vectors are the kernel's port, listed in OPERATIONS).
 APP_FUNCTIONS = re.compile(r"^(fft_|sc_|vote_|trig_|max_component|sample_block|mic_task|sc_task|"
-                           r"vote_task|note_decision|driver_task|main$|__(?!vector)\w+|"
+                           r"vote_task|send_block|note_decision|driver_task|main$|__(?!vector)\w+|"
                            r"mem(move|cpy|set)|spin_until_set)")
 
 
