@@ -86,10 +86,8 @@ static MT_INLINE void frame_pop_irq_off(task_t *t)
  * back as its ERROR) and no port (the drain has it from the START); it comes
  * before the free of a payload the handler left, and otherwise in the pop's
  * critical section. `top` is the task, the top frame again: every frame
- * above it has returned. Callers that keep nothing else across the handler
- * pass sched.current, found again rather than kept across the call; the
- * interrupt slot's exit, which keeps a call-saved register anyway, passes
- * the task it ran. Returns it. */
+ * above it has returned (callers pass sched.current, found again rather
+ * than kept across the call). Returns it. */
 static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, port_irq_state_t *s)
 {
     if (top->payload) {
@@ -205,9 +203,10 @@ static MT_NOINLINE bool take_over_rare(task_t *t, msg_t *m)
  * frame restores t's level, not the floor's: the pop may enable interrupts
  * (a kill finishing: FINAL), and one taken then must run at its exit only
  * what outranks t, as during the handler, not nest a second drain of the
- * same floor inside this one. The slot's exit keeps t across the handler
+ * same floor inside this one. The slot's run keeps t across the handler
  * (in the call-saved register its caller saves anyway, so that the frame's
- * stores address t directly); the drain finds it again as the top frame. */
+ * stores address t directly) and has no payload to look for after it: t's
+ * frame got none; the drain finds t again as the top frame. */
 static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 {
     mt_port_t port = m->port; /* the slot's block is free once interrupts are on */
@@ -219,9 +218,42 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
      * were enabled above: the saved state is not needed). */
     mt_err_t result = t->handler(t->state, port, slot ? NULL : m->data, slot ? 0 : m->len);
     port_irq_state_t unused;
-    task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused);
+    if (slot) {
+        /* No payload came with it: t's frame has none to free. */
+        (void) port_irq_save();
+        log_event_inline_irq_off(EV_END, t->pid, (uint16_t) result);
+        frame_pop_irq_off(t);
+        return;
+    }
+    task_t *top = handler_returned_lock(sched.current, result, &unused);
     (void) unused;
     frame_pop_irq_off(top);
+}
+
+/* Run the interrupt slot's message (post.c), taken out of it: one that
+ * outranks the interrupted frame and everything queued at an interrupt's
+ * exit, or one parked there as the oldest of its level when the drain
+ * comes to that level. Its block is free again before interrupts are on
+ * (the handler's arguments are in registers by then), so that an
+ * interrupt during the handler posts through the slot too. Out of line:
+ * the stack analysis tells the exit's own path on a thread's stack from
+ * the handler it runs here only on the kernel stack (kernel.annot). */
+static MT_NOINLINE void run_slot_held_off(void)
+{
+    msg_t *m = &sched.isr_msg;
+    m->flags = 0;
+    run_taken_held_off(m->task, m, true);
+}
+
+/* The drain at level `top`: the interrupt slot's parked message, the
+ * oldest of its level, runs before the level's FIFO; false if it is parked
+ * at a lower level. Out of line, one copy for both drains. */
+static MT_NOINLINE bool run_parked_at(mt_prio_t top)
+{
+    if (sched.isr_msg.task->prio != top) return false;
+    isr_slot_parked_taken(top);
+    run_slot_held_off();
+    return true;
 }
 
 /* One step of the drain: threads that outrank the frame and the head (and
@@ -237,6 +269,7 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
     do {
         mt_prio_t top = queue_top;
         if (top <= floor) return false;
+        if (isr_slot_parked() && run_parked_at(top)) return true;
         m = queue_pop_top(top);
     } while ((m->flags & MSG_TAKEN_OVER) && !take_over_rare(m->task, m));
     run_taken_held_off(m->task, m, false);
@@ -330,25 +363,6 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 
 /* ---- interrupts and the main loop ---- */
 
-/* The interrupt slot's message (post.c) outranks the interrupted frame and
- * everything queued: it runs first, with no queue between. Its block is
- * free again before interrupts are on (the handler's arguments are in
- * registers by then), so that an interrupt during the handler posts to a
- * task above it through the slot too. A ready thread may outrank it,
- * which the drain's order decides: then it joins the queue. Out of line:
- * the stack analysis tells the exit's own path on a thread's stack from
- * the handler it runs here only on the kernel stack (kernel.annot). */
-static MT_NOINLINE void isr_exit_slot(void)
-{
-    if (thread_ready_hint()) {
-        send_isr_slot_queue();
-        return;
-    }
-    msg_t *m = &sched.isr_msg;
-    m->flags = 0;
-    run_taken_held_off(m->task, m, true);
-}
-
 /* The exit for tasks: what strictly outranks the interrupted frame. In line
  * in both exits, so that an interrupt on a thread's stack has no frame more. */
 static MT_INLINE bool isr_exit_tasks(void)
@@ -356,17 +370,24 @@ static MT_INLINE bool isr_exit_tasks(void)
     /* Rule 3: only what strictly outranks the interrupted frame runs here;
      * the slot's handler leaves its own level behind (run_taken_held_off). */
     mt_prio_t floor = sched.running_prio;
-    if (isr_slot_waiting()) isr_exit_slot();
+    /* A ready thread may outrank the slot's message, which the drain's
+     * order decides: then it joins the queue. */
+    if (isr_slot_waiting()) {
+        if (thread_ready_hint())
+            send_isr_slot_queue();
+        else
+            run_slot_held_off();
+    }
     /* Most exits find nothing more to run: no call to the drain for that. */
     if (sched_may_run(floor))
         drain_held_off(floor);
     else
         sched.running_prio = floor;
     /* Whether the main loop must look again (sched.h): the drain left
-     * nothing above the floor, so only a stop or a new sleep choice; with
-     * threads (K's idle choices) or the log (its WAKE and SLEEP records),
-     * always. */
-    return MOTET_THREADS || MOTET_EVENT_LOG || sched.stop || timer_head_moved;
+     * nothing above the floor, so only a stop or a new sleep choice (a
+     * stop makes the choice stale too, sched_stop()); with threads (K's
+     * idle choices) or the log (its WAKE and SLEEP records), always. */
+    return MOTET_THREADS || MOTET_EVENT_LOG || sleep_choice_stale;
 }
 
 bool sched_isr_exit(void)
@@ -404,6 +425,7 @@ static port_sleep_mode_t choose_sleep_mode(void)
 void sched_stop(void)
 {
     sched.stop = true;
+    sleep_choice_stale = true; /* a sleeping main loop looks again */
 }
 
 void sched_run(void)
@@ -421,7 +443,7 @@ void sched_run(void)
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
         if (queue_top < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
-            timer_head_moved = false;
+            sleep_choice_stale = false;
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */
