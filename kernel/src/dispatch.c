@@ -255,6 +255,32 @@ static MT_NOINLINE bool drain_rare(msg_t *m)
     return true;
 }
 
+/* Run the interrupt slot's message (post.c), taken out of it: one that
+ * outranks the interrupted frame and everything queued at an interrupt's
+ * exit, or one parked there as the oldest of its level when the drain
+ * comes to that level. Its block is free again before interrupts are on
+ * (the handler's arguments are in registers by then), so that an
+ * interrupt during the handler posts through the slot too. Out of line:
+ * the stack analysis tells the exit's own path on a thread's stack from
+ * the handler it runs here only on the kernel stack (kernel.annot). */
+static MT_NOINLINE void run_slot_held_off(void)
+{
+    msg_t *m = &sched.isr_msg;
+    m->flags = 0;
+    run_taken_held_off(m->task, m, true);
+}
+
+/* The drain at level `top`: the interrupt slot's parked message, the
+ * oldest of its level, runs before the level's FIFO; false if it is parked
+ * at a lower level. Out of line, one copy for both drains. */
+static MT_NOINLINE bool run_parked_at(mt_prio_t top)
+{
+    if (sched.isr_msg.task->prio != top) return false;
+    isr_slot_parked_taken(top);
+    run_slot_held_off();
+    return true;
+}
+
 /* One step of the drain: threads that outrank the frame and the head (and
  * a handler a thread handed to K: that thread waits ready), then the oldest
  * message of the highest level above floor that may run (rule 7 holds the
@@ -268,6 +294,7 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
     for (;;) {
         mt_prio_t top = queue_top;
         if (top <= floor) return false;
+        if (isr_slot_parked() && run_parked_at(top)) return true;
         m = queue_pop_top(top);
         if (!(m->flags & MSG_NOT_PLAIN)) break;
         if (drain_rare(m)) return true;
@@ -360,22 +387,15 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 /* ---- interrupts and the main loop ---- */
 
 /* The interrupt slot's message (post.c) outranks the interrupted frame and
- * everything queued: it runs first, with no queue between. Its block is
- * free again before interrupts are on (the handler's arguments are in
- * registers by then), so that an interrupt during the handler posts to a
- * task above it through the slot too. A ready thread may outrank it,
- * which the drain's order decides: then it joins the queue. Out of line:
- * the stack analysis tells the exit's own path on a thread's stack from
- * the handler it runs here only on the kernel stack (kernel.annot). */
-static MT_NOINLINE void isr_exit_slot(void)
+ * everything queued: it runs first, with no queue between
+ * (run_slot_held_off()). A ready thread may outrank it, which the drain's
+ * order decides: then it joins the queue. */
+static MT_INLINE void isr_exit_slot(void)
 {
-    if (thread_ready_hint()) {
+    if (thread_ready_hint())
         send_isr_slot_queue();
-        return;
-    }
-    msg_t *m = &sched.isr_msg;
-    m->flags = 0;
-    run_taken_held_off(m->task, m, true);
+    else
+        run_slot_held_off();
 }
 
 /* What is queued above the interrupted frame's level `floor`, once the
@@ -399,10 +419,10 @@ static MT_INLINE bool isr_exit_tasks(void)
     if (isr_slot_waiting()) isr_exit_slot();
     isr_exit_queued(floor);
     /* Whether the main loop must look again (sched.h): the drain left
-     * nothing above the floor, so only a stop or a new sleep choice; with
-     * threads (K's idle choices) or the log (its WAKE and SLEEP records),
-     * always. */
-    return MOTET_THREADS || MOTET_EVENT_LOG || sched.stop || timer_head_moved;
+     * nothing above the floor, so only a stop or a new sleep choice (a
+     * stop makes the choice stale too, sched_stop()); with threads (K's
+     * idle choices) or the log (its WAKE and SLEEP records), always. */
+    return MOTET_THREADS || MOTET_EVENT_LOG || sleep_choice_stale;
 }
 
 bool sched_isr_exit(void)
@@ -451,6 +471,7 @@ static port_sleep_mode_t choose_sleep_mode(void)
 void sched_stop(void)
 {
     sched.stop = true;
+    sleep_choice_stale = true; /* a sleeping main loop looks again */
 }
 
 void sched_run(void)
@@ -468,7 +489,7 @@ void sched_run(void)
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
         if (queue_top < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
-            timer_head_moved = false;
+            sleep_choice_stale = false;
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
             port_sleep(mode); /* rule 6: no idle task, no tick */

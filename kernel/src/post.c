@@ -158,18 +158,54 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
     return m ? MT_OK : post_isr_bare_general(pid, port);
 }
 
+/* Park t's bare message for `port` in the slot, as the oldest of t's
+ * level, if it can be: the slot's block is free and the level, whose bit
+ * is `bit`, holds no message, so every later one of the level is newer
+ * (rule 2). It counts in the level's bit and the queue's top like a queued
+ * message, in no FIFO and off the pool (the drain takes it first of its
+ * level, dispatch.c); false if it cannot; irq off. */
+static MT_INLINE bool isr_slot_park(task_t *t, mt_port_t port)
+{
+    msg_t *m = &sched.isr_msg;
+    mt_prio_t prio = t->prio;
+    queue_bits_t bit = queue_bit(prio);
+    if (m->flags || (queue_levels & bit)) return false;
+    m->task = t;
+    m->port = port;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_PARKED;
+    queue_levels |= bit;
+    if (prio > queue_top) queue_top = prio;
+    return true;
+}
+
+void isr_slot_unpark(void)
+{
+    if (!isr_slot_parked()) return;
+    msg_t *m = &sched.isr_msg;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
+    m->dst = m->task->pid; /* for a purge by pid */
+    queue_level_t *l = &queue_level[(uint8_t) m->task->prio];
+    m->next = l->head;
+    if (!l->head) l->tail = m;
+    l->head = m;
+}
+
 /* A bare message to t, looked up under the caller's lock (s, put back
- * here), that does not fit the slot. Its common case (t runs: it waits)
- * calls nothing: no registers saved (log off), nor on the slot's path. */
+ * here), that does not fit the slot's run at the exit: parked in the slot
+ * if it is the only one of its level (an interrupt of the running task),
+ * else queued in a pool block. Its common cases call nothing: no
+ * registers saved (log off), nor on the slot's path. */
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    msg_t *m = queue_free_blocks;
-    if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED || !m ||
-        isr_slot_waiting())
+    if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED)
         return post_isr_queued_rare(t, port, s);
-    queue_free_blocks = m->next;
-    address_bare_irq_off(t, port, m);
-    queue_push(m, t);
+    if (!isr_slot_park(t, port)) {
+        msg_t *m = queue_free_blocks;
+        if (!m || isr_slot_waiting()) return post_isr_queued_rare(t, port, s);
+        queue_free_blocks = m->next;
+        address_bare_irq_off(t, port, m);
+        queue_push(m, t);
+    }
     log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     port_irq_restore(s);
     return MT_OK;

@@ -52,6 +52,7 @@ _Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_
  * given back by clearing its flags; the message is the INIT of a task not
  * yet initialised (rule 7 holds its other messages until this one's
  * handler has returned). */
+#define MSG_PARKED    0x08u /* waits in the interrupt slot as its level's oldest (post.c) */
 #define MSG_IN_SLOT   0x10u /* waits in the interrupt slot for its exit (post.c) */
 #define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
@@ -139,9 +140,10 @@ typedef struct sched_state {
      * none of their code. */
     void (*kill_on_pop)(task_t *t);
     /* The interrupt slot (post.c): an interrupt's bare message that will
-     * run first at the interrupt's exit, in no queue until then. Its
-     * flags hold MSG_IN_SLOT while it waits there; its block is busy while
-     * they are set at all (waiting, or queued after all). */
+     * run first at the interrupt's exit, in no queue until then
+     * (MSG_IN_SLOT), or one that waits as the oldest of its level, parked
+     * in no FIFO (MSG_PARKED); its block is busy while its flags are set
+     * at all (waiting, parked, or queued after all). */
     msg_t isr_msg;
 } sched_state_t;
 
@@ -526,6 +528,26 @@ static MT_INLINE void queue_level_emptied(mt_prio_t p)
     queue_levels = bits;
     queue_top = bits ? queue_highest_bit(bits) : -1;
 }
+
+/* The interrupt slot's parked message (post.c, MSG_PARKED) counts in its
+ * level's bit and in the queue's top, as the oldest of its level, but is
+ * in no FIFO: the drain takes it before the level's head. True if one is
+ * parked; irq off. */
+static MT_INLINE bool isr_slot_parked(void)
+{
+    return sched.isr_msg.flags & MSG_PARKED;
+}
+/* The parked message of level `prio` is taken to run: the level keeps its
+ * bit only if its FIFO holds more; irq off. */
+static MT_INLINE void isr_slot_parked_taken(mt_prio_t prio)
+{
+    if (!queue_level[(uint8_t) prio].head) queue_level_emptied(prio);
+}
+/* The parked message, if any, joins its level's FIFO at the head, a
+ * queued slot message like send_isr_slot_queue()'s: before anything walks
+ * or reorders a level (a kill's or a freeze's purge, rule 7's release, a
+ * count); irq off. post.c. */
+void isr_slot_unpark(void);
 
 /* Remove and return the oldest message of level `top`, the highest
  * (queue_top, read and compared by the caller), which holds one: no test

@@ -104,7 +104,7 @@ SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 static timer_block_t *timer_head;
 timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
 static port_counter_t list_base;
-bool timer_head_moved;
+bool sleep_choice_stale;
 uint8_t timer_clock_last_top;
 uint16_t timer_clock_wraps;
 #if MOTET_STATS
@@ -383,7 +383,7 @@ static void expire_at_tick(void)
 /* Take every tick that is due, then arm the compare for the next; irq off. */
 static void tick_service(void)
 {
-    timer_head_moved = true;
+    sleep_choice_stale = true;
     for (;;) {
         uint32_t now = timer_now_irq_off();
         uint32_t since = now - tick_base;
@@ -414,7 +414,7 @@ static void tick_service(void)
  * kernel timer's expiry may move list_base to a newer read: read again). */
 static void timer_service(void)
 {
-    timer_head_moved = true;
+    sleep_choice_stale = true;
     if (MOTET_TIMER_PERIODIC) return;
     port_counter_t now = 0;
     for (bool read = true;;) { /* one copy of the read, in line: at the top */

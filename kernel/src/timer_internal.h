@@ -24,8 +24,9 @@ bool timer_next_deadline(uint32_t *ticks);
 /* timer_now() for a caller that already holds interrupts off. */
 uint32_t timer_now_irq_off(void);
 /* Set each time the timers' head or the compare may have changed (every
- * pass of the service, every tick); the main loop clears it as it chooses
- * its sleep, whose choice no longer holds once it is set again. */
-extern bool timer_head_moved;
+ * pass of the service, every tick), and by sched_stop(); the main loop
+ * clears it as it chooses its sleep, whose choice no longer holds once it
+ * is set again: an interrupt's exit returns it (sched_isr_exit()). */
+extern bool sleep_choice_stale;
 
 #endif /* MOTET_TIMER_INTERNAL_H */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "migrate_internal.h"
 #include "test_support.h"
 #include "timer_internal.h"
 
@@ -231,13 +232,19 @@ static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
  * interrupt slot (send.c) rather than in the queue; the later ones are
  * queued. The exit must still run them by priority, then creation order
  * (rules 2 and 3): the higher C first, then B (posted before D, its equal). */
-static const char *isr_targets;
+static const char *isr_targets; /* a digit after a letter: that port ("A1") */
+static uint8_t spare_in_body;   /* pool blocks left when the body ends */
 
 static void isr_posts_each(void)
 {
     note("isr ");
-    for (const char *p = isr_targets; *p; p++)
-        assert_int_equal(sched_post_isr(PID(*p), PORT_0, NULL, 0, 0), MT_OK);
+    for (const char *p = isr_targets; *p; p++) {
+        char letter = *p;
+        mt_port_t port = PORT_0;
+        if (p[1] >= '0' && p[1] <= '9') port = (mt_port_t) (PORT_0 + *++p - '0');
+        assert_int_equal(sched_post_isr(PID(letter), port, NULL, 0, 0), MT_OK);
+    }
+    spare_in_body = sched_msg_spare();
 }
 
 static void test_rule3_isr_posts_run_by_priority_then_creation(void **state)
@@ -395,6 +402,189 @@ static void test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest(void *
     for (uint8_t i = 1; i < STORM; i++)
         assert_true(storm_depth[i] + NEST_MIN_BYTES > storm_depth[0]);
     assert_string_equal(trace, "A0( raise back )A B0( )B B0( )B B0( )B B0( )B B0( )B B0( )B ");
+}
+
+/* ---- rules 2 and 3: a message parked in the interrupt slot ----
+ *
+ * An interrupt's bare message that must wait, for a level that holds no
+ * message, waits in the interrupt slot, parked as the oldest of its level
+ * (post.c): off the pool and out of the level's FIFO. It keeps its place
+ * in priority-then-creation order against messages of its own level and of
+ * others, queued before and after it; a kill, a freeze for migration and a
+ * count see it like any queued message. Each action below acts once: the
+ * task's later messages only note themselves. */
+static void raise_once(mt_port_t port)
+{
+    actions[sched_current_pid()] = NULL;
+    raise_interrupt(port);
+}
+
+static uint8_t queued_in_a;
+
+static void raise_once_and_count(mt_port_t port)
+{
+    raise_once(port);
+    queued_in_a = sched_queued_count();
+}
+
+/* The packet that comes while its task runs: parked, counted, off the
+ * pool; it runs once the running message's handler has returned. */
+static void test_parked_a_post_to_the_running_task_waits_off_the_pool(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    actions[PID('A')] = raise_once_and_count;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "A1";
+    uint8_t spare = sched_msg_spare();
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr back )A A1( )A ");
+    assert_int_equal(queued_in_a, 1);
+    assert_int_equal(spare_in_body, spare);
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched_msg_spare(), spare);
+}
+
+/* Posted after the parked one by the same interrupt: another task of its
+ * level runs after it; a higher level's runs first (at the exit, above A);
+ * a lower level's after both. */
+static void test_parked_a_message_keeps_its_place_in_its_level(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 2);
+    make_task('D', 3);
+    make_task('E', 1);
+    actions[PID('A')] = raise_once;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "A1EBD";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr D0( )D back )A A1( )A B0( )B E0( )E ");
+}
+
+/* A higher level's message queued with it behind a handler runs before
+ * it; a task-context message of its level, sent after it, runs after it. */
+static void g_raises_and_queues(mt_port_t port)
+{
+    raise_once(port);
+    send('B', 0); /* A's level, below G: it waits, after the parked A1 */
+}
+
+static void a_sends_to_g_once(mt_port_t port)
+{
+    (void) port;
+    actions[PID('A')] = NULL;
+    send('G', 0);
+}
+
+static void test_parked_a_message_below_a_higher_queued_one(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 2);
+    make_task('G', 3);
+    actions[PID('A')] = a_sends_to_g_once;
+    actions[PID('G')] = g_raises_and_queues;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "A1G1";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( G0( raise isr back )G G1( )G )A A1( )A B0( )B ");
+}
+
+/* An interrupt during the parked message's own handler: the slot is free
+ * again once that handler has its arguments and the level is empty, so its
+ * first post parks again; its second goes to the pool behind it. */
+static void raise_once_then_arm(mt_port_t port)
+{
+    raise_once(port);
+    isr_targets = "A2A3";
+    actions[PID('A')] = raise_once; /* for A1 */
+}
+
+static void test_parked_a_post_during_a_parked_handler_parks_again(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    actions[PID('A')] = raise_once_then_arm;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "A1";
+    uint8_t spare = sched_msg_spare();
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr back )A A1( raise isr back )A A2( )A A3( )A ");
+    assert_int_equal(spare_in_body, spare - 1); /* A3's block */
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched_msg_spare(), spare);
+}
+
+/* A task killed while its message is parked: the message goes with it and
+ * the slot is free again for the next interrupt. */
+static void raise_once_and_kill(mt_port_t port)
+{
+    raise_once(port);
+    assert_int_equal(sched_task_kill(PID(isr_targets[0])), MT_OK);
+}
+
+static void test_parked_a_kill_takes_the_message_with_its_task(void **state)
+{
+    (void) state;
+    make_task('A', 2);
+    make_task('B', 1);
+    make_task('C', 5);
+    tport_irq_attach(0, isr_posts_each);
+    uint8_t spare = sched_msg_spare();
+    /* B idle, below A: its message parks at level 1; A kills B. */
+    actions[PID('A')] = raise_once_and_kill;
+    isr_targets = "B";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr back Bf )A ");
+    assert_int_equal(sched_queued_count(), 0);
+    /* A's own message parked, A kills itself: FINAL at its pop, no A1. */
+    actions[PID('A')] = raise_once_and_kill;
+    isr_targets = "A1";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr back )A Af ");
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched_msg_spare(), spare);
+    /* The slot is free: an interrupt from idle runs C at its exit. */
+    isr_targets = "C";
+    trace[0] = 0;
+    tport_irq_raise(0);
+    assert_string_equal(trace, "isr C0( )C ");
+}
+
+/* A freeze for migration takes the parked message into the task's held
+ * list ahead of its later ones; the thaw runs them in creation order. */
+static void raise_once_and_freeze_t(mt_port_t port)
+{
+    raise_once(port);
+    sched_mig_freeze(sched_find_task(PID('T')));
+    isr_targets = "T3";
+    raise_interrupt(port);
+}
+
+static void test_parked_a_freeze_holds_the_message_in_order(void **state)
+{
+    (void) state;
+    make_task('A', 3);
+    make_task('T', 2);
+    actions[PID('A')] = raise_once_and_freeze_t;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "T1T2";
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr back raise isr back )A ");
+    assert_int_equal(sched_queued_count(), 3);
+    trace[0] = 0;
+    sched_mig_thaw(sched_find_task(PID('T')));
+    sched_run_pending();
+    assert_string_equal(trace, "T1( )T T2( )T T3( )T ");
+    assert_int_equal(sched_queued_count(), 0);
 }
 
 /* ---- rule 4: a task on the stack is guarded ---- */
@@ -584,6 +774,12 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_a_slot_task_killing_itself_keeps_its_level_for_final,
                                setup),
         cmocka_unit_test_setup(test_rule3_an_interrupt_body_cannot_kill_a_task, setup),
+        cmocka_unit_test_setup(test_parked_a_post_to_the_running_task_waits_off_the_pool, setup),
+        cmocka_unit_test_setup(test_parked_a_message_keeps_its_place_in_its_level, setup),
+        cmocka_unit_test_setup(test_parked_a_message_below_a_higher_queued_one, setup),
+        cmocka_unit_test_setup(test_parked_a_post_during_a_parked_handler_parks_again, setup),
+        cmocka_unit_test_setup(test_parked_a_kill_takes_the_message_with_its_task, setup),
+        cmocka_unit_test_setup(test_parked_a_freeze_holds_the_message_in_order, setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
                                setup),

@@ -60,7 +60,7 @@ OPERATIONS = (
     ("dispatch: run a handler, return, take the next", ("dispatch_run", "frame_run",
                                                         "drain_held_off", "dispatch_drain",
                                                         "dispatch_end_drain", "drain_rare",
-                                                        "isr_exit_slot")),
+                                                        "run_slot_held_off", "run_parked_at")),
     ("send: checks, lookup, queueing", ("sched_send", "send_along", "send_heap_along",
                                         "send_waiting", "sched_send_to", "send_to_waiting")),
     ("heap: alloc, hand-over, take, free", ("mem_alloc", "mem_alloc_owned", "mem_free",

@@ -47,7 +47,11 @@ enum {
  * A sender may give only these two; the kernel sets the others.
  *   0x01 MSG_HEAP         the payload is a heap block the message owns
  *   0x02 MSG_FROM_ISR     posted from interrupt context
- *   0x04 .. 0x10          unused, 0
+ *   0x04                  unused, 0
+ *   0x08 MSG_PARKED       kernel: waits in the interrupt slot as the
+ *                         oldest of its level (sched_internal.h)
+ *   0x10 MSG_IN_SLOT      kernel: waits in the interrupt slot for its
+ *                         interrupt's exit (sched_internal.h)
  *   0x20 MSG_HELD         kernel: sent to a task not yet initialised;
  *                         the drain holds it until the task's INIT has
  *                         been handled (rule 7, sched_internal.h)
