@@ -395,7 +395,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
     if (fast_send(data, len, flags, 0) && port < PORT_LIMIT) {
         task_t *self = sched.current;
         mt_prio_t running = sched.running_prio;
-        mt_pid_t sender = self ? self->pid : MT_PID_NONE;
+        mt_pid_t sender = self->pid;
         task_t *const *slot = &sched.tasks[TASK_SLOT(pid)];
         port_irq_state_t s = port_irq_save();
         task_t *t = *slot;
@@ -410,7 +410,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
              * stay in an argument register across the inline RUN record,
              * which costs this immediate path with the event log three
              * saved registers on the ATmega128 (13 cycles, measured). */
-            mt_pid_t src = sched.current ? sched.current->pid : MT_PID_NONE;
+            mt_pid_t src = sched.current->pid;
             if (local_only) return send_local_waiting(t, port, data, len, s, src);
             return len ? send_to_waiting(t, port, data, len, s, src)
                        : signal_to_waiting(t, port, s, src);
