@@ -9,6 +9,7 @@
 #ifndef MOTET_SCHED_INTERNAL_H
 #define MOTET_SCHED_INTERNAL_H
 
+#include "bit_table.h"
 #include "debug_assert.h"
 #include "motet/log.h"
 #include "motet/port.h"
@@ -375,13 +376,7 @@ static MT_INLINE void isr_slot_queue_if_waiting(void)
  * than the operation. */
 
 /* Bit p set: level p holds a message. The smallest word the levels fit in. */
-#if MOTET_PRIO_LEVELS <= 8
-typedef uint8_t queue_bits_t;
-#elif MOTET_PRIO_LEVELS <= 16
-typedef uint16_t queue_bits_t;
-#else
-typedef uint32_t queue_bits_t;
-#endif
+typedef level_bits_t queue_bits_t;
 
 /* A level's FIFO; `tail` means something only while `head` is set. */
 typedef struct queue_level {
@@ -427,16 +422,10 @@ void sched_msg_free(msg_t *m);
 /* Copy a borrowed payload of at most MSG_INLINE_BYTES into m's block. */
 void queue_copy_into_block(msg_t *m, const void *data, uint16_t len);
 
-/* The bit of level p. A table where the core shifts by a variable count one
- * bit per instruction (port.h, PORT_SHIFT_LOOPS). */
-extern const queue_bits_t queue_level_bit[];
+/* The bit of level p (bit_table.h). */
 static MT_INLINE queue_bits_t queue_bit(mt_prio_t p)
 {
-#ifdef PORT_SHIFT_LOOPS
-    return queue_level_bit[(uint8_t) p];
-#else
-    return (queue_bits_t) ((queue_bits_t) 1u << p);
-#endif
+    return bit_of((uint8_t) p);
 }
 
 /* A block from the pool, or NULL; irq off. Every field is the caller's. */

@@ -17,8 +17,6 @@
 #include "motet/port.h"
 #include "slab_internal.h"
 
-const uint8_t slab_bit_in_byte[8] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80};
-
 void slab_init(slab_cache_t *cache)
 {
     /* Threaded from the top down so the lowest object is handed out first. */

@@ -6,6 +6,7 @@
 #ifndef MOTET_SLAB_INTERNAL_H
 #define MOTET_SLAB_INTERNAL_H
 
+#include "bit_table.h"
 #include "motet/slab.h"
 
 /* ---- the bodies of slab_alloc_uninit() and slab_free(), inline ----
@@ -32,16 +33,10 @@ static MT_INLINE slab_geometry_t slab_geometry_of(const slab_cache_t *cache)
 void slab_refused(slab_cache_t *cache);
 mt_err_t slab_rejected(mt_err_t err);
 
-/* Bit of object idx in its map byte: a table where a variable shift is a
- * loop (port.h, PORT_SHIFT_LOOPS). */
-extern const uint8_t slab_bit_in_byte[8];
+/* Bit of object idx in its map byte (bit_table.h). */
 static MT_INLINE uint8_t slab_map_bit(uint8_t idx)
 {
-#ifdef PORT_SHIFT_LOOPS
-    return slab_bit_in_byte[idx & 7u];
-#else
-    return (uint8_t) (1u << (idx & 7u));
-#endif
+    return (uint8_t) bit_of(idx & 7u);
 }
 
 /* Index of obj if it is the start of an object of this geometry. With
