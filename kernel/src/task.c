@@ -184,12 +184,10 @@ mt_err_t sched_task_create(const task_spec_t *spec)
 }
 
 /* Its INIT goes the general way (send.c): rule 7 holds what comes first.
- * One INIT per task: a second call, even one made while the first INIT
- * still waits in the queue, is refused, not merged, as its data could not
- * be given to the task without a second PORT_INIT. The flag is tested and
- * set in one critical section, so that a call from a handler run at an
- * interrupt's exit cannot slip in between; a first INIT that could not be
- * sent leaves the task free to be initialised again. */
+ * One INIT per task (sched.h): the delivery claims it (TASK_INIT_SENT)
+ * under the lock where the send can no longer fail, and refuses a second
+ * one, sent by this call or by a send to PORT_INIT; the test here only
+ * refuses early, before anything is allocated. */
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
 {
     if (len && !data) return log_error(MT_ERR_INVALID);
@@ -198,16 +196,9 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
     mt_err_t err = !t                                               ? MT_ERR_NO_TASK
                    : t->flags & (TASK_INIT_SENT | TASK_INITIALISED) ? MT_ERR_STATE
                                                                     : MT_OK;
-    if (!err) t->flags |= TASK_INIT_SENT;
     port_irq_restore(s);
     if (err) return log_error(err);
-    err = sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
-    if (err) {
-        s = port_irq_save();
-        if (sched_find_task(pid) == t) t->flags &= (uint8_t) ~TASK_INIT_SENT;
-        port_irq_restore(s);
-    }
-    return err;
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
 }
 
 void task_release_held(task_t *t)
