@@ -225,6 +225,6 @@ mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module)
 
 bool migrate_live(mt_pid_t pid)
 {
-    task_t *t = sched_find_task(pid);
+    task_t *t = task_find_locked(pid);
     return t && (t->flags & TASK_INITIALISED) && !(t->flags & TASK_FROZEN);
 }

@@ -283,14 +283,9 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 static MT_NOINLINE mt_err_t deliver_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                             uint8_t flags, uint8_t way)
 {
-    /* Looked up under the lock: a kill run at an interrupt's exit closes
-     * its slot's gap by moving tasks of the probe chain back (task.c), and
-     * a probe it came in the middle of could pass a live task's new slot
-     * and stop at the old one, empty by then: a false MT_ERR_NO_TASK, or a
-     * local task's message handed to the bus. */
-    port_irq_state_t s = port_irq_save();
-    task_t *t = sched_find_task(pid);
-    port_irq_restore(s);
+    /* Under the lock: an unlocked probe could miss a live task (a false
+     * MT_ERR_NO_TASK, or a local task's message handed to the bus). */
+    task_t *t = task_find_locked(pid);
     if (!t && way == GENERAL_LOCAL) return log_error(MT_ERR_NO_TASK);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);
