@@ -1238,11 +1238,15 @@ class Hub:
         self.note(f"m{m.id} resumed: it runs again, its clock at the hub's time", m.id)
 
     def forget_module(self, m):
-        """A module died: nothing may wait for it any more."""
+        """A module died: nothing may wait for it any more. One that stops
+        with the run (its end reached) ends nothing: a frame to it still on
+        the wire was cut by the run's end, not unreachable."""
         m.rx = None
         if m.tx is not None:
             m.tx.done = True
             m.tx = None
+        if self.end_reason is not None:
+            return
         for tr in self.open_transfers():
             if m in tr.receivers:
                 self.check_complete(tr, self.now)
