@@ -132,7 +132,7 @@ static mt_err_t join_groups(const appdesc_t *d, mt_pid_t base, uint8_t group_bas
         for (uint8_t k = 0; k < grp.num_members; k++) {
             const uint8_t *e = &grp.members[k * APPDESC_ENTRY_SIZE];
             mt_pid_t pid = device_pid(base, e[0]);
-            if (!sched_find_task(pid)) continue; /* a member on another module */
+            if (!task_find_locked(pid)) continue; /* a member on another module */
             mt_err_t err = mcast_join((uint8_t) (group_base + grp.rel_group), pid, e[1]);
             if (err) return err;
         }

@@ -66,10 +66,15 @@ uint8_t mcast_member_count(uint8_t group)
     return n;
 }
 
+/* Under the lock: the probe sees the table before or after a kill at an
+ * interrupt's exit, never halfway (task_find_locked()). */
 static mt_prio_t prio_of(mt_pid_t pid)
 {
-    task_t *t = sched_find_task(pid);
-    return t ? t->prio : -1;
+    port_irq_state_t s = port_irq_save();
+    const task_t *t = sched_find_task(pid);
+    mt_prio_t prio = t ? t->prio : -1;
+    port_irq_restore(s);
+    return prio;
 }
 
 /* Whom a delivery addresses: the members as they were when it began, so

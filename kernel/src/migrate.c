@@ -321,7 +321,7 @@ mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
     if (!bus_active()) return log_error(MT_ERR_NO_ROUTE);
     if (dest >= MOTET_BUS_MODULES || !(bus_modules() & mig_bit(dest)))
         return log_error(MT_ERR_INVALID);
-    task_t *t = sched_find_task(pid);
+    task_t *t = task_find_locked(pid);
     if (t && !mig_movable(t)) return log_error(MT_ERR_NOT_MOVABLE);
     if (!t && !sched_mig_remote(pid, NULL, NULL)) return log_error(MT_ERR_NO_TASK);
     uint8_t d[4] = {pid, dest, bus_self(), 0};
@@ -335,7 +335,7 @@ static void on_request(const mig_record_t *r)
     mt_pid_t pid = r->data[0];
     mt_module_t dest = r->data[1], requester = r->data[2];
     uint8_t hops = r->data[3];
-    task_t *t = sched_find_task(pid);
+    task_t *t = task_find_locked(pid);
     if (t) {
         mig_source_begin(t, dest, requester, 0);
         return;
@@ -603,7 +603,7 @@ static bool passes_on(const bus_frame_t *f)
 {
     mt_module_t where;
     mt_prio_t prio;
-    if (sched_find_task(f->pid) || mig_peer_holding(f->pid)) return false;
+    if (task_find_locked(f->pid) || mig_peer_holding(f->pid)) return false;
     if (!sched_mig_remote(f->pid, &where, &prio)) return false;
     return where != bus_self() && where != f->src;
 }
@@ -619,7 +619,7 @@ bool migrate_bus_busy(const bus_frame_t *f)
         return true;
     }
     if (sched_msg_spare() > MIG_RESERVE) return false;
-    task_t *t = sched_find_task(f->pid);
+    task_t *t = task_find_locked(f->pid);
     bool held = t ? (t->flags & TASK_FROZEN) != 0 : mig_peer_holding(f->pid) != NULL;
     if (held) log_error(MT_ERR_QUEUE_FULL); /* the reserve is the migrator's: wait */
     return held;
@@ -629,7 +629,7 @@ bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
 {
     (void) err; /* what it sends on is logged where it fails */
     if (MIG.kick_lost) mig_kick();
-    task_t *t = sched_find_task(f->pid);
+    task_t *t = task_find_locked(f->pid);
     if (t) return false;
     slot_t *s = mig_peer_holding(f->pid);
     if (s) {

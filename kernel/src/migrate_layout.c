@@ -25,7 +25,7 @@ mt_err_t mig_layout_check(const program_t *prog, uint16_t *len)
 
 bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n)
 {
-    const task_t *t = sched_find_task(pid);
+    const task_t *t = task_find_locked(pid);
     const program_t *prog = t ? program_find_handler(t->handler) : NULL;
     return prog && prog->layout &&
            state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;

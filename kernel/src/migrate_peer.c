@@ -275,7 +275,7 @@ static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
 /* The copy goes; what reached it joins what is held back for the source. */
 static void drop_copy(slot_t *s)
 {
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     msg_t *held = NULL;
     if (t && (t->flags & TASK_FROZEN) && sched_mig_move_out(t, s->source, &held) == MT_OK)
         append(s, held);
@@ -417,7 +417,7 @@ static void join_late(slot_t *s)
 
 static void start_copy(slot_t *s, uint32_t age, uint32_t since)
 {
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     if (t) {
         mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, age, since);
         if (err) log_error(err);
@@ -530,7 +530,7 @@ static slot_t *copy_of(const bus_frame_t *f, task_t **t)
 {
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
-    *t = s && f->src == s->source ? sched_find_task(s->pid) : NULL;
+    *t = s && f->src == s->source ? task_find_locked(s->pid) : NULL;
     return *t ? s : NULL;
 }
 

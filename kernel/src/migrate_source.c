@@ -104,7 +104,7 @@ static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
  * once nothing can fail any more. */
 static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 {
-    task_t *t = sched_find_task(pid);
+    task_t *t = task_find_locked(pid);
     if (!t) return MT_ERR_NO_TASK; /* it killed itself meanwhile */
     uint8_t groups[2 * MOTET_MAX_GROUP_MEMBERS];
     mig_image_t img = {.pid = pid,
@@ -142,7 +142,7 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 /* The task runs here again; false if it could not and was killed. */
 static bool resume(slot_t *s, mt_err_t why)
 {
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     if (!t) return false;
     mt_err_t err =
         s->head ? mig_rearm(s->pid, s->head, s->head_len, 0, timer_now() - s->clock) : MT_OK;
@@ -252,7 +252,7 @@ static void reclaim(slot_t *s, task_t *t)
 void mig_source_fail(slot_t *s, mt_err_t err)
 {
     log_error(err);
-    reclaim(s, sched_find_task(s->pid));
+    reclaim(s, task_find_locked(s->pid));
     mt_err_t outcome = resume(s, err) ? err : MIG_RESULT_KILLED;
     announce(s, outcome);
     mig_notify(s->pid, MIG_DONE, s->dest, outcome);
@@ -303,7 +303,7 @@ void mig_source_retry(void)
         if (due) MIG.retries[i].pid = MT_PID_NONE;
         port_irq_restore(st);
         if (!due) continue;
-        task_t *t = sched_find_task(r.pid);
+        task_t *t = task_find_locked(r.pid);
         if (t)
             mig_source_begin(t, r.dest, r.requester, r.tries);
         else
@@ -318,7 +318,7 @@ void mig_source_retry(void)
 static void put_off(slot_t *s)
 {
     log_error(MT_ERR_FULL);
-    reclaim(s, sched_find_task(s->pid));
+    reclaim(s, task_find_locked(s->pid));
     bool resumed = resume(s, MT_ERR_FULL);
     announce(s, resumed ? MT_ERR_FULL : MIG_RESULT_KILLED);
     if (!resumed)
@@ -392,7 +392,7 @@ static uint16_t casts_recorded(const slot_t *s)
 
 static void start_sending(slot_t *s)
 {
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     uint16_t held = t ? sched_mig_held_count(t) : 0u;
     mig_put16(s->head + MIG_IMAGE_HELD, (uint16_t) (held + casts_recorded(s)));
     s->step = ST_SENDING;
@@ -431,7 +431,7 @@ static void on_attached(slot_t *s, const mig_record_t *r)
     if (s->step != ST_SENDING && s->step != ST_ATTACHING) return;
     if (r->data[2] != MT_OK)
         mig_source_fail(s, (mt_err_t) r->data[2]);
-    else if (!sched_find_task(s->pid))
+    else if (!task_find_locked(s->pid))
         mig_source_fail(s, MT_ERR_NO_TASK); /* killed meanwhile: the copy must not start */
     else
         decide(s);
@@ -444,7 +444,7 @@ static void on_attached(slot_t *s, const mig_record_t *r)
 static void take_back(slot_t *s, mt_err_t why)
 {
     log_error(why);
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     reclaim(s, t);
     mt_err_t outcome = t && resume(s, why) ? why : MIG_RESULT_KILLED;
     announce(s, outcome); /* the second outcome: everyone routes back here */
@@ -457,7 +457,7 @@ static void take_back(slot_t *s, mt_err_t why)
 static void on_committed(slot_t *s)
 {
     if (!s || s->step != ST_DECIDED) return;
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     s->fwd = s->fwd_next = t ? sched_mig_take_held(t) : NULL;
     s->fwd_count = 0;
     s->forwarded = s->tail_read = false;
@@ -490,7 +490,7 @@ static void confirm(slot_t *s)
     mem_release(s->state);
     s->fwd = s->fwd_next = s->casts = s->casts_sent = s->casts_last = NULL;
     s->head = s->state = NULL;
-    task_t *t = sched_find_task(s->pid);
+    task_t *t = task_find_locked(s->pid);
     msg_t *held = NULL;
     mt_err_t err = t ? sched_mig_move_out(t, s->dest, &held) : MT_ERR_NO_TASK;
     if (err == MT_ERR_NO_SLAB) { /* no route to keep: the copy here goes anyway */

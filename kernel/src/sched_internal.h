@@ -17,7 +17,7 @@
 
 /* Internal task flags, above the public TASK_MOVABLE. */
 #define TASK_INIT_RUNNING 0x04u /* its PORT_INIT handler is on the stack */
-#define TASK_INIT_SENT    0x08u /* sched_task_init() has sent its one PORT_INIT */
+#define TASK_INIT_SENT    0x08u /* its one PORT_INIT is sent (send.c) or was handled */
 #define TASK_INITIALISED  0x10u /* PORT_INIT has been handled */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
@@ -161,8 +161,15 @@ extern sched_state_t sched;
 
 /* Empty the task and remote-task caches; boot (sched_init()). */
 void task_init_caches(void);
-/* The local task with this pid, or NULL. */
+/* The local task with this pid, or NULL; interrupts off (below). */
 task_t *sched_find_task(mt_pid_t pid);
+/* sched_find_task() for a caller with interrupts on: the probe under the
+ * lock. A kill run at an interrupt's exit closes its slot's gap by moving
+ * tasks of the probe chain back (task.c); an unlocked probe it came in the
+ * middle of could pass a live task's new slot and stop at the old one,
+ * empty by then. What it returns may be killed once the lock goes: a
+ * caller that acts on it checks it again with interrupts off. */
+task_t *task_find_locked(mt_pid_t pid);
 /* sched_find_task() with its first probe in line. */
 static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
 {

@@ -197,7 +197,9 @@ task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err)
     *err = sched_task_create(spec);
     task_t *t = *err ? NULL : sched_find_task(spec->pid);
     if (t)
-        task_set_flags(t, TASK_FROZEN, 0); /* not initialised either: rule 7 holds */
+        /* Not initialised either, so that rule 7 holds until the thaw, but
+         * its INIT was handled at the source: none may be sent again. */
+        task_set_flags(t, TASK_FROZEN | TASK_INIT_SENT, 0);
     else if (r)
         sched_task_create_remote(was.pid, was.prio, was.module);
     port_irq_restore(s);
@@ -223,6 +225,6 @@ mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module)
 
 bool migrate_live(mt_pid_t pid)
 {
-    task_t *t = sched_find_task(pid);
+    task_t *t = task_find_locked(pid);
     return t && (t->flags & TASK_INITIALISED) && !(t->flags & TASK_FROZEN);
 }

@@ -95,6 +95,22 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 
 /* ---- queueing ---- */
 
+/* One INIT per task, whichever way it comes: sched_task_init(), a send or
+ * post to PORT_INIT, a task of another module's. The first to a task not
+ * yet initialised claims it (TASK_INIT_SENT) where the send can no longer
+ * fail; a later one, even while the first still waits, is refused, as its
+ * data could not be given without a second PORT_INIT; so is one to a task
+ * frozen by a migration (its INITIALISED flag cleared, its INIT long
+ * sent). True if refused; irq off. An initialised task's PORT_INIT is
+ * left to the handler, as the fast paths deliver it. */
+static bool init_refused_irq_off(task_t *t, mt_port_t port)
+{
+    if (port != PORT_INIT || (t->flags & (TASK_INITIALISED | TASK_THREAD))) return false;
+    if (t->flags & TASK_INIT_SENT) return true;
+    t->flags |= TASK_INIT_SENT;
+    return false;
+}
+
 /* Queue a message from `src` (the running task, or a task of another
  * module, over the bus) for local task t, looked up for pid. */
 mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -115,14 +131,17 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
         return err;
     }
     port_irq_state_t s = port_irq_save();
-    if (!from_isr && sched_find_task(pid) != t) { /* killed meanwhile */
+    mt_err_t refused = !from_isr && sched_find_task(pid) != t ? MT_ERR_NO_TASK /* killed */
+                       : init_refused_irq_off(t, port)        ? MT_ERR_STATE
+                                                              : MT_OK;
+    if (refused) {
         port_irq_restore(s);
         if (send_hands_over(flags) && data) {
             mem_set_owner(data, m->src); /* the sender keeps it on error */
             m->flags &= (uint8_t) ~MSG_HEAP;
         }
         sched_msg_free(m);
-        return log_error(MT_ERR_NO_TASK);
+        return log_error(refused);
     }
     bool uninitialised = !(t->flags & (TASK_INITIALISED | TASK_THREAD));
     if (uninitialised && (t->flags & TASK_FROZEN) && port != PORT_INIT) {
@@ -203,14 +222,24 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
         port_irq_restore(s);
         return enqueue_as(t, sender, pid, port, data, len, flags, false);
     }
+    if (init_refused_irq_off(t, port)) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_STATE);
+    }
     task_t *from = sending_frame(sender);
     frame_push(t, sender);
-    if (port == PORT_INIT && !(t->flags & TASK_INITIALISED)) t->flags |= TASK_INIT_RUNNING;
+    bool opens = port == PORT_INIT && !(t->flags & TASK_INITIALISED);
+    if (opens) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
     if (send_hands_over(flags)) {
         mt_err_t err = payload_to_kernel(data, from, sender);
         if (err) {
             frame_cancel(t);
+            if (opens) { /* not given: it may be sent again */
+                s = port_irq_save();
+                t->flags &= (uint8_t) ~TASK_INIT_SENT;
+                port_irq_restore(s);
+            }
             return err;
         }
         if (len)
@@ -285,14 +314,9 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 static MT_NOINLINE mt_err_t deliver_general(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                             uint8_t flags, uint8_t way)
 {
-    /* Looked up under the lock: a kill run at an interrupt's exit closes
-     * its slot's gap by moving tasks of the probe chain back (task.c), and
-     * a probe it came in the middle of could pass a live task's new slot
-     * and stop at the old one, empty by then: a false MT_ERR_NO_TASK, or a
-     * local task's message handed to the bus. */
-    port_irq_state_t s = port_irq_save();
-    task_t *t = sched_find_task(pid);
-    port_irq_restore(s);
+    /* Under the lock: an unlocked probe could miss a live task (a false
+     * MT_ERR_NO_TASK, or a local task's message handed to the bus). */
+    task_t *t = task_find_locked(pid);
     if (!t && way == GENERAL_LOCAL) return log_error(MT_ERR_NO_TASK);
     mt_err_t err = check_send_args(port, data, len, flags);
     if (err) return log_error(err);

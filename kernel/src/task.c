@@ -47,17 +47,30 @@ task_t *sched_find_task(mt_pid_t pid)
     return NULL;
 }
 
+task_t *task_find_locked(mt_pid_t pid)
+{
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched_find_task(pid);
+    port_irq_restore(s);
+    return t;
+}
+
 bool sched_task_exists(mt_pid_t pid)
 {
-    return sched_find_task(pid) != NULL;
+    return task_find_locked(pid) != NULL;
 }
 
 /* Only reads: the native port's watchdog calls it from a signal handler,
- * whatever the interrupted code was doing (a diagnostic, not a hot path). */
+ * whatever the interrupted code was doing (a diagnostic, not a hot path);
+ * there the save finds interrupts off or turns them off for the probe, and
+ * the restore gives back the state it found. */
 const program_t *sched_task_program(mt_pid_t pid)
 {
+    port_irq_state_t s = port_irq_save();
     const task_t *t = sched_find_task(pid);
-    return t ? program_find_handler(t->handler) : NULL;
+    task_handler_t h = t ? t->handler : NULL;
+    port_irq_restore(s);
+    return h ? program_find_handler(h) : NULL;
 }
 
 static void table_insert(task_t *t)
@@ -139,7 +152,7 @@ static mt_err_t validate_spec(const task_spec_t *spec)
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
-    if (sched_find_task(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
+    if (task_find_locked(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
     /* A route's port is checked here, once, so that a send along it need
      * not: an application input port, or a group id for the multicast pid
      * (the bus's multicast checks it) and any port of the time-sync pid;
@@ -184,12 +197,10 @@ mt_err_t sched_task_create(const task_spec_t *spec)
 }
 
 /* Its INIT goes the general way (send.c): rule 7 holds what comes first.
- * One INIT per task: a second call, even one made while the first INIT
- * still waits in the queue, is refused, not merged, as its data could not
- * be given to the task without a second PORT_INIT. The flag is tested and
- * set in one critical section, so that a call from a handler run at an
- * interrupt's exit cannot slip in between; a first INIT that could not be
- * sent leaves the task free to be initialised again. */
+ * One INIT per task (sched.h): the delivery claims it (TASK_INIT_SENT)
+ * under the lock where the send can no longer fail, and refuses a second
+ * one, sent by this call or by a send to PORT_INIT; the test here only
+ * refuses early, before anything is allocated. */
 mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
 {
     if (len && !data) return log_error(MT_ERR_INVALID);
@@ -198,16 +209,9 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
     mt_err_t err = !t                                               ? MT_ERR_NO_TASK
                    : t->flags & (TASK_INIT_SENT | TASK_INITIALISED) ? MT_ERR_STATE
                                                                     : MT_OK;
-    if (!err) t->flags |= TASK_INIT_SENT;
     port_irq_restore(s);
     if (err) return log_error(err);
-    err = sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
-    if (err) {
-        s = port_irq_save();
-        if (sched_find_task(pid) == t) t->flags &= (uint8_t) ~TASK_INIT_SENT;
-        port_irq_restore(s);
-    }
-    return err;
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
 }
 
 void task_release_held(task_t *t)

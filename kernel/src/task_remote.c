@@ -47,7 +47,7 @@ mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t modu
 {
     if (!task_pid_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
         return log_error(MT_ERR_INVALID);
-    if (sched_find_task(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
+    if (task_find_locked(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
     remote_task_t **slot = find_remote_slot(MT_PID_NONE);
     if (!slot) return log_error(MT_ERR_NO_SLAB);
     remote_task_t *r = slab_alloc(&remote_cache); /* logs its own exhaustion */

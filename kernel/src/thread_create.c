@@ -68,7 +68,7 @@ static mt_err_t bind_task(thread_t *t, const thread_spec_t *spec)
                       .n_routes = spec->n_routes};
     mt_err_t err = sched_task_create(&ts); /* logs its own errors */
     if (err) return err;
-    t->task = sched_find_task(spec->pid);
+    t->task = task_find_locked(spec->pid);
     sched_task_bind(t->task, t);
     return MT_OK;
 }

@@ -157,7 +157,14 @@ static void on_watchdog(int sig)
     int saved_errno = errno;
     uint8_t body[2 + STACK_NAME_MAX], buf[sizeof body + 16];
     mt_pid_t pid = sched_current_pid();
+    /* sched_task_program() probes the task table under the lock. Its
+     * restore would take interrupts that came meanwhile, here inside a
+     * signal handler: the flag is held around it and given back as it
+     * was, what came left pending for the interrupted code's next enable. */
+    sig_atomic_t irq_was_disabled = port_native_irq_disabled;
+    port_native_irq_disabled = 1;
     const program_t *prog = pid == MT_PID_NONE ? NULL : sched_task_program(pid);
+    port_native_irq_disabled = irq_was_disabled;
     size_t n = 0;
     body[n++] = pid;
     body[n++] = sched_stack_depth();

@@ -121,3 +121,39 @@ def sink_lines(run, sender):
         if m and int(m.group(3), 16) == sender:
             out.append((t, text))
     return out
+
+
+# ---- a destination stopped past the RESULT's acknowledgement timeout ----
+
+RECAST_DEST = 2  # apps/migrate/migrate_recast.toml: the sink's first move, m1 to m2
+RECAST_RESUME_S = 0.040  # the RESULT reaches m2 at 15.5 ms; its ack timeout ends at 35.5 ms
+
+
+@pytest.fixture(scope="module")
+def stopped_dest(build_dir, tmp_path_factory):
+    """m2, the destination, is stopped as the source's RESULT ok reaches it
+    and resumed after the RESULT's ack timeout: the frame went by it. The
+    source's next frame to it fails as unreachable and the source takes
+    the task back, with m0 multicasting to its group every 250 us."""
+    return run_device(build_dir, tmp_path_factory.mktemp("stopped-dest"), DEVICE, "--until", 0.08,
+                      "--exact-clocks",
+                      "--fault", f"freeze:{RECAST_DEST}@frame:{MIG_RESULT[0]:#x}:{MIG_RESULT[1]}",
+                      "--fault", f"resume:{RECAST_DEST}@{RECAST_RESUME_S:g}",
+                      extra=["--app", "migrate_recast"])
+
+
+def test_a_frame_that_went_by_a_stopped_module_is_not_taken_when_it_resumes(stopped_dest):
+    """A stopped processor's interface neither answers nor keeps a frame:
+    the RESULT ok that went by m2 must not reach it when it resumes. It did
+    once (the hub kept the reception for it): m2 joined the sink's groups
+    after the source had taken the task back, gave its copy up and sent the
+    multicasts it had delivered to it to the source, which had them
+    already: 33 of them twice."""
+    assert stopped_dest.hub_notes(f"m{RECAST_DEST} did not acknowledge")
+    assert stopped_dest.hub_notes(f"m{RECAST_DEST} resumed")
+    got = assert_nothing_lost_duplicated_or_reordered(stopped_dest)
+    assert len(got[0x11]) > 200  # m0's multicasts, every one once, in order
+    ph = phases(stopped_dest)
+    assert [(mod, p) for _, mod, p, *_ in ph if p in ("RESUMED", "DISCARDED")][:2] == \
+        [(SOURCE, "RESUMED"), (RECAST_DEST, "DISCARDED")]
+    assert_one_live_copy(stopped_dest)

@@ -244,6 +244,44 @@ static void test_task_leaves_and_arrives(void **state)
     assert_string_equal(got, "w");
 }
 
+/* An arriving task had its INIT at the source: neither sched_task_init()
+ * nor a send to PORT_INIT may give it a second one, before the thaw (when
+ * it is not initialised here yet) or after. */
+static void test_an_arrived_task_takes_no_second_init(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = OTHER, .prio = 2, .flags = TASK_MOVABLE, .handler = recorder};
+    mt_err_t err = MT_ERR_INVALID;
+    task_t *t = sched_mig_move_in(&spec, &err);
+    assert_int_equal(err, MT_OK);
+    assert_non_null(t);
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_task_init(OTHER, NULL, 0), MT_ERR_STATE);
+    assert_int_equal(sched_send_to(OTHER, PORT_INIT, "i", 1, 0), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 2);
+    assert_int_equal(sched_queued_count(), 0);
+    sched_mig_thaw(t);
+    assert_true(migrate_live(OTHER));
+    assert_int_equal(sched_task_init(OTHER, NULL, 0), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+}
+
+/* A frozen task at the source has its INITIALISED flag cleared: a send to
+ * PORT_INIT must not pass for its first INIT. */
+static void test_a_frozen_task_takes_no_init(void **state)
+{
+    (void) state;
+    task_t *t = sched_find_task(T);
+    sched_mig_freeze(t);
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_send_to(T, PORT_INIT, "i", 1, 0), MT_ERR_STATE);
+    assert_int_equal(sched_task_init(T, NULL, 0), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 2);
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_int_equal(sched_queued_count(), 0);
+}
+
 static void test_arrival_that_fails_keeps_the_remote_block(void **state)
 {
     (void) state;
@@ -269,6 +307,8 @@ int main(void)
         cmocka_unit_test_setup(test_serialize_runs_now_with_its_result, setup),
         cmocka_unit_test_setup(test_task_leaves_and_arrives, setup),
         cmocka_unit_test_setup(test_arrival_that_fails_keeps_the_remote_block, setup),
+        cmocka_unit_test_setup(test_an_arrived_task_takes_no_second_init, setup),
+        cmocka_unit_test_setup(test_a_frozen_task_takes_no_init, setup),
     };
     return cmocka_run_group_tests_name("scheduler support for migration", tests, NULL, NULL);
 }

@@ -814,6 +814,16 @@ static mt_err_t late(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+/* PID_LATE created, not initialised, with no INIT counted and no error
+ * logged yet. */
+static void make_late(void)
+{
+    task_spec_t spec = {.pid = PID_LATE, .prio = 1, .handler = late};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    inits = 0;
+    test_count_logged_errors(MT_OK); /* drain */
+}
+
 /* Two INITs for a less important task, both queued before the first runs. */
 static mt_err_t initer(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -831,10 +841,7 @@ static void test_a_second_init_queued_behind_the_first_is_refused_and_logged(voi
 {
     (void) state;
     make(PID_INITER, 5, initer);
-    task_spec_t spec = {.pid = PID_LATE, .prio = 1, .handler = late};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    inits = 0;
-    test_count_logged_errors(MT_OK); /* drain */
+    make_late();
     assert_int_equal(sched_send_to(PID_INITER, PORT_0, NULL, 0, 0), MT_OK);
     sched_run_pending();
     assert_int_equal(second_init, MT_ERR_STATE);
@@ -850,13 +857,70 @@ static void test_a_second_init_queued_behind_the_first_is_refused_and_logged(voi
 static void test_an_init_refused_for_its_arguments_may_be_made_again(void **state)
 {
     (void) state;
-    task_spec_t spec = {.pid = PID_LATE, .prio = 1, .handler = late};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    inits = 0;
+    make_late();
     assert_int_equal(sched_task_init(PID_LATE, NULL, 1), MT_ERR_INVALID); /* bytes, no pointer */
     assert_int_equal(sched_task_init(PID_LATE, "c", 1), MT_OK);
     assert_int_equal(inits, 1);
     assert_int_equal(init_byte, 'c');
+}
+
+/* A send to PORT_INIT is the task's INIT too: the same one-per-task rule
+ * holds whichever way the first and the second come. */
+static void test_an_init_sent_to_port_init_counts_as_the_one_init(void **state)
+{
+    (void) state;
+    make_late();
+    assert_int_equal(sched_send_to(PID_LATE, PORT_INIT, "s", 1, 0), MT_OK); /* runs at once */
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 's');
+    assert_int_equal(sched_task_init(PID_LATE, "t", 1), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(inits, 1);
+}
+
+/* Both queued behind a running task: the second, by send, is refused and
+ * logged, and nothing of it is queued or leaked. */
+static mt_err_t init_then_send_init(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_init(PID_LATE, "a", 1), MT_OK);
+    second_init = sched_send_to(PID_LATE, PORT_INIT, "b", 1, 0);
+    return MT_OK;
+}
+
+static void test_a_send_to_port_init_behind_a_queued_init_is_refused_and_logged(void **state)
+{
+    (void) state;
+    make(PID_INITER, 5, init_then_send_init);
+    make_late();
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    assert_int_equal(sched_send_to(PID_INITER, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(second_init, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'a');
+    assert_int_equal(sched_queued_count(), 0);
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count);
+}
+
+/* Two sends to PORT_INIT, the first still queued (an interrupt's post). */
+static void test_a_second_post_to_port_init_is_refused(void **state)
+{
+    (void) state;
+    make_late();
+    assert_int_equal(sched_post_isr(PID_LATE, PORT_INIT, "x", 1, 0), MT_OK);
+    assert_int_equal(sched_post_isr(PID_LATE, PORT_INIT, "y", 1, 0), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    sched_run_pending();
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'x');
+    assert_int_equal(sched_queued_count(), 0);
 }
 
 static void test_task_slab_exhaustion_is_reported(void **state)
@@ -958,6 +1022,10 @@ int main(void)
         cmocka_unit_test_setup(test_a_second_init_queued_behind_the_first_is_refused_and_logged,
                                setup),
         cmocka_unit_test_setup(test_an_init_refused_for_its_arguments_may_be_made_again, setup),
+        cmocka_unit_test_setup(test_an_init_sent_to_port_init_counts_as_the_one_init, setup),
+        cmocka_unit_test_setup(test_a_send_to_port_init_behind_a_queued_init_is_refused_and_logged,
+                               setup),
+        cmocka_unit_test_setup(test_a_second_post_to_port_init_is_refused, setup),
         cmocka_unit_test_setup(test_task_slab_exhaustion_is_reported, setup),
         cmocka_unit_test_setup(test_a_bad_route_port_is_reported_before_anything_is_allocated,
                                setup),

@@ -212,6 +212,7 @@ class Mod:
     off_pending: bool = False
     unresponsive: bool = False
     rx: Transfer | None = None  # the frame in its receive buffer
+    rx_event: bytes = b""  # that frame's reception, as delivered (receive())
     tx: Transfer | None = None  # the frame in its send buffer
     seq: int = 0
     stats: dict | None = None
@@ -1080,8 +1081,8 @@ class Hub:
                       f"{delay / 1000:g} us", r.id)
         r.rx = tr
         r.rx_frames += 1
-        body = struct.pack("<I", r.clock.stamp(at)) + bytes(frame)
-        self.deliver(r, at, struct.pack("<B", EV_RX) + body)
+        r.rx_event = struct.pack("<BI", EV_RX, r.clock.stamp(at)) + bytes(frame)
+        self.deliver(r, at, r.rx_event)
 
     def check_complete(self, tr, t):
         if tr.done:
@@ -1116,13 +1117,19 @@ class Hub:
         if tr.done or attempt != tr.attempt:
             return
         for r in tr.receivers:
-            if r.id not in tr.acks and not r.dead and not r.unresponsive:
-                self.mark_unresponsive(r, tr)
+            if r.id in tr.acks or r.dead or r.unresponsive:
+                continue
+            self.mark_unresponsive(r, tr)
         self.check_complete(tr, self.now)
 
     def mark_unresponsive(self, r, tr):
         r.unresponsive = True
         r.rx = None
+        if r.frozen:
+            # Stopped, as a processor held under a debugger: the frame went
+            # by its interface, which neither answered nor kept it. Its
+            # reception, waiting for the module to run again, is taken back.
+            r.outbox = [ev for ev in r.outbox if ev[8:] != r.rx_event]
         state = "frozen" if r.frozen else "silent"
         self.note(f"m{r.id} did not acknowledge frame #{tr.id} ({self.frame_name(tr)}) within "
                   f"{self.ack_timeout_ns / 1e6:g} ms: unresponsive ({state}); frames to it now "
@@ -1231,11 +1238,15 @@ class Hub:
         self.note(f"m{m.id} resumed: it runs again, its clock at the hub's time", m.id)
 
     def forget_module(self, m):
-        """A module died: nothing may wait for it any more."""
+        """A module died: nothing may wait for it any more. One that stops
+        with the run (its end reached) ends nothing: a frame to it still on
+        the wire was cut by the run's end, not unreachable."""
         m.rx = None
         if m.tx is not None:
             m.tx.done = True
             m.tx = None
+        if self.end_reason is not None:
+            return
         for tr in self.open_transfers():
             if m in tr.receivers:
                 self.check_complete(tr, self.now)

@@ -112,7 +112,8 @@ void sched_init(void);
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
 /* Post PORT_INIT with a copy of `data`; held messages follow once handled.
- * Once per task: a second call, even while the first INIT still waits,
+ * Once per task, a send to PORT_INIT counting as one and a task arrived
+ * by migration having had its own: a second, even while the first waits,
  * is refused with MT_ERR_STATE (logged) and changes nothing (its data
  * would need a second PORT_INIT); a first call that failed may be made
  * again. Errors: MT_ERR_NO_TASK, MT_ERR_STATE, MT_ERR_INVALID, and a
@@ -136,7 +137,9 @@ bool sched_task_exists(mt_pid_t pid);
  * Without it the payload is borrowed: passed as is to an immediate handler,
  * deep-copied when the message has to wait. */
 mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);
-/* Send to (pid, port) directly; same payload rules as sched_send(). */
+/* Send to (pid, port) directly; same payload rules as sched_send(). To
+ * PORT_INIT of a task not yet initialised it is sched_task_init()'s INIT,
+ * once per task alike (MT_ERR_STATE, logged, for a second). */
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
 /* sched_send(out, NULL, 0, 0), the common case of a message without
  * payload, without the payload's arguments and the tests they need. */
