@@ -558,14 +558,16 @@ static MT_INLINE task_t *sched_running_frame(void)
 
 /* sched_current_pid() in line, for the kernel's hot paths (the heap's
  * owner of an allocation or a free): the task bound to the running thread,
- * else the top frame's; MT_PID_NONE for neither. */
+ * else the top frame's; MT_PID_NONE for neither. The top frame is none
+ * only before sched_init() (task_none's afterwards), when boot code may
+ * allocate or log an error already. */
 static MT_INLINE mt_pid_t sched_running_pid(void)
 {
     if (MOTET_THREADS && thread_running()) {
         task_t *bound = thread_running_task();
         return bound ? bound->pid : MT_PID_NONE;
     }
-    return sched.current->pid;
+    return sched.current ? sched.current->pid : MT_PID_NONE;
 }
 
 /* True if a drain at `floor` may find work: a message above it or a ready
