@@ -170,11 +170,10 @@ static MT_INLINE bool isr_slot_park(task_t *t, mt_port_t port)
     mt_prio_t prio = t->prio;
     queue_bits_t bit = queue_bit(prio);
     if (m->flags || (queue_levels & bit)) return false;
+    queue_level_filled(prio);
     m->task = t;
     m->port = port;
     m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_PARKED;
-    queue_levels |= bit;
-    if (prio > queue_top) queue_top = prio;
     return true;
 }
 

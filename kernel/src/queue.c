@@ -68,8 +68,7 @@ void queue_release_held(task_t *t)
         l->tail = last;
     l->head = first;
     t->held = NULL;
-    queue_levels |= queue_bit(prio);
-    if (prio > queue_top) queue_top = prio;
+    queue_level_filled(prio);
 }
 
 void queue_hold(task_t *t, msg_t *m)

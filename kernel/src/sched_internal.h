@@ -450,6 +450,14 @@ static MT_INLINE void queue_put_block_irq_off(msg_t *m)
     queue_free_blocks = m;
 }
 
+/* Level p holds a message now: set its bit and raise the top to it if it
+ * is higher; irq off. */
+static MT_INLINE void queue_level_filled(mt_prio_t p)
+{
+    queue_levels |= queue_bit(p);
+    if (p > queue_top) queue_top = p;
+}
+
 /* Append m for t at t's level (creation order within a level); irq off.
  * While it waits, m names t's control block: a kill or a migration takes
  * every message of a task out of the queue before its block goes. Only a
@@ -465,8 +473,7 @@ static MT_INLINE void queue_push(msg_t *m, task_t *t)
         l->tail->next = m;
     } else {
         l->head = m;
-        queue_levels |= queue_bit(prio);
-        if (prio > queue_top) queue_top = prio;
+        queue_level_filled(prio);
     }
     l->tail = m;
 }
