@@ -103,18 +103,20 @@ class Qtest:
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(path)
-        self.f = self.sock.makefile("rwb", buffering=0)
+        # Answers are read buffered: unbuffered, readline() takes a
+        # system call a byte.
+        self.answers = self.sock.makefile("rb")
 
     def cmd(self, line):
         try:
-            self.f.write(line.encode() + b"\n")
+            self.sock.sendall(line.encode() + b"\n")
             return self._answer(line)
         except OSError as e:  # the socket reset under a write or a read
             raise EmulatorEnded() from e
 
     def _answer(self, line):
         while True:
-            answer = self.f.readline().decode().strip()
+            answer = self.answers.readline().decode().strip()
             if not answer:
                 raise EmulatorEnded()
             if not answer.startswith("IRQ"):
@@ -273,7 +275,7 @@ class Module:
              "-qtest", f"unix:{qsock},server=on,wait=off", "-qtest-log", "/dev/null",
              "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}{tap}",
              "-kernel", str(args.image)], stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
-        self.park = open(park, "rb", buffering=0)  # the plugin opens its ends in this order
+        self.park = open(park, "rb")  # the plugin opens its ends in this order
         self.resume = open(resume, "wb", buffering=0)
         for _ in range(500):
             try:
