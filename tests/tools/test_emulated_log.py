@@ -15,8 +15,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from motetlib import device, eventlog, module_kinds, qemu_module  # noqa: E402
 
-SEND, START, END, ALLOC, RUN = (eventlog.EVENT_TYPES.index(n) + 1
-                                for n in ("SEND", "START", "END", "ALLOC", "RUN"))
+SEND, START, END, ALLOC, RUN, CREATE = (
+    eventlog.EVENT_TYPES.index(n) + 1 for n in ("SEND", "START", "END", "ALLOC", "RUN", "CREATE"))
 
 
 def slots(*rows):
@@ -127,18 +127,18 @@ def test_a_park_whose_counter_lags_does_not_move_the_records_around_it(tmp_path)
     lags there."""
     path = tmp_path / "m1.log"
     ring = 0x20000000
-    qt = FakeQtest(ring, {0: (ALLOC, 0x1D, 8), 1: (START, 0x1D, 1), 2: (END, 0x1D, 0),
-                          3: (SEND, 0x1D, 0x1E09)})
+    qt = FakeQtest(ring, {0: (ALLOC, 0x1D, 8), 1: (CREATE, 0x1D, 1), 2: (START, 0x1D, 8),
+                          3: (END, 0x1D, 0)})
     tap = qemu_module.LogTap(str(path), ring, 4 * qemu_module.SLOT_BYTES, 4)
     tap.park(qt, 0, 0, [], 0, booting=True)
     tap.park(qt, 26000, 65000, [], 0, booting=True)  # 1,040 us, the counter in step
     tap.park(qt, 26900, 67599, [(67578, 0)], 0)  # 1,076 us: 5.6 us behind the park
-    tap.park(qt, 26910, 70410, [(67681, 1)], 0)  # 49 us behind
+    tap.park(qt, 26910, 70410, [(67681, 1)], 0)  # 50 us behind
     tap.park(qt, 28000, 70420, [], 0, woke=True)  # a WFI woken at once: 6.7 us behind
     tap.park(qt, 29000, 70600, [(70500, 2), (70590, 3)], 0)
     tap.close()
-    assert logged(path) == [(67578 * 16 / 1000, "ALLOC"), (67681 * 16 / 1000, "START"),
-                            (70500 * 16 / 1000, "END"), (70590 * 16 / 1000, "SEND")]
+    assert logged(path) == [(67578 * 16 / 1000, "ALLOC"), (67681 * 16 / 1000, "CREATE"),
+                            (70500 * 16 / 1000, "START"), (70590 * 16 / 1000, "END")]
 
 
 def test_the_emulators_are_asked_for_the_log_only_with_a_log_dir(tmp_path, monkeypatch):
