@@ -15,8 +15,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from motetlib import device, eventlog, module_kinds, qemu_module  # noqa: E402
 
-SEND, START, END, ALLOC, RUN = (eventlog.EVENT_TYPES.index(n) + 1
-                                for n in ("SEND", "START", "END", "ALLOC", "RUN"))
+SEND, START, END, ALLOC, RUN, CREATE = (
+    eventlog.EVENT_TYPES.index(n) + 1 for n in ("SEND", "START", "END", "ALLOC", "RUN", "CREATE"))
 
 
 def slots(*rows):
@@ -81,33 +81,64 @@ class FakeQtest:
         return struct.pack("<IBBH", 0, etype, pid, arg)[:n]
 
 
-def test_the_cortex_m_adapter_times_each_slot_by_its_instructions(tmp_path):
-    """Between two parks a slot is timed forward from the last park by the
-    instructions before it (2^shift ns each), or, after a WFI (the guest
-    slept, time jumped), backward from the next park. A slot announced
-    twice before a park lost its first record, unless the start-up code
-    was clearing the ring."""
+def logged(path):
+    return [(r.time_us, r.type) if isinstance(r, eventlog.Event) else ("LOST", r.count)
+            for r in eventlog.read(path)]
+
+
+def test_the_cortex_m_adapter_times_each_slot_by_its_instructions_and_sleeps(tmp_path):
+    """A slot's time is its instructions (2^shift ns each, 16 ns here)
+    plus the sleeps before it, each read at the park right after its WFI.
+    A slot announced twice before a park lost its first record, unless the
+    start-up code was clearing the ring."""
     path = tmp_path / "m1.log"
     ring = 0x20000000
-    qt = FakeQtest(ring, {0: (START, 0x10, 8), 1: (END, 0x10, 0), 2: (SEND, 0x10, 0x1109),
-                          3: (START, 0x11, 9)})
-    tap = qemu_module.LogTap(str(path), ring, 4 * qemu_module.SLOT_BYTES, 4)  # 16 ns
-    tap.park(qt, 1000, 5000, [(4000, 1, False), (4500, 1, False)], 0,
-             booting=True)  # boot: the start-up code clears the ring
-    tap.park(qt, 2000, 6000, [], 0)  # 40 us, instruction 6000
-    tap.park(qt, 3000, 7000, [(6100, 0, False), (6600, 1, False)], 0)
-    # slept at a WFI after instruction 7050; woke and wrote slot 2 ten
-    # instructions before the next park, at 200 us
-    tap.park(qt, 5000, 7100, [(7090, 2, True)], 0)
-    tap.park(qt, 6000, 8100, [(7200, 3, False), (7300, 3, False)], 2)
+    qt = FakeQtest(ring, {0: (START, 0x10, 8), 1: (0, 0, 0), 2: (END, 0x10, 0),
+                          3: (SEND, 0x10, 0x1109), 4: (START, 0x11, 9)})
+    tap = qemu_module.LogTap(str(path), ring, 5 * qemu_module.SLOT_BYTES, 4)
+    tap.park(qt, 0, 0, [], 0, booting=True)  # before the first instruction
+    # boot: the start-up code clears slots 0 and 1, the kernel writes slot 0
+    tap.park(qt, 1000, 2500, [(100, 0), (102, 1), (2000, 0)], 0, booting=True)
+    tap.park(qt, 1100, 2700, [(2600, 2)], 0)
+    tap.park(qt, 1110, 2720, [], 0)  # port_cm_lockstep_idle(), then the WFI
+    # woke 3 instructions on (the call's return, DSB, WFI) at tick 5000:
+    # 200 us - 2723 * 16 ns slept
+    tap.park(qt, 5000, 2723, [], 0, woke=True)
+    tap.park(qt, 6000, 2800, [(2750, 3), (2760, 4), (2770, 4)], 2)
     tap.close()
-    recs = eventlog.read(path)
-    got = [(r.time_us, r.type) if isinstance(r, eventlog.Event) else ("LOST", r.count)
-           for r in recs]
-    assert got == [(40.0 - 500 * 0.016, "END"),  # before the first park: timed backward
-                   (80.0 + 100 * 0.016, "START"), (80.0 + 600 * 0.016, "END"),
-                   (200.0 - 10 * 0.016, "SEND"),
-                   ("LOST", 2), ("LOST", 1), (200.0 + 200 * 0.016, "START")]
+    slept = 200_000 - 2723 * 16
+    assert logged(path) == [
+        (2000 * 16 / 1000, "START"),  # slot 1 was only cleared
+        (2600 * 16 / 1000, "END"),
+        ("LOST", 2),
+        ((slept + 2750 * 16) / 1000, "SEND"),
+        ("LOST", 1),  # slot 4's first record, overwritten before the park
+        ((slept + 2770 * 16) / 1000, "START")]
+
+
+def test_a_park_whose_counter_lags_does_not_move_the_records_around_it(tmp_path):
+    """QEMU brings the 25 MHz counter up to the instructions run only when
+    the core halts or reads a clock: at a doorbell or a fence, qtest may
+    read a counter microseconds behind the park. Records are not timed from
+    such readings; timed forward from one, the record after the park came
+    out before the one written ahead of it (the boot of 9806983: an ALLOC
+    timed after the task's CREATE, written later). A WFI that did not sleep
+    (an interrupt already pending) reads no sleep, however the counter
+    lags there."""
+    path = tmp_path / "m1.log"
+    ring = 0x20000000
+    qt = FakeQtest(ring, {0: (ALLOC, 0x1D, 8), 1: (CREATE, 0x1D, 1), 2: (START, 0x1D, 8),
+                          3: (END, 0x1D, 0)})
+    tap = qemu_module.LogTap(str(path), ring, 4 * qemu_module.SLOT_BYTES, 4)
+    tap.park(qt, 0, 0, [], 0, booting=True)
+    tap.park(qt, 26000, 65000, [], 0, booting=True)  # 1,040 us, the counter in step
+    tap.park(qt, 26900, 67599, [(67578, 0)], 0)  # 1,076 us: 5.6 us behind the park
+    tap.park(qt, 26910, 70410, [(67681, 1)], 0)  # 50 us behind
+    tap.park(qt, 28000, 70420, [], 0, woke=True)  # a WFI woken at once: 6.7 us behind
+    tap.park(qt, 29000, 70600, [(70500, 2), (70590, 3)], 0)
+    tap.close()
+    assert logged(path) == [(67578 * 16 / 1000, "ALLOC"), (67681 * 16 / 1000, "CREATE"),
+                            (70500 * 16 / 1000, "START"), (70590 * 16 / 1000, "END")]
 
 
 def test_the_emulators_are_asked_for_the_log_only_with_a_log_dir(tmp_path, monkeypatch):

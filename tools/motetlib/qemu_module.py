@@ -42,9 +42,10 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
 
 - Event log (`--log FILE`): the plugin's log tap announces each slot of
   the kernel's event-log ring as the kernel begins it, with the guest
-  instructions executed by then; parked, the adapter reads the slot's
-  fields and writes them to FILE as `SLOT` lines (eventlog.py) timed from
-  the counts (LogTap). The chip runs exactly what it runs without it.
+  instructions executed by then, and parks after each WFI; parked, the
+  adapter reads the slot's fields and writes them to FILE as `SLOT` lines
+  (eventlog.py) timed from the counts and the sleeps (LogTap). The chip
+  runs exactly what it runs without it.
 
     qemu_module.py --bus SOCKET --module N [--loader] --plugin SO [--icount-shift N]
                    [--log FILE --log-ring ADDR:BYTES] IMAGE
@@ -82,6 +83,7 @@ OFF = {name: 4 * i for i, name in enumerate(
     ("module", "modules", "flags", "event", "result", "rx_len", "cmd", "arg", "tx_addr",
      "tx_len", "local", "global", "rx_frame"))}
 PARK_FENCE, PARK_DOORBELL, PARK_RESET, PARK_IDLE = "0", "1", "2", "3"  # pcs= on the plugin's line
+PARK_WOKE = "W"  # the plugin's log tap: right after a WFI
 PARKS = ("port_cm_lockstep_fence", "port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
 # cm_idle_t (ports/cortex-m/sleep.c): u64 slept, now, wake, in the port's clocks.
 IDLE_SLEPT, IDLE_SIZE = 0, 24
@@ -101,18 +103,20 @@ class Qtest:
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(path)
-        self.f = self.sock.makefile("rwb", buffering=0)
+        # Answers are read buffered: unbuffered, readline() takes a
+        # system call a byte.
+        self.answers = self.sock.makefile("rb")
 
     def cmd(self, line):
         try:
-            self.f.write(line.encode() + b"\n")
+            self.sock.sendall(line.encode() + b"\n")
             return self._answer(line)
         except OSError as e:  # the socket reset under a write or a read
             raise EmulatorEnded() from e
 
     def _answer(self, line):
         while True:
-            answer = self.f.readline().decode().strip()
+            answer = self.answers.readline().decode().strip()
             if not answer:
                 raise EmulatorEnded()
             if not answer.startswith("IRQ"):
@@ -191,44 +195,52 @@ FPGA_TICK_NS = 1_000_000_000 // TICK_HZ
 
 class LogTap:
     """The kernel's event log as the plugin saw it written (module
-    docstring): each slot announced with the instructions executed before
-    its first store, timed from the parks around it. Between two parks the
-    guest's time is its instructions times 2^shift ns, unless it slept (a
-    WFI): a record before any WFI since the last park is timed forward from
-    that park, one after it backward from the next. The parks' own times
-    are the 25 MHz counter's (40 ns)."""
+    docstring), each slot announced with the guest instructions executed
+    before its first store. A record's time is the guest's virtual time at
+    that store: under -icount, its instructions times 2^shift ns, plus the
+    time the guest slept (a WFI, where virtual time jumps to the next timer
+    event) before it.
+
+    The sleeps are read where the plugin parks right after each WFI: the
+    25 MHz counter (40 ns) less the instructions' time is the time slept
+    so far. Only there: QEMU brings the counter up to the instructions run
+    when the core halts, or when the guest itself reads a clock; elsewhere
+    (a fence, a doorbell) it may lag the park by what ran since, up to
+    microseconds. A record is therefore never timed from another park's
+    reading, and the sleeps' total only grows (a WFI that did not sleep
+    reads no more than before): records are timed in their order, exactly
+    in instructions between two sleeps, each sleep's end to the counter's
+    40 ns."""
 
     def __init__(self, path, ring, ring_bytes, shift):
         self.out = open(path, "w", encoding="utf-8")
         self.ring, self.entries, self.insn_ns = ring, ring_bytes // SLOT_BYTES, 1 << shift
-        self.last = None  # (ns, instructions) at the last park
+        self.slept_ns = 0  # the sleeps before the last park
         self.out.write(f"# motet event log, port cortex-m, taken by qemu_module.py at one "
                        f"instruction per {self.insn_ns} ns as written\n")
 
-    def park(self, qt, tick, count, tapped, lost, booting=False):
-        """At a park: the slots announced since the last one. `booting`:
-        the first interval after the reset, where the start-up code clears
-        the ring (its stores to the slots are no records)."""
-        now_ns = tick * FPGA_TICK_NS
+    def park(self, qt, tick, count, tapped, lost, booting=False, woke=False):
+        """At a park: the slots announced since the last one, [(count,
+        slot)]. `booting`: the first interval after the reset, where the
+        start-up code clears the ring (its stores to the slots are no
+        records). `woke`: the park right after a WFI, whose `tick` tells the
+        sleep; the slots announced before it were written before the WFI."""
         if lost:
             self.out.write(f"LOST {lost}\n")
         latest = {}  # slot -> the last announcement of it: an earlier one was overwritten
-        for i, (_, slot, _) in enumerate(tapped):
+        for i, (_, slot) in enumerate(tapped):
             latest[slot] = i
-        for i, (c, slot, wfi) in enumerate(tapped):
+        for i, (c, slot) in enumerate(tapped):
             if latest[slot] != i:
                 if not booting:
                     self.out.write("LOST 1\n")
                 continue
-            if wfi or self.last is None:
-                ns = now_ns - (count - c) * self.insn_ns
-            else:
-                ns = self.last[0] + (c - self.last[1]) * self.insn_ns
             _, etype, pid, arg = struct.unpack("<IBBH", qt.read(self.ring + slot * SLOT_BYTES,
                                                                 SLOT_BYTES))
             if etype:
-                self.out.write(f"SLOT {ns} {etype} {pid} {arg}\n")
-        self.last = (now_ns, count)
+                self.out.write(f"SLOT {c * self.insn_ns + self.slept_ns} {etype} {pid} {arg}\n")
+        if woke:
+            self.slept_ns = max(self.slept_ns, tick * FPGA_TICK_NS - count * self.insn_ns)
 
     def close(self):
         self.out.close()
@@ -263,7 +275,7 @@ class Module:
              "-qtest", f"unix:{qsock},server=on,wait=off", "-qtest-log", "/dev/null",
              "-plugin", f"{args.plugin},pcs={pcs},park={park},resume={resume}{tap}",
              "-kernel", str(args.image)], stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
-        self.park = open(park, "rb", buffering=0)  # the plugin opens its ends in this order
+        self.park = open(park, "rb")  # the plugin opens its ends in this order
         self.resume = open(resume, "wb", buffering=0)
         for _ in range(500):
             try:
@@ -296,7 +308,7 @@ class Module:
                 raise EmulatorEnded()
             fields = line.decode().split()
             if fields[0] == "L":  # the log tap: a slot begun (LogTap)
-                self.tapped.append((int(fields[1]), int(fields[2]), fields[3] == "1"))
+                self.tapped.append((int(fields[1]), int(fields[2])))
             elif fields[0] == "LOST":
                 self.tap_lost += int(fields[1])
             else:
@@ -306,7 +318,7 @@ class Module:
             self.clock()
             if self.log:
                 self.log.park(self.qt, self.now, int(fields[1]), self.tapped, self.tap_lost,
-                              booting=self.parks_since_boot == 0)
+                              booting=self.parks_since_boot == 0, woke=what == PARK_WOKE)
                 self.tapped, self.tap_lost = [], 0
             self.parks_since_boot += self.booted
         return what
@@ -397,6 +409,8 @@ class Module:
                     break
                 if what == PARK_RESET:
                     self.reset()
+                elif what == PARK_WOKE:
+                    pass  # the log tap's alone
                 elif what == PARK_IDLE:
                     self.going_to_sleep()
                 else:

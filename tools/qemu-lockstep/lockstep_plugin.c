@@ -12,21 +12,32 @@
  *     -plugin motet-lockstep.so,pcs=ADDR[:ADDR...],park=FIFO,resume=FIFO[,log=R:B:S]
  *
  * Parking writes "P<i>\n" (i: the index of the address in pcs; S for the
- * start) to `park` and waits for one byte on `resume`. If the adapter goes
- * away, QEMU exits.
+ * start; W after a WFI, with log= only) to `park` and waits for one byte
+ * on `resume`. If the adapter goes away, QEMU exits.
  *
  * The log tap, `log=RING:BYTES:SLOT`: the kernel's event log ring
  * (kernel/src/log_ring.h: log_ring, its size, the bytes of a slot) is
  * watched for the store that begins a slot (its stamp, the first field
  * the kernel writes). Each such store is announced at the next park as
- * "L <count> <slot> <wfi>" before the park's line, which then reads
+ * "L <count> <slot>" before the park's line, which then reads
  * "P<i> <count>": count is the guest instructions executed before the
- * store (before the park), slot the slot's index, wfi 1 if a WFI ran
- * between the last park and the store. The adapter reads the slots' fields
- * through qtest while parked and times each record from the instruction
- * counts (qemu_module.py, LogTap): exact in instructions, where the
- * kernel's own stamps have its 100 us tick. Counting costs a call per
- * translated block executed, so it is on only with log=.
+ * store (before the park), slot the slot's index. The tap also parks
+ * right after each WFI, before the next instruction ("PW <count>"): a
+ * sleep moves virtual time without instructions, and there the adapter
+ * reads where it ended. The adapter reads the slots' fields through qtest
+ * while parked and times each record from the counts and the sleeps
+ * (qemu_module.py, LogTap): exact in instructions, where the kernel's own
+ * stamps have its 100 us tick.
+ *
+ * The count is an inline add before each instruction, not the block's
+ * size at its start: a block may be left before its end (under -icount an
+ * I/O access in the middle of a block ends it there and runs the access
+ * again as a block of its own, QEMU's I/O recompile, which carries memory
+ * callbacks only), and counting whole blocks counted what never ran: on
+ * the SSL device's Cortex-M3, 349 instructions too many in the 47,115 to
+ * the first fence, 4 in each 3,125 between two fences 50 us apart. The
+ * tap costs a call per block executed (the wake check) and the adds, so
+ * it is on only with log=.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,25 +60,21 @@ static bool started;
 #define TAP_MAX 4096
 static uint64_t ring, ring_bytes, slot_bytes;
 static uint64_t executed;
-static bool wfi_since_park;
+static bool wfi_ran; /* since the last block began: park before the next */
 static struct {
     uint64_t count;
     uint32_t slot;
-    bool wfi;
 } tapped[TAP_MAX];
 static unsigned n_tapped;
 static uint64_t tap_dropped;
-
-/* A tb_exec userdata: the index of the pcs= address and the block's size. */
-#define PARK_UDATA(i, n) ((void *) ((uintptr_t) (i) | (uintptr_t) (n) << 8))
 
 static void say(const char *text, size_t n)
 {
     if (write(park_fd, text, n) != (ssize_t) n) _exit(0);
 }
 
-/* Parked in a block of `n` instructions, before its first. */
-static void park(char what, uintptr_t n)
+/* Parked at the start of a block, before its first instruction. */
+static void park(char what)
 {
     char line[96];
     char go;
@@ -78,13 +85,12 @@ static void park(char what, uintptr_t n)
             tap_dropped = 0;
         }
         for (unsigned i = 0; i < n_tapped; i++)
-            say(line, (size_t) snprintf(line, sizeof line, "L %llu %u %u\n",
-                                        (unsigned long long) tapped[i].count,
-                                        (unsigned) tapped[i].slot, (unsigned) tapped[i].wfi));
+            say(line,
+                (size_t) snprintf(line, sizeof line, "L %llu %u\n",
+                                  (unsigned long long) tapped[i].count, (unsigned) tapped[i].slot));
         n_tapped = 0;
-        wfi_since_park = false;
         say(line, (size_t) snprintf(line, sizeof line, "P%c %llu\n", what,
-                                    (unsigned long long) (executed - n)));
+                                    (unsigned long long) executed));
     } else {
         line[0] = 'P';
         line[1] = what;
@@ -97,46 +103,49 @@ static void park(char what, uintptr_t n)
 static void at_pc(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
-    uintptr_t u = (uintptr_t) userdata;
-    park((char) ('0' + (u & 0xFF)), u >> 8);
+    park((char) ('0' + (uintptr_t) userdata));
 }
 
 static void at_start(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
+    (void) userdata;
     if (started) return;
     started = true;
-    park('S', (uintptr_t) userdata >> 8);
+    park('S');
 }
 
 /* The log tap's callbacks: a block begins (before at_pc and at_start, which
- * are registered after it), a WFI runs, a store of a watched block's
- * instruction lands (userdata: the block's instructions from it on). */
-static void count_block(unsigned int vcpu, void *userdata)
+ * are registered after it), a WFI is about to run, a store lands (after
+ * its instruction's add). */
+static void after_wfi(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
-    executed += (uintptr_t) userdata;
+    (void) userdata;
+    if (!wfi_ran) return;
+    wfi_ran = false;
+    park('W');
 }
 
 static void at_wfi(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
     (void) userdata;
-    wfi_since_park = true;
+    wfi_ran = true;
 }
 
 static void stored(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *userdata)
 {
     (void) vcpu;
     (void) info;
+    (void) userdata;
     if (vaddr < ring || vaddr >= ring + ring_bytes || (vaddr - ring) % slot_bytes) return;
     if (n_tapped == TAP_MAX) {
         tap_dropped++;
         return;
     }
-    tapped[n_tapped].count = executed - (uintptr_t) userdata;
+    tapped[n_tapped].count = executed - 1u;
     tapped[n_tapped].slot = (uint32_t) ((vaddr - ring) / slot_bytes);
-    tapped[n_tapped].wfi = wfi_since_park;
     n_tapped++;
 }
 
@@ -148,11 +157,12 @@ static bool is_wfi(const struct qemu_plugin_insn *insn)
 
 static void tap_block(struct qemu_plugin_tb *tb, size_t n)
 {
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, count_block, QEMU_PLUGIN_CB_NO_REGS, (void *) n);
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, after_wfi, QEMU_PLUGIN_CB_NO_REGS, NULL);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &executed, 1);
         qemu_plugin_register_vcpu_mem_cb(insn, stored, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
-                                         (void *) (n - i));
+                                         NULL);
         if (is_wfi(insn))
             qemu_plugin_register_vcpu_insn_exec_cb(insn, at_wfi, QEMU_PLUGIN_CB_NO_REGS, NULL);
     }
@@ -164,13 +174,11 @@ static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     uint64_t pc = qemu_plugin_tb_vaddr(tb);
     size_t n = qemu_plugin_tb_n_insns(tb);
     if (ring_bytes) tap_block(tb, n);
-    if (!started)
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, at_start, QEMU_PLUGIN_CB_NO_REGS,
-                                             PARK_UDATA(0, n));
+    if (!started) qemu_plugin_register_vcpu_tb_exec_cb(tb, at_start, QEMU_PLUGIN_CB_NO_REGS, NULL);
     for (unsigned i = 0; i < n_pcs; i++)
         if (pcs[i] == pc)
             qemu_plugin_register_vcpu_tb_exec_cb(tb, at_pc, QEMU_PLUGIN_CB_NO_REGS,
-                                                 PARK_UDATA(i, n));
+                                                 (void *) (uintptr_t) i);
 }
 
 static int parse_pcs(const char *text)
