@@ -530,23 +530,14 @@ static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16
     return send_route(r, data, len, MSG_HEAP);
 }
 
-/* send_heap_along()'s end: t's handler run on its frame, just pushed with
- * the payload (frame_run() frees it unless it was taken), then the drain.
- * A tail call, so that nothing of the send is live across the handler. */
-static MT_NOINLINE mt_err_t heap_run(task_t *t, mt_port_t port, void *data, uint16_t len)
-{
-    frame_run(t, port, data, len);
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) return dispatch_drain(prio);
-    return MT_OK;
-}
-
 /* A heap payload along route r, not empty, to a task that can run at once,
  * in the common case: the sender's own block or the payload it was given
  * (payload_lend_irq_off()) becomes the kernel's, one check of the block and
  * one owner rewrite, in the critical section of the gate test and before
  * the frame's push, so that nothing is left to undo. The frame holds it for
- * the handler to take (sched_take()). Everything else goes the general way
+ * the handler to take (sched_take()); its run, the free of what the handler
+ * did not take and the drain are a tail call (dispatch_run_payload()), so
+ * that nothing of the send is live across the handler. Everything else goes the general way
  * (send_heap_general()): a task that cannot run at once, a block the O(1)
  * check does not find the sender's. Out of line: the check and the push
  * together take more registers than sched_send_heap()'s tests need. */
@@ -564,7 +555,7 @@ static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t
     log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
     mt_port_t port = r->port;
     port_irq_restore(s);
-    return heap_run(t, port, data, len);
+    return dispatch_run_payload(t, port, data, len);
 }
 
 /* sched_send_borrowed()'s fast path along route r of the running task, in
