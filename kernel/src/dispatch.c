@@ -124,6 +124,16 @@ mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     return frame_run_inline(t, port, data, len);
 }
 
+/* frame_run_inline() and the drain after it, so that the heap way's send
+ * passes on by a tail call as the others do (dispatch_run()). */
+mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len)
+{
+    frame_run_inline(t, port, data, len);
+    mt_prio_t prio = sched.running_prio;
+    if (sched_may_run(prio)) return dispatch_drain(prio);
+    return MT_OK;
+}
+
 bool task_on_stack(const task_t *t)
 {
     for (const task_t *f = sched.current; f->below; f = f->below)

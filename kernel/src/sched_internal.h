@@ -284,6 +284,9 @@ void frame_cancel(task_t *t);
  * frame pushed and its EV_RUN logged, both under the send's lock), then a
  * drain of what outranks the sender; MT_OK. */
 mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
+/* dispatch_run() for a frame pushed with a heap payload (send.c's heap
+ * way), which frame_run() frees after the handler unless it was taken. */
+mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Rule 5 for a caller with interrupts on: run queued messages (and ready
  * threads) that outrank `floor`; MT_OK, so that a fast path ends in a tail
  * call to it. */

@@ -521,28 +521,32 @@ static MT_NOINLINE mt_err_t signal_waiting(port_irq_state_t s, out_route_t *r, t
     return send_route(r, NULL, 0, 0);
 }
 
-/* A heap payload along route r, not empty, to a task that can run at once,
- * in the common case: the sender's own block or the payload it was given
- * (payload_lend_irq_off()) becomes the kernel's, one check of the block and
- * one owner rewrite, in the critical section of the gate test and before
- * the frame's push, so that nothing is left to undo. The frame holds it for
- * the handler to take (sched_take()); nothing of the send is live across
- * the handler. Everything else goes the general way
- * (which refuses a block that is not the sender's and logs why; the sender
- * keeps it): a task that cannot run at once, an empty block, a block the
- * O(1) check does not find the sender's, by a tail call (out of line, so
- * that the common case saves no registers for it). */
+/* The general way of a heap payload along route r, by a tail call (out of
+ * line, so that send_heap_along()'s common case saves no registers for
+ * it): it refuses a block that is not the sender's and logs why; the
+ * sender keeps it. */
 static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16_t len)
 {
     return send_route(r, data, len, MSG_HEAP);
 }
 
+/* A heap payload along route r, not empty, to a task that can run at once,
+ * in the common case: the sender's own block or the payload it was given
+ * (payload_lend_irq_off()) becomes the kernel's, one check of the block and
+ * one owner rewrite, in the critical section of the gate test and before
+ * the frame's push, so that nothing is left to undo. The frame holds it for
+ * the handler to take (sched_take()); its run, the free of what the handler
+ * did not take and the drain are a tail call (dispatch_run_payload()), so
+ * that nothing of the send is live across the handler. Everything else goes the general way
+ * (send_heap_general()): a task that cannot run at once, a block the O(1)
+ * check does not find the sender's. Out of line: the check and the push
+ * together take more registers than sched_send_heap()'s tests need. */
 static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t len)
 {
     task_t *self = sched.current;
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
-    if (t->gate < sched.running_prio || !len || !payload_lend_irq_off(data, self)) {
+    if (t->gate < sched.running_prio || !payload_lend_irq_off(data, self)) {
         port_irq_restore(s);
         return send_heap_general(r, data, len);
     }
@@ -551,22 +555,16 @@ static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t
     log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));
     mt_port_t port = r->port;
     port_irq_restore(s);
-    frame_run(t, port, data, len); /* frees the payload unless it was taken */
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) return dispatch_drain(prio);
-    return MT_OK;
+    return dispatch_run_payload(t, port, data, len);
 }
 
-/* sched_send()'s fast path along route r of the running task, in line in
- * it (`bare` in sched_signal()): the send and its arguments only, so that
+/* sched_send_borrowed()'s fast path along route r of the running task, in
+ * line in it (`bare` in sched_signal()): the send and its arguments only, so that
  * nothing but the top frame needs a saved register. A route's control block
  * is a local task's or task_none, whose gate never opens, and its port was
- * checked when the route was made: the fast path trusts both. A heap
- * payload has a way of its own, out of line (send_heap_along()). */
-static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, uint8_t flags,
-                                     bool bare)
+ * checked when the route was made: the fast path trusts both. */
+static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, bool bare)
 {
-    if (send_hands_over(flags)) return send_heap_along(r, data, len);
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
     if (t->gate >= sched.running_prio) {
@@ -579,20 +577,34 @@ static MT_INLINE mt_err_t send_along(out_route_t *r, void *data, uint16_t len, u
     return bare ? signal_waiting(s, r, t) : send_waiting(r, data, len, s);
 }
 
-/* sched_send() and sched_signal(): the fast path along route `out` of the
- * running handler, else the general path. In line in both, so that a
- * signal's constant arguments fold its payload's tests away. */
+/* sched_send_borrowed() and sched_signal(): the fast path along route `out`
+ * of the running handler, else the general path. In line in both, so that
+ * a signal's constant arguments fold its payload's tests away. */
 static MT_INLINE mt_err_t send_out(uint8_t out, void *data, uint16_t len, uint8_t flags, bool bare)
 {
     task_t *self = sched.current; /* task_none, of no routes, if no handler runs */
-    if (fast_send(data, len, flags, SEND_FLAGS) && out < self->n_routes)
-        return send_along(&self->routes[out], data, len, flags, bare);
+    if (fast_send(data, len, flags, 0) && out < self->n_routes)
+        return send_along(&self->routes[out], data, len, bare);
     return send_general(out, data, len, flags);
 }
 
-mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+mt_err_t sched_send_borrowed(uint8_t out, void *data, uint16_t len, uint8_t flags)
 {
     return send_out(out, data, len, flags, false);
+}
+
+/* A heap payload's send: its fast path along route `out` when MSG_HEAP is
+ * its only flag and there are bytes, else the general path (which refuses
+ * MSG_HEAP in a kernel without heap payloads, logged). Apart from
+ * sched_send_borrowed(), so that this case leaves before the borrowed
+ * fast path's register saves, and that one tests no heap flag. */
+mt_err_t sched_send_heap(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    task_t *self = sched.current; /* task_none, of no routes, if no handler runs */
+    if (MOTET_HEAP_PAYLOADS && flags == MSG_HEAP && len && fast_send(data, len, 0, 0) &&
+        out < self->n_routes)
+        return send_heap_along(&self->routes[out], data, len);
+    return send_general(out, data, len, flags);
 }
 
 mt_err_t sched_signal(uint8_t out)

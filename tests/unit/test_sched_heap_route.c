@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A heap payload sent along a route (sched_send() with MSG_HEAP) to a task
- * that runs at once takes its own way (send.c, send_heap_along()): the
+ * A heap payload sent along a route (sched_send() with MSG_HEAP, in line:
+ * sched_send_heap()) to a task that runs at once takes its own way (send.c,
+ * send_heap_along()): the
  * block becomes the kernel's under the lock of the gate test, before the
  * frame's push. Its rules are those of every other way (docs/architecture.md,
  * "Who owns a message and its payload"): the receiver may take it (zero
@@ -33,6 +34,11 @@ enum {
     DO_SEND_EMPTY,       /* its own block, length 0 */
     DO_SEND_LOW,         /* its own block to a task below it: queued */
     DO_SEND_RELAY,       /* its own block to the relay, which passes it on */
+    DO_SEND_NULL,        /* MSG_HEAP with no block but a length */
+    DO_SEND_BAD_FLAG,    /* its own block, MSG_HEAP and a flag no sender may give */
+    DO_SEND_NO_ROUTE,    /* its own block along a route it has not got */
+    DO_BORROWED_WAY,     /* its own block, MSG_HEAP, by sched_send_borrowed() */
+    DO_HEAP_WAY_LENT,    /* its own block without MSG_HEAP, by sched_send_heap() */
 };
 /* What the receiver does with a payload. */
 enum { RX_TAKE, RX_LEAVE, RX_FREE };
@@ -115,6 +121,25 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
         sent = mem_alloc(24);
         memset(sent, 0xa5, 24);
         send_result = sched_send(OUT_RELAY, sent, 24, MSG_HEAP);
+        return MT_OK;
+    case DO_SEND_NULL:
+        send_result = sched_send(OUT_RECEIVER, NULL, 24, MSG_HEAP);
+        return MT_OK;
+    case DO_SEND_BAD_FLAG:
+        sent = mem_alloc(24);
+        send_result = sched_send(OUT_RECEIVER, sent, 24, MSG_HEAP | 0x02u);
+        return MT_OK;
+    case DO_SEND_NO_ROUTE:
+        sent = mem_alloc(24);
+        send_result = sched_send(OUT_RELAY + 1, sent, 24, MSG_HEAP);
+        return MT_OK;
+    case DO_BORROWED_WAY:
+        sent = mem_alloc(24);
+        send_result = sched_send_borrowed(OUT_RECEIVER, sent, 24, MSG_HEAP);
+        return MT_OK;
+    case DO_HEAP_WAY_LENT:
+        sent = mem_alloc(24);
+        send_result = sched_send_heap(OUT_RECEIVER, sent, 24, 0);
         return MT_OK;
     default:
         return MT_OK;
@@ -321,6 +346,79 @@ static void test_a_block_passed_on_untaken_along_a_route_ends_with_its_taker(voi
     assert_heap_as_before();
 }
 
+/* The sender's own block after a refused send: still its, unchanged. */
+static void assert_kept_by_sender(void)
+{
+    assert_true(mem_is_heap(sent));
+    assert_int_equal(mem_owner(sent), PID_SENDER);
+    assert_int_equal(mem_free(sent), MT_OK);
+    assert_heap_as_before();
+}
+
+static void test_a_heap_send_without_a_block_is_refused(void **state)
+{
+    (void) state;
+    sender_does(DO_SEND_NULL);
+    assert_refused(MT_ERR_INVALID);
+    assert_heap_as_before();
+}
+
+static void test_a_heap_send_with_a_flag_no_sender_may_give_is_refused(void **state)
+{
+    (void) state;
+    sender_does(DO_SEND_BAD_FLAG);
+    assert_refused(MT_ERR_INVALID);
+    assert_kept_by_sender();
+}
+
+static void test_a_heap_send_along_a_route_not_there_is_refused(void **state)
+{
+    (void) state;
+    sender_does(DO_SEND_NO_ROUTE);
+    assert_refused(MT_ERR_NO_PORT);
+    assert_kept_by_sender();
+}
+
+static void test_a_heap_send_outside_a_handler_is_refused(void **state)
+{
+    (void) state;
+    log_record_t rec[8];
+    while (log_drain(rec, 8)) {
+    }
+    sent = mem_alloc(24);
+    send_result = sched_send(OUT_RECEIVER, sent, 24, MSG_HEAP);
+    assert_refused(MT_ERR_STATE);
+    assert_true(mem_is_heap(sent));
+    assert_int_equal(mem_free(sent), MT_OK);
+    assert_heap_as_before();
+}
+
+/* sched_send()'s two ways are each the whole send, whatever the flags:
+ * the other kind of payload goes their general way, by the same rules. */
+static void test_the_borrowed_way_hands_a_heap_payload_over_all_the_same(void **state)
+{
+    (void) state;
+    sender_does(DO_BORROWED_WAY);
+    assert_int_equal(send_result, MT_OK);
+    assert_ran_at_once_with_sent();
+    assert_ptr_equal(taken, sent);
+    assert_int_equal(mem_owner(taken), PID_RECEIVER);
+    assert_int_equal(mem_free(taken), MT_OK);
+    assert_heap_as_before();
+}
+
+static void test_the_heap_way_lends_a_payload_without_the_flag(void **state)
+{
+    (void) state;
+    receiver_does = RX_LEAVE;
+    sender_does(DO_HEAP_WAY_LENT);
+    assert_int_equal(send_result, MT_OK);
+    assert_int_equal(receiver_runs, 1);
+    assert_ptr_equal(seen, sent); /* lent as it is: still the sender's */
+    assert_int_equal(owner_seen, PID_SENDER);
+    assert_kept_by_sender();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +432,12 @@ int main(void)
         cmocka_unit_test_setup(test_a_block_to_a_task_below_waits_and_is_taken_when_it_runs, setup),
         cmocka_unit_test_setup(test_a_block_passed_on_untaken_along_a_route_ends_with_its_taker,
                                setup),
+        cmocka_unit_test_setup(test_a_heap_send_without_a_block_is_refused, setup),
+        cmocka_unit_test_setup(test_a_heap_send_with_a_flag_no_sender_may_give_is_refused, setup),
+        cmocka_unit_test_setup(test_a_heap_send_along_a_route_not_there_is_refused, setup),
+        cmocka_unit_test_setup(test_a_heap_send_outside_a_handler_is_refused, setup),
+        cmocka_unit_test_setup(test_the_borrowed_way_hands_a_heap_payload_over_all_the_same, setup),
+        cmocka_unit_test_setup(test_the_heap_way_lends_a_payload_without_the_flag, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

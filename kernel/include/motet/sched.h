@@ -130,13 +130,23 @@ mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t modu
 /* True if a local task with this pid exists. */
 bool sched_task_exists(mt_pid_t pid);
 
+/* sched_send(), trying a heap payload's fast way first (for MSG_HEAP). */
+mt_err_t sched_send_heap(uint8_t out, void *data, uint16_t len, uint8_t flags);
+/* sched_send(), trying a borrowed payload's fast way first (without it). */
+mt_err_t sched_send_borrowed(uint8_t out, void *data, uint16_t len, uint8_t flags);
 /* Send through output port `out` of the running task; task context.
  * With MSG_HEAP, `data` must be a heap block owned by the sender: ownership
  * moves to the message on success and stays with the sender on error
  * (MT_ERR_INVALID, logged, in a kernel without heap payloads, config.h).
  * Without it the payload is borrowed: passed as is to an immediate handler,
- * deep-copied when the message has to wait. */
-mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags);
+ * deep-copied when the message has to wait. In line, so that a heap
+ * payload's send, told by its flags, takes its own way before anything of
+ * a borrowed one's is set up. */
+static inline mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t flags)
+{
+    if (flags & MSG_HEAP) return sched_send_heap(out, data, len, flags);
+    return sched_send_borrowed(out, data, len, flags);
+}
 /* Send to (pid, port) directly; same payload rules as sched_send(). To
  * PORT_INIT of a task not yet initialised it is sched_task_init()'s INIT,
  * once per task alike (MT_ERR_STATE, logged, for a second). */
