@@ -216,7 +216,7 @@ mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && port < PORT_LIMIT) {
+    if (t && t->pid == pid && port_fast(port)) {
         if (isr_slot_fits(t)) {
             isr_slot_fill(t, port);
             log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));

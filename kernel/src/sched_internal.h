@@ -353,6 +353,16 @@ static MT_INLINE mt_err_t check_send_args(mt_port_t port, const void *data, uint
     return MT_OK;
 }
 
+/* A port a fast path (by pid, an interrupt's bare post) may deliver to:
+ * below PORT_LIMIT and not PORT_INIT, whose one INIT per task only the
+ * general path claims or refuses (send.c). One unsigned comparison, as
+ * the bound alone would be: PORT_INIT, 0, wraps round above it. */
+static MT_INLINE bool port_fast(mt_port_t port)
+{
+    _Static_assert(PORT_INIT == 0, "PORT_INIT wraps round above the bound");
+    return (mt_port_t) (port - 1u) < PORT_LIMIT - 1u;
+}
+
 /* Address m, its payload set, to t's `port` from `src`; irq off. */
 static MT_INLINE void address_irq_off(msg_t *m, const task_t *t, mt_port_t port, mt_pid_t src,
                                       uint8_t flags)
