@@ -316,6 +316,11 @@ void send_drop_payload(task_t *t);
  * as its sender. Interrupt context; errors logged as sched_post_isr()'s. */
 mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
                          uint16_t len);
+/* The error of an interrupt's message for pid, which no local task has,
+ * logged: MT_ERR_NO_ROUTE for a task of another module (an interrupt hands
+ * nothing to the bus), else MT_ERR_NO_TASK. post.c, one copy for the
+ * interrupts' ways and the general path's. */
+mt_err_t post_no_local_task(mt_pid_t pid);
 /* The interrupt slot's waiting message joins the queue after all, as the
  * oldest of its level (no handler has run since it was posted); irq off. */
 void send_isr_slot_queue(void);

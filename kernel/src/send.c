@@ -325,8 +325,7 @@ static MT_NOINLINE mt_err_t deliver_general(mt_pid_t pid, mt_port_t port, void *
     if (t)
         return sched_deliver(t, pid, port, data, len, flags, way == GENERAL_ISR || port_in_isr());
     /* An interrupt hands nothing to the bus: a remote task is no route. */
-    if (way == GENERAL_ISR)
-        return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (way == GENERAL_ISR) return post_no_local_task(pid);
     return send_remote(pid, port, data, len, flags);
 }
 
