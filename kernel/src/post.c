@@ -197,6 +197,23 @@ void isr_slot_unpark(void)
     l->head = m;
 }
 
+void isr_slot_release_held(task_t *t)
+{
+    msg_t *slot = &sched.isr_msg;
+    if (!slot->flags) return; /* free: in no list */
+    for (msg_t **link = &t->held; *link; link = &(*link)->next) {
+        if (*link != slot) continue;
+        bool reserved = MOTET_BUS && queue_spare_blocks() <= MIG_RESERVE; /* the migrator's */
+        msg_t *m = reserved ? NULL : queue_take_block_irq_off();
+        if (!m) return; /* it waits on in the slot's block */
+        *m = *slot;     /* its place in the list, port, destination, no payload */
+        m->flags &= (uint8_t) ~MSG_OWN_BLOCK;
+        *link = m;
+        slot->flags = 0;
+        return;
+    }
+}
+
 /* A bare message to t, looked up under the caller's lock (s, put back
  * here), that does not fit the slot's run at the exit: parked in the slot
  * if it is the only one of its level (an interrupt of the running task),

@@ -144,7 +144,8 @@ typedef struct sched_state {
      * run first at the interrupt's exit, in no queue until then
      * (MSG_IN_SLOT), or one that waits as the oldest of its level, parked
      * in no FIFO (MSG_PARKED); its block is busy while its flags are set
-     * at all (waiting, parked, or queued after all). */
+     * at all (waiting, parked, queued after all, or held by a freeze that
+     * had no pool block to spare, isr_slot_release_held()). */
     msg_t isr_msg;
 } sched_state_t;
 
@@ -566,6 +567,15 @@ static MT_INLINE void isr_slot_parked_taken(mt_prio_t prio)
  * or reorders a level (a kill's or a freeze's purge, rule 7's release, a
  * count); irq off. post.c. */
 void isr_slot_unpark(void);
+/* A freeze has purged t's queued messages into its held list (its
+ * migration or its kill): if the interrupt slot's block is among them,
+ * its message moves into a pool block in its place, so that the slot
+ * serves later interrupts while the migration lasts rather than only once
+ * it is confirmed. Only above the migrator's reserve (MIG_RESERVE), as
+ * for any message to a frozen task: else it stays held in the slot's
+ * block, in its order, nothing lost, and the slot is free again once it
+ * has run or gone (sched_msg_free()). Irq off. post.c. */
+void isr_slot_release_held(task_t *t);
 
 /* Remove and return the oldest message of level `top`, the highest
  * (queue_top, read and compared by the caller), which holds one: no test
