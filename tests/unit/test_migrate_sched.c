@@ -322,6 +322,18 @@ static uint8_t park_a_bare_message(void)
     return spare;
 }
 
+/* Thaw t: everything runs once, in the order `expected` (all that was
+ * noted), and the slot and the pool (`spare` blocks) are whole again. */
+static void thaw_runs_everything_once(task_t *t, const char *expected, uint8_t spare)
+{
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, expected);
+    assert_int_equal(sched.isr_msg.flags, 0);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
 /* A freeze moves the slot's message into a pool block, in its place in
  * the held list: the slot serves the next interrupt at once, not only
  * once the migration is confirmed, and the thaw runs everything once, in
@@ -341,12 +353,7 @@ static void test_a_freeze_frees_the_interrupt_slot(void **state)
     assert_int_equal(sched_msg_spare(), spare - 2);
     sched_run_pending();
     assert_string_equal(got, "a"); /* the frozen task's wait */
-    sched_mig_thaw(t);
-    sched_run_pending();
-    assert_string_equal(got, "aAB");
-    assert_int_equal(sched.isr_msg.flags, 0);
-    assert_int_equal(sched_msg_spare(), spare);
-    assert_int_equal(sched_queued_count(), 0);
+    thaw_runs_everything_once(t, "aAB", spare);
 }
 
 /* With no block to spare (the pool down to the migrator's reserve) the
@@ -372,12 +379,7 @@ static void test_a_freeze_without_a_spare_block_keeps_the_message_in_the_slot(vo
         taken = next;
     }
     assert_int_equal(sched_post_isr(ALSO, PORT_0, NULL, 0, 0), MT_OK); /* in a pool block */
-    sched_mig_thaw(t);
-    sched_run_pending();
-    assert_string_equal(got, "Aa");
-    assert_int_equal(sched.isr_msg.flags, 0);
-    assert_int_equal(sched_msg_spare(), spare);
-    assert_int_equal(sched_queued_count(), 0);
+    thaw_runs_everything_once(t, "Aa", spare);
 }
 
 /* A kill freezes too: the slot's message, moved to a pool block, goes
