@@ -388,7 +388,10 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     if (block && !len) mem_release(block);
     log_event(EV_START, pid, port);
     mt_err_t result = frame_run_inline(t, port, len ? block : NULL, len);
-    if (sched_find_task(pid) != t) result = MT_ERR_NO_TASK; /* it killed itself */
+    /* Under the lock: with interrupts on, a handler run at an interrupt's
+     * exit may kill a task of t's probe chain, whose backward shift could
+     * move t behind a probe that has passed its new slot (task.c). */
+    if (task_find_locked(pid) != t) result = MT_ERR_NO_TASK; /* it killed itself */
     mt_prio_t prio = sched.running_prio;
     if (sched_may_run(prio)) dispatch_drain(prio);
     return result;

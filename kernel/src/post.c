@@ -55,6 +55,11 @@ void queue_after_slot(task_t *t, msg_t *m)
         queue_push(m, t);
 }
 
+MT_NOINLINE mt_err_t post_no_local_task(mt_pid_t pid)
+{
+    return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+}
+
 /* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
  * is a task of this module's log, and the sender is not one. */
 mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
@@ -62,7 +67,7 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
     mt_err_t err = check_send_args(port, data, len, 0);
     if (err) return log_error(err);
     task_t *t = task_find_fast(pid);
-    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (!t) return post_no_local_task(pid);
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     return enqueue_as(t, src, pid, port, (void *) data, len, 0, true);
 }
@@ -103,8 +108,11 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
 {
     mt_pid_t pid = own->dst;
     mt_port_t port = own->port;
+    /* The probe without task_find_locked(): interrupts are off (timer.c
+     * posts every expiry with them off, in its interrupt or in task
+     * context), so no kill's backward shift can move the chain under it. */
     task_t *t = sched_find_task(pid);
-    if (!t) return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (!t) return post_no_local_task(pid);
     /* The port needs no check: the timer's start checked its index. */
     if (!own->flags && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, own);
     /* A block from the pool, held until its INIT if it must be. */
@@ -189,6 +197,23 @@ void isr_slot_unpark(void)
     l->head = m;
 }
 
+void isr_slot_release_held(task_t *t)
+{
+    msg_t *slot = &sched.isr_msg;
+    if (!slot->flags) return; /* free: in no list */
+    for (msg_t **link = &t->held; *link; link = &(*link)->next) {
+        if (*link != slot) continue;
+        bool reserved = MOTET_BUS && queue_spare_blocks() <= MIG_RESERVE; /* the migrator's */
+        msg_t *m = reserved ? NULL : queue_take_block_irq_off();
+        if (!m) return; /* it waits on in the slot's block */
+        *m = *slot;     /* its place in the list, port, destination, no payload */
+        m->flags &= (uint8_t) ~MSG_OWN_BLOCK;
+        *link = m;
+        slot->flags = 0;
+        return;
+    }
+}
+
 /* A bare message to t, looked up under the caller's lock (s, put back
  * here), that does not fit the slot's run at the exit: parked in the slot
  * if it is the only one of its level (an interrupt of the running task),
@@ -216,7 +241,7 @@ mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && port < PORT_LIMIT) {
+    if (t && t->pid == pid && port_fast(port)) {
         if (isr_slot_fits(t)) {
             isr_slot_fill(t, port);
             log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));

@@ -144,7 +144,8 @@ typedef struct sched_state {
      * run first at the interrupt's exit, in no queue until then
      * (MSG_IN_SLOT), or one that waits as the oldest of its level, parked
      * in no FIFO (MSG_PARKED); its block is busy while its flags are set
-     * at all (waiting, parked, or queued after all). */
+     * at all (waiting, parked, queued after all, or held by a freeze that
+     * had no pool block to spare, isr_slot_release_held()). */
     msg_t isr_msg;
 } sched_state_t;
 
@@ -319,6 +320,11 @@ void send_drop_payload(task_t *t);
  * as its sender. Interrupt context; errors logged as sched_post_isr()'s. */
 mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
                          uint16_t len);
+/* The error of an interrupt's message for pid, which no local task has,
+ * logged: MT_ERR_NO_ROUTE for a task of another module (an interrupt hands
+ * nothing to the bus), else MT_ERR_NO_TASK. post.c, one copy for the
+ * interrupts' ways and the general path's. */
+mt_err_t post_no_local_task(mt_pid_t pid);
 /* The interrupt slot's waiting message joins the queue after all, as the
  * oldest of its level (no handler has run since it was posted); irq off. */
 void send_isr_slot_queue(void);
@@ -354,6 +360,16 @@ static MT_INLINE mt_err_t check_send_args(mt_port_t port, const void *data, uint
     if (len && !data) return MT_ERR_INVALID;
     if (port >= PORT_LIMIT) return MT_ERR_NO_PORT;
     return MT_OK;
+}
+
+/* A port a fast path (by pid, an interrupt's bare post) may deliver to:
+ * below PORT_LIMIT and not PORT_INIT, whose one INIT per task only the
+ * general path claims or refuses (send.c). One unsigned comparison, as
+ * the bound alone would be: PORT_INIT, 0, wraps round above it. */
+static MT_INLINE bool port_fast(mt_port_t port)
+{
+    _Static_assert(PORT_INIT == 0, "PORT_INIT wraps round above the bound");
+    return (mt_port_t) (port - 1u) < PORT_LIMIT - 1u;
 }
 
 /* Address m, its payload set, to t's `port` from `src`; irq off. */
@@ -554,6 +570,15 @@ static MT_INLINE void isr_slot_parked_taken(mt_prio_t prio)
  * or reorders a level (a kill's or a freeze's purge, rule 7's release, a
  * count); irq off. post.c. */
 void isr_slot_unpark(void);
+/* A freeze has purged t's queued messages into its held list (its
+ * migration or its kill): if the interrupt slot's block is among them,
+ * its message moves into a pool block in its place, so that the slot
+ * serves later interrupts while the migration lasts rather than only once
+ * it is confirmed. Only above the migrator's reserve (MIG_RESERVE), as
+ * for any message to a frozen task: else it stays held in the slot's
+ * block, in its order, nothing lost, and the slot is free again once it
+ * has run or gone (sched_msg_free()). Irq off. post.c. */
+void isr_slot_release_held(task_t *t);
 
 /* Remove and return the oldest message of level `top`, the highest
  * (queue_top, read and compared by the caller), which holds one: no test

@@ -42,6 +42,7 @@ void sched_mig_freeze(task_t *t)
         while (*link) link = &(*link)->next;
         *link = queued;
         sched_held_add((int16_t) list_length(queued));
+        isr_slot_release_held(t);
     }
     task_set_flags(t, TASK_FROZEN, TASK_INITIALISED);
     port_irq_restore(s);

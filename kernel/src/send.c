@@ -100,13 +100,15 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
  * yet initialised claims it (TASK_INIT_SENT) where the send can no longer
  * fail; a later one, even while the first still waits, is refused, as its
  * data could not be given without a second PORT_INIT; so is one to a task
- * frozen by a migration (its INITIALISED flag cleared, its INIT long
- * sent). True if refused; irq off. An initialised task's PORT_INIT is
- * left to the handler, as the fast paths deliver it. */
+ * initialised (or bound to a thread, which has no INIT), or frozen by a
+ * migration (its INITIALISED flag cleared, its INIT long sent). True if
+ * refused; irq off. The fast paths never deliver to PORT_INIT
+ * (port_fast(), and a route to it is never resolved, send_route()): every
+ * INIT comes here. */
 static bool init_refused_irq_off(task_t *t, mt_port_t port)
 {
-    if (port != PORT_INIT || (t->flags & (TASK_INITIALISED | TASK_THREAD))) return false;
-    if (t->flags & TASK_INIT_SENT) return true;
+    if (port != PORT_INIT) return false;
+    if (t->flags & (TASK_INIT_SENT | TASK_INITIALISED | TASK_THREAD)) return true;
     t->flags |= TASK_INIT_SENT;
     return false;
 }
@@ -323,8 +325,7 @@ static MT_NOINLINE mt_err_t deliver_general(mt_pid_t pid, mt_port_t port, void *
     if (t)
         return sched_deliver(t, pid, port, data, len, flags, way == GENERAL_ISR || port_in_isr());
     /* An interrupt hands nothing to the bus: a remote task is no route. */
-    if (way == GENERAL_ISR)
-        return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+    if (way == GENERAL_ISR) return post_no_local_task(pid);
     return send_remote(pid, port, data, len, flags);
 }
 
@@ -416,7 +417,7 @@ static MT_NOINLINE mt_err_t send_local_waiting(task_t *t, mt_port_t port, void *
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only, bool bare)
 {
-    if (fast_send(data, len, flags, 0) && port < PORT_LIMIT) {
+    if (fast_send(data, len, flags, 0) && port_fast(port)) {
         task_t *self = sched.current;
         mt_prio_t running = sched.running_prio;
         mt_pid_t sender = self->pid;
@@ -466,11 +467,13 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
 /* A send along route r of the running task, by the general rules: the
  * route resolved for the fast path (under the lock: a kill in between must
  * not leave the route a freed block for good; a virtual pid resolves to
- * none), then the send by its pid. */
+ * none), then the send by its pid. A route to PORT_INIT stays unresolved,
+ * task_none's closed gate sending it this way every time: an INIT is the
+ * general path's to claim or refuse (init_refused_irq_off()). */
 static mt_err_t send_route(out_route_t *r, void *data, uint16_t len, uint8_t flags)
 {
     port_irq_state_t s = port_irq_save();
-    if (r->local == &task_none) {
+    if (r->local == &task_none && r->port != PORT_INIT) {
         task_t *t = sched_find_task(r->pid);
         if (t) r->local = t;
     }

@@ -295,6 +295,106 @@ static void test_arrival_that_fails_keeps_the_remote_block(void **state)
     assert_int_equal(where, 2);
 }
 
+/* Bare messages, noted by port: upper case for BARE, lower for ALSO. */
+#define BARE 0x23
+#define ALSO 0x24
+
+static mt_err_t bare_recorder(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port >= PORT_0) note((char) ((sched_current_pid() == BARE ? 'A' : 'a') + port - PORT_0));
+    return MT_OK;
+}
+
+/* BARE's interrupt message parked in the slot (the oldest of its level,
+ * in no pool block), ALSO idle below it; the pool's spare blocks. */
+static uint8_t park_a_bare_message(void)
+{
+    make(BARE, 3, bare_recorder);
+    make(ALSO, 1, bare_recorder);
+    sched_run_pending();
+    uint8_t spare = sched_msg_spare();
+    assert_int_equal(sched_post_isr(BARE, PORT_0, NULL, 0, 0), MT_OK);
+    assert_true(sched.isr_msg.flags & MSG_PARKED);
+    assert_int_equal(sched_msg_spare(), spare);
+    return spare;
+}
+
+/* Thaw t: everything runs once, in the order `expected` (all that was
+ * noted), and the slot and the pool (`spare` blocks) are whole again. */
+static void thaw_runs_everything_once(task_t *t, const char *expected, uint8_t spare)
+{
+    sched_mig_thaw(t);
+    sched_run_pending();
+    assert_string_equal(got, expected);
+    assert_int_equal(sched.isr_msg.flags, 0);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+/* A freeze moves the slot's message into a pool block, in its place in
+ * the held list: the slot serves the next interrupt at once, not only
+ * once the migration is confirmed, and the thaw runs everything once, in
+ * order. */
+static void test_a_freeze_frees_the_interrupt_slot(void **state)
+{
+    (void) state;
+    uint8_t spare = park_a_bare_message();
+    task_t *t = sched_find_task(BARE);
+    sched_mig_freeze(t);
+    assert_int_equal(sched.isr_msg.flags, 0);
+    assert_int_equal(sched_msg_spare(), spare - 1);
+    assert_int_equal(sched_mig_held_count(t), 1);
+    assert_int_equal(sched_post_isr(BARE, PORT_0 + 1, NULL, 0, 0), MT_OK); /* held after it */
+    assert_int_equal(sched_post_isr(ALSO, PORT_0, NULL, 0, 0), MT_OK);
+    assert_true(sched.isr_msg.flags & MSG_PARKED); /* the slot again, no pool block */
+    assert_int_equal(sched_msg_spare(), spare - 2);
+    sched_run_pending();
+    assert_string_equal(got, "a"); /* the frozen task's wait */
+    thaw_runs_everything_once(t, "aAB", spare);
+}
+
+/* With no block to spare (the pool down to the migrator's reserve) the
+ * message stays held in the slot's block: nothing is lost, and the slot is
+ * free again once it has run. */
+static void test_a_freeze_without_a_spare_block_keeps_the_message_in_the_slot(void **state)
+{
+    (void) state;
+    uint8_t spare = park_a_bare_message();
+    msg_t *taken = NULL;
+    while (sched_msg_spare() > (MOTET_BUS ? MIG_RESERVE : 0)) {
+        msg_t *m = sched_msg_alloc();
+        m->next = taken;
+        taken = m;
+    }
+    task_t *t = sched_find_task(BARE);
+    sched_mig_freeze(t);
+    assert_int_not_equal(sched.isr_msg.flags, 0); /* still the message's */
+    assert_int_equal(sched_mig_held_count(t), 1);
+    while (taken) {
+        msg_t *next = taken->next;
+        sched_mig_msg_free(taken);
+        taken = next;
+    }
+    assert_int_equal(sched_post_isr(ALSO, PORT_0, NULL, 0, 0), MT_OK); /* in a pool block */
+    thaw_runs_everything_once(t, "Aa", spare);
+}
+
+/* A kill freezes too: the slot's message, moved to a pool block, goes
+ * with the task's other messages, and the slot and the pool are whole. */
+static void test_a_kill_gives_the_slot_back(void **state)
+{
+    (void) state;
+    uint8_t spare = park_a_bare_message();
+    assert_int_equal(sched_task_kill(BARE), MT_OK);
+    assert_int_equal(sched.isr_msg.flags, 0);
+    assert_int_equal(sched_msg_spare(), spare);
+    sched_run_pending();
+    assert_string_equal(got, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +409,10 @@ int main(void)
         cmocka_unit_test_setup(test_arrival_that_fails_keeps_the_remote_block, setup),
         cmocka_unit_test_setup(test_an_arrived_task_takes_no_second_init, setup),
         cmocka_unit_test_setup(test_a_frozen_task_takes_no_init, setup),
+        cmocka_unit_test_setup(test_a_freeze_frees_the_interrupt_slot, setup),
+        cmocka_unit_test_setup(test_a_freeze_without_a_spare_block_keeps_the_message_in_the_slot,
+                               setup),
+        cmocka_unit_test_setup(test_a_kill_gives_the_slot_back, setup),
     };
     return cmocka_run_group_tests_name("scheduler support for migration", tests, NULL, NULL);
 }

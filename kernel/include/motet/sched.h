@@ -149,7 +149,8 @@ static inline mt_err_t sched_send(uint8_t out, void *data, uint16_t len, uint8_t
 }
 /* Send to (pid, port) directly; same payload rules as sched_send(). To
  * PORT_INIT of a task not yet initialised it is sched_task_init()'s INIT,
- * once per task alike (MT_ERR_STATE, logged, for a second). */
+ * once per task alike (MT_ERR_STATE, logged, for a second, or for a task
+ * initialised, whichever way it comes: by route, pid or interrupt). */
 mt_err_t sched_send_to(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);
 /* sched_send(out, NULL, 0, 0), the common case of a message without
  * payload, without the payload's arguments and the tests they need. */
