@@ -157,3 +157,46 @@ def test_a_frame_that_went_by_a_stopped_module_is_not_taken_when_it_resumes(stop
     assert [(mod, p) for _, mod, p, *_ in ph if p in ("RESUMED", "DISCARDED")][:2] == \
         [(SOURCE, "RESUMED"), (RECAST_DEST, "DISCARDED")]
     assert_one_live_copy(stopped_dest)
+
+
+# ---- a destination that joined, stopped as END reaches it ----
+
+MIG_END = (0xF2, 15)  # the migrator's pid and END's port (MIG_MSG_END = PORT_0 + 7)
+JOINED_RESUME_S = 0.060  # END reaches m2 at about 16 ms; its ack timeout ends 20 ms later
+
+
+@pytest.fixture(scope="module")
+def joined_dest(build_dir, tmp_path_factory):
+    """m2, the destination, took RESULT ok (it joined the sink's groups),
+    the FORWARDs and m0's multicasts that followed, and is stopped as END
+    reaches it; resumed after END's ack timeout, when the source has taken
+    the task back. m2 asks what came of the migration, is told it failed,
+    and drops its copy."""
+    return run_device(build_dir, tmp_path_factory.mktemp("joined-dest"), DEVICE, "--until", 0.1,
+                      "--exact-clocks",
+                      "--fault", f"freeze:{RECAST_DEST}@frame:{MIG_END[0]:#x}:{MIG_END[1]}",
+                      "--fault", f"resume:{RECAST_DEST}@{JOINED_RESUME_S:g}",
+                      extra=["--app", "migrate_recast"])
+
+
+def test_a_destination_taken_back_from_after_joining_gives_back_nothing_twice(joined_dest):
+    """The copy at m2 held what the source forwarded (the source kept
+    copies) and the multicasts m2 delivered to it after joining (the
+    source recorded them): m2 gives back only what the source lacks. It
+    gave back everything once: the multicasts it had delivered were
+    handled twice at the source."""
+    assert joined_dest.hub_notes(f"m{RECAST_DEST} did not acknowledge")
+    assert joined_dest.hub_notes(f"m{RECAST_DEST} resumed")
+    ph = phases(joined_dest)
+    taken_back = next((t, mod, err) for t, mod, p, _, err, _ in ph if p == "RESUMED")
+    assert taken_back[1:] == (SOURCE, "MT_ERR_BUS_DOWN")
+    # m2 joined at RESULT ok, before END: only the first try reached it.
+    attached = [t for t, mod, p, *_ in ph if mod == RECAST_DEST and p == "ATTACHED"]
+    assert attached[0] < taken_back[0]
+    # Resumed, m2 asks, learns the first migration failed and drops its copy.
+    discarded = [(t, err) for t, mod, p, _, err, _ in ph if mod == RECAST_DEST and p == "DISCARDED"]
+    assert len(discarded) == 1 and discarded[0][1] == "MT_ERR_BUS_DOWN"
+    assert JOINED_RESUME_S * 1000 < discarded[0][0] < JOINED_RESUME_S * 1000 + 5
+    got = assert_nothing_lost_duplicated_or_reordered(joined_dest)
+    assert len(got[0x11]) > 300  # m0's multicasts, every one once, in order
+    assert_one_live_copy(joined_dest)
