@@ -129,17 +129,23 @@ RECAST_DEST = 2  # apps/migrate/migrate_recast.toml: the sink's first move, m1 t
 RECAST_RESUME_S = 0.040  # the RESULT reaches m2 at 15.5 ms; its ack timeout ends at 35.5 ms
 
 
+def stop_dest_and_resume(build_dir, tmp, frame, resume_s, until):
+    """A run of migrate_recast where m2 is stopped as `frame` (pid, port)
+    reaches it and resumed at `resume_s`."""
+    return run_device(build_dir, tmp, DEVICE, "--until", until, "--exact-clocks",
+                      "--fault", f"freeze:{RECAST_DEST}@frame:{frame[0]:#x}:{frame[1]}",
+                      "--fault", f"resume:{RECAST_DEST}@{resume_s:.6f}",
+                      extra=["--app", "migrate_recast"])
+
+
 @pytest.fixture(scope="module")
 def stopped_dest(build_dir, tmp_path_factory):
     """m2, the destination, is stopped as the source's RESULT ok reaches it
     and resumed after the RESULT's ack timeout: the frame went by it. The
     source's next frame to it fails as unreachable and the source takes
     the task back, with m0 multicasting to its group every 250 us."""
-    return run_device(build_dir, tmp_path_factory.mktemp("stopped-dest"), DEVICE, "--until", 0.08,
-                      "--exact-clocks",
-                      "--fault", f"freeze:{RECAST_DEST}@frame:{MIG_RESULT[0]:#x}:{MIG_RESULT[1]}",
-                      "--fault", f"resume:{RECAST_DEST}@{RECAST_RESUME_S:g}",
-                      extra=["--app", "migrate_recast"])
+    return stop_dest_and_resume(build_dir, tmp_path_factory.mktemp("stopped-dest"), MIG_RESULT,
+                                RECAST_RESUME_S, 0.08)
 
 
 def test_a_frame_that_went_by_a_stopped_module_is_not_taken_when_it_resumes(stopped_dest):
@@ -172,11 +178,8 @@ def joined_dest(build_dir, tmp_path_factory):
     reaches it; resumed after END's ack timeout, when the source has taken
     the task back. m2 asks what came of the migration, is told it failed,
     and drops its copy."""
-    return run_device(build_dir, tmp_path_factory.mktemp("joined-dest"), DEVICE, "--until", 0.1,
-                      "--exact-clocks",
-                      "--fault", f"freeze:{RECAST_DEST}@frame:{MIG_END[0]:#x}:{MIG_END[1]}",
-                      "--fault", f"resume:{RECAST_DEST}@{JOINED_RESUME_S:g}",
-                      extra=["--app", "migrate_recast"])
+    return stop_dest_and_resume(build_dir, tmp_path_factory.mktemp("joined-dest"), MIG_END,
+                                JOINED_RESUME_S, 0.1)
 
 
 def test_a_destination_taken_back_from_after_joining_gives_back_nothing_twice(joined_dest):
@@ -248,11 +251,8 @@ def late_join(request, build_dir, tmp_path_factory, stopped_dest):
     ended, forward = late_join_window(stopped_dest)
     assert forward - ended > 0.2, (ended, forward)
     resume_ms = LATE_JOIN_AT[request.param](ended, forward)
-    run = run_device(build_dir, tmp_path_factory.mktemp(f"late-join-{request.param}"), DEVICE,
-                     "--until", 0.08, "--exact-clocks",
-                     "--fault", f"freeze:{RECAST_DEST}@frame:{MIG_RESULT[0]:#x}:{MIG_RESULT[1]}",
-                     "--fault", f"resume:{RECAST_DEST}@{resume_ms / 1000:.6f}",
-                     extra=["--app", "migrate_recast"])
+    run = stop_dest_and_resume(build_dir, tmp_path_factory.mktemp(f"late-join-{request.param}"),
+                               MIG_RESULT, resume_ms / 1000, 0.08)
     run.resume_ms = resume_ms
     return run
 

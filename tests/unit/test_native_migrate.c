@@ -1118,6 +1118,18 @@ static void attach_in_group(uint8_t id, uint16_t held)
     finish_tx(PORT_BUS_SENT); /* ATTACHED */
 }
 
+/* attach_in_group(6, held), then multicast 40 of module 2 ('a') taken
+ * before the join (not ours to deliver) and RESULT ok: joined, the cut at
+ * 40 on module 2's link. */
+static void join_after_a_cast(uint16_t held)
+{
+    attach_in_group(6, held);
+    cast(2, 40, 'a');
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    assert_int_equal(mcast_member_count(GROUP), 1);
+}
+
 /* The destination joins the task's groups at the RESULT and notes the
  * last multicast it took from each module before (the cut). Of the
  * forwarded multicasts it keeps those it took before joining, numbered up
@@ -1127,11 +1139,7 @@ static void attach_in_group(uint8_t id, uint16_t held)
 static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joining(void **state)
 {
     (void) state;
-    attach_in_group(6, 3);
-    cast(2, 40, 'a'); /* before the join: not ours to deliver */
-    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
-    from_migrator(0, MIG_MSG_RESULT, ok, 5);
-    assert_int_equal(mcast_member_count(GROUP), 1);
+    join_after_a_cast(3);
     cast(2, 41, 'b'); /* after: delivered to the copy here */
     cast(0, 50, 'c'); /* the source's own link, after the join */
     const uint8_t fwd[18] = {REMOTE,
@@ -1200,10 +1208,7 @@ static void test_destination_that_missed_result_ok_joins_at_the_first_forward(vo
 static void test_destination_taken_back_from_gives_back_only_what_the_source_lacks(void **state)
 {
     (void) state;
-    attach_in_group(6, 2);
-    cast(2, 40, 'a'); /* before the join: the source forwards it */
-    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
-    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    join_after_a_cast(2); /* 'a' before the join: the source forwards it */
     assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held by the copy */
     cast(2, 41, 'b'); /* after: delivered to the copy here, recorded at the source */
     const uint8_t fwd[12] = {REMOTE, 6, PORT_0, 1, 0, 'u', PORT_0 | MIG_FWD_CAST, 1, 0, 2, 40, 'a'};
