@@ -52,6 +52,14 @@
  * (the tail, `st == 5`). BROKEN_LATE_JOIN is the protocol before: no tail,
  * and D joins late at END, dropping every forwarded multicast.
  *
+ * A stopped D (STALLS, models/migration_stalls.pml): D stops once before
+ * it takes END, and the frames on their way to it go by it: a unicast of
+ * S's ends unreachable, on which S takes T back as from a dead D; a
+ * RESULT and a multicast end without D. Resumed, D asks S (PING), learns
+ * the failure and drops its copy, giving back only what S lacks: not the
+ * forwarded messages (S kept copies) nor the multicasts delivered to it
+ * (S recorded them). BROKEN_GIVES_BACK_ALL gives back everything.
+ *
  * One assumption about the bus: when S commits, and again when it builds
  * the tail, it has taken every multicast that D has taken (`s_took >=
  * d_took`): a rejected multicast is sent again in its sender's next slot,
@@ -98,7 +106,8 @@
  * FORGETS: an outcome no longer kept gets no answer, and a bystander that
  * missed it holds its messages back for good), and BROKEN_LATE_JOIN (no
  * tail: a D that missed RESULT ok joins at END, and a multicast it took
- * before is lost).
+ * before is lost), and BROKEN_GIVES_BACK_ALL (with STALLS: a copy dropped
+ * after a take-back gives back what the source has: handled twice).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -161,16 +170,41 @@ byte cut;        /* D: d_took when it joined */
 bit res_d, res_p; /* the successful RESULT taken by D, by P */
 #ifdef FORGETS
 bit kept = 1;         /* S still keeps the outcome (only after its decision) */
+#endif
+#if defined(FORGETS) || defined(STALLS)
 bit p_missed, d_missed; /* P, D missed the final outcome (stopped meanwhile) */
 bit p_asks, d_asks;     /* P's, D's question is on its way or being answered */
 #endif
+bit stalled;     /* D is stopped (STALLS): frames to it go by it */
+bit stall_seen;  /* D has stopped once */
+bit unreach;     /* a unicast to D went by it: S takes T back */
+byte d_missed_cast; /* the last multicast that went by D */
 
 /* P's interface holds its multicast until S and D (unless dead) have it:
  * nothing else of P's goes on the bus meanwhile. */
-#define CAST_OUT (s_took != sent_c || (d_took != sent_c && !crashed))
+#define CAST_OUT (s_took != sent_c || (d_took != sent_c && d_missed_cast != sent_c && !crashed && !stalled))
 
-/* A frame to D is lost once D is dead (reported unreachable). */
-#define SEND(ch, to, k, v) if :: crashed && (to) == D -> skip :: else -> ch!k(v) fi
+/* A frame that went by a stopped D: one of the image's or the commit's
+ * unicasts ends unreachable (S is told, and takes T back), a RESULT ends
+ * without D; the others do not matter here. */
+inline went_by(k)
+{
+    if
+    :: k == STATE || k == FWD || k == FWDC || k == END -> unreach = 1
+    :: k == RESULT -> res_d = 1
+    :: else -> skip
+    fi
+}
+#define WENT_BY(k, v) went_by(k); if :: k == CAST -> d_missed_cast = v % 16 :: else -> skip fi
+
+/* A frame to D is lost once D is dead (reported unreachable), or goes by
+ * it while it is stopped. */
+#define SEND(ch, to, k, v)                      \
+    if                                          \
+    :: crashed && (to) == D -> skip             \
+    :: stalled && (to) == D -> WENT_BY(k, v)    \
+    :: else -> ch!k(v)                          \
+    fi
 
 /* Deliver v to T on module m, or pass it on along m's route if T is not
  * there (a sender with a stale route; the C forwards the same way). */
@@ -253,6 +287,42 @@ end:
     od
 }
 
+/* D's copy goes on a failed outcome. What reached it goes back to S if
+ * S lacks it: not what S forwarded (S kept copies, kq), nor a multicast
+ * (S recorded every one D delivered after joining, or took it as a member
+ * again). BROKEN_GIVES_BACK_ALL gives back everything (Motet before). */
+inline drop_copy()
+{
+#ifdef BROKEN_GIVES_BACK_ALL
+    do :: nempty(fq) -> fq?v; lo[L(D, S)]!DATA(v) :: empty(fq) -> break od;
+    do :: nempty(tq[D]) -> tq[D]?v; lo[L(D, S)]!DATA(v) :: empty(tq[D]) -> break od;
+#else
+    do :: nempty(fq) -> fq?v :: empty(fq) -> break od;
+    do
+    :: nempty(tq[D]) -> tq[D]?v; if :: v / 16 == 3 -> skip :: else -> lo[L(D, S)]!DATA(v) fi
+    :: empty(tq[D]) -> break
+    od;
+#endif
+    tcb[D] = 0;
+    member[D] = 0
+}
+
+#ifdef STALLS
+#ifndef RESUME_WHEN
+#define RESUME_WHEN unreach /* once S has been told a frame to D went by it */
+#endif
+/* D stops: the frames on their way to it go by it (its interface neither
+ * answers nor keeps them). */
+inline stall()
+{
+    stall_seen = 1;
+    stalled = 1;
+    do :: nempty(lo[L(S, D)]) -> lo[L(S, D)]?lost, _; went_by(lost) :: empty(lo[L(S, D)]) -> break od;
+    do :: nempty(hi[L(S, D)]) -> hi[L(S, D)]?lost, _; went_by(lost) :: empty(hi[L(S, D)]) -> break od;
+    do :: nempty(lo[L(P, D)]) -> lo[L(P, D)]?lost, v; WENT_BY(lost, v) :: empty(lo[L(P, D)]) -> break od
+}
+#endif
+
 /* D's copy joins T's group (once), noting its cut. */
 inline join_late()
 {
@@ -265,6 +335,9 @@ inline join_late()
 proctype destination()
 {
     byte v;
+#ifdef STALLS
+    mtype lost; /* a frame that went by it */
+#endif
 end:
     do
 #ifndef D_STAYS
@@ -277,9 +350,16 @@ end:
             :: hi[L(D, S)]!ATTACHED(0) /* out of memory */
             fi
         }
+#ifdef STALLS
+    /* Stopped once, before END (a debugger, a brown-out that keeps RAM),
+     * then resumed at any later moment, having missed what went by. */
+    :: atomic { !stall_seen && !started -> stall() };
+end_stalled: /* stopped for good is a valid end, as dead is */
+        atomic { RESUME_WHEN -> stalled = 0; d_missed = 1 }
+#endif
     :: atomic { hi[L(S, D)]?RESULT(v) ->
             if
-            :: !v -> tcb[D] = 0; member[D] = 0
+            :: !v -> drop_copy()
             :: v && tcb[D] -> join_late(); res_d = 1 /* joins the group */
 #if NC > 0
             :: v && tcb[D] -> res_d = 1 /* went by while D was stopped: it joins later */
@@ -304,6 +384,8 @@ end:
     :: atomic { lo[L(P, D)]?DATA(v) -> ARRIVE(D, v) }
 #ifdef FORGETS
     :: atomic { !d_missed && hi[L(S, D)]?[RESULT(0)] -> hi[L(S, D)]?RESULT(0); d_missed = 1 }
+#endif
+#if defined(FORGETS) || defined(STALLS)
     :: atomic { tcb[D] && !live[D] && d_missed && !d_asks && empty(hi[L(S, D)]) ->
             d_asks = 1;
             hi[L(D, S)]!PING(0)
@@ -314,7 +396,7 @@ end:
     od
 }
 
-#ifdef FORGETS
+#if defined(FORGETS) || defined(STALLS)
 /* A question about the migration once S has decided it: kept or not, S
  * answers from where T is (kernel/src/migrate_source.c): here, a failure;
  * routed to D, CONFIRM. Before the decision it is ignored (the outcome
@@ -415,7 +497,7 @@ end:
     :: atomic { lo[L(P, S)]?REPLY(v) -> from_p = 1 }
     :: atomic { hi[L(P, S)]?REPLY(v) -> from_p = 1 }
     :: atomic { lo[L(D, S)]?REPLY(v) -> from_d = 1 }
-    :: atomic { st == 1 && from_p && (from_d || crashed) ->
+    :: atomic { st == 1 && from_p && (from_d || crashed || stalled) ->
             /* every reply in (a dead D is not waited for: its probe fails) */
             SEND(lo[L(S, D)], D, STATE, 0);
             st = 2
@@ -433,6 +515,8 @@ end:
     /* Later migrations push the outcome out of S's bounded history. */
     :: atomic { st == 9 && kept -> kept = 0 }
     :: atomic { hi[L(P, S)]?PING(v) -> answer(P) }
+#endif
+#if defined(FORGETS) || defined(STALLS)
     :: atomic { hi[L(D, S)]?[PING] -> hi[L(D, S)]?PING(v); answer(D) }
 #endif
     /* Committed, END not through yet. */
@@ -448,7 +532,9 @@ end:
             od;
             st = 9
         }
-    :: atomic { st == 3 && crashed && !started -> /* D died before END: resume */
+    /* D died, or a unicast to it went by it (a FORWARD, then S sends no
+     * tail), before END: resume. */
+    :: atomic { ((st == 3 && crashed) || ((st == 3 || st == 5) && unreach)) && !started ->
             reclaim();
             tcb[S] = 1;
             route[S] = S;

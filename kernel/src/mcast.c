@@ -143,7 +143,7 @@ mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data, uint1
     uint8_t n = collect_sorted(group, order);
     mt_err_t first = MT_OK;
     for (uint8_t k = 0; k < n; k++) {
-        mt_err_t err = sched_post_from(src, order[k].pid, order[k].port, data, len);
+        mt_err_t err = sched_post_cast(src, order[k].pid, order[k].port, data, len);
         if (err && !first) first = err;
     }
     return first;

@@ -272,13 +272,36 @@ static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
     return t;
 }
 
-/* The copy goes; what reached it joins what is held back for the source. */
+/* Of what reached the copy, what the source lacks: not the forwarded
+ * messages (the first fwd_kept held; the source kept copies and takes them
+ * back first), nor any multicast delivered here (MSG_CAST: the source
+ * recorded every one it took before taking the task back, and takes the
+ * later ones as a member again). The rest is a list in its order. */
+static msg_t *lacked_by_source(const slot_t *s, msg_t *held)
+{
+    msg_t *keep = NULL, **tail = &keep;
+    for (uint16_t i = 0; held; i++) {
+        msg_t *m = held;
+        held = m->next;
+        if (i < s->fwd_kept || (m->flags & MSG_CAST)) {
+            sched_mig_msg_free(m);
+            continue;
+        }
+        m->next = NULL;
+        *tail = m;
+        tail = &m->next;
+    }
+    return keep;
+}
+
+/* The copy goes; what reached it that the source lacks joins what is held
+ * back for the source. */
 static void drop_copy(slot_t *s)
 {
     task_t *t = task_find_locked(s->pid);
     msg_t *held = NULL;
     if (t && (t->flags & TASK_FROZEN) && sched_mig_move_out(t, s->source, &held) == MT_OK)
-        append(s, held);
+        append(s, lacked_by_source(s, held));
     port_irq_state_t st = port_irq_save();
     msg_t *reserved = s->reserved; /* nothing more is forwarded to the copy */
     s->reserved = NULL;

@@ -61,15 +61,29 @@ MT_NOINLINE mt_err_t post_no_local_task(mt_pid_t pid)
 }
 
 /* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
- * is a task of this module's log, and the sender is not one. */
-mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
+ * is a task of this module's log, and the sender is not one. `mark`: 0, or
+ * MSG_CAST. */
+static mt_err_t post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
+                          uint16_t len, uint8_t mark)
 {
     mt_err_t err = check_send_args(port, data, len, 0);
     if (err) return log_error(err);
+    /* The probe without task_find_locked(): the bus's interrupt body calls
+     * this, and no kill runs inside an interrupt body to shift the chain. */
     task_t *t = task_find_fast(pid);
     if (!t) return post_no_local_task(pid);
     log_event(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
-    return enqueue_as(t, src, pid, port, (void *) data, len, 0, true);
+    return enqueue_as(t, src, pid, port, (void *) data, len, mark, true);
+}
+
+mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
+{
+    return post_from(src, pid, port, data, len, 0);
+}
+
+mt_err_t sched_post_cast(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data, uint16_t len)
+{
+    return post_from(src, pid, port, data, len, MSG_CAST);
 }
 
 /* Fill in the message block m, without payload, from an interrupt to the

@@ -53,6 +53,7 @@ _Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_
  * given back by clearing its flags; the message is the INIT of a task not
  * yet initialised (rule 7 holds its other messages until this one's
  * handler has returned). */
+#define MSG_CAST      0x04u /* a multicast's delivery from the bus (sched_post_cast()) */
 #define MSG_PARKED    0x08u /* waits in the interrupt slot as its level's oldest (post.c) */
 #define MSG_IN_SLOT   0x10u /* waits in the interrupt slot for its exit (post.c) */
 #define MSG_HELD      0x20u
@@ -325,6 +326,11 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
  * nothing to the bus), else MT_ERR_NO_TASK. post.c, one copy for the
  * interrupts' ways and the general path's. */
 mt_err_t post_no_local_task(mt_pid_t pid);
+/* sched_post_from() of a multicast's delivery to the member pid, marked
+ * MSG_CAST: a migration's copy given up keeps such messages from the
+ * source, which has them (migrate_peer.c). */
+mt_err_t sched_post_cast(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
+                         uint16_t len);
 /* The interrupt slot's waiting message joins the queue after all, as the
  * oldest of its level (no handler has run since it was posted); irq off. */
 void send_isr_slot_queue(void);
@@ -334,7 +340,8 @@ void send_isr_slot_queue(void);
 void queue_after_slot(task_t *t, msg_t *m);
 /* Queue a message from `src` (the running task, a task of another module
  * over the bus, or MT_PID_NONE from an interrupt) for local task t, looked
- * up for pid: a pool block, its payload owned as the flags say, held for
+ * up for pid: a pool block, its payload owned as the flags say (MSG_CAST
+ * kept as a mark), held for
  * rule 7 or a frozen task if it must be (send.c). MT_ERR_QUEUE_FULL or
  * the payload's error (logged), MT_ERR_NO_TASK if t stopped being pid's. */
 mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,

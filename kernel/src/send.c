@@ -126,7 +126,7 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
     m->dst = pid;
     m->port = port;
     m->src = src;
-    m->flags = from_isr ? MSG_FROM_ISR : 0;
+    m->flags = (uint8_t) ((from_isr ? MSG_FROM_ISR : 0u) | (flags & MSG_CAST));
     mt_err_t err = own_payload(m, data, len, flags, from_isr ? NULL : sending_frame(src), src);
     if (err) { /* the memory manager has logged why; m holds no payload */
         sched_msg_free(m);

@@ -1118,6 +1118,18 @@ static void attach_in_group(uint8_t id, uint16_t held)
     finish_tx(PORT_BUS_SENT); /* ATTACHED */
 }
 
+/* attach_in_group(6, held), then multicast 40 of module 2 ('a') taken
+ * before the join (not ours to deliver) and RESULT ok: joined, the cut at
+ * 40 on module 2's link. */
+static void join_after_a_cast(uint16_t held)
+{
+    attach_in_group(6, held);
+    cast(2, 40, 'a');
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    assert_int_equal(mcast_member_count(GROUP), 1);
+}
+
 /* The destination joins the task's groups at the RESULT and notes the
  * last multicast it took from each module before (the cut). Of the
  * forwarded multicasts it keeps those it took before joining, numbered up
@@ -1127,11 +1139,7 @@ static void attach_in_group(uint8_t id, uint16_t held)
 static void test_destination_keeps_the_forwarded_multicasts_it_took_before_joining(void **state)
 {
     (void) state;
-    attach_in_group(6, 3);
-    cast(2, 40, 'a'); /* before the join: not ours to deliver */
-    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
-    from_migrator(0, MIG_MSG_RESULT, ok, 5);
-    assert_int_equal(mcast_member_count(GROUP), 1);
+    join_after_a_cast(3);
     cast(2, 41, 'b'); /* after: delivered to the copy here */
     cast(0, 50, 'c'); /* the source's own link, after the join */
     const uint8_t fwd[18] = {REMOTE,
@@ -1187,6 +1195,38 @@ static void test_destination_that_missed_result_ok_joins_at_the_first_forward(vo
     assert_int_equal(mcast_member_count(GROUP), 1); /* joined once */
     assert_string_equal(got, "uab");
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
+}
+
+/* A destination that joined the task's groups at RESULT ok and took a
+ * FORWARD, whose source then takes the task back (a frame to it ended
+ * unreachable: it was stopped, not dead) and says so with a second
+ * RESULT. The copy goes, and of what reached it only what the source
+ * lacks goes back there: the message a task here sent to it. Not the
+ * forwarded ones, of which the source kept copies, nor the multicast
+ * delivered to it after joining, which the source recorded; before,
+ * all four went back, and the source handled three twice. */
+static void test_destination_taken_back_from_gives_back_only_what_the_source_lacks(void **state)
+{
+    (void) state;
+    join_after_a_cast(2); /* 'a' before the join: the source forwards it */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held by the copy */
+    cast(2, 41, 'b'); /* after: delivered to the copy here, recorded at the source */
+    const uint8_t fwd[12] = {REMOTE, 6, PORT_0, 1, 0, 'u', PORT_0 | MIG_FWD_CAST, 1, 0, 2, 40, 'a'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    unsigned first = n_sent;
+    const uint8_t taken_back[5] = {REMOTE, 6, MT_ERR_BUS_DOWN, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, taken_back, 5);
+    sched_run_pending();
+    for (unsigned ended = first; ended < n_sent; ended++) { /* each frame ends, the next goes */
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_int_equal(migrate_active(), 0);
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(mcast_member_count(GROUP), 0);
+    assert_int_equal(n_sent - first, 1);
+    expect_data(first, 0, 'd');
+    assert_string_equal(got, "");
 }
 
 /* ---- frames the protocol never sends ---- */
@@ -1498,6 +1538,8 @@ int main(void)
             test_destination_keeps_the_forwarded_multicasts_it_took_before_joining, setup),
         cmocka_unit_test_setup(test_destination_that_missed_result_ok_joins_at_the_first_forward,
                                setup),
+        cmocka_unit_test_setup(
+            test_destination_taken_back_from_gives_back_only_what_the_source_lacks, setup),
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
