@@ -31,7 +31,11 @@
  * again as a block of its own, QEMU's I/O recompile, which carries memory
  * callbacks only), and counting whole blocks counted what never ran: on
  * the SSL device's Cortex-M3, 349 instructions too many in the 47,115 to
- * the first fence, 4 in each 3,125 between two fences 50 us apart.
+ * the first fence, 4 in each 3,125 between two fences 50 us apart. The
+ * count costs an add per instruction and a call per block (the WFI
+ * check), and a park per WFI: on the SSL device, whose Cortex-M3 sleeps
+ * most of the time, within the noise of QEMU's CPU time (0.5 to 0.8 s
+ * for 4 s of the device, before and after).
  *
  * The log tap, `log=RING:BYTES:SLOT`: the kernel's event log ring
  * (kernel/src/log_ring.h: log_ring, its size, the bytes of a slot) is
