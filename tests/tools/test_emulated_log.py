@@ -4,6 +4,7 @@ wrote it, tools/motetlib/eventlog.py) read as the kernel's drain would, the
 Cortex-M adapter's timing of the slots its plug-in announced
 (qemu_module.LogTap), and the options that ask the emulators for them."""
 
+import io
 import struct
 import sys
 from pathlib import Path
@@ -70,20 +71,51 @@ def test_a_malformed_slot_is_named_with_its_line(line, message):
 
 
 class FakeQtest:
-    """The guest's ring as qtest reads it."""
+    """The guest's ring as qtest reads it, and QEMU's 25 MHz counter."""
 
     def __init__(self, ring, slots):
-        self.ring, self.slots = ring, slots
+        self.ring, self.slots, self.counter = ring, slots, 0
 
     def read(self, addr, n):
         i = (addr - self.ring) // qemu_module.SLOT_BYTES
         etype, pid, arg = self.slots[i]
         return struct.pack("<IBBH", 0, etype, pid, arg)[:n]
 
+    def readl(self, addr):
+        assert addr == qemu_module.FPGA_COUNTER
+        return self.counter
+
 
 def logged(path):
     return [(r.time_us, r.type) if isinstance(r, eventlog.Event) else ("LOST", r.count)
             for r in eventlog.read(path)]
+
+
+class Parks:
+    """The adapter (its QEMU replaced by FakeQtest) taking the plug-in's
+    lines at each park: the slots announced, then the park."""
+
+    def __init__(self, path, qt, entries, shift):
+        self.m = qemu_module.Module.__new__(qemu_module.Module)
+        self.m.qt, self.m.booted, self.m.parks_since_boot = qt, False, 0
+        self.m.high = self.m.low = 0
+        self.m.tapped, self.m.tap_lost = [], 0
+        self.m.time = qemu_module.GuestTime(shift)
+        self.m.log = qemu_module.LogTap(str(path), qt.ring,
+                                        entries * qemu_module.SLOT_BYTES, self.m.time)
+
+    def park(self, tick, count, tapped, lost, what="1"):
+        """`tick`: QEMU's counter there (the adapter reads it only right
+        after a WFI, `what` W)."""
+        lines = [f"LOST {lost}"] if lost else []
+        lines += [f"L {c} {slot}" for c, slot in tapped] + [f"P{what} {count}"]
+        self.m.park = io.BytesIO("".join(line + "\n" for line in lines).encode())
+        self.m.qt.counter = tick
+        assert self.m.wait_park() == what
+        self.m.booted = True
+
+    def close(self):
+        self.m.log.close()
 
 
 def test_the_cortex_m_adapter_times_each_slot_by_its_instructions_and_sleeps(tmp_path):
@@ -95,16 +127,16 @@ def test_the_cortex_m_adapter_times_each_slot_by_its_instructions_and_sleeps(tmp
     ring = 0x20000000
     qt = FakeQtest(ring, {0: (START, 0x10, 8), 1: (0, 0, 0), 2: (END, 0x10, 0),
                           3: (SEND, 0x10, 0x1109), 4: (START, 0x11, 9)})
-    tap = qemu_module.LogTap(str(path), ring, 5 * qemu_module.SLOT_BYTES, 4)
-    tap.park(qt, 0, 0, [], 0, booting=True)  # before the first instruction
+    tap = Parks(path, qt, 5, 4)
+    tap.park(0, 0, [], 0, what="S")  # before the first instruction
     # boot: the start-up code clears slots 0 and 1, the kernel writes slot 0
-    tap.park(qt, 1000, 2500, [(100, 0), (102, 1), (2000, 0)], 0, booting=True)
-    tap.park(qt, 1100, 2700, [(2600, 2)], 0)
-    tap.park(qt, 1110, 2720, [], 0)  # port_cm_lockstep_idle(), then the WFI
+    tap.park(1000, 2500, [(100, 0), (102, 1), (2000, 0)], 0)
+    tap.park(1100, 2700, [(2600, 2)], 0)
+    tap.park(1110, 2720, [], 0, what="3")  # port_cm_lockstep_idle(), then the WFI
     # woke 3 instructions on (the call's return, DSB, WFI) at tick 5000:
     # 200 us - 2723 * 16 ns slept
-    tap.park(qt, 5000, 2723, [], 0, woke=True)
-    tap.park(qt, 6000, 2800, [(2750, 3), (2760, 4), (2770, 4)], 2)
+    tap.park(5000, 2723, [], 0, what="W")
+    tap.park(6000, 2800, [(2750, 3), (2760, 4), (2770, 4)], 2)
     tap.close()
     slept = 200_000 - 2723 * 16
     assert logged(path) == [
@@ -129,13 +161,13 @@ def test_a_park_whose_counter_lags_does_not_move_the_records_around_it(tmp_path)
     ring = 0x20000000
     qt = FakeQtest(ring, {0: (ALLOC, 0x1D, 8), 1: (CREATE, 0x1D, 1), 2: (START, 0x1D, 8),
                           3: (END, 0x1D, 0)})
-    tap = qemu_module.LogTap(str(path), ring, 4 * qemu_module.SLOT_BYTES, 4)
-    tap.park(qt, 0, 0, [], 0, booting=True)
-    tap.park(qt, 26000, 65000, [], 0, booting=True)  # 1,040 us, the counter in step
-    tap.park(qt, 26900, 67599, [(67578, 0)], 0)  # 1,076 us: 5.6 us behind the park
-    tap.park(qt, 26910, 70410, [(67681, 1)], 0)  # 50 us behind
-    tap.park(qt, 28000, 70420, [], 0, woke=True)  # a WFI woken at once: 6.7 us behind
-    tap.park(qt, 29000, 70600, [(70500, 2), (70590, 3)], 0)
+    tap = Parks(path, qt, 4, 4)
+    tap.park(0, 0, [], 0, what="S")
+    tap.park(26000, 65000, [], 0)  # 1,040 us, the counter in step
+    tap.park(26900, 67599, [(67578, 0)], 0)  # 1,076 us: 5.6 us behind the park
+    tap.park(26910, 70410, [(67681, 1)], 0)  # 50 us behind
+    tap.park(28000, 70420, [], 0, what="W")  # a WFI woken at once: 6.7 us behind
+    tap.park(29000, 70600, [(70500, 2), (70590, 3)], 0)
     tap.close()
     assert logged(path) == [(67578 * 16 / 1000, "ALLOC"), (67681 * 16 / 1000, "CREATE"),
                             (70500 * 16 / 1000, "START"), (70590 * 16 / 1000, "END")]

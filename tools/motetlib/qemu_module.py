@@ -6,13 +6,21 @@
 hub, with ticks of the board's 25 MHz timer clock (40 ns), and drives QEMU
 through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
 
-- Time: the FPGA's free-running 25 MHz counter, read through qtest.
+- Time: the guest's virtual time at each park, exact in instructions
+  (GuestTime): the plugin's count of the instructions executed times
+  2^shift ns, plus the time slept, read where the plugin parks right
+  after each WFI; in ticks of the board's 25 MHz timers (40 ns). Not
+  QEMU's clock as qtest reads it elsewhere: that lags the park by what
+  ran since QEMU last brought it up to date (up to 17 us at a doorbell),
+  and frames stamped with it went out early.
 - Fence: the hub's grant becomes a one-shot of the dual timer's second
-  counter; the port's handler calls port_cm_lockstep_fence(), where the
-  plugin parks the CPU (ports/cortex-m/clock.c). Parked, virtual time
-  stands still while qtest reads and writes the guest. An event the hub
-  gives (a frame received, the end of the frame sent) is due at a tick:
-  the adapter fences there first, then presents it.
+  counter, armed from QEMU's clock (the one the timer counts on); the
+  port's handler calls port_cm_lockstep_fence(), where the plugin parks
+  the CPU (ports/cortex-m/clock.c), the handler's few instructions past
+  the tick. Parked, virtual time stands still while qtest reads and
+  writes the guest. An event the hub gives (a frame received, the end of
+  the frame sent) is due at a tick: the adapter fences there first, then
+  presents it.
 - Bus interface: the mailbox port_cm_bus_if and the doorbell
   port_cm_bus_doorbell() of ports/cortex-m/bus.c (keep the layout below in
   step with it); events on spare line 16, one at a time.
@@ -42,10 +50,9 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
 
 - Event log (`--log FILE`): the plugin's log tap announces each slot of
   the kernel's event-log ring as the kernel begins it, with the guest
-  instructions executed by then, and parks after each WFI; parked, the
-  adapter reads the slot's fields and writes them to FILE as `SLOT` lines
-  (eventlog.py) timed from the counts and the sleeps (LogTap). The chip
-  runs exactly what it runs without it.
+  instructions executed by then; parked, the adapter reads the slot's
+  fields and writes them to FILE as `SLOT` lines (eventlog.py) timed as
+  the parks are (LogTap). The chip runs exactly what it runs without it.
 
     qemu_module.py --bus SOCKET --module N [--loader] --plugin SO [--icount-shift N]
                    [--log FILE --log-ring ADDR:BYTES] IMAGE
@@ -193,38 +200,59 @@ SLOT_BYTES = 8  # the port's log slot: a 32-bit stamp, type, pid, 16-bit argumen
 FPGA_TICK_NS = 1_000_000_000 // TICK_HZ
 
 
+class GuestTime:
+    """The guest's virtual time at a park, exact in instructions: under
+    -icount, the instructions executed (the plugin's count) times 2^shift
+    ns, plus the time the guest slept (a WFI, where virtual time jumps to
+    the next timer event) before them.
+
+    The sleeps are read where the plugin parks right after each WFI:
+    QEMU's clock (the 25 MHz counter, 40 ns) less the instructions' time
+    is the time slept so far. Only there: QEMU brings its clock up to the
+    instructions run when the core halts, or when the guest itself reads a
+    clock; elsewhere (a fence, a doorbell) it may lag the park by what ran
+    since, up to microseconds. The sleeps' total only grows (a WFI that did
+    not sleep reads no more than before): time is exact in instructions
+    between two sleeps, each sleep's end to the counter's 40 ns."""
+
+    def __init__(self, shift):
+        self.insn_ns = 1 << shift
+        self.count = 0  # the instructions executed before the last park
+        self.slept_ns = 0  # the sleeps before them
+
+    def ns(self, count):
+        """Virtual time after `count` instructions, since the last sleep."""
+        return count * self.insn_ns + self.slept_ns
+
+    def woke(self, qemu_ns):
+        """At the park right after a WFI: QEMU's clock there, up to date."""
+        self.slept_ns = max(self.slept_ns, qemu_ns - self.count * self.insn_ns)
+
+    def tick(self):
+        """The park's time in 40 ns ticks, rounded up: a frame handed over
+        there is never stamped before the instruction that handed it."""
+        return -(-self.ns(self.count) // FPGA_TICK_NS)
+
+
 class LogTap:
     """The kernel's event log as the plugin saw it written (module
     docstring), each slot announced with the guest instructions executed
-    before its first store. A record's time is the guest's virtual time at
-    that store: under -icount, its instructions times 2^shift ns, plus the
-    time the guest slept (a WFI, where virtual time jumps to the next timer
-    event) before it.
+    before its first store: a record's time is the guest's virtual time at
+    that store (GuestTime), never another park's reading of QEMU's clock
+    (timed from one that lagged, a record after the park came out before
+    the one written ahead of it)."""
 
-    The sleeps are read where the plugin parks right after each WFI: the
-    25 MHz counter (40 ns) less the instructions' time is the time slept
-    so far. Only there: QEMU brings the counter up to the instructions run
-    when the core halts, or when the guest itself reads a clock; elsewhere
-    (a fence, a doorbell) it may lag the park by what ran since, up to
-    microseconds. A record is therefore never timed from another park's
-    reading, and the sleeps' total only grows (a WFI that did not sleep
-    reads no more than before): records are timed in their order, exactly
-    in instructions between two sleeps, each sleep's end to the counter's
-    40 ns."""
-
-    def __init__(self, path, ring, ring_bytes, shift):
+    def __init__(self, path, ring, ring_bytes, time):
         self.out = open(path, "w", encoding="utf-8")
-        self.ring, self.entries, self.insn_ns = ring, ring_bytes // SLOT_BYTES, 1 << shift
-        self.slept_ns = 0  # the sleeps before the last park
+        self.ring, self.entries, self.time = ring, ring_bytes // SLOT_BYTES, time
         self.out.write(f"# motet event log, port cortex-m, taken by qemu_module.py at one "
-                       f"instruction per {self.insn_ns} ns as written\n")
+                       f"instruction per {time.insn_ns} ns as written\n")
 
-    def park(self, qt, tick, count, tapped, lost, booting=False, woke=False):
-        """At a park: the slots announced since the last one, [(count,
-        slot)]. `booting`: the first interval after the reset, where the
-        start-up code clears the ring (its stores to the slots are no
-        records). `woke`: the park right after a WFI, whose `tick` tells the
-        sleep; the slots announced before it were written before the WFI."""
+    def park(self, qt, tapped, lost, booting=False):
+        """At a park, before `time` takes a sleep it ended: the slots
+        announced since the last one, [(count, slot)]. `booting`: the first
+        interval after the reset, where the start-up code clears the ring
+        (its stores to the slots are no records)."""
         if lost:
             self.out.write(f"LOST {lost}\n")
         latest = {}  # slot -> the last announcement of it: an earlier one was overwritten
@@ -238,9 +266,7 @@ class LogTap:
             _, etype, pid, arg = struct.unpack("<IBBH", qt.read(self.ring + slot * SLOT_BYTES,
                                                                 SLOT_BYTES))
             if etype:
-                self.out.write(f"SLOT {c * self.insn_ns + self.slept_ns} {etype} {pid} {arg}\n")
-        if woke:
-            self.slept_ns = max(self.slept_ns, tick * FPGA_TICK_NS - count * self.insn_ns)
+                self.out.write(f"SLOT {self.time.ns(c)} {etype} {pid} {arg}\n")
 
     def close(self):
         self.out.close()
@@ -258,12 +284,13 @@ class Module:
         os.mkfifo(park)
         os.mkfifo(resume)
         pcs = ":".join(f"{sym[n]:#x}" for n in PARKS)
+        self.time = GuestTime(args.icount_shift)
         self.log = None
         tap = ""
         if args.log:
             ring, _, ring_bytes = args.log_ring.partition(":")
             ring, ring_bytes = int(ring, 0), int(ring_bytes, 0)
-            self.log = LogTap(args.log, ring, ring_bytes, args.icount_shift)
+            self.log = LogTap(args.log, ring, ring_bytes, self.time)
             tap = f",log={ring:#x}:{ring_bytes}:{SLOT_BYTES}"
         self.tapped, self.tap_lost = [], 0
         self.parks_since_boot = 0
@@ -315,28 +342,35 @@ class Module:
                 break
         what = fields[0][1:]
         if what != PARK_RESET or not self.booted:  # a reset restarts the counter
-            self.clock()
+            self.time.count = int(fields[1])
             if self.log:
-                self.log.park(self.qt, self.now, int(fields[1]), self.tapped, self.tap_lost,
-                              booting=self.parks_since_boot == 0, woke=what == PARK_WOKE)
+                self.log.park(self.qt, self.tapped, self.tap_lost,
+                              booting=self.parks_since_boot == 0)
                 self.tapped, self.tap_lost = [], 0
+            if what == PARK_WOKE:
+                self.time.woke(self.qemu_clock() * FPGA_TICK_NS)
+            self.now = self.time.tick()
             self.parks_since_boot += self.booted
         return what
 
     def go(self):
         self.resume.write(b"g")
 
-    def clock(self):
-        """Virtual time in 40 ns ticks (the 32-bit counter, with its wraps)."""
+    def qemu_clock(self):
+        """QEMU's virtual clock in 40 ns ticks (the 32-bit counter, with its
+        wraps): up to date only right after a WFI (GuestTime)."""
         low = self.qt.readl(FPGA_COUNTER)
         if low < self.low:
             self.high += 1
         self.low = low
-        self.now = self.high << 32 | low
-        return self.now
+        return self.high << 32 | low
 
     def fence(self, at):
-        self.qt.writel(DUAL2, max(1, at - self.now))
+        """Arm the fence at tick `at`. The timer counts from QEMU's clock,
+        however it lags the park, and QEMU brings the clock up to date
+        before the timer falls due: the interrupt comes at `at` exactly
+        (at the first instruction from there)."""
+        self.qt.writel(DUAL2, max(1, at - self.qemu_clock()))
         self.qt.writel(DUAL2 + 8, DUAL_ONESHOT_IE_EN)
 
     def mbox_word(self, name):
@@ -410,7 +444,7 @@ class Module:
                 if what == PARK_RESET:
                     self.reset()
                 elif what == PARK_WOKE:
-                    pass  # the log tap's alone
+                    pass  # the clock's alone (wait_park)
                 elif what == PARK_IDLE:
                     self.going_to_sleep()
                 else:

@@ -11,23 +11,19 @@
  *
  *     -plugin motet-lockstep.so,pcs=ADDR[:ADDR...],park=FIFO,resume=FIFO[,log=R:B:S]
  *
- * Parking writes "P<i>\n" (i: the index of the address in pcs; S for the
- * start; W after a WFI, with log= only) to `park` and waits for one byte
- * on `resume`. If the adapter goes away, QEMU exits.
+ * Parking writes "P<i> <count>\n" to `park` (i: the index of the address
+ * in pcs; S for the start; W right after a WFI, before the next
+ * instruction; count: the guest instructions executed before the park)
+ * and waits for one byte on `resume`. If the adapter goes away, QEMU
+ * exits.
  *
- * The log tap, `log=RING:BYTES:SLOT`: the kernel's event log ring
- * (kernel/src/log_ring.h: log_ring, its size, the bytes of a slot) is
- * watched for the store that begins a slot (its stamp, the first field
- * the kernel writes). Each such store is announced at the next park as
- * "L <count> <slot>" before the park's line, which then reads
- * "P<i> <count>": count is the guest instructions executed before the
- * store (before the park), slot the slot's index. The tap also parks
- * right after each WFI, before the next instruction ("PW <count>"): a
- * sleep moves virtual time without instructions, and there the adapter
- * reads where it ended. The adapter reads the slots' fields through qtest
- * while parked and times each record from the counts and the sleeps
- * (qemu_module.py, LogTap): exact in instructions, where the kernel's own
- * stamps have its 100 us tick.
+ * The count and the WFI parks are the adapter's clock: under -icount the
+ * guest's virtual time is its instructions times 2^shift ns plus the time
+ * it slept (a WFI, where virtual time jumps to the next timer event), and
+ * right after a WFI the adapter reads where the sleep ended. QEMU's own
+ * clock, as qtest reads it at a fence or a doorbell, is QEMU's as of its
+ * last update (the core halted, the guest read a clock, an execution slice
+ * ended) and lags the park by what ran since: microseconds at a doorbell.
  *
  * The count is an inline add before each instruction, not the block's
  * size at its start: a block may be left before its end (under -icount an
@@ -36,8 +32,20 @@
  * callbacks only), and counting whole blocks counted what never ran: on
  * the SSL device's Cortex-M3, 349 instructions too many in the 47,115 to
  * the first fence, 4 in each 3,125 between two fences 50 us apart. The
- * tap costs a call per block executed (the wake check) and the adds, so
- * it is on only with log=.
+ * count costs an add per instruction and a call per block (the WFI
+ * check), and a park per WFI: on the SSL device, whose Cortex-M3 sleeps
+ * most of the time, within the noise of QEMU's CPU time (0.5 to 0.8 s
+ * for 4 s of the device, before and after).
+ *
+ * The log tap, `log=RING:BYTES:SLOT`: the kernel's event log ring
+ * (kernel/src/log_ring.h: log_ring, its size, the bytes of a slot) is
+ * watched for the store that begins a slot (its stamp, the first field
+ * the kernel writes). Each such store is announced at the next park as
+ * "L <count> <slot>" before the park's line: count is the guest
+ * instructions executed before the store, slot the slot's index. The
+ * adapter reads the slots' fields through qtest while parked and times
+ * each record as it times the park (qemu_module.py, LogTap): exact in
+ * instructions, where the kernel's own stamps have its 100 us tick.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -56,11 +64,12 @@ static unsigned n_pcs;
 static int park_fd = -1, resume_fd = -1;
 static bool started;
 
-/* The log tap (log=): the ring, the instructions executed, the stores seen. */
+static uint64_t executed; /* guest instructions */
+static bool wfi_ran;      /* since the last block began: park before the next */
+
+/* The log tap (log=): the ring, the stores seen. */
 #define TAP_MAX 4096
 static uint64_t ring, ring_bytes, slot_bytes;
-static uint64_t executed;
-static bool wfi_ran; /* since the last block began: park before the next */
 static struct {
     uint64_t count;
     uint32_t slot;
@@ -78,25 +87,18 @@ static void park(char what)
 {
     char line[96];
     char go;
-    if (ring_bytes) {
-        if (tap_dropped) {
-            say(line, (size_t) snprintf(line, sizeof line, "LOST %llu\n",
-                                        (unsigned long long) tap_dropped));
-            tap_dropped = 0;
-        }
-        for (unsigned i = 0; i < n_tapped; i++)
-            say(line,
-                (size_t) snprintf(line, sizeof line, "L %llu %u\n",
-                                  (unsigned long long) tapped[i].count, (unsigned) tapped[i].slot));
-        n_tapped = 0;
-        say(line, (size_t) snprintf(line, sizeof line, "P%c %llu\n", what,
-                                    (unsigned long long) executed));
-    } else {
-        line[0] = 'P';
-        line[1] = what;
-        line[2] = '\n';
-        say(line, 3);
+    if (tap_dropped) {
+        say(line,
+            (size_t) snprintf(line, sizeof line, "LOST %llu\n", (unsigned long long) tap_dropped));
+        tap_dropped = 0;
     }
+    for (unsigned i = 0; i < n_tapped; i++)
+        say(line,
+            (size_t) snprintf(line, sizeof line, "L %llu %u\n",
+                              (unsigned long long) tapped[i].count, (unsigned) tapped[i].slot));
+    n_tapped = 0;
+    say(line,
+        (size_t) snprintf(line, sizeof line, "P%c %llu\n", what, (unsigned long long) executed));
     if (read(resume_fd, &go, 1) != 1) _exit(0);
 }
 
@@ -115,9 +117,9 @@ static void at_start(unsigned int vcpu, void *userdata)
     park('S');
 }
 
-/* The log tap's callbacks: a block begins (before at_pc and at_start, which
- * are registered after it), a WFI is about to run, a store lands (after
- * its instruction's add). */
+/* The clock's callbacks: a block begins (before at_pc and at_start, which
+ * are registered after it), a WFI is about to run; the log tap's: a store
+ * lands (after its instruction's add). */
 static void after_wfi(unsigned int vcpu, void *userdata)
 {
     (void) vcpu;
@@ -155,14 +157,15 @@ static bool is_wfi(const struct qemu_plugin_insn *insn)
     return qemu_plugin_insn_size(insn) == 2 && b[0] == 0x30 && b[1] == 0xBF; /* Thumb WFI */
 }
 
-static void tap_block(struct qemu_plugin_tb *tb, size_t n)
+static void count_block(struct qemu_plugin_tb *tb, size_t n)
 {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, after_wfi, QEMU_PLUGIN_CB_NO_REGS, NULL);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &executed, 1);
-        qemu_plugin_register_vcpu_mem_cb(insn, stored, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
-                                         NULL);
+        if (ring_bytes)
+            qemu_plugin_register_vcpu_mem_cb(insn, stored, QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_W, NULL);
         if (is_wfi(insn))
             qemu_plugin_register_vcpu_insn_exec_cb(insn, at_wfi, QEMU_PLUGIN_CB_NO_REGS, NULL);
     }
@@ -173,7 +176,7 @@ static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     (void) id;
     uint64_t pc = qemu_plugin_tb_vaddr(tb);
     size_t n = qemu_plugin_tb_n_insns(tb);
-    if (ring_bytes) tap_block(tb, n);
+    count_block(tb, n);
     if (!started) qemu_plugin_register_vcpu_tb_exec_cb(tb, at_start, QEMU_PLUGIN_CB_NO_REGS, NULL);
     for (unsigned i = 0; i < n_pcs; i++)
         if (pcs[i] == pc)
