@@ -145,6 +145,19 @@ static MT_INLINE bool port_in_isr(void)
     __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
     return ipsr != 0u;
 }
+/* The kernel stack's own state (port.h): thread mode (IPSR 0) on MSP
+ * (CONTROL.SPSEL 0). A thread runs on PSP (context.c); an interrupt body
+ * on MSP, SPSEL cleared by the exception entry, but with IPSR set. Two
+ * register reads and one test, where the running thread's pointer costs
+ * a literal, a load and a test of its own. */
+#define PORT_KERNEL_CONTEXT_INLINE 1
+static MT_INLINE bool port_in_kernel_context(void)
+{
+    uint32_t ipsr, control;
+    __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+    __asm volatile("mrs %0, control" : "=r"(control));
+    return (ipsr | control) == 0u;
+}
 
 /* The counter inline too (port.h, PORT_COUNTER_INLINE): every event record
  * reads it. TIMER1 (a CMSDK down counter, mps2.h) counts clocks down from

@@ -258,6 +258,14 @@ void port_context_switch_threads(port_context_t *from, port_context_t *to);
 #ifndef PORT_HAS_MPU_STACK_GUARD
 #define PORT_HAS_MPU_STACK_GUARD 0
 #endif
+
+/* A port whose kernel stack runs in a processor state of its own, which
+ * neither a thread nor an interrupt body shares (a stack-pointer select and
+ * a mode, say), defines PORT_KERNEL_CONTEXT_INLINE and, static inline in
+ * port_config.h, port_in_kernel_context(): true exactly where
+ * port_in_isr() is false and no thread runs, read from the registers in
+ * one test. Every fast send asks it; without it the kernel tests the
+ * running thread and port_in_isr() one after the other. */
 #if PORT_HAS_MPU_STACK_GUARD
 /* The first byte above the guard region of a thread stack at `stack`:
  * the lowest the thread may use (the port). */
