@@ -422,6 +422,9 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         port_irq_state_t s = port_irq_save();
         task_t *t = *slot;
         if (t && t->pid == pid) {
+            /* The top frame and the sender's pid are read under the lock,
+             * by the way that needs them: a send that waits loads the pid
+             * once, for its queue entry. */
             if (t->gate >= running) {
                 task_t *self = sched.current;
                 mt_pid_t sender = self->pid;
@@ -430,10 +433,6 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
                 port_irq_restore(s);
                 return dispatch_run(t, port, data, len);
             }
-            /* The sender read again: the one read before the lock would
-             * stay in an argument register across the inline RUN record,
-             * which costs this immediate path with the event log three
-             * saved registers on the ATmega128 (13 cycles, measured). */
             mt_pid_t src = sched.current->pid;
             if (local_only) return send_local_waiting(t, port, data, len, s, src);
             return len ? send_to_waiting(t, port, data, len, s, src)
