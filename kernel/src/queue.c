@@ -36,7 +36,7 @@ msg_t *queue_free_blocks;
 
 queue_level_t queue_level[MOTET_PRIO_LEVELS];
 queue_bits_t queue_levels;
-volatile mt_prio_t queue_top;
+mt_prio_t queue_top;
 
 void queue_init(void)
 {

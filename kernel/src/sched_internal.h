@@ -421,9 +421,12 @@ typedef struct queue_level {
 extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
 /* The level bitmap, and its highest set bit (-1: the queue is empty), the
  * one every dispatch compares with the running priority; written with irq
- * off only, the top read without the lock as a hint (sched_may_run()). */
+ * off only, the top read without the lock as a hint (sched_may_run()).
+ * Not volatile: every read comes after a lock taken or given back, whose
+ * asm is a compiler barrier, so none reuses an old value; and a volatile
+ * byte costs each read a separate sign extension on the Cortex-M. */
 extern queue_bits_t queue_levels;
-extern volatile mt_prio_t queue_top;
+extern mt_prio_t queue_top;
 /* Free message blocks, linked through their `next`. */
 extern msg_t *queue_free_blocks;
 

@@ -556,6 +556,18 @@ static MT_INLINE task_t *sched_running_frame(void)
     return MOTET_THREADS && thread_running() ? NULL : sched.current;
 }
 
+/* True on the kernel stack outside interrupt bodies, where a send may run
+ * its receiver at once: no thread runs and port_in_isr() is false; one
+ * look at the registers where the port has it (port.h). */
+static MT_INLINE bool sched_in_kernel_context(void)
+{
+#if MOTET_THREADS && defined(PORT_KERNEL_CONTEXT_INLINE)
+    return port_in_kernel_context();
+#else
+    return !(MOTET_THREADS && thread_running()) && !port_in_isr();
+#endif
+}
+
 /* sched_current_pid() in line, for the kernel's hot paths (the heap's
  * owner of an allocation or a free): the task bound to the running thread,
  * else the top frame's; MT_PID_NONE for neither. The top frame is none

@@ -108,12 +108,13 @@ static MT_INLINE void port_cm_primask_put(uint32_t primask)
 {
     __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
 }
-static MT_INLINE uint8_t port_irq_save(void)
+/* The state is PRIMASK as read, a word (port.h, PORT_IRQ_STATE_WORD):
+ * passed on to a call, a byte would be zero-extended first. */
+#define PORT_IRQ_STATE_WORD 1
+typedef uint32_t port_irq_state_t;
+static MT_INLINE port_irq_state_t port_irq_save(void)
 {
-    uint32_t primask = port_cm_primask_mask();
-    /* PRIMASK has one bit: said so, the byte needs no zero extension. */
-    if (primask > 1u) __builtin_unreachable();
-    return (uint8_t) primask;
+    return port_cm_primask_mask();
 }
 /* Enabling inline too (PORT_IRQ_ENABLE_INLINE): the scheduler's drain loop
  * enables once per message it runs. The ISB lets a pending interrupt in
@@ -135,7 +136,7 @@ static MT_INLINE void port_irq_enable(void)
  * port_sleep() (WFI, its own ISB); a raise that must be taken at once
  * has its own barrier (port_cm_irq_raise()); and port_irq_enable() keeps its
  * ISB, the point where the kernel hands the processor to a handler. */
-static MT_INLINE void port_irq_restore(uint8_t state)
+static MT_INLINE void port_irq_restore(port_irq_state_t state)
 {
     port_cm_primask_put(state);
 }
@@ -144,6 +145,19 @@ static MT_INLINE bool port_in_isr(void)
     uint32_t ipsr;
     __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
     return ipsr != 0u;
+}
+/* The kernel stack's own state (port.h): thread mode (IPSR 0) on MSP
+ * (CONTROL.SPSEL 0). A thread runs on PSP (context.c); an interrupt body
+ * on MSP, SPSEL cleared by the exception entry, but with IPSR set. Two
+ * register reads and one test, where the running thread's pointer costs
+ * a literal, a load and a test of its own. */
+#define PORT_KERNEL_CONTEXT_INLINE 1
+static MT_INLINE bool port_in_kernel_context(void)
+{
+    uint32_t ipsr, control;
+    __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+    __asm volatile("mrs %0, control" : "=r"(control));
+    return (ipsr | control) == 0u;
 }
 
 /* The counter inline too (port.h, PORT_COUNTER_INLINE): every event record

@@ -69,7 +69,12 @@ typedef uint32_t port_counter_t;
  * range, so that it always sees the counter before it wraps past a deadline. */
 #define PORT_COUNTER_HALF ((port_counter_t) 1u << (PORT_COUNTER_BITS - 1))
 
+/* The interrupt state port_irq_save() returns: a byte, unless the port's
+ * own is a word (PORT_IRQ_STATE_WORD: port_config.h defines the type),
+ * which its calls then pass on without a zero extension. */
+#ifndef PORT_IRQ_STATE_WORD
 typedef uint8_t port_irq_state_t;
+#endif
 
 /* Properties of the instruction set that change how the kernel's hot
  * paths are best written, each defined (to 1) in port_config.h or not:
@@ -125,7 +130,7 @@ void port_halt(int status);
  * The kernel's hot paths take the lock and test the context several times
  * per message. A port whose port_irq_save(), port_irq_restore() and
  * port_in_isr() are a few instructions may define those three as static
- * inline functions in port_config.h (port_irq_state_t is uint8_t there)
+ * inline functions in port_config.h
  * and define PORT_IRQ_INLINE; they are then not declared here. */
 
 #ifndef PORT_IRQ_INLINE
@@ -258,6 +263,14 @@ void port_context_switch_threads(port_context_t *from, port_context_t *to);
 #ifndef PORT_HAS_MPU_STACK_GUARD
 #define PORT_HAS_MPU_STACK_GUARD 0
 #endif
+
+/* A port whose kernel stack runs in a processor state of its own, which
+ * neither a thread nor an interrupt body shares (a stack-pointer select and
+ * a mode, say), defines PORT_KERNEL_CONTEXT_INLINE and, static inline in
+ * port_config.h, port_in_kernel_context(): true exactly where
+ * port_in_isr() is false and no thread runs, read from the registers in
+ * one test. Every fast send asks it; without it the kernel tests the
+ * running thread and port_in_isr() one after the other. */
 #if PORT_HAS_MPU_STACK_GUARD
 /* The first byte above the guard region of a thread stack at `stack`:
  * the lowest the thread may use (the port). */
