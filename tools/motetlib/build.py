@@ -6,6 +6,8 @@ The build tree defaults to `build/` at the repository root; a relative
 any directory. The generator is always Ninja.
 """
 
+import contextlib
+import fcntl
 import os
 import re
 import subprocess
@@ -73,17 +75,29 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         known = sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
         print(f"error: no port {port!r} (ports/ has: {', '.join(known)})", file=sys.stderr)
         return 1
-    status = configure(bdir, port, extra)
-    if status != 0:
-        print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
-        return status
-    cmd = ["cmake", "--build", bdir]
-    for t in targets:
-        cmd += ["--target", t]
-    status = run(cmd).returncode
+    with tree_lock(bdir):
+        status = configure(bdir, port, extra)
+        if status != 0:
+            print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
+            return status
+        cmd = ["cmake", "--build", bdir]
+        for t in targets:
+            cmd += ["--target", t]
+        status = run(cmd).returncode
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
+
+
+@contextlib.contextmanager
+def tree_lock(bdir):
+    """Hold the build tree `bdir` (created if need be) for one configure and
+    build at a time: the tests run in parallel (`motet test`), and several
+    of them build what they run in the same tree."""
+    bdir.mkdir(parents=True, exist_ok=True)
+    with open(bdir / ".motet-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 # The sanitizer build (`motet test`, stage sanitize): the native tree again,
