@@ -422,3 +422,14 @@ def test_each_stage_prints_its_time_and_a_failed_build_skips_the_rest(monkeypatc
     assert re.search(r"^  unit +skip +skipped: stage build failed$", out, re.M), out
     assert "motet test: FAILED (build)" in out
 
+
+def test_a_variant_tree_has_the_plain_trees_ports(tmp_path):
+    """The sanitized tree's devices run the AVR and Cortex-M images of the
+    plain tree's port trees (built once, by whichever stage comes first);
+    its own native programs stay its own."""
+    plain = tmp_path / "build"
+    asan = build.variant_build_dir(plain, "asan")
+    assert asan == tmp_path / "build-asan"
+    assert build.port_build_dir(asan, "avr") == tmp_path / "build-avr"
+    assert build.port_build_dir(asan, "cortex-m") == build.port_build_dir(plain, "cortex-m")
+    assert build.port_build_dir(asan, "native") == asan

@@ -63,9 +63,15 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
 
 
 def port_build_dir(bdir, port):
-    """Build directory of `port` beside the native one: build-<port>."""
+    """Build directory of `port` beside the native one: build-<port>. A
+    variant of the native tree (build-asan) has the plain tree's port trees
+    (build-avr): a variant changes the host build only, the other ports'
+    images are the same, so the sanitized scenarios run those already built."""
     bdir = build_dir(bdir)
-    return bdir if port == DEFAULT_PORT else bdir.with_name(f"{bdir.name}-{port}")
+    if port == DEFAULT_PORT:
+        return bdir
+    base = variant_base(bdir)
+    return base.with_name(f"{base.name}-{port}")
 
 
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
@@ -107,10 +113,24 @@ SANITIZE_CMAKE_ARGS = (f"-DCMAKE_C_FLAGS={SANITIZE_FLAGS}",
                        "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
 
 
+# Variants of the native tree: the sanitized one, the fuzz targets' (Clang).
+VARIANTS = ("asan", "fuzz")
+
+
 def variant_build_dir(bdir, suffix):
     """A build tree beside `bdir` (None: the default): build-<suffix>."""
+    if suffix not in VARIANTS:
+        raise ValueError(f"unknown build variant {suffix!r} (known: {', '.join(VARIANTS)})")
     bdir = build_dir(bdir)
     return bdir.with_name(f"{bdir.name}-{suffix}")
+
+
+def variant_base(bdir):
+    """The tree `bdir` is a variant of (build for build-asan), else bdir."""
+    for suffix in VARIANTS:
+        if bdir.name.endswith(f"-{suffix}"):
+            return bdir.with_name(bdir.name.removesuffix(f"-{suffix}"))
+    return bdir
 
 
 def _cached_flags_lack(bdir, flag):
