@@ -252,7 +252,8 @@ def _test_stages(args):
         ("unit", lambda: unit_tests(bdir)),
         ("scenario", lambda: scenario_tests(bdir)),
         ("sanitize", lambda: sanitizer_tests(args.build_dir)),
-        ("fuzz", lambda: fuzz.run(args.build_dir, fuzz.TEST_SECONDS)),
+        ("fuzz", lambda: fuzz.run(args.build_dir, fuzz.TEST_SECONDS,
+                                  jobs=os.cpu_count() or 2)),
         ("size", size),
         ("ports", lambda: port_tests(args.build_dir)),
     ]
