@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MOTET = ROOT / "tools" / "motet"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import build, eventlog, setup_env  # noqa: E402
+from motetlib import build, cli, eventlog, setup_env  # noqa: E402
 
 # A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
 # nested and allocates; console text and a comment are mixed in.
@@ -381,3 +381,55 @@ def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, syste
     monkeypatch.setattr(setup_env, "importable", lambda m: m != "matplotlib")
     monkeypatch.setattr(setup_env, "is_system_python", lambda: system)
     assert setup_env.plan(setup_env.DEFAULT_GROUPS) == (want_apt, want_pip)
+
+
+@pytest.mark.parametrize("only, chosen", [
+    (None, cli.STAGES),
+    ("lint", ("setup", "lint")),
+    ("setup", ("setup",)),
+    ("scenario", ("setup", "build", "scenario")),
+    ("ports,unit", ("setup", "build", "unit", "ports")),
+])
+def test_test_only_runs_the_chosen_stages_and_those_they_need(only, chosen):
+    """`motet test --only A,B`: the stages named, in the usual order, with
+    setup and build before any stage that needs them."""
+    assert cli._chosen_stages(only) == (chosen, None)
+
+
+@pytest.mark.parametrize("only", ["bogus", "lint,bogus", ","])
+def test_test_only_refuses_an_unknown_or_empty_stage_list(only):
+    got, error = cli._chosen_stages(only)
+    assert got is None and error
+
+
+def test_each_stage_prints_its_time_and_a_failed_build_skips_the_rest(monkeypatch, capsys):
+    """A line with each stage's wall and CPU seconds at its end; the build
+    failing skips the later stages, and the summary names the failed one."""
+    ran = []
+
+    def stages(args):
+        def stage(name, status):
+            return name, lambda: (ran.append(name), (status, name))[1]
+        return [stage(name, 1 if name == "build" else 0) for name in cli.STAGES]
+
+    monkeypatch.setattr(cli, "_test_stages", stages)
+    status = cli.main(["test"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert ran == ["setup", "lint", "build"]
+    for name in ran:
+        assert re.search(rf"^== stage {name}: \d+ s \(cpu \d+ s\)$", out, re.M), out
+    assert re.search(r"^  unit +skip +skipped: stage build failed$", out, re.M), out
+    assert "motet test: FAILED (build)" in out
+
+
+def test_a_variant_tree_has_the_plain_trees_ports(tmp_path):
+    """The sanitized tree's devices run the AVR and Cortex-M images of the
+    plain tree's port trees (built once, by whichever stage comes first);
+    its own native programs stay its own."""
+    plain = tmp_path / "build"
+    asan = build.variant_build_dir(plain, "asan")
+    assert asan == tmp_path / "build-asan"
+    assert build.port_build_dir(asan, "avr") == tmp_path / "build-avr"
+    assert build.port_build_dir(asan, "cortex-m") == build.port_build_dir(plain, "cortex-m")
+    assert build.port_build_dir(asan, "native") == asan

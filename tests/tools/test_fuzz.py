@@ -64,3 +64,31 @@ def test_sanitizer_report_files_fail_and_suppression_summaries_do_not(tmp_path):
     assert f"log_path={tmp_path}/ubsan" in env["UBSAN_OPTIONS"]
     assert env["MOTET_BUILD_DIR"] == str(tmp_path / "b")
     assert Path(env["LSAN_OPTIONS"].split("=", 1)[1]).is_file()
+
+
+def test_the_stage_fuzzes_two_targets_at_a_time_each_for_its_seconds(monkeypatch, capsys):
+    """fuzz.run(jobs=2): two libFuzzer processes at once, each target given
+    the full `seconds`, the results reported in the targets' order; a
+    failing target fails the run and is named."""
+    import threading
+    import time
+
+    lock, running, most, given = threading.Lock(), [0], [0], []
+
+    def run_target(target, seconds, bdir=None):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            given.append(seconds)
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return (1 if target == "fuzz_appmgr" else 0), 10, "#1 DONE cov: 1 ft: 2 corp: 3"
+
+    monkeypatch.setattr(fuzz, "build_targets", lambda bdir=None: 0)
+    monkeypatch.setattr(fuzz, "run_target", run_target)
+    status, detail = fuzz.run(None, 5, jobs=2)
+    assert most[0] == 2 and given == [5] * len(fuzz.TARGETS)
+    assert (status, detail) == (1, "failed: fuzz_appmgr")
+    order = re.findall(r"^fuzz: (\w+):", capsys.readouterr().out, re.M)
+    assert order == list(fuzz.TARGETS)

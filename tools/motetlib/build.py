@@ -6,6 +6,8 @@ The build tree defaults to `build/` at the repository root; a relative
 any directory. The generator is always Ninja.
 """
 
+import contextlib
+import fcntl
 import os
 import re
 import subprocess
@@ -61,9 +63,15 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
 
 
 def port_build_dir(bdir, port):
-    """Build directory of `port` beside the native one: build-<port>."""
+    """Build directory of `port` beside the native one: build-<port>. A
+    variant of the native tree (build-asan) has the plain tree's port trees
+    (build-avr): a variant changes the host build only, the other ports'
+    images are the same, so the sanitized scenarios run those already built."""
     bdir = build_dir(bdir)
-    return bdir if port == DEFAULT_PORT else bdir.with_name(f"{bdir.name}-{port}")
+    if port == DEFAULT_PORT:
+        return bdir
+    base = variant_base(bdir)
+    return base.with_name(f"{base.name}-{port}")
 
 
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
@@ -73,17 +81,29 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         known = sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
         print(f"error: no port {port!r} (ports/ has: {', '.join(known)})", file=sys.stderr)
         return 1
-    status = configure(bdir, port, extra)
-    if status != 0:
-        print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
-        return status
-    cmd = ["cmake", "--build", bdir]
-    for t in targets:
-        cmd += ["--target", t]
-    status = run(cmd).returncode
+    with tree_lock(bdir):
+        status = configure(bdir, port, extra)
+        if status != 0:
+            print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
+            return status
+        cmd = ["cmake", "--build", bdir]
+        for t in targets:
+            cmd += ["--target", t]
+        status = run(cmd).returncode
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
+
+
+@contextlib.contextmanager
+def tree_lock(bdir):
+    """Hold the build tree `bdir` (created if need be) for one configure and
+    build at a time: the tests run in parallel (`motet test`), and several
+    of them build what they run in the same tree."""
+    bdir.mkdir(parents=True, exist_ok=True)
+    with open(bdir / ".motet-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 # The sanitizer build (`motet test`, stage sanitize): the native tree again,
@@ -93,10 +113,24 @@ SANITIZE_CMAKE_ARGS = (f"-DCMAKE_C_FLAGS={SANITIZE_FLAGS}",
                        "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
 
 
+# Variants of the native tree: the sanitized one, the fuzz targets' (Clang).
+VARIANTS = ("asan", "fuzz")
+
+
 def variant_build_dir(bdir, suffix):
     """A build tree beside `bdir` (None: the default): build-<suffix>."""
+    if suffix not in VARIANTS:
+        raise ValueError(f"unknown build variant {suffix!r} (known: {', '.join(VARIANTS)})")
     bdir = build_dir(bdir)
     return bdir.with_name(f"{bdir.name}-{suffix}")
+
+
+def variant_base(bdir):
+    """The tree `bdir` is a variant of (build for build-asan), else bdir."""
+    for suffix in VARIANTS:
+        if bdir.name.endswith(f"-{suffix}"):
+            return bdir.with_name(bdir.name.removesuffix(f"-{suffix}"))
+    return bdir
 
 
 def _cached_flags_lack(bdir, flag):

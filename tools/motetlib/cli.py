@@ -160,12 +160,20 @@ def _has_pytest_files(dirs):
     return False
 
 
+def pytest_command(dirs):
+    """pytest on `dirs`, its tests spread over one worker per core (pytest-xdist,
+    which `motet setup` installs): a test runs its programs, a SPIN verifier
+    or a device on one core at a time."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            "-n", str(os.cpu_count() or 2), *dirs]
+
+
 def scenario_tests(bdir):
     dirs = [d for d in PYTEST_DIRS if (ROOT / d).is_dir()]
     if not dirs:
         return 0, "no test directories"
     env = dict(os.environ, MOTET_BUILD_DIR=str(bdir))
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *dirs]
+    cmd = pytest_command(dirs)
     status = build.run(cmd, cwd=ROOT, env=env).returncode
     if status == PYTEST_NO_TESTS:
         if _has_pytest_files(dirs):
@@ -212,8 +220,7 @@ def sanitizer_tests(bdir_arg):
         env = sanitizer_env(logs, sdir)
         unit = build.run(["ctest", "--test-dir", sdir, "--output-on-failure",
                           "--parallel", str(os.cpu_count() or 2)], env=env).returncode
-        scen = build.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          *SANITIZE_PYTEST_DIRS], cwd=ROOT, env=env).returncode
+        scen = build.run(pytest_command(SANITIZE_PYTEST_DIRS), cwd=ROOT, env=env).returncode
         reports = sanitizer_reports(logs)
     for name, text in reports:
         print(f"sanitize: report {name}:\n{text[:6000]}", file=sys.stderr)
@@ -224,49 +231,86 @@ def sanitizer_tests(bdir_arg):
     return 0, "ASan+UBSan: ctest, " + ", ".join(SANITIZE_PYTEST_DIRS)
 
 
-def cmd_test(args):
-    results = []  # (stage, status or None for skipped, detail)
-    started = []  # (stage, time.monotonic() at its start)
+def _cpu_seconds():
+    """CPU time (user + system) of this process and its waited-for children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
-    def stage(name):
-        started.append((name, time.monotonic()))
-        print(f"\n== {name}", flush=True)
 
-    stage("setup")
-    status = setup_env.setup()
-    results.append(("setup", status, "packages"))
-    if status == 0:
-        stage("lint")
-        results.append(("lint", *lint()))
-        stage("build")
-        status = build.build(args.build_dir, args.port)
-        results.append(("build", status, "-Werror"))
-    if status == 0:
-        bdir = build.build_dir(args.build_dir)
-        stage("unit")
-        results.append(("unit", *unit_tests(bdir)))
-        stage("scenario")
-        results.append(("scenario", *scenario_tests(bdir)))
-        stage("sanitize")
-        results.append(("sanitize", *sanitizer_tests(args.build_dir)))
-        stage("fuzz")
-        results.append(("fuzz", *fuzz.run(args.build_dir, fuzz.TEST_SECONDS)))
-        stage("size")
+def _test_stages(args):
+    """The stages of `motet test`, in order: (name, run() -> (status, detail))."""
+    bdir = build.build_dir(args.build_dir)
+
+    def size():
         st = build.size_check(args.build_dir, args.port, do_build=False)
-        st = st or thread_size.check(args.build_dir, args.port)
-        results.append(("size", st, "log on vs off, threads off"))
-        stage("ports")
-        results.append(("ports", *port_tests(args.build_dir)))
-    done = {r[0] for r in results}
-    for name in STAGES:
-        if name not in done:
-            results.append((name, None, "skipped: an earlier stage failed"))
-    ends = [t for _, t in started[1:]] + [time.monotonic()]
-    took = {name: end - t for (name, t), end in zip(started, ends)}
-    return _summary(results, took)
+        return st or thread_size.check(args.build_dir, args.port), "log on vs off, threads off"
+
+    return [
+        ("setup", lambda: (setup_env.setup(), "packages")),
+        ("lint", lint),
+        ("build", lambda: (build.build(args.build_dir, args.port), "-Werror")),
+        ("unit", lambda: unit_tests(bdir)),
+        ("scenario", lambda: scenario_tests(bdir)),
+        ("sanitize", lambda: sanitizer_tests(args.build_dir)),
+        ("fuzz", lambda: fuzz.run(args.build_dir, fuzz.TEST_SECONDS,
+                                  jobs=os.cpu_count() or 2)),
+        ("size", size),
+        ("ports", lambda: port_tests(args.build_dir)),
+    ]
 
 
 STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "fuzz", "size", "ports")
+# A stage whose failure skips every later one; with --only, these run too
+# whenever a later stage is chosen (the packages, the built tree).
+GATE_STAGES = ("setup", "build")
+
+
+def _chosen_stages(only):
+    """The stages `--only A,B` runs, in STAGES order (None: all), or an
+    error message."""
+    if only is None:
+        return STAGES, None
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    unknown = [n for n in names if n not in STAGES]
+    if unknown or not names:
+        return None, (f"unknown stage {', '.join(unknown)}" if unknown else "no stage named")
+    last = max(STAGES.index(n) for n in names)
+    return tuple(n for i, n in enumerate(STAGES)
+                 if n in names or (n in GATE_STAGES and i < last)), None
+
+
+def _cpu_seconds():
+    """CPU time (user + system) of this process and its waited-for children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def cmd_test(args):
+    chosen, error = _chosen_stages(args.only)
+    if error:
+        print(f"test: error: --only: {error} (stages: {', '.join(STAGES)})", file=sys.stderr)
+        return 2
+    results = []  # (stage, status or None for skipped, detail)
+    took = {}  # stage -> wall seconds
+    blocked = None  # the gate stage that failed
+    for name, run in _test_stages(args):
+        if name not in chosen:
+            continue
+        if blocked:
+            results.append((name, None, f"skipped: stage {blocked} failed"))
+            continue
+        print(f"\n== {name}", flush=True)
+        t, cpu = time.monotonic(), _cpu_seconds()
+        status, detail = run()
+        took[name] = time.monotonic() - t
+        print(f"== stage {name}: {took[name]:.0f} s (cpu {_cpu_seconds() - cpu:.0f} s)",
+              flush=True)
+        results.append((name, status, detail))
+        if status != 0 and name in GATE_STAGES:
+            blocked = name
+    if chosen != STAGES:
+        print(f"\nmotet test: only {', '.join(chosen)}")
+    return _summary(results, took)
 
 
 def _summary(results, took=None):
@@ -425,6 +469,9 @@ def parser():
 
     s = sub.add_parser("test", help="setup, lint, build, unit, scenario, sanitizer and fuzz "
                                     "tests, size check, ports")
+    s.add_argument("--only", metavar="A,B",
+                   help=f"only these stages, in the usual order ({', '.join(STAGES)}); "
+                        f"{' and '.join(GATE_STAGES)} run too when a later stage needs them")
     _add_build_args(s)
     s.set_defaults(func=cmd_test)
 

@@ -7,10 +7,11 @@ checks each one first (`dpkg -s`) and only when something is missing runs
 missing ones, which needs root. Run as another user, it prints the exact
 command to run as root and fails.
 
-The Python modules the tools import (PY_MODULES: pytest for the tests,
-scipy for `motet plan`'s solver, matplotlib for the benchmark plots and the
-planner's regions plot) are the exception: whatever the running Python can
-already import is used. Otherwise the Debian package (python3-pytest,
+The Python modules the tools import (PY_MODULES: pytest for the tests and
+pytest-xdist to run them on every core, scipy for `motet plan`'s solver,
+matplotlib for the benchmark plots and the planner's regions plot) are the
+exception: whatever the running Python can already import is used.
+Otherwise the Debian package (python3-pytest, python3-pytest-xdist,
 python3-scipy, python3-matplotlib) is installed when this is the system
 Python, which the `motet` wrapper prefers, and `pip install` is used for
 any other interpreter (a virtualenv, pyenv), which cannot see Debian's
@@ -57,6 +58,7 @@ DEFAULT_GROUPS = ("native", "cortex-m", "avr")
 # Python modules: import name -> (Debian package, pip package).
 PY_MODULES = {
     "pytest": ("python3-pytest", "pytest"),
+    "xdist": ("python3-pytest-xdist", "pytest-xdist"),  # `motet test`: pytest -n CORES
     "scipy": ("python3-scipy", "scipy"),  # scipy.optimize.milp (HiGHS): motet plan
     "matplotlib": ("python3-matplotlib", "matplotlib"),  # plots: benchmarks, plan --regions
 }
