@@ -227,27 +227,27 @@ def test_without_an_answer_for_an_outcome_no_longer_kept_a_bystander_holds_for_g
     assert "acceptance cycle" in out
 
 
-def test_a_destination_stopped_and_taken_back_from_gives_back_nothing_twice(tmp_path):
+def test_a_destination_stopped_and_taken_back_from_gives_back_nothing_twice(verify):
     """A destination that stops at any moment before it takes END and goes
     on once the source was told a frame to it went by (and took the task
     back): resumed, it learns the migration failed and drops its copy,
     giving back only what the source lacks. Every message is still handled
     once, in order, the task is never live twice, and no run deadlocks."""
     model = "migration_stalls.pml"
-    errors, out = verify(tmp_path, model, noclaim=True)
+    errors, out = verify(model, noclaim=True)
     assert errors == 0, out
     assert "invalid end states\t+" in out
-    errors, out = verify(tmp_path, model, "-a", "-N", "single")
+    errors, out = verify(model, "-a", "-N", "single")
     assert errors == 0, out
 
 
-def test_a_destination_taken_back_from_that_gives_back_everything_duplicates(tmp_path):
+def test_a_destination_taken_back_from_that_gives_back_everything_duplicates(verify, tmp_path):
     """Motet before: the dropped copy gave back everything that reached it,
     the forwarded messages (the source kept copies) and the multicasts
     delivered after joining (the source recorded them): the task, taken
     back, handles one twice."""
     model = "migration_stall_gives_back_all.pml"
-    errors, out = verify(tmp_path, model, noclaim=True)
+    errors, out = verify(model, noclaim=True)
     assert errors >= 1, out
     assert "assertion violated" in out
     trail = counterexample(tmp_path, model)
