@@ -55,11 +55,6 @@ void queue_after_slot(task_t *t, msg_t *m)
         queue_push(m, t);
 }
 
-MT_NOINLINE mt_err_t post_no_local_task(mt_pid_t pid)
-{
-    return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
-}
-
 /* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
  * is a task of this module's log, and the sender is not one. `mark`: 0, or
  * MSG_CAST. */

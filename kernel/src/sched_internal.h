@@ -323,9 +323,13 @@ mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void 
                          uint16_t len);
 /* The error of an interrupt's message for pid, which no local task has,
  * logged: MT_ERR_NO_ROUTE for a task of another module (an interrupt hands
- * nothing to the bus), else MT_ERR_NO_TASK. post.c, one copy for the
- * interrupts' ways and the general path's. */
-mt_err_t post_no_local_task(mt_pid_t pid);
+ * nothing to the bus), else MT_ERR_NO_TASK. One copy for the interrupts'
+ * ways and the general path's; in line, as a kernel without the bus knows
+ * no remote task and it is then one error logged. */
+static MT_INLINE mt_err_t post_no_local_task(mt_pid_t pid)
+{
+    return log_error(sched_remote_find(pid) ? MT_ERR_NO_ROUTE : MT_ERR_NO_TASK);
+}
 /* sched_post_from() of a multicast's delivery to the member pid, marked
  * MSG_CAST: a migration's copy given up keeps such messages from the
  * source, which has them (migrate_peer.c). */

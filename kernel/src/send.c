@@ -127,7 +127,12 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
     m->port = port;
     m->src = src;
     m->flags = (uint8_t) ((from_isr ? MSG_FROM_ISR : 0u) | (flags & MSG_CAST));
-    mt_err_t err = own_payload(m, data, len, flags, from_isr ? NULL : sending_frame(src), src);
+    task_t *from = from_isr ? NULL : sending_frame(src);
+    /* The payload the sender's handler was given, passed on untaken: a
+     * refusal gives it back to the frame, which frees it at the handler's
+     * return, as if it had not been sent (its owner stays the kernel). */
+    bool frames_payload = from && data && from->payload == data;
+    mt_err_t err = own_payload(m, data, len, flags, from, src);
     if (err) { /* the memory manager has logged why; m holds no payload */
         sched_msg_free(m);
         return err;
@@ -138,8 +143,11 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
                                                               : MT_OK;
     if (refused) {
         port_irq_restore(s);
-        if (send_hands_over(flags) && data) {
-            mem_set_owner(data, m->src); /* the sender keeps it on error */
+        if (send_hands_over(flags) && data) { /* the sender keeps it on error */
+            if (frames_payload)
+                from->payload = data;
+            else
+                mem_set_owner(data, m->src);
             m->flags &= (uint8_t) ~MSG_HEAP;
         }
         sched_msg_free(m);

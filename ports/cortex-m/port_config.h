@@ -152,6 +152,11 @@ static MT_INLINE bool port_in_isr(void)
  * register reads and one test, where the running thread's pointer costs
  * a literal, a load and a test of its own. */
 #define PORT_KERNEL_CONTEXT_INLINE 1
+#if defined(__ARM_FP)
+/* CONTROL is compared whole: an FPU part's CONTROL.FPCA, set by the first
+ * floating-point instruction, would send every fast send the general way. */
+#error "port_in_kernel_context() assumes a core without an FPU: test CONTROL.SPSEL alone"
+#endif
 static MT_INLINE bool port_in_kernel_context(void)
 {
     uint32_t ipsr, control;

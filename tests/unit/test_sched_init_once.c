@@ -70,6 +70,34 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+/* A relay passes the heap payload it was given, untaken, on to the
+ * target's PORT_INIT. */
+static mt_err_t relay_result;
+static mt_err_t relay(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_0 + 2) relay_result = sched_send(TO_INIT, data, len, MSG_HEAP);
+    return MT_OK;
+}
+
+/* The sender allocates a block and hands it to the relay. */
+/* The feeder's one output port. */
+enum { TO_RELAY };
+static const route_t feeder_routes[] = {[TO_RELAY] = {PID_FRESH, PORT_0 + 2}};
+static mt_err_t fed_result;
+static mt_err_t feeder(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    void *block = mem_alloc(4);
+    assert_non_null(block);
+    memset(block, 'r', 4);
+    fed_result = sched_send(TO_RELAY, block, 4, MSG_HEAP);
+    return MT_OK;
+}
+
 static int setup(void **state)
 {
     test_boot(state);
@@ -209,6 +237,52 @@ static void test_a_route_to_port_init_carries_the_first_init_only(void **state)
     assert_int_equal(received, 1);
 }
 
+/* A relay's refused INIT of the payload it was given gives the payload
+ * back to its frame: freed at the relay's return, whether the target
+ * would have run at once or the send would have waited. */
+static void relayed_payload_refused(mt_prio_t relay_prio)
+{
+    if (!MOTET_HEAP_PAYLOADS) return;
+    make(PID_TARGET, 3, target, false);
+    task_spec_t relay_spec = {.pid = PID_FRESH,
+                              .prio = relay_prio,
+                              .handler = relay,
+                              .routes = sender_routes,
+                              .n_routes = (uint8_t) (sizeof sender_routes / sizeof *sender_routes)};
+    assert_int_equal(sched_task_create(&relay_spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_FRESH, "i", 1), MT_OK);
+    task_spec_t feeder_spec = {
+        .pid = PID_LOW, .prio = 0, .handler = feeder, .routes = feeder_routes, .n_routes = 1};
+    assert_int_equal(sched_task_create(&feeder_spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_LOW, "i", 1), MT_OK);
+    sched_run_pending();
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    test_count_logged_errors(MT_OK); /* drain */
+    relay_result = fed_result = MT_ERR_INVALID;
+    assert_int_equal(sched_signal_to(PID_LOW, PORT_0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(fed_result, MT_OK);
+    assert_int_equal(relay_result, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(inits, 1);
+    assert_int_equal(sched_queued_count(), 0);
+    mem_get_stats(&after);
+    assert_int_equal(after.alloc_count, before.alloc_count);
+}
+
+static void test_a_relayed_payload_refused_where_it_would_wait_is_freed(void **state)
+{
+    (void) state;
+    relayed_payload_refused(5);
+}
+
+static void test_a_relayed_payload_refused_where_it_would_run_at_once_is_freed(void **state)
+{
+    (void) state;
+    relayed_payload_refused(2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +294,9 @@ int main(void)
         cmocka_unit_test_setup(test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused,
                                setup),
         cmocka_unit_test_setup(test_a_route_to_port_init_carries_the_first_init_only, setup),
+        cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_wait_is_freed, setup),
+        cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_run_at_once_is_freed,
+                               setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
