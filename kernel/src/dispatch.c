@@ -129,9 +129,7 @@ mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
     frame_run_inline(t, port, data, len);
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) return dispatch_drain(prio);
-    return MT_OK;
+    return drain_above(sched.running_prio);
 }
 
 bool task_on_stack(const task_t *t)
@@ -146,9 +144,7 @@ static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
 {
     frame_pop_rare(t);
     port_irq_restore(s);
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) dispatch_drain(prio);
-    return MT_OK;
+    return drain_above(sched.running_prio);
 }
 
 /* frame_run_inline() for a frame no heap payload comes with, ending in tail
@@ -166,8 +162,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
      * once it goes gives the level back as it found it. */
     mt_prio_t prio = sched.running_prio;
     port_irq_restore(s);
-    if (sched_may_run(prio)) return dispatch_drain(prio);
-    return MT_OK;
+    return drain_above(prio);
 }
 
 /* Pop the frame pushed for t, whose handler did not run after all. */
@@ -392,8 +387,7 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
      * exit may kill a task of t's probe chain, whose backward shift could
      * move t behind a probe that has passed its new slot (task.c). */
     if (task_find_locked(pid) != t) result = MT_ERR_NO_TASK; /* it killed itself */
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) dispatch_drain(prio);
+    (void) drain_above(sched.running_prio);
     return result;
 }
 
@@ -529,8 +523,7 @@ bool sched_k_idle(void)
 
 void sched_k_preempt(void)
 {
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) dispatch_drain(prio);
+    (void) drain_above(sched.running_prio);
 }
 
 #endif /* MOTET_THREADS */

@@ -200,10 +200,7 @@ void isr_slot_unpark(void)
     msg_t *m = &sched.isr_msg;
     m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     m->dst = m->task->pid; /* for a purge by pid */
-    queue_level_t *l = &queue_level[(uint8_t) m->task->prio];
-    m->next = l->head;
-    if (!l->head) l->tail = m;
-    l->head = m;
+    queue_prepend(&queue_level[(uint8_t) m->task->prio], m, m);
 }
 
 void isr_slot_release_held(task_t *t)

@@ -61,12 +61,7 @@ void queue_release_held(task_t *t)
         last = last->next;
     }
     mt_prio_t prio = t->prio;
-    queue_level_t *l = &queue_level[prio];
-    if (l->head)
-        last->next = l->head;
-    else
-        l->tail = last;
-    l->head = first;
+    queue_prepend(&queue_level[prio], first, last);
     t->held = NULL;
     queue_level_filled(prio);
 }

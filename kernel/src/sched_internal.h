@@ -491,6 +491,16 @@ static MT_INLINE void queue_level_filled(mt_prio_t p)
     if (p > queue_top) queue_top = p;
 }
 
+/* Put the chain first..last at the head of level l's
+ * FIFO, older than everything the level holds; the level's bit is the
+ * caller's; irq off. */
+static MT_INLINE void queue_prepend(queue_level_t *l, msg_t *first, msg_t *last)
+{
+    last->next = l->head;
+    if (!l->head) l->tail = last;
+    l->head = first;
+}
+
 /* Append m for t at t's level (creation order within a level); irq off.
  * While it waits, m names t's control block: a kill or a migration takes
  * every message of a task out of the queue before its block goes. Only a

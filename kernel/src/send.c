@@ -294,8 +294,7 @@ static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
     }
 #endif
     mt_err_t err = run_checked(t, pid, port, data, len, flags, sender);
-    mt_prio_t prio = sched.running_prio;
-    if (sched_may_run(prio)) dispatch_drain(prio);
+    (void) drain_above(sched.running_prio);
     return err;
 }
 

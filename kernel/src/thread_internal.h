@@ -590,4 +590,13 @@ static MT_INLINE bool sched_may_run(mt_prio_t floor)
     return queue_may_outrank(floor) || thread_ready_hint();
 }
 
+/* Rule 5 once a handler has returned and its frame is popped: drain what
+ * outranks `level`, the running level the caller read; MT_OK, so that a
+ * fast path ends in a tail call. Most returns find nothing: no call. */
+static MT_INLINE mt_err_t drain_above(mt_prio_t level)
+{
+    if (sched_may_run(level)) return dispatch_drain(level);
+    return MT_OK;
+}
+
 #endif /* MOTET_THREAD_INTERNAL_H */
