@@ -35,6 +35,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,22 +197,49 @@ static void push_event(const bus_event_t *e)
     port_native_irq_schedule(NATIVE_BUS_LINE, e->at);
 }
 
-/* An EVENT message from the hub; it is always in our future. */
+/* Bytes of an EVENT's body after its time and kind, by kind (a received
+ * frame's and a host message's: at least); SIZE_MAX: no such kind. */
+static size_t event_body_size(uint8_t kind)
+{
+    switch (kind) {
+    case EV_RX:
+    case EV_PROBE:
+        return 4; /* the counter capture (then the frame) / the probe's id */
+    case EV_TX_DONE:
+        return 1; /* the result */
+    case EV_HOST:
+        return 0;
+    default:
+        return SIZE_MAX;
+    }
+}
+
+/* An EVENT message from the hub: always in our future, of a known kind,
+ * with every field its kind has; anything else ends the run before any of
+ * it is used (the hub and this module disagree about the link). */
 static void take_event(const uint8_t *body, size_t n)
 {
+    if (n < 9 || n - 9 < event_body_size(body[8])) link_fatal("bad bus event from the hub");
     bus_event_t e = {.at = hub_link_get(body, 8), .kind = body[8]};
-    if (n < 9 || e.at <= port_native_time()) link_fatal("bus event in the past");
-    if (e.kind == EV_TX_DONE) e.result = body[9];
-    if (e.kind == EV_PROBE) e.value = (uint32_t) hub_link_get(body + 9, 4);
+    if (e.at <= port_native_time()) link_fatal("bus event in the past");
+    size_t rest = n - 9; /* after time and kind */
+    if (e.kind == EV_TX_DONE) {
+        e.result = body[9];
+        if (rest != 1 || e.result > PORT_BUS_UNREACHABLE) link_fatal("bad bus event from the hub");
+    }
+    if (e.kind == EV_PROBE) {
+        if (rest != 4) link_fatal("bad bus event from the hub");
+        e.value = (uint32_t) hub_link_get(body + 9, 4);
+    }
     if (e.kind == EV_RX) {
         e.value = (uint32_t) hub_link_get(body + 9, 4);
-        e.n = (uint16_t) (n - 13);
-        if (n < 13 || e.n > BUS_FRAME_MAX) link_fatal("bad frame from the hub");
+        if (rest - 4 > BUS_FRAME_MAX) link_fatal("bad frame from the hub");
+        e.n = (uint16_t) (rest - 4);
         memcpy(e.frame, body + 13, e.n);
     }
     if (e.kind == EV_HOST) {
-        e.n = (uint16_t) (n - 9);
-        if (e.n > BUS_FRAME_MAX) link_fatal("bad host message from the hub");
+        if (rest > BUS_FRAME_MAX) link_fatal("bad host message from the hub");
+        e.n = (uint16_t) rest;
         memcpy(e.frame, body + 9, e.n);
     }
     push_event(&e);
@@ -242,8 +270,9 @@ static uint64_t grant(uint64_t now, uint64_t want, bool sleeping)
         } else if (type == MSG_GRANT && n == 8) {
             return hub_link_get(msg_buf, 8);
         } else if (type == MSG_QUIT) {
+            int status = n ? msg_buf[0] : 0; /* read before STATS reuses the buffer */
             print_stats();
-            port_halt(n ? msg_buf[0] : 0);
+            port_halt(status);
         } else {
             link_fatal("unexpected message from the hub");
         }
