@@ -95,6 +95,7 @@ def report_section(seconds, rows):
 
 # What each target feeds the kernel (tests/fuzz/*.c).
 WHAT = {
+    "fuzz_app_file": "a description file with names, as a module program reads it (--app-file)",
     "fuzz_appdesc": "an application description to appdesc_parse()",
     "fuzz_appmgr": "a description to the application manager, which creates the tasks",
     "fuzz_bus_frame": "bytes to the frame decoder, re-encoded when accepted",
