@@ -59,7 +59,11 @@ void bus_app_description(const bus_frame_t *f, bool own)
         A.busy = true;
         clear_verdict();
     }
-    sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0);
+    /* No block for it (logged where it failed): this module takes no part,
+     * and says so, so that every module undoes its part on the verdict
+     * rather than wait for this one's outcome for ever. */
+    mt_err_t err = sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0);
+    if (err) bus_app_created(err, APPMGR_NO_TASK, bus_self());
 }
 
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)

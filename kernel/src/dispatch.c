@@ -108,12 +108,15 @@ static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, por
 }
 
 /* Run the handler of t, whose frame was just pushed; free a heap payload
- * it did not take; pop the frame. */
-static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len)
+ * it did not take; pop the frame. `killed`, unless NULL, says whether a
+ * kill asked for while t ran ended it at the pop (frame_pop_rare()). */
+static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                           bool *killed)
 {
     mt_err_t result = t->handler(t->state, port, data, len);
     port_irq_state_t s;
     task_t *top = handler_returned_lock(sched.current, result, &s, false);
+    if (killed) *killed = (top->flags & TASK_KILL_PENDING) != 0;
     frame_pop_irq_off(top);
     port_irq_restore(s);
     return result;
@@ -121,14 +124,14 @@ static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data
 
 mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    return frame_run_inline(t, port, data, len);
+    return frame_run_inline(t, port, data, len, NULL);
 }
 
 /* frame_run_inline() and the drain after it, so that the heap way's send
  * passes on by a tail call as the others do (dispatch_run()). */
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    frame_run_inline(t, port, data, len);
+    frame_run_inline(t, port, data, len, NULL);
     return drain_above(sched.running_prio);
 }
 
@@ -382,11 +385,15 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     port_irq_restore(s);
     if (block && !len) mem_release(block);
     log_event(EV_START, pid, port);
-    mt_err_t result = frame_run_inline(t, port, len ? block : NULL, len);
-    /* Under the lock: with interrupts on, a handler run at an interrupt's
-     * exit may kill a task of t's probe chain, whose backward shift could
-     * move t behind a probe that has passed its new slot (task.c). */
-    if (task_find_locked(pid) != t) result = MT_ERR_NO_TASK; /* it killed itself */
+    bool killed;
+    mt_err_t result = frame_run_inline(t, port, len ? block : NULL, len, &killed);
+    /* A kill while it ran ended it at the pop: told by its flags then, not
+     * by the table, where a task given its pid since (by a handler run at
+     * an interrupt's exit) may hold its freed control block. The table
+     * tells a kill after the pop; under the lock: a handler run at an
+     * interrupt's exit may kill a task of t's probe chain, whose backward
+     * shift could move t behind a probe that has passed its new slot. */
+    if (killed || task_find_locked(pid) != t) result = MT_ERR_NO_TASK;
     (void) drain_above(sched.running_prio);
     return result;
 }

@@ -67,16 +67,14 @@ enum {
     MSG_QUIT = 'Q'     /* u8 status */
 };
 
-enum { EV_RX = 1, EV_TX_DONE = 2, EV_PROBE = 3, EV_HOST = 4 };
-
 typedef struct bus_event {
     uint64_t at;
     uint8_t kind;
-    uint8_t result;               /* EV_TX_DONE */
-    uint32_t value;               /* EV_RX: counter capture; EV_PROBE: probe id */
-    bool *accepted;               /* EV_RX injected by a test */
-    uint16_t n;                   /* EV_RX: frame bytes; EV_HOST: message bytes */
-    uint8_t frame[BUS_FRAME_MAX]; /* EV_HOST: the host's message */
+    uint8_t result;               /* HUB_EV_TX_DONE */
+    uint32_t value;               /* HUB_EV_RX: counter capture; HUB_EV_PROBE: probe id */
+    bool *accepted;               /* HUB_EV_RX injected by a test */
+    uint16_t n;                   /* HUB_EV_RX: frame bytes; HUB_EV_HOST: message bytes */
+    uint8_t frame[BUS_FRAME_MAX]; /* HUB_EV_HOST: the host's message */
 } bus_event_t;
 
 static struct {
@@ -196,24 +194,19 @@ static void push_event(const bus_event_t *e)
     port_native_irq_schedule(NATIVE_BUS_LINE, e->at);
 }
 
-/* An EVENT message from the hub; it is always in our future. */
+/* An EVENT message from the hub: always in our future, of a known kind,
+ * with every field its kind has (hub_link_read_event()); anything else ends
+ * the run before any of it is used (the hub and this module disagree about
+ * the link). */
 static void take_event(const uint8_t *body, size_t n)
 {
-    bus_event_t e = {.at = hub_link_get(body, 8), .kind = body[8]};
-    if (n < 9 || e.at <= port_native_time()) link_fatal("bus event in the past");
-    if (e.kind == EV_TX_DONE) e.result = body[9];
-    if (e.kind == EV_PROBE) e.value = (uint32_t) hub_link_get(body + 9, 4);
-    if (e.kind == EV_RX) {
-        e.value = (uint32_t) hub_link_get(body + 9, 4);
-        e.n = (uint16_t) (n - 13);
-        if (n < 13 || e.n > BUS_FRAME_MAX) link_fatal("bad frame from the hub");
-        memcpy(e.frame, body + 13, e.n);
-    }
-    if (e.kind == EV_HOST) {
-        e.n = (uint16_t) (n - 9);
-        if (e.n > BUS_FRAME_MAX) link_fatal("bad host message from the hub");
-        memcpy(e.frame, body + 9, e.n);
-    }
+    hub_link_event_t r;
+    _Static_assert(PORT_BUS_UNREACHABLE + 1 == HUB_TX_RESULTS, "the link's results are the port's");
+    if (!hub_link_read_event(body, n, BUS_FRAME_MAX, &r)) link_fatal("bad bus event from the hub");
+    if (r.at <= port_native_time()) link_fatal("bus event in the past");
+    bus_event_t e = {.at = r.at, .kind = r.kind, .result = r.result, .value = r.value};
+    e.n = (uint16_t) r.n;
+    if (r.n) memcpy(e.frame, r.data, r.n);
     push_event(&e);
 }
 
@@ -242,8 +235,9 @@ static uint64_t grant(uint64_t now, uint64_t want, bool sleeping)
         } else if (type == MSG_GRANT && n == 8) {
             return hub_link_get(msg_buf, 8);
         } else if (type == MSG_QUIT) {
+            int status = n ? msg_buf[0] : 0; /* read before STATS reuses the buffer */
             print_stats();
-            port_halt(n ? msg_buf[0] : 0);
+            port_halt(status);
         } else {
             link_fatal("unexpected message from the hub");
         }
@@ -272,17 +266,17 @@ static void answer_probe(const bus_event_t *e)
 
 static void handle(bus_event_t *e)
 {
-    if (e->kind == EV_RX) {
+    if (e->kind == HUB_EV_RX) {
         port_native_busy(copy_ticks(e->n)); /* the CPU reads the frame out */
         bus_rx_t verdict = bus_isr_rx(e->frame, e->n, (port_counter_t) e->value);
         if (e->accepted) *e->accepted = verdict == BUS_RX_ACCEPTED;
         send_rxdone(verdict);
-    } else if (e->kind == EV_TX_DONE) {
+    } else if (e->kind == HUB_EV_TX_DONE) {
         L.tx_busy = false;
         bus_isr_tx_done((port_bus_result_t) e->result);
-    } else if (e->kind == EV_PROBE && L.fd >= 0) {
+    } else if (e->kind == HUB_EV_PROBE && L.fd >= 0) {
         answer_probe(e);
-    } else if (e->kind == EV_HOST && L.host) {
+    } else if (e->kind == HUB_EV_HOST && L.host) {
         L.host(e->frame, e->n);
     }
 }
@@ -399,7 +393,7 @@ void port_native_bus_capture(native_bus_tx_fn fn)
 
 void port_native_bus_inject_rx(const uint8_t *frame, uint16_t n, uint64_t at, bool *accepted)
 {
-    bus_event_t e = {.at = at, .kind = EV_RX, .accepted = accepted, .n = n};
+    bus_event_t e = {.at = at, .kind = HUB_EV_RX, .accepted = accepted, .n = n};
     if (n > BUS_FRAME_MAX) link_fatal("injected frame too long");
     memcpy(e.frame, frame, n);
     /* The capture: the counter at `at`, as the interface latches it. */
@@ -409,7 +403,7 @@ void port_native_bus_inject_rx(const uint8_t *frame, uint16_t n, uint64_t at, bo
 
 void port_native_bus_inject_tx_done(uint8_t result, uint64_t at)
 {
-    push_event(&(bus_event_t){.at = at, .kind = EV_TX_DONE, .result = result});
+    push_event(&(bus_event_t){.at = at, .kind = HUB_EV_TX_DONE, .result = result});
 }
 
 /* ------------------------------------------------------------- options */

@@ -21,6 +21,34 @@ uint64_t hub_link_get(const uint8_t *p, uint8_t bytes)
     return v;
 }
 
+bool hub_link_read_event(const uint8_t *body, size_t n, size_t data_max, hub_link_event_t *e)
+{
+    if (n < 9) return false;
+    *e = (hub_link_event_t){.at = hub_link_get(body, 8), .kind = body[8]};
+    const uint8_t *rest = body + 9;
+    size_t left = n - 9;
+    switch (e->kind) {
+    case HUB_EV_TX_DONE:
+        e->result = left == 1 ? rest[0] : 0u;
+        return left == 1 && e->result < HUB_TX_RESULTS;
+    case HUB_EV_PROBE:
+        e->value = left == 4 ? (uint32_t) hub_link_get(rest, 4) : 0u;
+        return left == 4;
+    case HUB_EV_RX:
+        if (left < 4 || left - 4 > data_max) return false;
+        e->value = (uint32_t) hub_link_get(rest, 4);
+        e->data = rest + 4;
+        e->n = left - 4;
+        return true;
+    case HUB_EV_HOST:
+        e->data = rest;
+        e->n = left;
+        return left <= data_max;
+    default:
+        return false;
+    }
+}
+
 bool hub_link_write(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {

@@ -19,6 +19,26 @@ typedef enum {
     HUB_LINK_BROKEN  /* an error other than an interrupted call */
 } hub_link_status_t;
 
+/* The kinds of an EVENT (hub -> module); HOST goes to native modules only. */
+enum { HUB_EV_RX = 1, HUB_EV_TX_DONE = 2, HUB_EV_PROBE = 3, HUB_EV_HOST = 4 };
+/* A TX_DONE's results: 0 sent, 1 rejected, 2 unreachable (port_bus_result_t). */
+#define HUB_TX_RESULTS 3u
+
+/* An EVENT's body read: its time, kind and the fields its kind has. */
+typedef struct hub_link_event {
+    uint64_t at;
+    uint8_t kind;
+    uint8_t result;      /* HUB_EV_TX_DONE: the interface's result */
+    uint32_t value;      /* HUB_EV_RX: the counter capture; HUB_EV_PROBE: the probe's id */
+    const uint8_t *data; /* HUB_EV_RX: the frame; HUB_EV_HOST: the message; inside the body */
+    size_t n;            /* bytes at data */
+} hub_link_event_t;
+
+/* Reads the n-byte body of an EVENT into *e: false, and nothing of it to be
+ * used, for a kind other than the four, a body that is not exactly its
+ * kind's fields (a frame or message after them: at most data_max bytes), or
+ * a TX_DONE result that is none of HUB_TX_RESULTS. */
+bool hub_link_read_event(const uint8_t *body, size_t n, size_t data_max, hub_link_event_t *e);
 /* Writes v into p[0 .. bytes-1], least significant byte first; returns p + bytes. */
 uint8_t *hub_link_put(uint8_t *p, uint64_t v, uint8_t bytes);
 /* The little-endian number in p[0 .. bytes-1]. */

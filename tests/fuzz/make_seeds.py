@@ -242,6 +242,14 @@ def seeds():
                 for w in (1000000, 2000000, 0x80000000, 0x80100000)),
         },
         "fuzz_bus_rx": bus_rx_seeds(desc),
+        # data_max, then an EVENT's body: u64 at, u8 kind, its fields
+        "fuzz_hub_event": {
+            "rx": bytes([0xFF]) + struct.pack("<QBI", 5000, 1, 77)
+            + frame(DATA, 0, 1, 5, 0x20, PORT_0, 0x30, 2, b"payload"),
+            "tx_done": bytes([0xFF]) + struct.pack("<QBB", 6000, 2, 1),
+            "probe": bytes([0xFF]) + struct.pack("<QBI", 7000, 3, 9),
+            "host": bytes([16]) + struct.pack("<QB", 8000, 4) + b"hello",
+        },
         "fuzz_state_layout": {
             # u8 at 0, u16 at 2, u32 at 4, u16[4] at 8: 15 bytes on the wire
             "mixed": state_layout([(0, 1, 1), (2, 1, 2), (4, 1, 4), (8, 4, 2)],

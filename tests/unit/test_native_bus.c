@@ -14,8 +14,8 @@
  * before initialising, with remote control blocks for tasks elsewhere, and
  * failing the load on every module for a task on a module the device does
  * not have or one whose program another module lacks, naming task and
- * module; a message given up (rejected on every try, or unreachable)
- * reported to the task that sent it, and a receiver reporting the gap in
+ * module, or on a module with no message block for the description; a message given up (rejected on
+ * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
  * a sender's sequence numbers before it delivers what follows.
  */
 #include <string.h>
@@ -588,6 +588,48 @@ static void test_description_undone_when_a_module_fails(void **state)
     assert_int_equal(load_and_create(), base);
 }
 
+/* A description from another module that finds no message block here:
+ * this module cannot take part and says so (its outcome, the error), so
+ * that every module undoes its part on the verdict; without that outcome
+ * every module would wait for this one's for ever, and refuse any later
+ * load. */
+static void test_description_without_a_message_block_fails_everywhere(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = 0x22, .prio = 3, .handler = recorder}),
+                     MT_OK);
+    while (sched_send_to(0x22, PORT_0, "h", 1, 0) == MT_OK) continue; /* held: the pool runs out */
+    drain_log();
+    uint16_t len = two_module_desc(desc);
+    bus_frame_t d = {.type = BUS_FRAME_DESC,
+                     .src = 0,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_APPMGR,
+                     .port = PORT_0,
+                     .len = len,
+                     .payload = desc};
+    unsigned before = n_sent;
+    assert_true(receive(&d, false));
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.payload[0], MT_ERR_QUEUE_FULL);
+    assert_int_equal(created.payload[1], APPMGR_NO_TASK);
+    finish_tx(PORT_BUS_SENT); /* our outcome reached everyone */
+    assert_int_equal(sched_task_init(0x22, NULL, 0), MT_OK);
+    sched_run_pending(); /* the held messages give their blocks back */
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    /* The verdict came: the next description may go. */
+    assert_int_equal(bus_app_load(desc, len), MT_OK);
+}
+
 /* ---- the sender of a message that came by bus ---- */
 
 static void test_received_message_names_its_sender(void **state)
@@ -1077,6 +1119,7 @@ int main(void)
         cmocka_unit_test_setup(test_description_with_a_task_on_a_missing_module_fails_everywhere,
                                setup),
         cmocka_unit_test_setup(test_verdict_names_the_task_another_module_refused, setup),
+        cmocka_unit_test_setup(test_description_without_a_message_block_fails_everywhere, setup),
         cmocka_unit_test_setup(test_received_message_names_its_sender, setup),
         cmocka_unit_test_setup(test_received_multicast_names_its_sender, setup),
         cmocka_unit_test_setup(test_own_multicast_names_its_sender, setup),

@@ -10,6 +10,10 @@
  * - A task killed by a more important handler runs FINAL under the
  *   killer's priority: nothing the killer outranks, its own waiting
  *   message among them, may start above FINAL (rule 4 for the killer).
+ * - A task called by the kernel (sched_task_call(), the migrator's
+ *   SERIALIZE and DESERIALIZE) that kills itself is reported gone, even
+ *   when an interrupt right after its pop creates a new task of the same
+ *   pid in its freed control block (the same pid at the same address).
  *
  * Without the event log the pending interrupt is taken exactly in those
  * windows (with it, a record's own lock may take it earlier, which must be
@@ -19,6 +23,7 @@
  */
 #include <stdatomic.h>
 
+#include "motet/slab.h"
 #include "native.h"
 #include "sched_internal.h"
 #include "test_support.h"
@@ -159,6 +164,63 @@ static void test_final_under_a_more_important_killer_keeps_its_priority(void **s
     assert_null(sched_find_task(PID_LOWT));
 }
 
+/* ---- a called task that kills itself, and its pid's new task ---- */
+
+extern slab_cache_t task_cache; /* task.c */
+
+enum { PID_CALLED = 0x30, PID_CREATOR };
+
+static task_t *called_block;
+static bool called_block_was_free;
+
+/* Its FINAL returns with interrupts off and one pending: nothing of the
+ * kill takes it, and the first restore after the pop does, the moment an
+ * interrupt would find the control block freed and the pid unused. */
+static mt_err_t called(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_0) assert_int_equal(sched_task_kill(PID_CALLED), MT_OK); /* waits */
+    if (port == PORT_FINAL) {
+        (void) port_irq_save();
+        atomic_fetch_or(&port_native_irq_pending, 1u << 0);
+    }
+    return MT_OK;
+}
+
+static void isr_recreates_called(void)
+{
+    called_block_was_free = !sched_find_task(PID_CALLED) && !slab_owns(&task_cache, called_block);
+    assert_int_equal(sched_post_isr(PID_CREATOR, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static mt_err_t creator(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    task_spec_t spec = {.pid = PID_CALLED, .prio = 2, .handler = called};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    return MT_OK;
+}
+
+static void test_a_called_task_that_kills_itself_is_gone_though_its_pid_lives_again(void **state)
+{
+    (void) state;
+    make(PID_CALLED, 2, called);
+    make(PID_CREATOR, 7, creator);
+    port_native_irq_attach(0, isr_recreates_called);
+    called_block_was_free = false;
+    called_block = sched_find_task(PID_CALLED);
+    assert_int_equal(sched_task_call(called_block, PORT_0, NULL, 0), MT_ERR_NO_TASK);
+    /* The case this tests: the new task took the old one's freed block. */
+    assert_true(called_block_was_free);
+    assert_ptr_equal(sched_find_task(PID_CALLED), called_block);
+    assert_int_equal(called_block->flags & TASK_INITIALISED, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +231,8 @@ int main(void)
         cmocka_unit_test_setup(test_an_interrupt_during_final_runs_nothing_of_it, test_boot),
         cmocka_unit_test_setup(test_final_under_a_more_important_killer_keeps_its_priority,
                                test_boot),
+        cmocka_unit_test_setup(
+            test_a_called_task_that_kills_itself_is_gone_though_its_pid_lives_again, test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,14 +19,14 @@ from . import build
 
 ROOT = build.ROOT
 TARGETS = ("fuzz_app_file", "fuzz_appdesc", "fuzz_appmgr", "fuzz_bus_frame", "fuzz_bus_rx",
-           "fuzz_migrate_image", "fuzz_state_layout", "fuzz_timesync")
+           "fuzz_hub_event", "fuzz_migrate_image", "fuzz_state_layout", "fuzz_timesync")
 SEEDS = ROOT / "tests" / "fuzz" / "corpus"
 FUZZ_FLAGS = ("-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all "
               "-fno-omit-frame-pointer")
 CMAKE_ARGS = ("-DCMAKE_C_COMPILER=clang", "-DMOTET_BUILD_FUZZ=ON",
               f"-DCMAKE_C_FLAGS={FUZZ_FLAGS}",
               "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
-# What `motet test` gives each target: 40 s of fuzzing for the eight, two
+# What `motet test` gives each target: 45 s of fuzzing for the nine, two
 # targets at a time on a 2-core machine.
 TEST_SECONDS = 5
 
@@ -95,10 +95,12 @@ def report_section(seconds, rows):
 
 # What each target feeds the kernel (tests/fuzz/*.c).
 WHAT = {
+    "fuzz_app_file": "a description file with names, as a module program reads it (--app-file)",
     "fuzz_appdesc": "an application description to appdesc_parse()",
     "fuzz_appmgr": "a description to the application manager, which creates the tasks",
     "fuzz_bus_frame": "bytes to the frame decoder, re-encoded when accepted",
     "fuzz_bus_rx": "a module's whole frame input: every frame type, tx-done and time events",
+    "fuzz_hub_event": "an EVENT from the hub to the reader native modules and the AVR harness share",
     "fuzz_migrate_image": "a migration image to its decoder",
     "fuzz_state_layout": "a task's state in its program's layout to its decoder",
     "fuzz_timesync": "time-sync beacons to the clock fit",

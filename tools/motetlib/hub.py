@@ -103,6 +103,13 @@ STATS_FIELDS = ("tx_frames", "tx_bytes", "tx_retransmits", "tx_given_up", "tx_un
                 "tx_queue_high", "beacons", "rx_bad", "rx_missed")
 
 
+# The body of each message a module sends, after its u64 tick: (least, most)
+# bytes, None for no bound (docs/bus.md); an emulated module's ADVANCE
+# adds the cycles it has slept.
+MODULE_BODIES = {"T": (0, None), "R": (1, 1), "P": (13, 13), "S": (2, None), "D": (9, 9),
+                 "A": (9, 17), "K": (4 * len(STATS_FIELDS), 4 * len(STATS_FIELDS))}
+
+
 def pack_msg(mtype: str, body: bytes = b"") -> bytes:
     return struct.pack("<IB", 1 + len(body), ord(mtype)) + body
 
@@ -629,15 +636,29 @@ class Hub:
         m.rbuf += chunk
         while len(m.rbuf) >= 5:
             length, mtype = struct.unpack_from("<IB", m.rbuf)
+            if length == 0:
+                raise HubError(f"m{m.id} ({m.spec.name}) sent a message of length 0")
             if len(m.rbuf) < 4 + length:
                 break
             body = bytes(m.rbuf[5:4 + length])
             del m.rbuf[:4 + length]
             self.message(m, chr(mtype), body)
 
+    def check_message(self, m, mtype, body):
+        """A module's message of a type it sends, with exactly its fields;
+        anything else stops the run (HubError) before any of it is used."""
+        least, most = MODULE_BODIES.get(mtype, (None, None))
+        if mtype == "A" and m.kind.free_running:
+            least = 17
+        n = len(body) - 8
+        if least is None or n < least or (most is not None and n > most):
+            raise HubError(f"m{m.id} ({m.spec.name}) sent a malformed message: type "
+                           f"{mtype!r} with {max(n, 0)} bytes after its tick")
+
     def message(self, m, mtype, body):
         if m.dead:
             return
+        self.check_message(m, mtype, body)
         (local,) = struct.unpack_from("<Q", body)
         rest = body[8:]
         if m.unresponsive and self.end_reason is None:

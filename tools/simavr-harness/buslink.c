@@ -45,15 +45,13 @@
 #define EVENTS_MAX     16u
 #define FOREVER        UINT64_MAX
 
-enum { EV_RX = 1, EV_TX_DONE = 2, EV_PROBE = 3 };
-
 typedef struct bus_event {
     uint64_t due;
     uint8_t kind;
     uint8_t result;
-    uint32_t probe; /* EV_PROBE: its id */
+    uint32_t probe; /* HUB_EV_PROBE: its id */
     uint16_t n;
-    uint8_t frame[FRAME_MAX]; /* EV_RX */
+    uint8_t frame[FRAME_MAX]; /* HUB_EV_RX */
 } bus_event_t;
 
 /* The hub sends each module's events in the order they are due, so one
@@ -146,18 +144,18 @@ static void present_next(void)
     while (!B.presenting && B.arrived > 0 && B.rx_addr != 0) {
         bus_event_t *e = &B.ev[B.head];
         avr_t *avr = B.avr;
-        if (e->kind == EV_RX && e->n > B.rx_cap) {
+        if (e->kind == HUB_EV_RX && e->n > B.rx_cap) {
             /* Too long for the driver's buffer: the interface rejects it. */
             uint8_t verdict = 0;
             send_msg('R', &verdict, 1);
             drop_head();
             continue;
         }
-        if (e->kind == EV_RX) {
+        if (e->kind == HUB_EV_RX) {
             memcpy(avr->data + B.rx_addr, e->frame, e->n);
             reg_set16(AVR_BUS_IF_LEN_LO, e->n);
             avr->data[AVR_BUS_IF_EVENT] = AVR_BUS_EV_RX;
-        } else if (e->kind == EV_TX_DONE) {
+        } else if (e->kind == HUB_EV_TX_DONE) {
             avr->data[AVR_BUS_IF_RESULT] = e->result;
             avr->data[AVR_BUS_IF_EVENT] = AVR_BUS_EV_TX_DONE;
         } else {
@@ -205,7 +203,7 @@ static void probe_done(void)
         memcpy(body + 4, avr->data + addr, n);
         send_msg('P', body, sizeof body);
     }
-    event_taken(EV_PROBE);
+    event_taken(HUB_EV_PROBE);
 }
 
 static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
@@ -220,13 +218,14 @@ static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *para
         if ((uint32_t) B.rx_addr + B.rx_cap > (uint32_t) avr->ramend + 1u) B.rx_cap = 0;
         present_next();
     } else if (v == AVR_BUS_CMD_EVENT_DONE) {
-        event_taken(EV_TX_DONE);
-    } else if (v == AVR_BUS_CMD_PROBE_DONE && B.presenting && B.ev[B.head].kind == EV_PROBE) {
+        event_taken(HUB_EV_TX_DONE);
+    } else if (v == AVR_BUS_CMD_PROBE_DONE && B.presenting && B.ev[B.head].kind == HUB_EV_PROBE) {
         probe_done();
-    } else if ((v & 0xF0u) == AVR_BUS_CMD_RX_DONE && B.presenting && B.ev[B.head].kind == EV_RX) {
+    } else if ((v & 0xF0u) == AVR_BUS_CMD_RX_DONE && B.presenting &&
+               B.ev[B.head].kind == HUB_EV_RX) {
         uint8_t verdict = (uint8_t) (v & 0x0Fu);
         send_msg('R', &verdict, 1);
-        event_taken(EV_RX);
+        event_taken(HUB_EV_RX);
     }
 }
 
@@ -253,21 +252,18 @@ static avr_cycle_count_t event_due(struct avr_t *avr, avr_cycle_count_t when, vo
  * probe's id). */
 static void take_event(const uint8_t *body, size_t n)
 {
-    if (n < 9) link_fatal("short event from the hub");
-    uint8_t kind = body[8];
-    if (kind == EV_PROBE && n < 13) link_fatal("short probe from the hub");
+    hub_link_event_t r;
+    /* A host's message is for native modules' programs only. */
+    if (!hub_link_read_event(body, n, FRAME_MAX, &r) || r.kind == HUB_EV_HOST)
+        link_fatal("bad bus event from the hub");
     if (B.count == EVENTS_MAX) link_fatal("too many bus events pending");
     bus_event_t *e = &B.ev[(B.head + B.count) % EVENTS_MAX];
-    e->due = hub_link_get(body, 8);
-    e->kind = kind;
-    e->result = kind == EV_TX_DONE && n >= 10 ? body[9] : 0;
-    e->probe = kind == EV_PROBE ? (uint32_t) hub_link_get(body + 9, 4) : 0u;
-    e->n = 0;
-    if (kind == EV_RX) {
-        if (n < 13 || n - 13 > FRAME_MAX) link_fatal("bad frame event from the hub");
-        e->n = (uint16_t) (n - 13); /* after the capture, which the driver takes itself */
-        memcpy(e->frame, body + 13, e->n);
-    }
+    e->due = r.at;
+    e->kind = r.kind;
+    e->result = r.result;
+    e->probe = r.kind == HUB_EV_PROBE ? r.value : 0u;
+    e->n = (uint16_t) r.n; /* a frame's, after the capture, which the driver takes itself */
+    if (r.n) memcpy(e->frame, r.data, r.n);
     B.count++;
     uint64_t now = B.avr->cycle;
     avr_cycle_timer_register(B.avr, e->due > now ? e->due - now : 1u, event_due, e);
