@@ -62,28 +62,43 @@ static MT_NOINLINE void frame_pop_rare(task_t *t)
 /* Pop t's frame, the top one, and reopen its gate if t is simply idle
  * again, as its gate says (GATE_STACKED: it was open at the push and no
  * change of flags has closed it since); false leaves the rest to
- * frame_pop_rare(). Irq off: a handler run at an interrupt's exit could
- * otherwise kill t between the pop and the reopening of its gate, or see
- * its flags half written. */
-static MT_INLINE bool frame_pop_plain_irq_off(task_t *t)
+ * frame_pop_rare(). `keep_level`: a frame pushed for a message taken off
+ * the queue or the interrupt slot, whose level is the one it restores
+ * (taken_push_irq_off()) and still the running one (every frame above it
+ * has restored what it found): the store is left out. Irq off: a handler
+ * run at an interrupt's exit could otherwise kill t between the pop and
+ * the reopening of its gate, or see its flags half written. */
+static MT_INLINE bool frame_pop_plain_irq_off(task_t *t, bool keep_level)
 {
     sched.current = t->below;
-    sched.running_prio = t->below_prio;
+    MT_DEBUG_ASSERT(!keep_level || (sched.running_prio == t->prio && t->below_prio == t->prio));
+    if (!keep_level) sched.running_prio = t->below_prio;
     mt_prio_t stacked = t->gate;
     if (stacked < -GATE_STACKED) return false;
     t->gate = (mt_prio_t) (stacked + GATE_STACKED);
     return true;
 }
 
-/* Pop t's frame, the top one, and finish what came with it; irq off. */
-static MT_INLINE void frame_pop_irq_off(task_t *t)
+/* Pop t's frame, the top one, and finish what came with it; irq off.
+ * `keep_level` as for frame_pop_plain_irq_off(). */
+static MT_INLINE void frame_pop_irq_off(task_t *t, bool keep_level)
 {
-    if (!frame_pop_plain_irq_off(t)) frame_pop_rare(t);
+    if (!frame_pop_plain_irq_off(t, keep_level)) frame_pop_rare(t);
+}
+
+/* Interrupts off for a frame's pop: their state in *s, or none (s NULL)
+ * for a caller that enabled them itself. */
+static MT_INLINE void lock_for_pop(port_irq_state_t *s)
+{
+    if (s)
+        *s = port_irq_save();
+    else
+        port_irq_disable();
 }
 
 /* What follows a handler's return: its END logged and a heap payload it
- * left freed, then interrupts off (state in *s) for the caller's pop of the
- * frame. The END carries the handler's result (log_drain() gives a failure
+ * left freed, then interrupts off (lock_for_pop()) for the caller's pop of
+ * the frame. The END carries the handler's result (log_drain() gives a failure
  * back as its ERROR) and no port (the drain has it from the START); it comes
  * before the free of a payload the handler left, and otherwise in the pop's
  * critical section. `top` is the task, the top frame again: every frame
@@ -99,9 +114,9 @@ static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, por
     if (!bare && top->payload) {
         log_event_inline(EV_END, top->pid, (uint16_t) result);
         send_drop_payload(top);
-        *s = port_irq_save();
+        lock_for_pop(s);
     } else {
-        *s = port_irq_save();
+        lock_for_pop(s);
         log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
     }
     return top;
@@ -117,7 +132,7 @@ static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data
     port_irq_state_t s;
     task_t *top = handler_returned_lock(sched.current, result, &s, false);
     if (killed) *killed = (top->flags & TASK_KILL_PENDING) != 0;
-    frame_pop_irq_off(top);
+    frame_pop_irq_off(top, false);
     port_irq_restore(s);
     return result;
 }
@@ -160,7 +175,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     port_irq_state_t s = port_irq_save();
     /* As in frame_run_inline(), in the pop's critical section. */
     log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
-    if (!frame_pop_plain_irq_off(top)) return dispatch_end_rare(top, s);
+    if (!frame_pop_plain_irq_off(top, false)) return dispatch_end_rare(top, s);
     /* Read under the lock, not again after it: whatever an interrupt runs
      * once it goes gives the level back as it found it. */
     mt_prio_t prio = sched.running_prio;
@@ -173,7 +188,7 @@ void frame_cancel(task_t *t)
 {
     port_irq_state_t s = port_irq_save();
     t->flags &= (uint8_t) ~TASK_INIT_RUNNING;
-    frame_pop_irq_off(t);
+    frame_pop_irq_off(t, false);
     port_irq_restore(s);
 }
 
@@ -183,7 +198,8 @@ void frame_cancel(task_t *t)
  * from taking a message off the queue to starting its handler, and from
  * one handler's return to taking the next, it stays at the level just
  * taken (the frame pushed for a queued message saves that level as the
- * one to restore). An interrupt that comes in between therefore runs at
+ * one to restore, and its pop, finding it still the running one, leaves
+ * it). An interrupt that comes in between therefore runs at
  * its exit only what outranks that level, as it would during the handler
  * (rule 3); seeing the floor instead, it would run later messages of the
  * level before the one just taken (rule 2), and drain the rest itself,
@@ -218,12 +234,10 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
     mt_port_t port = taken_push_irq_off(t, m, slot);
     port_irq_enable();
     /* One lock for the pop, the block and the next message (interrupts
-     * were enabled above: the saved state is not needed). */
+     * were enabled above: no state to keep). */
     mt_err_t result = t->handler(t->state, port, slot ? NULL : m->data, slot ? 0 : m->len);
-    port_irq_state_t unused;
-    task_t *top = handler_returned_lock(slot ? t : sched.current, result, &unused, true);
-    (void) unused;
-    frame_pop_irq_off(top);
+    task_t *top = handler_returned_lock(slot ? t : sched.current, result, NULL, true);
+    frame_pop_irq_off(top, true);
 }
 
 /* The flags that make a queued message more than a plain one: held for
@@ -259,7 +273,7 @@ static MT_NOINLINE bool drain_rare(msg_t *m)
     (void) frame_run(t, port, m->data, m->len);
     m->flags &= (uint8_t) ~MSG_HEAP; /* the frame's, freed or taken by now */
     sched_msg_free(m);
-    (void) port_irq_save(); /* off again for the next message */
+    port_irq_disable(); /* off again for the next message */
     return true;
 }
 

@@ -135,7 +135,7 @@ typedef struct sched_state {
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
     uint8_t held;           /* messages held for uninitialised tasks */
     volatile bool stop;
-    task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid */
+    task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid; task_none where none */
     /* The rest of a kill asked for while its task ran, at its frame's pop;
      * irq off on entry and return. Set by sched_task_kill(), the only
      * source of TASK_KILL_PENDING, so that an image without kills links
@@ -155,7 +155,10 @@ extern sched_state_t sched;
 /* Local tasks are found by pid in an open-addressed table (linear probing):
  * the home slot folds the high nibble in, so that the system tasks (0xF0,
  * ...) take the top slots counting down while application pids (0x10, ...)
- * fill it from the bottom, one probe each in practice. */
+ * fill it from the bottom, one probe each in practice. An empty slot holds
+ * task_none, so that a fast path's probe needs no test for none: only a
+ * send to MT_PID_NONE, task_none's pid, can match it there, and its closed
+ * gate and flags send that the general way (send.c). */
 #define TASK_SLOT(pid)  ((uint8_t) (((pid) ^ ((pid) >> 4)) & (TASK_TABLE_SIZE - 1u)))
 #define NEXT_SLOT(slot) ((uint8_t) (((slot) + 1u) & (TASK_TABLE_SIZE - 1u)))
 
@@ -176,7 +179,7 @@ task_t *task_find_locked(mt_pid_t pid);
 static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
 {
     task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (!t || t->pid == pid) return t;
+    if (t != &task_none && t->pid == pid) return t;
     return sched_find_task(pid);
 }
 /* A pid a task may have: not a virtual pid (multicast, time sync), which
@@ -237,6 +240,17 @@ void task_set_flags(task_t *t, uint8_t set, uint8_t clear);
 static MT_INLINE mt_prio_t task_gate(const task_t *t)
 {
     return (t->flags & TASK_GATE_FLAGS) == TASK_INITIALISED ? t->prio : GATE_CLOSED;
+}
+/* True if t's flags let a send queue a message for it the plain way
+ * (initialised, not frozen, not being killed, not a thread's: those
+ * task_gate() opens the gate for), read from the gate alone: one that was
+ * opened stays at or above -GATE_STACKED while t is on the stack, one its
+ * flags keep closed is below. A change of flags while t is on the stack
+ * closes its gate until the pop, even to flags that would open it: a send
+ * then takes the general way, which has every case. */
+static MT_INLINE bool task_gate_opened(const task_t *t)
+{
+    return t->gate >= -GATE_STACKED;
 }
 /* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
  * creation order. */

@@ -183,7 +183,7 @@ static mt_err_t enqueue(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
 static MT_INLINE bool queue_small_irq_off(task_t *t, mt_port_t port, void *data, uint16_t len,
                                           mt_pid_t src)
 {
-    if ((t->flags & TASK_GATE_FLAGS) != TASK_INITIALISED || len > MSG_INLINE_BYTES) return false;
+    if (!task_gate_opened(t) || len > MSG_INLINE_BYTES) return false;
     msg_t *m = queue_take_block_irq_off();
     if (!m) return false;
     if (len) {
@@ -418,8 +418,10 @@ static MT_NOINLINE mt_err_t send_local_waiting(task_t *t, mt_port_t port, void *
 }
 
 /* A send by pid: the fast paths when pid's task sits in its home slot (a
- * virtual pid never does, so a hit there is a local task), else the
- * general path, for any destination or (`local_only`) local ones; `bare`:
+ * virtual pid never does, so a hit there is a local task; a send to
+ * MT_PID_NONE may find task_none in an empty slot, whose closed gate and
+ * flags send it the general way, as they do a route's), else the general
+ * path, for any destination or (`local_only`) local ones; `bare`:
  * sched_signal_to(), no payload and no flags. */
 static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                       uint8_t flags, bool local_only, bool bare)
@@ -428,8 +430,8 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
         mt_prio_t running = sched.running_prio;
         task_t *const *slot = &sched.tasks[TASK_SLOT(pid)];
         port_irq_state_t s = port_irq_save();
-        task_t *t = *slot;
-        if (t && t->pid == pid) {
+        task_t *t = *slot; /* task_none if empty: its pid is MT_PID_NONE */
+        if (t->pid == pid) {
             /* The top frame and the sender's pid are read under the lock,
              * by the way that needs them: a send that waits loads the pid
              * once, for its queue entry. */

@@ -28,6 +28,7 @@ task_t task_none = {.pid = MT_PID_NONE, .gate = GATE_CLOSED};
 
 void task_init_caches(void)
 {
+    for (uint16_t i = 0; i < TASK_TABLE_SIZE; i++) sched.tasks[i] = &task_none;
     slab_init(&task_cache);
     task_remote_init();
 }
@@ -40,7 +41,7 @@ task_t *sched_find_task(mt_pid_t pid)
     uint8_t slot = home;
     do { /* until an empty slot, or all the way round a full table */
         task_t *t = sched.tasks[slot];
-        if (!t) return NULL;
+        if (t == &task_none) return NULL;
         if (t->pid == pid) return t;
         slot = NEXT_SLOT(slot);
     } while (slot != home);
@@ -76,7 +77,7 @@ const program_t *sched_task_program(mt_pid_t pid)
 static void table_insert(task_t *t)
 {
     uint8_t slot = TASK_SLOT(t->pid);
-    while (sched.tasks[slot]) slot = NEXT_SLOT(slot);
+    while (sched.tasks[slot] != &task_none) slot = NEXT_SLOT(slot);
     sched.tasks[slot] = t;
 }
 
@@ -86,14 +87,14 @@ static void table_remove(const task_t *t)
 {
     uint8_t hole = TASK_SLOT(t->pid);
     while (sched.tasks[hole] != t) hole = NEXT_SLOT(hole);
-    sched.tasks[hole] = NULL;
-    for (uint8_t next = NEXT_SLOT(hole); sched.tasks[next]; next = NEXT_SLOT(next)) {
+    sched.tasks[hole] = &task_none;
+    for (uint8_t next = NEXT_SLOT(hole); sched.tasks[next] != &task_none; next = NEXT_SLOT(next)) {
         uint8_t home = TASK_SLOT(sched.tasks[next]->pid);
         /* Move it back unless its home lies cyclically in (hole, next]. */
         bool stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
         if (stays) continue;
         sched.tasks[hole] = sched.tasks[next];
-        sched.tasks[next] = NULL;
+        sched.tasks[next] = &task_none;
         hole = next;
     }
 }
@@ -101,8 +102,8 @@ static void table_remove(const task_t *t)
 static void forget_routes_to(const task_t *dead)
 {
     for (uint16_t i = 0; i < TASK_TABLE_SIZE; i++) {
-        task_t *t = sched.tasks[i];
-        for (uint8_t r = 0; t && r < t->n_routes; r++)
+        task_t *t = sched.tasks[i]; /* task_none has no routes */
+        for (uint8_t r = 0; r < t->n_routes; r++)
             if (t->routes[r].local == dead) t->routes[r].local = &task_none;
     }
 }

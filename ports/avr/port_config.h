@@ -125,6 +125,13 @@ static MT_INLINE void port_irq_enable(void)
 {
     __asm__ volatile("sei\n\tnop" ::: "memory");
 }
+/* Disabling without reading SREG first (PORT_IRQ_DISABLE_INLINE): the
+ * drain takes the lock after each handler it ran with interrupts enabled. */
+#define PORT_IRQ_DISABLE_INLINE 1
+static MT_INLINE void port_irq_disable(void)
+{
+    __asm__ volatile("cli" ::: "memory");
+}
 
 /* The counter inline too (port.h, PORT_COUNTER_INLINE): Timer1 in normal
  * mode (port_avr_timer.c), read through the shared TEMP register, so with

@@ -126,6 +126,13 @@ static MT_INLINE void port_irq_enable(void)
                    "isb" ::
                        : "memory");
 }
+/* Disabling without reading PRIMASK first (PORT_IRQ_DISABLE_INLINE): the
+ * drain takes the lock after each handler it ran with interrupts enabled. */
+#define PORT_IRQ_DISABLE_INLINE 1
+static MT_INLINE void port_irq_disable(void)
+{
+    __asm volatile("cpsid i" ::: "memory");
+}
 /* PRIMASK put back as it was, without a test, and without an ISB. ARMv7-M
  * makes a lowered PRIMASK certain to be seen only after an ISB, an
  * exception entry or an exception return; without one, an interrupt that

@@ -306,6 +306,33 @@ static void test_send_to_unknown_pid_is_rejected_and_logged(void **state)
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
 }
 
+/* An empty slot of the task table holds task_none, whose pid is
+ * MT_PID_NONE: a send to that pid finds it in its home slot (0) and must
+ * still be refused as a send to no task, by every way by pid, whether the
+ * slot is empty or holds a task with another pid. */
+static void expect_no_task_for_pid_none(void)
+{
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_send_to(MT_PID_NONE, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
+    assert_int_equal(sched_signal_to(MT_PID_NONE, PORT_0), MT_ERR_NO_TASK);
+    assert_int_equal(sched_send_to(MT_PID_NONE, PORT_0, "ab", 2, 0), MT_ERR_NO_TASK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 3);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_send_to_pid_none_finds_no_task_in_its_slot(void **state)
+{
+    (void) state;
+    expect_no_task_for_pid_none();
+    make(0x11, 2, worker); /* home slot 0, as MT_PID_NONE's */
+    expect_no_task_for_pid_none();
+    assert_int_equal(received, 0);
+    assert_int_equal(sched_signal_to(0x11, PORT_0), MT_OK); /* the slot's own task */
+    assert_int_equal(received, 1);
+    assert_int_equal(sched_task_kill(0x11), MT_OK); /* the slot empty again */
+    expect_no_task_for_pid_none();
+}
+
 static void test_send_to_unknown_port_is_rejected_and_logged(void **state)
 {
     (void) state;
@@ -1002,6 +1029,7 @@ int main(void)
         cmocka_unit_test_setup(test_multicast_members_of_one_level_keep_their_join_order, setup),
         cmocka_unit_test_setup(test_multicast_table_full_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_to_unknown_pid_is_rejected_and_logged, setup),
+        cmocka_unit_test_setup(test_send_to_pid_none_finds_no_task_in_its_slot, setup),
         cmocka_unit_test_setup(test_send_to_unknown_port_is_rejected_and_logged, setup),
         cmocka_unit_test_setup(test_send_on_missing_output_port_is_rejected, setup),
         cmocka_unit_test_setup(test_signal_to_a_higher_task_runs_it_at_once_without_payload, setup),

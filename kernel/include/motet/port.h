@@ -145,6 +145,16 @@ bool port_in_isr(void);
 /* Enable interrupts unconditionally; task context only. */
 void port_irq_enable(void);
 #endif
+#ifndef PORT_IRQ_DISABLE_INLINE
+/* Disable interrupts, for a caller that wants no state to restore (it
+ * enabled them itself); task context only. A port whose save reads the
+ * state in an instruction of its own defines it in port_config.h without
+ * that read, and PORT_IRQ_DISABLE_INLINE. */
+static MT_INLINE void port_irq_disable(void)
+{
+    (void) port_irq_save();
+}
+#endif
 
 /* ---- time: one free-running counter and one compare ---- */
 
