@@ -16,26 +16,55 @@
 #include "sched_internal.h"
 #include "thread_internal.h"
 
-/* Whether a bare message from an interrupt body to the initialised task t
- * may wait in the slot: the slot's block is free, t's gate is open (idle,
- * not frozen, not bound to a thread) above the interrupted frame and above
- * everything queued, and no thread was interrupted (its policy, not the
- * exit's drain, decides what runs then); irq off. */
-static MT_INLINE bool isr_slot_fits(const task_t *t)
+/* Whether the slot's block is free; irq off. */
+static MT_INLINE bool isr_slot_free(void)
 {
-    return port_in_isr() && t->gate > sched.running_prio && t->gate > queue_top &&
-           !sched.isr_msg.flags && !(MOTET_THREADS && thread_running());
+    return !sched.isr_msg.flags;
 }
 
-/* Leave t's bare message for `port` in the slot; irq off. Its payload and
+/* Whether a bare message from an interrupt body to the initialised task t
+ * may wait in the slot to run first at the exit: t's gate is open (idle,
+ * not frozen, not bound to a thread) above the interrupted frame and above
+ * everything queued, the slot's block is free, and no thread was
+ * interrupted (its policy, not the exit's drain, decides what runs then);
+ * irq off. The gate first: a post to the running task, or below it,
+ * fails after that one test. */
+static MT_INLINE bool isr_slot_fits(const task_t *t)
+{
+    return t->gate > sched.running_prio && port_in_isr() && t->gate > queue_top &&
+           isr_slot_free() && !(MOTET_THREADS && thread_running());
+}
+
+/* Leave t's bare message for `port` in the slot, as `how` says: to run at
+ * the exit (MSG_IN_SLOT) or parked (MSG_PARKED); irq off. Its payload and
  * sender stay as sched_init() cleared them: none, MT_PID_NONE (the exit
  * passes those on as constants; a queued slot message reads them). */
-static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port)
+static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port, uint8_t how)
 {
     msg_t *m = &sched.isr_msg;
     m->task = t;
     m->port = port;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_IN_SLOT;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | how;
+}
+
+/* The end of a post that filled the slot: its SEND record, the caller's
+ * lock given back; MT_OK. */
+static MT_INLINE mt_err_t isr_slot_filled(mt_pid_t pid, mt_port_t port, port_irq_state_t s)
+{
+    log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
+    port_irq_restore(s);
+    return MT_OK;
+}
+
+/* Queue m for t, or put it in the mailbox of the thread bound to t; irq
+ * off. The one copy of the push for the slot's message and the messages
+ * queued after it. */
+static MT_NOINLINE void queue_for(task_t *t, msg_t *m)
+{
+    if (MOTET_THREADS && (t->flags & TASK_THREAD))
+        thread_mail_push((thread_t *) t->state, m);
+    else
+        queue_push(m, t);
 }
 
 void send_isr_slot_queue(void)
@@ -43,16 +72,13 @@ void send_isr_slot_queue(void)
     msg_t *m = &sched.isr_msg;
     m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     m->dst = m->task->pid;
-    queue_push(m, m->task);
+    queue_for(m->task, m); /* never a thread's: its gate was open */
 }
 
 void queue_after_slot(task_t *t, msg_t *m)
 {
     isr_slot_queue_if_waiting();
-    if (MOTET_THREADS && (t->flags & TASK_THREAD))
-        thread_mail_push((thread_t *) t->state, m);
-    else
-        queue_push(m, t);
+    queue_for(t, m);
 }
 
 /* The SEND record keeps MT_PID_NONE, as for any interrupt's post: its pid
@@ -141,7 +167,7 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
     task_t *t = own->task;
     if (t && !own->flags) {
         if (isr_slot_fits(t)) { /* an open gate: t is initialised */
-            isr_slot_fill(t, own->port);
+            isr_slot_fill(t, own->port, MSG_IN_SLOT);
             return MT_OK;
         }
         if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
@@ -157,7 +183,7 @@ static MT_NOINLINE mt_err_t post_isr_bare_general(mt_pid_t pid, mt_port_t port)
     return send_general_to(pid, port, NULL, 0, 0, GENERAL_ISR);
 }
 
-/* post_isr_queued() for a task bound to a thread (its mailbox); the rest
+/* The rare ways of a bare post: a task bound to a thread (its mailbox); the rest
  * goes the general way, which has each case once. */
 static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port_irq_state_t s)
 {
@@ -175,22 +201,17 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
     return m ? MT_OK : post_isr_bare_general(pid, port);
 }
 
-/* Park t's bare message for `port` in the slot, as the oldest of t's
- * level, if it can be: the slot's block is free and the level, whose bit
- * is `bit`, holds no message, so every later one of the level is newer
- * (rule 2). It counts in the level's bit and the queue's top like a queued
- * message, in no FIFO and off the pool (the drain takes it first of its
- * level, dispatch.c); false if it cannot; irq off. */
-static MT_INLINE bool isr_slot_park(task_t *t, mt_port_t port)
+/* Whether t's bare message may park in the free slot, as the oldest of
+ * t's level: the level holds no message, so every later one of the level
+ * is newer (rule 2). If so, the level counts it in its bit and the queue's
+ * top like a queued message, in no FIFO and off the pool (the drain takes
+ * it first of its level, dispatch.c), and the caller parks it
+ * (isr_slot_fill()); irq off. */
+static MT_INLINE bool isr_slot_park_fits(const task_t *t)
 {
-    msg_t *m = &sched.isr_msg;
     mt_prio_t prio = t->prio;
-    queue_bits_t bit = queue_bit(prio);
-    if (m->flags || (queue_levels & bit)) return false;
+    if (queue_levels & queue_bit(prio)) return false;
     queue_level_filled(prio);
-    m->task = t;
-    m->port = port;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_PARKED;
     return true;
 }
 
@@ -220,41 +241,60 @@ void isr_slot_release_held(task_t *t)
     }
 }
 
-/* A bare message to t, looked up under the caller's lock (s, put back
- * here), that does not fit the slot's run at the exit: parked in the slot
- * if it is the only one of its level (an interrupt of the running task),
- * else queued in a pool block. Its common cases call nothing: no
- * registers saved (log off), nor on the slot's path. */
+/* A plain task's gate: open, or closed by its frame alone (GATE_STACKED),
+ * which its flags had left open at the push; so t is initialised, neither
+ * bound to a thread, frozen nor to be killed (what task_set_flags() sets
+ * while t runs closes the gate further). */
+static MT_INLINE bool gate_plain(const task_t *t)
+{
+    return t->gate >= -GATE_STACKED;
+}
+
+/* A bare message to the plain task t, looked up under the caller's lock
+ * (s, put back here), that neither runs first at the exit nor parks:
+ * queued in a pool block, or the rare ways if none is free or the slot's
+ * message waits. Out of line, so that the park saves only the registers
+ * it needs itself. */
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    if ((t->flags & (TASK_INITIALISED | TASK_THREAD)) != TASK_INITIALISED)
-        return post_isr_queued_rare(t, port, s);
-    if (!isr_slot_park(t, port)) {
-        msg_t *m = queue_free_blocks;
-        if (!m || isr_slot_waiting()) return post_isr_queued_rare(t, port, s);
-        queue_free_blocks = m->next;
-        address_bare_irq_off(t, port, m);
-        queue_push(m, t);
-    }
+    msg_t *m = queue_free_blocks;
+    if (!m || isr_slot_waiting()) return post_isr_queued_rare(t, port, s);
+    queue_free_blocks = m->next;
+    address_bare_irq_off(t, port, m);
+    queue_push(m, t);
     log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));
     port_irq_restore(s);
     return MT_OK;
 }
 
+/* A bare message to the plain task t, looked up under the caller's lock
+ * (s, put back here), that must wait (it does not fit the slot's run at
+ * the exit): parked in the slot if the message is the only one of its
+ * level (an interrupt of the running task), else queued. Out of line, so
+ * that the slot's way saves only the registers it needs itself. */
+static MT_NOINLINE mt_err_t post_isr_wait(task_t *t, mt_port_t port, port_irq_state_t s)
+{
+    if (!isr_slot_free() || !isr_slot_park_fits(t)) return post_isr_queued(t, port, s);
+    isr_slot_fill(t, port, MSG_PARKED);
+    return isr_slot_filled(t->pid, port, s);
+}
+
 /* Virtual pids never sit in the task table (see sched_send_to()). A message
- * that runs first at the exit waits in the slot (an open gate: initialised). */
+ * that runs first at the exit waits in the slot (an open gate: initialised);
+ * one for a plain task that must wait parks or queues (post_isr_wait()); one
+ * for a task that is not plain (bound to a thread, not initialised, frozen,
+ * to be killed) goes the rare ways. */
 mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
 {
     port_irq_state_t s = port_irq_save();
     task_t *t = sched.tasks[TASK_SLOT(pid)];
     if (t && t->pid == pid && port_fast(port)) {
         if (isr_slot_fits(t)) {
-            isr_slot_fill(t, port);
-            log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (pid << 8 | port));
-            port_irq_restore(s);
-            return MT_OK;
+            isr_slot_fill(t, port, MSG_IN_SLOT);
+            return isr_slot_filled(pid, port, s);
         }
-        return post_isr_queued(t, port, s);
+        if (!gate_plain(t)) return post_isr_queued_rare(t, port, s);
+        return post_isr_wait(t, port, s);
     }
     port_irq_restore(s);
     return post_isr_bare_general(pid, port);
