@@ -416,10 +416,8 @@ static void start_copy(slot_t *s, uint32_t age, uint32_t since)
     if (t) {
         mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, age, since);
         if (err) log_error(err);
-        port_irq_state_t st = port_irq_save();
         s->joined = false; /* its groups deliver to it from now on, behind what it holds */
         sched_mig_thaw(t);
-        port_irq_restore(st);
     }
     mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
     mig_slot_free(s);
