@@ -55,14 +55,19 @@
  * A stopped D (STALLS, models/migration_stalls.pml): D stops once before
  * it takes END, and the frames on their way to it go by it: a unicast of
  * S's ends unreachable, on which S takes T back as from a dead D; a
- * RESULT and a multicast end without D. Resumed, D asks S (PING), learns
- * the failure and drops its copy, giving back only what S lacks: not the
- * forwarded messages (S kept copies) nor the multicasts delivered to it
- * (S recorded them). BROKEN_GIVES_BACK_ALL gives back everything.
+ * RESULT and a multicast end without D. D resumes at any later moment.
+ * If S took T back meanwhile, D asks S (PING), learns the failure and
+ * drops its copy, giving back only what S lacks: not the forwarded
+ * messages (S kept copies) nor the multicasts delivered to it (S recorded
+ * them). BROKEN_GIVES_BACK_ALL gives back everything. If not, D may have
+ * missed RESULT ok and joins late, and multicasts that went by it are
+ * forwarded numbered past its cut: D keeps every forwarded multicast it
+ * did not deliver itself (`keep_cast`). BROKEN_WENT_BY drops them.
  *
  * One assumption about the bus: when S commits, and again when it builds
- * the tail, it has taken every multicast that D has taken (`s_took >=
- * d_took`): a rejected multicast is sent again in its sender's next slot,
+ * the tail, it has taken every multicast whose frame has ended at D, taken
+ * there or gone by it (`S_HAS_D_CASTS`): a rejected multicast is sent
+ * again in its sender's next slot,
  * while S commits only after its own RESULT has reached everyone and its
  * migrator has run, and builds the tail only after D has taken the frames
  * before it.
@@ -107,7 +112,9 @@
  * missed it holds its messages back for good), and BROKEN_LATE_JOIN (no
  * tail: a D that missed RESULT ok joins at END, and a multicast it took
  * before is lost), and BROKEN_GIVES_BACK_ALL (with STALLS: a copy dropped
- * after a take-back gives back what the source has: handled twice).
+ * after a take-back gives back what the source has: handled twice), and
+ * BROKEN_WENT_BY (with STALLS: D drops every forwarded multicast past its
+ * cut, one that went by it before a late join among them: lost).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -166,7 +173,8 @@ byte next_p = 1, next_s = 1, next_c = 1; /* T's next expected number per sender 
 bit member[3];   /* T is in its group there */
 bit recording;   /* S records the multicasts to T's group */
 byte s_took, d_took; /* the number of the last multicast S, D took */
-byte cut;        /* D: d_took when it joined */
+byte cut;        /* D: d_took when it joined, raised to each forwarded multicast it keeps past it */
+bit d_starting;  /* D took END (or CONFIRM) and starts T once no kept multicast's frame is on its way */
 bit res_d, res_p; /* the successful RESULT taken by D, by P */
 #ifdef FORGETS
 bit kept = 1;         /* S still keeps the outcome (only after its decision) */
@@ -183,6 +191,10 @@ byte d_missed_cast; /* the last multicast that went by D */
 /* P's interface holds its multicast until S and D (unless dead) have it:
  * nothing else of P's goes on the bus meanwhile. */
 #define CAST_OUT (s_took != sent_c || (d_took != sent_c && d_missed_cast != sent_c && !crashed && !stalled))
+
+/* The one assumption about the bus (above): S has taken every multicast
+ * whose frame has ended at D, taken there or gone by it. */
+#define S_HAS_D_CASTS (s_took >= d_took && s_took >= d_missed_cast)
 
 /* A frame that went by a stopped D: one of the image's or the commit's
  * unicasts ends unreachable (S is told, and takes T back), a RESULT ends
@@ -308,9 +320,6 @@ inline drop_copy()
 }
 
 #ifdef STALLS
-#ifndef RESUME_WHEN
-#define RESUME_WHEN unreach /* once S has been told a frame to D went by it */
-#endif
 /* D stops: the frames on their way to it go by it (its interface neither
  * answers nor keeps them). */
 inline stall()
@@ -322,6 +331,32 @@ inline stall()
     do :: nempty(lo[L(P, D)]) -> lo[L(P, D)]?lost, v; WENT_BY(lost, v) :: empty(lo[L(P, D)]) -> break od
 }
 #endif
+
+/* A forwarded multicast at D, joined. Taken before joining (up to the
+ * cut): kept, ahead of everything. Past the cut: dropped if D delivered
+ * it itself (it is in T's held list), else kept, whether its frame went
+ * by D or is still on its way, in its frame's place among what D
+ * delivered (the sorted send: ahead of the first multicast numbered
+ * after it), and the cut rises to it: D no longer delivers that frame.
+ * BROKEN_WENT_BY drops every one past the cut (Motet before): one that
+ * went by D before a late join is lost. */
+inline keep_cast(v)
+{
+#if defined(BROKEN_WENT_BY) || defined(BROKEN_LATE_JOIN)
+    if :: v % 16 <= cut -> fq!v :: else -> skip fi
+#else
+    if
+    :: v % 16 <= cut -> fq!v
+    :: v % 16 > cut && tq[D]??[eval(v)] -> skip
+    :: v % 16 > cut && !(tq[D]??[eval(v)]) -> tq[D]!!v; cut = v % 16
+    fi
+#endif
+}
+
+/* A kept multicast's frame has ended at D: taken (and not delivered) or
+ * gone by. Until then D does not start T: as a member it would deliver
+ * that frame again. */
+#define CUT_ENDED (d_took >= cut || d_missed_cast >= cut)
 
 /* D's copy joins T's group (once), noting its cut. */
 inline join_late()
@@ -355,7 +390,7 @@ end:
      * then resumed at any later moment, having missed what went by. */
     :: atomic { !stall_seen && !started -> stall() };
 end_stalled: /* stopped for good is a valid end, as dead is */
-        atomic { RESUME_WHEN -> stalled = 0; d_missed = 1 }
+        atomic { stalled = 0; d_missed = 1 }
 #endif
     :: atomic { hi[L(S, D)]?RESULT(v) ->
             if
@@ -374,10 +409,14 @@ end_stalled: /* stopped for good is a valid end, as dead is */
     /* Only an OK decision sends a FORWARD: one that missed RESULT joins here. */
     :: atomic { lo[L(S, D)]?FWD(v) -> COUNT(d_fwd); join_late(); if :: v -> fq!v :: else -> skip fi }
     /* A recorded multicast: kept if D took its frame before joining. */
-    :: atomic { lo[L(S, D)]?FWDC(v) -> COUNT(d_fwd); join_late(); if :: v % 16 <= cut -> fq!v :: else -> skip fi }
+    :: atomic { lo[L(S, D)]?FWDC(v) -> COUNT(d_fwd); join_late(); keep_cast(v) }
 #endif
-    :: atomic { lo[L(P, D)]?CAST(v) -> d_took = v % 16; if :: member[D] -> tq[D]!v :: else -> skip fi }
-    :: atomic { lo[L(S, D)]?END(v) -> join_late(); live[D] = 1; started = 1 }
+    /* Joined, D delivers what is past its cut; once T runs here, all. */
+    :: atomic { lo[L(P, D)]?CAST(v) -> d_took = v % 16;
+            if :: member[D] && (live[D] || v % 16 > cut) -> tq[D]!v :: else -> skip fi
+        }
+    :: atomic { lo[L(S, D)]?END(v) -> join_late(); started = 1; d_starting = 1 }
+    :: atomic { d_starting && CUT_ENDED -> d_starting = 0; if :: tcb[D] -> live[D] = 1 :: else -> skip fi }
     /* A migration S gave up: the copy a late image made goes. */
     :: atomic { hi[L(S, D)]?ABORT(v) -> if :: !started -> tcb[D] = 0; member[D] = 0 :: else -> skip fi }
     :: atomic { lo[L(S, D)]?DATA(v) -> ARRIVE(D, v) }
@@ -391,7 +430,7 @@ end_stalled: /* stopped for good is a valid end, as dead is */
             hi[L(D, S)]!PING(0)
         }
     /* The task is routed here: END was through, the copy starts. */
-    :: atomic { hi[L(S, D)]?CONFIRM(v) -> if :: tcb[D] && !live[D] -> join_late(); live[D] = 1; started = 1 :: else -> skip fi }
+    :: atomic { hi[L(S, D)]?CONFIRM(v) -> if :: tcb[D] && !live[D] && !d_starting -> join_late(); started = 1; d_starting = 1 :: else -> skip fi }
 #endif
     od
 }
@@ -555,7 +594,7 @@ end:
             fi
         }
     /* The RESULT has reached everyone (its transmission ended): commit. */
-    :: atomic { st == 4 && (res_d || crashed) && res_p && s_took >= d_took ->
+    :: atomic { st == 4 && (res_d || crashed) && res_p && S_HAS_D_CASTS ->
 #ifdef BROKEN_CAST_AT_RESULT
             member[S] = 0; /* the multicasts from now on are D's */
             recording = 1;
@@ -570,7 +609,7 @@ end:
     /* The tail: D has taken every frame S sent it (it has joined), so the
      * multicasts recorded since the commit include every one D took
      * before joining; D keeps those up to its cut. Then END. */
-    :: atomic { st == 5 && (d_fwd == s_fwd || crashed) && s_took >= d_took ->
+    :: atomic { st == 5 && (d_fwd == s_fwd || crashed) && S_HAS_D_CASTS ->
             do
             :: nempty(cq) -> cq?v; kq!v; SEND(lo[L(S, D)], D, FWDC, v)
             :: empty(cq) -> break

@@ -11,6 +11,7 @@
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"
+#include "motet/migrate.h"
 #include "sched_internal.h"
 
 #if MOTET_MULTICAST
@@ -143,6 +144,7 @@ mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data, uint1
     uint8_t n = collect_sorted(group, order);
     mt_err_t first = MT_OK;
     for (uint8_t k = 0; k < n; k++) {
+        if (migrate_bus_cast_taken(order[k].pid)) continue; /* a migration's copy: recorded */
         mt_err_t err = sched_post_cast(src, order[k].pid, order[k].port, data, len);
         if (err && !first) first = err;
     }

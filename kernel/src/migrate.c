@@ -572,6 +572,30 @@ void migrate_bus_own(const bus_frame_t *f)
 void migrate_bus_cast(const bus_frame_t *f)
 {
     mig_source_record_cast(f);
+    mig_peer_record_cast(f);
+}
+
+bool migrate_bus_cast_taken(mt_pid_t pid)
+{
+    return mig_peer_takes_casts(pid);
+}
+
+msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f)
+{
+    mig_image_t img;
+    msg_t *list = NULL, **tail = &list;
+    if (mig_image_decode(s->head, s->head_len, &img) != MT_OK) return NULL;
+    for (uint8_t k = 0; k < img.n_groups; k++) {
+        uint8_t g;
+        mt_port_t port;
+        mig_image_group(&img, k, &g, &port);
+        msg_t *m = g == f->port ? sched_mig_msg(s->pid, port, f->payload, f->len) : NULL;
+        if (!m) continue; /* not the group, or no room (logged) */
+        mig_cast_mark(m, f->src, f->seq);
+        *tail = m;
+        tail = &m->next;
+    }
+    return list;
 }
 
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result)

@@ -126,6 +126,13 @@ uint16_t sched_mig_held_count(const task_t *t);
 /* Insert list (oldest first) into t's held messages after the first
  * `index` of them (all of them if fewer). Any context. */
 void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index);
+/* True if t holds the delivery of multicast frame `mark` (MSG_CAST, its
+ * mark: mig_cast_mark()). Any context. */
+bool sched_mig_holds_cast(const task_t *t, uint16_t mark);
+/* Hold the multicast m (MSG_CAST, marked) in its frame's place: ahead of
+ * the first held multicast of the same origin numbered after it, else
+ * last. Any context. */
+void sched_mig_hold_cast(task_t *t, msg_t *m);
 /* A held message for dst: a heap copy of the payload. NULL if out of
  * memory or if only MIG_RESERVE message blocks are left (logged). Any
  * context. */
@@ -200,7 +207,7 @@ mt_err_t mig_layout_attach(task_t *t, uint8_t *state);
 _Static_assert(PORT_LIMIT <= MIG_FWD_CAST, "MIG_FWD_CAST must stay above every input port");
 
 /* Records of the ring that never travel, after the frame kinds. */
-enum { MIG_REC_TX_END = MIG_MSG_END_KIND, MIG_REC_RECEIVED, MIG_REC_COMMITTED };
+enum { MIG_REC_TX_END = MIG_MSG_END_KIND, MIG_REC_RECEIVED, MIG_REC_COMMITTED, MIG_REC_CUTS_ENDED };
 
 typedef enum { ROLE_FREE, ROLE_SOURCE, ROLE_DEST, ROLE_PEER } mig_role_t;
 
@@ -215,6 +222,8 @@ typedef enum {
     ST_FAILED,     /* dest: could not attach, waiting for the outcome */
     ST_ATTACHED,   /* dest: task created, frozen, waiting for the outcome */
     ST_COMMITTED,  /* dest: success, waiting for END; peer: still holding, waiting for CONFIRM */
+    ST_STARTING,   /* dest: END taken; starts the copy once no frame of a forwarded multicast
+                      it kept past its cut is still on its way here (migrate_peer_cast.c) */
     ST_FLUSHING    /* every role: sending what was held back, then done */
 } mig_step_t;
 
@@ -259,8 +268,11 @@ typedef struct slot {
     bool tail_read;            /* source: the multicasts recorded since the commit are counted in */
     bool recording;            /* source: multicasts to its groups go to `casts` (interrupt) */
     bool joined;               /* dest: the copy is in the task's groups, its cut noted */
-    uint32_t cut_seen;         /* dest: modules with a multicast taken before the join */
-    uint8_t cut[MOTET_BUS_MODULES]; /* dest: each one's last, by sequence number */
+    uint32_t cut_seen;         /* dest: modules with a cut */
+    uint32_t cut_raised;       /* dest: those whose cut rose to a forwarded multicast kept, its
+                                  frame not taken, nor a later one of that link */
+    uint8_t cut[MOTET_BUS_MODULES]; /* dest: each one's last multicast taken before the join, or
+                                       the last forwarded past it and kept, by sequence number */
     bool dest_lost;                 /* source: the destination was unreachable before the commit */
 } slot_t;
 
@@ -409,6 +421,31 @@ void mig_source_ping(const mig_record_t *r);
 void mig_source_own_result(const bus_frame_t *f); /* interrupt */
 /* A multicast frame is delivered here; interrupt. */
 void mig_source_record_cast(const bus_frame_t *f);
+
+/* migrate.c: the messages a multicast frame makes for the task of slot s,
+ * one for each of the image's groups it is for, each marked with the
+ * frame (mig_cast_mark()); NULL if none (no room: logged). Interrupt. */
+msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f);
+
+/* migrate_peer_cast.c: the destination's multicasts */
+/* The outcome is OK: the copy joins the task's groups, noting its cut;
+ * once. Interrupt. */
+void mig_peer_join(slot_t *s);
+/* A multicast frame is about to be delivered here: a joined copy not yet
+ * started takes it from here, if past its cut. Interrupt. */
+void mig_peer_record_cast(const bus_frame_t *f);
+/* True if pid is such a copy: the groups' delivery leaves it out. */
+bool mig_peer_takes_casts(mt_pid_t pid);
+/* A forwarded multicast of its frame (origin, number) for the copy t of
+ * slot s, to `port`: kept in its place in t's held list, or dropped if the
+ * copy took that frame itself. Interrupt. */
+void mig_peer_forwarded_cast(slot_t *s, task_t *t, mt_port_t port, const uint8_t *frame,
+                             const uint8_t *body, uint16_t n);
+/* True while a frame some cut rose to may still come here. */
+bool mig_peer_cuts_ahead(const slot_t *s);
+/* ST_STARTING: the copy starts unless mig_peer_cuts_ahead(), for at most
+ * MOTET_MIGRATE_FRAME_MS from END (migrate_peer.c). */
+void mig_peer_start(slot_t *s);
 
 /* migrate_peer.c */
 void mig_peer_record(const mig_record_t *r);

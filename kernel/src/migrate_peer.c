@@ -19,11 +19,8 @@
  * have been put first in the task's held list (they were sent to it
  * earlier than anything held back here, which comes next, before anything
  * that arrived directly). Then the timers are re-armed and the task starts.
- * It joins the task's groups at the successful outcome's frame, noting
- * for every module the sequence number of the last multicast it took from
- * it (the cut): each forwarded multicast carries its frame, and one
- * numbered past the cut is dropped, since this module took that frame
- * after joining and delivered it to the task itself.
+ * It joins the task's groups at the successful outcome's frame; which
+ * forwarded multicasts it keeps, migrate_peer_cast.c says.
  * On failure the copy is dropped and whatever reached it goes back to the
  * source, behind what was held back.
  */
@@ -351,38 +348,13 @@ static void attach(slot_t *s)
 
 /* ---- the outcome ---- */
 
-/* The outcome's place in our bus order: later multicasts are ours to
- * deliver; the source has recorded the ones we took before. Once, at the
- * first frame that says the outcome is OK: RESULT ok, or (that one missed)
- * a FORWARD or END, which only an OK decision sends. Interrupt. */
-static void join_at_outcome(slot_t *s)
-{
-    if (s->joined || (s->step != ST_ATTACHED && s->step != ST_COMMITTED)) return;
-    s->joined = true;
-    s->cut_seen = 0;
-    for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
-        if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
-    mig_rejoin(s->pid, s->head, s->head_len);
-}
-
 void mig_peer_rx_result(const bus_frame_t *f)
 {
     if (f->len < 5) return;
     const uint8_t *p = f->payload;
     slot_t *s = mig_slot_find(ROLE_DEST, p[0], p[1]);
     if (!s || p[2] != MT_OK || s->step != ST_ATTACHED) return;
-    join_at_outcome(s);
-}
-
-/* A forwarded multicast we took before joining the task's groups: ours to
- * keep. One taken since was delivered to the task here; so was every one
- * from a module we had taken none from before joining. A link numbers
- * its frames in the order of the wire (bus.c), eight bits: the source
- * forwards within a migration, far fewer than 128 frames of a link. */
-static bool cast_before_join(const slot_t *s, mt_module_t origin, uint8_t seq)
-{
-    if (!(s->cut_seen & mig_bit(origin))) return false;
-    return (int8_t) (uint8_t) (seq - s->cut[origin]) <= 0;
+    mig_peer_join(s);
 }
 
 /* The migration is over without the task here: the copy (if any) goes,
@@ -424,7 +396,7 @@ static void on_result(const mig_record_t *r)
     if (err != MT_ERR_FULL) mig_notify(pid, MIG_DONE, d[4], err); /* else: put off, not over */
     if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
         sched_task_remove_remote(pid);
-    if (!s || (s->role == ROLE_PEER && s->step == ST_FLUSHING)) return;
+    if (!s || (s->role == ROLE_PEER && s->step == ST_FLUSHING) || s->step == ST_STARTING) return;
     give_up(s, err);
     if (err == MIG_RESULT_KILLED) drop_held_back(s);
 }
@@ -434,7 +406,7 @@ static void on_result(const mig_record_t *r)
 static void join_late(slot_t *s)
 {
     port_irq_state_t st = port_irq_save();
-    join_at_outcome(s);
+    mig_peer_join(s);
     port_irq_restore(st);
 }
 
@@ -444,6 +416,7 @@ static void start_copy(slot_t *s, uint32_t age, uint32_t since)
     if (t) {
         mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, age, since);
         if (err) log_error(err);
+        s->joined = false; /* its groups deliver to it from now on, behind what it holds */
         sched_mig_thaw(t);
     }
     mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
@@ -464,11 +437,20 @@ static void settle_copy(slot_t *s, mt_module_t where)
         if (where != bus_self()) s->out_to = where;
         return;
     }
-    join_late(s); /* if it missed RESULT ok too */
-    if (s->end_seen)
-        start_copy(s, s->age, timer_now() - s->clock);
-    else
-        start_copy(s, 0, 0);
+    join_late(s);       /* if it missed RESULT ok too */
+    if (!s->end_seen) { /* the timers go on from the freeze */
+        s->age = 0;
+        s->clock = timer_now();
+    }
+    s->step = ST_STARTING;
+    mig_peer_start(s);
+}
+
+void mig_peer_start(slot_t *s)
+{
+    if (mig_peer_cuts_ahead(s) && timer_now() - s->clock < TIMER_MS(MOTET_MIGRATE_FRAME_MS))
+        return; /* a frame it kept the forwarded copy of may still come */
+    start_copy(s, s->age, timer_now() - s->clock);
 }
 
 /* The destination has taken END: the task runs there. */
@@ -478,7 +460,7 @@ static void on_confirm(const mig_record_t *r)
     if (r->len < 4) return;
     mig_notify(d[0], MIG_DONE, d[3], MT_OK);
     slot_t *copy = mig_slot_find(ROLE_DEST, d[0], d[1]);
-    if (copy && copy->step != ST_FLUSHING) settle_copy(copy, d[3]);
+    if (copy && copy->step != ST_FLUSHING && copy->step != ST_STARTING) settle_copy(copy, d[3]);
     if (!sched_task_exists(d[0])) sched_mig_reroute(d[0], d[3]);
     slot_t *s = mig_slot_find(ROLE_PEER, d[0], d[1]);
     if (!s || s->step == ST_FLUSHING) return;
@@ -489,7 +471,7 @@ static void on_confirm(const mig_record_t *r)
 static void on_abort(const mig_record_t *r)
 {
     slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
-    if (s && s->step != ST_COMMITTED && s->step != ST_FLUSHING) give_up(s, MT_ERR_STATE);
+    if (s && s->step < ST_COMMITTED) give_up(s, MT_ERR_STATE);
 }
 
 /* ---- a source that has gone silent ---- */
@@ -502,6 +484,10 @@ bool mig_peer_waiting(const slot_t *s)
 /* Waiting for the source too long: ask whether it is still there. */
 void mig_peer_tick(slot_t *s)
 {
+    if (s->role == ROLE_DEST && s->step == ST_STARTING) {
+        mig_peer_start(s); /* MOTET_MIGRATE_FRAME_MS after END, it starts */
+        return;
+    }
     if (!mig_peer_waiting(s) || timer_now() - s->since < TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)) return;
     s->since = timer_now();
     uint8_t d[3] = {s->pid, s->id, s->source};
@@ -516,7 +502,7 @@ void mig_peer_tick(slot_t *s)
 void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 {
     if (kind != MIG_MSG_PING || result == PORT_BUS_SENT || to != s->source) return;
-    if (!mig_peer_waiting(s)) return;
+    if (!mig_peer_waiting(s) || s->step == ST_STARTING) return;
     log_error(MT_ERR_BUS_DOWN);
     mig_notify(s->pid, MIG_DONE, s->dest, MT_ERR_BUS_DOWN);
     give_up(s, MT_ERR_BUS_DOWN);
@@ -528,7 +514,7 @@ void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 static void take_forwarded(slot_t *s, task_t *t, const bus_frame_t *f, uint16_t at)
 {
     const uint8_t *p = f->payload;
-    join_at_outcome(s); /* if it missed RESULT ok */
+    mig_peer_join(s); /* if it missed RESULT ok */
     while (at + MIG_FWD_ENTRY <= f->len) {
         bool cast = (p[at] & MIG_FWD_CAST) != 0;
         uint16_t head = cast ? MIG_FWD_CAST_ENTRY : MIG_FWD_ENTRY;
@@ -539,7 +525,10 @@ static void take_forwarded(slot_t *s, task_t *t, const bus_frame_t *f, uint16_t 
         const uint8_t *frame = p + at + MIG_FWD_ENTRY; /* a multicast's origin and number */
         const uint8_t *body = p + at + head;
         at = (uint16_t) (at + head + n);
-        if (cast && !cast_before_join(s, frame[0], frame[1])) continue;
+        if (cast) {
+            mig_peer_forwarded_cast(s, t, port, frame, body, n);
+            continue;
+        }
         /* After the ones forwarded before, ahead of everything else, in a
          * block set aside at attaching (the payload needs heap: if that is
          * out, logged and lost). */
@@ -586,7 +575,8 @@ static void on_end(const mig_record_t *r)
     if (!s || (s->step != ST_COMMITTED && s->step != ST_ATTACHED)) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
     join_late(s);
-    start_copy(s, s->age, timer_now() - s->clock);
+    s->step = ST_STARTING;
+    mig_peer_start(s);
 }
 
 void mig_peer_record(const mig_record_t *r)
@@ -600,6 +590,9 @@ void mig_peer_record(const mig_record_t *r)
         on_result(r);
     } else if (r->kind == MIG_MSG_END) {
         on_end(r);
+    } else if (r->kind == MIG_REC_CUTS_ENDED) {
+        slot_t *s = mig_slot_find(ROLE_DEST, r->data[0], r->data[1]);
+        if (s && s->step == ST_STARTING) mig_peer_start(s);
     } else if (r->kind == MIG_MSG_CONFIRM) {
         on_confirm(r);
     } else if (r->kind == MIG_MSG_ABORT && r->len >= 2) {

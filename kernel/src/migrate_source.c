@@ -574,21 +574,11 @@ void mig_source_record_cast(const bus_frame_t *f)
 {
     for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++) {
         slot_t *s = &MIG.slots[i];
-        mig_image_t img;
-        if (s->role != ROLE_SOURCE || !s->recording ||
-            mig_image_decode(s->head, s->head_len, &img) != MT_OK)
-            continue;
-        for (uint8_t k = 0; k < img.n_groups; k++) {
-            uint8_t g;
-            mt_port_t port;
-            mig_image_group(&img, k, &g, &port);
-            msg_t *m = g == f->port ? sched_mig_msg(s->pid, port, f->payload, f->len) : NULL;
-            if (!m) continue; /* not the group, or no room (logged) */
-            mig_cast_mark(m, f->src, f->seq);
-            msg_t **link = &s->casts;
-            while (*link) link = &(*link)->next;
-            *link = m;
-        }
+        msg_t *got = s->role == ROLE_SOURCE && s->recording ? mig_cast_messages(s, f) : NULL;
+        if (!got) continue;
+        msg_t **link = &s->casts;
+        while (*link) link = &(*link)->next;
+        *link = got;
     }
 }
 

@@ -93,6 +93,34 @@ void sched_mig_hold_at(task_t *t, msg_t *list, uint16_t index)
     port_irq_restore(s);
 }
 
+bool sched_mig_holds_cast(const task_t *t, uint16_t mark)
+{
+    port_irq_state_t s = port_irq_save();
+    const msg_t *m = t->held;
+    while (m && !((m->flags & MSG_CAST) && m->mark == mark)) m = m->next;
+    port_irq_restore(s);
+    return m != NULL;
+}
+
+/* A link numbers its frames in the order of the wire, eight bits, compared
+ * within half their range (docs/migration.md, "Multicasts"). */
+static bool cast_after(const msg_t *m, uint16_t mark)
+{
+    return (m->flags & MSG_CAST) && m->mark >> 8 == mark >> 8 &&
+           (int8_t) (uint8_t) (m->mark - mark) > 0;
+}
+
+void sched_mig_hold_cast(task_t *t, msg_t *m)
+{
+    port_irq_state_t s = port_irq_save();
+    msg_t **link = &t->held;
+    while (*link && !cast_after(*link, m->mark)) link = &(*link)->next;
+    m->next = *link;
+    *link = m;
+    sched_held_add(1);
+    port_irq_restore(s);
+}
+
 mt_err_t sched_mig_reserve(msg_t **pool, uint16_t count)
 {
     msg_t *got = NULL;

@@ -229,10 +229,12 @@ def test_without_an_answer_for_an_outcome_no_longer_kept_a_bystander_holds_for_g
 
 def test_a_destination_stopped_and_taken_back_from_gives_back_nothing_twice(verify):
     """A destination that stops at any moment before it takes END and goes
-    on once the source was told a frame to it went by (and took the task
-    back): resumed, it learns the migration failed and drops its copy,
-    giving back only what the source lacks. Every message is still handled
-    once, in order, the task is never live twice, and no run deadlocks."""
+    on at any later moment: once the source was told a frame to it went by
+    (and took the task back), it learns the migration failed and drops its
+    copy, giving back only what the source lacks; before that, it may join
+    late with multicasts that went by it numbered past its cut, and keeps
+    those it did not deliver itself. Every message is still handled once,
+    in order, the task is never live twice, and no run deadlocks."""
     model = "migration_stalls.pml"
     errors, out = verify(model, noclaim=True)
     assert errors == 0, out
@@ -252,3 +254,17 @@ def test_a_destination_taken_back_from_that_gives_back_everything_duplicates(ver
     assert "assertion violated" in out
     trail = counterexample(tmp_path, model)
     assert any("next_" in line for line in trail), trail
+
+
+def test_a_destination_that_drops_every_multicast_past_its_cut_loses_one(verify, tmp_path):
+    """Motet before: a forwarded multicast numbered past the destination's
+    cut was dropped as delivered there. One that went by the stopped
+    destination before it joined late (at the FORWARD, having taken
+    nothing later from its link) is lost: the task handles a later one
+    first."""
+    model = "migration_stall_went_by.pml"
+    errors, out = verify(model, noclaim=True)
+    assert errors >= 1, out
+    assert "assertion violated" in out
+    trail = counterexample(tmp_path, model)
+    assert any("next_c" in line for line in trail), trail

@@ -1197,6 +1197,120 @@ static void test_destination_that_missed_result_ok_joins_at_the_first_forward(vo
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
 }
 
+/* A destination stopped as RESULT ok came and resumed before the FORWARD:
+ * multicasts 41 and 42 of module 2 went by it while it was stopped (the
+ * bus skipped it), and it took nothing later from module 2 before joining
+ * late at the FORWARD, so they are numbered past its cut (40). They are
+ * not its own deliveries: it keeps them, in their frames' place, ahead of
+ * 43, which it took after joining, and drops the forwarded 43. It used to
+ * drop every one past the cut: 'b' and 'c' never reached the task
+ * (docs/migration.md, "Multicasts"). */
+static void test_destination_keeps_the_forwarded_multicasts_that_went_by_it(void **state)
+{
+    (void) state;
+    attach_in_group(6, 5);
+    cast(2, 40, 'a'); /* taken before joining */
+    /* RESULT ok, 41 and 42 went by without this module. */
+    const uint8_t fwd[12] = {REMOTE, 6, PORT_0, 1, 0, 'u', PORT_0 | MIG_FWD_CAST, 1, 0, 2, 40, 'a'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    assert_int_equal(mcast_member_count(GROUP), 1); /* joined at that frame, cut at 40 */
+    cast(2, 43, 'd');                               /* after the join: the copy's */
+    const uint8_t end[26] = {REMOTE,
+                             6,
+                             5,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0, /* END with the tail */
+                             PORT_0 | MIG_FWD_CAST,
+                             1,
+                             0,
+                             2,
+                             41,
+                             'b',
+                             PORT_0 | MIG_FWD_CAST,
+                             1,
+                             0,
+                             2,
+                             42,
+                             'c',
+                             PORT_0 | MIG_FWD_CAST,
+                             1,
+                             0,
+                             2,
+                             43,
+                             'd'};
+    from_migrator(0, MIG_MSG_END, end, sizeof end);
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_string_equal(got, "uabcd");
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0); /* END's count matched */
+    cast(2, 44, 'e');                                            /* a member now, as any */
+    sched_run_pending();
+    assert_string_equal(got, "uabcde");
+}
+
+/* The forwarded 41 comes before this module has taken frame 41 (it was
+ * rejected here once, and is offered again): the copy keeps the forwarded
+ * one and, when the frame comes, does not deliver it again. Until it has,
+ * the copy does not start at END: as a member it would take that frame as
+ * new. Without it, 42 still starts it (41 went by), and with nothing
+ * more, MOTET_MIGRATE_FRAME_MS after END, by when 41 has ended here. */
+static void forwarded_ahead_of_its_frame(void)
+{
+    attach_in_group(6, 2);
+    cast(2, 40, 'a');
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    const uint8_t fwd[14] = {REMOTE, 6,   PORT_0 | MIG_FWD_CAST, 1, 0, 2,
+                             40,     'a', PORT_0 | MIG_FWD_CAST, 1, 0, 2,
+                             41,     'b'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    const uint8_t end[8] = {REMOTE, 6, 2, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_false(migrate_live(REMOTE)); /* frame 41 may yet come */
+    assert_string_equal(got, "");
+}
+
+static void test_destination_keeps_a_forwarded_multicast_ahead_of_its_frame(void **state)
+{
+    (void) state;
+    forwarded_ahead_of_its_frame();
+    cast(2, 41, 'b'); /* the frame: not delivered again */
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    cast(2, 42, 'c');
+    sched_run_pending();
+    assert_string_equal(got, "abc");
+}
+
+static void test_destination_starts_once_the_frame_of_a_kept_multicast_cannot_come(void **state)
+{
+    (void) state;
+    forwarded_ahead_of_its_frame();
+    cast(2, 42, 'c'); /* 41 went by */
+    sched_run_pending();
+    assert_true(migrate_live(REMOTE));
+    assert_string_equal(got, "abc");
+}
+
+static void test_destination_starts_after_the_frame_time_without_the_frame(void **state)
+{
+    (void) state;
+    forwarded_ahead_of_its_frame();
+    unsigned ms = 0;
+    for (; !migrate_live(REMOTE) && ms < 4u * MOTET_MIGRATE_FRAME_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_true(migrate_live(REMOTE));
+    assert_true(ms >= MOTET_MIGRATE_FRAME_MS - 1u);
+    assert_int_equal(migrate_active(), 0);
+    assert_string_equal(got, "ab");
+}
+
 /* A destination that joined the task's groups at RESULT ok and took a
  * FORWARD, whose source then takes the task back (a frame to it ended
  * unreachable: it was stopped, not dead) and says so with a second
@@ -1536,6 +1650,14 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(
             test_destination_keeps_the_forwarded_multicasts_it_took_before_joining, setup),
+        cmocka_unit_test_setup(test_destination_keeps_the_forwarded_multicasts_that_went_by_it,
+                               setup),
+        cmocka_unit_test_setup(test_destination_keeps_a_forwarded_multicast_ahead_of_its_frame,
+                               setup),
+        cmocka_unit_test_setup(
+            test_destination_starts_once_the_frame_of_a_kept_multicast_cannot_come, setup),
+        cmocka_unit_test_setup(test_destination_starts_after_the_frame_time_without_the_frame,
+                               setup),
         cmocka_unit_test_setup(test_destination_that_missed_result_ok_joins_at_the_first_forward,
                                setup),
         cmocka_unit_test_setup(

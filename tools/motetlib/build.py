@@ -168,7 +168,7 @@ LOG_OBJECT = "log.c.o"
 # tests and tools; an image links them only where referenced.)
 OPTIONAL_OBJECTS = re.compile(r"^(log|mcast|appmgr|module|module_main|module_errors|"
                               r"bus|bus_app|migrate|migrate_layout|migrate_peer|migrate_source|"
-                              r"migrate_source_tx|thread\w*)\.c\.o")
+                              r"migrate_peer_cast|migrate_source_tx|thread\w*)\.c\.o")
 # Symbols of those subsystems and of the statistics, which no object of the
 # core may define or reference: no hook left on a path pulls them in.
 OPTIONAL_SYMBOLS = re.compile(r"^(mcast_|appmgr_|log_|thread_|timer_interrupt_count$|"

@@ -388,6 +388,7 @@ COMPONENTS = (
                  "thread_wait.c"), False),
     ("bus, migration, time sync", ("bus.c", "bus_app.c", "bus_frame.c", "migrate.c",
                                    "migrate_image.c", "migrate_layout.c", "migrate_peer.c",
+                                   "migrate_peer_cast.c",
                                    "migrate_source.c", "migrate_source_tx.c",
                                    "timesync.c", "state_layout.c"), False),
     ("fixed-block pools", ("pool.c",), False),

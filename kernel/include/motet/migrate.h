@@ -167,6 +167,10 @@ void migrate_bus_own(const bus_frame_t *f);
 /* A multicast frame is about to be delivered here (received, or our own
  * that has ended); interrupt. */
 void migrate_bus_cast(const bus_frame_t *f);
+/* True if local task pid is a migration's copy that takes its multicasts
+ * from migrate_bus_cast() (joined, not started): the groups' delivery
+ * leaves it out. Interrupt. */
+bool migrate_bus_cast_taken(mt_pid_t pid);
 /* A frame of ours ended with `result`; interrupt. */
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result);
 /* The remote-send path: true if the migrator took msg (its destination is
@@ -203,6 +207,11 @@ static inline void migrate_set_observer(migrate_observer_fn fn)
 static inline uint8_t migrate_active(void)
 {
     return 0;
+}
+static inline bool migrate_bus_cast_taken(mt_pid_t pid)
+{
+    (void) pid;
+    return false;
 }
 
 #endif /* MOTET_BUS */
