@@ -67,8 +67,10 @@ static void account_alloc(uint16_t bytes)
 /* ---- the allocator proper; all of these run with interrupts off ---- */
 
 /* Allocate `need` bytes from free block f; split only if the rest can live.
- * Returns the size of the block handed out. */
-static uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
+ * Returns the size of the block handed out. In line in both of take()'s
+ * ways, so that the common one (the lowest free block fits) changes the
+ * list's head without a block below it to test. */
+static MT_INLINE uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
 {
     uint16_t size = size_at(f);
     uint16_t next = link_get(f);
@@ -82,7 +84,6 @@ static uint16_t carve(uint16_t f, uint16_t prev, uint16_t need, uint8_t owner)
     set_next_free(prev, next);
     hdr_put(f, size | MEM_USED, owner);
     start_mark(f, true);
-    mem_counters.alloc_count++;
     account_alloc(size);
     return size;
 }
@@ -93,6 +94,10 @@ static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
 {
     uint16_t prev = MEM_NIL;
     uint16_t f = mem_free_head;
+    if (f != MEM_NIL && size_at(f) >= need) { /* the lowest fits: no free block below it */
+        *size = carve(f, MEM_NIL, need, owner);
+        return f;
+    }
     while (f != MEM_NIL && size_at(f) < need) {
         prev = f;
         f = link_get(f);
@@ -107,7 +112,6 @@ static uint16_t take(uint16_t need, uint8_t owner, uint16_t *size)
 static MT_INLINE uint16_t release_inline(uint16_t blk, uint16_t size, uint16_t prev, uint16_t next)
 {
     mem_counters.in_use -= size;
-    mem_counters.alloc_count--;
     start_mark(blk, false);
     if (next == blk + size) {
         size += size_at(next);
@@ -219,7 +223,6 @@ static void shrink(mem_loc_t loc, uint16_t need)
     hdr_put(loc.blk, need | MEM_USED, h.owner);
     /* The tail becomes a block of its own, then is freed like any other. */
     hdr_put(loc.blk + need, (size - need) | MEM_USED, h.owner);
-    mem_counters.alloc_count++;
     release(loc.blk + need, size - need, loc.prev_free, next_free(loc.prev_free));
 }
 
@@ -410,11 +413,18 @@ static MT_NOINLINE mt_err_t free_block(void *ptr, mt_pid_t by)
         return free_refused();
     }
     /* In line on every core: the one frame is no deeper than this one and
-     * release()'s together, and the walk above leaves it by a tail call. */
-    uint16_t next;
-    uint16_t prev = free_around(off, &next);
-    release_inline(off, blk_size(h), prev, next);
+     * release()'s together, and the walk above leaves it by a tail call.
+     * The record first: h is done with before the list changes. A block
+     * below every free block (the common case) joins the list at its head,
+     * with no walk and no block below it to test. */
     log_event_frequent_irq_off(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    if (mem_free_head > off) {
+        release_inline(off, blk_size(h), MEM_NIL, mem_free_head);
+    } else {
+        uint16_t next;
+        uint16_t prev = free_around(off, &next);
+        release_inline(off, blk_size(h), prev, next);
+    }
     port_irq_restore(s);
     return MT_OK;
 }

@@ -53,7 +53,8 @@ extern mem_arena_t heap;
 extern uint8_t live_starts[MEM_START_MAP_BYTES];
 
 extern uint16_t mem_free_head;   /* lowest free block, MEM_NIL if none */
-extern mem_stats_t mem_counters; /* largest_free and free_blocks are computed */
+extern mem_stats_t mem_counters; /* largest_free, free_blocks and alloc_count are
+                                  * computed by mem_get_stats() */
 
 /* Where a live block sits, and the free block below it (for coalescing). */
 typedef struct {

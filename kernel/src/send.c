@@ -556,13 +556,14 @@ static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16
  * together take more registers than sched_send_heap()'s tests need. */
 static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t len)
 {
-    task_t *self = sched.current;
     port_irq_state_t s = port_irq_save();
-    task_t *t = r->local;
-    if (t->gate < sched.running_prio || !payload_lend_irq_off(data, self)) {
+    if (r->local->gate < sched.running_prio || !payload_lend_irq_off(data, sched.current)) {
         port_irq_restore(s);
         return send_heap_general(r, data, len);
     }
+    /* Read again rather than kept across the block's check. */
+    task_t *self = sched.current;
+    task_t *t = r->local;
     frame_push_on(t, self, sched.running_prio, self->pid);
     t->payload = data;
     log_event_inline_irq_off(EV_RUN, t->pid, (uint16_t) (self->pid << 8 | r->port));

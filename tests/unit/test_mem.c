@@ -233,6 +233,46 @@ static void test_coalesce_with_heap_tail(void **state)
     assert_int_equal(s.in_use, 0);
 }
 
+/* Both ways of an allocation and of a free: the lowest free block serves
+ * it or the walk finds one higher; the freed block is below every free
+ * block (it becomes the head) or the walk finds its place. The counts
+ * mem_get_stats() walks for agree with the heap after each. */
+static void test_head_and_walk_ways_keep_the_heap_whole(void **state)
+{
+    (void) state;
+    char *a = mem_alloc(24);
+    char *b = mem_alloc(40);
+    char *c = mem_alloc(16);
+    assert_int_equal(stats().alloc_count, 3);
+    size_t hole = mem_block_size(a) + hdr + mem_block_size(b);
+    mem_free(b); /* below the heap's tail, the only free block: the head's way */
+    assert_true(mem_consistent());
+    assert_int_equal(stats().alloc_count, 2);
+    assert_int_equal(stats().free_blocks, 2);
+    mem_free(a); /* below b's hole, now the head: the head's way, merged */
+    assert_true(mem_consistent());
+    assert_int_equal(stats().free_blocks, 2);
+    char *big = mem_alloc(hole + 1); /* the hole at the head is too small */
+    assert_non_null(big);
+    assert_true(big > c); /* the walk's way: from the tail */
+    assert_true(mem_consistent());
+    assert_int_equal(stats().alloc_count, 2);
+    char *small = mem_alloc(8); /* the head fits */
+    assert_ptr_equal(small, a);
+    assert_true(mem_consistent());
+    assert_int_equal(stats().alloc_count, 3);
+    mem_free(big); /* above the hole left at the head: the walk's way */
+    assert_true(mem_consistent());
+    assert_int_equal(stats().alloc_count, 2);
+    mem_free(small);
+    mem_free(c);
+    mem_stats_t s = stats();
+    assert_true(mem_consistent());
+    assert_int_equal(s.alloc_count, 0);
+    assert_int_equal(s.free_blocks, 1);
+    assert_int_equal(s.in_use, 0);
+}
+
 static void test_exhaustion_returns_null_and_logs(void **state)
 {
     (void) state;
@@ -875,6 +915,7 @@ int main(void)
         cmocka_unit_test_setup(test_coalesce_with_previous, mem_setup),
         cmocka_unit_test_setup(test_coalesce_with_both_neighbours, mem_setup),
         cmocka_unit_test_setup(test_coalesce_with_heap_tail, mem_setup),
+        cmocka_unit_test_setup(test_head_and_walk_ways_keep_the_heap_whole, mem_setup),
         cmocka_unit_test_setup(test_exhaustion_returns_null_and_logs, mem_setup),
         cmocka_unit_test_setup(test_fragmentation_stats, mem_setup),
         cmocka_unit_test_setup(test_double_free_detected, mem_setup),

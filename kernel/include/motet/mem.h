@@ -60,7 +60,8 @@ mt_err_t mem_set_owner(void *ptr, mt_pid_t owner);
 bool mem_is_heap(const void *ptr);
 /* Usable bytes of a live block (at least what was asked). */
 size_t mem_block_size(const void *ptr);
-/* Fill *stats; any context. */
+/* Fill *stats (largest_free, free_blocks and alloc_count by a walk of the
+ * heap with interrupts off); any context. */
 void mem_get_stats(mem_stats_t *stats);
 /* True if the heap is whole: every block's header checks, the blocks tile
  * the heap, the free list holds exactly the free blocks in address order
