@@ -11,12 +11,16 @@
  * verdict: MT_OK (initialise) or the first error reported (undo), with the
  * task and module it is about. No task is initialised, so none can send,
  * before every module has created its tasks and its remote control blocks.
+ * The verdict is never lost for want of a message block: one is set aside
+ * for it when the description comes, or this module takes no part.
  */
 #include <string.h>
 
 #include "bus_internal.h"
 #include "motet/appmgr.h"
 #include "motet/log.h"
+#include "motet/port.h"
+#include "sched_internal.h"
 
 #if MOTET_BUS
 
@@ -24,6 +28,7 @@ static struct {
     bool busy;                             /* a description is between broadcast and verdict */
     uint32_t reported;                     /* modules whose outcome has come */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
+    msg_t *verdict_block;                  /* set aside for the verdict to our manager */
 } A;
 
 static void clear_verdict(void)
@@ -37,6 +42,7 @@ static void clear_verdict(void)
 void bus_app_reset(void)
 {
     A.busy = false;
+    A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
     clear_verdict();
 }
 
@@ -59,11 +65,18 @@ void bus_app_description(const bus_frame_t *f, bool own)
         A.busy = true;
         clear_verdict();
     }
-    /* No block for it (logged where it failed): this module takes no part,
-     * and says so, so that every module undoes its part on the verdict
-     * rather than wait for this one's outcome for ever. */
-    mt_err_t err = sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0);
-    if (err) bus_app_created(err, APPMGR_NO_TASK, bus_self());
+    /* Two blocks, one for the description and one set aside for the
+     * verdict, or none (each failure logged where it failed): this module
+     * takes no part, and says so, so that every module undoes its part on
+     * the verdict rather than wait for this one's outcome for ever. */
+    if (!A.verdict_block) A.verdict_block = sched_msg_alloc();
+    mt_err_t err = A.verdict_block
+                       ? sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0)
+                       : MT_ERR_QUEUE_FULL;
+    if (!err) return;
+    if (A.verdict_block) sched_msg_free(A.verdict_block);
+    A.verdict_block = NULL;
+    bus_app_created(err, APPMGR_NO_TASK, bus_self());
 }
 
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
@@ -81,8 +94,17 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome)
     if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
     if ((A.reported & bus_modules()) != bus_modules()) return;
     A.busy = false;
-    /* Copied into the message: a verdict is always queued. */
+    /* Our manager holds no description: it has nothing to decide. */
+    if (!A.verdict_block) return;
+    /* The block set aside goes back to the pool with interrupts off, so
+     * the post takes it before anything else can; and nothing else can
+     * refuse it: the manager always exists, and the verdict, copied into
+     * the block, needs no heap. */
+    port_irq_state_t s = port_irq_save();
+    sched_msg_free(A.verdict_block);
+    A.verdict_block = NULL;
     sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, A.verdict, sizeof A.verdict, 0);
+    port_irq_restore(s);
 }
 
 #endif /* MOTET_BUS */

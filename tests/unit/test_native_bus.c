@@ -630,6 +630,32 @@ static void test_description_without_a_message_block_fails_everywhere(void **sta
     assert_int_equal(bus_app_load(desc, len), MT_OK);
 }
 
+/* The verdict comes while this module has no message block left: it must
+ * still reach the manager (before: lost, so the part created here is never
+ * committed nor undone, and the next description, given the same ids,
+ * fails here with MT_ERR_EXISTS). The manager runs it at once, as the top
+ * priority: its stage two's INIT then finds no block either (logged; a
+ * matter of stage two, not of the verdict's delivery). */
+static void test_verdict_without_a_message_block_still_reaches_the_manager(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = 0x22, .prio = 3, .handler = recorder}),
+                     MT_OK);
+    while (sched_send_to(0x22, PORT_0, "h", 1, 0) == MT_OK) continue; /* the pool runs out */
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_true(sched_task_exists(base));           /* committed: its ids are handed out for good */
+    assert_int_equal(sched_task_kill(0x22), MT_OK); /* its held messages give their blocks back */
+    static uint8_t desc[64];
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    finish_tx(PORT_BUS_SENT); /* gone: our manager takes it too */
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, base + 2);
+    assert_true(sched_task_exists(base + 2));
+}
+
 /* ---- the sender of a message that came by bus ---- */
 
 static void test_received_message_names_its_sender(void **state)
@@ -1120,6 +1146,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_verdict_names_the_task_another_module_refused, setup),
         cmocka_unit_test_setup(test_description_without_a_message_block_fails_everywhere, setup),
+        cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
+                               setup),
         cmocka_unit_test_setup(test_received_message_names_its_sender, setup),
         cmocka_unit_test_setup(test_received_multicast_names_its_sender, setup),
         cmocka_unit_test_setup(test_own_multicast_names_its_sender, setup),
