@@ -404,7 +404,9 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     /* A kill while it ran ended it at the pop: told by its flags then, not
      * by the table, where a task given its pid since (by a handler run at
      * an interrupt's exit) may hold its freed control block. The table
-     * tells a kill after the pop; under the lock: a handler run at an
+     * tells a kill by another handler after the pop, unless a task given
+     * its pid since holds the same block: then the caller is told MT_OK,
+     * which its handler did return. Under the lock: a handler run at an
      * interrupt's exit may kill a task of t's probe chain, whose backward
      * shift could move t behind a probe that has passed its new slot. */
     if (killed || task_find_locked(pid) != t) result = MT_ERR_NO_TASK;

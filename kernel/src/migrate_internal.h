@@ -162,6 +162,15 @@ bool sched_mig_remote(mt_pid_t pid, mt_module_t *module, mt_prio_t *prio);
 /* Route remote task pid to `module` from now on. */
 mt_err_t sched_mig_reroute(mt_pid_t pid, mt_module_t module);
 
+/* How far a link's frame number a comes after b: a link numbers its frames
+ * in the order of the wire (bus.c), eight bits, and a migration sees far
+ * fewer than 128 frames of a link, so the difference within half the range
+ * orders them (docs/migration.md, "Multicasts"). */
+static inline int8_t mig_seq_after(uint8_t a, uint8_t b)
+{
+    return (int8_t) (uint8_t) (a - b);
+}
+
 /* ---- the protocol: migrate.c, migrate_source.c, migrate_peer.c ---- */
 
 #if MOTET_BUS

@@ -36,13 +36,11 @@ void mig_peer_join(slot_t *s)
     mig_rejoin(s->pid, s->head, s->head_len);
 }
 
-/* Numbered up to origin's cut: taken before the join, or kept forwarded.
- * A link numbers its frames in the order of the wire (bus.c), eight bits:
- * a migration sees far fewer than 128 frames of a link. */
+/* Numbered up to origin's cut: taken before the join, or kept forwarded. */
 static bool within_cut(const slot_t *s, mt_module_t origin, uint8_t seq)
 {
     if (!(s->cut_seen & mig_bit(origin))) return false;
-    return (int8_t) (uint8_t) (seq - s->cut[origin]) <= 0;
+    return mig_seq_after(seq, s->cut[origin]) <= 0;
 }
 
 static bool takes_casts(const slot_t *s)
@@ -77,7 +75,7 @@ void mig_peer_record_cast(const bus_frame_t *f)
             }
             sched_mig_hold_at(t, got, UINT16_MAX);
         }
-        if (!(s->cut_raised & mig_bit(f->src)) || (int8_t) (uint8_t) (f->seq - s->cut[f->src]) < 0)
+        if (!(s->cut_raised & mig_bit(f->src)) || mig_seq_after(f->seq, s->cut[f->src]) < 0)
             continue;
         s->cut_raised &= ~mig_bit(f->src); /* that frame, or a later one: it will not come */
         if (s->step == ST_STARTING && !mig_peer_cuts_ahead(s)) {
@@ -108,7 +106,7 @@ void mig_peer_forwarded_cast(slot_t *s, task_t *t, mt_port_t port, const uint8_t
     s->cut[origin] = seq;
     s->cut_seen |= mig_bit(origin);
     uint8_t last;
-    if (!bus_cast_last(origin, &last) || (int8_t) (uint8_t) (seq - last) > 0)
+    if (!bus_cast_last(origin, &last) || mig_seq_after(seq, last) > 0)
         s->cut_raised |= mig_bit(origin); /* its frame may yet come */
 }
 

@@ -241,15 +241,6 @@ void isr_slot_release_held(task_t *t)
     }
 }
 
-/* A plain task's gate: open, or closed by its frame alone (GATE_STACKED),
- * which its flags had left open at the push; so t is initialised, neither
- * bound to a thread, frozen nor to be killed (what task_set_flags() sets
- * while t runs closes the gate further). */
-static MT_INLINE bool gate_plain(const task_t *t)
-{
-    return t->gate >= -GATE_STACKED;
-}
-
 /* A bare message to the plain task t, looked up under the caller's lock
  * (s, put back here), that neither runs first at the exit nor parks:
  * queued in a pool block, or the rare ways if none is free or the slot's
@@ -287,13 +278,13 @@ static MT_NOINLINE mt_err_t post_isr_wait(task_t *t, mt_port_t port, port_irq_st
 mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
 {
     port_irq_state_t s = port_irq_save();
-    task_t *t = sched.tasks[TASK_SLOT(pid)];
-    if (t && t->pid == pid && port_fast(port)) {
+    task_t *t = sched.tasks[TASK_SLOT(pid)]; /* task_none in an empty slot */
+    if (t->pid == pid && port_fast(port)) {
         if (isr_slot_fits(t)) {
             isr_slot_fill(t, port, MSG_IN_SLOT);
             return isr_slot_filled(pid, port, s);
         }
-        if (!gate_plain(t)) return post_isr_queued_rare(t, port, s);
+        if (!task_gate_opened(t)) return post_isr_queued_rare(t, port, s);
         return post_isr_wait(t, port, s);
     }
     port_irq_restore(s);

@@ -102,12 +102,11 @@ bool sched_mig_holds_cast(const task_t *t, uint16_t mark)
     return m != NULL;
 }
 
-/* A link numbers its frames in the order of the wire, eight bits, compared
- * within half their range (docs/migration.md, "Multicasts"). */
+/* A multicast of the same link as mark, numbered after it. */
 static bool cast_after(const msg_t *m, uint16_t mark)
 {
     return (m->flags & MSG_CAST) && m->mark >> 8 == mark >> 8 &&
-           (int8_t) (uint8_t) (m->mark - mark) > 0;
+           mig_seq_after((uint8_t) m->mark, (uint8_t) mark) > 0;
 }
 
 void sched_mig_hold_cast(task_t *t, msg_t *m)
