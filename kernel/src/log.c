@@ -100,11 +100,6 @@ void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
     log_record_inline(type, pid, arg);
 }
 
-void log_record_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
-{
-    log_record_inline_irq_off(type, pid, arg);
-}
-
 static void slice_opened(mt_pid_t pid, mt_port_t port)
 {
     if (open_count == MOTET_MAX_TASKS) { /* ENDs lost: the oldest goes */

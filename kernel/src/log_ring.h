@@ -137,21 +137,6 @@ static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t p
     log_record_inline_irq_off(type, pid, arg);
 }
 
-/* log_record_inline_irq_off() out of line (log.c). */
-void log_record_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg);
-
-/* log_event() for a record per operation (timer expiry, heap block), by a
- * caller holding irq off (its own critical section: no lock of the
- * record's own): in line, or a call where flash is tight (port.h). */
-static MT_INLINE void log_event_frequent_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
-{
-#ifdef PORT_FLASH_TIGHT
-    log_record_irq_off(type, pid, arg);
-#else
-    log_record_inline_irq_off(type, pid, arg);
-#endif
-}
-
 #else
 
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
@@ -162,13 +147,6 @@ static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint
 }
 
 static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
-{
-    (void) type;
-    (void) pid;
-    (void) arg;
-}
-
-static MT_INLINE void log_event_frequent_irq_off(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     (void) type;
     (void) pid;

@@ -329,7 +329,7 @@ void *mem_alloc_owned(size_t size, mt_pid_t owner)
         return alloc_refused();
     }
     /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
-    log_event_frequent_irq_off(EV_ALLOC, owner, got - MEM_HDR);
+    log_event_inline_irq_off(EV_ALLOC, owner, got - MEM_HDR);
     port_irq_restore(s);
     return &heap.bytes[blk + MEM_HDR];
 }
@@ -417,7 +417,7 @@ static MT_NOINLINE mt_err_t free_block(void *ptr, mt_pid_t by)
      * The record first: h is done with before the list changes. A block
      * below every free block (the common case) joins the list at its head,
      * with no walk and no block below it to test. */
-    log_event_frequent_irq_off(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    log_event_inline_irq_off(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
     if (mem_free_head > off) {
         release_inline(off, blk_size(h), MEM_NIL, mem_free_head);
     } else {

@@ -352,7 +352,7 @@ static bool expire_head(void)
         return false;
     }
     /* A task timer's one record: its post logs no SEND of its own. */
-    log_event_frequent_irq_off(EV_TIMER, t->owner, t->index);
+    log_event_inline_irq_off(EV_TIMER, t->owner, t->index);
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
     if (kernel_timer)
         thread_timer_fired(t->index);

@@ -28,7 +28,6 @@
 #define PORT_HAS_BUS 1 /* port_avr_bus.c, with MOTET_BUS */
 /* Instruction-set properties (port.h). */
 #define PORT_SHIFT_LOOPS  1
-#define PORT_FLASH_TIGHT  1
 #define PORT_COUNTER_BITS 16
 /* Timer1 prescaler and the clock-select bits (CS12:0) that choose it. */
 #define PORT_AVR_PRESCALER    256u

@@ -70,7 +70,7 @@ OPERATIONS = (
                                             "mem_hand_over", "payload_to_kernel", "sched_take",
                                             "sched_take_msg", "send_drop_payload",
                                             "sched_current_pid")),
-    ("event records written by a call", ("log_record", "log_record_irq_off")),
+    ("event records written by a call", ("log_record",)),
 )
 # The calling convention's instructions: saved registers, calls and
 # returns; a jump only where it enters a function (a tail call), not a

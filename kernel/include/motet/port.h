@@ -82,10 +82,7 @@ typedef uint8_t port_irq_state_t;
  *                     ready priority level is one instruction, not a search;
  *   PORT_SHIFT_LOOPS  a shift by a variable count is a loop of one bit per
  *                     step (8-bit cores): the kernel reads single bits from
- *                     tables instead;
- *   PORT_FLASH_TIGHT  flash, not cycles, is the scarce resource: a record
- *                     written once per operation (a timer expiry, a heap
- *                     block) is a call rather than a copy in line. */
+ *                     tables instead. */
 
 /* Constant tables on a hot path (the CRC's, MOTET_CRC_TABLE): a port
  * whose constants live apart from its RAM (a Harvard core, where const
