@@ -141,6 +141,29 @@ bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t 
     return true;
 }
 
+void mig_lost(mt_pid_t pid, mt_module_t from)
+{
+    mt_err_t err = sched_msg_spare() <= MIG_RESERVE ? MT_ERR_QUEUE_FULL : MT_ERR_NO_MEM;
+    port_irq_state_t s = port_irq_save();
+    mig_record_t *last =
+        MIG.ring_count
+            ? &MIG.ring[(uint8_t) (MIG.ring_head + MIG.ring_count - 1u) % MOTET_MIGRATE_RING]
+            : NULL;
+    bool counted = last && last->kind == MIG_REC_LOST && last->from == from &&
+                   last->data[0] == pid && last->data[2] == (uint8_t) err &&
+                   last->data[1] < UINT8_MAX;
+    if (counted) last->data[1]++;
+    port_irq_restore(s);
+    uint8_t d[3] = {pid, 1, (uint8_t) err};
+    if (!counted) mig_ring_push(MIG_REC_LOST, from, d, 3); /* a full ring logs it */
+}
+
+static void report_lost(const mig_record_t *r)
+{
+    for (uint8_t n = r->data[1]; n; n--)
+        mig_notify(r->data[0], MIG_LOST, r->from, (mt_err_t) r->data[2]);
+}
+
 static bool ring_pop(mig_record_t *out)
 {
     port_irq_state_t s = port_irq_save();
@@ -244,7 +267,7 @@ const char *migrate_phase_name(uint8_t phase)
         [MIG_REQUESTED] = "REQUESTED", [MIG_FROZEN] = "FROZEN", [MIG_ATTACHED] = "ATTACHED",
         [MIG_LEFT] = "LEFT",           [MIG_LIVE] = "LIVE",     [MIG_RESUMED] = "RESUMED",
         [MIG_DISCARDED] = "DISCARDED", [MIG_KILLED] = "KILLED", [MIG_REFUSED] = "REFUSED",
-        [MIG_DONE] = "DONE",
+        [MIG_DONE] = "DONE",           [MIG_LOST] = "LOST",
     };
     return phase < MIG_PHASE_END && names[phase] ? names[phase] : "?";
 }
@@ -376,6 +399,9 @@ static void handle(const mig_record_t *r)
     case MIG_REC_TX_END:
     case MIG_REC_COMMITTED:
         mig_source_record(r);
+        break;
+    case MIG_REC_LOST:
+        report_lost(r);
         break;
     default:
         mig_peer_record(r);
@@ -589,8 +615,12 @@ msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f)
         uint8_t g;
         mt_port_t port;
         mig_image_group(&img, k, &g, &port);
-        msg_t *m = g == f->port ? sched_mig_msg(s->pid, port, f->payload, f->len) : NULL;
-        if (!m) continue; /* not the group, or no room (logged) */
+        if (g != f->port) continue;
+        msg_t *m = sched_mig_msg(s->pid, port, f->payload, f->len);
+        if (!m) { /* a multicast is not offered again: lost, and said so */
+            mig_lost(s->pid, f->src);
+            continue;
+        }
         mig_cast_mark(m, f->src, f->seq);
         *tail = m;
         tail = &m->next;
@@ -656,8 +686,8 @@ bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
     task_t *t = task_find_locked(f->pid);
     if (t) return false;
     slot_t *s = mig_peer_holding(f->pid);
-    if (s) {
-        mig_peer_hold(s, f->port, f->payload, f->len);
+    if (s) { /* busy at the reserve (migrate_bus_busy()): only the heap can fail here */
+        if (mig_peer_hold(s, f->port, f->payload, f->len) != MT_OK) mig_lost(f->pid, f->src);
         return true;
     }
     mt_module_t where;

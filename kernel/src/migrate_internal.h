@@ -216,7 +216,13 @@ mt_err_t mig_layout_attach(task_t *t, uint8_t *state);
 _Static_assert(PORT_LIMIT <= MIG_FWD_CAST, "MIG_FWD_CAST must stay above every input port");
 
 /* Records of the ring that never travel, after the frame kinds. */
-enum { MIG_REC_TX_END = MIG_MSG_END_KIND, MIG_REC_RECEIVED, MIG_REC_COMMITTED, MIG_REC_CUTS_ENDED };
+enum {
+    MIG_REC_TX_END = MIG_MSG_END_KIND,
+    MIG_REC_RECEIVED,
+    MIG_REC_COMMITTED,
+    MIG_REC_CUTS_ENDED,
+    MIG_REC_LOST /* pid, count, err; from: the module that sent them (mig_lost()) */
+};
 
 typedef enum { ROLE_FREE, ROLE_SOURCE, ROLE_DEST, ROLE_PEER } mig_role_t;
 
@@ -366,6 +372,13 @@ slot_t *mig_slot_find(uint8_t role, mt_pid_t pid, uint8_t id);
 slot_t *mig_slot_of(mt_pid_t pid);
 void mig_kick(void);
 bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t len);
+/* A held message for task pid from module `from` could not be made
+ * (sched_mig_msg() failed and logged why): the migrator reports it as
+ * MIG_LOST, once per message, to the log and the observer, with
+ * MT_ERR_QUEUE_FULL (the pool at MIG_RESERVE) or MT_ERR_NO_MEM (the
+ * heap). A loss like the one recorded last and not yet reported only
+ * counts there, so that a burst takes one place of the ring. Any context. */
+void mig_lost(mt_pid_t pid, mt_module_t from);
 mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len);
 /* A frame of len payload bytes to the migrator, for the caller to write
  * its payload into (bus_open_frame()), then mig_queue_frame() it. NULL
@@ -433,7 +446,8 @@ void mig_source_record_cast(const bus_frame_t *f);
 
 /* migrate.c: the messages a multicast frame makes for the task of slot s,
  * one for each of the image's groups it is for, each marked with the
- * frame (mig_cast_mark()); NULL if none (no room: logged). Interrupt. */
+ * frame (mig_cast_mark()); NULL if none. One it has no room for is
+ * lost: logged and reported (mig_lost()). Interrupt. */
 msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f);
 
 /* migrate_peer_cast.c: the destination's multicasts */

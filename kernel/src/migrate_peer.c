@@ -531,9 +531,12 @@ static void take_forwarded(slot_t *s, task_t *t, const bus_frame_t *f, uint16_t 
         }
         /* After the ones forwarded before, ahead of everything else, in a
          * block set aside at attaching (the payload needs heap: if that is
-         * out, logged and lost). */
+         * out, lost, logged and reported). */
         msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n);
-        if (m) sched_mig_hold_at(t, m, s->fwd_kept++);
+        if (m)
+            sched_mig_hold_at(t, m, s->fwd_kept++);
+        else
+            mig_lost(s->pid, s->source);
     }
 }
 

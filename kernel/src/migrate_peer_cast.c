@@ -93,9 +93,12 @@ void mig_peer_forwarded_cast(slot_t *s, task_t *t, mt_port_t port, const uint8_t
     bool first = within_cut(s, origin, seq);
     if (!first && sched_mig_holds_cast(t, (uint16_t) (origin << 8 | seq))) return; /* took it */
     /* In a block set aside at attaching (the payload needs heap: if that
-     * is out, logged and lost). */
+     * is out, lost, logged and reported). */
     msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n);
-    if (!m) return;
+    if (!m) {
+        mig_lost(s->pid, origin);
+        return;
+    }
     if (first) {
         sched_mig_hold_at(t, m, s->fwd_kept++); /* after the ones forwarded before */
         return;

@@ -17,13 +17,14 @@ there. The task ends up live on exactly one module, and the sink gets
 every message of every sender once, in order.
 """
 
+import collections
 import re
 
 import pytest
 
 from device_run import DEVICES, run_device
-from test_device_migration import (SINK, assert_nothing_lost_duplicated_or_reordered,
-                                   assert_one_live_copy, lines, phases)
+from test_device_migration import (SINK, SINK_PID, assert_nothing_lost_duplicated_or_reordered,
+                                   assert_one_live_copy, lines, phases, received)
 
 DEVICE = DEVICES / "migrate.toml"
 PAUSED = 3
@@ -274,3 +275,55 @@ def test_a_destination_that_missed_result_ok_joins_late_and_the_task_moves(late_
     got = assert_nothing_lost_duplicated_or_reordered(late_join)
     assert len(got[0x11]) > 200  # m0's multicasts, every one once, in order
     assert_one_live_copy(late_join)
+
+
+# ---- a bystander stalled: every frame to it waits its own timeout ----
+
+STALL_UNTIL_S = 0.32
+SENDER_OF = {0: 0x11, 1: 0x12, 2: 0x13, 3: 0x14}  # apps/migrate/migrate.toml: module -> sender
+LOST = re.compile(r"mig 0x([0-9a-f]+) LOST m(\d+) (MT_\w+)")
+
+
+@pytest.fixture(scope="module")
+def stalled(build_dir, tmp_path_factory):
+    """m3, the multicast sender's module, stalled from 23.5 ms to 300 ms
+    (`stall`: the bus never marks it unresponsive, so every frame to it,
+    FREEZE asked again included, waits its 20 ms acknowledgement timeout).
+    The migration of the sink from m2 to m1 that begins at 201.6 ms waits
+    for m3's reply and ends failed at 311.6 ms; meanwhile m2's pool is at
+    the migrator's reserve, filled with what the frozen sink holds. Resumed,
+    m3's sender catches up and multicasts 13 numbers to the sink's group,
+    which m2 must record for the frozen sink and has no block for."""
+    return run_device(build_dir, tmp_path_factory.mktemp("stalled"), DEVICE, "--until",
+                      STALL_UNTIL_S, "--exact-clocks", "--fault",
+                      f"stall:{PAUSED}@0.0235:{RESUME_MS - 23.5:g}")
+
+
+def test_a_stalled_module_is_never_marked_unresponsive(stalled):
+    assert stalled.hub_notes(f"m{PAUSED} stalled until {RESUME_MS:g} ms")
+    assert stalled.hub_notes(f"m{PAUSED} did not acknowledge")
+    assert not stalled.hub_notes("unresponsive")
+    assert stalled.report["bus"]["stalled_misses"] > 0
+
+
+def test_messages_a_migration_could_not_keep_are_reported_lost(stalled):
+    """Each number missing in a sender's stream at the sink was reported
+    lost (MIG_LOST, naming the sender's module) by a module that held the
+    sink frozen; nothing else is missing, duplicated or reordered. The
+    multicasts m2 could not record for the frozen sink used to be lost with
+    an error logged and nothing more: the sink found `seq 25 GAP` from m3's
+    sender after seq 11."""
+    got, _ = received(stalled)
+    lost = collections.Counter()
+    for mod, t, text in lines(stalled):
+        m = LOST.search(text)
+        if m and int(m.group(1), 16) == SINK_PID:
+            assert m.group(3) == "MT_ERR_QUEUE_FULL", text
+            lost[SENDER_OF[int(m.group(2))]] += 1
+    missing = {}
+    for sender, seqs in got.items():
+        assert seqs == sorted(set(seqs)), (hex(sender), seqs[:50])  # no duplicate, in order
+        missing[sender] = seqs[-1] - len(seqs)
+    assert missing[BYSTANDER_SENDER] > 0  # the case this run is for happened
+    assert {s: n for s, n in missing.items() if n} == dict(lost), (missing, lost)
+    assert_one_live_copy(stalled)

@@ -189,6 +189,7 @@ def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, mess
     ("off:4@0.25", hub.Fault("off", 4, 250_000_000)),
     ("freeze:3@1", hub.Fault("freeze", 3, 1_000_000_000)),
     ("pause:2@0.1:40", hub.Fault("pause", 2, 100_000_000, delay_ns=40_000_000)),
+    ("stall:3@0.0235:276.5", hub.Fault("stall", 3, 23_500_000, delay_ns=276_500_000)),
     ("resume:2@0.3", hub.Fault("resume", 2, 300_000_000)),
     ("kill:2@frame:0xf2:15", hub.Fault("kill", 2, 0, frame=(0xF2, 15))),
     ("freeze:4@frame:16:8:3", hub.Fault("freeze", 4, 0, count=3, frame=(16, 8))),
@@ -201,6 +202,7 @@ def test_fault_specs(spec, fault):
                                   "kill:1@nan", "delay:1@1:-5", "delay:1@1:inf",
                                   "kill:1@1:2", "corrupt:1@1:0", "drop:1@1:0", "drop:1@1:x", "kill:x@1", "kill:1@-1",
                                   "pause:1@1", "pause:*@1:5", "pause:1@1:-5", "pause:1@1:inf",
+                                  "stall:1@1", "stall:*@1:5", "stall:1@frame:1:2",
                                   "resume:1@1:2", "resume:*@1", "pause:1@frame:1:2",
                                   "off:1@frame:1:2", "kill:1@frame:1", "kill:1@frame:256:1",
                                   "kill:1@frame:1:1:0", "kill:*@frame:1:1"])

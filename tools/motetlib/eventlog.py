@@ -113,7 +113,7 @@ FRAME_TYPES = ("?", "DATA", "MCAST", "SYNC", "DESC", "CREATED")
 
 # migrate_phase_t (kernel/include/motet/migrate.h): EV_MIGRATE's arg >> 8.
 MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUMED",
-                  "DISCARDED", "KILLED", "REFUSED", "DONE")
+                  "DISCARDED", "KILLED", "REFUSED", "DONE", "LOST")
 
 # Reserved pids (types.h; tests/tools/test_cli.py checks both tables above
 # and this one against the headers).

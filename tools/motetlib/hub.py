@@ -214,6 +214,9 @@ class Mod:
     dead: bool = False
     exit_note: str = ""
     frozen: bool = False
+    # Stopped by a stall: every frame to it waits its own acknowledgement
+    # timeout and ends without it; it is never marked unresponsive.
+    stalled: bool = False
     final_state: str = ""
     power: str = "on"  # on, off, waking
     off_pending: bool = False
@@ -275,7 +278,7 @@ class Fault:
         extra = f" x{self.count}" if self.kind in COUNTED_FAULTS and self.count > 1 else ""
         if self.kind == "delay":
             extra = f" by {self.delay_ns / 1000:g} us"
-        if self.kind == "pause":
+        if self.kind in ("pause", "stall"):
             extra = f" for {self.delay_ns / 1e6:g} ms"
         if self.frame is not None:
             extra = (f" as frame {self.count} for pid {self.frame[0]:#04x} port "
@@ -283,7 +286,7 @@ class Fault:
         return f"{self.kind} {who}{extra}"
 
 
-FAULT_KINDS = ("kill", "freeze", "pause", "resume", "off", "corrupt", "delay", "drop")
+FAULT_KINDS = ("kill", "freeze", "pause", "stall", "resume", "off", "corrupt", "delay", "drop")
 # Faults on the next N frames a module receives (or any module: *).
 COUNTED_FAULTS = ("corrupt", "drop")
 
@@ -325,7 +328,9 @@ def _nanoseconds(text: str, scale: float, what: str) -> int:
 
 def parse_fault(spec: str) -> Fault:
     """KIND:MODULE@SECONDS[:N] -- kill, freeze and off (power off) a module;
-    pause it for N milliseconds; resume a frozen or paused one; corrupt the
+    pause it for N milliseconds, or stall it for N milliseconds (stopped,
+    but never marked unresponsive: each frame to it waits its own
+    acknowledgement timeout); resume a frozen, paused or stalled one; corrupt the
     next N frames it receives (default 1); delay the next frame it receives
     by N microseconds; drop (lose on the wire) the next N frames it receives
     (default 1). MODULE may be * for corrupt, drop and delay.
@@ -349,10 +354,10 @@ def parse_fault(spec: str) -> Fault:
             if extra is None:
                 raise ValueError("delay needs :MICROSECONDS")
             return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e3, "delay"))
-        if kind == "pause":
+        if kind in ("pause", "stall"):
             if extra is None:
-                raise ValueError("pause needs :MILLISECONDS")
-            return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e6, "pause"))
+                raise ValueError(f"{kind} needs :MILLISECONDS")
+            return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e6, kind))
         count = int(extra) if extra is not None else 1
         if count < 1 or (extra is not None and kind not in COUNTED_FAULTS):
             raise ValueError("only corrupt and drop take a count (>= 1)")
@@ -418,7 +423,7 @@ class Hub:
         self.counters = {"frames": 0, "bytes": 0, "by_type": {}, "bus_busy_ns": 0,
                          "rejected": 0, "corrupted": 0, "delayed": 0, "waits_busy_receiver": 0,
                          "wakeups": 0, "unreachable": 0, "retransmissions": 0, "busy": 0,
-                         "dropped": 0}
+                         "dropped": 0, "stalled_misses": 0}
         self.corrupt_left = {}
         self.drop_left = {}  # module (None: any) -> frames still to lose on the wire
         self.delay_next = {}
@@ -1137,20 +1142,42 @@ class Hub:
     def on_acktimeout(self, tr, attempt):
         if tr.done or attempt != tr.attempt:
             return
-        for r in tr.receivers:
+        for r in list(tr.receivers):
             if r.id in tr.acks or r.dead or r.unresponsive:
                 continue
-            self.mark_unresponsive(r, tr)
+            if r.stalled:
+                self.miss_frame(r, tr)
+            else:
+                self.mark_unresponsive(r, tr)
         self.check_complete(tr, self.now)
+
+    def take_back_reception(self, r):
+        """r did not answer the frame in its receive buffer in time: the
+        frame went by its interface, which neither answered nor kept it.
+        Stopped, as a processor held under a debugger, its reception,
+        waiting for the module to run again, is taken back."""
+        r.rx = None
+        if r.frozen:
+            r.outbox = [ev for ev in r.outbox if ev[8:] != r.rx_event]
+
+    def miss_frame(self, r, tr):
+        """A stalled r did not answer frame tr in time: this frame ends
+        without it (a unicast as unreachable), and the next one to it waits
+        its own acknowledgement timeout, as a bus that keeps no list of
+        unresponsive receivers does."""
+        self.take_back_reception(r)
+        tr.receivers = [x for x in tr.receivers if x is not r]
+        self.counters["stalled_misses"] += 1
+        if (tr.src.id, r.id, "stalled") not in self.unreachable_noted:  # the first of a series
+            self.unreachable_noted.add((tr.src.id, r.id, "stalled"))
+            self.note(f"m{r.id} did not acknowledge frame #{tr.id} ({self.frame_name(tr)}) within "
+                      f"{self.ack_timeout_ns / 1e6:g} ms: stalled, the frame ends without it; "
+                      f"each later frame to it waits its own timeout (further ones from "
+                      f"m{tr.src.id} are only counted)", r.id)
 
     def mark_unresponsive(self, r, tr):
         r.unresponsive = True
-        r.rx = None
-        if r.frozen:
-            # Stopped, as a processor held under a debugger: the frame went
-            # by its interface, which neither answered nor kept it. Its
-            # reception, waiting for the module to run again, is taken back.
-            r.outbox = [ev for ev in r.outbox if ev[8:] != r.rx_event]
+        self.take_back_reception(r)
         state = "frozen" if r.frozen else "silent"
         self.note(f"m{r.id} did not acknowledge frame #{tr.id} ({self.frame_name(tr)}) within "
                   f"{self.ack_timeout_ns / 1e6:g} ms: unresponsive ({state}); frames to it now "
@@ -1210,8 +1237,8 @@ class Hub:
                     os.kill(m.proc.pid, signal.SIGCONT)
                 m.proc.kill()
             self.module_gone(m)
-        elif f.kind in ("freeze", "pause"):
-            if f.kind == "pause" and m.kind.free_running:
+        elif f.kind in ("freeze", "pause", "stall"):
+            if f.kind != "freeze" and m.kind.free_running:
                 self.note(f"fault ignored: m{m.id} is an emulated core, whose clock cannot jump "
                           "the time it was stopped when it resumes", m.id)
                 return
@@ -1223,8 +1250,11 @@ class Hub:
                           m.id)
             else:
                 back = self.now + f.delay_ns
-                self.note(f"m{m.id} paused until {back / 1e6:g} ms: it runs nothing meanwhile; "
-                          "frames to it wait for its answer", m.id)
+                m.stalled = f.kind == "stall"
+                then = ("each frame to it waits its own acknowledgement timeout" if m.stalled
+                        else "frames to it wait for its answer")
+                self.note(f"m{m.id} {f.kind}ed until {back / 1e6:g} ms: it runs nothing "
+                          f"meanwhile; {then}", m.id)
                 self.push(back, "fault", Fault("resume", m.id, back))
         elif f.kind == "resume":
             self.resume(m)
@@ -1252,7 +1282,7 @@ class Hub:
             self.note(f"fault ignored: m{m.id} is an emulated core, whose clock cannot jump "
                       "the time it was stopped", m.id)
             return
-        m.frozen = False
+        m.frozen = m.stalled = False
         m.watch_cpu = None
         if m.proc and m.proc.poll() is None:
             os.kill(m.proc.pid, signal.SIGCONT)
@@ -1640,7 +1670,8 @@ def summary_lines(report):
              f"{100 * b['utilisation']:.2f} % busy; {b['retransmissions']} retransmitted, "
              f"{b['rejected']} rejected, {b['corrupted']} corrupted, {b.get('dropped', 0)} dropped "
              f"and {b['delayed']} delayed by faults, {b['waits_busy_receiver']} waits for a busy receiver, "
-             f"{b.get('busy', 0)} busy answers, "
+             f"{b.get('busy', 0)} busy answers, {b.get('stalled_misses', 0)} frames ended "
+             f"without a stalled receiver, "
              f"{b['wakeups']} wake-ups, {b['unreachable']} unreachable"]
     for mid, m in report["modules"].items():
         lines.append(f"m{mid} {m['name']}: {m['note'] or m['state']}"

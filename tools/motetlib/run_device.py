@@ -20,7 +20,9 @@ Faults (--fault, repeatable; or typed with --interactive as KIND M [N]),
 at simulated SECONDS:
     kill:M@S      kill module M            freeze:M@S   stop module M's CPU
     pause:M@S:MS  stop module M's CPU for MS milliseconds, then resume it
-    resume:M@S    resume a frozen or paused module M (native modules only)
+    stall:M@S:MS  pause M, but never mark it unresponsive: each frame to it
+                  waits its own acknowledgement timeout and ends without it
+    resume:M@S    resume a frozen, paused or stalled module M (native modules only)
     off:M@S       power M off; a frame for it wakes it
     corrupt:M@S[:N]  flip a bit in the next N frames M receives (M may be *)
     delay:M@S:US     deliver the next frame M receives US microseconds late

@@ -91,6 +91,8 @@ typedef enum {
     MIG_KILLED,        /* source: failed and could not resume: the task is dead */
     MIG_REFUSED,       /* source or requester: refused before anything moved */
     MIG_DONE,          /* every module: the outcome (err), routes updated */
+    MIG_LOST,          /* a message for the task could not be kept here while it moved (err:
+                        * why): it is lost; other = the module that sent it. One per message */
     MIG_PHASE_END
 } migrate_phase_t;
 
