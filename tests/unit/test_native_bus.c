@@ -14,13 +14,15 @@
  * before initialising, with remote control blocks for tasks elsewhere, and
  * failing the load on every module for a task on a module the device does
  * not have or one whose program another module lacks, naming task and
- * module, or on a module with no message block for the description; a message given up (rejected on
+ * module, or on a module with no message block for the description or for
+ * a task's INIT; a message given up (rejected on
  * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
  * a sender's sequence numbers before it delivers what follows.
  */
 #include <string.h>
 
 #include "native.h"
+#include "sched_internal.h"
 #include "test_support.h"
 
 #define SELF    1u
@@ -634,8 +636,9 @@ static void test_description_without_a_message_block_fails_everywhere(void **sta
  * still reach the manager (before: lost, so the part created here is never
  * committed nor undone, and the next description, given the same ids,
  * fails here with MT_ERR_EXISTS). The manager runs it at once, as the top
- * priority: its stage two's INIT then finds no block either (logged; a
- * matter of stage two, not of the verdict's delivery). */
+ * priority, and its stage two's INIT takes the block stage one set aside
+ * for it (before: it found none, logged, and the task stayed uninitialised
+ * while the load said MT_OK). */
 static void test_verdict_without_a_message_block_still_reaches_the_manager(void **state)
 {
     (void) state;
@@ -646,6 +649,7 @@ static void test_verdict_without_a_message_block_still_reaches_the_manager(void 
     report_from(0, MT_OK);
     report_from(2, MT_OK);
     assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_string_equal(inits, "I");
     assert_true(sched_task_exists(base));           /* committed: its ids are handed out for good */
     assert_int_equal(sched_task_kill(0x22), MT_OK); /* its held messages give their blocks back */
     static uint8_t desc[64];
@@ -654,6 +658,51 @@ static void test_verdict_without_a_message_block_still_reaches_the_manager(void 
     assert_int_equal(appmgr_last_result()->err, MT_OK);
     assert_int_equal(appmgr_last_result()->pid_base, base + 2);
     assert_true(sched_task_exists(base + 2));
+}
+
+/* A description that finds blocks for itself and its verdict but none for
+ * its INIT: stage one fails here, naming the task, so that every module
+ * undoes the load; no block is kept once the verdict is in. */
+static void test_description_without_a_block_for_an_init_fails_everywhere(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    const mt_pid_t filler = 0x22; /* uninitialised: what is sent to it is held */
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = filler, .prio = 3, .handler = recorder}), MT_OK);
+    uint8_t spare = sched_msg_spare();
+    for (uint8_t i = 2; i < spare; i++)
+        assert_int_equal(sched_send_to(filler, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_msg_spare(), 2); /* the description's and the verdict's */
+    drain_log();
+    bus_frame_t d = {.type = BUS_FRAME_DESC,
+                     .src = 0,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_APPMGR,
+                     .port = PORT_0,
+                     .len = two_module_desc(desc),
+                     .payload = desc};
+    assert_true(receive(&d, false));
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.payload[0], MT_ERR_QUEUE_FULL);
+    assert_int_equal(created.payload[1], 0);
+    assert_int_equal(created.payload[2], SELF);
+    uint8_t task = 0xEE;
+    uint16_t arg = 0;
+    assert_int_equal(test_logged(EV_APPFAIL, &task, &arg), 1);
+    assert_int_equal(task, 0);
+    assert_int_equal(arg, MT_ERR_QUEUE_FULL << 8 | SELF);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    finish_tx(PORT_BUS_SENT);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_QUEUE_FULL);
+    assert_int_equal(sched_msg_spare(), 2);
 }
 
 /* ---- the sender of a message that came by bus ---- */
@@ -1146,6 +1195,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_verdict_names_the_task_another_module_refused, setup),
         cmocka_unit_test_setup(test_description_without_a_message_block_fails_everywhere, setup),
+        cmocka_unit_test_setup(test_description_without_a_block_for_an_init_fails_everywhere,
+                               setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),
         cmocka_unit_test_setup(test_received_message_names_its_sender, setup),
