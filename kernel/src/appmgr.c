@@ -7,9 +7,12 @@
  * (appdesc.c) and its placement checked (modules, programs), so a bad one
  * creates nothing. Then stage one creates every local task, remote control
  * block and local group membership; if any of those fails, all of them are
- * removed again. Stage two posts PORT_INIT to each local task; those
- * messages wait in the queue until the manager returns, so every task
- * exists before any initialises.
+ * removed again. Stage one also sets aside what stage two needs, so that
+ * stage two cannot fail: a message block for each local task's INIT, with
+ * room on the heap for its data when the block cannot hold it; if it
+ * cannot, the load fails as any stage-one failure does. Stage two posts
+ * PORT_INIT to each local task; those messages wait in the queue until
+ * the manager returns, so every task exists before any initialises.
  *
  * On a multi-module device every module's manager gets the description
  * (bus_app_load()). After stage one it reports its outcome to the bus
@@ -38,6 +41,7 @@ static struct {
     uint8_t next_group; /* first device group not yet handed out */
     uint8_t *held;      /* created here, waiting for the other modules */
     uint16_t held_len;
+    msg_t *inits; /* set aside at stage one, one per local task: stage two's INITs */
 } M;
 
 static mt_pid_t device_pid(mt_pid_t base, uint8_t rel)
@@ -178,13 +182,83 @@ static mt_err_t create_all(const appdesc_t *d, mt_pid_t base, uint8_t group_base
     return err;
 }
 
-static void init_all(const appdesc_t *d, mt_pid_t base)
+/* A message block for a local task's INIT, holding the heap room its data
+ * will need when the block itself cannot hold it (as sched_msg_copy_payload()
+ * will need it): then the INIT cannot fail for want of either. */
+static mt_err_t set_aside_init(const appdesc_task_t *t)
+{
+    msg_t *m = sched_msg_alloc(); /* logs an empty pool */
+    if (!m) return MT_ERR_QUEUE_FULL;
+    if (t->init_len > MSG_INLINE_BYTES) {
+        m->data = mem_alloc_owned(t->init_len, MEM_OWNER_KERNEL); /* logs a full heap */
+        if (!m->data) {
+            sched_msg_free(m);
+            return MT_ERR_NO_MEM;
+        }
+        m->flags = MSG_HEAP; /* the block's free gives the room back too */
+    }
+    m->next = M.inits;
+    M.inits = m;
+    return MT_OK;
+}
+
+static void drop_inits(void)
+{
+    while (M.inits) {
+        msg_t *m = M.inits;
+        M.inits = m->next;
+        sched_msg_free(m);
+    }
+}
+
+static mt_err_t set_aside_inits(const appdesc_t *d)
 {
     for (uint8_t i = 0; i < d->num_tasks; i++) {
         appdesc_task_t t;
         appdesc_task(d, i, &t);
-        if (is_local(&t)) sched_task_init(device_pid(base, t.rel_pid), t.init, t.init_len);
+        if (!is_local(&t)) continue;
+        mt_err_t err = set_aside_init(&t);
+        if (err) {
+            drop_inits();
+            note_task(err, t.rel_pid, t.module);
+            return err;
+        }
     }
+    return MT_OK;
+}
+
+/* Everything stage one did for this description goes. */
+static void undo_part(const appdesc_t *d)
+{
+    drop_inits();
+    undo_creation(d, d->num_tasks, M.last.pid_base);
+    M.last.created = 0;
+}
+
+/* Each INIT takes what was set aside for it: the block and its room go
+ * back with interrupts off, so that its post takes them before anything
+ * else can (a free then an allocation of the same size always fits).
+ * What can still refuse it is a task killed, or sent its INIT by someone
+ * else, since stage one: recorded as the load's outcome, and logged. */
+static mt_err_t init_all(const appdesc_t *d, mt_pid_t base)
+{
+    mt_err_t first = MT_OK;
+    for (uint8_t i = 0; i < d->num_tasks; i++) {
+        appdesc_task_t t;
+        appdesc_task(d, i, &t);
+        if (!is_local(&t)) continue;
+        msg_t *m = M.inits;
+        M.inits = m->next;
+        port_irq_state_t s = port_irq_save();
+        sched_msg_free(m);
+        mt_err_t err = sched_task_init(device_pid(base, t.rel_pid), t.init, t.init_len);
+        port_irq_restore(s);
+        if (err && !first) {
+            first = err;
+            note_task(err, t.rel_pid, t.module);
+        }
+    }
+    return first;
 }
 
 /* Stage one: validate, then create this module's part. */
@@ -200,15 +274,19 @@ static mt_err_t create_part(const uint8_t *buf, uint16_t len, appdesc_t *d)
         return log_error(MT_ERR_NO_SLAB);
     M.last.pid_base = M.next_pid;
     M.last.group_base = M.next_group;
-    return create_all(d, M.next_pid, M.next_group);
+    err = create_all(d, M.next_pid, M.next_group);
+    if (err) return err;
+    err = set_aside_inits(d);
+    if (err) undo_part(d);
+    return err;
 }
 
 /* Stage two: hand out the ids for good and initialise the local tasks. */
-static void commit(const appdesc_t *d)
+static mt_err_t commit(const appdesc_t *d)
 {
     M.next_pid = (mt_pid_t) (M.next_pid + d->num_tasks);
     M.next_group = (uint8_t) (M.next_group + d->num_groups);
-    init_all(d, M.last.pid_base);
+    return init_all(d, M.last.pid_base);
 }
 
 /* Keep the description until the verdict, or undo stage one if we cannot. */
@@ -217,8 +295,7 @@ static mt_err_t hold(void *data, uint16_t len, const appdesc_t *d)
     M.held_len = len;
     M.held = sched_take(data, len);
     if (M.held) return MT_OK;
-    undo_creation(d, d->num_tasks, M.last.pid_base);
-    M.last.created = 0;
+    undo_part(d);
     return MT_ERR_NO_MEM; /* logged by sched_take_msg() */
 }
 
@@ -227,7 +304,7 @@ static mt_err_t load(void *data, uint16_t len)
     appdesc_t d;
     mt_err_t err = create_part(data, len, &d);
     if (!bus_active()) {
-        if (!err) commit(&d);
+        if (!err) err = commit(&d);
         return err;
     }
     if (!err) err = hold(data, len, &d);
@@ -245,10 +322,9 @@ static void decide(const void *data, uint16_t len)
     appdesc_t d;
     appdesc_parse(M.held, M.held_len, &d); /* valid: parsed in stage one */
     if (verdict == MT_OK) {
-        commit(&d);
+        M.last.err = commit(&d);
     } else {
-        undo_creation(&d, d.num_tasks, M.last.pid_base);
-        M.last.created = 0;
+        undo_part(&d);
         M.last.err = verdict;
         /* Another module's failure: logged here too, so that every
          * module's log says why nothing runs. */

@@ -458,7 +458,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     else if (f.type == BUS_FRAME_SYNC)
         timesync_beacon_sent();
     else if (f.type == BUS_FRAME_DESC)
-        bus_app_description(&f, true);
+        bus_app_description(&f);
     else if (f.type == BUS_FRAME_CREATED)
         bus_app_report(B.self, f.payload);
 }
@@ -542,12 +542,14 @@ static bool frame_allowed(const bus_frame_t *f)
         return broadcast && f->pid == MT_PID_MULTICAST;
     case BUS_FRAME_SYNC:
         return broadcast && f->pid == MT_PID_TIMESYNC && f->port == PORT_0;
-    case BUS_FRAME_DESC:
-        return broadcast && f->pid == MT_PID_APPMGR && f->port == PORT_0;
+    case BUS_FRAME_DESC: /* its port byte is the loader's number for the load */
+        return broadcast && f->pid == MT_PID_APPMGR;
     case BUS_FRAME_CREATED: /* its outcome (bus_frame_decode() checked the length):
-                             * an mt_err_t, a relative task and its module */
+                             * an mt_err_t, a relative task and its module, then
+                             * the load's loader and number */
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
-               f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES;
+               f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES &&
+               is_member(f->payload[BUS_APP_OUTCOME_SIZE]);
     default:
         return false;
     }
@@ -596,7 +598,7 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
     else if (f->type == BUS_FRAME_SYNC)
         timesync_beacon(bus_frame_sync_stamp(f), local);
     else if (f->type == BUS_FRAME_DESC)
-        bus_app_description(f, false);
+        bus_app_description(f);
     else if (f->type == BUS_FRAME_CREATED)
         bus_app_report(f->src, f->payload);
     if (err) B.stats.rx_undeliverable++; /* logged where it failed */

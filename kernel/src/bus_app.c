@@ -13,6 +13,16 @@
  * before every module has created its tasks and its remote control blocks.
  * The verdict is never lost for want of a message block: one is set aside
  * for it when the description comes, or this module takes no part.
+ *
+ * A load is named by its loader (the DESC frame's sender) and the loader's
+ * number for it (the DESC frame's port byte); every outcome names the load
+ * it is about, and a module counts only the outcomes of the load it takes
+ * part in. A module takes part in one load at a time, the first whose
+ * description reaches it (a loader's own, from the moment it starts it):
+ * a description of another load meanwhile is refused, logged, and that
+ * refusal is this module's outcome of it (MT_ERR_STATE), so that the other
+ * load fails on every module, and its loader learns why, rather than mix
+ * with the first.
  */
 #include <string.h>
 
@@ -25,14 +35,20 @@
 #if MOTET_BUS
 
 static struct {
-    bool busy;                             /* a description is between broadcast and verdict */
+    bool busy;                             /* taking part in a load, until its verdict */
+    mt_module_t loader;                    /* the load's: its loader */
+    uint8_t number;                        /* and the loader's number for it */
+    uint8_t last_number;                   /* this module's number for its latest load */
     uint32_t reported;                     /* modules whose outcome has come */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
 } A;
 
-static void clear_verdict(void)
+static void take_part(mt_module_t loader, uint8_t number)
 {
+    A.busy = true;
+    A.loader = loader;
+    A.number = number;
     A.reported = 0;
     A.verdict[0] = MT_OK;
     A.verdict[1] = APPMGR_NO_TASK;
@@ -42,29 +58,56 @@ static void clear_verdict(void)
 void bus_app_reset(void)
 {
     A.busy = false;
+    A.last_number = 0;
     A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
-    clear_verdict();
+}
+
+/* This module's outcome of load (loader, number), broadcast; any context. */
+static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
+                           mt_module_t module)
+{
+    uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
+    if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                       BUS_PRIO_SYSTEM, created, sizeof created) != MT_OK)
+        bus_app_report(bus_self(), created); /* logged; the others cannot know */
 }
 
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 {
     if (!bus_active()) return appmgr_load(desc, len);
-    if (A.busy) return log_error(MT_ERR_STATE);
     if (len > MOTET_APP_DESC_MAX || (len && !desc)) return log_error(MT_ERR_DESC_LENGTH);
-    mt_err_t err = bus_send_frame(BUS_FRAME_DESC, BUS_BROADCAST, MT_PID_APPMGR, PORT_0,
+    uint8_t number = (uint8_t) (A.last_number + 1u);
+    /* The loader takes part in its load from here on: another module's
+     * outcome can come before the loader's own frame is acknowledged by
+     * everyone; and before the frame is queued, since a port's interface
+     * may take frames in meanwhile (the native link does), another load's
+     * description among them, which must find this module busy. With
+     * interrupts off: a description must see the load whole. */
+    port_irq_state_t s = port_irq_save();
+    bool busy = A.busy;
+    if (!busy) take_part(bus_self(), number);
+    port_irq_restore(s);
+    if (busy) return log_error(MT_ERR_STATE);
+    mt_err_t err = bus_send_frame(BUS_FRAME_DESC, BUS_BROADCAST, MT_PID_APPMGR, number,
                                   BUS_PRIO_SYSTEM, desc, len);
-    if (!err) A.busy = true;
-    return err;
+    if (err) {
+        A.busy = false; /* nothing went: no module takes part */
+        return err;
+    }
+    A.last_number = number;
+    return MT_OK;
 }
 
-void bus_app_description(const bus_frame_t *f, bool own)
+void bus_app_description(const bus_frame_t *f)
 {
-    /* The loader counts from its load on: another module's outcome can
-     * come before the loader's own frame is acknowledged by everyone. */
-    if (!own) {
-        A.busy = true;
-        clear_verdict();
+    /* A loader takes part in its load from its start (bus_app_load()). */
+    bool this_load = A.loader == f->src && A.number == f->port;
+    if (A.busy && !this_load) {
+        log_error(MT_ERR_STATE);
+        report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());
+        return;
     }
+    if (!A.busy) take_part(f->src, f->port);
     /* Two blocks, one for the description and one set aside for the
      * verdict, or none (each failure logged where it failed): this module
      * takes no part, and says so, so that every module undoes its part on
@@ -79,17 +122,19 @@ void bus_app_description(const bus_frame_t *f, bool own)
     bus_app_created(err, APPMGR_NO_TASK, bus_self());
 }
 
+/* Our manager's description is the load this module takes part in. */
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {
-    uint8_t outcome[BUS_APP_OUTCOME_SIZE] = {(uint8_t) err, task, module};
-    if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, outcome, sizeof outcome) != MT_OK)
-        bus_app_report(bus_self(), outcome); /* logged; the others cannot know */
+    report_outcome(A.loader, A.number, err, task, module);
 }
 
 void bus_app_report(mt_module_t from, const uint8_t *outcome)
 {
-    if (!A.busy || from >= MOTET_BUS_MODULES) return;
+    /* Another load's outcome (one this module refused, or an earlier
+     * load's come late) counts for nothing here. */
+    bool this_load =
+        outcome[BUS_APP_OUTCOME_SIZE] == A.loader && outcome[BUS_APP_OUTCOME_SIZE + 1] == A.number;
+    if (!A.busy || !this_load || from >= MOTET_BUS_MODULES) return;
     A.reported |= (uint32_t) 1u << from;
     if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
     if ((A.reported & bus_modules()) != bus_modules()) return;

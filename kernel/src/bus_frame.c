@@ -76,7 +76,7 @@ void bus_frame_seal(uint8_t *frame, uint16_t n)
 static bool payload_fits_type(uint8_t type, uint16_t len)
 {
     if (type == BUS_FRAME_SYNC) return len == BUS_SYNC_PAYLOAD;
-    if (type == BUS_FRAME_CREATED) return len == BUS_APP_OUTCOME_SIZE;
+    if (type == BUS_FRAME_CREATED) return len == BUS_APP_CREATED_SIZE;
     return type >= BUS_FRAME_DATA && type < BUS_FRAME_TYPE_END;
 }
 

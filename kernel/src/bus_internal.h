@@ -42,11 +42,12 @@ bool bus_cast_last(mt_module_t from, uint8_t *seq);
 
 /* Forget any description in progress; bus_start(). */
 void bus_app_reset(void);
-/* A description frame reached this module (received, or `own` sent):
- * hand it to the application manager; interrupt context. */
-void bus_app_description(const bus_frame_t *f, bool own);
+/* A description frame reached this module (received, or its own sent):
+ * hand it to the application manager, or refuse it if this module takes
+ * part in another load; interrupt context. */
+void bus_app_description(const bus_frame_t *f);
 /* Module `from` reported its outcome of stage one (a CREATED payload,
- * BUS_APP_OUTCOME_SIZE bytes); interrupt context. */
+ * BUS_APP_CREATED_SIZE bytes, naming its load); interrupt context. */
 void bus_app_report(mt_module_t from, const uint8_t *outcome);
 
 #endif /* MOTET_BUS */

@@ -30,6 +30,7 @@ BROADCAST = 0xFF
 PORT_0 = 8
 PORT_SERIALIZE = 2
 VERDICT = PORT_0 + 1
+LOAD = 1  # a DESC frame's port byte: its loader's number for the load
 # types.h
 PID_MULTICAST, PID_TIMESYNC, PID_MIGRATOR, PID_APPMGR = 0xF0, 0xF1, 0xF2, 0xF3
 # migrate.h: a migrator frame's port is its kind
@@ -50,6 +51,11 @@ def body(ftype, src, dst, seq, pid, port, src_pid, prio, payload):
 def frame(*fields):
     b = body(*fields)
     return b + struct.pack("<H", appc.crc16(b))
+
+
+def outcome(err, loader, number, task=0xFF, module=0):
+    """A CREATED frame's payload: the outcome, then the load it is about."""
+    return [err, task, module, loader, number]
 
 
 def image(pid, prio, program, state, routes=(), timers=(), groups=(), held=0, tick_hz=31250):
@@ -193,9 +199,9 @@ def bus_rx_seeds(desc):
     seeds["migration-fails"] = ev.out
     # A description from module 0, every module's outcome, then beacons.
     ev = Events()
-    ev.frame(DESC, 0, PID_APPMGR, PORT_0, desc, prio=7).time(1000).tx_end()
+    ev.frame(DESC, 0, PID_APPMGR, LOAD, desc, prio=7).time(1000).tx_end()
     for m in (0, 2, 3):
-        ev.frame(CREATED, m, PID_APPMGR, VERDICT, [0], prio=7)
+        ev.frame(CREATED, m, PID_APPMGR, VERDICT, outcome(0, 0, LOAD), prio=7)
     for k in range(4):
         ev.time(50000).frame(SYNC, 0, PID_TIMESYNC, PORT_0, struct.pack("<I", 1000 + k * 50000))
     seeds["load-and-sync"] = ev.out
@@ -222,8 +228,9 @@ def seeds():
             "mcast": frame(MCAST, 2, BROADCAST, 9, PID_MULTICAST, 3, 0x31, 4, b"all"),
             "sync": frame(SYNC, 0, BROADCAST, 1, PID_TIMESYNC, PORT_0, 0, 7,
                           struct.pack("<I", 123456)),
-            "desc": frame(DESC, 0, BROADCAST, 2, PID_APPMGR, PORT_0, 0, 7, desc),
-            "created": frame(CREATED | 0x80, 3, BROADCAST, 4, PID_APPMGR, VERDICT, 0, 7, [0]),
+            "desc": frame(DESC, 0, BROADCAST, 2, PID_APPMGR, LOAD, 0, 7, desc),
+            "created": frame(CREATED | 0x80, 3, BROADCAST, 4, PID_APPMGR, VERDICT, 0, 7,
+                             outcome(0, 0, LOAD)),
         },
         "fuzz_migrate_image": {
             "bare": image(0x30, 2, 9, b"") + struct.pack("<I", 0),

@@ -109,6 +109,33 @@ def test_descriptions_load_on_every_module(build_dir, tmp_path, app):
     assert run.report["bus"]["by_type"]["CREATED"] == n
 
 
+def test_two_loaders_at_once_each_end_with_a_definite_outcome(build_dir, tmp_path):
+    """Both modules load the application at their start (module 1 is given
+    --loader too). Each takes part in its own load from its start, so each
+    refuses the other's description (MT_ERR_STATE: its outcome of that
+    load, docs/bus.md "Application loading"): both loads fail, on both
+    modules, the hub says so once per load and `motet run` fails. Nothing
+    is mixed: no application task runs, every task either load created is
+    removed again, and each module's manager saw one description, its own."""
+    device = tmp_path / "two-loaders.toml"
+    device.write_text(TWO.read_text().replace("id = 1\n", 'id = 1\nargs = ["--loader"]\n'))
+    logs = tmp_path / "logs"
+    run = run_device(build_dir, tmp_path, device, "--until", 0.05, log_dir=logs, status=1)
+    assert run.report["bus"]["by_type"]["DESC"] == 2
+    assert run.report["bus"]["by_type"]["CREATED"] == 4  # each module's outcome of each load
+    notes = run.hub_notes("refused the application")
+    assert sorted(n.split("| ", 1)[1].split("] ", 1)[1] for n in notes) == [
+        f"m{m} refused the application: MT_ERR_STATE; no module starts it" for m in (0, 1)], notes
+    assert not run.module_lines(PING) and not run.module_lines(PONG)
+    for mod in (0, 1):
+        evs = events(logs, mod)
+        app = [e for e in evs if e.type in ("CREATE", "KILL") and 0x10 <= e.pid <= 0xEF]
+        created = sorted(e.pid for e in app if e.type == "CREATE")
+        assert created, f"module {mod} took no part in its own load"
+        assert sorted(e.pid for e in app if e.type == "KILL") == created, (mod, app)
+        assert not [e for e in evs if e.type == "START" and 0x10 <= e.pid <= 0xEF]
+
+
 @pytest.mark.parametrize("app, refuser, err, module, where, task", [
     ("misplaced", 0, "MT_ERR_NO_MODULE", 7, ", which this device does not have (its modules: 0, 1)",
      "ponger"),

@@ -4,12 +4,14 @@
  * creation (every task exists before any is initialised), local multicast
  * membership, and all-or-nothing behaviour when a description is bad, a
  * task is placed on a module the device does not have or names a program
- * not registered, or resources run out. Without a bus started the device is
+ * not registered, or resources run out (the message blocks stage two's
+ * INITs need among them: set aside at stage one). Without a bus started the device is
  * this module alone; remote control blocks and the device-wide verdict are
  * test_native_bus's.
  */
 #include <string.h>
 
+#include "sched_internal.h"
 #include "test_support.h"
 
 /* ---- a small description builder (format: motet/appdesc.h) ---- */
@@ -278,6 +280,87 @@ static void test_resource_exhaustion_mid_creation_rolls_back(void **state)
     assert_int_equal(appmgr_last_result()->pid_base, MT_PID_FIRST_APP);
 }
 
+/* Stage two's INITs need message blocks: stage one sets one aside for each
+ * local task, so that a pool that cannot give them fails the load whole,
+ * logged and naming the task (before: both tasks created, MT_OK, and the
+ * task that found no block never got its INIT). Nothing is kept: the pool
+ * and the heap are as they were before the load. */
+static void test_load_without_blocks_for_its_inits_fails_whole(void **state)
+{
+    (void) state;
+    const mt_pid_t filler = MT_PID_LAST_APP; /* uninitialised: what is sent to it is held */
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = filler, .prio = 1, .handler = prog_b}),
+                     MT_OK);
+    uint8_t spare = sched_msg_spare();
+    for (uint8_t i = 1; i < spare; i++)
+        assert_int_equal(sched_send_to(filler, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_msg_spare(), 1); /* a block for one INIT of the two */
+    builder_t b;
+    uint16_t len = two_task_app(&b, 0);
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    const appmgr_result_t *r = appmgr_last_result();
+    assert_int_equal(r->err, MT_ERR_QUEUE_FULL);
+    assert_int_equal(r->created, 0);
+    expect_appfail(1, MT_ERR_QUEUE_FULL, MOTET_MODULE_ID);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_false(sched_task_exists(MT_PID_FIRST_APP + 1));
+    assert_string_equal(events, "");
+    assert_int_equal(sched_msg_spare(), 1);
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+    /* With the blocks back, the same description loads, with the same ids. */
+    assert_int_equal(sched_task_kill(filler), MT_OK);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, MT_PID_FIRST_APP);
+    assert_string_equal(events, "JIxb");
+}
+
+/* An INIT whose data the block cannot hold needs heap room as well: set
+ * aside at stage one too, so a heap that has none fails the load whole. */
+static void test_load_without_heap_for_an_init_fails_whole(void **state)
+{
+    (void) state;
+    builder_t b;
+    begin(&b, 2, 0);
+    const uint8_t init[MSG_INLINE_BYTES + 3] = {'y'};
+    add_task(&b, 2, 1, 0, NULL, 0, NULL, 0);
+    add_task(&b, 2, 1, 0, NULL, 0, init, sizeof init);
+    uint16_t len = finish(&b);
+    /* The heap keeps room for both tasks' creation but not for the copy. */
+    void **fill = NULL, **block; /* a chain through the blocks themselves */
+    while ((block = mem_alloc(sizeof init)) != NULL) {
+        *block = fill;
+        fill = block;
+    }
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    uint8_t spare = sched_msg_spare();
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_MEM);
+    expect_appfail(1, MT_ERR_NO_MEM, MOTET_MODULE_ID);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_false(sched_task_exists(MT_PID_FIRST_APP + 1));
+    assert_string_equal(events, "");
+    assert_int_equal(sched_msg_spare(), spare);
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+    while (fill) {
+        block = *fill;
+        mem_free(fill);
+        fill = block;
+    }
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_string_equal(events, "JJ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +370,8 @@ int main(void)
         cmocka_unit_test_setup(test_malformed_description_creates_nothing, setup),
         cmocka_unit_test_setup(test_unknown_program_creates_nothing, setup),
         cmocka_unit_test_setup(test_resource_exhaustion_mid_creation_rolls_back, setup),
+        cmocka_unit_test_setup(test_load_without_blocks_for_its_inits_fails_whole, setup),
+        cmocka_unit_test_setup(test_load_without_heap_for_an_init_fails_whole, setup),
     };
     return cmocka_run_group_tests_name("application manager", tests, NULL, NULL);
 }

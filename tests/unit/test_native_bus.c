@@ -14,13 +14,16 @@
  * before initialising, with remote control blocks for tasks elsewhere, and
  * failing the load on every module for a task on a module the device does
  * not have or one whose program another module lacks, naming task and
- * module, or on a module with no message block for the description; a message given up (rejected on
+ * module, or on a module with no message block for the description or for
+ * a task's INIT; a second load while one waits for its verdict refused
+ * (its outcome, everywhere) and the first untouched; a message given up (rejected on
  * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
  * a sender's sequence numbers before it delivers what follows.
  */
 #include <string.h>
 
 #include "native.h"
+#include "sched_internal.h"
 #include "test_support.h"
 
 #define SELF    1u
@@ -462,10 +465,17 @@ static uint16_t two_module_desc(uint8_t *b)
     return desc_with_other_on(b, 2);
 }
 
-/* Module m's outcome of stage one, about relative task `task` on `module`. */
-static void report_about(mt_module_t m, mt_err_t err, uint8_t task, mt_module_t module)
+/* The load the reports below are about: its loader and the loader's
+ * number for it (its DESC frame's port byte). */
+static mt_module_t load_loader;
+static uint8_t load_number;
+
+/* Module m's outcome of stage one of load (loader, number), about relative
+ * task `task` on `module`. */
+static void report_on(mt_module_t loader, uint8_t number, mt_module_t m, mt_err_t err, uint8_t task,
+                      mt_module_t module)
 {
-    uint8_t outcome[BUS_APP_OUTCOME_SIZE] = {(uint8_t) err, task, module};
+    uint8_t outcome[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
     bus_frame_t f = {.type = BUS_FRAME_CREATED,
                      .src = m,
                      .dst = BUS_BROADCAST,
@@ -474,6 +484,35 @@ static void report_about(mt_module_t m, mt_err_t err, uint8_t task, mt_module_t 
                      .len = sizeof outcome,
                      .payload = outcome};
     assert_true(receive(&f, false));
+}
+
+/* Module m's outcome of the load, about relative task `task` on `module`. */
+static void report_about(mt_module_t m, mt_err_t err, uint8_t task, mt_module_t module)
+{
+    report_on(load_loader, load_number, m, err, task, module);
+}
+
+/* This module's description went: the reports are about its load. */
+static void load_sent(void)
+{
+    bus_frame_t d = last_sent();
+    assert_int_equal(d.type, BUS_FRAME_DESC);
+    load_loader = SELF;
+    load_number = d.port;
+}
+
+/* A description of load `number` comes from module `loader`. */
+static void receive_description(mt_module_t loader, uint8_t number, const uint8_t *desc,
+                                uint16_t len)
+{
+    bus_frame_t d = {.type = BUS_FRAME_DESC,
+                     .src = loader,
+                     .dst = BUS_BROADCAST,
+                     .pid = MT_PID_APPMGR,
+                     .port = number,
+                     .len = len,
+                     .payload = desc};
+    assert_true(receive(&d, false));
 }
 
 static void report_from(mt_module_t m, mt_err_t err)
@@ -488,7 +527,7 @@ static mt_pid_t load_and_create(void)
     inits[0] = 0;
     program_register(programs, 1);
     assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
-    assert_int_equal(last_sent().type, BUS_FRAME_DESC);
+    load_sent();
     assert_int_equal(bus_app_load(desc, 12), MT_ERR_STATE); /* one at a time */
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
     finish_tx(PORT_BUS_SENT); /* gone: our manager takes it too */
@@ -496,9 +535,11 @@ static mt_pid_t load_and_create(void)
     assert_true(sched_task_exists(base));
     bus_frame_t created = last_sent();
     assert_int_equal(created.type, BUS_FRAME_CREATED);
-    assert_int_equal(created.len, BUS_APP_OUTCOME_SIZE);
+    assert_int_equal(created.len, BUS_APP_CREATED_SIZE);
     assert_int_equal(created.payload[0], MT_OK);
     assert_int_equal(created.payload[1], APPMGR_NO_TASK);
+    assert_int_equal(created.payload[3], SELF);
+    assert_int_equal(created.payload[4], load_number);
     finish_tx(PORT_BUS_SENT); /* our outcome reached everyone */
     return base;
 }
@@ -528,6 +569,7 @@ static void test_description_with_a_task_on_a_missing_module_fails_everywhere(vo
     program_register(programs, 1);
     inits[0] = 0;
     assert_int_equal(bus_app_load(desc, desc_with_other_on(desc, 5)), MT_OK);
+    load_sent();
     drain_log();
     finish_tx(PORT_BUS_SENT); /* the description went; our manager takes it */
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
@@ -536,7 +578,7 @@ static void test_description_with_a_task_on_a_missing_module_fails_everywhere(vo
     assert_int_equal(appmgr_last_result()->bad_module, 5);
     bus_frame_t created = last_sent();
     assert_int_equal(created.type, BUS_FRAME_CREATED);
-    assert_int_equal(created.len, BUS_APP_OUTCOME_SIZE);
+    assert_int_equal(created.len, BUS_APP_CREATED_SIZE);
     assert_int_equal(created.payload[0], MT_ERR_NO_MODULE);
     assert_int_equal(created.payload[1], 1);
     assert_int_equal(created.payload[2], 5);
@@ -604,15 +646,9 @@ static void test_description_without_a_message_block_fails_everywhere(void **sta
     while (sched_send_to(0x22, PORT_0, "h", 1, 0) == MT_OK) continue; /* held: the pool runs out */
     drain_log();
     uint16_t len = two_module_desc(desc);
-    bus_frame_t d = {.type = BUS_FRAME_DESC,
-                     .src = 0,
-                     .dst = BUS_BROADCAST,
-                     .pid = MT_PID_APPMGR,
-                     .port = PORT_0,
-                     .len = len,
-                     .payload = desc};
     unsigned before = n_sent;
-    assert_true(receive(&d, false));
+    load_loader = 0, load_number = 1;
+    receive_description(0, 1, desc, len);
     assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
     assert_int_equal(n_sent, before + 1);
     bus_frame_t created = last_sent();
@@ -634,8 +670,9 @@ static void test_description_without_a_message_block_fails_everywhere(void **sta
  * still reach the manager (before: lost, so the part created here is never
  * committed nor undone, and the next description, given the same ids,
  * fails here with MT_ERR_EXISTS). The manager runs it at once, as the top
- * priority: its stage two's INIT then finds no block either (logged; a
- * matter of stage two, not of the verdict's delivery). */
+ * priority, and its stage two's INIT takes the block stage one set aside
+ * for it (before: it found none, logged, and the task stayed uninitialised
+ * while the load said MT_OK). */
 static void test_verdict_without_a_message_block_still_reaches_the_manager(void **state)
 {
     (void) state;
@@ -646,6 +683,7 @@ static void test_verdict_without_a_message_block_still_reaches_the_manager(void 
     report_from(0, MT_OK);
     report_from(2, MT_OK);
     assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_string_equal(inits, "I");
     assert_true(sched_task_exists(base));           /* committed: its ids are handed out for good */
     assert_int_equal(sched_task_kill(0x22), MT_OK); /* its held messages give their blocks back */
     static uint8_t desc[64];
@@ -654,6 +692,162 @@ static void test_verdict_without_a_message_block_still_reaches_the_manager(void 
     assert_int_equal(appmgr_last_result()->err, MT_OK);
     assert_int_equal(appmgr_last_result()->pid_base, base + 2);
     assert_true(sched_task_exists(base + 2));
+}
+
+/* A description that finds blocks for itself and its verdict but none for
+ * its INIT: stage one fails here, naming the task, so that every module
+ * undoes the load; no block is kept once the verdict is in. */
+static void test_description_without_a_block_for_an_init_fails_everywhere(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    const mt_pid_t filler = 0x22; /* uninitialised: what is sent to it is held */
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = filler, .prio = 3, .handler = recorder}), MT_OK);
+    uint8_t spare = sched_msg_spare();
+    for (uint8_t i = 2; i < spare; i++)
+        assert_int_equal(sched_send_to(filler, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_msg_spare(), 2); /* the description's and the verdict's */
+    drain_log();
+    load_loader = 0, load_number = 1;
+    receive_description(0, 1, desc, two_module_desc(desc));
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.payload[0], MT_ERR_QUEUE_FULL);
+    assert_int_equal(created.payload[1], 0);
+    assert_int_equal(created.payload[2], SELF);
+    uint8_t task = 0xEE;
+    uint16_t arg = 0;
+    assert_int_equal(test_logged(EV_APPFAIL, &task, &arg), 1);
+    assert_int_equal(task, 0);
+    assert_int_equal(arg, MT_ERR_QUEUE_FULL << 8 | SELF);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    finish_tx(PORT_BUS_SENT);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_QUEUE_FULL);
+    assert_int_equal(sched_msg_spare(), 2);
+}
+
+/* ---- two loaders at once ---- */
+
+/* This module's outcome of load (loader, number), the last frame it sent;
+ * an error about no single task names this module. */
+static void expect_outcome(mt_module_t loader, uint8_t number, mt_err_t err)
+{
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.len, BUS_APP_CREATED_SIZE);
+    assert_int_equal(created.payload[0], err);
+    assert_int_equal(created.payload[1], APPMGR_NO_TASK);
+    if (err) assert_int_equal(created.payload[2], SELF); /* the refuser */
+    assert_int_equal(created.payload[3], loader);
+    assert_int_equal(created.payload[4], number);
+    finish_tx(PORT_BUS_SENT);
+}
+
+/* Module 2's description comes while module 0's load waits for its
+ * verdict: this module refuses it, logged, and says so to every module
+ * (its outcome of that load), so that load fails everywhere and its
+ * loader learns why; module 0's load goes on as if nothing had come, its
+ * count of outcomes untouched (before: the second description reset it,
+ * and went to the manager on top of the first). */
+static void test_description_while_another_load_waits_is_refused(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    load_loader = 0, load_number = 5;
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    mt_pid_t base = appmgr_last_result()->pid_base;
+    assert_true(sched_task_exists(base));
+    report_from(0, MT_OK); /* module 0's outcome of its load */
+    drain_log();
+    receive_description(2, 1, desc, len);
+    expect_outcome(2, 1, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(appmgr_last_result()->pid_base, base); /* the manager never saw it */
+    assert_false(sched_task_exists(base + 2));
+    report_on(2, 1, 0, MT_ERR_STATE, APPMGR_NO_TASK, 0); /* module 0 refused it too */
+    report_on(2, 1, 2, MT_OK, APPMGR_NO_TASK, 0);        /* its loader's own outcome */
+    assert_string_equal(inits, "");
+    report_from(2, MT_OK); /* the last outcome of module 0's load */
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, base);
+    /* Both loads have ended here: the next description may go. */
+    assert_int_equal(bus_app_load(desc, len), MT_OK);
+}
+
+/* This module's own load waits for its verdict when module 0's
+ * description comes: refused as any other, and its outcomes are not
+ * counted as this load's. */
+static void test_description_while_our_own_load_waits_is_refused(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    mt_pid_t base = load_and_create();
+    uint8_t ours = load_number;
+    receive_description(0, ours, desc, two_module_desc(desc)); /* same number, another loader */
+    expect_outcome(0, ours, MT_ERR_STATE);
+    report_on(0, ours, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, ours, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, ""); /* neither counted as ours */
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_true(sched_task_exists(base));
+}
+
+/* The second loader: a module that took part in another load refused
+ * ours, so our load fails here too, with that module's error, and
+ * nothing of it is kept (no task, no block); a load after it may go, and
+ * a late outcome of the failed load does not count for the next one. */
+static void test_load_another_module_refused_fails_here_with_its_error(void **state)
+{
+    (void) state;
+    uint8_t spare = sched_msg_spare();
+    mt_pid_t base = load_and_create();
+    uint8_t first = load_number;
+    report_from(0, MT_ERR_STATE); /* module 0 takes part in another load */
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(base));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_STATE);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(load_and_create(), base);
+    assert_int_equal(load_number, (uint8_t) (first + 1));
+    report_on(SELF, first, 0, MT_OK, APPMGR_NO_TASK, 0); /* late, of the first load */
+    report_from(2, MT_OK);
+    assert_string_equal(inits, ""); /* module 0 has not reported on this load */
+    report_from(0, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* A module taking part in another's load refuses a load of its own at
+ * once, logged. */
+static void test_load_while_taking_part_in_another_is_refused(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 3, desc, len);
+    finish_tx(PORT_BUS_SENT);
+    drain_log();
+    unsigned before = n_sent;
+    assert_int_equal(bus_app_load(desc, len), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(n_sent, before);
 }
 
 /* ---- the sender of a message that came by bus ---- */
@@ -861,9 +1055,10 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     static uint8_t desc[64];
     program_register(programs, 1);
     uint16_t len = two_module_desc(desc);
-    const uint8_t ok[BUS_APP_OUTCOME_SIZE] = {MT_OK, APPMGR_NO_TASK, 0};
-    const uint8_t bogus[BUS_APP_OUTCOME_SIZE] = {MT_ERR_COUNT, APPMGR_NO_TASK, 0};
-    const uint8_t nowhere[BUS_APP_OUTCOME_SIZE] = {MT_ERR_NO_MODULE, 1, MOTET_BUS_MODULES};
+    const uint8_t ok[BUS_APP_CREATED_SIZE] = {MT_OK, APPMGR_NO_TASK, 0, 0, 1};
+    const uint8_t bogus[BUS_APP_CREATED_SIZE] = {MT_ERR_COUNT, APPMGR_NO_TASK, 0, 0, 1};
+    const uint8_t nowhere[BUS_APP_CREATED_SIZE] = {MT_ERR_NO_MODULE, 1, MOTET_BUS_MODULES, 0, 1};
+    const uint8_t no_loader[BUS_APP_CREATED_SIZE] = {MT_OK, APPMGR_NO_TASK, 0, 3, 1};
     bus_frame_t f = broadcast_from(0, BUS_FRAME_MCAST, MT_PID_MULTICAST, GROUP, "m", 1);
     f.dst = SELF; /* a multicast goes to every module */
     expect_dropped(&f);
@@ -885,11 +1080,14 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, nowhere,
                        sizeof nowhere);
     expect_dropped(&f); /* about a module no bus can have */
+    f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, no_loader,
+                       sizeof no_loader);
+    expect_dropped(&f); /* about a load from a module the device does not have */
     f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, PORT_0, ok, sizeof ok);
     expect_dropped(&f);
     assert_false(timesync_synced());
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
-    assert_int_equal(bus_stats()->rx_bad, 9);
+    assert_int_equal(bus_stats()->rx_bad, 10);
 }
 
 /* A bad outcome does not count as the module's report: the description
@@ -899,7 +1097,7 @@ static void test_bad_outcome_is_no_report(void **state)
     (void) state;
     load_and_create();
     report_from(0, MT_OK);
-    const uint8_t bogus[BUS_APP_OUTCOME_SIZE] = {0xEE, APPMGR_NO_TASK, 0};
+    const uint8_t bogus[BUS_APP_CREATED_SIZE] = {0xEE, APPMGR_NO_TASK, 0, SELF, load_number};
     bus_frame_t f = broadcast_from(2, BUS_FRAME_CREATED, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
                                    bogus, sizeof bogus);
     expect_dropped(&f);
@@ -1146,6 +1344,12 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_verdict_names_the_task_another_module_refused, setup),
         cmocka_unit_test_setup(test_description_without_a_message_block_fails_everywhere, setup),
+        cmocka_unit_test_setup(test_description_without_a_block_for_an_init_fails_everywhere,
+                               setup),
+        cmocka_unit_test_setup(test_description_while_another_load_waits_is_refused, setup),
+        cmocka_unit_test_setup(test_description_while_our_own_load_waits_is_refused, setup),
+        cmocka_unit_test_setup(test_load_another_module_refused_fails_here_with_its_error, setup),
+        cmocka_unit_test_setup(test_load_while_taking_part_in_another_is_refused, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),
         cmocka_unit_test_setup(test_received_message_names_its_sender, setup),

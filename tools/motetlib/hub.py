@@ -57,9 +57,11 @@ from .appc import crc16
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
 
 FRAME_TYPES = {1: "DATA", 2: "MCAST", 3: "SYNC", 4: "DESC", 5: "CREATED"}
-# A CREATED frame's payload (BUS_APP_OUTCOME_SIZE): u8 mt_err_t, u8 relative
-# pid of the task it is about (APPMGR_NO_TASK: none), u8 that task's module.
-OUTCOME_SIZE = 3
+# A CREATED frame's payload (BUS_APP_CREATED_SIZE): the outcome, u8 mt_err_t,
+# u8 relative pid of the task it is about (APPMGR_NO_TASK: none), u8 that
+# task's module; then the load it is about: u8 its loader's module, u8 the
+# loader's number for it (the port byte of the load's DESC frame).
+CREATED_SIZE = 5
 APPMGR_NO_TASK = 0xFF
 TYPE_RETRY = 0x80
 BROADCAST = 0xFF
@@ -439,7 +441,7 @@ class Hub:
         self.stop_requested = False
         self.unreachable_noted = set()
         self.beacons_refused = set()  # emulated modules whose beacons were noted
-        self.load_failures = set()  # outcomes noted since the last description
+        self.load_failures = set()  # (loader, number, outcome) noted of each load
         self.failed_loads = []  # what each refused description's first refusal said
         self.commands = commands  # a file whose lines are fault commands, or None
         self.command_buf = b""
@@ -1011,8 +1013,9 @@ class Hub:
         elif tr.ftype == "SYNC":
             stamp_sync(tr.frame, tr.src.clock.stamp(self.now))
             self.reference = tr.src.id
-        elif tr.ftype == "DESC":
-            self.load_failures.clear()
+        elif tr.ftype == "DESC":  # a load number used again (it wraps): its own notes
+            load = (tr.src.id, tr.frame[5])
+            self.load_failures = {f for f in self.load_failures if f[:2] != load}
         elif tr.ftype == "CREATED":
             self.note_outcome(tr)
         self.frame_triggers(tr)
@@ -1030,12 +1033,13 @@ class Hub:
         cannot name anything, so the hub does): once per distinct outcome
         and description, as every module may report the same."""
         payload = tr.frame[HEADER:-2]
-        if len(payload) != OUTCOME_SIZE or payload[0] == 0:
+        if len(payload) != CREATED_SIZE or payload[0] == 0:
             return
-        err, task, module = payload
-        if (err, task, module) in self.load_failures:
+        err, task, module, loader, number = payload
+        if (loader, number, err, task, module) in self.load_failures:
             return
-        self.load_failures.add((err, task, module))
+        first = not any(f[:2] == (loader, number) for f in self.load_failures)
+        self.load_failures.add((loader, number, err, task, module))
         if task == APPMGR_NO_TASK:
             what = eventlog.error_name(err)
         else:
@@ -1047,7 +1051,7 @@ class Hub:
                 what += f", which this device does not have (its modules: {ids})"
         self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
                   tr.src.id)
-        if len(self.load_failures) == 1:
+        if first:
             self.failed_loads.append(f"m{tr.src.id}: {what}")
 
     def frame_triggers(self, tr):

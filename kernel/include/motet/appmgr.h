@@ -5,7 +5,10 @@
  * maps relative task and group ids to device ids, and then, in two stages,
  * creates every local task, remote control block and local group membership,
  * and only then initialises the local tasks. If any step fails, everything
- * this description created is removed again and the error is logged.
+ * this description created is removed again and the error is logged. The
+ * first stage sets aside what the second needs (a message block per local
+ * task, and heap room for an init string a block cannot hold), so that an
+ * application is initialised wholly or not at all.
  *
  * Before it creates anything, every module checks that each task is placed
  * on a module of the device (bus_modules(): the modules the bus was started

@@ -65,7 +65,7 @@ enum {
     BUS_FRAME_MCAST,    /* a multicast to group `port`, broadcast */
     BUS_FRAME_SYNC,     /* a time-sync beacon: u32 stamp, broadcast */
     BUS_FRAME_DESC,     /* an application description, broadcast */
-    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (BUS_APP_OUTCOME_SIZE) */
+    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (BUS_APP_CREATED_SIZE) */
     BUS_FRAME_TYPE_END
 };
 
@@ -86,6 +86,10 @@ enum {
  * pid of the task the error is about (APPMGR_NO_TASK: none), u8 that
  * task's module; so that every module can log which task failed where. */
 #define BUS_APP_OUTCOME_SIZE 3u
+/* A CREATED frame's payload: the outcome, then the load it is about: u8
+ * its loader's module, u8 the loader's number for it (the port byte of
+ * the load's DESC frame). */
+#define BUS_APP_CREATED_SIZE (BUS_APP_OUTCOME_SIZE + 2u)
 
 /* A decoded frame; `payload` points into the buffer it was decoded from. */
 typedef struct bus_frame {
@@ -217,8 +221,10 @@ void bus_isr_tx_done(port_bus_result_t result);
 
 /* Load a description on every module: it is broadcast and each module's
  * manager handles it in bus order (this one included, once it has gone).
- * Without the bus started: appmgr_load(). MT_ERR_STATE while an earlier
- * description still waits for its device-wide verdict. */
+ * Without the bus started: appmgr_load(). MT_ERR_STATE (logged) while this
+ * module takes part in a load still waiting for its device-wide verdict.
+ * A module taking part in another load refuses this one (MT_ERR_STATE, its
+ * outcome), so that it fails everywhere: appmgr_last_result() says so. */
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
 /* Manager hook after stage one with the bus up: `err` is this module's
  * outcome, about relative task `task` (APPMGR_NO_TASK: none) on `module`.
