@@ -19,7 +19,10 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 # -Os everywhere: flash and cycles both matter on an 8-bit core. Each
 # function and object gets its own section so the linker drops unused ones.
-set(CMAKE_C_FLAGS_INIT "-mmcu=${MOTET_AVR_MCU} -ffunction-sections -fdata-sections")
+# -mrelax lets the linker shorten a call or jump whose target is near
+# (RCALL/RJMP: a cycle and two bytes less each); the compiler cannot know the
+# distance, so without it every call and jump is the long form.
+set(CMAKE_C_FLAGS_INIT "-mmcu=${MOTET_AVR_MCU} -mrelax -ffunction-sections -fdata-sections")
 # (Cache entries, set before CMake's GNU defaults would put -O2 there.)
 set(CMAKE_C_FLAGS_DEBUG "-Os -g" CACHE STRING "")
 set(CMAKE_C_FLAGS_RELWITHDEBINFO "-Os -g -DNDEBUG" CACHE STRING "")
@@ -30,7 +33,7 @@ set(CMAKE_C_FLAGS_MINSIZEREL "-Os -DNDEBUG" CACHE STRING "")
 # kept and moved out of the way: left in place it shifts .data, and strings
 # then read as garbage (docs/simavr-harness.md).
 set(CMAKE_EXE_LINKER_FLAGS_INIT
-    "-mmcu=${MOTET_AVR_MCU} -Wl,--gc-sections -Wl,--undefined=_mmcu,--section-start=.mmcu=0x910000")
+    "-mmcu=${MOTET_AVR_MCU} -mrelax -Wl,--gc-sections -Wl,--undefined=_mmcu,--section-start=.mmcu=0x910000")
 
 # Host programs (Python, pkg-config, the host compiler) are found as usual.
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
