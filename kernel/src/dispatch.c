@@ -180,7 +180,9 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
      * once it goes gives the level back as it found it. */
     mt_prio_t prio = sched.running_prio;
     port_irq_restore(s);
-    return drain_above(prio);
+    /* No look at the threads: one left ready while this frame ran closed
+     * its gate (drain_yield()), so that its pop took dispatch_end_rare(). */
+    return queue_may_outrank(prio) ? dispatch_drain(prio) : MT_OK;
 }
 
 /* Pop the frame pushed for t, whose handler did not run after all. */
@@ -303,6 +305,20 @@ static MT_NOINLINE bool run_parked_at(mt_prio_t top)
     return true;
 }
 
+/* The threads' turn in a drain at `floor`: those that outrank the frame
+ * and the queue's head run (and a handler a thread handed to K). One that
+ * stays ready is below the top frame's level, or a queued message's: the
+ * drain looks again each step, and the top frame's gate closes (a plain
+ * pop would reopen it), so that its pop, which may go below the thread,
+ * looks too (dispatch_run()); task_none's is never written: with no frame
+ * the main loop looks. Irq off. */
+static MT_NOINLINE void drain_yield(mt_prio_t floor)
+{
+    thread_k_yield(floor);
+    task_t *top = sched.current;
+    if (thread_ready_hint() && top != &task_none) top->gate = GATE_CLOSED;
+}
+
 /* One step of the drain: threads that outrank the frame and the head (and
  * a handler a thread handed to K: that thread waits ready), then the oldest
  * message of the highest level above floor that may run (rule 7 holds the
@@ -311,7 +327,7 @@ static MT_NOINLINE bool run_parked_at(mt_prio_t top)
  * that it holds nothing but the floor across the handlers it runs. */
 static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
 {
-    if (thread_ready_hint()) thread_k_yield(floor);
+    if (thread_ready_hint()) drain_yield(floor);
     msg_t *m;
     for (;;) {
         mt_prio_t top = queue_top;
