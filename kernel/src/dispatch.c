@@ -180,9 +180,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
      * once it goes gives the level back as it found it. */
     mt_prio_t prio = sched.running_prio;
     port_irq_restore(s);
-    /* No look at the threads: one left ready while this frame ran closed
-     * its gate (drain_yield()), so that its pop took dispatch_end_rare(). */
-    return queue_may_outrank(prio) ? dispatch_drain(prio) : MT_OK;
+    return drain_above(prio);
 }
 
 /* Pop the frame pushed for t, whose handler did not run after all. */
@@ -231,7 +229,7 @@ static MT_INLINE mt_port_t taken_push_irq_off(task_t *t, msg_t *m, bool slot)
  * The slot's exit keeps t across the handler (in the call-saved register
  * its caller saves anyway, so that the frame's stores address t
  * directly); the drain finds it again as the top frame. */
-static MT_INLINE bool run_taken_held_off(task_t *t, msg_t *m, bool slot)
+static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 {
     mt_port_t port = taken_push_irq_off(t, m, slot);
     port_irq_enable();
@@ -239,9 +237,7 @@ static MT_INLINE bool run_taken_held_off(task_t *t, msg_t *m, bool slot)
      * were enabled above: no state to keep). */
     mt_err_t result = t->handler(t->state, port, slot ? NULL : m->data, slot ? 0 : m->len);
     task_t *top = handler_returned_lock(slot ? t : sched.current, result, NULL, true);
-    if (frame_pop_plain_irq_off(top, true)) return true;
-    frame_pop_rare(top);
-    return false;
+    frame_pop_irq_off(top, true);
 }
 
 /* The flags that make a queued message more than a plain one: held for
@@ -293,7 +289,7 @@ static MT_NOINLINE void run_slot_held_off(void)
 {
     msg_t *m = &sched.isr_msg;
     m->flags = 0;
-    (void) run_taken_held_off(m->task, m, true);
+    run_taken_held_off(m->task, m, true);
 }
 
 /* The drain at level `top`: the interrupt slot's parked message, the
@@ -307,65 +303,32 @@ static MT_NOINLINE bool run_parked_at(mt_prio_t top)
     return true;
 }
 
-/* The threads' turn in a drain at `floor`: those that outrank the frame
- * and the queue's head run (and a handler a thread handed to K). One that
- * stays ready is below the top frame's level, or a queued message's: the
- * drain looks again each step, and the top frame's gate closes (a plain
- * pop would reopen it), so that its pop, which may go below the thread,
- * looks too (dispatch_run()); task_none's is never written: with no frame
- * the main loop looks. Irq off. */
-static MT_INLINE bool drain_yield(mt_prio_t floor)
+/* One step of the drain: threads that outrank the frame and the head (and
+ * a handler a thread handed to K: that thread waits ready), then the oldest
+ * message of the highest level above floor that may run (rule 7 holds the
+ * others on the way); false once no level above floor holds one. In line
+ * in both loops below: the one every dispatch takes keeps no count, so
+ * that it holds nothing but the floor across the handlers it runs. */
+static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
 {
-    thread_k_yield(floor);
-    if (!thread_ready_hint()) return false;
-    task_t *top = sched.current;
-    if (top != &task_none) top->gate = GATE_CLOSED;
-    return true;
-}
-
-/* How a drain step ended: no message above the floor was left, or one ran
- * and its frame's pop was plain, or one ran another way, where a thread may
- * have been made ready (a gate closed for one, drain_yield(); the
- * interrupt slot's parked message; drain_rare()). */
-enum { DRAIN_DONE, DRAIN_RAN, DRAIN_LOOK };
-
-/* One step of the drain: the oldest message of the highest level above
- * floor that may run (rule 7 holds the others on the way); DRAIN_DONE once
- * no level above floor holds one. In line in the loops below: those every
- * dispatch takes keep no count, so that they hold nothing but the floor
- * across the handlers they run. */
-static MT_INLINE uint8_t drain_step_held_off(mt_prio_t floor)
-{
+    if (thread_ready_hint()) thread_k_yield(floor);
     msg_t *m;
     for (;;) {
         mt_prio_t top = queue_top;
-        if (top <= floor) return DRAIN_DONE;
-        if (isr_slot_parked() && run_parked_at(top)) return DRAIN_LOOK;
+        if (top <= floor) return false;
+        if (isr_slot_parked() && run_parked_at(top)) return true;
         m = queue_pop_top(top);
         if (!(m->flags & MSG_NOT_PLAIN)) break;
-        if (drain_rare(m)) return DRAIN_LOOK;
+        if (drain_rare(m)) return true;
     }
-    bool plain = run_taken_held_off(m->task, m, false);
+    run_taken_held_off(m->task, m, false);
     queue_put_block_irq_off(m);
-    return plain ? DRAIN_RAN : DRAIN_LOOK;
+    return true;
 }
 
-/* Rule 5 at `floor`, the threads first (drain_yield()): at the start, after
- * a step that may have made one ready, and after every step while one stays
- * ready below a queued message (the next may not outrank it). A thread
- * made ready while a handler runs closes its frame's gate unless it runs
- * at once, so a plain pop says that no look is due. */
 static void drain_held_off(mt_prio_t floor)
 {
-    for (;;) {
-        if (thread_ready_hint() && drain_yield(floor)) {
-            if (!drain_step_held_off(floor)) break;
-            continue;
-        }
-        uint8_t step;
-        do step = drain_step_held_off(floor);
-        while (step == DRAIN_RAN);
-        if (step == DRAIN_DONE) break;
+    while (drain_step_held_off(floor)) {
     }
     sched.running_prio = floor;
 }
@@ -385,11 +348,7 @@ unsigned sched_run_pending(void)
     port_irq_state_t s = port_irq_save();
     mt_prio_t floor = sched.running_prio;
     unsigned ran = 0;
-    for (;;) { /* the threads looked at every step: no hot path */
-        if (thread_ready_hint()) (void) drain_yield(floor);
-        if (!drain_step_held_off(floor)) break;
-        ran++;
-    }
+    while (drain_step_held_off(floor)) ran++;
     sched.running_prio = floor;
     port_irq_restore(s);
     return ran;
