@@ -685,6 +685,106 @@ static void test_thread_woken_mid_drain_runs_before_lower_messages(void **state)
     assert_int_equal(thread_switch_count() - switches, 2);
 }
 
+/* A thread made ready below the running handler's level waits for the pop
+ * that goes below it, and runs there, before the handler under it resumes:
+ * made ready by the handler (a semaphore post, PORT_0) or by an interrupt
+ * during it (PORT_0 + 1), whichever frames were pushed above since. S (1)
+ * runs A (5) at once, A makes thread T (3) ready and runs B (6) at once. */
+#define PID_LOW 0x4A
+#define PID_MID 0x4B
+#define PID_TOP 0x4C
+
+static mt_err_t handler_s(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port < PORT_0) return MT_OK;
+    note("S( ");
+    assert_int_equal(sched_signal_to(PID_MID, port), MT_OK);
+    note(")S ");
+    return MT_OK;
+}
+
+static mt_err_t handler_a(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port < PORT_0) return MT_OK;
+    note("A( ");
+    if (port == PORT_0)
+        sem_post(&sem);
+    else
+        tport_irq_raise(0); /* the ISR posts the semaphore */
+    assert_int_equal(sched_signal_to(PID_TOP, PORT_0), MT_OK);
+    note(")A ");
+    return MT_OK;
+}
+
+static mt_err_t handler_b(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port == PORT_0) note("B ");
+    return MT_OK;
+}
+
+static void test_a_thread_ready_below_a_handler_runs_at_the_pop_below_it(void **state)
+{
+    (void) state;
+    tport_irq_attach(0, isr_posts_sem);
+    spawn(0, hi_thread, 3, MT_PID_NONE);
+    make_task(PID_LOW, 1, handler_s);
+    make_task(PID_MID, 5, handler_a);
+    make_task(PID_TOP, 6, handler_b);
+    static const char *const expected[] = {"S( A( B )A T( )T )S ", "S( A( isr B )A T( )T )S "};
+    for (int i = 0; i < 2; i++) {
+        trace[0] = 0;
+        assert_int_equal(sched_send_to(PID_LOW, (mt_port_t) (PORT_0 + i), NULL, 0, 0), MT_OK);
+        assert_string_equal(trace, expected[i]);
+        assert_int_equal(depth_in_thread, 1); /* S waits below */
+    }
+}
+
+/* A killed task's FINAL, run on top of its killer, wakes a thread that
+ * outranks the killer's caller: the thread runs once the killer returns. */
+#define PID_VICTIM 0x4D
+static mt_err_t handler_victim(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port == PORT_FINAL) {
+        note("F ");
+        sem_post(&sem);
+    }
+    return MT_OK;
+}
+static mt_err_t handler_killer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port < PORT_0) return MT_OK;
+    note("A( ");
+    assert_int_equal(sched_task_kill(PID_VICTIM), MT_OK);
+    note(")A ");
+    return MT_OK;
+}
+static void test_a_thread_a_killed_task_s_final_wakes_runs_before_the_lower_caller(void **state)
+{
+    (void) state;
+    spawn(0, hi_thread, 3, MT_PID_NONE);
+    make_task(PID_LOW, 1, handler_s);
+    make_task(PID_MID, 5, handler_killer);
+    make_task(PID_VICTIM, 2, handler_victim);
+    trace[0] = 0;
+    assert_int_equal(sched_send_to(PID_LOW, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(trace, "S( A( F )A T( )T )S ");
+}
+
 /* ---- the stack guard ---- */
 
 static void deep(void *arg)
@@ -858,6 +958,37 @@ static void test_equals_that_yield_take_turns_in_order(void **state)
     assert_string_equal(trace, "A B C A B C A B C ");
 }
 
+/* An expiry served in a handler's task context (a timer call after the
+ * deadline passed with interrupts off) wakes a thread that outranks the
+ * handler's caller: the thread runs once the handler returns. */
+static mt_err_t handler_serves(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) data;
+    (void) len;
+    (void) state;
+    if (port < PORT_0) return MT_OK;
+    note("A( ");
+    port_irq_state_t s = port_irq_save();
+    tport_busy(100);
+    assert_int_equal(timer_stop_for(PID_T, 0), MT_OK);
+    port_irq_restore(s);
+    note(")A ");
+    return MT_OK;
+}
+static void
+test_a_thread_an_expiry_served_in_a_handler_wakes_runs_before_the_lower_caller(void **state)
+{
+    (void) state;
+    sem_init(&never, 0);
+    start_the_head_timer();
+    spawn(0, times_out, 3, MT_PID_NONE);
+    make_task(PID_LOW, 1, handler_s);
+    make_task(PID_MID, 5, handler_serves);
+    trace[0] = 0;
+    assert_int_equal(sched_send_to(PID_LOW, PORT_0, NULL, 0, 0), MT_OK);
+    assert_string_equal(trace, "S( A( )A H )S ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -884,6 +1015,11 @@ int main(void)
         cmocka_unit_test_setup(test_isr_post_equal_to_thread_waits, setup),
         cmocka_unit_test_setup(test_nested_preemption_unwinds_in_order, setup),
         cmocka_unit_test_setup(test_thread_woken_mid_drain_runs_before_lower_messages, setup),
+        cmocka_unit_test_setup(test_a_thread_ready_below_a_handler_runs_at_the_pop_below_it, setup),
+        cmocka_unit_test_setup(
+            test_a_thread_a_killed_task_s_final_wakes_runs_before_the_lower_caller, setup),
+        cmocka_unit_test_setup(
+            test_a_thread_an_expiry_served_in_a_handler_wakes_runs_before_the_lower_caller, setup),
         cmocka_unit_test_setup(test_stack_painting_measures_use, setup),
         cmocka_unit_test_setup(test_a_timeout_served_by_a_thread_s_timer_call_runs_at_its_yield,
                                setup),
