@@ -54,3 +54,19 @@ def run_program(build_dir):
         return res
 
     return run
+
+
+# The fixtures of module (or class) scope run a device or a program once
+# for several tests that assert different things about that run. pytest-xdist
+# runs each such fixture once per worker that gets one of its tests, so
+# `motet test` (--dist loadgroup) keeps every test of such a module on one
+# worker: the run is made once. The other tests spread one by one.
+SHARED_SCOPES = ("module", "class", "package")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info and any(defs[-1].scope in SHARED_SCOPES for defs in info.name2fixturedefs.values()):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -433,3 +433,45 @@ def test_a_variant_tree_has_the_plain_trees_ports(tmp_path):
     assert build.port_build_dir(asan, "avr") == tmp_path / "build-avr"
     assert build.port_build_dir(asan, "cortex-m") == build.port_build_dir(plain, "cortex-m")
     assert build.port_build_dir(asan, "native") == asan
+
+
+def test_the_ports_ctest_runs_at_once_and_a_failed_port_is_named(monkeypatch, capsys, tmp_path):
+    """The ports stage builds every port tree first, then runs the emulated
+    ports' ctest side by side (each started before either ends), prints
+    each one's output whole, and names the port whose tests failed."""
+    import threading
+    started = threading.Barrier(len(cli.EMULATED_PORTS), timeout=10)
+    built = []
+    monkeypatch.setattr(build, "build", lambda pdir, port, **kw: built.append(port) or 0)
+
+    def run(cmd, quiet=False, **kw):
+        started.wait()  # raises BrokenBarrierError unless all run at once
+        pdir = Path(cmd[cmd.index("--test-dir") + 1])
+        status = 8 if pdir.name.endswith("-avr") else 0
+        return subprocess.CompletedProcess(cmd, status, f"tests of {pdir.name}\n", "")
+
+    monkeypatch.setattr(build, "run", run)
+    status, detail = cli.port_tests(tmp_path / "build")
+    out = capsys.readouterr().out
+    assert built == [*cli.EMULATED_PORTS, *cli.BUILD_ONLY_PORTS]
+    assert (status, detail) == (1, "failed: avr")
+    for port in cli.EMULATED_PORTS:
+        assert f"ports: {port} tests\n$ ctest --test-dir {tmp_path}/build-{port} " in out
+        assert f"tests of build-{port}\n" in out
+
+
+def test_scenarios_sharing_a_module_run_stay_on_one_worker():
+    """pytest-xdist runs a module-scoped fixture once per worker that gets
+    one of its tests: the test command groups such a module's tests
+    (--dist loadgroup and tests/scenario/conftest.py), so its run is made once."""
+    cmd = cli.pytest_command(["tests/scenario"])
+    assert cmd[cmd.index("--dist") + 1] == "loadgroup"
+    res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                          "--collect-only", "-q", "-m", "xdist_group",
+                          "tests/scenario/test_device_migration.py",
+                          "tests/scenario/test_device_timesync.py"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    grouped = {line.split("::")[0] for line in res.stdout.splitlines() if "::" in line}
+    # The migration scenarios share module runs; the time sync ones run
+    # a device per test.
+    assert grouped == {"tests/scenario/test_device_migration.py"}, res.stdout + res.stderr

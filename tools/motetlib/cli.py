@@ -121,10 +121,14 @@ def cmd_format(args):
     return 0
 
 
+def ctest_command(bdir):
+    """ctest on the tree `bdir`, one test per core at a time."""
+    return ["ctest", "--test-dir", bdir, "--output-on-failure",
+            "--parallel", str(os.cpu_count() or 2)]
+
+
 def unit_tests(bdir):
-    cmd = ["ctest", "--test-dir", bdir, "--output-on-failure",
-           "--parallel", str(os.cpu_count() or 2)]
-    status = build.run(cmd).returncode
+    status = build.run(ctest_command(bdir)).returncode
     return status, "ctest" if status == 0 else "ctest failed"
 
 
@@ -134,20 +138,38 @@ EMULATED_PORTS = ("cortex-m", "avr")
 BUILD_ONLY_PORTS = ("template",)
 
 
+def _ctest_captured(bdir):
+    """(status, output) of ctest_command(bdir), its output kept for later."""
+    cmd = ctest_command(bdir)
+    res = build.run(cmd, quiet=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return res.returncode, "$ " + " ".join(str(c) for c in cmd) + "\n" + (res.stdout or "")
+
+
 def port_tests(bdir):
-    """Build every other port beside `bdir` and run its tests in its emulator."""
+    """Build every other port beside `bdir`, then run the emulated ports'
+    tests in their emulators, the two ports' ctest at once: while both run
+    they share the cores, and when one is done the other has them all, so
+    no core waits for the last test of one port before the other starts.
+    Each one's output is printed whole when it ends."""
     failed = []
+    trees = []
     for port in EMULATED_PORTS:
         pdir = build.port_build_dir(bdir, port)
-        status = build.build(pdir, port)
-        if status == 0:
-            status = unit_tests(pdir)[0]
-        if status != 0:
+        if build.build(pdir, port) == 0:
+            trees.append((port, pdir))
+        else:
             failed.append(port)
     for port in BUILD_ONLY_PORTS:
         pdir = build.port_build_dir(bdir, port)
         if build.build(pdir, port, extra=["-DMOTET_BUILD_TESTS=OFF"]) != 0:
             failed.append(port)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(trees), 1)) as pool:
+        runs = list(pool.map(_ctest_captured, [pdir for _, pdir in trees]))
+    for (port, _), (status, out) in zip(trees, runs):
+        print(f"ports: {port} tests\n{out}", end="" if out.endswith("\n") else "\n", flush=True)
+        if status != 0:
+            failed.append(port)
+    failed.sort(key=(EMULATED_PORTS + BUILD_ONLY_PORTS).index)
     names = ", ".join(EMULATED_PORTS + BUILD_ONLY_PORTS)
     return (1, f"failed: {', '.join(failed)}") if failed else (0, names)
 
@@ -163,9 +185,11 @@ def _has_pytest_files(dirs):
 def pytest_command(dirs):
     """pytest on `dirs`, its tests spread over one worker per core (pytest-xdist,
     which `motet setup` installs): a test runs its programs, a SPIN verifier
-    or a device on one core at a time."""
+    or a device on one core at a time. The tests a module-scoped run serves
+    share one worker (their xdist_group, tests/scenario/conftest.py), so
+    that run is made once."""
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "-n", str(os.cpu_count() or 2), *dirs]
+            "-n", str(os.cpu_count() or 2), "--dist", "loadgroup", *dirs]
 
 
 def scenario_tests(bdir):
