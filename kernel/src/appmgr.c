@@ -8,9 +8,11 @@
  * creates nothing. Then stage one creates every local task, remote control
  * block and local group membership; if any of those fails, all of them are
  * removed again. Stage one also sets aside what stage two needs, so that
- * stage two cannot fail: a message block for each local task's INIT, with
- * room on the heap for its data when the block cannot hold it; if it
- * cannot, the load fails as any stage-one failure does. Stage two posts
+ * no INIT fails for want of it: a message block for each local task's
+ * INIT, with room on the heap for its data when the block cannot hold it;
+ * if it cannot, the load fails as any stage-one failure does. (An INIT can
+ * still be refused for a task killed or initialised by another between
+ * the stages: init_all().) Stage two posts
  * PORT_INIT to each local task; those messages wait in the queue until
  * the manager returns, so every task exists before any initialises.
  *
