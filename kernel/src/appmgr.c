@@ -8,9 +8,11 @@
  * creates nothing. Then stage one creates every local task, remote control
  * block and local group membership; if any of those fails, all of them are
  * removed again. Stage one also sets aside what stage two needs, so that
- * stage two cannot fail: a message block for each local task's INIT, with
- * room on the heap for its data when the block cannot hold it; if it
- * cannot, the load fails as any stage-one failure does. Stage two posts
+ * no INIT fails for want of it: a message block for each local task's
+ * INIT, with room on the heap for its data when the block cannot hold it;
+ * if it cannot, the load fails as any stage-one failure does. (An INIT can
+ * still be refused for a task killed or initialised by another between
+ * the stages: init_all().) Stage two posts
  * PORT_INIT to each local task; those messages wait in the queue until
  * the manager returns, so every task exists before any initialises.
  *
@@ -185,7 +187,7 @@ static mt_err_t create_all(const appdesc_t *d, mt_pid_t base, uint8_t group_base
 /* A message block for a local task's INIT, holding the heap room its data
  * will need when the block itself cannot hold it (as sched_msg_copy_payload()
  * will need it): then the INIT cannot fail for want of either. */
-static mt_err_t set_aside_init(const appdesc_task_t *t)
+static mt_err_t set_aside_init(const appdesc_task_t *t, msg_t **slot)
 {
     msg_t *m = sched_msg_alloc(); /* logs an empty pool */
     if (!m) return MT_ERR_QUEUE_FULL;
@@ -197,8 +199,8 @@ static mt_err_t set_aside_init(const appdesc_task_t *t)
         }
         m->flags = MSG_HEAP; /* the block's free gives the room back too */
     }
-    m->next = M.inits;
-    M.inits = m;
+    m->next = NULL;
+    *slot = m;
     return MT_OK;
 }
 
@@ -211,13 +213,17 @@ static void drop_inits(void)
     }
 }
 
+/* In task order, as init_all() takes them: each task's block holds the
+ * room its own INIT needs. */
 static mt_err_t set_aside_inits(const appdesc_t *d)
 {
+    msg_t **tail = &M.inits;
     for (uint8_t i = 0; i < d->num_tasks; i++) {
         appdesc_task_t t;
         appdesc_task(d, i, &t);
         if (!is_local(&t)) continue;
-        mt_err_t err = set_aside_init(&t);
+        mt_err_t err = set_aside_init(&t, tail);
+        if (!err) tail = &(*tail)->next;
         if (err) {
             drop_inits();
             note_task(err, t.rel_pid, t.module);

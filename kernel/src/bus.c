@@ -492,13 +492,16 @@ void bus_isr_tx_done(port_bus_result_t result)
         bus_frame_t f;
         /* A task's message: its sender is told. The migrator's own frames
          * have their ends reported to it below, and it acts on them. */
-        if (bus_frame_read_own(done.frame, done.n, &f) == MT_OK &&
-            (f.type == BUS_FRAME_DATA || f.type == BUS_FRAME_MCAST) && f.pid != MT_PID_MIGRATOR) {
+        bool read = bus_frame_read_own(done.frame, done.n, &f) == MT_OK; /* ours: it is */
+        if (read && (f.type == BUS_FRAME_DATA || f.type == BUS_FRAME_MCAST) &&
+            f.pid != MT_PID_MIGRATOR) {
             lost(&f, why);
             /* This module's own members cannot miss it: they get it now,
              * still in bus order (the next frame has not gone). Only the
              * receivers that rejected it lack it, and each reports the gap. */
             if (f.type == BUS_FRAME_MCAST) deliver_cast(&f);
+        } else if (read && f.type == BUS_FRAME_DESC) { /* a load: it ends, failed */
+            bus_app_given_up(&f, why);
         }
     }
     migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */

@@ -22,7 +22,11 @@
  * a description of another load meanwhile is refused, logged, and that
  * refusal is this module's outcome of it (MT_ERR_STATE), so that the other
  * load fails on every module, and its loader learns why, rather than mix
- * with the first.
+ * with the first. A load whose outcomes the bus lost would keep modules
+ * busy for ever: a loader's description given up ends its load there
+ * (bus_app_given_up()), and a newer load of the same loader supersedes
+ * the one a module waits on (supersede()), so a loader can always recover
+ * by loading again (docs/bus.md, Lost frames).
  */
 #include <string.h>
 
@@ -39,6 +43,7 @@ static struct {
     mt_module_t loader;                    /* the load's: its loader */
     uint8_t number;                        /* and the loader's number for it */
     uint8_t last_number;                   /* this module's number for its latest load */
+    bool outcome_given;                    /* our manager's outcome of it has gone */
     uint32_t reported;                     /* modules whose outcome has come */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
@@ -49,6 +54,7 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.busy = true;
     A.loader = loader;
     A.number = number;
+    A.outcome_given = false;
     A.reported = 0;
     A.verdict[0] = MT_OK;
     A.verdict[1] = APPMGR_NO_TASK;
@@ -72,6 +78,38 @@ static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
         bus_app_report(bus_self(), created); /* logged; the others cannot know */
 }
 
+/* The load ends here: its verdict to our manager, on the block set aside
+ * for it when our manager holds its description. */
+static void give_verdict(void)
+{
+    A.busy = false;
+    if (!A.verdict_block) return;
+    /* The block set aside goes back to the pool with interrupts off, so
+     * the post takes it before anything else can; and nothing else can
+     * refuse it: the manager always exists, and the verdict, copied into
+     * the block, needs no heap. */
+    port_irq_state_t s = port_irq_save();
+    sched_msg_free(A.verdict_block);
+    A.verdict_block = NULL;
+    sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, A.verdict, sizeof A.verdict, 0);
+    port_irq_restore(s);
+}
+
+/* A newer load of `loader` supersedes the one this module waits on, whose
+ * verdict may never come (an outcome lost on the bus): it ends here as
+ * failed (MT_ERR_BUS_LOST), its part undone. Only once our
+ * manager has reported on it, as its report would otherwise go out named
+ * as the newer load's. True if it ended. */
+static bool supersede(mt_module_t loader)
+{
+    if (!A.busy || A.loader != loader || !A.outcome_given) return false;
+    A.verdict[0] = MT_ERR_BUS_LOST; /* logged by our manager as it undoes */
+    A.verdict[1] = APPMGR_NO_TASK;
+    A.verdict[2] = 0;
+    give_verdict();
+    return true;
+}
+
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 {
     if (!bus_active()) return appmgr_load(desc, len);
@@ -84,7 +122,7 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
      * description among them, which must find this module busy. With
      * interrupts off: a description must see the load whole. */
     port_irq_state_t s = port_irq_save();
-    bool busy = A.busy;
+    bool busy = A.busy && !supersede(bus_self());
     if (!busy) take_part(bus_self(), number);
     port_irq_restore(s);
     if (busy) return log_error(MT_ERR_STATE);
@@ -102,7 +140,7 @@ void bus_app_description(const bus_frame_t *f)
 {
     /* A loader takes part in its load from its start (bus_app_load()). */
     bool this_load = A.loader == f->src && A.number == f->port;
-    if (A.busy && !this_load) {
+    if (A.busy && !this_load && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
         report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());
         return;
@@ -122,9 +160,17 @@ void bus_app_description(const bus_frame_t *f)
     bus_app_created(err, APPMGR_NO_TASK, bus_self());
 }
 
+void bus_app_given_up(const bus_frame_t *f, mt_err_t why)
+{
+    if (!A.busy || A.loader != bus_self() || A.number != f->port) return;
+    A.busy = false; /* our manager never had it: nothing to undo here */
+    report_outcome(bus_self(), f->port, why, APPMGR_NO_TASK, bus_self());
+}
+
 /* Our manager's description is the load this module takes part in. */
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {
+    A.outcome_given = true;
     report_outcome(A.loader, A.number, err, task, module);
 }
 
@@ -137,19 +183,7 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome)
     if (!A.busy || !this_load || from >= MOTET_BUS_MODULES) return;
     A.reported |= (uint32_t) 1u << from;
     if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
-    if ((A.reported & bus_modules()) != bus_modules()) return;
-    A.busy = false;
-    /* Our manager holds no description: it has nothing to decide. */
-    if (!A.verdict_block) return;
-    /* The block set aside goes back to the pool with interrupts off, so
-     * the post takes it before anything else can; and nothing else can
-     * refuse it: the manager always exists, and the verdict, copied into
-     * the block, needs no heap. */
-    port_irq_state_t s = port_irq_save();
-    sched_msg_free(A.verdict_block);
-    A.verdict_block = NULL;
-    sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, A.verdict, sizeof A.verdict, 0);
-    port_irq_restore(s);
+    if ((A.reported & bus_modules()) == bus_modules()) give_verdict();
 }
 
 #endif /* MOTET_BUS */

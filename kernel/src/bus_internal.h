@@ -46,6 +46,10 @@ void bus_app_reset(void);
  * hand it to the application manager, or refuse it if this module takes
  * part in another load; interrupt context. */
 void bus_app_description(const bus_frame_t *f);
+/* Our description frame `f` was given up (`why`): if it was our load's,
+ * the load ends here, failed, and that is our outcome of it, so that the
+ * modules that took it undo their part; interrupt context. */
+void bus_app_given_up(const bus_frame_t *f, mt_err_t why);
 /* Module `from` reported its outcome of stage one (a CREATED payload,
  * BUS_APP_CREATED_SIZE bytes, naming its load); interrupt context. */
 void bus_app_report(mt_module_t from, const uint8_t *outcome);

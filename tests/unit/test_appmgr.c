@@ -361,6 +361,34 @@ static void test_load_without_heap_for_an_init_fails_whole(void **state)
     assert_string_equal(events, "JJ");
 }
 
+/* Task 0 needs heap room for its INIT, task 1 none, and the heap has room
+ * for one copy: task 0 must get the room set aside for it, not task 1's. */
+static void test_each_init_gets_the_room_set_aside_for_it(void **state)
+{
+    (void) state;
+    builder_t b;
+    begin(&b, 2, 0);
+    const uint8_t init[MSG_INLINE_BYTES + 3] = {'y'};
+    add_task(&b, 2, 1, 0, NULL, 0, init, sizeof init); /* rel 0: heap init */
+    add_task(&b, 2, 1, 0, NULL, 0, NULL, 0);           /* rel 1: none */
+    uint16_t len = finish(&b);
+    void **fill = NULL, **block;
+    while ((block = mem_alloc(sizeof init)) != NULL) {
+        *block = fill;
+        fill = block;
+    }
+    block = *fill;
+    mem_free(fill);
+    fill = block; /* room for exactly one copy */
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_int_equal(appmgr_load(b.buf, len), MT_OK);
+    mt_err_t err = appmgr_last_result()->err;
+    sched_run_pending();
+    assert_int_equal(err, MT_OK);
+    assert_string_equal(events, "JJ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +400,7 @@ int main(void)
         cmocka_unit_test_setup(test_resource_exhaustion_mid_creation_rolls_back, setup),
         cmocka_unit_test_setup(test_load_without_blocks_for_its_inits_fails_whole, setup),
         cmocka_unit_test_setup(test_load_without_heap_for_an_init_fails_whole, setup),
+        cmocka_unit_test_setup(test_each_init_gets_the_room_set_aside_for_it, setup),
     };
     return cmocka_run_group_tests_name("application manager", tests, NULL, NULL);
 }

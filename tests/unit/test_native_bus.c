@@ -850,6 +850,85 @@ static void test_load_while_taking_part_in_another_is_refused(void **state)
     assert_int_equal(n_sent, before);
 }
 
+/* Our description is given up by the bus (rejected on every try): the
+ * load ends here, failed, logged, and that is our outcome of it (so the
+ * modules that took it undo their part); a load after it may go (before:
+ * this module stayed busy with it for ever). */
+static void test_given_up_description_ends_its_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint8_t spare = sched_msg_spare();
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    assert_int_equal(bus_app_load(desc, len), MT_OK);
+    load_sent();
+    drain_log();
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_CORRUPT), 1);
+    bus_frame_t created = last_sent();
+    assert_int_equal(created.type, BUS_FRAME_CREATED);
+    assert_int_equal(created.payload[0], MT_ERR_BUS_CORRUPT);
+    assert_int_equal(created.payload[3], SELF);
+    assert_int_equal(created.payload[4], load_number);
+    finish_tx(PORT_BUS_SENT);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(load_and_create(), MT_PID_FIRST_APP);
+}
+
+/* Module 2's outcome of module 0's load is lost: a newer load of module 0
+ * supersedes it here, its part undone (logged, MT_ERR_BUS_LOST), and goes
+ * on as any load (before: refused, MT_ERR_STATE, for ever). */
+static void test_newer_load_of_a_loader_supersedes_its_stuck_one(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    mt_pid_t base = appmgr_last_result()->pid_base;
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    drain_log();
+    receive_description(0, 6, desc, len);
+    expect_outcome(0, 6, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1);
+    assert_int_equal(appmgr_last_result()->pid_base, base); /* the ids of the undone load */
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);           /* late: counts for nothing */
+    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "");
+    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* The same for this module's own load: loading again supersedes it once
+ * our manager has reported on it, and the new load goes on. */
+static void test_loading_again_supersedes_our_stuck_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    mt_pid_t base = load_and_create();
+    uint8_t first = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    drain_log();
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1);
+    assert_false(sched_task_exists(base)); /* undone */
+    load_sent();
+    assert_int_equal(load_number, (uint8_t) (first + 1));
+    finish_tx(PORT_BUS_SENT);
+    expect_outcome(SELF, load_number, MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, base);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
 /* ---- the sender of a message that came by bus ---- */
 
 static void test_received_message_names_its_sender(void **state)
@@ -1350,6 +1429,9 @@ int main(void)
         cmocka_unit_test_setup(test_description_while_our_own_load_waits_is_refused, setup),
         cmocka_unit_test_setup(test_load_another_module_refused_fails_here_with_its_error, setup),
         cmocka_unit_test_setup(test_load_while_taking_part_in_another_is_refused, setup),
+        cmocka_unit_test_setup(test_given_up_description_ends_its_load, setup),
+        cmocka_unit_test_setup(test_newer_load_of_a_loader_supersedes_its_stuck_one, setup),
+        cmocka_unit_test_setup(test_loading_again_supersedes_our_stuck_load, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),
         cmocka_unit_test_setup(test_received_message_names_its_sender, setup),

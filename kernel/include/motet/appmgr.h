@@ -7,8 +7,12 @@
  * and only then initialises the local tasks. If any step fails, everything
  * this description created is removed again and the error is logged. The
  * first stage sets aside what the second needs (a message block per local
- * task, and heap room for an init string a block cannot hold), so that an
- * application is initialised wholly or not at all.
+ * task, and heap room for an init string a block cannot hold), so that no
+ * INIT fails for want of either. An INIT can still be refused for a task
+ * killed, or sent its INIT by another, between the stages: that error is
+ * the load's outcome (logged), the other tasks are initialised. Across
+ * modules, a frame the bus loses can leave modules disagreeing about one
+ * load (docs/bus.md, Application loading).
  *
  * Before it creates anything, every module checks that each task is placed
  * on a module of the device (bus_modules(): the modules the bus was started
