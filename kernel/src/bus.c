@@ -617,7 +617,7 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
 static bool no_block_for(const bus_frame_t *f)
 {
     if (f->type != BUS_FRAME_DATA || f->dst != B.self || f->pid == MT_PID_MIGRATOR) return false;
-    if (sched_msg_spare() > 0 || !sched_task_exists(f->pid)) return false;
+    if (sched_msg_spare_more_than(0) || !sched_task_exists(f->pid)) return false;
     log_error(MT_ERR_QUEUE_FULL);
     return true;
 }

@@ -143,7 +143,7 @@ bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t 
 
 void mig_lost(mt_pid_t pid, mt_module_t from)
 {
-    mt_err_t err = sched_msg_spare() <= MIG_RESERVE ? MT_ERR_QUEUE_FULL : MT_ERR_NO_MEM;
+    mt_err_t err = sched_msg_spare_more_than(MIG_RESERVE) ? MT_ERR_NO_MEM : MT_ERR_QUEUE_FULL;
     port_irq_state_t s = port_irq_save();
     mig_record_t *last =
         MIG.ring_count

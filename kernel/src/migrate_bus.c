@@ -222,7 +222,7 @@ bool migrate_bus_busy(const bus_frame_t *f)
         log_error(MT_ERR_QUEUE_FULL);
         return true;
     }
-    if (sched_msg_spare() > MIG_RESERVE) return false;
+    if (sched_msg_spare_more_than(MIG_RESERVE)) return false;
     task_t *t = task_find_locked(f->pid);
     bool held = t ? (t->flags & TASK_FROZEN) != 0 : mig_peer_holding(f->pid) != NULL;
     if (held) log_error(MT_ERR_QUEUE_FULL); /* the reserve is the migrator's: wait */

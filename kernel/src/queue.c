@@ -121,6 +121,16 @@ uint8_t sched_msg_spare(void)
     return n;
 }
 
+bool sched_msg_spare_more_than(uint8_t n)
+{
+    port_irq_state_t s = port_irq_save();
+    const msg_t *m = queue_free_blocks;
+    for (uint8_t k = 0; m && k < n; k++) m = m->next;
+    bool more = m != NULL;
+    port_irq_restore(s);
+    return more;
+}
+
 /* ---- blocks ---- */
 
 msg_t *sched_msg_alloc(void)

@@ -674,7 +674,11 @@ static MT_INLINE void sched_held_add(int16_t delta)
  * its result (MT_ERR_NO_TASK if it killed itself). t must not be on the
  * stack. Task context. */
 mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len);
-/* Message blocks left in the pool (a hint: interrupts may take one). */
+/* Message blocks left in the pool (a hint: interrupts may take one). Its
+ * walk holds interrupts off for every free block: for tests and reports. */
 uint8_t sched_msg_spare(void);
+/* Whether more than n blocks are left in the pool (a hint, as above); holds
+ * interrupts off for at most n steps, so paths that run per frame use it. */
+bool sched_msg_spare_more_than(uint8_t n);
 
 #endif /* MOTET_SCHED_INTERNAL_H */

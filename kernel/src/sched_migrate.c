@@ -124,7 +124,7 @@ mt_err_t sched_mig_reserve(msg_t **pool, uint16_t count)
 {
     msg_t *got = NULL;
     for (uint16_t i = 0; i < count; i++) {
-        msg_t *m = sched_msg_spare() > MIG_RESERVE ? sched_msg_alloc() : NULL;
+        msg_t *m = sched_msg_spare_more_than(MIG_RESERVE) ? sched_msg_alloc() : NULL;
         if (!m) {
             while (got) {
                 m = got;
@@ -158,7 +158,7 @@ static msg_t *fill(msg_t *m, mt_pid_t dst, mt_port_t port, const void *data, uin
 
 msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
 {
-    if (sched_msg_spare() <= MIG_RESERVE) { /* the migrator's own wake-ups need them */
+    if (!sched_msg_spare_more_than(MIG_RESERVE)) { /* the migrator's own wake-ups need them */
         log_error(MT_ERR_QUEUE_FULL);
         return NULL;
     }

@@ -119,7 +119,8 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
                     uint8_t flags, bool from_isr)
 {
     /* The migrator's reserve (migration comes with the bus): try again later. */
-    if (MOTET_BUS && !from_isr && (t->flags & TASK_FROZEN) && sched_msg_spare() <= MIG_RESERVE)
+    if (MOTET_BUS && !from_isr && (t->flags & TASK_FROZEN) &&
+        !sched_msg_spare_more_than(MIG_RESERVE))
         return log_error(MT_ERR_QUEUE_FULL);
     msg_t *m = sched_msg_alloc(); /* logs an empty pool */
     if (!m) return MT_ERR_QUEUE_FULL;

@@ -446,6 +446,27 @@ static void test_parked_a_post_to_the_running_task_waits_off_the_pool(void **sta
     assert_int_equal(sched_msg_spare(), spare);
 }
 
+/* Whether more than n blocks are left: true up to the count less one,
+ * false from the count on, whatever the pool holds. */
+static void test_spare_more_than_tells_the_count_from_below_and_above(void **state)
+{
+    (void) state;
+    msg_t *taken[MOTET_MAX_QUEUED_MSGS];
+    uint8_t n_taken = 0;
+    for (;;) {
+        uint8_t spare = sched_msg_spare();
+        if (spare) assert_true(sched_msg_spare_more_than((uint8_t) (spare - 1)));
+        assert_false(sched_msg_spare_more_than(spare));
+        assert_false(sched_msg_spare_more_than((uint8_t) (spare + 1)));
+        if (!spare) break;
+        taken[n_taken++] = sched_msg_alloc();
+        assert_non_null(taken[n_taken - 1]);
+    }
+    assert_int_equal(n_taken, MOTET_MAX_QUEUED_MSGS);
+    while (n_taken) sched_msg_free(taken[--n_taken]);
+    assert_int_equal(sched_msg_spare(), MOTET_MAX_QUEUED_MSGS);
+}
+
 /* Posted after the parked one by the same interrupt: another task of its
  * level runs after it; a higher level's runs first (at the exit, above A);
  * a lower level's after both. */
@@ -789,6 +810,7 @@ int main(void)
         cmocka_unit_test_setup(test_rule7_messages_held_until_init_handled, setup),
         cmocka_unit_test_setup(test_rule7_released_messages_keep_creation_order, setup),
         cmocka_unit_test_setup(test_rule7_messages_held_in_two_turns_keep_creation_order, setup),
+        cmocka_unit_test_setup(test_spare_more_than_tells_the_count_from_below_and_above, setup),
     };
     return cmocka_run_group_tests_name("dispatch rules", tests, NULL, NULL);
 }
