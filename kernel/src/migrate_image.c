@@ -63,6 +63,16 @@ static mt_err_t decode_timers(const uint8_t *p, mig_image_t *img)
     return MT_OK;
 }
 
+/* Whether each of n entries of `size` bytes (a route's or a group's: a pid
+ * or group, then a port) names a port a task can have: the image comes
+ * from another module, and its ports reach the task's handler. */
+static bool ports_fit(const uint8_t *p, uint8_t n, uint8_t size)
+{
+    for (uint8_t i = 0; i < n; i++, p += size)
+        if (p[1] >= PORT_LIMIT) return false;
+    return true;
+}
+
 mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img)
 {
     memset(img, 0, sizeof *img);
@@ -82,6 +92,9 @@ mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img)
     img->routes = buf + MIG_IMAGE_HEADER;
     const uint8_t *timers = img->routes + img->n_routes * MIG_ROUTE_BYTES;
     img->groups = timers + img->n_timers * MIG_TIMER_BYTES;
+    if (!ports_fit(img->routes, img->n_routes, MIG_ROUTE_BYTES) ||
+        !ports_fit(img->groups, img->n_groups, MIG_GROUP_BYTES))
+        return MT_ERR_INVALID;
     return decode_timers(timers, img);
 }
 

@@ -103,6 +103,14 @@ static void test_bad_images_are_refused(void **state)
     buf[22 + 9] = TIMERS_PER_TASK; /* no such timer */
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
     buf[22 + 9] = 3;
+    /* A route's or a group's port no task can have: it would reach the
+     * handler (found by fuzz_bus_rx: a multicast delivered on port 135). */
+    buf[MIG_IMAGE_HEADER + 1] = PORT_LIMIT;
+    assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
+    buf[MIG_IMAGE_HEADER + 1] = PORT_0;
+    buf[22 + 2 * MIG_TIMER_BYTES + 1] = PORT_LIMIT;
+    assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
+    buf[22 + 2 * MIG_TIMER_BYTES + 1] = PORT_0 + 2;
     assert_int_equal(mig_image_decode(buf, n, &back), MT_OK);
 }
 
