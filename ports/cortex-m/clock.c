@@ -264,21 +264,16 @@ void port_cm_alarm_cancel(void)
     port_irq_restore(s);
 }
 
-/* On a device (docs/bus.md, "Emulated modules") the adapter that runs this
- * core in QEMU arms the dual timer's second counter at each time horizon
- * the hub grants; its TCG plugin parks the virtual CPU as it enters this
- * function, until the next grant. Alone, nothing arms that counter. */
-__attribute__((noinline, used)) void port_cm_lockstep_fence(void)
-{
-    __asm__ volatile("" ::: "memory");
-}
-
 void cm_alarm_isr(void)
 {
+    /* On a device (docs/bus.md, "Emulated modules") the adapter that runs
+     * this core in QEMU arms the dual timer's second counter to wake the
+     * core from a WFI at the end of a grant, and stops it there before its
+     * interrupt is taken; one taken all the same is cleared here, or its
+     * line would stay raised. Alone, nothing arms that counter. */
     if (CM_DUALTIMER2->mis) {
         CM_DUALTIMER2->intclr = 1u;
-        port_cm_lockstep_fence();
-        if (!alarm.armed && !CM_DUALTIMER1->ris) return; /* the fence alone */
+        if (!alarm.armed && !CM_DUALTIMER1->ris) return;
     }
     CM_DUALTIMER1->ctrl = 0u;
     CM_DUALTIMER1->intclr = 1u;

@@ -8,11 +8,15 @@ status 125. Either way the hub stops the run naming the module with its
 last output, and stops the native module cleanly.
 """
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from device_run import build_device_programs, run_device
+
+from motetlib import build, module_kinds, qemu_module  # noqa: E402 (device_run's path)
 
 HERE = Path(__file__).parent
 DEVICES = {"avr": HERE / "stuck-avr-device.toml", "cortex-m": HERE / "stuck-cm-device.toml"}
@@ -66,3 +70,32 @@ def test_the_run_stops_naming_the_module_with_its_last_output(built, tmp_path, k
         assert m["busy_s"] + m["sleep_s"] + m["off_s"] <= run.report["end_s"] + 1e-9, (mid, m)
     native = run.module(0)
     assert native["busy_s"] + native["sleep_s"] == pytest.approx(run.report["end_s"], abs=1e-9)
+
+
+def test_qemu_ends_on_a_resume_out_of_step_with_the_plugin(built, tmp_path):
+    """The lock-step plugin reads each resume whole, "g" and the fence's
+    count (tools/qemu-lockstep/lockstep_plugin.c); one that does not start
+    with "g" means the adapter and the plugin are out of step, and a fence
+    read from it could park the core anywhere or nowhere: QEMU ends with
+    status 2 and says why, before the first instruction runs."""
+    image = build.port_build_dir(built, "cortex-m") / "apps" / "stuck" / "stuck"
+    entry = qemu_module.symbols(image, ("Reset_Handler",))["Reset_Handler"]
+    park, resume = tmp_path / "park", tmp_path / "resume"
+    os.mkfifo(park)
+    os.mkfifo(resume)
+    plugin = built / module_kinds.LOCKSTEP_PLUGIN
+    qemu = subprocess.Popen(
+        [qemu_module.QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
+         "-serial", "null", "-icount", "shift=0,align=off,sleep=off", "-accel", "tcg",
+         "-plugin", f"{plugin},pcs={entry:#x},park={park},resume={resume}", "-kernel", str(image)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        with open(park, "rb") as parked, open(resume, "wb", buffering=0) as go:
+            assert parked.readline() == b"PS 0\n"  # parked before the first instruction
+            go.write(b"G" + bytes(8))
+            _, err = qemu.communicate(timeout=30)
+    finally:
+        qemu.kill()
+        qemu.wait()
+    assert qemu.returncode == 2, err
+    assert b"motet-lockstep: resume message does not start with 'g'" in err

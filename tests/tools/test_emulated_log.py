@@ -104,7 +104,7 @@ class Parks:
         self.m.log = qemu_module.LogTap(str(path), qt.ring,
                                         entries * qemu_module.SLOT_BYTES, self.m.time)
 
-    def park(self, tick, count, tapped, lost, what="1"):
+    def park(self, tick, count, tapped, lost, what=qemu_module.PARK_DOORBELL):
         """`tick`: QEMU's counter there (the adapter reads it only right
         after a WFI, `what` W)."""
         lines = [f"LOST {lost}"] if lost else []
@@ -132,7 +132,7 @@ def test_the_cortex_m_adapter_times_each_slot_by_its_instructions_and_sleeps(tmp
     # boot: the start-up code clears slots 0 and 1, the kernel writes slot 0
     tap.park(1000, 2500, [(100, 0), (102, 1), (2000, 0)], 0)
     tap.park(1100, 2700, [(2600, 2)], 0)
-    tap.park(1110, 2720, [], 0, what="3")  # port_cm_lockstep_idle(), then the WFI
+    tap.park(1110, 2720, [], 0, what=qemu_module.PARK_IDLE)  # then the WFI
     # woke 3 instructions on (the call's return, DSB, WFI) at tick 5000:
     # 200 us - 2723 * 16 ns slept
     tap.park(5000, 2723, [], 0, what="W")

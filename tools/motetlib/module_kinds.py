@@ -227,18 +227,20 @@ class CortexMKind(EmulatedKind):
         return ["--log", str(path), f"--log-ring={ring:#x}:{ring_bytes}"]
 
     def overshoot_ticks(self, spec):
-        # `overshoot` timer clocks at one instruction a ns (shift 0); at
-        # shift n the same instructions with interrupts off take 2^n times
-        # as long.
-        return self.overshoot << device.icount_shift(spec.cpu_mhz)
+        # The fence parks at the first instruction boundary past the tick
+        # before the grant's (qemu_module.GuestTime.fence()): an
+        # instruction begun there ends in the grant's tick if it takes no
+        # longer than a tick (40 ns, shift <= 5); a longer one (2^n ns at
+        # shift n) may end as many ticks later as it spans, less one. A
+        # core asleep past the grant wakes at its tick.
+        insn_ns = 1 << device.icount_shift(spec.cpu_mhz)
+        return -(-insn_ns // (1_000_000_000 // CORTEX_M_TICK_HZ)) - 1
 
 
 KINDS = {
     "native": NativeKind("native", build.DEFAULT_PORT),
-    # A fence lands within a timer clock of its horizon, later by what runs
-    # with interrupts off: two clocks (80 instructions at -icount shift=0).
-    "cortex-m": CortexMKind("cortex-m", "cortex-m", free_running=True, overshoot=2,
-                            emulator="QEMU"),
+    # A fence parks within the grant's tick (CortexMKind.overshoot_ticks()).
+    "cortex-m": CortexMKind("cortex-m", "cortex-m", free_running=True, emulator="QEMU"),
     # The longest ATmega128 instruction (CALL, RET, RETI) takes 4 cycles.
     "avr": AvrKind("avr", "avr", free_running=True, overshoot=4, emulator="simavr harness"),
 }

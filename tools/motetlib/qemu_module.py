@@ -13,13 +13,18 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   QEMU's clock as qtest reads it elsewhere: that lags the park by what
   ran since QEMU last brought it up to date (up to 17 us at a doorbell),
   and frames stamped with it went out early.
-- Fence: the hub's grant becomes a one-shot of the dual timer's second
-  counter, armed from QEMU's clock (the one the timer counts on); the
-  port's handler calls port_cm_lockstep_fence(), where the plugin parks
-  the CPU (ports/cortex-m/clock.c), the handler's few instructions past
-  the tick. Parked, virtual time stands still while qtest reads and
-  writes the guest. An event the hub gives (a frame received, the end of
-  the frame sent) is due at a tick: the adapter fences there first, then
+- Fence: the hub's grant becomes the plugin's fence, a count of guest
+  instructions: it parks the CPU before the first instruction that would
+  begin past the grant's tick (GuestTime.fence()), masked interrupts or
+  not. A core that sleeps past the grant runs no instructions: before its
+  WFI (at each resume from port_cm_lockstep_idle() to the WFI's park: a
+  fence may park it in between) the adapter arms a one-shot of the dual
+  timer's second counter at the grant, from QEMU's clock (the one the
+  timer counts on), which wakes it there; the plugin parks right after
+  the WFI, at the tick, and the timer is stopped before its interrupt is
+  taken. Parked, virtual time stands still while qtest reads and writes
+  the guest. An event the hub gives (a frame received, the end of the
+  frame sent) is due at a tick: the adapter fences there first, then
   presents it.
 - Bus interface: the mailbox port_cm_bus_if and the doorbell
   port_cm_bus_doorbell() of ports/cortex-m/bus.c (keep the layout below in
@@ -40,8 +45,12 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
   timer interrupts into port_cm_idle and calls port_cm_lockstep_idle(),
   where the plugin parks too (ports/cortex-m/sleep.c). A core asleep past
   its grant is reported asleep with that wake-up as its want, so the hub
-  leaves it alone until then or an event for it; each request for time
-  carries the clocks it has slept, the port's own measure.
+  leaves it alone until then or an event for it; woken before the fence
+  (an interrupt), it is awake from there on, wherever a fence parks it
+  next. Each request for time carries the clocks it has slept, the
+  port's own measure (a sleep that ended at the grant's fence, right
+  after its WFI, the port counts only as it runs on: until then, its
+  ticks from the park before the WFI).
 - Power off: a grant past the wake-up a sleeping core asked for means the
   hub powered it off meanwhile. Its timers' interrupt lines are masked for
   that grant, so QEMU's WFI jumps straight to the grant's fence without
@@ -89,14 +98,18 @@ FLAG_LINKED, FLAG_LOADER = 1, 2
 OFF = {name: 4 * i for i, name in enumerate(
     ("module", "modules", "flags", "event", "result", "rx_len", "cmd", "arg", "tx_addr",
      "tx_len", "local", "global", "rx_frame"))}
-PARK_FENCE, PARK_DOORBELL, PARK_RESET, PARK_IDLE = "0", "1", "2", "3"  # pcs= on the plugin's line
-PARK_WOKE = "W"  # the plugin's log tap: right after a WFI
-PARKS = ("port_cm_lockstep_fence", "port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
+PARK_DOORBELL, PARK_RESET, PARK_IDLE = "0", "1", "2"  # pcs= on the plugin's line
+PARK_WOKE = "W"  # right after a WFI
+PARK_FENCE = "F"  # at the fence's count
+NO_FENCE = (1 << 64) - 1
+PARKS = ("port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
 # cm_idle_t (ports/cortex-m/sleep.c): u64 slept, now, wake, in the port's clocks.
 IDLE_SLEPT, IDLE_SIZE = 0, 24
-NVIC_ISER, NVIC_ICER = 0xE000E100, 0xE000E180
+NVIC_ISER, NVIC_ICER, NVIC_ICPR = 0xE000E100, 0xE000E180, 0xE000E280
 TIMER_LINES = 1 << 8 | 1 << 9  # TIMER0 (the compare), TIMER1 (the epoch)
-DUAL1_CTRL = 0x40002008  # the alarm's counter; its line is the fence's too
+DUAL_LINE = 1 << 10  # the dual timer's: the port's alarm (its first counter) and the fence's
+DUAL1_CTRL = 0x40002008  # the alarm's counter
+DUAL1_MIS = 0x40002014
 DUAL_IE = 1 << 5
 WATCHDOG_ARMED = 0x57444F47  # CM_WATCHDOG_ARMED (ports/cortex-m/port_cm_internal.h)
 EXIT_WATCHDOG = 127  # module_kinds.EXIT_WATCHDOG
@@ -233,6 +246,16 @@ class GuestTime:
         there is never stamped before the instruction that handed it."""
         return -(-self.ns(self.count) // FPGA_TICK_NS)
 
+    def fence(self, tick):
+        """The count of instructions at which the plugin parks for `tick`:
+        the first instruction boundary inside it (past the tick before),
+        whose time tick() rounds up to `tick` when an instruction takes no
+        longer than a tick (shift <= 5), and to the tick in which the
+        instruction running across its start ends otherwise. Not the
+        boundary at or past the tick's start: the instruction before it
+        may end inside the next tick (shift 4: 16 ns an instruction)."""
+        return ((tick - 1) * FPGA_TICK_NS - self.slept_ns) // self.insn_ns + 1
+
 
 class LogTap:
     """The kernel's event log as the plugin saw it written (module
@@ -315,15 +338,23 @@ class Module:
         self.high = 0
         self.low = 0
         self.now = 0
+        self.target = None  # the fence: the tick the CPU runs to
+        self.wake_armed = False  # the fence's timer (wake_at_fence())
+        # Between port_cm_lockstep_idle() and the park after its WFI: a
+        # WFI runs no instructions for the count to fence (go()).
+        self.before_wfi = False
         self.events = []  # (due, kind, result, frame), in the order due
         self.arrived = []
         self.presenting = None  # the event the guest is handling
         self.ready = False
         self.identity = {}  # module, modules, flags: written at JOIN
         # The tick the core's timers wake it at, from its last sleep; None
-        # once it has run since (an event, a doorbell).
+        # once it has run since (an event, a doorbell, a wake-up before
+        # the fence: run_to()).
         self.idle_wake = None
         self.slept_known = False  # port_cm_idle is set up (its first sleep)
+        self.sleep_began = 0  # the tick of the last port_cm_lockstep_idle()
+        self.uncounted = None  # (the port's count, the ticks of a sleep it has not counted)
         self.asked = None  # the want of the last request for time, if asleep
 
     # ---- the guest ----
@@ -354,7 +385,15 @@ class Module:
         return what
 
     def go(self):
-        self.resume.write(b"g")
+        """Let the CPU go on, to the fence at `self.target` if any. A core
+        on its way to a WFI gets the fence's timer as well, at every grant
+        until it wakes: the count cannot stop a sleep, and a fence may
+        park it before the WFI (at port_cm_lockstep_idle() already, or in
+        the few instructions after), so the next grant's WFI needs it."""
+        if self.before_wfi and self.target is not None:
+            self.wake_at_fence()
+        fence = NO_FENCE if self.target is None else max(0, self.time.fence(self.target))
+        self.resume.write(b"g" + struct.pack("<Q", fence))
 
     def qemu_clock(self):
         """QEMU's virtual clock in 40 ns ticks (the 32-bit counter, with its
@@ -365,13 +404,30 @@ class Module:
         self.low = low
         return self.high << 32 | low
 
-    def fence(self, at):
-        """Arm the fence at tick `at`. The timer counts from QEMU's clock,
-        however it lags the park, and QEMU brings the clock up to date
-        before the timer falls due: the interrupt comes at `at` exactly
-        (at the first instruction from there)."""
-        self.qt.writel(DUAL2, max(1, at - self.qemu_clock()))
-        self.qt.writel(DUAL2 + 8, DUAL_ONESHOT_IE_EN)
+    def wake_at_fence(self):
+        """Before a WFI: the dual timer's second counter falls due at the
+        fence, so that a core asleep past it wakes there. The timer counts
+        from QEMU's clock, however it lags the park, and QEMU brings the
+        clock up to date before the timer falls due: the WFI ends at the
+        fence's tick exactly. (At the fence already, it parks at the
+        next instruction.)"""
+        if self.now < self.target:
+            self.qt.writel(DUAL2, max(1, self.target - self.qemu_clock()))
+            self.qt.writel(DUAL2 + 8, DUAL_ONESHOT_IE_EN)
+            self.wake_armed = True
+
+    def stop_wake(self):
+        """Right after a WFI, or at the fence: the fence's timer stopped,
+        and its interrupt, if it came, taken back unless the port's alarm
+        (the line's other counter) raises the line too. Awake, the
+        plugin's count fences."""
+        if not self.wake_armed:
+            return
+        self.wake_armed = False
+        self.qt.writel(DUAL2 + 8, 0)
+        self.qt.writel(DUAL2 + 12, 1)
+        if not self.qt.readl(DUAL1_MIS):
+            self.qt.writel(NVIC_ICPR, DUAL_LINE)
 
     def mbox_word(self, name):
         return self.qt.readl(self.mbox + OFF[name])
@@ -434,19 +490,31 @@ class Module:
             self.arrive(hub)
             target = min(until, self.events[0][0]) if self.events else until
             if self.now >= until:
+                self.target = None
                 return
-            self.fence(target)
+            self.target = target
             self.go()
             while True:
                 what = self.wait_park()
                 if what == PARK_FENCE:
+                    self.stop_wake()
                     break
                 if what == PARK_RESET:
                     self.reset()
                 elif what == PARK_WOKE:
-                    pass  # the clock's alone (wait_park)
+                    self.before_wfi = False
+                    self.sleep_ended()
+                    self.stop_wake()
+                    if self.now >= target:  # woken by the fence's timer
+                        break
+                    # Woken before the fence (an interrupt): it runs on,
+                    # and a fence that parks it before its next sleep
+                    # finds it awake (asleep() would keep a frame it is
+                    # taking from being granted the time to answer it).
+                    self.idle_wake = None
                 elif what == PARK_IDLE:
                     self.going_to_sleep()
+                    self.before_wfi = True
                 else:
                     self.doorbell(hub)
                 self.go()
@@ -459,15 +527,32 @@ class Module:
         _, now, wake = struct.unpack("<3Q", self.qt.read(self.idle, IDLE_SIZE))
         self.slept_known = True
         self.idle_wake = self.now + max(0, wake - now - 1)
+        self.sleep_began = self.now
 
     def asleep(self):
         """Whether the core sleeps at this fence with no timer due yet."""
         return self.idle_wake is not None and self.idle_wake > self.now
 
     def slept(self):
+        """The clocks the port has slept, and the sleep that ended at the
+        last WFI while the port has not counted it yet (it does so after
+        its WFI, and a fence may park the core before: right after it)."""
         if not self.slept_known:
             return 0
-        return struct.unpack("<Q", self.qt.read(self.idle + IDLE_SLEPT, 8))[0]
+        counted = struct.unpack("<Q", self.qt.read(self.idle + IDLE_SLEPT, 8))[0]
+        if self.uncounted is None or self.uncounted[0] != counted:
+            self.uncounted = None
+            return counted
+        return counted + self.uncounted[1]
+
+    def sleep_ended(self):
+        """Right after a WFI: the sleep's ticks since port_cm_lockstep_idle()
+        until the port counts it (slept()): the port's own count of it,
+        from its clock's reading before that call to one after the WFI, is
+        never less."""
+        if self.slept_known:
+            self.uncounted = None
+            self.uncounted = (self.slept(), self.now - self.sleep_began)
 
     def ask(self, hub):
         """ADVANCE: asleep, the tick its timers wake it at; the clocks slept."""
