@@ -475,3 +475,67 @@ def test_scenarios_sharing_a_module_run_stay_on_one_worker():
     # The migration scenarios share module runs; the time sync ones run
     # a device per test.
     assert grouped == {"tests/scenario/test_device_migration.py"}, res.stdout + res.stderr
+
+
+FAKE_TESTS = """\
+import pytest
+
+def test_passes():
+    pass
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_odd(n):
+    assert n % 2
+
+class TestSetup:
+    @pytest.fixture
+    def broken(self):
+        raise RuntimeError("no build")
+
+    def test_errs(self, broken):
+        pass
+"""
+
+
+def test_a_failed_scenario_stage_names_its_failed_tests_in_the_summary(monkeypatch, capsys,
+                                                                        tmp_path):
+    """CI shows only the tail of `motet test`'s output: the scenario stage's
+    line of the summary names each test that failed or errored, as pytest
+    names it (from its JUnit XML report in the build tree)."""
+    (tmp_path / "fake").mkdir()
+    (tmp_path / "fake" / "test_fake.py").write_text(FAKE_TESTS)
+    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    monkeypatch.setattr(cli, "PYTEST_DIRS", ("fake",))
+    status, detail = cli.scenario_tests(tmp_path / "build")
+    assert status == 1
+    assert detail == ("pytest failed: 2 tests: fake/test_fake.py::test_odd[2], "
+                      "fake/test_fake.py::TestSetup::test_errs"), detail
+    assert (tmp_path / "build" / "pytest-scenario.xml").is_file()
+    capsys.readouterr()
+    assert cli._summary([("scenario", status, detail)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == f"  scenario  FAIL  {detail}" and out[-1] == "motet test: FAILED (scenario)"
+
+
+def test_the_sanitize_stage_names_the_failed_tests_after_its_other_findings(monkeypatch,
+                                                                           tmp_path):
+    """The sanitized scenarios' failed tests come last on the stage's line,
+    after the unit tests and the sanitizer reports."""
+    monkeypatch.setattr(build, "build_sanitized", lambda bdir: 0)
+
+    def run(cmd, **kw):
+        cmd = [str(c) for c in cmd]
+        if cmd[0] == "ctest":
+            return subprocess.CompletedProcess(cmd, 8)
+        report = Path(next(c for c in cmd if c.startswith("--junitxml="))[len("--junitxml="):])
+        report.write_text('<testsuites><testsuite><testcase classname="tests.scenario.test_hello" '
+                          'name="test_hello_same_seed_same_output"><failure message="x"/>'
+                          '</testcase></testsuite></testsuites>')
+        Path(kw["env"]["ASAN_OPTIONS"].split("=", 1)[1].split("/asan")[0], "asan.1").write_text(
+            "ERROR: AddressSanitizer: heap-use-after-free\n")
+        return subprocess.CompletedProcess(cmd, 1)
+
+    monkeypatch.setattr(build, "run", run)
+    status, detail = cli.sanitizer_tests(tmp_path / "build")
+    assert (status, detail) == (1, "failed: ctest, 1 reports, pytest: 1 test: "
+                                   "tests/scenario/test_hello.py::test_hello_same_seed_same_output")

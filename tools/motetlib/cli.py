@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bench_all, build, fuzz, setup_env, stackcheck, thread_size
+from . import bench_all, build, fuzz, pytest_report, setup_env, stackcheck, thread_size
 
 ROOT = build.ROOT
 
@@ -182,14 +182,33 @@ def _has_pytest_files(dirs):
     return False
 
 
-def pytest_command(dirs):
+def pytest_command(dirs, report=None):
     """pytest on `dirs`, its tests spread over one worker per core (pytest-xdist,
     which `motet setup` installs): a test runs its programs, a SPIN verifier
     or a device on one core at a time. The tests a module-scoped run serves
     share one worker (their xdist_group, tests/scenario/conftest.py), so
-    that run is made once."""
+    that run is made once. `report`: where pytest writes its JUnit XML."""
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "-n", str(os.cpu_count() or 2), "--dist", "loadgroup", *dirs]
+            "-n", str(os.cpu_count() or 2), "--dist", "loadgroup",
+            *([f"--junitxml={report}"] if report else []), *dirs]
+
+
+def run_pytest(dirs, report, env):
+    """Run pytest_command(dirs), its JUnit XML report written to `report`
+    (in the build tree); (exit status, what failed in a few words: "" if
+    nothing did). The ids of the tests that failed are printed, and named
+    in those words, so that the summary at the end of the output (all a CI
+    log may show) says which tests failed."""
+    report = Path(report)
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.unlink(missing_ok=True)  # an earlier run's report names nothing of this one
+    status = build.run(pytest_command(dirs, report), cwd=ROOT, env=env).returncode
+    if status in (0, PYTEST_NO_TESTS):
+        return status, ""
+    failed = pytest_report.failed_tests(report, ROOT)
+    if failed:
+        print("pytest: failed:\n    " + "\n    ".join(failed), file=sys.stderr)
+    return status, pytest_report.describe(status, failed)
 
 
 def scenario_tests(bdir):
@@ -197,15 +216,14 @@ def scenario_tests(bdir):
     if not dirs:
         return 0, "no test directories"
     env = dict(os.environ, MOTET_BUILD_DIR=str(bdir))
-    cmd = pytest_command(dirs)
-    status = build.run(cmd, cwd=ROOT, env=env).returncode
+    status, failed = run_pytest(dirs, Path(bdir) / "pytest-scenario.xml", env)
     if status == PYTEST_NO_TESTS:
         if _has_pytest_files(dirs):
             print("scenario: error: pytest collected no tests although test files exist",
                   file=sys.stderr)
             return 1, "no tests collected"
         return 0, "no tests yet"
-    return status, "pytest" if status == 0 else "pytest failed"
+    return status, "pytest" if status == 0 else f"pytest failed: {failed}"
 
 
 # The sanitizer stage: the unit tests and the scenarios (whole programs and
@@ -244,12 +262,14 @@ def sanitizer_tests(bdir_arg):
         env = sanitizer_env(logs, sdir)
         unit = build.run(["ctest", "--test-dir", sdir, "--output-on-failure",
                           "--parallel", str(os.cpu_count() or 2)], env=env).returncode
-        scen = build.run(pytest_command(SANITIZE_PYTEST_DIRS), cwd=ROOT, env=env).returncode
+        scen, scen_failed = run_pytest(SANITIZE_PYTEST_DIRS, Path(sdir) / "pytest-sanitize.xml",
+                                       env)
         reports = sanitizer_reports(logs)
     for name, text in reports:
         print(f"sanitize: report {name}:\n{text[:6000]}", file=sys.stderr)
-    failed = [what for what, bad in (("ctest", unit), ("pytest", scen),
-                                     (f"{len(reports)} reports", reports)) if bad]
+    # the tests' ids last: the summary line may run on
+    failed = [what for what, bad in (("ctest", unit), (f"{len(reports)} reports", reports),
+                                     (f"pytest: {scen_failed}", scen)) if bad]
     if failed:
         return 1, "failed: " + ", ".join(failed)
     return 0, "ASan+UBSan: ctest, " + ", ".join(SANITIZE_PYTEST_DIRS)
