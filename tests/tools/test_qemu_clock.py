@@ -40,6 +40,10 @@ class Guest:
         for i, b in enumerate(data):
             self.bytes[addr + i] = b
 
+    def pulse_irq(self, line):
+        """The NVIC latches the line's rising edge: pending until taken."""
+        self.words[qm.NVIC_ISPR] = self.words.get(qm.NVIC_ISPR, 0) | 1 << line
+
 
 class Hub:
     def __init__(self):
@@ -258,3 +262,26 @@ def test_a_core_fenced_on_its_way_to_a_wfi_sleeps_to_the_next_fence():
     m.run_to(5000, Hub())
     assert m.now == 5000
     assert m.qt.words[qm.DUAL2 + 8] == 0  # stopped at the wake-up
+
+
+def test_a_core_fenced_before_its_wfi_with_a_frame_pending_is_awake():
+    """A frame falls due at a fence that parks the core in port_sleep()'s
+    loop before port_cm_lockstep_idle(), interrupts masked: presented
+    there, its line pending, the core goes on to the idle park (its timers'
+    wake-up far off) and the grant's fence lands on the next instructions,
+    before the WFI. That WFI ends at once: the core is awake, and asks for
+    the next tick; reported asleep with its timers' wake-up as its want,
+    the hub granted it nothing and marked it unresponsive."""
+    due = tick_of(1000 * 16)
+    until = tick_of(1022 * 16)
+    m = sleeping_module(["PF 1000", f"P{qm.PARK_IDLE} 1020", "PF 1022"], Guest())
+    m.qt.words[qm.NVIC_ISER] = 1 << qm.BUS_IRQ  # the port's bus line enabled
+    m.events = [(due, qm.EV_RX, 0, b"\x01\x02")]
+    m.run_to(until, Hub())
+    assert m.now == until and m.presenting is not None
+    assert m.qt.words[qm.NVIC_ISPR] == 1 << qm.BUS_IRQ
+    assert m.idle_wake > until  # going_to_sleep() saw the timers' wake-up
+    assert not m.asleep()
+    hub = Hub()
+    m.ask(hub)
+    assert struct.unpack_from("<QB", hub.sent[0][2]) == (until + 1, 0)

@@ -44,8 +44,9 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
 - Sleep: before each WFI the port writes when it sleeps and when its next
   timer interrupts into port_cm_idle and calls port_cm_lockstep_idle(),
   where the plugin parks too (ports/cortex-m/sleep.c). A core asleep past
-  its grant is reported asleep with that wake-up as its want, so the hub
-  leaves it alone until then or an event for it; woken before the fence
+  its grant, no interrupt pending, is reported asleep with that wake-up as
+  its want, so the hub leaves it alone until then or an event for it (one
+  pending ends its WFI at once: it is awake); woken before the fence
   (an interrupt), it is awake from there on, wherever a fence parks it
   next. Each request for time carries the clocks it has slept, the
   port's own measure (a sleep that ended at the grant's fence, right
@@ -105,7 +106,7 @@ NO_FENCE = (1 << 64) - 1
 PARKS = ("port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
 # cm_idle_t (ports/cortex-m/sleep.c): u64 slept, now, wake, in the port's clocks.
 IDLE_SLEPT, IDLE_SIZE = 0, 24
-NVIC_ISER, NVIC_ICER, NVIC_ICPR = 0xE000E100, 0xE000E180, 0xE000E280
+NVIC_ISER, NVIC_ICER, NVIC_ISPR, NVIC_ICPR = 0xE000E100, 0xE000E180, 0xE000E200, 0xE000E280
 TIMER_LINES = 1 << 8 | 1 << 9  # TIMER0 (the compare), TIMER1 (the epoch)
 DUAL_LINE = 1 << 10  # the dual timer's: the port's alarm (its first counter) and the fence's
 DUAL1_CTRL = 0x40002008  # the alarm's counter
@@ -530,8 +531,14 @@ class Module:
         self.sleep_began = self.now
 
     def asleep(self):
-        """Whether the core sleeps at this fence with no timer due yet."""
-        return self.idle_wake is not None and self.idle_wake > self.now
+        """Whether the core sleeps at this fence with no timer due yet and
+        no interrupt pending: one pending (a frame presented while it went
+        back to sleep with interrupts masked) ends its next WFI at once,
+        wherever between port_cm_lockstep_idle() and the WFI the fence
+        parked it."""
+        if self.idle_wake is None or self.idle_wake <= self.now:
+            return False
+        return not self.qt.readl(NVIC_ISPR) & self.qt.readl(NVIC_ISER)
 
     def slept(self):
         """The clocks the port has slept, and the sleep that ended at the
