@@ -248,21 +248,69 @@ def test_a_core_woken_before_its_fence_is_awake_when_the_fence_parks_it():
     assert struct.unpack_from("<QB", hub.sent[0][2]) == (until + 1, 0)
 
 
+class Parks(io.BytesIO):
+    """The plugin's park lines, `check(line, guest)` called as each is
+    read: the guest as the plugin parks it there."""
+
+    def __init__(self, lines, guest, check):
+        super().__init__("".join(f"{p}\n" for p in lines).encode())
+        self.guest, self.check = guest, check
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        self.check(line.decode().strip(), self.guest)
+        return line
+
+
+def wfi_armed_at(load):
+    """A check of Parks: at the park after the WFI, the fence's timer was
+    armed with `load` ticks, one-shot and enabled (unarmed, the WFI slept
+    on to the core's own timer, past the grant)."""
+
+    def check(line, guest):
+        if line.startswith(f"P{qm.PARK_WOKE}"):
+            assert guest.words.get(qm.DUAL2) == load
+            assert guest.words.get(qm.DUAL2 + 8) == qm.DUAL_ONESHOT_IE_EN
+
+    return check
+
+
 def test_a_core_fenced_on_its_way_to_a_wfi_sleeps_to_the_next_fence():
-    """A fence at port_cm_lockstep_idle() or in the instructions before
-    the WFI parks the core there, awake; the next grant's WFI then runs no
+    """A fence in the instructions between port_cm_lockstep_idle() and the
+    WFI parks the core there, awake; the next grant's WFI then runs no
     instructions for the count to fence, so the fence's timer is armed
     with that grant too, and the core wakes at its tick (unarmed, it slept
     on to its own timer, past the grant and the event due there)."""
     first = tick_of(1001 * 16)
-    m = sleeping_module([f"P{qm.PARK_IDLE} 1000", "PF 1001", "PW 1003"], SleepingGuest())
-    m.qt.counter = first - 1  # QEMU's clock lags the parks
+    guest = SleepingGuest()
+    m = sleeping_module([], guest)
+    m.park = Parks([f"P{qm.PARK_IDLE} 1000", "PF 1001", "PW 1003"], guest,
+                   wfi_armed_at(5000 - first))
+    guest.counter = first - 1  # QEMU's clock lags the parks
     m.run_to(first, Hub())
     assert m.now == first and m.asleep() and not m.wake_armed
+    assert guest.counter == first  # this grant's timer fell due at its fence
     m.run_to(5000, Hub())
     assert m.now == 5000
-    assert m.qt.words[qm.DUAL2 + 8] == 0  # stopped at the wake-up
+    assert guest.words[qm.DUAL2 + 8] == 0  # stopped at the wake-up
 
+
+def test_a_core_fenced_at_its_idle_park_sleeps_to_the_next_fence():
+    """The fence parks the core at port_cm_lockstep_idle() itself, the
+    grant's tick reached: no timer is armed for that grant (the core parks
+    at the next instruction); the next grant's WFI gets it."""
+    first = tick_of(1000 * 16)
+    guest = SleepingGuest()
+    m = sleeping_module([], guest)
+    m.park = Parks([f"P{qm.PARK_IDLE} 1000", "PF 1000", "PW 1003"], guest,
+                   wfi_armed_at(5000 - (first - 1)))
+    guest.counter = first - 1
+    m.run_to(first, Hub())
+    assert m.now == first and m.asleep()
+    assert qm.DUAL2 + 8 not in guest.words and not m.wake_armed  # nothing armed
+    m.run_to(5000, Hub())
+    assert m.now == 5000
+    assert guest.words[qm.DUAL2 + 8] == 0
 
 def test_a_core_fenced_before_its_wfi_with_a_frame_pending_is_awake():
     """A frame falls due at a fence that parks the core in port_sleep()'s
