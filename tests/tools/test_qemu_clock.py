@@ -158,6 +158,18 @@ def test_a_core_asleep_past_its_fence_is_woken_at_it_on_the_clock_its_timer_coun
     assert not m.qt.words
 
 
+def test_a_fence_past_the_timers_reach_arms_its_most():
+    """The dual timer's counter is 32 bits: a fence 2^32 + 5 ticks (171.8
+    s) off gets its most, 2^32 - 1, not the load's low 32 bits (5, which
+    woke the core at once)."""
+    m = module([])
+    m.qt.counter = 7000
+    m.now, m.target = 7000, 7000 + (1 << 32) + 5
+    m.wake_at_fence()
+    assert m.qt.words[qm.DUAL2] == 0xFFFFFFFF
+    assert m.qt.words[qm.DUAL2 + 8] == qm.DUAL_ONESHOT_IE_EN and m.wake_armed
+
+
 def test_the_plugin_is_told_the_fence_with_each_resume():
     """Each resume carries the fence's count (all ones without one), from
     the sleeps known then: after a WFI the same tick is fewer instructions

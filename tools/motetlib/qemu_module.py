@@ -90,6 +90,7 @@ FPGA_COUNTER = 0x40028018  # mps2 FPGA I/O: 25 MHz up-counter
 TICK_HZ = 25_000_000
 DUAL2 = 0x40002020  # the dual timer's second counter: load, value, ctrl, intclr
 DUAL_ONESHOT_IE_EN = 0xA3  # ctrl: one-shot, 32-bit, interrupt on, enabled
+DUAL_MAX_LOAD = 0xFFFFFFFF  # the counter is 32-bit: 171.8 s of 40 ns ticks
 BUS_IRQ = 16  # PORT_CM_BUS_IRQ
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
 CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN, CMD_PROBE = range(7)
@@ -393,7 +394,7 @@ class Module:
         the few instructions after), so the next grant's WFI needs it."""
         if self.before_wfi and self.target is not None:
             self.wake_at_fence()
-        fence = NO_FENCE if self.target is None else max(0, self.time.fence(self.target))
+        fence = NO_FENCE if self.target is None else self.time.fence(self.target)
         self.resume.write(b"g" + struct.pack("<Q", fence))
 
     def qemu_clock(self):
@@ -411,9 +412,11 @@ class Module:
         from QEMU's clock, however it lags the park, and QEMU brings the
         clock up to date before the timer falls due: the WFI ends at the
         fence's tick exactly. (At the fence already, it parks at the
-        next instruction.)"""
+        next instruction. A fence past the counter's reach, 171.8 s, wakes
+        the core that much early: awake, it goes back to sleep, and the
+        next WFI is armed again.)"""
         if self.now < self.target:
-            self.qt.writel(DUAL2, max(1, self.target - self.qemu_clock()))
+            self.qt.writel(DUAL2, min(DUAL_MAX_LOAD, max(1, self.target - self.qemu_clock())))
             self.qt.writel(DUAL2 + 8, DUAL_ONESHOT_IE_EN)
             self.wake_armed = True
 
