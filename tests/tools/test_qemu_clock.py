@@ -64,8 +64,8 @@ def module(parks):
     m.log, m.tapped, m.tap_lost = None, [], 0
     m.booted, m.parks_since_boot = True, 1
     m.high = m.low = m.now = 0
-    m.idle_wake, m.presenting, m.arrived, m.ready = None, None, [], True
-    m.target, m.wake_armed, m.before_wfi, m.events = None, False, False, []
+    m.sleep, m.idle_wake, m.presenting, m.arrived, m.ready = qm.AWAKE, 0, None, [], True
+    m.target, m.wake_armed, m.events = None, False, []
     return m
 
 
@@ -340,7 +340,24 @@ def test_a_core_fenced_before_its_wfi_with_a_frame_pending_is_awake():
     m.run_to(until, Hub())
     assert m.now == until and m.presenting is not None
     assert m.qt.words[qm.NVIC_ISPR] == 1 << qm.BUS_IRQ
-    assert m.idle_wake > until  # going_to_sleep() saw the timers' wake-up
+    assert m.sleep == qm.TO_WFI and m.idle_wake > until  # its timers' wake-up far off
+    assert not m.asleep()
+    hub = Hub()
+    m.ask(hub)
+    assert struct.unpack_from("<QB", hub.sent[0][2]) == (until + 1, 0)
+
+
+def test_a_frame_presented_on_the_way_to_a_wfi_keeps_the_core_awake():
+    """The same window the other way round: the fence that presents the
+    frame parks the core after port_cm_lockstep_idle(), and the next one
+    before its WFI. On its way to the WFI the frame shows only as its line
+    pending: the core is awake there."""
+    due, until = tick_of(1001 * 16), tick_of(1004 * 16)
+    m = sleeping_module([f"P{qm.PARK_IDLE} 1000", "PF 1001", "PF 1004"], Guest())
+    m.qt.words[qm.NVIC_ISER] = 1 << qm.BUS_IRQ
+    m.events = [(due, qm.EV_RX, 0, b"\x01\x02")]
+    m.run_to(until, Hub())
+    assert m.now == until and m.presenting is not None and m.sleep == qm.TO_WFI
     assert not m.asleep()
     hub = Hub()
     m.ask(hub)

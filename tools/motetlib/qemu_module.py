@@ -117,6 +117,12 @@ WATCHDOG_ARMED = 0x57444F47  # CM_WATCHDOG_ARMED (ports/cortex-m/port_cm_interna
 EXIT_WATCHDOG = 127  # module_kinds.EXIT_WATCHDOG
 EXIT_RESET = 126  # the machine reset for another reason
 EXIT_QEMU_ENDED = 125  # QEMU ended before the hub said QUIT
+# Where the core is in its sleep (Module.sleep). On its way to a WFI it
+# gets the fence's timer at each resume (go()); on its way or woken at the
+# fence by that timer it is asleep while no interrupt is pending (asleep()).
+AWAKE = "awake"  # it runs, or runs on at the next resume
+TO_WFI = "to its WFI"  # from port_cm_lockstep_idle() to the park right after its WFI
+WOKEN_AT_FENCE = "woken at the fence"  # right after its WFI, by the fence's timer
 
 
 class Qtest:
@@ -342,18 +348,13 @@ class Module:
         self.now = 0
         self.target = None  # the fence: the tick the CPU runs to
         self.wake_armed = False  # the fence's timer (wake_at_fence())
-        # Between port_cm_lockstep_idle() and the park after its WFI: a
-        # WFI runs no instructions for the count to fence (go()).
-        self.before_wfi = False
+        self.sleep = AWAKE  # AWAKE, TO_WFI or WOKEN_AT_FENCE
         self.events = []  # (due, kind, result, frame), in the order due
         self.arrived = []
         self.presenting = None  # the event the guest is handling
         self.ready = False
         self.identity = {}  # module, modules, flags: written at JOIN
-        # The tick the core's timers wake it at, from its last sleep; None
-        # once it has run since (an event, a doorbell, a wake-up before
-        # the fence: run_to()).
-        self.idle_wake = None
+        self.idle_wake = 0  # the tick its timers wake it at, from its last sleep
         self.slept_known = False  # port_cm_idle is set up (its first sleep)
         self.sleep_began = 0  # the tick of the last port_cm_lockstep_idle()
         self.uncounted = None  # (the port's count, the ticks of a sleep it has not counted)
@@ -392,7 +393,7 @@ class Module:
         until it wakes: the count cannot stop a sleep, and a fence may
         park it before the WFI (at port_cm_lockstep_idle() already, or in
         the few instructions after), so the next grant's WFI needs it."""
-        if self.before_wfi and self.target is not None:
+        if self.sleep == TO_WFI and self.target is not None:
             self.wake_at_fence()
         fence = NO_FENCE if self.target is None else self.time.fence(self.target)
         self.resume.write(b"g" + struct.pack("<Q", fence))
@@ -456,11 +457,12 @@ class Module:
             self.qt.writel(self.mbox + OFF["result"], result)
         self.qt.writel(self.mbox + OFF["event"], kind)
         self.presenting = event
-        self.idle_wake = None  # the line wakes it
+        if self.sleep == WOKEN_AT_FENCE:  # the line wakes it as it runs on
+            self.sleep = AWAKE
         self.qt.pulse_irq(BUS_IRQ)
 
     def doorbell(self, hub):
-        self.idle_wake = None  # it runs
+        self.sleep = AWAKE  # it runs
         cmd = self.mbox_word("cmd")
         if cmd == CMD_SEND:
             addr, n = self.mbox_word("tx_addr"), self.mbox_word("tx_len")
@@ -506,19 +508,18 @@ class Module:
                 if what == PARK_RESET:
                     self.reset()
                 elif what == PARK_WOKE:
-                    self.before_wfi = False
                     self.sleep_ended()
                     self.stop_wake()
                     if self.now >= target:  # woken by the fence's timer
+                        self.sleep = WOKEN_AT_FENCE
                         break
                     # Woken before the fence (an interrupt): it runs on,
                     # and a fence that parks it before its next sleep
                     # finds it awake (asleep() would keep a frame it is
                     # taking from being granted the time to answer it).
-                    self.idle_wake = None
+                    self.sleep = AWAKE
                 elif what == PARK_IDLE:
                     self.going_to_sleep()
-                    self.before_wfi = True
                 else:
                     self.doorbell(hub)
                 self.go()
@@ -532,14 +533,14 @@ class Module:
         self.slept_known = True
         self.idle_wake = self.now + max(0, wake - now - 1)
         self.sleep_began = self.now
+        self.sleep = TO_WFI
 
     def asleep(self):
         """Whether the core sleeps at this fence with no timer due yet and
-        no interrupt pending: one pending (a frame presented while it went
-        back to sleep with interrupts masked) ends its next WFI at once,
-        wherever between port_cm_lockstep_idle() and the WFI the fence
-        parked it."""
-        if self.idle_wake is None or self.idle_wake <= self.now:
+        no interrupt pending: on its way to a WFI, a frame presented (as it
+        went back to sleep with interrupts masked) shows only as its line
+        pending, which ends the WFI at once."""
+        if self.sleep == AWAKE or self.idle_wake <= self.now:
             return False
         return not self.qt.readl(NVIC_ISPR) & self.qt.readl(NVIC_ISER)
 
