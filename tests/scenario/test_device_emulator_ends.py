@@ -72,30 +72,51 @@ def test_the_run_stops_naming_the_module_with_its_last_output(built, tmp_path, k
     assert native["busy_s"] + native["sleep_s"] == pytest.approx(run.report["end_s"], abs=1e-9)
 
 
+def plugin_after_resume(built, tmp_path, resume):
+    """QEMU with the lock-step plugin, parked before the first instruction,
+    given `resume` and then the resume pipe's end: (status, stderr)."""
+    image = build.port_build_dir(built, "cortex-m") / "apps" / "stuck" / "stuck"
+    entry = qemu_module.symbols(image, ("Reset_Handler",))["Reset_Handler"]
+    park, fifo = tmp_path / "park", tmp_path / "resume"
+    os.mkfifo(park)
+    os.mkfifo(fifo)
+    plugin = built / module_kinds.LOCKSTEP_PLUGIN
+    qemu = subprocess.Popen(
+        [qemu_module.QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
+         "-serial", "null", "-icount", "shift=0,align=off,sleep=off", "-accel", "tcg",
+         "-plugin", f"{plugin},pcs={entry:#x},park={park},resume={fifo}", "-kernel", str(image)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        with open(park, "rb") as parked:
+            with open(fifo, "wb", buffering=0) as go:
+                assert parked.readline() == b"PS 0\n"  # parked before the first instruction
+                go.write(resume)
+            _, err = qemu.communicate(timeout=30)
+    finally:
+        qemu.kill()
+        qemu.wait()
+    return qemu.returncode, err
+
+
 def test_qemu_ends_on_a_resume_out_of_step_with_the_plugin(built, tmp_path):
     """The lock-step plugin reads each resume whole, "g" and the fence's
     count (tools/qemu-lockstep/lockstep_plugin.c); one that does not start
     with "g" means the adapter and the plugin are out of step, and a fence
     read from it could park the core anywhere or nowhere: QEMU ends with
     status 2 and says why, before the first instruction runs."""
-    image = build.port_build_dir(built, "cortex-m") / "apps" / "stuck" / "stuck"
-    entry = qemu_module.symbols(image, ("Reset_Handler",))["Reset_Handler"]
-    park, resume = tmp_path / "park", tmp_path / "resume"
-    os.mkfifo(park)
-    os.mkfifo(resume)
-    plugin = built / module_kinds.LOCKSTEP_PLUGIN
-    qemu = subprocess.Popen(
-        [qemu_module.QEMU, "-M", "mps2-an385", "-display", "none", "-monitor", "none",
-         "-serial", "null", "-icount", "shift=0,align=off,sleep=off", "-accel", "tcg",
-         "-plugin", f"{plugin},pcs={entry:#x},park={park},resume={resume}", "-kernel", str(image)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        with open(park, "rb") as parked, open(resume, "wb", buffering=0) as go:
-            assert parked.readline() == b"PS 0\n"  # parked before the first instruction
-            go.write(b"G" + bytes(8))
-            _, err = qemu.communicate(timeout=30)
-    finally:
-        qemu.kill()
-        qemu.wait()
-    assert qemu.returncode == 2, err
+    status, err = plugin_after_resume(built, tmp_path, b"G" + bytes(8))
+    assert status == 2, err
     assert b"motet-lockstep: resume message does not start with 'g'" in err
+
+
+def test_qemu_ends_on_a_resume_cut_short(built, tmp_path):
+    """A resume that ends before its fence's eight bytes is no fence
+    either: status 2 and why (it once read as the adapter gone, status 0).
+    The adapter gone between two resumes ends QEMU with status 0."""
+    status, err = plugin_after_resume(built, tmp_path, b"g" + bytes(3))
+    assert status == 2, err
+    assert b"motet-lockstep: resume message cut short" in err
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    status, err = plugin_after_resume(built, gone, b"")
+    assert status == 0, err

@@ -8,10 +8,8 @@ same scenario as the native modules' (docs/bus.md, "Sensors of emulated
 modules").
 
 One short run of each device on one scenario (a talker, then a fire while
-the talker is still being located, then a second talker past 5.2 s, where
-the Cortex-M3 once stopped taking frames), kept short because an emulated
-device runs far slower than a native one (docs/benchmarks.md, section
-"mixed").
+the talker is still being located), kept short because an emulated device
+runs far slower than a native one (docs/benchmarks.md, section "mixed").
 """
 
 import struct
@@ -31,12 +29,8 @@ COMPUTE, RADIO_MODULE, TEMP_MODULE = 1, 2, 3
 BLOCK_S = 0.25
 TALKER = (75.0, 1.25, 1.75, "speech")  # angle, start, length, kind
 FIRE_S = 1.5
-# The Cortex-M3 stopped taking frames at 5.2 s of the demo's scenario
-# (0.89 s with the bounded spare-block walk) when the lock-step fence
-# became a count of instructions: the second talker's blocks cross 5.2 s.
-STALLED_S = 5.2
-LATE_TALKER = (200.0, 4.75, 1.0, "speech")
-DURATION_S = 5.75
+DURATION_S = 3.0
+LAST_SECOND_S = DURATION_S - 1.0  # where the Cortex-M3 must still take frames
 # A guard against a hung run: an emulated device runs some 5 to 50 times
 # slower than real time, depending on the machine's load.
 MIXED_TIMEOUT_S = 900
@@ -47,7 +41,7 @@ READING_FRAME_B = 28  # ssl_reading_t
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory):
     path = tmp_path_factory.mktemp("ssl-mixed") / "short.toml"
-    return write_scenario(path, seed=6, duration=DURATION_S, sources=[TALKER, LATE_TALKER],
+    return write_scenario(path, seed=6, duration=DURATION_S, sources=[TALKER],
                           fires=[(FIRE_S, 20.0, 3.0)])
 
 
@@ -94,19 +88,22 @@ def test_directions_on_the_mixed_device_equal_the_native_devices(runs):
 
 
 def test_the_cortex_m3_takes_frames_to_the_end_of_the_run(runs):
-    """Past 5.2 s the Cortex-M3 still receives the ATmega128s' bands and
-    answers each located block with its verdict: a frame presented as it
-    went back to sleep, its WFI ended at once and a fence parked it inside
-    the receive interrupt, where the adapter reported it asleep; granted
-    nothing more, it never gave the frame's verdict and the hub marked it
-    unresponsive (qemu_module.py, Module.run_to())."""
+    """In the scenario's last second the Cortex-M3 still receives the
+    ATmega128s' bands and answers each located block with its verdict, and
+    no module is marked unresponsive. A core the adapter reported asleep
+    with a frame's interrupt pending or being taken was granted nothing
+    more: the verdict never came and the hub marked it unresponsive (0.44
+    s into a longer run of this scenario, with the count fence alone). The
+    windows where a fence lands for that are the adapter's unit tests'
+    (tests/tools/test_qemu_clock.py): a run does not reach each of them."""
     (mixed, found, _), (_, native_found, _) = runs
     assert not mixed.hub_notes("unresponsive"), mixed.hub_notes("unresponsive")
-    late = [d["block"] for d in found if d["t"] > STALLED_S]
-    assert late and late == [d["block"] for d in native_found if d["t"] > STALLED_S], found
+    late = [d["block"] for d in found if d["t"] > LAST_SECOND_S]
+    assert late and late == [d["block"] for d in native_found if d["t"] > LAST_SECOND_S], found
     for sender in (2, 3, 4, 5):
-        assert any(t > STALLED_S and dst == COMPUTE for t, dst, _ in frames_from(mixed, sender))
-    verdicts = [t for t, dst, _ in frames_from(mixed, COMPUTE) if t > STALLED_S]
+        assert any(t > LAST_SECOND_S and dst == COMPUTE
+                   for t, dst, _ in frames_from(mixed, sender))
+    verdicts = [t for t, dst, _ in frames_from(mixed, COMPUTE) if t > LAST_SECOND_S]
     assert len(verdicts) >= len(late), verdicts
 
 

@@ -40,6 +40,10 @@ class Guest:
         for i, b in enumerate(data):
             self.bytes[addr + i] = b
 
+    def pulse_irq(self, line):
+        """The NVIC latches the line's rising edge: pending until taken."""
+        self.words[qm.NVIC_ISPR] = self.words.get(qm.NVIC_ISPR, 0) | 1 << line
+
 
 class Hub:
     def __init__(self):
@@ -60,8 +64,8 @@ def module(parks):
     m.log, m.tapped, m.tap_lost = None, [], 0
     m.booted, m.parks_since_boot = True, 1
     m.high = m.low = m.now = 0
-    m.idle_wake, m.presenting, m.arrived, m.ready = None, None, [], True
-    m.target, m.wake_armed, m.before_wfi, m.events = None, False, False, []
+    m.sleep, m.idle_wake, m.presenting, m.arrived, m.ready = qm.AWAKE, 0, None, [], True
+    m.target, m.wake_armed, m.events = None, False, []
     return m
 
 
@@ -154,6 +158,18 @@ def test_a_core_asleep_past_its_fence_is_woken_at_it_on_the_clock_its_timer_coun
     assert not m.qt.words
 
 
+def test_a_fence_past_the_timers_reach_arms_its_most():
+    """The dual timer's counter is 32 bits: a fence 2^32 + 5 ticks (171.8
+    s) off gets its most, 2^32 - 1, not the load's low 32 bits (5, which
+    woke the core at once)."""
+    m = module([])
+    m.qt.counter = 7000
+    m.now, m.target = 7000, 7000 + (1 << 32) + 5
+    m.wake_at_fence()
+    assert m.qt.words[qm.DUAL2] == 0xFFFFFFFF
+    assert m.qt.words[qm.DUAL2 + 8] == qm.DUAL_ONESHOT_IE_EN and m.wake_armed
+
+
 def test_the_plugin_is_told_the_fence_with_each_resume():
     """Each resume carries the fence's count (all ones without one), from
     the sleeps known then: after a WFI the same tick is fewer instructions
@@ -244,17 +260,105 @@ def test_a_core_woken_before_its_fence_is_awake_when_the_fence_parks_it():
     assert struct.unpack_from("<QB", hub.sent[0][2]) == (until + 1, 0)
 
 
+class Parks(io.BytesIO):
+    """The plugin's park lines, `check(line, guest)` called as each is
+    read: the guest as the plugin parks it there."""
+
+    def __init__(self, lines, guest, check):
+        super().__init__("".join(f"{p}\n" for p in lines).encode())
+        self.guest, self.check = guest, check
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        self.check(line.decode().strip(), self.guest)
+        return line
+
+
+def wfi_armed_at(load):
+    """A check of Parks: at the park after the WFI, the fence's timer was
+    armed with `load` ticks, one-shot and enabled (unarmed, the WFI slept
+    on to the core's own timer, past the grant)."""
+
+    def check(line, guest):
+        if line.startswith(f"P{qm.PARK_WOKE}"):
+            assert guest.words.get(qm.DUAL2) == load
+            assert guest.words.get(qm.DUAL2 + 8) == qm.DUAL_ONESHOT_IE_EN
+
+    return check
+
+
 def test_a_core_fenced_on_its_way_to_a_wfi_sleeps_to_the_next_fence():
-    """A fence at port_cm_lockstep_idle() or in the instructions before
-    the WFI parks the core there, awake; the next grant's WFI then runs no
+    """A fence in the instructions between port_cm_lockstep_idle() and the
+    WFI parks the core there, awake; the next grant's WFI then runs no
     instructions for the count to fence, so the fence's timer is armed
     with that grant too, and the core wakes at its tick (unarmed, it slept
     on to its own timer, past the grant and the event due there)."""
     first = tick_of(1001 * 16)
-    m = sleeping_module([f"P{qm.PARK_IDLE} 1000", "PF 1001", "PW 1003"], SleepingGuest())
-    m.qt.counter = first - 1  # QEMU's clock lags the parks
+    guest = SleepingGuest()
+    m = sleeping_module([], guest)
+    m.park = Parks([f"P{qm.PARK_IDLE} 1000", "PF 1001", "PW 1003"], guest,
+                   wfi_armed_at(5000 - first))
+    guest.counter = first - 1  # QEMU's clock lags the parks
     m.run_to(first, Hub())
     assert m.now == first and m.asleep() and not m.wake_armed
+    assert guest.counter == first  # this grant's timer fell due at its fence
     m.run_to(5000, Hub())
     assert m.now == 5000
-    assert m.qt.words[qm.DUAL2 + 8] == 0  # stopped at the wake-up
+    assert guest.words[qm.DUAL2 + 8] == 0  # stopped at the wake-up
+
+
+def test_a_core_fenced_at_its_idle_park_sleeps_to_the_next_fence():
+    """The fence parks the core at port_cm_lockstep_idle() itself, the
+    grant's tick reached: no timer is armed for that grant (the core parks
+    at the next instruction); the next grant's WFI gets it."""
+    first = tick_of(1000 * 16)
+    guest = SleepingGuest()
+    m = sleeping_module([], guest)
+    m.park = Parks([f"P{qm.PARK_IDLE} 1000", "PF 1000", "PW 1003"], guest,
+                   wfi_armed_at(5000 - (first - 1)))
+    guest.counter = first - 1
+    m.run_to(first, Hub())
+    assert m.now == first and m.asleep()
+    assert qm.DUAL2 + 8 not in guest.words and not m.wake_armed  # nothing armed
+    m.run_to(5000, Hub())
+    assert m.now == 5000
+    assert guest.words[qm.DUAL2 + 8] == 0
+
+def test_a_core_fenced_before_its_wfi_with_a_frame_pending_is_awake():
+    """A frame falls due at a fence that parks the core in port_sleep()'s
+    loop before port_cm_lockstep_idle(), interrupts masked: presented
+    there, its line pending, the core goes on to the idle park (its timers'
+    wake-up far off) and the grant's fence lands on the next instructions,
+    before the WFI. That WFI ends at once: the core is awake, and asks for
+    the next tick; reported asleep with its timers' wake-up as its want,
+    the hub granted it nothing and marked it unresponsive."""
+    due = tick_of(1000 * 16)
+    until = tick_of(1022 * 16)
+    m = sleeping_module(["PF 1000", f"P{qm.PARK_IDLE} 1020", "PF 1022"], Guest())
+    m.qt.words[qm.NVIC_ISER] = 1 << qm.BUS_IRQ  # the port's bus line enabled
+    m.events = [(due, qm.EV_RX, 0, b"\x01\x02")]
+    m.run_to(until, Hub())
+    assert m.now == until and m.presenting is not None
+    assert m.qt.words[qm.NVIC_ISPR] == 1 << qm.BUS_IRQ
+    assert m.sleep == qm.TO_WFI and m.idle_wake > until  # its timers' wake-up far off
+    assert not m.asleep()
+    hub = Hub()
+    m.ask(hub)
+    assert struct.unpack_from("<QB", hub.sent[0][2]) == (until + 1, 0)
+
+
+def test_a_frame_presented_on_the_way_to_a_wfi_keeps_the_core_awake():
+    """The same window the other way round: the fence that presents the
+    frame parks the core after port_cm_lockstep_idle(), and the next one
+    before its WFI. On its way to the WFI the frame shows only as its line
+    pending: the core is awake there."""
+    due, until = tick_of(1001 * 16), tick_of(1004 * 16)
+    m = sleeping_module([f"P{qm.PARK_IDLE} 1000", "PF 1001", "PF 1004"], Guest())
+    m.qt.words[qm.NVIC_ISER] = 1 << qm.BUS_IRQ
+    m.events = [(due, qm.EV_RX, 0, b"\x01\x02")]
+    m.run_to(until, Hub())
+    assert m.now == until and m.presenting is not None and m.sleep == qm.TO_WFI
+    assert not m.asleep()
+    hub = Hub()
+    m.ask(hub)
+    assert struct.unpack_from("<QB", hub.sent[0][2]) == (until + 1, 0)

@@ -44,8 +44,9 @@ through qtest and the TCG plugin tools/qemu-lockstep (motet-lockstep.so):
 - Sleep: before each WFI the port writes when it sleeps and when its next
   timer interrupts into port_cm_idle and calls port_cm_lockstep_idle(),
   where the plugin parks too (ports/cortex-m/sleep.c). A core asleep past
-  its grant is reported asleep with that wake-up as its want, so the hub
-  leaves it alone until then or an event for it; woken before the fence
+  its grant, no interrupt pending, is reported asleep with that wake-up as
+  its want, so the hub leaves it alone until then or an event for it (one
+  pending ends its WFI at once: it is awake); woken before the fence
   (an interrupt), it is awake from there on, wherever a fence parks it
   next. Each request for time carries the clocks it has slept, the
   port's own measure (a sleep that ended at the grant's fence, right
@@ -89,6 +90,7 @@ FPGA_COUNTER = 0x40028018  # mps2 FPGA I/O: 25 MHz up-counter
 TICK_HZ = 25_000_000
 DUAL2 = 0x40002020  # the dual timer's second counter: load, value, ctrl, intclr
 DUAL_ONESHOT_IE_EN = 0xA3  # ctrl: one-shot, 32-bit, interrupt on, enabled
+DUAL_MAX_LOAD = 0xFFFFFFFF  # the counter is 32-bit: 171.8 s of 40 ns ticks
 BUS_IRQ = 16  # PORT_CM_BUS_IRQ
 EV_RX, EV_TX_DONE, EV_PROBE = 1, 2, 3
 CMD_NONE, CMD_SEND, CMD_RX_DONE, CMD_EVENT_DONE, CMD_READY, CMD_JOIN, CMD_PROBE = range(7)
@@ -105,7 +107,7 @@ NO_FENCE = (1 << 64) - 1
 PARKS = ("port_cm_bus_doorbell", "Reset_Handler", "port_cm_lockstep_idle")
 # cm_idle_t (ports/cortex-m/sleep.c): u64 slept, now, wake, in the port's clocks.
 IDLE_SLEPT, IDLE_SIZE = 0, 24
-NVIC_ISER, NVIC_ICER, NVIC_ICPR = 0xE000E100, 0xE000E180, 0xE000E280
+NVIC_ISER, NVIC_ICER, NVIC_ISPR, NVIC_ICPR = 0xE000E100, 0xE000E180, 0xE000E200, 0xE000E280
 TIMER_LINES = 1 << 8 | 1 << 9  # TIMER0 (the compare), TIMER1 (the epoch)
 DUAL_LINE = 1 << 10  # the dual timer's: the port's alarm (its first counter) and the fence's
 DUAL1_CTRL = 0x40002008  # the alarm's counter
@@ -115,6 +117,12 @@ WATCHDOG_ARMED = 0x57444F47  # CM_WATCHDOG_ARMED (ports/cortex-m/port_cm_interna
 EXIT_WATCHDOG = 127  # module_kinds.EXIT_WATCHDOG
 EXIT_RESET = 126  # the machine reset for another reason
 EXIT_QEMU_ENDED = 125  # QEMU ended before the hub said QUIT
+# Where the core is in its sleep (Module.sleep). On its way to a WFI it
+# gets the fence's timer at each resume (go()); on its way or woken at the
+# fence by that timer it is asleep while no interrupt is pending (asleep()).
+AWAKE = "awake"  # it runs, or runs on at the next resume
+TO_WFI = "to its WFI"  # from port_cm_lockstep_idle() to the park right after its WFI
+WOKEN_AT_FENCE = "woken at the fence"  # right after its WFI, by the fence's timer
 
 
 class Qtest:
@@ -340,18 +348,13 @@ class Module:
         self.now = 0
         self.target = None  # the fence: the tick the CPU runs to
         self.wake_armed = False  # the fence's timer (wake_at_fence())
-        # Between port_cm_lockstep_idle() and the park after its WFI: a
-        # WFI runs no instructions for the count to fence (go()).
-        self.before_wfi = False
+        self.sleep = AWAKE  # AWAKE, TO_WFI or WOKEN_AT_FENCE
         self.events = []  # (due, kind, result, frame), in the order due
         self.arrived = []
         self.presenting = None  # the event the guest is handling
         self.ready = False
         self.identity = {}  # module, modules, flags: written at JOIN
-        # The tick the core's timers wake it at, from its last sleep; None
-        # once it has run since (an event, a doorbell, a wake-up before
-        # the fence: run_to()).
-        self.idle_wake = None
+        self.idle_wake = 0  # the tick its timers wake it at, from its last sleep
         self.slept_known = False  # port_cm_idle is set up (its first sleep)
         self.sleep_began = 0  # the tick of the last port_cm_lockstep_idle()
         self.uncounted = None  # (the port's count, the ticks of a sleep it has not counted)
@@ -390,9 +393,9 @@ class Module:
         until it wakes: the count cannot stop a sleep, and a fence may
         park it before the WFI (at port_cm_lockstep_idle() already, or in
         the few instructions after), so the next grant's WFI needs it."""
-        if self.before_wfi and self.target is not None:
+        if self.sleep == TO_WFI and self.target is not None:
             self.wake_at_fence()
-        fence = NO_FENCE if self.target is None else max(0, self.time.fence(self.target))
+        fence = NO_FENCE if self.target is None else self.time.fence(self.target)
         self.resume.write(b"g" + struct.pack("<Q", fence))
 
     def qemu_clock(self):
@@ -410,9 +413,11 @@ class Module:
         from QEMU's clock, however it lags the park, and QEMU brings the
         clock up to date before the timer falls due: the WFI ends at the
         fence's tick exactly. (At the fence already, it parks at the
-        next instruction.)"""
+        next instruction. A fence past the counter's reach, 171.8 s, wakes
+        the core that much early: awake, it goes back to sleep, and the
+        next WFI is armed again.)"""
         if self.now < self.target:
-            self.qt.writel(DUAL2, max(1, self.target - self.qemu_clock()))
+            self.qt.writel(DUAL2, min(DUAL_MAX_LOAD, max(1, self.target - self.qemu_clock())))
             self.qt.writel(DUAL2 + 8, DUAL_ONESHOT_IE_EN)
             self.wake_armed = True
 
@@ -452,11 +457,12 @@ class Module:
             self.qt.writel(self.mbox + OFF["result"], result)
         self.qt.writel(self.mbox + OFF["event"], kind)
         self.presenting = event
-        self.idle_wake = None  # the line wakes it
+        if self.sleep == WOKEN_AT_FENCE:  # the line wakes it as it runs on
+            self.sleep = AWAKE
         self.qt.pulse_irq(BUS_IRQ)
 
     def doorbell(self, hub):
-        self.idle_wake = None  # it runs
+        self.sleep = AWAKE  # it runs
         cmd = self.mbox_word("cmd")
         if cmd == CMD_SEND:
             addr, n = self.mbox_word("tx_addr"), self.mbox_word("tx_len")
@@ -502,19 +508,18 @@ class Module:
                 if what == PARK_RESET:
                     self.reset()
                 elif what == PARK_WOKE:
-                    self.before_wfi = False
                     self.sleep_ended()
                     self.stop_wake()
                     if self.now >= target:  # woken by the fence's timer
+                        self.sleep = WOKEN_AT_FENCE
                         break
                     # Woken before the fence (an interrupt): it runs on,
                     # and a fence that parks it before its next sleep
                     # finds it awake (asleep() would keep a frame it is
                     # taking from being granted the time to answer it).
-                    self.idle_wake = None
+                    self.sleep = AWAKE
                 elif what == PARK_IDLE:
                     self.going_to_sleep()
-                    self.before_wfi = True
                 else:
                     self.doorbell(hub)
                 self.go()
@@ -528,10 +533,16 @@ class Module:
         self.slept_known = True
         self.idle_wake = self.now + max(0, wake - now - 1)
         self.sleep_began = self.now
+        self.sleep = TO_WFI
 
     def asleep(self):
-        """Whether the core sleeps at this fence with no timer due yet."""
-        return self.idle_wake is not None and self.idle_wake > self.now
+        """Whether the core sleeps at this fence with no timer due yet and
+        no interrupt pending: on its way to a WFI, a frame presented (as it
+        went back to sleep with interrupts masked) shows only as its line
+        pending, which ends the WFI at once."""
+        if self.sleep == AWAKE or self.idle_wake <= self.now:
+            return False
+        return not self.qt.readl(NVIC_ISPR) & self.qt.readl(NVIC_ISER)
 
     def slept(self):
         """The clocks the port has slept, and the sleep that ended at the

@@ -16,7 +16,8 @@
  * instruction; F at the fence; count: the guest instructions executed
  * before the park) and waits on `resume` for "g" and the fence, a
  * little-endian u64: the count before which the CPU parks next (F), all
- * ones for none. If the adapter goes away, QEMU exits.
+ * ones for none. If the adapter goes away, QEMU exits (status 0); a resume
+ * cut short or not starting with "g" ends it with status 2 and a message.
  *
  * The fence is the adapter's grant while the core runs: it parks before
  * the instruction that would make the count pass it, whatever that
@@ -60,6 +61,7 @@
  * each record as it times the park (qemu_module.py, LogTap): exact in
  * instructions, where the kernel's own stamps have its 100 us tick.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +98,13 @@ static void say(const char *text, size_t n)
     if (write(park_fd, text, n) != (ssize_t) n) _exit(0);
 }
 
+/* The adapter and the plugin out of step: no fence read can be trusted. */
+static void out_of_step(const char *why)
+{
+    ssize_t said = write(STDERR_FILENO, why, strlen(why));
+    _exit(said < 0 ? 3 : 2);
+}
+
 /* Parked before an instruction: a block's first, or the fence's. */
 static void park(char what)
 {
@@ -115,14 +124,12 @@ static void park(char what)
         (size_t) snprintf(line, sizeof line, "P%c %llu\n", what, (unsigned long long) executed));
     for (size_t got = 0; got < sizeof go;) {
         ssize_t n = read(resume_fd, go + got, sizeof go - got);
-        if (n <= 0) _exit(0);
+        if (n < 0 && errno == EINTR) continue; /* a signal to QEMU's thread: read on */
+        if (n == 0 && got == 0) _exit(0);      /* the adapter went away */
+        if (n <= 0) out_of_step("motet-lockstep: resume message cut short\n");
         got += (size_t) n;
     }
-    if (go[0] != 'g') { /* out of step with the adapter: no fence can be trusted */
-        static const char bad[] = "motet-lockstep: resume message does not start with 'g'\n";
-        ssize_t said = write(STDERR_FILENO, bad, sizeof bad - 1);
-        _exit(said < 0 ? 3 : 2);
-    }
+    if (go[0] != 'g') out_of_step("motet-lockstep: resume message does not start with 'g'\n");
     fence = 0;
     for (unsigned i = 8; i >= 1; i--) fence = fence << 8 | go[i];
 }
@@ -195,8 +202,10 @@ static void count_block(struct qemu_plugin_tb *tb, size_t n)
     qemu_plugin_register_vcpu_tb_exec_cb(tb, after_wfi, QEMU_PLUGIN_CB_NO_REGS, NULL);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        /* Callbacks run before inline operations: the fence sees the
-         * instructions before this one. */
+        /* at_insn is registered ahead of the count's add, so the fence
+         * sees the instructions before this one whether QEMU runs an
+         * instruction's callbacks in registration order or, as 7.2 does,
+         * all callbacks before all inline operations. */
         qemu_plugin_register_vcpu_insn_exec_cb(insn, at_insn, QEMU_PLUGIN_CB_NO_REGS, NULL);
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &executed, 1);
         if (ring_bytes)
