@@ -7,14 +7,14 @@
  * (appdesc.c) and its placement checked (modules, programs), so a bad one
  * creates nothing. Then stage one creates every local task, remote control
  * block and local group membership; if any of those fails, all of them are
- * removed again. Stage one also sets aside what stage two needs, so that
- * no INIT fails for want of it: a message block for each local task's
- * INIT, with room on the heap for its data when the block cannot hold it;
- * if it cannot, the load fails as any stage-one failure does. (An INIT can
- * still be refused for a task killed or initialised by another between
- * the stages: init_all().) Stage two posts
- * PORT_INIT to each local task; those messages wait in the queue until
- * the manager returns, so every task exists before any initialises.
+ * removed again. Stage one also makes each local task's INIT, so that no
+ * INIT fails for want of memory: a message block holding its init string
+ * (on the heap when the block cannot hold it); if it cannot, the load
+ * fails as any stage-one failure does. (An INIT can still be refused for
+ * a task killed or initialised by another between the stages:
+ * init_all().) Stage two posts those blocks as they are
+ * (sched_task_init_block()); they wait in the queue until the manager
+ * returns, so every task exists before any initialises.
  *
  * On a multi-module device every module's manager gets the description
  * (bus_app_load()). After stage one it reports its outcome to the bus
@@ -184,20 +184,17 @@ static mt_err_t create_all(const appdesc_t *d, mt_pid_t base, uint8_t group_base
     return err;
 }
 
-/* A message block for a local task's INIT, holding the heap room its data
- * will need when the block itself cannot hold it (as sched_msg_copy_payload()
- * will need it): then the INIT cannot fail for want of either. */
+/* A local task's INIT, ready to post: a message block holding its init
+ * string, in the block or on the heap (sched_msg_copy_payload()), copied
+ * here with interrupts on; stage two then needs nothing more. */
 static mt_err_t set_aside_init(const appdesc_task_t *t, msg_t **slot)
 {
     msg_t *m = sched_msg_alloc(); /* logs an empty pool */
     if (!m) return MT_ERR_QUEUE_FULL;
-    if (t->init_len > MSG_INLINE_BYTES) {
-        m->data = mem_alloc_owned(t->init_len, MEM_OWNER_KERNEL); /* logs a full heap */
-        if (!m->data) {
-            sched_msg_free(m);
-            return MT_ERR_NO_MEM;
-        }
-        m->flags = MSG_HEAP; /* the block's free gives the room back too */
+    mt_err_t err = sched_msg_copy_payload(m, t->init, t->init_len); /* logs a full heap */
+    if (err) {
+        sched_msg_free(m);
+        return err;
     }
     m->next = NULL;
     *slot = m;
@@ -213,8 +210,7 @@ static void drop_inits(void)
     }
 }
 
-/* In task order, as init_all() takes them: each task's block holds the
- * room its own INIT needs. */
+/* In task order, as init_all() takes them. */
 static mt_err_t set_aside_inits(const appdesc_t *d)
 {
     msg_t **tail = &M.inits;
@@ -223,12 +219,12 @@ static mt_err_t set_aside_inits(const appdesc_t *d)
         appdesc_task(d, i, &t);
         if (!is_local(&t)) continue;
         mt_err_t err = set_aside_init(&t, tail);
-        if (!err) tail = &(*tail)->next;
         if (err) {
             drop_inits();
             note_task(err, t.rel_pid, t.module);
             return err;
         }
+        tail = &(*tail)->next;
     }
     return MT_OK;
 }
@@ -241,11 +237,10 @@ static void undo_part(const appdesc_t *d)
     M.last.created = 0;
 }
 
-/* Each INIT takes what was set aside for it: the block and its room go
- * back with interrupts off, so that its post takes them before anything
- * else can (a free then an allocation of the same size always fits).
- * What can still refuse it is a task killed, or sent its INIT by someone
- * else, since stage one: recorded as the load's outcome, and logged. */
+/* Each INIT is the block set aside for it, posted as it is (it waits until
+ * the manager returns, rule 2), in task order. What can still refuse it is
+ * a task killed, or sent its INIT by someone else, since stage one:
+ * recorded as the load's outcome, and logged. */
 static mt_err_t init_all(const appdesc_t *d, mt_pid_t base)
 {
     mt_err_t first = MT_OK;
@@ -255,10 +250,7 @@ static mt_err_t init_all(const appdesc_t *d, mt_pid_t base)
         if (!is_local(&t)) continue;
         msg_t *m = M.inits;
         M.inits = m->next;
-        port_irq_state_t s = port_irq_save();
-        sched_msg_free(m);
-        mt_err_t err = sched_task_init(device_pid(base, t.rel_pid), t.init, t.init_len);
-        port_irq_restore(s);
+        mt_err_t err = sched_task_init_block(device_pid(base, t.rel_pid), m);
         if (err && !first) {
             first = err;
             note_task(err, t.rel_pid, t.module);

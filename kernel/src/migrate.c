@@ -141,20 +141,19 @@ bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t 
     return true;
 }
 
-void mig_lost(mt_pid_t pid, mt_module_t from)
+void mig_lost(mt_pid_t pid, mt_module_t from, mt_err_t why)
 {
-    mt_err_t err = sched_msg_spare_more_than(MIG_RESERVE) ? MT_ERR_NO_MEM : MT_ERR_QUEUE_FULL;
     port_irq_state_t s = port_irq_save();
     mig_record_t *last =
         MIG.ring_count
             ? &MIG.ring[(uint8_t) (MIG.ring_head + MIG.ring_count - 1u) % MOTET_MIGRATE_RING]
             : NULL;
     bool counted = last && last->kind == MIG_REC_LOST && last->from == from &&
-                   last->data[0] == pid && last->data[2] == (uint8_t) err &&
+                   last->data[0] == pid && last->data[2] == (uint8_t) why &&
                    last->data[1] < UINT8_MAX;
     if (counted) last->data[1]++;
     port_irq_restore(s);
-    uint8_t d[3] = {pid, 1, (uint8_t) err};
+    uint8_t d[3] = {pid, 1, (uint8_t) why};
     if (!counted) mig_ring_push(MIG_REC_LOST, from, d, 3); /* a full ring logs it */
 }
 

@@ -166,9 +166,10 @@ msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f)
         mt_port_t port;
         mig_image_group(&img, k, &g, &port);
         if (g != f->port) continue;
-        msg_t *m = sched_mig_msg(s->pid, port, f->payload, f->len);
+        mt_err_t why;
+        msg_t *m = sched_mig_msg(s->pid, port, f->payload, f->len, &why);
         if (!m) { /* a multicast is not offered again: lost, and said so */
-            mig_lost(s->pid, f->src);
+            mig_lost(s->pid, f->src, why);
             continue;
         }
         mig_cast_mark(m, f->src, f->seq);
@@ -237,7 +238,8 @@ bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
     if (t) return false;
     slot_t *s = mig_peer_holding(f->pid);
     if (s) { /* busy at the reserve (migrate_bus_busy()): only the heap can fail here */
-        if (mig_peer_hold(s, f->port, f->payload, f->len) != MT_OK) mig_lost(f->pid, f->src);
+        mt_err_t why = mig_peer_hold(s, f->port, f->payload, f->len);
+        if (why) mig_lost(f->pid, f->src, why);
         return true;
     }
     mt_module_t where;

@@ -133,16 +133,16 @@ bool sched_mig_holds_cast(const task_t *t, uint16_t mark);
  * the first held multicast of the same origin numbered after it, else
  * last. Any context. */
 void sched_mig_hold_cast(task_t *t, msg_t *m);
-/* A held message for dst: a heap copy of the payload. NULL if out of
- * memory or if only MIG_RESERVE message blocks are left (logged). Any
- * context. */
-msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len);
+/* A held message for dst: a heap copy of the payload. NULL with *why,
+ * logged: MT_ERR_NO_MEM (the heap), MT_ERR_QUEUE_FULL (only MIG_RESERVE
+ * message blocks left). Any context. */
+msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len, mt_err_t *why);
 /* Set `count` message blocks aside into *pool, leaving MIG_RESERVE free:
  * MT_ERR_QUEUE_FULL (logged, nothing set aside) if the pool cannot. */
 mt_err_t sched_mig_reserve(msg_t **pool, uint16_t count);
 /* As sched_mig_msg(), in a block taken from *pool while it has one. */
 msg_t *sched_mig_msg_from(msg_t **pool, mt_pid_t dst, mt_port_t port, const void *data,
-                          uint16_t len);
+                          uint16_t len, mt_err_t *why);
 /* Free a message taken from a held list and its payload. */
 void sched_mig_msg_free(msg_t *m);
 /* Run t's handler for `port` now (payload: a kernel heap block or NULL),
@@ -372,13 +372,12 @@ slot_t *mig_slot_find(uint8_t role, mt_pid_t pid, uint8_t id);
 slot_t *mig_slot_of(mt_pid_t pid);
 void mig_kick(void);
 bool mig_ring_push(uint8_t kind, mt_module_t from, const uint8_t *data, uint8_t len);
-/* A held message for task pid from module `from` could not be made
- * (sched_mig_msg() failed and logged why): the migrator reports it as
- * MIG_LOST, once per message, to the log and the observer, with
- * MT_ERR_QUEUE_FULL (the pool at MIG_RESERVE) or MT_ERR_NO_MEM (the
- * heap). A loss like the one recorded last and not yet reported only
- * counts there, so that a burst takes one place of the ring. Any context. */
-void mig_lost(mt_pid_t pid, mt_module_t from);
+/* A held message for task pid from module `from` could not be made, for
+ * `why` (sched_mig_msg()'s, logged there): the migrator reports it as
+ * MIG_LOST, once per message, to the log and the observer. A loss like the
+ * one recorded last and not yet reported only counts there, so that a
+ * burst takes one place of the ring. Any context. */
+void mig_lost(mt_pid_t pid, mt_module_t from, mt_err_t why);
 mt_err_t mig_frame(uint8_t kind, mt_module_t to, mt_prio_t prio, const void *data, uint16_t len);
 /* A frame of len payload bytes to the migrator, for the caller to write
  * its payload into (bus_open_frame()), then mig_queue_frame() it. NULL

@@ -57,8 +57,9 @@ static void append(slot_t *s, msg_t *list)
 
 mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len)
 {
-    msg_t *m = sched_mig_msg(s->pid, port, data, len); /* logs exhaustion */
-    if (!m) return MT_ERR_QUEUE_FULL;
+    mt_err_t err;
+    msg_t *m = sched_mig_msg(s->pid, port, data, len, &err); /* logs exhaustion */
+    if (!m) return err;
     append(s, m);
     return MT_OK;
 }
@@ -532,11 +533,12 @@ static void take_forwarded(slot_t *s, task_t *t, const bus_frame_t *f, uint16_t 
         /* After the ones forwarded before, ahead of everything else, in a
          * block set aside at attaching (the payload needs heap: if that is
          * out, lost, logged and reported). */
-        msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n);
+        mt_err_t why;
+        msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n, &why);
         if (m)
             sched_mig_hold_at(t, m, s->fwd_kept++);
         else
-            mig_lost(s->pid, s->source);
+            mig_lost(s->pid, s->source, why);
     }
 }
 

@@ -94,9 +94,10 @@ void mig_peer_forwarded_cast(slot_t *s, task_t *t, mt_port_t port, const uint8_t
     if (!first && sched_mig_holds_cast(t, (uint16_t) (origin << 8 | seq))) return; /* took it */
     /* In a block set aside at attaching (the payload needs heap: if that
      * is out, lost, logged and reported). */
-    msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n);
+    mt_err_t why;
+    msg_t *m = sched_mig_msg_from(&s->reserved, s->pid, port, body, n, &why);
     if (!m) {
-        mig_lost(s->pid, origin);
+        mig_lost(s->pid, origin, why);
         return;
     }
     if (first) {

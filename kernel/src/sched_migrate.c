@@ -142,38 +142,41 @@ mt_err_t sched_mig_reserve(msg_t **pool, uint16_t count)
 }
 
 /* A held message for dst in block m (from the pool or set aside). */
-static msg_t *fill(msg_t *m, mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
+static msg_t *fill(msg_t *m, mt_pid_t dst, mt_port_t port, const void *data, uint16_t len,
+                   mt_err_t *why)
 {
     memset(m, 0, sizeof *m);
     m->dst = dst;
     m->port = port;
     m->src = MT_PID_NONE;
     m->flags = MSG_FROM_ISR;
-    if (sched_msg_copy_payload(m, data, len) != MT_OK) { /* the heap logged it */
+    *why = sched_msg_copy_payload(m, data, len); /* the heap logs a failure */
+    if (*why) {
         sched_msg_free(m);
         return NULL;
     }
     return m;
 }
 
-msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len)
+msg_t *sched_mig_msg(mt_pid_t dst, mt_port_t port, const void *data, uint16_t len, mt_err_t *why)
 {
+    *why = MT_ERR_QUEUE_FULL;
     if (!sched_msg_spare_more_than(MIG_RESERVE)) { /* the migrator's own wake-ups need them */
         log_error(MT_ERR_QUEUE_FULL);
         return NULL;
     }
     msg_t *m = sched_msg_alloc(); /* logs an empty pool */
-    return m ? fill(m, dst, port, data, len) : NULL;
+    return m ? fill(m, dst, port, data, len, why) : NULL;
 }
 
 msg_t *sched_mig_msg_from(msg_t **pool, mt_pid_t dst, mt_port_t port, const void *data,
-                          uint16_t len)
+                          uint16_t len, mt_err_t *why)
 {
     port_irq_state_t s = port_irq_save();
     msg_t *m = *pool;
     if (m) *pool = m->next;
     port_irq_restore(s);
-    return m ? fill(m, dst, port, data, len) : sched_mig_msg(dst, port, data, len);
+    return m ? fill(m, dst, port, data, len, why) : sched_mig_msg(dst, port, data, len, why);
 }
 
 void sched_mig_msg_free(msg_t *m)

@@ -21,6 +21,7 @@
  */
 #include <string.h>
 
+#include "debug_assert.h"
 #include "log_ring.h"
 #include "mem_internal.h"
 #include "motet/bus.h"
@@ -113,6 +114,26 @@ static bool init_refused_irq_off(task_t *t, mt_port_t port)
     return false;
 }
 
+/* Queue m, addressed and its payload owned, for t (rule 2), or hold it
+ * for rule 7 or a frozen task; or refuse it, untouched: MT_ERR_NO_TASK if
+ * a task-context send's t stopped being m->dst's (killed), MT_ERR_STATE
+ * for an INIT refused. Irq off. In line: the core, without the
+ * application manager, has enqueue_as() as its one caller. */
+static MT_INLINE mt_err_t place_irq_off(task_t *t, msg_t *m, bool from_isr)
+{
+    if (!from_isr && sched_find_task(m->dst) != t) return MT_ERR_NO_TASK;
+    if (init_refused_irq_off(t, m->port)) return MT_ERR_STATE;
+    bool uninitialised = !(t->flags & (TASK_INITIALISED | TASK_THREAD));
+    if (uninitialised && (t->flags & TASK_FROZEN) && m->port != PORT_INIT) {
+        queue_hold(t, m); /* until the task thaws or moves: in no queue */
+    } else {
+        /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
+        if (uninitialised) m->flags |= m->port == PORT_INIT ? MSG_OPENS : MSG_HELD;
+        queue_after_slot(t, m);
+    }
+    return MT_OK;
+}
+
 /* Queue a message from `src` (the running task, or a task of another
  * module, over the bus) for local task t, looked up for pid. */
 mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
@@ -139,9 +160,7 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
         return err;
     }
     port_irq_state_t s = port_irq_save();
-    mt_err_t refused = !from_isr && sched_find_task(pid) != t ? MT_ERR_NO_TASK /* killed */
-                       : init_refused_irq_off(t, port)        ? MT_ERR_STATE
-                                                              : MT_OK;
+    mt_err_t refused = place_irq_off(t, m, from_isr);
     if (refused) {
         port_irq_restore(s);
         if (send_hands_over(flags) && data) { /* the sender keeps it on error */
@@ -153,14 +172,6 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
         }
         sched_msg_free(m);
         return log_error(refused);
-    }
-    bool uninitialised = !(t->flags & (TASK_INITIALISED | TASK_THREAD));
-    if (uninitialised && (t->flags & TASK_FROZEN) && port != PORT_INIT) {
-        queue_hold(t, m); /* until the task thaws or moves: in no queue */
-    } else {
-        /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
-        if (uninitialised) m->flags |= port == PORT_INIT ? MSG_OPENS : MSG_HELD;
-        queue_after_slot(t, m);
     }
     port_irq_restore(s);
     /* The send can no longer fail: an empty hand-over is the kernel's to
@@ -313,6 +324,30 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
     /* A message to a thread may have woken one that outranks the sender. */
     if (MOTET_THREADS && !err && !from_isr && (t->flags & TASK_THREAD)) thread_preempt_point();
     return err;
+}
+
+/* Nothing is allocated here, so nothing can fail for want of memory: the
+ * block and its payload were had when the caller could still give up. */
+mt_err_t sched_task_init_block(mt_pid_t pid, msg_t *m)
+{
+    mt_pid_t src = sched_current_pid();
+    m->dst = pid;
+    m->port = PORT_INIT;
+    m->src = src;
+    m->flags &= MSG_HEAP;
+    port_irq_state_t s = port_irq_save();
+    task_t *t = sched_find_task(pid);
+    /* The caller outranks t, so its INIT waits (rule 2) and this is the
+     * whole of its delivery. */
+    MT_DEBUG_ASSERT(!t || !can_run_now(t, PORT_INIT));
+    mt_err_t err = t ? place_irq_off(t, m, false) : MT_ERR_NO_TASK;
+    port_irq_restore(s);
+    if (err) {
+        sched_msg_free(m);
+        return log_error(err);
+    }
+    log_event(EV_SEND, src, (uint16_t) (pid << 8 | PORT_INIT));
+    return MT_OK;
 }
 
 /* The general path's end for a pid that is no virtual one: its local task

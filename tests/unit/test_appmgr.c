@@ -389,6 +389,94 @@ static void test_each_init_gets_the_room_set_aside_for_it(void **state)
     assert_string_equal(events, "JJ");
 }
 
+/* ---- stage two's entry: an INIT posted in the block prepared for it ---- */
+
+static msg_t *prepared;
+static mt_err_t posted;
+static uint8_t init_got[16];
+static uint16_t init_len_got;
+
+static mt_err_t keeps_init(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_INIT && len <= sizeof init_got) {
+        memcpy(init_got, data, len);
+        init_len_got = len;
+    }
+    return MT_OK;
+}
+
+static mt_err_t posts_prepared(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_0) posted = sched_task_init_block(MT_PID_FIRST_APP, prepared);
+    return MT_OK;
+}
+
+static msg_t *prepare(const void *init, uint16_t len)
+{
+    msg_t *m = sched_msg_alloc();
+    assert_non_null(m);
+    assert_int_equal(sched_msg_copy_payload(m, init, len), MT_OK);
+    return m;
+}
+
+/* The block and the heap copy made beforehand are the INIT itself: with
+ * neither a block nor heap left it still arrives, whole, once the poster
+ * (which outranks its task) has returned. A second INIT is refused,
+ * logged, and its block and copy go back. Before, stage two freed the
+ * block and its room and had sched_task_init() take them again, with
+ * interrupts off around the heap allocation and the copy. */
+static void test_an_init_is_posted_in_the_block_prepared_for_it(void **state)
+{
+    (void) state;
+    const mt_pid_t target = MT_PID_FIRST_APP, poster = MT_PID_FIRST_APP + 1,
+                   filler = MT_PID_LAST_APP;
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = target, .prio = 1, .handler = keeps_init}), MT_OK);
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = poster, .prio = 3, .handler = posts_prepared}),
+        MT_OK);
+    assert_int_equal(sched_task_init(poster, NULL, 0), MT_OK);
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = filler, .prio = 1, .handler = prog_b}),
+                     MT_OK);
+    static const char init[] = "prepared"; /* longer than a block holds */
+    prepared = prepare(init, sizeof init);
+    while (sched_send_to(filler, PORT_0, NULL, 0, 0) == MT_OK) continue; /* held: rule 7 */
+    assert_int_equal(sched_msg_spare(), 0);
+    void **fill = NULL, **block;
+    while ((block = mem_alloc(sizeof(void *))) != NULL) {
+        *block = fill;
+        fill = block;
+    }
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_signal_to(poster, PORT_0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(posted, MT_OK);
+    assert_int_equal(init_len_got, sizeof init);
+    assert_memory_equal(init_got, init, sizeof init);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
+    while (fill) {
+        block = *fill;
+        mem_free(fill);
+        fill = block;
+    }
+    assert_int_equal(sched_task_kill(filler), MT_OK);
+    uint8_t spare = sched_msg_spare();
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    prepared = prepare(init, sizeof init);
+    assert_int_equal(sched_signal_to(poster, PORT_0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(posted, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(sched_msg_spare(), spare);
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +489,7 @@ int main(void)
         cmocka_unit_test_setup(test_load_without_blocks_for_its_inits_fails_whole, setup),
         cmocka_unit_test_setup(test_load_without_heap_for_an_init_fails_whole, setup),
         cmocka_unit_test_setup(test_each_init_gets_the_room_set_aside_for_it, setup),
+        cmocka_unit_test_setup(test_an_init_is_posted_in_the_block_prepared_for_it, setup),
     };
     return cmocka_run_group_tests_name("application manager", tests, NULL, NULL);
 }

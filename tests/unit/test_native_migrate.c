@@ -1151,6 +1151,42 @@ static void test_destination_sets_blocks_aside_for_the_forwarded_messages(void *
     assert_string_equal(got, want);
 }
 
+/* A forwarded message whose block was set aside at ATTACHED but whose
+ * payload finds no heap is lost for want of heap: reported MIG_LOST with
+ * MT_ERR_NO_MEM, the error that lost it. It used to be reported with an
+ * error guessed afterwards from the pool, MT_ERR_QUEUE_FULL here: the
+ * pool was empty (messages waiting for another task) and the set-aside
+ * block, given back, left it below the migrator's reserve. */
+static void test_destination_reports_a_forwarded_message_lost_for_heap_as_such(void **state)
+{
+    (void) state;
+    freeze_here(5);
+    assert_int_equal(image_here(5, 1), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 5, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    const mt_pid_t waiting = MT_PID_LAST_APP; /* uninitialised: what is sent to it waits */
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = waiting, .prio = 1, .handler = task}),
+                     MT_OK);
+    while (sched_send_to(waiting, PORT_0, NULL, 0, 0) == MT_OK) continue;
+    assert_int_equal(sched_msg_spare(), 0);
+    void **fill = NULL, **block; /* the heap, taken whole: a chain through its blocks */
+    while ((block = mem_alloc(sizeof(void *))) != NULL) {
+        *block = fill;
+        fill = block;
+    }
+    const uint8_t fwd[5 + MSG_INLINE_BYTES + 3] = {REMOTE, 5, PORT_0, MSG_INLINE_BYTES + 3, 0, 'p'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, sizeof fwd);
+    sched_run_pending();
+    assert_int_equal(lost_from[0], 1);
+    assert_int_equal(lost_with, MT_ERR_NO_MEM);
+    while (fill) {
+        block = *fill;
+        mem_free(fill);
+        fill = block;
+    }
+}
+
 /* Migration `id` of REMOTE, a member of GROUP, from module 0 to here,
  * announcing `held` forwarded messages: its copy attached, ATTACHED sent. */
 static void attach_in_group(uint8_t id, uint16_t held)
@@ -1694,6 +1730,8 @@ int main(void)
         cmocka_unit_test_setup(test_destination_told_the_task_is_its_own_starts_it, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_elsewhere_drops_its_copy, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
+                               setup),
+        cmocka_unit_test_setup(test_destination_reports_a_forwarded_message_lost_for_heap_as_such,
                                setup),
         cmocka_unit_test_setup(
             test_destination_keeps_the_forwarded_multicasts_it_took_before_joining, setup),
