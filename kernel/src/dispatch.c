@@ -219,7 +219,9 @@ static MT_INLINE mt_port_t taken_push_irq_off(task_t *t, msg_t *m, bool slot)
     mt_port_t port = m->port;
     sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
-    log_event_inline_irq_off(EV_START, t->pid, port);
+    /* The slot's START stands for its timer's TIMER too, if that is owed. */
+    uint8_t expiry = slot ? isr_slot_expiry_started() : 0;
+    log_event_inline_irq_off(EV_START, t->pid, (uint16_t) (expiry << 8 | port));
     return port;
 }
 

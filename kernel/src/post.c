@@ -69,6 +69,7 @@ static MT_NOINLINE void queue_for(task_t *t, msg_t *m)
 
 void send_isr_slot_queue(void)
 {
+    isr_slot_expiry_log(); /* before the records of whatever queues it */
     msg_t *m = &sched.isr_msg;
     m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     m->dst = m->task->pid;
@@ -154,24 +155,30 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
     return enqueue_as(t, MT_PID_NONE, pid, port, NULL, 0, 0, true);
 }
 
-/* No SEND record: the expiry's TIMER record, written by the caller just
- * before, stands for it (eventlog.py expands it). The timer's own block
- * names its owner's control block, resolved when the timer started
- * (timer.c), and its port: no lookup and no arguments to pass. The
- * control block stays the owner's while the timer runs: a kill or a
- * migration stops the task's timers before the block goes. An expiry
- * that runs first at the interrupt's exit waits in the slot, and the
- * timer's block stays free. */
+/* No SEND record: the expiry's TIMER record stands for it (eventlog.py
+ * expands it), written before anything the post logs, or, for an expiry
+ * that runs first at the interrupt's exit, with its START there
+ * (isr_slot_expiry_owed()). The timer's own block names its owner's
+ * control block, resolved when the timer started (timer.c), and its port:
+ * no lookup and no arguments to pass. The control block stays the owner's
+ * while the timer runs: a kill or a migration stops the task's timers
+ * before the block goes. An expiry that runs first at the interrupt's exit
+ * waits in the slot, and the timer's block stays free. */
 mt_err_t sched_post_timer_expiry(msg_t *own)
 {
     task_t *t = own->task;
     if (t && !own->flags) {
         if (isr_slot_fits(t)) { /* an open gate: t is initialised */
             isr_slot_fill(t, own->port, MSG_IN_SLOT);
+            isr_slot_expiry_owed();
             return MT_OK;
         }
-        if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
+        if (t->flags & TASK_INITIALISED) {
+            timer_expiry_log(own->dst, (uint8_t) (own->port - PORT_TIMEOUT0));
+            return queue_timer_block(t, own);
+        }
     }
+    timer_expiry_log(own->dst, (uint8_t) (own->port - PORT_TIMEOUT0));
     return post_expiry_general(own);
 }
 
