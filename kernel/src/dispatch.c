@@ -192,6 +192,24 @@ void frame_cancel(task_t *t)
     port_irq_restore(s);
 }
 
+/* The high byte of the START of the interrupt slot's message, as the exit
+ * runs it: LOG_START_EXPIRY if it is a task timer's expiry whose TIMER
+ * record the START stands for too (post.c), else 0; the TIMER owed no
+ * longer. Irq off. */
+#if MOTET_EVENT_LOG
+static MT_INLINE uint8_t isr_slot_expiry_started(void)
+{
+    uint8_t owed = sched.isr_expiry;
+    sched.isr_expiry = 0;
+    return owed;
+}
+#else
+static MT_INLINE uint8_t isr_slot_expiry_started(void)
+{
+    return 0;
+}
+#endif
+
 /* ---- rule 5: the drain ----
  *
  * While it drains, the running priority never drops back to the floor:

@@ -11,7 +11,6 @@
 
 #include "bit_table.h"
 #include "debug_assert.h"
-#include "log_ring.h"
 #include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
@@ -151,8 +150,7 @@ typedef struct sched_state {
     msg_t isr_msg;
 #if MOTET_EVENT_LOG
     /* LOG_START_EXPIRY while the slot's message is a task timer's expiry
-     * that has logged nothing yet (its START will stand for its TIMER),
-     * else 0 (isr_slot_expiry_owed()). */
+     * whose TIMER record its START will stand for, else 0 (post.c). */
     uint8_t isr_expiry;
 #endif
 } sched_state_t;
@@ -421,49 +419,10 @@ static MT_INLINE bool isr_slot_waiting(void)
     return sched.isr_msg.flags & MSG_IN_SLOT;
 }
 
-/* A task timer's expiry is logged with its message's START when that
- * message runs first at the interrupt's exit from the slot: one slot
- * stands for the TIMER, the SEND the TIMER stands for, and the START
- * (log_ring.h, LOG_START_EXPIRY), as a RUN stands for a SEND and a START.
- * Until then the TIMER is owed, and whatever else would log first, or
- * takes the message out of the slot another way, writes it. Irq off.
- * Mark the slot's message, just put there by a timer's expiry: */
-static MT_INLINE void isr_slot_expiry_owed(void)
-{
-#if MOTET_EVENT_LOG
-    sched.isr_expiry = LOG_START_EXPIRY;
-#endif
-}
-/* the high byte of the START of the slot's message, as the exit runs it
- * (LOG_START_EXPIRY or 0), the TIMER owed no longer: */
-static MT_INLINE uint8_t isr_slot_expiry_started(void)
-{
-#if MOTET_EVENT_LOG
-    uint8_t owed = sched.isr_expiry;
-    sched.isr_expiry = 0;
-    return owed;
-#else
-    return 0;
-#endif
-}
-/* the TIMER the slot's message owes, if any, written now: */
-static MT_INLINE void isr_slot_expiry_log(void)
-{
-#if MOTET_EVENT_LOG
-    if (!sched.isr_expiry) return;
-    sched.isr_expiry = 0;
-    log_event_inline_irq_off(EV_TIMER, sched.isr_msg.task->pid,
-                             (uint16_t) (sched.isr_msg.port - PORT_TIMEOUT0));
-#endif
-}
-/* and the TIMER of an expiry that does not run first at the exit (of
- * `owner`'s timer `index`), after the one the slot owes: in the order of
- * their expiries. */
-static MT_INLINE void timer_expiry_log(mt_pid_t owner, uint8_t index)
-{
-    isr_slot_expiry_log();
-    log_event_inline_irq_off(EV_TIMER, owner, index);
-}
+/* The TIMER record of `owner`'s timer `index` whose expiry does not run
+ * first at the exit, after the one the slot's message owes (post.c); irq
+ * off; with the log only. */
+void timer_expiry_log(mt_pid_t owner, uint8_t index);
 
 /* send_isr_slot_queue() if a message waits in the slot: before another
  * one is queued. */
