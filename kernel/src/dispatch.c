@@ -192,6 +192,24 @@ void frame_cancel(task_t *t)
     port_irq_restore(s);
 }
 
+/* The high byte of the START of the interrupt slot's message, as the exit
+ * runs it: LOG_START_EXPIRY if it is a task timer's expiry whose TIMER
+ * record the START stands for too (post.c), else 0; the TIMER owed no
+ * longer. Irq off. */
+#if MOTET_EVENT_LOG
+static MT_INLINE uint8_t isr_slot_expiry_started(void)
+{
+    uint8_t owed = sched.isr_expiry;
+    sched.isr_expiry = 0;
+    return owed;
+}
+#else
+static MT_INLINE uint8_t isr_slot_expiry_started(void)
+{
+    return 0;
+}
+#endif
+
 /* ---- rule 5: the drain ----
  *
  * While it drains, the running priority never drops back to the floor:
@@ -219,7 +237,9 @@ static MT_INLINE mt_port_t taken_push_irq_off(task_t *t, msg_t *m, bool slot)
     mt_port_t port = m->port;
     sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
-    log_event_inline_irq_off(EV_START, t->pid, port);
+    /* The slot's START stands for its timer's TIMER too, if that is owed. */
+    uint8_t expiry = slot ? isr_slot_expiry_started() : 0;
+    log_event_inline_irq_off(EV_START, t->pid, (uint16_t) (expiry << 8 | port));
     return port;
 }
 

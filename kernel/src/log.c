@@ -121,20 +121,36 @@ static mt_port_t slice_closed(mt_pid_t pid)
     return LOG_PORT_UNKNOWN;
 }
 
+/* Whether slot r is the START of a task timer's expiry that stands for
+ * the expiry's TIMER too (log_ring.h). */
+static bool slot_is_expiry_start(const log_slot_t *r)
+{
+    return r->type == EV_START && r->arg >> 8 == LOG_START_EXPIRY;
+}
+
 /* How many records slot r stands for: a time base none, an END with a
  * failed handler's result two (the END and the ERROR log_error() would
- * have written), any other slot one. */
+ * have written), an expiry's START two (the TIMER and the START), any
+ * other slot one. */
 static unsigned slot_record_count(const log_slot_t *r)
 {
     if (r->type == LOG_TIME_BASE) return 0;
+    if (slot_is_expiry_start(r)) return 2;
     return r->type == EV_END && r->arg != MT_OK ? 2u : 1u;
 }
 
 /* The records of slot r, at `time`, into out[0 .. slot_record_count(r)). */
 static void slot_records(const log_slot_t *r, uint32_t time, log_record_t *out)
 {
+    mt_port_t port = (mt_port_t) r->arg; /* a START's and a RUN's */
+    if (slot_is_expiry_start(r))
+        *out++ = (log_record_t){.time = time,
+                                .type = EV_TIMER,
+                                .pid = r->pid,
+                                .arg = (uint16_t) (port - PORT_TIMEOUT0)};
     out[0] = (log_record_t){.time = time, .type = r->type, .pid = r->pid, .arg = r->arg};
-    if (r->type == EV_START || r->type == EV_RUN) slice_opened(r->pid, (mt_port_t) r->arg);
+    if (r->type == EV_START) out[0].arg = port;
+    if (r->type == EV_START || r->type == EV_RUN) slice_opened(r->pid, port);
     if (r->type != EV_END) return;
     out[0].arg = slice_closed(r->pid);
     if (r->arg != MT_OK)

@@ -4,7 +4,7 @@
  * kernel: log.c owns the ring (drain, overrun count); the records every
  * message writes (the scheduler's dispatch paths) are appended here without
  * a call to log_record(). Those of a timer expiry or a heap block, one per
- * operation rather than two per message, are in line on 32-bit cores only;
+ * operation rather than two per message, are in line as well (every port);
  * on the common paths (an expiry, an allocation, a free the O(1) check
  * accepts) they are written inside the caller's own critical section,
  * while the rare ones (a free the heap walk decides, mem_realloc()) log
@@ -21,8 +21,11 @@
  * wherever it sees a wrap (timer_clock.h), so stamps more than a wrap apart
  * still come out right while a timer runs. An END slot holds the handler's
  * result where its record has the port: the drain restores the port from
- * the START it closes and gives a failure back as an ERROR record
- * (docs/architecture.md, "The event log").
+ * the START it closes and gives a failure back as an ERROR record. A START
+ * slot's argument has the port in its low byte; a high byte of
+ * LOG_START_EXPIRY says the message is a task timer's expiry run first at
+ * the interrupt's exit, and the slot stands for that expiry's TIMER record
+ * too, at the same stamp (docs/architecture.md, "The event log").
  *
  * Two positions in an endless sequence of records: `written` (the next
  * record goes there) and `drained` (the oldest not yet drained, which may
@@ -55,6 +58,12 @@ typedef struct log_slot {
     mt_pid_t pid;
     uint16_t arg;
 } log_slot_t;
+
+/* A START slot's argument's high byte for a task timer's expiry whose
+ * TIMER record (timer index: the port less PORT_TIMEOUT0) the slot stands
+ * for too (sched_internal.h, isr_slot_expiry_owed()); 0 for a START alone.
+ * MT_PID_INVALID, which no task has. */
+#define LOG_START_EXPIRY 0xFFu
 
 /* A slot's size, usable in #if. */
 #define LOG_SLOT_BYTES (PORT_COUNTER_BITS / 8 + 4)

@@ -67,8 +67,64 @@ static MT_NOINLINE void queue_for(task_t *t, msg_t *m)
         queue_push(m, t);
 }
 
+/* A task timer's expiry is logged with its message's START when that
+ * message runs first at the interrupt's exit from the slot: one slot
+ * stands for the TIMER, the SEND the TIMER stands for and the START
+ * (log_ring.h, LOG_START_EXPIRY; dispatch.c), as a RUN stands for a SEND
+ * and a START. Until then the TIMER is owed (sched.isr_expiry), and
+ * whatever would log before it, or takes the message out of the slot
+ * another way, writes it first: another expiry's post, a kernel timer's
+ * (timer_expiry_log()), send_isr_slot_queue(). Irq off. */
+#if MOTET_EVENT_LOG
+/* Mark the slot's message, just put there by a timer's expiry. */
+static MT_INLINE void isr_slot_expiry_owed(void)
+{
+    sched.isr_expiry = LOG_START_EXPIRY;
+}
+
+/* The TIMER the slot's message owes, written now. */
+static MT_NOINLINE void isr_slot_expiry_log_owed(void)
+{
+    sched.isr_expiry = 0;
+    log_event_inline_irq_off(EV_TIMER, sched.isr_msg.task->pid,
+                             (uint16_t) (sched.isr_msg.port - PORT_TIMEOUT0));
+}
+
+/* The TIMER the slot's message owes, if any, written now. */
+static MT_INLINE void isr_slot_expiry_log(void)
+{
+    if (sched.isr_expiry) isr_slot_expiry_log_owed();
+}
+
+void timer_expiry_log(mt_pid_t owner, uint8_t index)
+{
+    isr_slot_expiry_log();
+    log_event_inline_irq_off(EV_TIMER, owner, index);
+}
+
+/* The TIMER record of the expiry whose message is `own` (its owner, and
+ * its port less PORT_TIMEOUT0), for one that does not run first at the
+ * exit: before anything its post logs. */
+static MT_NOINLINE void expiry_log(const msg_t *own)
+{
+    timer_expiry_log(own->dst, (uint8_t) (own->port - PORT_TIMEOUT0));
+}
+#else
+static MT_INLINE void isr_slot_expiry_owed(void)
+{
+}
+static MT_INLINE void isr_slot_expiry_log(void)
+{
+}
+static MT_INLINE void expiry_log(const msg_t *own)
+{
+    (void) own;
+}
+#endif
+
 void send_isr_slot_queue(void)
 {
+    isr_slot_expiry_log(); /* before the records of whatever queues it */
     msg_t *m = &sched.isr_msg;
     m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     m->dst = m->task->pid;
@@ -127,10 +183,11 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port)
 
 /* A timer's expiry in its own block `own` (MSG_OWN_BLOCK), which cannot
  * run out; irq off, as every timer expiry is posted (timer.c). Its fields
- * were filled in when the timer started (sched_expiry_prepare()). Out of
- * line, one copy for both ways in below. */
+ * were filled in when the timer started (sched_expiry_prepare()); its TIMER
+ * record first. Out of line, one copy for both ways in below. */
 static MT_NOINLINE mt_err_t queue_timer_block(task_t *t, msg_t *own)
 {
+    expiry_log(own);
     own->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
     queue_after_slot(t, own);
     return MT_OK;
@@ -147,27 +204,33 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
      * posts every expiry with them off, in its interrupt or in task
      * context), so no kill's backward shift can move the chain under it. */
     task_t *t = sched_find_task(pid);
-    if (!t) return post_no_local_task(pid);
+    if (!t) {
+        expiry_log(own);
+        return post_no_local_task(pid);
+    }
     /* The port needs no check: the timer's start checked its index. */
     if (!own->flags && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, own);
+    expiry_log(own);
     /* A block from the pool, held until its INIT if it must be. */
     return enqueue_as(t, MT_PID_NONE, pid, port, NULL, 0, 0, true);
 }
 
-/* No SEND record: the expiry's TIMER record, written by the caller just
- * before, stands for it (eventlog.py expands it). The timer's own block
- * names its owner's control block, resolved when the timer started
- * (timer.c), and its port: no lookup and no arguments to pass. The
- * control block stays the owner's while the timer runs: a kill or a
- * migration stops the task's timers before the block goes. An expiry
- * that runs first at the interrupt's exit waits in the slot, and the
- * timer's block stays free. */
+/* No SEND record: the expiry's TIMER record stands for it (eventlog.py
+ * expands it), written before anything the post logs, or, for an expiry
+ * that runs first at the interrupt's exit, with its START there
+ * (isr_slot_expiry_owed()). The timer's own block names its owner's
+ * control block, resolved when the timer started (timer.c), and its port:
+ * no lookup and no arguments to pass. The control block stays the owner's
+ * while the timer runs: a kill or a migration stops the task's timers
+ * before the block goes. An expiry that runs first at the interrupt's exit
+ * waits in the slot, and the timer's block stays free. */
 mt_err_t sched_post_timer_expiry(msg_t *own)
 {
     task_t *t = own->task;
     if (t && !own->flags) {
         if (isr_slot_fits(t)) { /* an open gate: t is initialised */
             isr_slot_fill(t, own->port, MSG_IN_SLOT);
+            isr_slot_expiry_owed();
             return MT_OK;
         }
         if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);

@@ -148,6 +148,11 @@ typedef struct sched_state {
      * at all (waiting, parked, queued after all, or held by a freeze that
      * had no pool block to spare, isr_slot_release_held()). */
     msg_t isr_msg;
+#if MOTET_EVENT_LOG
+    /* LOG_START_EXPIRY while the slot's message is a task timer's expiry
+     * whose TIMER record its START will stand for, else 0 (post.c). */
+    uint8_t isr_expiry;
+#endif
 } sched_state_t;
 
 extern sched_state_t sched;
@@ -325,7 +330,8 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
 /* A timer expiry's message to its owner, a task, posted by the timer's
  * own message block `own`, which names the owner, its control block and
  * the port (sched_expiry_prepare()): sched_post_isr() of a bare message
- * without the SEND record, which the caller's EV_TIMER record stands for.
+ * with the expiry's EV_TIMER record instead of a SEND (which it stands
+ * for), or, if it runs first at the exit, none yet (isr_slot_expiry_owed()).
  * It goes in `own` if that is free and the task initialised, else in a
  * pool block. Irq off. */
 mt_err_t sched_post_timer_expiry(msg_t *own);
@@ -417,6 +423,11 @@ static MT_INLINE bool isr_slot_waiting(void)
 {
     return sched.isr_msg.flags & MSG_IN_SLOT;
 }
+
+/* The TIMER record of `owner`'s timer `index` whose expiry does not run
+ * first at the exit, after the one the slot's message owes (post.c); irq
+ * off; with the log only. */
+void timer_expiry_log(mt_pid_t owner, uint8_t index);
 
 /* send_isr_slot_queue() if a message waits in the slot: before another
  * one is queued. */

@@ -351,13 +351,13 @@ static bool expire_head(void)
         (void) list_link_wait(t, 0, wait_rest(t));
         return false;
     }
-    /* A task timer's one record: its post logs no SEND of its own. */
-    log_event_inline_irq_off(EV_TIMER, t->owner, t->index);
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
-    if (kernel_timer)
+    if (kernel_timer) { /* its TIMER here; a task timer's post writes its own */
+        if (MOTET_EVENT_LOG) timer_expiry_log(MT_PID_NONE, t->index);
         thread_timer_fired(t->index);
-    else /* in its own block unless the last expiry's message still waits there */
+    } else { /* in its own block unless the last expiry's message still waits there */
         sched_post_timer_expiry(&t->expiry);
+    }
     if (!(t->kind & TIMER_PERIODIC)) {
         retire(t);
     } else if (!timer_head && !(t->kind & TIMER_LONG_PERIOD)) {

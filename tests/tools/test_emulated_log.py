@@ -16,8 +16,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from motetlib import device, eventlog, module_kinds, qemu_module  # noqa: E402
 
-SEND, START, END, ALLOC, RUN, CREATE = (
-    eventlog.EVENT_TYPES.index(n) + 1 for n in ("SEND", "START", "END", "ALLOC", "RUN", "CREATE"))
+SEND, START, END, ALLOC, RUN, CREATE, TIMER = (
+    eventlog.EVENT_TYPES.index(n) + 1
+    for n in ("SEND", "START", "END", "ALLOC", "RUN", "CREATE", "TIMER"))
 
 
 def slots(*rows):
@@ -44,6 +45,29 @@ def test_slots_read_as_the_kernels_drain_reads_them():
                                   (20, END, 0x10, 0), (30, END, 0x11, 0)))
     # 0x10's END closes it and what began above it: 0x11's END is unmatched
     assert [r.arg for r in nested if r.type == "END"] == [8, eventlog.PORT_UNKNOWN]
+
+
+def test_an_expiry_start_slot_is_its_timer_send_and_start():
+    """The START slot of a task timer's expiry run first at the interrupt's
+    exit has START_EXPIRY in its high byte and stands for the expiry's
+    TIMER (index: the port less TIMEOUT0) too, at its time: read, it is
+    the records that a TIMER slot and a START slot were, so the table and
+    the trace show the same expiry, timeout message and slice."""
+    port = eventlog.PORT_TIMEOUT0 + 2
+    merged = slots((1000, START, 0x10, eventlog.START_EXPIRY << 8 | port),
+                   (3000, END, 0x10, 0))
+    separate = slots((1000, TIMER, 0x10, 2), (1000, START, 0x10, port), (3000, END, 0x10, 0))
+    recs = eventlog.parse(merged)
+    assert [(r.time_us, r.type, r.pid, r.arg) for r in recs] == [
+        (1.0, "TIMER", 0x10, 2), (1.0, "SEND", eventlog.KERNEL_PID, 0x10 << 8 | port),
+        (1.0, "START", 0x10, port), (3.0, "END", 0x10, port)]
+    assert [(r.time_us, r.type, r.pid, r.arg) for r in eventlog.parse(separate)] == [
+        (r.time_us, r.type, r.pid, r.arg) for r in recs]
+    assert eventlog.format_table(recs) == eventlog.format_table(eventlog.parse(separate))
+    assert eventlog.to_chrome(recs) == eventlog.to_chrome(eventlog.parse(separate))
+    # a START without the mark stays one record, its port the low byte
+    assert [(r.type, r.arg) for r in eventlog.parse(slots((0, START, 0x10, port)))] == [
+        ("START", port)]
 
 
 def test_a_tail_reads_slots_as_they_come(tmp_path):

@@ -237,6 +237,76 @@ static void test_expiry_is_one_timer_record_before_its_handler_starts(void **sta
     for (unsigned i = 0; i < n; i++) assert_int_not_equal(rec[i].type, EV_SEND);
 }
 
+/* An expiry run first at the interrupt's exit is one ring slot, the START
+ * that stands for its TIMER too (log_ring.h): drained, the TIMER, the
+ * START and the END as ever, the TIMER and the START at the same time.
+ * The ring's overrun count counts slots: with the other slots of the ring
+ * filled, nothing is lost yet, and one record more overwrites exactly one
+ * slot. */
+static void test_expiry_run_at_the_exit_is_one_slot_for_its_timer_and_start(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 3, 50, false), MT_OK);
+    test_count_logged_errors(MT_OK); /* empty the log */
+    const uint32_t lost = log_overruns();
+    tport_busy(100);
+    assert_int_equal(n_hits, 1);
+    /* Two slots (the expiry's START, the END): the rest of the ring fills. */
+    for (unsigned i = 0; i < MOTET_LOG_ENTRIES - 2; i++) log_record(EV_WAKE, 0x30, (uint16_t) i);
+    assert_int_equal(log_overruns(), lost);
+    log_record_t rec[MOTET_LOG_ENTRIES + 1];
+    assert_int_equal(log_drain(rec, 1), 0); /* never the TIMER without its START */
+    assert_int_equal(log_drain(rec, MOTET_LOG_ENTRIES + 1), MOTET_LOG_ENTRIES + 1);
+    assert_int_equal(rec[0].type, EV_TIMER);
+    assert_int_equal(rec[0].pid, PID_B);
+    assert_int_equal(rec[0].arg, 3);
+    assert_int_equal(rec[0].time, 50);
+    assert_int_equal(rec[1].type, EV_START);
+    assert_int_equal(rec[1].pid, PID_B);
+    assert_int_equal(rec[1].arg, PORT_TIMEOUT3);
+    assert_int_equal(rec[1].time, 50);
+    assert_int_equal(rec[2].type, EV_END);
+    assert_int_equal(rec[2].pid, PID_B);
+    assert_int_equal(rec[2].arg, PORT_TIMEOUT3);
+    assert_int_equal(rec[3].type, EV_WAKE);
+    /* Again, then one record more than the ring holds: the expiry's slot,
+     * the oldest, is the one overwritten, and counted once. */
+    assert_int_equal(timer_start_for(PID_B, 3, 50, false), MT_OK);
+    tport_busy(100);
+    for (unsigned i = 0; i < MOTET_LOG_ENTRIES - 1; i++) log_record(EV_WAKE, 0x30, (uint16_t) i);
+    assert_int_equal(log_overruns(), lost + 1);
+    assert_int_equal(log_drain(rec, MOTET_LOG_ENTRIES + 1), MOTET_LOG_ENTRIES);
+    assert_int_equal(rec[0].type, EV_END);
+    assert_int_equal(rec[0].arg, LOG_PORT_UNKNOWN); /* its START was the slot lost */
+}
+
+/* Two task timers due at the same interrupt: the first one's message takes
+ * the slot to run at the exit, owing its TIMER record, and the second one's
+ * post queues it after all: the first TIMER is written then, before the
+ * second, so that the records keep the order of the expiries (and each
+ * TIMER comes before its START, as when each wrote its own at once). */
+static void test_expiries_at_one_interrupt_are_logged_in_their_order(void **state)
+{
+    (void) state;
+    assert_int_equal(timer_start_for(PID_B, 2, 300, false), MT_OK);
+    assert_int_equal(timer_start_for(PID_A, 1, 300, false), MT_OK);
+    test_count_logged_errors(MT_OK); /* empty the log */
+    tport_busy(400);
+    assert_int_equal(n_hits, 2);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    const uint8_t types[] = {EV_TIMER, EV_TIMER, EV_START, EV_END, EV_START, EV_END};
+    const mt_pid_t pids[] = {PID_B, PID_A, PID_B, PID_B, PID_A, PID_A};
+    const uint16_t args[] = {2, 1, PORT_TIMEOUT2, PORT_TIMEOUT2, PORT_TIMEOUT1, PORT_TIMEOUT1};
+    assert_int_equal(n, 6);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(rec[i].type, types[i]);
+        assert_int_equal(rec[i].pid, pids[i]);
+        assert_int_equal(rec[i].arg, args[i]);
+        assert_int_equal(rec[i].time, 300);
+    }
+}
+
 static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
 {
     (void) state;
@@ -830,6 +900,9 @@ int main(void)
         cmocka_unit_test_setup(test_equal_deadlines_both_fire_in_start_order, setup),
         cmocka_unit_test_setup(test_expiry_is_logged_with_owner_and_index, setup),
         cmocka_unit_test_setup(test_expiry_is_one_timer_record_before_its_handler_starts, setup),
+        cmocka_unit_test_setup(test_expiry_run_at_the_exit_is_one_slot_for_its_timer_and_start,
+                               setup),
+        cmocka_unit_test_setup(test_expiries_at_one_interrupt_are_logged_in_their_order, setup),
         cmocka_unit_test_setup(test_refused_expiry_post_logs_timer_then_its_error, setup),
         cmocka_unit_test_setup(test_expiry_takes_no_block_from_the_message_pool, setup),
         cmocka_unit_test_setup(test_expiry_is_delivered_with_the_message_pool_empty, setup),

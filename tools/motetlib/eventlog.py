@@ -59,7 +59,10 @@ Three more line kinds are understood:
                      holds it. parse() turns slots into the records the
                      kernel's drain would have given (log.c): an END's
                      argument is the handler's result there, its port that
-                     of the START it closes, and a failure also an ERROR.
+                     of the START it closes, and a failure also an ERROR; a
+                     START's high byte, START_EXPIRY, marks a task timer's
+                     expiry run first at the interrupt's exit, whose TIMER
+                     the slot stands for too (then its SEND, as above).
                      Their time_us is fractional.
     # anything       a comment
 
@@ -95,6 +98,11 @@ PORT_UNKNOWN = 0xFF
 
 # A timer's timeout port: PORT_TIMEOUT0 + its index.
 PORT_TIMEOUT0 = SYSTEM_PORTS.index("TIMEOUT0")
+
+# A START slot's high byte for a task timer's expiry run first at the
+# interrupt's exit: the slot is its TIMER and its START (LOG_START_EXPIRY,
+# kernel/src/log_ring.h).
+START_EXPIRY = 0xFF
 
 # mt_err_t in order (kernel/include/motet/types.h).
 ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR_QUEUE_FULL",
@@ -175,7 +183,10 @@ class Slot:
 class Slots:
     """The kernel drain's reading of slots (kernel/src/log.c): an END slot
     holds its handler's result, and its port is that of the newest open
-    START or RUN of its task; a result other than MT_OK is an ERROR too.
+    START or RUN of its task; a result other than MT_OK is an ERROR too. A
+    START slot's arg is its port, with START_EXPIRY in the high byte for
+    the START of a task timer's expiry run first at the interrupt's exit,
+    which stands for the expiry's TIMER too (kernel/src/log_ring.h).
     Stateful: the slots of one log, in order."""
 
     END, START, RUN = _type_number("END"), _type_number("START"), _type_number("RUN")
@@ -186,8 +197,14 @@ class Slots:
     def records(self, slot):
         t = Event(slot.time_ns / 1000, EVENT_TYPES[slot.type - 1], slot.pid, slot.arg, slot.line)
         if slot.type in (self.START, self.RUN):  # a START's arg is its port, a RUN's low byte
-            self.open.append((slot.pid, slot.arg & 0xFF))
-            return [t]
+            port = slot.arg & 0xFF
+            self.open.append((slot.pid, port))
+            if slot.type != self.START:
+                return [t]
+            start = replace(t, arg=port)
+            if slot.arg >> 8 == START_EXPIRY:
+                return [replace(t, type="TIMER", arg=port - PORT_TIMEOUT0), start]
+            return [start]
         if slot.type != self.END:
             return [t]
         port = PORT_UNKNOWN
