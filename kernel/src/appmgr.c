@@ -25,6 +25,7 @@
  */
 #include <string.h>
 
+#include "debug_assert.h"
 #include "mem_internal.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
@@ -205,6 +206,7 @@ static void drop_inits(void)
 {
     while (M.inits) {
         msg_t *m = M.inits;
+        MT_DEBUG_ASSERT(m); /* one per local task: set_aside_inits() */
         M.inits = m->next;
         sched_msg_free(m);
     }
@@ -249,6 +251,7 @@ static mt_err_t init_all(const appdesc_t *d, mt_pid_t base)
         appdesc_task(d, i, &t);
         if (!is_local(&t)) continue;
         msg_t *m = M.inits;
+        MT_DEBUG_ASSERT(m); /* one per local task: set_aside_inits() */
         M.inits = m->next;
         mt_err_t err = sched_task_init_block(device_pid(base, t.rel_pid), m);
         if (err && !first) {
@@ -272,6 +275,7 @@ static mt_err_t create_part(const uint8_t *buf, uint16_t len, appdesc_t *d)
         return log_error(MT_ERR_NO_SLAB);
     M.last.pid_base = M.next_pid;
     M.last.group_base = M.next_group;
+    MT_DEBUG_ASSERT(!M.inits); /* the last load's were all posted or dropped */
     err = create_all(d, M.next_pid, M.next_group);
     if (err) return err;
     err = set_aside_inits(d);
@@ -338,6 +342,12 @@ static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t
     (void) state;
     if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
     if (port != PORT_0) return MT_OK;
+    /* A load held for its verdict owns M.last (its ids, undone or
+     * committed by the verdict): another cannot start meanwhile. */
+    if (M.held) {
+        log_error(MT_ERR_STATE);
+        return MT_OK;
+    }
     memset(&M.last, 0, sizeof M.last);
     M.last.bad_task = APPMGR_NO_TASK;
     M.last.err = load(data, len);

@@ -237,7 +237,9 @@ bool migrate_bus_forward(const bus_frame_t *f, mt_err_t *err)
     task_t *t = task_find_locked(f->pid);
     if (t) return false;
     slot_t *s = mig_peer_holding(f->pid);
-    if (s) { /* busy at the reserve (migrate_bus_busy()): only the heap can fail here */
+    /* migrate_bus_busy() found blocks beyond the reserve in this same
+     * interrupt: only the heap can fail here (MT_ERR_NO_MEM). */
+    if (s) {
         mt_err_t why = mig_peer_hold(s, f->port, f->payload, f->len);
         if (why) mig_lost(f->pid, f->src, why);
         return true;

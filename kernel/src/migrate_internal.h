@@ -479,6 +479,9 @@ bool mig_peer_waiting(const slot_t *s);
 void mig_flush(slot_t *s);
 void mig_peer_tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result);
 slot_t *mig_peer_holding(mt_pid_t pid);
+/* Hold a message for s's task, to go with the rest: MT_ERR_QUEUE_FULL
+ * (only MIG_RESERVE blocks left, or none) or MT_ERR_NO_MEM (no heap for
+ * the payload's copy), logged, the message not taken. Any context. */
 mt_err_t mig_peer_hold(slot_t *s, mt_port_t port, const void *data, uint16_t len);
 void mig_peer_rx_state(const bus_frame_t *f);   /* interrupt */
 void mig_peer_rx_forward(const bus_frame_t *f); /* interrupt */

@@ -319,10 +319,10 @@ mt_err_t dispatch_drain(mt_prio_t floor);
  * dispatch rules; MT_ERR_NO_TASK if t stopped being pid's meanwhile. */
 mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                        uint8_t flags, bool from_isr);
-/* Queue block m, its payload set (sched_msg_copy_payload()), as local task
- * pid's INIT, from a handler that outranks the task: no allocation, so
- * only sched_task_init()'s refusals (MT_ERR_NO_TASK, MT_ERR_STATE, logged;
- * m freed). */
+/* MOTET_APPMGR's stage two: queue block m, its payload set, as local task
+ * pid's INIT, from a handler outranking the task: no allocation, so only
+ * sched_task_init()'s refusals (MT_ERR_NO_TASK, MT_ERR_STATE, logged; m
+ * freed). */
 mt_err_t sched_task_init_block(mt_pid_t pid, msg_t *m);
 /* A task-context send to the local task pid by the dispatch rules;
  * MT_ERR_NO_TASK (logged) if there is none. */

@@ -117,15 +117,29 @@ static mt_err_t prog_b(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+/* Notes its relative id and its init string. */
+static mt_err_t prog_c(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port != PORT_INIT) return MT_OK;
+    note((char) ('0' + sched_current_pid() - appmgr_last_result()->pid_base));
+    size_t n = strlen(events);
+    assert_true(n + len < sizeof events);
+    memcpy(&events[n], data, len);
+    events[n + len] = 0;
+    return MT_OK;
+}
+
 static const program_t programs[] = {
     {.id = 1, .name = "a", .handler = prog_a, .state_size = 4},
     {.id = 2, .name = "b", .handler = prog_b, .state_size = 0},
+    {.id = 3, .name = "c", .handler = prog_c, .state_size = 0},
 };
 
 static int setup(void **state)
 {
     test_boot(state);
-    program_register(programs, 2);
+    program_register(programs, 3);
     events[0] = 0;
     return 0;
 }
@@ -361,32 +375,22 @@ static void test_load_without_heap_for_an_init_fails_whole(void **state)
     assert_string_equal(events, "JJ");
 }
 
-/* Task 0 needs heap room for its INIT, task 1 none, and the heap has room
- * for one copy: task 0 must get the room set aside for it, not task 1's. */
-static void test_each_init_gets_the_room_set_aside_for_it(void **state)
+/* The INITs a load made at stage one reach their own tasks, in task
+ * order: a string on the heap, none, one a block holds. */
+static void test_each_task_gets_its_own_init_in_task_order(void **state)
 {
     (void) state;
     builder_t b;
-    begin(&b, 2, 0);
-    const uint8_t init[MSG_INLINE_BYTES + 3] = {'y'};
-    add_task(&b, 2, 1, 0, NULL, 0, init, sizeof init); /* rel 0: heap init */
-    add_task(&b, 2, 1, 0, NULL, 0, NULL, 0);           /* rel 1: none */
+    begin(&b, 3, 0);
+    const uint8_t heap_init[] = "on-the-heap", inline_init[] = "qQ";
+    add_task(&b, 3, 1, 0, NULL, 0, heap_init, sizeof heap_init - 1);
+    add_task(&b, 3, 1, 0, NULL, 0, NULL, 0);
+    add_task(&b, 3, 1, 0, NULL, 0, inline_init, sizeof inline_init - 1);
     uint16_t len = finish(&b);
-    void **fill = NULL, **block;
-    while ((block = mem_alloc(sizeof init)) != NULL) {
-        *block = fill;
-        fill = block;
-    }
-    block = *fill;
-    mem_free(fill);
-    fill = block; /* room for exactly one copy */
-    log_record_t rec[MOTET_LOG_ENTRIES];
-    log_drain(rec, MOTET_LOG_ENTRIES);
     assert_int_equal(appmgr_load(b.buf, len), MT_OK);
-    mt_err_t err = appmgr_last_result()->err;
     sched_run_pending();
-    assert_int_equal(err, MT_OK);
-    assert_string_equal(events, "JJ");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_string_equal(events, "0on-the-heap12qQ");
 }
 
 /* ---- stage two's entry: an INIT posted in the block prepared for it ---- */
@@ -412,6 +416,21 @@ static mt_err_t posts_prepared(void *state, mt_port_t port, void *data, uint16_t
     (void) data;
     (void) len;
     if (port == PORT_0) posted = sched_task_init_block(MT_PID_FIRST_APP, prepared);
+    return MT_OK;
+}
+
+static msg_t *prepared_again;
+static mt_err_t posted_again;
+
+/* Posts the prepared INIT, then the second one while the first waits. */
+static mt_err_t posts_prepared_twice(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    posted = sched_task_init_block(MT_PID_FIRST_APP, prepared);
+    posted_again = sched_task_init_block(MT_PID_FIRST_APP, prepared_again);
     return MT_OK;
 }
 
@@ -477,6 +496,38 @@ static void test_an_init_is_posted_in_the_block_prepared_for_it(void **state)
     assert_int_equal(after.in_use, before.in_use);
 }
 
+/* One INIT per task even while the first still waits (TASK_INIT_SENT):
+ * a second prepared INIT is refused, logged, its block and heap copy
+ * given back, and the task gets the first's bytes only. */
+static void test_a_second_init_block_while_the_first_waits_is_refused(void **state)
+{
+    (void) state;
+    const mt_pid_t target = MT_PID_FIRST_APP, poster = MT_PID_FIRST_APP + 1;
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = target, .prio = 1, .handler = keeps_init}), MT_OK);
+    assert_int_equal(sched_task_create(
+                         &(task_spec_t){.pid = poster, .prio = 3, .handler = posts_prepared_twice}),
+                     MT_OK);
+    assert_int_equal(sched_task_init(poster, NULL, 0), MT_OK);
+    static const char first[] = "first", second[] = "second, on the heap";
+    uint8_t spare = sched_msg_spare();
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    prepared = prepare(first, sizeof first);
+    prepared_again = prepare(second, sizeof second);
+    test_count_logged_errors(MT_OK); /* drain */
+    assert_int_equal(sched_signal_to(poster, PORT_0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(posted, MT_OK);
+    assert_int_equal(posted_again, MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(init_len_got, sizeof first);
+    assert_memory_equal(init_got, first, sizeof first);
+    assert_int_equal(sched_msg_spare(), spare);
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,8 +539,9 @@ int main(void)
         cmocka_unit_test_setup(test_resource_exhaustion_mid_creation_rolls_back, setup),
         cmocka_unit_test_setup(test_load_without_blocks_for_its_inits_fails_whole, setup),
         cmocka_unit_test_setup(test_load_without_heap_for_an_init_fails_whole, setup),
-        cmocka_unit_test_setup(test_each_init_gets_the_room_set_aside_for_it, setup),
+        cmocka_unit_test_setup(test_each_task_gets_its_own_init_in_task_order, setup),
         cmocka_unit_test_setup(test_an_init_is_posted_in_the_block_prepared_for_it, setup),
+        cmocka_unit_test_setup(test_a_second_init_block_while_the_first_waits_is_refused, setup),
     };
     return cmocka_run_group_tests_name("application manager", tests, NULL, NULL);
 }

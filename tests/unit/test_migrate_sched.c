@@ -132,11 +132,18 @@ static void test_lists_are_spliced_where_the_migrator_puts_them(void **state)
     task_t *t = sched_find_task(T);
     sched_mig_freeze(t);
     post(T, "x"); /* arrived directly: goes last */
-    mt_err_t why;
+    mt_err_t why = MT_ERR_STATE;
     msg_t *held_back = sched_mig_msg(T, PORT_0, "h", 1, &why);
+    assert_non_null(held_back);
+    assert_int_equal(why, MT_OK);
     sched_mig_hold_at(t, held_back, 0); /* held back elsewhere: before */
-    msg_t *f1 = sched_mig_msg(T, PORT_0, "1", 1, &why),
-          *f2 = sched_mig_msg(T, PORT_0, "2", 1, &why);
+    why = MT_ERR_STATE;
+    msg_t *f1 = sched_mig_msg(T, PORT_0, "1", 1, &why);
+    assert_int_equal(why, MT_OK);
+    why = MT_ERR_STATE;
+    msg_t *f2 = sched_mig_msg(T, PORT_0, "2", 1, &why);
+    assert_int_equal(why, MT_OK);
+    assert_true(f1 && f2);
     sched_mig_hold_at(t, f1, 0); /* forwarded: first, in their order */
     sched_mig_hold_at(t, f2, 1);
     sched_mig_thaw(t);
@@ -154,13 +161,16 @@ static void test_forwarded_payloads_take_the_heap_only_when_too_big(void **state
     sched_mig_freeze(t);
     mem_stats_t before, after;
     mem_get_stats(&before);
-    mt_err_t why;
+    mt_err_t why = MT_ERR_STATE;
     msg_t *small = sched_mig_msg(T, PORT_0, "s", 1, &why);
     assert_non_null(small);
+    assert_int_equal(why, MT_OK);
     mem_get_stats(&after);
     assert_int_equal(after.alloc_count, before.alloc_count);
+    why = MT_ERR_STATE;
     msg_t *large = sched_mig_msg(T, PORT_0, big, sizeof big, &why);
     assert_non_null(large);
+    assert_int_equal(why, MT_OK);
     mem_get_stats(&after);
     assert_int_equal(after.alloc_count, before.alloc_count + 1);
     assert_memory_equal(large->data, big, sizeof big);

@@ -750,6 +750,125 @@ static void expect_outcome(mt_module_t loader, uint8_t number, mt_err_t err)
     finish_tx(PORT_BUS_SENT);
 }
 
+/* What each task of init_keeper's got as its INIT: "<rel>=<bytes>;" in
+ * the order they came. */
+static char kept[48];
+
+static mt_err_t init_keeper(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port != PORT_INIT) return MT_OK;
+    size_t n = strlen(kept);
+    assert_true(n + 3u + len < sizeof kept);
+    kept[n++] = (char) ('0' + sched_current_pid() - appmgr_last_result()->pid_base);
+    kept[n++] = '=';
+    memcpy(&kept[n], data, len);
+    kept[n + len] = ';';
+    kept[n + len + 1] = 0;
+    return MT_OK;
+}
+
+static const program_t keepers[] = {{.id = 1, .name = "k", .handler = init_keeper}};
+
+/* Three tasks here, relative 0 with an init string a block holds, 1 and 2
+ * with strings on the heap. */
+static uint16_t three_inits_desc(uint8_t *b)
+{
+    static const char *const init[] = {"ab", "heap-init-1", "heap-init-2"};
+    memset(b, 0, 96);
+    memcpy(b, APPDESC_MAGIC, 4);
+    b[4] = APPDESC_VERSION;
+    b[5] = 3;
+    uint16_t len = APPDESC_HEADER_SIZE + 3 * APPDESC_TASK_SIZE;
+    for (uint8_t i = 0; i < 3; i++) {
+        uint8_t *t = b + APPDESC_HEADER_SIZE + i * APPDESC_TASK_SIZE;
+        uint16_t n = (uint16_t) strlen(init[i]);
+        t[0] = 1, t[1] = i, t[2] = 1, t[4] = SELF;
+        t[8] = (uint8_t) len, t[10] = (uint8_t) n;
+        memcpy(b + len, init[i], n);
+        len = (uint16_t) (len + n);
+    }
+    b[8] = (uint8_t) len;
+    uint16_t crc = appdesc_crc16(b, len);
+    b[10] = (uint8_t) crc, b[11] = (uint8_t) (crc >> 8);
+    return len;
+}
+
+/* Stage two needs nothing more than stage one prepared: with the pool
+ * and the heap empty at the verdict, every live task still gets its INIT,
+ * whole, in task order. A task killed between the stages fails the load
+ * (MT_ERR_NO_TASK, naming it), and its prepared block and heap copy come
+ * back: once the fillers are gone, the pool and the heap are as before
+ * the load. */
+static void test_verdict_posts_the_inits_prepared_at_stage_one(void **state)
+{
+    (void) state;
+    static uint8_t desc[96];
+    program_register(keepers, 1);
+    kept[0] = 0;
+    const mt_pid_t filler = 0x22; /* uninitialised: what is sent to it is held */
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = filler, .prio = 3, .handler = recorder}), MT_OK);
+    uint8_t spare = sched_msg_spare();
+    mem_stats_t before, after;
+    mem_get_stats(&before);
+    assert_int_equal(bus_app_load(desc, three_inits_desc(desc)), MT_OK);
+    load_sent();
+    finish_tx(PORT_BUS_SENT); /* gone: our manager runs stage one */
+    mt_pid_t base = appmgr_last_result()->pid_base;
+    assert_true(sched_task_exists(base + 2));
+    expect_outcome(SELF, load_number, MT_OK);
+    assert_int_equal(sched_task_kill(base + 2), MT_OK);
+    while (sched_send_to(filler, PORT_0, NULL, 0, 0) == MT_OK) continue;
+    assert_int_equal(sched_msg_spare(), 0);
+    void **fill = NULL, **block; /* a chain through the blocks themselves */
+    while ((block = mem_alloc(sizeof(void *))) != NULL) {
+        *block = fill;
+        fill = block;
+    }
+    drain_log();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    sched_run_pending();
+    assert_string_equal(kept, "0=ab;1=heap-init-1;");
+    const appmgr_result_t *r = appmgr_last_result();
+    assert_int_equal(r->err, MT_ERR_NO_TASK);
+    assert_int_equal(r->bad_task, 2);
+    assert_int_equal(r->bad_module, SELF);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+    while (fill) {
+        block = *fill;
+        mem_free(fill);
+        fill = block;
+    }
+    assert_int_equal(sched_task_kill(filler), MT_OK);
+    assert_int_equal(sched_msg_spare(), spare);
+    mem_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+}
+
+/* A load handed to our manager itself (appmgr_load(), not the bus) while
+ * its last waits for the verdict is refused, logged, and creates nothing:
+ * the held load keeps its record, and the verdict commits it as before
+ * (before, the second load took over the first's record and ids). */
+static void test_load_to_the_manager_while_one_is_held_is_refused(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    static uint8_t other[64];
+    drain_log();
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_false(sched_task_exists(base + 2));
+    assert_int_equal(appmgr_last_result()->pid_base, base);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_true(sched_task_exists(base));
+}
+
 /* Module 2's description comes while module 0's load waits for its
  * verdict: this module refuses it, logged, and says so to every module
  * (its outcome of that load), so that load fails everywhere and its
@@ -1425,6 +1544,8 @@ int main(void)
         cmocka_unit_test_setup(test_description_without_a_message_block_fails_everywhere, setup),
         cmocka_unit_test_setup(test_description_without_a_block_for_an_init_fails_everywhere,
                                setup),
+        cmocka_unit_test_setup(test_verdict_posts_the_inits_prepared_at_stage_one, setup),
+        cmocka_unit_test_setup(test_load_to_the_manager_while_one_is_held_is_refused, setup),
         cmocka_unit_test_setup(test_description_while_another_load_waits_is_refused, setup),
         cmocka_unit_test_setup(test_description_while_our_own_load_waits_is_refused, setup),
         cmocka_unit_test_setup(test_load_another_module_refused_fails_here_with_its_error, setup),
