@@ -134,6 +134,11 @@ static MT_INLINE void log_record_inline(log_event_type_t type, mt_pid_t pid, uin
     port_irq_restore(s);
 }
 
+/* The TIMER the interrupt slot's message owes as a task timer's expiry,
+ * if it does, written now (post.c); irq off. Before every record written
+ * out of line (log_record()), so that none precedes it. */
+void isr_slot_expiry_log(void);
+
 /* log_event() in line: vanishes when the log is compiled out. */
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
@@ -147,6 +152,10 @@ static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t p
 }
 
 #else
+
+static MT_INLINE void isr_slot_expiry_log(void)
+{
+}
 
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
