@@ -97,7 +97,10 @@ static uint32_t records_pending(void)
 
 void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
-    log_record_inline(type, pid, arg);
+    port_irq_state_t s = port_irq_save();
+    isr_slot_expiry_log();
+    log_record_inline_irq_off(type, pid, arg);
+    port_irq_restore(s);
 }
 
 static void slice_opened(mt_pid_t pid, mt_port_t port)

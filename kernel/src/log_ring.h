@@ -3,9 +3,9 @@
  * The event log ring's state and its append, in line. Internal to the
  * kernel: log.c owns the ring (drain, overrun count); the records every
  * message writes (the scheduler's dispatch paths) are appended here without
- * a call to log_record(). Those of a timer expiry or a heap block, one per
- * operation rather than two per message, are in line as well (every port);
- * on the common paths (an expiry, an allocation, a free the O(1) check
+ * a call to log_record(). So are those of a heap block, one per operation
+ * rather than two per message (every port);
+ * on the common paths (an allocation, a free the O(1) check
  * accepts) they are written inside the caller's own critical section,
  * while the rare ones (a free the heap walk decides, mem_realloc()) log
  * after it.
@@ -61,8 +61,8 @@ typedef struct log_slot {
 
 /* A START slot's argument's high byte for a task timer's expiry whose
  * TIMER record (timer index: the port less PORT_TIMEOUT0) the slot stands
- * for too (sched_internal.h, isr_slot_expiry_owed()); 0 for a START alone.
- * MT_PID_INVALID, which no task has. */
+ * for too (post.c, isr_slot_expiry_owed()); 0 for a START alone, so any
+ * other value would do. */
 #define LOG_START_EXPIRY 0xFFu
 
 /* A slot's size, usable in #if. */
@@ -134,6 +134,11 @@ static MT_INLINE void log_record_inline(log_event_type_t type, mt_pid_t pid, uin
     port_irq_restore(s);
 }
 
+/* The TIMER the interrupt slot's message owes as a task timer's expiry,
+ * if it does, written now (post.c); irq off. Before every record written
+ * out of line (log_record()), so that none precedes it. */
+void isr_slot_expiry_log(void);
+
 /* log_event() in line: vanishes when the log is compiled out. */
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
@@ -147,6 +152,10 @@ static MT_INLINE void log_event_inline_irq_off(log_event_type_t type, mt_pid_t p
 }
 
 #else
+
+static MT_INLINE void isr_slot_expiry_log(void)
+{
+}
 
 static MT_INLINE void log_event_inline(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {

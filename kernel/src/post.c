@@ -73,8 +73,12 @@ static MT_NOINLINE void queue_for(task_t *t, msg_t *m)
  * (log_ring.h, LOG_START_EXPIRY; dispatch.c), as a RUN stands for a SEND
  * and a START. Until then the TIMER is owed (sched.isr_expiry), and
  * whatever would log before it, or takes the message out of the slot
- * another way, writes it first: another expiry's post, a kernel timer's
- * (timer_expiry_log()), send_isr_slot_queue(). Irq off. */
+ * another way, writes it first: every record written out of line
+ * (log.c's log_record(): another expiry's TIMER, a kernel timer's, the
+ * general path's SEND, an ERROR), and send_isr_slot_queue(). What an
+ * interrupt writes in line once the slot is taken comes after one of
+ * those: a bare post's fast ways leave for the general path while the
+ * slot's message waits. Irq off. */
 #if MOTET_EVENT_LOG
 /* Mark the slot's message, just put there by a timer's expiry. */
 static MT_INLINE void isr_slot_expiry_owed(void)
@@ -82,24 +86,12 @@ static MT_INLINE void isr_slot_expiry_owed(void)
     sched.isr_expiry = LOG_START_EXPIRY;
 }
 
-/* The TIMER the slot's message owes, written now. */
-static MT_NOINLINE void isr_slot_expiry_log_owed(void)
+void isr_slot_expiry_log(void)
 {
+    if (!sched.isr_expiry) return;
     sched.isr_expiry = 0;
     log_event_inline_irq_off(EV_TIMER, sched.isr_msg.task->pid,
                              (uint16_t) (sched.isr_msg.port - PORT_TIMEOUT0));
-}
-
-/* The TIMER the slot's message owes, if any, written now. */
-static MT_INLINE void isr_slot_expiry_log(void)
-{
-    if (sched.isr_expiry) isr_slot_expiry_log_owed();
-}
-
-void timer_expiry_log(mt_pid_t owner, uint8_t index)
-{
-    isr_slot_expiry_log();
-    log_event_inline_irq_off(EV_TIMER, owner, index);
 }
 
 /* The TIMER record of the expiry whose message is `own` (its owner, and
@@ -107,13 +99,10 @@ void timer_expiry_log(mt_pid_t owner, uint8_t index)
  * exit: before anything its post logs. */
 static MT_NOINLINE void expiry_log(const msg_t *own)
 {
-    timer_expiry_log(own->dst, (uint8_t) (own->port - PORT_TIMEOUT0));
+    log_event(EV_TIMER, own->dst, (uint16_t) (own->port - PORT_TIMEOUT0));
 }
 #else
 static MT_INLINE void isr_slot_expiry_owed(void)
-{
-}
-static MT_INLINE void isr_slot_expiry_log(void)
 {
 }
 static MT_INLINE void expiry_log(const msg_t *own)

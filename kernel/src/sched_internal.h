@@ -424,11 +424,6 @@ static MT_INLINE bool isr_slot_waiting(void)
     return sched.isr_msg.flags & MSG_IN_SLOT;
 }
 
-/* The TIMER record of `owner`'s timer `index` whose expiry does not run
- * first at the exit, after the one the slot's message owes (post.c); irq
- * off; with the log only. */
-void timer_expiry_log(mt_pid_t owner, uint8_t index);
-
 /* send_isr_slot_queue() if a message waits in the slot: before another
  * one is queued. */
 static MT_INLINE void isr_slot_queue_if_waiting(void)

@@ -353,7 +353,7 @@ static bool expire_head(void)
     }
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
     if (kernel_timer) { /* its TIMER here; a task timer's post writes its own */
-        if (MOTET_EVENT_LOG) timer_expiry_log(MT_PID_NONE, t->index);
+        log_event(EV_TIMER, MT_PID_NONE, t->index);
         thread_timer_fired(t->index);
     } else { /* in its own block unless the last expiry's message still waits there */
         sched_post_timer_expiry(&t->expiry);

@@ -307,6 +307,64 @@ static void test_expiries_at_one_interrupt_are_logged_in_their_order(void **stat
     }
 }
 
+/* An interrupt body whose task timer's expiry took the slot (as when the
+ * body starts or stops a timer while a deadline is due, and the timer
+ * service runs inside it), then posts: its post_case'th way. */
+static msg_t owing_expiry;
+static unsigned post_case;
+static void expiry_then_post_isr(void)
+{
+    port_irq_state_t s = port_irq_save();
+    owing_expiry.task = sched_find_task(PID_B);
+    sched_expiry_prepare(&owing_expiry, PID_B, PORT_TIMEOUT1);
+    owing_expiry.flags = 0;
+    assert_int_equal(sched_post_timer_expiry(&owing_expiry), MT_OK);
+    port_irq_restore(s);
+    static uint8_t payload[4] = {1, 2, 3, 4};
+    if (post_case == 0) (void) sched_post_isr_bare(PID_A, PORT_0);
+    if (post_case == 1) (void) sched_post_isr(PID_A, PORT_0, payload, sizeof payload, 0);
+    if (post_case == 2) (void) sched_post_isr_bare(0x77, PORT_0);
+}
+
+/* The TIMER the slot's message owes comes before whatever the interrupt
+ * logs after the expiry, as its message runs first: a SEND of the general
+ * path (the message queued after it) or an ERROR (no such task). Before,
+ * the SEND or ERROR came first and the TIMER after it. */
+static void test_owed_timer_is_logged_before_a_later_post_of_its_interrupt(void **state)
+{
+    (void) state;
+    tport_irq_attach(3, expiry_then_post_isr);
+    for (post_case = 0; post_case < 3; post_case++) {
+        test_count_logged_errors(MT_OK); /* empty the log */
+        tport_irq_raise(3);
+        tport_busy(10);
+        log_record_t rec[MOTET_LOG_ENTRIES];
+        unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+        assert_true(n >= 2);
+        assert_int_equal(rec[0].type, EV_TIMER);
+        assert_int_equal(rec[0].pid, PID_B);
+        assert_int_equal(rec[0].arg, 1);
+        if (post_case < 2) {
+            assert_int_equal(rec[1].type, EV_SEND);
+            assert_int_equal(rec[1].arg, PID_A << 8 | PORT_0);
+            const uint8_t types[] = {EV_START, EV_END, EV_START, EV_END};
+            const mt_pid_t pids[] = {PID_B, PID_B, PID_A, PID_A};
+            unsigned at = 2;
+            for (unsigned i = 0; i < 4; i++, at++) {
+                while (at < n && rec[at].type != EV_START && rec[at].type != EV_END) at++;
+                assert_true(at < n);
+                assert_int_equal(rec[at].type, types[i]);
+                assert_int_equal(rec[at].pid, pids[i]);
+            }
+        } else {
+            assert_int_equal(rec[1].type, EV_ERROR);
+            assert_int_equal(rec[1].arg, MT_ERR_NO_TASK);
+            assert_int_equal(rec[2].type, EV_START);
+            assert_int_equal(rec[2].pid, PID_B);
+        }
+    }
+}
+
 static void test_refused_expiry_post_logs_timer_then_its_error(void **state)
 {
     (void) state;
@@ -903,6 +961,8 @@ int main(void)
         cmocka_unit_test_setup(test_expiry_run_at_the_exit_is_one_slot_for_its_timer_and_start,
                                setup),
         cmocka_unit_test_setup(test_expiries_at_one_interrupt_are_logged_in_their_order, setup),
+        cmocka_unit_test_setup(test_owed_timer_is_logged_before_a_later_post_of_its_interrupt,
+                               setup),
         cmocka_unit_test_setup(test_refused_expiry_post_logs_timer_then_its_error, setup),
         cmocka_unit_test_setup(test_expiry_takes_no_block_from_the_message_pool, setup),
         cmocka_unit_test_setup(test_expiry_is_delivered_with_the_message_pool_empty, setup),

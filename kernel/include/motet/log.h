@@ -64,9 +64,11 @@ void log_init(void);
 /* Append a record (any context). */
 void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg);
 /* Copy out up to `max` oldest records and remove them; returns how many (an
- * END and the ERROR it carries come out together: give max >= 2). */
+ * END and the ERROR it carries, or an expiry's START and its TIMER, come out
+ * together: give max >= 2). */
 unsigned log_drain(log_record_t *out, unsigned max);
-/* Records overwritten before they were drained since log_init(). */
+/* Ring slots overwritten before they were drained since log_init() (a slot
+ * may stand for more than one record: a RUN, an expiry's START). */
 uint32_t log_overruns(void);
 /* Short name of an event type ("SEND"). */
 const char *log_type_name(uint8_t type);
