@@ -125,7 +125,7 @@ static mt_err_t prog_c(void *state, mt_port_t port, void *data, uint16_t len)
     note((char) ('0' + sched_current_pid() - appmgr_last_result()->pid_base));
     size_t n = strlen(events);
     assert_true(n + len < sizeof events);
-    memcpy(&events[n], data, len);
+    if (len) memcpy(&events[n], data, len); /* a task without an init string gets none */
     events[n + len] = 0;
     return MT_OK;
 }
