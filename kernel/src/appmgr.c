@@ -13,7 +13,7 @@
  * fails as any stage-one failure does. (An INIT can still be refused for
  * a task killed or initialised by another between the stages:
  * init_all().) Stage two posts those blocks as they are
- * (sched_task_init_block()); they wait in the queue until the manager
+ * (sched_post_block()); they wait in the queue until the manager
  * returns, so every task exists before any initialises.
  *
  * On a multi-module device every module's manager gets the description
@@ -253,7 +253,8 @@ static mt_err_t init_all(const appdesc_t *d, mt_pid_t base)
         msg_t *m = M.inits;
         MT_DEBUG_ASSERT(m); /* one per local task: set_aside_inits() */
         M.inits = m->next;
-        mt_err_t err = sched_task_init_block(device_pid(base, t.rel_pid), m);
+        mt_err_t err =
+            sched_post_block(sched_current_pid(), device_pid(base, t.rel_pid), PORT_INIT, m);
         if (err && !first) {
             first = err;
             note_task(err, t.rel_pid, t.module);
@@ -341,6 +342,7 @@ static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t
 {
     (void) state;
     if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
+    if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) bus_app_deadline();
     if (port != PORT_0) return MT_OK;
     /* A load held for its verdict owns M.last (its ids, undone or
      * committed by the verdict): another cannot start meanwhile. */

@@ -553,6 +553,9 @@ static bool frame_allowed(const bus_frame_t *f)
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
                f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES &&
                is_member(f->payload[BUS_APP_OUTCOME_SIZE]);
+    case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked */
+        return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
+               is_member(f->payload[0]);
     default:
         return false;
     }
@@ -604,6 +607,8 @@ static void dispatch(const bus_frame_t *f, uint32_t local)
         bus_app_description(f);
     else if (f->type == BUS_FRAME_CREATED)
         bus_app_report(f->src, f->payload);
+    else if (f->type == BUS_FRAME_ASK)
+        bus_app_asked(f);
     if (err) B.stats.rx_undeliverable++; /* logged where it failed */
 }
 

@@ -24,9 +24,10 @@
  * load fails on every module, and its loader learns why, rather than mix
  * with the first. A load whose outcomes the bus lost would keep modules
  * busy for ever: a loader's description given up ends its load there
- * (bus_app_given_up()), and a newer load of the same loader supersedes
- * the one a module waits on (supersede()), so a loader can always recover
- * by loading again (docs/bus.md, Lost frames).
+ * (bus_app_given_up()), a newer load of the same loader supersedes the
+ * one a module waits on (supersede()), and a module that lacks outcomes
+ * after the verdict deadline asks for them again, then gives the load up
+ * (bus_app_deadline()), so every load ends (docs/bus.md, Lost frames).
  */
 #include <string.h>
 
@@ -34,6 +35,7 @@
 #include "motet/appmgr.h"
 #include "motet/log.h"
 #include "motet/port.h"
+#include "motet/timer.h"
 #include "sched_internal.h"
 
 #if MOTET_BUS
@@ -43,11 +45,25 @@ static struct {
     mt_module_t loader;                    /* the load's: its loader */
     uint8_t number;                        /* and the loader's number for it */
     uint8_t last_number;                   /* this module's number for its latest load */
-    bool outcome_given;                    /* our manager's outcome of it has gone */
+    bool outcome_given;                    /* our outcome of it has gone: `mine` */
+    uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
+    uint8_t asks;                          /* asks for missing outcomes sent so far */
+    uint32_t since;                        /* kernel time of its start or last ask */
     uint32_t reported;                     /* modules whose outcome has come */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
 } A;
+
+/* The verdict deadline's wait, in ticks (at least one). */
+#define VERDICT_WAIT                                                                               \
+    (TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) ? TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) : 1u)
+
+/* The deadline runs on our manager's timer, so that asking and giving up
+ * happen in its task context, in order with its reports and verdicts. */
+static void arm_deadline(void)
+{
+    timer_start_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, false); /* logs why not */
+}
 
 static void take_part(mt_module_t loader, uint8_t number)
 {
@@ -55,15 +71,19 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.loader = loader;
     A.number = number;
     A.outcome_given = false;
+    A.asks = 0;
+    A.since = timer_now();
     A.reported = 0;
     A.verdict[0] = MT_OK;
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
+    arm_deadline();
 }
 
 void bus_app_reset(void)
 {
     A.busy = false;
+    A.outcome_given = false;
     A.last_number = 0;
     A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
 }
@@ -78,21 +98,33 @@ static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
         bus_app_report(bus_self(), created); /* logged; the others cannot know */
 }
 
-/* The load ends here: its verdict to our manager, on the block set aside
- * for it when our manager holds its description. */
+/* Our outcome of the load we take part in, broadcast, and kept to send
+ * again to a module that asks for it. */
+static void report_mine(mt_err_t err, uint8_t task, mt_module_t module)
+{
+    A.mine[0] = (uint8_t) err;
+    A.mine[1] = task;
+    A.mine[2] = module;
+    A.outcome_given = true;
+    report_outcome(A.loader, A.number, err, task, module);
+}
+
+/* The load ends here: its verdict to our manager, in the block set aside
+ * for it when our manager took its description, posted as it is: the
+ * pool is not asked, and nothing else can refuse it (the manager always
+ * exists). */
 static void give_verdict(void)
 {
+    _Static_assert(BUS_APP_OUTCOME_SIZE <= MSG_INLINE_BYTES, "a verdict travels in its block");
+    port_irq_state_t s = port_irq_save(); /* a description may come, and reset A */
     A.busy = false;
-    if (!A.verdict_block) return;
-    /* The block set aside goes back to the pool with interrupts off, so
-     * the post takes it before anything else can; and nothing else can
-     * refuse it: the manager always exists, and the verdict, copied into
-     * the block, needs no heap. */
-    port_irq_state_t s = port_irq_save();
-    sched_msg_free(A.verdict_block);
+    msg_t *m = A.verdict_block;
     A.verdict_block = NULL;
-    sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, A.verdict, sizeof A.verdict, 0);
+    if (m) queue_copy_into_block(m, A.verdict, sizeof A.verdict);
     port_irq_restore(s);
+    if (!m) return;
+    m->flags = MSG_FROM_ISR;
+    sched_post_block(MT_PID_NONE, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, m);
 }
 
 /* A newer load of `loader` supersedes the one this module waits on, whose
@@ -164,14 +196,13 @@ void bus_app_given_up(const bus_frame_t *f, mt_err_t why)
 {
     if (!A.busy || A.loader != bus_self() || A.number != f->port) return;
     A.busy = false; /* our manager never had it: nothing to undo here */
-    report_outcome(bus_self(), f->port, why, APPMGR_NO_TASK, bus_self());
+    report_mine(why, APPMGR_NO_TASK, bus_self());
 }
 
 /* Our manager's description is the load this module takes part in. */
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {
-    A.outcome_given = true;
-    report_outcome(A.loader, A.number, err, task, module);
+    report_mine(err, task, module);
 }
 
 void bus_app_report(mt_module_t from, const uint8_t *outcome)
@@ -181,9 +212,78 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome)
     bool this_load =
         outcome[BUS_APP_OUTCOME_SIZE] == A.loader && outcome[BUS_APP_OUTCOME_SIZE + 1] == A.number;
     if (!A.busy || !this_load || from >= MOTET_BUS_MODULES) return;
-    A.reported |= (uint32_t) 1u << from;
+    uint32_t bit = (uint32_t) 1u << from;
+    if (A.reported & bit) return; /* sent again, asked by a module that lacked it */
+    A.reported |= bit;
     if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
     if ((A.reported & bus_modules()) == bus_modules()) give_verdict();
+}
+
+/* ---- the verdict deadline ---- */
+
+void bus_app_asked(const bus_frame_t *f)
+{
+    const uint8_t *p = f->payload;
+    uint32_t asked =
+        (uint32_t) p[2] | (uint32_t) p[3] << 8 | (uint32_t) p[4] << 16 | (uint32_t) p[5] << 24;
+    bool ours = A.outcome_given && p[0] == A.loader && p[1] == A.number;
+    if (!ours || !(asked & ((uint32_t) 1u << bus_self()))) return; /* nothing to answer with */
+    report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2]);
+}
+
+/* Ask the modules in `missing` for their outcome of load (loader,
+ * number) again, in one ASK frame. */
+static void ask(mt_module_t loader, uint8_t number, uint32_t missing)
+{
+    uint8_t asked[BUS_APP_ASK_SIZE] = {loader,
+                                       number,
+                                       (uint8_t) missing,
+                                       (uint8_t) (missing >> 8),
+                                       (uint8_t) (missing >> 16),
+                                       (uint8_t) (missing >> 24)};
+    bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                   BUS_PRIO_SYSTEM, asked, sizeof asked); /* a refusal is logged; asked again */
+}
+
+void bus_app_deadline(void)
+{
+    uint32_t me = (uint32_t) 1u << bus_self();
+    port_irq_state_t s = port_irq_save();
+    /* Not due: the load has ended, or this expiry was armed for a load
+     * before it, whose own expiry is still to come. */
+    bool due = A.busy && timer_now() - A.since >= VERDICT_WAIT;
+    bool give_up = due && A.asks >= MOTET_BUS_RETRIES;
+    uint32_t missing = bus_modules() & ~A.reported;
+    /* Ours, if missing: a broadcast of it given up never counted here. */
+    bool again = due && (give_up || ((missing & me) && A.outcome_given));
+    mt_module_t loader = A.loader;
+    uint8_t number = A.number;
+    if (give_up) {
+        /* It fails here, undone by our manager, and our outcome is that
+         * failure: the modules still waiting fail it too, while those that
+         * counted our first outcome keep it. */
+        if (A.verdict[0] == MT_OK) {
+            A.verdict[0] = MT_ERR_TIMEOUT;
+            A.verdict[1] = APPMGR_NO_TASK;
+            A.verdict[2] = 0;
+        }
+        A.mine[0] = MT_ERR_TIMEOUT;
+        A.mine[1] = APPMGR_NO_TASK;
+        A.mine[2] = bus_self();
+        A.outcome_given = true;
+        give_verdict();
+    } else if (due) {
+        A.asks++;
+        A.since = timer_now();
+    }
+    uint8_t mine[BUS_APP_OUTCOME_SIZE];
+    memcpy(mine, A.mine, sizeof mine);
+    port_irq_restore(s);
+    if (give_up) log_error(MT_ERR_TIMEOUT);
+    if (again) report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2]);
+    if (!due || give_up) return;
+    if (missing & ~me) ask(loader, number, missing & ~me);
+    arm_deadline();
 }
 
 #endif /* MOTET_BUS */

@@ -72,11 +72,13 @@ void bus_frame_seal(uint8_t *frame, uint16_t n)
     if (n >= BUS_OVERHEAD) seal(frame, n);
 }
 
-/* Known types; the fixed-size payloads: a beacon's stamp, an outcome. */
+/* Known types; the fixed-size payloads: a beacon's stamp, an outcome, an
+ * ask for outcomes. */
 static bool payload_fits_type(uint8_t type, uint16_t len)
 {
     if (type == BUS_FRAME_SYNC) return len == BUS_SYNC_PAYLOAD;
     if (type == BUS_FRAME_CREATED) return len == BUS_APP_CREATED_SIZE;
+    if (type == BUS_FRAME_ASK) return len == BUS_APP_ASK_SIZE;
     return type >= BUS_FRAME_DATA && type < BUS_FRAME_TYPE_END;
 }
 

@@ -53,6 +53,10 @@ void bus_app_given_up(const bus_frame_t *f, mt_err_t why);
 /* Module `from` reported its outcome of stage one (a CREATED payload,
  * BUS_APP_CREATED_SIZE bytes, naming its load); interrupt context. */
 void bus_app_report(mt_module_t from, const uint8_t *outcome);
+/* Module f->src asks for outcomes of a load again (an ASK frame, its
+ * payload BUS_APP_ASK_SIZE bytes): ours is sent again if it is among
+ * them and we have one of that load; interrupt context. */
+void bus_app_asked(const bus_frame_t *f);
 
 #endif /* MOTET_BUS */
 

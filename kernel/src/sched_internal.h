@@ -319,11 +319,13 @@ mt_err_t dispatch_drain(mt_prio_t floor);
  * dispatch rules; MT_ERR_NO_TASK if t stopped being pid's meanwhile. */
 mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                        uint8_t flags, bool from_isr);
-/* MOTET_APPMGR's stage two: queue block m, its payload set, as local task
- * pid's INIT, from a handler outranking the task: no allocation, so only
- * sched_task_init()'s refusals (MT_ERR_NO_TASK, MT_ERR_STATE, logged; m
- * freed). */
-mt_err_t sched_task_init_block(mt_pid_t pid, msg_t *m);
+/* MOTET_APPMGR's prepared messages: queue block m, its payload and its
+ * flags (MSG_HEAP, MSG_FROM_ISR) set, for local task pid's port, as sent
+ * by `src`: a handler outranking the task (stage two's INITs) or
+ * MT_PID_NONE, an interrupt's post (a load's verdict); either waits.
+ * Nothing allocated, so only MT_ERR_NO_TASK and an INIT's refusal
+ * (MT_ERR_STATE), logged, m freed. */
+mt_err_t sched_post_block(mt_pid_t src, mt_pid_t pid, mt_port_t port, msg_t *m);
 /* A task-context send to the local task pid by the dispatch rules;
  * MT_ERR_NO_TASK (logged) if there is none. */
 mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uint8_t flags);

@@ -98,7 +98,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
 
 /* One INIT per task, whichever way it comes: sched_task_init(), a send or
  * post to PORT_INIT, a task of another module's, the application
- * manager's (sched_task_init_block()). The first to a task not
+ * manager's (sched_post_block()). The first to a task not
  * yet initialised claims it (TASK_INIT_SENT) where the send can no longer
  * fail; a later one, even while the first still waits, is refused, as its
  * data could not be given without a second PORT_INIT; so is one to a task
@@ -332,20 +332,19 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 #if MOTET_APPMGR
 /* Nothing is allocated here, so nothing can fail for want of memory: the
  * block and its payload were had when the caller could still give up. */
-mt_err_t sched_task_init_block(mt_pid_t pid, msg_t *m)
+mt_err_t sched_post_block(mt_pid_t src, mt_pid_t pid, mt_port_t port, msg_t *m)
 {
-    mt_pid_t src = sched_current_pid();
     m->dst = pid;
-    m->port = PORT_INIT;
+    m->port = port;
     m->src = src;
-    m->flags &= MSG_HEAP;
+    m->flags &= MSG_HEAP | MSG_FROM_ISR;
     port_irq_state_t s = port_irq_save();
     task_t *t = sched_find_task(pid);
-    /* The caller outranks t, so its INIT waits (rule 2) and this is the
-     * whole of its delivery. */
-    MT_DEBUG_ASSERT(!t || !can_run_now(t, PORT_INIT));
+    /* An interrupt's message waits (rules 2 and 3); a task's outranks t,
+     * so it waits too (rule 2), and this is the whole of its delivery. */
+    MT_DEBUG_ASSERT(!t || src == MT_PID_NONE || !can_run_now(t, port));
     mt_err_t err = t ? place_irq_off(t, m) : MT_ERR_NO_TASK;
-    if (!err) log_event(EV_SEND, src, (uint16_t) (pid << 8 | PORT_INIT)); /* its lock nests */
+    if (!err) log_event(EV_SEND, src, (uint16_t) (pid << 8 | port)); /* its lock nests */
     port_irq_restore(s);
     if (err) {
         sched_msg_free(m);

@@ -2,9 +2,9 @@
 /*
  * A whole module's bus input: module 1 of a four-module device takes any
  * sequence of frames (every type: messages, multicasts, beacons,
- * descriptions, outcomes and the migrator's frames), the ends of its own
- * frames and the passing of time, through the native port's bus interrupt
- * as the hub would deliver them.
+ * descriptions, outcomes, asks for outcomes and the migrator's frames),
+ * the ends of its own frames and the passing of time, through the native
+ * port's bus interrupt as the hub would deliver them.
  *
  * The module: tasks 0x20 (movable, program 9) and 0x21 here, both members
  * of group 3; 0x30 (movable) on module 0 and 0x31 on module 2; programs 1,

@@ -25,7 +25,7 @@ from motetlib import appc  # noqa: E402
 CORPUS = HERE / "corpus"
 
 # bus.h
-DATA, MCAST, SYNC, DESC, CREATED = 1, 2, 3, 4, 5
+DATA, MCAST, SYNC, DESC, CREATED, ASK = 1, 2, 3, 4, 5, 6
 BROADCAST = 0xFF
 PORT_0 = 8
 PORT_SERIALIZE = 2
@@ -56,6 +56,11 @@ def frame(*fields):
 def outcome(err, loader, number, task=0xFF, module=0):
     """A CREATED frame's payload: the outcome, then the load it is about."""
     return [err, task, module, loader, number]
+
+
+def asked(loader, number, modules):
+    """An ASK frame's payload: the load, then the modules asked (a mask)."""
+    return [loader, number] + list(struct.pack("<I", modules))
 
 
 def image(pid, prio, program, state, routes=(), timers=(), groups=(), held=0, tick_hz=31250):
@@ -124,7 +129,7 @@ class Events:
         self.seq = {}
 
     def frame(self, ftype, src, pid, port, payload, src_pid=0, prio=2):
-        dst = BROADCAST if ftype in (MCAST, SYNC, DESC, CREATED) else SELF
+        dst = BROADCAST if ftype in (MCAST, SYNC, DESC, CREATED, ASK) else SELF
         seq = self.seq.get((src, dst), 0)
         self.seq[(src, dst)] = (seq + 1) & 0xFF
         b = body(ftype, src, dst, seq, pid, port, src_pid, prio, payload)
@@ -205,6 +210,17 @@ def bus_rx_seeds(desc):
     for k in range(4):
         ev.time(50000).frame(SYNC, 0, PID_TIMESYNC, PORT_0, struct.pack("<I", 1000 + k * 50000))
     seeds["load-and-sync"] = ev.out
+    # A description from module 0 whose outcome from module 3 never comes:
+    # module 0 asks us for ours, we ask module 3 after the verdict deadline
+    # (200 ms), and give the load up after the asks (8 of them).
+    ev = Events()
+    ev.frame(DESC, 0, PID_APPMGR, LOAD, desc, prio=7).time(1000).tx_end()
+    for m in (0, 2):
+        ev.frame(CREATED, m, PID_APPMGR, VERDICT, outcome(0, 0, LOAD), prio=7)
+    ev.frame(ASK, 0, PID_APPMGR, VERDICT, asked(0, LOAD, 1 << SELF | 1 << 3), prio=7).tx_end()
+    for _ in range(10):
+        ev.time(250000).tx_end()
+    seeds["load-asked"] = ev.out
     ev = Events()
     ev.raw(frame(DATA, 0, SELF, 3, 0x20, PORT_0, 0x30, 2, b"raw"))
     ev.raw(frame(DATA, 0, SELF, 4, 0x20, PORT_0, 0x30, 2, b"bad")[:-1] + b"\0")
@@ -231,6 +247,8 @@ def seeds():
             "desc": frame(DESC, 0, BROADCAST, 2, PID_APPMGR, LOAD, 0, 7, desc),
             "created": frame(CREATED | 0x80, 3, BROADCAST, 4, PID_APPMGR, VERDICT, 0, 7,
                              outcome(0, 0, LOAD)),
+            "ask": frame(ASK, 2, BROADCAST, 5, PID_APPMGR, VERDICT, 0, 7,
+                         asked(0, LOAD, 0b1010)),
         },
         "fuzz_migrate_image": {
             "bare": image(0x30, 2, 9, b"") + struct.pack("<I", 0),

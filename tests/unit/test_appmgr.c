@@ -415,7 +415,8 @@ static mt_err_t posts_prepared(void *state, mt_port_t port, void *data, uint16_t
     (void) state;
     (void) data;
     (void) len;
-    if (port == PORT_0) posted = sched_task_init_block(MT_PID_FIRST_APP, prepared);
+    if (port == PORT_0)
+        posted = sched_post_block(sched_current_pid(), MT_PID_FIRST_APP, PORT_INIT, prepared);
     return MT_OK;
 }
 
@@ -429,8 +430,9 @@ static mt_err_t posts_prepared_twice(void *state, mt_port_t port, void *data, ui
     (void) data;
     (void) len;
     if (port != PORT_0) return MT_OK;
-    posted = sched_task_init_block(MT_PID_FIRST_APP, prepared);
-    posted_again = sched_task_init_block(MT_PID_FIRST_APP, prepared_again);
+    posted = sched_post_block(sched_current_pid(), MT_PID_FIRST_APP, PORT_INIT, prepared);
+    posted_again =
+        sched_post_block(sched_current_pid(), MT_PID_FIRST_APP, PORT_INIT, prepared_again);
     return MT_OK;
 }
 

@@ -54,12 +54,14 @@ static void test_round_trip_every_type(void **state)
 {
     (void) state;
     static const uint8_t four[4] = {1, 2, 3, 4},
-                         outcome[BUS_APP_CREATED_SIZE] = {MT_ERR_NO_PROGRAM, 1, 2, 0, 7};
+                         outcome[BUS_APP_CREATED_SIZE] = {MT_ERR_NO_PROGRAM, 1, 2, 0, 7},
+                         asked[BUS_APP_ASK_SIZE] = {0, 7, 0x6, 0, 0, 0};
     for (uint8_t type = BUS_FRAME_DATA; type < BUS_FRAME_TYPE_END; type++) {
         bus_frame_t f = data_frame(), g;
         f.type = type;
         if (type == BUS_FRAME_SYNC) f.payload = four, f.len = 4;
         if (type == BUS_FRAME_CREATED) f.payload = outcome, f.len = BUS_APP_CREATED_SIZE;
+        if (type == BUS_FRAME_ASK) f.payload = asked, f.len = BUS_APP_ASK_SIZE;
         if (type != BUS_FRAME_DATA) f.dst = BUS_BROADCAST;
         uint8_t buf[32];
         uint16_t n = bus_frame_encode(&f, buf, sizeof buf);
@@ -159,6 +161,9 @@ static void test_bad_type_or_payload_size_is_refused(void **state)
     static const uint8_t outcome[BUS_APP_OUTCOME_SIZE] = {MT_OK, 0xFF, 0};
     f.type = BUS_FRAME_CREATED; /* an outcome without the load it is about */
     f.payload = outcome, f.len = sizeof outcome;
+    assert_int_equal(bus_frame_decode(buf, bus_frame_encode(&f, buf, sizeof buf), &g),
+                     MT_ERR_BUS_CORRUPT);
+    f.type = BUS_FRAME_ASK; /* a load without the modules asked */
     assert_int_equal(bus_frame_decode(buf, bus_frame_encode(&f, buf, sizeof buf), &g),
                      MT_ERR_BUS_CORRUPT);
 }

@@ -16,7 +16,10 @@
  * not have or one whose program another module lacks, naming task and
  * module, or on a module with no message block for the description or for
  * a task's INIT; a second load while one waits for its verdict refused
- * (its outcome, everywhere) and the first untouched; a message given up (rejected on
+ * (its outcome, everywhere) and the first untouched; the verdict in the
+ * block set aside for it however empty the pool; outcomes missing after
+ * the verdict deadline asked for again, answered, and after
+ * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT); a message given up (rejected on
  * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
  * a sender's sequence numbers before it delivers what follows.
  */
@@ -694,6 +697,38 @@ static void test_verdict_without_a_message_block_still_reaches_the_manager(void 
     assert_true(sched_task_exists(base + 2));
 }
 
+/* The verdict travels in the block set aside for it, never back in the
+ * pool: interrupts' posts that take every block between the set-aside and
+ * the verdict leave it the verdict's (a block freed for the verdict's
+ * post would be the pool's only one, and the first of those posts would
+ * take it: the verdict lost, MT_ERR_QUEUE_FULL logged). The pool's count
+ * is exact afterwards: the verdict's block back, none taken twice. */
+static void test_verdict_keeps_its_block_while_posts_empty_the_pool(void **state)
+{
+    (void) state;
+    const mt_pid_t filler = 0x22; /* uninitialised: what is posted to it is held */
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = filler, .prio = 3, .handler = recorder}), MT_OK);
+    uint8_t spare = sched_msg_spare();
+    mt_pid_t base = load_and_create();
+    uint8_t posts = 0;
+    while (sched_post_isr(filler, PORT_0, "p", 1, 0) == MT_OK) posts++;
+    assert_int_equal(sched_msg_spare(), 0);
+    drain_log();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_string_equal(inits, "I");
+    /* The two blocks set aside, the verdict's and the INIT's, are back;
+     * only the posts' are out. */
+    assert_int_equal(posts, spare - 2);
+    assert_int_equal(sched_msg_spare(), 2);
+    assert_int_equal(sched_task_kill(filler), MT_OK);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_true(sched_task_exists(base));
+}
+
 /* A description that finds blocks for itself and its verdict but none for
  * its INIT: stage one fails here, naming the task, so that every module
  * undoes the load; no block is kept once the verdict is in. */
@@ -1283,9 +1318,19 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     expect_dropped(&f); /* about a load from a module the device does not have */
     f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, PORT_0, ok, sizeof ok);
     expect_dropped(&f);
+    const uint8_t ask[BUS_APP_ASK_SIZE] = {0, 1, 0xFF, 0xFF, 0xFF, 0xFF};
+    const uint8_t ask_no_loader[BUS_APP_ASK_SIZE] = {3, 1, 0xFF, 0xFF, 0xFF, 0xFF};
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
+    f.dst = SELF; /* an ask goes to every module */
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, PORT_0, ask, sizeof ask);
+    expect_dropped(&f);
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_no_loader,
+                       sizeof ask_no_loader);
+    expect_dropped(&f); /* about a load from a module the device does not have */
     assert_false(timesync_synced());
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
-    assert_int_equal(bus_stats()->rx_bad, 10);
+    assert_int_equal(bus_stats()->rx_bad, 13);
 }
 
 /* A bad outcome does not count as the module's report: the description
@@ -1302,6 +1347,119 @@ static void test_bad_outcome_is_no_report(void **state)
     assert_string_equal(inits, "");
     report_from(2, MT_OK);
     assert_string_equal(inits, "I");
+}
+
+/* ---- the verdict deadline ---- */
+
+/* Kernel time passes by the verdict deadline's wait, and a little more. */
+static void wait_deadline(void)
+{
+    tport_busy(TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) + 20u);
+}
+
+/* This module's ask for load (loader, number)'s outcomes from `asked`
+ * went: the last frame it sent. */
+static void expect_ask(mt_module_t loader, uint8_t number, uint32_t asked)
+{
+    bus_frame_t a = last_sent();
+    assert_int_equal(a.type, BUS_FRAME_ASK);
+    assert_int_equal(a.dst, BUS_BROADCAST);
+    assert_int_equal(a.pid, MT_PID_APPMGR);
+    assert_int_equal(a.port, BUS_APPMGR_PORT_VERDICT);
+    assert_int_equal(a.len, BUS_APP_ASK_SIZE);
+    assert_int_equal(a.payload[0], loader);
+    assert_int_equal(a.payload[1], number);
+    uint32_t got_mask = (uint32_t) a.payload[2] | (uint32_t) a.payload[3] << 8 |
+                        (uint32_t) a.payload[4] << 16 | (uint32_t) a.payload[5] << 24;
+    assert_int_equal(got_mask, asked);
+    finish_tx(PORT_BUS_SENT);
+}
+
+/* Module 2's outcome was lost on its way here: once the deadline has
+ * passed, this module asks module 2 (and only it) for it again, and its
+ * answer completes the load (before: it waited for ever). Nothing is
+ * asked before the deadline. */
+static void test_missing_outcome_is_asked_for_again(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    unsigned before = n_sent;
+    tport_busy(TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) / 2u);
+    assert_int_equal(n_sent, before);
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(SELF, load_number, 1u << 2);
+    assert_string_equal(inits, "");
+    report_from(2, MT_OK); /* its answer */
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_true(sched_task_exists(base));
+    before = n_sent;
+    wait_deadline(); /* the load has ended: nothing more is asked */
+    wait_deadline();
+    assert_int_equal(n_sent, before);
+}
+
+/* Asked for our outcome of the load we took part in, we send it again as
+ * it was; an ask about another load, or not naming us, is not answered.
+ * A second copy of an outcome already counted changes nothing. */
+static void test_asked_outcome_is_sent_again(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t other[BUS_APP_ASK_SIZE] = {SELF, (uint8_t) (load_number + 1), 0x7, 0, 0, 0};
+    bus_frame_t f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, other,
+                                   sizeof other);
+    unsigned before = n_sent;
+    assert_true(receive(&f, false));
+    uint8_t not_us[BUS_APP_ASK_SIZE] = {SELF, load_number, 0x5, 0, 0, 0};
+    f.payload = not_us;
+    assert_true(receive(&f, false));
+    assert_int_equal(n_sent, before);
+    uint8_t us[BUS_APP_ASK_SIZE] = {SELF, load_number, 0x2, 0, 0, 0};
+    f.payload = us;
+    assert_true(receive(&f, false));
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(SELF, load_number, MT_OK);
+    report_from(2, MT_OK);
+    report_from(2, MT_ERR_NO_PROGRAM); /* a late copy of another kind: counted once */
+    report_from(0, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_true(sched_task_exists(base));
+}
+
+/* No answer comes: after MOTET_BUS_RETRIES asks the load fails here with
+ * MT_ERR_TIMEOUT, logged, its part undone, no block kept, and that is this
+ * module's outcome, broadcast, so that the modules still waiting fail it
+ * too. A late outcome counts for nothing, and the next load may go. */
+static void test_load_without_an_answer_is_given_up(void **state)
+{
+    (void) state;
+    uint8_t spare = sched_msg_spare();
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK);
+    drain_log();
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+        assert_true(sched_task_exists(base));
+    }
+    wait_deadline();
+    expect_outcome(SELF, number, MT_ERR_TIMEOUT);
+    assert_true(test_count_logged_errors(MT_ERR_TIMEOUT) >= 1);
+    assert_false(sched_task_exists(base));
+    assert_string_equal(inits, "");
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_int_equal(sched_msg_spare(), spare);
+    report_from(2, MT_OK); /* late */
+    assert_string_equal(inits, "");
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before);
+    assert_int_equal(load_and_create(), base);
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -1553,6 +1711,10 @@ int main(void)
         cmocka_unit_test_setup(test_given_up_description_ends_its_load, setup),
         cmocka_unit_test_setup(test_newer_load_of_a_loader_supersedes_its_stuck_one, setup),
         cmocka_unit_test_setup(test_loading_again_supersedes_our_stuck_load, setup),
+        cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
+        cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
+        cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
+        cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),
         cmocka_unit_test_setup(test_received_message_names_its_sender, setup),

@@ -117,7 +117,7 @@ ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR
 SLEEP_MODES = ("IDLE", "DEEP", "NONE_DUE")
 
 # Bus frame types (kernel/include/motet/bus.h): BAD_FRAME's arg & 0xFF.
-FRAME_TYPES = ("?", "DATA", "MCAST", "SYNC", "DESC", "CREATED")
+FRAME_TYPES = ("?", "DATA", "MCAST", "SYNC", "DESC", "CREATED", "ASK")
 
 # migrate_phase_t (kernel/include/motet/migrate.h): EV_MIGRATE's arg >> 8.
 MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUMED",

@@ -56,7 +56,7 @@ from .appc import crc16
 
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
 
-FRAME_TYPES = {1: "DATA", 2: "MCAST", 3: "SYNC", 4: "DESC", 5: "CREATED"}
+FRAME_TYPES = {1: "DATA", 2: "MCAST", 3: "SYNC", 4: "DESC", 5: "CREATED", 6: "ASK"}
 # A CREATED frame's payload (BUS_APP_CREATED_SIZE): the outcome, u8 mt_err_t,
 # u8 relative pid of the task it is about (APPMGR_NO_TASK: none), u8 that
 # task's module; then the load it is about: u8 its loader's module, u8 the

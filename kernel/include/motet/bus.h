@@ -66,6 +66,7 @@ enum {
     BUS_FRAME_SYNC,     /* a time-sync beacon: u32 stamp, broadcast */
     BUS_FRAME_DESC,     /* an application description, broadcast */
     BUS_FRAME_CREATED,  /* a module's outcome of creating its part (BUS_APP_CREATED_SIZE) */
+    BUS_FRAME_ASK,      /* a load's outcomes asked for again (BUS_APP_ASK_SIZE), broadcast */
     BUS_FRAME_TYPE_END
 };
 
@@ -81,6 +82,8 @@ enum {
  * description: one byte, MT_OK (initialise) or the first module's error
  * (undo stage one). */
 #define BUS_APPMGR_PORT_VERDICT (PORT_0 + 1)
+/* The application manager's timer that bounds its wait for a verdict. */
+#define BUS_APP_DEADLINE_TIMER 0u
 
 /* A CREATED frame's payload, and the verdict's: u8 mt_err_t, u8 relative
  * pid of the task the error is about (APPMGR_NO_TASK: none), u8 that
@@ -90,6 +93,10 @@ enum {
  * its loader's module, u8 the loader's number for it (the port byte of
  * the load's DESC frame). */
 #define BUS_APP_CREATED_SIZE (BUS_APP_OUTCOME_SIZE + 2u)
+/* An ASK frame's payload: the load (u8 its loader's module, u8 the
+ * loader's number for it), then u32 little-endian, the modules asked to
+ * send their outcome of it again. */
+#define BUS_APP_ASK_SIZE 6u
 
 /* A decoded frame; `payload` points into the buffer it was decoded from. */
 typedef struct bus_frame {
@@ -232,6 +239,12 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
  * verdict (the first error reported, with its task and module) on
  * BUS_APPMGR_PORT_VERDICT. Task context. */
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
+/* Manager hook, its timer BUS_APP_DEADLINE_TIMER expired: a load still
+ * lacking outcomes MOTET_BUS_VERDICT_TIMEOUT_MS after it began, or after
+ * the last ask, asks the modules it lacks them from again; after
+ * MOTET_BUS_RETRIES asks it fails here (MT_ERR_TIMEOUT, logged, undone),
+ * which is broadcast as this module's outcome. Task context. */
+void bus_app_deadline(void);
 
 #else /* no bus: one module, everything local */
 
@@ -265,6 +278,9 @@ static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t modul
     (void) err;
     (void) task;
     (void) module;
+}
+static inline void bus_app_deadline(void)
+{
 }
 
 #endif /* MOTET_BUS */

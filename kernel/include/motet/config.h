@@ -155,6 +155,15 @@
 #define MOTET_BUS_RETRIES 8
 #endif
 
+/* The verdict deadline (bus.h, bus_app_deadline()): milliseconds a module
+ * taking part in an application's load waits for the outcomes it lacks
+ * before it asks for them again; after MOTET_BUS_RETRIES such asks the
+ * load fails there (MT_ERR_TIMEOUT). Ten TDMA rounds of the example
+ * devices' bus. */
+#ifndef MOTET_BUS_VERDICT_TIMEOUT_MS
+#define MOTET_BUS_VERDICT_TIMEOUT_MS 200
+#endif
+
 /* Tasks whose given-up messages (bus.h, bus_link()) the bus manager can
  * remember until each is told, by its next send over the same link. */
 #ifndef MOTET_BUS_LOST_NOTES
@@ -381,6 +390,9 @@
 #endif
 #if MOTET_BUS_RETRIES < 1 || MOTET_BUS_RETRIES > 255
 #error "MOTET_BUS_RETRIES must be 1..255"
+#endif
+#if MOTET_BUS_VERDICT_TIMEOUT_MS < 1 || MOTET_BUS_VERDICT_TIMEOUT_MS > 60000
+#error "MOTET_BUS_VERDICT_TIMEOUT_MS must be 1..60000"
 #endif
 #if MOTET_BUS_LOST_NOTES < 1 || MOTET_BUS_LOST_NOTES > 32
 #error "MOTET_BUS_LOST_NOTES must be 1..32"
