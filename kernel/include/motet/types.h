@@ -21,7 +21,7 @@ typedef int8_t mt_prio_t;    /* 0 lowest .. MOTET_PRIO_LEVELS-1 highest */
 typedef uint8_t mt_module_t; /* bus address of a module */
 
 /* Error codes: every failing call returns one and logs an EV_ERROR event. */
-typedef enum {
+enum {
     MT_OK = 0,
     MT_ERR_INVALID,       /* argument out of range */
     MT_ERR_NO_TASK,       /* no task with that pid */
@@ -57,7 +57,12 @@ typedef enum {
                            * the caller holds it now, but what it guards may be half-done */
     MT_ERR_STACK,         /* a thread overran its stack (its guard caught it) */
     MT_ERR_COUNT
-} mt_err_t;
+};
+/* An error code is a byte, as it is in a bus frame and in the event log: an
+ * enum is an int, two registers on an 8-bit core for every handler's result
+ * and every send's (docs/architecture.md, "What the immediate dispatch
+ * spends above its floor"). */
+typedef uint8_t mt_err_t;
 
 /* Pids. Application tasks get 0x01 .. 0xEF. The system range 0xF0 .. 0xFE
  * is global: an application description uses those values as they are,
