@@ -5,7 +5,9 @@
  * (tools/motetlib/eventlog.py):
  *
  *     EV <time_us> <TYPE> <pid> <arg>
- *     LOST <n>          records overwritten before they could be drained
+ *     LOST <n>          ring slots overwritten before they could be drained
+ *                       (log_overruns(); a slot may stand for more than one
+ *                       record: a RUN, an expiry's START)
  *
  * Draining happens whenever the module goes to sleep and when it halts, so
  * the ring only has to hold one busy period's events; the file is flushed

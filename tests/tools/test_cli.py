@@ -183,8 +183,8 @@ def test_table_decodes_arguments_and_nesting():
     assert "TIMEOUT0" in text                # START port 4
     assert "32 B" in text                    # ALLOC size
     assert "MT_ERR_NO_MEM" in text           # ERROR code 5
-    assert "3 records lost" in text
-    assert lines[-1] == "13 events, 3 lost"
+    assert "3 slots lost" in text
+    assert lines[-1] == "13 events, 3 slots lost"
     nested = next(line for line in lines if "START" in line and "0x11" in line)
     outer = next(line for line in lines if "START" in line and "0x10" in line)
     assert nested.index("START") > outer.index("START")
@@ -218,7 +218,7 @@ def test_chrome_export_drops_unmatched_end():
 def test_motet_log_prints_table(sample):
     res = motet("log", sample)
     assert res.returncode == 0, res.stderr
-    assert "START" in res.stdout and "13 events, 3 lost" in res.stdout
+    assert "START" in res.stdout and "13 events, 3 slots lost" in res.stdout
 
 
 def test_motet_log_reads_stdin():

@@ -243,21 +243,26 @@ def _reports(stdout):
 
 
 def events_per_block(bdir, workdir):
-    """Event-log records per block, by type, in the sound scenario, and the
-    messages they stand for (a RUN or a task timer's TIMER holds its SEND)."""
+    """Event-log records per block as the kernel's drain gives them, by type,
+    in the sound scenario; the events they stand for (eventlog.expand(): a
+    RUN is its SEND and its START, a task timer's TIMER its SEND too); and
+    the messages among those events (their SENDs)."""
     scenario = write_scenario(workdir, "sound", N2)
     log = Path(workdir) / "events.log"
     subprocess.run([str(bdir / "apps" / "ssl" / "ssl"), "--scenario", str(scenario),
                     "--log", str(log)], capture_output=True, check=True)
     lo, hi = (WARMUP_S + N1 * BLOCK_S) * 1e6, (WARMUP_S + N2 * BLOCK_S) * 1e6
     counts = collections.Counter()
-    messages = 0
+    events = messages = 0
     for line in log.read_text().splitlines():
         rec = eventlog.parse_line(line)
         if isinstance(rec, eventlog.Event) and lo < rec.time_us <= hi:
             counts[rec.type] += 1
-            messages += sum(1 for ev in eventlog.expand(rec) if ev.type == "SEND")
-    return {k: v / (N2 - N1) for k, v in counts.items()}, messages / (N2 - N1)
+            expanded = eventlog.expand(rec)
+            events += len(expanded)
+            messages += sum(1 for ev in expanded if ev.type == "SEND")
+    blocks = N2 - N1
+    return {k: v / blocks for k, v in counts.items()}, events / blocks, messages / blocks
 
 
 # ---- accuracy and alert latency (native runs, no callgrind) ----------------
@@ -581,25 +586,28 @@ def render_paper():
             "(kernel row).", ""]
 
 
-def render_events(events, sends, results):
+def render_events(events, logged, sends, results):
+    """`events`: drained records per block by type; `logged`: the events
+    they stand for; `sends`: the messages among those."""
     out = []
     w = out.append
     w("#### Per operation (sound)")
     w("")
-    w("Event-log records per block:")
+    w("Event-log records per block, as the kernel's drain gives them (a RUN stands for "
+      "a SEND and a START, a task timer's TIMER for its SEND too):")
     w("")
     w("| " + " | ".join(sorted(events)) + " |")
     w("|" + "---:|" * len(events))
     w("| " + " | ".join(f"{events[k]:.1f}" for k in sorted(events)) + " |")
     w("")
     cat = results["sound"]["motet"].by_category
-    logged = sum(events.values())
     heap_ops = events.get("ALLOC", 0) + events.get("FREE", 0)
     w(f"- messaging: {cat['messaging'] / sends:.0f} instructions per message "
       f"({sends:.0f} messages: send, dispatch, return, queue when needed)")
     w(f"- timers: {cat['timers'] / events.get('TIMER', 1):.0f} per expiry "
       f"({events.get('TIMER', 0):.0f} expiries: four microphones and the thermometer)")
-    w(f"- event logging: {cat['event logging'] / logged:.0f} per record ({logged:.0f} records)")
+    w(f"- event logging: {cat['event logging'] / logged:.0f} per event ({logged:.0f} events "
+      f"as `motet log` shows them, from {sum(events.values()):.0f} drained records)")
     w(f"- memory: {cat['memory']:.0f} instructions for {heap_ops:.0f} ALLOC/FREE records "
       "and the spectra's MSG_HEAP hand-overs (mem_set_owner(): one for a message run at "
       "once, straight to its receiver; two for a queued one, to the kernel at the send and "
@@ -608,7 +616,7 @@ def render_events(events, sends, results):
     return out
 
 
-def render(results, events, sends, acc, lat, env):
+def render(results, events, logged, sends, acc, lat, env):
     """The body of section "ssl"."""
     out = ["## SSL application (native): accuracy, alert latency, overhead",
            "",
@@ -619,7 +627,7 @@ def render(results, events, sends, acc, lat, env):
     out += render_accuracy(acc, lat)
     out += render_overhead(results)
     out += render_paper()
-    out += render_events(events, sends, results)
+    out += render_events(events, logged, sends, results)
     out += ["#### Environment", ""] + [f"- {k}: {v}" for k, v in env] + [""]
     return "\n".join(out)
 
@@ -660,13 +668,13 @@ def bench(bdir=None, output=None, port=build.DEFAULT_PORT, device_only=False):
                 acc = accuracy(bdir, work)
                 lat = alert_latency(bdir, work)
                 results = measure(bdir, work)
-                events, sends = events_per_block(bdir, work)
+                events, logged, sends = events_per_block(bdir, work)
     except (BenchError, subprocess.CalledProcessError) as e:
         print(f"bench-ssl: error: {e}", file=sys.stderr)
         return 1
     out = report.write_section("ssl-device", render_device_section(device), path)
     if not device_only:
-        text = render(results, events, sends, acc, lat, environment())
+        text = render(results, events, logged, sends, acc, lat, environment())
         out = report.write_section("ssl", text, path)
         for kind, per_block in results.items():
             s = summarise(per_block)

@@ -47,8 +47,11 @@ threads) posts nothing and stays a bare TIMER.
 
 Three more line kinds are understood:
 
-    LOST <count>     the ring overwrote <count> records before they were
-                     drained (log_overruns()); shown as a gap
+    LOST <count>     the ring overwrote <count> of its slots before they
+                     were drained (log_overruns()); a slot holds one record
+                     or more (a RUN, an END with its ERROR, the START of an
+                     expiry run at the interrupt's exit), so more records
+                     than that may be missing; shown as a gap
     SLOT <time_ns> <type> <pid> <arg>
                      a slot of the kernel's ring as an emulated chip wrote
                      it, taken from the chip's memory by its emulator (the
@@ -156,6 +159,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Lost:
+    """A LOST line: `count` ring slots overwritten before they were drained."""
     count: int
     line: int = 0
 
@@ -406,7 +410,7 @@ def format_table(records):
     depth = 0
     for rec in records:
         if isinstance(rec, Lost):
-            lines.append(f"{'':>12}  ... {rec.count} records lost (log ring overrun) ...")
+            lines.append(f"{'':>12}  ... {rec.count} slots lost (log ring overrun) ...")
             continue
         if rec.type == "END":
             depth = max(0, depth - 1)
@@ -417,7 +421,7 @@ def format_table(records):
             depth += 1
     events = sum(1 for r in records if isinstance(r, Event))
     lost = sum(r.count for r in records if isinstance(r, Lost))
-    lines.append(f"{events} events" + (f", {lost} lost" if lost else ""))
+    lines.append(f"{events} events" + (f", {lost} slots lost" if lost else ""))
     return lines
 
 
