@@ -192,24 +192,6 @@ void frame_cancel(task_t *t)
     port_irq_restore(s);
 }
 
-/* The high byte of the START of the interrupt slot's message, as the exit
- * runs it: LOG_START_EXPIRY if it is a task timer's expiry whose TIMER
- * record the START stands for too (post.c), else 0; the TIMER owed no
- * longer. Irq off. */
-#if MOTET_EVENT_LOG
-static MT_INLINE uint8_t isr_slot_expiry_started(void)
-{
-    uint8_t owed = sched.isr_expiry;
-    sched.isr_expiry = 0;
-    return owed;
-}
-#else
-static MT_INLINE uint8_t isr_slot_expiry_started(void)
-{
-    return 0;
-}
-#endif
-
 /* ---- rule 5: the drain ----
  *
  * While it drains, the running priority never drops back to the floor:
@@ -225,21 +207,28 @@ static MT_INLINE uint8_t isr_slot_expiry_started(void)
  * without bound. The priority goes back to the floor with interrupts off,
  * once nothing above the floor is left, and they stay off on return. */
 
+/* An expiry's START carries the slot's MSG_TIMER_OWED as it finds it. */
+_Static_assert(!MOTET_EVENT_LOG || MSG_TIMER_OWED == LOG_START_EXPIRY,
+               "the owed TIMER's flag is the expiry START's high byte");
+
 /* Push the frame of message m's task t, m just taken off the queue or,
  * `slot`, out of the interrupt slot (post.c), whose sender is none (a
  * constant here), at t's level; irq off. The frame restores t's level, not
  * the floor's: the pop may enable interrupts (a kill finishing: FINAL),
  * and one taken then must run at its exit only what outranks t, as during
  * the handler, not nest a second drain of the same floor inside this one.
- * Returns m's port, read while the slot's block is still the message's. */
+ * The slot's block is free once its START is written: its flag of an
+ * owed TIMER is the START's high byte (LOG_START_EXPIRY: the START stands
+ * for its timer's TIMER too). Returns m's port, read while the slot's
+ * block is still the message's. */
 static MT_INLINE mt_port_t taken_push_irq_off(task_t *t, msg_t *m, bool slot)
 {
     mt_port_t port = m->port;
     sched.running_prio = t->prio;
     frame_push(t, slot ? MT_PID_NONE : m->src);
-    /* The slot's START stands for its timer's TIMER too, if that is owed. */
-    uint8_t expiry = slot ? isr_slot_expiry_started() : 0;
-    log_event_inline_irq_off(EV_START, t->pid, (uint16_t) (expiry << 8 | port));
+    uint8_t owed = slot ? m->flags & MSG_TIMER_OWED : 0u;
+    if (slot) m->flags = 0;
+    log_event_inline_irq_off(EV_START, t->pid, (uint16_t) (owed << 8 | port));
     return port;
 }
 
@@ -308,7 +297,6 @@ static MT_NOINLINE bool drain_rare(msg_t *m)
 static MT_NOINLINE void run_slot_held_off(void)
 {
     msg_t *m = &sched.isr_msg;
-    m->flags = 0;
     run_taken_held_off(m->task, m, true);
 }
 

@@ -46,6 +46,13 @@
 #include "motet/log.h"
 #include "motet/port.h"
 
+/* A START slot's argument's high byte for a task timer's expiry whose
+ * TIMER record (timer index: the port less PORT_TIMEOUT0) the slot stands
+ * for too; 0 for a START alone. The bit of the slot message's flags that
+ * says the TIMER is owed (sched_internal.h, MSG_TIMER_OWED), so that the
+ * exit writes the flag as it finds it (dispatch.c). */
+#define LOG_START_EXPIRY 0x04u
+
 #if MOTET_EVENT_LOG
 
 /* The time-base slot's type: none of log_event_type_t's (EV_SEND is 1), and
@@ -58,12 +65,6 @@ typedef struct log_slot {
     mt_pid_t pid;
     uint16_t arg;
 } log_slot_t;
-
-/* A START slot's argument's high byte for a task timer's expiry whose
- * TIMER record (timer index: the port less PORT_TIMEOUT0) the slot stands
- * for too (post.c, isr_slot_expiry_owed()); 0 for a START alone, so any
- * other value would do. */
-#define LOG_START_EXPIRY 0xFFu
 
 /* A slot's size, usable in #if. */
 #define LOG_SLOT_BYTES (PORT_COUNTER_BITS / 8 + 4)

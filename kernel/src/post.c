@@ -71,27 +71,21 @@ static MT_NOINLINE void queue_for(task_t *t, msg_t *m)
  * message runs first at the interrupt's exit from the slot: one slot
  * stands for the TIMER, the SEND the TIMER stands for and the START
  * (log_ring.h, LOG_START_EXPIRY; dispatch.c), as a RUN stands for a SEND
- * and a START. Until then the TIMER is owed (sched.isr_expiry), and
- * whatever would log before it, or takes the message out of the slot
- * another way, writes it first: every record written out of line
- * (log.c's log_record(): another expiry's TIMER, a kernel timer's, the
- * general path's SEND, an ERROR), and send_isr_slot_queue(). What an
- * interrupt writes in line once the slot is taken comes after one of
- * those: a bare post's fast ways leave for the general path while the
- * slot's message waits. Irq off. */
+ * and a START. Until then the TIMER is owed (the slot's MSG_TIMER_OWED),
+ * and whatever would log before it, or takes the message out of the slot
+ * another way, writes it first: every record written out of line (log.c's
+ * log_record(): another expiry's TIMER, a kernel timer's, the general
+ * path's SEND, an ERROR), and send_isr_slot_queue(). What an interrupt
+ * writes in line once the slot is taken comes after one of those: a bare
+ * post's fast ways leave for the general path while the slot's message
+ * waits. Irq off. */
 #if MOTET_EVENT_LOG
-/* Mark the slot's message, just put there by a timer's expiry. */
-static MT_INLINE void isr_slot_expiry_owed(void)
-{
-    sched.isr_expiry = LOG_START_EXPIRY;
-}
-
 void isr_slot_expiry_log(void)
 {
-    if (!sched.isr_expiry) return;
-    sched.isr_expiry = 0;
-    log_event_inline_irq_off(EV_TIMER, sched.isr_msg.task->pid,
-                             (uint16_t) (sched.isr_msg.port - PORT_TIMEOUT0));
+    msg_t *m = &sched.isr_msg;
+    if (!(m->flags & MSG_TIMER_OWED)) return;
+    m->flags &= (uint8_t) ~MSG_TIMER_OWED;
+    log_event_inline_irq_off(EV_TIMER, m->task->pid, (uint16_t) (m->port - PORT_TIMEOUT0));
 }
 
 /* The TIMER record of the expiry whose message is `own` (its owner, and
@@ -102,9 +96,6 @@ static MT_NOINLINE void expiry_log(const msg_t *own)
     log_event(EV_TIMER, own->dst, (uint16_t) (own->port - PORT_TIMEOUT0));
 }
 #else
-static MT_INLINE void isr_slot_expiry_owed(void)
-{
-}
 static MT_INLINE void expiry_log(const msg_t *own)
 {
     (void) own;
@@ -207,7 +198,7 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
 /* No SEND record: the expiry's TIMER record stands for it (eventlog.py
  * expands it), written before anything the post logs, or, for an expiry
  * that runs first at the interrupt's exit, with its START there
- * (isr_slot_expiry_owed()). The timer's own block names its owner's
+ * (MSG_TIMER_OWED). The timer's own block names its owner's
  * control block, resolved when the timer started (timer.c), and its port:
  * no lookup and no arguments to pass. The control block stays the owner's
  * while the timer runs: a kill or a migration stops the task's timers
@@ -218,8 +209,7 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
     task_t *t = own->task;
     if (t && !own->flags) {
         if (isr_slot_fits(t)) { /* an open gate: t is initialised */
-            isr_slot_fill(t, own->port, MSG_IN_SLOT);
-            isr_slot_expiry_owed();
+            isr_slot_fill(t, own->port, MSG_IN_SLOT | MSG_TIMER_OWED);
             return MT_OK;
         }
         if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);

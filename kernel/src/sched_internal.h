@@ -59,6 +59,11 @@ _Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_
 #define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
 #define MSG_OPENS     0x80u
+
+/* With MSG_IN_SLOT, log on: a task timer's expiry whose TIMER record its
+ * START at the exit will stand for, owed until then (post.c). MSG_CAST's
+ * bit, which no message in the slot has; none with the log compiled out. */
+#define MSG_TIMER_OWED (MOTET_EVENT_LOG ? MSG_CAST : 0u)
 /* The flags a sender may give (sched.h): MSG_HEAP only where heap payloads
  * are compiled in (config.h, MOTET_HEAP_PAYLOADS); without them a send
  * with it is refused and no path that passes a block's ownership is linked. */
@@ -148,11 +153,6 @@ typedef struct sched_state {
      * at all (waiting, parked, queued after all, or held by a freeze that
      * had no pool block to spare, isr_slot_release_held()). */
     msg_t isr_msg;
-#if MOTET_EVENT_LOG
-    /* LOG_START_EXPIRY while the slot's message is a task timer's expiry
-     * whose TIMER record its START will stand for, else 0 (post.c). */
-    uint8_t isr_expiry;
-#endif
 } sched_state_t;
 
 extern sched_state_t sched;
@@ -333,7 +333,7 @@ mt_err_t sched_send_local(mt_pid_t pid, mt_port_t port, void *data, uint16_t len
  * own message block `own`, which names the owner, its control block and
  * the port (sched_expiry_prepare()): sched_post_isr() of a bare message
  * with the expiry's EV_TIMER record instead of a SEND (which it stands
- * for), or, if it runs first at the exit, none yet (isr_slot_expiry_owed()).
+ * for), or, if it runs first at the exit, none yet (MSG_TIMER_OWED).
  * It goes in `own` if that is free and the task initialised, else in a
  * pool block. Irq off. */
 mt_err_t sched_post_timer_expiry(msg_t *own);

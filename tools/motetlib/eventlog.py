@@ -105,7 +105,7 @@ PORT_TIMEOUT0 = SYSTEM_PORTS.index("TIMEOUT0")
 # A START slot's high byte for a task timer's expiry run first at the
 # interrupt's exit: the slot is its TIMER and its START (LOG_START_EXPIRY,
 # kernel/src/log_ring.h).
-START_EXPIRY = 0xFF
+START_EXPIRY = 0x04
 
 # mt_err_t in order (kernel/include/motet/types.h).
 ERRORS = ("MT_OK", "MT_ERR_INVALID", "MT_ERR_NO_TASK", "MT_ERR_NO_PORT", "MT_ERR_QUEUE_FULL",

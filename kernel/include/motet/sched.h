@@ -48,7 +48,8 @@ enum {
  *   0x01 MSG_HEAP         the payload is a heap block the message owns
  *   0x02 MSG_FROM_ISR     posted from interrupt context
  *   0x04 MSG_CAST         kernel: a multicast's delivery from the bus
- *                         (a thread's mailbox may show it; sched_internal.h)
+ *                         (a thread's mailbox may show it; sched_internal.h);
+ *                         in the interrupt slot, MSG_TIMER_OWED
  *   0x08 MSG_PARKED       kernel: waits in the interrupt slot as the
  *                         oldest of its level (sched_internal.h)
  *   0x10 MSG_IN_SLOT      kernel: waits in the interrupt slot for its
