@@ -26,8 +26,8 @@
 #include "native.h"
 #include "test_support.h"
 
-enum { PID_RECEIVER = 0x30 };
-enum { LINE_WAKE = 0 };
+enum { PID_RECEIVER = 0x30, PID_KILLER, PID_CALLER };
+enum { LINE_WAKE = 0, LINE_KILL };
 enum { CANARY = 0xA5, CANARY_BYTES = 512 };
 
 static uint8_t caller_stack[THREAD_STACK_BYTES(0)];
@@ -161,6 +161,71 @@ static void test_in_sched_run_a_killed_receivers_call_is_work_too(void **state)
     run_case(true, true);
 }
 
+/* ---- the receiver killed between the caller's lookup and K's check ---- */
+
+static unsigned killer_runs;
+static mt_err_t killer_err, racer_err;
+static void *racer_block;
+static mt_pid_t racer_owner;
+
+static void post_killer_isr(void)
+{
+    (void) sched_post_isr(PID_KILLER, PORT_0, NULL, 0, 0);
+}
+
+static mt_err_t killer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_0) {
+        killer_runs++;
+        killer_err = sched_task_kill(PID_RECEIVER);
+    }
+    return MT_OK;
+}
+
+static void racer_body(void *arg)
+{
+    (void) arg;
+    racer_block = mem_alloc(8); /* its bound task's */
+    /* Taken when the send's lookup ends: the killer (above the caller)
+     * runs at that interrupt's exit, before the send is handed to K. */
+    atomic_fetch_or(&port_native_irq_pending, 1u << LINE_KILL);
+    racer_err = sched_send_to(PID_RECEIVER, PORT_0, racer_block, 8, MSG_HEAP);
+    racer_owner = mem_owner(racer_block);
+    thread_exit();
+}
+
+static void test_a_receiver_killed_after_the_callers_lookup_is_no_task(void **state)
+{
+    (void) state;
+    receiver_runs = finals = killer_runs = 0;
+    kill_itself = false;
+    tport_irq_attach(LINE_KILL, post_killer_isr);
+    tport_irq_attach(LINE_WAKE, wake_higher_isr);
+    sem_init(&higher_go, 0);
+    task_spec_t spec = {.pid = PID_RECEIVER, .prio = 4, .handler = receiver};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
+    task_spec_t kspec = {.pid = PID_KILLER, .prio = 6, .handler = killer};
+    assert_int_equal(sched_task_create(&kspec), MT_OK);
+    assert_int_equal(sched_task_init(PID_KILLER, NULL, 0), MT_OK);
+    thread_spec_t tspec = {.entry = racer_body,
+                           .stack = caller_stack,
+                           .stack_size = sizeof caller_stack,
+                           .prio = 3,
+                           .pid = PID_CALLER};
+    assert_int_equal(thread_create(&tspec, NULL), MT_OK); /* runs to its exit */
+    assert_int_equal(killer_runs, 1);
+    assert_int_equal(killer_err, MT_OK);
+    assert_int_equal(finals, 1);
+    assert_int_equal(receiver_runs, 0);
+    assert_int_equal(racer_err, MT_ERR_NO_TASK); /* as a handler's send is told */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+    assert_int_equal(racer_owner, PID_CALLER); /* the sender kept its payload */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +235,8 @@ int main(void)
                                test_boot),
         cmocka_unit_test_setup(test_in_sched_run_the_call_is_work_for_the_kernel_stack, test_boot),
         cmocka_unit_test_setup(test_in_sched_run_a_killed_receivers_call_is_work_too, test_boot),
+        cmocka_unit_test_setup(test_a_receiver_killed_after_the_callers_lookup_is_no_task,
+                               test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
