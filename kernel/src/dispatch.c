@@ -549,7 +549,27 @@ port_sleep_mode_t sched_sleep_mode(void)
 
 bool sched_k_idle(void)
 {
-    return sched.current == &task_none && !sched.stop && queue_top_prio() < 0;
+    return sched.current == &task_none && !sched.k_calls && !sched.stop && queue_top_prio() < 0;
+}
+
+/* The caller waits ready, its call's result in its own stack until fn
+ * returns: nothing may hand it the CPU before. Every drain on K and every
+ * interrupt exit there takes its floor from the running level, which the
+ * call's frames only raise; at the thread's level, none finds the caller
+ * (nor its equals) above it, and a thread above that runs with K's claim
+ * there (thread_k_yield(): T.k_floor), so it hands the CPU back to K, not
+ * to the caller. Between the frames (before the receiver's push, after
+ * its pop or its FINAL's) K has no frame, but is not idle: k_calls. */
+void sched_k_call(void (*fn)(void *), void *arg, mt_prio_t level)
+{
+    mt_prio_t below = sched.running_prio;
+    if (below < level) sched.running_prio = level;
+    sched.k_calls++;
+    port_irq_enable(); /* whatever the caller held: a handler runs with them on */
+    fn(arg);
+    port_irq_disable();
+    sched.k_calls--;
+    sched.running_prio = below;
 }
 
 void sched_k_preempt(void)

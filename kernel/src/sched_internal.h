@@ -140,6 +140,9 @@ typedef struct sched_state {
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
     uint8_t held;           /* messages held for uninitialised tasks */
     volatile bool stop;
+#if MOTET_THREADS
+    uint8_t k_calls; /* calls K runs for threads, nested (sched_k_call()) */
+#endif
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid; task_none where none */
     /* The rest of a kill asked for while its task ran, at its frame's pop;
      * irq off on entry and return. Set by sched_task_kill(), the only

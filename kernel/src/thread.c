@@ -60,6 +60,7 @@ static struct {
     port_context_t dead_ctx; /* where an exiting thread's registers go */
     void (*call)(void *);    /* a handler a thread handed to K */
     void *call_arg;          /* its argument */
+    mt_prio_t call_level;    /* the level of the thread that handed it */
     mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
     mt_prio_t yield_bar;     /* k_floor, or YIELD_OWED (yield_in_level()) */
 #if MOTET_STATS
@@ -525,12 +526,10 @@ void thread_k_yield(mt_prio_t floor)
     if (!thread_ready_hint() && !T.call) return; /* a stale hint loses nothing: see drain_above() */
     port_irq_state_t s = port_irq_save();
     for (;;) {
-        if (T.call) { /* a thread's send: run it now, interrupts on */
+        if (T.call) { /* a thread's send: run it now, at the thread's level */
             void (*fn)(void *) = T.call;
             T.call = NULL;
-            port_irq_enable(); /* whatever the caller held: a handler runs with them on */
-            fn(T.call_arg);
-            (void) port_irq_save();
+            sched_k_call(fn, T.call_arg, T.call_level); /* irq on in it, off again */
             continue;
         }
         thread_t *best = policy_peek();
@@ -560,6 +559,7 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
     charge(cur);
     T.call = fn;
     T.call_arg = arg;
+    T.call_level = cur->prio;
     ready_add(cur, READY_PREEMPTED);
     switch_to(NULL, NULL);
     port_irq_restore(s);
