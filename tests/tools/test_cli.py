@@ -454,7 +454,7 @@ def test_the_ports_ctest_runs_at_once_and_a_failed_port_is_named(monkeypatch, ca
     status, detail = cli.port_tests(tmp_path / "build")
     out = capsys.readouterr().out
     assert built == [*cli.EMULATED_PORTS, *cli.BUILD_ONLY_PORTS]
-    assert (status, detail) == (1, "failed: avr")
+    assert (status, detail) == (1, "failed: avr (status 8, no report: see its output)")
     for port in cli.EMULATED_PORTS:
         assert f"ports: {port} tests\n$ ctest --test-dir {tmp_path}/build-{port} " in out
         assert f"tests of build-{port}\n" in out
@@ -520,12 +520,16 @@ def test_a_failed_scenario_stage_names_its_failed_tests_in_the_summary(monkeypat
 def test_the_sanitize_stage_names_the_failed_tests_after_its_other_findings(monkeypatch,
                                                                            tmp_path):
     """The sanitized scenarios' failed tests come last on the stage's line,
-    after the unit tests and the sanitizer reports."""
+    after the unit tests (each failed one named) and the sanitizer reports."""
     monkeypatch.setattr(build, "build_sanitized", lambda bdir: 0)
 
     def run(cmd, **kw):
         cmd = [str(c) for c in cmd]
         if cmd[0] == "ctest":
+            failed_log = Path(cmd[cmd.index("--test-dir") + 1], "Testing", "Temporary",
+                              "LastTestsFailed.log")
+            failed_log.parent.mkdir(parents=True)
+            failed_log.write_text("12:test_appmgr\n")
             return subprocess.CompletedProcess(cmd, 8)
         report = Path(next(c for c in cmd if c.startswith("--junitxml="))[len("--junitxml="):])
         report.write_text('<testsuites><testsuite><testcase classname="tests.scenario.test_hello" '
@@ -537,5 +541,5 @@ def test_the_sanitize_stage_names_the_failed_tests_after_its_other_findings(monk
 
     monkeypatch.setattr(build, "run", run)
     status, detail = cli.sanitizer_tests(tmp_path / "build")
-    assert (status, detail) == (1, "failed: ctest, 1 reports, pytest: 1 test: "
+    assert (status, detail) == (1, "failed: ctest: 1 test: test_appmgr, 1 reports, pytest: 1 test: "
                                    "tests/scenario/test_hello.py::test_hello_same_seed_same_output")

@@ -11,7 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bench_all, build, fuzz, pytest_report, setup_env, stackcheck, thread_size
+from . import (bench_all, build, ctest_report, fuzz, pytest_report, setup_env, stackcheck,
+               thread_size)
 
 ROOT = build.ROOT
 
@@ -127,9 +128,24 @@ def ctest_command(bdir):
             "--parallel", str(os.cpu_count() or 2)]
 
 
+def run_ctest(bdir, **kw):
+    """Run ctest_command(bdir) (`kw` to build.run); (its completed process,
+    what failed in a few words: "" if nothing did). The names of the tests
+    that failed are printed and named in those words, as run_pytest()
+    does, so that the summary (all a CI log may show) names them."""
+    ctest_report.forget(bdir)
+    res = build.run(ctest_command(bdir), **kw)
+    if res.returncode == 0:
+        return res, ""
+    failed = ctest_report.failed_tests(bdir)
+    if failed:
+        print(f"ctest: failed in {bdir}:\n    " + "\n    ".join(failed), file=sys.stderr)
+    return res, pytest_report.describe(res.returncode, failed)
+
+
 def unit_tests(bdir):
-    status = build.run(ctest_command(bdir)).returncode
-    return status, "ctest" if status == 0 else "ctest failed"
+    res, failed = run_ctest(bdir)
+    return res.returncode, "ctest" if res.returncode == 0 else f"ctest failed: {failed}"
 
 
 # Emulated ports whose kernel tests run in `motet test`, and ports that are
@@ -139,10 +155,13 @@ BUILD_ONLY_PORTS = ("template",)
 
 
 def _ctest_captured(bdir):
-    """(status, output) of ctest_command(bdir), its output kept for later."""
+    """(status, output, what failed in a few words) of run_ctest(bdir), its
+    output kept for later."""
+    res, failed = run_ctest(bdir, quiet=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     cmd = ctest_command(bdir)
-    res = build.run(cmd, quiet=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return res.returncode, "$ " + " ".join(str(c) for c in cmd) + "\n" + (res.stdout or "")
+    return (res.returncode, "$ " + " ".join(str(c) for c in cmd) + "\n" + (res.stdout or ""),
+            failed)
 
 
 def port_tests(bdir):
@@ -165,12 +184,16 @@ def port_tests(bdir):
             failed.append(port)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(trees), 1)) as pool:
         runs = list(pool.map(_ctest_captured, [pdir for _, pdir in trees]))
-    for (port, _), (status, out) in zip(trees, runs):
+    tests_failed = {}  # port -> which of its tests failed, in a few words
+    for (port, _), (status, out, words) in zip(trees, runs):
         print(f"ports: {port} tests\n{out}", end="" if out.endswith("\n") else "\n", flush=True)
         if status != 0:
             failed.append(port)
+            tests_failed[port] = words
     failed.sort(key=(EMULATED_PORTS + BUILD_ONLY_PORTS).index)
     names = ", ".join(EMULATED_PORTS + BUILD_ONLY_PORTS)
+    failed = [f"{port} ({tests_failed[port]})" if port in tests_failed else port
+              for port in failed]
     return (1, f"failed: {', '.join(failed)}") if failed else (0, names)
 
 
@@ -260,25 +283,19 @@ def sanitizer_tests(bdir_arg):
     sdir = build.variant_build_dir(bdir_arg, "asan")
     with tempfile.TemporaryDirectory(prefix="motet-sanitize-") as logs:
         env = sanitizer_env(logs, sdir)
-        unit = build.run(["ctest", "--test-dir", sdir, "--output-on-failure",
-                          "--parallel", str(os.cpu_count() or 2)], env=env).returncode
+        unit, unit_failed = run_ctest(sdir, env=env)
         scen, scen_failed = run_pytest(SANITIZE_PYTEST_DIRS, Path(sdir) / "pytest-sanitize.xml",
                                        env)
         reports = sanitizer_reports(logs)
     for name, text in reports:
         print(f"sanitize: report {name}:\n{text[:6000]}", file=sys.stderr)
     # the tests' ids last: the summary line may run on
-    failed = [what for what, bad in (("ctest", unit), (f"{len(reports)} reports", reports),
+    failed = [what for what, bad in ((f"ctest: {unit_failed}", unit.returncode),
+                                     (f"{len(reports)} reports", reports),
                                      (f"pytest: {scen_failed}", scen)) if bad]
     if failed:
         return 1, "failed: " + ", ".join(failed)
     return 0, "ASan+UBSan: ctest, " + ", ".join(SANITIZE_PYTEST_DIRS)
-
-
-def _cpu_seconds():
-    """CPU time (user + system) of this process and its waited-for children."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
 
 
 def _test_stages(args):

@@ -48,9 +48,9 @@ def node_id(case, root):
 
 
 def describe(status, failed):
-    """What went wrong in a pytest run that ended with `status` (not 0),
-    whose report named `failed` (None: no report), in a few words and the
-    ids of the first SHOWN tests that failed."""
+    """What went wrong in a pytest or ctest run that ended with `status`
+    (not 0), whose report named `failed` (None: no report), in a few words
+    and the ids of the first SHOWN tests that failed."""
     if failed is None:
         return f"status {status}, no report: see its output"
     if not failed:
