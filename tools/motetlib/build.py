@@ -10,6 +10,7 @@ import contextlib
 import fcntl
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,20 @@ def _cached_value(cache, key):
     return m.group(1) if m else None
 
 
+def compiler_launcher(bdir):
+    """CMake arguments that compile through ccache, its cache inside the
+    tree `bdir`, or none without ccache. The kernel's configurations
+    compile many sources to the same object (a file no option of the
+    configuration reaches), about 40 % of a tree's compiles; the tree's
+    own cache serves those repeats within one build, and a fresh tree
+    starts empty, so a build's time never depends on another's."""
+    ccache = shutil.which("ccache")
+    if not ccache:
+        return []
+    cache = Path(bdir).resolve() / "ccache"
+    return [f"-DCMAKE_C_COMPILER_LAUNCHER=env;CCACHE_DIR={cache};{ccache}"]
+
+
 def configure(bdir, port=DEFAULT_PORT, extra=()):
     """Configure `bdir` with Ninja once; again only if the port changed.
     A port with cmake/toolchain-<port>.cmake is cross-compiled with it."""
@@ -55,7 +70,7 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
         if _cached_value(cache, "MOTET_PORT") == port and (bdir / "build.ninja").exists():
             return 0
     cmd = ["cmake", "-G", "Ninja", "-S", ROOT, "-B", bdir, f"-DMOTET_PORT={port}",
-           f"-DPython3_EXECUTABLE={sys.executable}", *extra]
+           f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *extra]
     toolchain = ROOT / "cmake" / f"toolchain-{port}.cmake"
     if toolchain.exists():
         cmd.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")

@@ -39,6 +39,7 @@ PACKAGES = {
         "spin",
         "clang",  # the fuzz targets (tests/fuzz): libFuzzer is Clang's
         "libclang-rt-14-dev",  # libclang_rt.fuzzer, -fsanitize=fuzzer (bookworm's Clang 14)
+        "ccache",  # a tree's repeated compiles of one source (build.compiler_launcher())
     ],
     "cortex-m": [
         "gcc-arm-none-eabi",
