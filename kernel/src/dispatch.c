@@ -256,21 +256,24 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
  * flags; any of these, by drain_rare(). */
 #define MSG_NOT_PLAIN (MSG_HELD | MSG_HEAP | MSG_OPENS | MSG_OWN_BLOCK)
 
-/* The drain's step for a message with any of MSG_NOT_PLAIN, just taken
- * off the queue; irq off on entry and on return. One sent to t before its
- * INIT was handled goes to t's held list if t is still not initialised
- * (rule 7): false, it did not run. Otherwise its heap payload becomes the
- * handler's frame's, which the handler may take (the block no longer
- * frees it), a queued INIT ends rule 7's hold when its handler returns
- * (frame_run()'s pop), and the block goes back where it came from
- * (sched_msg_free()). Between the pop and the lock taken again the level
- * stays t's (the frame restored it): an interrupt's exit there runs only
- * what outranks t, as during the handler. */
-static MT_NOINLINE bool drain_rare(msg_t *m)
+/* The drain's step at `floor` for a message with any of MSG_NOT_PLAIN, just
+ * taken off the queue; irq off on entry and on return. One sent to t before
+ * its INIT was handled goes to t's held list if t is still not initialised
+ * (rule 7): false, it did not run. Held, it is no claim of K's any more: a
+ * ready thread that the step's look left waiting behind it, as the queue's
+ * head, runs now if it outranks the floor and the new head. Otherwise its
+ * heap payload becomes the handler's frame's, which the handler may take
+ * (the block no longer frees it), a queued INIT ends rule 7's hold when its
+ * handler returns (frame_run()'s pop), and the block goes back where it
+ * came from (sched_msg_free()). Between the pop and the lock taken again
+ * the level stays t's (the frame restored it): an interrupt's exit there
+ * runs only what outranks t, as during the handler. */
+static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
 {
     task_t *t = m->task;
     if ((m->flags & MSG_HELD) && !(t->flags & TASK_INITIALISED)) {
         queue_hold(t, m);
+        if (thread_ready_hint()) thread_k_yield(floor);
         return false;
     }
     if (m->flags & MSG_HEAP) t->payload = m->data;
@@ -327,7 +330,7 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
         if (isr_slot_parked() && run_parked_at(top)) return true;
         m = queue_pop_top(top);
         if (!(m->flags & MSG_NOT_PLAIN)) break;
-        if (drain_rare(m)) return true;
+        if (drain_rare(m, floor)) return true;
     }
     run_taken_held_off(m->task, m, false);
     queue_put_block_irq_off(m);
