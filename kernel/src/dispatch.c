@@ -261,7 +261,7 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
  * its INIT was handled goes to t's held list if t is still not initialised
  * (rule 7): false, it did not run. Held, it is no claim of K's any more: a
  * ready thread that the step's look left waiting behind it, as the queue's
- * head, runs now if it outranks the floor and the new head. Otherwise its
+ * head, runs now if it is above the floor and not below the new head. Otherwise its
  * heap payload becomes the handler's frame's, which the handler may take
  * (the block no longer frees it), a queued INIT ends rule 7's hold when its
  * handler returns (frame_run()'s pop), and the block goes back where it

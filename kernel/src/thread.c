@@ -515,7 +515,7 @@ bool thread_wait_end_switch(thread_t *t, mt_err_t result)
 /* ---- K's side ----
  *
  * K only ever waits for a thread here (or, MANTIS baseline, in
- * thread_k_idle_switch), at the top of a drain whose frame below has
+ * thread_k_idle_switch), at a drain's step or hold whose frame below has
  * priority `floor`. That is K's claim while it waits, recorded in
  * T.k_floor for the threads' decisions: S.running_prio may read higher,
  * since a drain holds the level of the message it just ran until it takes

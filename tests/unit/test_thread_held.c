@@ -9,7 +9,7 @@
  * above it), so T, above the interrupted frame, runs at the exit, on every
  * policy: the order between K and a ready thread is by level in all.
  *
- * MOTET_TEST_KERNEL: threads thr_fifo thr_mantis thr_retos thr_rr thr_vop
+ * MOTET_TEST_KERNEL: threads thr_fifo thr_mantis thr_retos thr_rr thr_vop thr_vopd
  */
 #include <string.h>
 
@@ -138,6 +138,16 @@ static thread_t *spawn(uint8_t *stack, thread_entry_t entry, mt_prio_t prio)
     return t;
 }
 
+/* Y's message is still held, and runs once Y's INIT has. */
+static void assert_y_s_message_runs_after_its_init(void)
+{
+    assert_int_equal(sched_queued_count(), 1);
+    size_t before = strlen(trace);
+    assert_int_equal(sched_task_init(PID_Y, NULL, 0), MT_OK);
+    (void) sched_run_pending();
+    assert_string_equal(trace + before, "Y ");
+}
+
 /* T runs at the interrupt's exit, before S's send to B (2). */
 static void test_thread_runs_at_exit_past_a_held_head(void **state)
 {
@@ -150,6 +160,7 @@ static void test_thread_runs_at_exit_past_a_held_head(void **state)
     trace[0] = 0;
     assert_int_equal(sched_signal_to(PID_S, PORT_0), MT_OK);
     assert_string_equal(trace, "S( T B )S ");
+    assert_y_s_message_runs_after_its_init();
 }
 
 /* The same held head, then M (2) in the same drain: T, above M, runs
@@ -166,6 +177,7 @@ static void test_thread_runs_before_a_lower_message_past_a_held_head(void **stat
     trace[0] = 0;
     assert_int_equal(sched_signal_to(PID_S, PORT_0), MT_OK);
     assert_string_equal(trace, "S( T M( B )M )S ");
+    assert_y_s_message_runs_after_its_init();
 }
 
 int main(void)
