@@ -556,17 +556,22 @@ bool sched_k_idle(void)
 }
 
 /* The caller waits ready, its call's result in its own stack until fn
- * returns: nothing may hand it the CPU before. Every drain on K and every
- * interrupt exit there takes its floor from the running level, which the
- * call's frames only raise; at the thread's level, none finds the caller
- * (nor its equals) above it, and a thread above that runs with K's claim
- * there (thread_k_yield(): T.k_floor), so it hands the CPU back to K, not
- * to the caller. Between the frames (before the receiver's push, after
- * its pop or its FINAL's) K has no frame, but is not idle: k_calls. */
+ * returns: nothing may hand it the CPU before. K runs the call at the
+ * caller's level exactly, so that an equal runs at once (rule 1) as it
+ * does from a handler. Lowering is right: a thread runs only above K's
+ * claim, the level of K's top live frame (k_beats_ready()), and K takes
+ * the call at once when it is back (thread_k_yield()), so what may read
+ * higher is only a drain's held level, with no frame there. In the call,
+ * drains and interrupt exits take their floor from the running level,
+ * which its frames only raise: none finds the caller (nor its equals)
+ * above it, none drains at K's claim below, and a thread above it runs
+ * with K's claim there (T.k_floor), so it hands the CPU back to K, not to
+ * the caller. A nested call is a thread's above this level. Between the
+ * frames K has no frame, but is not idle: k_calls. */
 void sched_k_call(void (*fn)(void *), void *arg, mt_prio_t level)
 {
     mt_prio_t below = sched.running_prio;
-    if (below < level) sched.running_prio = level;
+    sched.running_prio = level;
     sched.k_calls++;
     port_irq_enable(); /* whatever the caller held: a handler runs with them on */
     fn(arg);

@@ -303,7 +303,7 @@ static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
 #if MOTET_THREADS
     /* A thread's send runs on the kernel stack: K preempts the thread,
      * which waits ready with c in its stack. K runs the call at the
-     * thread's level at least (sched_k_call()), so no drain or interrupt
+     * thread's level (sched_k_call()), so no drain or interrupt
      * exit in it hands the thread the CPU before run_call() has stored
      * the result and returned. */
     if (thread_running()) {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "native.h"
+#include "sched_internal.h"
 #include "test_support.h"
 
 enum { PID_RECEIVER = 0x30, PID_KILLER, PID_CALLER };
@@ -226,6 +227,94 @@ static void test_a_receiver_killed_after_the_callers_lookup_is_no_task(void **st
     assert_int_equal(racer_owner, PID_CALLER); /* the sender kept its payload */
 }
 
+/* ---- the receiver's gate closed between the caller's check and K's ----
+ *
+ * A thread's send that K ends up queueing names the thread's bound task
+ * as its sender, as one run at once does. K runs the call at the
+ * caller's level, so K's check finds what the caller's found unless the
+ * receiver changed in between: here an interrupt taken where K turns
+ * interrupts on for the call (the caller sends with them off, so nothing
+ * takes the line before) runs a task that kills the receiver and makes
+ * its pid again, not yet initialised, in the same block (the slab hands
+ * the freed block back first): K's check finds it, still the pid's, not
+ * able to run, and queues the message for it. */
+
+static bool remade;
+static mt_pid_t seen_sender;
+
+static mt_err_t receiver_seeing(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_0) {
+        receiver_runs++;
+        seen_sender = sched_sender();
+    }
+    return MT_OK;
+}
+
+static mt_err_t remaker(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_0) {
+        killer_runs++;
+        killer_err = sched_task_kill(PID_RECEIVER);
+        task_spec_t spec = {.pid = PID_RECEIVER, .prio = 3, .handler = receiver_seeing};
+        remade = sched_task_create(&spec) == MT_OK;
+    }
+    return MT_OK;
+}
+
+static void gated_body(void *arg)
+{
+    (void) arg;
+    port_irq_state_t s = port_irq_save();
+    atomic_fetch_or(&port_native_irq_pending, 1u << LINE_KILL);
+    racer_err = sched_send_to(PID_RECEIVER, PORT_0, NULL, 0, 0);
+    port_irq_restore(s);
+    seen_runs = receiver_runs;
+    thread_exit();
+}
+
+static void test_a_send_k_queues_names_the_thread(void **state)
+{
+    (void) state;
+    receiver_runs = killer_runs = 0;
+    seen_runs = 99;
+    remade = false;
+    seen_sender = MT_PID_NONE;
+    racer_err = MT_ERR_INVALID; /* the send must say MT_OK itself */
+    tport_irq_attach(LINE_KILL, post_killer_isr);
+    task_spec_t spec = {.pid = PID_RECEIVER, .prio = 3, .handler = receiver_seeing};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
+    const task_t *first = sched_find_task(PID_RECEIVER);
+    task_spec_t kspec = {.pid = PID_KILLER, .prio = 6, .handler = remaker};
+    assert_int_equal(sched_task_create(&kspec), MT_OK);
+    assert_int_equal(sched_task_init(PID_KILLER, NULL, 0), MT_OK);
+    /* At the receiver's level: the caller's check finds it can run. */
+    thread_spec_t tspec = {.entry = gated_body,
+                           .stack = caller_stack,
+                           .stack_size = sizeof caller_stack,
+                           .prio = 3,
+                           .pid = PID_CALLER};
+    assert_int_equal(thread_create(&tspec, NULL), MT_OK); /* runs to its exit */
+    assert_int_equal(killer_runs, 1);
+    assert_int_equal(killer_err, MT_OK);
+    assert_true(remade);
+    assert_ptr_equal(sched_find_task(PID_RECEIVER),
+                     first); /* the same block: K's check passed it */
+    assert_int_equal(racer_err, MT_OK);
+    assert_int_equal(seen_runs, 0); /* queued, not run */
+    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(receiver_runs, 1);
+    assert_int_equal(seen_sender, PID_CALLER);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +326,7 @@ int main(void)
         cmocka_unit_test_setup(test_in_sched_run_a_killed_receivers_call_is_work_too, test_boot),
         cmocka_unit_test_setup(test_a_receiver_killed_after_the_callers_lookup_is_no_task,
                                test_boot),
+        cmocka_unit_test_setup(test_a_send_k_queues_names_the_thread, test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
