@@ -312,7 +312,7 @@ static MT_NOINLINE bool run_parked_at(mt_prio_t top)
 }
 
 /* One step of the drain: threads that outrank the frame and the head (and
- * a handler a thread handed to K: that thread waits ready), then the oldest
+ * a handler a thread handed to K: that thread is blocked), then the oldest
  * message of the highest level above floor that may run (rule 7 holds the
  * others on the way); false once no level above floor holds one. In line
  * in both loops below: the one every dispatch takes keeps no count, so
