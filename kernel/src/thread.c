@@ -518,10 +518,11 @@ void thread_k_yield(mt_prio_t floor)
     for (;;) {
         if (T.call) { /* a thread's send: run it now, at the thread's level */
             void (*fn)(void *) = T.call;
-            thread_t *caller = T.caller, *outer = T.in_call;
+            thread_t *outer = T.in_call; /* only it lives across the call */
             T.call = NULL;
-            T.in_call = caller;
-            sched_k_call(fn, T.call_arg, caller->prio); /* irq on in it, off again */
+            T.in_call = T.caller;
+            sched_k_call(fn, T.call_arg, T.in_call->prio); /* irq on in it, off again */
+            thread_t *caller = T.in_call;                  /* restored by any nested call */
             T.in_call = outer;
             if (thread_wait_finish_taken(caller, MT_OK)) ready_add(caller, READY_PREEMPTED);
             continue;
