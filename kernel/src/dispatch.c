@@ -315,7 +315,7 @@ static MT_NOINLINE bool run_parked_at(mt_prio_t top)
 }
 
 /* One step of the drain: threads that outrank the frame and the head (and
- * a handler a thread handed to K: that thread waits ready), then the oldest
+ * a handler a thread handed to K: that thread is blocked), then the oldest
  * message of the highest level above floor that may run (rule 7 holds the
  * others on the way); false once no level above floor holds one. In line
  * in both loops below: the one every dispatch takes keeps no count, so
@@ -555,16 +555,16 @@ bool sched_k_idle(void)
     return sched.current == &task_none && !sched.k_calls && !sched.stop && queue_top_prio() < 0;
 }
 
-/* The caller waits ready, its call's result in its own stack until fn
- * returns: nothing may hand it the CPU before. K runs the call at the
- * caller's level exactly, so that an equal runs at once (rule 1) as it
+/* The caller is blocked (WAIT_K_CALL, thread.c), its call's result in its
+ * own stack until fn returns. K runs the call at the caller's level
+ * exactly, so that an equal runs at once (rule 1) as it
  * does from a handler. Lowering is right: a thread runs only above K's
  * claim, the level of K's top live frame (k_beats_ready()), and K takes
  * the call at once when it is back (thread_k_yield()), so what may read
  * higher is only a drain's held level, with no frame there. In the call,
  * drains and interrupt exits take their floor from the running level,
- * which its frames only raise: none finds the caller (nor its equals)
- * above it, none drains at K's claim below, and a thread above it runs
+ * which its frames only raise: none finds the caller's equals above it,
+ * none drains at K's claim below, and a thread above it runs
  * with K's claim there (T.k_floor), so it hands the CPU back to K, not to
  * the caller. A nested call is a thread's above this level. Between the
  * frames K has no frame, but is not idle: k_calls. */

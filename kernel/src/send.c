@@ -301,11 +301,10 @@ static mt_err_t run_now(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uin
 {
     mt_pid_t sender = sched_current_pid();
 #if MOTET_THREADS
-    /* A thread's send runs on the kernel stack: K preempts the thread,
-     * which waits ready with c in its stack. K runs the call at the
-     * thread's level (sched_k_call()), so no drain or interrupt
-     * exit in it hands the thread the CPU before run_call() has stored
-     * the result and returned. */
+    /* A thread's send runs on the kernel stack: the thread is blocked
+     * (WAIT_K_CALL) with c in its stack until run_call() has stored the
+     * result and returned, so no drain or interrupt exit in the call can
+     * hand it the CPU before (thread_call_on_k()). */
     if (thread_running()) {
         k_call_t c = {t, pid, sender, port, flags, data, len, MT_OK};
         thread_call_on_k(run_call, &c);

@@ -27,8 +27,10 @@
  * stack, in the port's interrupt frame, which waits there until it resumes).
  *
  * Sends from threads. A message that must run at once (rule 1) is handed
- * to K, the thread first among its equals; K runs it and whatever then
- * outranks the thread. Mail to a bound thread: its mailbox (thread_sem.c).
+ * to K; the thread is blocked (WAIT_K_CALL), out of the ready structure,
+ * until the call returned, then ready again first among its equals, its
+ * place kept meanwhile (call_keeps_place()); K runs whatever then outranks
+ * the thread. Mail to a bound thread: its mailbox (thread_sem.c).
  *
  * No idle thread (but the MANTIS baseline's, policy_idle). A thread that
  * blocks when nothing else can run calls port_sleep() from its own stack,
@@ -44,8 +46,6 @@
 
 #if MOTET_THREADS
 
-static thread_t threads[MOTET_MAX_THREADS];
-
 /* The running thread (NULL: K runs); global so that thread_running() is an
  * inline load on the scheduler's send path. */
 thread_t *thread_current;
@@ -60,7 +60,8 @@ static struct {
     port_context_t dead_ctx; /* where an exiting thread's registers go */
     void (*call)(void *);    /* a handler a thread handed to K */
     void *call_arg;          /* its argument */
-    mt_prio_t call_level;    /* the level of the thread that handed it */
+    thread_t *caller;        /* the thread that handed it: blocked, WAIT_K_CALL */
+    thread_t *in_call;       /* the caller of the call K runs now, innermost */
     mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
     mt_prio_t yield_bar;     /* k_floor, or YIELD_OWED (yield_in_level()) */
 #if MOTET_STATS
@@ -76,35 +77,14 @@ static struct {
 
 void thread_init(void)
 {
-    memset(threads, 0, sizeof threads);
+    thread_slots_init();
     memset(&T, 0, sizeof T);
     thread_current = NULL;
 #if THREAD_READY_COUNTED
     thread_ready_count = 0;
 #endif
     T.k_floor = T.yield_bar = -1;
-    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
     policy_init();
-}
-
-thread_t *thread_self(void)
-{
-    return thread_current;
-}
-
-thread_t *thread_by_id(uint8_t id)
-{
-    return id < MOTET_MAX_THREADS ? &threads[id] : NULL;
-}
-
-mt_prio_t thread_prio(const thread_t *t)
-{
-    return t->prio;
-}
-
-int8_t thread_dyn_prio(const thread_t *t)
-{
-    return t->dyn;
 }
 
 #if MOTET_STATS
@@ -139,7 +119,7 @@ static void release_at_run(void)
 {
     port_irq_state_t s = port_irq_save();
     for (uint8_t i = 0; i < MOTET_MAX_THREADS && T.at_run; i++) {
-        thread_t *t = &threads[i];
+        thread_t *t = thread_by_id(i);
         if (!(t->flags & THREAD_F_AT_RUN)) continue;
         t->flags &= (uint8_t) ~THREAD_F_AT_RUN;
         T.at_run--;
@@ -227,6 +207,16 @@ static MT_INLINE bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
     return floor >= p || queue_top_prio() > p;
 }
 
+/* The caller of the call K runs keeps its place among the ready threads
+ * while it is blocked for it: best goes first only if it would have
+ * preempted it. By level that is the call's own level (sched_k_call()). */
+static MT_INLINE bool call_keeps_place(const thread_t *best)
+{
+    const thread_t *c = T.in_call;
+    return !THREAD_POLICY_BY_LEVEL && c && !(c->flags & THREAD_F_SUSPENDED) &&
+           !policy_preempts(best, c);
+}
+
 /* K before the running thread cur. */
 static MT_INLINE bool k_beats_running(const thread_t *cur)
 {
@@ -254,7 +244,7 @@ static bool k_idle(void)
 static MT_INLINE thread_t *next_context_of(thread_t *best)
 {
     if (T.call) return NULL;
-    if (best && !k_beats_ready(T.k_floor, best->prio)) return best;
+    if (best && !k_beats_ready(T.k_floor, best->prio) && !call_keeps_place(best)) return best;
     return NULL;
 }
 
@@ -309,7 +299,7 @@ static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
     uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
         cause = &T.why.from_kernel;
-    } else if (from->state == TS_READY) {
+    } else if (from->state == TS_READY || from->wait == WAIT_K_CALL) { /* still had work */
         cause = &T.why.involuntary;
         if (to) to->cuts_to++;
         if (to && to->prio == from->prio) T.why.to_equal++;
@@ -528,12 +518,17 @@ void thread_k_yield(mt_prio_t floor)
     for (;;) {
         if (T.call) { /* a thread's send: run it now, at the thread's level */
             void (*fn)(void *) = T.call;
+            thread_t *outer = T.in_call; /* only it lives across the call */
             T.call = NULL;
-            sched_k_call(fn, T.call_arg, T.call_level); /* irq on in it, off again */
+            T.in_call = T.caller;
+            sched_k_call(fn, T.call_arg, T.in_call->prio); /* irq on in it, off again */
+            thread_t *caller = T.in_call;                  /* restored by any nested call */
+            T.in_call = outer;
+            if (thread_wait_finish_taken(caller, MT_OK)) ready_add(caller, READY_PREEMPTED);
             continue;
         }
         thread_t *best = policy_peek();
-        if (!best || k_beats_ready(floor, best->prio)) break;
+        if (!best || k_beats_ready(floor, best->prio) || call_keeps_place(best)) break;
         take_cpu(best);
         T.k_floor = floor;     /* K's claim while it waits (see below) */
         T.yield_bar = floor;   /* best is the first of all: nothing owed */
@@ -549,6 +544,7 @@ bool thread_k_idle_switch(void)
     take_cpu(idle);
     T.k_floor = T.yield_bar = -1; /* idle in sched_run(): no frame */
     switch_to(idle, NULL);        /* back when K has work; sched_run() drains */
+    thread_k_yield(-1);           /* a thread's call first: no drain sees its caller */
     return true;
 }
 
@@ -559,8 +555,9 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
     charge(cur);
     T.call = fn;
     T.call_arg = arg;
-    T.call_level = cur->prio;
-    ready_add(cur, READY_PREEMPTED);
+    T.caller = cur;
+    cur->state = TS_BLOCKED; /* out of the ready structure: nothing resumes it early */
+    cur->wait = WAIT_K_CALL;
     switch_to(NULL, NULL);
     port_irq_restore(s);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Creating a thread: the specification checked, the slot filled in, the
- * bound task made, the context built; then thread.c's thread_admit() lets
- * it run, hold or wait for sched_run() under the lock (docs/threads.md).
+ * The thread table's slots and what they tell, and creating a thread: the specification
+ * checked, a slot claimed and filled in, the bound task made, the context
+ * built; then thread.c's thread_admit() lets it run, hold or wait for
+ * sched_run() under the lock (docs/threads.md).
  */
 #include <string.h>
 
@@ -10,6 +11,34 @@
 #include "thread_internal.h"
 
 #if MOTET_THREADS
+
+static thread_t threads[MOTET_MAX_THREADS];
+
+void thread_slots_init(void)
+{
+    memset(threads, 0, sizeof threads);
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS; i++) threads[i].id = i;
+}
+
+thread_t *thread_by_id(uint8_t id)
+{
+    return id < MOTET_MAX_THREADS ? &threads[id] : NULL;
+}
+
+thread_t *thread_self(void)
+{
+    return thread_current;
+}
+
+mt_prio_t thread_prio(const thread_t *t)
+{
+    return t->prio;
+}
+
+int8_t thread_dyn_prio(const thread_t *t)
+{
+    return t->dyn;
+}
 
 /* Every thread starts here, on its own stack, with irq off. */
 static void thread_start(void *arg)

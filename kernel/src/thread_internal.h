@@ -39,6 +39,7 @@ enum {
     WAIT_MUTEX,  /* on a mutex's wait list (priority inheritance follows it) */
     WAIT_MAIL,   /* in thread_receive() */
     WAIT_SLEEP,  /* in thread_sleep() */
+    WAIT_K_CALL, /* its send or kill runs on K (thread_call_on_k()): ready once it returned */
 };
 
 /* Flags. */
@@ -132,6 +133,8 @@ void thread_block(void);
 /* A task-context action may have made someone outrank the running context:
  * let it run (K: runs threads and messages above its frame); irq on. */
 void thread_preempt_point(void);
+/* Empty every slot of the thread table; each keeps its id. */
+void thread_slots_init(void);
 /* Claim a free thread slot (not the idle thread's) under the lock, or
  * NULL: a create preempted before thread_admit() by another create (an
  * interrupt's exit running a higher thread) cannot share it. */
@@ -142,8 +145,8 @@ void thread_release_slot(thread_t *t);
  * becomes NOW once the scheduler runs) under the lock; returns the start
  * taken. The caller then calls thread_preempt_point() for NOW. */
 uint8_t thread_admit(thread_t *t, uint8_t start);
-/* Run fn(arg) on the kernel stack now, from a thread (K preempts it for the
- * call, dispatch rule 1); irq on, thread. */
+/* Run fn(arg) on the kernel stack now, from a thread (dispatch rule 1):
+ * the thread is blocked (WAIT_K_CALL) until fn returned; irq on, thread. */
 void thread_call_on_k(void (*fn)(void *), void *arg);
 /* Threads by id (timer ids). */
 thread_t *thread_by_id(uint8_t id);

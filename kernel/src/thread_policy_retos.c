@@ -82,7 +82,8 @@ static bool other_has_quantum(void)
 {
     for (uint8_t id = 0; id < MOTET_MAX_THREADS; id++) {
         thread_t *t = thread_by_id(id);
-        bool queued = t->state == TS_READY; /* ready or running */
+        /* Ready, running, or running its send on K (ready again after). */
+        bool queued = t->state == TS_READY || (t->wait == WAIT_K_CALL && !thread_suspended(t));
         if (queued && is_other(t) && t->quantum) return true;
     }
     return false;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A thread's send that runs at once: the kernel stack runs the handler for
- * the thread, which waits ready, the call's result in its own stack
+ * the thread, which is blocked, the call's result in its own stack
  * (thread_call_on_k(), sched_k_call()). Whatever the handler does, the
  * thread carries on only after the call, told what a handler's send is
  * told for the same message: the handler wakes the caller's semaphore,
