@@ -1395,6 +1395,8 @@ static void test_missing_outcome_is_asked_for_again(void **state)
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
     assert_true(sched_task_exists(base));
+    uint32_t left;
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left)); /* freed */
     before = n_sent;
     wait_deadline(); /* the load has ended: nothing more is asked */
     wait_deadline();
@@ -1449,7 +1451,7 @@ static void test_load_without_an_answer_is_given_up(void **state)
     }
     wait_deadline();
     expect_outcome(SELF, number, MT_ERR_TIMEOUT);
-    assert_true(test_count_logged_errors(MT_ERR_TIMEOUT) >= 1);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1); /* by our manager alone */
     assert_false(sched_task_exists(base));
     assert_string_equal(inits, "");
     assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
@@ -1460,6 +1462,35 @@ static void test_load_without_an_answer_is_given_up(void **state)
     wait_deadline();
     assert_int_equal(n_sent, before);
     assert_int_equal(load_and_create(), base);
+}
+
+/* The load committed here; module 2, lacking an outcome, then gives it up
+ * and broadcasts MT_ERR_TIMEOUT: the device disagrees (what runs here does
+ * not run there). Logged here, naming the module, once, and the load's
+ * outcome in appmgr_last_result(); our tasks keep running. */
+static void test_failure_after_our_commit_is_logged_as_disagreement(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2); /* sent again: logged once */
+    sched_run_pending();
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_int_equal(appmgr_last_result()->bad_module, 2);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), errors = 0, naming_2 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT;
+        naming_2 += rec[i].type == EV_APPFAIL && rec[i].pid == APPMGR_NO_TASK &&
+                    rec[i].arg == (uint16_t) ((uint16_t) (MT_ERR_TIMEOUT << 8) | 2u);
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(naming_2, 1);
+    assert_true(sched_task_exists(base));
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -1713,6 +1744,7 @@ int main(void)
         cmocka_unit_test_setup(test_loading_again_supersedes_our_stuck_load, setup),
         cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
+        cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
