@@ -523,6 +523,15 @@ static bool sender_pid_ok(mt_pid_t pid)
     return pid != MT_PID_MULTICAST && pid != MT_PID_TIMESYNC && pid != MT_PID_INVALID;
 }
 
+/* An ASK's mask (u32 little-endian): at least one module, and only
+ * modules of the device. */
+static bool asked_ok(const uint8_t *mask)
+{
+    uint32_t asked = (uint32_t) mask[0] | (uint32_t) mask[1] << 8 | (uint32_t) mask[2] << 16 |
+                     (uint32_t) mask[3] << 24;
+    return asked && !(asked & ~B.modules);
+}
+
 /* What every frame of a kind carries, as this kernel sends it: a frame
  * from another module that differs is no frame of ours, and nothing may
  * act on it. DATA goes to one module and to a task's input port (or to
@@ -553,9 +562,10 @@ static bool frame_allowed(const bus_frame_t *f)
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
                f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES &&
                is_member(f->payload[BUS_APP_OUTCOME_SIZE]);
-    case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked */
+    case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked:
+                         * some, all of the device's */
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
-               is_member(f->payload[0]);
+               is_member(f->payload[0]) && asked_ok(f->payload + 2);
     default:
         return false;
     }

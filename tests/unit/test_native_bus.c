@@ -1318,8 +1318,10 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     expect_dropped(&f); /* about a load from a module the device does not have */
     f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, PORT_0, ok, sizeof ok);
     expect_dropped(&f);
-    const uint8_t ask[BUS_APP_ASK_SIZE] = {0, 1, 0xFF, 0xFF, 0xFF, 0xFF};
-    const uint8_t ask_no_loader[BUS_APP_ASK_SIZE] = {3, 1, 0xFF, 0xFF, 0xFF, 0xFF};
+    const uint8_t ask[BUS_APP_ASK_SIZE] = {0, 1, 0x5, 0, 0, 0};
+    const uint8_t ask_no_loader[BUS_APP_ASK_SIZE] = {3, 1, 0x5, 0, 0, 0};
+    const uint8_t ask_beyond[BUS_APP_ASK_SIZE] = {0, 1, 0xF8, 0xFF, 0xFF, 0xFF};
+    const uint8_t ask_nobody[BUS_APP_ASK_SIZE] = {0, 1, 0, 0, 0, 0};
     f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
     f.dst = SELF; /* an ask goes to every module */
     expect_dropped(&f);
@@ -1328,9 +1330,15 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_no_loader,
                        sizeof ask_no_loader);
     expect_dropped(&f); /* about a load from a module the device does not have */
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_beyond,
+                       sizeof ask_beyond);
+    expect_dropped(&f); /* asks modules the device does not have */
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_nobody,
+                       sizeof ask_nobody);
+    expect_dropped(&f); /* asks no module */
     assert_false(timesync_synced());
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
-    assert_int_equal(bus_stats()->rx_bad, 13);
+    assert_int_equal(bus_stats()->rx_bad, 15);
 }
 
 /* A bad outcome does not count as the module's report: the description
