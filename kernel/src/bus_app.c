@@ -191,6 +191,11 @@ void bus_app_description(const bus_frame_t *f)
 {
     /* A loader takes part in its load from its start (bus_app_load()). */
     bool this_load = A.loader == f->src && A.number == f->port;
+    /* Our own description of a load that has ended here (given up at its
+     * deadline while the frame still waited to go out): the others have
+     * our outcome of it, MT_ERR_TIMEOUT, logged; taking it now would start
+     * that load again here alone, and commit it where they failed it. */
+    if (f->src == bus_self() && !(A.busy && this_load)) return;
     if (A.busy && !this_load && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
         report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());

@@ -1501,6 +1501,48 @@ static void test_failure_after_our_commit_is_logged_as_disagreement(void **state
     assert_true(sched_task_exists(base));
 }
 
+/* The others' outcomes come while our DESC still waits for a module's
+ * ack; lacking our own, we give the load up (MT_ERR_TIMEOUT, logged once,
+ * broadcast: the others fail it). When the DESC at last ends as sent, this
+ * module does not start the load again: nothing created, no outcome sent. */
+static void test_own_description_after_give_up_starts_nothing(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    inits[0] = 0;
+    program_register(programs, 1);
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    load_sent(); /* the DESC in flight */
+    uint8_t number = load_number;
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    unsigned first = n_sent;
+    finish_tx(PORT_BUS_SENT); /* the DESC, at last */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    sched_run_pending();
+    wait_deadline();
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned gave_up = 0;
+    for (unsigned i = first; i < n_sent; i++) {
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+        assert_true(f.type != BUS_FRAME_ASK);
+        if (f.type == BUS_FRAME_CREATED) {
+            assert_int_equal(f.payload[0], MT_ERR_TIMEOUT); /* our give-up, nothing after */
+            assert_int_equal(f.payload[BUS_APP_OUTCOME_SIZE + 1], number);
+            gave_up++;
+        }
+    }
+    assert_int_equal(gave_up, 1);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+}
+
 /* ---- messages given up, and the gaps they leave ---- */
 
 static mt_err_t relay_err; /* what the relay's last send returned */
@@ -1753,6 +1795,7 @@ int main(void)
         cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
         cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
+        cmocka_unit_test_setup(test_own_description_after_give_up_starts_nothing, setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
