@@ -461,6 +461,8 @@ static void sent(const uint8_t *frame, uint16_t n)
         bus_app_description(&f);
     else if (f.type == BUS_FRAME_CREATED)
         bus_app_report(B.self, f.payload);
+    else if (f.type == BUS_FRAME_ASK)
+        bus_app_ask_ended();
 }
 
 void bus_isr_tx_done(port_bus_result_t result)
@@ -502,6 +504,8 @@ void bus_isr_tx_done(port_bus_result_t result)
             if (f.type == BUS_FRAME_MCAST) deliver_cast(&f);
         } else if (read && f.type == BUS_FRAME_DESC) { /* a load: it ends, failed */
             bus_app_given_up(&f, why);
+        } else if (read && f.type == BUS_FRAME_ASK) {
+            bus_app_ask_ended();
         }
     }
     migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */

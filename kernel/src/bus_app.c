@@ -48,6 +48,7 @@ static struct {
     bool outcome_given;                    /* our outcome of it has gone: `mine` */
     uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
     uint8_t asks;                          /* asks for missing outcomes sent so far */
+    bool ask_waiting;                      /* an ASK of ours still waits to end */
     uint32_t since;                        /* kernel time of its start or last ask */
     uint32_t reported;                     /* modules whose outcome has come */
     bool committed;                        /* its verdict, MT_OK, went to our manager */
@@ -89,6 +90,7 @@ void bus_app_reset(void)
     A.busy = false;
     A.outcome_given = false;
     A.last_number = 0;
+    A.ask_waiting = false;
     A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
 }
 
@@ -285,8 +287,14 @@ static void ask(mt_module_t loader, uint8_t number, uint32_t missing)
                                        (uint8_t) (missing >> 8),
                                        (uint8_t) (missing >> 16),
                                        (uint8_t) (missing >> 24)};
-    bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                   BUS_PRIO_SYSTEM, asked, sizeof asked); /* a refusal is logged; asked again */
+    if (bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                       BUS_PRIO_SYSTEM, asked, sizeof asked) == MT_OK) /* else logged */
+        A.ask_waiting = true;
+}
+
+void bus_app_ask_ended(void)
+{
+    A.ask_waiting = false;
 }
 
 void bus_app_deadline(void)
@@ -329,7 +337,9 @@ void bus_app_deadline(void)
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
     if (again) report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2]);
     if (!due || give_up) return;
-    if (missing & ~me) ask(loader, number, missing & ~me);
+    /* One ASK at a time: behind a frame that cannot go out (our own DESC
+     * unacknowledged), more would only fill the transmit queue. */
+    if ((missing & ~me) && !A.ask_waiting) ask(loader, number, missing & ~me);
     arm_deadline();
 }
 

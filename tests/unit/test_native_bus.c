@@ -1543,6 +1543,30 @@ static void test_own_description_after_give_up_starts_nothing(void **state)
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
 }
 
+/* Our DESC never ends (no ack): each deadline would ask the others again,
+ * each ASK queued behind it. One at a time: the transmit queue keeps room
+ * for the give-up's own outcome, which goes out once the DESC ends. */
+static void test_asks_behind_a_stuck_description_do_not_fill_the_queue(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    load_sent(); /* the DESC in flight, for ever */
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 3); /* the DESC, one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
+    unsigned first = n_sent, gave_up = 0;
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    for (unsigned i = first; i < n_sent; i++) {
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+        if (f.type == BUS_FRAME_CREATED) gave_up += f.payload[0] == MT_ERR_TIMEOUT;
+    }
+    assert_int_equal(gave_up, 1);
+}
+
 /* ---- messages given up, and the gaps they leave ---- */
 
 static mt_err_t relay_err; /* what the relay's last send returned */
@@ -1796,6 +1820,7 @@ int main(void)
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
         cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
         cmocka_unit_test_setup(test_own_description_after_give_up_starts_nothing, setup),
+        cmocka_unit_test_setup(test_asks_behind_a_stuck_description_do_not_fill_the_queue, setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
