@@ -338,11 +338,24 @@ static void decide(const void *data, uint16_t len)
     M.held = NULL;
 }
 
+/* Another module failed the load committed here (BUS_APPMGR_PORT_DISAGREED):
+ * what runs here does not run there. Recorded as the load's outcome and
+ * logged, naming the module (and the task, if the failure is about one). */
+static void disagreed(const void *data, uint16_t len)
+{
+    if (len != BUS_APP_CREATED_SIZE) return;
+    const uint8_t *v = data;
+    M.last.err = (mt_err_t) v[0];
+    note_task(M.last.err, v[1], v[2]);
+    log_error(M.last.err);
+}
+
 static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
     if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) bus_app_deadline();
+    if (port == BUS_APPMGR_PORT_DISAGREED) disagreed(data, len);
     if (port != PORT_0) return MT_OK;
     /* A load held for its verdict owns M.last (its ids, undone or
      * committed by the verdict): another cannot start meanwhile. */

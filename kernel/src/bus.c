@@ -461,6 +461,8 @@ static void sent(const uint8_t *frame, uint16_t n)
         bus_app_description(&f);
     else if (f.type == BUS_FRAME_CREATED)
         bus_app_report(B.self, f.payload);
+    else if (f.type == BUS_FRAME_ASK)
+        bus_app_ask_ended();
 }
 
 void bus_isr_tx_done(port_bus_result_t result)
@@ -502,6 +504,8 @@ void bus_isr_tx_done(port_bus_result_t result)
             if (f.type == BUS_FRAME_MCAST) deliver_cast(&f);
         } else if (read && f.type == BUS_FRAME_DESC) { /* a load: it ends, failed */
             bus_app_given_up(&f, why);
+        } else if (read && f.type == BUS_FRAME_ASK) {
+            bus_app_ask_ended();
         }
     }
     migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */
@@ -521,6 +525,15 @@ static uint32_t capture_time(port_counter_t capture)
 static bool sender_pid_ok(mt_pid_t pid)
 {
     return pid != MT_PID_MULTICAST && pid != MT_PID_TIMESYNC && pid != MT_PID_INVALID;
+}
+
+/* An ASK's mask (u32 little-endian): at least one module, and only
+ * modules of the device. */
+static bool asked_ok(const uint8_t *mask)
+{
+    uint32_t asked = (uint32_t) mask[0] | (uint32_t) mask[1] << 8 | (uint32_t) mask[2] << 16 |
+                     (uint32_t) mask[3] << 24;
+    return asked && !(asked & ~B.modules);
 }
 
 /* What every frame of a kind carries, as this kernel sends it: a frame
@@ -553,9 +566,10 @@ static bool frame_allowed(const bus_frame_t *f)
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
                f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES &&
                is_member(f->payload[BUS_APP_OUTCOME_SIZE]);
-    case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked */
+    case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked:
+                         * some, all of the device's */
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
-               is_member(f->payload[0]);
+               is_member(f->payload[0]) && asked_ok(f->payload + 2);
     default:
         return false;
     }

@@ -48,8 +48,11 @@ static struct {
     bool outcome_given;                    /* our outcome of it has gone: `mine` */
     uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
     uint8_t asks;                          /* asks for missing outcomes sent so far */
+    bool ask_waiting;                      /* an ASK of ours still waits to end */
     uint32_t since;                        /* kernel time of its start or last ask */
     uint32_t reported;                     /* modules whose outcome has come */
+    bool committed;                        /* its verdict, MT_OK, went to our manager */
+    uint32_t disagreeing;                  /* modules that failed it after that */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
 } A;
@@ -74,6 +77,8 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.asks = 0;
     A.since = timer_now();
     A.reported = 0;
+    A.committed = false;
+    A.disagreeing = 0;
     A.verdict[0] = MT_OK;
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
@@ -85,6 +90,7 @@ void bus_app_reset(void)
     A.busy = false;
     A.outcome_given = false;
     A.last_number = 0;
+    A.ask_waiting = false;
     A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
 }
 
@@ -94,19 +100,28 @@ static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
 {
     uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, created, sizeof created) != MT_OK)
-        bus_app_report(bus_self(), created); /* logged; the others cannot know */
+                       BUS_PRIO_SYSTEM, created, sizeof created) == MT_OK)
+        return;
+    /* Logged; the others cannot know. Counted as a frame's would be, in
+     * interrupt context, with outcomes that come meanwhile. */
+    port_irq_state_t s = port_irq_save();
+    bus_app_report(bus_self(), created);
+    port_irq_restore(s);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
  * again to a module that asks for it. */
 static void report_mine(mt_err_t err, uint8_t task, mt_module_t module)
 {
+    port_irq_state_t s = port_irq_save(); /* an ASK reads them in interrupt context */
     A.mine[0] = (uint8_t) err;
     A.mine[1] = task;
     A.mine[2] = module;
     A.outcome_given = true;
-    report_outcome(A.loader, A.number, err, task, module);
+    mt_module_t loader = A.loader;
+    uint8_t number = A.number;
+    port_irq_restore(s);
+    report_outcome(loader, number, err, task, module);
 }
 
 /* The load ends here: its verdict to our manager, in the block set aside
@@ -121,6 +136,12 @@ static void give_verdict(void)
     msg_t *m = A.verdict_block;
     A.verdict_block = NULL;
     if (m) queue_copy_into_block(m, A.verdict, sizeof A.verdict);
+    A.committed = m && A.verdict[0] == MT_OK;
+    /* The deadline has nothing left to wait for: its timer entry is
+     * freed now rather than held until it expires for nothing. */
+    uint32_t left;
+    if (timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left))
+        timer_stop_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER);
     port_irq_restore(s);
     if (!m) return;
     m->flags = MSG_FROM_ISR;
@@ -172,6 +193,11 @@ void bus_app_description(const bus_frame_t *f)
 {
     /* A loader takes part in its load from its start (bus_app_load()). */
     bool this_load = A.loader == f->src && A.number == f->port;
+    /* Our own description of a load that has ended here (given up at its
+     * deadline while the frame still waited to go out): the others have
+     * our outcome of it, MT_ERR_TIMEOUT, logged; taking it now would start
+     * that load again here alone, and commit it where they failed it. */
+    if (f->src == bus_self() && !(A.busy && this_load)) return;
     if (A.busy && !this_load && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
         report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());
@@ -205,13 +231,33 @@ void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
     report_mine(err, task, module);
 }
 
+/* Module `from` failed the load this module committed (it gave the load
+ * up, MT_ERR_TIMEOUT, as our outcome or the verdict never reached it):
+ * the device disagrees. Our manager records and logs it, in task context;
+ * if the pool has no block for that, it is logged here. Once per module. */
+static void disagree(mt_module_t from, const uint8_t *outcome)
+{
+    uint32_t bit = (uint32_t) 1u << from;
+    if (A.disagreeing & bit) return;
+    A.disagreeing |= bit;
+    uint8_t late[BUS_APP_CREATED_SIZE] = {outcome[0], outcome[1], outcome[2], A.loader, A.number};
+    if (sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DISAGREED, late, sizeof late, 0) == MT_OK)
+        return;
+    log_event(EV_APPFAIL, outcome[1], (uint16_t) ((uint16_t) (outcome[0] << 8) | outcome[2]));
+}
+
 void bus_app_report(mt_module_t from, const uint8_t *outcome)
 {
     /* Another load's outcome (one this module refused, or an earlier
      * load's come late) counts for nothing here. */
     bool this_load =
         outcome[BUS_APP_OUTCOME_SIZE] == A.loader && outcome[BUS_APP_OUTCOME_SIZE + 1] == A.number;
-    if (!A.busy || !this_load || from >= MOTET_BUS_MODULES) return;
+    if (from >= MOTET_BUS_MODULES) return;
+    if (!A.busy && this_load && A.committed && outcome[0] != MT_OK) {
+        disagree(from, outcome);
+        return;
+    }
+    if (!A.busy || !this_load) return;
     uint32_t bit = (uint32_t) 1u << from;
     if (A.reported & bit) return; /* sent again, asked by a module that lacked it */
     A.reported |= bit;
@@ -241,8 +287,14 @@ static void ask(mt_module_t loader, uint8_t number, uint32_t missing)
                                        (uint8_t) (missing >> 8),
                                        (uint8_t) (missing >> 16),
                                        (uint8_t) (missing >> 24)};
-    bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                   BUS_PRIO_SYSTEM, asked, sizeof asked); /* a refusal is logged; asked again */
+    if (bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                       BUS_PRIO_SYSTEM, asked, sizeof asked) == MT_OK) /* else logged */
+        A.ask_waiting = true;
+}
+
+void bus_app_ask_ended(void)
+{
+    A.ask_waiting = false;
 }
 
 void bus_app_deadline(void)
@@ -258,6 +310,9 @@ void bus_app_deadline(void)
     bool again = due && (give_up || ((missing & me) && A.outcome_given));
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
+    /* Our manager logs the verdict it undoes; this give-up only when the
+     * verdict is another module's error, or our manager never had it. */
+    bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK;
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
          * failure: the modules still waiting fail it too, while those that
@@ -279,10 +334,12 @@ void bus_app_deadline(void)
     uint8_t mine[BUS_APP_OUTCOME_SIZE];
     memcpy(mine, A.mine, sizeof mine);
     port_irq_restore(s);
-    if (give_up) log_error(MT_ERR_TIMEOUT);
+    if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
     if (again) report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2]);
     if (!due || give_up) return;
-    if (missing & ~me) ask(loader, number, missing & ~me);
+    /* One ASK at a time: behind a frame that cannot go out (our own DESC
+     * unacknowledged), more would only fill the transmit queue. */
+    if ((missing & ~me) && !A.ask_waiting) ask(loader, number, missing & ~me);
     arm_deadline();
 }
 

@@ -57,6 +57,8 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome);
  * payload BUS_APP_ASK_SIZE bytes): ours is sent again if it is among
  * them and we have one of that load; interrupt context. */
 void bus_app_asked(const bus_frame_t *f);
+/* Bus hook, interrupt context: an ASK frame of ours ended, sent or given up. */
+void bus_app_ask_ended(void);
 
 #endif /* MOTET_BUS */
 

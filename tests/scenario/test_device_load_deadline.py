@@ -21,7 +21,6 @@ MISSED_FROM = 2  # m2's CREATED reaches m4 at about 1.35 ms
 APPMGR = 0xF3
 VERDICT_TIMEOUT_US = 200_000  # config.h, MOTET_BUS_VERDICT_TIMEOUT_MS
 ASK_FRAME_BYTES = 12 + 6  # header and CRC, BUS_APP_ASK_SIZE
-SENT_BY_ME = 0x8000  # an EV_BUS record's arg: bit 15 set for a frame received
 
 
 @pytest.fixture(scope="module")

@@ -1318,8 +1318,10 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     expect_dropped(&f); /* about a load from a module the device does not have */
     f = broadcast_from(0, BUS_FRAME_CREATED, MT_PID_APPMGR, PORT_0, ok, sizeof ok);
     expect_dropped(&f);
-    const uint8_t ask[BUS_APP_ASK_SIZE] = {0, 1, 0xFF, 0xFF, 0xFF, 0xFF};
-    const uint8_t ask_no_loader[BUS_APP_ASK_SIZE] = {3, 1, 0xFF, 0xFF, 0xFF, 0xFF};
+    const uint8_t ask[BUS_APP_ASK_SIZE] = {0, 1, 0x5, 0, 0, 0};
+    const uint8_t ask_no_loader[BUS_APP_ASK_SIZE] = {3, 1, 0x5, 0, 0, 0};
+    const uint8_t ask_beyond[BUS_APP_ASK_SIZE] = {0, 1, 0xF8, 0xFF, 0xFF, 0xFF};
+    const uint8_t ask_nobody[BUS_APP_ASK_SIZE] = {0, 1, 0, 0, 0, 0};
     f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
     f.dst = SELF; /* an ask goes to every module */
     expect_dropped(&f);
@@ -1328,9 +1330,15 @@ static void test_broadcast_frames_their_kind_does_not_allow_are_dropped(void **s
     f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_no_loader,
                        sizeof ask_no_loader);
     expect_dropped(&f); /* about a load from a module the device does not have */
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_beyond,
+                       sizeof ask_beyond);
+    expect_dropped(&f); /* asks modules the device does not have */
+    f = broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask_nobody,
+                       sizeof ask_nobody);
+    expect_dropped(&f); /* asks no module */
     assert_false(timesync_synced());
     assert_false(sched_task_exists(MT_PID_FIRST_APP));
-    assert_int_equal(bus_stats()->rx_bad, 13);
+    assert_int_equal(bus_stats()->rx_bad, 15);
 }
 
 /* A bad outcome does not count as the module's report: the description
@@ -1395,6 +1403,8 @@ static void test_missing_outcome_is_asked_for_again(void **state)
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
     assert_true(sched_task_exists(base));
+    uint32_t left;
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left)); /* freed */
     before = n_sent;
     wait_deadline(); /* the load has ended: nothing more is asked */
     wait_deadline();
@@ -1449,7 +1459,7 @@ static void test_load_without_an_answer_is_given_up(void **state)
     }
     wait_deadline();
     expect_outcome(SELF, number, MT_ERR_TIMEOUT);
-    assert_true(test_count_logged_errors(MT_ERR_TIMEOUT) >= 1);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1); /* by our manager alone */
     assert_false(sched_task_exists(base));
     assert_string_equal(inits, "");
     assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
@@ -1460,6 +1470,101 @@ static void test_load_without_an_answer_is_given_up(void **state)
     wait_deadline();
     assert_int_equal(n_sent, before);
     assert_int_equal(load_and_create(), base);
+}
+
+/* The load committed here; module 2, lacking an outcome, then gives it up
+ * and broadcasts MT_ERR_TIMEOUT: the device disagrees (what runs here does
+ * not run there). Logged here, naming the module, once, and the load's
+ * outcome in appmgr_last_result(); our tasks keep running. */
+static void test_failure_after_our_commit_is_logged_as_disagreement(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2); /* sent again: logged once */
+    sched_run_pending();
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_int_equal(appmgr_last_result()->bad_module, 2);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), errors = 0, naming_2 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT;
+        naming_2 += rec[i].type == EV_APPFAIL && rec[i].pid == APPMGR_NO_TASK &&
+                    rec[i].arg == (uint16_t) ((uint16_t) (MT_ERR_TIMEOUT << 8) | 2u);
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(naming_2, 1);
+    assert_true(sched_task_exists(base));
+}
+
+/* The others' outcomes come while our DESC still waits for a module's
+ * ack; lacking our own, we give the load up (MT_ERR_TIMEOUT, logged once,
+ * broadcast: the others fail it). When the DESC at last ends as sent, this
+ * module does not start the load again: nothing created, no outcome sent. */
+static void test_own_description_after_give_up_starts_nothing(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    inits[0] = 0;
+    program_register(programs, 1);
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    load_sent(); /* the DESC in flight */
+    uint8_t number = load_number;
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    unsigned first = n_sent;
+    finish_tx(PORT_BUS_SENT); /* the DESC, at last */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    sched_run_pending();
+    wait_deadline();
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned gave_up = 0;
+    for (unsigned i = first; i < n_sent; i++) {
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+        assert_true(f.type != BUS_FRAME_ASK);
+        if (f.type == BUS_FRAME_CREATED) {
+            assert_int_equal(f.payload[0], MT_ERR_TIMEOUT); /* our give-up, nothing after */
+            assert_int_equal(f.payload[BUS_APP_OUTCOME_SIZE + 1], number);
+            gave_up++;
+        }
+    }
+    assert_int_equal(gave_up, 1);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+}
+
+/* Our DESC never ends (no ack): each deadline would ask the others again,
+ * each ASK queued behind it. One at a time: the transmit queue keeps room
+ * for the give-up's own outcome, which goes out once the DESC ends. */
+static void test_asks_behind_a_stuck_description_do_not_fill_the_queue(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
+    load_sent(); /* the DESC in flight, for ever */
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 3); /* the DESC, one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
+    unsigned first = n_sent, gave_up = 0;
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    for (unsigned i = first; i < n_sent; i++) {
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+        if (f.type == BUS_FRAME_CREATED) gave_up += f.payload[0] == MT_ERR_TIMEOUT;
+    }
+    assert_int_equal(gave_up, 1);
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -1713,6 +1818,9 @@ int main(void)
         cmocka_unit_test_setup(test_loading_again_supersedes_our_stuck_load, setup),
         cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
+        cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
+        cmocka_unit_test_setup(test_own_description_after_give_up_starts_nothing, setup),
+        cmocka_unit_test_setup(test_asks_behind_a_stuck_description_do_not_fill_the_queue, setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,

@@ -1049,8 +1049,15 @@ class Hub:
             else:
                 ids = ", ".join(str(i) for i in sorted(self.mods))
                 what += f", which this device does not have (its modules: {ids})"
-        self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
-                  tr.src.id)
+        if what == "MT_ERR_TIMEOUT":
+            # A give-up at the verdict deadline: the modules that had the
+            # verdict already keep the application, the others undo it.
+            self.note(f"m{tr.src.id} gave the application up (MT_ERR_TIMEOUT): the modules "
+                      "still waiting for its verdict undo it, those that had it keep it",
+                      tr.src.id)
+        else:
+            self.note(f"m{tr.src.id} refused the application: {what}; no module starts it",
+                      tr.src.id)
         if first:
             self.failed_loads.append(f"m{tr.src.id}: {what}")
 

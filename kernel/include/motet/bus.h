@@ -82,6 +82,9 @@ enum {
  * description: one byte, MT_OK (initialise) or the first module's error
  * (undo stage one). */
 #define BUS_APPMGR_PORT_VERDICT (PORT_0 + 1)
+/* Its input for a module's failure of a load after this module committed
+ * it (the device disagrees): a CREATED frame's payload, below. */
+#define BUS_APPMGR_PORT_DISAGREED (PORT_0 + 2)
 /* The application manager's timer that bounds its wait for a verdict. */
 #define BUS_APP_DEADLINE_TIMER 0u
 
