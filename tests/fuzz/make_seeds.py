@@ -212,22 +212,19 @@ def bus_rx_seeds(desc):
     seeds["load-and-sync"] = ev.out
     # A description from module 0 whose outcome from module 3 never comes:
     # module 0 asks us for ours, we ask module 3 after the verdict deadline
-    # (200 ms), and give the load up after the asks (8 of them).
+    # (200 ms), and give the load up after the asks (8 of them). First two
+    # malformed ASKs, dropped as bad frames: one asking no module, one
+    # asking modules the device does not have.
     ev = Events()
     ev.frame(DESC, 0, PID_APPMGR, LOAD, desc, prio=7).time(1000).tx_end()
+    ev.frame(ASK, 0, PID_APPMGR, VERDICT, asked(0, LOAD, 0), prio=7)
+    ev.frame(ASK, 2, PID_APPMGR, VERDICT, asked(0, LOAD, 0xFFFFFFF0), prio=7)
     for m in (0, 2):
         ev.frame(CREATED, m, PID_APPMGR, VERDICT, outcome(0, 0, LOAD), prio=7)
     ev.frame(ASK, 0, PID_APPMGR, VERDICT, asked(0, LOAD, 1 << SELF | 1 << 3), prio=7).tx_end()
     for _ in range(10):
         ev.time(250000).tx_end()
     seeds["load-asked"] = ev.out
-    # Malformed ASKs (dropped as bad frames): one asking no module, one
-    # asking modules the device does not have.
-    ev = Events()
-    ev.frame(DESC, 0, PID_APPMGR, LOAD, desc, prio=7).time(1000).tx_end()
-    ev.frame(ASK, 0, PID_APPMGR, VERDICT, asked(0, LOAD, 0), prio=7)
-    ev.frame(ASK, 2, PID_APPMGR, VERDICT, asked(0, LOAD, 0xFFFFFFF0), prio=7)
-    seeds["load-asked-malformed"] = ev.out
     ev = Events()
     ev.raw(frame(DATA, 0, SELF, 3, 0x20, PORT_0, 0x30, 2, b"raw"))
     ev.raw(frame(DATA, 0, SELF, 4, 0x20, PORT_0, 0x30, 2, b"bad")[:-1] + b"\0")
