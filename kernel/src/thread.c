@@ -209,12 +209,12 @@ static MT_INLINE bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
 
 /* The caller of the call K runs keeps its place among the ready threads
  * while it is blocked for it: best goes first only if it would have
- * preempted it. By level that is the call's own level (sched_k_call()). */
+ * preempted it, at the caller's level now (one inherited meanwhile from a
+ * mutex it holds may be above the call's). */
 static MT_INLINE bool call_keeps_place(const thread_t *best)
 {
     const thread_t *c = T.in_call;
-    return !THREAD_POLICY_BY_LEVEL && c && !(c->flags & THREAD_F_SUSPENDED) &&
-           !policy_preempts(best, c);
+    return c && !(c->flags & THREAD_F_SUSPENDED) && !policy_preempts(best, c);
 }
 
 /* K before the running thread cur. */

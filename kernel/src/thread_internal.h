@@ -452,7 +452,7 @@ bool sched_k_idle(void);
 /* K's preemption point: run what outranks its top frame; K only. */
 void sched_k_preempt(void);
 /* Run fn(arg), a call the thread of level `level` handed to K, with
- * interrupts on and K's running level at least `level` until it returns
+ * interrupts on and K's running level exactly `level` until it returns
  * (docs/architecture.md, "Interrupts, timers and threads"); K only, irq
  * off on entry and on return. */
 void sched_k_call(void (*fn)(void *), void *arg, mt_prio_t level);

@@ -25,18 +25,20 @@
 enum { PID_RECEIVER = 0x30 };
 enum { LINE_WAKE = 0 };
 enum { CANARY = 0xA5, CANARY_BYTES = 512 };
-enum { ACT_LOCK, ACT_SUSPEND, ACT_SUSPEND_RESUME };
+enum { ACT_LOCK, ACT_LOCK_MIDDLE, ACT_SUSPEND, ACT_SUSPEND_RESUME };
 
 static uint8_t caller_stack[THREAD_STACK_BYTES(0)];
 static uint8_t higher_stack[THREAD_STACK_BYTES(0)];
-static sem_t higher_go, caller_go;
+static uint8_t middle_stack[THREAD_STACK_BYTES(0)];
+static sem_t higher_go, caller_go, middle_go;
 static mutex_t lock;
 static thread_t *caller;
 static int action;
-static unsigned receiver_runs, higher_runs, seen_runs, canary_hit;
+static unsigned receiver_runs, higher_runs, middle_runs, seen_runs, canary_hit;
 static mt_err_t caller_err;
 static bool caller_returned, caller_done;
 static bool higher_first; /* the higher thread ran before the caller's send returned */
+static bool middle_first; /* the middle thread did */
 
 /* FIFO runs each thread to completion: no thread runs inside the call. */
 #define CALL_PREEMPTED (MOTET_THREAD_POLICY != MOTET_POLICY_FIFO)
@@ -66,7 +68,9 @@ static void higher_body(void *arg)
         sem_wait(&higher_go);
         higher_runs++;
         higher_first = !caller_returned;
-        if (action == ACT_LOCK) { /* the caller holds it: it inherits 5 */
+        if (action == ACT_LOCK_MIDDLE) sem_post(&middle_go); /* 4: below the inherited 5 */
+        if (action == ACT_LOCK ||
+            action == ACT_LOCK_MIDDLE) { /* the caller holds it: it inherits 5 */
             assert_int_equal(mutex_lock(&lock, THREAD_FOREVER), MT_OK);
             assert_int_equal(mutex_unlock(&lock), MT_OK);
         } else {
@@ -74,6 +78,18 @@ static void higher_body(void *arg)
             assert_true(thread_suspended(caller));
             if (action == ACT_SUSPEND_RESUME) assert_int_equal(thread_resume(caller), MT_OK);
         }
+    }
+}
+
+/* Made ready by the higher thread, between the caller's own level and the
+ * one it inherits: the caller's call, now at 5, goes first. */
+static void middle_body(void *arg)
+{
+    (void) arg;
+    for (;;) {
+        sem_wait(&middle_go);
+        middle_runs++;
+        middle_first = !caller_returned;
     }
 }
 
@@ -91,6 +107,7 @@ static MT_NOINLINE void paint_and_wait(void)
 static void caller_body(void *arg)
 {
     (void) arg;
+    caller = thread_self(); /* before test_thread() returns it: the case runs now */
     assert_int_equal(mutex_lock(&lock, THREAD_FOREVER), MT_OK);
     caller_err = MT_ERR_INVALID; /* the send must say MT_OK itself */
     caller_err = sched_send_to(PID_RECEIVER, PORT_0, NULL, 0, 0);
@@ -108,16 +125,19 @@ static void caller_body(void *arg)
 static void run_case(int act)
 {
     action = act;
-    receiver_runs = higher_runs = seen_runs = canary_hit = 0;
-    caller_returned = caller_done = higher_first = false;
+    receiver_runs = higher_runs = middle_runs = seen_runs = canary_hit = 0;
+    caller_returned = caller_done = higher_first = middle_first = false;
     sem_init(&higher_go, 0);
     sem_init(&caller_go, 0);
+    sem_init(&middle_go, 0);
     mutex_init(&lock);
     tport_irq_attach(LINE_WAKE, wake_higher_isr);
     task_spec_t spec = {.pid = PID_RECEIVER, .prio = 4, .handler = receiver};
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
     test_thread(higher_stack, sizeof higher_stack, higher_body, NULL, 5, THREAD_START_NOW);
+    if (act == ACT_LOCK_MIDDLE)
+        test_thread(middle_stack, sizeof middle_stack, middle_body, NULL, 4, THREAD_START_NOW);
     caller = test_thread(caller_stack, sizeof caller_stack, caller_body, NULL, 3, THREAD_START_NOW);
     assert_int_equal(higher_runs, 1); /* the interrupt came, its thread ran */
     assert_int_equal(receiver_runs, 1);
@@ -134,12 +154,22 @@ static void run_case(int act)
     assert_int_equal(caller_err, MT_OK);
     assert_int_equal(seen_runs, 1); /* rule 1: done before the send returned */
     assert_int_equal(canary_hit, 0);
+    if (act == ACT_LOCK_MIDDLE) {
+        assert_int_equal(middle_runs, 1);
+        assert_false(middle_first); /* no inversion: the raised caller's call first */
+    }
 }
 
 static void test_a_caller_raised_by_inheritance_waits_for_its_call(void **state)
 {
     (void) state;
     run_case(ACT_LOCK);
+}
+
+static void test_a_thread_below_an_inherited_level_waits_for_the_call(void **state)
+{
+    (void) state;
+    run_case(ACT_LOCK_MIDDLE);
 }
 
 static void test_a_caller_suspended_during_its_call_stays_held_after_it(void **state)
@@ -158,6 +188,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_a_caller_raised_by_inheritance_waits_for_its_call, test_boot),
+        cmocka_unit_test_setup(test_a_thread_below_an_inherited_level_waits_for_the_call,
+                               test_boot),
         cmocka_unit_test_setup(test_a_caller_suspended_during_its_call_stays_held_after_it,
                                test_boot),
         cmocka_unit_test_setup(test_a_caller_resumed_during_its_call_waits_for_it, test_boot),
