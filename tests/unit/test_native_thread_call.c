@@ -24,12 +24,11 @@
 #include <string.h>
 
 #include "native.h"
-#include "sched_internal.h"
 #include "test_support.h"
 
 enum { PID_RECEIVER = 0x30, PID_KILLER, PID_CALLER };
 enum { LINE_WAKE = 0, LINE_KILL };
-enum { CANARY = 0xA5, CANARY_BYTES = 512 };
+enum { CANARY_BYTES = 512 };
 
 static uint8_t caller_stack[THREAD_STACK_BYTES(0)];
 static uint8_t higher_stack[THREAD_STACK_BYTES(0)];
@@ -79,19 +78,13 @@ static void higher_body(void *arg)
     }
 }
 
-/* The stack the send's frames used, painted, then a wait (a sleep inside
- * sched_run(), else until the test lets it go): a call that ended only
- * now would write its result into it. */
-static MT_NOINLINE void paint_and_wait(void)
+/* A sleep inside sched_run(), else a wait until the test lets it go. */
+static void wait_for_release(void)
 {
-    volatile uint8_t area[CANARY_BYTES];
-    for (unsigned i = 0; i < CANARY_BYTES; i++) area[i] = CANARY;
     if (in_run)
         (void) thread_sleep(10);
     else
         (void) sem_wait(&caller_go);
-    for (unsigned i = 0; i < CANARY_BYTES; i++)
-        if (area[i] != CANARY) canary_hit++;
 }
 
 static void caller_body(void *arg)
@@ -100,7 +93,7 @@ static void caller_body(void *arg)
     caller_err = MT_ERR_INVALID; /* the send must say MT_OK itself */
     caller_err = sched_send_to(PID_RECEIVER, PORT_0, NULL, 0, 0);
     seen_runs = receiver_runs;
-    paint_and_wait();
+    canary_hit = test_canary_across(CANARY_BYTES, wait_for_release);
     caller_done = true;
     if (in_run) sched_stop();
     thread_exit();
@@ -115,9 +108,7 @@ static void run_case(bool kill, bool run)
     sem_init(&higher_go, 0);
     sem_init(&caller_go, 0);
     tport_irq_attach(LINE_WAKE, wake_higher_isr);
-    task_spec_t spec = {.pid = PID_RECEIVER, .prio = 4, .handler = receiver};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
+    test_task(PID_RECEIVER, 4, receiver);
     /* Each runs as it is made (or both at sched_run()): the higher one
      * blocks first, then the caller sends. */
     uint8_t start = run ? THREAD_START_AT_RUN : THREAD_START_NOW;
@@ -206,18 +197,11 @@ static void test_a_receiver_killed_after_the_callers_lookup_is_no_task(void **st
     tport_irq_attach(LINE_KILL, post_killer_isr);
     tport_irq_attach(LINE_WAKE, wake_higher_isr);
     sem_init(&higher_go, 0);
-    task_spec_t spec = {.pid = PID_RECEIVER, .prio = 4, .handler = receiver};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
-    task_spec_t kspec = {.pid = PID_KILLER, .prio = 6, .handler = killer};
-    assert_int_equal(sched_task_create(&kspec), MT_OK);
-    assert_int_equal(sched_task_init(PID_KILLER, NULL, 0), MT_OK);
-    thread_spec_t tspec = {.entry = racer_body,
-                           .stack = caller_stack,
-                           .stack_size = sizeof caller_stack,
-                           .prio = 3,
-                           .pid = PID_CALLER};
-    assert_int_equal(thread_create(&tspec, NULL), MT_OK); /* runs to its exit */
+    test_task(PID_RECEIVER, 4, receiver);
+    test_task(PID_KILLER, 6, killer);
+    /* runs to its exit */
+    test_bound_thread(PID_CALLER, caller_stack, sizeof caller_stack, racer_body, NULL, 3,
+                      THREAD_START_NOW);
     assert_int_equal(killer_runs, 1);
     assert_int_equal(killer_err, MT_OK);
     assert_int_equal(finals, 1);
@@ -225,94 +209,6 @@ static void test_a_receiver_killed_after_the_callers_lookup_is_no_task(void **st
     assert_int_equal(racer_err, MT_ERR_NO_TASK); /* as a handler's send is told */
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
     assert_int_equal(racer_owner, PID_CALLER); /* the sender kept its payload */
-}
-
-/* ---- the receiver's gate closed between the caller's check and K's ----
- *
- * A thread's send that K ends up queueing names the thread's bound task
- * as its sender, as one run at once does. K runs the call at the
- * caller's level, so K's check finds what the caller's found unless the
- * receiver changed in between: here an interrupt taken where K turns
- * interrupts on for the call (the caller sends with them off, so nothing
- * takes the line before) runs a task that kills the receiver and makes
- * its pid again, not yet initialised, in the same block (the slab hands
- * the freed block back first): K's check finds it, still the pid's, not
- * able to run, and queues the message for it. */
-
-static bool remade;
-static mt_pid_t seen_sender;
-
-static mt_err_t receiver_seeing(void *state, mt_port_t port, void *data, uint16_t len)
-{
-    (void) state;
-    (void) data;
-    (void) len;
-    if (port == PORT_0) {
-        receiver_runs++;
-        seen_sender = sched_sender();
-    }
-    return MT_OK;
-}
-
-static mt_err_t remaker(void *state, mt_port_t port, void *data, uint16_t len)
-{
-    (void) state;
-    (void) data;
-    (void) len;
-    if (port == PORT_0) {
-        killer_runs++;
-        killer_err = sched_task_kill(PID_RECEIVER);
-        task_spec_t spec = {.pid = PID_RECEIVER, .prio = 3, .handler = receiver_seeing};
-        remade = sched_task_create(&spec) == MT_OK;
-    }
-    return MT_OK;
-}
-
-static void gated_body(void *arg)
-{
-    (void) arg;
-    port_irq_state_t s = port_irq_save();
-    atomic_fetch_or(&port_native_irq_pending, 1u << LINE_KILL);
-    racer_err = sched_send_to(PID_RECEIVER, PORT_0, NULL, 0, 0);
-    port_irq_restore(s);
-    seen_runs = receiver_runs;
-    thread_exit();
-}
-
-static void test_a_send_k_queues_names_the_thread(void **state)
-{
-    (void) state;
-    receiver_runs = killer_runs = 0;
-    seen_runs = 99;
-    remade = false;
-    seen_sender = MT_PID_NONE;
-    racer_err = MT_ERR_INVALID; /* the send must say MT_OK itself */
-    tport_irq_attach(LINE_KILL, post_killer_isr);
-    task_spec_t spec = {.pid = PID_RECEIVER, .prio = 3, .handler = receiver_seeing};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
-    const task_t *first = sched_find_task(PID_RECEIVER);
-    task_spec_t kspec = {.pid = PID_KILLER, .prio = 6, .handler = remaker};
-    assert_int_equal(sched_task_create(&kspec), MT_OK);
-    assert_int_equal(sched_task_init(PID_KILLER, NULL, 0), MT_OK);
-    /* At the receiver's level: the caller's check finds it can run. */
-    thread_spec_t tspec = {.entry = gated_body,
-                           .stack = caller_stack,
-                           .stack_size = sizeof caller_stack,
-                           .prio = 3,
-                           .pid = PID_CALLER};
-    assert_int_equal(thread_create(&tspec, NULL), MT_OK); /* runs to its exit */
-    assert_int_equal(killer_runs, 1);
-    assert_int_equal(killer_err, MT_OK);
-    assert_true(remade);
-    assert_ptr_equal(sched_find_task(PID_RECEIVER),
-                     first); /* the same block: K's check passed it */
-    assert_int_equal(racer_err, MT_OK);
-    assert_int_equal(seen_runs, 0); /* queued, not run */
-    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
-    sched_run_pending();
-    assert_int_equal(receiver_runs, 1);
-    assert_int_equal(seen_sender, PID_CALLER);
 }
 
 int main(void)
@@ -326,7 +222,6 @@ int main(void)
         cmocka_unit_test_setup(test_in_sched_run_a_killed_receivers_call_is_work_too, test_boot),
         cmocka_unit_test_setup(test_a_receiver_killed_after_the_callers_lookup_is_no_task,
                                test_boot),
-        cmocka_unit_test_setup(test_a_send_k_queues_names_the_thread, test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@
 
 enum { PID_RECEIVER = 0x30 };
 enum { LINE_WAKE = 0 };
-enum { CANARY = 0xA5, CANARY_BYTES = 512 };
+enum { CANARY_BYTES = 512 };
 enum { ACT_LOCK, ACT_LOCK_MIDDLE, ACT_SUSPEND, ACT_SUSPEND_RESUME };
 
 static uint8_t caller_stack[THREAD_STACK_BYTES(0)];
@@ -93,15 +93,9 @@ static void middle_body(void *arg)
     }
 }
 
-/* The stack the send's frames used, painted, then a wait: a call that
- * ended only now would write its result into it. */
-static MT_NOINLINE void paint_and_wait(void)
+static void wait_for_release(void)
 {
-    volatile uint8_t area[CANARY_BYTES];
-    for (unsigned i = 0; i < CANARY_BYTES; i++) area[i] = CANARY;
     (void) sem_wait(&caller_go);
-    for (unsigned i = 0; i < CANARY_BYTES; i++)
-        if (area[i] != CANARY) canary_hit++;
 }
 
 static void caller_body(void *arg)
@@ -113,7 +107,7 @@ static void caller_body(void *arg)
     caller_err = sched_send_to(PID_RECEIVER, PORT_0, NULL, 0, 0);
     seen_runs = receiver_runs;
     caller_returned = true;
-    paint_and_wait();
+    canary_hit = test_canary_across(CANARY_BYTES, wait_for_release);
     assert_int_equal(mutex_unlock(&lock), MT_OK);
     caller_done = true;
     thread_exit();
@@ -132,9 +126,7 @@ static void run_case(int act)
     sem_init(&middle_go, 0);
     mutex_init(&lock);
     tport_irq_attach(LINE_WAKE, wake_higher_isr);
-    task_spec_t spec = {.pid = PID_RECEIVER, .prio = 4, .handler = receiver};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
+    test_task(PID_RECEIVER, 4, receiver);
     test_thread(higher_stack, sizeof higher_stack, higher_body, NULL, 5, THREAD_START_NOW);
     if (act == ACT_LOCK_MIDDLE)
         test_thread(middle_stack, sizeof middle_stack, middle_body, NULL, 4, THREAD_START_NOW);

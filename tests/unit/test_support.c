@@ -3,6 +3,8 @@
 
 #include "test_support.h"
 
+enum { CANARY = 0xA5 };
+
 static char trace[256];
 
 void test_note(const char *s)
@@ -51,9 +53,33 @@ unsigned test_logged(log_event_type_t type, mt_pid_t *pid, uint16_t *arg)
     return found;
 }
 
+void test_task(mt_pid_t pid, mt_prio_t prio, task_handler_t h)
+{
+    task_spec_t spec = {.pid = pid, .prio = prio, .handler = h};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+}
+
+MT_NOINLINE unsigned test_canary_across(size_t bytes, void (*wait)(void))
+{
+    volatile uint8_t area[bytes];
+    for (size_t i = 0; i < bytes; i++) area[i] = CANARY;
+    wait();
+    unsigned changed = 0;
+    for (size_t i = 0; i < bytes; i++)
+        if (area[i] != CANARY) changed++;
+    return changed;
+}
+
 #if MOTET_THREADS
 thread_t *test_thread(void *stack, size_t size, thread_entry_t entry, void *arg, mt_prio_t prio,
                       uint8_t start)
+{
+    return test_bound_thread(MT_PID_NONE, stack, size, entry, arg, prio, start);
+}
+
+thread_t *test_bound_thread(mt_pid_t pid, void *stack, size_t size, thread_entry_t entry, void *arg,
+                            mt_prio_t prio, uint8_t start)
 {
     thread_t *t = NULL;
     thread_spec_t spec = {.entry = entry,
@@ -61,7 +87,7 @@ thread_t *test_thread(void *stack, size_t size, thread_entry_t entry, void *arg,
                           .stack = stack,
                           .stack_size = size,
                           .prio = prio,
-                          .pid = MT_PID_NONE,
+                          .pid = pid,
                           .start = start};
     assert_int_equal(thread_create(&spec, &t), MT_OK);
     return t;

@@ -27,6 +27,17 @@ unsigned test_count_logged_errors(mt_err_t err);
  * are the last one's. */
 unsigned test_logged(log_event_type_t type, mt_pid_t *pid, uint16_t *arg);
 
+/* Create task pid at level prio with handler h and initialise it (its
+ * INIT run or queued as the rules say); fails the test if either is
+ * refused. */
+void test_task(mt_pid_t pid, mt_prio_t prio, task_handler_t h);
+
+/* Paint `bytes` of the stack just below the caller's frame (where the
+ * frames of a call it just made were), run wait(), and return how many of
+ * them changed meanwhile: a call that ended only then would have written
+ * into them. */
+unsigned test_canary_across(size_t bytes, void (*wait)(void));
+
 /* A trace of what ran, for tests that check an order: test_note()
  * appends, test_trace() reads, test_boot() empties it. */
 void test_note(const char *s);
@@ -38,6 +49,10 @@ const char *test_trace(void);
  * the test if it cannot be created. */
 thread_t *test_thread(void *stack, size_t size, thread_entry_t entry, void *arg, mt_prio_t prio,
                       uint8_t start);
+/* The same, bound to task pid (thread_spec_t.pid: its sends name pid, its
+ * mailbox is pid's; MT_PID_NONE: unbound, as test_thread()). */
+thread_t *test_bound_thread(mt_pid_t pid, void *stack, size_t size, thread_entry_t entry, void *arg,
+                            mt_prio_t prio, uint8_t start);
 #endif
 
 #endif /* TEST_SUPPORT_H */

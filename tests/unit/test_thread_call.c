@@ -26,7 +26,7 @@ enum {
     DO_WAKE_HIGHER,      /* wakes a thread above the caller and itself */
     DO_KILL_ITSELF,      /* kills itself: FINAL at its frame's pop */
 };
-enum { CANARY = 0xA5, CANARY_BYTES = 32 };
+enum { CANARY_BYTES = 32 };
 
 static uint8_t caller_stack[THREAD_STACK_BYTES(0)];
 static uint8_t higher_stack[THREAD_STACK_BYTES(0)];
@@ -74,21 +74,18 @@ static void higher_body(void *arg)
     }
 }
 
-/* Paint where the send's frames were, let every other context run, look. */
-static MT_NOINLINE void paint_yield_look(void)
+static void yield_once(void)
 {
-    volatile uint8_t area[CANARY_BYTES];
-    for (unsigned i = 0; i < CANARY_BYTES; i++) area[i] = CANARY;
     (void) thread_yield();
-    for (unsigned i = 0; i < CANARY_BYTES; i++)
-        if (area[i] != CANARY) canary_hits++;
 }
 
+/* The send, then a look where its frames were while every other context
+ * runs. */
 static MT_NOINLINE mt_err_t send_and_look(mt_pid_t pid, mt_port_t port, void *data, uint16_t len,
                                           uint8_t flags)
 {
     mt_err_t err = sched_send_to(pid, port, data, len, flags);
-    paint_yield_look();
+    canary_hits += test_canary_across(CANARY_BYTES, yield_once);
     return err;
 }
 
@@ -108,13 +105,6 @@ static void caller_body(void *arg)
     thread_exit();
 }
 
-static void make(mt_pid_t pid, mt_prio_t prio, task_handler_t h)
-{
-    task_spec_t spec = {.pid = pid, .prio = prio, .handler = h};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
-}
-
 static void test_a_threads_call_returns_once_done_told_what_a_handler_is(void **state)
 {
     (void) state;
@@ -122,8 +112,8 @@ static void test_a_threads_call_returns_once_done_told_what_a_handler_is(void **
     finals = higher_runs = canary_hits = mails = caller_steps = 0;
     sem_init(&caller_sem, 0);
     sem_init(&higher_go, 0);
-    make(PID_RECEIVER, 4, receiver);
-    make(PID_TASK_SENDER, 2, task_sender);
+    test_task(PID_RECEIVER, 4, receiver);
+    test_task(PID_TASK_SENDER, 2, task_sender);
     foreign = mem_alloc_owned(8, PID_OTHER); /* neither sender's */
     assert_non_null(foreign);
 
@@ -135,12 +125,9 @@ static void test_a_threads_call_returns_once_done_told_what_a_handler_is(void **
     assert_int_equal(test_count_logged_errors(MT_ERR_NOT_OWNER), 1);
 
     test_thread(higher_stack, sizeof higher_stack, higher_body, NULL, 5, THREAD_START_NOW);
-    thread_spec_t spec = {.entry = caller_body,
-                          .stack = caller_stack,
-                          .stack_size = sizeof caller_stack,
-                          .prio = 3,
-                          .pid = PID_CALLER};
-    assert_int_equal(thread_create(&spec, NULL), MT_OK); /* runs to its exit */
+    /* runs to its exit */
+    test_bound_thread(PID_CALLER, caller_stack, sizeof caller_stack, caller_body, NULL, 3,
+                      THREAD_START_NOW);
     assert_int_equal(caller_steps, 1);
 
     assert_int_equal(results[0], MT_OK); /* as the handler's send */

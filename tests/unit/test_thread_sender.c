@@ -13,7 +13,7 @@
 #include "sched_internal.h"
 #include "test_support.h"
 
-enum { PID_THREAD = 0x40, PID_WAKER, PID_RECEIVER };
+enum { PID_THREAD = 0x40, PID_WAKER, PID_RECEIVER, PID_REMAKER };
 
 static uint8_t stack[THREAD_STACK_BYTES(0)];
 static sem_t go;
@@ -52,13 +52,6 @@ static mt_err_t receiver(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
-static void make(mt_pid_t pid, mt_prio_t prio, task_handler_t h)
-{
-    task_spec_t spec = {.pid = pid, .prio = prio, .handler = h};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
-    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
-}
-
 /* The waker (5) wakes the thread (3) from an interrupt's message; the
  * thread sends to the receiver at receiver_prio. */
 static void run_case(mt_prio_t receiver_prio)
@@ -68,14 +61,10 @@ static void run_case(mt_prio_t receiver_prio)
     thread_send = MT_ERR_INVALID; /* the send must say MT_OK itself */
     seen_sender = MT_PID_NONE;
     sem_init(&go, 0);
-    make(PID_WAKER, 5, waker);
-    make(PID_RECEIVER, receiver_prio, receiver);
-    thread_spec_t spec = {.entry = thread_body,
-                          .stack = stack,
-                          .stack_size = sizeof stack,
-                          .prio = 3,
-                          .pid = PID_THREAD};
-    assert_int_equal(thread_create(&spec, NULL), MT_OK); /* runs, then waits on the semaphore */
+    test_task(PID_WAKER, 5, waker);
+    test_task(PID_RECEIVER, receiver_prio, receiver);
+    /* runs, then waits on the semaphore */
+    test_bound_thread(PID_THREAD, stack, sizeof stack, thread_body, NULL, 3, THREAD_START_NOW);
     assert_int_equal(sched_post_isr(PID_WAKER, PORT_0, NULL, 0, 0), MT_OK);
     sched_run_pending();
     sched_run_pending();
@@ -97,11 +86,95 @@ static void test_a_threads_send_to_a_higher_task_runs_at_once(void **state)
     run_case(4);
 }
 
+/* ---- the receiver's gate closed between the thread's check and K's ----
+ *
+ * A thread's send that K ends up queueing names the thread's bound task
+ * as its sender, as one run at once does. K runs the call at the
+ * thread's level, so K's check finds what the thread's found unless the
+ * receiver changed in between: here the thread sends with interrupts off
+ * and a line raised, so the line is taken exactly where K turns them on
+ * for the call (sched_k_call()), on every port. Its message runs a task
+ * above that kills the receiver and makes its pid again, not yet
+ * initialised, in the same block (the slab hands the freed block back
+ * first): K's check finds it, still the pid's, not able to run, and
+ * queues the message for it. */
+
+enum { LINE_REMAKE = 0 };
+
+static unsigned remakes;
+static mt_err_t kill_err;
+static bool remade, sending, remade_in_send;
+
+static void post_remaker_isr(void)
+{
+    (void) sched_post_isr(PID_REMAKER, PORT_0, NULL, 0, 0);
+}
+
+static mt_err_t remaker(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_0) {
+        remakes++;
+        kill_err = sched_task_kill(PID_RECEIVER);
+        task_spec_t spec = {.pid = PID_RECEIVER, .prio = 3, .handler = receiver};
+        remade = sched_task_create(&spec) == MT_OK;
+        remade_in_send = sending;
+    }
+    return MT_OK;
+}
+
+static void gated_body(void *arg)
+{
+    (void) arg;
+    port_irq_state_t s = port_irq_save();
+    tport_irq_raise(LINE_REMAKE); /* taken when interrupts are on again */
+    sending = true;
+    thread_send = sched_send_to(PID_RECEIVER, PORT_0, NULL, 0, 0);
+    sending = false;
+    port_irq_restore(s);
+    runs_at_return = receiver_runs;
+    thread_exit();
+}
+
+static void test_a_send_k_queues_names_the_thread(void **state)
+{
+    (void) state;
+    receiver_runs = remakes = 0;
+    kill_err = MT_ERR_INVALID;
+    runs_at_return = 99;
+    remade = sending = remade_in_send = false;
+    seen_sender = MT_PID_NONE;
+    thread_send = MT_ERR_INVALID; /* the send must say MT_OK itself */
+    tport_irq_attach(LINE_REMAKE, post_remaker_isr);
+    test_task(PID_RECEIVER, 3, receiver);
+    const task_t *first = sched_find_task(PID_RECEIVER);
+    test_task(PID_REMAKER, 6, remaker);
+    /* At the receiver's level: the thread's check finds it can run. Runs
+     * to its exit. */
+    test_bound_thread(PID_THREAD, stack, sizeof stack, gated_body, NULL, 3, THREAD_START_NOW);
+    assert_int_equal(remakes, 1);
+    assert_int_equal(kill_err, MT_OK);
+    assert_true(remade);
+    assert_true(remade_in_send); /* not before the send: interrupts were off */
+    assert_ptr_equal(sched_find_task(PID_RECEIVER),
+                     first); /* the same block: K's check passed it */
+    assert_int_equal(thread_send, MT_OK);
+    assert_int_equal(runs_at_return, 0); /* queued, not run */
+    assert_int_equal(receiver_runs, 0);
+    assert_int_equal(sched_task_init(PID_RECEIVER, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(receiver_runs, 1);
+    assert_int_equal(seen_sender, PID_THREAD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_a_threads_send_to_an_equal_runs_at_once, test_boot),
         cmocka_unit_test_setup(test_a_threads_send_to_a_higher_task_runs_at_once, test_boot),
+        cmocka_unit_test_setup(test_a_send_k_queues_names_the_thread, test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

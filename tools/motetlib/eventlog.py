@@ -126,8 +126,8 @@ FRAME_TYPES = ("?", "DATA", "MCAST", "SYNC", "DESC", "CREATED", "ASK")
 MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUMED",
                   "DISCARDED", "KILLED", "REFUSED", "DONE", "LOST")
 
-# Reserved pids (types.h; tests/tools/test_cli.py checks both tables above
-# and this one against the headers).
+# Reserved pids (types.h). tests/tools/test_eventlog_header.py checks every
+# constant here that mirrors the C side against its header.
 PID_NAMES = {0x00: "kernel", 0xF0: "multicast", 0xF1: "timesync", 0xF2: "migrator",
              0xF3: "appmgr"}
 
