@@ -354,6 +354,8 @@ unsigned sched_run_pending(void)
     return ran;
 }
 
+/* ---- the kernel's own call of a handler ---- */
+
 /* Here, not with the other queries (sched_query.c): sched_task_call()
  * names the running task as its frame's sender, and a compiler that puts
  * this in line there (arm-none-eabi-gcc does) can only do so in this file. */
