@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The dispatch rules: frames on the one shared stack, the drain of the
- * queue, interrupt exit and the main loop (docs/architecture.md).
+ * queue (rule 5) and an interrupt's exit (rule 3); the main loop that
+ * drains and sleeps is sched_run.c's (docs/architecture.md).
  *
  * There is one stack. A handler that must run now is simply called, nested
  * on top of whatever is running: the C call stack is the scheduler's stack
@@ -17,8 +18,6 @@
  * frames even while a thread runs. A handler only ever runs on K. With
  * threads compiled out their hooks are empty inline functions.
  */
-#include <string.h>
-
 #include "log_ring.h"
 #include "mem_internal.h"
 #include "motet/log.h"
@@ -29,16 +28,6 @@
 #include "timer_internal.h"
 
 sched_state_t sched;
-
-void sched_init(void)
-{
-    memset(&sched, 0, sizeof sched);
-    sched.current = &task_none;
-    sched.running_prio = -1;
-    task_init_caches();
-    queue_init();
-    thread_init(); /* no thread, K runs (empty without threads) */
-}
 
 /* ---- frames ---- */
 
@@ -337,7 +326,7 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
     return true;
 }
 
-static void drain_held_off(mt_prio_t floor)
+void drain_held_off(mt_prio_t floor)
 {
     while (drain_step_held_off(floor)) {
     }
@@ -365,37 +354,14 @@ unsigned sched_run_pending(void)
     return ran;
 }
 
-/* ---- the running context ---- */
+/* ---- the kernel's own call of a handler ---- */
 
+/* Here, not with the other queries (sched_query.c): sched_task_call()
+ * names the running task as its frame's sender, and a compiler that puts
+ * this in line there (arm-none-eabi-gcc does) can only do so in this file. */
 mt_pid_t sched_current_pid(void)
 {
     return sched_running_pid();
-}
-
-mt_pid_t sched_sender(void)
-{
-    if (MOTET_THREADS && thread_running()) return MT_PID_NONE;
-    return sched.current->sender;
-}
-
-mt_prio_t sched_running_prio(void)
-{
-    return sched.running_prio;
-}
-
-uint8_t sched_stack_depth(void)
-{
-    uint8_t depth = 0;
-    for (const task_t *t = sched.current; t->below; t = t->below) depth++;
-    return depth;
-}
-
-uint8_t sched_queued_count(void)
-{
-    port_irq_state_t s = port_irq_save();
-    uint8_t n = (uint8_t) (queue_length() + sched.held);
-    port_irq_restore(s);
-    return n;
 }
 
 mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
@@ -425,7 +391,7 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     return result;
 }
 
-/* ---- interrupts and the main loop ---- */
+/* ---- rule 3: an interrupt's exit ---- */
 
 /* The interrupt slot's message (post.c) outranks the interrupted frame and
  * everything queued: it runs first, with no queue between
@@ -501,85 +467,10 @@ sched_isr_exit_fn sched_isr_exit_choice(void)
     return sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
 }
 
-static port_sleep_mode_t choose_sleep_mode(void)
-{
-    const bool has_deep = (uint32_t) PORT_SLEEP_DEEP_MIN_TICKS != PORT_SLEEP_NO_DEEP;
-    uint32_t ticks = 0;
-    if (!timer_next_deadline(has_deep ? &ticks : NULL)) return PORT_SLEEP_NONE_DUE;
-    return has_deep && ticks >= PORT_SLEEP_DEEP_MIN_TICKS ? PORT_SLEEP_DEEP : PORT_SLEEP_IDLE;
-}
-
-void sched_stop(void)
-{
-    sched.stop = true;
-    sleep_choice_stale = true; /* a sleeping main loop looks again */
-}
-
-void sched_run(void)
-{
-    if (MOTET_THREADS && thread_running()) return; /* the main loop is K's */
-    sched.stop = false;
-    thread_k_in_run(true);
-    while (!sched.stop) {
-        port_irq_state_t s = port_irq_save();
-        if (sched_may_run(-1)) drain_held_off(-1);
-        if (sched.stop) {
-            port_irq_restore(s);
-            break;
-        }
-        /* No idle task: K sleeps here itself when no thread is ready, or
-         * (MANTIS baseline) hands the CPU to the idle thread. */
-        if (queue_top < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
-            sleep_choice_stale = false;
-            port_sleep_mode_t mode = choose_sleep_mode();
-            log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
-            port_sleep(mode); /* rule 6: no idle task, no tick */
-            log_event(EV_WAKE, MT_PID_NONE, 0);
-        }
-        port_irq_restore(s);
-    }
-    thread_k_in_run(false);
-}
-
-/* ---- thread support (thread_internal.h) ---- */
-
 #if MOTET_THREADS
 
-port_sleep_mode_t sched_sleep_mode(void)
-{
-    return choose_sleep_mode();
-}
-
-bool sched_k_idle(void)
-{
-    return sched.current == &task_none && !sched.k_calls && !sched.stop && queue_top_prio() < 0;
-}
-
-/* The caller is blocked (WAIT_K_CALL, thread.c), its call's result in its
- * own stack until fn returns. K runs the call at the caller's level
- * exactly, so that an equal runs at once (rule 1) as it
- * does from a handler. Lowering is right: a thread runs only above K's
- * claim, the level of K's top live frame (k_beats_ready()), and K takes
- * the call at once when it is back (thread_k_yield()), so what may read
- * higher is only a drain's held level, with no frame there. In the call,
- * drains and interrupt exits take their floor from the running level,
- * which its frames only raise: none finds the caller's equals above it,
- * none drains at K's claim below, and a thread above it runs
- * with K's claim there (T.k_floor), so it hands the CPU back to K, not to
- * the caller. A nested call is a thread's above this level. Between the
- * frames K has no frame, but is not idle: k_calls. */
-void sched_k_call(void (*fn)(void *), void *arg, mt_prio_t level)
-{
-    mt_prio_t below = sched.running_prio;
-    sched.running_prio = level;
-    sched.k_calls++;
-    port_irq_enable(); /* whatever the caller held: a handler runs with them on */
-    fn(arg);
-    port_irq_disable();
-    sched.k_calls--;
-    sched.running_prio = below;
-}
-
+/* K's preemption point is a drain: beside dispatch_drain(), which a
+ * compiler may put in line here (arm-none-eabi-gcc does). */
 void sched_k_preempt(void)
 {
     (void) drain_above(sched.running_prio);

@@ -127,8 +127,7 @@ typedef struct remote_task {
     mt_module_t module;
 } remote_task_t;
 
-/* The scheduler's state: the top of the shared stack and the task table.
- * Shared by task.c, dispatch.c and send.c; nothing else touches it. */
+/* The scheduler's state: the top of the shared stack and the task table. */
 #define TASK_TABLE_SIZE                                                                            \
     (MOTET_MAX_TASKS <= 8    ? 8u                                                                  \
      : MOTET_MAX_TASKS <= 16 ? 16u                                                                 \
@@ -313,8 +312,9 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Rule 5 for a caller with interrupts on: run queued messages (and ready
  * threads) that outrank `floor`; MT_OK, so that a fast path ends in a tail
- * call to it. */
+ * call to it. drain_held_off(): for one with them off, as on return. */
 mt_err_t dispatch_drain(mt_prio_t floor);
+void drain_held_off(mt_prio_t floor);
 
 /* ---- send.c ---- */
 

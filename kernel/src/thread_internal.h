@@ -2,7 +2,7 @@
 /*
  * Thread internals shared by thread*.c and the hooks the scheduler and the
  * timers call. With MOTET_THREADS=0 the hooks are empty inline functions
- * (as log.h does), so sched.c and timer.c compile to what they were.
+ * (as log.h does), so the scheduler and timers compile to what they were.
  *
  * The policy interface. Everything a scheduling policy decides sits behind
  * the policy_* functions below, implemented by exactly one
@@ -435,7 +435,7 @@ bool timer_kernel_stop(uint8_t id);
 /* Kernel timer `id` expired; interrupt context. */
 void thread_timer_fired(uint8_t id);
 
-/* ---- sched.c: what threads need from the scheduler ---- */
+/* ---- task.c, dispatch.c, sched_run.c, sched_k.c: what threads need from the scheduler ---- */
 
 /* Bind task pid (just created) to thread th: its messages go to the
  * mailbox. */
@@ -457,7 +457,7 @@ void sched_k_preempt(void);
  * off on entry and on return. */
 void sched_k_call(void (*fn)(void *), void *arg, mt_prio_t level);
 
-/* ---- hooks called by sched.c and timer.c ---- */
+/* ---- hooks called by the scheduler and timer.c ---- */
 
 /* The running thread's priority level (a thread runs). */
 static inline mt_prio_t thread_running_prio(void)
