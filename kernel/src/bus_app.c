@@ -68,6 +68,15 @@ static void arm_deadline(void)
     timer_start_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, false); /* logs why not */
 }
 
+/* The verdict deadline runs from the moment the load's description is
+ * here: received, or for its loader, sent to every module. */
+static void start_deadline(void)
+{
+    A.since = timer_now();
+    arm_deadline();
+}
+
+/* The deadline is not started here: see start_deadline(). */
 static void take_part(mt_module_t loader, uint8_t number)
 {
     A.busy = true;
@@ -75,14 +84,12 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.number = number;
     A.outcome_given = false;
     A.asks = 0;
-    A.since = timer_now();
     A.reported = 0;
     A.committed = false;
     A.disagreeing = 0;
     A.verdict[0] = MT_OK;
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
-    arm_deadline();
 }
 
 void bus_app_reset(void)
@@ -193,10 +200,9 @@ void bus_app_description(const bus_frame_t *f)
 {
     /* A loader takes part in its load from its start (bus_app_load()). */
     bool this_load = A.loader == f->src && A.number == f->port;
-    /* Our own description of a load that has ended here (given up at its
-     * deadline while the frame still waited to go out): the others have
-     * our outcome of it, MT_ERR_TIMEOUT, logged; taking it now would start
-     * that load again here alone, and commit it where they failed it. */
+    /* Our own description of a load that has ended here meanwhile (none
+     * can today: no deadline runs before it has gone, and no other load
+     * supersedes it) must not start that load again here alone. */
     if (f->src == bus_self() && !(A.busy && this_load)) return;
     if (A.busy && !this_load && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
@@ -204,6 +210,9 @@ void bus_app_description(const bus_frame_t *f)
         return;
     }
     if (!A.busy) take_part(f->src, f->port);
+    /* A loader's own included: the time its frame waited to go out (flow
+     * control, retransmissions, a slow bus) is no time the others had it. */
+    start_deadline();
     /* Two blocks, one for the description and one set aside for the
      * verdict, or none (each failure logged where it failed): this module
      * takes no part, and says so, so that every module undoes its part on
@@ -287,9 +296,13 @@ static void ask(mt_module_t loader, uint8_t number, uint32_t missing)
                                        (uint8_t) (missing >> 8),
                                        (uint8_t) (missing >> 16),
                                        (uint8_t) (missing >> 24)};
+    /* Set before it is queued: the frame can end, and bus_app_ask_ended()
+     * clear the flag, before bus_send_frame() returns (an interrupt that
+     * holds the CPU while the short frame goes out). */
+    A.ask_waiting = true;
     if (bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, asked, sizeof asked) == MT_OK) /* else logged */
-        A.ask_waiting = true;
+                       BUS_PRIO_SYSTEM, asked, sizeof asked) != MT_OK) /* logged */
+        A.ask_waiting = false;                                         /* nothing was queued */
 }
 
 void bus_app_ask_ended(void)

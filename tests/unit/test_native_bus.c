@@ -40,11 +40,21 @@ static unsigned n_sent;
 static char got[96];
 static mt_pid_t last_src; /* sched_sender() of the last message recorder() took */
 
+static bool asks_end_at_once; /* capture(): an ASK frame ends as it is handed over */
+
 static void capture(const uint8_t *frame, uint16_t n)
 {
     assert_true(n <= SLOT && n_sent < 24);
     memcpy(sent[n_sent], frame, n);
     sent_len[n_sent++] = n;
+    bus_frame_t f;
+    if (!asks_end_at_once || bus_frame_decode(frame, n, &f) != MT_OK || f.type != BUS_FRAME_ASK)
+        return;
+    /* An interrupt elsewhere (a long frame's receive) holds the CPU for a
+     * moment, and the short frame ends meanwhile: before the code that
+     * queued it runs on. */
+    port_native_bus_inject_tx_done(PORT_BUS_SENT, tport_time());
+    tport_busy(1);
 }
 
 static bus_frame_t last_sent(void)
@@ -90,6 +100,7 @@ static int setup_local(void **state)
 {
     test_boot(state);
     n_sent = 0;
+    asks_end_at_once = false;
     got[0] = 0;
     last_src = MT_PID_INVALID;
     make_task(0x20, 2); /* A */
@@ -1501,11 +1512,13 @@ static void test_failure_after_our_commit_is_logged_as_disagreement(void **state
     assert_true(sched_task_exists(base));
 }
 
-/* The others' outcomes come while our DESC still waits for a module's
- * ack; lacking our own, we give the load up (MT_ERR_TIMEOUT, logged once,
- * broadcast: the others fail it). When the DESC at last ends as sent, this
- * module does not start the load again: nothing created, no outcome sent. */
-static void test_own_description_after_give_up_starts_nothing(void **state)
+/* The others' outcomes come while our DESC is still being sent again for
+ * a module that rejected it (the others took it at its first try): for as
+ * long as it takes to go, nothing is asked and nothing given up, and once
+ * it has gone our manager takes it and the load commits (before: the
+ * deadline ran from bus_app_load(), so this module gave the load up,
+ * MT_ERR_TIMEOUT, broadcast, and the load failed on every module). */
+static void test_load_whose_description_goes_late_commits(void **state)
 {
     (void) state;
     static uint8_t desc[64];
@@ -1513,58 +1526,108 @@ static void test_own_description_after_give_up_starts_nothing(void **state)
     program_register(programs, 1);
     assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
     load_sent(); /* the DESC in flight */
-    uint8_t number = load_number;
     report_from(0, MT_OK);
     report_from(2, MT_OK);
     drain_log();
-    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
     unsigned first = n_sent;
-    finish_tx(PORT_BUS_SENT); /* the DESC, at last */
-    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
-    sched_run_pending();
-    wait_deadline();
-    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
-    unsigned gave_up = 0;
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        if (i + 2u < MOTET_BUS_RETRIES) finish_tx(PORT_BUS_REJECTED); /* sent again */
+    }
     for (unsigned i = first; i < n_sent; i++) {
         bus_frame_t f;
         assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
-        assert_true(f.type != BUS_FRAME_ASK);
-        if (f.type == BUS_FRAME_CREATED) {
-            assert_int_equal(f.payload[0], MT_ERR_TIMEOUT); /* our give-up, nothing after */
-            assert_int_equal(f.payload[BUS_APP_OUTCOME_SIZE + 1], number);
-            gave_up++;
-        }
+        assert_int_equal(f.type, BUS_FRAME_DESC); /* no ASK, no outcome */
     }
-    assert_int_equal(gave_up, 1);
-    report_from(0, MT_OK);
-    report_from(2, MT_OK);
-    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
-    assert_string_equal(inits, "");
-    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(bus_tx_pending(), 1);
+    finish_tx(PORT_BUS_SENT); /* the DESC, at last */
+    expect_outcome(SELF, load_number, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
 }
 
-/* Our DESC never ends (no ack): each deadline would ask the others again,
- * each ASK queued behind it. One at a time: the transmit queue keeps room
- * for the give-up's own outcome, which goes out once the DESC ends. */
-static void test_asks_behind_a_stuck_description_do_not_fill_the_queue(void **state)
+/* Our DESC waits to go out behind a frame a receiver holds (flow control:
+ * answered busy and offered again until it has room) for longer than the
+ * verdict deadline and all its asks: the deadline runs from when the
+ * description has gone, so nothing is asked or given up meanwhile, and the
+ * load commits once it has gone (before: given up, MT_ERR_TIMEOUT, at the
+ * (MOTET_BUS_RETRIES + 1)th deadline after bus_app_load(), before any
+ * other module had the description). */
+static void test_deadline_runs_from_when_our_description_has_gone(void **state)
 {
     (void) state;
     static uint8_t desc[64];
+    inits[0] = 0;
     program_register(programs, 1);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
     assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
-    load_sent(); /* the DESC in flight, for ever */
+    assert_int_equal(bus_tx_pending(), 2);
     drain_log();
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
-    assert_int_equal(bus_tx_pending(), 3); /* the DESC, one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(bus_tx_pending(), 2); /* nothing asked, nothing given up */
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
+    finish_tx(PORT_BUS_SENT); /* the held frame, at last */
+    load_sent();
+    finish_tx(PORT_BUS_SENT); /* our description: our manager takes it */
+    expect_outcome(SELF, load_number, MT_OK);
+    report_from(0, MT_OK);
+    assert_string_equal(inits, "");
+    wait_deadline(); /* the deadline now runs: module 2 is asked */
+    expect_ask(SELF, load_number, 1u << 2);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* A frame ahead of our ASK is held (flow control) across deadlines: each
+ * deadline would ask the others again, each ASK queued behind it. One at a
+ * time: the transmit queue keeps room for the give-up's own outcome, which
+ * goes out once the held frame ends. */
+static void test_asks_behind_a_held_frame_do_not_fill_the_queue(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK);                                           /* module 2's never comes */
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 3); /* the held frame, one ASK, our MT_ERR_TIMEOUT */
     assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
-    unsigned first = n_sent, gave_up = 0;
+    unsigned first = n_sent, gave_up = 0, asks = 0;
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     for (unsigned i = first; i < n_sent; i++) {
         bus_frame_t f;
         assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
         if (f.type == BUS_FRAME_CREATED) gave_up += f.payload[0] == MT_ERR_TIMEOUT;
+        asks += f.type == BUS_FRAME_ASK;
     }
     assert_int_equal(gave_up, 1);
+    assert_int_equal(asks, 1);
+}
+
+/* An interrupt elsewhere holds the CPU as our ASK goes to the interface,
+ * and the short frame ends meanwhile: its end comes before the deadline
+ * that asked has finished queueing it. The next deadline still asks
+ * (before: the ASK counted as waiting for ever, and this module never
+ * asked again, for this load or any later one). */
+static void test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK); /* module 2's never comes */
+    asks_end_at_once = true;
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    assert_int_equal(last_sent().type, BUS_FRAME_ASK);
+    assert_int_equal(bus_tx_pending(), 0); /* it has ended */
+    asks_end_at_once = false;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 2);
+    expect_ask(SELF, load_number, 1u << 2);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -1819,8 +1882,11 @@ int main(void)
         cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
         cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
-        cmocka_unit_test_setup(test_own_description_after_give_up_starts_nothing, setup),
-        cmocka_unit_test_setup(test_asks_behind_a_stuck_description_do_not_fill_the_queue, setup),
+        cmocka_unit_test_setup(test_load_whose_description_goes_late_commits, setup),
+        cmocka_unit_test_setup(test_deadline_runs_from_when_our_description_has_gone, setup),
+        cmocka_unit_test_setup(test_asks_behind_a_held_frame_do_not_fill_the_queue, setup),
+        cmocka_unit_test_setup(test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting,
+                               setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
