@@ -21,8 +21,14 @@
  * the verdict deadline asked for again, answered, and after
  * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT); a message given up (rejected on
  * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
- * a sender's sequence numbers before it delivers what follows.
+ * a sender's sequence numbers before it delivers what follows; and our
+ * outcome of a load, broadcast and kept to send again, with a newer load
+ * and an ASK brought by an interrupt the moment it is kept (the race
+ * report_mine() closes, bus_app.c).
+ *
+ * MOTET_TEST_WRAP: bus_app_created
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "native.h"
@@ -1451,6 +1457,89 @@ static void test_asked_outcome_is_sent_again(void **state)
     assert_true(sched_task_exists(base));
 }
 
+/* The frames an interrupt brings the moment our manager's outcome is kept
+ * (report_mine()'s lock opens), or none. */
+static const bus_frame_t *at_report[2];
+
+/* The kernel's calls go here (MOTET_TEST_WRAP above): the frames come
+ * now, with interrupts off, and the flag is cleared without taking them,
+ * so that they wait, as frames that came inside the kernel's next lock
+ * would, for the first unmask in bus_app_created(): the one after our
+ * outcome is kept. */
+void __real_bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
+void __wrap_bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
+{
+    static bool accepted[2];
+    port_irq_state_t s = port_irq_save();
+    assert_int_equal(s, 0); /* our manager runs with interrupts on */
+    for (unsigned i = 0; i < 2 && at_report[i]; i++) {
+        uint8_t buf[SLOT];
+        uint16_t n = bus_frame_encode(at_report[i], buf, sizeof buf);
+        assert_true(n > 0);
+        port_native_bus_inject_rx(buf, n, tport_time(), &accepted[i]);
+        at_report[i] = NULL;
+    }
+    port_native_irq_disabled = 0; /* on again, the frames still pending */
+    __real_bus_app_created(err, task, module);
+}
+
+/* The CREATED frames sent from frame `first` on, each ended as sent:
+ * "<loader>.<number>=<error>;" in the order they went. */
+static void outcomes_sent(unsigned first, char *out, size_t size)
+{
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    out[0] = 0;
+    for (unsigned i = first; i < n_sent; i++) {
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+        if (f.type != BUS_FRAME_CREATED) continue;
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%u.%u=%u;", f.payload[3], f.payload[4], f.payload[0]);
+    }
+}
+
+/* report_mine()'s race: the moment our outcome of load (0, 5) is kept
+ * (under the lock, so an ASK sees it whole), an interrupt brings module
+ * 0's ASK for it, then module 0's newer load (0, 6), which supersedes the
+ * one our manager has reported on. The ASK is answered with our outcome
+ * whole; our broadcast, which goes after, still names (0, 5), read under
+ * the same lock (read after it, it named (0, 6), an MT_OK for a load our
+ * manager had not yet seen, which would let the others commit it without
+ * us); and the newer load goes on as any load. */
+static void test_outcome_kept_as_a_newer_load_comes_names_its_own_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    uint8_t ask[BUS_APP_ASK_SIZE] = {0, 5, 1u << SELF, 0, 0, 0};
+    bus_frame_t asked =
+        broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
+    bus_frame_t newer = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .pid = MT_PID_APPMGR,
+                         .port = 6,
+                         .len = len,
+                         .payload = desc};
+    at_report[0] = &asked;
+    at_report[1] = &newer;
+    drain_log();
+    unsigned first = n_sent;
+    receive_description(0, 5, desc, len);
+    sched_run_pending();
+    assert_null(at_report[0]); /* brought, at our manager's report */
+    char got_outcomes[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    assert_string_equal(got_outcomes, "0.5=0;0.5=0;0.6=0;"); /* the answer, ours, the newer's */
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) superseded */
+    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
 /* No answer comes: after MOTET_BUS_RETRIES asks the load fails here with
  * MT_ERR_TIMEOUT, logged, its part undone, no block kept, and that is this
  * module's outcome, broadcast, so that the modules still waiting fail it
@@ -1888,6 +1977,7 @@ int main(void)
         cmocka_unit_test_setup(test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting,
                                setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
+        cmocka_unit_test_setup(test_outcome_kept_as_a_newer_load_comes_names_its_own_load, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),
