@@ -243,16 +243,18 @@ void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 /* Module `from` failed the load this module committed (it gave the load
  * up, MT_ERR_TIMEOUT, as our outcome or the verdict never reached it):
  * the device disagrees. Our manager records and logs it, in task context;
- * if the pool has no block for that, it is logged here. Once per module. */
+ * if the pool has no block for that, it is logged here, as our manager
+ * would. Once per module. */
 static void disagree(mt_module_t from, const uint8_t *outcome)
 {
     uint32_t bit = (uint32_t) 1u << from;
     if (A.disagreeing & bit) return;
     A.disagreeing |= bit;
-    uint8_t late[BUS_APP_CREATED_SIZE] = {outcome[0], outcome[1], outcome[2], A.loader, A.number};
+    uint8_t late[BUS_APP_CREATED_SIZE] = {outcome[0], outcome[1], from, A.loader, A.number};
     if (sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DISAGREED, late, sizeof late, 0) == MT_OK)
         return;
-    log_event(EV_APPFAIL, outcome[1], (uint16_t) ((uint16_t) (outcome[0] << 8) | outcome[2]));
+    log_event(EV_DISAGREE, from, (uint16_t) ((uint16_t) (A.loader << 8) | A.number));
+    log_error((mt_err_t) outcome[0]);
 }
 
 void bus_app_report(mt_module_t from, const uint8_t *outcome)

@@ -1572,10 +1572,29 @@ static void test_load_without_an_answer_is_given_up(void **state)
     assert_int_equal(load_and_create(), base);
 }
 
+/* The disagreement records of the log drained now: EV_DISAGREE naming
+ * module 2 and our load, and EV_ERROR MT_ERR_TIMEOUT; no EV_APPFAIL, which
+ * would say the load failed here. */
+static void expect_disagreement_logged_once(void)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), errors = 0, naming = 0;
+    for (unsigned i = 0; i < n; i++) {
+        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT;
+        naming += rec[i].type == EV_DISAGREE && rec[i].pid == 2 &&
+                  rec[i].arg == (uint16_t) ((uint16_t) (SELF << 8) | load_number);
+        assert_int_not_equal(rec[i].type, EV_APPFAIL);
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(naming, 1);
+}
+
 /* The load committed here; module 2, lacking an outcome, then gives it up
  * and broadcasts MT_ERR_TIMEOUT: the device disagrees (what runs here does
- * not run there). Logged here, naming the module, once, and the load's
- * outcome in appmgr_last_result(); our tasks keep running. */
+ * not run there). Logged here once, naming the module and the load (its
+ * loader and number: before, an EV_APPFAIL named the module and the error
+ * alone, as if the load had failed here), and the load's outcome in
+ * appmgr_last_result(); our tasks keep running. */
 static void test_failure_after_our_commit_is_logged_as_disagreement(void **state)
 {
     (void) state;
@@ -1588,16 +1607,31 @@ static void test_failure_after_our_commit_is_logged_as_disagreement(void **state
     report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2); /* sent again: logged once */
     sched_run_pending();
     assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_int_equal(appmgr_last_result()->bad_task, APPMGR_NO_TASK);
     assert_int_equal(appmgr_last_result()->bad_module, 2);
-    log_record_t rec[MOTET_LOG_ENTRIES];
-    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), errors = 0, naming_2 = 0;
-    for (unsigned i = 0; i < n; i++) {
-        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT;
-        naming_2 += rec[i].type == EV_APPFAIL && rec[i].pid == APPMGR_NO_TASK &&
-                    rec[i].arg == (uint16_t) ((uint16_t) (MT_ERR_TIMEOUT << 8) | 2u);
-    }
-    assert_int_equal(errors, 1);
-    assert_int_equal(naming_2, 1);
+    expect_disagreement_logged_once();
+    assert_true(sched_task_exists(base));
+}
+
+/* The same with no message block left for our manager: logged where it is
+ * found, with the same records. */
+static void test_disagreement_without_a_message_block_is_logged_alike(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    msg_t *taken[MOTET_MAX_QUEUED_MSGS];
+    unsigned n_taken = 0;
+    while (n_taken < MOTET_MAX_QUEUED_MSGS && (taken[n_taken] = sched_msg_alloc()) != NULL)
+        n_taken++;
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    expect_disagreement_logged_once();
+    while (n_taken) sched_msg_free(taken[--n_taken]);
+    sched_run_pending();
     assert_true(sched_task_exists(base));
 }
 
@@ -1971,6 +2005,7 @@ int main(void)
         cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
         cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
+        cmocka_unit_test_setup(test_disagreement_without_a_message_block_is_logged_alike, setup),
         cmocka_unit_test_setup(test_load_whose_description_goes_late_commits, setup),
         cmocka_unit_test_setup(test_deadline_runs_from_when_our_description_has_gone, setup),
         cmocka_unit_test_setup(test_asks_behind_a_held_frame_do_not_fill_the_queue, setup),
