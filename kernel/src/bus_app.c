@@ -49,6 +49,7 @@ static struct {
     uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
     uint8_t asks;                          /* asks for missing outcomes sent so far */
     bool ask_waiting;                      /* an ASK of ours still waits to end */
+    uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
     uint32_t since;                        /* kernel time of its start or last ask */
     uint32_t reported;                     /* modules whose outcome has come */
     bool committed;                        /* its verdict, MT_OK, went to our manager */
@@ -84,6 +85,7 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.number = number;
     A.outcome_given = false;
     A.asks = 0;
+    A.mine_queued = 0; /* an earlier load's that end later are not counted */
     A.reported = 0;
     A.committed = false;
     A.disagreeing = 0;
@@ -98,22 +100,43 @@ void bus_app_reset(void)
     A.outcome_given = false;
     A.last_number = 0;
     A.ask_waiting = false;
+    A.mine_queued = 0;
     A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
 }
 
-/* This module's outcome of load (loader, number), broadcast; any context. */
+static bool is_this_load(mt_module_t loader, uint8_t number)
+{
+    return loader == A.loader && number == A.number;
+}
+
+/* This module's outcome of load (loader, number), broadcast; any context.
+ * A copy of our outcome of the load we take part in counts as waiting
+ * from before it is queued, since it can end before bus_send_frame()
+ * returns (bus_app_outcome_ended()). */
 static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
                            mt_module_t module)
 {
     uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
+    port_irq_state_t s = port_irq_save();
+    bool mine = is_this_load(loader, number);
+    if (mine) A.mine_queued++;
+    port_irq_restore(s);
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
                        BUS_PRIO_SYSTEM, created, sizeof created) == MT_OK)
         return;
     /* Logged; the others cannot know. Counted as a frame's would be, in
      * interrupt context, with outcomes that come meanwhile. */
-    port_irq_state_t s = port_irq_save();
+    s = port_irq_save();
+    if (mine && is_this_load(loader, number) && A.mine_queued) A.mine_queued--;
     bus_app_report(bus_self(), created);
     port_irq_restore(s);
+}
+
+void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
+{
+    bool mine = is_this_load(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
+    if (mine && A.mine_queued) A.mine_queued--;
+    if (sent) bus_app_report(bus_self(), outcome);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
@@ -285,6 +308,7 @@ void bus_app_asked(const bus_frame_t *f)
         (uint32_t) p[2] | (uint32_t) p[3] << 8 | (uint32_t) p[4] << 16 | (uint32_t) p[5] << 24;
     bool ours = A.outcome_given && p[0] == A.loader && p[1] == A.number;
     if (!ours || !(asked & ((uint32_t) 1u << bus_self()))) return; /* nothing to answer with */
+    if (A.mine_queued) return; /* a copy still to go reaches the asker too: a broadcast */
     report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2]);
 }
 
@@ -321,8 +345,10 @@ void bus_app_deadline(void)
     bool due = A.busy && timer_now() - A.since >= VERDICT_WAIT;
     bool give_up = due && A.asks >= MOTET_BUS_RETRIES;
     uint32_t missing = bus_modules() & ~A.reported;
-    /* Ours, if missing: a broadcast of it given up never counted here. */
-    bool again = due && (give_up || ((missing & me) && A.outcome_given));
+    /* Ours, if missing: a broadcast of it given up never counted here; but
+     * not while a copy still waits to go (a frame ahead of it held), or
+     * each deadline would queue one more, and fill the transmit queue. */
+    bool again = due && (give_up || ((missing & me) && A.outcome_given && !A.mine_queued));
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
     /* Our manager logs the verdict it undoes; this give-up only when the

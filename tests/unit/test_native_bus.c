@@ -1729,6 +1729,39 @@ static void test_asks_behind_a_held_frame_do_not_fill_the_queue(void **state)
     assert_int_equal(asks, 1);
 }
 
+/* Our own outcome waits to go behind a frame that is held (flow control)
+ * across the deadlines: it counts as missing here until it has gone, but
+ * one copy waits at most, so the transmit queue keeps room for the
+ * give-up's MT_ERR_TIMEOUT, which goes out once the held frame ends; and an
+ * ASK for it meanwhile is not answered with another copy (before: each
+ * deadline queued one more copy, the queue filled, MT_ERR_QUEUE_FULL, and
+ * the give-up's outcome was refused: only counted here, never sent). */
+static void test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    receive_description(0, 5, desc, two_module_desc(desc));
+    assert_int_equal(bus_tx_pending(), 2);        /* the held frame, our outcome */
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    uint8_t us[BUS_APP_ASK_SIZE] = {0, 5, 1u << SELF, 0, 0, 0};
+    bus_frame_t asked =
+        broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, us, sizeof us);
+    assert_true(receive(&asked, false));
+    assert_int_equal(bus_tx_pending(), 2);
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 4); /* and one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
+    char got_outcomes[64];
+    outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
+    char expected[64];
+    snprintf(expected, sizeof expected, "0.5=0;0.5=%u;", MT_ERR_TIMEOUT);
+    assert_string_equal(got_outcomes, expected);
+}
+
 /* An interrupt elsewhere holds the CPU as our ASK goes to the interface,
  * and the short frame ends meanwhile: its end comes before the deadline
  * that asked has finished queueing it. The next deadline still asks
@@ -2009,6 +2042,8 @@ int main(void)
         cmocka_unit_test_setup(test_load_whose_description_goes_late_commits, setup),
         cmocka_unit_test_setup(test_deadline_runs_from_when_our_description_has_gone, setup),
         cmocka_unit_test_setup(test_asks_behind_a_held_frame_do_not_fill_the_queue, setup),
+        cmocka_unit_test_setup(test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue,
+                               setup),
         cmocka_unit_test_setup(test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting,
                                setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
