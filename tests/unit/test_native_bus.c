@@ -19,7 +19,10 @@
  * (its outcome, everywhere) and the first untouched; the verdict in the
  * block set aside for it however empty the pool; outcomes missing after
  * the verdict deadline asked for again, answered, and after
- * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT); a message given up (rejected on
+ * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT), the loader's
+ * deadline counted from when its description has gone, one ASK and one
+ * copy of our outcome at most in the transmit queue, a later failure of a
+ * committed load logged with the load (EV_DISAGREE); a message given up (rejected on
  * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
  * a sender's sequence numbers before it delivers what follows; and our
  * outcome of a load, broadcast and kept to send again, with a newer load
