@@ -338,15 +338,18 @@ static void decide(const void *data, uint16_t len)
     M.held = NULL;
 }
 
-/* Another module failed the load committed here (BUS_APPMGR_PORT_DISAGREED):
- * what runs here does not run there. Recorded as the load's outcome and
- * logged, naming the module (and the task, if the failure is about one). */
+/* Another module failed the load committed here (BUS_APPMGR_PORT_DISAGREED:
+ * error, task, that module, the load's loader and number): what runs here
+ * does not run there. Recorded as the load's outcome, and logged naming
+ * the module and the load (an EV_APPFAIL would say it never loaded here). */
 static void disagreed(const void *data, uint16_t len)
 {
     if (len != BUS_APP_CREATED_SIZE) return;
     const uint8_t *v = data;
     M.last.err = (mt_err_t) v[0];
-    note_task(M.last.err, v[1], v[2]);
+    M.last.bad_task = v[1];
+    M.last.bad_module = v[2];
+    log_event(EV_DISAGREE, v[2], (uint16_t) ((uint16_t) (v[3] << 8) | v[4]));
     log_error(M.last.err);
 }
 

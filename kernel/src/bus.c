@@ -460,7 +460,7 @@ static void sent(const uint8_t *frame, uint16_t n)
     else if (f.type == BUS_FRAME_DESC)
         bus_app_description(&f);
     else if (f.type == BUS_FRAME_CREATED)
-        bus_app_report(B.self, f.payload);
+        bus_app_outcome_ended(f.payload, true);
     else if (f.type == BUS_FRAME_ASK)
         bus_app_ask_ended();
 }
@@ -506,6 +506,8 @@ void bus_isr_tx_done(port_bus_result_t result)
             bus_app_given_up(&f, why);
         } else if (read && f.type == BUS_FRAME_ASK) {
             bus_app_ask_ended();
+        } else if (read && f.type == BUS_FRAME_CREATED) {
+            bus_app_outcome_ended(f.payload, false);
         }
     }
     migrate_bus_tx_end(done.frame, done.n, result); /* its answers, and room */

@@ -49,6 +49,7 @@ static struct {
     uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
     uint8_t asks;                          /* asks for missing outcomes sent so far */
     bool ask_waiting;                      /* an ASK of ours still waits to end */
+    uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
     uint32_t since;                        /* kernel time of its start or last ask */
     uint32_t reported;                     /* modules whose outcome has come */
     bool committed;                        /* its verdict, MT_OK, went to our manager */
@@ -68,6 +69,15 @@ static void arm_deadline(void)
     timer_start_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, false); /* logs why not */
 }
 
+/* The verdict deadline runs from the moment the load's description is
+ * here: received, or for its loader, sent to every module. */
+static void start_deadline(void)
+{
+    A.since = timer_now();
+    arm_deadline();
+}
+
+/* The deadline is not started here: see start_deadline(). */
 static void take_part(mt_module_t loader, uint8_t number)
 {
     A.busy = true;
@@ -75,14 +85,13 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.number = number;
     A.outcome_given = false;
     A.asks = 0;
-    A.since = timer_now();
+    A.mine_queued = 0; /* an earlier load's that end later are not counted */
     A.reported = 0;
     A.committed = false;
     A.disagreeing = 0;
     A.verdict[0] = MT_OK;
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
-    arm_deadline();
 }
 
 void bus_app_reset(void)
@@ -91,22 +100,43 @@ void bus_app_reset(void)
     A.outcome_given = false;
     A.last_number = 0;
     A.ask_waiting = false;
+    A.mine_queued = 0;
     A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
 }
 
-/* This module's outcome of load (loader, number), broadcast; any context. */
+static bool is_this_load(mt_module_t loader, uint8_t number)
+{
+    return loader == A.loader && number == A.number;
+}
+
+/* This module's outcome of load (loader, number), broadcast; any context.
+ * A copy of our outcome of the load we take part in counts as waiting
+ * from before it is queued, since it can end before bus_send_frame()
+ * returns (bus_app_outcome_ended()). */
 static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
                            mt_module_t module)
 {
     uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
+    port_irq_state_t s = port_irq_save();
+    bool mine = is_this_load(loader, number);
+    if (mine) A.mine_queued++;
+    port_irq_restore(s);
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
                        BUS_PRIO_SYSTEM, created, sizeof created) == MT_OK)
         return;
     /* Logged; the others cannot know. Counted as a frame's would be, in
      * interrupt context, with outcomes that come meanwhile. */
-    port_irq_state_t s = port_irq_save();
+    s = port_irq_save();
+    if (mine && is_this_load(loader, number) && A.mine_queued) A.mine_queued--;
     bus_app_report(bus_self(), created);
     port_irq_restore(s);
+}
+
+void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
+{
+    bool mine = is_this_load(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
+    if (mine && A.mine_queued) A.mine_queued--;
+    if (sent) bus_app_report(bus_self(), outcome);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
@@ -193,10 +223,9 @@ void bus_app_description(const bus_frame_t *f)
 {
     /* A loader takes part in its load from its start (bus_app_load()). */
     bool this_load = A.loader == f->src && A.number == f->port;
-    /* Our own description of a load that has ended here (given up at its
-     * deadline while the frame still waited to go out): the others have
-     * our outcome of it, MT_ERR_TIMEOUT, logged; taking it now would start
-     * that load again here alone, and commit it where they failed it. */
+    /* Our own description of a load that has ended here meanwhile (none
+     * can today: no deadline runs before it has gone, and no other load
+     * supersedes it) must not start that load again here alone. */
     if (f->src == bus_self() && !(A.busy && this_load)) return;
     if (A.busy && !this_load && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
@@ -204,6 +233,9 @@ void bus_app_description(const bus_frame_t *f)
         return;
     }
     if (!A.busy) take_part(f->src, f->port);
+    /* A loader's own included: the time its frame waited to go out (flow
+     * control, retransmissions, a slow bus) is no time the others had it. */
+    start_deadline();
     /* Two blocks, one for the description and one set aside for the
      * verdict, or none (each failure logged where it failed): this module
      * takes no part, and says so, so that every module undoes its part on
@@ -234,16 +266,18 @@ void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 /* Module `from` failed the load this module committed (it gave the load
  * up, MT_ERR_TIMEOUT, as our outcome or the verdict never reached it):
  * the device disagrees. Our manager records and logs it, in task context;
- * if the pool has no block for that, it is logged here. Once per module. */
+ * if the pool has no block for that, it is logged here, as our manager
+ * would. Once per module. */
 static void disagree(mt_module_t from, const uint8_t *outcome)
 {
     uint32_t bit = (uint32_t) 1u << from;
     if (A.disagreeing & bit) return;
     A.disagreeing |= bit;
-    uint8_t late[BUS_APP_CREATED_SIZE] = {outcome[0], outcome[1], outcome[2], A.loader, A.number};
+    uint8_t late[BUS_APP_CREATED_SIZE] = {outcome[0], outcome[1], from, A.loader, A.number};
     if (sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DISAGREED, late, sizeof late, 0) == MT_OK)
         return;
-    log_event(EV_APPFAIL, outcome[1], (uint16_t) ((uint16_t) (outcome[0] << 8) | outcome[2]));
+    log_event(EV_DISAGREE, from, (uint16_t) ((uint16_t) (A.loader << 8) | A.number));
+    log_error((mt_err_t) outcome[0]);
 }
 
 void bus_app_report(mt_module_t from, const uint8_t *outcome)
@@ -274,6 +308,7 @@ void bus_app_asked(const bus_frame_t *f)
         (uint32_t) p[2] | (uint32_t) p[3] << 8 | (uint32_t) p[4] << 16 | (uint32_t) p[5] << 24;
     bool ours = A.outcome_given && p[0] == A.loader && p[1] == A.number;
     if (!ours || !(asked & ((uint32_t) 1u << bus_self()))) return; /* nothing to answer with */
+    if (A.mine_queued) return; /* a copy still to go reaches the asker too: a broadcast */
     report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2]);
 }
 
@@ -287,9 +322,13 @@ static void ask(mt_module_t loader, uint8_t number, uint32_t missing)
                                        (uint8_t) (missing >> 8),
                                        (uint8_t) (missing >> 16),
                                        (uint8_t) (missing >> 24)};
+    /* Set before it is queued: the frame can end, and bus_app_ask_ended()
+     * clear the flag, before bus_send_frame() returns (an interrupt that
+     * holds the CPU while the short frame goes out). */
+    A.ask_waiting = true;
     if (bus_send_frame(BUS_FRAME_ASK, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, asked, sizeof asked) == MT_OK) /* else logged */
-        A.ask_waiting = true;
+                       BUS_PRIO_SYSTEM, asked, sizeof asked) != MT_OK) /* logged */
+        A.ask_waiting = false;                                         /* nothing was queued */
 }
 
 void bus_app_ask_ended(void)
@@ -306,8 +345,10 @@ void bus_app_deadline(void)
     bool due = A.busy && timer_now() - A.since >= VERDICT_WAIT;
     bool give_up = due && A.asks >= MOTET_BUS_RETRIES;
     uint32_t missing = bus_modules() & ~A.reported;
-    /* Ours, if missing: a broadcast of it given up never counted here. */
-    bool again = due && (give_up || ((missing & me) && A.outcome_given));
+    /* Ours, if missing: a broadcast of it given up never counted here; but
+     * not while a copy still waits to go (a frame ahead of it held), or
+     * each deadline would queue one more, and fill the transmit queue. */
+    bool again = due && (give_up || ((missing & me) && A.outcome_given && !A.mine_queued));
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
     /* Our manager logs the verdict it undoes; this give-up only when the

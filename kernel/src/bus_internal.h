@@ -59,6 +59,9 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome);
 void bus_app_asked(const bus_frame_t *f);
 /* Bus hook, interrupt context: an ASK frame of ours ended, sent or given up. */
 void bus_app_ask_ended(void);
+/* Bus hook, interrupt context: a CREATED frame of ours (its payload
+ * `outcome`) ended, `sent` to every module or given up. */
+void bus_app_outcome_ended(const uint8_t *outcome, bool sent);
 
 #endif /* MOTET_BUS */
 

@@ -59,7 +59,7 @@ static void print(const char *line, int n, size_t cap)
 
 void module_report_error(const log_record_t *rec)
 {
-    if (rec->type != EV_ERROR && rec->type != EV_APPFAIL) return;
+    if (rec->type != EV_ERROR && rec->type != EV_APPFAIL && rec->type != EV_DISAGREE) return;
     char line[256];
     uint64_t us = (uint64_t) rec->time * 1000000u / PORT_TICKS_PER_SECOND;
     unsigned long ms = (unsigned long) (us / 1000u), frac = (unsigned long) (us % 1000u);
@@ -73,6 +73,15 @@ void module_report_error(const log_record_t *rec)
                        "task '%s' (relative pid %u) on module %u\n",
                        ms, frac, mt_strerror((mt_err_t) err), meaning(err), app ? app->name : "?",
                        task, rec->pid, module),
+              sizeof line);
+        return;
+    }
+    if (rec->type == EV_DISAGREE) { /* its error follows, an ERROR of its own */
+        print(line,
+              snprintf(line, sizeof line,
+                       "[%7lu.%03lu ms] ERR the application '%s', loaded here, failed on module %u "
+                       "(load %u of module %u): the device disagrees\n",
+                       ms, frac, app ? app->name : "?", rec->pid, rec->arg & 0xFFu, rec->arg >> 8),
               sizeof line);
         return;
     }

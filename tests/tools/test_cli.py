@@ -90,6 +90,16 @@ def test_a_run_record_reads_as_its_send_and_its_start():
     assert eventlog.describe(eventlog.parse_line("EV 7 RUN 0x11 0x1008")) == "0x10 -> P0, at once"
 
 
+def test_a_disagree_record_names_the_module_and_the_load():
+    recs = eventlog.parse("EV 410 DISAGREE 2 0x0105\n")
+    row = eventlog.format_table(recs)[1]
+    # The manager's record: its pid field is the module that failed the load.
+    assert row.split()[2] == "appmgr"
+    assert row.endswith("load 5 of m1, committed here, failed on m2: the device disagrees")
+    trace = eventlog.to_chrome(recs)
+    assert [e["tid"] for e in trace["traceEvents"] if e["ph"] == "i"] == [0xF3]
+
+
 def test_an_appfail_record_names_the_error_the_task_and_the_module():
     code = eventlog.ERRORS.index("MT_ERR_NO_MODULE")
     recs = eventlog.parse(f"EV 298 APPFAIL 1 {code << 8 | 7}\n")

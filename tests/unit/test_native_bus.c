@@ -19,10 +19,19 @@
  * (its outcome, everywhere) and the first untouched; the verdict in the
  * block set aside for it however empty the pool; outcomes missing after
  * the verdict deadline asked for again, answered, and after
- * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT); a message given up (rejected on
+ * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT), the loader's
+ * deadline counted from when its description has gone, one ASK and one
+ * copy of our outcome at most in the transmit queue, a later failure of a
+ * committed load logged with the load (EV_DISAGREE); a message given up (rejected on
  * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
- * a sender's sequence numbers before it delivers what follows.
+ * a sender's sequence numbers before it delivers what follows; and our
+ * outcome of a load, broadcast and kept to send again, with a newer load
+ * and an ASK brought by an interrupt the moment it is kept (the race
+ * report_mine() closes, bus_app.c).
+ *
+ * MOTET_TEST_WRAP: bus_app_created
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "native.h"
@@ -40,11 +49,21 @@ static unsigned n_sent;
 static char got[96];
 static mt_pid_t last_src; /* sched_sender() of the last message recorder() took */
 
+static bool asks_end_at_once; /* capture(): an ASK frame ends as it is handed over */
+
 static void capture(const uint8_t *frame, uint16_t n)
 {
     assert_true(n <= SLOT && n_sent < 24);
     memcpy(sent[n_sent], frame, n);
     sent_len[n_sent++] = n;
+    bus_frame_t f;
+    if (!asks_end_at_once || bus_frame_decode(frame, n, &f) != MT_OK || f.type != BUS_FRAME_ASK)
+        return;
+    /* An interrupt elsewhere (a long frame's receive) holds the CPU for a
+     * moment, and the short frame ends meanwhile: before the code that
+     * queued it runs on. */
+    port_native_bus_inject_tx_done(PORT_BUS_SENT, tport_time());
+    tport_busy(1);
 }
 
 static bus_frame_t last_sent(void)
@@ -90,6 +109,7 @@ static int setup_local(void **state)
 {
     test_boot(state);
     n_sent = 0;
+    asks_end_at_once = false;
     got[0] = 0;
     last_src = MT_PID_INVALID;
     make_task(0x20, 2); /* A */
@@ -1440,6 +1460,89 @@ static void test_asked_outcome_is_sent_again(void **state)
     assert_true(sched_task_exists(base));
 }
 
+/* The frames an interrupt brings the moment our manager's outcome is kept
+ * (report_mine()'s lock opens), or none. */
+static const bus_frame_t *at_report[2];
+
+/* The kernel's calls go here (MOTET_TEST_WRAP above): the frames come
+ * now, with interrupts off, and the flag is cleared without taking them,
+ * so that they wait, as frames that came inside the kernel's next lock
+ * would, for the first unmask in bus_app_created(): the one after our
+ * outcome is kept. */
+void __real_bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
+void __wrap_bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
+{
+    static bool accepted[2];
+    port_irq_state_t s = port_irq_save();
+    assert_int_equal(s, 0); /* our manager runs with interrupts on */
+    for (unsigned i = 0; i < 2 && at_report[i]; i++) {
+        uint8_t buf[SLOT];
+        uint16_t n = bus_frame_encode(at_report[i], buf, sizeof buf);
+        assert_true(n > 0);
+        port_native_bus_inject_rx(buf, n, tport_time(), &accepted[i]);
+        at_report[i] = NULL;
+    }
+    port_native_irq_disabled = 0; /* on again, the frames still pending */
+    __real_bus_app_created(err, task, module);
+}
+
+/* The CREATED frames sent from frame `first` on, each ended as sent:
+ * "<loader>.<number>=<error>;" in the order they went. */
+static void outcomes_sent(unsigned first, char *out, size_t size)
+{
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    out[0] = 0;
+    for (unsigned i = first; i < n_sent; i++) {
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
+        if (f.type != BUS_FRAME_CREATED) continue;
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%u.%u=%u;", f.payload[3], f.payload[4], f.payload[0]);
+    }
+}
+
+/* report_mine()'s race: the moment our outcome of load (0, 5) is kept
+ * (under the lock, so an ASK sees it whole), an interrupt brings module
+ * 0's ASK for it, then module 0's newer load (0, 6), which supersedes the
+ * one our manager has reported on. The ASK is answered with our outcome
+ * whole; our broadcast, which goes after, still names (0, 5), read under
+ * the same lock (read after it, it named (0, 6), an MT_OK for a load our
+ * manager had not yet seen, which would let the others commit it without
+ * us); and the newer load goes on as any load. */
+static void test_outcome_kept_as_a_newer_load_comes_names_its_own_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    uint8_t ask[BUS_APP_ASK_SIZE] = {0, 5, 1u << SELF, 0, 0, 0};
+    bus_frame_t asked =
+        broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
+    bus_frame_t newer = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .pid = MT_PID_APPMGR,
+                         .port = 6,
+                         .len = len,
+                         .payload = desc};
+    at_report[0] = &asked;
+    at_report[1] = &newer;
+    drain_log();
+    unsigned first = n_sent;
+    receive_description(0, 5, desc, len);
+    sched_run_pending();
+    assert_null(at_report[0]); /* brought, at our manager's report */
+    char got_outcomes[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    assert_string_equal(got_outcomes, "0.5=0;0.5=0;0.6=0;"); /* the answer, ours, the newer's */
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) superseded */
+    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
 /* No answer comes: after MOTET_BUS_RETRIES asks the load fails here with
  * MT_ERR_TIMEOUT, logged, its part undone, no block kept, and that is this
  * module's outcome, broadcast, so that the modules still waiting fail it
@@ -1472,10 +1575,29 @@ static void test_load_without_an_answer_is_given_up(void **state)
     assert_int_equal(load_and_create(), base);
 }
 
+/* The disagreement records of the log drained now: EV_DISAGREE naming
+ * module 2 and our load, and EV_ERROR MT_ERR_TIMEOUT; no EV_APPFAIL, which
+ * would say the load failed here. */
+static void expect_disagreement_logged_once(void)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), errors = 0, naming = 0;
+    for (unsigned i = 0; i < n; i++) {
+        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT;
+        naming += rec[i].type == EV_DISAGREE && rec[i].pid == 2 &&
+                  rec[i].arg == (uint16_t) ((uint16_t) (SELF << 8) | load_number);
+        assert_int_not_equal(rec[i].type, EV_APPFAIL);
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(naming, 1);
+}
+
 /* The load committed here; module 2, lacking an outcome, then gives it up
  * and broadcasts MT_ERR_TIMEOUT: the device disagrees (what runs here does
- * not run there). Logged here, naming the module, once, and the load's
- * outcome in appmgr_last_result(); our tasks keep running. */
+ * not run there). Logged here once, naming the module and the load (its
+ * loader and number: before, an EV_APPFAIL named the module and the error
+ * alone, as if the load had failed here), and the load's outcome in
+ * appmgr_last_result(); our tasks keep running. */
 static void test_failure_after_our_commit_is_logged_as_disagreement(void **state)
 {
     (void) state;
@@ -1488,24 +1610,41 @@ static void test_failure_after_our_commit_is_logged_as_disagreement(void **state
     report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2); /* sent again: logged once */
     sched_run_pending();
     assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_int_equal(appmgr_last_result()->bad_task, APPMGR_NO_TASK);
     assert_int_equal(appmgr_last_result()->bad_module, 2);
-    log_record_t rec[MOTET_LOG_ENTRIES];
-    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), errors = 0, naming_2 = 0;
-    for (unsigned i = 0; i < n; i++) {
-        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT;
-        naming_2 += rec[i].type == EV_APPFAIL && rec[i].pid == APPMGR_NO_TASK &&
-                    rec[i].arg == (uint16_t) ((uint16_t) (MT_ERR_TIMEOUT << 8) | 2u);
-    }
-    assert_int_equal(errors, 1);
-    assert_int_equal(naming_2, 1);
+    expect_disagreement_logged_once();
     assert_true(sched_task_exists(base));
 }
 
-/* The others' outcomes come while our DESC still waits for a module's
- * ack; lacking our own, we give the load up (MT_ERR_TIMEOUT, logged once,
- * broadcast: the others fail it). When the DESC at last ends as sent, this
- * module does not start the load again: nothing created, no outcome sent. */
-static void test_own_description_after_give_up_starts_nothing(void **state)
+/* The same with no message block left for our manager: logged where it is
+ * found, with the same records. */
+static void test_disagreement_without_a_message_block_is_logged_alike(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    msg_t *taken[MOTET_MAX_QUEUED_MSGS];
+    unsigned n_taken = 0;
+    while (n_taken < MOTET_MAX_QUEUED_MSGS && (taken[n_taken] = sched_msg_alloc()) != NULL)
+        n_taken++;
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    expect_disagreement_logged_once();
+    while (n_taken) sched_msg_free(taken[--n_taken]);
+    sched_run_pending();
+    assert_true(sched_task_exists(base));
+}
+
+/* The others' outcomes come while our DESC is still being sent again for
+ * a module that rejected it (the others took it at its first try): for as
+ * long as it takes to go, nothing is asked and nothing given up, and once
+ * it has gone our manager takes it and the load commits (before: the
+ * deadline ran from bus_app_load(), so this module gave the load up,
+ * MT_ERR_TIMEOUT, broadcast, and the load failed on every module). */
+static void test_load_whose_description_goes_late_commits(void **state)
 {
     (void) state;
     static uint8_t desc[64];
@@ -1513,58 +1652,141 @@ static void test_own_description_after_give_up_starts_nothing(void **state)
     program_register(programs, 1);
     assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
     load_sent(); /* the DESC in flight */
-    uint8_t number = load_number;
     report_from(0, MT_OK);
     report_from(2, MT_OK);
     drain_log();
-    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
     unsigned first = n_sent;
-    finish_tx(PORT_BUS_SENT); /* the DESC, at last */
-    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
-    sched_run_pending();
-    wait_deadline();
-    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
-    unsigned gave_up = 0;
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        if (i + 2u < MOTET_BUS_RETRIES) finish_tx(PORT_BUS_REJECTED); /* sent again */
+    }
     for (unsigned i = first; i < n_sent; i++) {
         bus_frame_t f;
         assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
-        assert_true(f.type != BUS_FRAME_ASK);
-        if (f.type == BUS_FRAME_CREATED) {
-            assert_int_equal(f.payload[0], MT_ERR_TIMEOUT); /* our give-up, nothing after */
-            assert_int_equal(f.payload[BUS_APP_OUTCOME_SIZE + 1], number);
-            gave_up++;
-        }
+        assert_int_equal(f.type, BUS_FRAME_DESC); /* no ASK, no outcome */
     }
-    assert_int_equal(gave_up, 1);
-    report_from(0, MT_OK);
-    report_from(2, MT_OK);
-    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
-    assert_string_equal(inits, "");
-    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(bus_tx_pending(), 1);
+    finish_tx(PORT_BUS_SENT); /* the DESC, at last */
+    expect_outcome(SELF, load_number, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
 }
 
-/* Our DESC never ends (no ack): each deadline would ask the others again,
- * each ASK queued behind it. One at a time: the transmit queue keeps room
- * for the give-up's own outcome, which goes out once the DESC ends. */
-static void test_asks_behind_a_stuck_description_do_not_fill_the_queue(void **state)
+/* Our DESC waits to go out behind a frame a receiver holds (flow control:
+ * answered busy and offered again until it has room) for longer than the
+ * verdict deadline and all its asks: the deadline runs from when the
+ * description has gone, so nothing is asked or given up meanwhile, and the
+ * load commits once it has gone (before: given up, MT_ERR_TIMEOUT, at the
+ * (MOTET_BUS_RETRIES + 1)th deadline after bus_app_load(), before any
+ * other module had the description). */
+static void test_deadline_runs_from_when_our_description_has_gone(void **state)
 {
     (void) state;
     static uint8_t desc[64];
+    inits[0] = 0;
     program_register(programs, 1);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
     assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
-    load_sent(); /* the DESC in flight, for ever */
+    assert_int_equal(bus_tx_pending(), 2);
     drain_log();
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
-    assert_int_equal(bus_tx_pending(), 3); /* the DESC, one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(bus_tx_pending(), 2); /* nothing asked, nothing given up */
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
+    finish_tx(PORT_BUS_SENT); /* the held frame, at last */
+    load_sent();
+    finish_tx(PORT_BUS_SENT); /* our description: our manager takes it */
+    expect_outcome(SELF, load_number, MT_OK);
+    report_from(0, MT_OK);
+    assert_string_equal(inits, "");
+    wait_deadline(); /* the deadline now runs: module 2 is asked */
+    expect_ask(SELF, load_number, 1u << 2);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* A frame ahead of our ASK is held (flow control) across deadlines: each
+ * deadline would ask the others again, each ASK queued behind it. One at a
+ * time: the transmit queue keeps room for the give-up's own outcome, which
+ * goes out once the held frame ends. */
+static void test_asks_behind_a_held_frame_do_not_fill_the_queue(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK);                                           /* module 2's never comes */
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 3); /* the held frame, one ASK, our MT_ERR_TIMEOUT */
     assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
-    unsigned first = n_sent, gave_up = 0;
+    unsigned first = n_sent, gave_up = 0, asks = 0;
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     for (unsigned i = first; i < n_sent; i++) {
         bus_frame_t f;
         assert_int_equal(bus_frame_decode(sent[i], sent_len[i], &f), MT_OK);
         if (f.type == BUS_FRAME_CREATED) gave_up += f.payload[0] == MT_ERR_TIMEOUT;
+        asks += f.type == BUS_FRAME_ASK;
     }
     assert_int_equal(gave_up, 1);
+    assert_int_equal(asks, 1);
+}
+
+/* Our own outcome waits to go behind a frame that is held (flow control)
+ * across the deadlines: it counts as missing here until it has gone, but
+ * one copy waits at most, so the transmit queue keeps room for the
+ * give-up's MT_ERR_TIMEOUT, which goes out once the held frame ends; and an
+ * ASK for it meanwhile is not answered with another copy (before: each
+ * deadline queued one more copy, the queue filled, MT_ERR_QUEUE_FULL, and
+ * the give-up's outcome was refused: only counted here, never sent). */
+static void test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    receive_description(0, 5, desc, two_module_desc(desc));
+    assert_int_equal(bus_tx_pending(), 2);        /* the held frame, our outcome */
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    uint8_t us[BUS_APP_ASK_SIZE] = {0, 5, 1u << SELF, 0, 0, 0};
+    bus_frame_t asked =
+        broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, us, sizeof us);
+    assert_true(receive(&asked, false));
+    assert_int_equal(bus_tx_pending(), 2);
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 4); /* and one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
+    char got_outcomes[64];
+    outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
+    char expected[64];
+    snprintf(expected, sizeof expected, "0.5=0;0.5=%u;", MT_ERR_TIMEOUT);
+    assert_string_equal(got_outcomes, expected);
+}
+
+/* An interrupt elsewhere holds the CPU as our ASK goes to the interface,
+ * and the short frame ends meanwhile: its end comes before the deadline
+ * that asked has finished queueing it. The next deadline still asks
+ * (before: the ASK counted as waiting for ever, and this module never
+ * asked again, for this load or any later one). */
+static void test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK); /* module 2's never comes */
+    asks_end_at_once = true;
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    assert_int_equal(last_sent().type, BUS_FRAME_ASK);
+    assert_int_equal(bus_tx_pending(), 0); /* it has ended */
+    asks_end_at_once = false;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 2);
+    expect_ask(SELF, load_number, 1u << 2);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -1819,9 +2041,16 @@ int main(void)
         cmocka_unit_test_setup(test_verdict_keeps_its_block_while_posts_empty_the_pool, setup),
         cmocka_unit_test_setup(test_missing_outcome_is_asked_for_again, setup),
         cmocka_unit_test_setup(test_failure_after_our_commit_is_logged_as_disagreement, setup),
-        cmocka_unit_test_setup(test_own_description_after_give_up_starts_nothing, setup),
-        cmocka_unit_test_setup(test_asks_behind_a_stuck_description_do_not_fill_the_queue, setup),
+        cmocka_unit_test_setup(test_disagreement_without_a_message_block_is_logged_alike, setup),
+        cmocka_unit_test_setup(test_load_whose_description_goes_late_commits, setup),
+        cmocka_unit_test_setup(test_deadline_runs_from_when_our_description_has_gone, setup),
+        cmocka_unit_test_setup(test_asks_behind_a_held_frame_do_not_fill_the_queue, setup),
+        cmocka_unit_test_setup(test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue,
+                               setup),
+        cmocka_unit_test_setup(test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting,
+                               setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
+        cmocka_unit_test_setup(test_outcome_kept_as_a_newer_load_comes_names_its_own_load, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),

@@ -13,7 +13,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
            TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
-           BUS_LOST BUS_GAP BUDGET
+           BUS_LOST BUS_GAP BUDGET DISAGREE
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port
@@ -36,6 +36,10 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            from that module skipped (docs/bus.md)
            BUDGET: milliseconds the task (pid) had run when the compare
            interrupt found it past its run budget (timer_set_budget())
+           DISAGREE: loader module << 8 | the loader's number for the load,
+           pid = a module that failed that load after it committed here
+           (the device disagrees, docs/bus.md); the error follows in an
+           ERROR record; the application manager logs it, as APPFAIL
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -90,7 +94,7 @@ from pathlib import Path
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
-               "BUS_LOST", "BUS_GAP", "BUDGET")
+               "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -135,7 +139,8 @@ PID_NAMES = {0x00: "kernel", 0xF0: "multicast", 0xF1: "timesync", 0xF2: "migrato
 # MT_PID_NONE: the kernel, an interrupt (a SEND's sender), or a kernel timer's owner.
 KERNEL_PID = 0x00
 
-# MT_PID_APPMGR: who writes APPFAIL records (their pid field is a relative pid).
+# MT_PID_APPMGR: who writes APPFAIL records (their pid field is a relative
+# pid) and DISAGREE records (theirs is a module).
 APPMGR_PID = 0xF3
 
 
@@ -276,8 +281,9 @@ def appfail_text(err, task, module):
 
 def owner(rec):
     """The pid of the task a record belongs to (an APPFAIL's pid field is a
-    relative pid in a description; the record is the manager's)."""
-    return APPMGR_PID if rec.type == "APPFAIL" else rec.pid
+    relative pid in a description, a DISAGREE's a module; the record is the
+    manager's)."""
+    return APPMGR_PID if rec.type in ("APPFAIL", "DISAGREE") else rec.pid
 
 
 def expand(rec):
@@ -391,6 +397,9 @@ def describe(ev):
         return f"{'received' if a & 0x8000 else 'sent'} {a & 0x7FFF} B frame"
     if t == "BUDGET":
         return f"over its run budget: running for {a} ms"
+    if t == "DISAGREE":
+        return (f"load {a & 0xFF} of m{a >> 8}, committed here, failed on m{ev.pid}: "
+                "the device disagrees")
     if t == "BAD_FRAME":
         kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
         return f"{kind} frame from m{a >> 8} dropped"

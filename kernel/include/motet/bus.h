@@ -243,8 +243,9 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
  * BUS_APPMGR_PORT_VERDICT. Task context. */
 void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
 /* Manager hook, its timer BUS_APP_DEADLINE_TIMER expired: a load still
- * lacking outcomes MOTET_BUS_VERDICT_TIMEOUT_MS after it began, or after
- * the last ask, asks the modules it lacks them from again; after
+ * lacking outcomes MOTET_BUS_VERDICT_TIMEOUT_MS after its description
+ * came (for its loader: after that frame was sent to every module), or
+ * after the last ask, asks the modules it lacks them from again; after
  * MOTET_BUS_RETRIES asks it fails here (MT_ERR_TIMEOUT, logged, undone),
  * which is broadcast as this module's outcome. Task context. */
 void bus_app_deadline(void);

@@ -44,6 +44,9 @@ typedef enum {
                    * << 8 | frames missed: a receiver's sequence numbers skipped (rx_missed) */
     EV_BUDGET,    /* pid = task, arg = ms it had run (at most 65535): the task overran
                    * its run budget (timer_set_budget(), MOTET_TASK_BUDGET); once a run */
+    EV_DISAGREE,  /* pid = a module that failed an application load committed here, arg =
+                   * the load's loader << 8 | the loader's number for it; the error
+                   * follows in an EV_ERROR (docs/bus.md, Lost frames) */
     EV_TYPE_COUNT
 } log_event_type_t;
 

@@ -97,7 +97,8 @@ uint8_t module_group_id(const char *name);
  * NULL (not one of its tasks). */
 const char *module_task_name(mt_pid_t pid);
 
-/* If `rec` is an error (EV_ERROR) or a failed load (EV_APPFAIL), prints it
+/* If `rec` is an error (EV_ERROR), a failed load (EV_APPFAIL) or a load
+ * another module failed after it committed here (EV_DISAGREE), prints it
  * as one console line: its time, the error's name and meaning, the task by
  * name and pid, and its program. The native port shows every record it
  * drains from the event log this way, as the module goes to sleep. */
