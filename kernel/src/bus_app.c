@@ -51,6 +51,7 @@ static struct {
     bool ask_waiting;                      /* an ASK of ours still waits to end */
     uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
     uint32_t since;                        /* kernel time of its start or last ask */
+    bool deadline_on;                      /* started: the description is here */
     uint32_t reported;                     /* modules whose outcome has come */
     bool committed;                        /* its verdict, MT_OK, went to our manager */
     uint32_t disagreeing;                  /* modules that failed it after that */
@@ -74,6 +75,7 @@ static void arm_deadline(void)
 static void start_deadline(void)
 {
     A.since = timer_now();
+    A.deadline_on = true;
     arm_deadline();
 }
 
@@ -85,6 +87,7 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.number = number;
     A.outcome_given = false;
     A.asks = 0;
+    A.deadline_on = false;
     A.mine_queued = 0; /* an earlier load's that end later are not counted */
     A.reported = 0;
     A.committed = false;
@@ -224,8 +227,9 @@ void bus_app_description(const bus_frame_t *f)
     /* A loader takes part in its load from its start (bus_app_load()). */
     bool this_load = A.loader == f->src && A.number == f->port;
     /* Our own description of a load that has ended here meanwhile (none
-     * can today: no deadline runs before it has gone, and no other load
-     * supersedes it) must not start that load again here alone. */
+     * can today: no deadline is due before it has gone, A.deadline_on, and
+     * no other load supersedes it) must not start that load again here
+     * alone. */
     if (f->src == bus_self() && !(A.busy && this_load)) return;
     if (A.busy && !this_load && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
@@ -342,7 +346,7 @@ void bus_app_deadline(void)
     port_irq_state_t s = port_irq_save();
     /* Not due: the load has ended, or this expiry was armed for a load
      * before it, whose own expiry is still to come. */
-    bool due = A.busy && timer_now() - A.since >= VERDICT_WAIT;
+    bool due = A.busy && A.deadline_on && timer_now() - A.since >= VERDICT_WAIT;
     bool give_up = due && A.asks >= MOTET_BUS_RETRIES;
     uint32_t missing = bus_modules() & ~A.reported;
     /* Ours, if missing: a broadcast of it given up never counted here; but

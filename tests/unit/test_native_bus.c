@@ -49,7 +49,8 @@ static unsigned n_sent;
 static char got[96];
 static mt_pid_t last_src; /* sched_sender() of the last message recorder() took */
 
-static bool asks_end_at_once; /* capture(): an ASK frame ends as it is handed over */
+static bool asks_end_at_once;     /* capture(): an ASK frame ends as it is handed over */
+static bool outcomes_end_at_once; /* and a CREATED frame */
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
@@ -57,7 +58,9 @@ static void capture(const uint8_t *frame, uint16_t n)
     memcpy(sent[n_sent], frame, n);
     sent_len[n_sent++] = n;
     bus_frame_t f;
-    if (!asks_end_at_once || bus_frame_decode(frame, n, &f) != MT_OK || f.type != BUS_FRAME_ASK)
+    if (bus_frame_decode(frame, n, &f) != MT_OK) return;
+    if (!(asks_end_at_once && f.type == BUS_FRAME_ASK) &&
+        !(outcomes_end_at_once && f.type == BUS_FRAME_CREATED))
         return;
     /* An interrupt elsewhere (a long frame's receive) holds the CPU for a
      * moment, and the short frame ends meanwhile: before the code that
@@ -110,6 +113,7 @@ static int setup_local(void **state)
     test_boot(state);
     n_sent = 0;
     asks_end_at_once = false;
+    outcomes_end_at_once = false;
     got[0] = 0;
     last_src = MT_PID_INVALID;
     make_task(0x20, 2); /* A */
@@ -1636,6 +1640,9 @@ static void test_disagreement_without_a_message_block_is_logged_alike(void **sta
     while (n_taken) sched_msg_free(taken[--n_taken]);
     sched_run_pending();
     assert_true(sched_task_exists(base));
+    /* docs/bus.md: the log is the only record then; the result is the
+     * manager's, written in task context only. */
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
 }
 
 /* The others' outcomes come while our DESC is still being sent again for
@@ -1787,6 +1794,128 @@ static void test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting(v
     expect_ask(SELF, load_number, 1u << 2);
     report_from(2, MT_OK);
     assert_string_equal(inits, "I");
+}
+
+/* A top-level task loads again (superseding our load, which lacks module
+ * 2's outcome) in the moment our deadline's expiry for that load waits
+ * behind it (rule 3: the manager is not strictly higher). That expiry must
+ * not count for the new load, whose deadline has not started: its DESC
+ * waits behind a held frame. */
+static mt_err_t reload_err;
+static mt_err_t reloader(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    static uint8_t desc[64];
+    if (port != PORT_0) return MT_OK;
+    wait_deadline(); /* the old load's expiry: queued for our manager */
+    reload_err = bus_app_load(desc, two_module_desc(desc));
+    return MT_OK;
+}
+
+static void test_an_old_expiry_asks_nothing_before_our_description_has_gone(void **state)
+{
+    (void) state;
+    load_and_create();
+    report_from(0, MT_OK); /* module 2's never comes */
+    test_task(0x22, MOTET_PRIO_LEVELS - 1, reloader);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    drain_log();
+    assert_int_equal(sched_send_to(0x22, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(reload_err, MT_OK);
+    assert_int_equal(bus_tx_pending(), 2); /* the held frame, our DESC: no ASK */
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 2); /* nothing asked, nothing given up */
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
+}
+
+/* Module 0's ASK for our outcome of load (0, `number`). */
+static void ask_us(uint8_t number)
+{
+    uint8_t us[BUS_APP_ASK_SIZE] = {0, number, 1u << SELF, 0, 0, 0};
+    bus_frame_t asked =
+        broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, us, sizeof us);
+    assert_true(receive(&asked, false));
+}
+
+/* Our outcome is rejected on every try (given up): no copy waits, so the
+ * next deadline broadcasts it again and the load commits. */
+static void test_our_outcome_given_up_goes_again_at_the_deadline(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    receive_description(0, 5, desc, two_module_desc(desc));
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+    assert_int_equal(bus_tx_pending(), 0);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "");
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(0, 5, MT_OK);
+    assert_string_equal(inits, "I");
+}
+
+/* Our outcome ends (sent) before the queueing that sent it returns: no
+ * copy waits after, so an ASK for it is answered. */
+static void test_an_outcome_that_ends_before_its_sender_resumes_is_not_left_waiting(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    outcomes_end_at_once = true;
+    receive_description(0, 5, desc, two_module_desc(desc));
+    outcomes_end_at_once = false;
+    assert_int_equal(bus_tx_pending(), 0);
+    unsigned before = n_sent;
+    ask_us(5);
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(0, 5, MT_OK);
+}
+
+/* A copy of our outcome of load (0, 5) still waits (behind a held frame)
+ * when the newer load (0, 6) supersedes it: it is not counted for (0, 6),
+ * so once our outcome of (0, 6) has gone, an ASK for it is answered. */
+static void test_an_earlier_loads_copy_does_not_count_for_the_next(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    uint16_t len = two_module_desc(desc);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    receive_description(0, 5, desc, len);
+    assert_int_equal(bus_tx_pending(), 2); /* the held frame, our outcome of (0, 5) */
+    receive_description(0, 6, desc, len);
+    sched_run_pending();
+    assert_int_equal(bus_tx_pending(), 3); /* and our outcome of (0, 6) */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned before = n_sent;
+    ask_us(6);
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(0, 6, MT_OK);
+}
+
+/* Our outcome is refused by a full transmit queue (logged, counted here
+ * only): no copy waits, so once the queue has room an ASK for it is
+ * answered. */
+static void test_an_outcome_the_queue_refused_is_not_left_waiting(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* held */
+    drain_log();
+    receive_description(0, 5, desc, two_module_desc(desc));
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1); /* our outcome */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned before = n_sent;
+    ask_us(5);
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(0, 5, MT_OK);
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -2050,6 +2179,13 @@ int main(void)
         cmocka_unit_test_setup(test_an_ask_that_ends_before_its_asker_resumes_is_not_left_waiting,
                                setup),
         cmocka_unit_test_setup(test_asked_outcome_is_sent_again, setup),
+        cmocka_unit_test_setup(test_our_outcome_given_up_goes_again_at_the_deadline, setup),
+        cmocka_unit_test_setup(
+            test_an_outcome_that_ends_before_its_sender_resumes_is_not_left_waiting, setup),
+        cmocka_unit_test_setup(test_an_earlier_loads_copy_does_not_count_for_the_next, setup),
+        cmocka_unit_test_setup(test_an_outcome_the_queue_refused_is_not_left_waiting, setup),
+        cmocka_unit_test_setup(test_an_old_expiry_asks_nothing_before_our_description_has_gone,
+                               setup),
         cmocka_unit_test_setup(test_outcome_kept_as_a_newer_load_comes_names_its_own_load, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
