@@ -34,9 +34,12 @@ PAN_CFLAGS = ("-O2", "-DVECTORSZ=2048")
 # built without optimisation, 1.5 s of CPU against 8.5 s with -O2.
 PAN_CFLAGS_COUNTEREXAMPLE = ("-O0", "-DVECTORSZ=2048")
 
-pytestmark = pytest.mark.skipif(
-    not shutil.which("spin") or not shutil.which("cc"),
-    reason="spin or cc is not installed: run `motet setup` (Debian package spin)")
+pytestmark = [
+    pytest.mark.skipif(not shutil.which("spin") or not shutil.which("cc"),
+                       reason="spin or cc is not installed: run `motet setup` (Debian package "
+                              "spin)"),
+    pytest.mark.long,  # half the scenario stage's CPU (tests/conftest.py)
+]
 
 
 def copy_models(dest):
