@@ -29,10 +29,17 @@ ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
 TIMEOUT_S = 300  # the slowest check takes about a minute on a loaded 2-core machine
 PAN_CFLAGS = ("-O2", "-DVECTORSZ=2048")
+# A check that expects a counterexample ends at the first error (pan's -c1):
+# its search takes under a second even unoptimised, and its verifier is
+# built without optimisation, 1.5 s of CPU against 8.5 s with -O2.
+PAN_CFLAGS_COUNTEREXAMPLE = ("-O0", "-DVECTORSZ=2048")
 
-pytestmark = pytest.mark.skipif(
-    not shutil.which("spin") or not shutil.which("cc"),
-    reason="spin or cc is not installed: run `motet setup` (Debian package spin)")
+pytestmark = [
+    pytest.mark.skipif(not shutil.which("spin") or not shutil.which("cc"),
+                       reason="spin or cc is not installed: run `motet setup` (Debian package "
+                              "spin)"),
+    pytest.mark.long,  # half the scenario stage's CPU (tests/conftest.py)
+]
 
 
 def copy_models(dest):
@@ -53,8 +60,9 @@ def build_verifier(dest, model, cflags):
 
 @pytest.fixture(scope="session")
 def verifier(tmp_path_factory):
-    """verifier(model, noclaim) -> the built pan of `model` (with -DNOCLAIM
-    or with its claims), built once per session and flags. Under
+    """verifier(model, noclaim, counterexample) -> the built pan of `model`
+    (with -DNOCLAIM or with its claims; unoptimised for a check that expects
+    a counterexample), built once per session and flags. Under
     pytest-xdist the directory is shared by the session's workers (the
     parent of each one's base temporary directory), a lock making one of
     them build it."""
@@ -62,9 +70,11 @@ def verifier(tmp_path_factory):
     shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "spin-verifiers"
     shared.mkdir(exist_ok=True)
 
-    def get(model, noclaim):
-        cflags = (*PAN_CFLAGS, *(["-DNOCLAIM"] if noclaim else []))
-        dest = shared / (Path(model).stem + ("-noclaim" if noclaim else "-claims"))
+    def get(model, noclaim, counterexample):
+        cflags = (*(PAN_CFLAGS_COUNTEREXAMPLE if counterexample else PAN_CFLAGS),
+                  *(["-DNOCLAIM"] if noclaim else []))
+        dest = shared / (Path(model).stem + ("-noclaim" if noclaim else "-claims")
+                         + ("-counterexample" if counterexample else ""))
         with open(shared / f"{dest.name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             done = dest / "built"
@@ -80,13 +90,14 @@ def verifier(tmp_path_factory):
 
 @pytest.fixture
 def verify(tmp_path, verifier):
-    """verify(model, *pan_args, noclaim=False) -> (errors, output): runs the
-    verifier of `model` in tmp_path, beside a copy of the models."""
+    """verify(model, *pan_args, noclaim=False, counterexample=False) ->
+    (errors, output): runs the verifier of `model` in tmp_path, beside a
+    copy of the models. counterexample: the check expects one (errors >= 1)."""
     copy_models(tmp_path)
 
-    def run(model, *pan_args, noclaim=False):
-        res = subprocess.run([verifier(model, noclaim), *pan_args], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=TIMEOUT_S)
+    def run(model, *pan_args, noclaim=False, counterexample=False):
+        res = subprocess.run([verifier(model, noclaim, counterexample), *pan_args],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_S)
         found = re.search(r"errors: (\d+)", res.stdout)
         assert found, res.stdout + res.stderr
         return int(found.group(1)), res.stdout
@@ -145,7 +156,8 @@ def test_a_migration_given_up_leaves_no_copy_at_a_live_destination(verify):
 def test_without_abort_a_late_image_leaves_a_copy_behind(verify):
     """A source that ignores the late ATTACHED of a migration it gave up:
     the copy stays frozen at the destination for good."""
-    errors, out = verify("migration_no_abort.pml", "-a", "-N", "no_stale_copy")
+    errors, out = verify("migration_no_abort.pml", "-a", "-N", "no_stale_copy",
+                         counterexample=True)
     assert errors >= 1, out
     assert "acceptance cycle" in out
 
@@ -153,7 +165,7 @@ def test_without_abort_a_late_image_leaves_a_copy_behind(verify):
 @pytest.mark.parametrize("variant", ["migration_reply_overtakes.pml",
                                      "migration_release_before_route.pml"])
 def test_broken_variant_fails_verification(verify, tmp_path, variant):
-    errors, out = verify(variant, noclaim=True)
+    errors, out = verify(variant, noclaim=True, counterexample=True)
     assert errors >= 1, out
     assert "assertion violated" in out
     # The counterexample: the task gets a bystander's message out of order.
@@ -165,7 +177,7 @@ def test_without_copies_a_destination_dying_before_end_loses_messages(verify, tm
     """The protocol as it was before CONFIRM: the source frees what it
     forwards. A destination dying between the commit and END loses those
     messages, and the task, taken back, handles a later one first."""
-    errors, out = verify("migration_no_copies.pml", noclaim=True)
+    errors, out = verify("migration_no_copies.pml", noclaim=True, counterexample=True)
     assert errors >= 1, out
     assert "assertion violated" in out
     trail = counterexample(tmp_path, "migration_no_copies.pml")
@@ -175,7 +187,7 @@ def test_without_copies_a_destination_dying_before_end_loses_messages(verify, tm
 def assert_multicasts_out_of_order(verify, tmp_path, model):
     """The broken `model` fails: the task handles a multicast out of order
     (twice, or after a later one)."""
-    errors, out = verify(model, noclaim=True)
+    errors, out = verify(model, noclaim=True, counterexample=True)
     assert errors >= 1, out
     assert "assertion violated" in out
     trail = counterexample(tmp_path, model)
@@ -222,7 +234,7 @@ def test_without_an_answer_for_an_outcome_no_longer_kept_a_bystander_holds_for_g
     bystander that missed one asks for good and never releases what it held
     back: `complete` fails (an acceptance cycle)."""
     errors, out = verify("migration_forgotten_no_answer.pml", "-a", "-f", "-N",
-                         "complete")
+                         "complete", counterexample=True)
     assert errors >= 1, out
     assert "acceptance cycle" in out
 
@@ -249,7 +261,7 @@ def test_a_destination_taken_back_from_that_gives_back_everything_duplicates(ver
     delivered after joining (the source recorded them): the task, taken
     back, handles one twice."""
     model = "migration_stall_gives_back_all.pml"
-    errors, out = verify(model, noclaim=True)
+    errors, out = verify(model, noclaim=True, counterexample=True)
     assert errors >= 1, out
     assert "assertion violated" in out
     trail = counterexample(tmp_path, model)
@@ -263,7 +275,7 @@ def test_a_destination_that_drops_every_multicast_past_its_cut_loses_one(verify,
     nothing later from its link) is lost: the task handles a later one
     first."""
     model = "migration_stall_went_by.pml"
-    errors, out = verify(model, noclaim=True)
+    errors, out = verify(model, noclaim=True, counterexample=True)
     assert errors >= 1, out
     assert "assertion violated" in out
     trail = counterexample(tmp_path, model)

@@ -124,8 +124,10 @@ def tree_lock(bdir):
 # The sanitizer build (`motet test`, stage sanitize): the native tree again,
 # with AddressSanitizer and UndefinedBehaviorSanitizer, any report fatal.
 SANITIZE_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# Only what its tests run (MOTET_BUILD_BENCH_ONLY, CMakeLists.txt).
 SANITIZE_CMAKE_ARGS = (f"-DCMAKE_C_FLAGS={SANITIZE_FLAGS}",
-                       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+                       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined",
+                       "-DMOTET_BUILD_BENCH_ONLY=OFF")
 
 
 # Variants of the native tree: the sanitized one, the fuzz targets' (Clang).
