@@ -3,7 +3,6 @@
 (the event-log table of migration phases is checked against migrate.h in test_eventlog_header.py)."""
 
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -342,6 +342,23 @@ def test_format_reformats_a_file_in_place_as_lint_wants_it(tmp_path):
     assert check.returncode == 0, check.stderr
 
 
+def test_lint_names_each_python_problem_by_file_and_line(tmp_path, monkeypatch, capsys):
+    """The lint stage's pyflakes check fails on an unused import and an
+    undefined name, naming each file and line, and passes a clean tree."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "clean.py").write_text("import os\n\nprint(os.sep)\n")
+    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    monkeypatch.setattr(cli, "PY_LINT_DIRS", ("tools",))
+    assert cli.lint_python() == (0, "pyflakes clean")
+    (tools / "bad.py").write_text("import re\n\nprint(undefined_name)\n")
+    status, detail = cli.lint_python()
+    err = capsys.readouterr().err
+    assert (status, detail) == (1, "2 pyflakes problems")
+    assert "tools/bad.py:1:1: 're' imported but unused" in err
+    assert "tools/bad.py:3:7: undefined name 'undefined_name'" in err
+
+
 @pytest.mark.parametrize("system, want_apt, want_pip", [
     (True, ["python3-matplotlib"], []),
     (False, [], ["matplotlib"]),

@@ -8,7 +8,6 @@ end, the last line shown is the last line printed)."""
 
 import re
 import subprocess
-from pathlib import Path
 
 from repo_copy import ROOT, clone, user_env
 

@@ -237,9 +237,9 @@ def write(path, lat_rows, two, means, mc, sync_rows):
         "",
         "### Multicast against local unicast",
         "",
-        f"devices/five-module.toml, the `mcast` application: every 20.011 ms the caster on m0 sends "
-        f"the same 8-byte payload to a local task (unicast) and to a group of 9 members on all "
-        f"five modules. Delay from the send to each handler (min / mean / max, us):",
+        "devices/five-module.toml, the `mcast` application: every 20.011 ms the caster on m0 sends "
+        "the same 8-byte payload to a local task (unicast) and to a group of 9 members on all "
+        "five modules. Delay from the send to each handler (min / mean / max, us):",
         "",
         "| delivery | deliveries | delay (us) |",
         "|---|---:|---|",

@@ -24,11 +24,9 @@ held back.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path

@@ -18,6 +18,8 @@ ROOT = build.ROOT
 
 # What `motet test` formats and lints: every C source and header below these.
 LINT_DIRS = ("kernel", "ports", "apps", "tests", "bench")
+# What pyflakes checks: every Python file below these (and tools/motet, by its shebang).
+PY_LINT_DIRS = ("tools", "tests", "apps", "bench")
 # What `motet test` runs with pytest after the unit tests.
 PYTEST_DIRS = ("tests/scenario", "tests/tools")
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
@@ -74,6 +76,33 @@ def _clang_format_violations(name):
 
 
 def lint():
+    """clang-format check of every C file, pyflakes of every Python file;
+    returns (status, detail)."""
+    status, detail = lint_c()
+    py_status, py_detail = lint_python()
+    return status or py_status, f"{detail}; {py_detail}"
+
+
+def lint_python():
+    """pyflakes over the host tools and the tests: unused imports and names,
+    undefined names, f-strings without placeholders."""
+    res = subprocess.run([sys.executable, "-m", "pyflakes", *PY_LINT_DIRS], cwd=ROOT,
+                         capture_output=True, text=True)
+    if res.returncode == 0:
+        print(f"lint: Python files under {', '.join(PY_LINT_DIRS)} pass pyflakes")
+        return 0, "pyflakes clean"
+    if "No module named pyflakes" in res.stderr:
+        print("lint: error: pyflakes not importable (run `./motet setup`)", file=sys.stderr)
+        return 1, "pyflakes missing"
+    problems = [line for line in (res.stdout + res.stderr).splitlines() if line.strip()]
+    print(f"lint: pyflakes found {len(problems)} problem{'s' if len(problems) != 1 else ''}:",
+          file=sys.stderr)
+    for line in problems:
+        print("    " + line, file=sys.stderr)
+    return 1, f"{len(problems)} pyflakes problem{'s' if len(problems) != 1 else ''}"
+
+
+def lint_c():
     """clang-format check of every C file; returns (status, detail)."""
     files = lint_files()
     if not (ROOT / ".clang-format").exists():

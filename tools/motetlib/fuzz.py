@@ -12,7 +12,6 @@ SIGALRM is the module's timer, so each harness bounds its work per input.
 import concurrent.futures
 import re
 import shutil
-import subprocess
 import sys
 
 from . import build

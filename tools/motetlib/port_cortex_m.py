@@ -663,9 +663,9 @@ def _render_nothreads(ops, timers, lat, tm, nothr, w):
     n_ops, n_timer = nothr["ops"]
     w("### What thread support costs the task path")
     w("")
-    w(f"The port's default kernel has threads (`MOTET_PORT_THREADS`), so the figures above "
-      f"include the scheduler's thread hooks even where no thread exists. The same images "
-      f"linked with `motet_kernel_nothreads` (threads compiled out, event log on):")
+    w("The port's default kernel has threads (`MOTET_PORT_THREADS`), so the figures above "
+      "include the scheduler's thread hooks even where no thread exists. The same images "
+      "linked with `motet_kernel_nothreads` (threads compiled out, event log on):")
     w("")
     w(f"| figure | threads in ({on}) | threads out ({on}) | difference |")
     w("|---|---:|---:|---:|")

@@ -9,10 +9,11 @@ command to run as root and fails.
 
 The Python modules the tools import (PY_MODULES: pytest for the tests and
 pytest-xdist to run them on every core, scipy for `motet plan`'s solver,
-matplotlib for the benchmark plots and the planner's regions plot) are the
-exception: whatever the running Python can already import is used.
-Otherwise the Debian package (python3-pytest, python3-pytest-xdist,
-python3-scipy, python3-matplotlib) is installed when this is the system
+matplotlib for the benchmark plots and the planner's regions plot, pyflakes
+for the lint stage's check of the Python files) are the exception:
+whatever the running Python can already import is used. Otherwise the
+Debian package (python3-pytest, python3-pytest-xdist, python3-scipy,
+python3-matplotlib, python3-pyflakes) is installed when this is the system
 Python, which the `motet` wrapper prefers, and `pip install` is used for
 any other interpreter (a virtualenv, pyenv), which cannot see Debian's
 packages.
@@ -62,6 +63,7 @@ PY_MODULES = {
     "xdist": ("python3-pytest-xdist", "pytest-xdist"),  # `motet test`: pytest -n CORES
     "scipy": ("python3-scipy", "scipy"),  # scipy.optimize.milp (HiGHS): motet plan
     "matplotlib": ("python3-matplotlib", "matplotlib"),  # plots: benchmarks, plan --regions
+    "pyflakes": ("python3-pyflakes", "pyflakes"),  # `motet test`'s lint of the Python files
 }
 
 

@@ -20,7 +20,6 @@ the proof that a kernel without threads pays nothing for them.
 
 import re
 import sys
-from pathlib import Path
 
 from . import build
 
