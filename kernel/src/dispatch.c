@@ -314,7 +314,7 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
     if (thread_ready_hint()) thread_k_yield(floor);
     msg_t *m;
     for (;;) {
-        mt_prio_t top = queue_top;
+        mt_prio_t top = queue_top_prio();
         if (top <= floor) return false;
         if (isr_slot_parked() && run_parked_at(top)) return true;
         m = queue_pop_top(top);

@@ -31,7 +31,7 @@ static MT_INLINE bool isr_slot_free(void)
  * fails after that one test. */
 static MT_INLINE bool isr_slot_fits(const task_t *t)
 {
-    return t->gate > sched.running_prio && port_in_isr() && t->gate > queue_top &&
+    return t->gate > sched.running_prio && port_in_isr() && t->gate > queue_top_prio() &&
            isr_slot_free() && !(MOTET_THREADS && thread_running());
 }
 
@@ -252,7 +252,7 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
 static MT_INLINE bool isr_slot_park_fits(const task_t *t)
 {
     mt_prio_t prio = t->prio;
-    if (queue_levels & queue_bit(prio)) return false;
+    if (sched.queue.levels & queue_bit(prio)) return false;
     queue_level_filled(prio);
     return true;
 }
@@ -290,9 +290,9 @@ void isr_slot_release_held(task_t *t)
  * it needs itself. */
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    msg_t *m = queue_free_blocks;
+    msg_t *m = sched.queue.free_blocks;
     if (!m || isr_slot_waiting()) return post_isr_queued_rare(t, port, s);
-    queue_free_blocks = m->next;
+    sched.queue.free_blocks = m->next;
     address_bare_irq_off(t, port, m);
     queue_push(m, t);
     log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));

@@ -32,18 +32,13 @@ typedef struct msg_block {
 } msg_block_t;
 
 static msg_block_t msg_block_storage[MOTET_MAX_QUEUED_MSGS] PORT_POOL_RAM;
-msg_t *queue_free_blocks;
-
 queue_level_t queue_level[MOTET_PRIO_LEVELS];
-queue_bits_t queue_levels;
-mt_prio_t queue_top;
 
 void queue_init(void)
 {
     memset(queue_level, 0, sizeof queue_level);
-    queue_levels = 0;
-    queue_top = -1;
-    queue_free_blocks = NULL;
+    memset(&sched.queue, 0, sizeof sched.queue);
+    sched.queue.top = -1;
     for (msg_block_t *b = msg_block_storage + MOTET_MAX_QUEUED_MSGS; b-- != msg_block_storage;)
         queue_put_block_irq_off(&b->msg);
 }
@@ -94,7 +89,7 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
             link = &m->next;
         }
     }
-    if (!l->head && (queue_levels & queue_bit(prio))) queue_level_emptied(prio);
+    if (!l->head && (sched.queue.levels & queue_bit(prio))) queue_level_emptied(prio);
     return removed;
 }
 
@@ -109,7 +104,7 @@ uint8_t queue_length(void)
 uint8_t queue_spare_blocks(void)
 {
     uint8_t n = 0;
-    for (const msg_t *m = queue_free_blocks; m; m = m->next) n++;
+    for (const msg_t *m = sched.queue.free_blocks; m; m = m->next) n++;
     return n;
 }
 
@@ -124,7 +119,7 @@ uint8_t sched_msg_spare(void)
 bool sched_msg_spare_more_than(uint8_t n)
 {
     port_irq_state_t s = port_irq_save();
-    const msg_t *m = queue_free_blocks;
+    const msg_t *m = sched.queue.free_blocks;
     for (uint8_t k = 0; m && k < n; k++) m = m->next;
     bool more = m != NULL;
     port_irq_restore(s);

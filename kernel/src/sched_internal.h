@@ -127,13 +127,35 @@ typedef struct remote_task {
     mt_module_t module;
 } remote_task_t;
 
-/* The scheduler's state: the top of the shared stack and the task table. */
 #define TASK_TABLE_SIZE                                                                            \
     (MOTET_MAX_TASKS <= 8    ? 8u                                                                  \
      : MOTET_MAX_TASKS <= 16 ? 16u                                                                 \
      : MOTET_MAX_TASKS <= 32 ? 32u                                                                 \
      : MOTET_MAX_TASKS <= 64 ? 64u                                                                 \
                              : 256u)
+/* Bit p set: level p holds a message. The smallest word the levels fit in. */
+typedef level_bits_t queue_bits_t;
+/* A level's FIFO; `tail` means something only while `head` is set. */
+typedef struct queue_level {
+    msg_t *head, *tail;
+} queue_level_t;
+/* The levels' FIFOs (queue.c), sized by configuration. */
+extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
+/* The rest of the queue's state, in `sched` (below), for its inline
+ * operations only: the level bitmap and its highest set bit (-1: empty),
+ * which every dispatch compares with the running priority, written with irq
+ * off, the top read unlocked as a hint (sched_may_run()); not volatile, as
+ * every read follows a lock taken or given back, a compiler barrier (a
+ * volatile byte costs each read a sign extension on the Cortex-M); the
+ * pool's free blocks, linked through their `next`. */
+typedef struct queue_state {
+    mt_prio_t top;
+    queue_bits_t levels;
+    msg_t *free_blocks;
+} queue_state_t;
+
+/* The scheduler's state, the queue's top among it: one base register reaches
+ * what a dispatch tests (docs/architecture.md, "What an interrupt's post"). */
 typedef struct sched_state {
     task_t *current;        /* task of the top handler frame, task_none if none */
     mt_prio_t running_prio; /* the priority a send must reach to run at once */
@@ -155,6 +177,7 @@ typedef struct sched_state {
      * at all (waiting, parked, queued after all, or held by a freeze that
      * had no pool block to spare, isr_slot_release_held()). */
     msg_t isr_msg;
+    queue_state_t queue; /* queue.c's */
 } sched_state_t;
 
 extern sched_state_t sched;
@@ -429,8 +452,7 @@ static MT_INLINE bool isr_slot_waiting(void)
     return sched.isr_msg.flags & MSG_IN_SLOT;
 }
 
-/* send_isr_slot_queue() if a message waits in the slot: before another
- * one is queued. */
+/* send_isr_slot_queue() if a message waits in the slot: before another is queued. */
 static MT_INLINE void isr_slot_queue_if_waiting(void)
 {
     if (isr_slot_waiting()) send_isr_slot_queue();
@@ -441,28 +463,6 @@ static MT_INLINE void isr_slot_queue_if_waiting(void)
  * The operations on every queued message's path (take a block, push, pop,
  * give the block back) are in line: on an 8-bit core a call costs more
  * than the operation. */
-
-/* Bit p set: level p holds a message. The smallest word the levels fit in. */
-typedef level_bits_t queue_bits_t;
-
-/* A level's FIFO; `tail` means something only while `head` is set. */
-typedef struct queue_level {
-    msg_t *head;
-    msg_t *tail;
-} queue_level_t;
-
-/* The queue's state, for the inline operations below only. */
-extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
-/* The level bitmap, and its highest set bit (-1: the queue is empty), the
- * one every dispatch compares with the running priority; written with irq
- * off only, the top read without the lock as a hint (sched_may_run()).
- * Not volatile: every read comes after a lock taken or given back, whose
- * asm is a compiler barrier, so none reuses an old value; and a volatile
- * byte costs each read a separate sign extension on the Cortex-M. */
-extern queue_bits_t queue_levels;
-extern mt_prio_t queue_top;
-/* Free message blocks, linked through their `next`. */
-extern msg_t *queue_free_blocks;
 
 /* Empty every level and fill the pool; boot only. */
 void queue_init(void);
@@ -501,24 +501,24 @@ static MT_INLINE queue_bits_t queue_bit(mt_prio_t p)
 /* A block from the pool, or NULL; irq off. Every field is the caller's. */
 static MT_INLINE msg_t *queue_take_block_irq_off(void)
 {
-    msg_t *m = queue_free_blocks;
-    if (m) queue_free_blocks = m->next;
+    msg_t *m = sched.queue.free_blocks;
+    if (m) sched.queue.free_blocks = m->next;
     return m;
 }
 
 /* Give a pool block back; irq off. */
 static MT_INLINE void queue_put_block_irq_off(msg_t *m)
 {
-    m->next = queue_free_blocks;
-    queue_free_blocks = m;
+    m->next = sched.queue.free_blocks;
+    sched.queue.free_blocks = m;
 }
 
 /* Level p holds a message now: set its bit and raise the top to it if it
  * is higher; irq off. */
 static MT_INLINE void queue_level_filled(mt_prio_t p)
 {
-    queue_levels |= queue_bit(p);
-    if (p > queue_top) queue_top = p;
+    sched.queue.levels |= queue_bit(p);
+    if (p > sched.queue.top) sched.queue.top = p;
 }
 
 /* Put the chain first..last at the head of level l's
@@ -587,22 +587,22 @@ static MT_INLINE mt_prio_t queue_highest_bit(queue_bits_t bits)
 /* Highest non-empty level, -1 when the queue is empty; irq off. */
 static MT_INLINE mt_prio_t queue_top_prio(void)
 {
-    return queue_top;
+    return sched.queue.top;
 }
 
 /* True if some level above `floor` held a message at the instant of
  * reading; a hint, read without the lock. */
 static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
 {
-    return queue_top > floor;
+    return sched.queue.top > floor;
 }
 
 /* Level p has just been emptied: clear its bit and find the new top; irq off. */
 static MT_INLINE void queue_level_emptied(mt_prio_t p)
 {
-    queue_bits_t bits = (queue_bits_t) (queue_levels & ~queue_bit(p));
-    queue_levels = bits;
-    queue_top = bits ? queue_highest_bit(bits) : -1;
+    queue_bits_t bits = (queue_bits_t) (sched.queue.levels & ~queue_bit(p));
+    sched.queue.levels = bits;
+    sched.queue.top = bits ? queue_highest_bit(bits) : -1;
 }
 
 /* The interrupt slot's parked message (post.c, MSG_PARKED) counts in its
@@ -635,7 +635,7 @@ void isr_slot_unpark(void);
 void isr_slot_release_held(task_t *t);
 
 /* Remove and return the oldest message of level `top`, the highest
- * (queue_top, read and compared by the caller), which holds one: no test
+ * (queue_top_prio(), read and compared by the caller), which holds one: no test
  * of its head; irq off. */
 static MT_INLINE msg_t *queue_pop_top(mt_prio_t top)
 {

@@ -133,13 +133,13 @@ static struct {
     bool logged;
 } watch;
 
-/* True while the budget check should keep the compare armed: some task has
- * a budget and a handler runs or is queued. */
+/* True while the budget check keeps the compare armed: a budget is set, a handler runs or waits. */
 static void timer_service(void);
 
 static bool budget_wanted(void)
 {
-    return budgets_set && (sched.current != &task_none || queue_top >= 0 || isr_slot_waiting());
+    return budgets_set &&
+           (sched.current != &task_none || queue_top_prio() >= 0 || isr_slot_waiting());
 }
 
 /* The compare interrupt's look at the top of the stack; irq off. */
