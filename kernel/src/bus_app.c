@@ -97,14 +97,15 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
 }
 
+/* Every load before it is forgotten, the one committed here included: a
+ * device restarts whole (no module rejoins the bus after a reset:
+ * docs/bus.md), so the modules' numbering of their loads starts again at
+ * once, and an outcome of a new load must not be taken for an earlier
+ * load's that bore its number. The verdict's block too: after
+ * motet_boot(), the pool holds every block. */
 void bus_app_reset(void)
 {
-    A.busy = false;
-    A.outcome_given = false;
-    A.last_number = 0;
-    A.ask_waiting = false;
-    A.mine_queued = 0;
-    A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
+    memset(&A, 0, sizeof A);
 }
 
 static bool is_this_load(mt_module_t loader, uint8_t number)
@@ -224,19 +225,27 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 
 void bus_app_description(const bus_frame_t *f)
 {
-    /* A loader takes part in its load from its start (bus_app_load()). */
-    bool this_load = A.loader == f->src && A.number == f->port;
-    /* Our own description of a load that has ended here meanwhile (none
-     * can today: no deadline is due before it has gone, A.deadline_on, and
-     * no other load supersedes it) must not start that load again here
-     * alone. */
-    if (f->src == bus_self() && !(A.busy && this_load)) return;
-    if (A.busy && !this_load && !supersede(f->src)) {
+    bool own = f->src == bus_self();
+    /* Ours has gone: the load we take part in from its start
+     * (bus_app_load()), which nothing ends before: no deadline is due
+     * (A.deadline_on), the outcomes are not whole without ours (our
+     * manager has no description yet), another loader's description is
+     * refused and our own next load too (nothing to supersede without our
+     * outcome). Kept, and logged, should a change break that: a load that
+     * has ended must not start again here alone. */
+    if (own && !(A.busy && is_this_load(f->src, f->port))) {
+        log_error(MT_ERR_STATE);
+        return;
+    }
+    /* Another's is a new load, even one that names the load we take part
+     * in: the bus delivers a frame once, so that is its loader's number
+     * come round again (docs/bus.md, "A load's name"). */
+    if (!own && A.busy && !supersede(f->src)) {
         log_error(MT_ERR_STATE);
         report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());
         return;
     }
-    if (!A.busy) take_part(f->src, f->port);
+    if (!own) take_part(f->src, f->port);
     /* A loader's own included: the time its frame waited to go out (flow
      * control, retransmissions, a slow bus) is no time the others had it. */
     start_deadline();
@@ -297,7 +306,10 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome)
     }
     if (!A.busy || !this_load) return;
     uint32_t bit = (uint32_t) 1u << from;
-    if (A.reported & bit) return; /* sent again, asked by a module that lacked it */
+    /* Sent again, asked by a module that lacked it: counted once. But a
+     * failure after that module's MT_OK is its give-up, its part undone
+     * there: committed here, the load would run without it. */
+    if ((A.reported & bit) && (outcome[0] == MT_OK || A.verdict[0] != MT_OK)) return;
     A.reported |= bit;
     if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
     if ((A.reported & bus_modules()) == bus_modules()) give_verdict();
@@ -360,17 +372,26 @@ void bus_app_deadline(void)
     bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK;
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
-         * failure: the modules still waiting fail it too, while those that
-         * counted our first outcome keep it. */
+         * failure: the modules still waiting fail it too, those that
+         * counted our first outcome included (bus_app_report()), while
+         * those that committed keep it. */
         if (A.verdict[0] == MT_OK) {
             A.verdict[0] = MT_ERR_TIMEOUT;
             A.verdict[1] = APPMGR_NO_TASK;
             A.verdict[2] = 0;
         }
+        uint8_t was[BUS_APP_CREATED_SIZE] = {A.mine[0], A.mine[1], A.mine[2], loader, number};
+        bool copies = A.outcome_given && A.mine_queued;
         A.mine[0] = MT_ERR_TIMEOUT;
         A.mine[1] = APPMGR_NO_TASK;
         A.mine[2] = bus_self();
         A.outcome_given = true;
+        /* A copy of our earlier outcome still waiting to go becomes the
+         * give-up: sent as it was, it would go out first, and a module
+         * that lacked only ours would commit the load given up here. One
+         * the interface has already goes first; the give-up follows it. */
+        uint8_t now[BUS_APP_CREATED_SIZE] = {A.mine[0], A.mine[1], A.mine[2], loader, number};
+        if (copies && bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now)) again = false;
         give_verdict();
     } else if (due) {
         A.asks++;

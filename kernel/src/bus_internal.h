@@ -31,6 +31,12 @@ mt_err_t bus_queue_frame(uint8_t *payload, uint8_t type, mt_module_t dst, mt_pid
 /* Free a frame opened by bus_open_frame() and never queued (NULL: nothing). */
 void bus_drop_frame(uint8_t *payload);
 
+/* Our frames of `type` still waiting to go out, never yet handed to the
+ * interface, whose `len`-byte payload is `was`: each gets `now` instead,
+ * resealed, in its place in the queue (a frame the interface has may be
+ * on the wire, and keeps its bytes). How many were rewritten; any context. */
+uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now, uint16_t len);
+
 /* The sequence number of the last multicast frame taken from module
  * `from` (from this module itself: of its own last multicast to a group
  * to have ended); false if there was none yet. A link's frames are
