@@ -417,6 +417,28 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
     return MT_OK;
 }
 
+uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now, uint16_t len,
+                            uint8_t most)
+{
+    uint8_t rewritten = 0;
+    port_irq_state_t s = port_irq_save();
+    for (uint8_t i = 0; i < B.count && rewritten < most; i++) {
+        tx_entry_t *e = &B.queue[i];
+        uint8_t *payload = e->frame + BUS_HEADER_SIZE;
+        uint16_t k = len; /* from the end, where an outcome names its load */
+        /* Numbered: handed to the interface, whose bytes it may be sending
+         * or sending again; a retry must carry the bytes its first try had. */
+        if (e->numbered || e->n != BUS_OVERHEAD + len || e->frame[0] != type) continue;
+        while (k && payload[k - 1] == was[k - 1]) k--;
+        if (k) continue;
+        memcpy(payload, now, len);
+        bus_frame_seal(e->frame, e->n);
+        rewritten++;
+    }
+    port_irq_restore(s);
+    return rewritten;
+}
+
 /* ---- a frame's end ---- */
 
 /* A multicast frame, ours or received, to the group's members here, from

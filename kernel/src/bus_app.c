@@ -97,14 +97,15 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
 }
 
+/* Every load before it is forgotten, the one committed here included: a
+ * device restarts whole (no module rejoins the bus after a reset:
+ * docs/bus.md), so the modules' numbering of their loads starts again at
+ * once, and an outcome of a new load must not be taken for an earlier
+ * load's that bore its number. The verdict's block too: after
+ * motet_boot(), the pool holds every block. */
 void bus_app_reset(void)
 {
-    A.busy = false;
-    A.outcome_given = false;
-    A.last_number = 0;
-    A.ask_waiting = false;
-    A.mine_queued = 0;
-    A.verdict_block = NULL; /* after motet_boot(): the pool holds every block */
+    memset(&A, 0, sizeof A);
 }
 
 static bool is_this_load(mt_module_t loader, uint8_t number)
@@ -181,18 +182,45 @@ static void give_verdict(void)
     sched_post_block(MT_PID_NONE, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, m);
 }
 
-/* A newer load of `loader` supersedes the one this module waits on, whose
- * verdict may never come (an outcome lost on the bus): it ends here as
- * failed (MT_ERR_BUS_LOST), its part undone. Only once our
- * manager has reported on it, as its report would otherwise go out named
- * as the newer load's. True if it ended. */
-static bool supersede(mt_module_t loader)
+/* The load we take part in ends here short of its verdict (`why`: given
+ * up, superseded), and our outcome of it becomes that failure, so that
+ * the modules still waiting fail it too and one that committed it logs
+ * the disagreement; unless our outcome is a failure already: that cause
+ * stays ours, the one an ASK is answered with. A copy of our MT_OK still
+ * waiting to go becomes the failure: sent as it was, it would go out
+ * first, and a module that lacked only ours would commit the load ended
+ * here. One the interface has goes first; the failure follows it. True
+ * if our outcome is to be broadcast (no copy of it waits); interrupts off. */
+static bool fail_mine(mt_err_t why)
+{
+    if (A.outcome_given && A.mine[0] != MT_OK) return !A.mine_queued;
+    uint8_t was[BUS_APP_CREATED_SIZE] = {A.mine[0], A.mine[1], A.mine[2], A.loader, A.number};
+    bool copies = A.outcome_given && A.mine_queued;
+    A.mine[0] = (uint8_t) why;
+    A.mine[1] = APPMGR_NO_TASK;
+    A.mine[2] = bus_self();
+    A.outcome_given = true;
+    uint8_t now[BUS_APP_CREATED_SIZE] = {A.mine[0], A.mine[1], A.mine[2], A.loader, A.number};
+    return !(copies && bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now, A.mine_queued));
+}
+
+/* A newer load (`loader`, `number`) supersedes the one this module waits
+ * on, whose verdict may never come (an outcome lost on the bus): it ends
+ * here as failed (MT_ERR_BUS_LOST), its part undone, and that is our
+ * outcome of it (fail_mine()), unless the newer load bears its name (the
+ * loader's number come round): that outcome would count as ours of the
+ * newer load. Only once our manager has reported on it, as its report
+ * would otherwise go out named as the newer load's. True if it ended;
+ * interrupts off. */
+static bool supersede(mt_module_t loader, uint8_t number)
 {
     if (!A.busy || A.loader != loader || !A.outcome_given) return false;
     A.verdict[0] = MT_ERR_BUS_LOST; /* logged by our manager as it undoes */
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
     give_verdict();
+    if (number != A.number && fail_mine(MT_ERR_BUS_LOST))
+        report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2]);
     return true;
 }
 
@@ -208,7 +236,7 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
      * description among them, which must find this module busy. With
      * interrupts off: a description must see the load whole. */
     port_irq_state_t s = port_irq_save();
-    bool busy = A.busy && !supersede(bus_self());
+    bool busy = A.busy && !supersede(bus_self(), number);
     if (!busy) take_part(bus_self(), number);
     port_irq_restore(s);
     if (busy) return log_error(MT_ERR_STATE);
@@ -224,19 +252,27 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 
 void bus_app_description(const bus_frame_t *f)
 {
-    /* A loader takes part in its load from its start (bus_app_load()). */
-    bool this_load = A.loader == f->src && A.number == f->port;
-    /* Our own description of a load that has ended here meanwhile (none
-     * can today: no deadline is due before it has gone, A.deadline_on, and
-     * no other load supersedes it) must not start that load again here
-     * alone. */
-    if (f->src == bus_self() && !(A.busy && this_load)) return;
-    if (A.busy && !this_load && !supersede(f->src)) {
+    bool own = f->src == bus_self();
+    /* Ours has gone: the load we take part in from its start
+     * (bus_app_load()), which nothing ends before: no deadline is due
+     * (A.deadline_on), the outcomes are not whole without ours (our
+     * manager has no description yet), another loader's description is
+     * refused and our own next load too (nothing to supersede without our
+     * outcome). Kept, and logged, should a change break that: a load that
+     * has ended must not start again here alone. */
+    if (own && !(A.busy && is_this_load(f->src, f->port))) {
+        log_error(MT_ERR_STATE);
+        return;
+    }
+    /* Another's is a new load, even one that names the load we take part
+     * in: the bus delivers a frame once, so that is its loader's number
+     * come round again (docs/bus.md, "A load's name"). */
+    if (!own && A.busy && !supersede(f->src, f->port)) {
         log_error(MT_ERR_STATE);
         report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());
         return;
     }
-    if (!A.busy) take_part(f->src, f->port);
+    if (!own) take_part(f->src, f->port);
     /* A loader's own included: the time its frame waited to go out (flow
      * control, retransmissions, a slow bus) is no time the others had it. */
     start_deadline();
@@ -297,7 +333,10 @@ void bus_app_report(mt_module_t from, const uint8_t *outcome)
     }
     if (!A.busy || !this_load) return;
     uint32_t bit = (uint32_t) 1u << from;
-    if (A.reported & bit) return; /* sent again, asked by a module that lacked it */
+    /* Sent again, asked by a module that lacked it: counted once. But a
+     * failure after that module's MT_OK is its give-up, its part undone
+     * there: committed here, the load would run without it. */
+    if ((A.reported & bit) && (outcome[0] == MT_OK || A.verdict[0] != MT_OK)) return;
     A.reported |= bit;
     if (outcome[0] != MT_OK && A.verdict[0] == MT_OK) memcpy(A.verdict, outcome, sizeof A.verdict);
     if ((A.reported & bus_modules()) == bus_modules()) give_verdict();
@@ -352,7 +391,7 @@ void bus_app_deadline(void)
     /* Ours, if missing: a broadcast of it given up never counted here; but
      * not while a copy still waits to go (a frame ahead of it held), or
      * each deadline would queue one more, and fill the transmit queue. */
-    bool again = due && (give_up || ((missing & me) && A.outcome_given && !A.mine_queued));
+    bool again = due && (missing & me) && A.outcome_given && !A.mine_queued;
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
     /* Our manager logs the verdict it undoes; this give-up only when the
@@ -360,17 +399,15 @@ void bus_app_deadline(void)
     bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK;
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
-         * failure: the modules still waiting fail it too, while those that
-         * counted our first outcome keep it. */
+         * failure (fail_mine()): the modules still waiting fail it too,
+         * those that counted our first outcome included (bus_app_report()),
+         * while those that committed keep it and log the disagreement. */
         if (A.verdict[0] == MT_OK) {
             A.verdict[0] = MT_ERR_TIMEOUT;
             A.verdict[1] = APPMGR_NO_TASK;
             A.verdict[2] = 0;
         }
-        A.mine[0] = MT_ERR_TIMEOUT;
-        A.mine[1] = APPMGR_NO_TASK;
-        A.mine[2] = bus_self();
-        A.outcome_given = true;
+        again = fail_mine(MT_ERR_TIMEOUT);
         give_verdict();
     } else if (due) {
         A.asks++;

@@ -31,6 +31,15 @@ mt_err_t bus_queue_frame(uint8_t *payload, uint8_t type, mt_module_t dst, mt_pid
 /* Free a frame opened by bus_open_frame() and never queued (NULL: nothing). */
 void bus_drop_frame(uint8_t *payload);
 
+/* Our frames of `type` still waiting to go out, never yet handed to the
+ * interface, whose `len`-byte payload is `was` (compared from its last
+ * byte): each gets `now` instead, resealed, in its place in the queue (a
+ * frame the interface has may be on the wire, and keeps its bytes), the
+ * first `most` of them only, as the caller knows how many there can be.
+ * How many were rewritten; any context (interrupts off meanwhile). */
+uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now, uint16_t len,
+                            uint8_t most);
+
 /* The sequence number of the last multicast frame taken from module
  * `from` (from this module itself: of its own last multicast to a group
  * to have ended); false if there was none yet. A link's frames are
@@ -40,7 +49,8 @@ bool bus_cast_last(mt_module_t from, uint8_t *seq);
 
 /* ---- bus_app.c ---- */
 
-/* Forget any description in progress; bus_start(). */
+/* Forget every load, the one in progress and the committed one alike,
+ * and our outcome kept of it; bus_start(). */
 void bus_app_reset(void);
 /* A description frame reached this module (received, or its own sent):
  * hand it to the application manager, or refuse it if this module takes

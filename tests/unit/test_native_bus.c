@@ -22,9 +22,12 @@
  * MOTET_BUS_RETRIES asks the load given up (MT_ERR_TIMEOUT), the loader's
  * deadline counted from when its description has gone, one ASK and one
  * copy of our outcome at most in the transmit queue, a later failure of a
- * committed load logged with the load (EV_DISAGREE); a message given up (rejected on
- * every try, or unreachable) reported to the task that sent it, and a receiver reporting the gap in
- * a sender's sequence numbers before it delivers what follows; and our
+ * committed load logged with the load (EV_DISAGREE), a failure after a
+ * module's MT_OK counted, our waiting copy rewritten at a give-up, a load's
+ * name after a restart and after its loader's number comes round; a
+ * message given up (rejected on every try, or unreachable) reported to
+ * the task that sent it, and a receiver reporting the gap in a sender's
+ * sequence numbers before it delivers what follows; and our
  * outcome of a load, broadcast and kept to send again, with a newer load
  * and an ASK brought by an interrupt the moment it is kept (the race
  * report_mine() closes, bus_app.c).
@@ -1056,8 +1059,9 @@ static void test_given_up_description_ends_its_load(void **state)
 }
 
 /* Module 2's outcome of module 0's load is lost: a newer load of module 0
- * supersedes it here, its part undone (logged, MT_ERR_BUS_LOST), and goes
- * on as any load (before: refused, MT_ERR_STATE, for ever). */
+ * supersedes it here, its part undone (logged, MT_ERR_BUS_LOST), which is
+ * our outcome of it, broadcast, and goes on as any load (before: refused,
+ * MT_ERR_STATE, for ever). */
 static void test_newer_load_of_a_loader_supersedes_its_stuck_one(void **state)
 {
     (void) state;
@@ -1071,6 +1075,7 @@ static void test_newer_load_of_a_loader_supersedes_its_stuck_one(void **state)
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
     drain_log();
     receive_description(0, 6, desc, len);
+    expect_outcome(0, 5, MT_ERR_BUS_LOST);
     expect_outcome(0, 6, MT_OK);
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1);
     assert_int_equal(appmgr_last_result()->pid_base, base); /* the ids of the undone load */
@@ -1083,7 +1088,8 @@ static void test_newer_load_of_a_loader_supersedes_its_stuck_one(void **state)
 }
 
 /* The same for this module's own load: loading again supersedes it once
- * our manager has reported on it, and the new load goes on. */
+ * our manager has reported on it (our outcome of it, MT_ERR_BUS_LOST,
+ * broadcast before the new description), and the new load goes on. */
 static void test_loading_again_supersedes_our_stuck_load(void **state)
 {
     (void) state;
@@ -1096,6 +1102,7 @@ static void test_loading_again_supersedes_our_stuck_load(void **state)
     sched_run_pending();
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1);
     assert_false(sched_task_exists(base)); /* undone */
+    expect_outcome(SELF, first, MT_ERR_BUS_LOST);
     load_sent();
     assert_int_equal(load_number, (uint8_t) (first + 1));
     finish_tx(PORT_BUS_SENT);
@@ -1457,7 +1464,7 @@ static void test_asked_outcome_is_sent_again(void **state)
     assert_int_equal(n_sent, before + 1);
     expect_outcome(SELF, load_number, MT_OK);
     report_from(2, MT_OK);
-    report_from(2, MT_ERR_NO_PROGRAM); /* a late copy of another kind: counted once */
+    report_from(2, MT_OK); /* a second copy: counted once */
     report_from(0, MT_OK);
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
@@ -1509,7 +1516,8 @@ static void outcomes_sent(unsigned first, char *out, size_t size)
  * (under the lock, so an ASK sees it whole), an interrupt brings module
  * 0's ASK for it, then module 0's newer load (0, 6), which supersedes the
  * one our manager has reported on. The ASK is answered with our outcome
- * whole; our broadcast, which goes after, still names (0, 5), read under
+ * whole, and our failure of (0, 5) follows it; our broadcast, which goes
+ * after, still names (0, 5), read under
  * the same lock (read after it, it named (0, 6), an MT_OK for a load our
  * manager had not yet seen, which would let the others commit it without
  * us); and the newer load goes on as any load. */
@@ -1539,7 +1547,10 @@ static void test_outcome_kept_as_a_newer_load_comes_names_its_own_load(void **st
     assert_null(at_report[0]); /* brought, at our manager's report */
     char got_outcomes[64];
     outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    assert_string_equal(got_outcomes, "0.5=0;0.5=0;0.6=0;"); /* the answer, ours, the newer's */
+    /* The answer (the interface has it), our failure of (0, 5) as (0, 6)
+     * supersedes it, our report decided before that (an MT_OK after a
+     * failure counts for nothing anywhere: bus_app_report()), the newer's. */
+    assert_string_equal(got_outcomes, "0.5=0;0.5=25;0.5=0;0.6=0;");
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) superseded */
     report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
     report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
@@ -1741,11 +1752,13 @@ static void test_asks_behind_a_held_frame_do_not_fill_the_queue(void **state)
 
 /* Our own outcome waits to go behind a frame that is held (flow control)
  * across the deadlines: it counts as missing here until it has gone, but
- * one copy waits at most, so the transmit queue keeps room for the
- * give-up's MT_ERR_TIMEOUT, which goes out once the held frame ends; and an
- * ASK for it meanwhile is not answered with another copy (before: each
- * deadline queued one more copy, the queue filled, MT_ERR_QUEUE_FULL, and
- * the give-up's outcome was refused: only counted here, never sent). */
+ * one copy waits at most, and an ASK for it meanwhile is not answered with
+ * another copy (before: each deadline queued one more copy, the queue
+ * filled, MT_ERR_QUEUE_FULL, and the give-up's outcome was refused: only
+ * counted here, never sent). At the give-up the waiting copy becomes the
+ * MT_ERR_TIMEOUT, which goes out once the held frame ends, and no MT_OK
+ * ahead of it (before: the copy's MT_OK went first, and a module that
+ * lacked only ours would have committed the load given up here). */
 static void test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue(void **state)
 {
     (void) state;
@@ -1763,12 +1776,12 @@ static void test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue(void *
     assert_int_equal(bus_tx_pending(), 2);
     drain_log();
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
-    assert_int_equal(bus_tx_pending(), 4); /* and one ASK, our MT_ERR_TIMEOUT */
+    assert_int_equal(bus_tx_pending(), 3); /* and one ASK; our outcome, now MT_ERR_TIMEOUT */
     assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
     char got_outcomes[64];
     outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
     char expected[64];
-    snprintf(expected, sizeof expected, "0.5=0;0.5=%u;", MT_ERR_TIMEOUT);
+    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_TIMEOUT);
     assert_string_equal(got_outcomes, expected);
 }
 
@@ -1823,9 +1836,10 @@ static void test_an_old_expiry_asks_nothing_before_our_description_has_gone(void
     assert_int_equal(sched_send_to(0x22, PORT_0, NULL, 0, 0), MT_OK);
     sched_run_pending();
     assert_int_equal(reload_err, MT_OK);
-    assert_int_equal(bus_tx_pending(), 2); /* the held frame, our DESC: no ASK */
+    /* The held frame, our failure of the load superseded, our DESC: no ASK */
+    assert_int_equal(bus_tx_pending(), 3);
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
-    assert_int_equal(bus_tx_pending(), 2); /* nothing asked, nothing given up */
+    assert_int_equal(bus_tx_pending(), 3); /* nothing asked, nothing given up */
     assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 0);
 }
 
@@ -1916,6 +1930,292 @@ static void test_an_outcome_the_queue_refused_is_not_left_waiting(void **state)
     ask_us(5);
     assert_int_equal(n_sent, before + 1);
     expect_outcome(0, 5, MT_OK);
+}
+
+/* Our outcome is on the wire (the interface has it, unacknowledged) when
+ * we give the load up: its bytes are not touched, and the give-up follows
+ * it, MT_OK then MT_ERR_TIMEOUT (the receivers' side of that order:
+ * test_a_failure_after_an_ok_fails_the_load_here). */
+static void test_an_outcome_the_interface_has_is_followed_by_the_give_up(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    receive_description(0, 5, desc, two_module_desc(desc));
+    assert_int_equal(bus_tx_pending(), 1);        /* our outcome, in the interface */
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    char got_outcomes[64];
+    outcomes_sent(n_sent - 1, got_outcomes, sizeof got_outcomes);
+    char expected[64];
+    snprintf(expected, sizeof expected, "0.5=0;0.5=%u;", MT_ERR_TIMEOUT);
+    assert_string_equal(got_outcomes, expected);
+}
+
+/* Module 0 reported MT_OK, then gave the load up (MT_ERR_TIMEOUT: its part
+ * undone there) before module 2's outcome came: the load fails here too,
+ * naming module 0, and nothing is initialised (before: the failure was
+ * taken for a second copy of module 0's outcome and ignored, module 2's
+ * MT_OK completed the load, and it ran here without module 0's part, with
+ * no record of the disagreement). A second MT_OK copy still counts once. */
+static void test_a_failure_after_an_ok_fails_the_load_here(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(0, MT_OK);
+    report_about(0, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 0);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "");
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_int_equal(appmgr_last_result()->bad_module, 0);
+    assert_false(sched_task_exists(base));
+}
+
+/* The device restarts (motet_boot(), bus_start() on every module at once)
+ * after a load committed here: every module numbers its loads from 1
+ * again. Module 2's failure of the new load 1 of module 0, whose
+ * description this module missed, is no failure of the load committed
+ * before the restart (before: logged as the device disagreeing on it,
+ * EV_DISAGREE and an EV_ERROR), nor is an ASK for it answered. */
+static void test_a_restart_forgets_the_committed_load(void **state)
+{
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    receive_description(0, 1, desc, two_module_desc(desc));
+    expect_outcome(0, 1, MT_OK);
+    report_on(0, 1, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 1, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    setup(state); /* the restart */
+    drain_log();
+    report_on(0, 1, 2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    ask_us(1);
+    sched_run_pending();
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_not_equal(rec[i].type, EV_DISAGREE);
+        assert_false(rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_TIMEOUT);
+    }
+    assert_int_equal(bus_tx_pending(), 0);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_STATE); /* nothing loaded since */
+}
+
+/* Module 0's number for its loads comes round again (a byte: 256 loads
+ * on) while this module still takes part in the load that bore it, which
+ * lacks module 2's outcome: the description is a new load (the bus
+ * delivers a frame once), which supersedes the old one as any newer load
+ * of its loader (MT_ERR_BUS_LOST) and goes on (before: taken for the old
+ * load's, handed to our manager a second time). */
+static void test_a_loaders_number_come_round_again_is_a_new_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    drain_log();
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "");
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* Why bus_app_description()'s own-description guard cannot fire: while
+ * our DESC waits (behind a held frame), every other way a load ends is
+ * tried, and none ends ours. The others' outcomes come, an ASK for ours,
+ * another loader's description (refused), our own next load (refused),
+ * and every deadline passes; once our DESC has gone our manager takes it
+ * and the load commits, and only the two refusals were logged. */
+static void test_nothing_ends_our_load_before_its_description_has_gone(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    assert_int_equal(bus_app_load(desc, len), MT_OK);
+    drain_log();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    uint8_t ask[BUS_APP_ASK_SIZE] = {SELF, 1, 1u << SELF, 0, 0, 0};
+    bus_frame_t asked =
+        broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
+    assert_true(receive(&asked, false));
+    receive_description(2, 9, desc, len);
+    assert_int_equal(bus_app_load(desc, len), MT_ERR_STATE);
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 2);
+    finish_tx(PORT_BUS_SENT); /* the held frame */
+    load_sent();
+    assert_int_equal(load_number, 1);
+    finish_tx(PORT_BUS_SENT); /* our description */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    assert_string_equal(inits, "I");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
+}
+
+/* A description naming a program no module has: our stage one fails. */
+static uint16_t no_program_desc(uint8_t *desc)
+{
+    uint16_t len = two_module_desc(desc);
+    desc[APPDESC_HEADER_SIZE] = 9;
+    desc[10] = desc[11] = 0;
+    uint16_t crc = appdesc_crc16(desc, len);
+    desc[10] = (uint8_t) crc, desc[11] = (uint8_t) (crc >> 8);
+    return len;
+}
+
+/* Our stage one failed (MT_ERR_NO_PROGRAM) and the copy of that failure
+ * still waits behind a held frame when we give the load up: the copy
+ * goes as it is, nothing more is queued, and an ASK is answered with the
+ * real cause (before: the copy was rewritten to MT_ERR_TIMEOUT, and the
+ * cause never went out). */
+static void test_a_give_up_keeps_our_failures_cause(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = no_program_desc(desc);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    receive_description(0, 5, desc, len);
+    assert_int_equal(bus_tx_pending(), 2);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_NO_PROGRAM);
+    assert_string_equal(got_outcomes, expected);
+    unsigned asked = n_sent;
+    ask_us(5);
+    outcomes_sent(asked, got_outcomes, sizeof got_outcomes);
+    assert_string_equal(got_outcomes, expected); /* the answer */
+}
+
+/* Our manager has not yet reported on load (0, 5) when module 0's newer
+ * load (0, 6) comes: refused here, and (0, 5) goes on here alone, while
+ * modules 0 and 2 undo it. Their failure of it (MT_ERR_BUS_LOST, after
+ * their MT_OK) fails it here too (before: nothing came, and it committed
+ * here with no record anywhere). */
+static void test_a_module_slow_to_report_fails_a_superseded_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    uint8_t buf[2][SLOT];
+    uint16_t n[2];
+    bool acc[2];
+    for (unsigned i = 0; i < 2; i++) {
+        bus_frame_t d = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .seq = (uint8_t) i,
+                         .pid = MT_PID_APPMGR,
+                         .port = (uint8_t) (5 + i),
+                         .len = len,
+                         .payload = desc};
+        n[i] = bus_frame_encode(&d, buf[i], sizeof buf[i]);
+    }
+    uint64_t at = tport_time() + 10;
+    port_native_bus_inject_rx(buf[0], n[0], at, &acc[0]);
+    port_native_bus_inject_rx(buf[1], n[1], at, &acc[1]); /* before our manager runs */
+    tport_busy(20);
+    char got_outcomes[64], expected[64];
+    outcomes_sent(0, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.6=%u;0.5=0;", MT_ERR_STATE);
+    assert_string_equal(got_outcomes, expected);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 0, MT_ERR_BUS_LOST, APPMGR_NO_TASK, 0); /* its bus_app_load() */
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_ERR_BUS_LOST, APPMGR_NO_TASK, 2); /* on the DESC of (0, 6) */
+    assert_string_equal(inits, "");
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_BUS_LOST);
+}
+
+/* Having reported MT_OK on (0, 5), a newer load of module 0 supersedes it
+ * here (undone, MT_ERR_BUS_LOST): that failure is our outcome of it,
+ * broadcast before our outcome of the newer load (before: nothing, so a
+ * module still waiting on (0, 5) could commit it). */
+static void test_a_superseded_load_is_failed_in_a_broadcast(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    unsigned first = n_sent;
+    receive_description(0, 6, desc, len);
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;0.6=0;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
+}
+
+/* The same while our MT_OK of (0, 5) still waits behind a held frame: the
+ * copy becomes the failure in place, and no MT_OK of (0, 5) goes out
+ * (before: the MT_OK went, and nothing after it). */
+static void test_a_superseded_loads_waiting_ok_becomes_its_failure(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    unsigned first = n_sent;
+    receive_description(0, 5, desc, len);
+    assert_int_equal(bus_tx_pending(), 2);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    receive_description(0, 6, desc, len);
+    assert_int_equal(bus_tx_pending(), 3);
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;0.6=0;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
+}
+
+/* The give-up rewrites our waiting outcome of its own load only: behind a
+ * held frame wait our failure of an earlier load (0, 4) (superseded),
+ * our MT_OK of (0, 5), and our refusal of another loader's load (2, 9);
+ * after the give-up of (0, 5), the first and the last go as they were. */
+static void test_a_give_up_rewrites_no_other_loads_outcome(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
+    unsigned first = n_sent;
+    receive_description(0, 4, desc, len);
+    report_on(0, 4, 0, MT_OK, APPMGR_NO_TASK, 0);
+    receive_description(0, 5, desc, len);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
+    receive_description(2, 9, desc, len);
+    assert_int_equal(bus_tx_pending(), 4);
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.4=%u;0.5=%u;2.9=%u;", MT_ERR_BUS_LOST, MT_ERR_TIMEOUT,
+             MT_ERR_STATE);
+    assert_string_equal(got_outcomes, expected);
 }
 
 /* ---- messages given up, and the gaps they leave ---- */
@@ -2184,6 +2484,16 @@ int main(void)
             test_an_outcome_that_ends_before_its_sender_resumes_is_not_left_waiting, setup),
         cmocka_unit_test_setup(test_an_earlier_loads_copy_does_not_count_for_the_next, setup),
         cmocka_unit_test_setup(test_an_outcome_the_queue_refused_is_not_left_waiting, setup),
+        cmocka_unit_test_setup(test_an_outcome_the_interface_has_is_followed_by_the_give_up, setup),
+        cmocka_unit_test_setup(test_a_failure_after_an_ok_fails_the_load_here, setup),
+        cmocka_unit_test_setup(test_a_give_up_keeps_our_failures_cause, setup),
+        cmocka_unit_test_setup(test_a_module_slow_to_report_fails_a_superseded_load, setup),
+        cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
+        cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
+        cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),
+        cmocka_unit_test_setup(test_a_restart_forgets_the_committed_load, setup),
+        cmocka_unit_test_setup(test_a_loaders_number_come_round_again_is_a_new_load, setup),
+        cmocka_unit_test_setup(test_nothing_ends_our_load_before_its_description_has_gone, setup),
         cmocka_unit_test_setup(test_an_old_expiry_asks_nothing_before_our_description_has_gone,
                                setup),
         cmocka_unit_test_setup(test_outcome_kept_as_a_newer_load_comes_names_its_own_load, setup),
