@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dispatch rules: frames on the one shared stack, the drain of the
- * queue (rule 5) and an interrupt's exit (rule 3); the main loop that
- * drains and sleeps is sched_run.c's (docs/architecture.md).
+ * The dispatch rules: frames on the one shared stack and the drain of the
+ * queue (rule 5); an interrupt's exit (rule 3) is isr_exit.c's, the main
+ * loop that drains and sleeps sched_run.c's (docs/architecture.md).
  *
  * There is one stack. A handler that must run now is simply called, nested
  * on top of whatever is running: the C call stack is the scheduler's stack
@@ -285,8 +285,9 @@ static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
  * (the handler's arguments are in registers by then), so that an
  * interrupt during the handler posts through the slot too. Out of line:
  * the stack analysis tells the exit's own path on a thread's stack from
- * the handler it runs here only on the kernel stack (kernel.annot). */
-static MT_NOINLINE void run_slot_held_off(void)
+ * the handler it runs here only on the kernel stack (kernel.annot); and
+ * one copy serves the parked message's drain and rule 3's exit (isr_exit.c). */
+MT_NOINLINE void run_slot_held_off(void)
 {
     msg_t *m = &sched.isr_msg;
     run_taken_held_off(m->task, m, true);
@@ -356,19 +357,11 @@ unsigned sched_run_pending(void)
 
 /* ---- the kernel's own call of a handler ---- */
 
-/* Here, not with the other queries (sched_query.c): sched_task_call()
- * names the running task as its frame's sender, and a compiler that puts
- * this in line there (arm-none-eabi-gcc does) can only do so in this file. */
-mt_pid_t sched_current_pid(void)
-{
-    return sched_running_pid();
-}
-
 mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 {
     mt_pid_t pid = t->pid;
     port_irq_state_t s = port_irq_save();
-    frame_push(t, sched_current_pid());
+    frame_push(t, sched_running_pid());
     /* A frozen task runs under its caller's priority, whatever its own: see
      * task_kill_end() in task.c. */
     if (sched.running_prio < t->below_prio) sched.running_prio = t->below_prio;
@@ -389,82 +382,6 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     if (killed || task_find_locked(pid) != t) result = MT_ERR_NO_TASK;
     (void) drain_above(sched.running_prio);
     return result;
-}
-
-/* ---- rule 3: an interrupt's exit ---- */
-
-/* The interrupt slot's message (post.c) outranks the interrupted frame and
- * everything queued: it runs first, with no queue between
- * (run_slot_held_off()). A ready thread may outrank it, which the drain's
- * order decides: then it joins the queue. */
-static MT_INLINE void isr_exit_slot(void)
-{
-    if (thread_ready_hint())
-        send_isr_slot_queue();
-    else
-        run_slot_held_off();
-}
-
-/* What is queued above the interrupted frame's level `floor`, once the
- * slot's message has run: rule 3, only what strictly outranks it. */
-static MT_INLINE void isr_exit_queued(mt_prio_t floor)
-{
-    /* Most exits find nothing more to run: no call to the drain for that. */
-    if (sched_may_run(floor))
-        drain_held_off(floor);
-    else
-        sched.running_prio = floor;
-}
-
-/* The exit for tasks: what strictly outranks the interrupted frame. In line
- * in both exits, so that an interrupt on a thread's stack has no frame more. */
-static MT_INLINE bool isr_exit_tasks(void)
-{
-    /* Rule 3: only what strictly outranks the interrupted frame runs here;
-     * the slot's handler leaves its own level behind (run_taken_held_off). */
-    mt_prio_t floor = sched.running_prio;
-    if (isr_slot_waiting()) isr_exit_slot();
-    isr_exit_queued(floor);
-    /* Whether the main loop must look again (sched.h): the drain left
-     * nothing above the floor, so only a stop or a new sleep choice (a
-     * stop makes the choice stale too, sched_stop()); with threads (K's
-     * idle choices) or the log (its WAKE and SLEEP records), always. */
-    return MOTET_THREADS || MOTET_EVENT_LOG || sleep_choice_stale;
-}
-
-bool sched_isr_exit(void)
-{
-    /* On a thread's stack: the thread code decides whether to switch, with
-     * interrupts off, as a switch needs them. */
-    if (MOTET_THREADS && thread_running()) {
-        if (thread_isr_exit_due()) thread_isr_exit();
-        return true;
-    }
-    return isr_exit_tasks();
-}
-
-/* The exits sched_isr_exit_choice() chooses, as sched_isr_exit_fn: the
- * port that chose has no main loop to tell, and nothing changed since the
- * choice, so each does only what the choice found. The slot's message
- * first, then what is queued above the interrupted frame: */
-static void isr_exit_slot_first(void)
-{
-    mt_prio_t floor = sched.running_prio;
-    isr_exit_slot();
-    isr_exit_queued(floor);
-}
-
-/* no slot message, something queued (or a ready thread) above it: */
-static void isr_exit_drain(void)
-{
-    drain_held_off(sched.running_prio);
-}
-
-sched_isr_exit_fn sched_isr_exit_choice(void)
-{
-    if (MOTET_THREADS && thread_running()) return thread_isr_exit_choice();
-    if (isr_slot_waiting()) return isr_exit_slot_first;
-    return sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
 }
 
 #if MOTET_THREADS

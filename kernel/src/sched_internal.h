@@ -293,9 +293,8 @@ void task_destroy(task_t *t);
 
 /* ---- dispatch.c: frames and the dispatch rules ---- */
 
-/* True if t has a frame on the stack: the frames are a chain from the top
- * down to task_none's, the one frame with none below (a walk of at most
- * one frame per priority level, for the rare paths). */
+/* True if t has a frame on the stack: a walk down the frames to
+ * task_none's, at most one a priority level (for the rare paths). */
 bool task_on_stack(const task_t *t);
 
 /* Push a frame for t, which runs next on behalf of `sender`, above the
@@ -319,10 +318,9 @@ static MT_INLINE void frame_push(task_t *t, mt_pid_t sender)
 {
     frame_push_on(t, sched.current, sched.running_prio, sender);
 }
-/* Run the handler of t, whose frame was just pushed, with interrupts on;
- * free a payload it did not take, pop the frame and finish an INIT or a
- * kill that came with it; the handler's result. The caller runs what the
- * handler queued. */
+/* Run the handler of t, its frame just pushed, with interrupts on; free a
+ * payload it did not take, pop the frame, finish an INIT or a kill that
+ * came with it; the handler's result. The caller runs what it queued. */
 mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Pop the frame just pushed for t, whose handler did not run after all. */
 void frame_cancel(task_t *t);
@@ -335,9 +333,11 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* Rule 5 for a caller with interrupts on: run queued messages (and ready
  * threads) that outrank `floor`; MT_OK, so that a fast path ends in a tail
- * call to it. drain_held_off(): for one with them off, as on return. */
+ * call to it. With them off, as on return: drain_held_off(), and
+ * run_slot_held_off() for the interrupt slot's message (rule 3, isr_exit.c). */
 mt_err_t dispatch_drain(mt_prio_t floor);
 void drain_held_off(mt_prio_t floor);
+void run_slot_held_off(void);
 
 /* ---- send.c ---- */
 

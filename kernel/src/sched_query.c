@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a handler may ask about the running context (motet/sched.h): its
- * sender, the running priority, the frames on the shared stack, the
- * messages waiting (the running task, sched_current_pid(), is dispatch.c's).
- * Read-only: none of these changes a frame.
+ * task and its sender, the running priority, the frames on the shared
+ * stack, the messages waiting. Read-only: none of these changes a frame.
+ * The kernel's own hot paths read the running task in line
+ * (sched_running_pid()).
  */
 #include "motet/port.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
+
+mt_pid_t sched_current_pid(void)
+{
+    return sched_running_pid();
+}
 
 mt_pid_t sched_sender(void)
 {

@@ -124,8 +124,8 @@ ANCHORS = (("CoMOS (MSP430)", 15616, 836), ("RETOS (MSP430)", 18314, 748))
 # Kernel objects by component, for the footprint table; anything else is
 # listed under its own name.
 COMPONENTS = (
-    ("scheduler", ("dispatch.c", "sched_run.c", "sched_query.c", "sched_k.c", "send.c", "post.c",
-                   "task.c", "queue.c", "bit_table.c")),
+    ("scheduler", ("dispatch.c", "isr_exit.c", "sched_run.c", "sched_query.c", "sched_k.c", "send.c",
+                   "post.c", "task.c", "queue.c", "bit_table.c")),
     ("memory: heap and slabs", ("mem_heap.c", "mem_check.c", "slab.c")),
     ("time: delta timers", ("timer.c",)),
     ("event log", ("log.c",)),
