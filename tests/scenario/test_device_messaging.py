@@ -36,6 +36,7 @@ def test_cross_module_messages_arrive_complete_and_in_order(build_dir, tmp_path)
         assert k["tx_retransmits"] == k["rx_corrupt"] == k["tx_unreachable"] == 0, k
 
 
+@pytest.mark.sanitize_repeat
 def test_same_seed_same_output(build_dir, tmp_path):
     first = run_device(build_dir, tmp_path, FIVE, "--until", 0.2, "--seed", 5)
     second = run_device(build_dir, tmp_path, FIVE, "--until", 0.2, "--seed", 5)

@@ -17,6 +17,9 @@ from motetlib import appplace  # noqa: E402 (device_run put tools/ on the path)
 
 pytest.importorskip("scipy.optimize", reason="`motet setup` installs scipy")
 
+# Both tests' sanitized runs repeat lines test_ssl_device.py's reach (tests/conftest.py).
+pytestmark = pytest.mark.sanitize_repeat
+
 APP = ROOT / "apps" / "ssl" / "ssl_device.toml"
 PROFILE = ROOT / "apps" / "ssl" / "ssl_device.profile.toml"
 DEVICE = DEVICES / "ssl-device.toml"

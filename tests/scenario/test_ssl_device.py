@@ -101,6 +101,7 @@ def baseline(build_dir, tmp_path_factory, short_scenario):
     return run_ssl(build_dir, tmp_path_factory.mktemp("base"), short_scenario)
 
 
+@pytest.mark.sanitize_repeat
 def test_sources_at_twelve_angles_are_located_on_the_device(build_dir, tmp_path):
     """Twelve sources (8 on the 45-degree grid, 4 off it), speech and noise,
     at 10 dB SNR: located within TOLERANCE_DEG across five modules, and the
@@ -119,6 +120,7 @@ def test_sources_at_twelve_angles_are_located_on_the_device(build_dir, tmp_path)
     assert run.module(COMPUTE)["frames_received"] >= 4 * len(found)
 
 
+@pytest.mark.sanitize_repeat
 @pytest.mark.parametrize("snr_db, reference", [(0.0, -20.0), (40.0, -20.0)])
 def test_noise_only_gives_no_detection_on_the_device(build_dir, tmp_path, snr_db, reference):
     path = write_scenario(tmp_path / "noise.toml", seed=5, duration=30.0, snr_db=snr_db)
@@ -134,6 +136,7 @@ def open_handler(records, t_us, pid_set):
     return ssl_demo.handler_at(records, t_us, pid_set)
 
 
+@pytest.mark.sanitize_repeat
 def test_fire_alert_preempts_a_busy_fft_on_the_device(build_dir, tmp_path):
     """Module 3 (msp430 model) samples the temperature 10 ms into each
     block, while its microphone task is in a ~50 ms FFT. Its event log must
@@ -289,6 +292,7 @@ def test_same_scenario_same_output_on_the_device(build_dir, tmp_path, short_scen
     assert again.stdout == baseline[0].stdout
 
 
+@pytest.mark.sanitize_repeat
 def test_demo_prints_directions_alerts_modules_and_writes_a_trace(build_dir, tmp_path):
     """`motet demo`'s run (ssl_demo.run_demo) on its scenario: every
     direction within the tolerance, one alert, a line per module, and a
@@ -343,6 +347,7 @@ def assert_moved_cleanly(summary, logs, moved):
                        for r in events(logs, int(src))), f"{name} still ran on m{src}"
 
 
+@pytest.mark.sanitize_repeat
 def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_energy(build_dir, tmp_path):
     """A scenario whose block deadline goes from 250 to 200 ms at 2 s: the
     host, running beside the device, gets the change at 2 s, takes the
@@ -398,6 +403,7 @@ def test_demo_deadline_change_migrates_the_fft_and_sc_tasks_and_reports_the_ener
         assert len(offs) == 5 and all(abs(x) <= 10 for x in offs), line
 
 
+@pytest.mark.sanitize_repeat
 def test_a_drift_seen_while_running_moves_the_tasks_during_the_run(build_dir, tmp_path):
     """The host checks the costs while the device runs (`motet demo
     --drift`): it reads the modules' event logs as they are written and,
@@ -439,6 +445,7 @@ def test_a_drift_seen_while_running_moves_the_tasks_during_the_run(build_dir, tm
     assert_moved_cleanly(summary, out / "ssl-demo-logs", moved)
 
 
+@pytest.mark.sanitize_repeat
 def test_the_host_does_not_move_tasks_on_the_inputs_its_profile_models(build_dir, tmp_path):
     """With the shipped profile, whose HT cost follows the input (its
     workload: a + b * entries per located block), the same noise is no
@@ -503,6 +510,7 @@ def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tm
     assert not out.exists()
 
 
+@pytest.mark.sanitize_repeat
 def test_demo_command_runs_the_users_scenario_into_their_directory(build_dir, tmp_path):
     """`motet demo --scenario FILE --out DIR` from another directory: the
     relative scenario path is the caller's, the report follows that file

@@ -467,6 +467,42 @@ def test_scenarios_sharing_a_module_run_stay_on_one_worker():
     assert grouped == {"tests/scenario/test_device_migration.py"}, res.stdout + res.stderr
 
 
+def test_the_sanitize_stage_leaves_out_only_the_scenarios_marked_as_repeats(monkeypatch, tmp_path):
+    """The sanitized scenarios are tests/scenario less those marked
+    sanitize_repeat (README.md, "sanitize"); the scenario stage runs all."""
+    monkeypatch.setattr(build, "build_sanitized", lambda bdir: 0)
+    commands = []
+
+    def run(cmd, **kw):
+        commands.append([str(c) for c in cmd])
+        return subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setattr(build, "run", run)
+    monkeypatch.setattr(cli, "run_ctest", lambda bdir, **kw: (subprocess.CompletedProcess([], 0), ""))
+    assert cli.sanitizer_tests(tmp_path / "build")[0] == 0
+    cmd = commands[-1]
+    options = cmd[cmd.index("pytest"):]  # after python's own -m
+    assert options[options.index("-m") + 1] == "not sanitize_repeat"
+    assert cmd[-1] == "tests/scenario"
+    scenario = [str(c) for c in cli.pytest_command(cli.PYTEST_DIRS)]
+    assert "-m" not in scenario[scenario.index("pytest"):]
+
+    def collected(*args):
+        res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                              "--collect-only", "-q", *args, "tests/scenario"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+        return {line for line in res.stdout.splitlines() if "::" in line}
+
+    every, sanitized = collected(), collected("-m", cli.SANITIZE_PYTEST_MARKERS)
+    repeats = collected("-m", "sanitize_repeat")
+    assert repeats and sanitized and sanitized == every - repeats
+    # Each file keeps a sanitized test but the planner's (its runs are the
+    # SSL device's): a new scenario file is sanitized unless marked.
+    files = {t.split("::")[0] for t in every}
+    assert {t.split("::")[0] for t in sanitized} == files - {
+        "tests/scenario/test_planner_device.py"}
+
+
 FAKE_TESTS = """\
 import pytest
 

@@ -234,19 +234,21 @@ def _has_pytest_files(dirs):
     return False
 
 
-def pytest_command(dirs, report=None):
+def pytest_command(dirs, report=None, markers=None):
     """pytest on `dirs`, its tests spread over one worker per core (pytest-xdist,
     which `motet setup` installs): a test runs its programs, a SPIN verifier
     or a device on one core at a time. The tests a module-scoped run serves
     share one worker (their xdist_group, tests/scenario/conftest.py), so
-    that run is made once. `report`: where pytest writes its JUnit XML."""
+    that run is made once. `report`: where pytest writes its JUnit XML;
+    `markers`: a pytest -m expression choosing the tests (None: all)."""
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
             "-n", str(os.cpu_count() or 2), "--dist", "loadgroup",
-            *([f"--junitxml={report}"] if report else []), *dirs]
+            *([f"--junitxml={report}"] if report else []),
+            *(["-m", markers] if markers else []), *dirs]
 
 
-def run_pytest(dirs, report, env):
-    """Run pytest_command(dirs), its JUnit XML report written to `report`
+def run_pytest(dirs, report, env, markers=None):
+    """Run pytest_command(dirs, markers=markers), its JUnit XML report written to `report`
     (in the build tree); (exit status, what failed in a few words: "" if
     nothing did). The ids of the tests that failed are printed, and named
     in those words, so that the summary at the end of the output (all a CI
@@ -254,7 +256,7 @@ def run_pytest(dirs, report, env):
     report = Path(report)
     report.parent.mkdir(parents=True, exist_ok=True)
     report.unlink(missing_ok=True)  # an earlier run's report names nothing of this one
-    status = build.run(pytest_command(dirs, report), cwd=ROOT, env=env).returncode
+    status = build.run(pytest_command(dirs, report, markers), cwd=ROOT, env=env).returncode
     if status in (0, PYTEST_NO_TESTS):
         return status, ""
     failed = pytest_report.failed_tests(report, ROOT)
@@ -283,6 +285,10 @@ def scenario_tests(bdir):
 # sanitizer writes its reports to files, so that a report from a program
 # whose exit status a test does not read still fails the stage.
 SANITIZE_PYTEST_DIRS = ("tests/scenario",)
+# Less the scenarios whose programs reach no line of C the others' do not
+# (marked sanitize_repeat, tests/conftest.py): sanitized, they would
+# check the same code again (README.md, "sanitize").
+SANITIZE_PYTEST_MARKERS = "not sanitize_repeat"
 LSAN_SUPPRESSIONS = ROOT / "tests" / "lsan.supp"
 REPORT_MARKS = ("ERROR: ", "WARNING: ", "runtime error: ")
 
@@ -314,7 +320,7 @@ def sanitizer_tests(bdir_arg):
         env = sanitizer_env(logs, sdir)
         unit, unit_failed = run_ctest(sdir, env=env)
         scen, scen_failed = run_pytest(SANITIZE_PYTEST_DIRS, Path(sdir) / "pytest-sanitize.xml",
-                                       env)
+                                       env, SANITIZE_PYTEST_MARKERS)
         reports = sanitizer_reports(logs)
     for name, text in reports:
         print(f"sanitize: report {name}:\n{text[:6000]}", file=sys.stderr)
