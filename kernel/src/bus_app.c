@@ -116,13 +116,22 @@ static bool is_this_load(mt_module_t loader, uint8_t number)
 /* This module's outcome of load (loader, number), broadcast; any context.
  * A copy of our outcome of the load we take part in counts as waiting
  * from before it is queued, since it can end before bus_send_frame()
- * returns (bus_app_outcome_ended()). */
+ * returns (bus_app_outcome_ended()). `manager_report`: our manager's
+ * outcome, decided before the lock; sent only if that load is still the
+ * one we take part in and its outcome is still ours to give (a newer
+ * description may have ended it meanwhile, its failure broadcast: an
+ * MT_OK sent after that would count at a module that lost the failure,
+ * and under a name come round would count as ours of the newer load). */
 static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
-                           mt_module_t module)
+                           mt_module_t module, bool manager_report)
 {
     uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
     port_irq_state_t s = port_irq_save();
     bool mine = is_this_load(loader, number);
+    if (manager_report && !(mine && A.outcome_given)) {
+        port_irq_restore(s);
+        return;
+    }
     if (mine) A.mine_queued++;
     port_irq_restore(s);
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
@@ -155,7 +164,7 @@ static void report_mine(mt_err_t err, uint8_t task, mt_module_t module)
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
     port_irq_restore(s);
-    report_outcome(loader, number, err, task, module);
+    report_outcome(loader, number, err, task, module, true);
 }
 
 /* The load ends here: its verdict to our manager, in the block set aside
@@ -220,7 +229,7 @@ static bool supersede(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
     give_verdict();
     if (number != A.number && fail_mine(MT_ERR_BUS_LOST))
-        report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2]);
+        report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2], false);
     return true;
 }
 
@@ -269,7 +278,16 @@ void bus_app_description(const bus_frame_t *f)
      * come round again (docs/bus.md, "A load's name"). */
     if (!own && A.busy && !supersede(f->src, f->port)) {
         log_error(MT_ERR_STATE);
-        report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self());
+        /* A newer load of our load's loader, which ended ours uncommitted
+         * (refused here only because our outcome was not given, which it
+         * lacked): its failure, counted here as if its broadcast had come,
+         * so that ours fails here whatever frames we missed. */
+        if (f->src == A.loader && f->port != A.number) {
+            uint8_t ended[BUS_APP_CREATED_SIZE] = {MT_ERR_BUS_LOST, APPMGR_NO_TASK, f->src,
+                                                   A.loader, A.number};
+            bus_app_report(f->src, ended);
+        }
+        report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self(), false);
         return;
     }
     if (!own) take_part(f->src, f->port);
@@ -352,7 +370,7 @@ void bus_app_asked(const bus_frame_t *f)
     bool ours = A.outcome_given && p[0] == A.loader && p[1] == A.number;
     if (!ours || !(asked & ((uint32_t) 1u << bus_self()))) return; /* nothing to answer with */
     if (A.mine_queued) return; /* a copy still to go reaches the asker too: a broadcast */
-    report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2]);
+    report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2], false);
 }
 
 /* Ask the modules in `missing` for their outcome of load (loader,
@@ -417,7 +435,7 @@ void bus_app_deadline(void)
     memcpy(mine, A.mine, sizeof mine);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
-    if (again) report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2]);
+    if (again) report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2], false);
     if (!due || give_up) return;
     /* One ASK at a time: behind a frame that cannot go out (our own DESC
      * unacknowledged), more would only fill the transmit queue. */

@@ -1550,12 +1550,113 @@ static void test_outcome_kept_as_a_newer_load_comes_names_its_own_load(void **st
     /* The answer (the interface has it), our failure of (0, 5) as (0, 6)
      * supersedes it, our report decided before that (an MT_OK after a
      * failure counts for nothing anywhere: bus_app_report()), the newer's. */
-    assert_string_equal(got_outcomes, "0.5=0;0.5=25;0.5=0;0.6=0;");
+    assert_string_equal(got_outcomes, "0.5=0;0.5=25;0.6=0;");
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) superseded */
     report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
     report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* A newer load of our load's loader comes between our manager's decision
+ * and the broadcast of it (no ASK involved): the superseded load's failure
+ * goes out, and our manager's MT_OK of it does not, which a module that
+ * lost the failure would count. */
+static void test_no_ok_goes_out_for_a_load_superseded_in_the_reports_window(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    bus_frame_t newer = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .pid = MT_PID_APPMGR,
+                         .port = 6,
+                         .len = len,
+                         .payload = desc};
+    at_report[0] = &newer;
+    drain_log();
+    unsigned first = n_sent;
+    receive_description(0, 5, desc, len);
+    sched_run_pending();
+    char got_outcomes[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    assert_string_equal(got_outcomes, "0.5=25;0.6=0;");
+}
+
+/* The loader's number come round in that window: the newer load bears
+ * the old one's name, and our manager's outcome of the old one must not
+ * go out as ours of the newer (our manager has not seen it yet). */
+static void
+test_no_outcome_goes_out_for_a_load_whose_name_came_round_in_the_reports_window(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    bus_frame_t newer = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .pid = MT_PID_APPMGR,
+                         .port = 5,
+                         .len = len,
+                         .payload = desc};
+    at_report[0] = &newer;
+    unsigned first = n_sent;
+    receive_description(0, 5, desc, len);
+    char got_outcomes[64];
+    sched_run_pending();
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    /* One outcome of that name: our manager's of the newer load (before
+     * the fix, the old load's MT_OK went out ahead of it as well). */
+    assert_string_equal(got_outcomes, "0.5=0;");
+}
+
+/* A module slow to report on (0, 5) refuses (0, 6) and then misses both
+ * failures of (0, 5) broadcast by the modules that undid it (lost frames):
+ * (0, 6)'s description alone tells it that its loader ended (0, 5) short of
+ * a verdict (it lacked our outcome), so (0, 5) fails here too, rather than
+ * commit here alone with no record anywhere. */
+static void test_a_newer_description_of_the_loader_fails_our_load_whatever_we_missed(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    uint8_t buf[2][SLOT];
+    uint16_t n[2];
+    bool acc[2];
+    for (unsigned i = 0; i < 2; i++) {
+        bus_frame_t d = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .seq = (uint8_t) i,
+                         .pid = MT_PID_APPMGR,
+                         .port = (uint8_t) (5 + i),
+                         .len = len,
+                         .payload = desc};
+        n[i] = bus_frame_encode(&d, buf[i], sizeof buf[i]);
+    }
+    uint64_t at = tport_time() + 10;
+    port_native_bus_inject_rx(buf[0], n[0], at, &acc[0]);
+    port_native_bus_inject_rx(buf[1], n[1], at, &acc[1]);
+    tport_busy(20);
+    char got_outcomes[64];
+    outcomes_sent(0, got_outcomes, sizeof got_outcomes);
+    drain_log();
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0); /* both MT_ERR_BUS_LOST given up here */
+    sched_run_pending();
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned k = log_drain(rec, MOTET_LOG_ENTRIES), dis = 0;
+    for (unsigned i = 0; i < k; i++) dis += rec[i].type == EV_DISAGREE;
+    assert_string_equal(inits, ""); /* never started here */
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_BUS_LOST);
+    assert_int_equal(dis, 0); /* nothing committed here to disagree with */
 }
 
 /* No answer comes: after MOTET_BUS_RETRIES asks the load fails here with
@@ -2497,6 +2598,12 @@ int main(void)
         cmocka_unit_test_setup(test_an_old_expiry_asks_nothing_before_our_description_has_gone,
                                setup),
         cmocka_unit_test_setup(test_outcome_kept_as_a_newer_load_comes_names_its_own_load, setup),
+        cmocka_unit_test_setup(test_no_ok_goes_out_for_a_load_superseded_in_the_reports_window,
+                               setup),
+        cmocka_unit_test_setup(
+            test_no_outcome_goes_out_for_a_load_whose_name_came_round_in_the_reports_window, setup),
+        cmocka_unit_test_setup(
+            test_a_newer_description_of_the_loader_fails_our_load_whatever_we_missed, setup),
         cmocka_unit_test_setup(test_load_without_an_answer_is_given_up, setup),
         cmocka_unit_test_setup(test_verdict_without_a_message_block_still_reaches_the_manager,
                                setup),
