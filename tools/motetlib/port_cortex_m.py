@@ -752,8 +752,10 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
           "thread within its ready list and switches stacks, with no message in between "
           f"(FreeRTOS 11: {freertos}). The floor of the message's shape is "
           f"{_fmt(coop_floor / freertos)} times FreeRTOS's yield, so no structure that "
-          "keeps a message between the turns is ahead of it; the cooperative row's target "
-          f"restated for message tasks: the floor + 15 %, <= {_fmt(round(coop_floor * 1.15))}.")
+          "keeps a message between the turns is ahead of it. The target proposed for message "
+          "tasks (docs/architecture.md, \"What the queued hand-over spends above its floor\") "
+          "holds the kernel's part of the hand-over to its floor + 15 % and adds the worker's "
+          "own code, which this floor image does not run.")
         w("")
         w("An interrupt iteration is an interrupt whose post waits and, once the task has "
           "returned, the dequeue and the run of the message: one queued hand-over from an "
