@@ -1615,21 +1615,14 @@ test_no_outcome_goes_out_for_a_load_whose_name_came_round_in_the_reports_window(
     assert_string_equal(got_outcomes, "0.5=0;");
 }
 
-/* A module slow to report on (0, 5) refuses (0, 6) and then misses both
- * failures of (0, 5) broadcast by the modules that undid it (lost frames):
- * (0, 6)'s description alone tells it that its loader ended (0, 5) short of
- * a verdict (it lacked our outcome), so (0, 5) fails here too, rather than
- * commit here alone with no record anywhere. */
-static void test_a_newer_description_of_the_loader_fails_our_load_whatever_we_missed(void **state)
+/* Module 0's descriptions of loads (0, 5) and (0, 6) come in one instant,
+ * before our manager has run: (0, 5) taken, (0, 6) refused here, as our
+ * manager has not reported on (0, 5) yet. */
+static void receive_loads_5_and_6_at_once(uint8_t *desc, uint16_t len)
 {
-    (void) state;
-    static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
-    uint8_t buf[2][SLOT];
+    static uint8_t buf[2][SLOT];
     uint16_t n[2];
-    bool acc[2];
+    static bool acc[2];
     for (unsigned i = 0; i < 2; i++) {
         bus_frame_t d = {.type = BUS_FRAME_DESC,
                          .src = 0,
@@ -1644,8 +1637,23 @@ static void test_a_newer_description_of_the_loader_fails_our_load_whatever_we_mi
     uint64_t at = tport_time() + 10;
     port_native_bus_inject_rx(buf[0], n[0], at, &acc[0]);
     port_native_bus_inject_rx(buf[1], n[1], at, &acc[1]);
+}
+
+/* A module slow to report on (0, 5) refuses (0, 6) and then misses both
+ * failures of (0, 5) broadcast by the modules that undid it (lost frames):
+ * (0, 6)'s description alone tells it that its loader ended (0, 5) short of
+ * a verdict (it lacked our outcome), so (0, 5) fails here too, rather than
+ * commit here alone with no record anywhere. */
+static void test_a_newer_description_of_the_loader_fails_our_load_whatever_we_missed(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_loads_5_and_6_at_once(desc, len);
     tport_busy(20);
-    char got_outcomes[64];
+    char got_outcomes[64]; /* ours go out: the refusal of (0, 6), our MT_OK of (0, 5) */
     outcomes_sent(0, got_outcomes, sizeof got_outcomes);
     drain_log();
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
@@ -2217,23 +2225,7 @@ static void test_a_module_slow_to_report_fails_a_superseded_load(void **state)
     program_register(programs, 1);
     inits[0] = 0;
     uint16_t len = two_module_desc(desc);
-    uint8_t buf[2][SLOT];
-    uint16_t n[2];
-    bool acc[2];
-    for (unsigned i = 0; i < 2; i++) {
-        bus_frame_t d = {.type = BUS_FRAME_DESC,
-                         .src = 0,
-                         .dst = BUS_BROADCAST,
-                         .seq = (uint8_t) i,
-                         .pid = MT_PID_APPMGR,
-                         .port = (uint8_t) (5 + i),
-                         .len = len,
-                         .payload = desc};
-        n[i] = bus_frame_encode(&d, buf[i], sizeof buf[i]);
-    }
-    uint64_t at = tport_time() + 10;
-    port_native_bus_inject_rx(buf[0], n[0], at, &acc[0]);
-    port_native_bus_inject_rx(buf[1], n[1], at, &acc[1]); /* before our manager runs */
+    receive_loads_5_and_6_at_once(desc, len); /* before our manager runs */
     tport_busy(20);
     char got_outcomes[64], expected[64];
     outcomes_sent(0, got_outcomes, sizeof got_outcomes);
