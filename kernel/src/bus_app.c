@@ -191,6 +191,15 @@ static void give_verdict(void)
     sched_post_block(MT_PID_NONE, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, m);
 }
 
+/* Our outcome of the load we take part in, as its CREATED frame carries
+ * it: the outcome, then the load's loader and number. */
+static void mine_as_sent(uint8_t out[BUS_APP_CREATED_SIZE])
+{
+    memcpy(out, A.mine, BUS_APP_OUTCOME_SIZE);
+    out[BUS_APP_OUTCOME_SIZE] = A.loader;
+    out[BUS_APP_OUTCOME_SIZE + 1] = A.number;
+}
+
 /* The load we take part in ends here short of its verdict (`why`: given
  * up, superseded), and our outcome of it becomes that failure, so that
  * the modules still waiting fail it too and one that committed it logs
@@ -203,13 +212,14 @@ static void give_verdict(void)
 static bool fail_mine(mt_err_t why)
 {
     if (A.outcome_given && A.mine[0] != MT_OK) return !A.mine_queued;
-    uint8_t was[BUS_APP_CREATED_SIZE] = {A.mine[0], A.mine[1], A.mine[2], A.loader, A.number};
+    uint8_t was[BUS_APP_CREATED_SIZE], now[BUS_APP_CREATED_SIZE];
+    mine_as_sent(was);
     bool copies = A.outcome_given && A.mine_queued;
     A.mine[0] = (uint8_t) why;
     A.mine[1] = APPMGR_NO_TASK;
     A.mine[2] = bus_self();
     A.outcome_given = true;
-    uint8_t now[BUS_APP_CREATED_SIZE] = {A.mine[0], A.mine[1], A.mine[2], A.loader, A.number};
+    mine_as_sent(now);
     return !(copies && bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now, A.mine_queued));
 }
 
