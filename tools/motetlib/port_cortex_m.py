@@ -684,6 +684,29 @@ def _render_nothreads(ops, timers, lat, tm, nothr, w):
       f"{' and '.join(TM_OTHER_WITHOUT_THREADS)} run their message-task versions there "
       f"(the scenario table above says how): those rows compare two different scenarios.")
     w("")
+    _render_tm_nothreads(tm, nothr, w)
+
+
+def _render_tm_nothreads(tm, nothr, w):
+    """The task versions as a task-only application builds them, threads compiled out,
+    beside the headline figures (threads in)."""
+    on, off = CONFIGS[0][0], CONFIGS[1][0]
+    w("The Thread-Metric task versions as a task-only application builds them, threads "
+      "compiled out (bench_tm_nothreads, bench_tm_nothreads_nolog), beside the figures of "
+      "the suite's table above (threads in, the port's default), in instructions per "
+      "iteration:")
+    w("")
+    w(f"| scenario | threads in ({on}) | threads out ({on}) | threads in ({off}) | "
+      f"threads out ({off}) | difference ({off}) |")
+    w("|---|---:|---:|---:|---:|---:|")
+    for name, _ in TM_TESTS:
+        with_on, without_on = tm[on][name][1], nothr["tm"][name][1]
+        with_off, without_off = tm[off][name][1], nothr["tm_nolog"][name][1]
+        diff = ("another scenario" if name in TM_OTHER_WITHOUT_THREADS
+                else _fmt(with_off - without_off))
+        w(f"| {name} | {_fmt(with_on)} | {_fmt(without_on)} | {_fmt(with_off)} | "
+          f"{_fmt(without_off)} | {diff} |")
+    w("")
 
 
 def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, floor=None):
@@ -900,6 +923,8 @@ def bench(build_dir, output=None):
             "ops": kernel_ops(_run_image(_image(bdir, "bench_kernel_nothreads"), LOOP_SHIFT)),
             "lat": latencies(_run_image(_image(bdir, "bench_latency_nothreads"), LATENCY_SHIFT)),
             "tm": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads"), LOOP_SHIFT)),
+            "tm_nolog": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads_nolog"),
+                                                 LOOP_SHIFT)),
         }
         floor = floor_ops(_run_image(_image(bdir, "floor_cm"), LOOP_SHIFT))
         stacks = test_stacks(bdir)
