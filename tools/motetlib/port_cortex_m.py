@@ -211,6 +211,14 @@ TM_TESTS = (
                "(pool_alloc(), pool_free())"),
 )
 
+# The cooperative hand-over's parts behind its proposed target (docs/architecture.md,
+# "What the queued hand-over spends above its floor"), counted by motet-profile.so on
+# bench_tm_nolog and along the same path in floor_cm's disassembly: the floor of the
+# kernel's part, and the worker's own code (its count and its next turn's send; the
+# benchmark checks the turn order in the first rounds and at the interval's end).
+COOP_HANDOVER_FLOOR = 82
+COOP_WORKER_CODE = 19
+
 # The scenarios whose task version uses message queues or semaphores, which
 # a kernel without threads does not have: bench_tm.c runs a message-task
 # version of them there.
@@ -756,9 +764,12 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
       f"runs for {TM_INTERVAL_MS} ms of virtual time ({TM_INTERVAL_MS * 10**6:,} instructions "
       f"at one per ns) with message tasks in place of threads; 'instructions/iteration' is "
       f"the interval divided by the count, the figure that carries over to another clock. "
-      f"Each scenario checks its rules while it runs (bench/cortex-m/bench_tm.c) and the "
-      f"build runs it as a test. Stack: the shared stack's high-water mark during the "
-      f"scenario (painted before each).")
+      f"An iteration is Thread-Metric's unit of work as message tasks do it, each task "
+      f"counting its runs as each of Thread-Metric's threads counts; the benchmark checks "
+      f"the rules the scenario exercises in each task's first runs and at the interval's "
+      f"end, as the thread versions do (bench/cortex-m/bench_tm.c), and the build runs it "
+      f"as a test. Stack: the shared stack's high-water mark during the scenario (painted "
+      f"before each).")
     w("")
     _tm_table(w, configs, tm, "stack bytes (log on)",
               [(name, tm[configs[0]][name][2], what) for name, what in TM_TESTS])
@@ -778,7 +789,12 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
           "keeps a message between the turns is ahead of it. The target proposed for message "
           "tasks (docs/architecture.md, \"What the queued hand-over spends above its floor\") "
           "holds the kernel's part of the hand-over to its floor + 15 % and adds the worker's "
-          "own code, which this floor image does not run.")
+          "own code, which this floor image does not run: "
+          f"{COOP_HANDOVER_FLOOR} + {round(COOP_HANDOVER_FLOOR * 0.15)} + {COOP_WORKER_CODE} = "
+          f"{COOP_HANDOVER_FLOOR + round(COOP_HANDOVER_FLOOR * 0.15) + COOP_WORKER_CODE} "
+          f"instructions (the hand-over's floor {COOP_HANDOVER_FLOOR}, counted along its path "
+          f"in floor_cm; the worker's code {COOP_WORKER_CODE}, its count and its next turn's "
+          "send, by motet-profile.so).")
         w("")
         w("An interrupt iteration is an interrupt whose post waits and, once the task has "
           "returned, the dequeue and the run of the message: one queued hand-over from an "
