@@ -652,6 +652,46 @@ static void test_rule4_self_send_runs_after_return(void **state)
     assert_int_equal(sched_stack_depth(), 0);
 }
 
+/* Thread-Metric's cooperative scenario (bench/cortex-m/bench_tm.c), which
+ * checks its turns in the first rounds only, checked at every turn: equals
+ * that each send themselves their next turn take turns in order, each alone
+ * on the stack, its next turn waiting behind the others' (rules 2 and 4). */
+static int turns_left[256];
+
+static void a_queues_five_turns(mt_port_t port)
+{
+    (void) port;
+    for (char letter = 'B'; letter <= 'F'; letter++) send(letter, 0);
+    assert_int_equal(sched_queued_count(), 5);
+}
+
+static void take_turn(mt_port_t port)
+{
+    (void) port;
+    mt_pid_t self = sched_current_pid();
+    assert_int_equal(sched_stack_depth(), 1);
+    if (--turns_left[self] > 0) send((char) ('A' + self - 0x20), 0);
+}
+
+static void test_rule2_equals_that_send_themselves_their_turn_take_turns_in_order(void **state)
+{
+    (void) state;
+    make_task('A', 3);
+    actions[PID('A')] = a_queues_five_turns;
+    for (char letter = 'B'; letter <= 'F'; letter++) {
+        make_task(letter, 2);
+        actions[PID(letter)] = take_turn;
+        turns_left[PID(letter)] = 3;
+    }
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( )A "
+                               "B0( )B C0( )C D0( )D E0( )E F0( )F "
+                               "B0( )B C0( )C D0( )D E0( )E F0( )F "
+                               "B0( )B C0( )C D0( )D E0( )E F0( )F ");
+    assert_int_equal(sched_queued_count(), 0);
+}
+
 /* ---- rule 5: on return, the queue head runs only if it outranks the frame below ---- */
 
 static void b_queues_for_c_and_d(mt_port_t port)
@@ -805,6 +845,8 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
                                setup),
         cmocka_unit_test_setup(test_rule4_self_send_runs_after_return, setup),
+        cmocka_unit_test_setup(
+            test_rule2_equals_that_send_themselves_their_turn_take_turns_in_order, setup),
         cmocka_unit_test_setup(test_rule5_head_runs_only_if_it_outranks_frame_below, setup),
         cmocka_unit_test_setup(test_rule6_idle_sleeps_until_the_next_deadline, setup),
         cmocka_unit_test_setup(test_rule7_messages_held_until_init_handled, setup),

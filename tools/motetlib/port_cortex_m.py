@@ -211,6 +211,14 @@ TM_TESTS = (
                "(pool_alloc(), pool_free())"),
 )
 
+# The cooperative hand-over's parts behind its proposed target (docs/architecture.md,
+# "What the queued hand-over spends above its floor"), counted by motet-profile.so on
+# bench_tm_nolog and along the same path in floor_cm's disassembly: the floor of the
+# kernel's part, and the worker's own code (its count and its next turn's send; the
+# benchmark checks the turn order in the first rounds and at the interval's end).
+COOP_HANDOVER_FLOOR = 82
+COOP_WORKER_CODE = 19
+
 # The scenarios whose task version uses message queues or semaphores, which
 # a kernel without threads does not have: bench_tm.c runs a message-task
 # version of them there.
@@ -684,6 +692,29 @@ def _render_nothreads(ops, timers, lat, tm, nothr, w):
       f"{' and '.join(TM_OTHER_WITHOUT_THREADS)} run their message-task versions there "
       f"(the scenario table above says how): those rows compare two different scenarios.")
     w("")
+    _render_tm_nothreads(tm, nothr, w)
+
+
+def _render_tm_nothreads(tm, nothr, w):
+    """The task versions as a task-only application builds them, threads compiled out,
+    beside the headline figures (threads in)."""
+    on, off = CONFIGS[0][0], CONFIGS[1][0]
+    w("The Thread-Metric task versions as a task-only application builds them, threads "
+      "compiled out (bench_tm_nothreads, bench_tm_nothreads_nolog), beside the figures of "
+      "the suite's table above (threads in, the port's default), in instructions per "
+      "iteration:")
+    w("")
+    w(f"| scenario | threads in ({on}) | threads out ({on}) | threads in ({off}) | "
+      f"threads out ({off}) | difference ({off}) |")
+    w("|---|---:|---:|---:|---:|---:|")
+    for name, _ in TM_TESTS:
+        with_on, without_on = tm[on][name][1], nothr["tm"][name][1]
+        with_off, without_off = tm[off][name][1], nothr["tm_nolog"][name][1]
+        diff = ("another scenario" if name in TM_OTHER_WITHOUT_THREADS
+                else _fmt(with_off - without_off))
+        w(f"| {name} | {_fmt(with_on)} | {_fmt(without_on)} | {_fmt(with_off)} | "
+          f"{_fmt(without_off)} | {diff} |")
+    w("")
 
 
 def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, floor=None):
@@ -733,9 +764,12 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
       f"runs for {TM_INTERVAL_MS} ms of virtual time ({TM_INTERVAL_MS * 10**6:,} instructions "
       f"at one per ns) with message tasks in place of threads; 'instructions/iteration' is "
       f"the interval divided by the count, the figure that carries over to another clock. "
-      f"Each scenario checks its rules while it runs (bench/cortex-m/bench_tm.c) and the "
-      f"build runs it as a test. Stack: the shared stack's high-water mark during the "
-      f"scenario (painted before each).")
+      f"An iteration is Thread-Metric's unit of work as message tasks do it, each task "
+      f"counting its runs as each of Thread-Metric's threads counts; the benchmark checks "
+      f"the rules the scenario exercises in each task's first runs and at the interval's "
+      f"end, as the thread versions do (bench/cortex-m/bench_tm.c), and the build runs it "
+      f"as a test. Stack: the shared stack's high-water mark during the scenario (painted "
+      f"before each).")
     w("")
     _tm_table(w, configs, tm, "stack bytes (log on)",
               [(name, tm[configs[0]][name][2], what) for name, what in TM_TESTS])
@@ -755,7 +789,12 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
           "keeps a message between the turns is ahead of it. The target proposed for message "
           "tasks (docs/architecture.md, \"What the queued hand-over spends above its floor\") "
           "holds the kernel's part of the hand-over to its floor + 15 % and adds the worker's "
-          "own code, which this floor image does not run.")
+          "own code, which this floor image does not run: "
+          f"{COOP_HANDOVER_FLOOR} + {round(COOP_HANDOVER_FLOOR * 0.15)} + {COOP_WORKER_CODE} = "
+          f"{COOP_HANDOVER_FLOOR + round(COOP_HANDOVER_FLOOR * 0.15) + COOP_WORKER_CODE} "
+          f"instructions (the hand-over's floor {COOP_HANDOVER_FLOOR}, counted along its path "
+          f"in floor_cm; the worker's code {COOP_WORKER_CODE}, its count and its next turn's "
+          "send, by motet-profile.so).")
         w("")
         w("An interrupt iteration is an interrupt whose post waits and, once the task has "
           "returned, the dequeue and the run of the message: one queued hand-over from an "
@@ -900,6 +939,8 @@ def bench(build_dir, output=None):
             "ops": kernel_ops(_run_image(_image(bdir, "bench_kernel_nothreads"), LOOP_SHIFT)),
             "lat": latencies(_run_image(_image(bdir, "bench_latency_nothreads"), LATENCY_SHIFT)),
             "tm": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads"), LOOP_SHIFT)),
+            "tm_nolog": thread_metric(_run_image(_image(bdir, "bench_tm_nothreads_nolog"),
+                                                 LOOP_SHIFT)),
         }
         floor = floor_ops(_run_image(_image(bdir, "floor_cm"), LOOP_SHIFT))
         stacks = test_stacks(bdir)
