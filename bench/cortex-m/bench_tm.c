@@ -122,8 +122,8 @@ static worker_t *workers[MAX_TASKS]; /* each task's state, for the checks */
 /* Every message but the scenario's: at INIT, the state published for the
  * checks and the next task taken from INIT's data. Out of line, so that the
  * handlers' measured way saves no registers for it. */
-__attribute__((noinline)) static mt_err_t worker_other(worker_t *w, mt_port_t port,
-                                                       const void *data, uint16_t len)
+static MT_NOINLINE mt_err_t worker_other(worker_t *w, mt_port_t port, const void *data,
+                                         uint16_t len)
 {
     if (port != PORT_INIT) return MT_OK;
     workers[index_of()] = w;
