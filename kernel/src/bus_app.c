@@ -245,7 +245,9 @@ static bool supersede(mt_module_t loader, uint8_t number)
 
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 {
-    if (!bus_active()) return appmgr_load(desc, len);
+    /* The manager's own load, the message appmgr_load() sends (which,
+     * the bus started, calls this: no cycle for the stack's bound). */
+    if (!bus_active()) return sched_send_to(MT_PID_APPMGR, PORT_0, (void *) desc, len, 0);
     if (len > MOTET_APP_DESC_MAX || (len && !desc)) return log_error(MT_ERR_DESC_LENGTH);
     uint8_t number = (uint8_t) (A.last_number + 1u);
     /* The loader takes part in its load from here on: another module's
@@ -308,10 +310,11 @@ void bus_app_description(const bus_frame_t *f)
      * verdict, or none (each failure logged where it failed): this module
      * takes no part, and says so, so that every module undoes its part on
      * the verdict rather than wait for this one's outcome for ever. */
+    _Static_assert(BUS_APPMGR_PORT_DESC < PORT_LIMIT, "the manager's ports are ports");
     if (!A.verdict_block) A.verdict_block = sched_msg_alloc();
-    mt_err_t err = A.verdict_block
-                       ? sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0)
-                       : MT_ERR_QUEUE_FULL;
+    mt_err_t err = A.verdict_block ? sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DESC,
+                                                    (void *) f->payload, f->len, 0)
+                                   : MT_ERR_QUEUE_FULL;
     if (!err) return;
     if (A.verdict_block) sched_msg_free(A.verdict_block);
     A.verdict_block = NULL;
