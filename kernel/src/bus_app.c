@@ -425,8 +425,13 @@ void bus_app_deadline(void)
     bool again = due && (missing & me) && A.outcome_given && !A.mine_queued;
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
+    /* Our own failure is the first cause known here when no other module's
+     * came before it (its copy still to go, it is not counted yet). */
+    if (give_up && A.verdict[0] == MT_OK && A.outcome_given && A.mine[0] != MT_OK)
+        memcpy(A.verdict, A.mine, sizeof A.verdict);
     /* Our manager logs the verdict it undoes; this give-up only when the
-     * verdict is another module's error, or our manager never had it. */
+     * verdict is an error already (another module's, which our manager
+     * logs, or ours: it then holds nothing), or our manager never had it. */
     bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK;
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that

@@ -2229,7 +2229,8 @@ static uint16_t no_program_desc(uint8_t *desc)
  * still waits behind a held frame when we give the load up: the copy
  * goes as it is, nothing more is queued, and an ASK is answered with the
  * real cause (before: the copy was rewritten to MT_ERR_TIMEOUT, and the
- * cause never went out). */
+ * cause never went out). Our manager's record keeps that first cause, and
+ * the give-up is logged, once (before: logged nowhere). */
 static void test_a_give_up_keeps_our_failures_cause(void **state)
 {
     (void) state;
@@ -2242,6 +2243,8 @@ static void test_a_give_up_keeps_our_failures_cause(void **state)
     assert_int_equal(bus_tx_pending(), 2);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
     char got_outcomes[64], expected[64];
     outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
     snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_NO_PROGRAM);
