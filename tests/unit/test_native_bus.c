@@ -2324,6 +2324,62 @@ static void test_a_description_right_behind_a_verdict_waits_for_it(void **state)
     assert_string_equal(inits, "II");
 }
 
+/* Our MT_OK went out, then we give the load up, and the transmit queue is
+ * full (frames held behind a stalled receiver): our failure of it is
+ * refused (logged), owed, and sent at the deadline's next expiry once the
+ * queue has room, once, so that a module which committed the load on our
+ * MT_OK learns of it (before: never sent, and such a module never knew). */
+static void test_a_give_up_the_queue_refused_goes_out_once_there_is_room(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* held */
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_false(sched_task_exists(base)); /* given up */
+    assert_true(test_count_logged_errors(MT_ERR_QUEUE_FULL) > 0);
+    unsigned before = n_sent;
+    wait_deadline(); /* still full: refused again, still owed */
+    assert_int_equal(n_sent, before);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(SELF, number, MT_ERR_TIMEOUT);
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+}
+
+/* A newer load of module 0 supersedes (0, 5), on which we reported MT_OK,
+ * while our transmit queue is full: our failure of (0, 5) is refused, and
+ * sent once there is room, at the deadline of the newer load (before:
+ * never). */
+static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* held */
+    drain_log();
+    receive_description(0, 6, desc, len);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) undone */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
+}
+
 /* Having reported MT_OK on (0, 5), a newer load of module 0 supersedes it
  * here (undone, MT_ERR_BUS_LOST): that failure is our outcome of it,
  * broadcast before our outcome of the newer load (before: nothing, so a
@@ -2668,6 +2724,9 @@ int main(void)
         cmocka_unit_test_setup(test_a_give_up_keeps_our_failures_cause, setup),
         cmocka_unit_test_setup(test_a_module_slow_to_report_fails_a_superseded_load, setup),
         cmocka_unit_test_setup(test_a_description_right_behind_a_verdict_waits_for_it, setup),
+        cmocka_unit_test_setup(test_a_give_up_the_queue_refused_goes_out_once_there_is_room, setup),
+        cmocka_unit_test_setup(test_a_superseded_loads_failure_the_queue_refused_goes_out_later,
+                               setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),
