@@ -17,7 +17,9 @@
  * returns, so every task exists before any initialises.
  *
  * On a multi-module device every module's manager gets the description
- * (bus_app_load()). After stage one it reports its outcome to the bus
+ * (bus_app_load()) on BUS_APPMGR_PORT_DESC; one a task hands it on PORT_0
+ * with the bus up is handed to bus_app_load() in turn, as appmgr_load()
+ * does. After stage one it reports its outcome to the bus
  * manager and keeps the description until the device-wide verdict comes on
  * BUS_APPMGR_PORT_VERDICT: MT_OK runs stage two, an error from any module
  * undoes stage one here too. Ids are handed out only on success, so every
@@ -359,9 +361,20 @@ static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t
     if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
     if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) bus_app_deadline();
     if (port == BUS_APPMGR_PORT_DISAGREED) disagreed(data, len);
-    if (port != PORT_0) return MT_OK;
+    /* A task's description (a route to our PORT_0) with the bus up is the
+     * device's load, as appmgr_load()'s is: it comes back on
+     * BUS_APPMGR_PORT_DESC in bus order, or is refused now (logged). Taken
+     * as the bus's, it would wait for a verdict that no load brings. */
+    if (port == PORT_0 && bus_active()) {
+        bus_app_load(data, len);
+        return MT_OK;
+    }
+    if (port != PORT_0 && port != BUS_APPMGR_PORT_DESC) return MT_OK;
     /* A load held for its verdict owns M.last (its ids, undone or
-     * committed by the verdict): another cannot start meanwhile. */
+     * committed by the verdict): another cannot start meanwhile. No
+     * description the bus brings finds one held: the bus takes part in a
+     * load only once the one before has ended, whose verdict it posted
+     * first (bus_app.c). Kept, and logged, should a change break that. */
     if (M.held) {
         log_error(MT_ERR_STATE);
         return MT_OK;
@@ -386,6 +399,7 @@ mt_err_t appmgr_start(void)
 
 mt_err_t appmgr_load(const uint8_t *desc, uint16_t len)
 {
+    if (bus_active()) return bus_app_load(desc, len);
     return sched_send_to(MT_PID_APPMGR, PORT_0, (void *) desc, len, 0);
 }
 

@@ -28,6 +28,8 @@
  * one a module waits on (supersede()), and a module that lacks outcomes
  * after the verdict deadline asks for them again, then gives the load up
  * (bus_app_deadline()), so every load ends (docs/bus.md, Lost frames).
+ * Our failure of a load ended here that the transmit queue refused is
+ * sent again at the deadline's next expiries (owe()).
  */
 #include <string.h>
 
@@ -57,6 +59,8 @@ static struct {
     uint32_t disagreeing;                  /* modules that failed it after that */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
+    uint8_t owed[BUS_APP_CREATED_SIZE];    /* a failure of ours the queue refused: owe() */
+    uint8_t owed_tries;                    /* expiries left to send it at; 0: none owed */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -121,8 +125,9 @@ static bool is_this_load(mt_module_t loader, uint8_t number)
  * one we take part in and its outcome is still ours to give (a newer
  * description may have ended it meanwhile, its failure broadcast: an
  * MT_OK sent after that would count at a module that lost the failure,
- * and under a name come round would count as ours of the newer load). */
-static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
+ * and under a name come round would count as ours of the newer load).
+ * False if the transmit queue refused it (logged). */
+static bool report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
                            mt_module_t module, bool manager_report)
 {
     uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
@@ -130,19 +135,56 @@ static void report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
     bool mine = is_this_load(loader, number);
     if (manager_report && !(mine && A.outcome_given)) {
         port_irq_restore(s);
-        return;
+        return true;
     }
     if (mine) A.mine_queued++;
     port_irq_restore(s);
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
                        BUS_PRIO_SYSTEM, created, sizeof created) == MT_OK)
-        return;
+        return true;
     /* Logged; the others cannot know. Counted as a frame's would be, in
      * interrupt context, with outcomes that come meanwhile. */
     s = port_irq_save();
     if (mine && is_this_load(loader, number) && A.mine_queued) A.mine_queued--;
     bus_app_report(bus_self(), created);
     port_irq_restore(s);
+    return false;
+}
+
+/* Our failure of a load that has ended here (given up, superseded), as
+ * its CREATED frame carries it, refused by the transmit queue (logged):
+ * a module that committed the load on our earlier MT_OK asks for
+ * nothing, and would never learn of it. It is owed: sent again at the
+ * verdict deadline's next expiries (pay_owed()), once the queue has room,
+ * MOTET_BUS_RETRIES times at most; the latest such failure only. Any
+ * context. */
+static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
+{
+    port_irq_state_t s = port_irq_save();
+    memcpy(A.owed, created, sizeof A.owed);
+    A.owed_tries = MOTET_BUS_RETRIES;
+    port_irq_restore(s);
+    arm_deadline();
+}
+
+/* At an expiry of the verdict deadline, task context: the failure owed
+ * (owe()), if any, sent again, and owed still if the queue refuses it. */
+static void pay_owed(void)
+{
+    uint8_t owed[BUS_APP_CREATED_SIZE];
+    port_irq_state_t s = port_irq_save();
+    uint8_t tries = A.owed_tries;
+    A.owed_tries = 0;
+    memcpy(owed, A.owed, sizeof owed);
+    port_irq_restore(s);
+    if (!tries || report_outcome(owed[BUS_APP_OUTCOME_SIZE], owed[BUS_APP_OUTCOME_SIZE + 1],
+                                 (mt_err_t) owed[0], owed[1], owed[2], false))
+        return;
+    s = port_irq_save();
+    bool again = !A.owed_tries && --tries; /* a newer failure owed meanwhile goes instead */
+    if (again) A.owed_tries = tries;
+    port_irq_restore(s);
+    if (again) arm_deadline();
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -180,10 +222,11 @@ static void give_verdict(void)
     A.verdict_block = NULL;
     if (m) queue_copy_into_block(m, A.verdict, sizeof A.verdict);
     A.committed = m && A.verdict[0] == MT_OK;
-    /* The deadline has nothing left to wait for: its timer entry is
-     * freed now rather than held until it expires for nothing. */
+    /* The deadline has nothing left to wait for (a failure owed aside):
+     * its timer entry is freed now rather than held until it expires for
+     * nothing. */
     uint32_t left;
-    if (timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left))
+    if (!A.owed_tries && timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left))
         timer_stop_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER);
     port_irq_restore(s);
     if (!m) return;
@@ -229,8 +272,8 @@ static bool fail_mine(mt_err_t why)
  * outcome of it (fail_mine()), unless the newer load bears its name (the
  * loader's number come round): that outcome would count as ours of the
  * newer load. Only once our manager has reported on it, as its report
- * would otherwise go out named as the newer load's. True if it ended;
- * interrupts off. */
+ * would otherwise go out named as the newer load's. A failure the queue
+ * refuses is owed (owe()). True if it ended; interrupts off. */
 static bool supersede(mt_module_t loader, uint8_t number)
 {
     if (!A.busy || A.loader != loader || !A.outcome_given) return false;
@@ -238,14 +281,19 @@ static bool supersede(mt_module_t loader, uint8_t number)
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
     give_verdict();
-    if (number != A.number && fail_mine(MT_ERR_BUS_LOST))
-        report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2], false);
+    if (number == A.number || !fail_mine(MT_ERR_BUS_LOST)) return true;
+    uint8_t failed[BUS_APP_CREATED_SIZE];
+    mine_as_sent(failed);
+    if (!report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2], false))
+        owe(failed);
     return true;
 }
 
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 {
-    if (!bus_active()) return appmgr_load(desc, len);
+    /* The manager's own load, the message appmgr_load() sends (which,
+     * the bus started, calls this: no cycle for the stack's bound). */
+    if (!bus_active()) return sched_send_to(MT_PID_APPMGR, PORT_0, (void *) desc, len, 0);
     if (len > MOTET_APP_DESC_MAX || (len && !desc)) return log_error(MT_ERR_DESC_LENGTH);
     uint8_t number = (uint8_t) (A.last_number + 1u);
     /* The loader takes part in its load from here on: another module's
@@ -308,10 +356,11 @@ void bus_app_description(const bus_frame_t *f)
      * verdict, or none (each failure logged where it failed): this module
      * takes no part, and says so, so that every module undoes its part on
      * the verdict rather than wait for this one's outcome for ever. */
+    _Static_assert(BUS_APPMGR_PORT_DESC < PORT_LIMIT, "the manager's ports are ports");
     if (!A.verdict_block) A.verdict_block = sched_msg_alloc();
-    mt_err_t err = A.verdict_block
-                       ? sched_post_isr(MT_PID_APPMGR, PORT_0, (void *) f->payload, f->len, 0)
-                       : MT_ERR_QUEUE_FULL;
+    mt_err_t err = A.verdict_block ? sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DESC,
+                                                    (void *) f->payload, f->len, 0)
+                                   : MT_ERR_QUEUE_FULL;
     if (!err) return;
     if (A.verdict_block) sched_msg_free(A.verdict_block);
     A.verdict_block = NULL;
@@ -410,6 +459,7 @@ void bus_app_ask_ended(void)
 void bus_app_deadline(void)
 {
     uint32_t me = (uint32_t) 1u << bus_self();
+    pay_owed();
     port_irq_state_t s = port_irq_save();
     /* Not due: the load has ended, or this expiry was armed for a load
      * before it, whose own expiry is still to come. */
@@ -422,8 +472,13 @@ void bus_app_deadline(void)
     bool again = due && (missing & me) && A.outcome_given && !A.mine_queued;
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
+    /* Our own failure is the first cause known here when no other module's
+     * came before it (its copy still to go, it is not counted yet). */
+    if (give_up && A.verdict[0] == MT_OK && A.outcome_given && A.mine[0] != MT_OK)
+        memcpy(A.verdict, A.mine, sizeof A.verdict);
     /* Our manager logs the verdict it undoes; this give-up only when the
-     * verdict is another module's error, or our manager never had it. */
+     * verdict is an error already (another module's, which our manager
+     * logs, or ours: it then holds nothing), or our manager never had it. */
     bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK;
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
@@ -445,7 +500,11 @@ void bus_app_deadline(void)
     memcpy(mine, A.mine, sizeof mine);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
-    if (again) report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2], false);
+    if (again && !report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2], false) &&
+        give_up) {
+        uint8_t failed[BUS_APP_CREATED_SIZE] = {mine[0], mine[1], mine[2], loader, number};
+        owe(failed);
+    }
     if (!due || give_up) return;
     /* One ASK at a time: behind a frame that cannot go out (our own DESC
      * unacknowledged), more would only fill the transmit queue. */

@@ -26,11 +26,7 @@ mt_err_t module_use_app(const module_app_t *app, bool load)
 {
     current = app;
     if (!load) return MT_OK;
-#if MOTET_BUS
-    return bus_app_load(app->desc, app->len);
-#else
-    return appmgr_load(app->desc, app->len);
-#endif
+    return bus_app_load(app->desc, app->len); /* appmgr_load() without a bus */
 }
 
 const module_app_t *module_current_app(void)

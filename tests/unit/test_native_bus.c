@@ -909,18 +909,27 @@ static void test_verdict_posts_the_inits_prepared_at_stage_one(void **state)
     assert_int_equal(after.in_use, before.in_use);
 }
 
-/* A load handed to our manager itself (appmgr_load(), not the bus) while
- * its last waits for the verdict is refused, logged, and creates nothing:
- * the held load keeps its record, and the verdict commits it as before
- * (before, the second load took over the first's record and ids). */
+/* A load handed to our manager by a task (appmgr_load()) while another
+ * module's load waits here for its verdict is refused at once: the
+ * caller gets MT_ERR_STATE, logged once, nothing is sent or created, and
+ * the held load keeps its record and commits on its verdict (before:
+ * appmgr_load() returned MT_OK and the refusal was in the log alone;
+ * earlier still, the second load took over the first's record and ids). */
 static void test_load_to_the_manager_while_one_is_held_is_refused(void **state)
 {
     (void) state;
-    mt_pid_t base = load_and_create();
-    static uint8_t other[64];
+    static uint8_t desc[64], other[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    load_loader = 0, load_number = 5;
+    receive_description(0, 5, desc, two_module_desc(desc));
+    expect_outcome(0, 5, MT_OK);
+    mt_pid_t base = appmgr_last_result()->pid_base;
     drain_log();
-    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_OK);
+    unsigned before = n_sent;
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_STATE);
     sched_run_pending();
+    assert_int_equal(n_sent, before);
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
     assert_false(sched_task_exists(base + 2));
     assert_int_equal(appmgr_last_result()->pid_base, base);
@@ -929,6 +938,36 @@ static void test_load_to_the_manager_while_one_is_held_is_refused(void **state)
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
     assert_true(sched_task_exists(base));
+}
+
+/* A description a task hands our manager on its PORT_0 (appmgr_load(),
+ * or an application's route to it) with the bus up is the device's load,
+ * as bus_app_load() makes it: broadcast, taken here in bus order, and the
+ * loads after it go on (before: our manager held it for a verdict that no
+ * load would bring, reported on it under the name of the load this module
+ * last took part in, and refused every description after it without a
+ * word, so each of those loads ran into its deadline, MT_ERR_TIMEOUT). */
+static void test_a_tasks_description_with_the_bus_up_is_the_devices_load(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    assert_int_equal(sched_send_to(MT_PID_APPMGR, PORT_0, desc, len, 0), MT_OK);
+    sched_run_pending();
+    load_sent();
+    finish_tx(PORT_BUS_SENT); /* gone: our manager takes it */
+    expect_outcome(SELF, load_number, MT_OK);
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    mt_pid_t base = appmgr_last_result()->pid_base;
+    drain_log();
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, base + 2);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
 }
 
 /* Module 2's description comes while module 0's load waits for its
@@ -2190,7 +2229,8 @@ static uint16_t no_program_desc(uint8_t *desc)
  * still waits behind a held frame when we give the load up: the copy
  * goes as it is, nothing more is queued, and an ASK is answered with the
  * real cause (before: the copy was rewritten to MT_ERR_TIMEOUT, and the
- * cause never went out). */
+ * cause never went out). Our manager's record keeps that first cause, and
+ * the give-up is logged, once (before: logged nowhere). */
 static void test_a_give_up_keeps_our_failures_cause(void **state)
 {
     (void) state;
@@ -2203,6 +2243,8 @@ static void test_a_give_up_keeps_our_failures_cause(void **state)
     assert_int_equal(bus_tx_pending(), 2);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
     char got_outcomes[64], expected[64];
     outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
     snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_NO_PROGRAM);
@@ -2237,6 +2279,105 @@ static void test_a_module_slow_to_report_fails_a_superseded_load(void **state)
     report_on(0, 5, 2, MT_ERR_BUS_LOST, APPMGR_NO_TASK, 2); /* on the DESC of (0, 6) */
     assert_string_equal(inits, "");
     assert_int_equal(appmgr_last_result()->err, MT_ERR_BUS_LOST);
+}
+
+/* Frames `a` then `b` come in one instant, before our manager runs. */
+static void receive_at_once(const bus_frame_t *a, const bus_frame_t *b)
+{
+    static uint8_t buf[2][SLOT];
+    static bool acc[2];
+    const bus_frame_t *f[2] = {a, b};
+    uint64_t at = tport_time() + 10;
+    for (unsigned i = 0; i < 2; i++) {
+        uint16_t n = bus_frame_encode(f[i], buf[i], sizeof buf[i]);
+        assert_true(n > 0);
+        port_native_bus_inject_rx(buf[i], n, at, &acc[i]);
+    }
+    tport_busy(20);
+}
+
+/* The last outcome of the load our manager holds and module 0's next
+ * description come in one instant, before our manager runs: the verdict
+ * is queued ahead of the description (the bus takes part in the new load
+ * only once the old one has ended here, which posts its verdict), so our
+ * manager decides the held load, then loads the new one. No description
+ * reaches our manager while it holds another (docs/bus.md). */
+static void test_a_description_right_behind_a_verdict_waits_for_it(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    drain_log();
+    uint8_t last[BUS_APP_CREATED_SIZE] = {MT_OK, APPMGR_NO_TASK, 0, load_loader, load_number};
+    bus_frame_t outcome = broadcast_from(2, BUS_FRAME_CREATED, MT_PID_APPMGR,
+                                         BUS_APPMGR_PORT_VERDICT, last, sizeof last);
+    bus_frame_t next =
+        broadcast_from(0, BUS_FRAME_DESC, MT_PID_APPMGR, 5, desc, two_module_desc(desc));
+    receive_at_once(&outcome, &next);
+    assert_string_equal(inits, "I"); /* the held load committed */
+    expect_outcome(0, 5, MT_OK);
+    assert_int_equal(appmgr_last_result()->pid_base, base + 2);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "II");
+}
+
+/* Our MT_OK went out, then we give the load up, and the transmit queue is
+ * full (frames held behind a stalled receiver): our failure of it is
+ * refused (logged), owed, and sent at the deadline's next expiry once the
+ * queue has room, once, so that a module which committed the load on our
+ * MT_OK learns of it (before: never sent, and such a module never knew). */
+static void test_a_give_up_the_queue_refused_goes_out_once_there_is_room(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* held */
+    drain_log();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_false(sched_task_exists(base)); /* given up */
+    assert_true(test_count_logged_errors(MT_ERR_QUEUE_FULL) > 0);
+    unsigned before = n_sent;
+    wait_deadline(); /* still full: refused again, still owed */
+    assert_int_equal(n_sent, before);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_outcome(SELF, number, MT_ERR_TIMEOUT);
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+}
+
+/* A newer load of module 0 supersedes (0, 5), on which we reported MT_OK,
+ * while our transmit queue is full: our failure of (0, 5) is refused, and
+ * sent once there is room, at the deadline of the newer load (before:
+ * never). */
+static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* held */
+    drain_log();
+    receive_description(0, 6, desc, len);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) undone */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
 }
 
 /* Having reported MT_OK on (0, 5), a newer load of module 0 supersedes it
@@ -2553,6 +2694,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_verdict_posts_the_inits_prepared_at_stage_one, setup),
         cmocka_unit_test_setup(test_load_to_the_manager_while_one_is_held_is_refused, setup),
+        cmocka_unit_test_setup(test_a_tasks_description_with_the_bus_up_is_the_devices_load, setup),
         cmocka_unit_test_setup(test_description_while_another_load_waits_is_refused, setup),
         cmocka_unit_test_setup(test_description_while_our_own_load_waits_is_refused, setup),
         cmocka_unit_test_setup(test_load_another_module_refused_fails_here_with_its_error, setup),
@@ -2581,6 +2723,10 @@ int main(void)
         cmocka_unit_test_setup(test_a_failure_after_an_ok_fails_the_load_here, setup),
         cmocka_unit_test_setup(test_a_give_up_keeps_our_failures_cause, setup),
         cmocka_unit_test_setup(test_a_module_slow_to_report_fails_a_superseded_load, setup),
+        cmocka_unit_test_setup(test_a_description_right_behind_a_verdict_waits_for_it, setup),
+        cmocka_unit_test_setup(test_a_give_up_the_queue_refused_goes_out_once_there_is_room, setup),
+        cmocka_unit_test_setup(test_a_superseded_loads_failure_the_queue_refused_goes_out_later,
+                               setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),

@@ -45,7 +45,8 @@ typedef struct appmgr_result {
 /* Create the manager task (pid MT_PID_APPMGR); boot, after sched_init(). */
 mt_err_t appmgr_start(void);
 /* Hand a description to the manager (a message to its PORT_0); task
- * context or boot. The outcome is in appmgr_last_result() once handled. */
+ * context or boot. The outcome is in appmgr_last_result() once handled.
+ * With the bus started, the device's load: bus_app_load() (bus.h). */
 mt_err_t appmgr_load(const uint8_t *desc, uint16_t len);
 /* Outcome of the most recent description handled. */
 const appmgr_result_t *appmgr_last_result(void);

@@ -53,6 +53,7 @@
 #ifndef MOTET_BUS_H
 #define MOTET_BUS_H
 
+#include "motet/appmgr.h"
 #include "motet/config.h"
 #include "motet/mcast.h"
 #include "motet/port.h"
@@ -85,6 +86,10 @@ enum {
 /* Its input for a module's failure of a load after this module committed
  * it (the device disagrees): a CREATED frame's payload, below. */
 #define BUS_APPMGR_PORT_DISAGREED (PORT_0 + 2)
+/* Its input for a description the bus brought (every module's, its
+ * loader's included, in bus order), kept apart from PORT_0, where a
+ * task's description comes (appmgr_load()). */
+#define BUS_APPMGR_PORT_DESC (PORT_0 + 3)
 /* The application manager's timer that bounds its wait for a verdict. */
 #define BUS_APP_DEADLINE_TIMER 0u
 
@@ -231,8 +236,10 @@ void bus_isr_tx_done(port_bus_result_t result);
 
 /* Load a description on every module: it is broadcast and each module's
  * manager handles it in bus order (this one included, once it has gone).
- * Without the bus started: appmgr_load(). MT_ERR_STATE (logged) while this
- * module takes part in a load still waiting for its device-wide verdict.
+ * Without the bus started: appmgr_load(), which with it started is this.
+ * MT_ERR_STATE (logged) while this module takes part in a load still
+ * waiting for its device-wide verdict, unless that load is its own and
+ * its outcome given: the new load supersedes it (docs/bus.md).
  * A module taking part in another load refuses this one (MT_ERR_STATE, its
  * outcome), so that it fails everywhere: appmgr_last_result() says so. */
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
@@ -276,6 +283,11 @@ static inline mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, ui
 static inline void bus_task_gone(mt_pid_t pid)
 {
     (void) pid;
+}
+/* The device is this module: the description is its manager's alone. */
+static inline mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
+{
+    return appmgr_load(desc, len);
 }
 static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
 {
