@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 #include "motet/port.h"
-#include "sched_internal.h" /* queue_highest_bit(): the kernel's own bit search */
+#include "queue_internal.h" /* queue_highest_bit(): the kernel's own bit search */
 
 #define REPEAT 16u
 #define STACK  192u

@@ -23,9 +23,9 @@
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/port.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
-#include "timer_internal.h"
 
 sched_state_t sched;
 

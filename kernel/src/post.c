@@ -13,6 +13,7 @@
 #include "log_ring.h"
 #include "motet/log.h"
 #include "motet/port.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 
@@ -287,12 +288,14 @@ void isr_slot_release_held(task_t *t)
  * (s, put back here), that neither runs first at the exit nor parks:
  * queued in a pool block, or the rare ways if none is free or the slot's
  * message waits. Out of line, so that the park saves only the registers
- * it needs itself. */
+ * it needs itself. Both are tested before the block is taken: with the
+ * slot's message waiting, the general way queues that older message
+ * first, and a block taken here would have to go back to the pool. */
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    msg_t *m = sched.queue.free_blocks;
+    msg_t *m = queue_first_block_irq_off();
     if (!m || isr_slot_waiting()) return post_isr_queued_rare(t, port, s);
-    sched.queue.free_blocks = m->next;
+    queue_take_first_irq_off(m);
     address_bare_irq_off(t, port, m);
     queue_push(m, t);
     log_event_inline_irq_off(EV_SEND, MT_PID_NONE, (uint16_t) (t->pid << 8 | port));

@@ -21,6 +21,7 @@
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/port.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 
 typedef struct msg_block {

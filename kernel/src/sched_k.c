@@ -6,6 +6,7 @@
  * there is nothing here.
  */
 #include "motet/port.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 

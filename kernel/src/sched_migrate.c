@@ -23,6 +23,7 @@
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/port.h"
+#include "queue_internal.h"
 
 static uint16_t list_length(const msg_t *m)
 {

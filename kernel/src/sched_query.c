@@ -7,6 +7,7 @@
  * (sched_running_pid()).
  */
 #include "motet/port.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 

@@ -13,6 +13,7 @@
 
 #include "motet/log.h"
 #include "motet/port.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 #include "timer_internal.h"

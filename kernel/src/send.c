@@ -30,6 +30,7 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/timesync.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 

@@ -19,6 +19,7 @@
 #include "motet/port.h"
 #include "motet/program.h"
 #include "motet/slab.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 #include "timer_internal.h"

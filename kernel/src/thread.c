@@ -3,7 +3,9 @@
  * Threads: the mechanism (thread.h, docs/threads.md). Contexts, the kernel
  * stack as a context of its own, blocking with the sleep-in-place fast path,
  * waking, and the decisions between a thread and the kernel stack; the order
- * among threads is the policy's (thread_internal.h).
+ * among threads is the policy's (thread_internal.h). The state and the steps
+ * of a decision that a thread's admission and exit (thread_life.c) take too
+ * are thread_sched.h's.
  *
  * Contexts. K is the kernel stack: boot code, sched_run() and every message
  * handler run there. Its claim on the CPU is the priority of its top frame
@@ -36,13 +38,15 @@
  * blocks when nothing else can run calls port_sleep() from its own stack,
  * BLOCKED_RUNNING; woken itself, it carries on without a switch (MANTIS's
  * fast path). The interrupt exits during the sleep decide nothing
- * (T.sleeping): the blocking call decides once port_sleep() returns.
+ * (thread_sched.sleeping): the blocking call decides once port_sleep() returns.
  */
 #include <string.h>
 
 #include "motet/log.h"
 #include "motet/timer.h"
+#include "queue_internal.h"
 #include "thread_internal.h"
+#include "thread_sched.h"
 
 #if MOTET_THREADS
 
@@ -53,45 +57,15 @@ thread_t *thread_current;
 volatile uint8_t thread_ready_count; /* threads in the MANTIS baseline's lists */
 #endif
 
+thread_sched_t thread_sched;
+
 #define YIELD_OWED INT8_MAX /* above every level: thread_wake() */
-
-static struct {
-    port_context_t k_ctx;    /* K, while a thread runs */
-    port_context_t dead_ctx; /* where an exiting thread's registers go */
-    void (*call)(void *);    /* a handler a thread handed to K */
-    void *call_arg;          /* its argument */
-    thread_t *caller;        /* the thread that handed it: blocked, WAIT_K_CALL */
-    thread_t *in_call;       /* the caller of the call K runs now, innermost */
-    mt_prio_t k_floor;       /* K's top frame while a thread runs (-1: none) */
-    mt_prio_t yield_bar;     /* k_floor, or YIELD_OWED (yield_in_level()) */
-#if MOTET_STATS
-    uint32_t switches; /* every port_context_switch() */
-#endif
-#if MOTET_THREAD_CUT_STATS
-    thread_switch_stats_t why; /* the same, by cause */
-#endif
-    bool k_in_run;          /* K is inside sched_run() */
-    uint8_t at_run;         /* threads held until sched_run() (THREAD_START_AT_RUN) */
-    volatile bool sleeping; /* the current thread sleeps in its blocking call */
-} T;
-
-void thread_init(void)
-{
-    thread_slots_init();
-    memset(&T, 0, sizeof T);
-    thread_current = NULL;
-#if THREAD_READY_COUNTED
-    thread_ready_count = 0;
-#endif
-    T.k_floor = T.yield_bar = -1;
-    policy_init();
-}
 
 #if MOTET_STATS
 uint32_t thread_switch_count(void)
 {
     port_irq_state_t s = port_irq_save();
-    uint32_t n = T.switches;
+    uint32_t n = thread_sched.switches;
     port_irq_restore(s);
     return n;
 }
@@ -101,7 +75,7 @@ uint32_t thread_switch_count(void)
 void thread_switch_stats(thread_switch_stats_t *out)
 {
     port_irq_state_t s = port_irq_save();
-    *out = T.why;
+    *out = thread_sched.why;
     port_irq_restore(s);
 }
 
@@ -113,26 +87,6 @@ uint32_t thread_cuts_to(const thread_t *t)
     return n;
 }
 #endif
-
-/* Threads created THREAD_START_AT_RUN by boot code become ready now. */
-static void release_at_run(void)
-{
-    port_irq_state_t s = port_irq_save();
-    for (uint8_t i = 0; i < MOTET_MAX_THREADS && T.at_run; i++) {
-        thread_t *t = thread_by_id(i);
-        if (!(t->flags & THREAD_F_AT_RUN)) continue;
-        t->flags &= (uint8_t) ~THREAD_F_AT_RUN;
-        T.at_run--;
-        if (!(t->flags & THREAD_F_SUSPENDED)) thread_wake(t);
-    }
-    port_irq_restore(s);
-}
-
-void thread_k_in_run(bool in)
-{
-    T.k_in_run = in;
-    if (in && T.at_run) release_at_run(); /* the drain that follows runs them */
-}
 
 /* ---- stacks (the rest: thread_stack.c) ---- */
 
@@ -155,32 +109,6 @@ static MT_INLINE void check_canary(const thread_t *t)
 
 /* ---- the decisions ---- */
 
-static MT_INLINE void ready_add(thread_t *t, uint8_t how)
-{
-    t->state = TS_READY;
-    policy_ready(t, how);
-#if THREAD_READY_COUNTED
-    thread_ready_count++;
-#endif
-}
-
-static MT_INLINE void ready_take(thread_t *t)
-{
-    policy_remove(t);
-#if THREAD_READY_COUNTED
-    thread_ready_count--;
-#endif
-}
-
-/* The same for t, the thread policy_peek() returned. */
-static MT_INLINE void ready_take_peeked(thread_t *t)
-{
-    policy_take_peeked(t);
-#if THREAD_READY_COUNTED
-    thread_ready_count--;
-#endif
-}
-
 void thread_unready(thread_t *t)
 {
     ready_take(t);
@@ -201,26 +129,10 @@ void thread_prio_set(thread_t *t, mt_prio_t p)
     ready_add(t, READY_WOKEN);
 }
 
-/* K before a ready thread of level p; K's top frame is at `floor`. */
-static MT_INLINE bool k_beats_ready(mt_prio_t floor, mt_prio_t p)
-{
-    return floor >= p || queue_top_prio() > p;
-}
-
-/* The caller of the call K runs keeps its place among the ready threads
- * while it is blocked for it: best goes first only if it would have
- * preempted it, at the caller's level now (one inherited meanwhile from a
- * mutex it holds may be above the call's). */
-static MT_INLINE bool call_keeps_place(const thread_t *best)
-{
-    const thread_t *c = T.in_call;
-    return c && !(c->flags & THREAD_F_SUSPENDED) && !policy_preempts(best, c);
-}
-
 /* K before the running thread cur. */
 static MT_INLINE bool k_beats_running(const thread_t *cur)
 {
-    return T.call || T.k_floor > cur->prio || queue_top_prio() > cur->prio;
+    return thread_sched.call || thread_sched.k_floor > cur->prio || queue_top_prio() > cur->prio;
 }
 
 /* Whether the running thread cur may lose the CPU at a scheduling point:
@@ -232,60 +144,6 @@ static MT_INLINE bool may_lose_cpu(const thread_t *cur)
     return MOTET_THREAD_TIMED || thread_ready_hint() || k_beats_running(cur);
 }
 
-/* K has no claim at all: sched_run() with nothing to do. */
-static bool k_idle(void)
-{
-    return T.k_in_run && sched_k_idle();
-}
-
-/* Who runs after the running thread gave up the CPU (it is blocked or back
- * in the ready structure), `best` being the policy's first ready thread: a
- * ready thread, or NULL: K, unless nobody can run at all (no_context()). */
-static MT_INLINE thread_t *next_context_of(thread_t *best)
-{
-    if (T.call) return NULL;
-    if (best && !k_beats_ready(T.k_floor, best->prio) && !call_keeps_place(best)) return best;
-    return NULL;
-}
-
-/* The same, best being policy_peek() (the policy's first ready thread). */
-static MT_INLINE thread_t *next_context(void)
-{
-    return next_context_of(policy_peek());
-}
-
-/* next_context() found no thread and K has no claim either: only a
- * blocking or exiting thread can see this (a ready one is a candidate). */
-static bool no_context(void)
-{
-    return !T.call && k_idle();
-}
-
-/* The running thread's CPU time since it got the CPU or was last charged. */
-static MT_INLINE void charge(thread_t *t)
-{
-    if (!MOTET_THREAD_TIMED) return;
-    uint32_t now = timer_now();
-    policy_charge(t, now - t->run_from);
-    t->run_from = now;
-}
-
-/* t gets the CPU (the switch itself follows). */
-static MT_INLINE void start_cpu(thread_t *t)
-{
-    t->state = TS_READY; /* runnable, and thread_current: out of the structure */
-    if (MOTET_THREAD_TIMED) t->run_from = timer_now();
-    policy_started(t);
-}
-
-/* The same for t ready or blocked: a ready t is the one policy_peek()
- * returned (next_context() found it), blocked only the idle thread. */
-static MT_INLINE void take_cpu(thread_t *t)
-{
-    if (t->state == TS_READY) ready_take_peeked(t);
-    start_cpu(t);
-}
-
 /* Count a switch from `from` to `to` (NULL: K), with MOTET_STATS only (no
  * bookkeeping no option asks for); with MOTET_THREAD_CUT_STATS also by cause.
  * A thread back in the ready structure still had work: the switch was forced
@@ -293,16 +151,16 @@ static MT_INLINE void take_cpu(thread_t *t)
 static MT_INLINE void count_switch(const thread_t *from, thread_t *to)
 {
 #if MOTET_STATS
-    T.switches++;
+    thread_sched.switches++;
 #endif
 #if MOTET_THREAD_CUT_STATS
-    uint32_t *cause = &T.why.voluntary; /* blocked, or exiting (TS_FREE) */
+    uint32_t *cause = &thread_sched.why.voluntary; /* blocked, or exiting (TS_FREE) */
     if (!from || (from->flags & THREAD_F_IDLE)) {
-        cause = &T.why.from_kernel;
+        cause = &thread_sched.why.from_kernel;
     } else if (from->state == TS_READY || from->wait == WAIT_K_CALL) { /* still had work */
-        cause = &T.why.involuntary;
+        cause = &thread_sched.why.involuntary;
         if (to) to->cuts_to++;
-        if (to && to->prio == from->prio) T.why.to_equal++;
+        if (to && to->prio == from->prio) thread_sched.why.to_equal++;
     }
     (*cause)++;
 #else
@@ -324,7 +182,7 @@ static MT_INLINE void switch_context(thread_t *from, thread_t *to, port_context_
         return;
     }
 #endif
-    port_context_switch(out, to ? &to->ctx : &T.k_ctx);
+    port_context_switch(out, to ? &to->ctx : &thread_sched.k_ctx);
 }
 
 /* Between two threads, both known: no look at K's stack; from's canary if `check`. */
@@ -340,23 +198,21 @@ static MT_INLINE void switch_threads(thread_t *from, thread_t *to, bool check)
 #endif
 }
 
-/* Switch from the running context to `to` (NULL: K); irq off. Returns when
- * something switches back. `save` overrides where the registers go. */
-static void switch_to(thread_t *to, port_context_t *save)
+void thread_switch_to(thread_t *to, port_context_t *save)
 {
     thread_t *from = thread_current;
     if (from == to) return;
-    switch_context(from, to, save ? save : from ? &from->ctx : &T.k_ctx);
+    switch_context(from, to, save ? save : from ? &from->ctx : &thread_sched.k_ctx);
 }
 
 /* From a thread that gave up the CPU: run `next`, or K if NULL. */
 static MT_INLINE void run_next(thread_t *next)
 {
     if (next) take_cpu(next);
-    switch_to(next, NULL);
+    thread_switch_to(next, NULL);
 }
 
-/* The same from cur, known not to be `next`: without switch_to()'s look. */
+/* The same from cur, known not to be `next`: without thread_switch_to()'s look. */
 static MT_INLINE void run_next_from(thread_t *cur, thread_t *next)
 {
     if (next) take_cpu(next);
@@ -399,12 +255,12 @@ static void reschedule_running(void)
 static void sleep_in_place(thread_t *cur)
 {
     cur->state = TS_BLOCKED_RUNNING;
-    T.sleeping = true;
+    thread_sched.sleeping = true;
     port_sleep_mode_t mode = sched_sleep_mode();
     log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
     port_sleep(mode);
     log_event(EV_WAKE, MT_PID_NONE, 0);
-    T.sleeping = false;
+    thread_sched.sleeping = false;
     if (cur->state == TS_BLOCKED_RUNNING) cur->state = TS_BLOCKED; /* not for us */
 }
 
@@ -457,7 +313,7 @@ void thread_wake(thread_t *t)
     ready_add(t, READY_WOKEN);
     const thread_t *cur = thread_current;
     if (THREAD_YIELD_IN_LEVEL && cur && t->prio > cur->prio && !port_in_isr())
-        T.yield_bar = YIELD_OWED;
+        thread_sched.yield_bar = YIELD_OWED;
 }
 
 /* Whether t, blocked and being woken by the running thread cur, outranks
@@ -470,7 +326,7 @@ static MT_INLINE bool wake_preempts(const thread_t *cur, const thread_t *t)
     if (!THREAD_POLICY_BY_LEVEL || !cur || port_in_isr()) return false;
     mt_prio_t p = t->prio;
     if (cur->state != TS_READY || t->state != TS_BLOCKED || p <= cur->prio) return false;
-    if (T.k_floor >= p || queue_top_prio() > p) return false; /* k_beats_ready() */
+    if (thread_sched.k_floor >= p || queue_top_prio() > p) return false; /* k_beats_ready() */
     const thread_t *best = policy_peek();
     if (best && best->prio >= p) return false;
     return true;
@@ -502,37 +358,62 @@ bool thread_wait_end_switch(thread_t *t, mt_err_t result)
     return thread_wait_finish_taken(t, result) && wake_switch(t);
 }
 
+/* Threads created THREAD_START_AT_RUN by boot code (thread_admit(),
+ * thread_life.c) become ready now. Here, beside thread_wake(), which
+ * arm-none-eabi-gcc puts in line in it in part. */
+static void release_at_run(void)
+{
+    port_irq_state_t s = port_irq_save();
+    for (uint8_t i = 0; i < MOTET_MAX_THREADS && thread_sched.at_run; i++) {
+        thread_t *t = thread_by_id(i);
+        if (!(t->flags & THREAD_F_AT_RUN)) continue;
+        t->flags &= (uint8_t) ~THREAD_F_AT_RUN;
+        thread_sched.at_run--;
+        if (!(t->flags & THREAD_F_SUSPENDED)) thread_wake(t);
+    }
+    port_irq_restore(s);
+}
+
+void thread_k_in_run(bool in)
+{
+    thread_sched.k_in_run = in;
+    if (in && thread_sched.at_run) release_at_run(); /* the drain that follows runs them */
+}
+
 /* ---- K's side ----
  *
  * K only ever waits for a thread here (or, MANTIS baseline, in
  * thread_k_idle_switch), at a drain's step or hold whose frame below has
  * priority `floor`. That is K's claim while it waits, recorded in
- * T.k_floor for the threads' decisions: S.running_prio may read higher,
- * since a drain holds the level of the message it just ran until it takes
- * the next (dispatch.c), but no frame of that level is on the stack. */
+ * thread_sched.k_floor for the threads' decisions: S.running_prio may read
+ * higher, since a drain holds the level of the message it just ran until
+ * it takes the next (dispatch.c), but no frame of that level is on the
+ * stack. */
 
 void thread_k_yield(mt_prio_t floor)
 {
-    if (!thread_ready_hint() && !T.call) return; /* a stale hint loses nothing: see drain_above() */
+    if (!thread_ready_hint() && !thread_sched.call)
+        return; /* a stale hint loses nothing: see drain_above() */
     port_irq_state_t s = port_irq_save();
     for (;;) {
-        if (T.call) { /* a thread's send: run it now, at the thread's level */
-            void (*fn)(void *) = T.call;
-            thread_t *outer = T.in_call; /* only it lives across the call */
-            T.call = NULL;
-            T.in_call = T.caller;
-            sched_k_call(fn, T.call_arg, T.in_call->prio); /* irq on in it, off again */
-            thread_t *caller = T.in_call;                  /* restored by any nested call */
-            T.in_call = outer;
+        if (thread_sched.call) { /* a thread's send: run it now, at the thread's level */
+            void (*fn)(void *) = thread_sched.call;
+            thread_t *outer = thread_sched.in_call; /* only it lives across the call */
+            thread_sched.call = NULL;
+            thread_sched.in_call = thread_sched.caller;
+            sched_k_call(fn, thread_sched.call_arg,
+                         thread_sched.in_call->prio); /* irq on in it, off again */
+            thread_t *caller = thread_sched.in_call;  /* restored by any nested call */
+            thread_sched.in_call = outer;
             if (thread_wait_finish_taken(caller, MT_OK)) ready_add(caller, READY_PREEMPTED);
             continue;
         }
         thread_t *best = policy_peek();
         if (!best || k_beats_ready(floor, best->prio) || call_keeps_place(best)) break;
         take_cpu(best);
-        T.k_floor = floor;     /* K's claim while it waits (see below) */
-        T.yield_bar = floor;   /* best is the first of all: nothing owed */
-        switch_to(best, NULL); /* K waits here, its frames below */
+        thread_sched.k_floor = floor;   /* K's claim while it waits (see below) */
+        thread_sched.yield_bar = floor; /* best is the first of all: nothing owed */
+        thread_switch_to(best, NULL);   /* K waits here, its frames below */
     }
     port_irq_restore(s);
 }
@@ -542,8 +423,8 @@ bool thread_k_idle_switch(void)
     thread_t *idle = policy_idle();
     if (!idle) return false;
     take_cpu(idle);
-    T.k_floor = T.yield_bar = -1; /* idle in sched_run(): no frame */
-    switch_to(idle, NULL);        /* back when K has work; sched_run() drains */
+    thread_sched.k_floor = thread_sched.yield_bar = -1; /* idle in sched_run(): no frame */
+    thread_switch_to(idle, NULL); /* back when K has work; sched_run() drains */
     thread_k_yield(-1);           /* a thread's call first: no drain sees its caller */
     return true;
 }
@@ -553,12 +434,12 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
     port_irq_state_t s = port_irq_save();
     thread_t *cur = thread_current;
     charge(cur);
-    T.call = fn;
-    T.call_arg = arg;
-    T.caller = cur;
+    thread_sched.call = fn;
+    thread_sched.call_arg = arg;
+    thread_sched.caller = cur;
     cur->state = TS_BLOCKED; /* out of the ready structure: nothing resumes it early */
     cur->wait = WAIT_K_CALL;
-    switch_to(NULL, NULL);
+    thread_switch_to(NULL, NULL);
     port_irq_restore(s);
 }
 
@@ -567,7 +448,7 @@ void thread_call_on_k(void (*fn)(void *), void *arg)
 bool thread_isr_exit_due(void)
 {
     const thread_t *cur = thread_current;
-    return !T.sleeping && cur->state == TS_READY && may_lose_cpu(cur);
+    return !thread_sched.sleeping && cur->state == TS_READY && may_lose_cpu(cur);
 }
 
 void thread_isr_exit(void)
@@ -615,13 +496,13 @@ static MT_NOINLINE void yield_by_policy(thread_t *cur, thread_t *next)
  * while it runs (what makes one ready or lowers cur decides at once, a sleep
  * in place too: woken_in_place(); YIELD_OWED says when not): the next is the
  * head of cur's level, cur takes its tail in one step, unless K claims the
- * level (T.yield_bar: its frame or a debt, one test) or a message does. */
+ * level (thread_sched.yield_bar: its frame or a debt, one test) or a message does. */
 static MT_INLINE void yield_in_level(thread_t *cur)
 {
     check_canary(cur); /* first: only cur lives across its call (no saved registers) */
     mt_prio_t p = cur->prio;
-    if (T.yield_bar >= p) { /* K's frame at p (k_beats_ready()), or a decision owed */
-        T.yield_bar = T.k_floor;
+    if (thread_sched.yield_bar >= p) { /* K's frame at p (k_beats_ready()), or a decision owed */
+        thread_sched.yield_bar = thread_sched.k_floor;
         yield_by_policy(cur, policy_peek());
         return;
     }
@@ -650,48 +531,6 @@ mt_err_t thread_yield(void)
 #endif
     port_irq_restore(s);
     return MT_OK;
-}
-
-/* ---- life cycle (creation: thread_create.c) ---- */
-
-uint8_t thread_admit(thread_t *t, uint8_t start)
-{
-    if (start == THREAD_START_AT_RUN && (thread_current || T.k_in_run))
-        start = THREAD_START_NOW; /* the scheduler runs already */
-    port_irq_state_t s = port_irq_save();
-    if (start == THREAD_START_NOW) {
-        ready_add(t, READY_WOKEN);
-    } else { /* blocked, waiting for nothing: held until resumed or sched_run() */
-        t->state = TS_BLOCKED;
-        t->flags |= start == THREAD_START_SUSPENDED ? THREAD_F_SUSPENDED : THREAD_F_AT_RUN;
-        if (start == THREAD_START_AT_RUN) T.at_run++;
-    }
-    port_irq_restore(s);
-    return start;
-}
-
-void thread_exit(void)
-{
-    thread_t *cur = thread_current;
-    if (!cur || THREAD_IS_IDLE(cur)) { /* K cannot exit */
-        log_error(MT_ERR_STATE);
-        port_halt(2);
-    }
-    if (cur->held) thread_mutexes_abandon(cur); /* first: logged for its own pid */
-    thread_mail_purge(cur);
-    if (cur->task) sched_task_destroy(cur->task);
-    if (MOTET_THREAD_SLEEP) timer_kernel_stop(cur->id);
-    (void) port_irq_save(); /* for good: this context never resumes */
-    charge(cur);            /* lets the policy drop its slice timer */
-    thread_stack_check_guard(cur);
-    cur->state = TS_FREE;
-    cur->task = NULL;
-    thread_t *next = next_context();
-    if (!next && no_context()) next = policy_idle(); /* else K sleeps in sched_run() */
-    if (next) take_cpu(next);
-    switch_to(next, &T.dead_ctx);
-    for (;;) {
-    }
 }
 
 #endif /* MOTET_THREADS */

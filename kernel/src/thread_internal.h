@@ -16,6 +16,7 @@
 #define MOTET_THREAD_INTERNAL_H
 
 #include "motet/thread.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 
 #if MOTET_THREADS
@@ -109,7 +110,8 @@ enum {
 #define THREAD_TIMER_SLICE 0xF0u
 #define THREAD_TIMER_TICK  0xF1u
 
-/* ---- thread.c: the mechanism ---- */
+/* ---- thread.c, thread_life.c: the mechanism (the thread table:
+ * thread_create.c; thread_blocking(): thread_sem.c) ---- */
 
 /* Forget every thread, reset the policy; boot (sched_init). */
 void thread_init(void);
@@ -425,7 +427,7 @@ static MT_INLINE void policy_take_peeked(thread_t *t)
 /* A yield takes the head of its own level (thread.c's yield_in_level()). */
 #define THREAD_YIELD_IN_LEVEL (THREAD_POLICY_BY_LEVEL && !MOTET_THREAD_RR)
 
-/* ---- timer.c: kernel timers ---- */
+/* ---- timer.c: kernel timers (their expiry: thread_wait.c) ---- */
 
 /* Start kernel timer `id` (owner MT_PID_NONE): its expiry calls
  * thread_timer_fired(id) in interrupt context instead of posting. */
@@ -457,7 +459,7 @@ void sched_k_preempt(void);
  * off on entry and on return. */
 void sched_k_call(void (*fn)(void *), void *arg, mt_prio_t level);
 
-/* ---- hooks called by the scheduler and timer.c ---- */
+/* ---- thread.c, thread_life.c: hooks called by the scheduler and timer.c ---- */
 
 /* The running thread's priority level (a thread runs). */
 static inline mt_prio_t thread_running_prio(void)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The time manager (see timer.h): a delta list of virtual timers on the one
- * hardware compare.
+ * hardware compare, its expiry and the calls that start and stop timers.
+ * A timer's phase, read and restored, is timer_phase.c's (the entries it
+ * shares: timer_list.h); run budgets are timer_budget.c's.
  *
  * Time. Kernel time is the port counter extended to 32 bits: every read adds
  * the (counter-width) distance since the previous read (timer_clock.h: with
@@ -35,13 +37,13 @@
  * before the handler has run, that expiry takes a pool block as before, so
  * none is lost or merged. A block stopped (or a one-shot expired) while its
  * message still waits is retired: out of the delta list, freed once its
- * message is released (timer_expiry_release_irq_off(), sched_internal.h); a restart of the
- * same timer meanwhile takes it back, so a waiting expiry costs no second
- * block where the handler restarts its own timer.
+ * message is released (timer_expiry_release_irq_off(), timer_internal.h);
+ * a restart of the same timer meanwhile takes it back, so a waiting expiry
+ * costs no second block where the handler restarts its own timer.
  *
- * Run budgets (MOTET_TASK_BUDGET=1, timer_set_budget()): the compare
- * interrupt samples the task on top of the stack (docs/architecture.md,
- * "Configuration", says how, and what sampling misses).
+ * Run budgets (MOTET_TASK_BUDGET=1, timer_budget.c): while one is set and
+ * work runs or waits, the compare also fires for the budget check, which
+ * each compare interrupt calls.
  *
  * Periodic mode (MOTET_TIMER_PERIODIC=1), kept to measure what tickless
  * saves: the compare fires every MOTET_TICK_US whether anything is due or
@@ -51,24 +53,18 @@
  */
 #include "timer_internal.h"
 
-#include <stddef.h>
-
 #include "log_ring.h"
 #include "motet/config.h"
 #include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
 #include "motet/slab.h"
+#include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
 #include "timer_clock.h"
+#include "timer_list.h"
 
-/* Longest distance an entry lies beyond the time it is linked, and so the
- * longest wait programmed into the compare (counter-wrap safety). */
-#define SPAN ((port_counter_t) (PORT_COUNTER_HALF - 1u))
-/* A counter narrower than 32 bits cannot hold every timer length (up to
- * TIMER_TICKS_LIMIT-1) in one entry: longer waits are linked in turn. */
-#define TIMER_SPLITS (PORT_COUNTER_BITS < 32)
 /* Periodic mode: the tick in port ticks. */
 #define TICK TIMER_US(MOTET_TICK_US)
 
@@ -77,31 +73,9 @@
 #error "MOTET_TICK_US must be shorter than half the port counter's range"
 #endif
 
-typedef struct timer_block timer_block_t;
-struct timer_block {
-    msg_t expiry; /* first: its msg_t * is the block's; flags != 0 while in use */
-    timer_block_t *next;
-    port_counter_t delta; /* ticks after the previous entry (head: after list_base) */
-#if TIMER_SPLITS
-    uint32_t rest; /* ticks still to wait once this entry's deadline is reached */
-#endif
-    uint32_t period; /* 0: one-shot */
-    mt_pid_t owner;
-    uint8_t index; /* 0 .. TIMERS_PER_TASK-1 */
-    uint8_t kind;  /* TIMER_*: what the expiry does, tested in one byte */
-};
-
-/* A timer's kind: periodic, with a period over SPAN, waiting out a `rest`
- * (the last two only with TIMER_SPLITS). */
-#define TIMER_PERIODIC    1u
-#define TIMER_LONG_PERIOD 2u
-#define TIMER_RESTING     4u
-
-_Static_assert(offsetof(timer_block_t, expiry) == 0, "a timer's msg_t * must be its block's");
-
 SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
-static timer_block_t *timer_head;
+timer_block_t *timer_head;
 timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
 static port_counter_t list_base;
 bool sleep_choice_stale;
@@ -115,77 +89,11 @@ static uint32_t tick_base; /* kernel time of the last tick */
 #endif
 
 #if MOTET_TASK_BUDGET
-/* The check's period, within what the compare may be armed ahead. */
+/* The budget check's period (timer_budget.c), within what the compare may
+ * be armed ahead. */
 #define BUDGET_CHECK                                                                               \
     ((port_counter_t) (TIMER_US(MOTET_BUDGET_CHECK_US) > SPAN ? SPAN                               \
                                                               : TIMER_US(MOTET_BUDGET_CHECK_US)))
-
-static struct {
-    mt_pid_t pid; /* MT_PID_NONE: a free entry */
-    uint32_t ticks;
-} budgets[MOTET_BUDGET_TASKS];
-static uint8_t budgets_set;
-static uint16_t sleeps; /* timer_next_deadline() calls: one before every sleep */
-static struct {
-    const task_t *task; /* on top at the last check, NULL: none */
-    uint32_t since;     /* kernel time of the first check that saw this run */
-    uint16_t sleeps;    /* `sleeps` then: a sleep since ends the run */
-    bool logged;
-} watch;
-
-/* True while the budget check keeps the compare armed: a budget is set, a handler runs or waits. */
-static void timer_service(void);
-
-static bool budget_wanted(void)
-{
-    return budgets_set &&
-           (sched.current != &task_none || queue_top_prio() >= 0 || isr_slot_waiting());
-}
-
-/* The compare interrupt's look at the top of the stack; irq off. */
-static void budget_check(void)
-{
-    const task_t *t = sched.current;
-    uint32_t now = timer_now_irq_off();
-    if (t != watch.task || sleeps != watch.sleeps) {
-        watch.task = t;
-        watch.since = now;
-        watch.sleeps = sleeps;
-        watch.logged = false;
-        return;
-    }
-    if (t == &task_none || watch.logged) return;
-    for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) {
-        if (budgets[i].pid != t->pid || now - watch.since < budgets[i].ticks) continue;
-        uint64_t ms = (uint64_t) (now - watch.since) * 1000u / PORT_TICKS_PER_SECOND;
-        log_event(EV_BUDGET, t->pid, (uint16_t) (ms > 0xFFFFu ? 0xFFFFu : ms));
-        watch.logged = true;
-        return;
-    }
-}
-
-mt_err_t timer_set_budget(mt_pid_t pid, uint32_t ticks)
-{
-    if (pid == MT_PID_NONE || ticks >= TIMER_TICKS_LIMIT) return log_error(MT_ERR_INVALID);
-    port_irq_state_t s = port_irq_save();
-    int8_t slot = -1;
-    for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) {
-        if (budgets[i].pid == pid) slot = (int8_t) i;
-        if (slot < 0 && budgets[i].pid == MT_PID_NONE && ticks) slot = (int8_t) i;
-    }
-    mt_err_t err = MT_OK;
-    if (slot < 0) {
-        err = ticks ? MT_ERR_NO_SLAB : MT_OK;
-    } else {
-        if (budgets[slot].pid == MT_PID_NONE) budgets_set++;
-        if (!ticks && budgets[slot].pid != MT_PID_NONE) budgets_set--;
-        budgets[slot].pid = ticks ? pid : MT_PID_NONE;
-        budgets[slot].ticks = ticks;
-        timer_service(); /* the check starts now if there is work */
-    }
-    port_irq_restore(s);
-    return err ? log_error(err) : MT_OK;
-}
 #endif
 
 /* ------------------------------------------------------------------ time */
@@ -241,9 +149,7 @@ static timer_block_t *list_remove(mt_pid_t owner, uint8_t index, bool *was_head)
     return NULL;
 }
 
-/* Ticks from list_base to now, the clock read as the expiry reads it (in
- * line there); out of line, one copy for a start and the questions. */
-static MT_NOINLINE port_counter_t since_list_base(void)
+MT_NOINLINE port_counter_t timer_since_base(void)
 {
     return (port_counter_t) (timer_clock_counter() - list_base);
 }
@@ -254,7 +160,7 @@ static MT_NOINLINE port_counter_t since_list_base(void)
  * wraps old: counter-wide, it still becomes now. */
 static port_counter_t list_rebase(void)
 {
-    port_counter_t elapsed = since_list_base();
+    port_counter_t elapsed = timer_since_base();
     port_counter_t step = elapsed;
     if (timer_head) {
         if (step > timer_head->delta) step = timer_head->delta;
@@ -277,25 +183,6 @@ static MT_NOINLINE bool list_link_wait(timer_block_t *t, port_counter_t from, ui
 #else
     return list_insert(t, (port_counter_t) (from + ticks));
 #endif
-}
-
-/* Ticks t waits beyond its entry's deadline. */
-static MT_INLINE uint32_t wait_rest(const timer_block_t *t)
-{
-#if TIMER_SPLITS
-    return t->kind & TIMER_RESTING ? t->rest : 0u;
-#else
-    (void) t;
-    return 0;
-#endif
-}
-
-/* Give t its period (0: one-shot) and the kind that goes with it. */
-static void set_period(timer_block_t *t, uint32_t period)
-{
-    t->period = period;
-    t->kind = (uint8_t) ((t->kind & TIMER_RESTING) | (period ? TIMER_PERIODIC : 0u) |
-                         (TIMER_SPLITS && period > SPAN ? TIMER_LONG_PERIOD : 0u));
 }
 
 /* ------------------------------------------------------- retired blocks */
@@ -348,7 +235,7 @@ static bool expire_head(void)
     list_base += t->delta; /* now the expired deadline */
     /* A long wait's step: linked again for the rest. */
     if (TIMER_SPLITS && (t->kind & TIMER_RESTING)) {
-        (void) list_link_wait(t, 0, wait_rest(t));
+        (void) list_link_wait(t, 0, timer_wait_rest(t));
         return false;
     }
     bool kernel_timer = MOTET_THREADS && t->owner == MT_PID_NONE;
@@ -429,7 +316,7 @@ static void timer_service(void)
         /* At most SPAN: no entry lies further beyond the time it was linked. */
         port_counter_t wait = (port_counter_t) (timer_head->delta - elapsed);
 #if MOTET_TASK_BUDGET
-        if (wait > BUDGET_CHECK && budget_wanted()) wait = BUDGET_CHECK;
+        if (wait > BUDGET_CHECK && timer_budget_wanted()) wait = BUDGET_CHECK;
 #endif
         port_compare_set((port_counter_t) (now + wait));
         /* The counter got there while we armed: no interrupt; look again. */
@@ -439,7 +326,7 @@ static void timer_service(void)
 #if MOTET_TASK_BUDGET
     /* No timer left: the check alone, while there is work. A check that
      * falls due as it is armed is simply the next one. */
-    if (budget_wanted()) {
+    if (timer_budget_wanted()) {
         port_compare_set((port_counter_t) (now + BUDGET_CHECK));
         return;
     }
@@ -454,7 +341,7 @@ static MT_INLINE void compare_service(void)
     compare_interrupts++;
 #endif
 #if MOTET_TASK_BUDGET
-    budget_check();
+    timer_budget_check();
 #endif
 #if MOTET_TIMER_PERIODIC
     tick_service();
@@ -473,6 +360,13 @@ void timer_isr_compare(void)
     port_irq_restore(s);
 #endif
 }
+
+#if MOTET_TASK_BUDGET
+void timer_rearm_irq_off(void)
+{
+    timer_service();
+}
+#endif
 
 #if MOTET_STATS
 uint32_t timer_interrupt_count(void)
@@ -493,9 +387,7 @@ void timer_init(void)
     compare_interrupts = 0;
 #endif
 #if MOTET_TASK_BUDGET
-    for (uint8_t i = 0; i < MOTET_BUDGET_TASKS; i++) budgets[i].pid = MT_PID_NONE;
-    budgets_set = 0;
-    watch.task = NULL;
+    timer_budget_reset();
 #endif
     /* Kernel time starts at the counter (timer_clock.h). */
     port_counter_t start = port_counter_read();
@@ -510,8 +402,7 @@ void timer_init(void)
     port_irq_restore(s);
 }
 
-/* Start (or restart) timer `n` of `owner`; arguments checked. */
-static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
+mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
 {
     port_irq_state_t s = port_irq_save();
     bool was_head = false;
@@ -524,7 +415,7 @@ static mt_err_t start(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
     }
     t->owner = owner;
     t->index = n;
-    set_period(t, periodic ? ticks : 0u);
+    timer_set_period(t, periodic ? ticks : 0u);
     /* The expiry goes to the owner's control block, found once here: a
      * kill or a migration stops the task's timers before the block goes.
      * What the expiry message says is known now too, so that the
@@ -548,7 +439,7 @@ mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodi
     if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT || owner == MT_PID_NONE ||
         owner == MT_PID_MULTICAST || owner == MT_PID_TIMESYNC)
         return log_error(MT_ERR_INVALID);
-    return start(owner, n, ticks, periodic);
+    return timer_start_checked(owner, n, ticks, periodic);
 }
 
 mt_err_t timer_start(uint8_t n, uint32_t ticks, bool periodic)
@@ -602,30 +493,13 @@ unsigned timer_stop_all(mt_pid_t owner)
     return stopped;
 }
 
-/* Ticks from now until `rest` ticks after a deadline `rel` ticks after
- * list_base (0 if overdue). */
-static uint32_t ticks_until(port_counter_t rel, uint32_t rest)
-{
-    port_counter_t elapsed = since_list_base();
-    uint32_t total = (uint32_t) rel + rest;
-    return total > elapsed ? total - elapsed : 0u;
-}
-
-bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks)
-{
-    uint32_t remaining, period;
-    bool running = timer_info(owner, n, &remaining, &period);
-    if (running && ticks) *ticks = remaining;
-    return running;
-}
-
 /* timer_next_deadline() with the wait asked for, out of line: the clock
  * arithmetic needs registers that the plain question should not save. */
 static MT_NOINLINE bool next_deadline_ticks(uint32_t *ticks)
 {
     port_irq_state_t s = port_irq_save();
     bool running = timer_head != NULL;
-    if (running && ticks) *ticks = ticks_until(timer_head->delta, 0);
+    if (running && ticks) *ticks = timer_ticks_until(timer_head->delta, 0);
 #if MOTET_TIMER_PERIODIC
     /* The module wakes at the next tick, due or not. */
     uint32_t since = timer_now_irq_off() - tick_base;
@@ -640,7 +514,7 @@ static MT_NOINLINE bool next_deadline_ticks(uint32_t *ticks)
 bool timer_next_deadline(uint32_t *ticks)
 {
 #if MOTET_TASK_BUDGET
-    sleeps++; /* about to sleep: the run on top, if any, has ended */
+    timer_budget_sleeping(); /* about to sleep: the run on top, if any, has ended */
 #endif
     if (ticks || MOTET_TIMER_PERIODIC) return next_deadline_ticks(ticks);
     /* Only whether a timer runs: asked before every sleep where the port
@@ -655,7 +529,7 @@ bool timer_next_deadline(uint32_t *ticks)
 mt_err_t timer_kernel_start(uint8_t id, uint32_t ticks, bool periodic)
 {
     if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT) return log_error(MT_ERR_INVALID);
-    return start(MT_PID_NONE, id, ticks, periodic);
+    return timer_start_checked(MT_PID_NONE, id, ticks, periodic);
 }
 
 bool timer_kernel_stop(uint8_t id)
@@ -663,38 +537,3 @@ bool timer_kernel_stop(uint8_t id)
     return stop(MT_PID_NONE, id);
 }
 #endif
-
-/* ---- migration (migrate.c): a timer's phase, read and restored ---- */
-
-bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period)
-{
-    port_irq_state_t s = port_irq_save();
-    port_counter_t rel = 0;
-    timer_block_t *t = timer_head;
-    for (; t; t = t->next) {
-        rel += t->delta;
-        if (t->owner == owner && t->index == n) break;
-    }
-    if (t) {
-        *remaining = ticks_until(rel, wait_rest(t));
-        *period = t->period;
-    }
-    port_irq_restore(s);
-    return t != NULL;
-}
-
-mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period)
-{
-    if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
-    if (first == 0 || first >= TIMER_TICKS_LIMIT || period >= TIMER_TICKS_LIMIT ||
-        owner == MT_PID_NONE)
-        return log_error(MT_ERR_INVALID);
-    /* Started with `first` as its length, then given its own period, with
-     * interrupts off throughout so that it cannot expire in between. */
-    port_irq_state_t s = port_irq_save();
-    mt_err_t err = start(owner, n, first, period != 0);
-    for (timer_block_t *t = timer_head; !err && t; t = t->next)
-        if (t->owner == owner && t->index == n) set_period(t, period);
-    port_irq_restore(s);
-    return err;
-}

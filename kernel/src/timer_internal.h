@@ -7,6 +7,7 @@
 #ifndef MOTET_TIMER_INTERNAL_H
 #define MOTET_TIMER_INTERNAL_H
 
+#include "motet/sched.h"
 #include "motet/timer.h"
 
 /* Timer lengths must stay below half the 32-bit kernel time range. */
@@ -28,5 +29,39 @@ uint32_t timer_now_irq_off(void);
  * clears it as it chooses its sleep, whose choice no longer holds once it
  * is set again: an interrupt's exit returns it (sched_isr_exit()). */
 extern bool sleep_choice_stale;
+
+#if MOTET_TASK_BUDGET
+/* Run budgets (timer_budget.c), for timer.c: forget every budget (boot);
+ * whether the compare must fire for the check (a budget set, a handler
+ * running or waiting); a sleep is about to start (it ends the run on top);
+ * the compare interrupt's look at the top of the stack. Irq off. */
+void timer_budget_reset(void);
+bool timer_budget_wanted(void);
+void timer_budget_sleeping(void);
+void timer_budget_check(void);
+/* timer.c's service, for a budget set or taken away: the compare follows. */
+void timer_rearm_irq_off(void);
+#endif
+
+/* A timer's own expiry message (queue_give_block_irq_off() gives its block
+ * back here). The release is inline: it follows every expiry's handler,
+ * and the list it may have to search is empty unless a timer was stopped
+ * (or a one-shot expired) with its expiry still waiting. */
+
+/* Timer blocks out of the delta list whose expiry message still waits;
+ * for the test below only. */
+extern struct timer_block *timer_retired;
+
+/* Free m's timer block if it is retired (the release below); irq off. */
+void timer_free_if_retired(msg_t *m);
+
+/* A message of MSG_OWN_BLOCK is released: its timer or the interrupt
+ * slot may use it again, or a timer's block goes if the timer was retired
+ * meanwhile (the slot's is never in the retired list); irq off. */
+static MT_INLINE void timer_expiry_release_irq_off(msg_t *m)
+{
+    m->flags = 0;
+    if (timer_retired) timer_free_if_retired(m);
+}
 
 #endif /* MOTET_TIMER_INTERNAL_H */

@@ -14,7 +14,7 @@ harness counts the cycles awake and the packet jobs served.
 Timer overhead (RETOS paper, figure 3b; blink.c): a blink task of period
 20..1000 ms on a tickless kernel and on a periodic one (10 ms tick); the
 harness's flat profile gives the cycles spent in the timer code (the
-compare vector and every function of kernel/src/timer.c and
+compare vector and every function of kernel/src/timer*.c and
 ports/avr/port_avr_timer.c) over a fixed simulated duration.
 
 `motet bench --only energy-load` runs the preemption sweep on the 4 MHz
@@ -479,8 +479,14 @@ def plot_preempt(res, variants, positions):
 
 # ------------------------------------------------------------- timer overhead
 
+# The timer code's objects in an archive's `nm -A` listing: the kernel's
+# timer*.c (the list and its expiry, a timer's phase, run budgets) and the
+# port's port_avr_timer.c.
+TIMER_OBJECT = re.compile(r":(port_avr_timer|timer|timer_[a-z]+)\.c\.obj:")
+
+
 def timer_symbols(bdir):
-    """Names of the code symbols of timer.c and port_avr_timer.c, from the
+    """Names of the code symbols of timer*.c and port_avr_timer.c, from the
     benchmark's own libraries, and the compare vector."""
     nm = shutil.which("avr-nm") or "avr-nm"
     d = Path(bdir) / "bench" / "avr-energy-load"
@@ -490,8 +496,7 @@ def timer_symbols(bdir):
                              text=True).stdout
         for line in out.splitlines():
             parts = line.split()
-            if len(parts) == 3 and parts[1] in "tT" and re.search(r":(port_avr_)?timer\.c\.obj:",
-                                                                   parts[0]):
+            if len(parts) == 3 and parts[1] in "tT" and re.search(TIMER_OBJECT, parts[0]):
                 names.add(parts[2])
     return names
 
@@ -532,7 +537,7 @@ def render_blink(res, freq, periods, seconds):
         "`bench/avr-energy-load/blink.c`: one task toggles a pin from a periodic kernel "
         f"timer of the given period; {seconds} s simulated at {freq / 1e6:g} MHz. *Timer "
         "cycles* are the cycles of the harness's flat profile in the Timer1 compare vector "
-        "and every function of `kernel/src/timer.c` and `ports/avr/port_avr_timer.c` "
+        "and every function of `kernel/src/timer*.c` and `ports/avr/port_avr_timer.c` "
         "(interrupt handler, expiry service, reprogramming the compare, reading the "
         "counter); *busy* is every cycle awake (the periodic tick also wakes the "
         "scheduler loop). Tickless: the default kernel; periodic: "

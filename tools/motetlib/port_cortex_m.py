@@ -127,7 +127,7 @@ COMPONENTS = (
     ("scheduler", ("dispatch.c", "isr_exit.c", "sched_run.c", "sched_query.c", "sched_k.c", "send.c",
                    "post.c", "task.c", "queue.c", "bit_table.c")),
     ("memory: heap and slabs", ("mem_heap.c", "mem_check.c", "slab.c")),
-    ("time: delta timers", ("timer.c",)),
+    ("time: delta timers", ("timer.c", "timer_budget.c", "timer_phase.c")),
     ("event log", ("log.c",)),
     ("multicast", ("mcast.c",)),
     ("applications: descriptions, manager, programs", ("appdesc.c", "appmgr.c", "program.c")),
