@@ -165,10 +165,9 @@ static bool report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
 /* A failure owed (owe()) that will never be sent: logged naming its
  * load, so that the log says which load a module that committed it may
  * never hear failed. */
-static void drop_owed(const uint8_t owed[BUS_APP_CREATED_SIZE])
+static void drop_owed(mt_module_t loader, uint8_t number)
 {
-    uint16_t load = (uint16_t) (owed[BUS_APP_OUTCOME_SIZE] << 8 | owed[BUS_APP_OUTCOME_SIZE + 1]);
-    log_event(EV_UNSENT, MT_PID_NONE, load);
+    log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
 }
 
 /* Our failure of a load that has ended here (given up, superseded), as
@@ -180,15 +179,15 @@ static void drop_owed(const uint8_t owed[BUS_APP_CREATED_SIZE])
  * earlier load's still owed dropped (drop_owed()). Any context. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
-    uint8_t dropped[BUS_APP_CREATED_SIZE];
     port_irq_state_t s = port_irq_save();
-    bool drop = A.owed_tries &&
-                memcmp(A.owed + BUS_APP_OUTCOME_SIZE, created + BUS_APP_OUTCOME_SIZE, 2) != 0;
-    memcpy(dropped, A.owed, sizeof dropped);
+    mt_module_t loader = A.owed[BUS_APP_OUTCOME_SIZE];
+    uint8_t number = A.owed[BUS_APP_OUTCOME_SIZE + 1];
+    bool drop = A.owed_tries && !(loader == created[BUS_APP_OUTCOME_SIZE] &&
+                                  number == created[BUS_APP_OUTCOME_SIZE + 1]);
     memcpy(A.owed, created, sizeof A.owed);
     A.owed_tries = MOTET_BUS_RETRIES;
     port_irq_restore(s);
-    if (drop) drop_owed(dropped);
+    if (drop) drop_owed(loader, number);
     arm_deadline();
 }
 
@@ -212,7 +211,7 @@ static void pay_owed(void)
     if (again)
         arm_deadline();
     else
-        drop_owed(owed);
+        drop_owed(owed[BUS_APP_OUTCOME_SIZE], owed[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
