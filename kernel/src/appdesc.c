@@ -188,13 +188,17 @@ static mt_err_t check_records_fit(appdesc_t *d)
  * because num_tasks is capped below MT_PID_SYSTEM. System ports are the
  * kernel's, as for group members: a route to one would let a task fake
  * PORT_INIT or a timeout, and one to its sender's own timeout port would
- * loop for ever. */
+ * loop for ever. The application manager's ports past PORT_0 are the
+ * bus's (bus.h), which it takes from the kernel only: a route to one
+ * would only ever be refused there. */
 static mt_err_t check_route(appdesc_t *d, uint16_t at)
 {
     uint8_t pid = d->buf[at];
     uint8_t port = d->buf[at + 1];
     bool ok_port;
-    if (pid < d->num_tasks || (pid > MT_PID_SYSTEM && pid != MT_PID_INVALID))
+    if (pid == MT_PID_APPMGR)
+        ok_port = port == PORT_0;
+    else if (pid < d->num_tasks || (pid > MT_PID_SYSTEM && pid != MT_PID_INVALID))
         ok_port = port >= PORT_0 && port < PORT_LIMIT;
     else if (pid == MT_PID_MULTICAST)
         ok_port = port < d->num_groups;

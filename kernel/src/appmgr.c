@@ -358,6 +358,14 @@ static void disagreed(const void *data, uint16_t len)
 static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
+    /* Every port but PORT_0 is the kernel's (the bus's posts, the
+     * deadline's timer: no sender): a task's message there (a route may
+     * name any port of a global task) would decide, or hold, a load that
+     * the bus never brought, and do it silently. */
+    if (port != PORT_0 && sched_sender() != MT_PID_NONE) {
+        log_error(MT_ERR_NO_PORT);
+        return MT_OK;
+    }
     if (port == BUS_APPMGR_PORT_VERDICT) decide(data, len);
     if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) bus_app_deadline();
     if (port == BUS_APPMGR_PORT_DISAGREED) disagreed(data, len);
@@ -374,7 +382,9 @@ static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t
      * committed by the verdict): another cannot start meanwhile. No
      * description the bus brings finds one held: the bus takes part in a
      * load only once the one before has ended, whose verdict it posted
-     * first (bus_app.c). Kept, and logged, should a change break that. */
+     * first (bus_app.c); nor one a task sends (refused above). Only a
+     * kernel change could reach it: kept, and logged, should one break
+     * that (the load refused gets no outcome from here). */
     if (M.held) {
         log_error(MT_ERR_STATE);
         return MT_OK;

@@ -112,6 +112,17 @@ void bus_app_reset(void)
     memset(&A, 0, sizeof A);
 }
 
+/* The load we take part in has waited a whole deadline for outcomes
+ * (asked for them, or its expiry is due): stuck, which a newer load of
+ * its own loader may end (bus_app_load()). Before that, the outcomes may
+ * be on the wire, and a module that has all of them commits it on its
+ * own frame's acknowledgement: ending it here then would make the device
+ * disagree for a load that was going well. Interrupts off. */
+static bool overdue(void)
+{
+    return A.deadline_on && (A.asks || timer_now() - A.since >= VERDICT_WAIT);
+}
+
 static bool is_this_load(mt_module_t loader, uint8_t number)
 {
     return loader == A.loader && number == A.number;
@@ -151,19 +162,32 @@ static bool report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
     return false;
 }
 
+/* A failure owed (owe()) that will never be sent: logged naming its
+ * load, so that the log says which load a module that committed it may
+ * never hear failed. */
+static void drop_owed(mt_module_t loader, uint8_t number)
+{
+    log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
+}
+
 /* Our failure of a load that has ended here (given up, superseded), as
  * its CREATED frame carries it, refused by the transmit queue (logged):
  * a module that committed the load on our earlier MT_OK asks for
  * nothing, and would never learn of it. It is owed: sent again at the
  * verdict deadline's next expiries (pay_owed()), once the queue has room,
- * MOTET_BUS_RETRIES times at most; the latest such failure only. Any
- * context. */
+ * MOTET_BUS_RETRIES times at most; the latest such failure only, an
+ * earlier load's still owed dropped (drop_owed()). Any context. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
     port_irq_state_t s = port_irq_save();
+    mt_module_t loader = A.owed[BUS_APP_OUTCOME_SIZE];
+    uint8_t number = A.owed[BUS_APP_OUTCOME_SIZE + 1];
+    bool drop = A.owed_tries && !(loader == created[BUS_APP_OUTCOME_SIZE] &&
+                                  number == created[BUS_APP_OUTCOME_SIZE + 1]);
     memcpy(A.owed, created, sizeof A.owed);
     A.owed_tries = MOTET_BUS_RETRIES;
     port_irq_restore(s);
+    if (drop) drop_owed(loader, number);
     arm_deadline();
 }
 
@@ -184,7 +208,10 @@ static void pay_owed(void)
     bool again = !A.owed_tries && --tries; /* a newer failure owed meanwhile goes instead */
     if (again) A.owed_tries = tries;
     port_irq_restore(s);
-    if (again) arm_deadline();
+    if (again)
+        arm_deadline();
+    else
+        drop_owed(owed[BUS_APP_OUTCOME_SIZE], owed[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -303,7 +330,7 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
      * description among them, which must find this module busy. With
      * interrupts off: a description must see the load whole. */
     port_irq_state_t s = port_irq_save();
-    bool busy = A.busy && !supersede(bus_self(), number);
+    bool busy = A.busy && !(overdue() && supersede(bus_self(), number));
     if (!busy) take_part(bus_self(), number);
     port_irq_restore(s);
     if (busy) return log_error(MT_ERR_STATE);
@@ -472,14 +499,13 @@ void bus_app_deadline(void)
     bool again = due && (missing & me) && A.outcome_given && !A.mine_queued;
     mt_module_t loader = A.loader;
     uint8_t number = A.number;
-    /* Our own failure is the first cause known here when no other module's
-     * came before it (its copy still to go, it is not counted yet). */
-    if (give_up && A.verdict[0] == MT_OK && A.outcome_given && A.mine[0] != MT_OK)
-        memcpy(A.verdict, A.mine, sizeof A.verdict);
-    /* Our manager logs the verdict it undoes; this give-up only when the
-     * verdict is an error already (another module's, which our manager
-     * logs, or ours: it then holds nothing), or our manager never had it. */
-    bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK;
+    /* Our manager logs the verdict it undoes (the give-up's MT_ERR_TIMEOUT),
+     * or another module's failure, the verdict already: then the give-up
+     * is logged here. So is it when our manager holds nothing to undo:
+     * it never had the description (no block set aside), or our outcome
+     * is a failure, its own stage one's (its record keeps that cause). */
+    bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK &&
+                        !(A.outcome_given && A.mine[0] != MT_OK);
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
          * failure (fail_mine()): the modules still waiting fail it too,

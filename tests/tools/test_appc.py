@@ -241,6 +241,8 @@ TEXT_ERRORS = [
          "system port TIMEOUT0"),
     case("route_to_last_system_port", '"radio:0"', '{pid = "migrator", port = 7}',
          "system port TIMEOUT3"),
+    case("route_to_appmgr_bus_port", '"radio:0"', '{pid = "appmgr", port = 9}', "task 'hello'",
+         r"routes\[0\]", "port 9 of pid 0xf3 \\(appmgr\\) is the bus's", "PORT_0 \\(8\\) only"),
     case("invalid_toml", "[app]", "[app", "invalid TOML"),
     case("oversize", "u32 = 125000", 'hex = "' + "00" * 1000 + '"', "1024"),
 ]
@@ -322,6 +324,18 @@ def test_decode_rejects_a_global_route_to_a_system_port():
     with pytest.raises(appc.DescError) as e:
         appc.decode(_reseal(blob))
     assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", at + 1)
+
+
+def test_decode_rejects_a_route_to_the_managers_bus_ports():
+    text = HELLO_TEXT.replace('"radio:0"', '{pid = "appmgr", port = 8}')
+    blob = bytearray(appc.compile_text(text))
+    at = blob.index(bytes([0xF3, 8]))
+    for port in (9, 10, 11, 23):  # the verdict's, DISAGREED, DESC, the last
+        blob[at + 1] = port
+        bus_port = rf"port {port} of pid 0xf3 \(appmgr\) is the bus's"
+        with pytest.raises(appc.DescError, match=bus_port) as e:
+            appc.decode(_reseal(blob))
+        assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", at + 1)
 
 
 def test_system_ports_match_the_kernel_header():

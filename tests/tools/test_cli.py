@@ -128,6 +128,11 @@ def test_lost_and_gap_records_name_the_link_and_the_count():
     assert eventlog.error_name(eventlog.ERRORS.index("MT_ERR_BUS_LOST")) == "MT_ERR_BUS_LOST"
 
 
+def test_an_unsent_record_names_the_load_whose_failure_never_went():
+    ev = eventlog.parse_line("EV 7 UNSENT 0 0x0105")
+    assert eventlog.describe(ev) == "our failure of load 5 of m1 never sent: the queue was full"
+
+
 def test_a_task_timer_record_reads_as_its_expiry_and_its_timeout_send():
     recs = eventlog.parse("EV 50 TIMER 0x21 3\nEV 52 START 0x21 7\n")
     assert recs == [eventlog.Event(50, "TIMER", 0x21, 3, line=1),

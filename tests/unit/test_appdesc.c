@@ -309,7 +309,16 @@ static const mutation_t mutations[] = {
     BYTE("system_route_to_init", R1 + 3, PORT_INIT, MT_ERR_DESC_ROUTE, R1 + 3),
     BYTE("system_route_to_timeout3", R1 + 3, PORT_TIMEOUT3, MT_ERR_DESC_ROUTE, R1 + 3),
     BYTE("system_route_first_app_port_ok", R1 + 3, PORT_0, MT_OK, 0),
-    BYTE("system_route_appmgr_ok", R1 + 2, MT_PID_APPMGR, MT_OK, 0),
+    WORD("system_route_appmgr_ok", R1 + 2, PAIR(MT_PID_APPMGR, PORT_0), MT_OK, 0),
+    /* the manager's other ports are the bus's: it takes nothing from a task there */
+    WORD("route_to_appmgr_verdict", R1 + 2, PAIR(MT_PID_APPMGR, PORT_0 + 1), MT_ERR_DESC_ROUTE,
+         R1 + 3),
+    WORD("route_to_appmgr_disagreed", R1 + 2, PAIR(MT_PID_APPMGR, PORT_0 + 2), MT_ERR_DESC_ROUTE,
+         R1 + 3),
+    WORD("route_to_appmgr_desc", R1 + 2, PAIR(MT_PID_APPMGR, PORT_0 + 3), MT_ERR_DESC_ROUTE,
+         R1 + 3),
+    WORD("route_to_appmgr_last_port", R1 + 2, PAIR(MT_PID_APPMGR, PORT_LIMIT - 1),
+         MT_ERR_DESC_ROUTE, R1 + 3),
     BYTE("system_route_last_global_pid_ok", R1 + 2, MT_PID_INVALID - 1, MT_OK, 0),
     BYTE("multicast_unknown_group", R0 + 1, 2, MT_ERR_DESC_ROUTE, R0 + 1),
     /* init strings */

@@ -32,7 +32,7 @@
  * and an ASK brought by an interrupt the moment it is kept (the race
  * report_mine() closes, bus_app.c).
  *
- * MOTET_TEST_WRAP: bus_app_created
+ * MOTET_TEST_WRAP: bus_app_created bus_send_frame
  */
 #include <stdio.h>
 #include <string.h>
@@ -1127,8 +1127,13 @@ static void test_newer_load_of_a_loader_supersedes_its_stuck_one(void **state)
 }
 
 /* The same for this module's own load: loading again supersedes it once
- * our manager has reported on it (our outcome of it, MT_ERR_BUS_LOST,
- * broadcast before the new description), and the new load goes on. */
+ * our manager has reported on it and it is stuck (a deadline's wait
+ * without every outcome: test_loading_again_before_our_load_is_stuck_is_refused),
+ * our outcome of it, MT_ERR_BUS_LOST, broadcast before the new
+ * description, and the new load goes on. */
+static void wait_deadline(void);
+static void expect_ask(mt_module_t loader, uint8_t number, uint32_t asked);
+
 static void test_loading_again_supersedes_our_stuck_load(void **state)
 {
     (void) state;
@@ -1136,6 +1141,8 @@ static void test_loading_again_supersedes_our_stuck_load(void **state)
     mt_pid_t base = load_and_create();
     uint8_t first = load_number;
     report_from(0, MT_OK); /* module 2's never comes */
+    wait_deadline();       /* stuck: module 2's outcome asked for */
+    expect_ask(SELF, first, 1u << 2);
     drain_log();
     assert_int_equal(bus_app_load(desc, two_module_desc(desc)), MT_OK);
     sched_run_pending();
@@ -2281,6 +2288,298 @@ static void test_a_module_slow_to_report_fails_a_superseded_load(void **state)
     assert_int_equal(appmgr_last_result()->err, MT_ERR_BUS_LOST);
 }
 
+/* The errors `err` among the records `rec[0..n)`. */
+static unsigned errors_in(const log_record_t *rec, unsigned n, mt_err_t err)
+{
+    unsigned found = 0;
+    for (unsigned i = 0; i < n; i++) found += rec[i].type == EV_ERROR && rec[i].arg == err;
+    return found;
+}
+
+/* ---- the manager's bus ports: the kernel's alone ---- */
+
+/* A task that forwards what it gets on PORT_0 to our manager's port
+ * `forge_port`: a route, or sched_send_to(), may name any port of a
+ * global task. */
+#define FORGER 0x40u
+static mt_port_t forge_port;
+static mt_err_t forger(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_0) sched_send_to(MT_PID_APPMGR, forge_port, data, len, 0);
+    return MT_OK;
+}
+
+static void forge(mt_port_t port, const void *data, uint16_t len)
+{
+    if (!sched_task_exists(FORGER)) test_task(FORGER, 3, forger);
+    forge_port = port;
+    assert_int_equal(sched_send_to(FORGER, PORT_0, (void *) data, len, 0), MT_OK);
+    sched_run_pending();
+}
+
+/* A task's MT_OK on our manager's verdict port while module 0's load
+ * (0, 5) waits here is refused (MT_ERR_NO_PORT, logged once), and the
+ * device's real verdict, module 2's failure, undoes the load here as
+ * everywhere (before: the forged verdict committed it here alone, and
+ * the real one was dropped without a word, the device disagreeing
+ * silently). */
+static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    receive_description(0, 5, desc, two_module_desc(desc));
+    expect_outcome(0, 5, MT_OK);
+    mt_pid_t base = appmgr_last_result()->pid_base;
+    drain_log();
+    uint8_t ok[BUS_APP_OUTCOME_SIZE] = {MT_OK, APPMGR_NO_TASK, 0};
+    forge(BUS_APPMGR_PORT_VERDICT, ok, sizeof ok);
+    assert_string_equal(inits, "");
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_ERR_NO_PROGRAM, 1, 2);
+    sched_run_pending();
+    assert_string_equal(inits, "");
+    assert_false(sched_task_exists(base));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+}
+
+/* A task's description on our manager's BUS_APPMGR_PORT_DESC, and its
+ * disagreement on BUS_APPMGR_PORT_DISAGREED, are refused alike: nothing
+ * is created, held or sent, no disagreement logged, the record untouched,
+ * and module 0's next load goes on (before: the manager held the forged
+ * description and broadcast an outcome of load (0, 0), then left the
+ * real load without an outcome until its deadline; the disagreement
+ * overwrote the record and logged a false EV_DISAGREE). */
+static void
+test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    unsigned before = n_sent;
+    forge(BUS_APPMGR_PORT_DESC, desc, len);
+    assert_int_equal(n_sent, before);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_STATE); /* nothing loaded yet */
+    uint8_t late[BUS_APP_CREATED_SIZE] = {MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2, 0, 5};
+    forge(BUS_APPMGR_PORT_DISAGREED, late, sizeof late);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_STATE);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), refused = 0;
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_not_equal(rec[i].type, EV_DISAGREE);
+        refused += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_NO_PORT;
+    }
+    assert_int_equal(refused, 2);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
+}
+
+/* ---- failures owed ---- */
+
+static unsigned logged(uint8_t type, mt_pid_t pid, uint16_t arg);
+
+/* Records of a failure of load (loader, number) dropped unsent among the
+ * undrained ones; drains the log. */
+static unsigned dropped_unsent(mt_module_t loader, uint8_t number)
+{
+    return logged(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
+}
+
+/* Our transmit queue filled with frames held behind a stalled receiver. */
+static void fill_tx_queue(void)
+{
+    while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
+        assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK);
+}
+
+/* (0, 5)'s failure is owed (its supersede found the queue full), and the
+ * newer load (0, 6) ends here before the deadline's next expiry: the
+ * deadline's timer stays for the failure owed, which goes out once there
+ * is room (with give_verdict()'s `!A.owed_tries` guard removed, this
+ * fails: the timer stops at (0, 6)'s verdict and "0.5=25" never goes). */
+static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    fill_tx_queue();
+    receive_description(0, 6, desc, len);
+    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I"); /* (0, 6) committed here */
+    uint32_t left;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+}
+
+/* A give-up's failure owed, the queue full at every expiry after it: it
+ * is tried MOTET_BUS_RETRIES times (each refusal logged, MT_ERR_QUEUE_FULL),
+ * then dropped, logged naming the load (EV_UNSENT), and the
+ * deadline's timer is freed (before: dropped with no record of which
+ * load's failure never went). */
+static void test_a_failure_owed_is_tried_at_most_the_retries_then_dropped_and_logged(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    fill_tx_queue();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_false(sched_task_exists(base)); /* given up, its failure refused: owed */
+    uint32_t left;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    while (log_drain(rec, MOTET_LOG_ENTRIES)) continue; /* more than one drain holds */
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+        unsigned sent_before = n_sent;
+        wait_deadline();
+        unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), unsent = 0;
+        for (unsigned k = 0; k < n; k++)
+            unsent += rec[k].type == EV_UNSENT && rec[k].arg == (uint16_t) (SELF << 8 | number);
+        assert_int_equal(errors_in(rec, n, MT_ERR_QUEUE_FULL), 1);
+        assert_int_equal(unsent, i + 1 == MOTET_BUS_RETRIES); /* at the last try */
+        assert_int_equal(n_sent, sent_before);
+    }
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, first); /* nothing owed any more */
+}
+
+/* Our load given up with the queue full (its MT_ERR_TIMEOUT owed), then
+ * module 0's (0, 5) superseded by (0, 6) while it is still full: (0, 5)'s
+ * MT_ERR_BUS_LOST is owed instead (the latest only), and the failure it
+ * replaces is logged naming our load (before: dropped without a record). */
+static void test_a_second_failure_owed_logs_the_first_it_drops(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    mt_pid_t base = load_and_create();
+    uint8_t ours = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    fill_tx_queue();
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    assert_false(sched_task_exists(base)); /* given up: MT_ERR_TIMEOUT owed */
+    drain_log();
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len); /* our MT_OK refused, counted here */
+    assert_int_equal(dropped_unsent(SELF, ours), 0);
+    receive_description(0, 6, desc, len); /* supersedes (0, 5): MT_ERR_BUS_LOST owed */
+    assert_int_equal(dropped_unsent(SELF, ours), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
+}
+
+/* The frame an interrupt brings as our next CREATED frame is queued, or
+ * none (the kernel's calls go here: MOTET_TEST_WRAP above). */
+static const bus_frame_t *at_outcome_send;
+
+mt_err_t __real_bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port,
+                               mt_prio_t prio, const void *payload, uint16_t len);
+mt_err_t __wrap_bus_send_frame(uint8_t type, mt_module_t dst, mt_pid_t pid, mt_port_t port,
+                               mt_prio_t prio, const void *payload, uint16_t len)
+{
+    if (type == BUS_FRAME_CREATED && at_outcome_send) {
+        const bus_frame_t *f = at_outcome_send;
+        at_outcome_send = NULL;
+        assert_true(receive(f, false));
+    }
+    return __real_bus_send_frame(type, dst, pid, port, prio, payload, len);
+}
+
+/* (0, 5)'s failure owed; at the expiry that sends it again, with the
+ * queue still full, an interrupt brings (0, 7), which supersedes (0, 6):
+ * its failure, refused too, is owed in the place of (0, 5)'s, which is
+ * dropped, logged naming (0, 5), and only (0, 6)'s goes once there is
+ * room (pay_owed()'s "a newer failure owed meanwhile goes instead"). */
+static void test_a_failure_owed_while_one_is_sent_again_goes_instead(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    uint16_t len = two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    fill_tx_queue();
+    receive_description(0, 6, desc, len); /* (0, 5)'s failure owed; our (0, 6) OK refused */
+    drain_log();
+    bus_frame_t newer = {.type = BUS_FRAME_DESC,
+                         .src = 0,
+                         .dst = BUS_BROADCAST,
+                         .pid = MT_PID_APPMGR,
+                         .port = 7,
+                         .len = len,
+                         .payload = desc};
+    at_outcome_send = &newer;
+    wait_deadline();
+    assert_null(at_outcome_send); /* it came */
+    assert_int_equal(dropped_unsent(0, 5), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    wait_deadline();
+    char got_outcomes[64], expected[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    snprintf(expected, sizeof expected, "0.6=%u;", MT_ERR_BUS_LOST);
+    assert_string_equal(got_outcomes, expected);
+}
+
+/* ---- a load of our own superseded only once it is stuck ---- */
+
+/* Module 2's MT_OK of our load is on the wire (module 2 has every other
+ * outcome, and commits on its own frame's acknowledgement) when a task
+ * loads again: refused, MT_ERR_STATE (logged once), nothing sent, and
+ * our load commits here too (before: superseded, our failure of it
+ * broadcast, undone here while module 2 committed it: a disagreement
+ * any task could cause on a bus that lost nothing). */
+static void test_loading_again_before_our_load_is_stuck_is_refused(void **state)
+{
+    (void) state;
+    static uint8_t other[64];
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK);
+    drain_log();
+    unsigned first = n_sent;
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_STATE);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_int_equal(n_sent, first);
+    report_on(SELF, number, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_true(sched_task_exists(base));
+    char got_outcomes[64];
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    assert_string_equal(got_outcomes, "");
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
 /* Frames `a` then `b` come in one instant, before our manager runs. */
 static void receive_at_once(const bus_frame_t *a, const bus_frame_t *b)
 {
@@ -2354,9 +2653,9 @@ static void test_a_give_up_the_queue_refused_goes_out_once_there_is_room(void **
 }
 
 /* A newer load of module 0 supersedes (0, 5), on which we reported MT_OK,
- * while our transmit queue is full: our failure of (0, 5) is refused, and
- * sent once there is room, at the deadline of the newer load (before:
- * never). */
+ * while our transmit queue is full: our failure of (0, 5) is refused
+ * (logged, MT_ERR_QUEUE_FULL), and sent once there is room, at the
+ * deadline of the newer load, once (before: never). */
 static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(void **state)
 {
     (void) state;
@@ -2370,7 +2669,11 @@ static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(voi
         assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* held */
     drain_log();
     receive_description(0, 6, desc, len);
-    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) undone */
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    assert_int_equal(errors_in(rec, n, MT_ERR_BUS_LOST), 1); /* (0, 5) undone */
+    /* refused: our failure of (0, 5), and our MT_OK of (0, 6) */
+    assert_int_equal(errors_in(rec, n, MT_ERR_QUEUE_FULL), 2);
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     unsigned first = n_sent;
     wait_deadline();
@@ -2378,6 +2681,10 @@ static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(voi
     outcomes_sent(first, got_outcomes, sizeof got_outcomes);
     snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
     assert_string_equal(got_outcomes, expected);
+    first = n_sent; /* sent once: paid, no longer owed */
+    wait_deadline();
+    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
+    assert_null(strstr(got_outcomes, "0.5="));
 }
 
 /* Having reported MT_OK on (0, 5), a newer load of module 0 supersedes it
@@ -2727,6 +3034,15 @@ int main(void)
         cmocka_unit_test_setup(test_a_give_up_the_queue_refused_goes_out_once_there_is_room, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_failure_the_queue_refused_goes_out_later,
                                setup),
+        cmocka_unit_test_setup(test_a_tasks_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(
+            test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
+        cmocka_unit_test_setup(test_a_failure_owed_outlives_the_next_loads_verdict, setup),
+        cmocka_unit_test_setup(
+            test_a_failure_owed_is_tried_at_most_the_retries_then_dropped_and_logged, setup),
+        cmocka_unit_test_setup(test_a_second_failure_owed_logs_the_first_it_drops, setup),
+        cmocka_unit_test_setup(test_a_failure_owed_while_one_is_sent_again_goes_instead, setup),
+        cmocka_unit_test_setup(test_loading_again_before_our_load_is_stuck_is_refused, setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),

@@ -54,6 +54,7 @@ PID_SYSTEM = 0xF0  # global pids 0xF0 .. 0xFE are used as they are
 PID_MULTICAST = 0xF0  # route port = relative group
 PID_INVALID = 0xFF
 SYSTEM_PIDS = {"timesync": 0xF1, "migrator": 0xF2, "appmgr": 0xF3}
+PID_APPMGR = SYSTEM_PIDS["appmgr"]  # takes a route on PORT_0 only: its others are the bus's
 TASKS_MAX = PID_LAST_APP - PID_FIRST_APP + 1  # one description, one pid each
 # sched.h
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -124,6 +125,13 @@ def crc16(data: bytes) -> int:
             crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
             crc &= 0xFFFF
     return crc
+
+
+def _appmgr_port_message(port: int) -> str:
+    """Why a route to the application manager's `port` is refused, as the
+    kernel's check_route() refuses it (MT_ERR_DESC_ROUTE)."""
+    return (f"port {port} of pid {PID_APPMGR:#04x} (appmgr) is the bus's: the application "
+            f"manager takes a route on PORT_0 ({PORT_0}) only")
 
 
 def _desc_crc(blob: bytes) -> int:
@@ -260,6 +268,8 @@ class _Reader:
                             f"{SYSTEM_PORTS[port]}: routes reach application ports only")
         if port >= limit:
             raise self.fail("ROUTE", at + 1, f"port {port} of pid {pid:#04x} is out of range")
+        if pid == PID_APPMGR and port != PORT_0:
+            raise self.fail("ROUTE", at + 1, _appmgr_port_message(port))
         return pid, port
 
     def task(self, i: int) -> dict[str, Any]:
@@ -501,6 +511,8 @@ class _Compiler:
                 f"{self.lim.port_limit - 1} (PORT_0 = {PORT_0})"
             )
         port = self.integer(f"{where}: port", port, PORT_0, self.lim.port_limit - 1)
+        if pid == PID_APPMGR and port != PORT_0:
+            raise AppcError(f"{where}: {_appmgr_port_message(port)}")
         return pid, port
 
     def init_field(self, where: str, f: Any) -> bytes:

@@ -13,7 +13,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
            TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
-           BUS_LOST BUS_GAP BUDGET DISAGREE
+           BUS_LOST BUS_GAP BUDGET DISAGREE UNSENT
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port
@@ -40,6 +40,9 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            pid = a module that failed that load after it committed here
            (the device disagrees, docs/bus.md); the error follows in an
            ERROR record; the application manager logs it, as APPFAIL
+           UNSENT: loader module << 8 | the loader's number for a load
+           this module failed, whose failure broadcast a full transmit
+           queue refused and which is dropped unsent (docs/bus.md)
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -94,7 +97,7 @@ from pathlib import Path
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
-               "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE")
+               "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE", "UNSENT")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -400,6 +403,8 @@ def describe(ev):
     if t == "DISAGREE":
         return (f"load {a & 0xFF} of m{a >> 8}, committed here, failed on m{ev.pid}: "
                 "the device disagrees")
+    if t == "UNSENT":
+        return f"our failure of load {a & 0xFF} of m{a >> 8} never sent: the queue was full"
     if t == "BAD_FRAME":
         kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
         return f"{kind} frame from m{a >> 8} dropped"

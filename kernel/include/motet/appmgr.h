@@ -48,7 +48,10 @@ mt_err_t appmgr_start(void);
  * context or boot. The outcome is in appmgr_last_result() once handled.
  * With the bus started, the device's load: bus_app_load() (bus.h). */
 mt_err_t appmgr_load(const uint8_t *desc, uint16_t len);
-/* Outcome of the most recent description handled. */
+/* Outcome of the most recent description handled. A description refused
+ * while a load is in progress (MT_ERR_STATE, logged; appmgr_load()
+ * returns it with the bus started) is not recorded: the record is that
+ * load's, which its verdict still writes. */
 const appmgr_result_t *appmgr_last_result(void);
 
 #endif /* MOTET_APPMGR_H */

@@ -53,7 +53,6 @@
 #ifndef MOTET_BUS_H
 #define MOTET_BUS_H
 
-#include "motet/appmgr.h"
 #include "motet/config.h"
 #include "motet/mcast.h"
 #include "motet/port.h"
@@ -88,7 +87,10 @@ enum {
 #define BUS_APPMGR_PORT_DISAGREED (PORT_0 + 2)
 /* Its input for a description the bus brought (every module's, its
  * loader's included, in bus order), kept apart from PORT_0, where a
- * task's description comes (appmgr_load()). */
+ * task's description comes (appmgr_load()). These ports past PORT_0 are
+ * the kernel's: the manager refuses a task's message there
+ * (MT_ERR_NO_PORT, logged), and a description's route to one
+ * (MT_ERR_DESC_ROUTE). */
 #define BUS_APPMGR_PORT_DESC (PORT_0 + 3)
 /* The application manager's timer that bounds its wait for a verdict. */
 #define BUS_APP_DEADLINE_TIMER 0u
@@ -238,8 +240,9 @@ void bus_isr_tx_done(port_bus_result_t result);
  * manager handles it in bus order (this one included, once it has gone).
  * Without the bus started: appmgr_load(), which with it started is this.
  * MT_ERR_STATE (logged) while this module takes part in a load still
- * waiting for its device-wide verdict, unless that load is its own and
- * its outcome given: the new load supersedes it (docs/bus.md).
+ * waiting for its device-wide verdict, unless that load is its own, its
+ * outcome given, and stuck (a whole verdict deadline without every
+ * outcome): the new load supersedes it (docs/bus.md).
  * A module taking part in another load refuses this one (MT_ERR_STATE, its
  * outcome), so that it fails everywhere: appmgr_last_result() says so. */
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
@@ -258,6 +261,8 @@ void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
 void bus_app_deadline(void);
 
 #else /* no bus: one module, everything local */
+
+#include "motet/appmgr.h" /* the manager loads alone: bus_app_load() */
 
 static inline void bus_init(void)
 {

@@ -47,6 +47,10 @@ typedef enum {
     EV_DISAGREE,  /* pid = a module that failed an application load committed here, arg =
                    * the load's loader << 8 | the loader's number for it; the error
                    * follows in an EV_ERROR (docs/bus.md, Lost frames) */
+    EV_UNSENT,    /* arg = a load's loader << 8 | the loader's number for it: this
+                   * module's failure of that load, refused by a full transmit queue,
+                   * dropped unsent: a newer one owed instead, or refused at every
+                   * retry (docs/bus.md, Lost frames) */
     EV_TYPE_COUNT
 } log_event_type_t;
 
