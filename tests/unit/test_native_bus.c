@@ -34,6 +34,7 @@
  *
  * MOTET_TEST_WRAP: bus_app_created bus_send_frame
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1558,6 +1559,18 @@ static void outcomes_sent(unsigned first, char *out, size_t size)
     }
 }
 
+/* The outcomes sent from frame `first` on are those `fmt` prints. */
+static void expect_outcomes(unsigned first, const char *fmt, ...)
+{
+    char outcomes[64], expected[64];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(expected, sizeof expected, fmt, args);
+    va_end(args);
+    outcomes_sent(first, outcomes, sizeof outcomes);
+    assert_string_equal(outcomes, expected);
+}
+
 /* report_mine()'s race: the moment our outcome of load (0, 5) is kept
  * (under the lock, so an ASK sees it whole), an interrupt brings module
  * 0's ASK for it, then module 0's newer load (0, 6), which supersedes the
@@ -1627,9 +1640,7 @@ static void test_no_ok_goes_out_for_a_load_superseded_in_the_reports_window(void
     unsigned first = n_sent;
     receive_description(0, 5, desc, len);
     sched_run_pending();
-    char got_outcomes[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    assert_string_equal(got_outcomes, "0.5=25;0.6=0;");
+    expect_outcomes(first, "0.5=25;0.6=0;");
 }
 
 /* The loader's number come round in that window: the newer load bears
@@ -1933,11 +1944,7 @@ static void test_outcome_copies_behind_a_held_frame_do_not_fill_the_queue(void *
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
     assert_int_equal(bus_tx_pending(), 3); /* and one ASK; our outcome, now MT_ERR_TIMEOUT */
     assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 0);
-    char got_outcomes[64];
-    outcomes_sent(n_sent, got_outcomes, sizeof got_outcomes);
-    char expected[64];
-    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_TIMEOUT);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(n_sent, "0.5=%u;", MT_ERR_TIMEOUT);
 }
 
 /* An interrupt elsewhere holds the CPU as our ASK goes to the interface,
@@ -2007,15 +2014,23 @@ static void ask_us(uint8_t number)
     assert_true(receive(&asked, false));
 }
 
+/* Module `loader`'s load (loader, number) of the two-module description,
+ * received with this module's program registered and none of its tasks
+ * started yet. */
+static void receive_two_module_load(uint8_t loader, uint8_t number)
+{
+    static uint8_t desc[64];
+    program_register(programs, 1);
+    inits[0] = 0;
+    receive_description(loader, number, desc, two_module_desc(desc));
+}
+
 /* Our outcome is rejected on every try (given up): no copy waits, so the
  * next deadline broadcasts it again and the load commits. */
 static void test_our_outcome_given_up_goes_again_at_the_deadline(void **state)
 {
     (void) state;
-    static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    receive_description(0, 5, desc, two_module_desc(desc));
+    receive_two_module_load(0, 5);
     for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
     assert_int_equal(bus_tx_pending(), 0);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
@@ -2100,11 +2115,7 @@ static void test_an_outcome_the_interface_has_is_followed_by_the_give_up(void **
     assert_int_equal(bus_tx_pending(), 1);        /* our outcome, in the interface */
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
     for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
-    char got_outcomes[64];
-    outcomes_sent(n_sent - 1, got_outcomes, sizeof got_outcomes);
-    char expected[64];
-    snprintf(expected, sizeof expected, "0.5=0;0.5=%u;", MT_ERR_TIMEOUT);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(n_sent - 1, "0.5=0;0.5=%u;", MT_ERR_TIMEOUT);
 }
 
 /* Module 0 reported MT_OK, then gave the load up (MT_ERR_TIMEOUT: its part
@@ -2135,10 +2146,7 @@ static void test_a_failure_after_an_ok_fails_the_load_here(void **state)
  * EV_DISAGREE and an EV_ERROR), nor is an ASK for it answered. */
 static void test_a_restart_forgets_the_committed_load(void **state)
 {
-    static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    receive_description(0, 1, desc, two_module_desc(desc));
+    receive_two_module_load(0, 1);
     expect_outcome(0, 1, MT_OK);
     report_on(0, 1, 0, MT_OK, APPMGR_NO_TASK, 0);
     report_on(0, 1, 2, MT_OK, APPMGR_NO_TASK, 0);
@@ -2276,10 +2284,7 @@ static void test_a_module_slow_to_report_fails_a_superseded_load(void **state)
     uint16_t len = two_module_desc(desc);
     receive_loads_5_and_6_at_once(desc, len); /* before our manager runs */
     tport_busy(20);
-    char got_outcomes[64], expected[64];
-    outcomes_sent(0, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.6=%u;0.5=0;", MT_ERR_STATE);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(0, "0.6=%u;0.5=0;", MT_ERR_STATE);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
     report_on(0, 5, 0, MT_ERR_BUS_LOST, APPMGR_NO_TASK, 0); /* its bus_app_load() */
     report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
@@ -2327,10 +2332,7 @@ static void forge(mt_port_t port, const void *data, uint16_t len)
 static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
 {
     (void) state;
-    static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    receive_description(0, 5, desc, two_module_desc(desc));
+    receive_two_module_load(0, 5);
     expect_outcome(0, 5, MT_OK);
     mt_pid_t base = appmgr_last_result()->pid_base;
     drain_log();
@@ -2426,10 +2428,7 @@ static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     unsigned first = n_sent;
     wait_deadline();
-    char got_outcomes[64], expected[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
     assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
 }
 
@@ -2491,10 +2490,7 @@ static void test_a_second_failure_owed_logs_the_first_it_drops(void **state)
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     unsigned first = n_sent;
     wait_deadline();
-    char got_outcomes[64], expected[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
 }
 
 /* The frame an interrupt brings as our next CREATED frame is queued, or
@@ -2545,10 +2541,7 @@ static void test_a_failure_owed_while_one_is_sent_again_goes_instead(void **stat
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     unsigned first = n_sent;
     wait_deadline();
-    char got_outcomes[64], expected[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.6=%u;", MT_ERR_BUS_LOST);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(first, "0.6=%u;", MT_ERR_BUS_LOST);
 }
 
 /* ---- a load of our own superseded only once it is stuck ---- */
@@ -2574,9 +2567,7 @@ static void test_loading_again_before_our_load_is_stuck_is_refused(void **state)
     report_on(SELF, number, 2, MT_OK, APPMGR_NO_TASK, 0);
     assert_string_equal(inits, "I");
     assert_true(sched_task_exists(base));
-    char got_outcomes[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    assert_string_equal(got_outcomes, "");
+    expect_outcomes(first, "");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
 }
 
@@ -2677,10 +2668,8 @@ static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(voi
     while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
     unsigned first = n_sent;
     wait_deadline();
-    char got_outcomes[64], expected[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.5=%u;", MT_ERR_BUS_LOST);
-    assert_string_equal(got_outcomes, expected);
+    char got_outcomes[64];
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
     first = n_sent; /* sent once: paid, no longer owed */
     wait_deadline();
     outcomes_sent(first, got_outcomes, sizeof got_outcomes);
@@ -2703,10 +2692,7 @@ static void test_a_superseded_load_is_failed_in_a_broadcast(void **state)
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
     unsigned first = n_sent;
     receive_description(0, 6, desc, len);
-    char got_outcomes[64], expected[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.5=%u;0.6=0;", MT_ERR_BUS_LOST);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(first, "0.5=%u;0.6=0;", MT_ERR_BUS_LOST);
 }
 
 /* The same while our MT_OK of (0, 5) still waits behind a held frame: the
@@ -2726,10 +2712,7 @@ static void test_a_superseded_loads_waiting_ok_becomes_its_failure(void **state)
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
     receive_description(0, 6, desc, len);
     assert_int_equal(bus_tx_pending(), 3);
-    char got_outcomes[64], expected[64];
-    outcomes_sent(first, got_outcomes, sizeof got_outcomes);
-    snprintf(expected, sizeof expected, "0.5=%u;0.6=0;", MT_ERR_BUS_LOST);
-    assert_string_equal(got_outcomes, expected);
+    expect_outcomes(first, "0.5=%u;0.6=0;", MT_ERR_BUS_LOST);
 }
 
 /* The give-up rewrites our waiting outcome of its own load only: behind a
