@@ -579,6 +579,38 @@ static void test_parked_a_kill_takes_the_message_with_its_task(void **state)
     assert_string_equal(trace, "isr C0( )C ");
 }
 
+/* The parked message, the oldest of its level, a task's message of the
+ * same level queued after it, then a kill of the first's task: the purge
+ * takes the parked one, the level keeps the later message, which runs
+ * once. */
+static void raise_queue_c_kill_b(mt_port_t port)
+{
+    raise_once(port);
+    send('C', 0);
+    assert_int_equal(sched_task_kill(PID('B')), MT_OK);
+    queued_in_a = sched_queued_count();
+}
+
+static void test_parked_a_kill_of_the_head_leaves_a_later_message_of_its_level(void **state)
+{
+    (void) state;
+    make_task('A', 3);
+    make_task('B', 2);
+    make_task('C', 2);
+    actions[PID('A')] = raise_queue_c_kill_b;
+    tport_irq_attach(0, isr_posts_each);
+    isr_targets = "B1";
+    uint8_t spare = sched_msg_spare();
+    trace[0] = 0;
+    send('A', 0);
+    assert_string_equal(trace, "A0( raise isr back Bf )A C0( )C ");
+    assert_int_equal(spare_in_body, spare);
+    assert_int_equal(queued_in_a, 1);
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(sched.isr_msg.flags, 0);
+}
+
 /* A freeze for migration takes the parked message into the task's held
  * list ahead of its later ones; the thaw runs them in creation order. */
 static void raise_once_and_freeze_t(mt_port_t port)
@@ -840,6 +872,8 @@ int main(void)
         cmocka_unit_test_setup(test_parked_a_message_below_a_higher_queued_one, setup),
         cmocka_unit_test_setup(test_parked_a_post_during_a_parked_handler_parks_again, setup),
         cmocka_unit_test_setup(test_parked_a_kill_takes_the_message_with_its_task, setup),
+        cmocka_unit_test_setup(test_parked_a_kill_of_the_head_leaves_a_later_message_of_its_level,
+                               setup),
         cmocka_unit_test_setup(test_parked_a_freeze_holds_the_message_in_order, setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
