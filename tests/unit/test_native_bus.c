@@ -474,6 +474,17 @@ static mt_err_t init_recorder(void *state, mt_port_t port, void *data, uint16_t 
 
 static const program_t programs[] = {{.id = 1, .name = "t", .handler = init_recorder}};
 
+/* Description b of len bytes given its length and its CRC (computed with
+ * the CRC's own bytes zero); returns len. */
+static uint16_t seal_desc(uint8_t *b, uint16_t len)
+{
+    b[8] = (uint8_t) len;
+    b[10] = b[11] = 0;
+    uint16_t crc = appdesc_crc16(b, len);
+    b[10] = (uint8_t) crc, b[11] = (uint8_t) (crc >> 8);
+    return len;
+}
+
 /* Two tasks: relative 0 here (module 1), relative 1 on module `other`. */
 static uint16_t desc_with_other_on(uint8_t *b, mt_module_t other)
 {
@@ -484,11 +495,7 @@ static uint16_t desc_with_other_on(uint8_t *b, mt_module_t other)
     uint8_t *t0 = b + APPDESC_HEADER_SIZE, *t1 = t0 + APPDESC_TASK_SIZE;
     t0[0] = 1, t0[1] = 0, t0[2] = 1, t0[4] = SELF;
     t1[0] = 1, t1[1] = 1, t1[2] = 1, t1[4] = other;
-    uint16_t len = APPDESC_HEADER_SIZE + 2 * APPDESC_TASK_SIZE;
-    b[8] = (uint8_t) len;
-    uint16_t crc = appdesc_crc16(b, len);
-    b[10] = (uint8_t) crc, b[11] = (uint8_t) (crc >> 8);
-    return len;
+    return seal_desc(b, APPDESC_HEADER_SIZE + 2 * APPDESC_TASK_SIZE);
 }
 
 static uint16_t two_module_desc(uint8_t *b)
@@ -530,6 +537,14 @@ static void load_sent(void)
     assert_int_equal(d.type, BUS_FRAME_DESC);
     load_loader = SELF;
     load_number = d.port;
+}
+
+/* Modules 0 and 2, the others of the two-module device, report MT_OK for
+ * load (loader, number). */
+static void others_report_ok(mt_module_t loader, uint8_t number)
+{
+    report_on(loader, number, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(loader, number, 2, MT_OK, APPMGR_NO_TASK, 0);
 }
 
 /* A description of load `number` comes from module `loader`. */
@@ -851,10 +866,7 @@ static uint16_t three_inits_desc(uint8_t *b)
         memcpy(b + len, init[i], n);
         len = (uint16_t) (len + n);
     }
-    b[8] = (uint8_t) len;
-    uint16_t crc = appdesc_crc16(b, len);
-    b[10] = (uint8_t) crc, b[11] = (uint8_t) (crc >> 8);
-    return len;
+    return seal_desc(b, len);
 }
 
 /* Stage two needs nothing more than stage one prepared: with the pool
@@ -1018,8 +1030,7 @@ static void test_description_while_our_own_load_waits_is_refused(void **state)
     uint8_t ours = load_number;
     receive_description(0, ours, desc, two_module_desc(desc)); /* same number, another loader */
     expect_outcome(0, ours, MT_ERR_STATE);
-    report_on(0, ours, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, ours, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, ours);
     assert_string_equal(inits, ""); /* neither counted as ours */
     report_from(0, MT_OK);
     report_from(2, MT_OK);
@@ -1611,8 +1622,7 @@ static void test_outcome_kept_as_a_newer_load_comes_names_its_own_load(void **st
      * failure counts for nothing anywhere: bus_app_report()), the newer's. */
     assert_string_equal(got_outcomes, "0.5=0;0.5=25;0.6=0;");
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_LOST), 1); /* (0, 5) superseded */
-    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, 6);
     assert_string_equal(inits, "I");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
 }
@@ -2033,8 +2043,7 @@ static void test_our_outcome_given_up_goes_again_at_the_deadline(void **state)
     receive_two_module_load(0, 5);
     for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
     assert_int_equal(bus_tx_pending(), 0);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, 5);
     assert_string_equal(inits, "");
     unsigned before = n_sent;
     wait_deadline();
@@ -2148,8 +2157,7 @@ static void test_a_restart_forgets_the_committed_load(void **state)
 {
     receive_two_module_load(0, 1);
     expect_outcome(0, 1, MT_OK);
-    report_on(0, 1, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, 1, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, 1);
     assert_string_equal(inits, "I");
     setup(state); /* the restart */
     drain_log();
@@ -2234,10 +2242,7 @@ static uint16_t no_program_desc(uint8_t *desc)
 {
     uint16_t len = two_module_desc(desc);
     desc[APPDESC_HEADER_SIZE] = 9;
-    desc[10] = desc[11] = 0;
-    uint16_t crc = appdesc_crc16(desc, len);
-    desc[10] = (uint8_t) crc, desc[11] = (uint8_t) (crc >> 8);
-    return len;
+    return seal_desc(desc, len);
 }
 
 /* Our stage one failed (MT_ERR_NO_PROGRAM) and the copy of that failure
@@ -2380,8 +2385,7 @@ test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused(vo
     assert_int_equal(refused, 2);
     receive_description(0, 5, desc, len);
     expect_outcome(0, 5, MT_OK);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, 5);
     assert_string_equal(inits, "I");
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
 }
@@ -2420,8 +2424,7 @@ static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
     expect_outcome(0, 5, MT_OK);
     fill_tx_queue();
     receive_description(0, 6, desc, len);
-    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, 6);
     assert_string_equal(inits, "I"); /* (0, 6) committed here */
     uint32_t left;
     assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
@@ -2609,8 +2612,7 @@ static void test_a_description_right_behind_a_verdict_waits_for_it(void **state)
     expect_outcome(0, 5, MT_OK);
     assert_int_equal(appmgr_last_result()->pid_base, base + 2);
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 0);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
-    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    others_report_ok(0, 5);
     assert_string_equal(inits, "II");
 }
 
