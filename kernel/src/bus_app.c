@@ -128,7 +128,17 @@ static bool is_this_load(mt_module_t loader, uint8_t number)
     return loader == A.loader && number == A.number;
 }
 
-/* This module's outcome of load (loader, number), broadcast; any context.
+/* Our outcome of the load we take part in, as its CREATED frame carries
+ * it: the outcome, then the load's loader and number. */
+static void mine_as_sent(uint8_t out[BUS_APP_CREATED_SIZE])
+{
+    memcpy(out, A.mine, BUS_APP_OUTCOME_SIZE);
+    out[BUS_APP_OUTCOME_SIZE] = A.loader;
+    out[BUS_APP_OUTCOME_SIZE + 1] = A.number;
+}
+
+/* This module's outcome of a load, broadcast as its CREATED frame carries
+ * it (the outcome, then the load's loader and number); any context.
  * A copy of our outcome of the load we take part in counts as waiting
  * from before it is queued, since it can end before bus_send_frame()
  * returns (bus_app_outcome_ended()). `manager_report`: our manager's
@@ -138,10 +148,10 @@ static bool is_this_load(mt_module_t loader, uint8_t number)
  * MT_OK sent after that would count at a module that lost the failure,
  * and under a name come round would count as ours of the newer load).
  * False if the transmit queue refused it (logged). */
-static bool report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uint8_t task,
-                           mt_module_t module, bool manager_report)
+static bool report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
 {
-    uint8_t created[BUS_APP_CREATED_SIZE] = {(uint8_t) err, task, module, loader, number};
+    mt_module_t loader = created[BUS_APP_OUTCOME_SIZE];
+    uint8_t number = created[BUS_APP_OUTCOME_SIZE + 1];
     port_irq_state_t s = port_irq_save();
     bool mine = is_this_load(loader, number);
     if (manager_report && !(mine && A.outcome_given)) {
@@ -151,7 +161,7 @@ static bool report_outcome(mt_module_t loader, uint8_t number, mt_err_t err, uin
     if (mine) A.mine_queued++;
     port_irq_restore(s);
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, created, sizeof created) == MT_OK)
+                       BUS_PRIO_SYSTEM, created, BUS_APP_CREATED_SIZE) == MT_OK)
         return true;
     /* Logged; the others cannot know. Counted as a frame's would be, in
      * interrupt context, with outcomes that come meanwhile. */
@@ -201,9 +211,7 @@ static void pay_owed(void)
     A.owed_tries = 0;
     memcpy(owed, A.owed, sizeof owed);
     port_irq_restore(s);
-    if (!tries || report_outcome(owed[BUS_APP_OUTCOME_SIZE], owed[BUS_APP_OUTCOME_SIZE + 1],
-                                 (mt_err_t) owed[0], owed[1], owed[2], false))
-        return;
+    if (!tries || report_outcome(owed, false)) return;
     s = port_irq_save();
     bool again = !A.owed_tries && --tries; /* a newer failure owed meanwhile goes instead */
     if (again) A.owed_tries = tries;
@@ -230,10 +238,10 @@ static void report_mine(mt_err_t err, uint8_t task, mt_module_t module)
     A.mine[1] = task;
     A.mine[2] = module;
     A.outcome_given = true;
-    mt_module_t loader = A.loader;
-    uint8_t number = A.number;
+    uint8_t created[BUS_APP_CREATED_SIZE];
+    mine_as_sent(created);
     port_irq_restore(s);
-    report_outcome(loader, number, err, task, module, true);
+    report_outcome(created, true);
 }
 
 /* The load ends here: its verdict to our manager, in the block set aside
@@ -259,15 +267,6 @@ static void give_verdict(void)
     if (!m) return;
     m->flags = MSG_FROM_ISR;
     sched_post_block(MT_PID_NONE, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, m);
-}
-
-/* Our outcome of the load we take part in, as its CREATED frame carries
- * it: the outcome, then the load's loader and number. */
-static void mine_as_sent(uint8_t out[BUS_APP_CREATED_SIZE])
-{
-    memcpy(out, A.mine, BUS_APP_OUTCOME_SIZE);
-    out[BUS_APP_OUTCOME_SIZE] = A.loader;
-    out[BUS_APP_OUTCOME_SIZE + 1] = A.number;
 }
 
 /* The load we take part in ends here short of its verdict (`why`: given
@@ -311,8 +310,7 @@ static bool supersede(mt_module_t loader, uint8_t number)
     if (number == A.number || !fail_mine(MT_ERR_BUS_LOST)) return true;
     uint8_t failed[BUS_APP_CREATED_SIZE];
     mine_as_sent(failed);
-    if (!report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2], false))
-        owe(failed);
+    if (!report_outcome(failed, false)) owe(failed);
     return true;
 }
 
@@ -372,7 +370,9 @@ void bus_app_description(const bus_frame_t *f)
                                                    A.loader, A.number};
             bus_app_report(f->src, ended);
         }
-        report_outcome(f->src, f->port, MT_ERR_STATE, APPMGR_NO_TASK, bus_self(), false);
+        uint8_t refused[BUS_APP_CREATED_SIZE] = {MT_ERR_STATE, APPMGR_NO_TASK, bus_self(), f->src,
+                                                 f->port};
+        report_outcome(refused, false);
         return;
     }
     if (!own) take_part(f->src, f->port);
@@ -456,7 +456,9 @@ void bus_app_asked(const bus_frame_t *f)
     bool ours = A.outcome_given && p[0] == A.loader && p[1] == A.number;
     if (!ours || !(asked & ((uint32_t) 1u << bus_self()))) return; /* nothing to answer with */
     if (A.mine_queued) return; /* a copy still to go reaches the asker too: a broadcast */
-    report_outcome(A.loader, A.number, (mt_err_t) A.mine[0], A.mine[1], A.mine[2], false);
+    uint8_t created[BUS_APP_CREATED_SIZE];
+    mine_as_sent(created);
+    report_outcome(created, false);
 }
 
 /* Ask the modules in `missing` for their outcome of load (loader,
@@ -522,15 +524,11 @@ void bus_app_deadline(void)
         A.asks++;
         A.since = timer_now();
     }
-    uint8_t mine[BUS_APP_OUTCOME_SIZE];
-    memcpy(mine, A.mine, sizeof mine);
+    uint8_t created[BUS_APP_CREATED_SIZE];
+    mine_as_sent(created);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
-    if (again && !report_outcome(loader, number, (mt_err_t) mine[0], mine[1], mine[2], false) &&
-        give_up) {
-        uint8_t failed[BUS_APP_CREATED_SIZE] = {mine[0], mine[1], mine[2], loader, number};
-        owe(failed);
-    }
+    if (again && !report_outcome(created, false) && give_up) owe(created);
     if (!due || give_up) return;
     /* One ASK at a time: behind a frame that cannot go out (our own DESC
      * unacknowledged), more would only fill the transmit queue. */

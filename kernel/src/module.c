@@ -26,7 +26,7 @@ mt_err_t module_use_app(const module_app_t *app, bool load)
 {
     current = app;
     if (!load) return MT_OK;
-    return bus_app_load(app->desc, app->len); /* appmgr_load() without a bus */
+    return bus_app_load(app->desc, app->len); /* without the bus up, the manager's alone */
 }
 
 const module_app_t *module_current_app(void)
