@@ -248,17 +248,17 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 
 /* The drain's step at `floor` for a message with any of MSG_NOT_PLAIN, just
  * taken off the queue, not the slot's block; irq off on entry and on
- * return. One sent to t before
- * its INIT was handled goes to t's held list if t is still not initialised
- * (rule 7): false, it did not run. Held, it is no claim of K's any more: a
- * ready thread that the step's look left waiting behind it, as the queue's
- * head, runs now if it is above the floor and not below the new head. Otherwise its
- * heap payload becomes the handler's frame's, which the handler may take
- * (the block no longer frees it), a queued INIT ends rule 7's hold when its
- * handler returns (frame_run()'s pop), and the block goes back where it
- * came from (sched_msg_free()). Between the pop and the lock taken again
- * the level stays t's (the frame restored it): an interrupt's exit there
- * runs only what outranks t, as during the handler. */
+ * return. One sent to t before its INIT was handled goes to t's held list
+ * if t is still not initialised (rule 7): false, it did not run. Held, it
+ * is no claim of K's any more: a ready thread that the step's look left
+ * waiting behind it, as the queue's head, runs now if it is above the
+ * floor and not below the new head. Otherwise its heap payload becomes
+ * the handler's frame's, which the handler may take (the block no longer
+ * frees it), a queued INIT ends rule 7's hold when its handler returns
+ * (frame_run()'s pop), and the block goes back where it came from
+ * (sched_msg_free()). Between the pop and the lock taken again the level
+ * stays t's (the frame restored it): an interrupt's exit there runs only
+ * what outranks t, as during the handler. */
 static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
 {
     task_t *t = m->task;

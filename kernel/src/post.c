@@ -38,16 +38,17 @@ static MT_INLINE bool isr_slot_fits(const task_t *t)
 }
 
 /* Leave t's bare message for `port` in the slot, to run at the exit
- * (MSG_IN_SLOT, with MSG_TIMER_OWED for a task timer's expiry); irq off.
- * Its payload and sender stay as sched_init() cleared them: none,
- * MT_PID_NONE (the exit passes those on as constants; a queued slot
- * message reads them). */
-static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port, uint8_t how)
+ * (MSG_IN_SLOT); `timer_owed` is MSG_TIMER_OWED for a task timer's expiry,
+ * else 0; irq off. Its payload and sender stay as sched_init() cleared
+ * them: none, MT_PID_NONE. The slot's run passes those on as constants;
+ * only a freeze's copy into a pool block and a migration's forward read
+ * the fields. */
+static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port, uint8_t timer_owed)
 {
     msg_t *m = &sched.isr_msg;
     m->task = t;
     m->port = port;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | how;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_IN_SLOT | timer_owed;
 }
 
 /* The end of a post that filled the slot: its SEND record, the caller's
@@ -223,7 +224,7 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
     task_t *t = own->task;
     if (t && !own->flags) {
         if (isr_slot_fits(t)) { /* an open gate: t is initialised */
-            isr_slot_fill(t, own->port, MSG_IN_SLOT | MSG_TIMER_OWED);
+            isr_slot_fill(t, own->port, MSG_TIMER_OWED);
             return MT_OK;
         }
         if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
@@ -296,10 +297,10 @@ static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_
 
 /* A bare message to the plain task t, looked up under the caller's lock
  * (s, put back here), that must wait (it does not fit the slot's run at
- * the exit): queued at t's tail in the slot's block if it is free, else in
- * a pool block; queued like any message, it keeps its place by
- * construction (rule 2). Out of line, so that the slot's way saves only
- * the registers it needs itself. */
+ * the exit): queued at the tail of t's level, in the slot's block if it
+ * is free, else in a pool block; queued like any message, it keeps its
+ * place by construction (rule 2). Out of line, so that the slot's way
+ * saves only the registers it needs itself. */
 static MT_NOINLINE mt_err_t post_isr_wait(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     if (!isr_slot_free()) return post_isr_queued(t, port, s);
@@ -319,7 +320,7 @@ mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
     task_t *t = sched.tasks[TASK_SLOT(pid)]; /* task_none in an empty slot */
     if (t->pid == pid && port_fast(port)) {
         if (isr_slot_fits(t)) {
-            isr_slot_fill(t, port, MSG_IN_SLOT);
+            isr_slot_fill(t, port, 0);
             return isr_slot_filled(pid, port, s);
         }
         if (!task_gate_opened(t)) return post_isr_queued_rare(t, port, s);

@@ -3,9 +3,10 @@
  * The message queue's own operations (queue.c), for the scheduler's files:
  * one FIFO per priority level, the bitmap of the levels that hold a
  * message and its highest bit, the pool's free list, and where a block
- * the kernel is done with goes back. The queue's types are sched_internal.h's, as its
- * hot state is a member of `sched`, and so are the message blocks that the
- * kernel's other components take and free (sched_msg_alloc()).
+ * the kernel is done with goes back. The queue's types are
+ * sched_internal.h's, as its hot state is a member of `sched`, and so are
+ * the message blocks that the kernel's other components take and free
+ * (sched_msg_alloc()).
  *
  * The operations on every queued message's path (take a block, push, pop,
  * give the block back) are in line: on an 8-bit core a call costs more

@@ -50,7 +50,7 @@ _Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_
  * list if the task still is when it comes to it (rule 7: queued in its
  * level like any other, it keeps its place in creation order without a
  * stamp); the block is not the pool's but one the kernel keeps for a
- * purpose (a timer's own expiry, timer.c; the interrupt slot, send.c),
+ * purpose (a timer's own expiry, timer.c; the interrupt slot, post.c),
  * given back by clearing its flags; the message is the INIT of a task not
  * yet initialised (rule 7 holds its other messages until this one's
  * handler has returned). */

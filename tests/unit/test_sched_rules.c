@@ -229,7 +229,7 @@ static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
 
 /* One interrupt posting to several tasks: the first message outranks the
  * interrupted frame and the (empty) queue, so it waits for the exit in the
- * interrupt slot (send.c) rather than in the queue; the later ones are
+ * interrupt slot (post.c) rather than in the queue; the later ones are
  * queued. The exit must still run them by priority, then creation order
  * (rules 2 and 3): the higher C first, then B (posted before D, its equal). */
 static const char *isr_targets; /* a digit after a letter: that port ("A1") */
