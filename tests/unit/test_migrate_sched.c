@@ -321,14 +321,6 @@ static mt_err_t bare_recorder(void *state, mt_port_t port, void *data, uint16_t 
     return MT_OK;
 }
 
-/* Whether the interrupt slot's block holds a message queued last at
- * level prio (no pool block). */
-static bool slot_queued_last_at(mt_prio_t prio)
-{
-    return sched.isr_msg.flags == (MSG_FROM_ISR | MSG_OWN_BLOCK) &&
-           queue_level[prio].tail == &sched.isr_msg;
-}
-
 /* BARE's interrupt message queued in the slot's block (in no pool
  * block), ALSO idle below it; the pool's spare blocks. */
 static uint8_t queue_a_bare_message_in_the_slot(void)
@@ -338,7 +330,7 @@ static uint8_t queue_a_bare_message_in_the_slot(void)
     sched_run_pending();
     uint8_t spare = sched_msg_spare();
     assert_int_equal(sched_post_isr(BARE, PORT_0, NULL, 0, 0), MT_OK);
-    assert_true(slot_queued_last_at(3));
+    assert_true(test_slot_queued_last_at(3));
     assert_int_equal(sched_msg_spare(), spare);
     return spare;
 }
@@ -370,7 +362,7 @@ static void test_a_freeze_frees_the_interrupt_slot(void **state)
     assert_int_equal(sched_mig_held_count(t), 1);
     assert_int_equal(sched_post_isr(BARE, PORT_0 + 1, NULL, 0, 0), MT_OK); /* held after it */
     assert_int_equal(sched_post_isr(ALSO, PORT_0, NULL, 0, 0), MT_OK);
-    assert_true(slot_queued_last_at(1)); /* the slot again, no pool block */
+    assert_true(test_slot_queued_last_at(1)); /* the slot again, no pool block */
     assert_int_equal(sched_msg_spare(), spare - 2);
     sched_run_pending();
     assert_string_equal(got, "a"); /* the frozen task's wait */

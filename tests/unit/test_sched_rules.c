@@ -640,6 +640,7 @@ static void queue_c_then_raise(mt_port_t port)
 {
     send('C', 0);
     raise_once(port);
+    assert_true(test_slot_queued_last_at(2)); /* B1, behind C0 */
 }
 
 static void queue_c_raise_kill_b(mt_port_t port)
@@ -662,26 +663,47 @@ static void test_slot_block_taken_by_a_message_behind_its_level(void **state)
     assert_all_given_back(spare);
 }
 
-/* The slot's block in the middle of its level, between two messages of
- * another task, then a kill of its task: the purge takes it alone, and
- * the level keeps the others, and one sent after the kill, in order. */
-static void queue_c_raise_c_kill_b(mt_port_t port)
+/* The mid-level tests' action on B, the slot's block's task: a kill or a
+ * freeze. */
+static void (*on_b)(void);
+
+/* The slot's block in the middle of its level, between C0 and C1, then
+ * on_b(); what is queued then counted. */
+static void queue_c_raise_c_then_on_b(mt_port_t port)
 {
-    send('C', 0);
-    raise_once(port);
+    queue_c_then_raise(port);
     send('C', 1);
+    on_b();
+    queued_in_a = sched_queued_count();
+}
+
+/* Tasks A, B and C, and A's message whose handler leaves the slot's block
+ * (B1) between C0 and C1 and does `action` on B: the trace is `expected`
+ * and three messages are counted in A. Returns the pool's spare blocks. */
+static uint8_t run_b1_mid_level(void (*action)(void), const char *expected)
+{
+    uint8_t spare = make_abc(false);
+    on_b = action;
+    run_a_posting_b1(queue_c_raise_c_then_on_b);
+    assert_string_equal(trace, expected);
+    assert_int_equal(queued_in_a, 3);
+    return spare;
+}
+
+/* A kill of B with its message mid-level: the purge takes the slot's
+ * block alone, and the level keeps the others, and one sent after the
+ * kill, in order. */
+static void kill_b_then_send_c2(void)
+{
     assert_int_equal(sched_task_kill(PID('B')), MT_OK);
     send('C', 2);
-    queued_in_a = sched_queued_count();
 }
 
 static void test_slot_block_mid_level_a_kill_takes_it_alone(void **state)
 {
     (void) state;
-    uint8_t spare = make_abc(false);
-    run_a_posting_b1(queue_c_raise_c_kill_b);
-    assert_string_equal(trace, "A0( raise isr back Bf )A C0( )C C1( )C C2( )C ");
-    assert_int_equal(queued_in_a, 3);
+    uint8_t spare =
+        run_b1_mid_level(kill_b_then_send_c2, "A0( raise isr back Bf )A C0( )C C1( )C C2( )C ");
     assert_all_given_back(spare);
 }
 
@@ -690,8 +712,7 @@ static void test_slot_block_mid_level_a_kill_takes_it_alone(void **state)
  * a pool block (rule 3); the low one runs after its level's older one. */
 static void queue_c_raise_twice(mt_port_t port)
 {
-    send('C', 0);
-    raise_once(port);
+    queue_c_then_raise(port);
     isr_targets = "D1B2";
     raise_interrupt(port);
 }
@@ -742,22 +763,15 @@ static void test_slot_block_waiting_low_with_the_pool_empty_a_higher_post_is_ref
 
 /* A freeze of B with the slot's block mid-level, between C0 and C1: the
  * purge holds it, the level keeps C's; the thaw runs it. */
-static void queue_c_raise_c_freeze_b(mt_port_t port)
+static void freeze_b(void)
 {
-    send('C', 0);
-    raise_once(port);
-    send('C', 1);
     sched_mig_freeze(sched_find_task(PID('B')));
-    queued_in_a = sched_queued_count();
 }
 
 static void test_slot_block_mid_level_a_freeze_holds_it(void **state)
 {
     (void) state;
-    uint8_t spare = make_abc(false);
-    run_a_posting_b1(queue_c_raise_c_freeze_b);
-    assert_string_equal(trace, "A0( raise isr back )A C0( )C C1( )C ");
-    assert_int_equal(queued_in_a, 3);
+    uint8_t spare = run_b1_mid_level(freeze_b, "A0( raise isr back )A C0( )C C1( )C ");
     assert_int_equal(sched_queued_count(), 1);
     trace[0] = 0;
     sched_mig_thaw(sched_find_task(PID('B')));
