@@ -242,21 +242,23 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
  * rule 7 or the INIT that ends the hold, a heap payload the frame takes
  * over, a block that is not the pool's (a timer's own, the interrupt
  * slot's). A plain message, most of them, is run with one test of its
- * flags; any of these, by drain_rare(). */
+ * flags; the slot's block, as the slot's (run_slot_held_off()); any other,
+ * by drain_rare(). */
 #define MSG_NOT_PLAIN (MSG_HELD | MSG_HEAP | MSG_OPENS | MSG_OWN_BLOCK)
 
 /* The drain's step at `floor` for a message with any of MSG_NOT_PLAIN, just
- * taken off the queue; irq off on entry and on return. One sent to t before
- * its INIT was handled goes to t's held list if t is still not initialised
- * (rule 7): false, it did not run. Held, it is no claim of K's any more: a
- * ready thread that the step's look left waiting behind it, as the queue's
- * head, runs now if it is above the floor and not below the new head. Otherwise its
- * heap payload becomes the handler's frame's, which the handler may take
- * (the block no longer frees it), a queued INIT ends rule 7's hold when its
- * handler returns (frame_run()'s pop), and the block goes back where it
- * came from (sched_msg_free()). Between the pop and the lock taken again
- * the level stays t's (the frame restored it): an interrupt's exit there
- * runs only what outranks t, as during the handler. */
+ * taken off the queue, not the slot's block; irq off on entry and on
+ * return. One sent to t before its INIT was handled goes to t's held list
+ * if t is still not initialised (rule 7): false, it did not run. Held, it
+ * is no claim of K's any more: a ready thread that the step's look left
+ * waiting behind it, as the queue's head, runs now if it is above the
+ * floor and not below the new head. Otherwise its heap payload becomes
+ * the handler's frame's, which the handler may take (the block no longer
+ * frees it), a queued INIT ends rule 7's hold when its handler returns
+ * (frame_run()'s pop), and the block goes back where it came from
+ * (sched_msg_free()). Between the pop and the lock taken again the level
+ * stays t's (the frame restored it): an interrupt's exit there runs only
+ * what outranks t, as during the handler. */
 static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
 {
     task_t *t = m->task;
@@ -280,28 +282,18 @@ static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
 
 /* Run the interrupt slot's message (post.c), taken out of it: one that
  * outranks the interrupted frame and everything queued at an interrupt's
- * exit, or one parked there as the oldest of its level when the drain
- * comes to that level. Its block is free again before interrupts are on
+ * exit, or one queued in the slot's block when the drain takes it off
+ * its level (bare, from no sender: the drain step's test of its block).
+ * Its block is free again before interrupts are on
  * (the handler's arguments are in registers by then), so that an
  * interrupt during the handler posts through the slot too. Out of line:
  * the stack analysis tells the exit's own path on a thread's stack from
  * the handler it runs here only on the kernel stack (kernel.annot); and
- * one copy serves the parked message's drain and rule 3's exit (isr_exit.c). */
+ * one copy serves the queued slot message's drain and rule 3's exit (isr_exit.c). */
 MT_NOINLINE void run_slot_held_off(void)
 {
     msg_t *m = &sched.isr_msg;
     run_taken_held_off(m->task, m, true);
-}
-
-/* The drain at level `top`: the interrupt slot's parked message, the
- * oldest of its level, runs before the level's FIFO; false if it is parked
- * at a lower level. Out of line, one copy for both drains. */
-static MT_NOINLINE bool run_parked_at(mt_prio_t top)
-{
-    if (sched.isr_msg.task->prio != top) return false;
-    isr_slot_parked_taken(top);
-    run_slot_held_off();
-    return true;
 }
 
 /* One step of the drain: threads that outrank the frame and the head (and
@@ -317,9 +309,12 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
     for (;;) {
         mt_prio_t top = queue_top_prio();
         if (top <= floor) return false;
-        if (isr_slot_parked() && run_parked_at(top)) return true;
         m = queue_pop_top(top);
         if (!(m->flags & MSG_NOT_PLAIN)) break;
+        if (m == &sched.isr_msg) { /* an interrupt's, queued in the slot's block */
+            run_slot_held_off();
+            return true;
+        }
         if (drain_rare(m, floor)) return true;
     }
     run_taken_held_off(m->task, m, false);

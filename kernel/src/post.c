@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Posting from interrupts and timers: an interrupt's message always waits
- * (rules 2 and 3), in a pool block appended to its level, or in the
- * interrupt slot (docs/architecture.md, "Interrupts, timers and threads"):
- * a bare post to a task above the interrupted code and all that is queued
- * waits in sched.isr_msg and the exit runs it first; a message queued
- * meanwhile sends it into the queue first (send_isr_slot_queue()), where
- * it is the oldest of its level. A timer's expiry travels in the timer's
- * own block. What these ways cannot take (payloads, virtual pids, a task
- * not initialised, an empty pool) goes send.c's general path.
+ * (rules 2 and 3), in a pool block or the slot's block appended to its
+ * level, or in the interrupt slot (docs/architecture.md, "Interrupts,
+ * timers and threads"): a bare post to a task above the interrupted code
+ * and all that is queued waits in sched.isr_msg and the exit runs it
+ * first; a message queued meanwhile sends it into the queue first
+ * (send_isr_slot_queue()), where it is the oldest of its level. A timer's
+ * expiry travels in the timer's own block. What these ways cannot take
+ * (payloads, virtual pids, a task not initialised, an empty pool) goes
+ * send.c's general path.
  */
 #include "log_ring.h"
 #include "motet/log.h"
@@ -36,16 +37,18 @@ static MT_INLINE bool isr_slot_fits(const task_t *t)
            isr_slot_free() && !(MOTET_THREADS && thread_running());
 }
 
-/* Leave t's bare message for `port` in the slot, as `how` says: to run at
- * the exit (MSG_IN_SLOT) or parked (MSG_PARKED); irq off. Its payload and
- * sender stay as sched_init() cleared them: none, MT_PID_NONE (the exit
- * passes those on as constants; a queued slot message reads them). */
-static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port, uint8_t how)
+/* Leave t's bare message for `port` in the slot, to run at the exit
+ * (MSG_IN_SLOT); `timer_owed` is MSG_TIMER_OWED for a task timer's expiry,
+ * else 0; irq off. Its payload and sender stay as sched_init() cleared
+ * them: none, MT_PID_NONE. The slot's run passes those on as constants;
+ * only a freeze's copy into a pool block and a migration's forward read
+ * the fields. */
+static MT_INLINE void isr_slot_fill(task_t *t, mt_port_t port, uint8_t timer_owed)
 {
     msg_t *m = &sched.isr_msg;
     m->task = t;
     m->port = port;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | how;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK | MSG_IN_SLOT | timer_owed;
 }
 
 /* The end of a post that filled the slot: its SEND record, the caller's
@@ -58,8 +61,8 @@ static MT_INLINE mt_err_t isr_slot_filled(mt_pid_t pid, mt_port_t port, port_irq
 }
 
 /* Queue m for t, or put it in the mailbox of the thread bound to t; irq
- * off. The one copy of the push for the slot's message and the messages
- * queued after it. */
+ * off. Out of line: the one copy of the push for the slot's message
+ * queued at the exit and the messages queued after it. */
 static MT_NOINLINE void queue_for(task_t *t, msg_t *m)
 {
     if (MOTET_THREADS && (t->flags & TASK_THREAD))
@@ -103,13 +106,24 @@ static MT_INLINE void expiry_log(const msg_t *own)
 }
 #endif
 
+/* The slot's block, holding a message for t, made a queued message:
+ * flags that are not a plain message's, so that the drain runs it as the
+ * slot's (dispatch.c) and no block goes back to the pool, and t's pid for
+ * a purge by pid. The caller appends it to t's level; irq off. One copy
+ * for the exit's way and the post that must wait. */
+static MT_INLINE msg_t *isr_slot_as_queued(const task_t *t)
+{
+    msg_t *m = &sched.isr_msg;
+    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
+    m->dst = t->pid;
+    return m;
+}
+
 void send_isr_slot_queue(void)
 {
     isr_slot_expiry_log(); /* before the records of whatever queues it */
-    msg_t *m = &sched.isr_msg;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    m->dst = m->task->pid;
-    queue_for(m->task, m); /* never a thread's: its gate was open */
+    task_t *t = sched.isr_msg.task;
+    queue_for(t, isr_slot_as_queued(t)); /* never a thread's: its gate was open */
 }
 
 void queue_after_slot(task_t *t, msg_t *m)
@@ -210,7 +224,7 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
     task_t *t = own->task;
     if (t && !own->flags) {
         if (isr_slot_fits(t)) { /* an open gate: t is initialised */
-            isr_slot_fill(t, own->port, MSG_IN_SLOT | MSG_TIMER_OWED);
+            isr_slot_fill(t, own->port, MSG_TIMER_OWED);
             return MT_OK;
         }
         if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
@@ -244,29 +258,6 @@ static MT_NOINLINE mt_err_t post_isr_queued_rare(task_t *t, mt_port_t port, port
     return m ? MT_OK : post_isr_bare_general(pid, port);
 }
 
-/* Whether t's bare message may park in the free slot, as the oldest of
- * t's level: the level holds no message, so every later one of the level
- * is newer (rule 2). If so, the level counts it in its bit and the queue's
- * top like a queued message, in no FIFO and off the pool (the drain takes
- * it first of its level, dispatch.c), and the caller parks it
- * (isr_slot_fill()); irq off. */
-static MT_INLINE bool isr_slot_park_fits(const task_t *t)
-{
-    mt_prio_t prio = t->prio;
-    if (sched.queue.levels & queue_bit(prio)) return false;
-    queue_level_filled(prio);
-    return true;
-}
-
-void isr_slot_unpark(void)
-{
-    if (!isr_slot_parked()) return;
-    msg_t *m = &sched.isr_msg;
-    m->flags = MSG_FROM_ISR | MSG_OWN_BLOCK;
-    m->dst = m->task->pid; /* for a purge by pid */
-    queue_prepend(&queue_level[(uint8_t) m->task->prio], m, m);
-}
-
 void isr_slot_release_held(task_t *t)
 {
     msg_t *slot = &sched.isr_msg;
@@ -285,12 +276,13 @@ void isr_slot_release_held(task_t *t)
 }
 
 /* A bare message to the plain task t, looked up under the caller's lock
- * (s, put back here), that neither runs first at the exit nor parks:
- * queued in a pool block, or the rare ways if none is free or the slot's
- * message waits. Out of line, so that the park saves only the registers
- * it needs itself. Both are tested before the block is taken: with the
- * slot's message waiting, the general way queues that older message
- * first, and a block taken here would have to go back to the pool. */
+ * (s, put back here), that neither runs first at the exit nor finds the
+ * slot's block free: queued in a pool block, or the rare ways if none is
+ * free or the slot's message waits. Out of line, so that the slot's queued
+ * way saves only the registers it needs itself. Both are tested before the
+ * block is taken: with the slot's message waiting, the general way queues
+ * that older message first, and a block taken here would have to go back
+ * to the pool. */
 static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_state_t s)
 {
     msg_t *m = queue_first_block_irq_off();
@@ -305,19 +297,21 @@ static MT_NOINLINE mt_err_t post_isr_queued(task_t *t, mt_port_t port, port_irq_
 
 /* A bare message to the plain task t, looked up under the caller's lock
  * (s, put back here), that must wait (it does not fit the slot's run at
- * the exit): parked in the slot if the message is the only one of its
- * level (an interrupt of the running task), else queued. Out of line, so
- * that the slot's way saves only the registers it needs itself. */
+ * the exit): queued at the tail of t's level, in the slot's block if it
+ * is free, else in a pool block; queued like any message, it keeps its
+ * place by construction (rule 2). Out of line, so that the slot's way
+ * saves only the registers it needs itself. */
 static MT_NOINLINE mt_err_t post_isr_wait(task_t *t, mt_port_t port, port_irq_state_t s)
 {
-    if (!isr_slot_free() || !isr_slot_park_fits(t)) return post_isr_queued(t, port, s);
-    isr_slot_fill(t, port, MSG_PARKED);
+    if (!isr_slot_free()) return post_isr_queued(t, port, s);
+    sched.isr_msg.port = port;
+    queue_push(isr_slot_as_queued(t), t);
     return isr_slot_filled(t->pid, port, s);
 }
 
 /* Virtual pids never sit in the task table (see sched_send_to()). A message
  * that runs first at the exit waits in the slot (an open gate: initialised);
- * one for a plain task that must wait parks or queues (post_isr_wait()); one
+ * one for a plain task that must wait is queued (post_isr_wait()); one
  * for a task that is not plain (bound to a thread, not initialised, frozen,
  * to be killed) goes the rare ways. */
 mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
@@ -326,7 +320,7 @@ mt_err_t sched_post_isr_bare(mt_pid_t pid, mt_port_t port)
     task_t *t = sched.tasks[TASK_SLOT(pid)]; /* task_none in an empty slot */
     if (t->pid == pid && port_fast(port)) {
         if (isr_slot_fits(t)) {
-            isr_slot_fill(t, port, MSG_IN_SLOT);
+            isr_slot_fill(t, port, 0);
             return isr_slot_filled(pid, port, s);
         }
         if (!task_gate_opened(t)) return post_isr_queued_rare(t, port, s);

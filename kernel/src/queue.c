@@ -48,7 +48,6 @@ void queue_release_held(task_t *t)
 {
     msg_t *first = t->held;
     if (!first) return;
-    isr_slot_unpark(); /* newer than what was held: behind it */
     msg_t *last = first;
     for (;;) {
         last->task = t; /* a migration may have put it there unqueued */
@@ -73,7 +72,6 @@ void queue_hold(task_t *t, msg_t *m)
 
 msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
 {
-    isr_slot_unpark();
     queue_level_t *l = &queue_level[prio];
     msg_t *removed = NULL, **removed_tail = &removed;
     msg_t **link = &l->head;
@@ -96,7 +94,7 @@ msg_t *queue_remove_for(mt_pid_t pid, mt_prio_t prio)
 
 uint8_t queue_length(void)
 {
-    uint8_t n = isr_slot_parked() ? 1u : 0u;
+    uint8_t n = 0;
     for (uint8_t p = 0; p < MOTET_PRIO_LEVELS; p++)
         for (const msg_t *m = queue_level[p].head; m; m = m->next) n++;
     return n;

@@ -2,11 +2,11 @@
 /*
  * The message queue's own operations (queue.c), for the scheduler's files:
  * one FIFO per priority level, the bitmap of the levels that hold a
- * message and its highest bit, the pool's free list, the interrupt slot's
- * message parked as the oldest of its level, and where a block the kernel
- * is done with goes back. The queue's types are sched_internal.h's, as its
- * hot state is a member of `sched`, and so are the message blocks that the
- * kernel's other components take and free (sched_msg_alloc()).
+ * message and its highest bit, the pool's free list, and where a block
+ * the kernel is done with goes back. The queue's types are
+ * sched_internal.h's, as its hot state is a member of `sched`, and so are
+ * the message blocks that the kernel's other components take and free
+ * (sched_msg_alloc()).
  *
  * The operations on every queued message's path (take a block, push, pop,
  * give the block back) are in line: on an 8-bit core a call costs more
@@ -164,25 +164,6 @@ static MT_INLINE void queue_level_emptied(mt_prio_t p)
     sched.queue.top = bits ? queue_highest_bit(bits) : -1;
 }
 
-/* The interrupt slot's parked message (post.c, MSG_PARKED) counts in its
- * level's bit and in the queue's top, as the oldest of its level, but is
- * in no FIFO: the drain takes it before the level's head. True if one is
- * parked; irq off. */
-static MT_INLINE bool isr_slot_parked(void)
-{
-    return sched.isr_msg.flags & MSG_PARKED;
-}
-/* The parked message of level `prio` is taken to run: the level keeps its
- * bit only if its FIFO holds more; irq off. */
-static MT_INLINE void isr_slot_parked_taken(mt_prio_t prio)
-{
-    if (!queue_level[(uint8_t) prio].head) queue_level_emptied(prio);
-}
-/* The parked message, if any, joins its level's FIFO at the head, a
- * queued slot message like send_isr_slot_queue()'s: before anything walks
- * or reorders a level (a kill's or a freeze's purge, rule 7's release, a
- * count); irq off. post.c. */
-void isr_slot_unpark(void);
 /* A freeze has purged t's queued messages into its held list (its
  * migration or its kill): if the interrupt slot's block is among them,
  * its message moves into a pool block in its place, so that the slot

@@ -50,12 +50,11 @@ _Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_
  * list if the task still is when it comes to it (rule 7: queued in its
  * level like any other, it keeps its place in creation order without a
  * stamp); the block is not the pool's but one the kernel keeps for a
- * purpose (a timer's own expiry, timer.c; the interrupt slot, send.c),
+ * purpose (a timer's own expiry, timer.c; the interrupt slot, post.c),
  * given back by clearing its flags; the message is the INIT of a task not
  * yet initialised (rule 7 holds its other messages until this one's
  * handler has returned). */
 #define MSG_CAST      0x04u /* a multicast's delivery from the bus (sched_post_cast()) */
-#define MSG_PARKED    0x08u /* waits in the interrupt slot as its level's oldest (post.c) */
 #define MSG_IN_SLOT   0x10u /* waits in the interrupt slot for its exit (post.c) */
 #define MSG_HELD      0x20u
 #define MSG_OWN_BLOCK 0x40u
@@ -173,10 +172,10 @@ typedef struct sched_state {
     void (*kill_on_pop)(task_t *t);
     /* The interrupt slot (post.c): an interrupt's bare message that will
      * run first at the interrupt's exit, in no queue until then
-     * (MSG_IN_SLOT), or one that waits as the oldest of its level, parked
-     * in no FIFO (MSG_PARKED); its block is busy while its flags are set
-     * at all (waiting, parked, queued after all, or held by a freeze that
-     * had no pool block to spare, isr_slot_release_held()). */
+     * (MSG_IN_SLOT), or one queued in its level's FIFO as any other; its
+     * block is busy while its flags are set at all (waiting, queued, or
+     * held by a freeze that had no pool block to spare,
+     * isr_slot_release_held()). */
     msg_t isr_msg;
     queue_state_t queue; /* queue.c's */
 } sched_state_t;

@@ -321,16 +321,16 @@ static mt_err_t bare_recorder(void *state, mt_port_t port, void *data, uint16_t 
     return MT_OK;
 }
 
-/* BARE's interrupt message parked in the slot (the oldest of its level,
- * in no pool block), ALSO idle below it; the pool's spare blocks. */
-static uint8_t park_a_bare_message(void)
+/* BARE's interrupt message queued in the slot's block (in no pool
+ * block), ALSO idle below it; the pool's spare blocks. */
+static uint8_t queue_a_bare_message_in_the_slot(void)
 {
     make(BARE, 3, bare_recorder);
     make(ALSO, 1, bare_recorder);
     sched_run_pending();
     uint8_t spare = sched_msg_spare();
     assert_int_equal(sched_post_isr(BARE, PORT_0, NULL, 0, 0), MT_OK);
-    assert_true(sched.isr_msg.flags & MSG_PARKED);
+    assert_true(test_slot_queued_last_at(3));
     assert_int_equal(sched_msg_spare(), spare);
     return spare;
 }
@@ -354,7 +354,7 @@ static void thaw_runs_everything_once(task_t *t, const char *expected, uint8_t s
 static void test_a_freeze_frees_the_interrupt_slot(void **state)
 {
     (void) state;
-    uint8_t spare = park_a_bare_message();
+    uint8_t spare = queue_a_bare_message_in_the_slot();
     task_t *t = sched_find_task(BARE);
     sched_mig_freeze(t);
     assert_int_equal(sched.isr_msg.flags, 0);
@@ -362,7 +362,7 @@ static void test_a_freeze_frees_the_interrupt_slot(void **state)
     assert_int_equal(sched_mig_held_count(t), 1);
     assert_int_equal(sched_post_isr(BARE, PORT_0 + 1, NULL, 0, 0), MT_OK); /* held after it */
     assert_int_equal(sched_post_isr(ALSO, PORT_0, NULL, 0, 0), MT_OK);
-    assert_true(sched.isr_msg.flags & MSG_PARKED); /* the slot again, no pool block */
+    assert_true(test_slot_queued_last_at(1)); /* the slot again, no pool block */
     assert_int_equal(sched_msg_spare(), spare - 2);
     sched_run_pending();
     assert_string_equal(got, "a"); /* the frozen task's wait */
@@ -375,7 +375,7 @@ static void test_a_freeze_frees_the_interrupt_slot(void **state)
 static void test_a_freeze_without_a_spare_block_keeps_the_message_in_the_slot(void **state)
 {
     (void) state;
-    uint8_t spare = park_a_bare_message();
+    uint8_t spare = queue_a_bare_message_in_the_slot();
     msg_t *taken = NULL;
     while (sched_msg_spare() > (MOTET_BUS ? MIG_RESERVE : 0)) {
         msg_t *m = sched_msg_alloc();
@@ -400,7 +400,7 @@ static void test_a_freeze_without_a_spare_block_keeps_the_message_in_the_slot(vo
 static void test_a_kill_gives_the_slot_back(void **state)
 {
     (void) state;
-    uint8_t spare = park_a_bare_message();
+    uint8_t spare = queue_a_bare_message_in_the_slot();
     assert_int_equal(sched_task_kill(BARE), MT_OK);
     assert_int_equal(sched.isr_msg.flags, 0);
     assert_int_equal(sched_msg_spare(), spare);

@@ -3,9 +3,9 @@
  * One INIT per task on every way a message travels: a send to PORT_INIT of
  * a task already initialised is refused with MT_ERR_STATE and logged,
  * whether it would have run at once or waited, by route or by pid, with or
- * without a payload, or posted by an interrupt (in the body's slot, parked,
- * or in a pool block); the handler never sees a second PORT_INIT and
- * nothing is queued or leaked. A route to PORT_INIT still carries a task's
+ * without a payload, or posted by an interrupt (in the body's slot, queued
+ * in the slot's block, or in a pool block); the handler never sees a
+ * second PORT_INIT and nothing is queued or leaked. A route to PORT_INIT still carries a task's
  * first INIT.
  *
  * MOTET_TEST_KERNEL: default nothreads
@@ -204,7 +204,7 @@ static void test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused(v
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 3);
     assert_int_equal(inits, 1);
     assert_int_equal(received, 1);
-    /* Outside an interrupt body the bare post would park in the slot. */
+    /* Outside an interrupt body the bare post would take the slot's block. */
     assert_int_equal(sched_post_isr(PID_TARGET, PORT_INIT, NULL, 0, 0), MT_ERR_STATE);
     assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
     sched_run_pending();

@@ -229,7 +229,7 @@ static void test_rule3_isr_post_while_masked_runs_on_unmask(void **state)
 
 /* One interrupt posting to several tasks: the first message outranks the
  * interrupted frame and the (empty) queue, so it waits for the exit in the
- * interrupt slot (send.c) rather than in the queue; the later ones are
+ * interrupt slot (post.c) rather than in the queue; the later ones are
  * queued. The exit must still run them by priority, then creation order
  * (rules 2 and 3): the higher C first, then B (posted before D, its equal). */
 static const char *isr_targets; /* a digit after a letter: that port ("A1") */
@@ -404,11 +404,11 @@ static void test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest(void *
     assert_string_equal(trace, "A0( raise back )A B0( )B B0( )B B0( )B B0( )B B0( )B B0( )B ");
 }
 
-/* ---- rules 2 and 3: a message parked in the interrupt slot ----
+/* ---- rules 2 and 3: a waiting message in the interrupt slot's block ----
  *
- * An interrupt's bare message that must wait, for a level that holds no
- * message, waits in the interrupt slot, parked as the oldest of its level
- * (post.c): off the pool and out of the level's FIFO. It keeps its place
+ * An interrupt's bare message that must wait is queued in the interrupt
+ * slot's block while it is free (post.c): off the pool, in its level's
+ * FIFO like any message, run as the slot's message. It keeps its place
  * in priority-then-creation order against messages of its own level and of
  * others, queued before and after it; a kill, a freeze for migration and a
  * count see it like any queued message. Each action below acts once: the
@@ -427,9 +427,10 @@ static void raise_once_and_count(mt_port_t port)
     queued_in_a = sched_queued_count();
 }
 
-/* The packet that comes while its task runs: parked, counted, off the
- * pool; it runs once the running message's handler has returned. */
-static void test_parked_a_post_to_the_running_task_waits_off_the_pool(void **state)
+/* The packet that comes while its task runs: queued in the slot's block,
+ * counted, off the pool; it runs once the running message's handler has
+ * returned. */
+static void test_slot_block_a_post_to_the_running_task_waits_off_the_pool(void **state)
 {
     (void) state;
     make_task('A', 2);
@@ -467,10 +468,10 @@ static void test_spare_more_than_tells_the_count_from_below_and_above(void **sta
     assert_int_equal(sched_msg_spare(), MOTET_MAX_QUEUED_MSGS);
 }
 
-/* Posted after the parked one by the same interrupt: another task of its
+/* Posted after the slot's one by the same interrupt: another task of its
  * level runs after it; a higher level's runs first (at the exit, above A);
  * a lower level's after both. */
-static void test_parked_a_message_keeps_its_place_in_its_level(void **state)
+static void test_slot_block_a_message_keeps_its_place_in_its_level(void **state)
 {
     (void) state;
     make_task('A', 2);
@@ -490,7 +491,7 @@ static void test_parked_a_message_keeps_its_place_in_its_level(void **state)
 static void g_raises_and_queues(mt_port_t port)
 {
     raise_once(port);
-    send('B', 0); /* A's level, below G: it waits, after the parked A1 */
+    send('B', 0); /* A's level, below G: it waits, after the slot's A1 */
 }
 
 static void a_sends_to_g_once(mt_port_t port)
@@ -500,7 +501,7 @@ static void a_sends_to_g_once(mt_port_t port)
     send('G', 0);
 }
 
-static void test_parked_a_message_below_a_higher_queued_one(void **state)
+static void test_slot_block_a_message_below_a_higher_queued_one(void **state)
 {
     (void) state;
     make_task('A', 2);
@@ -515,9 +516,9 @@ static void test_parked_a_message_below_a_higher_queued_one(void **state)
     assert_string_equal(trace, "A0( G0( raise isr back )G G1( )G )A A1( )A B0( )B ");
 }
 
-/* An interrupt during the parked message's own handler: the slot is free
- * again once that handler has its arguments and the level is empty, so its
- * first post parks again; its second goes to the pool behind it. */
+/* An interrupt during the slot's message's own handler: the slot's block
+ * is free again once that handler has its arguments, so its first post
+ * takes it again; its second goes to the pool behind it. */
 static void raise_once_then_arm(mt_port_t port)
 {
     raise_once(port);
@@ -525,7 +526,7 @@ static void raise_once_then_arm(mt_port_t port)
     actions[PID('A')] = raise_once; /* for A1 */
 }
 
-static void test_parked_a_post_during_a_parked_handler_parks_again(void **state)
+static void test_slot_block_a_post_during_its_handler_takes_it_again(void **state)
 {
     (void) state;
     make_task('A', 2);
@@ -541,15 +542,15 @@ static void test_parked_a_post_during_a_parked_handler_parks_again(void **state)
     assert_int_equal(sched_msg_spare(), spare);
 }
 
-/* A task killed while its message is parked: the message goes with it and
- * the slot is free again for the next interrupt. */
+/* A task killed while its message waits in the slot's block: the message
+ * goes with it and the slot is free again for the next interrupt. */
 static void raise_once_and_kill(mt_port_t port)
 {
     raise_once(port);
     assert_int_equal(sched_task_kill(PID(isr_targets[0])), MT_OK);
 }
 
-static void test_parked_a_kill_takes_the_message_with_its_task(void **state)
+static void test_slot_block_a_kill_takes_the_message_with_its_task(void **state)
 {
     (void) state;
     make_task('A', 2);
@@ -557,14 +558,14 @@ static void test_parked_a_kill_takes_the_message_with_its_task(void **state)
     make_task('C', 5);
     tport_irq_attach(0, isr_posts_each);
     uint8_t spare = sched_msg_spare();
-    /* B idle, below A: its message parks at level 1; A kills B. */
+    /* B idle, below A: its message waits at level 1; A kills B. */
     actions[PID('A')] = raise_once_and_kill;
     isr_targets = "B";
     trace[0] = 0;
     send('A', 0);
     assert_string_equal(trace, "A0( raise isr back Bf )A ");
     assert_int_equal(sched_queued_count(), 0);
-    /* A's own message parked, A kills itself: FINAL at its pop, no A1. */
+    /* A's own message waiting, A kills itself: FINAL at its pop, no A1. */
     actions[PID('A')] = raise_once_and_kill;
     isr_targets = "A1";
     trace[0] = 0;
@@ -579,10 +580,40 @@ static void test_parked_a_kill_takes_the_message_with_its_task(void **state)
     assert_string_equal(trace, "isr C0( )C ");
 }
 
-/* The parked message, the oldest of its level, a task's message of the
- * same level queued after it, then a kill of the first's task: the purge
- * takes the parked one, the level keeps the later message, which runs
- * once. */
+/* Tasks for the tests of the slot's block in a level of two tasks: A at 3
+ * runs the action, B and C idle at 2 below it, D (with_d) at 5 above it;
+ * the interrupt posts as isr_targets says. The pool's spare blocks. */
+static uint8_t make_abc(bool with_d)
+{
+    make_task('A', 3);
+    make_task('B', 2);
+    make_task('C', 2);
+    if (with_d) make_task('D', 5);
+    tport_irq_attach(0, isr_posts_each);
+    return sched_msg_spare();
+}
+
+/* A's message, whose handler does `action` once, with B1 for the
+ * interrupt to post (below A: it waits), on an empty trace. */
+static void run_a_posting_b1(action_fn action)
+{
+    actions[PID('A')] = action;
+    isr_targets = "B1";
+    trace[0] = 0;
+    send('A', 0);
+}
+
+/* Nothing left queued, every pool block back, the slot free. */
+static void assert_all_given_back(uint8_t spare)
+{
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(sched.isr_msg.flags, 0);
+}
+
+/* The slot's message at the head of its level, a task's message of the
+ * same level queued behind it, then a kill of the first's task: the purge
+ * takes the head, the level keeps the later message, which runs once. */
 static void raise_queue_c_kill_b(mt_port_t port)
 {
     raise_once(port);
@@ -591,27 +622,165 @@ static void raise_queue_c_kill_b(mt_port_t port)
     queued_in_a = sched_queued_count();
 }
 
-static void test_parked_a_kill_of_the_head_leaves_a_later_message_of_its_level(void **state)
+static void test_slot_block_a_kill_of_the_head_leaves_a_later_message_of_its_level(void **state)
 {
     (void) state;
-    make_task('A', 3);
-    make_task('B', 2);
-    make_task('C', 2);
-    actions[PID('A')] = raise_queue_c_kill_b;
-    tport_irq_attach(0, isr_posts_each);
-    isr_targets = "B1";
-    uint8_t spare = sched_msg_spare();
-    trace[0] = 0;
-    send('A', 0);
+    uint8_t spare = make_abc(false);
+    run_a_posting_b1(raise_queue_c_kill_b);
     assert_string_equal(trace, "A0( raise isr back Bf )A C0( )C ");
     assert_int_equal(spare_in_body, spare);
     assert_int_equal(queued_in_a, 1);
-    assert_int_equal(sched_queued_count(), 0);
-    assert_int_equal(sched_msg_spare(), spare);
-    assert_int_equal(sched.isr_msg.flags, 0);
+    assert_all_given_back(spare);
 }
 
-/* A freeze for migration takes the parked message into the task's held
+/* A level that holds a task's message already: the interrupt's message
+ * takes the free slot's block behind it (no pool block), runs after it,
+ * and a kill of its task takes it from the level's tail. */
+static void queue_c_then_raise(mt_port_t port)
+{
+    send('C', 0);
+    raise_once(port);
+    assert_true(test_slot_queued_last_at(2)); /* B1, behind C0 */
+}
+
+static void queue_c_raise_kill_b(mt_port_t port)
+{
+    queue_c_then_raise(port);
+    assert_int_equal(sched_task_kill(PID('B')), MT_OK);
+    send('C', 1); /* behind C0 at the level's new tail */
+}
+
+static void test_slot_block_taken_by_a_message_behind_its_level(void **state)
+{
+    (void) state;
+    uint8_t spare = make_abc(false);
+    run_a_posting_b1(queue_c_then_raise);
+    assert_string_equal(trace, "A0( raise isr back )A C0( )C B1( )B ");
+    assert_int_equal(spare_in_body, spare - 1); /* C0's block */
+    assert_int_equal(sched_msg_spare(), spare);
+    run_a_posting_b1(queue_c_raise_kill_b);
+    assert_string_equal(trace, "A0( raise isr back Bf )A C0( )C C1( )C ");
+    assert_all_given_back(spare);
+}
+
+/* The mid-level tests' action on B, the slot's block's task: a kill or a
+ * freeze. */
+static void (*on_b)(void);
+
+/* The slot's block in the middle of its level, between C0 and C1, then
+ * on_b(); what is queued then counted. */
+static void queue_c_raise_c_then_on_b(mt_port_t port)
+{
+    queue_c_then_raise(port);
+    send('C', 1);
+    on_b();
+    queued_in_a = sched_queued_count();
+}
+
+/* Tasks A, B and C, and A's message whose handler leaves the slot's block
+ * (B1) between C0 and C1 and does `action` on B: the trace is `expected`
+ * and three messages are counted in A. Returns the pool's spare blocks. */
+static uint8_t run_b1_mid_level(void (*action)(void), const char *expected)
+{
+    uint8_t spare = make_abc(false);
+    on_b = action;
+    run_a_posting_b1(queue_c_raise_c_then_on_b);
+    assert_string_equal(trace, expected);
+    assert_int_equal(queued_in_a, 3);
+    return spare;
+}
+
+/* A kill of B with its message mid-level: the purge takes the slot's
+ * block alone, and the level keeps the others, and one sent after the
+ * kill, in order. */
+static void kill_b_then_send_c2(void)
+{
+    assert_int_equal(sched_task_kill(PID('B')), MT_OK);
+    send('C', 2);
+}
+
+static void test_slot_block_mid_level_a_kill_takes_it_alone(void **state)
+{
+    (void) state;
+    uint8_t spare =
+        run_b1_mid_level(kill_b_then_send_c2, "A0( raise isr back Bf )A C0( )C C1( )C C2( )C ");
+    assert_all_given_back(spare);
+}
+
+/* The slot's block queued low, behind an older message of its level: a
+ * second interrupt's post above the running frame runs at that exit from
+ * a pool block (rule 3); the low one runs after its level's older one. */
+static void queue_c_raise_twice(mt_port_t port)
+{
+    queue_c_then_raise(port);
+    isr_targets = "D1B2";
+    raise_interrupt(port);
+}
+
+static void test_slot_block_waiting_low_a_higher_post_runs_at_its_exit(void **state)
+{
+    (void) state;
+    uint8_t spare = make_abc(true);
+    run_a_posting_b1(queue_c_raise_twice);
+    assert_string_equal(trace, "A0( raise isr back raise isr D1( )D back )A C0( )C B1( )B B2( )B ");
+    assert_all_given_back(spare);
+}
+
+/* The slot's block waiting at a low level's tail while the pool is empty:
+ * a later interrupt's post above the running frame finds neither free and
+ * is refused, logged (MT_ERR_QUEUE_FULL); the lower message, older, waits
+ * on and runs, and nothing else is lost. */
+static msg_t *pool_taken[MOTET_MAX_QUEUED_MSGS];
+static mt_err_t d_post_result;
+
+static void isr_posts_to_d(void)
+{
+    note("isr ");
+    d_post_result = sched_post_isr(PID('D'), PORT_0, NULL, 0, 0);
+}
+
+static void queue_c_raise_then_raise_d_with_the_pool_empty(mt_port_t port)
+{
+    queue_c_then_raise(port);
+    uint8_t n = 0;
+    while (sched_msg_spare()) pool_taken[n++] = sched_msg_alloc();
+    tport_irq_attach(0, isr_posts_to_d);
+    raise_interrupt(port);
+    while (n) sched_msg_free(pool_taken[--n]);
+}
+
+static void test_slot_block_waiting_low_with_the_pool_empty_a_higher_post_is_refused(void **state)
+{
+    (void) state;
+    uint8_t spare = make_abc(true);
+    test_count_logged_errors(MT_OK); /* drain */
+    run_a_posting_b1(queue_c_raise_then_raise_d_with_the_pool_empty);
+    assert_string_equal(trace, "A0( raise isr back raise isr back )A C0( )C B1( )B ");
+    assert_int_equal(d_post_result, MT_ERR_QUEUE_FULL);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
+    assert_all_given_back(spare);
+}
+
+/* A freeze of B with the slot's block mid-level, between C0 and C1: the
+ * purge holds it, the level keeps C's; the thaw runs it. */
+static void freeze_b(void)
+{
+    sched_mig_freeze(sched_find_task(PID('B')));
+}
+
+static void test_slot_block_mid_level_a_freeze_holds_it(void **state)
+{
+    (void) state;
+    uint8_t spare = run_b1_mid_level(freeze_b, "A0( raise isr back )A C0( )C C1( )C ");
+    assert_int_equal(sched_queued_count(), 1);
+    trace[0] = 0;
+    sched_mig_thaw(sched_find_task(PID('B')));
+    sched_run_pending();
+    assert_string_equal(trace, "B1( )B ");
+    assert_all_given_back(spare);
+}
+
+/* A freeze for migration takes the slot's message into the task's held
  * list ahead of its later ones; the thaw runs them in creation order. */
 static void raise_once_and_freeze_t(mt_port_t port)
 {
@@ -621,7 +790,7 @@ static void raise_once_and_freeze_t(mt_port_t port)
     raise_interrupt(port);
 }
 
-static void test_parked_a_freeze_holds_the_message_in_order(void **state)
+static void test_slot_block_a_freeze_holds_the_message_in_order(void **state)
 {
     (void) state;
     make_task('A', 3);
@@ -867,14 +1036,21 @@ int main(void)
         cmocka_unit_test_setup(test_rule3_a_slot_task_killing_itself_keeps_its_level_for_final,
                                setup),
         cmocka_unit_test_setup(test_rule3_an_interrupt_body_cannot_kill_a_task, setup),
-        cmocka_unit_test_setup(test_parked_a_post_to_the_running_task_waits_off_the_pool, setup),
-        cmocka_unit_test_setup(test_parked_a_message_keeps_its_place_in_its_level, setup),
-        cmocka_unit_test_setup(test_parked_a_message_below_a_higher_queued_one, setup),
-        cmocka_unit_test_setup(test_parked_a_post_during_a_parked_handler_parks_again, setup),
-        cmocka_unit_test_setup(test_parked_a_kill_takes_the_message_with_its_task, setup),
-        cmocka_unit_test_setup(test_parked_a_kill_of_the_head_leaves_a_later_message_of_its_level,
+        cmocka_unit_test_setup(test_slot_block_a_post_to_the_running_task_waits_off_the_pool,
                                setup),
-        cmocka_unit_test_setup(test_parked_a_freeze_holds_the_message_in_order, setup),
+        cmocka_unit_test_setup(test_slot_block_a_message_keeps_its_place_in_its_level, setup),
+        cmocka_unit_test_setup(test_slot_block_a_message_below_a_higher_queued_one, setup),
+        cmocka_unit_test_setup(test_slot_block_a_post_during_its_handler_takes_it_again, setup),
+        cmocka_unit_test_setup(test_slot_block_a_kill_takes_the_message_with_its_task, setup),
+        cmocka_unit_test_setup(
+            test_slot_block_a_kill_of_the_head_leaves_a_later_message_of_its_level, setup),
+        cmocka_unit_test_setup(test_slot_block_taken_by_a_message_behind_its_level, setup),
+        cmocka_unit_test_setup(test_slot_block_a_freeze_holds_the_message_in_order, setup),
+        cmocka_unit_test_setup(test_slot_block_mid_level_a_kill_takes_it_alone, setup),
+        cmocka_unit_test_setup(test_slot_block_waiting_low_a_higher_post_runs_at_its_exit, setup),
+        cmocka_unit_test_setup(test_slot_block_mid_level_a_freeze_holds_it, setup),
+        cmocka_unit_test_setup(
+            test_slot_block_waiting_low_with_the_pool_empty_a_higher_post_is_refused, setup),
         cmocka_unit_test_setup(test_rule4_message_to_task_on_stack_waits, setup),
         cmocka_unit_test_setup(test_rule3_an_exit_with_nothing_to_run_lets_no_interrupt_nest,
                                setup),

@@ -694,7 +694,7 @@ static void test_send_from_an_interrupt_body_is_posted(void **state)
 }
 
 /* Every pool block holds one, and the interrupt slot one more: the first
- * waits there, parked as the oldest of its level (post.c). */
+ * waits there, queued in the slot's block (post.c). */
 static void test_full_queue_is_rejected_and_nothing_is_lost(void **state)
 {
     (void) state;

@@ -3,6 +3,8 @@
 
 #include "test_support.h"
 
+#include "sched_internal.h"
+
 enum { CANARY = 0xA5 };
 
 static char trace[256];
@@ -69,6 +71,12 @@ MT_NOINLINE unsigned test_canary_across(size_t bytes, void (*wait)(void))
     for (size_t i = 0; i < bytes; i++)
         if (area[i] != CANARY) changed++;
     return changed;
+}
+
+bool test_slot_queued_last_at(mt_prio_t prio)
+{
+    return sched.isr_msg.flags == (MSG_FROM_ISR | MSG_OWN_BLOCK) &&
+           queue_level[prio].tail == &sched.isr_msg;
 }
 
 #if MOTET_THREADS

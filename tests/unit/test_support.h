@@ -32,6 +32,11 @@ unsigned test_logged(log_event_type_t type, mt_pid_t *pid, uint16_t *arg);
  * refused. */
 void test_task(mt_pid_t pid, mt_prio_t prio, task_handler_t h);
 
+/* Whether the interrupt slot's block holds a message queued last at
+ * level prio, as a queued message (not waiting for the exit, no pool
+ * block). */
+bool test_slot_queued_last_at(mt_prio_t prio);
+
 /* Paint `bytes` of the stack just below the caller's frame (where the
  * frames of a call it just made were), run wait(), and return how many of
  * them changed meanwhile: a call that ended only then would have written

@@ -60,7 +60,7 @@ OPERATIONS = (
     ("dispatch: run a handler, return, take the next", ("dispatch_run", "frame_run",
                                                         "drain_held_off", "dispatch_drain",
                                                         "dispatch_end_drain", "drain_rare",
-                                                        "run_slot_held_off", "run_parked_at",
+                                                        "run_slot_held_off",
                                                         "dispatch_run_payload")),
     ("send: checks, lookup, queueing", ("sched_send_borrowed", "sched_send_heap", "send_along",
                                         "send_heap_along", "send_waiting", "sched_send_to",

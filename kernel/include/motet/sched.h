@@ -50,8 +50,6 @@ enum {
  *   0x04 MSG_CAST         kernel: a multicast's delivery from the bus
  *                         (a thread's mailbox may show it; sched_internal.h);
  *                         in the interrupt slot, MSG_TIMER_OWED
- *   0x08 MSG_PARKED       kernel: waits in the interrupt slot as the
- *                         oldest of its level (sched_internal.h)
  *   0x10 MSG_IN_SLOT      kernel: waits in the interrupt slot for its
  *                         interrupt's exit (sched_internal.h)
  *   0x20 MSG_HELD         kernel: sent to a task not yet initialised;
