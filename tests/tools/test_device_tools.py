@@ -211,6 +211,27 @@ def test_bad_fault_specs(spec):
         hub.parse_fault(spec)
 
 
+@pytest.mark.parametrize("spec, message", [
+    ("kill:1", "kill needs a module and a time: kill:MODULE@SECONDS"),
+    ("kil:1@0.1", "unknown fault 'kil' (known: kill,"),
+    ("kill:1@0.1x", "time '0.1x' is not a finite number >= 0 (seconds)"),
+    ("delay:1@0.1:abc", "delay 'abc' is not a finite number >= 0 (microseconds)"),
+    ("pause:1@0.1:x", "pause 'x' is not a finite number >= 0 (milliseconds)"),
+    ("drop:*@0.1:2x", "count '2x' is not a whole number"),
+    ("corrupt:x@0.1", "module 'x' is not a whole number"),
+    ("corrupt:1@0.1:-3", "count -3: corrupt needs a count >= 1"),
+    ("off:1@0.1:5", "off takes no :N (only corrupt and drop take a count)"),
+    ("kill:1@frame:zz:0", "PID 'zz' is not a whole number"),
+    ("kill:*@frame:1:2", "kill needs a module number, not *"),
+])
+def test_a_bad_fault_spec_names_the_part_at_fault_in_words(spec, message):
+    """A typo in --fault says which part is wrong and what it should be,
+    never a Python message ("could not convert string to float")."""
+    with pytest.raises(ValueError) as err:
+        hub.parse_fault(spec)
+    assert str(err.value).startswith(f"bad fault {spec!r}: {message}"), err.value
+
+
 def test_clock_ticks_and_their_global_instants():
     for ppm in (0.0, 20.0, -20.0, 13.37):
         c = hub.Clock(ppm, 0, 1_000_000)
