@@ -706,12 +706,14 @@ def variants(app, dev):
     return out
 
 
-def _read_logs(dev, log_dir):
+def _read_logs(dev, log_dir, named=False):
+    """Each module's log in log_dir; `named`: the user named the directory
+    (--logs), so each file must be a log (eventlog.parse_bytes())."""
     out = {}
     for m in dev.modules:
         path = Path(log_dir) / f"m{m.id}.log"
         try:
-            out[m.id] = eventlog.read(path)
+            out[m.id] = eventlog.read(path, named=named)
         except OSError as e:
             raise ProfileError(f"cannot read {path}: {e.strerror}") from None
         except eventlog.LogFormatError as e:
@@ -815,7 +817,7 @@ def main(argv=None):
         fits = _parse_fit(args.fit, app) if args.fit else {}
         if args.logs:
             given = {t.name: t.module for t in app.tasks}
-            runs = [(given, _read_logs(dev, d)) for d in args.logs]
+            runs = [(given, _read_logs(dev, d, named=True)) for d in args.logs]
             outputs = [_read_output(d) if fits else [] for d in args.logs]
         else:
             bdir = build.build_dir(args.build_dir)
