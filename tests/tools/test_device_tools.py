@@ -170,6 +170,10 @@ def test_motet_run_on_random_bytes_is_one_line_naming_the_file(tmp_path):
      "bad fault 'kill:1@inf': time 'inf' is not a finite number"),
     (["--until", "0.2", "--fault", "delay:1@0.1:-5"],
      "bad fault 'delay:1@0.1:-5': delay '-5' is not a finite"),
+    # The report is written at the run's end: it was a traceback there.
+    (["--until", "0.2", "--report", "/nonexistent/r.json"],
+     "--report /nonexistent/r.json: no directory /nonexistent"),
+    (["--until", "0.2", "--report", "/"], "--report /: a directory, not a file"),
 ])
 def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, message):
     # --until bounds the run should the check ever let one through.
@@ -177,6 +181,18 @@ def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, mess
     assert status == 2
     assert err.startswith("run: error: ") and message in err, err
     assert len(err.splitlines()) == 1
+
+
+def test_a_log_dir_that_cannot_be_made_is_one_line_before_any_module_starts(tmp_path):
+    """--log-dir naming a file (or a place no directory can be made) was a
+    FileExistsError traceback; now one line and status 2."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("")
+    lines = []
+    status, report = run_device.run(device.load(TWO), tmp_path / "build", until=0.1,
+                                    log_dir=a_file, out=lines.append)
+    assert (status, report) == (2, None)
+    assert lines == [f"run: error: cannot make the log directory {a_file}: File exists"]
 
 
 @pytest.mark.parametrize("spec, fault", [
