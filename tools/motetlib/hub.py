@@ -1584,11 +1584,21 @@ class Hub:
                 signal.signal(sig, handler)
         return self.report()
 
+    def note_faults_not_made(self):
+        """A fault whose frame never came is said, not dropped unseen (the
+        run waits for a timed one, and check_fault() refuses one timed
+        after --until)."""
+        for f, seen in zip(self.frame_faults, self.frame_seen):
+            if seen < f.count:
+                self.note(f"fault not made: {f.describe()}: {seen} such frame(s) reached "
+                          f"m{f.module} in the run")
+
     def stop(self):
         """Tell every module the run is over, collect its counters, and make
         sure no process outlives the hub."""
         if self.end_reason is None:
             self.end_reason = "error"
+        self.note_faults_not_made()
         if self.end_reason != "time limit":
             # Emulated cores run ahead of the hub within their grants (at
             # the time limit, to it): the device has reached the furthest.
