@@ -195,6 +195,25 @@ def test_a_log_dir_that_cannot_be_made_is_one_line_before_any_module_starts(tmp_
     assert lines == [f"run: error: cannot make the log directory {a_file}: File exists"]
 
 
+def test_a_program_not_built_names_the_device_file_and_the_module(tmp_path):
+    """A device file naming a program never built (a typo in its program,
+    or --no-build) said only the program's path."""
+    lines = []
+    status, _ = run_device.run(device.load(TWO), tmp_path / "build", until=0.1, out=lines.append)
+    exe = tmp_path / "build" / "apps" / "pingpong" / "pingpong"
+    assert status == 1
+    assert lines == [f"run: error: {TWO}: module 0's {exe} was not built"]
+
+
+def test_programs_that_do_not_build_name_the_device_file(capsys, monkeypatch):
+    """The build's own error names a CMake target ("unknown target
+    'pingpon'"), not the device file whose program it is."""
+    monkeypatch.setattr(run_device.build, "build", lambda *a, **k: 1)
+    status, err = run_main(capsys, TWO, "--until", "0.1")
+    assert status == 1
+    assert err == f"run: error: the programs {TWO} names did not build (above)\n"
+
+
 @pytest.mark.parametrize("spec, fault", [
     ("kill:2@1.5", hub.Fault("kill", 2, 1_500_000_000)),
     ("corrupt:1@0.1:3", hub.Fault("corrupt", 1, 100_000_000, count=3)),

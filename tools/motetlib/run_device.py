@@ -88,7 +88,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
     for m in dev.modules:
         for exe in kinds.of(m).files(bdir, m):
             if not exe.exists():
-                out(f"run: error: {exe} was not built")
+                out(f"run: error: {dev.path}: module {m.id}'s {exe} was not built")
                 return 1, None
     if progress is None:
         progress = sys.stderr.isatty()
@@ -222,6 +222,8 @@ def cmd_run(args):
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
             if status != 0:
+                print(f"run: error: the programs {args.device} names did not build (above)",
+                      file=sys.stderr)
                 return status
         return run_compiled(args, dev, faults, extra)
 
