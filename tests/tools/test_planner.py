@@ -284,6 +284,11 @@ def test_the_command_writes_a_description_appc_compiles(tmp_path):
     (["--pin", "ht=x"], "'x' is not a number"),
     (["--max-util", "2"], "--max-util 2: must be above 0 and at most 1"),
     (["--profile", "/nonexistent.toml"], "cannot read /nonexistent.toml"),
+    # Ignored without a word before; a traceback after the whole report.
+    (["--kinds", "arm7,msp430"], "--kinds arm7,msp430: it chooses the kinds of --regions, which "
+     "is not given"),
+    (["--regions", "/nonexistent/r.png"], "cannot write /nonexistent/r.png: No such file or "
+     "directory"),
 ])
 def test_bad_arguments_get_one_line(args, message):
     res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "plan", str(SSL_APP),
