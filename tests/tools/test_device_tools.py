@@ -174,6 +174,9 @@ def test_motet_run_on_random_bytes_is_one_line_naming_the_file(tmp_path):
     (["--until", "0.2", "--report", "/nonexistent/r.json"],
      "--report /nonexistent/r.json: no directory /nonexistent"),
     (["--until", "0.2", "--report", "/"], "--report /: a directory, not a file"),
+    # Each module's program refused it, naming only seed * 1000 + its id.
+    (["--until", "0.2", "--seed", "-5"], "--seed -5: expected a whole number 0 .. "),
+    (["--until", "0.2", "--seed", str(2**64)], f"--seed {2**64}: expected a whole number 0 .. "),
 ])
 def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, message):
     # --until bounds the run should the check ever let one through.

@@ -170,6 +170,18 @@ def check_times(args):
                              f"{'>= 0' if zero_ok else '> 0'}")
 
 
+# Module N's program takes seed * 1000 + N as its seed (module_kinds.py), a
+# 64-bit number; ids are 0 .. 15.
+MAX_SEED = (2**64 - 1 - 15) // 1000
+
+
+def check_seed(seed):
+    """--seed within what every module's program takes (it refused a
+    negative one, naming only its own number, seed * 1000 + id)."""
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"--seed {seed}: expected a whole number 0 .. {MAX_SEED}")
+
+
 def check_report(path):
     """--report's directory must be there before the run: the report is
     written at its end."""
@@ -194,6 +206,7 @@ def check_fault(spec, fault, dev, until):
 def cmd_run(args):
     try:
         check_times(args)
+        check_seed(args.seed)
         check_report(args.report)
         dev = devmod.load(args.device)
         if args.exact_clocks:
