@@ -64,6 +64,9 @@ def test_clocks_are_drawn_from_the_seed_within_max_ppm():
     ("[[module]]\nid = 0\n", "no program"),
     ("[device]\nprogram='p'\n", "no [[module]]"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\n[[module]]\nid = 0\n", "module id 0 is used twice"),
+    # Two modules reported, traced and planned under one name: was accepted.
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\nname = 'm1'\n[[module]]\nid = 1\n",
+     "module name 'm1' is used twice"),
     ("[device]\nprogram='p'\n[[module]]\nid = 16\n", "id 16 is not a bus address"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\nkind = 'z80'\n", "kind 'z80' is not one of"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\ncolour = 1\n", "unknown field colour"),

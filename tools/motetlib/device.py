@@ -403,10 +403,12 @@ def parse(text: str, path: str = "<device>") -> Device:
     modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors, handler_us,
                             task_us, board)
                     for i, t in enumerate(tables))
+    for key in ("id", "name"):  # a name names the module in every report and trace
+        values = [getattr(m, key) for m in modules]
+        dup = next((v for v in values if values.count(v) > 1), None)
+        if dup is not None:
+            raise DeviceError(f"{path}: module {key} {dup!r} is used twice")
     ids = [m.id for m in modules]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise DeviceError(f"{path}: module id {dup[0]} is used twice")
     loader = _get(dev, "loader", int, f"{path} [device]", min(ids))
     if loader not in ids:
         raise DeviceError(f"{path} [device]: loader {loader} is not a module of the device")
