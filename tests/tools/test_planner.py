@@ -313,7 +313,7 @@ def test_a_file_plan_cannot_read_is_named_once_in_words(tmp_path, case):
         "profile not UTF-8": (SSL_APP, ["--profile", latin],
                               f"{latin}: line 1, column 6: byte 0xff is not UTF-8 text; a "
                               "profile is TOML, which is UTF-8"),
-        "no description": (missing, [], f"{missing}: No such file or directory"),
+        "no description": (missing, [], f"cannot read {missing}: No such file or directory"),
     }[case]
     res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "plan", str(app),
                           str(ROOT / "devices" / "ssl-device.toml"), *map(str, more)],

@@ -101,7 +101,7 @@ import tomllib
 from pathlib import Path
 
 from . import energy, fields
-from .textfile import utf8_text
+from .textfile import toml_text
 
 KINDS = ("native", "cortex-m", "avr")
 RUNNABLE_KINDS = ("native", "avr", "cortex-m")  # how each runs: module_kinds.py
@@ -422,13 +422,9 @@ def parse(text: str, path: str = "<device>") -> Device:
 
 def load(path) -> Device:
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise DeviceError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        text = utf8_text(data, path)
+        text = toml_text(path, "a device file")
     except ValueError as e:
-        raise DeviceError(f"{e}; a device file is TOML, which is UTF-8") from None
+        raise DeviceError(str(e)) from None
     return parse(text, str(path))
 
 

@@ -93,7 +93,7 @@ import tomllib
 from pathlib import Path
 
 from . import appc, appplace, build, device as devmod, eventlog, fields, run_device
-from .textfile import utf8_text
+from .textfile import toml_text
 
 KERNEL_PID = 0  # the owner of the kernel's heap blocks in ALLOC records
 FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: relative pid 0 is pid 0x10
@@ -344,13 +344,9 @@ def fit_linear(samples, where="fit"):
 
 def load(path, app: appplace.App | None = None) -> Profile:
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise ProfileError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        text = utf8_text(data, path)
+        text = toml_text(path, "a profile")
     except ValueError as e:
-        raise ProfileError(f"{e}; a profile is TOML, which is UTF-8") from None
+        raise ProfileError(str(e)) from None
     return parse(text, str(path), app)
 
 

@@ -14,10 +14,9 @@ starts, never as a Python traceback halfway through the demo.
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 from typing import Any
 
-from .textfile import utf8_text
+from .textfile import toml_text
 
 
 class ScenarioError(ValueError):
@@ -29,13 +28,9 @@ def read(path) -> dict[str, Any]:
     line and column where one is at fault) if it is unreadable, not UTF-8
     or not TOML."""
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise ScenarioError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        text = utf8_text(data, path)
+        text = toml_text(path, "a scenario")
     except ValueError as e:
-        raise ScenarioError(f"{e}; a scenario is TOML, which is UTF-8") from None
+        raise ScenarioError(str(e)) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
