@@ -52,8 +52,9 @@ one: it runs the device (`motet run`, simulated time) with the application
 placed as APP.toml says, then with every movable task on a module of
 another processor kind, then, if a route with a movable end has not yet
 crossed the bus, with those routes split, each run handing the module
-program the placed description (`--desc FILE.bin`, the option ssl_device
-reads; --desc-option changes it), and reads every module's event log
+program the placed description (`--app-file FILE.bin`, which every module
+program built on module_main() reads, ssl_device too; --desc-option changes
+it), and reads every module's event log
 (eventlog.py). Per task, the cycles of a message are the handler's own
 time (START to END less the handlers that preempted it) times the clock of
 its module's processor, averaged over the handlers that started inside the
@@ -791,9 +792,10 @@ def main(argv=None):
     p.add_argument("--logs", metavar="DIR", action="append",
                    help="read DIR/mN.log of a run made with the application placed as APP.toml "
                         "instead of running the device (repeatable)")
-    p.add_argument("--desc-option", default="--desc",
+    p.add_argument("--desc-option", default="--app-file",
                    help="the module program's option that takes a compiled description "
-                        "(default --desc)")
+                        "(default --app-file, which every program built on module_main() "
+                        "takes)")
     p.add_argument("--fit", metavar="TASK:PORT",
                    help="fit TASK's cost per item as a + b * size: a handler that sends on "
                         "output PORT ends an item, its size from the run's output (--fit-size)")
