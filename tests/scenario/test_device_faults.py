@@ -236,6 +236,15 @@ def test_unicast_to_a_killed_module_is_reported_unreachable(build_dir, tmp_path)
     assert run.module(1)["state"] == "killed"
 
 
+def test_a_frame_fault_whose_frame_never_comes_is_said_at_the_end(build_dir, tmp_path):
+    """A frame trigger naming a pid (or port) no frame to that module
+    carries, a typo as often as not, was dropped without a word."""
+    run = run_device(build_dir, tmp_path, TWO, "--until", 0.1, "--fault", "kill:1@frame:0x99:8")
+    assert run.hub_notes("fault not made: kill m1 as frame 1 for pid 0x99 port 8 reaches it: "
+                         "0 such frame(s) reached m1 in the run")
+    assert run.module(1)["state"] == "running"
+
+
 def test_interrupt_stops_every_process(build_dir, tmp_path):
     """Ctrl-C (SIGINT to the run) stops it cleanly: the modules print their
     counters and no process is left behind."""

@@ -490,6 +490,12 @@ def test_the_demo_scenario_is_no_drift_for_its_own_profile(build_dir, tmp_path):
     ("seed = 1\nduration = 3.0\n[[deadline]]\ntime = 1.0\nblock_ms = 0\n",
      "bad.toml:5: 'block_ms' = 0 is outside"),
     (None, "bad.toml: No such file or directory"),
+    # The modules' reader takes these; the host's TOML reader did not, and
+    # the demo stopped with a traceback after the check had passed.
+    (b"seed = 1\nduration = 3.0\n# caf\xe9\n",
+     "bad.toml: line 3, column 6: byte 0xe9 is not UTF-8 text; a scenario is TOML"),
+    ("seed = 1\nseed = 2\nduration = 3.0\n",
+     "bad.toml: not valid TOML: Cannot overwrite a value (at line 2, column 9)"),
 ])
 def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tmp_path, content,
                                                                    says):
@@ -498,7 +504,9 @@ def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tm
     (before, each of the five modules printed the error and the device run
     failed)."""
     scenario = tmp_path / "bad.toml"
-    if content is not None:
+    if isinstance(content, bytes):
+        scenario.write_bytes(content)
+    elif content is not None:
         scenario.write_text(content)
     out = tmp_path / "out"
     lines = []
@@ -508,6 +516,25 @@ def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tm
     assert sum(says in line for line in lines) == 1, text
     assert "refused, no module started" in text
     assert not out.exists()
+
+
+@pytest.mark.parametrize("content, says", [
+    ("[device]\nhandlr_us = 20\n", "dev.toml [device]: unknown field handlr_us (known: "),
+    (None, "cannot read {path}: No such file or directory"),
+])
+def test_demo_refuses_a_bad_device_file_in_one_line(tmp_path, capsys, content, says):
+    """`motet demo --device FILE` with a typo in the file, or no file: one
+    line naming it, status 2, nothing built (it was a traceback)."""
+    device = tmp_path / "dev.toml"
+    if content is not None:
+        device.write_text(content)
+    status = ssl_demo.demo(tmp_path / "no-build", "native", out_dir=tmp_path / "out",
+                           device=device)
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("demo: error: "), err
+    assert says.format(path=device) in err, err
+    assert not (tmp_path / "no-build").exists() and not (tmp_path / "out").exists()
 
 
 @pytest.mark.sanitize_repeat

@@ -165,7 +165,7 @@ def test_main_description_not_utf8_names_file_and_line(tmp_path, capsys):
     assert appc.main([str(path), "--c", str(tmp_path / "x.c")]) == 2
     err = capsys.readouterr().err
     assert err.splitlines() == [f"appc: error: {path}: line 7, column 10: byte 0xe9 is not UTF-8 "
-                                "text (a description is TOML, which is UTF-8)"]
+                                "text; a description is TOML, which is UTF-8"]
     assert not (tmp_path / "x.c").exists()
 
 
@@ -176,7 +176,7 @@ def test_motet_appc_on_random_bytes_is_one_line_and_status_2(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 2
     assert res.stderr.splitlines() == [f"appc: error: {path}: line 2, column 118: byte 0x80 is "
-                                       "not UTF-8 text (a description is TOML, which is UTF-8)"]
+                                       "not UTF-8 text; a description is TOML, which is UTF-8"]
     assert res.stdout == ""
 
 

@@ -244,6 +244,36 @@ def test_a_log_being_written_is_read_as_its_lines_complete(tmp_path):
         tail.new()
 
 
+@pytest.mark.parametrize("content, says", [
+    (b"", "empty: no '# motet event log' header and no record"),
+    (b"# motet ev", "cut off or not an event log: no '# motet event log' header"),
+    (b'{"traceEvents": []}\n', "cut off or not an event log"),
+    (b"EV 1 START 16 8\n# caf\xe9\n", "line 2, column 6: byte 0xe9 is not UTF-8 text"),
+])
+def test_motet_log_refuses_an_empty_cut_off_or_other_file_naming_it(tmp_path, content, says):
+    """A file that is not a log is an error naming it, not a table of "0
+    events" and status 0; a byte that is not UTF-8 is named by its line and
+    column (it was replaced, and reported, if at all, as a bad number)."""
+    log = tmp_path / "m0.log"
+    log.write_bytes(content)
+    for res in (motet("log", log), subprocess.run(
+            [sys.executable, str(MOTET), "log", "-"], cwd=ROOT, capture_output=True,
+            input=content, timeout=60)):
+        err = res.stderr if isinstance(res.stderr, str) else res.stderr.decode()
+        name = str(log) if res.args[-1] != "-" else "<stdin>"
+        assert res.returncode == 1, err
+        assert err.startswith(f"log: error: {name}: {says}") and err.count("\n") == 1, err
+
+
+def test_motet_log_shows_a_log_with_a_header_and_no_records(tmp_path):
+    """A module that logged nothing: its log is its header, 0 events."""
+    log = tmp_path / "m0.log"
+    log.write_text("# motet event log, port native, 1000000 ticks per second\n")
+    res = motet("log", log)
+    assert res.returncode == 0, res.stderr
+    assert "0 events" in res.stdout
+
+
 def test_motet_log_missing_file(tmp_path):
     res = motet("log", tmp_path / "nope.txt")
     assert res.returncode == 1

@@ -64,6 +64,9 @@ def test_clocks_are_drawn_from_the_seed_within_max_ppm():
     ("[[module]]\nid = 0\n", "no program"),
     ("[device]\nprogram='p'\n", "no [[module]]"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\n[[module]]\nid = 0\n", "module id 0 is used twice"),
+    # Two modules reported, traced and planned under one name: was accepted.
+    ("[device]\nprogram='p'\n[[module]]\nid = 0\nname = 'm1'\n[[module]]\nid = 1\n",
+     "module name 'm1' is used twice"),
     ("[device]\nprogram='p'\n[[module]]\nid = 16\n", "id 16 is not a bus address"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\nkind = 'z80'\n", "kind 'z80' is not one of"),
     ("[device]\nprogram='p'\n[[module]]\nid = 0\ncolour = 1\n", "unknown field colour"),
@@ -170,6 +173,13 @@ def test_motet_run_on_random_bytes_is_one_line_naming_the_file(tmp_path):
      "bad fault 'kill:1@inf': time 'inf' is not a finite number"),
     (["--until", "0.2", "--fault", "delay:1@0.1:-5"],
      "bad fault 'delay:1@0.1:-5': delay '-5' is not a finite"),
+    # The report is written at the run's end: it was a traceback there.
+    (["--until", "0.2", "--report", "/nonexistent/r.json"],
+     "--report /nonexistent/r.json: no directory /nonexistent"),
+    (["--until", "0.2", "--report", "/"], "--report /: a directory, not a file"),
+    # Each module's program refused it, naming only seed * 1000 + its id.
+    (["--until", "0.2", "--seed", "-5"], "--seed -5: expected a whole number 0 .. "),
+    (["--until", "0.2", "--seed", str(2**64)], f"--seed {2**64}: expected a whole number 0 .. "),
 ])
 def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, message):
     # --until bounds the run should the check ever let one through.
@@ -177,6 +187,37 @@ def test_faults_and_times_that_could_never_happen_are_refused(capsys, args, mess
     assert status == 2
     assert err.startswith("run: error: ") and message in err, err
     assert len(err.splitlines()) == 1
+
+
+def test_a_log_dir_that_cannot_be_made_is_one_line_before_any_module_starts(tmp_path):
+    """--log-dir naming a file (or a place no directory can be made) was a
+    FileExistsError traceback; now one line and status 2."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("")
+    lines = []
+    status, report = run_device.run(device.load(TWO), tmp_path / "build", until=0.1,
+                                    log_dir=a_file, out=lines.append)
+    assert (status, report) == (2, None)
+    assert lines == [f"run: error: cannot make the log directory {a_file}: File exists"]
+
+
+def test_a_program_not_built_names_the_device_file_and_the_module(tmp_path):
+    """A device file naming a program never built (a typo in its program,
+    or --no-build) said only the program's path."""
+    lines = []
+    status, _ = run_device.run(device.load(TWO), tmp_path / "build", until=0.1, out=lines.append)
+    exe = tmp_path / "build" / "apps" / "pingpong" / "pingpong"
+    assert status == 1
+    assert lines == [f"run: error: {TWO}: module 0's {exe} was not built"]
+
+
+def test_programs_that_do_not_build_name_the_device_file(capsys, monkeypatch):
+    """The build's own error names a CMake target ("unknown target
+    'pingpon'"), not the device file whose program it is."""
+    monkeypatch.setattr(run_device.build, "build", lambda *a, **k: 1)
+    status, err = run_main(capsys, TWO, "--until", "0.1")
+    assert status == 1
+    assert err == f"run: error: the programs {TWO} names did not build (above)\n"
 
 
 @pytest.mark.parametrize("spec, fault", [
@@ -209,6 +250,27 @@ def test_fault_specs(spec, fault):
 def test_bad_fault_specs(spec):
     with pytest.raises(ValueError, match="bad fault"):
         hub.parse_fault(spec)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("kill:1", "kill needs a module and a time: kill:MODULE@SECONDS"),
+    ("kil:1@0.1", "unknown fault 'kil' (known: kill,"),
+    ("kill:1@0.1x", "time '0.1x' is not a finite number >= 0 (seconds)"),
+    ("delay:1@0.1:abc", "delay 'abc' is not a finite number >= 0 (microseconds)"),
+    ("pause:1@0.1:x", "pause 'x' is not a finite number >= 0 (milliseconds)"),
+    ("drop:*@0.1:2x", "count '2x' is not a whole number"),
+    ("corrupt:x@0.1", "module 'x' is not a whole number"),
+    ("corrupt:1@0.1:-3", "count -3: corrupt needs a count >= 1"),
+    ("off:1@0.1:5", "off takes no :N (only corrupt and drop take a count)"),
+    ("kill:1@frame:zz:0", "PID 'zz' is not a whole number"),
+    ("kill:*@frame:1:2", "kill needs a module number, not *"),
+])
+def test_a_bad_fault_spec_names_the_part_at_fault_in_words(spec, message):
+    """A typo in --fault says which part is wrong and what it should be,
+    never a Python message ("could not convert string to float")."""
+    with pytest.raises(ValueError) as err:
+        hub.parse_fault(spec)
+    assert str(err.value).startswith(f"bad fault {spec!r}: {message}"), err.value
 
 
 def test_clock_ticks_and_their_global_instants():

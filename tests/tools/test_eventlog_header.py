@@ -18,7 +18,7 @@ OWN = {"MODULE_PID"}
 # Those checked below against the C side.
 MIRRORED = {"EVENT_TYPES", "SYSTEM_PORTS", "PORT_TIMEOUT0", "PORT_UNKNOWN", "START_EXPIRY",
             "ERRORS", "SLEEP_MODES", "FRAME_TYPES", "MIGRATE_PHASES", "PID_NAMES",
-            "KERNEL_PID", "APPMGR_PID"}
+            "KERNEL_PID", "APPMGR_PID", "HEADER"}
 
 
 def header(name):
@@ -61,6 +61,14 @@ def names_from(values, prefix, first_value):
 def test_every_constant_mirrored_from_c_is_checked_here():
     constants = {n for n in vars(eventlog) if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)}
     assert constants - OWN == MIRRORED
+
+
+def test_the_header_is_the_first_line_every_writer_writes():
+    """`motet log` takes a file with no record as a log only if it starts
+    with the header (eventlog.parse_bytes)."""
+    for writer in ("ports/native/event_dump.c", "tools/simavr-harness/logtap.c",
+                   "tools/motetlib/qemu_module.py"):
+        assert f"{eventlog.HEADER}, port " in (ROOT / writer).read_text(), writer
 
 
 def test_event_types_are_log_event_type_t_from_ev_send_1():

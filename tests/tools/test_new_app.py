@@ -50,6 +50,13 @@ def test_new_then_run_builds_and_runs_a_two_module_application(tmp_path):
     assert "hub| [   2.000000 s] stopped: time limit" in res.stdout
     # Nothing outside apps/demo2 was touched: the build found it by itself.
     assert not (repo / "apps" / "CMakeLists.txt").read_text().count("demo2")
+    # The profile `motet plan` asks for, made as its error message says (its
+    # module program refused the description option, "unknown argument
+    # '--desc'", and the profile failed).
+    res = motet(repo, "profile", "apps/demo2/demo2.toml", "apps/demo2/device.toml",
+                "--period-ms", "100", "--until", "1", "--warmup", "0.2", "--no-build")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert re.search(r'^name = "filter"\nmessages = 1\.0000$', res.stdout, re.M), res.stdout
 
 
 @pytest.mark.parametrize("name, why", [

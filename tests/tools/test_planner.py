@@ -284,6 +284,11 @@ def test_the_command_writes_a_description_appc_compiles(tmp_path):
     (["--pin", "ht=x"], "'x' is not a number"),
     (["--max-util", "2"], "--max-util 2: must be above 0 and at most 1"),
     (["--profile", "/nonexistent.toml"], "cannot read /nonexistent.toml"),
+    # Ignored without a word before; a traceback after the whole report.
+    (["--kinds", "arm7,msp430"], "--kinds arm7,msp430: it chooses the kinds of --regions, which "
+     "is not given"),
+    (["--regions", "/nonexistent/r.png"], "cannot write /nonexistent/r.png: No such file or "
+     "directory"),
 ])
 def test_bad_arguments_get_one_line(args, message):
     res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "plan", str(SSL_APP),
@@ -291,6 +296,30 @@ def test_bad_arguments_get_one_line(args, message):
                          capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 2
     assert message in res.stderr and res.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("case", ["no profile", "profile not UTF-8", "no description"])
+def test_a_file_plan_cannot_read_is_named_once_in_words(tmp_path, case):
+    """Python's own words were printed ("[Errno 2] No such file or
+    directory: '...'", "'utf-8' codec can't decode byte 0xff in position
+    5"), or the path twice; now the file once, and the line and column of
+    a byte that is not UTF-8."""
+    missing = tmp_path / "none.toml"
+    latin = tmp_path / "latin.profile.toml"
+    latin.write_bytes(b'x = "\xff"\n')
+    app, more, says = {
+        "no profile": (SSL_APP, ["--profile", missing],
+                       f"cannot read {missing}: No such file or directory"),
+        "profile not UTF-8": (SSL_APP, ["--profile", latin],
+                              f"{latin}: line 1, column 6: byte 0xff is not UTF-8 text; a "
+                              "profile is TOML, which is UTF-8"),
+        "no description": (missing, [], f"cannot read {missing}: No such file or directory"),
+    }[case]
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "plan", str(app),
+                          str(ROOT / "devices" / "ssl-device.toml"), *map(str, more)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 2
+    assert res.stderr == f"plan: error: {says}\n"
 
 
 def test_the_regions_follow_the_appendix_lines():

@@ -288,6 +288,23 @@ def test_a_period_no_profile_can_have_is_refused_before_any_run(period, capsys):
     assert "must be within 0.001 .. 3.6e+06 ms" in err
 
 
+def test_logs_given_with_an_empty_file_are_refused_naming_it(tmp_path, capsys):
+    """`motet profile --logs DIR` where a module's log is empty: an error
+    naming the file, not a profile of zeros and status 0."""
+    (tmp_path / "m0.log").write_text("# motet event log, port native, 1000000 ticks per second\n"
+                                     "EV 0 WAKE 0 0\n")
+    (tmp_path / "m1.log").write_bytes(b"")
+    app = tmp_path / "app.toml"
+    app.write_text(APP)
+    dev = tmp_path / "dev.toml"
+    dev.write_text(DEVICE)
+    status = profile.main([str(app), str(dev), "--period-ms", "100", "--logs", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith(f"profile: error: {tmp_path / 'm1.log'}: empty: ") and \
+        err.count("\n") == 1, err
+
+
 # ---- workloads: a task's cost per item linear in the item's size ----------
 
 SIZES = [10, 40, 25, 50, 5]  # one item per period, as the output reports them

@@ -554,3 +554,22 @@ def test_thread_allowance_may_be_an_expression_of_the_port_config(tmp_path):
         stack_paint.port_thread_extra(config)
     cm = ROOT / "ports" / "cortex-m" / "port_config.h"
     assert stack_paint.port_thread_extra(cm) > 0
+
+
+@pytest.mark.parametrize("case", ["missing", "not an ELF", "missing annotations"])
+def test_a_file_stack_cannot_read_is_named_first(tmp_path, capsys, case):
+    """A missing ELF was reported as "no root" (with no --root) or in
+    Python's words ("[Errno 2] No such file or directory: '...'"); now the
+    file and what is wrong with it, before anything else."""
+    missing = tmp_path / "none.elf"
+    text = tmp_path / "app.toml"
+    text.write_text("[app]\n")
+    elf = Path(sys.executable).resolve()  # an ELF on every machine the tests run on
+    argv, says = {
+        "missing": ([missing], f"{missing}: No such file or directory"),
+        "not an ELF": ([text], f"{text}: not an ELF file"),
+        "missing annotations": ([elf, "--annotations", missing],
+                                f"{missing}: No such file or directory"),
+    }[case]
+    assert stackcheck.main([str(a) for a in argv]) == 2
+    assert capsys.readouterr().err == f"stack: error: {says}\n"

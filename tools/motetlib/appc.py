@@ -42,9 +42,9 @@ import tomllib
 from typing import Any
 
 try:
-    from .textfile import utf8_text
+    from .textfile import toml_text
 except ImportError:  # run as a script beside it (stack_tasks.py)
-    from textfile import utf8_text  # type: ignore[no-redef]
+    from textfile import toml_text  # type: ignore[no-redef]
 
 # ---- the kernel's constants, in one place -------------------------------
 # types.h
@@ -572,14 +572,9 @@ def read_text(path: str | os.PathLike[str]) -> str:
     """A description file's text. TOML is UTF-8: any other byte is an
     error naming the file and the line, as an unreadable file is."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise AppcError(f"{path}: {e.strerror or e}") from None
-    try:
-        return utf8_text(data, path)
+        return toml_text(path, "a description")
     except ValueError as e:
-        raise AppcError(f"{e} (a description is TOML, which is UTF-8)") from None
+        raise AppcError(str(e)) from None
 
 
 def compile_file(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:

@@ -93,8 +93,8 @@ def parse(text: str, path: str = "<app>") -> App:
 def load(path) -> App:
     try:
         text = appc.read_text(path)
-    except (OSError, appc.AppcError) as e:
-        raise AppError(f"cannot read {path}: {e}") from None
+    except appc.AppcError as e:  # it names the file
+        raise AppError(str(e)) from None
     return parse(text, str(path))
 
 

@@ -506,9 +506,9 @@ def cmd_log(args):
     from . import eventlog
     try:
         if args.file == "-":
-            records = eventlog.parse(sys.stdin.read(), "<stdin>")
+            records = eventlog.parse_bytes(sys.stdin.buffer.read(), "<stdin>", named=True)
         else:
-            records = eventlog.read(args.file)
+            records = eventlog.read(args.file, named=True)
     except OSError as e:
         print(f"log: error: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return 1

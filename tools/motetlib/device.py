@@ -101,7 +101,7 @@ import tomllib
 from pathlib import Path
 
 from . import energy, fields
-from .textfile import utf8_text
+from .textfile import toml_text
 
 KINDS = ("native", "cortex-m", "avr")
 RUNNABLE_KINDS = ("native", "avr", "cortex-m")  # how each runs: module_kinds.py
@@ -403,10 +403,12 @@ def parse(text: str, path: str = "<device>") -> Device:
     modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors, handler_us,
                             task_us, board)
                     for i, t in enumerate(tables))
+    for key in ("id", "name"):  # a name names the module in every report and trace
+        values = [getattr(m, key) for m in modules]
+        dup = next((v for v in values if values.count(v) > 1), None)
+        if dup is not None:
+            raise DeviceError(f"{path}: module {key} {dup!r} is used twice")
     ids = [m.id for m in modules]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise DeviceError(f"{path}: module id {dup[0]} is used twice")
     loader = _get(dev, "loader", int, f"{path} [device]", min(ids))
     if loader not in ids:
         raise DeviceError(f"{path} [device]: loader {loader} is not a module of the device")
@@ -420,13 +422,9 @@ def parse(text: str, path: str = "<device>") -> Device:
 
 def load(path) -> Device:
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise DeviceError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        text = utf8_text(data, path)
+        text = toml_text(path, "a device file")
     except ValueError as e:
-        raise DeviceError(f"{e}; a device file is TOML, which is UTF-8") from None
+        raise DeviceError(str(e)) from None
     return parse(text, str(path))
 
 

@@ -79,6 +79,11 @@ Three more line kinds are understood:
 Every other line (a program's ordinary output) is ignored, so a dump may be
 interleaved with console text. A line that starts with `EV` but does not
 have the five fields above is an error, reported with its line number.
+A dump is UTF-8 text (a byte that is not is an error naming its line and
+column), and a file a user names (`motet log`, `motet profile --logs`)
+has the header every writer puts first, `# motet event log, ...`, or at
+least one record: an empty or cut-off file, or another file, is an error
+naming it, never an empty log.
 
 Example:
 
@@ -94,6 +99,8 @@ JSON opens in https://ui.perfetto.dev and chrome://tracing.
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from .textfile import utf8_text
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
@@ -320,9 +327,33 @@ def parse(text, name="<log>"):
     return records
 
 
-def read(path):
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return parse(f.read(), str(path))
+# The first line of every writer's log (ports/native/event_dump.c, the
+# simavr harness's logtap.c, qemu_module.py).
+HEADER = "# motet event log"
+
+
+def parse_bytes(data, name="<log>", *, named=False):
+    """The records of a dump's bytes (parse()); LogFormatError naming the
+    line and column of a byte that is not UTF-8. `named`: a file the user
+    named as a log, which must have the header or a record (a module's own
+    log, read by a tool after its run, may have neither: a module stopped
+    before its first write leaves its file empty)."""
+    try:
+        text = utf8_text(data, name)
+    except ValueError as e:
+        raise LogFormatError(f"{e}; an event log is text") from None
+    records = parse(text, name)
+    if named and not records and not text.startswith(HEADER):
+        what = "empty" if not text.strip() else "cut off or not an event log"
+        raise LogFormatError(f"{name}: {what}: no '{HEADER}' header and no record "
+                             "(EV <time_us> <TYPE> <pid> <arg>)")
+    return records
+
+
+def read(path, *, named=False):
+    """The records of the dump at `path` (parse_bytes())."""
+    with open(path, "rb") as f:
+        return parse_bytes(f.read(), str(path), named=named)
 
 
 class Tail:

@@ -313,18 +313,43 @@ def parse_frame_fault(kind: str, who: str, trigger: str) -> Fault:
     words = trigger.split(":")
     if len(words) not in (3, 4) or words[0] != "frame":
         raise ValueError("a frame trigger is frame:PID:PORT[:N]")
-    pid, port = int(words[1], 0), int(words[2], 0)
-    count = int(words[3], 0) if len(words) == 4 else 1
+    pid, port = _whole(words[1], "PID", 0), _whole(words[2], "PORT", 0)
+    count = _whole(words[3], "N", 0) if len(words) == 4 else 1
     if not (0 <= pid <= 0xFF and 0 <= port <= 0xFF) or count < 1:
         raise ValueError("PID and PORT are bytes, N >= 1")
-    return Fault(kind, int(who), 0, count=count, frame=(pid, port))
+    return Fault(kind, _fault_module(kind, who), 0, count=count, frame=(pid, port))
+
+
+def _whole(text: str, what: str, base: int = 10) -> int:
+    """A whole number of a fault spec; its error names the part (`what`)."""
+    try:
+        return int(text, base)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a whole number") from None
+
+
+def _fault_module(kind: str, who: str) -> int | None:
+    """A fault's MODULE: its id, or None for * (any module), which only the
+    faults on the next frames a module receives take."""
+    if who != "*":
+        return _whole(who, "module")
+    if kind not in (*COUNTED_FAULTS, "delay"):
+        raise ValueError(f"{kind} needs a module number, not *")
+    return None
+
+
+_UNITS = {1e9: "seconds", 1e6: "milliseconds", 1e3: "microseconds"}
 
 
 def _nanoseconds(text: str, scale: float, what: str) -> int:
-    """A fault's time or delay in ns: finite and not negative."""
-    value = float(text)
+    """A fault's time or delay in ns (`text` in the unit `scale` ns):
+    finite and not negative."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{what} {text!r} is not a finite number >= 0")
+        raise ValueError(f"{what} {text!r} is not a finite number >= 0 ({_UNITS[scale]})")
     return round(value * scale)
 
 
@@ -339,18 +364,18 @@ def parse_fault(spec: str) -> Fault:
     KIND:MODULE@frame:PID:PORT[:N] -- kill or freeze MODULE when the N-th
     frame for PID and PORT is about to reach it (parse_frame_fault)."""
     try:
-        kind, rest = spec.split(":", 1)
-        who, when = rest.split("@", 1)
+        kind, _, rest = spec.partition(":")
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {kind!r} (known: {', '.join(FAULT_KINDS)})")
+        who, at, when = rest.partition("@")
+        if not at:
+            raise ValueError(f"{kind} needs a module and a time: {kind}:MODULE@SECONDS")
         if when.startswith("frame:"):
             return parse_frame_fault(kind, who, when)
         extra = None
         if ":" in when:
             when, extra = when.split(":", 1)
-        if kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault {kind!r} (known: {', '.join(FAULT_KINDS)})")
-        module = None if who == "*" else int(who)
-        if module is None and kind not in (*COUNTED_FAULTS, "delay"):
-            raise ValueError(f"{kind} needs a module number")
+        module = _fault_module(kind, who)
         at_ns = _nanoseconds(when, 1e9, "time")
         if kind == "delay":
             if extra is None:
@@ -360,9 +385,11 @@ def parse_fault(spec: str) -> Fault:
             if extra is None:
                 raise ValueError(f"{kind} needs :MILLISECONDS")
             return Fault(kind, module, at_ns, delay_ns=_nanoseconds(extra, 1e6, kind))
-        count = int(extra) if extra is not None else 1
-        if count < 1 or (extra is not None and kind not in COUNTED_FAULTS):
-            raise ValueError("only corrupt and drop take a count (>= 1)")
+        if extra is not None and kind not in COUNTED_FAULTS:
+            raise ValueError(f"{kind} takes no :N (only corrupt and drop take a count)")
+        count = _whole(extra, "count") if extra is not None else 1
+        if count < 1:
+            raise ValueError(f"count {count}: {kind} needs a count >= 1")
         return Fault(kind, module, at_ns, count=count)
     except ValueError as e:
         raise ValueError(f"bad fault {spec!r}: {e} (format KIND:MODULE@SECONDS[:N] or "
@@ -1557,11 +1584,21 @@ class Hub:
                 signal.signal(sig, handler)
         return self.report()
 
+    def note_faults_not_made(self):
+        """A fault whose frame never came is said, not dropped unseen (the
+        run waits for a timed one, and check_fault() refuses one timed
+        after --until)."""
+        for f, seen in zip(self.frame_faults, self.frame_seen):
+            if seen < f.count:
+                self.note(f"fault not made: {f.describe()}: {seen} such frame(s) reached "
+                          f"m{f.module} in the run")
+
     def stop(self):
         """Tell every module the run is over, collect its counters, and make
         sure no process outlives the hub."""
         if self.end_reason is None:
             self.end_reason = "error"
+        self.note_faults_not_made()
         if self.end_reason != "time limit":
             # Emulated cores run ahead of the hub within their grants (at
             # the time limit, to it): the device has reached the furthest.

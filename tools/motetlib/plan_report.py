@@ -272,6 +272,9 @@ def main(argv=None):
             raise PlanError(f"--max-util {args.max_util:g}: must be above 0 and at most 1")
         if args.period is not None and not 0 < args.period < 3.6e6:
             raise PlanError(f"--period {args.period:g}: must be above 0 and below an hour")
+        if args.kinds and not args.regions:
+            raise PlanError(f"--kinds {args.kinds}: it chooses the kinds of --regions, which "
+                            "is not given")
         app = appplace.load(args.app)
         dev = devmod.load(args.device)
         ppath = args.profile or Path(args.app).with_name(Path(args.app).stem + ".profile.toml")
@@ -303,7 +306,10 @@ def main(argv=None):
                 _print(line)
             title = (f"{app.name} on {dev.name}: period {prob.period_us / 1e3:g} ms"
                      + "".join(f", deadline {a} ms" for a in args.deadline or ()))
-            regions.draw(prob, sol, fast, slow, args.regions, title)
+            try:
+                regions.draw(prob, sol, fast, slow, args.regions, title)
+            except OSError as e:
+                raise PlanError(f"cannot write {args.regions}: {e.strerror}") from None
             _print(f"plan: wrote {args.regions}")
         header = (f"Placed by: ./motet plan {shlex.join(argv)}\n"
                   f"Predicted energy {evaluate(prob, sol.where, sol.standby).total_uj:.1f} uJ "

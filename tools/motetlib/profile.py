@@ -52,8 +52,9 @@ one: it runs the device (`motet run`, simulated time) with the application
 placed as APP.toml says, then with every movable task on a module of
 another processor kind, then, if a route with a movable end has not yet
 crossed the bus, with those routes split, each run handing the module
-program the placed description (`--desc FILE.bin`, the option ssl_device
-reads; --desc-option changes it), and reads every module's event log
+program the placed description (`--app-file FILE.bin`, which every module
+program built on module_main() reads, ssl_device too; --desc-option changes
+it), and reads every module's event log
 (eventlog.py). Per task, the cycles of a message are the handler's own
 time (START to END less the handlers that preempted it) times the clock of
 its module's processor, averaged over the handlers that started inside the
@@ -93,6 +94,7 @@ import tomllib
 from pathlib import Path
 
 from . import appc, appplace, build, device as devmod, eventlog, fields, run_device
+from .textfile import toml_text
 
 KERNEL_PID = 0  # the owner of the kernel's heap blocks in ALLOC records
 FIRST_APP_PID = 0x10  # MT_PID_FIRST_APP: relative pid 0 is pid 0x10
@@ -343,9 +345,9 @@ def fit_linear(samples, where="fit"):
 
 def load(path, app: appplace.App | None = None) -> Profile:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ProfileError(f"cannot read {path}: {e}") from None
+        text = toml_text(path, "a profile")
+    except ValueError as e:
+        raise ProfileError(str(e)) from None
     return parse(text, str(path), app)
 
 
@@ -706,12 +708,14 @@ def variants(app, dev):
     return out
 
 
-def _read_logs(dev, log_dir):
+def _read_logs(dev, log_dir, named=False):
+    """Each module's log in log_dir; `named`: the user named the directory
+    (--logs), so each file must be a log (eventlog.parse_bytes())."""
     out = {}
     for m in dev.modules:
         path = Path(log_dir) / f"m{m.id}.log"
         try:
-            out[m.id] = eventlog.read(path)
+            out[m.id] = eventlog.read(path, named=named)
         except OSError as e:
             raise ProfileError(f"cannot read {path}: {e.strerror}") from None
         except eventlog.LogFormatError as e:
@@ -788,9 +792,10 @@ def main(argv=None):
     p.add_argument("--logs", metavar="DIR", action="append",
                    help="read DIR/mN.log of a run made with the application placed as APP.toml "
                         "instead of running the device (repeatable)")
-    p.add_argument("--desc-option", default="--desc",
+    p.add_argument("--desc-option", default="--app-file",
                    help="the module program's option that takes a compiled description "
-                        "(default --desc)")
+                        "(default --app-file, which every program built on module_main() "
+                        "takes)")
     p.add_argument("--fit", metavar="TASK:PORT",
                    help="fit TASK's cost per item as a + b * size: a handler that sends on "
                         "output PORT ends an item, its size from the run's output (--fit-size)")
@@ -815,7 +820,7 @@ def main(argv=None):
         fits = _parse_fit(args.fit, app) if args.fit else {}
         if args.logs:
             given = {t.name: t.module for t in app.tasks}
-            runs = [(given, _read_logs(dev, d)) for d in args.logs]
+            runs = [(given, _read_logs(dev, d, named=True)) for d in args.logs]
             outputs = [_read_output(d) if fits else [] for d in args.logs]
         else:
             bdir = build.build_dir(args.build_dir)

@@ -79,13 +79,17 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         out(f"run: error: module {m.id} is a {m.kind} module; only "
             f"{' and '.join(devmod.RUNNABLE_KINDS)} modules can run yet")
         return 2, None
+    if log_dir:
+        try:
+            Path(log_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            out(f"run: error: cannot make the log directory {log_dir}: {e.strerror}")
+            return 2, None
     for m in dev.modules:
         for exe in kinds.of(m).files(bdir, m):
             if not exe.exists():
-                out(f"run: error: {exe} was not built")
+                out(f"run: error: {dev.path}: module {m.id}'s {exe} was not built")
                 return 1, None
-    if log_dir:
-        Path(log_dir).mkdir(parents=True, exist_ok=True)
     if progress is None:
         progress = sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="motet-bus-") as tmp:
@@ -105,9 +109,13 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
             return 1, None
     for line in hubmod.summary_lines(report):
         out(line)
-    if report_path:
-        hubmod.write_report(report, report_path)
     status = 130 if report["reason"] == "interrupted" else 0
+    if report_path:
+        try:
+            hubmod.write_report(report, report_path)
+        except OSError as e:
+            out(f"run: error: cannot write the report {report_path}: {e.strerror}")
+            status = 1
     if report["reason"] in ("error", "watchdog", "watchdog reset", "module ended"):
         status = 1
     for what in report["failed_loads"]:
@@ -162,6 +170,27 @@ def check_times(args):
                              f"{'>= 0' if zero_ok else '> 0'}")
 
 
+# Module N's program takes seed * 1000 + N as its seed (module_kinds.py), a
+# 64-bit number; ids are 0 .. 15.
+MAX_SEED = (2**64 - 1 - 15) // 1000
+
+
+def check_seed(seed):
+    """--seed within what every module's program takes (it refused a
+    negative one, naming only its own number, seed * 1000 + id)."""
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"--seed {seed}: expected a whole number 0 .. {MAX_SEED}")
+
+
+def check_report(path):
+    """--report's directory must be there before the run: the report is
+    written at its end."""
+    if path is not None and Path(path).is_dir():
+        raise ValueError(f"--report {path}: a directory, not a file")
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise ValueError(f"--report {path}: no directory {Path(path).resolve().parent}")
+
+
 def check_fault(spec, fault, dev, until):
     """A fault that could never happen on this run is a mistake: one on a
     module the device does not have, or one timed after --until."""
@@ -177,6 +206,8 @@ def check_fault(spec, fault, dev, until):
 def cmd_run(args):
     try:
         check_times(args)
+        check_seed(args.seed)
+        check_report(args.report)
         dev = devmod.load(args.device)
         if args.exact_clocks:
             dev = devmod.exact_clocks(dev)
@@ -204,6 +235,8 @@ def cmd_run(args):
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
             if status != 0:
+                print(f"run: error: the programs {args.device} names did not build (above)",
+                      file=sys.stderr)
                 return status
         return run_compiled(args, dev, faults, extra)
 

@@ -40,7 +40,8 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import build, device as devmod, eventlog, module_kinds as kinds, run_device, ssl_replan
+from . import (build, device as devmod, eventlog, module_kinds as kinds, run_device,
+               ssl_replan, ssl_scenario)
 
 ROOT = build.ROOT
 DEVICE = ROOT / "devices" / "ssl-device.toml"
@@ -136,7 +137,7 @@ def message_counts(records):
 # ---- the printed report ------------------------------------------------------
 
 def scenario_lines(scenario):
-    doc = tomllib.loads(Path(scenario).read_text())
+    doc = ssl_scenario.read(scenario)
     out = [f"scenario {rel(scenario)}: {doc.get('duration', 10):g} s, seed "
            f"{doc.get('seed', 1)}, noise {doc.get('noise', {}).get('snr_db', 20):g} dB below "
            f"the reference level"]
@@ -158,7 +159,7 @@ def rel(path):
 def heard_blocks(scenario):
     """Capture-window ends (s) of the blocks that lie wholly inside one
     source's sound: the blocks there is something to locate in."""
-    doc = tomllib.loads(Path(scenario).read_text())
+    doc = ssl_scenario.read(scenario)
     block = BLOCK_SAMPLES / doc.get("array", {}).get("sample_rate", 16000)
     ends = set()
     for s in doc.get("source", []):
@@ -311,8 +312,13 @@ def scenario_readers(dev, bdir):
 
 
 def check_scenario(dev, bdir, scenario):
-    """What the device's programs say is wrong with `scenario` (`ssl_device
-    --check`, `ssl_board --check`), or None if it would run."""
+    """What the host's reader (ssl_scenario.read) or the device's programs
+    (`ssl_device --check`, `ssl_board --check`) say is wrong with
+    `scenario`, or None if it would run."""
+    try:
+        ssl_scenario.read(scenario)
+    except ssl_scenario.ScenarioError as e:
+        return str(e)
     for exe in scenario_readers(dev, bdir):
         if not exe.is_file():
             return f"{exe} is not built (`./motet build --target {exe.name}`)"
@@ -335,7 +341,7 @@ LAST_REPORT_S = 1.0
 
 def run_until(scenario):
     """Simulated seconds to run the device for `scenario`."""
-    return tomllib.loads(Path(scenario).read_text()).get("duration", 10) + LAST_REPORT_S
+    return ssl_scenario.read(scenario).get("duration", 10) + LAST_REPORT_S
 
 
 def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, device=DEVICE,
@@ -408,7 +414,11 @@ def build_device(build_dir_arg, dev):
 
 def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE, drift=True):
     """`motet demo`: build the module programs, run the device, report."""
-    dev = devmod.load(device)
+    try:
+        dev = devmod.load(device)
+    except devmod.DeviceError as e:
+        print(f"demo: error: {e}", file=sys.stderr)
+        return 2
     status = build_device(build_dir_arg, dev)
     if status != 0:
         return status

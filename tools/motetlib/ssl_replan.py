@@ -30,10 +30,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import tomllib
 from pathlib import Path
 
-from . import appplace, build, eventlog, planner, profile as profmod, replan, run_device
+from . import (appplace, build, eventlog, planner, profile as profmod, replan, run_device,
+               ssl_scenario)
 
 APP = build.ROOT / "apps" / "ssl" / "ssl_device.toml"
 PROFILE = build.ROOT / "apps" / "ssl" / "ssl_device.profile.toml"
@@ -102,7 +102,7 @@ class Change:
 
 def deadline_changes(scenario) -> list[tuple[float, float]]:
     """[(time s, block deadline ms)] of the scenario, in time order."""
-    doc = tomllib.loads(Path(scenario).read_text())
+    doc = ssl_scenario.read(scenario)
     return sorted((float(d.get("time", 0.0)), float(d.get("block_ms", 250.0)))
                   for d in doc.get("deadline", []))
 
@@ -223,7 +223,7 @@ def windows_end(scenario, end_s):
     """Where the last window ends for a run that ended at end_s: with the
     scenario's sound, after which the microphones stop and the device only
     finishes its last block."""
-    return min(end_s, float(tomllib.loads(Path(scenario).read_text()).get("duration", 10)))
+    return min(end_s, float(ssl_scenario.read(scenario).get("duration", 10)))
 
 
 def windows(changes, end_s):

@@ -188,8 +188,11 @@ class Result:
 
 def elf_arch(path: Path) -> str:
     """Target of an ELF file from its header."""
-    with open(path, "rb") as f:
-        head = f.read(20)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError as e:
+        raise StackError(f"{path}: {e.strerror}") from None
     if len(head) < 20 or head[:4] != b"\x7fELF":
         raise StackError(f"{path}: not an ELF file")
     order = "little" if head[5] == 1 else "big"
@@ -820,6 +823,7 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     try:
+        elf_arch(args.elf)  # a file that is missing or not an ELF is named first
         ann = Annotations()
         for path in args.annotations:
             parse_annotations(path.read_text(), str(path), ann)
@@ -828,7 +832,8 @@ def main(argv: list[str]) -> int:
         out = analyse(args.elf, args.root, args.isr, args.kernel, ann, args.su,
                       not args.no_red_zone, args.objdump)
     except (StackError, OSError) as e:
-        print(f"stack: error: {e}", file=sys.stderr)
+        what = f"{e.filename}: {e.strerror}" if isinstance(e, OSError) and e.filename else e
+        print(f"stack: error: {what}", file=sys.stderr)
         return 2
     lines, refused = report(out, args.verbose)
     print("\n".join(lines))
