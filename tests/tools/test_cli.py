@@ -280,6 +280,13 @@ def test_motet_log_missing_file(tmp_path):
     assert "cannot read" in res.stderr
 
 
+@pytest.mark.parametrize("command", ["build", "size", "test"])
+def test_an_unknown_port_is_a_usage_error_naming_the_ports(command):
+    res = motet(command, "--port", "ar")
+    assert res.returncode == 2
+    assert "invalid choice: 'ar'" in res.stderr and "'avr'" in res.stderr
+
+
 def test_unknown_command_fails():
     res = motet("frobnicate")
     assert res.returncode == 2

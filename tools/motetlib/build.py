@@ -89,13 +89,18 @@ def port_build_dir(bdir, port):
     return base.with_name(f"{base.name}-{port}")
 
 
+def known_ports():
+    """The ports a tree can be built for: the directories under ports/."""
+    return sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
+
+
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     """Configure if needed, then build. Returns an exit status."""
     bdir = build_dir(bdir)
-    if not (ROOT / "ports" / port).is_dir():
-        known = sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
-        print(f"error: no port {port!r} (ports/ has: {', '.join(known)})", file=sys.stderr)
-        return 1
+    if port not in known_ports():
+        print(f"error: no port {port!r} (ports/ has: {', '.join(known_ports())})",
+              file=sys.stderr)
+        return 2
     with tree_lock(bdir):
         status = configure(bdir, port, extra)
         if status != 0:

@@ -26,7 +26,7 @@ PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 
 
 def _add_build_args(p):
-    p.add_argument("--port", default=build.DEFAULT_PORT,
+    p.add_argument("--port", default=build.DEFAULT_PORT, choices=build.known_ports(),
                    help="port to build for, a directory under ports/ (default: %(default)s)")
     p.add_argument("--build-dir", default=None,
                    help="build directory, relative to the repository root "
