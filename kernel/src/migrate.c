@@ -419,9 +419,9 @@ static void update_tick(void)
     MIG.ticking = need;
     uint32_t tick = TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u;
     if (need)
-        timer_start_for(MT_PID_MIGRATOR, 0, tick ? tick : 1u, true);
+        timer_start_checked(MT_PID_MIGRATOR, 0, tick ? tick : 1u, true); /* a system task's */
     else
-        timer_stop_for(MT_PID_MIGRATOR, 0);
+        timer_stop_all(MT_PID_MIGRATOR);
 }
 
 static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)

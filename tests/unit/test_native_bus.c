@@ -30,7 +30,9 @@
  * sequence numbers before it delivers what follows; and our
  * outcome of a load, broadcast and kept to send again, with a newer load
  * and an ASK brought by an interrupt the moment it is kept (the race
- * report_mine() closes, bus_app.c).
+ * report_mine() closes, bus_app.c); the manager's bus ports refusing a
+ * verdict from anyone but the bus (a task, an interrupt, a multicast), and
+ * its verdict deadline's timer out of every application's reach.
  *
  * MOTET_TEST_WRAP: bus_app_created bus_send_frame
  */
@@ -2328,21 +2330,24 @@ static void forge(mt_port_t port, const void *data, uint16_t len)
     sched_run_pending();
 }
 
-/* A task's MT_OK on our manager's verdict port while module 0's load
- * (0, 5) waits here is refused (MT_ERR_NO_PORT, logged once), and the
- * device's real verdict, module 2's failure, undoes the load here as
- * everywhere (before: the forged verdict committed it here alone, and
- * the real one was dropped without a word, the device disagreeing
- * silently). */
-static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
+static void forge_verdict_by_task(const uint8_t *ok, uint16_t len)
 {
-    (void) state;
+    forge(BUS_APPMGR_PORT_VERDICT, ok, len);
+}
+
+/* Module 0's load (0, 5) waits here for its verdict; `forge_ok` gives our
+ * manager an MT_OK on its verdict port some way other than the bus's: it
+ * is refused (MT_ERR_NO_PORT, logged once), and module 2's failure, the
+ * device's real verdict, undoes the load here as everywhere. */
+static void forged_verdict_is_refused(void (*forge_ok)(const uint8_t *ok, uint16_t len))
+{
     receive_two_module_load(0, 5);
     expect_outcome(0, 5, MT_OK);
     mt_pid_t base = appmgr_last_result()->pid_base;
     drain_log();
     uint8_t ok[BUS_APP_OUTCOME_SIZE] = {MT_OK, APPMGR_NO_TASK, 0};
-    forge(BUS_APPMGR_PORT_VERDICT, ok, sizeof ok);
+    forge_ok(ok, sizeof ok);
+    sched_run_pending();
     assert_string_equal(inits, "");
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
@@ -2351,6 +2356,84 @@ static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
     assert_string_equal(inits, "");
     assert_false(sched_task_exists(base));
     assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+}
+
+/* A task's (a route may name any port of a global task; before: the
+ * forged verdict committed the load here alone, and the real one was
+ * dropped without a word, the device disagreeing silently). */
+static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    forged_verdict_is_refused(forge_verdict_by_task);
+}
+
+static void forge_verdict_by_interrupt(const uint8_t *ok, uint16_t len)
+{
+    assert_int_equal(sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, (void *) ok, len, 0),
+                     MT_OK);
+}
+
+/* An application's interrupt body's post, which has no sender, as the
+ * bus's had (before: it committed the load here alone). */
+static void test_an_interrupts_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    forged_verdict_is_refused(forge_verdict_by_interrupt);
+}
+
+static void forge_verdict_by_multicast(const uint8_t *ok, uint16_t len)
+{
+    assert_int_equal(mcast_join(GROUP + 1u, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT), MT_OK);
+    assert_int_equal(mcast_deliver(GROUP + 1u, (void *) ok, len, 0, true), MT_OK);
+}
+
+/* A multicast from an interrupt to a group our manager's verdict port was
+ * made a member of (mcast_join() takes any pid), delivered with no
+ * sender (before: it committed the load here alone). */
+static void test_a_multicast_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    forged_verdict_is_refused(forge_verdict_by_multicast);
+}
+
+/* The verdict deadline's timer is the kernel's: timer.h's calls for an
+ * explicit owner refuse it (MT_ERR_INVALID, logged), and it keeps its
+ * wait, asks module 2 for its missing outcome when due, and the load
+ * commits on the answer (before: timer_stop_for() stopped it, and a load
+ * whose outcome the bus lost waited for ever, every later load refused
+ * here; timer_start_for() moved it). An interrupt's post on the
+ * deadline's port while it runs is refused too (MT_ERR_NO_PORT, logged),
+ * and asks nothing (before: taken as its expiry). */
+static void test_the_managers_verdict_deadline_is_the_kernels_alone(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    drain_log();
+    uint32_t left = 0, now = 0;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    assert_int_equal(timer_stop_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER), MT_ERR_INVALID);
+    assert_int_equal(timer_start_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, 1, false),
+                     MT_ERR_INVALID);
+    assert_int_equal(timer_start_phase(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, 1, 0),
+                     MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 3);
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &now));
+    assert_int_equal(now, left);
+    unsigned before = n_sent;
+    assert_int_equal(
+        sched_post_isr(MT_PID_APPMGR, PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(n_sent, before);
+    tport_busy(TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) + 20u);
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 5, 1u << 2);
+    assert_string_equal(inits, "");
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
 }
 
 /* A task's description on our manager's BUS_APPMGR_PORT_DESC, and its
@@ -3020,6 +3103,9 @@ int main(void)
         cmocka_unit_test_setup(test_a_superseded_loads_failure_the_queue_refused_goes_out_later,
                                setup),
         cmocka_unit_test_setup(test_a_tasks_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(test_an_interrupts_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(test_a_multicast_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(test_the_managers_verdict_deadline_is_the_kernels_alone, setup),
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
         cmocka_unit_test_setup(test_a_failure_owed_outlives_the_next_loads_verdict, setup),
