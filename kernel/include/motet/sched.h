@@ -186,7 +186,9 @@ void *sched_take(void *data, uint16_t len);
  * the same rules as sched_take(). */
 void *sched_take_msg(msg_t *msg);
 /* Pid of the task that sent the message being handled; MT_PID_NONE when it
- * came from the kernel, an interrupt or a timer, or outside a handler. */
+ * came from the kernel, an interrupt or a timer, or outside a handler. The
+ * bus's messages to the application manager name the manager itself
+ * (docs/bus.md): no public call sends as it. */
 mt_pid_t sched_sender(void);
 
 /* Pid of the task whose handler is running, MT_PID_NONE when none. */
