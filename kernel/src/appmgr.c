@@ -412,7 +412,7 @@ mt_err_t appmgr_start(void)
     M.last.err = MT_ERR_STATE; /* nothing loaded yet */
     M.last.bad_task = APPMGR_NO_TASK;
     task_spec_t spec = {.pid = MT_PID_APPMGR, .prio = APPMGR_PRIO, .handler = appmgr_handler};
-    mt_err_t err = sched_task_create(&spec);
+    mt_err_t err = task_create_system(&spec);
     if (err) return err;
     return sched_task_init(MT_PID_APPMGR, NULL, 0);
 }

@@ -457,7 +457,7 @@ mt_err_t migrate_start(void)
     memset(&MIG, 0, sizeof MIG);
     port_irq_restore(s);
     task_spec_t spec = {.pid = MT_PID_MIGRATOR, .prio = MIG_TASK_PRIO, .handler = migrator};
-    mt_err_t err = sched_task_create(&spec);
+    mt_err_t err = task_create_system(&spec);
     if (err) return err;
     return sched_task_init(MT_PID_MIGRATOR, NULL, 0);
 }

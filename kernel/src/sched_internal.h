@@ -213,6 +213,10 @@ static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
     if (t != &task_none && t->pid == pid) return t;
     return sched_find_task(pid);
 }
+/* sched_task_create() for the kernel's own tasks (the application
+ * manager, the migrator): a system pid only, which the public call
+ * refuses; boot only. */
+mt_err_t task_create_system(const task_spec_t *spec);
 /* A pid a task may have: not a virtual pid (multicast, time sync), which
  * has no control block, nor one of the kernel's own tasks (migrate.c). */
 static MT_INLINE bool task_pid_assignable(mt_pid_t pid)

@@ -110,6 +110,8 @@ typedef struct task_spec {
 void sched_init(void);
 
 /* Create a local task (not yet initialised: messages to it are held).
+ * An application pid only (types.h): the system range, 0xF4 .. 0xFE
+ * reserved included, is the kernel's (MT_ERR_INVALID, logged).
  * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_PORT (a route's port),
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
@@ -125,7 +127,9 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
  * control block; deferred until the task leaves the stack if it is on it.
  * Task or thread context only: from an interrupt body MT_ERR_STATE (logged),
  * nothing changes (FINAL would run inside the body); post to a task that
- * kills instead. MT_ERR_NO_TASK: no such task, or its kill is pending. */
+ * kills instead. A system pid (the application manager, the migrator) is
+ * the kernel's for as long as the device runs: MT_ERR_INVALID (logged).
+ * MT_ERR_NO_TASK: no such task, or its kill is pending. */
 mt_err_t sched_task_kill(mt_pid_t pid);
 /* Record a task that lives on another module (for routing). */
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
