@@ -2396,6 +2396,18 @@ static void test_a_multicast_verdict_to_the_manager_is_refused(void **state)
     forged_verdict_is_refused(forge_verdict_by_multicast);
 }
 
+/* An interrupt's post on the verdict deadline's port, with no expiry of
+ * it owed: refused (MT_ERR_NO_PORT, logged once), nothing sent. */
+static void an_interrupts_expiry_is_refused(void)
+{
+    unsigned before = n_sent;
+    assert_int_equal(
+        sched_post_isr(MT_PID_APPMGR, PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(n_sent, before);
+}
+
 /* The verdict deadline's timer is the kernel's: timer.h's calls for an
  * explicit owner refuse it (MT_ERR_INVALID, logged), and it keeps its
  * wait, asks module 2 for its missing outcome when due, and the load
@@ -2403,7 +2415,9 @@ static void test_a_multicast_verdict_to_the_manager_is_refused(void **state)
  * whose outcome the bus lost waited for ever, every later load refused
  * here; timer_start_for() moved it). An interrupt's post on the
  * deadline's port while it runs is refused too (MT_ERR_NO_PORT, logged),
- * and asks nothing (before: taken as its expiry). */
+ * and asks nothing: the manager's handler does not run its deadline for it
+ * (before: it was taken, and ran the deadline's work, which found nothing
+ * due). */
 static void test_the_managers_verdict_deadline_is_the_kernels_alone(void **state)
 {
     (void) state;
@@ -2421,18 +2435,150 @@ static void test_the_managers_verdict_deadline_is_the_kernels_alone(void **state
     assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 3);
     assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &now));
     assert_int_equal(now, left);
+    an_interrupts_expiry_is_refused();
     unsigned before = n_sent;
-    assert_int_equal(
-        sched_post_isr(MT_PID_APPMGR, PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER, NULL, 0, 0), MT_OK);
-    sched_run_pending();
-    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
-    assert_int_equal(n_sent, before);
     tport_busy(TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) + 20u);
     assert_int_equal(n_sent, before + 1);
     expect_ask(0, 5, 1u << 2);
     assert_string_equal(inits, "");
     report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
     assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+}
+
+/* Once a load has committed, no deadline's timer runs and no expiry is
+ * owed: an interrupt's post on the deadline's port is refused
+ * (MT_ERR_NO_PORT, logged once) and sends nothing (a check of the timer
+ * alone would take it as the expiry of a timer that is not running). */
+static void test_an_interrupts_expiry_after_a_commit_is_refused(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    drain_log();
+    an_interrupts_expiry_is_refused();
+}
+
+/* An application task asks to kill the manager while it waits on a load,
+ * then to create a task under its pid: both refused (MT_ERR_INVALID,
+ * logged), the manager and its deadline untouched (before: the kill
+ * stopped the deadline, and the task created as the manager received the
+ * bus's posts and sent as it). */
+static mt_err_t kills_the_manager(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_kill(MT_PID_APPMGR), MT_ERR_INVALID);
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = MT_PID_APPMGR, .prio = 1, .handler = recorder}),
+        MT_ERR_INVALID);
+    return MT_OK;
+}
+
+static void test_an_application_neither_kills_nor_replaces_the_manager(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    drain_log();
+    uint32_t left = 0, now = 0;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    test_task(0x22, 3, kills_the_manager);
+    assert_int_equal(sched_send_to(0x22, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 2);
+    assert_true(sched_task_exists(MT_PID_APPMGR));
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &now));
+    assert_int_equal(now, left);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+}
+
+/* Load (0, 5) waits on module 2's outcome, which never comes, while task
+ * 0x22, at the manager's level, runs `h` on PORT_0 (an expiry meanwhile
+ * waits queued behind it); the count of frames sent before it ran. */
+static unsigned run_at_the_managers_level(task_handler_t h)
+{
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    drain_log();
+    test_task(0x22, APPMGR_PRIO, h);
+    unsigned before = n_sent;
+    assert_int_equal(sched_send_to(0x22, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    return before;
+}
+
+/* A task at the manager's level holds the CPU while the deadline of load
+ * (0, 5) expires: the expiry waits queued. Meanwhile module 0's load
+ * (0, 6) supersedes (0, 5) (its verdict stops no timer: it has expired)
+ * and starts the deadline again. */
+static mt_err_t restarts_the_deadline(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    static uint8_t desc[64];
+    if (port != PORT_0) return MT_OK;
+    wait_deadline();
+    receive_description(0, 6, desc, two_module_desc(desc));
+    return MT_OK;
+}
+
+/* The expiry that waited is (0, 5)'s genuine one, taken (it finds (0, 6)
+ * not yet due, and asks nothing); (0, 6)'s own expiry comes when its
+ * deadline says, asks module 2, and the load commits on the answer
+ * (before: the waiting expiry was refused as a forgery, MT_ERR_NO_PORT
+ * logged, as the timer ran again). */
+static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **state)
+{
+    (void) state;
+    run_at_the_managers_level(restarts_the_deadline);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    finish_tx(PORT_BUS_SENT);    /* (0, 5)'s failure, superseded */
+    expect_outcome(0, 6, MT_OK); /* behind it */
+    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 6, 1u << 2);
+    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+}
+
+/* A task at the manager's level holds the CPU while the deadline expires
+ * (the expiry waits queued), then sends to the deadline's port itself,
+ * which runs at once, ahead of the expiry. */
+static unsigned refused_at_once;
+static mt_err_t sends_ahead_of_the_expiry(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    wait_deadline();
+    drain_log();
+    assert_int_equal(
+        sched_send_to(MT_PID_APPMGR, PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER, NULL, 0, 0), MT_OK);
+    refused_at_once = test_count_logged_errors(MT_ERR_NO_PORT);
+    return MT_OK;
+}
+
+/* A task's send is never the timer's, even with an expiry owed: refused
+ * (MT_ERR_NO_PORT, logged) as it runs; the expiry that waited is taken
+ * after it and asks module 2 for its outcome. */
+static void test_a_tasks_send_is_not_the_deadlines_expiry(void **state)
+{
+    (void) state;
+    refused_at_once = 0;
+    unsigned before = run_at_the_managers_level(sends_ahead_of_the_expiry);
+    assert_int_equal(refused_at_once, 1);
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 5, 1u << 2);
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
 }
 
@@ -3106,6 +3252,10 @@ int main(void)
         cmocka_unit_test_setup(test_an_interrupts_verdict_to_the_manager_is_refused, setup),
         cmocka_unit_test_setup(test_a_multicast_verdict_to_the_manager_is_refused, setup),
         cmocka_unit_test_setup(test_the_managers_verdict_deadline_is_the_kernels_alone, setup),
+        cmocka_unit_test_setup(test_an_interrupts_expiry_after_a_commit_is_refused, setup),
+        cmocka_unit_test_setup(test_an_expiry_waiting_while_the_deadline_restarts_is_taken, setup),
+        cmocka_unit_test_setup(test_a_tasks_send_is_not_the_deadlines_expiry, setup),
+        cmocka_unit_test_setup(test_an_application_neither_kills_nor_replaces_the_manager, setup),
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
         cmocka_unit_test_setup(test_a_failure_owed_outlives_the_next_loads_verdict, setup),
