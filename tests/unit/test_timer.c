@@ -722,7 +722,9 @@ static void test_a_system_tasks_timer_is_the_kernels(void **state)
     assert_int_equal(timer_start_for(MT_PID_MIGRATOR, 0, 1000, true), MT_ERR_INVALID);
     assert_int_equal(timer_start_phase(MT_PID_APPMGR, 1, 1000, 0), MT_ERR_INVALID);
     assert_int_equal(timer_stop_for(MT_PID_APPMGR, 0), MT_ERR_INVALID);
-    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 4);
+    assert_int_equal(timer_start_phase(MT_PID_MIGRATOR, 0, 1000, 500), MT_ERR_INVALID);
+    assert_int_equal(timer_stop_for(MT_PID_MIGRATOR, 0), MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 6);
     assert_false(timer_remaining(MT_PID_APPMGR, 0, NULL));
     assert_false(timer_remaining(MT_PID_APPMGR, 1, NULL));
     assert_false(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
