@@ -170,7 +170,9 @@ static mt_err_t validate_spec(const task_spec_t *spec, bool system)
     return MT_OK;
 }
 
-static mt_err_t create(const task_spec_t *spec, bool system)
+/* Out of line: one body for the two calls below, which are its
+ * wrappers (inlined into each, a compiler copied most of it twice). */
+static MT_NOINLINE mt_err_t create(const task_spec_t *spec, bool system)
 {
     mt_err_t err = validate_spec(spec, system);
     if (err) return log_error(err);
