@@ -27,6 +27,7 @@
  */
 #include <string.h>
 
+#include "bus_internal.h"
 #include "debug_assert.h"
 #include "mem_internal.h"
 #include "motet/appmgr.h"
@@ -355,14 +356,24 @@ static void disagreed(const void *data, uint16_t len)
     log_error(M.last.err);
 }
 
+/* A message on a port past our INIT but PORT_0 came from the kernel's
+ * bus code: sent as from the manager itself (bus_app.c), or the expiry
+ * of the verdict deadline's timer (bus_internal.h). */
+static bool from_bus(mt_port_t port)
+{
+    if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) /* a task's send is never the timer's */
+        return sched_sender() == MT_PID_NONE && bus_app_deadline_expired();
+    return sched_sender() == MT_PID_APPMGR;
+}
+
 static mt_err_t appmgr_handler(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
-    /* Every port but PORT_0 is the kernel's (the bus's posts, the
-     * deadline's timer: no sender): a task's message there (a route may
-     * name any port of a global task) would decide, or hold, a load that
-     * the bus never brought, and do it silently. */
-    if (port != PORT_0 && sched_sender() != MT_PID_NONE) {
+    /* Every port but PORT_0 (and our INIT, from the boot) is the bus's:
+     * anyone else's message there (a task's route or send, an interrupt's
+     * post, a multicast, a timer) would decide, or hold, a load that the
+     * bus never brought, and do it silently. */
+    if (port != PORT_0 && port != PORT_INIT && !from_bus(port)) {
         log_error(MT_ERR_NO_PORT);
         return MT_OK;
     }
@@ -402,7 +413,7 @@ mt_err_t appmgr_start(void)
     M.last.err = MT_ERR_STATE; /* nothing loaded yet */
     M.last.bad_task = APPMGR_NO_TASK;
     task_spec_t spec = {.pid = MT_PID_APPMGR, .prio = APPMGR_PRIO, .handler = appmgr_handler};
-    mt_err_t err = sched_task_create(&spec);
+    mt_err_t err = task_create_system(&spec);
     if (err) return err;
     return sched_task_init(MT_PID_APPMGR, NULL, 0);
 }

@@ -39,6 +39,7 @@
 #include "motet/port.h"
 #include "motet/timer.h"
 #include "sched_internal.h"
+#include "timer_internal.h"
 
 #if MOTET_BUS
 
@@ -54,6 +55,7 @@ static struct {
     uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
     uint32_t since;                        /* kernel time of its start or last ask */
     bool deadline_on;                      /* started: the description is here */
+    uint8_t expiries_owed;                 /* its timer's, started and not stopped, not taken */
     uint32_t reported;                     /* modules whose outcome has come */
     bool committed;                        /* its verdict, MT_OK, went to our manager */
     uint32_t disagreeing;                  /* modules that failed it after that */
@@ -68,10 +70,44 @@ static struct {
     (TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) ? TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) : 1u)
 
 /* The deadline runs on our manager's timer, so that asking and giving up
- * happen in its task context, in order with its reports and verdicts. */
+ * happen in its task context, in order with its reports and verdicts. A
+ * system task's timer, which only the kernel starts and stops (timer.h).
+ * Its expiries are counted (A.expiries_owed): one more each time it starts
+ * while not running, one fewer when it is stopped running or an expiry is
+ * taken. An expiry waits queued while a more important task runs, and the
+ * deadline may meanwhile be stopped (a verdict) and started again (a newer
+ * load): that expiry is still owed, and the restarted timer's one more.
+ * Started and counted under one lock, so that a verdict between the two
+ * (an acknowledgement's interrupt) finds them agree. */
 static void arm_deadline(void)
 {
-    timer_start_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, false); /* logs why not */
+    _Static_assert(VERDICT_WAIT < TIMER_TICKS_LIMIT, "the deadline is one timer's wait");
+    port_irq_state_t s = port_irq_save();
+    bool running = timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL);
+    if (timer_start_checked(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, false) == MT_OK &&
+        !running) /* else logged: no block for it */
+        A.expiries_owed++;
+    port_irq_restore(s);
+}
+
+bool bus_app_deadline_expired(void)
+{
+    port_irq_state_t s = port_irq_save(); /* a description may arm it meanwhile */
+    /* The running timer's expiry is still to come, not this one. */
+    bool running = timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL);
+    bool expired = A.expiries_owed > (running ? 1u : 0u);
+    if (expired) A.expiries_owed--;
+    port_irq_restore(s);
+    return expired;
+}
+
+/* A message to our manager on one of the bus's ports, sent as from the
+ * manager itself: no public call sends as it (no task or thread runs as
+ * the manager but its own handler), so that it takes nothing else there
+ * (appmgr.c). Interrupt context or irq off. */
+static mt_err_t to_manager(mt_port_t port, const void *data, uint16_t len)
+{
+    return sched_post_from(MT_PID_APPMGR, MT_PID_APPMGR, port, data, len);
 }
 
 /* The verdict deadline runs from the moment the load's description is
@@ -259,14 +295,12 @@ static void give_verdict(void)
     A.committed = m && A.verdict[0] == MT_OK;
     /* The deadline has nothing left to wait for (a failure owed aside):
      * its timer entry is freed now rather than held until it expires for
-     * nothing. */
-    uint32_t left;
-    if (!A.owed_tries && timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left))
-        timer_stop_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER);
+     * nothing. Stopped running, it has no expiry to come. */
+    if (!A.owed_tries && timer_stop_all(MT_PID_APPMGR)) A.expiries_owed--;
     port_irq_restore(s);
     if (!m) return;
-    m->flags = MSG_FROM_ISR;
-    sched_post_block(MT_PID_NONE, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, m);
+    m->flags = MSG_FROM_ISR; /* sent as from the manager, as to_manager()'s */
+    sched_post_block(MT_PID_APPMGR, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, m);
 }
 
 /* The load we take part in ends here short of its verdict (`why`: given
@@ -385,9 +419,8 @@ void bus_app_description(const bus_frame_t *f)
      * the verdict rather than wait for this one's outcome for ever. */
     _Static_assert(BUS_APPMGR_PORT_DESC < PORT_LIMIT, "the manager's ports are ports");
     if (!A.verdict_block) A.verdict_block = sched_msg_alloc();
-    mt_err_t err = A.verdict_block ? sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DESC,
-                                                    (void *) f->payload, f->len, 0)
-                                   : MT_ERR_QUEUE_FULL;
+    mt_err_t err =
+        A.verdict_block ? to_manager(BUS_APPMGR_PORT_DESC, f->payload, f->len) : MT_ERR_QUEUE_FULL;
     if (!err) return;
     if (A.verdict_block) sched_msg_free(A.verdict_block);
     A.verdict_block = NULL;
@@ -418,8 +451,7 @@ static void disagree(mt_module_t from, const uint8_t *outcome)
     if (A.disagreeing & bit) return;
     A.disagreeing |= bit;
     uint8_t late[BUS_APP_CREATED_SIZE] = {outcome[0], outcome[1], from, A.loader, A.number};
-    if (sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DISAGREED, late, sizeof late, 0) == MT_OK)
-        return;
+    if (to_manager(BUS_APPMGR_PORT_DISAGREED, late, sizeof late) == MT_OK) return;
     log_event(EV_DISAGREE, from, (uint16_t) ((uint16_t) (A.loader << 8) | A.number));
     log_error((mt_err_t) outcome[0]);
 }

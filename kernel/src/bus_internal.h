@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bus manager internals shared by its files: bus.c (queue, send, receive),
- * bus_app.c (application loading across modules) and timesync.c (beacons).
+ * bus_app.c (application loading across modules) and timesync.c (beacons),
+ * and with the multicast manager (mcast.c) and the application manager
+ * (appmgr.c), the bus's ends of their work.
  */
 #ifndef MOTET_BUS_INTERNAL_H
 #define MOTET_BUS_INTERNAL_H
@@ -11,6 +13,28 @@
 /* Priority of the kernel's own frames (beacons, descriptions, outcomes):
  * the top level, the application manager's. */
 #define BUS_PRIO_SYSTEM ((mt_prio_t) (MOTET_PRIO_LEVELS - 1))
+
+/* ---- mcast.c, for bus.c ---- */
+
+/* The delivery of a multicast frame (received, or our own once it has
+ * gone) to the local members of `group`, as from an interrupt, each
+ * message with `src`, the frame's sending task, as its sender; the
+ * payload is borrowed. Returns the first error or MT_OK. Internal: a
+ * sender given by the caller is the kernel's to give (bus_app.c's
+ * messages to the manager are told by theirs). */
+#if MOTET_MULTICAST
+mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data, uint16_t len);
+#else
+static inline mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data,
+                                          uint16_t len)
+{
+    (void) src;
+    (void) group;
+    (void) data;
+    (void) len;
+    return log_error(MT_ERR_NO_ROUTE);
+}
+#endif
 
 #if MOTET_BUS
 
@@ -73,6 +97,50 @@ void bus_app_ask_ended(void);
  * `outcome`) ended, `sent` to every module or given up. */
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent);
 
+#endif /* MOTET_BUS */
+
+/* ---- bus_app.c, for the application manager (appmgr.c) ---- */
+
+/* The bus's messages to the manager on its ports past PORT_0 (verdict,
+ * disagreement, description) come from the manager itself, which no
+ * public call can send as: it takes a message there from no one else.
+ * Its verdict deadline is a timer no public call can start or stop. */
+
+#if MOTET_BUS
+/* After stage one with the bus up: `err` is this module's outcome, about
+ * relative task `task` (APPMGR_NO_TASK: none) on `module`. It is
+ * broadcast; once every module has reported, the manager gets the verdict
+ * (the first error reported, with its task and module) on
+ * BUS_APPMGR_PORT_VERDICT. Task context. */
+void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
+/* The manager's timer BUS_APP_DEADLINE_TIMER expired: a load still
+ * lacking outcomes MOTET_BUS_VERDICT_TIMEOUT_MS after its description
+ * came (for its loader: after that frame was sent to every module), or
+ * after the last ask, asks the modules it lacks them from again; after
+ * MOTET_BUS_RETRIES asks it fails here (MT_ERR_TIMEOUT, logged, undone),
+ * which is broadcast as this module's outcome. Task context. */
+void bus_app_deadline(void);
+/* True, and counted as taken, if an expiry of the verdict deadline's
+ * timer is owed: once for each start of it that was not stopped before
+ * it expired, the running timer's excepted, whatever started it again
+ * meanwhile. Then the message with no sender on the manager's
+ * PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER is taken as that expiry: one
+ * with no expiry owed (an interrupt's post) is refused. Task context. */
+bool bus_app_deadline_expired(void);
+#else
+static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
+{
+    (void) err;
+    (void) task;
+    (void) module;
+}
+static inline void bus_app_deadline(void)
+{
+}
+static inline bool bus_app_deadline_expired(void)
+{
+    return false;
+}
 #endif /* MOTET_BUS */
 
 #endif /* MOTET_BUS_INTERNAL_H */

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "bus_internal.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"

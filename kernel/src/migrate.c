@@ -408,6 +408,10 @@ static void handle(const mig_record_t *r)
     }
 }
 
+/* The timeout tick's period, in ticks (at least one). */
+#define MIG_TICK                                                                                   \
+    (TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u ? TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u : 1u)
+
 /* Keep the timeout tick running while a migration waits for an answer. */
 static void update_tick(void)
 {
@@ -417,11 +421,11 @@ static void update_tick(void)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
     if (need == MIG.ticking) return;
     MIG.ticking = need;
-    uint32_t tick = TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u;
+    _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's period");
     if (need)
-        timer_start_for(MT_PID_MIGRATOR, 0, tick ? tick : 1u, true);
+        timer_start_checked(MT_PID_MIGRATOR, 0, MIG_TICK, true); /* a system task's */
     else
-        timer_stop_for(MT_PID_MIGRATOR, 0);
+        timer_stop_all(MT_PID_MIGRATOR);
 }
 
 static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
@@ -457,7 +461,7 @@ mt_err_t migrate_start(void)
     memset(&MIG, 0, sizeof MIG);
     port_irq_restore(s);
     task_spec_t spec = {.pid = MT_PID_MIGRATOR, .prio = MIG_TASK_PRIO, .handler = migrator};
-    mt_err_t err = sched_task_create(&spec);
+    mt_err_t err = task_create_system(&spec);
     if (err) return err;
     return sched_task_init(MT_PID_MIGRATOR, NULL, 0);
 }

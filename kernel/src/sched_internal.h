@@ -212,6 +212,10 @@ static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
     if (t != &task_none && t->pid == pid) return t;
     return sched_find_task(pid);
 }
+/* sched_task_create() for the kernel's own tasks (the application
+ * manager, the migrator): a system pid only, which the public call
+ * refuses; boot only. */
+mt_err_t task_create_system(const task_spec_t *spec);
 /* A pid a task may have: not a virtual pid (multicast, time sync), which
  * has no control block, nor one of the kernel's own tasks (migrate.c). */
 static MT_INLINE bool task_pid_assignable(mt_pid_t pid)
@@ -347,8 +351,9 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
                        uint8_t flags, bool from_isr);
 /* MOTET_APPMGR's prepared messages: queue block m, its payload and its
  * flags (MSG_HEAP, MSG_FROM_ISR) set, for local task pid's port, as sent
- * by `src`: a handler outranking the task (stage two's INITs) or
- * MT_PID_NONE, an interrupt's post (a load's verdict); either waits.
+ * by `src`: a handler outranking the task (stage two's INITs), or, with
+ * MSG_FROM_ISR, an interrupt's post (a load's verdict, sent as from the
+ * manager: bus_app.c; logged by no task, as every interrupt's); either waits.
  * Nothing allocated, so only MT_ERR_NO_TASK and an INIT's refusal
  * (MT_ERR_STATE), logged, m freed. */
 mt_err_t sched_post_block(mt_pid_t src, mt_pid_t pid, mt_port_t port, msg_t *m);
@@ -370,8 +375,10 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
  * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);
 /* sched_post_isr() of a message that task `src` of another module sent
- * over the bus: queued for the local task pid (no virtual pid) with src
- * as its sender. Interrupt context; errors logged as sched_post_isr()'s. */
+ * over the bus (or the bus's own to the application manager, sent as from
+ * the manager: bus_app.c): queued for the local task pid (no virtual pid)
+ * with src as its sender. Interrupt context (or irq off); errors logged
+ * as sched_post_isr()'s. */
 mt_err_t sched_post_from(mt_pid_t src, mt_pid_t pid, mt_port_t port, const void *data,
                          uint16_t len);
 /* The error of an interrupt's message for pid, which no local task has,

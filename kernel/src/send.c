@@ -334,8 +334,7 @@ mt_err_t sched_deliver(task_t *t, mt_pid_t pid, mt_port_t port, void *data, uint
 }
 
 #if MOTET_APPMGR
-/* Nothing is allocated here, so nothing can fail for want of memory: the
- * block and its payload were had when the caller could still give up. */
+/* Allocates nothing: the caller had block and payload while it could give up. */
 mt_err_t sched_post_block(mt_pid_t src, mt_pid_t pid, mt_port_t port, msg_t *m)
 {
     m->dst = pid;
@@ -344,11 +343,12 @@ mt_err_t sched_post_block(mt_pid_t src, mt_pid_t pid, mt_port_t port, msg_t *m)
     m->flags &= MSG_HEAP | MSG_FROM_ISR;
     port_irq_state_t s = port_irq_save();
     task_t *t = sched_find_task(pid);
-    /* An interrupt's message waits (rules 2 and 3); a task's outranks t,
-     * so it waits too (rule 2), and this is the whole of its delivery. */
-    MT_DEBUG_ASSERT(!t || src == MT_PID_NONE || !can_run_now(t, port));
+    /* An interrupt's message waits (rules 2 and 3), its SEND by no task; a
+     * task's outranks t, so it waits too (rule 2): the whole delivery. */
+    mt_pid_t by = (m->flags & MSG_FROM_ISR) ? MT_PID_NONE : src;
+    MT_DEBUG_ASSERT(!t || by == MT_PID_NONE || !can_run_now(t, port));
     mt_err_t err = t ? place_irq_off(t, m) : MT_ERR_NO_TASK;
-    if (!err) log_event(EV_SEND, src, (uint16_t) (pid << 8 | port)); /* its lock nests */
+    if (!err) log_event(EV_SEND, by, (uint16_t) (pid << 8 | port)); /* its lock nests */
     port_irq_restore(s);
     if (err) {
         sched_msg_free(m);

@@ -148,9 +148,12 @@ static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
     return MT_OK;
 }
 
-static mt_err_t validate_spec(const task_spec_t *spec)
+/* `system`: one of the kernel's own tasks (task_create_system()), whose
+ * pids the public call refuses. */
+static mt_err_t validate_spec(const task_spec_t *spec, bool system)
 {
     if (!spec || !spec->handler || !task_pid_assignable(spec->pid)) return MT_ERR_INVALID;
+    if ((spec->pid >= MT_PID_SYSTEM) != system) return MT_ERR_INVALID;
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
@@ -167,9 +170,11 @@ static mt_err_t validate_spec(const task_spec_t *spec)
     return MT_OK;
 }
 
-mt_err_t sched_task_create(const task_spec_t *spec)
+/* Out of line: one body for the two calls below, which are its
+ * wrappers (inlined into each, a compiler copied most of it twice). */
+static MT_NOINLINE mt_err_t create(const task_spec_t *spec, bool system)
 {
-    mt_err_t err = validate_spec(spec);
+    mt_err_t err = validate_spec(spec, system);
     if (err) return log_error(err);
     task_t *t = slab_alloc(&task_cache); /* zeroed; logs MT_ERR_NO_SLAB itself */
     if (!t) return MT_ERR_NO_SLAB;
@@ -196,6 +201,19 @@ mt_err_t sched_task_create(const task_spec_t *spec)
     port_irq_restore(s);
     log_event(EV_CREATE, t->pid, (uint16_t) t->prio);
     return MT_OK;
+}
+
+/* A system pid is the kernel's (sched.h): a task of the application's
+ * created under one would receive what the bus posts to that system task
+ * and send as it. */
+mt_err_t sched_task_create(const task_spec_t *spec)
+{
+    return create(spec, false);
+}
+
+mt_err_t task_create_system(const task_spec_t *spec)
+{
+    return create(spec, true);
 }
 
 /* Its INIT goes the general way (send.c): rule 7 holds what comes first.
@@ -327,6 +345,9 @@ mt_err_t sched_task_kill(mt_pid_t pid)
      * interrupt slot may name the task (post.c), which its exit would run
      * after the block was freed. */
     if (port_in_isr()) return log_error(MT_ERR_STATE);
+    /* The kernel's own tasks stay while the device runs (sched.h): killed,
+     * a task of the application's could be created under the pid. */
+    if (pid >= MT_PID_SYSTEM) return log_error(MT_ERR_INVALID);
     port_irq_state_t s = port_irq_save();
     task_t *t = sched_find_task(pid);
     if (!t || (t->flags & (TASK_KILL_PENDING | TASK_THREAD))) {

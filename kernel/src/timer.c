@@ -435,9 +435,10 @@ mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodi
 {
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
     /* A timer belongs to a task: a virtual pid (multicast, time sync) has
-     * no timeouts to receive. */
-    if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT || owner == MT_PID_NONE ||
-        owner == MT_PID_MULTICAST || owner == MT_PID_TIMESYNC)
+     * no timeouts to receive, and a system task's timers are the kernel's
+     * (timer_start_checked()): the application manager's verdict deadline
+     * taken early, or never, would decide a load on the device's behalf. */
+    if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT || owner == MT_PID_NONE || owner >= MT_PID_SYSTEM)
         return log_error(MT_ERR_INVALID);
     return timer_start_checked(owner, n, ticks, periodic);
 }
@@ -467,6 +468,8 @@ static bool stop(mt_pid_t owner, uint8_t n)
 mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n)
 {
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
+    if (owner >= MT_PID_SYSTEM)
+        return log_error(MT_ERR_INVALID); /* the kernel's: timer_start_for() */
     return stop(owner, n) ? MT_OK : log_error(MT_ERR_STATE);
 }
 

@@ -15,7 +15,13 @@
 
 /* Reset: no timers, compare disabled; boot only. */
 void timer_init(void);
-/* Stop every timer of `owner` (task kill); returns how many. */
+/* Start (or restart) timer `n` of `owner`, its arguments checked by the
+ * caller; MT_ERR_NO_SLAB (logged) if no block is left. Any context. The
+ * kernel's way to a system task's timers (the application manager's
+ * verdict deadline, the migrator's tick), which timer.h's calls refuse. */
+mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);
+/* Stop every timer of `owner` (task kill, a system task's own); returns
+ * how many. */
 unsigned timer_stop_all(mt_pid_t owner);
 /* Migration: ticks until timer `n` of `owner` fires and its period (0:
  * one-shot); false if it is not running. Any context. */

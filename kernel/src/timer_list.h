@@ -48,9 +48,6 @@ extern timer_block_t *timer_head;
 /* Ticks from the list's base to now, the clock read as the expiry reads it
  * (in line there); out of line, one copy for a start and the questions. */
 port_counter_t timer_since_base(void);
-/* Start (or restart) timer `n` of `owner`, its arguments checked by the
- * caller; MT_ERR_NO_SLAB (logged) if no block is left. Any context. */
-mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);
 
 /* Ticks t waits beyond its entry's deadline. */
 static MT_INLINE uint32_t timer_wait_rest(const timer_block_t *t)

@@ -41,7 +41,7 @@ mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t p
 {
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
     if (first == 0 || first >= TIMER_TICKS_LIMIT || period >= TIMER_TICKS_LIMIT ||
-        owner == MT_PID_NONE)
+        owner == MT_PID_NONE || owner >= MT_PID_SYSTEM) /* the kernel's: timer_start_for() */
         return log_error(MT_ERR_INVALID);
     /* Started with `first` as its length, then given its own period, with
      * interrupts off throughout so that it cannot expire in between. */

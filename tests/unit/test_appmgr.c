@@ -189,6 +189,30 @@ static void test_second_load_gets_fresh_ids(void **state)
     assert_true(sched_task_exists(MT_PID_FIRST_APP + 3));
 }
 
+/* The manager's ports past PORT_0 are the bus's: a description there
+ * from an application's interrupt (sched_post_isr(): no sender, as the
+ * bus's posts had), or from a multicast to a group that port joined
+ * (mcast_join() takes any pid), is refused (MT_ERR_NO_PORT, logged once
+ * each) and loads nothing, the record untouched (before: each was loaded
+ * as a description the bus had brought). */
+static void test_an_interrupts_or_a_multicasts_description_on_the_bus_port_is_refused(void **state)
+{
+    (void) state;
+    builder_t b;
+    uint16_t len = two_task_app(&b, 0);
+    appmgr_result_t before = *appmgr_last_result();
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_DESC, b.buf, len, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(mcast_join(7, MT_PID_APPMGR, BUS_APPMGR_PORT_DESC), MT_OK);
+    assert_int_equal(mcast_deliver(7, b.buf, len, 0, true), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 2);
+    assert_false(sched_task_exists(MT_PID_FIRST_APP));
+    assert_memory_equal(appmgr_last_result(), &before, sizeof before);
+    assert_string_equal(events, "");
+}
+
 /* The one EV_APPFAIL record among the undrained ones (drains the log):
  * its task (pid) and its argument (error << 8 | module). */
 static void expect_appfail(uint8_t task, mt_err_t err, mt_module_t module)
@@ -535,6 +559,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_load_creates_maps_and_initialises_in_two_stages, setup),
         cmocka_unit_test_setup(test_second_load_gets_fresh_ids, setup),
+        cmocka_unit_test_setup(
+            test_an_interrupts_or_a_multicasts_description_on_the_bus_port_is_refused, setup),
         cmocka_unit_test_setup(test_task_on_a_module_the_device_lacks_fails_the_load, setup),
         cmocka_unit_test_setup(test_malformed_description_creates_nothing, setup),
         cmocka_unit_test_setup(test_unknown_program_creates_nothing, setup),

@@ -30,7 +30,9 @@
  * sequence numbers before it delivers what follows; and our
  * outcome of a load, broadcast and kept to send again, with a newer load
  * and an ASK brought by an interrupt the moment it is kept (the race
- * report_mine() closes, bus_app.c).
+ * report_mine() closes, bus_app.c); the manager's bus ports refusing a
+ * verdict from anyone but the bus (a task, an interrupt, a multicast), and
+ * its verdict deadline's timer out of every application's reach.
  *
  * MOTET_TEST_WRAP: bus_app_created bus_send_frame
  */
@@ -2328,21 +2330,24 @@ static void forge(mt_port_t port, const void *data, uint16_t len)
     sched_run_pending();
 }
 
-/* A task's MT_OK on our manager's verdict port while module 0's load
- * (0, 5) waits here is refused (MT_ERR_NO_PORT, logged once), and the
- * device's real verdict, module 2's failure, undoes the load here as
- * everywhere (before: the forged verdict committed it here alone, and
- * the real one was dropped without a word, the device disagreeing
- * silently). */
-static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
+static void forge_verdict_by_task(const uint8_t *ok, uint16_t len)
 {
-    (void) state;
+    forge(BUS_APPMGR_PORT_VERDICT, ok, len);
+}
+
+/* Module 0's load (0, 5) waits here for its verdict; `forge_ok` gives our
+ * manager an MT_OK on its verdict port some way other than the bus's: it
+ * is refused (MT_ERR_NO_PORT, logged once), and module 2's failure, the
+ * device's real verdict, undoes the load here as everywhere. */
+static void forged_verdict_is_refused(void (*forge_ok)(const uint8_t *ok, uint16_t len))
+{
     receive_two_module_load(0, 5);
     expect_outcome(0, 5, MT_OK);
     mt_pid_t base = appmgr_last_result()->pid_base;
     drain_log();
     uint8_t ok[BUS_APP_OUTCOME_SIZE] = {MT_OK, APPMGR_NO_TASK, 0};
-    forge(BUS_APPMGR_PORT_VERDICT, ok, sizeof ok);
+    forge_ok(ok, sizeof ok);
+    sched_run_pending();
     assert_string_equal(inits, "");
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
@@ -2351,6 +2356,230 @@ static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
     assert_string_equal(inits, "");
     assert_false(sched_task_exists(base));
     assert_int_equal(appmgr_last_result()->err, MT_ERR_NO_PROGRAM);
+}
+
+/* A task's (a route may name any port of a global task; before: the
+ * forged verdict committed the load here alone, and the real one was
+ * dropped without a word, the device disagreeing silently). */
+static void test_a_tasks_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    forged_verdict_is_refused(forge_verdict_by_task);
+}
+
+static void forge_verdict_by_interrupt(const uint8_t *ok, uint16_t len)
+{
+    assert_int_equal(sched_post_isr(MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, (void *) ok, len, 0),
+                     MT_OK);
+}
+
+/* An application's interrupt body's post, which has no sender, as the
+ * bus's had (before: it committed the load here alone). */
+static void test_an_interrupts_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    forged_verdict_is_refused(forge_verdict_by_interrupt);
+}
+
+static void forge_verdict_by_multicast(const uint8_t *ok, uint16_t len)
+{
+    assert_int_equal(mcast_join(GROUP + 1u, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT), MT_OK);
+    assert_int_equal(mcast_deliver(GROUP + 1u, (void *) ok, len, 0, true), MT_OK);
+}
+
+/* A multicast from an interrupt to a group our manager's verdict port was
+ * made a member of (mcast_join() takes any pid), delivered with no
+ * sender (before: it committed the load here alone). */
+static void test_a_multicast_verdict_to_the_manager_is_refused(void **state)
+{
+    (void) state;
+    forged_verdict_is_refused(forge_verdict_by_multicast);
+}
+
+/* An interrupt's post on the verdict deadline's port, with no expiry of
+ * it owed: refused (MT_ERR_NO_PORT, logged once), nothing sent. */
+static void an_interrupts_expiry_is_refused(void)
+{
+    unsigned before = n_sent;
+    assert_int_equal(
+        sched_post_isr(MT_PID_APPMGR, PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(n_sent, before);
+}
+
+/* The verdict deadline's timer is the kernel's: timer.h's calls for an
+ * explicit owner refuse it (MT_ERR_INVALID, logged), and it keeps its
+ * wait, asks module 2 for its missing outcome when due, and the load
+ * commits on the answer (before: timer_stop_for() stopped it, and a load
+ * whose outcome the bus lost waited for ever, every later load refused
+ * here; timer_start_for() moved it). An interrupt's post on the
+ * deadline's port while it runs is refused too (MT_ERR_NO_PORT, logged),
+ * and asks nothing: the manager's handler does not run its deadline for it
+ * (before: it was taken, and ran the deadline's work, which found nothing
+ * due). */
+static void test_the_managers_verdict_deadline_is_the_kernels_alone(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    drain_log();
+    uint32_t left = 0, now = 0;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    assert_int_equal(timer_stop_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER), MT_ERR_INVALID);
+    assert_int_equal(timer_start_for(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, 1, false),
+                     MT_ERR_INVALID);
+    assert_int_equal(timer_start_phase(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, 1, 0),
+                     MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 3);
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &now));
+    assert_int_equal(now, left);
+    an_interrupts_expiry_is_refused();
+    unsigned before = n_sent;
+    tport_busy(TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) + 20u);
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 5, 1u << 2);
+    assert_string_equal(inits, "");
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+}
+
+/* Once a load has committed, no deadline's timer runs and no expiry is
+ * owed: an interrupt's post on the deadline's port is refused
+ * (MT_ERR_NO_PORT, logged once) and sends nothing (a check of the timer
+ * alone would take it as the expiry of a timer that is not running). */
+static void test_an_interrupts_expiry_after_a_commit_is_refused(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    drain_log();
+    an_interrupts_expiry_is_refused();
+}
+
+/* An application task asks to kill the manager while it waits on a load,
+ * then to create a task under its pid: both refused (MT_ERR_INVALID,
+ * logged), the manager and its deadline untouched (before: the kill
+ * stopped the deadline, and the task created as the manager received the
+ * bus's posts and sent as it). */
+static mt_err_t kills_the_manager(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_kill(MT_PID_APPMGR), MT_ERR_INVALID);
+    assert_int_equal(
+        sched_task_create(&(task_spec_t){.pid = MT_PID_APPMGR, .prio = 1, .handler = recorder}),
+        MT_ERR_INVALID);
+    return MT_OK;
+}
+
+static void test_an_application_neither_kills_nor_replaces_the_manager(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    drain_log();
+    uint32_t left = 0, now = 0;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    test_task(0x22, 3, kills_the_manager);
+    assert_int_equal(sched_send_to(0x22, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 2);
+    assert_true(sched_task_exists(MT_PID_APPMGR));
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &now));
+    assert_int_equal(now, left);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+}
+
+/* Load (0, 5) waits on module 2's outcome, which never comes, while task
+ * 0x22, at the manager's level, runs `h` on PORT_0 (an expiry meanwhile
+ * waits queued behind it); the count of frames sent before it ran. */
+static unsigned run_at_the_managers_level(task_handler_t h)
+{
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    drain_log();
+    test_task(0x22, APPMGR_PRIO, h);
+    unsigned before = n_sent;
+    assert_int_equal(sched_send_to(0x22, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    return before;
+}
+
+/* A task at the manager's level holds the CPU while the deadline of load
+ * (0, 5) expires: the expiry waits queued. Meanwhile module 0's load
+ * (0, 6) supersedes (0, 5) (its verdict stops no timer: it has expired)
+ * and starts the deadline again. */
+static mt_err_t restarts_the_deadline(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    static uint8_t desc[64];
+    if (port != PORT_0) return MT_OK;
+    wait_deadline();
+    receive_description(0, 6, desc, two_module_desc(desc));
+    return MT_OK;
+}
+
+/* The expiry that waited is (0, 5)'s genuine one, taken (it finds (0, 6)
+ * not yet due, and asks nothing); (0, 6)'s own expiry comes when its
+ * deadline says, asks module 2, and the load commits on the answer
+ * (before: the waiting expiry was refused as a forgery, MT_ERR_NO_PORT
+ * logged, as the timer ran again). */
+static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **state)
+{
+    (void) state;
+    run_at_the_managers_level(restarts_the_deadline);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    finish_tx(PORT_BUS_SENT);    /* (0, 5)'s failure, superseded */
+    expect_outcome(0, 6, MT_OK); /* behind it */
+    report_on(0, 6, 0, MT_OK, APPMGR_NO_TASK, 0);
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 6, 1u << 2);
+    report_on(0, 6, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_int_equal(appmgr_last_result()->err, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+}
+
+/* A task at the manager's level holds the CPU while the deadline expires
+ * (the expiry waits queued), then sends to the deadline's port itself,
+ * which runs at once, ahead of the expiry. */
+static unsigned refused_at_once;
+static mt_err_t sends_ahead_of_the_expiry(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    wait_deadline();
+    drain_log();
+    assert_int_equal(
+        sched_send_to(MT_PID_APPMGR, PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER, NULL, 0, 0), MT_OK);
+    refused_at_once = test_count_logged_errors(MT_ERR_NO_PORT);
+    return MT_OK;
+}
+
+/* A task's send is never the timer's, even with an expiry owed: refused
+ * (MT_ERR_NO_PORT, logged) as it runs; the expiry that waited is taken
+ * after it and asks module 2 for its outcome. */
+static void test_a_tasks_send_is_not_the_deadlines_expiry(void **state)
+{
+    (void) state;
+    refused_at_once = 0;
+    unsigned before = run_at_the_managers_level(sends_ahead_of_the_expiry);
+    assert_int_equal(refused_at_once, 1);
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 5, 1u << 2);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
 }
 
 /* A task's description on our manager's BUS_APPMGR_PORT_DESC, and its
@@ -3020,6 +3249,13 @@ int main(void)
         cmocka_unit_test_setup(test_a_superseded_loads_failure_the_queue_refused_goes_out_later,
                                setup),
         cmocka_unit_test_setup(test_a_tasks_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(test_an_interrupts_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(test_a_multicast_verdict_to_the_manager_is_refused, setup),
+        cmocka_unit_test_setup(test_the_managers_verdict_deadline_is_the_kernels_alone, setup),
+        cmocka_unit_test_setup(test_an_interrupts_expiry_after_a_commit_is_refused, setup),
+        cmocka_unit_test_setup(test_an_expiry_waiting_while_the_deadline_restarts_is_taken, setup),
+        cmocka_unit_test_setup(test_a_tasks_send_is_not_the_deadlines_expiry, setup),
+        cmocka_unit_test_setup(test_an_application_neither_kills_nor_replaces_the_manager, setup),
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
         cmocka_unit_test_setup(test_a_failure_owed_outlives_the_next_loads_verdict, setup),

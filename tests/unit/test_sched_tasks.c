@@ -794,6 +794,30 @@ static void test_payload_copy_on_exhausted_heap_is_rejected(void **state)
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* A system pid is the kernel's: the public calls neither create a task
+ * under one (the manager's and the migrator's, the reserved 0xF4 .. 0xFE)
+ * nor kill one, whether it runs or not; each refusal is MT_ERR_INVALID,
+ * logged, and creates nothing (before: created, and a task of the
+ * application's received what the bus posts to the manager and sent as
+ * it; the kill stopped the manager's deadline). */
+static void test_a_system_pid_is_neither_created_nor_killed(void **state)
+{
+    (void) state;
+    test_count_logged_errors(MT_OK);
+    static const mt_pid_t system[] = {MT_PID_MIGRATOR, MT_PID_APPMGR, 0xF4, 0xFE};
+    for (unsigned i = 0; i < sizeof system; i++) {
+        bool runs = sched_task_exists(system[i]); /* the kernel's own, booted */
+        task_spec_t spec = {.pid = system[i], .prio = 1, .handler = worker};
+        assert_int_equal(sched_task_create(&spec), MT_ERR_INVALID);
+        assert_int_equal(sched_task_exists(system[i]), runs);
+        assert_int_equal(sched_task_kill(system[i]), MT_ERR_INVALID);
+        assert_int_equal(sched_task_exists(system[i]), runs);
+    }
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 2 * sizeof system);
+    make(0xEF, 1, worker); /* the last application pid is one */
+    assert_int_equal(sched_task_kill(0xEF), MT_OK);
+}
+
 static void test_create_rejects_duplicates_and_bad_specs(void **state)
 {
     (void) state;
@@ -1049,6 +1073,7 @@ int main(void)
         cmocka_unit_test_setup(test_full_queue_is_rejected_and_nothing_is_lost, setup),
         cmocka_unit_test_setup(test_payload_copy_on_exhausted_heap_is_rejected, setup),
         cmocka_unit_test_setup(test_create_rejects_duplicates_and_bad_specs, setup),
+        cmocka_unit_test_setup(test_a_system_pid_is_neither_created_nor_killed, setup),
         cmocka_unit_test_setup(test_a_second_init_queued_behind_the_first_is_refused_and_logged,
                                setup),
         cmocka_unit_test_setup(test_an_init_refused_for_its_arguments_may_be_made_again, setup),

@@ -6,7 +6,9 @@
  * level (the level of the handler it just ran, with no frame there): the
  * kernel stack runs the call at the thread's level, not the drain's. A
  * send that K ends up queueing (the receiver's gate closed between the
- * thread's check and K's) is test_native_thread_call.c's.
+ * thread's check and K's) is test_native_thread_call.c's. An unbound
+ * thread's send names no sender: the application manager refuses it on
+ * its bus ports, as anyone's but the bus's.
  *
  * MOTET_TEST_KERNEL: threads thr_fifo thr_rr thr_mantis thr_retos thr_vop thr_vopd
  */
@@ -84,6 +86,36 @@ static void test_a_threads_send_to_a_higher_task_runs_at_once(void **state)
 {
     (void) state;
     run_case(4);
+}
+
+/* ---- a thread's message to the application manager's bus ports ---- */
+
+static mt_err_t manager_send;
+
+static void manager_body(void *arg)
+{
+    (void) arg;
+    manager_send = sched_send_to(MT_PID_APPMGR, BUS_APPMGR_PORT_DESC, "bad", 3, 0);
+    thread_exit();
+}
+
+/* An unbound thread's send names no sender, as the bus's posts to the
+ * manager once did: on a port past PORT_0 (the bus's) the manager refuses
+ * it (MT_ERR_NO_PORT, logged once) and its record is untouched (before:
+ * taken as a description the bus had brought, and failed as malformed,
+ * the record overwritten). */
+static void test_an_unbound_threads_send_to_the_managers_bus_port_is_refused(void **state)
+{
+    (void) state;
+    manager_send = MT_ERR_INVALID;
+    appmgr_result_t before = *appmgr_last_result();
+    test_count_logged_errors(MT_OK);
+    test_thread(stack, sizeof stack, manager_body, NULL, 3, THREAD_START_NOW);
+    sched_run_pending();
+    sched_run_pending();
+    assert_int_equal(manager_send, MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_memory_equal(appmgr_last_result(), &before, sizeof before);
 }
 
 /* ---- the receiver's gate closed between the thread's check and K's ----
@@ -175,6 +207,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_threads_send_to_an_equal_runs_at_once, test_boot),
         cmocka_unit_test_setup(test_a_threads_send_to_a_higher_task_runs_at_once, test_boot),
         cmocka_unit_test_setup(test_a_send_k_queues_names_the_thread, test_boot),
+        cmocka_unit_test_setup(test_an_unbound_threads_send_to_the_managers_bus_port_is_refused,
+                               test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

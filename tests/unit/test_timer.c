@@ -711,6 +711,25 @@ static void test_a_timer_for_a_virtual_pid_is_invalid(void **state)
     assert_false(timer_remaining(MT_PID_MULTICAST, 0, NULL));
 }
 
+/* A system task's timers (the application manager's verdict deadline,
+ * the migrator's tick) are the kernel's: timer.h's calls for an explicit
+ * owner refuse them (MT_ERR_INVALID, logged), and change nothing. */
+static void test_a_system_tasks_timer_is_the_kernels(void **state)
+{
+    (void) state;
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_start_for(MT_PID_APPMGR, 0, 1000, false), MT_ERR_INVALID);
+    assert_int_equal(timer_start_for(MT_PID_MIGRATOR, 0, 1000, true), MT_ERR_INVALID);
+    assert_int_equal(timer_start_phase(MT_PID_APPMGR, 1, 1000, 0), MT_ERR_INVALID);
+    assert_int_equal(timer_stop_for(MT_PID_APPMGR, 0), MT_ERR_INVALID);
+    assert_int_equal(timer_start_phase(MT_PID_MIGRATOR, 0, 1000, 500), MT_ERR_INVALID);
+    assert_int_equal(timer_stop_for(MT_PID_MIGRATOR, 0), MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 6);
+    assert_false(timer_remaining(MT_PID_APPMGR, 0, NULL));
+    assert_false(timer_remaining(MT_PID_APPMGR, 1, NULL));
+    assert_false(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+}
+
 static void test_exhausted_timer_cache_is_reported(void **state)
 {
     (void) state;
@@ -986,6 +1005,7 @@ int main(void)
         cmocka_unit_test_setup(test_fifth_timer_of_a_task_is_rejected, setup),
         cmocka_unit_test_setup(test_tick_counts_out_of_range_are_invalid, setup),
         cmocka_unit_test_setup(test_a_timer_for_a_virtual_pid_is_invalid, setup),
+        cmocka_unit_test_setup(test_a_system_tasks_timer_is_the_kernels, setup),
         cmocka_unit_test_setup(test_exhausted_timer_cache_is_reported, setup),
         cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
         cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),

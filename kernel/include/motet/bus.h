@@ -87,10 +87,11 @@ enum {
 #define BUS_APPMGR_PORT_DISAGREED (PORT_0 + 2)
 /* Its input for a description the bus brought (every module's, its
  * loader's included, in bus order), kept apart from PORT_0, where a
- * task's description comes (appmgr_load()). These ports past PORT_0 are
- * the kernel's: the manager refuses a task's message there
- * (MT_ERR_NO_PORT, logged), and a description's route to one
- * (MT_ERR_DESC_ROUTE). */
+ * task's description comes (appmgr_load()). These ports past PORT_0, and
+ * its timer BUS_APP_DEADLINE_TIMER's, are the bus's: the manager refuses
+ * anyone else's message there, a task's, a thread's, an interrupt's or a
+ * multicast's (MT_ERR_NO_PORT, logged), and a description's route to one
+ * (MT_ERR_DESC_ROUTE); no timer.h call starts or stops that timer. */
 #define BUS_APPMGR_PORT_DESC (PORT_0 + 3)
 /* The application manager's timer that bounds its wait for a verdict. */
 #define BUS_APP_DEADLINE_TIMER 0u
@@ -246,19 +247,6 @@ void bus_isr_tx_done(port_bus_result_t result);
  * A module taking part in another load refuses this one (MT_ERR_STATE, its
  * outcome), so that it fails everywhere: appmgr_last_result() says so. */
 mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
-/* Manager hook after stage one with the bus up: `err` is this module's
- * outcome, about relative task `task` (APPMGR_NO_TASK: none) on `module`.
- * It is broadcast; once every module has reported, the manager gets the
- * verdict (the first error reported, with its task and module) on
- * BUS_APPMGR_PORT_VERDICT. Task context. */
-void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
-/* Manager hook, its timer BUS_APP_DEADLINE_TIMER expired: a load still
- * lacking outcomes MOTET_BUS_VERDICT_TIMEOUT_MS after its description
- * came (for its loader: after that frame was sent to every module), or
- * after the last ask, asks the modules it lacks them from again; after
- * MOTET_BUS_RETRIES asks it fails here (MT_ERR_TIMEOUT, logged, undone),
- * which is broadcast as this module's outcome. Task context. */
-void bus_app_deadline(void);
 
 #else /* no bus: one module, everything local */
 
@@ -293,15 +281,6 @@ static inline void bus_task_gone(mt_pid_t pid)
 static inline mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
 {
     return appmgr_load(desc, len);
-}
-static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)
-{
-    (void) err;
-    (void) task;
-    (void) module;
-}
-static inline void bus_app_deadline(void)
-{
 }
 
 #endif /* MOTET_BUS */

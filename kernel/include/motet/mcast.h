@@ -24,11 +24,6 @@ unsigned mcast_leave_all(mt_pid_t pid);
 uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max);
 /* Deliver to the local members of `group`; returns the first error or MT_OK. */
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
-/* The bus manager's delivery of a multicast frame (received, or our own
- * once it has gone) to the local members of `group`, as from an interrupt,
- * each message with `src`, the frame's sending task, as its sender; the
- * payload is borrowed. Returns the first error or MT_OK. */
-mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data, uint16_t len);
 /* Local members of `group`. */
 uint8_t mcast_member_count(uint8_t group);
 
@@ -66,15 +61,6 @@ static inline mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, ui
     (void) len;
     (void) flags;
     (void) from_isr;
-    return log_error(MT_ERR_NO_ROUTE);
-}
-static inline mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const void *data,
-                                          uint16_t len)
-{
-    (void) src;
-    (void) group;
-    (void) data;
-    (void) len;
     return log_error(MT_ERR_NO_ROUTE);
 }
 static inline uint8_t mcast_member_count(uint8_t group)

@@ -108,6 +108,8 @@ typedef struct task_spec {
 void sched_init(void);
 
 /* Create a local task (not yet initialised: messages to it are held).
+ * An application pid only (types.h): the system range, 0xF4 .. 0xFE
+ * reserved included, is the kernel's (MT_ERR_INVALID, logged).
  * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_PORT (a route's port),
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
@@ -123,7 +125,9 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
  * control block; deferred until the task leaves the stack if it is on it.
  * Task or thread context only: from an interrupt body MT_ERR_STATE (logged),
  * nothing changes (FINAL would run inside the body); post to a task that
- * kills instead. MT_ERR_NO_TASK: no such task, or its kill is pending. */
+ * kills instead. A system pid (the application manager, the migrator) is
+ * the kernel's for as long as the device runs: MT_ERR_INVALID (logged).
+ * MT_ERR_NO_TASK: no such task, or its kill is pending. */
 mt_err_t sched_task_kill(mt_pid_t pid);
 /* Record a task that lives on another module (for routing). */
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
@@ -184,7 +188,9 @@ void *sched_take(void *data, uint16_t len);
  * the same rules as sched_take(). */
 void *sched_take_msg(msg_t *msg);
 /* Pid of the task that sent the message being handled; MT_PID_NONE when it
- * came from the kernel, an interrupt or a timer, or outside a handler. */
+ * came from the kernel, an interrupt or a timer, or outside a handler. The
+ * bus's messages to the application manager name the manager itself
+ * (docs/bus.md): no public call sends as it. */
 mt_pid_t sched_sender(void);
 
 /* Pid of the task whose handler is running, MT_PID_NONE when none. */

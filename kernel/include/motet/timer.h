@@ -29,16 +29,20 @@
  * (1 .. 2^31-1), then every `ticks` if periodic. MT_ERR_NO_TIMER if n >= 4,
  * MT_ERR_NO_SLAB if the timer cache is exhausted, MT_ERR_INVALID for 0. */
 mt_err_t timer_start(uint8_t n, uint32_t ticks, bool periodic);
-/* Same for an explicit owner (kernel and migration use); any context. */
+/* Same for an explicit owner, an application task; any context. A system
+ * pid (MT_PID_SYSTEM and above) is MT_ERR_INVALID: its timers are the
+ * kernel's (the application manager's verdict deadline). */
 mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);
 /* Stop timer `n` of the running task; MT_ERR_STATE if it is not running. */
 mt_err_t timer_stop(uint8_t n);
-/* Stop timer `n` of `owner`; MT_ERR_STATE if it is not running. */
+/* Stop timer `n` of `owner`; MT_ERR_STATE if it is not running,
+ * MT_ERR_INVALID for a system pid's (the kernel's, as above). */
 mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n);
 /* Ticks until timer `n` of `owner` fires; false if not running. */
 bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
 /* Migration: start timer `n` of `owner` to fire after `first` ticks, then
- * every `period` ticks (0: once), so that a moved timer keeps its phase. */
+ * every `period` ticks (0: once), so that a moved timer keeps its phase.
+ * MT_ERR_INVALID for a system pid, as timer_start_for(). */
 mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
 /* Kernel time in ticks, extended to 32 bits from the port counter. */
 uint32_t timer_now(void);
