@@ -10,6 +10,13 @@
  * wrapped, once registered, by trampolines that run the handler and then
  * declare the cost of the task that ran; a program table keeps its ids and
  * names, so descriptions and migrations find the same programs.
+ *
+ * A misspelt task name would cost nothing and say nothing, so each cost
+ * remembers whether a handler run matched it, and the module names, when
+ * it halts, each one that matched no run here and no task of the
+ * application it knows. Tasks arrive with loads and migrations, so no
+ * check at start-up could tell; a task of the application placed on
+ * another module is no mistake (every module gets the device's costs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +33,7 @@ static struct {
     struct {
         char name[24];
         uint32_t us;
+        bool matched; /* a handler run here was this task's */
     } task[COST_TASKS];
     uint8_t n_tasks;
     program_t wrapped[COST_PROGRAMS];
@@ -56,8 +64,34 @@ uint32_t native_handler_cost_us(mt_pid_t pid)
 {
     const char *name = module_task_name(pid);
     for (uint8_t i = 0; name && i < C.n_tasks; i++)
-        if (strcmp(C.task[i].name, name) == 0) return C.task[i].us;
+        if (strcmp(C.task[i].name, name) == 0) {
+            C.task[i].matched = true;
+            return C.task[i].us;
+        }
     return C.default_us;
+}
+
+static bool in_application(const module_app_t *app, const char *name)
+{
+    for (uint8_t k = 0; app && app->tasks && k < app->num_tasks; k++)
+        if (app->tasks[k] && strcmp(app->tasks[k], name) == 0) return true;
+    return false;
+}
+
+/* atexit(): every halt of a module program ends in exit() (port_halt()). */
+static void warn_unmatched(void)
+{
+    const module_app_t *app = module_current_app();
+    for (uint8_t i = 0; i < C.n_tasks; i++) {
+        if (C.task[i].matched || in_application(app, C.task[i].name)) continue;
+        if (app)
+            module_say("warning: --task-us %s=%lu matched no task that ran on this module nor "
+                       "any task of the application '%s'",
+                       C.task[i].name, (unsigned long) C.task[i].us, app->name);
+        else
+            module_say("warning: --task-us %s=%lu matched no task that ran on this module",
+                       C.task[i].name, (unsigned long) C.task[i].us);
+    }
 }
 
 static mt_err_t charged(uint8_t k, void *state, mt_port_t port, void *data, uint16_t len)
@@ -119,10 +153,11 @@ static const task_handler_t trampolines[COST_PROGRAMS] = {
 
 int native_handler_cost_apply(void)
 {
-    bool any = C.default_us != 0;
-    for (uint8_t i = 0; i < C.n_tasks; i++) any = any || C.task[i].us != 0;
+    /* A name costing 0 is wrapped too, so that its runs are seen. */
+    bool any = C.default_us != 0 || C.n_tasks != 0;
     uint8_t n;
     const program_t *table = program_table(&n);
+    if (C.n_tasks) atexit(warn_unmatched);
     if (!any || !table) return 0;
     if (n > COST_PROGRAMS) {
         fprintf(stderr, "handler costs: %u programs, at most %u\n", n, COST_PROGRAMS);

@@ -175,7 +175,9 @@ int native_handler_cost_task(const char *spec);
 /* The cost charged for a run of task `pid`, in microseconds. */
 uint32_t native_handler_cost_us(mt_pid_t pid);
 /* After the programs are registered: wraps them so that each run is
- * charged (nothing to do at zero cost); -1 if there are too many. */
+ * charged (nothing to do at zero cost); -1 if there are too many. At the
+ * module's exit, warns on its console of each --task-us name that matched
+ * no handler run here and no task of its application. */
 int native_handler_cost_apply(void);
 
 /* Takes the port's and the bus's options out of argv into m; returns how

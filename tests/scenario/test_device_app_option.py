@@ -4,6 +4,7 @@ command line, compiled on the fly, runs on the device's programs; and a
 load that fails, on a device or on a module alone, says why on the console
 (task by name, module, program, error and meaning) and fails the run."""
 
+import re
 import subprocess
 
 from conftest import ROOT, RUN_TIMEOUT_S
@@ -72,25 +73,50 @@ def test_a_description_given_with_app_runs_on_the_device(build_dir, tmp_path):
     assert "MT_ERR" not in run.stdout
 
 
+def run_local_pingpong(build_dir, tmp_path, costs=""):
+    """LOCAL_PINGPONG for 0.3 s on the two-module device, with `costs`
+    (TOML lines) in place of its handler_us = 0."""
+    device = tmp_path / "costed.toml"
+    device.write_text(TWO.read_text().replace("handler_us = 0", costs or "handler_us = 0"))
+    app = tmp_path / "local.toml"
+    app.write_text(LOCAL_PINGPONG)
+    return run_device(build_dir, tmp_path, device, "--app", app, "--until", 0.3)
+
+
 def test_handler_runs_are_charged_the_device_files_costs(build_dir, tmp_path):
     """handler_us and task_us: the native port charges every handler run
     simulated time, per task by its name. The ponger (1000 us) preempts
     the pinger (100 us) at its send and answers at once, so each ping's
     round trip is the ponger's run and the rest of the pinger's: 1100 us,
     where at zero cost it is 0."""
-    device = tmp_path / "costly.toml"
-    device.write_text(TWO.read_text().replace(
-        "handler_us = 0", 'handler_us = 100\ntask_us = { ponger = 1000 }'))
-    app = tmp_path / "local.toml"
-    app.write_text(LOCAL_PINGPONG)
-    run = run_device(build_dir, tmp_path, device, "--app", app, "--until", 0.3)
+    run = run_local_pingpong(build_dir, tmp_path, "handler_us = 100\ntask_us = { ponger = 1000 }")
     rtts = [int(m.group(2)) for _, _, m in run.module_lines(PING)]
     assert rtts == [1100] * 4, run.stdout
     # Without costs the same run takes no time at all.
-    free = tmp_path / "free.toml"
-    free.write_text(TWO.read_text())
-    run = run_device(build_dir, tmp_path, free, "--app", app, "--until", 0.3)
+    run = run_local_pingpong(build_dir, tmp_path)
     assert [int(m.group(2)) for _, _, m in run.module_lines(PING)] == [0] * 4
+
+
+UNMATCHED = re.compile(r"warning: --task-us (\S+) matched no task")
+
+
+def test_a_task_us_naming_no_task_is_named_when_the_modules_halt(build_dir, tmp_path):
+    """A misspelt task_us costs nothing, so each native module names it at
+    its halt; ponger, which runs on module 0 only, is named by neither."""
+    run = run_local_pingpong(build_dir, tmp_path,
+                             "handler_us = 0\ntask_us = { ponger = 1000, pnoger = 500 }")
+    said = sorted((m, found.group(1)) for m, _, found in run.module_lines(UNMATCHED))
+    assert said == [(0, "pnoger=500"), (1, "pnoger=500")], run.stdout
+    assert "nor any task of the application 'local'" in run.stdout
+
+
+def test_a_task_us_naming_a_task_gives_no_warning(build_dir, tmp_path):
+    """ponger runs on module 0 only: module 1 knows it from the
+    application and does not warn either."""
+    run = run_local_pingpong(build_dir, tmp_path,
+                             "handler_us = 0\ntask_us = { ponger = 0, pinger = 100 }")
+    assert len(run.module_lines(PING)) == 4, run.stdout
+    assert "warning:" not in run.stdout, run.stdout
 
 
 def test_a_bad_description_given_with_app_names_its_task_and_fails(build_dir, tmp_path):

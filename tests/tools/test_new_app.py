@@ -62,6 +62,7 @@ def test_new_then_run_builds_and_runs_a_two_module_application(tmp_path):
 @pytest.mark.parametrize("name, why", [
     ("Demo", "not a name"), ("2demo", "not a name"), ("de-mo", "not a name"),
     ("hello", "exists already"), ("common", "reserved"),
+    ("ssl_dsp", "already a CMake target"), ("fuzz_all", "already a CMake target"),
 ])
 def test_new_refuses_a_bad_or_taken_name(name, why):
     assert why in new_app.check_name(name)
@@ -71,6 +72,37 @@ def test_new_refuses_a_device_of_no_modules(capsys):
     assert new_app.main(["fresh_name_x", "--modules", "0"]) == 2
     assert "a device has 1 .. 16 modules" in capsys.readouterr().err
     assert not (ROOT / "apps" / "fresh_name_x").exists()
+
+
+def test_new_refuses_a_cmake_target_before_writing_anything(capsys):
+    """ssl_dsp is a library of apps/ssl: a program of that name would make
+    every configure of the tree fail."""
+    assert new_app.main(["ssl_dsp"]) == 2
+    err = capsys.readouterr().err
+    assert "'ssl_dsp' is already a CMake target" in err, err
+    assert not (ROOT / "apps" / "ssl_dsp").exists()
+
+
+def test_the_targets_of_a_configured_tree_come_from_ninja(tmp_path):
+    assert new_app.configured_targets(tmp_path) is None  # not configured
+    (tmp_path / "build.ninja").write_text(
+        "rule touch\n  command = touch $out\n"
+        "build out/app: touch\nbuild app: phony out/app\nbuild lib_x: phony\n")
+    assert new_app.configured_targets(tmp_path) == {"app", "lib_x"}
+    assert "build tree" in new_app.target_clash("lib_x", tmp_path)
+
+
+def test_the_scan_reads_literal_target_names_and_skips_build_trees(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "CMakeLists.txt").write_text(
+        "add_library(dsp STATIC a.c)\n# add_executable(commented)\n"
+        "add_executable(${name}_x b.c)\n  motet_app(tool SOURCES t.c)\n")
+    (tmp_path / "extra.cmake").write_text("add_custom_target(all_docs)\n")
+    tree = tmp_path / "build-x"
+    tree.mkdir()
+    (tree / "CMakeCache.txt").write_text("")
+    (tree / "CMakeLists.txt").write_text("add_executable(copied c.c)\n")
+    assert new_app.scanned_targets(tmp_path) == {"dsp", "tool", "all_docs"}
 
 
 def test_the_description_places_a_logger_on_every_module():

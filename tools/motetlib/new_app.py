@@ -14,13 +14,17 @@ It writes everything an application needs and nothing else has to change:
 apps/CMakeLists.txt finds the directory by itself and motet_app() compiles
 its descriptions and writes their declarations (NAME_apps.h), so
 `./motet run apps/NAME/device.toml --until 2` builds and runs it at once.
+A NAME that is already a CMake target (a program or library of the tree)
+is refused before anything is written: the tree would no longer configure.
 """
 
 from __future__ import annotations
 
 import argparse
 import keyword
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -131,6 +135,62 @@ def files(name: str, modules: int) -> dict[str, str]:
     }
 
 
+# A target's name where CMake defines it: `add_executable(hello ...`.
+DEFINES_TARGET = re.compile(r"^[ \t]*(?:add_executable|add_library|add_custom_target|motet_app)"
+                            r"\([ \t]*([A-Za-z0-9_.+-]+)(?=[ \t\n)])", re.M)
+
+
+def configured_targets(bdir: Path) -> set[str] | None:
+    """The targets of the configured tree bdir (CMake's phony target names,
+    from Ninja, the generator every tree has: build.py), or None if bdir is
+    not configured or Ninja cannot say."""
+    if not (bdir / "build.ninja").exists():
+        return None
+    try:
+        res = subprocess.run(["ninja", "-C", str(bdir), "-t", "targets", "all"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if res.returncode != 0:
+        return None
+    return {line.split(": ", 1)[0] for line in res.stdout.splitlines()
+            if line.endswith(": phony") and "/" not in line.split(": ", 1)[0]}
+
+
+def scanned_targets(root: Path = ROOT) -> set[str]:
+    """Every target a CMakeLists.txt or *.cmake of the source tree names
+    literally (names built from variables, as motet_app()'s NAME_kernel, are
+    not seen: a new application defines none of them)."""
+    found = set()
+    for top, dirs, names in os.walk(root):
+        # Not into build trees (they copy CMake files) nor hidden directories.
+        dirs[:] = [d for d in dirs if not d.startswith(".")
+                   and not (Path(top) / d / "CMakeCache.txt").exists()]
+        for f in names:
+            if f == "CMakeLists.txt" or f.endswith(".cmake"):
+                text = (Path(top) / f).read_text(errors="replace")
+                found |= set(DEFINES_TARGET.findall(text))
+    return found
+
+
+def target_clash(name: str, bdir: Path | None = None) -> str | None:
+    """Why `name` cannot be a new program's target, or None. The source of
+    truth is the default build tree when it is configured (it knows every
+    target, whatever variables named it); otherwise the CMake files of the
+    source tree, scanned. Targets only another port defines are in no
+    native tree, so the scan is added to the tree's answer, not replaced."""
+    bdir = build.build_dir() if bdir is None else bdir
+    configured = configured_targets(bdir)
+    if configured is not None and name in configured:
+        return (f"{name!r} is already a CMake target of the build tree {bdir} "
+                "(`ninja -t targets all`): its program would clash with it")
+    if name in scanned_targets():
+        return (f"{name!r} is already a CMake target (add_executable, add_library, "
+                "add_custom_target or motet_app in the tree's CMake files): its program would "
+                "clash with it")
+    return None
+
+
 def check_name(name: str) -> str | None:
     """Why `name` cannot be an application's, or None."""
     if not NAME_RE.match(name):
@@ -140,7 +200,7 @@ def check_name(name: str) -> str | None:
         return f"{name!r} is reserved"
     if (APPS / name).exists():
         return f"apps/{name} exists already"
-    return None
+    return target_clash(name)
 
 
 def main(argv=None) -> int:
