@@ -505,6 +505,15 @@ static uint16_t two_module_desc(uint8_t *b)
     return desc_with_other_on(b, 2);
 }
 
+/* The prologue of most loads below: the program registered, no INIT
+ * recorded yet, and the two-module description written to b; its length. */
+static uint16_t registered_two_module_desc(uint8_t *b)
+{
+    program_register(programs, 1);
+    inits[0] = 0;
+    return two_module_desc(b);
+}
+
 /* The load the reports below are about: its loader and the loader's
  * number for it (its DESC frame's port byte). */
 static mt_module_t load_loader;
@@ -966,9 +975,7 @@ static void test_a_tasks_description_with_the_bus_up_is_the_devices_load(void **
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     assert_int_equal(sched_send_to(MT_PID_APPMGR, PORT_0, desc, len, 0), MT_OK);
     sched_run_pending();
     load_sent();
@@ -995,9 +1002,7 @@ static void test_description_while_another_load_waits_is_refused(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     load_loader = 0, load_number = 5;
     receive_description(0, 5, desc, len);
     expect_outcome(0, 5, MT_OK);
@@ -1119,9 +1124,7 @@ static void test_newer_load_of_a_loader_supersedes_its_stuck_one(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     receive_description(0, 5, desc, len);
     expect_outcome(0, 5, MT_OK);
     mt_pid_t base = appmgr_last_result()->pid_base;
@@ -1597,9 +1600,7 @@ static void test_outcome_kept_as_a_newer_load_comes_names_its_own_load(void **st
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     uint8_t ask[BUS_APP_ASK_SIZE] = {0, 5, 1u << SELF, 0, 0, 0};
     bus_frame_t asked =
         broadcast_from(0, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT, ask, sizeof ask);
@@ -1637,9 +1638,7 @@ static void test_no_ok_goes_out_for_a_load_superseded_in_the_reports_window(void
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     bus_frame_t newer = {.type = BUS_FRAME_DESC,
                          .src = 0,
                          .dst = BUS_BROADCAST,
@@ -1663,9 +1662,7 @@ test_no_outcome_goes_out_for_a_load_whose_name_came_round_in_the_reports_window(
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     bus_frame_t newer = {.type = BUS_FRAME_DESC,
                          .src = 0,
                          .dst = BUS_BROADCAST,
@@ -1717,9 +1714,7 @@ static void test_a_newer_description_of_the_loader_fails_our_load_whatever_we_mi
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     receive_loads_5_and_6_at_once(desc, len);
     tport_busy(20);
     char got_outcomes[64]; /* ours go out: the refusal of (0, 6), our MT_OK of (0, 5) */
@@ -2186,9 +2181,7 @@ static void test_a_loaders_number_come_round_again_is_a_new_load(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     receive_description(0, 5, desc, len);
     expect_outcome(0, 5, MT_OK);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0); /* module 2's never comes */
@@ -2213,9 +2206,7 @@ static void test_nothing_ends_our_load_before_its_description_has_gone(void **st
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
     assert_int_equal(bus_app_load(desc, len), MT_OK);
     drain_log();
@@ -2286,9 +2277,7 @@ static void test_a_module_slow_to_report_fails_a_superseded_load(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     receive_loads_5_and_6_at_once(desc, len); /* before our manager runs */
     tport_busy(20);
     expect_outcomes(0, "0.6=%u;0.5=0;", MT_ERR_STATE);
@@ -2594,9 +2583,7 @@ test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused(vo
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     unsigned before = n_sent;
     forge(BUS_APPMGR_PORT_DESC, desc, len);
     assert_int_equal(n_sent, before);
@@ -2637,6 +2624,19 @@ static void fill_tx_queue(void)
         assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK);
 }
 
+/* Load (0, 5) under way here, our MT_OK of it sent, the transmit queue
+ * then full, and (0, 6) from the same loader superseding it: (0, 5)'s
+ * failure is owed. Returns the description's length. */
+static uint16_t owe_the_failure_of_0_5(uint8_t *desc)
+{
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    fill_tx_queue();
+    receive_description(0, 6, desc, len);
+    return len;
+}
+
 /* (0, 5)'s failure is owed (its supersede found the queue full), and the
  * newer load (0, 6) ends here before the deadline's next expiry: the
  * deadline's timer stays for the failure owed, which goes out once there
@@ -2646,13 +2646,7 @@ static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
-    receive_description(0, 5, desc, len);
-    expect_outcome(0, 5, MT_OK);
-    fill_tx_queue();
-    receive_description(0, 6, desc, len);
+    owe_the_failure_of_0_5(desc);
     others_report_ok(0, 6);
     assert_string_equal(inits, "I"); /* (0, 6) committed here */
     uint32_t left;
@@ -2751,13 +2745,7 @@ static void test_a_failure_owed_while_one_is_sent_again_goes_instead(void **stat
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
-    receive_description(0, 5, desc, len);
-    expect_outcome(0, 5, MT_OK);
-    fill_tx_queue();
-    receive_description(0, 6, desc, len); /* (0, 5)'s failure owed; our (0, 6) OK refused */
+    uint16_t len = owe_the_failure_of_0_5(desc); /* our (0, 6) OK refused too */
     drain_log();
     bus_frame_t newer = {.type = BUS_FRAME_DESC,
                          .src = 0,
@@ -2882,9 +2870,7 @@ static void test_a_superseded_loads_failure_the_queue_refused_goes_out_later(voi
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     receive_description(0, 5, desc, len);
     expect_outcome(0, 5, MT_OK);
     while (bus_tx_pending() < MOTET_BUS_TX_QUEUE)
@@ -2915,9 +2901,7 @@ static void test_a_superseded_load_is_failed_in_a_broadcast(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     receive_description(0, 5, desc, len);
     expect_outcome(0, 5, MT_OK);
     report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
@@ -2933,9 +2917,7 @@ static void test_a_superseded_loads_waiting_ok_becomes_its_failure(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
     unsigned first = n_sent;
     receive_description(0, 5, desc, len);
@@ -2954,9 +2936,7 @@ static void test_a_give_up_rewrites_no_other_loads_outcome(void **state)
 {
     (void) state;
     static uint8_t desc[64];
-    program_register(programs, 1);
-    inits[0] = 0;
-    uint16_t len = two_module_desc(desc);
+    uint16_t len = registered_two_module_desc(desc);
     assert_int_equal(sched_send_to(0x30, PORT_0, "w", 1, 0), MT_OK); /* in flight, held */
     unsigned first = n_sent;
     receive_description(0, 4, desc, len);
