@@ -155,7 +155,7 @@ typedef struct queue_state {
 } queue_state_t;
 
 /* The scheduler's state, the queue's top among it: one base register reaches
- * what a dispatch tests (docs/architecture.md, "What an interrupt's post"). */
+ * what a dispatch tests (docs/architecture.md, "The interrupt slot"). */
 typedef struct sched_state {
     task_t *current;        /* task of the top handler frame, task_none if none */
     mt_prio_t running_prio; /* the priority a send must reach to run at once */

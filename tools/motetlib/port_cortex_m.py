@@ -211,8 +211,8 @@ TM_TESTS = (
                "(pool_alloc(), pool_free())"),
 )
 
-# The cooperative hand-over's parts behind its proposed target (docs/architecture.md,
-# "What the queued hand-over spends above its floor"), counted by motet-profile.so on
+# The cooperative hand-over's parts behind its proposed target (docs/costs.md,
+# "The queued hand-over"), counted by motet-profile.so on
 # bench_tm_nolog and along the same path in floor_cm's disassembly: the floor of the
 # kernel's part, and the worker's own code (its count and its next turn's send; the
 # benchmark checks the turn order in the first rounds and at the interval's end).
@@ -787,7 +787,7 @@ def render(ops, timers, lat, tm, stacks, foot, thr=None, nothr=None, tmt=None, f
           f"(FreeRTOS 11: {freertos}). The floor of the message's shape is "
           f"{_fmt(coop_floor / freertos)} times FreeRTOS's yield, so no structure that "
           "keeps a message between the turns is ahead of it. The target proposed for message "
-          "tasks (docs/architecture.md, \"What the queued hand-over spends above its floor\") "
+          "tasks (docs/costs.md, \"The queued hand-over\") "
           "holds the kernel's part of the hand-over to its floor + 15 % and adds the worker's "
           "own code, which this floor image does not run: "
           f"{COOP_HANDOVER_FLOOR} + {round(COOP_HANDOVER_FLOOR * 0.15)} + {COOP_WORKER_CODE} = "

@@ -60,8 +60,7 @@ enum {
 };
 /* An error code is a byte, as it is in a bus frame and in the event log: an
  * enum is an int, two registers on an 8-bit core for every handler's result
- * and every send's (docs/architecture.md, "What the immediate dispatch
- * spends above its floor"). */
+ * and every send's (docs/costs.md, "The immediate dispatch and the routes"). */
 typedef uint8_t mt_err_t;
 
 /* Pids. Application tasks get 0x01 .. 0xEF. The system range 0xF0 .. 0xFE
