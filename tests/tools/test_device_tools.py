@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The multi-module tools without a build: device descriptions, fault
-specifications, the hub's clock arithmetic and its view of bus frames."""
+"""The multi-module tools without a build: device descriptions, scenario files,
+fault specifications, the hub's clock arithmetic and its view of bus frames."""
 
 import subprocess
 import sys
@@ -452,3 +452,19 @@ def test_handler_us_on_an_emulated_module_is_refused(kind):
     assert str(err.value) == (f"d.toml module #1: 'handler_us' on a {kind} module: an emulated "
                               "module runs the code and is timed by it (handler_us is the cost "
                               "charged on a native module)")
+
+
+@pytest.mark.parametrize("content", ["", "\n", "# my scenario\n\n  # to do: the sources\n"])
+def test_a_scenario_file_that_defines_nothing_is_refused(tmp_path, content):
+    """Every scenario key has a default, but a file with no key and no
+    table is a wrong path or an unsaved file: it ran 10 s of silence."""
+    from motetlib import ssl_scenario
+    path = tmp_path / "empty.toml"
+    path.write_text(content)
+    with pytest.raises(ssl_scenario.ScenarioError) as err:
+        ssl_scenario.read(path)
+    assert str(err.value) == (f"scenario file {path} defines nothing: no key and no table (an "
+                              "empty file, or only comments); every default would run 10 s "
+                              "with no source and no fire")
+    path.write_text(content + "[array]\n")  # a table, every key its default: something
+    assert ssl_scenario.read(path) == {"array": {}}
