@@ -454,6 +454,21 @@ def test_handler_us_on_an_emulated_module_is_refused(kind):
                               "charged on a native module)")
 
 
+@pytest.mark.parametrize("kind, says", [
+    ("avr", "an avr module's sensors (microphone:0, radio) are served by a board program, and "
+            "it has none"),
+    ("cortex-m", "a cortex-m module's sensors cannot be served by a board program yet (only avr "
+                 "modules have the board interface), so it cannot have sensors microphone:0, "
+                 "radio"),
+])
+def test_sensors_no_program_serves_are_refused(kind, says):
+    """An emulated module's sensors are served by its board program: named
+    on one that has none, they were passed to nothing, silently."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(f"{MODULE0}kind = '{kind}'\nsensors = ['microphone:0', 'radio']\n", "d.toml")
+    assert str(err.value).startswith(f"d.toml module #1: {says}"), str(err.value)
+
+
 @pytest.mark.parametrize("content", ["", "\n", "# my scenario\n\n  # to do: the sources\n"])
 def test_a_scenario_file_that_defines_nothing_is_refused(tmp_path, content):
     """Every scenario key has a default, but a file with no key and no

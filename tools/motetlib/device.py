@@ -60,7 +60,12 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
                             # what the hub charges; absent, its processor's
                             # figures (active_mw, standby_mw, transition_us)
-    sensors = ["microphone"]    # recorded, passed as --sensor NAME
+    sensors = ["microphone"]    # passed as --sensor NAME to the program
+                                # that simulates them: a native module's
+                                # program, which refuses a name it does not
+                                # simulate, or an avr module's board (an
+                                # emulated module without one cannot have
+                                # sensors)
     processor = "msp430"    # its energy model's processor kind, or a table
                             # { kind = "msp430", standby_mw = 0.01, ... }
                             # (default: by `kind`, see tools/motetlib/energy.py)
@@ -344,9 +349,14 @@ def _module(table, where, device_program, device_args, processors,
                           "native module)")
     board = _get(table, "board", str, where, device_board)
     sensors = _strings(table, "sensors", where)
-    if kind == "cortex-m" and sensors and board:
+    if kind == "cortex-m" and sensors:
         raise DeviceError(f"{where}: a cortex-m module's sensors cannot be served by a board "
-                          f"program yet (only avr modules have the board interface)")
+                          f"program yet (only avr modules have the board interface), so it "
+                          f"cannot have sensors {', '.join(sensors)}")
+    if kind == "avr" and sensors and not board:
+        raise DeviceError(f"{where}: an avr module's sensors ({', '.join(sensors)}) are served "
+                          "by a board program, and it has none (set [device] board or the "
+                          "module's; docs/bus.md, \"Sensors of emulated modules\")")
     program = _get(table, "program", str, where, device_program)
     if not program:
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")
