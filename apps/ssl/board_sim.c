@@ -20,7 +20,7 @@ static bool has_temp = true, has_radio = true;
 
 int board_sim_open(const char *path)
 {
-    char err[200];
+    char err[512]; /* room for a path and the longest message */
     if (sim_scenario_load(path, &scenario, err, sizeof err) != 0) {
         fprintf(stderr, "ssl: scenario: %s\n", err);
         return -1;

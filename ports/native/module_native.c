@@ -40,8 +40,6 @@ int native_module_option(native_module_t *m, int argc, char **argv, int *i)
         native_handler_cost_default((uint32_t) us);
     } else if (strcmp(arg, "--task-us") == 0 && has_value) {
         if (native_handler_cost_task(argv[++*i]) != 0) return -1;
-    } else if (strcmp(arg, "--sensor") == 0 && has_value) {
-        ++*i; /* recorded by the device file; programs with sensors read their own */
     } else {
         return 0;
     }
@@ -187,6 +185,13 @@ int module_main(const module_spec_t *spec, int argc, char **argv)
         if (mine) continue;
         int took = spec->option ? spec->option(rest, argv, &i) : 0;
         if (took < 0) return 2;
+        if (!took && strcmp(argv[i], "--sensor") == 0 && i + 1 < rest) {
+            /* A program that simulates sensors takes --sensor itself; a
+             * name this one accepted would be a sensor no task can read. */
+            fprintf(stderr, "%s: unknown sensor '%s' (this program's sensors: none)\n", spec->name,
+                    argv[i + 1]);
+            return 2;
+        }
         if (!took) {
             fprintf(stderr, "%s: unknown argument '%s'\n", spec->name, argv[i]);
             return 2;

@@ -184,10 +184,10 @@ int native_handler_cost_apply(void);
  * many arguments are left, argv[0 .. n-1]. */
 int native_module_parse_args(int argc, char **argv, native_module_t *m);
 /* Takes argv[*i] (and its value) if it is a module program's option:
- * --loader, --app NAME, --app-file FILE, --handler-us N, --task-us NAME=N,
- * --sensor S (recorded by the device file; the programs that have sensors
- * read them themselves): 1 if taken, 0 if not one of them, -1 for a bad
- * value (argv[*i] is the value). */
+ * --loader, --app NAME, --app-file FILE, --handler-us N, --task-us NAME=N:
+ * 1 if taken, 0 if not one of them, -1 for a bad value (argv[*i] is the
+ * value). --sensor S is the program's own (module_main() refuses it for a
+ * program that simulates no sensors). */
 int native_module_option(native_module_t *m, int argc, char **argv, int *i);
 /* Configures the port, has errors reported on the console, and boots. */
 void native_module_boot(const native_module_t *m);

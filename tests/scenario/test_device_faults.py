@@ -283,3 +283,26 @@ def test_module_that_cannot_start_is_reported(build_dir, tmp_path):
     assert res.returncode == 1
     assert "exited with status 2 before joining the bus" in res.stdout
     assert "unknown argument '--no-such-option'" in res.stdout
+
+
+def test_a_sensor_the_modules_program_does_not_simulate_is_refused(build_dir, tmp_path):
+    """A device file's `sensors` go to the module's program as --sensor; a
+    program that simulates none (pingpong) took any name and dropped it, so
+    a sensor named for it, or misspelt, ran as if it were there."""
+    device = tmp_path / "sensed.toml"
+    device.write_text(TWO.read_text().replace("[[module]]\nid = 1\n",
+                                              "[[module]]\nid = 1\nsensors = [\"temprature\"]\n"))
+    assert 'sensors = ["temprature"]' in device.read_text()
+    res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 1, res.stdout
+    assert "m1| pingpong: unknown sensor 'temprature' (this program's sensors: none)" in res.stdout
+    assert "module 1 (sense) exited with status 2 before joining the bus" in res.stdout
+    # The program that simulates sensors names the ones it has.
+    bad = subprocess.run([str(build_dir / "apps/ssl/ssl_device"), "--scenario", "x.toml",
+                          "--sensor", "microfone:0"], capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("ssl_device: unknown sensor: microfone:0\nusage: ssl_device "
+                                 "--scenario FILE [--cpu NAME] [--sensor microphone:N|"
+                                 "temperature|radio]..."), bad.stderr

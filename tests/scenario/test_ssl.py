@@ -261,6 +261,18 @@ def test_scenario_errors_name_the_line(build_dir, tmp_path):
     assert b"bad.toml:3: unknown key 'angel'" in res.stderr, res.stderr
 
 
+@pytest.mark.parametrize("content", ["", "# sources to come\n\n"])
+def test_a_scenario_that_defines_nothing_is_refused(build_dir, tmp_path, content):
+    """The modules' reader refuses a file with no key and no table (it ran
+    10 s of silence on every default), as the host's does."""
+    path = tmp_path / "empty.toml"
+    path.write_text(content)
+    res = subprocess.run([str(build_dir / SSL), "--scenario", str(path)], capture_output=True,
+                         text=True, timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout
+    assert f"scenario file {path} defines nothing: no key and no table" in res.stderr, res.stderr
+
+
 SMALL_MODULE_DSP = ("trig.c", "fft.c", "sc.c", "vote.c", "fbd.c")
 
 

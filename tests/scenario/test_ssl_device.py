@@ -496,6 +496,9 @@ def test_the_demo_scenario_is_no_drift_for_its_own_profile(build_dir, tmp_path):
      "bad.toml: line 3, column 6: byte 0xe9 is not UTF-8 text; a scenario is TOML"),
     ("seed = 1\nseed = 2\nduration = 3.0\n",
      "bad.toml: not valid TOML: Cannot overwrite a value (at line 2, column 9)"),
+    # Ran 10 s of silence on every default.
+    ("", "bad.toml defines nothing: no key and no table (an empty file, or only comments)"),
+    ("# to do\n", "bad.toml defines nothing: no key and no table"),
 ])
 def test_demo_refuses_a_bad_scenario_once_before_any_module_starts(build_dir, tmp_path, content,
                                                                    says):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The multi-module tools without a build: device descriptions, fault
-specifications, the hub's clock arithmetic and its view of bus frames."""
+"""The multi-module tools without a build: device descriptions, scenario files,
+fault specifications, the hub's clock arithmetic and its view of bus frames."""
 
 import subprocess
 import sys
@@ -390,3 +390,96 @@ def test_a_module_without_power_is_charged_its_processors_figures():
     assert cm3.mhz == 62.5 and cm3.cpi == 1.0 and cm3.active_mw == pytest.approx(80 * 62.5 / 48)
     own = device.parse(MODULE0 + "power = { active_mw = 5.0 }\n", "d.toml").module(0).power
     assert own.active_mw == 5.0 and own.sleep_mw == device.Power().sleep_mw
+
+
+# A native module and an emulated one; [device] task_us is the native's.
+MIXED = """
+[device]
+program = "p"
+task_us = { filter = 300 }
+[[module]]
+id = 0
+[[module]]
+id = 1
+name = "chip"
+kind = "avr"
+[[module]]
+id = 2
+name = "core"
+kind = "cortex-m"
+"""
+WHY = "emulated modules run the code and are timed by it"
+
+
+def test_task_us_on_a_device_of_emulated_modules_only_is_refused():
+    """An emulated module runs the code and is charged its cycles, so a
+    task_us on a device with no native module would change nothing: it was
+    accepted and silently ignored."""
+    text = MIXED.replace("[[module]]\nid = 0\n", "", 1)
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(text, "d.toml")
+    said = str(err.value)
+    assert said.startswith("d.toml [device]: 'task_us' is charged on native modules only"), said
+    assert "module 1 'chip' (avr), module 2 'core' (cortex-m)" in said and WHY in said, said
+
+
+def test_task_us_on_a_mixed_device_is_a_warning_per_emulated_module(tmp_path):
+    """[device] task_us is the only way to give the native modules their
+    costs, so a mixed device may have it; each emulated module it does not
+    apply to is named once (it was silent)."""
+    dev = device.parse(MIXED, "d.toml")
+    assert [w.split(":")[1].strip() for w in dev.warnings] == [
+        "'task_us' does not apply to module 1 'chip' (avr)",
+        "'task_us' does not apply to module 2 'core' (cortex-m)"], dev.warnings
+    assert all(WHY in w for w in dev.warnings)
+    path = tmp_path / "d.toml"
+    path.write_text(MIXED)
+    said = []
+    loaded = device.load(path, warn=said.append)
+    assert said == [f"warning: {w}" for w in loaded.warnings] and len(said) == 2
+    # Without task_us, or with native modules only, there is nothing to say.
+    assert device.parse(MIXED.replace("task_us = { filter = 300 }\n", ""), "d").warnings == ()
+    assert device.parse(MINIMAL.replace('program = "apps/pingpong/pingpong"',
+                                        'program = "p"\ntask_us = { f = 1 }'), "d").warnings == ()
+
+
+@pytest.mark.parametrize("kind", ["avr", "cortex-m"])
+def test_handler_us_on_an_emulated_module_is_refused(kind):
+    """A module's own handler_us is charged on a native module only; on an
+    emulated one it was silently ignored."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(f"{MODULE0}kind = '{kind}'\nhandler_us = 50\n", "d.toml")
+    assert str(err.value) == (f"d.toml module #1: 'handler_us' on a {kind} module: an emulated "
+                              "module runs the code and is timed by it (handler_us is the cost "
+                              "charged on a native module)")
+
+
+@pytest.mark.parametrize("kind, says", [
+    ("avr", "an avr module's sensors (microphone:0, radio) are served by a board program, and "
+            "it has none"),
+    ("cortex-m", "a cortex-m module's sensors cannot be served by a board program yet (only avr "
+                 "modules have the board interface), so it cannot have sensors microphone:0, "
+                 "radio"),
+])
+def test_sensors_no_program_serves_are_refused(kind, says):
+    """An emulated module's sensors are served by its board program: named
+    on one that has none, they were passed to nothing, silently."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(f"{MODULE0}kind = '{kind}'\nsensors = ['microphone:0', 'radio']\n", "d.toml")
+    assert str(err.value).startswith(f"d.toml module #1: {says}"), str(err.value)
+
+
+@pytest.mark.parametrize("content", ["", "\n", "# my scenario\n\n  # to do: the sources\n"])
+def test_a_scenario_file_that_defines_nothing_is_refused(tmp_path, content):
+    """Every scenario key has a default, but a file with no key and no
+    table is a wrong path or an unsaved file: it ran 10 s of silence."""
+    from motetlib import ssl_scenario
+    path = tmp_path / "empty.toml"
+    path.write_text(content)
+    with pytest.raises(ssl_scenario.ScenarioError) as err:
+        ssl_scenario.read(path)
+    assert str(err.value) == (f"scenario file {path} defines nothing: no key and no table (an "
+                              "empty file, or only comments); every default would run 10 s "
+                              "with no source and no fire")
+    path.write_text(content + "[array]\n")  # a table, every key its default: something
+    assert ssl_scenario.read(path) == {"array": {}}

@@ -18,7 +18,13 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
                                         # handler run: the native port does
                                         # not measure code (0: none)
     task_us = { filter = 500 }          # ... per task, by its name in the
-                                        # description
+                                        # description (native modules: an
+                                        # emulated one runs the code and is
+                                        # timed by it, so a device with
+                                        # task_us and no native module is
+                                        # refused, and each emulated module
+                                        # of a mixed one is named in a
+                                        # warning)
 
     [bus]
     bandwidth = 8000000     # bytes per second on the wire
@@ -34,7 +40,8 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
                             # Cortex-M3 image under QEMU -icount: cpu_mhz
                             # 1000 / 2^n, one instruction per 2^n ns;
                             # default 1000)
-    handler_us = 20         # overrides [device] handler_us (native modules)
+    handler_us = 20         # overrides [device] handler_us (native modules
+                            # only: refused on an emulated one)
     program = "..."         # overrides [device] program
     args = []               # appended to [device] args
     board = "..."           # overrides [device] board: the native program
@@ -53,7 +60,12 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
                             # what the hub charges; absent, its processor's
                             # figures (active_mw, standby_mw, transition_us)
-    sensors = ["microphone"]    # recorded, passed as --sensor NAME
+    sensors = ["microphone"]    # passed as --sensor NAME to the program
+                                # that simulates them: a native module's
+                                # program, which refuses a name it does not
+                                # simulate, or an avr module's board (an
+                                # emulated module without one cannot have
+                                # sensors)
     processor = "msp430"    # its energy model's processor kind, or a table
                             # { kind = "msp430", standby_mw = 0.01, ... }
                             # (default: by `kind`, see tools/motetlib/energy.py)
@@ -90,13 +102,15 @@ value outside is a mistake, never a device):
 
 Everything is validated here, with the file and field named in the error,
 before any process starts; a file that is not UTF-8 text (TOML is) is
-refused naming its line.
+refused naming its line. What is valid but partly ignored is named in
+Device.warnings, which load() prints.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import sys
 import tomllib
 from pathlib import Path
 
@@ -184,6 +198,7 @@ class Device:
     loader: int
     max_ppm: float
     radio_nj_per_byte: float = energy.RADIO_NJ_PER_BYTE  # energy per byte sent
+    warnings: tuple[str, ...] = ()  # what the file says that some modules ignore
 
     def module(self, mid: int) -> Module:
         for m in self.modules:
@@ -289,6 +304,23 @@ def _task_us(table, where):
                  for name, us in sorted(costs.items()))
 
 
+def _task_us_ignored(modules, task_us, where) -> tuple[str, ...]:
+    """[device] task_us is charged on native modules only: an emulated one
+    runs the code and is timed by it. With no native module the entry
+    changes nothing, a mistake (DeviceError); with some, it is theirs, and
+    each emulated module is named once in a warning."""
+    emulated = [m for m in modules if m.kind != "native"]
+    if not task_us or not emulated:
+        return ()
+    names = ", ".join(f"module {m.id} {m.name!r} ({m.kind})" for m in emulated)
+    why = "emulated modules run the code and are timed by it"
+    if len(emulated) == len(modules):
+        raise DeviceError(f"{where}: 'task_us' is charged on native modules only, and this "
+                          f"device has none ({names}): {why}")
+    return tuple(f"{where}: 'task_us' does not apply to module {m.id} {m.name!r} ({m.kind}): "
+                 f"{why}; it is charged on the native modules only" for m in emulated)
+
+
 def _module(table, where, device_program, device_args, processors,
             device_handler_us=DEFAULT_HANDLER_US, task_us=(), device_board=""):
     _unknown(table, ("id", "name", "kind", "program", "args", "cpu_mhz", "bus_cycles_per_frame",
@@ -311,11 +343,20 @@ def _module(table, where, device_program, device_args, processors,
         raise DeviceError(f"{where}: a cortex-m module's cpu_mhz is 1000 / 2^n (QEMU -icount "
                           f"shift=n, one instruction per 2^n ns): one of {clocks}; not "
                           f"{table['cpu_mhz']!r}")
+    if kind != "native" and "handler_us" in table:
+        raise DeviceError(f"{where}: 'handler_us' on a {kind} module: an emulated module runs "
+                          "the code and is timed by it (handler_us is the cost charged on a "
+                          "native module)")
     board = _get(table, "board", str, where, device_board)
     sensors = _strings(table, "sensors", where)
-    if kind == "cortex-m" and sensors and board:
+    if kind == "cortex-m" and sensors:
         raise DeviceError(f"{where}: a cortex-m module's sensors cannot be served by a board "
-                          f"program yet (only avr modules have the board interface)")
+                          f"program yet (only avr modules have the board interface), so it "
+                          f"cannot have sensors {', '.join(sensors)}")
+    if kind == "avr" and sensors and not board:
+        raise DeviceError(f"{where}: an avr module's sensors ({', '.join(sensors)}) are served "
+                          "by a board program, and it has none (set [device] board or the "
+                          "module's; docs/bus.md, \"Sensors of emulated modules\")")
     program = _get(table, "program", str, where, device_program)
     if not program:
         raise DeviceError(f"{where}: no program (set [device] program or the module's)")
@@ -403,6 +444,7 @@ def parse(text: str, path: str = "<device>") -> Device:
     modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors, handler_us,
                             task_us, board)
                     for i, t in enumerate(tables))
+    warnings = _task_us_ignored(modules, task_us, f"{path} [device]")
     for key in ("id", "name"):  # a name names the module in every report and trace
         values = [getattr(m, key) for m in modules]
         dup = next((v for v in values if values.count(v) > 1), None)
@@ -417,15 +459,25 @@ def parse(text: str, path: str = "<device>") -> Device:
                   modules=tuple(sorted(modules, key=lambda m: m.id)),
                   bus=_bus(_get(doc, "bus", dict, path, {}), f"{path} [bus]"),
                   loader=loader, max_ppm=max_ppm,
-                  radio_nj_per_byte=_radio(_get(doc, "radio", dict, path, {}), f"{path} [radio]"))
+                  radio_nj_per_byte=_radio(_get(doc, "radio", dict, path, {}), f"{path} [radio]"),
+                  warnings=warnings)
 
 
-def load(path) -> Device:
+def load(path, warn=None) -> Device:
+    """The validated Device of the file at `path`, each of its warnings
+    written by `warn` (default: a line on stderr)."""
     try:
         text = toml_text(path, "a device file")
     except ValueError as e:
         raise DeviceError(str(e)) from None
-    return parse(text, str(path))
+    dev = parse(text, str(path))
+    for line in dev.warnings:
+        (warn or _stderr)(f"warning: {line}")
+    return dev
+
+
+def _stderr(line):
+    print(line, file=sys.stderr)
 
 
 def exact_clocks(dev: Device) -> Device:

@@ -344,6 +344,11 @@ def run_until(scenario):
     return ssl_scenario.read(scenario).get("duration", 10) + LAST_REPORT_S
 
 
+def run_demo_says(line):
+    """A device file's warning, left to run_demo(), which prints it with
+    the report (once, whoever loaded the file first)."""
+
+
 def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, device=DEVICE,
              drift=False, profile=ssl_replan.PROFILE):
     """Run the device on `scenario` and print the report; returns (status,
@@ -351,7 +356,7 @@ def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, dev
     scenario the modules would refuse is reported once, with status 2.
     `drift`: the device's host checks the costs against `profile` while the
     device runs (ssl_replan.Host)."""
-    dev = devmod.load(device)
+    dev = devmod.load(device, warn=print_)
     problem = check_scenario(dev, bdir, scenario)
     if problem:
         print_(f"demo: {problem}")
@@ -415,7 +420,7 @@ def build_device(build_dir_arg, dev):
 def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE, drift=True):
     """`motet demo`: build the module programs, run the device, report."""
     try:
-        dev = devmod.load(device)
+        dev = devmod.load(device, warn=run_demo_says)
     except devmod.DeviceError as e:
         print(f"demo: error: {e}", file=sys.stderr)
         return 2
@@ -446,7 +451,7 @@ def main(argv=None):
                    "unless --no-drift)")
     args = p.parse_args(argv)
     if not args.no_build:
-        status = build_device(args.build_dir, devmod.load(args.device))
+        status = build_device(args.build_dir, devmod.load(args.device, warn=run_demo_says))
         if status != 0:
             return status
     return run_demo(build.build_dir(args.build_dir), args.scenario, args.out, args.seed,

@@ -7,7 +7,8 @@
  *   [table]                    [[array-of-tables]]
  *
  * Keys are known per table (below); a key, table or value the simulator
- * does not know is an error with the file and line, never ignored.
+ * does not know is an error with the file and line, never ignored, and so
+ * is a file that defines nothing.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,6 +28,7 @@ typedef struct reader {
     unsigned line;
     table_t table;
     sim_scenario_t *sc;
+    bool defines; /* a key or a table seen */
     char *err;
     size_t errlen;
 } reader_t;
@@ -243,6 +245,7 @@ static int parse_line(reader_t *r, char *line)
     char *s = trim(line);
     size_t n = strlen(s);
     if (n == 0) return 0;
+    r->defines = true;
     if (s[0] == '[') {
         bool array = n >= 4 && s[1] == '[' && s[n - 2] == ']' && s[n - 1] == ']';
         if (!array && s[n - 1] != ']') return fail(r, "unclosed table header");
@@ -276,6 +279,16 @@ int sim_scenario_load(const char *path, sim_scenario_t *sc, char *err, size_t er
         if (status == 0) status = parse_line(&r, line);
     }
     fclose(f);
+    /* Every key has a default, but a file that sets none is a wrong path or
+     * an unsaved file, not a wish for 10 s of silence (the host's reader,
+     * tools/motetlib/ssl_scenario.py, says the same). */
+    if (status == 0 && !r.defines) {
+        snprintf(err, errlen,
+                 "scenario file %s defines nothing: no key and no table (an empty file, or only "
+                 "comments); every default would run 10 s with no source and no fire",
+                 path);
+        return -1;
+    }
     for (unsigned i = 0; status == 0 && i < sc->n_sources; i++) {
         double d = sc->sources[i].distance_m;
         if (d > 0 && d < sc->side_m) {
