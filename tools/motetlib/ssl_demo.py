@@ -344,9 +344,11 @@ def run_until(scenario):
     return ssl_scenario.read(scenario).get("duration", 10) + LAST_REPORT_S
 
 
-def run_demo_says(line):
-    """A device file's warning, left to run_demo(), which prints it with
-    the report (once, whoever loaded the file first)."""
+def _left_to_run_demo(line):
+    """Drops a device file's warning from the loads before run_demo(),
+    which loads the file again and prints each warning once, with its
+    report."""
+    del line
 
 
 def run_demo(bdir, scenario=SCENARIO, out_dir=OUT_DIR, seed=1, print_=print, device=DEVICE,
@@ -420,7 +422,7 @@ def build_device(build_dir_arg, dev):
 def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE, drift=True):
     """`motet demo`: build the module programs, run the device, report."""
     try:
-        dev = devmod.load(device, warn=run_demo_says)
+        dev = devmod.load(device, warn=_left_to_run_demo)
     except devmod.DeviceError as e:
         print(f"demo: error: {e}", file=sys.stderr)
         return 2
@@ -451,7 +453,7 @@ def main(argv=None):
                    "unless --no-drift)")
     args = p.parse_args(argv)
     if not args.no_build:
-        status = build_device(args.build_dir, devmod.load(args.device, warn=run_demo_says))
+        status = build_device(args.build_dir, devmod.load(args.device, warn=_left_to_run_demo))
         if status != 0:
             return status
     return run_demo(build.build_dir(args.build_dir), args.scenario, args.out, args.seed,
