@@ -8,7 +8,7 @@
  * figures is its own structure; what a target asks below them no structure
  * reaches without dropping a rule.
  *
- * What each operation keeps, and why (docs/threads.md):
+ * What each operation keeps, and why (docs/costs.md, "Thread switches"):
  *   - a thread is its saved stack pointer, its level, its state and a link;
  *   - the ready threads are a FIFO per level and a bitmap of non-empty
  *     levels, the best one a bit search away (the kernel's own
