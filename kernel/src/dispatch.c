@@ -112,16 +112,25 @@ static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, por
 }
 
 /* Run the handler of t, whose frame was just pushed; free a heap payload
- * it did not take; pop the frame. `killed`, unless NULL, says whether a
+ * it did not take; pop the frame, and return with interrupts still off
+ * for the pop, their state in *s. `killed`, unless NULL, says whether a
  * kill asked for while t ran ended it at the pop (frame_pop_rare()). */
+static MT_INLINE mt_err_t frame_run_held(task_t *t, mt_port_t port, void *data, uint16_t len,
+                                         bool *killed, port_irq_state_t *s)
+{
+    mt_err_t result = t->handler(t->state, port, data, len);
+    task_t *top = handler_returned_lock(sched.current, result, s, false);
+    if (killed) *killed = (top->flags & TASK_KILL_PENDING) != 0;
+    frame_pop_irq_off(top, false);
+    return result;
+}
+
+/* frame_run_held() with the interrupt state restored after the pop. */
 static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len,
                                            bool *killed)
 {
-    mt_err_t result = t->handler(t->state, port, data, len);
     port_irq_state_t s;
-    task_t *top = handler_returned_lock(sched.current, result, &s, false);
-    if (killed) *killed = (top->flags & TASK_KILL_PENDING) != 0;
-    frame_pop_irq_off(top, false);
+    mt_err_t result = frame_run_held(t, port, data, len, killed, &s);
     port_irq_restore(s);
     return result;
 }
@@ -131,12 +140,14 @@ mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     return frame_run_inline(t, port, data, len, NULL);
 }
 
-/* frame_run_inline() and the drain after it, so that the heap way's send
- * passes on by a tail call as the others do (dispatch_run()). */
+/* frame_run_held() and the drain after it, entered under the pop's lock,
+ * so that the heap way's send passes on by a tail call as the others do
+ * (dispatch_run()). */
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    frame_run_inline(t, port, data, len, NULL);
-    return drain_above(sched.running_prio);
+    port_irq_state_t s;
+    frame_run_held(t, port, data, len, NULL, &s);
+    return drain_above_held(sched.running_prio, s);
 }
 
 bool task_on_stack(const task_t *t)
@@ -146,12 +157,13 @@ bool task_on_stack(const task_t *t)
     return false;
 }
 
-/* dispatch_run()'s end when its task is not simply idle again. */
+/* dispatch_run()'s end when its task is not simply idle again. The drain
+ * is entered without drain_above_held()'s test: its own first step makes
+ * the same one, and this way is rare. */
 static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
 {
     frame_pop_rare(t);
-    port_irq_restore(s);
-    return drain_above(sched.running_prio);
+    return dispatch_drain(sched.running_prio, s);
 }
 
 /* frame_run_inline() for a frame no heap payload comes with, ending in tail
@@ -165,11 +177,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     /* As in frame_run_inline(), in the pop's critical section. */
     log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
     if (!frame_pop_plain_irq_off(top, false)) return dispatch_end_rare(top, s);
-    /* Read under the lock, not again after it: whatever an interrupt runs
-     * once it goes gives the level back as it found it. */
-    mt_prio_t prio = sched.running_prio;
-    port_irq_restore(s);
-    return drain_above(prio);
+    return drain_above_held(sched.running_prio, s);
 }
 
 /* Pop the frame pushed for t, whose handler did not run after all. */
@@ -329,9 +337,18 @@ void drain_held_off(mt_prio_t floor)
     sched.running_prio = floor;
 }
 
-mt_err_t dispatch_drain(mt_prio_t floor)
+/* Where a call saves a register pair anyway (port.h, PORT_CALL_SAVES_PAIR),
+ * a compiler may put this in line: dispatch_run() then keeps s in the
+ * register its handler's call saved. Elsewhere out of line, so that
+ * dispatch_run()'s way that finds nothing to drain, most of them, saves
+ * no register for s. */
+#ifdef PORT_CALL_SAVES_PAIR
+#define DRAIN_ENTRY
+#else
+#define DRAIN_ENTRY MT_NOINLINE
+#endif
+DRAIN_ENTRY mt_err_t dispatch_drain(mt_prio_t floor, port_irq_state_t s)
 {
-    port_irq_state_t s = port_irq_save();
     drain_held_off(floor);
     port_irq_restore(s);
     return MT_OK;

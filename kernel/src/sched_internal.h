@@ -335,11 +335,12 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len);
 /* dispatch_run() for a frame pushed with a heap payload (send.c's heap
  * way), which frame_run() frees after the handler unless it was taken. */
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len);
-/* Rule 5 for a caller with interrupts on: run queued messages (and ready
- * threads) that outrank `floor`; MT_OK, so that a fast path ends in a tail
- * call to it. With them off, as on return: drain_held_off(), and
- * run_slot_held_off() for the interrupt slot's message (rule 3, isr_exit.c). */
-mt_err_t dispatch_drain(mt_prio_t floor);
+/* Rule 5 for a caller that has saved the interrupt state in s and turned
+ * them off: run queued messages (and ready threads) that outrank `floor`,
+ * then restore s; MT_OK, so that a fast path ends in a tail call to it.
+ * Left off, as on return: drain_held_off(), and run_slot_held_off() for
+ * the interrupt slot's message (rule 3, isr_exit.c). */
+mt_err_t dispatch_drain(mt_prio_t floor, port_irq_state_t s);
 void drain_held_off(mt_prio_t floor);
 void run_slot_held_off(void);
 

@@ -605,8 +605,21 @@ static MT_INLINE bool sched_may_run(mt_prio_t floor)
  * fast path ends in a tail call. Most returns find nothing: no call. */
 static MT_INLINE mt_err_t drain_above(mt_prio_t level)
 {
-    if (sched_may_run(level)) return dispatch_drain(level);
+    if (sched_may_run(level)) return dispatch_drain(level, port_irq_save());
     return MT_OK;
+}
+
+/* drain_above() for a caller still in the pop's critical section, s the
+ * state it saved: the level is tested under that lock, and the drain,
+ * entered with it held, restores s when done, so that nothing is restored
+ * only to be saved again. */
+static MT_INLINE mt_err_t drain_above_held(mt_prio_t level, port_irq_state_t s)
+{
+    if (!sched_may_run(level)) {
+        port_irq_restore(s);
+        return MT_OK;
+    }
+    return dispatch_drain(level, s);
 }
 
 #endif /* MOTET_THREAD_INTERNAL_H */

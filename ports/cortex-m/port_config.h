@@ -20,6 +20,7 @@
 #define PORT_HAS_BUS 1 /* bus.c, with MOTET_BUS, on a device under QEMU */
 /* Instruction-set properties (port.h). */
 #define PORT_HAS_CLZ          1
+#define PORT_CALL_SAVES_PAIR  1
 #define PORT_COUNTER_BITS     32
 #define PORT_TICKS_PER_SECOND 10000u
 /* Waits longer than 2 ms may use the deep sleep mode. */

@@ -82,7 +82,12 @@ typedef uint8_t port_irq_state_t;
  *                     ready priority level is one instruction, not a search;
  *   PORT_SHIFT_LOOPS  a shift by a variable count is a loop of one bit per
  *                     step (8-bit cores): the kernel reads single bits from
- *                     tables instead. */
+ *                     tables instead;
+ *   PORT_CALL_SAVES_PAIR  a function that calls another saves its return
+ *                     address with a second, call-saved register (ARM: lr
+ *                     and r4, the stack kept 8-byte aligned): a value kept
+ *                     across that call costs no save of its own, so that a
+ *                     small callee is best put in line (dispatch.c). */
 
 /* Constant tables on a hot path (the CRC's, MOTET_CRC_TABLE): a port
  * whose constants live apart from its RAM (a Harvard core, where const
