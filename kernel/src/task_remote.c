@@ -45,7 +45,7 @@ remote_task_t *sched_remote_find(mt_pid_t pid)
 
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
 {
-    if (!task_pid_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
+    if (!task_pid_is_app(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
         return log_error(MT_ERR_INVALID);
     if (task_find_locked(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
     remote_task_t **slot = find_remote_slot(MT_PID_NONE);

@@ -65,9 +65,9 @@ typedef uint8_t mt_err_t;
 
 /* Pids. Application tasks get 0x01 .. 0xEF. The system range 0xF0 .. 0xFE
  * is global and the kernel's (0xF4 .. 0xFE reserved): no application task
- * is created or killed under one (sched.h); an application description
- * uses those values as they are, while it numbers its own tasks
- * relatively (0, 1, ...). */
+ * is created, recorded as remote or killed under one (sched.h); an
+ * application description uses those values as they are, while it numbers
+ * its own tasks relatively (0, 1, ...). */
 #define MT_PID_NONE      0x00u /* no task: the kernel itself */
 #define MT_PID_FIRST_APP 0x10u /* first pid the application manager hands out */
 #define MT_PID_LAST_APP  0xEFu
