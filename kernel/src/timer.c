@@ -496,6 +496,41 @@ unsigned timer_stop_all(mt_pid_t owner)
     return stopped;
 }
 
+#if MOTET_BUS
+/* ---- a system task's counted timer ---- */
+
+mt_err_t timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed)
+{
+    port_irq_state_t s = port_irq_save();
+    bool running = timer_remaining(owner, n, NULL);
+    mt_err_t err = timer_start_checked(owner, n, ticks, false);
+    if (!err && !running) (*owed)++;
+    port_irq_restore(s);
+    return err;
+}
+
+bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed)
+{
+    port_irq_state_t s = port_irq_save();
+    bool running = stop(owner, n);
+    if (running) (*owed)--; /* stopped running: its expiry will not come */
+    port_irq_restore(s);
+    return running;
+}
+
+bool timer_counted_take(mt_pid_t owner, uint8_t n, uint8_t *owed)
+{
+    if (sched_sender() != MT_PID_NONE) return false; /* a task's send is never the timer's */
+    port_irq_state_t s = port_irq_save();
+    /* The running timer's expiry is still to come, not this one. */
+    bool running = timer_remaining(owner, n, NULL);
+    bool taken = *owed > (running ? 1u : 0u);
+    if (taken) (*owed)--;
+    port_irq_restore(s);
+    return taken;
+}
+#endif
+
 /* timer_next_deadline() with the wait asked for, out of line: the clock
  * arithmetic needs registers that the plain question should not save. */
 static MT_NOINLINE bool next_deadline_ticks(uint32_t *ticks)

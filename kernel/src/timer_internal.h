@@ -23,6 +23,25 @@ mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool per
 /* Stop every timer of `owner` (task kill, a system task's own); returns
  * how many. */
 unsigned timer_stop_all(mt_pid_t owner);
+#if MOTET_BUS
+/* A system task's one-shot timer `n` whose expiries are counted in *owed,
+ * so that its handler tells the timer's expiry from any other message on
+ * the timer's port: an interrupt body may post there (sched_post_isr()
+ * takes any pid and port), with no sender, as the timer does. One more is
+ * owed each time it starts while not running (a restart owes none more),
+ * one fewer when it is stopped running or an expiry is taken; an expiry
+ * that waits while the timer is stopped and started again stays owed.
+ * Counted and started (stopped) under one lock. Any context. Start:
+ * timer_start_checked()'s errors; stop: true if it was running. */
+mt_err_t timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed);
+bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed);
+/* True, and counted as taken, if the message the owner's handler runs on
+ * timer n's port can be its expiry: no sender, and an expiry owed beyond
+ * the running timer's, still to come. An interrupt's post while one is
+ * owed is taken in its place (the same work, once), and the expiry then
+ * refused. Task context, in the owner's handler. */
+bool timer_counted_take(mt_pid_t owner, uint8_t n, uint8_t *owed);
+#endif
 /* Migration: ticks until timer `n` of `owner` fires and its period (0:
  * one-shot); false if it is not running. Any context. */
 bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period);

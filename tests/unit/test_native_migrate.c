@@ -261,6 +261,80 @@ static void test_second_outcome_releases_to_the_source(void **state)
     assert_int_equal(migrate_active(), 0);
 }
 
+/* A bystander of REMOTE's migration from module 0, its reply sent: it
+ * waits for the outcome, so the migrator's timeout tick runs. */
+static void bystander_waits(void)
+{
+    const uint8_t freeze[5] = {REMOTE, 4, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    sched_run_pending();
+    assert_int_equal(migrate_active(), 1);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    test_count_logged_errors(MT_OK);
+}
+
+/* The ticks go on: the bystander asks its silent source after the
+ * timeout, once, and nothing more is refused. */
+static void bystander_asks_its_source(unsigned before)
+{
+    for (unsigned ms = 0; n_sent == before && ms < 2u * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t ping = sent_frame(before);
+    assert_int_equal(ping.port, MIG_MSG_PING);
+    assert_int_equal(ping.dst, 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+}
+
+/* The migrator's PORT_TIMEOUT0 takes its own timer's expiries alone: a
+ * task's send there (any task may send to a global pid's port) and an
+ * interrupt body's post with no tick owed are refused (MT_ERR_NO_PORT,
+ * logged once each), send nothing, and leave the tick's timer as it was
+ * (before: each was taken as a tick, silently, and ran the timeouts out of
+ * turn). */
+static void test_a_tasks_or_an_interrupts_tick_to_the_migrator_is_refused(void **state)
+{
+    (void) state;
+    bystander_waits();
+    uint32_t left = 0, now = 0;
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
+    unsigned before = n_sent;
+    assert_int_equal(sched_send_to(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 2);
+    assert_int_equal(n_sent, before);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &now));
+    assert_int_equal(now, left);
+    bystander_asks_its_source(before);
+}
+
+/* An interrupt's post that waits with the tick's expiry, both run at
+ * that interrupt's exit: one is taken as the tick (both have no sender,
+ * and one is owed: the same work, once), the other refused
+ * (MT_ERR_NO_PORT, logged once), not both taken; the tick's timer was
+ * started again at the first, so the ticks go on. */
+static void test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once(void **state)
+{
+    (void) state;
+    bystander_waits();
+    uint32_t left = 0;
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
+    assert_true(left > 1);
+    tport_busy(left - 1u);
+    assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    tport_busy(2); /* the expiry */
+    unsigned before = n_sent;
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    bystander_asks_its_source(before);
+}
+
 static void test_failed_migration_releases_to_the_source(void **state)
 {
     (void) state;
@@ -1695,6 +1769,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_reply_goes_behind_queued_messages_later_ones_are_held, setup),
+        cmocka_unit_test_setup(test_a_tasks_or_an_interrupts_tick_to_the_migrator_is_refused,
+                               setup),
+        cmocka_unit_test_setup(test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once,
+                               setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
