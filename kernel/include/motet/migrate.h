@@ -4,8 +4,11 @@
  *
  * Every module runs one migrator, a kernel task with the pid MT_PID_MIGRATOR
  * at the lowest priority (it works only when its module has nothing else to
- * do, so it never catches a task in the middle of a handler). Any task on
- * any module may ask for a migration with migrate_request(); the request
+ * do, so it never catches a task in the middle of a handler). Its timeout
+ * tick (PORT_TIMEOUT0) is its own timer's expiry alone: a task's send or
+ * an interrupt's post there is refused (MT_ERR_NO_PORT, logged) and
+ * changes nothing. Any task on any module may ask for a migration with
+ * migrate_request(); the request
  * goes to the task's current module, the source, and the migrators then
  * follow the protocol of the CoMOS paper (docs/migration.md):
  *
