@@ -335,6 +335,65 @@ static void test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once(void
     bystander_asks_its_source(before);
 }
 
+/* Tasks that hold every timer block while the migrator's tick handler
+ * runs, as a more important handler at an interrupt's exit may: the
+ * bystander's PING goes out in that handler, and the capture takes the
+ * pool there. */
+#define HOGS      ((MOTET_MAX_TIMERS + TIMERS_PER_TASK - 1) / TIMERS_PER_TASK + 1)
+#define FIRST_HOG 0x40
+static bool hog_at_next_frame;
+static unsigned hogs_refused; /* starts that found the pool empty */
+
+static mt_err_t hog(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) port, (void) data, (void) len;
+    return MT_OK;
+}
+
+static void capture_then_take_every_timer(const uint8_t *frame, uint16_t n)
+{
+    capture(frame, n);
+    if (!hog_at_next_frame) return;
+    hog_at_next_frame = false;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
+        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
+            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
+}
+
+/* The migrator's tick is one-shot, started again after each tick; its
+ * block is kept from its start to its stop, so an empty timer pool at the
+ * restart cannot stop it: once the pool is free again the bystander asks
+ * its silent source again (before: the restart found no block, failed
+ * with MT_ERR_NO_SLAB, logged, and no tick ever came again). */
+static void test_the_tick_survives_an_empty_timer_pool(void **state)
+{
+    (void) state;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) {
+        task_spec_t spec = {.pid = p, .prio = 3, .handler = hog};
+        assert_int_equal(sched_task_create(&spec), MT_OK);
+        assert_int_equal(sched_task_init(p, NULL, 0), MT_OK);
+    }
+    bystander_waits();
+    port_native_bus_capture(capture_then_take_every_timer);
+    hog_at_next_frame = true;
+    hogs_refused = 0;
+    unsigned before = n_sent;
+    bystander_asks_its_source(before); /* the first PING: the pool is taken meanwhile */
+    assert_false(hog_at_next_frame);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    finish_tx(PORT_BUS_SENT);
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) timer_stop_all(p);
+    assert_true(hogs_refused > 0); /* the pool was empty */
+    test_count_logged_errors(MT_OK);
+    before = n_sent;
+    for (unsigned ms = 0; n_sent == before && ms < 20u * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_int_equal(n_sent, before + 1); /* the bystander asks again */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
 static void test_failed_migration_releases_to_the_source(void **state)
 {
     (void) state;
@@ -1773,6 +1832,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once,
                                setup),
+        cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
