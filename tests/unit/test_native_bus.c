@@ -2707,6 +2707,21 @@ static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
     assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
 }
 
+/* (0, 6) supersedes (0, 5) while the deadline runs for (0, 5)'s failure
+ * owed: the deadline starts again while it runs, which owes no second
+ * expiry, so an interrupt's post on its port before it expires is refused
+ * (MT_ERR_NO_PORT, logged once; with the restart counted, it was taken as
+ * an expiry owed). */
+static void test_a_restart_of_the_running_deadline_owes_no_second_expiry(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    owe_the_failure_of_0_5(desc);
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    drain_log();
+    an_interrupts_expiry_is_refused();
+}
+
 /* A give-up's failure owed, the queue full at every expiry after it: it
  * is tried MOTET_BUS_RETRIES times (each refusal logged, MT_ERR_QUEUE_FULL),
  * then dropped, logged naming the load (EV_UNSENT), and the
@@ -3289,6 +3304,7 @@ int main(void)
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
         cmocka_unit_test_setup(test_a_failure_owed_outlives_the_next_loads_verdict, setup),
+        cmocka_unit_test_setup(test_a_restart_of_the_running_deadline_owes_no_second_expiry, setup),
         cmocka_unit_test_setup(
             test_a_failure_owed_is_tried_at_most_the_retries_then_dropped_and_logged, setup),
         cmocka_unit_test_setup(test_a_second_failure_owed_logs_the_first_it_drops, setup),

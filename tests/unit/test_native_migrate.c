@@ -290,20 +290,33 @@ static void bystander_asks_its_source(unsigned before)
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
 }
 
+/* A task that sends to the migrator's tick port when asked on PORT_0. */
+#define TICK_SENDER 0x3F
+static mt_err_t sends_a_tick(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) data, (void) len;
+    if (port == PORT_0)
+        assert_int_equal(sched_send_to(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    return MT_OK;
+}
+
 /* The migrator's PORT_TIMEOUT0 takes its own timer's expiries alone: a
- * task's send there (any task may send to a global pid's port) and an
- * interrupt body's post with no tick owed are refused (MT_ERR_NO_PORT,
- * logged once each), send nothing, and leave the tick's timer as it was
- * (before: each was taken as a tick, silently, and ran the timeouts out of
- * turn). */
+ * task's send there from its handler (any task may send to a global pid's
+ * port) and an interrupt body's post with no tick owed are refused
+ * (MT_ERR_NO_PORT, logged once each), send nothing, and leave the tick's
+ * timer as it was (before: each was taken as a tick, silently, and ran the
+ * timeouts out of turn). */
 static void test_a_tasks_or_an_interrupts_tick_to_the_migrator_is_refused(void **state)
 {
     (void) state;
+    task_spec_t spec = {.pid = TICK_SENDER, .prio = 3, .handler = sends_a_tick};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(TICK_SENDER, NULL, 0), MT_OK);
     bystander_waits();
     uint32_t left = 0, now = 0;
     assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
     unsigned before = n_sent;
-    assert_int_equal(sched_send_to(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_send_to(TICK_SENDER, PORT_0, NULL, 0, 0), MT_OK);
     assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
     sched_run_pending();
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 2);
@@ -311,6 +324,26 @@ static void test_a_tasks_or_an_interrupts_tick_to_the_migrator_is_refused(void *
     assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &now));
     assert_int_equal(now, left);
     bystander_asks_its_source(before);
+}
+
+/* Once the migration it waited on is confirmed, the bystander's tick is
+ * stopped and no tick is owed: an interrupt's post on the tick port is
+ * refused (MT_ERR_NO_PORT, logged once) and sends nothing (with the stop
+ * not counted, it was taken as a tick owed). */
+static void test_an_interrupts_tick_after_the_migration_is_refused(void **state)
+{
+    (void) state;
+    bystander_waits();
+    const uint8_t confirm[4] = {REMOTE, 4, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    assert_int_equal(migrate_active(), 0);
+    assert_false(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    test_count_logged_errors(MT_OK);
+    unsigned before = n_sent;
+    assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(n_sent, before);
 }
 
 /* An interrupt's post that waits with the tick's expiry, both run at
@@ -1832,6 +1865,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once,
                                setup),
+        cmocka_unit_test_setup(test_an_interrupts_tick_after_the_migration_is_refused, setup),
         cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "sched_internal.h"
 #include "test_support.h"
 
 static unsigned finals;
@@ -1057,6 +1058,31 @@ static void test_a_remote_record_takes_an_application_pid_only(void **state)
     assert_int_equal(sched_task_create_remote(0x01, 2, 3), MT_ERR_EXISTS);
 }
 
+/* The kernel's own task creation takes the migrator's and the manager's
+ * pids alone: none, an application's, a virtual pid, every reserved one
+ * (0xF4 .. 0xFE) and the invalid pid are refused with MT_ERR_INVALID,
+ * logged, and no task is created under them (a reserved pid's task would
+ * receive what is sent to a pid the kernel keeps for itself). */
+static void test_the_kernels_task_creation_takes_its_own_pids_only(void **state)
+{
+    (void) state;
+    static const mt_pid_t not_system_task[] = {
+        MT_PID_NONE, 0x01, MT_PID_LAST_APP, MT_PID_MULTICAST, MT_PID_TIMESYNC, MT_PID_INVALID};
+    test_count_logged_errors(MT_OK);
+    unsigned refused = 0;
+    for (unsigned pid = 0; pid <= 0xFFu; pid++) {
+        bool reserved = pid > MT_PID_APPMGR && pid < MT_PID_INVALID;
+        bool listed = memchr(not_system_task, (int) pid, sizeof not_system_task) != NULL;
+        if (!reserved && !listed) continue;
+        task_spec_t spec = {.pid = (mt_pid_t) pid, .prio = 2, .handler = worker};
+        assert_int_equal(task_create_system(&spec), MT_ERR_INVALID);
+        assert_false(sched_task_exists((mt_pid_t) pid));
+        refused++;
+    }
+    assert_int_equal(refused, sizeof not_system_task + 11u);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), refused);
+}
+
 static void test_remote_send_without_bus_is_no_route(void **state)
 {
     (void) state;
@@ -1115,6 +1141,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_tasks_stay_reachable_when_colliding_pids_are_killed, setup),
         cmocka_unit_test_setup(test_a_remote_record_takes_an_application_pid_only, setup),
+        cmocka_unit_test_setup(test_the_kernels_task_creation_takes_its_own_pids_only, setup),
         cmocka_unit_test_setup(test_remote_send_without_bus_is_no_route, setup),
         cmocka_unit_test_setup(test_waiting_sends_keep_their_order_and_a_full_pool_is_logged,
                                setup),
