@@ -67,9 +67,10 @@ typedef uint8_t mt_err_t;
  * is global and the kernel's (0xF4 .. 0xFE reserved): no application task
  * is created, recorded as remote or killed under one (sched.h), and a
  * system task's timeout port (the migrator's tick, the manager's verdict
- * deadline) takes only its own timer's expiries; an application
- * description uses those values as they are, while it numbers its own
- * tasks relatively (0, 1, ...). */
+ * deadline) takes no task's send, and an interrupt's post only in place
+ * of its own timer's expiry owed (migrate.h); an application description
+ * uses those values as they are, while it numbers its own tasks
+ * relatively (0, 1, ...). */
 #define MT_PID_NONE      0x00u /* no task: the kernel itself */
 #define MT_PID_FIRST_APP 0x10u /* first pid the application manager hands out */
 #define MT_PID_LAST_APP  0xEFu
