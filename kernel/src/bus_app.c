@@ -81,7 +81,7 @@ static struct {
 static void arm_deadline(void)
 {
     _Static_assert(VERDICT_WAIT < TIMER_TICKS_LIMIT, "the deadline is one timer's wait");
-    /* A failure is logged: no block for it. */
+    /* Only a first start can fail (no block for it), logged: a restart keeps its block. */
     timer_counted_start(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, &A.expiries_owed);
 }
 

@@ -425,7 +425,7 @@ static void update_tick(void)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
     if (need == timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL)) return;
     _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's wait");
-    if (need) /* a system task's timer; a failure is logged, and tried again at the next call */
+    if (need) /* a system task's timer; only a first start can fail (logged, tried again) */
         timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK, &MIG.ticks_owed);
     else
         timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed);
