@@ -361,8 +361,7 @@ static void disagreed(const void *data, uint16_t len)
  * of the verdict deadline's timer (bus_internal.h). */
 static bool from_bus(mt_port_t port)
 {
-    if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) /* a task's send is never the timer's */
-        return sched_sender() == MT_PID_NONE && bus_app_deadline_expired();
+    if (port == PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER) return bus_app_deadline_expired();
     return sched_sender() == MT_PID_APPMGR;
 }
 

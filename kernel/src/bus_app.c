@@ -55,7 +55,7 @@ static struct {
     uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
     uint32_t since;                        /* kernel time of its start or last ask */
     bool deadline_on;                      /* started: the description is here */
-    uint8_t expiries_owed;                 /* its timer's, started and not stopped, not taken */
+    uint8_t expiries_owed;                 /* its timer's (timer_counted_start()) */
     uint32_t reported;                     /* modules whose outcome has come */
     bool committed;                        /* its verdict, MT_OK, went to our manager */
     uint32_t disagreeing;                  /* modules that failed it after that */
@@ -71,34 +71,23 @@ static struct {
 
 /* The deadline runs on our manager's timer, so that asking and giving up
  * happen in its task context, in order with its reports and verdicts. A
- * system task's timer, which only the kernel starts and stops (timer.h).
- * Its expiries are counted (A.expiries_owed): one more each time it starts
- * while not running, one fewer when it is stopped running or an expiry is
- * taken. An expiry waits queued while a more important task runs, and the
- * deadline may meanwhile be stopped (a verdict) and started again (a newer
- * load): that expiry is still owed, and the restarted timer's one more.
- * Started and counted under one lock, so that a verdict between the two
- * (an acknowledgement's interrupt) finds them agree. */
+ * system task's timer, which only the kernel starts and stops (timer.h),
+ * and counted (timer_counted_start()): an expiry waits queued while a more
+ * important task runs, and the deadline may meanwhile be stopped (a
+ * verdict) and started again (a newer load); that expiry is still owed,
+ * and the restarted timer's one more. Started and counted under one lock,
+ * so that a verdict between the two (an acknowledgement's interrupt) finds
+ * them agree. */
 static void arm_deadline(void)
 {
     _Static_assert(VERDICT_WAIT < TIMER_TICKS_LIMIT, "the deadline is one timer's wait");
-    port_irq_state_t s = port_irq_save();
-    bool running = timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL);
-    if (timer_start_checked(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, false) == MT_OK &&
-        !running) /* else logged: no block for it */
-        A.expiries_owed++;
-    port_irq_restore(s);
+    /* Only a first start can fail (no block for it), logged: a restart keeps its block. */
+    timer_counted_start(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, &A.expiries_owed);
 }
 
 bool bus_app_deadline_expired(void)
 {
-    port_irq_state_t s = port_irq_save(); /* a description may arm it meanwhile */
-    /* The running timer's expiry is still to come, not this one. */
-    bool running = timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL);
-    bool expired = A.expiries_owed > (running ? 1u : 0u);
-    if (expired) A.expiries_owed--;
-    port_irq_restore(s);
-    return expired;
+    return timer_counted_take(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
 }
 
 /* A message to our manager on one of the bus's ports, sent as from the
@@ -296,7 +285,7 @@ static void give_verdict(void)
     /* The deadline has nothing left to wait for (a failure owed aside):
      * its timer entry is freed now rather than held until it expires for
      * nothing. Stopped running, it has no expiry to come. */
-    if (!A.owed_tries && timer_stop_all(MT_PID_APPMGR)) A.expiries_owed--;
+    if (!A.owed_tries) timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
     port_irq_restore(s);
     if (!m) return;
     m->flags = MSG_FROM_ISR; /* sent as from the manager, as to_manager()'s */

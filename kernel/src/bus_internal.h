@@ -120,12 +120,13 @@ void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module);
  * MOTET_BUS_RETRIES asks it fails here (MT_ERR_TIMEOUT, logged, undone),
  * which is broadcast as this module's outcome. Task context. */
 void bus_app_deadline(void);
-/* True, and counted as taken, if an expiry of the verdict deadline's
- * timer is owed: once for each start of it that was not stopped before
- * it expired, the running timer's excepted, whatever started it again
- * meanwhile. Then the message with no sender on the manager's
- * PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER is taken as that expiry: one
- * with no expiry owed (an interrupt's post) is refused. Task context. */
+/* True, and counted as taken, if the message on the manager's
+ * PORT_TIMEOUT0 + BUS_APP_DEADLINE_TIMER can be the verdict deadline's
+ * expiry (timer_counted_take()): no sender, and an expiry owed, once for
+ * each start of its timer that was not stopped before it expired, the
+ * running timer's excepted. Anything else there (a task's send, an
+ * interrupt's post with none owed) is refused by the caller. Task
+ * context. */
 bool bus_app_deadline_expired(void);
 #else
 static inline void bus_app_created(mt_err_t err, uint8_t task, mt_module_t module)

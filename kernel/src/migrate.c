@@ -408,29 +408,43 @@ static void handle(const mig_record_t *r)
     }
 }
 
-/* The timeout tick's period, in ticks (at least one). */
+/* The timeout tick's wait, in ticks (at least one), and its timer. */
 #define MIG_TICK                                                                                   \
     (TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u ? TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u : 1u)
+#define MIG_TICK_TIMER 0u
 
-/* Keep the timeout tick running while a migration waits for an answer. */
+/* Keep the timeout tick coming while a migration waits for an answer. It
+ * is a one-shot timer started again after each tick taken, and counted
+ * (timer_counted_start()), so that the migrator takes its own timer's
+ * expiries alone on PORT_TIMEOUT0 (migrator()). */
 static void update_tick(void)
 {
     bool need = false;
     for (uint8_t i = 0; i < MIG_RETRIES; i++) need = need || MIG.retries[i].pid != MT_PID_NONE;
     for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
-    if (need == MIG.ticking) return;
-    MIG.ticking = need;
-    _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's period");
-    if (need)
-        timer_start_checked(MT_PID_MIGRATOR, 0, MIG_TICK, true); /* a system task's */
+    if (need == timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL)) return;
+    _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's wait");
+    if (need) /* a system task's timer; only a first start can fail (logged, tried again) */
+        timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK, &MIG.ticks_owed);
     else
-        timer_stop_all(MT_PID_MIGRATOR);
+        timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed);
 }
 
 static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
+    /* The tick is our timer's expiry alone: a task's send or an interrupt
+     * body's post there would run the timeouts out of turn. None breaks a
+     * state (each timeout acts only once its wait has passed), but it is
+     * not ours to take: refused, logged, nothing changed. Counted before
+     * anything else, so that a tick taken below as a kick is no longer
+     * owed. */
+    if (port == PORT_TIMEOUT0 &&
+        !timer_counted_take(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed)) {
+        log_error(MT_ERR_NO_PORT);
+        return MT_OK;
+    }
     /* A task wired to the migrator asks with (pid, dest). */
     if (port == MIG_MSG_REQUEST && len == 2)
         migrate_request(((const uint8_t *) data)[0], ((const uint8_t *) data)[1]);

@@ -349,7 +349,7 @@ typedef struct mig {
     volatile bool kick_pending; /* a KICK message waits for the task */
     volatile bool want_room;    /* output waits for a frame to end */
     volatile bool kick_lost;    /* a KICK found no message block: try again */
-    bool ticking;               /* the timeout tick runs */
+    uint8_t ticks_owed;         /* the timeout tick's (timer_counted_start()) */
     uint8_t next_id;
     uint32_t silent; /* modules a frame of ours could not reach, until they speak */
     mig_outcome_t outcomes[MIG_OUTCOMES]; /* the latest decided here, a ring */

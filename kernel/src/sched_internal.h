@@ -212,16 +212,22 @@ static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
     if (t != &task_none && t->pid == pid) return t;
     return sched_find_task(pid);
 }
-/* sched_task_create() for the kernel's own tasks (the application
- * manager, the migrator): a system pid only, which the public call
- * refuses; boot only. */
+/* sched_task_create() for the kernel's own tasks: the application
+ * manager's or the migrator's pid only (task_pid_is_system_task()),
+ * which the public call refuses; boot only. */
 mt_err_t task_create_system(const task_spec_t *spec);
-/* A pid a task may have: not a virtual pid (multicast, time sync), which
- * has no control block, nor one of the kernel's own tasks (migrate.c). */
-static MT_INLINE bool task_pid_assignable(mt_pid_t pid)
+/* An application's task pid (types.h), the only kind sched_task_create()
+ * and sched_task_create_remote() take: not a virtual pid (multicast, time
+ * sync), which has no control block, nor a system task's or a reserved
+ * one, which are the kernel's. */
+static MT_INLINE bool task_pid_is_app(mt_pid_t pid)
 {
-    return pid != MT_PID_NONE && pid != MT_PID_INVALID &&
-           (pid < MT_PID_SYSTEM || pid > MT_PID_TIMESYNC);
+    return pid != MT_PID_NONE && pid <= MT_PID_LAST_APP;
+}
+/* A pid task_create_system() takes: the kernel's own tasks. */
+static MT_INLINE bool task_pid_is_system_task(mt_pid_t pid)
+{
+    return pid == MT_PID_MIGRATOR || pid == MT_PID_APPMGR;
 }
 
 /* ---- task_remote.c: tasks on other modules ---- */

@@ -152,8 +152,9 @@ static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
  * pids the public call refuses. */
 static mt_err_t validate_spec(const task_spec_t *spec, bool system)
 {
-    if (!spec || !spec->handler || !task_pid_assignable(spec->pid)) return MT_ERR_INVALID;
-    if ((spec->pid >= MT_PID_SYSTEM) != system) return MT_ERR_INVALID;
+    if (!spec || !spec->handler) return MT_ERR_INVALID;
+    if (!(system ? task_pid_is_system_task(spec->pid) : task_pid_is_app(spec->pid)))
+        return MT_ERR_INVALID;
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;

@@ -45,7 +45,7 @@ remote_task_t *sched_remote_find(mt_pid_t pid)
 
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
 {
-    if (!task_pid_assignable(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
+    if (!task_pid_is_app(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
         return log_error(MT_ERR_INVALID);
     if (task_find_locked(pid) || sched_remote_find(pid)) return log_error(MT_ERR_EXISTS);
     remote_task_t **slot = find_remote_slot(MT_PID_NONE);
@@ -92,13 +92,13 @@ mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uin
 #else
 
 /* No room for tasks on other modules: a description that names one is
- * refused like a full table. */
+ * refused like a full table, once its pid is an application's as with
+ * remote tasks. */
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
 {
-    (void) pid;
     (void) prio;
     (void) module;
-    return log_error(MT_ERR_NO_SLAB);
+    return log_error(task_pid_is_app(pid) ? MT_ERR_NO_SLAB : MT_ERR_INVALID);
 }
 
 void sched_set_remote_send(sched_remote_send_fn fn)

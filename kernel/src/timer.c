@@ -39,7 +39,10 @@
  * message still waits is retired: out of the delta list, freed once its
  * message is released (timer_expiry_release_irq_off(), timer_internal.h);
  * a restart of the same timer meanwhile takes it back, so a waiting expiry
- * costs no second block where the handler restarts its own timer.
+ * costs no second block where the handler restarts its own timer. A
+ * counted timer's block (timer_counted_start(), TIMER_KEPT) stays retired
+ * between its expiry and its restart or stop, whichever way its expiry
+ * went: its restart takes no block from the slab, so cannot fail.
  *
  * Run budgets (MOTET_TASK_BUDGET=1, timer_budget.c): while one is set and
  * work runs or waits, the compare also fires for the budget check, which
@@ -76,7 +79,7 @@
 SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 
 timer_block_t *timer_head;
-timer_block_t *timer_retired; /* out of the list, their expiry still waiting */
+timer_block_t *timer_retired; /* out of the list: their expiry waits, or counted */
 static port_counter_t list_base;
 bool sleep_choice_stale;
 uint8_t timer_clock_last_top;
@@ -188,10 +191,11 @@ static MT_NOINLINE bool list_link_wait(timer_block_t *t, port_counter_t from, ui
 /* ------------------------------------------------------- retired blocks */
 
 /* A block leaving the list goes now, or once its expiry message is
- * released if that still waits; irq off. */
+ * released if that still waits; a counted timer's stays retired until its
+ * timer starts again or stops (timer_counted_start()); irq off. */
 static void retire(timer_block_t *t)
 {
-    if (!t->expiry.flags) {
+    if (!t->expiry.flags && !(t->kind & TIMER_KEPT)) {
         (void) slab_free(&timer_cache, t);
         return;
     }
@@ -220,7 +224,7 @@ void timer_free_if_retired(msg_t *m)
 {
     /* m may be the interrupt slot's block, no timer's: compared, never read. */
     timer_block_t *t = retired_unlink((timer_block_t *) (void *) m, MT_PID_NONE, 0);
-    if (t) (void) slab_free(&timer_cache, t);
+    if (t) retire(t); /* its message released: freed, or kept if counted */
 }
 
 /* ------------------------------------------------------------ expiry */
@@ -495,6 +499,53 @@ unsigned timer_stop_all(mt_pid_t owner)
     port_irq_restore(s);
     return stopped;
 }
+
+#if MOTET_BUS
+/* ---- a system task's counted timer ---- */
+
+/* Its block is marked kept once started (the start itself, which the
+ * expiry shares, stays as it is), so that neither its expiry nor its
+ * message's release gives it to the slab: a restart takes it back from the
+ * retired list and cannot fail for want of a block. */
+mt_err_t timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed)
+{
+    port_irq_state_t s = port_irq_save();
+    bool running = timer_remaining(owner, n, NULL);
+    mt_err_t err = timer_start_checked(owner, n, ticks, false);
+    for (timer_block_t *t = timer_head; !err && t; t = t->next)
+        if (t->owner == owner && t->index == n) t->kind |= TIMER_KEPT;
+    if (!err && !running) (*owed)++;
+    port_irq_restore(s);
+    return err;
+}
+
+bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed)
+{
+    port_irq_state_t s = port_irq_save();
+    bool running = stop(owner, n);
+    if (running) (*owed)--; /* stopped running: its expiry will not come */
+    /* Its kept block goes now, or once its expiry's message is released. */
+    timer_block_t *t = retired_unlink(NULL, owner, n);
+    if (t) {
+        t->kind &= (uint8_t) ~TIMER_KEPT;
+        retire(t);
+    }
+    port_irq_restore(s);
+    return running;
+}
+
+bool timer_counted_take(mt_pid_t owner, uint8_t n, uint8_t *owed)
+{
+    if (sched_sender() != MT_PID_NONE) return false; /* a task's send is never the timer's */
+    port_irq_state_t s = port_irq_save();
+    /* The running timer's expiry is still to come, not this one. */
+    bool running = timer_remaining(owner, n, NULL);
+    bool taken = *owed > (running ? 1u : 0u);
+    if (taken) (*owed)--;
+    port_irq_restore(s);
+    return taken;
+}
+#endif
 
 /* timer_next_deadline() with the wait asked for, out of line: the clock
  * arithmetic needs registers that the plain question should not save. */

@@ -23,6 +23,30 @@ mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool per
 /* Stop every timer of `owner` (task kill, a system task's own); returns
  * how many. */
 unsigned timer_stop_all(mt_pid_t owner);
+#if MOTET_BUS
+/* A system task's one-shot timer `n` whose expiries are counted in *owed,
+ * so that its handler tells the timer's expiry from any other message on
+ * the timer's port: an interrupt body may post there (sched_post_isr()
+ * takes any pid and port), with no sender, as the timer does. One more is
+ * owed each time it starts while not running (a restart owes none more),
+ * one fewer when it is stopped running or an expiry is taken; an expiry
+ * that waits while the timer is stopped and started again stays owed.
+ * Counted and started (stopped) under one lock. Its block is the timer's
+ * from its start to its stop, expired or not: a restart takes none from
+ * the slab and cannot fail. An expiry whose post fails (the last one's
+ * message still waits in the block, and the pool is empty: logged) stays
+ * owed, so the next message with no sender on the port is taken in its
+ * place. Any context. Start: timer_start_checked()'s errors (the first
+ * start only: MT_ERR_NO_SLAB); stop: true if it was running. */
+mt_err_t timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed);
+bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed);
+/* True, and counted as taken, if the message the owner's handler runs on
+ * timer n's port can be its expiry: no sender, and an expiry owed beyond
+ * the running timer's, still to come. An interrupt's post while one is
+ * owed is taken in its place (the same work, once), and the expiry then
+ * refused. Task context, in the owner's handler. */
+bool timer_counted_take(mt_pid_t owner, uint8_t n, uint8_t *owed);
+#endif
 /* Migration: ticks until timer `n` of `owner` fires and its period (0:
  * one-shot); false if it is not running. Any context. */
 bool timer_info(mt_pid_t owner, uint8_t n, uint32_t *remaining, uint32_t *period);
@@ -52,9 +76,11 @@ void timer_rearm_irq_off(void);
 /* A timer's own expiry message (queue_give_block_irq_off() gives its block
  * back here). The release is inline: it follows every expiry's handler,
  * and the list it may have to search is empty unless a timer was stopped
- * (or a one-shot expired) with its expiry still waiting. */
+ * (or a one-shot expired) with its expiry still waiting, or a counted
+ * timer's block waits for its restart. */
 
-/* Timer blocks out of the delta list whose expiry message still waits;
+/* Timer blocks out of the delta list whose expiry message still waits,
+ * or a counted timer's kept between its expiry and its restart;
  * for the test below only. */
 extern struct timer_block *timer_retired;
 

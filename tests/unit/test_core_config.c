@@ -100,6 +100,9 @@ static void test_a_heap_payload_to_a_group_stays_the_senders(void **state)
     assert_int_equal(mem_free_all(PID_SENDER), 3);
 }
 
+/* An application's pid finds no room (MT_ERR_NO_SLAB); one that is no
+ * application's is refused for what it is, MT_ERR_INVALID, as with remote
+ * tasks compiled in (before: MT_ERR_NO_SLAB for any pid). */
 static void test_tasks_on_other_modules_are_refused_and_logged(void **state)
 {
     (void) state;
@@ -108,6 +111,10 @@ static void test_tasks_on_other_modules_are_refused_and_logged(void **state)
     assert_int_equal(sched_post_isr(0x50, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
     assert_false(sched_task_exists(0x50));
+    static const mt_pid_t not_app[] = {MT_PID_NONE, MT_PID_MIGRATOR, 0xF4, MT_PID_INVALID};
+    for (unsigned i = 0; i < sizeof not_app; i++)
+        assert_int_equal(sched_task_create_remote(not_app[i], 2, 1), MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), sizeof not_app);
 }
 
 static void test_messages_timers_and_kills_work(void **state)

@@ -57,12 +57,27 @@ static mt_pid_t last_src; /* sched_sender() of the last message recorder() took 
 
 static bool asks_end_at_once;     /* capture(): an ASK frame ends as it is handed over */
 static bool outcomes_end_at_once; /* and a CREATED frame */
+static bool hog_at_next_frame;    /* capture(): every timer block taken */
+static unsigned hogs_refused;     /* the starts that found the timer pool empty */
+
+/* Tasks that hold every timer block from the next frame sent on, as a more
+ * important handler at an interrupt's exit may. */
+#define HOGS      ((MOTET_MAX_TIMERS + TIMERS_PER_TASK - 1) / TIMERS_PER_TASK + 1)
+#define FIRST_HOG 0x40
+static void take_every_timer(void)
+{
+    hog_at_next_frame = false;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
+        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
+            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
+}
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
     assert_true(n <= SLOT && n_sent < 24);
     memcpy(sent[n_sent], frame, n);
     sent_len[n_sent++] = n;
+    if (hog_at_next_frame) take_every_timer();
     bus_frame_t f;
     if (bus_frame_decode(frame, n, &f) != MT_OK) return;
     if (!(asks_end_at_once && f.type == BUS_FRAME_ASK) &&
@@ -120,6 +135,8 @@ static int setup_local(void **state)
     n_sent = 0;
     asks_end_at_once = false;
     outcomes_end_at_once = false;
+    hog_at_next_frame = false;
+    hogs_refused = 0;
     got[0] = 0;
     last_src = MT_PID_INVALID;
     make_task(0x20, 2); /* A */
@@ -2541,6 +2558,38 @@ static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **s
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
 }
 
+/* The verdict deadline is one-shot, started again at each expiry that
+ * asks for a missing outcome; its block is kept from its start to its
+ * stop, so an empty timer pool when the ASK has gone cannot stop it: the
+ * next expiry asks again and the load commits on the answer (before: the
+ * restart found no block, MT_ERR_NO_SLAB, and the load waited for ever). */
+static void test_the_deadline_survives_an_empty_timer_pool(void **state)
+{
+    (void) state;
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) make_task(p, 3);
+    drain_log();
+    hog_at_next_frame = true;
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    assert_true(hogs_refused > 0); /* the pool was empty */
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    expect_ask(0, 5, 1u << 2);
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
+        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++) (void) timer_stop_for(p, i);
+    drain_log();
+    before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before + 1);
+    expect_ask(0, 5, 1u << 2);
+    report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
+    assert_string_equal(inits, "I");
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
 /* A task at the manager's level holds the CPU while the deadline expires
  * (the expiry waits queued), then sends to the deadline's port itself,
  * which runs at once, ahead of the expiry. */
@@ -2656,6 +2705,21 @@ static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
     wait_deadline();
     expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
     assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+}
+
+/* (0, 6) supersedes (0, 5) while the deadline runs for (0, 5)'s failure
+ * owed: the deadline starts again while it runs, which owes no second
+ * expiry, so an interrupt's post on its port before it expires is refused
+ * (MT_ERR_NO_PORT, logged once; with the restart counted, it was taken as
+ * an expiry owed). */
+static void test_a_restart_of_the_running_deadline_owes_no_second_expiry(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    owe_the_failure_of_0_5(desc);
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    drain_log();
+    an_interrupts_expiry_is_refused();
 }
 
 /* A give-up's failure owed, the queue full at every expiry after it: it
@@ -3235,10 +3299,12 @@ int main(void)
         cmocka_unit_test_setup(test_an_interrupts_expiry_after_a_commit_is_refused, setup),
         cmocka_unit_test_setup(test_an_expiry_waiting_while_the_deadline_restarts_is_taken, setup),
         cmocka_unit_test_setup(test_a_tasks_send_is_not_the_deadlines_expiry, setup),
+        cmocka_unit_test_setup(test_the_deadline_survives_an_empty_timer_pool, setup),
         cmocka_unit_test_setup(test_an_application_neither_kills_nor_replaces_the_manager, setup),
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
         cmocka_unit_test_setup(test_a_failure_owed_outlives_the_next_loads_verdict, setup),
+        cmocka_unit_test_setup(test_a_restart_of_the_running_deadline_owes_no_second_expiry, setup),
         cmocka_unit_test_setup(
             test_a_failure_owed_is_tried_at_most_the_retries_then_dropped_and_logged, setup),
         cmocka_unit_test_setup(test_a_second_failure_owed_logs_the_first_it_drops, setup),

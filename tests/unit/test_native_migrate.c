@@ -261,6 +261,172 @@ static void test_second_outcome_releases_to_the_source(void **state)
     assert_int_equal(migrate_active(), 0);
 }
 
+/* A bystander of REMOTE's migration from module 0, its reply sent: it
+ * waits for the outcome, so the migrator's timeout tick runs. */
+static void bystander_waits(void)
+{
+    const uint8_t freeze[5] = {REMOTE, 4, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    sched_run_pending();
+    assert_int_equal(migrate_active(), 1);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    test_count_logged_errors(MT_OK);
+}
+
+/* The ticks go on: the bystander asks its silent source after the
+ * timeout, once, and nothing more is refused. */
+static void bystander_asks_its_source(unsigned before)
+{
+    for (unsigned ms = 0; n_sent == before && ms < 2u * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t ping = sent_frame(before);
+    assert_int_equal(ping.port, MIG_MSG_PING);
+    assert_int_equal(ping.dst, 0);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 0);
+}
+
+/* A task that sends to the migrator's tick port when asked on PORT_0. */
+#define TICK_SENDER 0x3F
+static mt_err_t sends_a_tick(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) data, (void) len;
+    if (port == PORT_0)
+        assert_int_equal(sched_send_to(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    return MT_OK;
+}
+
+/* The migrator's PORT_TIMEOUT0 takes its own timer's expiries alone: a
+ * task's send there from its handler (any task may send to a global pid's
+ * port) and an interrupt body's post with no tick owed are refused
+ * (MT_ERR_NO_PORT, logged once each), send nothing, and leave the tick's
+ * timer as it was (before: each was taken as a tick, silently, and ran the
+ * timeouts out of turn). */
+static void test_a_tasks_or_an_interrupts_tick_to_the_migrator_is_refused(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = TICK_SENDER, .prio = 3, .handler = sends_a_tick};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(TICK_SENDER, NULL, 0), MT_OK);
+    bystander_waits();
+    uint32_t left = 0, now = 0;
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
+    unsigned before = n_sent;
+    assert_int_equal(sched_send_to(TICK_SENDER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 2);
+    assert_int_equal(n_sent, before);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &now));
+    assert_int_equal(now, left);
+    bystander_asks_its_source(before);
+}
+
+/* Once the migration it waited on is confirmed, the bystander's tick is
+ * stopped and no tick is owed: an interrupt's post on the tick port is
+ * refused (MT_ERR_NO_PORT, logged once) and sends nothing (with the stop
+ * not counted, it was taken as a tick owed). */
+static void test_an_interrupts_tick_after_the_migration_is_refused(void **state)
+{
+    (void) state;
+    bystander_waits();
+    const uint8_t confirm[4] = {REMOTE, 4, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    assert_int_equal(migrate_active(), 0);
+    assert_false(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    test_count_logged_errors(MT_OK);
+    unsigned before = n_sent;
+    assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_int_equal(n_sent, before);
+}
+
+/* An interrupt's post that waits with the tick's expiry, both run at
+ * that interrupt's exit: one is taken as the tick (both have no sender,
+ * and one is owed: the same work, once), the other refused
+ * (MT_ERR_NO_PORT, logged once), not both taken; the tick's timer was
+ * started again at the first, so the ticks go on. */
+static void test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once(void **state)
+{
+    (void) state;
+    bystander_waits();
+    uint32_t left = 0;
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
+    assert_true(left > 1);
+    tport_busy(left - 1u);
+    assert_int_equal(sched_post_isr(MT_PID_MIGRATOR, PORT_TIMEOUT0, NULL, 0, 0), MT_OK);
+    tport_busy(2); /* the expiry */
+    unsigned before = n_sent;
+    sched_run_pending();
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    bystander_asks_its_source(before);
+}
+
+/* Tasks that hold every timer block while the migrator's tick handler
+ * runs, as a more important handler at an interrupt's exit may: the
+ * bystander's PING goes out in that handler, and the capture takes the
+ * pool there. */
+#define HOGS      ((MOTET_MAX_TIMERS + TIMERS_PER_TASK - 1) / TIMERS_PER_TASK + 1)
+#define FIRST_HOG 0x40
+static bool hog_at_next_frame;
+static unsigned hogs_refused; /* starts that found the pool empty */
+
+static mt_err_t hog(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) port, (void) data, (void) len;
+    return MT_OK;
+}
+
+static void capture_then_take_every_timer(const uint8_t *frame, uint16_t n)
+{
+    capture(frame, n);
+    if (!hog_at_next_frame) return;
+    hog_at_next_frame = false;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
+        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
+            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
+}
+
+/* The migrator's tick is one-shot, started again after each tick; its
+ * block is kept from its start to its stop, so an empty timer pool at the
+ * restart cannot stop it: once the pool is free again the bystander asks
+ * its silent source again (before: the restart found no block, failed
+ * with MT_ERR_NO_SLAB, logged, and no tick ever came again). */
+static void test_the_tick_survives_an_empty_timer_pool(void **state)
+{
+    (void) state;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) {
+        task_spec_t spec = {.pid = p, .prio = 3, .handler = hog};
+        assert_int_equal(sched_task_create(&spec), MT_OK);
+        assert_int_equal(sched_task_init(p, NULL, 0), MT_OK);
+    }
+    bystander_waits();
+    port_native_bus_capture(capture_then_take_every_timer);
+    hog_at_next_frame = true;
+    hogs_refused = 0;
+    unsigned before = n_sent;
+    bystander_asks_its_source(before); /* the first PING: the pool is taken meanwhile */
+    assert_false(hog_at_next_frame);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    finish_tx(PORT_BUS_SENT);
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) timer_stop_all(p);
+    assert_true(hogs_refused > 0); /* the pool was empty */
+    test_count_logged_errors(MT_OK);
+    before = n_sent;
+    for (unsigned ms = 0; n_sent == before && ms < 20u * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_int_equal(n_sent, before + 1); /* the bystander asks again */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
 static void test_failed_migration_releases_to_the_source(void **state)
 {
     (void) state;
@@ -1695,6 +1861,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_reply_goes_behind_queued_messages_later_ones_are_held, setup),
+        cmocka_unit_test_setup(test_a_tasks_or_an_interrupts_tick_to_the_migrator_is_refused,
+                               setup),
+        cmocka_unit_test_setup(test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once,
+                               setup),
+        cmocka_unit_test_setup(test_an_interrupts_tick_after_the_migration_is_refused, setup),
+        cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),

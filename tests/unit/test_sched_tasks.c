@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "sched_internal.h"
 #include "test_support.h"
 
 static unsigned finals;
@@ -1028,6 +1029,60 @@ static void test_tasks_stay_reachable_when_colliding_pids_are_killed(void **stat
     assert_true(sched_task_exists(0x31));
 }
 
+/* A remote record takes an application pid only, as a local task does:
+ * none, a virtual pid, a system task's (the migrator's, the manager's,
+ * whether it runs here or not), a reserved one or the invalid pid is
+ * refused with MT_ERR_INVALID, logged, and recorded nowhere (before: the
+ * system and reserved pids were recorded, and what a task sent to them
+ * went to the bus as if an application's task had the pid). */
+static void test_a_remote_record_takes_an_application_pid_only(void **state)
+{
+    (void) state;
+    static const mt_pid_t not_app[] = {
+        MT_PID_NONE, MT_PID_MULTICAST, MT_PID_TIMESYNC, MT_PID_MIGRATOR, MT_PID_APPMGR, 0xF4,
+        0xFE,        MT_PID_INVALID};
+    test_count_logged_errors(MT_OK);
+    for (unsigned i = 0; i < sizeof not_app; i++) {
+        bool runs = sched_task_exists(not_app[i]);
+        assert_int_equal(sched_task_create_remote(not_app[i], 2, 3), MT_ERR_INVALID);
+        assert_int_equal(sched_task_exists(not_app[i]), runs);
+    }
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), sizeof not_app);
+    /* Recorded nowhere: a send to a reserved pid finds no task (with a
+     * record, it went the remote way: MT_ERR_NO_ROUTE without a bus), and a
+     * second try is refused the same, not MT_ERR_EXISTS. */
+    assert_int_equal(sched_send_to(0xF4, PORT_0, NULL, 0, 0), MT_ERR_NO_TASK);
+    assert_int_equal(sched_task_create_remote(0xF4, 2, 3), MT_ERR_INVALID);
+    assert_int_equal(sched_task_create_remote(MT_PID_LAST_APP, 2, 3), MT_OK); /* the range's ends */
+    assert_int_equal(sched_task_create_remote(0x01, 2, 3), MT_OK);
+    assert_int_equal(sched_task_create_remote(0x01, 2, 3), MT_ERR_EXISTS);
+}
+
+/* The kernel's own task creation takes the migrator's and the manager's
+ * pids alone: none, an application's, a virtual pid, every reserved one
+ * (0xF4 .. 0xFE) and the invalid pid are refused with MT_ERR_INVALID,
+ * logged, and no task is created under them (a reserved pid's task would
+ * receive what is sent to a pid the kernel keeps for itself). */
+static void test_the_kernels_task_creation_takes_its_own_pids_only(void **state)
+{
+    (void) state;
+    static const mt_pid_t not_system_task[] = {
+        MT_PID_NONE, 0x01, MT_PID_LAST_APP, MT_PID_MULTICAST, MT_PID_TIMESYNC, MT_PID_INVALID};
+    test_count_logged_errors(MT_OK);
+    unsigned refused = 0;
+    for (unsigned pid = 0; pid <= 0xFFu; pid++) {
+        bool reserved = pid > MT_PID_APPMGR && pid < MT_PID_INVALID;
+        bool listed = memchr(not_system_task, (int) pid, sizeof not_system_task) != NULL;
+        if (!reserved && !listed) continue;
+        task_spec_t spec = {.pid = (mt_pid_t) pid, .prio = 2, .handler = worker};
+        assert_int_equal(task_create_system(&spec), MT_ERR_INVALID);
+        assert_false(sched_task_exists((mt_pid_t) pid));
+        refused++;
+    }
+    assert_int_equal(refused, sizeof not_system_task + 11u);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), refused);
+}
+
 static void test_remote_send_without_bus_is_no_route(void **state)
 {
     (void) state;
@@ -1085,6 +1140,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_bad_route_port_is_reported_before_anything_is_allocated,
                                setup),
         cmocka_unit_test_setup(test_tasks_stay_reachable_when_colliding_pids_are_killed, setup),
+        cmocka_unit_test_setup(test_a_remote_record_takes_an_application_pid_only, setup),
+        cmocka_unit_test_setup(test_the_kernels_task_creation_takes_its_own_pids_only, setup),
         cmocka_unit_test_setup(test_remote_send_without_bus_is_no_route, setup),
         cmocka_unit_test_setup(test_waiting_sends_keep_their_order_and_a_full_pool_is_logged,
                                setup),

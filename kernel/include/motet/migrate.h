@@ -4,10 +4,16 @@
  *
  * Every module runs one migrator, a kernel task with the pid MT_PID_MIGRATOR
  * at the lowest priority (it works only when its module has nothing else to
- * do, so it never catches a task in the middle of a handler). Any task on
- * any module may ask for a migration with migrate_request(); the request
- * goes to the task's current module, the source, and the migrators then
- * follow the protocol of the CoMOS paper (docs/migration.md):
+ * do, so it never catches a task in the middle of a handler). Its timeout
+ * tick (PORT_TIMEOUT0) takes a message with no sender while its own
+ * timer's expiry is owed, and nothing else: a task's send there, or an
+ * interrupt's post with no tick owed, is refused (MT_ERR_NO_PORT, logged)
+ * and changes nothing; an interrupt's post while one is owed is taken in
+ * the tick's place, and the expiry then refused (the same work, once).
+ * Any task on any module may ask for a migration with migrate_request();
+ * the request goes to the task's current module, the source, and the
+ * migrators then follow the protocol of the CoMOS paper
+ * (docs/migration.md):
  *
  *   1. REQUEST    reaches the source (forwarded along the routing tables).
  *   2. FREEZE     the source stops the task (its messages are held), has it

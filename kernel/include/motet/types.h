@@ -65,7 +65,10 @@ typedef uint8_t mt_err_t;
 
 /* Pids. Application tasks get 0x01 .. 0xEF. The system range 0xF0 .. 0xFE
  * is global and the kernel's (0xF4 .. 0xFE reserved): no application task
- * is created or killed under one (sched.h); an application description
+ * is created, recorded as remote or killed under one (sched.h), and a
+ * system task's timeout port (the migrator's tick, the manager's verdict
+ * deadline) takes no task's send, and an interrupt's post only in place
+ * of its own timer's expiry owed (migrate.h); an application description
  * uses those values as they are, while it numbers its own tasks
  * relatively (0, 1, ...). */
 #define MT_PID_NONE      0x00u /* no task: the kernel itself */
@@ -74,7 +77,7 @@ typedef uint8_t mt_err_t;
 #define MT_PID_SYSTEM    0xF0u /* first global pid */
 #define MT_PID_MULTICAST 0xF0u /* virtual: multicast manager, port = group */
 #define MT_PID_TIMESYNC  0xF1u /* virtual: time synchronisation */
-#define MT_PID_MIGRATOR  0xF2u /* virtual: the local task migrator */
+#define MT_PID_MIGRATOR  0xF2u /* the local task migrator's task (migrate.h) */
 #define MT_PID_APPMGR    0xF3u /* the application manager task */
 #define MT_PID_INVALID   0xFFu
 
