@@ -38,7 +38,10 @@ void mcast_init(void)
 
 mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
 {
-    if (pid == MT_PID_NONE || port < PORT_0 || port >= PORT_LIMIT) return log_error(MT_ERR_INVALID);
+    /* Members are application tasks: a virtual or reserved pid has no task
+     * to deliver to, and a system task's ports take no group's message. */
+    if (!task_pid_is_app(pid) || port < PORT_0 || port >= PORT_LIMIT)
+        return log_error(MT_ERR_INVALID);
     for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
         if (members[i].pid != MT_PID_NONE) continue;
         members[i] = (member_t){.pid = pid, .port = port, .group = group};

@@ -231,6 +231,22 @@ static void test_multicast_does_not_reach_a_task_joined_during_the_delivery(void
     assert_int_equal(mcast_member_count(9), 1);
 }
 
+/* A group's members are application tasks: a virtual, system or reserved
+ * pid is refused and logged, and no membership is kept for it. */
+static void test_multicast_refuses_a_member_that_is_not_an_application_task(void **state)
+{
+    (void) state;
+    const mt_pid_t refused[] = {MT_PID_NONE,     MT_PID_MULTICAST, MT_PID_TIMESYNC,
+                                MT_PID_MIGRATOR, MT_PID_APPMGR,    0xF4u,
+                                0xFEu,           MT_PID_INVALID};
+    for (unsigned i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        assert_int_equal(mcast_join(7, refused[i], PORT_0), MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), sizeof refused / sizeof refused[0]);
+    assert_int_equal(mcast_member_count(7), 0);
+    assert_int_equal(mcast_join(7, MT_PID_LAST_APP, PORT_0), MT_OK);
+    assert_int_equal(mcast_member_count(7), 1);
+}
+
 static void test_multicast_members_that_leave_and_join_keep_priority_order(void **state)
 {
     (void) state;
@@ -1104,6 +1120,8 @@ int main(void)
         cmocka_unit_test_setup(test_multicast_reaches_local_members_in_priority_order, setup),
         cmocka_unit_test_setup(test_multicast_skips_a_member_an_earlier_one_killed, setup),
         cmocka_unit_test_setup(test_multicast_does_not_reach_a_task_joined_during_the_delivery,
+                               setup),
+        cmocka_unit_test_setup(test_multicast_refuses_a_member_that_is_not_an_application_task,
                                setup),
         cmocka_unit_test_setup(test_multicast_members_that_leave_and_join_keep_priority_order,
                                setup),

@@ -15,7 +15,9 @@
 #if MOTET_MULTICAST
 /* Forget every membership; boot only. */
 void mcast_init(void);
-/* Add local task `pid`'s input `port` to `group`. MT_ERR_NO_SLAB when full. */
+/* Add local task `pid`'s input `port` to `group`. MT_ERR_INVALID for a pid
+ * that is not an application task's (0x01 .. MT_PID_LAST_APP) or a port
+ * not an application's; MT_ERR_NO_SLAB when full. */
 mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port);
 /* Remove every membership of `pid` (kill, migration); returns how many. */
 unsigned mcast_leave_all(mt_pid_t pid);
