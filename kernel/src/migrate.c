@@ -416,19 +416,25 @@ static void handle(const mig_record_t *r)
 /* Keep the timeout tick coming while a migration waits for an answer. It
  * is a one-shot timer started again after each tick taken, and counted
  * (timer_counted_start()), so that the migrator takes its own timer's
- * expiries alone on PORT_TIMEOUT0 (migrator()). */
+ * expiries alone on PORT_TIMEOUT0 (migrator()). Whether it runs is
+ * MIG.ticking, which a start, a stop and a tick taken change: this runs
+ * at every frame of a migration, and the timer list is walked only when
+ * the tick starts or stops. */
 static void update_tick(void)
 {
     bool need = false;
     for (uint8_t i = 0; i < MIG_RETRIES; i++) need = need || MIG.retries[i].pid != MT_PID_NONE;
     for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
-    if (need == timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL)) return;
+    if (need == MIG.ticking) return;
     _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's wait");
-    if (need) /* a system task's timer; only a first start can fail (logged, tried again) */
-        timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK, &MIG.ticks_owed);
-    else
+    if (need) { /* a system task's timer; only a first start can fail (logged, tried again) */
+        MIG.ticking = timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK,
+                                          &MIG.ticks_owed) == MT_OK;
+    } else {
         timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed);
+        MIG.ticking = false;
+    }
 }
 
 static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
@@ -440,10 +446,14 @@ static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
      * not ours to take: refused, logged, nothing changed. Counted before
      * anything else, so that a tick taken below as a kick is no longer
      * owed. */
-    if (port == PORT_TIMEOUT0 &&
-        !timer_counted_take(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed)) {
-        log_error(MT_ERR_NO_PORT);
-        return MT_OK;
+    if (port == PORT_TIMEOUT0) {
+        if (!timer_counted_take(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed)) {
+            log_error(MT_ERR_NO_PORT);
+            return MT_OK;
+        }
+        /* Taken once the one-shot has expired, whether its own expiry or
+         * an interrupt's post in its place: it runs no more. */
+        MIG.ticking = false;
     }
     /* A task wired to the migrator asks with (pid, dest). */
     if (port == MIG_MSG_REQUEST && len == 2)

@@ -350,6 +350,7 @@ typedef struct mig {
     volatile bool want_room;    /* output waits for a frame to end */
     volatile bool kick_lost;    /* a KICK found no message block: try again */
     uint8_t ticks_owed;         /* the timeout tick's (timer_counted_start()) */
+    bool ticking;               /* the tick's timer runs, as last seen (update_tick()) */
     uint8_t next_id;
     uint32_t silent; /* modules a frame of ours could not reach, until they speak */
     mig_outcome_t outcomes[MIG_OUTCOMES]; /* the latest decided here, a ring */
