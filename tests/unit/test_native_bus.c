@@ -2049,6 +2049,15 @@ static void receive_two_module_load(uint8_t loader, uint8_t number)
     receive_description(loader, number, desc, two_module_desc(desc));
 }
 
+/* Load (0, 5) received, our outcome (MT_OK) broadcast and module 0's
+ * reported: it waits on module 2's outcome alone. */
+static void load_waiting_on_module_2(void)
+{
+    receive_two_module_load(0, 5);
+    expect_outcome(0, 5, MT_OK);
+    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+}
+
 /* Our outcome is rejected on every try (given up): no copy waits, so the
  * next deadline broadcasts it again and the load commits. */
 static void test_our_outcome_given_up_goes_again_at_the_deadline(void **state)
@@ -2431,9 +2440,7 @@ static void an_interrupts_expiry_is_refused(void)
 static void test_the_managers_verdict_deadline_is_the_kernels_alone(void **state)
 {
     (void) state;
-    receive_two_module_load(0, 5);
-    expect_outcome(0, 5, MT_OK);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    load_waiting_on_module_2();
     drain_log();
     uint32_t left = 0, now = 0;
     assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
@@ -2463,9 +2470,7 @@ static void test_the_managers_verdict_deadline_is_the_kernels_alone(void **state
 static void test_an_interrupts_expiry_after_a_commit_is_refused(void **state)
 {
     (void) state;
-    receive_two_module_load(0, 5);
-    expect_outcome(0, 5, MT_OK);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    load_waiting_on_module_2();
     report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
     assert_string_equal(inits, "I");
     assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
@@ -2514,9 +2519,7 @@ static void test_an_application_neither_kills_nor_replaces_the_manager(void **st
  * waits queued behind it); the count of frames sent before it ran. */
 static unsigned run_at_the_managers_level(task_handler_t h)
 {
-    receive_two_module_load(0, 5);
-    expect_outcome(0, 5, MT_OK);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    load_waiting_on_module_2();
     drain_log();
     test_task(0x22, APPMGR_PRIO, h);
     unsigned before = n_sent;
@@ -2570,9 +2573,7 @@ static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **s
 static void test_the_deadline_survives_an_empty_timer_pool(void **state)
 {
     (void) state;
-    receive_two_module_load(0, 5);
-    expect_outcome(0, 5, MT_OK);
-    report_on(0, 5, 0, MT_OK, APPMGR_NO_TASK, 0);
+    load_waiting_on_module_2();
     for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) make_task(p, 3);
     drain_log();
     hog_at_next_frame = true;
