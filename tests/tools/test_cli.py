@@ -569,15 +569,16 @@ def test_a_failed_scenario_stage_names_its_failed_tests_in_the_summary(monkeypat
                                                                         tmp_path):
     """CI shows only the tail of `motet test`'s output: the scenario stage's
     line of the summary names each test that failed or errored, as pytest
-    names it (from its JUnit XML report in the build tree)."""
+    names it (from its JUnit XML report in the build tree), sorted: the
+    workers finish them in no fixed order."""
     (tmp_path / "fake").mkdir()
     (tmp_path / "fake" / "test_fake.py").write_text(FAKE_TESTS)
     monkeypatch.setattr(cli, "ROOT", tmp_path)
     monkeypatch.setattr(cli, "PYTEST_DIRS", ("fake",))
     status, detail = cli.scenario_tests(tmp_path / "build")
     assert status == 1
-    assert detail == ("pytest failed: 2 tests: fake/test_fake.py::test_odd[2], "
-                      "fake/test_fake.py::TestSetup::test_errs"), detail
+    assert detail == ("pytest failed: 2 tests: fake/test_fake.py::TestSetup::test_errs, "
+                      "fake/test_fake.py::test_odd[2]"), detail
     assert (tmp_path / "build" / "pytest-scenario.xml").is_file()
     capsys.readouterr()
     assert cli._summary([("scenario", status, detail)]) == 1

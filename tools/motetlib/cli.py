@@ -250,8 +250,8 @@ def pytest_command(dirs, report=None, markers=None):
 def run_pytest(dirs, report, env, markers=None):
     """Run pytest_command(dirs, markers=markers), its JUnit XML report written to `report`
     (in the build tree); (exit status, what failed in a few words: "" if
-    nothing did). The ids of the tests that failed are printed, and named
-    in those words, so that the summary at the end of the output (all a CI
+    nothing did). The ids of the tests that failed are printed, sorted, and
+    named in those words, so that the summary at the end of the output (all a CI
     log may show) says which tests failed."""
     report = Path(report)
     report.parent.mkdir(parents=True, exist_ok=True)
@@ -259,7 +259,10 @@ def run_pytest(dirs, report, env, markers=None):
     status = build.run(pytest_command(dirs, report, markers), cwd=ROOT, env=env).returncode
     if status in (0, PYTEST_NO_TESTS):
         return status, ""
+    # Sorted: the report lists tests as the workers finished them, an order
+    # that changes from run to run, and the summary should not.
     failed = pytest_report.failed_tests(report, ROOT)
+    failed = sorted(failed) if failed is not None else None
     if failed:
         print("pytest: failed:\n    " + "\n    ".join(failed), file=sys.stderr)
     return status, pytest_report.describe(status, failed)
