@@ -55,6 +55,7 @@ typedef struct pool {
                    .size = (uint16_t) sizeof(name##_blocks[0]),                                    \
                    .count = (n_blocks)}
 
+/* Make every block of p free, no thread waiting; once, before p is used (boot). */
 void pool_init(pool_t *p);
 /* A block, or NULL if none is free, never waiting; any context. */
 void *pool_alloc(pool_t *p);
