@@ -77,11 +77,11 @@ static struct {
  * verdict) and started again (a newer load); that expiry is still owed,
  * and the restarted timer's one more. Started and counted under one lock,
  * so that a verdict between the two (an acknowledgement's interrupt) finds
- * them agree. */
+ * them agree. Its block is reserved by bus_app_start(): no start fails,
+ * whatever timers the applications hold. */
 static void arm_deadline(void)
 {
     _Static_assert(VERDICT_WAIT < TIMER_TICKS_LIMIT, "the deadline is one timer's wait");
-    /* Only a first start can fail (no block for it), logged: a restart keeps its block. */
     timer_counted_start(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, &A.expiries_owed);
 }
 
@@ -131,10 +131,13 @@ static void take_part(mt_module_t loader, uint8_t number)
  * docs/bus.md), so the modules' numbering of their loads starts again at
  * once, and an outcome of a new load must not be taken for an earlier
  * load's that bore its number. The verdict's block too: after
- * motet_boot(), the pool holds every block. */
-void bus_app_reset(void)
+ * motet_boot(), the pool holds every block. The deadline's timer block is
+ * reserved here, besides the applications' (config.h, MOTET_MAX_TIMERS),
+ * so that no start of it fails. */
+mt_err_t bus_app_start(void)
 {
     memset(&A, 0, sizeof A);
+    return timer_counted_reserve(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER);
 }
 
 /* The load we take part in has waited a whole deadline for outcomes

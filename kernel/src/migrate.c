@@ -415,11 +415,12 @@ static void handle(const mig_record_t *r)
 
 /* Keep the timeout tick coming while a migration waits for an answer. It
  * is a one-shot timer started again after each tick taken, and counted
- * (timer_counted_start()), so that the migrator takes its own timer's
- * expiries alone on PORT_TIMEOUT0 (migrator()). Whether it runs is
- * MIG.ticking, which a start, a stop and a tick taken change: this runs
- * at every frame of a migration, and the timer list is walked only when
- * the tick starts or stops. */
+ * (timer_counted_start(): its block reserved by migrate_start(), so no
+ * start fails), so that the migrator takes its own timer's expiries alone
+ * on PORT_TIMEOUT0 (migrator()). Whether it runs is MIG.ticking, which a
+ * start, a stop and a tick taken change: this runs at every frame of a
+ * migration, and the timer list is walked only when the tick starts or
+ * stops. */
 static void update_tick(void)
 {
     bool need = false;
@@ -428,13 +429,11 @@ static void update_tick(void)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
     if (need == MIG.ticking) return;
     _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's wait");
-    if (need) { /* a system task's timer; only a first start can fail (logged, tried again) */
-        MIG.ticking = timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK,
-                                          &MIG.ticks_owed) == MT_OK;
-    } else {
+    if (need)
+        timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK, &MIG.ticks_owed);
+    else
         timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed);
-        MIG.ticking = false;
-    }
+    MIG.ticking = need;
 }
 
 static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
@@ -484,8 +483,10 @@ mt_err_t migrate_start(void)
     port_irq_state_t s = port_irq_save();
     memset(&MIG, 0, sizeof MIG);
     port_irq_restore(s);
+    mt_err_t err = timer_counted_reserve(MT_PID_MIGRATOR, MIG_TICK_TIMER);
+    if (err) return err;
     task_spec_t spec = {.pid = MT_PID_MIGRATOR, .prio = MIG_TASK_PRIO, .handler = migrator};
-    mt_err_t err = task_create_system(&spec);
+    err = task_create_system(&spec);
     if (err) return err;
     return sched_task_init(MT_PID_MIGRATOR, NULL, 0);
 }

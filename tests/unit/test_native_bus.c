@@ -2566,8 +2566,8 @@ static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **s
 }
 
 /* The verdict deadline is one-shot, started again at each expiry that
- * asks for a missing outcome; its block is kept from its start to its
- * stop, so an empty timer pool when the ASK has gone cannot stop it: the
+ * asks for a missing outcome; its block is its own (reserved as the bus
+ * started), so an empty timer pool when the ASK has gone cannot stop it: the
  * next expiry asks again and the load commits on the answer (before: the
  * restart found no block, MT_ERR_NO_SLAB, and the load waited for ever). */
 static void test_the_deadline_survives_an_empty_timer_pool(void **state)
@@ -2593,6 +2593,35 @@ static void test_the_deadline_survives_an_empty_timer_pool(void **state)
     report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
     assert_string_equal(inits, "I");
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
+/* Every timer block is the applications' before a load comes: the
+ * verdict deadline's first start needs none (its block reserved as the
+ * bus started), so a load whose outcome from module 2 is lost still asks
+ * for it at each deadline and ends at the last, given up, MT_ERR_TIMEOUT
+ * logged once and broadcast, with no MT_ERR_NO_SLAB (before: that start
+ * found the pool empty, MT_ERR_NO_SLAB logged, was never tried again,
+ * and the load waited for ever). */
+static void test_a_load_ends_at_its_deadline_with_every_timer_block_taken(void **state)
+{
+    (void) state;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) make_task(p, 3);
+    take_every_timer();
+    assert_true(hogs_refused > 0); /* the pool is empty */
+    drain_log();
+    load_waiting_on_module_2();
+    unsigned no_slab = test_count_logged_errors(MT_ERR_NO_SLAB);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(0, 5, 1u << 2);
+    }
+    drain_log();
+    wait_deadline();
+    expect_outcome(0, 5, MT_ERR_TIMEOUT);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_string_equal(inits, "");
+    assert_int_equal(no_slab, 0);
 }
 
 /* A task at the manager's level holds the CPU while the deadline expires
@@ -3305,6 +3334,8 @@ int main(void)
         cmocka_unit_test_setup(test_an_expiry_waiting_while_the_deadline_restarts_is_taken, setup),
         cmocka_unit_test_setup(test_a_tasks_send_is_not_the_deadlines_expiry, setup),
         cmocka_unit_test_setup(test_the_deadline_survives_an_empty_timer_pool, setup),
+        cmocka_unit_test_setup(test_a_load_ends_at_its_deadline_with_every_timer_block_taken,
+                               setup),
         cmocka_unit_test_setup(test_an_application_neither_kills_nor_replaces_the_manager, setup),
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),

@@ -383,29 +383,63 @@ static mt_err_t hog(void *st, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
-static void capture_then_take_every_timer(const uint8_t *frame, uint16_t n)
+static void make_hogs(void)
 {
-    capture(frame, n);
-    if (!hog_at_next_frame) return;
-    hog_at_next_frame = false;
-    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
-        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
-            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
-}
-
-/* The migrator's tick is one-shot, started again after each tick; its
- * block is kept from its start to its stop, so an empty timer pool at the
- * restart cannot stop it: once the pool is free again the bystander asks
- * its silent source again (before: the restart found no block, failed
- * with MT_ERR_NO_SLAB, logged, and no tick ever came again). */
-static void test_the_tick_survives_an_empty_timer_pool(void **state)
-{
-    (void) state;
     for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) {
         task_spec_t spec = {.pid = p, .prio = 3, .handler = hog};
         assert_int_equal(sched_task_create(&spec), MT_OK);
         assert_int_equal(sched_task_init(p, NULL, 0), MT_OK);
     }
+}
+
+static void take_every_timer(void)
+{
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
+        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
+            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
+}
+
+static void capture_then_take_every_timer(const uint8_t *frame, uint16_t n)
+{
+    capture(frame, n);
+    if (!hog_at_next_frame) return;
+    hog_at_next_frame = false;
+    take_every_timer();
+}
+
+/* Every timer block is the tasks' before the migration begins: the tick's
+ * first start needs none (its block reserved as the migrator started),
+ * so the bystander asks its silent source at the timeout, with no
+ * MT_ERR_NO_SLAB logged (before: that start found the pool empty, logged
+ * MT_ERR_NO_SLAB and was tried again only at the migrator's next frame,
+ * which a silent source never brings: no tick ever came). */
+static void test_the_first_tick_needs_no_free_timer_block(void **state)
+{
+    (void) state;
+    make_hogs();
+    hogs_refused = 0;
+    take_every_timer();
+    assert_true(hogs_refused > 0); /* the pool is empty */
+    test_count_logged_errors(MT_OK);
+    const uint8_t freeze[5] = {REMOTE, 4, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    sched_run_pending();
+    unsigned no_slab = test_count_logged_errors(MT_ERR_NO_SLAB);
+    bystander_asks_its_source(n_sent);
+    assert_int_equal(no_slab, 0);
+}
+
+/* The migrator's tick is one-shot, started again after each tick; its
+ * block is its own (reserved as the migrator started), so an empty timer
+ * pool at the restart cannot stop it: once the pool is free again the bystander asks
+ * its silent source again (before: the restart found no block, failed
+ * with MT_ERR_NO_SLAB, logged, and no tick ever came again). */
+static void test_the_tick_survives_an_empty_timer_pool(void **state)
+{
+    (void) state;
+    make_hogs();
     bystander_waits();
     port_native_bus_capture(capture_then_take_every_timer);
     hog_at_next_frame = true;
@@ -1866,6 +1900,7 @@ int main(void)
         cmocka_unit_test_setup(test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once,
                                setup),
         cmocka_unit_test_setup(test_an_interrupts_tick_after_the_migration_is_refused, setup),
+        cmocka_unit_test_setup(test_the_first_tick_needs_no_free_timer_block, setup),
         cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
