@@ -28,8 +28,8 @@
  * one a module waits on (supersede()), and a module that lacks outcomes
  * after the verdict deadline asks for them again, then gives the load up
  * (bus_app_deadline()), so every load ends (docs/bus.md, Lost frames).
- * Our failure of a load ended here that the transmit queue refused is
- * sent again at the deadline's next expiries (owe()).
+ * Our failure of a load ended here that the transmit queue refused, or
+ * the bus gave up, is sent again at the deadline's next expiries (owe()).
  */
 #include <string.h>
 
@@ -61,8 +61,10 @@ static struct {
     uint32_t disagreeing;                  /* modules that failed it after that */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
-    uint8_t owed[BUS_APP_CREATED_SIZE];    /* a failure of ours the queue refused: owe() */
-    uint8_t owed_tries;                    /* expiries left to send it at; 0: none owed */
+    uint8_t failed[BUS_APP_CREATED_SIZE];  /* our latest failure of a load ended here */
+    bool failed_open;                      /* none of it has reached every module yet */
+    bool failed_owed;                      /* lost: sent at the next expiry (owe()) */
+    uint8_t failed_sends;                  /* sends of it left, should it be lost */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -200,7 +202,7 @@ static bool report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool man
     return false;
 }
 
-/* A failure owed (owe()) that will never be sent: logged naming its
+/* A failure of ours that will never be sent (owe()): logged naming its
  * load, so that the log says which load a module that committed it may
  * never hear failed. */
 static void drop_owed(mt_module_t loader, uint8_t number)
@@ -208,46 +210,65 @@ static void drop_owed(mt_module_t loader, uint8_t number)
     log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
 }
 
-/* Our failure of a load that has ended here (given up, superseded), as
- * its CREATED frame carries it, refused by the transmit queue (logged):
- * a module that committed the load on our earlier MT_OK asks for
- * nothing, and would never learn of it. It is owed: sent again at the
- * verdict deadline's next expiries (pay_owed()), once the queue has room,
- * MOTET_BUS_RETRIES times at most; the latest such failure only, an
- * earlier load's still owed dropped (drop_owed()). Any context. */
+/* Our failure `created` of the load that has just ended here (given up,
+ * superseded), as its CREATED frame carries it, decided: it goes now
+ * (broadcast, or in a waiting copy of our MT_OK rewritten to it). A module
+ * that committed the load on our earlier MT_OK asks for nothing, and
+ * learns of it from this broadcast alone; so it is remembered until a
+ * copy of it reaches every module, and owed if one is lost (owe()). The
+ * latest only: an earlier failure still owed is dropped (drop_owed()).
+ * Interrupts off. */
+static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE])
+{
+    bool earlier = A.failed[BUS_APP_OUTCOME_SIZE] != created[BUS_APP_OUTCOME_SIZE] ||
+                   A.failed[BUS_APP_OUTCOME_SIZE + 1] != created[BUS_APP_OUTCOME_SIZE + 1];
+    if (A.failed_owed && earlier)
+        drop_owed(A.failed[BUS_APP_OUTCOME_SIZE], A.failed[BUS_APP_OUTCOME_SIZE + 1]);
+    memcpy(A.failed, created, sizeof A.failed);
+    A.failed_open = true;
+    A.failed_owed = false;
+    A.failed_sends = MOTET_BUS_RETRIES;
+}
+
+/* Whether `created` is our latest failure of a load ended here, still
+ * short of some module (failed_here()). */
+static bool failed_latest(const uint8_t *created)
+{
+    return A.failed_open && memcmp(created, A.failed, sizeof A.failed) == 0;
+}
+
+/* Our failure `created` of a load ended here (failed_here()) is lost:
+ * refused by the transmit queue or given up by the bus (each logged). It
+ * is owed: sent again at the verdict deadline's next expiry (pay_owed()),
+ * once the queue has room, MOTET_BUS_RETRIES times at most; dropped
+ * (drop_owed()) once none is left, or if a newer failure has taken its
+ * place. Any context. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
     port_irq_state_t s = port_irq_save();
-    mt_module_t loader = A.owed[BUS_APP_OUTCOME_SIZE];
-    uint8_t number = A.owed[BUS_APP_OUTCOME_SIZE + 1];
-    bool drop = A.owed_tries && !(loader == created[BUS_APP_OUTCOME_SIZE] &&
-                                  number == created[BUS_APP_OUTCOME_SIZE + 1]);
-    memcpy(A.owed, created, sizeof A.owed);
-    A.owed_tries = MOTET_BUS_RETRIES;
+    bool latest = failed_latest(created);
+    bool owed = latest && A.failed_sends;
+    if (owed) A.failed_owed = true;
+    if (latest && !owed) A.failed_open = false;
     port_irq_restore(s);
-    if (drop) drop_owed(loader, number);
-    arm_deadline();
+    if (owed)
+        arm_deadline();
+    else
+        drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 /* At an expiry of the verdict deadline, task context: the failure owed
- * (owe()), if any, sent again, and owed still if the queue refuses it. */
+ * (owe()), if any, sent again, and owed again if the queue refuses it. */
 static void pay_owed(void)
 {
     uint8_t owed[BUS_APP_CREATED_SIZE];
     port_irq_state_t s = port_irq_save();
-    uint8_t tries = A.owed_tries;
-    A.owed_tries = 0;
-    memcpy(owed, A.owed, sizeof owed);
+    bool due = A.failed_owed;
+    A.failed_owed = false;
+    if (due) A.failed_sends--;
+    memcpy(owed, A.failed, sizeof owed);
     port_irq_restore(s);
-    if (!tries || report_outcome(owed, false)) return;
-    s = port_irq_save();
-    bool again = !A.owed_tries && --tries; /* a newer failure owed meanwhile goes instead */
-    if (again) A.owed_tries = tries;
-    port_irq_restore(s);
-    if (again)
-        arm_deadline();
-    else
-        drop_owed(owed[BUS_APP_OUTCOME_SIZE], owed[BUS_APP_OUTCOME_SIZE + 1]);
+    if (due && !report_outcome(owed, false)) owe(owed);
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -255,6 +276,13 @@ void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
     bool mine = is_this_load(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
     if (mine && A.mine_queued) A.mine_queued--;
     if (sent) bus_app_report(bus_self(), outcome);
+    /* Our failure of a load ended here: every module has it now, or it
+     * is owed as a refused one is (before, a given-up one was not). */
+    if (!failed_latest(outcome)) return;
+    if (sent)
+        A.failed_open = A.failed_owed = false;
+    else
+        owe(outcome);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
@@ -288,7 +316,7 @@ static void give_verdict(void)
     /* The deadline has nothing left to wait for (a failure owed aside):
      * its timer entry is freed now rather than held until it expires for
      * nothing. Stopped running, it has no expiry to come. */
-    if (!A.owed_tries) timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
+    if (!A.failed_owed) timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
     port_irq_restore(s);
     if (!m) return;
     m->flags = MSG_FROM_ISR; /* sent as from the manager, as to_manager()'s */
@@ -324,8 +352,9 @@ static bool fail_mine(mt_err_t why)
  * outcome of it (fail_mine()), unless the newer load bears its name (the
  * loader's number come round): that outcome would count as ours of the
  * newer load. Only once our manager has reported on it, as its report
- * would otherwise go out named as the newer load's. A failure the queue
- * refuses is owed (owe()). True if it ended; interrupts off. */
+ * would otherwise go out named as the newer load's. A failure lost (the
+ * queue refuses it, or the bus gives it up) is owed (owe()). True if it
+ * ended; interrupts off. */
 static bool supersede(mt_module_t loader, uint8_t number)
 {
     if (!A.busy || A.loader != loader || !A.outcome_given) return false;
@@ -333,10 +362,12 @@ static bool supersede(mt_module_t loader, uint8_t number)
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
     give_verdict();
-    if (number == A.number || !fail_mine(MT_ERR_BUS_LOST)) return true;
+    if (number == A.number) return true;
+    bool broadcast = fail_mine(MT_ERR_BUS_LOST);
     uint8_t failed[BUS_APP_CREATED_SIZE];
     mine_as_sent(failed);
-    if (!report_outcome(failed, false)) owe(failed);
+    failed_here(failed);
+    if (broadcast && !report_outcome(failed, false)) owe(failed);
     return true;
 }
 
@@ -550,6 +581,7 @@ void bus_app_deadline(void)
     }
     uint8_t created[BUS_APP_CREATED_SIZE];
     mine_as_sent(created);
+    if (give_up) failed_here(created);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
     if (again && !report_outcome(created, false) && give_up) owe(created);

@@ -48,9 +48,10 @@
 #define MODULES 0x7u /* modules 0, 1, 2 */
 #define GROUP   3u
 #define SLOT    160u
+#define SENT    96u /* frames captured; a give-up the bus gives up at every send: 82 */
 
-static uint8_t sent[24][SLOT];
-static uint16_t sent_len[24];
+static uint8_t sent[SENT][SLOT];
+static uint16_t sent_len[SENT];
 static unsigned n_sent;
 static char got[96];
 static mt_pid_t last_src; /* sched_sender() of the last message recorder() took */
@@ -74,7 +75,7 @@ static void take_every_timer(void)
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
-    assert_true(n <= SLOT && n_sent < 24);
+    assert_true(n <= SLOT && n_sent < SENT);
     memcpy(sent[n_sent], frame, n);
     sent_len[n_sent++] = n;
     if (hog_at_next_frame) take_every_timer();
@@ -2723,7 +2724,7 @@ static uint16_t owe_the_failure_of_0_5(uint8_t *desc)
 /* (0, 5)'s failure is owed (its supersede found the queue full), and the
  * newer load (0, 6) ends here before the deadline's next expiry: the
  * deadline's timer stays for the failure owed, which goes out once there
- * is room (with give_verdict()'s `!A.owed_tries` guard removed, this
+ * is room (with give_verdict()'s `!A.failed_owed` guard removed, this
  * fails: the timer stops at (0, 6)'s verdict and "0.5=25" never goes). */
 static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
 {
@@ -2860,6 +2861,87 @@ static void test_a_failure_owed_while_one_is_sent_again_goes_instead(void **stat
     unsigned first = n_sent;
     wait_deadline();
     expect_outcomes(first, "0.6=%u;", MT_ERR_BUS_LOST);
+}
+
+static void reject_every_try(void);
+
+/* The frame in the interface is our failure `err` of load (loader, number). */
+static void expect_failure_in_the_interface(mt_module_t loader, uint8_t number, mt_err_t err)
+{
+    bus_frame_t f = last_sent();
+    assert_int_equal(f.type, BUS_FRAME_CREATED);
+    assert_int_equal(f.payload[0], err);
+    assert_int_equal(f.payload[3], loader);
+    assert_int_equal(f.payload[4], number);
+}
+
+/* Having reported MT_OK on (0, 5), a newer load (0, 6) supersedes it here:
+ * the queue takes our failure of (0, 5), and the bus gives it up (a
+ * receiver rejects every try; MT_ERR_BUS_CORRUPT logged). It is owed as
+ * one the queue refused is: sent again at the deadline's next expiry,
+ * which (0, 6)'s verdict keeps the timer for, and once it has reached
+ * every module owed no more, so a module that committed (0, 5) on our
+ * MT_OK learns of it (before: nothing owed it, the timer stopped at
+ * (0, 6)'s verdict, and it never went again). */
+static void test_a_superseded_loads_failure_the_bus_gave_up_goes_out_again(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    drain_log();
+    reject_every_try();
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_CORRUPT), 1);
+    expect_outcome(0, 6, MT_OK);
+    others_report_ok(0, 6);
+    assert_string_equal(inits, "I"); /* (0, 6) committed here */
+    unsigned first = n_sent;
+    wait_deadline();
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
+    first = n_sent;
+    wait_deadline();
+    expect_outcomes(first, "");
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+}
+
+/* Our load given up, its MT_ERR_TIMEOUT broadcast, and the bus gives that
+ * up at every send (a receiver rejects every try): it is owed as one the
+ * queue refused is, sent again at each of the deadline's next
+ * MOTET_BUS_RETRIES expiries, and when the last is given up, dropped,
+ * logged naming our load (EV_UNSENT), the deadline's timer stopped and
+ * nothing sent after (before: the first give-up was the end of it, with
+ * no record of the load whose failure never went). */
+static void test_a_give_up_the_bus_gave_up_is_sent_at_most_the_retries_then_dropped(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base)); /* given up */
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    reject_every_try();
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        assert_int_equal(dropped_unsent(SELF, number), 0);
+        assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+        unsigned before = n_sent;
+        wait_deadline();
+        assert_int_equal(n_sent, before + 1);
+        expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+        reject_every_try();
+    }
+    assert_int_equal(dropped_unsent(SELF, number), 1);
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before);
 }
 
 /* ---- a load of our own superseded only once it is stuck ---- */
@@ -3345,6 +3427,10 @@ int main(void)
             test_a_failure_owed_is_tried_at_most_the_retries_then_dropped_and_logged, setup),
         cmocka_unit_test_setup(test_a_second_failure_owed_logs_the_first_it_drops, setup),
         cmocka_unit_test_setup(test_a_failure_owed_while_one_is_sent_again_goes_instead, setup),
+        cmocka_unit_test_setup(test_a_superseded_loads_failure_the_bus_gave_up_goes_out_again,
+                               setup),
+        cmocka_unit_test_setup(
+            test_a_give_up_the_bus_gave_up_is_sent_at_most_the_retries_then_dropped, setup),
         cmocka_unit_test_setup(test_loading_again_before_our_load_is_stuck_is_refused, setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
