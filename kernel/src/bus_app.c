@@ -128,6 +128,19 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
 }
 
+/* What this module remembers of the load it took part in last once that
+ * has ended, so that an ASK for our outcome of it is answered and a late
+ * failure of it is taken for a disagreement: what take_part() replaces.
+ * Not its copies still waiting (take_part() forgets them: counted, they
+ * could never be seen to end, and an ASK would wait for them for ever). */
+typedef struct {
+    mt_module_t loader;
+    uint8_t number;
+    bool outcome_given;
+    bool committed;
+    uint32_t disagreeing;
+} last_load_t;
+
 /* Every load before it is forgotten, the one committed here included: a
  * device restarts whole (no module rejoins the bus after a reset:
  * docs/bus.md), so the modules' numbering of their loads starts again at
@@ -386,17 +399,29 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
      * interrupts off: a description must see the load whole. */
     port_irq_state_t s = port_irq_save();
     bool busy = A.busy && !(overdue() && supersede(bus_self(), number));
+    last_load_t last = {A.loader, A.number, A.outcome_given, A.committed, A.disagreeing};
     if (!busy) take_part(bus_self(), number);
     port_irq_restore(s);
     if (busy) return log_error(MT_ERR_STATE);
     mt_err_t err = bus_send_frame(BUS_FRAME_DESC, BUS_BROADCAST, MT_PID_APPMGR, number,
                                   BUS_PRIO_SYSTEM, desc, len);
-    if (err) {
-        A.busy = false; /* nothing went: no module takes part */
-        return err;
+    if (!err) {
+        A.last_number = number;
+        return MT_OK;
     }
-    A.last_number = number;
-    return MT_OK;
+    /* Logged. Nothing went, so no module takes part, and the load this
+     * module remembers is still the last (before, the refused one took its
+     * place: an ASK for our outcome of it went unanswered, and a failure
+     * of it after it committed here was dropped, not logged). */
+    s = port_irq_save();
+    A.busy = false;
+    A.loader = last.loader;
+    A.number = last.number;
+    A.outcome_given = last.outcome_given;
+    A.committed = last.committed;
+    A.disagreeing = last.disagreeing;
+    port_irq_restore(s);
+    return err;
 }
 
 void bus_app_description(const bus_frame_t *f)

@@ -2971,6 +2971,39 @@ static void test_loading_again_before_our_load_is_stuck_is_refused(void **state)
     assert_int_equal(appmgr_last_result()->err, MT_OK);
 }
 
+/* Our load committed here; a task loads again while the transmit queue is
+ * full: refused (MT_ERR_QUEUE_FULL, logged), nothing sent, and our load
+ * is still the one this module remembers: an ASK for our outcome of it is
+ * answered, and module 2's later failure of it is logged as the device
+ * disagreeing (before: the refused load had taken its place, so the ASK
+ * and the failure were both taken for another load's, and dropped with
+ * no record: module 2 gave the load up, unanswered, while it ran here). */
+static void test_a_load_the_queue_refuses_leaves_the_last_one_remembered(void **state)
+{
+    (void) state;
+    static uint8_t other[64];
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    fill_tx_queue();
+    drain_log();
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_QUEUE_FULL);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, load_number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false));
+    expect_outcomes(first, "%u.%u=0;", SELF, load_number);
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    sched_run_pending();
+    expect_disagreement_logged_once();
+    assert_true(sched_task_exists(base));
+}
+
 /* Frames `a` then `b` come in one instant, before our manager runs. */
 static void receive_at_once(const bus_frame_t *a, const bus_frame_t *b)
 {
@@ -3432,6 +3465,7 @@ int main(void)
         cmocka_unit_test_setup(
             test_a_give_up_the_bus_gave_up_is_sent_at_most_the_retries_then_dropped, setup),
         cmocka_unit_test_setup(test_loading_again_before_our_load_is_stuck_is_refused, setup),
+        cmocka_unit_test_setup(test_a_load_the_queue_refuses_leaves_the_last_one_remembered, setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),
