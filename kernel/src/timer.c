@@ -418,12 +418,13 @@ void timer_init(void)
     port_irq_restore(s);
 }
 
-/* Link block `t`, out of the list, as timer `n` of `owner` (`was_head`:
- * it was the list's head until taken out for this start); irq off. In
+/* Link block `t`, out of the list, as timer `n` of `owner`; true if it
+ * became the head (the compare follows the head: the caller serves it
+ * then, or if the block was the head before this start); irq off. In
  * line: in timer_start_checked() on the deepest interrupt path (a slice
  * timer armed at an interrupt's exit), a call would add its frame. */
-static MT_INLINE void link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, uint32_t ticks,
-                                   bool periodic, bool was_head)
+static MT_INLINE bool link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, uint32_t ticks,
+                                   bool periodic)
 {
     t->owner = owner;
     t->index = n;
@@ -438,7 +439,7 @@ static MT_INLINE void link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, 
         sched_expiry_prepare(&t->expiry, owner, (mt_port_t) (PORT_TIMEOUT0 + n));
     }
     port_counter_t late = list_rebase();
-    if (list_link_wait(t, late, ticks) || was_head) timer_service();
+    return list_link_wait(t, late, ticks);
 }
 
 mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
@@ -452,7 +453,7 @@ mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool per
         port_irq_restore(s);
         return MT_ERR_NO_SLAB;
     }
-    link_started(t, owner, n, ticks, periodic, was_head);
+    if (link_started(t, owner, n, ticks, periodic) || was_head) timer_service();
     port_irq_restore(s);
     return MT_OK;
 }
@@ -567,7 +568,7 @@ void timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owe
         t = counted_block(owner, n);
         if (t) (*owed)++;
     }
-    if (t) link_started(t, owner, n, ticks, false, was_head);
+    if (t && (link_started(t, owner, n, ticks, false) || was_head)) timer_service();
     port_irq_restore(s);
     /* Never reserved: a kernel change that broke the set-up; logged. */
     if (!t) log_error(MT_ERR_STATE);
