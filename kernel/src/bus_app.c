@@ -255,18 +255,20 @@ static bool failed_latest(const uint8_t *created)
  * is owed: sent again at the verdict deadline's next expiry (pay_owed()),
  * once the queue has room, MOTET_BUS_RETRIES times at most; dropped
  * (drop_owed()) once none is left, or if a newer failure has taken its
- * place. Any context. */
+ * place; nothing more if another copy of it has reached every module
+ * meanwhile. Any context. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
     port_irq_state_t s = port_irq_save();
-    bool latest = failed_latest(created);
-    bool owed = latest && A.failed_sends;
+    bool same = memcmp(created, A.failed, sizeof A.failed) == 0;
+    bool owed = same && A.failed_open && A.failed_sends;
+    bool dropped = !same || (A.failed_open && !owed);
     if (owed) A.failed_owed = true;
-    if (latest && !owed) A.failed_open = false;
+    if (same) A.failed_open = owed;
     port_irq_restore(s);
     if (owed)
         arm_deadline();
-    else
+    else if (dropped)
         drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
