@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "migrate_internal.h"
+#include "motet/slab.h"
 #include "native.h"
 #include "test_support.h"
 
@@ -458,6 +459,53 @@ static void test_the_tick_survives_an_empty_timer_pool(void **state)
         sched_run_pending();
     }
     assert_int_equal(n_sent, before + 1); /* the bystander asks again */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
+/* The timers' block cache (slab.h), whose use the test below watches. */
+extern slab_cache_t timer_cache;
+
+/* The counted timers' blocks at the timer level: bus_start() reserved the
+ * deadline's and the tick's (TIMER_COUNTED_MAX); reserved again, the same
+ * (MT_OK); one more, refused (MT_ERR_NO_SLAB, logged); a start of a timer
+ * never reserved starts nothing (MT_ERR_STATE, logged). With every slab
+ * block taken, the tick's timer starts, owing one expiry, and a restart
+ * owes none more; its stop owes none, a second stop finds it stopped, and
+ * a start after them owes one again; the slab is untouched throughout. */
+static void test_a_counted_timer_has_a_block_of_its_own(void **state)
+{
+    (void) state;
+    make_hogs();
+    hogs_refused = 0;
+    take_every_timer();
+    assert_true(hogs_refused > 0); /* the pool is empty */
+    uint8_t in_use = timer_cache.in_use;
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(timer_counted_reserve(MT_PID_MIGRATOR, 0), MT_OK);
+    assert_int_equal(timer_counted_reserve(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER), MT_OK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+    assert_int_equal(timer_counted_reserve(MT_PID_MIGRATOR, 1), MT_ERR_NO_SLAB);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
+    uint8_t owed = 0;
+    timer_counted_start(MT_PID_MIGRATOR, 1, 100, &owed);
+    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
+    assert_false(timer_remaining(MT_PID_MIGRATOR, 1, NULL));
+    assert_int_equal(owed, 0);
+    timer_counted_start(MT_PID_MIGRATOR, 0, 100, &owed);
+    timer_counted_start(MT_PID_MIGRATOR, 0, 200, &owed); /* a restart */
+    uint32_t left = 0;
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
+    assert_int_equal(left, 200);
+    assert_int_equal(owed, 1);
+    assert_true(timer_counted_stop(MT_PID_MIGRATOR, 0, &owed));
+    assert_int_equal(owed, 0);
+    assert_false(timer_counted_stop(MT_PID_MIGRATOR, 0, &owed));
+    assert_int_equal(owed, 0);
+    timer_counted_start(MT_PID_MIGRATOR, 0, 100, &owed);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    assert_int_equal(owed, 1);
+    assert_true(timer_counted_stop(MT_PID_MIGRATOR, 0, &owed));
+    assert_int_equal(timer_cache.in_use, in_use);
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
 }
 
@@ -1902,6 +1950,7 @@ int main(void)
         cmocka_unit_test_setup(test_an_interrupts_tick_after_the_migration_is_refused, setup),
         cmocka_unit_test_setup(test_the_first_tick_needs_no_free_timer_block, setup),
         cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
+        cmocka_unit_test_setup(test_a_counted_timer_has_a_block_of_its_own, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),

@@ -970,100 +970,58 @@ static void test_stop_all_counts_what_it_stopped(void **state)
     assert_hit(0, PID_A, 1, 150);
 }
 
-#if MOTET_BUS
-/* A system task's counted timer has a block of its own, never the slab's:
- * reserved (again: the same one, MT_OK; beyond TIMER_COUNTED_MAX,
- * MT_ERR_NO_SLAB, logged), it starts with every slab block taken, owing
- * one expiry for a start while not running and none for a restart, and
- * its stop leaves the slab as it was; one never reserved (a kernel that
- * forgot its set-up) starts nothing, MT_ERR_STATE logged. */
-static void test_a_counted_timer_has_a_block_of_its_own(void **state)
-{
-    (void) state;
-    uint8_t owed = 0;
-    for (mt_pid_t pid = 0x40; timer_cache.in_use < MOTET_MAX_TIMERS; pid++)
-        assert_int_equal(timer_start_for(pid, 0, 10000, false), MT_OK);
-    test_count_logged_errors(MT_OK);
-    timer_counted_start(MT_PID_MIGRATOR, 0, 100, &owed);
-    assert_int_equal(test_count_logged_errors(MT_ERR_STATE), 1);
-    assert_false(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
-    assert_int_equal(owed, 0);
-    for (uint8_t n = 0; n < TIMER_COUNTED_MAX; n++)
-        assert_int_equal(timer_counted_reserve(MT_PID_MIGRATOR, n), MT_OK);
-    assert_int_equal(timer_counted_reserve(MT_PID_MIGRATOR, 0), MT_OK);
-    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
-    assert_int_equal(timer_counted_reserve(MT_PID_MIGRATOR, TIMER_COUNTED_MAX), MT_ERR_NO_SLAB);
-    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
-    timer_counted_start(MT_PID_MIGRATOR, 0, 100, &owed);
-    timer_counted_start(MT_PID_MIGRATOR, 0, 200, &owed); /* a restart */
-    uint32_t left = 0;
-    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, &left));
-    assert_int_equal(left, 200);
-    assert_int_equal(owed, 1);
-    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
-    assert_true(timer_counted_stop(MT_PID_MIGRATOR, 0, &owed));
-    assert_int_equal(owed, 0);
-    assert_false(timer_counted_stop(MT_PID_MIGRATOR, 0, &owed));
-    assert_int_equal(owed, 0);
-    timer_counted_start(MT_PID_MIGRATOR, 0, 100, &owed); /* after its stop, again */
-    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
-    assert_int_equal(owed, 1);
-    assert_int_equal(timer_cache.in_use, MOTET_MAX_TIMERS);
-    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
-}
-#endif
-
 int main(void)
 {
-    const struct CMUnitTest tests[] =
-    { cmocka_unit_test_setup(test_timers_fire_in_deadline_order_whatever_the_start_order, setup),
-      cmocka_unit_test_setup(test_equal_deadlines_both_fire_in_start_order, setup),
-      cmocka_unit_test_setup(test_expiry_is_logged_with_owner_and_index, setup),
-      cmocka_unit_test_setup(test_expiry_is_one_timer_record_before_its_handler_starts, setup),
-      cmocka_unit_test_setup(test_expiry_run_at_the_exit_is_one_slot_for_its_timer_and_start,
-                             setup),
-      cmocka_unit_test_setup(test_expiries_at_one_interrupt_are_logged_in_their_order, setup),
-      cmocka_unit_test_setup(test_owed_timer_is_logged_before_a_later_post_of_its_interrupt, setup),
-      cmocka_unit_test_setup(test_refused_expiry_post_logs_timer_then_its_error, setup),
-      cmocka_unit_test_setup(test_expiry_takes_no_block_from_the_message_pool, setup),
-      cmocka_unit_test_setup(test_expiry_is_delivered_with_the_message_pool_empty, setup),
-      cmocka_unit_test_setup(test_expiry_before_the_last_one_ran_takes_a_pool_block, setup),
-      cmocka_unit_test_setup(test_stop_while_the_expiry_waits_delivers_it_once_then_frees_the_block,
-                             setup),
-      cmocka_unit_test_setup(test_restart_while_the_expiry_waits_delivers_both, setup),
-      cmocka_unit_test_setup(test_stop_and_start_while_the_expiry_waits_delivers_both, setup),
-      cmocka_unit_test_setup(test_a_waiting_expiry_keeps_its_timer_block_until_it_runs, setup),
-      cmocka_unit_test_setup(test_kill_with_expiries_waiting_frees_every_block, setup),
-      cmocka_unit_test_setup(test_periodic_timer_does_not_drift_over_1000_periods, setup),
-      cmocka_unit_test_setup(test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late, setup),
-      cmocka_unit_test_setup(test_stopped_timer_is_never_delivered, setup),
-      cmocka_unit_test_setup(test_stopping_the_head_leaves_the_others_on_time, setup),
-      cmocka_unit_test_setup(test_restart_replaces_the_running_timer, setup),
-      cmocka_unit_test_setup(test_timer_started_while_the_head_is_overdue_keeps_its_length, setup),
-      cmocka_unit_test_setup(test_timer_started_after_a_long_idle_fires_on_time, setup),
-      cmocka_unit_test_setup(test_timer_start_in_a_handler_belongs_to_the_running_task, setup),
-      cmocka_unit_test_setup(test_fifth_timer_of_a_task_is_rejected, setup),
-      cmocka_unit_test_setup(test_tick_counts_out_of_range_are_invalid, setup),
-      cmocka_unit_test_setup(test_a_timer_for_a_virtual_pid_is_invalid, setup),
-      cmocka_unit_test_setup(test_a_system_tasks_timer_is_the_kernels, setup),
-      cmocka_unit_test_setup(test_exhausted_timer_cache_is_reported, setup),
-      cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
-      cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
-      cmocka_unit_test_setup(test_timers_cross_the_32_bit_counter_wrap, setup_at_wrap),
-      cmocka_unit_test_setup(test_waits_longer_than_half_the_counter_range_fire_on_their_tick,
-                             setup),
-      cmocka_unit_test_setup(test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart,
-                             setup_before_a_counter_wrap),
-      cmocka_unit_test_setup(test_records_more_than_a_wrap_apart_keep_kernel_time,
-                             setup_before_a_counter_wrap),
-      cmocka_unit_test_setup(test_records_keep_the_wraps_the_clock_missed,
-                             setup_before_a_counter_wrap),
-      cmocka_unit_test_setup(test_remaining_time_and_next_deadline, setup),
-      cmocka_unit_test_setup(test_kill_stops_the_tasks_timers, setup),
-      cmocka_unit_test_setup(test_stop_all_counts_what_it_stopped, setup),
-#if MOTET_BUS
-      cmocka_unit_test_setup(test_a_counted_timer_has_a_block_of_its_own, setup),
-#endif
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_timers_fire_in_deadline_order_whatever_the_start_order, setup),
+        cmocka_unit_test_setup(test_equal_deadlines_both_fire_in_start_order, setup),
+        cmocka_unit_test_setup(test_expiry_is_logged_with_owner_and_index, setup),
+        cmocka_unit_test_setup(test_expiry_is_one_timer_record_before_its_handler_starts, setup),
+        cmocka_unit_test_setup(test_expiry_run_at_the_exit_is_one_slot_for_its_timer_and_start,
+                               setup),
+        cmocka_unit_test_setup(test_expiries_at_one_interrupt_are_logged_in_their_order, setup),
+        cmocka_unit_test_setup(test_owed_timer_is_logged_before_a_later_post_of_its_interrupt,
+                               setup),
+        cmocka_unit_test_setup(test_refused_expiry_post_logs_timer_then_its_error, setup),
+        cmocka_unit_test_setup(test_expiry_takes_no_block_from_the_message_pool, setup),
+        cmocka_unit_test_setup(test_expiry_is_delivered_with_the_message_pool_empty, setup),
+        cmocka_unit_test_setup(test_expiry_before_the_last_one_ran_takes_a_pool_block, setup),
+        cmocka_unit_test_setup(
+            test_stop_while_the_expiry_waits_delivers_it_once_then_frees_the_block, setup),
+        cmocka_unit_test_setup(test_restart_while_the_expiry_waits_delivers_both, setup),
+        cmocka_unit_test_setup(test_stop_and_start_while_the_expiry_waits_delivers_both, setup),
+        cmocka_unit_test_setup(test_a_waiting_expiry_keeps_its_timer_block_until_it_runs, setup),
+        cmocka_unit_test_setup(test_kill_with_expiries_waiting_frees_every_block, setup),
+        cmocka_unit_test_setup(test_periodic_timer_does_not_drift_over_1000_periods, setup),
+        cmocka_unit_test_setup(test_periodic_timer_keeps_its_phase_when_the_interrupt_is_late,
+                               setup),
+        cmocka_unit_test_setup(test_stopped_timer_is_never_delivered, setup),
+        cmocka_unit_test_setup(test_stopping_the_head_leaves_the_others_on_time, setup),
+        cmocka_unit_test_setup(test_restart_replaces_the_running_timer, setup),
+        cmocka_unit_test_setup(test_timer_started_while_the_head_is_overdue_keeps_its_length,
+                               setup),
+        cmocka_unit_test_setup(test_timer_started_after_a_long_idle_fires_on_time, setup),
+        cmocka_unit_test_setup(test_timer_start_in_a_handler_belongs_to_the_running_task, setup),
+        cmocka_unit_test_setup(test_fifth_timer_of_a_task_is_rejected, setup),
+        cmocka_unit_test_setup(test_tick_counts_out_of_range_are_invalid, setup),
+        cmocka_unit_test_setup(test_a_timer_for_a_virtual_pid_is_invalid, setup),
+        cmocka_unit_test_setup(test_a_system_tasks_timer_is_the_kernels, setup),
+        cmocka_unit_test_setup(test_exhausted_timer_cache_is_reported, setup),
+        cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
+        cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
+        cmocka_unit_test_setup(test_timers_cross_the_32_bit_counter_wrap, setup_at_wrap),
+        cmocka_unit_test_setup(test_waits_longer_than_half_the_counter_range_fire_on_their_tick,
+                               setup),
+        cmocka_unit_test_setup(
+            test_kernel_time_sees_every_wrap_of_reads_a_wrap_less_256_ticks_apart,
+            setup_before_a_counter_wrap),
+        cmocka_unit_test_setup(test_records_more_than_a_wrap_apart_keep_kernel_time,
+                               setup_before_a_counter_wrap),
+        cmocka_unit_test_setup(test_records_keep_the_wraps_the_clock_missed,
+                               setup_before_a_counter_wrap),
+        cmocka_unit_test_setup(test_remaining_time_and_next_deadline, setup),
+        cmocka_unit_test_setup(test_kill_stops_the_tasks_timers, setup),
+        cmocka_unit_test_setup(test_stop_all_counts_what_it_stopped, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
