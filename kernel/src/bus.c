@@ -120,9 +120,9 @@ mt_err_t bus_start(mt_module_t self, uint32_t modules)
     B.active = true;
     port_irq_restore(s);
     timesync_reset();
+    bus_app_reset();
     sched_set_remote_send(remote_send);
-    mt_err_t err = bus_app_start();
-    return err ? err : migrate_start(); /* one migrator per module on the bus */
+    return migrate_start(); /* one migrator per module on the bus */
 }
 
 bool bus_active(void)

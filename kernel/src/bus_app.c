@@ -79,12 +79,13 @@ static struct {
  * verdict) and started again (a newer load); that expiry is still owed,
  * and the restarted timer's one more. Started and counted under one lock,
  * so that a verdict between the two (an acknowledgement's interrupt) finds
- * them agree. Its block is reserved by bus_app_start(): no start fails,
+ * them agree. Its block is its own (TIMER_SLOT_DEADLINE): no start fails,
  * whatever timers the applications hold. */
 static void arm_deadline(void)
 {
     _Static_assert(VERDICT_WAIT < TIMER_TICKS_LIMIT, "the deadline is one timer's wait");
-    timer_counted_start(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, &A.expiries_owed);
+    timer_counted_start(TIMER_SLOT_DEADLINE, MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT,
+                        &A.expiries_owed);
 }
 
 bool bus_app_deadline_expired(void)
@@ -146,13 +147,10 @@ typedef struct {
  * docs/bus.md), so the modules' numbering of their loads starts again at
  * once, and an outcome of a new load must not be taken for an earlier
  * load's that bore its number. The verdict's block too: after
- * motet_boot(), the pool holds every block. The deadline's timer block is
- * reserved here, besides the applications' (config.h, MOTET_MAX_TIMERS),
- * so that no start of it fails. */
-mt_err_t bus_app_start(void)
+ * motet_boot(), the pool holds every block. */
+void bus_app_reset(void)
 {
     memset(&A, 0, sizeof A);
-    return timer_counted_reserve(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER);
 }
 
 /* The load we take part in has waited a whole deadline for outcomes

@@ -74,10 +74,8 @@ bool bus_cast_last(mt_module_t from, uint8_t *seq);
 /* ---- bus_app.c ---- */
 
 /* Forget every load, the one in progress and the committed one alike,
- * and our outcome kept of it, and reserve the verdict deadline's timer
- * block (timer_counted_reserve(): MT_ERR_NO_SLAB, logged, if there is
- * none to reserve); bus_start(). */
-mt_err_t bus_app_start(void);
+ * and our outcome kept of it; bus_start(). */
+void bus_app_reset(void);
 /* A description frame reached this module (received, or its own sent):
  * hand it to the application manager, or refuse it if this module takes
  * part in another load; interrupt context. */

@@ -408,14 +408,13 @@ static void handle(const mig_record_t *r)
     }
 }
 
-/* The timeout tick's wait, in ticks (at least one), and its timer. */
+/* The timeout tick's wait, in ticks (at least one). */
 #define MIG_TICK                                                                                   \
     (TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u ? TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u : 1u)
-#define MIG_TICK_TIMER 0u
 
 /* Keep the timeout tick coming while a migration waits for an answer. It
  * is a one-shot timer started again after each tick taken, and counted
- * (timer_counted_start(): its block reserved by migrate_start(), so no
+ * (timer_counted_start(): its block is its own, TIMER_SLOT_TICK, so no
  * start fails), so that the migrator takes its own timer's expiries alone
  * on PORT_TIMEOUT0 (migrator()). Whether it runs is MIG.ticking, which a
  * start, a stop and a tick taken change: this runs at every frame of a
@@ -430,7 +429,8 @@ static void update_tick(void)
     if (need == MIG.ticking) return;
     _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's wait");
     if (need)
-        timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK, &MIG.ticks_owed);
+        timer_counted_start(TIMER_SLOT_TICK, MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK,
+                            &MIG.ticks_owed);
     else
         timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed);
     MIG.ticking = need;
@@ -483,10 +483,8 @@ mt_err_t migrate_start(void)
     port_irq_state_t s = port_irq_save();
     memset(&MIG, 0, sizeof MIG);
     port_irq_restore(s);
-    mt_err_t err = timer_counted_reserve(MT_PID_MIGRATOR, MIG_TICK_TIMER);
-    if (err) return err;
     task_spec_t spec = {.pid = MT_PID_MIGRATOR, .prio = MIG_TASK_PRIO, .handler = migrator};
-    err = task_create_system(&spec);
+    mt_err_t err = task_create_system(&spec);
     if (err) return err;
     return sched_task_init(MT_PID_MIGRATOR, NULL, 0);
 }

@@ -41,8 +41,8 @@
  * a restart of the same timer meanwhile takes it back, so a waiting expiry
  * costs no second block where the handler restarts its own timer. A
  * system task's counted timer (timer_counted_start(), TIMER_KEPT) has a
- * block of its own, reserved as the system is set up and never the
- * slab's: no start of it takes a block from the slab, so none can fail.
+ * block of its own, never the slab's: no start of it takes a block from
+ * the slab, so none can fail.
  *
  * Run budgets (MOTET_TASK_BUDGET=1, timer_budget.c): while one is set and
  * work runs or waits, the compare also fires for the budget check, which
@@ -80,9 +80,9 @@
 
 SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
 #if MOTET_BUS
-/* The system tasks' counted timers' blocks, besides the slab's (config.h,
- * MOTET_MAX_TIMERS); free while not kept (timer_counted_reserve()). */
-static timer_block_t counted_blocks[TIMER_COUNTED_MAX];
+/* The system tasks' counted timers' blocks, one per slot (timer_internal.h),
+ * besides the slab's (config.h, MOTET_MAX_TIMERS). */
+static timer_block_t counted_blocks[TIMER_COUNTED_SLOTS];
 #endif
 
 timer_block_t *timer_head;
@@ -397,7 +397,9 @@ void timer_init(void)
     timer_head = NULL;
     timer_retired = NULL;
 #if MOTET_BUS
-    memset(counted_blocks, 0, sizeof counted_blocks); /* none reserved */
+    memset(counted_blocks, 0, sizeof counted_blocks);
+    for (uint8_t slot = 0; slot < TIMER_COUNTED_SLOTS; slot++)
+        counted_blocks[slot].kind = TIMER_KEPT;
 #endif
 #if MOTET_STATS
     compare_interrupts = 0;
@@ -526,58 +528,29 @@ unsigned timer_stop_all(mt_pid_t owner)
 #if MOTET_BUS
 /* ---- a system task's counted timer ---- */
 
-/* Its block, one of counted_blocks, is reserved once, as its system task
- * is set up (timer_counted_reserve()), and marked kept, which a start
- * leaves as it is (timer_set_period()) and retire() honours: neither an
- * expiry, nor a stop, nor the release of its message gives it to the
- * slab, and no start needs a block from there, so none can fail. */
-
-/* Timer n of owner's reserved block; NULL if none was reserved. */
-static timer_block_t *counted_block(mt_pid_t owner, uint8_t n)
-{
-    for (uint8_t i = 0; i < TIMER_COUNTED_MAX; i++) {
-        timer_block_t *t = &counted_blocks[i];
-        if ((t->kind & TIMER_KEPT) && t->owner == owner && t->index == n) return t;
-    }
-    return NULL;
-}
-
-mt_err_t timer_counted_reserve(mt_pid_t owner, uint8_t n)
-{
-    port_irq_state_t s = port_irq_save();
-    timer_block_t *t = counted_block(owner, n);
-    for (uint8_t i = 0; !t && i < TIMER_COUNTED_MAX; i++) {
-        if (counted_blocks[i].kind & TIMER_KEPT) continue;
-        t = &counted_blocks[i];
-        t->owner = owner;
-        t->index = n;
-        t->kind = TIMER_KEPT;
-    }
-    port_irq_restore(s);
-    return t ? MT_OK : log_error(MT_ERR_NO_SLAB);
-}
-
-/* One walk of the list: taken out of it if running (a restart, which owes
- * no expiry more), else its block is out of it already. */
-void timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed)
+/* Its block is counted_blocks[slot], marked kept once for all in
+ * timer_init(), which a start leaves as it is (timer_set_period()) and
+ * retire() honours: neither an expiry, nor a stop, nor the release of its
+ * message gives it to the slab, and no start needs a block from there, so
+ * none can fail. One walk of the list: taken out of it if running (a
+ * restart, which owes no expiry more), else its block is out of it. */
+void timer_counted_start(uint8_t slot, mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed)
 {
     port_irq_state_t s = port_irq_save();
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
     if (!t) {
-        t = counted_block(owner, n);
-        if (t) (*owed)++;
+        t = &counted_blocks[slot];
+        (*owed)++;
     }
-    if (t && (link_started(t, owner, n, ticks, false) || was_head)) timer_service();
+    if (link_started(t, owner, n, ticks, false) || was_head) timer_service();
     port_irq_restore(s);
-    /* Never reserved: a kernel change that broke the set-up; logged. */
-    if (!t) log_error(MT_ERR_STATE);
 }
 
 bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed)
 {
     port_irq_state_t s = port_irq_save();
-    bool running = stop(owner, n); /* its block stays reserved */
+    bool running = stop(owner, n); /* its block stays its own */
     if (running) (*owed)--;        /* stopped running: its expiry will not come */
     port_irq_restore(s);
     return running;

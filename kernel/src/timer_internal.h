@@ -13,7 +13,7 @@
 /* Timer lengths must stay below half the 32-bit kernel time range. */
 #define TIMER_TICKS_LIMIT 0x80000000u
 
-/* Reset: no timers, none reserved, compare disabled; boot only. */
+/* Reset: no timers, compare disabled; boot only. */
 void timer_init(void);
 /* Start (or restart) timer `n` of `owner`, its arguments checked by the
  * caller; MT_ERR_NO_SLAB (logged) if no block is left. Any context. A
@@ -24,9 +24,12 @@ mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool per
  * how many. */
 unsigned timer_stop_all(mt_pid_t owner);
 #if MOTET_BUS
-/* The system tasks' counted timers: the application manager's verdict
- * deadline and the migrator's tick. */
-#define TIMER_COUNTED_MAX 2u
+/* The system tasks' counted timers, each a block of its own in timer.c
+ * (its slot): the application manager's verdict deadline, the migrator's
+ * timeout tick. */
+#define TIMER_SLOT_DEADLINE 0u
+#define TIMER_SLOT_TICK     1u
+#define TIMER_COUNTED_SLOTS 2u
 /* A system task's one-shot timer `n` whose expiries are counted in *owed,
  * so that its handler tells the timer's expiry from any other message on
  * the timer's port: an interrupt body may post there (sched_post_isr()
@@ -34,17 +37,13 @@ unsigned timer_stop_all(mt_pid_t owner);
  * owed each time it starts while not running (a restart owes none more),
  * one fewer when it is stopped running or an expiry is taken; an expiry
  * that waits while the timer is stopped and started again stays owed.
- * Counted and started (stopped) under one lock. Its block is reserved
- * once, as the system task is set up (reserve: MT_OK, again for the same
- * timer too; MT_ERR_NO_SLAB, logged, beyond TIMER_COUNTED_MAX), and never
- * the slab's: no start needs a free block, so none fails (a start of a
- * timer never reserved, which only a kernel change could make, starts
- * nothing and logs MT_ERR_STATE). An expiry whose post fails (the last
- * one's message still waits in the block, and the pool is empty: logged)
- * stays owed, so the next message with no sender on the port is taken in
- * its place. Any context. Stop: true if it was running. */
-mt_err_t timer_counted_reserve(mt_pid_t owner, uint8_t n);
-void timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed);
+ * Counted and started (stopped) under one lock. Its block is its `slot`'s
+ * (one timer per slot), never the slab's: no start needs a free block, so
+ * none fails. An expiry whose post fails (the last one's message still
+ * waits in the block, and the pool is empty: logged) stays owed, so the
+ * next message with no sender on the port is taken in its place. Any
+ * context. Stop: true if it was running. */
+void timer_counted_start(uint8_t slot, mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed);
 bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed);
 /* True, and counted as taken, if the message the owner's handler runs on
  * timer n's port can be its expiry: no sender, and an expiry owed beyond

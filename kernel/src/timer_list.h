@@ -36,8 +36,8 @@ struct timer_block {
 
 /* A timer's kind: periodic, with a period over SPAN, waiting out a `rest`
  * (the last two only with TIMER_SPLITS), counted (a system task's block of
- * its own, reserved for good: timer_counted_reserve(); bus builds alone
- * have counted timers, and elsewhere the test folds away). */
+ * its own, kept for good: timer_counted_start(); bus builds alone have
+ * counted timers, and elsewhere the test folds away). */
 #define TIMER_PERIODIC    1u
 #define TIMER_LONG_PERIOD 2u
 #define TIMER_RESTING     4u

@@ -2567,8 +2567,8 @@ static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **s
 }
 
 /* The verdict deadline is one-shot, started again at each expiry that
- * asks for a missing outcome; its block is its own (reserved as the bus
- * started), so an empty timer pool when the ASK has gone cannot stop it: the
+ * asks for a missing outcome; its block is its own (TIMER_SLOT_DEADLINE),
+ * so an empty timer pool when the ASK has gone cannot stop it: the
  * next expiry asks again and the load commits on the answer (before: the
  * restart found no block, MT_ERR_NO_SLAB, and the load waited for ever). */
 static void test_the_deadline_survives_an_empty_timer_pool(void **state)
@@ -2597,8 +2597,8 @@ static void test_the_deadline_survives_an_empty_timer_pool(void **state)
 }
 
 /* Every timer block is the applications' before a load comes: the
- * verdict deadline's first start needs none (its block reserved as the
- * bus started), so a load whose outcome from module 2 is lost still asks
+ * verdict deadline's first start needs none (its block is its own,
+ * TIMER_SLOT_DEADLINE), so a load whose outcome from module 2 is lost still asks
  * for it at each deadline and ends at the last, given up, MT_ERR_TIMEOUT
  * logged once and broadcast, with no MT_ERR_NO_SLAB (before: that start
  * found the pool empty, MT_ERR_NO_SLAB logged, was never tried again,
