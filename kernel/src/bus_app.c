@@ -65,6 +65,8 @@ static struct {
     bool failed_open;                      /* none of it has reached every module yet */
     bool failed_owed;                      /* lost: sent at the next expiry (owe()) */
     uint8_t failed_sends;                  /* sends of it left, should it be lost */
+    uint8_t replaced[2];                   /* an earlier failure's loader and number, */
+    bool replaced_open;                    /* its copy in the interface as it was replaced */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -227,18 +229,40 @@ static void drop_owed(mt_module_t loader, uint8_t number)
  * that committed the load on our earlier MT_OK asks for nothing, and
  * learns of it from this broadcast alone; so it is remembered until a
  * copy of it reaches every module, and owed if one is lost (owe()). The
- * latest only: an earlier failure still owed is dropped (drop_owed()).
- * Interrupts off. */
+ * latest only: an earlier failure still owed is dropped (drop_owed()); one
+ * whose copy is still in the interface is followed to that copy's end as
+ * `replaced` (replaced_ended()), the one there before it dropped, as it
+ * can no longer be followed. Interrupts off. */
 static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
-    bool earlier = A.failed[BUS_APP_OUTCOME_SIZE] != created[BUS_APP_OUTCOME_SIZE] ||
-                   A.failed[BUS_APP_OUTCOME_SIZE + 1] != created[BUS_APP_OUTCOME_SIZE + 1];
-    if (A.failed_owed && earlier)
-        drop_owed(A.failed[BUS_APP_OUTCOME_SIZE], A.failed[BUS_APP_OUTCOME_SIZE + 1]);
+    const uint8_t *was = &A.failed[BUS_APP_OUTCOME_SIZE];
+    bool earlier =
+        was[0] != created[BUS_APP_OUTCOME_SIZE] || was[1] != created[BUS_APP_OUTCOME_SIZE + 1];
+    if (A.failed_open && earlier && A.failed_owed) {
+        drop_owed(was[0], was[1]);
+    } else if (A.failed_open && earlier) {
+        if (A.replaced_open) drop_owed(A.replaced[0], A.replaced[1]);
+        A.replaced[0] = was[0];
+        A.replaced[1] = was[1];
+        A.replaced_open = true;
+    }
     memcpy(A.failed, created, sizeof A.failed);
     A.failed_open = true;
     A.failed_owed = false;
     A.failed_sends = MOTET_BUS_RETRIES;
+}
+
+/* Whether `created` is the earlier failure that failed_here() replaced
+ * while its copy was in the interface; that copy has ended (reached every
+ * module, or lost: dropped, as only the latest failure is sent again), so
+ * it is followed no more. Interrupts off. */
+static bool replaced_ended(const uint8_t *created)
+{
+    bool it = A.replaced_open && created[0] != MT_OK &&
+              created[BUS_APP_OUTCOME_SIZE] == A.replaced[0] &&
+              created[BUS_APP_OUTCOME_SIZE + 1] == A.replaced[1];
+    if (it) A.replaced_open = false;
+    return it;
 }
 
 /* Whether `created` is our latest failure of a load ended here, still
@@ -263,11 +287,10 @@ static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
     bool dropped = !same || (A.failed_open && !owed);
     if (owed) A.failed_owed = true;
     if (same) A.failed_open = owed;
+    if (!same) replaced_ended(created); /* dropped here, not at its end */
     port_irq_restore(s);
-    if (owed)
-        arm_deadline();
-    else if (dropped)
-        drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    if (owed) arm_deadline();
+    if (dropped) drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 /* At an expiry of the verdict deadline, task context: the failure owed
@@ -290,7 +313,11 @@ void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
     if (mine && A.mine_queued) A.mine_queued--;
     if (sent) bus_app_report(bus_self(), outcome);
     /* Our failure of a load ended here: every module has it now, or it
-     * is owed as a refused one is (before, a given-up one was not). */
+     * is owed as a refused one is; an earlier one replaced, dropped. */
+    if (replaced_ended(outcome)) {
+        if (!sent) drop_owed(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
+        return;
+    }
     if (!failed_latest(outcome)) return;
     if (sent)
         A.failed_open = A.failed_owed = false;
@@ -410,9 +437,8 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
         return MT_OK;
     }
     /* Logged. Nothing went, so no module takes part, and the load this
-     * module remembers is still the last (before, the refused one took its
-     * place: an ASK for our outcome of it went unanswered, and a failure
-     * of it after it committed here was dropped, not logged). */
+     * module remembers is still the last: an ASK for our outcome of it is
+     * answered, and a failure of it after it committed here logged. */
     s = port_irq_save();
     A.busy = false;
     A.loader = last.loader;

@@ -2907,6 +2907,67 @@ static void test_a_superseded_loads_failure_the_bus_gave_up_goes_out_again(void 
     assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
 }
 
+/* Having reported MT_OK on (0, 5), (0, 6) supersedes it: our failure of
+ * (0, 5) is in the interface, our MT_OK of (0, 6) waits behind it; (0, 7)
+ * supersedes (0, 6), whose waiting MT_OK is rewritten into its failure,
+ * now our latest; then the bus gives (0, 5)'s failure up. Only the latest
+ * is sent again, so (0, 5)'s is dropped there, logged once naming it
+ * (EV_UNSENT), and never sent after (before: replaced while still in the
+ * interface it was followed no more, and its loss left no record). */
+static void test_an_earlier_failure_given_up_after_a_newer_one_is_logged(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    assert_int_equal(bus_tx_pending(), 2); /* (0, 5)'s failure, our MT_OK of (0, 6) */
+    receive_description(0, 7, desc, len);  /* (0, 6)'s waiting MT_OK rewritten */
+    drain_log();
+    reject_every_try();
+    assert_int_equal(dropped_unsent(0, 5), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    char out[64];
+    outcomes_sent(first, out, sizeof out);
+    assert_null(strstr(out, "0.5="));
+    assert_int_equal(dropped_unsent(0, 5), 0);
+}
+
+/* Our give-up reaches every module; an ASK from module 2 is answered with
+ * a second copy, which the bus gives up: the failure is settled (a copy
+ * reached every module), so nothing more is sent and nothing logged as
+ * unsent at the next deadline. */
+static void test_a_copy_lost_after_one_reached_every_module_is_settled(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    drain_log();
+    reject_every_try();
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before);
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+}
+
 /* Our load given up, its MT_ERR_TIMEOUT broadcast, and the bus gives that
  * up at every send (a receiver rejects every try): it is owed as one the
  * queue refused is, sent again at each of the deadline's next
@@ -3001,6 +3062,33 @@ static void test_a_load_the_queue_refuses_leaves_the_last_one_remembered(void **
     report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
     sched_run_pending();
     expect_disagreement_logged_once();
+    assert_true(sched_task_exists(base));
+}
+
+/* Module 2's failure of our load, committed here, logged as the device
+ * disagreeing; then a load refused by a full queue; then module 2's
+ * failure again (a copy sent again, as for an ASK): not logged a second
+ * time, as the modules that disagree are part of what the refusal puts
+ * back. */
+static void test_a_load_the_queue_refuses_keeps_who_disagreed(void **state)
+{
+    (void) state;
+    static uint8_t other[64];
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    sched_run_pending();
+    expect_disagreement_logged_once();
+    fill_tx_queue();
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_QUEUE_FULL);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    sched_run_pending();
+    assert_int_equal(logged(EV_DISAGREE, 2, (uint16_t) ((uint16_t) (SELF << 8) | load_number)), 0);
     assert_true(sched_task_exists(base));
 }
 
@@ -3466,6 +3554,9 @@ int main(void)
             test_a_give_up_the_bus_gave_up_is_sent_at_most_the_retries_then_dropped, setup),
         cmocka_unit_test_setup(test_loading_again_before_our_load_is_stuck_is_refused, setup),
         cmocka_unit_test_setup(test_a_load_the_queue_refuses_leaves_the_last_one_remembered, setup),
+        cmocka_unit_test_setup(test_a_load_the_queue_refuses_keeps_who_disagreed, setup),
+        cmocka_unit_test_setup(test_an_earlier_failure_given_up_after_a_newer_one_is_logged, setup),
+        cmocka_unit_test_setup(test_a_copy_lost_after_one_reached_every_module_is_settled, setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),

@@ -50,7 +50,8 @@ typedef enum {
     EV_UNSENT,    /* arg = a load's loader << 8 | the loader's number for it: this
                    * module's failure of that load, refused by a full transmit queue
                    * or given up by the bus, dropped unsent: a newer one owed
-                   * instead, or lost at every retry (docs/bus.md, Lost frames) */
+                   * instead, lost at every retry, or lost once a newer one had
+                   * taken its place (docs/bus.md, Lost frames) */
     EV_TYPE_COUNT
 } log_event_type_t;
 
