@@ -288,8 +288,10 @@ static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
     if (owed) A.failed_owed = true;
     if (same) A.failed_open = owed;
     if (!same) replaced_ended(created); /* dropped here, not at its end */
+    /* A running deadline pays it at its expiry: started again, it would
+     * put off the ask or give-up of a load in progress by a whole wait. */
+    if (owed && !timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL)) arm_deadline();
     port_irq_restore(s);
-    if (owed) arm_deadline();
     if (dropped) drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 

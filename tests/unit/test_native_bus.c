@@ -2968,6 +2968,34 @@ static void test_a_copy_lost_after_one_reached_every_module_is_settled(void **st
     assert_int_equal(dropped_unsent(SELF, number), 0);
 }
 
+/* (0, 6) supersedes (0, 5), and waits for its outcomes; half its wait
+ * later the bus gives our failure of (0, 5) up. It is owed, and paid at
+ * the deadline's expiry, which is not put off: the timer running for
+ * (0, 6) goes on as it was (before: started again, so (0, 6)'s ask, and
+ * its give-up, came up to a whole wait late for each failure lost). */
+static void test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    uint32_t left_before = 0, left = 0;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left_before));
+    uint32_t half = TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) / 2u;
+    tport_busy(half);
+    drain_log();
+    reject_every_try();
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    assert_true(left <= left_before - half);
+    expect_outcome(0, 6, MT_OK);
+    unsigned first = n_sent;
+    tport_busy(left + 20u);
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
+}
+
 /* Our load given up, its MT_ERR_TIMEOUT broadcast, and the bus gives that
  * up at every send (a receiver rejects every try): it is owed as one the
  * queue refused is, sent again at each of the deadline's next
@@ -3557,6 +3585,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_load_the_queue_refuses_keeps_who_disagreed, setup),
         cmocka_unit_test_setup(test_an_earlier_failure_given_up_after_a_newer_one_is_logged, setup),
         cmocka_unit_test_setup(test_a_copy_lost_after_one_reached_every_module_is_settled, setup),
+        cmocka_unit_test_setup(test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off,
+                               setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),
