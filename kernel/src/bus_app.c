@@ -43,6 +43,10 @@
 
 #if MOTET_BUS
 
+/* Our latest failure of a load ended here (failed_here()): every module
+ * has it, a copy of it is on its way, or one was lost and it is owed. */
+enum { FAILED_SETTLED, FAILED_OPEN, FAILED_OWED };
+
 static struct {
     bool busy;                             /* taking part in a load, until its verdict */
     mt_module_t loader;                    /* the load's: its loader */
@@ -62,8 +66,7 @@ static struct {
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
     uint8_t failed[BUS_APP_CREATED_SIZE];  /* our latest failure of a load ended here */
-    bool failed_open;                      /* none of it has reached every module yet */
-    bool failed_owed;                      /* lost: sent at the next expiry (owe()) */
+    uint8_t failed_state;                  /* FAILED_SETTLED, _OPEN or _OWED */
     uint8_t failed_sends;                  /* sends of it left, should it be lost */
     uint8_t replaced[2];                   /* an earlier failure's loader and number, */
     bool replaced_open;                    /* its copy in the interface as it was replaced */
@@ -238,17 +241,16 @@ static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE])
     const uint8_t *was = &A.failed[BUS_APP_OUTCOME_SIZE];
     bool earlier =
         was[0] != created[BUS_APP_OUTCOME_SIZE] || was[1] != created[BUS_APP_OUTCOME_SIZE + 1];
-    if (A.failed_open && earlier && A.failed_owed) {
+    if (earlier && A.failed_state == FAILED_OWED) {
         drop_owed(was[0], was[1]);
-    } else if (A.failed_open && earlier) {
+    } else if (earlier && A.failed_state == FAILED_OPEN) {
         if (A.replaced_open) drop_owed(A.replaced[0], A.replaced[1]);
         A.replaced[0] = was[0];
         A.replaced[1] = was[1];
         A.replaced_open = true;
     }
     memcpy(A.failed, created, sizeof A.failed);
-    A.failed_open = true;
-    A.failed_owed = false;
+    A.failed_state = FAILED_OPEN;
     A.failed_sends = MOTET_BUS_RETRIES;
 }
 
@@ -269,7 +271,7 @@ static bool replaced_ended(const uint8_t *created)
  * short of some module (failed_here()). */
 static bool failed_latest(const uint8_t *created)
 {
-    return A.failed_open && memcmp(created, A.failed, sizeof A.failed) == 0;
+    return A.failed_state != FAILED_SETTLED && memcmp(created, A.failed, sizeof A.failed) == 0;
 }
 
 /* Our failure `created` of a load ended here (failed_here()) is lost:
@@ -283,10 +285,10 @@ static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
     port_irq_state_t s = port_irq_save();
     bool same = memcmp(created, A.failed, sizeof A.failed) == 0;
-    bool owed = same && A.failed_open && A.failed_sends;
-    bool dropped = !same || (A.failed_open && !owed);
-    if (owed) A.failed_owed = true;
-    if (same) A.failed_open = owed;
+    bool open = A.failed_state != FAILED_SETTLED;
+    bool owed = same && open && A.failed_sends;
+    bool dropped = !same || (open && !owed);
+    if (same) A.failed_state = owed ? FAILED_OWED : FAILED_SETTLED;
     if (!same) replaced_ended(created); /* dropped here, not at its end */
     /* A running deadline pays it at its expiry: started again, it would
      * put off the ask or give-up of a load in progress by a whole wait. */
@@ -301,9 +303,11 @@ static void pay_owed(void)
 {
     uint8_t owed[BUS_APP_CREATED_SIZE];
     port_irq_state_t s = port_irq_save();
-    bool due = A.failed_owed;
-    A.failed_owed = false;
-    if (due) A.failed_sends--;
+    bool due = A.failed_state == FAILED_OWED;
+    if (due) {
+        A.failed_state = FAILED_OPEN; /* owed again if this copy is lost */
+        A.failed_sends--;
+    }
     memcpy(owed, A.failed, sizeof owed);
     port_irq_restore(s);
     if (due && !report_outcome(owed, false)) owe(owed);
@@ -322,7 +326,7 @@ void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
     }
     if (!failed_latest(outcome)) return;
     if (sent)
-        A.failed_open = A.failed_owed = false;
+        A.failed_state = FAILED_SETTLED;
     else
         owe(outcome);
 }
@@ -358,7 +362,8 @@ static void give_verdict(void)
     /* The deadline has nothing left to wait for (a failure owed aside):
      * its timer entry is freed now rather than held until it expires for
      * nothing. Stopped running, it has no expiry to come. */
-    if (!A.failed_owed) timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
+    if (A.failed_state != FAILED_OWED)
+        timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
     port_irq_restore(s);
     if (!m) return;
     m->flags = MSG_FROM_ISR; /* sent as from the manager, as to_manager()'s */

@@ -2724,7 +2724,7 @@ static uint16_t owe_the_failure_of_0_5(uint8_t *desc)
 /* (0, 5)'s failure is owed (its supersede found the queue full), and the
  * newer load (0, 6) ends here before the deadline's next expiry: the
  * deadline's timer stays for the failure owed, which goes out once there
- * is room (with give_verdict()'s `!A.failed_owed` guard removed, this
+ * is room (with give_verdict()'s `A.failed_state != FAILED_OWED` guard removed, this
  * fails: the timer stops at (0, 6)'s verdict and "0.5=25" never goes). */
 static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
 {
