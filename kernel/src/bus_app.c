@@ -28,8 +28,8 @@
  * one a module waits on (supersede()), and a module that lacks outcomes
  * after the verdict deadline asks for them again, then gives the load up
  * (bus_app_deadline()), so every load ends (docs/bus.md, Lost frames).
- * Our failure of a load ended here that the transmit queue refused is
- * sent again at the deadline's next expiries (owe()).
+ * Our failure of a load ended here that the transmit queue refused, or
+ * the bus gave up, is sent again at the deadline's next expiries (owe()).
  */
 #include <string.h>
 
@@ -42,6 +42,10 @@
 #include "timer_internal.h"
 
 #if MOTET_BUS
+
+/* Our latest failure of a load ended here (failed_here()): every module
+ * has it, a copy of it is on its way, or one was lost and it is owed. */
+enum { FAILED_SETTLED, FAILED_OPEN, FAILED_OWED };
 
 static struct {
     bool busy;                             /* taking part in a load, until its verdict */
@@ -61,8 +65,11 @@ static struct {
     uint32_t disagreeing;                  /* modules that failed it after that */
     uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
     msg_t *verdict_block;                  /* set aside for the verdict to our manager */
-    uint8_t owed[BUS_APP_CREATED_SIZE];    /* a failure of ours the queue refused: owe() */
-    uint8_t owed_tries;                    /* expiries left to send it at; 0: none owed */
+    uint8_t failed[BUS_APP_CREATED_SIZE];  /* our latest failure of a load ended here */
+    uint8_t failed_state;                  /* FAILED_SETTLED, _OPEN or _OWED */
+    uint8_t failed_sends;                  /* sends of it left, should it be lost */
+    uint8_t replaced[2];                   /* an earlier failure's loader and number, */
+    bool replaced_open;                    /* its copy in the interface as it was replaced */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -77,12 +84,13 @@ static struct {
  * verdict) and started again (a newer load); that expiry is still owed,
  * and the restarted timer's one more. Started and counted under one lock,
  * so that a verdict between the two (an acknowledgement's interrupt) finds
- * them agree. */
+ * them agree. Its block is its own (TIMER_SLOT_DEADLINE): no start fails,
+ * whatever timers the applications hold. */
 static void arm_deadline(void)
 {
     _Static_assert(VERDICT_WAIT < TIMER_TICKS_LIMIT, "the deadline is one timer's wait");
-    /* Only a first start can fail (no block for it), logged: a restart keeps its block. */
-    timer_counted_start(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT, &A.expiries_owed);
+    timer_counted_start(TIMER_SLOT_DEADLINE, MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, VERDICT_WAIT,
+                        &A.expiries_owed);
 }
 
 bool bus_app_deadline_expired(void)
@@ -125,6 +133,19 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
 }
+
+/* What this module remembers of the load it took part in last once that
+ * has ended, so that an ASK for our outcome of it is answered and a late
+ * failure of it is taken for a disagreement: what take_part() replaces.
+ * Not its copies still waiting (take_part() forgets them: counted, they
+ * could never be seen to end, and an ASK would wait for them for ever). */
+typedef struct {
+    mt_module_t loader;
+    uint8_t number;
+    bool outcome_given;
+    bool committed;
+    uint32_t disagreeing;
+} last_load_t;
 
 /* Every load before it is forgotten, the one committed here included: a
  * device restarts whole (no module rejoins the bus after a reset:
@@ -197,7 +218,7 @@ static bool report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool man
     return false;
 }
 
-/* A failure owed (owe()) that will never be sent: logged naming its
+/* A failure of ours that will never be sent (owe()): logged naming its
  * load, so that the log says which load a module that committed it may
  * never hear failed. */
 static void drop_owed(mt_module_t loader, uint8_t number)
@@ -205,46 +226,91 @@ static void drop_owed(mt_module_t loader, uint8_t number)
     log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
 }
 
-/* Our failure of a load that has ended here (given up, superseded), as
- * its CREATED frame carries it, refused by the transmit queue (logged):
- * a module that committed the load on our earlier MT_OK asks for
- * nothing, and would never learn of it. It is owed: sent again at the
- * verdict deadline's next expiries (pay_owed()), once the queue has room,
- * MOTET_BUS_RETRIES times at most; the latest such failure only, an
- * earlier load's still owed dropped (drop_owed()). Any context. */
+/* Our failure `created` of the load that has just ended here (given up,
+ * superseded), as its CREATED frame carries it, decided: it goes now
+ * (broadcast, or in a waiting copy of our MT_OK rewritten to it). A module
+ * that committed the load on our earlier MT_OK asks for nothing, and
+ * learns of it from this broadcast alone; so it is remembered until a
+ * copy of it reaches every module, and owed if one is lost (owe()). The
+ * latest only: an earlier failure still owed is dropped (drop_owed()); one
+ * whose copy is still in the interface is followed to that copy's end as
+ * `replaced` (replaced_ended()), the one there before it dropped, as it
+ * can no longer be followed. Interrupts off. */
+static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE])
+{
+    const uint8_t *was = &A.failed[BUS_APP_OUTCOME_SIZE];
+    bool earlier =
+        was[0] != created[BUS_APP_OUTCOME_SIZE] || was[1] != created[BUS_APP_OUTCOME_SIZE + 1];
+    if (earlier && A.failed_state == FAILED_OWED) {
+        drop_owed(was[0], was[1]);
+    } else if (earlier && A.failed_state == FAILED_OPEN) {
+        if (A.replaced_open) drop_owed(A.replaced[0], A.replaced[1]);
+        A.replaced[0] = was[0];
+        A.replaced[1] = was[1];
+        A.replaced_open = true;
+    }
+    memcpy(A.failed, created, sizeof A.failed);
+    A.failed_state = FAILED_OPEN;
+    A.failed_sends = MOTET_BUS_RETRIES;
+}
+
+/* Whether `created` is the earlier failure that failed_here() replaced
+ * while its copy was in the interface; that copy has ended (reached every
+ * module, or lost: dropped, as only the latest failure is sent again), so
+ * it is followed no more. Interrupts off. */
+static bool replaced_ended(const uint8_t *created)
+{
+    bool it = A.replaced_open && created[0] != MT_OK &&
+              created[BUS_APP_OUTCOME_SIZE] == A.replaced[0] &&
+              created[BUS_APP_OUTCOME_SIZE + 1] == A.replaced[1];
+    if (it) A.replaced_open = false;
+    return it;
+}
+
+/* Whether `created` is our latest failure of a load ended here, still
+ * short of some module (failed_here()). */
+static bool failed_latest(const uint8_t *created)
+{
+    return A.failed_state != FAILED_SETTLED && memcmp(created, A.failed, sizeof A.failed) == 0;
+}
+
+/* Our failure `created` of a load ended here (failed_here()) is lost:
+ * refused by the transmit queue or given up by the bus (each logged). It
+ * is owed: sent again at the verdict deadline's next expiry (pay_owed()),
+ * once the queue has room, MOTET_BUS_RETRIES times at most; dropped
+ * (drop_owed()) once none is left, or if a newer failure has taken its
+ * place; nothing more if another copy of it has reached every module
+ * meanwhile. Any context. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
     port_irq_state_t s = port_irq_save();
-    mt_module_t loader = A.owed[BUS_APP_OUTCOME_SIZE];
-    uint8_t number = A.owed[BUS_APP_OUTCOME_SIZE + 1];
-    bool drop = A.owed_tries && !(loader == created[BUS_APP_OUTCOME_SIZE] &&
-                                  number == created[BUS_APP_OUTCOME_SIZE + 1]);
-    memcpy(A.owed, created, sizeof A.owed);
-    A.owed_tries = MOTET_BUS_RETRIES;
+    bool same = memcmp(created, A.failed, sizeof A.failed) == 0;
+    bool open = A.failed_state != FAILED_SETTLED;
+    bool owed = same && open && A.failed_sends;
+    bool dropped = !same || (open && !owed);
+    if (same) A.failed_state = owed ? FAILED_OWED : FAILED_SETTLED;
+    if (!same) replaced_ended(created); /* dropped here, not at its end */
+    /* A running deadline pays it at its expiry: started again, it would
+     * put off the ask or give-up of a load in progress by a whole wait. */
+    if (owed && !timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL)) arm_deadline();
     port_irq_restore(s);
-    if (drop) drop_owed(loader, number);
-    arm_deadline();
+    if (dropped) drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 /* At an expiry of the verdict deadline, task context: the failure owed
- * (owe()), if any, sent again, and owed still if the queue refuses it. */
+ * (owe()), if any, sent again, and owed again if the queue refuses it. */
 static void pay_owed(void)
 {
     uint8_t owed[BUS_APP_CREATED_SIZE];
     port_irq_state_t s = port_irq_save();
-    uint8_t tries = A.owed_tries;
-    A.owed_tries = 0;
-    memcpy(owed, A.owed, sizeof owed);
+    bool due = A.failed_state == FAILED_OWED;
+    if (due) {
+        A.failed_state = FAILED_OPEN; /* owed again if this copy is lost */
+        A.failed_sends--;
+    }
+    memcpy(owed, A.failed, sizeof owed);
     port_irq_restore(s);
-    if (!tries || report_outcome(owed, false)) return;
-    s = port_irq_save();
-    bool again = !A.owed_tries && --tries; /* a newer failure owed meanwhile goes instead */
-    if (again) A.owed_tries = tries;
-    port_irq_restore(s);
-    if (again)
-        arm_deadline();
-    else
-        drop_owed(owed[BUS_APP_OUTCOME_SIZE], owed[BUS_APP_OUTCOME_SIZE + 1]);
+    if (due && !report_outcome(owed, false)) owe(owed);
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -252,6 +318,17 @@ void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
     bool mine = is_this_load(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
     if (mine && A.mine_queued) A.mine_queued--;
     if (sent) bus_app_report(bus_self(), outcome);
+    /* Our failure of a load ended here: every module has it now, or it
+     * is owed as a refused one is; an earlier one replaced, dropped. */
+    if (replaced_ended(outcome)) {
+        if (!sent) drop_owed(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
+        return;
+    }
+    if (!failed_latest(outcome)) return;
+    if (sent)
+        A.failed_state = FAILED_SETTLED;
+    else
+        owe(outcome);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
@@ -285,7 +362,8 @@ static void give_verdict(void)
     /* The deadline has nothing left to wait for (a failure owed aside):
      * its timer entry is freed now rather than held until it expires for
      * nothing. Stopped running, it has no expiry to come. */
-    if (!A.owed_tries) timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
+    if (A.failed_state != FAILED_OWED)
+        timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
     port_irq_restore(s);
     if (!m) return;
     m->flags = MSG_FROM_ISR; /* sent as from the manager, as to_manager()'s */
@@ -321,8 +399,9 @@ static bool fail_mine(mt_err_t why)
  * outcome of it (fail_mine()), unless the newer load bears its name (the
  * loader's number come round): that outcome would count as ours of the
  * newer load. Only once our manager has reported on it, as its report
- * would otherwise go out named as the newer load's. A failure the queue
- * refuses is owed (owe()). True if it ended; interrupts off. */
+ * would otherwise go out named as the newer load's. A failure lost (the
+ * queue refuses it, or the bus gives it up) is owed (owe()). True if it
+ * ended; interrupts off. */
 static bool supersede(mt_module_t loader, uint8_t number)
 {
     if (!A.busy || A.loader != loader || !A.outcome_given) return false;
@@ -330,10 +409,12 @@ static bool supersede(mt_module_t loader, uint8_t number)
     A.verdict[1] = APPMGR_NO_TASK;
     A.verdict[2] = 0;
     give_verdict();
-    if (number == A.number || !fail_mine(MT_ERR_BUS_LOST)) return true;
+    if (number == A.number) return true;
+    bool broadcast = fail_mine(MT_ERR_BUS_LOST);
     uint8_t failed[BUS_APP_CREATED_SIZE];
     mine_as_sent(failed);
-    if (!report_outcome(failed, false)) owe(failed);
+    failed_here(failed);
+    if (broadcast && !report_outcome(failed, false)) owe(failed);
     return true;
 }
 
@@ -352,17 +433,28 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
      * interrupts off: a description must see the load whole. */
     port_irq_state_t s = port_irq_save();
     bool busy = A.busy && !(overdue() && supersede(bus_self(), number));
+    last_load_t last = {A.loader, A.number, A.outcome_given, A.committed, A.disagreeing};
     if (!busy) take_part(bus_self(), number);
     port_irq_restore(s);
     if (busy) return log_error(MT_ERR_STATE);
     mt_err_t err = bus_send_frame(BUS_FRAME_DESC, BUS_BROADCAST, MT_PID_APPMGR, number,
                                   BUS_PRIO_SYSTEM, desc, len);
-    if (err) {
-        A.busy = false; /* nothing went: no module takes part */
-        return err;
+    if (!err) {
+        A.last_number = number;
+        return MT_OK;
     }
-    A.last_number = number;
-    return MT_OK;
+    /* Logged. Nothing went, so no module takes part, and the load this
+     * module remembers is still the last: an ASK for our outcome of it is
+     * answered, and a failure of it after it committed here logged. */
+    s = port_irq_save();
+    A.busy = false;
+    A.loader = last.loader;
+    A.number = last.number;
+    A.outcome_given = last.outcome_given;
+    A.committed = last.committed;
+    A.disagreeing = last.disagreeing;
+    port_irq_restore(s);
+    return err;
 }
 
 void bus_app_description(const bus_frame_t *f)
@@ -547,6 +639,7 @@ void bus_app_deadline(void)
     }
     uint8_t created[BUS_APP_CREATED_SIZE];
     mine_as_sent(created);
+    if (give_up) failed_here(created);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
     if (again && !report_outcome(created, false) && give_up) owe(created);

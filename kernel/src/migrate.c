@@ -408,18 +408,18 @@ static void handle(const mig_record_t *r)
     }
 }
 
-/* The timeout tick's wait, in ticks (at least one), and its timer. */
+/* The timeout tick's wait, in ticks (at least one). */
 #define MIG_TICK                                                                                   \
     (TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u ? TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) / 2u : 1u)
-#define MIG_TICK_TIMER 0u
 
 /* Keep the timeout tick coming while a migration waits for an answer. It
  * is a one-shot timer started again after each tick taken, and counted
- * (timer_counted_start()), so that the migrator takes its own timer's
- * expiries alone on PORT_TIMEOUT0 (migrator()). Whether it runs is
- * MIG.ticking, which a start, a stop and a tick taken change: this runs
- * at every frame of a migration, and the timer list is walked only when
- * the tick starts or stops. */
+ * (timer_counted_start(): its block is its own, TIMER_SLOT_TICK, so no
+ * start fails), so that the migrator takes its own timer's expiries alone
+ * on PORT_TIMEOUT0 (migrator()). Whether it runs is MIG.ticking, which a
+ * start, a stop and a tick taken change: this runs at every frame of a
+ * migration, and the timer list is walked only when the tick starts or
+ * stops. */
 static void update_tick(void)
 {
     bool need = false;
@@ -428,13 +428,12 @@ static void update_tick(void)
         need = need || mig_source_waiting(&MIG.slots[i]) || mig_peer_waiting(&MIG.slots[i]);
     if (need == MIG.ticking) return;
     _Static_assert(MIG_TICK < TIMER_TICKS_LIMIT, "the tick is one timer's wait");
-    if (need) { /* a system task's timer; only a first start can fail (logged, tried again) */
-        MIG.ticking = timer_counted_start(MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK,
-                                          &MIG.ticks_owed) == MT_OK;
-    } else {
+    if (need)
+        timer_counted_start(TIMER_SLOT_TICK, MT_PID_MIGRATOR, MIG_TICK_TIMER, MIG_TICK,
+                            &MIG.ticks_owed);
+    else
         timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &MIG.ticks_owed);
-        MIG.ticking = false;
-    }
+    MIG.ticking = need;
 }
 
 static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)

@@ -198,7 +198,8 @@ mt_err_t mig_layout_attach(task_t *t, uint8_t *state);
 
 #include "motet/bus.h"
 
-#define MIG_TASK_PRIO  0 /* the migrator task: the lowest level */
+#define MIG_TASK_PRIO  0  /* the migrator task: the lowest level */
+#define MIG_TICK_TIMER 0u /* the migrator's timer for its timeout tick (TIMER_SLOT_TICK) */
 #define MIG_CTRL_PRIO  ((mt_prio_t) (MOTET_PRIO_LEVELS - 1)) /* control frames */
 #define MIG_CTRL_MAX   6u                                    /* payload bytes of a control frame */
 #define MIG_CTRL_QUEUE 8u /* control frames waiting for room on the bus */

@@ -40,9 +40,9 @@
  * message is released (timer_expiry_release_irq_off(), timer_internal.h);
  * a restart of the same timer meanwhile takes it back, so a waiting expiry
  * costs no second block where the handler restarts its own timer. A
- * counted timer's block (timer_counted_start(), TIMER_KEPT) stays retired
- * between its expiry and its restart or stop, whichever way its expiry
- * went: its restart takes no block from the slab, so cannot fail.
+ * system task's counted timer (timer_counted_start(), TIMER_KEPT) has a
+ * block of its own, never the slab's: no start of it takes a block from
+ * the slab, so none can fail.
  *
  * Run budgets (MOTET_TASK_BUDGET=1, timer_budget.c): while one is set and
  * work runs or waits, the compare also fires for the budget check, which
@@ -55,6 +55,8 @@
  * or stopping a timer then never touches the compare.
  */
 #include "timer_internal.h"
+
+#include <string.h>
 
 #include "log_ring.h"
 #include "motet/config.h"
@@ -77,9 +79,14 @@
 #endif
 
 SLAB_DEFINE(timer_cache, timer_block_t, MOTET_MAX_TIMERS);
+#if MOTET_BUS
+/* The system tasks' counted timers' blocks, one per slot (timer_internal.h),
+ * besides the slab's (config.h, MOTET_MAX_TIMERS). */
+static timer_block_t counted_blocks[TIMER_COUNTED_SLOTS];
+#endif
 
 timer_block_t *timer_head;
-timer_block_t *timer_retired; /* out of the list: their expiry waits, or counted */
+timer_block_t *timer_retired; /* out of the list: their expiry waits */
 static port_counter_t list_base;
 bool sleep_choice_stale;
 uint8_t timer_clock_last_top;
@@ -191,11 +198,13 @@ static MT_NOINLINE bool list_link_wait(timer_block_t *t, port_counter_t from, ui
 /* ------------------------------------------------------- retired blocks */
 
 /* A block leaving the list goes now, or once its expiry message is
- * released if that still waits; a counted timer's stays retired until its
- * timer starts again or stops (timer_counted_start()); irq off. */
+ * released if that still waits; a counted timer's is its own for good
+ * (counted_blocks), never the slab's, and nothing needs to find it out of
+ * the list; irq off. */
 static void retire(timer_block_t *t)
 {
-    if (!t->expiry.flags && !(t->kind & TIMER_KEPT)) {
+    if (t->kind & TIMER_KEPT) return;
+    if (!t->expiry.flags) {
         (void) slab_free(&timer_cache, t);
         return;
     }
@@ -224,7 +233,7 @@ void timer_free_if_retired(msg_t *m)
 {
     /* m may be the interrupt slot's block, no timer's: compared, never read. */
     timer_block_t *t = retired_unlink((timer_block_t *) (void *) m, MT_PID_NONE, 0);
-    if (t) retire(t); /* its message released: freed, or kept if counted */
+    if (t) retire(t); /* its message released: freed */
 }
 
 /* ------------------------------------------------------------ expiry */
@@ -387,6 +396,11 @@ void timer_init(void)
     slab_init(&timer_cache);
     timer_head = NULL;
     timer_retired = NULL;
+#if MOTET_BUS
+    memset(counted_blocks, 0, sizeof counted_blocks);
+    for (uint8_t slot = 0; slot < TIMER_COUNTED_SLOTS; slot++)
+        counted_blocks[slot].kind = TIMER_KEPT;
+#endif
 #if MOTET_STATS
     compare_interrupts = 0;
 #endif
@@ -406,17 +420,14 @@ void timer_init(void)
     port_irq_restore(s);
 }
 
-mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
+/* Link block `t`, out of the list, as timer `n` of `owner`; true if it
+ * became the head (the compare follows the head: the caller serves it
+ * then, or if the block was the head before this start); irq off. In
+ * line: in timer_start_checked() on the deepest interrupt path (a slice
+ * timer armed at an interrupt's exit), a call would add its frame. */
+static MT_INLINE bool link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, uint32_t ticks,
+                                   bool periodic)
 {
-    port_irq_state_t s = port_irq_save();
-    bool was_head = false;
-    timer_block_t *t = list_remove(owner, n, &was_head);
-    if (!t) t = retired_unlink(NULL, owner, n);
-    if (!t) t = slab_alloc(&timer_cache); /* logs MT_ERR_NO_SLAB itself */
-    if (!t) {
-        port_irq_restore(s);
-        return MT_ERR_NO_SLAB;
-    }
     t->owner = owner;
     t->index = n;
     timer_set_period(t, periodic ? ticks : 0u);
@@ -430,7 +441,21 @@ mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool per
         sched_expiry_prepare(&t->expiry, owner, (mt_port_t) (PORT_TIMEOUT0 + n));
     }
     port_counter_t late = list_rebase();
-    if (list_link_wait(t, late, ticks) || was_head) timer_service();
+    return list_link_wait(t, late, ticks);
+}
+
+mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
+{
+    port_irq_state_t s = port_irq_save();
+    bool was_head = false;
+    timer_block_t *t = list_remove(owner, n, &was_head);
+    if (!t) t = retired_unlink(NULL, owner, n);
+    if (!t) t = slab_alloc(&timer_cache); /* logs MT_ERR_NO_SLAB itself */
+    if (!t) {
+        port_irq_restore(s);
+        return MT_ERR_NO_SLAB;
+    }
+    if (link_started(t, owner, n, ticks, periodic) || was_head) timer_service();
     port_irq_restore(s);
     return MT_OK;
 }
@@ -440,7 +465,7 @@ mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodi
     if (n >= TIMERS_PER_TASK) return log_error(MT_ERR_NO_TIMER);
     /* A timer belongs to a task: a virtual pid (multicast, time sync) has
      * no timeouts to receive, and a system task's timers are the kernel's
-     * (timer_start_checked()): the application manager's verdict deadline
+     * (timer_counted_start()): the application manager's verdict deadline
      * taken early, or never, would decide a load on the device's behalf. */
     if (ticks == 0 || ticks >= TIMER_TICKS_LIMIT || owner == MT_PID_NONE || owner >= MT_PID_SYSTEM)
         return log_error(MT_ERR_INVALID);
@@ -503,33 +528,30 @@ unsigned timer_stop_all(mt_pid_t owner)
 #if MOTET_BUS
 /* ---- a system task's counted timer ---- */
 
-/* Its block is marked kept once started (the start itself, which the
- * expiry shares, stays as it is), so that neither its expiry nor its
- * message's release gives it to the slab: a restart takes it back from the
- * retired list and cannot fail for want of a block. */
-mt_err_t timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed)
+/* Its block is counted_blocks[slot], marked kept once for all in
+ * timer_init(), which a start leaves as it is (timer_set_period()) and
+ * retire() honours: neither an expiry, nor a stop, nor the release of its
+ * message gives it to the slab, and no start needs a block from there, so
+ * none can fail. One walk of the list: taken out of it if running (a
+ * restart, which owes no expiry more), else its block is out of it. */
+void timer_counted_start(uint8_t slot, mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed)
 {
     port_irq_state_t s = port_irq_save();
-    bool running = timer_remaining(owner, n, NULL);
-    mt_err_t err = timer_start_checked(owner, n, ticks, false);
-    for (timer_block_t *t = timer_head; !err && t; t = t->next)
-        if (t->owner == owner && t->index == n) t->kind |= TIMER_KEPT;
-    if (!err && !running) (*owed)++;
+    bool was_head = false;
+    timer_block_t *t = list_remove(owner, n, &was_head);
+    if (!t) {
+        t = &counted_blocks[slot];
+        (*owed)++;
+    }
+    if (link_started(t, owner, n, ticks, false) || was_head) timer_service();
     port_irq_restore(s);
-    return err;
 }
 
 bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed)
 {
     port_irq_state_t s = port_irq_save();
-    bool running = stop(owner, n);
-    if (running) (*owed)--; /* stopped running: its expiry will not come */
-    /* Its kept block goes now, or once its expiry's message is released. */
-    timer_block_t *t = retired_unlink(NULL, owner, n);
-    if (t) {
-        t->kind &= (uint8_t) ~TIMER_KEPT;
-        retire(t);
-    }
+    bool running = stop(owner, n); /* its block stays its own */
+    if (running) (*owed)--;        /* stopped running: its expiry will not come */
     port_irq_restore(s);
     return running;
 }

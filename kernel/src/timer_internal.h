@@ -16,14 +16,20 @@
 /* Reset: no timers, compare disabled; boot only. */
 void timer_init(void);
 /* Start (or restart) timer `n` of `owner`, its arguments checked by the
- * caller; MT_ERR_NO_SLAB (logged) if no block is left. Any context. The
- * kernel's way to a system task's timers (the application manager's
- * verdict deadline, the migrator's tick), which timer.h's calls refuse. */
+ * caller; MT_ERR_NO_SLAB (logged) if no block is left. Any context. A
+ * system task's timers, which timer.h's calls refuse, are counted
+ * (timer_counted_start(), below). */
 mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);
 /* Stop every timer of `owner` (task kill, a system task's own); returns
  * how many. */
 unsigned timer_stop_all(mt_pid_t owner);
 #if MOTET_BUS
+/* The system tasks' counted timers, each a block of its own in timer.c
+ * (its slot): the application manager's verdict deadline, the migrator's
+ * timeout tick. */
+#define TIMER_SLOT_DEADLINE 0u
+#define TIMER_SLOT_TICK     1u
+#define TIMER_COUNTED_SLOTS 2u
 /* A system task's one-shot timer `n` whose expiries are counted in *owed,
  * so that its handler tells the timer's expiry from any other message on
  * the timer's port: an interrupt body may post there (sched_post_isr()
@@ -31,14 +37,13 @@ unsigned timer_stop_all(mt_pid_t owner);
  * owed each time it starts while not running (a restart owes none more),
  * one fewer when it is stopped running or an expiry is taken; an expiry
  * that waits while the timer is stopped and started again stays owed.
- * Counted and started (stopped) under one lock. Its block is the timer's
- * from its start to its stop, expired or not: a restart takes none from
- * the slab and cannot fail. An expiry whose post fails (the last one's
- * message still waits in the block, and the pool is empty: logged) stays
- * owed, so the next message with no sender on the port is taken in its
- * place. Any context. Start: timer_start_checked()'s errors (the first
- * start only: MT_ERR_NO_SLAB); stop: true if it was running. */
-mt_err_t timer_counted_start(mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed);
+ * Counted and started (stopped) under one lock. Its block is its `slot`'s
+ * (one timer per slot), never the slab's: no start needs a free block, so
+ * none fails. An expiry whose post fails (the last one's message still
+ * waits in the block, and the pool is empty: logged) stays owed, so the
+ * next message with no sender on the port is taken in its place. Any
+ * context. Stop: true if it was running. */
+void timer_counted_start(uint8_t slot, mt_pid_t owner, uint8_t n, uint32_t ticks, uint8_t *owed);
 bool timer_counted_stop(mt_pid_t owner, uint8_t n, uint8_t *owed);
 /* True, and counted as taken, if the message the owner's handler runs on
  * timer n's port can be its expiry: no sender, and an expiry owed beyond
@@ -76,12 +81,10 @@ void timer_rearm_irq_off(void);
 /* A timer's own expiry message (queue_give_block_irq_off() gives its block
  * back here). The release is inline: it follows every expiry's handler,
  * and the list it may have to search is empty unless a timer was stopped
- * (or a one-shot expired) with its expiry still waiting, or a counted
- * timer's block waits for its restart. */
+ * (or a one-shot expired) with its expiry still waiting. */
 
-/* Timer blocks out of the delta list whose expiry message still waits,
- * or a counted timer's kept between its expiry and its restart;
- * for the test below only. */
+/* Timer blocks out of the delta list whose expiry message still waits
+ * (a counted timer's never: it is not freed); for the test below only. */
 extern struct timer_block *timer_retired;
 
 /* Free m's timer block if it is retired (the release below); irq off. */

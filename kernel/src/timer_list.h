@@ -35,9 +35,9 @@ struct timer_block {
 };
 
 /* A timer's kind: periodic, with a period over SPAN, waiting out a `rest`
- * (the last two only with TIMER_SPLITS), counted (timer_counted_start():
- * its block is kept out of the slab until timer_counted_stop(); bus
- * builds alone have counted timers, and elsewhere the test folds away). */
+ * (the last two only with TIMER_SPLITS), counted (a system task's block of
+ * its own, kept for good: timer_counted_start(); bus builds alone have
+ * counted timers, and elsewhere the test folds away). */
 #define TIMER_PERIODIC    1u
 #define TIMER_LONG_PERIOD 2u
 #define TIMER_RESTING     4u
@@ -63,12 +63,12 @@ static MT_INLINE uint32_t timer_wait_rest(const timer_block_t *t)
 #endif
 }
 
-/* Give t its period (0: one-shot) and the kind that goes with it, not
- * counted (timer_counted_start() marks its own). */
+/* Give t its period (0: one-shot) and the kind that goes with it; a
+ * counted timer's block stays kept. */
 static MT_INLINE void timer_set_period(timer_block_t *t, uint32_t period)
 {
     t->period = period;
-    t->kind = (uint8_t) ((t->kind & TIMER_RESTING) | (period ? TIMER_PERIODIC : 0u) |
+    t->kind = (uint8_t) ((t->kind & (TIMER_RESTING | TIMER_KEPT)) | (period ? TIMER_PERIODIC : 0u) |
                          (TIMER_SPLITS && period > SPAN ? TIMER_LONG_PERIOD : 0u));
 }
 

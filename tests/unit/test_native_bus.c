@@ -48,9 +48,10 @@
 #define MODULES 0x7u /* modules 0, 1, 2 */
 #define GROUP   3u
 #define SLOT    160u
+#define SENT    96u /* frames captured; a give-up the bus gives up at every send: 82 */
 
-static uint8_t sent[24][SLOT];
-static uint16_t sent_len[24];
+static uint8_t sent[SENT][SLOT];
+static uint16_t sent_len[SENT];
 static unsigned n_sent;
 static char got[96];
 static mt_pid_t last_src; /* sched_sender() of the last message recorder() took */
@@ -74,7 +75,7 @@ static void take_every_timer(void)
 
 static void capture(const uint8_t *frame, uint16_t n)
 {
-    assert_true(n <= SLOT && n_sent < 24);
+    assert_true(n <= SLOT && n_sent < SENT);
     memcpy(sent[n_sent], frame, n);
     sent_len[n_sent++] = n;
     if (hog_at_next_frame) take_every_timer();
@@ -2566,8 +2567,8 @@ static void test_an_expiry_waiting_while_the_deadline_restarts_is_taken(void **s
 }
 
 /* The verdict deadline is one-shot, started again at each expiry that
- * asks for a missing outcome; its block is kept from its start to its
- * stop, so an empty timer pool when the ASK has gone cannot stop it: the
+ * asks for a missing outcome; its block is its own (TIMER_SLOT_DEADLINE),
+ * so an empty timer pool when the ASK has gone cannot stop it: the
  * next expiry asks again and the load commits on the answer (before: the
  * restart found no block, MT_ERR_NO_SLAB, and the load waited for ever). */
 static void test_the_deadline_survives_an_empty_timer_pool(void **state)
@@ -2593,6 +2594,35 @@ static void test_the_deadline_survives_an_empty_timer_pool(void **state)
     report_on(0, 5, 2, MT_OK, APPMGR_NO_TASK, 0);
     assert_string_equal(inits, "I");
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
+/* Every timer block is the applications' before a load comes: the
+ * verdict deadline's first start needs none (its block is its own,
+ * TIMER_SLOT_DEADLINE), so a load whose outcome from module 2 is lost still asks
+ * for it at each deadline and ends at the last, given up, MT_ERR_TIMEOUT
+ * logged once and broadcast, with no MT_ERR_NO_SLAB (before: that start
+ * found the pool empty, MT_ERR_NO_SLAB logged, was never tried again,
+ * and the load waited for ever). */
+static void test_a_load_ends_at_its_deadline_with_every_timer_block_taken(void **state)
+{
+    (void) state;
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) make_task(p, 3);
+    take_every_timer();
+    assert_true(hogs_refused > 0); /* the pool is empty */
+    drain_log();
+    load_waiting_on_module_2();
+    unsigned no_slab = test_count_logged_errors(MT_ERR_NO_SLAB);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(0, 5, 1u << 2);
+    }
+    drain_log();
+    wait_deadline();
+    expect_outcome(0, 5, MT_ERR_TIMEOUT);
+    assert_int_equal(test_count_logged_errors(MT_ERR_TIMEOUT), 1);
+    assert_int_equal(appmgr_last_result()->err, MT_ERR_TIMEOUT);
+    assert_string_equal(inits, "");
+    assert_int_equal(no_slab, 0);
 }
 
 /* A task at the manager's level holds the CPU while the deadline expires
@@ -2694,7 +2724,7 @@ static uint16_t owe_the_failure_of_0_5(uint8_t *desc)
 /* (0, 5)'s failure is owed (its supersede found the queue full), and the
  * newer load (0, 6) ends here before the deadline's next expiry: the
  * deadline's timer stays for the failure owed, which goes out once there
- * is room (with give_verdict()'s `!A.owed_tries` guard removed, this
+ * is room (with give_verdict()'s `A.failed_state != FAILED_OWED` guard removed, this
  * fails: the timer stops at (0, 6)'s verdict and "0.5=25" never goes). */
 static void test_a_failure_owed_outlives_the_next_loads_verdict(void **state)
 {
@@ -2833,6 +2863,176 @@ static void test_a_failure_owed_while_one_is_sent_again_goes_instead(void **stat
     expect_outcomes(first, "0.6=%u;", MT_ERR_BUS_LOST);
 }
 
+static void reject_every_try(void);
+
+/* The frame in the interface is our failure `err` of load (loader, number). */
+static void expect_failure_in_the_interface(mt_module_t loader, uint8_t number, mt_err_t err)
+{
+    bus_frame_t f = last_sent();
+    assert_int_equal(f.type, BUS_FRAME_CREATED);
+    assert_int_equal(f.payload[0], err);
+    assert_int_equal(f.payload[3], loader);
+    assert_int_equal(f.payload[4], number);
+}
+
+/* Having reported MT_OK on (0, 5), a newer load (0, 6) supersedes it here:
+ * the queue takes our failure of (0, 5), and the bus gives it up (a
+ * receiver rejects every try; MT_ERR_BUS_CORRUPT logged). It is owed as
+ * one the queue refused is: sent again at the deadline's next expiry,
+ * which (0, 6)'s verdict keeps the timer for, and once it has reached
+ * every module owed no more, so a module that committed (0, 5) on our
+ * MT_OK learns of it (before: nothing owed it, the timer stopped at
+ * (0, 6)'s verdict, and it never went again). */
+static void test_a_superseded_loads_failure_the_bus_gave_up_goes_out_again(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    drain_log();
+    reject_every_try();
+    assert_int_equal(test_count_logged_errors(MT_ERR_BUS_CORRUPT), 1);
+    expect_outcome(0, 6, MT_OK);
+    others_report_ok(0, 6);
+    assert_string_equal(inits, "I"); /* (0, 6) committed here */
+    unsigned first = n_sent;
+    wait_deadline();
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
+    first = n_sent;
+    wait_deadline();
+    expect_outcomes(first, "");
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+}
+
+/* Having reported MT_OK on (0, 5), (0, 6) supersedes it: our failure of
+ * (0, 5) is in the interface, our MT_OK of (0, 6) waits behind it; (0, 7)
+ * supersedes (0, 6), whose waiting MT_OK is rewritten into its failure,
+ * now our latest; then the bus gives (0, 5)'s failure up. Only the latest
+ * is sent again, so (0, 5)'s is dropped there, logged once naming it
+ * (EV_UNSENT), and never sent after (before: replaced while still in the
+ * interface it was followed no more, and its loss left no record). */
+static void test_an_earlier_failure_given_up_after_a_newer_one_is_logged(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    assert_int_equal(bus_tx_pending(), 2); /* (0, 5)'s failure, our MT_OK of (0, 6) */
+    receive_description(0, 7, desc, len);  /* (0, 6)'s waiting MT_OK rewritten */
+    drain_log();
+    reject_every_try();
+    assert_int_equal(dropped_unsent(0, 5), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    char out[64];
+    outcomes_sent(first, out, sizeof out);
+    assert_null(strstr(out, "0.5="));
+    assert_int_equal(dropped_unsent(0, 5), 0);
+}
+
+/* Our give-up reaches every module; an ASK from module 2 is answered with
+ * a second copy, which the bus gives up: the failure is settled (a copy
+ * reached every module), so nothing more is sent and nothing logged as
+ * unsent at the next deadline. */
+static void test_a_copy_lost_after_one_reached_every_module_is_settled(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    drain_log();
+    reject_every_try();
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before);
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+}
+
+/* (0, 6) supersedes (0, 5), and waits for its outcomes; half its wait
+ * later the bus gives our failure of (0, 5) up. It is owed, and paid at
+ * the deadline's expiry, which is not put off: the timer running for
+ * (0, 6) goes on as it was (before: started again, so (0, 6)'s ask, and
+ * its give-up, came up to a whole wait late for each failure lost). */
+static void test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    uint32_t left_before = 0, left = 0;
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left_before));
+    uint32_t half = TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) / 2u;
+    tport_busy(half);
+    drain_log();
+    reject_every_try();
+    assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left));
+    assert_true(left <= left_before - half);
+    expect_outcome(0, 6, MT_OK);
+    unsigned first = n_sent;
+    tport_busy(left + 20u);
+    expect_outcomes(first, "0.5=%u;", MT_ERR_BUS_LOST);
+}
+
+/* Our load given up, its MT_ERR_TIMEOUT broadcast, and the bus gives that
+ * up at every send (a receiver rejects every try): it is owed as one the
+ * queue refused is, sent again at each of the deadline's next
+ * MOTET_BUS_RETRIES expiries, and when the last is given up, dropped,
+ * logged naming our load (EV_UNSENT), the deadline's timer stopped and
+ * nothing sent after (before: the first give-up was the end of it, with
+ * no record of the load whose failure never went). */
+static void test_a_give_up_the_bus_gave_up_is_sent_at_most_the_retries_then_dropped(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base)); /* given up */
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    reject_every_try();
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        assert_int_equal(dropped_unsent(SELF, number), 0);
+        assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+        unsigned before = n_sent;
+        wait_deadline();
+        assert_int_equal(n_sent, before + 1);
+        expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+        reject_every_try();
+    }
+    assert_int_equal(dropped_unsent(SELF, number), 1);
+    assert_false(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL));
+    unsigned before = n_sent;
+    wait_deadline();
+    assert_int_equal(n_sent, before);
+}
+
 /* ---- a load of our own superseded only once it is stuck ---- */
 
 /* Module 2's MT_OK of our load is on the wire (module 2 has every other
@@ -2858,6 +3058,66 @@ static void test_loading_again_before_our_load_is_stuck_is_refused(void **state)
     assert_true(sched_task_exists(base));
     expect_outcomes(first, "");
     assert_int_equal(appmgr_last_result()->err, MT_OK);
+}
+
+/* Our load committed here; a task loads again while the transmit queue is
+ * full: refused (MT_ERR_QUEUE_FULL, logged), nothing sent, and our load
+ * is still the one this module remembers: an ASK for our outcome of it is
+ * answered, and module 2's later failure of it is logged as the device
+ * disagreeing (before: the refused load had taken its place, so the ASK
+ * and the failure were both taken for another load's, and dropped with
+ * no record: module 2 gave the load up, unanswered, while it ran here). */
+static void test_a_load_the_queue_refuses_leaves_the_last_one_remembered(void **state)
+{
+    (void) state;
+    static uint8_t other[64];
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    fill_tx_queue();
+    drain_log();
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_QUEUE_FULL);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    unsigned first = n_sent;
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, load_number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false));
+    expect_outcomes(first, "%u.%u=0;", SELF, load_number);
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    sched_run_pending();
+    expect_disagreement_logged_once();
+    assert_true(sched_task_exists(base));
+}
+
+/* Module 2's failure of our load, committed here, logged as the device
+ * disagreeing; then a load refused by a full queue; then module 2's
+ * failure again (a copy sent again, as for an ASK): not logged a second
+ * time, as the modules that disagree are part of what the refusal puts
+ * back. */
+static void test_a_load_the_queue_refuses_keeps_who_disagreed(void **state)
+{
+    (void) state;
+    static uint8_t other[64];
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    sched_run_pending();
+    expect_disagreement_logged_once();
+    fill_tx_queue();
+    assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_QUEUE_FULL);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    drain_log();
+    report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
+    sched_run_pending();
+    assert_int_equal(logged(EV_DISAGREE, 2, (uint16_t) ((uint16_t) (SELF << 8) | load_number)), 0);
+    assert_true(sched_task_exists(base));
 }
 
 /* Frames `a` then `b` come in one instant, before our manager runs. */
@@ -3305,6 +3565,8 @@ int main(void)
         cmocka_unit_test_setup(test_an_expiry_waiting_while_the_deadline_restarts_is_taken, setup),
         cmocka_unit_test_setup(test_a_tasks_send_is_not_the_deadlines_expiry, setup),
         cmocka_unit_test_setup(test_the_deadline_survives_an_empty_timer_pool, setup),
+        cmocka_unit_test_setup(test_a_load_ends_at_its_deadline_with_every_timer_block_taken,
+                               setup),
         cmocka_unit_test_setup(test_an_application_neither_kills_nor_replaces_the_manager, setup),
         cmocka_unit_test_setup(
             test_a_tasks_description_or_disagreement_to_the_managers_bus_ports_is_refused, setup),
@@ -3314,7 +3576,17 @@ int main(void)
             test_a_failure_owed_is_tried_at_most_the_retries_then_dropped_and_logged, setup),
         cmocka_unit_test_setup(test_a_second_failure_owed_logs_the_first_it_drops, setup),
         cmocka_unit_test_setup(test_a_failure_owed_while_one_is_sent_again_goes_instead, setup),
+        cmocka_unit_test_setup(test_a_superseded_loads_failure_the_bus_gave_up_goes_out_again,
+                               setup),
+        cmocka_unit_test_setup(
+            test_a_give_up_the_bus_gave_up_is_sent_at_most_the_retries_then_dropped, setup),
         cmocka_unit_test_setup(test_loading_again_before_our_load_is_stuck_is_refused, setup),
+        cmocka_unit_test_setup(test_a_load_the_queue_refuses_leaves_the_last_one_remembered, setup),
+        cmocka_unit_test_setup(test_a_load_the_queue_refuses_keeps_who_disagreed, setup),
+        cmocka_unit_test_setup(test_an_earlier_failure_given_up_after_a_newer_one_is_logged, setup),
+        cmocka_unit_test_setup(test_a_copy_lost_after_one_reached_every_module_is_settled, setup),
+        cmocka_unit_test_setup(test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off,
+                               setup),
         cmocka_unit_test_setup(test_a_superseded_load_is_failed_in_a_broadcast, setup),
         cmocka_unit_test_setup(test_a_superseded_loads_waiting_ok_becomes_its_failure, setup),
         cmocka_unit_test_setup(test_a_give_up_rewrites_no_other_loads_outcome, setup),

@@ -22,8 +22,10 @@
 #include <string.h>
 
 #include "migrate_internal.h"
+#include "motet/slab.h"
 #include "native.h"
 #include "test_support.h"
+#include "timer_list.h"
 
 #define SELF    1u
 #define MODULES 0x7u /* modules 0, 1, 2 */
@@ -271,7 +273,7 @@ static void bystander_waits(void)
     finish_tx(PORT_BUS_SENT); /* the reply */
     sched_run_pending();
     assert_int_equal(migrate_active(), 1);
-    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    assert_true(timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL));
     test_count_logged_errors(MT_OK);
 }
 
@@ -364,7 +366,7 @@ static void test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once(void
     unsigned before = n_sent;
     sched_run_pending();
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_PORT), 1);
-    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    assert_true(timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL));
     bystander_asks_its_source(before);
 }
 
@@ -383,29 +385,63 @@ static mt_err_t hog(void *st, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
-static void capture_then_take_every_timer(const uint8_t *frame, uint16_t n)
+static void make_hogs(void)
 {
-    capture(frame, n);
-    if (!hog_at_next_frame) return;
-    hog_at_next_frame = false;
-    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
-        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
-            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
-}
-
-/* The migrator's tick is one-shot, started again after each tick; its
- * block is kept from its start to its stop, so an empty timer pool at the
- * restart cannot stop it: once the pool is free again the bystander asks
- * its silent source again (before: the restart found no block, failed
- * with MT_ERR_NO_SLAB, logged, and no tick ever came again). */
-static void test_the_tick_survives_an_empty_timer_pool(void **state)
-{
-    (void) state;
     for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) {
         task_spec_t spec = {.pid = p, .prio = 3, .handler = hog};
         assert_int_equal(sched_task_create(&spec), MT_OK);
         assert_int_equal(sched_task_init(p, NULL, 0), MT_OK);
     }
+}
+
+static void take_every_timer(void)
+{
+    for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++)
+        for (uint8_t i = 0; i < TIMERS_PER_TASK; i++)
+            if (timer_start_for(p, i, TIMER_MS(100000), false) != MT_OK) hogs_refused++;
+}
+
+static void capture_then_take_every_timer(const uint8_t *frame, uint16_t n)
+{
+    capture(frame, n);
+    if (!hog_at_next_frame) return;
+    hog_at_next_frame = false;
+    take_every_timer();
+}
+
+/* Every timer block is the tasks' before the migration begins: the tick's
+ * first start needs none (its block is its own, TIMER_SLOT_TICK),
+ * so the bystander asks its silent source at the timeout, with no
+ * MT_ERR_NO_SLAB logged (before: that start found the pool empty, logged
+ * MT_ERR_NO_SLAB and was tried again only at the migrator's next frame,
+ * which a silent source never brings: no tick ever came). */
+static void test_the_first_tick_needs_no_free_timer_block(void **state)
+{
+    (void) state;
+    make_hogs();
+    hogs_refused = 0;
+    take_every_timer();
+    assert_true(hogs_refused > 0); /* the pool is empty */
+    test_count_logged_errors(MT_OK);
+    const uint8_t freeze[5] = {REMOTE, 4, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* the reply */
+    sched_run_pending();
+    unsigned no_slab = test_count_logged_errors(MT_ERR_NO_SLAB);
+    bystander_asks_its_source(n_sent);
+    assert_int_equal(no_slab, 0);
+}
+
+/* The migrator's tick is one-shot, started again after each tick; its
+ * block is its own (TIMER_SLOT_TICK), so an empty timer
+ * pool at the restart cannot stop it: once the pool is free again the bystander asks
+ * its silent source again (before: the restart found no block, failed
+ * with MT_ERR_NO_SLAB, logged, and no tick ever came again). */
+static void test_the_tick_survives_an_empty_timer_pool(void **state)
+{
+    (void) state;
+    make_hogs();
     bystander_waits();
     port_native_bus_capture(capture_then_take_every_timer);
     hog_at_next_frame = true;
@@ -413,7 +449,7 @@ static void test_the_tick_survives_an_empty_timer_pool(void **state)
     unsigned before = n_sent;
     bystander_asks_its_source(before); /* the first PING: the pool is taken meanwhile */
     assert_false(hog_at_next_frame);
-    assert_true(timer_remaining(MT_PID_MIGRATOR, 0, NULL));
+    assert_true(timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL));
     finish_tx(PORT_BUS_SENT);
     for (mt_pid_t p = FIRST_HOG; p < FIRST_HOG + HOGS; p++) timer_stop_all(p);
     assert_true(hogs_refused > 0); /* the pool was empty */
@@ -425,6 +461,126 @@ static void test_the_tick_survives_an_empty_timer_pool(void **state)
     }
     assert_int_equal(n_sent, before + 1); /* the bystander asks again */
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 0);
+}
+
+/* The timers' block cache (slab.h), whose use the tests below watch. */
+extern slab_cache_t timer_cache;
+
+/* Errors logged since the last call, of any kind. */
+static unsigned drain_errors(void)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES);
+    unsigned found = 0;
+    for (unsigned i = 0; i < n; i++) found += rec[i].type == EV_ERROR;
+    return found;
+}
+
+/* The counted timers' blocks at the timer level. With every slab block
+ * taken, the tick's timer starts in its own slot, owing one expiry, and a
+ * restart owes none more; its stop owes none, a second stop finds it
+ * stopped, and a start after them owes one again; the slab is untouched
+ * throughout, nothing logged. */
+static void test_a_counted_timer_has_a_block_of_its_own(void **state)
+{
+    (void) state;
+    make_hogs();
+    hogs_refused = 0;
+    take_every_timer();
+    assert_true(hogs_refused > 0); /* the pool is empty */
+    uint8_t in_use = timer_cache.in_use;
+    drain_errors();
+    uint8_t owed = 0;
+    timer_counted_start(TIMER_SLOT_TICK, MT_PID_MIGRATOR, MIG_TICK_TIMER, 100, &owed);
+    timer_counted_start(TIMER_SLOT_TICK, MT_PID_MIGRATOR, MIG_TICK_TIMER, 200, &owed); /* restart */
+    uint32_t left = 0;
+    assert_true(timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, &left));
+    assert_int_equal(left, 200);
+    assert_int_equal(owed, 1);
+    assert_true(timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &owed));
+    assert_int_equal(owed, 0);
+    assert_false(timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &owed));
+    assert_int_equal(owed, 0);
+    timer_counted_start(TIMER_SLOT_TICK, MT_PID_MIGRATOR, MIG_TICK_TIMER, 100, &owed);
+    assert_true(timer_remaining(MT_PID_MIGRATOR, MIG_TICK_TIMER, NULL));
+    assert_int_equal(owed, 1);
+    assert_true(timer_counted_stop(MT_PID_MIGRATOR, MIG_TICK_TIMER, &owed));
+    assert_int_equal(timer_cache.in_use, in_use);
+    assert_int_equal(drain_errors(), 0);
+}
+
+/* Where timer `n` of `owner` is: in the running list, and in the retired
+ * list (blocks whose expiry message still waits). */
+static void where_is(mt_pid_t owner, uint8_t n, bool *linked, bool *retired)
+{
+    *linked = *retired = false;
+    for (const timer_block_t *t = timer_head; t; t = t->next)
+        if (t->owner == owner && t->index == n) *linked = true;
+    for (const timer_block_t *t = timer_retired; t; t = t->next)
+        if (t->owner == owner && t->index == n) *retired = true;
+}
+
+/* The counted timer's expiry waits for its owner (a hog) while this
+ * task, more important, runs: its message stays in the block while the
+ * timer starts again. */
+#define HOLDER (FIRST_HOG + HOGS)
+static uint8_t holder_owed;
+static bool holder_linked, holder_retired;
+
+static mt_err_t expire_and_restart_while_held(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) port, (void) data, (void) len;
+    timer_counted_start(TIMER_SLOT_TICK, FIRST_HOG, 0, 5, &holder_owed);
+    tport_busy(6); /* it expires; its message waits in the block for the hog */
+    bool linked, retired;
+    where_is(FIRST_HOG, 0, &linked, &retired);
+    holder_linked = linked;
+    holder_retired = retired;
+    timer_counted_start(TIMER_SLOT_TICK, FIRST_HOG, 0, 5, &holder_owed);
+    return MT_OK;
+}
+
+/* A counted timer's block is never retired (retire(), TIMER_KEPT): not
+ * freed to the slab, which does not own it (MT_ERR_BAD_POINTER), and not
+ * put in the retired list, from where it would be linked twice once the
+ * timer starts again out of its slot. Taken through an expiry whose
+ * message waits while it restarts, that message's release, a stop, and
+ * an expiry whose message is taken at once: never retired, nothing
+ * logged, the slab untouched. A hog task owns it, as a system task would,
+ * so that no handler counts its expiries. */
+static void test_a_counted_timers_block_is_never_retired(void **state)
+{
+    (void) state;
+    make_hogs();
+    task_spec_t spec = {.pid = HOLDER, .prio = 5, .handler = expire_and_restart_while_held};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(HOLDER, NULL, 0), MT_OK);
+    drain_errors();
+    uint8_t in_use = timer_cache.in_use;
+    holder_owed = 0;
+    assert_int_equal(sched_send_to(HOLDER, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();          /* the hog takes the expiry; its message released */
+    assert_false(holder_linked);  /* expired, */
+    assert_false(holder_retired); /* its message waiting, */
+    bool linked, retired;
+    where_is(FIRST_HOG, 0, &linked, &retired);
+    assert_true(linked); /* then started again */
+    assert_false(retired);
+    assert_true(timer_counted_stop(FIRST_HOG, 0, &holder_owed));
+    where_is(FIRST_HOG, 0, &linked, &retired);
+    assert_false(linked);
+    assert_false(retired);
+    timer_counted_start(TIMER_SLOT_TICK, FIRST_HOG, 0, 5, &holder_owed);
+    tport_busy(6); /* expired, its message taken at once */
+    sched_run_pending();
+    where_is(FIRST_HOG, 0, &linked, &retired);
+    assert_false(linked);
+    assert_false(retired);
+    timer_counted_start(TIMER_SLOT_TICK, FIRST_HOG, 0, 5, &holder_owed);
+    assert_true(timer_remaining(FIRST_HOG, 0, NULL));
+    assert_true(timer_counted_stop(FIRST_HOG, 0, &holder_owed));
+    assert_int_equal(timer_cache.in_use, in_use);
+    assert_int_equal(drain_errors(), 0);
 }
 
 static void test_failed_migration_releases_to_the_source(void **state)
@@ -1866,7 +2022,10 @@ int main(void)
         cmocka_unit_test_setup(test_an_interrupts_tick_waiting_with_the_owed_one_is_taken_once,
                                setup),
         cmocka_unit_test_setup(test_an_interrupts_tick_after_the_migration_is_refused, setup),
+        cmocka_unit_test_setup(test_the_first_tick_needs_no_free_timer_block, setup),
         cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
+        cmocka_unit_test_setup(test_a_counted_timer_has_a_block_of_its_own, setup),
+        cmocka_unit_test_setup(test_a_counted_timers_block_is_never_retired, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),

@@ -44,6 +44,7 @@ KNOWN = {
     "T": "time sync (its fit window)",
     "task_cache_storage": "task control blocks (MOTET_MAX_TASKS)",
     "timer_cache_storage": "timers (MOTET_MAX_TIMERS)",
+    "counted_blocks": "the system tasks' timers (verdict deadline, migrator's tick)",
     "remote_cache_storage": "remote task blocks (MOTET_MAX_REMOTE_TASKS)",
     "remote": "remote task slots",
     "log_ring": "the event log (MOTET_LOG_ENTRIES)",

@@ -42,7 +42,8 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            ERROR record; the application manager logs it, as APPFAIL
            UNSENT: loader module << 8 | the loader's number for a load
            this module failed, whose failure broadcast a full transmit
-           queue refused and which is dropped unsent (docs/bus.md)
+           queue refused or the bus gave up, and which is dropped unsent
+           (docs/bus.md)
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -435,7 +436,8 @@ def describe(ev):
         return (f"load {a & 0xFF} of m{a >> 8}, committed here, failed on m{ev.pid}: "
                 "the device disagrees")
     if t == "UNSENT":
-        return f"our failure of load {a & 0xFF} of m{a >> 8} never sent: the queue was full"
+        return (f"our failure of load {a & 0xFF} of m{a >> 8} never sent: "
+                "the queue was full or the bus gave it up")
     if t == "BAD_FRAME":
         kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
         return f"{kind} frame from m{a >> 8} dropped"

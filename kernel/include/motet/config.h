@@ -42,7 +42,12 @@
 #define MOTET_APP_PORTS 16
 #endif
 
-/* Virtual timers (one slab cache for the whole module). */
+/* Virtual timers (one slab cache for the whole module): the tasks' and
+ * the threads' kernel timers. The system tasks' own (with MOTET_BUS: the
+ * application manager's verdict deadline and the migrator's tick) have
+ * blocks of their own besides these, so that they never fail for want of
+ * one, and the applications get every one of these while a load or a
+ * migration runs. */
 #ifndef MOTET_MAX_TIMERS
 #define MOTET_MAX_TIMERS 16
 #endif

@@ -48,9 +48,10 @@ typedef enum {
                    * the load's loader << 8 | the loader's number for it; the error
                    * follows in an EV_ERROR (docs/bus.md, Lost frames) */
     EV_UNSENT,    /* arg = a load's loader << 8 | the loader's number for it: this
-                   * module's failure of that load, refused by a full transmit queue,
-                   * dropped unsent: a newer one owed instead, or refused at every
-                   * retry (docs/bus.md, Lost frames) */
+                   * module's failure of that load, refused by a full transmit queue
+                   * or given up by the bus, dropped unsent: a newer one owed
+                   * instead, lost at every retry, or lost once a newer one had
+                   * taken its place (docs/bus.md, Lost frames) */
     EV_TYPE_COUNT
 } log_event_type_t;
 
