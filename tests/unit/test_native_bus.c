@@ -2875,6 +2875,19 @@ static void expect_failure_in_the_interface(mt_module_t loader, uint8_t number, 
     assert_int_equal(f.payload[4], number);
 }
 
+/* Our MT_OK of load (0, 5) reported, then (0, 6), described by the same
+ * desc, supersedes it: our failure of (0, 5) is in the interface. The
+ * description's length. */
+static uint16_t superseded_0_5(uint8_t *desc)
+{
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    expect_outcome(0, 5, MT_OK);
+    receive_description(0, 6, desc, len);
+    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    return len;
+}
+
 /* Having reported MT_OK on (0, 5), a newer load (0, 6) supersedes it here:
  * the queue takes our failure of (0, 5), and the bus gives it up (a
  * receiver rejects every try; MT_ERR_BUS_CORRUPT logged). It is owed as
@@ -2887,11 +2900,7 @@ static void test_a_superseded_loads_failure_the_bus_gave_up_goes_out_again(void 
 {
     (void) state;
     static uint8_t desc[64];
-    uint16_t len = registered_two_module_desc(desc);
-    receive_description(0, 5, desc, len);
-    expect_outcome(0, 5, MT_OK);
-    receive_description(0, 6, desc, len);
-    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    (void) superseded_0_5(desc);
     drain_log();
     reject_every_try();
     assert_int_equal(test_count_logged_errors(MT_ERR_BUS_CORRUPT), 1);
@@ -2918,11 +2927,7 @@ static void test_an_earlier_failure_given_up_after_a_newer_one_is_logged(void **
 {
     (void) state;
     static uint8_t desc[64];
-    uint16_t len = registered_two_module_desc(desc);
-    receive_description(0, 5, desc, len);
-    expect_outcome(0, 5, MT_OK);
-    receive_description(0, 6, desc, len);
-    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    uint16_t len = superseded_0_5(desc);
     assert_int_equal(bus_tx_pending(), 2); /* (0, 5)'s failure, our MT_OK of (0, 6) */
     receive_description(0, 7, desc, len);  /* (0, 6)'s waiting MT_OK rewritten */
     drain_log();
@@ -2977,11 +2982,7 @@ static void test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off
 {
     (void) state;
     static uint8_t desc[64];
-    uint16_t len = registered_two_module_desc(desc);
-    receive_description(0, 5, desc, len);
-    expect_outcome(0, 5, MT_OK);
-    receive_description(0, 6, desc, len);
-    expect_failure_in_the_interface(0, 5, MT_ERR_BUS_LOST);
+    (void) superseded_0_5(desc);
     uint32_t left_before = 0, left = 0;
     assert_true(timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &left_before));
     uint32_t half = TIMER_MS(MOTET_BUS_VERDICT_TIMEOUT_MS) / 2u;
