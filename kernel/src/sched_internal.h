@@ -224,6 +224,14 @@ static MT_INLINE bool task_pid_is_app(mt_pid_t pid)
 {
     return pid != MT_PID_NONE && pid <= MT_PID_LAST_APP;
 }
+/* A route's port as sched_task_create() takes it, wherever the route
+ * comes from (a spec, a migration image): an input port of a task, or a
+ * group id for the multicast pid (the bus's multicast checks it) and any
+ * port of the time-sync pid. */
+static MT_INLINE bool route_port_ok(mt_pid_t pid, mt_port_t port)
+{
+    return pid == MT_PID_MULTICAST || pid == MT_PID_TIMESYNC || port < PORT_LIMIT;
+}
 /* A pid task_create_system() takes: the kernel's own tasks. */
 static MT_INLINE bool task_pid_is_system_task(mt_pid_t pid)
 {
