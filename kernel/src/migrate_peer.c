@@ -101,6 +101,26 @@ static void reply(mt_pid_t pid, uint8_t id, mt_module_t source, mt_prio_t prio, 
     mig_ctrl(MIG_MSG_REPLY, source, prio, d, 3);
 }
 
+/* A slot still flushing an earlier migration of its task, taken over by
+ * a new one: of the earlier one only its line of messages held back stays
+ * (with what names the slot to the interrupt half, which may add to the
+ * line meanwhile); its blocks (a destination's image and state, which a
+ * new image would otherwise replace unfreed or inherit, a source's lists)
+ * go, and every other field starts as a new slot's. */
+static void forget_earlier(slot_t *s)
+{
+    port_irq_state_t st = port_irq_save();
+    slot_t was = *s;
+    *s = (slot_t){
+        .role = was.role, .step = was.step, .pid = was.pid, .hold = was.hold, .out = was.out};
+    port_irq_restore(st);
+    mem_release(was.head);
+    mem_release(was.state);
+    mig_free_list(was.fwd);
+    mig_free_list(was.casts);
+    mig_free_list(was.reserved);
+}
+
 /* A slot for a new migration of pid. One still flushing an earlier
  * migration of the same task carries on as the new one: what it holds back
  * was sent before what will be held back now, and all of it goes, in that
@@ -109,7 +129,10 @@ static slot_t *hold_for(const uint8_t *d)
 {
     slot_t *s = mig_slot_of(d[0]);
     if (s && s->step != ST_FLUSHING) return NULL; /* two migrations of one task */
-    if (!s) s = mig_slot_new();
+    if (s)
+        forget_earlier(s);
+    else
+        s = mig_slot_new();
     if (!s) return NULL;
     s->pid = d[0];
     s->id = d[1];
@@ -117,11 +140,6 @@ static slot_t *hold_for(const uint8_t *d)
     s->dest = d[3];
     s->prio = (mt_prio_t) d[4];
     s->out_to = MIG_NO_MODULE;
-    s->offset = s->head_len = s->state_len = s->fwd_count = s->fwd_kept = 0;
-    s->age = 0;
-    s->rx_done = false;
-    s->joined = false;
-    s->err = MT_OK;
     s->step = ST_HOLDING;
     s->hold = true;
     s->since = timer_now();

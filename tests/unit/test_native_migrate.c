@@ -1172,6 +1172,67 @@ static void test_destination_drops_the_image_of_a_migration_given_up(void **stat
     assert_int_equal(where, 0); /* still routed to the source */
 }
 
+/* Heap bytes in use now. */
+static uint16_t heap_in_use(void)
+{
+    mem_stats_t m;
+    mem_get_stats(&m);
+    return m.in_use;
+}
+
+/* A task busy while the source gives migration 6 up and freezes again
+ * for migration 7: the migrator, the least important task, takes both
+ * frames' records in one run once it returns. */
+#define BUSY 0x3E
+static mt_err_t busy_while_the_source_tries_again(void *st, mt_port_t port, void *data,
+                                                  uint16_t len)
+{
+    (void) st, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    const uint8_t gave_up[5] = {REMOTE, 6, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, gave_up, 5);
+    const uint8_t again[5] = {REMOTE, 7, 0, SELF, 2};
+    from_migrator(0, MIG_MSG_FREEZE, again, 5);
+    assert_int_equal(MIG.ring_count, 2); /* not taken yet */
+    return MT_OK;
+}
+
+/* A migration given up while the destination holds half its image, and
+ * the source's next try, its FREEZE taken in the same run of the
+ * migrator as the failed outcome, so that the first one's slot is still
+ * there, sending what it held back: the second is a migration of its
+ * own. It once took over the first one's blocks (its image header
+ * leaked, and the half state went to the new copy's PORT_DESERIALIZE as
+ * its state). */
+static void test_a_new_migration_in_a_slot_still_flushing_starts_clean(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = BUSY, .prio = 2, .handler = busy_while_the_source_tries_again};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(BUSY, NULL, 0), MT_OK);
+    sched_run_pending();
+    uint16_t before = heap_in_use();
+    freeze_here(6);
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER];
+    assert_int_equal(first_chunk((mig_image_t){.state_len = 3}, 6, chunk, sizeof chunk),
+                     sizeof chunk);
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk); /* header and state blocks taken */
+    assert_true(heap_in_use() > before);
+    assert_int_equal(sched_send_to(BUSY, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* the reply to the second FREEZE */
+    assert_int_equal(migrate_active(), 1);
+    assert_int_equal(image_here(7, 0), MT_OK); /* no state: none given */
+    assert_true(sched_task_exists(REMOTE));
+    assert_string_equal(got, "");
+    const uint8_t gave_up_again[5] = {REMOTE, 7, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, gave_up_again, 5);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(heap_in_use(), before); /* nothing of either image is left */
+}
+
 /* A destination that has its copy and RESULT ok but not END (lost with
  * the record it made) asks its source after MOTET_MIGRATE_TIMEOUT_MS,
  * naming it; `where`, the answer for an outcome the source no longer
@@ -1894,6 +1955,7 @@ int main(void)
         cmocka_unit_test_setup(test_destination_without_room_for_the_forwarded_messages_refuses,
                                setup),
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
+        cmocka_unit_test_setup(test_a_new_migration_in_a_slot_still_flushing_starts_clean, setup),
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
         cmocka_unit_test_setup(
