@@ -92,8 +92,19 @@ static bool payload_fits(const bus_frame_t *f)
     }
 }
 
+/* Whether module m may decide a migration of pid that this module took
+ * no part in: where this module routes pid, if it knows the task
+ * elsewhere. A task here, or unknown, is not rerouted or forgotten by an
+ * outcome; one routed to another module, by a frame from m, would be. */
+static bool may_decide(mt_pid_t pid, mt_module_t m)
+{
+    mt_module_t where;
+    return !sched_mig_remote(pid, &where, NULL) || where == m;
+}
+
 /* Of a migration this module takes part in, only the destination attaches
- * and only the source sends the image and what follows it, or decides. */
+ * and only the source sends the image and what follows it, or decides;
+ * of one it takes no part in, only the task's host decides. */
 static bool from_its_part(const bus_frame_t *f)
 {
     const uint8_t *p = f->payload;
@@ -111,7 +122,7 @@ static bool from_its_part(const bus_frame_t *f)
     case MIG_MSG_RESULT:
     case MIG_MSG_CONFIRM:
         s = mig_slot_find(ROLE_FREE, p[0], p[1]);
-        return !s || s->source == f->src;
+        return s ? s->source == f->src : may_decide(p[0], f->src);
     default:
         return true;
     }

@@ -1813,6 +1813,38 @@ static void test_source_parts_from_another_module_are_dropped(void **state)
     assert_int_equal(migrate_active(), 0);
 }
 
+/* An outcome with no migration here to match it speaks for the task's
+ * host alone: module 2 saying it confirmed REMOTE (which lives on module
+ * 0) to itself or to us once had every module route REMOTE there, and
+ * its RESULT that REMOTE died had them forget REMOTE. From module 0 the
+ * same frames are taken. */
+static void test_an_outcome_from_a_module_the_task_is_not_on_is_dropped(void **state)
+{
+    (void) state;
+    const uint8_t to_itself[4] = {REMOTE, 1, 2, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_CONFIRM, to_itself, 4);
+    const uint8_t to_us[4] = {REMOTE, 1, 2, SELF};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_CONFIRM, to_us, 4);
+    const uint8_t died[5] = {REMOTE, 1, MIG_RESULT_KILLED, 2, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_RESULT, died, 5);
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "r", 1, 0), MT_OK);
+    expect_data(n_sent - 1, 0, 'r');
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t confirmed[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirmed, 4);
+    sched_run_pending();
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 2);
+    const uint8_t died_there[5] = {REMOTE, 2, MIG_RESULT_KILLED, 2, 0};
+    from_migrator(2, MIG_MSG_RESULT, died_there, 5);
+    sched_run_pending();
+    assert_false(sched_mig_remote(REMOTE, NULL, NULL));
+    assert_int_equal(bus_stats()->rx_bad, 3);
+}
+
 /* As the source: ATTACHED counts from the destination only. */
 static void test_attached_from_another_module_is_dropped(void **state)
 {
@@ -1986,6 +2018,7 @@ int main(void)
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
         cmocka_unit_test_setup(test_source_parts_from_another_module_are_dropped, setup),
         cmocka_unit_test_setup(test_attached_from_another_module_is_dropped, setup),
+        cmocka_unit_test_setup(test_an_outcome_from_a_module_the_task_is_not_on_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_image_received_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_transmission_end_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_commit_is_dropped, setup),
