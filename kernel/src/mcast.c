@@ -119,9 +119,11 @@ static uint8_t collect_sorted(uint8_t group, target_t *order)
 
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
 {
+    mt_pid_t sender = from_isr ? MT_PID_NONE : sched_current_pid();
+    mt_err_t first = payload_check_out(data, len, flags, sender); /* logged */
+    if (first) return first;
     target_t order[MOTET_MAX_GROUP_MEMBERS];
     uint8_t n = collect_sorted(group, order);
-    mt_err_t first = MT_OK;
     /* Each member gets the payload borrowed; one that must wait copies it.
      * A heap payload handed to the group is freed once all have it. */
     uint8_t borrowed = (uint8_t) (flags & (uint8_t) ~MSG_HEAP);
@@ -138,7 +140,7 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
         }
         if (err && !first) first = err;
     }
-    if ((flags & MSG_HEAP) && data) mem_free(data);
+    payload_consumed(data, flags, sender);
     return first;
 }
 

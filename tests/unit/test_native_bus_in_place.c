@@ -169,12 +169,119 @@ static void test_full_queue_leaves_the_payload_with_its_sender(void **state)
     assert_true(mem_consistent());
 }
 
+/* A heap payload that leaves the module is copied from its block, so the
+ * block must be the sender's and hold what it says it sends. Each handler
+ * below sends `theirs` (or a block of its own) and notes the result. */
+#define OTHER 0x21u /* a task here that owns a block */
+#define RELAY 0x22u /* a task that passes on the heap payload it is given */
+static uint8_t *theirs;
+static uint16_t theirs_len;
+
+static mt_err_t sends_theirs(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port < PORT_0) return MT_OK;
+    run.err = sched_send_to(REMOTE, PORT_0, theirs, theirs_len, MSG_HEAP);
+    return MT_OK;
+}
+
+static mt_err_t relays(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port < PORT_0) return MT_OK;
+    /* Untaken: the kernel's until the handler returns, then freed. */
+    run.err = port == PORT_0 ? sched_send_to(REMOTE, PORT_0, data, len, MSG_HEAP)
+                             : sched_send_to(MT_PID_MULTICAST, 3, data, len, MSG_HEAP);
+    return MT_OK;
+}
+
+static void create(mt_pid_t pid, task_handler_t handler)
+{
+    assert_int_equal(sched_task_create(&(task_spec_t){.pid = pid, .prio = 2, .handler = handler}),
+                     MT_OK);
+    assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
+}
+
+/* 100 bytes said to be in an 8-byte block: the frame once carried the 92
+ * bytes of the heap after it, whoever's they were. Refused
+ * (MT_ERR_INVALID, logged), nothing sent, the block still the sender's. */
+static void test_payload_longer_than_its_block_is_refused(void **state)
+{
+    (void) state;
+    create(OTHER, sends_theirs);
+    uint16_t idle = heap_in_use();
+    theirs = mem_alloc_owned(8, OTHER);
+    fill(theirs, 8);
+    theirs_len = 100;
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(sched_send_to(OTHER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(run.err, MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 1);
+    assert_int_equal(n_sent, 0);
+    assert_int_equal(mem_owner(theirs), OTHER);
+    assert_true(filled(theirs, 8));
+    assert_int_equal(mem_free(theirs), MT_OK); /* outside every handler */
+    assert_int_equal(heap_in_use(), idle);
+}
+
+/* Another task's block, to a task elsewhere or to a group: its bytes
+ * once went on the bus and the send succeeded. Refused
+ * (MT_ERR_NOT_OWNER, logged), nothing sent, the block still its owner's. */
+static void test_another_tasks_block_is_not_sent_off_the_module(void **state)
+{
+    (void) state;
+    create(RELAY, sends_theirs);
+    theirs = mem_alloc_owned(16, OTHER);
+    fill(theirs, 16);
+    theirs_len = 16;
+    test_count_logged_errors(MT_OK);
+    assert_int_equal(sched_send_to(RELAY, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(run.err, MT_ERR_NOT_OWNER);
+    assert_int_equal(sched_send_to(MT_PID_MULTICAST, 3, theirs, 16, MSG_HEAP), MT_ERR_NOT_OWNER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NOT_OWNER), 2);
+    assert_int_equal(n_sent, 0);
+    assert_int_equal(mem_owner(theirs), OTHER);
+    assert_true(filled(theirs, 16));
+}
+
+/* The heap payload a handler was given, passed on untaken to a task
+ * elsewhere or to a group: sent, and freed once (the frame lets it go),
+ * with no error (it was once freed as the handler's own, refused and
+ * logged MT_ERR_NOT_OWNER, then freed by the frame). */
+static void test_a_payload_passed_on_off_the_module_is_freed_once(void **state)
+{
+    (void) state;
+    create(RELAY, relays);
+    uint16_t idle = heap_in_use();
+    test_count_logged_errors(MT_OK);
+    for (mt_port_t port = PORT_0; port <= PORT_0 + 1u; port++) {
+        uint8_t *b = mem_alloc(40); /* outside every handler: the kernel's */
+        fill(b, 40);
+        assert_int_equal(sched_send_to(RELAY, port, b, 40, MSG_HEAP), MT_OK);
+        assert_int_equal(run.err, MT_OK);
+        assert_int_equal(n_sent, port - PORT_0 + 1u);
+        bus_frame_t f;
+        assert_int_equal(bus_frame_decode(sent[n_sent - 1], sent_len[n_sent - 1], &f), MT_OK);
+        assert_int_equal(f.len, 40);
+        assert_true(filled(f.payload, 40));
+        finish_tx();
+    }
+    mt_pid_t pid;
+    uint16_t arg;
+    assert_int_equal(test_logged(EV_ERROR, &pid, &arg), 0);
+    assert_int_equal(heap_in_use(), idle);
+    assert_true(mem_consistent());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_payload_with_room_goes_out_in_its_own_block, setup),
         cmocka_unit_test_setup(test_payload_without_room_is_copied, setup),
         cmocka_unit_test_setup(test_full_queue_leaves_the_payload_with_its_sender, setup),
+        cmocka_unit_test_setup(test_payload_longer_than_its_block_is_refused, setup),
+        cmocka_unit_test_setup(test_another_tasks_block_is_not_sent_off_the_module, setup),
+        cmocka_unit_test_setup(test_a_payload_passed_on_off_the_module_is_freed_once, setup),
     };
     return cmocka_run_group_tests_name("bus: heap payloads in place", tests, NULL, NULL);
 }
