@@ -36,6 +36,12 @@ static void *heap_copy(const void *data, uint16_t len)
 void *sched_take_msg(msg_t *msg)
 {
     if (!msg) return NULL;
+    /* Any other was the pool's again at this thread's receive, or never
+     * its own: its block may hold another task's message by now. */
+    if (msg != thread_last_mail()) {
+        log_error(MT_ERR_INVALID);
+        return NULL;
+    }
     if ((msg->flags & MSG_HEAP) && msg->len && msg->data) {
         mem_set_owner(msg->data, sched_current_pid());
         msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed with the message */

@@ -122,6 +122,12 @@ static inline thread_t *thread_running(void)
 {
     return thread_current;
 }
+/* The message the running thread received last, whose payload it may
+ * take (sched_take_msg()); NULL outside a thread. */
+static inline msg_t *thread_last_mail(void)
+{
+    return thread_current && !port_in_isr() ? thread_current->last_mail : NULL;
+}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* Make blocked thread t ready from task context, and if it outranks the
@@ -501,6 +507,10 @@ static inline void thread_init(void)
 {
 }
 static inline thread_t *thread_running(void)
+{
+    return NULL;
+}
+static inline msg_t *thread_last_mail(void)
 {
     return NULL;
 }
