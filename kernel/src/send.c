@@ -36,15 +36,6 @@
 
 /* ---- payloads ---- */
 
-/* The frame of the handler that sends, if the sender is a task on the
- * kernel stack: where a payload it was given and passes on is held. None
- * for MT_PID_NONE, task_none's pid, which no task has. */
-static MT_INLINE task_t *sending_frame(mt_pid_t sender)
-{
-    task_t *self = sched_running_frame();
-    return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
-}
-
 /* True if data is the heap payload the running handler `from` was given
  * (the kernel's while its frame holds it), which `from` passes on untaken:
  * its frame lets go of it. */
@@ -66,12 +57,16 @@ static MT_INLINE bool payload_lend_irq_off(void *data, task_t *from)
     return frame_lets_go(from, data) || mem_pass_irq_off(data, from->pid, MEM_OWNER_KERNEL);
 }
 
-/* The general path's: a heap payload `sender` sends becomes the kernel's,
- * a block the sender owns or the payload its handler was given (`from`,
- * the sender's frame if any); any other block is refused, MT_ERR_NOT_OWNER
- * or MT_ERR_BAD_POINTER (logged by mem_pass()), and stays as it was. */
-static mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
+/* The general path's: a heap payload of len bytes `sender` sends becomes
+ * the kernel's, a block the sender owns or the payload its handler was
+ * given (`from`, the sender's frame if any), holding the len bytes
+ * (payload_check(): the kernel may copy a message it holds, a migration's
+ * forward or a thread's mailbox); any other is refused, logged, and stays
+ * as it was. */
+static mt_err_t payload_to_kernel(void *data, uint16_t len, task_t *from, mt_pid_t sender)
 {
+    mt_err_t err = payload_check(data, len, MSG_HEAP, from, sender);
+    if (err) return err;
     if (from && frame_lets_go(from, data)) return MT_OK;
     return mem_pass(data, sender, MEM_OWNER_KERNEL);
 }
@@ -85,7 +80,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
     m->len = len;
     m->data = NULL;
     if (send_hands_over(flags)) {
-        mt_err_t err = payload_to_kernel(data, from, sender);
+        mt_err_t err = payload_to_kernel(data, len, from, sender);
         if (err) return err;
         if (!len) return MT_OK;
         m->data = data;
@@ -151,7 +146,7 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
     m->port = port;
     m->src = src;
     m->flags = (uint8_t) ((from_isr ? MSG_FROM_ISR : 0u) | (flags & MSG_CAST));
-    task_t *from = from_isr ? NULL : sending_frame(src);
+    task_t *from = from_isr ? NULL : sched_sending_frame(src);
     /* The payload the sender's handler was given, passed on untaken: a
      * refusal gives it back to the frame, which frees it at the handler's
      * return, as if it had not been sent (its owner stays the kernel). */
@@ -252,13 +247,13 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
         port_irq_restore(s);
         return log_error(MT_ERR_STATE);
     }
-    task_t *from = sending_frame(sender);
+    task_t *from = sched_sending_frame(sender);
     frame_push(t, sender);
     bool opens = port == PORT_INIT && !(t->flags & TASK_INITIALISED);
     if (opens) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
     if (send_hands_over(flags)) {
-        mt_err_t err = payload_to_kernel(data, from, sender);
+        mt_err_t err = payload_to_kernel(data, len, from, sender);
         if (err) {
             frame_cancel(t);
             if (opens) { /* not given: it may be sent again */

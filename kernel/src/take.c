@@ -5,9 +5,9 @@
  * under a send's lock, payload_to_kernel() otherwise), the running handler
  * takes it (sched_take(), sched_take_msg()), and the kernel frees what it
  * did not take once the handler returns (send_drop_payload()). A borrowed
- * payload is copied to the heap instead. A payload copied where it goes
- * (another module, a group) is checked first and freed after
- * (payload_check_out(), payload_consumed()).
+ * payload is copied to the heap instead. A payload sent the general way is
+ * checked first (payload_check()), and one copied where it goes (another
+ * module, a group) freed after (payload_consumed()).
  */
 #include <string.h>
 
@@ -62,19 +62,13 @@ void *sched_take(void *data, uint16_t len)
     return heap_copy(data, len);
 }
 
-/* The running frame of `sender` if it holds data as its heap payload. */
-static task_t *frame_holding(const void *data, mt_pid_t sender)
-{
-    task_t *top = sched_running_frame();
-    return top && data && top->pid == sender && top->payload == data ? top : NULL;
-}
-
-mt_err_t payload_check_out(const void *data, uint16_t len, uint8_t flags, mt_pid_t sender)
+mt_err_t payload_check(const void *data, uint16_t len, uint8_t flags, const task_t *from,
+                       mt_pid_t sender)
 {
     if (!(flags & MSG_HEAP)) return len && !data ? log_error(MT_ERR_INVALID) : MT_OK;
     size_t size = mem_block_size(data);
     if (!size) return log_error(MT_ERR_BAD_POINTER);
-    if (mem_owner(data) != sender && !frame_holding(data, sender))
+    if (mem_owner(data) != sender && !(from && from->payload == data))
         return log_error(MT_ERR_NOT_OWNER);
     return size < len ? log_error(MT_ERR_INVALID) : MT_OK;
 }
@@ -82,7 +76,7 @@ mt_err_t payload_check_out(const void *data, uint16_t len, uint8_t flags, mt_pid
 void payload_consumed(void *data, uint8_t flags, mt_pid_t sender)
 {
     if (!(flags & MSG_HEAP)) return;
-    task_t *frame = frame_holding(data, sender);
-    if (frame) frame->payload = NULL; /* not freed again at its handler's return */
+    task_t *frame = sched_sending_frame(sender);
+    if (frame && frame->payload == data) frame->payload = NULL; /* not freed again at its return */
     mem_release(data);
 }

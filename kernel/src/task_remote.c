@@ -10,6 +10,7 @@
 #include "motet/mem.h"
 #include "motet/slab.h"
 #include "sched_internal.h"
+#include "thread_internal.h"
 
 #if MOTET_MAX_REMOTE_TASKS
 
@@ -78,14 +79,15 @@ mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uin
     remote_task_t *r = sched_remote_find(pid);
     if (!r) return log_error(MT_ERR_NO_TASK);
     if (!remote.send) return log_error(MT_ERR_NO_ROUTE);
-    mt_err_t err = payload_check_out(data, len, flags, sched_current_pid()); /* logged */
+    mt_pid_t sender = sched_current_pid();
+    mt_err_t err = payload_check(data, len, flags, sched_sending_frame(sender), sender);
     if (err) return err;
     msg_t m = {.next = NULL,
                .data = data,
                .len = len,
                .dst = pid,
                .port = port,
-               .src = sched_current_pid(),
+               .src = sender,
                .flags = (uint8_t) (flags & MSG_HEAP)};
     err = remote.send(r->module, &m, r->prio); /* a heap payload is its on success */
     return err ? log_error(err) : MT_OK;

@@ -576,6 +576,16 @@ static MT_INLINE task_t *sched_running_frame(void)
     return MOTET_THREADS && thread_running() ? NULL : sched.current;
 }
 
+/* The frame of the handler that sends, if the sender is a task on the
+ * kernel stack: where a payload it was given and passes on is held. None
+ * for MT_PID_NONE, task_none's pid, which no task has. Read before a send
+ * pushes its receiver's frame. */
+static MT_INLINE task_t *sched_sending_frame(mt_pid_t sender)
+{
+    task_t *self = sched_running_frame();
+    return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
+}
+
 /* True on the kernel stack outside interrupt bodies, where a send may run
  * its receiver at once: no thread runs and port_in_isr() is false; one
  * look at the registers where the port has it (port.h). */

@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 enum { PID_SENDER = 0x20, PID_RELAY, PID_TAKER, PID_OTHER };
-enum { SEND_OTHERS_EMPTY = PORT_0, SEND_OWN, SEND_OTHERS_QUEUED };
+enum { SEND_OTHERS_EMPTY = PORT_0, SEND_OWN, SEND_OTHERS_QUEUED, SEND_SHORT_QUEUED };
 
 static void *others_block, *sent, *taken;
 static mt_err_t send_result, relay_result;
@@ -50,6 +50,10 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
         send_result = sched_send_to(PID_RELAY, PORT_0 + 1, others_block, 0, MSG_HEAP);
     if (port == SEND_OTHERS_QUEUED) /* queued: the other task is below it */
         send_result = sched_send_to(PID_OTHER, PORT_0, others_block, 16, MSG_HEAP);
+    if (port == SEND_SHORT_QUEUED) { /* 100 bytes said to be in 8 */
+        sent = mem_alloc(8);
+        send_result = sched_send_to(PID_OTHER, PORT_0, sent, 100, MSG_HEAP);
+    }
     if (port == SEND_OWN) {
         sent = mem_alloc(24);
         memset(sent, 0x5a, 24);
@@ -97,6 +101,22 @@ static void test_a_queued_heap_payload_of_another_task_is_refused(void **state)
     assert_int_equal(mem_owner(others_block), PID_OTHER);
 }
 
+/* A heap payload that must wait, longer than its block: refused
+ * (MT_ERR_INVALID, logged), the block still the sender's, nothing
+ * queued. It was once queued as the kernel's, and what copies a queued
+ * message (a migration forwarding it, a thread's mailbox) read past the
+ * block. */
+static void test_a_queued_heap_payload_longer_than_its_block_is_refused(void **state)
+{
+    (void) state;
+    unsigned queued = sched_queued_count();
+    assert_int_equal(sched_send_to(PID_SENDER, SEND_SHORT_QUEUED, NULL, 0, 0), MT_OK);
+    assert_int_equal(send_result, MT_ERR_INVALID);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 1);
+    assert_int_equal(sched_queued_count(), queued);
+    assert_int_equal(mem_owner(sent), PID_SENDER);
+}
+
 static void test_a_payload_passed_on_untaken_ends_with_its_last_taker(void **state)
 {
     (void) state;
@@ -116,6 +136,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_an_empty_heap_payload_of_another_task_is_refused, setup),
         cmocka_unit_test_setup(test_a_queued_heap_payload_of_another_task_is_refused, setup),
+        cmocka_unit_test_setup(test_a_queued_heap_payload_longer_than_its_block_is_refused, setup),
         cmocka_unit_test_setup(test_a_payload_passed_on_untaken_ends_with_its_last_taker, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
