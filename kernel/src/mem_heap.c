@@ -488,22 +488,24 @@ static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
 
 mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
-    return mem_pass(ptr, MEM_OWNER_KERNEL, owner);
+    return mem_pass(ptr, 0, MEM_OWNER_KERNEL, owner);
 }
 
 /* No lookup in the common case (mem_pass_irq_off()): the kernel checked the
  * block when it lent it out, and while lent the block is the kernel's,
  * which no task's mem_free() can take away. */
-mt_err_t mem_pass(void *ptr, mt_pid_t from, mt_pid_t to)
+mt_err_t mem_pass(void *ptr, uint16_t len, mt_pid_t from, mt_pid_t to)
 {
     port_irq_state_t s = port_irq_save();
-    bool passed = mem_pass_irq_off(ptr, from, to);
+    bool passed = mem_pass_irq_off(ptr, len, from, to);
     port_irq_restore(s);
     if (passed) return MT_OK;
-    /* The walk decides (rare: another owner's block, without the start map,
-     * or a bad pointer). */
-    if (from != MEM_OWNER_KERNEL && mem_is_heap(ptr) && mem_owner(ptr) != from)
+    /* The walk decides (rare: another owner's block, a shorter one, without
+     * the start map, or a bad pointer, which set_owner_located() names). */
+    size_t size = mem_block_size(ptr);
+    if (size && from != MEM_OWNER_KERNEL && mem_owner(ptr) != from)
         return log_error(MT_ERR_NOT_OWNER);
+    if (size && size < len) return log_error(MT_ERR_INVALID);
     return set_owner_located(ptr, to);
 }
 

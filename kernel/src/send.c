@@ -54,21 +54,22 @@ static MT_INLINE bool frame_lets_go(task_t *from, const void *data)
  * payload's other changes of owner. */
 static MT_INLINE bool payload_lend_irq_off(void *data, task_t *from)
 {
-    return frame_lets_go(from, data) || mem_pass_irq_off(data, from->pid, MEM_OWNER_KERNEL);
+    return frame_lets_go(from, data) || mem_pass_irq_off(data, 0, from->pid, MEM_OWNER_KERNEL);
 }
 
 /* The general path's: a heap payload of len bytes `sender` sends becomes
  * the kernel's, a block the sender owns or the payload its handler was
- * given (`from`, the sender's frame if any), holding the len bytes
- * (payload_check(): the kernel may copy a message it holds, a migration's
- * forward or a thread's mailbox); any other is refused, logged, and stays
- * as it was. */
+ * given (`from`, the sender's frame if any), holding the len bytes (the
+ * kernel may copy a message it holds: a migration's forward, a thread's
+ * mailbox); a shorter one is refused, MT_ERR_INVALID, any other block
+ * MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (each logged), and stays as it
+ * was. */
 static mt_err_t payload_to_kernel(void *data, uint16_t len, task_t *from, mt_pid_t sender)
 {
-    mt_err_t err = payload_check(data, len, MSG_HEAP, from, sender);
-    if (err) return err;
-    if (from && frame_lets_go(from, data)) return MT_OK;
-    return mem_pass(data, sender, MEM_OWNER_KERNEL);
+    if (from && data && from->payload == data)
+        return mem_holds(data, len) && frame_lets_go(from, data) ? MT_OK
+                                                                 : log_error(MT_ERR_INVALID);
+    return mem_pass(data, len, sender, MEM_OWNER_KERNEL);
 }
 
 /* Give the message block m its own copy of a borrowed payload (in the block
