@@ -600,10 +600,10 @@ static bool frame_allowed(const bus_frame_t *f)
     }
 }
 
-static void rx_bad(const bus_frame_t *f)
+void bus_rx_bad(mt_module_t src, mt_pid_t src_pid, uint8_t type)
 {
     B.stats.rx_bad++;
-    log_event(EV_BAD_FRAME, f->src_pid, (uint16_t) ((f->src << 8) | f->type));
+    log_event(EV_BAD_FRAME, src_pid, (uint16_t) ((src << 8) | type));
 }
 
 /* Where a frame taken stands on its link: a retransmission of the one
@@ -680,7 +680,7 @@ bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
         return BUS_RX_REJECTED; /* never delivered: the sender sends it again */
     }
     if (!frame_allowed(&f)) {
-        rx_bad(&f);
+        bus_rx_bad(f.src, f.src_pid, f.type);
         return BUS_RX_ACCEPTED; /* dropped: the same bytes would be as wrong again */
     }
     /* Not taken, not seen (no sequence number recorded): offered again. */

@@ -121,13 +121,30 @@ static void forget_earlier(slot_t *s)
     mig_free_list(was.reserved);
 }
 
-/* A slot for a new migration of pid. One still flushing an earlier
- * migration of the same task carries on as the new one: what it holds back
- * was sent before what will be held back now, and all of it goes, in that
- * order, wherever the task ends up. */
-static slot_t *hold_for(const uint8_t *d)
+/* Of a task known elsewhere, a FREEZE that would open a slot, or take
+ * over one still flushing, must come from the task's host: from any other
+ * module it would hold the task's messages, take over a line still going
+ * out, and make its sender the source that decides the outcome here
+ * (from_its_part() asks the slot, not may_decide()). Checked in the task
+ * half, not as the frame arrives: the CONFIRM that moved the task to its
+ * sender may be in the ring still, ahead of it. A FREEZE met by a
+ * migration of the task not over here is put off (hold_for()), which
+ * changes nothing, whoever sent it: a newer migration from the module the
+ * task moved to, its CONFIRM not come yet, is one. */
+static bool forged_freeze(const uint8_t *d, const slot_t *earlier)
 {
-    slot_t *s = mig_slot_of(d[0]);
+    mt_module_t where;
+    if (earlier && earlier->step != ST_FLUSHING) return false;
+    return sched_mig_remote(d[0], &where, NULL) && where != d[2];
+}
+
+/* A slot for a new migration of pid, `earlier` the slot this module has
+ * for pid, if any. One still flushing an earlier migration of the same
+ * task carries on as the new one: what it holds back was sent before what
+ * will be held back now, and all of it goes, in that order, wherever the
+ * task ends up. */
+static slot_t *hold_for(const uint8_t *d, slot_t *s)
+{
     if (s && s->step != ST_FLUSHING) return NULL; /* two migrations of one task */
     if (s)
         forget_earlier(s);
@@ -165,7 +182,14 @@ static void on_freeze(const mig_record_t *r)
      * flushing over into it, or, with the older one not over here, it
      * is put off. */
     slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]);
-    if (!s || s->source != d[2]) s = hold_for(d);
+    if (!s || s->source != d[2]) {
+        slot_t *earlier = mig_slot_of(d[0]);
+        if (forged_freeze(d, earlier)) {
+            bus_rx_bad(r->from, MT_PID_MIGRATOR, BUS_FRAME_MCAST);
+            return;
+        }
+        s = hold_for(d, earlier);
+    }
     /* No slot free: at its limit of migrations at once; the source puts
      * this one off (nothing has moved) and asks again later. */
     reply(d[0], d[1], d[2], prio, s ? MT_OK : log_error(MT_ERR_FULL));

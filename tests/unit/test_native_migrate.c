@@ -1845,6 +1845,103 @@ static void test_an_outcome_from_a_module_the_task_is_not_on_is_dropped(void **s
     assert_int_equal(bus_stats()->rx_bad, 3);
 }
 
+/* EV_BAD_FRAME records logged since the last drain from module src's
+ * multicasts; the log drained. */
+static unsigned bad_casts_logged(mt_module_t src)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), bad = 0;
+    for (unsigned i = 0; i < n; i++)
+        bad += rec[i].type == EV_BAD_FRAME && rec[i].arg == (uint16_t) (src << 8 | BUS_FRAME_MCAST);
+    return bad;
+}
+
+/* A FREEZE from module 2 naming itself REMOTE's source, while REMOTE lives
+ * on module 0, is dropped when the migrator reads it: no slot, no reply,
+ * REMOTE's messages not held. Once, it opened a slot with module 2 as the
+ * source, so the CONFIRM or RESULT from module 2 after it went by the
+ * slot, never asking where REMOTE lives: module 2 had module 1 route
+ * REMOTE to it, or forget it. */
+static void test_a_freeze_from_a_module_the_task_is_not_on_is_dropped(void **state)
+{
+    (void) state;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    const uint8_t freeze[5] = {REMOTE, 9, 2, 0, 2}; /* module 2: "I am the source" */
+    from_migrator(2, MIG_MSG_FREEZE, freeze, 5);
+    sched_run_pending();
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(n_sent, 0); /* no reply */
+    assert_int_equal(bus_stats()->rx_bad, 1);
+    assert_int_equal(bad_casts_logged(2), 1);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "r", 1, 0), MT_OK); /* not held */
+    assert_int_equal(n_sent, 1);
+    expect_data(0, 0, 'r');
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t confirm[4] = {REMOTE, 9, 2, 2};
+    from_migrator(2, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    const uint8_t died[5] = {REMOTE, 9, MIG_RESULT_KILLED, 2, 0};
+    from_migrator(2, MIG_MSG_RESULT, died, 5);
+    sched_run_pending();
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    assert_int_equal(bus_stats()->rx_bad, 3);
+    assert_int_equal(bad_casts_logged(2), 2);
+    assert_int_equal(n_sent, 1);
+}
+
+/* A task that, on PORT_0, takes module 0's CONFIRM moving REMOTE to
+ * module 2 and then module 2's FREEZE of REMOTE: the migrator, below it,
+ * reads both only once it has returned. */
+#define CONFIRM_THEN_FREEZE 0x3E
+static mt_err_t confirm_then_freeze(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    const uint8_t freeze[5] = {REMOTE, 5, 2, 0, 2}; /* module 2's migration 5: back to 0 */
+    from_migrator(2, MIG_MSG_FREEZE, freeze, 5);
+    return MT_OK;
+}
+
+/* The FREEZE of the task's new host may reach the migrator behind the
+ * CONFIRM that moved the task there, both in the ring: it is taken (a
+ * check as the FREEZE arrives, REMOTE still routed to module 0, would
+ * refuse this migration), REMOTE's messages are held, and they go to
+ * module 0 once module 2 confirms. */
+static void
+test_a_freeze_behind_the_confirm_that_moved_the_task_to_its_sender_is_taken(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = CONFIRM_THEN_FREEZE, .prio = 3, .handler = confirm_then_freeze};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(CONFIRM_THEN_FREEZE, NULL, 0), MT_OK);
+    assert_int_equal(sched_send_to(CONFIRM_THEN_FREEZE, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 1);
+    bus_frame_t reply = sent_frame(0);
+    assert_int_equal(reply.port, MIG_MSG_REPLY);
+    assert_int_equal(reply.dst, 2);
+    const uint8_t ok[3] = {REMOTE, 5, MT_OK};
+    assert_memory_equal(reply.payload, ok, 3);
+    assert_int_equal(migrate_active(), 1);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "h", 1, 0), MT_OK); /* held back */
+    assert_int_equal(n_sent, 1);
+    const uint8_t result[5] = {REMOTE, 5, MT_OK, 2, 0};
+    from_migrator(2, MIG_MSG_RESULT, result, 5);
+    const uint8_t confirm[4] = {REMOTE, 5, 2, 0};
+    from_migrator(2, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    expect_data(n_sent - 1, 0, 'h');
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(bus_stats()->rx_bad, 0);
+}
+
 /* As the source: ATTACHED counts from the destination only. */
 static void test_attached_from_another_module_is_dropped(void **state)
 {
@@ -2019,6 +2116,9 @@ int main(void)
         cmocka_unit_test_setup(test_source_parts_from_another_module_are_dropped, setup),
         cmocka_unit_test_setup(test_attached_from_another_module_is_dropped, setup),
         cmocka_unit_test_setup(test_an_outcome_from_a_module_the_task_is_not_on_is_dropped, setup),
+        cmocka_unit_test_setup(test_a_freeze_from_a_module_the_task_is_not_on_is_dropped, setup),
+        cmocka_unit_test_setup(
+            test_a_freeze_behind_the_confirm_that_moved_the_task_to_its_sender_is_taken, setup),
         cmocka_unit_test_setup(test_forged_image_received_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_transmission_end_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_commit_is_dropped, setup),
