@@ -123,14 +123,20 @@ static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint1
     receive(type, src, MT_PID_MIGRATOR, kind, p, len);
 }
 
+/* The block task's PORT_SERIALIZE hands migrate_state(); NULL: one of its own. */
+static void *state_block;
+
 static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     size_t n = strlen(got);
     if (port == PORT_SERIALIZE) {
         got[n] = 'S';
-        void *block = mem_alloc(3);
-        memcpy(block, "abc", 3);
+        void *block = state_block;
+        if (!block) {
+            block = mem_alloc(3);
+            memcpy(block, "abc", 3);
+        }
         return migrate_state(block, 3);
     }
     if (port >= PORT_0 && len) got[n] = ((const char *) data)[0];
@@ -165,6 +171,7 @@ static int setup(void **state)
     test_boot(state);
     n_sent = 0;
     memset(got, 0, sizeof got);
+    state_block = NULL;
     program_register(programs, 1);
     task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
     assert_int_equal(sched_task_create(&spec), MT_OK);
@@ -480,6 +487,30 @@ static void freeze_and_reply(uint8_t *id)
     assert_memory_equal(chunk.payload + chunk.len - 3, "abc", 3);
     /* 'h' is held: the destination is told one message will follow. */
     assert_int_equal(mig_get16(chunk.payload + MIG_CHUNK_HDR + MIG_IMAGE_HELD), 1);
+}
+
+/* A task's state must be in a block of its own: FIXED's block handed to
+ * migrate_state() by LOCAL is refused (MT_ERR_NOT_OWNER, logged) and stays
+ * FIXED's, unsent; the migration is refused and LOCAL stays. Once it was
+ * taken (its heap and length checked, not its owner), sent as LOCAL's
+ * state and freed by the kernel at the migration's end under FIXED. */
+static void test_a_state_in_another_tasks_block_is_refused(void **state)
+{
+    (void) state;
+    uint8_t *theirs = mem_alloc(3);
+    memcpy(theirs, "xyz", 3);
+    assert_int_equal(mem_set_owner(theirs, FIXED), MT_OK);
+    state_block = theirs;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    assert_string_equal(got, "S");
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+    assert_true(test_count_logged_errors(MT_ERR_NOT_OWNER) >= 1);
+    assert_int_equal(mem_owner(theirs), FIXED);
+    assert_memory_equal(theirs, "xyz", 3);
+    for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
+    mem_free(theirs);
 }
 
 static void test_unreachable_destination_leaves_the_task_here(void **state)
@@ -2059,6 +2090,7 @@ int main(void)
         cmocka_unit_test_setup(test_the_tick_survives_an_empty_timer_pool, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
+        cmocka_unit_test_setup(test_a_state_in_another_tasks_block_is_refused, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
         cmocka_unit_test_setup(test_source_abandons_a_transfer_that_does_not_end_in_time, setup),
         cmocka_unit_test_setup(test_a_migration_put_off_for_a_module_without_a_slot_goes_later,
