@@ -82,6 +82,8 @@ static mt_err_t sender(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+static mt_pid_t theirs_to; /* where sends_theirs sends: REMOTE unless a test says */
+
 static int setup(void **state)
 {
     test_boot(state);
@@ -93,6 +95,7 @@ static int setup(void **state)
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 2), MT_OK);
     port_native_bus_capture(capture);
     assert_int_equal(bus_start(SELF, MODULES), MT_OK);
+    theirs_to = REMOTE;
     return 0;
 }
 
@@ -181,7 +184,7 @@ static mt_err_t sends_theirs(void *state, mt_port_t port, void *data, uint16_t l
 {
     (void) state, (void) data, (void) len;
     if (port < PORT_0) return MT_OK;
-    run.err = sched_send_to(REMOTE, PORT_0, theirs, theirs_len, MSG_HEAP);
+    run.err = sched_send_to(theirs_to, PORT_0, theirs, theirs_len, MSG_HEAP);
     return MT_OK;
 }
 
@@ -190,8 +193,10 @@ static mt_err_t relays(void *state, mt_port_t port, void *data, uint16_t len)
     (void) state;
     if (port < PORT_0) return MT_OK;
     /* Untaken: the kernel's until the handler returns, then freed. */
-    run.err = port == PORT_0 ? sched_send_to(REMOTE, PORT_0, data, len, MSG_HEAP)
-                             : sched_send_to(MT_PID_MULTICAST, 3, data, len, MSG_HEAP);
+    mt_pid_t to = port == PORT_0        ? REMOTE
+                  : port == PORT_0 + 1u ? MT_PID_MULTICAST
+                                        : MT_PID_TIMESYNC;
+    run.err = sched_send_to(to, to == MT_PID_MULTICAST ? 3 : PORT_0, data, len, MSG_HEAP);
     return MT_OK;
 }
 
@@ -273,6 +278,49 @@ static void test_a_payload_passed_on_off_the_module_is_freed_once(void **state)
     assert_true(mem_consistent());
 }
 
+/* A beacon carries only its stamp, but a heap payload sent with it is
+ * checked and let go as one sent off the module: the payload a handler
+ * was given, passed on untaken, is freed once with no error (it was freed
+ * as the handler's own: MT_ERR_NOT_OWNER logged, then freed by its
+ * frame); another task's block (MT_ERR_NOT_OWNER) and a pointer into the
+ * stack (MT_ERR_BAD_POINTER) are refused, no beacon sent, the block left
+ * as it was (both once sent a beacon and returned MT_OK). */
+static void test_a_heap_payload_to_time_sync_is_checked_and_freed_once(void **state)
+{
+    (void) state;
+    create(RELAY, relays);
+    create(OTHER, sends_theirs);
+    uint16_t idle = heap_in_use();
+    test_count_logged_errors(MT_OK);
+    uint8_t *b = mem_alloc(40);
+    assert_int_equal(sched_send_to(RELAY, PORT_0 + 2u, b, 40, MSG_HEAP), MT_OK);
+    assert_int_equal(run.err, MT_OK);
+    assert_int_equal(n_sent, 1);
+    assert_true(bus_frame_is_sync(sent[0], sent_len[0]));
+    finish_tx();
+    mt_pid_t pid;
+    uint16_t arg;
+    assert_int_equal(test_logged(EV_ERROR, &pid, &arg), 0);
+    assert_int_equal(heap_in_use(), idle);
+    theirs_to = MT_PID_TIMESYNC;
+    theirs = mem_alloc_owned(16, RELAY);
+    fill(theirs, 16);
+    theirs_len = 16;
+    assert_int_equal(sched_send_to(OTHER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(run.err, MT_ERR_NOT_OWNER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NOT_OWNER), 1);
+    assert_int_equal(mem_owner(theirs), RELAY);
+    assert_true(filled(theirs, 16));
+    uint8_t on_stack[4];
+    theirs = on_stack;
+    theirs_len = sizeof on_stack;
+    assert_int_equal(sched_send_to(OTHER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(run.err, MT_ERR_BAD_POINTER);
+    assert_int_equal(test_count_logged_errors(MT_ERR_BAD_POINTER), 1);
+    assert_int_equal(n_sent, 1);
+    assert_true(mem_consistent());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +330,7 @@ int main(void)
         cmocka_unit_test_setup(test_payload_longer_than_its_block_is_refused, setup),
         cmocka_unit_test_setup(test_another_tasks_block_is_not_sent_off_the_module, setup),
         cmocka_unit_test_setup(test_a_payload_passed_on_off_the_module_is_freed_once, setup),
+        cmocka_unit_test_setup(test_a_heap_payload_to_time_sync_is_checked_and_freed_once, setup),
     };
     return cmocka_run_group_tests_name("bus: heap payloads in place", tests, NULL, NULL);
 }
