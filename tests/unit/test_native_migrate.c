@@ -1264,6 +1264,76 @@ static void test_a_new_migration_in_a_slot_still_flushing_starts_clean(void **st
     assert_int_equal(heap_in_use(), before); /* nothing of either image is left */
 }
 
+/* A task on module 0 besides REMOTE, to fill the bus queue with. */
+#define FILLER 0x31
+
+/* White box: a slot still sending what it held back for an earlier
+ * migration (the bus queue full), taken over by a newer one of its task,
+ * keeps that line and nothing else. Whatever an earlier destination or
+ * source may have left in it (an image's blocks and layout program, a
+ * refusal, the end of the image, the groups joined, END, cuts, a source's
+ * lists, blocks set aside) is freed or zeroed, as in a new slot: kept, the
+ * newer image would be decoded with the older program, the older state
+ * handed to the new copy, the older refusal or end taken for the newer
+ * image's, and blocks lost. */
+static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(FILLER, 2, 0), MT_OK);
+    const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT);                                          /* the reply */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held back */
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++)
+        assert_int_equal(sched_send_to(FILLER, PORT_0, "q", 1, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 1, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    slot_t *s = mig_slot_of(REMOTE);
+    assert_non_null(s);
+    assert_int_equal(s->step, ST_FLUSHING);
+    msg_t *line = s->out;
+    assert_non_null(line); /* 'd' waits for room */
+    uint16_t heap = heap_in_use();
+    uint8_t spare = sched_msg_spare();
+    mt_err_t why;
+    s->head = mem_alloc(8);
+    s->head_len = 8;
+    s->state = mem_alloc(8);
+    s->state_len = 8;
+    s->decoding = &programs[0];
+    s->err = MT_ERR_NO_PROGRAM;
+    s->rx_done = s->joined = s->end_seen = true;
+    s->cut_seen = s->cut_raised = 0x5;
+    s->offset = s->fwd_count = s->fwd_kept = 3;
+    s->age = 7;
+    s->fwd = sched_mig_msg(REMOTE, PORT_0, "f", 1, &why);
+    s->casts = sched_mig_msg(REMOTE, PORT_0, "c", 1, &why);
+    s->reserved = sched_mig_msg(REMOTE, PORT_0, "r", 1, &why);
+    assert_true(s->head && s->state && s->fwd && s->casts && s->reserved);
+    const uint8_t newer[5] = {REMOTE, 5, 2, 0, 2}; /* module 2's migration 5: back to 0 */
+    from_migrator(2, MIG_MSG_FREEZE, newer, 5);
+    sched_run_pending();
+    assert_ptr_equal(mig_slot_of(REMOTE), s);
+    assert_int_equal(s->id, 5);
+    assert_int_equal(s->source, 2);
+    assert_int_equal(s->step, ST_HOLDING);
+    assert_ptr_equal(s->out, line);
+    assert_null(s->head);
+    assert_null(s->state);
+    assert_null(s->decoding);
+    assert_int_equal(s->head_len + s->state_len + s->offset + s->fwd_count + s->fwd_kept, 0);
+    assert_int_equal(s->err, MT_OK);
+    assert_false(s->rx_done || s->joined || s->end_seen);
+    assert_int_equal(s->cut_seen | s->cut_raised | s->age, 0);
+    assert_true(!s->fwd && !s->casts && !s->reserved);
+    assert_int_equal(heap_in_use(), heap);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(bus_stats()->rx_bad, 0);
+}
+
 /* A destination that has its copy and RESULT ok but not END (lost with
  * the record it made) asks its source after MOTET_MIGRATE_TIMEOUT_MS,
  * naming it; `where`, the answer for an outcome the source no longer
@@ -2117,6 +2187,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
         cmocka_unit_test_setup(test_a_new_migration_in_a_slot_still_flushing_starts_clean, setup),
+        cmocka_unit_test_setup(test_a_slot_taken_over_keeps_only_the_line_it_holds, setup),
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
         cmocka_unit_test_setup(
