@@ -45,7 +45,6 @@
 #include "motet/timer.h"
 #include "motet/timesync.h"
 #include "sched_internal.h"
-#include "thread_internal.h"
 
 #if MOTET_BUS
 
@@ -409,7 +408,7 @@ mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, b
 {
     if (!B.active) return mcast_deliver(group, data, len, flags, from_isr);
     mt_pid_t sender = from_isr ? MT_PID_NONE : sched_current_pid();
-    mt_err_t err = payload_check(data, len, flags, sched_sending_frame(sender), sender);
+    mt_err_t err = payload_check(data, len, flags, sender);
     if (err) return err;
     if (take_lost(LINK_BROADCAST)) return log_error(MT_ERR_BUS_LOST);
     mt_prio_t prio = from_isr ? BUS_PRIO_SYSTEM : sched_running_prio();

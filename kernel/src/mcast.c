@@ -14,7 +14,6 @@
 #include "motet/mem.h"
 #include "motet/migrate.h"
 #include "sched_internal.h"
-#include "thread_internal.h"
 
 #if MOTET_MULTICAST
 
@@ -121,7 +120,7 @@ static uint8_t collect_sorted(uint8_t group, target_t *order)
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
 {
     mt_pid_t sender = from_isr ? MT_PID_NONE : sched_current_pid();
-    mt_err_t first = payload_check(data, len, flags, sched_sending_frame(sender), sender);
+    mt_err_t first = payload_check(data, len, flags, sender);
     if (first) return first;
     target_t order[MOTET_MAX_GROUP_MEMBERS];
     uint8_t n = collect_sorted(group, order);

@@ -389,14 +389,15 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
 /* Free a payload the kernel holds for t's running handler (t->payload);
  * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);
-/* A payload `sender` sends the general way (queued or held, to another
- * module, to a group): bytes where there are any; with MSG_HEAP, a heap
- * block of at least len bytes, the sender's own or the heap payload its
- * frame `from` holds (the kernel's; sched_sending_frame(), NULL for none).
- * MT_ERR_INVALID, MT_ERR_BAD_POINTER or MT_ERR_NOT_OWNER, logged,
- * otherwise; nothing changes. take.c. */
-mt_err_t payload_check(const void *data, uint16_t len, uint8_t flags, const task_t *from,
-                       mt_pid_t sender);
+/* A payload `sender` (MT_PID_NONE: an interrupt body or no handler)
+ * sends off the module or to a group, to be copied there: bytes where
+ * there are any; with MSG_HEAP, a heap block of at least len bytes, the
+ * sender's own or the heap payload its handler was given (the kernel's,
+ * held by its frame); any block from MT_PID_NONE, which it makes the
+ * kernel's. MT_ERR_INVALID, MT_ERR_BAD_POINTER or MT_ERR_NOT_OWNER,
+ * logged, otherwise, nothing changed. Read before a send pushes a frame.
+ * take.c. */
+mt_err_t payload_check(void *data, uint16_t len, uint8_t flags, mt_pid_t sender);
 /* Once copied: a MSG_HEAP payload that passed payload_check() is
  * freed, and its frame, if it was the frame's, lets it go. take.c. */
 void payload_consumed(void *data, uint8_t flags, mt_pid_t sender);

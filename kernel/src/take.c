@@ -5,9 +5,10 @@
  * under a send's lock, payload_to_kernel() otherwise), the running handler
  * takes it (sched_take(), sched_take_msg()), and the kernel frees what it
  * did not take once the handler returns (send_drop_payload()). A borrowed
- * payload is copied to the heap instead. A payload sent the general way is
- * checked first (payload_check()), and one copied where it goes (another
- * module, a group) freed after (payload_consumed()).
+ * payload is copied to the heap instead. A payload copied where it goes
+ * (another module, a group, a beacon's) is checked first (payload_check())
+ * and freed after (payload_consumed()); one the kernel keeps on the
+ * module is checked as it changes owner (send.c, mem_pass()).
  */
 #include <string.h>
 
@@ -62,15 +63,20 @@ void *sched_take(void *data, uint16_t len)
     return heap_copy(data, len);
 }
 
-mt_err_t payload_check(const void *data, uint16_t len, uint8_t flags, const task_t *from,
-                       mt_pid_t sender)
+mt_err_t payload_check(void *data, uint16_t len, uint8_t flags, mt_pid_t sender)
 {
     if (!(flags & MSG_HEAP)) return len && !data ? log_error(MT_ERR_INVALID) : MT_OK;
-    size_t size = mem_block_size(data);
-    if (!size) return log_error(MT_ERR_BAD_POINTER);
-    if (mem_owner(data) != sender && !(from && from->payload == data))
-        return log_error(MT_ERR_NOT_OWNER);
-    return size < len ? log_error(MT_ERR_INVALID) : MT_OK;
+    task_t *frame = sched_sending_frame(sender);
+    if (frame && data && frame->payload == data) /* the kernel's, lent to the sender's handler */
+        return mem_holds(data, len) ? MT_OK : log_error(MT_ERR_INVALID);
+    /* The sender's own: a pass to itself checks and changes nothing. From
+     * no task, any block, as on the local way (mem_pass() from the kernel):
+     * an interrupt body or code outside every handler acts for the kernel,
+     * which may free any block (mem_free()), so an owner asked of it would
+     * protect nothing; and every interrupt body is MT_PID_NONE, so a block
+     * of "its own" could not be told from another's. The block becomes the
+     * kernel's, as one sent on the local way does. */
+    return mem_pass(data, len, sender, sender);
 }
 
 void payload_consumed(void *data, uint8_t flags, mt_pid_t sender)

@@ -10,7 +10,6 @@
 #include "motet/mem.h"
 #include "motet/slab.h"
 #include "sched_internal.h"
-#include "thread_internal.h"
 
 #if MOTET_MAX_REMOTE_TASKS
 
@@ -80,7 +79,7 @@ mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uin
     if (!r) return log_error(MT_ERR_NO_TASK);
     if (!remote.send) return log_error(MT_ERR_NO_ROUTE);
     mt_pid_t sender = sched_current_pid();
-    mt_err_t err = payload_check(data, len, flags, sched_sending_frame(sender), sender);
+    mt_err_t err = payload_check(data, len, flags, sender);
     if (err) return err;
     msg_t m = {.next = NULL,
                .data = data,

@@ -23,7 +23,6 @@
 #include "motet/port.h"
 #include "motet/timer.h"
 #include "sched_internal.h"
-#include "thread_internal.h"
 
 /* Scaled local differences stay below this, so n * sum(x^2) < 2^63. */
 #define X_LIMIT ((int64_t) 1 << 26)
@@ -237,7 +236,7 @@ mt_err_t timesync_send(void *data, uint16_t len, uint8_t flags)
 {
     static const uint8_t blank[BUS_SYNC_PAYLOAD]; /* the interface stamps it */
     mt_pid_t sender = port_in_isr() ? MT_PID_NONE : sched_current_pid();
-    mt_err_t err = payload_check(data, len, flags, sched_sending_frame(sender), sender);
+    mt_err_t err = payload_check(data, len, flags, sender);
     if (err) return err;
     err = bus_send_frame(BUS_FRAME_SYNC, BUS_BROADCAST, MT_PID_TIMESYNC, PORT_0, BUS_PRIO_SYSTEM,
                          blank, BUS_SYNC_PAYLOAD);
