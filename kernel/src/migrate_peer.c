@@ -133,9 +133,9 @@ static void forget_earlier(slot_t *s)
  * task moved to, its CONFIRM not come yet, is one. */
 static bool forged_freeze(const uint8_t *d, const slot_t *earlier)
 {
-    mt_module_t where;
     if (earlier && earlier->step != ST_FLUSHING) return false;
-    return sched_mig_remote(d[0], &where, NULL) && where != d[2];
+    const remote_task_t *host = sched_remote_find(d[0]);
+    return host && host->module != d[2];
 }
 
 /* A slot for a new migration of pid, `earlier` the slot this module has
