@@ -40,8 +40,7 @@ mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
 {
     /* Members are application tasks: a virtual or reserved pid has no task
      * to deliver to, and a system task's ports take no group's message. */
-    if (!task_pid_is_app(pid) || port < PORT_0 || port >= PORT_LIMIT)
-        return log_error(MT_ERR_INVALID);
+    if (!task_pid_is_app(pid) || !member_port_ok(port)) return log_error(MT_ERR_INVALID);
     for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
         if (members[i].pid != MT_PID_NONE) continue;
         members[i] = (member_t){.pid = pid, .port = port, .group = group};

@@ -64,13 +64,14 @@ static mt_err_t decode_timers(const uint8_t *p, mig_image_t *img)
 }
 
 /* The image comes from another module, and its ports reach the task's
- * handler: each group's (u8 group, u8 port) names an input port, and
+ * handler: each group's (u8 group, u8 port) names an input port (not a
+ * system port: the copy joins its groups as mcast_join() would), and
  * each route's (u8 pid, u8 port) the port sched_task_create() takes, a
  * group's id in a route to the multicast pid (route_port_ok()). */
 static bool groups_fit(const uint8_t *p, uint8_t n)
 {
     for (uint8_t i = 0; i < n; i++, p += MIG_GROUP_BYTES)
-        if (p[1] >= PORT_LIMIT) return false;
+        if (!member_port_ok(p[1])) return false;
     return true;
 }
 

@@ -224,6 +224,12 @@ static MT_INLINE bool task_pid_is_app(mt_pid_t pid)
 {
     return pid != MT_PID_NONE && pid <= MT_PID_LAST_APP;
 }
+/* A port a group's message may be delivered to: an input port, none of
+ * the system's (mcast_join(), and a migration image's groups). */
+static MT_INLINE bool member_port_ok(mt_port_t port)
+{
+    return port >= PORT_0 && port < PORT_LIMIT;
+}
 /* A route's port as sched_task_create() takes it, wherever the route
  * comes from (a spec, a migration image): an input port of a task, or a
  * group id for the multicast pid (the bus's multicast checks it) and any

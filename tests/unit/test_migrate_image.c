@@ -137,6 +137,25 @@ static void test_routes_to_a_group_or_time_sync_keep_any_port(void **state)
     assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
 }
 
+/* A group membership's port is an input port, as mcast_join() takes:
+ * PORT_INIT or PORT_DESERIALIZE, below PORT_0, would have each multicast
+ * to the group run as the task's INIT or as a new state. Such an image
+ * was once taken. */
+static void test_a_group_on_a_system_port_is_refused(void **state)
+{
+    (void) state;
+    const mt_port_t system[] = {PORT_INIT, PORT_DESERIALIZE, PORT_0 - 1u};
+    for (unsigned i = 0; i < sizeof system / sizeof system[0]; i++) {
+        const uint8_t on_system[] = {7, system[i]};
+        mig_image_t img = sample(), back;
+        img.groups = on_system;
+        uint8_t buf[64];
+        uint16_t n = mig_image_encode(&img, buf, sizeof buf);
+        assert_true(n > 0);
+        assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
+    }
+}
+
 /* Remaining time minus the migration's time; one that fell due fires once
  * and a periodic one keeps its phase. */
 static void test_timer_rearm(void **state)
@@ -192,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_image_that_does_not_fit_is_not_encoded),
         cmocka_unit_test(test_bad_images_are_refused),
         cmocka_unit_test(test_routes_to_a_group_or_time_sync_keep_any_port),
+        cmocka_unit_test(test_a_group_on_a_system_port_is_refused),
         cmocka_unit_test(test_timer_rearm),
         cmocka_unit_test(test_ticks_between_clocks_of_other_rates),
     };
