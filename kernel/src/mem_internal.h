@@ -46,9 +46,9 @@ static MT_INLINE bool mem_pass_irq_off(void *ptr, uint16_t len, mt_pid_t from, m
  * at least `len` usable bytes: its header's size, without a lookup. */
 static MT_INLINE bool mem_holds(const void *ptr, uint16_t len)
 {
-    uint16_t size;
-    memcpy(&size, (const uint8_t *) ptr - MEM_HDR + offsetof(mem_hdr_t, size), sizeof size);
-    return (uint16_t) ((size & ~MEM_USED) - MEM_HDR) >= len;
+    mem_hdr_t h;
+    memcpy(&h, (const uint8_t *) ptr - MEM_HDR, sizeof h);
+    return (uint16_t) (blk_size(h) - MEM_HDR) >= len;
 }
 /* Give a live block the kernel lent out (a payload run at once) to `owner`
  * without checking it again; returns ptr. Any context. */
