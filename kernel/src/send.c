@@ -52,9 +52,10 @@ static MT_INLINE bool frame_lets_go(task_t *from, const void *data)
  * (mem_pass_irq_off()). False changes nothing: the general path
  * (payload_to_kernel()) decides and logs. Irq off; take.c has the
  * payload's other changes of owner. */
-static MT_INLINE bool payload_lend_irq_off(void *data, task_t *from)
+static MT_INLINE bool payload_lend_irq_off(void *data, uint16_t len, task_t *from)
 {
-    return frame_lets_go(from, data) || mem_pass_irq_off(data, 0, from->pid, MEM_OWNER_KERNEL);
+    return (from->payload == data && mem_holds(data, len) && frame_lets_go(from, data)) ||
+           mem_pass_irq_off(data, 0, from->pid, MEM_OWNER_KERNEL);
 }
 
 /* The general path's: a heap payload of len bytes `sender` sends becomes
@@ -597,7 +598,7 @@ static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16
 static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t len)
 {
     port_irq_state_t s = port_irq_save();
-    if (r->local->gate < sched.running_prio || !payload_lend_irq_off(data, sched.current)) {
+    if (r->local->gate < sched.running_prio || !payload_lend_irq_off(data, len, sched.current)) {
         port_irq_restore(s);
         return send_heap_general(r, data, len);
     }
