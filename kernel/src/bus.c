@@ -599,10 +599,10 @@ static bool frame_allowed(const bus_frame_t *f)
     }
 }
 
-void bus_rx_bad(mt_module_t src, mt_pid_t src_pid, uint8_t type)
+static void rx_bad(const bus_frame_t *f)
 {
     B.stats.rx_bad++;
-    log_event(EV_BAD_FRAME, src_pid, (uint16_t) ((src << 8) | type));
+    log_event(EV_BAD_FRAME, f->src_pid, (uint16_t) ((f->src << 8) | f->type));
 }
 
 /* Where a frame taken stands on its link: a retransmission of the one
@@ -679,7 +679,7 @@ bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
         return BUS_RX_REJECTED; /* never delivered: the sender sends it again */
     }
     if (!frame_allowed(&f)) {
-        bus_rx_bad(f.src, f.src_pid, f.type);
+        rx_bad(&f);
         return BUS_RX_ACCEPTED; /* dropped: the same bytes would be as wrong again */
     }
     /* Not taken, not seen (no sequence number recorded): offered again. */

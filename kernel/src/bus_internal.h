@@ -38,12 +38,6 @@ static inline mt_err_t mcast_deliver_from(mt_pid_t src, uint8_t group, const voi
 
 #if MOTET_BUS
 
-/* A frame from module src, taken intact, dropped for a field its kind
- * does not allow: counted (rx_bad) and logged (EV_BAD_FRAME). bus.c
- * checks a frame as it arrives; the migrator's task half drops one that
- * only the frames before it in bus order show to be forged. */
-void bus_rx_bad(mt_module_t src, mt_pid_t src_pid, uint8_t type);
-
 /* Encode a frame from this module and queue it by priority; any context.
  * MT_ERR_INVALID (payload too long, bad destination), MT_ERR_NO_MEM,
  * MT_ERR_QUEUE_FULL; each logged. */

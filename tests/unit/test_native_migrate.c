@@ -1958,11 +1958,10 @@ static unsigned bad_casts_logged(mt_module_t src)
 }
 
 /* A FREEZE from module 2 naming itself REMOTE's source, while REMOTE lives
- * on module 0, is dropped when the migrator reads it: no slot, no reply,
- * REMOTE's messages not held. Once, it opened a slot with module 2 as the
- * source, so the CONFIRM or RESULT from module 2 after it went by the
- * slot, never asking where REMOTE lives: module 2 had module 1 route
- * REMOTE to it, or forget it. */
+ * on module 0, is dropped when the migrator reads it, logged
+ * (EV_BAD_FRAME): no slot, no reply, REMOTE's messages not held. Once, it opened a slot with module
+ * 2 as the source, so the CONFIRM or RESULT from module 2 after it went by the slot, never asking
+ * where REMOTE lives: module 2 had module 1 route REMOTE to it, or forget it. */
 static void test_a_freeze_from_a_module_the_task_is_not_on_is_dropped(void **state)
 {
     (void) state;
@@ -1972,8 +1971,8 @@ static void test_a_freeze_from_a_module_the_task_is_not_on_is_dropped(void **sta
     from_migrator(2, MIG_MSG_FREEZE, freeze, 5);
     sched_run_pending();
     assert_int_equal(migrate_active(), 0);
-    assert_int_equal(n_sent, 0); /* no reply */
-    assert_int_equal(bus_stats()->rx_bad, 1);
+    assert_int_equal(n_sent, 0);              /* no reply */
+    assert_int_equal(bus_stats()->rx_bad, 0); /* the bus took it: counted once, in rx_frames */
     assert_int_equal(bad_casts_logged(2), 1);
     assert_int_equal(sched_send_to(REMOTE, PORT_0, "r", 1, 0), MT_OK); /* not held */
     assert_int_equal(n_sent, 1);
@@ -1988,7 +1987,7 @@ static void test_a_freeze_from_a_module_the_task_is_not_on_is_dropped(void **sta
     mt_module_t where;
     assert_true(sched_mig_remote(REMOTE, &where, NULL));
     assert_int_equal(where, 0);
-    assert_int_equal(bus_stats()->rx_bad, 3);
+    assert_int_equal(bus_stats()->rx_bad, 2); /* dropped as they came */
     assert_int_equal(bad_casts_logged(2), 2);
     assert_int_equal(n_sent, 1);
 }
