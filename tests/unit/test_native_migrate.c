@@ -1267,18 +1267,11 @@ static void test_a_new_migration_in_a_slot_still_flushing_starts_clean(void **st
 /* A task on module 0 besides REMOTE, to fill the bus queue with. */
 #define FILLER 0x31
 
-/* White box: a slot still sending what it held back for an earlier
- * migration (the bus queue full), taken over by a newer one of its task,
- * keeps that line and nothing else. Whatever an earlier destination or
- * source may have left in it (an image's blocks and layout program, a
- * refusal, the end of the image, the groups joined, END, cuts, a source's
- * lists, blocks set aside) is freed or zeroed, as in a new slot: kept, the
- * newer image would be decoded with the older program, the older state
- * handed to the new copy, the older refusal or end taken for the newer
- * image's, and blocks lost. */
-static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
+/* Module 0's migration 1 moves REMOTE to module 2, confirmed; the bus
+ * queue full, this module's slot still holds 'd' back, flushing: the
+ * slot. */
+static slot_t *flushing_for_want_of_room(void)
 {
-    (void) state;
     assert_int_equal(sched_task_create_remote(FILLER, 2, 0), MT_OK);
     const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2};
     from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
@@ -1294,8 +1287,24 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     slot_t *s = mig_slot_of(REMOTE);
     assert_non_null(s);
     assert_int_equal(s->step, ST_FLUSHING);
+    assert_non_null(s->out); /* 'd' waits for room */
+    return s;
+}
+
+/* White box: a slot still sending what it held back for an earlier
+ * migration (the bus queue full), taken over by a newer one of its task,
+ * keeps that line and nothing else. Whatever an earlier destination or
+ * source may have left in it (an image's blocks and layout program, a
+ * refusal, the end of the image, the groups joined, END, cuts, a source's
+ * lists, blocks set aside) is freed or zeroed, as in a new slot: kept, the
+ * newer image would be decoded with the older program, the older state
+ * handed to the new copy, the older refusal or end taken for the newer
+ * image's, and blocks lost. */
+static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
+{
+    (void) state;
+    slot_t *s = flushing_for_want_of_room();
     msg_t *line = s->out;
-    assert_non_null(line); /* 'd' waits for room */
     uint16_t heap = heap_in_use();
     uint8_t spare = sched_msg_spare();
     mt_err_t why;
@@ -1992,6 +2001,28 @@ static void test_a_freeze_from_a_module_the_task_is_not_on_is_dropped(void **sta
     assert_int_equal(n_sent, 1);
 }
 
+/* REMOTE now lives on module 2: a FREEZE from module 0, its host no
+ * longer, with a new number, is dropped and logged, and the line still
+ * flushing stays as it was. It once took the slot over (forget_earlier()),
+ * its sender the source that decides. */
+static void test_a_forged_freeze_does_not_take_over_a_line_still_flushing(void **state)
+{
+    (void) state;
+    slot_t *s = flushing_for_want_of_room();
+    msg_t *line = s->out;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    const uint8_t forged[5] = {REMOTE, 9, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, forged, 5);
+    sched_run_pending();
+    assert_int_equal(bad_casts_logged(0), 1);
+    assert_ptr_equal(mig_slot_of(REMOTE), s);
+    assert_int_equal(s->id, 1);
+    assert_int_equal(s->step, ST_FLUSHING);
+    assert_int_equal(s->out_to, 2);
+    assert_ptr_equal(s->out, line);
+}
+
 /* A task that, on PORT_0, takes module 0's CONFIRM moving REMOTE to
  * module 2 and then module 2's FREEZE of REMOTE: the migrator, below it,
  * reads both only once it has returned. */
@@ -2187,6 +2218,8 @@ int main(void)
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
         cmocka_unit_test_setup(test_a_new_migration_in_a_slot_still_flushing_starts_clean, setup),
         cmocka_unit_test_setup(test_a_slot_taken_over_keeps_only_the_line_it_holds, setup),
+        cmocka_unit_test_setup(test_a_forged_freeze_does_not_take_over_a_line_still_flushing,
+                               setup),
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
         cmocka_unit_test_setup(
