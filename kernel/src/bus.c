@@ -393,7 +393,7 @@ static mt_err_t remote_send(mt_module_t module, const msg_t *msg, mt_prio_t prio
     if (!held)
         err =
             bus_send_frame(BUS_FRAME_DATA, module, msg->dst, msg->port, prio, msg->data, msg->len);
-    if (!err && (msg->flags & MSG_HEAP)) mem_free(msg->data); /* held or framed: a copy */
+    if (!err) payload_consumed(msg->data, msg->flags, msg->src); /* held or framed: a copy */
     return err;
 }
 
@@ -407,14 +407,14 @@ mt_err_t bus_send_to(mt_module_t module, mt_pid_t pid, mt_port_t port, const voi
 mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
 {
     if (!B.active) return mcast_deliver(group, data, len, flags, from_isr);
-    if (len && !data) return log_error(MT_ERR_INVALID);
+    mt_pid_t sender = from_isr ? MT_PID_NONE : sched_current_pid();
+    mt_err_t err = payload_check(data, len, flags, sender);
+    if (err) return err;
     if (take_lost(LINK_BROADCAST)) return log_error(MT_ERR_BUS_LOST);
     mt_prio_t prio = from_isr ? BUS_PRIO_SYSTEM : sched_running_prio();
-    mt_err_t err =
-        bus_send_frame(BUS_FRAME_MCAST, BUS_BROADCAST, MT_PID_MULTICAST, group, prio, data, len);
-    if (err) return err;
-    if ((flags & MSG_HEAP) && data) mem_free(data); /* the frame holds a copy */
-    return MT_OK;
+    err = bus_send_frame(BUS_FRAME_MCAST, BUS_BROADCAST, MT_PID_MULTICAST, group, prio, data, len);
+    if (!err) payload_consumed(data, flags, sender); /* the frame holds a copy */
+    return err;
 }
 
 uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now, uint16_t len,

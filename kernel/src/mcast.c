@@ -40,8 +40,7 @@ mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
 {
     /* Members are application tasks: a virtual or reserved pid has no task
      * to deliver to, and a system task's ports take no group's message. */
-    if (!task_pid_is_app(pid) || port < PORT_0 || port >= PORT_LIMIT)
-        return log_error(MT_ERR_INVALID);
+    if (!task_pid_is_app(pid) || !member_port_ok(port)) return log_error(MT_ERR_INVALID);
     for (uint8_t i = 0; i < MOTET_MAX_GROUP_MEMBERS; i++) {
         if (members[i].pid != MT_PID_NONE) continue;
         members[i] = (member_t){.pid = pid, .port = port, .group = group};
@@ -119,9 +118,11 @@ static uint8_t collect_sorted(uint8_t group, target_t *order)
 
 mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr)
 {
+    mt_pid_t sender = from_isr ? MT_PID_NONE : sched_current_pid();
+    mt_err_t first = payload_check(data, len, flags, sender);
+    if (first) return first;
     target_t order[MOTET_MAX_GROUP_MEMBERS];
     uint8_t n = collect_sorted(group, order);
-    mt_err_t first = MT_OK;
     /* Each member gets the payload borrowed; one that must wait copies it.
      * A heap payload handed to the group is freed once all have it. */
     uint8_t borrowed = (uint8_t) (flags & (uint8_t) ~MSG_HEAP);
@@ -138,7 +139,7 @@ mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, b
         }
         if (err && !first) first = err;
     }
-    if ((flags & MSG_HEAP) && data) mem_free(data);
+    payload_consumed(data, flags, sender);
     return first;
 }
 

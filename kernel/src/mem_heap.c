@@ -474,37 +474,43 @@ mt_pid_t mem_owner(const void *ptr)
 }
 
 /* mem_pass() for a pointer the O(1) check did not accept, or without
- * the start map: the walk decides. Out of line, so that the fast path
+ * the start map: the walk finds the header, and owner and size are
+ * checked on it under the same lock. Out of line, so that the fast path
  * saves no registers for it. */
-static MT_NOINLINE mt_err_t set_owner_located(void *ptr, mt_pid_t owner)
+static MT_NOINLINE mt_err_t pass_located(void *ptr, uint16_t len, mt_pid_t from, mt_pid_t to)
 {
     mem_loc_t loc;
     port_irq_state_t s = port_irq_save();
-    mt_err_t err = locate(ptr, &loc, false);
-    if (err == MT_OK) hdr_put(loc.blk, hdr_get(loc.blk).size, owner);
+    mt_err_t err = locate(ptr, &loc, false) == MT_OK ? MT_OK : MT_ERR_BAD_POINTER;
+    if (!err) {
+        mem_hdr_t h = hdr_get(loc.blk);
+        if (from != MEM_OWNER_KERNEL && h.owner != from)
+            err = MT_ERR_NOT_OWNER;
+        else if ((uint16_t) (blk_size(h) - MEM_HDR) < len)
+            err = MT_ERR_INVALID;
+        else
+            hdr_put(loc.blk, h.size, to);
+    }
     port_irq_restore(s);
-    return err == MT_OK ? MT_OK : log_error(MT_ERR_BAD_POINTER);
+    return err ? log_error(err) : MT_OK;
 }
 
 mt_err_t mem_set_owner(void *ptr, mt_pid_t owner)
 {
-    return mem_pass(ptr, MEM_OWNER_KERNEL, owner);
+    return mem_pass(ptr, 0, MEM_OWNER_KERNEL, owner);
 }
 
 /* No lookup in the common case (mem_pass_irq_off()): the kernel checked the
  * block when it lent it out, and while lent the block is the kernel's,
  * which no task's mem_free() can take away. */
-mt_err_t mem_pass(void *ptr, mt_pid_t from, mt_pid_t to)
+mt_err_t mem_pass(void *ptr, uint16_t len, mt_pid_t from, mt_pid_t to)
 {
     port_irq_state_t s = port_irq_save();
-    bool passed = mem_pass_irq_off(ptr, from, to);
+    bool passed = mem_pass_irq_off(ptr, len, from, to);
     port_irq_restore(s);
-    if (passed) return MT_OK;
-    /* The walk decides (rare: another owner's block, without the start map,
-     * or a bad pointer). */
-    if (from != MEM_OWNER_KERNEL && mem_is_heap(ptr) && mem_owner(ptr) != from)
-        return log_error(MT_ERR_NOT_OWNER);
-    return set_owner_located(ptr, to);
+    /* Else the walk decides (rare: another owner's block, a shorter one,
+     * without the start map, or a bad pointer). */
+    return passed ? MT_OK : pass_located(ptr, len, from, to);
 }
 
 void *mem_hand_over(void *ptr, mt_pid_t owner)

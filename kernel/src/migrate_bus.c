@@ -92,29 +92,41 @@ static bool payload_fits(const bus_frame_t *f)
     }
 }
 
+/* Whether module m may decide a migration of pid that this module took
+ * no part in: where this module routes pid, if it knows the task
+ * elsewhere. A task here, or unknown, is not rerouted or forgotten by an
+ * outcome; one routed to another module, by a frame from m, would be. */
+static bool may_decide(mt_pid_t pid, mt_module_t m)
+{
+    const remote_task_t *r = sched_remote_find(pid);
+    return !r || r->module == m;
+}
+
+/* The role a frame of `kind` is checked against, of the slot it names
+ * here: ROLE_DEST (the source sends it), ROLE_SOURCE (the destination
+ * does), ROLE_FREE (any role: the source decides; with no slot, the
+ * task's host); ROLE_PEER for a kind with no sender to check. */
+static uint8_t checked_role(uint8_t kind)
+{
+    if (kind == MIG_MSG_ATTACHED) return ROLE_SOURCE;
+    if (kind == MIG_MSG_RESULT || kind == MIG_MSG_CONFIRM) return ROLE_FREE;
+    if (kind == MIG_MSG_STATE || kind == MIG_MSG_FORWARD || kind == MIG_MSG_END ||
+        kind == MIG_MSG_ABORT)
+        return ROLE_DEST;
+    return ROLE_PEER;
+}
+
 /* Of a migration this module takes part in, only the destination attaches
- * and only the source sends the image and what follows it, or decides. */
+ * and only the source sends the image and what follows it, or decides;
+ * of one it takes no part in, only the task's host decides. */
 static bool from_its_part(const bus_frame_t *f)
 {
     const uint8_t *p = f->payload;
-    const slot_t *s;
-    switch (f->port) {
-    case MIG_MSG_STATE:
-    case MIG_MSG_FORWARD:
-    case MIG_MSG_END:
-    case MIG_MSG_ABORT:
-        s = mig_slot_find(ROLE_DEST, p[0], p[1]);
-        return !s || s->source == f->src;
-    case MIG_MSG_ATTACHED:
-        s = mig_slot_find(ROLE_SOURCE, p[0], p[1]);
-        return !s || s->dest == f->src;
-    case MIG_MSG_RESULT:
-    case MIG_MSG_CONFIRM:
-        s = mig_slot_find(ROLE_FREE, p[0], p[1]);
-        return !s || s->source == f->src;
-    default:
-        return true;
-    }
+    uint8_t role = checked_role(f->port);
+    if (role == ROLE_PEER) return true;
+    const slot_t *s = mig_slot_find(role, p[0], p[1]);
+    if (!s) return role != ROLE_FREE || may_decide(p[0], f->src);
+    return (role == ROLE_SOURCE ? s->dest : s->source) == f->src;
 }
 
 bool migrate_bus_valid(const bus_frame_t *f)

@@ -63,13 +63,22 @@ static mt_err_t decode_timers(const uint8_t *p, mig_image_t *img)
     return MT_OK;
 }
 
-/* Whether each of n entries of `size` bytes (a route's or a group's: a pid
- * or group, then a port) names a port a task can have: the image comes
- * from another module, and its ports reach the task's handler. */
-static bool ports_fit(const uint8_t *p, uint8_t n, uint8_t size)
+/* The image comes from another module, and its ports reach the task's
+ * handler: each group's (u8 group, u8 port) names an input port (not a
+ * system port: the copy joins its groups as mcast_join() would), and
+ * each route's (u8 pid, u8 port) the port sched_task_create() takes, a
+ * group's id in a route to the multicast pid (route_port_ok()). */
+static bool groups_fit(const uint8_t *p, uint8_t n)
 {
-    for (uint8_t i = 0; i < n; i++, p += size)
-        if (p[1] >= PORT_LIMIT) return false;
+    for (uint8_t i = 0; i < n; i++, p += MIG_GROUP_BYTES)
+        if (!member_port_ok(p[1])) return false;
+    return true;
+}
+
+static bool routes_fit(const uint8_t *p, uint8_t n)
+{
+    for (uint8_t i = 0; i < n; i++, p += MIG_ROUTE_BYTES)
+        if (!route_port_ok(p[0], p[1])) return false;
     return true;
 }
 
@@ -92,8 +101,7 @@ mt_err_t mig_image_decode(const uint8_t *buf, uint16_t n, mig_image_t *img)
     img->routes = buf + MIG_IMAGE_HEADER;
     const uint8_t *timers = img->routes + img->n_routes * MIG_ROUTE_BYTES;
     img->groups = timers + img->n_timers * MIG_TIMER_BYTES;
-    if (!ports_fit(img->routes, img->n_routes, MIG_ROUTE_BYTES) ||
-        !ports_fit(img->groups, img->n_groups, MIG_GROUP_BYTES))
+    if (!routes_fit(img->routes, img->n_routes) || !groups_fit(img->groups, img->n_groups))
         return MT_ERR_INVALID;
     return decode_timers(timers, img);
 }

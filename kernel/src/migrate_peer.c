@@ -101,15 +101,55 @@ static void reply(mt_pid_t pid, uint8_t id, mt_module_t source, mt_prio_t prio, 
     mig_ctrl(MIG_MSG_REPLY, source, prio, d, 3);
 }
 
-/* A slot for a new migration of pid. One still flushing an earlier
- * migration of the same task carries on as the new one: what it holds back
- * was sent before what will be held back now, and all of it goes, in that
- * order, wherever the task ends up. */
-static slot_t *hold_for(const uint8_t *d)
+/* A slot still flushing an earlier migration of its task, taken over by
+ * a new one: of the earlier one only its line of messages held back stays
+ * (with what names the slot to the interrupt half, which may add to the
+ * line meanwhile); its blocks (a destination's image and state, which a
+ * new image would otherwise replace unfreed or inherit, a source's lists)
+ * go, and every other field starts as a new slot's. */
+static void forget_earlier(slot_t *s)
 {
-    slot_t *s = mig_slot_of(d[0]);
+    port_irq_state_t st = port_irq_save();
+    slot_t was = *s;
+    *s = (slot_t){
+        .role = was.role, .step = was.step, .pid = was.pid, .hold = was.hold, .out = was.out};
+    port_irq_restore(st);
+    mem_release(was.head);
+    mem_release(was.state);
+    mig_free_list(was.fwd);
+    mig_free_list(was.casts);
+    mig_free_list(was.reserved);
+}
+
+/* Of a task known elsewhere, a FREEZE that would open a slot, or take
+ * over one still flushing, must come from the task's host: from any other
+ * module it would hold the task's messages, take over a line still going
+ * out, and make its sender the source that decides the outcome here
+ * (from_its_part() asks the slot, not may_decide()). Checked in the task
+ * half, not as the frame arrives: the CONFIRM that moved the task to its
+ * sender may be in the ring still, ahead of it. A FREEZE met by a
+ * migration of the task not over here is put off (hold_for()), which
+ * changes nothing, whoever sent it: a newer migration from the module the
+ * task moved to, its CONFIRM not come yet, is one. */
+static bool forged_freeze(const uint8_t *d, const slot_t *earlier)
+{
+    if (earlier && earlier->step != ST_FLUSHING) return false;
+    const remote_task_t *host = sched_remote_find(d[0]);
+    return host && host->module != d[2];
+}
+
+/* A slot for a new migration of pid, `earlier` the slot this module has
+ * for pid, if any. One still flushing an earlier migration of the same
+ * task carries on as the new one: what it holds back was sent before what
+ * will be held back now, and all of it goes, in that order, wherever the
+ * task ends up. */
+static slot_t *hold_for(const uint8_t *d, slot_t *s)
+{
     if (s && s->step != ST_FLUSHING) return NULL; /* two migrations of one task */
-    if (!s) s = mig_slot_new();
+    if (s)
+        forget_earlier(s);
+    else
+        s = mig_slot_new();
     if (!s) return NULL;
     s->pid = d[0];
     s->id = d[1];
@@ -117,11 +157,6 @@ static slot_t *hold_for(const uint8_t *d)
     s->dest = d[3];
     s->prio = (mt_prio_t) d[4];
     s->out_to = MIG_NO_MODULE;
-    s->offset = s->head_len = s->state_len = s->fwd_count = s->fwd_kept = 0;
-    s->age = 0;
-    s->rx_done = false;
-    s->joined = false;
-    s->err = MT_OK;
     s->step = ST_HOLDING;
     s->hold = true;
     s->since = timer_now();
@@ -147,7 +182,17 @@ static void on_freeze(const mig_record_t *r)
      * flushing over into it, or, with the older one not over here, it
      * is put off. */
     slot_t *s = mig_slot_find(ROLE_FREE, d[0], d[1]);
-    if (!s || s->source != d[2]) s = hold_for(d);
+    if (!s || s->source != d[2]) {
+        slot_t *earlier = mig_slot_of(d[0]);
+        if (forged_freeze(d, earlier)) {
+            /* Logged as a frame dropped for its fields; not counted in
+             * rx_bad: the bus took it (rx_frames), and counts each frame
+             * once. */
+            log_event(EV_BAD_FRAME, MT_PID_MIGRATOR, (uint16_t) (r->from << 8 | BUS_FRAME_MCAST));
+            return;
+        }
+        s = hold_for(d, earlier);
+    }
     /* No slot free: at its limit of migrations at once; the source puts
      * this one off (nothing has moved) and asks again later. */
     reply(d[0], d[1], d[2], prio, s ? MT_OK : log_error(MT_ERR_FULL));

@@ -60,15 +60,13 @@ mt_err_t migrate_state(void *block, uint16_t len)
 {
     slot_t *s = MIG.serialising;
     if (!s || sched_current_pid() != s->pid) return log_error(MT_ERR_STATE);
-    if (block && !mem_is_heap(block)) return log_error(MT_ERR_BAD_POINTER);
-    if ((len && !block) || (block && len > mem_block_size(block))) return log_error(MT_ERR_INVALID);
+    if (len && !block) return log_error(MT_ERR_INVALID);
+    /* The task's own block, holding len bytes, becomes the kernel's, to
+     * survive the task leaving; one of no bytes is freed as the task's. */
+    mt_err_t err = len ? mem_pass(block, len, s->pid, MEM_OWNER_KERNEL) : mem_free(block);
+    if (err) return err;
     mem_release(s->state); /* a second call replaces the first */
-    s->state = NULL;
-    s->state_len = 0;
-    if (block && !len) mem_free(block);
-    if (!block || !len) return MT_OK;
-    mem_set_owner(block, MEM_OWNER_KERNEL); /* survives the task leaving */
-    s->state = block;
+    s->state = len ? block : NULL;
     s->state_len = len;
     return MT_OK;
 }

@@ -224,6 +224,20 @@ static MT_INLINE bool task_pid_is_app(mt_pid_t pid)
 {
     return pid != MT_PID_NONE && pid <= MT_PID_LAST_APP;
 }
+/* A port a group's message may be delivered to: an input port, none of
+ * the system's (mcast_join(), and a migration image's groups). */
+static MT_INLINE bool member_port_ok(mt_port_t port)
+{
+    return port >= PORT_0 && port < PORT_LIMIT;
+}
+/* A route's port as sched_task_create() takes it, wherever the route
+ * comes from (a spec, a migration image): an input port of a task, or a
+ * group id for the multicast pid (the bus's multicast checks it) and any
+ * port of the time-sync pid. */
+static MT_INLINE bool route_port_ok(mt_pid_t pid, mt_port_t port)
+{
+    return pid == MT_PID_MULTICAST || pid == MT_PID_TIMESYNC || port < PORT_LIMIT;
+}
 /* A pid task_create_system() takes: the kernel's own tasks. */
 static MT_INLINE bool task_pid_is_system_task(mt_pid_t pid)
 {
@@ -381,6 +395,18 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
 /* Free a payload the kernel holds for t's running handler (t->payload);
  * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);
+/* A payload `sender` (MT_PID_NONE: an interrupt body or no handler)
+ * sends off the module or to a group, to be copied there: bytes where
+ * there are any; with MSG_HEAP, a heap block of at least len bytes, the
+ * sender's own or the heap payload its handler was given (the kernel's,
+ * held by its frame); any block from MT_PID_NONE, which it makes the
+ * kernel's. MT_ERR_INVALID, MT_ERR_BAD_POINTER or MT_ERR_NOT_OWNER,
+ * logged, otherwise, nothing changed. Read before a send pushes a frame.
+ * take.c. */
+mt_err_t payload_check(void *data, uint16_t len, uint8_t flags, mt_pid_t sender);
+/* Once copied: a MSG_HEAP payload that passed payload_check() is
+ * freed, and its frame, if it was the frame's, lets it go. take.c. */
+void payload_consumed(void *data, uint8_t flags, mt_pid_t sender);
 /* sched_post_isr() of a message that task `src` of another module sent
  * over the bus (or the bus's own to the application manager, sent as from
  * the manager: bus_app.c): queued for the local task pid (no virtual pid)

@@ -36,15 +36,6 @@
 
 /* ---- payloads ---- */
 
-/* The frame of the handler that sends, if the sender is a task on the
- * kernel stack: where a payload it was given and passes on is held. None
- * for MT_PID_NONE, task_none's pid, which no task has. */
-static MT_INLINE task_t *sending_frame(mt_pid_t sender)
-{
-    task_t *self = sched_running_frame();
-    return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
-}
-
 /* True if data is the heap payload the running handler `from` was given
  * (the kernel's while its frame holds it), which `from` passes on untaken:
  * its frame lets go of it. */
@@ -61,19 +52,25 @@ static MT_INLINE bool frame_lets_go(task_t *from, const void *data)
  * (mem_pass_irq_off()). False changes nothing: the general path
  * (payload_to_kernel()) decides and logs. Irq off; take.c has the
  * payload's other changes of owner. */
-static MT_INLINE bool payload_lend_irq_off(void *data, task_t *from)
+static MT_INLINE bool payload_lend_irq_off(void *data, uint16_t len, task_t *from)
 {
-    return frame_lets_go(from, data) || mem_pass_irq_off(data, from->pid, MEM_OWNER_KERNEL);
+    return (from->payload == data && mem_holds(data, len) && frame_lets_go(from, data)) ||
+           mem_pass_irq_off(data, 0, from->pid, MEM_OWNER_KERNEL);
 }
 
-/* The general path's: a heap payload `sender` sends becomes the kernel's,
- * a block the sender owns or the payload its handler was given (`from`,
- * the sender's frame if any); any other block is refused, MT_ERR_NOT_OWNER
- * or MT_ERR_BAD_POINTER (logged by mem_pass()), and stays as it was. */
-static mt_err_t payload_to_kernel(void *data, task_t *from, mt_pid_t sender)
+/* The general path's: a heap payload of len bytes `sender` sends becomes
+ * the kernel's, a block the sender owns or the payload its handler was
+ * given (`from`, the sender's frame if any), holding the len bytes (the
+ * kernel may copy a message it holds: a migration's forward, a thread's
+ * mailbox); a shorter one is refused, MT_ERR_INVALID, any other block
+ * MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (each logged), and stays as it
+ * was. */
+static mt_err_t payload_to_kernel(void *data, uint16_t len, task_t *from, mt_pid_t sender)
 {
-    if (from && frame_lets_go(from, data)) return MT_OK;
-    return mem_pass(data, sender, MEM_OWNER_KERNEL);
+    if (from && data && from->payload == data)
+        return mem_holds(data, len) && frame_lets_go(from, data) ? MT_OK
+                                                                 : log_error(MT_ERR_INVALID);
+    return mem_pass(data, len, sender, MEM_OWNER_KERNEL);
 }
 
 /* Give the message block m its own copy of a borrowed payload (in the block
@@ -85,7 +82,7 @@ static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, t
     m->len = len;
     m->data = NULL;
     if (send_hands_over(flags)) {
-        mt_err_t err = payload_to_kernel(data, from, sender);
+        mt_err_t err = payload_to_kernel(data, len, from, sender);
         if (err) return err;
         if (!len) return MT_OK;
         m->data = data;
@@ -151,7 +148,7 @@ mt_err_t enqueue_as(task_t *t, mt_pid_t src, mt_pid_t pid, mt_port_t port, void 
     m->port = port;
     m->src = src;
     m->flags = (uint8_t) ((from_isr ? MSG_FROM_ISR : 0u) | (flags & MSG_CAST));
-    task_t *from = from_isr ? NULL : sending_frame(src);
+    task_t *from = from_isr ? NULL : sched_sending_frame(src);
     /* The payload the sender's handler was given, passed on untaken: a
      * refusal gives it back to the frame, which frees it at the handler's
      * return, as if it had not been sent (its owner stays the kernel). */
@@ -252,13 +249,13 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
         port_irq_restore(s);
         return log_error(MT_ERR_STATE);
     }
-    task_t *from = sending_frame(sender);
+    task_t *from = sched_sending_frame(sender);
     frame_push(t, sender);
     bool opens = port == PORT_INIT && !(t->flags & TASK_INITIALISED);
     if (opens) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
     if (send_hands_over(flags)) {
-        mt_err_t err = payload_to_kernel(data, from, sender);
+        mt_err_t err = payload_to_kernel(data, len, from, sender);
         if (err) {
             frame_cancel(t);
             if (opens) { /* not given: it may be sent again */
@@ -601,7 +598,7 @@ static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16
 static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t len)
 {
     port_irq_state_t s = port_irq_save();
-    if (r->local->gate < sched.running_prio || !payload_lend_irq_off(data, sched.current)) {
+    if (r->local->gate < sched.running_prio || !payload_lend_irq_off(data, len, sched.current)) {
         port_irq_restore(s);
         return send_heap_general(r, data, len);
     }

@@ -5,7 +5,10 @@
  * under a send's lock, payload_to_kernel() otherwise), the running handler
  * takes it (sched_take(), sched_take_msg()), and the kernel frees what it
  * did not take once the handler returns (send_drop_payload()). A borrowed
- * payload is copied to the heap instead.
+ * payload is copied to the heap instead. A payload copied where it goes
+ * (another module, a group, a beacon's) is checked first (payload_check())
+ * and freed after (payload_consumed()); one the kernel keeps on the
+ * module is checked as it changes owner (send.c, mem_pass()).
  */
 #include <string.h>
 
@@ -34,6 +37,12 @@ static void *heap_copy(const void *data, uint16_t len)
 void *sched_take_msg(msg_t *msg)
 {
     if (!msg) return NULL;
+    /* Any other was the pool's again at this thread's receive, or never
+     * its own: its block may hold another task's message by now. */
+    if (msg != thread_last_mail()) {
+        log_error(MT_ERR_INVALID);
+        return NULL;
+    }
     if ((msg->flags & MSG_HEAP) && msg->len && msg->data) {
         mem_set_owner(msg->data, sched_current_pid());
         msg->flags &= (uint8_t) ~MSG_HEAP; /* no longer freed with the message */
@@ -52,4 +61,28 @@ void *sched_take(void *data, uint16_t len)
         return mem_hand_over(data, top->pid); /* checked when it was sent */
     }
     return heap_copy(data, len);
+}
+
+mt_err_t payload_check(void *data, uint16_t len, uint8_t flags, mt_pid_t sender)
+{
+    if (!(flags & MSG_HEAP)) return len && !data ? log_error(MT_ERR_INVALID) : MT_OK;
+    task_t *frame = sched_sending_frame(sender);
+    if (frame && data && frame->payload == data) /* the kernel's, lent to the sender's handler */
+        return mem_holds(data, len) ? MT_OK : log_error(MT_ERR_INVALID);
+    /* The sender's own: a pass to itself checks and changes nothing. From
+     * no task, any block, as on the local way (mem_pass() from the kernel):
+     * an interrupt body or code outside every handler acts for the kernel,
+     * which may free any block (mem_free()), so an owner asked of it would
+     * protect nothing; and every interrupt body is MT_PID_NONE, so a block
+     * of "its own" could not be told from another's. The block becomes the
+     * kernel's, as one sent on the local way does. */
+    return mem_pass(data, len, sender, sender);
+}
+
+void payload_consumed(void *data, uint8_t flags, mt_pid_t sender)
+{
+    if (!(flags & MSG_HEAP)) return;
+    task_t *frame = sched_sending_frame(sender);
+    if (frame && frame->payload == data) frame->payload = NULL; /* not freed again at its return */
+    mem_release(data);
 }

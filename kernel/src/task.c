@@ -160,14 +160,10 @@ static mt_err_t validate_spec(const task_spec_t *spec, bool system)
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
     if (task_find_locked(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
     /* A route's port is checked here, once, so that a send along it need
-     * not: an application input port, or a group id for the multicast pid
-     * (the bus's multicast checks it) and any port of the time-sync pid;
-     * before anything is allocated, so that a bad spec costs nothing. */
-    for (uint8_t i = 0; i < spec->n_routes; i++) {
-        const route_t *r = &spec->routes[i];
-        if (r->pid != MT_PID_MULTICAST && r->pid != MT_PID_TIMESYNC && r->port >= PORT_LIMIT)
-            return MT_ERR_NO_PORT;
-    }
+     * not (route_port_ok()); before anything is allocated, so that a bad
+     * spec costs nothing. */
+    for (uint8_t i = 0; i < spec->n_routes; i++)
+        if (!route_port_ok(spec->routes[i].pid, spec->routes[i].port)) return MT_ERR_NO_PORT;
     return MT_OK;
 }
 

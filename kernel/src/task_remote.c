@@ -78,14 +78,17 @@ mt_err_t send_remote(mt_pid_t pid, mt_port_t port, void *data, uint16_t len, uin
     remote_task_t *r = sched_remote_find(pid);
     if (!r) return log_error(MT_ERR_NO_TASK);
     if (!remote.send) return log_error(MT_ERR_NO_ROUTE);
+    mt_pid_t sender = sched_current_pid();
+    mt_err_t err = payload_check(data, len, flags, sender);
+    if (err) return err;
     msg_t m = {.next = NULL,
                .data = data,
                .len = len,
                .dst = pid,
                .port = port,
-               .src = sched_current_pid(),
+               .src = sender,
                .flags = (uint8_t) (flags & MSG_HEAP)};
-    mt_err_t err = remote.send(r->module, &m, r->prio); /* a heap payload is its on success */
+    err = remote.send(r->module, &m, r->prio); /* a heap payload is its on success */
     return err ? log_error(err) : MT_OK;
 }
 

@@ -122,6 +122,12 @@ static inline thread_t *thread_running(void)
 {
     return thread_current;
 }
+/* The message the running thread received last, whose payload it may
+ * take (sched_take_msg()); NULL outside a thread. */
+static inline msg_t *thread_last_mail(void)
+{
+    return thread_current && !port_in_isr() ? thread_current->last_mail : NULL;
+}
 /* Make a blocked thread ready; irq off, any context (no switch here). */
 void thread_wake(thread_t *t);
 /* Make blocked thread t ready from task context, and if it outranks the
@@ -504,6 +510,10 @@ static inline thread_t *thread_running(void)
 {
     return NULL;
 }
+static inline msg_t *thread_last_mail(void)
+{
+    return NULL;
+}
 static inline mt_prio_t thread_running_prio(void)
 {
     return -1;
@@ -564,6 +574,16 @@ static inline void thread_timer_fired(uint8_t id)
 static MT_INLINE task_t *sched_running_frame(void)
 {
     return MOTET_THREADS && thread_running() ? NULL : sched.current;
+}
+
+/* The frame of the handler that sends, if the sender is a task on the
+ * kernel stack: where a payload it was given and passes on is held. None
+ * for MT_PID_NONE, task_none's pid, which no task has. Read before a send
+ * pushes its receiver's frame. */
+static MT_INLINE task_t *sched_sending_frame(mt_pid_t sender)
+{
+    task_t *self = sched_running_frame();
+    return sender != MT_PID_NONE && self && self->pid == sender ? self : NULL;
 }
 
 /* True on the kernel stack outside interrupt bodies, where a send may run

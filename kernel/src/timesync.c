@@ -22,6 +22,7 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/timer.h"
+#include "sched_internal.h"
 
 /* Scaled local differences stay below this, so n * sum(x^2) < 2^63. */
 #define X_LIMIT ((int64_t) 1 << 26)
@@ -229,14 +230,18 @@ void timesync_beacon_sent(void)
 
 #if MOTET_BUS
 
+/* A beacon carries only its stamp; a payload sent with it is checked and
+ * let go as one sent off the module is (payload_check()). */
 mt_err_t timesync_send(void *data, uint16_t len, uint8_t flags)
 {
-    (void) len;                                   /* a beacon carries only its stamp */
     static const uint8_t blank[BUS_SYNC_PAYLOAD]; /* the interface stamps it */
-    mt_err_t err = bus_send_frame(BUS_FRAME_SYNC, BUS_BROADCAST, MT_PID_TIMESYNC, PORT_0,
-                                  BUS_PRIO_SYSTEM, blank, BUS_SYNC_PAYLOAD);
-    if (err) return err; /* logged by the bus manager */
-    if ((flags & MSG_HEAP) && data) mem_free(data);
+    mt_pid_t sender = port_in_isr() ? MT_PID_NONE : sched_current_pid();
+    mt_err_t err = payload_check(data, len, flags, sender);
+    if (err) return err;
+    err = bus_send_frame(BUS_FRAME_SYNC, BUS_BROADCAST, MT_PID_TIMESYNC, PORT_0, BUS_PRIO_SYSTEM,
+                         blank, BUS_SYNC_PAYLOAD);
+    if (err) return err; /* logged by the bus manager; the payload still the sender's */
+    payload_consumed(data, flags, sender);
     return MT_OK;
 }
 

@@ -8,8 +8,9 @@
  *
  * The module: tasks 0x20 (movable, program 9) and 0x21 here, both members
  * of group 3; 0x30 (movable) on module 0 and 0x31 on module 2; programs 1,
- * 2 and 3 (fuzz_appmgr.c's) and 9, so that descriptions can load and tasks
- * can move in.
+ * 2 and 3 (fuzz_appmgr.c's), 9 and 10, so that descriptions can load and
+ * tasks can move in, their state as a block for PORT_DESERIALIZE (9) or
+ * decoded by the kernel in a layout as its chunks come (10).
  *
  * The input is a list of events, each an opcode byte and its operands:
  *   op % 4 == 0  a frame: u16 n, then n bytes of header and payload; the
@@ -61,10 +62,25 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
+/* Program 10's state: 15 bytes on the wire, an integer of each width. */
+typedef struct laid {
+    uint8_t mode;
+    uint16_t level;
+    uint32_t seen[3];
+} laid_t;
+static const state_field_t laid_fields[] = {STATE_FIELD(laid_t, mode), STATE_FIELD(laid_t, level),
+                                            STATE_ARRAY(laid_t, seen)};
+static const state_layout_t laid_layout = STATE_LAYOUT(laid_fields);
+
 static const program_t programs[] = {{.id = 1, .name = "plain", .handler = task},
                                      {.id = 2, .name = "big", .handler = task, .state_size = 200},
                                      {.id = 3, .name = "bare", .handler = task},
-                                     {.id = 9, .name = "movable", .handler = task}};
+                                     {.id = 9, .name = "movable", .handler = task},
+                                     {.id = 10,
+                                      .name = "laid",
+                                      .handler = task,
+                                      .state_size = sizeof(laid_t),
+                                      .layout = &laid_layout}};
 
 static void make_task(mt_pid_t pid, mt_prio_t prio, uint8_t flags)
 {

@@ -188,6 +188,20 @@ def bus_rx_seeds(desc):
     ev.migrator(0, END, [0x30, 8, 2, 0, 0, 0, 0, 0]).time(2000)
     ev.migrator(0, CONFIRM, [0x30, 8, 0, SELF], cast=True).time(30000)
     seeds["migration-in-casts"] = ev.out
+    # 0x30 moves here running program 10, whose state the kernel decodes in
+    # its layout (u8, u16, 3 x u32: 15 bytes) as the chunks come: the
+    # header and 4 state bytes, then the rest, an integer across the two.
+    head = image(0x30, 2, 10, bytes(15))[:-15]
+    state = bytes([5, 0x34, 0x12]) + struct.pack("<III", 1, 2, 3)
+    ev = Events()
+    ev.migrator(0, FREEZE, [0x30, 10, 0, SELF, 2], cast=True).time(2000).tx_end()
+    ev.migrator(0, STATE, [0x30, 10, 0, 0] + list(head + state[:4]))
+    ev.migrator(0, STATE, [0x30, 10] + list(struct.pack("<H", len(head) + 4)) + list(state[4:]))
+    ev.time(2000).tx_end()
+    ev.migrator(0, RESULT, [0x30, 10, 0, 0, SELF], cast=True)
+    ev.migrator(0, END, [0x30, 10, 0, 0, 0, 0, 0, 0]).time(2000)
+    ev.migrator(0, CONFIRM, [0x30, 10, 0, SELF], cast=True).time(30000)
+    seeds["migration-in-layout"] = ev.out
     # Module 0 asks for 0x20 to move to module 2: we are the source.
     ev = Events()
     ev.migrator(0, REQUEST, [0x20, 2, 0, 1]).time(2000).tx_end()

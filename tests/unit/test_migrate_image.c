@@ -114,6 +114,48 @@ static void test_bad_images_are_refused(void **state)
     assert_int_equal(mig_image_decode(buf, n, &back), MT_OK);
 }
 
+/* A route to a multicast group carries the group in its port byte, and
+ * one to time sync any port (sched_task_create() takes both): a task
+ * with a route to a group past PORT_LIMIT, as the application manager
+ * hands out once a few loads have taken the lower ones, migrates like
+ * any other. Its image was once refused by every destination. */
+static void test_routes_to_a_group_or_time_sync_keep_any_port(void **state)
+{
+    (void) state;
+    const uint8_t virtual_routes[] = {
+        MT_PID_MULTICAST, PORT_LIMIT + 10u, MT_PID_TIMESYNC, 0xEE, 0x21, PORT_0};
+    mig_image_t img = sample(), back;
+    img.routes = virtual_routes;
+    uint8_t buf[64];
+    uint16_t n = mig_image_encode(&img, buf, sizeof buf);
+    assert_int_equal(mig_image_decode(buf, n, &back), MT_OK);
+    route_t r = mig_image_route(&back, 0);
+    assert_int_equal(r.pid, MT_PID_MULTICAST);
+    assert_int_equal(r.port, PORT_LIMIT + 10u);
+    assert_int_equal(mig_image_route(&back, 1).port, 0xEE);
+    buf[MIG_IMAGE_HEADER + 2 * MIG_ROUTE_BYTES + 1] = PORT_LIMIT; /* a task's: still refused */
+    assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
+}
+
+/* A group membership's port is an input port, as mcast_join() takes:
+ * PORT_INIT or PORT_DESERIALIZE, below PORT_0, would have each multicast
+ * to the group run as the task's INIT or as a new state. Such an image
+ * was once taken. */
+static void test_a_group_on_a_system_port_is_refused(void **state)
+{
+    (void) state;
+    const mt_port_t system[] = {PORT_INIT, PORT_DESERIALIZE, PORT_0 - 1u};
+    for (unsigned i = 0; i < sizeof system / sizeof system[0]; i++) {
+        const uint8_t on_system[] = {7, system[i]};
+        mig_image_t img = sample(), back;
+        img.groups = on_system;
+        uint8_t buf[64];
+        uint16_t n = mig_image_encode(&img, buf, sizeof buf);
+        assert_true(n > 0);
+        assert_int_equal(mig_image_decode(buf, n, &back), MT_ERR_INVALID);
+    }
+}
+
 /* Remaining time minus the migration's time; one that fell due fires once
  * and a periodic one keeps its phase. */
 static void test_timer_rearm(void **state)
@@ -168,6 +210,8 @@ int main(void)
         cmocka_unit_test(test_image_round_trip_and_layout),
         cmocka_unit_test(test_image_that_does_not_fit_is_not_encoded),
         cmocka_unit_test(test_bad_images_are_refused),
+        cmocka_unit_test(test_routes_to_a_group_or_time_sync_keep_any_port),
+        cmocka_unit_test(test_a_group_on_a_system_port_is_refused),
         cmocka_unit_test(test_timer_rearm),
         cmocka_unit_test(test_ticks_between_clocks_of_other_rates),
     };

@@ -125,14 +125,20 @@ static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint1
     receive(type, src, MT_PID_MIGRATOR, kind, p, len);
 }
 
+/* The block task's PORT_SERIALIZE hands migrate_state(); NULL: one of its own. */
+static void *state_block;
+
 static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 {
     (void) state;
     size_t n = strlen(got);
     if (port == PORT_SERIALIZE) {
         got[n] = 'S';
-        void *block = mem_alloc(3);
-        memcpy(block, "abc", 3);
+        void *block = state_block;
+        if (!block) {
+            block = mem_alloc(3);
+            memcpy(block, "abc", 3);
+        }
         return migrate_state(block, 3);
     }
     if (port >= PORT_0 && len) got[n] = ((const char *) data)[0];
@@ -167,6 +173,7 @@ static int setup(void **state)
     test_boot(state);
     n_sent = 0;
     memset(got, 0, sizeof got);
+    state_block = NULL;
     program_register(programs, 1);
     task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
     assert_int_equal(sched_task_create(&spec), MT_OK);
@@ -636,6 +643,30 @@ static void freeze_and_reply(uint8_t *id)
     assert_memory_equal(chunk.payload + chunk.len - 3, "abc", 3);
     /* 'h' is held: the destination is told one message will follow. */
     assert_int_equal(mig_get16(chunk.payload + MIG_CHUNK_HDR + MIG_IMAGE_HELD), 1);
+}
+
+/* A task's state must be in a block of its own: FIXED's block handed to
+ * migrate_state() by LOCAL is refused (MT_ERR_NOT_OWNER, logged) and stays
+ * FIXED's, unsent; the migration is refused and LOCAL stays. Once it was
+ * taken (its heap and length checked, not its owner), sent as LOCAL's
+ * state and freed by the kernel at the migration's end under FIXED. */
+static void test_a_state_in_another_tasks_block_is_refused(void **state)
+{
+    (void) state;
+    uint8_t *theirs = mem_alloc(3);
+    memcpy(theirs, "xyz", 3);
+    assert_int_equal(mem_set_owner(theirs, FIXED), MT_OK);
+    state_block = theirs;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    assert_string_equal(got, "S");
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(migrate_active(), 0);
+    assert_true(test_count_logged_errors(MT_ERR_NOT_OWNER) >= 1);
+    assert_int_equal(mem_owner(theirs), FIXED);
+    assert_memory_equal(theirs, "xyz", 3);
+    for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
+    mem_free(theirs);
 }
 
 static void test_unreachable_destination_leaves_the_task_here(void **state)
@@ -1328,6 +1359,146 @@ static void test_destination_drops_the_image_of_a_migration_given_up(void **stat
     assert_int_equal(where, 0); /* still routed to the source */
 }
 
+/* Heap bytes in use now. */
+static uint16_t heap_in_use(void)
+{
+    mem_stats_t m;
+    mem_get_stats(&m);
+    return m.in_use;
+}
+
+/* A task busy while the source gives migration 6 up and freezes again
+ * for migration 7: the migrator, the least important task, takes both
+ * frames' records in one run once it returns. */
+#define BUSY 0x3E
+static mt_err_t busy_while_the_source_tries_again(void *st, mt_port_t port, void *data,
+                                                  uint16_t len)
+{
+    (void) st, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    const uint8_t gave_up[5] = {REMOTE, 6, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, gave_up, 5);
+    const uint8_t again[5] = {REMOTE, 7, 0, SELF, 2};
+    from_migrator(0, MIG_MSG_FREEZE, again, 5);
+    assert_int_equal(MIG.ring_count, 2); /* not taken yet */
+    return MT_OK;
+}
+
+/* A migration given up while the destination holds half its image, and
+ * the source's next try, its FREEZE taken in the same run of the
+ * migrator as the failed outcome, so that the first one's slot is still
+ * there, sending what it held back: the second is a migration of its
+ * own. It once took over the first one's blocks (its image header
+ * leaked, and the half state went to the new copy's PORT_DESERIALIZE as
+ * its state). */
+static void test_a_new_migration_in_a_slot_still_flushing_starts_clean(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = BUSY, .prio = 2, .handler = busy_while_the_source_tries_again};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(BUSY, NULL, 0), MT_OK);
+    sched_run_pending();
+    uint16_t before = heap_in_use();
+    freeze_here(6);
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER];
+    assert_int_equal(first_chunk((mig_image_t){.state_len = 3}, 6, chunk, sizeof chunk),
+                     sizeof chunk);
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk); /* header and state blocks taken */
+    assert_true(heap_in_use() > before);
+    assert_int_equal(sched_send_to(BUSY, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT); /* the reply to the second FREEZE */
+    assert_int_equal(migrate_active(), 1);
+    assert_int_equal(image_here(7, 0), MT_OK); /* no state: none given */
+    assert_true(sched_task_exists(REMOTE));
+    assert_string_equal(got, "");
+    const uint8_t gave_up_again[5] = {REMOTE, 7, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, gave_up_again, 5);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(heap_in_use(), before); /* nothing of either image is left */
+}
+
+/* A task on module 0 besides REMOTE, to fill the bus queue with. */
+#define FILLER 0x31
+
+/* Module 0's migration 1 moves REMOTE to module 2, confirmed; the bus
+ * queue full, this module's slot still holds 'd' back, flushing: the
+ * slot. */
+static slot_t *flushing_for_want_of_room(void)
+{
+    assert_int_equal(sched_task_create_remote(FILLER, 2, 0), MT_OK);
+    const uint8_t freeze[5] = {REMOTE, 1, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, freeze, 5);
+    finish_tx(PORT_BUS_SENT);                                          /* the reply */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held back */
+    for (unsigned i = 0; i < MOTET_BUS_TX_QUEUE; i++)
+        assert_int_equal(sched_send_to(FILLER, PORT_0, "q", 1, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 1, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    slot_t *s = mig_slot_of(REMOTE);
+    assert_non_null(s);
+    assert_int_equal(s->step, ST_FLUSHING);
+    assert_non_null(s->out); /* 'd' waits for room */
+    return s;
+}
+
+/* White box: a slot still sending what it held back for an earlier
+ * migration (the bus queue full), taken over by a newer one of its task,
+ * keeps that line and nothing else. Whatever an earlier destination or
+ * source may have left in it (an image's blocks and layout program, a
+ * refusal, the end of the image, the groups joined, END, cuts, a source's
+ * lists, blocks set aside) is freed or zeroed, as in a new slot: kept, the
+ * newer image would be decoded with the older program, the older state
+ * handed to the new copy, the older refusal or end taken for the newer
+ * image's, and blocks lost. */
+static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
+{
+    (void) state;
+    slot_t *s = flushing_for_want_of_room();
+    msg_t *line = s->out;
+    uint16_t heap = heap_in_use();
+    uint8_t spare = sched_msg_spare();
+    mt_err_t why;
+    s->head = mem_alloc(8);
+    s->head_len = 8;
+    s->state = mem_alloc(8);
+    s->state_len = 8;
+    s->decoding = &programs[0];
+    s->err = MT_ERR_NO_PROGRAM;
+    s->rx_done = s->joined = s->end_seen = true;
+    s->cut_seen = s->cut_raised = 0x5;
+    s->offset = s->fwd_count = s->fwd_kept = 3;
+    s->age = 7;
+    s->fwd = sched_mig_msg(REMOTE, PORT_0, "f", 1, &why);
+    s->casts = sched_mig_msg(REMOTE, PORT_0, "c", 1, &why);
+    s->reserved = sched_mig_msg(REMOTE, PORT_0, "r", 1, &why);
+    assert_true(s->head && s->state && s->fwd && s->casts && s->reserved);
+    const uint8_t newer[5] = {REMOTE, 5, 2, 0, 2}; /* module 2's migration 5: back to 0 */
+    from_migrator(2, MIG_MSG_FREEZE, newer, 5);
+    sched_run_pending();
+    assert_ptr_equal(mig_slot_of(REMOTE), s);
+    assert_int_equal(s->id, 5);
+    assert_int_equal(s->source, 2);
+    assert_int_equal(s->step, ST_HOLDING);
+    assert_ptr_equal(s->out, line);
+    assert_null(s->head);
+    assert_null(s->state);
+    assert_null(s->decoding);
+    assert_int_equal(s->head_len + s->state_len + s->offset + s->fwd_count + s->fwd_kept, 0);
+    assert_int_equal(s->err, MT_OK);
+    assert_false(s->rx_done || s->joined || s->end_seen);
+    assert_int_equal(s->cut_seen | s->cut_raised | s->age, 0);
+    assert_true(!s->fwd && !s->casts && !s->reserved);
+    assert_int_equal(heap_in_use(), heap);
+    assert_int_equal(sched_msg_spare(), spare);
+    assert_int_equal(bus_stats()->rx_bad, 0);
+}
+
 /* A destination that has its copy and RESULT ok but not END (lost with
  * the record it made) asks its source after MOTET_MIGRATE_TIMEOUT_MS,
  * naming it; `where`, the answer for an outcome the source no longer
@@ -1908,6 +2079,156 @@ static void test_source_parts_from_another_module_are_dropped(void **state)
     assert_int_equal(migrate_active(), 0);
 }
 
+/* An outcome with no migration here to match it speaks for the task's
+ * host alone: module 2 saying it confirmed REMOTE (which lives on module
+ * 0) to itself or to us once had every module route REMOTE there, and
+ * its RESULT that REMOTE died had them forget REMOTE. From module 0 the
+ * same frames are taken. */
+static void test_an_outcome_from_a_module_the_task_is_not_on_is_dropped(void **state)
+{
+    (void) state;
+    const uint8_t to_itself[4] = {REMOTE, 1, 2, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_CONFIRM, to_itself, 4);
+    const uint8_t to_us[4] = {REMOTE, 1, 2, SELF};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_CONFIRM, to_us, 4);
+    const uint8_t died[5] = {REMOTE, 1, MIG_RESULT_KILLED, 2, 2};
+    expect_dropped(BUS_FRAME_MCAST, 2, MIG_MSG_RESULT, died, 5);
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "r", 1, 0), MT_OK);
+    expect_data(n_sent - 1, 0, 'r');
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t confirmed[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirmed, 4);
+    sched_run_pending();
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 2);
+    const uint8_t died_there[5] = {REMOTE, 2, MIG_RESULT_KILLED, 2, 0};
+    from_migrator(2, MIG_MSG_RESULT, died_there, 5);
+    sched_run_pending();
+    assert_false(sched_mig_remote(REMOTE, NULL, NULL));
+    assert_int_equal(bus_stats()->rx_bad, 3);
+}
+
+/* EV_BAD_FRAME records logged since the last drain from module src's
+ * multicasts; the log drained. */
+static unsigned bad_casts_logged(mt_module_t src)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), bad = 0;
+    for (unsigned i = 0; i < n; i++)
+        bad += rec[i].type == EV_BAD_FRAME && rec[i].arg == (uint16_t) (src << 8 | BUS_FRAME_MCAST);
+    return bad;
+}
+
+/* A FREEZE from module 2 naming itself REMOTE's source, while REMOTE lives
+ * on module 0, is dropped when the migrator reads it, logged
+ * (EV_BAD_FRAME): no slot, no reply, REMOTE's messages not held. Once, it opened a slot with module
+ * 2 as the source, so the CONFIRM or RESULT from module 2 after it went by the slot, never asking
+ * where REMOTE lives: module 2 had module 1 route REMOTE to it, or forget it. */
+static void test_a_freeze_from_a_module_the_task_is_not_on_is_dropped(void **state)
+{
+    (void) state;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    const uint8_t freeze[5] = {REMOTE, 9, 2, 0, 2}; /* module 2: "I am the source" */
+    from_migrator(2, MIG_MSG_FREEZE, freeze, 5);
+    sched_run_pending();
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(n_sent, 0);              /* no reply */
+    assert_int_equal(bus_stats()->rx_bad, 0); /* the bus took it: counted once, in rx_frames */
+    assert_int_equal(bad_casts_logged(2), 1);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "r", 1, 0), MT_OK); /* not held */
+    assert_int_equal(n_sent, 1);
+    expect_data(0, 0, 'r');
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t confirm[4] = {REMOTE, 9, 2, 2};
+    from_migrator(2, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    const uint8_t died[5] = {REMOTE, 9, MIG_RESULT_KILLED, 2, 0};
+    from_migrator(2, MIG_MSG_RESULT, died, 5);
+    sched_run_pending();
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    assert_int_equal(bus_stats()->rx_bad, 2); /* dropped as they came */
+    assert_int_equal(bad_casts_logged(2), 2);
+    assert_int_equal(n_sent, 1);
+}
+
+/* REMOTE now lives on module 2: a FREEZE from module 0, its host no
+ * longer, with a new number, is dropped and logged, and the line still
+ * flushing stays as it was. It once took the slot over (forget_earlier()),
+ * its sender the source that decides. */
+static void test_a_forged_freeze_does_not_take_over_a_line_still_flushing(void **state)
+{
+    (void) state;
+    slot_t *s = flushing_for_want_of_room();
+    msg_t *line = s->out;
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    const uint8_t forged[5] = {REMOTE, 9, 0, 2, 2};
+    from_migrator(0, MIG_MSG_FREEZE, forged, 5);
+    sched_run_pending();
+    assert_int_equal(bad_casts_logged(0), 1);
+    assert_ptr_equal(mig_slot_of(REMOTE), s);
+    assert_int_equal(s->id, 1);
+    assert_int_equal(s->step, ST_FLUSHING);
+    assert_int_equal(s->out_to, 2);
+    assert_ptr_equal(s->out, line);
+}
+
+/* A task that, on PORT_0, takes module 0's CONFIRM moving REMOTE to
+ * module 2 and then module 2's FREEZE of REMOTE: the migrator, below it,
+ * reads both only once it has returned. */
+#define CONFIRM_THEN_FREEZE 0x3E
+static mt_err_t confirm_then_freeze(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    const uint8_t freeze[5] = {REMOTE, 5, 2, 0, 2}; /* module 2's migration 5: back to 0 */
+    from_migrator(2, MIG_MSG_FREEZE, freeze, 5);
+    return MT_OK;
+}
+
+/* The FREEZE of the task's new host may reach the migrator behind the
+ * CONFIRM that moved the task there, both in the ring: it is taken (a
+ * check as the FREEZE arrives, REMOTE still routed to module 0, would
+ * refuse this migration), REMOTE's messages are held, and they go to
+ * module 0 once module 2 confirms. */
+static void
+test_a_freeze_behind_the_confirm_that_moved_the_task_to_its_sender_is_taken(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = CONFIRM_THEN_FREEZE, .prio = 3, .handler = confirm_then_freeze};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(CONFIRM_THEN_FREEZE, NULL, 0), MT_OK);
+    assert_int_equal(sched_send_to(CONFIRM_THEN_FREEZE, PORT_0, NULL, 0, 0), MT_OK);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 1);
+    bus_frame_t reply = sent_frame(0);
+    assert_int_equal(reply.port, MIG_MSG_REPLY);
+    assert_int_equal(reply.dst, 2);
+    const uint8_t ok[3] = {REMOTE, 5, MT_OK};
+    assert_memory_equal(reply.payload, ok, 3);
+    assert_int_equal(migrate_active(), 1);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "h", 1, 0), MT_OK); /* held back */
+    assert_int_equal(n_sent, 1);
+    const uint8_t result[5] = {REMOTE, 5, MT_OK, 2, 0};
+    from_migrator(2, MIG_MSG_RESULT, result, 5);
+    const uint8_t confirm[4] = {REMOTE, 5, 2, 0};
+    from_migrator(2, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    finish_tx(PORT_BUS_SENT);
+    expect_data(n_sent - 1, 0, 'h');
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(bus_stats()->rx_bad, 0);
+}
+
 /* As the source: ATTACHED counts from the destination only. */
 static void test_attached_from_another_module_is_dropped(void **state)
 {
@@ -2028,6 +2349,7 @@ int main(void)
         cmocka_unit_test_setup(test_a_counted_timers_block_is_never_retired, setup),
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
+        cmocka_unit_test_setup(test_a_state_in_another_tasks_block_is_refused, setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
         cmocka_unit_test_setup(test_source_abandons_a_transfer_that_does_not_end_in_time, setup),
         cmocka_unit_test_setup(test_a_migration_put_off_for_a_module_without_a_slot_goes_later,
@@ -2053,6 +2375,10 @@ int main(void)
         cmocka_unit_test_setup(test_destination_without_room_for_the_forwarded_messages_refuses,
                                setup),
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
+        cmocka_unit_test_setup(test_a_new_migration_in_a_slot_still_flushing_starts_clean, setup),
+        cmocka_unit_test_setup(test_a_slot_taken_over_keeps_only_the_line_it_holds, setup),
+        cmocka_unit_test_setup(test_a_forged_freeze_does_not_take_over_a_line_still_flushing,
+                               setup),
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_the_task_is, setup),
         cmocka_unit_test_setup(
@@ -2083,6 +2409,10 @@ int main(void)
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
         cmocka_unit_test_setup(test_source_parts_from_another_module_are_dropped, setup),
         cmocka_unit_test_setup(test_attached_from_another_module_is_dropped, setup),
+        cmocka_unit_test_setup(test_an_outcome_from_a_module_the_task_is_not_on_is_dropped, setup),
+        cmocka_unit_test_setup(test_a_freeze_from_a_module_the_task_is_not_on_is_dropped, setup),
+        cmocka_unit_test_setup(
+            test_a_freeze_behind_the_confirm_that_moved_the_task_to_its_sender_is_taken, setup),
         cmocka_unit_test_setup(test_forged_image_received_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_transmission_end_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_commit_is_dropped, setup),

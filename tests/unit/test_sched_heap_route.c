@@ -49,6 +49,7 @@ static uint16_t len_seen;
 static unsigned receiver_runs;
 static uint8_t receiver_does;
 static mt_err_t send_result, free_result, relay_result;
+static uint16_t relay_adds; /* bytes the relay says are in what it passes on, beyond its length */
 
 static mt_err_t other(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -79,7 +80,7 @@ static mt_err_t relay(void *state, mt_port_t port, void *data, uint16_t len)
     (void) state;
     if (port != PORT_0) return MT_OK;
     if (!data) return sched_signal(0); /* resolves the route */
-    relay_result = sched_send(0, data, len, MSG_HEAP);
+    relay_result = sched_send(0, data, (uint16_t) (len + relay_adds), MSG_HEAP);
     return MT_OK;
 }
 
@@ -181,6 +182,7 @@ static int setup(void **state)
     owner_seen = MT_PID_NONE;
     len_seen = 0;
     receiver_runs = 0;
+    relay_adds = 0;
     receiver_does = RX_TAKE;
     send_result = free_result = relay_result = MT_ERR_COUNT;
     static const route_t sender_routes[] = {
@@ -346,6 +348,24 @@ static void test_a_block_passed_on_untaken_along_a_route_ends_with_its_taker(voi
     assert_heap_as_before();
 }
 
+/* The payload the relay was given (24 bytes), passed on along its route
+ * as 124: refused (MT_ERR_INVALID, logged), the taker does not run, and
+ * the block is freed once the relay returns, as one not passed on. The
+ * fast way once lent it with the longer length: the taker read and could
+ * write past its block. */
+static void test_a_payload_passed_on_longer_than_its_block_is_refused(void **state)
+{
+    (void) state;
+    relay_adds = 100;
+    sender_does(DO_SEND_RELAY);
+    assert_int_equal(send_result, MT_OK);
+    assert_int_equal(relay_result, MT_ERR_INVALID);
+    assert_int_equal(receiver_runs, 0);
+    if (MOTET_EVENT_LOG) assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 1);
+    assert_false(mem_is_heap(sent));
+    assert_heap_as_before();
+}
+
 /* The sender's own block after a refused send: still its, unchanged. */
 static void assert_kept_by_sender(void)
 {
@@ -432,6 +452,7 @@ int main(void)
         cmocka_unit_test_setup(test_a_block_to_a_task_below_waits_and_is_taken_when_it_runs, setup),
         cmocka_unit_test_setup(test_a_block_passed_on_untaken_along_a_route_ends_with_its_taker,
                                setup),
+        cmocka_unit_test_setup(test_a_payload_passed_on_longer_than_its_block_is_refused, setup),
         cmocka_unit_test_setup(test_a_heap_send_without_a_block_is_refused, setup),
         cmocka_unit_test_setup(test_a_heap_send_with_a_flag_no_sender_may_give_is_refused, setup),
         cmocka_unit_test_setup(test_a_heap_send_along_a_route_not_there_is_refused, setup),

@@ -393,6 +393,54 @@ static void make_task(mt_pid_t pid, mt_prio_t prio, task_handler_t h)
     assert_int_equal(sched_task_init(pid, NULL, 0), MT_OK);
 }
 
+/* A thread takes the payload of the message it received last only: the
+ * one before went back to the pool at that receive, and its block may
+ * carry another task's message by the time a stale pointer to it is
+ * taken. It once was: the thread became the owner of PID_H's heap payload,
+ * which PID_H then got as borrowed, no longer freed with its message. */
+static msg_t *stale;
+static void *taken_from_stale;
+static uint8_t *for_h;
+
+static mt_err_t keeps_its_payload(void *st, mt_port_t port, void *data, uint16_t len)
+{
+    (void) st;
+    if (port != PORT_0) return MT_OK;
+    note(len == 4 && memcmp(data, "hhh", 4) == 0 ? "h:hhh " : "h:? ");
+    note(mem_owner(data) == MEM_OWNER_KERNEL ? "kernel's " : "not the kernel's ");
+    return MT_OK;
+}
+
+static void takes_a_stale_message(void *arg)
+{
+    (void) arg;
+    stale = thread_receive();
+    assert_non_null(stale);
+    assert_null(thread_receive_for(THREAD_NO_WAIT)); /* its block is the pool's again */
+    for_h = mem_alloc(4);
+    memcpy(for_h, "hhh", 4);
+    assert_int_equal(sched_send_to(PID_H, PORT_0, for_h, 4, MSG_HEAP), MT_OK); /* queued */
+    assert_int_equal(stale->dst, PID_H); /* in the block the stale pointer names */
+    taken_from_stale = sched_take_msg(stale);
+    note("taken ");
+}
+
+static void test_a_thread_takes_only_the_message_it_received_last(void **state)
+{
+    (void) state;
+    make_task(PID_H, 0, keeps_its_payload);
+    spawn(0, takes_a_stale_message, 1, PID_RX);
+    test_count_logged_errors(MT_OK);
+    /* The thread outranks the sender: it runs to its end in this send. */
+    assert_int_equal(sched_send_to(PID_RX, PORT_0, "one", 4, 0), MT_OK);
+    assert_null(taken_from_stale);
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 1);
+    sched_run_pending(); /* PID_H's message, its payload the kernel's still */
+    assert_string_equal(trace, "taken h:hhh kernel's ");
+    assert_false(mem_is_heap(for_h)); /* freed after PID_H's handler */
+    assert_true(mem_consistent());
+}
+
 static void test_thread_preempts_running_handler_which_resumes_after(void **state)
 {
     (void) state;
@@ -1004,6 +1052,7 @@ int main(void)
         cmocka_unit_test_setup(test_sem_wait_outside_a_thread_is_refused, setup),
         cmocka_unit_test_setup(test_sleep_wakes_at_the_exact_tick, setup),
         cmocka_unit_test_setup(test_receive_takes_messages_in_order_with_payloads, setup),
+        cmocka_unit_test_setup(test_a_thread_takes_only_the_message_it_received_last, setup),
         cmocka_unit_test_setup(test_a_thread_receives_its_timeouts_without_pool_blocks, setup),
         cmocka_unit_test_setup(test_exit_frees_mailbox_and_memory, setup),
         cmocka_unit_test_setup(test_thread_preempts_running_handler_which_resumes_after, setup),

@@ -147,8 +147,9 @@ enum {
  * task without TASK_MOVABLE), MT_ERR_NO_ROUTE (no bus). */
 mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest);
 /* From a PORT_SERIALIZE handler: `block` (a heap block of the running
- * task, or NULL with len 0) is the task's state; the migrator owns it from
- * now on. MT_ERR_STATE outside a serialisation, MT_ERR_BAD_POINTER. */
+ * task holding len bytes, or NULL with len 0) is the task's state; the
+ * migrator owns it from now on. MT_ERR_STATE outside a serialisation,
+ * MT_ERR_NOT_OWNER, MT_ERR_INVALID (shorter), MT_ERR_BAD_POINTER. */
 mt_err_t migrate_state(void *block, uint16_t len);
 /* Observe this module's migration phases (NULL: none). */
 void migrate_set_observer(migrate_observer_fn fn);

@@ -188,8 +188,10 @@ static inline mt_err_t sched_post_isr(mt_pid_t pid, mt_port_t port, void *data, 
  * taken stays the kernel's, which frees it after the handler: the handler
  * may read it, and its mem_free() of it is refused. */
 void *sched_take(void *data, uint16_t len);
-/* Take the payload of a message a thread received (thread_receive()), by
- * the same rules as sched_take(). */
+/* Take the payload of the message the calling thread received last
+ * (thread_receive()), by the same rules as sched_take(); NULL (and
+ * MT_ERR_INVALID, logged) for any other message, whose block the pool may
+ * have given to another task's message since. */
 void *sched_take_msg(msg_t *msg);
 /* Pid of the task that sent the message being handled; MT_PID_NONE when it
  * came from the kernel, an interrupt or a timer, or outside a handler. The

@@ -92,7 +92,9 @@ void timesync_beacon_sent(void);
 
 #if MOTET_BUS
 /* A message to MT_PID_TIMESYNC: broadcast a beacon (the payload is not
- * sent; a MSG_HEAP payload is freed). Any context. */
+ * sent; a MSG_HEAP payload, refused as any sent off the module unless the
+ * sender's, holding len bytes, is freed once the beacon is queued). Any
+ * context. */
 mt_err_t timesync_send(void *data, uint16_t len, uint8_t flags);
 #else
 static inline mt_err_t timesync_send(void *data, uint16_t len, uint8_t flags)
