@@ -443,6 +443,53 @@ def test_task_us_on_a_mixed_device_is_a_warning_per_emulated_module(tmp_path):
                                         'program = "p"\ntask_us = { f = 1 }'), "d").warnings == ()
 
 
+@pytest.mark.parametrize("value", ["0", "50"])
+def test_device_handler_us_on_a_device_of_emulated_modules_only_is_refused(value):
+    """[device] handler_us is charged on native modules only, as a module's
+    own is: on a device with none it changed nothing and was accepted
+    silently, where the same entry in a module's table is refused."""
+    text = MIXED.replace("[[module]]\nid = 0\n", "", 1).replace(
+        "task_us = { filter = 300 }", f"handler_us = {value}")
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(text, "d.toml")
+    said = str(err.value)
+    assert said.startswith("d.toml [device]: 'handler_us' is charged on native modules only, "
+                           "and this device has none (module 1 'chip' (avr), module 2 'core' "
+                           "(cortex-m))"), said
+    assert WHY in said, said
+
+
+def test_device_handler_us_on_a_mixed_device_is_a_warning_per_emulated_module():
+    """On a mixed device [device] handler_us is the native modules' cost and
+    no emulated module's, as task_us is: each emulated module is named once
+    per entry (it was silent), with where to put the cost instead; in the
+    native modules' own tables it draws no warning."""
+    text = MIXED.replace("task_us = { filter = 300 }", "handler_us = 40\ntask_us = { f = 3 }")
+    dev = device.parse(text, "d.toml")
+    assert [w.split(":")[1].strip() for w in dev.warnings] == [
+        "'handler_us' does not apply to module 1 'chip' (avr)",
+        "'handler_us' does not apply to module 2 'core' (cortex-m)",
+        "'task_us' does not apply to module 1 'chip' (avr)",
+        "'task_us' does not apply to module 2 'core' (cortex-m)"], dev.warnings
+    assert all(WHY in w for w in dev.warnings)
+    assert dev.warnings[0].endswith("set it in the native modules' [[module]] tables instead")
+    assert dev.module(0).handler_us == 40
+    own = MIXED.replace("task_us = { filter = 300 }\n", "").replace(
+        "[[module]]\nid = 0\n", "[[module]]\nid = 0\nhandler_us = 40\n")
+    dev = device.parse(own, "d.toml")
+    assert dev.warnings == () and dev.module(0).handler_us == 40
+
+
+def test_the_shipped_mixed_devices_load_without_warnings():
+    """Every device file of the repository with an emulated module gives
+    the native modules' costs where they apply."""
+    for path in sorted(ROOT.glob("devices/*.toml")) + sorted(ROOT.glob("tests/scenario/*.toml")):
+        if "[device]" in path.read_text():
+            said = []
+            device.load(path, warn=said.append)
+            assert said == [], (path, said)
+
+
 @pytest.mark.parametrize("kind", ["avr", "cortex-m"])
 def test_handler_us_on_an_emulated_module_is_refused(kind):
     """A module's own handler_us is charged on a native module only; on an
