@@ -276,12 +276,18 @@ def test_interrupt_stops_every_process(build_dir, tmp_path):
     assert not leftovers, f"module processes left behind: {leftovers}"
 
 
+REFUSED = (": its program refused the arguments it was given (the device file's args and "
+           "sensors, the options after --; its message is above)")
+
+
 def test_module_that_cannot_start_is_reported(build_dir, tmp_path):
+    """An option the modules' program does not know, after --, is bad input:
+    status 2, as for every option `motet run` itself refuses (it was 1)."""
     cmd = motet_run_cmd(build_dir, TWO, "--until", 0.1) + ["--", "--no-such-option"]
     res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
                          timeout=RUN_TIMEOUT_S)
-    assert res.returncode == 1
-    assert "exited with status 2 before joining the bus" in res.stdout
+    assert res.returncode == 2, res.stdout
+    assert "exited with status 2 before joining the bus" + REFUSED in res.stdout
     assert "unknown argument '--no-such-option'" in res.stdout
 
 
@@ -295,9 +301,12 @@ def test_a_sensor_the_modules_program_does_not_simulate_is_refused(build_dir, tm
     assert 'sensors = ["temprature"]' in device.read_text()
     res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
                          capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    assert res.returncode == 1, res.stdout
+    # A misspelt sensor is bad input in the device file: status 2, as for
+    # what the device file's reader refuses itself (it was 1).
+    assert res.returncode == 2, res.stdout
     assert "m1| pingpong: unknown sensor 'temprature' (this program's sensors: none)" in res.stdout
-    assert "module 1 (sense) exited with status 2 before joining the bus" in res.stdout
+    assert ("run: error: module 1 (sense) exited with status 2 before joining the bus"
+            + REFUSED) in res.stdout
     # The program that simulates sensors names the ones it has.
     bad = subprocess.run([str(build_dir / "apps/ssl/ssl_device"), "--scenario", "x.toml",
                           "--sensor", "microfone:0"], capture_output=True, text=True,
@@ -306,3 +315,4 @@ def test_a_sensor_the_modules_program_does_not_simulate_is_refused(build_dir, tm
     assert bad.stderr.startswith("ssl_device: unknown sensor: microfone:0\nusage: ssl_device "
                                  "--scenario FILE [--cpu NAME] [--sensor microphone:N|"
                                  "temperature|radio]..."), bad.stderr
+

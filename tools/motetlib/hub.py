@@ -117,7 +117,19 @@ def pack_msg(mtype: str, body: bytes = b"") -> bytes:
 
 
 class HubError(Exception):
-    """The run cannot go on (a module did not start, the link broke)."""
+    """The run cannot go on (a module did not start, the link broke).
+    `status`: the exit status `motet run` gives for it (2: the device file
+    or the command line asked for something a program refused)."""
+
+    def __init__(self, message, status=1):
+        super().__init__(message)
+        self.status = status
+
+
+# A native module's program exits with this status when it refuses its
+# arguments (module_main(), ports/native): an unknown sensor, application or
+# option, all from the device file or the options after `motet run ... --`.
+EXIT_ARGUMENTS_REFUSED = 2
 
 
 class Interrupted(Exception):
@@ -577,8 +589,14 @@ class Hub:
                 if m.conn is None and m.proc.poll() is not None:
                     self.drain_output(m, final=True)
                     self.flush_output()
+                    refused = (m.spec.kind == "native"
+                               and m.proc.returncode == EXIT_ARGUMENTS_REFUSED)
                     raise HubError(f"module {m.id} ({m.spec.name}) exited with status "
-                                   f"{m.proc.returncode} before joining the bus")
+                                   f"{m.proc.returncode} before joining the bus"
+                                   + (": its program refused the arguments it was given (the "
+                                      "device file's args and sensors, the options after --; "
+                                      "its message is above)" if refused else ""),
+                                   status=2 if refused else 1)
             self.check_interrupt()
             if time.monotonic() > deadline:
                 raise HubError("modules did not connect: "

@@ -106,7 +106,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
             report = hub.run()  # it stops its modules on SIGINT and SIGTERM
         except hubmod.HubError as e:
             out(f"run: error: {e}")
-            return 1, None
+            return e.status, None
     for line in hubmod.summary_lines(report):
         out(line)
     status = 130 if report["reason"] == "interrupted" else 0
