@@ -316,3 +316,20 @@ def test_a_sensor_the_modules_program_does_not_simulate_is_refused(build_dir, tm
                                  "--scenario FILE [--cpu NAME] [--sensor microphone:N|"
                                  "temperature|radio]..."), bad.stderr
 
+
+def test_an_application_the_modules_program_does_not_have_is_refused(build_dir, tmp_path):
+    """A device file's `--app NAME` naming no description of the program
+    (a typo) made every module exit with status 2 after it had joined the
+    bus; the run went on with no module to its time limit and `motet run`
+    exited 0. The program now picks the description before it joins."""
+    device = tmp_path / "typo.toml"
+    device.write_text(TWO.read_text().replace('"--app", "pingpong"', '"--app", "pingpng"'))
+    assert '"--app", "pingpng"' in device.read_text()
+    res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout
+    assert re.search(r"^m[01]\| pingpong: no application 'pingpng' \(built in: pingpong ",
+                     res.stdout, re.M), res.stdout
+    assert re.search(r"^run: error: module [01] \(\w+\) exited with status 2 before joining the "
+                     r"bus" + re.escape(REFUSED), res.stdout, re.M), res.stdout
+    assert "stopped: time limit" not in res.stdout
