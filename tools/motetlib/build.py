@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import build_tree
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_BUILD_DIR = "build"
 DEFAULT_PORT = "native"
@@ -57,9 +59,12 @@ def compiler_launcher(bdir):
 
 
 def configure(bdir, port=DEFAULT_PORT, extra=()):
-    """Configure `bdir` with Ninja once; again only if the port changed.
-    A port with cmake/toolchain-<port>.cmake is cross-compiled with it."""
+    """Configure `bdir` with Ninja if it is not yet, or afresh if it was
+    configured for another port or from sources that have changed since in
+    what only a first configure reads (build_tree.py). A port with
+    cmake/toolchain-<port>.cmake is cross-compiled with it."""
     cache_file = bdir / "CMakeCache.txt"
+    fresh = False
     if cache_file.exists():
         cache = cache_file.read_text(errors="replace")
         gen = _cached_value(cache, "CMAKE_GENERATOR")
@@ -67,14 +72,33 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
             print(f"error: {bdir} was configured with the {gen!r} generator, not Ninja; "
                   f"remove it or pick another --build-dir", file=sys.stderr)
             return 1
-        if _cached_value(cache, "MOTET_PORT") == port and (bdir / "build.ninja").exists():
-            return 0
+        cached_port = _cached_value(cache, "MOTET_PORT")
+        if cached_port != port:
+            reason = f"it was configured for port {cached_port}"
+        elif (bdir / "build.ninja").exists():
+            reason = build_tree.stale_reason(bdir, ROOT, extra)
+            if reason is None:
+                return 0
+        else:  # an earlier configure failed: it starts again from its cache
+            reason = None
+        if reason is not None:
+            print(f"motet: configuring {bdir} afresh: {reason}", flush=True)
+            fresh = True
+    build_tree.forget(bdir)
+    if fresh:
+        # What `cmake --fresh` removes; the objects and Ninja's log stay, so
+        # only what the new configuration compiles differently is rebuilt.
+        cache_file.unlink()
+        shutil.rmtree(bdir / "CMakeFiles", ignore_errors=True)
     cmd = ["cmake", "-G", "Ninja", "-S", ROOT, "-B", bdir, f"-DMOTET_PORT={port}",
            f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *extra]
     toolchain = ROOT / "cmake" / f"toolchain-{port}.cmake"
     if toolchain.exists():
         cmd.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
-    return run(cmd).returncode
+    status = run(cmd).returncode
+    if status == 0:
+        build_tree.write_record(bdir, ROOT, extra)
+    return status
 
 
 def port_build_dir(bdir, port):
@@ -159,20 +183,10 @@ def variant_base(bdir):
     return bdir
 
 
-def _cached_flags_lack(bdir, flag):
-    cache = bdir / "CMakeCache.txt"
-    if not cache.exists():
-        return False
-    return flag not in (_cached_value(cache.read_text(errors="replace"), "CMAKE_C_FLAGS") or "")
-
-
 def build_sanitized(bdir=None):
-    """Configure (with the sanitizer flags) and build build-asan; exit status."""
-    sdir = variant_build_dir(bdir, "asan")
-    if _cached_flags_lack(sdir, "-fsanitize=address"):
-        print(f"error: {sdir} was configured without the sanitizers; remove it", file=sys.stderr)
-        return 1
-    return build(sdir, DEFAULT_PORT, extra=SANITIZE_CMAKE_ARGS)
+    """Configure (with the sanitizer flags; afresh a tree configured without
+    them) and build build-asan; exit status."""
+    return build(variant_build_dir(bdir, "asan"), DEFAULT_PORT, extra=SANITIZE_CMAKE_ARGS)
 
 
 def hello_binary(bdir=None):

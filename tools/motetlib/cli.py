@@ -560,7 +560,9 @@ def parser():
                    help="also the emulated ports' tools (Cortex-M/QEMU, AVR/simavr)")
     s.set_defaults(func=cmd_setup)
 
-    s = sub.add_parser("build", help="configure (once) and build with CMake and Ninja")
+    s = sub.add_parser("build", help="configure (once; afresh when what CMake reads only at a "
+                                     "first configure has changed) and build with CMake and "
+                                     "Ninja")
     s.add_argument("--target", action="append", metavar="T",
                    help="build only target T (repeatable; default: everything)")
     _add_build_args(s)

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: MIT
+"""A build tree configured before a toolchain file, a port's or the top
+CMakeLists' cache defaults changed is configured afresh by `motet build`
+(tools/motetlib/build_tree.py): CMake reads those only at a tree's first
+configure, so such a tree kept its old flags for ever. An untouched tree is
+not configured again. The builds run in a copy of the repository, as a
+user types them."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import build_tree  # noqa: E402
+from repo_copy import clone, user_env  # noqa: E402
+
+BUILD_TIMEOUT_S = 600
+TARGET = "motet_kernel_core"  # a few seconds of avr-gcc
+
+
+def digest_of(tmp_path, text, whole=False):
+    path = tmp_path / "x.cmake"
+    path.write_text(text)
+    return build_tree.digest(path, whole)
+
+
+TOOLCHAIN = """\
+# flags
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_C_FLAGS_INIT "-mmcu=x -mrelax")  # the flags a tree starts from
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+"""
+
+
+def test_only_what_a_first_configure_reads_counts_and_not_its_layout(tmp_path):
+    listfile = ('set(X "a" CACHE STRING "doc")\noption(O "doc" ON)\nfind_program(P p)\n'
+                'add_subdirectory(kernel)\nset(Y 1)\n')
+    base = digest_of(tmp_path, listfile)
+    # Comments, layout and statements every configure runs again do not count.
+    assert digest_of(tmp_path, "# a note\n" + listfile.replace("(O ", "(O   ")
+                     .replace("kernel", "ports").replace("Y 1", "Y 2")) == base
+    for changed in (listfile.replace('"a"', '"b"'), listfile.replace("ON", "OFF"),
+                    listfile.replace("(P p)", "(P q)"),
+                    listfile + 'set(CMAKE_C_FLAGS_INIT "-O1")\n',
+                    listfile + "set(CMAKE_C_COMPILER cc)\n"):
+        assert digest_of(tmp_path, changed) != base, changed
+    # A toolchain file counts whole, less its comments and layout.
+    whole = digest_of(tmp_path, TOOLCHAIN, whole=True)
+    assert digest_of(tmp_path, TOOLCHAIN.replace("# flags\n", "").replace("  #", " #"),
+                     whole=True) == whole
+    assert digest_of(tmp_path, TOOLCHAIN.replace("-mrelax", "-mrelax -O1"), whole=True) != whole
+    assert digest_of(tmp_path, TOOLCHAIN.replace("NEVER", "ONLY"), whole=True) != whole
+    assert build_tree.digest(tmp_path / "absent.cmake") is None
+
+
+def test_commands_reads_quotes_brackets_nested_parentheses_and_comments():
+    text = ('if((A AND B) OR C) # (not a command)\n'
+            'set(R [=[x ) y]=] "q \\" )" CACHE STRING "")\n#[[ set(Z 1 CACHE STRING "") ]]\n'
+            'endif()\n')
+    assert list(build_tree.commands(text)) == [
+        ("if", ["(", "A", "AND", "B", ")", "OR", "C"]),
+        ("set", ["R", "[=[x ) y]=]", '"q \\" )"', "CACHE", "STRING", '""']),
+        ("endif", [])]
+
+
+def motet(repo, *args):
+    return subprocess.run(["./motet", *args], cwd=repo, env=user_env(), capture_output=True,
+                          text=True, timeout=BUILD_TIMEOUT_S)
+
+
+def build_avr(repo, bdir):
+    res = motet(repo, "build", "--port", "avr", "--build-dir", str(bdir), "--target", TARGET)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return res.stdout
+
+
+def configured(out):
+    return re.search(r"^\$ cmake -G Ninja ", out, re.M) is not None
+
+
+def compile_flags(bdir):
+    """The flags of the tree's cache and of one kernel object's compile."""
+    cache = (bdir / "CMakeCache.txt").read_text()
+    cached = re.search(r"^CMAKE_C_FLAGS:STRING=(.*)$", cache, re.M).group(1)
+    commands = subprocess.run(["ninja", "-C", str(bdir), "-t", "commands", TARGET],
+                              capture_output=True, text=True, check=True).stdout
+    send = next(line for line in commands.splitlines() if line.endswith("/src/send.c"))
+    return cached, send
+
+
+def build_with_options(repo, bdir, *options):
+    """build.build() of the AVR tree `bdir` with configure options, as the
+    benchmarks call it; its output."""
+    res = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tools'); "
+                          "from motetlib import build; sys.exit(build.build(sys.argv[1], 'avr', "
+                          f"targets=['{TARGET}'], extra=sys.argv[2:]))", str(bdir), *options],
+                         cwd=repo, env=user_env(), capture_output=True, text=True,
+                         timeout=BUILD_TIMEOUT_S)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return res.stdout
+
+
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afresh(tmp_path):
+    repo = clone(tmp_path / "motet")
+    bdir = tmp_path / "build-avr"
+    toolchain = repo / "cmake" / "toolchain-avr.cmake"
+    out = build_avr(repo, bdir)
+    assert configured(out) and "afresh" not in out
+    cached, send = compile_flags(bdir)
+    assert "-mrelax" in cached and "-mrelax" in send and "-DMOTET_STALE" not in send
+
+    # Untouched, or touched without a change of what it says: no configure.
+    out = build_avr(repo, bdir)
+    assert not configured(out) and "afresh" not in out, out
+    toolchain.write_text(toolchain.read_text() + "# a note\n")
+    (repo / "ports" / "avr" / "port.cmake").touch()
+    out = build_avr(repo, bdir)
+    assert not configured(out) and "afresh" not in out, out
+
+    # A flag added: the tree is configured afresh, says why, and compiles with it
+    # (before, the cache kept the first flags and nothing was recompiled).
+    text = toolchain.read_text()
+    toolchain.write_text(text.replace("-mrelax -ffunction-sections",
+                                      "-mrelax -DMOTET_STALE_TREE -ffunction-sections"))
+    out = build_avr(repo, bdir)
+    assert out.startswith(f"motet: configuring {bdir} afresh: cmake/toolchain-avr.cmake "
+                          "changed since it was configured\n"), out
+    assert configured(out) and re.search(r"Building C object .*/src/send\.c", out), out
+    cached, send = compile_flags(bdir)
+    assert "-DMOTET_STALE_TREE" in cached and "-DMOTET_STALE_TREE" in send
+    out = build_avr(repo, bdir)
+    assert not configured(out) and "ninja: no work to do" in out, out
+
+    # An option's default changed in the top CMakeLists.txt: the same.
+    top = repo / "CMakeLists.txt"
+    top.write_text(top.read_text().replace('option(MOTET_BUILD_TESTS "Build the unit tests" ON)',
+                                           'option(MOTET_BUILD_TESTS "Build the unit tests" OFF)'))
+    out = build_avr(repo, bdir)
+    assert "afresh: CMakeLists.txt changed since it was configured" in out, out
+    assert "MOTET_BUILD_TESTS:BOOL=OFF" in (bdir / "CMakeCache.txt").read_text()
+
+    # A tree configured by an earlier motet, which kept no record: configured
+    # afresh if a CMake input is newer than its first configure, else kept.
+    (bdir / build_tree.RECORD).unlink()
+    out = build_avr(repo, bdir)
+    assert not configured(out) and (bdir / build_tree.RECORD).exists(), out
+    (bdir / build_tree.RECORD).unlink()
+    toolchain.write_text(text)  # -DMOTET_STALE_TREE gone, as from a pull
+    out = build_avr(repo, bdir)
+    assert "afresh: cmake/toolchain-avr.cmake changed after its first configure" in out, out
+    cached, send = compile_flags(bdir)
+    assert "-DMOTET_STALE_TREE" not in cached and "-DMOTET_STALE_TREE" not in send
+
+    # Options this build gives that the tree was not configured with (as the
+    # 4 MHz tree of the energy benchmarks and the sanitized tree are given).
+    out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=4000000")
+    assert "afresh: it was configured with options none, not -DMOTET_AVR_F_CPU=4000000" in out
+    assert "MOTET_AVR_F_CPU:STRING=4000000" in (bdir / "CMakeCache.txt").read_text()
+    assert not configured(build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=4000000"))
+    (bdir / build_tree.RECORD).unlink()
+    out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=8000000")
+    assert "afresh: its cache has MOTET_AVR_F_CPU=4000000, not the 8000000 this build gives" in out
+
+    # Another port in the same tree: its toolchain is not the tree's.
+    res = motet(repo, "build", "--port", "native", "--build-dir", str(bdir), "--target", TARGET)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "afresh: it was configured for port avr" in res.stdout, res.stdout
+    cached, send = compile_flags(bdir)
+    assert "-mmcu" not in cached and "avr-gcc" not in send, send
