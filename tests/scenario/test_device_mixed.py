@@ -8,10 +8,13 @@ docs/bus.md, "Emulated modules").
 """
 
 import re
+import subprocess
 
 import pytest
 
-from device_run import DEVICES, PING, PONG, build_device_programs, run_device
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import (DEVICES, PING, PONG, build_device_programs, env, motet_run_cmd,
+                        run_device)
 
 from motetlib import device as devmod  # noqa: E402 (device_run's path)
 
@@ -414,3 +417,42 @@ def test_a_cortex_m_module_at_a_clock_qemu_cannot_give_is_refused():
     with pytest.raises(devmod.DeviceError, match=r"cpu_mhz is 1000 / 2\^n .*: one of 1000, "
                        r"500, .*62\.5, 31\.25, .*; not 50"):
         devmod.parse(text, "three.toml")
+
+
+def sensed_avr_device(tmp_path, sensor):
+    """devices/mixed-avr.toml with the ATmega128's sensor `sensor` served
+    by the SSL application's board program (pingpong's image never asks it
+    for a sample: what matters is whether the module starts)."""
+    text = re.sub(r'(?m)^args = \["--app", "pingpong"\].*\n', "", MIXED.read_text())
+    text = text.replace('name = "compute"\n', 'name = "compute"\nargs = ["--app", "pingpong"]\n')
+    scenario = ROOT / "apps" / "ssl" / "scenarios" / "demo.toml"
+    text = text.replace('name = "sense"\nkind = "avr"\n',
+                        f'name = "sense"\nkind = "avr"\nboard = "apps/ssl/ssl_board"\n'
+                        f'args = ["--scenario", "{scenario}"]\nsensors = ["{sensor}"]\n')
+    assert text.count("--app") == 1 and "ssl_board" in text
+    path = tmp_path / f"sensed-{sensor.replace(':', '')}.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_sensor_the_avr_modules_board_does_not_serve_is_refused(build_dir, tmp_path):
+    """An avr module's sensors go to its board program, which refuses a name
+    it does not serve; the harness went on without it, the module joined the
+    bus with no sensors and `motet run` exited 0. The harness now waits for
+    the board program's first, empty frame before the module joins: a board
+    that ends first keeps it off the bus, and the run stops with status 2."""
+    good = sensed_avr_device(tmp_path, "microphone:0")
+    build_device_programs(build_dir, good)
+    res = subprocess.run(motet_run_cmd(build_dir, sensed_avr_device(tmp_path, "microfone:0"),
+                                       "--until", 0.1),
+                         cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert "m1| ssl_board: unknown sensor: microfone:0\n" in res.stdout, res.stdout
+    assert re.search(r"^m1\| motet-simavr: board program \S+/ssl_board ended with status 2 "
+                     r"before it was ready: it refused its arguments", res.stdout, re.M)
+    assert ("run: error: module 1 (sense) exited with status 123 before joining the bus: its "
+            "board program refused the arguments it was given") in res.stdout, res.stdout
+    # Served, the same module starts and answers.
+    run = run_device(build_dir, tmp_path, good, "--until", 0.1)
+    assert {mod for mod, _, _ in run.module_lines(PONG)} == {AVR}

@@ -201,9 +201,13 @@ def test_emulated_modules_log_their_handlers_in_their_own_cycles(runs):
 
 
 def board(build_dir, *args):
-    return subprocess.Popen([str(build_dir / "apps/ssl/ssl_board"), *map(str, args)],
+    """ssl_board started with `args`, after its first frame: empty, it says
+    that the program took its arguments (the harness waits for it)."""
+    proc = subprocess.Popen([str(build_dir / "apps/ssl/ssl_board"), *map(str, args)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             cwd=ROOT)
+    assert proc.stdout.read(2) == b"\0\0", proc.stderr.read().decode()
+    return proc
 
 
 def call(proc, request):

@@ -126,11 +126,6 @@ class HubError(Exception):
         self.status = status
 
 
-# A native module's program exits with this status when it refuses its
-# arguments (module_main(), ports/native): an unknown sensor, application or
-# option, all from the device file or the options after `motet run ... --`.
-EXIT_ARGUMENTS_REFUSED = 2
-
 
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM, noticed at a point where no message is half read."""
@@ -589,11 +584,10 @@ class Hub:
                 if m.conn is None and m.proc.poll() is not None:
                     self.drain_output(m, final=True)
                     self.flush_output()
-                    refused = (m.spec.kind == "native"
-                               and m.proc.returncode == EXIT_ARGUMENTS_REFUSED)
+                    refused = m.kind.refused_arguments(m.spec, m.proc.returncode)
                     raise HubError(f"module {m.id} ({m.spec.name}) exited with status "
                                    f"{m.proc.returncode} before joining the bus"
-                                   + (": its program refused the arguments it was given (the "
+                                   + (f": {refused} refused the arguments it was given (the "
                                       "device file's args and sensors, the options after --; "
                                       "its message is above)" if refused else ""),
                                    status=2 if refused else 1)

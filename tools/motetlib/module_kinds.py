@@ -32,6 +32,12 @@ HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native bui
 # The status of the harness and of qemu_module.py when the chip's watchdog
 # reset it on a bus (tools/simavr-harness/harness.h, qemu_module.EXIT_WATCHDOG).
 EXIT_WATCHDOG = 127
+# A native module's program exits with this status when it refuses its
+# arguments (module_main(), ports/native: an unknown sensor, application or
+# option), and the harness when its board program refused its own
+# (tools/simavr-harness/harness.h, EXIT_BOARD: a sensor it does not serve).
+EXIT_NATIVE_REFUSED = 2
+EXIT_BOARD_REFUSED = 123
 LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
 CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
 AVR_NM = "avr-nm"
@@ -96,8 +102,17 @@ class Kind:
         that the chip reset itself (its watchdog), else None."""
         return None
 
+    def refused_arguments(self, spec, status) -> str | None:
+        """Which of the module's programs refused what the device file or the
+        options after `motet run ... --` gave it, if exit status `status` of
+        the module's process before it joined the bus says so, else None."""
+        return None
+
 
 class NativeKind(Kind):
+    def refused_arguments(self, spec, status):
+        return "its program" if status == EXIT_NATIVE_REFUSED else None
+
     def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
         argv = [str(self.program(bdir, spec)), "--sim", "--seed", str(seed * 1000 + spec.id),
                 "--bus", sock_path, "--module", str(spec.id), "--bus-frame-ns",
@@ -188,6 +203,10 @@ class AvrKind(EmulatedKind):
 
     def files(self, bdir, spec):
         return super().files(bdir, spec) + ([self.board(bdir, spec)] if spec.board else [])
+
+    def refused_arguments(self, spec, status):
+        # Only the board program is given what the device file says.
+        return "its board program" if spec.board and status == EXIT_BOARD_REFUSED else None
 
     def build_targets(self, spec):
         targets = super().build_targets(spec)

@@ -151,13 +151,45 @@ static int start_program(const options_t *opt)
     return 0;
 }
 
+/* The program's first frame, empty, says that it took its arguments; one
+ * that ends before it refused them (a sensor it does not serve, a scenario
+ * it cannot read), and the module must not join a bus without its sensors. */
+static int wait_ready(void)
+{
+    uint8_t head[2];
+    bool ended = !read_all(head, 2);
+    if (!ended && head[0] == 0 && head[1] == 0) return 0;
+    close(L.to_board);
+    close(L.from_board);
+    L.to_board = L.from_board = -1;
+    if (!ended) kill(L.pid, SIGTERM);
+    int status = 0;
+    waitpid(L.pid, &status, 0);
+    if (!ended)
+        fprintf(stderr,
+                "motet-simavr: board program %s sent a first frame of %u bytes, not the empty "
+                "one that says it is ready\n",
+                L.program, (unsigned) (head[0] | head[1] << 8));
+    else if (WIFEXITED(status))
+        fprintf(stderr,
+                "motet-simavr: board program %s ended with status %d before it was ready: it "
+                "refused its arguments (its message is above)\n",
+                L.program, WEXITSTATUS(status));
+    else
+        fprintf(stderr, "motet-simavr: board program %s ended before it was ready (signal %d)\n",
+                L.program, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return EXIT_BOARD;
+}
+
 int boardlink_start(avr_t *core, const options_t *opt)
 {
     L.avr = core;
     L.program = opt->board;
     core->data[AVR_BOARD_IF_STATUS] = AVR_BOARD_NONE;
     avr_register_io_write(core, AVR_BOARD_IF_CMD, command, NULL);
-    return opt->board ? start_program(opt) : 0;
+    if (!opt->board) return 0;
+    int err = start_program(opt);
+    return err ? err : wait_ready();
 }
 
 void boardlink_stop(void)
