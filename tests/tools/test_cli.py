@@ -287,6 +287,44 @@ def test_an_unknown_port_is_a_usage_error_naming_the_ports(command):
     assert "invalid choice: 'ar'" in res.stderr and "'avr'" in res.stderr
 
 
+@pytest.mark.parametrize("args, said", [
+    (("run", "devices/two-module.toml", "--until", "1", "--until", "2"),
+     "motet run: error: argument --until: given twice (1.0 and 2.0); give it once"),
+    (("run", "devices/two-module.toml", "--seed", "3", "--seed=4"),
+     "motet run: error: argument --seed: given twice (3 and 4); give it once"),
+    (("build", "--port", "avr", "--port", "native"),
+     "motet build: error: argument --port: given twice (avr and native); give it once"),
+    (("new", "hello", "--modules", "2", "--modules", "3"),
+     "motet new: error: argument --modules: given twice (2 and 3); give it once"),
+    (("appc", "apps/hello/hello.toml", "-o", "a.bin", "-o", "b.bin"),
+     "appc: error: argument -o: given twice (a.bin and b.bin); give it once"),
+    (("soak", "--messages", "6", "--messages", "12"),
+     "motet soak: error: argument --messages: given twice (6 and 12); give it once"),
+    (("fuzz", "--seconds", "1", "--seconds", "2"),
+     "motet fuzz: error: argument --seconds: given twice (1 and 2); give it once"),
+])
+def test_an_option_of_one_value_given_twice_is_a_usage_error(args, said):
+    """argparse kept the last value silently: `--until 1 ... --until 2` ran
+    for 2 s, and which one was meant is a guess."""
+    res = motet(*args)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.rstrip().endswith(said), res.stderr
+    assert res.stdout == ""
+
+
+def test_a_flag_or_a_repeatable_option_given_twice_is_no_error():
+    """A flag given twice loses nothing; --target collects its values."""
+    args = cli.parser().parse_args(["build", "--target", "a", "--target", "b"])
+    assert args.target == ["a", "b"]
+    args = cli.parser().parse_args(["demo", "--drift", "--drift", "--out", "o"])
+    assert args.drift and args.out == "o"
+    from motetlib import run_device
+    p = run_device.cmdline.ArgumentParser()
+    run_device.add_arguments(p)
+    args = p.parse_args(["d.toml", "--no-build", "--no-build", "--fault", "a", "--fault", "b"])
+    assert args.no_build and args.fault == ["a", "b"]
+
+
 def test_unknown_command_fails():
     res = motet("frobnicate")
     assert res.returncode == 2

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import (bench_all, build, ctest_report, fuzz, pytest_report, setup_env, stackcheck,
+from . import (bench_all, build, cmdline, ctest_report, fuzz, pytest_report, setup_env, stackcheck,
                thread_size)
 
 ROOT = build.ROOT
@@ -547,7 +547,7 @@ def cmd_appc(argv):
 # ---- argument parsing -------------------------------------------------------
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = cmdline.ArgumentParser(
         prog="motet",
         description="Motet's command line: set up, build, test, run and measure.",
         epilog="`motet appc ARGS...` runs the application-description compiler "

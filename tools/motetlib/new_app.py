@@ -28,7 +28,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import build
+from . import build, cmdline
 from .device import DEFAULT_HANDLER_US
 
 ROOT = build.ROOT
@@ -204,7 +204,7 @@ def check_name(name: str) -> str | None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
+    p = cmdline.ArgumentParser(
         prog="motet new", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", metavar="NAME", help="the application's name: apps/NAME, program NAME")

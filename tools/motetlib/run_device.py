@@ -46,7 +46,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, device as devmod, hub as hubmod, module_kinds as kinds
+from . import build, cmdline, device as devmod, hub as hubmod, module_kinds as kinds
 
 
 def build_targets(dev):
@@ -282,9 +282,9 @@ def main(argv=None):
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1:]
-    p = argparse.ArgumentParser(prog="motet run", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="Arguments after -- go to every module's program.")
+    p = cmdline.ArgumentParser(prog="motet run", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
+                               epilog="Arguments after -- go to every module's program.")
     add_arguments(p)
     args = p.parse_args(argv)
     args.extra = extra
