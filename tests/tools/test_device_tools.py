@@ -443,6 +443,21 @@ def test_task_us_on_a_mixed_device_is_a_warning_per_emulated_module(tmp_path):
                                         'program = "p"\ntask_us = { f = 1 }'), "d").warnings == ()
 
 
+@pytest.mark.parametrize("costs, said", [
+    ('{ filter = "300" }', "d.toml [device] task_us: 'filter' must be an integer or a number, "
+                           "got '300'"),
+    ("{ filter = -1 }", "d.toml [device] task_us: 'filter' = -1 is outside 0 .. 10000000 us"),
+    ("{ filter = nan }", "d.toml [device] task_us: 'filter' = nan is outside 0 .. 10000000 us"),
+])
+def test_a_bad_task_cost_names_the_task(costs, said):
+    """A task_us entry that is no cost was said to be a bad 'handler_us',
+    a key the file may not even have, under the task's name."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(MINIMAL.replace('program = "apps/pingpong/pingpong"',
+                                     f'program = "p"\ntask_us = {costs}'), "d.toml")
+    assert str(err.value) == said
+
+
 @pytest.mark.parametrize("value", ["0", "50"])
 def test_device_handler_us_on_a_device_of_emulated_modules_only_is_refused(value):
     """[device] handler_us is charged on native modules only, as a module's

@@ -261,13 +261,14 @@ LIMITS = {
 }
 
 
-def _number(table, key, where, default, types=None):
-    """A number field within LIMITS[key]: finite (TOML has inf and nan)."""
+def _number(table, key, where, default, types=None, limits=None):
+    """A number field within LIMITS[limits or key]: finite (TOML has inf
+    and nan)."""
     types = types or (int, float)
     value = _get(table, key, types, where, default)
     if value is None:
         return None
-    return fields.bounded(value, key, where, *LIMITS[key], DeviceError)
+    return fields.bounded(value, key, where, *LIMITS[limits or key], DeviceError)
 
 
 def _unknown(table, known, where):
@@ -303,8 +304,8 @@ def _power(table, where):
 def _task_us(table, where):
     """[device] task_us: {task name: microseconds}, each within LIMITS."""
     costs = _get(table, "task_us", dict, where, {})
-    return tuple((name, _number({"handler_us": us}, "handler_us", f"{where} task_us.{name}", 0))
-                 for name, us in sorted(costs.items()))
+    return tuple((name, _number(costs, name, f"{where} task_us", 0, limits="handler_us"))
+                 for name in sorted(costs))
 
 
 def _native_costs_ignored(modules, dev_table, where) -> tuple[str, ...]:
