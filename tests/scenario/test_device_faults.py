@@ -333,3 +333,21 @@ def test_an_application_the_modules_program_does_not_have_is_refused(build_dir, 
     assert re.search(r"^run: error: module [01] \(\w+\) exited with status 2 before joining the "
                      r"bus" + re.escape(REFUSED), res.stdout, re.M), res.stdout
     assert "stopped: time limit" not in res.stdout
+
+
+def test_a_program_the_build_has_no_target_for_is_bad_input(build_dir, tmp_path):
+    """A device file's `program` with a typo was reported as a build that
+    failed (status 1); it is a name the build does not have, said so, with
+    Ninja's suggestion above it, and status 2."""
+    device = tmp_path / "typo.toml"
+    device.write_text(TWO.read_text().replace('"apps/pingpong/pingpong"',
+                                              '"apps/pingpong/pingpng"'))
+    assert "pingpng" in device.read_text()
+    cmd = [c for c in motet_run_cmd(build_dir, device, "--until", 0.1) if c != "--no-build"]
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "ninja: error: unknown target 'pingpng'" in res.stdout + res.stderr
+    assert (f"run: error: {device}: module 0 (compute) names the program 'pingpng', which the "
+            "native build has no target for") in res.stderr, res.stderr
+    assert "did not build" not in res.stderr

@@ -68,6 +68,22 @@ def build_programs(build_dir_arg, dev):
     return 0
 
 
+def programs_not_in_the_build(build_dir_arg, dev):
+    """(module, port, target) of each program the device names that its
+    port's configured tree has no target for: a name the device file got
+    wrong, not a build that failed."""
+    from .new_app import configured_targets
+    known = {}
+    missing = []
+    for m in dev.modules:
+        for port, targets in kinds.of(m).build_targets(m).items():
+            if port not in known:
+                known[port] = configured_targets(build.port_build_dir(build_dir_arg, port))
+            missing += [(m, port, t) for t in sorted(targets)
+                        if known[port] is not None and t not in known[port]]
+    return missing
+
+
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
         probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
         commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S, host=()):
@@ -234,6 +250,13 @@ def cmd_run(args):
             extra += ["--app-file", str(compiled)]
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
+            missing = programs_not_in_the_build(args.build_dir, dev) if status != 0 else []
+            for m, port, target in missing:
+                print(f"run: error: {args.device}: module {m.id} ({m.name}) names the program "
+                      f"{target!r}, which the {port} build has no target for (above: what "
+                      "Ninja suggests)", file=sys.stderr)
+            if missing:
+                return 2
             if status != 0:
                 print(f"run: error: the programs {args.device} names did not build (above)",
                       file=sys.stderr)
