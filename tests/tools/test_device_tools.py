@@ -458,6 +458,21 @@ def test_a_bad_task_cost_names_the_task(costs, said):
     assert str(err.value) == said
 
 
+@pytest.mark.parametrize("kind", ["cortex-m", "avr"])
+def test_args_on_an_emulated_module_no_program_takes_are_refused(kind):
+    """A module's own args go to its native program or, on an avr module,
+    to its board program; on an emulated module without one they went
+    nowhere, silently."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(f"{MODULE0}kind = '{kind}'\nargs = ['--app', 'x']\n", "d.toml")
+    assert str(err.value).startswith(f"d.toml module #1: 'args' on a {kind} module that has no "
+                                     "board program: no program of it takes them"), err.value
+    # An avr module's board takes them.
+    dev = device.parse(f"{MODULE0}kind = 'avr'\nboard = 'b'\nargs = ['--scenario', 's']\n",
+                       "d.toml")
+    assert dev.module(0).args == ("--scenario", "s")
+
+
 @pytest.mark.parametrize("value", ["0", "50"])
 def test_device_handler_us_on_a_device_of_emulated_modules_only_is_refused(value):
     """[device] handler_us is charged on native modules only, as a module's

@@ -46,7 +46,9 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     handler_us = 20         # overrides [device] handler_us (native modules
                             # only: refused on an emulated one)
     program = "..."         # overrides [device] program
-    args = []               # appended to [device] args
+    args = []               # appended to [device] args (a native
+                            # module's program or an avr module's board
+                            # takes them: refused on another emulated one)
     board = "..."           # overrides [device] board: the native program
                             # (in the build tree) that serves an emulated
                             # module's sensors (avr; docs/bus.md,
@@ -357,6 +359,11 @@ def _module(table, where, device_program, device_args, processors,
                           "the code and is timed by it (handler_us is the cost charged on a "
                           "native module)")
     board = _get(table, "board", str, where, device_board)
+    if kind != "native" and "args" in table and not (kind == "avr" and board):
+        # An image has its descriptions built in and takes no options.
+        raise DeviceError(f"{where}: 'args' on a {kind} module that has no board program: no "
+                          "program of it takes them (its image has its descriptions built in; "
+                          "an avr module's board program takes them)")
     sensors = _strings(table, "sensors", where)
     if kind == "cortex-m" and sensors:
         raise DeviceError(f"{where}: a cortex-m module's sensors cannot be served by a board "
