@@ -168,6 +168,14 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=8000000")
     assert "afresh: its cache has MOTET_AVR_F_CPU=4000000, not the 8000000 this build gives" in out
 
+    # A target the tree does not have is bad input (status 2), not a build
+    # that failed (1); Ninja says what it may have meant.
+    res = motet(repo, "build", "--port", "avr", "--build-dir", str(bdir), "--target", "kernel_cor")
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "ninja: error: unknown target 'kernel_cor'" in res.stdout + res.stderr
+    assert res.stderr.rstrip().endswith(f"error: no target 'kernel_cor' in {bdir} (above: what "
+                                        "Ninja suggests)"), res.stderr
+
     # Another port in the same tree: its toolchain is not the tree's.
     res = motet(repo, "build", "--port", "native", "--build-dir", str(bdir), "--target", TARGET)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]

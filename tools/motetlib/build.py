@@ -118,6 +118,24 @@ def known_ports():
     return sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
 
 
+def configured_targets(bdir) -> set[str] | None:
+    """The targets of the configured tree bdir (CMake's phony target names,
+    from Ninja, the generator of every tree), or None if bdir is not
+    configured or Ninja cannot say."""
+    bdir = Path(bdir)
+    if not (bdir / "build.ninja").exists():
+        return None
+    try:
+        res = subprocess.run(["ninja", "-C", str(bdir), "-t", "targets", "all"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if res.returncode != 0:
+        return None
+    return {line.split(": ", 1)[0] for line in res.stdout.splitlines()
+            if line.endswith(": phony") and "/" not in line.split(": ", 1)[0]}
+
+
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     """Configure if needed, then build. Returns an exit status."""
     bdir = build_dir(bdir)
@@ -134,6 +152,12 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         for t in targets:
             cmd += ["--target", t]
         status = run(cmd).returncode
+        known = configured_targets(bdir) if status != 0 and targets else None
+    unknown = [t for t in targets if known is not None and t not in known]
+    if unknown:
+        print(f"error: no target {', '.join(map(repr, unknown))} in {bdir} (above: what Ninja "
+              "suggests)", file=sys.stderr)
+        return 2
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status

@@ -72,13 +72,12 @@ def programs_not_in_the_build(build_dir_arg, dev):
     """(module, port, target) of each program the device names that its
     port's configured tree has no target for: a name the device file got
     wrong, not a build that failed."""
-    from .new_app import configured_targets
     known = {}
     missing = []
     for m in dev.modules:
         for port, targets in kinds.of(m).build_targets(m).items():
             if port not in known:
-                known[port] = configured_targets(build.port_build_dir(build_dir_arg, port))
+                known[port] = build.configured_targets(build.port_build_dir(build_dir_arg, port))
             missing += [(m, port, t) for t in sorted(targets)
                         if known[port] is not None and t not in known[port]]
     return missing
