@@ -456,3 +456,24 @@ def test_a_sensor_the_avr_modules_board_does_not_serve_is_refused(build_dir, tmp
     # Served, the same module starts and answers.
     run = run_device(build_dir, tmp_path, good, "--until", 0.1)
     assert {mod for mod, _, _ in run.module_lines(PONG)} == {AVR}
+
+
+def test_an_avr_image_built_without_the_bus_is_refused(build_dir, tmp_path):
+    """A port's default kernel has no bus (apps/hello, and an application
+    `motet new` made): on a device its image loaded the description alone,
+    failed on the other module's tasks and halted, and the run stopped with
+    'its emulator ended (status 1): ... it printed nothing'. It is refused
+    before the run, saying why and what to build."""
+    device = tmp_path / "hello-avr.toml"
+    device.write_text(MIXED.read_text().replace('name = "sense"\nkind = "avr"\n',
+                                                'name = "sense"\nkind = "avr"\n'
+                                                'program = "apps/hello/hello"\n'))
+    assert "apps/hello/hello" in device.read_text()
+    build_device_programs(build_dir, device)
+    res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert re.search(r"^run: error: \S+hello-avr.toml: module 1 \(sense\) cannot join the device: "
+                     r"its image \S+/apps/hello/hello\.elf has no bus: its kernel is built "
+                     r"without MOTET_BUS", res.stdout, re.M), res.stdout[-3000:]
+    assert "hub|" not in res.stdout  # refused before any module started

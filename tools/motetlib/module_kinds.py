@@ -102,6 +102,11 @@ class Kind:
         that the chip reset itself (its watchdog), else None."""
         return None
 
+    def lacks_the_bus(self, bdir, spec) -> str | None:
+        """Why the module's built program cannot join a device's bus, or
+        None if it can (or it cannot be told)."""
+        return None
+
     def refused_arguments(self, spec, status) -> str | None:
         """Which of the module's programs refused what the device file or the
         options after `motet run ... --` gave it, if exit status `status` of
@@ -138,6 +143,26 @@ class EmulatedKind(Kind):
     module's `args` (the native program's options) do not apply to it."""
 
     TOOL: Path
+    NM: str  # the kind's nm, which reads its images' symbols
+
+    def lacks_the_bus(self, bdir, spec):
+        # A kernel built without MOTET_BUS has no bus_active(): its
+        # module_main() loads the description alone, and a description with
+        # tasks on other modules fails there (MT_ERR_NO_MODULE) before the
+        # image prints anything.
+        image = self.program(bdir, spec)
+        try:
+            res = subprocess.run([self.NM, "--defined-only", str(image)], capture_output=True,
+                                 text=True)
+        except OSError:
+            return None
+        if res.returncode != 0 or any(line.split()[-1:] == ["bus_active"]
+                                      for line in res.stdout.splitlines()):
+            return None
+        return (f"its image {image} has no bus: its kernel is built without MOTET_BUS (a "
+                f"port's default kernel), so the image can only run alone; build its "
+                f"application's {self.port} kernel with MOTET_BUS=1 (apps/pingpong/CMakeLists.txt "
+                "shows how)")
 
     def files(self, bdir, spec):
         return [build.build_dir(bdir) / self.TOOL, self.program(bdir, spec)]
@@ -177,6 +202,7 @@ class AvrKind(EmulatedKind):
     """An ATmega128 image (NAME.elf) in the simavr harness; ticks are cycles."""
 
     TOOL = HARNESS
+    NM = AVR_NM
 
     def tick_hz(self, spec):
         return round(spec.cpu_mhz * 1_000_000)
@@ -231,6 +257,7 @@ class CortexMKind(EmulatedKind):
     clock."""
 
     TOOL = LOCKSTEP_PLUGIN
+    NM = CM_NM
 
     def tick_hz(self, spec):
         return CORTEX_M_TICK_HZ

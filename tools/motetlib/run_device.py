@@ -105,6 +105,11 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
             if not exe.exists():
                 out(f"run: error: {dev.path}: module {m.id}'s {exe} was not built")
                 return 1, None
+    for m in dev.modules:
+        why = kinds.of(m).lacks_the_bus(bdir, m)
+        if why:
+            out(f"run: error: {dev.path}: module {m.id} ({m.name}) cannot join the device: {why}")
+            return 2, None
     if progress is None:
         progress = sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="motet-bus-") as tmp:
