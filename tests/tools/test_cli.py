@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MOTET = ROOT / "tools" / "motet"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import build, cli, eventlog, setup_env  # noqa: E402
+from motetlib import build, cli, eventlog, setup_env, thread_size  # noqa: E402
 
 # A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
 # nested and allocates; console text and a comment are mixed in.
@@ -323,6 +323,43 @@ def test_a_flag_or_a_repeatable_option_given_twice_is_no_error():
     run_device.add_arguments(p)
     args = p.parse_args(["d.toml", "--no-build", "--no-build", "--fault", "a", "--fault", "b"])
     assert args.no_build and args.fault == ["a", "b"]
+
+
+def test_build_and_size_for_another_port_default_to_its_own_tree(monkeypatch):
+    """`motet build --port avr` built in the native tree (build), which it
+    reconfigured for the AVR (and back at the next plain build); it builds
+    in the port's tree beside it, where motet run and motet test build that
+    port. A --build-dir given is taken as it is."""
+    built = []
+    monkeypatch.setattr(build, "build", lambda bdir, port, **kw: built.append((bdir, port)) or 0)
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: built.append((bdir, port)) or 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    assert cli.main(["build", "--port", "avr", "--target", "hello"]) == 0
+    assert cli.main(["size", "--port", "cortex-m"]) == 0
+    assert cli.main(["build"]) == 0
+    assert cli.main(["build", "--port", "avr", "--build-dir", "mine"]) == 0
+    assert built == [(build.port_build_dir(None, "avr"), "avr"),
+                     (build.port_build_dir(None, "cortex-m"), "cortex-m"),
+                     (build.port_build_dir(None, "native"), "native"), ("mine", "avr")]
+    assert built[0][0].name.endswith("-avr")
+
+
+@pytest.mark.parametrize("command", ["run-hello", "demo"])
+def test_a_firmware_port_for_run_hello_or_the_demo_is_a_usage_error(command, monkeypatch,
+                                                                     capsys):
+    """Both run native programs: run-hello built hello for the port and then
+    failed with a traceback executing the image; the demo built and ran its
+    native device with --port ignored, in the tree --build-dir named (with
+    --build-dir build-avr, it made the AVR tree a native one)."""
+    def never(*args, **kwargs):
+        raise AssertionError("nothing is built or run")
+    monkeypatch.setattr(build, "build", never)
+    monkeypatch.setattr(cli, "DEMO", never)
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    assert cli.main([command, "--port", "avr", "--build-dir", "b"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{command}: error: --port avr: "), err
+    assert ("ctest --test-dir " if command == "run-hello" else "devices/ssl-mixed.toml") in err
 
 
 def test_unknown_command_fails():
