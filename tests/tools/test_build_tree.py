@@ -109,7 +109,7 @@ def build_with_options(repo, bdir, *options):
 @pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
 def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afresh(tmp_path):
     repo = clone(tmp_path / "motet")
-    bdir = tmp_path / "build-avr"
+    bdir = repo / "build-avr"  # where motet puts it: what CMake writes there is no source
     toolchain = repo / "cmake" / "toolchain-avr.cmake"
     out = build_avr(repo, bdir)
     assert configured(out) and "afresh" not in out
@@ -123,6 +123,16 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     (repo / "ports" / "avr" / "port.cmake").touch()
     out = build_avr(repo, bdir)
     assert not configured(out) and "afresh" not in out, out
+
+    # An application added, whose CMakeLists.txt has an option, then removed:
+    # Ninja's re-runs of CMake read it and forget it; nothing first-read changed.
+    (repo / "apps" / "extra").mkdir()
+    (repo / "apps" / "extra" / "CMakeLists.txt").write_text('option(EXTRA_X "x" ON)\n')
+    out = build_avr(repo, bdir)
+    assert "Re-running CMake" in out and "afresh" not in out, out
+    shutil.rmtree(repo / "apps" / "extra")
+    out = build_avr(repo, bdir)
+    assert "Re-running CMake" in out and "afresh" not in out, out
 
     # A flag added: the tree is configured afresh, says why, and compiles with it
     # (before, the cache kept the first flags and nothing was recompiled).

@@ -139,7 +139,9 @@ def _ninja_unescape(word):
 
 def configure_inputs(bdir, root):
     """The CMake files under `root` that the last configure of `bdir` read
-    (the inputs of build.ninja's own regeneration), as absolute paths."""
+    (the inputs of build.ninja's own regeneration), as absolute paths; not
+    those the configure wrote in the tree itself (CMakeFiles/), which may
+    lie under `root` too."""
     try:
         text = (Path(bdir) / "build.ninja").read_text(errors="replace")
     except FileNotFoundError:
@@ -150,13 +152,14 @@ def configure_inputs(bdir, root):
         return []
     deps = m.group(1).replace("$\n", " ").partition("|")[2].partition("||")[0]
     words = re.findall(r"(?:\$.|[^\s$])+", deps)
-    root = Path(root).resolve()
+    root, tree = Path(root).resolve(), Path(bdir).resolve()
     found = []
     for word in words:
         path = Path(_ninja_unescape(word))
         if not path.is_absolute():
-            path = Path(bdir) / path
-        if (path.name == "CMakeLists.txt" or path.suffix == ".cmake") and path.is_relative_to(root):
+            path = tree / path
+        if ((path.name == "CMakeLists.txt" or path.suffix == ".cmake")
+                and path.is_relative_to(root) and not path.is_relative_to(tree)):
             found.append(path)
     return found
 
@@ -246,16 +249,21 @@ def stale_reason(bdir, root, options):
         write_record(bdir, root, options)
         return None
     recorded = record.get("inputs", {})
+    kept = {}
     for name, was in recorded.items():
-        if digest(name, whole=toolchain is not None and Path(name) == toolchain) != was:
+        now = digest(name, whole=toolchain is not None and Path(name) == toolchain)
+        if now is None:  # a file gone (an application removed) sets nothing any more
+            continue
+        if now != was:
             return f"{_shown(name, root)} changed since it was configured"
+        kept[name] = was
     if options and list(options) != record.get("options"):
         return (f"it was configured with options {' '.join(record.get('options') or []) or 'none'}, "
                 f"not {' '.join(options)}")
     # Files that Ninja's re-run of CMake has read since: what they say now is
     # what that re-run took.
     new = [p for p in configure_inputs(bdir, root) if str(p) not in recorded]
-    if new:
-        record["inputs"] = {**recorded, **_digests(new, toolchain)}
+    if new or len(kept) != len(recorded):
+        record["inputs"] = {**kept, **_digests(new, toolchain)}
         _record_path(bdir).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     return None
