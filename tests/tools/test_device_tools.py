@@ -560,3 +560,30 @@ def test_a_scenario_file_that_defines_nothing_is_refused(tmp_path, content):
                               "with no source and no fire")
     path.write_text(content + "[array]\n")  # a table, every key its default: something
     assert ssl_scenario.read(path) == {"array": {}}
+
+
+@pytest.mark.parametrize("option, instead", [
+    (["--seed", "5"], "give motet run --seed N"),
+    (["--until", "1"], "give motet run --until S"),
+    (["--module", "3"], "the device file gives the modules' ids"),
+    (["--log=m.log"], "give motet run --log-dir DIR"),
+])
+def test_an_option_the_hub_gives_every_module_is_refused_after_the_dashes(option, instead,
+                                                                           monkeypatch, capsys):
+    """The options after -- go to every module's program after the hub's
+    own: `-- --seed 5` gave every module one seed in place of its own
+    (silently), `-- --module 3` stopped the run with 'a module announced
+    itself as 3' (status 1)."""
+    def never(*args, **kwargs):
+        raise AssertionError("nothing is built or run")
+    monkeypatch.setattr(run_device, "build_programs", never)
+    monkeypatch.setattr(run_device, "run_compiled", never)
+    device = str(ROOT / "devices" / "two-module.toml")
+    assert run_device.main([device, "--until", "1", "--", *option]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"run: error: -- {option[0]}: the hub gives every module its own "
+                          f"{option[0].split('=')[0]}; {instead}"), err
+    # An option of the program's own goes through.
+    monkeypatch.setattr(run_device, "build_programs", lambda *a: 0)
+    monkeypatch.setattr(run_device, "run_compiled", lambda args, dev, faults, extra: extra)
+    assert run_device.main([device, "--", "--timesync-window", "4"]) == ["--timesync-window", "4"]

@@ -211,6 +211,37 @@ def check_report(path):
         raise ValueError(f"--report {path}: no directory {Path(path).resolve().parent}")
 
 
+# What the hub gives each module's program itself, and where to ask for it
+# instead: given again after `--`, the program takes one of the two.
+HUB_OPTIONS = {
+    "--sim": "every module runs in simulated time",
+    "--realtime": "every module runs in simulated time",
+    "--seed": "give motet run --seed N (module M is seeded N * 1000 + M)",
+    "--until": "give motet run --until S (a module that stopped by itself would leave the bus)",
+    "--counter-start": "set the module's clock.start in the device file",
+    "--log": "give motet run --log-dir DIR",
+    "--bus": "the device file says which modules share it",
+    "--module": "the device file gives the modules' ids",
+    "--bus-frame-ns": "set bus_cycles_per_frame and cpu_mhz in the device file",
+    "--bus-byte-ns": "set bus_cycles_per_byte and cpu_mhz in the device file",
+    "--loader": "set [device] loader in the device file",
+    "--handler-us": "set handler_us in the device file",
+    "--task-us": "set task_us in the device file",
+    "--app-file": "give motet run --app APP.toml",
+}
+
+
+def check_module_options(extra):
+    """The options after `--` go to every module's program: one the hub
+    gives each module itself would be given twice, and which one the
+    program takes is a guess."""
+    for arg in extra:
+        name = arg.split("=", 1)[0]
+        if name in HUB_OPTIONS:
+            raise ValueError(f"-- {arg}: the hub gives every module its own {name}; "
+                             f"{HUB_OPTIONS[name]}")
+
+
 def check_fault(spec, fault, dev, until):
     """A fault that could never happen on this run is a mistake: one on a
     module the device does not have, or one timed after --until."""
@@ -225,6 +256,7 @@ def check_fault(spec, fault, dev, until):
 
 def cmd_run(args):
     try:
+        check_module_options(getattr(args, "extra", ()))
         check_times(args)
         check_seed(args.seed)
         check_report(args.report)
