@@ -189,6 +189,9 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     # Another port in the same tree: its toolchain is not the tree's.
     res = motet(repo, "build", "--port", "native", "--build-dir", str(bdir), "--target", TARGET)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    assert "afresh: it was configured for port avr" in res.stdout, res.stdout
+    assert "afresh: it was configured for port avr (its files removed)" in res.stdout, res.stdout
     cached, send = compile_flags(bdir)
     assert "-mmcu" not in cached and "avr-gcc" not in send, send
+    # The AVR objects went (a stack analyser reading the tree's .su files
+    # took the other port's for its own), the compiler cache stayed.
+    assert not list(bdir.rglob("*.c.obj")) and (bdir / "ccache").is_dir()

@@ -58,6 +58,11 @@ def compiler_launcher(bdir):
     return [f"-DCMAKE_C_COMPILER_LAUNCHER=env;CCACHE_DIR={cache};{ccache}"]
 
 
+# What a tree keeps when it is configured for another port: its compiler
+# cache (compiler_launcher()) and the lock of tree_lock(), which is held.
+KEPT_ACROSS_PORTS = ("ccache", ".motet-build.lock")
+
+
 def configure(bdir, port=DEFAULT_PORT, extra=()):
     """Configure `bdir` with Ninja if it is not yet, or afresh if it was
     configured for another port or from sources that have changed since in
@@ -74,7 +79,17 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
             return 1
         cached_port = _cached_value(cache, "MOTET_PORT")
         if cached_port != port:
-            reason = f"it was configured for port {cached_port}"
+            # Another port's objects and images are of no use here, and
+            # what reads a directory (the stack analysers' --su) would
+            # take them for this port's: only the compiler cache stays.
+            for entry in bdir.iterdir():
+                if entry.name in KEPT_ACROSS_PORTS:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+            reason = f"it was configured for port {cached_port} (its files removed)"
         elif (bdir / "build.ninja").exists():
             reason = build_tree.stale_reason(bdir, ROOT, extra)
             if reason is None:
@@ -88,7 +103,7 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
     if fresh:
         # What `cmake --fresh` removes; the objects and Ninja's log stay, so
         # only what the new configuration compiles differently is rebuilt.
-        cache_file.unlink()
+        cache_file.unlink(missing_ok=True)
         shutil.rmtree(bdir / "CMakeFiles", ignore_errors=True)
     cmd = ["cmake", "-G", "Ninja", "-S", ROOT, "-B", bdir, f"-DMOTET_PORT={port}",
            f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *extra]
