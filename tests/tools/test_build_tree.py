@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""A build tree configured before a toolchain file, a port's or the top
-CMakeLists' cache defaults changed is configured afresh by `motet build`
-(tools/motetlib/build_tree.py): CMake reads those only at a tree's first
+"""A build tree configured before a CMake file it read changed (a toolchain
+file, a port's or the top CMakeLists' cache defaults) is configured afresh
+by `motet build` (tools/motetlib/build_tree.py): CMake reads those defaults only at a tree's first
 configure, so such a tree kept its old flags for ever. An untouched tree is
 not configured again. The builds run in a copy of the repository, as a
 user types them."""
@@ -22,51 +22,6 @@ from repo_copy import clone, user_env  # noqa: E402
 
 BUILD_TIMEOUT_S = 600
 TARGET = "motet_kernel_core"  # a few seconds of avr-gcc
-
-
-def digest_of(tmp_path, text, whole=False):
-    path = tmp_path / "x.cmake"
-    path.write_text(text)
-    return build_tree.digest(path, whole)
-
-
-TOOLCHAIN = """\
-# flags
-set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_C_FLAGS_INIT "-mmcu=x -mrelax")  # the flags a tree starts from
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-"""
-
-
-def test_only_what_a_first_configure_reads_counts_and_not_its_layout(tmp_path):
-    listfile = ('set(X "a" CACHE STRING "doc")\noption(O "doc" ON)\nfind_program(P p)\n'
-                'add_subdirectory(kernel)\nset(Y 1)\n')
-    base = digest_of(tmp_path, listfile)
-    # Comments, layout and statements every configure runs again do not count.
-    assert digest_of(tmp_path, "# a note\n" + listfile.replace("(O ", "(O   ")
-                     .replace("kernel", "ports").replace("Y 1", "Y 2")) == base
-    for changed in (listfile.replace('"a"', '"b"'), listfile.replace("ON", "OFF"),
-                    listfile.replace("(P p)", "(P q)"),
-                    listfile + 'set(CMAKE_C_FLAGS_INIT "-O1")\n',
-                    listfile + "set(CMAKE_C_COMPILER cc)\n"):
-        assert digest_of(tmp_path, changed) != base, changed
-    # A toolchain file counts whole, less its comments and layout.
-    whole = digest_of(tmp_path, TOOLCHAIN, whole=True)
-    assert digest_of(tmp_path, TOOLCHAIN.replace("# flags\n", "").replace("  #", " #"),
-                     whole=True) == whole
-    assert digest_of(tmp_path, TOOLCHAIN.replace("-mrelax", "-mrelax -O1"), whole=True) != whole
-    assert digest_of(tmp_path, TOOLCHAIN.replace("NEVER", "ONLY"), whole=True) != whole
-    assert build_tree.digest(tmp_path / "absent.cmake") is None
-
-
-def test_commands_reads_quotes_brackets_nested_parentheses_and_comments():
-    text = ('if((A AND B) OR C) # (not a command)\n'
-            'set(R [=[x ) y]=] "q \\" )" CACHE STRING "")\n#[[ set(Z 1 CACHE STRING "") ]]\n'
-            'endif()\n')
-    assert list(build_tree.commands(text)) == [
-        ("if", ["(", "A", "AND", "B", ")", "OR", "C"]),
-        ("set", ["R", "[=[x ) y]=]", '"q \\" )"', "CACHE", "STRING", '""']),
-        ("endif", [])]
 
 
 def motet(repo, *args):
@@ -94,14 +49,19 @@ def compile_flags(bdir):
     return cached, send
 
 
-def build_with_options(repo, bdir, *options):
+def build_call(repo, bdir, *options):
     """build.build() of the AVR tree `bdir` with configure options, as the
-    benchmarks call it; its output."""
-    res = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tools'); "
+    benchmarks call it."""
+    return subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tools'); "
                           "from motetlib import build; sys.exit(build.build(sys.argv[1], 'avr', "
                           f"targets=['{TARGET}'], extra=sys.argv[2:]))", str(bdir), *options],
                          cwd=repo, env=user_env(), capture_output=True, text=True,
                          timeout=BUILD_TIMEOUT_S)
+
+
+def build_with_options(repo, bdir, *options):
+    """build_call() that succeeds; its output."""
+    res = build_call(repo, bdir, *options)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return res.stdout
 
@@ -119,7 +79,7 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     # Untouched, or touched without a change of what it says: no configure.
     out = build_avr(repo, bdir)
     assert not configured(out) and "afresh" not in out, out
-    toolchain.write_text(toolchain.read_text() + "# a note\n")
+    toolchain.touch()
     (repo / "ports" / "avr" / "port.cmake").touch()
     out = build_avr(repo, bdir)
     assert not configured(out) and "afresh" not in out, out
@@ -178,6 +138,20 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=8000000")
     assert "afresh: its cache has MOTET_AVR_F_CPU=4000000, not the 8000000 this build gives" in out
 
+    # A cache entry's default taken from a variable, which a plain set()
+    # gives: what a change of it would do is CMake's to say, so it counts.
+    port = repo / "ports" / "avr" / "port.cmake"
+    port_text = port.read_text()
+    port.write_text(port_text + 'set(STALE_VALUE one)\nset(MOTET_STALE ${STALE_VALUE} CACHE '
+                    'STRING "")\n')
+    build_avr(repo, bdir)
+    port.write_text(port_text + 'set(STALE_VALUE two)\nset(MOTET_STALE ${STALE_VALUE} CACHE '
+                    'STRING "")\n')
+    out = build_avr(repo, bdir)
+    assert "afresh: ports/avr/port.cmake changed since it was configured" in out, out
+    assert "MOTET_STALE:STRING=two" in (bdir / "CMakeCache.txt").read_text()
+    port.write_text(port_text)
+
     # A target the tree does not have is bad input (status 2), not a build
     # that failed (1); Ninja says what it may have meant.
     res = motet(repo, "build", "--port", "avr", "--build-dir", str(bdir), "--target", "kernel_cor")
@@ -195,3 +169,4 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     # The AVR objects went (a stack analyser reading the tree's .su files
     # took the other port's for its own), the compiler cache stayed.
     assert not list(bdir.rglob("*.c.obj")) and (bdir / "ccache").is_dir()
+

@@ -39,11 +39,6 @@ def run(cmd, cwd=None, quiet=False, **kw):
         return subprocess.CompletedProcess(cmd, 127, "", "")
 
 
-def _cached_value(cache, key):
-    m = re.search(rf"^{re.escape(key)}:[A-Z]+=(.*)$", cache, re.M)
-    return m.group(1) if m else None
-
-
 def compiler_launcher(bdir):
     """CMake arguments that compile through ccache, its cache inside the
     tree `bdir`, or none without ccache. The kernel's configurations
@@ -65,19 +60,19 @@ KEPT_ACROSS_PORTS = ("ccache", ".motet-build.lock")
 
 def configure(bdir, port=DEFAULT_PORT, extra=()):
     """Configure `bdir` with Ninja if it is not yet, or afresh if it was
-    configured for another port or from sources that have changed since in
-    what only a first configure reads (build_tree.py). A port with
+    configured for another port or if a CMake file it read or its options
+    changed since (build_tree.py). A port with
     cmake/toolchain-<port>.cmake is cross-compiled with it."""
     cache_file = bdir / "CMakeCache.txt"
     fresh = False
     if cache_file.exists():
         cache = cache_file.read_text(errors="replace")
-        gen = _cached_value(cache, "CMAKE_GENERATOR")
+        gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
         if gen and gen != "Ninja":
             print(f"error: {bdir} was configured with the {gen!r} generator, not Ninja; "
                   f"remove it or pick another --build-dir", file=sys.stderr)
             return 1
-        cached_port = _cached_value(cache, "MOTET_PORT")
+        cached_port = build_tree.cached_value(cache, "MOTET_PORT")
         if cached_port != port:
             # Another port's objects and images are of no use here, and
             # what reads a directory (the stack analysers' --su) would

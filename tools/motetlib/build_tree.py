@@ -1,15 +1,22 @@
 # SPDX-License-Identifier: MIT
 """Whether a CMake build tree still has the configuration its sources give.
 
-CMake reads some statements only when a tree is configured for the first
-time: the flags a toolchain file starts from (CMAKE_C_FLAGS_INIT), its
-compiler, an option's or a cache entry's default, a program found once.
-Once the tree has those cache entries, a later configure, Ninja's own
-re-run included, keeps them whatever the sources now say, so a tree
-configured before a toolchain file gained a flag builds without it for
-ever. `motet build` records, in the tree, what those statements said when it
-configured the tree, and configures afresh a tree whose record no longer
-matches the sources (build.configure()).
+CMake reads some of what its files say only when a tree is configured for
+the first time: the flags a toolchain file starts from, its compiler, an
+option's or a cache entry's default, a program found once. Once the tree
+has those cache entries, a later configure, Ninja's own re-run included,
+keeps them whatever the sources now say, so a tree configured before a
+toolchain file gained a flag builds without it for ever. `motet build`
+records, in the tree, a digest of every CMake file under the repository
+that its configure read, and the configure options it was given, and
+configures afresh a tree whose record no longer matches
+(build.configure()).
+
+Any change to such a file counts, even one that a re-run of CMake would
+have taken: which statements only a first configure reads is CMake's own
+evaluation (a default inside if(), from ${VAR}, string(APPEND ..._INIT)),
+and a fresh configure costs about a second and keeps the objects, so only
+what it compiles differently is rebuilt.
 """
 
 import hashlib
@@ -18,119 +25,21 @@ import re
 from pathlib import Path
 
 RECORD = ".motet-configured-from.json"
-RECORD_VERSION = 1
-
-# Statements whose effect a configure after the first does not renew.
-FIND_COMMANDS = {"find_program", "find_library", "find_path", "find_file"}
-TOOLCHAIN_VARIABLES = re.compile(r"^CMAKE_(\w+_COMPILER|SYSTEM_NAME|SYSTEM_PROCESSOR|"
-                                 r"SYSTEM_VERSION|SYSROOT)$")
-
-_BRACKET_OPEN = re.compile(r"\[(=*)\[")
-_NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
+RECORD_VERSION = 2
 
 
-def _bracket_end(text, i):
-    """End of the bracket argument or comment that opens at text[i], or None
-    if none opens there."""
-    m = _BRACKET_OPEN.match(text, i)
-    if not m:
-        return None
-    close = text.find("]" + m.group(1) + "]", m.end())
-    return len(text) if close < 0 else close + len(m.group(1)) + 2
+def cached_value(cache_text, key):
+    """The value of entry `key` in a CMakeCache.txt's text, or None."""
+    m = re.search(rf"^{re.escape(key)}:[A-Z]+=(.*)$", cache_text, re.M)
+    return m.group(1) if m else None
 
 
-def _skip_comment(text, i):
-    """End of the comment that starts at text[i] ('#')."""
-    end = _bracket_end(text, i + 1)
-    if end is not None:
-        return end
-    nl = text.find("\n", i)
-    return len(text) if nl < 0 else nl
-
-
-def _arguments(text, i):
-    """The arguments of the command whose '(' is just before text[i], and the
-    index after its ')'."""
-    args, depth, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-        elif c == "#":
-            i = _skip_comment(text, i)
-        elif c == "(":
-            depth += 1
-            args.append(c)
-            i += 1
-        elif c == ")":
-            if depth == 0:
-                return args, i + 1
-            depth -= 1
-            args.append(c)
-            i += 1
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            args.append(text[i:j + 1])
-            i = j + 1
-        elif (end := _bracket_end(text, i)) is not None:
-            args.append(text[i:end])
-            i = end
-        else:
-            j = i
-            while j < n and not text[j].isspace() and text[j] not in '()#"':
-                j += 2 if text[j] == "\\" else 1
-            args.append(text[i:j])
-            i = j
-    return args, n
-
-
-def commands(text):
-    """(name in lower case, [arguments]) of each command of a CMake file,
-    comments left out and each argument as written (quotes kept)."""
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "#":
-            i = _skip_comment(text, i)
-            continue
-        m = _NAME.match(text, i)
-        if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            args, i = _arguments(text, m.end())
-            yield m.group(1).lower(), args
-            continue
-        i += 1
-
-
-def _unquoted(arg):
-    return arg[1:-1] if len(arg) >= 2 and arg[0] == arg[-1] == '"' else arg
-
-
-def first_configure_only(name, args):
-    """Whether a later configure leaves the effect of this command as the
-    first one made it."""
-    if name == "option" or name in FIND_COMMANDS:
-        return True
-    if name != "set" or not args:
-        return False
-    variable = _unquoted(args[0])
-    return ("CACHE" in args[1:] or variable.endswith("_INIT")
-            or TOOLCHAIN_VARIABLES.match(variable) is not None)
-
-
-def digest(path, whole=False):
-    """Digest of what the CMake file `path` says that only a first configure
-    reads (`whole`: all its commands, as for a toolchain file, which a
-    configure reads before anything is cached); None if it does not exist.
-    Comments and layout do not count."""
+def digest(path):
+    """Digest of the file `path`, or None if it does not exist."""
     try:
-        text = Path(path).read_text(errors="replace")
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except FileNotFoundError:
         return None
-    kept = ["\x1f".join([name, *args]) for name, args in commands(text)
-            if whole or first_configure_only(name, args)]
-    return hashlib.sha256("\n".join(kept).encode()).hexdigest()
 
 
 def _ninja_unescape(word):
@@ -165,8 +74,8 @@ def configure_inputs(bdir, root):
 
 
 def _toolchain(cache_text):
-    m = re.search(r"^CMAKE_TOOLCHAIN_FILE:[A-Z]+=(.*)$", cache_text, re.M)
-    return Path(m.group(1)) if m and m.group(1) else None
+    value = cached_value(cache_text, "CMAKE_TOOLCHAIN_FILE")
+    return Path(value) if value else None
 
 
 def _definitions(options):
@@ -181,23 +90,28 @@ def _record_path(bdir):
     return Path(bdir) / RECORD
 
 
-def _digests(paths, toolchain):
-    return {str(p): digest(p, whole=toolchain is not None and p == toolchain) for p in paths}
+def _read_record(bdir):
+    try:
+        record = json.loads(_record_path(bdir).read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("version") == RECORD_VERSION else None
+
+
+def _write(bdir, record):
+    _record_path(bdir).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
 def write_record(bdir, root, options):
     """Record what the tree `bdir`, just configured, was configured from:
-    the first-configure statements of its CMake inputs and the configure
-    options (`options`) it was given."""
+    its CMake inputs and the configure options (`options`) it was given."""
     bdir = Path(bdir)
-    cache = (bdir / "CMakeCache.txt").read_text(errors="replace")
-    toolchain = _toolchain(cache)
+    toolchain = _toolchain((bdir / "CMakeCache.txt").read_text(errors="replace"))
     inputs = configure_inputs(bdir, root)
     if toolchain is not None and toolchain not in inputs:
         inputs.append(toolchain)
-    record = {"version": RECORD_VERSION, "options": list(options),
-              "inputs": _digests(inputs, toolchain)}
-    _record_path(bdir).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    _write(bdir, {"version": RECORD_VERSION, "options": list(options),
+                  "inputs": {str(p): digest(p) for p in inputs}})
 
 
 def forget(bdir):
@@ -225,33 +139,28 @@ def stale_reason(bdir, root, options):
     records) is up to date if no CMake input of it changed after its first
     configure; it then gets its record."""
     bdir, root = Path(bdir), Path(root).resolve()
-    try:
-        record = json.loads(_record_path(bdir).read_text())
-        if record.get("version") != RECORD_VERSION:
-            record = None
-    except (FileNotFoundError, ValueError):
-        record = None
+    record = _read_record(bdir)
     cache = (bdir / "CMakeCache.txt").read_text(errors="replace")
-    toolchain = _toolchain(cache)
     if record is None:
         first = _first_configure_time(bdir)
         if first is None:
             return "it has no record of its first configure"
+        toolchain = _toolchain(cache)
         inputs = configure_inputs(bdir, root) + ([toolchain] if toolchain else [])
         for path in inputs:
             if path.exists() and path.stat().st_mtime > first:
                 return f"{_shown(path, root)} changed after its first configure"
         for name, value in _definitions(options):
-            m = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", cache, re.M)
-            if m is None or m.group(1) != value:
-                return (f"its cache has {name}={m.group(1) if m else '(nothing)'}, not the "
-                        f"{value} this build gives")
+            cached = cached_value(cache, name)
+            if cached != value:
+                return (f"its cache has {name}={'(nothing)' if cached is None else cached}, not "
+                        f"the {value} this build gives")
         write_record(bdir, root, options)
         return None
     recorded = record.get("inputs", {})
     kept = {}
     for name, was in recorded.items():
-        now = digest(name, whole=toolchain is not None and Path(name) == toolchain)
+        now = digest(name)
         if now is None:  # a file gone (an application removed) sets nothing any more
             continue
         if now != was:
@@ -264,6 +173,6 @@ def stale_reason(bdir, root, options):
     # what that re-run took.
     new = [p for p in configure_inputs(bdir, root) if str(p) not in recorded]
     if new or len(kept) != len(recorded):
-        record["inputs"] = {**kept, **_digests(new, toolchain)}
-        _record_path(bdir).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        record["inputs"] = {**kept, **{str(p): digest(p) for p in new}}
+        _write(bdir, record)
     return None
