@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """A build tree configured before a CMake file it read changed (a toolchain
 file, a port's or the top CMakeLists' cache defaults) is configured afresh
-by `motet build` (tools/motetlib/build_tree.py): CMake reads those defaults only at a tree's first
+by `motet build` (tools/motetlib/build_tree.py), with the options it was
+configured with: CMake reads those defaults only at a tree's first
 configure, so such a tree kept its old flags for ever. An untouched tree is
 not configured again. The builds run in a copy of the repository, as a
 user types them."""
@@ -138,6 +139,18 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=8000000")
     assert "afresh: its cache has MOTET_AVR_F_CPU=4000000, not the 8000000 this build gives" in out
 
+    # Configured afresh with no options from the command (motet build after a
+    # CMake file changed), a tree keeps those it was configured with.
+    build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=4000000")
+    toolchain.write_text(text.replace("-mrelax -ffunction-sections",
+                                      "-mrelax -DMOTET_CARRIED -ffunction-sections"))
+    out = build_avr(repo, bdir)
+    assert ("afresh: cmake/toolchain-avr.cmake changed since it was configured; with the "
+            "options it was configured with: -DMOTET_AVR_F_CPU=4000000\n") in out, out
+    cache = (bdir / "CMakeCache.txt").read_text()
+    assert "MOTET_AVR_F_CPU:STRING=4000000" in cache and "-DMOTET_CARRIED" in cache
+    toolchain.write_text(text)
+
     # A cache entry's default taken from a variable, which a plain set()
     # gives: what a change of it would do is CMake's to say, so it counts.
     port = repo / "ports" / "avr" / "port.cmake"
@@ -150,6 +163,22 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     out = build_avr(repo, bdir)
     assert "afresh: ports/avr/port.cmake changed since it was configured" in out, out
     assert "MOTET_STALE:STRING=two" in (bdir / "CMakeCache.txt").read_text()
+    port.write_text(port_text)
+
+    # A first configure that failed (a port.cmake with an error), then the
+    # error fixed: what the failed one cached is not kept, its options are.
+    other = repo / "build-avr-other"
+    port.write_text(port_text + 'set(MOTET_STALE one CACHE STRING "")\n'
+                    'message(FATAL_ERROR "broken on purpose")\n')
+    res = build_call(repo, other, "-DMOTET_AVR_F_CPU=4000000")
+    assert res.returncode != 0 and "broken on purpose" in res.stdout + res.stderr
+    port.write_text(port_text + 'set(MOTET_STALE two CACHE STRING "")\n')
+    out = build_avr(repo, other)
+    assert (f"motet: configuring {other} afresh: its last configure did not finish (no "
+            "build.ninja); with the options it was configured with: "
+            "-DMOTET_AVR_F_CPU=4000000\n") in out, out
+    cache = (other / "CMakeCache.txt").read_text()
+    assert "MOTET_STALE:STRING=two" in cache and "MOTET_AVR_F_CPU:STRING=4000000" in cache
     port.write_text(port_text)
 
     # A target the tree does not have is bad input (status 2), not a build

@@ -58,13 +58,28 @@ def compiler_launcher(bdir):
 KEPT_ACROSS_PORTS = ("ccache", ".motet-build.lock")
 
 
+def _empty_for_another_port(bdir):
+    """Remove what the tree `bdir` holds but for KEPT_ACROSS_PORTS: another
+    port's objects and images are of no use here, and what reads a
+    directory (the stack analysers' --su) would take them for this port's."""
+    for entry in bdir.iterdir():
+        if entry.name in KEPT_ACROSS_PORTS:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
 def configure(bdir, port=DEFAULT_PORT, extra=()):
     """Configure `bdir` with Ninja if it is not yet, or afresh if it was
-    configured for another port or if a CMake file it read or its options
-    changed since (build_tree.py). A port with
-    cmake/toolchain-<port>.cmake is cross-compiled with it."""
+    configured for another port, if its last configure did not finish, or
+    if a CMake file it read or its options changed since (build_tree.py).
+    With no `extra`, the options the tree was configured with are given
+    again. A port with cmake/toolchain-<port>.cmake is cross-compiled with
+    it."""
     cache_file = bdir / "CMakeCache.txt"
-    fresh = False
+    options = list(extra)
     if cache_file.exists():
         cache = cache_file.read_text(errors="replace")
         gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
@@ -74,40 +89,44 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
             return 1
         cached_port = build_tree.cached_value(cache, "MOTET_PORT")
         if cached_port != port:
-            # Another port's objects and images are of no use here, and
-            # what reads a directory (the stack analysers' --su) would
-            # take them for this port's: only the compiler cache stays.
-            for entry in bdir.iterdir():
-                if entry.name in KEPT_ACROSS_PORTS:
-                    continue
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry)
-                else:
-                    entry.unlink()
+            _empty_for_another_port(bdir)
             reason = f"it was configured for port {cached_port} (its files removed)"
-        elif (bdir / "build.ninja").exists():
+        elif not (bdir / "build.ninja").exists():
+            # What a failed first configure cached may be what was wrong.
+            reason = "its last configure did not finish (no build.ninja)"
+        else:
             reason = build_tree.stale_reason(bdir, ROOT, extra)
             if reason is None:
                 return 0
-        else:  # an earlier configure failed: it starts again from its cache
-            reason = None
-        if reason is not None:
-            print(f"motet: configuring {bdir} afresh: {reason}", flush=True)
-            fresh = True
-    build_tree.forget(bdir)
-    if fresh:
+        recorded = build_tree.recorded_options(bdir)
+        if not options and recorded:
+            options = recorded
+            reason += f"; with the options it was configured with: {' '.join(recorded)}"
+        elif not options and recorded is None and cached_port == port:
+            reason += ("; it has no record of the options it was configured with: an entry "
+                       "of its cache set by hand or by an option (-D...) is not carried over")
+        print(f"motet: configuring {bdir} afresh: {reason}", flush=True)
         # What `cmake --fresh` removes; the objects and Ninja's log stay, so
         # only what the new configuration compiles differently is rebuilt.
         cache_file.unlink(missing_ok=True)
         shutil.rmtree(bdir / "CMakeFiles", ignore_errors=True)
+    elif not options and (recorded := build_tree.recorded_options(bdir)):
+        options = recorded
+        print(f"motet: configuring {bdir} with the options it was configured with: "
+              f"{' '.join(recorded)}", flush=True)
+    # A configure that fails leaves no build.ninja, so the next one starts
+    # afresh (above) rather than from what this one cached; the options go
+    # in the record first, so that it carries them over.
+    (bdir / "build.ninja").unlink(missing_ok=True)
+    build_tree.write_record(bdir, ROOT, options, configured=False)
     cmd = ["cmake", "-G", "Ninja", "-S", ROOT, "-B", bdir, f"-DMOTET_PORT={port}",
-           f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *extra]
+           f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *options]
     toolchain = ROOT / "cmake" / f"toolchain-{port}.cmake"
     if toolchain.exists():
         cmd.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
     status = run(cmd).returncode
     if status == 0:
-        build_tree.write_record(bdir, ROOT, extra)
+        build_tree.write_record(bdir, ROOT, options)
     return status
 
 

@@ -102,10 +102,14 @@ def _write(bdir, record):
     _record_path(bdir).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
-def write_record(bdir, root, options):
+def write_record(bdir, root, options, configured=True):
     """Record what the tree `bdir`, just configured, was configured from:
-    its CMake inputs and the configure options (`options`) it was given."""
+    its CMake inputs and the configure options (`options`) it was given;
+    before it is (not `configured`), the options only."""
     bdir = Path(bdir)
+    if not configured:
+        _write(bdir, {"version": RECORD_VERSION, "options": list(options), "inputs": {}})
+        return
     toolchain = _toolchain((bdir / "CMakeCache.txt").read_text(errors="replace"))
     inputs = configure_inputs(bdir, root)
     if toolchain is not None and toolchain not in inputs:
@@ -114,9 +118,11 @@ def write_record(bdir, root, options):
                   "inputs": {str(p): digest(p) for p in inputs}})
 
 
-def forget(bdir):
-    """Remove the record of `bdir` (before its configure starts afresh)."""
-    _record_path(bdir).unlink(missing_ok=True)
+def recorded_options(bdir):
+    """The configure options the record of `bdir` says it was configured
+    with, or None if it has no record."""
+    record = _read_record(bdir)
+    return None if record is None else list(record.get("options") or [])
 
 
 def _first_configure_time(bdir):
