@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import build_tree  # noqa: E402
+from motetlib import build, build_tree  # noqa: E402
 from repo_copy import clone, user_env  # noqa: E402
 
 BUILD_TIMEOUT_S = 600
@@ -199,3 +199,23 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
     # took the other port's for its own), the compiler cache stayed.
     assert not list(bdir.rglob("*.c.obj")) and (bdir / "ccache").is_dir()
 
+
+def test_a_cmake_tree_of_no_motet_port_is_left_alone(tmp_path, capsys):
+    """A directory named by mistake (MOTET_BUILD_DIR, --build-dir) whose
+    cache is no Motet tree's is refused, not emptied as a tree of another
+    port would be."""
+    foreign = tmp_path / "theirs"
+    foreign.mkdir()
+    (foreign / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n")
+    (foreign / "main.o").write_text("someone's object\n")
+    assert build.build(foreign, "native") == 2
+    assert (foreign / "main.o").read_text() == "someone's object\n"
+    assert (foreign / "CMakeCache.txt").exists()
+    err = capsys.readouterr().err
+    assert (f"error: {foreign} is a CMake tree of no Motet port (its cache has "
+            "MOTET_PORT=(nothing)); remove it or pick another --build-dir") in err, err
+    (foreign / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n"
+                                            "MOTET_PORT:STRING=vax\n")
+    assert build.build(foreign, "native") == 2
+    assert (foreign / "main.o").exists()
+    assert "its cache has MOTET_PORT=vax)" in capsys.readouterr().err

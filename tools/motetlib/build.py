@@ -88,6 +88,13 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
                   f"remove it or pick another --build-dir", file=sys.stderr)
             return 1
         cached_port = build_tree.cached_value(cache, "MOTET_PORT")
+        if cached_port not in known_ports():
+            # Not a tree of motet's (a CMake tree named by mistake): what it
+            # holds is someone's, and is left as it is.
+            print(f"error: {bdir} is a CMake tree of no Motet port (its cache has "
+                  f"MOTET_PORT={cached_port or '(nothing)'}); remove it or pick another "
+                  "--build-dir", file=sys.stderr)
+            return 2
         if cached_port != port:
             _empty_for_another_port(bdir)
             reason = f"it was configured for port {cached_port} (its files removed)"
