@@ -477,3 +477,33 @@ def test_an_avr_image_built_without_the_bus_is_refused(build_dir, tmp_path):
                      r"its image \S+/apps/hello/hello\.elf has no bus: its kernel is built "
                      r"without MOTET_BUS", res.stdout, re.M), res.stdout[-3000:]
     assert "hub|" not in res.stdout  # refused before any module started
+
+
+def start_board(build_dir, tmp_path, script, *options):
+    """The simavr harness on the avr module's image of mixed-avr, with a
+    board program that is the shell script `script` (None: a path where no
+    program is); its status and stderr."""
+    from motetlib import build
+    build_device_programs(build_dir, MIXED)
+    if script is None:
+        board = tmp_path / "no-such-board"
+    else:
+        board = tmp_path / "board.sh"
+        board.write_text("#!/bin/sh\n" + script)
+        board.chmod(0o755)
+    image = build.port_build_dir(build_dir, "avr") / "apps" / "pingpong" / "pingpong.elf"
+    res = subprocess.run([str(build_dir / "tools/simavr-harness/motet-simavr"), "--quiet",
+                          "--board", str(board), *options, str(image)],
+                         capture_output=True, text=True, timeout=60)
+    return res.returncode, res.stderr, board
+
+
+def test_a_board_program_that_never_says_it_is_ready_stops_the_harness(build_dir, tmp_path):
+    """The harness waited for the board program's first frame with a
+    blocking read: a silent board hung it for ever (under motet run, 65 s,
+    then 'modules did not connect'). It waits as long as --timeout (a few
+    seconds without), then stops with the timeout's status."""
+    status, err, board = start_board(build_dir, tmp_path, "exec sleep 60\n", "--timeout", "1")
+    assert status == 124, err
+    assert (f"motet-simavr: board program {board} did not say it was ready within 1 s (it "
+            "sent no first frame; stopped)\n") in err, err

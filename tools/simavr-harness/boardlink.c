@@ -13,17 +13,22 @@
 #include "boardlink.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "avr_board_if.h"
 #include "sim_io.h"
 
 #define ANSWER_MAX 4096u /* the largest answer an ATmega128 buffer could take */
+/* How long a board program may take to say it is ready without --timeout:
+ * the SSL board reads its scenario in well under a second. */
+#define READY_WAIT_S 5.0
 
 static struct {
     avr_t *avr;
@@ -151,21 +156,56 @@ static int start_program(const options_t *opt)
     return 0;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+/* Reads the n bytes of the first frame's head by `deadline` (monotonic
+ * seconds): 1 read, 0 the program closed its output first, -1 late. */
+static int read_by(uint8_t *p, size_t n, double deadline)
+{
+    while (n) {
+        double left = deadline - monotonic_s();
+        if (left <= 0) return -1;
+        struct pollfd pfd = {.fd = L.from_board, .events = POLLIN};
+        int ready = poll(&pfd, 1, (int) (left * 1000.0) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return 0;
+        if (ready == 0) continue;
+        ssize_t k = read(L.from_board, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return 0;
+        p += k;
+        n -= (size_t) k;
+    }
+    return 1;
+}
+
 /* The program's first frame, empty, says that it took its arguments; one
  * that ends before it refused them (a sensor it does not serve, a scenario
  * it cannot read), and the module must not join a bus without its sensors. */
-static int wait_ready(void)
+static int wait_ready(double wait_s)
 {
     uint8_t head[2];
-    bool ended = !read_all(head, 2);
-    if (!ended && head[0] == 0 && head[1] == 0) return 0;
+    int got = read_by(head, 2, monotonic_s() + wait_s);
+    if (got == 1 && head[0] == 0 && head[1] == 0) return 0;
     close(L.to_board);
     close(L.from_board);
     L.to_board = L.from_board = -1;
-    if (!ended) kill(L.pid, SIGTERM);
+    if (got != 0) kill(L.pid, SIGTERM);
     int status = 0;
     waitpid(L.pid, &status, 0);
-    if (!ended)
+    if (got < 0) {
+        fprintf(stderr,
+                "motet-simavr: board program %s did not say it was ready within %g s (it sent "
+                "no first frame; stopped)\n",
+                L.program, wait_s);
+        return EXIT_LIMIT;
+    }
+    if (got == 1)
         fprintf(stderr,
                 "motet-simavr: board program %s sent a first frame of %u bytes, not the empty "
                 "one that says it is ready\n",
@@ -189,7 +229,7 @@ int boardlink_start(avr_t *core, const options_t *opt)
     avr_register_io_write(core, AVR_BOARD_IF_CMD, command, NULL);
     if (!opt->board) return 0;
     int err = start_program(opt);
-    return err ? err : wait_ready();
+    return err ? err : wait_ready(opt->timeout > 0 ? opt->timeout : READY_WAIT_S);
 }
 
 void boardlink_stop(void)

@@ -13,9 +13,10 @@
 
 /* Wires the board interface into the core and, if opt names a board
  * program, starts it and waits for its first frame, empty, which says that
- * it took its arguments: 0, or after a message on stderr EXIT_ERROR (it
- * could not be started) or EXIT_BOARD (it ended first, or sent another
- * frame). Without a board program every call answers AVR_BOARD_NONE. */
+ * it took its arguments, within opt->timeout (a few seconds without): 0,
+ * or after a message on stderr EXIT_ERROR (it could not be started),
+ * EXIT_LIMIT (it said nothing in time) or EXIT_BOARD (it ended first, or
+ * sent another frame). Without a board program every call answers AVR_BOARD_NONE. */
 int boardlink_start(avr_t *core, const options_t *opt);
 
 /* Closes the board program's pipes and waits for it. */

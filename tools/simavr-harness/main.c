@@ -61,7 +61,8 @@ static const char usage_text[] =
     "\n"
     "Numbers are decimal or 0x hex. Exit status: the firmware's port_halt() status\n"
     "(0..122); 123 the board program ended before it was ready; 124 cycle limit or\n"
-    "timeout; 125 usage or load error; 126 crash, or a sleep with interrupts off\n"
+    "timeout, or the board program silent past the timeout (5 s without one); 125\n"
+    "usage or load error; 126 crash, or a sleep with interrupts off\n"
     "that is not port_halt(); 127 on a device, the watchdog reset the chip (alone,\n"
     "it reboots and runs on). simavr 1.6 charges no cycles for interrupt entry or\n"
     "wake-up: see docs/simavr-harness.md.\n";
