@@ -507,3 +507,44 @@ def test_a_board_program_that_never_says_it_is_ready_stops_the_harness(build_dir
     assert status == 124, err
     assert (f"motet-simavr: board program {board} did not say it was ready within 1 s (it "
             "sent no first frame; stopped)\n") in err, err
+
+
+@pytest.mark.parametrize("script, status, said", [
+    (None, 125, "cannot start board program {board}: No such file or directory\n"),
+    ("kill -9 $$\n", 125, "board program {board} was killed by signal 9 (Killed) before it "
+     "was ready\n"),
+    ("printf 'abc'\nsleep 5\n", 125, "board program {board} sent a first frame of 25185 bytes, "
+     "not the empty one that says it is ready (stopped)\n"),
+    ("echo oops >&2\nexit 3\n", 125, "board program {board} ended with status 3 before it was "
+     "ready (what it said, if anything, is above)\n"),
+    ("echo 'board: unknown sensor' >&2\nexit 2\n", 123, "board program {board} ended with "
+     "status 2 before it was ready: it refused its arguments (its message is above)\n"),
+], ids=["exec-fails", "killed", "another-frame", "other-status", "refused"])
+def test_each_early_end_of_a_board_program_is_told_as_it_is(build_dir, tmp_path, script,
+                                                            status, said):
+    """Any end of the board program before its ready frame was reported as
+    'ended with status N before it was ready: it refused its arguments',
+    status 123, which motet run turns into 'its board program refused the
+    arguments it was given' (status 2): a board that does not exist, one
+    killed by a signal, one that writes something else first or fails on
+    its own. Only an exit with status 2, the refusal of every program of
+    the project, is one now."""
+    got, err, board = start_board(build_dir, tmp_path, script, "--timeout", "10")
+    assert got == status, err
+    assert "motet-simavr: " + said.format(board=board) in err, err
+    assert ("refused" in err) == (status == 123), err
+
+
+def test_a_native_module_that_cannot_reach_the_hub_did_not_refuse_its_arguments(build_dir,
+                                                                                tmp_path):
+    """A native module that cannot reach the hub exited with status 2, the
+    status of a program that refuses its arguments, and the hub said so."""
+    from motetlib import module_kinds
+    build_device_programs(build_dir, MIXED)
+    res = subprocess.run([str(build_dir / "apps/pingpong/pingpong"), "--sim", "--bus",
+                          str(tmp_path / "no-hub.sock"), "--module", "0"],
+                         capture_output=True, text=True, timeout=30)
+    assert f"bus: module 0 cannot reach the hub at {tmp_path / 'no-hub.sock'}" in res.stderr
+    assert res.returncode not in (0, module_kinds.EXIT_NATIVE_REFUSED), res.stderr
+    native = module_kinds.KINDS["native"]
+    assert native.refused_arguments(None, res.returncode) is None

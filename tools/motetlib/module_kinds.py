@@ -34,8 +34,10 @@ HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native bui
 EXIT_WATCHDOG = 127
 # A native module's program exits with this status when it refuses its
 # arguments (module_main(), ports/native: an unknown sensor, application or
-# option), and the harness when its board program refused its own
-# (tools/simavr-harness/harness.h, EXIT_BOARD: a sensor it does not serve).
+# option), and the harness when its board program refused its own, exiting
+# with status 2 before it was ready (tools/simavr-harness/harness.h,
+# EXIT_BOARD: a sensor it does not serve); any other early end has another
+# status, and the harness's or the program's message says what it was.
 EXIT_NATIVE_REFUSED = 2
 EXIT_BOARD_REFUSED = 123
 LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build

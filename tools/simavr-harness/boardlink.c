@@ -13,6 +13,7 @@
 #include "boardlink.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,9 @@
 /* How long a board program may take to say it is ready without --timeout:
  * the SSL board reads its scenario in well under a second. */
 #define READY_WAIT_S 5.0
+/* The status by which a board program refuses its arguments, as every
+ * program of the project does (a usage error). */
+#define BOARD_REFUSED 2
 
 static struct {
     avr_t *avr;
@@ -117,10 +121,29 @@ static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *para
     avr->data[AVR_BOARD_IF_ANS_LEN_HI] = (uint8_t) (len >> 8);
 }
 
+/* The child's side of start_program(): on the pipes, or a word on
+ * exec_report (closed on a successful exec) saying why not. */
+static _Noreturn void exec_program(const options_t *opt, char **argv, int down[2], int up[2],
+                                   int exec_report)
+{
+    dup2(down[0], STDIN_FILENO);
+    dup2(up[1], STDOUT_FILENO);
+    close(down[0]);
+    close(down[1]);
+    close(up[0]);
+    close(up[1]);
+    execv(opt->board, argv);
+    int err = errno;
+    ssize_t written = write(exec_report, &err, sizeof err);
+    (void) written;
+    _exit(EXIT_ERROR);
+}
+
 static int start_program(const options_t *opt)
 {
-    int down[2], up[2];
-    if (pipe(down) != 0 || pipe(up) != 0) {
+    int down[2], up[2], report[2];
+    if (pipe(down) != 0 || pipe(up) != 0 || pipe(report) != 0 ||
+        fcntl(report[1], F_SETFD, FD_CLOEXEC) != 0) {
         perror("motet-simavr: board: pipe");
         return EXIT_ERROR;
     }
@@ -136,24 +159,25 @@ static int start_program(const options_t *opt)
         return EXIT_ERROR;
     }
     if (L.pid == 0) {
-        dup2(down[0], STDIN_FILENO);
-        dup2(up[1], STDOUT_FILENO);
-        close(down[0]);
-        close(down[1]);
-        close(up[0]);
-        close(up[1]);
-        execv(opt->board, argv);
-        fprintf(stderr, "motet-simavr: cannot start board program %s: %s\n", opt->board,
-                strerror(errno));
-        _exit(EXIT_ERROR);
+        close(report[0]);
+        exec_program(opt, argv, down, up, report[1]);
     }
     free(argv);
     close(down[0]);
     close(up[1]);
+    close(report[1]);
     L.to_board = down[1];
     L.from_board = up[0];
     signal(SIGPIPE, SIG_IGN); /* a program that ended is seen by write() */
-    return 0;
+    int err = 0;
+    ssize_t n;
+    do n = read(report[0], &err, sizeof err);
+    while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n <= 0) return 0; /* closed by the exec: the program runs */
+    fprintf(stderr, "motet-simavr: cannot start board program %s: %s\n", opt->board, strerror(err));
+    boardlink_stop();
+    return EXIT_ERROR;
 }
 
 static double monotonic_s(void)
@@ -185,8 +209,9 @@ static int read_by(uint8_t *p, size_t n, double deadline)
 }
 
 /* The program's first frame, empty, says that it took its arguments; one
- * that ends before it refused them (a sensor it does not serve, a scenario
- * it cannot read), and the module must not join a bus without its sensors. */
+ * that exits with BOARD_REFUSED before it refused them (a sensor it does
+ * not serve, a scenario it cannot read), and the module must not join a
+ * bus without its sensors. Every other start is told as what it is. */
 static int wait_ready(double wait_s)
 {
     uint8_t head[2];
@@ -205,20 +230,34 @@ static int wait_ready(double wait_s)
                 L.program, wait_s);
         return EXIT_LIMIT;
     }
-    if (got == 1)
+    if (got == 1) {
         fprintf(stderr,
                 "motet-simavr: board program %s sent a first frame of %u bytes, not the empty "
-                "one that says it is ready\n",
+                "one that says it is ready (stopped)\n",
                 L.program, (unsigned) (head[0] | head[1] << 8));
-    else if (WIFEXITED(status))
+        return EXIT_ERROR;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == BOARD_REFUSED) {
         fprintf(stderr,
                 "motet-simavr: board program %s ended with status %d before it was ready: it "
                 "refused its arguments (its message is above)\n",
+                L.program, BOARD_REFUSED);
+        return EXIT_BOARD;
+    }
+    if (WIFEXITED(status))
+        fprintf(stderr,
+                "motet-simavr: board program %s ended with status %d before it was ready "
+                "(what it said, if anything, is above)\n",
                 L.program, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        fprintf(stderr,
+                "motet-simavr: board program %s was killed by signal %d (%s) before it "
+                "was ready\n",
+                L.program, WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
-        fprintf(stderr, "motet-simavr: board program %s ended before it was ready (signal %d)\n",
-                L.program, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return EXIT_BOARD;
+        fprintf(stderr, "motet-simavr: board program %s closed its output before it was ready\n",
+                L.program);
+    return EXIT_ERROR;
 }
 
 int boardlink_start(avr_t *core, const options_t *opt)
