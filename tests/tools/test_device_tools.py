@@ -587,3 +587,18 @@ def test_an_option_the_hub_gives_every_module_is_refused_after_the_dashes(option
     monkeypatch.setattr(run_device, "build_programs", lambda *a: 0)
     monkeypatch.setattr(run_device, "run_compiled", lambda args, dev, faults, extra: extra)
     assert run_device.main([device, "--", "--timesync-window", "4"]) == ["--timesync-window", "4"]
+
+
+def test_an_app_file_after_the_dashes_is_refused_only_with_app(monkeypatch, capsys, tmp_path):
+    """`-- --app-file X.bin` gives the native modules a compiled description
+    (docs/app-format.md); it was refused always, as an option the hub gives
+    every module, where only motet run --app gives one too."""
+    monkeypatch.setattr(run_device, "build_programs", lambda *a: 0)
+    monkeypatch.setattr(run_device, "run_compiled", lambda args, dev, faults, extra: extra)
+    device = str(ROOT / "devices" / "two-module.toml")
+    assert run_device.main([device, "--", "--app-file", "x.bin"]) == ["--app-file", "x.bin"]
+    app = str(ROOT / "apps" / "pingpong" / "pingpong.toml")
+    assert run_device.main([device, "--app", app, "--", "--app-file=x.bin"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"run: error: -- --app-file=x.bin: motet run --app {app} gives every "
+                          "native module its own --app-file; give one of the two"), err

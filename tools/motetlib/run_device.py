@@ -227,19 +227,22 @@ HUB_OPTIONS = {
     "--loader": "set [device] loader in the device file",
     "--handler-us": "set handler_us in the device file",
     "--task-us": "set task_us in the device file",
-    "--app-file": "give motet run --app APP.toml",
 }
 
 
-def check_module_options(extra):
+def check_module_options(extra, app=None):
     """The options after `--` go to every module's program: one the hub
     gives each module itself would be given twice, and which one the
-    program takes is a guess."""
+    program takes is a guess; so would --app-file with motet run's --app
+    (`app`), which gives every native module its own."""
     for arg in extra:
         name = arg.split("=", 1)[0]
         if name in HUB_OPTIONS:
             raise ValueError(f"-- {arg}: the hub gives every module its own {name}; "
                              f"{HUB_OPTIONS[name]}")
+        if name == "--app-file" and app:
+            raise ValueError(f"-- {arg}: motet run --app {app} gives every native module its "
+                             "own --app-file; give one of the two")
 
 
 def check_fault(spec, fault, dev, until):
@@ -256,7 +259,7 @@ def check_fault(spec, fault, dev, until):
 
 def cmd_run(args):
     try:
-        check_module_options(getattr(args, "extra", ()))
+        check_module_options(getattr(args, "extra", ()), args.app)
         check_times(args)
         check_seed(args.seed)
         check_report(args.report)
