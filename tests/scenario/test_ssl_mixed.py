@@ -17,8 +17,8 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
-from device_run import DEVICES, build_device_programs, run_device
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import DEVICES, build_device_programs, env, motet_run_cmd, run_device
 from test_ssl import ALERT_DEADLINE_US, TOLERANCE_DEG, angle_error, write_scenario
 
 from motetlib import ssl_demo  # noqa: E402 (device_run put tools/ on the path)
@@ -250,3 +250,19 @@ def test_board_program_refuses_another_array(build_dir, tmp_path):
     assert res.returncode == 2
     assert "microphone array is its hardware (side 0.20 m, 16000 Hz, 343 m/s)" in res.stderr
     assert "side 0.3 m" in res.stderr
+
+
+def test_an_option_no_board_program_takes_is_refused_by_them(build_dir):
+    """The options after `--` go to the board programs, as the device file's
+    args do (`-- --scenario FILE`); ssl-mixed has no native module, so an
+    option of the native programs reaches only ssl_board, which refuses it,
+    and the run stops before the bus starts (README, motet run's row)."""
+    build_device_programs(build_dir, MIXED)
+    res = subprocess.run(motet_run_cmd(build_dir, MIXED, "--until", 0.2,
+                                       extra=["--timesync-window", "4"]),
+                         cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "| ssl_board: unknown argument: --timesync-window\n" in res.stdout, res.stdout
+    assert ("exited with status 123 before joining the bus: its board program refused the "
+            "arguments it was given") in res.stdout + res.stderr

@@ -583,10 +583,32 @@ def test_an_option_the_hub_gives_every_module_is_refused_after_the_dashes(option
     err = capsys.readouterr().err
     assert err.startswith(f"run: error: -- {option[0]}: the hub gives every module its own "
                           f"{option[0].split('=')[0]}; {instead}"), err
-    # An option of the program's own goes through.
+    # An option of the programs' own goes through.
     monkeypatch.setattr(run_device, "build_programs", lambda *a: 0)
     monkeypatch.setattr(run_device, "run_compiled", lambda args, dev, faults, extra: extra)
     assert run_device.main([device, "--", "--timesync-window", "4"]) == ["--timesync-window", "4"]
+
+
+def test_the_options_after_the_dashes_go_where_a_modules_args_go(tmp_path):
+    """-- ARGS are more of the device file's args: every native module's
+    program and every avr module's board program gets them (so that
+    `-- --scenario FILE` reaches the sensors of both), an emulated image
+    none. On devices/ssl-mixed.toml, whose only programs are board
+    programs, an option of the native programs goes to ssl_board, which
+    refuses it (test_ssl_mixed.py runs it: status 2)."""
+    from motetlib import module_kinds
+    extra = ["--timesync-window", "4"]
+    for name in ("two-module.toml", "ssl-mixed.toml"):
+        dev = device.load(ROOT / "devices" / name)
+        for spec in dev.modules:
+            argv = module_kinds.of(spec).argv(tmp_path, dev, spec, "S", 1, None, extra)
+            board_args = [a.split("=", 1)[1] for a in argv if a.startswith("--board-arg=")]
+            if spec.kind == "native":
+                assert argv[-2:] == extra, argv
+            elif spec.board:
+                assert board_args[-2:] == extra and "--timesync-window" not in argv, argv
+            else:
+                assert "--timesync-window" not in argv and not board_args, argv
 
 
 def test_an_app_file_after_the_dashes_is_refused_only_with_app(monkeypatch, capsys, tmp_path):
