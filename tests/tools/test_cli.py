@@ -296,19 +296,22 @@ def test_an_unknown_port_is_a_usage_error_naming_the_ports(command):
      "motet build: error: argument --port: given twice (avr and native); give it once"),
     (("new", "hello", "--modules", "2", "--modules", "3"),
      "motet new: error: argument --modules: given twice (2 and 3); give it once"),
-    (("appc", "apps/hello/hello.toml", "-o", "a.bin", "-o", "b.bin"),
-     "appc: error: argument -o: given twice (a.bin and b.bin); give it once"),
+    (("appc", "apps/hello/hello.toml", "-o", "{tmp}/a.bin", "-o", "{tmp}/b.bin"),
+     "appc: error: argument -o: given twice ({tmp}/a.bin and {tmp}/b.bin); give it once"),
     (("soak", "--messages", "6", "--messages", "12"),
      "motet soak: error: argument --messages: given twice (6 and 12); give it once"),
     (("fuzz", "--seconds", "1", "--seconds", "2"),
      "motet fuzz: error: argument --seconds: given twice (1 and 2); give it once"),
 ])
-def test_an_option_of_one_value_given_twice_is_a_usage_error(args, said):
+def test_an_option_of_one_value_given_twice_is_a_usage_error(args, said, tmp_path):
     """argparse kept the last value silently: `--until 1 ... --until 2` ran
-    for 2 s, and which one was meant is a guess."""
-    res = motet(*args)
+    for 2 s, and which one was meant is a guess. An unknown option after
+    the two makes a parser without the check fail at once (a usage error
+    of its own) rather than run, build or write what the command does;
+    what a command would write goes under tmp_path."""
+    res = motet(*(a.format(tmp=tmp_path) for a in args), "--no-such-option")
     assert res.returncode == 2, res.stdout + res.stderr
-    assert res.stderr.rstrip().endswith(said), res.stderr
+    assert res.stderr.rstrip().endswith(said.format(tmp=tmp_path)), res.stderr
     assert res.stdout == ""
 
 
