@@ -12,8 +12,11 @@ the talker is still being located), kept short because an emulated device
 runs far slower than a native one (docs/benchmarks.md, section "mixed").
 """
 
+import os
+import select
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -200,21 +203,45 @@ def test_emulated_modules_log_their_handlers_in_their_own_cycles(runs):
             assert handlers_s > 0.5 * busy, (m.id, handlers_s, busy)
 
 
+# How long the board program may take to answer (it reads a scenario first).
+BOARD_ANSWER_S = 30
+
+
+def read_within(proc, n):
+    """n bytes of the board program's output, or the test fails (the
+    program killed) if they do not come within BOARD_ANSWER_S."""
+    deadline = time.monotonic() + BOARD_ANSWER_S
+    data = b""
+    while len(data) < n:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
+        if not ready:
+            proc.kill()
+            pytest.fail(f"ssl_board sent {len(data)} of {n} bytes in {BOARD_ANSWER_S} s: "
+                        + proc.stderr.read().decode())
+        chunk = os.read(proc.stdout.fileno(), n - len(data))
+        if not chunk:
+            pytest.fail(f"ssl_board ended after {len(data)} of {n} bytes: "
+                        + proc.stderr.read().decode())
+        data += chunk
+    return data
+
+
 def board(build_dir, *args):
     """ssl_board started with `args`, after its first frame: empty, it says
     that the program took its arguments (the harness waits for it)."""
     proc = subprocess.Popen([str(build_dir / "apps/ssl/ssl_board"), *map(str, args)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT)
-    assert proc.stdout.read(2) == b"\0\0", proc.stderr.read().decode()
+                            cwd=ROOT, bufsize=0)
+    assert read_within(proc, 2) == b"\0\0"
     return proc
 
 
 def call(proc, request):
     proc.stdin.write(struct.pack("<H", len(request)) + request)
     proc.stdin.flush()
-    n = struct.unpack("<H", proc.stdout.read(2))[0]
-    return proc.stdout.read(n)
+    n = struct.unpack("<H", read_within(proc, 2))[0]
+    return read_within(proc, n)
 
 
 def test_board_program_serves_a_modules_sensors(build_dir, scenario):
