@@ -315,6 +315,22 @@ def test_an_option_of_one_value_given_twice_is_a_usage_error(args, said, tmp_pat
     assert res.stdout == ""
 
 
+@pytest.mark.parametrize("module", ["bench_device", "bench_energy", "bench_energy_load",
+                                    "bench_migrate", "bench_mixed", "bench_ssl", "bench_ssl_avr",
+                                    "bench_ssl_ports", "bench_xmigrate", "ssl_demo"])
+def test_the_benchmarks_and_the_demo_refuse_an_option_given_twice(module, tmp_path):
+    """They parse the options users give them (motet bench, motet demo,
+    python3 -m motetlib.M) with the same parser as motet's commands; they
+    kept the last value silently. The unknown option makes a parser
+    without the check fail at once."""
+    res = subprocess.run([sys.executable, "-m", f"motetlib.{module}", "--build-dir",
+                          tmp_path / "a", "--build-dir", tmp_path / "b", "--no-such-option"],
+                         cwd=ROOT / "tools", capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.rstrip().endswith(f"error: argument --build-dir: given twice ({tmp_path}/a "
+                                        f"and {tmp_path}/b); give it once"), res.stderr
+
+
 def test_a_flag_or_a_repeatable_option_given_twice_is_no_error():
     """A flag given twice loses nothing; --target collects its values."""
     args = cli.parser().parse_args(["build", "--target", "a", "--target", "b"])

@@ -4,14 +4,28 @@ option taking one value given twice is a usage error (status 2), where
 argparse kept the last value silently: `motet run D --until 1 ... --until
 5` ran for 5 s, and which one was meant is a guess. A flag given twice
 loses nothing and stays allowed; an option that collects values (--fault,
---target) is given as often as wanted."""
+--target) is given as often as wanted.
+
+Every parser a user gives options to is one: motet and its subcommands,
+the programs they run with the user's options (run, new, appc, profile,
+plan, soak, stack, fuzz, the demo's ssl_demo and the benchmarks' bench_*).
+The helpers that only motet's build, tests and hub start, with command
+lines they make (port_avr, port_cortex_m, qemu_module, avr_ram,
+stack_paint), keep argparse's."""
 
 import argparse
 
 
-class _StoreOnce(argparse._StoreAction):
-    """An option of one value: a second occurrence in one command line is
-    refused, naming both values."""
+class StoreOnce(argparse.Action):
+    """An option of one value, stored as argparse's default action stores
+    it; a second occurrence in one command line is refused, naming both
+    values."""
+
+    def __init__(self, option_strings, dest, nargs=None, **kwargs):
+        if nargs == 0:
+            raise ValueError("an option of one value takes a value: nargs=0 is a flag's "
+                             "(action='store_true')")
+        super().__init__(option_strings, dest, nargs=nargs, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
         if option_string is not None:
@@ -19,7 +33,7 @@ class _StoreOnce(argparse._StoreAction):
                 parser.error(f"argument {'/'.join(self.option_strings)}: given twice "
                              f"({getattr(namespace, self.dest)} and {values}); give it once")
             self._seen_in = namespace
-        super().__call__(parser, namespace, values, option_string)
+        setattr(namespace, self.dest, values)
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -29,5 +43,5 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.register("action", None, _StoreOnce)
-        self.register("action", "store", _StoreOnce)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
