@@ -10,6 +10,10 @@
  *     ssl_board --scenario FILE [--sensor S]... [--check]
  *
  * Framing: a 16-bit little-endian length, then that many bytes, each way.
+ * Its first frame, empty, says that it took its arguments: the emulator
+ * waits for it before the module joins the bus, and a program that ends
+ * first (an unknown sensor, a scenario it cannot read) keeps the module
+ * off the bus.
  * --check reads the scenario as the board would, says what is wrong with
  * it (status 2) or nothing (status 0), and serves nothing. A scenario whose
  * [array] is not the firmware boards' (board_host.h) is refused: the array
@@ -153,5 +157,7 @@ int main(int argc, char **argv)
     int status = check_array(scenario);
     if (status || check) return status;
     board_sim_set_sensors(sensors.mics, sensors.temp, sensors.radio);
+    static const uint8_t ready[2] = {0, 0};
+    if (fwrite(ready, 1, sizeof ready, stdout) != sizeof ready || fflush(stdout) != 0) return 0;
     return serve();
 }

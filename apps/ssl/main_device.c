@@ -227,6 +227,9 @@ int main(int argc, char **argv)
     int rest = native_module_parse_args(argc, argv, &m);
     options_t o = {.cpu = cost_cpu_find("arm7")};
     parse(rest, argv, &o, &m);
+    static const module_app_t *const apps[] = {&ssl_device_app};
+    const module_app_t *app;
+    if (native_module_pick_app(&m, "ssl_device", apps, 1, &app) != 0) return 2;
     if (board_sim_open(o.scenario) != 0) return 2;
     if (o.check) return 0;
     board_sim_set_cpu(o.cpu);
@@ -236,8 +239,7 @@ int main(int argc, char **argv)
     atexit(heap_report);
     ssl_register();
     port_native_bus_start(&m.bus);
-    static const module_app_t *const apps[] = {&ssl_device_app};
-    int status = native_module_load(&m, "ssl_device", apps, 1);
+    int status = native_module_load(&m, "ssl_device", app);
     if (status) return status;
     if (native_module_loads(&m) && o.n_migrate) schedule_migrations(&o);
 #if SSL_MIGRATION

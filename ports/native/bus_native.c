@@ -357,7 +357,7 @@ void port_native_bus_start(const native_bus_options_t *opt)
     if (L.fd < 0) {
         fprintf(stderr, "bus: module %u cannot reach the hub at %s: %s\n", opt->module, opt->socket,
                 strerror(errno));
-        port_halt(2);
+        port_halt(1); /* not 2: that status says it refused its arguments */
     }
     uint32_t modules = handshake();
     install_watchdog();

@@ -138,27 +138,31 @@ static const module_app_t *read_app_file(const char *path, const char *prog)
     return &file.app;
 }
 
-int native_module_load(const native_module_t *m, const char *prog, const module_app_t *const *apps,
-                       uint8_t num_apps)
+int native_module_pick_app(const native_module_t *m, const char *prog,
+                           const module_app_t *const *apps, uint8_t num_apps,
+                           const module_app_t **app)
 {
-    const module_app_t *app = NULL;
+    *app = NULL;
     if (m->app_file) {
-        app = read_app_file(m->app_file, prog);
-        if (!app) return 2;
-    } else if (m->app_name) {
-        module_spec_t spec = {.apps = apps, .num_apps = num_apps};
-        app = module_find_app(&spec, m->app_name);
-        if (!app) {
-            fprintf(stderr, "%s: no application '%s' (built in:", prog, m->app_name);
-            for (uint8_t i = 0; i < num_apps; i++) fprintf(stderr, " %s", apps[i]->name);
-            fprintf(stderr, ")\n");
-            return 2;
-        }
-    } else if (num_apps) {
-        app = apps[0];
-    } else {
-        return 0; /* a program that loads nothing itself */
+        *app = read_app_file(m->app_file, prog);
+        return *app ? 0 : 2;
     }
+    if (!m->app_name) {
+        if (num_apps) *app = apps[0];
+        return 0;
+    }
+    module_spec_t spec = {.apps = apps, .num_apps = num_apps};
+    *app = module_find_app(&spec, m->app_name);
+    if (*app) return 0;
+    fprintf(stderr, "%s: no application '%s' (built in:", prog, m->app_name);
+    for (uint8_t i = 0; i < num_apps; i++) fprintf(stderr, " %s", apps[i]->name);
+    fprintf(stderr, ")\n");
+    return 2;
+}
+
+int native_module_load(const native_module_t *m, const char *prog, const module_app_t *app)
+{
+    if (!app) return 0; /* a program that loads nothing itself */
     bool load = native_module_loads(m);
     mt_err_t err = module_use_app(app, load);
     /* Alone, the manager has handled it already; on a bus the verdict comes
@@ -197,12 +201,15 @@ int module_main(const module_spec_t *spec, int argc, char **argv)
             return 2;
         }
     }
+    /* Before the bus: a module refusing its arguments never joins it. */
+    const module_app_t *app;
+    if (native_module_pick_app(&m, spec->name, spec->apps, spec->num_apps, &app) != 0) return 2;
     native_module_boot(&m);
     spec->register_programs();
     if (native_handler_cost_apply() != 0) return 2;
     port_native_bus_start(&m.bus);
     if (spec->started) spec->started();
-    int status = native_module_load(&m, spec->name, spec->apps, spec->num_apps);
+    int status = native_module_load(&m, spec->name, app);
     if (status) return status;
     sched_run();
     return 0;

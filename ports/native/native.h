@@ -145,9 +145,9 @@ void port_native_bus_on_host(native_host_fn fn);
  * module_main() on this port is these steps in this order; a program that
  * needs its own main (apps/ssl/main_device.c) calls them itself:
  *
- *     native_module_parse_args, [its own options], native_module_boot,
- *     [its registrations], port_native_bus_start, native_module_load,
- *     sched_run
+ *     native_module_parse_args, [its own options], native_module_pick_app,
+ *     native_module_boot, [its registrations], port_native_bus_start,
+ *     native_module_load, sched_run
  */
 
 typedef struct native_module {
@@ -201,10 +201,17 @@ bool native_module_loads(const native_module_t *m);
  * or why the bytes are refused. The kernel validates the description. */
 const char *native_app_file_parse(const uint8_t *bytes, size_t n, module_app_t *app,
                                   const char **names, size_t max_names);
-/* Picks the description (--app-file, --app NAME or apps[0]), uses it for
- * names and loads it if this module loads it: 0, or 1 (2 for a bad option)
- * after printing "PROG: ..." with the reason. */
-int native_module_load(const native_module_t *m, const char *prog, const module_app_t *const *apps,
-                       uint8_t num_apps);
+/* Picks the description (--app-file, --app NAME or apps[0]) into *app
+ * (NULL: the program has none): 0, or 2 after printing "PROG: ..." with the
+ * reason (a file it cannot read, a name no description has). Called before
+ * port_native_bus_start(), so that a module refusing its arguments exits
+ * before it joins the bus. */
+int native_module_pick_app(const native_module_t *m, const char *prog,
+                           const module_app_t *const *apps, uint8_t num_apps,
+                           const module_app_t **app);
+/* Uses `app` (native_module_pick_app(); NULL: nothing) for names and loads
+ * it if this module loads it: 0, or 1 after printing "PROG: ..." with the
+ * reason. */
+int native_module_load(const native_module_t *m, const char *prog, const module_app_t *app);
 
 #endif /* PORT_NATIVE_H */

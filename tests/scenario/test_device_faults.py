@@ -276,12 +276,18 @@ def test_interrupt_stops_every_process(build_dir, tmp_path):
     assert not leftovers, f"module processes left behind: {leftovers}"
 
 
+REFUSED = (": its program refused the arguments it was given (the device file's args and "
+           "sensors, the options after --; its message is above)")
+
+
 def test_module_that_cannot_start_is_reported(build_dir, tmp_path):
+    """An option the modules' program does not know, after --, is bad input:
+    status 2, as for every option `motet run` itself refuses (it was 1)."""
     cmd = motet_run_cmd(build_dir, TWO, "--until", 0.1) + ["--", "--no-such-option"]
     res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
                          timeout=RUN_TIMEOUT_S)
-    assert res.returncode == 1
-    assert "exited with status 2 before joining the bus" in res.stdout
+    assert res.returncode == 2, res.stdout
+    assert "exited with status 2 before joining the bus" + REFUSED in res.stdout
     assert "unknown argument '--no-such-option'" in res.stdout
 
 
@@ -295,9 +301,12 @@ def test_a_sensor_the_modules_program_does_not_simulate_is_refused(build_dir, tm
     assert 'sensors = ["temprature"]' in device.read_text()
     res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
                          capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    assert res.returncode == 1, res.stdout
+    # A misspelt sensor is bad input in the device file: status 2, as for
+    # what the device file's reader refuses itself (it was 1).
+    assert res.returncode == 2, res.stdout
     assert "m1| pingpong: unknown sensor 'temprature' (this program's sensors: none)" in res.stdout
-    assert "module 1 (sense) exited with status 2 before joining the bus" in res.stdout
+    assert ("run: error: module 1 (sense) exited with status 2 before joining the bus"
+            + REFUSED) in res.stdout
     # The program that simulates sensors names the ones it has.
     bad = subprocess.run([str(build_dir / "apps/ssl/ssl_device"), "--scenario", "x.toml",
                           "--sensor", "microfone:0"], capture_output=True, text=True,
@@ -306,3 +315,39 @@ def test_a_sensor_the_modules_program_does_not_simulate_is_refused(build_dir, tm
     assert bad.stderr.startswith("ssl_device: unknown sensor: microfone:0\nusage: ssl_device "
                                  "--scenario FILE [--cpu NAME] [--sensor microphone:N|"
                                  "temperature|radio]..."), bad.stderr
+
+
+def test_an_application_the_modules_program_does_not_have_is_refused(build_dir, tmp_path):
+    """A device file's `--app NAME` naming no description of the program
+    (a typo) made every module exit with status 2 after it had joined the
+    bus; the run went on with no module to its time limit and `motet run`
+    exited 0. The program now picks the description before it joins."""
+    device = tmp_path / "typo.toml"
+    device.write_text(TWO.read_text().replace('"--app", "pingpong"', '"--app", "pingpng"'))
+    assert '"--app", "pingpng"' in device.read_text()
+    res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout
+    assert re.search(r"^m[01]\| pingpong: no application 'pingpng' \(built in: pingpong ",
+                     res.stdout, re.M), res.stdout
+    assert re.search(r"^run: error: module [01] \(\w+\) exited with status 2 before joining the "
+                     r"bus" + re.escape(REFUSED), res.stdout, re.M), res.stdout
+    assert "stopped: time limit" not in res.stdout
+
+
+def test_a_program_the_build_has_no_target_for_is_bad_input(build_dir, tmp_path):
+    """A device file's `program` with a typo was reported as a build that
+    failed (status 1); it is a name the build does not have, said so, with
+    Ninja's suggestion above it, and status 2."""
+    device = tmp_path / "typo.toml"
+    device.write_text(TWO.read_text().replace('"apps/pingpong/pingpong"',
+                                              '"apps/pingpong/pingpng"'))
+    assert "pingpng" in device.read_text()
+    cmd = [c for c in motet_run_cmd(build_dir, device, "--until", 0.1) if c != "--no-build"]
+    res = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "ninja: error: unknown target 'pingpng'" in res.stdout + res.stderr
+    assert (f"run: error: {device}: module 0 (compute) names the program 'pingpng', which the "
+            "native build has no target for") in res.stderr, res.stderr
+    assert "did not build" not in res.stderr

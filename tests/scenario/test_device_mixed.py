@@ -8,10 +8,13 @@ docs/bus.md, "Emulated modules").
 """
 
 import re
+import subprocess
 
 import pytest
 
-from device_run import DEVICES, PING, PONG, build_device_programs, run_device
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import (DEVICES, PING, PONG, build_device_programs, env, motet_run_cmd,
+                        run_device)
 
 from motetlib import device as devmod  # noqa: E402 (device_run's path)
 
@@ -414,3 +417,134 @@ def test_a_cortex_m_module_at_a_clock_qemu_cannot_give_is_refused():
     with pytest.raises(devmod.DeviceError, match=r"cpu_mhz is 1000 / 2\^n .*: one of 1000, "
                        r"500, .*62\.5, 31\.25, .*; not 50"):
         devmod.parse(text, "three.toml")
+
+
+def sensed_avr_device(tmp_path, sensor):
+    """devices/mixed-avr.toml with the ATmega128's sensor `sensor` served
+    by the SSL application's board program (pingpong's image never asks it
+    for a sample: what matters is whether the module starts)."""
+    text = re.sub(r'(?m)^args = \["--app", "pingpong"\].*\n', "", MIXED.read_text())
+    text = text.replace('name = "compute"\n', 'name = "compute"\nargs = ["--app", "pingpong"]\n')
+    scenario = ROOT / "apps" / "ssl" / "scenarios" / "demo.toml"
+    text = text.replace('name = "sense"\nkind = "avr"\n',
+                        f'name = "sense"\nkind = "avr"\nboard = "apps/ssl/ssl_board"\n'
+                        f'args = ["--scenario", "{scenario}"]\nsensors = ["{sensor}"]\n')
+    assert text.count("--app") == 1 and "ssl_board" in text
+    path = tmp_path / f"sensed-{sensor.replace(':', '')}.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_sensor_the_avr_modules_board_does_not_serve_is_refused(build_dir, tmp_path):
+    """An avr module's sensors go to its board program, which refuses a name
+    it does not serve; the harness went on without it, the module joined the
+    bus with no sensors and `motet run` exited 0. The harness now waits for
+    the board program's first, empty frame before the module joins: a board
+    that ends first keeps it off the bus, and the run stops with status 2."""
+    good = sensed_avr_device(tmp_path, "microphone:0")
+    build_device_programs(build_dir, good)
+    res = subprocess.run(motet_run_cmd(build_dir, sensed_avr_device(tmp_path, "microfone:0"),
+                                       "--until", 0.1),
+                         cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert "m1| ssl_board: unknown sensor: microfone:0\n" in res.stdout, res.stdout
+    assert re.search(r"^m1\| motet-simavr: board program \S+/ssl_board ended with status 2 "
+                     r"before it was ready: it refused its arguments", res.stdout, re.M)
+    assert ("run: error: module 1 (sense) exited with status 123 before joining the bus: its "
+            "board program refused the arguments it was given") in res.stdout, res.stdout
+    # Served, the same module starts and answers.
+    run = run_device(build_dir, tmp_path, good, "--until", 0.1)
+    assert {mod for mod, _, _ in run.module_lines(PONG)} == {AVR}
+
+
+def test_an_avr_image_built_without_the_bus_is_refused(build_dir, tmp_path):
+    """A port's default kernel has no bus (apps/hello, and an application
+    `motet new` made): on a device its image loaded the description alone,
+    failed on the other module's tasks and halted, and the run stopped with
+    'its emulator ended (status 1): ... it printed nothing'. It is refused
+    before the run, saying why and what to build."""
+    device = tmp_path / "hello-avr.toml"
+    device.write_text(MIXED.read_text().replace('name = "sense"\nkind = "avr"\n',
+                                                'name = "sense"\nkind = "avr"\n'
+                                                'program = "apps/hello/hello"\n'))
+    assert "apps/hello/hello" in device.read_text()
+    build_device_programs(build_dir, device)
+    res = subprocess.run(motet_run_cmd(build_dir, device, "--until", 0.1), cwd=ROOT, env=env(),
+                         capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-3000:]
+    assert re.search(r"^run: error: \S+hello-avr.toml: module 1 \(sense\) cannot join the device: "
+                     r"its image \S+/apps/hello/hello\.elf has no bus: its kernel is built "
+                     r"without MOTET_BUS", res.stdout, re.M), res.stdout[-3000:]
+    assert "hub|" not in res.stdout  # refused before any module started
+
+
+def start_board(build_dir, tmp_path, script, *options):
+    """The simavr harness on the avr module's image of mixed-avr, with a
+    board program that is the shell script `script` (None: a path where no
+    program is); its status and stderr."""
+    from motetlib import build
+    build_device_programs(build_dir, MIXED)
+    if script is None:
+        board = tmp_path / "no-such-board"
+    else:
+        board = tmp_path / "board.sh"
+        board.write_text("#!/bin/sh\n" + script)
+        board.chmod(0o755)
+    image = build.port_build_dir(build_dir, "avr") / "apps" / "pingpong" / "pingpong.elf"
+    res = subprocess.run([str(build_dir / "tools/simavr-harness/motet-simavr"), "--quiet",
+                          "--board", str(board), *options, str(image)],
+                         capture_output=True, text=True, timeout=60)
+    return res.returncode, res.stderr, board
+
+
+def test_a_board_program_that_never_says_it_is_ready_stops_the_harness(build_dir, tmp_path):
+    """The harness waited for the board program's first frame with a
+    blocking read: a silent board hung it for ever (under motet run, 65 s,
+    then 'modules did not connect'). It waits as long as --timeout (a few
+    seconds without), then stops with the timeout's status."""
+    status, err, board = start_board(build_dir, tmp_path, "exec sleep 60\n", "--timeout", "1")
+    assert status == 124, err
+    assert (f"motet-simavr: board program {board} did not say it was ready within 1 s (it "
+            "sent no first frame; stopped)\n") in err, err
+
+
+@pytest.mark.parametrize("script, status, said", [
+    (None, 125, "cannot start board program {board}: No such file or directory\n"),
+    ("kill -9 $$\n", 125, "board program {board} was killed by signal 9 (Killed) before it "
+     "was ready\n"),
+    ("printf 'abc'\nsleep 5\n", 125, "board program {board} sent a first frame of 25185 bytes, "
+     "not the empty one that says it is ready (stopped)\n"),
+    ("echo oops >&2\nexit 3\n", 125, "board program {board} ended with status 3 before it was "
+     "ready (what it said, if anything, is above)\n"),
+    ("echo 'board: unknown sensor' >&2\nexit 2\n", 123, "board program {board} ended with "
+     "status 2 before it was ready: it refused its arguments (its message is above)\n"),
+], ids=["exec-fails", "killed", "another-frame", "other-status", "refused"])
+def test_each_early_end_of_a_board_program_is_told_as_it_is(build_dir, tmp_path, script,
+                                                            status, said):
+    """Any end of the board program before its ready frame was reported as
+    'ended with status N before it was ready: it refused its arguments',
+    status 123, which motet run turns into 'its board program refused the
+    arguments it was given' (status 2): a board that does not exist, one
+    killed by a signal, one that writes something else first or fails on
+    its own. Only an exit with status 2, the refusal of every program of
+    the project, is one now."""
+    got, err, board = start_board(build_dir, tmp_path, script, "--timeout", "10")
+    assert got == status, err
+    assert "motet-simavr: " + said.format(board=board) in err, err
+    assert ("refused" in err) == (status == 123), err
+
+
+def test_a_native_module_that_cannot_reach_the_hub_did_not_refuse_its_arguments(build_dir,
+                                                                                tmp_path):
+    """A native module that cannot reach the hub exited with status 2, the
+    status of a program that refuses its arguments, and the hub said so."""
+    from motetlib import module_kinds
+    build_device_programs(build_dir, MIXED)
+    res = subprocess.run([str(build_dir / "apps/pingpong/pingpong"), "--sim", "--bus",
+                          str(tmp_path / "no-hub.sock"), "--module", "0"],
+                         capture_output=True, text=True, timeout=30)
+    assert f"bus: module 0 cannot reach the hub at {tmp_path / 'no-hub.sock'}" in res.stderr
+    assert res.returncode not in (0, module_kinds.EXIT_NATIVE_REFUSED), res.stderr
+    native = module_kinds.KINDS["native"]
+    assert native.refused_arguments(None, res.returncode) is None

@@ -12,13 +12,16 @@ the talker is still being located), kept short because an emulated device
 runs far slower than a native one (docs/benchmarks.md, section "mixed").
 """
 
+import os
+import select
 import struct
 import subprocess
+import time
 
 import pytest
 
-from conftest import ROOT
-from device_run import DEVICES, build_device_programs, run_device
+from conftest import ROOT, RUN_TIMEOUT_S
+from device_run import DEVICES, build_device_programs, env, motet_run_cmd, run_device
 from test_ssl import ALERT_DEADLINE_US, TOLERANCE_DEG, angle_error, write_scenario
 
 from motetlib import ssl_demo  # noqa: E402 (device_run put tools/ on the path)
@@ -200,17 +203,45 @@ def test_emulated_modules_log_their_handlers_in_their_own_cycles(runs):
             assert handlers_s > 0.5 * busy, (m.id, handlers_s, busy)
 
 
+# How long the board program may take to answer (it reads a scenario first).
+BOARD_ANSWER_S = 30
+
+
+def read_within(proc, n):
+    """n bytes of the board program's output, or the test fails (the
+    program killed) if they do not come within BOARD_ANSWER_S."""
+    deadline = time.monotonic() + BOARD_ANSWER_S
+    data = b""
+    while len(data) < n:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
+        if not ready:
+            proc.kill()
+            pytest.fail(f"ssl_board sent {len(data)} of {n} bytes in {BOARD_ANSWER_S} s: "
+                        + proc.stderr.read().decode())
+        chunk = os.read(proc.stdout.fileno(), n - len(data))
+        if not chunk:
+            pytest.fail(f"ssl_board ended after {len(data)} of {n} bytes: "
+                        + proc.stderr.read().decode())
+        data += chunk
+    return data
+
+
 def board(build_dir, *args):
-    return subprocess.Popen([str(build_dir / "apps/ssl/ssl_board"), *map(str, args)],
+    """ssl_board started with `args`, after its first frame: empty, it says
+    that the program took its arguments (the harness waits for it)."""
+    proc = subprocess.Popen([str(build_dir / "apps/ssl/ssl_board"), *map(str, args)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT)
+                            cwd=ROOT, bufsize=0)
+    assert read_within(proc, 2) == b"\0\0"
+    return proc
 
 
 def call(proc, request):
     proc.stdin.write(struct.pack("<H", len(request)) + request)
     proc.stdin.flush()
-    n = struct.unpack("<H", proc.stdout.read(2))[0]
-    return proc.stdout.read(n)
+    n = struct.unpack("<H", read_within(proc, 2))[0]
+    return read_within(proc, n)
 
 
 def test_board_program_serves_a_modules_sensors(build_dir, scenario):
@@ -246,3 +277,19 @@ def test_board_program_refuses_another_array(build_dir, tmp_path):
     assert res.returncode == 2
     assert "microphone array is its hardware (side 0.20 m, 16000 Hz, 343 m/s)" in res.stderr
     assert "side 0.3 m" in res.stderr
+
+
+def test_an_option_no_board_program_takes_is_refused_by_them(build_dir):
+    """The options after `--` go to the board programs, as the device file's
+    args do (`-- --scenario FILE`); ssl-mixed has no native module, so an
+    option of the native programs reaches only ssl_board, which refuses it,
+    and the run stops before the bus starts (README, motet run's row)."""
+    build_device_programs(build_dir, MIXED)
+    res = subprocess.run(motet_run_cmd(build_dir, MIXED, "--until", 0.2,
+                                       extra=["--timesync-window", "4"]),
+                         cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=RUN_TIMEOUT_S)
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "| ssl_board: unknown argument: --timesync-window\n" in res.stdout, res.stdout
+    assert ("exited with status 123 before joining the bus: its board program refused the "
+            "arguments it was given") in res.stdout + res.stderr

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MOTET = ROOT / "tools" / "motet"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import build, cli, eventlog, setup_env  # noqa: E402
+from motetlib import build, cli, eventlog, setup_env, thread_size  # noqa: E402
 
 # A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
 # nested and allocates; console text and a comment are mixed in.
@@ -286,6 +286,100 @@ def test_an_unknown_port_is_a_usage_error_naming_the_ports(command):
     res = motet(command, "--port", "ar")
     assert res.returncode == 2
     assert "invalid choice: 'ar'" in res.stderr and "'avr'" in res.stderr
+
+
+@pytest.mark.parametrize("args, said", [
+    (("run", "devices/two-module.toml", "--until", "1", "--until", "2"),
+     "motet run: error: argument --until: given twice (1.0 and 2.0); give it once"),
+    (("run", "devices/two-module.toml", "--seed", "3", "--seed=4"),
+     "motet run: error: argument --seed: given twice (3 and 4); give it once"),
+    (("build", "--port", "avr", "--port", "native"),
+     "motet build: error: argument --port: given twice (avr and native); give it once"),
+    (("new", "hello", "--modules", "2", "--modules", "3"),
+     "motet new: error: argument --modules: given twice (2 and 3); give it once"),
+    (("appc", "apps/hello/hello.toml", "-o", "{tmp}/a.bin", "-o", "{tmp}/b.bin"),
+     "appc: error: argument -o: given twice ({tmp}/a.bin and {tmp}/b.bin); give it once"),
+    (("soak", "--messages", "6", "--messages", "12"),
+     "motet soak: error: argument --messages: given twice (6 and 12); give it once"),
+    (("fuzz", "--seconds", "1", "--seconds", "2"),
+     "motet fuzz: error: argument --seconds: given twice (1 and 2); give it once"),
+])
+def test_an_option_of_one_value_given_twice_is_a_usage_error(args, said, tmp_path):
+    """argparse kept the last value silently: `--until 1 ... --until 2` ran
+    for 2 s, and which one was meant is a guess. An unknown option after
+    the two makes a parser without the check fail at once (a usage error
+    of its own) rather than run, build or write what the command does;
+    what a command would write goes under tmp_path."""
+    res = motet(*(a.format(tmp=tmp_path) for a in args), "--no-such-option")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.rstrip().endswith(said.format(tmp=tmp_path)), res.stderr
+    assert res.stdout == ""
+
+
+@pytest.mark.parametrize("module", ["bench_device", "bench_energy", "bench_energy_load",
+                                    "bench_migrate", "bench_mixed", "bench_ssl", "bench_ssl_avr",
+                                    "bench_ssl_ports", "bench_xmigrate", "ssl_demo"])
+def test_the_benchmarks_and_the_demo_refuse_an_option_given_twice(module, tmp_path):
+    """They parse the options users give them (motet bench, motet demo,
+    python3 -m motetlib.M) with the same parser as motet's commands; they
+    kept the last value silently. The unknown option makes a parser
+    without the check fail at once."""
+    res = subprocess.run([sys.executable, "-m", f"motetlib.{module}", "--build-dir",
+                          tmp_path / "a", "--build-dir", tmp_path / "b", "--no-such-option"],
+                         cwd=ROOT / "tools", capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.rstrip().endswith(f"error: argument --build-dir: given twice ({tmp_path}/a "
+                                        f"and {tmp_path}/b); give it once"), res.stderr
+
+
+def test_a_flag_or_a_repeatable_option_given_twice_is_no_error():
+    """A flag given twice loses nothing; --target collects its values."""
+    args = cli.parser().parse_args(["build", "--target", "a", "--target", "b"])
+    assert args.target == ["a", "b"]
+    args = cli.parser().parse_args(["demo", "--drift", "--drift", "--out", "o"])
+    assert args.drift and args.out == "o"
+    from motetlib import run_device
+    p = run_device.cmdline.ArgumentParser()
+    run_device.add_arguments(p)
+    args = p.parse_args(["d.toml", "--no-build", "--no-build", "--fault", "a", "--fault", "b"])
+    assert args.no_build and args.fault == ["a", "b"]
+
+
+def test_build_and_size_for_another_port_default_to_its_own_tree(monkeypatch):
+    """`motet build --port avr` built in the native tree (build), which it
+    reconfigured for the AVR (and back at the next plain build); it builds
+    in the port's tree beside it, where motet run and motet test build that
+    port. A --build-dir given is taken as it is."""
+    built = []
+    monkeypatch.setattr(build, "build", lambda bdir, port, **kw: built.append((bdir, port)) or 0)
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: built.append((bdir, port)) or 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    assert cli.main(["build", "--port", "avr", "--target", "hello"]) == 0
+    assert cli.main(["size", "--port", "cortex-m"]) == 0
+    assert cli.main(["build"]) == 0
+    assert cli.main(["build", "--port", "avr", "--build-dir", "mine"]) == 0
+    assert built == [(build.port_build_dir(None, "avr"), "avr"),
+                     (build.port_build_dir(None, "cortex-m"), "cortex-m"),
+                     (build.port_build_dir(None, "native"), "native"), ("mine", "avr")]
+    assert built[0][0].name.endswith("-avr")
+
+
+@pytest.mark.parametrize("command", ["run-hello", "demo"])
+def test_a_firmware_port_for_run_hello_or_the_demo_is_a_usage_error(command, monkeypatch,
+                                                                     capsys):
+    """Both run native programs: run-hello built hello for the port and then
+    failed with a traceback executing the image; the demo built and ran its
+    native device with --port ignored, in the tree --build-dir named (with
+    --build-dir build-avr, it made the AVR tree a native one)."""
+    def never(*args, **kwargs):
+        raise AssertionError("nothing is built or run")
+    monkeypatch.setattr(build, "build", never)
+    monkeypatch.setattr(cli, "DEMO", never)
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    assert cli.main([command, "--port", "avr", "--build-dir", "b"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{command}: error: --port avr: "), err
+    assert ("ctest --test-dir " if command == "run-hello" else "devices/ssl-mixed.toml") in err
 
 
 def test_unknown_command_fails():

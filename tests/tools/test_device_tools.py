@@ -443,6 +443,83 @@ def test_task_us_on_a_mixed_device_is_a_warning_per_emulated_module(tmp_path):
                                         'program = "p"\ntask_us = { f = 1 }'), "d").warnings == ()
 
 
+@pytest.mark.parametrize("costs, said", [
+    ('{ filter = "300" }', "d.toml [device] task_us: 'filter' must be an integer or a number, "
+                           "got '300'"),
+    ("{ filter = -1 }", "d.toml [device] task_us: 'filter' = -1 is outside 0 .. 10000000 us"),
+    ("{ filter = nan }", "d.toml [device] task_us: 'filter' = nan is outside 0 .. 10000000 us"),
+])
+def test_a_bad_task_cost_names_the_task(costs, said):
+    """A task_us entry that is no cost was said to be a bad 'handler_us',
+    a key the file may not even have, under the task's name."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(MINIMAL.replace('program = "apps/pingpong/pingpong"',
+                                     f'program = "p"\ntask_us = {costs}'), "d.toml")
+    assert str(err.value) == said
+
+
+@pytest.mark.parametrize("kind", ["cortex-m", "avr"])
+def test_args_on_an_emulated_module_no_program_takes_are_refused(kind):
+    """A module's own args go to its native program or, on an avr module,
+    to its board program; on an emulated module without one they went
+    nowhere, silently."""
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(f"{MODULE0}kind = '{kind}'\nargs = ['--app', 'x']\n", "d.toml")
+    assert str(err.value).startswith(f"d.toml module #1: 'args' on a {kind} module that has no "
+                                     "board program: no program of it takes them"), err.value
+    # An avr module's board takes them.
+    dev = device.parse(f"{MODULE0}kind = 'avr'\nboard = 'b'\nargs = ['--scenario', 's']\n",
+                       "d.toml")
+    assert dev.module(0).args == ("--scenario", "s")
+
+
+@pytest.mark.parametrize("value", ["0", "50"])
+def test_device_handler_us_on_a_device_of_emulated_modules_only_is_refused(value):
+    """[device] handler_us is charged on native modules only, as a module's
+    own is: on a device with none it changed nothing and was accepted
+    silently, where the same entry in a module's table is refused."""
+    text = MIXED.replace("[[module]]\nid = 0\n", "", 1).replace(
+        "task_us = { filter = 300 }", f"handler_us = {value}")
+    with pytest.raises(device.DeviceError) as err:
+        device.parse(text, "d.toml")
+    said = str(err.value)
+    assert said.startswith("d.toml [device]: 'handler_us' is charged on native modules only, "
+                           "and this device has none (module 1 'chip' (avr), module 2 'core' "
+                           "(cortex-m))"), said
+    assert WHY in said, said
+
+
+def test_device_handler_us_on_a_mixed_device_is_a_warning_per_emulated_module():
+    """On a mixed device [device] handler_us is the native modules' cost and
+    no emulated module's, as task_us is: each emulated module is named once
+    per entry (it was silent), with where to put the cost instead; in the
+    native modules' own tables it draws no warning."""
+    text = MIXED.replace("task_us = { filter = 300 }", "handler_us = 40\ntask_us = { f = 3 }")
+    dev = device.parse(text, "d.toml")
+    assert [w.split(":")[1].strip() for w in dev.warnings] == [
+        "'handler_us' does not apply to module 1 'chip' (avr)",
+        "'handler_us' does not apply to module 2 'core' (cortex-m)",
+        "'task_us' does not apply to module 1 'chip' (avr)",
+        "'task_us' does not apply to module 2 'core' (cortex-m)"], dev.warnings
+    assert all(WHY in w for w in dev.warnings)
+    assert dev.warnings[0].endswith("set it in the native modules' [[module]] tables instead")
+    assert dev.module(0).handler_us == 40
+    own = MIXED.replace("task_us = { filter = 300 }\n", "").replace(
+        "[[module]]\nid = 0\n", "[[module]]\nid = 0\nhandler_us = 40\n")
+    dev = device.parse(own, "d.toml")
+    assert dev.warnings == () and dev.module(0).handler_us == 40
+
+
+def test_the_shipped_mixed_devices_load_without_warnings():
+    """Every device file of the repository with an emulated module gives
+    the native modules' costs where they apply."""
+    for path in sorted(ROOT.glob("devices/*.toml")) + sorted(ROOT.glob("tests/scenario/*.toml")):
+        if "[device]" in path.read_text():
+            said = []
+            device.load(path, warn=said.append)
+            assert said == [], (path, said)
+
+
 @pytest.mark.parametrize("kind", ["avr", "cortex-m"])
 def test_handler_us_on_an_emulated_module_is_refused(kind):
     """A module's own handler_us is charged on a native module only; on an
@@ -483,3 +560,67 @@ def test_a_scenario_file_that_defines_nothing_is_refused(tmp_path, content):
                               "with no source and no fire")
     path.write_text(content + "[array]\n")  # a table, every key its default: something
     assert ssl_scenario.read(path) == {"array": {}}
+
+
+@pytest.mark.parametrize("option, instead", [
+    (["--seed", "5"], "give motet run --seed N"),
+    (["--until", "1"], "give motet run --until S"),
+    (["--module", "3"], "the device file gives the modules' ids"),
+    (["--log=m.log"], "give motet run --log-dir DIR"),
+])
+def test_an_option_the_hub_gives_every_module_is_refused_after_the_dashes(option, instead,
+                                                                           monkeypatch, capsys):
+    """The options after -- go to every module's program after the hub's
+    own: `-- --seed 5` gave every module one seed in place of its own
+    (silently), `-- --module 3` stopped the run with 'a module announced
+    itself as 3' (status 1)."""
+    def never(*args, **kwargs):
+        raise AssertionError("nothing is built or run")
+    monkeypatch.setattr(run_device, "build_programs", never)
+    monkeypatch.setattr(run_device, "run_compiled", never)
+    device = str(ROOT / "devices" / "two-module.toml")
+    assert run_device.main([device, "--until", "1", "--", *option]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"run: error: -- {option[0]}: the hub gives every module its own "
+                          f"{option[0].split('=')[0]}; {instead}"), err
+    # An option of the programs' own goes through.
+    monkeypatch.setattr(run_device, "build_programs", lambda *a: 0)
+    monkeypatch.setattr(run_device, "run_compiled", lambda args, dev, faults, extra: extra)
+    assert run_device.main([device, "--", "--timesync-window", "4"]) == ["--timesync-window", "4"]
+
+
+def test_the_options_after_the_dashes_go_where_a_modules_args_go(tmp_path):
+    """-- ARGS are more of the device file's args: every native module's
+    program and every avr module's board program gets them (so that
+    `-- --scenario FILE` reaches the sensors of both), an emulated image
+    none. On devices/ssl-mixed.toml, whose only programs are board
+    programs, an option of the native programs goes to ssl_board, which
+    refuses it (test_ssl_mixed.py runs it: status 2)."""
+    from motetlib import module_kinds
+    extra = ["--timesync-window", "4"]
+    for name in ("two-module.toml", "ssl-mixed.toml"):
+        dev = device.load(ROOT / "devices" / name)
+        for spec in dev.modules:
+            argv = module_kinds.of(spec).argv(tmp_path, dev, spec, "S", 1, None, extra)
+            board_args = [a.split("=", 1)[1] for a in argv if a.startswith("--board-arg=")]
+            if spec.kind == "native":
+                assert argv[-2:] == extra, argv
+            elif spec.board:
+                assert board_args[-2:] == extra and "--timesync-window" not in argv, argv
+            else:
+                assert "--timesync-window" not in argv and not board_args, argv
+
+
+def test_an_app_file_after_the_dashes_is_refused_only_with_app(monkeypatch, capsys, tmp_path):
+    """`-- --app-file X.bin` gives the native modules a compiled description
+    (docs/app-format.md); it was refused always, as an option the hub gives
+    every module, where only motet run --app gives one too."""
+    monkeypatch.setattr(run_device, "build_programs", lambda *a: 0)
+    monkeypatch.setattr(run_device, "run_compiled", lambda args, dev, faults, extra: extra)
+    device = str(ROOT / "devices" / "two-module.toml")
+    assert run_device.main([device, "--", "--app-file", "x.bin"]) == ["--app-file", "x.bin"]
+    app = str(ROOT / "apps" / "pingpong" / "pingpong.toml")
+    assert run_device.main([device, "--app", app, "--", "--app-file=x.bin"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"run: error: -- --app-file=x.bin: motet run --app {app} gives every "
+                          "native module its own --app-file; give one of the two"), err

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import new_app  # noqa: E402
+from motetlib import build, new_app  # noqa: E402
 from repo_copy import clone, user_env  # noqa: E402
 
 # A build from nothing of one program: the kernel, the port and the app.
@@ -84,11 +84,11 @@ def test_new_refuses_a_cmake_target_before_writing_anything(capsys):
 
 
 def test_the_targets_of_a_configured_tree_come_from_ninja(tmp_path):
-    assert new_app.configured_targets(tmp_path) is None  # not configured
+    assert build.configured_targets(tmp_path) is None  # not configured
     (tmp_path / "build.ninja").write_text(
         "rule touch\n  command = touch $out\n"
         "build out/app: touch\nbuild app: phony out/app\nbuild lib_x: phony\n")
-    assert new_app.configured_targets(tmp_path) == {"app", "lib_x"}
+    assert build.configured_targets(tmp_path) == {"app", "lib_x"}
     assert "build tree" in new_app.target_clash("lib_x", tmp_path)
 
 

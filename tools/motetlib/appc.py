@@ -42,8 +42,10 @@ import tomllib
 from typing import Any
 
 try:
+    from . import cmdline
     from .textfile import toml_text
 except ImportError:  # run as a script beside it (stack_tasks.py)
+    import cmdline  # type: ignore[no-redef]
     from textfile import toml_text  # type: ignore[no-redef]
 
 # ---- the kernel's constants, in one place -------------------------------
@@ -676,7 +678,7 @@ def module_app_source(symbol: str, app: str, tasks: list[str], groups: list[str]
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = cmdline.ArgumentParser(
         prog="appc", description="Compile a Motet application description (TOML) to binary."
     )
     p.add_argument("input", metavar="INPUT.toml")

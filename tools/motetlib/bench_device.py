@@ -15,14 +15,13 @@ the kernel's instructions; those are in docs/benchmarks.md.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import re
 import statistics
 import sys
 from pathlib import Path
 
-from . import build, device as devmod, run_device
+from . import build, cmdline, device as devmod, run_device
 
 ROOT = build.ROOT
 LINE = re.compile(r"^m(\d+)\| \[\s*(\d+\.\d{3}) ms\] (.*)$")
@@ -300,7 +299,7 @@ def write(path, lat_rows, two, means, mc, sync_rows):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="bench_device", description=__doc__)
+    p = cmdline.ArgumentParser(prog="bench_device", description=__doc__)
     p.add_argument("--build-dir", default=None)
     p.add_argument("--output", default=str(ROOT / "docs" / "benchmarks-device.md"))
     args = p.parse_args(argv)

@@ -25,7 +25,6 @@ target a kernel can reach at all.
 docs/benchmarks.md with plots under docs/plots/; `smoke` (ctest
 energy_smoke) runs a few hundred packets and checks that nothing was lost.
 """
-import argparse
 import bisect
 import json
 import math
@@ -35,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, plot, progress, report
+from . import build, cmdline, plot, progress, report
 from .port_avr import find_harness, read_trace
 
 FS = 1.0  # sensing frequency f_s, Hz (the paper leaves it open; 1/s keeps n = 8 feasible)
@@ -404,7 +403,7 @@ def smoke(bdir, harness, packets=150):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = cmdline.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir")
     p.add_argument("--harness")
     p.add_argument("--packets", type=int, default=2000)

@@ -23,7 +23,6 @@ default AVR build, and writes the section and plots under docs/plots/;
 `--smoke` (ctest energy_load_smoke) runs a short version of both on one
 build and checks them.
 """
-import argparse
 import json
 import random
 import re
@@ -33,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, plot, progress, report
+from . import build, cmdline, plot, progress, report
 from .port_avr import find_harness, read_trace
 
 SEED = 2026
@@ -672,7 +671,7 @@ def smoke(bdir, harness):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = cmdline.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir")
     p.add_argument("--harness")
     p.add_argument("--smoke", action="store_true", help="short run of an existing AVR build")

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, device as devmod, plot, report, run_device
+from . import build, cmdline, device as devmod, plot, report, run_device
 
 ROOT = build.ROOT
 SECTION = "migration"
@@ -350,7 +350,7 @@ def bench(bdir=None, quick=False, instructions=True, out=print):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="bench_migrate", description=__doc__,
+    p = cmdline.ArgumentParser(prog="bench_migrate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build-dir", default=None, help="build directory (default: $MOTET_BUILD_DIR "
                                                      "or build)")

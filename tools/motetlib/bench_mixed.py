@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import avr_ram, build, device as devmod, report, run_device, ssl_demo
+from . import avr_ram, build, cmdline, device as devmod, report, run_device, ssl_demo
 
 ROOT = build.ROOT
 MIXED = ROOT / "devices" / "ssl-mixed.toml"
@@ -221,7 +221,7 @@ def bench(bdir=None, output=None):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m motetlib.bench_mixed", description=__doc__,
+    p = cmdline.ArgumentParser(prog="python3 -m motetlib.bench_mixed", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build-dir", default=None, help="default: $MOTET_BUILD_DIR or build")
     p.add_argument("--output", default=None, help="default: docs/benchmarks.md")

@@ -44,7 +44,6 @@ is the standalone build's own work per block (everything but the
 simulator), the analogue of the paper's 250.6 ms.
 """
 
-import argparse
 import collections
 import math
 import platform
@@ -57,7 +56,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import build, device as devmod, eventlog, report, run_device
+from . import build, cmdline, device as devmod, eventlog, report, run_device
 
 N1, N2 = 8, 24           # blocks measured after the warm-up
 WARMUP_S = 1.5           # training (1 s) and the talker's onset
@@ -686,7 +685,7 @@ def bench(bdir=None, output=None, port=build.DEFAULT_PORT, device_only=False):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="bench_ssl", description=__doc__.splitlines()[0])
+    p = cmdline.ArgumentParser(prog="bench_ssl", description=__doc__.splitlines()[0])
     p.add_argument("--build-dir", default=None)
     p.add_argument("--output", default=None,
                    help="report file to write sections 'ssl' and 'ssl-device' of "

@@ -20,7 +20,6 @@ the same with each window less the cycles of the driver's spin loop in it
 the spectrum and its mem_free.
 """
 
-import argparse
 import json
 import re
 import subprocess
@@ -28,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, report
+from . import build, cmdline, report
 from .port_avr import (BenchError, _harness_run, harness_or_exit, read_profile,
                        read_profile_pcs, read_trace, windows)
 
@@ -326,7 +325,7 @@ def _static_ram(elf):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = cmdline.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir", default=str(build.port_build_dir(None, "avr")))
     p.add_argument("--output", default=None)
     p.add_argument("--harness", default=None, help="path of motet-simavr")

@@ -23,12 +23,11 @@ by stolen time, (40 * dclocks - 4 * diterations) / (N2 - N1). Memory: the
 block's heap operations timed in a loop.
 """
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-from . import build, report
+from . import build, cmdline, report
 from .port_cortex_m import BenchError, RunnerError, _build, _run_image
 
 NS_PER_CLOCK = 40
@@ -198,7 +197,7 @@ def bench(build_dir, output=None):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = cmdline.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir", default=str(build.port_build_dir(None, "cortex-m")))
     p.add_argument("--output", default=None)
     args = p.parse_args(argv)

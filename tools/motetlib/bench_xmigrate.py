@@ -24,13 +24,12 @@ the two directions, which is what is reported.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import re
 import statistics
 import sys
 
-from . import build, device as devmod, run_device
+from . import build, cmdline, device as devmod, run_device
 from .bench_migrate import BenchError, fit, run_quiet
 from . import report
 
@@ -208,7 +207,7 @@ def bench(bdir=None):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = cmdline.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir", default=None)
     args = p.parse_args(argv)
     try:

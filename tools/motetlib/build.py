@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import build_tree
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_BUILD_DIR = "build"
 DEFAULT_PORT = "native"
@@ -37,11 +39,6 @@ def run(cmd, cwd=None, quiet=False, **kw):
         return subprocess.CompletedProcess(cmd, 127, "", "")
 
 
-def _cached_value(cache, key):
-    m = re.search(rf"^{re.escape(key)}:[A-Z]+=(.*)$", cache, re.M)
-    return m.group(1) if m else None
-
-
 def compiler_launcher(bdir):
     """CMake arguments that compile through ccache, its cache inside the
     tree `bdir`, or none without ccache. The kernel's configurations
@@ -56,25 +53,88 @@ def compiler_launcher(bdir):
     return [f"-DCMAKE_C_COMPILER_LAUNCHER=env;CCACHE_DIR={cache};{ccache}"]
 
 
+# What a tree keeps when it is configured for another port: its compiler
+# cache (compiler_launcher()) and the lock of tree_lock(), which is held.
+KEPT_ACROSS_PORTS = ("ccache", ".motet-build.lock")
+
+
+def _empty_for_another_port(bdir):
+    """Remove what the tree `bdir` holds but for KEPT_ACROSS_PORTS: another
+    port's objects and images are of no use here, and what reads a
+    directory (the stack analysers' --su) would take them for this port's."""
+    for entry in bdir.iterdir():
+        if entry.name in KEPT_ACROSS_PORTS:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
 def configure(bdir, port=DEFAULT_PORT, extra=()):
-    """Configure `bdir` with Ninja once; again only if the port changed.
-    A port with cmake/toolchain-<port>.cmake is cross-compiled with it."""
+    """Configure `bdir` with Ninja if it is not yet, or afresh if it was
+    configured for another port, if its last configure did not finish, or
+    if a CMake file it read or its options changed since (build_tree.py).
+    With no `extra`, the options the tree was configured with are given
+    again. A port with cmake/toolchain-<port>.cmake is cross-compiled with
+    it."""
     cache_file = bdir / "CMakeCache.txt"
+    options = list(extra)
     if cache_file.exists():
         cache = cache_file.read_text(errors="replace")
-        gen = _cached_value(cache, "CMAKE_GENERATOR")
+        gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
         if gen and gen != "Ninja":
             print(f"error: {bdir} was configured with the {gen!r} generator, not Ninja; "
                   f"remove it or pick another --build-dir", file=sys.stderr)
             return 1
-        if _cached_value(cache, "MOTET_PORT") == port and (bdir / "build.ninja").exists():
-            return 0
+        cached_port = build_tree.cached_value(cache, "MOTET_PORT")
+        if cached_port not in known_ports():
+            # Not a tree of motet's (a CMake tree named by mistake): what it
+            # holds is someone's, and is left as it is.
+            print(f"error: {bdir} is a CMake tree of no Motet port (its cache has "
+                  f"MOTET_PORT={cached_port or '(nothing)'}); remove it or pick another "
+                  "--build-dir", file=sys.stderr)
+            return 2
+        if cached_port != port:
+            _empty_for_another_port(bdir)
+            reason = f"it was configured for port {cached_port} (its files removed)"
+        elif not (bdir / "build.ninja").exists():
+            # What a failed first configure cached may be what was wrong.
+            reason = "its last configure did not finish (no build.ninja)"
+        else:
+            reason = build_tree.stale_reason(bdir, ROOT, extra)
+            if reason is None:
+                return 0
+        recorded = build_tree.recorded_options(bdir)
+        if not options and recorded:
+            options = recorded
+            reason += f"; with the options it was configured with: {' '.join(recorded)}"
+        elif not options and recorded is None and cached_port == port:
+            reason += ("; it has no record of the options it was configured with: an entry "
+                       "of its cache set by hand or by an option (-D...) is not carried over")
+        print(f"motet: configuring {bdir} afresh: {reason}", flush=True)
+        # What `cmake --fresh` removes; the objects and Ninja's log stay, so
+        # only what the new configuration compiles differently is rebuilt.
+        cache_file.unlink(missing_ok=True)
+        shutil.rmtree(bdir / "CMakeFiles", ignore_errors=True)
+    elif not options and (recorded := build_tree.recorded_options(bdir)):
+        options = recorded
+        print(f"motet: configuring {bdir} with the options it was configured with: "
+              f"{' '.join(recorded)}", flush=True)
+    # A configure that fails leaves no build.ninja, so the next one starts
+    # afresh (above) rather than from what this one cached; the options go
+    # in the record first, so that it carries them over.
+    (bdir / "build.ninja").unlink(missing_ok=True)
+    build_tree.write_record(bdir, ROOT, options, configured=False)
     cmd = ["cmake", "-G", "Ninja", "-S", ROOT, "-B", bdir, f"-DMOTET_PORT={port}",
-           f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *extra]
+           f"-DPython3_EXECUTABLE={sys.executable}", *compiler_launcher(bdir), *options]
     toolchain = ROOT / "cmake" / f"toolchain-{port}.cmake"
     if toolchain.exists():
         cmd.append(f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
-    return run(cmd).returncode
+    status = run(cmd).returncode
+    if status == 0:
+        build_tree.write_record(bdir, ROOT, options)
+    return status
 
 
 def port_build_dir(bdir, port):
@@ -94,6 +154,24 @@ def known_ports():
     return sorted(p.name for p in (ROOT / "ports").iterdir() if p.is_dir())
 
 
+def configured_targets(bdir) -> set[str] | None:
+    """The targets of the configured tree bdir (CMake's phony target names,
+    from Ninja, the generator of every tree), or None if bdir is not
+    configured or Ninja cannot say."""
+    bdir = Path(bdir)
+    if not (bdir / "build.ninja").exists():
+        return None
+    try:
+        res = subprocess.run(["ninja", "-C", str(bdir), "-t", "targets", "all"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if res.returncode != 0:
+        return None
+    return {line.split(": ", 1)[0] for line in res.stdout.splitlines()
+            if line.endswith(": phony") and "/" not in line.split(": ", 1)[0]}
+
+
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     """Configure if needed, then build. Returns an exit status."""
     bdir = build_dir(bdir)
@@ -110,6 +188,12 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         for t in targets:
             cmd += ["--target", t]
         status = run(cmd).returncode
+        known = configured_targets(bdir) if status != 0 and targets else None
+    unknown = [t for t in targets if known is not None and t not in known]
+    if unknown:
+        print(f"error: no target {', '.join(map(repr, unknown))} in {bdir} (above: what Ninja "
+              "suggests)", file=sys.stderr)
+        return 2
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
@@ -159,20 +243,10 @@ def variant_base(bdir):
     return bdir
 
 
-def _cached_flags_lack(bdir, flag):
-    cache = bdir / "CMakeCache.txt"
-    if not cache.exists():
-        return False
-    return flag not in (_cached_value(cache.read_text(errors="replace"), "CMAKE_C_FLAGS") or "")
-
-
 def build_sanitized(bdir=None):
-    """Configure (with the sanitizer flags) and build build-asan; exit status."""
-    sdir = variant_build_dir(bdir, "asan")
-    if _cached_flags_lack(sdir, "-fsanitize=address"):
-        print(f"error: {sdir} was configured without the sanitizers; remove it", file=sys.stderr)
-        return 1
-    return build(sdir, DEFAULT_PORT, extra=SANITIZE_CMAKE_ARGS)
+    """Configure (with the sanitizer flags; afresh a tree configured without
+    them) and build build-asan; exit status."""
+    return build(variant_build_dir(bdir, "asan"), DEFAULT_PORT, extra=SANITIZE_CMAKE_ARGS)
 
 
 def hello_binary(bdir=None):

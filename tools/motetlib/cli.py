@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import (bench_all, build, ctest_report, fuzz, pytest_report, setup_env, stackcheck,
+from . import (bench_all, build, cmdline, ctest_report, fuzz, pytest_report, setup_env, stackcheck,
                thread_size)
 
 ROOT = build.ROOT
@@ -25,12 +25,13 @@ PYTEST_DIRS = ("tests/scenario", "tests/tools")
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 
 
-def _add_build_args(p):
+def _add_build_args(p, port_tree=False):
     p.add_argument("--port", default=build.DEFAULT_PORT, choices=build.known_ports(),
                    help="port to build for, a directory under ports/ (default: %(default)s)")
     p.add_argument("--build-dir", default=None,
                    help="build directory, relative to the repository root "
-                        "(default: $MOTET_BUILD_DIR or build)")
+                        "(default: $MOTET_BUILD_DIR or build" +
+                        ("; for another --port, build-PORT beside it)" if port_tree else ")"))
 
 
 # ---- setup, build -----------------------------------------------------------
@@ -40,13 +41,21 @@ def cmd_setup(args):
     return setup_env.setup(groups)
 
 
+def port_tree(args):
+    """The tree of --port: --build-dir as given, else the port's own tree
+    (build for the native port, build-<port> beside it for another, where
+    `motet run` and `motet test` build that port), so that a port given
+    alone does not reconfigure the native tree for itself."""
+    return args.build_dir if args.build_dir else build.port_build_dir(None, args.port)
+
+
 def cmd_build(args):
-    return build.build(args.build_dir, args.port, targets=args.target or ())
+    return build.build(port_tree(args), args.port, targets=args.target or ())
 
 
 def cmd_size(args):
-    status = build.size_check(args.build_dir, args.port)
-    return status or thread_size.check(args.build_dir, args.port)
+    status = build.size_check(port_tree(args), args.port)
+    return status or thread_size.check(port_tree(args), args.port)
 
 
 # ---- test -------------------------------------------------------------------
@@ -472,7 +481,21 @@ def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None, drift=Tr
 DEMO = demo_ssl
 
 
+def native_port_only(command, args, why):
+    """0 if --port is the native port, else 2 after saying why `command`
+    has no other (the option is there for every command that builds)."""
+    if args.port == build.DEFAULT_PORT:
+        return 0
+    print(f"{command}: error: --port {args.port}: {why}", file=sys.stderr)
+    return 2
+
+
 def cmd_demo(args):
+    if native_port_only("demo", args, "the demo's device file chooses each module's port by its "
+                        "kind (--device devices/ssl-mixed.toml: a Cortex-M3 and four "
+                        "ATmega128s); --build-dir is the native tree, the other ports' trees "
+                        "are beside it"):
+        return 2
     status = setup_env.setup(quiet=True)
     if status != 0:
         return status
@@ -484,6 +507,12 @@ def cmd_demo(args):
 
 
 def cmd_run_hello(args):
+    pdir = port_tree(args)
+    if native_port_only("run-hello", args, "run-hello runs the native program (--sim, --realtime, "
+                        f"--until and --seed are the native port's); `motet build --port "
+                        f"{args.port} --target hello` builds its image in {pdir}, and `ctest "
+                        f"--test-dir {pdir} -R hello` runs it in its emulator"):
+        return 2
     status = build.build(args.build_dir, args.port, targets=[HELLO_TARGET])
     if status != 0:
         return status
@@ -547,7 +576,7 @@ def cmd_appc(argv):
 # ---- argument parsing -------------------------------------------------------
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = cmdline.ArgumentParser(
         prog="motet",
         description="Motet's command line: set up, build, test, run and measure.",
         epilog="`motet appc ARGS...` runs the application-description compiler "
@@ -560,10 +589,12 @@ def parser():
                    help="also the emulated ports' tools (Cortex-M/QEMU, AVR/simavr)")
     s.set_defaults(func=cmd_setup)
 
-    s = sub.add_parser("build", help="configure (once) and build with CMake and Ninja")
+    s = sub.add_parser("build", help="configure (once; afresh when what CMake reads only at a "
+                                     "first configure has changed) and build with CMake and "
+                                     "Ninja")
     s.add_argument("--target", action="append", metavar="T",
                    help="build only target T (repeatable; default: everything)")
-    _add_build_args(s)
+    _add_build_args(s, port_tree=True)
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("test", help="setup, lint, build, unit, scenario, sanitizer and fuzz "
@@ -618,7 +649,7 @@ def parser():
     s.set_defaults(func=cmd_format)
 
     s = sub.add_parser("size", help="kernel footprint with and without the event log")
-    _add_build_args(s)
+    _add_build_args(s, port_tree=True)
     s.set_defaults(func=cmd_size)
 
     s = sub.add_parser("log", help="show an event-log dump, or export Chrome trace JSON",

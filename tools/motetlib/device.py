@@ -18,13 +18,16 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
                                         # handler run: the native port does
                                         # not measure code (0: none)
     task_us = { filter = 500 }          # ... per task, by its name in the
-                                        # description (native modules: an
+                                        # description
+                                        # (both for native modules: an
                                         # emulated one runs the code and is
                                         # timed by it, so a device with
-                                        # task_us and no native module is
+                                        # either and no native module is
                                         # refused, and each emulated module
                                         # of a mixed one is named in a
-                                        # warning)
+                                        # warning; a mixed device sets its
+                                        # native modules' handler_us in
+                                        # their [[module]] tables)
 
     [bus]
     bandwidth = 8000000     # bytes per second on the wire
@@ -43,7 +46,9 @@ A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
     handler_us = 20         # overrides [device] handler_us (native modules
                             # only: refused on an emulated one)
     program = "..."         # overrides [device] program
-    args = []               # appended to [device] args
+    args = []               # appended to [device] args (a native
+                            # module's program or an avr module's board
+                            # takes them: refused on another emulated one)
     board = "..."           # overrides [device] board: the native program
                             # (in the build tree) that serves an emulated
                             # module's sensors (avr; docs/bus.md,
@@ -258,13 +263,14 @@ LIMITS = {
 }
 
 
-def _number(table, key, where, default, types=None):
-    """A number field within LIMITS[key]: finite (TOML has inf and nan)."""
+def _number(table, key, where, default, types=None, limits=None):
+    """A number field within LIMITS[limits or key]: finite (TOML has inf
+    and nan)."""
     types = types or (int, float)
     value = _get(table, key, types, where, default)
     if value is None:
         return None
-    return fields.bounded(value, key, where, *LIMITS[key], DeviceError)
+    return fields.bounded(value, key, where, *LIMITS[limits or key], DeviceError)
 
 
 def _unknown(table, known, where):
@@ -300,25 +306,30 @@ def _power(table, where):
 def _task_us(table, where):
     """[device] task_us: {task name: microseconds}, each within LIMITS."""
     costs = _get(table, "task_us", dict, where, {})
-    return tuple((name, _number({"handler_us": us}, "handler_us", f"{where} task_us.{name}", 0))
-                 for name, us in sorted(costs.items()))
+    return tuple((name, _number(costs, name, f"{where} task_us", 0, limits="handler_us"))
+                 for name in sorted(costs))
 
 
-def _task_us_ignored(modules, task_us, where) -> tuple[str, ...]:
-    """[device] task_us is charged on native modules only: an emulated one
-    runs the code and is timed by it. With no native module the entry
-    changes nothing, a mistake (DeviceError); with some, it is theirs, and
-    each emulated module is named once in a warning."""
+def _native_costs_ignored(modules, dev_table, where) -> tuple[str, ...]:
+    """[device] handler_us and task_us are charged on native modules only:
+    an emulated one runs the code and is timed by it. With no native module
+    such an entry changes nothing, a mistake (DeviceError), as a module's
+    own handler_us on an emulated module is; with some, it is theirs, and
+    each emulated module is named once per entry in a warning."""
     emulated = [m for m in modules if m.kind != "native"]
-    if not task_us or not emulated:
+    given = [key for key in ("handler_us", "task_us") if dev_table.get(key, None) not in (None, {})]
+    if not given or not emulated:
         return ()
     names = ", ".join(f"module {m.id} {m.name!r} ({m.kind})" for m in emulated)
     why = "emulated modules run the code and are timed by it"
     if len(emulated) == len(modules):
-        raise DeviceError(f"{where}: 'task_us' is charged on native modules only, and this "
+        raise DeviceError(f"{where}: '{given[0]}' is charged on native modules only, and this "
                           f"device has none ({names}): {why}")
-    return tuple(f"{where}: 'task_us' does not apply to module {m.id} {m.name!r} ({m.kind}): "
-                 f"{why}; it is charged on the native modules only" for m in emulated)
+    instead = {"handler_us": "; set it in the native modules' [[module]] tables instead",
+               "task_us": ""}
+    return tuple(f"{where}: '{key}' does not apply to module {m.id} {m.name!r} ({m.kind}): "
+                 f"{why}; it is charged on the native modules only{instead[key]}"
+                 for key in given for m in emulated)
 
 
 def _module(table, where, device_program, device_args, processors,
@@ -348,6 +359,11 @@ def _module(table, where, device_program, device_args, processors,
                           "the code and is timed by it (handler_us is the cost charged on a "
                           "native module)")
     board = _get(table, "board", str, where, device_board)
+    if kind != "native" and "args" in table and not (kind == "avr" and board):
+        # An image has its descriptions built in and takes no options.
+        raise DeviceError(f"{where}: 'args' on a {kind} module that has no board program: no "
+                          "program of it takes them (its image has its descriptions built in; "
+                          "an avr module's board program takes them)")
     sensors = _strings(table, "sensors", where)
     if kind == "cortex-m" and sensors:
         raise DeviceError(f"{where}: a cortex-m module's sensors cannot be served by a board "
@@ -444,7 +460,7 @@ def parse(text: str, path: str = "<device>") -> Device:
     modules = tuple(_module(t, f"{path} module #{i + 1}", program, args, processors, handler_us,
                             task_us, board)
                     for i, t in enumerate(tables))
-    warnings = _task_us_ignored(modules, task_us, f"{path} [device]")
+    warnings = _native_costs_ignored(modules, dev, f"{path} [device]")
     for key in ("id", "name"):  # a name names the module in every report and trace
         values = [getattr(m, key) for m in modules]
         dup = next((v for v in values if values.count(v) > 1), None)

@@ -14,7 +14,7 @@ import re
 import shutil
 import sys
 
-from . import build
+from . import build, cmdline
 
 ROOT = build.ROOT
 TARGETS = ("fuzz_app_file", "fuzz_appdesc", "fuzz_appmgr", "fuzz_bus_frame", "fuzz_bus_rx",
@@ -135,12 +135,11 @@ def run(bdir=None, seconds=60, targets=TARGETS, report=False, jobs=1):
 
 
 def main(argv):
-    import argparse
-    p = argparse.ArgumentParser(prog="motet fuzz",
-                                description="Build the libFuzzer targets (tests/fuzz) with Clang "
-                                            "in build-fuzz and run each for a while from its "
-                                            "seeds; a crash leaves its input in "
-                                            "build-fuzz/artifacts/.")
+    p = cmdline.ArgumentParser(prog="motet fuzz",
+                               description="Build the libFuzzer targets (tests/fuzz) with Clang "
+                                           "in build-fuzz and run each for a while from its "
+                                           "seeds; a crash leaves its input in "
+                                           "build-fuzz/artifacts/.")
     p.add_argument("--seconds", type=int, default=60, help="per target (default: %(default)s)")
     p.add_argument("--target", action="append", choices=TARGETS, metavar="T",
                    help=f"only this target (repeatable): {', '.join(TARGETS)}")

@@ -117,7 +117,14 @@ def pack_msg(mtype: str, body: bytes = b"") -> bytes:
 
 
 class HubError(Exception):
-    """The run cannot go on (a module did not start, the link broke)."""
+    """The run cannot go on (a module did not start, the link broke).
+    `status`: the exit status `motet run` gives for it (2: the device file
+    or the command line asked for something a program refused)."""
+
+    def __init__(self, message, status=1):
+        super().__init__(message)
+        self.status = status
+
 
 
 class Interrupted(Exception):
@@ -577,8 +584,13 @@ class Hub:
                 if m.conn is None and m.proc.poll() is not None:
                     self.drain_output(m, final=True)
                     self.flush_output()
+                    refused = m.kind.refused_arguments(m.spec, m.proc.returncode)
                     raise HubError(f"module {m.id} ({m.spec.name}) exited with status "
-                                   f"{m.proc.returncode} before joining the bus")
+                                   f"{m.proc.returncode} before joining the bus"
+                                   + (f": {refused} refused the arguments it was given (the "
+                                      "device file's args and sensors, the options after --; "
+                                      "its message is above)" if refused else ""),
+                                   status=2 if refused else 1)
             self.check_interrupt()
             if time.monotonic() > deadline:
                 raise HubError("modules did not connect: "

@@ -32,6 +32,14 @@ HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native bui
 # The status of the harness and of qemu_module.py when the chip's watchdog
 # reset it on a bus (tools/simavr-harness/harness.h, qemu_module.EXIT_WATCHDOG).
 EXIT_WATCHDOG = 127
+# A native module's program exits with this status when it refuses its
+# arguments (module_main(), ports/native: an unknown sensor, application or
+# option), and the harness when its board program refused its own, exiting
+# with status 2 before it was ready (tools/simavr-harness/harness.h,
+# EXIT_BOARD: a sensor it does not serve); any other early end has another
+# status, and the harness's or the program's message says what it was.
+EXIT_NATIVE_REFUSED = 2
+EXIT_BOARD_REFUSED = 123
 LOCKSTEP_PLUGIN = Path("tools") / "qemu-lockstep" / "motet-lockstep.so"  # in the native build
 CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
 AVR_NM = "avr-nm"
@@ -96,8 +104,22 @@ class Kind:
         that the chip reset itself (its watchdog), else None."""
         return None
 
+    def lacks_the_bus(self, bdir, spec) -> str | None:
+        """Why the module's built program cannot join a device's bus, or
+        None if it can (or it cannot be told)."""
+        return None
+
+    def refused_arguments(self, spec, status) -> str | None:
+        """Which of the module's programs refused what the device file or the
+        options after `motet run ... --` gave it, if exit status `status` of
+        the module's process before it joined the bus says so, else None."""
+        return None
+
 
 class NativeKind(Kind):
+    def refused_arguments(self, spec, status):
+        return "its program" if status == EXIT_NATIVE_REFUSED else None
+
     def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
         argv = [str(self.program(bdir, spec)), "--sim", "--seed", str(seed * 1000 + spec.id),
                 "--bus", sock_path, "--module", str(spec.id), "--bus-frame-ns",
@@ -123,6 +145,26 @@ class EmulatedKind(Kind):
     module's `args` (the native program's options) do not apply to it."""
 
     TOOL: Path
+    NM: str  # the kind's nm, which reads its images' symbols
+
+    def lacks_the_bus(self, bdir, spec):
+        # A kernel built without MOTET_BUS has no bus_active(): its
+        # module_main() loads the description alone, and a description with
+        # tasks on other modules fails there (MT_ERR_NO_MODULE) before the
+        # image prints anything.
+        image = self.program(bdir, spec)
+        try:
+            res = subprocess.run([self.NM, "--defined-only", str(image)], capture_output=True,
+                                 text=True)
+        except OSError:
+            return None
+        if res.returncode != 0 or any(line.split()[-1:] == ["bus_active"]
+                                      for line in res.stdout.splitlines()):
+            return None
+        return (f"its image {image} has no bus: its kernel is built without MOTET_BUS (a "
+                f"port's default kernel), so the image can only run alone; build its "
+                f"application's {self.port} kernel with MOTET_BUS=1 (apps/pingpong/CMakeLists.txt "
+                "shows how)")
 
     def files(self, bdir, spec):
         return [build.build_dir(bdir) / self.TOOL, self.program(bdir, spec)]
@@ -162,6 +204,7 @@ class AvrKind(EmulatedKind):
     """An ATmega128 image (NAME.elf) in the simavr harness; ticks are cycles."""
 
     TOOL = HARNESS
+    NM = AVR_NM
 
     def tick_hz(self, spec):
         return round(spec.cpu_mhz * 1_000_000)
@@ -189,6 +232,10 @@ class AvrKind(EmulatedKind):
     def files(self, bdir, spec):
         return super().files(bdir, spec) + ([self.board(bdir, spec)] if spec.board else [])
 
+    def refused_arguments(self, spec, status):
+        # Only the board program is given what the device file says.
+        return "its board program" if spec.board and status == EXIT_BOARD_REFUSED else None
+
     def build_targets(self, spec):
         targets = super().build_targets(spec)
         if spec.board and not Path(spec.board).is_absolute():
@@ -212,6 +259,7 @@ class CortexMKind(EmulatedKind):
     clock."""
 
     TOOL = LOCKSTEP_PLUGIN
+    NM = CM_NM
 
     def tick_hz(self, spec):
         return CORTEX_M_TICK_HZ

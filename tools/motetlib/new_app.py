@@ -24,11 +24,10 @@ import argparse
 import keyword
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
-from . import build
+from . import build, cmdline
 from .device import DEFAULT_HANDLER_US
 
 ROOT = build.ROOT
@@ -140,23 +139,6 @@ DEFINES_TARGET = re.compile(r"^[ \t]*(?:add_executable|add_library|add_custom_ta
                             r"\([ \t]*([A-Za-z0-9_.+-]+)(?=[ \t\n)])", re.M)
 
 
-def configured_targets(bdir: Path) -> set[str] | None:
-    """The targets of the configured tree bdir (CMake's phony target names,
-    from Ninja, the generator every tree has: build.py), or None if bdir is
-    not configured or Ninja cannot say."""
-    if not (bdir / "build.ninja").exists():
-        return None
-    try:
-        res = subprocess.run(["ninja", "-C", str(bdir), "-t", "targets", "all"],
-                             capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if res.returncode != 0:
-        return None
-    return {line.split(": ", 1)[0] for line in res.stdout.splitlines()
-            if line.endswith(": phony") and "/" not in line.split(": ", 1)[0]}
-
-
 def scanned_targets(root: Path = ROOT) -> set[str]:
     """Every target a CMakeLists.txt or *.cmake of the source tree names
     literally (names built from variables, as motet_app()'s NAME_kernel, are
@@ -180,7 +162,7 @@ def target_clash(name: str, bdir: Path | None = None) -> str | None:
     source tree, scanned. Targets only another port defines are in no
     native tree, so the scan is added to the tree's answer, not replaced."""
     bdir = build.build_dir() if bdir is None else bdir
-    configured = configured_targets(bdir)
+    configured = build.configured_targets(bdir)
     if configured is not None and name in configured:
         return (f"{name!r} is already a CMake target of the build tree {bdir} "
                 "(`ninja -t targets all`): its program would clash with it")
@@ -204,7 +186,7 @@ def check_name(name: str) -> str | None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
+    p = cmdline.ArgumentParser(
         prog="motet new", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", metavar="NAME", help="the application's name: apps/NAME, program NAME")

@@ -14,14 +14,13 @@ shortest latency any placement reaches.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 import shlex
 import sys
 from pathlib import Path
 
-from . import appplace, device as devmod, profile as profmod
+from . import appplace, cmdline, device as devmod, profile as profmod
 from .planner import (SOLVER_SECONDS, Figures, PlanError, Problem, Solution, evaluate, solve,
                       violations)
 
@@ -227,7 +226,7 @@ def _assignments(values, what, form, convert):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    ap = argparse.ArgumentParser(
+    ap = cmdline.ArgumentParser(
         prog="motet plan",
         description="Place an application's movable tasks on a device's modules for the least "
                     "energy per period within each chain's deadline, RAM and CPU (model: "

@@ -84,7 +84,6 @@ read from DIR/output.txt (what `motet run` printed).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import re
 import shlex
@@ -93,7 +92,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from . import appc, appplace, build, device as devmod, eventlog, fields, run_device
+from . import appc, appplace, build, cmdline, device as devmod, eventlog, fields, run_device
 from .textfile import toml_text
 
 KERNEL_PID = 0  # the owner of the kernel's heap blocks in ALLOC records
@@ -774,7 +773,7 @@ def _read_output(log_dir):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(
+    p = cmdline.ArgumentParser(
         prog="motet profile",
         description="Measure an application's task costs on a device for `motet plan`: "
                     "cycles per message of each task on each processor kind, messages and "

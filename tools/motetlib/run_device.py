@@ -46,7 +46,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, device as devmod, hub as hubmod, module_kinds as kinds
+from . import build, cmdline, device as devmod, hub as hubmod, module_kinds as kinds
 
 
 def build_targets(dev):
@@ -66,6 +66,21 @@ def build_programs(build_dir_arg, dev):
         if status != 0:
             return status
     return 0
+
+
+def programs_not_in_the_build(build_dir_arg, dev):
+    """(module, port, target) of each program the device names that its
+    port's configured tree has no target for: a name the device file got
+    wrong, not a build that failed."""
+    known = {}
+    missing = []
+    for m in dev.modules:
+        for port, targets in kinds.of(m).build_targets(m).items():
+            if port not in known:
+                known[port] = build.configured_targets(build.port_build_dir(build_dir_arg, port))
+            missing += [(m, port, t) for t in sorted(targets)
+                        if known[port] is not None and t not in known[port]]
+    return missing
 
 
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
@@ -90,6 +105,11 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
             if not exe.exists():
                 out(f"run: error: {dev.path}: module {m.id}'s {exe} was not built")
                 return 1, None
+    for m in dev.modules:
+        why = kinds.of(m).lacks_the_bus(bdir, m)
+        if why:
+            out(f"run: error: {dev.path}: module {m.id} ({m.name}) cannot join the device: {why}")
+            return 2, None
     if progress is None:
         progress = sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="motet-bus-") as tmp:
@@ -106,7 +126,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
             report = hub.run()  # it stops its modules on SIGINT and SIGTERM
         except hubmod.HubError as e:
             out(f"run: error: {e}")
-            return 1, None
+            return e.status, None
     for line in hubmod.summary_lines(report):
         out(line)
     status = 130 if report["reason"] == "interrupted" else 0
@@ -191,6 +211,40 @@ def check_report(path):
         raise ValueError(f"--report {path}: no directory {Path(path).resolve().parent}")
 
 
+# What the hub gives each module's program itself, and where to ask for it
+# instead: given again after `--`, the program takes one of the two.
+HUB_OPTIONS = {
+    "--sim": "every module runs in simulated time",
+    "--realtime": "every module runs in simulated time",
+    "--seed": "give motet run --seed N (module M is seeded N * 1000 + M)",
+    "--until": "give motet run --until S (a module that stopped by itself would leave the bus)",
+    "--counter-start": "set the module's clock.start in the device file",
+    "--log": "give motet run --log-dir DIR",
+    "--bus": "the device file says which modules share it",
+    "--module": "the device file gives the modules' ids",
+    "--bus-frame-ns": "set bus_cycles_per_frame and cpu_mhz in the device file",
+    "--bus-byte-ns": "set bus_cycles_per_byte and cpu_mhz in the device file",
+    "--loader": "set [device] loader in the device file",
+    "--handler-us": "set handler_us in the device file",
+    "--task-us": "set task_us in the device file",
+}
+
+
+def check_module_options(extra, app=None):
+    """The options after `--` go to every module's program: one the hub
+    gives each module itself would be given twice, and which one the
+    program takes is a guess; so would --app-file with motet run's --app
+    (`app`), which gives every native module its own."""
+    for arg in extra:
+        name = arg.split("=", 1)[0]
+        if name in HUB_OPTIONS:
+            raise ValueError(f"-- {arg}: the hub gives every module its own {name}; "
+                             f"{HUB_OPTIONS[name]}")
+        if name == "--app-file" and app:
+            raise ValueError(f"-- {arg}: motet run --app {app} gives every native module its "
+                             "own --app-file; give one of the two")
+
+
 def check_fault(spec, fault, dev, until):
     """A fault that could never happen on this run is a mistake: one on a
     module the device does not have, or one timed after --until."""
@@ -205,6 +259,7 @@ def check_fault(spec, fault, dev, until):
 
 def cmd_run(args):
     try:
+        check_module_options(getattr(args, "extra", ()), args.app)
         check_times(args)
         check_seed(args.seed)
         check_report(args.report)
@@ -234,6 +289,13 @@ def cmd_run(args):
             extra += ["--app-file", str(compiled)]
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
+            missing = programs_not_in_the_build(args.build_dir, dev) if status != 0 else []
+            for m, port, target in missing:
+                print(f"run: error: {args.device}: module {m.id} ({m.name}) names the program "
+                      f"{target!r}, which the {port} build has no target for (above: what "
+                      "Ninja suggests)", file=sys.stderr)
+            if missing:
+                return 2
             if status != 0:
                 print(f"run: error: the programs {args.device} names did not build (above)",
                       file=sys.stderr)
@@ -282,9 +344,9 @@ def main(argv=None):
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1:]
-    p = argparse.ArgumentParser(prog="motet run", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="Arguments after -- go to every module's program.")
+    p = cmdline.ArgumentParser(prog="motet run", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
+                               epilog="Arguments after -- go to every module's program.")
     add_arguments(p)
     args = p.parse_args(argv)
     args.extra = extra

@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 
-from . import build, device as devmod, hub as hubmod, report as reportmod, run_device
+from . import build, cmdline, device as devmod, hub as hubmod, report as reportmod, run_device
 
 DEVICE = build.ROOT / "devices" / "migrate.toml"
 APP = "soak"
@@ -273,8 +273,8 @@ most {RSS_SLACK_KB} KiB:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="motet soak", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cmdline.ArgumentParser(prog="motet soak", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--messages", metavar="N", type=int, default=10**6,
                    help="deliveries to check, rounded up to a multiple of 6 (default 10^6)")
     p.add_argument("--seed", metavar="N", type=int, default=1, help="seed of the run (default 1)")

@@ -40,7 +40,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import (build, device as devmod, eventlog, module_kinds as kinds, run_device,
+from . import (build, cmdline, device as devmod, eventlog, module_kinds as kinds, run_device,
                ssl_replan, ssl_scenario)
 
 ROOT = build.ROOT
@@ -439,7 +439,7 @@ def demo(build_dir_arg, port, scenario=SCENARIO, out_dir=OUT_DIR, device=DEVICE,
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m motetlib.ssl_demo", description=__doc__,
+    p = cmdline.ArgumentParser(prog="python3 -m motetlib.ssl_demo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--scenario", default=str(SCENARIO), help="scenario file (apps/ssl/README.md)")
     p.add_argument("--device", default=str(DEVICE), help="device file (default: "

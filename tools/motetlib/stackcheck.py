@@ -109,8 +109,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 try:
-    from . import stack_preempt, stack_tasks
+    from . import cmdline, stack_preempt, stack_tasks
 except ImportError:  # run as a script: tools/motetlib/stackcheck.py
+    import cmdline  # type: ignore[no-redef]
     import stack_preempt  # type: ignore[no-redef]
     import stack_tasks  # type: ignore[no-redef]
 
@@ -797,7 +798,7 @@ def report(out: dict, verbose: bool) -> tuple[list[str], bool]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="motet stack", description=(
+    p = cmdline.ArgumentParser(prog="motet stack", description=(
         "Worst-case stack depth of each root of an ELF (AVR, ARM Thumb, x86-64) from its "
         "call graph and GCC's -fstack-usage files; refuses recursion and unresolved indirect "
         "calls."))

@@ -13,17 +13,26 @@
 #include "boardlink.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "avr_board_if.h"
 #include "sim_io.h"
 
 #define ANSWER_MAX 4096u /* the largest answer an ATmega128 buffer could take */
+/* How long a board program may take to say it is ready without --timeout:
+ * the SSL board reads its scenario in well under a second. */
+#define READY_WAIT_S 5.0
+/* The status by which a board program refuses its arguments, as every
+ * program of the project does (a usage error). */
+#define BOARD_REFUSED 2
 
 static struct {
     avr_t *avr;
@@ -112,10 +121,29 @@ static void command(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *para
     avr->data[AVR_BOARD_IF_ANS_LEN_HI] = (uint8_t) (len >> 8);
 }
 
+/* The child's side of start_program(): on the pipes, or a word on
+ * exec_report (closed on a successful exec) saying why not. */
+static _Noreturn void exec_program(const options_t *opt, char **argv, int down[2], int up[2],
+                                   int exec_report)
+{
+    dup2(down[0], STDIN_FILENO);
+    dup2(up[1], STDOUT_FILENO);
+    close(down[0]);
+    close(down[1]);
+    close(up[0]);
+    close(up[1]);
+    execv(opt->board, argv);
+    int err = errno;
+    ssize_t written = write(exec_report, &err, sizeof err);
+    (void) written;
+    _exit(EXIT_ERROR);
+}
+
 static int start_program(const options_t *opt)
 {
-    int down[2], up[2];
-    if (pipe(down) != 0 || pipe(up) != 0) {
+    int down[2], up[2], report[2];
+    if (pipe(down) != 0 || pipe(up) != 0 || pipe(report) != 0 ||
+        fcntl(report[1], F_SETFD, FD_CLOEXEC) != 0) {
         perror("motet-simavr: board: pipe");
         return EXIT_ERROR;
     }
@@ -131,24 +159,105 @@ static int start_program(const options_t *opt)
         return EXIT_ERROR;
     }
     if (L.pid == 0) {
-        dup2(down[0], STDIN_FILENO);
-        dup2(up[1], STDOUT_FILENO);
-        close(down[0]);
-        close(down[1]);
-        close(up[0]);
-        close(up[1]);
-        execv(opt->board, argv);
-        fprintf(stderr, "motet-simavr: cannot start board program %s: %s\n", opt->board,
-                strerror(errno));
-        _exit(EXIT_ERROR);
+        close(report[0]);
+        exec_program(opt, argv, down, up, report[1]);
     }
     free(argv);
     close(down[0]);
     close(up[1]);
+    close(report[1]);
     L.to_board = down[1];
     L.from_board = up[0];
     signal(SIGPIPE, SIG_IGN); /* a program that ended is seen by write() */
-    return 0;
+    int err = 0;
+    ssize_t n;
+    do n = read(report[0], &err, sizeof err);
+    while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n <= 0) return 0; /* closed by the exec: the program runs */
+    fprintf(stderr, "motet-simavr: cannot start board program %s: %s\n", opt->board, strerror(err));
+    boardlink_stop();
+    return EXIT_ERROR;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+}
+
+/* Reads the n bytes of the first frame's head by `deadline` (monotonic
+ * seconds): 1 read, 0 the program closed its output first, -1 late. */
+static int read_by(uint8_t *p, size_t n, double deadline)
+{
+    while (n) {
+        double left = deadline - monotonic_s();
+        if (left <= 0) return -1;
+        struct pollfd pfd = {.fd = L.from_board, .events = POLLIN};
+        int ready = poll(&pfd, 1, (int) (left * 1000.0) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return 0;
+        if (ready == 0) continue;
+        ssize_t k = read(L.from_board, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return 0;
+        p += k;
+        n -= (size_t) k;
+    }
+    return 1;
+}
+
+/* The program's first frame, empty, says that it took its arguments; one
+ * that exits with BOARD_REFUSED before it refused them (a sensor it does
+ * not serve, a scenario it cannot read), and the module must not join a
+ * bus without its sensors. Every other start is told as what it is. */
+static int wait_ready(double wait_s)
+{
+    uint8_t head[2];
+    int got = read_by(head, 2, monotonic_s() + wait_s);
+    if (got == 1 && head[0] == 0 && head[1] == 0) return 0;
+    close(L.to_board);
+    close(L.from_board);
+    L.to_board = L.from_board = -1;
+    if (got != 0) kill(L.pid, SIGTERM);
+    int status = 0;
+    waitpid(L.pid, &status, 0);
+    if (got < 0) {
+        fprintf(stderr,
+                "motet-simavr: board program %s did not say it was ready within %g s (it sent "
+                "no first frame; stopped)\n",
+                L.program, wait_s);
+        return EXIT_LIMIT;
+    }
+    if (got == 1) {
+        fprintf(stderr,
+                "motet-simavr: board program %s sent a first frame of %u bytes, not the empty "
+                "one that says it is ready (stopped)\n",
+                L.program, (unsigned) (head[0] | head[1] << 8));
+        return EXIT_ERROR;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == BOARD_REFUSED) {
+        fprintf(stderr,
+                "motet-simavr: board program %s ended with status %d before it was ready: it "
+                "refused its arguments (its message is above)\n",
+                L.program, BOARD_REFUSED);
+        return EXIT_BOARD;
+    }
+    if (WIFEXITED(status))
+        fprintf(stderr,
+                "motet-simavr: board program %s ended with status %d before it was ready "
+                "(what it said, if anything, is above)\n",
+                L.program, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        fprintf(stderr,
+                "motet-simavr: board program %s was killed by signal %d (%s) before it "
+                "was ready\n",
+                L.program, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        fprintf(stderr, "motet-simavr: board program %s closed its output before it was ready\n",
+                L.program);
+    return EXIT_ERROR;
 }
 
 int boardlink_start(avr_t *core, const options_t *opt)
@@ -157,7 +266,9 @@ int boardlink_start(avr_t *core, const options_t *opt)
     L.program = opt->board;
     core->data[AVR_BOARD_IF_STATUS] = AVR_BOARD_NONE;
     avr_register_io_write(core, AVR_BOARD_IF_CMD, command, NULL);
-    return opt->board ? start_program(opt) : 0;
+    if (!opt->board) return 0;
+    int err = start_program(opt);
+    return err ? err : wait_ready(opt->timeout > 0 ? opt->timeout : READY_WAIT_S);
 }
 
 void boardlink_stop(void)

@@ -12,8 +12,13 @@
 #include "sim_avr.h"
 
 /* Wires the board interface into the core and, if opt names a board
- * program, starts it: 0, or EXIT_ERROR after a message on stderr. Without
- * a board program every call answers AVR_BOARD_NONE. */
+ * program, starts it and waits for its first frame, empty, which says that
+ * it took its arguments, within opt->timeout (a few seconds without): 0,
+ * or after a message on stderr EXIT_BOARD (it refused its arguments: it
+ * exited with status 2 first), EXIT_LIMIT (it said nothing in time) or
+ * EXIT_ERROR (it could not be started, ended otherwise, was killed or sent
+ * another frame). Without a board program every call answers
+ * AVR_BOARD_NONE. */
 int boardlink_start(avr_t *core, const options_t *opt);
 
 /* Closes the board program's pipes and waits for it. */

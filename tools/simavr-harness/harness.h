@@ -17,11 +17,16 @@
 
 /* Exit statuses of the harness itself; a halted firmware's own status
  * (0 .. HARNESS_STATUS_MAX) is passed through unchanged. */
-#define HARNESS_STATUS_MAX 123
-#define EXIT_LIMIT         124 /* --max-cycles or --timeout reached */
-#define EXIT_ERROR         125 /* bad command line, unreadable image */
-#define EXIT_ABNORMAL      126 /* crash, or a stop without the halt marker */
-#define EXIT_WATCHDOG      127 /* on a device (--bus): the chip's watchdog reset it */
+#define HARNESS_STATUS_MAX 122
+#define EXIT_BOARD         123 /* the board program refused its arguments */
+#define EXIT_LIMIT                                                                                 \
+    124 /* --max-cycles or --timeout reached, or the board program                                 \
+           did not say it was ready in time */
+#define EXIT_ERROR                                                                                 \
+    125                   /* bad command line, unreadable image, a board program                   \
+                             that failed to start or ended otherwise before ready */
+#define EXIT_ABNORMAL 126 /* crash, or a stop without the halt marker */
+#define EXIT_WATCHDOG 127 /* on a device (--bus): the chip's watchdog reset it */
 
 #define HARNESS_MAX_PINS 32
 #define HARNESS_LINES    8 /* INT0 .. INT7 */

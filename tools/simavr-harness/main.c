@@ -60,10 +60,14 @@ static const char usage_text[] =
     "  -h, --help               this text\n"
     "\n"
     "Numbers are decimal or 0x hex. Exit status: the firmware's port_halt() status\n"
-    "(0..123); 124 cycle limit or timeout; 125 usage or load error; 126 crash, or\n"
-    "a sleep with interrupts off that is not port_halt(); 127 on a device, the\n"
-    "watchdog reset the chip (alone, it reboots and runs on). simavr 1.6 charges no\n"
-    "cycles for interrupt entry or wake-up: see docs/simavr-harness.md.\n";
+    "(0..122); 123 the board program refused its arguments (it exited with status 2\n"
+    "before it was ready); 124 cycle limit or timeout, or the board program silent\n"
+    "past the timeout (5 s without one); 125 usage or load error, or a board program\n"
+    "that could not start, ended otherwise or sent another first frame; 126 crash,\n"
+    "or a sleep with interrupts off\n"
+    "that is not port_halt(); 127 on a device, the watchdog reset the chip (alone,\n"
+    "it reboots and runs on). simavr 1.6 charges no cycles for interrupt entry or\n"
+    "wake-up: see docs/simavr-harness.md.\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: MIT
+"""A build tree configured before a CMake file it read changed (a toolchain
+file, a port's or the top CMakeLists' cache defaults) is configured afresh
+by `motet build` (tools/motetlib/build_tree.py), with the options it was
+configured with: CMake reads those defaults only at a tree's first
+configure, so such a tree kept its old flags for ever. An untouched tree is
+not configured again. The builds run in a copy of the repository, as a
+user types them."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from motetlib import build, build_tree  # noqa: E402
+from repo_copy import clone, user_env  # noqa: E402
+
+BUILD_TIMEOUT_S = 600
+TARGET = "motet_kernel_core"  # a few seconds of avr-gcc
+
+
+def motet(repo, *args):
+    return subprocess.run(["./motet", *args], cwd=repo, env=user_env(), capture_output=True,
+                          text=True, timeout=BUILD_TIMEOUT_S)
+
+
+def build_avr(repo, bdir):
+    res = motet(repo, "build", "--port", "avr", "--build-dir", str(bdir), "--target", TARGET)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return res.stdout
+
+
+def configured(out):
+    return re.search(r"^\$ cmake -G Ninja ", out, re.M) is not None
+
+
+def compile_flags(bdir):
+    """The flags of the tree's cache and of one kernel object's compile."""
+    cache = (bdir / "CMakeCache.txt").read_text()
+    cached = re.search(r"^CMAKE_C_FLAGS:STRING=(.*)$", cache, re.M).group(1)
+    commands = subprocess.run(["ninja", "-C", str(bdir), "-t", "commands", TARGET],
+                              capture_output=True, text=True, check=True).stdout
+    send = next(line for line in commands.splitlines() if line.endswith("/src/send.c"))
+    return cached, send
+
+
+def build_call(repo, bdir, *options):
+    """build.build() of the AVR tree `bdir` with configure options, as the
+    benchmarks call it."""
+    return subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tools'); "
+                          "from motetlib import build; sys.exit(build.build(sys.argv[1], 'avr', "
+                          f"targets=['{TARGET}'], extra=sys.argv[2:]))", str(bdir), *options],
+                         cwd=repo, env=user_env(), capture_output=True, text=True,
+                         timeout=BUILD_TIMEOUT_S)
+
+
+def build_with_options(repo, bdir, *options):
+    """build_call() that succeeds; its output."""
+    res = build_call(repo, bdir, *options)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    return res.stdout
+
+
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afresh(tmp_path):
+    repo = clone(tmp_path / "motet")
+    bdir = repo / "build-avr"  # where motet puts it: what CMake writes there is no source
+    toolchain = repo / "cmake" / "toolchain-avr.cmake"
+    out = build_avr(repo, bdir)
+    assert configured(out) and "afresh" not in out
+    cached, send = compile_flags(bdir)
+    assert "-mrelax" in cached and "-mrelax" in send and "-DMOTET_STALE" not in send
+
+    # Untouched, or touched without a change of what it says: no configure.
+    out = build_avr(repo, bdir)
+    assert not configured(out) and "afresh" not in out, out
+    toolchain.touch()
+    (repo / "ports" / "avr" / "port.cmake").touch()
+    out = build_avr(repo, bdir)
+    assert not configured(out) and "afresh" not in out, out
+
+    # An application added, whose CMakeLists.txt has an option, then removed:
+    # Ninja's re-runs of CMake read it and forget it; nothing first-read changed.
+    (repo / "apps" / "extra").mkdir()
+    (repo / "apps" / "extra" / "CMakeLists.txt").write_text('option(EXTRA_X "x" ON)\n')
+    out = build_avr(repo, bdir)
+    assert "Re-running CMake" in out and "afresh" not in out, out
+    shutil.rmtree(repo / "apps" / "extra")
+    out = build_avr(repo, bdir)
+    assert "Re-running CMake" in out and "afresh" not in out, out
+
+    # A flag added: the tree is configured afresh, says why, and compiles with it
+    # (before, the cache kept the first flags and nothing was recompiled).
+    text = toolchain.read_text()
+    toolchain.write_text(text.replace("-mrelax -ffunction-sections",
+                                      "-mrelax -DMOTET_STALE_TREE -ffunction-sections"))
+    out = build_avr(repo, bdir)
+    assert out.startswith(f"motet: configuring {bdir} afresh: cmake/toolchain-avr.cmake "
+                          "changed since it was configured\n"), out
+    assert configured(out) and re.search(r"Building C object .*/src/send\.c", out), out
+    cached, send = compile_flags(bdir)
+    assert "-DMOTET_STALE_TREE" in cached and "-DMOTET_STALE_TREE" in send
+    out = build_avr(repo, bdir)
+    assert not configured(out) and "ninja: no work to do" in out, out
+
+    # An option's default changed in the top CMakeLists.txt: the same.
+    top = repo / "CMakeLists.txt"
+    top.write_text(top.read_text().replace('option(MOTET_BUILD_TESTS "Build the unit tests" ON)',
+                                           'option(MOTET_BUILD_TESTS "Build the unit tests" OFF)'))
+    out = build_avr(repo, bdir)
+    assert "afresh: CMakeLists.txt changed since it was configured" in out, out
+    assert "MOTET_BUILD_TESTS:BOOL=OFF" in (bdir / "CMakeCache.txt").read_text()
+
+    # A tree configured by an earlier motet, which kept no record: configured
+    # afresh if a CMake input is newer than its first configure, else kept.
+    (bdir / build_tree.RECORD).unlink()
+    out = build_avr(repo, bdir)
+    assert not configured(out) and (bdir / build_tree.RECORD).exists(), out
+    (bdir / build_tree.RECORD).unlink()
+    toolchain.write_text(text)  # -DMOTET_STALE_TREE gone, as from a pull
+    out = build_avr(repo, bdir)
+    assert "afresh: cmake/toolchain-avr.cmake changed after its first configure" in out, out
+    cached, send = compile_flags(bdir)
+    assert "-DMOTET_STALE_TREE" not in cached and "-DMOTET_STALE_TREE" not in send
+
+    # Options this build gives that the tree was not configured with (as the
+    # 4 MHz tree of the energy benchmarks and the sanitized tree are given).
+    out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=4000000")
+    assert "afresh: it was configured with options none, not -DMOTET_AVR_F_CPU=4000000" in out
+    assert "MOTET_AVR_F_CPU:STRING=4000000" in (bdir / "CMakeCache.txt").read_text()
+    assert not configured(build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=4000000"))
+    (bdir / build_tree.RECORD).unlink()
+    out = build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=8000000")
+    assert "afresh: its cache has MOTET_AVR_F_CPU=4000000, not the 8000000 this build gives" in out
+
+    # Configured afresh with no options from the command (motet build after a
+    # CMake file changed), a tree keeps those it was configured with.
+    build_with_options(repo, bdir, "-DMOTET_AVR_F_CPU=4000000")
+    toolchain.write_text(text.replace("-mrelax -ffunction-sections",
+                                      "-mrelax -DMOTET_CARRIED -ffunction-sections"))
+    out = build_avr(repo, bdir)
+    assert ("afresh: cmake/toolchain-avr.cmake changed since it was configured; with the "
+            "options it was configured with: -DMOTET_AVR_F_CPU=4000000\n") in out, out
+    cache = (bdir / "CMakeCache.txt").read_text()
+    assert "MOTET_AVR_F_CPU:STRING=4000000" in cache and "-DMOTET_CARRIED" in cache
+    toolchain.write_text(text)
+
+    # A cache entry's default taken from a variable, which a plain set()
+    # gives: what a change of it would do is CMake's to say, so it counts.
+    port = repo / "ports" / "avr" / "port.cmake"
+    port_text = port.read_text()
+    port.write_text(port_text + 'set(STALE_VALUE one)\nset(MOTET_STALE ${STALE_VALUE} CACHE '
+                    'STRING "")\n')
+    build_avr(repo, bdir)
+    port.write_text(port_text + 'set(STALE_VALUE two)\nset(MOTET_STALE ${STALE_VALUE} CACHE '
+                    'STRING "")\n')
+    out = build_avr(repo, bdir)
+    assert "afresh: ports/avr/port.cmake changed since it was configured" in out, out
+    assert "MOTET_STALE:STRING=two" in (bdir / "CMakeCache.txt").read_text()
+    port.write_text(port_text)
+
+    # A first configure that failed (a port.cmake with an error), then the
+    # error fixed: what the failed one cached is not kept, its options are.
+    other = repo / "build-avr-other"
+    port.write_text(port_text + 'set(MOTET_STALE one CACHE STRING "")\n'
+                    'message(FATAL_ERROR "broken on purpose")\n')
+    res = build_call(repo, other, "-DMOTET_AVR_F_CPU=4000000")
+    assert res.returncode != 0 and "broken on purpose" in res.stdout + res.stderr
+    port.write_text(port_text + 'set(MOTET_STALE two CACHE STRING "")\n')
+    out = build_avr(repo, other)
+    assert (f"motet: configuring {other} afresh: its last configure did not finish (no "
+            "build.ninja); with the options it was configured with: "
+            "-DMOTET_AVR_F_CPU=4000000\n") in out, out
+    cache = (other / "CMakeCache.txt").read_text()
+    assert "MOTET_STALE:STRING=two" in cache and "MOTET_AVR_F_CPU:STRING=4000000" in cache
+    port.write_text(port_text)
+
+    # A target the tree does not have is bad input (status 2), not a build
+    # that failed (1); Ninja says what it may have meant.
+    res = motet(repo, "build", "--port", "avr", "--build-dir", str(bdir), "--target", "kernel_cor")
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "ninja: error: unknown target 'kernel_cor'" in res.stdout + res.stderr
+    assert res.stderr.rstrip().endswith(f"error: no target 'kernel_cor' in {bdir} (above: what "
+                                        "Ninja suggests)"), res.stderr
+
+    # Another port in the same tree: its toolchain is not the tree's.
+    res = motet(repo, "build", "--port", "native", "--build-dir", str(bdir), "--target", TARGET)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "afresh: it was configured for port avr (its files removed)" in res.stdout, res.stdout
+    cached, send = compile_flags(bdir)
+    assert "-mmcu" not in cached and "avr-gcc" not in send, send
+    # The AVR objects went (a stack analyser reading the tree's .su files
+    # took the other port's for its own), the compiler cache stayed.
+    assert not list(bdir.rglob("*.c.obj")) and (bdir / "ccache").is_dir()
+
+
+def test_a_cmake_tree_of_no_motet_port_is_left_alone(tmp_path, capsys):
+    """A directory named by mistake (MOTET_BUILD_DIR, --build-dir) whose
+    cache is no Motet tree's is refused, not emptied as a tree of another
+    port would be."""
+    foreign = tmp_path / "theirs"
+    foreign.mkdir()
+    (foreign / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n")
+    (foreign / "main.o").write_text("someone's object\n")
+    assert build.build(foreign, "native") == 2
+    assert (foreign / "main.o").read_text() == "someone's object\n"
+    assert (foreign / "CMakeCache.txt").exists()
+    err = capsys.readouterr().err
+    assert (f"error: {foreign} is a CMake tree of no Motet port (its cache has "
+            "MOTET_PORT=(nothing)); remove it or pick another --build-dir") in err, err
+    (foreign / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n"
+                                            "MOTET_PORT:STRING=vax\n")
+    assert build.build(foreign, "native") == 2
+    assert (foreign / "main.o").exists()
+    assert "its cache has MOTET_PORT=vax)" in capsys.readouterr().err
