@@ -619,6 +619,17 @@ static mt_pid_t load_and_create(void)
     return base;
 }
 
+/* load_and_create(), then modules 0 and 2 report MT_OK: the load is
+ * committed here (stage two run); returns the base pid. */
+static mt_pid_t load_committed_here(void)
+{
+    mt_pid_t base = load_and_create();
+    report_from(0, MT_OK);
+    report_from(2, MT_OK);
+    assert_string_equal(inits, "I");
+    return base;
+}
+
 static void test_description_waits_for_every_module(void **state)
 {
     (void) state;
@@ -1807,10 +1818,7 @@ static void expect_disagreement_logged_once(void)
 static void test_failure_after_our_commit_is_logged_as_disagreement(void **state)
 {
     (void) state;
-    mt_pid_t base = load_and_create();
-    report_from(0, MT_OK);
-    report_from(2, MT_OK);
-    assert_string_equal(inits, "I");
+    mt_pid_t base = load_committed_here();
     drain_log();
     report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
     report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2); /* sent again: logged once */
@@ -1827,10 +1835,7 @@ static void test_failure_after_our_commit_is_logged_as_disagreement(void **state
 static void test_disagreement_without_a_message_block_is_logged_alike(void **state)
 {
     (void) state;
-    mt_pid_t base = load_and_create();
-    report_from(0, MT_OK);
-    report_from(2, MT_OK);
-    assert_string_equal(inits, "I");
+    mt_pid_t base = load_committed_here();
     msg_t *taken[MOTET_MAX_QUEUED_MSGS];
     unsigned n_taken = 0;
     while (n_taken < MOTET_MAX_QUEUED_MSGS && (taken[n_taken] = sched_msg_alloc()) != NULL)
@@ -3072,10 +3077,7 @@ static void test_a_load_the_queue_refuses_leaves_the_last_one_remembered(void **
 {
     (void) state;
     static uint8_t other[64];
-    mt_pid_t base = load_and_create();
-    report_from(0, MT_OK);
-    report_from(2, MT_OK);
-    assert_string_equal(inits, "I");
+    mt_pid_t base = load_committed_here();
     fill_tx_queue();
     drain_log();
     assert_int_equal(appmgr_load(other, desc_with_other_on(other, 0)), MT_ERR_QUEUE_FULL);
@@ -3103,10 +3105,7 @@ static void test_a_load_the_queue_refuses_keeps_who_disagreed(void **state)
 {
     (void) state;
     static uint8_t other[64];
-    mt_pid_t base = load_and_create();
-    report_from(0, MT_OK);
-    report_from(2, MT_OK);
-    assert_string_equal(inits, "I");
+    mt_pid_t base = load_committed_here();
     drain_log();
     report_about(2, MT_ERR_TIMEOUT, APPMGR_NO_TASK, 2);
     sched_run_pending();
