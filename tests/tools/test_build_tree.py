@@ -235,3 +235,30 @@ def test_a_tree_of_another_generator_is_bad_input_and_left_alone(tmp_path, capsy
     err = capsys.readouterr().err
     assert err == (f"error: {other} was configured with the 'Unix Makefiles' generator, not "
                    "Ninja; remove it or pick another --build-dir\n"), err
+
+
+def test_a_description_appc_refuses_in_a_build_is_bad_input_said_last(tmp_path):
+    """An application's own description that appc refuses while the build
+    compiles it was a failed build, status 1, appc's message amid Ninja's
+    output; it is bad input: status 2, appc's message at the end. A C
+    error is still a failed build (1), with no refusal of an earlier build
+    shown again."""
+    repo = clone(tmp_path / "motet")
+    bdir = tmp_path / "b"
+    desc = repo / "apps" / "hello" / "hello.toml"
+    good = desc.read_text()
+    desc.write_text(good.replace('program = "radio"', 'program = "radyo"'))
+    res = motet(repo, "build", "--build-dir", str(bdir), "--target", "hello")
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.endswith(
+        f"error: the build in {bdir} stopped at an application description appc refused:\n"
+        f"appc: error: {desc}: task 'radio': unknown program 'radyo' (known: timer, hello, "
+        "radio)\n"), res.stderr[-3000:]
+
+    desc.write_text(good)
+    source = repo / "apps" / "hello" / "hello.c"
+    source.write_text(source.read_text() + "\n#error a C error\n")
+    res = motet(repo, "build", "--build-dir", str(bdir), "--target", "hello")
+    assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.endswith(f"error: build failed in {bdir}\n"), res.stderr[-3000:]
+    assert "stopped at an application description" not in res.stderr, res.stderr[-3000:]

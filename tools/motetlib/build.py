@@ -196,19 +196,38 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         if status != 0:
             print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
             return status
+        shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         cmd = ["cmake", "--build", bdir]
         for t in targets:
             cmd += ["--target", t]
         status = run(cmd).returncode
         known = configured_targets(bdir) if status != 0 and targets else None
+        refusals = appc_refusals(bdir) if status != 0 else []
     unknown = [t for t in targets if known is not None and t not in known]
     if unknown:
         print(f"error: no target {', '.join(map(repr, unknown))} in {bdir} (above: what Ninja "
               "suggests)", file=sys.stderr)
         return 2
+    if refusals:
+        # Bad input, not a failed compile: what appc said, last, where the
+        # user looks, rather than amid Ninja's output.
+        print(f"error: the build in {bdir} stopped at an application description appc "
+              "refused:\n" + "".join(refusals), end="", file=sys.stderr)
+        return 2
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
+
+
+# Where the build's appc leaves each error refusing a description
+# (motet_app_descriptions(), apps/CMakeLists.txt), emptied before each build.
+APPC_REFUSALS = "appc-refused"
+
+
+def appc_refusals(bdir):
+    """The errors appc refused descriptions with in the last build of
+    `bdir`, each a line or more, sorted by file."""
+    return [p.read_text(errors="replace") for p in sorted((bdir / APPC_REFUSALS).glob("*.txt"))]
 
 
 @contextlib.contextmanager
