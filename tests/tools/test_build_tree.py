@@ -203,19 +203,62 @@ def test_a_tree_configured_before_its_toolchain_file_changed_is_configured_afres
 def test_a_cmake_tree_of_no_motet_port_is_left_alone(tmp_path, capsys):
     """A directory named by mistake (MOTET_BUILD_DIR, --build-dir) whose
     cache is no Motet tree's is refused, not emptied as a tree of another
-    port would be."""
+    port would be, and left exactly as it was: the lock file motet created
+    before it refused stayed in it."""
     foreign = tmp_path / "theirs"
     foreign.mkdir()
     (foreign / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n")
     (foreign / "main.o").write_text("someone's object\n")
     assert build.build(foreign, "native") == 2
+    assert sorted(p.name for p in foreign.iterdir()) == ["CMakeCache.txt", "main.o"]
     assert (foreign / "main.o").read_text() == "someone's object\n"
-    assert (foreign / "CMakeCache.txt").exists()
     err = capsys.readouterr().err
     assert (f"error: {foreign} is a CMake tree of no Motet port (its cache has "
             "MOTET_PORT=(nothing)); remove it or pick another --build-dir") in err, err
     (foreign / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n"
                                             "MOTET_PORT:STRING=vax\n")
     assert build.build(foreign, "native") == 2
-    assert (foreign / "main.o").exists()
+    assert sorted(p.name for p in foreign.iterdir()) == ["CMakeCache.txt", "main.o"]
     assert "its cache has MOTET_PORT=vax)" in capsys.readouterr().err
+
+
+def test_a_tree_of_another_generator_is_bad_input_and_left_alone(tmp_path, capsys):
+    """A tree CMake made with another generator than Ninja is refused as the
+    other bad inputs are, status 2 (it was 1, a build's failure), and left
+    as it was; the build does not add that its configure failed."""
+    other = tmp_path / "make-tree"
+    other.mkdir()
+    (other / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Unix Makefiles\n"
+                                          "MOTET_PORT:STRING=native\n")
+    assert build.build(other, "native") == 2
+    assert [p.name for p in other.iterdir()] == ["CMakeCache.txt"]
+    err = capsys.readouterr().err
+    assert err == (f"error: {other} was configured with the 'Unix Makefiles' generator, not "
+                   "Ninja; remove it or pick another --build-dir\n"), err
+
+
+def test_a_description_appc_refuses_in_a_build_is_bad_input_said_last(tmp_path):
+    """An application's own description that appc refuses while the build
+    compiles it was a failed build, status 1, appc's message amid Ninja's
+    output; it is bad input: status 2, appc's message at the end. A C
+    error is still a failed build (1), with no refusal of an earlier build
+    shown again."""
+    repo = clone(tmp_path / "motet")
+    bdir = tmp_path / "b"
+    desc = repo / "apps" / "hello" / "hello.toml"
+    good = desc.read_text()
+    desc.write_text(good.replace('program = "radio"', 'program = "radyo"'))
+    res = motet(repo, "build", "--build-dir", str(bdir), "--target", "hello")
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.endswith(
+        f"error: the build in {bdir} stopped at an application description appc refused:\n"
+        f"appc: error: {desc}: task 'radio': unknown program 'radyo' (known: timer, hello, "
+        "radio)\n"), res.stderr[-3000:]
+
+    desc.write_text(good)
+    source = repo / "apps" / "hello" / "hello.c"
+    source.write_text(source.read_text() + "\n#error a C error\n")
+    res = motet(repo, "build", "--build-dir", str(bdir), "--target", "hello")
+    assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.endswith(f"error: build failed in {bdir}\n"), res.stderr[-3000:]
+    assert "stopped at an application description" not in res.stderr, res.stderr[-3000:]

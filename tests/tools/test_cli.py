@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MOTET = ROOT / "tools" / "motet"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import build, cli, eventlog, setup_env, thread_size  # noqa: E402
+from motetlib import bench_all, build, cli, eventlog, setup_env, thread_size  # noqa: E402
 
 # A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
 # nested and allocates; console text and a comment are mixed in.
@@ -380,6 +380,49 @@ def test_a_firmware_port_for_run_hello_or_the_demo_is_a_usage_error(command, mon
     err = capsys.readouterr().err
     assert err.startswith(f"{command}: error: --port avr: "), err
     assert ("ctest --test-dir " if command == "run-hello" else "devices/ssl-mixed.toml") in err
+
+
+def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
+    """`motet test --port avr` built and tested the native tree (build),
+    which it reconfigured for the AVR, where `motet build --port avr` builds
+    in build-avr: the stages of one port (build, unit, size) take the
+    port's tree as motet build does."""
+    used = []
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    monkeypatch.setattr(build, "build", lambda bdir, port, **kw: used.append(("build", bdir,
+                                                                              port)) or 0)
+    monkeypatch.setattr(cli, "unit_tests", lambda bdir: (used.append(("unit", bdir)), (0, ""))[1])
+    monkeypatch.setattr(build, "size_check", lambda bdir, port, do_build: used.append(
+        ("size", bdir, port)) or 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    assert cli.main(["test", "--port", "avr", "--only", "unit,size"]) == 0
+    avr = build.port_build_dir(None, "avr")
+    assert used == [("build", avr, "avr"), ("unit", avr), ("size", avr, "avr")]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["test", "--port", "avr"], "test: error: --port avr: stages scenario, sanitize, fuzz, "
+                                "ports test the native port"),
+    (["test", "--port", "cortex-m", "--only", "fuzz"], "test: error: --port cortex-m: stage "
+                                                       "fuzz tests the native port"),
+    (["bench", "--port", "avr", "--only", "avr"], "bench: error: --port avr: each benchmark "
+                                                  "runs on the ports it measures"),
+])
+def test_test_and_bench_say_which_stages_or_benchmarks_take_no_port(args, says, monkeypatch,
+                                                                    capsys):
+    """A stage of the native port (scenario, sanitize, fuzz) or of every
+    port (ports), and every benchmark, take no --port: they ran on the
+    native tree (reconfigured for the port by the build stage, or by the
+    ssl benchmark) as if it were given; they are refused, status 2, before
+    anything is set up or built."""
+    def never(*a, **k):
+        raise AssertionError("nothing is set up, built or run")
+    monkeypatch.setattr(setup_env, "setup", never)
+    monkeypatch.setattr(build, "build", never)
+    monkeypatch.setattr(bench_all, "run", never)
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(says), err
 
 
 def test_unknown_command_fails():

@@ -688,6 +688,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--module-app", metavar="NAME",
                    help="with --c: also define NAME_app, the module_app_t of the description "
                         "with its task and group names (motet/module.h)")
+    p.add_argument("--refusal-file", metavar="FILE",
+                   help="also write the error refusing the description to FILE (the build's "
+                        "record, which `motet build` shows at its end)")
     p.add_argument("--names", action="store_true",
                    help="with -o: append the task and group names, which a module program "
                         "reading the file (--app-file) uses to name tasks")
@@ -743,9 +746,23 @@ def main(argv: list[str]) -> int:
     try:
         _run(args)
     except AppcError as e:
-        print(f"appc: error: {e}", file=sys.stderr)
+        message = f"appc: error: {e}"
+        print(message, file=sys.stderr)
+        if args.refusal_file:
+            _record_refusal(args.refusal_file, message)
         return 2
     return 0
+
+
+def _record_refusal(path: str, message: str) -> None:
+    """Write `message` to `path`, its directory made if need be; a file that
+    cannot be written is said, the refusal already printed above."""
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(message + "\n")
+    except OSError as e:
+        print(f"appc: error: --refusal-file {path}: {e.strerror}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -77,24 +77,12 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
     if a CMake file it read or its options changed since (build_tree.py).
     With no `extra`, the options the tree was configured with are given
     again. A port with cmake/toolchain-<port>.cmake is cross-compiled with
-    it."""
+    it. build() has refused a foreign tree (foreign_tree()) before."""
     cache_file = bdir / "CMakeCache.txt"
     options = list(extra)
     if cache_file.exists():
         cache = cache_file.read_text(errors="replace")
-        gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
-        if gen and gen != "Ninja":
-            print(f"error: {bdir} was configured with the {gen!r} generator, not Ninja; "
-                  f"remove it or pick another --build-dir", file=sys.stderr)
-            return 1
         cached_port = build_tree.cached_value(cache, "MOTET_PORT")
-        if cached_port not in known_ports():
-            # Not a tree of motet's (a CMake tree named by mistake): what it
-            # holds is someone's, and is left as it is.
-            print(f"error: {bdir} is a CMake tree of no Motet port (its cache has "
-                  f"MOTET_PORT={cached_port or '(nothing)'}); remove it or pick another "
-                  "--build-dir", file=sys.stderr)
-            return 2
         if cached_port != port:
             _empty_for_another_port(bdir)
             reason = f"it was configured for port {cached_port} (its files removed)"
@@ -135,6 +123,26 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
     if status == 0:
         build_tree.write_record(bdir, ROOT, options)
     return status
+
+
+def foreign_tree(bdir):
+    """Why the directory `bdir` is no tree motet may configure (a CMake tree
+    of another generator or of no Motet port, named by mistake as
+    MOTET_BUILD_DIR or --build-dir), in a sentence, or None. What such a
+    directory holds is someone's: it is refused before anything is written
+    in it, the lock of tree_lock() included."""
+    try:
+        cache = (bdir / "CMakeCache.txt").read_text(errors="replace")
+    except FileNotFoundError:
+        return None
+    gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
+    if gen and gen != "Ninja":
+        return f"{bdir} was configured with the {gen!r} generator, not Ninja"
+    cached_port = build_tree.cached_value(cache, "MOTET_PORT")
+    if cached_port not in known_ports():
+        return (f"{bdir} is a CMake tree of no Motet port (its cache has "
+                f"MOTET_PORT={cached_port or '(nothing)'})")
+    return None
 
 
 def port_build_dir(bdir, port):
@@ -179,24 +187,47 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         print(f"error: no port {port!r} (ports/ has: {', '.join(known_ports())})",
               file=sys.stderr)
         return 2
+    refused = foreign_tree(bdir)
+    if refused:
+        print(f"error: {refused}; remove it or pick another --build-dir", file=sys.stderr)
+        return 2
     with tree_lock(bdir):
         status = configure(bdir, port, extra)
         if status != 0:
             print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
             return status
+        shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         cmd = ["cmake", "--build", bdir]
         for t in targets:
             cmd += ["--target", t]
         status = run(cmd).returncode
         known = configured_targets(bdir) if status != 0 and targets else None
+        refusals = appc_refusals(bdir) if status != 0 else []
     unknown = [t for t in targets if known is not None and t not in known]
     if unknown:
         print(f"error: no target {', '.join(map(repr, unknown))} in {bdir} (above: what Ninja "
               "suggests)", file=sys.stderr)
         return 2
+    if refusals:
+        # Bad input, not a failed compile: what appc said, last, where the
+        # user looks, rather than amid Ninja's output.
+        print(f"error: the build in {bdir} stopped at an application description appc "
+              "refused:\n" + "".join(refusals), end="", file=sys.stderr)
+        return 2
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
+
+
+# Where the build's appc leaves each error refusing a description
+# (motet_app_descriptions(), apps/CMakeLists.txt), emptied before each build.
+APPC_REFUSALS = "appc-refused"
+
+
+def appc_refusals(bdir):
+    """The errors appc refused descriptions with in the last build of
+    `bdir`, each a line or more, sorted by file."""
+    return [p.read_text(errors="replace") for p in sorted((bdir / APPC_REFUSALS).glob("*.txt"))]
 
 
 @contextlib.contextmanager

@@ -25,9 +25,10 @@ PYTEST_DIRS = ("tests/scenario", "tests/tools")
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 
 
-def _add_build_args(p, port_tree=False):
+def _add_build_args(p, port_tree=False, port_help=None):
     p.add_argument("--port", default=build.DEFAULT_PORT, choices=build.known_ports(),
-                   help="port to build for, a directory under ports/ (default: %(default)s)")
+                   help=port_help or "port to build for, a directory under ports/ "
+                                     "(default: %(default)s)")
     p.add_argument("--build-dir", default=None,
                    help="build directory, relative to the repository root "
                         "(default: $MOTET_BUILD_DIR or build" +
@@ -346,18 +347,21 @@ def sanitizer_tests(bdir_arg):
 
 
 def _test_stages(args):
-    """The stages of `motet test`, in order: (name, run() -> (status, detail))."""
+    """The stages of `motet test`, in order: (name, run() -> (status, detail)).
+    Those of PORT_STAGES test --port in its tree (port_tree()), the others
+    the native tree."""
     bdir = build.build_dir(args.build_dir)
+    tree = port_tree(args)
 
     def size():
-        st = build.size_check(args.build_dir, args.port, do_build=False)
-        return st or thread_size.check(args.build_dir, args.port), "log on vs off, threads off"
+        st = build.size_check(tree, args.port, do_build=False)
+        return st or thread_size.check(tree, args.port), "log on vs off, threads off"
 
     return [
         ("setup", lambda: (setup_env.setup(), "packages")),
         ("lint", lint),
-        ("build", lambda: (build.build(args.build_dir, args.port), "-Werror")),
-        ("unit", lambda: unit_tests(bdir)),
+        ("build", lambda: (build.build(tree, args.port), "-Werror")),
+        ("unit", lambda: unit_tests(build.build_dir(tree))),
         ("scenario", lambda: scenario_tests(bdir)),
         ("sanitize", lambda: sanitizer_tests(args.build_dir)),
         ("fuzz", lambda: fuzz.run(args.build_dir, fuzz.TEST_SECONDS,
@@ -371,6 +375,11 @@ STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "fuzz", "siz
 # A stage whose failure skips every later one; with --only, these run too
 # whenever a later stage is chosen (the packages, the built tree).
 GATE_STAGES = ("setup", "build")
+# The stages that build and test the port --port names, in its tree, and
+# those that take no port; the others test the native port (scenario,
+# sanitize, fuzz) or every port (ports).
+PORT_STAGES = ("build", "unit", "size")
+PORTLESS_STAGES = ("setup", "lint")
 
 
 def _chosen_stages(only):
@@ -397,6 +406,16 @@ def cmd_test(args):
     chosen, error = _chosen_stages(args.only)
     if error:
         print(f"test: error: --only: {error} (stages: {', '.join(STAGES)})", file=sys.stderr)
+        return 2
+    not_the_port = [n for n in chosen if n not in PORT_STAGES + PORTLESS_STAGES]
+    if not_the_port and native_port_only(
+            "test", args, f"stage{'s' if len(not_the_port) > 1 else ''} "
+            f"{', '.join(not_the_port)} test{'' if len(not_the_port) > 1 else 's'} the native "
+            "port (scenario, sanitize, fuzz) or "
+            f"every port (ports, each in build-PORT beside the native tree), not one; "
+            f"`motet test --port {args.port} --only "
+            f"{','.join(n for n in PORT_STAGES if n not in GATE_STAGES)}` builds and tests "
+            f"{port_tree(args)}"):
         return 2
     results = []  # (stage, status or None for skipped, detail)
     took = {}  # stage -> wall seconds
@@ -530,6 +549,10 @@ def cmd_run_hello(args):
 # ---- bench, log, appc -------------------------------------------------------
 
 def cmd_bench(args):
+    if native_port_only("bench", args, "each benchmark runs on the ports it measures, and "
+                        f"--only picks benchmarks ({', '.join(bench_all.ALL)}); --build-dir is "
+                        "the native tree, the other ports' trees are beside it"):
+        return 2
     only = args.only.split(",") if args.only else bench_all.ALL
     return bench_all.run(args.build_dir, args.port, only)
 
@@ -602,7 +625,10 @@ def parser():
     s.add_argument("--only", metavar="A,B",
                    help=f"only these stages, in the usual order ({', '.join(STAGES)}); "
                         f"{' and '.join(GATE_STAGES)} run too when a later stage needs them")
-    _add_build_args(s)
+    _add_build_args(s, port_tree=True,
+                    port_help="port whose tree stages " + ", ".join(PORT_STAGES) +
+                              " build and test (default: %(default)s; another port takes "
+                              "only those)")
     s.set_defaults(func=cmd_test)
 
     s = sub.add_parser("demo", help="setup, build and run the demo: sound localisation and fire "
@@ -637,7 +663,8 @@ def parser():
     s.add_argument("--only", metavar="A,B",
                    help=f"only these: {', '.join(bench_all.ALL)} "
                         "(default: all; the other sections are kept)")
-    _add_build_args(s)
+    _add_build_args(s, port_help="native only: each benchmark runs on the ports it measures, "
+                                 "each port's tree beside --build-dir")
     s.set_defaults(func=cmd_bench)
 
     s = sub.add_parser("format", help="clang-format C files in place, as the lint stage wants them",
