@@ -750,3 +750,12 @@ def test_the_sanitize_stage_names_the_failed_tests_after_its_other_findings(monk
     status, detail = cli.sanitizer_tests(tmp_path / "build")
     assert (status, detail) == (1, "failed: ctest: 1 test: test_appmgr, 1 reports, pytest: 1 test: "
                                    "tests/scenario/test_hello.py::test_hello_same_seed_same_output")
+
+
+def test_a_unit_stage_whose_tree_has_no_test_fails(tmp_path):
+    # a tree configured without tests (the template port's, -DMOTET_BUILD_TESTS=OFF)
+    # must not pass the unit stage having run nothing
+    (tmp_path / "CTestTestfile.cmake").write_text("# no tests\n")
+    status, detail = cli.unit_tests(tmp_path)
+    assert status != 0
+    assert detail.startswith("ctest failed")

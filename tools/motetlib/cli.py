@@ -162,8 +162,9 @@ def cmd_format(args):
 
 
 def ctest_command(bdir):
-    """ctest on the tree `bdir`, one test per core at a time."""
-    return ["ctest", "--test-dir", bdir, "--output-on-failure",
+    """ctest on the tree `bdir`, one test per core at a time; a tree with no
+    test fails (a tree configured without tests would pass having run none)."""
+    return ["ctest", "--test-dir", bdir, "--output-on-failure", "--no-tests=error",
             "--parallel", str(os.cpu_count() or 2)]
 
 
