@@ -161,12 +161,6 @@ const bus_link_t *bus_link(mt_module_t module)
     return &B.links[link_of(module)];
 }
 
-/* A task of an application: one that can be told of its losses. */
-static bool app_pid(mt_pid_t pid)
-{
-    return pid != MT_PID_NONE && pid < MT_PID_SYSTEM;
-}
-
 /* Our message frame `f` is given up (`why`): counted on its link, logged,
  * and noted for its sender; interrupt context. */
 static void lost(const bus_frame_t *f, mt_err_t why)
@@ -177,7 +171,7 @@ static void lost(const bus_frame_t *f, mt_err_t why)
     k->err = why;
     k->pid = f->src_pid;
     log_event(EV_BUS_LOST, f->src_pid, (uint16_t) (f->dst << 8 | f->type));
-    if (!app_pid(f->src_pid)) return; /* sent by the kernel or an interrupt: no task to tell */
+    if (!task_pid_is_app(f->src_pid)) return; /* the kernel or an interrupt: no task to tell */
     lost_note_t *free_note = NULL;
     for (uint8_t i = 0; i < MOTET_BUS_LOST_NOTES; i++) {
         lost_note_t *n = &B.notes[i];

@@ -15,11 +15,6 @@
 
 /* ---- what another module may send (bus.c asks before anything acts) ---- */
 
-static bool app_pid(mt_pid_t pid)
-{
-    return pid != MT_PID_NONE && pid < MT_PID_SYSTEM; /* only tasks of applications move */
-}
-
 static bool on_device(mt_module_t m)
 {
     return m < MOTET_BUS_MODULES && (bus_modules() & mig_bit(m));
@@ -60,7 +55,8 @@ static bool payload_fits(const bus_frame_t *f)
     bool cast_ok = f->port == MIG_MSG_FREEZE || f->port == MIG_MSG_RESULT ||
                    f->port == MIG_MSG_CONFIRM; /* also unicast: to one that asked again */
     if (f->type == BUS_FRAME_MCAST && !cast_ok) return false;
-    if (len < 2 || !app_pid(p[0])) return false; /* every kind starts with the task's pid */
+    /* every kind starts with the task's pid, an application's: only those move */
+    if (len < 2 || !task_pid_is_app(p[0])) return false;
     switch (f->port) {
     case MIG_MSG_REQUEST: /* pid, dest, requester, hops */
         return len == 4 && on_device(p[1]) && on_device(p[2]) && p[3] >= 1u &&
@@ -90,16 +86,6 @@ static bool payload_fits(const bus_frame_t *f)
     default: /* KICK and the ring's own records never travel */
         return false;
     }
-}
-
-/* Whether module m may decide a migration of pid that this module took
- * no part in: where this module routes pid, if it knows the task
- * elsewhere. A task here, or unknown, is not rerouted or forgotten by an
- * outcome; one routed to another module, by a frame from m, would be. */
-static bool may_decide(mt_pid_t pid, mt_module_t m)
-{
-    const remote_task_t *r = sched_remote_find(pid);
-    return !r || r->module == m;
 }
 
 /* The role a frame of `kind` is checked against, of the slot it names

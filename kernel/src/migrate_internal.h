@@ -362,6 +362,16 @@ typedef struct mig {
 
 extern mig_t MIG; /* the one migrator of this module */
 
+/* Whether module m may decide a migration of pid that this module took
+ * no part in, or freeze it: where this module routes pid, if it knows the
+ * task elsewhere. A task here, or unknown, is not rerouted or forgotten by
+ * an outcome; one routed to another module, by a frame from m, would be. */
+static MT_INLINE bool may_decide(mt_pid_t pid, mt_module_t m)
+{
+    const remote_task_t *r = sched_remote_find(pid);
+    return !r || r->module == m;
+}
+
 /* migrate.c */
 uint32_t mig_bit(mt_module_t m);
 slot_t *mig_slot_new(void);

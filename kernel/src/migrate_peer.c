@@ -134,8 +134,7 @@ static void forget_earlier(slot_t *s)
 static bool forged_freeze(const uint8_t *d, const slot_t *earlier)
 {
     if (earlier && earlier->step != ST_FLUSHING) return false;
-    const remote_task_t *host = sched_remote_find(d[0]);
-    return host && host->module != d[2];
+    return !may_decide(d[0], d[2]);
 }
 
 /* A slot for a new migration of pid, `earlier` the slot this module has
