@@ -67,17 +67,22 @@ void mig_free_list(msg_t *m)
     }
 }
 
+void mig_slot_release_blocks(const slot_t *s)
+{
+    mem_release(s->head);
+    mem_release(s->state);
+    mig_free_list(s->fwd);
+    mig_free_list(s->casts);
+    mig_free_list(s->reserved);
+}
+
 void mig_slot_free(slot_t *s)
 {
     port_irq_state_t st = port_irq_save();
     s->role = ROLE_FREE; /* first: the interrupt half stops looking at it */
     port_irq_restore(st);
-    mem_release(s->head);
-    mem_release(s->state);
+    mig_slot_release_blocks(s);
     mig_free_list(s->out);
-    mig_free_list(s->fwd);
-    mig_free_list(s->casts);
-    mig_free_list(s->reserved);
     memset(s, 0, sizeof *s);
 }
 

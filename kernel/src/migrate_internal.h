@@ -376,6 +376,9 @@ static MT_INLINE bool may_decide(mt_pid_t pid, mt_module_t m)
 uint32_t mig_bit(mt_module_t m);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
+/* Free what slot s holds but its line of held messages (out): its image,
+ * state and lists; the fields are left as they are. Task context. */
+void mig_slot_release_blocks(const slot_t *s);
 /* Free a list of held messages. */
 void mig_free_list(msg_t *m);
 /* The slot of migration (pid, id) in `role` (ROLE_FREE: any role). */

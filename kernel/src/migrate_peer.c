@@ -114,11 +114,7 @@ static void forget_earlier(slot_t *s)
     *s = (slot_t){
         .role = was.role, .step = was.step, .pid = was.pid, .hold = was.hold, .out = was.out};
     port_irq_restore(st);
-    mem_release(was.head);
-    mem_release(was.state);
-    mig_free_list(was.fwd);
-    mig_free_list(was.casts);
-    mig_free_list(was.reserved);
+    mig_slot_release_blocks(&was);
 }
 
 /* Of a task known elsewhere, a FREEZE that would open a slot, or take
