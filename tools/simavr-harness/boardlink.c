@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "avr_board_if.h"
@@ -180,11 +179,17 @@ static int start_program(const options_t *opt)
     return EXIT_ERROR;
 }
 
-static double monotonic_s(void)
+/* Close the pipes to and from the board program, stop it first if
+ * `terminate`, and wait for it; its wait status. */
+static int end_program(bool terminate)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
+    close(L.to_board);
+    close(L.from_board);
+    L.to_board = L.from_board = -1;
+    if (terminate) kill(L.pid, SIGTERM);
+    int status = 0;
+    waitpid(L.pid, &status, 0);
+    return status;
 }
 
 /* Reads the n bytes of the first frame's head by `deadline` (monotonic
@@ -192,7 +197,7 @@ static double monotonic_s(void)
 static int read_by(uint8_t *p, size_t n, double deadline)
 {
     while (n) {
-        double left = deadline - monotonic_s();
+        double left = deadline - harness_now_seconds();
         if (left <= 0) return -1;
         struct pollfd pfd = {.fd = L.from_board, .events = POLLIN};
         int ready = poll(&pfd, 1, (int) (left * 1000.0) + 1);
@@ -215,14 +220,9 @@ static int read_by(uint8_t *p, size_t n, double deadline)
 static int wait_ready(double wait_s)
 {
     uint8_t head[2];
-    int got = read_by(head, 2, monotonic_s() + wait_s);
+    int got = read_by(head, 2, harness_now_seconds() + wait_s);
     if (got == 1 && head[0] == 0 && head[1] == 0) return 0;
-    close(L.to_board);
-    close(L.from_board);
-    L.to_board = L.from_board = -1;
-    if (got != 0) kill(L.pid, SIGTERM);
-    int status = 0;
-    waitpid(L.pid, &status, 0);
+    int status = end_program(got != 0);
     if (got < 0) {
         fprintf(stderr,
                 "motet-simavr: board program %s did not say it was ready within %g s (it sent "
@@ -274,9 +274,5 @@ int boardlink_start(avr_t *core, const options_t *opt)
 void boardlink_stop(void)
 {
     if (L.to_board < 0) return;
-    close(L.to_board);
-    close(L.from_board);
-    L.to_board = L.from_board = -1;
-    int status;
-    waitpid(L.pid, &status, 0);
+    (void) end_program(false);
 }

@@ -114,5 +114,7 @@ typedef struct result {
 /* Run the image as opt says; 0 when it ran (res describes how it ended),
  * EXIT_ERROR when it could not be started (message on stderr). */
 int harness_run(const options_t *opt, result_t *res);
+/* Wall-clock seconds from a monotonic origin (timeouts, the run's wall time). */
+double harness_now_seconds(void);
 
 #endif /* SIMAVR_HARNESS_H */

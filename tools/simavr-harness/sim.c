@@ -497,7 +497,7 @@ static int load(void)
 
 /* ---------------------------------------------------------------- running */
 
-static double now_seconds(void)
+double harness_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -586,7 +586,8 @@ static void run_loop(double start)
             res->end = RUN_LIMIT;
             return;
         }
-        if (opt->timeout > 0 && (n & TIMEOUT_CHECK) == 0 && now_seconds() - start > opt->timeout) {
+        if (opt->timeout > 0 && (n & TIMEOUT_CHECK) == 0 &&
+            harness_now_seconds() - start > opt->timeout) {
             res->end = RUN_TIMEOUT;
             return;
         }
@@ -609,9 +610,9 @@ int harness_run(const options_t *options, result_t *result)
     }
     int err = load();
     if (err) return err;
-    double start = now_seconds();
+    double start = harness_now_seconds();
     run_loop(start);
-    res->wall = now_seconds() - start;
+    res->wall = harness_now_seconds() - start;
     boardlink_stop();
     res->cycles = avr->cycle;
     logtap_close();
