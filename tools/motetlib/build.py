@@ -39,6 +39,12 @@ def run(cmd, cwd=None, quiet=False, **kw):
         return subprocess.CompletedProcess(cmd, 127, "", "")
 
 
+# A tree's own compiler cache (compiler_launcher()) and the lock of
+# tree_lock(), each a name inside the tree.
+CCACHE_DIR = "ccache"
+LOCK_FILE = ".motet-build.lock"
+
+
 def compiler_launcher(bdir):
     """CMake arguments that compile through ccache, its cache inside the
     tree `bdir`, or none without ccache. The kernel's configurations
@@ -49,13 +55,13 @@ def compiler_launcher(bdir):
     ccache = shutil.which("ccache")
     if not ccache:
         return []
-    cache = Path(bdir).resolve() / "ccache"
+    cache = Path(bdir).resolve() / CCACHE_DIR
     return [f"-DCMAKE_C_COMPILER_LAUNCHER=env;CCACHE_DIR={cache};{ccache}"]
 
 
 # What a tree keeps when it is configured for another port: its compiler
 # cache (compiler_launcher()) and the lock of tree_lock(), which is held.
-KEPT_ACROSS_PORTS = ("ccache", ".motet-build.lock")
+KEPT_ACROSS_PORTS = (CCACHE_DIR, LOCK_FILE)
 
 
 def _empty_for_another_port(bdir):
@@ -236,7 +242,7 @@ def tree_lock(bdir):
     build at a time: the tests run in parallel (`motet test`), and several
     of them build what they run in the same tree."""
     bdir.mkdir(parents=True, exist_ok=True)
-    with open(bdir / ".motet-build.lock", "w") as lock:
+    with open(bdir / LOCK_FILE, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 

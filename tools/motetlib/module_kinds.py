@@ -142,7 +142,8 @@ class EmulatedKind(Kind):
     """A chip emulated by a host program of the native build (TOOL) that
     runs the image of the kind's port and joins it to the hub. The image
     has its program's descriptions built in, so the device's and the
-    module's `args` (the native program's options) do not apply to it."""
+    module's `args` (the native program's options) do not apply to it; an
+    avr module's board program, if it has one, takes them."""
 
     TOOL: Path
     NM: str  # the kind's nm, which reads its images' symbols
@@ -218,7 +219,7 @@ class AvrKind(EmulatedKind):
 
     def log_options(self, bdir, spec, path):
         # the harness watches the ring's write offset (tools/simavr-harness/logtap.c)
-        sym = image_symbols(AVR_NM, self.program(bdir, spec), ("log_ring", "log_write_offset"))
+        sym = image_symbols(self.NM, self.program(bdir, spec), ("log_ring", "log_write_offset"))
         (ring, ring_bytes), (offset, _) = sym["log_ring"], sym["log_write_offset"]
         return ["--log", str(path),
                 f"--log-ring={ring - AVR_DATA:#x}:{ring_bytes}:{offset - AVR_DATA:#x}"]
@@ -271,7 +272,8 @@ class CortexMKind(EmulatedKind):
 
     def log_options(self, bdir, spec, path):
         # the plugin watches the ring's slots (qemu_module.LogTap)
-        ring, ring_bytes = image_symbols(CM_NM, self.program(bdir, spec), ("log_ring",))["log_ring"]
+        ring, ring_bytes = image_symbols(self.NM, self.program(bdir, spec),
+                                         ("log_ring",))["log_ring"]
         return ["--log", str(path), f"--log-ring={ring:#x}:{ring_bytes}"]
 
     def overshoot_ticks(self, spec):
