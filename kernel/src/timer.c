@@ -233,7 +233,7 @@ void timer_free_if_retired(msg_t *m)
 {
     /* m may be the interrupt slot's block, no timer's: compared, never read. */
     timer_block_t *t = retired_unlink((timer_block_t *) (void *) m, MT_PID_NONE, 0);
-    if (t) (void) slab_free(&timer_cache, t); /* its message released */
+    if (t) retire(t); /* its message released: freed */
 }
 
 /* ------------------------------------------------------------ expiry */
