@@ -624,3 +624,44 @@ def test_an_app_file_after_the_dashes_is_refused_only_with_app(monkeypatch, caps
     err = capsys.readouterr().err
     assert err.startswith(f"run: error: -- --app-file=x.bin: motet run --app {app} gives every "
                           "native module its own --app-file; give one of the two"), err
+
+
+def test_an_image_without_the_bus_is_told_where_the_guide_shows_the_build(tmp_path, monkeypatch):
+    """An emulated module's image built with a port's default kernel has no
+    bus_active(): `motet run` refuses it, and its message once sent a
+    newcomer to read another application's CMakeLists.txt (pingpong's) to
+    learn how to build one with the bus. It names the guide's section,
+    which shows it, and the section is there; an image with the bus is
+    not refused. Host objects stand in for the images, read by the host's
+    nm."""
+    from motetlib import module_kinds
+    monkeypatch.setattr(module_kinds.AvrKind, "NM", "nm")
+    images = {}
+    for name, source in (("nobus", "int main(void) { return 0; }\n"),
+                         ("bus", "int bus_active(void) { return 1; }\n")):
+        (tmp_path / f"{name}.c").write_text(source)
+        images[name] = tmp_path / f"{name}.elf"
+        subprocess.run(["cc", "-c", "-o", str(images[name]), str(tmp_path / f"{name}.c")],
+                       check=True)
+    text = f"""
+[device]
+program = "{images['nobus']}"
+[[module]]
+id = 0
+kind = "avr"
+cpu_mhz = 8
+[[module]]
+id = 1
+kind = "avr"
+cpu_mhz = 8
+program = "{images['bus']}"
+"""
+    dev = device.parse(text, "d.toml")
+    without, with_bus = dev.modules
+    why = module_kinds.of(without).lacks_the_bus(tmp_path, without)
+    assert why is not None and f"its image {images['nobus']} has no bus" in why
+    assert "build its application's avr kernel with MOTET_BUS=1" in why
+    assert '(docs/guide.md, "As a module of a device", shows the CMakeLists.txt)' in why
+    assert "pingpong" not in why
+    assert "\n### As a module of a device\n" in (ROOT / "docs" / "guide.md").read_text()
+    assert module_kinds.of(with_bus).lacks_the_bus(tmp_path, with_bus) is None

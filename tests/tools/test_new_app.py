@@ -92,6 +92,26 @@ def test_the_targets_of_a_configured_tree_come_from_ninja(tmp_path):
     assert "build tree" in new_app.target_clash("lib_x", tmp_path)
 
 
+def test_the_program_of_a_removed_application_does_not_hold_its_name(tmp_path):
+    """A user who removes apps/NAME to start again was refused `motet new
+    NAME`: the tree configured while apps/NAME existed still lists the
+    program NAME, which its next build drops (apps/ is globbed at every
+    build). A target whose binary directory is a removed application's is
+    no clash; a target with no such directory still is."""
+    name = "gone_app_x"
+    assert not (ROOT / "apps" / name).exists() and name not in new_app.scanned_targets()
+    (tmp_path / "build.ninja").write_text(
+        f"rule touch\n  command = touch $out\n"
+        f"build apps/{name}/{name}: touch\nbuild {name}: phony apps/{name}/{name}\n"
+        "build lib_x: phony\n")
+    assert {name, "lib_x"} <= build.configured_targets(tmp_path)
+    assert "build tree" in new_app.target_clash(name, tmp_path)  # not known removed yet
+    (tmp_path / "apps" / name).mkdir(parents=True)  # the removed app's binary directory
+    assert new_app.target_clash(name, tmp_path) is None
+    assert "build tree" in new_app.target_clash("lib_x", tmp_path)
+    assert new_app.target_clash("ssl_dsp", tmp_path) is not None  # the scan still refuses
+
+
 def test_the_scan_reads_literal_target_names_and_skips_build_trees(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "CMakeLists.txt").write_text(

@@ -164,8 +164,8 @@ class EmulatedKind(Kind):
             return None
         return (f"its image {image} has no bus: its kernel is built without MOTET_BUS (a "
                 f"port's default kernel), so the image can only run alone; build its "
-                f"application's {self.port} kernel with MOTET_BUS=1 (apps/pingpong/CMakeLists.txt "
-                "shows how)")
+                f"application's {self.port} kernel with MOTET_BUS=1 and link the image with it "
+                "(docs/guide.md, \"As a module of a device\", shows the CMakeLists.txt)")
 
     def files(self, bdir, spec):
         return [build.build_dir(bdir) / self.TOOL, self.program(bdir, spec)]

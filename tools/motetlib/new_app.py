@@ -155,6 +155,15 @@ def scanned_targets(root: Path = ROOT) -> set[str]:
     return found
 
 
+def removed_app(name: str, bdir: Path) -> bool:
+    """True if target `name` of the configured tree bdir is the program of
+    an application whose directory has been removed since the tree was
+    configured (bdir/apps/NAME is its binary directory, apps/NAME is gone):
+    the tree's next build lists apps/ afresh (apps/CMakeLists.txt) and no
+    longer has it, so a new application may take the name."""
+    return not (APPS / name).exists() and (Path(bdir) / "apps" / name).is_dir()
+
+
 def target_clash(name: str, bdir: Path | None = None) -> str | None:
     """Why `name` cannot be a new program's target, or None. The source of
     truth is the default build tree when it is configured (it knows every
@@ -163,7 +172,7 @@ def target_clash(name: str, bdir: Path | None = None) -> str | None:
     native tree, so the scan is added to the tree's answer, not replaced."""
     bdir = build.build_dir() if bdir is None else bdir
     configured = build.configured_targets(bdir)
-    if configured is not None and name in configured:
+    if configured is not None and name in configured and not removed_app(name, bdir):
         return (f"{name!r} is already a CMake target of the build tree {bdir} "
                 "(`ninja -t targets all`): its program would clash with it")
     if name in scanned_targets():

@@ -81,7 +81,9 @@ struct msg {
 /* A task's message handler: the task's state, then the message's input
  * port and payload (`data` is NULL when `len` is 0). The payload is the
  * handler's to read until it returns; sched_take() keeps it for longer.
- * The sender is sched_sender(). A result other than MT_OK is logged. */
+ * The sender is sched_sender(). A result other than MT_OK is logged, and
+ * nothing else follows from it: a task whose PORT_INIT failed stays, with
+ * its state as the handler left it, and is handed the messages sent to it. */
 typedef mt_err_t (*task_handler_t)(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* One output port: where messages sent on it go. */
