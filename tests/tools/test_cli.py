@@ -456,6 +456,18 @@ def test_size_report_fails_when_log_code_remains():
     assert any("log.c.o still has 12 B of text" in f for f in failures)
 
 
+def test_size_report_finds_the_log_object_as_a_cross_toolchain_names_it():
+    """The cross ports' objects are log.c.obj: the check compared names
+    with log.c.o, and never fired on them."""
+    logged = {"log.c.obj": (400, 0, 520), "sched.c.obj": (2000, 8, 100)}
+    nolog = {"log.c.obj": (12, 0, 0), "sched.c.obj": (1900, 8, 100)}
+    _, failures = build.size_report(logged, nolog)
+    assert failures == ["log.c.obj still has 12 B of text in the no-log build"], failures
+    core = {"log.c.obj": (0, 0, 0), "sched.c.obj": (1500, 8, 90), "mcast.c.obj": (30, 0, 0)}
+    _, failures = build.size_report(logged, dict(nolog, **{"log.c.obj": (0, 0, 0)}), core, {})
+    assert failures == ["mcast.c.obj, an optional subsystem, still has 30 B in the kernel core"]
+
+
 def test_size_report_fails_when_nolog_not_smaller():
     sizes = build.parse_size_output(SIZE_OUTPUT)
     _, failures = build.size_report(sizes, dict(sizes, **{"log.c.o": (0, 0, 920)}))

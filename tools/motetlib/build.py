@@ -296,16 +296,30 @@ def hello_binary(bdir=None):
 # optional subsystem compiled out, kernel/CMakeLists.txt).
 KERNEL_LIBS = ("libmotet_kernel.a", "libmotet_kernel_nolog.a", "libmotet_kernel_core.a")
 KERNEL_TARGETS = ("motet_kernel", "motet_kernel_nolog", "motet_kernel_core")
-# Sub-string of the object name of the event log in the archives.
-LOG_OBJECT = "log.c.o"
-# Objects of the optional subsystems, which must compile to no code in the
+# The suffixes CMake's generators give an object in an archive: the host
+# toolchain's log.c.o, the cross toolchains' log.c.obj.
+OBJECT_SUFFIXES = (".o", ".obj")
+
+
+def object_source(name):
+    """The source an archive member was compiled from (log.c for log.c.o
+    and log.c.obj), or the name as it is if it has no object suffix."""
+    for suffix in OBJECT_SUFFIXES:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return name
+
+
+# The source of the event log, whose object has no text in the no-log kernel.
+LOG_SOURCE = "log.c"
+# Sources of the optional subsystems, which must compile to no code in the
 # core: the event log, multicast, the application manager and the module
 # programs built on it, the bus manager, migration's protocol and threads.
 # (The codecs of descriptions, frames, images and layouts stay, for their
 # tests and tools; an image links them only where referenced.)
-OPTIONAL_OBJECTS = re.compile(r"^(log|mcast|appmgr|module|module_main|module_errors|"
+OPTIONAL_SOURCES = re.compile(r"(log|mcast|appmgr|module|module_main|module_errors|"
                               r"bus|bus_app|migrate|migrate_bus|migrate_layout|migrate_peer|migrate_source|"
-                              r"migrate_peer_cast|migrate_source_tx|thread\w*)\.c\.o")
+                              r"migrate_peer_cast|migrate_source_tx|thread\w*)\.c")
 # Symbols of those subsystems and of the statistics, which no object of the
 # core may define or reference: no hook left on a path pulls them in.
 OPTIONAL_SYMBOLS = re.compile(r"^(mcast_|appmgr_|log_|thread_|timer_interrupt_count$|"
@@ -370,16 +384,16 @@ def size_report(logged, nolog, core=None, core_symbols=None):
     if total_off >= total_on:
         failures.append(f"the no-log kernel ({total_off} B) is not smaller than the "
                         f"kernel with the event log ({total_on} B)")
-    log_text = sum(v[0] for k, v in nolog.items() if k == LOG_OBJECT)
-    if log_text:
-        failures.append(f"{LOG_OBJECT} still has {log_text} B of text in the no-log build")
+    for name, sizes in sorted(nolog.items()):
+        if object_source(name) == LOG_SOURCE and sizes[0]:
+            failures.append(f"{name} still has {sizes[0]} B of text in the no-log build")
     if core is None:
         return lines, failures
     if total_core >= total_off:
         failures.append(f"the kernel core ({total_core} B) is not smaller than the full "
                         f"kernel without the event log ({total_off} B)")
     for name, sizes in sorted(core.items()):
-        if OPTIONAL_OBJECTS.match(name) and sum(sizes):
+        if OPTIONAL_SOURCES.fullmatch(object_source(name)) and sum(sizes):
             failures.append(f"{name}, an optional subsystem, still has {sum(sizes)} B in the "
                             "kernel core")
     for name, syms in sorted((core_symbols or {}).items()):
