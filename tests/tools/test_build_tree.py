@@ -222,6 +222,37 @@ def test_a_cmake_tree_of_no_motet_port_is_left_alone(tmp_path, capsys):
     assert "its cache has MOTET_PORT=vax)" in capsys.readouterr().err
 
 
+def test_a_build_dir_that_is_a_file_or_a_directory_of_other_files_is_refused(tmp_path):
+    """--build-dir naming a file gave a traceback; a directory with files
+    but no CMake cache (--build-dir docs) was taken for a new tree and
+    configured. Both are bad input, status 2, and left as they were; a
+    directory motet configured (its record) whose cache a user removed, or
+    an empty one, is still a tree."""
+    repo = clone(tmp_path / "motet")
+    res = motet(repo, "build", "--build-dir", "README.md")
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr == (f"error: {repo / 'README.md'} is not a directory; remove it or pick "
+                          "another --build-dir\n"), res.stderr
+    before = {p: p.read_bytes() for p in (repo / "docs").rglob("*") if p.is_file()}
+    res = motet(repo, "build", "--build-dir", "docs")
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.startswith(f"error: {repo / 'docs'} is no build tree: it has no CMake "
+                                 "cache, and holds app-format.md, architecture.md, "
+                                 "benchmarks.md, ...; remove it or pick another --build-dir\n"), \
+        res.stderr
+    assert {p: p.read_bytes() for p in (repo / "docs").rglob("*") if p.is_file()} == before
+
+    assert build.foreign_tree(tmp_path / "none") is None
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / build.LOCK_FILE).write_text("")
+    assert build.foreign_tree(tmp_path / "empty") is None
+    ours = tmp_path / "ours"
+    (ours / "CMakeFiles").mkdir(parents=True)
+    (ours / build_tree.RECORD).write_text("{}")
+    (ours / "build.ninja").write_text("")
+    assert build.foreign_tree(ours) is None
+
+
 def test_a_tree_of_another_generator_is_bad_input_and_left_alone(tmp_path, capsys):
     """A tree CMake made with another generator than Ninja is refused as the
     other bad inputs are, status 2 (it was 1, a build's failure), and left

@@ -136,11 +136,25 @@ def foreign_tree(bdir):
     of another generator or of no Motet port, named by mistake as
     MOTET_BUILD_DIR or --build-dir), in a sentence, or None. What such a
     directory holds is someone's: it is refused before anything is written
-    in it, the lock of tree_lock() included."""
+    in it, the lock of tree_lock() included. A directory with no CMake
+    cache is one if motet configured it (its record of the configure,
+    build_tree.py, which stays when a user removes the cache to configure
+    afresh) or if it is empty but for the lock and the compiler cache:
+    anything else in it is someone's (--build-dir docs)."""
+    if not bdir.exists():
+        return None
+    if not bdir.is_dir():
+        return f"{bdir} is not a directory"
     try:
         cache = (bdir / "CMakeCache.txt").read_text(errors="replace")
     except FileNotFoundError:
+        others = sorted(p.name for p in bdir.iterdir() if p.name not in KEPT_ACROSS_PORTS)
+        if others and build_tree.RECORD not in others:
+            return (f"{bdir} is no build tree: it has no CMake cache, and holds "
+                    f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}")
         return None
+    except OSError as e:
+        return f"cannot read {bdir / 'CMakeCache.txt'}: {e.strerror}"
     gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
     if gen and gen != "Ninja":
         return f"{bdir} was configured with the {gen!r} generator, not Ninja"
