@@ -180,6 +180,23 @@ def test_motet_appc_on_random_bytes_is_one_line_and_status_2(tmp_path):
     assert res.stdout == ""
 
 
+def test_an_output_appc_cannot_write_is_no_refusal_of_the_description(tmp_path, capsys):
+    """A write failure was recorded as a refused description, status 2:
+    it says what it is, exits with its own status and leaves no refusal."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    refusal = tmp_path / "refused" / "hello.txt"
+    for out in (["-o", str(blocked / "hello.bin")], ["--c", str(blocked / "hello.c")]):
+        status = appc.main([str(HELLO), *out, "--refusal-file", str(refusal)])
+        assert status == appc.OUTPUT_FAILED != appc.REFUSED
+        assert capsys.readouterr().err == (f"appc: error: cannot write {out[1]}: "
+                                           "Not a directory\n")
+        assert not refusal.exists()
+    assert appc.main([str(tmp_path / "nope.toml"), "--refusal-file", str(refusal)]) == 2
+    assert refusal.read_text() == (f"appc: error: cannot read {tmp_path / 'nope.toml'}: No such "
+                                   "file or directory\n")
+
+
 def test_main_rejects_bad_symbol(tmp_path, capsys):
     rc = appc.main([str(HELLO), "--c", str(tmp_path / "x.c"), "--symbol", "9x"])
     assert rc == 2

@@ -7,6 +7,7 @@ configure, so such a tree kept its old flags for ever. An untouched tree is
 not configured again. The builds run in a copy of the repository, as a
 user types them."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -291,5 +292,19 @@ def test_a_description_appc_refuses_in_a_build_is_bad_input_said_last(tmp_path):
     source.write_text(source.read_text() + "\n#error a C error\n")
     res = motet(repo, "build", "--build-dir", str(bdir), "--target", "hello")
     assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.endswith(f"error: build failed in {bdir}\n"), res.stderr[-3000:]
+    assert "stopped at an application description" not in res.stderr, res.stderr[-3000:]
+
+    # An output appc cannot write is no fault of the description: a failed
+    # build (1), with appc's own words; it was a refused description (2).
+    source.write_text(source.read_text().replace("\n#error a C error\n", ""))
+    out = bdir / "apps" / "hello" / "hello_desc.c"
+    out.unlink()
+    out.mkdir()
+    desc.touch()
+    os.utime(desc, (out.stat().st_mtime + 10,) * 2)
+    res = motet(repo, "build", "--build-dir", str(bdir), "--target", "hello")
+    assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    assert f"appc: error: cannot write {out}: Is a directory" in res.stdout, res.stdout[-3000:]
     assert res.stderr.endswith(f"error: build failed in {bdir}\n"), res.stderr[-3000:]
     assert "stopped at an application description" not in res.stderr, res.stderr[-3000:]

@@ -701,12 +701,16 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+class OutputError(Exception):
+    """An output file appc cannot write: no fault of the description."""
+
+
 def _write(path: str, data: bytes) -> None:
     try:
         with open(path, "wb") as f:
             f.write(data)
     except OSError as e:
-        raise AppcError(f"{path}: {e.strerror}") from None
+        raise OutputError(f"cannot write {path}: {e.strerror}") from None
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -736,13 +740,20 @@ def _run(args: argparse.Namespace) -> None:
         sys.stdout.write(dump(blob))
 
 
+# main()'s exit status besides 0: a description (or usage) refused, and an
+# output that could not be written, which is no fault of the description.
+REFUSED = 2
+OUTPUT_FAILED = 1
+
+
 def main(argv: list[str]) -> int:
     """Command line entry: argv excludes the program name. Returns the exit
-    status: 0, or 2 for a usage or description error."""
+    status: 0, REFUSED for a usage or description error (recorded in
+    --refusal-file), OUTPUT_FAILED for an output it cannot write (not)."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse reports usage errors by exiting
-        return e.code if isinstance(e.code, int) else 2
+        return e.code if isinstance(e.code, int) else REFUSED
     try:
         _run(args)
     except AppcError as e:
@@ -750,7 +761,10 @@ def main(argv: list[str]) -> int:
         print(message, file=sys.stderr)
         if args.refusal_file:
             _record_refusal(args.refusal_file, message)
-        return 2
+        return REFUSED
+    except OutputError as e:
+        print(f"appc: error: {e}", file=sys.stderr)
+        return OUTPUT_FAILED
     return 0
 
 

@@ -283,9 +283,9 @@ def cmd_run(args):
             return 2
     with tempfile.TemporaryDirectory(prefix="motet-app-") as tmp:
         if args.app:
-            compiled = compile_app(args.app, Path(tmp))
+            compiled, status = compile_app(args.app, Path(tmp))
             if compiled is None:
-                return 2
+                return status
             extra += ["--app-file", str(compiled)]
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
@@ -304,15 +304,16 @@ def cmd_run(args):
 
 
 def compile_app(path, tmp):
-    """APP.toml compiled with its names into tmp; None after saying why."""
+    """(APP.toml compiled with its names into tmp, 0), or (None, appc's exit
+    status) after saying why."""
     from . import appc
     out = tmp / (Path(path).stem + ".bin")
     status = appc.main([str(path), "-o", str(out), "--names"])
     if status != 0:
-        print(f"run: error: --app {path}: the description does not compile (above)",
-              file=sys.stderr)
-        return None
-    return out
+        why = "does not compile" if status == appc.REFUSED else "could not be written"
+        print(f"run: error: --app {path}: the description {why} (above)", file=sys.stderr)
+        return None, status
+    return out, 0
 
 
 def run_compiled(args, dev, faults, extra):
