@@ -308,3 +308,24 @@ def test_a_description_appc_refuses_in_a_build_is_bad_input_said_last(tmp_path):
     assert f"appc: error: cannot write {out}: Is a directory" in res.stdout, res.stdout[-3000:]
     assert res.stderr.endswith(f"error: build failed in {bdir}\n"), res.stderr[-3000:]
     assert "stopped at an application description" not in res.stderr, res.stderr[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_the_size_check_finds_event_log_text_left_in_a_cross_port_no_log_kernel(tmp_path):
+    """`motet size` on the AVR tree, whose objects are log.c.obj: it passes
+    on the kernel as it is, and fails when the no-log kernel keeps text of
+    the event log (its check looked for log.c.o, and never fired on a
+    cross port)."""
+    repo = clone(tmp_path / "motet")
+    bdir = tmp_path / "b-avr"
+    res = motet(repo, "size", "--port", "avr", "--build-dir", str(bdir))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    assert re.search(r"^  log\.c\.obj +[1-9][0-9]* +0 ", res.stdout, re.M), res.stdout
+    log = repo / "kernel" / "src" / "log.c"
+    log.write_text(log.read_text() + "\nint log_left_behind(int x);\n"
+                   "int log_left_behind(int x) { return 3 * x + 1; }\n")
+    res = motet(repo, "size", "--port", "avr", "--build-dir", str(bdir))
+    assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    assert re.search(r"^size: FAIL: log\.c\.obj still has [1-9][0-9]* B of text in the no-log "
+                     r"build$", res.stderr, re.M), res.stderr
+

@@ -352,7 +352,8 @@ def test_build_and_size_for_another_port_default_to_its_own_tree(monkeypatch):
     port. A --build-dir given is taken as it is."""
     built = []
     monkeypatch.setattr(build, "build", lambda bdir, port, **kw: built.append((bdir, port)) or 0)
-    monkeypatch.setattr(build, "size_check", lambda bdir, port: built.append((bdir, port)) or 0)
+    monkeypatch.setattr(build, "size_check", lambda bdir, port, **kw: built.append((bdir, port))
+                        or 0)
     monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
     assert cli.main(["build", "--port", "avr", "--target", "hello"]) == 0
     assert cli.main(["size", "--port", "cortex-m"]) == 0

@@ -417,11 +417,12 @@ def size_report(logged, nolog, core=None, core_symbols=None):
     return lines, failures
 
 
-def size_check(bdir=None, port=DEFAULT_PORT, do_build=True):
-    """Build the kernel configurations (log on, log off, core) and compare
-    them. Exit status."""
+def size_check(bdir=None, port=DEFAULT_PORT, do_build=True, also_build=()):
+    """Build the kernel configurations (log on, log off, core), and the
+    targets `also_build` a later check compares, and compare the three.
+    Exit status."""
     if do_build:
-        status = build(bdir, port, targets=KERNEL_TARGETS)
+        status = build(bdir, port, targets=list(dict.fromkeys([*KERNEL_TARGETS, *also_build])))
         if status != 0:
             return status
     kdir = build_dir(bdir) / "kernel"

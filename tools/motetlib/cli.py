@@ -55,7 +55,7 @@ def cmd_build(args):
 
 
 def cmd_size(args):
-    status = build.size_check(port_tree(args), args.port)
+    status = build.size_check(port_tree(args), args.port, also_build=thread_size.TARGETS)
     return status or thread_size.check(port_tree(args), args.port)
 
 

@@ -24,6 +24,7 @@ import sys
 from . import build
 
 LIBS = ("libmotet_kernel.a", "libmotet_kernel_nothreads.a")
+TARGETS = ("motet_kernel", "motet_kernel_nothreads")  # what builds LIBS
 THREAD_OBJECT = re.compile(r"^thread[a-z_]*\.c\.o(bj)?$")  # .obj: cross builds
 THREAD_SYMBOL = re.compile(r"^(thread_|sem_|policy_|rq_|port_context_|timer_kernel_)")
 
