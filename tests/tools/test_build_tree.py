@@ -329,3 +329,20 @@ def test_the_size_check_finds_event_log_text_left_in_a_cross_port_no_log_kernel(
     assert re.search(r"^size: FAIL: log\.c\.obj still has [1-9][0-9]* B of text in the no-log "
                      r"build$", res.stderr, re.M), res.stderr
 
+
+@pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="avr-gcc not installed")
+def test_a_description_appc_refuses_at_configure_time_is_bad_input_said_last(tmp_path):
+    """The AVR tree's configure compiles apps/ssl's description for its
+    size: a refused description ended the build as a failed configure,
+    status 1; it is bad input, status 2, with appc's message last, as when
+    the build compiles a description."""
+    repo = clone(tmp_path / "motet")
+    bdir = tmp_path / "b-avr"
+    desc = repo / "apps" / "ssl" / "ssl_device.toml"
+    desc.write_text(desc.read_text().replace('program = "mic"', 'program = "mik"', 1))
+    res = motet(repo, "build", "--port", "avr", "--build-dir", str(bdir), "--target", TARGET)
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert res.stderr.endswith(
+        f"error: the build in {bdir} stopped at an application description appc refused:\n"
+        f"appc: error: {desc}: task 'mic0': unknown program 'mik' (known: mic, sc, vote, ht, "
+        "radio, temp, ewma, alert, fft)\n"), res.stderr[-3000:]

@@ -212,11 +212,14 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         print(f"error: {refused}; remove it or pick another --build-dir", file=sys.stderr)
         return 2
     with tree_lock(bdir):
+        shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         status = configure(bdir, port, extra)
         if status != 0:
+            refusals = appc_refusals(bdir)
+            if refusals:
+                return _refused(bdir, refusals)
             print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
             return status
-        shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         cmd = ["cmake", "--build", bdir]
         for t in targets:
             cmd += ["--target", t]
@@ -229,18 +232,25 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
               "suggests)", file=sys.stderr)
         return 2
     if refusals:
-        # Bad input, not a failed compile: what appc said, last, where the
-        # user looks, rather than amid Ninja's output.
-        print(f"error: the build in {bdir} stopped at an application description appc "
-              "refused:\n" + "".join(refusals), end="", file=sys.stderr)
-        return 2
+        return _refused(bdir, refusals)
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
 
 
+def _refused(bdir, refusals):
+    """Say that the build of `bdir`, its configure or its compile, stopped
+    at the descriptions appc refused (appc_refusals()); status 2. Bad
+    input, not a failed build: what appc said, last, where the user looks,
+    rather than amid CMake's or Ninja's output."""
+    print(f"error: the build in {bdir} stopped at an application description appc "
+          "refused:\n" + "".join(refusals), end="", file=sys.stderr)
+    return 2
+
+
 # Where the build's appc leaves each error refusing a description
-# (motet_app_descriptions(), apps/CMakeLists.txt), emptied before each build.
+# (motet_app_descriptions(), apps/CMakeLists.txt; at configure time, the
+# AVR size check of apps/ssl/CMakeLists.txt), emptied before each build.
 APPC_REFUSALS = "appc-refused"
 
 
