@@ -7,6 +7,7 @@ configure, so such a tree kept its old flags for ever. An untouched tree is
 not configured again. The builds run in a copy of the repository, as a
 user types them."""
 
+import fcntl
 import os
 import re
 import shutil
@@ -346,3 +347,32 @@ def test_a_description_appc_refuses_at_configure_time_is_bad_input_said_last(tmp
         f"error: the build in {bdir} stopped at an application description appc refused:\n"
         f"appc: error: {desc}: task 'mic0': unknown program 'mik' (known: mic, sc, vote, ht, "
         "radio, temp, ewma, alert, fft)\n"), res.stderr[-3000:]
+
+
+def test_the_benchmarks_bring_their_trees_up_to_date_under_the_tree_lock(tmp_path,
+                                                                          monkeypatch):
+    """The Cortex-M and ssl-avr benchmarks ran `cmake --build` on their
+    tree without its lock, beside a test or a motet build of that tree;
+    every build of a tree holds it (build.tree_lock())."""
+    from motetlib import bench_ssl_avr, port_cortex_m
+
+    bdir = tmp_path / "tree"
+    bdir.mkdir()
+    (bdir / "build.ninja").write_text("")
+    held = []
+
+    def fake_run(cmd, *args, **kwargs):
+        assert [str(c) for c in cmd] == ["cmake", "--build", str(bdir)], cmd
+        with open(bdir / build.LOCK_FILE, "a") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(False)
+            except BlockingIOError:
+                held.append(True)
+        return subprocess.CompletedProcess(cmd, 1, "ninja: the failure\n", "")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    with pytest.raises(port_cortex_m.BenchError, match="ninja: the failure"):
+        port_cortex_m._build(bdir)
+    assert bench_ssl_avr.bench(bdir) == 1
+    assert held == [True, True]

@@ -271,6 +271,18 @@ def tree_lock(bdir):
         yield
 
 
+def rebuild_captured(bdir):
+    """Bring the configured tree `bdir` up to date as it was configured,
+    under its lock (tree_lock()), Ninja's output captured: the completed
+    `cmake --build`, or None if `bdir` has no build.ninja (nothing to bring
+    up to date: the benchmarks read images built elsewhere as they are)."""
+    bdir = Path(bdir)
+    if not (bdir / "build.ninja").exists():
+        return None
+    with tree_lock(bdir):
+        return subprocess.run(["cmake", "--build", str(bdir)], capture_output=True, text=True)
+
+
 # The sanitizer build (`motet test`, stage sanitize): the native tree again,
 # with AddressSanitizer and UndefinedBehaviorSanitizer, any report fatal.
 SANITIZE_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
