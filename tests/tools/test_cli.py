@@ -401,9 +401,32 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
     assert used == [("build", avr, "avr"), ("unit", avr), ("size", avr, "avr")]
 
 
+@pytest.mark.parametrize("build_dir", [None, "mine"])
+def test_the_ports_stage_takes_another_port_and_tests_it_in_its_tree(build_dir, monkeypatch):
+    """The ports stage tests every port, --port's among them, yet `motet
+    test --port X --only ports` was refused; it runs, and --port's tree is
+    the one the build, unit and size stages use (--build-dir, or
+    build-X), the other ports' trees beside the native tree."""
+    used = []
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    monkeypatch.setattr(build, "build", lambda bdir, port, **kw: used.append((port, bdir)) or 0)
+    monkeypatch.setattr(build, "run", lambda cmd, **kw: used.append(("ctest", cmd[2])) or
+                        subprocess.CompletedProcess(cmd, 0, "", ""))
+    given = ["--build-dir", build_dir] if build_dir else []
+    assert cli.main(["test", "--port", "avr", *given, "--only", "ports"]) == 0
+    avr_tree = build_dir or build.port_build_dir(None, "avr")
+    cortex_m_tree = build.port_build_dir(None, "cortex-m")
+    assert used[0] == ("avr", avr_tree)  # the build stage
+    assert sorted(used[1:], key=str) == sorted(
+        [("avr", avr_tree), ("cortex-m", cortex_m_tree),
+         ("template", build.port_build_dir(None, "template")),
+         ("ctest", avr_tree), ("ctest", cortex_m_tree)], key=str)
+
+
 @pytest.mark.parametrize("args, says", [
-    (["test", "--port", "avr"], "test: error: --port avr: stages scenario, sanitize, fuzz, "
-                                "ports test the native port"),
+    (["test", "--port", "avr"], "test: error: --port avr: stages scenario, sanitize, fuzz "
+                                "test the native port, not avr; `motet test --port avr --only "
+                                "unit,size,ports` builds and tests "),
     (["test", "--port", "cortex-m", "--only", "fuzz"], "test: error: --port cortex-m: stage "
                                                        "fuzz tests the native port"),
     (["bench", "--port", "avr", "--only", "avr"], "bench: error: --port avr: each benchmark "
@@ -411,8 +434,8 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
 ])
 def test_test_and_bench_say_which_stages_or_benchmarks_take_no_port(args, says, monkeypatch,
                                                                     capsys):
-    """A stage of the native port (scenario, sanitize, fuzz) or of every
-    port (ports), and every benchmark, take no --port: they ran on the
+    """A stage of the native port (scenario, sanitize, fuzz), and every
+    benchmark, take no --port: they ran on the
     native tree (reconfigured for the port by the build stage, or by the
     ssl benchmark) as if it were given; they are refused, status 2, before
     anything is set up or built."""

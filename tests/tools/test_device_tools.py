@@ -220,6 +220,24 @@ def test_programs_that_do_not_build_name_the_device_file(capsys, monkeypatch):
     assert err == f"run: error: the programs {TWO} names did not build (above)\n"
 
 
+def test_a_description_appc_refuses_in_the_build_is_the_last_thing_run_says(capsys,
+                                                                             monkeypatch):
+    """A build that stops at a refused description (status 2, appc's
+    message last, build.build()) was followed by 'the programs D names did
+    not build (above)', which buried the refusal; run adds nothing to it."""
+    refusal = ("error: the build in build stopped at an application description appc refused:\n"
+               "appc: error: apps/pingpong/pingpong.toml: task 'ping': unknown program 'pyng'\n")
+
+    def refused(*args, **kwargs):
+        print(refusal, end="", file=sys.stderr)
+        return 2
+    monkeypatch.setattr(run_device.build, "build", refused)
+    monkeypatch.setattr(run_device.build, "configured_targets", lambda bdir: None)
+    status, err = run_main(capsys, TWO, "--until", "0.1")
+    assert status == 2
+    assert err == refusal
+
+
 @pytest.mark.parametrize("spec, fault", [
     ("kill:2@1.5", hub.Fault("kill", 2, 1_500_000_000)),
     ("corrupt:1@0.1:3", hub.Fault("corrupt", 1, 100_000_000, count=3)),

@@ -204,22 +204,28 @@ def _ctest_captured(bdir):
             failed)
 
 
-def port_tests(bdir):
+def port_tests(bdir, own_trees=None):
     """Build every other port beside `bdir`, then run the emulated ports'
     tests in their emulators, the two ports' ctest at once: while both run
     they share the cores, and when one is done the other has them all, so
     no core waits for the last test of one port before the other starts.
-    Each one's output is printed whole when it ends."""
+    Each one's output is printed whole when it ends. `own_trees`: {port:
+    tree} of a port built and tested in a tree of its own rather than
+    beside `bdir` (`motet test --port X --build-dir D`: D is X's tree)."""
+    own_trees = own_trees or {}
     failed = []
     trees = []
+
+    def tree_of(port):
+        return own_trees.get(port) or build.port_build_dir(bdir, port)
     for port in EMULATED_PORTS:
-        pdir = build.port_build_dir(bdir, port)
+        pdir = tree_of(port)
         if build.build(pdir, port) == 0:
             trees.append((port, pdir))
         else:
             failed.append(port)
     for port in BUILD_ONLY_PORTS:
-        pdir = build.port_build_dir(bdir, port)
+        pdir = tree_of(port)
         if build.build(pdir, port, extra=["-DMOTET_BUILD_TESTS=OFF"]) != 0:
             failed.append(port)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(trees), 1)) as pool:
@@ -349,10 +355,15 @@ def sanitizer_tests(bdir_arg):
 
 def _test_stages(args):
     """The stages of `motet test`, in order: (name, run() -> (status, detail)).
-    Those of PORT_STAGES test --port in its tree (port_tree()), the others
-    the native tree."""
+    Those of PORT_STAGES test --port in its tree (port_tree()), the ports
+    stage every port, --port's in that tree, and the others the native
+    tree (--build-dir, unless it names another --port's tree)."""
     bdir = build.build_dir(args.build_dir)
     tree = port_tree(args)
+    if args.port == build.DEFAULT_PORT:
+        native_arg, own_trees = args.build_dir, {}
+    else:
+        native_arg, own_trees = None, {args.port: tree}
 
     def size():
         st = build.size_check(tree, args.port, do_build=False)
@@ -368,7 +379,7 @@ def _test_stages(args):
         ("fuzz", lambda: fuzz.run(args.build_dir, fuzz.TEST_SECONDS,
                                   jobs=os.cpu_count() or 2)),
         ("size", size),
-        ("ports", lambda: port_tests(args.build_dir)),
+        ("ports", lambda: port_tests(native_arg, own_trees)),
     ]
 
 
@@ -376,10 +387,11 @@ STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "fuzz", "siz
 # A stage whose failure skips every later one; with --only, these run too
 # whenever a later stage is chosen (the packages, the built tree).
 GATE_STAGES = ("setup", "build")
-# The stages that build and test the port --port names, in its tree, and
-# those that take no port; the others test the native port (scenario,
-# sanitize, fuzz) or every port (ports).
+# The stages that build and test the port --port names, in its tree; the
+# one that tests every port, --port's in its tree; those that take no
+# port. The others test the native port (scenario, sanitize, fuzz).
 PORT_STAGES = ("build", "unit", "size")
+EVERY_PORT_STAGES = ("ports",)
 PORTLESS_STAGES = ("setup", "lint")
 
 
@@ -408,15 +420,14 @@ def cmd_test(args):
     if error:
         print(f"test: error: --only: {error} (stages: {', '.join(STAGES)})", file=sys.stderr)
         return 2
-    not_the_port = [n for n in chosen if n not in PORT_STAGES + PORTLESS_STAGES]
+    not_the_port = [n for n in chosen
+                    if n not in PORT_STAGES + EVERY_PORT_STAGES + PORTLESS_STAGES]
     if not_the_port and native_port_only(
             "test", args, f"stage{'s' if len(not_the_port) > 1 else ''} "
             f"{', '.join(not_the_port)} test{'' if len(not_the_port) > 1 else 's'} the native "
-            "port (scenario, sanitize, fuzz) or "
-            f"every port (ports, each in build-PORT beside the native tree), not one; "
-            f"`motet test --port {args.port} --only "
-            f"{','.join(n for n in PORT_STAGES if n not in GATE_STAGES)}` builds and tests "
-            f"{port_tree(args)}"):
+            f"port, not {args.port}; `motet test --port {args.port} --only "
+            f"{','.join(n for n in PORT_STAGES + EVERY_PORT_STAGES if n not in GATE_STAGES)}` "
+            f"builds and tests {port_tree(args)}"):
         return 2
     results = []  # (stage, status or None for skipped, detail)
     took = {}  # stage -> wall seconds
@@ -628,8 +639,8 @@ def parser():
                         f"{' and '.join(GATE_STAGES)} run too when a later stage needs them")
     _add_build_args(s, port_tree=True,
                     port_help="port whose tree stages " + ", ".join(PORT_STAGES) +
-                              " build and test (default: %(default)s; another port takes "
-                              "only those)")
+                              " build and test, and stage ports among the others (default: "
+                              "%(default)s; another port takes only those)")
     s.set_defaults(func=cmd_test)
 
     s = sub.add_parser("demo", help="setup, build and run the demo: sound localisation and fire "

@@ -296,9 +296,12 @@ def cmd_run(args):
                       "Ninja suggests)", file=sys.stderr)
             if missing:
                 return 2
-            if status != 0:
+            # Status 2 is bad input the build said last (a description appc
+            # refused, a tree it refused): a line after it would bury it.
+            if status not in (0, 2):
                 print(f"run: error: the programs {args.device} names did not build (above)",
                       file=sys.stderr)
+            if status != 0:
                 return status
         return run_compiled(args, dev, faults, extra)
 
