@@ -200,6 +200,13 @@ def configured_targets(bdir) -> set[str] | None:
             if line.endswith(": phony") and "/" not in line.split(": ", 1)[0]}
 
 
+def targets_not_in(bdir, targets):
+    """Those of `targets` the configured tree `bdir` has no target for: a
+    name given wrong, not a build that failed ([] if the tree cannot say)."""
+    known = configured_targets(bdir) if targets else None
+    return [t for t in targets if known is not None and t not in known]
+
+
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     """Configure if needed, then build. Returns an exit status."""
     bdir = build_dir(bdir)
@@ -224,9 +231,8 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         for t in targets:
             cmd += ["--target", t]
         status = run(cmd).returncode
-        known = configured_targets(bdir) if status != 0 and targets else None
+        unknown = targets_not_in(bdir, targets) if status != 0 else []
         refusals = appc_refusals(bdir) if status != 0 else []
-    unknown = [t for t in targets if known is not None and t not in known]
     if unknown:
         print(f"error: no target {', '.join(map(repr, unknown))} in {bdir} (above: what Ninja "
               "suggests)", file=sys.stderr)

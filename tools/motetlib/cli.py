@@ -566,7 +566,7 @@ def cmd_bench(args):
                         "the native tree, the other ports' trees are beside it"):
         return 2
     only = args.only.split(",") if args.only else bench_all.ALL
-    return bench_all.run(args.build_dir, args.port, only)
+    return bench_all.run(args.build_dir, only)
 
 
 def cmd_log(args):

@@ -70,17 +70,13 @@ def build_programs(build_dir_arg, dev):
 
 def programs_not_in_the_build(build_dir_arg, dev):
     """(module, port, target) of each program the device names that its
-    port's configured tree has no target for: a name the device file got
-    wrong, not a build that failed."""
-    known = {}
-    missing = []
-    for m in dev.modules:
-        for port, targets in kinds.of(m).build_targets(m).items():
-            if port not in known:
-                known[port] = build.configured_targets(build.port_build_dir(build_dir_arg, port))
-            missing += [(m, port, t) for t in sorted(targets)
-                        if known[port] is not None and t not in known[port]]
-    return missing
+    port's configured tree has no target for (build.targets_not_in()): a
+    name the device file got wrong, not a build that failed."""
+    unknown = {port: set(build.targets_not_in(build.port_build_dir(build_dir_arg, port), targets))
+               for port, targets in build_targets(dev).items()}
+    return [(m, port, t) for m in dev.modules
+            for port, targets in kinds.of(m).build_targets(m).items()
+            for t in sorted(targets) if t in unknown[port]]
 
 
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
