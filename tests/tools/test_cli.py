@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MOTET = ROOT / "tools" / "motet"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import bench_all, build, cli, eventlog, setup_env, thread_size  # noqa: E402
+from motetlib import (bench_all, build, cli, eventlog, lint, setup_env, stages,  # noqa: E402
+                      thread_size)
 
 # A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
 # nested and allocates; console text and a comment are mixed in.
@@ -392,7 +393,8 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
     monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
     monkeypatch.setattr(build, "build", lambda bdir, port, **kw: used.append(("build", bdir,
                                                                               port)) or 0)
-    monkeypatch.setattr(cli, "unit_tests", lambda bdir: (used.append(("unit", bdir)), (0, ""))[1])
+    monkeypatch.setattr(stages, "unit_tests",
+                        lambda bdir: (used.append(("unit", bdir)), (0, ""))[1])
     monkeypatch.setattr(build, "size_check", lambda bdir, port, do_build: used.append(
         ("size", bdir, port)) or 0)
     monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
@@ -564,11 +566,11 @@ def test_lint_names_each_python_problem_by_file_and_line(tmp_path, monkeypatch, 
     tools = tmp_path / "tools"
     tools.mkdir()
     (tools / "clean.py").write_text("import os\n\nprint(os.sep)\n")
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
-    monkeypatch.setattr(cli, "PY_LINT_DIRS", ("tools",))
-    assert cli.lint_python() == (0, "pyflakes clean")
+    monkeypatch.setattr(lint, "ROOT", tmp_path)
+    monkeypatch.setattr(lint, "PY_LINT_DIRS", ("tools",))
+    assert lint.lint_python() == (0, "pyflakes clean")
     (tools / "bad.py").write_text("import re\n\nprint(undefined_name)\n")
-    status, detail = cli.lint_python()
+    status, detail = lint.lint_python()
     err = capsys.readouterr().err
     assert (status, detail) == (1, "2 pyflakes problems")
     assert "tools/bad.py:1:1: 're' imported but unused" in err
@@ -590,7 +592,7 @@ def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, syste
 
 
 @pytest.mark.parametrize("only, chosen", [
-    (None, cli.STAGES),
+    (None, stages.STAGES),
     ("lint", ("setup", "lint")),
     ("setup", ("setup",)),
     ("scenario", ("setup", "build", "scenario")),
@@ -599,12 +601,12 @@ def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, syste
 def test_test_only_runs_the_chosen_stages_and_those_they_need(only, chosen):
     """`motet test --only A,B`: the stages named, in the usual order, with
     setup and build before any stage that needs them."""
-    assert cli._chosen_stages(only) == (chosen, None)
+    assert stages._chosen_stages(only) == (chosen, None)
 
 
 @pytest.mark.parametrize("only", ["bogus", "lint,bogus", ","])
 def test_test_only_refuses_an_unknown_or_empty_stage_list(only):
-    got, error = cli._chosen_stages(only)
+    got, error = stages._chosen_stages(only)
     assert got is None and error
 
 
@@ -613,12 +615,12 @@ def test_each_stage_prints_its_time_and_a_failed_build_skips_the_rest(monkeypatc
     failing skips the later stages, and the summary names the failed one."""
     ran = []
 
-    def stages(args):
+    def test_stages(args):
         def stage(name, status):
             return name, lambda: (ran.append(name), (status, name))[1]
-        return [stage(name, 1 if name == "build" else 0) for name in cli.STAGES]
+        return [stage(name, 1 if name == "build" else 0) for name in stages.STAGES]
 
-    monkeypatch.setattr(cli, "_test_stages", stages)
+    monkeypatch.setattr(stages, "_test_stages", test_stages)
     status = cli.main(["test"])
     out = capsys.readouterr().out
     assert status == 1
@@ -646,7 +648,7 @@ def test_the_ports_ctest_runs_at_once_and_a_failed_port_is_named(monkeypatch, ca
     ports' ctest side by side (each started before either ends), prints
     each one's output whole, and names the port whose tests failed."""
     import threading
-    started = threading.Barrier(len(cli.EMULATED_PORTS), timeout=10)
+    started = threading.Barrier(len(stages.EMULATED_PORTS), timeout=10)
     built = []
     monkeypatch.setattr(build, "build", lambda pdir, port, **kw: built.append(port) or 0)
 
@@ -657,11 +659,11 @@ def test_the_ports_ctest_runs_at_once_and_a_failed_port_is_named(monkeypatch, ca
         return subprocess.CompletedProcess(cmd, status, f"tests of {pdir.name}\n", "")
 
     monkeypatch.setattr(build, "run", run)
-    status, detail = cli.port_tests(tmp_path / "build")
+    status, detail = stages.port_tests(tmp_path / "build")
     out = capsys.readouterr().out
-    assert built == [*cli.EMULATED_PORTS, *cli.BUILD_ONLY_PORTS]
+    assert built == [*stages.EMULATED_PORTS, *stages.BUILD_ONLY_PORTS]
     assert (status, detail) == (1, "failed: avr (status 8, no report: see its output)")
-    for port in cli.EMULATED_PORTS:
+    for port in stages.EMULATED_PORTS:
         assert f"ports: {port} tests\n$ ctest --test-dir {tmp_path}/build-{port} " in out
         assert f"tests of build-{port}\n" in out
 
@@ -670,7 +672,7 @@ def test_scenarios_sharing_a_module_run_stay_on_one_worker():
     """pytest-xdist runs a module-scoped fixture once per worker that gets
     one of its tests: the test command groups such a module's tests
     (--dist loadgroup and tests/scenario/conftest.py), so its run is made once."""
-    cmd = cli.pytest_command(["tests/scenario"])
+    cmd = stages.pytest_command(["tests/scenario"])
     assert cmd[cmd.index("--dist") + 1] == "loadgroup"
     res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                           "--collect-only", "-q", "-m", "xdist_group",
@@ -694,13 +696,13 @@ def test_the_sanitize_stage_leaves_out_only_the_scenarios_marked_as_repeats(monk
         return subprocess.CompletedProcess(cmd, 0)
 
     monkeypatch.setattr(build, "run", run)
-    monkeypatch.setattr(cli, "run_ctest", lambda bdir, **kw: (subprocess.CompletedProcess([], 0), ""))
-    assert cli.sanitizer_tests(tmp_path / "build")[0] == 0
+    monkeypatch.setattr(stages, "run_ctest", lambda bdir, **kw: (subprocess.CompletedProcess([], 0), ""))
+    assert stages.sanitizer_tests(tmp_path / "build")[0] == 0
     cmd = commands[-1]
     options = cmd[cmd.index("pytest"):]  # after python's own -m
     assert options[options.index("-m") + 1] == "not sanitize_repeat"
     assert cmd[-1] == "tests/scenario"
-    scenario = [str(c) for c in cli.pytest_command(cli.PYTEST_DIRS)]
+    scenario = [str(c) for c in stages.pytest_command(stages.PYTEST_DIRS)]
     assert "-m" not in scenario[scenario.index("pytest"):]
 
     def collected(*args):
@@ -709,7 +711,7 @@ def test_the_sanitize_stage_leaves_out_only_the_scenarios_marked_as_repeats(monk
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
         return {line for line in res.stdout.splitlines() if "::" in line}
 
-    every, sanitized = collected(), collected("-m", cli.SANITIZE_PYTEST_MARKERS)
+    every, sanitized = collected(), collected("-m", stages.SANITIZE_PYTEST_MARKERS)
     repeats = collected("-m", "sanitize_repeat")
     assert repeats and sanitized and sanitized == every - repeats
     # Each file keeps a sanitized test but the planner's (its runs are the
@@ -747,15 +749,15 @@ def test_a_failed_scenario_stage_names_its_failed_tests_in_the_summary(monkeypat
     workers finish them in no fixed order."""
     (tmp_path / "fake").mkdir()
     (tmp_path / "fake" / "test_fake.py").write_text(FAKE_TESTS)
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
-    monkeypatch.setattr(cli, "PYTEST_DIRS", ("fake",))
-    status, detail = cli.scenario_tests(tmp_path / "build")
+    monkeypatch.setattr(stages, "ROOT", tmp_path)
+    monkeypatch.setattr(stages, "PYTEST_DIRS", ("fake",))
+    status, detail = stages.scenario_tests(tmp_path / "build")
     assert status == 1
     assert detail == ("pytest failed: 2 tests: fake/test_fake.py::TestSetup::test_errs, "
                       "fake/test_fake.py::test_odd[2]"), detail
     assert (tmp_path / "build" / "pytest-scenario.xml").is_file()
     capsys.readouterr()
-    assert cli._summary([("scenario", status, detail)]) == 1
+    assert stages._summary([("scenario", status, detail)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[-2] == f"  scenario  FAIL  {detail}" and out[-1] == "motet test: FAILED (scenario)"
 
@@ -783,7 +785,7 @@ def test_the_sanitize_stage_names_the_failed_tests_after_its_other_findings(monk
         return subprocess.CompletedProcess(cmd, 1)
 
     monkeypatch.setattr(build, "run", run)
-    status, detail = cli.sanitizer_tests(tmp_path / "build")
+    status, detail = stages.sanitizer_tests(tmp_path / "build")
     assert (status, detail) == (1, "failed: ctest: 1 test: test_appmgr, 1 reports, pytest: 1 test: "
                                    "tests/scenario/test_hello.py::test_hello_same_seed_same_output")
 
@@ -792,6 +794,6 @@ def test_a_unit_stage_whose_tree_has_no_test_fails(tmp_path):
     # a tree configured without tests (the template port's, -DMOTET_BUILD_TESTS=OFF)
     # must not pass the unit stage having run nothing
     (tmp_path / "CTestTestfile.cmake").write_text("# no tests\n")
-    status, detail = cli.unit_tests(tmp_path)
+    status, detail = stages.unit_tests(tmp_path)
     assert status != 0
     assert detail.startswith("ctest failed")
