@@ -27,8 +27,8 @@ Every limit the kernel's validator (kernel/src/appdesc.c) enforces is
 checked first, by name, so that whatever appc emits also parses. The
 phases, each in its file: the text parsed and checked (appc_text.py), the
 binary form encoded and decoded (appdesc.py); this file generates the
-outputs and is the command. Its names are appc's API, those of the other
-two included (__all__).
+outputs and is the command. What a tool or a test takes from a phase it
+imports from that phase's file.
 
 Usage: appc INPUT.toml [-o OUT.bin [--names]] [--c OUT.c [--symbol NAME] [--module-app NAME]]
 With neither -o nor --c the annotated bytes are printed to stdout.
@@ -41,26 +41,9 @@ import os
 import re
 import sys
 
-try:
-    from . import cmdline
-    from .appc_text import NAME_RE, app_name, compile_file, compile_text, names, read_text
-    from .appdesc import (DEFAULT_LIMITS, GROUP_SIZE, HEADER_SIZE, PID_MULTICAST, PORT_0,
-                          SYSTEM_PORTS, TASK_MOVABLE, TASK_SIZE, AppcError, DescError, Limits,
-                          crc16, decode, encode)
-except ImportError:  # run as a script beside it (stack_tasks.py)
-    import cmdline  # type: ignore[no-redef]
-    from appc_text import (NAME_RE, app_name, compile_file,  # type: ignore[no-redef]
-                           compile_text, names, read_text)
-    from appdesc import (DEFAULT_LIMITS, GROUP_SIZE, HEADER_SIZE,  # type: ignore[no-redef]
-                         PID_MULTICAST, PORT_0, SYSTEM_PORTS, TASK_MOVABLE, TASK_SIZE, AppcError,
-                         DescError, Limits, crc16, decode, encode)
-
-# appc's API: what its users (the tools, the tests) take from it, whichever
-# phase's file defines it.
-__all__ = ["AppcError", "DescError", "Limits", "OUTPUT_FAILED", "PID_MULTICAST", "PORT_0",
-           "REFUSED", "SYSTEM_PORTS", "TASK_MOVABLE", "compile_file", "compile_text", "crc16",
-           "decode", "dump", "encode", "main", "names", "names_trailer", "parse_dump",
-           "read_text"]
+from . import cmdline
+from .appc_text import NAME_RE, app_name, compile_file, names, read_text
+from .appdesc import DEFAULT_LIMITS, GROUP_SIZE, HEADER_SIZE, TASK_SIZE, AppcError, Limits
 
 
 # ---- output -------------------------------------------------------------------
@@ -74,7 +57,6 @@ def names_trailer(tasks: list[str], groups: list[str]) -> bytes:
     name NUL-terminated, tasks first."""
     body = b"".join(n.encode("ascii") + b"\0" for n in [*tasks, *groups])
     return NAMES_MAGIC + bytes([len(tasks), len(groups)]) + body
-
 
 
 def dump(blob: bytes) -> str:
@@ -212,7 +194,8 @@ OUTPUT_FAILED = 1
 def main(argv: list[str]) -> int:
     """Command line entry: argv excludes the program name. Returns the exit
     status: 0, REFUSED for a usage or description error (recorded in
-    --refusal-file), OUTPUT_FAILED for an output it cannot write (not)."""
+    --refusal-file), OUTPUT_FAILED for an output it cannot write (not recorded: the
+    description is not at fault)."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse reports usage errors by exiting

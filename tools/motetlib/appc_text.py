@@ -11,16 +11,10 @@ import struct
 import tomllib
 from typing import Any
 
-try:
-    from .appdesc import (DEFAULT_LIMITS, PID_APPMGR, PID_INVALID, PID_MULTICAST, PID_SYSTEM,
-                          PORT_0, SYSTEM_PIDS, SYSTEM_PORTS, TASK_MOVABLE, TASKS_MAX, AppcError,
-                          Limits, appmgr_port_message, encode)
-    from .textfile import toml_text
-except ImportError:  # run as a script beside it (stack_tasks.py)
-    from appdesc import (DEFAULT_LIMITS, PID_APPMGR, PID_INVALID,  # type: ignore[no-redef]
-                         PID_MULTICAST, PID_SYSTEM, PORT_0, SYSTEM_PIDS, SYSTEM_PORTS,
-                         TASK_MOVABLE, TASKS_MAX, AppcError, Limits, appmgr_port_message, encode)
-    from textfile import toml_text  # type: ignore[no-redef]
+from .appdesc import (DEFAULT_LIMITS, PID_APPMGR, PID_INVALID, PID_MULTICAST, PID_SYSTEM, PORT_0,
+                      SYSTEM_PIDS, SYSTEM_PORTS, TASK_MOVABLE, TASKS_MAX, AppcError, Limits,
+                      appmgr_port_message, encode)
+from .textfile import toml_text
 
 INIT_TYPES = {"u8": "<B", "u16": "<H", "u32": "<I", "i8": "<b", "i16": "<h", "i32": "<i"}
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
