@@ -376,3 +376,22 @@ def test_decode_rejects_checksum_and_length(hello_blob):
     with pytest.raises(appdesc.DescError, match="LENGTH"):
         appdesc.decode(hello_blob[:-1])
 
+
+def test_an_output_write_failing_part_way_leaves_the_old_output_whole(tmp_path):
+    """appc truncated its output before writing it: a write failing part
+    way (here the file size limit, as a full disk would) left a cut-off C
+    file, which the build's next step compiled. The old output stays as it
+    was, and no temporary is left beside it."""
+    out = tmp_path / "hello_desc.c"
+    out.write_text("/* the previous output */\n")
+    limit = ("import resource, sys; sys.path.insert(0, sys.argv[1]); "
+             "resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64)); "
+             "from motetlib import appc; sys.exit(appc.main(sys.argv[2:]))")
+    res = subprocess.run([sys.executable, "-c", limit, str(ROOT / "tools"), str(HELLO),
+                          "--c", str(out)], capture_output=True, text=True)
+    assert res.returncode == appc.OUTPUT_FAILED, res.stderr
+    assert res.stderr == f"appc: error: cannot write {out}: File too large\n", res.stderr
+    assert out.read_text() == "/* the previous output */\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hello_desc.c"]
+    assert appc.main([str(HELLO), "--c", str(out)]) == 0
+    assert "hello_desc[]" in out.read_text()

@@ -37,6 +37,7 @@ With neither -o nor --c the annotated bytes are printed to stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -151,10 +152,23 @@ class OutputError(Exception):
 
 
 def _write(path: str, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all: into a file beside it,
+    renamed over it, so that a write failing part-way (a full disk) leaves
+    the old output as it was, not cut off. A device (-o /dev/stdout) is
+    written as it is: it cannot be renamed over."""
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        target = path
+    else:
+        target = f"{path}.{os.getpid()}.tmp"
     try:
-        with open(path, "wb") as f:
+        with open(target, "wb" if target == path else "xb") as f:
             f.write(data)
+        if target != path:
+            os.replace(target, path)
     except OSError as e:
+        if target != path:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
         raise OutputError(f"cannot write {path}: {e.strerror}") from None
 
 
