@@ -233,15 +233,14 @@ def test_a_build_dir_that_is_a_file_or_a_directory_of_other_files_is_refused(tmp
     repo = clone(tmp_path / "motet")
     res = motet(repo, "build", "--build-dir", "README.md")
     assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
-    assert res.stderr == (f"error: {repo / 'README.md'} is not a directory; remove it or pick "
-                          "another --build-dir\n"), res.stderr
+    assert res.stderr == (f"error: {repo / 'README.md'} is not a directory; pick another "
+                          "--build-dir\n"), res.stderr
     before = {p: p.read_bytes() for p in (repo / "docs").rglob("*") if p.is_file()}
     res = motet(repo, "build", "--build-dir", "docs")
     assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
     assert res.stderr.startswith(f"error: {repo / 'docs'} is no build tree: it has no CMake "
                                  "cache, and holds app-format.md, architecture.md, "
-                                 "benchmarks.md, ...; remove it or pick another --build-dir\n"), \
-        res.stderr
+                                 "benchmarks.md, ...; pick another --build-dir\n"), res.stderr
     assert {p: p.read_bytes() for p in (repo / "docs").rglob("*") if p.is_file()} == before
 
     assert build.foreign_tree(tmp_path / "none") is None
@@ -253,6 +252,102 @@ def test_a_build_dir_that_is_a_file_or_a_directory_of_other_files_is_refused(tmp
     (ours / build_tree.RECORD).write_text("{}")
     (ours / "build.ninja").write_text("")
     assert build.foreign_tree(ours) is None
+
+
+def test_trees_with_no_cmake_cache_that_are_trees_are_accepted(tmp_path, monkeypatch):
+    """A tree with CMake's files but no cache (plain `cmake -S . -B build`
+    after its cache was removed), the fuzz tree holding only the corpus a
+    CI cache restored, a directory holding only dot-files or lost+found:
+    each was refused as a directory of someone's files."""
+    def tree(name, *entries):
+        bdir = tmp_path / name
+        bdir.mkdir()
+        for entry in entries:
+            if entry.endswith("/"):
+                (bdir / entry).mkdir()
+            else:
+                (bdir / entry).write_text("")
+        return bdir
+
+    for bdir in (tree("cmake-files", "CMakeFiles/", "Makefile", "cmake_install.cmake"),
+                 tree("ninja-file", "build.ninja", "kernel/"),
+                 tree("build-fuzz", "corpus/"), tree("b-fuzz", "artifacts/", "corpus/"),
+                 tree("dots", ".gitkeep", ".cache/"), tree("mount", "lost+found/")):
+        assert build.foreign_tree(bdir) is None, bdir
+    # The fuzzing run's directories are the fuzz tree's only.
+    plain = tree("build", "corpus/")
+    assert build.foreign_tree(plain) == (f"{plain} is no build tree: it has no CMake cache, and "
+                                         "holds corpus; pick another --build-dir")
+
+    # A directory that cannot be read, or a symbolic link to nothing: a
+    # clear error (they gave a traceback at iterdir() and at mkdir).
+    unreadable = tree("unreadable", "x")
+    listing = Path.iterdir
+
+    def iterdir(self):
+        if self == unreadable:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    assert build.foreign_tree(unreadable) == (f"cannot read {unreadable}: Permission denied; "
+                                              "pick another --build-dir")
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "gone")
+    assert build.foreign_tree(dangling) == (f"{dangling} is a symbolic link to {tmp_path / 'gone'}"
+                                            ", which does not exist; pick another --build-dir")
+    res = subprocess.run([sys.executable, str(ROOT / "tools" / "motet"), "build", "--build-dir",
+                          str(dangling)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and res.stderr == f"error: {build.foreign_tree(dangling)}\n", \
+        res.stderr
+    assert not (tmp_path / "gone").exists()
+
+
+def test_a_tree_is_judged_again_under_its_lock(tmp_path, monkeypatch, capsys):
+    """A tree another build holds and empties (for another port) can look
+    foreign for a moment; it was judged outside the lock only, and refused.
+    What it holds under the lock decides."""
+    bdir = tmp_path / "tree"
+    (bdir / "CMakeFiles").mkdir(parents=True)
+    (bdir / build.LOCK_FILE).write_text("")
+
+    def lock_held():
+        with open(bdir / build.LOCK_FILE, "a") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return False
+            except BlockingIOError:
+                return True
+
+    def judged(path):
+        return None if lock_held() else f"{path} looks emptied"
+
+    monkeypatch.setattr(build, "foreign_tree", judged)
+    monkeypatch.setattr(build, "configure", lambda *args: 1)
+    assert build.build(bdir, "native") == 1
+    assert capsys.readouterr().err == f"error: cmake configure failed in {bdir}\n"
+
+
+def test_a_configure_failing_for_another_reason_shows_no_refusal_of_an_earlier_build(
+        tmp_path, monkeypatch, capsys):
+    """The refusals appc recorded in an earlier build are removed before
+    the configure: a configure failing for another reason (a CMake error)
+    is a failed configure, status 1, not the old refused description."""
+    bdir = tmp_path / "tree"
+    (bdir / "CMakeFiles").mkdir(parents=True)
+    (bdir / build_tree.RECORD).write_text("{}")
+    (bdir / build.APPC_REFUSALS).mkdir()
+    (bdir / build.APPC_REFUSALS / "hello-hello.txt").write_text("appc: error: an old one\n")
+    configured = []
+
+    def configure(*args):
+        configured.append(sorted(p.name for p in bdir.iterdir()))
+        return 1
+
+    monkeypatch.setattr(build, "configure", configure)
+    assert build.build(bdir, "native") == 1
+    assert capsys.readouterr().err == f"error: cmake configure failed in {bdir}\n"
+    assert configured == [sorted(["CMakeFiles", build_tree.RECORD, build.LOCK_FILE])]
 
 
 def test_a_tree_of_another_generator_is_bad_input_and_left_alone(tmp_path, capsys):

@@ -131,38 +131,78 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
     return status
 
 
+# What a directory with no CMake cache may hold and still be a build tree:
+# CMake's own files (a tree configured by plain `cmake -S . -B build`, or
+# whose cache was removed), motet's record of its configure (build_tree.py),
+# what a file system or a user leaves in any directory.
+TREE_MARKERS = ("CMakeFiles", "build.ninja", build_tree.RECORD)
+ANY_DIRECTORY_HOLDS = ("lost+found",)
+# What a fuzzing run keeps in the fuzz tree (fuzz.py), which a CI cache
+# restores before the tree is configured.
+FUZZ_CORPUS = "corpus"
+FUZZ_ARTIFACTS = "artifacts"
+
+
 def foreign_tree(bdir):
-    """Why the directory `bdir` is no tree motet may configure (a CMake tree
-    of another generator or of no Motet port, named by mistake as
-    MOTET_BUILD_DIR or --build-dir), in a sentence, or None. What such a
-    directory holds is someone's: it is refused before anything is written
-    in it, the lock of tree_lock() included. A directory with no CMake
-    cache is one if motet configured it (its record of the configure,
-    build_tree.py, which stays when a user removes the cache to configure
-    afresh) or if it is empty but for the lock and the compiler cache:
-    anything else in it is someone's (--build-dir docs)."""
-    if not bdir.exists():
-        return None
-    if not bdir.is_dir():
-        return f"{bdir} is not a directory"
+    """Why the directory `bdir` is no tree motet may configure, as the error
+    that tells the user what to do, or None. What such a directory holds is
+    someone's: it is refused before anything is written in it, the lock of
+    tree_lock() included. A directory with no CMake cache is a tree if it
+    holds CMake's or motet's files (TREE_MARKERS), or nothing but what any
+    directory may hold and what motet puts in a tree it has not configured
+    yet (its lock, its compiler cache, a fuzzing run's corpus in the fuzz
+    tree); anything else is someone's files (--build-dir docs), which the
+    user should keep: another --build-dir, not its removal, is the way out.
+    A CMake tree of another generator or of no Motet port is refused too."""
+    elsewhere = "pick another --build-dir"
+    try:
+        if bdir.is_symlink() and not bdir.exists():
+            return (f"{bdir} is a symbolic link to {os.readlink(bdir)}, which does not exist; "
+                    f"{elsewhere}")
+        if not bdir.exists():
+            return None
+        if not bdir.is_dir():
+            return f"{bdir} is not a directory; {elsewhere}"
+    except OSError as e:
+        return f"cannot look at {bdir}: {e.strerror}; {elsewhere}"
     try:
         cache = (bdir / "CMakeCache.txt").read_text(errors="replace")
     except FileNotFoundError:
-        others = sorted(p.name for p in bdir.iterdir() if p.name not in KEPT_ACROSS_PORTS)
-        if others and build_tree.RECORD not in others:
+        try:
+            names = {p.name for p in bdir.iterdir()}
+        except OSError as e:
+            return f"cannot read {bdir}: {e.strerror}; {elsewhere}"
+        if names & set(TREE_MARKERS):
+            return None
+        allowed = {*KEPT_ACROSS_PORTS, *ANY_DIRECTORY_HOLDS}
+        if bdir.name.endswith("-fuzz"):
+            allowed |= {FUZZ_CORPUS, FUZZ_ARTIFACTS}
+        others = sorted(n for n in names if n not in allowed and not n.startswith("."))
+        if others:
             return (f"{bdir} is no build tree: it has no CMake cache, and holds "
-                    f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}")
+                    f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}; {elsewhere}")
         return None
     except OSError as e:
-        return f"cannot read {bdir / 'CMakeCache.txt'}: {e.strerror}"
+        return f"cannot read {bdir / 'CMakeCache.txt'}: {e.strerror}; {elsewhere}"
     gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
     if gen and gen != "Ninja":
-        return f"{bdir} was configured with the {gen!r} generator, not Ninja"
+        return (f"{bdir} was configured with the {gen!r} generator, not Ninja; remove it or "
+                f"{elsewhere}")
     cached_port = build_tree.cached_value(cache, "MOTET_PORT")
     if cached_port not in known_ports():
         return (f"{bdir} is a CMake tree of no Motet port (its cache has "
-                f"MOTET_PORT={cached_port or '(nothing)'})")
+                f"MOTET_PORT={cached_port or '(nothing)'}); remove it or {elsewhere}")
     return None
+
+
+def _locked_by_motet(bdir):
+    """Whether `bdir` holds the lock file of tree_lock(), which motet writes
+    only in a tree it accepted: what another build does in it under the
+    lock (emptying it for another port) may look foreign for a moment."""
+    try:
+        return (bdir / LOCK_FILE).is_file()
+    except OSError:
+        return False
 
 
 def port_build_dir(bdir, port):
@@ -214,11 +254,24 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         print(f"error: no port {port!r} (ports/ has: {', '.join(known_ports())})",
               file=sys.stderr)
         return 2
+    # Looked at before the lock, which would be written in a foreign
+    # directory, and again under it, where no other build changes the tree.
     refused = foreign_tree(bdir)
-    if refused:
-        print(f"error: {refused}; remove it or pick another --build-dir", file=sys.stderr)
+    if refused and not _locked_by_motet(bdir):
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
+    try:
+        bdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"error: cannot create {bdir}: {e.strerror}; pick another --build-dir",
+              file=sys.stderr)
         return 2
     with tree_lock(bdir):
+        refused = foreign_tree(bdir)
+        if refused:
+            print(f"error: {refused}", file=sys.stderr)
+            return 2
+        # A refusal recorded by an earlier build is not this one's.
         shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         status = configure(bdir, port, extra)
         if status != 0:
