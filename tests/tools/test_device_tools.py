@@ -642,3 +642,33 @@ def test_an_app_file_after_the_dashes_is_refused_only_with_app(monkeypatch, caps
     err = capsys.readouterr().err
     assert err.startswith(f"run: error: -- --app-file=x.bin: motet run --app {app} gives every "
                           "native module its own --app-file; give one of the two"), err
+
+
+@pytest.mark.parametrize("appc_status, why", [(2, "does not compile"),
+                                              (1, "could not be written")])
+def test_an_app_appc_does_not_compile_ends_the_run_with_its_status(monkeypatch, capsys,
+                                                                   appc_status, why):
+    """`motet run --app X.toml`: a description appc refuses (2) and an
+    output it cannot write (1, OUTPUT_FAILED) end the run before anything
+    is built, with appc's status and a line saying which it was."""
+    from motetlib import appc
+    written = []
+
+    def appc_main(argv):
+        written.append(argv)
+        print(f"appc: error: {'refused' if appc_status == appc.REFUSED else 'cannot write'}",
+              file=sys.stderr)
+        return appc_status
+
+    def nothing_built(*args):
+        raise AssertionError("built after appc failed")
+
+    assert (appc.REFUSED, appc.OUTPUT_FAILED) == (2, 1)
+    monkeypatch.setattr(appc, "main", appc_main)
+    monkeypatch.setattr(run_device, "build_programs", nothing_built)
+    monkeypatch.setattr(run_device, "run_compiled", nothing_built)
+    app = ROOT / "apps" / "pingpong" / "pingpong.toml"
+    status, err = run_main(capsys, TWO, "--app", app)
+    assert status == appc_status
+    assert err.splitlines()[-1] == f"run: error: --app {app}: the description {why} (above)", err
+    assert len(written) == 1 and written[0][0] == str(app) and written[0][-1] == "--names"
