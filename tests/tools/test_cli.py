@@ -425,6 +425,47 @@ def test_the_ports_stage_takes_another_port_and_tests_it_in_its_tree(build_dir, 
          ("ctest", avr_tree), ("ctest", cortex_m_tree)], key=str)
 
 
+def test_the_template_port_is_tested_as_the_refusal_says(monkeypatch, capsys):
+    """`motet test --port template --only ports` configured build-template
+    with its unit tests in the build stage, which fails on the template
+    (its tests name sources it has not), and the refusal of the native
+    stages suggested the unit stage, which fails on a tree with no tests.
+    The build stage configures a port's tree as the ports stage does; what
+    a refusal suggests for each port is refused for none; the unit stage
+    of the template says it has no tests."""
+    used = []
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    monkeypatch.setattr(build, "build", lambda bdir, port, extra=(), **kw: used.append(
+        (port, bdir, list(extra))) or 0)
+    monkeypatch.setattr(build, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, "",
+                                                                                    ""))
+    monkeypatch.setattr(build, "size_check", lambda bdir, port, do_build: 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    template = build.port_build_dir(None, "template")
+    assert cli.main(["test", "--port", "template", "--only", "ports"]) == 0
+    assert used[0] == ("template", template, ["-DMOTET_BUILD_TESTS=OFF"])  # the build stage
+    assert ("template", template, ["-DMOTET_BUILD_TESTS=OFF"]) in used[1:]  # the ports stage
+    capsys.readouterr()
+
+    for port in [*stages.EMULATED_PORTS, *stages.BUILD_ONLY_PORTS]:
+        used.clear()
+        assert cli.main(["test", "--port", port]) == 2
+        err = capsys.readouterr().err
+        suggested = re.search(rf"`motet test --port {port} --only ([a-z,]+)` builds and tests ",
+                              err)
+        assert suggested, err
+        stages_named = suggested.group(1).split(",")
+        assert ("unit" in stages_named) == (port not in stages.BUILD_ONLY_PORTS), err
+        assert cli.main(["test", "--port", port, "--only", suggested.group(1)]) == 0, \
+            capsys.readouterr().err
+        assert used and all(extra == stages.port_build_options(p) for p, _, extra in used)
+    capsys.readouterr()
+    assert cli.main(["test", "--port", "template", "--only", "unit"]) == 2
+    assert capsys.readouterr().err == (
+        "test: error: --port template: stage unit: the template port is only compiled, it has "
+        f"no tests; `motet test --port template --only size,ports` builds and tests {template}\n")
+
+
 @pytest.mark.parametrize("args, says", [
     (["test", "--port", "avr"], "test: error: --port avr: stages scenario, sanitize, fuzz "
                                 "test the native port, not avr; `motet test --port avr --only "

@@ -19,7 +19,6 @@ PYTEST_DIRS = ("tests/scenario", "tests/tools")
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 
 
-
 def ctest_command(bdir):
     """ctest on the tree `bdir`, one test per core at a time; a tree with no
     test fails (a tree configured without tests would pass having run none)."""
@@ -51,6 +50,13 @@ def unit_tests(bdir):
 # only compiled (the template proves every port.h hook has an entry).
 EMULATED_PORTS = ("cortex-m", "avr")
 BUILD_ONLY_PORTS = ("template",)
+
+
+def port_build_options(port):
+    """The configure options of `port`'s tree in `motet test`: a port that
+    is only compiled has no unit tests to build (the template's tests
+    would name sources it does not have)."""
+    return ["-DMOTET_BUILD_TESTS=OFF"] if port in BUILD_ONLY_PORTS else []
 
 
 def _ctest_captured(bdir):
@@ -85,7 +91,7 @@ def port_tests(bdir, own_trees=None):
             failed.append(port)
     for port in BUILD_ONLY_PORTS:
         pdir = tree_of(port)
-        if build.build(pdir, port, extra=["-DMOTET_BUILD_TESTS=OFF"]) != 0:
+        if build.build(pdir, port, extra=port_build_options(port)) != 0:
             failed.append(port)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(trees), 1)) as pool:
         runs = list(pool.map(_ctest_captured, [pdir for _, pdir in trees]))
@@ -231,7 +237,8 @@ def _test_stages(args):
     return [
         ("setup", lambda: (setup_env.setup(), "packages")),
         ("lint", lint.lint),
-        ("build", lambda: (build.build(tree, args.port), "-Werror")),
+        ("build", lambda: (build.build(tree, args.port, extra=port_build_options(args.port)),
+                           "-Werror")),
         ("unit", lambda: unit_tests(build.build_dir(tree))),
         ("scenario", lambda: scenario_tests(bdir)),
         ("sanitize", lambda: sanitizer_tests(args.build_dir)),
@@ -252,6 +259,37 @@ GATE_STAGES = ("setup", "build")
 PORT_STAGES = ("build", "unit", "size")
 EVERY_PORT_STAGES = ("ports",)
 PORTLESS_STAGES = ("setup", "lint")
+# The stage a port that is only compiled (BUILD_ONLY_PORTS) has nothing for.
+TESTS_STAGE = "unit"
+
+
+def _stages_for_the_port(port):
+    """The stages that build and test `port` (its tree, or every port)."""
+    return tuple(n for n in PORT_STAGES + EVERY_PORT_STAGES
+                 if not (n == TESTS_STAGE and port in BUILD_ONLY_PORTS))
+
+
+def _not_for_the_port(args, chosen):
+    """Why the stages `chosen` cannot run for --port (another than the
+    native one), naming the stages that can, or None."""
+    port = args.port
+    if port == build.DEFAULT_PORT:
+        return None
+    for_port = _stages_for_the_port(port)
+    outside = [n for n in chosen if n not in for_port + PORTLESS_STAGES]
+    native = [n for n in outside if n != TESTS_STAGE]
+    untested = [n for n in outside if n == TESTS_STAGE]
+    why = []
+    if native:
+        why.append(f"stage{'s' if len(native) > 1 else ''} {', '.join(native)} "
+                   f"test{'' if len(native) > 1 else 's'} the native port, not {port}")
+    if untested:
+        why.append(f"stage {TESTS_STAGE}: the {port} port is only compiled, it has no tests")
+    if not why:
+        return None
+    runnable = ",".join(n for n in for_port if n not in GATE_STAGES)
+    return (f"{'; '.join(why)}; `motet test --port {port} --only {runnable}` builds and tests "
+            f"{port_options.port_tree(args)}")
 
 
 def _chosen_stages(only):
@@ -279,14 +317,8 @@ def cmd_test(args):
     if error:
         print(f"test: error: --only: {error} (stages: {', '.join(STAGES)})", file=sys.stderr)
         return 2
-    not_the_port = [n for n in chosen
-                    if n not in PORT_STAGES + EVERY_PORT_STAGES + PORTLESS_STAGES]
-    if not_the_port and port_options.native_port_only(
-            "test", args, f"stage{'s' if len(not_the_port) > 1 else ''} "
-            f"{', '.join(not_the_port)} test{'' if len(not_the_port) > 1 else 's'} the native "
-            f"port, not {args.port}; `motet test --port {args.port} --only "
-            f"{','.join(n for n in PORT_STAGES + EVERY_PORT_STAGES if n not in GATE_STAGES)}` "
-            f"builds and tests {port_options.port_tree(args)}"):
+    why = _not_for_the_port(args, chosen)
+    if why and port_options.native_port_only("test", args, why):
         return 2
     results = []  # (stage, status or None for skipped, detail)
     took = {}  # stage -> wall seconds
