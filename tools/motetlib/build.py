@@ -440,19 +440,25 @@ def archive_sizes(archive):
     return parse_size_output(res.stdout)
 
 
-def archive_symbols(archive):
-    """{object: set of symbols it defines or references} of an archive."""
-    res = run(["nm", "-A", archive], quiet=True, capture_output=True, text=True)
+def archive_symbol_types(archive, nm="nm"):
+    """{object: {symbol: nm's letter for its type}} of every symbol each
+    object of an archive defines or references."""
+    res = run([nm, "-A", archive], quiet=True, capture_output=True, text=True)
     if res.returncode != 0:
-        raise RuntimeError(f"`nm {archive}` failed: {res.stderr.strip()}")
+        raise RuntimeError(f"`{nm} -A {archive}` failed: {res.stderr.strip()}")
     out = {}
     for line in res.stdout.splitlines():
         # "lib.a:obj.o:0000000000000000 T name" or "lib.a:obj.o:                 U name"
         head, _, rest = line.rpartition(":")
         fields = rest.split()
-        if fields:
-            out.setdefault(head.rpartition(":")[2], set()).add(fields[-1])
+        if len(fields) >= 2:
+            out.setdefault(head.rpartition(":")[2], {})[fields[-1]] = fields[-2]
     return out
+
+
+def archive_symbols(archive):
+    """{object: set of symbols it defines or references} of an archive."""
+    return {obj: set(types) for obj, types in archive_symbol_types(archive).items()}
 
 
 def size_report(logged, nolog, core=None, core_symbols=None):

@@ -21,11 +21,11 @@ can act between two grants.
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 import sys
 from pathlib import Path
 
 from . import build, device
+from .elf_symbols import defined_symbols
 
 NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
 HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
@@ -45,24 +45,6 @@ CORTEX_M_TICK_HZ = 25_000_000  # mps2-an385's timer and FPGA counter clock
 AVR_NM = "avr-nm"
 CM_NM = "arm-none-eabi-nm"
 AVR_DATA = 0x800000  # where avr-gcc's ELF puts the data space
-
-
-def defined_symbols(nm, image) -> dict[str, tuple[int, int]] | None:
-    """{name: (address, size)} of every symbol an image defines, by `nm -S`
-    (size 0 where nm gives none), or None if nm cannot read the image (an
-    nm that cannot be run raises OSError)."""
-    res = subprocess.run([nm, "--defined-only", "-S", str(image)], capture_output=True,
-                         text=True)
-    if res.returncode != 0:
-        return None
-    found = {}
-    for line in res.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 4:
-            found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
-        elif len(parts) == 3:
-            found[parts[2]] = (int(parts[0], 16), 0)
-    return found
 
 
 def image_symbols(nm, image, names) -> dict[str, tuple[int, int]]:
