@@ -353,17 +353,38 @@ def test_build_and_size_for_another_port_default_to_its_own_tree(monkeypatch):
     port. A --build-dir given is taken as it is."""
     built = []
     monkeypatch.setattr(build, "build", lambda bdir, port, **kw: built.append((bdir, port)) or 0)
-    monkeypatch.setattr(build, "size_check", lambda bdir, port, **kw: built.append((bdir, port))
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: built.append(("size", bdir, port))
                         or 0)
-    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: built.append(
+        ("threads", bdir, port)) or 0)
     assert cli.main(["build", "--port", "avr", "--target", "hello"]) == 0
     assert cli.main(["size", "--port", "cortex-m"]) == 0
     assert cli.main(["build"]) == 0
     assert cli.main(["build", "--port", "avr", "--build-dir", "mine"]) == 0
-    assert built == [(build.port_build_dir(None, "avr"), "avr"),
-                     (build.port_build_dir(None, "cortex-m"), "cortex-m"),
+    cortex_m = build.port_build_dir(None, "cortex-m")
+    assert built == [(build.port_build_dir(None, "avr"), "avr"), (cortex_m, "cortex-m"),
+                     ("size", cortex_m, "cortex-m"), ("threads", cortex_m, "cortex-m"),
                      (build.port_build_dir(None, "native"), "native"), ("mine", "avr")]
     assert built[0][0].name.endswith("-avr")
+
+
+def test_motet_size_builds_the_kernels_both_checks_compare_first(monkeypatch):
+    """One build of the kernels the size check and the threads check read,
+    then the two checks, in the tree of the port; a build that fails stops
+    it before either check."""
+    calls = []
+    status = [0]
+    monkeypatch.setattr(build, "build", lambda bdir, port, targets=(), **kw: calls.append(
+        ("build", port, list(targets))) or status[0])
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: calls.append("size") or 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: calls.append("threads") or 0)
+    assert cli.main(["size", "--port", "avr"]) == 0
+    assert calls == [("build", "avr", ["motet_kernel", "motet_kernel_nolog", "motet_kernel_core",
+                                       "motet_kernel_nothreads"]), "size", "threads"]
+    calls.clear()
+    status[0] = 1
+    assert cli.main(["size"]) == 1
+    assert calls == [("build", "native", [*build.KERNEL_TARGETS, "motet_kernel_nothreads"])]
 
 
 @pytest.mark.parametrize("command", ["run-hello", "demo"])
@@ -395,7 +416,7 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
                                                                               port)) or 0)
     monkeypatch.setattr(stages, "unit_tests",
                         lambda bdir: (used.append(("unit", bdir)), (0, ""))[1])
-    monkeypatch.setattr(build, "size_check", lambda bdir, port, do_build: used.append(
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: used.append(
         ("size", bdir, port)) or 0)
     monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
     assert cli.main(["test", "--port", "avr", "--only", "unit,size"]) == 0
@@ -439,7 +460,7 @@ def test_the_template_port_is_tested_as_the_refusal_says(monkeypatch, capsys):
         (port, bdir, list(extra))) or 0)
     monkeypatch.setattr(build, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, "",
                                                                                     ""))
-    monkeypatch.setattr(build, "size_check", lambda bdir, port, do_build: 0)
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: 0)
     monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
     template = build.port_build_dir(None, "template")
     assert cli.main(["test", "--port", "template", "--only", "ports"]) == 0

@@ -504,14 +504,9 @@ def size_report(logged, nolog, core=None, core_symbols=None):
     return lines, failures
 
 
-def size_check(bdir=None, port=DEFAULT_PORT, do_build=True, also_build=()):
-    """Build the kernel configurations (log on, log off, core), and the
-    targets `also_build` a later check compares, and compare the three.
-    Exit status."""
-    if do_build:
-        status = build(bdir, port, targets=list(dict.fromkeys([*KERNEL_TARGETS, *also_build])))
-        if status != 0:
-            return status
+def size_check(bdir=None, port=DEFAULT_PORT):
+    """Compare the built kernel configurations (log on, log off, core: the
+    targets KERNEL_TARGETS) of the tree `bdir`. Exit status."""
     kdir = build_dir(bdir) / "kernel"
     paths = [kdir / lib for lib in KERNEL_LIBS]
     for p in paths:

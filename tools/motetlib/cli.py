@@ -25,8 +25,12 @@ def cmd_build(args):
 
 
 def cmd_size(args):
-    status = build.size_check(port_tree(args), args.port, also_build=thread_size.TARGETS)
-    return status or thread_size.check(port_tree(args), args.port)
+    """Build the kernels both checks compare, then check them."""
+    tree = port_tree(args)
+    status = build.build(tree, args.port,
+                         targets=list(dict.fromkeys([*build.KERNEL_TARGETS, *thread_size.TARGETS])))
+    return (status or build.size_check(tree, args.port)
+            or thread_size.check(tree, args.port))
 
 
 # ---- demo, run-hello --------------------------------------------------------

@@ -231,7 +231,7 @@ def _test_stages(args):
         native_arg, own_trees = None, {args.port: tree}
 
     def size():
-        st = build.size_check(tree, args.port, do_build=False)
+        st = build.size_check(tree, args.port)
         return st or thread_size.check(tree, args.port), "log on vs off, threads off"
 
     return [
