@@ -59,7 +59,7 @@ def test_sanitizer_report_files_fail_and_suppression_summaries_do_not(tmp_path):
     (tmp_path / "asan.104").write_text("==104==WARNING: ASan is ignoring requested "
                                        "__asan_handle_no_return\n")
     assert [name for name, _ in stages.sanitizer_reports(tmp_path)] == ["asan.103", "asan.104",
-                                                                     "ubsan.102"]
+                                                                       "ubsan.102"]
     env = stages.sanitizer_env(tmp_path, tmp_path / "b")
     assert f"log_path={tmp_path}/asan" in env["ASAN_OPTIONS"]
     assert f"log_path={tmp_path}/ubsan" in env["UBSAN_OPTIONS"]

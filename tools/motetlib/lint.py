@@ -17,6 +17,7 @@ LINT_DIRS = ("kernel", "ports", "apps", "tests", "bench")
 # What pyflakes checks: every Python file below these (and tools/motet, by its shebang).
 PY_LINT_DIRS = ("tools", "tests", "apps", "bench")
 
+
 def lint_files():
     """Tracked (and new, not ignored) *.c/*.h files under LINT_DIRS."""
     try:
