@@ -220,6 +220,24 @@ def test_programs_that_do_not_build_name_the_device_file(capsys, monkeypatch):
     assert err == f"run: error: the programs {TWO} names did not build (above)\n"
 
 
+def test_a_description_appc_refuses_in_the_build_is_the_last_thing_run_says(capsys,
+                                                                             monkeypatch):
+    """A build that stops at a refused description (status 2, appc's
+    message last, build.build()) was followed by 'the programs D names did
+    not build (above)', which buried the refusal; run adds nothing to it."""
+    refusal = ("error: the build in build stopped at an application description appc refused:\n"
+               "appc: error: apps/pingpong/pingpong.toml: task 'ping': unknown program 'pyng'\n")
+
+    def refused(*args, **kwargs):
+        print(refusal, end="", file=sys.stderr)
+        return 2
+    monkeypatch.setattr(run_device.build, "build", refused)
+    monkeypatch.setattr(run_device.build, "configured_targets", lambda bdir: None)
+    status, err = run_main(capsys, TWO, "--until", "0.1")
+    assert status == 2
+    assert err == refusal
+
+
 @pytest.mark.parametrize("spec, fault", [
     ("kill:2@1.5", hub.Fault("kill", 2, 1_500_000_000)),
     ("corrupt:1@0.1:3", hub.Fault("corrupt", 1, 100_000_000, count=3)),
@@ -665,3 +683,33 @@ program = "{images['bus']}"
     assert "pingpong" not in why
     assert "\n### As a module of a device\n" in (ROOT / "docs" / "guide.md").read_text()
     assert module_kinds.of(with_bus).lacks_the_bus(tmp_path, with_bus) is None
+
+
+@pytest.mark.parametrize("appc_status, why", [(2, "does not compile"),
+                                              (1, "could not be written")])
+def test_an_app_appc_does_not_compile_ends_the_run_with_its_status(monkeypatch, capsys,
+                                                                   appc_status, why):
+    """`motet run --app X.toml`: a description appc refuses (2) and an
+    output it cannot write (1, OUTPUT_FAILED) end the run before anything
+    is built, with appc's status and a line saying which it was."""
+    from motetlib import appc
+    written = []
+
+    def appc_main(argv):
+        written.append(argv)
+        print(f"appc: error: {'refused' if appc_status == appc.REFUSED else 'cannot write'}",
+              file=sys.stderr)
+        return appc_status
+
+    def nothing_built(*args):
+        raise AssertionError("built after appc failed")
+
+    assert (appc.REFUSED, appc.OUTPUT_FAILED) == (2, 1)
+    monkeypatch.setattr(appc, "main", appc_main)
+    monkeypatch.setattr(run_device, "build_programs", nothing_built)
+    monkeypatch.setattr(run_device, "run_compiled", nothing_built)
+    app = ROOT / "apps" / "pingpong" / "pingpong.toml"
+    status, err = run_main(capsys, TWO, "--app", app)
+    assert status == appc_status
+    assert err.splitlines()[-1] == f"run: error: --app {app}: the description {why} (above)", err
+    assert len(written) == 1 and written[0][0] == str(app) and written[0][-1] == "--names"

@@ -126,11 +126,11 @@ def test_the_scan_reads_literal_target_names_and_skips_build_trees(tmp_path):
 
 
 def test_the_description_places_a_logger_on_every_module():
-    from motetlib import appc
+    from motetlib import appc_text, appdesc
     text = new_app.description("x", 3)
-    blob = appc.compile_text(text)
-    tasks, groups = appc.names(text)
+    blob = appc_text.compile_text(text)
+    tasks, groups = appc_text.names(text)
     assert tasks == ["sampler", "filter", "logger0", "logger1", "logger2"]
     assert groups == ["loggers"]
-    decoded = appc.decode(blob)
+    decoded = appdesc.decode(blob)
     assert [t["module"] for t in decoded["tasks"]] == [0, 2, 0, 1, 2]

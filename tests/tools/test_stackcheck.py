@@ -343,9 +343,9 @@ PREEMPT_ANNOTATIONS = "root main\ndispatch dispatch\nprograms programs\nappdesc 
 
 
 def build_preempt(tmp_path, arch, recurse=False):
-    from motetlib import appc
+    from motetlib import appc_text
 
-    desc = ", ".join(str(b) for b in appc.compile_text(PREEMPT_APP))
+    desc = ", ".join(str(b) for b in appc_text.compile_text(PREEMPT_APP))
     src = PREEMPT.replace("DESC", desc)
     src = src.replace("RECURSE", "if (sink == 12345) buf[2] = (char) handler_b(state, msg);"
                       if recurse else "")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import port_avr  # noqa: E402
 import stackcheck  # noqa: E402
+from elf_symbols import defined_symbols  # noqa: E402
 
 DATA_START = 0x100  # ATmega128: registers and I/O below
 RAM_SECTIONS = (".data", ".bss", ".rodata", "COMMON")
@@ -72,14 +72,12 @@ def items(map_path: Path) -> list[tuple[str, int]]:
 
 def ram_bytes(elf: Path) -> int:
     """The RAM the image runs with: data start to its stack's top."""
-    res = subprocess.run(["avr-nm", str(elf)], capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"avr-nm {elf} failed: {res.stderr.strip()}")
-    for line in res.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == "__stack":
-            return int(parts[0], 16) + 1 - DATA_START
-    raise RuntimeError(f"{elf}: no __stack symbol")
+    defined = defined_symbols("avr-nm", elf)
+    if defined is None:
+        raise RuntimeError(f"avr-nm cannot read {elf}")
+    if "__stack" not in defined:
+        raise RuntimeError(f"{elf}: no __stack symbol")
+    return defined["__stack"][0] + 1 - DATA_START
 
 
 def stack_bound(elf: Path, annotations: list[Path], su: list[Path]) -> stackcheck.Result:

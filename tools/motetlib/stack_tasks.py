@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 try:
-    from . import appc
+    from . import appdesc
 except ImportError:  # run as a script beside it
-    import appc  # type: ignore[no-redef]
+    import appdesc  # type: ignore[no-redef]
 
 
 class ImageError(Exception):
@@ -169,8 +169,8 @@ def description_tasks(elf: Elf, symbol: str) -> list[tuple[int, int]]:
     """[(program id, priority)] of the binary description `symbol`."""
     raw = elf.symbol_bytes(symbol)
     try:
-        model = appc.decode(raw)
-    except appc.AppcError as e:  # DescError derives from it
+        model = appdesc.decode(raw)
+    except appdesc.AppcError as e:  # DescError derives from it
         raise ImageError(f"{symbol}: not a valid application description: {e}") from None
     return [(t["prog_id"], t["priority"]) for t in model["tasks"]]
 
