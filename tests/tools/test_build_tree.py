@@ -471,3 +471,19 @@ def test_the_benchmarks_bring_their_trees_up_to_date_under_the_tree_lock(tmp_pat
         port_cortex_m._build(bdir)
     assert bench_ssl_avr.bench(bdir) == 1
     assert held == [True, True]
+
+
+def test_a_fresh_template_tree_configures(tmp_path):
+    """`motet build --port template` on a fresh tree: the template port
+    runs no image (its runner is empty), so its tree has no tests, whoever
+    configures it. Before, only `motet test` passed -DMOTET_BUILD_TESTS=OFF,
+    and `motet build --port template` failed at configure (a test naming
+    sources the template has not)."""
+    repo = clone(tmp_path / "motet")
+    bdir = tmp_path / "b-template"
+    res = motet(repo, "build", "--port", "template", "--build-dir", str(bdir), "--target",
+                "motet_kernel")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    cache = (bdir / "CMakeCache.txt").read_text()
+    assert "MOTET_PORT:STRING=template" in cache, cache
+    assert not (bdir / "tests").exists()

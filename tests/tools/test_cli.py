@@ -447,13 +447,11 @@ def test_the_ports_stage_takes_another_port_and_tests_it_in_its_tree(build_dir, 
 
 
 def test_the_template_port_is_tested_as_the_refusal_says(monkeypatch, capsys):
-    """`motet test --port template --only ports` configured build-template
-    with its unit tests in the build stage, which fails on the template
-    (its tests name sources it has not), and the refusal of the native
-    stages suggested the unit stage, which fails on a tree with no tests.
-    The build stage configures a port's tree as the ports stage does; what
-    a refusal suggests for each port is refused for none; the unit stage
-    of the template says it has no tests."""
+    """The refusal of the native stages suggested the unit stage for the
+    template, which fails on a tree with no tests. What a refusal suggests
+    for each port is refused for none; the unit stage of the template says
+    it has no tests. (Its tree is configured without tests whoever builds
+    it: test_a_fresh_template_tree_configures.)"""
     used = []
     monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
     monkeypatch.setattr(build, "build", lambda bdir, port, extra=(), **kw: used.append(
@@ -464,8 +462,8 @@ def test_the_template_port_is_tested_as_the_refusal_says(monkeypatch, capsys):
     monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
     template = build.port_build_dir(None, "template")
     assert cli.main(["test", "--port", "template", "--only", "ports"]) == 0
-    assert used[0] == ("template", template, ["-DMOTET_BUILD_TESTS=OFF"])  # the build stage
-    assert ("template", template, ["-DMOTET_BUILD_TESTS=OFF"]) in used[1:]  # the ports stage
+    assert used[0] == ("template", template, [])  # the build stage
+    assert ("template", template, []) in used[1:]  # the ports stage
     capsys.readouterr()
 
     for port in [*stages.EMULATED_PORTS, *stages.BUILD_ONLY_PORTS]:
@@ -479,7 +477,7 @@ def test_the_template_port_is_tested_as_the_refusal_says(monkeypatch, capsys):
         assert ("unit" in stages_named) == (port not in stages.BUILD_ONLY_PORTS), err
         assert cli.main(["test", "--port", port, "--only", suggested.group(1)]) == 0, \
             capsys.readouterr().err
-        assert used and all(extra == stages.port_build_options(p) for p, _, extra in used)
+        assert used and all(extra == [] for _, _, extra in used)
     capsys.readouterr()
     assert cli.main(["test", "--port", "template", "--only", "unit"]) == 2
     assert capsys.readouterr().err == (

@@ -52,13 +52,6 @@ EMULATED_PORTS = ("cortex-m", "avr")
 BUILD_ONLY_PORTS = ("template",)
 
 
-def port_build_options(port):
-    """The configure options of `port`'s tree in `motet test`: a port that
-    is only compiled has no unit tests to build (the template's tests
-    would name sources it does not have)."""
-    return ["-DMOTET_BUILD_TESTS=OFF"] if port in BUILD_ONLY_PORTS else []
-
-
 def _ctest_captured(bdir):
     """(status, output, what failed in a few words) of run_ctest(bdir), its
     output kept for later."""
@@ -91,7 +84,7 @@ def port_tests(bdir, own_trees=None):
             failed.append(port)
     for port in BUILD_ONLY_PORTS:
         pdir = tree_of(port)
-        if build.build(pdir, port, extra=port_build_options(port)) != 0:
+        if build.build(pdir, port) != 0:
             failed.append(port)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(trees), 1)) as pool:
         runs = list(pool.map(_ctest_captured, [pdir for _, pdir in trees]))
@@ -237,8 +230,7 @@ def _test_stages(args):
     return [
         ("setup", lambda: (setup_env.setup(), "packages")),
         ("lint", lint.lint),
-        ("build", lambda: (build.build(tree, args.port, extra=port_build_options(args.port)),
-                           "-Werror")),
+        ("build", lambda: (build.build(tree, args.port), "-Werror")),
         ("unit", lambda: unit_tests(build.build_dir(tree))),
         ("scenario", lambda: scenario_tests(bdir)),
         ("sanitize", lambda: sanitizer_tests(args.build_dir)),
