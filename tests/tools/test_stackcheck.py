@@ -573,3 +573,36 @@ def test_a_file_stack_cannot_read_is_named_first(tmp_path, capsys, case):
     }[case]
     assert stackcheck.main([str(a) for a in argv]) == 2
     assert capsys.readouterr().err == f"stack: error: {says}\n"
+
+
+TWO_TABLES = {
+    "kernel.c": "static const unsigned char programs[3] = {1, 2, 3};\n"
+                "const unsigned char *kernel_table(void) { return programs; }\n",
+    "app.c": "const unsigned char *kernel_table(void);\n"
+             "static const unsigned char programs[2] = {7, 8};\n"
+             "int main(void) { return kernel_table()[0] + programs[1]; }\n",
+}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_two_statics_of_one_name_are_told_apart_by_their_file(tmp_path):
+    """A new application's table named `programs`, as the kernel's own
+    static, was refused with "2 symbols named 'programs'" and no way out
+    but renaming: the message now names the files, and FILE:SYMBOL picks
+    one."""
+    from motetlib import stack_tasks
+
+    for name, text in TWO_TABLES.items():
+        (tmp_path / name).write_text(text)
+    elf = tmp_path / "two.elf"
+    subprocess.run(["gcc", "-O0", "-o", str(elf), *TWO_TABLES], cwd=tmp_path, check=True)
+    image = stack_tasks.Elf(elf)
+    with pytest.raises(stack_tasks.ImageError) as refused:
+        image.symbol_bytes("programs")
+    assert re.fullmatch(r"two\.elf: 2 symbols named 'programs' \(in (kernel\.c, app\.c|app\.c, "
+                        r"kernel\.c)\): name the one meant by its file, `FILE:programs`, or give "
+                        r"it a name of its own", str(refused.value)), refused.value
+    assert image.symbol_bytes("app.c:programs") == bytes([7, 8])
+    assert image.symbol_bytes("kernel.c:programs") == bytes([1, 2, 3])
+    with pytest.raises(stack_tasks.ImageError, match=r"no data symbol 'main.c:programs'"):
+        image.symbol_bytes("main.c:programs")
