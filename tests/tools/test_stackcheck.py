@@ -575,6 +575,44 @@ def test_a_file_stack_cannot_read_is_named_first(tmp_path, capsys, case):
     assert capsys.readouterr().err == f"stack: error: {says}\n"
 
 
+# ---- what an application's file needs: its port's, once; its tables ----
+
+def test_include_for_reads_the_file_of_the_image_machine_alone(tmp_path):
+    """An application's file names both ports' annotations; an AVR image
+    reads the AVR port's (its interrupt entry, its libc's indirect call),
+    an ARM image the Cortex-M port's, and neither file is read twice when
+    the command line names it as well."""
+    (tmp_path / "avr.annot").write_text("isr __vector_12\nindirect fputc -> -\n")
+    (tmp_path / "arm.annot").write_text("isr cm_compare_isr\n")
+    (tmp_path / "kernel.annot").write_text("task appmgr_handler\n")
+    app = tmp_path / "app.stack"
+    app.write_text("include kernel.annot\ninclude-for avr avr.annot\n"
+                   "include-for arm arm.annot\nroot main\n")
+    avr = stackcheck.read_annotations([app, tmp_path / "avr.annot", tmp_path / "kernel.annot"],
+                                      "avr")
+    assert avr.isrs == ["__vector_12"] and avr.indirect == {"fputc": ["-"]}
+    assert avr.tasks == [("appmgr_handler", None)]  # once, not once per naming
+    arm = stackcheck.read_annotations([app], "arm")
+    assert arm.isrs == ["cm_compare_isr"] and arm.indirect == {} and arm.roots == ["main"]
+    with pytest.raises(stackcheck.StackError, match=r"app.stack:2: `include-for` needs the "
+                                                    r"image's machine"):
+        stackcheck.read_annotations([app])
+    (tmp_path / "typo.stack").write_text("include-for avr8 avr.annot\n")
+    with pytest.raises(stackcheck.StackError, match=r"typo.stack:1: cannot read annotation"):
+        stackcheck.read_annotations([tmp_path / "typo.stack"], "avr")
+
+
+def test_no_root_says_where_a_new_application_has_its_roots(tmp_path, capsys):
+    """A newcomer running `motet stack` on a new application's image was
+    told only to name a root: `motet new` writes the file that names them."""
+    elf = tmp_path / "app.elf"
+    elf.write_bytes(b"\x7fELF\x01\x01\x01" + bytes(11) + (83).to_bytes(2, "little") + bytes(32))
+    assert stackcheck.main([str(elf)]) == 2
+    err = capsys.readouterr().err
+    assert "stack: error: no root: name at least one with --root or `root` annotations" in err
+    assert "--annotations apps/NAME/NAME.stack" in err, err
+
+
 TWO_TABLES = {
     "kernel.c": "static const unsigned char programs[3] = {1, 2, 3};\n"
                 "const unsigned char *kernel_table(void) { return programs; }\n",

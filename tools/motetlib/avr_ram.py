@@ -83,9 +83,7 @@ def ram_bytes(elf: Path) -> int:
 
 
 def stack_bound(elf: Path, annotations: list[Path], su: list[Path]) -> stackcheck.Result:
-    ann = stackcheck.Annotations()
-    for path in annotations:
-        stackcheck.parse_annotations(path.read_text(), str(path), ann)
+    ann = stackcheck.read_annotations(annotations, stackcheck.elf_arch(elf))
     out = stackcheck.analyse(elf, [], ann.isrs, ann=ann, su_dirs=su)
     if out["kernel"] is None:
         raise stackcheck.StackError("no kernel-stack figure: name the interrupt entries")

@@ -10,9 +10,10 @@ and the kernel stack.
 
 Frames. GCC's -fstack-usage writes one .su file per object: the bytes each
 function's frame takes, return address included (on all three targets).
-Those are used first (--su DIR, searched recursively; by default the ELF's
-directory tree). A function without one (assembly, libgcc, libc) gets an
-estimate from its prologue: pushes and stack-pointer subtraction, plus the
+Those are used first (--su DIR, searched recursively; by default the build
+tree the ELF is in, the nearest directory above it with a CMakeCache.txt,
+else the ELF's directory). A function without one (assembly, libgcc, libc)
+gets an estimate from its prologue: pushes and stack-pointer subtraction, plus the
 return address (x86-64 8, AVR 2, ARM 0: `bl` leaves it in lr). On x86-64 a
 leaf function may also use the 128-byte red zone below the stack pointer,
 which .su files do not count: it is added to leaves unless the program was
@@ -80,6 +81,13 @@ Annotations (--annotations FILE), one per line, `#` comments:
                                  called under a no-dispatch function
     k-only CALLER -> CALLEE      cut only for what lands on a thread's stack
     include FILE                 read FILE too (relative to this file)
+    include-for MACHINE FILE     read FILE too if the image is for MACHINE
+                                 (avr, arm, x86-64): one application file
+                                 serves every port's image, each port's
+                                 file listing its interrupts and its C
+                                 library's indirect calls
+A file is read once, however many times it is named (on the command line
+or by `include`): a task or a description named twice would count twice.
 
 Kernel stack. With --isr and no `dispatch` lines, the report adds "kernel
 stack": the deepest root named by --kernel (default: the first root) plus,
@@ -172,6 +180,8 @@ class Annotations:
     no_dispatch: set[str] = field(default_factory=set)
     preempt: set[str] = field(default_factory=set)
     hooks: dict[str, list[str]] = field(default_factory=dict)  # FUNC -> setters
+    machine: str | None = None  # the image's, for `include-for`
+    files: set[Path] = field(default_factory=set)  # read already
 
 
 @dataclass
@@ -258,16 +268,42 @@ def parse_annotations(text: str, origin: str = "<annotations>",
             elif kind == "appdesc" and len(args) == 1:
                 ann.appdescs.append(args[0])
             elif kind == "include" and len(args) == 1:
-                inc = Path(origin).parent / args[0]
-                try:
-                    body = inc.read_text()
-                except OSError as e:
-                    raise StackError(f"{origin}:{n}: cannot include {inc}: {e}") from None
-                parse_annotations(body, str(inc), ann)
+                include(Path(origin).parent / args[0], f"{origin}:{n}", ann)
+            elif kind == "include-for" and len(args) == 2 and args[0] in OBJDUMP:
+                if ann.machine is None:
+                    raise StackError(f"{origin}:{n}: `include-for` needs the image's machine, "
+                                     "which this reader was not given")
+                if args[0] == ann.machine:
+                    include(Path(origin).parent / args[1], f"{origin}:{n}", ann)
             else:
                 raise ValueError
         except ValueError:
             raise StackError(f"{origin}:{n}: cannot read annotation {raw.strip()!r}") from None
+    return ann
+
+
+def include(path: Path, where: str, ann: Annotations) -> None:
+    """Read the annotation file `path` into ann unless it was read already."""
+    try:
+        body = path.read_text()
+    except OSError as e:
+        raise StackError(f"{where}: cannot include {path}: {e}") from None
+    read_once(body, path, ann)
+
+
+def read_once(body: str, path: Path, ann: Annotations) -> None:
+    key = path.resolve()
+    if key not in ann.files:
+        ann.files.add(key)
+        parse_annotations(body, str(path), ann)
+
+
+def read_annotations(paths: list[Path], machine: str | None = None) -> Annotations:
+    """The annotations of every file of `paths` (and of what they include),
+    each file once, for an image of `machine`."""
+    ann = Annotations(machine=machine)
+    for path in paths:
+        read_once(Path(path).read_text(), Path(path), ann)
     return ann
 
 
@@ -288,6 +324,15 @@ def su_name(symbol: str) -> str:
     """The .su name of a symbol: GCC's clones (foo.constprop.0, foo.isra.1,
     foo.part.0) appear there without their number."""
     return re.sub(r"\.\d+$", "", symbol)
+
+
+def default_su_dirs(elf: Path) -> list[Path]:
+    """Where the .su files of `elf` are: its build tree (the kernel's and the
+    port's objects are beside the application's there), or its directory."""
+    for d in Path(elf).resolve().parents:
+        if (d / "CMakeCache.txt").is_file():
+            return [d]
+    return [Path(elf).parent]
 
 
 def load_su(dirs: list[Path]) -> tuple[dict[str, tuple[int, str]], set[str]]:
@@ -516,8 +561,9 @@ class Analyser:
             if "dynamic" in kind and "bounded" not in kind:
                 return size, f"{name}: frame of dynamic size (alloca or a VLA); annotate `frame`"
             if key in self.ambiguous:
-                self.notes.append(f"{name}: several static functions of this name; "
-                                  f"the largest frame is used")
+                self.notes.append(f"{name}: several frames of this name in the .su files "
+                                  "(static functions, or other builds of its file); the "
+                                  "largest is used")
         elif f is not None:
             size = estimate_frame(self.arch, f)
             self.notes.append(f"{name}: no .su entry, frame estimated from its prologue: {size} B")
@@ -618,7 +664,7 @@ def analyse(elf: Path, roots: list[str], isrs: list[str] = (), kernel: str | Non
     arch = elf_arch(elf)
     funcs = parse_objdump(disassemble(elf, objdump or OBJDUMP[arch]))
     classify(arch, funcs)
-    su, ambiguous = load_su(su_dirs if su_dirs is not None else [elf.parent])
+    su, ambiguous = load_su(su_dirs if su_dirs is not None else default_su_dirs(elf))
     a = Analyser(arch, funcs, su, ann, red_zone, ambiguous)
     roots = list(dict.fromkeys(list(roots) + ann.roots))
     isrs = list(dict.fromkeys(list(isrs) + ann.isrs))
@@ -809,7 +855,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--annotations", action="append", type=Path, default=[],
                    help="annotation file (repeatable; see the module's docstring)")
     p.add_argument("--su", action="append", type=Path,
-                   help="directory searched for .su files (default: the ELF's directory)")
+                   help="directory searched for .su files (default: the ELF's build tree, "
+                        "else its directory)")
     p.add_argument("--no-red-zone", action="store_true",
                    help="x86-64: the program was built with -mno-red-zone")
     p.add_argument("--header", type=Path, help="write #define MOTET_STACK_<root> lines here")
@@ -824,12 +871,12 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     try:
-        elf_arch(args.elf)  # a file that is missing or not an ELF is named first
-        ann = Annotations()
-        for path in args.annotations:
-            parse_annotations(path.read_text(), str(path), ann)
+        machine = elf_arch(args.elf)  # a file that is missing or not an ELF is named first
+        ann = read_annotations(args.annotations, machine)
         if not args.root and not ann.roots:
-            raise StackError("no root: name at least one with --root or `root` annotations")
+            raise StackError("no root: name at least one with --root or `root` annotations "
+                             "(an application made by `motet new` has its own: "
+                             "--annotations apps/NAME/NAME.stack)")
         out = analyse(args.elf, args.root, args.isr, args.kernel, ann, args.su,
                       not args.no_red_zone, args.objdump)
     except (StackError, OSError) as e:
