@@ -9,6 +9,8 @@ It writes everything an application needs and nothing else has to change:
     apps/NAME/main_native.c    the entry for the native port (module_main())
     apps/NAME/main_firmware.c  the entry for the firmware ports
     apps/NAME/CMakeLists.txt   motet_app(NAME SOURCES NAME.c)
+    apps/NAME/NAME.stack       what `motet stack` needs to bound the stack
+                               of its AVR or Cortex-M image
     apps/NAME/device.toml      a device of N native modules running it
 
 apps/CMakeLists.txt finds the directory by itself and motet_app() compiles
@@ -130,6 +132,7 @@ def files(name: str, modules: int) -> dict[str, str]:
         "main_native.c": template("main_native.c.in"),
         "main_firmware.c": template("main_firmware.c.in"),
         "CMakeLists.txt": template("CMakeLists.txt.in"),
+        f"{name}.stack": template("app.stack.in"),
         "device.toml": device(name, modules),
     }
 
