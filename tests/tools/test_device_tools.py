@@ -665,3 +665,28 @@ program = "{images['bus']}"
     assert "pingpong" not in why
     assert "\n### As a module of a device\n" in (ROOT / "docs" / "guide.md").read_text()
     assert module_kinds.of(with_bus).lacks_the_bus(tmp_path, with_bus) is None
+
+
+def test_the_device_format_doc_is_a_valid_device_with_every_field_and_bound():
+    """docs/device-format.md is the one description of the format (the
+    module's docstring points there): its example is a device the parser
+    accepts, it names every field the parser knows, and its bounds table
+    every physical bound the parser applies."""
+    import re
+
+    text = (ROOT / "docs" / "device-format.md").read_text()
+    example = re.search(r"^```toml\n(.*?)^```$", text, re.S | re.M)[1]
+    dev = device.parse(example, "docs/device-format.md")
+    assert dev.modules[0].task_us == (("filter", 500),) and dev.modules[0].ppm == 12.5
+    source = (ROOT / "tools" / "motetlib" / "device.py").read_text()
+    known = set()
+    for listed in re.findall(r"_unknown\([^,]+, \(([^)]*)\)", source):
+        known |= set(re.findall(r'"(\w+)"', listed))
+    assert {"id", "board", "ppm", "wake_us", "nj_per_frame", "processor"} <= known
+    shown = set(re.findall(r"^(\w+) = ", example, re.M))
+    shown |= set(re.findall(r"\b(\w+) = ", example))  # the inline tables' keys
+    shown |= set(re.findall(r"^\[+(\w+)", example, re.M))  # the tables
+    assert known <= shown, sorted(known - shown)
+    table = text[text.index("| field | bounds |"):]
+    for key in device.LIMITS:
+        assert re.search(rf"`(\w+\.)?{key}`", table), key

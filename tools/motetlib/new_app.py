@@ -91,7 +91,7 @@ def device(name: str, modules: int) -> str:
         "# SPDX-License-Identifier: MIT",
         f"# A device of {modules} native module{'s' if modules > 1 else ''} running {name} "
         "(made by `motet new`).",
-        "# Format and defaults: tools/motetlib/device.py; the bus model: docs/bus.md.",
+        "# Format and defaults: docs/device-format.md; the bus model: docs/bus.md.",
         "#",
         f"#   ./motet run apps/{name}/device.toml --until 2",
         "",
