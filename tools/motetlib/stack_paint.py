@@ -188,7 +188,7 @@ def main(argv: list[str]) -> int:
         p.error("--thread-only needs --port-config")
     try:
         ann = stackcheck.read_annotations(args.annotations, stackcheck.elf_arch(args.elf))
-        su = args.su or [args.elf.parent]
+        su = args.su or None  # None: the .su files of its link (stackcheck.default_su)
         if args.thread_only:
             return check_thread_only(args.elf, ann, su, args.port_config, args.extra_name)
         return check(args.elf, ann, su, args.port_config, args.harness, args.measured_from,
