@@ -72,7 +72,9 @@ def test_motet_stack_bounds_a_new_applications_firmware_image(tmp_path, port):
     `programs` clashed with the kernel's static of that name; renamed, the
     C library's indirect call in fputc was refused. `motet new` writes
     NAME.stack, which names the roots, the tables and the port's file, so
-    the one command the file shows gives a figure, the app's tasks in it.
+    the one command the file shows gives a figure, the app's tasks in it,
+    every kernel and app frame from the image's own .su files, and on the
+    AVR within what the image leaves for the stack.
     Skipped where this tree has not built the port (the CI ports stage
     builds it)."""
     compiler, image = FIRMWARE[port]
@@ -86,8 +88,9 @@ def test_motet_stack_bounds_a_new_applications_firmware_image(tmp_path, port):
     assert "apps/stackapp/stackapp.stack" in stack_file.read_text()
     res = motet(repo, "build", "--port", port, "--target", "stackapp")
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    left = re.search(r"(\d+) B left for the stack", res.stdout + res.stderr)
     res = motet(repo, "stack", image.format("stackapp"), "--annotations",
-                "apps/stackapp/stackapp.stack")
+                "apps/stackapp/stackapp.stack", "-v")
     assert res.returncode == 0, res.stdout + res.stderr
     figures = dict(re.findall(r"^  (\S.*?)\s{2,}(\d+)   ", res.stdout, re.M))
     assert int(figures["main"]) > 0 and int(figures["kernel stack"]) > int(figures["main"])
@@ -96,6 +99,30 @@ def test_motet_stack_bounds_a_new_applications_firmware_image(tmp_path, port):
     for handler in ("sampler", "filter", "logger"):
         assert re.search(rf"\b{handler} \[stackapp_desc task \d", kernel), kernel
     assert "REFUSED" not in res.stdout + res.stderr
+    # Every frame of the kernel and of the app from the .su files of the
+    # objects the image links (an estimate only for the port's assembly
+    # and naked functions and the C library's).
+    estimated = {n.split(".")[0] for n in re.findall(r"note: ([\w.]+): no \.su entry",
+                                                     res.stdout)}
+    ours = c_functions(sorted((repo / "kernel" / "src").glob("*.c"))
+                       + sorted((repo / "apps" / "stackapp").glob("*.c")))
+    assert {"sampler", "filter", "logger", "appmgr_handler", "module_main"} <= ours
+    assert not estimated & ours, sorted(estimated & ours)
+    if left:
+        # What `motet new` writes fits its own bound on the ATmega128.
+        assert int(figures["kernel stack"]) <= int(left[1]), (figures, left[0])
+    else:
+        assert port != "avr", res.stdout
+
+
+def c_functions(paths):
+    """The names of the functions the C files `paths` define (the project's
+    style: a definition's first line starts in column 0 and ends with `)`)."""
+    names = set()
+    for path in paths:
+        names |= set(re.findall(r"^[A-Za-z_][\w \*]*?\b(\w+)\([^;{]*\)\s*$",
+                                path.read_text(), re.M))
+    return names
 
 
 @pytest.mark.parametrize("name, why", [

@@ -8,7 +8,9 @@ It writes everything an application needs and nothing else has to change:
     apps/NAME/NAME.c, NAME.h   the task handlers
     apps/NAME/main_native.c    the entry for the native port (module_main())
     apps/NAME/main_firmware.c  the entry for the firmware ports
-    apps/NAME/CMakeLists.txt   motet_app(NAME SOURCES NAME.c)
+    apps/NAME/CMakeLists.txt   motet_app(NAME SOURCES NAME.c); on the AVR
+                               with a kernel of its own whose static RAM
+                               leaves room for the stack `motet stack` bounds
     apps/NAME/NAME.stack       what `motet stack` needs to bound the stack
                                of its AVR or Cortex-M image
     apps/NAME/device.toml      a device of N native modules running it
@@ -53,7 +55,7 @@ def description(name: str, modules: int) -> str:
         "[app]",
         f'name = "{name}"',
         "",
-        f"# Program ids: the firmware registers these ({name}.c, programs[]).",
+        f"# Program ids: the firmware registers these ({name}.c, {name}_programs[]).",
         "[programs]",
         "sampler = 1",
         "filter = 2",
