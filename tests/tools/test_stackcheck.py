@@ -597,8 +597,10 @@ def test_include_for_reads_the_file_of_the_image_machine_alone(tmp_path):
     with pytest.raises(stackcheck.StackError, match=r"app.stack:2: `include-for` needs the "
                                                     r"image's machine"):
         stackcheck.read_annotations([app])
-    (tmp_path / "typo.stack").write_text("include-for avr8 avr.annot\n")
-    with pytest.raises(stackcheck.StackError, match=r"typo.stack:1: cannot read annotation"):
+    (tmp_path / "typo.stack").write_text("include-for cortex-m arm.annot\n")
+    with pytest.raises(stackcheck.StackError, match=r"typo.stack:1: `include-for` names no "
+                                                    r"machine 'cortex-m': it is one of arm, avr, "
+                                                    r"x86-64"):
         stackcheck.read_annotations([tmp_path / "typo.stack"], "avr")
 
 
@@ -642,8 +644,12 @@ def test_two_statics_of_one_name_are_told_apart_by_their_file(tmp_path):
                         r"it a name of its own", str(refused.value)), refused.value
     assert image.symbol_bytes("app.c:programs") == bytes([7, 8])
     assert image.symbol_bytes("kernel.c:programs") == bytes([1, 2, 3])
-    with pytest.raises(stack_tasks.ImageError, match=r"no data symbol 'main.c:programs'"):
+    with pytest.raises(stack_tasks.ImageError, match=r"no data symbol 'main.c:programs' \(there "
+                                                     r"is one named 'programs' in app\.c, "
+                                                     r"kernel\.c\)"):
         image.symbol_bytes("main.c:programs")
+    # A path names the file the compiler records by its base name.
+    assert image.symbol_bytes("apps/x/app.c:programs") == bytes([7, 8])
 
 
 # ---- which .su files: the link's own objects, matched by file ----

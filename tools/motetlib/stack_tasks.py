@@ -14,7 +14,9 @@ Annotations name where they are (stackcheck's annotation file):
     appdesc SYMBOL         a binary application description in the image
                            (either SYMBOL may be FILE:SYMBOL, the static
                            SYMBOL of source file FILE, when several files
-                           have one of that name)
+                           have one of that name; FILE is matched by its
+                           base name, the one the compiler records, so
+                           apps/x/x.c:programs is x.c:programs)
     task HANDLER [PRIO]    a task the code creates itself (kernel system
                            tasks, benchmarks); without PRIO its priority is
                            unknown and the bound places it anywhere
@@ -121,10 +123,13 @@ class Elf:
         """The initial contents of the data object `name` (one definition),
         or of FILE:NAME, the static NAME of source file FILE."""
         source, _, bare = name.rpartition(":")
-        defs = [s for s in self.symbols.get(bare, []) if 0 < s.section < len(self.sections)
-                and (not source or s.file == source)]
+        source = source.replace("\\", "/").rsplit("/", 1)[-1]  # the base name it records
+        named = [s for s in self.symbols.get(bare, []) if 0 < s.section < len(self.sections)]
+        defs = [s for s in named if not source or s.file == source]
         if not defs:
-            raise ImageError(f"{self.path.name}: no data symbol {name!r}")
+            files = sorted({s.file or "a global" for s in named})
+            there = f" (there is one named {bare!r} in {', '.join(files)})" if files else ""
+            raise ImageError(f"{self.path.name}: no data symbol {name!r}{there}")
         if len(defs) > 1:
             files = ", ".join(s.file or "a global" for s in defs)
             raise ImageError(f"{self.path.name}: {len(defs)} symbols named {name!r} (in {files}): "

@@ -273,7 +273,10 @@ def parse_annotations(text: str, origin: str = "<annotations>",
                 ann.appdescs.append(args[0])
             elif kind == "include" and len(args) == 1:
                 include(Path(origin).parent / args[0], f"{origin}:{n}", ann)
-            elif kind == "include-for" and len(args) == 2 and args[0] in OBJDUMP:
+            elif kind == "include-for" and len(args) == 2 and args[0] not in OBJDUMP:
+                raise StackError(f"{origin}:{n}: `include-for` names no machine "
+                                 f"{args[0]!r}: it is one of {', '.join(sorted(OBJDUMP))}")
+            elif kind == "include-for" and len(args) == 2:
                 if ann.machine is None:
                     raise StackError(f"{origin}:{n}: `include-for` needs the image's machine, "
                                      "which this reader was not given")
