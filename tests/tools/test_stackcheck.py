@@ -713,6 +713,12 @@ def test_frames_come_from_the_objects_the_link_used(tmp_path):
         assert r.depth == frames["main"]["main"][0] + frames[build_of_work]["work"][0], r.path
         # Both frames from the .su files (not estimated), and no other build's.
         assert not [n for n in out["notes"] if "no .su entry" in n or "several" in n], out["notes"]
+    # An image the tree did not link has no objects to name: said, not guessed.
+    copy = tree / "app" / "copy.elf"
+    shutil.copy(tree / "app" / "app.elf", copy)
+    with pytest.raises(stackcheck.StackError, match=r"cannot list the objects of its link .*"
+                                                    r"unknown target.*--su"):
+        stackcheck.analyse(copy, ["main"], red_zone=False)
 
 
 FILTER = r"""

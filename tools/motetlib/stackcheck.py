@@ -363,7 +363,8 @@ def linked_su_files(elf: Path) -> list[Path] | None:
                          capture_output=True, text=True)
     if res.returncode != 0:
         raise StackError(f"{elf}: cannot list the objects of its link "
-                         f"(ninja -t inputs): {res.stderr.strip() or res.stdout.strip()}")
+                         f"(ninja -t inputs): {res.stderr.strip() or res.stdout.strip()}; "
+                         "name the directories of its .su files with --su")
     out = []
     for line in res.stdout.splitlines():
         obj = Path(line.strip())
