@@ -80,17 +80,16 @@ def ram_bytes(elf: Path) -> int:
     return defined["__stack"][0] + 1 - DATA_START
 
 
-def stack_bound(elf: Path, annotations: list[Path], su: list[Path]) -> stackcheck.Result:
-    ann = stackcheck.Annotations()
-    for path in annotations:
-        stackcheck.parse_annotations(path.read_text(), str(path), ann)
+def stack_bound(elf: Path, annotations: list[Path],
+                su: list[Path] | None = None) -> stackcheck.Result:
+    ann = stackcheck.read_annotations(annotations, stackcheck.elf_arch(elf))
     out = stackcheck.analyse(elf, [], ann.isrs, ann=ann, su_dirs=su)
     if out["kernel"] is None:
         raise stackcheck.StackError("no kernel-stack figure: name the interrupt entries")
     return out["kernel"]
 
 
-def report(elf: Path, annotations: list[Path], su: list[Path], small: int = 32) -> int:
+def report(elf: Path, annotations: list[Path], su: list[Path] | None, small: int = 32) -> int:
     rows = items(Path(f"{elf}.map"))
     static = port_avr.static_ram(port_avr.section_sizes(elf))
     ram = ram_bytes(elf)
@@ -121,7 +120,7 @@ def main(argv=None) -> int:
     p.add_argument("--su", action="append", type=Path, default=[])
     args = p.parse_args(argv)
     try:
-        return report(args.elf, args.annotations, args.su or [args.elf.parent])
+        return report(args.elf, args.annotations, args.su or None)
     except (OSError, RuntimeError, stackcheck.StackError) as e:
         print(f"avr_ram: error: {e}", file=sys.stderr)
         return 2
