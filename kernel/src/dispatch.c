@@ -376,13 +376,15 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     log_event(EV_START, t->pid, port);
     bool killed;
     mt_err_t result = frame_run_held(t, port, len ? block : NULL, len, &killed, &s);
-    /* A kill while it ran ended it at the pop: told by its flags, not by
-     * the table, where a task given its pid since (by a handler run at an
-     * interrupt's exit during FINAL) may hold its freed control block.
-     * Nothing else can have ended it: a task on the stack is killed at its
-     * pop, and from the pop to here interrupts stay off. The drain is
-     * entered under the pop's lock, as dispatch_run()'s is; a kill in it,
-     * after the handler returned, leaves the caller told MT_OK. */
+    /* A kill asked for while it ran ended it at the pop: told by its
+     * flags, not by the table, where a task given its pid since (by a
+     * handler run at an interrupt's exit during FINAL) may hold its freed
+     * control block. Nothing else can have ended it: a task on the stack is
+     * killed at its pop, and from the pop to here interrupts stay off. The
+     * drain is entered under the pop's lock, as dispatch_run()'s is; a kill
+     * in it, after the handler returned, leaves the caller told MT_OK (the
+     * table's probe after a restore, before, told one by an interrupt's
+     * handler there). */
     if (killed) result = MT_ERR_NO_TASK;
     (void) drain_above_held(sched.running_prio, s);
     return result;
