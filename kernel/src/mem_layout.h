@@ -94,7 +94,7 @@ static MT_INLINE uint16_t blk_size(mem_hdr_t h)
 /* The bytes a block of `size` (header included) holds for its user: what
  * an allocation gets, a pass checks a length against and the records and
  * statistics report. */
-static MT_INLINE uint16_t usable_size(uint16_t size)
+static MT_INLINE uint16_t blk_usable(uint16_t size)
 {
     return (uint16_t) (size - MEM_HDR);
 }
