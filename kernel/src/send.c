@@ -36,25 +36,17 @@
 
 /* ---- payloads ---- */
 
-/* True if data is the heap payload the running handler `from` was given
- * (the kernel's while its frame holds it), which `from` passes on untaken:
- * its frame lets go of it. */
-static MT_INLINE bool frame_lets_go(task_t *from, const void *data)
-{
-    if (from->payload != data) return false;
-    from->payload = NULL;
-    return true;
-}
-
 /* A heap payload the running handler `from` sends becomes the kernel's, in
  * line, for a send that hands it over under the lock of its gate test: the
- * payload `from` was given, or a block the O(1) check finds `from`'s
- * (mem_pass_irq_off()). False changes nothing: the general path
+ * payload `from` was given, of at least len bytes (its frame lets go of
+ * it), or a block the O(1) check finds `from`'s (mem_pass_irq_off(), its
+ * owner only: a length check costs the SSL chain more than its target,
+ * docs/architecture.md). False changes nothing: the general path
  * (payload_to_kernel()) decides and logs. Irq off; take.c has the
  * payload's other changes of owner. */
 static MT_INLINE bool payload_lend_irq_off(void *data, uint16_t len, task_t *from)
 {
-    return (from->payload == data && mem_holds(data, len) && frame_lets_go(from, data)) ||
+    return (from->payload == data && mem_holds(data, len) && (from->payload = NULL, true)) ||
            mem_pass_irq_off(data, 0, from->pid, MEM_OWNER_KERNEL);
 }
 

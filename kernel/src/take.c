@@ -6,11 +6,15 @@
  * takes it (sched_take(), sched_take_msg()), and the kernel frees what it
  * did not take once the handler returns (send_drop_payload()). A borrowed
  * payload is copied to the heap instead. Whether a heap payload sent is
- * the sender's and holds its length is one rule, payload_pass(): a
- * payload the kernel keeps on the module is checked as it becomes the
- * kernel's (payload_to_kernel()), one copied where it goes (another
- * module, a group, a beacon's) before the copy (payload_check()) and
- * freed after (payload_consumed()).
+ * the sender's and holds its length is one rule, payload_pass(), on every
+ * way but the fast one: a payload the kernel keeps on the module is
+ * checked as it becomes the kernel's (payload_to_kernel()), one copied
+ * where it goes (another module, a group, a beacon's) before the copy
+ * (payload_check()) and freed after (payload_consumed()). The fast way
+ * along a route (send.c's payload_lend_irq_off()) has its own: the
+ * payload the handler was given by the same length check, but the
+ * sender's own block by its owner only (docs/architecture.md, the length
+ * check's cost to the SSL chain).
  */
 #include <string.h>
 
@@ -70,8 +74,9 @@ void *sched_take(void *data, uint16_t len)
  * payload its handler was given, or a block of the sender's own, either
  * of at least len bytes; refused and logged otherwise, nothing changed.
  * `to_kernel`: the block becomes the kernel's (the frame lets go of the
- * payload it holds); else a check that changes nothing. In line in its
- * two entries, so that their callers pass it the four arguments they
+ * payload it holds); else a check, which changes nothing but from no
+ * task, where the block passed becomes the kernel's (below). In line in
+ * its two entries, so that their callers pass it the four arguments they
  * have (a fifth takes a call-saved register on the ATmega128). */
 static MT_INLINE mt_err_t payload_pass(void *data, uint16_t len, task_t *from, mt_pid_t sender,
                                        bool to_kernel)
@@ -82,13 +87,14 @@ static MT_INLINE mt_err_t payload_pass(void *data, uint16_t len, task_t *from, m
         return MT_OK;
     }
     /* The sender's own, passed to the kernel, or for a check to the sender
-     * itself, which changes nothing. From no task, any block, as on the
-     * local way (mem_pass() from the kernel): an interrupt body or code
-     * outside every handler acts for the kernel, which may free any block
-     * (mem_free()), so an owner asked of it would protect nothing; and
-     * every interrupt body is MT_PID_NONE, so a block of "its own" could
-     * not be told from another's. Its check makes the block the kernel's,
-     * as a send on the local way does. */
+     * itself, which changes nothing from a task. From no task, any block, as
+     * on the local way (mem_pass() from the kernel): an interrupt body or
+     * code outside every handler acts for the kernel, which may free any
+     * block (mem_free()), so an owner asked of it would protect nothing; and
+     * every interrupt body is MT_PID_NONE, so a block of "its own" could not
+     * be told from another's. Its check makes the block the kernel's (the
+     * sender MT_PID_NONE is MEM_OWNER_KERNEL), as a send on the local way
+     * does. */
     return mem_pass(data, len, sender, to_kernel ? MEM_OWNER_KERNEL : sender);
 }
 
