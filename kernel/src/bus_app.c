@@ -47,29 +47,36 @@
  * has it, a copy of it is on its way, or one was lost and it is owed. */
 enum { FAILED_SETTLED, FAILED_OPEN, FAILED_OWED };
 
+/* An earlier failure of ours, replaced by a newer one while copies of it
+ * were still to go, followed to their end (follow()): its outcome, the
+ * load's loader and number, and its copies still to end (0: a free place). */
+typedef struct {
+    uint8_t err, loader, number, copies;
+} followed_t;
+
 static struct {
-    bool busy;                             /* taking part in a load, until its verdict */
-    mt_module_t loader;                    /* the load's: its loader */
-    uint8_t number;                        /* and the loader's number for it */
-    uint8_t last_number;                   /* this module's number for its latest load */
-    bool outcome_given;                    /* our outcome of it has gone: `mine` */
-    uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
-    uint8_t asks;                          /* asks for missing outcomes sent so far */
-    bool ask_waiting;                      /* an ASK of ours still waits to end */
-    uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
-    uint32_t since;                        /* kernel time of its start or last ask */
-    bool deadline_on;                      /* started: the description is here */
-    uint8_t expiries_owed;                 /* its timer's (timer_counted_start()) */
-    uint32_t reported;                     /* modules whose outcome has come */
-    bool committed;                        /* its verdict, MT_OK, went to our manager */
-    uint32_t disagreeing;                  /* modules that failed it after that */
-    uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
-    msg_t *verdict_block;                  /* set aside for the verdict to our manager */
-    uint8_t failed[BUS_APP_CREATED_SIZE];  /* our latest failure of a load ended here */
-    uint8_t failed_state;                  /* FAILED_SETTLED, _OPEN or _OWED */
-    uint8_t failed_sends;                  /* sends of it left, should it be lost */
-    uint8_t replaced[2];                   /* an earlier failure's loader and number, */
-    bool replaced_open;                    /* its copy in the interface as it was replaced */
+    bool busy;                               /* taking part in a load, until its verdict */
+    mt_module_t loader;                      /* the load's: its loader */
+    uint8_t number;                          /* and the loader's number for it */
+    uint8_t last_number;                     /* this module's number for its latest load */
+    bool outcome_given;                      /* our outcome of it has gone: `mine` */
+    uint8_t mine[BUS_APP_OUTCOME_SIZE];      /* which, kept to send again when asked */
+    uint8_t asks;                            /* asks for missing outcomes sent so far */
+    bool ask_waiting;                        /* an ASK of ours still waits to end */
+    uint8_t mine_queued;                     /* copies of `mine` still waiting to end */
+    uint32_t since;                          /* kernel time of its start or last ask */
+    bool deadline_on;                        /* started: the description is here */
+    uint8_t expiries_owed;                   /* its timer's (timer_counted_start()) */
+    uint32_t reported;                       /* modules whose outcome has come */
+    bool committed;                          /* its verdict, MT_OK, went to our manager */
+    uint32_t disagreeing;                    /* modules that failed it after that */
+    uint8_t verdict[BUS_APP_OUTCOME_SIZE];   /* MT_OK or the first error reported */
+    msg_t *verdict_block;                    /* set aside for the verdict to our manager */
+    uint8_t failed[BUS_APP_CREATED_SIZE];    /* our latest failure of a load ended here */
+    uint8_t failed_state;                    /* FAILED_SETTLED, _OPEN or _OWED */
+    uint8_t failed_sends;                    /* sends of it left, should it be lost */
+    uint8_t failed_copies;                   /* its copies still waiting to end */
+    followed_t followed[MOTET_BUS_FOLLOWED]; /* earlier ones, oldest first */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -183,18 +190,27 @@ static void mine_as_sent(uint8_t out[BUS_APP_CREATED_SIZE])
     out[BUS_APP_OUTCOME_SIZE + 1] = A.number;
 }
 
+static void copy_ended(const uint8_t *created, bool sent);
+
+/* Whether `created` is our latest failure of a load ended here. */
+static bool is_failed_latest(const uint8_t *created)
+{
+    return created[0] != MT_OK && memcmp(created, A.failed, sizeof A.failed) == 0;
+}
+
 /* This module's outcome of a load, broadcast as its CREATED frame carries
  * it (the outcome, then the load's loader and number); any context.
  * A copy of our outcome of the load we take part in counts as waiting
  * from before it is queued, since it can end before bus_send_frame()
- * returns (bus_app_outcome_ended()). `manager_report`: our manager's
+ * returns (bus_app_outcome_ended()), and so does a copy of our latest
+ * failure (copy_ended()). `manager_report`: our manager's
  * outcome, decided before the lock; sent only if that load is still the
  * one we take part in and its outcome is still ours to give (a newer
  * description may have ended it meanwhile, its failure broadcast: an
  * MT_OK sent after that would count at a module that lost the failure,
  * and under a name come round would count as ours of the newer load).
- * False if the transmit queue refused it (logged). */
-static bool report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
+ * The transmit queue may refuse it (logged). */
+static void report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
 {
     mt_module_t loader = created[BUS_APP_OUTCOME_SIZE];
     uint8_t number = created[BUS_APP_OUTCOME_SIZE + 1];
@@ -202,20 +218,23 @@ static bool report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool man
     bool mine = is_this_load(loader, number);
     if (manager_report && !(mine && A.outcome_given)) {
         port_irq_restore(s);
-        return true;
+        return;
     }
     if (mine) A.mine_queued++;
+    bool latest = is_failed_latest(created);
+    if (latest) A.failed_copies++;
     port_irq_restore(s);
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
                        BUS_PRIO_SYSTEM, created, BUS_APP_CREATED_SIZE) == MT_OK)
-        return true;
+        return;
     /* Logged; the others cannot know. Counted as a frame's would be, in
-     * interrupt context, with outcomes that come meanwhile. */
+     * interrupt context, with outcomes that come meanwhile; a failure of
+     * ours lost as if the bus had given it up (copy_ended()). */
     s = port_irq_save();
     if (mine && is_this_load(loader, number) && A.mine_queued) A.mine_queued--;
     bus_app_report(bus_self(), created);
     port_irq_restore(s);
-    return false;
+    if (latest) copy_ended(created, false);
 }
 
 /* A failure of ours that will never be sent (owe()): logged naming its
@@ -226,75 +245,101 @@ static void drop_owed(mt_module_t loader, uint8_t number)
     log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
 }
 
+/* Our earlier failure `created`, replaced while `copies` copies of it are
+ * still to end, is followed to their end (copy_ended()), so that it is
+ * logged unsent exactly when none reached every module. In a free place;
+ * with none (MOTET_BUS_FOLLOWED followed already), the oldest is followed
+ * no more, and logged as such (EV_UNTRACKED): whether it reached every
+ * module will not be known. Interrupts off. */
+static void follow(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
+{
+    uint8_t i = 0;
+    while (i < MOTET_BUS_FOLLOWED && A.followed[i].copies) i++;
+    if (i == MOTET_BUS_FOLLOWED) {
+        const followed_t *oldest = &A.followed[0];
+        log_event(EV_UNTRACKED, MT_PID_NONE, (uint16_t) (oldest->loader << 8 | oldest->number));
+        memmove(&A.followed[0], &A.followed[1], (MOTET_BUS_FOLLOWED - 1u) * sizeof A.followed[0]);
+        i = MOTET_BUS_FOLLOWED - 1u;
+    }
+    A.followed[i] = (followed_t){created[0], created[BUS_APP_OUTCOME_SIZE],
+                                 created[BUS_APP_OUTCOME_SIZE + 1], copies};
+}
+
 /* Our failure `created` of the load that has just ended here (given up,
  * superseded), as its CREATED frame carries it, decided: it goes now
- * (broadcast, or in a waiting copy of our MT_OK rewritten to it). A module
- * that committed the load on our earlier MT_OK asks for nothing, and
- * learns of it from this broadcast alone; so it is remembered until a
- * copy of it reaches every module, and owed if one is lost (owe()). The
- * latest only: an earlier failure still owed is dropped (drop_owed()); one
- * whose copy is still in the interface is followed to that copy's end as
- * `replaced` (replaced_ended()), the one there before it dropped, as it
- * can no longer be followed. Interrupts off. */
-static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE])
+ * (broadcast, or in `copies` waiting copies of our outcome rewritten to
+ * it, fail_mine()). A module that committed the load on our earlier MT_OK
+ * asks for nothing, and learns of it from this broadcast alone; so it is
+ * remembered until a copy of it reaches every module, and owed if one is
+ * lost (owe()). The latest only: an earlier failure still short of some
+ * module is sent no more; with no copy of it left to go it is dropped
+ * (drop_owed()), otherwise followed to its copies' end (follow()).
+ * Interrupts off. */
+static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
 {
-    const uint8_t *was = &A.failed[BUS_APP_OUTCOME_SIZE];
-    bool earlier =
-        was[0] != created[BUS_APP_OUTCOME_SIZE] || was[1] != created[BUS_APP_OUTCOME_SIZE + 1];
-    if (earlier && A.failed_state == FAILED_OWED) {
-        drop_owed(was[0], was[1]);
-    } else if (earlier && A.failed_state == FAILED_OPEN) {
-        if (A.replaced_open) drop_owed(A.replaced[0], A.replaced[1]);
-        A.replaced[0] = was[0];
-        A.replaced[1] = was[1];
-        A.replaced_open = true;
+    const uint8_t *was = A.failed;
+    bool earlier = memcmp(was, created, sizeof A.failed) != 0;
+    if (earlier && A.failed_state != FAILED_SETTLED) {
+        if (A.failed_copies)
+            follow(was, A.failed_copies);
+        else
+            drop_owed(was[BUS_APP_OUTCOME_SIZE], was[BUS_APP_OUTCOME_SIZE + 1]);
     }
     memcpy(A.failed, created, sizeof A.failed);
     A.failed_state = FAILED_OPEN;
     A.failed_sends = MOTET_BUS_RETRIES;
-}
-
-/* Whether `created` is the earlier failure that failed_here() replaced
- * while its copy was in the interface; that copy has ended (reached every
- * module, or lost: dropped, as only the latest failure is sent again), so
- * it is followed no more. Interrupts off. */
-static bool replaced_ended(const uint8_t *created)
-{
-    bool it = A.replaced_open && created[0] != MT_OK &&
-              created[BUS_APP_OUTCOME_SIZE] == A.replaced[0] &&
-              created[BUS_APP_OUTCOME_SIZE + 1] == A.replaced[1];
-    if (it) A.replaced_open = false;
-    return it;
-}
-
-/* Whether `created` is our latest failure of a load ended here, still
- * short of some module (failed_here()). */
-static bool failed_latest(const uint8_t *created)
-{
-    return A.failed_state != FAILED_SETTLED && memcmp(created, A.failed, sizeof A.failed) == 0;
+    A.failed_copies = copies;
 }
 
 /* Our failure `created` of a load ended here (failed_here()) is lost:
  * refused by the transmit queue or given up by the bus (each logged). It
  * is owed: sent again at the verdict deadline's next expiry (pay_owed()),
  * once the queue has room, MOTET_BUS_RETRIES times at most; dropped
- * (drop_owed()) once none is left, or if a newer failure has taken its
- * place; nothing more if another copy of it has reached every module
- * meanwhile. Any context. */
+ * (drop_owed()) once none is left and no other copy of it is still to
+ * end; nothing more if another copy of it has reached every module
+ * meanwhile. Interrupts off. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
+    if (A.failed_state == FAILED_SETTLED) return;
+    if (A.failed_sends) {
+        A.failed_state = FAILED_OWED;
+        /* A running deadline pays it at its expiry: started again, it would
+         * put off the ask or give-up of a load in progress by a whole wait. */
+        if (!timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL)) arm_deadline();
+    } else if (!A.failed_copies) {
+        A.failed_state = FAILED_SETTLED;
+        drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    } /* else the last copy still to end decides */
+}
+
+/* A copy of a failure of ours has ended (`sent`: it reached every module;
+ * or lost: given up by the bus, or refused by the transmit queue), or a
+ * copy of another outcome. Our latest failure is settled by a copy sent,
+ * and owed for one lost (owe()); an earlier one followed (follow()) is
+ * settled by a copy sent, and dropped unsent once its last copy is lost,
+ * as only the latest is sent again. Any context. */
+static void copy_ended(const uint8_t *created, bool sent)
+{
     port_irq_state_t s = port_irq_save();
-    bool same = memcmp(created, A.failed, sizeof A.failed) == 0;
-    bool open = A.failed_state != FAILED_SETTLED;
-    bool owed = same && open && A.failed_sends;
-    bool dropped = !same || (open && !owed);
-    if (same) A.failed_state = owed ? FAILED_OWED : FAILED_SETTLED;
-    if (!same) replaced_ended(created); /* dropped here, not at its end */
-    /* A running deadline pays it at its expiry: started again, it would
-     * put off the ask or give-up of a load in progress by a whole wait. */
-    if (owed && !timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL)) arm_deadline();
+    if (is_failed_latest(created)) {
+        if (A.failed_copies) A.failed_copies--;
+        if (sent)
+            A.failed_state = FAILED_SETTLED;
+        else
+            owe(created);
+        port_irq_restore(s);
+        return;
+    }
+    for (uint8_t i = 0; i < MOTET_BUS_FOLLOWED; i++) {
+        followed_t *f = &A.followed[i];
+        if (!f->copies || f->err != created[0] || f->loader != created[BUS_APP_OUTCOME_SIZE] ||
+            f->number != created[BUS_APP_OUTCOME_SIZE + 1])
+            continue;
+        f->copies = sent ? 0 : (uint8_t) (f->copies - 1u);
+        if (!sent && !f->copies) drop_owed(f->loader, f->number);
+        break;
+    }
     port_irq_restore(s);
-    if (dropped) drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 /* At an expiry of the verdict deadline, task context: the failure owed
@@ -310,7 +355,7 @@ static void pay_owed(void)
     }
     memcpy(owed, A.failed, sizeof owed);
     port_irq_restore(s);
-    if (due && !report_outcome(owed, false)) owe(owed);
+    if (due) report_outcome(owed, false); /* lost: owed again (copy_ended()) */
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -318,17 +363,7 @@ void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
     bool mine = is_this_load(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
     if (mine && A.mine_queued) A.mine_queued--;
     if (sent) bus_app_report(bus_self(), outcome);
-    /* Our failure of a load ended here: every module has it now, or it
-     * is owed as a refused one is; an earlier one replaced, dropped. */
-    if (replaced_ended(outcome)) {
-        if (!sent) drop_owed(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
-        return;
-    }
-    if (!failed_latest(outcome)) return;
-    if (sent)
-        A.failed_state = FAILED_SETTLED;
-    else
-        owe(outcome);
+    copy_ended(outcome, sent);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
@@ -377,11 +412,12 @@ static void give_verdict(void)
  * stays ours, the one an ASK is answered with. A copy of our MT_OK still
  * waiting to go becomes the failure: sent as it was, it would go out
  * first, and a module that lacked only ours would commit the load ended
- * here. One the interface has goes first; the failure follows it. True
- * if our outcome is to be broadcast (no copy of it waits); interrupts off. */
-static bool fail_mine(mt_err_t why)
+ * here. One the interface has goes first; the failure follows it. The
+ * copies waiting that carry our failure: none, and it is to be broadcast;
+ * interrupts off. */
+static uint8_t fail_mine(mt_err_t why)
 {
-    if (A.outcome_given && A.mine[0] != MT_OK) return !A.mine_queued;
+    if (A.outcome_given && A.mine[0] != MT_OK) return A.mine_queued;
     uint8_t was[BUS_APP_CREATED_SIZE], now[BUS_APP_CREATED_SIZE];
     mine_as_sent(was);
     bool copies = A.outcome_given && A.mine_queued;
@@ -390,7 +426,7 @@ static bool fail_mine(mt_err_t why)
     A.mine[2] = bus_self();
     A.outcome_given = true;
     mine_as_sent(now);
-    return !(copies && bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now, A.mine_queued));
+    return copies ? bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now, A.mine_queued) : 0;
 }
 
 /* A newer load (`loader`, `number`) supersedes the one this module waits
@@ -410,11 +446,11 @@ static bool supersede(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
     give_verdict();
     if (number == A.number) return true;
-    bool broadcast = fail_mine(MT_ERR_BUS_LOST);
+    uint8_t copies = fail_mine(MT_ERR_BUS_LOST);
     uint8_t failed[BUS_APP_CREATED_SIZE];
     mine_as_sent(failed);
-    failed_here(failed);
-    if (broadcast && !report_outcome(failed, false)) owe(failed);
+    failed_here(failed, copies);
+    if (!copies) report_outcome(failed, false); /* lost: owed (copy_ended()) */
     return true;
 }
 
@@ -621,6 +657,7 @@ void bus_app_deadline(void)
      * is a failure, its own stage one's (its record keeps that cause). */
     bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK &&
                         !(A.outcome_given && A.mine[0] != MT_OK);
+    uint8_t copies = 0; /* of our failure at a give-up, waiting (fail_mine()) */
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
          * failure (fail_mine()): the modules still waiting fail it too,
@@ -631,7 +668,8 @@ void bus_app_deadline(void)
             A.verdict[1] = APPMGR_NO_TASK;
             A.verdict[2] = 0;
         }
-        again = fail_mine(MT_ERR_TIMEOUT);
+        copies = fail_mine(MT_ERR_TIMEOUT);
+        again = !copies;
         give_verdict();
     } else if (due) {
         A.asks++;
@@ -639,10 +677,10 @@ void bus_app_deadline(void)
     }
     uint8_t created[BUS_APP_CREATED_SIZE];
     mine_as_sent(created);
-    if (give_up) failed_here(created);
+    if (give_up) failed_here(created, copies);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
-    if (again && !report_outcome(created, false) && give_up) owe(created);
+    if (again) report_outcome(created, false); /* our failure lost: owed (copy_ended()) */
     if (!due || give_up) return;
     /* One ASK at a time: behind a frame that cannot go out (our own DESC
      * unacknowledged), more would only fill the transmit queue. */

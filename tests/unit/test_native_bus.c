@@ -2947,6 +2947,113 @@ static void test_an_earlier_failure_given_up_after_a_newer_one_is_logged(void **
     assert_int_equal(dropped_unsent(0, 5), 0);
 }
 
+/* Records among the undrained ones that a failure of one of module 0's
+ * loads (0, first) .. (0, last) was dropped unsent, or followed no more
+ * (`type`); drains the log. */
+static unsigned failures_logged(uint8_t type, uint8_t first, uint8_t last)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), found = 0;
+    for (unsigned i = 0; i < n; i++)
+        found += rec[i].type == type && rec[i].pid == MT_PID_NONE && rec[i].arg >= first &&
+                 rec[i].arg <= last;
+    return found;
+}
+
+/* Module 0's loads (0, 5) .. (0, 5 + n) come one after another, each
+ * superseding the one before on which we reported MT_OK: (0, 5)'s failure
+ * is in the interface, and each later one our waiting MT_OK rewritten, so
+ * n failures wait in the queue, the last our latest. */
+static void failures_queued(unsigned n)
+{
+    static uint8_t desc[64];
+    uint16_t len = superseded_0_5(desc);
+    for (unsigned k = 2; k <= n; k++) receive_description(0, (uint8_t) (5 + k), desc, len);
+    assert_int_equal(bus_tx_pending(), n + 1); /* and our MT_OK of the newest */
+}
+
+/* Three failures in the queue, the two earlier ones followed: each ends
+ * sent, and no EV_UNSENT is logged for any (before: the third dropped the
+ * first with its EV_UNSENT as it came, though its copy then reached every
+ * module); one given up is logged, once, at its end. */
+static void test_a_third_failure_leaves_the_first_followed_to_its_end(void **state)
+{
+    (void) state;
+    drain_log();
+    failures_queued(3);
+    assert_int_equal(failures_logged(EV_UNSENT, 5, 7), 0);
+    finish_tx(PORT_BUS_SENT); /* (0, 5)'s */
+    reject_every_try();       /* (0, 6)'s, given up: not sent again, only the latest is */
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), unsent = 0;
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_not_equal(rec[i].type, EV_UNTRACKED);
+        if (rec[i].type != EV_UNSENT) continue;
+        assert_int_equal(rec[i].arg, 0 << 8 | 6);
+        unsent++;
+    }
+    assert_int_equal(unsent, 1);
+    unsigned first = n_sent;
+    for (unsigned i = 0; i <= MOTET_BUS_RETRIES; i++) wait_deadline();
+    char out[64];
+    outcomes_sent(first, out, sizeof out);
+    assert_null(strstr(out, "0.6="));
+    assert_int_equal(failures_logged(EV_UNSENT, 5, 7), 0);
+}
+
+/* One failure more than MOTET_BUS_FOLLOWED earlier ones waits in the
+ * queue: the oldest is followed no more, logged once as such
+ * (EV_UNTRACKED), never as unsent (its copy may yet reach every module,
+ * as it does here); the others are followed to their end. */
+static void test_failures_past_the_bound_are_logged_followed_no_more(void **state)
+{
+    (void) state;
+    _Static_assert(MOTET_BUS_FOLLOWED + 3 <= MOTET_BUS_TX_QUEUE, "the test's failures fit");
+    drain_log();
+    failures_queued(MOTET_BUS_FOLLOWED + 2);
+    assert_int_equal(logged(EV_UNTRACKED, MT_PID_NONE, 0 << 8 | 5), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    assert_int_equal(failures_logged(EV_UNSENT, 5, (uint8_t) (5 + MOTET_BUS_FOLLOWED + 2)), 0);
+}
+
+/* Our give-up's failure given up by the bus (owed), then asked for by
+ * module 2 (a copy), then sent again at the deadline (a second copy):
+ * two copies of it wait when module 0's (0, 5), superseded, replaces it
+ * as our latest. The first copy is given up, the second reaches every
+ * module: no EV_UNSENT (before: the first's loss logged it unsent, and
+ * the second's arrival then made the log wrong). */
+static void test_a_failure_with_two_copies_waiting_is_unsent_only_if_both_are_lost(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    reject_every_try(); /* owed */
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false)); /* the first copy, in the interface */
+    wait_deadline();                   /* the owed one paid: the second */
+    assert_int_equal(bus_tx_pending(), 2);
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    receive_description(0, 6, desc, len); /* our failure of (0, 5): the latest */
+    drain_log();
+    reject_every_try(); /* the first copy */
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+}
+
 /* Our give-up reaches every module; an ASK from module 2 is answered with
  * a second copy, which the bus gives up: the failure is settled (a copy
  * reached every module), so nothing more is sent and nothing logged as
@@ -3584,6 +3691,10 @@ int main(void)
         cmocka_unit_test_setup(test_a_load_the_queue_refuses_leaves_the_last_one_remembered, setup),
         cmocka_unit_test_setup(test_a_load_the_queue_refuses_keeps_who_disagreed, setup),
         cmocka_unit_test_setup(test_an_earlier_failure_given_up_after_a_newer_one_is_logged, setup),
+        cmocka_unit_test_setup(test_a_third_failure_leaves_the_first_followed_to_its_end, setup),
+        cmocka_unit_test_setup(test_failures_past_the_bound_are_logged_followed_no_more, setup),
+        cmocka_unit_test_setup(
+            test_a_failure_with_two_copies_waiting_is_unsent_only_if_both_are_lost, setup),
         cmocka_unit_test_setup(test_a_copy_lost_after_one_reached_every_module_is_settled, setup),
         cmocka_unit_test_setup(test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off,
                                setup),

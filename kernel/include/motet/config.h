@@ -175,6 +175,15 @@
 #define MOTET_BUS_LOST_NOTES 4
 #endif
 
+/* Earlier failures of application loads (docs/bus.md, Lost frames) whose
+ * copies are still in the transmit queue that the bus manager follows to
+ * their end, once a newer failure has taken their place, so that each is
+ * logged unsent (EV_UNSENT) exactly when no copy reached the modules; one
+ * more is followed no more, logged (EV_UNTRACKED). */
+#ifndef MOTET_BUS_FOLLOWED
+#define MOTET_BUS_FOLLOWED 4
+#endif
+
 /* Module addresses are 0 .. MOTET_BUS_MODULES-1 (membership is a bit mask). */
 #ifndef MOTET_BUS_MODULES
 #define MOTET_BUS_MODULES 16
@@ -401,6 +410,9 @@
 #endif
 #if MOTET_BUS_LOST_NOTES < 1 || MOTET_BUS_LOST_NOTES > 32
 #error "MOTET_BUS_LOST_NOTES must be 1..32"
+#endif
+#if MOTET_BUS_FOLLOWED < 1 || MOTET_BUS_FOLLOWED > 64
+#error "MOTET_BUS_FOLLOWED must be 1..64"
 #endif
 #if MOTET_BUS_MODULES < 2 || MOTET_BUS_MODULES > 32
 #error "MOTET_BUS_MODULES must be 2..32 (membership is a 32-bit mask)"
