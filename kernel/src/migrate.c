@@ -355,6 +355,34 @@ mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
     return mig_ring_push(MIG_MSG_REQUEST, bus_self(), d, 4) ? MT_OK : MT_ERR_QUEUE_FULL;
 }
 
+bool mig_asked(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
+        if (MIG.asked[i] == pid) return true;
+    return false;
+}
+
+void mig_asked_refused(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MOTET_MIGRATE_SLOTS; i++)
+        if (MIG.asked[i] == pid) MIG.asked[i] = MT_PID_NONE;
+}
+
+/* Our own request leaves for another module: whoever it reaches may
+ * refuse it, and a refusal is taken only for a task asked for here
+ * (migrate_bus.c): the requester a forwarded hop names cannot be checked
+ * where it arrives. The oldest of a full list is forgotten (its refusal,
+ * should it come, dropped as a bad frame, logged). */
+static void note_asked(mt_pid_t pid)
+{
+    port_irq_state_t s = port_irq_save();
+    if (!mig_asked(pid)) {
+        memmove(MIG.asked, MIG.asked + 1, sizeof MIG.asked - sizeof MIG.asked[0]);
+        MIG.asked[MOTET_MIGRATE_SLOTS - 1] = pid;
+    }
+    port_irq_restore(s);
+}
+
 /* A request here: this is the source, or it goes on along the route. */
 static void on_request(const mig_record_t *r)
 {
@@ -376,7 +404,10 @@ static void on_request(const mig_record_t *r)
         mig_refuse(pid, MT_ERR_NO_ROUTE, requester);
         return;
     }
-    if (requester == bus_self() && hops == 0) mig_notify(pid, MIG_REQUESTED, dest, MT_OK);
+    if (requester == bus_self() && hops == 0) {
+        mig_notify(pid, MIG_REQUESTED, dest, MT_OK);
+        note_asked(pid);
+    }
     uint8_t d[4] = {pid, dest, requester, (uint8_t) (hops + 1u)};
     mig_ctrl(MIG_MSG_REQUEST, where, MIG_CTRL_PRIO, d, 4);
 }

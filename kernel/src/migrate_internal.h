@@ -357,7 +357,8 @@ typedef struct mig {
     mig_outcome_t outcomes[MIG_OUTCOMES]; /* the latest decided here, a ring */
     uint8_t next_outcome;
     mig_retry_t retries[MIG_RETRIES];
-    slot_t *serialising; /* the source slot whose task is in PORT_SERIALIZE */
+    slot_t *serialising;                 /* the source slot whose task is in PORT_SERIALIZE */
+    mt_pid_t asked[MOTET_MIGRATE_SLOTS]; /* tasks our first hops asked for, latest last */
 } mig_t;
 
 extern mig_t MIG; /* the one migrator of this module */
@@ -374,6 +375,12 @@ static MT_INLINE bool may_decide(mt_pid_t pid, mt_module_t m)
 
 /* migrate.c */
 uint32_t mig_bit(mt_module_t m);
+/* Whether a first hop of ours asked for pid to move, its refusal still
+ * to come (the latest MOTET_MIGRATE_SLOTS such). Any context. */
+bool mig_asked(mt_pid_t pid);
+/* The refusal of our request for pid has come: no other is taken.
+ * Interrupt context or interrupts off. */
+void mig_asked_refused(mt_pid_t pid);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
 /* Free what slot s holds but its line of held messages (out): its image,

@@ -2054,6 +2054,41 @@ static void test_migrator_frames_with_fields_out_of_range_are_dropped(void **sta
     assert_int_equal(migrate_active(), 0);
 }
 
+/* A REFUSED names only the task: a module takes one only for a task it
+ * asked to move by a first hop of its own. Module 0's refusal of a
+ * request this module never made, as a host refuses to whatever
+ * requester a forwarded hop named, is dropped (before: taken, an error
+ * and a MIG_REFUSED logged for a request nobody here made). */
+static void test_a_refusal_of_a_request_never_made_here_is_dropped(void **state)
+{
+    (void) state;
+    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 0);
+}
+
+/* Our request for REMOTE goes to module 0, its first hop naming this
+ * module; module 0's refusal of it is taken once (MIG_REFUSED with its
+ * error), and a second copy, a request no longer waiting, is dropped. */
+static void test_the_refusal_of_our_request_is_taken_once(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(REMOTE, 2), MT_OK);
+    sched_run_pending();
+    bus_frame_t hop = sent_frame(n_sent - 1);
+    assert_int_equal(hop.dst, 0);
+    assert_int_equal(hop.port, MIG_MSG_REQUEST);
+    const uint8_t first_hop[4] = {REMOTE, 2, SELF, 1};
+    assert_memory_equal(hop.payload, first_hop, sizeof first_hop);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
+    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_NOT_MOVABLE);
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 1);
+}
+
 /* Only a migration's source freezes, decides and confirms it. */
 static void test_source_parts_from_another_module_are_dropped(void **state)
 {
@@ -2407,6 +2442,8 @@ int main(void)
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
+        cmocka_unit_test_setup(test_a_refusal_of_a_request_never_made_here_is_dropped, setup),
+        cmocka_unit_test_setup(test_the_refusal_of_our_request_is_taken_once, setup),
         cmocka_unit_test_setup(test_source_parts_from_another_module_are_dropped, setup),
         cmocka_unit_test_setup(test_attached_from_another_module_is_dropped, setup),
         cmocka_unit_test_setup(test_an_outcome_from_a_module_the_task_is_not_on_is_dropped, setup),
