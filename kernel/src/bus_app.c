@@ -55,28 +55,28 @@ typedef struct {
 } followed_t;
 
 static struct {
-    bool busy;                               /* taking part in a load, until its verdict */
-    mt_module_t loader;                      /* the load's: its loader */
-    uint8_t number;                          /* and the loader's number for it */
-    uint8_t last_number;                     /* this module's number for its latest load */
-    bool outcome_given;                      /* our outcome of it has gone: `mine` */
-    uint8_t mine[BUS_APP_OUTCOME_SIZE];      /* which, kept to send again when asked */
-    uint8_t asks;                            /* asks for missing outcomes sent so far */
-    bool ask_waiting;                        /* an ASK of ours still waits to end */
-    uint8_t mine_queued;                     /* copies of `mine` still waiting to end */
-    uint32_t since;                          /* kernel time of its start or last ask */
-    bool deadline_on;                        /* started: the description is here */
-    uint8_t expiries_owed;                   /* its timer's (timer_counted_start()) */
-    uint32_t reported;                       /* modules whose outcome has come */
-    bool committed;                          /* its verdict, MT_OK, went to our manager */
-    uint32_t disagreeing;                    /* modules that failed it after that */
-    uint8_t verdict[BUS_APP_OUTCOME_SIZE];   /* MT_OK or the first error reported */
-    msg_t *verdict_block;                    /* set aside for the verdict to our manager */
-    uint8_t failed[BUS_APP_CREATED_SIZE];    /* our latest failure of a load ended here */
-    uint8_t failed_state;                    /* FAILED_SETTLED, _OPEN or _OWED */
-    uint8_t failed_sends;                    /* sends of it left, should it be lost */
-    uint8_t failed_copies;                   /* its copies still waiting to end */
-    followed_t followed[MOTET_BUS_FOLLOWED]; /* earlier ones, oldest first */
+    bool busy;                             /* taking part in a load, until its verdict */
+    mt_module_t loader;                    /* the load's: its loader */
+    uint8_t number;                        /* and the loader's number for it */
+    uint8_t last_number;                   /* this module's number for its latest load */
+    bool outcome_given;                    /* our outcome of it has gone: `mine` */
+    uint8_t mine[BUS_APP_OUTCOME_SIZE];    /* which, kept to send again when asked */
+    uint8_t asks;                          /* asks for missing outcomes sent so far */
+    bool ask_waiting;                      /* an ASK of ours still waits to end */
+    uint8_t mine_queued;                   /* copies of `mine` still waiting to end */
+    uint32_t since;                        /* kernel time of its start or last ask */
+    bool deadline_on;                      /* started: the description is here */
+    uint8_t expiries_owed;                 /* its timer's (timer_counted_start()) */
+    uint32_t reported;                     /* modules whose outcome has come */
+    bool committed;                        /* its verdict, MT_OK, went to our manager */
+    uint32_t disagreeing;                  /* modules that failed it after that */
+    uint8_t verdict[BUS_APP_OUTCOME_SIZE]; /* MT_OK or the first error reported */
+    msg_t *verdict_block;                  /* set aside for the verdict to our manager */
+    uint8_t failed[BUS_APP_CREATED_SIZE];  /* our latest failure of a load ended here */
+    uint8_t failed_state;                  /* FAILED_SETTLED, _OPEN or _OWED */
+    uint8_t failed_sends;                  /* sends of it left, should it be lost */
+    uint8_t failed_copies;                 /* its copies still waiting to end */
+    followed_t older[MOTET_BUS_FOLLOWED];  /* earlier failures followed, oldest first */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -254,15 +254,15 @@ static void drop_owed(mt_module_t loader, uint8_t number)
 static void follow(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
 {
     uint8_t i = 0;
-    while (i < MOTET_BUS_FOLLOWED && A.followed[i].copies) i++;
+    while (i < MOTET_BUS_FOLLOWED && A.older[i].copies) i++;
     if (i == MOTET_BUS_FOLLOWED) {
-        const followed_t *oldest = &A.followed[0];
+        const followed_t *oldest = &A.older[0];
         log_event(EV_UNTRACKED, MT_PID_NONE, (uint16_t) (oldest->loader << 8 | oldest->number));
-        memmove(&A.followed[0], &A.followed[1], (MOTET_BUS_FOLLOWED - 1u) * sizeof A.followed[0]);
+        memmove(&A.older[0], &A.older[1], (MOTET_BUS_FOLLOWED - 1u) * sizeof A.older[0]);
         i = MOTET_BUS_FOLLOWED - 1u;
     }
-    A.followed[i] = (followed_t){created[0], created[BUS_APP_OUTCOME_SIZE],
-                                 created[BUS_APP_OUTCOME_SIZE + 1], copies};
+    A.older[i] = (followed_t){created[0], created[BUS_APP_OUTCOME_SIZE],
+                              created[BUS_APP_OUTCOME_SIZE + 1], copies};
 }
 
 /* Our failure `created` of the load that has just ended here (given up,
@@ -331,7 +331,7 @@ static void copy_ended(const uint8_t *created, bool sent)
         return;
     }
     for (uint8_t i = 0; i < MOTET_BUS_FOLLOWED; i++) {
-        followed_t *f = &A.followed[i];
+        followed_t *f = &A.older[i];
         if (!f->copies || f->err != created[0] || f->loader != created[BUS_APP_OUTCOME_SIZE] ||
             f->number != created[BUS_APP_OUTCOME_SIZE + 1])
             continue;
