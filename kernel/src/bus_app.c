@@ -141,11 +141,10 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
 }
 
-/* What this module remembers of the load it took part in last once that
- * has ended, so that an ASK for our outcome of it is answered and a late
- * failure of it is taken for a disagreement: what take_part() replaces.
- * Not its copies still waiting (take_part() forgets them: counted, they
- * could never be seen to end, and an ASK would wait for them for ever). */
+/* What this module remembers of its last load once ended, so that an ASK
+ * for our outcome is answered and a late failure taken for a disagreement:
+ * what take_part() replaces. Not its copies still waiting (take_part()
+ * forgets them: they could never be seen to end, an ASK would wait). */
 typedef struct {
     mt_module_t loader;
     uint8_t number;
@@ -198,83 +197,94 @@ static bool is_failed_latest(const uint8_t *created)
     return created[0] != MT_OK && memcmp(created, A.failed, sizeof A.failed) == 0;
 }
 
-/* This module's outcome of a load, broadcast as its CREATED frame carries
- * it (the outcome, then the load's loader and number); any context.
- * A copy of our outcome of the load we take part in counts as waiting
- * from before it is queued, since it can end before bus_send_frame()
- * returns (bus_app_outcome_ended()), and so does a copy of our latest
- * failure (copy_ended()). `manager_report`: our manager's
- * outcome, decided before the lock; sent only if that load is still the
- * one we take part in and its outcome is still ours to give (a newer
- * description may have ended it meanwhile, its failure broadcast: an
- * MT_OK sent after that would count at a module that lost the failure,
- * and under a name come round would count as ours of the newer load).
- * The transmit queue may refuse it (logged). */
-static void report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
+/* A copy of `created` about to be queued counts as waiting from now (it can
+ * end before bus_send_frame() returns): `mine`, of our outcome of the load
+ * we take part in; `latest`, of our latest failure. Interrupts off. */
+static void count_copy(const uint8_t *created, bool *mine, bool *latest)
 {
-    mt_module_t loader = created[BUS_APP_OUTCOME_SIZE];
-    uint8_t number = created[BUS_APP_OUTCOME_SIZE + 1];
-    port_irq_state_t s = port_irq_save();
-    bool mine = is_this_load(loader, number);
-    if (manager_report && !(mine && A.outcome_given)) {
-        port_irq_restore(s);
-        return;
-    }
-    if (mine) A.mine_queued++;
-    bool latest = is_failed_latest(created);
-    if (latest) A.failed_copies++;
-    port_irq_restore(s);
+    *mine = is_this_load(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    if (*mine) A.mine_queued++;
+    *latest = is_failed_latest(created);
+    if (*latest) A.failed_copies++;
+}
+
+/* A copy counted (count_copy()) broadcast. One the transmit queue refuses
+ * (logged; the others cannot know) is counted as a frame's would be, in
+ * interrupt context; a failure of ours lost as if given up (copy_ended()). */
+static void send_counted(const uint8_t created[BUS_APP_CREATED_SIZE], bool mine, bool latest)
+{
     if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
                        BUS_PRIO_SYSTEM, created, BUS_APP_CREATED_SIZE) == MT_OK)
         return;
-    /* Logged; the others cannot know. Counted as a frame's would be, in
-     * interrupt context, with outcomes that come meanwhile; a failure of
-     * ours lost as if the bus had given it up (copy_ended()). */
-    s = port_irq_save();
-    if (mine && is_this_load(loader, number) && A.mine_queued) A.mine_queued--;
+    port_irq_state_t s = port_irq_save();
+    mine = mine && is_this_load(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    if (mine && A.mine_queued) A.mine_queued--;
     bus_app_report(bus_self(), created);
     port_irq_restore(s);
     if (latest) copy_ended(created, false);
 }
 
-/* A failure of ours that will never be sent (owe()): logged naming its
- * load, so that the log says which load a module that committed it may
- * never hear failed. */
+/* This module's outcome of a load, broadcast as its CREATED frame carries
+ * it; any context. `manager_report`: our manager's, decided before the
+ * lock, sent only if that load is still the one we take part in and its
+ * outcome still ours to give (a newer description may have ended it, its
+ * failure broadcast: an MT_OK after that would count at a module that
+ * lost the failure, and under a name come round as ours of the newer). */
+static void report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
+{
+    bool mine = false, latest = false;
+    port_irq_state_t s = port_irq_save();
+    bool gone = manager_report &&
+                !(A.outcome_given &&
+                  is_this_load(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]));
+    if (!gone) count_copy(created, &mine, &latest);
+    port_irq_restore(s);
+    if (!gone) send_counted(created, mine, latest);
+}
+
+/* A failure of ours never to be sent (owe()), logged naming its load: one
+ * a module that committed it may never hear failed. */
 static void drop_owed(mt_module_t loader, uint8_t number)
 {
     log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
 }
 
+/* The failure followed in place `i` is followed no more: the places in
+ * use stay first, oldest first. Interrupts off. */
+static void unfollow(uint8_t i)
+{
+    memmove(&A.older[i], &A.older[i + 1], (MOTET_BUS_FOLLOWED - 1u - i) * sizeof A.older[0]);
+    A.older[MOTET_BUS_FOLLOWED - 1u].copies = 0;
+}
+
 /* Our earlier failure `created`, replaced while `copies` copies of it are
  * still to end, is followed to their end (copy_ended()), so that it is
- * logged unsent exactly when none reached every module. In a free place;
- * with none (MOTET_BUS_FOLLOWED followed already), the oldest is followed
- * no more, and logged as such (EV_UNTRACKED): whether it reached every
- * module will not be known. Interrupts off. */
+ * logged unsent exactly when none reached every module. After the others;
+ * with no place free, the oldest is followed no more, and logged as such
+ * (EV_UNTRACKED): whether it reached every module will not be known.
+ * Interrupts off. */
+
 static void follow(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
 {
     uint8_t i = 0;
     while (i < MOTET_BUS_FOLLOWED && A.older[i].copies) i++;
     if (i == MOTET_BUS_FOLLOWED) {
-        const followed_t *oldest = &A.older[0];
-        log_event(EV_UNTRACKED, MT_PID_NONE, (uint16_t) (oldest->loader << 8 | oldest->number));
-        memmove(&A.older[0], &A.older[1], (MOTET_BUS_FOLLOWED - 1u) * sizeof A.older[0]);
+        log_event(EV_UNTRACKED, MT_PID_NONE,
+                  (uint16_t) (A.older[0].loader << 8 | A.older[0].number));
+        unfollow(0);
         i = MOTET_BUS_FOLLOWED - 1u;
     }
     A.older[i] = (followed_t){created[0], created[BUS_APP_OUTCOME_SIZE],
                               created[BUS_APP_OUTCOME_SIZE + 1], copies};
 }
 
-/* Our failure `created` of the load that has just ended here (given up,
- * superseded), as its CREATED frame carries it, decided: it goes now
- * (broadcast, or in `copies` waiting copies of our outcome rewritten to
- * it, fail_mine()). A module that committed the load on our earlier MT_OK
- * asks for nothing, and learns of it from this broadcast alone; so it is
- * remembered until a copy of it reaches every module, and owed if one is
- * lost (owe()). The latest only: an earlier failure still short of some
- * module is sent no more; with no copy of it left to go it is dropped
- * (drop_owed()), otherwise followed to its copies' end (follow()).
- * Interrupts off. */
+/* Our failure `created` of the load just ended here (given up, superseded)
+ * goes now (broadcast, or in `copies` waiting copies of our outcome
+ * rewritten to it, fail_mine()). A module that committed the load on our
+ * MT_OK learns of it from this broadcast alone: it is remembered until a
+ * copy reaches every module, owed if one is lost (owe()). The latest only:
+ * an earlier failure is sent no more, dropped (drop_owed()) with no copy
+ * left to go, else followed to its copies' end (follow()). Irq off. */
 static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
 {
     const uint8_t *was = A.failed;
@@ -291,13 +301,11 @@ static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t cop
     A.failed_copies = copies;
 }
 
-/* Our failure `created` of a load ended here (failed_here()) is lost:
- * refused by the transmit queue or given up by the bus (each logged). It
- * is owed: sent again at the verdict deadline's next expiry (pay_owed()),
- * once the queue has room, MOTET_BUS_RETRIES times at most; dropped
- * (drop_owed()) once none is left and no other copy of it is still to
- * end; nothing more if another copy of it has reached every module
- * meanwhile. Interrupts off. */
+/* Our failure `created` (failed_here()) is lost, refused by the transmit
+ * queue or given up by the bus (each logged): owed, sent again at the
+ * verdict deadline's next expiry (pay_owed()), MOTET_BUS_RETRIES times at
+ * most; dropped (drop_owed()) once none is left and no other copy is still
+ * to end; nothing more if a copy has reached every module. Irq off. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
     if (A.failed_state == FAILED_SETTLED) return;
@@ -312,12 +320,11 @@ static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
     } /* else the last copy still to end decides */
 }
 
-/* A copy of a failure of ours has ended (`sent`: it reached every module;
- * or lost: given up by the bus, or refused by the transmit queue), or a
- * copy of another outcome. Our latest failure is settled by a copy sent,
- * and owed for one lost (owe()); an earlier one followed (follow()) is
- * settled by a copy sent, and dropped unsent once its last copy is lost,
- * as only the latest is sent again. Any context. */
+/* A copy of an outcome has ended: `sent`, it reached every module; or lost
+ * (given up by the bus, or refused by the transmit queue). Our latest
+ * failure is settled by a copy sent, owed for one lost (owe()); an earlier
+ * one followed (follow()) settled by a copy sent, dropped unsent once its
+ * last copy is lost (only the latest is sent again). Any context. */
 static void copy_ended(const uint8_t *created, bool sent)
 {
     port_irq_state_t s = port_irq_save();
@@ -337,25 +344,30 @@ static void copy_ended(const uint8_t *created, bool sent)
             continue;
         f->copies = sent ? 0 : (uint8_t) (f->copies - 1u);
         if (!sent && !f->copies) drop_owed(f->loader, f->number);
+        if (!f->copies) unfollow(i);
         break;
     }
     port_irq_restore(s);
 }
 
 /* At an expiry of the verdict deadline, task context: the failure owed
- * (owe()), if any, sent again, and owed again if the queue refuses it. */
+ * (owe()), if any, sent again. Its copy counted under the lock that opens
+ * it: a description before it is queued (interrupt, supersede()) must
+ * find it waiting, or failed_here() would log it unsent while it goes. */
 static void pay_owed(void)
 {
     uint8_t owed[BUS_APP_CREATED_SIZE];
+    bool mine = false, latest = false;
     port_irq_state_t s = port_irq_save();
     bool due = A.failed_state == FAILED_OWED;
     if (due) {
         A.failed_state = FAILED_OPEN; /* owed again if this copy is lost */
         A.failed_sends--;
+        memcpy(owed, A.failed, sizeof owed);
+        count_copy(owed, &mine, &latest);
     }
-    memcpy(owed, A.failed, sizeof owed);
     port_irq_restore(s);
-    if (due) report_outcome(owed, false); /* lost: owed again (copy_ended()) */
+    if (due) send_counted(owed, mine, latest); /* lost: owed again (copy_ended()) */
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -394,9 +406,8 @@ static void give_verdict(void)
     A.verdict_block = NULL;
     if (m) queue_copy_into_block(m, A.verdict, sizeof A.verdict);
     A.committed = m && A.verdict[0] == MT_OK;
-    /* The deadline has nothing left to wait for (a failure owed aside):
-     * its timer entry is freed now rather than held until it expires for
-     * nothing. Stopped running, it has no expiry to come. */
+    /* Nothing left to wait for (a failure owed aside): its timer entry is
+     * freed now, not held until it expires for nothing. */
     if (A.failed_state != FAILED_OWED)
         timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
     port_irq_restore(s);
@@ -461,12 +472,11 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
     if (!bus_active()) return sched_send_to(MT_PID_APPMGR, PORT_0, (void *) desc, len, 0);
     if (len > MOTET_APP_DESC_MAX || (len && !desc)) return log_error(MT_ERR_DESC_LENGTH);
     uint8_t number = (uint8_t) (A.last_number + 1u);
-    /* The loader takes part in its load from here on: another module's
-     * outcome can come before the loader's own frame is acknowledged by
-     * everyone; and before the frame is queued, since a port's interface
-     * may take frames in meanwhile (the native link does), another load's
-     * description among them, which must find this module busy. With
-     * interrupts off: a description must see the load whole. */
+    /* The loader takes part in its load from here on: another's outcome can
+     * come before our frame is acknowledged, and before it is queued (a
+     * port's interface may take frames in meanwhile, as the native link
+     * does) another load's description, which must find this module busy,
+     * and see the load whole (interrupts off). */
     port_irq_state_t s = port_irq_save();
     bool busy = A.busy && !(overdue() && supersede(bus_self(), number));
     last_load_t last = {A.loader, A.number, A.outcome_given, A.committed, A.disagreeing};
@@ -479,9 +489,8 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
         A.last_number = number;
         return MT_OK;
     }
-    /* Logged. Nothing went, so no module takes part, and the load this
-     * module remembers is still the last: an ASK for our outcome of it is
-     * answered, and a failure of it after it committed here logged. */
+    /* Logged. Nothing went: the load remembered is still the last (an ASK
+     * for it answered, a failure of it after it committed logged). */
     s = port_irq_save();
     A.busy = false;
     A.loader = last.loader;

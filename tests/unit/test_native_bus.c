@@ -3054,6 +3054,110 @@ static void test_a_failure_with_two_copies_waiting_is_unsent_only_if_both_are_lo
     assert_int_equal(dropped_unsent(SELF, number), 0);
 }
 
+/* The earlier failures are followed oldest first, whatever places their
+ * ends free: the oldest followed ends (sent), a newer failure takes its
+ * place, and at the bound the one followed no more is the oldest still
+ * followed, (0, 6) (before: the newer took the freed first place and was
+ * the one dropped, though failures older than it were still followed). */
+static void test_the_failure_followed_no_more_is_the_oldest(void **state)
+{
+    (void) state;
+    _Static_assert(MOTET_BUS_FOLLOWED + 3 <= MOTET_BUS_TX_QUEUE, "the test's failures fit");
+    static uint8_t desc[64];
+    uint16_t len = registered_two_module_desc(desc);
+    failures_queued(MOTET_BUS_FOLLOWED + 1); /* (0, 5) .. followed */
+    finish_tx(PORT_BUS_SENT);                /* (0, 5)'s: its place freed */
+    drain_log();
+    uint8_t next = (uint8_t) (5 + MOTET_BUS_FOLLOWED + 2);
+    receive_description(0, next, desc, len); /* the latest followed: the bound */
+    assert_int_equal(failures_logged(EV_UNTRACKED, 5, next), 0);
+    receive_description(0, (uint8_t) (next + 1), desc, len); /* one more */
+    assert_int_equal(logged(EV_UNTRACKED, MT_PID_NONE, 0 << 8 | 6), 1);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    assert_int_equal(failures_logged(EV_UNSENT, 5, (uint8_t) (next + 1)), 0);
+}
+
+/* Our give-up's failure, owed after the bus gave it up, in two copies
+ * (module 2's ASK answered, then the owed one paid) when (0, 5)'s failure
+ * replaces it as our latest. The first copy reaches every module, the
+ * second is given up: it reached them, so no EV_UNSENT (an earlier
+ * failure followed is settled by its first copy sent, not counted down
+ * to its last copy's loss). */
+static void test_an_earlier_failure_sent_once_is_settled_whatever_its_other_copy(void **state)
+{
+    (void) state;
+    static uint8_t desc[64];
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    reject_every_try(); /* owed */
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false)); /* the first copy, in the interface */
+    wait_deadline();                   /* the owed one paid: the second */
+    uint16_t len = registered_two_module_desc(desc);
+    receive_description(0, 5, desc, len);
+    receive_description(0, 6, desc, len); /* our failure of (0, 5): the latest */
+    drain_log();
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    finish_tx(PORT_BUS_SENT); /* the first copy reached every module */
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    reject_every_try(); /* the second given up */
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+    while (bus_tx_pending()) finish_tx(PORT_BUS_SENT);
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+}
+
+/* Our latest failure, its copies lost until one send of it is left: an
+ * ASK's answer and that last send wait together. The answer is given up,
+ * with no send left; the last copy, still to go, decides, and reaches
+ * every module: no EV_UNSENT (the latest failure is dropped only once no
+ * copy of it is still to end). */
+static void
+test_our_latest_failure_with_a_copy_waiting_is_not_dropped_at_its_last_send(void **state)
+{
+    (void) state;
+    mt_pid_t base = load_and_create();
+    uint8_t number = load_number;
+    report_from(0, MT_OK); /* module 2's never comes */
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_ask(SELF, number, 1u << 2);
+    }
+    wait_deadline();
+    assert_false(sched_task_exists(base));
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    reject_every_try(); /* owed, MOTET_BUS_RETRIES sends left */
+    for (unsigned i = 1; i < MOTET_BUS_RETRIES; i++) {
+        wait_deadline();
+        expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+        reject_every_try();
+    }
+    drain_log();
+    const uint8_t asked[BUS_APP_ASK_SIZE] = {SELF, number, 1u << SELF, 0, 0, 0};
+    bus_frame_t ask = broadcast_from(2, BUS_FRAME_ASK, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                                     asked, sizeof asked);
+    assert_true(receive(&ask, false)); /* the answer, in the interface */
+    wait_deadline();                   /* the last send: a second copy */
+    assert_int_equal(bus_tx_pending(), 2);
+    reject_every_try(); /* the answer given up */
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+    expect_failure_in_the_interface(SELF, number, MT_ERR_TIMEOUT);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(bus_tx_pending(), 0);
+    assert_int_equal(dropped_unsent(SELF, number), 0);
+    for (unsigned i = 0; i < 2; i++) wait_deadline();
+    assert_int_equal(bus_tx_pending(), 0); /* settled: nothing owed */
+}
+
 /* Our give-up reaches every module; an ASK from module 2 is answered with
  * a second copy, which the bus gives up: the failure is settled (a copy
  * reached every module), so nothing more is sent and nothing logged as
@@ -3726,6 +3830,11 @@ int main(void)
         cmocka_unit_test_setup(test_failures_past_the_bound_are_logged_followed_no_more, setup),
         cmocka_unit_test_setup(
             test_a_failure_with_two_copies_waiting_is_unsent_only_if_both_are_lost, setup),
+        cmocka_unit_test_setup(test_the_failure_followed_no_more_is_the_oldest, setup),
+        cmocka_unit_test_setup(test_an_earlier_failure_sent_once_is_settled_whatever_its_other_copy,
+                               setup),
+        cmocka_unit_test_setup(
+            test_our_latest_failure_with_a_copy_waiting_is_not_dropped_at_its_last_send, setup),
         cmocka_unit_test_setup(test_a_copy_lost_after_one_reached_every_module_is_settled, setup),
         cmocka_unit_test_setup(test_a_failure_lost_while_a_load_waits_does_not_put_its_deadline_off,
                                setup),
