@@ -47,6 +47,13 @@
  * has it, a copy of it is on its way, or one was lost and it is owed. */
 enum { FAILED_SETTLED, FAILED_OPEN, FAILED_OWED };
 
+/* An earlier failure of ours, replaced by a newer one while copies of it
+ * were still to go, followed to their end (follow()): its outcome, the
+ * load's loader and number, and its copies still to end (0: a free place). */
+typedef struct {
+    uint8_t err, loader, number, copies;
+} followed_t;
+
 static struct {
     bool busy;                             /* taking part in a load, until its verdict */
     mt_module_t loader;                    /* the load's: its loader */
@@ -68,8 +75,8 @@ static struct {
     uint8_t failed[BUS_APP_CREATED_SIZE];  /* our latest failure of a load ended here */
     uint8_t failed_state;                  /* FAILED_SETTLED, _OPEN or _OWED */
     uint8_t failed_sends;                  /* sends of it left, should it be lost */
-    uint8_t replaced[2];                   /* an earlier failure's loader and number, */
-    bool replaced_open;                    /* its copy in the interface as it was replaced */
+    uint8_t failed_copies;                 /* its copies still waiting to end */
+    followed_t older[MOTET_BUS_FOLLOWED];  /* earlier failures followed, oldest first */
 } A;
 
 /* The verdict deadline's wait, in ticks (at least one). */
@@ -134,11 +141,10 @@ static void take_part(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
 }
 
-/* What this module remembers of the load it took part in last once that
- * has ended, so that an ASK for our outcome of it is answered and a late
- * failure of it is taken for a disagreement: what take_part() replaces.
- * Not its copies still waiting (take_part() forgets them: counted, they
- * could never be seen to end, and an ASK would wait for them for ever). */
+/* What this module remembers of its last load once ended, so that an ASK
+ * for our outcome is answered and a late failure taken for a disagreement:
+ * what take_part() replaces. Not its copies still waiting (take_part()
+ * forgets them: they could never be seen to end, an ASK would wait). */
 typedef struct {
     mt_module_t loader;
     uint8_t number;
@@ -183,134 +189,185 @@ static void mine_as_sent(uint8_t out[BUS_APP_CREATED_SIZE])
     out[BUS_APP_OUTCOME_SIZE + 1] = A.number;
 }
 
-/* This module's outcome of a load, broadcast as its CREATED frame carries
- * it (the outcome, then the load's loader and number); any context.
- * A copy of our outcome of the load we take part in counts as waiting
- * from before it is queued, since it can end before bus_send_frame()
- * returns (bus_app_outcome_ended()). `manager_report`: our manager's
- * outcome, decided before the lock; sent only if that load is still the
- * one we take part in and its outcome is still ours to give (a newer
- * description may have ended it meanwhile, its failure broadcast: an
- * MT_OK sent after that would count at a module that lost the failure,
- * and under a name come round would count as ours of the newer load).
- * False if the transmit queue refused it (logged). */
-static bool report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
+static void copy_ended(const uint8_t *created, bool sent);
+
+/* Whether `created` is our latest failure of a load ended here. */
+static bool is_failed_latest(const uint8_t *created)
 {
-    mt_module_t loader = created[BUS_APP_OUTCOME_SIZE];
-    uint8_t number = created[BUS_APP_OUTCOME_SIZE + 1];
-    port_irq_state_t s = port_irq_save();
-    bool mine = is_this_load(loader, number);
-    if (manager_report && !(mine && A.outcome_given)) {
-        port_irq_restore(s);
-        return true;
-    }
-    if (mine) A.mine_queued++;
-    port_irq_restore(s);
-    if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
-                       BUS_PRIO_SYSTEM, created, BUS_APP_CREATED_SIZE) == MT_OK)
-        return true;
-    /* Logged; the others cannot know. Counted as a frame's would be, in
-     * interrupt context, with outcomes that come meanwhile. */
-    s = port_irq_save();
-    if (mine && is_this_load(loader, number) && A.mine_queued) A.mine_queued--;
-    bus_app_report(bus_self(), created);
-    port_irq_restore(s);
-    return false;
+    return created[0] != MT_OK && memcmp(created, A.failed, sizeof A.failed) == 0;
 }
 
-/* A failure of ours that will never be sent (owe()): logged naming its
- * load, so that the log says which load a module that committed it may
- * never hear failed. */
+/* A copy of `created` about to be queued counts as waiting from now (it can
+ * end before bus_send_frame() returns): `mine`, of our outcome of the load
+ * we take part in; `latest`, of our latest failure. Interrupts off. */
+static void count_copy(const uint8_t *created, bool *mine, bool *latest)
+{
+    *mine = is_this_load(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    if (*mine) A.mine_queued++;
+    *latest = is_failed_latest(created);
+    if (*latest) A.failed_copies++;
+}
+
+/* A copy counted (count_copy()) broadcast. One the transmit queue refuses
+ * (logged; the others cannot know) is counted as a frame's would be, in
+ * interrupt context; a failure of ours lost as if given up (copy_ended()). */
+static void send_counted(const uint8_t created[BUS_APP_CREATED_SIZE], bool mine, bool latest)
+{
+    if (bus_send_frame(BUS_FRAME_CREATED, BUS_BROADCAST, MT_PID_APPMGR, BUS_APPMGR_PORT_VERDICT,
+                       BUS_PRIO_SYSTEM, created, BUS_APP_CREATED_SIZE) == MT_OK)
+        return;
+    port_irq_state_t s = port_irq_save();
+    mine = mine && is_this_load(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    if (mine && A.mine_queued) A.mine_queued--;
+    bus_app_report(bus_self(), created);
+    port_irq_restore(s);
+    if (latest) copy_ended(created, false);
+}
+
+/* This module's outcome of a load, broadcast as its CREATED frame carries
+ * it; any context. `manager_report`: our manager's, decided before the
+ * lock, sent only if that load is still the one we take part in and its
+ * outcome still ours to give (a newer description may have ended it, its
+ * failure broadcast: an MT_OK after that would count at a module that
+ * lost the failure, and under a name come round as ours of the newer). */
+static void report_outcome(const uint8_t created[BUS_APP_CREATED_SIZE], bool manager_report)
+{
+    bool mine = false, latest = false;
+    port_irq_state_t s = port_irq_save();
+    bool gone = manager_report &&
+                !(A.outcome_given &&
+                  is_this_load(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]));
+    if (!gone) count_copy(created, &mine, &latest);
+    port_irq_restore(s);
+    if (!gone) send_counted(created, mine, latest);
+}
+
+/* A failure of ours never to be sent (owe()), logged naming its load: one
+ * a module that committed it may never hear failed. */
 static void drop_owed(mt_module_t loader, uint8_t number)
 {
     log_event(EV_UNSENT, MT_PID_NONE, (uint16_t) (loader << 8 | number));
 }
 
-/* Our failure `created` of the load that has just ended here (given up,
- * superseded), as its CREATED frame carries it, decided: it goes now
- * (broadcast, or in a waiting copy of our MT_OK rewritten to it). A module
- * that committed the load on our earlier MT_OK asks for nothing, and
- * learns of it from this broadcast alone; so it is remembered until a
- * copy of it reaches every module, and owed if one is lost (owe()). The
- * latest only: an earlier failure still owed is dropped (drop_owed()); one
- * whose copy is still in the interface is followed to that copy's end as
- * `replaced` (replaced_ended()), the one there before it dropped, as it
- * can no longer be followed. Interrupts off. */
-static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE])
+/* The failure followed in place `i` is followed no more: the places in
+ * use stay first, oldest first. Interrupts off. */
+static void unfollow(uint8_t i)
 {
-    const uint8_t *was = &A.failed[BUS_APP_OUTCOME_SIZE];
-    bool earlier =
-        was[0] != created[BUS_APP_OUTCOME_SIZE] || was[1] != created[BUS_APP_OUTCOME_SIZE + 1];
-    if (earlier && A.failed_state == FAILED_OWED) {
-        drop_owed(was[0], was[1]);
-    } else if (earlier && A.failed_state == FAILED_OPEN) {
-        if (A.replaced_open) drop_owed(A.replaced[0], A.replaced[1]);
-        A.replaced[0] = was[0];
-        A.replaced[1] = was[1];
-        A.replaced_open = true;
+    memmove(&A.older[i], &A.older[i + 1], (MOTET_BUS_FOLLOWED - 1u - i) * sizeof A.older[0]);
+    A.older[MOTET_BUS_FOLLOWED - 1u].copies = 0;
+}
+
+/* Our earlier failure `created`, replaced while `copies` copies of it are
+ * still to end, is followed to their end (copy_ended()), so that it is
+ * logged unsent exactly when none reached every module. After the others;
+ * with no place free, the oldest is followed no more, and logged as such
+ * (EV_UNTRACKED): whether it reached every module will not be known.
+ * Interrupts off. */
+
+static void follow(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
+{
+    uint8_t i = 0;
+    while (i < MOTET_BUS_FOLLOWED && A.older[i].copies) i++;
+    if (i == MOTET_BUS_FOLLOWED) {
+        log_event(EV_UNTRACKED, MT_PID_NONE,
+                  (uint16_t) (A.older[0].loader << 8 | A.older[0].number));
+        unfollow(0);
+        i = MOTET_BUS_FOLLOWED - 1u;
+    }
+    A.older[i] = (followed_t){created[0], created[BUS_APP_OUTCOME_SIZE],
+                              created[BUS_APP_OUTCOME_SIZE + 1], copies};
+}
+
+/* Our failure `created` of the load just ended here (given up, superseded)
+ * goes now (broadcast, or in `copies` waiting copies of our outcome
+ * rewritten to it, fail_mine()). A module that committed the load on our
+ * MT_OK learns of it from this broadcast alone: it is remembered until a
+ * copy reaches every module, owed if one is lost (owe()). The latest only:
+ * an earlier failure is sent no more, dropped (drop_owed()) with no copy
+ * left to go, else followed to its copies' end (follow()). Irq off. */
+static void failed_here(const uint8_t created[BUS_APP_CREATED_SIZE], uint8_t copies)
+{
+    const uint8_t *was = A.failed;
+    bool earlier = memcmp(was, created, sizeof A.failed) != 0;
+    if (earlier && A.failed_state != FAILED_SETTLED) {
+        if (A.failed_copies)
+            follow(was, A.failed_copies);
+        else
+            drop_owed(was[BUS_APP_OUTCOME_SIZE], was[BUS_APP_OUTCOME_SIZE + 1]);
     }
     memcpy(A.failed, created, sizeof A.failed);
     A.failed_state = FAILED_OPEN;
     A.failed_sends = MOTET_BUS_RETRIES;
+    A.failed_copies = copies;
 }
 
-/* Whether `created` is the earlier failure that failed_here() replaced
- * while its copy was in the interface; that copy has ended (reached every
- * module, or lost: dropped, as only the latest failure is sent again), so
- * it is followed no more. Interrupts off. */
-static bool replaced_ended(const uint8_t *created)
-{
-    bool it = A.replaced_open && created[0] != MT_OK &&
-              created[BUS_APP_OUTCOME_SIZE] == A.replaced[0] &&
-              created[BUS_APP_OUTCOME_SIZE + 1] == A.replaced[1];
-    if (it) A.replaced_open = false;
-    return it;
-}
-
-/* Whether `created` is our latest failure of a load ended here, still
- * short of some module (failed_here()). */
-static bool failed_latest(const uint8_t *created)
-{
-    return A.failed_state != FAILED_SETTLED && memcmp(created, A.failed, sizeof A.failed) == 0;
-}
-
-/* Our failure `created` of a load ended here (failed_here()) is lost:
- * refused by the transmit queue or given up by the bus (each logged). It
- * is owed: sent again at the verdict deadline's next expiry (pay_owed()),
- * once the queue has room, MOTET_BUS_RETRIES times at most; dropped
- * (drop_owed()) once none is left, or if a newer failure has taken its
- * place; nothing more if another copy of it has reached every module
- * meanwhile. Any context. */
+/* Our failure `created` (failed_here()) is lost, refused by the transmit
+ * queue or given up by the bus (each logged): owed, sent again at the
+ * verdict deadline's next expiry (pay_owed()), MOTET_BUS_RETRIES times at
+ * most; dropped (drop_owed()) once none is left and no other copy is still
+ * to end; nothing more if a copy has reached every module. Irq off. */
 static void owe(const uint8_t created[BUS_APP_CREATED_SIZE])
 {
+    if (A.failed_state == FAILED_SETTLED) return;
+    if (A.failed_sends) {
+        A.failed_state = FAILED_OWED;
+        /* A running deadline pays it at its expiry: started again, it would
+         * put off the ask or give-up of a load in progress by a whole wait. */
+        if (!timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL)) arm_deadline();
+    } else if (!A.failed_copies) {
+        A.failed_state = FAILED_SETTLED;
+        drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
+    } /* else the last copy still to end decides */
+}
+
+/* A copy of an outcome has ended: `sent`, it reached every module; or lost
+ * (given up by the bus, or refused by the transmit queue). Our latest
+ * failure is settled by a copy sent, owed for one lost (owe()); an earlier
+ * one followed (follow()) settled by a copy sent, dropped unsent once its
+ * last copy is lost (only the latest is sent again). Any context. */
+static void copy_ended(const uint8_t *created, bool sent)
+{
     port_irq_state_t s = port_irq_save();
-    bool same = memcmp(created, A.failed, sizeof A.failed) == 0;
-    bool open = A.failed_state != FAILED_SETTLED;
-    bool owed = same && open && A.failed_sends;
-    bool dropped = !same || (open && !owed);
-    if (same) A.failed_state = owed ? FAILED_OWED : FAILED_SETTLED;
-    if (!same) replaced_ended(created); /* dropped here, not at its end */
-    /* A running deadline pays it at its expiry: started again, it would
-     * put off the ask or give-up of a load in progress by a whole wait. */
-    if (owed && !timer_remaining(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, NULL)) arm_deadline();
+    if (is_failed_latest(created)) {
+        if (A.failed_copies) A.failed_copies--;
+        if (sent)
+            A.failed_state = FAILED_SETTLED;
+        else
+            owe(created);
+        port_irq_restore(s);
+        return;
+    }
+    for (uint8_t i = 0; i < MOTET_BUS_FOLLOWED; i++) {
+        followed_t *f = &A.older[i];
+        if (!f->copies || f->err != created[0] || f->loader != created[BUS_APP_OUTCOME_SIZE] ||
+            f->number != created[BUS_APP_OUTCOME_SIZE + 1])
+            continue;
+        f->copies = sent ? 0 : (uint8_t) (f->copies - 1u);
+        if (!sent && !f->copies) drop_owed(f->loader, f->number);
+        if (!f->copies) unfollow(i);
+        break;
+    }
     port_irq_restore(s);
-    if (dropped) drop_owed(created[BUS_APP_OUTCOME_SIZE], created[BUS_APP_OUTCOME_SIZE + 1]);
 }
 
 /* At an expiry of the verdict deadline, task context: the failure owed
- * (owe()), if any, sent again, and owed again if the queue refuses it. */
+ * (owe()), if any, sent again. Its copy counted under the lock that opens
+ * it: a description before it is queued (interrupt, supersede()) must
+ * find it waiting, or failed_here() would log it unsent while it goes. */
 static void pay_owed(void)
 {
     uint8_t owed[BUS_APP_CREATED_SIZE];
+    bool mine = false, latest = false;
     port_irq_state_t s = port_irq_save();
     bool due = A.failed_state == FAILED_OWED;
     if (due) {
         A.failed_state = FAILED_OPEN; /* owed again if this copy is lost */
         A.failed_sends--;
+        memcpy(owed, A.failed, sizeof owed);
+        count_copy(owed, &mine, &latest);
     }
-    memcpy(owed, A.failed, sizeof owed);
     port_irq_restore(s);
-    if (due && !report_outcome(owed, false)) owe(owed);
+    if (due) send_counted(owed, mine, latest); /* lost: owed again (copy_ended()) */
 }
 
 void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
@@ -318,17 +375,7 @@ void bus_app_outcome_ended(const uint8_t *outcome, bool sent)
     bool mine = is_this_load(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
     if (mine && A.mine_queued) A.mine_queued--;
     if (sent) bus_app_report(bus_self(), outcome);
-    /* Our failure of a load ended here: every module has it now, or it
-     * is owed as a refused one is; an earlier one replaced, dropped. */
-    if (replaced_ended(outcome)) {
-        if (!sent) drop_owed(outcome[BUS_APP_OUTCOME_SIZE], outcome[BUS_APP_OUTCOME_SIZE + 1]);
-        return;
-    }
-    if (!failed_latest(outcome)) return;
-    if (sent)
-        A.failed_state = FAILED_SETTLED;
-    else
-        owe(outcome);
+    copy_ended(outcome, sent);
 }
 
 /* Our outcome of the load we take part in, broadcast, and kept to send
@@ -359,9 +406,8 @@ static void give_verdict(void)
     A.verdict_block = NULL;
     if (m) queue_copy_into_block(m, A.verdict, sizeof A.verdict);
     A.committed = m && A.verdict[0] == MT_OK;
-    /* The deadline has nothing left to wait for (a failure owed aside):
-     * its timer entry is freed now rather than held until it expires for
-     * nothing. Stopped running, it has no expiry to come. */
+    /* Nothing left to wait for (a failure owed aside): its timer entry is
+     * freed now, not held until it expires for nothing. */
     if (A.failed_state != FAILED_OWED)
         timer_counted_stop(MT_PID_APPMGR, BUS_APP_DEADLINE_TIMER, &A.expiries_owed);
     port_irq_restore(s);
@@ -377,11 +423,12 @@ static void give_verdict(void)
  * stays ours, the one an ASK is answered with. A copy of our MT_OK still
  * waiting to go becomes the failure: sent as it was, it would go out
  * first, and a module that lacked only ours would commit the load ended
- * here. One the interface has goes first; the failure follows it. True
- * if our outcome is to be broadcast (no copy of it waits); interrupts off. */
-static bool fail_mine(mt_err_t why)
+ * here. One the interface has goes first; the failure follows it. The
+ * copies waiting that carry our failure: none, and it is to be broadcast;
+ * interrupts off. */
+static uint8_t fail_mine(mt_err_t why)
 {
-    if (A.outcome_given && A.mine[0] != MT_OK) return !A.mine_queued;
+    if (A.outcome_given && A.mine[0] != MT_OK) return A.mine_queued;
     uint8_t was[BUS_APP_CREATED_SIZE], now[BUS_APP_CREATED_SIZE];
     mine_as_sent(was);
     bool copies = A.outcome_given && A.mine_queued;
@@ -390,7 +437,7 @@ static bool fail_mine(mt_err_t why)
     A.mine[2] = bus_self();
     A.outcome_given = true;
     mine_as_sent(now);
-    return !(copies && bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now, A.mine_queued));
+    return copies ? bus_rewrite_waiting(BUS_FRAME_CREATED, was, now, sizeof now, A.mine_queued) : 0;
 }
 
 /* A newer load (`loader`, `number`) supersedes the one this module waits
@@ -410,11 +457,11 @@ static bool supersede(mt_module_t loader, uint8_t number)
     A.verdict[2] = 0;
     give_verdict();
     if (number == A.number) return true;
-    bool broadcast = fail_mine(MT_ERR_BUS_LOST);
+    uint8_t copies = fail_mine(MT_ERR_BUS_LOST);
     uint8_t failed[BUS_APP_CREATED_SIZE];
     mine_as_sent(failed);
-    failed_here(failed);
-    if (broadcast && !report_outcome(failed, false)) owe(failed);
+    failed_here(failed, copies);
+    if (!copies) report_outcome(failed, false); /* lost: owed (copy_ended()) */
     return true;
 }
 
@@ -425,12 +472,11 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
     if (!bus_active()) return sched_send_to(MT_PID_APPMGR, PORT_0, (void *) desc, len, 0);
     if (len > MOTET_APP_DESC_MAX || (len && !desc)) return log_error(MT_ERR_DESC_LENGTH);
     uint8_t number = (uint8_t) (A.last_number + 1u);
-    /* The loader takes part in its load from here on: another module's
-     * outcome can come before the loader's own frame is acknowledged by
-     * everyone; and before the frame is queued, since a port's interface
-     * may take frames in meanwhile (the native link does), another load's
-     * description among them, which must find this module busy. With
-     * interrupts off: a description must see the load whole. */
+    /* The loader takes part in its load from here on: another's outcome can
+     * come before our frame is acknowledged, and before it is queued (a
+     * port's interface may take frames in meanwhile, as the native link
+     * does) another load's description, which must find this module busy,
+     * and see the load whole (interrupts off). */
     port_irq_state_t s = port_irq_save();
     bool busy = A.busy && !(overdue() && supersede(bus_self(), number));
     last_load_t last = {A.loader, A.number, A.outcome_given, A.committed, A.disagreeing};
@@ -443,9 +489,8 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)
         A.last_number = number;
         return MT_OK;
     }
-    /* Logged. Nothing went, so no module takes part, and the load this
-     * module remembers is still the last: an ASK for our outcome of it is
-     * answered, and a failure of it after it committed here logged. */
+    /* Logged. Nothing went: the load remembered is still the last (an ASK
+     * for it answered, a failure of it after it committed logged). */
     s = port_irq_save();
     A.busy = false;
     A.loader = last.loader;
@@ -621,6 +666,7 @@ void bus_app_deadline(void)
      * is a failure, its own stage one's (its record keeps that cause). */
     bool manager_logs = give_up && A.verdict_block && A.verdict[0] == MT_OK &&
                         !(A.outcome_given && A.mine[0] != MT_OK);
+    uint8_t copies = 0; /* of our failure at a give-up, waiting (fail_mine()) */
     if (give_up) {
         /* It fails here, undone by our manager, and our outcome is that
          * failure (fail_mine()): the modules still waiting fail it too,
@@ -631,7 +677,8 @@ void bus_app_deadline(void)
             A.verdict[1] = APPMGR_NO_TASK;
             A.verdict[2] = 0;
         }
-        again = fail_mine(MT_ERR_TIMEOUT);
+        copies = fail_mine(MT_ERR_TIMEOUT);
+        again = !copies;
         give_verdict();
     } else if (due) {
         A.asks++;
@@ -639,10 +686,10 @@ void bus_app_deadline(void)
     }
     uint8_t created[BUS_APP_CREATED_SIZE];
     mine_as_sent(created);
-    if (give_up) failed_here(created);
+    if (give_up) failed_here(created, copies);
     port_irq_restore(s);
     if (give_up && !manager_logs) log_error(MT_ERR_TIMEOUT);
-    if (again && !report_outcome(created, false) && give_up) owe(created);
+    if (again) report_outcome(created, false); /* our failure lost: owed (copy_ended()) */
     if (!due || give_up) return;
     /* One ASK at a time: behind a frame that cannot go out (our own DESC
      * unacknowledged), more would only fill the transmit queue. */

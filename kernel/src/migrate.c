@@ -276,8 +276,39 @@ const char *migrate_phase_name(uint8_t phase)
     return phase < MIG_PHASE_END && names[phase] ? names[phase] : "?";
 }
 
+static mig_asked_t *asked_find(mt_pid_t pid)
+{
+    for (uint8_t i = 0; i < MIG_ASKED; i++)
+        if (MIG.asked[i].count && MIG.asked[i].pid == pid) return &MIG.asked[i];
+    return NULL;
+}
+
+bool mig_asked(mt_pid_t pid)
+{
+    return asked_find(pid) != NULL;
+}
+
+void mig_asked_refused(mt_pid_t pid)
+{
+    mig_asked_t *a = asked_find(pid);
+    if (a) a->count--;
+}
+
+/* The task's migration has its outcome here (MIG_DONE: its RESULT, or the
+ * CONFIRM that it runs at its destination): every request for it from
+ * before has ended, the one that moved it and any it overtook (put off,
+ * then dropped, mig_task_gone()), which no refusal will end. */
+static void asked_ended(mt_pid_t pid)
+{
+    port_irq_state_t s = port_irq_save();
+    mig_asked_t *a = asked_find(pid);
+    if (a) a->count = 0;
+    port_irq_restore(s);
+}
+
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err)
 {
+    if (phase == MIG_DONE) asked_ended(pid);
     log_event(EV_MIGRATE, pid, (uint16_t) ((phase << 8) | other));
     if (!observer) return;
     migrate_event_t ev = {.pid = pid, .phase = phase, .other = other, .err = err};
@@ -355,6 +386,26 @@ mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
     return mig_ring_push(MIG_MSG_REQUEST, bus_self(), d, 4) ? MT_OK : MT_ERR_QUEUE_FULL;
 }
 
+/* Our own request leaves for another module: whoever it reaches may
+ * refuse it, and a refusal is taken only for a task asked for here
+ * (migrate_bus.c): the requester a forwarded hop names cannot be checked
+ * where it arrives. False, nothing noted, with no place for pid, or 255
+ * requests for it awaiting their end: then it does not leave. */
+static bool note_asked(mt_pid_t pid)
+{
+    port_irq_state_t s = port_irq_save();
+    mig_asked_t *a = asked_find(pid);
+    for (uint8_t i = 0; !a && i < MIG_ASKED; i++)
+        if (!MIG.asked[i].count) a = &MIG.asked[i];
+    bool room = a && a->count < UINT8_MAX;
+    if (room) {
+        a->pid = pid;
+        a->count++;
+    }
+    port_irq_restore(s);
+    return room;
+}
+
 /* A request here: this is the source, or it goes on along the route. */
 static void on_request(const mig_record_t *r)
 {
@@ -376,7 +427,13 @@ static void on_request(const mig_record_t *r)
         mig_refuse(pid, MT_ERR_NO_ROUTE, requester);
         return;
     }
-    if (requester == bus_self() && hops == 0) mig_notify(pid, MIG_REQUESTED, dest, MT_OK);
+    if (requester == bus_self() && hops == 0) {
+        if (!note_asked(pid)) {
+            mig_refuse(pid, MT_ERR_FULL, requester); /* logged, told to our observer */
+            return;
+        }
+        mig_notify(pid, MIG_REQUESTED, dest, MT_OK);
+    }
     uint8_t d[4] = {pid, dest, requester, (uint8_t) (hops + 1u)};
     mig_ctrl(MIG_MSG_REQUEST, where, MIG_CTRL_PRIO, d, 4);
 }

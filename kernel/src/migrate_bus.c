@@ -104,11 +104,16 @@ static uint8_t checked_role(uint8_t kind)
 
 /* Of a migration this module takes part in, only the destination attaches
  * and only the source sends the image and what follows it, or decides;
- * of one it takes no part in, only the task's host decides. */
+ * of one it takes no part in, only the task's host decides. A refusal is
+ * taken only by a module that asked for the task to move: the requester
+ * a forwarded REQUEST names is the forwarder's word, which the module
+ * that refuses cannot check, so a forged one must not make another
+ * module log a refusal of a request it never made. */
 static bool from_its_part(const bus_frame_t *f)
 {
     const uint8_t *p = f->payload;
     uint8_t role = checked_role(f->port);
+    if (f->port == MIG_MSG_REFUSED) return mig_asked(p[0]);
     if (role == ROLE_PEER) return true;
     const slot_t *s = mig_slot_find(role, p[0], p[1]);
     if (!s) return role != ROLE_FREE || may_decide(p[0], f->src);
@@ -133,6 +138,7 @@ void migrate_bus_rx(const bus_frame_t *f)
         mig_ring_push(f->port, f->src, f->payload, MIG_END_RING);
     } else {
         if (f->port == MIG_MSG_RESULT) mig_peer_rx_result(f);
+        if (f->port == MIG_MSG_REFUSED) mig_asked_refused(f->payload[0]);
         /* Checked (migrate_bus_valid()): at most MIG_CTRL_MAX bytes. */
         mig_ring_push(f->port, f->src, f->payload, (uint8_t) f->len);
     }

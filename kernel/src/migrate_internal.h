@@ -342,6 +342,16 @@ typedef struct mig_ctrl {
     uint8_t data[MIG_CTRL_MAX];
 } mig_ctrl_t;
 
+/* A task our first hops asked to move, and how many such requests of
+ * ours await their end (0: a free place). A first hop leaves only for a
+ * task this module routes elsewhere, of which it knows at most
+ * MOTET_MAX_REMOTE_TASKS: so many places. */
+typedef struct mig_asked {
+    mt_pid_t pid;
+    uint8_t count;
+} mig_asked_t;
+#define MIG_ASKED MOTET_MAX_REMOTE_TASKS
+
 typedef struct mig {
     slot_t slots[MOTET_MIGRATE_SLOTS];
     mig_record_t ring[MOTET_MIGRATE_RING];
@@ -358,7 +368,8 @@ typedef struct mig {
     mig_outcome_t outcomes[MIG_OUTCOMES]; /* the latest decided here, a ring */
     uint8_t next_outcome;
     mig_retry_t retries[MIG_RETRIES];
-    slot_t *serialising; /* the source slot whose task is in PORT_SERIALIZE */
+    slot_t *serialising;          /* the source slot whose task is in PORT_SERIALIZE */
+    mig_asked_t asked[MIG_ASKED]; /* our requests awaiting their end */
 } mig_t;
 
 extern mig_t MIG; /* the one migrator of this module */
@@ -375,6 +386,12 @@ static MT_INLINE bool may_decide(mt_pid_t pid, mt_module_t m)
 
 /* migrate.c */
 uint32_t mig_bit(mt_module_t m);
+/* Whether a request of ours for pid to move awaits its end: a refusal of
+ * it is taken. Any context. */
+bool mig_asked(mt_pid_t pid);
+/* A refusal of one of our requests for pid has come: one request fewer
+ * awaits its end. Interrupt context or interrupts off. */
+void mig_asked_refused(mt_pid_t pid);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
 /* Free what slot s holds but its line of held messages (out): its image,

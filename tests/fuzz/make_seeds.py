@@ -239,6 +239,18 @@ def bus_rx_seeds(desc):
     for _ in range(10):
         ev.time(250000).tx_end()
     seeds["load-asked"] = ev.out
+    # Module 0's loads 1, 2 and 3, each superseding the one before on which
+    # we reported MT_OK: our failures of 1 and 2 wait together, the earlier
+    # followed to its copies' end. The first frame of ours reaches every
+    # module, the next is rejected until given up, the rest go; then the
+    # verdict deadline's expiries (an owed failure sent again).
+    ev = Events()
+    for number in (LOAD, LOAD + 1, LOAD + 2):
+        ev.frame(DESC, 0, PID_APPMGR, number, desc, prio=7).time(1000)
+    ev.tx_end().tx_end(8, result=1).tx_end(4)
+    for _ in range(3):
+        ev.time(250000).tx_end()
+    seeds["loads-superseded"] = ev.out
     ev = Events()
     ev.raw(frame(DATA, 0, SELF, 3, 0x20, PORT_0, 0x30, 2, b"raw"))
     ev.raw(frame(DATA, 0, SELF, 4, 0x20, PORT_0, 0x30, 2, b"bad")[:-1] + b"\0")

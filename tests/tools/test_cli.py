@@ -135,6 +135,13 @@ def test_an_unsent_record_names_the_load_whose_failure_never_went():
         "our failure of load 5 of m1 never sent: the queue was full or the bus gave it up"
 
 
+def test_an_untracked_record_names_the_load_whose_failure_is_followed_no_more():
+    ev = eventlog.parse_line("EV 8 UNTRACKED 0 0x0105")
+    assert eventlog.describe(ev) == (
+        "our failure of load 5 of m1 followed no more: too many newer failures; "
+        "whether it reached every module is not known")
+
+
 def test_a_task_timer_record_reads_as_its_expiry_and_its_timeout_send():
     recs = eventlog.parse("EV 50 TIMER 0x21 3\nEV 52 START 0x21 7\n")
     assert recs == [eventlog.Event(50, "TIMER", 0x21, 3, line=1),

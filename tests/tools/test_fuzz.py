@@ -30,7 +30,7 @@ def test_checked_in_seeds_are_what_the_script_writes():
     on_disk = {t: {p.name: p.read_bytes() for p in (FUZZ / "corpus" / t).iterdir()}
                for t in fuzz.TARGETS}
     assert on_disk == {t: {n: bytes(d) for n, d in files.items()} for t, files in written.items()}
-    # a few each, a seed per kind of input a target takes (fuzz_bus_rx: nine)
+    # a few each, a seed per kind of input a target takes (fuzz_bus_rx: ten)
     assert all(2 <= len(files) <= 12 for files in on_disk.values())
 
 

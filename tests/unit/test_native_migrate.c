@@ -2103,6 +2103,143 @@ static void test_migrator_frames_with_fields_out_of_range_are_dropped(void **sta
     assert_int_equal(migrate_active(), 0);
 }
 
+/* A REFUSED names only the task: a module takes one only for a task it
+ * asked to move by a first hop of its own. Module 0's refusal of a
+ * request this module never made, as a host refuses to whatever
+ * requester a forwarded hop named, is dropped (before: taken, an error
+ * and a MIG_REFUSED logged for a request nobody here made). */
+static void test_a_refusal_of_a_request_never_made_here_is_dropped(void **state)
+{
+    (void) state;
+    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 0);
+}
+
+/* Our request for REMOTE goes to module 0, its first hop naming this
+ * module; module 0's refusal of it is taken once (MIG_REFUSED with its
+ * error), and a second copy, a request no longer waiting, is dropped. */
+static void test_the_refusal_of_our_request_is_taken_once(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(REMOTE, 2), MT_OK);
+    sched_run_pending();
+    bus_frame_t hop = sent_frame(n_sent - 1);
+    assert_int_equal(hop.dst, 0);
+    assert_int_equal(hop.port, MIG_MSG_REQUEST);
+    const uint8_t first_hop[4] = {REMOTE, 2, SELF, 1};
+    assert_memory_equal(hop.payload, first_hop, sizeof first_hop);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
+    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_NOT_MOVABLE);
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 1);
+}
+
+/* Our request for `pid` to move to module 2 has left, its first hop
+ * sent. */
+static void request_sent(mt_pid_t pid)
+{
+    assert_int_equal(migrate_request(pid, 2), MT_OK);
+    sched_run_pending();
+    assert_int_equal(sent_frame(n_sent - 1).port, MIG_MSG_REQUEST);
+    finish_tx(PORT_BUS_SENT);
+}
+
+/* Module 0's refusal of a request of ours for `pid`, taken or dropped. */
+static void refused_by_0(mt_pid_t pid)
+{
+    const uint8_t refused[2] = {pid, MT_ERR_NOT_MOVABLE};
+    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
+    sched_run_pending();
+}
+
+/* Two requests of ours for one task, both refused by its host: each
+ * refusal is taken (before: one entry per task, cleared by the first,
+ * so the second was dropped as a bad frame). A third is not. */
+static void test_two_requests_for_one_task_take_two_refusals(void **state)
+{
+    (void) state;
+    request_sent(REMOTE);
+    request_sent(REMOTE);
+    uint32_t bad = bus_stats()->rx_bad;
+    refused_by_0(REMOTE);
+    refused_by_0(REMOTE);
+    assert_int_equal(bus_stats()->rx_bad, bad);
+    assert_int_equal(refusals, 2);
+    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 2);
+}
+
+/* Three requests of ours at once, for three tasks on module 0 (a
+ * replan): the refusal of the first is taken (before: only the latest
+ * MOTET_MIGRATE_SLOTS were remembered, and it was dropped). */
+static void test_a_refusal_is_taken_whatever_requests_came_after_it(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(0x33, 2, 0), MT_OK);
+    assert_int_equal(sched_task_create_remote(0x34, 2, 0), MT_OK);
+    request_sent(REMOTE);
+    request_sent(0x33);
+    request_sent(0x34);
+    uint32_t bad = bus_stats()->rx_bad;
+    refused_by_0(REMOTE);
+    assert_int_equal(bus_stats()->rx_bad, bad);
+    assert_int_equal(refusals, 1);
+}
+
+/* The task's migration ends (its source's CONFIRM: it runs on module
+ * 2): every request for it from before has ended with it, so a refusal
+ * of one after that is dropped as a bad frame, logged. */
+static void test_the_tasks_migration_ends_the_requests_for_it(void **state)
+{
+    (void) state;
+    request_sent(REMOTE);
+    request_sent(REMOTE);
+    const uint8_t confirm[4] = {REMOTE, 1, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    assert_int_equal(dones, 1);
+    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 0);
+}
+
+/* At the bound, 255 requests of ours for one task awaiting their end,
+ * one more does not leave: refused here, logged (MT_ERR_FULL) and told
+ * to our observer, never silently untracked. A refusal frees a place. */
+static void test_a_request_past_the_bound_is_refused_here(void **state)
+{
+    (void) state;
+    for (unsigned i = 0; i < UINT8_MAX; i++) {
+        n_sent = 0; /* the capture keeps the latest frames only */
+        request_sent(REMOTE);
+    }
+    unsigned frames = n_sent;
+    assert_int_equal(migrate_request(REMOTE, 2), MT_OK);
+    sched_run_pending();
+    assert_int_equal(n_sent, frames); /* nothing left */
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_FULL);
+    assert_int_equal(test_count_logged_errors(MT_ERR_FULL), 1);
+    refused_by_0(REMOTE);
+    assert_int_equal(refusals, 2);
+    request_sent(REMOTE);
+}
+
+/* A REFUSED naming no task (MT_PID_NONE, what a free place of the
+ * requests awaiting their end holds) is dropped, and never taken. */
+static void test_a_refusal_naming_no_task_is_dropped(void **state)
+{
+    (void) state;
+    const uint8_t refused[2] = {MT_PID_NONE, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    assert_int_equal(refusals, 0);
+}
+
 /* Only a migration's source freezes, decides and confirms it. */
 static void test_source_parts_from_another_module_are_dropped(void **state)
 {
@@ -2458,6 +2595,13 @@ int main(void)
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
+        cmocka_unit_test_setup(test_a_refusal_of_a_request_never_made_here_is_dropped, setup),
+        cmocka_unit_test_setup(test_the_refusal_of_our_request_is_taken_once, setup),
+        cmocka_unit_test_setup(test_two_requests_for_one_task_take_two_refusals, setup),
+        cmocka_unit_test_setup(test_a_refusal_is_taken_whatever_requests_came_after_it, setup),
+        cmocka_unit_test_setup(test_the_tasks_migration_ends_the_requests_for_it, setup),
+        cmocka_unit_test_setup(test_a_request_past_the_bound_is_refused_here, setup),
+        cmocka_unit_test_setup(test_a_refusal_naming_no_task_is_dropped, setup),
         cmocka_unit_test_setup(test_source_parts_from_another_module_are_dropped, setup),
         cmocka_unit_test_setup(test_attached_from_another_module_is_dropped, setup),
         cmocka_unit_test_setup(test_an_outcome_from_a_module_the_task_is_not_on_is_dropped, setup),

@@ -13,7 +13,7 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
            TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
-           BUS_LOST BUS_GAP BUDGET DISAGREE UNSENT
+           BUS_LOST BUS_GAP BUDGET DISAGREE UNSENT UNTRACKED
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port
@@ -44,6 +44,11 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            this module failed, whose failure broadcast a full transmit
            queue refused or the bus gave up, and which is dropped unsent
            (docs/bus.md)
+           UNTRACKED: loader module << 8 | the loader's number for a load
+           this module failed, whose failure a newer one replaced while
+           copies of it were still to go, and which is followed no more
+           (MOTET_BUS_FOLLOWED earlier failures were followed already):
+           whether it reached every module is not known (docs/bus.md)
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -105,7 +110,8 @@ from .textfile import utf8_text
 
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
-               "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE", "UNSENT")
+               "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE", "UNSENT",
+               "UNTRACKED")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -438,6 +444,9 @@ def describe(ev):
     if t == "UNSENT":
         return (f"our failure of load {a & 0xFF} of m{a >> 8} never sent: "
                 "the queue was full or the bus gave it up")
+    if t == "UNTRACKED":
+        return (f"our failure of load {a & 0xFF} of m{a >> 8} followed no more: "
+                "too many newer failures; whether it reached every module is not known")
     if t == "BAD_FRAME":
         kind = FRAME_TYPES[a & 0xFF] if (a & 0xFF) < len(FRAME_TYPES) else f"type {a & 0xFF}"
         return f"{kind} frame from m{a >> 8} dropped"

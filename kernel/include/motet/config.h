@@ -175,6 +175,17 @@
 #define MOTET_BUS_LOST_NOTES 4
 #endif
 
+/* Earlier failures of application loads (docs/bus.md, Lost frames) whose
+ * copies are still in the transmit queue that the bus manager follows to
+ * their end, once a newer failure has taken their place, so that each is
+ * logged unsent (EV_UNSENT) exactly when no copy reached the modules; one
+ * more is followed no more, logged (EV_UNTRACKED). Each one followed has a
+ * copy in the transmit queue, so MOTET_BUS_TX_QUEUE places never run out;
+ * a module short of RAM may keep fewer (4 B each; the AVR port keeps 2). */
+#ifndef MOTET_BUS_FOLLOWED
+#define MOTET_BUS_FOLLOWED MOTET_BUS_TX_QUEUE
+#endif
+
 /* Module addresses are 0 .. MOTET_BUS_MODULES-1 (membership is a bit mask). */
 #ifndef MOTET_BUS_MODULES
 #define MOTET_BUS_MODULES 16
@@ -401,6 +412,9 @@
 #endif
 #if MOTET_BUS_LOST_NOTES < 1 || MOTET_BUS_LOST_NOTES > 32
 #error "MOTET_BUS_LOST_NOTES must be 1..32"
+#endif
+#if MOTET_BUS_FOLLOWED < 1 || MOTET_BUS_FOLLOWED > MOTET_BUS_TX_QUEUE
+#error "MOTET_BUS_FOLLOWED must be 1..MOTET_BUS_TX_QUEUE (each one followed has a copy queued)"
 #endif
 #if MOTET_BUS_MODULES < 2 || MOTET_BUS_MODULES > 32
 #error "MOTET_BUS_MODULES must be 2..32 (membership is a 32-bit mask)"

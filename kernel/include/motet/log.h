@@ -52,6 +52,11 @@ typedef enum {
                    * or given up by the bus, dropped unsent: a newer one owed
                    * instead, lost at every retry, or lost once a newer one had
                    * taken its place (docs/bus.md, Lost frames) */
+    EV_UNTRACKED, /* arg = a load's loader << 8 | the loader's number for it: this
+                   * module's failure of that load, replaced by a newer one while
+                   * copies of it were still to go, followed no more (more than
+                   * MOTET_BUS_FOLLOWED such): whether one reached every module is
+                   * not known (docs/bus.md, Lost frames) */
     EV_TYPE_COUNT
 } log_event_type_t;
 
