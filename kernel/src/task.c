@@ -7,7 +7,8 @@
  * first use and cleared when a destination goes, so that a send along a
  * route never looks a pid up (send.c). A kill of a task on the stack waits
  * until its frame is popped (dispatch.c); FINAL then runs as its last
- * handler and everything it owned goes.
+ * handler and everything it owned goes. A task whose INIT fails is killed
+ * the same way at that INIT's pop, without FINAL: it never initialised.
  */
 #include <string.h>
 
@@ -327,6 +328,18 @@ static void kill_on_pop_irq_off(task_t *t)
     port_irq_enable(); /* FINAL is a handler like any other */
     task_kill_end(t, final);
     (void) port_irq_save();
+}
+
+/* Its flags are changed here, under the END's lock, before the pop looks
+ * at them: without TASK_INIT_RUNNING the pop does not mark it initialised
+ * (so no FINAL, task_kill_begin_irq_off()) nor release its held messages,
+ * which its destruction refuses as a kill's; with TASK_KILL_PENDING the
+ * pop kills it. A kill asked for while its INIT ran is the same kill. */
+void task_init_failed_irq_off(task_t *t, mt_err_t err)
+{
+    log_event(EV_INITFAIL, t->pid, (uint16_t) err);
+    sched.kill_on_pop = kill_on_pop_irq_off;
+    task_set_flags(t, TASK_KILL_PENDING, TASK_INIT_RUNNING);
 }
 
 #if MOTET_THREADS
