@@ -167,8 +167,10 @@ typedef struct sched_state {
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid; task_none where none */
     /* The rest of a kill asked for while its task ran, at its frame's pop;
      * irq off on entry and return. Set by the two sources of
-     * TASK_KILL_PENDING, sched_task_kill() and an INIT's failure
-     * (task_init_failed_irq_off()), both task.c's. */
+     * TASK_KILL_PENDING, both task.c's: sched_task_kill() (FINAL, then the
+     * destruction) and, unless a kill set it, an INIT's failure
+     * (task_init_failed_irq_off(): the destruction only), so that an image
+     * without kills links none of their code. NULL until then. */
     void (*kill_on_pop)(task_t *t);
     /* The interrupt slot (post.c): an interrupt's bare message that will
      * run first at the interrupt's exit, in no queue until then

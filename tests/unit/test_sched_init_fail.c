@@ -6,7 +6,8 @@
  * messages held for it) goes as a kill takes it, the held messages
  * counted in its KILL; EV_INITFAIL names it with the error, and a send to
  * it afterwards, by pid or along a route, is refused as to no task. An INIT
- * that succeeds changes nothing of this.
+ * that succeeds changes nothing of this, and a kill beside a failed INIT,
+ * waiting below it or asked for after it, still runs its task's FINAL.
  *
  * MOTET_TEST_KERNEL: default nothreads
  */
@@ -254,6 +255,68 @@ static void test_an_init_that_kills_its_task_and_fails_ends_it_once(void **state
     assert_int_equal(got.kills, 1);
 }
 
+/* ---- a failed INIT beside a kill: both end, each its own way ---- */
+
+enum { PID_KILLER = 0x22 };
+static unsigned killer_finals;
+
+/* On PORT_0 it kills itself (its kill waits for its pop), then gives the
+ * fragile task, more important, an INIT that runs at once and fails. On
+ * PORT_0 + 1 it only kills itself. */
+static mt_err_t killer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port == PORT_FINAL) killer_finals++;
+    if (port == PORT_0 || port == PORT_0 + 1) assert_int_equal(sched_task_kill(PID_KILLER), MT_OK);
+    if (port == PORT_0) assert_int_equal(sched_task_init(PID_FRAGILE, GOOD_INIT, 2), MT_OK);
+    return MT_OK;
+}
+
+static void make_killer_and_important_fragile(void)
+{
+    task_spec_t spec = {.pid = PID_KILLER, .prio = 3, .handler = killer};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(PID_KILLER, NULL, 0), MT_OK);
+    task_spec_t fragile_spec = {.pid = PID_FRAGILE, .prio = 6, .handler = fragile};
+    assert_int_equal(sched_task_create(&fragile_spec), MT_OK);
+    killer_finals = 0;
+}
+
+/* The failed INIT ends its task above a task whose kill waits for its own
+ * pop: that one still gets its FINAL. */
+static void test_a_kill_waiting_below_a_failed_init_still_runs_final(void **state)
+{
+    (void) state;
+    mem_stats_t before;
+    mem_get_stats(&before);
+    make_killer_and_important_fragile();
+    assert_int_equal(sched_send_to(PID_KILLER, PORT_0, NULL, 0, 0), MT_OK);
+    assert_int_equal(inits, 1);
+    assert_gone(&before);
+    assert_int_equal(killer_finals, 1);
+    assert_false(sched_task_exists(PID_KILLER));
+    logged_t got = drain_fragile();
+    assert_int_equal(got.initfails, 1);
+    assert_int_equal(got.kills, 1);
+}
+
+/* A kill on the stack after a failed INIT has ended its task runs FINAL. */
+static void test_a_kill_after_a_failed_init_still_runs_final(void **state)
+{
+    (void) state;
+    mem_stats_t before;
+    mem_get_stats(&before);
+    make_killer_and_important_fragile();
+    assert_int_equal(sched_task_init(PID_FRAGILE, GOOD_INIT, 2), MT_OK);
+    assert_int_equal(inits, 1);
+    assert_gone(&before);
+    assert_int_equal(sched_send_to(PID_KILLER, PORT_0 + 1, NULL, 0, 0), MT_OK);
+    assert_int_equal(killer_finals, 1);
+    assert_false(sched_task_exists(PID_KILLER));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +326,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_send_to_a_task_whose_init_failed_is_refused, setup),
         cmocka_unit_test_setup(test_an_init_that_succeeds_is_unchanged, setup),
         cmocka_unit_test_setup(test_an_init_that_kills_its_task_and_fails_ends_it_once, setup),
+        cmocka_unit_test_setup(test_a_kill_waiting_below_a_failed_init_still_runs_final, setup),
+        cmocka_unit_test_setup(test_a_kill_after_a_failed_init_still_runs_final, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
