@@ -208,6 +208,10 @@ function(motet_avr_bench_kernel prefix name threads)
   # The kernel calls the port back (the bus driver from bus.c and
   # module_main()): let the linker see the port after it.
   target_link_libraries(${kernel} INTERFACE ${port})
+  # Frame sizes for `motet stack`, as the default kernel's (kernel/CMakeLists.txt).
+  # Not the port's: avr-gcc 5.4 warns that it cannot size its naked
+  # functions (-Werror); `motet stack` estimates them from their prologues.
+  target_compile_options(${kernel} PRIVATE -fstack-usage)
   if(MOTET_SIMAVR_INCLUDE)
     target_include_directories(${port} PRIVATE ${MOTET_SIMAVR_INCLUDE})
   endif()

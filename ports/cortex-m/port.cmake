@@ -58,4 +58,7 @@ function(motet_cortex_m_bench_kernel prefix)
   # The kernel calls the port back (the bus driver from bus.c and
   # module_main()): let the linker see the port after it.
   target_link_libraries(${prefix}_kernel INTERFACE ${prefix}_port)
+  # Frame sizes for `motet stack`, as the default kernel's (kernel/CMakeLists.txt).
+  target_compile_options(${prefix}_kernel PRIVATE -fstack-usage)
+  target_compile_options(${prefix}_port PRIVATE -fstack-usage)
 endfunction()

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import appc  # noqa: E402
+from motetlib import appc, appc_text, appdesc  # noqa: E402
 
 CORPUS = HERE / "corpus"
 
@@ -50,7 +50,7 @@ def body(ftype, src, dst, seq, pid, port, src_pid, prio, payload):
 
 def frame(*fields):
     b = body(*fields)
-    return b + struct.pack("<H", appc.crc16(b))
+    return b + struct.pack("<H", appdesc.crc16(b))
 
 
 def outcome(err, loader, number, task=0xFF, module=0):
@@ -247,11 +247,11 @@ def bus_rx_seeds(desc):
 
 
 def seeds():
-    desc = appc.compile_text(DESCRIPTION)
-    hello = appc.compile_file(ROOT / "apps" / "hello" / "hello.toml")
-    mcast = appc.compile_file(ROOT / "apps" / "pingpong" / "mcast.toml")
-    hello_text = appc.read_text(ROOT / "apps" / "hello" / "hello.toml")
-    named = hello + appc.names_trailer(*appc.names(hello_text))
+    desc = appc_text.compile_text(DESCRIPTION)
+    hello = appc_text.compile_file(ROOT / "apps" / "hello" / "hello.toml")
+    mcast = appc_text.compile_file(ROOT / "apps" / "pingpong" / "mcast.toml")
+    hello_text = appc_text.read_text(ROOT / "apps" / "hello" / "hello.toml")
+    named = hello + appc.names_trailer(*appc_text.names(hello_text))
     out = {
         "fuzz_app_file": {"named": named, "bare": hello,
                           "mcast": mcast + appc.names_trailer(["a"] * 5, ["g"])},

@@ -17,14 +17,14 @@ HELLO = ROOT / "apps" / "hello" / "hello.toml"
 GOLDEN = Path(__file__).with_name("hello_golden.hex")
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import appc  # noqa: E402
+from motetlib import appc, appc_text, appdesc  # noqa: E402
 
-PORT_0 = appc.PORT_0
+PORT_0 = appdesc.PORT_0
 
 
 @pytest.fixture(scope="module")
 def hello_blob() -> bytes:
-    return appc.compile_file(HELLO)
+    return appc_text.compile_file(HELLO)
 
 
 # ---- the hello application ---------------------------------------------------
@@ -42,16 +42,16 @@ def test_golden_dump_text_is_current(hello_blob):
 
 
 def test_hello_decodes_to_its_description(hello_blob):
-    d = appc.decode(hello_blob)
+    d = appdesc.decode(hello_blob)
     assert d["length"] == len(hello_blob) == 62
     timer, hello, radio = d["tasks"]
     assert timer == {
         "prog_id": 1,
         "rel_pid": 0,
         "priority": 1,
-        "flags": appc.TASK_MOVABLE,
+        "flags": appdesc.TASK_MOVABLE,
         "module": 0,
-        "routes": [(appc.PID_MULTICAST, 0)],
+        "routes": [(appdesc.PID_MULTICAST, 0)],
         "init": (125000).to_bytes(4, "little"),
     }
     assert hello["prog_id"] == 2 and hello["routes"] == [(2, PORT_0)]
@@ -62,11 +62,11 @@ def test_hello_decodes_to_its_description(hello_blob):
 
 
 def test_encode_inverts_decode(hello_blob):
-    assert appc.encode(appc.decode(hello_blob)) == hello_blob
+    assert appdesc.encode(appdesc.decode(hello_blob)) == hello_blob
 
 
 def test_crc_check_value():
-    assert appc.crc16(b"123456789") == 0x29B1
+    assert appdesc.crc16(b"123456789") == 0x29B1
 
 
 # ---- every feature of the text format ------------------------------------------
@@ -100,12 +100,12 @@ members = ["first:15"]
 
 
 def test_full_feature_description():
-    d = appc.decode(appc.compile_text(FULL))
+    d = appdesc.decode(appc_text.compile_text(FULL))
     first, second = d["tasks"]
     assert (first["prog_id"], first["priority"], first["module"], first["flags"]) == (200, 6, 3, 0)
     assert first["routes"] == [(1, PORT_0 + 15), (0xF0, 1), (0xF0, 0), (0xF3, 8), (0xF1, 23)]
     assert first["init"] == bytes.fromhex("ff 3412 ffffffff ff feff 00000080 6869 deadbeef")
-    assert second["flags"] == appc.TASK_MOVABLE and second["routes"] == []
+    assert second["flags"] == appdesc.TASK_MOVABLE and second["routes"] == []
     assert [g["members"] for g in d["groups"]] == [
         [(0, PORT_0), (1, PORT_0), (1, PORT_0 + 1)],
         [(0, PORT_0 + 15)],
@@ -114,10 +114,10 @@ def test_full_feature_description():
 
 def test_limits_are_configurable():
     text = FULL.replace("priority = 6", "priority = 10")
-    with pytest.raises(appc.AppcError):
-        appc.compile_text(text)
-    limits = appc.Limits(prio_levels=12)
-    assert appc.decode(appc.compile_text(text, limits), limits)["tasks"][0]["priority"] == 10
+    with pytest.raises(appdesc.AppcError):
+        appc_text.compile_text(text)
+    limits = appdesc.Limits(prio_levels=12)
+    assert appdesc.decode(appc_text.compile_text(text, limits), limits)["tasks"][0]["priority"] == 10
 
 
 # ---- the command line ------------------------------------------------------------
@@ -178,6 +178,23 @@ def test_motet_appc_on_random_bytes_is_one_line_and_status_2(tmp_path):
     assert res.stderr.splitlines() == [f"appc: error: {path}: line 2, column 118: byte 0x80 is "
                                        "not UTF-8 text; a description is TOML, which is UTF-8"]
     assert res.stdout == ""
+
+
+def test_an_output_appc_cannot_write_is_no_refusal_of_the_description(tmp_path, capsys):
+    """A write failure was recorded as a refused description, status 2:
+    it says what it is, exits with its own status and leaves no refusal."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    refusal = tmp_path / "refused" / "hello.txt"
+    for out in (["-o", str(blocked / "hello.bin")], ["--c", str(blocked / "hello.c")]):
+        status = appc.main([str(HELLO), *out, "--refusal-file", str(refusal)])
+        assert status == appc.OUTPUT_FAILED != appc.REFUSED
+        assert capsys.readouterr().err == (f"appc: error: cannot write {out[1]}: "
+                                           "Not a directory\n")
+        assert not refusal.exists()
+    assert appc.main([str(tmp_path / "nope.toml"), "--refusal-file", str(refusal)]) == 2
+    assert refusal.read_text() == (f"appc: error: cannot read {tmp_path / 'nope.toml'}: No such "
+                                   "file or directory\n")
 
 
 def test_main_rejects_bad_symbol(tmp_path, capsys):
@@ -264,8 +281,8 @@ def test_text_error(tmp_path, capsys, old, new, patterns):
 
 
 def test_no_tasks():
-    with pytest.raises(appc.AppcError, match="at least one task"):
-        appc.compile_text('task = []\n[app]\nname = "x"\n[programs]\nt = 1\n')
+    with pytest.raises(appdesc.AppcError, match="at least one task"):
+        appc_text.compile_text('task = []\n[app]\nname = "x"\n[programs]\nt = 1\n')
 
 
 # ---- decode() validates as the kernel does -------------------------------------
@@ -273,7 +290,7 @@ def test_no_tasks():
 
 def _reseal(blob: bytearray) -> bytes:
     blob[10:12] = b"\0\0"
-    blob[10:12] = appc.crc16(bytes(blob)).to_bytes(2, "little")
+    blob[10:12] = appdesc.crc16(bytes(blob)).to_bytes(2, "little")
     return bytes(blob)
 
 
@@ -303,46 +320,46 @@ DECODE_ERRORS = [
 def test_decode_rejects(hello_blob, at, value, code, offset):
     blob = bytearray(hello_blob)
     blob[at] = value
-    with pytest.raises(appc.DescError) as e:
-        appc.decode(_reseal(blob))
+    with pytest.raises(appdesc.DescError) as e:
+        appdesc.decode(_reseal(blob))
     assert (e.value.code, e.value.offset) == (code, offset)
 
 
 def test_decode_rejects_a_route_to_the_senders_own_timeout_port(hello_blob):
     blob = bytearray(hello_blob)
     blob[0x3A:0x3C] = bytes([1, 4])  # hello (relative pid 1) -> itself, TIMEOUT0
-    with pytest.raises(appc.DescError, match="system port TIMEOUT0") as e:
-        appc.decode(_reseal(blob))
+    with pytest.raises(appdesc.DescError, match="system port TIMEOUT0") as e:
+        appdesc.decode(_reseal(blob))
     assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", 0x3B)
 
 
 def test_decode_rejects_a_global_route_to_a_system_port():
     text = HELLO_TEXT.replace('"radio:0"', '{pid = "appmgr", port = 8}')
-    blob = bytearray(appc.compile_text(text))
+    blob = bytearray(appc_text.compile_text(text))
     at = blob.index(bytes([0xF3, 8]))
     blob[at + 1] = 0  # appmgr's INIT
-    with pytest.raises(appc.DescError) as e:
-        appc.decode(_reseal(blob))
+    with pytest.raises(appdesc.DescError) as e:
+        appdesc.decode(_reseal(blob))
     assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", at + 1)
 
 
 def test_decode_rejects_a_route_to_the_managers_bus_ports():
     text = HELLO_TEXT.replace('"radio:0"', '{pid = "appmgr", port = 8}')
-    blob = bytearray(appc.compile_text(text))
+    blob = bytearray(appc_text.compile_text(text))
     at = blob.index(bytes([0xF3, 8]))
     for port in (9, 10, 11, 23):  # the verdict's, DISAGREED, DESC, the last
         blob[at + 1] = port
         bus_port = rf"port {port} of pid 0xf3 \(appmgr\) is the bus's"
-        with pytest.raises(appc.DescError, match=bus_port) as e:
-            appc.decode(_reseal(blob))
+        with pytest.raises(appdesc.DescError, match=bus_port) as e:
+            appdesc.decode(_reseal(blob))
         assert (e.value.code, e.value.offset) == ("MT_ERR_DESC_ROUTE", at + 1)
 
 
 def test_system_ports_match_the_kernel_header():
     header = (ROOT / "kernel/include/motet/sched.h").read_text()
     ports = re.findall(r"^\s*PORT_(\w+)", header[header.index("PORT_INIT = 0"):], re.M)
-    assert tuple(ports[:ports.index("0")]) == appc.SYSTEM_PORTS
-    assert appc.PORT_0 == 8
+    assert tuple(ports[:ports.index("0")]) == appdesc.SYSTEM_PORTS
+    assert appdesc.PORT_0 == 8
 
 
 def test_every_application_in_the_tree_compiles():
@@ -350,11 +367,31 @@ def test_every_application_in_the_tree_compiles():
     # re-placement tables (docs/planner.md)
     for toml in sorted((ROOT / "apps").glob("*/*.toml")):
         if not toml.name.endswith((".profile.toml", ".table.toml")):
-            appc.compile_file(toml)
+            appc_text.compile_file(toml)
 
 
 def test_decode_rejects_checksum_and_length(hello_blob):
-    with pytest.raises(appc.DescError, match="CHECKSUM"):
-        appc.decode(hello_blob[:-1] + b"\x09")
-    with pytest.raises(appc.DescError, match="LENGTH"):
-        appc.decode(hello_blob[:-1])
+    with pytest.raises(appdesc.DescError, match="CHECKSUM"):
+        appdesc.decode(hello_blob[:-1] + b"\x09")
+    with pytest.raises(appdesc.DescError, match="LENGTH"):
+        appdesc.decode(hello_blob[:-1])
+
+
+def test_an_output_write_failing_part_way_leaves_the_old_output_whole(tmp_path):
+    """appc truncated its output before writing it: a write failing part
+    way (here the file size limit, as a full disk would) left a cut-off C
+    file, which the build's next step compiled. The old output stays as it
+    was, and no temporary is left beside it."""
+    out = tmp_path / "hello_desc.c"
+    out.write_text("/* the previous output */\n")
+    limit = ("import resource, sys; sys.path.insert(0, sys.argv[1]); "
+             "resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64)); "
+             "from motetlib import appc; sys.exit(appc.main(sys.argv[2:]))")
+    res = subprocess.run([sys.executable, "-c", limit, str(ROOT / "tools"), str(HELLO),
+                          "--c", str(out)], capture_output=True, text=True)
+    assert res.returncode == appc.OUTPUT_FAILED, res.stderr
+    assert res.stderr == f"appc: error: cannot write {out}: File too large\n", res.stderr
+    assert out.read_text() == "/* the previous output */\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hello_desc.c"]
+    assert appc.main([str(HELLO), "--c", str(out)]) == 0
+    assert "hello_desc[]" in out.read_text()

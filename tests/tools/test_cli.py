@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MOTET = ROOT / "tools" / "motet"
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import bench_all, build, cli, eventlog, setup_env, thread_size  # noqa: E402
+from motetlib import (bench_all, build, cli, eventlog, lint, setup_env, stages,  # noqa: E402
+                      thread_size)
 
 # A handmade dump: task 0x10 handles a timeout and sends to 0x11, which runs
 # nested and allocates; console text and a comment are mixed in.
@@ -352,16 +353,38 @@ def test_build_and_size_for_another_port_default_to_its_own_tree(monkeypatch):
     port. A --build-dir given is taken as it is."""
     built = []
     monkeypatch.setattr(build, "build", lambda bdir, port, **kw: built.append((bdir, port)) or 0)
-    monkeypatch.setattr(build, "size_check", lambda bdir, port: built.append((bdir, port)) or 0)
-    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: built.append(("size", bdir, port))
+                        or 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: built.append(
+        ("threads", bdir, port)) or 0)
     assert cli.main(["build", "--port", "avr", "--target", "hello"]) == 0
     assert cli.main(["size", "--port", "cortex-m"]) == 0
     assert cli.main(["build"]) == 0
     assert cli.main(["build", "--port", "avr", "--build-dir", "mine"]) == 0
-    assert built == [(build.port_build_dir(None, "avr"), "avr"),
-                     (build.port_build_dir(None, "cortex-m"), "cortex-m"),
+    cortex_m = build.port_build_dir(None, "cortex-m")
+    assert built == [(build.port_build_dir(None, "avr"), "avr"), (cortex_m, "cortex-m"),
+                     ("size", cortex_m, "cortex-m"), ("threads", cortex_m, "cortex-m"),
                      (build.port_build_dir(None, "native"), "native"), ("mine", "avr")]
     assert built[0][0].name.endswith("-avr")
+
+
+def test_motet_size_builds_the_kernels_both_checks_compare_first(monkeypatch):
+    """One build of the kernels the size check and the threads check read,
+    then the two checks, in the tree of the port; a build that fails stops
+    it before either check."""
+    calls = []
+    status = [0]
+    monkeypatch.setattr(build, "build", lambda bdir, port, targets=(), **kw: calls.append(
+        ("build", port, list(targets))) or status[0])
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: calls.append("size") or 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: calls.append("threads") or 0)
+    assert cli.main(["size", "--port", "avr"]) == 0
+    assert calls == [("build", "avr", ["motet_kernel", "motet_kernel_nolog", "motet_kernel_core",
+                                       "motet_kernel_nothreads"]), "size", "threads"]
+    calls.clear()
+    status[0] = 1
+    assert cli.main(["size"]) == 1
+    assert calls == [("build", "native", [*build.KERNEL_TARGETS, "motet_kernel_nothreads"])]
 
 
 @pytest.mark.parametrize("command", ["run-hello", "demo"])
@@ -391,8 +414,9 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
     monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
     monkeypatch.setattr(build, "build", lambda bdir, port, **kw: used.append(("build", bdir,
                                                                               port)) or 0)
-    monkeypatch.setattr(cli, "unit_tests", lambda bdir: (used.append(("unit", bdir)), (0, ""))[1])
-    monkeypatch.setattr(build, "size_check", lambda bdir, port, do_build: used.append(
+    monkeypatch.setattr(stages, "unit_tests",
+                        lambda bdir: (used.append(("unit", bdir)), (0, ""))[1])
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: used.append(
         ("size", bdir, port)) or 0)
     monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
     assert cli.main(["test", "--port", "avr", "--only", "unit,size"]) == 0
@@ -400,9 +424,71 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
     assert used == [("build", avr, "avr"), ("unit", avr), ("size", avr, "avr")]
 
 
+@pytest.mark.parametrize("build_dir", [None, "mine"])
+def test_the_ports_stage_takes_another_port_and_tests_it_in_its_tree(build_dir, monkeypatch):
+    """The ports stage tests every port, --port's among them, yet `motet
+    test --port X --only ports` was refused; it runs, and --port's tree is
+    the one the build, unit and size stages use (--build-dir, or
+    build-X), the other ports' trees beside the native tree."""
+    used = []
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    monkeypatch.setattr(build, "build", lambda bdir, port, **kw: used.append((port, bdir)) or 0)
+    monkeypatch.setattr(build, "run", lambda cmd, **kw: used.append(("ctest", cmd[2])) or
+                        subprocess.CompletedProcess(cmd, 0, "", ""))
+    given = ["--build-dir", build_dir] if build_dir else []
+    assert cli.main(["test", "--port", "avr", *given, "--only", "ports"]) == 0
+    avr_tree = build_dir or build.port_build_dir(None, "avr")
+    cortex_m_tree = build.port_build_dir(None, "cortex-m")
+    assert used[0] == ("avr", avr_tree)  # the build stage
+    assert sorted(used[1:], key=str) == sorted(
+        [("avr", avr_tree), ("cortex-m", cortex_m_tree),
+         ("template", build.port_build_dir(None, "template")),
+         ("ctest", avr_tree), ("ctest", cortex_m_tree)], key=str)
+
+
+def test_the_template_port_is_tested_as_the_refusal_says(monkeypatch, capsys):
+    """The refusal of the native stages suggested the unit stage for the
+    template, which fails on a tree with no tests. What a refusal suggests
+    for each port is refused for none; the unit stage of the template says
+    it has no tests. (Its tree is configured without tests whoever builds
+    it: test_a_fresh_template_tree_configures.)"""
+    used = []
+    monkeypatch.setattr(setup_env, "setup", lambda *a, **k: 0)
+    monkeypatch.setattr(build, "build", lambda bdir, port, extra=(), **kw: used.append(
+        (port, bdir, list(extra))) or 0)
+    monkeypatch.setattr(build, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, "",
+                                                                                    ""))
+    monkeypatch.setattr(build, "size_check", lambda bdir, port: 0)
+    monkeypatch.setattr(thread_size, "check", lambda bdir, port: 0)
+    template = build.port_build_dir(None, "template")
+    assert cli.main(["test", "--port", "template", "--only", "ports"]) == 0
+    assert used[0] == ("template", template, [])  # the build stage
+    assert ("template", template, []) in used[1:]  # the ports stage
+    capsys.readouterr()
+
+    for port in [*stages.EMULATED_PORTS, *stages.BUILD_ONLY_PORTS]:
+        used.clear()
+        assert cli.main(["test", "--port", port]) == 2
+        err = capsys.readouterr().err
+        suggested = re.search(rf"`motet test --port {port} --only ([a-z,]+)` builds and tests ",
+                              err)
+        assert suggested, err
+        stages_named = suggested.group(1).split(",")
+        assert ("unit" in stages_named) == (port not in stages.BUILD_ONLY_PORTS), err
+        assert cli.main(["test", "--port", port, "--only", suggested.group(1)]) == 0, \
+            capsys.readouterr().err
+        assert used and all(extra == [] for _, _, extra in used)
+    capsys.readouterr()
+    assert cli.main(["test", "--port", "template", "--only", "unit"]) == 2
+    assert capsys.readouterr().err == (
+        "test: error: --port template: stage unit: the template port is only compiled, it has "
+        f"no tests; `motet test --port template --only size,ports` builds and tests {template}\n")
+
+
 @pytest.mark.parametrize("args, says", [
-    (["test", "--port", "avr"], "test: error: --port avr: stages scenario, sanitize, fuzz, "
-                                "ports test the native port"),
+    (["test", "--port", "avr"], "test: error: --port avr: stages scenario, sanitize, fuzz "
+                                "test the native port, not avr; `motet test --port avr --only "
+                                "unit,size,ports` builds and tests "),
     (["test", "--port", "cortex-m", "--only", "fuzz"], "test: error: --port cortex-m: stage "
                                                        "fuzz tests the native port"),
     (["bench", "--port", "avr", "--only", "avr"], "bench: error: --port avr: each benchmark "
@@ -410,8 +496,8 @@ def test_test_for_another_port_builds_and_tests_its_own_tree(monkeypatch):
 ])
 def test_test_and_bench_say_which_stages_or_benchmarks_take_no_port(args, says, monkeypatch,
                                                                     capsys):
-    """A stage of the native port (scenario, sanitize, fuzz) or of every
-    port (ports), and every benchmark, take no --port: they ran on the
+    """A stage of the native port (scenario, sanitize, fuzz), and every
+    benchmark, take no --port: they ran on the
     native tree (reconfigured for the port by the build stage, or by the
     ssl benchmark) as if it were given; they are refused, status 2, before
     anything is set up or built."""
@@ -454,6 +540,18 @@ def test_size_report_fails_when_log_code_remains():
     nolog = {"log.c.o": (12, 0, 0), "sched.c.o": (2000, 8, 100)}
     _, failures = build.size_report(logged, nolog)
     assert any("log.c.o still has 12 B of text" in f for f in failures)
+
+
+def test_size_report_finds_the_log_object_as_a_cross_toolchain_names_it():
+    """The cross ports' objects are log.c.obj: the check compared names
+    with log.c.o, and never fired on them."""
+    logged = {"log.c.obj": (400, 0, 520), "sched.c.obj": (2000, 8, 100)}
+    nolog = {"log.c.obj": (12, 0, 0), "sched.c.obj": (1900, 8, 100)}
+    _, failures = build.size_report(logged, nolog)
+    assert failures == ["log.c.obj still has 12 B of text in the no-log build"], failures
+    core = {"log.c.obj": (0, 0, 0), "sched.c.obj": (1500, 8, 90), "mcast.c.obj": (30, 0, 0)}
+    _, failures = build.size_report(logged, dict(nolog, **{"log.c.obj": (0, 0, 0)}), core, {})
+    assert failures == ["mcast.c.obj, an optional subsystem, still has 30 B in the kernel core"]
 
 
 def test_size_report_fails_when_nolog_not_smaller():
@@ -528,11 +626,11 @@ def test_lint_names_each_python_problem_by_file_and_line(tmp_path, monkeypatch, 
     tools = tmp_path / "tools"
     tools.mkdir()
     (tools / "clean.py").write_text("import os\n\nprint(os.sep)\n")
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
-    monkeypatch.setattr(cli, "PY_LINT_DIRS", ("tools",))
-    assert cli.lint_python() == (0, "pyflakes clean")
+    monkeypatch.setattr(lint, "ROOT", tmp_path)
+    monkeypatch.setattr(lint, "PY_LINT_DIRS", ("tools",))
+    assert lint.lint_python() == (0, "pyflakes clean")
     (tools / "bad.py").write_text("import re\n\nprint(undefined_name)\n")
-    status, detail = cli.lint_python()
+    status, detail = lint.lint_python()
     err = capsys.readouterr().err
     assert (status, detail) == (1, "2 pyflakes problems")
     assert "tools/bad.py:1:1: 're' imported but unused" in err
@@ -554,7 +652,7 @@ def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, syste
 
 
 @pytest.mark.parametrize("only, chosen", [
-    (None, cli.STAGES),
+    (None, stages.STAGES),
     ("lint", ("setup", "lint")),
     ("setup", ("setup",)),
     ("scenario", ("setup", "build", "scenario")),
@@ -563,12 +661,12 @@ def test_setup_brings_a_missing_python_module_from_apt_or_pip(monkeypatch, syste
 def test_test_only_runs_the_chosen_stages_and_those_they_need(only, chosen):
     """`motet test --only A,B`: the stages named, in the usual order, with
     setup and build before any stage that needs them."""
-    assert cli._chosen_stages(only) == (chosen, None)
+    assert stages._chosen_stages(only) == (chosen, None)
 
 
 @pytest.mark.parametrize("only", ["bogus", "lint,bogus", ","])
 def test_test_only_refuses_an_unknown_or_empty_stage_list(only):
-    got, error = cli._chosen_stages(only)
+    got, error = stages._chosen_stages(only)
     assert got is None and error
 
 
@@ -577,12 +675,12 @@ def test_each_stage_prints_its_time_and_a_failed_build_skips_the_rest(monkeypatc
     failing skips the later stages, and the summary names the failed one."""
     ran = []
 
-    def stages(args):
+    def test_stages(args):
         def stage(name, status):
             return name, lambda: (ran.append(name), (status, name))[1]
-        return [stage(name, 1 if name == "build" else 0) for name in cli.STAGES]
+        return [stage(name, 1 if name == "build" else 0) for name in stages.STAGES]
 
-    monkeypatch.setattr(cli, "_test_stages", stages)
+    monkeypatch.setattr(stages, "_test_stages", test_stages)
     status = cli.main(["test"])
     out = capsys.readouterr().out
     assert status == 1
@@ -610,7 +708,7 @@ def test_the_ports_ctest_runs_at_once_and_a_failed_port_is_named(monkeypatch, ca
     ports' ctest side by side (each started before either ends), prints
     each one's output whole, and names the port whose tests failed."""
     import threading
-    started = threading.Barrier(len(cli.EMULATED_PORTS), timeout=10)
+    started = threading.Barrier(len(stages.EMULATED_PORTS), timeout=10)
     built = []
     monkeypatch.setattr(build, "build", lambda pdir, port, **kw: built.append(port) or 0)
 
@@ -621,11 +719,11 @@ def test_the_ports_ctest_runs_at_once_and_a_failed_port_is_named(monkeypatch, ca
         return subprocess.CompletedProcess(cmd, status, f"tests of {pdir.name}\n", "")
 
     monkeypatch.setattr(build, "run", run)
-    status, detail = cli.port_tests(tmp_path / "build")
+    status, detail = stages.port_tests(tmp_path / "build")
     out = capsys.readouterr().out
-    assert built == [*cli.EMULATED_PORTS, *cli.BUILD_ONLY_PORTS]
+    assert built == [*stages.EMULATED_PORTS, *stages.BUILD_ONLY_PORTS]
     assert (status, detail) == (1, "failed: avr (status 8, no report: see its output)")
-    for port in cli.EMULATED_PORTS:
+    for port in stages.EMULATED_PORTS:
         assert f"ports: {port} tests\n$ ctest --test-dir {tmp_path}/build-{port} " in out
         assert f"tests of build-{port}\n" in out
 
@@ -634,7 +732,7 @@ def test_scenarios_sharing_a_module_run_stay_on_one_worker():
     """pytest-xdist runs a module-scoped fixture once per worker that gets
     one of its tests: the test command groups such a module's tests
     (--dist loadgroup and tests/scenario/conftest.py), so its run is made once."""
-    cmd = cli.pytest_command(["tests/scenario"])
+    cmd = stages.pytest_command(["tests/scenario"])
     assert cmd[cmd.index("--dist") + 1] == "loadgroup"
     res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                           "--collect-only", "-q", "-m", "xdist_group",
@@ -658,13 +756,13 @@ def test_the_sanitize_stage_leaves_out_only_the_scenarios_marked_as_repeats(monk
         return subprocess.CompletedProcess(cmd, 0)
 
     monkeypatch.setattr(build, "run", run)
-    monkeypatch.setattr(cli, "run_ctest", lambda bdir, **kw: (subprocess.CompletedProcess([], 0), ""))
-    assert cli.sanitizer_tests(tmp_path / "build")[0] == 0
+    monkeypatch.setattr(stages, "run_ctest", lambda bdir, **kw: (subprocess.CompletedProcess([], 0), ""))
+    assert stages.sanitizer_tests(tmp_path / "build")[0] == 0
     cmd = commands[-1]
     options = cmd[cmd.index("pytest"):]  # after python's own -m
     assert options[options.index("-m") + 1] == "not sanitize_repeat"
     assert cmd[-1] == "tests/scenario"
-    scenario = [str(c) for c in cli.pytest_command(cli.PYTEST_DIRS)]
+    scenario = [str(c) for c in stages.pytest_command(stages.PYTEST_DIRS)]
     assert "-m" not in scenario[scenario.index("pytest"):]
 
     def collected(*args):
@@ -673,7 +771,7 @@ def test_the_sanitize_stage_leaves_out_only_the_scenarios_marked_as_repeats(monk
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
         return {line for line in res.stdout.splitlines() if "::" in line}
 
-    every, sanitized = collected(), collected("-m", cli.SANITIZE_PYTEST_MARKERS)
+    every, sanitized = collected(), collected("-m", stages.SANITIZE_PYTEST_MARKERS)
     repeats = collected("-m", "sanitize_repeat")
     assert repeats and sanitized and sanitized == every - repeats
     # Each file keeps a sanitized test but the planner's (its runs are the
@@ -711,15 +809,15 @@ def test_a_failed_scenario_stage_names_its_failed_tests_in_the_summary(monkeypat
     workers finish them in no fixed order."""
     (tmp_path / "fake").mkdir()
     (tmp_path / "fake" / "test_fake.py").write_text(FAKE_TESTS)
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
-    monkeypatch.setattr(cli, "PYTEST_DIRS", ("fake",))
-    status, detail = cli.scenario_tests(tmp_path / "build")
+    monkeypatch.setattr(stages, "ROOT", tmp_path)
+    monkeypatch.setattr(stages, "PYTEST_DIRS", ("fake",))
+    status, detail = stages.scenario_tests(tmp_path / "build")
     assert status == 1
     assert detail == ("pytest failed: 2 tests: fake/test_fake.py::TestSetup::test_errs, "
                       "fake/test_fake.py::test_odd[2]"), detail
     assert (tmp_path / "build" / "pytest-scenario.xml").is_file()
     capsys.readouterr()
-    assert cli._summary([("scenario", status, detail)]) == 1
+    assert stages._summary([("scenario", status, detail)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[-2] == f"  scenario  FAIL  {detail}" and out[-1] == "motet test: FAILED (scenario)"
 
@@ -747,7 +845,7 @@ def test_the_sanitize_stage_names_the_failed_tests_after_its_other_findings(monk
         return subprocess.CompletedProcess(cmd, 1)
 
     monkeypatch.setattr(build, "run", run)
-    status, detail = cli.sanitizer_tests(tmp_path / "build")
+    status, detail = stages.sanitizer_tests(tmp_path / "build")
     assert (status, detail) == (1, "failed: ctest: 1 test: test_appmgr, 1 reports, pytest: 1 test: "
                                    "tests/scenario/test_hello.py::test_hello_same_seed_same_output")
 
@@ -756,6 +854,6 @@ def test_a_unit_stage_whose_tree_has_no_test_fails(tmp_path):
     # a tree configured without tests (the template port's, -DMOTET_BUILD_TESTS=OFF)
     # must not pass the unit stage having run nothing
     (tmp_path / "CTestTestfile.cmake").write_text("# no tests\n")
-    status, detail = cli.unit_tests(tmp_path)
+    status, detail = stages.unit_tests(tmp_path)
     assert status != 0
     assert detail.startswith("ctest failed")

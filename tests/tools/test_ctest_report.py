@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import build, cli, ctest_report  # noqa: E402
+from motetlib import build, ctest_report, stages  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("ctest") is None,
                                 reason="cmake and ctest are set up by `motet setup`")
@@ -53,7 +53,7 @@ def configured(tmp_path, project=PROJECT):
 
 def test_the_unit_stage_names_each_failed_ctest_program(tmp_path, capsys):
     _, bdir = configured(tmp_path)
-    status, detail = cli.unit_tests(bdir)
+    status, detail = stages.unit_tests(bdir)
     assert status != 0
     assert ctest_report.failed_tests(bdir) == FAILED
     assert detail == "ctest failed: 3 tests: " + ", ".join(FAILED), detail
@@ -65,19 +65,19 @@ def test_an_earlier_runs_failures_are_not_named_again(tmp_path):
     """ctest keeps the last failing run's list when a later run passes:
     a later failure names only its own tests."""
     src, bdir = configured(tmp_path)
-    assert cli.unit_tests(bdir)[0] != 0
+    assert stages.unit_tests(bdir)[0] != 0
     (src / "CMakeLists.txt").write_text(PROJECT.replace("COMMAND false)\n", "COMMAND true)\n", 1))
     subprocess.run(["cmake", "-S", src, "-B", bdir], check=True, capture_output=True, timeout=60)
-    assert cli.unit_tests(bdir)[1] == "ctest failed: 2 tests: test_hangs, test_missing"
+    assert stages.unit_tests(bdir)[1] == "ctest failed: 2 tests: test_hangs, test_missing"
     (src / "CMakeLists.txt").write_text(PASSING)
     subprocess.run(["cmake", "-S", src, "-B", bdir], check=True, capture_output=True, timeout=60)
-    assert cli.unit_tests(bdir) == (0, "ctest")
+    assert stages.unit_tests(bdir) == (0, "ctest")
     assert ctest_report.failed_tests(bdir) is None
 
 
 def test_a_ctest_run_that_wrote_no_list_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 8))
-    assert cli.unit_tests(tmp_path) == (8, "ctest failed: status 8, no report: see its output")
+    assert stages.unit_tests(tmp_path) == (8, "ctest failed: status 8, no report: see its output")
 
 
 def test_the_ports_stage_names_a_ports_failed_tests(tmp_path, monkeypatch):
@@ -90,10 +90,10 @@ def test_the_ports_stage_names_a_ports_failed_tests(tmp_path, monkeypatch):
     passing = tmp_path / "passing"
     passing.mkdir()
     (passing / "CMakeLists.txt").write_text(PASSING)
-    for port in cli.EMULATED_PORTS:
+    for port in stages.EMULATED_PORTS:
         subprocess.run(["cmake", "-S", src if port == "avr" else passing,
                         "-B", build.port_build_dir(tmp_path / "build", port)],
                        check=True, capture_output=True, timeout=60)
     monkeypatch.setattr(build, "build", lambda pdir, port, **kw: 0)
-    status, detail = cli.port_tests(tmp_path / "build")
+    status, detail = stages.port_tests(tmp_path / "build")
     assert (status, detail) == (1, "failed: avr (3 tests: " + ", ".join(FAILED) + ")"), detail

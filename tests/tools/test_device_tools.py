@@ -220,6 +220,24 @@ def test_programs_that_do_not_build_name_the_device_file(capsys, monkeypatch):
     assert err == f"run: error: the programs {TWO} names did not build (above)\n"
 
 
+def test_a_description_appc_refuses_in_the_build_is_the_last_thing_run_says(capsys,
+                                                                             monkeypatch):
+    """A build that stops at a refused description (status 2, appc's
+    message last, build.build()) was followed by 'the programs D names did
+    not build (above)', which buried the refusal; run adds nothing to it."""
+    refusal = ("error: the build in build stopped at an application description appc refused:\n"
+               "appc: error: apps/pingpong/pingpong.toml: task 'ping': unknown program 'pyng'\n")
+
+    def refused(*args, **kwargs):
+        print(refusal, end="", file=sys.stderr)
+        return 2
+    monkeypatch.setattr(run_device.build, "build", refused)
+    monkeypatch.setattr(run_device.build, "configured_targets", lambda bdir: None)
+    status, err = run_main(capsys, TWO, "--until", "0.1")
+    assert status == 2
+    assert err == refusal
+
+
 @pytest.mark.parametrize("spec, fault", [
     ("kill:2@1.5", hub.Fault("kill", 2, 1_500_000_000)),
     ("corrupt:1@0.1:3", hub.Fault("corrupt", 1, 100_000_000, count=3)),
@@ -665,3 +683,128 @@ program = "{images['bus']}"
     assert "pingpong" not in why
     assert "\n### As a module of a device\n" in (ROOT / "docs" / "guide.md").read_text()
     assert module_kinds.of(with_bus).lacks_the_bus(tmp_path, with_bus) is None
+
+
+@pytest.mark.parametrize("appc_status, why", [(2, "does not compile"),
+                                              (1, "could not be written")])
+def test_an_app_appc_does_not_compile_ends_the_run_with_its_status(monkeypatch, capsys,
+                                                                   appc_status, why):
+    """`motet run --app X.toml`: a description appc refuses (2) and an
+    output it cannot write (1, OUTPUT_FAILED) end the run before anything
+    is built, with appc's status and a line saying which it was."""
+    from motetlib import appc
+    written = []
+
+    def appc_main(argv):
+        written.append(argv)
+        print(f"appc: error: {'refused' if appc_status == appc.REFUSED else 'cannot write'}",
+              file=sys.stderr)
+        return appc_status
+
+    def nothing_built(*args):
+        raise AssertionError("built after appc failed")
+
+    assert (appc.REFUSED, appc.OUTPUT_FAILED) == (2, 1)
+    monkeypatch.setattr(appc, "main", appc_main)
+    monkeypatch.setattr(run_device, "build_programs", nothing_built)
+    monkeypatch.setattr(run_device, "run_compiled", nothing_built)
+    app = ROOT / "apps" / "pingpong" / "pingpong.toml"
+    status, err = run_main(capsys, TWO, "--app", app)
+    assert status == appc_status
+    assert err.splitlines()[-1] == f"run: error: --app {app}: the description {why} (above)", err
+    assert len(written) == 1 and written[0][0] == str(app) and written[0][-1] == "--names"
+
+
+def test_the_device_format_doc_is_a_valid_device_with_every_field_and_bound():
+    """docs/device-format.md is the one description of the format (the
+    module's docstring points there): its example is a device the parser
+    accepts, it names every field the parser knows, and its bounds table
+    every physical bound the parser applies."""
+    import re
+
+    text = (ROOT / "docs" / "device-format.md").read_text()
+    example = re.search(r"^```toml\n(.*?)^```$", text, re.S | re.M)[1]
+    dev = device.parse(example, "docs/device-format.md")
+    assert dev.modules[0].task_us == (("filter", 500),) and dev.modules[0].ppm == 12.5
+    source = (ROOT / "tools" / "motetlib" / "device.py").read_text()
+    known = set()
+    for listed in re.findall(r"_unknown\([^,]+, \(([^)]*)\)", source):
+        known |= set(re.findall(r'"(\w+)"', listed))
+    assert {"id", "board", "ppm", "wake_us", "nj_per_frame", "processor"} <= known
+    shown = set(re.findall(r"^(\w+) = ", example, re.M))
+    shown |= set(re.findall(r"\b(\w+) = ", example))  # the inline tables' keys
+    shown |= set(re.findall(r"^\[+(\w+)", example, re.M))  # the tables
+    assert known <= shown, sorted(known - shown)
+    table = text[text.index("| field | bounds |"):]
+    for key in device.LIMITS:
+        assert re.search(rf"`(\w+\.)?{key}`", table), key
+    assert doc_bounds(table) == {k: (lo, hi) for k, (lo, hi, _) in device.LIMITS.items()}
+    # Each default the example's comments state is what parse() gives.
+    dev = device.parse('[device]\nprogram = "x"\n[[module]]\nid = 0\n')
+    owners = {"device": (dev, dev.modules[0]), "bus": (dev.bus,), "radio": (dev,),
+              "module": (dev.modules[0],)}
+    stated = doc_defaults(example)
+    assert {("bus", "bandwidth"), ("bus", "nj_per_frame"), ("radio", "nj_per_byte"),
+            ("module", "cpu_mhz"), ("device", "max_ppm")} <= set(stated)
+    for (table_name, key), value in stated.items():
+        field = f"radio_{key}" if table_name == "radio" else key
+        owner = next(o for o in owners[table_name] if hasattr(o, field))
+        assert getattr(owner, field) == value, (table_name, key)
+
+
+def doc_bounds(table):
+    """{LIMITS key: (lowest, highest)} of the doc's bounds table: each row's
+    range for the fields of its first cell, and `(`key`: lo .. hi)` ones."""
+    import re
+
+    def number(text):
+        return eval(text.replace("^", "**"), {})  # "2^32-1", "1e9"
+
+    rng = r"(-?[\d.e^+-]+) \.\. (-?[\d.e^+-]+)"
+    out = {}
+    for row in table.splitlines()[2:]:
+        if not row.startswith("| `"):
+            break
+        _, fields, bounds, _ = row.split("|")
+        lo, hi = re.search(rng, bounds).groups()
+        for key in re.findall(r"`(?:\w+\.)?(\w+)`", fields):
+            out[key] = (number(lo), number(hi))
+        for key, lo, hi in re.findall(rf"\(`(\w+)`: {rng}\)", bounds):
+            out[key] = (number(lo), number(hi))
+    return {k: v for k, v in out.items() if k not in ("nj_per_byte", "nj_per_frame", "task_us")}
+
+
+def doc_defaults(example):
+    """{(table, field): value} the example's comments give as defaults: a
+    field whose comment says "(the default)" has its example value, one
+    that says "default N" (or "default: N") has N."""
+    import re
+    import tomllib
+
+    out, table, key, value, comment = {}, None, None, None, ""
+
+    def done():
+        if key is None:
+            return
+        if "the default" in " ".join(comment.split()):
+            out[table, key] = value
+        else:
+            m = re.search(r"default:? (-?\d+(?:\.\d+)?)\b", comment)
+            if m:
+                out[table, key] = float(m[1]) if "." in m[1] else int(m[1])
+
+    for line in example.splitlines():
+        head = re.match(r"^\[+(\w+)", line)
+        item = re.match(r"^(\w+) = ([^#]*?)\s*(#.*)?$", line)
+        if line.startswith(" ") and key is not None:
+            comment += " " + line.strip().lstrip("#")
+            continue
+        done()
+        key = None
+        if head:
+            table = head[1]
+        elif item and not item[2].startswith(("{", "[")):
+            key, comment = item[1], item[3] or ""
+            value = tomllib.loads(f"v = {item[2]}")["v"]
+    done()
+    return out

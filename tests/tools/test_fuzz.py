@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import cli, fuzz, setup_env  # noqa: E402
+from motetlib import fuzz, setup_env, stages  # noqa: E402
 
 FUZZ = ROOT / "tests" / "fuzz"
 
@@ -58,9 +58,9 @@ def test_sanitizer_report_files_fail_and_suppression_summaries_do_not(tmp_path):
     (tmp_path / "asan.103").write_text("==103==ERROR: AddressSanitizer: heap-use-after-free\n")
     (tmp_path / "asan.104").write_text("==104==WARNING: ASan is ignoring requested "
                                        "__asan_handle_no_return\n")
-    assert [name for name, _ in cli.sanitizer_reports(tmp_path)] == ["asan.103", "asan.104",
-                                                                     "ubsan.102"]
-    env = cli.sanitizer_env(tmp_path, tmp_path / "b")
+    assert [name for name, _ in stages.sanitizer_reports(tmp_path)] == ["asan.103", "asan.104",
+                                                                       "ubsan.102"]
+    env = stages.sanitizer_env(tmp_path, tmp_path / "b")
     assert f"log_path={tmp_path}/asan" in env["ASAN_OPTIONS"]
     assert f"log_path={tmp_path}/ubsan" in env["UBSAN_OPTIONS"]
     assert env["MOTET_BUILD_DIR"] == str(tmp_path / "b")

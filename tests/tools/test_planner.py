@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import appc, appplace, device, plan_report, planner, profile  # noqa: E402
+from motetlib import appc_text, appplace, device, plan_report, planner, profile  # noqa: E402
 
 pytest.importorskip("scipy.optimize", reason="`motet setup` installs scipy")
 
@@ -272,7 +272,7 @@ def test_the_command_writes_a_description_appc_compiles(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "Why each task is where it is:" in res.stdout
     assert "ht on m1: alone elsewhere: m2: m2 RAM" in res.stdout
-    assert appc.compile_file(out)
+    assert appc_text.compile_file(out)
     assert "# Placed by: ./motet plan" in out.read_text()
 
 

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from motetlib import appc, appplace, device, eventlog, profile  # noqa: E402
+from motetlib import appc_text, appplace, device, eventlog, profile  # noqa: E402
 
 APP = """# SPDX-License-Identifier: MIT
 # a sensor feeding a filter feeding a sink
@@ -80,7 +80,7 @@ def test_placed_rewrites_only_the_module_numbers():
     assert {t.name: t.module for t in back.tasks} == {"sense": 1, "filter": 1, "sink": 0}
     # everything but the placement is the same description
     same = appplace.placed(back, {"filter": 0, "sink": 1})
-    assert appc.compile_text(same) == appc.compile_text(APP)
+    assert appc_text.compile_text(same) == appc_text.compile_text(APP)
 
 
 def test_a_bad_description_is_refused_naming_the_problem():

@@ -343,9 +343,9 @@ PREEMPT_ANNOTATIONS = "root main\ndispatch dispatch\nprograms programs\nappdesc 
 
 
 def build_preempt(tmp_path, arch, recurse=False):
-    from motetlib import appc
+    from motetlib import appc_text
 
-    desc = ", ".join(str(b) for b in appc.compile_text(PREEMPT_APP))
+    desc = ", ".join(str(b) for b in appc_text.compile_text(PREEMPT_APP))
     src = PREEMPT.replace("DESC", desc)
     src = src.replace("RECURSE", "if (sink == 12345) buf[2] = (char) handler_b(state, msg);"
                       if recurse else "")
@@ -573,3 +573,222 @@ def test_a_file_stack_cannot_read_is_named_first(tmp_path, capsys, case):
     }[case]
     assert stackcheck.main([str(a) for a in argv]) == 2
     assert capsys.readouterr().err == f"stack: error: {says}\n"
+
+
+# ---- what an application's file needs: its port's, once; its tables ----
+
+def test_include_for_reads_the_file_of_the_image_machine_alone(tmp_path):
+    """An application's file names both ports' annotations; an AVR image
+    reads the AVR port's (its interrupt entry, its libc's indirect call),
+    an ARM image the Cortex-M port's, and neither file is read twice when
+    the command line names it as well."""
+    (tmp_path / "avr.annot").write_text("isr __vector_12\nindirect fputc -> -\n")
+    (tmp_path / "arm.annot").write_text("isr cm_compare_isr\n")
+    (tmp_path / "kernel.annot").write_text("task appmgr_handler\n")
+    app = tmp_path / "app.stack"
+    app.write_text("include kernel.annot\ninclude-for avr avr.annot\n"
+                   "include-for arm arm.annot\nroot main\n")
+    avr = stackcheck.read_annotations([app, tmp_path / "avr.annot", tmp_path / "kernel.annot"],
+                                      "avr")
+    assert avr.isrs == ["__vector_12"] and avr.indirect == {"fputc": ["-"]}
+    assert avr.tasks == [("appmgr_handler", None)]  # once, not once per naming
+    arm = stackcheck.read_annotations([app], "arm")
+    assert arm.isrs == ["cm_compare_isr"] and arm.indirect == {} and arm.roots == ["main"]
+    with pytest.raises(stackcheck.StackError, match=r"app.stack:2: `include-for` needs the "
+                                                    r"image's machine"):
+        stackcheck.read_annotations([app])
+    (tmp_path / "typo.stack").write_text("include-for cortex-m arm.annot\n")
+    with pytest.raises(stackcheck.StackError, match=r"typo.stack:1: `include-for` names no "
+                                                    r"machine 'cortex-m': it is one of arm, avr, "
+                                                    r"x86-64"):
+        stackcheck.read_annotations([tmp_path / "typo.stack"], "avr")
+
+
+def test_no_root_says_where_a_new_application_has_its_roots(tmp_path, capsys):
+    """A newcomer running `motet stack` on a new application's image was
+    told only to name a root: `motet new` writes the file that names them."""
+    elf = tmp_path / "app.elf"
+    elf.write_bytes(b"\x7fELF\x01\x01\x01" + bytes(11) + (83).to_bytes(2, "little") + bytes(32))
+    assert stackcheck.main([str(elf)]) == 2
+    err = capsys.readouterr().err
+    assert "stack: error: no root: name at least one with --root or `root` annotations" in err
+    assert "--annotations apps/NAME/NAME.stack" in err, err
+
+
+TWO_TABLES = {
+    "kernel.c": "static const unsigned char programs[3] = {1, 2, 3};\n"
+                "const unsigned char *kernel_table(void) { return programs; }\n",
+    "app.c": "const unsigned char *kernel_table(void);\n"
+             "static const unsigned char programs[2] = {7, 8};\n"
+             "int main(void) { return kernel_table()[0] + programs[1]; }\n",
+}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_two_statics_of_one_name_are_told_apart_by_their_file(tmp_path):
+    """A new application's table named `programs`, as the kernel's own
+    static, was refused with "2 symbols named 'programs'" and no way out
+    but renaming: the message now names the files, and FILE:SYMBOL picks
+    one."""
+    from motetlib import stack_tasks
+
+    for name, text in TWO_TABLES.items():
+        (tmp_path / name).write_text(text)
+    elf = tmp_path / "two.elf"
+    subprocess.run(["gcc", "-O0", "-o", str(elf), *TWO_TABLES], cwd=tmp_path, check=True)
+    image = stack_tasks.Elf(elf)
+    with pytest.raises(stack_tasks.ImageError) as refused:
+        image.symbol_bytes("programs")
+    assert re.fullmatch(r"two\.elf: 2 symbols named 'programs' \(in (kernel\.c, app\.c|app\.c, "
+                        r"kernel\.c)\): name the one meant by its file, `FILE:programs`, or give "
+                        r"it a name of its own", str(refused.value)), refused.value
+    assert image.symbol_bytes("app.c:programs") == bytes([7, 8])
+    assert image.symbol_bytes("kernel.c:programs") == bytes([1, 2, 3])
+    with pytest.raises(stack_tasks.ImageError, match=r"no data symbol 'main.c:programs' \(there "
+                                                     r"is one named 'programs' in app\.c, "
+                                                     r"kernel\.c\)"):
+        image.symbol_bytes("main.c:programs")
+    # A path names the file the compiler records by its base name.
+    assert image.symbol_bytes("apps/x/app.c:programs") == bytes([7, 8])
+
+
+# ---- which .su files: the link's own objects, matched by file ----
+
+WORK = r"""
+__attribute__((noinline)) int work(int x)
+{
+    volatile char buf[PAD];
+    buf[0] = (char) x;
+    return buf[x % PAD];
+}
+"""
+
+MAIN_OF_WORK = r"""
+int work(int x);
+volatile int sink;
+int main(void)
+{
+    sink = work(3);
+    return 0;
+}
+"""
+
+
+def ninja_tree(tmp_path):
+    """A Ninja build tree holding two builds of work.c with different
+    frames (PAD 8 and 400), app/app.elf linked with the small one and
+    other/other.elf with the large one."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "CMakeCache.txt").write_text("CMAKE_GENERATOR:INTERNAL=Ninja\n")
+    (tree / "work.c").write_text(WORK)
+    (tree / "main.c").write_text(MAIN_OF_WORK)
+    cc = " ".join(GCC["x86-64"])
+    (tree / "build.ninja").write_text(
+        f"rule cc\n  command = {cc} -fstack-usage $flags -c $in -o $out\n"
+        f"rule link\n  command = {cc} -o $out $in\n"
+        "build small/work.c.o: cc work.c\n  flags = -DPAD=8\n"
+        "build big/work.c.o: cc work.c\n  flags = -DPAD=400\n"
+        "build main/main.c.o: cc main.c\n"
+        "build app/app.elf: link small/work.c.o main/main.c.o\n"
+        "build other/other.elf: link big/work.c.o main/main.c.o\n")
+    res = subprocess.run(["ninja", "-C", str(tree)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return tree
+
+
+@pytest.mark.skipif(shutil.which("ninja") is None, reason="needs ninja")
+def test_frames_come_from_the_objects_the_link_used(tmp_path):
+    tree = ninja_tree(tmp_path)
+    frames = {}
+    for d in ("small", "big", "main"):
+        su = next((tree / d).glob("*.su"))
+        frames[d] = stackcheck.parse_su(su.read_text())
+    assert frames["big"]["work"][0] > frames["small"]["work"][0]
+    for elf, build_of_work in ((tree / "app" / "app.elf", "small"),
+                               (tree / "other" / "other.elf", "big")):
+        out = stackcheck.analyse(elf, ["main"], red_zone=False)
+        r = out["roots"]["main"]
+        assert not r.problems
+        assert r.depth == frames["main"]["main"][0] + frames[build_of_work]["work"][0], r.path
+        # Both frames from the .su files (not estimated), and no other build's.
+        assert not [n for n in out["notes"] if "no .su entry" in n or "several" in n], out["notes"]
+    # An image the tree did not link has no objects to name: said, not guessed.
+    copy = tree / "app" / "copy.elf"
+    shutil.copy(tree / "app" / "app.elf", copy)
+    with pytest.raises(stackcheck.StackError, match=r"cannot list the objects of its link .*"
+                                                    r"unknown target.*--su"):
+        stackcheck.analyse(copy, ["main"], red_zone=False)
+
+
+FILTER = r"""
+__attribute__((noinline)) int filter(int x)
+{
+    volatile char buf[48];
+    buf[0] = (char) x;
+    return buf[x % 48];
+}
+volatile int sink;
+int main(void)
+{
+    sink = filter(3);
+    return 0;
+}
+"""
+
+
+def su_dir(tmp_path, files):
+    d = tmp_path / "su"
+    for rel, text in files.items():
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_text(text)
+    return d
+
+
+def test_a_dynamic_frame_is_refused_though_a_larger_static_one_has_its_name(tmp_path):
+    elf = build(tmp_path, "filter", FILTER, "x86-64")
+    d = su_dir(tmp_path, {"a/app.c.su": "app.c:3:12:filter\t20\tdynamic\n",
+                          "b/other.c.su": "other.c:3:12:filter\t4000\tstatic\n"})
+    r = stackcheck.analyse(elf, ["main"], su_dirs=[d], red_zone=False)["roots"]["main"]
+    assert any("filter: frame of dynamic size" in p for p in r.problems), r.problems
+
+
+def test_a_frame_is_never_below_what_the_image_prologue_pushes(tmp_path):
+    elf = build(tmp_path, "filter", FILTER, "x86-64")
+    funcs = stackcheck.parse_objdump(stackcheck.disassemble(elf, "objdump"))
+    pushed = stackcheck.estimate_frame("x86-64", funcs["filter"])
+    assert pushed > 8
+    d = su_dir(tmp_path, {"a/filter.c.su": "filter.c:3:12:filter\t8\tstatic\n"})
+    out = stackcheck.analyse(elf, ["filter"], su_dirs=[d], red_zone=False)
+    assert out["roots"]["filter"].depth == pushed
+    assert any("prologue pushes" in n for n in out["notes"]), out["notes"]
+
+
+STATIC_HELPER = r"""
+__attribute__((noinline)) static int helper(int x)
+{
+    volatile char buf[24];
+    buf[0] = (char) x;
+    return buf[x % 24];
+}
+volatile int sink;
+int main(void)
+{
+    sink = helper(3);
+    return 0;
+}
+"""
+
+
+def test_a_static_function_takes_the_frame_of_its_own_file(tmp_path):
+    elf = build(tmp_path, "mine", STATIC_HELPER, "x86-64")
+    own = su_frames(elf)
+    entries = stackcheck.parse_su(next(elf.parent.glob("*.su")).read_text())
+    helper = next(n for n in entries if n.startswith("helper"))  # or its clone
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "theirs.c.su").write_text(f"theirs.c:2:12:{helper}\t4000\tstatic\n")
+    out = stackcheck.analyse(elf, ["main"], su_dirs=[elf.parent, other], red_zone=False)
+    r = out["roots"]["main"]
+    assert r.depth == own["main"] + own["helper"], r.path
+    assert not [n for n in out["notes"] if "several" in n], out["notes"]

@@ -4,7 +4,7 @@ its tasks placed elsewhere.
 
 The profiler (profile.py) and the planner (planner.py) read the text form
 of docs/app-format.md through load(): every rule appc checks is checked
-first (appc.compile_text), so what is read here is a valid description.
+first (appc_text.compile_text), so what is read here is a valid description.
 placed() writes a description back with new `module` numbers and nothing
 else changed (comments, order, init strings), ready for `motet appc`.
 """
@@ -15,7 +15,7 @@ import dataclasses
 import re
 import tomllib
 
-from . import appc
+from . import appc_text, appdesc
 
 
 class AppError(Exception):
@@ -68,8 +68,8 @@ class App:
 
 def parse(text: str, path: str = "<app>") -> App:
     try:
-        appc.compile_text(text)
-    except appc.AppcError as e:
+        appc_text.compile_text(text)
+    except appdesc.AppcError as e:
         raise AppError(f"{path}: {e}") from None
     doc = tomllib.loads(text)
     groups = {g["name"]: [m.split(":") for m in g["members"]] for g in doc.get("group", [])}
@@ -92,8 +92,8 @@ def parse(text: str, path: str = "<app>") -> App:
 
 def load(path) -> App:
     try:
-        text = appc.read_text(path)
-    except appc.AppcError as e:  # it names the file
+        text = appc_text.read_text(path)
+    except appdesc.AppcError as e:  # it names the file
         raise AppError(str(e)) from None
     return parse(text, str(path))
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import port_avr  # noqa: E402
 import stackcheck  # noqa: E402
+from elf_symbols import defined_symbols  # noqa: E402
 
 DATA_START = 0x100  # ATmega128: registers and I/O below
 RAM_SECTIONS = (".data", ".bss", ".rodata", "COMMON")
@@ -72,27 +72,24 @@ def items(map_path: Path) -> list[tuple[str, int]]:
 
 def ram_bytes(elf: Path) -> int:
     """The RAM the image runs with: data start to its stack's top."""
-    res = subprocess.run(["avr-nm", str(elf)], capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"avr-nm {elf} failed: {res.stderr.strip()}")
-    for line in res.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == "__stack":
-            return int(parts[0], 16) + 1 - DATA_START
-    raise RuntimeError(f"{elf}: no __stack symbol")
+    defined = defined_symbols("avr-nm", elf)
+    if defined is None:
+        raise RuntimeError(f"avr-nm cannot read {elf}")
+    if "__stack" not in defined:
+        raise RuntimeError(f"{elf}: no __stack symbol")
+    return defined["__stack"][0] + 1 - DATA_START
 
 
-def stack_bound(elf: Path, annotations: list[Path], su: list[Path]) -> stackcheck.Result:
-    ann = stackcheck.Annotations()
-    for path in annotations:
-        stackcheck.parse_annotations(path.read_text(), str(path), ann)
+def stack_bound(elf: Path, annotations: list[Path],
+                su: list[Path] | None = None) -> stackcheck.Result:
+    ann = stackcheck.read_annotations(annotations, stackcheck.elf_arch(elf))
     out = stackcheck.analyse(elf, [], ann.isrs, ann=ann, su_dirs=su)
     if out["kernel"] is None:
         raise stackcheck.StackError("no kernel-stack figure: name the interrupt entries")
     return out["kernel"]
 
 
-def report(elf: Path, annotations: list[Path], su: list[Path], small: int = 32) -> int:
+def report(elf: Path, annotations: list[Path], su: list[Path] | None, small: int = 32) -> int:
     rows = items(Path(f"{elf}.map"))
     static = port_avr.static_ram(port_avr.section_sizes(elf))
     ram = ram_bytes(elf)
@@ -123,7 +120,7 @@ def main(argv=None) -> int:
     p.add_argument("--su", action="append", type=Path, default=[])
     args = p.parse_args(argv)
     try:
-        return report(args.elf, args.annotations, args.su or [args.elf.parent])
+        return report(args.elf, args.annotations, args.su or None)
     except (OSError, RuntimeError, stackcheck.StackError) as e:
         print(f"avr_ram: error: {e}", file=sys.stderr)
         return 2

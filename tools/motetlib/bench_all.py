@@ -32,12 +32,12 @@ def _absorb(name, path):
     report.write_section(name, text)
 
 
-def _native(bdir, port):
+def _native(bdir):
     from . import bench
-    return bench.bench(bdir, None, port)
+    return bench.bench(bdir)
 
 
-def _cortex_m(bdir, port):
+def _cortex_m(bdir):
     from . import port_cortex_m
     pdir = build.port_build_dir(bdir, "cortex-m")
     if build.build(pdir, "cortex-m") != 0:
@@ -50,7 +50,7 @@ def _cortex_m(bdir, port):
     return 0
 
 
-def _avr(bdir, port):
+def _avr(bdir):
     from . import port_avr
     pdir = build.port_build_dir(bdir, "avr")
     if build.build(pdir, "avr") != 0:
@@ -63,7 +63,7 @@ def _avr(bdir, port):
         return status
 
 
-def _device(bdir, port):
+def _device(bdir):
     from . import bench_device
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "device.md"
@@ -74,12 +74,12 @@ def _device(bdir, port):
         return status
 
 
-def _ssl(bdir, port):
+def _ssl(bdir):
     from . import bench_ssl
-    return bench_ssl.bench(bdir, report.REPORT, port)
+    return bench_ssl.bench(bdir, report.REPORT)
 
 
-def _ssl_ports(bdir, port):
+def _ssl_ports(bdir):
     from . import bench_ssl_ports
     pdir = build.port_build_dir(bdir, "cortex-m")  # the same chain on Cortex-M
     if build.build(pdir, "cortex-m") != 0:
@@ -87,7 +87,7 @@ def _ssl_ports(bdir, port):
     return bench_ssl_ports.bench(pdir, report.REPORT)
 
 
-def _ssl_avr(bdir, port):
+def _ssl_avr(bdir):
     from . import bench_ssl_avr
     pdir = build.port_build_dir(bdir, "avr")  # a sensing module's share on the ATmega128
     if build.build(pdir, "avr") != 0:
@@ -95,12 +95,12 @@ def _ssl_avr(bdir, port):
     return bench_ssl_avr.bench(pdir, report.REPORT)
 
 
-def _mixed(bdir, port):
+def _mixed(bdir):
     from . import bench_mixed
     return bench_mixed.bench(bdir)
 
 
-def _migration(bdir, port):
+def _migration(bdir):
     try:
         from . import bench_migrate
     except ImportError:
@@ -109,22 +109,22 @@ def _migration(bdir, port):
     return bench_migrate.main(["--build-dir", str(build.build_dir(bdir))])
 
 
-def _migration_avr(bdir, port):
+def _migration_avr(bdir):
     from . import bench_xmigrate
     return bench_xmigrate.main(["--build-dir", str(build.build_dir(bdir))])
 
 
-def _energy(bdir, port):
+def _energy(bdir):
     from . import bench_energy
     return bench_energy.bench(bdir)
 
 
-def _energy_load(bdir, port):
+def _energy_load(bdir):
     from . import bench_energy_load
     return bench_energy_load.bench(bdir)
 
 
-def _planner(bdir, port):
+def _planner(bdir):
     from . import bench_planner
     return bench_planner.bench(bdir=bdir)
 
@@ -135,8 +135,10 @@ RUNNERS = {"native": _native, "cortex-m": _cortex_m, "avr": _avr, "device": _dev
            "energy-load": _energy_load, "planner": _planner}
 
 
-def run(bdir=None, port=build.DEFAULT_PORT, only=ALL):
-    """Run the chosen benchmarks; an exit status (the first failure's)."""
+def run(bdir=None, only=ALL):
+    """Run the chosen benchmarks, each on the ports it measures, the native
+    tree `bdir` (None: the default) and the other ports' trees beside it;
+    an exit status (the first failure's)."""
     failed = []
     unknown = [name for name in only if name not in RUNNERS]
     if unknown:
@@ -147,7 +149,7 @@ def run(bdir=None, port=build.DEFAULT_PORT, only=ALL):
     for k, name in enumerate(only, 1):
         print(f"\n== bench {name} ({k} of {len(only)}, {time.monotonic() - started:.0f} s so "
               "far)", flush=True)
-        if RUNNERS[name](bdir, port) != 0:
+        if RUNNERS[name](bdir) != 0:
             failed.append(name)
     if failed:
         print(f"bench: FAILED: {', '.join(failed)}", file=sys.stderr)

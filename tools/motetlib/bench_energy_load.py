@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 from . import build, cmdline, plot, progress, report
+from .elf_symbols import defined_symbols
 from .port_avr import find_harness, read_trace
 
 SEED = 2026
@@ -478,10 +479,10 @@ def plot_preempt(res, variants, positions):
 
 # ------------------------------------------------------------- timer overhead
 
-# The timer code's objects in an archive's `nm -A` listing: the kernel's
-# timer*.c (the list and its expiry, a timer's phase, run budgets) and the
-# port's port_avr_timer.c.
-TIMER_OBJECT = re.compile(r":(port_avr_timer|timer|timer_[a-z]+)\.c\.obj:")
+# The sources of the timer code: the kernel's timer*.c (the list and its
+# expiry, a timer's phase, run budgets) and the port's port_avr_timer.c.
+TIMER_SOURCE = re.compile(r"(port_avr_timer|timer|timer_[a-z]+)\.c")
+CODE_SYMBOL_TYPES = "tT"  # nm's letters of a symbol in .text
 
 
 def timer_symbols(bdir):
@@ -491,12 +492,9 @@ def timer_symbols(bdir):
     d = Path(bdir) / "bench" / "avr-energy-load"
     names = {TIMER_VECTOR}
     for lib in ("libload_kernel_tasks.a", "libload_kernel_periodic.a", "libload_port_tasks.a"):
-        out = subprocess.run([nm, "-A", "--defined-only", str(d / lib)], capture_output=True,
-                             text=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in "tT" and re.search(TIMER_OBJECT, parts[0]):
-                names.add(parts[2])
+        for obj, types in build.archive_symbol_types(d / lib, nm).items():
+            if TIMER_SOURCE.fullmatch(build.object_source(obj)):
+                names |= {s for s, t in types.items() if t in CODE_SYMBOL_TYPES}
     return names
 
 
@@ -630,13 +628,9 @@ XMEM_START = 0x801100  # the external SRAM's first address in avr-ld's data spac
 
 def pool_address(elf):
     """The message pool's address in an AVR image (avr-nm), None if absent."""
-    nm = shutil.which("avr-nm") or "avr-nm"
-    out = subprocess.run([nm, str(elf)], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == "msg_block_storage":
-            return int(parts[0], 16)
-    return None
+    defined = defined_symbols(shutil.which("avr-nm") or "avr-nm", elf) or {}
+    at = defined.get("msg_block_storage")
+    return at[0] if at else None
 
 
 def smoke(bdir, harness):

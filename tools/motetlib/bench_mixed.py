@@ -93,7 +93,7 @@ def sensing_ram(bdir):
     elf = build.port_build_dir(bdir, "avr") / "apps" / "ssl" / "ssl_device.elf"
     rows = avr_ram.items(Path(f"{elf}.map"))
     static = avr_ram.port_avr.static_ram(avr_ram.port_avr.section_sizes(elf))
-    bound = avr_ram.stack_bound(elf, [SENSING_STACK], [elf.parent])
+    bound = avr_ram.stack_bound(elf, [SENSING_STACK])
     if bound.problems:
         raise RuntimeError(f"{elf}: the stack analysis refused: {'; '.join(bound.problems)}")
     return rows, static, bound.depth, avr_ram.ram_bytes(elf)

@@ -20,8 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import (appc, appplace, build, device as devmod, planner, profile as profmod, report,
-               run_device)
+from . import (appc_text, appdesc, appplace, build, device as devmod, planner, profile as profmod,
+               report, run_device)
 
 SHORT_S, LONG_S = 1.0, 6.0  # the window the profile was measured over
 
@@ -94,7 +94,7 @@ def simulated(app, dev, bdir, where, period_ms):
     out = {}
     with tempfile.TemporaryDirectory(prefix="motet-plan-bench-") as tmp:
         desc = Path(tmp) / "placed.bin"
-        desc.write_bytes(appc.compile_text(appplace.placed(app, where)))
+        desc.write_bytes(appc_text.compile_text(appplace.placed(app, where)))
         reports = []
         for until in (SHORT_S, LONG_S):
             lines = []
@@ -458,7 +458,7 @@ def bench(output=None, bdir=None):
                          "Cortex-M ports' images, the harness, QEMU's plug-in) did not build "
                          "here.\n")
     except (planner.PlanError, profmod.ProfileError, devmod.DeviceError,
-            appplace.AppError, appc.AppcError) as e:
+            appplace.AppError, appdesc.AppcError) as e:
         print(f"planner bench: error: {e}", file=sys.stderr)
         return 1
     print(text)

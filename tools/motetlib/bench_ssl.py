@@ -653,9 +653,10 @@ def render_device_section(device):
     return "\n".join(out + render_device(device)[2:])
 
 
-def bench(bdir=None, output=None, port=build.DEFAULT_PORT, device_only=False):
+def bench(bdir=None, output=None, device_only=False):
+    """Build the native tree, measure, write 'ssl-device' (and 'ssl'); exit status."""
     targets = ["ssl_device"] + ([] if device_only else [exe for _, exe in PROGRAMS])
-    status = build.build(bdir, port, targets=targets)
+    status = build.build(bdir, build.DEFAULT_PORT, targets=targets)
     if status != 0:
         return status
     bdir = build.build_dir(bdir)

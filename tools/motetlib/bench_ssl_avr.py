@@ -291,11 +291,10 @@ def render(res, freq):
 def bench(build_dir, output=None, harness=None):
     bdir = Path(build_dir)
     try:
-        if (bdir / "build.ninja").exists():
-            res = subprocess.run(["cmake", "--build", str(bdir)], capture_output=True, text=True)
-            if res.returncode != 0:
-                raise BenchError(f"build failed in {bdir}:\n{res.stdout[-3000:]}"
-                                 f"{res.stderr[-3000:]}")
+        res = build.rebuild_captured(bdir)
+        if res is not None and res.returncode != 0:
+            raise BenchError(f"build failed in {bdir}:\n{res.stdout[-3000:]}"
+                             f"{res.stderr[-3000:]}")
         exe = harness_or_exit(harness or str(bdir / "tools" / "motet-simavr"))
         results = {}
         with tempfile.TemporaryDirectory(prefix="motet-ssl-avr-") as work:

@@ -131,24 +131,78 @@ def configure(bdir, port=DEFAULT_PORT, extra=()):
     return status
 
 
+# What a directory with no CMake cache may hold and still be a build tree:
+# CMake's own files (a tree configured by plain `cmake -S . -B build`, or
+# whose cache was removed), motet's record of its configure (build_tree.py),
+# what a file system or a user leaves in any directory.
+TREE_MARKERS = ("CMakeFiles", "build.ninja", build_tree.RECORD)
+ANY_DIRECTORY_HOLDS = ("lost+found",)
+# What a fuzzing run keeps in the fuzz tree (fuzz.py), which a CI cache
+# restores before the tree is configured.
+FUZZ_CORPUS = "corpus"
+FUZZ_ARTIFACTS = "artifacts"
+
+
 def foreign_tree(bdir):
-    """Why the directory `bdir` is no tree motet may configure (a CMake tree
-    of another generator or of no Motet port, named by mistake as
-    MOTET_BUILD_DIR or --build-dir), in a sentence, or None. What such a
-    directory holds is someone's: it is refused before anything is written
-    in it, the lock of tree_lock() included."""
+    """Why the directory `bdir` is no tree motet may configure, as the error
+    that tells the user what to do, or None. What such a directory holds is
+    someone's: it is refused before anything is written in it, the lock of
+    tree_lock() included. A directory with no CMake cache is a tree if it
+    holds CMake's or motet's files (TREE_MARKERS), or nothing but what any
+    directory may hold and what motet puts in a tree it has not configured
+    yet (its lock, its compiler cache, a fuzzing run's corpus in the fuzz
+    tree); anything else is someone's files (--build-dir docs), which the
+    user should keep: another --build-dir, not its removal, is the way out.
+    A CMake tree of another generator or of no Motet port is refused too."""
+    elsewhere = "pick another --build-dir"
+    try:
+        if bdir.is_symlink() and not bdir.exists():
+            return (f"{bdir} is a symbolic link to {os.readlink(bdir)}, which does not exist; "
+                    f"{elsewhere}")
+        if not bdir.exists():
+            return None
+        if not bdir.is_dir():
+            return f"{bdir} is not a directory; {elsewhere}"
+    except OSError as e:
+        return f"cannot look at {bdir}: {e.strerror}; {elsewhere}"
     try:
         cache = (bdir / "CMakeCache.txt").read_text(errors="replace")
     except FileNotFoundError:
+        try:
+            names = {p.name for p in bdir.iterdir()}
+        except OSError as e:
+            return f"cannot read {bdir}: {e.strerror}; {elsewhere}"
+        if names & set(TREE_MARKERS):
+            return None
+        allowed = {*KEPT_ACROSS_PORTS, *ANY_DIRECTORY_HOLDS}
+        if bdir.name.endswith("-fuzz"):
+            allowed |= {FUZZ_CORPUS, FUZZ_ARTIFACTS}
+        others = sorted(n for n in names if n not in allowed and not n.startswith("."))
+        if others:
+            return (f"{bdir} is no build tree: it has no CMake cache, and holds "
+                    f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}; {elsewhere}")
         return None
+    except OSError as e:
+        return f"cannot read {bdir / 'CMakeCache.txt'}: {e.strerror}; {elsewhere}"
     gen = build_tree.cached_value(cache, "CMAKE_GENERATOR")
     if gen and gen != "Ninja":
-        return f"{bdir} was configured with the {gen!r} generator, not Ninja"
+        return (f"{bdir} was configured with the {gen!r} generator, not Ninja; remove it or "
+                f"{elsewhere}")
     cached_port = build_tree.cached_value(cache, "MOTET_PORT")
     if cached_port not in known_ports():
         return (f"{bdir} is a CMake tree of no Motet port (its cache has "
-                f"MOTET_PORT={cached_port or '(nothing)'})")
+                f"MOTET_PORT={cached_port or '(nothing)'}); remove it or {elsewhere}")
     return None
+
+
+def _locked_by_motet(bdir):
+    """Whether `bdir` holds the lock file of tree_lock(), which motet writes
+    only in a tree it accepted: what another build does in it under the
+    lock (emptying it for another port) may look foreign for a moment."""
+    try:
+        return (bdir / LOCK_FILE).is_file()
+    except OSError:
+        return False
 
 
 def port_build_dir(bdir, port):
@@ -186,6 +240,13 @@ def configured_targets(bdir) -> set[str] | None:
             if line.endswith(": phony") and "/" not in line.split(": ", 1)[0]}
 
 
+def targets_not_in(bdir, targets):
+    """Those of `targets` the configured tree `bdir` has no target for: a
+    name given wrong, not a build that failed ([] if the tree cannot say)."""
+    known = configured_targets(bdir) if targets else None
+    return [t for t in targets if known is not None and t not in known]
+
+
 def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
     """Configure if needed, then build. Returns an exit status."""
     bdir = build_dir(bdir)
@@ -193,40 +254,62 @@ def build(bdir=None, port=DEFAULT_PORT, targets=(), extra=()):
         print(f"error: no port {port!r} (ports/ has: {', '.join(known_ports())})",
               file=sys.stderr)
         return 2
+    # Looked at before the lock, which would be written in a foreign
+    # directory, and again under it, where no other build changes the tree.
     refused = foreign_tree(bdir)
-    if refused:
-        print(f"error: {refused}; remove it or pick another --build-dir", file=sys.stderr)
+    if refused and not _locked_by_motet(bdir):
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
+    try:
+        bdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"error: cannot create {bdir}: {e.strerror}; pick another --build-dir",
+              file=sys.stderr)
         return 2
     with tree_lock(bdir):
+        refused = foreign_tree(bdir)
+        if refused:
+            print(f"error: {refused}", file=sys.stderr)
+            return 2
+        # A refusal recorded by an earlier build is not this one's.
+        shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         status = configure(bdir, port, extra)
         if status != 0:
+            refusals = appc_refusals(bdir)
+            if refusals:
+                return _refused(bdir, refusals)
             print(f"error: cmake configure failed in {bdir}", file=sys.stderr)
             return status
-        shutil.rmtree(bdir / APPC_REFUSALS, ignore_errors=True)
         cmd = ["cmake", "--build", bdir]
         for t in targets:
             cmd += ["--target", t]
         status = run(cmd).returncode
-        known = configured_targets(bdir) if status != 0 and targets else None
+        unknown = targets_not_in(bdir, targets) if status != 0 else []
         refusals = appc_refusals(bdir) if status != 0 else []
-    unknown = [t for t in targets if known is not None and t not in known]
     if unknown:
         print(f"error: no target {', '.join(map(repr, unknown))} in {bdir} (above: what Ninja "
               "suggests)", file=sys.stderr)
         return 2
     if refusals:
-        # Bad input, not a failed compile: what appc said, last, where the
-        # user looks, rather than amid Ninja's output.
-        print(f"error: the build in {bdir} stopped at an application description appc "
-              "refused:\n" + "".join(refusals), end="", file=sys.stderr)
-        return 2
+        return _refused(bdir, refusals)
     if status != 0:
         print(f"error: build failed in {bdir}", file=sys.stderr)
     return status
 
 
+def _refused(bdir, refusals):
+    """Say that the build of `bdir`, its configure or its compile, stopped
+    at the descriptions appc refused (appc_refusals()); status 2. Bad
+    input, not a failed build: what appc said, last, where the user looks,
+    rather than amid CMake's or Ninja's output."""
+    print(f"error: the build in {bdir} stopped at an application description appc "
+          "refused:\n" + "".join(refusals), end="", file=sys.stderr)
+    return 2
+
+
 # Where the build's appc leaves each error refusing a description
-# (motet_app_descriptions(), apps/CMakeLists.txt), emptied before each build.
+# (motet_app_descriptions(), apps/CMakeLists.txt; at configure time, the
+# AVR size check of apps/ssl/CMakeLists.txt), emptied before each build.
 APPC_REFUSALS = "appc-refused"
 
 
@@ -245,6 +328,18 @@ def tree_lock(bdir):
     with open(bdir / LOCK_FILE, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+def rebuild_captured(bdir):
+    """Bring the configured tree `bdir` up to date as it was configured,
+    under its lock (tree_lock()), Ninja's output captured: the completed
+    `cmake --build`, or None if `bdir` has no build.ninja (nothing to bring
+    up to date: the benchmarks read images built elsewhere as they are)."""
+    bdir = Path(bdir)
+    if not (bdir / "build.ninja").exists():
+        return None
+    with tree_lock(bdir):
+        return subprocess.run(["cmake", "--build", str(bdir)], capture_output=True, text=True)
 
 
 # The sanitizer build (`motet test`, stage sanitize): the native tree again,
@@ -296,16 +391,30 @@ def hello_binary(bdir=None):
 # optional subsystem compiled out, kernel/CMakeLists.txt).
 KERNEL_LIBS = ("libmotet_kernel.a", "libmotet_kernel_nolog.a", "libmotet_kernel_core.a")
 KERNEL_TARGETS = ("motet_kernel", "motet_kernel_nolog", "motet_kernel_core")
-# Sub-string of the object name of the event log in the archives.
-LOG_OBJECT = "log.c.o"
-# Objects of the optional subsystems, which must compile to no code in the
+# The suffixes CMake's generators give an object in an archive: the host
+# toolchain's log.c.o, the cross toolchains' log.c.obj.
+OBJECT_SUFFIXES = (".o", ".obj")
+
+
+def object_source(name):
+    """The source an archive member was compiled from (log.c for log.c.o
+    and log.c.obj), or the name as it is if it has no object suffix."""
+    for suffix in OBJECT_SUFFIXES:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return name
+
+
+# The source of the event log, whose object has no text in the no-log kernel.
+LOG_SOURCE = "log.c"
+# Sources of the optional subsystems, which must compile to no code in the
 # core: the event log, multicast, the application manager and the module
 # programs built on it, the bus manager, migration's protocol and threads.
 # (The codecs of descriptions, frames, images and layouts stay, for their
 # tests and tools; an image links them only where referenced.)
-OPTIONAL_OBJECTS = re.compile(r"^(log|mcast|appmgr|module|module_main|module_errors|"
+OPTIONAL_SOURCES = re.compile(r"(log|mcast|appmgr|module|module_main|module_errors|"
                               r"bus|bus_app|migrate|migrate_bus|migrate_layout|migrate_peer|migrate_source|"
-                              r"migrate_peer_cast|migrate_source_tx|thread\w*)\.c\.o")
+                              r"migrate_peer_cast|migrate_source_tx|thread\w*)\.c")
 # Symbols of those subsystems and of the statistics, which no object of the
 # core may define or reference: no hook left on a path pulls them in.
 OPTIONAL_SYMBOLS = re.compile(r"^(mcast_|appmgr_|log_|thread_|timer_interrupt_count$|"
@@ -331,19 +440,25 @@ def archive_sizes(archive):
     return parse_size_output(res.stdout)
 
 
-def archive_symbols(archive):
-    """{object: set of symbols it defines or references} of an archive."""
-    res = run(["nm", "-A", archive], quiet=True, capture_output=True, text=True)
+def archive_symbol_types(archive, nm="nm"):
+    """{object: {symbol: nm's letter for its type}} of every symbol each
+    object of an archive defines or references."""
+    res = run([nm, "-A", archive], quiet=True, capture_output=True, text=True)
     if res.returncode != 0:
-        raise RuntimeError(f"`nm {archive}` failed: {res.stderr.strip()}")
+        raise RuntimeError(f"`{nm} -A {archive}` failed: {res.stderr.strip()}")
     out = {}
     for line in res.stdout.splitlines():
         # "lib.a:obj.o:0000000000000000 T name" or "lib.a:obj.o:                 U name"
         head, _, rest = line.rpartition(":")
         fields = rest.split()
-        if fields:
-            out.setdefault(head.rpartition(":")[2], set()).add(fields[-1])
+        if len(fields) >= 2:
+            out.setdefault(head.rpartition(":")[2], {})[fields[-1]] = fields[-2]
     return out
+
+
+def archive_symbols(archive):
+    """{object: set of symbols it defines or references} of an archive."""
+    return {obj: set(types) for obj, types in archive_symbol_types(archive).items()}
 
 
 def size_report(logged, nolog, core=None, core_symbols=None):
@@ -370,16 +485,16 @@ def size_report(logged, nolog, core=None, core_symbols=None):
     if total_off >= total_on:
         failures.append(f"the no-log kernel ({total_off} B) is not smaller than the "
                         f"kernel with the event log ({total_on} B)")
-    log_text = sum(v[0] for k, v in nolog.items() if k == LOG_OBJECT)
-    if log_text:
-        failures.append(f"{LOG_OBJECT} still has {log_text} B of text in the no-log build")
+    for name, sizes in sorted(nolog.items()):
+        if object_source(name) == LOG_SOURCE and sizes[0]:
+            failures.append(f"{name} still has {sizes[0]} B of text in the no-log build")
     if core is None:
         return lines, failures
     if total_core >= total_off:
         failures.append(f"the kernel core ({total_core} B) is not smaller than the full "
                         f"kernel without the event log ({total_off} B)")
     for name, sizes in sorted(core.items()):
-        if OPTIONAL_OBJECTS.match(name) and sum(sizes):
+        if OPTIONAL_SOURCES.fullmatch(object_source(name)) and sum(sizes):
             failures.append(f"{name}, an optional subsystem, still has {sum(sizes)} B in the "
                             "kernel core")
     for name, syms in sorted((core_symbols or {}).items()):
@@ -389,13 +504,9 @@ def size_report(logged, nolog, core=None, core_symbols=None):
     return lines, failures
 
 
-def size_check(bdir=None, port=DEFAULT_PORT, do_build=True):
-    """Build the kernel configurations (log on, log off, core) and compare
-    them. Exit status."""
-    if do_build:
-        status = build(bdir, port, targets=KERNEL_TARGETS)
-        if status != 0:
-            return status
+def size_check(bdir=None, port=DEFAULT_PORT):
+    """Compare the built kernel configurations (log on, log off, core: the
+    targets KERNEL_TARGETS) of the tree `bdir`. Exit status."""
     kdir = build_dir(bdir) / "kernel"
     paths = [kdir / lib for lib in KERNEL_LIBS]
     for p in paths:

@@ -3,37 +3,15 @@
 testing, running and measuring Motet. See `motet --help`."""
 
 import argparse
-import concurrent.futures
-import os
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-from . import (bench_all, build, cmdline, ctest_report, fuzz, pytest_report, setup_env, stackcheck,
+from . import (bench_all, build, cmdline, fuzz, lint, setup_env, stackcheck, stages,
                thread_size)
+from .port_options import add_build_args, native_port_only, port_tree
 
 ROOT = build.ROOT
-
-# What `motet test` formats and lints: every C source and header below these.
-LINT_DIRS = ("kernel", "ports", "apps", "tests", "bench")
-# What pyflakes checks: every Python file below these (and tools/motet, by its shebang).
-PY_LINT_DIRS = ("tools", "tests", "apps", "bench")
-# What `motet test` runs with pytest after the unit tests.
-PYTEST_DIRS = ("tests/scenario", "tests/tools")
-PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
-
-
-def _add_build_args(p, port_tree=False, port_help=None):
-    p.add_argument("--port", default=build.DEFAULT_PORT, choices=build.known_ports(),
-                   help=port_help or "port to build for, a directory under ports/ "
-                                     "(default: %(default)s)")
-    p.add_argument("--build-dir", default=None,
-                   help="build directory, relative to the repository root "
-                        "(default: $MOTET_BUILD_DIR or build" +
-                        ("; for another --port, build-PORT beside it)" if port_tree else ")"))
-
 
 # ---- setup, build -----------------------------------------------------------
 
@@ -42,421 +20,17 @@ def cmd_setup(args):
     return setup_env.setup(groups)
 
 
-def port_tree(args):
-    """The tree of --port: --build-dir as given, else the port's own tree
-    (build for the native port, build-<port> beside it for another, where
-    `motet run` and `motet test` build that port), so that a port given
-    alone does not reconfigure the native tree for itself."""
-    return args.build_dir if args.build_dir else build.port_build_dir(None, args.port)
-
-
 def cmd_build(args):
     return build.build(port_tree(args), args.port, targets=args.target or ())
 
 
 def cmd_size(args):
-    status = build.size_check(port_tree(args), args.port)
-    return status or thread_size.check(port_tree(args), args.port)
-
-
-# ---- test -------------------------------------------------------------------
-
-def lint_files():
-    """Tracked (and new, not ignored) *.c/*.h files under LINT_DIRS."""
-    try:
-        res = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard",
-                              "-z", "--", *LINT_DIRS], cwd=ROOT, capture_output=True)
-        ok = res.returncode == 0
-    except FileNotFoundError:
-        ok = False
-    if ok:
-        names = [n for n in res.stdout.decode().split("\0") if n]
-    else:  # not a git checkout: every file on disk
-        names = [str(p.relative_to(ROOT)) for d in LINT_DIRS if (ROOT / d).is_dir()
-                 for p in (ROOT / d).rglob("*")]
-    return sorted({n for n in names if n.endswith((".c", ".h")) and (ROOT / n).is_file()})
-
-
-def _clang_format_violations(name):
-    res = subprocess.run(["clang-format", "--dry-run", "--Werror", name], cwd=ROOT,
-                         capture_output=True, text=True)
-    if res.returncode == 0:
-        return 0
-    return max(1, res.stderr.count("error:"))
-
-
-def lint():
-    """clang-format check of every C file, pyflakes of every Python file;
-    returns (status, detail)."""
-    status, detail = lint_c()
-    py_status, py_detail = lint_python()
-    return status or py_status, f"{detail}; {py_detail}"
-
-
-def lint_python():
-    """pyflakes over the host tools and the tests: unused imports and names,
-    undefined names, f-strings without placeholders."""
-    res = subprocess.run([sys.executable, "-m", "pyflakes", *PY_LINT_DIRS], cwd=ROOT,
-                         capture_output=True, text=True)
-    if res.returncode == 0:
-        print(f"lint: Python files under {', '.join(PY_LINT_DIRS)} pass pyflakes")
-        return 0, "pyflakes clean"
-    if "No module named pyflakes" in res.stderr:
-        print("lint: error: pyflakes not importable (run `./motet setup`)", file=sys.stderr)
-        return 1, "pyflakes missing"
-    problems = [line for line in (res.stdout + res.stderr).splitlines() if line.strip()]
-    print(f"lint: pyflakes found {len(problems)} problem{'s' if len(problems) != 1 else ''}:",
-          file=sys.stderr)
-    for line in problems:
-        print("    " + line, file=sys.stderr)
-    return 1, f"{len(problems)} pyflakes problem{'s' if len(problems) != 1 else ''}"
-
-
-def lint_c():
-    """clang-format check of every C file; returns (status, detail)."""
-    files = lint_files()
-    if not (ROOT / ".clang-format").exists():
-        print("lint: error: no .clang-format at the repository root", file=sys.stderr)
-        return 1, "no .clang-format"
-    try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            counts = list(pool.map(_clang_format_violations, files))
-    except FileNotFoundError:
-        print("lint: error: clang-format not found (run `./motet setup`)", file=sys.stderr)
-        return 1, "clang-format missing"
-    bad = [(f, n) for f, n in zip(files, counts) if n]
-    if not bad:
-        print(f"lint: {len(files)} C files formatted as .clang-format says")
-        return 0, f"{len(files)} files"
-    print(f"lint: {len(bad)} of {len(files)} C files are not clang-formatted:", file=sys.stderr)
-    for f, n in bad:
-        print(f"    {f}  ({n} place{'s' if n > 1 else ''})", file=sys.stderr)
-    print("lint: see the differences with `clang-format --dry-run FILE`, fix with:\n"
-          "    clang-format -i " + " ".join(f for f, _ in bad), file=sys.stderr)
-    return 1, f"{len(bad)} file{'s' if len(bad) > 1 else ''} not formatted"
-
-
-def cmd_format(args):
-    """clang-format -i, with the configuration the lint stage checks
-    against (.clang-format), on FILEs or on every file lint checks."""
-    files = [str(Path(f).resolve()) for f in args.files] or lint_files()
-    if not (ROOT / ".clang-format").exists():
-        print("format: error: no .clang-format at the repository root", file=sys.stderr)
-        return 1
-    before = {f: (ROOT / f).read_bytes() for f in files if (ROOT / f).is_file()}
-    missing = sorted(set(files) - set(before))
-    if missing:
-        print(f"format: error: no such file: {', '.join(missing)}", file=sys.stderr)
-        return 1
-    try:
-        res = subprocess.run(["clang-format", "-i", "--", *files], cwd=ROOT)
-    except FileNotFoundError:
-        print("format: error: clang-format not found (run `./motet setup`)", file=sys.stderr)
-        return 1
-    if res.returncode != 0:
-        return res.returncode
-    changed = [f for f, data in before.items() if (ROOT / f).read_bytes() != data]
-    print(f"format: {len(files)} C files, {len(changed)} reformatted"
-          + (":\n    " + "\n    ".join(changed) if changed else ""))
-    return 0
-
-
-def ctest_command(bdir):
-    """ctest on the tree `bdir`, one test per core at a time; a tree with no
-    test fails (a tree configured without tests would pass having run none)."""
-    return ["ctest", "--test-dir", bdir, "--output-on-failure", "--no-tests=error",
-            "--parallel", str(os.cpu_count() or 2)]
-
-
-def run_ctest(bdir, **kw):
-    """Run ctest_command(bdir) (`kw` to build.run); (its completed process,
-    what failed in a few words: "" if nothing did). The names of the tests
-    that failed are printed and named in those words, as run_pytest()
-    does, so that the summary (all a CI log may show) names them."""
-    ctest_report.forget(bdir)
-    res = build.run(ctest_command(bdir), **kw)
-    if res.returncode == 0:
-        return res, ""
-    failed = ctest_report.failed_tests(bdir)
-    if failed:
-        print(f"ctest: failed in {bdir}:\n    " + "\n    ".join(failed), file=sys.stderr)
-    return res, pytest_report.describe(res.returncode, failed)
-
-
-def unit_tests(bdir):
-    res, failed = run_ctest(bdir)
-    return res.returncode, "ctest" if res.returncode == 0 else f"ctest failed: {failed}"
-
-
-# Emulated ports whose kernel tests run in `motet test`, and ports that are
-# only compiled (the template proves every port.h hook has an entry).
-EMULATED_PORTS = ("cortex-m", "avr")
-BUILD_ONLY_PORTS = ("template",)
-
-
-def _ctest_captured(bdir):
-    """(status, output, what failed in a few words) of run_ctest(bdir), its
-    output kept for later."""
-    res, failed = run_ctest(bdir, quiet=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    cmd = ctest_command(bdir)
-    return (res.returncode, "$ " + " ".join(str(c) for c in cmd) + "\n" + (res.stdout or ""),
-            failed)
-
-
-def port_tests(bdir):
-    """Build every other port beside `bdir`, then run the emulated ports'
-    tests in their emulators, the two ports' ctest at once: while both run
-    they share the cores, and when one is done the other has them all, so
-    no core waits for the last test of one port before the other starts.
-    Each one's output is printed whole when it ends."""
-    failed = []
-    trees = []
-    for port in EMULATED_PORTS:
-        pdir = build.port_build_dir(bdir, port)
-        if build.build(pdir, port) == 0:
-            trees.append((port, pdir))
-        else:
-            failed.append(port)
-    for port in BUILD_ONLY_PORTS:
-        pdir = build.port_build_dir(bdir, port)
-        if build.build(pdir, port, extra=["-DMOTET_BUILD_TESTS=OFF"]) != 0:
-            failed.append(port)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(trees), 1)) as pool:
-        runs = list(pool.map(_ctest_captured, [pdir for _, pdir in trees]))
-    tests_failed = {}  # port -> which of its tests failed, in a few words
-    for (port, _), (status, out, words) in zip(trees, runs):
-        print(f"ports: {port} tests\n{out}", end="" if out.endswith("\n") else "\n", flush=True)
-        if status != 0:
-            failed.append(port)
-            tests_failed[port] = words
-    failed.sort(key=(EMULATED_PORTS + BUILD_ONLY_PORTS).index)
-    names = ", ".join(EMULATED_PORTS + BUILD_ONLY_PORTS)
-    failed = [f"{port} ({tests_failed[port]})" if port in tests_failed else port
-              for port in failed]
-    return (1, f"failed: {', '.join(failed)}") if failed else (0, names)
-
-
-def _has_pytest_files(dirs):
-    for d in dirs:
-        for p in (ROOT / d).rglob("*.py"):
-            if p.name.startswith("test_") or p.name.endswith("_test.py"):
-                return True
-    return False
-
-
-def pytest_command(dirs, report=None, markers=None):
-    """pytest on `dirs`, its tests spread over one worker per core (pytest-xdist,
-    which `motet setup` installs): a test runs its programs, a SPIN verifier
-    or a device on one core at a time. The tests a module-scoped run serves
-    share one worker (their xdist_group, tests/scenario/conftest.py), so
-    that run is made once. `report`: where pytest writes its JUnit XML;
-    `markers`: a pytest -m expression choosing the tests (None: all)."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "-n", str(os.cpu_count() or 2), "--dist", "loadgroup",
-            *([f"--junitxml={report}"] if report else []),
-            *(["-m", markers] if markers else []), *dirs]
-
-
-def run_pytest(dirs, report, env, markers=None):
-    """Run pytest_command(dirs, markers=markers), its JUnit XML report written to `report`
-    (in the build tree); (exit status, what failed in a few words: "" if
-    nothing did). The ids of the tests that failed are printed, sorted, and
-    named in those words, so that the summary at the end of the output (all a CI
-    log may show) says which tests failed."""
-    report = Path(report)
-    report.parent.mkdir(parents=True, exist_ok=True)
-    report.unlink(missing_ok=True)  # an earlier run's report names nothing of this one
-    status = build.run(pytest_command(dirs, report, markers), cwd=ROOT, env=env).returncode
-    if status in (0, PYTEST_NO_TESTS):
-        return status, ""
-    # Sorted: the report lists tests as the workers finished them, an order
-    # that changes from run to run, and the summary should not.
-    failed = pytest_report.failed_tests(report, ROOT)
-    failed = sorted(failed) if failed is not None else None
-    if failed:
-        print("pytest: failed:\n    " + "\n    ".join(failed), file=sys.stderr)
-    return status, pytest_report.describe(status, failed)
-
-
-def scenario_tests(bdir):
-    dirs = [d for d in PYTEST_DIRS if (ROOT / d).is_dir()]
-    if not dirs:
-        return 0, "no test directories"
-    env = dict(os.environ, MOTET_BUILD_DIR=str(bdir))
-    status, failed = run_pytest(dirs, Path(bdir) / "pytest-scenario.xml", env)
-    if status == PYTEST_NO_TESTS:
-        if _has_pytest_files(dirs):
-            print("scenario: error: pytest collected no tests although test files exist",
-                  file=sys.stderr)
-            return 1, "no tests collected"
-        return 0, "no tests yet"
-    return status, "pytest" if status == 0 else f"pytest failed: {failed}"
-
-
-# The sanitizer stage: the unit tests and the scenarios (whole programs and
-# devices, the hub's modules included) built with ASan and UBSan. Each
-# sanitizer writes its reports to files, so that a report from a program
-# whose exit status a test does not read still fails the stage.
-SANITIZE_PYTEST_DIRS = ("tests/scenario",)
-# Less the scenarios whose programs reach no line of C the others' do not
-# (marked sanitize_repeat, tests/conftest.py): sanitized, they would
-# check the same code again (README.md, "sanitize").
-SANITIZE_PYTEST_MARKERS = "not sanitize_repeat"
-LSAN_SUPPRESSIONS = ROOT / "tests" / "lsan.supp"
-REPORT_MARKS = ("ERROR: ", "WARNING: ", "runtime error: ")
-
-
-def sanitizer_env(log_dir, bdir):
-    """The environment of the sanitized runs: reports to files in log_dir."""
-    return dict(os.environ, MOTET_BUILD_DIR=str(bdir),
-                ASAN_OPTIONS=f"log_path={log_dir}/asan:detect_stack_use_after_return=1",
-                UBSAN_OPTIONS=f"log_path={log_dir}/ubsan:print_stacktrace=1",
-                LSAN_OPTIONS=f"suppressions={LSAN_SUPPRESSIONS}")
-
-
-def sanitizer_reports(log_dir):
-    """The report files in log_dir (a suppression summary alone is none)."""
-    found = []
-    for p in sorted(Path(log_dir).iterdir()):
-        text = p.read_text(errors="replace")
-        if any(mark in text for mark in REPORT_MARKS):
-            found.append((p.name, text))
-    return found
-
-
-def sanitizer_tests(bdir_arg):
-    status = build.build_sanitized(bdir_arg)
-    if status != 0:
-        return status, "build failed"
-    sdir = build.variant_build_dir(bdir_arg, "asan")
-    with tempfile.TemporaryDirectory(prefix="motet-sanitize-") as logs:
-        env = sanitizer_env(logs, sdir)
-        unit, unit_failed = run_ctest(sdir, env=env)
-        scen, scen_failed = run_pytest(SANITIZE_PYTEST_DIRS, Path(sdir) / "pytest-sanitize.xml",
-                                       env, SANITIZE_PYTEST_MARKERS)
-        reports = sanitizer_reports(logs)
-    for name, text in reports:
-        print(f"sanitize: report {name}:\n{text[:6000]}", file=sys.stderr)
-    # the tests' ids last: the summary line may run on
-    failed = [what for what, bad in ((f"ctest: {unit_failed}", unit.returncode),
-                                     (f"{len(reports)} reports", reports),
-                                     (f"pytest: {scen_failed}", scen)) if bad]
-    if failed:
-        return 1, "failed: " + ", ".join(failed)
-    return 0, "ASan+UBSan: ctest, " + ", ".join(SANITIZE_PYTEST_DIRS)
-
-
-def _test_stages(args):
-    """The stages of `motet test`, in order: (name, run() -> (status, detail)).
-    Those of PORT_STAGES test --port in its tree (port_tree()), the others
-    the native tree."""
-    bdir = build.build_dir(args.build_dir)
+    """Build the kernels both checks compare, then check them."""
     tree = port_tree(args)
-
-    def size():
-        st = build.size_check(tree, args.port, do_build=False)
-        return st or thread_size.check(tree, args.port), "log on vs off, threads off"
-
-    return [
-        ("setup", lambda: (setup_env.setup(), "packages")),
-        ("lint", lint),
-        ("build", lambda: (build.build(tree, args.port), "-Werror")),
-        ("unit", lambda: unit_tests(build.build_dir(tree))),
-        ("scenario", lambda: scenario_tests(bdir)),
-        ("sanitize", lambda: sanitizer_tests(args.build_dir)),
-        ("fuzz", lambda: fuzz.run(args.build_dir, fuzz.TEST_SECONDS,
-                                  jobs=os.cpu_count() or 2)),
-        ("size", size),
-        ("ports", lambda: port_tests(args.build_dir)),
-    ]
-
-
-STAGES = ("setup", "lint", "build", "unit", "scenario", "sanitize", "fuzz", "size", "ports")
-# A stage whose failure skips every later one; with --only, these run too
-# whenever a later stage is chosen (the packages, the built tree).
-GATE_STAGES = ("setup", "build")
-# The stages that build and test the port --port names, in its tree, and
-# those that take no port; the others test the native port (scenario,
-# sanitize, fuzz) or every port (ports).
-PORT_STAGES = ("build", "unit", "size")
-PORTLESS_STAGES = ("setup", "lint")
-
-
-def _chosen_stages(only):
-    """The stages `--only A,B` runs, in STAGES order (None: all), or an
-    error message."""
-    if only is None:
-        return STAGES, None
-    names = [n.strip() for n in only.split(",") if n.strip()]
-    unknown = [n for n in names if n not in STAGES]
-    if unknown or not names:
-        return None, (f"unknown stage {', '.join(unknown)}" if unknown else "no stage named")
-    last = max(STAGES.index(n) for n in names)
-    return tuple(n for i, n in enumerate(STAGES)
-                 if n in names or (n in GATE_STAGES and i < last)), None
-
-
-def _cpu_seconds():
-    """CPU time (user + system) of this process and its waited-for children."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
-def cmd_test(args):
-    chosen, error = _chosen_stages(args.only)
-    if error:
-        print(f"test: error: --only: {error} (stages: {', '.join(STAGES)})", file=sys.stderr)
-        return 2
-    not_the_port = [n for n in chosen if n not in PORT_STAGES + PORTLESS_STAGES]
-    if not_the_port and native_port_only(
-            "test", args, f"stage{'s' if len(not_the_port) > 1 else ''} "
-            f"{', '.join(not_the_port)} test{'' if len(not_the_port) > 1 else 's'} the native "
-            "port (scenario, sanitize, fuzz) or "
-            f"every port (ports, each in build-PORT beside the native tree), not one; "
-            f"`motet test --port {args.port} --only "
-            f"{','.join(n for n in PORT_STAGES if n not in GATE_STAGES)}` builds and tests "
-            f"{port_tree(args)}"):
-        return 2
-    results = []  # (stage, status or None for skipped, detail)
-    took = {}  # stage -> wall seconds
-    blocked = None  # the gate stage that failed
-    for name, run in _test_stages(args):
-        if name not in chosen:
-            continue
-        if blocked:
-            results.append((name, None, f"skipped: stage {blocked} failed"))
-            continue
-        print(f"\n== {name}", flush=True)
-        t, cpu = time.monotonic(), _cpu_seconds()
-        status, detail = run()
-        took[name] = time.monotonic() - t
-        print(f"== stage {name}: {took[name]:.0f} s (cpu {_cpu_seconds() - cpu:.0f} s)",
-              flush=True)
-        results.append((name, status, detail))
-        if status != 0 and name in GATE_STAGES:
-            blocked = name
-    if chosen != STAGES:
-        print(f"\nmotet test: only {', '.join(chosen)}")
-    return _summary(results, took)
-
-
-def _summary(results, took=None):
-    """Print a line per stage (with its seconds, where `took` has them)."""
-    print("\n== summary")
-    failed = []
-    took = took or {}
-    for name, status, detail in results:
-        word = "skip" if status is None else ("ok" if status == 0 else "FAIL")
-        if status:
-            failed.append(name)
-        secs = f"  ({took[name]:.0f} s)" if name in took else ""
-        print(f"  {name:<9} {word:<5} {detail}{secs}")
-    if failed or any(s is None for _, s, _ in results):
-        print(f"motet test: FAILED ({', '.join(failed) or 'incomplete'})")
-        return 1
-    print("motet test: all stages passed")
-    return 0
+    status = build.build(tree, args.port,
+                         targets=list(dict.fromkeys([*build.KERNEL_TARGETS, *thread_size.TARGETS])))
+    return (status or build.size_check(tree, args.port)
+            or thread_size.check(tree, args.port))
 
 
 # ---- demo, run-hello --------------------------------------------------------
@@ -499,15 +73,6 @@ def demo_ssl(build_dir_arg, port, scenario=None, out=None, device=None, drift=Tr
 # What `motet demo` runs after setup: demo(build_dir_arg, port, scenario=,
 # out=, device=, drift=) -> status.
 DEMO = demo_ssl
-
-
-def native_port_only(command, args, why):
-    """0 if --port is the native port, else 2 after saying why `command`
-    has no other (the option is there for every command that builds)."""
-    if args.port == build.DEFAULT_PORT:
-        return 0
-    print(f"{command}: error: --port {args.port}: {why}", file=sys.stderr)
-    return 2
 
 
 def cmd_demo(args):
@@ -555,7 +120,7 @@ def cmd_bench(args):
                         "the native tree, the other ports' trees are beside it"):
         return 2
     only = args.only.split(",") if args.only else bench_all.ALL
-    return bench_all.run(args.build_dir, args.port, only)
+    return bench_all.run(args.build_dir, only)
 
 
 def cmd_log(args):
@@ -618,19 +183,20 @@ def parser():
                                      "Ninja")
     s.add_argument("--target", action="append", metavar="T",
                    help="build only target T (repeatable; default: everything)")
-    _add_build_args(s, port_tree=True)
+    add_build_args(s, port_tree=True)
     s.set_defaults(func=cmd_build)
 
     s = sub.add_parser("test", help="setup, lint, build, unit, scenario, sanitizer and fuzz "
                                     "tests, size check, ports")
     s.add_argument("--only", metavar="A,B",
-                   help=f"only these stages, in the usual order ({', '.join(STAGES)}); "
-                        f"{' and '.join(GATE_STAGES)} run too when a later stage needs them")
-    _add_build_args(s, port_tree=True,
-                    port_help="port whose tree stages " + ", ".join(PORT_STAGES) +
-                              " build and test (default: %(default)s; another port takes "
-                              "only those)")
-    s.set_defaults(func=cmd_test)
+                   help=f"only these stages, in the usual order ({', '.join(stages.STAGES)}); "
+                        f"{' and '.join(stages.GATE_STAGES)} run too when a later stage needs "
+                        "them")
+    add_build_args(s, port_tree=True,
+                   port_help="port whose tree stages " + ", ".join(stages.PORT_STAGES) +
+                             " build and test, and stage ports among the others (default: "
+                             "%(default)s; another port takes only those)")
+    s.set_defaults(func=stages.cmd_test)
 
     s = sub.add_parser("demo", help="setup, build and run the demo: sound localisation and fire "
                                     "detection on a simulated five-module device")
@@ -645,7 +211,7 @@ def parser():
                    help="the device's host also checks the tasks' costs while the device runs "
                         "and re-places them on a drift (docs/planner.md; native devices; on "
                         "unless --no-drift)")
-    _add_build_args(s)
+    add_build_args(s)
     s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("run-hello", help="build and run the hello application",
@@ -656,7 +222,7 @@ def parser():
     s.add_argument("--until", metavar="S", help="stop after S seconds of module time")
     s.add_argument("--seed", metavar="N", type=int, help="seed of the simulation")
     s.add_argument("extra", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    _add_build_args(s)
+    add_build_args(s)
     s.set_defaults(func=cmd_run_hello)
 
     s = sub.add_parser("bench", help="run the benchmarks (instructions, cycles, bytes) and "
@@ -664,8 +230,8 @@ def parser():
     s.add_argument("--only", metavar="A,B",
                    help=f"only these: {', '.join(bench_all.ALL)} "
                         "(default: all; the other sections are kept)")
-    _add_build_args(s, port_help="native only: each benchmark runs on the ports it measures, "
-                                 "each port's tree beside --build-dir")
+    add_build_args(s, port_help="native only: each benchmark runs on the ports it measures, "
+                                "each port's tree beside --build-dir")
     s.set_defaults(func=cmd_bench)
 
     s = sub.add_parser("format", help="clang-format C files in place, as the lint stage wants them",
@@ -674,10 +240,10 @@ def parser():
                                    "checks): the FILEs, or every C file the lint stage checks.")
     s.add_argument("files", nargs="*", metavar="FILE",
                    help="files to format (default: every C file that lint checks)")
-    s.set_defaults(func=cmd_format)
+    s.set_defaults(func=lint.cmd_format)
 
     s = sub.add_parser("size", help="kernel footprint with and without the event log")
-    _add_build_args(s, port_tree=True)
+    add_build_args(s, port_tree=True)
     s.set_defaults(func=cmd_size)
 
     s = sub.add_parser("log", help="show an event-log dump, or export Chrome trace JSON",

@@ -2,113 +2,11 @@
 """Device descriptions: which modules a device has and how its bus behaves.
 
 A device file (TOML, e.g. devices/two-module.toml) describes the hardware a
-`motet run` simulates; the format, with every default:
-
-    [device]
-    name = "two-module"
-    program = "apps/pingpong/pingpong"  # native module binary, relative to
-                                        # the build directory (or absolute)
-    args = ["--app", "pingpong"]        # arguments for every module
-    board = ""                          # the board program of emulated
-                                        # modules (see [[module]] board)
-    loader = 0                          # module that loads the application
-    max_ppm = 20                        # clock error drawn within +/-max_ppm
-                                        # for modules whose clock has no ppm
-    handler_us = 20                     # simulated time charged for every
-                                        # handler run: the native port does
-                                        # not measure code (0: none)
-    task_us = { filter = 500 }          # ... per task, by its name in the
-                                        # description
-                                        # (both for native modules: an
-                                        # emulated one runs the code and is
-                                        # timed by it, so a device with
-                                        # either and no native module is
-                                        # refused, and each emulated module
-                                        # of a mixed one is named in a
-                                        # warning; a mixed device sets its
-                                        # native modules' handler_us in
-                                        # their [[module]] tables)
-
-    [bus]
-    bandwidth = 8000000     # bytes per second on the wire
-    slot_us = 10            # TDMA slot; slot k belongs to the (k mod N)-th
-                            # module in id order
-    ack_timeout_us = 20000  # a receiver silent this long is unresponsive
-
-    [[module]]              # one per module
-    id = 0                  # bus address, 0 .. 15, unique
-    name = "compute"        # default "m<id>"
-    kind = "native"         # native (a process), avr (an ATmega128 image in
-                            # the simavr harness, cpu_mhz 8), cortex-m (a
-                            # Cortex-M3 image under QEMU -icount: cpu_mhz
-                            # 1000 / 2^n, one instruction per 2^n ns;
-                            # default 1000)
-    handler_us = 20         # overrides [device] handler_us (native modules
-                            # only: refused on an emulated one)
-    program = "..."         # overrides [device] program
-    args = []               # appended to [device] args (a native
-                            # module's program or an avr module's board
-                            # takes them: refused on another emulated one)
-    board = "..."           # overrides [device] board: the native program
-                            # (in the build tree) that serves an emulated
-                            # module's sensors (avr; docs/bus.md,
-                            # "Sensors of emulated modules"); it gets the
-                            # module's args, --sensor per sensor and the
-                            # options after `motet run ... --`
-    cpu_mhz = 6             # for the bus driver's CPU cost:
-    bus_cycles_per_frame = 300  # cycles per frame sent or received
-    bus_cycles_per_byte = 12    # cycles per byte copied to or from the bus
-    clock = { ppm = 12.5, hz = 32768, start = 0 }
-                            # frequency error; resolution of the time-sync
-                            # stamps (the paper's 32.768 kHz RTC); initial
-                            # counter value. Defaults: random, 1000000, 0.
-    power = { active_mw = 6.0, sleep_mw = 0.05, off_uw = 1.0, wake_us = 200 }
-                            # what the hub charges; absent, its processor's
-                            # figures (active_mw, standby_mw, transition_us)
-    sensors = ["microphone"]    # passed as --sensor NAME to the program
-                                # that simulates them: a native module's
-                                # program, which refuses a name it does not
-                                # simulate, or an avr module's board (an
-                                # emulated module without one cannot have
-                                # sensors)
-    processor = "msp430"    # its energy model's processor kind, or a table
-                            # { kind = "msp430", standby_mw = 0.01, ... }
-                            # (default: by `kind`, see tools/motetlib/energy.py)
-
-    [processor.msp430]      # change figures of a processor kind, or add one
-    standby_mw = 0.02       # (fields and defaults: tools/motetlib/energy.py)
-
-    [bus]                   # the bus wire's energy, for `motet plan`:
-    nj_per_byte = 0.6       # per byte on the wire
-    nj_per_frame = 10.0     # per frame
-
-    [radio]
-    nj_per_byte = 1700.0    # energy per byte the radio sends
-
-Every number must be finite and within physical bounds (LIMITS below; a
-value outside is a mistake, never a device):
-
-    cpu_mhz                0.01 .. 10000       (a 10 kHz core .. 10 GHz)
-    bus_cycles_per_frame   0 .. 1000000
-    bus_cycles_per_byte    0 .. 10000
-    clock.ppm              -500 .. 500         (max_ppm: 0 .. 500)
-    clock.hz               1 .. 1000000        (the counter's 1 MHz at most)
-    clock.start            0 .. 2^32-1         (a 32-bit counter)
-    power.active_mw        0 .. 100000         (100 W)
-    power.sleep_mw         0 .. 100000
-    power.off_uw           0 .. 1000000        (1 W)
-    power.wake_us          0 .. 10000000       (10 s)
-    handler_us, task_us    0 .. 10000000       (10 s)
-    bandwidth              1000 .. 10000000000 bytes per second
-    slot_us                0.001 .. 1000000    (1 ns .. 1 s)
-    ack_timeout_us         1 .. 60000000       (1 us .. 1 minute)
-    nj_per_byte, nj_per_frame  0 .. 1e9 nJ
-    processor figures      energy.LIMITS (tools/motetlib/energy.py)
-
-Everything is validated here, with the file and field named in the error,
-before any process starts; a file that is not UTF-8 text (TOML is) is
-refused naming its line. What is valid but partly ignored is named in
-Device.warnings, which load() prints.
+`motet run` simulates. Its format, every field with its default, the rules
+between fields and the bounds of every number (LIMITS below) are in
+docs/device-format.md; parse() and load() check all of it, with the file and
+field named in the error, before any process starts. What is valid but
+partly ignored is named in Device.warnings, which load() prints.
 """
 
 from __future__ import annotations
@@ -242,8 +140,8 @@ def _type_name(types):
     return " or ".join(names.get(t, t.__name__) for t in types)
 
 
-# Physical bounds of every number (key: (lowest, highest, unit)); the
-# module docstring lists them too.
+# Physical bounds of every number (key: (lowest, highest, unit));
+# docs/device-format.md lists them too.
 LIMITS = {
     "cpu_mhz": (0.01, 10_000, "MHz"),
     "bus_cycles_per_frame": (0, 1_000_000, "cycles"),
@@ -287,7 +185,7 @@ def _strings(table, key, where):
 
 def icount_shift(cpu_mhz: float) -> int | None:
     """The QEMU -icount shift that runs a Cortex-M core at `cpu_mhz`, or
-    None if no shift does (module docstring, cpu_mhz)."""
+    None if no shift does (docs/device-format.md, "Kinds")."""
     for n in range(MAX_ICOUNT_SHIFT + 1):
         if cpu_mhz == CORTEX_M_MHZ / (1 << n):
             return n

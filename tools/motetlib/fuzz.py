@@ -59,8 +59,8 @@ def final_coverage(text):
 def run_target(target, seconds, bdir=None):
     """Fuzz one target for `seconds`; returns (status, inputs run, output)."""
     fdir = fuzz_dir(bdir)
-    work = fdir / "corpus" / target
-    artifacts = fdir / "artifacts"
+    work = fdir / build.FUZZ_CORPUS / target
+    artifacts = fdir / build.FUZZ_ARTIFACTS
     work.mkdir(parents=True, exist_ok=True)
     artifacts.mkdir(parents=True, exist_ok=True)
     cmd = [fdir / "tests" / "fuzz" / target, f"-max_total_time={seconds}", "-timeout=0",

@@ -52,7 +52,7 @@ import time
 from fractions import Fraction
 
 from . import eventlog, module_kinds
-from .appc import crc16
+from .appdesc import crc16
 
 # ---- the frame format (kernel/include/motet/bus.h) -----------------------
 

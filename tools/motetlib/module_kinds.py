@@ -21,11 +21,11 @@ can act between two grants.
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 import sys
 from pathlib import Path
 
 from . import build, device
+from .elf_symbols import defined_symbols
 
 NATIVE_TICK_HZ = 1_000_000  # the native port's simulated counter
 HARNESS = Path("tools") / "simavr-harness" / "motet-simavr"  # in the native build
@@ -49,12 +49,8 @@ AVR_DATA = 0x800000  # where avr-gcc's ELF puts the data space
 
 def image_symbols(nm, image, names) -> dict[str, tuple[int, int]]:
     """{name: (address, size)} of `names` in an image, by `nm -S`."""
-    out = subprocess.run([nm, "-S", str(image)], capture_output=True, text=True).stdout
-    found = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[3] in names:
-            found[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
+    defined = defined_symbols(nm, image) or {}
+    found = {n: defined[n] for n in names if n in defined}
     missing = [n for n in names if n not in found]
     if missing:
         raise device.DeviceError(f"{image}: no {', '.join(missing)} (built without the event "
@@ -153,14 +149,14 @@ class EmulatedKind(Kind):
         # module_main() loads the description alone, and a description with
         # tasks on other modules fails there (MT_ERR_NO_MODULE) before the
         # image prints anything.
+        # Unknown (no nm, an image nm cannot read) is no refusal: the run
+        # says what is wrong with such an image itself.
         image = self.program(bdir, spec)
         try:
-            res = subprocess.run([self.NM, "--defined-only", str(image)], capture_output=True,
-                                 text=True)
+            defined = defined_symbols(self.NM, image)
         except OSError:
             return None
-        if res.returncode != 0 or any(line.split()[-1:] == ["bus_active"]
-                                      for line in res.stdout.splitlines()):
+        if defined is None or "bus_active" in defined:
             return None
         return (f"its image {image} has no bus: its kernel is built without MOTET_BUS (a "
                 f"port's default kernel), so the image can only run alone; build its "

@@ -8,7 +8,11 @@ It writes everything an application needs and nothing else has to change:
     apps/NAME/NAME.c, NAME.h   the task handlers
     apps/NAME/main_native.c    the entry for the native port (module_main())
     apps/NAME/main_firmware.c  the entry for the firmware ports
-    apps/NAME/CMakeLists.txt   motet_app(NAME SOURCES NAME.c)
+    apps/NAME/CMakeLists.txt   motet_app(NAME SOURCES NAME.c); on the AVR
+                               with a kernel of its own whose static RAM
+                               leaves room for the stack `motet stack` bounds
+    apps/NAME/NAME.stack       what `motet stack` needs to bound the stack
+                               of its AVR or Cortex-M image
     apps/NAME/device.toml      a device of N native modules running it
 
 apps/CMakeLists.txt finds the directory by itself and motet_app() compiles
@@ -51,7 +55,7 @@ def description(name: str, modules: int) -> str:
         "[app]",
         f'name = "{name}"',
         "",
-        f"# Program ids: the firmware registers these ({name}.c, programs[]).",
+        f"# Program ids: the firmware registers these ({name}.c, {name}_programs[]).",
         "[programs]",
         "sampler = 1",
         "filter = 2",
@@ -89,7 +93,7 @@ def device(name: str, modules: int) -> str:
         "# SPDX-License-Identifier: MIT",
         f"# A device of {modules} native module{'s' if modules > 1 else ''} running {name} "
         "(made by `motet new`).",
-        "# Format and defaults: tools/motetlib/device.py; the bus model: docs/bus.md.",
+        "# Format and defaults: docs/device-format.md; the bus model: docs/bus.md.",
         "#",
         f"#   ./motet run apps/{name}/device.toml --until 2",
         "",
@@ -130,6 +134,7 @@ def files(name: str, modules: int) -> dict[str, str]:
         "main_native.c": template("main_native.c.in"),
         "main_firmware.c": template("main_firmware.c.in"),
         "CMakeLists.txt": template("CMakeLists.txt.in"),
+        f"{name}.stack": template("app.stack.in"),
         "device.toml": device(name, modules),
     }
 

@@ -280,11 +280,16 @@ def _run_image(path, shift):
 
 
 def _build(bdir):
-    """Bring the images up to date if `bdir` is a configured build tree."""
-    if (Path(bdir) / "build.ninja").exists():
-        res = subprocess.run(["cmake", "--build", str(bdir)], capture_output=True, text=True)
-        if res.returncode != 0:
-            raise BenchError(f"build failed in {bdir}:\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
+    """Bring the images up to date if `bdir` is a configured build tree,
+    under its lock as every build of a tree (build.rebuild_captured())."""
+    try:
+        from . import build
+    except ImportError:  # run as a script (ctest, --bench): motetlib from tools/
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from motetlib import build
+    res = build.rebuild_captured(bdir)
+    if res is not None and res.returncode != 0:
+        raise BenchError(f"build failed in {bdir}:\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
 
 
 def _instructions(clocks, shift):

@@ -92,7 +92,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from . import appc, appplace, build, cmdline, device as devmod, eventlog, fields, run_device
+from . import appc_text, appplace, build, cmdline, device as devmod, eventlog, fields, run_device
 from .textfile import toml_text
 
 KERNEL_PID = 0  # the owner of the kernel's heap blocks in ALLOC records
@@ -732,7 +732,7 @@ def measure(app, dev, bdir, until_s, desc_option, extra, keep=None, out=print):
             desc = base / f"placement{i}.bin"
             desc.parent.mkdir(parents=True, exist_ok=True)
             (base / f"placement{i}.toml").write_text(text)
-            desc.write_bytes(appc.compile_text(text))
+            desc.write_bytes(appc_text.compile_text(text))
             log_dir = base / f"placement{i}"
             given = {t.name: t.module for t in app.tasks}
             moved = {t: m for t, m in placement.items() if m != given[t]}

@@ -82,6 +82,11 @@ import sys
 import tempfile
 import time
 
+try:
+    from .elf_symbols import defined_symbols
+except ImportError:  # run as a script beside it (module_kinds.py starts it so)
+    from elf_symbols import defined_symbols  # type: ignore[no-redef]
+
 LINK_VERSION = 3
 KERNEL_RETRIES = 8  # MOTET_BUS_RETRIES of the kernels this runs (config.h)
 QEMU = "qemu-system-arm"
@@ -205,16 +210,15 @@ def die_with_parent():
 
 
 def symbols(elf, names):
-    out = subprocess.run([NM, str(elf)], capture_output=True, text=True, check=True).stdout
-    found = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] in names:
-            found[parts[2]] = int(parts[0], 16)
-    missing = [n for n in names if n not in found]
+    """{name: address} of `names` in the image `elf`; exits naming those
+    it lacks."""
+    defined = defined_symbols(NM, elf)
+    if defined is None:
+        raise SystemExit(f"qemu_module: {NM} cannot read {elf}")
+    missing = [n for n in names if n not in defined]
     if missing:
         raise SystemExit(f"qemu_module: {elf} lacks {', '.join(missing)} (not a bus image?)")
-    return found
+    return {n: defined[n][0] for n in names}
 
 
 SLOT_BYTES = 8  # the port's log slot: a 32-bit stamp, type, pid, 16-bit argument

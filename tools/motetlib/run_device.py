@@ -70,17 +70,13 @@ def build_programs(build_dir_arg, dev):
 
 def programs_not_in_the_build(build_dir_arg, dev):
     """(module, port, target) of each program the device names that its
-    port's configured tree has no target for: a name the device file got
-    wrong, not a build that failed."""
-    known = {}
-    missing = []
-    for m in dev.modules:
-        for port, targets in kinds.of(m).build_targets(m).items():
-            if port not in known:
-                known[port] = build.configured_targets(build.port_build_dir(build_dir_arg, port))
-            missing += [(m, port, t) for t in sorted(targets)
-                        if known[port] is not None and t not in known[port]]
-    return missing
+    port's configured tree has no target for (build.targets_not_in()): a
+    name the device file got wrong, not a build that failed."""
+    unknown = {port: set(build.targets_not_in(build.port_build_dir(build_dir_arg, port), targets))
+               for port, targets in build_targets(dev).items()}
+    return [(m, port, t) for m in dev.modules
+            for port, targets in kinds.of(m).build_targets(m).items()
+            for t in sorted(targets) if t in unknown[port]]
 
 
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
@@ -283,9 +279,9 @@ def cmd_run(args):
             return 2
     with tempfile.TemporaryDirectory(prefix="motet-app-") as tmp:
         if args.app:
-            compiled = compile_app(args.app, Path(tmp))
+            compiled, status = compile_app(args.app, Path(tmp))
             if compiled is None:
-                return 2
+                return status
             extra += ["--app-file", str(compiled)]
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
@@ -296,23 +292,27 @@ def cmd_run(args):
                       "Ninja suggests)", file=sys.stderr)
             if missing:
                 return 2
-            if status != 0:
+            # Status 2 is bad input the build said last (a description appc
+            # refused, a tree it refused): a line after it would bury it.
+            if status not in (0, 2):
                 print(f"run: error: the programs {args.device} names did not build (above)",
                       file=sys.stderr)
+            if status != 0:
                 return status
         return run_compiled(args, dev, faults, extra)
 
 
 def compile_app(path, tmp):
-    """APP.toml compiled with its names into tmp; None after saying why."""
+    """(APP.toml compiled with its names into tmp, 0), or (None, appc's exit
+    status) after saying why."""
     from . import appc
     out = tmp / (Path(path).stem + ".bin")
     status = appc.main([str(path), "-o", str(out), "--names"])
     if status != 0:
-        print(f"run: error: --app {path}: the description does not compile (above)",
-              file=sys.stderr)
-        return None
-    return out
+        why = "does not compile" if status == appc.REFUSED else "could not be written"
+        print(f"run: error: --app {path}: the description {why} (above)", file=sys.stderr)
+        return None, status
+    return out, 0
 
 
 def run_compiled(args, dev, faults, extra):

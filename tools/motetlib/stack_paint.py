@@ -187,10 +187,8 @@ def main(argv: list[str]) -> int:
     if args.thread_only and args.port_config is None:
         p.error("--thread-only needs --port-config")
     try:
-        ann = stackcheck.Annotations()
-        for path in args.annotations:
-            stackcheck.parse_annotations(path.read_text(), str(path), ann)
-        su = args.su or [args.elf.parent]
+        ann = stackcheck.read_annotations(args.annotations, stackcheck.elf_arch(args.elf))
+        su = args.su or None  # None: the .su files of its link (stackcheck.default_su)
         if args.thread_only:
             return check_thread_only(args.elf, ann, su, args.port_config, args.extra_name)
         return check(args.elf, ann, su, args.port_config, args.harness, args.measured_from,

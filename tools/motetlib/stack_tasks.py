@@ -12,6 +12,11 @@ the analysis follows the image that will run, not a hand-kept list.
 Annotations name where they are (stackcheck's annotation file):
     programs SYMBOL        a program_t table in the image
     appdesc SYMBOL         a binary application description in the image
+                           (either SYMBOL may be FILE:SYMBOL, the static
+                           SYMBOL of source file FILE, when several files
+                           have one of that name; FILE is matched by its
+                           base name, the one the compiler records, so
+                           apps/x/x.c:programs is x.c:programs)
     task HANDLER [PRIO]    a task the code creates itself (kernel system
                            tasks, benchmarks); without PRIO its priority is
                            unknown and the bound places it anywhere
@@ -30,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 try:
-    from . import appc
+    from . import appdesc
 except ImportError:  # run as a script beside it
-    import appc  # type: ignore[no-redef]
+    import appdesc  # type: ignore[no-redef]
 
 
 class ImageError(Exception):
@@ -46,11 +51,15 @@ class Task:
     origin: str           # where it came from, for the report
 
 
+STB_LOCAL, STT_FILE = 0, 4  # a symbol's binding and type (st_info)
+
+
 @dataclass
 class Symbol:
     value: int
     size: int
     section: int
+    file: str | None = None  # the source file of a local (static) symbol
 
 
 class Elf:
@@ -83,29 +92,49 @@ class Elf:
         return typ, addr, off, size, link, ent
 
     def _symbols(self) -> dict[str, list[Symbol]]:
+        """Every symbol by name. The linker keeps each object's local
+        symbols after an STT_FILE symbol naming its source, so a static is
+        known by its file too."""
         out: dict[str, list[Symbol]] = {}
         for typ, _, off, size, link, ent in self.sections:
             if typ != 2:  # SHT_SYMTAB
                 continue
             strtab = self.sections[link]
+            source = None
             for at in range(off, off + size, ent):
                 if self.is64:
-                    name, _, _, shndx, value, sz = struct.unpack_from("<IBBHQQ", self.data, at)
+                    name, info, _, shndx, value, sz = struct.unpack_from("<IBBHQQ", self.data,
+                                                                         at)
                 else:
-                    name, value, sz, _, _, shndx = struct.unpack_from("<IIIBBH", self.data, at)
+                    name, value, sz, info, _, shndx = struct.unpack_from("<IIIBBH", self.data,
+                                                                         at)
                 start = strtab[2] + name
                 end = self.data.index(b"\0", start)
-                out.setdefault(self.data[start:end].decode(errors="replace"), []).append(
-                    Symbol(value, sz, shndx))
+                text = self.data[start:end].decode(errors="replace")
+                if info & 0xF == STT_FILE:
+                    source = text
+                    continue
+                local = info >> 4 == STB_LOCAL
+                out.setdefault(text, []).append(Symbol(value, sz, shndx,
+                                                       source if local else None))
         return out
 
     def symbol_bytes(self, name: str) -> bytes:
-        """The initial contents of the data object `name` (one definition)."""
-        defs = [s for s in self.symbols.get(name, []) if 0 < s.section < len(self.sections)]
+        """The initial contents of the data object `name` (one definition),
+        or of FILE:NAME, the static NAME of source file FILE."""
+        source, _, bare = name.rpartition(":")
+        source = source.replace("\\", "/").rsplit("/", 1)[-1]  # the base name it records
+        named = [s for s in self.symbols.get(bare, []) if 0 < s.section < len(self.sections)]
+        defs = [s for s in named if not source or s.file == source]
         if not defs:
-            raise ImageError(f"{self.path.name}: no data symbol {name!r}")
+            files = sorted({s.file or "a global" for s in named})
+            there = f" (there is one named {bare!r} in {', '.join(files)})" if files else ""
+            raise ImageError(f"{self.path.name}: no data symbol {name!r}{there}")
         if len(defs) > 1:
-            raise ImageError(f"{self.path.name}: {len(defs)} symbols named {name!r}")
+            files = ", ".join(s.file or "a global" for s in defs)
+            raise ImageError(f"{self.path.name}: {len(defs)} symbols named {name!r} (in {files}): "
+                             f"name the one meant by its file, `FILE:{bare}`, or give it a name "
+                             "of its own")
         s = defs[0]
         typ, addr, off, size, _, _ = self.sections[s.section]
         if typ == 8:  # SHT_NOBITS: .bss has no initial contents
@@ -169,8 +198,8 @@ def description_tasks(elf: Elf, symbol: str) -> list[tuple[int, int]]:
     """[(program id, priority)] of the binary description `symbol`."""
     raw = elf.symbol_bytes(symbol)
     try:
-        model = appc.decode(raw)
-    except appc.AppcError as e:  # DescError derives from it
+        model = appdesc.decode(raw)
+    except appdesc.AppcError as e:  # DescError derives from it
         raise ImageError(f"{symbol}: not a valid application description: {e}") from None
     return [(t["prog_id"], t["priority"]) for t in model["tasks"]]
 

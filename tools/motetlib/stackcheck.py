@@ -10,10 +10,15 @@ and the kernel stack.
 
 Frames. GCC's -fstack-usage writes one .su file per object: the bytes each
 function's frame takes, return address included (on all three targets).
-Those are used first (--su DIR, searched recursively; by default the ELF's
-directory tree). A function without one (assembly, libgcc, libc) gets an
-estimate from its prologue: pushes and stack-pointer subtraction, plus the
-return address (x86-64 8, AVR 2, ARM 0: `bl` leaves it in lr). On x86-64 a
+Those are used first: by default the .su files of the objects the ELF's
+link used (its Ninja build tree lists them: `ninja -t inputs`), else those
+in the ELF's directory; --su DIR instead searches DIR recursively. A static
+function is matched with the entries of its own source file (the image's
+symbol table names it). A frame is never taken below what the image's own
+prologue pushes, and a function with a dynamic entry among its candidates
+is refused. A function without one (assembly, libgcc, libc, an object
+built without -fstack-usage) gets an estimate from its prologue: pushes
+and stack-pointer subtraction, plus the return address (x86-64 8, AVR 2, ARM 0: `bl` leaves it in lr). On x86-64 a
 leaf function may also use the 128-byte red zone below the stack pointer,
 which .su files do not count: it is added to leaves unless the program was
 built with -mno-red-zone (--no-red-zone). A frame of dynamic size (alloca,
@@ -80,6 +85,13 @@ Annotations (--annotations FILE), one per line, `#` comments:
                                  called under a no-dispatch function
     k-only CALLER -> CALLEE      cut only for what lands on a thread's stack
     include FILE                 read FILE too (relative to this file)
+    include-for MACHINE FILE     read FILE too if the image is for MACHINE
+                                 (avr, arm, x86-64): one application file
+                                 serves every port's image, each port's
+                                 file listing its interrupts and its C
+                                 library's indirect calls
+A file is read once, however many times it is named (on the command line
+or by `include`): a task or a description named twice would count twice.
 
 Kernel stack. With --isr and no `dispatch` lines, the report adds "kernel
 stack": the deepest root named by --kernel (default: the first root) plus,
@@ -172,6 +184,8 @@ class Annotations:
     no_dispatch: set[str] = field(default_factory=set)
     preempt: set[str] = field(default_factory=set)
     hooks: dict[str, list[str]] = field(default_factory=dict)  # FUNC -> setters
+    machine: str | None = None  # the image's, for `include-for`
+    files: set[Path] = field(default_factory=set)  # read already
 
 
 @dataclass
@@ -258,16 +272,45 @@ def parse_annotations(text: str, origin: str = "<annotations>",
             elif kind == "appdesc" and len(args) == 1:
                 ann.appdescs.append(args[0])
             elif kind == "include" and len(args) == 1:
-                inc = Path(origin).parent / args[0]
-                try:
-                    body = inc.read_text()
-                except OSError as e:
-                    raise StackError(f"{origin}:{n}: cannot include {inc}: {e}") from None
-                parse_annotations(body, str(inc), ann)
+                include(Path(origin).parent / args[0], f"{origin}:{n}", ann)
+            elif kind == "include-for" and len(args) == 2 and args[0] not in OBJDUMP:
+                raise StackError(f"{origin}:{n}: `include-for` names no machine "
+                                 f"{args[0]!r}: it is one of {', '.join(sorted(OBJDUMP))}")
+            elif kind == "include-for" and len(args) == 2:
+                if ann.machine is None:
+                    raise StackError(f"{origin}:{n}: `include-for` needs the image's machine, "
+                                     "which this reader was not given")
+                if args[0] == ann.machine:
+                    include(Path(origin).parent / args[1], f"{origin}:{n}", ann)
             else:
                 raise ValueError
         except ValueError:
             raise StackError(f"{origin}:{n}: cannot read annotation {raw.strip()!r}") from None
+    return ann
+
+
+def include(path: Path, where: str, ann: Annotations) -> None:
+    """Read the annotation file `path` into ann unless it was read already."""
+    try:
+        body = path.read_text()
+    except OSError as e:
+        raise StackError(f"{where}: cannot include {path}: {e}") from None
+    read_once(body, path, ann)
+
+
+def read_once(body: str, path: Path, ann: Annotations) -> None:
+    key = path.resolve()
+    if key not in ann.files:
+        ann.files.add(key)
+        parse_annotations(body, str(path), ann)
+
+
+def read_annotations(paths: list[Path], machine: str | None = None) -> Annotations:
+    """The annotations of every file of `paths` (and of what they include),
+    each file once, for an image of `machine`."""
+    ann = Annotations(machine=machine)
+    for path in paths:
+        read_once(Path(path).read_text(), Path(path), ann)
     return ann
 
 
@@ -290,21 +333,102 @@ def su_name(symbol: str) -> str:
     return re.sub(r"\.\d+$", "", symbol)
 
 
-def load_su(dirs: list[Path]) -> tuple[dict[str, tuple[int, str]], set[str]]:
-    """Every .su under dirs. A name defined in several files (static
-    functions) keeps its largest frame and is reported as ambiguous."""
-    frames: dict[str, tuple[int, str]] = {}
-    ambiguous: set[str] = set()
-    for d in dirs:
-        for su in sorted(Path(d).rglob("*.su")):
-            for name, (size, kind) in parse_su(su.read_text(errors="replace")).items():
-                if name in frames:
-                    if frames[name][0] != size:
-                        ambiguous.add(name)
-                    if frames[name][0] >= size:
-                        continue
-                frames[name] = (size, kind)
-    return frames, ambiguous
+def build_tree(elf: Path) -> Path | None:
+    """The CMake build tree `elf` is in: the nearest directory above it with
+    a CMakeCache.txt, or None."""
+    for d in Path(elf).resolve().parents:
+        if (d / "CMakeCache.txt").is_file():
+            return d
+    return None
+
+
+OBJECT_SUFFIXES = (".obj", ".o")
+
+
+def linked_su_files(elf: Path) -> list[Path] | None:
+    """The .su files of the objects the link of `elf` used, or None if its
+    build tree cannot say (not a Ninja tree). A tree holds other builds of
+    the same sources (another kernel configuration, another image's port
+    library) whose frames differ: only the link's own objects count. An
+    object compiled without -fstack-usage has no .su file: its functions
+    get the prologue estimate."""
+    tree = build_tree(elf)
+    if tree is None or not (tree / "build.ninja").is_file():
+        return None
+    ninja = shutil.which("ninja") or cmake_cache(tree).get("CMAKE_MAKE_PROGRAM")
+    if not ninja:
+        return None
+    rel = Path(elf).resolve().relative_to(tree)
+    res = subprocess.run([ninja, "-C", str(tree), "-t", "inputs", rel.as_posix()],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise StackError(f"{elf}: cannot list the objects of its link "
+                         f"(ninja -t inputs): {res.stderr.strip() or res.stdout.strip()}; "
+                         "name the directories of its .su files with --su")
+    out = []
+    for line in res.stdout.splitlines():
+        obj = Path(line.strip())
+        if obj.suffix in OBJECT_SUFFIXES:
+            su = (tree / obj).with_suffix(".su")
+            if su.is_file():
+                out.append(su)
+    return out
+
+
+def cmake_cache(tree: Path) -> dict[str, str]:
+    """The entries of a build tree's CMakeCache.txt (NAME:TYPE=VALUE)."""
+    out = {}
+    for line in (tree / "CMakeCache.txt").read_text(errors="replace").splitlines():
+        m = re.match(r"^([A-Za-z_][\w.-]*):\w+=(.*)$", line)
+        if m:
+            out[m[1]] = m[2]
+    return out
+
+
+@dataclass(frozen=True)
+class SuEntry:
+    file: str  # base name of the source file, as the symbol table has it
+    size: int
+    kind: str  # static, dynamic, "dynamic,bounded"
+
+
+def su_files(dirs: list[Path]) -> list[Path]:
+    """Every .su file under dirs."""
+    return [su for d in dirs for su in sorted(Path(d).rglob("*.su"))]
+
+
+def load_su(files: list[Path]) -> dict[str, list[SuEntry]]:
+    """The frames of the .su files `files`: every entry of each function
+    name, each with its source file (static functions of one name in
+    several files are told apart by the image's symbol table)."""
+    frames: dict[str, list[SuEntry]] = {}
+    for su in files:
+        for line in Path(su).read_text(errors="replace").splitlines():
+            m = SU_LINE.match(line.strip())
+            if m:
+                source = Path(m["loc"].split(":", 1)[0]).name
+                entry = SuEntry(source, int(m["bytes"]), m["kind"])
+                if entry not in frames.setdefault(m["name"], []):
+                    frames[m["name"]].append(entry)
+    return frames
+
+
+def default_su(elf: Path) -> list[Path]:
+    """The .su files for `elf` without --su: those of its link's objects
+    (linked_su_files), else those beside it."""
+    linked = linked_su_files(elf)
+    return linked if linked is not None else su_files([Path(elf).parent])
+
+
+def function_files(elf: Path) -> dict[str, str]:
+    """The source file of each local (static) function of `elf`, by name,
+    for the names that have one source only."""
+    files: dict[str, set] = {}
+    for name, symbols in stack_tasks.Elf(elf).symbols.items():
+        for s in symbols:
+            if s.file is not None:
+                files.setdefault(name, set()).add(s.file)
+    return {name: next(iter(f)) for name, f in files.items() if len(f) == 1}
 
 
 FUNC_HEADER = re.compile(r"^([0-9a-f]+) <(.+)>:$")
@@ -496,13 +620,23 @@ def _arm_reg_count(regs: str) -> int:
 # ---- the analysis -----------------------------------------------------------
 
 class Analyser:
-    def __init__(self, arch: str, funcs: dict[str, Function], su: dict[str, tuple[int, str]],
-                 ann: Annotations, red_zone: bool = True, ambiguous: set[str] | None = None):
+    def __init__(self, arch: str, funcs: dict[str, Function], su: dict[str, list[SuEntry]],
+                 ann: Annotations, red_zone: bool = True, files: dict[str, str] | None = None):
         self.arch, self.funcs, self.su, self.ann = arch, funcs, su, ann
         self.red_zone = red_zone and arch == "x86-64"
-        self.ambiguous = ambiguous or set()
+        self.files = files or {}  # a static function's source file
         self.memo: dict[tuple[str, bool], Result] = {}
         self.notes: list[str] = []
+
+    def su_entries(self, name: str) -> list[SuEntry]:
+        """The .su entries that may be `name`'s frame: those of its source
+        file if the image names one and it has any, else every entry of
+        its name."""
+        key = name if name in self.su else su_name(name)
+        entries = self.su.get(key, [])
+        source = self.files.get(name)
+        own = [e for e in entries if e.file == source]
+        return own or entries
 
     def frame(self, name: str) -> tuple[int, str | None]:
         """(bytes, problem or None) of one function's own frame."""
@@ -510,14 +644,23 @@ class Analyser:
             return self.ann.frame[name], None
         f = self.funcs.get(name)
         leaf = f is not None and not f.calls and not f.indirect_calls
-        key = name if name in self.su else su_name(name)
-        if key in self.su:
-            size, kind = self.su[key]
-            if "dynamic" in kind and "bounded" not in kind:
-                return size, f"{name}: frame of dynamic size (alloca or a VLA); annotate `frame`"
-            if key in self.ambiguous:
-                self.notes.append(f"{name}: several static functions of this name; "
-                                  f"the largest frame is used")
+        entries = self.su_entries(name)
+        if entries:
+            if any("dynamic" in e.kind and "bounded" not in e.kind for e in entries):
+                return 0, f"{name}: frame of dynamic size (alloca or a VLA); annotate `frame`"
+            size = max(e.size for e in entries)
+            if len({e.size for e in entries}) > 1:
+                where = ", ".join(sorted({f"{e.file} {e.size} B" for e in entries}))
+                self.notes.append(f"{name}: several frames of this name in the .su files "
+                                  f"({where}); the largest is used")
+            if f is not None:
+                # The image's own prologue: a .su file of another build of
+                # the function cannot make it smaller than what it pushes.
+                pushed = estimate_frame(self.arch, f)
+                if pushed > size:
+                    self.notes.append(f"{name}: its prologue pushes {pushed} B, more than "
+                                      f"its .su entry's {size} B: {pushed} B used")
+                    size = pushed
         elif f is not None:
             size = estimate_frame(self.arch, f)
             self.notes.append(f"{name}: no .su entry, frame estimated from its prologue: {size} B")
@@ -618,8 +761,9 @@ def analyse(elf: Path, roots: list[str], isrs: list[str] = (), kernel: str | Non
     arch = elf_arch(elf)
     funcs = parse_objdump(disassemble(elf, objdump or OBJDUMP[arch]))
     classify(arch, funcs)
-    su, ambiguous = load_su(su_dirs if su_dirs is not None else [elf.parent])
-    a = Analyser(arch, funcs, su, ann, red_zone, ambiguous)
+    su = load_su(su_files(su_dirs) if su_dirs is not None else default_su(elf))
+    files = function_files(elf)
+    a = Analyser(arch, funcs, su, ann, red_zone, files)
     roots = list(dict.fromkeys(list(roots) + ann.roots))
     isrs = list(dict.fromkeys(list(isrs) + ann.isrs))
     out = {"arch": arch, "roots": {}, "kernel": None, "thread_extra": None, "notes": a.notes}
@@ -632,7 +776,7 @@ def analyse(elf: Path, roots: list[str], isrs: list[str] = (), kernel: str | Non
         out["kernel"] = preempted_kernel_stack(elf, a, kernel or roots[0], isrs)
         if isrs:
             k_ann = Annotations(**{**ann.__dict__, "cuts": ann.cuts | ann.k_only})
-            on_thread = Analyser(arch, funcs, su, k_ann, red_zone, ambiguous)
+            on_thread = Analyser(arch, funcs, su, k_ann, red_zone, files)
             out["thread_extra"] = interrupts_on_a_thread(on_thread, isrs)
     elif isrs and roots:
         out["kernel"] = kernel_stack(out["roots"], kernel or roots[0], isrs, ann, arch)
@@ -809,7 +953,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--annotations", action="append", type=Path, default=[],
                    help="annotation file (repeatable; see the module's docstring)")
     p.add_argument("--su", action="append", type=Path,
-                   help="directory searched for .su files (default: the ELF's directory)")
+                   help="directory searched for .su files (default: those of the objects "
+                        "its link used, else the ELF's directory)")
     p.add_argument("--no-red-zone", action="store_true",
                    help="x86-64: the program was built with -mno-red-zone")
     p.add_argument("--header", type=Path, help="write #define MOTET_STACK_<root> lines here")
@@ -824,12 +969,12 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     try:
-        elf_arch(args.elf)  # a file that is missing or not an ELF is named first
-        ann = Annotations()
-        for path in args.annotations:
-            parse_annotations(path.read_text(), str(path), ann)
+        machine = elf_arch(args.elf)  # a file that is missing or not an ELF is named first
+        ann = read_annotations(args.annotations, machine)
         if not args.root and not ann.roots:
-            raise StackError("no root: name at least one with --root or `root` annotations")
+            raise StackError("no root: name at least one with --root or `root` annotations "
+                             "(an application made by `motet new` has its own: "
+                             "--annotations apps/NAME/NAME.stack)")
         out = analyse(args.elf, args.root, args.isr, args.kernel, ann, args.su,
                       not args.no_red_zone, args.objdump)
     except (StackError, OSError) as e:

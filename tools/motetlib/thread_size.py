@@ -24,8 +24,15 @@ import sys
 from . import build
 
 LIBS = ("libmotet_kernel.a", "libmotet_kernel_nothreads.a")
-THREAD_OBJECT = re.compile(r"^thread[a-z_]*\.c\.o(bj)?$")  # .obj: cross builds
+TARGETS = ("motet_kernel", "motet_kernel_nothreads")  # what builds LIBS
+THREAD_SOURCE = re.compile(r"thread[a-z_]*\.c")  # of an object: build.object_source()
 THREAD_SYMBOL = re.compile(r"^(thread_|sem_|policy_|rq_|port_context_|timer_kernel_)")
+
+
+def is_thread_object(name):
+    """Whether an archive member is a thread object, whatever the generator
+    names it (thread.c.o on the host, thread.c.obj on the cross ports)."""
+    return THREAD_SOURCE.fullmatch(build.object_source(name)) is not None
 
 
 def nm_symbols(archive):
@@ -45,7 +52,7 @@ def report(threads, nothreads, symbols):
         total_on += on
         total_off += off
         lines.append(f"{name:<28} {on:>8} {off:>8} {off - on:>+7}")
-        if THREAD_OBJECT.match(name) and off:
+        if is_thread_object(name) and off:
             failures.append(f"{name} has {off} B without threads")
     lines.append(f"{'total':<28} {total_on:>8} {total_off:>8} {total_off - total_on:>+7}")
     for obj, syms in sorted(symbols.items()):
@@ -73,7 +80,7 @@ def check(bdir=None, port=build.DEFAULT_PORT):
     except RuntimeError as e:
         print(f"size: error: {e}", file=sys.stderr)
         return 1
-    if not any(THREAD_OBJECT.match(n) and sum(v) for n, v in threads.items()):
+    if not any(is_thread_object(n) and sum(v) for n, v in threads.items()):
         print(f"size: threads: the {port} port has no thread contexts yet; nothing to compare")
         return 0
     lines, failures = report(threads, nothreads, symbols)
