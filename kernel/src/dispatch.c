@@ -131,19 +131,14 @@ static MT_INLINE mt_err_t frame_run_held(task_t *t, mt_port_t port, void *data, 
     return result;
 }
 
-/* frame_run_held() with the interrupt state restored after the pop. */
-static MT_INLINE mt_err_t frame_run_inline(task_t *t, mt_port_t port, void *data, uint16_t len,
-                                           bool may_open, bool *killed)
-{
-    port_irq_state_t s;
-    mt_err_t result = frame_run_held(t, port, data, len, may_open, killed, &s);
-    port_irq_restore(s);
-    return result;
-}
-
+/* frame_run_held() with the interrupt state restored after the pop: the
+ * general run, the only one that runs an INIT (may_open). */
 mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
-    return frame_run_inline(t, port, data, len, true, NULL);
+    port_irq_state_t s;
+    mt_err_t result = frame_run_held(t, port, data, len, true, NULL, &s);
+    port_irq_restore(s);
+    return result;
 }
 
 /* frame_run_held() and the drain after it, entered under the pop's lock,
@@ -172,7 +167,7 @@ static MT_NOINLINE mt_err_t dispatch_end_rare(task_t *t, port_irq_state_t s)
     return dispatch_drain(sched.running_prio, s);
 }
 
-/* frame_run_inline() for a frame no heap payload comes with, ending in tail
+/* frame_run() for a frame no heap payload comes with, ending in tail
  * calls: nothing of the send is live across the handler, so the fast path
  * saves no registers. The sender logged the RUN with the frame's push. */
 mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
@@ -180,7 +175,7 @@ mt_err_t dispatch_run(task_t *t, mt_port_t port, void *data, uint16_t len)
     mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = sched.current;
     port_irq_state_t s = port_irq_save();
-    /* As in frame_run_inline(), in the pop's critical section. */
+    /* As in frame_run(), in the pop's critical section. */
     log_event_inline_irq_off(EV_END, top->pid, (uint16_t) result);
     if (!frame_pop_plain_irq_off(top, false)) return dispatch_end_rare(top, s);
     return drain_above_held(sched.running_prio, s);
@@ -377,7 +372,6 @@ unsigned sched_run_pending(void)
 
 mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
 {
-    mt_pid_t pid = t->pid;
     port_irq_state_t s = port_irq_save();
     frame_push(t, sched_running_pid());
     /* A frozen task runs under its caller's priority, whatever its own: see
@@ -386,19 +380,20 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     t->payload = len ? block : NULL;
     port_irq_restore(s);
     if (block && !len) mem_release(block);
-    log_event(EV_START, pid, port);
+    log_event(EV_START, t->pid, port);
     bool killed;
-    mt_err_t result = frame_run_inline(t, port, len ? block : NULL, len, false, &killed);
-    /* A kill while it ran ended it at the pop: told by its flags then, not
-     * by the table, where a task given its pid since (by a handler run at
-     * an interrupt's exit) may hold its freed control block. The table
-     * tells a kill by another handler after the pop, unless a task given
-     * its pid since holds the same block: then the caller is told MT_OK,
-     * which its handler did return. Under the lock: a handler run at an
-     * interrupt's exit may kill a task of t's probe chain, whose backward
-     * shift could move t behind a probe that has passed its new slot. */
-    if (killed || task_find_locked(pid) != t) result = MT_ERR_NO_TASK;
-    (void) drain_above(sched.running_prio);
+    mt_err_t result = frame_run_held(t, port, len ? block : NULL, len, false, &killed, &s);
+    /* A kill asked for while it ran ended it at the pop: told by its
+     * flags, not by the table, where a task given its pid since (by a
+     * handler run at an interrupt's exit during FINAL) may hold its freed
+     * control block. Nothing else can have ended it: a task on the stack is
+     * killed at its pop, and from the pop to here interrupts stay off. The
+     * drain is entered under the pop's lock, as dispatch_run()'s is; a kill
+     * in it, after the handler returned, leaves the caller told MT_OK (the
+     * table's probe after a restore, before, told one by an interrupt's
+     * handler there). */
+    if (killed) result = MT_ERR_NO_TASK;
+    (void) drain_above_held(sched.running_prio, s);
     return result;
 }
 

@@ -66,7 +66,7 @@ void mem_get_stats(mem_stats_t *stats)
     stats->largest_free = 0;
     stats->free_blocks = 0;
     for (uint16_t f = mem_free_head; f != MEM_NIL; f = link_get(f)) {
-        uint16_t payload = size_at(f) - MEM_HDR;
+        uint16_t payload = blk_usable(size_at(f));
         if (payload > stats->largest_free) stats->largest_free = payload;
         stats->free_blocks++;
     }

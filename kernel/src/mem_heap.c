@@ -50,6 +50,8 @@ uint8_t live_starts[MEM_START_MAP_BYTES];
 uint16_t mem_free_head;
 mem_stats_t mem_counters;
 
+/* Block bytes needed for a payload of `size` (whose blk_usable() holds
+ * it); 0 if it can never fit. */
 static uint16_t block_need(size_t size)
 {
     if (size > MEM_MAX_PAYLOAD) return 0;
@@ -263,7 +265,7 @@ static void *move_block(void *ptr, size_t size, mem_hdr_t old)
 {
     void *p = mem_alloc_owned(size, old.owner);
     if (p == NULL) return NULL;
-    memcpy(p, ptr, blk_size(old) - MEM_HDR);
+    memcpy(p, ptr, blk_usable(blk_size(old)));
     mem_release(ptr); /* the caller's right to it was checked */
     return p;
 }
@@ -329,7 +331,7 @@ void *mem_alloc_owned(size_t size, mt_pid_t owner)
         return alloc_refused();
     }
     /* Events carry the usable size so that EV_ALLOC and EV_FREE pair up. */
-    log_event_inline_irq_off(EV_ALLOC, owner, got - MEM_HDR);
+    log_event_inline_irq_off(EV_ALLOC, owner, blk_usable(got));
     port_irq_restore(s);
     return &heap.bytes[blk + MEM_HDR];
 }
@@ -362,8 +364,8 @@ void *mem_realloc(void *ptr, size_t size)
     if (!done) return move_block(ptr, size, old);
     uint16_t now = size_at(loc.blk);
     if (now != blk_size(old)) {
-        log_event(EV_FREE, old.owner, blk_size(old) - MEM_HDR);
-        log_event(EV_ALLOC, old.owner, now - MEM_HDR);
+        log_event(EV_FREE, old.owner, blk_usable(blk_size(old)));
+        log_event(EV_ALLOC, old.owner, blk_usable(now));
     }
     return ptr;
 }
@@ -392,7 +394,7 @@ static MT_NOINLINE mt_err_t free_located(void *ptr, mt_pid_t by)
     }
     release(loc.blk, blk_size(h), loc.prev_free, next_free(loc.prev_free));
     port_irq_restore(s);
-    log_event(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    log_event(EV_FREE, h.owner, blk_usable(blk_size(h)));
     return MT_OK;
 }
 
@@ -417,7 +419,7 @@ static MT_NOINLINE mt_err_t free_block(void *ptr, mt_pid_t by)
      * The record first: h is done with before the list changes. A block
      * below every free block (the common case) joins the list at its head,
      * with no walk and no block below it to test. */
-    log_event_inline_irq_off(EV_FREE, h.owner, blk_size(h) - MEM_HDR);
+    log_event_inline_irq_off(EV_FREE, h.owner, blk_usable(blk_size(h)));
     if (mem_free_head > off) {
         release_inline(off, blk_size(h), MEM_NIL, mem_free_head);
     } else {
@@ -455,7 +457,7 @@ unsigned mem_free_all(mt_pid_t owner)
             break;
         }
         if (blk_used(h) && h.owner == owner) {
-            log_event(EV_FREE, owner, blk_size(h) - MEM_HDR);
+            log_event(EV_FREE, owner, blk_usable(blk_size(h)));
             b = release(b, blk_size(h), prev, next_free(prev));
             freed++;
             h = hdr_get(b);
@@ -486,7 +488,7 @@ static MT_NOINLINE mt_err_t pass_located(void *ptr, uint16_t len, mt_pid_t from,
         mem_hdr_t h = hdr_get(loc.blk);
         if (from != MEM_OWNER_KERNEL && h.owner != from)
             err = MT_ERR_NOT_OWNER;
-        else if ((uint16_t) (blk_size(h) - MEM_HDR) < len)
+        else if (blk_usable(blk_size(h)) < len)
             err = MT_ERR_INVALID;
         else
             hdr_put(loc.blk, h.size, to);
@@ -533,5 +535,5 @@ bool mem_is_heap(const void *ptr)
 size_t mem_block_size(const void *ptr)
 {
     mem_hdr_t h;
-    return locate_hdr(ptr, &h) == MT_OK ? (size_t) (blk_size(h) - MEM_HDR) : 0;
+    return locate_hdr(ptr, &h) == MT_OK ? blk_usable(blk_size(h)) : 0;
 }

@@ -33,7 +33,7 @@ static MT_INLINE bool mem_pass_irq_off(void *ptr, uint16_t len, mt_pid_t from, m
     uint16_t off;
     mem_hdr_t h;
     if (!mem_live_start(ptr, &off, &h) || (from != MEM_OWNER_KERNEL && h.owner != from) ||
-        (uint16_t) (blk_size(h) - MEM_HDR) < len)
+        blk_usable(blk_size(h)) < len)
         return false;
     /* The check byte is linear in the owner: swap the owner rather than
      * compute it again from the whole header. */
@@ -48,7 +48,7 @@ static MT_INLINE bool mem_holds(const void *ptr, uint16_t len)
 {
     mem_hdr_t h;
     memcpy(&h, (const uint8_t *) ptr - MEM_HDR, sizeof h);
-    return (uint16_t) (blk_size(h) - MEM_HDR) >= len;
+    return blk_usable(blk_size(h)) >= len;
 }
 /* Give a live block the kernel lent out (a payload run at once) to `owner`
  * without checking it again; returns ptr. Any context. */

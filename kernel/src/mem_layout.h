@@ -91,6 +91,14 @@ static MT_INLINE uint16_t blk_size(mem_hdr_t h)
     return (uint16_t) (h.size & ~MEM_USED);
 }
 
+/* The bytes a block of `size` (header included) holds for its user: what
+ * an allocation gets, a pass checks a length against and the records and
+ * statistics report. */
+static MT_INLINE uint16_t blk_usable(uint16_t size)
+{
+    return (uint16_t) (size - MEM_HDR);
+}
+
 /* A header the walk may trust: its check byte and size are plausible. */
 static MT_INLINE bool hdr_valid(uint16_t off, mem_hdr_t h)
 {
@@ -200,7 +208,5 @@ static MT_INLINE void set_next_free(uint16_t prev, uint16_t next)
     else
         link_put(prev, next);
 }
-
-/* Block bytes needed for a payload of `size`; 0 if it can never fit. */
 
 #endif /* MOTET_MEM_LAYOUT_H */

@@ -146,8 +146,9 @@ msg_t *sched_mig_msg_from(msg_t **pool, mt_pid_t dst, mt_port_t port, const void
 /* Free a message taken from a held list and its payload. */
 void sched_mig_msg_free(msg_t *m);
 /* Run t's handler for `port` now (payload: a kernel heap block or NULL),
- * on top of the caller; returns the handler's result (MT_ERR_NO_TASK if it
- * killed itself). t must not be on the stack. Task context. */
+ * on top of the caller; returns the handler's result, MT_ERR_NO_TASK if
+ * its kill was asked for while it ran (sched_task_call(): MT_OK does not
+ * say t still exists). t must not be on the stack. Task context. */
 mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len);
 /* The task leaves: its control block becomes a remote one on `module`;
  * everything it owned here is freed, and *held gets its held messages

@@ -98,12 +98,22 @@ static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
     port_irq_restore(st);
 }
 
+/* The migrating task, frozen since its freeze until it resumes or moves;
+ * NULL once it is gone. A task of its pid that is not frozen is another:
+ * a handler run at an interrupt's exit may have killed it and created a
+ * task of the same pid, which may even hold its freed control block. */
+static task_t *frozen_task(mt_pid_t pid)
+{
+    task_t *t = task_find_locked(pid);
+    return t && (t->flags & TASK_FROZEN) ? t : NULL;
+}
+
 /* The image header of task pid into s->head; its timers are taken last,
  * once nothing can fail any more. */
 static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 {
-    task_t *t = task_find_locked(pid);
-    if (!t) return MT_ERR_NO_TASK; /* it killed itself meanwhile */
+    task_t *t = frozen_task(pid);
+    if (!t) return MT_ERR_NO_TASK; /* killed meanwhile */
     uint8_t groups[2 * MOTET_MAX_GROUP_MEMBERS];
     mig_image_t img = {.pid = pid,
                        .prio = t->prio,
@@ -140,7 +150,7 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 /* The task runs here again; false if it could not and was killed. */
 static bool resume(slot_t *s, mt_err_t why)
 {
-    task_t *t = task_find_locked(s->pid);
+    task_t *t = frozen_task(s->pid);
     if (!t) return false;
     mt_err_t err =
         s->head ? mig_rearm(s->pid, s->head, s->head_len, 0, timer_now() - s->clock) : MT_OK;

@@ -401,14 +401,22 @@ void sched_expiry_prepare(msg_t *own, mt_pid_t owner, mt_port_t port);
 /* Free a payload the kernel holds for t's running handler (t->payload);
  * take.c, with the handler's own take of it. */
 void send_drop_payload(task_t *t);
+/* A heap payload of len bytes that `sender` sends the general way on
+ * the module becomes the kernel's: a block of the sender's own, or the
+ * payload its handler was given (`from`, its frame, NULL for none), which
+ * the frame lets go of; either holding the len bytes, as the kernel may
+ * copy a message it holds (a migration's forward, a thread's mailbox).
+ * MT_ERR_INVALID, MT_ERR_BAD_POINTER or MT_ERR_NOT_OWNER, logged,
+ * otherwise, nothing changed. payload_check()'s rule; take.c. */
+mt_err_t payload_to_kernel(void *data, uint16_t len, task_t *from, mt_pid_t sender);
 /* A payload `sender` (MT_PID_NONE: an interrupt body or no handler)
  * sends off the module or to a group, to be copied there: bytes where
  * there are any; with MSG_HEAP, a heap block of at least len bytes, the
  * sender's own or the heap payload its handler was given (the kernel's,
  * held by its frame); any block from MT_PID_NONE, which it makes the
- * kernel's. MT_ERR_INVALID, MT_ERR_BAD_POINTER or MT_ERR_NOT_OWNER,
- * logged, otherwise, nothing changed. Read before a send pushes a frame.
- * take.c. */
+ * kernel's: payload_to_kernel()'s rule, as a check. MT_ERR_INVALID,
+ * MT_ERR_BAD_POINTER or MT_ERR_NOT_OWNER, logged, otherwise, nothing
+ * changed. Read before a send pushes a frame. take.c. */
 mt_err_t payload_check(void *data, uint16_t len, uint8_t flags, mt_pid_t sender);
 /* Once copied: a MSG_HEAP payload that passed payload_check() is
  * freed, and its frame, if it was the frame's, lets it go. take.c. */
@@ -529,9 +537,12 @@ static MT_INLINE void sched_held_add(int16_t delta)
     sched.held = (uint8_t) (sched.held + delta);
 }
 /* Run t's handler for (port, data, len) now, on top of the caller, data
- * being a heap block the handler may take (else freed after it), and return
- * its result (MT_ERR_NO_TASK if it killed itself). t must not be on the
- * stack. Task context. */
+ * being a heap block the handler may take (else freed after it), then what
+ * it queued above the caller's level, and return its result; MT_ERR_NO_TASK
+ * if a kill of t was asked for while the handler ran (by itself or any
+ * other handler). MT_OK does not say t still exists: a kill after the
+ * handler returned (in the drain) is not told; look t up again by pid.
+ * t must not be on the stack. Task context. */
 mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len);
 /* Message blocks left in the pool (a hint: interrupts may take one). Its
  * walk holds interrupts off for every free block: for tests and reports. */

@@ -36,46 +36,23 @@
 
 /* ---- payloads ---- */
 
-/* True if data is the heap payload the running handler `from` was given
- * (the kernel's while its frame holds it), which `from` passes on untaken:
- * its frame lets go of it. */
-static MT_INLINE bool frame_lets_go(task_t *from, const void *data)
-{
-    if (from->payload != data) return false;
-    from->payload = NULL;
-    return true;
-}
-
 /* A heap payload the running handler `from` sends becomes the kernel's, in
  * line, for a send that hands it over under the lock of its gate test: the
- * payload `from` was given, or a block the O(1) check finds `from`'s
- * (mem_pass_irq_off()). False changes nothing: the general path
+ * payload `from` was given, of at least len bytes (its frame lets go of
+ * it), or a block the O(1) check finds `from`'s (mem_pass_irq_off(), its
+ * owner only: a length check costs the SSL chain more than its target,
+ * docs/architecture.md). False changes nothing: the general path
  * (payload_to_kernel()) decides and logs. Irq off; take.c has the
  * payload's other changes of owner. */
 static MT_INLINE bool payload_lend_irq_off(void *data, uint16_t len, task_t *from)
 {
-    return (from->payload == data && mem_holds(data, len) && frame_lets_go(from, data)) ||
+    return (from->payload == data && mem_holds(data, len) && (from->payload = NULL, true)) ||
            mem_pass_irq_off(data, 0, from->pid, MEM_OWNER_KERNEL);
 }
 
-/* The general path's: a heap payload of len bytes `sender` sends becomes
- * the kernel's, a block the sender owns or the payload its handler was
- * given (`from`, the sender's frame if any), holding the len bytes (the
- * kernel may copy a message it holds: a migration's forward, a thread's
- * mailbox); a shorter one is refused, MT_ERR_INVALID, any other block
- * MT_ERR_NOT_OWNER or MT_ERR_BAD_POINTER (each logged), and stays as it
- * was. */
-static mt_err_t payload_to_kernel(void *data, uint16_t len, task_t *from, mt_pid_t sender)
-{
-    if (from && data && from->payload == data)
-        return mem_holds(data, len) && frame_lets_go(from, data) ? MT_OK
-                                                                 : log_error(MT_ERR_INVALID);
-    return mem_pass(data, len, sender, MEM_OWNER_KERNEL);
-}
-
 /* Give the message block m its own copy of a borrowed payload (in the block
- * when it fits), or take a heap one for the kernel; `from` and `sender` as
- * for payload_to_kernel(); an empty heap one, enqueue_as() frees. */
+ * when it fits), or take a heap one for the kernel (payload_to_kernel(),
+ * `from` and `sender` its); an empty heap one, enqueue_as() frees. */
 static mt_err_t own_payload(msg_t *m, void *data, uint16_t len, uint8_t flags, task_t *from,
                             mt_pid_t sender)
 {

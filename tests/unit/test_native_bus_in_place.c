@@ -281,6 +281,39 @@ static void test_a_payload_passed_on_off_the_module_is_freed_once(void **state)
     assert_true(mem_consistent());
 }
 
+/* The heap payload a handler was given, passed on untaken with a length
+ * its block does not hold (100 bytes from an 8-byte block), to a task
+ * elsewhere or to a group: refused (MT_ERR_INVALID, logged), nothing sent,
+ * and the payload freed once at the handler's return. The frame's
+ * payload is checked for its length as a block of the sender's own is. */
+static mt_err_t relays_longer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) len;
+    if (port < PORT_0) return MT_OK;
+    mt_pid_t to = port == PORT_0 ? REMOTE : MT_PID_MULTICAST;
+    run.err = sched_send_to(to, to == MT_PID_MULTICAST ? 3 : PORT_0, data, 100, MSG_HEAP);
+    return MT_OK;
+}
+
+static void test_a_payload_passed_on_longer_than_its_block_is_refused(void **state)
+{
+    (void) state;
+    create(RELAY, relays_longer);
+    uint16_t idle = heap_in_use();
+    test_count_logged_errors(MT_OK);
+    for (mt_port_t port = PORT_0; port <= PORT_0 + 1u; port++) {
+        uint8_t *b = mem_alloc(8); /* outside every handler: the kernel's */
+        fill(b, 8);
+        run.err = MT_OK;
+        assert_int_equal(sched_send_to(RELAY, port, b, 8, MSG_HEAP), MT_OK);
+        assert_int_equal(run.err, MT_ERR_INVALID);
+    }
+    assert_int_equal(test_count_logged_errors(MT_ERR_INVALID), 2);
+    assert_int_equal(n_sent, 0);
+    assert_int_equal(heap_in_use(), idle);
+    assert_true(mem_consistent());
+}
+
 #define IDLER 0x23u /* a task here that does nothing with what it is sent */
 static mt_err_t idles(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -373,6 +406,7 @@ int main(void)
         cmocka_unit_test_setup(test_payload_longer_than_its_block_is_refused, setup),
         cmocka_unit_test_setup(test_another_tasks_block_is_not_sent_off_the_module, setup),
         cmocka_unit_test_setup(test_a_payload_passed_on_off_the_module_is_freed_once, setup),
+        cmocka_unit_test_setup(test_a_payload_passed_on_longer_than_its_block_is_refused, setup),
         cmocka_unit_test_setup(test_a_heap_payload_to_time_sync_is_checked_and_freed_once, setup),
         cmocka_unit_test_setup(test_a_send_from_no_task_takes_any_block_off_the_module_as_here,
                                setup),

@@ -13,7 +13,9 @@
  * - A task called by the kernel (sched_task_call(), the migrator's
  *   SERIALIZE and DESERIALIZE) that kills itself is reported gone, even
  *   when an interrupt right after its pop creates a new task of the same
- *   pid in its freed control block (the same pid at the same address).
+ *   pid in its freed control block (the same pid at the same address),
+ *   or when another handler asked for its kill while it ran; and what it
+ *   queued above its caller's level has run when the call returns.
  * - A task whose INIT failed, between that INIT's pop and its destruction
  *   (interrupts on, as for a kill): a handler run at an interrupt's exit
  *   there finds it, and neither its message nor a second INIT starts it.
@@ -224,9 +226,70 @@ static void test_a_called_task_that_kills_itself_is_gone_though_its_pid_lives_ag
     assert_int_equal(called_block->flags & TASK_INITIALISED, 0);
 }
 
+/* ---- what a called task leaves below it, and a kill by another ---- */
+
+enum { PID_CALLED_HIGH = 0x40, PID_BELOW, PID_KILLER };
+
+static unsigned below_runs, called_high_runs;
+
+static mt_err_t below(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port == PORT_0) below_runs++;
+    return MT_OK;
+}
+
+static mt_err_t killer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port == PORT_0) assert_int_equal(sched_task_kill(PID_CALLED_HIGH), MT_OK); /* waits */
+    return MT_OK;
+}
+
+/* PORT_0: sends to a less important task (queued, below it); PORT_0 + 1:
+ * to a more important one that asks for its kill (run at once). */
+static mt_err_t called_high(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port < PORT_0) return MT_OK;
+    called_high_runs++;
+    mt_pid_t to = port == PORT_0 ? PID_BELOW : PID_KILLER;
+    assert_int_equal(sched_send_to(to, PORT_0, NULL, 0, 0), MT_OK);
+    return MT_OK;
+}
+
+/* The call drains what its handler queued above the caller's level
+ * before it returns: the prio-3 task the prio-5 one sent to has run. */
+static void test_a_called_task_leaves_nothing_queued_above_its_caller(void **state)
+{
+    (void) state;
+    make(PID_CALLED_HIGH, 5, called_high);
+    make(PID_BELOW, 3, below);
+    below_runs = called_high_runs = 0;
+    task_t *t = sched_find_task(PID_CALLED_HIGH);
+    assert_int_equal(sched_task_call(t, PORT_0, NULL, 0), MT_OK);
+    assert_int_equal(called_high_runs, 1);
+    assert_int_equal(below_runs, 1);
+    assert_ptr_equal(sched_find_task(PID_CALLED_HIGH), t);
+}
+
+/* A kill asked for by another handler while the called one ran ends it at
+ * its pop, and the call says so. */
+static void test_a_called_task_killed_by_another_handler_is_reported_gone(void **state)
+{
+    (void) state;
+    make(PID_CALLED_HIGH, 5, called_high);
+    make(PID_KILLER, 7, killer);
+    called_high_runs = 0;
+    task_t *t = sched_find_task(PID_CALLED_HIGH);
+    assert_int_equal(sched_task_call(t, PORT_0 + 1u, NULL, 0), MT_ERR_NO_TASK);
+    assert_int_equal(called_high_runs, 1);
+    assert_null(sched_find_task(PID_CALLED_HIGH));
+}
+
 /* ---- a failed INIT's task, between its pop and its destruction ---- */
 
-enum { PID_BADINIT = 0x40, PID_PROBE };
+enum { PID_BADINIT = 0x50, PID_PROBE };
 
 static unsigned badinit_inits, badinit_others, probe_runs;
 static bool probe_found_it;
@@ -305,6 +368,10 @@ int main(void)
                                test_boot),
         cmocka_unit_test_setup(
             test_a_called_task_that_kills_itself_is_gone_though_its_pid_lives_again, test_boot),
+        cmocka_unit_test_setup(test_a_called_task_leaves_nothing_queued_above_its_caller,
+                               test_boot),
+        cmocka_unit_test_setup(test_a_called_task_killed_by_another_handler_is_reported_gone,
+                               test_boot),
         cmocka_unit_test_setup(test_nothing_starts_a_failed_inits_task_before_it_is_destroyed,
                                test_boot),
     };

@@ -19,6 +19,7 @@
  * records, fields out of range, a part played by the wrong module) are
  * dropped, counted and logged with their sender, and change nothing.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "migrate_internal.h"
@@ -127,6 +128,9 @@ static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint1
 
 /* The block task's PORT_SERIALIZE hands migrate_state(); NULL: one of its own. */
 static void *state_block;
+/* Set: its PORT_SERIALIZE returns with an interrupt pending, taken by the
+ * first restore that turns interrupts on: the one after its frame's pop. */
+static bool interrupt_after_serialise;
 
 static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -139,7 +143,9 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
             block = mem_alloc(3);
             memcpy(block, "abc", 3);
         }
-        return migrate_state(block, 3);
+        mt_err_t err = migrate_state(block, 3);
+        if (interrupt_after_serialise) atomic_fetch_or(&port_native_irq_pending, 1u << 0);
+        return err;
     }
     if (port >= PORT_0 && len) got[n] = ((const char *) data)[0];
     return MT_OK;
@@ -174,6 +180,7 @@ static int setup(void **state)
     n_sent = 0;
     memset(got, 0, sizeof got);
     state_block = NULL;
+    interrupt_after_serialise = false;
     program_register(programs, 1);
     task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
     assert_int_equal(sched_task_create(&spec), MT_OK);
@@ -667,6 +674,48 @@ static void test_a_state_in_another_tasks_block_is_refused(void **state)
     assert_memory_equal(theirs, "xyz", 3);
     for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
     mem_free(theirs);
+}
+
+/* A handler run at an interrupt's exit right after SERIALIZE's pop kills
+ * the frozen task and creates another of its pid. The image must not
+ * describe the new task (not frozen, its timers not taken), nor must it
+ * be resumed as the one that was migrating: the migration is refused,
+ * MT_ERR_NO_TASK, nothing sent, and the new task is left as it was made.
+ * Once the image was built from the new task and FREEZE went out. */
+#define REPLACER 0x22
+static mt_err_t replacer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_kill(LOCAL), MT_OK);
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    return MT_OK;
+}
+
+static void isr_replaces_local(void)
+{
+    assert_int_equal(sched_post_isr(REPLACER, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static void test_a_task_replaced_after_serialise_is_not_migrated_nor_resumed(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = REPLACER, .prio = 7, .handler = replacer};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(REPLACER, NULL, 0), MT_OK);
+    port_native_irq_attach(0, isr_replaces_local);
+    interrupt_after_serialise = true;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    assert_string_equal(got, "S");
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_NO_TASK);
+    assert_int_equal(migrate_active(), 0);
+    for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
+    task_t *t = sched_find_task(LOCAL);
+    assert_non_null(t);
+    assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0); /* as created */
 }
 
 static void test_unreachable_destination_leaves_the_task_here(void **state)
@@ -2350,6 +2399,8 @@ int main(void)
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_a_state_in_another_tasks_block_is_refused, setup),
+        cmocka_unit_test_setup(test_a_task_replaced_after_serialise_is_not_migrated_nor_resumed,
+                               setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
         cmocka_unit_test_setup(test_source_abandons_a_transfer_that_does_not_end_in_time, setup),
         cmocka_unit_test_setup(test_a_migration_put_off_for_a_module_without_a_slot_goes_later,
