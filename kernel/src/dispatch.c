@@ -113,23 +113,30 @@ static MT_INLINE task_t *handler_returned_lock(task_t *top, mt_err_t result, por
 
 /* Run the handler of t, whose frame was just pushed; free a heap payload
  * it did not take; pop the frame, and return with interrupts still off
- * for the pop, their state in *s. `killed`, unless NULL, says whether a
- * kill asked for while t ran ended it at the pop (frame_pop_rare()). */
+ * for the pop, their state in *s. `may_open`: the caller may run a task's
+ * INIT (frame_run(), the one that does); an INIT that failed then ends its
+ * task at this pop (task_init_failed_irq_off()), decided here, beside the
+ * END that logs the result, and not in the pop, which every dispatch
+ * makes. `killed`, unless NULL, says whether a kill asked for while t ran
+ * ended it at the pop (frame_pop_rare()). */
 static MT_INLINE mt_err_t frame_run_held(task_t *t, mt_port_t port, void *data, uint16_t len,
-                                         bool *killed, port_irq_state_t *s)
+                                         bool may_open, bool *killed, port_irq_state_t *s)
 {
     mt_err_t result = t->handler(t->state, port, data, len);
     task_t *top = handler_returned_lock(sched.current, result, s, false);
+    if (may_open && result != MT_OK && (top->flags & TASK_INIT_RUNNING))
+        task_init_failed_irq_off(top, result);
     if (killed) *killed = (top->flags & TASK_KILL_PENDING) != 0;
     frame_pop_irq_off(top, false);
     return result;
 }
 
-/* frame_run_held() with the interrupt state restored after the pop. */
+/* frame_run_held() with the interrupt state restored after the pop: the
+ * general run, the only one that runs an INIT (may_open). */
 mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
     port_irq_state_t s;
-    mt_err_t result = frame_run_held(t, port, data, len, NULL, &s);
+    mt_err_t result = frame_run_held(t, port, data, len, true, NULL, &s);
     port_irq_restore(s);
     return result;
 }
@@ -140,7 +147,7 @@ mt_err_t frame_run(task_t *t, mt_port_t port, void *data, uint16_t len)
 mt_err_t dispatch_run_payload(task_t *t, mt_port_t port, void *data, uint16_t len)
 {
     port_irq_state_t s;
-    frame_run_held(t, port, data, len, NULL, &s);
+    frame_run_held(t, port, data, len, false, NULL, &s); /* an open gate's: initialised */
     return drain_above_held(sched.running_prio, s);
 }
 
@@ -375,7 +382,7 @@ mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     if (block && !len) mem_release(block);
     log_event(EV_START, t->pid, port);
     bool killed;
-    mt_err_t result = frame_run_held(t, port, len ? block : NULL, len, &killed, &s);
+    mt_err_t result = frame_run_held(t, port, len ? block : NULL, len, false, &killed, &s);
     /* A kill asked for while it ran ended it at the pop: told by its
      * flags, not by the table, where a task given its pid since (by a
      * handler run at an interrupt's exit during FINAL) may hold its freed

@@ -199,7 +199,7 @@ uint32_t log_overruns(void)
 static const char *const type_names[EV_TYPE_COUNT] = {
     "?",         "SEND",     "START",   "END",    "ALLOC",    "FREE",   "TIMER",     "SLEEP",
     "WAKE",      "ERROR",    "CREATE",  "KILL",   "MIGRATE",  "BUS",    "RUN",       "APPFAIL",
-    "BAD_FRAME", "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE", "UNSENT", "UNTRACKED",
+    "BAD_FRAME", "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE", "UNSENT", "UNTRACKED", "INITFAIL",
 };
 
 const char *log_type_name(uint8_t type)

@@ -5,9 +5,11 @@
  */
 #include <string.h>
 
+#include "motet/appdesc.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
 #include "motet/module.h"
+#include "motet/program.h"
 
 #if MOTET_APPMGR
 
@@ -70,6 +72,23 @@ const char *module_task_name(mt_pid_t pid)
     const appmgr_result_t *r = loaded();
     if (!r || pid < r->pid_base || pid - r->pid_base >= current->num_tasks) return NULL;
     return current->tasks[pid - r->pid_base];
+}
+
+/* From the description, not the task table: the console reports a
+ * failed INIT's error after the task has ended (module_errors.c). */
+const program_t *module_task_program(mt_pid_t pid)
+{
+    const appmgr_result_t *r = loaded();
+    appdesc_t d;
+    if (!r || pid < r->pid_base || pid - r->pid_base >= current->num_tasks ||
+        appdesc_parse(current->desc, current->len, &d) != MT_OK)
+        return NULL;
+    for (uint8_t i = 0; i < d.num_tasks; i++) {
+        appdesc_task_t t;
+        appdesc_task(&d, i, &t);
+        if (t.rel_pid == pid - r->pid_base) return program_find(t.prog_id);
+    }
+    return NULL;
 }
 
 #endif /* MOTET_APPMGR */

@@ -59,7 +59,9 @@ static void print(const char *line, int n, size_t cap)
 
 void module_report_error(const log_record_t *rec)
 {
-    if (rec->type != EV_ERROR && rec->type != EV_APPFAIL && rec->type != EV_DISAGREE) return;
+    if (rec->type != EV_ERROR && rec->type != EV_APPFAIL && rec->type != EV_DISAGREE &&
+        rec->type != EV_INITFAIL)
+        return;
     char line[256];
     uint64_t us = (uint64_t) rec->time * 1000000u / PORT_TICKS_PER_SECOND;
     unsigned long ms = (unsigned long) (us / 1000u), frac = (unsigned long) (us % 1000u);
@@ -87,7 +89,20 @@ void module_report_error(const log_record_t *rec)
     }
     uint8_t err = (uint8_t) rec->arg;
     const char *task = module_task_name(rec->pid);
+    /* The log is drained as the module sleeps: a task whose INIT failed
+     * has ended by then, and only the description still names its program. */
     const program_t *prog = sched_task_program(rec->pid);
+    if (!prog) prog = module_task_program(rec->pid);
+    if (rec->type == EV_INITFAIL) {
+        print(line,
+              snprintf(line, sizeof line,
+                       "[%7lu.%03lu ms] ERR task '%s' (pid 0x%02x), program '%s', ended: its INIT "
+                       "failed (%s), so it never runs (no FINAL; messages for it refused)\n",
+                       ms, frac, task ? task : "?", rec->pid, prog && prog->name ? prog->name : "?",
+                       mt_strerror((mt_err_t) err)),
+              sizeof line);
+        return;
+    }
     char who[64];
     if (rec->pid == MT_PID_NONE)
         snprintf(who, sizeof who, "the kernel (no task running)");

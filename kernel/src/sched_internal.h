@@ -166,9 +166,11 @@ typedef struct sched_state {
 #endif
     task_t *tasks[TASK_TABLE_SIZE]; /* live local tasks, hashed by pid; task_none where none */
     /* The rest of a kill asked for while its task ran, at its frame's pop;
-     * irq off on entry and return. Set by sched_task_kill(), the only
-     * source of TASK_KILL_PENDING, so that an image without kills links
-     * none of their code. */
+     * irq off on entry and return. Set by the two sources of
+     * TASK_KILL_PENDING, both task.c's: sched_task_kill() (FINAL, then the
+     * destruction) and, unless a kill set it, an INIT's failure
+     * (task_init_failed_irq_off(): the destruction only), so that an image
+     * without kills links none of their code. NULL until then. */
     void (*kill_on_pop)(task_t *t);
     /* The interrupt slot (post.c): an interrupt's bare message that will
      * run first at the interrupt's exit, in no queue until then
@@ -314,6 +316,10 @@ void task_release_held(task_t *t);
 void task_finish_kill(task_t *t);
 /* Free every resource of t and its control block (no FINAL). */
 void task_destroy(task_t *t);
+/* t's INIT, its frame the top one, returned `err`: t never initialised,
+ * and is killed at the frame's pop as sched_task_kill() kills it, without
+ * FINAL; its EV_INITFAIL logged. Irq off. */
+void task_init_failed_irq_off(task_t *t, mt_err_t err);
 
 /* ---- dispatch.c: frames and the dispatch rules ---- */
 

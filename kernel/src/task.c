@@ -7,7 +7,9 @@
  * first use and cleared when a destination goes, so that a send along a
  * route never looks a pid up (send.c). A kill of a task on the stack waits
  * until its frame is popped (dispatch.c); FINAL then runs as its last
- * handler and everything it owned goes.
+ * handler and everything it owned goes. A task whose INIT fails ends at
+ * that INIT's pop too, without FINAL (it never initialised) and, where no
+ * kill was asked for, without a kill's freeze: nothing can start it.
  */
 #include <string.h>
 
@@ -327,6 +329,40 @@ static void kill_on_pop_irq_off(task_t *t)
     port_irq_enable(); /* FINAL is a handler like any other */
     task_kill_end(t, final);
     (void) port_irq_save();
+}
+
+/* sched.kill_on_pop in an image where no kill has been asked for: the end
+ * of a task whose INIT failed, at that INIT's pop; irq off on entry and
+ * return. No freeze and no FINAL, so that an image without kills links
+ * only task_destroy(): nothing can start t between its pop and its
+ * destruction. It never initialised and its one INIT was claimed
+ * (TASK_INIT_SENT), so a message sent to it meanwhile, even by a handler
+ * run at an interrupt's exit, is held (rule 7) or waits in the queue as
+ * held, and a second INIT is refused; the destruction takes both. No
+ * message to it has the interrupt slot's block: only an open gate gets it
+ * (isr_slot_fits(), post_isr_wait()). */
+static void destroy_on_pop_irq_off(task_t *t)
+{
+    port_irq_enable(); /* its destruction walks lists and the heap */
+    task_destroy(t);
+    (void) port_irq_save();
+}
+
+/* Its flags are changed here, under the END's lock, before the pop looks
+ * at them: without TASK_INIT_RUNNING the pop does not mark it initialised
+ * nor release its held messages, which its destruction refuses as a
+ * kill's; with TASK_KILL_PENDING the pop ends it. Its gate stays as it is
+ * (no task_set_flags()): closed when the INIT's frame was pushed, and
+ * closed again by any change of flags since, so the pop takes its rare
+ * way. A hook a kill has set stays (kill_on_pop_irq_off(): a task below
+ * may still wait for its FINAL); it ends t too, without FINAL, as t never
+ * initialised. A kill asked for while its INIT ran is the same end. */
+void task_init_failed_irq_off(task_t *t, mt_err_t err)
+{
+    log_event(EV_INITFAIL, t->pid, (uint16_t) err);
+    if (!sched.kill_on_pop) sched.kill_on_pop = destroy_on_pop_irq_off;
+    MT_DEBUG_ASSERT(!task_gate_opened(t));
+    t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_KILL_PENDING);
 }
 
 #if MOTET_THREADS

@@ -16,6 +16,9 @@
  *   pid in its freed control block (the same pid at the same address),
  *   or when another handler asked for its kill while it ran; and what it
  *   queued above its caller's level has run when the call returns.
+ * - A task whose INIT failed, between that INIT's pop and its destruction
+ *   (interrupts on, as for a kill): a handler run at an interrupt's exit
+ *   there finds it, and neither its message nor a second INIT starts it.
  *
  * Without the event log the pending interrupt is taken exactly in those
  * windows (with it, a record's own lock may take it earlier, which must be
@@ -284,6 +287,75 @@ static void test_a_called_task_killed_by_another_handler_is_reported_gone(void *
     assert_null(sched_find_task(PID_CALLED_HIGH));
 }
 
+/* ---- a failed INIT's task, between its pop and its destruction ---- */
+
+enum { PID_BADINIT = 0x50, PID_PROBE };
+
+static unsigned badinit_inits, badinit_others, probe_runs;
+static bool probe_found_it;
+static mt_err_t probe_send, probe_init, probe_init_sent;
+
+/* Its INIT fails with an interrupt pending: the first turning on of
+ * interrupts after its handler, where its end begins, takes it. */
+static mt_err_t badinit(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_INIT) {
+        badinit_others++;
+        return MT_OK;
+    }
+    badinit_inits++;
+    atomic_fetch_or(&port_native_irq_pending, 1u << 0);
+    return MT_ERR_INVALID;
+}
+
+static void isr_wakes_probe(void)
+{
+    assert_int_equal(sched_post_isr(PID_PROBE, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+/* Run at the interrupt's exit: it outranks everything on the stack. */
+static mt_err_t probe(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    (void) data;
+    (void) len;
+    if (port != PORT_0) return MT_OK;
+    probe_runs++;
+    probe_found_it = sched_find_task(PID_BADINIT) != NULL;
+    probe_send = sched_send_to(PID_BADINIT, PORT_0, NULL, 0, 0);
+    probe_init = sched_task_init(PID_BADINIT, NULL, 0);
+    probe_init_sent = sched_send_to(PID_BADINIT, PORT_INIT, NULL, 0, 0);
+    return MT_OK;
+}
+
+static void test_nothing_starts_a_failed_inits_task_before_it_is_destroyed(void **state)
+{
+    (void) state;
+    make(PID_PROBE, 7, probe);
+    task_spec_t spec = {.pid = PID_BADINIT, .prio = 2, .handler = badinit};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    port_native_irq_attach(0, isr_wakes_probe);
+    badinit_inits = badinit_others = probe_runs = 0;
+    probe_found_it = false;
+    probe_send = probe_init = probe_init_sent = MT_ERR_INVALID;
+    assert_int_equal(sched_task_init(PID_BADINIT, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(probe_runs, 1);
+    assert_true(probe_found_it);         /* the window this tests: not destroyed yet */
+    assert_int_equal(probe_send, MT_OK); /* waits for an INIT that never ends well */
+    assert_int_equal(probe_init, MT_ERR_STATE);
+    assert_int_equal(probe_init_sent, MT_ERR_STATE);
+    assert_int_equal(badinit_inits, 1);
+    assert_int_equal(badinit_others, 0);
+    assert_null(sched_find_task(PID_BADINIT));
+    assert_int_equal(sched_queued_count(), 0);
+    assert_int_equal(sched.held, 0);
+    assert_int_equal(sched_stack_depth(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +371,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_called_task_leaves_nothing_queued_above_its_caller,
                                test_boot),
         cmocka_unit_test_setup(test_a_called_task_killed_by_another_handler_is_reported_gone,
+                               test_boot),
+        cmocka_unit_test_setup(test_nothing_starts_a_failed_inits_task_before_it_is_destroyed,
                                test_boot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,14 +13,15 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            integer; simulated or real time, whichever the module runs on)
   TYPE     the event name from log_type_name(): SEND START END ALLOC FREE
            TIMER SLEEP WAKE ERROR CREATE KILL MIGRATE BUS RUN APPFAIL BAD_FRAME
-           BUS_LOST BUS_GAP BUDGET DISAGREE UNSENT UNTRACKED
+           BUS_LOST BUS_GAP BUDGET DISAGREE UNSENT UNTRACKED INITFAIL
   pid      task id, decimal or 0x-hex (0 = the kernel itself)
   arg      16-bit argument, decimal or 0x-hex; its meaning depends on TYPE:
            SEND: destination pid << 8 | input port; START, END: input port
            (an END's is 255, shown as ?, when its START was overwritten in
            the kernel's ring before the host drained it);
            ALLOC, FREE: bytes; TIMER: timer index; SLEEP: sleep mode;
-           ERROR: mt_err_t code; CREATE: priority; MIGRATE: phase << 8 |
+           ERROR: mt_err_t code; CREATE: priority; KILL: the task's
+           messages dropped (queued, or held for its INIT); MIGRATE: phase << 8 |
            the other module (migrate_phase_t, migrate.h); BUS: frame bytes, bit 15 set for a frame received
            (clear: sent), pid = the frame's destination task or virtual pid;
            RUN: sender pid << 8 | input port, pid = the receiver;
@@ -49,6 +50,9 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            copies of it were still to go, and which is followed no more
            (MOTET_BUS_FOLLOWED earlier failures were followed already):
            whether it reached every module is not known (docs/bus.md)
+           INITFAIL: mt_err_t the task's (pid) PORT_INIT handler returned:
+           the task ends there, never initialised (no FINAL); its KILL
+           follows
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -111,7 +115,7 @@ from .textfile import utf8_text
 EVENT_TYPES = ("SEND", "START", "END", "ALLOC", "FREE", "TIMER", "SLEEP", "WAKE", "ERROR",
                "CREATE", "KILL", "MIGRATE", "BUS", "RUN", "APPFAIL", "BAD_FRAME",
                "BUS_LOST", "BUS_GAP", "BUDGET", "DISAGREE", "UNSENT",
-               "UNTRACKED")
+               "UNTRACKED", "INITFAIL")
 
 # Input ports (kernel/include/motet/sched.h): system ports, then PORT_0 ...
 SYSTEM_PORTS = ("INIT", "FINAL", "SERIALIZE", "DESERIALIZE", "TIMEOUT0", "TIMEOUT1",
@@ -436,6 +440,10 @@ def describe(ev):
         return f"{name} m{a & 0xFF}"
     if t == "BUS":
         return f"{'received' if a & 0x8000 else 'sent'} {a & 0x7FFF} B frame"
+    if t == "KILL":
+        return f"ended, {a} message(s) dropped" if a else "ended"
+    if t == "INITFAIL":
+        return f"its INIT failed ({error_name(a)}): ended, no FINAL"
     if t == "BUDGET":
         return f"over its run budget: running for {a} ms"
     if t == "DISAGREE":

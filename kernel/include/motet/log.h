@@ -29,7 +29,7 @@ typedef enum {
     EV_WAKE,
     EV_ERROR,     /* pid = running task, arg = mt_err_t */
     EV_CREATE,    /* pid = task, arg = priority */
-    EV_KILL,      /* pid = task */
+    EV_KILL,      /* pid = task, arg = its messages dropped (queued or held) */
     EV_MIGRATE,   /* pid = task, arg = phase << 8 | other module (migrate.h) */
     EV_BUS,       /* arg = frame bytes */
     EV_RUN,       /* pid = receiver, arg = sender << 8 | port: a send run at once, its
@@ -57,6 +57,8 @@ typedef enum {
                    * copies of it were still to go, followed no more (more than
                    * MOTET_BUS_FOLLOWED such): whether one reached every module is
                    * not known (docs/bus.md, Lost frames) */
+    EV_INITFAIL,  /* pid = task, arg = mt_err_t its PORT_INIT handler returned: the task
+                   * ends, never initialised (no FINAL); its KILL follows (sched.h) */
     EV_TYPE_COUNT
 } log_event_type_t;
 

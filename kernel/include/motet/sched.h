@@ -81,9 +81,12 @@ struct msg {
 /* A task's message handler: the task's state, then the message's input
  * port and payload (`data` is NULL when `len` is 0). The payload is the
  * handler's to read until it returns; sched_take() keeps it for longer.
- * The sender is sched_sender(). A result other than MT_OK is logged, and
- * nothing else follows from it: a task whose PORT_INIT failed stays, with
- * its state as the handler left it, and is handed the messages sent to it. */
+ * The sender is sched_sender(). A result other than MT_OK is logged; on
+ * any port but PORT_INIT nothing else follows from it. A PORT_INIT that
+ * fails ends its task as its handler returns, as sched_task_kill() does
+ * but without PORT_FINAL (it never initialised): its timers, memory and
+ * messages (those held for it refused) go, EV_INITFAIL is logged with the
+ * error, and a send to its pid is refused as to no task. */
 typedef mt_err_t (*task_handler_t)(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* One output port: where messages sent on it go. */
@@ -115,7 +118,8 @@ void sched_init(void);
  * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_PORT (a route's port),
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
-/* Post PORT_INIT with a copy of `data`; held messages follow once handled.
+/* Post PORT_INIT with a copy of `data`; held messages follow once handled
+ * successfully (a failed INIT ends the task: task_handler_t).
  * Once per task, a send to PORT_INIT counting as one and a task arrived
  * by migration having had its own: a second, even while the first waits,
  * is refused with MT_ERR_STATE (logged) and changes nothing (its data
