@@ -1915,6 +1915,33 @@ static void test_destination_that_missed_result_ok_starts_at_end(void **state)
     assert_true(left <= 900 && left > 800); /* 1000 less END's age less the time since */
 }
 
+/* The copy attached here, a handler kills it and tries to create a task
+ * of its pid: refused (MT_ERR_EXISTS, logged) while the slot holds the
+ * pid, so that END cannot start another task as the copy (once it thawed
+ * the new one, never initialised, as the migrated task). */
+static void test_a_copy_killed_at_the_destination_keeps_its_pid_until_the_end(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    assert_int_equal(sched_task_kill(REMOTE), MT_OK);
+    (void) test_count_logged_errors(MT_ERR_EXISTS); /* the log drained: only this one counts */
+    task_spec_t spec = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_ERR_EXISTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 0, 0, 0, 0}; /* nothing forwarded */
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(sched_task_create(&spec), MT_OK); /* the migration over: free again */
+    task_t *t = sched_find_task(REMOTE);
+    assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0); /* as created */
+}
+
 /* Routed here: END was through, so the copy starts, with what it held. */
 static void test_destination_told_the_task_is_its_own_starts_it(void **state)
 {
@@ -2760,6 +2787,8 @@ int main(void)
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task, setup),
         cmocka_unit_test_setup(test_destination_that_missed_result_ok_starts_at_end, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_at_the_destination_keeps_its_pid_until_the_end,
+                               setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_its_own_starts_it, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_elsewhere_drops_its_copy, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,
