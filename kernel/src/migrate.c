@@ -103,6 +103,11 @@ slot_t *mig_slot_of(mt_pid_t pid)
     return NULL;
 }
 
+bool mig_pid_pinned(mt_pid_t pid)
+{
+    return mig_slot_of(pid) != NULL;
+}
+
 uint8_t migrate_active(void)
 {
     uint8_t n = 0;

@@ -150,11 +150,12 @@ void sched_mig_msg_free(msg_t *m);
  * its kill was asked for while it ran (sched_task_call(): MT_OK does not
  * say t still exists). t must not be on the stack. Task context. */
 mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len);
-/* The task leaves: its control block becomes a remote one on `module`;
- * everything it owned here is freed, and *held gets its held messages
- * (taken in the same step, so that none can slip in between).
- * MT_ERR_NO_SLAB (nothing changed) if no remote block is free. */
-mt_err_t sched_mig_move_out(task_t *t, mt_module_t module, msg_t **held);
+/* The frozen task pid leaves: its control block becomes a remote one on
+ * `module`; everything it owned here is freed, and *held gets its held
+ * messages (found and taken in the same step, so that none can slip in
+ * between). MT_ERR_NO_TASK if no frozen task of pid is here (killed),
+ * MT_ERR_NO_SLAB if no remote block is free; nothing changed then. */
+mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held);
 /* The task arrives: a local, frozen control block replaces its remote one
  * (if any), atomically for senders. Returns it, or NULL (*err says why). */
 task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err);
@@ -524,11 +525,19 @@ void mig_peer_rx_end(const bus_frame_t *f);     /* interrupt */
 #endif /* MOTET_BUS */
 
 #if MOTET_BUS
+/* True while a migration slot holds pid (migrate.c): no task of that pid
+ * may be created here but the arriving copy; any context. */
+bool mig_pid_pinned(mt_pid_t pid);
 /* Drop the requests put off for task `pid` (MIG.retries): it was killed,
  * has left this module or is asked for anew, and its pid may be given to
  * another task; any context. */
 void mig_task_gone(mt_pid_t pid);
 #else
+static inline bool mig_pid_pinned(mt_pid_t pid)
+{
+    (void) pid;
+    return false;
+}
 static inline void mig_task_gone(mt_pid_t pid)
 {
     (void) pid;

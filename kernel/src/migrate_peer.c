@@ -336,10 +336,8 @@ static msg_t *lacked_by_source(const slot_t *s, msg_t *held)
  * back for the source. */
 static void drop_copy(slot_t *s)
 {
-    task_t *t = task_find_locked(s->pid);
     msg_t *held = NULL;
-    if (t && (t->flags & TASK_FROZEN) && sched_mig_move_out(t, s->source, &held) == MT_OK)
-        append(s, lacked_by_source(s, held));
+    if (sched_mig_move_out(s->pid, s->source, &held) == MT_OK) append(s, lacked_by_source(s, held));
     port_irq_state_t st = port_irq_save();
     msg_t *reserved = s->reserved; /* nothing more is forwarded to the copy */
     s->reserved = NULL;

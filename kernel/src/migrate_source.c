@@ -99,9 +99,10 @@ static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
 }
 
 /* The migrating task, frozen since its freeze until it resumes or moves;
- * NULL once it is gone. A task of its pid that is not frozen is another:
- * a handler run at an interrupt's exit may have killed it and created a
- * task of the same pid, which may even hold its freed control block. */
+ * NULL once it is gone: a handler run at an interrupt's exit may kill it
+ * at any moment, freeing its control block, though none may create a task
+ * of its pid while the slot holds it (sched_task_create()). Whoever uses
+ * the task after the lookup keeps interrupts off in between. */
 static task_t *frozen_task(mt_pid_t pid)
 {
     task_t *t = task_find_locked(pid);
@@ -109,57 +110,78 @@ static task_t *frozen_task(mt_pid_t pid)
 }
 
 /* The image header of task pid into s->head; its timers are taken last,
- * once nothing can fail any more. */
+ * once nothing can fail any more. The task is looked up twice, each time
+ * under a short lock: to size the image, then, the blocks allocated with
+ * interrupts on, to copy its routes and take its timers. */
 static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 {
-    task_t *t = frozen_task(pid);
-    if (!t) return MT_ERR_NO_TASK; /* killed meanwhile */
     uint8_t groups[2 * MOTET_MAX_GROUP_MEMBERS];
     mig_image_t img = {.pid = pid,
-                       .prio = t->prio,
-                       .flags = (uint8_t) (t->flags & TASK_MOVABLE),
-                       .program = program_find_handler(t->handler)->id,
-                       .n_routes = t->n_routes,
                        .n_timers = TIMERS_PER_TASK, /* room for all, for now */
-                       .n_groups = mcast_memberships(pid, groups, MOTET_MAX_GROUP_MEMBERS),
                        .state_len = s->state_len,
                        .groups = groups};
+    task_handler_t handler = NULL;
+    port_irq_state_t st = port_irq_save();
+    task_t *t = frozen_task(pid);
+    if (t) {
+        img.prio = t->prio;
+        img.flags = (uint8_t) (t->flags & TASK_MOVABLE);
+        img.n_routes = t->n_routes;
+        handler = t->handler;
+    }
+    port_irq_restore(st);
+    if (!t) return MT_ERR_NO_TASK; /* killed meanwhile */
+    img.program = program_find_handler(handler)->id;
+    img.n_groups = mcast_memberships(pid, groups, MOTET_MAX_GROUP_MEMBERS);
     uint16_t most = mig_image_size(&img);
     if (most > MOTET_MIGRATE_CHUNK || (uint32_t) most + s->state_len > UINT16_MAX)
         return MT_ERR_INVALID; /* the header must fit in the first frame */
     uint8_t *routes =
-        t->n_routes ? mem_alloc_owned(t->n_routes * MIG_ROUTE_BYTES, MEM_OWNER_KERNEL) : NULL;
+        img.n_routes ? mem_alloc_owned(img.n_routes * MIG_ROUTE_BYTES, MEM_OWNER_KERNEL) : NULL;
     s->head = mem_alloc_owned(most, MEM_OWNER_KERNEL);
-    if (!s->head || (t->n_routes && !routes)) {
+    if (!s->head || (img.n_routes && !routes)) {
         mem_release(routes);
         return MT_ERR_NO_MEM;
     }
-    for (uint8_t i = 0; i < t->n_routes; i++) {
+    st = port_irq_save(); /* its routes a frozen task does not change */
+    t = frozen_task(pid);
+    for (uint8_t i = 0; t && i < img.n_routes; i++) {
         routes[2 * i] = t->routes[i].pid;
         routes[2 * i + 1] = t->routes[i].port;
     }
+    if (t) take_timers(s, &img, pid);
+    port_irq_restore(st);
     img.routes = routes;
-    take_timers(s, &img, pid);
-    s->head_len = mig_image_encode(&img, s->head, most);
+    if (t) s->head_len = mig_image_encode(&img, s->head, most);
     mem_release(routes);
-    return MT_OK;
+    if (t) return MT_OK;
+    mem_release(s->head); /* killed meanwhile: nothing to rearm */
+    s->head = NULL;
+    return MT_ERR_NO_TASK;
 }
 
 /* ---- failing: the task resumes here ---- */
 
-/* The task runs here again; false if it could not and was killed. */
+/* The task runs here again; false if it could not and was killed, or is
+ * gone (killed meanwhile). */
 static bool resume(slot_t *s, mt_err_t why)
 {
-    task_t *t = frozen_task(s->pid);
-    if (!t) return false;
+    if (!frozen_task(s->pid)) return false;
     mt_err_t err =
         s->head ? mig_rearm(s->pid, s->head, s->head_len, 0, timer_now() - s->clock) : MT_OK;
+    port_irq_state_t st = port_irq_save(); /* found and thawed in one step */
+    task_t *t = frozen_task(s->pid);
+    if (t && !err) sched_mig_thaw(t);
+    port_irq_restore(st);
+    if (!t) { /* killed while its timers were set again: they go too */
+        timer_stop_all(s->pid);
+        return false;
+    }
     if (err) {
         sched_task_kill(s->pid); /* frozen: no FINAL; its held messages go too */
         mig_notify(s->pid, MIG_KILLED, s->dest, err);
         return false;
     }
-    sched_mig_thaw(t);
     mig_notify(s->pid, MIG_RESUMED, s->dest, why);
     return true;
 }
@@ -238,10 +260,12 @@ void mig_source_ping(const mig_record_t *r)
  * forwarded (what it held at the commit), then what it holds now, then
  * the multicasts recorded since the freeze; and it rejoins its groups, in
  * the same step as recording stops, so that the bus interrupt either
- * records a multicast or delivers it to the task, never both or neither. */
-static void reclaim(slot_t *s, task_t *t)
+ * records a multicast or delivers it to the task, never both or neither.
+ * A task gone meanwhile gets nothing: they are freed with the slot. */
+static void reclaim(slot_t *s)
 {
     port_irq_state_t st = port_irq_save();
+    task_t *t = frozen_task(s->pid);
     bool left = s->recording;
     s->recording = false;
     msg_t *casts = s->casts;
@@ -260,7 +284,7 @@ static void reclaim(slot_t *s, task_t *t)
 void mig_source_fail(slot_t *s, mt_err_t err)
 {
     log_error(err);
-    reclaim(s, task_find_locked(s->pid));
+    reclaim(s);
     mt_err_t outcome = resume(s, err) ? err : MIG_RESULT_KILLED;
     announce(s, outcome);
     mig_notify(s->pid, MIG_DONE, s->dest, outcome);
@@ -326,7 +350,7 @@ void mig_source_retry(void)
 static void put_off(slot_t *s)
 {
     log_error(MT_ERR_FULL);
-    reclaim(s, task_find_locked(s->pid));
+    reclaim(s);
     bool resumed = resume(s, MT_ERR_FULL);
     announce(s, resumed ? MT_ERR_FULL : MIG_RESULT_KILLED);
     if (!resumed)
@@ -400,8 +424,10 @@ static uint16_t casts_recorded(const slot_t *s)
 
 static void start_sending(slot_t *s)
 {
-    task_t *t = task_find_locked(s->pid);
+    port_irq_state_t st = port_irq_save();
+    task_t *t = frozen_task(s->pid);
     uint16_t held = t ? sched_mig_held_count(t) : 0u;
+    port_irq_restore(st);
     mig_put16(s->head + MIG_IMAGE_HELD, (uint16_t) (held + casts_recorded(s)));
     s->step = ST_SENDING;
     s->offset = 0;
@@ -439,7 +465,7 @@ static void on_attached(slot_t *s, const mig_record_t *r)
     if (s->step != ST_SENDING && s->step != ST_ATTACHING) return;
     if (r->data[2] != MT_OK)
         mig_source_fail(s, (mt_err_t) r->data[2]);
-    else if (!task_find_locked(s->pid))
+    else if (!frozen_task(s->pid))
         mig_source_fail(s, MT_ERR_NO_TASK); /* killed meanwhile: the copy must not start */
     else
         decide(s);
@@ -452,9 +478,8 @@ static void on_attached(slot_t *s, const mig_record_t *r)
 static void take_back(slot_t *s, mt_err_t why)
 {
     log_error(why);
-    task_t *t = task_find_locked(s->pid);
-    reclaim(s, t);
-    mt_err_t outcome = t && resume(s, why) ? why : MIG_RESULT_KILLED;
+    reclaim(s);
+    mt_err_t outcome = resume(s, why) ? why : MIG_RESULT_KILLED;
     announce(s, outcome); /* the second outcome: everyone routes back here */
     mig_notify(s->pid, MIG_DONE, s->dest, outcome);
     mig_slot_free(s);
@@ -465,14 +490,14 @@ static void take_back(slot_t *s, mt_err_t why)
 static void on_committed(slot_t *s)
 {
     if (!s || s->step != ST_DECIDED) return;
-    task_t *t = task_find_locked(s->pid);
-    s->fwd = s->fwd_next = t ? sched_mig_take_held(t) : NULL;
     s->fwd_count = 0;
     s->forwarded = s->tail_read = false;
     /* The multicasts recorded so far follow; later ones were taken after
      * the destination had joined (it has them), and are kept only in case
      * the task comes back here. */
     port_irq_state_t st = port_irq_save();
+    task_t *t = frozen_task(s->pid);
+    s->fwd = s->fwd_next = t ? sched_mig_take_held(t) : NULL;
     for (msg_t *m = s->casts; m; m = m->next) s->casts_last = m;
     port_irq_restore(st);
     s->step = ST_FORWARDING;
@@ -498,12 +523,20 @@ static void confirm(slot_t *s)
     mem_release(s->state);
     s->fwd = s->fwd_next = s->casts = s->casts_sent = s->casts_last = NULL;
     s->head = s->state = NULL;
-    task_t *t = task_find_locked(s->pid);
     msg_t *held = NULL;
-    mt_err_t err = t ? sched_mig_move_out(t, s->dest, &held) : MT_ERR_NO_TASK;
+    mt_err_t err = sched_mig_move_out(s->pid, s->dest, &held);
     if (err == MT_ERR_NO_SLAB) { /* no route to keep: the copy here goes anyway */
-        held = sched_mig_take_held(t);
-        sched_task_kill(s->pid);
+        st = port_irq_save();
+        task_t *t = frozen_task(s->pid);
+        held = t ? sched_mig_take_held(t) : NULL;
+        port_irq_restore(st);
+        if (t) sched_task_kill(s->pid); /* frozen: no FINAL; none of its pid can come meanwhile */
+    } else if (err == MT_ERR_NO_TASK) {
+        /* Killed after the decision: the copy runs there, and the pid,
+         * which no task here could take while the slot held it, routes
+         * there from now on, as from every other module. */
+        log_error(MT_ERR_NO_TASK);
+        sched_task_create_remote(s->pid, s->prio, s->dest); /* logs its own errors */
     }
     s->out = held;
     s->out_to = s->dest;

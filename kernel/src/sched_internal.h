@@ -218,6 +218,9 @@ static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
  * manager's or the migrator's pid only (task_pid_is_system_task()),
  * which the public call refuses; boot only. */
 mt_err_t task_create_system(const task_spec_t *spec);
+/* sched_task_create() for a task arriving by migration, under the pid its
+ * migration slot holds (which the public call refuses); the migrator only. */
+mt_err_t task_create_arriving(const task_spec_t *spec);
 /* An application's task pid (types.h), the only kind sched_task_create()
  * and sched_task_create_remote() take: not a virtual pid (multicast, time
  * sync), which has no control block, nor a system task's or a reserved

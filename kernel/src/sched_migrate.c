@@ -190,11 +190,17 @@ mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len)
     return sched_task_call(t, port, block, len);
 }
 
-mt_err_t sched_mig_move_out(task_t *t, mt_module_t module, msg_t **held)
+mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
 {
     port_irq_state_t s = port_irq_save();
-    /* Take the held messages and swap the control block for a remote one
-     * in one step: a message sent in between would be lost with the task. */
+    /* Found, its held messages taken and its control block swapped for a
+     * remote one in one step: a message sent in between would be lost with
+     * the task, and a kill in between would free it under us. */
+    task_t *t = sched_find_task(pid);
+    if (!t || (t->flags & (TASK_FROZEN | TASK_KILL_PENDING)) != TASK_FROZEN) {
+        port_irq_restore(s);
+        return MT_ERR_NO_TASK;
+    }
     sched_task_unlink(t);
     mt_err_t err = sched_task_create_remote(t->pid, t->prio, module);
     if (err) {
@@ -226,7 +232,7 @@ task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err)
     remote_task_t *r = sched_remote_find(spec->pid);
     remote_task_t was = r ? *r : (remote_task_t){0};
     if (r) sched_task_remove_remote(spec->pid);
-    *err = sched_task_create(spec);
+    *err = task_create_arriving(spec);
     task_t *t = *err ? NULL : sched_find_task(spec->pid);
     if (t)
         /* Not initialised either, so that rule 7 holds until the thaw, but

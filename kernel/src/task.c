@@ -150,17 +150,25 @@ static mt_err_t copy_routes(task_t *t, const task_spec_t *spec)
     return MT_OK;
 }
 
-/* `system`: one of the kernel's own tasks (task_create_system()), whose
- * pids the public call refuses. */
-static mt_err_t validate_spec(const task_spec_t *spec, bool system)
+/* Who creates the task: the application (sched_task_create()); the kernel,
+ * one of its own tasks, whose pids the public call refuses
+ * (task_create_system()); or the migrator, the copy of a task arriving
+ * under the pid its slot holds (task_create_arriving()). */
+typedef enum { CREATE_APP, CREATE_SYSTEM, CREATE_ARRIVING } create_kind_t;
+
+static mt_err_t validate_spec(const task_spec_t *spec, create_kind_t kind)
 {
     if (!spec || !spec->handler) return MT_ERR_INVALID;
-    if (!(system ? task_pid_is_system_task(spec->pid) : task_pid_is_app(spec->pid)))
+    if (!(kind == CREATE_SYSTEM ? task_pid_is_system_task(spec->pid) : task_pid_is_app(spec->pid)))
         return MT_ERR_INVALID;
     if (spec->prio < 0 || spec->prio >= MOTET_PRIO_LEVELS) return MT_ERR_INVALID;
     if (spec->flags & ~TASK_MOVABLE) return MT_ERR_INVALID;
     if (spec->n_routes && !spec->routes) return MT_ERR_INVALID;
     if (task_find_locked(spec->pid) || sched_remote_find(spec->pid)) return MT_ERR_EXISTS;
+    /* A migration under way holds its task's pid until it ends, even once
+     * the task was killed: a task made under it would be taken for the
+     * migrating one (its held messages, its groups, its move out). */
+    if (kind != CREATE_ARRIVING && mig_pid_pinned(spec->pid)) return MT_ERR_EXISTS;
     /* A route's port is checked here, once, so that a send along it need
      * not (route_port_ok()); before anything is allocated, so that a bad
      * spec costs nothing. */
@@ -169,11 +177,11 @@ static mt_err_t validate_spec(const task_spec_t *spec, bool system)
     return MT_OK;
 }
 
-/* Out of line: one body for the two calls below, which are its
+/* Out of line: one body for the three calls below, which are its
  * wrappers (inlined into each, a compiler copied most of it twice). */
-static MT_NOINLINE mt_err_t create(const task_spec_t *spec, bool system)
+static MT_NOINLINE mt_err_t create(const task_spec_t *spec, create_kind_t kind)
 {
-    mt_err_t err = validate_spec(spec, system);
+    mt_err_t err = validate_spec(spec, kind);
     if (err) return log_error(err);
     task_t *t = slab_alloc(&task_cache); /* zeroed; logs MT_ERR_NO_SLAB itself */
     if (!t) return MT_ERR_NO_SLAB;
@@ -207,12 +215,17 @@ static MT_NOINLINE mt_err_t create(const task_spec_t *spec, bool system)
  * and send as it. */
 mt_err_t sched_task_create(const task_spec_t *spec)
 {
-    return create(spec, false);
+    return create(spec, CREATE_APP);
 }
 
 mt_err_t task_create_system(const task_spec_t *spec)
 {
-    return create(spec, true);
+    return create(spec, CREATE_SYSTEM);
+}
+
+mt_err_t task_create_arriving(const task_spec_t *spec)
+{
+    return create(spec, CREATE_ARRIVING);
 }
 
 /* Its INIT goes the general way (send.c): rule 7 holds what comes first.

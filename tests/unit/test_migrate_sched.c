@@ -228,7 +228,7 @@ static void test_task_leaves_and_arrives(void **state)
     sched_mig_freeze(t);
     post(T, "z");
     msg_t *held = NULL;
-    assert_int_equal(sched_mig_move_out(t, 3, &held), MT_OK);
+    assert_int_equal(sched_mig_move_out(T, 3, &held), MT_OK);
     assert_non_null(held);
     assert_int_equal(((const char *) held->data)[0], 'z');
     sched_mig_msg_free(held);

@@ -24,16 +24,17 @@
 
 #include "migrate_internal.h"
 #include "motet/slab.h"
+#include "motet/state_layout.h"
 #include "native.h"
 #include "test_support.h"
 #include "timer_list.h"
 
 #define SELF    1u
-#define MODULES 0x7u /* modules 0, 1, 2 */
-#define REMOTE  0x30 /* a movable task on module 0 */
-#define LOCAL   0x20 /* a movable task here */
-#define FIXED   0x21 /* a task here that may not move */
-#define SLOT    256u
+#define MODULES 0x7u  /* modules 0, 1, 2 */
+#define REMOTE  0x30  /* a movable task on module 0 */
+#define LOCAL   0x20  /* a movable task here */
+#define FIXED   0x21  /* a task here that may not move */
+#define SLOT    1100u /* a frame of a whole chunk */
 
 static uint8_t sent[32][SLOT];
 static uint16_t sent_len[32];
@@ -182,6 +183,10 @@ static int setup(void **state)
     state_block = NULL;
     interrupt_after_serialise = false;
     program_register(programs, 1);
+    /* First: the bus's start clears the migrator's slots, which an earlier
+     * test may have left holding LOCAL's pid. */
+    port_native_bus_capture(capture);
+    assert_int_equal(bus_start(SELF, MODULES), MT_OK);
     task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(LOCAL, NULL, 0), MT_OK);
@@ -189,8 +194,6 @@ static int setup(void **state)
     assert_int_equal(sched_task_create(&spec), MT_OK);
     assert_int_equal(sched_task_init(FIXED, NULL, 0), MT_OK);
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
-    port_native_bus_capture(capture);
-    assert_int_equal(bus_start(SELF, MODULES), MT_OK);
     next_seq = 0;
     phases = dones = refusals = 0;
     refused_with = MT_OK;
@@ -677,11 +680,11 @@ static void test_a_state_in_another_tasks_block_is_refused(void **state)
 }
 
 /* A handler run at an interrupt's exit right after SERIALIZE's pop kills
- * the frozen task and creates another of its pid. The image must not
- * describe the new task (not frozen, its timers not taken), nor must it
- * be resumed as the one that was migrating: the migration is refused,
- * MT_ERR_NO_TASK, nothing sent, and the new task is left as it was made.
- * Once the image was built from the new task and FREEZE went out. */
+ * the frozen task and tries to create another of its pid: refused
+ * (MT_ERR_EXISTS, logged) while the migration holds the pid, so that no
+ * other task can be taken for the migrating one. The migration is
+ * refused, MT_ERR_NO_TASK, nothing sent, and then the pid is free. Once
+ * the image was built from the new task and FREEZE went out. */
 #define REPLACER 0x22
 static mt_err_t replacer(void *state, mt_port_t port, void *data, uint16_t len)
 {
@@ -689,7 +692,7 @@ static mt_err_t replacer(void *state, mt_port_t port, void *data, uint16_t len)
     if (port != PORT_0) return MT_OK;
     assert_int_equal(sched_task_kill(LOCAL), MT_OK);
     task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
-    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_create(&spec), MT_ERR_EXISTS);
     return MT_OK;
 }
 
@@ -713,9 +716,10 @@ static void test_a_task_replaced_after_serialise_is_not_migrated_nor_resumed(voi
     assert_int_equal(refused_with, MT_ERR_NO_TASK);
     assert_int_equal(migrate_active(), 0);
     for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
-    task_t *t = sched_find_task(LOCAL);
-    assert_non_null(t);
-    assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0); /* as created */
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    assert_false(sched_task_exists(LOCAL));
+    task_spec_t again = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&again), MT_OK); /* the migration over: free again */
 }
 
 static void test_unreachable_destination_leaves_the_task_here(void **state)
@@ -1222,6 +1226,310 @@ static void test_source_forwards_the_multicasts_recorded_since_the_commit_before
     assert_string_equal(got, "S"); /* none ran here */
 }
 
+/* ---- the task killed during its migration: its pid stays taken ---- */
+
+/* A handler (here the test, between two of the migrator's steps) kills
+ * the frozen LOCAL and tries to create another task of its pid: refused
+ * with MT_ERR_EXISTS, logged, while the migration's slot holds the pid
+ * (once it was created, and each later step took it for the migrating
+ * task: its held messages, its groups, its move out). */
+static void kill_local_and_try_to_replace_it(void)
+{
+    assert_int_equal(sched_task_kill(LOCAL), MT_OK);
+    (void) test_count_logged_errors(MT_ERR_EXISTS); /* the log drained: only this one counts */
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_ERR_EXISTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    assert_false(sched_task_exists(LOCAL));
+}
+
+/* The migration over and its task dead, the pid is free again: a task
+ * created under it got nothing of the migration's (no recorded multicast,
+ * no group, no forwarded copy), and at its INIT runs its own 'n' alone. */
+static void expect_the_pid_free_and_a_new_task_untouched(void)
+{
+    assert_false(sched_mig_remote(LOCAL, NULL, NULL));
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "n", 1, 0), MT_OK);
+    task_t *t = sched_find_task(LOCAL);
+    assert_non_null(t);
+    assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0);
+    assert_int_equal(mcast_member_count(GROUP), 0);
+    size_t before = strlen(got);
+    assert_int_equal(sched_task_init(LOCAL, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_string_equal(got + before, "n");
+}
+
+/* The migration ends as for a killed task: the outcome everyone gets
+ * (frame `i`) and MIG_DONE are MIG_RESULT_KILLED, and no slot is left. */
+static void expect_ended_as_killed(unsigned i, uint8_t id)
+{
+    bus_frame_t result = sent_frame(i);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    const uint8_t killed[5] = {LOCAL, id, MIG_RESULT_KILLED, SELF, 2};
+    assert_memory_equal(result.payload, killed, 5);
+    assert_int_equal(dones, 1);
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* Killed after the decision: the copy runs at module 2, and the pid
+ * routes there from here too (once no remote block was made, and a task
+ * made here meanwhile lived beside the copy under the same pid). */
+static void expect_the_pid_routed_to_the_copy(void)
+{
+    mt_module_t where;
+    assert_true(sched_mig_remote(LOCAL, &where, NULL));
+    assert_int_equal(where, 2);
+    assert_false(sched_task_exists(LOCAL));
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_ERR_EXISTS);
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* A member frozen, a multicast to its group recorded, then the task
+ * killed; module 2 replies `err`, which ends the migration (before the
+ * decision) as killed, the recorded multicast freed with the slot. */
+static void kill_a_member_then_reply(mt_err_t err)
+{
+    uint8_t id = freeze_a_member();
+    finish_tx(PORT_BUS_SENT);
+    cast(0, 20, 'c'); /* recorded for the frozen task */
+    kill_local_and_try_to_replace_it();
+    const uint8_t answer[3] = {LOCAL, id, (uint8_t) err};
+    from_migrator(2, MIG_MSG_REPLY, answer, 3);
+    expect_ended_as_killed(1, id);
+    expect_the_pid_free_and_a_new_task_untouched();
+}
+
+static void test_a_task_killed_before_a_failure_keeps_its_pid_until_the_end(void **state)
+{
+    (void) state;
+    kill_a_member_then_reply(MT_ERR_NO_MEM); /* mig_source_fail() */
+    assert_int_equal(refusals, 0);
+}
+
+static void test_a_task_killed_before_a_put_off_keeps_its_pid_and_is_not_asked_again(void **state)
+{
+    (void) state;
+    kill_a_member_then_reply(MT_ERR_FULL); /* put_off() */
+    unsigned before = n_sent;
+    tport_busy(TIMER_MS(10 * MOTET_MIGRATE_TIMEOUT_MS));
+    sched_run_pending();
+    for (unsigned i = before; i < n_sent; i++)
+        assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
+}
+
+/* Killed before the last reply: the image announces no held message
+ * ('h' went with the kill), and the ATTACHED that follows decides
+ * nothing: the migration ends as killed. */
+static void test_a_task_killed_before_the_image_is_counted_as_holding_nothing(void **state)
+{
+    (void) state;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = sent_frame(0).payload[1];
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "h", 1, 0), MT_OK); /* held, then killed */
+    const uint8_t reply[3] = {LOCAL, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    kill_local_and_try_to_replace_it();
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    bus_frame_t chunk = sent_frame(1);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    assert_int_equal(mig_get16(chunk.payload + MIG_CHUNK_HDR + MIG_IMAGE_HELD), 0);
+    finish_tx(PORT_BUS_SENT);
+    from_migrator(2, MIG_MSG_ATTACHED, reply, 3);
+    expect_ended_as_killed(2, id);
+    expect_the_pid_free_and_a_new_task_untouched();
+}
+
+/* Killed before the destination's ATTACHED: no decision, ended as
+ * killed (MT_ERR_NO_TASK logged). */
+static void test_a_task_killed_before_attached_is_not_decided(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    kill_local_and_try_to_replace_it();
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 1);
+    expect_ended_as_killed(2, id);
+    expect_the_pid_free_and_a_new_task_untouched();
+}
+
+/* Killed while RESULT ok goes out: the decision stands, the copy runs on
+ * module 2; the commit forwards nothing ('h' went with the kill), END
+ * goes, and once it is through the pid routes to the copy. */
+static void test_a_task_killed_before_the_commit_runs_on_at_the_destination(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).payload[2], MT_OK);
+    kill_local_and_try_to_replace_it();
+    finish_tx(PORT_BUS_SENT);        /* RESULT: committed */
+    bus_frame_t end = sent_frame(3); /* no FORWARD: nothing to forward */
+    assert_int_equal(end.port, MIG_MSG_END);
+    assert_int_equal(end.len, MIG_END_HDR);
+    assert_int_equal(mig_get16(end.payload + 2), 0);
+    task_spec_t spec = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_ERR_EXISTS); /* END on the bus: still held */
+    finish_tx(PORT_BUS_SENT);                                  /* END through */
+    assert_int_equal(sent_frame(4).port, MIG_MSG_CONFIRM);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 5);
+    expect_the_pid_routed_to_the_copy();
+    assert_int_equal(sched_send_to(LOCAL, PORT_0, "r", 1, 0), MT_OK); /* to module 2 */
+    bus_frame_t r = sent_frame(5);
+    assert_int_equal(r.type, BUS_FRAME_DATA);
+    assert_int_equal(r.dst, 2);
+    assert_int_equal(r.pid, LOCAL);
+}
+
+/* Killed while END goes out, 'h' and 'j' forwarded, 'k' held: END
+ * through, the copy runs on module 2 and the pid routes there. */
+static void test_a_task_killed_before_end_is_through_runs_on_at_the_destination(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    kill_local_and_try_to_replace_it();
+    finish_tx(PORT_BUS_SENT); /* END through */
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(n_sent, 6); /* nothing followed: 'k' went with the kill */
+    expect_the_pid_routed_to_the_copy();
+}
+
+/* Killed while END goes out, then END unreachable: taken back, but the
+ * task is gone: ended as killed, the copies of 'h' and 'j' freed with
+ * the slot, the pid free again. */
+static void test_a_task_killed_before_end_fails_ends_as_killed(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    kill_local_and_try_to_replace_it();
+    finish_tx(PORT_BUS_UNREACHABLE); /* END: module 2 is gone */
+    expect_ended_as_killed(5, id);
+    expect_the_pid_free_and_a_new_task_untouched();
+}
+
+/* A task whose program declares a layout: its state is encoded from the
+ * frozen task itself, chunk by chunk as the image goes (migrate_layout.c),
+ * here in three chunks. */
+#define BIG 0x23
+typedef struct {
+    uint8_t bytes[2600];
+} big_t;
+static const state_field_t big_fields[] = {STATE_ARRAY(big_t, bytes)};
+static const state_layout_t big_layout = STATE_LAYOUT(big_fields);
+static const program_t with_big[] = {
+    {.id = 9, .name = "task", .handler = task},
+    {.id = 10, .name = "big", .handler = hog, .state_size = sizeof(big_t), .layout = &big_layout}};
+
+/* Killed once its first chunk is through: a task of its pid cannot be
+ * made meanwhile, so the next chunk cannot be encoded from another's
+ * state (once it held the new task's bytes), and the migration ends as
+ * killed. */
+static void test_a_task_killed_between_layout_chunks_sends_no_other_state(void **state)
+{
+    (void) state;
+    program_register(with_big, 2);
+    task_spec_t spec = {
+        .pid = BIG, .prio = 2, .flags = TASK_MOVABLE, .handler = hog, .state_size = sizeof(big_t)};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(BIG, NULL, 0), MT_OK);
+    sched_run_pending();
+    memset(sched_find_task(BIG)->state, 'o', sizeof(big_t));
+    assert_int_equal(migrate_request(BIG, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = sent_frame(0).payload[1];
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t reply[3] = {BIG, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    assert_int_equal(n_sent, 2); /* the first chunk on the wire */
+    bus_frame_t chunk = sent_frame(1);
+    assert_int_equal(chunk.port, MIG_MSG_STATE);
+    assert_int_equal(chunk.payload[chunk.len - 1], 'o');
+    assert_int_equal(sched_task_kill(BIG), MT_OK);
+    (void) test_count_logged_errors(MT_ERR_EXISTS); /* the log drained: only this one counts */
+    task_spec_t again = {.pid = BIG, .prio = 2, .flags = TASK_MOVABLE, .handler = hog};
+    assert_int_equal(sched_task_create(&again), MT_ERR_EXISTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    finish_tx(PORT_BUS_SENT); /* the first chunk: the next cannot be made */
+    for (unsigned done = 2; done < n_sent; done++) finish_tx(PORT_BUS_SENT);
+    unsigned chunks = 0, results = 0;
+    for (unsigned i = 1; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        if (f.port == MIG_MSG_STATE) { /* only the first, encoded before the kill */
+            chunks++;
+            assert_int_equal(f.payload[f.len - 1], 'o');
+        }
+        const uint8_t killed[5] = {BIG, id, MIG_RESULT_KILLED, SELF, 2};
+        if (f.port == MIG_MSG_RESULT && !memcmp(f.payload, killed, 5)) results++;
+    }
+    assert_int_equal(chunks, 1);
+    assert_int_equal(results, 1);
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(sched_task_create(&again), MT_OK); /* the migration over: free again */
+}
+
+/* A task that cannot be set going here again (no timer block left for
+ * its timer, the pool taken meanwhile) is killed: MIG_KILLED, the outcome
+ * MIG_RESULT_KILLED, and its pid free. */
+static void test_a_task_that_cannot_resume_is_killed(void **state)
+{
+    (void) state;
+    make_hogs();
+    assert_int_equal(timer_start_for(LOCAL, 0, TIMER_MS(100000), false), MT_OK);
+    uint8_t id = freeze_a_member();
+    finish_tx(PORT_BUS_SENT);
+    take_every_timer(); /* the frozen task's timer was stopped: its block is taken */
+    unsigned before = phases;
+    const uint8_t failed[3] = {LOCAL, id, MT_ERR_NO_MEM};
+    from_migrator(2, MIG_MSG_REPLY, failed, 3);
+    assert_true(phases > before);
+    assert_false(sched_task_exists(LOCAL));
+    expect_ended_as_killed(1, id);
+    assert_int_equal(mcast_member_count(GROUP), 0);
+}
+
+/* END through, but no remote block is free to route the pid to the copy:
+ * the task here goes anyway (killed, MT_ERR_NO_SLAB logged), and 'k',
+ * held here since the commit, still follows it to module 2. */
+static void test_a_task_with_no_remote_block_left_is_killed_and_its_messages_follow(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    for (mt_pid_t p = 0x50; sched_task_create_remote(p, 2, 0) == MT_OK; p++)
+        assert_true(p < 0x50 + MOTET_MAX_REMOTE_TASKS);
+    (void) test_count_logged_errors(MT_ERR_NO_SLAB); /* the log drained: the fill's */
+    finish_tx(PORT_BUS_SENT);                        /* END through */
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
+    assert_false(sched_task_exists(LOCAL));
+    assert_false(sched_mig_remote(LOCAL, NULL, NULL));
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
+    finish_tx(PORT_BUS_SENT);
+    bus_frame_t k = sent_frame(6);
+    assert_int_equal(k.type, BUS_FRAME_DATA);
+    assert_int_equal(k.dst, 2);
+    assert_int_equal(k.pid, LOCAL);
+    assert_int_equal(k.payload[0], 'k');
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(migrate_active(), 0);
+    assert_string_equal(got, "S");
+}
+
 /* Flow control: while the task is frozen, sends that would take the
  * migrator's reserve of message blocks are refused (the local sender is
  * told, and tries again), and a bus frame is answered busy: not taken, not
@@ -1605,6 +1913,33 @@ static void test_destination_that_missed_result_ok_starts_at_end(void **state)
     uint32_t left = 0;
     assert_true(timer_remaining(REMOTE, 0, &left));
     assert_true(left <= 900 && left > 800); /* 1000 less END's age less the time since */
+}
+
+/* The copy attached here, a handler kills it and tries to create a task
+ * of its pid: refused (MT_ERR_EXISTS, logged) while the slot holds the
+ * pid, so that END cannot start another task as the copy (once it thawed
+ * the new one, never initialised, as the migrated task). */
+static void test_a_copy_killed_at_the_destination_keeps_its_pid_until_the_end(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    assert_int_equal(sched_task_kill(REMOTE), MT_OK);
+    (void) test_count_logged_errors(MT_ERR_EXISTS); /* the log drained: only this one counts */
+    task_spec_t spec = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_ERR_EXISTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 0, 0, 0, 0}; /* nothing forwarded */
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(sched_task_create(&spec), MT_OK); /* the migration over: free again */
+    task_t *t = sched_find_task(REMOTE);
+    assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0); /* as created */
 }
 
 /* Routed here: END was through, so the copy starts, with what it held. */
@@ -2556,6 +2891,23 @@ int main(void)
             test_source_records_multicasts_from_the_freeze_and_forwards_their_frames, setup),
         cmocka_unit_test_setup(
             test_source_forwards_the_multicasts_recorded_since_the_commit_before_end, setup),
+        cmocka_unit_test_setup(test_a_task_killed_before_a_failure_keeps_its_pid_until_the_end,
+                               setup),
+        cmocka_unit_test_setup(
+            test_a_task_killed_before_a_put_off_keeps_its_pid_and_is_not_asked_again, setup),
+        cmocka_unit_test_setup(test_a_task_killed_before_the_image_is_counted_as_holding_nothing,
+                               setup),
+        cmocka_unit_test_setup(test_a_task_killed_before_attached_is_not_decided, setup),
+        cmocka_unit_test_setup(test_a_task_killed_before_the_commit_runs_on_at_the_destination,
+                               setup),
+        cmocka_unit_test_setup(test_a_task_killed_before_end_is_through_runs_on_at_the_destination,
+                               setup),
+        cmocka_unit_test_setup(test_a_task_killed_before_end_fails_ends_as_killed, setup),
+        cmocka_unit_test_setup(test_a_task_killed_between_layout_chunks_sends_no_other_state,
+                               setup),
+        cmocka_unit_test_setup(test_a_task_that_cannot_resume_is_killed, setup),
+        cmocka_unit_test_setup(
+            test_a_task_with_no_remote_block_left_is_killed_and_its_messages_follow, setup),
         cmocka_unit_test_setup(test_frozen_task_at_the_reserve_refuses_and_answers_busy, setup),
         cmocka_unit_test_setup(test_source_reports_each_multicast_it_has_no_block_for, setup),
         cmocka_unit_test_setup(test_destination_refusing_for_lack_of_blocks_leaves_the_task_here,
@@ -2572,6 +2924,8 @@ int main(void)
         cmocka_unit_test_setup(
             test_source_answers_for_an_outcome_it_no_longer_keeps_where_it_routes_the_task, setup),
         cmocka_unit_test_setup(test_destination_that_missed_result_ok_starts_at_end, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_at_the_destination_keeps_its_pid_until_the_end,
+                               setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_its_own_starts_it, setup),
         cmocka_unit_test_setup(test_destination_told_the_task_is_elsewhere_drops_its_copy, setup),
         cmocka_unit_test_setup(test_destination_sets_blocks_aside_for_the_forwarded_messages,

@@ -256,7 +256,7 @@ static mt_err_t mover(void *state, mt_port_t port, void *data, uint16_t len)
     assert_non_null(t);
     sched_mig_freeze(t);
     msg_t *held = NULL;
-    assert_int_equal(sched_mig_move_out(t, 3, &held), MT_OK);
+    assert_int_equal(sched_mig_move_out(PID_VICTIM, 3, &held), MT_OK);
     while (held) {
         msg_t *next = held->next;
         sched_mig_msg_free(held);

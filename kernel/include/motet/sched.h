@@ -115,6 +115,9 @@ void sched_init(void);
 /* Create a local task (not yet initialised: messages to it are held).
  * An application pid only (types.h): the system range, 0xF4 .. 0xFE
  * reserved included, is the kernel's (MT_ERR_INVALID, logged).
+ * MT_ERR_EXISTS (logged): the pid is a task's, here or on another module,
+ * or a migration under way here holds it, until that migration ends, even
+ * if its task was killed meanwhile.
  * Errors: MT_ERR_INVALID, MT_ERR_EXISTS, MT_ERR_NO_PORT (a route's port),
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
