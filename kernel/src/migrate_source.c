@@ -547,7 +547,7 @@ static void confirm(slot_t *s)
          * which no task here could take while the slot held it, routes
          * there from now on, as from every other module. */
         log_error(MT_ERR_NO_TASK);
-        sched_task_create_remote(s->pid, s->prio, s->dest); /* logs its own errors */
+        task_create_remote_migrating(s->pid, s->prio, s->dest); /* logs its own errors */
     }
     s->out = held;
     s->out_to = s->dest;

@@ -221,6 +221,9 @@ mt_err_t task_create_system(const task_spec_t *spec);
 /* sched_task_create() for a task arriving by migration, under the pid its
  * migration slot holds (which the public call refuses); the migrator only. */
 mt_err_t task_create_arriving(const task_spec_t *spec);
+/* sched_task_create_remote() under a pid a migration slot holds (which the
+ * public call refuses); the migrator only. */
+mt_err_t task_create_remote_migrating(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
 /* An application's task pid (types.h), the only kind sched_task_create()
  * and sched_task_create_remote() take: not a virtual pid (multicast, time
  * sync), which has no control block, nor a system task's or a reserved

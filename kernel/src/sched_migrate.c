@@ -202,7 +202,7 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
         return MT_ERR_NO_TASK;
     }
     sched_task_unlink(t);
-    mt_err_t err = sched_task_create_remote(t->pid, t->prio, module);
+    mt_err_t err = task_create_remote_migrating(t->pid, t->prio, module);
     if (err) {
         sched_task_link(t);
         port_irq_restore(s);
@@ -240,7 +240,7 @@ mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t *held)
         task_set_flags(t, TASK_FROZEN | TASK_INIT_SENT, 0);
         sched_mig_hold_at(t, held, 0);
     } else if (r)
-        sched_task_create_remote(was.pid, was.prio, was.module);
+        task_create_remote_migrating(was.pid, was.prio, was.module);
     port_irq_restore(s);
     return err;
 }

@@ -1456,6 +1456,29 @@ static void test_a_task_killed_before_the_commit_runs_on_at_the_destination(void
     assert_int_equal(r.pid, LOCAL);
 }
 
+/* Killed once ATTACHED decided: its pid may not be recorded as a remote
+ * task elsewhere either (MT_ERR_EXISTS, logged) while the migration holds
+ * it, so that at END it routes to the copy on module 2 (once the record
+ * was taken, END's own refused, and the pid routed to module 0). */
+static void test_a_task_killed_after_the_decision_takes_no_remote_record(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    kill_local_and_try_to_replace_it();
+    assert_int_equal(sched_task_create_remote(LOCAL, 2, 0), MT_ERR_EXISTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    assert_false(sched_mig_remote(LOCAL, NULL, NULL));
+    finish_tx(PORT_BUS_SENT); /* RESULT: committed */
+    finish_tx(PORT_BUS_SENT); /* END through */
+    finish_tx(PORT_BUS_SENT); /* CONFIRM */
+    expect_the_pid_routed_to_the_copy();
+    assert_int_equal(sched_task_create_remote(LOCAL, 2, 0), MT_ERR_EXISTS); /* the copy's */
+}
+
 /* Killed while END goes out, 'h' and 'j' forwarded, 'k' held: END
  * through, the copy runs on module 2 and the pid routes there. */
 static void test_a_task_killed_before_end_is_through_runs_on_at_the_destination(void **state)
@@ -3052,6 +3075,7 @@ int main(void)
             test_a_task_killed_at_the_freeze_leaves_a_new_task_of_no_program_alone, setup),
         cmocka_unit_test_setup(
             test_a_task_killed_at_the_freeze_leaves_a_new_task_of_a_program_alone, setup),
+        cmocka_unit_test_setup(test_a_task_killed_after_the_decision_takes_no_remote_record, setup),
         cmocka_unit_test_setup(test_a_copy_killed_before_end_is_not_reported_live, setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
