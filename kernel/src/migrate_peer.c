@@ -430,11 +430,14 @@ static void on_result(const mig_record_t *r)
         return;
     }
     if (err != MT_ERR_FULL) mig_notify(pid, MIG_DONE, d[4], err); /* else: put off, not over */
-    if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
-        sched_task_remove_remote(pid);
-    if (!s || (s->role == ROLE_PEER && s->step == ST_FLUSHING) || s->step == ST_STARTING) return;
-    give_up(s, err);
-    if (err == MIG_RESULT_KILLED) drop_held_back(s);
+    bool over_here =
+        !s || (s->role == ROLE_PEER && s->step == ST_FLUSHING) || s->step == ST_STARTING;
+    if (!over_here) give_up(s, err);
+    if (err != MIG_RESULT_KILLED) return;
+    /* After give_up(): a copy's move out routes its pid to the source, and
+     * the task is dead. */
+    if (sched_mig_remote(pid, NULL, NULL)) sched_task_remove_remote(pid);
+    if (!over_here) drop_held_back(s);
 }
 
 /* The outcome is OK, known without RESULT ok, FORWARD or END's frame

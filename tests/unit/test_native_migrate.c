@@ -2047,6 +2047,25 @@ static void test_a_copy_killed_before_end_is_not_reported_live(void **state)
     assert_int_equal(migrate_active(), 0);
 }
 
+/* The source killed the task after the copy attached here: the copy goes,
+ * and nothing routes its pid anywhere, so that the pid is free here once
+ * the migration ended (once the copy's move out recorded it as living on
+ * the source, and a task of it could never be created here again). */
+static void test_a_copy_of_a_task_killed_at_its_source_leaves_no_route(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 0), MT_OK);
+    const uint8_t killed[5] = {REMOTE, 6, MIG_RESULT_KILLED, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, killed, 5);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_false(sched_mig_remote(REMOTE, NULL, NULL));
+    assert_int_equal(migrate_active(), 0);
+    task_spec_t spec = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+}
+
 /* Routed here: END was through, so the copy starts, with what it held. */
 static void test_destination_told_the_task_is_its_own_starts_it(void **state)
 {
@@ -3077,6 +3096,7 @@ int main(void)
             test_a_task_killed_at_the_freeze_leaves_a_new_task_of_a_program_alone, setup),
         cmocka_unit_test_setup(test_a_task_killed_after_the_decision_takes_no_remote_record, setup),
         cmocka_unit_test_setup(test_a_copy_killed_before_end_is_not_reported_live, setup),
+        cmocka_unit_test_setup(test_a_copy_of_a_task_killed_at_its_source_leaves_no_route, setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
 }
