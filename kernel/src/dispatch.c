@@ -370,9 +370,17 @@ unsigned sched_run_pending(void)
 
 /* ---- the kernel's own call of a handler ---- */
 
-mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len)
+mt_err_t sched_task_call(mt_pid_t pid, mt_port_t port, void *block, uint16_t len)
 {
+    /* Found and pushed in one step: once on the stack, a kill waits for
+     * its pop; before, a handler may have ended it and freed its block. */
     port_irq_state_t s = port_irq_save();
+    task_t *t = sched_find_task(pid);
+    if (!t) {
+        port_irq_restore(s);
+        mem_release(block);
+        return MT_ERR_NO_TASK;
+    }
     frame_push(t, sched_running_pid());
     /* A frozen task runs under its caller's priority, whatever its own: see
      * task_kill_end() in task.c. */

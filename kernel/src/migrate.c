@@ -418,9 +418,8 @@ static void on_request(const mig_record_t *r)
     mt_pid_t pid = r->data[0];
     mt_module_t dest = r->data[1], requester = r->data[2];
     uint8_t hops = r->data[3];
-    task_t *t = task_find_locked(pid);
-    if (t) {
-        mig_source_begin(t, dest, requester, 0);
+    if (task_find_locked(pid)) { /* looked up again, and pinned, as it begins */
+        mig_source_begin(pid, dest, requester, 0);
         return;
     }
     mt_module_t where;

@@ -145,11 +145,12 @@ msg_t *sched_mig_msg_from(msg_t **pool, mt_pid_t dst, mt_port_t port, const void
                           uint16_t len, mt_err_t *why);
 /* Free a message taken from a held list and its payload. */
 void sched_mig_msg_free(msg_t *m);
-/* Run t's handler for `port` now (payload: a kernel heap block or NULL),
- * on top of the caller; returns the handler's result, MT_ERR_NO_TASK if
- * its kill was asked for while it ran (sched_task_call(): MT_OK does not
- * say t still exists). t must not be on the stack. Task context. */
-mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len);
+/* Run task pid's handler for `port` now (payload: a kernel heap block or
+ * NULL, freed if no task pid is here), on top of the caller; returns the
+ * handler's result, MT_ERR_NO_TASK if the task is gone or its kill was
+ * asked for while it ran (sched_task_call(): MT_OK does not say it still
+ * exists). The task must not be on the stack. Task context. */
+mt_err_t sched_mig_call(mt_pid_t pid, mt_port_t port, void *block, uint16_t len);
 /* The frozen task pid leaves: its control block becomes a remote one on
  * `module`; everything it owned here is freed, and *held gets its held
  * messages (found and taken in the same step, so that none can slip in
@@ -157,8 +158,9 @@ mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len);
  * MT_ERR_NO_SLAB if no remote block is free; nothing changed then. */
 mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held);
 /* The task arrives: a local, frozen control block replaces its remote one
- * (if any), atomically for senders. Returns it, or NULL (*err says why). */
-task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err);
+ * (if any), holding `held` first, atomically for senders and kills. Its
+ * error, nothing changed and `held` still the caller's, if it cannot. */
+mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t *held);
 /* Where the remote task pid lives; false if it has no remote block. */
 bool sched_mig_remote(mt_pid_t pid, mt_module_t *module, mt_prio_t *prio);
 /* Route remote task pid to `module` from now on. */
@@ -194,9 +196,10 @@ uint8_t *mig_layout_rx_start(const program_t *prog, uint16_t len, mt_err_t *err)
 /* Encoded bytes [offset, offset + n), a chunk, decoded into that block. */
 void mig_layout_rx_part(const program_t *prog, uint8_t *state, uint16_t offset, const uint8_t *in,
                         uint16_t n);
-/* Give t (created without a state) that block as its state, then run its
- * PORT_DESERIALIZE with no payload: the handler's result. Task context. */
-mt_err_t mig_layout_attach(task_t *t, uint8_t *state);
+/* Give task pid (created without a state) that block as its state, then
+ * run its PORT_DESERIALIZE with no payload: the handler's result;
+ * MT_ERR_NO_TASK, the block freed, if it is gone. Task context. */
+mt_err_t mig_layout_attach(mt_pid_t pid, uint8_t *state);
 
 #include "motet/bus.h"
 
@@ -455,7 +458,7 @@ static inline uint8_t mig_cast_seq(const msg_t *m)
 
 /* migrate_source.c */
 /* A request for local task t; `tries`: times it was put off before. */
-void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_t tries);
+void mig_source_begin(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries);
 /* Requests put off (MIG.retries) that are due are asked again. */
 void mig_source_retry(void);
 void mig_source_record(const mig_record_t *r);

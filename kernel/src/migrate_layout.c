@@ -50,11 +50,18 @@ void mig_layout_rx_part(const program_t *prog, uint8_t *state, uint16_t offset, 
     state_layout_decode_part(prog->layout, in, offset, n, state, prog->state_size);
 }
 
-mt_err_t mig_layout_attach(task_t *t, uint8_t *state)
+mt_err_t mig_layout_attach(mt_pid_t pid, uint8_t *state)
 {
-    t->state = mem_hand_over(state, t->pid);
+    port_irq_state_t st = port_irq_save(); /* found and given its state in one step */
+    task_t *t = sched_find_task(pid);
+    if (t) t->state = mem_hand_over(state, pid);
+    port_irq_restore(st);
+    if (!t) {
+        mem_release(state); /* killed meanwhile */
+        return MT_ERR_NO_TASK;
+    }
     /* The layout's fields are in place: the task may rebuild the rest. */
-    return sched_mig_call(t, PORT_DESERIALIZE, NULL, 0);
+    return sched_mig_call(pid, PORT_DESERIALIZE, NULL, 0);
 }
 
 #endif /* MOTET_BUS */

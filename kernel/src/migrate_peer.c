@@ -278,18 +278,15 @@ static void answer(const slot_t *s, mt_err_t err)
 }
 
 /* The task's control block, frozen, with what was held back here first. */
-static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
+static mt_err_t create(slot_t *s, const mig_image_t *img)
 {
     const program_t *prog = program_find(img->program);
-    *err = img->pid != s->pid ? MT_ERR_INVALID : prog ? MT_OK : MT_ERR_NO_PROGRAM;
-    if (*err) return NULL;
+    if (img->pid != s->pid) return MT_ERR_INVALID;
+    if (!prog) return MT_ERR_NO_PROGRAM;
     route_t *routes = NULL;
     if (img->n_routes) {
         routes = mem_alloc_owned(img->n_routes * sizeof(route_t), MEM_OWNER_KERNEL);
-        if (!routes) {
-            *err = MT_ERR_NO_MEM;
-            return NULL;
-        }
+        if (!routes) return MT_ERR_NO_MEM;
     }
     for (uint8_t i = 0; i < img->n_routes; i++) routes[i] = mig_image_route(img, i);
     task_spec_t spec = {.pid = s->pid,
@@ -300,14 +297,14 @@ static task_t *create(slot_t *s, const mig_image_t *img, mt_err_t *err)
                         .state_size = s->decoding ? 0u : prog->state_size,
                         .routes = routes,
                         .n_routes = img->n_routes};
-    task_t *t = sched_mig_move_in(&spec, err);
+    /* Held first, in the step that creates it: anything that reaches the
+     * task from then on is newer. */
+    mt_err_t err = sched_mig_move_in(&spec, s->out);
     mem_release(routes);
-    if (!t) return NULL;
-    /* First: anything that reaches the task from now on is newer. */
-    sched_mig_hold_at(t, s->out, 0);
+    if (err) return err;
     s->out = NULL;
     s->hold = false;
-    return t;
+    return MT_OK;
 }
 
 /* Of what reached the copy, what the source lacks: not the forwarded
@@ -346,12 +343,13 @@ static void drop_copy(slot_t *s)
     s->hold = true;
 }
 
-static mt_err_t deserialise(slot_t *s, task_t *t)
+/* The copy found by pid at each use: a handler may have killed it. */
+static mt_err_t deserialise(slot_t *s)
 {
     uint8_t *block = s->state; /* the task's from now on, or freed after */
     s->state = NULL;
-    mt_err_t err = s->decoding ? mig_layout_attach(t, block)
-                               : sched_mig_call(t, PORT_DESERIALIZE, block, s->state_len);
+    mt_err_t err = s->decoding ? mig_layout_attach(s->pid, block)
+                               : sched_mig_call(s->pid, PORT_DESERIALIZE, block, s->state_len);
     if (err) drop_copy(s);
     return err;
 }
@@ -360,15 +358,14 @@ static void attach(slot_t *s)
 {
     mig_image_t img;
     mt_err_t err = s->err;
-    task_t *t = NULL;
     if (!err) err = mig_image_decode(s->head, s->head_len, &img);
     /* Blocks for the messages the source will forward, set aside before
      * ATTACHED: the pool cannot refuse them later, and FORWARD cannot be
      * answered busy (the task starts only after END). Not enough: refused,
      * as out of memory, and the task stays at the source. */
     if (!err) err = sched_mig_reserve(&s->reserved, img.held);
-    if (!err) t = create(s, &img, &err);
-    if (!err) err = deserialise(s, t);
+    if (!err) err = create(s, &img);
+    if (!err) err = deserialise(s);
     s->since = timer_now();
     if (err) {
         log_error(err);
@@ -433,11 +430,14 @@ static void on_result(const mig_record_t *r)
         return;
     }
     if (err != MT_ERR_FULL) mig_notify(pid, MIG_DONE, d[4], err); /* else: put off, not over */
-    if (err == MIG_RESULT_KILLED && sched_mig_remote(pid, NULL, NULL))
-        sched_task_remove_remote(pid);
-    if (!s || (s->role == ROLE_PEER && s->step == ST_FLUSHING) || s->step == ST_STARTING) return;
-    give_up(s, err);
-    if (err == MIG_RESULT_KILLED) drop_held_back(s);
+    bool over_here =
+        !s || (s->role == ROLE_PEER && s->step == ST_FLUSHING) || s->step == ST_STARTING;
+    if (!over_here) give_up(s, err);
+    if (err != MIG_RESULT_KILLED) return;
+    /* After give_up(): a copy's move out routes its pid to the source, and
+     * the task is dead. */
+    if (sched_mig_remote(pid, NULL, NULL)) sched_task_remove_remote(pid);
+    if (!over_here) drop_held_back(s);
 }
 
 /* The outcome is OK, known without RESULT ok, FORWARD or END's frame
@@ -449,6 +449,8 @@ static void join_late(slot_t *s)
     port_irq_restore(st);
 }
 
+/* A copy killed here (before END or while its timers were set again) is
+ * not reported live, and what was armed for it stops. */
 static void start_copy(slot_t *s, uint32_t age, uint32_t since)
 {
     task_t *t = task_find_locked(s->pid);
@@ -456,9 +458,17 @@ static void start_copy(slot_t *s, uint32_t age, uint32_t since)
         mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, age, since);
         if (err) log_error(err);
         s->joined = false; /* its groups deliver to it from now on, behind what it holds */
-        sched_mig_thaw(t);
+        port_irq_state_t st = port_irq_save(); /* found and thawed in one step */
+        t = sched_find_task(s->pid);
+        if (t) sched_mig_thaw(t);
+        port_irq_restore(st);
     }
-    mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
+    if (t)
+        mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
+    else {
+        timer_stop_all(s->pid);
+        mig_notify(s->pid, MIG_DISCARDED, s->source, MT_ERR_NO_TASK);
+    }
     mig_slot_free(s);
 }
 

@@ -71,12 +71,30 @@ mt_err_t migrate_state(void *block, uint16_t len)
     return MT_OK;
 }
 
-static mt_err_t serialise(slot_t *s, task_t *t)
+/* The migrating task, frozen since its freeze until it resumes or moves;
+ * NULL once it is gone: a handler run at an interrupt's exit may kill it
+ * at any moment, freeing its control block, though none may create a task
+ * of its pid while the slot holds it (sched_task_create()). Whoever uses
+ * the task after the lookup keeps interrupts off in between. */
+static task_t *frozen_task(mt_pid_t pid)
 {
-    const program_t *prog = program_find_handler(t->handler);
+    task_t *t = task_find_locked(pid);
+    return t && (t->flags & TASK_FROZEN) ? t : NULL;
+}
+
+static mt_err_t serialise(slot_t *s)
+{
+    task_handler_t handler = NULL;
+    port_irq_state_t st = port_irq_save();
+    task_t *t = frozen_task(s->pid);
+    if (t) handler = t->handler;
+    port_irq_restore(st);
+    if (!t) return MT_ERR_NO_TASK; /* killed at MIG_FROZEN's report */
+    const program_t *prog = program_find_handler(handler);
+    if (!prog) return MT_ERR_NO_PROGRAM;
     if (prog->layout) return mig_layout_check(prog, &s->state_len); /* encoded as it goes */
     MIG.serialising = s;
-    mt_err_t err = sched_mig_call(t, PORT_SERIALIZE, NULL, 0);
+    mt_err_t err = sched_mig_call(s->pid, PORT_SERIALIZE, NULL, 0);
     MIG.serialising = NULL;
     return err;
 }
@@ -96,17 +114,6 @@ static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
         img->n_timers++;
     }
     port_irq_restore(st);
-}
-
-/* The migrating task, frozen since its freeze until it resumes or moves;
- * NULL once it is gone: a handler run at an interrupt's exit may kill it
- * at any moment, freeing its control block, though none may create a task
- * of its pid while the slot holds it (sched_task_create()). Whoever uses
- * the task after the lookup keeps interrupts off in between. */
-static task_t *frozen_task(mt_pid_t pid)
-{
-    task_t *t = task_find_locked(pid);
-    return t && (t->flags & TASK_FROZEN) ? t : NULL;
 }
 
 /* The image header of task pid into s->head; its timers are taken last,
@@ -335,11 +342,7 @@ void mig_source_retry(void)
         if (due) MIG.retries[i].pid = MT_PID_NONE;
         port_irq_restore(st);
         if (!due) continue;
-        task_t *t = task_find_locked(r.pid);
-        if (t)
-            mig_source_begin(t, r.dest, r.requester, r.tries);
-        else
-            mig_refuse(r.pid, MT_ERR_NO_TASK, r.requester); /* gone meanwhile */
+        mig_source_begin(r.pid, r.dest, r.requester, r.tries); /* refused if gone */
     }
 }
 
@@ -362,11 +365,29 @@ static void put_off(slot_t *s)
 
 /* ---- the steps ---- */
 
-void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_t tries)
+/* Checked, given its slot and frozen in one step: from the slot on, no
+ * task of pid can be created (sched_task_create()), so any task found by
+ * pid later is this one, or none once a handler killed it. */
+void mig_source_begin(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
 {
-    mt_pid_t pid = t->pid;
-    mt_err_t err = check(t, dest);
-    slot_t *s = err ? NULL : mig_slot_new();
+    slot_t *s = NULL;
+    port_irq_state_t st = port_irq_save();
+    task_t *t = sched_find_task(pid);
+    mt_err_t err = t ? check(t, dest) : MT_ERR_NO_TASK;
+    if (!err) s = mig_slot_new();
+    if (s) {
+        s->tries = tries;
+        s->pid = pid;
+        s->id = ++MIG.next_id;
+        s->source = bus_self();
+        s->dest = dest;
+        s->requester = requester;
+        s->prio = t->prio;
+        s->role = ROLE_SOURCE;
+        s->step = ST_REPLIES;
+        sched_mig_freeze(t);
+    }
+    port_irq_restore(st);
     if (!err && !s) { /* before anything stops: asked again later */
         if (put_off_request(pid, dest, requester, (uint8_t) (tries + 1u))) return;
         err = MT_ERR_FULL;
@@ -376,18 +397,8 @@ void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_
         return;
     }
     mig_task_gone(pid); /* a request put off before is overtaken by this one */
-    s->tries = tries;
-    s->pid = pid;
-    s->id = ++MIG.next_id;
-    s->source = bus_self();
-    s->dest = dest;
-    s->requester = requester;
-    s->prio = t->prio;
-    s->role = ROLE_SOURCE;
-    s->step = ST_REPLIES;
-    sched_mig_freeze(t);
     mig_notify(pid, MIG_FROZEN, dest, MT_OK);
-    err = serialise(s, t);
+    err = serialise(s);
     if (!err) err = build_image(s, pid);
     if (err) { /* refused before anything left this module */
         resume(s, err);
@@ -400,7 +411,7 @@ void mig_source_begin(task_t *t, mt_module_t dest, mt_module_t requester, uint8_
     s->since = timer_now();
     /* Out of its groups, in one step with recording their multicasts: the
      * destination will tell, by their frames, which of them it lacks. */
-    port_irq_state_t st = port_irq_save();
+    st = port_irq_save();
     mcast_leave_all(pid);
     s->recording = true;
     port_irq_restore(st);
@@ -536,7 +547,7 @@ static void confirm(slot_t *s)
          * which no task here could take while the slot held it, routes
          * there from now on, as from every other module. */
         log_error(MT_ERR_NO_TASK);
-        sched_task_create_remote(s->pid, s->prio, s->dest); /* logs its own errors */
+        task_create_remote_migrating(s->pid, s->prio, s->dest); /* logs its own errors */
     }
     s->out = held;
     s->out_to = s->dest;

@@ -221,6 +221,9 @@ mt_err_t task_create_system(const task_spec_t *spec);
 /* sched_task_create() for a task arriving by migration, under the pid its
  * migration slot holds (which the public call refuses); the migrator only. */
 mt_err_t task_create_arriving(const task_spec_t *spec);
+/* sched_task_create_remote() under a pid a migration slot holds (which the
+ * public call refuses); the migrator only. */
+mt_err_t task_create_remote_migrating(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
 /* An application's task pid (types.h), the only kind sched_task_create()
  * and sched_task_create_remote() take: not a virtual pid (multicast, time
  * sync), which has no control block, nor a system task's or a reserved
@@ -539,14 +542,15 @@ static MT_INLINE void sched_held_add(int16_t delta)
 {
     sched.held = (uint8_t) (sched.held + delta);
 }
-/* Run t's handler for (port, data, len) now, on top of the caller, data
- * being a heap block the handler may take (else freed after it), then what
- * it queued above the caller's level, and return its result; MT_ERR_NO_TASK
- * if a kill of t was asked for while the handler ran (by itself or any
- * other handler). MT_OK does not say t still exists: a kill after the
- * handler returned (in the drain) is not told; look t up again by pid.
- * t must not be on the stack. Task context. */
-mt_err_t sched_task_call(task_t *t, mt_port_t port, void *block, uint16_t len);
+/* Run task pid's handler for (port, data, len) now, on top of the caller,
+ * data being a heap block the handler may take (else freed after it), then
+ * what it queued above the caller's level, and return its result;
+ * MT_ERR_NO_TASK (data freed) if no task pid is here, or if a kill of it
+ * was asked for while the handler ran (by itself or any other handler).
+ * MT_OK does not say it still exists: a kill after the handler returned
+ * (in the drain) is not told. The task must not be on the stack. Task
+ * context. */
+mt_err_t sched_task_call(mt_pid_t pid, mt_port_t port, void *block, uint16_t len);
 /* Message blocks left in the pool (a hint: interrupts may take one). Its
  * walk holds interrupts off for every free block: for tests and reports. */
 uint8_t sched_msg_spare(void);

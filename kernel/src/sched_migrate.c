@@ -185,9 +185,9 @@ void sched_mig_msg_free(msg_t *m)
     sched_msg_free(m);
 }
 
-mt_err_t sched_mig_call(task_t *t, mt_port_t port, void *block, uint16_t len)
+mt_err_t sched_mig_call(mt_pid_t pid, mt_port_t port, void *block, uint16_t len)
 {
-    return sched_task_call(t, port, block, len);
+    return sched_task_call(pid, port, block, len);
 }
 
 mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
@@ -202,7 +202,7 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
         return MT_ERR_NO_TASK;
     }
     sched_task_unlink(t);
-    mt_err_t err = sched_task_create_remote(t->pid, t->prio, module);
+    mt_err_t err = task_create_remote_migrating(t->pid, t->prio, module);
     if (err) {
         sched_task_link(t);
         port_irq_restore(s);
@@ -226,22 +226,23 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
     return MT_OK;
 }
 
-task_t *sched_mig_move_in(const task_spec_t *spec, mt_err_t *err)
+mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t *held)
 {
     port_irq_state_t s = port_irq_save();
     remote_task_t *r = sched_remote_find(spec->pid);
     remote_task_t was = r ? *r : (remote_task_t){0};
     if (r) sched_task_remove_remote(spec->pid);
-    *err = task_create_arriving(spec);
-    task_t *t = *err ? NULL : sched_find_task(spec->pid);
-    if (t)
+    mt_err_t err = task_create_arriving(spec);
+    task_t *t = err ? NULL : sched_find_task(spec->pid);
+    if (t) {
         /* Not initialised either, so that rule 7 holds until the thaw, but
          * its INIT was handled at the source: none may be sent again. */
         task_set_flags(t, TASK_FROZEN | TASK_INIT_SENT, 0);
-    else if (r)
-        sched_task_create_remote(was.pid, was.prio, was.module);
+        sched_mig_hold_at(t, held, 0);
+    } else if (r)
+        task_create_remote_migrating(was.pid, was.prio, was.module);
     port_irq_restore(s);
-    return t;
+    return err;
 }
 
 bool sched_mig_remote(mt_pid_t pid, mt_module_t *module, mt_prio_t *prio)

@@ -6,6 +6,7 @@
  * holds their state, so that a single-module build
  * (MOTET_MAX_REMOTE_TASKS=0, config.h) has neither the table nor the code.
  */
+#include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/slab.h"
@@ -44,6 +45,14 @@ remote_task_t *sched_remote_find(mt_pid_t pid)
 }
 
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
+{
+    /* As sched_task_create(): a migration under way holds its task's pid
+     * until it ends, even once the task was killed, and routes it itself. */
+    if (task_pid_is_app(pid) && mig_pid_pinned(pid)) return log_error(MT_ERR_EXISTS);
+    return task_create_remote_migrating(pid, prio, module);
+}
+
+mt_err_t task_create_remote_migrating(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
 {
     if (!task_pid_is_app(pid) || prio < 0 || prio >= MOTET_PRIO_LEVELS)
         return log_error(MT_ERR_INVALID);
@@ -102,6 +111,11 @@ mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t modu
     (void) prio;
     (void) module;
     return log_error(task_pid_is_app(pid) ? MT_ERR_NO_SLAB : MT_ERR_INVALID);
+}
+
+mt_err_t task_create_remote_migrating(mt_pid_t pid, mt_prio_t prio, mt_module_t module)
+{
+    return sched_task_create_remote(pid, prio, module);
 }
 
 void sched_set_remote_send(sched_remote_send_fn fn)

@@ -219,7 +219,7 @@ static void test_a_called_task_that_kills_itself_is_gone_though_its_pid_lives_ag
     port_native_irq_attach(0, isr_recreates_called);
     called_block_was_free = false;
     called_block = sched_find_task(PID_CALLED);
-    assert_int_equal(sched_task_call(called_block, PORT_0, NULL, 0), MT_ERR_NO_TASK);
+    assert_int_equal(sched_task_call(PID_CALLED, PORT_0, NULL, 0), MT_ERR_NO_TASK);
     /* The case this tests: the new task took the old one's freed block. */
     assert_true(called_block_was_free);
     assert_ptr_equal(sched_find_task(PID_CALLED), called_block);
@@ -267,7 +267,7 @@ static void test_a_called_task_leaves_nothing_queued_above_its_caller(void **sta
     make(PID_BELOW, 3, below);
     below_runs = called_high_runs = 0;
     task_t *t = sched_find_task(PID_CALLED_HIGH);
-    assert_int_equal(sched_task_call(t, PORT_0, NULL, 0), MT_OK);
+    assert_int_equal(sched_task_call(PID_CALLED_HIGH, PORT_0, NULL, 0), MT_OK);
     assert_int_equal(called_high_runs, 1);
     assert_int_equal(below_runs, 1);
     assert_ptr_equal(sched_find_task(PID_CALLED_HIGH), t);
@@ -281,8 +281,7 @@ static void test_a_called_task_killed_by_another_handler_is_reported_gone(void *
     make(PID_CALLED_HIGH, 5, called_high);
     make(PID_KILLER, 7, killer);
     called_high_runs = 0;
-    task_t *t = sched_find_task(PID_CALLED_HIGH);
-    assert_int_equal(sched_task_call(t, PORT_0 + 1u, NULL, 0), MT_ERR_NO_TASK);
+    assert_int_equal(sched_task_call(PID_CALLED_HIGH, PORT_0 + 1u, NULL, 0), MT_ERR_NO_TASK);
     assert_int_equal(called_high_runs, 1);
     assert_null(sched_find_task(PID_CALLED_HIGH));
 }

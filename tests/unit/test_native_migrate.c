@@ -155,7 +155,10 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 static const program_t programs[] = {{.id = 9, .name = "task", .handler = task}};
 
 static unsigned phases; /* migration phases this module went through */
-static unsigned dones, refusals;
+static unsigned dones, refusals, lives;
+/* Set: what a handler does at the report of MIG_FROZEN (the observer runs
+ * in the migrator's step, between the freeze and the serialising). */
+static void (*at_frozen)(void);
 static mt_err_t refused_with;
 static unsigned lost_from[MOTET_BUS_MODULES]; /* MIG_LOST reports, by the module that sent */
 static mt_err_t lost_with;
@@ -164,6 +167,8 @@ static void observe(const migrate_event_t *ev)
 {
     phases++;
     dones += ev->phase == MIG_DONE;
+    lives += ev->phase == MIG_LIVE;
+    if (ev->phase == MIG_FROZEN && at_frozen) at_frozen();
     if (ev->phase == MIG_LOST) {
         assert_true(ev->other < MOTET_BUS_MODULES);
         lost_from[ev->other]++;
@@ -195,7 +200,8 @@ static int setup(void **state)
     assert_int_equal(sched_task_init(FIXED, NULL, 0), MT_OK);
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
     next_seq = 0;
-    phases = dones = refusals = 0;
+    phases = dones = refusals = lives = 0;
+    at_frozen = NULL;
     refused_with = MT_OK;
     memset(lost_from, 0, sizeof lost_from);
     lost_with = MT_OK;
@@ -720,6 +726,63 @@ static void test_a_task_replaced_after_serialise_is_not_migrated_nor_resumed(voi
     assert_false(sched_task_exists(LOCAL));
     task_spec_t again = {.pid = LOCAL, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
     assert_int_equal(sched_task_create(&again), MT_OK); /* the migration over: free again */
+}
+
+#define STRANGER 0x24 /* a task created in the frozen task's freed block */
+static unsigned stranger_runs;
+static task_handler_t stranger_handler;
+
+static mt_err_t stranger(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) port, (void) data, (void) len;
+    stranger_runs++;
+    return MT_OK;
+}
+
+static void kill_local_and_create_a_stranger(void)
+{
+    const task_t *was = sched_find_task(LOCAL);
+    assert_int_equal(sched_task_kill(LOCAL), MT_OK);
+    task_spec_t spec = {.pid = STRANGER, .prio = 2, .handler = stranger_handler};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_ptr_equal(sched_find_task(STRANGER), was); /* the case: in LOCAL's block */
+}
+
+/* Killed at MIG_FROZEN's report, a task of another pid created in its
+ * block: the first step finds LOCAL gone (it looks it up by pid) and ends
+ * there, refused, nothing sent; the new task is as created and none of
+ * its handlers ran (once the step went on with the old pointer: the new
+ * task's PORT_SERIALIZE before its INIT, or, its handler no program's, a
+ * program lookup of NULL). */
+static void kill_at_the_freeze_and_create_another_task(task_handler_t handler)
+{
+    stranger_handler = handler;
+    stranger_runs = 0;
+    at_frozen = kill_local_and_create_a_stranger;
+    assert_int_equal(migrate_request(LOCAL, 2), MT_OK);
+    sched_run_pending();
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_NO_TASK);
+    assert_int_equal(migrate_active(), 0);
+    for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
+    const task_t *t = sched_find_task(STRANGER);
+    assert_non_null(t);
+    assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0); /* as created */
+    assert_int_equal(stranger_runs, 0);
+    assert_string_equal(got, "");
+    assert_false(sched_task_exists(LOCAL));
+}
+
+static void test_a_task_killed_at_the_freeze_leaves_a_new_task_of_no_program_alone(void **state)
+{
+    (void) state;
+    kill_at_the_freeze_and_create_another_task(stranger);
+}
+
+static void test_a_task_killed_at_the_freeze_leaves_a_new_task_of_a_program_alone(void **state)
+{
+    (void) state;
+    kill_at_the_freeze_and_create_another_task(task); /* program 9's handler */
 }
 
 static void test_unreachable_destination_leaves_the_task_here(void **state)
@@ -1393,6 +1456,29 @@ static void test_a_task_killed_before_the_commit_runs_on_at_the_destination(void
     assert_int_equal(r.pid, LOCAL);
 }
 
+/* Killed once ATTACHED decided: its pid may not be recorded as a remote
+ * task elsewhere either (MT_ERR_EXISTS, logged) while the migration holds
+ * it, so that at END it routes to the copy on module 2 (once the record
+ * was taken, END's own refused, and the pid routed to module 0). */
+static void test_a_task_killed_after_the_decision_takes_no_remote_record(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    kill_local_and_try_to_replace_it();
+    assert_int_equal(sched_task_create_remote(LOCAL, 2, 0), MT_ERR_EXISTS);
+    assert_int_equal(test_count_logged_errors(MT_ERR_EXISTS), 1);
+    assert_false(sched_mig_remote(LOCAL, NULL, NULL));
+    finish_tx(PORT_BUS_SENT); /* RESULT: committed */
+    finish_tx(PORT_BUS_SENT); /* END through */
+    finish_tx(PORT_BUS_SENT); /* CONFIRM */
+    expect_the_pid_routed_to_the_copy();
+    assert_int_equal(sched_task_create_remote(LOCAL, 2, 0), MT_ERR_EXISTS); /* the copy's */
+}
+
 /* Killed while END goes out, 'h' and 'j' forwarded, 'k' held: END
  * through, the copy runs on module 2 and the pid routes there. */
 static void test_a_task_killed_before_end_is_through_runs_on_at_the_destination(void **state)
@@ -1940,6 +2026,44 @@ static void test_a_copy_killed_at_the_destination_keeps_its_pid_until_the_end(vo
     assert_int_equal(sched_task_create(&spec), MT_OK); /* the migration over: free again */
     task_t *t = sched_find_task(REMOTE);
     assert_int_equal(t->flags & (TASK_FROZEN | TASK_INITIALISED), 0); /* as created */
+}
+
+/* The copy killed here before END: END starts nothing and reports no live
+ * task (once MIG_LIVE was reported for the dead copy). */
+static void test_a_copy_killed_before_end_is_not_reported_live(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 0), MT_OK);
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    assert_int_equal(sched_task_kill(REMOTE), MT_OK);
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 0, 0, 0, 0}; /* nothing forwarded */
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_int_equal(lives, 0);
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+}
+
+/* The source killed the task after the copy attached here: the copy goes,
+ * and nothing routes its pid anywhere, so that the pid is free here once
+ * the migration ended (once the copy's move out recorded it as living on
+ * the source, and a task of it could never be created here again). */
+static void test_a_copy_of_a_task_killed_at_its_source_leaves_no_route(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 0), MT_OK);
+    const uint8_t killed[5] = {REMOTE, 6, MIG_RESULT_KILLED, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, killed, 5);
+    sched_run_pending();
+    assert_false(sched_task_exists(REMOTE));
+    assert_false(sched_mig_remote(REMOTE, NULL, NULL));
+    assert_int_equal(migrate_active(), 0);
+    task_spec_t spec = {.pid = REMOTE, .prio = 2, .flags = TASK_MOVABLE, .handler = task};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
 }
 
 /* Routed here: END was through, so the copy starts, with what it held. */
@@ -2966,6 +3090,13 @@ int main(void)
         cmocka_unit_test_setup(test_forged_transmission_end_is_dropped, setup),
         cmocka_unit_test_setup(test_forged_commit_is_dropped, setup),
         cmocka_unit_test_setup(test_destination_takes_its_source_s_frames_only, setup),
+        cmocka_unit_test_setup(
+            test_a_task_killed_at_the_freeze_leaves_a_new_task_of_no_program_alone, setup),
+        cmocka_unit_test_setup(
+            test_a_task_killed_at_the_freeze_leaves_a_new_task_of_a_program_alone, setup),
+        cmocka_unit_test_setup(test_a_task_killed_after_the_decision_takes_no_remote_record, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_before_end_is_not_reported_live, setup),
+        cmocka_unit_test_setup(test_a_copy_of_a_task_killed_at_its_source_leaves_no_route, setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);
 }

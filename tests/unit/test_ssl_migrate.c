@@ -96,7 +96,7 @@ static mt_err_t deliver(mt_pid_t pid, mt_port_t port, uint16_t len)
     void *block = mem_alloc(len);
     assert_non_null(block);
     memcpy(block, image, len);
-    return sched_mig_call(sched_find_task(pid), port, block, len);
+    return sched_mig_call(pid, port, block, len);
 }
 
 static uint16_t heap_in_use(void)

@@ -141,7 +141,8 @@ mt_err_t sched_task_kill(mt_pid_t pid);
 /* Record a task that lives on another module (for routing). An
  * application pid only, as sched_task_create()'s: a system pid is the
  * kernel's on every module, and a record of one would route what is sent
- * to it over the bus as if an application's task had it. Errors, logged:
+ * to it over the bus as if an application's task had it. MT_ERR_EXISTS as
+ * sched_task_create()'s, a migration's pid included. Errors, logged:
  * MT_ERR_INVALID (the pid or prio), MT_ERR_EXISTS, MT_ERR_NO_SLAB. */
 mt_err_t sched_task_create_remote(mt_pid_t pid, mt_prio_t prio, mt_module_t module);
 /* True if a local task with this pid exists. */
