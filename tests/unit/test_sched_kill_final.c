@@ -19,12 +19,12 @@
 #include "sched_internal.h"
 #include "test_support.h"
 
+/* Consecutive: scripts[pid - PID_A] is pid's. */
 enum { PID_A = 0x30, PID_B = 0x31, PID_KILLER = 0x32, PID_UNINIT = 0x33 };
 enum { N_TASKS = 4 };
 
 /* What each task does, and what happened to it. */
 typedef struct {
-    mt_pid_t pid;
     mt_pid_t kill_on_final;  /* killed by its FINAL (MT_PID_NONE: nothing) */
     mt_pid_t kill_on_port0;  /* killed by its PORT_0 handler */
     bool raise_on_final;     /* its FINAL raises interrupt line 0 */
@@ -43,10 +43,8 @@ static unsigned irq_kills;
 
 static script_t *script_of(mt_pid_t pid)
 {
-    for (unsigned i = 0; i < N_TASKS; i++)
-        if (scripts[i].pid == pid) return &scripts[i];
-    fail_msg("no script for pid %u", (unsigned) pid);
-    return NULL;
+    assert_true(pid >= PID_A && pid < PID_A + N_TASKS);
+    return &scripts[pid - PID_A];
 }
 
 static mt_err_t scripted(void *state, mt_port_t port, void *data, uint16_t len)
@@ -93,9 +91,7 @@ static int setup(void **state)
 {
     test_boot(state);
     memset(scripts, 0, sizeof scripts);
-    const mt_pid_t pids[N_TASKS] = {PID_A, PID_B, PID_KILLER, PID_UNINIT};
     for (unsigned i = 0; i < N_TASKS; i++) {
-        scripts[i].pid = pids[i];
         scripts[i].kill_on_final = scripts[i].kill_on_port0 = MT_PID_NONE;
         scripts[i].final_kill_err = scripts[i].port0_kill_err = (mt_err_t) 0x7F; /* not run */
     }
