@@ -21,6 +21,7 @@
 #define TASK_INIT_SENT    0x08u /* its one PORT_INIT is sent (send.c) or was handled */
 #define TASK_INITIALISED  0x10u /* PORT_INIT has been handled */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
+#define TASK_ENDING       0x20u /* its kill is under way: FINAL due or running, then its end */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
 /* Bound to a thread (thread.h): messages go to its mailbox, state is the
  * thread. Zero without threads, so that tests of it fold away. */

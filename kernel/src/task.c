@@ -302,7 +302,11 @@ static MT_NOINLINE bool task_kill_begin_irq_off(task_t *t)
      * messages go to its held list (rule 7 keeps them there), where its
      * destruction finds them; FINAL must not release them. */
     sched_mig_freeze(t);
-    task_set_flags(t, 0, TASK_KILL_PENDING);
+    /* TASK_ENDING, never cleared, refuses every later kill of t: one
+     * asked for by its FINAL, by a FINAL it caused, or by a handler run at
+     * an interrupt's exit before its destruction takes it off the table
+     * would otherwise run FINAL and destroy it again. */
+    task_set_flags(t, TASK_ENDING, TASK_KILL_PENDING);
     return final;
 }
 
@@ -396,7 +400,7 @@ mt_err_t sched_task_kill(mt_pid_t pid)
     if (pid >= MT_PID_SYSTEM) return log_error(MT_ERR_INVALID);
     port_irq_state_t s = port_irq_save();
     task_t *t = sched_find_task(pid);
-    if (!t || (t->flags & (TASK_KILL_PENDING | TASK_THREAD))) {
+    if (!t || (t->flags & (TASK_KILL_PENDING | TASK_ENDING | TASK_THREAD))) {
         port_irq_restore(s);
         /* A thread's task goes only with its thread (thread_exit()). */
         return log_error(t && (t->flags & TASK_THREAD) ? MT_ERR_STATE : MT_ERR_NO_TASK);

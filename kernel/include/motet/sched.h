@@ -136,7 +136,10 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len);
  * nothing changes (FINAL would run inside the body); post to a task that
  * kills instead. A system pid (the application manager, the migrator) is
  * the kernel's for as long as the device runs: MT_ERR_INVALID (logged).
- * MT_ERR_NO_TASK: no such task, or its kill is pending. */
+ * MT_ERR_NO_TASK (logged): no such task, or its kill was asked for already,
+ * pending or under way (its FINAL due or running, a FINAL killing its own
+ * task among them): the task ends once, by the first kill, and to the
+ * caller is as gone as after it, as a pending kill has always said. */
 mt_err_t sched_task_kill(mt_pid_t pid);
 /* Record a task that lives on another module (for routing). An
  * application pid only, as sched_task_create()'s: a system pid is the
