@@ -85,8 +85,11 @@ struct msg {
  * any port but PORT_INIT nothing else follows from it. A PORT_INIT that
  * fails ends its task as its handler returns, as sched_task_kill() does
  * but without PORT_FINAL (it never initialised): its timers, memory and
- * messages (those held for it refused) go, EV_INITFAIL is logged with the
- * error, and a send to its pid is refused as to no task. */
+ * messages go (those held for it dropped, counted in its EV_KILL),
+ * EV_INITFAIL is logged with the error, and a later send to its pid from
+ * this module is refused as to no task; one from another module is
+ * accepted there and refused here, logged here (MT_ERR_NO_TASK), as for a
+ * killed task. */
 typedef mt_err_t (*task_handler_t)(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* One output port: where messages sent on it go. */
@@ -122,7 +125,9 @@ void sched_init(void);
  * MT_ERR_NO_SLAB, MT_ERR_NO_MEM. */
 mt_err_t sched_task_create(const task_spec_t *spec);
 /* Post PORT_INIT with a copy of `data`; held messages follow once handled
- * successfully (a failed INIT ends the task: task_handler_t).
+ * successfully (a failed INIT ends the task: task_handler_t). MT_OK says
+ * the INIT was posted or run, not that it succeeded nor that the task
+ * still exists.
  * Once per task, a send to PORT_INIT counting as one and a task arrived
  * by migration having had its own: a second, even while the first waits,
  * is refused with MT_ERR_STATE (logged) and changes nothing (its data
