@@ -39,6 +39,7 @@
 
 #include "bus_internal.h"
 #include "mem_internal.h"
+#include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
 #include "motet/migrate.h"
@@ -106,6 +107,7 @@ void bus_init(void)
     memset(&B, 0, sizeof B);
     port_irq_restore(s);
     timesync_reset();
+    migrate_reset();
 }
 
 mt_err_t bus_start(mt_module_t self, uint32_t modules)

@@ -544,11 +544,16 @@ static mt_err_t migrator(void *state, mt_port_t port, void *data, uint16_t len)
     return MT_OK;
 }
 
-mt_err_t migrate_start(void)
+void migrate_reset(void)
 {
     port_irq_state_t s = port_irq_save();
     memset(&MIG, 0, sizeof MIG);
     port_irq_restore(s);
+}
+
+mt_err_t migrate_start(void)
+{
+    migrate_reset();
     task_spec_t spec = {.pid = MT_PID_MIGRATOR, .prio = MIG_TASK_PRIO, .handler = migrator};
     mt_err_t err = task_create_system(&spec);
     if (err) return err;

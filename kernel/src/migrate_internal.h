@@ -528,6 +528,9 @@ void mig_peer_rx_end(const bus_frame_t *f);     /* interrupt */
 #endif /* MOTET_BUS */
 
 #if MOTET_BUS
+/* Forget every migration: no slot, no pinned pid, no request (boot and
+ * the bus's start; a module booted again must not keep a pin). */
+void migrate_reset(void);
 /* True while a migration slot holds pid (migrate.c): no task of that pid
  * may be created here but the arriving copy; any context. */
 bool mig_pid_pinned(mt_pid_t pid);
