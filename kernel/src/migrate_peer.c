@@ -298,13 +298,16 @@ static mt_err_t create(slot_t *s, const mig_image_t *img)
                         .routes = routes,
                         .n_routes = img->n_routes};
     /* Held first, in the step that creates it: anything that reaches the
-     * task from then on is newer. */
-    mt_err_t err = sched_mig_move_in(&spec, s->out);
+     * task from then on is newer. The line is read, handed over and the
+     * slot stops holding in that same step: a frame held just before is
+     * in the line, and a handler at an interrupt's exit that kills the
+     * copy just after frees a line the slot no longer names. */
+    port_irq_state_t st = port_irq_save();
+    mt_err_t err = sched_mig_move_in(&spec, &s->out);
+    if (!err) s->hold = false;
+    port_irq_restore(st);
     mem_release(routes);
-    if (err) return err;
-    s->out = NULL;
-    s->hold = false;
-    return MT_OK;
+    return err;
 }
 
 /* Of what reached the copy, what the source lacks: not the forwarded
