@@ -488,8 +488,8 @@ void mig_source_record_cast(const bus_frame_t *f);
 msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f);
 
 /* migrate_peer_cast.c: the destination's multicasts */
-/* The outcome is OK: the copy joins the task's groups, noting its cut;
- * once. Interrupt. */
+/* The outcome is OK: the copy, if not killed, joins the task's groups,
+ * noting its cut; once. Interrupt or task context (it locks). */
 void mig_peer_join(slot_t *s);
 /* A multicast frame is about to be delivered here: a joined copy not yet
  * started takes it from here, if past its cut. Interrupt. */

@@ -443,15 +443,6 @@ static void on_result(const mig_record_t *r)
     if (!over_here) drop_held_back(s);
 }
 
-/* The outcome is OK, known without RESULT ok, FORWARD or END's frame
- * (an answer to a question): the copy joins the task's groups now. */
-static void join_late(slot_t *s)
-{
-    port_irq_state_t st = port_irq_save();
-    mig_peer_join(s);
-    port_irq_restore(st);
-}
-
 /* A copy killed here (before END or while its timers were set again) is
  * not reported live, and what was armed for it stops. */
 static void start_copy(slot_t *s, uint32_t age, uint32_t since)
@@ -489,7 +480,7 @@ static void settle_copy(slot_t *s, mt_module_t where)
         if (where != bus_self()) s->out_to = where;
         return;
     }
-    join_late(s);       /* if it missed RESULT ok too */
+    mig_peer_join(s);   /* if it missed RESULT ok too */
     if (!s->end_seen) { /* the timers go on from the freeze */
         s->age = 0;
         s->clock = timer_now();
@@ -630,7 +621,7 @@ static void on_end(const mig_record_t *r)
      * OK decision, so END says the outcome too. */
     if (!s || (s->step != ST_COMMITTED && s->step != ST_ATTACHED)) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
-    join_late(s);
+    mig_peer_join(s); /* if it missed RESULT ok */
     s->step = ST_STARTING;
     mig_peer_start(s);
 }
