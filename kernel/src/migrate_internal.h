@@ -158,9 +158,10 @@ mt_err_t sched_mig_call(mt_pid_t pid, mt_port_t port, void *block, uint16_t len)
  * MT_ERR_NO_SLAB if no remote block is free; nothing changed then. */
 mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held);
 /* The task arrives: a local, frozen control block replaces its remote one
- * (if any), holding `held` first, atomically for senders and kills. Its
- * error, nothing changed and `held` still the caller's, if it cannot. */
-mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t *held);
+ * (if any), holding the list *held first and clearing *held, atomically
+ * for senders and kills. Its error, nothing changed and *held still the
+ * caller's, if it cannot. */
+mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t **held);
 /* Where the remote task pid lives; false if it has no remote block. */
 bool sched_mig_remote(mt_pid_t pid, mt_module_t *module, mt_prio_t *prio);
 /* Route remote task pid to `module` from now on. */
@@ -487,8 +488,8 @@ void mig_source_record_cast(const bus_frame_t *f);
 msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f);
 
 /* migrate_peer_cast.c: the destination's multicasts */
-/* The outcome is OK: the copy joins the task's groups, noting its cut;
- * once. Interrupt. */
+/* The outcome is OK: the copy, if not killed, joins the task's groups,
+ * noting its cut; once. Interrupt or task context (it locks). */
 void mig_peer_join(slot_t *s);
 /* A multicast frame is about to be delivered here: a joined copy not yet
  * started takes it from here, if past its cut. Interrupt. */

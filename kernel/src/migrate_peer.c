@@ -298,13 +298,16 @@ static mt_err_t create(slot_t *s, const mig_image_t *img)
                         .routes = routes,
                         .n_routes = img->n_routes};
     /* Held first, in the step that creates it: anything that reaches the
-     * task from then on is newer. */
-    mt_err_t err = sched_mig_move_in(&spec, s->out);
+     * task from then on is newer. The line is read, handed over and the
+     * slot stops holding in that same step: a frame held just before is
+     * in the line, and a handler at an interrupt's exit that kills the
+     * copy just after frees a line the slot no longer names. */
+    port_irq_state_t st = port_irq_save();
+    mt_err_t err = sched_mig_move_in(&spec, &s->out);
+    if (!err) s->hold = false;
+    port_irq_restore(st);
     mem_release(routes);
-    if (err) return err;
-    s->out = NULL;
-    s->hold = false;
-    return MT_OK;
+    return err;
 }
 
 /* Of what reached the copy, what the source lacks: not the forwarded
@@ -440,15 +443,6 @@ static void on_result(const mig_record_t *r)
     if (!over_here) drop_held_back(s);
 }
 
-/* The outcome is OK, known without RESULT ok, FORWARD or END's frame
- * (an answer to a question): the copy joins the task's groups now. */
-static void join_late(slot_t *s)
-{
-    port_irq_state_t st = port_irq_save();
-    mig_peer_join(s);
-    port_irq_restore(st);
-}
-
 /* A copy killed here (before END or while its timers were set again) is
  * not reported live, and what was armed for it stops. */
 static void start_copy(slot_t *s, uint32_t age, uint32_t since)
@@ -486,7 +480,7 @@ static void settle_copy(slot_t *s, mt_module_t where)
         if (where != bus_self()) s->out_to = where;
         return;
     }
-    join_late(s);       /* if it missed RESULT ok too */
+    mig_peer_join(s);   /* if it missed RESULT ok too */
     if (!s->end_seen) { /* the timers go on from the freeze */
         s->age = 0;
         s->clock = timer_now();
@@ -627,7 +621,7 @@ static void on_end(const mig_record_t *r)
      * OK decision, so END says the outcome too. */
     if (!s || (s->step != ST_COMMITTED && s->step != ST_ATTACHED)) return;
     if (mig_get16(r->data + 2) != s->fwd_count) log_error(MT_ERR_STATE); /* some lost */
-    join_late(s);
+    mig_peer_join(s); /* if it missed RESULT ok */
     s->step = ST_STARTING;
     mig_peer_start(s);
 }

@@ -29,11 +29,18 @@
 void mig_peer_join(slot_t *s)
 {
     if (s->joined || (s->step != ST_ATTACHED && s->step != ST_COMMITTED)) return;
-    s->joined = true;
-    s->cut_seen = 0;
-    for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
-        if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
-    mig_rejoin(s->pid, s->head, s->head_len);
+    /* Only a copy still here, found in the step that joins (as the
+     * source's reclaim()): a kill leaves its groups after its task has left
+     * the table, so a copy killed first must join nothing. */
+    port_irq_state_t st = port_irq_save();
+    if (task_find_locked(s->pid)) {
+        s->joined = true;
+        s->cut_seen = 0;
+        for (mt_module_t m = 0; m < MOTET_BUS_MODULES; m++)
+            if (bus_cast_last(m, &s->cut[m])) s->cut_seen |= mig_bit(m);
+        mig_rejoin(s->pid, s->head, s->head_len);
+    }
+    port_irq_restore(st);
 }
 
 /* Numbered up to origin's cut: taken before the join, or kept forwarded. */

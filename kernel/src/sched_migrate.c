@@ -226,7 +226,7 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
     return MT_OK;
 }
 
-mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t *held)
+mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t **held)
 {
     port_irq_state_t s = port_irq_save();
     remote_task_t *r = sched_remote_find(spec->pid);
@@ -238,7 +238,8 @@ mt_err_t sched_mig_move_in(const task_spec_t *spec, msg_t *held)
         /* Not initialised either, so that rule 7 holds until the thaw, but
          * its INIT was handled at the source: none may be sent again. */
         task_set_flags(t, TASK_FROZEN | TASK_INIT_SENT, 0);
-        sched_mig_hold_at(t, held, 0);
+        sched_mig_hold_at(t, *held, 0);
+        *held = NULL;
     } else if (r)
         task_create_remote_migrating(was.pid, was.prio, was.module);
     port_irq_restore(s);

@@ -243,7 +243,11 @@ static void test_task_leaves_and_arrives(void **state)
     assert_int_equal(where, 4);
     /* It comes back: local and frozen, the remote block gone. */
     task_spec_t spec = {.pid = T, .prio = 2, .flags = TASK_MOVABLE, .handler = recorder};
-    assert_int_equal(sched_mig_move_in(&spec, NULL), MT_OK);
+    mt_err_t why;
+    held = sched_mig_msg(T, PORT_0, "v", 1, &why); /* held back for it */
+    assert_non_null(held);
+    assert_int_equal(sched_mig_move_in(&spec, &held), MT_OK);
+    assert_null(held); /* taken in the same step: the caller names it no more */
     t = sched_find_task(T);
     assert_non_null(t);
     assert_false(sched_mig_remote(T, NULL, NULL));
@@ -253,7 +257,7 @@ static void test_task_leaves_and_arrives(void **state)
     assert_string_equal(got, "");
     sched_mig_thaw(t);
     sched_run_pending();
-    assert_string_equal(got, "w");
+    assert_string_equal(got, "vw");
 }
 
 /* An arriving task had its INIT at the source: neither sched_task_init()
@@ -263,7 +267,8 @@ static void test_an_arrived_task_takes_no_second_init(void **state)
 {
     (void) state;
     task_spec_t spec = {.pid = OTHER, .prio = 2, .flags = TASK_MOVABLE, .handler = recorder};
-    assert_int_equal(sched_mig_move_in(&spec, NULL), MT_OK);
+    msg_t *none = NULL;
+    assert_int_equal(sched_mig_move_in(&spec, &none), MT_OK);
     task_t *t = sched_find_task(OTHER);
     assert_non_null(t);
     test_count_logged_errors(MT_OK); /* drain */
@@ -298,7 +303,12 @@ static void test_arrival_that_fails_keeps_the_remote_block(void **state)
     (void) state;
     assert_int_equal(sched_task_create_remote(OTHER, 1, 2), MT_OK);
     task_spec_t bad = {.pid = OTHER, .prio = MOTET_PRIO_LEVELS, .handler = recorder};
-    assert_int_equal(sched_mig_move_in(&bad, NULL), MT_ERR_INVALID);
+    mt_err_t why;
+    msg_t *held = sched_mig_msg(OTHER, PORT_0, "v", 1, &why);
+    assert_non_null(held);
+    assert_int_equal(sched_mig_move_in(&bad, &held), MT_ERR_INVALID);
+    assert_non_null(held); /* still the caller's */
+    sched_mig_msg_free(held);
     mt_module_t where;
     assert_true(sched_mig_remote(OTHER, &where, NULL));
     assert_int_equal(where, 2);

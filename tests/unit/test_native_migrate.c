@@ -2213,6 +2213,65 @@ static void join_after_a_cast(uint16_t held)
     assert_int_equal(mcast_member_count(GROUP), 1);
 }
 
+/* The copy, attached in a group, killed here before the decision is known
+ * here: the kill left its groups, and the frame that would have joined
+ * them (`joining`: RESULT ok or, that one missed, the first FORWARD) joins
+ * nothing, so that no dead pid stays a member for ever; END then reports
+ * no live task. */
+static void kill_the_copy_then_take(uint8_t joining, const uint8_t *p, uint16_t len)
+{
+    attach_in_group(6, 1);
+    assert_int_equal(mcast_member_count(GROUP), 0);
+    assert_int_equal(sched_task_kill(REMOTE), MT_OK);
+    from_migrator(0, joining, p, len);
+    sched_run_pending();
+    assert_int_equal(mcast_member_count(GROUP), 0);
+    const uint8_t end[8] = {REMOTE, 6, 1, 0}; /* one forwarded */
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_int_equal(lives, 0);
+    assert_false(sched_task_exists(REMOTE));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(mcast_member_count(GROUP), 0);
+}
+
+static void test_a_copy_killed_before_result_ok_joins_no_group(void **state)
+{
+    (void) state;
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    kill_the_copy_then_take(MIG_MSG_RESULT, ok, 5);
+}
+
+static void test_a_copy_killed_before_its_first_forward_joins_no_group(void **state)
+{
+    (void) state;
+    const uint8_t fwd[6] = {REMOTE, 6, PORT_0, 1, 0, 'u'};
+    kill_the_copy_then_take(MIG_MSG_FORWARD, fwd, 6);
+}
+
+/* As above, the copy having missed RESULT ok and END: told the task is
+ * its own, it joins nothing either (join_late()). */
+static void test_a_copy_killed_then_told_it_is_its_own_joins_no_group(void **state)
+{
+    (void) state;
+    attach_in_group(6, 0);
+    assert_int_equal(sched_task_kill(REMOTE), MT_OK);
+    unsigned before = n_sent;
+    for (unsigned ms = 0; n_sent == before && ms < 2u * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+    assert_true(n_sent > before);
+    assert_int_equal(sent_frame(before).port, MIG_MSG_PING);
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t told[4] = {REMOTE, 6, 0, SELF};
+    from_migrator(0, MIG_MSG_CONFIRM, told, 4);
+    sched_run_pending();
+    assert_int_equal(lives, 0);
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(mcast_member_count(GROUP), 0);
+}
+
 /* The destination joins the task's groups at the RESULT and notes the
  * last multicast it took from each module before (the cut). Of the
  * forwarded multicasts it keeps those it took before joining, numbered up
@@ -3096,6 +3155,9 @@ int main(void)
             test_a_task_killed_at_the_freeze_leaves_a_new_task_of_a_program_alone, setup),
         cmocka_unit_test_setup(test_a_task_killed_after_the_decision_takes_no_remote_record, setup),
         cmocka_unit_test_setup(test_a_copy_killed_before_end_is_not_reported_live, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_before_result_ok_joins_no_group, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_before_its_first_forward_joins_no_group, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_then_told_it_is_its_own_joins_no_group, setup),
         cmocka_unit_test_setup(test_a_copy_of_a_task_killed_at_its_source_leaves_no_route, setup),
     };
     return cmocka_run_group_tests_name("task migrator", tests, NULL, NULL);

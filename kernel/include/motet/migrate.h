@@ -93,7 +93,8 @@ typedef enum {
     MIG_LEFT,          /* source: the task is gone; routed to other = destination */
     MIG_LIVE,          /* destination: the task runs here (other = source) */
     MIG_RESUMED,       /* source: failed (err), the task runs here again */
-    MIG_DISCARDED,     /* destination: failed, the copy here is gone */
+    MIG_DISCARDED,     /* destination: the copy here is gone: failed (err), or the outcome was
+                        * OK but the copy was killed before it could start (MT_ERR_NO_TASK) */
     MIG_KILLED,        /* source: failed and could not resume: the task is dead */
     MIG_REFUSED,       /* source or requester: refused before anything moved */
     MIG_DONE,          /* every module: the outcome (err), routes updated */
@@ -106,7 +107,7 @@ typedef struct migrate_event {
     mt_pid_t pid;
     uint8_t phase;     /* migrate_phase_t */
     mt_module_t other; /* see each phase */
-    mt_err_t err;      /* MIG_RESUMED, MIG_REFUSED, MIG_DONE: the outcome */
+    mt_err_t err;      /* MIG_RESUMED, MIG_REFUSED, MIG_DONE: the outcome; MIG_DISCARDED: why */
 } migrate_event_t;
 
 /* Called by the migrator (task context) at each phase on this module. */
