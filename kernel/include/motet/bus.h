@@ -65,8 +65,8 @@ enum {
     BUS_FRAME_MCAST,    /* a multicast to group `port`, broadcast */
     BUS_FRAME_SYNC,     /* a time-sync beacon: u32 stamp, broadcast */
     BUS_FRAME_DESC,     /* an application description, broadcast */
-    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (BUS_APP_CREATED_SIZE) */
-    BUS_FRAME_ASK,      /* a load's outcomes asked for again (BUS_APP_ASK_SIZE), broadcast */
+    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (docs/bus.md) */
+    BUS_FRAME_ASK,      /* a load's outcomes asked for again (docs/bus.md), broadcast */
     BUS_FRAME_TYPE_END
 };
 

@@ -110,9 +110,9 @@
 #endif
 
 /* The application manager and its description loader (appmgr.h,
- * appdesc.h, module.h's module_main()): 1 starts the manager task at boot;
- * 0 leaves them out, for firmware that creates its tasks itself
- * (sched_task_create()). */
+ * kernel/src/appdesc.h, module.h's module_main()): 1 starts the manager
+ * task at boot; 0 leaves them out, for firmware that creates its tasks
+ * itself (sched_task_create()). */
 #ifndef MOTET_APPMGR
 #define MOTET_APPMGR 1
 #endif

@@ -27,11 +27,11 @@
 typedef struct mem_stats {
     uint16_t heap_size;    /* bytes managed, headers included */
     uint16_t in_use;       /* bytes in allocated blocks, headers included */
-    uint16_t high_water;   /* largest in_use seen since mem_init() */
+    uint16_t high_water;   /* largest in_use seen since boot */
     uint16_t largest_free; /* largest block mem_alloc() could return now */
     uint16_t free_blocks;  /* number of free fragments */
     uint16_t alloc_count;  /* allocated blocks */
-    uint16_t failures;     /* allocations refused since mem_init() */
+    uint16_t failures;     /* allocations refused since boot */
 } mem_stats_t;
 
 /* Allocate `size` bytes owned by the running task (the kernel in an
