@@ -5,11 +5,12 @@
  */
 #include <string.h>
 
-#include "motet/appdesc.h"
+#include "appdesc.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
 #include "motet/module.h"
 #include "motet/program.h"
+#include "program_internal.h"
 
 #if MOTET_APPMGR
 
