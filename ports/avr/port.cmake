@@ -168,17 +168,14 @@ if(MOTET_BUILD_TESTS)
 endif()
 
 # The stack analyser on the hello image: its kernel-stack bound must cover
-# the painted high-water mark, and PORT_THREAD_STACK_EXTRA its figure for
-# interrupts on a thread (tools/motetlib/stack_paint.py).
+# the painted high-water mark (tools/motetlib/stack_paint.py). Its frames are
+# those of the objects its link used (hello builds a kernel of its own,
+# without threads: apps/hello/CMakeLists.txt), its annotation file names the
+# port's.
 if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL add_test NAME stack_hello_avr COMMAND
     ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py $<TARGET_FILE:hello>
     --annotations ${MOTET_ROOT}/apps/hello/hello.stack
-    --annotations ${MOTET_ROOT}/ports/avr/stack.annot
-    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel.dir
-    --su ${CMAKE_BINARY_DIR}/apps/hello
-    --port-config ${MOTET_ROOT}/ports/avr/port_config.h
-    --extra-name PORT_AVR_THREAD_EXTRA
     --harness ${motet_harness})
   # The thread allowance for every policy, on the energy benchmark's image
   # of it (bench/avr-energy, event log off): RR, RETOS and VOP re-arm kernel
