@@ -67,7 +67,7 @@ def test_example_avr_image_fits_its_stack_bound(target, image, annotations):
     assert kernel, res.stdout
     bound = int(kernel[1])
     # The bound counts the image's own tasks, read from the image.
-    assert re.search(rf"\[\w+_desc task \d", kernel[2]), kernel[2]
+    assert re.search(r"\[\w+_desc task \d", kernel[2]), kernel[2]
     static = port_avr.static_ram(port_avr.section_sizes(elf))
     ram = avr_ram.ram_bytes(elf)
     assert static > 0 and bound > 0
