@@ -186,6 +186,23 @@ if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL motet_avr_stack_bench_tests)
 endif()
 
+# motet_avr_port_frames(PORT): frame sizes for `motet stack` (-fstack-usage)
+# from every file of the AVR port library PORT but port_avr_startup.c, whose
+# naked start-up functions avr-gcc 5.4 cannot size: it says so, an error
+# under -Werror. They are never called (they run inline in avr-libc's
+# start-up sequence), and the file's other two functions are leaves, whose
+# prologue is their whole frame. The interrupt entries are assembly at file
+# scope (PORT_AVR_ISR, avr.h), their frame their pushes. Set on the sources
+# as the directory that made PORT sees them: every port library of that
+# directory takes them alike.
+function(motet_avr_port_frames port)
+  foreach(file port_avr_boot.c port_avr_bus.c port_avr_console.c port_avr_context.c
+               port_avr_irq.c port_avr_timer.c port_avr_watchdog.c)
+    set_source_files_properties(${MOTET_ROOT}/ports/avr/${file} TARGET_DIRECTORY ${port}
+                                PROPERTIES COMPILE_OPTIONS -fstack-usage)
+  endforeach()
+endfunction()
+
 # motet_avr_bench_kernel(PREFIX NAME THREADS DEFS...): a kernel library
 # PREFIX_kernel_NAME and an AVR port library PREFIX_port_NAME built with their
 # own configuration (DEFS, plus MOTET_THREADS=THREADS), for benchmark images
@@ -202,15 +219,15 @@ function(motet_avr_bench_kernel prefix name threads)
     ${MOTET_ROOT}/ports/avr/port_avr_boot.c ${MOTET_ROOT}/ports/avr/port_avr_bus.c
     ${MOTET_ROOT}/ports/avr/port_avr_console.c
     ${MOTET_ROOT}/ports/avr/port_avr_context.c ${MOTET_ROOT}/ports/avr/port_avr_irq.c
-    ${MOTET_ROOT}/ports/avr/port_avr_timer.c ${MOTET_ROOT}/ports/avr/port_avr_watchdog.c)
+    ${MOTET_ROOT}/ports/avr/port_avr_startup.c ${MOTET_ROOT}/ports/avr/port_avr_timer.c
+    ${MOTET_ROOT}/ports/avr/port_avr_watchdog.c)
   target_include_directories(${port} PUBLIC ${MOTET_ROOT}/ports/avr)
   target_link_libraries(${port} PUBLIC ${kernel})
+  motet_avr_port_frames(${port})
   # The kernel calls the port back (the bus driver from bus.c and
   # module_main()): let the linker see the port after it.
   target_link_libraries(${kernel} INTERFACE ${port})
   # Frame sizes for `motet stack`, as the default kernel's (kernel/CMakeLists.txt).
-  # Not the port's: avr-gcc 5.4 warns that it cannot size its naked
-  # functions (-Werror); `motet stack` estimates them from their prologues.
   target_compile_options(${kernel} PRIVATE -fstack-usage)
   if(MOTET_SIMAVR_INCLUDE)
     target_include_directories(${port} PRIVATE ${MOTET_SIMAVR_INCLUDE})
