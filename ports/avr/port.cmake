@@ -151,6 +151,17 @@ function(motet_avr_thread_allowance_tests)
       --su ${CMAKE_BINARY_DIR}/bench/avr-energy/CMakeFiles/energy_port_${policy}.dir
       --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name ${allowance})
   endforeach()
+  # Fixed priority with the event log on (the images above have it off),
+  # on the threads unit-test image, which links the default kernel; its
+  # interrupt entry saves what the test clock's needs (avr.h).
+  if(TARGET test_threads)
+    add_test(NAME stack_thread_prio_log_avr COMMAND
+      ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py --thread-only
+      $<TARGET_FILE:test_threads>
+      --annotations ${MOTET_ROOT}/kernel/stack/kernel.annot
+      --annotations ${MOTET_ROOT}/ports/avr/stack.annot
+      --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name PORT_AVR_THREAD_EXTRA)
+  endif()
 endfunction()
 
 # The hello application runs from the test command too: it halts with status
