@@ -121,7 +121,18 @@ function(motet_avr_xmem_section target)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${MOTET_ROOT}/ports/avr/xmem.ld)
 endfunction()
 
-# The benchmark images with and without the event log; deferred, and a
+# motet_avr_xmem_stack(TARGET): image TARGET runs with 8 KB of external
+# SRAM behind the chip's memory interface (the harness models 60 KB at
+# 0x1100), its data and heap free to run on past 4 KB and its stack from
+# 0x2FFF. Its kernel needs PORT_AVR_XMEM=1, which turns the interface on
+# before .data and .bss are set up.
+function(motet_avr_xmem_stack target)
+  target_link_options(${target} PRIVATE LINKER:--defsym=__stack=0x2FFF
+                      LINKER:--defsym=__DATA_REGION_LENGTH__=0x2F00)
+endfunction()
+
+# The benchmark images with and without the event log, with the frames of
+# their links' objects (their kernels are bench/avr's own); deferred, and a
 # function for the same reason as the next.
 function(motet_avr_stack_bench_tests)
   foreach(log "" _nolog)
@@ -197,21 +208,46 @@ if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL motet_avr_stack_bench_tests)
 endif()
 
-# motet_avr_port_frames(PORT): frame sizes for `motet stack` (-fstack-usage)
-# from every file of the AVR port library PORT but port_avr_startup.c, whose
-# naked start-up functions avr-gcc 5.4 cannot size: it says so, an error
-# under -Werror. They are never called (they run inline in avr-libc's
-# start-up sequence), and the file's other two functions are leaves, whose
-# prologue is their whole frame. The interrupt entries are assembly at file
-# scope (PORT_AVR_ISR, avr.h), their frame their pushes. Set on the sources
-# as the directory that made PORT sees them: every port library of that
-# directory takes them alike.
+# The files of the AVR port whose functions get the compiler's frames for
+# `motet stack` (-fstack-usage): all but port_avr_startup.c, whose naked
+# start-up functions avr-gcc 5.4 cannot size: it says so, an error under
+# -Werror. They are never called (they run inline in avr-libc's start-up
+# sequence), and the file's other two functions are leaves, whose prologue
+# is their whole frame. The interrupt entries are assembly at file scope
+# (PORT_AVR_ISR, avr.h), their frame their pushes (ports/avr/stack.annot).
+set(MOTET_AVR_SIZED_PORT_FILES port_avr_boot.c port_avr_bus.c port_avr_console.c
+    port_avr_context.c port_avr_irq.c port_avr_timer.c port_avr_watchdog.c)
+
+# motet_avr_port_frames(PORT): -fstack-usage on the sized files of AVR port
+# library PORT. Set on the sources as the directory that made PORT sees
+# them: every port library of that directory takes them alike.
 function(motet_avr_port_frames port)
-  foreach(file port_avr_boot.c port_avr_bus.c port_avr_console.c port_avr_context.c
-               port_avr_irq.c port_avr_timer.c port_avr_watchdog.c)
+  foreach(file ${MOTET_AVR_SIZED_PORT_FILES})
     set_source_files_properties(${MOTET_ROOT}/ports/avr/${file} TARGET_DIRECTORY ${port}
                                 PROPERTIES COMPILE_OPTIONS -fstack-usage)
   endforeach()
+endfunction()
+
+# motet_avr_ram_test(TARGET ANNOTATIONS): the test TARGET_avr_ram, that
+# image TARGET's static RAM and the kernel stack `motet stack` bounds for it
+# (annotation file ANNOTATIONS, the frames of its link's objects) fit the RAM
+# it runs with, and that the port's sized files have the compiler's frames
+# in it (tools/motetlib/avr_ram.py). Every example image the README and the
+# guide name has one. Deferred to the top level, which enables testing
+# after the applications.
+function(motet_avr_ram_test target annotations)
+  if(NOT MOTET_BUILD_TESTS)
+    return()
+  endif()
+  set(sized)
+  foreach(file ${MOTET_AVR_SIZED_PORT_FILES})
+    string(APPEND sized " --sized ${MOTET_ROOT}/ports/avr/${file}")
+  endforeach()
+  cmake_language(EVAL CODE "
+    cmake_language(DEFER DIRECTORY \"${CMAKE_SOURCE_DIR}\" CALL add_test
+      NAME ${target}_avr_ram
+      COMMAND ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/avr_ram.py
+              $<TARGET_FILE:${target}> --annotations ${annotations} ${sized})")
 endfunction()
 
 # motet_avr_bench_kernel(PREFIX NAME THREADS DEFS...): a kernel library
