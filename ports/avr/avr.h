@@ -176,7 +176,12 @@ extern volatile uint8_t port_avr_sleeping;
 #define PORT_AVR_ISR_TAIL(name) "\n.size " name ", .-" name "\n.previous"
 #define PORT_AVR_ISR_ENTRY(name, run)                                                              \
     __asm__(PORT_AVR_ISR_HEAD(name) PORT_AVR_ENTRY_EXIT(run) PORT_AVR_ISR_TAIL(name))
+/* avr-libc defines VECTOR_num for every vector name: a misspelled one
+ * fails here, where a symbol of that name would link and leave the real
+ * vector on BADISR, a halt at run time (ISR() makes the compiler check the
+ * name, a symbol at file scope does not). */
 #define PORT_AVR_ISR(vector)                                                                       \
+    _Static_assert(vector##_num >= 0, #vector " is no avr-libc vector name");                      \
     PORT_AVR_BODY void vector##_body(void);                                                        \
     __attribute__((used, noinline, noclone)) static void vector##_run(void)                        \
     {                                                                                              \
