@@ -163,12 +163,13 @@ function(motet_avr_thread_allowance_tests)
       --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name ${allowance})
   endforeach()
   # Fixed priority with the event log on (the images above have it off),
-  # on the threads unit-test image, which links the default kernel; its
-  # interrupt entry saves what the test clock's needs (avr.h).
-  if(TARGET test_threads)
+  # on the kernel benchmark's image of the default kernel (threads, the
+  # log), which has the firmware's interrupt entry (avr.h), not the test
+  # clock's that the unit-test images have.
+  if(TARGET core_avr_full)
     add_test(NAME stack_thread_prio_log_avr COMMAND
       ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py --thread-only
-      $<TARGET_FILE:test_threads>
+      $<TARGET_FILE:core_avr_full>
       --annotations ${MOTET_ROOT}/kernel/stack/kernel.annot
       --annotations ${MOTET_ROOT}/ports/avr/stack.annot
       --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name PORT_AVR_THREAD_EXTRA)

@@ -476,7 +476,9 @@ def test_an_interrupt_that_may_come_again_is_charged_once_per_level_and_on_top(t
 
 
 def test_stack_paint_fails_a_bound_below_the_paint_or_a_short_thread_allowance():
-    """The checks of the AVR test stack_hello_avr (tools/motetlib/stack_paint.py)."""
+    """The checks of tools/motetlib/stack_paint.py: a bound below the painted
+    mark (the AVR tests stack_hello_avr, stack_bench_avr) and a thread
+    allowance below its analysed figure (stack_thread_<policy>_avr)."""
     from motetlib import stack_paint
 
     assert stack_paint.failures(1027, 344, 135, 135) == []
