@@ -140,7 +140,6 @@ function(motet_avr_stack_bench_tests)
       ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
       ${CMAKE_BINARY_DIR}/bench/avr/bench_avr${log}.elf
       --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
-      --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel${log}.dir
       --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
   endforeach()
 endfunction()
