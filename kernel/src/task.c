@@ -269,6 +269,11 @@ void task_destroy(task_t *t)
 {
     uint16_t dropped = 0;
     port_irq_state_t s = port_irq_save();
+    /* Its timers first, in the lock that takes it off the table: an expiry
+     * at an unlock in between would find no task (a false MT_ERR_NO_TASK),
+     * or, initialised, be queued to a block about to be freed. A message
+     * an expiry queued before stays in the queue, taken out just below. */
+    (void) timer_stop_all(t->pid);
     msg_t *queued = queue_remove_for(t->pid, t->prio);
     msg_t *held = t->held;
     t->held = NULL;
@@ -281,7 +286,6 @@ void task_destroy(task_t *t)
     port_irq_restore(s);
     discard_list(queued, &dropped);
     discard_list(held, &dropped);
-    timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
     bus_task_gone(t->pid); /* its pid may be given to another task */
     mig_task_gone(t->pid);
