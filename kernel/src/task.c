@@ -243,7 +243,10 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
                                                                     : MT_OK;
     port_irq_restore(s);
     if (err) return log_error(err);
-    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+    /* From an interrupt body it is the interrupt's message (rule 3), as a
+     * send to PORT_INIT from there is (send.c): queued, run at the exit at
+     * the earliest, never inside the body. */
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, port_in_isr());
 }
 
 void task_release_held(task_t *t)

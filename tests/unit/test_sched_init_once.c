@@ -6,7 +6,8 @@
  * without a payload, or posted by an interrupt (in the body's slot, queued
  * in the slot's block, or in a pool block); the handler never sees a
  * second PORT_INIT and nothing is queued or leaked. A route to PORT_INIT still carries a task's
- * first INIT.
+ * first INIT. sched_task_init() from an interrupt body posts the INIT as
+ * the interrupt's message: run at the exit, never inside the body.
  *
  * MOTET_TEST_KERNEL: default nothreads
  */
@@ -212,6 +213,48 @@ static void test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused(v
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* sched_task_init() from an interrupt body posts the INIT as the
+ * interrupt's message (rule 3): never run in the body, even for a task
+ * that outranks everything; at the exit, with its data copied (the body's
+ * buffer is gone by then). */
+static mt_err_t isr_init_result;
+static bool isr_body_done, init_ran_in_body;
+
+static mt_err_t init_checks_context(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    if (port == PORT_INIT) init_ran_in_body = port_in_isr() || !isr_body_done;
+    return target(state, port, data, len);
+}
+
+static void isr_inits_target(void)
+{
+    uint8_t buffer[1] = {'z'};
+    isr_init_result = sched_task_init(PID_TARGET, buffer, sizeof buffer);
+    buffer[0] = 0;
+    isr_body_done = true;
+}
+
+static void test_init_from_an_interrupt_body_runs_at_its_exit(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_TARGET, .prio = 6, .handler = init_checks_context};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    isr_body_done = init_ran_in_body = false;
+    isr_init_result = MT_ERR_INVALID;
+    tport_irq_attach(0, isr_inits_target);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_OK);
+    assert_int_equal(inits, 1); /* at the exit: strictly above the floor */
+    assert_false(init_ran_in_body);
+    assert_int_equal(init_byte, 'z');
+    /* Its one INIT: a second, from a body or not, is refused. */
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_ERR_STATE);
+    sched_run_pending();
+    assert_int_equal(inits, 1);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
 /* A route to PORT_INIT of a task not yet initialised carries its one INIT;
  * the next send along it is refused like any second one. */
 static void test_a_route_to_port_init_carries_the_first_init_only(void **state)
@@ -293,6 +336,7 @@ int main(void)
         cmocka_unit_test_setup(test_init_by_pid_from_boot_code_is_refused, setup),
         cmocka_unit_test_setup(test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused,
                                setup),
+        cmocka_unit_test_setup(test_init_from_an_interrupt_body_runs_at_its_exit, setup),
         cmocka_unit_test_setup(test_a_route_to_port_init_carries_the_first_init_only, setup),
         cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_wait_is_freed, setup),
         cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_run_at_once_is_freed,

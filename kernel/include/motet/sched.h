@@ -127,7 +127,8 @@ mt_err_t sched_task_create(const task_spec_t *spec);
 /* Post PORT_INIT with a copy of `data`; held messages follow once handled
  * successfully (a failed INIT ends the task: task_handler_t). MT_OK says
  * the INIT was posted or run, not that it succeeded nor that the task
- * still exists.
+ * still exists. From an interrupt body it is posted as sched_post_isr()
+ * posts: never run in the body, at the interrupt's exit at the earliest.
  * Once per task, a send to PORT_INIT counting as one and a task arrived
  * by migration having had its own: a second, even while the first waits,
  * is refused with MT_ERR_STATE (logged) and changes nothing (its data
