@@ -26,6 +26,11 @@
 #include "thread_internal.h"
 #include "timer_internal.h"
 
+/* The module's exit status when one of the kernel's own tasks cannot
+ * start (task_init_failed_irq_off()); 3 and 4 are the stack guard's and a
+ * debug assertion's. */
+#define HALT_SYSTEM_TASK_INIT 5
+
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
 task_t task_none = {.pid = MT_PID_NONE, .gate = GATE_CLOSED};
 
@@ -384,6 +389,12 @@ static void destroy_on_pop_irq_off(task_t *t)
 void task_init_failed_irq_off(task_t *t, mt_err_t err)
 {
     log_event(EV_INITFAIL, t->pid, (uint16_t) err);
+    /* One of the kernel's own tasks (the application manager, the
+     * migrator), started as the module boots or joins the bus: ended, it
+     * would leave a module that can neither load nor talk, running on as
+     * if nothing had happened. Its boot fails instead, as the INITFAIL
+     * just logged says why (port_halt() drains the log where it can). */
+    if (task_pid_is_system_task(t->pid)) port_halt(HALT_SYSTEM_TASK_INIT);
     if (!sched.kill_on_pop) sched.kill_on_pop = destroy_on_pop_irq_off;
     MT_DEBUG_ASSERT(!task_gate_opened(t));
     t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_KILL_PENDING);

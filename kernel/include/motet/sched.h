@@ -89,7 +89,9 @@ struct msg {
  * EV_INITFAIL is logged with the error, and a later send to its pid from
  * this module is refused as to no task; one from another module is
  * accepted there and refused here, logged here (MT_ERR_NO_TASK), as for a
- * killed task. */
+ * killed task. A failed INIT of one of the kernel's own tasks (the
+ * application manager, the migrator) halts the module with status 5 after
+ * its EV_INITFAIL: a module without them cannot load nor talk. */
 typedef mt_err_t (*task_handler_t)(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* One output port: where messages sent on it go. */
