@@ -4,7 +4,9 @@ two-module device, `broken` (the pinger program given an init string two
 bytes short) refuses it; the console says so and that the task ended, the
 event log has its ERROR, INITFAIL and KILL and no FINAL, and the echo's
 replies to it are refused on its module as sent to no task, while the
-rest of the application runs on."""
+rest of the application runs on. A failed start is a failed run: once the
+run ends, `motet run` names the task (name, pid, module, error) again and
+exits with status 1."""
 
 import json
 import subprocess
@@ -55,7 +57,12 @@ def test_a_task_whose_init_fails_ends_and_the_log_says_so(build_dir, tmp_path):
     app = tmp_path / "broken.toml"
     app.write_text(BROKEN)
     logs = tmp_path / "logs"
-    run = run_device(build_dir, tmp_path, TWO, "--app", app, "--until", 0.2, log_dir=logs)
+    run = run_device(build_dir, tmp_path, TWO, "--app", app, "--until", 0.2, log_dir=logs,
+                     status=1)
+    failed = [line for line in run.lines if line.startswith("run: error:")]
+    assert failed == ["run: error: task 'broken' (pid 0x12) on module 0 (compute) did not start: "
+                      "its INIT failed (MT_ERR_INVALID); the rest ran on"], run.stdout
+    assert run.stdout.rstrip().endswith(failed[0]), run.stdout  # after the summary, last
     m0 = [line for line in run.lines if line.startswith("m0| ")]
     said = [line for line in m0 if "in task 'broken'" in line]
     assert len(said) == 1, run.stdout

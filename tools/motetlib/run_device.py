@@ -12,6 +12,11 @@ process behind. The same seed gives the same output.
     motet run devices/two-module.toml --until 2 -- --app pingpong   # extra module args
     motet run devices/two-module.toml --app apps/pingpong/mcast.toml --until 1
 
+A task whose INIT failed ends there while the rest runs on (the module's
+`ERR task ... ended: its INIT failed` line says so as it happens); once the
+run ends, `motet run` names each such task again (name, pid, module and
+error) and exits with status 1: a failed start is a failed run.
+
 --app APP.toml loads that description instead of the device's: it is
 compiled (`motet appc -o X.bin --names`) and every module reads it
 (`--app-file`); the device's programs must register the programs it names.
@@ -42,6 +47,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -79,6 +85,25 @@ def programs_not_in_the_build(build_dir_arg, dev):
             for t in sorted(targets) if t in unknown[port]]
 
 
+# A native module's console line for a task whose INIT failed
+# (kernel/src/module_errors.c), as the hub prints it, `mN| ` in front.
+INIT_FAILED = re.compile(r"^m(\d+)\| .*ERR task '([^']*)' \(pid (0x[0-9a-f]+)\), program "
+                         r"'[^']*', ended: its INIT failed \((\w+)\)")
+
+
+def init_failures(out):
+    """(out', failures): out' prints as out does and notes in `failures`
+    each task whose INIT failed, as (module id, task, pid, error)."""
+    failures = []
+
+    def watch(line):
+        found = INIT_FAILED.match(line)
+        if found:
+            failures.append((int(found[1]), found[2], found[3], found[4]))
+        out(line)
+    return watch, failures
+
+
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
         probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
         commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S, host=()):
@@ -114,8 +139,9 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         def launch(mod, path):
             return mod.kind.argv(bdir, dev, mod.spec, path, seed, log_dir, extra)
 
+        watched, failed_inits = init_failures(out)
         hub = hubmod.Hub(dev, sock, launch, seed=seed, until_s=until, faults=faults,
-                         probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=out,
+                         probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=watched,
                          progress=progress, commands=commands, watchdog_s=watchdog_s,
                          host=host)
         try:
@@ -137,6 +163,11 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
     for what in report["failed_loads"]:
         out(f"run: error: the application did not load ({what}); the modules' ERR lines say "
             "which task and program")
+        status = status or 1
+    names = {m.id: m.name for m in dev.modules}
+    for module, task, pid, err in failed_inits:
+        out(f"run: error: task '{task}' (pid {pid}) on module {module} "
+            f"({names.get(module, '?')}) did not start: its INIT failed ({err}); the rest ran on")
         status = status or 1
     return status, report
 
