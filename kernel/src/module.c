@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "module_internal.h"
 #include "motet/appdesc.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "module_internal.h"
 #include "motet/module.h"
 #include "motet/port.h"
 #include "motet/program.h"
