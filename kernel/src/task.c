@@ -393,8 +393,10 @@ void task_init_failed_irq_off(task_t *t, mt_err_t err)
      * migrator), started as the module boots or joins the bus: ended, it
      * would leave a module that can neither load nor talk, running on as
      * if nothing had happened. Its boot fails instead, as the INITFAIL
-     * just logged says why (port_halt() drains the log where it can). */
-    if (task_pid_is_system_task(t->pid)) port_halt(HALT_SYSTEM_TASK_INIT);
+     * just logged says why (port_halt() drains the log where it can). A
+     * kernel with neither has no such task, and none of the test. */
+    if ((MOTET_APPMGR || MOTET_BUS) && task_pid_is_system_task(t->pid))
+        port_halt(HALT_SYSTEM_TASK_INIT);
     if (!sched.kill_on_pop) sched.kill_on_pop = destroy_on_pop_irq_off;
     MT_DEBUG_ASSERT(!task_gate_opened(t));
     t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_KILL_PENDING);
