@@ -166,7 +166,8 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         status = status or 1
     names = {m.id: m.name for m in dev.modules}
     for module, task, pid, err in failed_inits:
-        out(f"run: error: task '{task}' (pid {pid}) on module {module} "
+        who = "a task" if task == "?" else f"task '{task}'"  # '?': the module has no name
+        out(f"run: error: {who} (pid {pid}) on module {module} "
             f"({names.get(module, '?')}) did not start: its INIT failed ({err}); the rest ran on")
         status = status or 1
     return status, report
