@@ -41,8 +41,8 @@
 
 #include "avr.h"
 #include "motet/motet.h"
-#include "motet/slab.h"
 #include "sched_internal.h"
+#include "slab.h"
 
 #define REPEAT       16u /* runs of each operation (after one warm-up) */
 #define IRQ_EVENTS   16u /* injected interrupts the module waits for */

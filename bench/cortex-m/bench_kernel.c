@@ -63,7 +63,7 @@
 #include "cortex_m.h"
 #include "motet/motet.h"
 #include "motet/port.h"
-#include "motet/slab.h"
+#include "slab.h"
 
 enum {
     PID_DRIVER = 0x20,

@@ -34,8 +34,8 @@
 
 #include "motet/motet.h"
 #include "motet/port.h"
-#include "motet/slab.h"
 #include "native.h"
+#include "slab.h"
 
 enum {
     PID_DRIVER = 0x20,

@@ -8,7 +8,7 @@
  * before anything is dereferenced. The checks run in a fixed order and stop
  * at the first violation, whose field offset goes to out->bad_offset.
  */
-#include "motet/appdesc.h"
+#include "appdesc.h"
 
 #include "motet/log.h"
 #include "motet/port.h"

@@ -27,8 +27,11 @@
  */
 #include <string.h>
 
+#include "appdesc.h"
+#include "appmgr_internal.h"
 #include "bus_internal.h"
 #include "debug_assert.h"
+#include "mcast_internal.h"
 #include "mem_internal.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
@@ -36,6 +39,7 @@
 #include "motet/mcast.h"
 #include "motet/mem.h"
 #include "motet/program.h"
+#include "program_internal.h"
 #include "sched_internal.h"
 
 /* The application manager and the description loader (config.h). */

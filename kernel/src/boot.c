@@ -4,9 +4,15 @@
  * depend on (log and memory first, the scheduler last), then the
  * application manager, the first task; interrupts are enabled last.
  */
+#include "appmgr_internal.h"
+#include "bus_internal.h"
+#include "log_ring.h"
+#include "mcast_internal.h"
+#include "mem_internal.h"
 #include "motet/bus.h"
 #include "motet/motet.h"
 #include "motet/port.h"
+#include "sched_internal.h"
 #include "timer_internal.h"
 
 void motet_boot(void)

@@ -38,7 +38,9 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mcast_internal.h"
 #include "mem_internal.h"
+#include "migrate_bus.h"
 #include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
@@ -46,6 +48,7 @@
 #include "motet/timer.h"
 #include "motet/timesync.h"
 #include "sched_internal.h"
+#include "timesync_internal.h"
 
 #if MOTET_BUS
 

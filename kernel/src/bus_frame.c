@@ -12,7 +12,8 @@
  */
 #include <string.h>
 
-#include "motet/appdesc.h"
+#include "appdesc.h"
+#include "bus_internal.h"
 #include "motet/bus.h"
 
 #define OFF_TYPE    0u

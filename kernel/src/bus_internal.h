@@ -1,18 +1,106 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bus manager internals shared by its files: bus.c (queue, send, receive),
- * bus_app.c (application loading across modules) and timesync.c (beacons),
- * and with the multicast manager (mcast.c) and the application manager
- * (appmgr.c), the bus's ends of their work.
+ * bus_frame.c (the frame format), bus_app.c (application loading across
+ * modules) and timesync.c (beacons), with the multicast manager (mcast.c)
+ * and the application manager (appmgr.c), the bus's ends of their work,
+ * and with the kernel's other components (boot, a kill, a send to a
+ * group). bus.h is the public side.
  */
 #ifndef MOTET_BUS_INTERNAL_H
 #define MOTET_BUS_INTERNAL_H
 
+#include "mcast_internal.h"
 #include "motet/bus.h"
 
 /* Priority of the kernel's own frames (beacons, descriptions, outcomes):
  * the top level, the application manager's. */
 #define BUS_PRIO_SYSTEM ((mt_prio_t) (MOTET_PRIO_LEVELS - 1))
+
+/* ---- the application manager's ports and frames on the bus ---- */
+
+/* The application manager's input for the device-wide verdict on a
+ * description: one byte, MT_OK (initialise) or the first module's error
+ * (undo stage one). */
+#define BUS_APPMGR_PORT_VERDICT (PORT_0 + 1)
+/* Its input for a module's failure of a load after this module committed
+ * it (the device disagrees): a CREATED frame's payload, below. */
+#define BUS_APPMGR_PORT_DISAGREED (PORT_0 + 2)
+/* Its input for a description the bus brought (every module's, its
+ * loader's included, in bus order), kept apart from PORT_0, where a
+ * task's description comes (appmgr_load()). These ports past PORT_0, and
+ * its timer BUS_APP_DEADLINE_TIMER's, are the bus's: the manager refuses
+ * anyone else's message there, a task's, a thread's, an interrupt's or a
+ * multicast's (MT_ERR_NO_PORT, logged), and a description's route to one
+ * (MT_ERR_DESC_ROUTE); no timer.h call starts or stops that timer. */
+#define BUS_APPMGR_PORT_DESC (PORT_0 + 3)
+/* The application manager's timer that bounds its wait for a verdict. */
+#define BUS_APP_DEADLINE_TIMER 0u
+
+/* A CREATED frame's payload, and the verdict's: u8 mt_err_t, u8 relative
+ * pid of the task the error is about (APPMGR_NO_TASK: none), u8 that
+ * task's module; so that every module can log which task failed where. */
+#define BUS_APP_OUTCOME_SIZE 3u
+/* A CREATED frame's payload: the outcome, then the load it is about: u8
+ * its loader's module, u8 the loader's number for it (the port byte of
+ * the load's DESC frame). */
+#define BUS_APP_CREATED_SIZE (BUS_APP_OUTCOME_SIZE + 2u)
+/* An ASK frame's payload: the load (u8 its loader's module, u8 the
+ * loader's number for it), then u32 little-endian, the modules asked to
+ * send their outcome of it again. */
+#define BUS_APP_ASK_SIZE 6u
+
+/* ---- bus_frame.c: the steps of a frame's encoding, for bus.c ---- */
+
+/* Write the header of `f` (its len, not its payload) into out[0 ..
+ * BUS_HEADER_SIZE). */
+void bus_frame_put_header(const bus_frame_t *f, uint8_t *out);
+/* Write the CRC of an encoded frame (its header and payload in place). */
+void bus_frame_seal(uint8_t *frame, uint16_t n);
+/* bus_frame_decode() of a frame this module encoded itself: the same
+ * checks but the CRC's (its bytes did not leave the module's RAM). */
+mt_err_t bus_frame_read_own(const uint8_t *buf, uint16_t n, bus_frame_t *f);
+/* Flag an encoded frame as a retransmission and reseal it. */
+void bus_frame_set_retry(uint8_t *frame, uint16_t n);
+/* Write the link's sequence number into a sealed frame and reseal it,
+ * unless the frame holds that number already. */
+void bus_frame_set_seq(uint8_t *frame, uint16_t n, uint8_t seq);
+/* The stamp of a decoded beacon. */
+uint32_t bus_frame_sync_stamp(const bus_frame_t *f);
+
+/* ---- bus.c, for the kernel's other components ---- */
+
+#if MOTET_BUS
+/* Reset to no bus (inactive, empty queue, no time sync); boot only. */
+void bus_init(void);
+/* Forget the loss reports pending for task `pid` (it was killed); any
+ * context. */
+void bus_task_gone(mt_pid_t pid);
+/* A message to (pid, port) on module `module`, whatever this module's
+ * routing says: for kernel services that address a module rather than a
+ * task (the task migrator). The payload is copied; any context.
+ * MT_ERR_INVALID for this module or one not on the device. */
+mt_err_t bus_send_to(mt_module_t module, mt_pid_t pid, mt_port_t port, const void *data,
+                     uint16_t len, mt_prio_t prio);
+/* A message to a multicast group: with the bus up, one broadcast frame and
+ * local delivery once it has gone; otherwise local delivery now. Any
+ * context; a MSG_HEAP payload is consumed on success. */
+mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
+#else
+/* No bus: one module, everything local. */
+static inline void bus_init(void)
+{
+}
+static inline void bus_task_gone(mt_pid_t pid)
+{
+    (void) pid;
+}
+static inline mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags,
+                                     bool from_isr)
+{
+    return mcast_deliver(group, data, len, flags, from_isr);
+}
+#endif /* MOTET_BUS */
 
 /* ---- mcast.c, for bus.c ---- */
 

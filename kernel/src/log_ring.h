@@ -54,6 +54,15 @@
 #define LOG_START_EXPIRY 0x04u
 
 #if MOTET_EVENT_LOG
+/* Empty the ring; boot only. */
+void log_init(void);
+#else
+static inline void log_init(void)
+{
+}
+#endif
+
+#if MOTET_EVENT_LOG
 
 /* The time-base slot's type: none of log_event_type_t's (EV_SEND is 1), and
  * never drained as a record of its own. */

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mcast_internal.h"
+#include "migrate_bus.h"
 #include "motet/log.h"
 #include "motet/mcast.h"
 #include "motet/mem.h"

@@ -13,6 +13,18 @@
 #include "mem_layout.h"
 #include "motet/mem.h"
 
+/* Reset the heap to one free block; boot only. */
+void mem_init(void);
+/* Allocate `size` bytes owned by `owner` (a task, or MEM_OWNER_KERNEL);
+ * NULL if exhausted (logged). */
+void *mem_alloc_owned(size_t size, mt_pid_t owner);
+/* Free every block owned by `owner` (a task killed or gone by migration);
+ * returns how many were freed. */
+unsigned mem_free_all(mt_pid_t owner);
+/* Give a live block to another owner, whoever owns it now.
+ * MT_ERR_BAD_POINTER if ptr is not a live block. */
+mt_err_t mem_set_owner(void *ptr, mt_pid_t owner);
+
 /* Free a live block whoever owns it; NULL is ignored. Kernel use only:
  * MT_ERR_DOUBLE_FREE or MT_ERR_BAD_POINTER (logged), never MT_ERR_NOT_OWNER. */
 mt_err_t mem_release(void *ptr);

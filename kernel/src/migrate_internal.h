@@ -26,6 +26,7 @@
 #ifndef MOTET_MIGRATE_INTERNAL_H
 #define MOTET_MIGRATE_INTERNAL_H
 
+#include "migrate_bus.h"
 #include "motet/migrate.h"
 #include "sched_internal.h"
 #include "timer_internal.h"
@@ -180,7 +181,7 @@ static inline int8_t mig_seq_after(uint8_t a, uint8_t b)
 
 #if MOTET_BUS
 
-#include "motet/program.h"
+#include "program_internal.h"
 
 /* ---- migrate_layout.c: a program with a layout, moved by the kernel ---- */
 

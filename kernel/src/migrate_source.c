@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "mcast_internal.h"
 #include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/mcast.h"

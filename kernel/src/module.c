@@ -5,12 +5,13 @@
  */
 #include <string.h>
 
+#include "appdesc.h"
 #include "module_internal.h"
-#include "motet/appdesc.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
 #include "motet/module.h"
 #include "motet/program.h"
+#include "program_internal.h"
 
 #if MOTET_APPMGR
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "motet/program.h"
+#include "program_internal.h"
 
 static const program_t *programs;
 static uint8_t program_count;

@@ -195,6 +195,11 @@ extern sched_state_t sched;
 #define TASK_SLOT(pid)  ((uint8_t) (((pid) ^ ((pid) >> 4)) & (TASK_TABLE_SIZE - 1u)))
 #define NEXT_SLOT(slot) ((uint8_t) (((slot) + 1u) & (TASK_TABLE_SIZE - 1u)))
 
+/* ---- sched_run.c: start-up ---- */
+
+/* Reset the scheduler to no tasks and an empty queue; boot only. */
+void sched_init(void);
+
 /* ---- task.c: the task table and the tasks' lives ---- */
 
 /* Empty the task and remote-task caches; boot (sched_init()). */
@@ -254,6 +259,13 @@ static MT_INLINE bool task_pid_is_system_task(mt_pid_t pid)
 }
 
 /* ---- task_remote.c: tasks on other modules ---- */
+
+/* Hook for the bus manager: called for messages to remote tasks; a
+ * MSG_HEAP payload is the hook's on success (freed, or its frame), the
+ * sender's on error. */
+typedef mt_err_t (*sched_remote_send_fn)(mt_module_t module, const msg_t *msg, mt_prio_t prio);
+/* Install the remote-send hook (NULL: remote sends fail with MT_ERR_NO_ROUTE). */
+void sched_set_remote_send(sched_remote_send_fn fn);
 
 #if MOTET_MAX_REMOTE_TASKS
 /* Empty the remote-task table and cache; boot (task_init_caches()). */

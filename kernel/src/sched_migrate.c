@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "mcast_internal.h"
 #include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/log.h"

@@ -21,6 +21,7 @@
  */
 #include <string.h>
 
+#include "bus_internal.h"
 #include "debug_assert.h"
 #include "log_ring.h"
 #include "mem_internal.h"
@@ -33,6 +34,7 @@
 #include "queue_internal.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
+#include "timesync_internal.h"
 
 /* ---- payloads ---- */
 

@@ -7,7 +7,7 @@
 #define MOTET_SLAB_INTERNAL_H
 
 #include "bit_table.h"
-#include "motet/slab.h"
+#include "slab.h"
 
 /* ---- the bodies of slab_alloc_uninit() and slab_free(), inline ----
  *

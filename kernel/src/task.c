@@ -13,6 +13,9 @@
  */
 #include <string.h>
 
+#include "bus_internal.h"
+#include "mcast_internal.h"
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/bus.h"
 #include "motet/log.h"
@@ -20,9 +23,10 @@
 #include "motet/mem.h"
 #include "motet/port.h"
 #include "motet/program.h"
-#include "motet/slab.h"
+#include "program_internal.h"
 #include "queue_internal.h"
 #include "sched_internal.h"
+#include "slab.h"
 #include "thread_internal.h"
 #include "timer_internal.h"
 

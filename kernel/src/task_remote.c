@@ -9,8 +9,8 @@
 #include "migrate_internal.h"
 #include "motet/log.h"
 #include "motet/mem.h"
-#include "motet/slab.h"
 #include "sched_internal.h"
+#include "slab.h"
 
 #if MOTET_MAX_REMOTE_TASKS
 

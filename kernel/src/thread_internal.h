@@ -308,6 +308,16 @@ void policy_timer(uint8_t id);
 /* Arm the wake-up of the running thread in `ticks` (it is marked blocked
  * already); MT_ERR_NO_SLAB if no timer is free. */
 mt_err_t policy_sleep(thread_t *cur, uint32_t ticks);
+/* What a policy's tests watch of its state: a thread's dynamic priority
+ * under event boosting (else 0), value of preemption's preemption-free
+ * period, MANTIS's periodic timer (ticks of its 20 ms timer since boot). */
+int8_t thread_dyn_prio(const thread_t *t);
+#if MOTET_THREAD_POLICY == MOTET_POLICY_VOP
+bool thread_vop_preemption_free(void);
+#endif
+#if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS
+uint32_t thread_mantis_ticks(void);
+#endif
 
 /* ---- thread_slice.c: the slice timer of the timed policies ----
  * Compiled only for a policy that slices; elsewhere the calls vanish. */

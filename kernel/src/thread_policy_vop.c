@@ -17,8 +17,8 @@
  * involuntary switch the period costs), and only short threads run, each
  * to completion: no quantum end takes the CPU from it, so it blocks on its
  * own, with no involuntary switch. The period ends after another delta of
- * work, or as soon as no short thread is left to run (the paper's return
- * to round robin when short jobs cannot fill the period): a long thread
+ * work, or as soon as no short thread is left to run (round robin again
+ * when short jobs cannot fill the period): a long thread
  * never runs inside one, so a short one never has to preempt it there.
  * Priorities between levels, and the kernel stack's handlers, preempt as
  * always: only switches among equals are saved.
@@ -28,11 +28,11 @@
  * changes. The quantum timer is tickless: armed only while an equal waits
  * and the running thread may be sliced.
  *
- * MOTET_VOP_DEFER_QUANTA > 0 builds the deferring variant instead, for
- * the paper's figure: as written, short jobs cut the long ones at every
- * quantum end of round robin, and a period spares only the quantum ends
- * inside it. The variant defers short jobs as the paper's "deferring small
- * processes" says, and opens a period per batch of them:
+ * MOTET_VOP_DEFER_QUANTA > 0 builds the deferring variant instead
+ * (docs/threads.md, "The deferring variant of value of preemption"): as
+ * written, short jobs cut the long ones at every quantum end of round
+ * robin, and a period spares only the quantum ends inside it. The variant
+ * defers short jobs, and opens a period per batch of them:
  *   - a short thread never cuts a long one in round robin: long threads
  *     share the CPU by quantum among themselves only, and only while no
  *     short one waits: while one does, the running long thread keeps the

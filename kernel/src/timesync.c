@@ -23,6 +23,7 @@
 #include "motet/port.h"
 #include "motet/timer.h"
 #include "sched_internal.h"
+#include "timesync_internal.h"
 
 /* Scaled local differences stay below this, so n * sum(x^2) < 2^63. */
 #define X_LIMIT ((int64_t) 1 << 26)

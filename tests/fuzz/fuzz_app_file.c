@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "appdesc.h"
 #include "fuzz_support.h"
 #include "native.h"
 

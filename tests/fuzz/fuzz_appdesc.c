@@ -5,6 +5,7 @@
  * records, routes, members and init strings that lie inside its buffer,
  * with every id in range.
  */
+#include "appdesc.h"
 #include "fuzz_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,6 +7,7 @@
  * INIT, and killing them gives the heap back; the heap stays whole
  * throughout. Programs 1..3 exist here.
  */
+#include "appdesc.h"
 #include "fuzz_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

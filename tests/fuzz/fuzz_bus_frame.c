@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "bus_internal.h"
 #include "fuzz_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,6 +10,7 @@
  * it is.
  */
 #include "fuzz_support.h"
+#include "timesync_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

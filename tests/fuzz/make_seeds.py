@@ -4,9 +4,10 @@
 
 Every seed is made with the real formats: descriptions by the application
 compiler (motetlib.appc), frames, images and event lists as the kernel
-lays them out (kernel/include/motet/bus.h, kernel/src/migrate_internal.h,
-migrate.h) and as each harness reads its input (the comment at the top of
-each fuzz_*.c). Run it again after a format changes:
+lays them out (kernel/include/motet/bus.h, kernel/src/bus_internal.h,
+kernel/src/migrate_bus.h, migrate_internal.h) and as each harness reads
+its input (the comment at the top of each fuzz_*.c). Run it again after
+a format changes:
 
     python3 tests/fuzz/make_seeds.py
 """

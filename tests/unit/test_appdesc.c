@@ -5,6 +5,7 @@
  * otherwise valid description (checksum recomputed), is rejected with its
  * own error code, the offset of that field, and a logged EV_ERROR.
  */
+#include "appdesc.h"
 #include "test_support.h"
 
 #include <string.h>

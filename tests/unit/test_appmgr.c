@@ -11,10 +11,12 @@
  */
 #include <string.h>
 
+#include "appdesc.h"
+#include "bus_internal.h"
 #include "sched_internal.h"
 #include "test_support.h"
 
-/* ---- a small description builder (format: motet/appdesc.h) ---- */
+/* ---- a small description builder (format: appdesc.h) ---- */
 
 typedef struct {
     uint8_t buf[256];

@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include "appdesc.h"
+#include "bus_internal.h"
 #include "motet/bus.h"
 #include "test_support.h"
 

@@ -10,6 +10,7 @@
  *
  * MOTET_TEST_KERNEL: corelog
  */
+#include "mem_internal.h"
 #include "test_support.h"
 
 #if MOTET_MULTICAST || MOTET_MAX_REMOTE_TASKS || MOTET_APPMGR || MOTET_STATS || MOTET_BUS ||       \

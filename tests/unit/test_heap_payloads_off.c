@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "test_port.h"
 #include "test_support.h"
 

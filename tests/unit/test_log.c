@@ -3,6 +3,7 @@
  * The event log: what a message exchange records, timestamps, and the
  * overrun count when the host drains too slowly (nothing lost silently).
  */
+#include "log_ring.h"
 #include "test_support.h"
 
 static mt_err_t echo(void *state, mt_port_t port, void *data, uint16_t len)

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "test_support.h"
 
 static size_t hdr; /* header bytes per block, measured in setup */

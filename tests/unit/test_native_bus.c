@@ -45,6 +45,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "appdesc.h"
+#include "appmgr_internal.h"
+#include "bus_internal.h"
+#include "mcast_internal.h"
 #include "native.h"
 #include "sched_internal.h"
 #include "test_support.h"

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "native.h"
 #include "test_support.h"
 

@@ -28,9 +28,9 @@
  */
 #include <stdatomic.h>
 
-#include "motet/slab.h"
 #include "native.h"
 #include "sched_internal.h"
+#include "slab.h"
 #include "test_support.h"
 
 enum { PID_LOW = 0x20, PID_VICTIM, PID_HIGH, PID_LOWT, PID_MID };

@@ -22,10 +22,11 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "mem_internal.h"
 #include "migrate_internal.h"
-#include "motet/slab.h"
 #include "motet/state_layout.h"
 #include "native.h"
+#include "slab.h"
 #include "test_support.h"
 #include "timer_list.h"
 
@@ -1904,7 +1905,7 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     (void) state;
     slot_t *s = flushing_for_want_of_room();
     msg_t *line = s->out;
-    uint16_t heap = heap_in_use();
+    uint16_t heap_before = heap_in_use();
     uint8_t spare = sched_msg_spare();
     mt_err_t why;
     s->head = mem_alloc(8);
@@ -1937,7 +1938,7 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     assert_false(s->rx_done || s->joined || s->end_seen);
     assert_int_equal(s->cut_seen | s->cut_raised | s->age, 0);
     assert_true(!s->fwd && !s->casts && !s->reserved);
-    assert_int_equal(heap_in_use(), heap);
+    assert_int_equal(heap_in_use(), heap_before);
     assert_int_equal(sched_msg_spare(), spare);
     assert_int_equal(bus_stats()->rx_bad, 0);
 }

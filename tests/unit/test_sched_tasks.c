@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "mcast_internal.h"
 #include "sched_internal.h"
 #include "test_support.h"
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "motet/slab.h"
+#include "slab.h"
 #include "test_support.h"
 
 typedef struct thing {

@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "mem_internal.h"
 #include "test_support.h"
 
 enum { PID_CALLER = 0x40, PID_RECEIVER, PID_TASK_SENDER, PID_OTHER };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "thread_internal.h"
 #include "timer_internal.h"
 
 #define STACK   THREAD_STACK_BYTES(0)

@@ -9,7 +9,7 @@
  *
  * MOTET_TEST_KERNEL: threads
  */
-#include "motet/slab.h"
+#include "slab.h"
 #include "test_support.h"
 
 extern slab_cache_t timer_cache;

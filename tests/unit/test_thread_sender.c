@@ -12,6 +12,7 @@
  *
  * MOTET_TEST_KERNEL: threads thr_fifo thr_rr thr_mantis thr_retos thr_vop thr_vopd
  */
+#include "bus_internal.h"
 #include "sched_internal.h"
 #include "test_support.h"
 

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "motet/slab.h"
 #include "sched_internal.h"
+#include "slab.h"
 #include "test_support.h"
 #include "thread_internal.h"
 

@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "motet/slab.h"
 #include "sched_internal.h"
+#include "slab.h"
 #include "test_support.h"
 #include "timer_internal.h"
 

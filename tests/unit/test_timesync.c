@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "timesync_internal.h"
 
 #define US 1u /* ticks per microsecond on the reference clocks below */
 /* Kernel ticks of this port in global microseconds. */

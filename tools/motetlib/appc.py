@@ -2,7 +2,7 @@
 """appc: the Motet application description compiler.
 
 Turns an application's text description (TOML, below) into the binary
-description the application manager loads (kernel/include/motet/appdesc.h,
+description the application manager loads (kernel/src/appdesc.h,
 docs/app-format.md), and decodes binary descriptions again.
 
     [app]

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The binary application description the application manager loads
-(kernel/include/motet/appdesc.h, docs/app-format.md): the kernel's
+(kernel/src/appdesc.h, docs/app-format.md): the kernel's
 constants and limits it is built against, appc's errors, and its encoding
 and decoding; decode() checks what the kernel's appdesc_parse() checks
 (kernel/src/appdesc.c). appc.py compiles the text form to it."""

@@ -369,7 +369,7 @@ def _target(res, positions):
     algorithm and the deferring variant."""
     rows = [n for n in positions if n]
     lines = ["#### Against the target: packet-caused switches", "",
-             "The paper's \u201cmore than 70 %\u201d counts the context switches due to "
+             "The paper's cut of over 70 % counts the context switches due to "
              "processing the neighbours' packets (its section 6). Target: at least "
              f"{TARGET_CUT:.0f} % fewer packet-caused switches than round robin at every n "
              f"from {rows[0]} to {rows[-1]} (aim: {AIM_CUT:.0f} %), with packet E_t at most "

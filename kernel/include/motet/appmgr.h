@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The application manager: the highest-priority system task. It takes a
- * binary application description (appdesc.h) on its PORT_0, validates it,
+ * binary application description (docs/app-format.md) on its PORT_0, validates it,
  * maps relative task and group ids to device ids, and then, in two stages,
  * creates every local task, remote control block and local group membership,
  * and only then initialises the local tasks. If any step fails, everything
@@ -24,10 +24,7 @@
 #ifndef MOTET_APPMGR_H
 #define MOTET_APPMGR_H
 
-#include "motet/appdesc.h"
-
-/* Priority of the manager: the top level, above every application task. */
-#define APPMGR_PRIO ((mt_prio_t) (MOTET_PRIO_LEVELS - 1))
+#include "motet/sched.h"
 
 /* appmgr_result_t.bad_task of a failure that concerns no single task. */
 #define APPMGR_NO_TASK 0xFFu
@@ -42,8 +39,6 @@ typedef struct appmgr_result {
     mt_module_t bad_module; /* that task's module (when bad_task is one) */
 } appmgr_result_t;
 
-/* Create the manager task (pid MT_PID_APPMGR); boot, after sched_init(). */
-mt_err_t appmgr_start(void);
 /* Hand a description to the manager (a message to its PORT_0); task
  * context or boot. The outcome is in appmgr_last_result() once handled.
  * With the bus started, the device's load: bus_app_load() (bus.h). */

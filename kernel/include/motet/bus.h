@@ -65,8 +65,8 @@ enum {
     BUS_FRAME_MCAST,    /* a multicast to group `port`, broadcast */
     BUS_FRAME_SYNC,     /* a time-sync beacon: u32 stamp, broadcast */
     BUS_FRAME_DESC,     /* an application description, broadcast */
-    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (BUS_APP_CREATED_SIZE) */
-    BUS_FRAME_ASK,      /* a load's outcomes asked for again (BUS_APP_ASK_SIZE), broadcast */
+    BUS_FRAME_CREATED,  /* a module's outcome of creating its part (docs/bus.md) */
+    BUS_FRAME_ASK,      /* a load's outcomes asked for again (docs/bus.md), broadcast */
     BUS_FRAME_TYPE_END
 };
 
@@ -77,37 +77,6 @@ enum {
 #define BUS_OVERHEAD     (BUS_HEADER_SIZE + BUS_CRC_SIZE)
 #define BUS_FRAME_MAX    (BUS_OVERHEAD + MOTET_BUS_PAYLOAD_MAX)
 #define BUS_SYNC_PAYLOAD 4u /* a beacon carries the sender's u32 stamp */
-
-/* The application manager's input for the device-wide verdict on a
- * description: one byte, MT_OK (initialise) or the first module's error
- * (undo stage one). */
-#define BUS_APPMGR_PORT_VERDICT (PORT_0 + 1)
-/* Its input for a module's failure of a load after this module committed
- * it (the device disagrees): a CREATED frame's payload, below. */
-#define BUS_APPMGR_PORT_DISAGREED (PORT_0 + 2)
-/* Its input for a description the bus brought (every module's, its
- * loader's included, in bus order), kept apart from PORT_0, where a
- * task's description comes (appmgr_load()). These ports past PORT_0, and
- * its timer BUS_APP_DEADLINE_TIMER's, are the bus's: the manager refuses
- * anyone else's message there, a task's, a thread's, an interrupt's or a
- * multicast's (MT_ERR_NO_PORT, logged), and a description's route to one
- * (MT_ERR_DESC_ROUTE); no timer.h call starts or stops that timer. */
-#define BUS_APPMGR_PORT_DESC (PORT_0 + 3)
-/* The application manager's timer that bounds its wait for a verdict. */
-#define BUS_APP_DEADLINE_TIMER 0u
-
-/* A CREATED frame's payload, and the verdict's: u8 mt_err_t, u8 relative
- * pid of the task the error is about (APPMGR_NO_TASK: none), u8 that
- * task's module; so that every module can log which task failed where. */
-#define BUS_APP_OUTCOME_SIZE 3u
-/* A CREATED frame's payload: the outcome, then the load it is about: u8
- * its loader's module, u8 the loader's number for it (the port byte of
- * the load's DESC frame). */
-#define BUS_APP_CREATED_SIZE (BUS_APP_OUTCOME_SIZE + 2u)
-/* An ASK frame's payload: the load (u8 its loader's module, u8 the
- * loader's number for it), then u32 little-endian, the modules asked to
- * send their outcome of it again. */
-#define BUS_APP_ASK_SIZE 6u
 
 /* A decoded frame; `payload` points into the buffer it was decoded from. */
 typedef struct bus_frame {
@@ -156,35 +125,18 @@ typedef struct bus_link {
 /* Encode `f` (f->payload, f->len) into `out`; returns the frame size, or 0
  * if it would exceed `cap` or MOTET_BUS_PAYLOAD_MAX. */
 uint16_t bus_frame_encode(const bus_frame_t *f, uint8_t *out, uint16_t cap);
-/* Write the header of `f` (its len, not its payload) into out[0 ..
- * BUS_HEADER_SIZE). */
-void bus_frame_put_header(const bus_frame_t *f, uint8_t *out);
-/* Write the CRC of an encoded frame (its header and payload in place). */
-void bus_frame_seal(uint8_t *frame, uint16_t n);
 /* Check length and CRC of `n` bytes and fill *f (pointing into buf).
  * MT_ERR_BUS_CORRUPT if the frame is damaged or its type unknown. */
 mt_err_t bus_frame_decode(const uint8_t *buf, uint16_t n, bus_frame_t *f);
-/* bus_frame_decode() of a frame this module encoded itself: the same
- * checks but the CRC's (its bytes did not leave the module's RAM). */
-mt_err_t bus_frame_read_own(const uint8_t *buf, uint16_t n, bus_frame_t *f);
-/* Flag an encoded frame as a retransmission and reseal it. */
-void bus_frame_set_retry(uint8_t *frame, uint16_t n);
-/* Write the link's sequence number into a sealed frame and reseal it,
- * unless the frame holds that number already. */
-void bus_frame_set_seq(uint8_t *frame, uint16_t n, uint8_t seq);
 /* True if the encoded frame is a time-sync beacon to be stamped on send. */
 bool bus_frame_is_sync(const uint8_t *frame, uint16_t n);
 /* Write the sender's stamp into an encoded beacon and fix its CRC. */
 void bus_frame_stamp(uint8_t *frame, uint16_t n, uint32_t stamp);
-/* The stamp of a decoded beacon. */
-uint32_t bus_frame_sync_stamp(const bus_frame_t *f);
 
 #if MOTET_BUS
 
 /* ---- the manager ---- */
 
-/* Reset to no bus (inactive, empty queue, no time sync); boot only. */
-void bus_init(void);
 /* Join the bus as module `self`; `modules` has bit m set for every module m
  * of the device (self included). Installs the remote-send hook; after
  * motet_boot(), once, task context. MT_ERR_INVALID for a bad address or
@@ -203,20 +155,6 @@ uint8_t bus_tx_pending(void);
 /* Messages given up on the link to `module` (BUS_BROADCAST: multicasts);
  * NULL for a module not on the device or this one. */
 const bus_link_t *bus_link(mt_module_t module);
-/* Forget the loss reports pending for task `pid` (it was killed); any
- * context. */
-void bus_task_gone(mt_pid_t pid);
-
-/* A message to (pid, port) on module `module`, whatever this module's
- * routing says: for kernel services that address a module rather than a
- * task (the task migrator). The payload is copied; any context.
- * MT_ERR_INVALID for this module or one not on the device. */
-mt_err_t bus_send_to(mt_module_t module, mt_pid_t pid, mt_port_t port, const void *data,
-                     uint16_t len, mt_prio_t prio);
-/* A message to a multicast group: with the bus up, one broadcast frame and
- * local delivery once it has gone; otherwise local delivery now. Any
- * context; a MSG_HEAP payload is consumed on success. */
-mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
 
 /* A receiver's answer to a frame (bus_isr_rx()). */
 typedef enum {
@@ -252,9 +190,6 @@ mt_err_t bus_app_load(const uint8_t *desc, uint16_t len);
 
 #include "motet/appmgr.h" /* the manager loads alone: bus_app_load() */
 
-static inline void bus_init(void)
-{
-}
 static inline bool bus_active(void)
 {
     return false;
@@ -267,15 +202,6 @@ static inline mt_module_t bus_self(void)
 static inline uint32_t bus_modules(void)
 {
     return (uint32_t) 1u << MOTET_MODULE_ID;
-}
-static inline mt_err_t bus_multicast(uint8_t group, void *data, uint16_t len, uint8_t flags,
-                                     bool from_isr)
-{
-    return mcast_deliver(group, data, len, flags, from_isr);
-}
-static inline void bus_task_gone(mt_pid_t pid)
-{
-    (void) pid;
 }
 /* The device is this module: the description is its manager's alone. */
 static inline mt_err_t bus_app_load(const uint8_t *desc, uint16_t len)

@@ -94,7 +94,7 @@
 
 /* Statistics kept for benchmarks and tests beside the event log: the
  * count of compare interrupts (timer_interrupt_count()), the slab caches'
- * names for reports (slab.h) and, with threads, the count of context
+ * names for reports (kernel/src/slab.h) and, with threads, the count of context
  * switches (thread_switch_count(): a 32-bit increment on every switch).
  * 0 leaves the counters and their updates out, and the names (NULL). They
  * follow the event log by default: a build that observes its kernel keeps
@@ -110,9 +110,9 @@
 #endif
 
 /* The application manager and its description loader (appmgr.h,
- * appdesc.h, module.h's module_main()): 1 starts the manager task at boot;
- * 0 leaves them out, for firmware that creates its tasks itself
- * (sched_task_create()). */
+ * kernel/src/appdesc.h, module.h's module_main()): 1 starts the manager
+ * task at boot; 0 leaves them out, for firmware that creates its tasks
+ * itself (sched_task_create()). */
 #ifndef MOTET_APPMGR
 #define MOTET_APPMGR 1
 #endif

@@ -74,15 +74,13 @@ typedef struct log_record {
 
 #if MOTET_EVENT_LOG
 
-/* Empty the ring; boot only. */
-void log_init(void);
 /* Append a record (any context). */
 void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg);
 /* Copy out up to `max` oldest records and remove them; returns how many (an
  * END and the ERROR it carries, or an expiry's START and its TIMER, come out
  * together: give max >= 2). */
 unsigned log_drain(log_record_t *out, unsigned max);
-/* Ring slots overwritten before they were drained since log_init() (a slot
+/* Ring slots overwritten before they were drained since boot (a slot
  * may stand for more than one record: a RUN, an expiry's START). */
 uint32_t log_overruns(void);
 /* Short name of an event type ("SEND"). */
@@ -92,9 +90,6 @@ mt_err_t log_error(mt_err_t err);
 
 #else /* compiled out: the same API, empty, so callers need no #if */
 
-static inline void log_init(void)
-{
-}
 static inline void log_record(log_event_type_t type, mt_pid_t pid, uint16_t arg)
 {
     (void) type;

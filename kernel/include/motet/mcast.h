@@ -13,56 +13,21 @@
 #include "motet/sched.h"
 
 #if MOTET_MULTICAST
-/* Forget every membership; boot only. */
-void mcast_init(void);
 /* Add local task `pid`'s input `port` to `group`. MT_ERR_INVALID for a pid
  * that is not an application task's (0x01 .. MT_PID_LAST_APP) or a port
  * not an application's; MT_ERR_NO_SLAB when full. */
 mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port);
-/* Remove every membership of `pid` (kill, migration); returns how many. */
-unsigned mcast_leave_all(mt_pid_t pid);
-/* Migration: write up to `max` memberships of `pid` as (group, port) byte
- * pairs; returns how many. */
-uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max);
-/* Deliver to the local members of `group`; returns the first error or MT_OK. */
-mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags, bool from_isr);
 /* Local members of `group`. */
 uint8_t mcast_member_count(uint8_t group);
 
 #else
 /* MOTET_MULTICAST=0: no groups. Joins and sends to a group are refused
- * (MT_ERR_NO_ROUTE, logged; a heap payload stays the sender's), so that
- * the rest of the kernel calls these without tests of its own. */
-static inline void mcast_init(void)
-{
-}
+ * (MT_ERR_NO_ROUTE, logged; a heap payload stays the sender's). */
 static inline mt_err_t mcast_join(uint8_t group, mt_pid_t pid, mt_port_t port)
 {
     (void) group;
     (void) pid;
     (void) port;
-    return log_error(MT_ERR_NO_ROUTE);
-}
-static inline unsigned mcast_leave_all(mt_pid_t pid)
-{
-    (void) pid;
-    return 0;
-}
-static inline uint8_t mcast_memberships(mt_pid_t pid, uint8_t *pairs, uint8_t max)
-{
-    (void) pid;
-    (void) pairs;
-    (void) max;
-    return 0;
-}
-static inline mt_err_t mcast_deliver(uint8_t group, void *data, uint16_t len, uint8_t flags,
-                                     bool from_isr)
-{
-    (void) group;
-    (void) data;
-    (void) len;
-    (void) flags;
-    (void) from_isr;
     return log_error(MT_ERR_NO_ROUTE);
 }
 static inline uint8_t mcast_member_count(uint8_t group)

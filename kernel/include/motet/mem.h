@@ -4,13 +4,11 @@
  *
  * Address-ordered first fit with coalescing of neighbours on free, so the
  * lowest addresses are reused first and fragmentation stays low. Every block
- * records the pid that owns it; mem_free_all() reclaims a killed task's
- * blocks. Semantics are those of the C library: mem_realloc(NULL, n) is
- * mem_alloc(n), mem_realloc(p, 0) frees p and returns NULL, mem_free(NULL)
- * does nothing. A task frees and resizes only its own blocks: a received
- * payload becomes its own when it takes it (sched_take()). Errors
- * (exhaustion, double free, foreign pointer, another owner's block) return
- * NULL or an error code and are logged, never crash.
+ * records the pid that owns it; a killed task's blocks are reclaimed. Semantics are those of the C
+ * library: mem_realloc(NULL, n) is mem_alloc(n), mem_realloc(p, 0) frees p and returns NULL,
+ * mem_free(NULL) does nothing. A task frees and resizes only its own blocks: a received payload
+ * becomes its own when it takes it (sched_take()). Errors (exhaustion, double free, foreign
+ * pointer, another owner's block) return NULL or an error code and are logged, never crash.
  *
  * Example:
  *
@@ -29,20 +27,16 @@
 typedef struct mem_stats {
     uint16_t heap_size;    /* bytes managed, headers included */
     uint16_t in_use;       /* bytes in allocated blocks, headers included */
-    uint16_t high_water;   /* largest in_use seen since mem_init() */
+    uint16_t high_water;   /* largest in_use seen since boot */
     uint16_t largest_free; /* largest block mem_alloc() could return now */
     uint16_t free_blocks;  /* number of free fragments */
     uint16_t alloc_count;  /* allocated blocks */
-    uint16_t failures;     /* allocations refused since mem_init() */
+    uint16_t failures;     /* allocations refused since boot */
 } mem_stats_t;
 
-/* Reset the heap to one free block; boot only. */
-void mem_init(void);
 /* Allocate `size` bytes owned by the running task (the kernel in an
  * interrupt); NULL if exhausted. */
 void *mem_alloc(size_t size);
-/* Allocate `size` bytes owned by `owner`; NULL if exhausted. */
-void *mem_alloc_owned(size_t size, mt_pid_t owner);
 /* Resize keeping the owner and contents; NULL (old block kept) on failure,
  * which includes a task resizing a block it does not own. */
 void *mem_realloc(void *ptr, size_t size);
@@ -50,12 +44,8 @@ void *mem_realloc(void *ptr, size_t size);
  * MT_ERR_NOT_OWNER (nothing freed) when a task frees a block it does not own;
  * an interrupt handler, or code outside every handler, may free any block. */
 mt_err_t mem_free(void *ptr);
-/* Free every block owned by `owner`; returns how many were freed. */
-unsigned mem_free_all(mt_pid_t owner);
 /* Owner of a live heap block, or MEM_OWNER_KERNEL if ptr is not one. */
 mt_pid_t mem_owner(const void *ptr);
-/* Give a live block to another owner. MT_ERR_BAD_POINTER if not live. */
-mt_err_t mem_set_owner(void *ptr, mt_pid_t owner);
 /* True if ptr is the start of a live heap block. */
 bool mem_is_heap(const void *ptr);
 /* Usable bytes of a live block (at least what was asked). */

@@ -48,7 +48,7 @@
 /* A compiled application description with its names, by relative id. */
 typedef struct module_app {
     const char *name;          /* the description's file stem, e.g. "pingpong" */
-    const uint8_t *desc;       /* the binary description (appdesc.h) */
+    const uint8_t *desc;       /* the binary description (docs/app-format.md) */
     uint16_t len;              /* its length in bytes */
     const char *const *tasks;  /* task names, tasks[rel_pid] */
     uint8_t num_tasks;         /* entries of tasks */

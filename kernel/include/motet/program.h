@@ -31,12 +31,6 @@ typedef struct program {
 void program_register(const program_t *table, uint8_t n);
 /* The registered table, its size in *n (NULL and 0 before a registration). */
 const program_t *program_table(uint8_t *n);
-/* The program with this id, or NULL. */
-const program_t *program_find(uint8_t id);
-
-/* The program whose code is `handler`, or NULL (migration: the destination
- * finds the same program by its id). */
-const program_t *program_find_handler(task_handler_t handler);
 
 /* The program the local task `pid` runs, or NULL (no such task, or its
  * handler is not a registered program): for diagnostics, which name tasks. */

@@ -114,9 +114,6 @@ typedef struct task_spec {
     uint8_t n_routes;
 } task_spec_t;
 
-/* Reset the scheduler to no tasks and an empty queue; boot only. */
-void sched_init(void);
-
 /* Create a local task (not yet initialised: messages to it are held).
  * An application pid only (types.h): the system range, 0xF4 .. 0xFE
  * reserved included, is the kernel's (MT_ERR_INVALID, logged).
@@ -267,12 +264,5 @@ typedef void (*sched_isr_exit_fn)(void);
  * nothing changed since. Interrupt context, irq off, after the body:
  * whatever a later interrupt posts, its own decision sees. */
 sched_isr_exit_fn sched_isr_exit_choice(void);
-
-/* Hook for the bus manager: called for messages to remote tasks; a
- * MSG_HEAP payload is the hook's on success (freed, or its frame), the
- * sender's on error. */
-typedef mt_err_t (*sched_remote_send_fn)(mt_module_t module, const msg_t *msg, mt_prio_t prio);
-/* Install the remote-send hook (NULL: remote sends fail with MT_ERR_NO_ROUTE). */
-void sched_set_remote_send(sched_remote_send_fn fn);
 
 #endif /* MOTET_SCHED_H */

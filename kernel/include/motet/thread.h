@@ -160,8 +160,6 @@ mt_err_t thread_resume_isr(thread_t *t);
 bool thread_suspended(const thread_t *t);
 /* Priority level of a thread. */
 mt_prio_t thread_prio(const thread_t *t);
-/* Dynamic priority under the event-boosting policy (else 0). */
-int8_t thread_dyn_prio(const thread_t *t);
 
 #if MOTET_THREAD_SLEEP
 /* Block for `ticks` (at least 1) port ticks; thread. Boosts as a timer wait. */
@@ -207,15 +205,6 @@ mt_err_t sem_post(sem_t *s);
 /* Same from an interrupt: the woken thread runs at interrupt exit if it
  * strictly outranks the interrupted context; interrupt context. */
 mt_err_t sem_post_isr(sem_t *s);
-
-#if MOTET_THREAD_POLICY == MOTET_POLICY_VOP
-/* Value of preemption: true while a preemption-free period is open. */
-bool thread_vop_preemption_free(void);
-#endif
-#if MOTET_THREAD_POLICY == MOTET_POLICY_MANTIS
-/* MANTIS baseline: ticks of its 20 ms periodic timer since boot. */
-uint32_t thread_mantis_ticks(void);
-#endif
 
 #if MOTET_STATS
 /* Context switches since boot (every port_context_switch()). */

@@ -40,9 +40,12 @@ mt_err_t timer_stop(uint8_t n);
 mt_err_t timer_stop_for(mt_pid_t owner, uint8_t n);
 /* Ticks until timer `n` of `owner` fires; false if not running. */
 bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
-/* Migration: start timer `n` of `owner` to fire after `first` ticks, then
- * every `period` ticks (0: once), so that a moved timer keeps its phase.
- * MT_ERR_INVALID for a system pid, as timer_start_for(). */
+/* Start (or restart) timer `n` of `owner` to fire after `first` ticks,
+ * then every `period` ticks (0: once): a timer whose first expiry is not
+ * its period (a task's own phase, a migrated task's remaining time); any
+ * context. Errors, logged: MT_ERR_NO_TIMER (n >= 4), MT_ERR_INVALID (a
+ * first of 0, a first or period of 2^31 ticks or more, no owner, a system
+ * pid's timer), MT_ERR_NO_SLAB (the timer cache exhausted). */
 mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
 /* Kernel time in ticks, extended to 32 bits from the port counter. */
 uint32_t timer_now(void);

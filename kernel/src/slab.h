@@ -2,6 +2,8 @@
 /*
  * Slab caches: fixed-size objects for kernel metadata (task blocks, queued
  * messages, timers, routes), so that metadata never fragments the heap.
+ * The kernel's own: applications allocate from the heap (motet/mem.h) or
+ * from fixed-block pools (motet/pool.h).
  *
  * A cache is defined statically with its storage; allocation and free are
  * O(1) and safe from interrupts (they hold interrupts off briefly). A free
@@ -13,7 +15,7 @@
  *     timer_t *t = slab_alloc(&timer_cache);
  *     slab_free(&timer_cache, t);
  *
- * The operations' bodies are the kernel's own (kernel/src/slab_internal.h).
+ * The operations' bodies are in slab_internal.h.
  */
 #ifndef MOTET_SLAB_H
 #define MOTET_SLAB_H
@@ -39,10 +41,8 @@ typedef struct slab_cache {
 #endif
 } slab_cache_t;
 
-#define SLAB_OBJ_SIZE(type) (sizeof(type) < sizeof(void *) ? sizeof(void *) : sizeof(type))
-
-/* A cache's geometry from its object size, as constants (kernel/src/
- * slab_internal.h says how an index is found with them): size = odd <<
+/* A cache's geometry from its object size, as constants (slab_internal.h
+ * says how an index is found with them): size = odd <<
  * shift, and the inverse of odd modulo 256 by Newton's iteration (odd *
  * odd is 1 modulo 8; each step doubles the correct low bits). */
 #define SLAB_SHIFT(size)     ((uint8_t) __builtin_ctz(size))
