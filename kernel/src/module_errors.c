@@ -93,7 +93,7 @@ void module_report_error(const log_record_t *rec)
         print(line,
               snprintf(line, sizeof line,
                        "[%7lu.%03lu ms] ERR %s (pid 0x%02x), a task of the kernel's own, could "
-                       "not start: its INIT failed (%s, %s), so the module halts\n",
+                       "not start (%s, %s): not created or its INIT failed, so the module halts\n",
                        ms, frac,
                        rec->pid == MT_PID_APPMGR ? "the application manager" : "the migrator",
                        rec->pid, mt_strerror((mt_err_t) err), meaning(err)),

@@ -31,7 +31,7 @@
 #include "timer_internal.h"
 
 /* The module's exit status when one of the kernel's own tasks cannot
- * start (task_init_failed_irq_off()); 3 and 4 are the stack guard's and a
+ * start (task_system_start_failed()); 3 and 4 are the stack guard's and a
  * debug assertion's. */
 #define HALT_SYSTEM_TASK_INIT 5
 
@@ -392,18 +392,24 @@ static void destroy_on_pop_irq_off(task_t *t)
  * initialised. A kill asked for while its INIT ran is the same end. */
 void task_init_failed_irq_off(task_t *t, mt_err_t err)
 {
-    log_event(EV_INITFAIL, t->pid, (uint16_t) err);
-    /* One of the kernel's own tasks (the application manager, the
-     * migrator), started as the module boots or joins the bus: ended, it
-     * would leave a module that can neither load nor talk, running on as
-     * if nothing had happened. Its boot fails instead, as the INITFAIL
-     * just logged says why (port_halt() drains the log where it can). A
-     * kernel with neither has no such task, and none of the test. */
+    /* A kernel with neither of its own tasks has none of the test. */
     if ((MOTET_APPMGR || MOTET_BUS) && task_pid_is_system_task(t->pid))
-        port_halt(HALT_SYSTEM_TASK_INIT);
+        task_system_start_failed(t->pid, err);
+    log_event(EV_INITFAIL, t->pid, (uint16_t) err);
     if (!sched.kill_on_pop) sched.kill_on_pop = destroy_on_pop_irq_off;
     MT_DEBUG_ASSERT(!task_gate_opened(t));
     t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_KILL_PENDING);
+}
+
+/* The application manager or the migrator, started as the module boots
+ * or joins the bus, not created or its INIT failed: the module would run
+ * on unable to load or to talk, as if nothing had happened. It halts
+ * instead, as the INITFAIL logged says why (port_halt() drains the log
+ * where it can). */
+void task_system_start_failed(mt_pid_t pid, mt_err_t err)
+{
+    log_event(EV_INITFAIL, pid, (uint16_t) err);
+    port_halt(HALT_SYSTEM_TASK_INIT);
 }
 
 #if MOTET_THREADS
