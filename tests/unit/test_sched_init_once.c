@@ -7,12 +7,15 @@
  * in the slot's block, or in a pool block); the handler never sees a
  * second PORT_INIT and nothing is queued or leaked. A route to PORT_INIT still carries a task's
  * first INIT. sched_task_init() from an interrupt body posts the INIT as
- * the interrupt's message: run at the exit, never inside the body.
+ * the interrupt's message: run at the exit, never inside the body; one it
+ * cannot queue (no block, no heap for its data) is refused, logged, and
+ * may come again.
  *
  * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 
+#include "sched_internal.h"
 #include "test_support.h"
 
 enum { PID_LOW = 0x30, PID_TARGET = 0x31, PID_HIGH = 0x32, PID_FRESH = 0x33 };
@@ -260,6 +263,70 @@ static void test_init_from_an_interrupt_body_runs_at_its_exit(void **state)
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* sched_task_init() from an interrupt body whose INIT cannot be queued:
+ * with the pool empty it is refused with MT_ERR_QUEUE_FULL, with the heap
+ * full (a payload beyond a block's) with MT_ERR_NO_MEM, each logged; the
+ * task's one INIT is not spent, and a later one from a body runs. */
+static msg_t *pool_held[MOTET_MAX_QUEUED_MSGS];
+static uint8_t isr_payload[64];
+
+static void isr_inits_target_with_payload(void)
+{
+    isr_init_result = sched_task_init(PID_TARGET, isr_payload, sizeof isr_payload);
+}
+
+static void make_target_above_everything(void)
+{
+    task_spec_t spec = {.pid = PID_TARGET, .prio = 6, .handler = target};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    isr_init_result = MT_ERR_INVALID;
+    test_count_logged_errors(MT_OK); /* drain */
+}
+
+static void test_init_from_a_body_with_the_pool_empty_is_refused_and_can_come_again(void **state)
+{
+    (void) state;
+    make_target_above_everything();
+    uint8_t n = 0;
+    while (sched_msg_spare()) pool_held[n++] = sched_msg_alloc();
+    tport_irq_attach(0, isr_inits_target);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_ERR_QUEUE_FULL);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
+    while (n) sched_msg_free(pool_held[--n]);
+    sched_run_pending();
+    assert_int_equal(inits, 0);
+    tport_irq_raise(0); /* the pool has blocks again */
+    assert_int_equal(isr_init_result, MT_OK);
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'z');
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_init_from_a_body_with_the_heap_full_is_refused_and_can_come_again(void **state)
+{
+    (void) state;
+    if (!MOTET_HEAP_PAYLOADS) return; /* no payload beyond a block's */
+    make_target_above_everything();
+    isr_payload[0] = 'h';
+    mem_stats_t st;
+    mem_get_stats(&st);
+    void *hog = mem_alloc(st.largest_free - 16);
+    assert_non_null(hog);
+    tport_irq_attach(0, isr_inits_target_with_payload);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_ERR_NO_MEM);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 1);
+    sched_run_pending();
+    assert_int_equal(inits, 0);
+    mem_free(hog);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_OK);
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'h');
+    assert_int_equal(sched_queued_count(), 0);
+}
+
 /* A route to PORT_INIT of a task not yet initialised carries its one INIT;
  * the next send along it is refused like any second one. */
 static void test_a_route_to_port_init_carries_the_first_init_only(void **state)
@@ -342,6 +409,10 @@ int main(void)
         cmocka_unit_test_setup(test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused,
                                setup),
         cmocka_unit_test_setup(test_init_from_an_interrupt_body_runs_at_its_exit, setup),
+        cmocka_unit_test_setup(
+            test_init_from_a_body_with_the_pool_empty_is_refused_and_can_come_again, setup),
+        cmocka_unit_test_setup(
+            test_init_from_a_body_with_the_heap_full_is_refused_and_can_come_again, setup),
         cmocka_unit_test_setup(test_a_route_to_port_init_carries_the_first_init_only, setup),
         cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_wait_is_freed, setup),
         cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_run_at_once_is_freed,
