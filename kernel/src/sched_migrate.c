@@ -210,9 +210,10 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
         return err;
     }
     /* Its timers in the lock that takes it off the table: an expiry at the
-     * unlock would be posted to a block about to be freed and lost with
-     * it. One that came before is held, and goes with the task. Only once
-     * the move cannot fail: a task that stays keeps its timers. */
+     * unlock would look its pid up (frozen, it is not initialised), find
+     * the remote block, and be refused (a false MT_ERR_NO_ROUTE) and lost.
+     * One that came before is held, and goes with the task. Only once the
+     * move cannot fail: a task that stays keeps its timers. */
     (void) timer_stop_all(t->pid);
     *held = t->held;
     t->held = NULL;

@@ -282,9 +282,11 @@ void task_destroy(task_t *t)
     uint16_t dropped = 0;
     port_irq_state_t s = port_irq_save();
     /* Its timers first, in the lock that takes it off the table: an expiry
-     * at an unlock in between would find no task (a false MT_ERR_NO_TASK),
-     * or, initialised, be queued to a block about to be freed. A message
-     * an expiry queued before stays in the queue, taken out just below. */
+     * at an unlock in between would look its pid up and find no task (a
+     * false MT_ERR_NO_TASK, the expiry lost). None is queued to the block
+     * itself: every caller cleared TASK_INITIALISED, which sends an expiry
+     * to the lookup. A message an expiry queued before stays in the queue,
+     * taken out just below. */
     (void) timer_stop_all(t->pid);
     msg_t *queued = queue_remove_for(t->pid, t->prio);
     msg_t *held = t->held;

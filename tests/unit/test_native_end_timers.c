@@ -3,9 +3,11 @@
  * A task's end and its running timer, on the native port (whose clock a
  * test moves, taking the interrupts due then): an expiry that falls due
  * while the task's end frees its messages, after it left the task table,
- * must find the timer stopped. Otherwise the expiry of a task whose INIT
- * failed is posted to a pid that is gone (a false MT_ERR_NO_TASK), and a
- * killed task's is queued for a control block that is freed next.
+ * must find the timer stopped. Otherwise the expiry, of a task whose INIT
+ * failed or of a killed one, looks up a pid that is gone: a false
+ * MT_ERR_NO_TASK, logged, and the expiry lost. (It is never queued to the
+ * control block about to be freed: the end cleared TASK_INITIALISED first,
+ * which sends an expiry to the lookup.)
  *
  * The moment: the kernel's calls to sched_msg_free() come here first
  * (MOTET_TEST_WRAP), and the first one for a message the ending task held,
