@@ -371,9 +371,7 @@ def cmd_run(args):
             if compiled is None:
                 return status
             extra += ["--app-file", str(compiled)]
-            task_names = description_task_names(args.app)
-        else:
-            task_names = None
+            args.task_names = description_task_names(args.app)
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
             missing = programs_not_in_the_build(args.build_dir, dev) if status != 0 else []
@@ -390,7 +388,7 @@ def cmd_run(args):
                       file=sys.stderr)
             if status != 0:
                 return status
-        return run_compiled(args, dev, faults, extra, task_names)
+        return run_compiled(args, dev, faults, extra)
 
 
 def compile_app(path, tmp):
@@ -406,9 +404,9 @@ def compile_app(path, tmp):
     return out, 0
 
 
-def run_compiled(args, dev, faults, extra, task_names=None):
+def run_compiled(args, dev, faults, extra):
     """Run the device with the arguments checked and the programs built;
-    `task_names`: {pid: name} of the description --app gave."""
+    args.task_names, if set: {pid: name} of the description --app gave."""
     closed = False
 
     def out(line):
@@ -425,7 +423,7 @@ def run_compiled(args, dev, faults, extra, task_names=None):
                     faults=faults, log_dir=args.log_dir, report_path=args.report,
                     probe_s=args.probe, probe_warmup_s=args.probe_warmup, trace=args.trace,
                     extra=extra, out=out, commands=sys.stdin if args.interactive else None,
-                    watchdog_s=args.watchdog, task_names=task_names)
+                    watchdog_s=args.watchdog, task_names=getattr(args, "task_names", None))
     return status
 
 
