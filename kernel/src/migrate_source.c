@@ -119,7 +119,10 @@ static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
 /* The image header of task pid into s->head; its timers are taken last,
  * once nothing can fail any more. The task is looked up twice, each time
  * under a short lock: to size the image, then, the blocks allocated with
- * interrupts on, to copy its routes and take its timers. */
+ * interrupts on, to copy its routes and take its timers. s->head is set
+ * only then, so that a slot with a head is one whose timers were taken
+ * (resume() re-arms them from it): out of heap at either block, the task
+ * is as it was and the request is refused. */
 static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 {
     uint8_t groups[2 * MOTET_MAX_GROUP_MEMBERS];
@@ -145,8 +148,8 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
         return MT_ERR_INVALID; /* the header must fit in the first frame */
     uint8_t *routes =
         img.n_routes ? mem_alloc_owned(img.n_routes * MIG_ROUTE_BYTES, MEM_OWNER_KERNEL) : NULL;
-    s->head = mem_alloc_owned(most, MEM_OWNER_KERNEL);
-    if (!s->head || (img.n_routes && !routes)) {
+    uint8_t *head = routes || !img.n_routes ? mem_alloc_owned(most, MEM_OWNER_KERNEL) : NULL;
+    if (!head) {
         mem_release(routes);
         return MT_ERR_NO_MEM;
     }
@@ -159,12 +162,14 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
     if (t) take_timers(s, &img, pid);
     port_irq_restore(st);
     img.routes = routes;
-    if (t) s->head_len = mig_image_encode(&img, s->head, most);
+    if (t) {
+        s->head_len = mig_image_encode(&img, head, most);
+        s->head = head;
+    } else {
+        mem_release(head); /* killed meanwhile: nothing to rearm */
+    }
     mem_release(routes);
-    if (t) return MT_OK;
-    mem_release(s->head); /* killed meanwhile: nothing to rearm */
-    s->head = NULL;
-    return MT_ERR_NO_TASK;
+    return t ? MT_OK : MT_ERR_NO_TASK;
 }
 
 /* ---- failing: the task resumes here ---- */

@@ -18,10 +18,15 @@
  * that the protocol never sends (empty or short ones, the migrator's own
  * records, fields out of range, a part played by the wrong module) are
  * dropped, counted and logged with their sender, and change nothing.
+ *
+ * A fault inside one of the migrator's steps (the heap exhausted for one
+ * allocation) is placed at the start of a kernel function the step calls:
+ * MOTET_TEST_WRAP: mem_alloc_owned
  */
 #include <stdatomic.h>
 #include <string.h>
 
+#include "mem_internal.h"
 #include "migrate_internal.h"
 #include "motet/slab.h"
 #include "motet/state_layout.h"
@@ -127,6 +132,30 @@ static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint1
     receive(type, src, MT_PID_MIGRATOR, kind, p, len);
 }
 
+/* ---- faults placed inside a step (MOTET_TEST_WRAP above) ---- */
+
+/* The heap exhausted for the kernel's n-th allocation from now (0: none):
+ * every free block is taken around that one call and given back after,
+ * so that it fails as on a full heap, logged, and the next one does not. */
+static unsigned exhaust_at;
+void *__real_mem_alloc_owned(size_t size, mt_pid_t owner);
+void *__wrap_mem_alloc_owned(size_t size, mt_pid_t owner)
+{
+    if (!exhaust_at || --exhaust_at) return __real_mem_alloc_owned(size, owner);
+    void *taken[16];
+    unsigned n = 0;
+    mem_stats_t st;
+    for (mem_get_stats(&st); st.largest_free && n < 16; mem_get_stats(&st))
+        taken[n++] = __real_mem_alloc_owned(st.largest_free, MEM_OWNER_KERNEL);
+    assert_int_equal(st.largest_free, 0);
+    void *served = __real_mem_alloc_owned(size, owner);
+    while (n) mem_release(taken[--n]);
+    return served;
+}
+
+/* Set: the task's PORT_SERIALIZE arms exhaust_at with it as it returns. */
+static unsigned exhaust_after_serialise;
+
 /* The block task's PORT_SERIALIZE hands migrate_state(); NULL: one of its own. */
 static void *state_block;
 /* Set: its PORT_SERIALIZE returns with an interrupt pending, taken by the
@@ -146,6 +175,7 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
         }
         mt_err_t err = migrate_state(block, 3);
         if (interrupt_after_serialise) atomic_fetch_or(&port_native_irq_pending, 1u << 0);
+        exhaust_at = exhaust_after_serialise;
         return err;
     }
     if (port >= PORT_0 && len) got[n] = ((const char *) data)[0];
@@ -155,7 +185,7 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 static const program_t programs[] = {{.id = 9, .name = "task", .handler = task}};
 
 static unsigned phases; /* migration phases this module went through */
-static unsigned dones, refusals, lives;
+static unsigned dones, refusals, lives, kills;
 /* Set: what a handler does at the report of MIG_FROZEN (the observer runs
  * in the migrator's step, between the freeze and the serialising). */
 static void (*at_frozen)(void);
@@ -168,6 +198,7 @@ static void observe(const migrate_event_t *ev)
     phases++;
     dones += ev->phase == MIG_DONE;
     lives += ev->phase == MIG_LIVE;
+    kills += ev->phase == MIG_KILLED;
     if (ev->phase == MIG_FROZEN && at_frozen) at_frozen();
     if (ev->phase == MIG_LOST) {
         assert_true(ev->other < MOTET_BUS_MODULES);
@@ -187,6 +218,7 @@ static int setup(void **state)
     memset(got, 0, sizeof got);
     state_block = NULL;
     interrupt_after_serialise = false;
+    exhaust_at = exhaust_after_serialise = 0;
     program_register(programs, 1);
     /* First: the bus's start clears the migrator's slots, which an earlier
      * test may have left holding LOCAL's pid. */
@@ -200,7 +232,7 @@ static int setup(void **state)
     assert_int_equal(sched_task_init(FIXED, NULL, 0), MT_OK);
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
     next_seq = 0;
-    phases = dones = refusals = lives = 0;
+    phases = dones = refusals = lives = kills = 0;
     at_frozen = NULL;
     refused_with = MT_OK;
     memset(lost_from, 0, sizeof lost_from);
@@ -683,6 +715,92 @@ static void test_a_state_in_another_tasks_block_is_refused(void **state)
     assert_memory_equal(theirs, "xyz", 3);
     for (unsigned i = 0; i < n_sent; i++) assert_int_not_equal(sent_frame(i).port, MIG_MSG_FREEZE);
     mem_free(theirs);
+}
+
+/* ---- out of heap while the image is built ---- */
+
+#define ROUTED 0x25 /* a movable task with an output route and a timer */
+
+static void send_two_to_routed(void)
+{
+    assert_int_equal(sched_send_to(ROUTED, PORT_0, "h", 1, 0), MT_OK); /* held: frozen */
+    assert_int_equal(sched_send_to(ROUTED, PORT_0, "i", 1, 0), MT_OK);
+}
+
+/* ROUTED, asked by module `requester` to move to module 2, finds the heap
+ * exhausted at the `allocation`-th of the kernel's allocations after its
+ * serialiser: build_image()'s copy of its routes (1), then its header
+ * (2). Running out of memory must never kill it: the request is refused
+ * (MT_ERR_NO_MEM, logged, the requester told), nothing goes on the bus but
+ * a remote requester's REFUSED, and the task runs on with its timer and
+ * the two messages held while it was frozen, in order. Once the heap was
+ * out at its routes, the header allocated after (the heap back) left a
+ * header of no bytes and no timers taken: resume() could not decode it
+ * and killed the task (MIG_KILLED, MIG_RESULT_KILLED). */
+static void refused_for_want_of_heap_at(unsigned allocation, mt_module_t requester)
+{
+    route_t out[1] = {{.pid = FIXED, .port = PORT_0}};
+    task_spec_t spec = {.pid = ROUTED,
+                        .prio = 2,
+                        .flags = TASK_MOVABLE,
+                        .handler = task,
+                        .routes = out,
+                        .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(ROUTED, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(timer_start_for(ROUTED, 1, TIMER_MS(50), true), MT_OK);
+    at_frozen = send_two_to_routed;
+    exhaust_after_serialise = allocation;
+    (void) test_count_logged_errors(MT_ERR_NO_MEM); /* the log drained */
+    if (requester == SELF) {
+        assert_int_equal(migrate_request(ROUTED, 2), MT_OK);
+    } else {
+        const uint8_t request[4] = {ROUTED, 2, requester, 1};
+        from_migrator(requester, MIG_MSG_REQUEST, request, 4);
+    }
+    sched_run_pending();
+    assert_int_equal(exhaust_at, 0); /* the allocation came */
+    assert_true(test_count_logged_errors(MT_ERR_NO_MEM) >= 1);
+    assert_int_equal(kills, 0);
+    assert_true(sched_task_exists(ROUTED));
+    assert_true(migrate_live(ROUTED));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_NO_MEM);
+    assert_string_equal(got, "Shi");
+    assert_true(timer_remaining(ROUTED, 1, NULL));
+    unsigned refused_frames = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        assert_int_equal(f.port, MIG_MSG_REFUSED);
+        assert_int_equal(f.dst, requester);
+        const uint8_t why[2] = {ROUTED, MT_ERR_NO_MEM};
+        assert_memory_equal(f.payload, why, 2);
+        refused_frames++;
+    }
+    assert_int_equal(refused_frames, requester == SELF ? 0u : 1u);
+    assert_int_equal(sched_send_to(ROUTED, PORT_0, "j", 1, 0), MT_OK); /* and it runs on */
+    sched_run_pending();
+    assert_string_equal(got, "Shij");
+}
+
+static void test_out_of_heap_for_the_routes_refuses_and_the_task_runs_on(void **state)
+{
+    (void) state;
+    refused_for_want_of_heap_at(1, SELF);
+}
+
+static void test_out_of_heap_for_the_header_refuses_and_the_task_runs_on(void **state)
+{
+    (void) state;
+    refused_for_want_of_heap_at(2, SELF);
+}
+
+static void test_out_of_heap_for_a_remote_request_tells_its_requester(void **state)
+{
+    (void) state;
+    refused_for_want_of_heap_at(1, 0);
 }
 
 /* A handler run at an interrupt's exit right after SERIALIZE's pop kills
@@ -1904,7 +2022,7 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     (void) state;
     slot_t *s = flushing_for_want_of_room();
     msg_t *line = s->out;
-    uint16_t heap = heap_in_use();
+    uint16_t heap_before = heap_in_use();
     uint8_t spare = sched_msg_spare();
     mt_err_t why;
     s->head = mem_alloc(8);
@@ -1937,7 +2055,7 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     assert_false(s->rx_done || s->joined || s->end_seen);
     assert_int_equal(s->cut_seen | s->cut_raised | s->age, 0);
     assert_true(!s->fwd && !s->casts && !s->reserved);
-    assert_int_equal(heap_in_use(), heap);
+    assert_int_equal(heap_in_use(), heap_before);
     assert_int_equal(sched_msg_spare(), spare);
     assert_int_equal(bus_stats()->rx_bad, 0);
 }
@@ -3054,6 +3172,9 @@ int main(void)
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_a_state_in_another_tasks_block_is_refused, setup),
+        cmocka_unit_test_setup(test_out_of_heap_for_the_routes_refuses_and_the_task_runs_on, setup),
+        cmocka_unit_test_setup(test_out_of_heap_for_the_header_refuses_and_the_task_runs_on, setup),
+        cmocka_unit_test_setup(test_out_of_heap_for_a_remote_request_tells_its_requester, setup),
         cmocka_unit_test_setup(test_a_task_replaced_after_serialise_is_not_migrated_nor_resumed,
                                setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
