@@ -337,24 +337,33 @@ void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester)
 
 /* ---- timers ---- */
 
-mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
-                   uint32_t since)
+mt_err_t mig_rearm_plan(const uint8_t *head, uint16_t head_len, uint32_t age, uint32_t since,
+                        mig_image_t *img)
 {
-    mig_image_t img;
-    mt_err_t err = mig_image_decode(head, head_len, &img);
+    mt_err_t err = mig_image_decode(head, head_len, img);
     if (err) return err;
     /* In the source's ticks, where the timers' phases are exact; the
      * destination's clock may count at another rate. */
     uint32_t here = PORT_TICKS_PER_SECOND;
-    uint32_t elapsed = age + mig_ticks_convert(since, here, img.tick_hz);
-    for (uint8_t i = 0; i < img.n_timers && !err; i++) {
-        const mig_timer_t *t = &img.timers[i];
+    uint32_t elapsed = age + mig_ticks_convert(since, here, img->tick_hz);
+    for (uint8_t i = 0; i < img->n_timers; i++) {
+        mig_timer_t *t = &img->timers[i];
         mig_rearm_t r = mig_timer_rearm(t->remaining, t->period, elapsed);
+        t->due = r.fire_now;
+        t->remaining = mig_ticks_convert(r.first, img->tick_hz, here);
+        t->period = mig_ticks_convert(t->period, img->tick_hz, here);
+    }
+    return MT_OK;
+}
+
+mt_err_t mig_rearm(mt_pid_t pid, const mig_image_t *img)
+{
+    mt_err_t err = MT_OK;
+    for (uint8_t i = 0; i < img->n_timers && !err; i++) {
+        const mig_timer_t *t = &img->timers[i];
         mt_port_t port = (mt_port_t) (PORT_TIMEOUT0 + t->index);
-        if (r.fire_now) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
-        if (!err && r.first)
-            err = timer_start_phase(pid, t->index, mig_ticks_convert(r.first, img.tick_hz, here),
-                                    mig_ticks_convert(t->period, img.tick_hz, here));
+        if (t->due) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
+        if (!err && t->remaining) err = timer_start_phase(pid, t->index, t->remaining, t->period);
     }
     return err;
 }

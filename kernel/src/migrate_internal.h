@@ -38,9 +38,13 @@
 #define MIG_TIMER_BYTES   9u
 #define MIG_GROUP_BYTES   2u
 
-/* A timer as it travels: remaining ticks when the image was stamped. */
+/* A timer as it travels: remaining ticks when the image was stamped.
+ * mig_rearm_plan() turns it into what this module arms: `remaining` its
+ * first expiry here (0: none), `period` in this module's ticks, `due` set
+ * if it fell due meanwhile. */
 typedef struct mig_timer {
     uint8_t index;
+    bool due;
     uint32_t remaining;
     uint32_t period; /* 0: one-shot */
 } mig_timer_t;
@@ -429,13 +433,20 @@ void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data,
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err);
 void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester);
 bool mig_movable(const task_t *t);
-/* Re-arm the image's timers for pid, less the time since the freeze: `age`
- * ticks of the source, then `since` of this module's (the source: 0, then
- * its time since the freeze; the destination: the age END carries, then
- * its time since END arrived); those due meanwhile post their timeout
- * once. */
-mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
-                   uint32_t since);
+/* Decode the image head into *img, its timers planned as this module
+ * re-arms them, less the time since the freeze: `age` ticks of the
+ * source, then `since` of this module's (the source: 0, then its time
+ * since the freeze; the destination: the age END carries, then its time
+ * since END arrived). The arithmetic (a 64-bit division between clocks of
+ * two rates) is done here, with interrupts on. */
+mt_err_t mig_rearm_plan(const uint8_t *head, uint16_t head_len, uint32_t age, uint32_t since,
+                        mig_image_t *img);
+/* Arm the planned timers of *img for the frozen task pid; those due post
+ * their timeout once (held). The caller holds interrupts off from finding
+ * the task to thawing it: a handler's kill at an interrupt's exit comes
+ * before (nothing is armed for a task gone) or after (the kill stops what
+ * was armed with its task). */
+mt_err_t mig_rearm(mt_pid_t pid, const mig_image_t *img);
 /* Join pid to the image's groups on this module (their membership tables
  * hold local members only); the decoder's error if the head is malformed. */
 mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len);

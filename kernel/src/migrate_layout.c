@@ -23,12 +23,20 @@ mt_err_t mig_layout_check(const program_t *prog, uint16_t *len)
     return *len ? MT_OK : MT_ERR_INVALID; /* the program's layout does not fit its state */
 }
 
+/* Encoded under the lock that finds the task: a handler's kill at an
+ * interrupt's exit frees its state, which another task may take at once,
+ * so the task found and its state read are one step. A chunk is a frame's
+ * payload at most, and its encoding a copy of that many bytes. */
 bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n)
 {
-    const task_t *t = task_find_locked(pid);
+    port_irq_state_t st = port_irq_save();
+    const task_t *t = sched_find_task(pid);
     const program_t *prog = t ? program_find_handler(t->handler) : NULL;
-    return prog && prog->layout &&
-           state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;
+    bool done =
+        prog && prog->layout &&
+        state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;
+    port_irq_restore(st);
+    return done;
 }
 
 uint8_t *mig_layout_rx_start(const program_t *prog, uint16_t len, mt_err_t *err)

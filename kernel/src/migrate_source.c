@@ -175,22 +175,21 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 /* ---- failing: the task resumes here ---- */
 
 /* The task runs here again; false if it could not and was killed, or is
- * gone (killed meanwhile). */
+ * gone (killed meanwhile: found, re-armed and thawed in one step, so
+ * that no timer is armed for a task gone). */
 static bool resume(slot_t *s, mt_err_t why)
 {
-    if (!frozen_task(s->pid)) return false;
+    mig_image_t img = {.n_timers = 0}; /* no head: its timers were never taken */
     mt_err_t err =
-        s->head ? mig_rearm(s->pid, s->head, s->head_len, 0, timer_now() - s->clock) : MT_OK;
-    port_irq_state_t st = port_irq_save(); /* found and thawed in one step */
+        s->head ? mig_rearm_plan(s->head, s->head_len, 0, timer_now() - s->clock, &img) : MT_OK;
+    port_irq_state_t st = port_irq_save();
     task_t *t = frozen_task(s->pid);
+    if (t && !err) err = mig_rearm(s->pid, &img);
     if (t && !err) sched_mig_thaw(t);
     port_irq_restore(st);
-    if (!t) { /* killed while its timers were set again: they go too */
-        timer_stop_all(s->pid);
-        return false;
-    }
+    if (!t) return false;
     if (err) {
-        sched_task_kill(s->pid); /* frozen: no FINAL; its held messages go too */
+        sched_task_kill(s->pid); /* frozen: no FINAL; its held messages and timers go too */
         mig_notify(s->pid, MIG_KILLED, s->dest, err);
         return false;
     }

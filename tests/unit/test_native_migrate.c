@@ -20,8 +20,9 @@
  * dropped, counted and logged with their sender, and change nothing.
  *
  * A fault inside one of the migrator's steps (the heap exhausted for one
- * allocation) is placed at the start of a kernel function the step calls:
- * MOTET_TEST_WRAP: mem_alloc_owned
+ * allocation, an interrupt whose handler kills the task) is placed at the
+ * start of a kernel function the step calls:
+ * MOTET_TEST_WRAP: mem_alloc_owned state_layout_encode_part timer_start_phase
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -153,6 +154,71 @@ void *__wrap_mem_alloc_owned(size_t size, mt_pid_t owner)
     return served;
 }
 
+/* Set: interrupt line 0 is raised as the kernel starts encoding a layout
+ * chunk past the first (an interrupt at that moment: taken at once if
+ * interrupts are on, else at the next unmask). */
+static bool interrupt_at_later_chunk;
+uint16_t __real_state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                         uint16_t state_size, uint16_t offset, uint8_t *out,
+                                         uint16_t n);
+uint16_t __wrap_state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                         uint16_t state_size, uint16_t offset, uint8_t *out,
+                                         uint16_t n)
+{
+    if (interrupt_at_later_chunk && offset > 0) {
+        interrupt_at_later_chunk = false;
+        port_native_irq_raise(0);
+    }
+    return __real_state_layout_encode_part(layout, state, state_size, offset, out, n);
+}
+
+/* Set: interrupt line 0 is raised as the kernel starts a timer at a given
+ * phase (a migrated task's, re-armed). Whatever the interrupt did, no
+ * timer may run for a task that is not here. */
+static bool interrupt_at_timer_start;
+mt_err_t __real_timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
+mt_err_t __wrap_timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period)
+{
+    if (interrupt_at_timer_start) {
+        interrupt_at_timer_start = false;
+        port_native_irq_raise(0);
+    }
+    mt_err_t err = __real_timer_start_phase(owner, n, first, period);
+    if (!err) assert_true(sched_task_exists(owner) || !timer_remaining(owner, n, NULL));
+    return err;
+}
+
+/* A task at level 7 that kills `kill_target` when interrupt line 0's
+ * handler posts to it (at the interrupt's exit, above the migrator), then
+ * runs `after_kill`. */
+#define KILLER 0x26
+static mt_pid_t kill_target;
+static void (*after_kill)(void);
+
+static mt_err_t killer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_kill(kill_target), MT_OK);
+    if (after_kill) after_kill();
+    return MT_OK;
+}
+
+static void isr_posts_to_the_killer(void)
+{
+    assert_int_equal(sched_post_isr(KILLER, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static void arm_killer(mt_pid_t target, void (*then)(void))
+{
+    task_spec_t spec = {.pid = KILLER, .prio = 7, .handler = killer};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(KILLER, NULL, 0), MT_OK);
+    port_native_irq_attach(0, isr_posts_to_the_killer);
+    kill_target = target;
+    after_kill = then;
+}
+
 /* Set: the task's PORT_SERIALIZE arms exhaust_at with it as it returns. */
 static unsigned exhaust_after_serialise;
 
@@ -219,6 +285,8 @@ static int setup(void **state)
     state_block = NULL;
     interrupt_after_serialise = false;
     exhaust_at = exhaust_after_serialise = 0;
+    interrupt_at_later_chunk = interrupt_at_timer_start = false;
+    after_kill = NULL;
     program_register(programs, 1);
     /* First: the bus's start clears the migrator's slots, which an earlier
      * test may have left holding LOCAL's pid. */
@@ -1687,6 +1755,68 @@ static void test_a_task_killed_between_layout_chunks_sends_no_other_state(void *
     assert_int_equal(sched_task_create(&again), MT_OK); /* the migration over: free again */
 }
 
+/* A handler at an interrupt's exit, the moment BIG's second chunk is
+ * being encoded, kills BIG and creates a stranger whose state is BIG's
+ * freed block, filled with 'x'. The chunk is encoded under the lock that
+ * finds the task: it holds BIG's bytes, the kill comes after it, and no
+ * later chunk goes; the migration ends as killed. (Once the task was found
+ * with interrupts on and encoded after: the chunk carried the stranger's
+ * bytes onto the bus.) */
+static uint8_t *big_state;
+
+static void create_a_stranger_in_bigs_state(void)
+{
+    task_spec_t spec = {
+        .pid = STRANGER, .prio = 2, .handler = stranger, .state_size = sizeof(big_t)};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    uint8_t *theirs = sched_find_task(STRANGER)->state;
+    assert_ptr_equal(theirs, big_state); /* the case: in BIG's freed block */
+    memset(theirs, 'x', sizeof(big_t));
+}
+
+static void
+test_a_task_killed_while_a_layout_chunk_is_encoded_sends_only_its_own_state(void **state)
+{
+    (void) state;
+    program_register(with_big, 2);
+    task_spec_t spec = {
+        .pid = BIG, .prio = 2, .flags = TASK_MOVABLE, .handler = hog, .state_size = sizeof(big_t)};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(BIG, NULL, 0), MT_OK);
+    sched_run_pending();
+    big_state = sched_find_task(BIG)->state;
+    memset(big_state, 'o', sizeof(big_t));
+    arm_killer(BIG, create_a_stranger_in_bigs_state);
+    assert_int_equal(migrate_request(BIG, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = sent_frame(0).payload[1];
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t reply[3] = {BIG, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    interrupt_at_later_chunk = true;
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    for (unsigned done = 1; interrupt_at_later_chunk && done < n_sent; done++)
+        finish_tx(PORT_BUS_SENT);           /* a chunk ends: the next is made */
+    assert_false(interrupt_at_later_chunk); /* the second chunk was encoded */
+    assert_false(sched_task_exists(BIG));
+    for (unsigned done = 2; done < n_sent; done++) finish_tx(PORT_BUS_SENT);
+    sched_run_pending();
+    unsigned chunks = 0, results = 0;
+    for (unsigned i = 1; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        if (f.port == MIG_MSG_STATE) {
+            chunks++;
+            for (uint16_t k = MIG_CHUNK_HDR; k < f.len; k++)
+                assert_int_not_equal(f.payload[k], 'x');
+        }
+        const uint8_t killed[5] = {BIG, id, MIG_RESULT_KILLED, SELF, 2};
+        if (f.port == MIG_MSG_RESULT && !memcmp(f.payload, killed, 5)) results++;
+    }
+    assert_int_equal(chunks, 2); /* the one before the kill and the one it came in */
+    assert_int_equal(results, 1);
+    assert_int_equal(migrate_active(), 0);
+}
+
 /* A task that cannot be set going here again (no timer block left for
  * its timer, the pool taken meanwhile) is killed: MIG_KILLED, the outcome
  * MIG_RESULT_KILLED, and its pid free. */
@@ -2163,6 +2293,40 @@ static void test_a_copy_killed_before_end_is_not_reported_live(void **state)
     assert_int_equal(lives, 0);
     assert_false(sched_task_exists(REMOTE));
     assert_int_equal(migrate_active(), 0);
+}
+
+/* A handler at an interrupt's exit kills the copy at the destination the
+ * moment its timer is being set again at END. The copy is found, re-armed
+ * and thawed in one step: the kill comes after, as for any running task,
+ * and takes the timer with it; no timer ever runs for the dead copy (once
+ * the copy was looked up, then re-armed with interrupts on: the timer was
+ * started for a task already gone, and stopped only after). */
+static void test_a_copy_killed_as_its_timers_are_set_again_keeps_no_timer(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    mig_image_t img = {.n_timers = 1};
+    img.timers[0] = (mig_timer_t){.index = 0, .remaining = 1000, .period = 500};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_TIMER_BYTES];
+    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
+    unsigned before = n_sent;
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    assert_int_equal(sent_frame(before).payload[2], MT_OK); /* ATTACHED */
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    arm_killer(REMOTE, NULL);
+    interrupt_at_timer_start = true;
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 100, 0, 0, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_false(interrupt_at_timer_start); /* the timer was started */
+    assert_false(sched_task_exists(REMOTE));
+    assert_false(timer_remaining(REMOTE, 0, NULL));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(lives, 1); /* it started, then was killed */
 }
 
 /* The source killed the task after the copy attached here: the copy goes,
@@ -3207,6 +3371,10 @@ int main(void)
         cmocka_unit_test_setup(test_a_task_killed_before_end_is_through_runs_on_at_the_destination,
                                setup),
         cmocka_unit_test_setup(test_a_task_killed_before_end_fails_ends_as_killed, setup),
+        cmocka_unit_test_setup(
+            test_a_task_killed_while_a_layout_chunk_is_encoded_sends_only_its_own_state, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_as_its_timers_are_set_again_keeps_no_timer,
+                               setup),
         cmocka_unit_test_setup(test_a_task_killed_between_layout_chunks_sends_no_other_state,
                                setup),
         cmocka_unit_test_setup(test_a_task_that_cannot_resume_is_killed, setup),
