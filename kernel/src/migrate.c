@@ -288,15 +288,26 @@ static mig_asked_t *asked_find(mt_pid_t pid)
     return NULL;
 }
 
-bool mig_asked(mt_pid_t pid)
+/* A place that names pid, its requests awaiting their end or not: once
+ * their count is 0 the place is free, but keeps the pid until another
+ * task's request takes it. */
+static mig_asked_t *asked_named(mt_pid_t pid)
 {
-    return asked_find(pid) != NULL;
+    for (uint8_t i = 0; i < MIG_ASKED; i++)
+        if (MIG.asked[i].pid == pid) return &MIG.asked[i];
+    return NULL;
 }
 
-void mig_asked_refused(mt_pid_t pid)
+bool mig_asked(mt_pid_t pid)
+{
+    return asked_named(pid) != NULL;
+}
+
+bool mig_asked_refused(mt_pid_t pid)
 {
     mig_asked_t *a = asked_find(pid);
     if (a) a->count--;
+    return a != NULL;
 }
 
 /* The task's migration has its outcome here (MIG_DONE: its RESULT, or the
@@ -409,6 +420,7 @@ static bool note_asked(mt_pid_t pid)
 {
     port_irq_state_t s = port_irq_save();
     mig_asked_t *a = asked_find(pid);
+    if (!a) a = asked_named(pid); /* its own free place first: it keeps the pid longer */
     for (uint8_t i = 0; !a && i < MIG_ASKED; i++)
         if (!MIG.asked[i].count) a = &MIG.asked[i];
     bool room = a && a->count < UINT8_MAX;
@@ -460,10 +472,13 @@ static void handle(const mig_record_t *r)
     case MIG_MSG_REQUEST:
         on_request(r);
         break;
-    case MIG_MSG_REFUSED:
-        if (r->len < 2) break;
+    case MIG_MSG_REFUSED: /* pid, err, whether a request of ours awaited it */
+        if (r->len < 3) break;
         log_error((mt_err_t) r->data[1]);
-        mig_notify(r->data[0], MIG_REFUSED, r->from, (mt_err_t) r->data[1]);
+        if (r->data[2])
+            mig_notify(r->data[0], MIG_REFUSED, r->from, (mt_err_t) r->data[1]);
+        else /* late: the task's DONE ended every request for it, and told the observer */
+            log_event(EV_MIGRATE, r->data[0], (uint16_t) (MIG_REFUSED << 8 | r->from));
         break;
     case MIG_MSG_PING:
         mig_source_ping(r);

@@ -378,7 +378,7 @@ typedef struct mig {
     uint8_t next_outcome;
     mig_retry_t retries[MIG_RETRIES];
     slot_t *serialising;          /* the source slot whose task is in PORT_SERIALIZE */
-    mig_asked_t asked[MIG_ASKED]; /* our requests awaiting their end */
+    mig_asked_t asked[MIG_ASKED]; /* our requests awaiting their end, or ended */
 } mig_t;
 
 extern mig_t MIG; /* the one migrator of this module */
@@ -395,12 +395,14 @@ static MT_INLINE bool may_decide(mt_pid_t pid, mt_module_t m)
 
 /* migrate.c */
 uint32_t mig_bit(mt_module_t m);
-/* Whether a request of ours for pid to move awaits its end: a refusal of
- * it is taken. Any context. */
+/* Whether a request of ours for pid to move was made, awaiting its end
+ * or ended (its place not yet taken by another task's): a refusal of it
+ * is taken. Any context. */
 bool mig_asked(mt_pid_t pid);
 /* A refusal of one of our requests for pid has come: one request fewer
- * awaits its end. Interrupt context or interrupts off. */
-void mig_asked_refused(mt_pid_t pid);
+ * awaits its end; false if none did (a late answer: the task's migration
+ * ended them). Interrupt context or interrupts off. */
+bool mig_asked_refused(mt_pid_t pid);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
 /* Free what slot s holds but its line of held messages (out): its image,

@@ -2916,9 +2916,42 @@ static void test_a_refusal_of_a_request_never_made_here_is_dropped(void **state)
     assert_int_equal(refusals, 0);
 }
 
+/* Module 0's refusal of a request of ours for `pid`, taken or dropped. */
+static void refused_by_0(mt_pid_t pid)
+{
+    const uint8_t refused[2] = {pid, MT_ERR_NOT_MOVABLE};
+    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
+    sched_run_pending();
+}
+
+/* Module 0's refusal of a request of ours for `pid` that no longer awaits
+ * its end (the task's migration ended it, or another refusal did): a late
+ * answer, taken, not a bad frame. It is logged as the refusal it is, the
+ * REFUSED event naming module 0 and its error, and changes nothing: the
+ * observer, told the migration's end, is not told again. */
+static void late_refusal_logged(mt_pid_t pid)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    uint32_t bad = bus_stats()->rx_bad;
+    unsigned before = refusals;
+    refused_by_0(pid);
+    assert_int_equal(bus_stats()->rx_bad, bad);
+    assert_int_equal(refusals, before);
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), events = 0, errors = 0;
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_not_equal(rec[i].type, EV_BAD_FRAME);
+        events += rec[i].type == EV_MIGRATE && rec[i].pid == pid &&
+                  rec[i].arg == (uint16_t) (MIG_REFUSED << 8 | 0);
+        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_NOT_MOVABLE;
+    }
+    assert_int_equal(events, 1);
+    assert_int_equal(errors, 1);
+}
+
 /* Our request for REMOTE goes to module 0, its first hop naming this
  * module; module 0's refusal of it is taken once (MIG_REFUSED with its
- * error), and a second copy, a request no longer waiting, is dropped. */
+ * error), and a second one, a request no longer waiting, only logged. */
 static void test_the_refusal_of_our_request_is_taken_once(void **state)
 {
     (void) state;
@@ -2934,7 +2967,7 @@ static void test_the_refusal_of_our_request_is_taken_once(void **state)
     from_migrator(0, MIG_MSG_REFUSED, refused, 2);
     assert_int_equal(refusals, 1);
     assert_int_equal(refused_with, MT_ERR_NOT_MOVABLE);
-    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    late_refusal_logged(REMOTE);
     assert_int_equal(refusals, 1);
 }
 
@@ -2948,17 +2981,9 @@ static void request_sent(mt_pid_t pid)
     finish_tx(PORT_BUS_SENT);
 }
 
-/* Module 0's refusal of a request of ours for `pid`, taken or dropped. */
-static void refused_by_0(mt_pid_t pid)
-{
-    const uint8_t refused[2] = {pid, MT_ERR_NOT_MOVABLE};
-    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
-    sched_run_pending();
-}
-
 /* Two requests of ours for one task, both refused by its host: each
  * refusal is taken (before: one entry per task, cleared by the first,
- * so the second was dropped as a bad frame). A third is not. */
+ * so the second was dropped as a bad frame). A third is only logged. */
 static void test_two_requests_for_one_task_take_two_refusals(void **state)
 {
     (void) state;
@@ -2969,8 +2994,7 @@ static void test_two_requests_for_one_task_take_two_refusals(void **state)
     refused_by_0(REMOTE);
     assert_int_equal(bus_stats()->rx_bad, bad);
     assert_int_equal(refusals, 2);
-    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
-    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    late_refusal_logged(REMOTE);
     assert_int_equal(refusals, 2);
 }
 
@@ -2993,7 +3017,9 @@ static void test_a_refusal_is_taken_whatever_requests_came_after_it(void **state
 
 /* The task's migration ends (its source's CONFIRM: it runs on module
  * 2): every request for it from before has ended with it, so a refusal
- * of one after that is dropped as a bad frame, logged. */
+ * of one after that is a late answer: logged as the refusal it is, not
+ * told to the observer again (once it was dropped as a bad frame and
+ * logged as one). A refusal for a task never asked for here still is. */
 static void test_the_tasks_migration_ends_the_requests_for_it(void **state)
 {
     (void) state;
@@ -3003,9 +3029,11 @@ static void test_the_tasks_migration_ends_the_requests_for_it(void **state)
     from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
     sched_run_pending();
     assert_int_equal(dones, 1);
-    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
-    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    late_refusal_logged(REMOTE);
     assert_int_equal(refusals, 0);
+    assert_int_equal(sched_task_create_remote(0x33, 2, 0), MT_OK);
+    const uint8_t never_asked[2] = {0x33, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, never_asked, 2);
 }
 
 /* At the bound, 255 requests of ours for one task awaiting their end,
