@@ -432,6 +432,54 @@ static bool note_asked(mt_pid_t pid)
     return room;
 }
 
+/* ---- requests put off: a module had no slot free ---- */
+
+/* Keep the request to ask it again later, the tries so far counted; false
+ * once it has been put off MOTET_MIGRATE_ROUNDS times, or if no place is
+ * free: it is then refused (MT_ERR_FULL). Modules wait differently long,
+ * so that sources refused together do not all come back together. */
+bool mig_put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
+{
+    uint32_t wait = MIG_TIMEOUT_TICKS * tries + MIG_TIMEOUT_TICKS / 2u * bus_self();
+    mig_retry_t *r = NULL;
+    /* irq off: a kill anywhere (mig_task_gone) must find the entries whole */
+    port_irq_state_t st = port_irq_save();
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE; /* the newest wins */
+        if (!r && !MIG.retries[i].pid) r = &MIG.retries[i];
+    }
+    if (tries > MOTET_MIGRATE_ROUNDS) r = NULL;
+    if (r)
+        *r = (mig_retry_t){.pid = pid,
+                           .dest = dest,
+                           .requester = requester,
+                           .tries = tries,
+                           .due = timer_now() + wait};
+    port_irq_restore(st);
+    return r != NULL;
+}
+
+void mig_task_gone(mt_pid_t pid)
+{
+    port_irq_state_t st = port_irq_save();
+    for (uint8_t i = 0; i < MIG_RETRIES; i++)
+        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE;
+    port_irq_restore(st);
+}
+
+void mig_source_retry(void)
+{
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        port_irq_state_t st = port_irq_save(); /* taken whole, as a kill clears it */
+        mig_retry_t r = MIG.retries[i];
+        bool due = r.pid && (int32_t) (timer_now() - r.due) >= 0;
+        if (due) MIG.retries[i].pid = MT_PID_NONE;
+        port_irq_restore(st);
+        if (!due) continue;
+        mig_source_begin(r.pid, r.dest, r.requester, r.tries); /* refused if gone */
+    }
+}
+
 /* A request here: this is the source, or it goes on along the route. */
 static void on_request(const mig_record_t *r)
 {

@@ -208,18 +208,19 @@ mt_err_t mig_layout_attach(mt_pid_t pid, uint8_t *state);
 
 #include "motet/bus.h"
 
-#define MIG_TASK_PRIO  0  /* the migrator task: the lowest level */
-#define MIG_TICK_TIMER 0u /* the migrator's timer for its timeout tick (TIMER_SLOT_TICK) */
-#define MIG_CTRL_PRIO  ((mt_prio_t) (MOTET_PRIO_LEVELS - 1)) /* control frames */
-#define MIG_CTRL_MAX   6u                                    /* payload bytes of a control frame */
-#define MIG_CTRL_QUEUE 8u /* control frames waiting for room on the bus */
-#define MIG_CHUNK_HDR  4u /* STATE: pid, id, u16 offset */
-#define MIG_FWD_HDR    2u /* FORWARD: pid, id */
-#define MIG_FWD_ENTRY  3u /* FORWARD: per message u8 port, u16 len */
-#define MIG_MAX_HOPS   4u /* a request follows at most this many stale routes */
-#define MIG_END_HDR    8u /* END: pid, id, u16 count, u32 age; then FORWARD's entries */
-#define MIG_END_RING   4u /* END's bytes the task half reads: pid, id, u16 count */
-#define MIG_NO_MODULE  0xFFu
+#define MIG_TIMEOUT_TICKS TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) /* a wait before asking again */
+#define MIG_TASK_PRIO     0  /* the migrator task: the lowest level */
+#define MIG_TICK_TIMER    0u /* the migrator's timer for its timeout tick (TIMER_SLOT_TICK) */
+#define MIG_CTRL_PRIO     ((mt_prio_t) (MOTET_PRIO_LEVELS - 1)) /* control frames */
+#define MIG_CTRL_MAX      6u /* payload bytes of a control frame */
+#define MIG_CTRL_QUEUE    8u /* control frames waiting for room on the bus */
+#define MIG_CHUNK_HDR     4u /* STATE: pid, id, u16 offset */
+#define MIG_FWD_HDR       2u /* FORWARD: pid, id */
+#define MIG_FWD_ENTRY     3u /* FORWARD: per message u8 port, u16 len */
+#define MIG_MAX_HOPS      4u /* a request follows at most this many stale routes */
+#define MIG_END_HDR       8u /* END: pid, id, u16 count, u32 age; then FORWARD's entries */
+#define MIG_END_RING      4u /* END's bytes the task half reads: pid, id, u16 count */
+#define MIG_NO_MODULE     0xFFu
 /* FORWARD: a multicast's entry has this bit in its port and carries its
  * bus frame after the length: u8 origin module, u8 sequence number. */
 #define MIG_FWD_CAST       0x80u
@@ -403,6 +404,12 @@ bool mig_asked(mt_pid_t pid);
  * awaits its end; false if none did (a late answer: the task's migration
  * ended them). Interrupt context or interrupts off. */
 bool mig_asked_refused(mt_pid_t pid);
+/* Keep a request put off to ask it again later (MIG.retries), its tries
+ * so far counted; false once it was put off MOTET_MIGRATE_ROUNDS times or
+ * with no place free: the caller refuses it (MT_ERR_FULL). */
+bool mig_put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries);
+/* Requests put off that are due are asked again. */
+void mig_source_retry(void);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
 /* Free what slot s holds but its line of held messages (out): its image,
@@ -473,8 +480,6 @@ static inline uint8_t mig_cast_seq(const msg_t *m)
 /* migrate_source.c */
 /* A request for local task t; `tries`: times it was put off before. */
 void mig_source_begin(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries);
-/* Requests put off (MIG.retries) that are due are asked again. */
-void mig_source_retry(void);
 void mig_source_record(const mig_record_t *r);
 /* Before the decision: the task resumes here (or is killed if it cannot),
  * and every module is told the outcome `err`; the slot is freed. */

@@ -40,8 +40,6 @@
 
 #if MOTET_BUS
 
-#define TIMEOUT_TICKS TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)
-
 static mt_err_t check(const task_t *t, mt_module_t dest)
 {
     if (!mig_movable(t)) return MT_ERR_NOT_MOVABLE;
@@ -304,52 +302,6 @@ void mig_source_fail(slot_t *s, mt_err_t err)
 
 /* ---- a module with no slot free: asked again later ---- */
 
-/* Keep the request to ask it again later, the tries so far counted; false
- * once it has been put off MOTET_MIGRATE_ROUNDS times, or if no place is
- * free: it is then refused (MT_ERR_FULL). Modules wait differently long,
- * so that sources refused together do not all come back together. */
-static bool put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
-{
-    uint32_t wait = TIMEOUT_TICKS * tries + TIMEOUT_TICKS / 2u * bus_self();
-    mig_retry_t *r = NULL;
-    /* irq off: a kill anywhere (mig_task_gone) must find the entries whole */
-    port_irq_state_t st = port_irq_save();
-    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
-        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE; /* the newest wins */
-        if (!r && !MIG.retries[i].pid) r = &MIG.retries[i];
-    }
-    if (tries > MOTET_MIGRATE_ROUNDS) r = NULL;
-    if (r)
-        *r = (mig_retry_t){.pid = pid,
-                           .dest = dest,
-                           .requester = requester,
-                           .tries = tries,
-                           .due = timer_now() + wait};
-    port_irq_restore(st);
-    return r != NULL;
-}
-
-void mig_task_gone(mt_pid_t pid)
-{
-    port_irq_state_t st = port_irq_save();
-    for (uint8_t i = 0; i < MIG_RETRIES; i++)
-        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE;
-    port_irq_restore(st);
-}
-
-void mig_source_retry(void)
-{
-    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
-        port_irq_state_t st = port_irq_save(); /* taken whole, as a kill clears it */
-        mig_retry_t r = MIG.retries[i];
-        bool due = r.pid && (int32_t) (timer_now() - r.due) >= 0;
-        if (due) MIG.retries[i].pid = MT_PID_NONE;
-        port_irq_restore(st);
-        if (!due) continue;
-        mig_source_begin(r.pid, r.dest, r.requester, r.tries); /* refused if gone */
-    }
-}
-
 /* A module had no slot for this migration: nothing has moved yet. The
  * task resumes, the others release what they held back for it (the
  * outcome MT_ERR_FULL tells them it is not over: no MIG_DONE), and the
@@ -362,7 +314,7 @@ static void put_off(slot_t *s)
     announce(s, resumed ? MT_ERR_FULL : MIG_RESULT_KILLED);
     if (!resumed)
         mig_notify(s->pid, MIG_DONE, s->dest, MIG_RESULT_KILLED);
-    else if (!put_off_request(s->pid, s->dest, s->requester, (uint8_t) (s->tries + 1u)))
+    else if (!mig_put_off_request(s->pid, s->dest, s->requester, (uint8_t) (s->tries + 1u)))
         mig_refuse(s->pid, MT_ERR_FULL, s->requester);
     mig_slot_free(s);
 }
@@ -393,7 +345,7 @@ void mig_source_begin(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uin
     }
     port_irq_restore(st);
     if (!err && !s) { /* before anything stops: asked again later */
-        if (put_off_request(pid, dest, requester, (uint8_t) (tries + 1u))) return;
+        if (mig_put_off_request(pid, dest, requester, (uint8_t) (tries + 1u))) return;
         err = MT_ERR_FULL;
     }
     if (err) {
@@ -652,7 +604,7 @@ bool mig_source_waiting(const slot_t *s)
 uint32_t mig_source_budget(const slot_t *s)
 {
     uint32_t chunks = (mig_image_total(s) + MOTET_MIGRATE_CHUNK - 1u) / MOTET_MIGRATE_CHUNK;
-    uint32_t answers = 2u * MOTET_MIGRATE_ROUNDS * TIMEOUT_TICKS;
+    uint32_t answers = 2u * MOTET_MIGRATE_ROUNDS * MIG_TIMEOUT_TICKS;
     uint32_t per = TIMER_MS(MOTET_MIGRATE_FRAME_MS);
     uint32_t most = UINT32_MAX / 2u; /* a kernel time difference stays exact */
     if (per && chunks > (most - answers) / per) return most;
@@ -670,7 +622,7 @@ void mig_source_tick(slot_t *s)
         return;
     }
     if ((s->step != ST_REPLIES && s->step != ST_ATTACHING) ||
-        timer_now() - s->since < TIMEOUT_TICKS)
+        timer_now() - s->since < MIG_TIMEOUT_TICKS)
         return;
     s->since = timer_now();
     if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
