@@ -419,6 +419,8 @@ static void on_reply(slot_t *s, mt_module_t from, mt_err_t err)
 static void decide(slot_t *s)
 {
     s->step = ST_DECIDED; /* the image stays: the task may yet come back */
+    s->since = timer_now();
+    s->rounds = 0;
     announce(s, MT_OK);
 }
 
@@ -459,6 +461,8 @@ static void on_committed(slot_t *s)
     if (!s || s->step != ST_DECIDED) return;
     s->fwd_count = 0;
     s->forwarded = s->tail_read = false;
+    s->since = timer_now();
+    s->rounds = 0;
     /* The multicasts recorded so far follow; later ones were taken after
      * the destination had joined (it has them), and are kept only in case
      * the task comes back here. */
@@ -517,10 +521,13 @@ static void confirm(slot_t *s)
 /* A bulk frame ended, or a probe did. */
 static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 {
-    if (kind == MIG_MSG_STATE && s->chunks_out)
+    if (kind == MIG_MSG_STATE && s->chunks_out) {
         s->chunks_out--;
-    else if (kind == MIG_MSG_FORWARD || kind == MIG_MSG_END)
+    } else if (kind == MIG_MSG_FORWARD || kind == MIG_MSG_END) {
         s->in_flight = false;
+        s->since = timer_now(); /* the forwarding goes on: its wait starts again */
+        s->rounds = 0;
+    }
     if (result != PORT_BUS_SENT) {
         MIG.silent |= mig_bit(to);
         if (to == s->dest && s->step <= ST_ATTACHING) {
@@ -594,11 +601,18 @@ void mig_source_record_cast(const bus_frame_t *f)
 
 /* Before the decision the source waits for answers (replies, ATTACHED)
  * and for its image to leave; it may give up at any moment, since no
- * module has the outcome yet. After it, only the bus's verdicts on its
- * own frames (RESULT, the FORWARDs, END) move it on. */
+ * module has the outcome yet. After it, the bus's verdicts on its own
+ * frames move it on: until END is on the bus, no module can have started
+ * the task, so a RESULT ok that does not go out, or a FORWARD that does
+ * not end, in MOTET_MIGRATE_ROUNDS timeouts, has the task taken back, as
+ * for a destination unreachable. With END on the bus, only END's verdict
+ * says which module runs the task: no clock may (docs/migration.md,
+ * "Faults"). */
 bool mig_source_waiting(const slot_t *s)
 {
-    return s->role == ROLE_SOURCE && s->step <= ST_ATTACHING;
+    return s->role == ROLE_SOURCE &&
+           (s->step <= ST_ATTACHING ||
+            ((s->step == ST_DECIDED || s->step == ST_FORWARDING) && !s->end_out));
 }
 
 uint32_t mig_source_budget(const slot_t *s)
@@ -614,19 +628,28 @@ uint32_t mig_source_budget(const slot_t *s)
 void mig_source_tick(slot_t *s)
 {
     if (!mig_source_waiting(s)) return;
-    if (timer_now() - s->clock >= mig_source_budget(s)) {
+    if (s->step <= ST_ATTACHING && timer_now() - s->clock >= mig_source_budget(s)) {
         /* Out of time, the image maybe half-sent: the task resumes here,
          * and the failed outcome tells the destination to drop what it
          * received; an ATTACHED that still comes is answered ABORT. */
         mig_source_fail(s, MT_ERR_TIMEOUT);
         return;
     }
-    if ((s->step != ST_REPLIES && s->step != ST_ATTACHING) ||
-        timer_now() - s->since < MIG_TIMEOUT_TICKS)
-        return;
+    if (s->step == ST_SENDING || timer_now() - s->since < MIG_TIMEOUT_TICKS) return;
     s->since = timer_now();
+    bool decided = s->step == ST_DECIDED || s->step == ST_FORWARDING;
     if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
-        mig_source_fail(s, MT_ERR_BUS_DOWN);
+        if (decided)
+            take_back(s, MT_ERR_TIMEOUT); /* END never left: the task comes back here */
+        else
+            mig_source_fail(s, MT_ERR_BUS_DOWN);
+        return;
+    }
+    if (decided) {
+        /* RESULT ok once more: the first may have been dropped (the
+         * control queue full) or given up (a multicast's end is reported
+         * only when it went out); a second changes nothing anywhere. */
+        if (s->step == ST_DECIDED) announce(s, MT_OK);
         return;
     }
     uint8_t d[5] = {s->pid, s->id, bus_self(), s->dest, (uint8_t) s->prio};

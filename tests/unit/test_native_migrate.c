@@ -255,7 +255,7 @@ static unsigned dones, refusals, lives, kills;
 /* Set: what a handler does at the report of MIG_FROZEN (the observer runs
  * in the migrator's step, between the freeze and the serialising). */
 static void (*at_frozen)(void);
-static mt_err_t refused_with;
+static mt_err_t refused_with, done_with;
 static unsigned lost_from[MOTET_BUS_MODULES]; /* MIG_LOST reports, by the module that sent */
 static mt_err_t lost_with;
 
@@ -271,6 +271,7 @@ static void observe(const migrate_event_t *ev)
         lost_from[ev->other]++;
         lost_with = ev->err;
     }
+    if (ev->phase == MIG_DONE) done_with = ev->err;
     if (ev->phase == MIG_REFUSED) {
         refusals++;
         refused_with = ev->err;
@@ -302,7 +303,7 @@ static int setup(void **state)
     next_seq = 0;
     phases = dones = refusals = lives = kills = 0;
     at_frozen = NULL;
-    refused_with = MT_OK;
+    refused_with = done_with = MT_OK;
     memset(lost_from, 0, sizeof lost_from);
     lost_with = MT_OK;
     migrate_set_observer(observe);
@@ -1223,6 +1224,97 @@ static void commit_and_forward(uint8_t *id)
     assert_int_equal(end.port, MIG_MSG_END);
     assert_int_equal(end.payload[2], 2); /* two messages forwarded */
     assert_int_equal(n_sent, 5);
+}
+
+/* Waits on the migrator's ticks, up to `ms`, until no migration is left. */
+static void wait_until_no_migration(unsigned ms)
+{
+    for (unsigned waited = 0; migrate_active() && waited < ms; waited++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+}
+
+/* After the timeouts: taken back here, MT_ERR_TIMEOUT logged and the
+ * outcome everyone gets, the task live with 'h', and neither END nor any
+ * FORWARD but those in `forwards` ever sent, once every frame ends. */
+static void expect_taken_back_for_time(uint8_t id, unsigned forwards)
+{
+    assert_int_equal(migrate_active(), 0);
+    assert_false(mig_pid_pinned(LOCAL));
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    sched_run_pending();
+    assert_string_equal(got, "Sh");
+    for (unsigned guard = 0; bus_tx_pending() && guard < 16; guard++) finish_tx(PORT_BUS_SENT);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        assert_int_not_equal(f.port, MIG_MSG_END);
+        forwards -= f.port == MIG_MSG_FORWARD;
+        const uint8_t timeout[5] = {LOCAL, id, MT_ERR_TIMEOUT, SELF, 2};
+        failed += f.port == MIG_MSG_RESULT && !memcmp(f.payload, timeout, 5);
+    }
+    assert_int_equal(forwards, 0);
+    assert_int_equal(failed, 1);
+    assert_true(migrate_live(LOCAL));
+}
+
+/* Decided, but our RESULT ok never goes out (the bus holds it: a frame
+ * given up, or dropped from a full control queue, would not go either).
+ * Nothing after it left, so no module can have started the task: after
+ * MOTET_MIGRATE_ROUNDS timeouts, RESULT ok asked again each time, the
+ * task is taken back (once the slot waited for good, the pid pinned and
+ * the task frozen). */
+static void test_a_result_ok_that_never_goes_out_has_the_task_taken_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    assert_int_equal(result.payload[2], MT_OK);
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    expect_taken_back_for_time(id, 0);
+}
+
+/* Committed, the first FORWARD on the bus never ends: END has not left,
+ * so the destination cannot have started the task; after the timeouts it
+ * is taken back with 'h' (the forwarded copy). */
+static void test_a_forward_that_never_ends_has_the_task_taken_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    finish_tx(PORT_BUS_SENT); /* RESULT ok: committed */
+    assert_int_equal(sent_frame(3).port, MIG_MSG_FORWARD);
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    expect_taken_back_for_time(id, 1);
+}
+
+/* With END on the bus no clock ends the wait: END may yet reach module 2,
+ * which then runs the task; taking it back here would make it live twice.
+ * Only END's verdict decides. */
+static void test_end_on_the_bus_is_waited_for_however_long(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    wait_until_no_migration(10u * MOTET_MIGRATE_ROUNDS * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(migrate_active(), 1);
+    assert_false(migrate_live(LOCAL));
+    assert_int_equal(dones, 0);
+    assert_int_equal(n_sent, 5);
+    finish_tx(PORT_BUS_SENT); /* END went through: module 2 runs the task */
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
 }
 
 static void test_success_moves_the_task_once_end_is_through(void **state)
@@ -3382,6 +3474,9 @@ int main(void)
         cmocka_unit_test_setup(test_freeze_of_a_newer_migration_with_the_same_number_is_put_off,
                                setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
+        cmocka_unit_test_setup(test_a_result_ok_that_never_goes_out_has_the_task_taken_back, setup),
+        cmocka_unit_test_setup(test_a_forward_that_never_ends_has_the_task_taken_back, setup),
+        cmocka_unit_test_setup(test_end_on_the_bus_is_waited_for_however_long, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
             test_source_records_multicasts_from_the_freeze_and_forwards_their_frames, setup),
