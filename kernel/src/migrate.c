@@ -281,17 +281,10 @@ const char *migrate_phase_name(uint8_t phase)
     return phase < MIG_PHASE_END && names[phase] ? names[phase] : "?";
 }
 
+/* The place of pid's requests, awaiting their end or not: once their
+ * count is 0 the place is free, but names pid until another task's
+ * request takes it. A task has one place at most (note_asked()). */
 static mig_asked_t *asked_find(mt_pid_t pid)
-{
-    for (uint8_t i = 0; i < MIG_ASKED; i++)
-        if (MIG.asked[i].count && MIG.asked[i].pid == pid) return &MIG.asked[i];
-    return NULL;
-}
-
-/* A place that names pid, its requests awaiting their end or not: once
- * their count is 0 the place is free, but keeps the pid until another
- * task's request takes it. */
-static mig_asked_t *asked_named(mt_pid_t pid)
 {
     for (uint8_t i = 0; i < MIG_ASKED; i++)
         if (MIG.asked[i].pid == pid) return &MIG.asked[i];
@@ -300,14 +293,15 @@ static mig_asked_t *asked_named(mt_pid_t pid)
 
 bool mig_asked(mt_pid_t pid)
 {
-    return asked_named(pid) != NULL;
+    return asked_find(pid) != NULL;
 }
 
 bool mig_asked_refused(mt_pid_t pid)
 {
     mig_asked_t *a = asked_find(pid);
-    if (a) a->count--;
-    return a != NULL;
+    bool awaited = a && a->count;
+    if (awaited) a->count--;
+    return awaited;
 }
 
 /* The task's migration has its outcome here (MIG_DONE: its RESULT, or the
@@ -419,8 +413,7 @@ mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
 static bool note_asked(mt_pid_t pid)
 {
     port_irq_state_t s = port_irq_save();
-    mig_asked_t *a = asked_find(pid);
-    if (!a) a = asked_named(pid); /* its own free place first: it keeps the pid longer */
+    mig_asked_t *a = asked_find(pid); /* its own place, free or not: one a task */
     for (uint8_t i = 0; !a && i < MIG_ASKED; i++)
         if (!MIG.asked[i].count) a = &MIG.asked[i];
     bool room = a && a->count < UINT8_MAX;
