@@ -192,7 +192,8 @@ static inline int8_t mig_seq_after(uint8_t a, uint8_t b)
  * MT_ERR_INVALID for a layout that does not fit the state. */
 mt_err_t mig_layout_check(const program_t *prog, uint16_t *len);
 /* Bytes [offset, offset + n) of the encoded state of local task pid into
- * out; false if it is gone or has no layout. */
+ * out, with interrupts on; false if it has no layout or is gone by the
+ * copy's end (out may then hold another's bytes: dropped). */
 bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n);
 /* The destination's block for the state of prog (a zeroed state_size)
  * that an image announces `len` bytes of encoding for; NULL with *err:
