@@ -427,9 +427,12 @@ static void on_result(const mig_record_t *r)
     slot_t *s = mig_slot_find(ROLE_FREE, pid, d[1]);
     if (s) s->since = timer_now();
     /* Success is not final until CONFIRM: the destination may die before it
-     * starts the task, and then a second RESULT sends everyone back. */
+     * starts the task, and then a second RESULT sends everyone back. A
+     * bystander already flushing (it gave up on an unreachable source)
+     * keeps flushing: its line goes to one module, in order. */
     if (err == MT_OK) {
-        if (s && (s->role == ROLE_PEER || s->step == ST_ATTACHED)) s->step = ST_COMMITTED;
+        if (s && ((s->role == ROLE_PEER && s->step != ST_FLUSHING) || s->step == ST_ATTACHED))
+            s->step = ST_COMMITTED;
         return;
     }
     if (err != MT_ERR_FULL) mig_notify(pid, MIG_DONE, d[4], err); /* else: put off, not over */

@@ -2286,6 +2286,50 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     assert_int_equal(bus_stats()->rx_bad, 0);
 }
 
+/* A bystander whose source was unreachable (its PING came back so) gave
+ * up: its line of messages held back goes to the source, in order, the
+ * bus queue letting one through at a time. A RESULT ok then (re-sent by a
+ * source that was only slow) and its CONFIRM leave that line alone: once
+ * they moved the slot on, the rest of the line went to the destination,
+ * the first of it to the source, out of order for the task. */
+static void test_a_bystander_flushing_to_its_source_keeps_its_line_whole(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(FILLER, 2, 0), MT_OK);
+    bystander_waits();
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "a", 1, 0), MT_OK); /* held back */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "b", 1, 0), MT_OK);
+    bystander_asks_its_source(1);
+    for (unsigned i = 0; i + 2u < MOTET_BUS_TX_QUEUE; i++) /* behind the PING, little room */
+        assert_int_equal(sched_send_to(FILLER, PORT_0, "q", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_UNREACHABLE); /* the PING: the source is gone */
+    sched_run_pending();
+    assert_int_equal(mig_slot_of(REMOTE)->step, ST_FLUSHING);
+    finish_tx(PORT_BUS_SENT); /* a filler: room for 'a' alone */
+    sched_run_pending();
+    const uint8_t ok[5] = {REMOTE, 4, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "c", 1, 0), MT_OK); /* joins the line */
+    const uint8_t confirm[4] = {REMOTE, 4, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    for (unsigned guard = 0; (bus_tx_pending() || migrate_active()) && guard < 32; guard++) {
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_int_equal(migrate_active(), 0);
+    char line[4] = {0};
+    unsigned n = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        if (f.type != BUS_FRAME_DATA || f.pid != REMOTE) continue;
+        assert_int_equal(f.dst, 0); /* all of it to the source, which passes it on */
+        assert_true(n < 3);
+        line[n++] = (char) f.payload[0];
+    }
+    assert_string_equal(line, "abc");
+}
+
 /* A destination that has its copy and RESULT ok but not END (lost with
  * the record it made) asks its source after MOTET_MIGRATE_TIMEOUT_MS,
  * naming it; `where`, the answer for an outcome the source no longer
@@ -3516,6 +3560,7 @@ int main(void)
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
         cmocka_unit_test_setup(test_a_new_migration_in_a_slot_still_flushing_starts_clean, setup),
         cmocka_unit_test_setup(test_a_slot_taken_over_keeps_only_the_line_it_holds, setup),
+        cmocka_unit_test_setup(test_a_bystander_flushing_to_its_source_keeps_its_line_whole, setup),
         cmocka_unit_test_setup(test_a_forged_freeze_does_not_take_over_a_line_still_flushing,
                                setup),
         cmocka_unit_test_setup(
