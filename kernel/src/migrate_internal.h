@@ -264,6 +264,7 @@ typedef struct slot {
     mt_module_t source, dest, requester;
     mt_prio_t prio;     /* the task's: replies and bulk frames go at it */
     uint8_t rounds;     /* source: timeouts so far */
+    uint8_t tx_ends;    /* source, decided: MIG.tx_ends at its last timeout */
     uint8_t tries;      /* source: times this request was put off before (MT_ERR_FULL) */
     bool in_flight;     /* source: a FORWARD or END of this migration is on the bus */
     bool end_out;       /* source: END is on the bus: only its verdict says where the task is */
@@ -373,6 +374,7 @@ typedef struct mig {
     volatile bool kick_pending; /* a KICK message waits for the task */
     volatile bool want_room;    /* output waits for a frame to end */
     volatile bool kick_lost;    /* a KICK found no message block: try again */
+    volatile uint8_t tx_ends;   /* frames of this module that ended, counted round (interrupt) */
     uint8_t ticks_owed;         /* the timeout tick's (timer_counted_start()) */
     bool ticking;               /* the tick's timer runs, as last seen (update_tick()) */
     uint8_t next_id;

@@ -421,6 +421,7 @@ static void decide(slot_t *s)
     s->step = ST_DECIDED; /* the image stays: the task may yet come back */
     s->since = timer_now();
     s->rounds = 0;
+    s->tx_ends = MIG.tx_ends;
     announce(s, MT_OK);
 }
 
@@ -604,8 +605,10 @@ void mig_source_record_cast(const bus_frame_t *f)
  * module has the outcome yet. After it, the bus's verdicts on its own
  * frames move it on: until END is on the bus, no module can have started
  * the task, so a RESULT ok that does not go out, or a FORWARD that does
- * not end, in MOTET_MIGRATE_ROUNDS timeouts, has the task taken back, as
- * for a destination unreachable. With END on the bus, only END's verdict
+ * not end, in MOTET_MIGRATE_ROUNDS timeouts in a row in which no frame of
+ * this module ended either (frames ahead of ours may take long, each
+ * answered busy for a while or stalled, and still end), has the task
+ * taken back, as for a destination unreachable. With END on the bus, only END's verdict
  * says which module runs the task: no clock may (docs/migration.md,
  * "Faults"). */
 bool mig_source_waiting(const slot_t *s)
@@ -638,6 +641,13 @@ void mig_source_tick(slot_t *s)
     if (s->step == ST_SENDING || timer_now() - s->since < MIG_TIMEOUT_TICKS) return;
     s->since = timer_now();
     bool decided = s->step == ST_DECIDED || s->step == ST_FORWARDING;
+    if (decided && s->tx_ends != MIG.tx_ends) {
+        /* A frame of this module ended meanwhile: the send queue moves,
+         * and ours, behind slow frames, with it; only a wait without any
+         * progress counts. */
+        s->tx_ends = MIG.tx_ends;
+        s->rounds = 0;
+    }
     if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
         if (decided)
             take_back(s, MT_ERR_TIMEOUT); /* END never left: the task comes back here */

@@ -1301,6 +1301,124 @@ static void test_a_forward_that_never_ends_has_the_task_taken_back(void **state)
     expect_taken_back_for_time(id, 1);
 }
 
+/* Ticks `ms` milliseconds, the migrator running at each. */
+static void tick_ms(unsigned ms)
+{
+    for (unsigned waited = 0; waited < ms; waited++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+}
+
+/* Committed, the first FORWARD waits behind six frames of this module,
+ * each ending just within a timeout, seven timeouts in all: more than the
+ * MOTET_MIGRATE_ROUNDS + 1 that take the task back when nothing moves.
+ * The queue moves, ours with it: the wait starts again at each frame that
+ * ends, and the migration succeeds. (Counted on the clock alone, the task
+ * was taken back while its FORWARD waited its turn.) */
+static void test_frames_ending_ahead_of_a_forward_keep_the_migration_going(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).port, MIG_MSG_RESULT);
+    enum { AHEAD = 6 };
+    for (unsigned i = 0; i < AHEAD; i++) /* behind RESULT ok, ahead of the FORWARD to come */
+        assert_int_equal(sched_send_to(REMOTE, PORT_0, "q", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_SENT); /* RESULT ok: committed */
+    sched_run_pending();
+    unsigned ms = 0;
+    for (unsigned i = 0; i < AHEAD; i++) {
+        tick_ms(MOTET_MIGRATE_TIMEOUT_MS - 1u);
+        ms += MOTET_MIGRATE_TIMEOUT_MS - 1u;
+        expect_data(3 + i, 0, 'q');
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_true(ms > (MOTET_MIGRATE_ROUNDS + 1u) * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(dones, 0); /* not taken back */
+    assert_int_equal(sent_frame(3 + AHEAD).port, MIG_MSG_FORWARD);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sent_frame(4 + AHEAD).port, MIG_MSG_END);
+    finish_tx(PORT_BUS_SENT); /* END through: module 2 runs the task */
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_OK);
+    assert_int_equal(sent_frame(5 + AHEAD).port, MIG_MSG_CONFIRM);
+}
+
+/* RESULT ok (pid, id) frames among those sent, each counted at its first
+ * try (the bus's retries carry BUS_TYPE_RETRY). */
+static unsigned results_ok(uint8_t id)
+{
+    unsigned n = 0;
+    const uint8_t ok[5] = {LOCAL, id, MT_OK, SELF, 2};
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        n += f.port == MIG_MSG_RESULT && !f.retry && !memcmp(f.payload, ok, 5);
+    }
+    return n;
+}
+
+/* RESULT ok is sent again at each timeout without progress: with the
+ * first given up (rejected MOTET_BUS_RETRIES times: a multicast's end is
+ * reported only when it went), the second commits, and the migration goes
+ * on: FORWARD, END, CONFIRM. */
+static void test_a_result_ok_sent_again_commits_when_the_first_was_given_up(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+    sched_run_pending();
+    assert_int_equal(bus_tx_pending(), 0); /* given up */
+    unsigned before = n_sent;
+    for (unsigned ms = 0; n_sent == before && ms < 2u * MOTET_MIGRATE_TIMEOUT_MS; ms++) tick_ms(1);
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t again = sent_frame(before);
+    assert_int_equal(again.port, MIG_MSG_RESULT);
+    assert_int_equal(again.payload[2], MT_OK);
+    finish_tx(PORT_BUS_SENT); /* committed */
+    assert_int_equal(sent_frame(before + 1).port, MIG_MSG_FORWARD);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sent_frame(before + 2).port, MIG_MSG_END);
+    finish_tx(PORT_BUS_SENT);
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(done_with, MT_OK);
+    assert_int_equal(sent_frame(before + 3).port, MIG_MSG_CONFIRM);
+}
+
+/* A RESULT ok that never goes out is asked again once a timeout, as long
+ * as nothing moves: MOTET_MIGRATE_ROUNDS times after the first, then the
+ * task is taken back, and no more. */
+static void test_result_ok_is_sent_again_once_a_round(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED); /* given up */
+    sched_run_pending();
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    tick_ms(4u * MOTET_MIGRATE_TIMEOUT_MS);
+    /* The slot is gone: the frames going now change nothing. */
+    for (unsigned guard = 0; bus_tx_pending() && guard < 16; guard++) finish_tx(PORT_BUS_SENT);
+    assert_true(sched_task_exists(LOCAL));
+    /* The first and one at each timeout but the last, whose round takes
+     * the task back. */
+    assert_int_equal(results_ok(id), 1u + MOTET_MIGRATE_ROUNDS);
+}
+
 /* With END on the bus no clock ends the wait: END may yet reach module 2,
  * which then runs the task; taking it back here would make it live twice.
  * Only END's verdict decides. */
@@ -3524,6 +3642,11 @@ int main(void)
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
         cmocka_unit_test_setup(test_a_result_ok_that_never_goes_out_has_the_task_taken_back, setup),
         cmocka_unit_test_setup(test_a_forward_that_never_ends_has_the_task_taken_back, setup),
+        cmocka_unit_test_setup(test_frames_ending_ahead_of_a_forward_keep_the_migration_going,
+                               setup),
+        cmocka_unit_test_setup(test_a_result_ok_sent_again_commits_when_the_first_was_given_up,
+                               setup),
+        cmocka_unit_test_setup(test_result_ok_is_sent_again_once_a_round, setup),
         cmocka_unit_test_setup(test_end_on_the_bus_is_waited_for_however_long, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
