@@ -64,6 +64,11 @@ void bus_drop_frame(uint8_t *payload);
 uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now, uint16_t len,
                             uint8_t most);
 
+/* bus_check.c: whether a frame another module sent, its CRC good and its
+ * sender and receiver members, is one this kernel sends: false, it is
+ * dropped as bad, nothing acting on it. Interrupt. */
+bool bus_frame_allowed(const bus_frame_t *f);
+
 /* The sequence number of the last multicast frame taken from module
  * `from` (from this module itself: of its own last multicast to a group
  * to have ended); false if there was none yet. A link's frames are
