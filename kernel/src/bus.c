@@ -435,6 +435,23 @@ uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now
     return rewritten;
 }
 
+bool bus_withdraw_waiting(mt_pid_t pid, mt_port_t port, const uint8_t *head, uint8_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t i = B.in_flight ? 1u : 0u; /* the interface's: numbered, or about to be */
+    for (const uint8_t *f; i < B.count; i++) {
+        f = B.queue[i].frame;
+        if (!B.queue[i].numbered && B.queue[i].n >= BUS_OVERHEAD + len && f[4] == pid &&
+            f[5] == port && !memcmp(f + BUS_HEADER_SIZE, head, len))
+            break;
+    }
+    uint8_t *frame = i < B.count ? B.queue[i].frame : NULL;
+    if (frame) memmove(&B.queue[i], &B.queue[i + 1], (size_t) (--B.count - i) * sizeof B.queue[0]);
+    port_irq_restore(s);
+    if (frame) mem_release(frame);
+    return frame != NULL;
+}
+
 /* ---- a frame's end ---- */
 
 /* A multicast frame, ours or received, to the group's members here, from

@@ -267,7 +267,8 @@ typedef struct slot {
     uint8_t tx_ends;    /* source, decided: MIG.tx_ends at its last timeout */
     uint8_t tries;      /* source: times this request was put off before (MT_ERR_FULL) */
     bool in_flight;     /* source: a FORWARD or END of this migration is on the bus */
-    bool end_out;       /* source: END is on the bus: only its verdict says where the task is */
+    bool end_out;       /* source: END is queued: once the interface has it, only its verdict
+                           says where the task is */
     uint8_t chunks_out; /* source: image chunks on the bus (MOTET_MIGRATE_WINDOW at most) */
     bool hold;          /* local sends to the task are held back here */
     bool rx_done;       /* dest: no more image bytes expected */

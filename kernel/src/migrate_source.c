@@ -603,19 +603,18 @@ void mig_source_record_cast(const bus_frame_t *f)
 /* Before the decision the source waits for answers (replies, ATTACHED)
  * and for its image to leave; it may give up at any moment, since no
  * module has the outcome yet. After it, the bus's verdicts on its own
- * frames move it on: until END is on the bus, no module can have started
- * the task, so a RESULT ok that does not go out, or a FORWARD that does
- * not end, in MOTET_MIGRATE_ROUNDS timeouts in a row in which no frame of
- * this module ended either (frames ahead of ours may take long, each
- * answered busy for a while or stalled, and still end), has the task
- * taken back, as for a destination unreachable. With END on the bus, only END's verdict
+ * frames move it on: until the interface has END, no module can have
+ * started the task, so a RESULT ok that does not go out, a FORWARD that
+ * does not end, or END still in the send queue (taken out of it then), in
+ * MOTET_MIGRATE_ROUNDS timeouts in a row in which no frame of this module
+ * ended either (frames ahead of ours may take long, each answered busy for
+ * a while or stalled, and still end), has the task taken back, as for a
+ * destination unreachable. Once the interface has END, only END's verdict
  * says which module runs the task: no clock may (docs/migration.md,
  * "Faults"). */
 bool mig_source_waiting(const slot_t *s)
 {
-    return s->role == ROLE_SOURCE &&
-           (s->step <= ST_ATTACHING ||
-            ((s->step == ST_DECIDED || s->step == ST_FORWARDING) && !s->end_out));
+    return s->role == ROLE_SOURCE && s->step <= ST_FORWARDING;
 }
 
 uint32_t mig_source_budget(const slot_t *s)
@@ -626,6 +625,14 @@ uint32_t mig_source_budget(const slot_t *s)
     uint32_t most = UINT32_MAX / 2u; /* a kernel time difference stays exact */
     if (per && chunks > (most - answers) / per) return most;
     return answers + chunks * per;
+}
+
+/* END taken out of the send queue, if the interface never had it: the
+ * destination cannot have it. */
+static bool end_withdrawn(const slot_t *s)
+{
+    uint8_t d[2] = {s->pid, s->id};
+    return bus_withdraw_waiting(MT_PID_MIGRATOR, MIG_MSG_END, d, sizeof d);
 }
 
 void mig_source_tick(slot_t *s)
@@ -649,10 +656,12 @@ void mig_source_tick(slot_t *s)
         s->rounds = 0;
     }
     if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
-        if (decided)
+        if (!decided)
+            mig_source_fail(s, MT_ERR_BUS_DOWN);
+        else if (!s->end_out || end_withdrawn(s))
             take_back(s, MT_ERR_TIMEOUT); /* END never left: the task comes back here */
         else
-            mig_source_fail(s, MT_ERR_BUS_DOWN);
+            s->rounds = 0; /* the interface has END: its verdict alone decides */
         return;
     }
     if (decided) {

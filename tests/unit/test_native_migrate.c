@@ -1437,6 +1437,46 @@ static void test_end_on_the_bus_is_waited_for_however_long(void **state)
     assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
 }
 
+/* END queued behind a frame of this module that never ends (a receiver
+ * answering it busy for good): the interface never had END, so module 2
+ * cannot have it. After MOTET_MIGRATE_ROUNDS timeouts without progress,
+ * END is taken out of the send queue and the task taken back, with every
+ * message; END never goes. (Counted out as soon as it was queued, END
+ * kept the task frozen and its pid pinned on both modules for good.) */
+static void test_end_still_in_the_send_queue_is_taken_out_and_the_task_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    finish_tx(PORT_BUS_SENT); /* RESULT ok: committed */
+    assert_int_equal(sent_frame(3).port, MIG_MSG_FORWARD);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "q", 1, 0), MT_OK); /* behind the FORWARD */
+    finish_tx(PORT_BUS_SENT); /* the FORWARD: END is queued, behind 'q' */
+    sched_run_pending();
+    expect_data(4, 0, 'q');
+    assert_int_equal(bus_tx_pending(), 2); /* 'q' at the interface, END waiting */
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(migrate_active(), 0);
+    assert_false(mig_pid_pinned(LOCAL));
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* the forwarded copy, at its place */
+    for (unsigned guard = 0; bus_tx_pending() && guard < 16; guard++) finish_tx(PORT_BUS_SENT);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        assert_int_not_equal(f.port, MIG_MSG_END);
+        const uint8_t timeout[5] = {LOCAL, id, MT_ERR_TIMEOUT, SELF, 2};
+        failed += f.port == MIG_MSG_RESULT && !memcmp(f.payload, timeout, 5);
+    }
+    assert_int_equal(failed, 1);
+    assert_true(migrate_live(LOCAL));
+}
+
 static void test_success_moves_the_task_once_end_is_through(void **state)
 {
     (void) state;
@@ -3647,6 +3687,8 @@ int main(void)
         cmocka_unit_test_setup(test_a_result_ok_sent_again_commits_when_the_first_was_given_up,
                                setup),
         cmocka_unit_test_setup(test_result_ok_is_sent_again_once_a_round, setup),
+        cmocka_unit_test_setup(test_end_still_in_the_send_queue_is_taken_out_and_the_task_back,
+                               setup),
         cmocka_unit_test_setup(test_end_on_the_bus_is_waited_for_however_long, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
