@@ -3065,6 +3065,47 @@ static void test_destination_taken_back_from_gives_back_only_what_the_source_lac
     assert_string_equal(got, "");
 }
 
+/* The source took the task back on a clock (a frame of its that did not
+ * end: RESULT MT_ERR_TIMEOUT) after RESULT ok, a FORWARD of the migration
+ * still on its way: the copy goes, what it held goes to the source, and
+ * the FORWARD and END that come late start nothing and deliver nothing
+ * here (no slot names the migration any more); the task lives on one
+ * module, the source. */
+static void test_destination_taken_back_from_on_a_clock_ignores_a_late_forward(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 1), MT_OK);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held by the copy */
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    unsigned first = n_sent;
+    const uint8_t timeout[5] = {REMOTE, 6, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, timeout, 5);
+    sched_run_pending();
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    const uint8_t fwd[6] = {REMOTE, 6, PORT_0, 1, 0, 'u'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, 6);
+    const uint8_t end[8] = {REMOTE, 6, 1, 0, 0, 0, 0, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    for (unsigned ended = first; ended < n_sent; ended++) {
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_int_equal(migrate_active(), 0);
+    assert_false(sched_task_exists(REMOTE));
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    assert_int_equal(lives, 0);
+    assert_int_equal(n_sent - first, 1); /* 'd' alone, to the source; 'u' nowhere */
+    expect_data(first, 0, 'd');
+    assert_string_equal(got, "");
+    assert_int_equal(bus_stats()->rx_bad, 0);
+}
+
 /* ---- frames the protocol never sends ---- */
 
 /* What a dropped frame must leave as it was. */
@@ -3755,6 +3796,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(
             test_destination_taken_back_from_gives_back_only_what_the_source_lacks, setup),
+        cmocka_unit_test_setup(test_destination_taken_back_from_on_a_clock_ignores_a_late_forward,
+                               setup),
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),
