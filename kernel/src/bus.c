@@ -442,7 +442,7 @@ bool bus_withdraw_waiting(mt_pid_t pid, mt_port_t port, const uint8_t *head, uin
     for (const uint8_t *f; i < B.count; i++) {
         f = B.queue[i].frame;
         if (!B.queue[i].numbered && B.queue[i].n >= BUS_OVERHEAD + len && f[4] == pid &&
-            f[5] == port && !memcmp(f + BUS_HEADER_SIZE, head, len))
+            f[5] == port && !memcmp(f + BUS_HEADER_SIZE, head, len)) /* header: pid, port */
             break;
     }
     uint8_t *frame = i < B.count ? B.queue[i].frame : NULL;

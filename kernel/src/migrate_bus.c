@@ -192,7 +192,11 @@ msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f)
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result)
 {
     if (MIG.kick_lost) mig_kick();
-    MIG.tx_ends++; /* the send queue moves: a decided source's wait starts again */
+    /* Another's frame ended: the send queue moves, and a decided source's
+     * wait starts again. The migrator's own do not count: a FORWARD's end
+     * restarts it itself, and RESULT ok given up again and again is no
+     * progress. */
+    if (frame[4] != MT_PID_MIGRATOR) MIG.tx_ends++;
     bool ours = n >= BUS_HEADER_SIZE + 2u && (frame[0] & ~BUS_TYPE_RETRY) == BUS_FRAME_DATA &&
                 frame[4] == MT_PID_MIGRATOR;
     if (ours) {

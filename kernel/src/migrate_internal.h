@@ -375,7 +375,8 @@ typedef struct mig {
     volatile bool kick_pending; /* a KICK message waits for the task */
     volatile bool want_room;    /* output waits for a frame to end */
     volatile bool kick_lost;    /* a KICK found no message block: try again */
-    volatile uint8_t tx_ends;   /* frames of this module that ended, counted round (interrupt) */
+    volatile uint8_t tx_ends;   /* frames of this module, not the migrator's, that ended (a
+                                   count that wraps; interrupt) */
     uint8_t ticks_owed;         /* the timeout tick's (timer_counted_start()) */
     bool ticking;               /* the tick's timer runs, as last seen (update_tick()) */
     uint8_t next_id;

@@ -606,9 +606,9 @@ void mig_source_record_cast(const bus_frame_t *f)
  * frames move it on: until the interface has END, no module can have
  * started the task, so a RESULT ok that does not go out, a FORWARD that
  * does not end, or END still in the send queue (taken out of it then), in
- * MOTET_MIGRATE_ROUNDS timeouts in a row in which no frame of this module
- * ended either (frames ahead of ours may take long, each answered busy for
- * a while or stalled, and still end), has the task taken back, as for a
+ * MOTET_MIGRATE_ROUNDS timeouts in a row in which no other frame of this
+ * module ended either (frames ahead of ours may take long, each answered
+ * busy for a while or stalled, and still end), has the task taken back, as for a
  * destination unreachable. Once the interface has END, only END's verdict
  * says which module runs the task: no clock may (docs/migration.md,
  * "Faults"). */
@@ -649,9 +649,9 @@ void mig_source_tick(slot_t *s)
     s->since = timer_now();
     bool decided = s->step == ST_DECIDED || s->step == ST_FORWARDING;
     if (decided && s->tx_ends != MIG.tx_ends) {
-        /* A frame of this module ended meanwhile: the send queue moves,
-         * and ours, behind slow frames, with it; only a wait without any
-         * progress counts. */
+        /* Another frame of this module ended meanwhile (not the
+         * migrator's): the send queue moves, and ours, behind slow
+         * frames, with it; only a wait without any progress counts. */
         s->tx_ends = MIG.tx_ends;
         s->rounds = 0;
     }

@@ -1394,6 +1394,36 @@ static void test_a_result_ok_sent_again_commits_when_the_first_was_given_up(void
     assert_int_equal(sent_frame(before + 3).port, MIG_MSG_CONFIRM);
 }
 
+/* Every RESULT ok is given up (rejected MOTET_BUS_RETRIES times), each
+ * sent again at a timeout: the migrator's own frames ending are no
+ * progress, so after MOTET_MIGRATE_ROUNDS of them the task is taken back.
+ * (Counted as progress, they kept the migration going for good.) */
+static void test_result_ok_given_up_again_and_again_is_no_progress(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    unsigned given_up = 0;
+    for (unsigned ms = 0;
+         migrate_active() && ms < 4u * MOTET_MIGRATE_ROUNDS * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        bus_frame_t last = sent_frame(n_sent - 1);
+        if (bus_tx_pending() && last.port == MIG_MSG_RESULT && last.payload[2] == MT_OK) {
+            for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+            given_up++;
+            n_sent = 3; /* the capture keeps FREEZE, the chunk and the first RESULT ok */
+        }
+        tick_ms(1);
+    }
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    assert_int_equal(given_up, 1u + MOTET_MIGRATE_ROUNDS);
+    assert_true(migrate_live(LOCAL));
+}
+
 /* A RESULT ok that never goes out is asked again once a timeout, as long
  * as nothing moves: MOTET_MIGRATE_ROUNDS times after the first, then the
  * task is taken back, and no more. */
@@ -3728,6 +3758,7 @@ int main(void)
         cmocka_unit_test_setup(test_a_result_ok_sent_again_commits_when_the_first_was_given_up,
                                setup),
         cmocka_unit_test_setup(test_result_ok_is_sent_again_once_a_round, setup),
+        cmocka_unit_test_setup(test_result_ok_given_up_again_and_again_is_no_progress, setup),
         cmocka_unit_test_setup(test_end_still_in_the_send_queue_is_taken_out_and_the_task_back,
                                setup),
         cmocka_unit_test_setup(test_end_on_the_bus_is_waited_for_however_long, setup),
