@@ -637,7 +637,7 @@ bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
         log_error(MT_ERR_BUS_CORRUPT);
         return BUS_RX_REJECTED; /* never delivered: the sender sends it again */
     }
-    if (!bus_frame_allowed(&f, B.modules)) {
+    if (!bus_frame_allowed(&f)) {
         rx_bad(&f);
         return BUS_RX_ACCEPTED; /* dropped: the same bytes would be as wrong again */
     }

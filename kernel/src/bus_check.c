@@ -10,9 +10,9 @@
 
 #if MOTET_BUS
 
-static bool member(mt_module_t m, uint32_t modules)
+static bool member(mt_module_t m)
 {
-    return m < MOTET_BUS_MODULES && (modules & ((uint32_t) 1u << m));
+    return m < MOTET_BUS_MODULES && (bus_modules() & ((uint32_t) 1u << m));
 }
 
 /* A task that may send: no virtual pid and not the invalid one. */
@@ -23,11 +23,11 @@ static bool sender_pid_ok(mt_pid_t pid)
 
 /* An ASK's mask (u32 little-endian): at least one module, and only
  * modules of the device. */
-static bool asked_ok(const uint8_t *mask, uint32_t modules)
+static bool asked_ok(const uint8_t *mask)
 {
     uint32_t asked = (uint32_t) mask[0] | (uint32_t) mask[1] << 8 | (uint32_t) mask[2] << 16 |
                      (uint32_t) mask[3] << 24;
-    return asked && !(asked & ~modules);
+    return asked && !(asked & ~bus_modules());
 }
 
 /* What every frame of a kind carries, as this kernel sends it: a frame
@@ -38,7 +38,7 @@ static bool asked_ok(const uint8_t *mask, uint32_t modules)
  * over the global clock or load a description on another's behalf. The
  * rest go to every module, each to the one virtual pid that takes it. The
  * priority byte orders the sender's queue only and is never read here. */
-bool bus_frame_allowed(const bus_frame_t *f, uint32_t modules)
+bool bus_frame_allowed(const bus_frame_t *f)
 {
     bool broadcast = f->dst == BUS_BROADCAST;
     if (!sender_pid_ok(f->src_pid)) return false;
@@ -59,11 +59,11 @@ bool bus_frame_allowed(const bus_frame_t *f, uint32_t modules)
                              * the load's loader and number */
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
                f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES &&
-               member(f->payload[BUS_APP_OUTCOME_SIZE], modules);
+               member(f->payload[BUS_APP_OUTCOME_SIZE]);
     case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked:
                          * some, all of the device's */
         return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
-               member(f->payload[0], modules) && asked_ok(f->payload + 2, modules);
+               member(f->payload[0]) && asked_ok(f->payload + 2);
     default:
         return false;
     }

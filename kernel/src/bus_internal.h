@@ -65,10 +65,9 @@ uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now
                             uint8_t most);
 
 /* bus_check.c: whether a frame another module sent, its CRC good and its
- * sender and receiver members of the device (`modules`), is one this
- * kernel sends: false, it is dropped as bad, nothing acting on it.
- * Interrupt. */
-bool bus_frame_allowed(const bus_frame_t *f, uint32_t modules);
+ * sender and receiver members, is one this kernel sends: false, it is
+ * dropped as bad, nothing acting on it. Interrupt. */
+bool bus_frame_allowed(const bus_frame_t *f);
 
 /* Our frame for task `pid`, port `port`, whose payload starts with the
  * `len` bytes `head`, taken out of the send queue and freed if the
