@@ -22,6 +22,17 @@
  * then attaches a copy, and S answers that ATTACHED with ABORT, on which D
  * drops the copy. No END is ever sent for a migration given up.
  *
+ * After the decision, until END is out (the C: until the bus interface
+ * has it), S may take T back on a clock at any moment (its rounds without
+ * progress ran out, migrate_source.c): in DECIDED (its RESULT ok not yet
+ * through everywhere), while forwarding, or with END still queued, which
+ * it then takes out of the queue (the C's bus_withdraw_waiting(); here
+ * END leaves the channel before D has taken it). T resumes at S with every
+ * message, as from a dead D, and the failed RESULT goes to P and to D,
+ * which drops its copy; a FORWARD still on its way to D after that finds
+ * no copy. S may also send RESULT ok again (once here) while it waits in
+ * DECIDED: a second one changes nothing anywhere.
+ *
  * A bounded history (FORGETS, models/migration_forgotten.pml). Once it
  * has decided, S may forget the outcome at any moment (later migrations
  * push it out of the few it keeps); P and D may each miss the final
@@ -114,7 +125,9 @@
  * before is lost), and BROKEN_GIVES_BACK_ALL (with STALLS: a copy dropped
  * after a take-back gives back what the source has: handled twice), and
  * BROKEN_WENT_BY (with STALLS: D drops every forwarded multicast past its
- * cut, one that went by it before a late join among them: lost).
+ * cut, one that went by it before a late join among them: lost), and
+ * BROKEN_CLOCK_AFTER_END (S takes T back on a clock with END out: D may
+ * have taken it and run T, which is then live on two modules).
  *
  *   spin -a models/migration.pml && cc -O2 -o pan pan.c && ./pan -a -N single
  */
@@ -139,7 +152,7 @@ mtype = { DATA, CAST, FREEZE, REPLY, STATE, ATTACHED, RESULT, FWD, FWDC, END, CO
 
 #define L(f, t) ((f) * 3 + (t))
 chan lo[9] = [9] of { mtype, byte };
-chan hi[9] = [4] of { mtype, byte };
+chan hi[9] = [5] of { mtype, byte }; /* room for a RESULT ok sent again */
 
 /* A message is sender * 16 + number: sender 1 is P's, sender 2 is S's,
  * sender 3 P's multicasts (the number is also the frame's on P's link). */
@@ -176,6 +189,7 @@ byte s_took, d_took; /* the number of the last multicast S, D took */
 byte cut;        /* D: d_took when it joined, raised to each forwarded multicast it keeps past it */
 bit d_starting;  /* D took END (or CONFIRM) and starts T once no kept multicast's frame is on its way */
 bit res_d, res_p; /* the successful RESULT taken by D, by P */
+bit resent;      /* S sent RESULT ok again (once) */
 #ifdef FORGETS
 bit kept = 1;         /* S still keeps the outcome (only after its decision) */
 #endif
@@ -497,6 +511,20 @@ inline reclaim()
     member[S] = 1
 }
 
+/* After the decision, before END is out: T back at S on a clock. D is
+ * alive (or its death not yet seen): the failed RESULT goes to it too. */
+inline take_back_on_clock()
+{
+    reclaim();
+    tcb[S] = 1;
+    route[S] = S;
+    shold = 0;
+    live[S] = 1;
+    hi[L(S, P)]!RESULT(0);
+    SEND(hi[L(S, D)], D, RESULT, 0);
+    st = 9
+}
+
 inline fail()
 {
     reclaim();
@@ -582,6 +610,18 @@ end:
             hi[L(S, P)]!RESULT(0); /* the second outcome */
             st = 9
         }
+    /* Out of time after the decision (no progress for its rounds): RESULT
+     * ok sent again, once; then, until END is out, T may be taken back.
+     * NO_CLOCK_AFTER_DECISION: neither (migration_casts_no_clock.pml). */
+#ifndef NO_CLOCK_AFTER_DECISION
+    :: atomic { st == 4 && !resent -> resent = 1; hi[L(S, P)]!RESULT(1); SEND(hi[L(S, D)], D, RESULT, 1) }
+    :: atomic { st == 4 || st == 5 -> take_back_on_clock() }
+#ifdef BROKEN_CLOCK_AFTER_END
+    :: atomic { st == 3 -> take_back_on_clock() } /* END out or not */
+#else
+    :: atomic { st == 3 && !started && lo[L(S, D)]??[END] -> lo[L(S, D)]??END(v); take_back_on_clock() }
+#endif
+#endif
     :: atomic { st == 2 && hi[L(D, S)]?[ATTACHED] ->
             hi[L(D, S)]?ATTACHED(v);
             if

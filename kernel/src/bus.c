@@ -441,6 +441,23 @@ uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now
     return rewritten;
 }
 
+bool bus_withdraw_waiting(mt_pid_t pid, mt_port_t port, const uint8_t *head, uint8_t len)
+{
+    port_irq_state_t s = port_irq_save();
+    uint8_t i = B.in_flight ? 1u : 0u; /* the interface's: numbered, or about to be */
+    for (const uint8_t *f; i < B.count; i++) {
+        f = B.queue[i].frame;
+        if (!B.queue[i].numbered && B.queue[i].n >= BUS_OVERHEAD + len && f[4] == pid &&
+            f[5] == port && !memcmp(f + BUS_HEADER_SIZE, head, len)) /* header: pid, port */
+            break;
+    }
+    uint8_t *frame = i < B.count ? B.queue[i].frame : NULL;
+    if (frame) memmove(&B.queue[i], &B.queue[i + 1], (size_t) (--B.count - i) * sizeof B.queue[0]);
+    port_irq_restore(s);
+    if (frame) mem_release(frame);
+    return frame != NULL;
+}
+
 /* ---- a frame's end ---- */
 
 /* A multicast frame, ours or received, to the group's members here, from
@@ -547,60 +564,6 @@ static uint32_t capture_time(port_counter_t capture)
     return timer_now() - (port_counter_t) (port_counter_read() - capture);
 }
 
-/* A task that may send: no virtual pid and not the invalid one. */
-static bool sender_pid_ok(mt_pid_t pid)
-{
-    return pid != MT_PID_MULTICAST && pid != MT_PID_TIMESYNC && pid != MT_PID_INVALID;
-}
-
-/* An ASK's mask (u32 little-endian): at least one module, and only
- * modules of the device. */
-static bool asked_ok(const uint8_t *mask)
-{
-    uint32_t asked = (uint32_t) mask[0] | (uint32_t) mask[1] << 8 | (uint32_t) mask[2] << 16 |
-                     (uint32_t) mask[3] << 24;
-    return asked && !(asked & ~B.modules);
-}
-
-/* What every frame of a kind carries, as this kernel sends it: a frame
- * from another module that differs is no frame of ours, and nothing may
- * act on it. DATA goes to one module and to a task's input port (or to
- * the migrator, which knows its own payloads); a DATA frame for a virtual
- * pid or the application manager would have this module multicast, take
- * over the global clock or load a description on another's behalf. The
- * rest go to every module, each to the one virtual pid that takes it. The
- * priority byte orders the sender's queue only and is never read here. */
-static bool frame_allowed(const bus_frame_t *f)
-{
-    bool broadcast = f->dst == BUS_BROADCAST;
-    if (!sender_pid_ok(f->src_pid)) return false;
-    switch (f->type) {
-    case BUS_FRAME_DATA:
-        if (broadcast) return false;
-        if (f->pid == MT_PID_MIGRATOR) return migrate_bus_valid(f);
-        return f->pid != MT_PID_NONE && f->pid < MT_PID_SYSTEM && f->port < PORT_LIMIT;
-    case BUS_FRAME_MCAST:
-        if (f->pid == MT_PID_MIGRATOR) return broadcast && migrate_bus_valid(f);
-        return broadcast && f->pid == MT_PID_MULTICAST;
-    case BUS_FRAME_SYNC:
-        return broadcast && f->pid == MT_PID_TIMESYNC && f->port == PORT_0;
-    case BUS_FRAME_DESC: /* its port byte is the loader's number for the load */
-        return broadcast && f->pid == MT_PID_APPMGR;
-    case BUS_FRAME_CREATED: /* its outcome (bus_frame_decode() checked the length):
-                             * an mt_err_t, a relative task and its module, then
-                             * the load's loader and number */
-        return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
-               f->payload[0] < MT_ERR_COUNT && f->payload[2] < MOTET_BUS_MODULES &&
-               is_member(f->payload[BUS_APP_OUTCOME_SIZE]);
-    case BUS_FRAME_ASK: /* the load (its loader and number), the modules asked:
-                         * some, all of the device's */
-        return broadcast && f->pid == MT_PID_APPMGR && f->port == BUS_APPMGR_PORT_VERDICT &&
-               is_member(f->payload[0]) && asked_ok(f->payload + 2);
-    default:
-        return false;
-    }
-}
-
 static void rx_bad(const bus_frame_t *f)
 {
     B.stats.rx_bad++;
@@ -680,7 +643,7 @@ bus_rx_t bus_isr_rx(const uint8_t *frame, uint16_t n, port_counter_t capture)
         log_error(MT_ERR_BUS_CORRUPT);
         return BUS_RX_REJECTED; /* never delivered: the sender sends it again */
     }
-    if (!frame_allowed(&f)) {
+    if (!bus_frame_allowed(&f)) {
         rx_bad(&f);
         return BUS_RX_ACCEPTED; /* dropped: the same bytes would be as wrong again */
     }

@@ -152,6 +152,17 @@ void bus_drop_frame(uint8_t *payload);
 uint8_t bus_rewrite_waiting(uint8_t type, const uint8_t *was, const uint8_t *now, uint16_t len,
                             uint8_t most);
 
+/* bus_check.c: whether a frame another module sent, its CRC good and its
+ * sender and receiver members, is one this kernel sends: false, it is
+ * dropped as bad, nothing acting on it. Interrupt. */
+bool bus_frame_allowed(const bus_frame_t *f);
+
+/* Our frame for task `pid`, port `port`, whose payload starts with the
+ * `len` bytes `head`, taken out of the send queue and freed if the
+ * interface never had it (a frame it has may be on the wire, and ends
+ * with a verdict): true; false if none waits so. Any context. */
+bool bus_withdraw_waiting(mt_pid_t pid, mt_port_t port, const uint8_t *head, uint8_t len);
+
 /* The sequence number of the last multicast frame taken from module
  * `from` (from this module itself: of its own last multicast to a group
  * to have ended); false if there was none yet. A link's frames are

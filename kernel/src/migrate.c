@@ -281,10 +281,13 @@ const char *migrate_phase_name(uint8_t phase)
     return phase < MIG_PHASE_END && names[phase] ? names[phase] : "?";
 }
 
+/* The place of pid's requests, awaiting their end or not: once their
+ * count is 0 the place is free, but names pid until another task's
+ * request takes it. A task has one place at most (note_asked()). */
 static mig_asked_t *asked_find(mt_pid_t pid)
 {
     for (uint8_t i = 0; i < MIG_ASKED; i++)
-        if (MIG.asked[i].count && MIG.asked[i].pid == pid) return &MIG.asked[i];
+        if (MIG.asked[i].pid == pid) return &MIG.asked[i];
     return NULL;
 }
 
@@ -293,10 +296,12 @@ bool mig_asked(mt_pid_t pid)
     return asked_find(pid) != NULL;
 }
 
-void mig_asked_refused(mt_pid_t pid)
+bool mig_asked_refused(mt_pid_t pid)
 {
     mig_asked_t *a = asked_find(pid);
-    if (a) a->count--;
+    bool awaited = a && a->count;
+    if (awaited) a->count--;
+    return awaited;
 }
 
 /* The task's migration has its outcome here (MIG_DONE: its RESULT, or the
@@ -337,24 +342,33 @@ void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester)
 
 /* ---- timers ---- */
 
-mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
-                   uint32_t since)
+mt_err_t mig_rearm_plan(const uint8_t *head, uint16_t head_len, uint32_t age, uint32_t since,
+                        mig_image_t *img)
 {
-    mig_image_t img;
-    mt_err_t err = mig_image_decode(head, head_len, &img);
+    mt_err_t err = mig_image_decode(head, head_len, img);
     if (err) return err;
     /* In the source's ticks, where the timers' phases are exact; the
      * destination's clock may count at another rate. */
     uint32_t here = PORT_TICKS_PER_SECOND;
-    uint32_t elapsed = age + mig_ticks_convert(since, here, img.tick_hz);
-    for (uint8_t i = 0; i < img.n_timers && !err; i++) {
-        const mig_timer_t *t = &img.timers[i];
+    uint32_t elapsed = age + mig_ticks_convert(since, here, img->tick_hz);
+    for (uint8_t i = 0; i < img->n_timers; i++) {
+        mig_timer_t *t = &img->timers[i];
         mig_rearm_t r = mig_timer_rearm(t->remaining, t->period, elapsed);
+        t->due = r.fire_now;
+        t->remaining = mig_ticks_convert(r.first, img->tick_hz, here);
+        t->period = mig_ticks_convert(t->period, img->tick_hz, here);
+    }
+    return MT_OK;
+}
+
+mt_err_t mig_rearm(mt_pid_t pid, const mig_image_t *img)
+{
+    mt_err_t err = MT_OK;
+    for (uint8_t i = 0; i < img->n_timers && !err; i++) {
+        const mig_timer_t *t = &img->timers[i];
         mt_port_t port = (mt_port_t) (PORT_TIMEOUT0 + t->index);
-        if (r.fire_now) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
-        if (!err && r.first)
-            err = timer_start_phase(pid, t->index, mig_ticks_convert(r.first, img.tick_hz, here),
-                                    mig_ticks_convert(t->period, img.tick_hz, here));
+        if (t->due) err = sched_post_isr(pid, port, NULL, 0, 0); /* held: frozen */
+        if (!err && t->remaining) err = timer_start_phase(pid, t->index, t->remaining, t->period);
     }
     return err;
 }
@@ -399,7 +413,7 @@ mt_err_t migrate_request(mt_pid_t pid, mt_module_t dest)
 static bool note_asked(mt_pid_t pid)
 {
     port_irq_state_t s = port_irq_save();
-    mig_asked_t *a = asked_find(pid);
+    mig_asked_t *a = asked_find(pid); /* its own place, free or not: one a task */
     for (uint8_t i = 0; !a && i < MIG_ASKED; i++)
         if (!MIG.asked[i].count) a = &MIG.asked[i];
     bool room = a && a->count < UINT8_MAX;
@@ -409,6 +423,54 @@ static bool note_asked(mt_pid_t pid)
     }
     port_irq_restore(s);
     return room;
+}
+
+/* ---- requests put off: a module had no slot free ---- */
+
+/* Keep the request to ask it again later, the tries so far counted; false
+ * once it has been put off MOTET_MIGRATE_ROUNDS times, or if no place is
+ * free: it is then refused (MT_ERR_FULL). Modules wait differently long,
+ * so that sources refused together do not all come back together. */
+bool mig_put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
+{
+    uint32_t wait = MIG_TIMEOUT_TICKS * tries + MIG_TIMEOUT_TICKS / 2u * bus_self();
+    mig_retry_t *r = NULL;
+    /* irq off: a kill anywhere (mig_task_gone) must find the entries whole */
+    port_irq_state_t st = port_irq_save();
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE; /* the newest wins */
+        if (!r && !MIG.retries[i].pid) r = &MIG.retries[i];
+    }
+    if (tries > MOTET_MIGRATE_ROUNDS) r = NULL;
+    if (r)
+        *r = (mig_retry_t){.pid = pid,
+                           .dest = dest,
+                           .requester = requester,
+                           .tries = tries,
+                           .due = timer_now() + wait};
+    port_irq_restore(st);
+    return r != NULL;
+}
+
+void mig_task_gone(mt_pid_t pid)
+{
+    port_irq_state_t st = port_irq_save();
+    for (uint8_t i = 0; i < MIG_RETRIES; i++)
+        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE;
+    port_irq_restore(st);
+}
+
+void mig_source_retry(void)
+{
+    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
+        port_irq_state_t st = port_irq_save(); /* taken whole, as a kill clears it */
+        mig_retry_t r = MIG.retries[i];
+        bool due = r.pid && (int32_t) (timer_now() - r.due) >= 0;
+        if (due) MIG.retries[i].pid = MT_PID_NONE;
+        port_irq_restore(st);
+        if (!due) continue;
+        mig_source_begin(r.pid, r.dest, r.requester, r.tries); /* refused if gone */
+    }
 }
 
 /* A request here: this is the source, or it goes on along the route. */
@@ -451,10 +513,13 @@ static void handle(const mig_record_t *r)
     case MIG_MSG_REQUEST:
         on_request(r);
         break;
-    case MIG_MSG_REFUSED:
-        if (r->len < 2) break;
+    case MIG_MSG_REFUSED: /* pid, err, whether a request of ours awaited it */
+        if (r->len < 3) break;
         log_error((mt_err_t) r->data[1]);
-        mig_notify(r->data[0], MIG_REFUSED, r->from, (mt_err_t) r->data[1]);
+        if (r->data[2])
+            mig_notify(r->data[0], MIG_REFUSED, r->from, (mt_err_t) r->data[1]);
+        else /* late: the task's DONE ended every request for it, and told the observer */
+            log_event(EV_MIGRATE, r->data[0], (uint16_t) (MIG_REFUSED << 8 | r->from));
         break;
     case MIG_MSG_PING:
         mig_source_ping(r);

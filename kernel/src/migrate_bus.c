@@ -105,10 +105,12 @@ static uint8_t checked_role(uint8_t kind)
 /* Of a migration this module takes part in, only the destination attaches
  * and only the source sends the image and what follows it, or decides;
  * of one it takes no part in, only the task's host decides. A refusal is
- * taken only by a module that asked for the task to move: the requester
- * a forwarded REQUEST names is the forwarder's word, which the module
- * that refuses cannot check, so a forged one must not make another
- * module log a refusal of a request it never made. */
+ * taken only by a module that asked for the task to move (a late one too,
+ * after the task's migration ended its requests: logged as the refusal it
+ * is, not as a bad frame): the requester a forwarded REQUEST names is the
+ * forwarder's word, which the module that refuses cannot check, so a
+ * forged one must not make another module log a refusal of a request it
+ * never made. */
 static bool from_its_part(const bus_frame_t *f)
 {
     const uint8_t *p = f->payload;
@@ -138,7 +140,11 @@ void migrate_bus_rx(const bus_frame_t *f)
         mig_ring_push(f->port, f->src, f->payload, MIG_END_RING);
     } else {
         if (f->port == MIG_MSG_RESULT) mig_peer_rx_result(f);
-        if (f->port == MIG_MSG_REFUSED) mig_asked_refused(f->payload[0]);
+        if (f->port == MIG_MSG_REFUSED) { /* with whether it ends a request still awaited */
+            uint8_t d[3] = {f->payload[0], f->payload[1], mig_asked_refused(f->payload[0])};
+            mig_ring_push(f->port, f->src, d, 3);
+            return;
+        }
         /* Checked (migrate_bus_valid()): at most MIG_CTRL_MAX bytes. */
         mig_ring_push(f->port, f->src, f->payload, (uint8_t) f->len);
     }
@@ -186,6 +192,11 @@ msg_t *mig_cast_messages(const slot_t *s, const bus_frame_t *f)
 void migrate_bus_tx_end(const uint8_t *frame, uint16_t n, port_bus_result_t result)
 {
     if (MIG.kick_lost) mig_kick();
+    /* Another's frame ended: the send queue moves, and a decided source's
+     * wait starts again. The migrator's own do not count: a FORWARD's end
+     * restarts it itself, and RESULT ok given up again and again is no
+     * progress. */
+    if (frame[4] != MT_PID_MIGRATOR) MIG.tx_ends++;
     bool ours = n >= BUS_HEADER_SIZE + 2u && (frame[0] & ~BUS_TYPE_RETRY) == BUS_FRAME_DATA &&
                 frame[4] == MT_PID_MIGRATOR;
     if (ours) {

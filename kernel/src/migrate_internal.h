@@ -39,9 +39,13 @@
 #define MIG_TIMER_BYTES   9u
 #define MIG_GROUP_BYTES   2u
 
-/* A timer as it travels: remaining ticks when the image was stamped. */
+/* A timer as it travels: remaining ticks when the image was stamped.
+ * mig_rearm_plan() turns it into what this module arms: `remaining` its
+ * first expiry here (0: none), `period` in this module's ticks, `due` set
+ * if it fell due meanwhile. */
 typedef struct mig_timer {
     uint8_t index;
+    bool due;
     uint32_t remaining;
     uint32_t period; /* 0: one-shot */
 } mig_timer_t;
@@ -189,7 +193,8 @@ static inline int8_t mig_seq_after(uint8_t a, uint8_t b)
  * MT_ERR_INVALID for a layout that does not fit the state. */
 mt_err_t mig_layout_check(const program_t *prog, uint16_t *len);
 /* Bytes [offset, offset + n) of the encoded state of local task pid into
- * out; false if it is gone or has no layout. */
+ * out, with interrupts on; false if it has no layout or is gone by the
+ * copy's end (out may then hold another's bytes: dropped). */
 bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n);
 /* The destination's block for the state of prog (a zeroed state_size)
  * that an image announces `len` bytes of encoding for; NULL with *err:
@@ -205,18 +210,19 @@ mt_err_t mig_layout_attach(mt_pid_t pid, uint8_t *state);
 
 #include "motet/bus.h"
 
-#define MIG_TASK_PRIO  0  /* the migrator task: the lowest level */
-#define MIG_TICK_TIMER 0u /* the migrator's timer for its timeout tick (TIMER_SLOT_TICK) */
-#define MIG_CTRL_PRIO  ((mt_prio_t) (MOTET_PRIO_LEVELS - 1)) /* control frames */
-#define MIG_CTRL_MAX   6u                                    /* payload bytes of a control frame */
-#define MIG_CTRL_QUEUE 8u /* control frames waiting for room on the bus */
-#define MIG_CHUNK_HDR  4u /* STATE: pid, id, u16 offset */
-#define MIG_FWD_HDR    2u /* FORWARD: pid, id */
-#define MIG_FWD_ENTRY  3u /* FORWARD: per message u8 port, u16 len */
-#define MIG_MAX_HOPS   4u /* a request follows at most this many stale routes */
-#define MIG_END_HDR    8u /* END: pid, id, u16 count, u32 age; then FORWARD's entries */
-#define MIG_END_RING   4u /* END's bytes the task half reads: pid, id, u16 count */
-#define MIG_NO_MODULE  0xFFu
+#define MIG_TIMEOUT_TICKS TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS) /* a wait before asking again */
+#define MIG_TASK_PRIO     0  /* the migrator task: the lowest level */
+#define MIG_TICK_TIMER    0u /* the migrator's timer for its timeout tick (TIMER_SLOT_TICK) */
+#define MIG_CTRL_PRIO     ((mt_prio_t) (MOTET_PRIO_LEVELS - 1)) /* control frames */
+#define MIG_CTRL_MAX      6u /* payload bytes of a control frame */
+#define MIG_CTRL_QUEUE    8u /* control frames waiting for room on the bus */
+#define MIG_CHUNK_HDR     4u /* STATE: pid, id, u16 offset */
+#define MIG_FWD_HDR       2u /* FORWARD: pid, id */
+#define MIG_FWD_ENTRY     3u /* FORWARD: per message u8 port, u16 len */
+#define MIG_MAX_HOPS      4u /* a request follows at most this many stale routes */
+#define MIG_END_HDR       8u /* END: pid, id, u16 count, u32 age; then FORWARD's entries */
+#define MIG_END_RING      4u /* END's bytes the task half reads: pid, id, u16 count */
+#define MIG_NO_MODULE     0xFFu
 /* FORWARD: a multicast's entry has this bit in its port and carries its
  * bus frame after the length: u8 origin module, u8 sequence number. */
 #define MIG_FWD_CAST       0x80u
@@ -259,8 +265,11 @@ typedef struct slot {
     mt_module_t source, dest, requester;
     mt_prio_t prio;     /* the task's: replies and bulk frames go at it */
     uint8_t rounds;     /* source: timeouts so far */
+    uint8_t tx_ends;    /* source, decided: MIG.tx_ends at its last timeout */
     uint8_t tries;      /* source: times this request was put off before (MT_ERR_FULL) */
     bool in_flight;     /* source: a FORWARD or END of this migration is on the bus */
+    bool end_out;       /* source: END is queued: once the interface has it, only its verdict
+                           says where the task is */
     uint8_t chunks_out; /* source: image chunks on the bus (MOTET_MIGRATE_WINDOW at most) */
     bool hold;          /* local sends to the task are held back here */
     bool rx_done;       /* dest: no more image bytes expected */
@@ -367,6 +376,8 @@ typedef struct mig {
     volatile bool kick_pending; /* a KICK message waits for the task */
     volatile bool want_room;    /* output waits for a frame to end */
     volatile bool kick_lost;    /* a KICK found no message block: try again */
+    volatile uint8_t tx_ends;   /* frames of this module, not the migrator's, that ended (a
+                                   count that wraps; interrupt) */
     uint8_t ticks_owed;         /* the timeout tick's (timer_counted_start()) */
     bool ticking;               /* the tick's timer runs, as last seen (update_tick()) */
     uint8_t next_id;
@@ -375,7 +386,7 @@ typedef struct mig {
     uint8_t next_outcome;
     mig_retry_t retries[MIG_RETRIES];
     slot_t *serialising;          /* the source slot whose task is in PORT_SERIALIZE */
-    mig_asked_t asked[MIG_ASKED]; /* our requests awaiting their end */
+    mig_asked_t asked[MIG_ASKED]; /* our requests awaiting their end, or ended */
 } mig_t;
 
 extern mig_t MIG; /* the one migrator of this module */
@@ -392,12 +403,20 @@ static MT_INLINE bool may_decide(mt_pid_t pid, mt_module_t m)
 
 /* migrate.c */
 uint32_t mig_bit(mt_module_t m);
-/* Whether a request of ours for pid to move awaits its end: a refusal of
- * it is taken. Any context. */
+/* Whether a request of ours for pid to move was made, awaiting its end
+ * or ended (its place not yet taken by another task's): a refusal of it
+ * is taken. Any context. */
 bool mig_asked(mt_pid_t pid);
 /* A refusal of one of our requests for pid has come: one request fewer
- * awaits its end. Interrupt context or interrupts off. */
-void mig_asked_refused(mt_pid_t pid);
+ * awaits its end; false if none did (a late answer: the task's migration
+ * ended them). Interrupt context or interrupts off. */
+bool mig_asked_refused(mt_pid_t pid);
+/* Keep a request put off to ask it again later (MIG.retries), its tries
+ * so far counted; false once it was put off MOTET_MIGRATE_ROUNDS times or
+ * with no place free: the caller refuses it (MT_ERR_FULL). */
+bool mig_put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries);
+/* Requests put off that are due are asked again. */
+void mig_source_retry(void);
 slot_t *mig_slot_new(void);
 void mig_slot_free(slot_t *s);
 /* Free what slot s holds but its line of held messages (out): its image,
@@ -430,13 +449,20 @@ void mig_ctrl(uint8_t kind, mt_module_t to, mt_prio_t prio, const uint8_t *data,
 void mig_notify(mt_pid_t pid, uint8_t phase, mt_module_t other, mt_err_t err);
 void mig_refuse(mt_pid_t pid, mt_err_t err, mt_module_t requester);
 bool mig_movable(const task_t *t);
-/* Re-arm the image's timers for pid, less the time since the freeze: `age`
- * ticks of the source, then `since` of this module's (the source: 0, then
- * its time since the freeze; the destination: the age END carries, then
- * its time since END arrived); those due meanwhile post their timeout
- * once. */
-mt_err_t mig_rearm(mt_pid_t pid, const uint8_t *head, uint16_t head_len, uint32_t age,
-                   uint32_t since);
+/* Decode the image head into *img, its timers planned as this module
+ * re-arms them, less the time since the freeze: `age` ticks of the
+ * source, then `since` of this module's (the source: 0, then its time
+ * since the freeze; the destination: the age END carries, then its time
+ * since END arrived). The arithmetic (a 64-bit division between clocks of
+ * two rates) is done here, with interrupts on. */
+mt_err_t mig_rearm_plan(const uint8_t *head, uint16_t head_len, uint32_t age, uint32_t since,
+                        mig_image_t *img);
+/* Arm the planned timers of *img for the frozen task pid; those due post
+ * their timeout once (held). The caller holds interrupts off from finding
+ * the task to thawing it: a handler's kill at an interrupt's exit comes
+ * before (nothing is armed for a task gone) or after (the kill stops what
+ * was armed with its task). */
+mt_err_t mig_rearm(mt_pid_t pid, const mig_image_t *img);
 /* Join pid to the image's groups on this module (their membership tables
  * hold local members only); the decoder's error if the head is malformed. */
 mt_err_t mig_rejoin(mt_pid_t pid, const uint8_t *head, uint16_t head_len);
@@ -461,8 +487,6 @@ static inline uint8_t mig_cast_seq(const msg_t *m)
 /* migrate_source.c */
 /* A request for local task t; `tries`: times it was put off before. */
 void mig_source_begin(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries);
-/* Requests put off (MIG.retries) that are due are asked again. */
-void mig_source_retry(void);
 void mig_source_record(const mig_record_t *r);
 /* Before the decision: the task resumes here (or is killed if it cannot),
  * and every module is told the outcome `err`; the slot is freed. */

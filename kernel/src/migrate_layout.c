@@ -23,12 +23,27 @@ mt_err_t mig_layout_check(const program_t *prog, uint16_t *len)
     return *len ? MT_OK : MT_ERR_INVALID; /* the program's layout does not fit its state */
 }
 
+/* Encoded with interrupts on (a chunk is up to a frame's payload, too long
+ * a copy to hold them off for), from the state found under a short lock,
+ * then the task found again under another: a handler's kill at an
+ * interrupt's exit frees the state, which another task may take at once,
+ * so the chunk is kept only if the task is still there. Found then, it
+ * was never killed during the copy: the slot pins its pid (no task of it
+ * can be made meanwhile), and a frozen task's state does not change. */
 bool mig_layout_part(mt_pid_t pid, uint16_t offset, uint8_t *out, uint16_t n)
 {
-    const task_t *t = task_find_locked(pid);
+    port_irq_state_t st = port_irq_save();
+    const task_t *t = sched_find_task(pid);
     const program_t *prog = t ? program_find_handler(t->handler) : NULL;
-    return prog && prog->layout &&
-           state_layout_encode_part(prog->layout, t->state, prog->state_size, offset, out, n) == n;
+    const void *state = t ? t->state : NULL;
+    port_irq_restore(st);
+    bool done =
+        prog && prog->layout &&
+        state_layout_encode_part(prog->layout, state, prog->state_size, offset, out, n) == n;
+    st = port_irq_save();
+    done = done && sched_find_task(pid) != NULL; /* killed meanwhile: the bytes may be another's */
+    port_irq_restore(st);
+    return done;
 }
 
 uint8_t *mig_layout_rx_start(const program_t *prog, uint16_t len, mt_err_t *err)

@@ -427,9 +427,12 @@ static void on_result(const mig_record_t *r)
     slot_t *s = mig_slot_find(ROLE_FREE, pid, d[1]);
     if (s) s->since = timer_now();
     /* Success is not final until CONFIRM: the destination may die before it
-     * starts the task, and then a second RESULT sends everyone back. */
+     * starts the task, and then a second RESULT sends everyone back. A
+     * bystander already flushing (it gave up on an unreachable source)
+     * keeps flushing: its line goes to one module, in order. */
     if (err == MT_OK) {
-        if (s && (s->role == ROLE_PEER || s->step == ST_ATTACHED)) s->step = ST_COMMITTED;
+        if (s && ((s->role == ROLE_PEER && s->step != ST_FLUSHING) || s->step == ST_ATTACHED))
+            s->step = ST_COMMITTED;
         return;
     }
     if (err != MT_ERR_FULL) mig_notify(pid, MIG_DONE, d[4], err); /* else: put off, not over */
@@ -443,26 +446,26 @@ static void on_result(const mig_record_t *r)
     if (!over_here) drop_held_back(s);
 }
 
-/* A copy killed here (before END or while its timers were set again) is
- * not reported live, and what was armed for it stops. */
+/* A copy killed here before END is not reported live. Found, re-armed
+ * and thawed in one step: a copy killed before gets no timer, and a kill
+ * after stops what was armed with its task. */
 static void start_copy(slot_t *s, uint32_t age, uint32_t since)
 {
-    task_t *t = task_find_locked(s->pid);
+    mig_image_t img;
+    mt_err_t err = mig_rearm_plan(s->head, s->head_len, age, since, &img);
+    port_irq_state_t st = port_irq_save();
+    task_t *t = sched_find_task(s->pid);
     if (t) {
-        mt_err_t err = mig_rearm(s->pid, s->head, s->head_len, age, since);
-        if (err) log_error(err);
+        if (!err) err = mig_rearm(s->pid, &img);
         s->joined = false; /* its groups deliver to it from now on, behind what it holds */
-        port_irq_state_t st = port_irq_save(); /* found and thawed in one step */
-        t = sched_find_task(s->pid);
-        if (t) sched_mig_thaw(t);
-        port_irq_restore(st);
+        sched_mig_thaw(t);
     }
+    port_irq_restore(st);
+    if (t && err) log_error(err);
     if (t)
         mig_notify(s->pid, MIG_LIVE, s->source, MT_OK);
-    else {
-        timer_stop_all(s->pid);
+    else
         mig_notify(s->pid, MIG_DISCARDED, s->source, MT_ERR_NO_TASK);
-    }
     mig_slot_free(s);
 }
 

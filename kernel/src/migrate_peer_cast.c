@@ -31,7 +31,11 @@ void mig_peer_join(slot_t *s)
     if (s->joined || (s->step != ST_ATTACHED && s->step != ST_COMMITTED)) return;
     /* Only a copy still here, found in the step that joins (as the
      * source's reclaim()): a kill leaves its groups after its task has left
-     * the table, so a copy killed first must join nothing. */
+     * the table, so a copy killed first must join nothing. No heap is
+     * touched here: the image is read where it lies and the memberships
+     * and cuts are fixed tables, one entry per group and per module; and
+     * from the bus interrupt (RESULT ok, a late join at FORWARD or END)
+     * this runs with interrupts off in any case. */
     port_irq_state_t st = port_irq_save();
     if (task_find_locked(s->pid)) {
         s->joined = true;

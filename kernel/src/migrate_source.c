@@ -41,8 +41,6 @@
 
 #if MOTET_BUS
 
-#define TIMEOUT_TICKS TIMER_MS(MOTET_MIGRATE_TIMEOUT_MS)
-
 static mt_err_t check(const task_t *t, mt_module_t dest)
 {
     if (!mig_movable(t)) return MT_ERR_NOT_MOVABLE;
@@ -120,7 +118,10 @@ static void take_timers(slot_t *s, mig_image_t *img, mt_pid_t pid)
 /* The image header of task pid into s->head; its timers are taken last,
  * once nothing can fail any more. The task is looked up twice, each time
  * under a short lock: to size the image, then, the blocks allocated with
- * interrupts on, to copy its routes and take its timers. */
+ * interrupts on, to copy its routes and take its timers. s->head is set
+ * only then, so that a slot with a head is one whose timers were taken
+ * (resume() re-arms them from it): out of heap at either block, the task
+ * is as it was and the request is refused. */
 static mt_err_t build_image(slot_t *s, mt_pid_t pid)
 {
     uint8_t groups[2 * MOTET_MAX_GROUP_MEMBERS];
@@ -146,8 +147,8 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
         return MT_ERR_INVALID; /* the header must fit in the first frame */
     uint8_t *routes =
         img.n_routes ? mem_alloc_owned(img.n_routes * MIG_ROUTE_BYTES, MEM_OWNER_KERNEL) : NULL;
-    s->head = mem_alloc_owned(most, MEM_OWNER_KERNEL);
-    if (!s->head || (img.n_routes && !routes)) {
+    uint8_t *head = routes || !img.n_routes ? mem_alloc_owned(most, MEM_OWNER_KERNEL) : NULL;
+    if (!head) {
         mem_release(routes);
         return MT_ERR_NO_MEM;
     }
@@ -160,33 +161,34 @@ static mt_err_t build_image(slot_t *s, mt_pid_t pid)
     if (t) take_timers(s, &img, pid);
     port_irq_restore(st);
     img.routes = routes;
-    if (t) s->head_len = mig_image_encode(&img, s->head, most);
+    if (t) {
+        s->head_len = mig_image_encode(&img, head, most);
+        s->head = head;
+    } else {
+        mem_release(head); /* killed meanwhile: nothing to rearm */
+    }
     mem_release(routes);
-    if (t) return MT_OK;
-    mem_release(s->head); /* killed meanwhile: nothing to rearm */
-    s->head = NULL;
-    return MT_ERR_NO_TASK;
+    return t ? MT_OK : MT_ERR_NO_TASK;
 }
 
 /* ---- failing: the task resumes here ---- */
 
 /* The task runs here again; false if it could not and was killed, or is
- * gone (killed meanwhile). */
+ * gone (killed meanwhile: found, re-armed and thawed in one step, so
+ * that no timer is armed for a task gone). */
 static bool resume(slot_t *s, mt_err_t why)
 {
-    if (!frozen_task(s->pid)) return false;
+    mig_image_t img = {.n_timers = 0}; /* no head: its timers were never taken */
     mt_err_t err =
-        s->head ? mig_rearm(s->pid, s->head, s->head_len, 0, timer_now() - s->clock) : MT_OK;
-    port_irq_state_t st = port_irq_save(); /* found and thawed in one step */
+        s->head ? mig_rearm_plan(s->head, s->head_len, 0, timer_now() - s->clock, &img) : MT_OK;
+    port_irq_state_t st = port_irq_save();
     task_t *t = frozen_task(s->pid);
+    if (t && !err) err = mig_rearm(s->pid, &img);
     if (t && !err) sched_mig_thaw(t);
     port_irq_restore(st);
-    if (!t) { /* killed while its timers were set again: they go too */
-        timer_stop_all(s->pid);
-        return false;
-    }
+    if (!t) return false;
     if (err) {
-        sched_task_kill(s->pid); /* frozen: no FINAL; its held messages go too */
+        sched_task_kill(s->pid); /* frozen: no FINAL; its held messages and timers go too */
         mig_notify(s->pid, MIG_KILLED, s->dest, err);
         return false;
     }
@@ -301,52 +303,6 @@ void mig_source_fail(slot_t *s, mt_err_t err)
 
 /* ---- a module with no slot free: asked again later ---- */
 
-/* Keep the request to ask it again later, the tries so far counted; false
- * once it has been put off MOTET_MIGRATE_ROUNDS times, or if no place is
- * free: it is then refused (MT_ERR_FULL). Modules wait differently long,
- * so that sources refused together do not all come back together. */
-static bool put_off_request(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uint8_t tries)
-{
-    uint32_t wait = TIMEOUT_TICKS * tries + TIMEOUT_TICKS / 2u * bus_self();
-    mig_retry_t *r = NULL;
-    /* irq off: a kill anywhere (mig_task_gone) must find the entries whole */
-    port_irq_state_t st = port_irq_save();
-    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
-        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE; /* the newest wins */
-        if (!r && !MIG.retries[i].pid) r = &MIG.retries[i];
-    }
-    if (tries > MOTET_MIGRATE_ROUNDS) r = NULL;
-    if (r)
-        *r = (mig_retry_t){.pid = pid,
-                           .dest = dest,
-                           .requester = requester,
-                           .tries = tries,
-                           .due = timer_now() + wait};
-    port_irq_restore(st);
-    return r != NULL;
-}
-
-void mig_task_gone(mt_pid_t pid)
-{
-    port_irq_state_t st = port_irq_save();
-    for (uint8_t i = 0; i < MIG_RETRIES; i++)
-        if (MIG.retries[i].pid == pid) MIG.retries[i].pid = MT_PID_NONE;
-    port_irq_restore(st);
-}
-
-void mig_source_retry(void)
-{
-    for (uint8_t i = 0; i < MIG_RETRIES; i++) {
-        port_irq_state_t st = port_irq_save(); /* taken whole, as a kill clears it */
-        mig_retry_t r = MIG.retries[i];
-        bool due = r.pid && (int32_t) (timer_now() - r.due) >= 0;
-        if (due) MIG.retries[i].pid = MT_PID_NONE;
-        port_irq_restore(st);
-        if (!due) continue;
-        mig_source_begin(r.pid, r.dest, r.requester, r.tries); /* refused if gone */
-    }
-}
-
 /* A module had no slot for this migration: nothing has moved yet. The
  * task resumes, the others release what they held back for it (the
  * outcome MT_ERR_FULL tells them it is not over: no MIG_DONE), and the
@@ -359,7 +315,7 @@ static void put_off(slot_t *s)
     announce(s, resumed ? MT_ERR_FULL : MIG_RESULT_KILLED);
     if (!resumed)
         mig_notify(s->pid, MIG_DONE, s->dest, MIG_RESULT_KILLED);
-    else if (!put_off_request(s->pid, s->dest, s->requester, (uint8_t) (s->tries + 1u)))
+    else if (!mig_put_off_request(s->pid, s->dest, s->requester, (uint8_t) (s->tries + 1u)))
         mig_refuse(s->pid, MT_ERR_FULL, s->requester);
     mig_slot_free(s);
 }
@@ -390,7 +346,7 @@ void mig_source_begin(mt_pid_t pid, mt_module_t dest, mt_module_t requester, uin
     }
     port_irq_restore(st);
     if (!err && !s) { /* before anything stops: asked again later */
-        if (put_off_request(pid, dest, requester, (uint8_t) (tries + 1u))) return;
+        if (mig_put_off_request(pid, dest, requester, (uint8_t) (tries + 1u))) return;
         err = MT_ERR_FULL;
     }
     if (err) {
@@ -464,6 +420,9 @@ static void on_reply(slot_t *s, mt_module_t from, mt_err_t err)
 static void decide(slot_t *s)
 {
     s->step = ST_DECIDED; /* the image stays: the task may yet come back */
+    s->since = timer_now();
+    s->rounds = 0;
+    s->tx_ends = MIG.tx_ends;
     announce(s, MT_OK);
 }
 
@@ -504,6 +463,8 @@ static void on_committed(slot_t *s)
     if (!s || s->step != ST_DECIDED) return;
     s->fwd_count = 0;
     s->forwarded = s->tail_read = false;
+    s->since = timer_now();
+    s->rounds = 0;
     /* The multicasts recorded so far follow; later ones were taken after
      * the destination had joined (it has them), and are kept only in case
      * the task comes back here. */
@@ -562,10 +523,13 @@ static void confirm(slot_t *s)
 /* A bulk frame ended, or a probe did. */
 static void tx_end(slot_t *s, mt_module_t to, uint8_t kind, uint8_t result)
 {
-    if (kind == MIG_MSG_STATE && s->chunks_out)
+    if (kind == MIG_MSG_STATE && s->chunks_out) {
         s->chunks_out--;
-    else if (kind == MIG_MSG_FORWARD || kind == MIG_MSG_END)
+    } else if (kind == MIG_MSG_FORWARD || kind == MIG_MSG_END) {
         s->in_flight = false;
+        s->since = timer_now(); /* the forwarding goes on: its wait starts again */
+        s->rounds = 0;
+    }
     if (result != PORT_BUS_SENT) {
         MIG.silent |= mig_bit(to);
         if (to == s->dest && s->step <= ST_ATTACHING) {
@@ -639,39 +603,73 @@ void mig_source_record_cast(const bus_frame_t *f)
 
 /* Before the decision the source waits for answers (replies, ATTACHED)
  * and for its image to leave; it may give up at any moment, since no
- * module has the outcome yet. After it, only the bus's verdicts on its
- * own frames (RESULT, the FORWARDs, END) move it on. */
+ * module has the outcome yet. After it, the bus's verdicts on its own
+ * frames move it on: until the interface has END, no module can have
+ * started the task, so a RESULT ok that does not go out, a FORWARD that
+ * does not end, or END still in the send queue (taken out of it then), in
+ * MOTET_MIGRATE_ROUNDS timeouts in a row in which no other frame of this
+ * module ended either (frames ahead of ours may take long, each answered
+ * busy for a while or stalled, and still end), has the task taken back, as for a
+ * destination unreachable. Once the interface has END, only END's verdict
+ * says which module runs the task: no clock may (docs/migration.md,
+ * "Faults"). */
 bool mig_source_waiting(const slot_t *s)
 {
-    return s->role == ROLE_SOURCE && s->step <= ST_ATTACHING;
+    return s->role == ROLE_SOURCE && s->step <= ST_FORWARDING;
 }
 
 uint32_t mig_source_budget(const slot_t *s)
 {
     uint32_t chunks = (mig_image_total(s) + MOTET_MIGRATE_CHUNK - 1u) / MOTET_MIGRATE_CHUNK;
-    uint32_t answers = 2u * MOTET_MIGRATE_ROUNDS * TIMEOUT_TICKS;
+    uint32_t answers = 2u * MOTET_MIGRATE_ROUNDS * MIG_TIMEOUT_TICKS;
     uint32_t per = TIMER_MS(MOTET_MIGRATE_FRAME_MS);
     uint32_t most = UINT32_MAX / 2u; /* a kernel time difference stays exact */
     if (per && chunks > (most - answers) / per) return most;
     return answers + chunks * per;
 }
 
+/* END taken out of the send queue, if the interface never had it: the
+ * destination cannot have it. */
+static bool end_withdrawn(const slot_t *s)
+{
+    uint8_t d[2] = {s->pid, s->id};
+    return bus_withdraw_waiting(MT_PID_MIGRATOR, MIG_MSG_END, d, sizeof d);
+}
+
 void mig_source_tick(slot_t *s)
 {
     if (!mig_source_waiting(s)) return;
-    if (timer_now() - s->clock >= mig_source_budget(s)) {
+    if (s->step <= ST_ATTACHING && timer_now() - s->clock >= mig_source_budget(s)) {
         /* Out of time, the image maybe half-sent: the task resumes here,
          * and the failed outcome tells the destination to drop what it
          * received; an ATTACHED that still comes is answered ABORT. */
         mig_source_fail(s, MT_ERR_TIMEOUT);
         return;
     }
-    if ((s->step != ST_REPLIES && s->step != ST_ATTACHING) ||
-        timer_now() - s->since < TIMEOUT_TICKS)
-        return;
+    if (s->step == ST_SENDING || timer_now() - s->since < MIG_TIMEOUT_TICKS) return;
     s->since = timer_now();
+    bool decided = s->step == ST_DECIDED || s->step == ST_FORWARDING;
+    if (decided && s->tx_ends != MIG.tx_ends) {
+        /* Another frame of this module ended meanwhile (not the
+         * migrator's): the send queue moves, and ours, behind slow
+         * frames, with it; only a wait without any progress counts. */
+        s->tx_ends = MIG.tx_ends;
+        s->rounds = 0;
+    }
     if (++s->rounds > MOTET_MIGRATE_ROUNDS) {
-        mig_source_fail(s, MT_ERR_BUS_DOWN);
+        if (!decided)
+            mig_source_fail(s, MT_ERR_BUS_DOWN);
+        else if (!s->end_out || end_withdrawn(s))
+            take_back(s, MT_ERR_TIMEOUT); /* END never left: the task comes back here */
+        else
+            s->rounds = 0; /* the interface has END: its verdict alone decides */
+        return;
+    }
+    if (decided) {
+        /* RESULT ok once more: the first may have been dropped (the
+         * control queue full) or given up (a multicast's end is reported
+         * only when it went out); a second changes nothing anywhere. */
+        if (s->step == ST_DECIDED) announce(s, MT_OK);
         return;
     }
     uint8_t d[5] = {s->pid, s->id, bus_self(), s->dest, (uint8_t) s->prio};

@@ -205,6 +205,7 @@ static void send_forward(slot_t *s)
     if (mig_queue_frame(buf, end ? MIG_MSG_END : MIG_MSG_FORWARD, s->dest, s->prio, size) != MT_OK)
         return;
     s->in_flight = true;
+    s->end_out = end;
     s->forwarded |= !end;
     if (k) skip_forwarded(s, first, cast, k);
 }

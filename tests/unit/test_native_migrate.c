@@ -18,6 +18,11 @@
  * that the protocol never sends (empty or short ones, the migrator's own
  * records, fields out of range, a part played by the wrong module) are
  * dropped, counted and logged with their sender, and change nothing.
+ *
+ * A fault inside one of the migrator's steps (the heap exhausted for one
+ * allocation, an interrupt whose handler kills the task) is placed at the
+ * start of a kernel function the step calls:
+ * MOTET_TEST_WRAP: mem_alloc_owned state_layout_encode_part timer_start_phase
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -128,6 +133,97 @@ static void from_migrator(mt_module_t src, uint8_t kind, const uint8_t *p, uint1
     receive(type, src, MT_PID_MIGRATOR, kind, p, len);
 }
 
+/* ---- faults placed inside a step (MOTET_TEST_WRAP above) ---- */
+
+/* The heap exhausted for the kernel's n-th allocation from now (0: none):
+ * every free block is taken around that one call and given back after,
+ * so that it fails as on a full heap, logged, and the next one does not. */
+static unsigned exhaust_at;
+void *__real_mem_alloc_owned(size_t size, mt_pid_t owner);
+void *__wrap_mem_alloc_owned(size_t size, mt_pid_t owner)
+{
+    if (!exhaust_at || --exhaust_at) return __real_mem_alloc_owned(size, owner);
+    void *taken[16];
+    unsigned n = 0;
+    mem_stats_t st;
+    for (mem_get_stats(&st); st.largest_free && n < 16; mem_get_stats(&st))
+        taken[n++] = __real_mem_alloc_owned(st.largest_free, MEM_OWNER_KERNEL);
+    assert_int_equal(st.largest_free, 0);
+    void *served = __real_mem_alloc_owned(size, owner);
+    while (n) mem_release(taken[--n]);
+    return served;
+}
+
+/* Set: interrupt line 0 is raised as the kernel starts encoding a layout
+ * chunk past the first (an interrupt at that moment: taken at once if
+ * interrupts are on, else at the next unmask). */
+static bool interrupt_at_later_chunk;
+static mt_pid_t kill_target;       /* the task interrupt line 0 has killed (below) */
+static bool taken_before_the_copy; /* the interrupt ran at once: interrupts were on */
+uint16_t __real_state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                         uint16_t state_size, uint16_t offset, uint8_t *out,
+                                         uint16_t n);
+uint16_t __wrap_state_layout_encode_part(const state_layout_t *layout, const void *state,
+                                         uint16_t state_size, uint16_t offset, uint8_t *out,
+                                         uint16_t n)
+{
+    if (interrupt_at_later_chunk && offset > 0) {
+        interrupt_at_later_chunk = false;
+        port_native_irq_raise(0);
+        taken_before_the_copy = !sched_task_exists(kill_target);
+    }
+    return __real_state_layout_encode_part(layout, state, state_size, offset, out, n);
+}
+
+/* Set: interrupt line 0 is raised as the kernel starts a timer at a given
+ * phase (a migrated task's, re-armed). Whatever the interrupt did, no
+ * timer may run for a task that is not here. */
+static bool interrupt_at_timer_start;
+mt_err_t __real_timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
+mt_err_t __wrap_timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period)
+{
+    if (interrupt_at_timer_start) {
+        interrupt_at_timer_start = false;
+        port_native_irq_raise(0);
+    }
+    mt_err_t err = __real_timer_start_phase(owner, n, first, period);
+    if (!err) assert_true(sched_task_exists(owner) || !timer_remaining(owner, n, NULL));
+    return err;
+}
+
+/* A task at level 7 that kills `kill_target` when interrupt line 0's
+ * handler posts to it (at the interrupt's exit, above the migrator), then
+ * runs `after_kill`. */
+#define KILLER 0x26
+static void (*after_kill)(void);
+
+static mt_err_t killer(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state, (void) data, (void) len;
+    if (port != PORT_0) return MT_OK;
+    assert_int_equal(sched_task_kill(kill_target), MT_OK);
+    if (after_kill) after_kill();
+    return MT_OK;
+}
+
+static void isr_posts_to_the_killer(void)
+{
+    assert_int_equal(sched_post_isr(KILLER, PORT_0, NULL, 0, 0), MT_OK);
+}
+
+static void arm_killer(mt_pid_t target, void (*then)(void))
+{
+    task_spec_t spec = {.pid = KILLER, .prio = 7, .handler = killer};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(KILLER, NULL, 0), MT_OK);
+    port_native_irq_attach(0, isr_posts_to_the_killer);
+    kill_target = target;
+    after_kill = then;
+}
+
+/* Set: the task's PORT_SERIALIZE arms exhaust_at with it as it returns. */
+static unsigned exhaust_after_serialise;
+
 /* The block task's PORT_SERIALIZE hands migrate_state(); NULL: one of its own. */
 static void *state_block;
 /* Set: its PORT_SERIALIZE returns with an interrupt pending, taken by the
@@ -147,6 +243,7 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
         }
         mt_err_t err = migrate_state(block, 3);
         if (interrupt_after_serialise) atomic_fetch_or(&port_native_irq_pending, 1u << 0);
+        exhaust_at = exhaust_after_serialise;
         return err;
     }
     if (port >= PORT_0 && len) got[n] = ((const char *) data)[0];
@@ -156,11 +253,11 @@ static mt_err_t task(void *state, mt_port_t port, void *data, uint16_t len)
 static const program_t programs[] = {{.id = 9, .name = "task", .handler = task}};
 
 static unsigned phases; /* migration phases this module went through */
-static unsigned dones, refusals, lives;
+static unsigned dones, refusals, lives, kills;
 /* Set: what a handler does at the report of MIG_FROZEN (the observer runs
  * in the migrator's step, between the freeze and the serialising). */
 static void (*at_frozen)(void);
-static mt_err_t refused_with;
+static mt_err_t refused_with, done_with;
 static unsigned lost_from[MOTET_BUS_MODULES]; /* MIG_LOST reports, by the module that sent */
 static mt_err_t lost_with;
 
@@ -169,12 +266,14 @@ static void observe(const migrate_event_t *ev)
     phases++;
     dones += ev->phase == MIG_DONE;
     lives += ev->phase == MIG_LIVE;
+    kills += ev->phase == MIG_KILLED;
     if (ev->phase == MIG_FROZEN && at_frozen) at_frozen();
     if (ev->phase == MIG_LOST) {
         assert_true(ev->other < MOTET_BUS_MODULES);
         lost_from[ev->other]++;
         lost_with = ev->err;
     }
+    if (ev->phase == MIG_DONE) done_with = ev->err;
     if (ev->phase == MIG_REFUSED) {
         refusals++;
         refused_with = ev->err;
@@ -188,6 +287,9 @@ static int setup(void **state)
     memset(got, 0, sizeof got);
     state_block = NULL;
     interrupt_after_serialise = false;
+    exhaust_at = exhaust_after_serialise = 0;
+    interrupt_at_later_chunk = interrupt_at_timer_start = taken_before_the_copy = false;
+    after_kill = NULL;
     program_register(programs, 1);
     /* First: the bus's start clears the migrator's slots, which an earlier
      * test may have left holding LOCAL's pid. */
@@ -201,9 +303,9 @@ static int setup(void **state)
     assert_int_equal(sched_task_init(FIXED, NULL, 0), MT_OK);
     assert_int_equal(sched_task_create_remote(REMOTE, 2, 0), MT_OK);
     next_seq = 0;
-    phases = dones = refusals = lives = 0;
+    phases = dones = refusals = lives = kills = 0;
     at_frozen = NULL;
-    refused_with = MT_OK;
+    refused_with = done_with = MT_OK;
     memset(lost_from, 0, sizeof lost_from);
     lost_with = MT_OK;
     migrate_set_observer(observe);
@@ -686,6 +788,92 @@ static void test_a_state_in_another_tasks_block_is_refused(void **state)
     mem_free(theirs);
 }
 
+/* ---- out of heap while the image is built ---- */
+
+#define ROUTED 0x25 /* a movable task with an output route and a timer */
+
+static void send_two_to_routed(void)
+{
+    assert_int_equal(sched_send_to(ROUTED, PORT_0, "h", 1, 0), MT_OK); /* held: frozen */
+    assert_int_equal(sched_send_to(ROUTED, PORT_0, "i", 1, 0), MT_OK);
+}
+
+/* ROUTED, asked by module `requester` to move to module 2, finds the heap
+ * exhausted at the `allocation`-th of the kernel's allocations after its
+ * serialiser: build_image()'s copy of its routes (1), then its header
+ * (2). Running out of memory must never kill it: the request is refused
+ * (MT_ERR_NO_MEM, logged, the requester told), nothing goes on the bus but
+ * a remote requester's REFUSED, and the task runs on with its timer and
+ * the two messages held while it was frozen, in order. Once the heap was
+ * out at its routes, the header allocated after (the heap back) left a
+ * header of no bytes and no timers taken: resume() could not decode it
+ * and killed the task (MIG_KILLED, MIG_RESULT_KILLED). */
+static void refused_for_want_of_heap_at(unsigned allocation, mt_module_t requester)
+{
+    route_t out[1] = {{.pid = FIXED, .port = PORT_0}};
+    task_spec_t spec = {.pid = ROUTED,
+                        .prio = 2,
+                        .flags = TASK_MOVABLE,
+                        .handler = task,
+                        .routes = out,
+                        .n_routes = 1};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(ROUTED, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(timer_start_for(ROUTED, 1, TIMER_MS(50), true), MT_OK);
+    at_frozen = send_two_to_routed;
+    exhaust_after_serialise = allocation;
+    (void) test_count_logged_errors(MT_ERR_NO_MEM); /* the log drained */
+    if (requester == SELF) {
+        assert_int_equal(migrate_request(ROUTED, 2), MT_OK);
+    } else {
+        const uint8_t request[4] = {ROUTED, 2, requester, 1};
+        from_migrator(requester, MIG_MSG_REQUEST, request, 4);
+    }
+    sched_run_pending();
+    assert_int_equal(exhaust_at, 0); /* the allocation came */
+    assert_true(test_count_logged_errors(MT_ERR_NO_MEM) >= 1);
+    assert_int_equal(kills, 0);
+    assert_true(sched_task_exists(ROUTED));
+    assert_true(migrate_live(ROUTED));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(refusals, 1);
+    assert_int_equal(refused_with, MT_ERR_NO_MEM);
+    assert_string_equal(got, "Shi");
+    assert_true(timer_remaining(ROUTED, 1, NULL));
+    unsigned refused_frames = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        assert_int_equal(f.port, MIG_MSG_REFUSED);
+        assert_int_equal(f.dst, requester);
+        const uint8_t why[2] = {ROUTED, MT_ERR_NO_MEM};
+        assert_memory_equal(f.payload, why, 2);
+        refused_frames++;
+    }
+    assert_int_equal(refused_frames, requester == SELF ? 0u : 1u);
+    assert_int_equal(sched_send_to(ROUTED, PORT_0, "j", 1, 0), MT_OK); /* and it runs on */
+    sched_run_pending();
+    assert_string_equal(got, "Shij");
+}
+
+static void test_out_of_heap_for_the_routes_refuses_and_the_task_runs_on(void **state)
+{
+    (void) state;
+    refused_for_want_of_heap_at(1, SELF);
+}
+
+static void test_out_of_heap_for_the_header_refuses_and_the_task_runs_on(void **state)
+{
+    (void) state;
+    refused_for_want_of_heap_at(2, SELF);
+}
+
+static void test_out_of_heap_for_a_remote_request_tells_its_requester(void **state)
+{
+    (void) state;
+    refused_for_want_of_heap_at(1, 0);
+}
+
 /* A handler run at an interrupt's exit right after SERIALIZE's pop kills
  * the frozen task and tries to create another of its pid: refused
  * (MT_ERR_EXISTS, logged) while the migration holds the pid, so that no
@@ -1038,6 +1226,285 @@ static void commit_and_forward(uint8_t *id)
     assert_int_equal(end.port, MIG_MSG_END);
     assert_int_equal(end.payload[2], 2); /* two messages forwarded */
     assert_int_equal(n_sent, 5);
+}
+
+/* Waits on the migrator's ticks, up to `ms`, until no migration is left. */
+static void wait_until_no_migration(unsigned ms)
+{
+    for (unsigned waited = 0; migrate_active() && waited < ms; waited++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+}
+
+/* After the timeouts: taken back here, MT_ERR_TIMEOUT logged and the
+ * outcome everyone gets, the task live with 'h', and neither END nor any
+ * FORWARD but those in `forwards` ever sent, once every frame ends. */
+static void expect_taken_back_for_time(uint8_t id, unsigned forwards)
+{
+    assert_int_equal(migrate_active(), 0);
+    assert_false(mig_pid_pinned(LOCAL));
+    assert_true(migrate_live(LOCAL));
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    sched_run_pending();
+    assert_string_equal(got, "Sh");
+    for (unsigned guard = 0; bus_tx_pending() && guard < 16; guard++) finish_tx(PORT_BUS_SENT);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        assert_int_not_equal(f.port, MIG_MSG_END);
+        forwards -= f.port == MIG_MSG_FORWARD;
+        const uint8_t timeout[5] = {LOCAL, id, MT_ERR_TIMEOUT, SELF, 2};
+        failed += f.port == MIG_MSG_RESULT && !memcmp(f.payload, timeout, 5);
+    }
+    assert_int_equal(forwards, 0);
+    assert_int_equal(failed, 1);
+    assert_true(migrate_live(LOCAL));
+}
+
+/* Decided, but our RESULT ok never goes out (the bus holds it: a frame
+ * given up, or dropped from a full control queue, would not go either).
+ * Nothing after it left, so no module can have started the task: after
+ * MOTET_MIGRATE_ROUNDS timeouts, RESULT ok asked again each time, the
+ * task is taken back (once the slot waited for good, the pid pinned and
+ * the task frozen). */
+static void test_a_result_ok_that_never_goes_out_has_the_task_taken_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    bus_frame_t result = sent_frame(2);
+    assert_int_equal(result.port, MIG_MSG_RESULT);
+    assert_int_equal(result.payload[2], MT_OK);
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    expect_taken_back_for_time(id, 0);
+}
+
+/* Committed, the first FORWARD on the bus never ends: END has not left,
+ * so the destination cannot have started the task; after the timeouts it
+ * is taken back with 'h' (the forwarded copy). */
+static void test_a_forward_that_never_ends_has_the_task_taken_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    finish_tx(PORT_BUS_SENT); /* RESULT ok: committed */
+    assert_int_equal(sent_frame(3).port, MIG_MSG_FORWARD);
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    expect_taken_back_for_time(id, 1);
+}
+
+/* Ticks `ms` milliseconds, the migrator running at each. */
+static void tick_ms(unsigned ms)
+{
+    for (unsigned waited = 0; waited < ms; waited++) {
+        tport_busy(TIMER_MS(1));
+        sched_run_pending();
+    }
+}
+
+/* Committed, the first FORWARD waits behind six frames of this module,
+ * each ending just within a timeout, seven timeouts in all: more than the
+ * MOTET_MIGRATE_ROUNDS + 1 that take the task back when nothing moves.
+ * The queue moves, ours with it: the wait starts again at each frame that
+ * ends, and the migration succeeds. (Counted on the clock alone, the task
+ * was taken back while its FORWARD waited its turn.) */
+static void test_frames_ending_ahead_of_a_forward_keep_the_migration_going(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    assert_int_equal(sent_frame(2).port, MIG_MSG_RESULT);
+    enum { AHEAD = 6 };
+    for (unsigned i = 0; i < AHEAD; i++) /* behind RESULT ok, ahead of the FORWARD to come */
+        assert_int_equal(sched_send_to(REMOTE, PORT_0, "q", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_SENT); /* RESULT ok: committed */
+    sched_run_pending();
+    unsigned ms = 0;
+    for (unsigned i = 0; i < AHEAD; i++) {
+        tick_ms(MOTET_MIGRATE_TIMEOUT_MS - 1u);
+        ms += MOTET_MIGRATE_TIMEOUT_MS - 1u;
+        expect_data(3 + i, 0, 'q');
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_true(ms > (MOTET_MIGRATE_ROUNDS + 1u) * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(dones, 0); /* not taken back */
+    assert_int_equal(sent_frame(3 + AHEAD).port, MIG_MSG_FORWARD);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sent_frame(4 + AHEAD).port, MIG_MSG_END);
+    finish_tx(PORT_BUS_SENT); /* END through: module 2 runs the task */
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_OK);
+    assert_int_equal(sent_frame(5 + AHEAD).port, MIG_MSG_CONFIRM);
+}
+
+/* RESULT ok (pid, id) frames among those sent, each counted at its first
+ * try (the bus's retries carry BUS_TYPE_RETRY). */
+static unsigned results_ok(uint8_t id)
+{
+    unsigned n = 0;
+    const uint8_t ok[5] = {LOCAL, id, MT_OK, SELF, 2};
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        n += f.port == MIG_MSG_RESULT && !f.retry && !memcmp(f.payload, ok, 5);
+    }
+    return n;
+}
+
+/* RESULT ok is sent again at each timeout without progress: with the
+ * first given up (rejected MOTET_BUS_RETRIES times: a multicast's end is
+ * reported only when it went), the second commits, and the migration goes
+ * on: FORWARD, END, CONFIRM. */
+static void test_a_result_ok_sent_again_commits_when_the_first_was_given_up(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+    sched_run_pending();
+    assert_int_equal(bus_tx_pending(), 0); /* given up */
+    unsigned before = n_sent;
+    for (unsigned ms = 0; n_sent == before && ms < 2u * MOTET_MIGRATE_TIMEOUT_MS; ms++) tick_ms(1);
+    assert_int_equal(n_sent, before + 1);
+    bus_frame_t again = sent_frame(before);
+    assert_int_equal(again.port, MIG_MSG_RESULT);
+    assert_int_equal(again.payload[2], MT_OK);
+    finish_tx(PORT_BUS_SENT); /* committed */
+    assert_int_equal(sent_frame(before + 1).port, MIG_MSG_FORWARD);
+    finish_tx(PORT_BUS_SENT);
+    assert_int_equal(sent_frame(before + 2).port, MIG_MSG_END);
+    finish_tx(PORT_BUS_SENT);
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(done_with, MT_OK);
+    assert_int_equal(sent_frame(before + 3).port, MIG_MSG_CONFIRM);
+}
+
+/* Every RESULT ok is given up (rejected MOTET_BUS_RETRIES times), each
+ * sent again at a timeout: the migrator's own frames ending are no
+ * progress, so after MOTET_MIGRATE_ROUNDS of them the task is taken back.
+ * (Counted as progress, they kept the migration going for good.) */
+static void test_result_ok_given_up_again_and_again_is_no_progress(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    unsigned given_up = 0;
+    for (unsigned ms = 0;
+         migrate_active() && ms < 4u * MOTET_MIGRATE_ROUNDS * MOTET_MIGRATE_TIMEOUT_MS; ms++) {
+        bus_frame_t last = sent_frame(n_sent - 1);
+        if (bus_tx_pending() && last.port == MIG_MSG_RESULT && last.payload[2] == MT_OK) {
+            for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED);
+            given_up++;
+            n_sent = 3; /* the capture keeps FREEZE, the chunk and the first RESULT ok */
+        }
+        tick_ms(1);
+    }
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    assert_int_equal(given_up, 1u + MOTET_MIGRATE_ROUNDS);
+    assert_true(migrate_live(LOCAL));
+}
+
+/* A RESULT ok that never goes out is asked again once a timeout, as long
+ * as nothing moves: MOTET_MIGRATE_ROUNDS times after the first, then the
+ * task is taken back, and no more. */
+static void test_result_ok_is_sent_again_once_a_round(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    for (unsigned i = 0; i < MOTET_BUS_RETRIES; i++) finish_tx(PORT_BUS_REJECTED); /* given up */
+    sched_run_pending();
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    tick_ms(4u * MOTET_MIGRATE_TIMEOUT_MS);
+    /* The slot is gone: the frames going now change nothing. */
+    for (unsigned guard = 0; bus_tx_pending() && guard < 16; guard++) finish_tx(PORT_BUS_SENT);
+    assert_true(sched_task_exists(LOCAL));
+    /* The first and one at each timeout but the last, whose round takes
+     * the task back. */
+    assert_int_equal(results_ok(id), 1u + MOTET_MIGRATE_ROUNDS);
+}
+
+/* With END on the bus no clock ends the wait: END may yet reach module 2,
+ * which then runs the task; taking it back here would make it live twice.
+ * Only END's verdict decides. */
+static void test_end_on_the_bus_is_waited_for_however_long(void **state)
+{
+    (void) state;
+    uint8_t id;
+    commit_and_forward(&id);
+    wait_until_no_migration(10u * MOTET_MIGRATE_ROUNDS * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(migrate_active(), 1);
+    assert_false(migrate_live(LOCAL));
+    assert_int_equal(dones, 0);
+    assert_int_equal(n_sent, 5);
+    finish_tx(PORT_BUS_SENT); /* END went through: module 2 runs the task */
+    assert_false(sched_task_exists(LOCAL));
+    assert_int_equal(sent_frame(5).port, MIG_MSG_CONFIRM);
+}
+
+/* END queued behind a frame of this module that never ends (a receiver
+ * answering it busy for good): the interface never had END, so module 2
+ * cannot have it. After MOTET_MIGRATE_ROUNDS timeouts without progress,
+ * END is taken out of the send queue and the task taken back, with every
+ * message; END never goes. (Counted out as soon as it was queued, END
+ * kept the task frozen and its pid pinned on both modules for good.) */
+static void test_end_still_in_the_send_queue_is_taken_out_and_the_task_back(void **state)
+{
+    (void) state;
+    uint8_t id;
+    freeze_and_reply(&id);
+    finish_tx(PORT_BUS_SENT); /* the chunk */
+    const uint8_t attached[3] = {LOCAL, id, MT_OK};
+    from_migrator(2, MIG_MSG_ATTACHED, attached, 3);
+    finish_tx(PORT_BUS_SENT); /* RESULT ok: committed */
+    assert_int_equal(sent_frame(3).port, MIG_MSG_FORWARD);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "q", 1, 0), MT_OK); /* behind the FORWARD */
+    finish_tx(PORT_BUS_SENT); /* the FORWARD: END is queued, behind 'q' */
+    sched_run_pending();
+    expect_data(4, 0, 'q');
+    assert_int_equal(bus_tx_pending(), 2); /* 'q' at the interface, END waiting */
+    wait_until_no_migration((MOTET_MIGRATE_ROUNDS + 3u) * MOTET_MIGRATE_TIMEOUT_MS);
+    assert_int_equal(migrate_active(), 0);
+    assert_false(mig_pid_pinned(LOCAL));
+    assert_int_equal(dones, 1);
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    sched_run_pending();
+    assert_string_equal(got, "Sh"); /* the forwarded copy, at its place */
+    for (unsigned guard = 0; bus_tx_pending() && guard < 16; guard++) finish_tx(PORT_BUS_SENT);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        assert_int_not_equal(f.port, MIG_MSG_END);
+        const uint8_t timeout[5] = {LOCAL, id, MT_ERR_TIMEOUT, SELF, 2};
+        failed += f.port == MIG_MSG_RESULT && !memcmp(f.payload, timeout, 5);
+    }
+    assert_int_equal(failed, 1);
+    assert_true(migrate_live(LOCAL));
 }
 
 static void test_success_moves_the_task_once_end_is_through(void **state)
@@ -1570,6 +2037,70 @@ static void test_a_task_killed_between_layout_chunks_sends_no_other_state(void *
     assert_int_equal(sched_task_create(&again), MT_OK); /* the migration over: free again */
 }
 
+/* A handler at an interrupt's exit, the moment BIG's second chunk is
+ * being encoded, kills BIG and creates a stranger whose state is BIG's
+ * freed block, filled with 'x'. The chunk is encoded with interrupts on
+ * (no interrupt waits for the copy), so it may hold the stranger's bytes:
+ * the task, found gone once the copy is done, has the chunk dropped, and
+ * no later chunk goes; the migration ends as killed. (Once the task was
+ * found with interrupts on and the chunk kept without looking again: the
+ * stranger's bytes went onto the bus.) */
+static uint8_t *big_state;
+
+static void create_a_stranger_in_bigs_state(void)
+{
+    task_spec_t spec = {
+        .pid = STRANGER, .prio = 2, .handler = stranger, .state_size = sizeof(big_t)};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    uint8_t *theirs = sched_find_task(STRANGER)->state;
+    assert_ptr_equal(theirs, big_state); /* the case: in BIG's freed block */
+    memset(theirs, 'x', sizeof(big_t));
+}
+
+static void
+test_a_task_killed_while_a_layout_chunk_is_encoded_sends_only_its_own_state(void **state)
+{
+    (void) state;
+    program_register(with_big, 2);
+    task_spec_t spec = {
+        .pid = BIG, .prio = 2, .flags = TASK_MOVABLE, .handler = hog, .state_size = sizeof(big_t)};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(sched_task_init(BIG, NULL, 0), MT_OK);
+    sched_run_pending();
+    big_state = sched_find_task(BIG)->state;
+    memset(big_state, 'o', sizeof(big_t));
+    arm_killer(BIG, create_a_stranger_in_bigs_state);
+    assert_int_equal(migrate_request(BIG, 2), MT_OK);
+    sched_run_pending();
+    uint8_t id = sent_frame(0).payload[1];
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t reply[3] = {BIG, id, MT_OK};
+    from_migrator(0, MIG_MSG_REPLY, reply, 3);
+    interrupt_at_later_chunk = true;
+    from_migrator(2, MIG_MSG_REPLY, reply, 3);
+    for (unsigned done = 1; interrupt_at_later_chunk && done < n_sent; done++)
+        finish_tx(PORT_BUS_SENT);           /* a chunk ends: the next is made */
+    assert_false(interrupt_at_later_chunk); /* the second chunk was encoded */
+    assert_true(taken_before_the_copy);     /* with interrupts on */
+    assert_false(sched_task_exists(BIG));
+    for (unsigned done = 2; done < n_sent; done++) finish_tx(PORT_BUS_SENT);
+    sched_run_pending();
+    unsigned chunks = 0, results = 0;
+    for (unsigned i = 1; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        if (f.port == MIG_MSG_STATE) {
+            chunks++;
+            for (uint16_t k = MIG_CHUNK_HDR; k < f.len; k++)
+                assert_int_not_equal(f.payload[k], 'x');
+        }
+        const uint8_t killed[5] = {BIG, id, MIG_RESULT_KILLED, SELF, 2};
+        if (f.port == MIG_MSG_RESULT && !memcmp(f.payload, killed, 5)) results++;
+    }
+    assert_int_equal(chunks, 1); /* the one before the kill: the one it came in is dropped */
+    assert_int_equal(results, 1);
+    assert_int_equal(migrate_active(), 0);
+}
+
 /* A task that cannot be set going here again (no timer block left for
  * its timer, the pool taken meanwhile) is killed: MIG_KILLED, the outcome
  * MIG_RESULT_KILLED, and its pid free. */
@@ -1943,6 +2474,50 @@ static void test_a_slot_taken_over_keeps_only_the_line_it_holds(void **state)
     assert_int_equal(bus_stats()->rx_bad, 0);
 }
 
+/* A bystander whose source was unreachable (its PING came back so) gave
+ * up: its line of messages held back goes to the source, in order, the
+ * bus queue letting one through at a time. A RESULT ok then (re-sent by a
+ * source that was only slow) and its CONFIRM leave that line alone: once
+ * they moved the slot on, the rest of the line went to the destination,
+ * the first of it to the source, out of order for the task. */
+static void test_a_bystander_flushing_to_its_source_keeps_its_line_whole(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(FILLER, 2, 0), MT_OK);
+    bystander_waits();
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "a", 1, 0), MT_OK); /* held back */
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "b", 1, 0), MT_OK);
+    bystander_asks_its_source(1);
+    for (unsigned i = 0; i + 2u < MOTET_BUS_TX_QUEUE; i++) /* behind the PING, little room */
+        assert_int_equal(sched_send_to(FILLER, PORT_0, "q", 1, 0), MT_OK);
+    finish_tx(PORT_BUS_UNREACHABLE); /* the PING: the source is gone */
+    sched_run_pending();
+    assert_int_equal(mig_slot_of(REMOTE)->step, ST_FLUSHING);
+    finish_tx(PORT_BUS_SENT); /* a filler: room for 'a' alone */
+    sched_run_pending();
+    const uint8_t ok[5] = {REMOTE, 4, MT_OK, 0, 2};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "c", 1, 0), MT_OK); /* joins the line */
+    const uint8_t confirm[4] = {REMOTE, 4, 0, 2};
+    from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
+    sched_run_pending();
+    for (unsigned guard = 0; (bus_tx_pending() || migrate_active()) && guard < 32; guard++) {
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_int_equal(migrate_active(), 0);
+    char line[4] = {0};
+    unsigned n = 0;
+    for (unsigned i = 0; i < n_sent; i++) {
+        bus_frame_t f = sent_frame(i);
+        if (f.type != BUS_FRAME_DATA || f.pid != REMOTE) continue;
+        assert_int_equal(f.dst, 0); /* all of it to the source, which passes it on */
+        assert_true(n < 3);
+        line[n++] = (char) f.payload[0];
+    }
+    assert_string_equal(line, "abc");
+}
+
 /* A destination that has its copy and RESULT ok but not END (lost with
  * the record it made) asks its source after MOTET_MIGRATE_TIMEOUT_MS,
  * naming it; `where`, the answer for an outcome the source no longer
@@ -2046,6 +2621,40 @@ static void test_a_copy_killed_before_end_is_not_reported_live(void **state)
     assert_int_equal(lives, 0);
     assert_false(sched_task_exists(REMOTE));
     assert_int_equal(migrate_active(), 0);
+}
+
+/* A handler at an interrupt's exit kills the copy at the destination the
+ * moment its timer is being set again at END. The copy is found, re-armed
+ * and thawed in one step: the kill comes after, as for any running task,
+ * and takes the timer with it; no timer ever runs for the dead copy (once
+ * the copy was looked up, then re-armed with interrupts on: the timer was
+ * started for a task already gone, and stopped only after). */
+static void test_a_copy_killed_as_its_timers_are_set_again_keeps_no_timer(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    mig_image_t img = {.n_timers = 1};
+    img.timers[0] = (mig_timer_t){.index = 0, .remaining = 1000, .period = 500};
+    uint8_t chunk[MIG_CHUNK_HDR + MIG_IMAGE_HEADER + MIG_TIMER_BYTES];
+    assert_int_equal(first_chunk(img, 6, chunk, sizeof chunk), sizeof chunk);
+    unsigned before = n_sent;
+    from_migrator(0, MIG_MSG_STATE, chunk, sizeof chunk);
+    sched_run_pending();
+    assert_int_equal(sent_frame(before).payload[2], MT_OK); /* ATTACHED */
+    finish_tx(PORT_BUS_SENT);
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    arm_killer(REMOTE, NULL);
+    interrupt_at_timer_start = true;
+    const uint8_t end[8] = {REMOTE, 6, 0, 0, 100, 0, 0, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    assert_false(interrupt_at_timer_start); /* the timer was started */
+    assert_false(sched_task_exists(REMOTE));
+    assert_false(timer_remaining(REMOTE, 0, NULL));
+    assert_int_equal(migrate_active(), 0);
+    assert_int_equal(lives, 1); /* it started, then was killed */
 }
 
 /* The source killed the task after the copy attached here: the copy goes,
@@ -2486,6 +3095,47 @@ static void test_destination_taken_back_from_gives_back_only_what_the_source_lac
     assert_string_equal(got, "");
 }
 
+/* The source took the task back on a clock (a frame of its that did not
+ * end: RESULT MT_ERR_TIMEOUT) after RESULT ok, a FORWARD of the migration
+ * still on its way: the copy goes, what it held goes to the source, and
+ * the FORWARD and END that come late start nothing and deliver nothing
+ * here (no slot names the migration any more); the task lives on one
+ * module, the source. */
+static void test_destination_taken_back_from_on_a_clock_ignores_a_late_forward(void **state)
+{
+    (void) state;
+    freeze_here(6);
+    assert_int_equal(image_here(6, 1), MT_OK);
+    assert_int_equal(sched_send_to(REMOTE, PORT_0, "d", 1, 0), MT_OK); /* held by the copy */
+    const uint8_t ok[5] = {REMOTE, 6, MT_OK, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, ok, 5);
+    sched_run_pending();
+    unsigned first = n_sent;
+    const uint8_t timeout[5] = {REMOTE, 6, MT_ERR_TIMEOUT, 0, SELF};
+    from_migrator(0, MIG_MSG_RESULT, timeout, 5);
+    sched_run_pending();
+    assert_int_equal(done_with, MT_ERR_TIMEOUT);
+    const uint8_t fwd[6] = {REMOTE, 6, PORT_0, 1, 0, 'u'};
+    from_migrator(0, MIG_MSG_FORWARD, fwd, 6);
+    const uint8_t end[8] = {REMOTE, 6, 1, 0, 0, 0, 0, 0};
+    from_migrator(0, MIG_MSG_END, end, 8);
+    sched_run_pending();
+    for (unsigned ended = first; ended < n_sent; ended++) {
+        finish_tx(PORT_BUS_SENT);
+        sched_run_pending();
+    }
+    assert_int_equal(migrate_active(), 0);
+    assert_false(sched_task_exists(REMOTE));
+    mt_module_t where;
+    assert_true(sched_mig_remote(REMOTE, &where, NULL));
+    assert_int_equal(where, 0);
+    assert_int_equal(lives, 0);
+    assert_int_equal(n_sent - first, 1); /* 'd' alone, to the source; 'u' nowhere */
+    expect_data(first, 0, 'd');
+    assert_string_equal(got, "");
+    assert_int_equal(bus_stats()->rx_bad, 0);
+}
+
 /* ---- frames the protocol never sends ---- */
 
 /* What a dropped frame must leave as it was. */
@@ -2635,9 +3285,42 @@ static void test_a_refusal_of_a_request_never_made_here_is_dropped(void **state)
     assert_int_equal(refusals, 0);
 }
 
+/* Module 0's refusal of a request of ours for `pid`, taken or dropped. */
+static void refused_by_0(mt_pid_t pid)
+{
+    const uint8_t refused[2] = {pid, MT_ERR_NOT_MOVABLE};
+    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
+    sched_run_pending();
+}
+
+/* Module 0's refusal of a request of ours for `pid` that no longer awaits
+ * its end (the task's migration ended it, or another refusal did): a late
+ * answer, taken, not a bad frame. It is logged as the refusal it is, the
+ * REFUSED event naming module 0 and its error, and changes nothing: the
+ * observer, told the migration's end, is not told again. */
+static void late_refusal_logged(mt_pid_t pid)
+{
+    log_record_t rec[MOTET_LOG_ENTRIES];
+    log_drain(rec, MOTET_LOG_ENTRIES);
+    uint32_t bad = bus_stats()->rx_bad;
+    unsigned before = refusals;
+    refused_by_0(pid);
+    assert_int_equal(bus_stats()->rx_bad, bad);
+    assert_int_equal(refusals, before);
+    unsigned n = log_drain(rec, MOTET_LOG_ENTRIES), events = 0, errors = 0;
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_not_equal(rec[i].type, EV_BAD_FRAME);
+        events += rec[i].type == EV_MIGRATE && rec[i].pid == pid &&
+                  rec[i].arg == (uint16_t) (MIG_REFUSED << 8 | 0);
+        errors += rec[i].type == EV_ERROR && rec[i].arg == MT_ERR_NOT_MOVABLE;
+    }
+    assert_int_equal(events, 1);
+    assert_int_equal(errors, 1);
+}
+
 /* Our request for REMOTE goes to module 0, its first hop naming this
  * module; module 0's refusal of it is taken once (MIG_REFUSED with its
- * error), and a second copy, a request no longer waiting, is dropped. */
+ * error), and a second one, a request no longer waiting, only logged. */
 static void test_the_refusal_of_our_request_is_taken_once(void **state)
 {
     (void) state;
@@ -2653,7 +3336,7 @@ static void test_the_refusal_of_our_request_is_taken_once(void **state)
     from_migrator(0, MIG_MSG_REFUSED, refused, 2);
     assert_int_equal(refusals, 1);
     assert_int_equal(refused_with, MT_ERR_NOT_MOVABLE);
-    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    late_refusal_logged(REMOTE);
     assert_int_equal(refusals, 1);
 }
 
@@ -2667,17 +3350,9 @@ static void request_sent(mt_pid_t pid)
     finish_tx(PORT_BUS_SENT);
 }
 
-/* Module 0's refusal of a request of ours for `pid`, taken or dropped. */
-static void refused_by_0(mt_pid_t pid)
-{
-    const uint8_t refused[2] = {pid, MT_ERR_NOT_MOVABLE};
-    from_migrator(0, MIG_MSG_REFUSED, refused, 2);
-    sched_run_pending();
-}
-
 /* Two requests of ours for one task, both refused by its host: each
  * refusal is taken (before: one entry per task, cleared by the first,
- * so the second was dropped as a bad frame). A third is not. */
+ * so the second was dropped as a bad frame). A third is only logged. */
 static void test_two_requests_for_one_task_take_two_refusals(void **state)
 {
     (void) state;
@@ -2688,8 +3363,7 @@ static void test_two_requests_for_one_task_take_two_refusals(void **state)
     refused_by_0(REMOTE);
     assert_int_equal(bus_stats()->rx_bad, bad);
     assert_int_equal(refusals, 2);
-    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
-    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    late_refusal_logged(REMOTE);
     assert_int_equal(refusals, 2);
 }
 
@@ -2712,7 +3386,9 @@ static void test_a_refusal_is_taken_whatever_requests_came_after_it(void **state
 
 /* The task's migration ends (its source's CONFIRM: it runs on module
  * 2): every request for it from before has ended with it, so a refusal
- * of one after that is dropped as a bad frame, logged. */
+ * of one after that is a late answer: logged as the refusal it is, not
+ * told to the observer again (once it was dropped as a bad frame and
+ * logged as one). A refusal for a task never asked for here still is. */
 static void test_the_tasks_migration_ends_the_requests_for_it(void **state)
 {
     (void) state;
@@ -2722,9 +3398,11 @@ static void test_the_tasks_migration_ends_the_requests_for_it(void **state)
     from_migrator(0, MIG_MSG_CONFIRM, confirm, 4);
     sched_run_pending();
     assert_int_equal(dones, 1);
-    const uint8_t refused[2] = {REMOTE, MT_ERR_NOT_MOVABLE};
-    unicast_dropped(0, MIG_MSG_REFUSED, refused, 2);
+    late_refusal_logged(REMOTE);
     assert_int_equal(refusals, 0);
+    assert_int_equal(sched_task_create_remote(0x33, 2, 0), MT_OK);
+    const uint8_t never_asked[2] = {0x33, MT_ERR_NOT_MOVABLE};
+    unicast_dropped(0, MIG_MSG_REFUSED, never_asked, 2);
 }
 
 /* At the bound, 255 requests of ours for one task awaiting their end,
@@ -3055,6 +3733,9 @@ int main(void)
         cmocka_unit_test_setup(test_failed_migration_releases_to_the_source, setup),
         cmocka_unit_test_setup(test_requests_that_are_refused_at_once, setup),
         cmocka_unit_test_setup(test_a_state_in_another_tasks_block_is_refused, setup),
+        cmocka_unit_test_setup(test_out_of_heap_for_the_routes_refuses_and_the_task_runs_on, setup),
+        cmocka_unit_test_setup(test_out_of_heap_for_the_header_refuses_and_the_task_runs_on, setup),
+        cmocka_unit_test_setup(test_out_of_heap_for_a_remote_request_tells_its_requester, setup),
         cmocka_unit_test_setup(test_a_task_replaced_after_serialise_is_not_migrated_nor_resumed,
                                setup),
         cmocka_unit_test_setup(test_unreachable_destination_leaves_the_task_here, setup),
@@ -3070,6 +3751,17 @@ int main(void)
         cmocka_unit_test_setup(test_freeze_of_a_newer_migration_with_the_same_number_is_put_off,
                                setup),
         cmocka_unit_test_setup(test_success_moves_the_task_once_end_is_through, setup),
+        cmocka_unit_test_setup(test_a_result_ok_that_never_goes_out_has_the_task_taken_back, setup),
+        cmocka_unit_test_setup(test_a_forward_that_never_ends_has_the_task_taken_back, setup),
+        cmocka_unit_test_setup(test_frames_ending_ahead_of_a_forward_keep_the_migration_going,
+                               setup),
+        cmocka_unit_test_setup(test_a_result_ok_sent_again_commits_when_the_first_was_given_up,
+                               setup),
+        cmocka_unit_test_setup(test_result_ok_is_sent_again_once_a_round, setup),
+        cmocka_unit_test_setup(test_result_ok_given_up_again_and_again_is_no_progress, setup),
+        cmocka_unit_test_setup(test_end_still_in_the_send_queue_is_taken_out_and_the_task_back,
+                               setup),
+        cmocka_unit_test_setup(test_end_on_the_bus_is_waited_for_however_long, setup),
         cmocka_unit_test_setup(test_end_unreachable_takes_the_task_back, setup),
         cmocka_unit_test_setup(
             test_source_records_multicasts_from_the_freeze_and_forwards_their_frames, setup),
@@ -3087,6 +3779,10 @@ int main(void)
         cmocka_unit_test_setup(test_a_task_killed_before_end_is_through_runs_on_at_the_destination,
                                setup),
         cmocka_unit_test_setup(test_a_task_killed_before_end_fails_ends_as_killed, setup),
+        cmocka_unit_test_setup(
+            test_a_task_killed_while_a_layout_chunk_is_encoded_sends_only_its_own_state, setup),
+        cmocka_unit_test_setup(test_a_copy_killed_as_its_timers_are_set_again_keeps_no_timer,
+                               setup),
         cmocka_unit_test_setup(test_a_task_killed_between_layout_chunks_sends_no_other_state,
                                setup),
         cmocka_unit_test_setup(test_a_task_that_cannot_resume_is_killed, setup),
@@ -3101,6 +3797,7 @@ int main(void)
         cmocka_unit_test_setup(test_destination_drops_the_image_of_a_migration_given_up, setup),
         cmocka_unit_test_setup(test_a_new_migration_in_a_slot_still_flushing_starts_clean, setup),
         cmocka_unit_test_setup(test_a_slot_taken_over_keeps_only_the_line_it_holds, setup),
+        cmocka_unit_test_setup(test_a_bystander_flushing_to_its_source_keeps_its_line_whole, setup),
         cmocka_unit_test_setup(test_a_forged_freeze_does_not_take_over_a_line_still_flushing,
                                setup),
         cmocka_unit_test_setup(
@@ -3130,6 +3827,8 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(
             test_destination_taken_back_from_gives_back_only_what_the_source_lacks, setup),
+        cmocka_unit_test_setup(test_destination_taken_back_from_on_a_clock_ignores_a_late_forward,
+                               setup),
         cmocka_unit_test_setup(test_empty_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_short_migrator_frames_are_dropped, setup),
         cmocka_unit_test_setup(test_migrator_frames_with_fields_out_of_range_are_dropped, setup),

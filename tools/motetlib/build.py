@@ -413,7 +413,7 @@ LOG_SOURCE = "log.c"
 # (The codecs of descriptions, frames, images and layouts stay, for their
 # tests and tools; an image links them only where referenced.)
 OPTIONAL_SOURCES = re.compile(r"(log|mcast|appmgr|module|module_main|module_errors|"
-                              r"bus|bus_app|migrate|migrate_bus|migrate_layout|migrate_peer|migrate_source|"
+                              r"bus|bus_app|bus_check|migrate|migrate_bus|migrate_layout|migrate_peer|migrate_source|"
                               r"migrate_peer_cast|migrate_source_tx|thread\w*)\.c")
 # Symbols of those subsystems and of the statistics, which no object of the
 # core may define or reference: no hook left on a path pulls them in.

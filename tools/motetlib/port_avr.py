@@ -386,7 +386,7 @@ COMPONENTS = (
                  "thread_policy_retos.c", "thread_policy_vop.c", "thread_ready.c",
                  "thread_sem.c", "thread_slice.c", "thread_stack.c", "thread_suspend.c",
                  "thread_wait.c"), False),
-    ("bus, migration, time sync", ("bus.c", "bus_app.c", "bus_frame.c", "migrate.c", "migrate_bus.c",
+    ("bus, migration, time sync", ("bus.c", "bus_app.c", "bus_check.c", "bus_frame.c", "migrate.c", "migrate_bus.c",
                                    "migrate_image.c", "migrate_layout.c", "migrate_peer.c",
                                    "migrate_peer_cast.c",
                                    "migrate_source.c", "migrate_source_tx.c",

@@ -45,11 +45,16 @@
  * to the task is lost, duplicated or reordered (per sender); a timer that
  * falls due during the migration fires once, on the module where the task
  * ends up; a destination that dies before it has started the task, or has
- * no memory, leaves it running at the source; a source that has not
- * decided within its budget (the rounds of answers, and
- * MOTET_MIGRATE_FRAME_MS per chunk of the image) gives up with
- * MT_ERR_TIMEOUT, the task running there still. Protocol model:
- * models/migration.pml.
+ * no memory, leaves it running at the source. MT_ERR_TIMEOUT, the task
+ * running at the source still, ends a migration in two cases: before the
+ * decision, a source that has not decided within its budget (the rounds
+ * of answers, and MOTET_MIGRATE_FRAME_MS per chunk of the image) gives
+ * up; after it, until the bus interface has END, MOTET_MIGRATE_ROUNDS
+ * timeouts in a row in which none of the source module's frames ended
+ * (its RESULT ok, a FORWARD or END stuck; END still queued is taken out)
+ * have the task taken back, with every message, the failed RESULT
+ * multicast. Once the interface has END, only END's verdict decides.
+ * Protocol model: models/migration.pml.
  *
  * The task's side. A program may declare its state's layout
  * (program_t.layout): the kernel then moves the state itself, in a format
