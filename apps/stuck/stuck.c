@@ -5,7 +5,9 @@
  * returns, and two tasks that send each other a message forever without
  * declaring any work; and one that stops its chip, for the tests of an
  * emulated module whose emulator ends under the device. Each starts its
- * fault on a timer, so that the device has run normally first.
+ * fault on a timer, so that the device has run normally first. And one
+ * that only prints its init string, for the tests of what `motet run`
+ * takes from a module's console (nothing: a task may print anything).
  */
 #include <string.h>
 
@@ -43,21 +45,35 @@ static mt_err_t ball(void *state, mt_port_t port, void *data, uint16_t len)
 }
 
 /* halt: on its timer, stops the chip with status 3 (port_halt(): the
- * emulator or the process exits), as a module whose emulator dies. */
+ * emulator or the process exits), as a module whose emulator dies, or
+ * with the status a u8 after the delay gives, as a module the kernel
+ * halts. */
 static mt_err_t halt(void *state, mt_port_t port, void *data, uint16_t len)
 {
-    (void) state;
-    if (port == PORT_INIT) return start_after(data, len);
+    uint8_t *status = state;
+    if (port == PORT_INIT) {
+        *status = len > 4 ? ((const uint8_t *) data)[4] : 3u;
+        return start_after(data, len);
+    }
     if (port != PORT_TIMEOUT0) return MT_OK;
     module_say("halt 0x%02x: stopping the chip", sched_current_pid());
-    port_halt(3);
+    port_halt(*status);
+    return MT_OK;
+}
+
+/* say: its INIT prints its init string, as text, and succeeds. */
+static mt_err_t say(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    (void) state;
+    if (port == PORT_INIT) module_say("%.*s", (int) len, (const char *) data);
     return MT_OK;
 }
 
 static const program_t programs[] = {
     {.id = 1, .name = "spin", .handler = spin, .state_size = sizeof(uint32_t)},
     {.id = 2, .name = "ball", .handler = ball, .state_size = 0},
-    {.id = 3, .name = "halt", .handler = halt, .state_size = 0},
+    {.id = 3, .name = "halt", .handler = halt, .state_size = sizeof(uint8_t)},
+    {.id = 4, .name = "say", .handler = say, .state_size = 0},
 };
 
 void stuck_register(void)

@@ -25,7 +25,8 @@ void motet_boot(void)
     sched_init();
     bus_init();
 #if MOTET_APPMGR
-    appmgr_start();
+    mt_err_t err = appmgr_start(); /* a failed INIT run in it halted there */
+    if (err) task_system_start_failed(MT_PID_APPMGR, err);
 #endif
     port_irq_enable(); /* the module is live: interrupts may now post */
 }

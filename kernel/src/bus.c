@@ -127,7 +127,10 @@ mt_err_t bus_start(mt_module_t self, uint32_t modules)
     timesync_reset();
     bus_app_reset();
     sched_set_remote_send(remote_send);
-    return migrate_start(); /* one migrator per module on the bus */
+    mt_err_t err = migrate_start(); /* one migrator per module on the bus */
+    B.active = !err;                /* a module without one has not joined */
+    if (err) task_system_start_failed(MT_PID_MIGRATOR, err);
+    return err;
 }
 
 bool bus_active(void)

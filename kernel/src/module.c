@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "appdesc.h"
+#include "module_internal.h"
 #include "motet/appmgr.h"
 #include "motet/bus.h"
 #include "motet/module.h"

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "module_internal.h"
 #include "motet/module.h"
 #include "motet/port.h"
 #include "motet/program.h"
@@ -88,6 +89,17 @@ void module_report_error(const log_record_t *rec)
         return;
     }
     uint8_t err = (uint8_t) rec->arg;
+    if (rec->type == EV_INITFAIL && rec->pid >= MT_PID_SYSTEM) { /* the kernel halts the module */
+        print(line,
+              snprintf(line, sizeof line,
+                       "[%7lu.%03lu ms] ERR %s (pid 0x%02x), a task of the kernel's own, could "
+                       "not start (%s, %s): not created or its INIT failed, so the module halts\n",
+                       ms, frac,
+                       rec->pid == MT_PID_APPMGR ? "the application manager" : "the migrator",
+                       rec->pid, mt_strerror((mt_err_t) err), meaning(err)),
+              sizeof line);
+        return;
+    }
     const char *task = module_task_name(rec->pid);
     /* The log is drained as the module sleeps: a task whose INIT failed
      * has ended by then, and only the description still names its program. */

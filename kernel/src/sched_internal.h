@@ -206,6 +206,9 @@ static MT_INLINE task_t *task_find_fast(mt_pid_t pid)
  * manager's or the migrator's pid only (task_pid_is_system_task()),
  * which the public call refuses; boot only. */
 mt_err_t task_create_system(const task_spec_t *spec);
+/* One of the kernel's own tasks (pid) could not be created or initialised
+ * (err): logged as its INITFAIL, and the module halts with status 5. */
+void task_system_start_failed(mt_pid_t pid, mt_err_t err);
 /* sched_task_create() for a task arriving by migration, under the pid its
  * migration slot holds (which the public call refuses); the migrator only. */
 mt_err_t task_create_arriving(const task_spec_t *spec);

@@ -209,6 +209,12 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
         port_irq_restore(s);
         return err;
     }
+    /* Its timers in the lock that takes it off the table: an expiry at the
+     * unlock would look its pid up (frozen, it is not initialised), find
+     * the remote block, and be refused (a false MT_ERR_NO_ROUTE) and lost.
+     * One that came before is held, and goes with the task. Only once the
+     * move cannot fail: a task that stays keeps its timers. */
+    (void) timer_stop_all(t->pid);
     *held = t->held;
     t->held = NULL;
     sched_held_add((int16_t) -list_length(*held));
@@ -219,7 +225,6 @@ mt_err_t sched_mig_move_out(mt_pid_t pid, mt_module_t module, msg_t **held)
         sched_msg_free(queued);
         queued = next;
     }
-    timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
     mig_task_gone(t->pid); /* a request put off here is the new module's now */
     mem_free_all(t->pid);

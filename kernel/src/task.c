@@ -31,6 +31,11 @@
 #include "thread_internal.h"
 #include "timer_internal.h"
 
+/* The module's exit status when one of the kernel's own tasks cannot
+ * start (task_system_start_failed()); 3 and 4 are the stack guard's and a
+ * debug assertion's. */
+#define HALT_SYSTEM_TASK_INIT 5
+
 SLAB_DEFINE(task_cache, task_t, MOTET_MAX_TASKS);
 task_t task_none = {.pid = MT_PID_NONE, .gate = GATE_CLOSED};
 
@@ -248,7 +253,10 @@ mt_err_t sched_task_init(mt_pid_t pid, const void *data, uint16_t len)
                                                                     : MT_OK;
     port_irq_restore(s);
     if (err) return log_error(err);
-    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, false);
+    /* From an interrupt body it is the interrupt's message (rule 3), as a
+     * send to PORT_INIT from there is (send.c): queued, run at the exit at
+     * the earliest, never inside the body. */
+    return sched_deliver(t, pid, PORT_INIT, (void *) data, len, 0, port_in_isr());
 }
 
 void task_release_held(task_t *t)
@@ -274,6 +282,13 @@ void task_destroy(task_t *t)
 {
     uint16_t dropped = 0;
     port_irq_state_t s = port_irq_save();
+    /* Its timers first, in the lock that takes it off the table: an expiry
+     * at an unlock in between would look its pid up and find no task (a
+     * false MT_ERR_NO_TASK, the expiry lost). None is queued to the block
+     * itself: every caller cleared TASK_INITIALISED, which sends an expiry
+     * to the lookup. A message an expiry queued before stays in the queue,
+     * taken out just below. */
+    (void) timer_stop_all(t->pid);
     msg_t *queued = queue_remove_for(t->pid, t->prio);
     msg_t *held = t->held;
     t->held = NULL;
@@ -286,7 +301,6 @@ void task_destroy(task_t *t)
     port_irq_restore(s);
     discard_list(queued, &dropped);
     discard_list(held, &dropped);
-    timer_stop_all(t->pid);
     mcast_leave_all(t->pid);
     bus_task_gone(t->pid); /* its pid may be given to another task */
     mig_task_gone(t->pid);
@@ -381,10 +395,24 @@ static void destroy_on_pop_irq_off(task_t *t)
  * initialised. A kill asked for while its INIT ran is the same end. */
 void task_init_failed_irq_off(task_t *t, mt_err_t err)
 {
+    /* A kernel with neither of its own tasks has none of the test. */
+    if ((MOTET_APPMGR || MOTET_BUS) && task_pid_is_system_task(t->pid))
+        task_system_start_failed(t->pid, err);
     log_event(EV_INITFAIL, t->pid, (uint16_t) err);
     if (!sched.kill_on_pop) sched.kill_on_pop = destroy_on_pop_irq_off;
     MT_DEBUG_ASSERT(!task_gate_opened(t));
     t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_KILL_PENDING);
+}
+
+/* The application manager or the migrator, started as the module boots
+ * or joins the bus, not created or its INIT failed: the module would run
+ * on unable to load or to talk, as if nothing had happened. It halts
+ * instead, as the INITFAIL logged says why (port_halt() drains the log
+ * where it can). */
+void task_system_start_failed(mt_pid_t pid, mt_err_t err)
+{
+    log_event(EV_INITFAIL, pid, (uint16_t) err);
+    port_halt(HALT_SYSTEM_TASK_INIT);
 }
 
 #if MOTET_THREADS

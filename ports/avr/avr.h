@@ -161,16 +161,33 @@ extern volatile uint8_t port_avr_sleeping;
     }                                                                                              \
     PORT_AVR_BODY void vector##_body(void)
 #else
+/* The entry is assembly at file scope, not a naked C function: GCC cannot
+ * size a naked function's frame (-fstack-usage fails on it under
+ * -Werror), and this entry's frame is its pushes alone, which `motet stack`
+ * reads from them; every C function of the file gets an exact frame. The
+ * code is the naked function's, in the section it had. */
+#define PORT_AVR_ISR_NAME(vector)  PORT_AVR_ISR_NAME_(vector)
+#define PORT_AVR_ISR_NAME_(vector) #vector
+/* The entry's section, symbol and label; then its size, back in the section
+ * GCC was in. */
+#define PORT_AVR_ISR_HEAD(name)                                                                    \
+    ".section .text." name ",\"ax\",@progbits\n.global " name "\n.type " name ", @function\n" name \
+    ":\n\t"
+#define PORT_AVR_ISR_TAIL(name) "\n.size " name ", .-" name "\n.previous"
+#define PORT_AVR_ISR_ENTRY(name, run)                                                              \
+    __asm__(PORT_AVR_ISR_HEAD(name) PORT_AVR_ENTRY_EXIT(run) PORT_AVR_ISR_TAIL(name))
+/* avr-libc defines VECTOR_num for every vector name: a misspelled one
+ * fails here, where a symbol of that name would link and leave the real
+ * vector on BADISR, a halt at run time (ISR() makes the compiler check the
+ * name, a symbol at file scope does not). */
 #define PORT_AVR_ISR(vector)                                                                       \
+    _Static_assert(vector##_num >= 0, #vector " is no avr-libc vector name");                      \
     PORT_AVR_BODY void vector##_body(void);                                                        \
     __attribute__((used, noinline, noclone)) static void vector##_run(void)                        \
     {                                                                                              \
         PORT_AVR_BODY_AND_TAIL(vector##_body);                                                     \
     }                                                                                              \
-    ISR(vector, ISR_NAKED)                                                                         \
-    {                                                                                              \
-        __asm__ volatile(PORT_AVR_ENTRY_EXIT(#vector "_run"));                                     \
-    }                                                                                              \
+    PORT_AVR_ISR_ENTRY(PORT_AVR_ISR_NAME(vector), #vector "_run");                                 \
     PORT_AVR_BODY void vector##_body(void)
 #endif
 

@@ -121,7 +121,18 @@ function(motet_avr_xmem_section target)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${MOTET_ROOT}/ports/avr/xmem.ld)
 endfunction()
 
-# The benchmark images with and without the event log; deferred, and a
+# motet_avr_xmem_stack(TARGET): image TARGET runs with 8 KB of external
+# SRAM behind the chip's memory interface (the harness models 60 KB at
+# 0x1100), its data and heap free to run on past 4 KB and its stack from
+# 0x2FFF. Its kernel needs PORT_AVR_XMEM=1, which turns the interface on
+# before .data and .bss are set up.
+function(motet_avr_xmem_stack target)
+  target_link_options(${target} PRIVATE LINKER:--defsym=__stack=0x2FFF
+                      LINKER:--defsym=__DATA_REGION_LENGTH__=0x2F00)
+endfunction()
+
+# The benchmark images with and without the event log, with the frames of
+# their links' objects (their kernels are bench/avr's own); deferred, and a
 # function for the same reason as the next.
 function(motet_avr_stack_bench_tests)
   foreach(log "" _nolog)
@@ -129,7 +140,6 @@ function(motet_avr_stack_bench_tests)
       ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py
       ${CMAKE_BINARY_DIR}/bench/avr/bench_avr${log}.elf
       --annotations ${MOTET_ROOT}/bench/avr/bench_avr.stack
-      --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel${log}.dir
       --measured-from ${MOTET_ROOT}/docs/benchmarks.md)
   endforeach()
 endfunction()
@@ -151,6 +161,18 @@ function(motet_avr_thread_allowance_tests)
       --su ${CMAKE_BINARY_DIR}/bench/avr-energy/CMakeFiles/energy_port_${policy}.dir
       --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name ${allowance})
   endforeach()
+  # Fixed priority with the event log on (the images above have it off),
+  # on the kernel benchmark's image of the default kernel (threads, the
+  # log), which has the firmware's interrupt entry (avr.h), not the test
+  # clock's that the unit-test images have.
+  if(TARGET core_avr_full)
+    add_test(NAME stack_thread_prio_log_avr COMMAND
+      ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py --thread-only
+      $<TARGET_FILE:core_avr_full>
+      --annotations ${MOTET_ROOT}/kernel/stack/kernel.annot
+      --annotations ${MOTET_ROOT}/ports/avr/stack.annot
+      --port-config ${MOTET_ROOT}/ports/avr/port_config.h --extra-name PORT_AVR_THREAD_EXTRA)
+  endif()
 endfunction()
 
 # The hello application runs from the test command too: it halts with status
@@ -168,17 +190,14 @@ if(MOTET_BUILD_TESTS)
 endif()
 
 # The stack analyser on the hello image: its kernel-stack bound must cover
-# the painted high-water mark, and PORT_THREAD_STACK_EXTRA its figure for
-# interrupts on a thread (tools/motetlib/stack_paint.py).
+# the painted high-water mark (tools/motetlib/stack_paint.py). Its frames are
+# those of the objects its link used (hello builds a kernel of its own,
+# without threads: apps/hello/CMakeLists.txt), its annotation file names the
+# port's.
 if(MOTET_BUILD_TESTS)
   cmake_language(DEFER CALL add_test NAME stack_hello_avr COMMAND
     ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/stack_paint.py $<TARGET_FILE:hello>
     --annotations ${MOTET_ROOT}/apps/hello/hello.stack
-    --annotations ${MOTET_ROOT}/ports/avr/stack.annot
-    --su ${CMAKE_BINARY_DIR}/kernel/CMakeFiles/motet_kernel.dir
-    --su ${CMAKE_BINARY_DIR}/apps/hello
-    --port-config ${MOTET_ROOT}/ports/avr/port_config.h
-    --extra-name PORT_AVR_THREAD_EXTRA
     --harness ${motet_harness})
   # The thread allowance for every policy, on the energy benchmark's image
   # of it (bench/avr-energy, event log off): RR, RETOS and VOP re-arm kernel
@@ -188,6 +207,48 @@ if(MOTET_BUILD_TESTS)
   # compared with the mark their benchmark run recorded.
   cmake_language(DEFER CALL motet_avr_stack_bench_tests)
 endif()
+
+# The files of the AVR port whose functions get the compiler's frames for
+# `motet stack` (-fstack-usage): all but port_avr_startup.c, whose naked
+# start-up functions avr-gcc 5.4 cannot size: it says so, an error under
+# -Werror. They are never called (they run inline in avr-libc's start-up
+# sequence), and the file's other two functions are leaves, whose prologue
+# is their whole frame. The interrupt entries are assembly at file scope
+# (PORT_AVR_ISR, avr.h), their frame their pushes (ports/avr/stack.annot).
+set(MOTET_AVR_SIZED_PORT_FILES port_avr_boot.c port_avr_bus.c port_avr_console.c
+    port_avr_context.c port_avr_irq.c port_avr_timer.c port_avr_watchdog.c)
+
+# motet_avr_port_frames(PORT): -fstack-usage on the sized files of AVR port
+# library PORT. Set on the sources as the directory that made PORT sees
+# them: every port library of that directory takes them alike.
+function(motet_avr_port_frames port)
+  foreach(file ${MOTET_AVR_SIZED_PORT_FILES})
+    set_source_files_properties(${MOTET_ROOT}/ports/avr/${file} TARGET_DIRECTORY ${port}
+                                PROPERTIES COMPILE_OPTIONS -fstack-usage)
+  endforeach()
+endfunction()
+
+# motet_avr_ram_test(TARGET ANNOTATIONS): the test TARGET_avr_ram, that
+# image TARGET's static RAM and the kernel stack `motet stack` bounds for it
+# (annotation file ANNOTATIONS, the frames of its link's objects) fit the RAM
+# it runs with, and that the port's sized files have the compiler's frames
+# in it (tools/motetlib/avr_ram.py). Every example image the README and the
+# guide name has one. Deferred to the top level, which enables testing
+# after the applications.
+function(motet_avr_ram_test target annotations)
+  if(NOT MOTET_BUILD_TESTS)
+    return()
+  endif()
+  set(sized)
+  foreach(file ${MOTET_AVR_SIZED_PORT_FILES})
+    string(APPEND sized " --sized ${MOTET_ROOT}/ports/avr/${file}")
+  endforeach()
+  cmake_language(EVAL CODE "
+    cmake_language(DEFER DIRECTORY \"${CMAKE_SOURCE_DIR}\" CALL add_test
+      NAME ${target}_avr_ram
+      COMMAND ${Python3_EXECUTABLE} ${MOTET_ROOT}/tools/motetlib/avr_ram.py
+              $<TARGET_FILE:${target}> --annotations ${annotations} ${sized})")
+endfunction()
 
 # motet_avr_bench_kernel(PREFIX NAME THREADS DEFS...): a kernel library
 # PREFIX_kernel_NAME and an AVR port library PREFIX_port_NAME built with their
@@ -205,15 +266,15 @@ function(motet_avr_bench_kernel prefix name threads)
     ${MOTET_ROOT}/ports/avr/port_avr_boot.c ${MOTET_ROOT}/ports/avr/port_avr_bus.c
     ${MOTET_ROOT}/ports/avr/port_avr_console.c
     ${MOTET_ROOT}/ports/avr/port_avr_context.c ${MOTET_ROOT}/ports/avr/port_avr_irq.c
-    ${MOTET_ROOT}/ports/avr/port_avr_timer.c ${MOTET_ROOT}/ports/avr/port_avr_watchdog.c)
+    ${MOTET_ROOT}/ports/avr/port_avr_startup.c ${MOTET_ROOT}/ports/avr/port_avr_timer.c
+    ${MOTET_ROOT}/ports/avr/port_avr_watchdog.c)
   target_include_directories(${port} PUBLIC ${MOTET_ROOT}/ports/avr)
   target_link_libraries(${port} PUBLIC ${kernel})
+  motet_avr_port_frames(${port})
   # The kernel calls the port back (the bus driver from bus.c and
   # module_main()): let the linker see the port after it.
   target_link_libraries(${kernel} INTERFACE ${port})
   # Frame sizes for `motet stack`, as the default kernel's (kernel/CMakeLists.txt).
-  # Not the port's: avr-gcc 5.4 warns that it cannot size its naked
-  # functions (-Werror); `motet stack` estimates them from their prologues.
   target_compile_options(${kernel} PRIVATE -fstack-usage)
   if(MOTET_SIMAVR_INCLUDE)
     target_include_directories(${port} PRIVATE ${MOTET_SIMAVR_INCLUDE})

@@ -42,14 +42,15 @@
  * Interrupts land on whatever stack is current, so a thread stack also
  * holds what an interrupt puts there: its frame, its body and its exit up
  * to the switch away (another 20 bytes). EXTRA is the stack analyser's
- * figure for that, over the port's interrupt entries (ports/avr/stack.annot)
- * in the hello image (110 B): `motet stack` reports it as "interrupts on a thread",
- * and the AVR test `stack_hello_avr` fails if EXTRA falls below it; the
- * tests stack_thread_<policy>_avr do the same on the energy benchmark's
- * image of each policy. Policies that charge and re-arm kernel timers at the
- * interrupt exit (RR slices, RETOS and VOP quanta) go deeper (142 B)
- * and get the TIMED figure. MIN is what a guarded thread of unknown need
- * gets. */
+ * figure for that, over the port's interrupt entries (ports/avr/stack.annot):
+ * `motet stack` reports it as "interrupts on a thread". The AVR test
+ * stack_thread_prio_log_avr fails if EXTRA falls below it in the default
+ * kernel's image core_avr_full.elf (90 B, the event log on); the tests
+ * stack_thread_<policy>_avr do the same on the energy benchmark's image of
+ * each policy (log off). Policies that charge and re-arm kernel timers at
+ * the interrupt exit (RR slices, RETOS and VOP quanta) go deeper (115-119 B)
+ * and get the TIMED figure (docs/threads.md, "Thread stacks"). MIN is what
+ * a guarded thread of unknown need gets. */
 #define PORT_HAS_THREADS 1
 typedef struct port_context {
     uint8_t *sp;

@@ -34,12 +34,13 @@ COMPUTE, RADIO_MODULE, TEMP_MODULE = 1, 2, 3
 SENSING = (2, 3, 4, 5)
 
 
-def run_ssl(build_dir, tmp_path, scenario, *more, logs=False, device=DEVICE):
+def run_ssl(build_dir, tmp_path, scenario, *more, logs=False, device=DEVICE, status=0):
     """Run the device on `scenario` until it is idle; (run, detections,
-    alerts, log dir or None). Extra module arguments in `more`."""
+    alerts, log dir or None). Extra module arguments in `more`; `status`:
+    the exit status expected."""
     log_dir = tmp_path / f"logs-{len(list(tmp_path.glob('logs-*')))}" if logs else None
     run = run_device(build_dir, tmp_path, device, extra=["--scenario", scenario, *more],
-                     log_dir=log_dir)
+                     log_dir=log_dir, status=status)
     found, alerts = ssl_demo.parse_radio(run.lines)
     return run, found, alerts, log_dir
 
@@ -196,11 +197,16 @@ def test_moving_a_task_is_one_number(build_dir, tmp_path, short_scenario, baseli
 def test_a_task_without_its_hardware_says_so(build_dir, tmp_path, short_scenario):
     """mic2 moved to the compute module, which has no microphone: its INIT
     is refused with a message naming the module and the hardware, and
-    nothing is located (HT needs the four bands of a block)."""
+    nothing is located (HT needs the four bands of a block). A failed
+    start is a failed run: `motet run` names the task's pid and module and
+    exits 1 (the module knows the device's names, not this description's)."""
     moved = compile_description(tmp_path, "mic2", COMPUTE)
-    run, found, _, _ = run_ssl(build_dir, tmp_path, short_scenario, "--desc", moved)
+    run, found, _, _ = run_ssl(build_dir, tmp_path, short_scenario, "--desc", moved, status=1)
     assert any("m1| ssl: module 1 has no microphone 2: its task is not started" in line
                for line in run.lines), run.stdout[-2000:]
+    assert [line for line in run.lines if line.startswith("run: error:")] == [
+        "run: error: a task (pid 0x12) on module 1 (compute) did not start: its INIT failed "
+        "(MT_ERR_INVALID); the rest ran on"], run.stdout[-2000:]
     assert found == []  # HT needs all four bands: nothing is located
 
 

@@ -81,3 +81,47 @@ def test_refused_analysis_fails(monkeypatch, tmp_path, capsys):
                         lambda e, a, s: stackcheck.Result(problems=["recursion: f -> f"]))
     assert avr_ram.report(elf, [], []) == 1
     assert "recursion: f -> f" in capsys.readouterr().err
+
+
+def linked(monkeypatch, tmp_path, objects):
+    """A link of objects {relative path: (source, has a .su file)}."""
+    paths, sources = [], {}
+    for rel, (source, su) in objects.items():
+        obj = tmp_path / rel
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        obj.write_bytes(b"")
+        if su:
+            obj.with_suffix(".su").write_text("port_avr_boot.c:10:6:port_init\t4\tstatic\n")
+        paths.append(obj)
+        sources[obj] = [Path(source).resolve()]
+    monkeypatch.setattr(avr_ram.stackcheck, "linked_objects", lambda e: paths)
+    monkeypatch.setattr(avr_ram, "object_sources", lambda e, o: sources[o])
+
+
+def test_sized_port_files_have_their_frames(monkeypatch, tmp_path):
+    linked(monkeypatch, tmp_path, {
+        "motet_port.dir/port_avr_boot.c.obj": ("ports/avr/port_avr_boot.c", True),
+        "motet_port.dir/port_avr_startup.c.obj": ("ports/avr/port_avr_startup.c", False)})
+    assert avr_ram.unsized(tmp_path / "image.elf", [Path("ports/avr/port_avr_boot.c")]) == []
+
+
+def test_a_sized_file_built_without_frames_fails(monkeypatch, tmp_path, capsys):
+    """As the port's files were built before they had -fstack-usage: every
+    function of theirs, the interrupt bodies PORT_AVR_ISR generates too,
+    estimated from its prologue."""
+    linked(monkeypatch, tmp_path, {
+        "port.dir/__/__/ports/avr/port_avr_timer.c.obj": ("ports/avr/port_avr_timer.c", False),
+        "other.dir/port_avr_bus.c.obj": ("lib/port_avr_bus.c", True)})
+    elf = tmp_path / "image.elf"
+    Path(f"{elf}.map").write_text(MAP)
+    monkeypatch.setattr(avr_ram.port_avr, "section_sizes", lambda e: {".bss": 3000})
+    monkeypatch.setattr(avr_ram, "ram_bytes", lambda e: 4096)
+    monkeypatch.setattr(avr_ram, "stack_bound", lambda e, a, s: stackcheck.Result(depth=100))
+    sized = [Path("ports/avr/port_avr_timer.c"), Path("ports/avr/port_avr_bus.c")]
+    assert avr_ram.report(elf, [], [], sized=sized) == 1
+    err = capsys.readouterr().err
+    assert "frames estimated, not the compiler's" in err
+    assert "port_avr_timer.c: compiled without -fstack-usage (port_avr_timer.c.obj has no " \
+           ".su file)" in err
+    # A file of the same name from another directory is not the port's.
+    assert "port_avr_bus.c: no object of the link was compiled from it" in err

@@ -18,7 +18,7 @@ OWN = {"MODULE_PID"}
 # Those checked below against the C side.
 MIRRORED = {"EVENT_TYPES", "SYSTEM_PORTS", "PORT_TIMEOUT0", "PORT_UNKNOWN", "START_EXPIRY",
             "ERRORS", "SLEEP_MODES", "FRAME_TYPES", "MIGRATE_PHASES", "PID_NAMES",
-            "KERNEL_PID", "APPMGR_PID", "HEADER"}
+            "KERNEL_PID", "APPMGR_PID", "SYSTEM_PID_FIRST", "HEADER"}
 
 
 def header(name):
@@ -117,12 +117,13 @@ def test_migration_phases_are_migrate_phase_t_from_1():
 
 def test_reserved_pids_are_types_h_pids():
     pid = {name: define("kernel/include/motet/types.h", f"MT_PID_{name}")
-           for name in ("NONE", "MULTICAST", "TIMESYNC", "MIGRATOR", "APPMGR")}
+           for name in ("NONE", "MULTICAST", "TIMESYNC", "MIGRATOR", "APPMGR", "SYSTEM")}
     assert eventlog.PID_NAMES == {pid["NONE"]: "kernel", pid["MULTICAST"]: "multicast",
                                   pid["TIMESYNC"]: "timesync", pid["MIGRATOR"]: "migrator",
                                   pid["APPMGR"]: "appmgr"}
     assert eventlog.KERNEL_PID == pid["NONE"]
     assert eventlog.APPMGR_PID == pid["APPMGR"]
+    assert eventlog.SYSTEM_PID_FIRST == pid["SYSTEM"]
 
 
 def test_the_enum_reader_follows_c():
@@ -130,3 +131,13 @@ def test_the_enum_reader_follows_c():
     # the last given one; an enumerator set by an expression ends it.
     values = enum_with("kernel/include/motet/sched.h", "PORT_INIT")
     assert values["PORT_INIT"] == 0 and values["PORT_0"] == 8 and "PORT_LIMIT" not in values
+
+
+def test_a_kernel_tasks_initfail_says_the_module_halts():
+    """A kernel task's INITFAIL halts the module (no KILL follows); an
+    application task's ends the task."""
+    halted = eventlog.Event(0, "INITFAIL", eventlog.APPMGR_PID, eventlog.ERRORS.index(
+        "MT_ERR_NO_MEM"))
+    assert eventlog.describe(halted) == "could not start (MT_ERR_NO_MEM): the module halts"
+    ended = eventlog.Event(0, "INITFAIL", 0x10, eventlog.ERRORS.index("MT_ERR_INVALID"))
+    assert eventlog.describe(ended) == "its INIT failed (MT_ERR_INVALID): ended, no FINAL"

@@ -476,7 +476,9 @@ def test_an_interrupt_that_may_come_again_is_charged_once_per_level_and_on_top(t
 
 
 def test_stack_paint_fails_a_bound_below_the_paint_or_a_short_thread_allowance():
-    """The checks of the AVR test stack_hello_avr (tools/motetlib/stack_paint.py)."""
+    """The checks of tools/motetlib/stack_paint.py: a bound below the painted
+    mark (the AVR tests stack_hello_avr, stack_bench_avr) and a thread
+    allowance below its analysed figure (stack_thread_<policy>_avr)."""
     from motetlib import stack_paint
 
     assert stack_paint.failures(1027, 344, 135, 135) == []
@@ -792,3 +794,30 @@ def test_a_static_function_takes_the_frame_of_its_own_file(tmp_path):
     r = out["roots"]["main"]
     assert r.depth == own["main"] + own["helper"], r.path
     assert not [n for n in out["notes"] if "several" in n], out["notes"]
+
+
+def test_the_avr_interrupt_entries_frame_is_annotated_as_its_assembly_fixes_it():
+    """PORT_AVR_ISR's entry is assembly (ports/avr/avr.h), which has no .su
+    entry: ports/avr/stack.annot gives the port's entries the frame its
+    instructions fix (every push before the call, on the ATmega128 RAMPZ's
+    too, and the interrupt's return address), not the prologue estimate,
+    which reads 24 instructions and so would miss a push past them."""
+    header = (ROOT / "ports" / "avr" / "avr.h").read_text()
+    entry = re.search(r"#define PORT_AVR_ENTRY_EXIT\(run\)(.*?)\"call \" run", header, re.S)
+    assert entry
+    rampz = re.search(r"#define PORT_AVR_SAVE_RAMPZ +\"([^\n]*)\"\n", header)
+    pushes = entry[1].count("push ") + rampz[1].count("push ")
+    assert entry[1].count("PORT_AVR_SAVE_RAMPZ") == 1
+    frame = pushes + WORD["avr"]
+    assert frame == 18
+    ann = stackcheck.read_annotations([ROOT / "ports" / "avr" / "stack.annot"], "avr")
+    assert {v: ann.frame.get(v) for v in ("__vector_12", "__vector_8")} == {
+        "__vector_12": frame, "__vector_8": frame}
+    # And every entry an AVR image's annotation file names (all are
+    # PORT_AVR_ISR entries), the bench's own too.
+    files = [p for p in sorted(ROOT.glob("*/*/*.stack")) if "avr" in p.read_text()]
+    assert len(files) >= 5, files
+    for path in files:
+        ann = stackcheck.read_annotations([path], "avr")
+        assert ann.isrs and {isr: ann.frame.get(isr) for isr in ann.isrs} == {
+            isr: frame for isr in ann.isrs}, path

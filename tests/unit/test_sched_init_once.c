@@ -6,12 +6,16 @@
  * without a payload, or posted by an interrupt (in the body's slot, queued
  * in the slot's block, or in a pool block); the handler never sees a
  * second PORT_INIT and nothing is queued or leaked. A route to PORT_INIT still carries a task's
- * first INIT.
+ * first INIT. sched_task_init() from an interrupt body posts the INIT as
+ * the interrupt's message: run at the exit, never inside the body; one it
+ * cannot queue (no block, no heap for its data) is refused, logged, and
+ * may come again.
  *
  * MOTET_TEST_KERNEL: default nothreads
  */
 #include <string.h>
 
+#include "sched_internal.h"
 #include "test_support.h"
 
 enum { PID_LOW = 0x30, PID_TARGET = 0x31, PID_HIGH = 0x32, PID_FRESH = 0x33 };
@@ -212,6 +216,117 @@ static void test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused(v
     assert_int_equal(sched_queued_count(), 0);
 }
 
+/* sched_task_init() from an interrupt body posts the INIT as the
+ * interrupt's message (rule 3): never run in the body, even for a task
+ * that outranks everything; at the exit, with its data copied (the body's
+ * buffer is gone by then). */
+static mt_err_t isr_init_result;
+static bool isr_body_done, init_ran_in_body;
+
+static mt_err_t init_checks_context(void *state, mt_port_t port, void *data, uint16_t len)
+{
+    if (port == PORT_INIT) init_ran_in_body = port_in_isr() || !isr_body_done;
+    return target(state, port, data, len);
+}
+
+/* Static, so that its overwrite after the call is a store the compiler
+ * keeps: a buffer on the body's stack, dead after it, may never be
+ * overwritten at all, and the check of the copy would pass uncopied. */
+static uint8_t isr_buffer[1];
+
+static void isr_inits_target(void)
+{
+    isr_buffer[0] = 'z';
+    isr_init_result = sched_task_init(PID_TARGET, isr_buffer, sizeof isr_buffer);
+    isr_buffer[0] = 0; /* the body's buffer gone: the INIT must have a copy */
+    isr_body_done = true;
+}
+
+static void test_init_from_an_interrupt_body_runs_at_its_exit(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_TARGET, .prio = 6, .handler = init_checks_context};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    isr_body_done = init_ran_in_body = false;
+    isr_init_result = MT_ERR_INVALID;
+    tport_irq_attach(0, isr_inits_target);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_OK);
+    assert_int_equal(inits, 1); /* at the exit: strictly above the floor */
+    assert_false(init_ran_in_body);
+    assert_int_equal(init_byte, 'z');
+    /* Its one INIT: a second, from a body or not, is refused. */
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_ERR_STATE);
+    sched_run_pending();
+    assert_int_equal(inits, 1);
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+/* sched_task_init() from an interrupt body whose INIT cannot be queued:
+ * with the pool empty it is refused with MT_ERR_QUEUE_FULL, with the heap
+ * full (a payload beyond a block's) with MT_ERR_NO_MEM, each logged; the
+ * task's one INIT is not spent, and a later one from a body runs. */
+static msg_t *pool_held[MOTET_MAX_QUEUED_MSGS];
+static uint8_t isr_payload[64];
+
+static void isr_inits_target_with_payload(void)
+{
+    isr_init_result = sched_task_init(PID_TARGET, isr_payload, sizeof isr_payload);
+}
+
+static void make_target_above_everything(void)
+{
+    task_spec_t spec = {.pid = PID_TARGET, .prio = 6, .handler = target};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    isr_init_result = MT_ERR_INVALID;
+    test_count_logged_errors(MT_OK); /* drain */
+}
+
+static void test_init_from_a_body_with_the_pool_empty_is_refused_and_can_come_again(void **state)
+{
+    (void) state;
+    make_target_above_everything();
+    uint8_t n = 0;
+    while (sched_msg_spare()) pool_held[n++] = sched_msg_alloc();
+    tport_irq_attach(0, isr_inits_target);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_ERR_QUEUE_FULL);
+    assert_int_equal(test_count_logged_errors(MT_ERR_QUEUE_FULL), 1);
+    while (n) sched_msg_free(pool_held[--n]);
+    sched_run_pending();
+    assert_int_equal(inits, 0);
+    tport_irq_raise(0); /* the pool has blocks again */
+    assert_int_equal(isr_init_result, MT_OK);
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'z');
+    assert_int_equal(sched_queued_count(), 0);
+}
+
+static void test_init_from_a_body_with_the_heap_full_is_refused_and_can_come_again(void **state)
+{
+    (void) state;
+    if (!MOTET_HEAP_PAYLOADS) return; /* no payload beyond a block's */
+    make_target_above_everything();
+    isr_payload[0] = 'h';
+    mem_stats_t st;
+    mem_get_stats(&st);
+    void *hog = mem_alloc(st.largest_free - 16);
+    assert_non_null(hog);
+    tport_irq_attach(0, isr_inits_target_with_payload);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_ERR_NO_MEM);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_MEM), 1);
+    sched_run_pending();
+    assert_int_equal(inits, 0);
+    mem_free(hog);
+    tport_irq_raise(0);
+    assert_int_equal(isr_init_result, MT_OK);
+    assert_int_equal(inits, 1);
+    assert_int_equal(init_byte, 'h');
+    assert_int_equal(sched_queued_count(), 0);
+}
+
 /* A route to PORT_INIT of a task not yet initialised carries its one INIT;
  * the next send along it is refused like any second one. */
 static void test_a_route_to_port_init_carries_the_first_init_only(void **state)
@@ -293,6 +408,11 @@ int main(void)
         cmocka_unit_test_setup(test_init_by_pid_from_boot_code_is_refused, setup),
         cmocka_unit_test_setup(test_init_posted_by_an_interrupt_to_an_initialised_task_is_refused,
                                setup),
+        cmocka_unit_test_setup(test_init_from_an_interrupt_body_runs_at_its_exit, setup),
+        cmocka_unit_test_setup(
+            test_init_from_a_body_with_the_pool_empty_is_refused_and_can_come_again, setup),
+        cmocka_unit_test_setup(
+            test_init_from_a_body_with_the_heap_full_is_refused_and_can_come_again, setup),
         cmocka_unit_test_setup(test_a_route_to_port_init_carries_the_first_init_only, setup),
         cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_wait_is_freed, setup),
         cmocka_unit_test_setup(test_a_relayed_payload_refused_where_it_would_run_at_once_is_freed,

@@ -2,7 +2,7 @@
 """The RAM of an ATmega128 image: its static data by item, from the linker
 map, and its budget with the kernel stack that `motet stack` bounds.
 
-    python3 avr_ram.py IMAGE.elf --annotations FILE [...] [--su DIR ...]
+    python3 avr_ram.py IMAGE.elf --annotations FILE [...] [--su DIR ...] [--sized SOURCE ...]
 
 Prints the static RAM (.data and .bss: on the AVR, constants not kept in
 program memory are copied into .data at boot) by item, the analysed
@@ -12,8 +12,12 @@ the 4 KB of internal SRAM, unless the image moves it into external SRAM).
 Fails unless the static data and the bound fit in it, i.e. unless the
 stack provably cannot grow into the data: the check a sensing module of
 devices/ssl-mixed.toml passes (apps/ssl/CMakeLists.txt runs it as the
-test ssl_device_avr_ram). The bound is refused (exit 1) if the analysis
-is.
+test ssl_device_avr_ram; ports/avr/port.cmake, motet_avr_ram_test(), for
+every example image). The bound is refused (exit 1) if the analysis is.
+With --sized, it also fails unless the link compiled each C file SOURCE
+with -fstack-usage (its object has a .su file): the frames of that file's
+functions are then the compiler's, not estimates from their prologues,
+which miss what a function pushes after them.
 Exit status: 0 fits, 1 does not (or the analysis refused), 2 usage or
 tool error.
 """
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -90,7 +96,42 @@ def stack_bound(elf: Path, annotations: list[Path],
     return out["kernel"]
 
 
-def report(elf: Path, annotations: list[Path], su: list[Path] | None, small: int = 32) -> int:
+def object_sources(elf: Path, obj: Path) -> list[Path]:
+    """The files the build compiled object `obj` (of the link of `elf`)
+    from: its explicit inputs, as `ninja -t query` lists them."""
+    tree = stackcheck.build_tree(elf)
+    ninja = shutil.which("ninja") or stackcheck.cmake_cache(tree).get("CMAKE_MAKE_PROGRAM", "ninja")
+    target = obj.relative_to(tree) if obj.is_relative_to(tree) else obj
+    res = subprocess.run([ninja, "-C", str(tree), "-t", "query", target.as_posix()],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"ninja -t query {obj}: {res.stderr.strip() or res.stdout.strip()}")
+    inputs = re.search(r"^  input: \S+\n((?:    [^|\n]\S*\n)*)", res.stdout, re.M)
+    return [(tree / line.strip()).resolve() for line in (inputs[1] if inputs else "").splitlines()]
+
+
+def unsized(elf: Path, sources: list[Path]) -> list[str]:
+    """Why each of the C files `sources` has no compiler frames in the link
+    of `elf`: compiled without -fstack-usage, or not compiled for it."""
+    objects = stackcheck.linked_objects(elf)
+    if objects is None:
+        raise RuntimeError(f"{elf}: its build tree cannot list the objects of its link "
+                           "(not a Ninja tree)")
+    why = []
+    for source in sources:
+        # CMake names an object after its source (port_avr_boot.c.obj); the
+        # build says which source it was.
+        mine = [o for o in objects if o.stem == source.name
+                and Path(source).resolve() in object_sources(elf, o)]
+        if not mine:
+            why.append(f"{source.name}: no object of the link was compiled from it")
+        why += [f"{source.name}: compiled without -fstack-usage ({o.name} has no .su file)"
+                for o in mine if not o.with_suffix(".su").is_file()]
+    return why
+
+
+def report(elf: Path, annotations: list[Path], su: list[Path] | None, small: int = 32,
+           sized: list[Path] | None = None) -> int:
     rows = items(Path(f"{elf}.map"))
     static = port_avr.static_ram(port_avr.section_sizes(elf))
     ram = ram_bytes(elf)
@@ -101,6 +142,11 @@ def report(elf: Path, annotations: list[Path], su: list[Path] | None, small: int
         if n >= small:
             print(f"  {n:6d}  {name}")
     print(f"  {sum(rest):6d}  {len(rest)} items under {small} B each")
+    estimated = unsized(elf, sized) if sized else []
+    if estimated:
+        print(f"avr_ram: FAIL: {elf.name}: frames estimated, not the compiler's: "
+              f"{'; '.join(estimated)}", file=sys.stderr)
+        return 1
     if bound.problems:
         print(f"stack bound: refused: {'; '.join(bound.problems)}", file=sys.stderr)
         return 1
@@ -119,9 +165,11 @@ def main(argv=None) -> int:
     p.add_argument("elf", type=Path)
     p.add_argument("--annotations", action="append", type=Path, default=[], required=True)
     p.add_argument("--su", action="append", type=Path, default=[])
+    p.add_argument("--sized", action="append", type=Path, default=[],
+                   help="a C file whose functions must have the compiler's frames")
     args = p.parse_args(argv)
     try:
-        return report(args.elf, args.annotations, args.su or None)
+        return report(args.elf, args.annotations, args.su or None, sized=args.sized)
     except (OSError, RuntimeError, stackcheck.StackError) as e:
         print(f"avr_ram: error: {e}", file=sys.stderr)
         return 2

@@ -52,7 +52,9 @@ log (kernel/include/motet/log.h) to FILE as text, one record per line:
            whether it reached every module is not known (docs/bus.md)
            INITFAIL: mt_err_t the task's (pid) PORT_INIT handler returned:
            the task ends there, never initialised (no FINAL); its KILL
-           follows
+           follows. For one of the kernel's own tasks (pid 0xF0 and up:
+           the application manager, the migrator) the error of its INIT
+           or of its creation: the module halts there (status 5), no KILL
 
 A RUN record is a send whose receiver started at once (rule 1's fast
 path): the kernel writes one record for the two events, and parse() gives
@@ -156,6 +158,9 @@ MIGRATE_PHASES = ("?", "REQUESTED", "FROZEN", "ATTACHED", "LEFT", "LIVE", "RESUM
 PID_NAMES = {0x00: "kernel", 0xF0: "multicast", 0xF1: "timesync", 0xF2: "migrator",
              0xF3: "appmgr"}
 
+
+# MT_PID_SYSTEM: the first of the pids the kernel's own tasks and addresses take.
+SYSTEM_PID_FIRST = 0xF0
 
 # MT_PID_NONE: the kernel, an interrupt (a SEND's sender), or a kernel timer's owner.
 KERNEL_PID = 0x00
@@ -443,6 +448,8 @@ def describe(ev):
     if t == "KILL":
         return f"ended, {a} message(s) dropped" if a else "ended"
     if t == "INITFAIL":
+        if ev.pid >= SYSTEM_PID_FIRST:
+            return f"could not start ({error_name(a)}): the module halts"
         return f"its INIT failed ({error_name(a)}): ended, no FINAL"
     if t == "BUDGET":
         return f"over its run budget: running for {a} ms"

@@ -483,6 +483,7 @@ class Hub:
         self.watchdog = None  # what the watchdog found, once it stopped the run
         self.chip_reset = None  # the module whose chip's own watchdog reset it
         self.module_ended = None  # the emulated module whose emulator ended by itself
+        self.module_exits = []  # modules that exited by themselves with a status not 0
         self.clk_tck = os.sysconf("SC_CLK_TCK")
 
     # ---- notes and output ----
@@ -762,6 +763,12 @@ class Hub:
             m.exit_note = f"exited with status {status}" if status is not None else "link lost"
             if self.end_reason is None:
                 self.note(f"m{m.id} {m.exit_note}", m.id)
+            # Ended by itself (no QUIT, no fault, no watchdog): the run
+            # goes on without it, and fails at its end (run_device.py).
+            if status:
+                self.module_exits.append({"module": m.id, "name": m.spec.name,
+                                          "status": status, "tick": m.granted,
+                                          "meaning": m.kind.exit_meaning(status)})
         self.forget_module(m)
 
     def emulator_ended(self, m, status):
@@ -1714,7 +1721,7 @@ class Hub:
                 "reason": self.end_reason, "bus": bus, "modules": mods,
                 "events": self.events_log, "timesync": self.probe_summary(),
                 "watchdog": self.watchdog, "chip_reset": self.chip_reset,
-                "module_ended": self.module_ended,
+                "module_ended": self.module_ended, "module_exits": self.module_exits,
                 "failed_loads": self.failed_loads,
                 "links": [{"src": src, "dst": dst, "frames": n, "mean_us": total / n / 1e3,
                            "min_us": low / 1e3, "max_us": high / 1e3}

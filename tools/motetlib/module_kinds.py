@@ -111,10 +111,50 @@ class Kind:
         the module's process before it joined the bus says so, else None."""
         return None
 
+    def lacks_the_log(self, bdir, spec) -> str | None:
+        """Why the module's built program writes no event log (its kernel
+        built without MOTET_EVENT_LOG), or None if it writes one (or it
+        cannot be told)."""
+        return None
+
+    def exit_meaning(self, status) -> str:
+        """What exit status `status` of the module's process, ended by
+        itself during a run, says (negative: killed by that signal)."""
+        if status < 0:
+            return f"killed by signal {-status}"
+        return "its output above says why"
+
+
+# What a native module program's exit status says when it ends by itself
+# mid-run (port_halt()'s callers: kernel/src/task.c, thread_stack.c,
+# debug_assert.c, ports/native); 0 is a stop it was asked for (--until).
+NATIVE_EXITS = {
+    1: "it could not go on (its message is above)",
+    2: "its link to the hub or its log file failed, or a thread ended badly (its message "
+       "is above)",
+    3: "a thread overflowed its stack (the stack guard), or it lost the hub",
+    4: "a debug assertion failed (its message is above)",
+    5: "one of the kernel's own tasks (the application manager or the migrator) could not "
+       "start, which halts the module: its console and event log say which and why",
+}
+
 
 class NativeKind(Kind):
     def refused_arguments(self, spec, status):
         return "its program" if status == EXIT_NATIVE_REFUSED else None
+
+    def lacks_the_log(self, bdir, spec):
+        program = self.program(bdir, spec)
+        try:
+            defined = defined_symbols("nm", program)
+        except OSError:
+            return None
+        if defined is None or "log_ring" in defined:
+            return None
+        return f"its program {program} is built without the event log (MOTET_EVENT_LOG=0)"
+
+    def exit_meaning(self, status):
+        return NATIVE_EXITS.get(status) or super().exit_meaning(status)
 
     def argv(self, bdir, dev, spec, sock_path, seed, log_dir, extra):
         argv = [str(self.program(bdir, spec)), "--sim", "--seed", str(seed * 1000 + spec.id),
@@ -195,6 +235,15 @@ class EmulatedKind(Kind):
         """The launcher's options that write the image's event log to `path`
         as the chip writes it, each record at its exact cycle."""
         raise NotImplementedError
+
+    def lacks_the_log(self, bdir, spec):
+        try:
+            self.log_options(bdir, spec, Path("-"))
+        except device.DeviceError as e:
+            return str(e)
+        except OSError as e:
+            return f"{self.NM} cannot be run to find its log ({e.strerror})"
+        return None
 
 
 class AvrKind(EmulatedKind):

@@ -372,7 +372,7 @@ COMPONENTS = (
     ("slab caches", ("slab.c",), True),
     ("timers", ("timer.c", "timer_budget.c", "timer_phase.c"), True),
     ("boot, errors", ("boot.c", "errors.c"), True),
-    ("AVR port", ("port_avr_boot.c", "port_avr_console.c", "port_avr_irq.c",
+    ("AVR port", ("port_avr_boot.c", "port_avr_startup.c", "port_avr_console.c", "port_avr_irq.c",
                   "port_avr_timer.c", "port_avr_watchdog.c", "port_avr_context.c",
                   "port_avr_bus.c"), True),
     ("heap", ("mem_heap.c", "mem_check.c"), False),

@@ -12,6 +12,19 @@ process behind. The same seed gives the same output.
     motet run devices/two-module.toml --until 2 -- --app pingpong   # extra module args
     motet run devices/two-module.toml --app apps/pingpong/mcast.toml --until 1
 
+A task whose INIT failed ends there while the rest runs on (a native
+module's `ERR task ... ended: its INIT failed` line says so as it
+happens); once the run ends, `motet run` names each such task, on a module
+of any kind, from the INITFAIL records of the modules' event logs (kept
+for the run even without --log-dir) and exits with status 1: a failed
+start is a failed run. The task's name comes from --app's description,
+else its pid alone. A module whose log cannot vouch for that (its image
+built without the event log, or a log whose ring overflowed) is named in
+a note among the last lines. A module that exits by itself during the
+run, with a status other than 0, fails the run too (status 1), named with
+its status and what it means: 5, for one, is a module halted because one
+of the kernel's own tasks could not start.
+
 --app APP.toml loads that description instead of the device's: it is
 compiled (`motet appc -o X.bin --names`) and every module reads it
 (`--app-file`); the device's programs must register the programs it names.
@@ -46,7 +59,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import build, cmdline, device as devmod, hub as hubmod, module_kinds as kinds
+from . import appdesc, build, cmdline, device as devmod, eventlog, hub as hubmod
+from . import module_kinds as kinds
 
 
 def build_targets(dev):
@@ -79,11 +93,64 @@ def programs_not_in_the_build(build_dir_arg, dev):
             for t in sorted(targets) if t in unknown[port]]
 
 
+def failed_inits(dev, logs, unlogged, task_names):
+    """(failures, doubts) of a finished run, from each module's event log
+    in `logs` (DIR/mN.log), whatever its kind: failures as (module id,
+    who, pid, error name) for each INITFAIL record, doubts as (module id,
+    why its log cannot vouch that it has no other). `unlogged`: {module
+    id: why it wrote no log}; `task_names`: {pid: name} of the run's
+    compiled description, if it has one."""
+    failures, doubts = [], []
+    for m in dev.modules:
+        if m.id in unlogged:
+            doubts.append((m.id, unlogged[m.id]))
+            continue
+        path = Path(logs) / f"m{m.id}.log"
+        try:
+            records = eventlog.read(path)
+        except FileNotFoundError:
+            doubts.append((m.id, "it wrote no event log"))
+            continue
+        except eventlog.LogFormatError as e:
+            doubts.append((m.id, f"its event log cannot be read ({e})"))
+            continue
+        lost = sum(r.count for r in records if isinstance(r, eventlog.Lost))
+        if lost:
+            doubts.append((m.id, f"its event log lost {lost} ring slot(s) before they were "
+                                 "drained"))
+        for r in records:
+            if isinstance(r, eventlog.Event) and r.type == "INITFAIL":
+                failures.append((m.id, task_label(r.pid, task_names), f"{r.pid:#04x}",
+                                 eventlog.error_name(r.arg)))
+    return failures, doubts
+
+
+def task_label(pid, task_names):
+    """How the run's last lines name the task `pid`."""
+    if pid in eventlog.PID_NAMES:
+        return f"the kernel's own task '{eventlog.PID_NAMES[pid]}'"
+    if task_names and pid in task_names:
+        return f"task '{task_names[pid]}'"
+    return "a task"
+
+
+def description_task_names(app_toml):
+    """{device pid: task name} of a description a run loads (its tasks
+    take the pids from MT_PID_FIRST_APP on, in its order: the run's one
+    load)."""
+    from .appc_text import names, read_text
+    tasks, _ = names(read_text(app_toml))
+    return {appdesc.PID_FIRST_APP + i: name for i, name in enumerate(tasks)}
+
+
 def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=None,
         probe_s=None, probe_warmup_s=0.0, trace=False, extra=(), out=print, progress=None,
-        commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S, host=()):
+        commands=None, watchdog_s=hubmod.Hub.WATCHDOG_S, host=(), task_names=None):
     """Run `dev`; returns (exit status, report dict). `host`: the device's
-    host's actions, (seconds, fn(hub)) pairs (hub.Hub)."""
+    host's actions, (seconds, fn(hub)) pairs (hub.Hub). Every module's
+    event log is kept (in `log_dir`, else for the run only): a task's
+    failed INIT is read from it. `task_names`: {pid: name} that names
+    such a task (description_task_names())."""
     not_runnable = [m for m in dev.modules if m.kind not in devmod.RUNNABLE_KINDS]
     if not_runnable:
         m = not_runnable[0]
@@ -106,13 +173,21 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         if why:
             out(f"run: error: {dev.path}: module {m.id} ({m.name}) cannot join the device: {why}")
             return 2, None
+    unlogged = {m.id: why for m in dev.modules if (why := kinds.of(m).lacks_the_log(bdir, m))}
+    if log_dir and unlogged:
+        m, why = next(iter(unlogged.items()))
+        out(f"run: error: --log-dir {log_dir}: module {m} has no event log to write: {why}")
+        return 2, None
     if progress is None:
         progress = sys.stderr.isatty()
     with tempfile.TemporaryDirectory(prefix="motet-bus-") as tmp:
         sock = os.path.join(tmp, "bus.sock")
+        logs = log_dir or os.path.join(tmp, "logs")
+        os.makedirs(logs, exist_ok=True)
 
         def launch(mod, path):
-            return mod.kind.argv(bdir, dev, mod.spec, path, seed, log_dir, extra)
+            logged = None if mod.id in unlogged else logs
+            return mod.kind.argv(bdir, dev, mod.spec, path, seed, logged, extra)
 
         hub = hubmod.Hub(dev, sock, launch, seed=seed, until_s=until, faults=faults,
                          probe_s=probe_s, probe_warmup_s=probe_warmup_s, trace=trace, out=out,
@@ -123,6 +198,7 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
         except hubmod.HubError as e:
             out(f"run: error: {e}")
             return e.status, None
+        inits, doubts = failed_inits(dev, logs, unlogged, task_names)
     for line in hubmod.summary_lines(report):
         out(line)
     status = 130 if report["reason"] == "interrupted" else 0
@@ -137,6 +213,18 @@ def run(dev, bdir, *, seed=1, until=None, faults=(), log_dir=None, report_path=N
     for what in report["failed_loads"]:
         out(f"run: error: the application did not load ({what}); the modules' ERR lines say "
             "which task and program")
+        status = status or 1
+    names = {m.id: m.name for m in dev.modules}
+    for ended in report["module_exits"]:
+        out(f"run: error: module {ended['module']} ({ended['name']}) exited with status "
+            f"{ended['status']} during the run ({ended['meaning']}); the rest ran on without it")
+        status = status or 1
+    for module, why in doubts:
+        out(f"run: note: module {module} ({names[module]}): {why}: a task's failed INIT there "
+            "may be missing from these lines")
+    for module, who, pid, err in inits:
+        out(f"run: error: {who} (pid {pid}) on module {module} "
+            f"({names[module]}) did not start: its INIT failed ({err}); the rest ran on")
         status = status or 1
     return status, report
 
@@ -283,6 +371,7 @@ def cmd_run(args):
             if compiled is None:
                 return status
             extra += ["--app-file", str(compiled)]
+            args.task_names = description_task_names(args.app)
         if not args.no_build:
             status = build_programs(args.build_dir, dev)
             missing = programs_not_in_the_build(args.build_dir, dev) if status != 0 else []
@@ -316,7 +405,8 @@ def compile_app(path, tmp):
 
 
 def run_compiled(args, dev, faults, extra):
-    """Run the device with the arguments checked and the programs built."""
+    """Run the device with the arguments checked and the programs built;
+    args.task_names, if set: {pid: name} of the description --app gave."""
     closed = False
 
     def out(line):
@@ -333,7 +423,7 @@ def run_compiled(args, dev, faults, extra):
                     faults=faults, log_dir=args.log_dir, report_path=args.report,
                     probe_s=args.probe, probe_warmup_s=args.probe_warmup, trace=args.trace,
                     extra=extra, out=out, commands=sys.stdin if args.interactive else None,
-                    watchdog_s=args.watchdog)
+                    watchdog_s=args.watchdog, task_names=getattr(args, "task_names", None))
     return status
 
 

@@ -345,13 +345,10 @@ def build_tree(elf: Path) -> Path | None:
 OBJECT_SUFFIXES = (".obj", ".o")
 
 
-def linked_su_files(elf: Path) -> list[Path] | None:
-    """The .su files of the objects the link of `elf` used, or None if its
-    build tree cannot say (not a Ninja tree). A tree holds other builds of
-    the same sources (another kernel configuration, another image's port
-    library) whose frames differ: only the link's own objects count. An
-    object compiled without -fstack-usage has no .su file: its functions
-    get the prologue estimate."""
+def linked_objects(elf: Path) -> list[Path] | None:
+    """The object files the link of `elf` used (archive members included,
+    as `ninja -t inputs` lists them), or None if its build tree cannot say
+    (not a Ninja tree)."""
     tree = build_tree(elf)
     if tree is None or not (tree / "build.ninja").is_file():
         return None
@@ -365,14 +362,21 @@ def linked_su_files(elf: Path) -> list[Path] | None:
         raise StackError(f"{elf}: cannot list the objects of its link "
                          f"(ninja -t inputs): {res.stderr.strip() or res.stdout.strip()}; "
                          "name the directories of its .su files with --su")
-    out = []
-    for line in res.stdout.splitlines():
-        obj = Path(line.strip())
-        if obj.suffix in OBJECT_SUFFIXES:
-            su = (tree / obj).with_suffix(".su")
-            if su.is_file():
-                out.append(su)
-    return out
+    return [tree / Path(line.strip()) for line in res.stdout.splitlines()
+            if Path(line.strip()).suffix in OBJECT_SUFFIXES]
+
+
+def linked_su_files(elf: Path) -> list[Path] | None:
+    """The .su files of the objects the link of `elf` used, or None if its
+    build tree cannot say (not a Ninja tree). A tree holds other builds of
+    the same sources (another kernel configuration, another image's port
+    library) whose frames differ: only the link's own objects count. An
+    object compiled without -fstack-usage has no .su file: its functions
+    get the prologue estimate."""
+    objects = linked_objects(elf)
+    if objects is None:
+        return None
+    return [obj.with_suffix(".su") for obj in objects if obj.with_suffix(".su").is_file()]
 
 
 def cmake_cache(tree: Path) -> dict[str, str]:

@@ -58,7 +58,9 @@ typedef enum {
                    * MOTET_BUS_FOLLOWED such): whether one reached every module is
                    * not known (docs/bus.md, Lost frames) */
     EV_INITFAIL,  /* pid = task, arg = mt_err_t its PORT_INIT handler returned: the task
-                   * ends, never initialised (no FINAL); its KILL follows (sched.h) */
+                   * ends, never initialised (no FINAL); its KILL follows (sched.h).
+                   * For a kernel task (pid >= MT_PID_SYSTEM), arg = its INIT's error
+                   * or why it could not be created: the module halts, no KILL */
     EV_TYPE_COUNT
 } log_event_type_t;
 

@@ -96,10 +96,6 @@ uint8_t module_group_id(const char *name);
 /* Name of the task with device pid `pid` in the current description, or
  * NULL (not one of its tasks). */
 const char *module_task_name(mt_pid_t pid);
-/* The program the current description gives the task with device pid
- * `pid`, if this module has it, whether the task lives or has ended; NULL
- * otherwise. */
-const struct program *module_task_program(mt_pid_t pid);
 
 /* If `rec` is an error (EV_ERROR), a failed load (EV_APPFAIL), a load
  * another module failed after it committed here (EV_DISAGREE) or a task

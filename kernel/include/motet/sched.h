@@ -89,7 +89,9 @@ struct msg {
  * EV_INITFAIL is logged with the error, and a later send to its pid from
  * this module is refused as to no task; one from another module is
  * accepted there and refused here, logged here (MT_ERR_NO_TASK), as for a
- * killed task. */
+ * killed task. A failed INIT of one of the kernel's own tasks (the
+ * application manager, the migrator) halts the module with status 5 after
+ * its EV_INITFAIL: a module without them cannot load nor talk. */
 typedef mt_err_t (*task_handler_t)(void *state, mt_port_t port, void *data, uint16_t len);
 
 /* One output port: where messages sent on it go. */
@@ -124,7 +126,8 @@ mt_err_t sched_task_create(const task_spec_t *spec);
 /* Post PORT_INIT with a copy of `data`; held messages follow once handled
  * successfully (a failed INIT ends the task: task_handler_t). MT_OK says
  * the INIT was posted or run, not that it succeeded nor that the task
- * still exists.
+ * still exists. From an interrupt body it is posted as sched_post_isr()
+ * posts: never run in the body, at the interrupt's exit at the earliest.
  * Once per task, a send to PORT_INIT counting as one and a task arrived
  * by migration having had its own: a second, even while the first waits,
  * is refused with MT_ERR_STATE (logged) and changes nothing (its data
