@@ -42,8 +42,7 @@
 /* ==== The two comparisons of priorities ====
  *
  * Rule 1 lets an equal priority in, rules 3 and 5 only a strictly higher
- * one. A few decisions below write the same comparison out, where their
- * comments say why. */
+ * one. Every decision below makes its comparison through one of these. */
 
 /* Rule 1: a priority `prio` runs at once over the running level `running`
  * if it is equal or higher. */
@@ -124,22 +123,19 @@ static MT_INLINE bool gate_runs_at_once(const task_t *t, mt_prio_t running)
     return prio_runs_at_once(t->gate, running);
 }
 
-/* gate_runs_at_once() at the running level as it is now. Written out
- * rather than as gate_runs_at_once(t, sched.running_prio): an argument
- * is loaded before the gate, which would reorder the fast paths' loads
- * (avr-gcc 5.4). */
+/* gate_runs_at_once() at the running level as it is now. */
 static MT_INLINE bool gate_runs_now(const task_t *t)
 {
-    return t->gate >= sched.running_prio;
+    return gate_runs_at_once(t, sched.running_prio);
 }
 
 /* Rule 1 for the general path, t's flags and rule 4 tested by the caller:
  * t's priority is equal or higher than the running level, or, in a
- * thread, than the running thread's. Written out as gate_runs_now() is. */
+ * thread, than the running thread's. */
 static MT_INLINE bool task_runs_at_once(const task_t *t)
 {
-    if (MOTET_THREADS && thread_running()) return t->prio >= thread_running_prio();
-    return t->prio >= sched.running_prio;
+    if (MOTET_THREADS && thread_running()) return prio_runs_at_once(t->prio, thread_running_prio());
+    return prio_runs_at_once(t->prio, sched.running_prio);
 }
 
 /* ==== Rule 2: the queue's order ====
