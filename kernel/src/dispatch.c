@@ -270,7 +270,7 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
 {
     task_t *t = m->task;
-    if ((m->flags & MSG_HELD) && !init_handled(t)) { /* rule 7: still held */
+    if ((m->flags & MSG_HELD) && !task_takes_messages(t)) { /* rule 7: still held */
         queue_hold(t, m);
         if (thread_ready_hint()) thread_k_yield(floor);
         return false;

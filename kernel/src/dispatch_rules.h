@@ -269,22 +269,32 @@ static MT_INLINE mt_err_t drain_above_held(mt_prio_t level, port_irq_state_t s)
  * A task is created with its gate closed. A message sent to it before its
  * INIT has been handled is queued in its level like any other, marked
  * MSG_HELD (its INIT MSG_OPENS), so that it keeps its place in creation
- * order (rule 2); when the drain comes to it and the task is still not
- * initialised (init_handled(), dispatch.c's drain_rare()), it goes to the
- * task's held list (queue_hold()). The INIT's pop marks the task
+ * order (rule 2); when the drain comes to it and the task still takes no
+ * messages (task_takes_messages(), dispatch.c's drain_rare()), it goes to
+ * the task's held list (queue_hold()). The INIT's pop marks the task
  * initialised and releases the list to the head of its level
- * (task_release_held()). A message to a task frozen for migration and not
- * initialised is held at once (send.c, place_irq_off()). */
+ * (task_release_held()).
+ *
+ * The same flag, TASK_INITIALISED, also holds the messages of a task frozen
+ * for migration or for its end: the freeze clears it and moves what was
+ * queued to the held list (sched_migrate.c, sched_mig_freeze()), the thaw
+ * sets it again and queues the list. A message other than an INIT sent to
+ * a frozen task goes to its held list at once, in no queue (send.c,
+ * place_irq_off()). */
 
-/* t's INIT has been handled: its messages are no longer held for it. */
-static MT_INLINE bool init_handled(const task_t *t)
+/* t takes messages now: its INIT has been handled and it is not frozen
+ * (a freeze clears TASK_INITIALISED, a thaw sets it). False, a message
+ * for t waits (marked MSG_HELD, or on its held list). */
+static MT_INLINE bool task_takes_messages(const task_t *t)
 {
     return (t->flags & TASK_INITIALISED) != 0;
 }
 
-/* Rule 7 at a send: a message queued for t now waits for t's INIT (t is
- * neither initialised nor bound to a thread, which has no INIT). */
-static MT_INLINE bool hold_for_init(const task_t *t)
+/* Rule 7 at a send, and a freeze's hold: a message queued for t now waits,
+ * as t takes no messages (its INIT not yet handled, or t frozen) and is
+ * not bound to a thread (which has no INIT). True for t's INIT too, which
+ * the caller marks as the one that ends the wait (MSG_OPENS). */
+static MT_INLINE bool messages_wait_for(const task_t *t)
 {
     return !(t->flags & (TASK_INITIALISED | TASK_THREAD));
 }

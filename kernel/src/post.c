@@ -206,7 +206,7 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
         return post_no_local_task(pid);
     }
     /* The port needs no check: the timer's start checked its index. */
-    if (!own->flags && init_handled(t)) return queue_timer_block(t, own);
+    if (!own->flags && task_takes_messages(t)) return queue_timer_block(t, own);
     expiry_log(own);
     /* A block from the pool, held until its INIT if it must be. */
     return enqueue_as(t, MT_PID_NONE, pid, port, NULL, 0, 0, true);
@@ -229,7 +229,7 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
             isr_slot_fill(t, own->port, MSG_TIMER_OWED);
             return MT_OK;
         }
-        if (init_handled(t)) return queue_timer_block(t, own);
+        if (task_takes_messages(t)) return queue_timer_block(t, own);
     }
     return post_expiry_general(own);
 }

@@ -19,7 +19,7 @@
 /* Internal task flags, above the public TASK_MOVABLE. */
 #define TASK_INIT_RUNNING 0x04u /* its PORT_INIT handler is on the stack */
 #define TASK_INIT_SENT    0x08u /* its one PORT_INIT is sent (send.c) or was handled */
-#define TASK_INITIALISED  0x10u /* PORT_INIT has been handled */
+#define TASK_INITIALISED  0x10u /* PORT_INIT handled, and not frozen (a freeze clears it) */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_ENDING       0x20u /* its kill is under way: FINAL due or running, then its end */
 #define TASK_FROZEN       0x80u /* migration: hold every message */

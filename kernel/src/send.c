@@ -103,12 +103,12 @@ static bool init_refused_irq_off(task_t *t, mt_port_t port)
 static mt_err_t place_irq_off(task_t *t, msg_t *m)
 {
     if (init_refused_irq_off(t, m->port)) return MT_ERR_STATE;
-    bool uninitialised = hold_for_init(t);
-    if (uninitialised && (t->flags & TASK_FROZEN) && m->port != PORT_INIT) {
+    bool waits = messages_wait_for(t);
+    if (waits && (t->flags & TASK_FROZEN) && m->port != PORT_INIT) {
         queue_hold(t, m); /* until the task thaws or moves: in no queue */
     } else {
         /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
-        if (uninitialised) m->flags |= m->port == PORT_INIT ? MSG_OPENS : MSG_HELD;
+        if (waits) m->flags |= m->port == PORT_INIT ? MSG_OPENS : MSG_HELD;
         queue_after_slot(t, m);
     }
     return MT_OK;
@@ -203,7 +203,7 @@ static bool can_run_now(const task_t *t, mt_port_t port)
 {
     if ((t->flags & (TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)) || task_on_stack(t))
         return false;
-    if (!init_handled(t) && port != PORT_INIT) return false; /* rule 7 */
+    if (!task_takes_messages(t) && port != PORT_INIT) return false; /* rule 7 */
     return task_runs_at_once(t);
 }
 
@@ -231,7 +231,7 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
     }
     task_t *from = sched_sending_frame(sender);
     frame_push(t, sender);
-    bool opens = port == PORT_INIT && !init_handled(t);
+    bool opens = port == PORT_INIT && !task_takes_messages(t);
     if (opens) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
     if (send_hands_over(flags)) {
