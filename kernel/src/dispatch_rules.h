@@ -3,7 +3,9 @@
  * The eight dispatch rules, each with the decision that implements it.
  *
  * Motet runs message handlers on one shared stack. Which handler runs
- * when is decided by eight rules, and by nothing else:
+ * when is decided by eight rules, apart from the kernel's own calls of a
+ * handler (a task's FINAL, task.c; the migrator's, sched_task_call(),
+ * dispatch.c) and the threads' policies (docs/threads.md):
  *
  *   1. A send to a local task of equal or higher priority than the
  *      running handler, and not on the stack, runs it at once, nested on
@@ -197,9 +199,12 @@ static MT_INLINE bool gate_reopen_at_pop(task_t *t)
 
 /* Push a frame for t, which runs next on behalf of `sender`, above the
  * top frame `below` (of running priority below_prio), read before the lock
- * by a fast path: what handlers an interrupt runs meanwhile restore both;
- * irq off, t able to run (its gate open, or chosen by the drain) and off
- * the stack. While it is on the stack its gate stays closed (rule 4). */
+ * by a fast path: what handlers an interrupt runs meanwhile restore both.
+ * Irq off, t off the stack, its run decided by the caller whatever its
+ * gate says: a send's rule 1 (the gate open), the drain's choice, an INIT
+ * (t not yet initialised), FINAL (task.c, task_kill_end(): t frozen) or
+ * sched_task_call() (the migrator's calls: t frozen). While it is on the
+ * stack its gate stays closed (rule 4). */
 static MT_INLINE void frame_push_on(task_t *t, task_t *below, mt_prio_t below_prio, mt_pid_t sender)
 {
     MT_DEBUG_ASSERT(!task_on_stack(t)); /* pushed twice, its gate would be open after both pops */

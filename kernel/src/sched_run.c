@@ -58,7 +58,7 @@ void sched_run(void)
         }
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
-        if (queue_top_prio() < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
+        if (!work_above(-1) && !thread_k_idle_switch()) {
             sleep_choice_stale = false;
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);
