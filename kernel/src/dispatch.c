@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dispatch rules: frames on the one shared stack and the drain of the
- * queue (rule 5); an interrupt's exit (rule 3) is isr_exit.c's, the main
- * loop that drains and sleeps sched_run.c's (docs/architecture.md).
+ * Frames on the one shared stack, a handler's run in its frame, and the
+ * drain of the queue. The eight dispatch rules, and the decision that
+ * implements each, are dispatch_rules.h's, which a newcomer reads first:
+ * this file applies rules 4 (a frame's push and pop), 5 (the drain) and 7
+ * (the drain's hold and the INIT's end at its pop) by the functions named
+ * there; an interrupt's exit (rule 3) is isr_exit.c's, the main loop that
+ * drains and sleeps (rule 6) sched_run.c's (docs/architecture.md).
  *
  * There is one stack. A handler that must run now is simply called, nested
  * on top of whatever is running: the C call stack is the scheduler's stack
@@ -18,6 +22,7 @@
  * frames even while a thread runs. A handler only ever runs on K. With
  * threads compiled out their hooks are empty inline functions.
  */
+#include "dispatch_rules.h"
 #include "log_ring.h"
 #include "mem_internal.h"
 #include "motet/log.h"
@@ -37,10 +42,7 @@ sched_state_t sched;
  * a thread); irq off, as on return. */
 static MT_NOINLINE void frame_pop_rare(task_t *t)
 {
-    if (t->flags & TASK_INIT_RUNNING) {
-        t->flags = (uint8_t) ((t->flags & ~TASK_INIT_RUNNING) | TASK_INITIALISED);
-        if (!(t->flags & TASK_KILL_PENDING)) task_release_held(t);
-    }
+    hold_end_at_pop(t);
     if (t->flags & TASK_KILL_PENDING) {
         sched.kill_on_pop(t); /* task.c; irq off again on return */
         return;
@@ -62,10 +64,7 @@ static MT_INLINE bool frame_pop_plain_irq_off(task_t *t, bool keep_level)
     sched.current = t->below;
     MT_DEBUG_ASSERT(!keep_level || (sched.running_prio == t->prio && t->below_prio == t->prio));
     if (!keep_level) sched.running_prio = t->below_prio;
-    mt_prio_t stacked = t->gate;
-    if (stacked < -GATE_STACKED) return false;
-    t->gate = (mt_prio_t) (stacked + GATE_STACKED);
-    return true;
+    return gate_reopen_at_pop(t);
 }
 
 /* Pop t's frame, the top one, and finish what came with it; irq off.
@@ -271,7 +270,7 @@ static MT_INLINE void run_taken_held_off(task_t *t, msg_t *m, bool slot)
 static MT_NOINLINE bool drain_rare(msg_t *m, mt_prio_t floor)
 {
     task_t *t = m->task;
-    if ((m->flags & MSG_HELD) && !(t->flags & TASK_INITIALISED)) {
+    if ((m->flags & MSG_HELD) && !task_takes_messages(t)) { /* rule 7: still held */
         queue_hold(t, m);
         if (thread_ready_hint()) thread_k_yield(floor);
         return false;
@@ -317,7 +316,7 @@ static MT_INLINE bool drain_step_held_off(mt_prio_t floor)
     msg_t *m;
     for (;;) {
         mt_prio_t top = queue_top_prio();
-        if (top <= floor) return false;
+        if (!prio_outranks(top, floor)) return false;
         m = queue_pop_top(top);
         if (!(m->flags & MSG_NOT_PLAIN)) break;
         if (m == &sched.isr_msg) { /* an interrupt's, queued in the slot's block */

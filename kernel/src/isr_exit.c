@@ -8,7 +8,10 @@
  * for a port that asks first and runs the exit it is handed afterwards
  * (the Cortex-M's trampoline); they share the steps below in line. On a
  * thread's stack the thread code decides instead (thread_isr_exit()).
+ * The tests the exit makes are the rules' own (dispatch_rules.h:
+ * work_above(); the slot's, isr_outranks(), is made at the post).
  */
+#include "dispatch_rules.h"
 #include "motet/port.h"
 #include "sched_internal.h"
 #include "thread_internal.h"
@@ -31,7 +34,7 @@ static MT_INLINE void isr_exit_slot(void)
 static MT_INLINE void isr_exit_queued(mt_prio_t floor)
 {
     /* Most exits find nothing more to run: no call to the drain for that. */
-    if (sched_may_run(floor))
+    if (work_above(floor))
         drain_held_off(floor);
     else
         sched.running_prio = floor;
@@ -86,5 +89,5 @@ sched_isr_exit_fn sched_isr_exit_choice(void)
 {
     if (MOTET_THREADS && thread_running()) return thread_isr_exit_choice();
     if (isr_slot_waiting()) return isr_exit_slot_first;
-    return sched_may_run(sched.running_prio) ? isr_exit_drain : NULL;
+    return work_above(sched.running_prio) ? isr_exit_drain : NULL;
 }

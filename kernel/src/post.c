@@ -11,6 +11,7 @@
  * (payloads, virtual pids, a task not initialised, an empty pool) goes
  * send.c's general path.
  */
+#include "dispatch_rules.h"
 #include "log_ring.h"
 #include "motet/log.h"
 #include "motet/port.h"
@@ -33,8 +34,9 @@ static MT_INLINE bool isr_slot_free(void)
  * fails after that one test. */
 static MT_INLINE bool isr_slot_fits(const task_t *t)
 {
-    return t->gate > sched.running_prio && port_in_isr() && t->gate > queue_top_prio() &&
-           isr_slot_free() && !(MOTET_THREADS && thread_running());
+    return isr_outranks(t, sched.running_prio) && port_in_isr() &&
+           isr_outranks(t, queue_top_prio()) && isr_slot_free() &&
+           !(MOTET_THREADS && thread_running());
 }
 
 /* Leave t's bare message for `port` in the slot, to run at the exit
@@ -204,7 +206,7 @@ static MT_NOINLINE mt_err_t post_expiry_general(msg_t *own)
         return post_no_local_task(pid);
     }
     /* The port needs no check: the timer's start checked its index. */
-    if (!own->flags && (t->flags & TASK_INITIALISED)) return queue_timer_block(t, own);
+    if (!own->flags && task_takes_messages(t)) return queue_timer_block(t, own);
     expiry_log(own);
     /* A block from the pool, held until its INIT if it must be. */
     return enqueue_as(t, MT_PID_NONE, pid, port, NULL, 0, 0, true);
@@ -227,7 +229,7 @@ mt_err_t sched_post_timer_expiry(msg_t *own)
             isr_slot_fill(t, own->port, MSG_TIMER_OWED);
             return MT_OK;
         }
-        if (t->flags & TASK_INITIALISED) return queue_timer_block(t, own);
+        if (task_takes_messages(t)) return queue_timer_block(t, own);
     }
     return post_expiry_general(own);
 }

@@ -143,17 +143,11 @@ static MT_INLINE mt_prio_t queue_highest_bit(queue_bits_t bits)
 #endif
 }
 
-/* Highest non-empty level, -1 when the queue is empty; irq off. */
+/* Highest non-empty level, -1 when the queue is empty; irq off, or read
+ * without the lock as a hint (dispatch_rules.h, work_above()). */
 static MT_INLINE mt_prio_t queue_top_prio(void)
 {
     return sched.queue.top;
-}
-
-/* True if some level above `floor` held a message at the instant of
- * reading; a hint, read without the lock. */
-static MT_INLINE bool queue_may_outrank(mt_prio_t floor)
-{
-    return sched.queue.top > floor;
 }
 
 /* Level p has just been emptied: clear its bit and find the new top; irq off. */

@@ -4,14 +4,14 @@
  * control block and its frame on the shared stack (task.c, dispatch.c,
  * send.c), the queue's state and the message blocks of its pool (queue.c;
  * the queue's own operations are queue_internal.h's), and what multicast,
- * the application manager and migration build on. Applications never
- * include it. docs/architecture.md explains how the pieces fit.
+ * the application manager and migration build on; the dispatch rules and
+ * the gate that decides three of them are dispatch_rules.h's. Applications
+ * never include it. docs/architecture.md explains how the pieces fit.
  */
 #ifndef MOTET_SCHED_INTERNAL_H
 #define MOTET_SCHED_INTERNAL_H
 
 #include "bit_table.h"
-#include "debug_assert.h"
 #include "motet/log.h"
 #include "motet/port.h"
 #include "motet/sched.h"
@@ -19,32 +19,13 @@
 /* Internal task flags, above the public TASK_MOVABLE. */
 #define TASK_INIT_RUNNING 0x04u /* its PORT_INIT handler is on the stack */
 #define TASK_INIT_SENT    0x08u /* its one PORT_INIT is sent (send.c) or was handled */
-#define TASK_INITIALISED  0x10u /* PORT_INIT has been handled */
+#define TASK_INITIALISED  0x10u /* PORT_INIT handled, and not frozen (a freeze clears it) */
 #define TASK_KILL_PENDING 0x40u /* kill once the task leaves the stack */
 #define TASK_ENDING       0x20u /* its kill is under way: FINAL due or running, then its end */
 #define TASK_FROZEN       0x80u /* migration: hold every message */
 /* Bound to a thread (thread.h): messages go to its mailbox, state is the
  * thread. Zero without threads, so that tests of it fold away. */
 #define TASK_THREAD (MOTET_THREADS ? 0x02u : 0u)
-/* The flags that decide a task's gate (below) while it is off the stack:
- * of them, only TASK_INITIALISED may be set for a send to run it at once. */
-#define TASK_GATE_FLAGS (TASK_INITIALISED | TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)
-
-/* A gate below every running priority (-1 when the stack is empty), for a
- * task its flags keep from running at once. */
-#define GATE_CLOSED ((mt_prio_t) -80)
-/* A frame's push closes its task's gate by this much, its pop opens it by
- * as much again: a gate that was open (a priority, 0..31 by config.h) is
- * then -40..-9 on the stack, below every running priority (rule 4), and
- * its pop reopens it without a look at the task's flags; one that was
- * closed (GATE_CLOSED), or that a change of flags closed while the task
- * ran (task_set_flags()), is below -40, and the pop looks at the flags
- * (dispatch.c). So the byte a send compares also tells the pop whether it
- * is plain. */
-#define GATE_STACKED 40
-_Static_assert(MOTET_PRIO_LEVELS - 1 - GATE_STACKED < -1 && GATE_CLOSED < -GATE_STACKED &&
-                   GATE_CLOSED - GATE_STACKED >= -128,
-               "a stacked gate stays below every running priority, apart from a closed one");
 
 /* Internal message flags, above the public MSG_*: the message was sent to
  * a task not yet initialised, and the drain holds it in the task's held
@@ -105,7 +86,8 @@ typedef struct task {
     mt_prio_t prio;
     mt_prio_t gate;       /* prio while a send may run it at once (rules 1, 4, 7), else
                            * below every running priority: its flags say no
-                           * (GATE_CLOSED), or on the stack (GATE_STACKED) */
+                           * (GATE_CLOSED), or on the stack (GATE_STACKED);
+                           * dispatch_rules.h */
     mt_prio_t below_prio; /* frame: the running priority to restore */
     mt_pid_t sender;      /* frame: sender of the message being handled */
     uint8_t flags;
@@ -145,10 +127,10 @@ extern queue_level_t queue_level[MOTET_PRIO_LEVELS];
 /* The rest of the queue's state, in `sched` (below), for its inline
  * operations only: the level bitmap and its highest set bit (-1: empty),
  * which every dispatch compares with the running priority, written with irq
- * off, the top read unlocked as a hint (sched_may_run()); not volatile, as
- * every read follows a lock taken or given back, a compiler barrier (a
- * volatile byte costs each read a sign extension on the Cortex-M); the
- * pool's free blocks, linked through their `next`. */
+ * off, the top read unlocked as a hint (work_above(), dispatch_rules.h);
+ * not volatile, as every read follows a lock taken or given back, a
+ * compiler barrier (a volatile byte costs each read a sign extension on
+ * the Cortex-M); the pool's free blocks, linked through their `next`. */
 typedef struct queue_state {
     mt_prio_t top;
     queue_bits_t levels;
@@ -314,22 +296,6 @@ void sched_task_free(task_t *t);
 /* Set and clear flags of t and reopen or close its gate to match; irq off
  * where a send may race (every caller but creation). */
 void task_set_flags(task_t *t, uint8_t set, uint8_t clear);
-/* The gate t's flags and priority give it off the stack. */
-static MT_INLINE mt_prio_t task_gate(const task_t *t)
-{
-    return (t->flags & TASK_GATE_FLAGS) == TASK_INITIALISED ? t->prio : GATE_CLOSED;
-}
-/* True if t's flags let a send queue a message for it the plain way
- * (initialised, not frozen, not being killed, not a thread's: those
- * task_gate() opens the gate for), read from the gate alone: one that was
- * opened stays at or above -GATE_STACKED while t is on the stack, one its
- * flags keep closed is below. A change of flags while t is on the stack
- * closes its gate until the pop, even to flags that would open it: a send
- * then takes the general way, which has every case. */
-static MT_INLINE bool task_gate_opened(const task_t *t)
-{
-    return t->gate >= -GATE_STACKED;
-}
 /* Rule 7: once PORT_INIT is handled, t's held messages join the queue in
  * creation order. */
 void task_release_held(task_t *t);
@@ -343,33 +309,11 @@ void task_destroy(task_t *t);
  * FINAL; its EV_INITFAIL logged. Irq off. */
 void task_init_failed_irq_off(task_t *t, mt_err_t err);
 
-/* ---- dispatch.c: frames and the dispatch rules ---- */
+/* ---- dispatch.c: frames' runs and the drain (the rules: dispatch_rules.h) ---- */
 
 /* True if t has a frame on the stack: a walk down the frames to
  * task_none's, at most one a priority level (for the rare paths). */
 bool task_on_stack(const task_t *t);
-
-/* Push a frame for t, which runs next on behalf of `sender`, above the
- * top frame `below` (of running priority below_prio), read before the lock
- * by a fast path: what handlers an interrupt runs meanwhile restore both;
- * irq off, t able to run (its gate open, or chosen by the drain) and off
- * the stack. While it is on the stack its gate stays closed (rule 4),
- * GATE_STACKED below what it was. */
-static MT_INLINE void frame_push_on(task_t *t, task_t *below, mt_prio_t below_prio, mt_pid_t sender)
-{
-    MT_DEBUG_ASSERT(!task_on_stack(t)); /* pushed twice, its gate would be open after both pops */
-    t->below = below;
-    t->below_prio = below_prio;
-    t->sender = sender;
-    t->gate = (mt_prio_t) (t->gate - GATE_STACKED);
-    sched.current = t;
-    sched.running_prio = t->prio;
-}
-/* frame_push_on() the current top frame. */
-static MT_INLINE void frame_push(task_t *t, mt_pid_t sender)
-{
-    frame_push_on(t, sched.current, sched.running_prio, sender);
-}
 /* Run the handler of t, its frame just pushed, with interrupts on; free a
  * payload it did not take, pop the frame, finish an INIT or a kill that
  * came with it; the handler's result. The caller runs what it queued. */

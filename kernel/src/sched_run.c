@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The scheduler's start and its main loop: rule 6, nothing to run, sleep
- * as deep as the next timer allows (docs/architecture.md).
+ * as deep as the next timer allows (dispatch_rules.h states the rules;
+ * docs/architecture.md).
  *
  * There is no idle task and no tick: the loop drains what is queued
  * (dispatch.c) and, with nothing left, sleeps in the port as deep as the
@@ -11,6 +12,7 @@
  */
 #include <string.h>
 
+#include "dispatch_rules.h"
 #include "motet/log.h"
 #include "motet/port.h"
 #include "queue_internal.h"
@@ -49,14 +51,14 @@ void sched_run(void)
     thread_k_in_run(true);
     while (!sched.stop) {
         port_irq_state_t s = port_irq_save();
-        if (sched_may_run(-1)) drain_held_off(-1);
+        if (work_above(-1)) drain_held_off(-1); /* rule 5 at the bottom frame */
         if (sched.stop) {
             port_irq_restore(s);
             break;
         }
         /* No idle task: K sleeps here itself when no thread is ready, or
          * (MANTIS baseline) hands the CPU to the idle thread. */
-        if (queue_top_prio() < 0 && !thread_ready_hint() && !thread_k_idle_switch()) {
+        if (!work_above(-1) && !thread_k_idle_switch()) {
             sleep_choice_stale = false;
             port_sleep_mode_t mode = choose_sleep_mode();
             log_event(EV_SLEEP, MT_PID_NONE, (uint16_t) mode);

@@ -7,7 +7,8 @@
  *
  * The fast paths are rule 1's plain case, a handler sending to an idle,
  * initialised local task at least as important: one byte of its control
- * block, its gate (sched_internal.h), against the running priority, then a
+ * block, its gate, against the running priority (dispatch_rules.h,
+ * gate_runs_now(): rules 1, 4 and 7 in one comparison), then a
  * frame pushed and the handler called (dispatch_run()), no message built;
  * and a send that must wait, with no payload or a small borrowed one,
  * taking a pool block (queue_small_irq_off()). Everything else takes the
@@ -23,6 +24,7 @@
 
 #include "bus_internal.h"
 #include "debug_assert.h"
+#include "dispatch_rules.h"
 #include "log_ring.h"
 #include "mem_internal.h"
 #include "motet/bus.h"
@@ -101,12 +103,12 @@ static bool init_refused_irq_off(task_t *t, mt_port_t port)
 static mt_err_t place_irq_off(task_t *t, msg_t *m)
 {
     if (init_refused_irq_off(t, m->port)) return MT_ERR_STATE;
-    bool uninitialised = !(t->flags & (TASK_INITIALISED | TASK_THREAD));
-    if (uninitialised && (t->flags & TASK_FROZEN) && m->port != PORT_INIT) {
+    bool waits = messages_wait_for(t);
+    if (waits && (t->flags & TASK_FROZEN) && m->port != PORT_INIT) {
         queue_hold(t, m); /* until the task thaws or moves: in no queue */
     } else {
         /* rule 7: the INIT's handler ends the hold, the rest wait in their place */
-        if (uninitialised) m->flags |= m->port == PORT_INIT ? MSG_OPENS : MSG_HELD;
+        if (waits) m->flags |= m->port == PORT_INIT ? MSG_OPENS : MSG_HELD;
         queue_after_slot(t, m);
     }
     return MT_OK;
@@ -201,9 +203,8 @@ static bool can_run_now(const task_t *t, mt_port_t port)
 {
     if ((t->flags & (TASK_FROZEN | TASK_KILL_PENDING | TASK_THREAD)) || task_on_stack(t))
         return false;
-    if (!(t->flags & TASK_INITIALISED) && port != PORT_INIT) return false;
-    if (MOTET_THREADS && thread_running()) return t->prio >= thread_running_prio();
-    return t->prio >= sched.running_prio;
+    if (!task_takes_messages(t) && port != PORT_INIT) return false; /* rule 7 */
+    return task_runs_at_once(t);
 }
 
 /* Run t for (pid, port) now on the kernel stack: with interrupts off, t
@@ -230,7 +231,7 @@ static mt_err_t run_checked(task_t *t, mt_pid_t pid, mt_port_t port, void *data,
     }
     task_t *from = sched_sending_frame(sender);
     frame_push(t, sender);
-    bool opens = port == PORT_INIT && !(t->flags & TASK_INITIALISED);
+    bool opens = port == PORT_INIT && !task_takes_messages(t);
     if (opens) t->flags |= TASK_INIT_RUNNING;
     port_irq_restore(s);
     if (send_hands_over(flags)) {
@@ -455,7 +456,7 @@ static MT_INLINE mt_err_t send_by_pid(mt_pid_t pid, mt_port_t port, void *data, 
             /* The top frame and the sender's pid are read under the lock,
              * by the way that needs them: a send that waits loads the pid
              * once, for its queue entry. */
-            if (t->gate >= running) {
+            if (gate_runs_at_once(t, running)) {
                 task_t *self = sched.current;
                 mt_pid_t sender = self->pid;
                 frame_push_on(t, self, running, sender);
@@ -577,7 +578,7 @@ static MT_NOINLINE mt_err_t send_heap_general(out_route_t *r, void *data, uint16
 static MT_NOINLINE mt_err_t send_heap_along(out_route_t *r, void *data, uint16_t len)
 {
     port_irq_state_t s = port_irq_save();
-    if (r->local->gate < sched.running_prio || !payload_lend_irq_off(data, len, sched.current)) {
+    if (!gate_runs_now(r->local) || !payload_lend_irq_off(data, len, sched.current)) {
         port_irq_restore(s);
         return send_heap_general(r, data, len);
     }
@@ -612,7 +613,7 @@ static MT_INLINE mt_err_t send_along(const task_t *self, out_route_t *r, void *d
     mt_pid_t src = self->pid;
     port_irq_state_t s = port_irq_save();
     task_t *t = r->local;
-    if (t->gate >= sched.running_prio) {
+    if (gate_runs_now(t)) {
         task_t *below = sched.current;
         if (!bare) src = below->pid;
         frame_push_on(t, below, sched.running_prio, src);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bus_internal.h"
+#include "dispatch_rules.h"
 #include "mcast_internal.h"
 #include "mem_internal.h"
 #include "migrate_internal.h"

@@ -622,34 +622,4 @@ static MT_INLINE mt_pid_t sched_running_pid(void)
     return sched.current ? sched.current->pid : MT_PID_NONE;
 }
 
-/* True if a drain at `floor` may find work: a message above it or a ready
- * thread. Read without the lock: whatever an interrupt adds afterwards and
- * outranks the frame runs at that interrupt's exit. */
-static MT_INLINE bool sched_may_run(mt_prio_t floor)
-{
-    return queue_may_outrank(floor) || thread_ready_hint();
-}
-
-/* Rule 5 once a handler has returned and its frame is popped: drain what
- * outranks `level`, the running level the caller read; MT_OK, so that a
- * fast path ends in a tail call. Most returns find nothing: no call. */
-static MT_INLINE mt_err_t drain_above(mt_prio_t level)
-{
-    if (sched_may_run(level)) return dispatch_drain(level, port_irq_save());
-    return MT_OK;
-}
-
-/* drain_above() for a caller still in the pop's critical section, s the
- * state it saved: the level is tested under that lock, and the drain,
- * entered with it held, restores s when done, so that nothing is restored
- * only to be saved again. */
-static MT_INLINE mt_err_t drain_above_held(mt_prio_t level, port_irq_state_t s)
-{
-    if (!sched_may_run(level)) {
-        port_irq_restore(s);
-        return MT_OK;
-    }
-    return dispatch_drain(level, s);
-}
-
 #endif /* MOTET_THREAD_INTERNAL_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The frame push's debug assertion (sched_internal.h, frame_push_on()): a
+ * The frame push's debug assertion (dispatch_rules.h, frame_push_on()): a
  * task is on the stack at most once (rule 4), which every way in checks
  * before it pushes, so a second push is a kernel bug, not bad input. It
  * would not be undone by the pops either: each push closes the gate by
@@ -19,6 +19,7 @@
 
 #include "test_support.h"
 /* After cmocka.h (test_support.h), which declares mock_assert(). */
+#include "dispatch_rules.h"
 #include "sched_internal.h"
 
 enum { PID_TASK = 0x20, PID_OTHER = 0x21, PRIO_TASK = 2 };

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "dispatch_rules.h"
 #include "migrate_internal.h"
 #include "test_support.h"
 
