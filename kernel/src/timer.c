@@ -420,13 +420,14 @@ void timer_init(void)
     port_irq_restore(s);
 }
 
-/* Link block `t`, out of the list, as timer `n` of `owner`; true if it
- * became the head (the compare follows the head: the caller serves it
- * then, or if the block was the head before this start); irq off. In
- * line: in timer_start_checked() on the deepest interrupt path (a slice
- * timer armed at an interrupt's exit), a call would add its frame. */
-static MT_INLINE bool link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, uint32_t ticks,
-                                   bool periodic)
+/* Link block `t`, out of the list, as timer `n` of `owner`, whose control
+ * block is `task` (NULL for the kernel's); true if it became the head (the
+ * compare follows the head: the caller serves it then, or if the block was
+ * the head before this start); irq off. In line: in timer_start_checked()
+ * on the deepest interrupt path (a slice timer armed at an interrupt's
+ * exit), a call would add its frame. */
+static MT_INLINE bool link_started(timer_block_t *t, mt_pid_t owner, task_t *task, uint8_t n,
+                                   uint32_t ticks, bool periodic)
 {
     t->owner = owner;
     t->index = n;
@@ -437,7 +438,7 @@ static MT_INLINE bool link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, 
      * interrupt only stamps and queues it. A block whose last expiry still
      * waits (unretired) is the same owner's and keeps its message. */
     if (!t->expiry.flags) {
-        t->expiry.task = owner == MT_PID_NONE ? NULL : sched_find_task(owner);
+        t->expiry.task = task;
         sched_expiry_prepare(&t->expiry, owner, (mt_port_t) (PORT_TIMEOUT0 + n));
     }
     port_counter_t late = list_rebase();
@@ -447,6 +448,16 @@ static MT_INLINE bool link_started(timer_block_t *t, mt_pid_t owner, uint8_t n, 
 mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic)
 {
     port_irq_state_t s = port_irq_save();
+    /* A task's timer needs its task here, looked up in the lock that a
+     * kill takes it off the table in (task_destroy() stops its timers
+     * there): one for an ended, remote or never created pid would expire
+     * to no one, each period for good, hold its block, and time out a
+     * later task given the pid. */
+    task_t *task = owner == MT_PID_NONE ? NULL : sched_find_task(owner);
+    if (owner != MT_PID_NONE && !task) {
+        port_irq_restore(s);
+        return log_error(MT_ERR_NO_TASK);
+    }
     bool was_head = false;
     timer_block_t *t = list_remove(owner, n, &was_head);
     if (!t) t = retired_unlink(NULL, owner, n);
@@ -455,7 +466,7 @@ mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool per
         port_irq_restore(s);
         return MT_ERR_NO_SLAB;
     }
-    if (link_started(t, owner, n, ticks, periodic) || was_head) timer_service();
+    if (link_started(t, owner, task, n, ticks, periodic) || was_head) timer_service();
     port_irq_restore(s);
     return MT_OK;
 }
@@ -543,7 +554,8 @@ void timer_counted_start(uint8_t slot, mt_pid_t owner, uint8_t n, uint32_t ticks
         t = &counted_blocks[slot];
         (*owed)++;
     }
-    if (link_started(t, owner, n, ticks, false) || was_head) timer_service();
+    if (link_started(t, owner, sched_find_task(owner), n, ticks, false) || was_head)
+        timer_service();
     port_irq_restore(s);
 }
 

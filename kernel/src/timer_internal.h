@@ -16,7 +16,9 @@
 /* Reset: no timers, compare disabled; boot only. */
 void timer_init(void);
 /* Start (or restart) timer `n` of `owner`, its arguments checked by the
- * caller; MT_ERR_NO_SLAB (logged) if no block is left. Any context. A
+ * caller; MT_ERR_NO_TASK (logged) if `owner` (not MT_PID_NONE, the
+ * kernel's) has no task here, MT_ERR_NO_SLAB (logged) if no block is
+ * left. Any context. A
  * system task's timers, which timer.h's calls refuse, are counted
  * (timer_counted_start(), below). */
 mt_err_t timer_start_checked(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);

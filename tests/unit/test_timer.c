@@ -512,12 +512,23 @@ static void test_stop_and_start_while_the_expiry_waits_delivers_both(void **stat
     assert_int_equal(msg_blocks_in_use(), pool);
 }
 
+/* Tasks enough to hold every timer block, FIRST_HOLDER on: a timer needs
+ * its task. */
+#define FIRST_HOLDER 0x40
+#define HOLDERS      ((MOTET_MAX_TIMERS + TIMERS_PER_TASK - 1) / TIMERS_PER_TASK)
+static void make_timer_holders(void)
+{
+    for (mt_pid_t pid = FIRST_HOLDER; pid < FIRST_HOLDER + HOLDERS; pid++)
+        make_task(pid, 1, recorder);
+}
+
 static void fill_the_timer_cache(void)
 {
     /* A's expired one-shot keeps its block while its expiry waits. */
     assert_int_equal(timer_cache.in_use, 1);
-    for (mt_pid_t pid = 0x40; timer_cache.in_use < MOTET_MAX_TIMERS; pid++)
-        assert_int_equal(timer_start_for(pid, 0, 10000, false), MT_OK);
+    for (mt_pid_t pid = FIRST_HOLDER; timer_cache.in_use < MOTET_MAX_TIMERS; pid++)
+        for (uint8_t n = 0; n < TIMERS_PER_TASK && timer_cache.in_use < MOTET_MAX_TIMERS; n++)
+            assert_int_equal(timer_start_for(pid, n, 10000, false), MT_OK);
     test_count_logged_errors(MT_OK);
     assert_int_equal(timer_start_for(PID_B, 0, 100, false), MT_ERR_NO_SLAB);
     assert_int_equal(test_count_logged_errors(MT_ERR_NO_SLAB), 1);
@@ -528,6 +539,7 @@ static void fill_the_timer_cache(void)
 static void test_a_waiting_expiry_keeps_its_timer_block_until_it_runs(void **state)
 {
     (void) state;
+    make_timer_holders();
     assert_int_equal(timer_start_for(PID_A, 0, 50, false), MT_OK);
     hog_for(70, fill_the_timer_cache);
     assert_int_equal(n_hits, 1);
@@ -734,7 +746,8 @@ static void test_exhausted_timer_cache_is_reported(void **state)
 {
     (void) state;
     unsigned started = 0;
-    for (mt_pid_t pid = 0x40; started < MOTET_MAX_TIMERS; pid++)
+    make_timer_holders();
+    for (mt_pid_t pid = FIRST_HOLDER; started < MOTET_MAX_TIMERS; pid++)
         for (uint8_t n = 0; n < TIMERS_PER_TASK && started < MOTET_MAX_TIMERS; n++, started++)
             assert_int_equal(timer_start_for(pid, n, 10000, false), MT_OK);
     test_count_logged_errors(MT_OK);
@@ -747,6 +760,75 @@ static void test_exhausted_timer_cache_is_reported(void **state)
     tport_busy(200);
     assert_int_equal(n_hits, 1);
     assert_hit(0, PID_A, 0, 100);
+}
+
+/* A timer is refused for a pid with no task here, `pid`: MT_ERR_NO_TASK
+ * from both calls that name an owner, each logged, no timer block taken,
+ * nothing running for it and nothing delivered or logged later. Before, it
+ * was armed: its expiry, for no one, logged MT_ERR_NO_TASK each period for
+ * good and held a block. */
+static void assert_no_timer_for_a_missing_task(mt_pid_t pid)
+{
+    uint8_t blocks = timer_cache.in_use;
+    test_count_logged_errors(MT_OK); /* empty the log */
+    assert_int_equal(timer_start_for(pid, 0, 100, true), MT_ERR_NO_TASK);
+    assert_int_equal(timer_start_phase(pid, 1, 50, 100), MT_ERR_NO_TASK);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 2);
+    assert_int_equal(timer_cache.in_use, blocks);
+    assert_false(timer_remaining(pid, 0, NULL));
+    assert_false(timer_remaining(pid, 1, NULL));
+    tport_busy(1000);
+    assert_int_equal(test_count_logged_errors(MT_ERR_NO_TASK), 0);
+    assert_int_equal(timer_interrupt_count(), 0);
+    assert_int_equal(n_hits, 0);
+}
+
+static void test_a_timer_for_a_pid_never_created_is_refused(void **state)
+{
+    (void) state;
+    assert_false(sched_task_exists(0x33));
+    assert_no_timer_for_a_missing_task(0x33);
+}
+
+/* A killed task's pid: refused, and a task created later under the pid
+ * receives no timeout it never asked for. */
+static void test_a_timer_for_a_killed_task_is_refused(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_kill(PID_B), MT_OK);
+    sched_run_pending();
+    assert_no_timer_for_a_missing_task(PID_B);
+    make_task(PID_B, 2, recorder);
+    tport_busy(1000);
+    assert_int_equal(n_hits, 0);
+    assert_int_equal(timer_cache.in_use, 0);
+}
+
+static void test_a_timer_for_a_remote_tasks_pid_is_refused(void **state)
+{
+    (void) state;
+    assert_int_equal(sched_task_create_remote(0x34, 2, 1), MT_OK);
+    assert_no_timer_for_a_missing_task(0x34);
+}
+
+/* A created task not yet initialised exists: its timer runs (boot code
+ * starts them so), and its expiry waits for the task's INIT. */
+static void test_a_timer_for_a_task_not_yet_initialised_runs(void **state)
+{
+    (void) state;
+    task_spec_t spec = {.pid = PID_HOLD, .prio = 1, .handler = recorder};
+    assert_int_equal(sched_task_create(&spec), MT_OK);
+    assert_int_equal(timer_start_phase(PID_HOLD, 2, 50, 0), MT_OK);
+    assert_int_equal(timer_start_for(PID_HOLD, 1, 60, false), MT_OK);
+    assert_int_equal(timer_cache.in_use, 2);
+    tport_busy(100);
+    assert_int_equal(n_hits, 0);
+    assert_int_equal(sched_task_init(PID_HOLD, NULL, 0), MT_OK);
+    sched_run_pending();
+    assert_int_equal(n_hits, 2);
+    assert_int_equal(hits[0].pid, PID_HOLD);
+    assert_int_equal(hits[0].port, PORT_TIMEOUT2);
+    assert_int_equal(hits[1].port, PORT_TIMEOUT1);
 }
 
 /* ---- tickless ---- */
@@ -1007,6 +1089,10 @@ int main(void)
         cmocka_unit_test_setup(test_a_timer_for_a_virtual_pid_is_invalid, setup),
         cmocka_unit_test_setup(test_a_system_tasks_timer_is_the_kernels, setup),
         cmocka_unit_test_setup(test_exhausted_timer_cache_is_reported, setup),
+        cmocka_unit_test_setup(test_a_timer_for_a_pid_never_created_is_refused, setup),
+        cmocka_unit_test_setup(test_a_timer_for_a_killed_task_is_refused, setup),
+        cmocka_unit_test_setup(test_a_timer_for_a_remote_tasks_pid_is_refused, setup),
+        cmocka_unit_test_setup(test_a_timer_for_a_task_not_yet_initialised_runs, setup),
         cmocka_unit_test_setup(test_no_timer_no_interrupt_for_ten_seconds, setup),
         cmocka_unit_test_setup(test_one_second_timer_takes_one_interrupt_per_expiry, setup),
         cmocka_unit_test_setup(test_timers_cross_the_32_bit_counter_wrap, setup_at_wrap),

@@ -31,7 +31,9 @@
 mt_err_t timer_start(uint8_t n, uint32_t ticks, bool periodic);
 /* Same for an explicit owner, an application task; any context. A system
  * pid (MT_PID_SYSTEM and above) is MT_ERR_INVALID: its timers are the
- * kernel's (the application manager's verdict deadline). */
+ * kernel's (the application manager's verdict deadline). A pid with no
+ * task here (ended, never created, or on another module) is refused,
+ * MT_ERR_NO_TASK, logged; a created task not yet initialised has one. */
 mt_err_t timer_start_for(mt_pid_t owner, uint8_t n, uint32_t ticks, bool periodic);
 /* Stop timer `n` of the running task; MT_ERR_STATE if it is not running. */
 mt_err_t timer_stop(uint8_t n);
@@ -45,7 +47,8 @@ bool timer_remaining(mt_pid_t owner, uint8_t n, uint32_t *ticks);
  * its period (a task's own phase, a migrated task's remaining time); any
  * context. Errors, logged: MT_ERR_NO_TIMER (n >= 4), MT_ERR_INVALID (a
  * first of 0, a first or period of 2^31 ticks or more, no owner, a system
- * pid's timer), MT_ERR_NO_SLAB (the timer cache exhausted). */
+ * pid's timer), MT_ERR_NO_TASK (no task of that pid here, as above),
+ * MT_ERR_NO_SLAB (the timer cache exhausted). */
 mt_err_t timer_start_phase(mt_pid_t owner, uint8_t n, uint32_t first, uint32_t period);
 /* Kernel time in ticks, extended to 32 bits from the port counter. */
 uint32_t timer_now(void);
